@@ -1,0 +1,28 @@
+# Two entry points that work on a fresh machine: `make demo` and `make test`.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint bench clean
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev,inspect]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/agm demo
+
+test: $(STAMP)
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy
+	$(BIN)/pytest
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/episodes.py
+	$(BIN)/python benchmarks/stats.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info src/*.egg-info

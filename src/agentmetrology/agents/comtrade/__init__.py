@@ -1,0 +1,1 @@
+"""Model-free ComtradeBench agents and the payload conventions they share with the harness."""

@@ -1,0 +1,91 @@
+"""Scripted policies written as generators: yield a move (or a wait), receive its result."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Generator
+from typing import Any
+
+import numpy as np
+
+from agentmetrology.agents.policy import Brief, Decision, FaultNotice, Level, Move, Stop
+from agentmetrology.records.episode import BillableAttempt
+from agentmetrology.records.rng import rng
+from agentmetrology.records.tools import Observation
+
+
+class Wait(float):
+    """Yielded by a script to wait that many seconds on the episode's clock."""
+
+
+Script = Generator[Move | Wait, Observation | None, None]
+
+
+class ScriptedPolicy(ABC):
+    """A deterministic policy whose behaviour is a generator script; labelled scripted, not a model.
+
+    Subclasses implement `script` (L0/L2) and `l1_decision` (L1).
+    """
+
+    name = "scripted"
+    levels: tuple[Level, ...] = ("L0", "L1", "L2")
+
+    def __init__(self) -> None:
+        self.brief: Brief | None = None
+        self._rng: np.random.Generator | None = None
+        self._gen: Script | None = None
+
+    def reset(self, brief: Brief) -> None:
+        """Start a new episode: a fresh script and an RNG seeded by (seed, policy name)."""
+        self.brief = brief
+        self._rng = None
+        self._gen = None
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """Return this episode's generator, seeded by (seed, policy name), made on first use."""
+        if self._rng is None:
+            seed = self.brief.seed if self.brief and self.brief.seed is not None else "legacy"
+            self._rng = rng(seed, "policy", self.name)
+        return self._rng
+
+    async def act(self, observation: Observation | None) -> Move:
+        """Advance the script to its next move, performing any waits on the clock."""
+        assert self.brief is not None, "reset() must be called before act()"
+        send: Observation | None = observation
+        while True:
+            try:
+                if self._gen is None:
+                    self._gen = self.script(self.brief)
+                    item = next(self._gen)
+                else:
+                    item = self._gen.send(send)
+            except StopIteration:
+                return Stop()
+            if isinstance(item, Wait):
+                await self.brief.clock.sleep(float(item))
+                send = None
+                continue
+            return item
+
+    async def decide(self, notice: FaultNotice) -> Decision:
+        """Return the L1 decision for a failed fetch."""
+        return self.l1_decision(notice)
+
+    def take_attempts(self) -> list[BillableAttempt]:
+        """Scripted policies make no model calls."""
+        return []
+
+    @abstractmethod
+    def script(self, brief: Brief) -> Script:
+        """Yield the moves of one L0/L2 episode."""
+
+    def l1_decision(self, notice: FaultNotice) -> Decision:
+        """Return the L1 decision; by default retry while budget remains."""
+        return "RETRY" if notice.requests_remaining > 0 else "SKIP"
+
+
+def is_fault(obs: Any) -> bool:
+    """Return True for a transient-looking failure (a retry flag or an HTTP status, no rows)."""
+    return isinstance(obs, dict) and "rows" not in obs and (
+        bool(obs.get("retry")) or "status" in obs)

@@ -1,0 +1,143 @@
+"""Row cleaning, metadata and the run log in the harness format, shared by harness and agents."""
+
+from __future__ import annotations
+
+import json
+import operator
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from agentmetrology.envs.comtrade.generator import DEDUP_KEY, ROW_FIELDS, is_totals_row
+
+
+@dataclass(slots=True)
+class RowCollector:
+    """Collects rows across pages, optionally dropping totals rows and duplicates."""
+
+    dedup: bool = True
+    drop_totals: bool = True
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    totals_dropped: int = 0
+    duplicates_dropped: int = 0
+    _seen: set[tuple[Any, ...]] = field(default_factory=set)
+
+    def add(self, rows: Any) -> None:
+        """Absorb a page's rows (anything that is not a dict is ignored)."""
+        if not isinstance(rows, list):
+            return
+        for row in rows:
+            if not isinstance(row, dict):
+                continue
+            if self.drop_totals and is_totals_row(row):
+                self.totals_dropped += 1
+                continue
+            if self.dedup:
+                key = _dedup_key(row)
+                if key in self._seen:
+                    self.duplicates_dropped += 1
+                    continue
+                self._seen.add(key)
+            self.rows.append(row)
+
+    def genuine_ids(self) -> set[str]:
+        """Return the distinct record ids collected, excluding totals rows."""
+        return {r["record_id"] for r in self.rows
+                if isinstance(r.get("record_id"), str) and not is_totals_row(r)}
+
+
+_KEY = operator.itemgetter(*DEDUP_KEY)
+
+
+def _dedup_key(row: dict[str, Any]) -> Any:
+    """Return the six-field dedup key of a row, hashable whatever the values are."""
+    try:
+        key = _KEY(row)
+        hash(key)
+        return key
+    except (KeyError, TypeError):  # missing fields or unhashable values: compare by repr
+        return tuple(repr(row.get(k)) for k in DEDUP_KEY)
+
+
+@dataclass(slots=True)
+class RunLog:
+    """The run log in the harness format (`task_id=…`, `step=k tool=name`, `request=n …`)."""
+
+    lines: list[str] = field(default_factory=list)
+    requests: int = 0
+    retries: int = 0
+    statuses: Counter[str] = field(default_factory=Counter)
+
+    @classmethod
+    def start(cls, task_id: str) -> RunLog:
+        """Return a log opened with the task id."""
+        return cls([f"task_id={task_id}"])
+
+    def step(self, k: int, tool: str) -> None:
+        """Log tool call number k."""
+        self.lines.append(f"step={k} tool={tool}")
+
+    def request(self, page: Any, attempt: int | None = None) -> None:
+        """Log one request (every attempt counts); the rule baseline omits the attempt."""
+        self.requests += 1
+        line = f"request={self.requests} page={page}"
+        self.lines.append(line if attempt is None else f"{line} attempt={attempt}")
+
+    def retry(self, status: Any, attempt: int, wait_s: float) -> None:
+        """Log a retry after a failed attempt."""
+        self.retries += 1
+        self.statuses[str(status)] += 1
+        self.lines.append(f"retry status={status} attempt={attempt} wait_s={wait_s:g}")
+
+    def skip(self, status: Any, page: Any) -> None:
+        """Log a page given up after a fault."""
+        self.statuses[str(status)] += 1
+        self.lines.append(f"skip status={status} page={page}")
+
+    def page(self, page: Any) -> None:
+        """Log a page received."""
+        self.lines.append(f"page={page}")
+
+    def finish(self, complete: bool) -> str:
+        """Close the log with the retry count and completeness; return its text."""
+        self.lines.append(f"retry_count={self.retries}")
+        self.lines.append(f"complete={'true' if complete else 'false'}")
+        return "\n".join(self.lines) + "\n"
+
+
+def build_metadata(task_id: str, query: dict[str, Any], rows: list[dict[str, Any]], *,
+                   totals_enabled: bool, totals_dropped: int,
+                   request_count: int | None = None,
+                   request_stats: dict[str, Any] | None = None,
+                   execution_time_seconds: float | None = None) -> dict[str, Any]:
+    """Return the metadata object in the harness's shape (optional fields only when given)."""
+    schema = list(rows[0].keys()) if rows else list(ROW_FIELDS)
+    meta: dict[str, Any] = {
+        "task_id": task_id,
+        "query": dict(query),
+        "row_count": len(rows),
+        "schema": schema,
+        "dedup_key": list(DEDUP_KEY),
+        "totals_handling": {"enabled": totals_enabled, "rows_dropped": totals_dropped},
+    }
+    if request_count is not None:
+        meta["request_count"] = request_count
+    if request_stats is not None:
+        meta["request_stats"] = request_stats
+    if execution_time_seconds is not None:
+        meta["execution_time_seconds"] = round(execution_time_seconds, 3)
+    return meta
+
+
+# msgspec writes compact JSON lines an order of magnitude faster than json.dumps per row.
+_LINES = msgspec.json.Encoder()
+
+
+def encode_payload(rows: list[dict[str, Any]], metadata: dict[str, Any],
+                   run_log: str) -> dict[str, str]:
+    """Return the three submission strings (compact JSONL, indented metadata, the log)."""
+    data = _LINES.encode_lines(rows).decode("utf-8") if rows else ""
+    return {"data_jsonl": data, "metadata_json": json.dumps(metadata, indent=2),
+            "run_log": run_log}

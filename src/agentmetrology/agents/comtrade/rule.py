@@ -1,0 +1,52 @@
+"""The rule baseline: no model and no harness; a fixed script that pages, retries once, cleans."""
+
+from __future__ import annotations
+
+from agentmetrology.agents.comtrade.base import Script, ScriptedPolicy, Wait, is_fault
+from agentmetrology.agents.comtrade.payload import (
+    RowCollector,
+    RunLog,
+    build_metadata,
+    encode_payload,
+)
+from agentmetrology.agents.policy import Brief, Decision, FaultNotice, ToolCall
+
+RULE_RETRY_WAIT_S = 3.0
+
+
+class RuleBaseline(ScriptedPolicy):
+    """Pages 1.. until has_more is false, retries a failed page once, drops totals, dedups."""
+
+    name = "rule"
+
+    def script(self, brief: Brief) -> Script:
+        """The rule's moves: fetch, retry once on a fault, stop on an error without rows."""
+        log = RunLog.start(brief.task_id)
+        collector = RowCollector()
+        page, retried, steps, complete = 1, False, 0, False
+        while steps < brief.max_steps - 1:
+            steps += 1
+            log.request(page)
+            obs = yield ToolCall("fetch_page", {"page": page})
+            if isinstance(obs, dict) and "rows" in obs:
+                log.page(page)
+                collector.add(obs["rows"])
+                if obs.get("has_more") is not True:
+                    complete = True
+                    break
+                page, retried = page + 1, False
+            elif is_fault(obs) and not retried:
+                log.retry(obs.get("status"), 1, RULE_RETRY_WAIT_S)  # type: ignore[union-attr]
+                yield Wait(RULE_RETRY_WAIT_S)
+                retried = True
+            else:
+                break  # an error and no rows: stop
+        meta = build_metadata(brief.task_id, brief.query, collector.rows, totals_enabled=True,
+                              totals_dropped=collector.totals_dropped,
+                              request_count=log.requests)
+        yield ToolCall("submit_results", encode_payload(collector.rows, meta,
+                                                        log.finish(complete)))
+
+    def l1_decision(self, notice: FaultNotice) -> Decision:
+        """Retry a page once, then give it up."""
+        return "RETRY" if notice.attempt == 1 else "SKIP"

@@ -1,0 +1,1 @@
+"""Scaffold levels: who owns each execution-critical decision, and the episode runners."""

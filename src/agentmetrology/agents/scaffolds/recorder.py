@@ -1,0 +1,64 @@
+"""Records every call and decision of an episode as an Event with its actor."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from agentmetrology.agents.clock import Clock
+from agentmetrology.records.episode import BillableAttempt
+from agentmetrology.records.events import Actor, Event, EventKind
+from agentmetrology.records.tools import Observation, Tool
+
+
+class TracedEnv(Protocol):
+    """What a runner needs from an environment beyond its tools."""
+
+    tools: dict[str, Tool]
+
+    @property
+    def trace(self) -> list[Any]:
+        """Return the adversarial trace so far (entries with `as_dict()`)."""
+        ...
+
+
+class Recorder:
+    """Executes tool calls on behalf of an actor and keeps the event list."""
+
+    def __init__(self, env: TracedEnv, clock: Clock) -> None:
+        self.env = env
+        self.clock = clock
+        self.events: list[Event] = []
+        self.tool_calls = 0
+        self.attempts: list[BillableAttempt] = []
+        self._trace_seen = 0
+
+    def add(self, actor: Actor, kind: EventKind, name: str, args: dict[str, Any],
+            result: Any) -> Event:
+        """Append one event stamped with the clock."""
+        ev = Event(len(self.events), actor, kind, name, args, result, self.clock.now())
+        self.events.append(ev)
+        return ev
+
+    def call(self, actor: Actor, name: str, args: dict[str, Any]) -> Observation:
+        """Execute a tool as `actor`; unknown tools and bad arguments give error observations."""
+        self.tool_calls += 1
+        tool = self.env.tools.get(name)
+        if tool is None:
+            result: Observation = {"error": f"unknown tool {name!r}; available: "
+                                            f"{', '.join(self.env.tools)}"}
+        elif not isinstance(args, dict):
+            result = {"error": f"{name}: arguments must be a JSON object"}
+        else:
+            result = tool(**args)
+        self.add(actor, "tool_call", name, args if isinstance(args, dict) else {}, result)
+        self._sync_trace()
+        return result
+
+    def _sync_trace(self) -> None:
+        # Adversary intents are realised inside the call; record them right after it.
+        trace = self.env.trace
+        while self._trace_seen < len(trace):
+            entry = trace[self._trace_seen].as_dict()
+            if entry["perturbations"]:
+                self.add("adversary", "perturbation", "intents", {}, entry)
+            self._trace_seen += 1

@@ -1,0 +1,94 @@
+"""Run every applicable archive check and return the canonical `archive.json` content.
+
+The result is plain JSON data (no NaN: undefined values are None), bound to the sha256 digests
+of the input files and the package version, and free of timestamps so the same inputs give
+byte-identical output.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter, defaultdict
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from agentmetrology import __version__
+from agentmetrology.archive.cost import cost_section
+from agentmetrology.archive.coverage import coverage, pass_k_section, task_view
+from agentmetrology.archive.model import Archive
+from agentmetrology.archive.provenance import provenance_section
+from agentmetrology.records.canonical import to_plain
+
+SCHEMA = "agentmetrology.archive-audit/1"
+MAX_PROBLEMS = 200
+
+
+def file_digest(path: Path) -> dict[str, Any]:
+    """Return {name, sha256, bytes} for an input file (streamed, any size)."""
+    h = hashlib.sha256()
+    size = 0
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+            size += len(block)
+    return {"name": path.name, "sha256": h.hexdigest(), "bytes": size}
+
+
+def _accuracy_by_run(archive: Archive) -> dict[str, float]:
+    """Return the stored pass rate (unresolved counted as failure) of every run."""
+    runs: dict[str, list[bool]] = defaultdict(list)
+    for ep in archive.episodes:
+        if ep.run:
+            runs[ep.run].append(ep.outcome == "pass")
+    return {r: float(Fraction(sum(v), len(v))) for r, v in runs.items() if v}
+
+
+def _replay_section(archive: Archive) -> dict[str, Any]:
+    declared = [e for e in archive.episodes if e.replay is not None]
+    invalid = [e for e in declared if e.invalid_replay is not None]
+    return {"declared": len(declared), "invalid": len(invalid),
+            "reasons": dict(sorted(Counter(e.invalid_replay or "" for e in invalid).items()))}
+
+
+def _checks(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """Return the list of checks with whether each applied and its headline number."""
+    cov = doc["coverage"]["overall"]
+    cost, prov = doc["cost"], doc["provenance"]
+    return [
+        {"check": "coverage", "applicable": True, "unresolved": cov["planned"] - cov["graded"]},
+        {"check": "cost", "applicable": cost["applicable"],
+         "multiplicity": cost.get("multiplicity")},
+        {"check": "provenance", "applicable": prov["applicable"],
+         "candidates": prov.get("candidates")},
+        {"check": "replay_gate", "applicable": doc["replay"]["declared"] > 0,
+         "invalid": doc["replay"]["invalid"]},
+    ]
+
+
+def audit_archive(archive: Archive, inputs: list[tuple[str, Path]] | None = None
+                  ) -> dict[str, Any]:
+    """Return the archive.json dict: provenance of inputs, and every applicable check."""
+    tasks = {e.task for e in archive.episodes}
+    doc: dict[str, Any] = {
+        "schema": SCHEMA,
+        "package": {"name": "agentmetrology", "version": __version__},
+        "inputs": [{"role": role, **file_digest(p)} for role, p in inputs or []],
+        "archive": {"source": archive.source, "format": archive.format,
+                    "episodes": len(archive.episodes), "tasks": len(tasks),
+                    "cells": len({e.cell for e in archive.episodes}),
+                    "runs": len({e.run for e in archive.episodes if e.run}),
+                    "spans": len(archive.spans)},
+        "load": {"problem_count": len(archive.problems),
+                 "problems": [str(p) for p in archive.problems[:MAX_PROBLEMS]],
+                 "notes": archive.notes},
+        "coverage": coverage(archive),
+        "pass_hat_k": pass_k_section(archive),
+        "tasks": task_view(archive),
+        "cost": cost_section(archive, _accuracy_by_run(archive)),
+        "provenance": provenance_section(archive),
+        "replay": _replay_section(archive),
+    }
+    doc["checks"] = _checks(doc)
+    plain: dict[str, Any] = to_plain(doc)  # raises on NaN: undefined values must be None
+    return plain

@@ -1,0 +1,226 @@
+"""Importer (and writer) for the generic JSONL archive: one episode or one trace span per line.
+
+Episode line: `{task, model, [episode_id, scaffold, run, trial, events, executed_calls, grade,
+stored_score, termination, termination_detail, reason, reason_detail, replay]}`; `grade` is
+`{score, passed?}`, a bare number, or null. Span line: `{span_id, parent_id, kind, model,
+response_id, attempt_id, usage: {input, output, cached}, cost, [run, episode_id]}`.
+A malformed line is reported with file and line number and skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from agentmetrology.archive.model import (
+    Archive,
+    ArchiveEpisode,
+    ArchiveEvent,
+    ArchiveFormatError,
+    ExecutedCall,
+    LoadProblem,
+    ReplaySpec,
+    StoredGrade,
+    TraceSpan,
+    is_success,
+)
+from agentmetrology.archive.redact import redact
+from agentmetrology.archive.replay import apply_gate
+from agentmetrology.records.canonical import canonical_json, to_plain
+
+FORMAT = "jsonl"
+
+
+class LineError(ValueError):
+    """A line that parses as JSON but does not have the expected shape."""
+
+
+def _opt_str(obj: dict[str, Any], key: str) -> str | None:
+    val = obj.get(key)
+    if val is None:
+        return None
+    if not isinstance(val, str | int):
+        raise LineError(f"{key} must be a string")
+    return str(val)
+
+
+def _num(val: Any, key: str) -> float | None:
+    if val is None:
+        return None
+    if isinstance(val, bool) or not isinstance(val, int | float) or not math.isfinite(val):
+        raise LineError(f"{key} must be a finite number or null")
+    return float(val)
+
+
+def _int(val: Any, key: str) -> int:
+    if val is None:
+        return 0
+    if isinstance(val, bool) or not isinstance(val, int) or val < 0:
+        raise LineError(f"{key} must be a non-negative integer")
+    return val
+
+
+def parse_span(obj: dict[str, Any]) -> TraceSpan:
+    """Return a TraceSpan from one span line (raises LineError on a bad shape)."""
+    span_id = _opt_str(obj, "span_id")
+    if not span_id:
+        raise LineError("span_id is required")
+    usage = obj.get("usage") or {}
+    if not isinstance(usage, dict):
+        raise LineError("usage must be an object")
+    return TraceSpan(
+        span_id=span_id, parent_id=_opt_str(obj, "parent_id"),
+        kind=_opt_str(obj, "kind") or "", model=_opt_str(obj, "model"),
+        response_id=_opt_str(obj, "response_id"), attempt_id=_opt_str(obj, "attempt_id"),
+        input_tokens=_int(usage.get("input"), "usage.input"),
+        output_tokens=_int(usage.get("output"), "usage.output"),
+        cached_tokens=_int(usage.get("cached"), "usage.cached"),
+        cost=_num(obj.get("cost"), "cost"), run=_opt_str(obj, "run"),
+        episode_id=_opt_str(obj, "episode_id"))
+
+
+def _events(raw: Any) -> list[ArchiveEvent]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise LineError("events must be a list")
+    out = []
+    for i, ev in enumerate(raw):
+        if not isinstance(ev, dict) or not isinstance(ev.get("name"), str):
+            raise LineError(f"events[{i}] needs a string name")
+        args = ev.get("args")
+        if args is not None and not isinstance(args, dict):
+            raise LineError(f"events[{i}].args must be an object or null")
+        out.append(ArchiveEvent(seq=int(ev.get("seq", i)), kind=str(ev.get("kind", "tool_call")),
+                                name=ev["name"], args=args, result=ev.get("result"),
+                                actor=_opt_str(ev, "actor"), call_id=_opt_str(ev, "call_id")))
+    return out
+
+
+def _calls(raw: Any) -> list[ExecutedCall] | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, list):
+        raise LineError("executed_calls must be a list or null")
+    out = []
+    for i, c in enumerate(raw):
+        if not isinstance(c, dict) or not isinstance(c.get("name"), str):
+            raise LineError(f"executed_calls[{i}] needs a string name")
+        args = c.get("args")
+        out.append(ExecutedCall(c["name"], args if isinstance(args, dict) else None,
+                                _opt_str(c, "call_id")))
+    return out
+
+
+def _grade(raw: Any) -> StoredGrade | None:
+    if raw is None:
+        return None
+    if isinstance(raw, dict):
+        score = _num(raw.get("score"), "grade.score")
+        if score is None:
+            return None
+        passed = raw.get("passed")
+        raw_detail = raw.get("detail")
+        detail: dict[str, Any] = raw_detail if isinstance(raw_detail, dict) else {}
+        return StoredGrade(score, bool(passed) if passed is not None else is_success(score), detail)
+    score = _num(raw, "grade")
+    return None if score is None else StoredGrade(score, is_success(score))
+
+
+def _replay(raw: Any) -> ReplaySpec | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise LineError("replay must be an object")
+    avail = raw.get("available")
+    return ReplaySpec(mode=_opt_str(raw, "mode"),
+                      requires=tuple(str(x) for x in raw.get("requires") or ()),
+                      available=None if avail is None else tuple(str(x) for x in avail))
+
+
+def parse_episode(obj: dict[str, Any], line: int) -> ArchiveEpisode:
+    """Return an ArchiveEpisode from one episode line (raises LineError on a bad shape)."""
+    task, model = _opt_str(obj, "task"), _opt_str(obj, "model")
+    if not task or not model:
+        raise LineError("task and model are required")
+    trial = _int(obj.get("trial"), "trial")
+    run = _opt_str(obj, "run") or ""
+    grade = _grade(obj.get("grade"))
+    ep = ArchiveEpisode(
+        episode_id=_opt_str(obj, "episode_id") or f"{run or model}/{task}/{trial}", task=task,
+        model=model, scaffold=_opt_str(obj, "scaffold") or "", run=run, trial=trial,
+        events=_events(obj.get("events")), executed_calls=_calls(obj.get("executed_calls")),
+        grade=grade, stored_score=_num(obj.get("stored_score"), "stored_score"),
+        termination=_opt_str(obj, "termination"),
+        termination_detail=redact(_opt_str(obj, "termination_detail") or ""),
+        reason=None if grade else (_opt_str(obj, "reason") or "no_grade_recorded"),
+        reason_detail=redact(_opt_str(obj, "reason_detail") or ""),
+        replay=_replay(obj.get("replay")), meta={"line": line})
+    if ep.stored_score is None and grade is not None:
+        ep.stored_score = grade.score
+    apply_gate(ep)
+    return ep
+
+
+def _lines(path: Path) -> Iterable[tuple[int, str]]:
+    try:
+        with path.open(encoding="utf-8") as fh:
+            for no, text in enumerate(fh, start=1):
+                if text.strip():
+                    yield no, text
+    except UnicodeDecodeError as exc:
+        raise ArchiveFormatError(f"{path.name}: not UTF-8 text ({exc.reason})") from exc
+
+
+def load_jsonl(path: Path, archive: Archive | None = None, spans_only: bool = False) -> Archive:
+    """Return an Archive of the episodes and spans in a JSONL file; bad lines become problems."""
+    archive = archive or Archive(source=path.name, format=FORMAT)
+    skipped = 0
+    for no, text in _lines(path):
+        try:
+            obj = json.loads(text)
+            if not isinstance(obj, dict):
+                raise LineError("line is not a JSON object")
+            if "span_id" in obj:
+                archive.spans.append(parse_span(obj))
+            elif spans_only:
+                raise LineError("not a span (no span_id)")
+            else:
+                archive.episodes.append(parse_episode(obj, no))
+        except (json.JSONDecodeError, LineError, TypeError, ValueError) as exc:
+            skipped += 1
+            msg = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+            archive.problems.append(LoadProblem(path.name, no, redact(f"skipped: {msg}")))
+    key = "span_lines_skipped" if spans_only else "lines_skipped"
+    archive.notes[key] = archive.notes.get(key, 0) + skipped
+    return archive
+
+
+def episode_to_line(ep: ArchiveEpisode) -> dict[str, Any]:
+    """Return the JSONL line object for an episode (inverse of parse_episode)."""
+    line: dict[str, Any] = to_plain(ep)
+    line.pop("meta", None)
+    line.pop("invalid_replay", None)  # recomputed by the gate on load
+    if ep.grade is None:
+        line["grade"] = None
+    return line
+
+
+def span_to_line(span: TraceSpan) -> dict[str, Any]:
+    """Return the JSONL line object for a span (inverse of parse_span)."""
+    return {"span_id": span.span_id, "parent_id": span.parent_id, "kind": span.kind,
+            "model": span.model, "response_id": span.response_id,
+            "attempt_id": span.attempt_id, "cost": span.cost, "run": span.run,
+            "episode_id": span.episode_id,
+            "usage": {"input": span.input_tokens, "output": span.output_tokens,
+                      "cached": span.cached_tokens}}
+
+
+def write_jsonl(path: Path, items: Iterable[dict[str, Any]]) -> None:
+    """Write one canonical JSON object per line."""
+    with path.open("wb") as fh:
+        for item in items:
+            fh.write(canonical_json(item) + b"\n")

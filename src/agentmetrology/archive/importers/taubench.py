@@ -1,0 +1,186 @@
+"""Importer for tau-bench result files (a JSON list of rows {task_id, reward, info, traj, trial}).
+
+Facts about the format (from the released historical trajectories): `info.reward_info` is null
+when the grader never ran, and such rows were stored with reward 0; `traj` is an OpenAI-style
+message list where an assistant message carries at most one tool call and the tool's answer is
+the message right after it. Tool-call ids are sometimes reused within a row, so calls and results
+are paired by position, never by id.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from agentmetrology.archive.model import (
+    Archive,
+    ArchiveEpisode,
+    ArchiveEvent,
+    ArchiveFormatError,
+    LoadProblem,
+    StoredGrade,
+    is_success,
+)
+
+FORMAT = "taubench"
+STEP_CAP = 30  # tau-bench's default agent step cap: 2 + 2 * 30 = 62 messages
+STOP_TOKEN = "###STOP###"
+TRANSFER_TOOL = "transfer_to_human_agents"
+_DOMAINS = ("airline", "retail")
+
+
+def looks_like_taubench(data: Any) -> bool:
+    """Return True when parsed JSON has the tau-bench row shape."""
+    if not isinstance(data, list) or not data or not isinstance(data[0], dict):
+        return False
+    return {"task_id", "reward", "info", "traj"} <= set(data[0])
+
+
+def _model_and_domain(stem: str) -> tuple[str, str]:
+    """Split a file stem like 'gpt-4o-airline' into model and domain (domain may be '')."""
+    for dom in _DOMAINS:
+        if stem.endswith("-" + dom):
+            return stem[: -len(dom) - 1], dom
+    return stem, ""
+
+
+def _parse_args(raw: Any) -> dict[str, Any] | None:
+    """Return tool-call arguments as a dict (they are stored as a JSON string), or None."""
+    if isinstance(raw, dict):
+        return raw
+    if isinstance(raw, str):
+        try:
+            val = json.loads(raw)
+        except json.JSONDecodeError:
+            return None
+        return val if isinstance(val, dict) else None
+    return None
+
+
+def _pair_tool_calls(traj: list[dict[str, Any]]) -> tuple[list[ArchiveEvent], dict[str, int]]:
+    """Return tool-call events (call paired with the next message's tool result) and counts."""
+    events: list[ArchiveEvent] = []
+    stats: Counter[str] = Counter()
+    ids: list[str] = []
+    for i, msg in enumerate(traj):
+        if msg.get("role") == "tool":
+            prev = traj[i - 1] if i > 0 else {}
+            if not (prev.get("role") == "assistant" and prev.get("tool_calls")):
+                stats["orphan_tool_messages"] += 1
+            continue
+        calls = (msg.get("tool_calls") or []) if msg.get("role") == "assistant" else []
+        for call in calls:
+            fn = call.get("function") or {}
+            nxt = traj[i + 1] if i + 1 < len(traj) else None
+            result = nxt.get("content") if nxt is not None and nxt.get("role") == "tool" else None
+            if nxt is None or nxt.get("role") != "tool":
+                stats["calls_without_result"] += 1
+            elif nxt.get("name") not in (None, fn.get("name")):
+                stats["result_name_mismatch"] += 1
+            if call.get("id"):
+                ids.append(str(call["id"]))
+            events.append(ArchiveEvent(
+                seq=len(events), kind="tool_call", name=str(fn.get("name", "")),
+                args=_parse_args(fn.get("arguments")), result=result,
+                call_id=str(call["id"]) if call.get("id") else None,
+            ))
+    stats["reused_call_ids"] = len(ids) - len(set(ids))
+    return events, dict(stats)
+
+
+def _ending(traj: list[dict[str, Any]], events: list[ArchiveEvent]) -> tuple[str | None, str]:
+    """Return (termination, detail) from the ending event recorded in the trajectory."""
+    last = traj[-1] if traj else {}
+    if last.get("role") == "user" and STOP_TOKEN in str(last.get("content") or ""):
+        return "submitted", "user ended the conversation"
+    if events and events[-1].name == TRANSFER_TOOL:
+        return "submitted", "agent transferred to a human agent"
+    steps = sum(1 for m in traj if m.get("role") == "assistant")
+    if steps >= STEP_CAP:
+        return "step_limit", f"{steps} agent steps ({len(traj)} messages), no ending event"
+    return None, f"{steps} agent steps ({len(traj)} messages), no ending event"
+
+
+def _episode(row: dict[str, Any], model: str, domain: str, run: str) -> ArchiveEpisode:
+    """Return one ArchiveEpisode built from a tau-bench row."""
+    traj = row.get("traj") or []
+    info = row.get("info") or {}
+    events, stats = _pair_tool_calls(traj)
+    termination, detail = _ending(traj, events)
+    reward = float(row.get("reward", 0.0))
+    reward_info = info.get("reward_info")
+    task, trial = str(row["task_id"]), int(row.get("trial", 0))
+    ep = ArchiveEpisode(
+        episode_id=f"{run}/{task}/{trial}", task=task, model=model, scaffold="", run=run,
+        trial=trial, events=events, executed_calls=None, stored_score=reward,
+        termination=termination, termination_detail=detail,
+        meta={"domain": domain, "messages": len(traj), "pairing": stats,
+              "source": info.get("source")},
+    )
+    if reward_info is None:
+        ep.reason = "step_cap" if termination == "step_limit" else "grader_never_ran"
+        ep.reason_detail = f"reward_info is null; {detail}; stored as reward {reward:g}"
+        return ep
+    checks = reward_info.get("info") or {}
+    ep.grade = StoredGrade(
+        score=reward, passed=is_success(reward),
+        detail={k: checks[k] for k in ("r_actions", "r_outputs") if k in checks},
+    )
+    return ep
+
+
+def load_taubench(path: Path, data: Any | None = None) -> Archive:
+    """Return an Archive read from a tau-bench result file (rows are episodes)."""
+    if data is None:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ArchiveFormatError(f"{path.name}: not a readable JSON file ({exc})") from exc
+    if not looks_like_taubench(data):
+        raise ArchiveFormatError(f"{path.name}: not a tau-bench result file "
+                                 "(expected a list of rows with task_id, reward, info, traj)")
+    model, domain = _model_and_domain(path.stem)
+    archive = Archive(source=path.name, format=FORMAT)
+    totals: Counter[str] = Counter()
+    for i, row in enumerate(data):
+        if not isinstance(row, dict) or "task_id" not in row:
+            archive.problems.append(LoadProblem(path.name, None, f"row {i}: not a tau-bench row"))
+            continue
+        ep = _episode(row, model, domain, path.stem)
+        archive.episodes.append(ep)
+        for key, val in ep.meta["pairing"].items():
+            totals[key] += val
+        totals["rows_with_reused_call_ids"] += int(ep.meta["pairing"].get("reused_call_ids", 0) > 0)
+    _fill_grid(archive)
+    archive.notes = {
+        "model_from_file_name": model, "domain": domain, "step_cap": STEP_CAP,
+        "pairing": dict(sorted(totals.items())),
+        "grade_checks": dict(Counter(
+            "+".join(sorted(e.grade.detail)) or "none" for e in archive.episodes if e.grade)),
+        "provenance": "no raw model log separate from the trajectory",
+    }
+    return archive
+
+
+def _fill_grid(archive: Archive) -> None:
+    """Add a visible placeholder for every (task, trial) of the grid that the file lacks."""
+    tasks = sorted({e.task for e in archive.episodes}, key=_task_sort)
+    trials = sorted({e.trial for e in archive.episodes})
+    have = {(e.task, e.trial) for e in archive.episodes}
+    base = archive.episodes[0] if archive.episodes else None
+    for task in tasks:
+        for trial in trials:
+            if (task, trial) in have or base is None:
+                continue
+            archive.episodes.append(ArchiveEpisode(
+                episode_id=f"{base.run}/{task}/{trial}", task=task, model=base.model,
+                run=base.run, trial=trial, reason="not_in_archive",
+                reason_detail="task x trial grid entry missing from the file",
+            ))
+
+
+def _task_sort(task: str) -> tuple[int, str]:
+    """Sort numeric task ids numerically, others after them."""
+    return (int(task), "") if task.isdigit() else (1 << 30, task)

@@ -1,0 +1,163 @@
+"""Typed archive records: episodes imported from any source format, trace spans and load problems.
+
+Every importer produces these records; every analysis reads only these. A grade is either stored
+(`StoredGrade`) or absent (`None`, with a reason code saying why) — a missing grade is never a 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
+
+Outcome = Literal["pass", "fail", "ungraded", "invalid_replay"]
+OUTCOMES: tuple[str, ...] = get_args(Outcome)
+
+# Reason codes for episodes without a usable grade; the detail string says more.
+REASONS: dict[str, str] = {
+    "step_cap": "grader never ran: step cap reached without an ending event",
+    "grader_never_ran": "grader never ran: no ending event recorded",
+    "scaffold_exit": "grader never ran: scaffold exited early",
+    "sample_error": "grader never ran: the sample errored (infrastructure or solver error)",
+    "infra_error": "grader never ran: infrastructure error",
+    "unscored": "grader ran but stored no usable score (None or NaN)",
+    "unsupported_score": "stored score value cannot be read as a number",
+    "no_grade_recorded": "no grade recorded in the archive",
+    "not_in_archive": "planned episode absent from the archive",
+    "invalid_replay": "replay lacks a declared mode or a required tool namespace",
+}
+
+SUCCESS_TOLERANCE = 1e-6  # success is |score - 1| <= 1e-6, as in the tau-bench metrics
+
+
+@dataclass(frozen=True, slots=True)
+class ArchiveEvent:
+    """One archived action: kind, tool name, arguments, result, and the actor when recorded."""
+
+    seq: int
+    kind: str
+    name: str
+    args: dict[str, Any] | None
+    result: Any = None
+    actor: str | None = None  # only when the source recorded it; never inferred on import
+    call_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutedCall:
+    """One tool call the model emitted, from the raw model log (independent of the action list)."""
+
+    name: str
+    args: dict[str, Any] | None
+    call_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredGrade:
+    """A grade the archive stored: numeric score, pass flag, and source-specific detail."""
+
+    score: float
+    passed: bool
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ReplaySpec:
+    """A re-graded episode's declared replay mode, required and available tool namespaces."""
+
+    mode: str | None
+    requires: tuple[str, ...] = ()
+    available: tuple[str, ...] | None = None
+
+
+@dataclass(slots=True)
+class ArchiveEpisode:
+    """One archived episode: who ran what, its actions, its stored grade (or why there is none)."""
+
+    episode_id: str
+    task: str
+    model: str
+    scaffold: str = ""
+    run: str = ""
+    trial: int = 0
+    events: list[ArchiveEvent] = field(default_factory=list)
+    executed_calls: list[ExecutedCall] | None = None
+    grade: StoredGrade | None = None
+    stored_score: float | None = None  # the number the archive wrote (ungraded rows may hold 0)
+    termination: str | None = None
+    termination_detail: str = ""
+    reason: str | None = None  # reason code (see REASONS) when grade is None or replay invalid
+    reason_detail: str = ""
+    replay: ReplaySpec | None = None
+    invalid_replay: str | None = None  # set by the replay gate at load time
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def outcome(self) -> Outcome:
+        """Return the outcome category: pass, fail, ungraded or invalid_replay."""
+        if self.invalid_replay is not None:
+            return "invalid_replay"
+        if self.grade is None:
+            return "ungraded"
+        return "pass" if self.grade.passed else "fail"
+
+    @property
+    def cell(self) -> str:
+        """Return the reporting cell label: model, plus scaffold when one is named."""
+        return f"{self.model} / {self.scaffold}" if self.scaffold else self.model
+
+
+@dataclass(frozen=True, slots=True)
+class TraceSpan:
+    """One trace span: tree position, kind, model, response and attempt ids, usage and cost."""
+
+    span_id: str
+    parent_id: str | None
+    kind: str
+    model: str | None = None
+    response_id: str | None = None
+    attempt_id: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    cost: float | None = None
+    run: str | None = None
+    episode_id: str | None = None
+
+    @property
+    def usage(self) -> tuple[int, int, int]:
+        """Return (input, output, cached) tokens."""
+        return (self.input_tokens, self.output_tokens, self.cached_tokens)
+
+
+@dataclass(frozen=True, slots=True)
+class LoadProblem:
+    """A problem met while loading (file, line when known, message); the item was skipped."""
+
+    file: str
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line is not None else self.file
+        return f"{where}: {self.message}"
+
+
+@dataclass(slots=True)
+class Archive:
+    """An imported archive: source name, format, episodes, spans, load problems, importer notes."""
+
+    source: str
+    format: str
+    episodes: list[ArchiveEpisode] = field(default_factory=list)
+    spans: list[TraceSpan] = field(default_factory=list)
+    problems: list[LoadProblem] = field(default_factory=list)
+    notes: dict[str, Any] = field(default_factory=dict)
+
+
+def is_success(score: float) -> bool:
+    """Return True when a numeric score counts as success (|score − 1| <= 1e-6)."""
+    return abs(score - 1.0) <= SUCCESS_TOLERANCE
+
+
+class ArchiveFormatError(ValueError):
+    """Raised when a file cannot be read as the requested format (the message is user-facing)."""

@@ -1,0 +1,179 @@
+"""`agm archive`: audit an archived run (coverage, cost, provenance) and compare two archives.
+
+Thin layer: resolve and check paths, call `archive` and `report`, write files, print a summary.
+Every user error (missing file, unknown or unreadable format) exits with code 2 and one line.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from agentmetrology.archive import (
+    FORMATS,
+    ArchiveFormatError,
+    audit_archive,
+    compare_archives,
+    load_archive,
+)
+from agentmetrology.archive.model import Archive
+from agentmetrology.archive.redact import redact
+from agentmetrology.records.canonical import canonical_json
+from agentmetrology.report.archive_report import render_archive_report
+from agentmetrology.report.numberguard import NumberGuardError
+
+archive_app = typer.Typer(name="archive", help="Audit archived runs without new rollouts.",
+                          no_args_is_help=True, add_completion=False)
+
+FormatOpt = Annotated[str, typer.Option("--format", help="auto|taubench|inspect|jsonl (agm: "
+                                        "not available yet)")]
+OutOpt = Annotated[Path, typer.Option("--out", help="Directory for the output files.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the JSON instead of a summary.")]
+
+
+def _fail(message: str) -> typer.Exit:
+    """Print one error line to stderr and return the exit (code 2) to raise."""
+    typer.echo(f"error: {redact(message, limit=500)}", err=True)
+    return typer.Exit(code=2)
+
+
+def _input_file(path: Path, what: str) -> Path:
+    resolved = path.expanduser().resolve()
+    if not resolved.exists():
+        raise _fail(f"{what} not found: {path}")
+    if not resolved.is_file():
+        raise _fail(f"{what} is not a regular file: {path}")
+    return resolved
+
+
+def _out_dir(path: Path) -> Path:
+    resolved = path.expanduser().resolve()
+    if resolved.exists() and not resolved.is_dir():
+        raise _fail(f"--out exists and is not a directory: {path}")
+    try:
+        resolved.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _fail(f"cannot create --out directory {path}: {exc.strerror}") from exc
+    return resolved
+
+
+def _load(path: Path, fmt: str, spans: Path | None = None) -> Archive:
+    if fmt not in FORMATS:
+        raise _fail(f"unknown --format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    try:
+        return load_archive(path, fmt, spans)
+    except ArchiveFormatError as exc:
+        raise _fail(str(exc)) from exc
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise _fail(f"{path.name}: cannot be read as {fmt} ({type(exc).__name__}: {exc})") from exc
+
+
+def _summary(doc: dict[str, Any], out: Path) -> None:
+    cov = doc["coverage"]["overall"]
+    table = Table(title=f"archive audit: {doc['archive']['source']} ({doc['archive']['format']})")
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    counts = cov["counts"]
+    rows: list[tuple[str, Any]] = [
+        ("episodes", doc["archive"]["episodes"]), ("tasks", doc["archive"]["tasks"]),
+        ("graded", cov["graded"]), ("pass / fail", f"{counts['pass']} / {counts['fail']}"),
+        ("ungraded", counts["ungraded"]), ("invalid replay", counts["invalid_replay"]),
+        ("ungraded reasons", ", ".join(f"{k}: {v}" for k, v in cov["reasons"].items()) or "-"),
+        ("stored score", _f(cov["score_stored"])),
+        ("bounds", f"{_f((cov['bounds'] or {}).get('lower'))} .. "
+                   f"{_f((cov['bounds'] or {}).get('upper'))}"),
+    ]
+    for cell in doc["pass_hat_k"]:
+        rows.append((f"pass^k stored ({cell['cell']})",
+                     " / ".join(_f(r["stored"]) for r in cell["rows"])))
+        rows.append((f"pass^k upper ({cell['cell']})",
+                     " / ".join(_f(r["upper"]) for r in cell["rows"])))
+    rows.append(("tasks with mixed outcomes", doc["tasks"]["counts"]["mixed"]))
+    cost, prov = doc["cost"], doc["provenance"]
+    rows.append(("cost multiplicity", _f(cost.get("multiplicity")) if cost["applicable"]
+                 else "n/a"))
+    rows.append(("provenance candidates", prov.get("candidates") if prov["applicable"]
+                 else "n/a"))
+    rows.append(("load problems", doc["load"]["problem_count"]))
+    for name, value in rows:
+        table.add_row(name, str(value))
+    console = Console()
+    console.print(table)
+    console.print(f"wrote {out / 'archive.json'}, {out / 'report.md'}, {out / 'report.html'}",
+                  markup=False, highlight=False)
+
+
+def _f(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+@archive_app.command("audit")
+def audit(
+    path: Annotated[Path, typer.Argument(help="Archive file (tau-bench JSON, .eval, JSONL).")],
+    out: OutOpt,
+    fmt: FormatOpt = "auto",
+    spans: Annotated[Path | None, typer.Option("--spans", help="Trace span JSONL.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Audit an archive: coverage and bounds, pass^k, cost, provenance; write the reports."""
+    src = _input_file(path, "archive")
+    span_file = _input_file(spans, "spans file") if spans is not None else None
+    out_dir = _out_dir(out)
+    archive = _load(src, fmt, span_file)
+    inputs = [("archive", src)] + ([("spans", span_file)] if span_file else [])
+    doc = audit_archive(archive, inputs)
+    try:
+        md, page = render_archive_report(doc)
+    except NumberGuardError as exc:
+        raise _fail(str(exc)) from exc
+    (out_dir / "archive.json").write_bytes(canonical_json(doc))
+    (out_dir / "report.md").write_text(md, encoding="utf-8")
+    (out_dir / "report.html").write_text(page, encoding="utf-8")
+    if as_json:
+        typer.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
+    else:
+        _summary(doc, out_dir)
+
+
+@archive_app.command("compare")
+def compare(
+    old: Annotated[Path, typer.Argument(help="Archive graded with the old versions.")],
+    new: Annotated[Path, typer.Argument(help="The same tasks graded with the new versions.")],
+    out: OutOpt,
+    fmt: FormatOpt = "auto",
+    v1_g0: Annotated[Path | None, typer.Option("--v1-g0", help="Crossed cell: new evaluator, "
+                                                "old task data.")] = None,
+    v0_g1: Annotated[Path | None, typer.Option("--v0-g1", help="Crossed cell: old evaluator, "
+                                                "new task data.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Compare two archives of the same tasks: transitions, flip fraction, rank reversals."""
+    a_old, a_new = _load(_input_file(old, "OLD"), fmt), _load(_input_file(new, "NEW"), fmt)
+    crossed: list[Archive | None] = []
+    if v1_g0 is not None or v0_g1 is not None:
+        crossed = [_load(_input_file(p, "crossed archive"), fmt) if p else None
+                   for p in (v1_g0, v0_g1)]
+    out_dir = _out_dir(out)
+    doc = compare_archives(a_old, a_new, crossed)
+    (out_dir / "compare.json").write_bytes(canonical_json(doc))
+    if as_json:
+        typer.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
+        return
+    t = doc["transitions"]
+    table = Table(title=f"compare: {a_old.source} -> {a_new.source}")
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    for name, value in (("episodes in both", doc["episodes_in_both"]),
+                        ("not comparable (ungraded in one)", doc["not_comparable"]),
+                        ("n01 (fail -> pass)", t["n01"]), ("n10 (pass -> fail)", t["n10"]),
+                        ("net", t["net"]), ("flip fraction", _f(t["flip_fraction"])),
+                        ("units", doc["rank"]["units"]), ("pairs", doc["rank"]["pairs"]),
+                        ("strict rank reversals", doc["rank"]["strict_reversals"]),
+                        ("ties", doc["rank"]["ties"])):
+        table.add_row(name, str(value))
+    Console().print(table)

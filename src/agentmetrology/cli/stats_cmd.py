@@ -1,0 +1,473 @@
+"""`agm stats`: reliability statistics over a results table users already have.
+
+Every number comes from `agentmetrology.stats`; this module reads, groups, pairs, and prints.
+The JSON document is built first and the rich table is rendered from it, so both agree.
+Bad input exits with code 2 and one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from agentmetrology.cli.results_table import (
+    ResultsTable,
+    TableError,
+    label,
+    parse_number,
+    read_results,
+    split_names,
+)
+from agentmetrology.stats import DEFAULT_MARGIN, compare_paired, reliability_table
+
+stats_app = typer.Typer(
+    name="stats",
+    help="Reliability statistics over a results table (CSV, JSONL, or Parquet with pyarrow).",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+_MAX_LINES = 50  # line numbers listed per exclusion reason; the count is always complete
+
+FileArg = Annotated[
+    str, typer.Argument(help="Results file (.csv .tsv .jsonl .json .parquet), or - for stdin.")
+]
+ValueOpt = Annotated[
+    str, typer.Option("--value", help="Numeric column; a dotted path for nested JSON fields.")
+]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Bootstrap / permutation seed.")]
+ResamplesOpt = Annotated[int, typer.Option("--resamples", help="Bootstrap resamples.")]
+ConfidenceOpt = Annotated[float, typer.Option("--confidence", help="Interval confidence level.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document instead.")]
+
+
+@dataclass
+class Exclusions:
+    """Rows left out of the analysis, by reason, with their line numbers."""
+
+    reasons: dict[str, list[int]] = field(default_factory=dict)
+
+    def add(self, reason: str, line: int) -> None:
+        """Record that the row on `line` was excluded for `reason`."""
+        self.reasons.setdefault(reason, []).append(line)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the count and, per reason, its count and first line numbers."""
+        return {
+            "count": sum(len(lines) for lines in self.reasons.values()),
+            "by_reason": {
+                reason: {"count": len(lines), "lines": lines[:_MAX_LINES]}
+                for reason, lines in sorted(self.reasons.items())
+            },
+        }
+
+
+def _fail(message: object) -> NoReturn:
+    """Print one line on stderr and exit with status 2 (bad input)."""
+    typer.echo(f"agm stats: error: {message}", err=True)
+    raise typer.Exit(code=2)
+
+
+def _emit_json(doc: dict[str, Any]) -> None:
+    """Print a JSON document (NaN never appears: undefined numbers are null)."""
+    typer.echo(json.dumps(doc, indent=2, sort_keys=True, allow_nan=False))
+
+
+def _fmt(value: float | None, digits: int = 3) -> str:
+    """Format a number for the table; None (undefined) shows as a dash."""
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _fmt_ci(interval: list[float] | None) -> str:
+    """Format an interval as [lo, hi]."""
+    return "-" if interval is None else f"[{_fmt(interval[0])}, {_fmt(interval[1])}]"
+
+
+def _print_exclusions(console: Console, doc: dict[str, Any]) -> None:
+    """Print one line per exclusion reason, so no row disappears silently."""
+    for reason, info in doc["excluded"]["by_reason"].items():
+        lines = ", ".join(str(n) for n in info["lines"])
+        more = " ..." if info["count"] > len(info["lines"]) else ""
+        console.print(f"excluded {info['count']} row(s): {reason} (line(s) {lines}{more})")
+
+
+# --------------------------------------------------------------------------- summarize
+
+
+def _collect_groups(
+    table: ResultsTable, value: str, groups: list[str]
+) -> tuple[dict[tuple[str, ...], list[float]], Exclusions]:
+    """Return the numeric values per group key and the rows excluded (with reasons)."""
+    collected: dict[tuple[str, ...], list[float]] = {}
+    excluded = Exclusions()
+    for row, line in zip(table.rows, table.line_numbers, strict=True):
+        key = tuple(label(table.get(row, g)) for g in groups)
+        number = parse_number(table.get(row, value))
+        if any(part is None for part in key):
+            excluded.add(f"missing {','.join(groups)}", line)
+        elif number is None:
+            excluded.add(f"missing or non-numeric {value}", line)
+        else:
+            collected.setdefault(tuple(str(p) for p in key), []).append(number)
+    return collected, excluded
+
+
+def build_summary(
+    file: str,
+    value: str,
+    group: str,
+    *,
+    tau: float = 0.9,
+    alpha: float = 0.2,
+    seed: int = 0,
+    resamples: int = 2000,
+    confidence: float = 0.95,
+) -> dict[str, Any]:
+    """Return the `summarize` JSON document for a results file."""
+    groups = split_names(group, "--group")
+    table = read_results(file)
+    table.require([value, *groups])
+    collected, excluded = _collect_groups(table, value, groups)
+    if not collected:
+        raise TableError(f"no row of {table.source} has a numeric {value!r}")
+    rows = reliability_table(
+        collected, tau=tau, alpha=alpha, confidence=confidence, resamples=resamples, seed=seed
+    )
+    out_rows = []
+    for row in rows:
+        entry = row.summary.to_dict()
+        entry["group"] = dict(zip(groups, row.key, strict=True))
+        entry["rank_mean"], entry["rank_worst"] = row.rank_mean, row.rank_worst
+        out_rows.append(entry)
+    return {
+        "command": "stats summarize",
+        "source": table.source,
+        "format": table.fmt,
+        "value": value,
+        "group_by": groups,
+        "parameters": {
+            "tau": tau,
+            "alpha": alpha,
+            "seed": seed,
+            "resamples": resamples,
+            "confidence": confidence,
+        },
+        "rows": {"read": len(table.rows), "used": sum(len(v) for v in collected.values())},
+        "excluded": excluded.to_dict(),
+        "groups": out_rows,
+    }
+
+
+def _print_summary(doc: dict[str, Any]) -> None:
+    """Render the summarize document as a rich table, worst-case rank beside the mean rank."""
+    params = doc["parameters"]
+    console = Console()
+    table = Table(
+        title=f"{doc['value']} by {', '.join(doc['group_by'])} (sorted by mean)",
+        caption=f"{int(params['confidence'] * 100)}% percentile bootstrap, "
+        f"{params['resamples']} resamples, seed {params['seed']}",
+    )
+    for name in ("rank mean", "rank worst", *doc["group_by"], "n", "mean", "CI", "worst"):
+        table.add_column(name, justify="left" if name in doc["group_by"] else "right")
+    for name in (f"CVaR@{params['alpha']:g}", f"Rel@{params['tau']:g}", "gap"):
+        table.add_column(name, justify="right")
+    for g in doc["groups"]:
+        moved = g["rank_mean"] != g["rank_worst"]
+        table.add_row(
+            str(g["rank_mean"]),
+            f"[bold yellow]{g['rank_worst']}[/]" if moved else str(g["rank_worst"]),
+            *(g["group"][name] for name in doc["group_by"]),
+            str(g["n"]),
+            _fmt(g["mean"]["value"]),
+            _fmt_ci(g["mean"]["interval"]),
+            _fmt(g["worst"]["value"]),
+            _fmt(g["cvar"]["value"]),
+            _fmt(g["reliability"]["value"]),
+            _fmt(g["gap"]["value"]),
+        )
+    console.print(table)
+    console.print(f"rows read {doc['rows']['read']}, used {doc['rows']['used']}")
+    _print_exclusions(console, doc)
+
+
+@stats_app.command()
+def summarize(
+    file: FileArg,
+    value: ValueOpt,
+    group: Annotated[str, typer.Option("--group", help="Column(s) to group by, comma-separated.")],
+    tau: Annotated[float, typer.Option("--tau", help="Reliability@tau threshold.")] = 0.9,
+    alpha: Annotated[float, typer.Option("--alpha", help="CVaR tail fraction.")] = 0.2,
+    seed: SeedOpt = 0,
+    resamples: ResamplesOpt = 2000,
+    confidence: ConfidenceOpt = 0.95,
+    json_output: JsonOpt = False,
+) -> None:
+    """Per group: n, mean with CI, worst, CVaR, Reliability@tau and the reliability gap."""
+    try:
+        doc = build_summary(
+            file,
+            value,
+            group,
+            tau=tau,
+            alpha=alpha,
+            seed=seed,
+            resamples=resamples,
+            confidence=confidence,
+        )
+    except (TableError, ValueError) as exc:
+        _fail(exc)
+    if json_output:
+        _emit_json(doc)
+    else:
+        _print_summary(doc)
+
+
+# --------------------------------------------------------------------------- compare
+
+Pairing = dict[tuple[str, ...], tuple[float, str | None, str | None]]
+
+
+@dataclass(frozen=True)
+class PairSpec:
+    """Which columns define a comparison."""
+
+    value: str
+    group: str
+    a: str
+    b: str
+    pair_by: list[str]
+    cluster: str | None
+    strata: str | None
+
+
+def _check_groups(table: ResultsTable, spec: PairSpec) -> None:
+    """Raise TableError unless both group names occur in the group column and differ."""
+    if spec.a == spec.b:
+        raise TableError(f"--a and --b must name different groups, both are {spec.a!r}")
+    present = {label(table.get(row, spec.group)) for row in table.rows} - {None}
+    for option, name in (("--a", spec.a), ("--b", spec.b)):
+        if name not in present:
+            shown = ", ".join(sorted(str(p) for p in present)[:20])
+            raise TableError(
+                f"{option} group {name!r} not found in column {spec.group!r} (values: {shown})"
+            )
+
+
+def _collect_pairs(table: ResultsTable, spec: PairSpec) -> tuple[Pairing, Pairing, Exclusions]:
+    """Return A's and B's values keyed by the pair-by columns, and the rows excluded."""
+    sides: dict[str, Pairing] = {spec.a: {}, spec.b: {}}
+    excluded = Exclusions()
+    for row, line in zip(table.rows, table.line_numbers, strict=True):
+        name = label(table.get(row, spec.group))
+        if name is None:
+            excluded.add(f"missing {spec.group}", line)
+            continue
+        side = sides.get(name)
+        if side is None:
+            continue  # a row of some other group: not part of this comparison
+        key = tuple(label(table.get(row, col)) for col in spec.pair_by)
+        cl = label(table.get(row, spec.cluster)) if spec.cluster else ""
+        st = label(table.get(row, spec.strata)) if spec.strata else ""
+        number = parse_number(table.get(row, spec.value))
+        if any(part is None for part in key) or cl is None or st is None:
+            excluded.add("missing pair-by, cluster or strata field", line)
+        elif number is None:
+            excluded.add(f"missing or non-numeric {spec.value}", line)
+        elif key in side:
+            raise TableError(
+                f"line {line}: a second row for pair {', '.join(map(str, key))} in one group; "
+                "add columns to --pair-by so each pair is unique"
+            )
+        else:
+            side[tuple(str(p) for p in key)] = (number, cl or None, st or None)
+    return sides[spec.a], sides[spec.b], excluded
+
+
+def _align(a_side: Pairing, b_side: Pairing) -> tuple[list[tuple[str, ...]], dict[str, Any]]:
+    """Return the complete pair keys (sorted) and the counts of incomplete pairs."""
+    complete = sorted(set(a_side) & set(b_side))
+    only_a = sorted(set(a_side) - set(b_side))
+    only_b = sorted(set(b_side) - set(a_side))
+    for key in complete:
+        if a_side[key][1:] != b_side[key][1:]:
+            raise TableError(
+                f"pair {', '.join(key)} has a different cluster or stratum in A and B; "
+                "make --cluster/--strata part of the pair or constant within it"
+            )
+    counts = {
+        "complete": len(complete),
+        "incomplete": len(only_a) + len(only_b),
+        "only_a": len(only_a),
+        "only_b": len(only_b),
+        "examples_only_a": [list(k) for k in only_a[:10]],
+        "examples_only_b": [list(k) for k in only_b[:10]],
+    }
+    return complete, counts
+
+
+def build_comparison(
+    file: str,
+    spec: PairSpec,
+    *,
+    margin: float = DEFAULT_MARGIN,
+    tau: float = 0.9,
+    seed: int = 0,
+    resamples: int = 2000,
+    confidence: float = 0.95,
+    draws: int = 100_000,
+) -> dict[str, Any]:
+    """Return the `compare` JSON document for a results file."""
+    table = read_results(file)
+    optional = [c for c in (spec.cluster, spec.strata) if c]
+    table.require([spec.value, spec.group, *spec.pair_by, *optional])
+    _check_groups(table, spec)
+    a_side, b_side, excluded = _collect_pairs(table, spec)
+    keys, pair_counts = _align(a_side, b_side)
+    if not keys:
+        raise TableError(
+            f"no complete pairs of {spec.a!r} and {spec.b!r} by {','.join(spec.pair_by)} "
+            f"({pair_counts['only_a']} only in A, {pair_counts['only_b']} only in B)"
+        )
+    result = compare_paired(
+        [a_side[k][0] for k in keys],
+        [b_side[k][0] for k in keys],
+        clusters=[a_side[k][1] for k in keys] if spec.cluster else None,
+        strata=[a_side[k][2] for k in keys] if spec.strata else None,
+        margin=margin,
+        tau=tau,
+        confidence=confidence,
+        resamples=resamples,
+        draws=draws,
+        seed=seed,
+    )
+    return {
+        "command": "stats compare",
+        "source": table.source,
+        "format": table.fmt,
+        "value": spec.value,
+        "group": spec.group,
+        "a": spec.a,
+        "b": spec.b,
+        "difference": "b - a",
+        "pair_by": spec.pair_by,
+        "cluster": spec.cluster,
+        "strata": spec.strata,
+        "parameters": {
+            "margin": margin,
+            "tau": tau,
+            "seed": seed,
+            "resamples": resamples,
+            "confidence": confidence,
+            "draws": draws,
+        },
+        "rows": {"read": len(table.rows)},
+        "excluded": excluded.to_dict(),
+        "pairs": pair_counts,
+        "result": result.to_dict(),
+    }
+
+
+def _print_comparison(doc: dict[str, Any]) -> None:
+    """Render the compare document as a two-column rich table."""
+    r, p = doc["result"], doc["pairs"]
+    console = Console()
+    table = Table(title=f"{doc['value']}: {doc['b']} - {doc['a']} (paired)", show_header=False)
+    table.add_column("statistic")
+    table.add_column("value")
+    eq, sf, cd, fl, mc = (
+        r[k] for k in ("equivalence", "sign_flip", "cliffs_delta", "flips", "mcnemar")
+    )
+    pct = int(doc["parameters"]["confidence"] * 100)
+    rows = [
+        (
+            "pairs",
+            f"{p['complete']} complete, {p['incomplete']} incomplete dropped "
+            f"({p['only_a']} only in A, {p['only_b']} only in B)",
+        ),
+        ("units", f"{r['n_units']} {r['unit']}s"),
+        (
+            "mean difference",
+            f"{_fmt(r['difference']['value'])} {pct}% CI {_fmt_ci(r['difference']['interval'])}",
+        ),
+        (
+            "equivalence",
+            f"{eq['label']} (margin {eq['margin']:g}; 90% CI "
+            f"{_fmt_ci(eq['interval90'])}, 95% CI {_fmt_ci(eq['interval'])})",
+        ),
+        (
+            "sign-flip p",
+            f"{_fmt(sf['p_value'], 4)} ({'exact' if sf['exact'] else 'Monte-Carlo'}, "
+            f"{sf['permutations']} sign vectors)",
+        ),
+        ("Cliff's delta", f"{_fmt(cd['value'])} {pct}% CI {_fmt_ci(cd['interval'])}"),
+        (
+            f"flips @ {r['tau']:g}",
+            f"{fl['n01']} fail->pass, {fl['n10']} pass->fail of {fl['n']}; "
+            f"net {_fmt(fl['net'])}, fraction {_fmt(fl['value'])}",
+        ),
+        ("McNemar p", _fmt(mc["p_value"], 4)),
+    ]
+    for name, text in rows:
+        table.add_row(name, text)
+    console.print(table)
+    _print_exclusions(console, doc)
+
+
+@stats_app.command()
+def compare(
+    file: FileArg,
+    value: ValueOpt,
+    group: Annotated[str, typer.Option("--group", help="Column naming the compared groups.")],
+    a: Annotated[str, typer.Option("--a", help="Baseline group A.")],
+    b: Annotated[str, typer.Option("--b", help="Group B; differences are B - A.")],
+    pair_by: Annotated[
+        str, typer.Option("--pair-by", help="Column(s) matching A's and B's rows, e.g. task,seed.")
+    ],
+    cluster: Annotated[
+        str | None, typer.Option("--cluster", help="Resample this column's clusters (e.g. task).")
+    ] = None,
+    strata: Annotated[
+        str | None, typer.Option("--strata", help="Resample clusters within these strata.")
+    ] = None,
+    margin: Annotated[float, typer.Option("--margin", help="Equivalence margin.")] = DEFAULT_MARGIN,
+    tau: Annotated[float, typer.Option("--tau", help="Pass threshold for flip counts.")] = 0.9,
+    seed: SeedOpt = 0,
+    resamples: ResamplesOpt = 2000,
+    confidence: ConfidenceOpt = 0.95,
+    draws: Annotated[int, typer.Option("--draws", help="Monte-Carlo sign vectors.")] = 100_000,
+    json_output: JsonOpt = False,
+) -> None:
+    """Paired B - A: difference with CIs, sign-flip p, Cliff's delta, equivalence, flips."""
+    try:
+        if "," in group:
+            raise TableError("--group for compare takes one column")
+        spec = PairSpec(
+            value=value,
+            group=group,
+            a=a,
+            b=b,
+            pair_by=split_names(pair_by, "--pair-by"),
+            cluster=cluster,
+            strata=strata,
+        )
+        doc = build_comparison(
+            file,
+            spec,
+            margin=margin,
+            tau=tau,
+            seed=seed,
+            resamples=resamples,
+            confidence=confidence,
+            draws=draws,
+        )
+    except (TableError, ValueError) as exc:
+        _fail(exc)
+    if json_output:
+        _emit_json(doc)
+    else:
+        _print_comparison(doc)

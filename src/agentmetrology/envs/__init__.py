@@ -1,0 +1,1 @@
+"""Seeded environments with exact ground truth, and the tool protocol they expose."""

@@ -1,0 +1,77 @@
+"""ComtradeBench's EnvironmentAdapter and the stress arms built on it (specs/stress.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agentmetrology.envs.comtrade.service import ComtradeService
+from agentmetrology.stress.adversary import EscalatingAdversary, Perturbation
+from agentmetrology.stress.schedule import (
+    ConstantSchedule,
+    LinearSchedule,
+    Schedule,
+    mean_intensity,
+)
+from agentmetrology.stress.wrapper import AdversarialWrapper
+
+Observation = dict[str, Any]
+
+# Escalation over the agent's successful fetches of T9's 5 pages: intensity at success k.
+ADAPTIVE_SCHEDULE = LinearSchedule(horizon=4, start=0.0, end=1.0)  # 0, .25, .5, .75, 1
+ESCALATING_SCHEDULE = LinearSchedule(horizon=4, start=0.2, end=1.0)  # .2, .4, .6, .8, 1
+# The constant arm holds the escalating ramp's mean over a clean 5-page pass (0.60).
+MATCHED_MEAN = mean_intensity(ESCALATING_SCHEDULE, 5)
+
+
+@dataclass(slots=True)
+class ComtradeAdapter:
+    """Realises intents as a 429/500, inserted duplicates, a totals row or a quota change."""
+
+    service: ComtradeService
+
+    def realise(self, perturbations: Sequence[Perturbation], args: dict[str, Any]) -> Observation:
+        """Run fetch_page with the intents applied inside the service's fetch pipeline."""
+        return self.service.fetch(args.get("page"), args.get("page_size", 500), perturbations)
+
+    def succeeded(self, observation: Observation) -> bool:
+        """A fetch succeeded when it returned rows (an empty page past the end counts)."""
+        return "rows" in observation
+
+    def budget_left(self) -> int | None:
+        """Return the requests left in the episode."""
+        return max(self.service.budget - self.service.requests_used, 0)
+
+
+def adversary_for(condition: str) -> tuple[Schedule, EscalatingAdversary]:
+    """Return the schedule and adversary of a named stress condition.
+
+    Conditions: `adaptive` (T9's own escalation), `stress:escalating`, `stress:constant`
+    (matched mean 0.60), `stress:dose=X` (constant intensity X in [0, 1]).
+    """
+    if condition == "adaptive":
+        return ADAPTIVE_SCHEDULE, EscalatingAdversary()
+    if condition == "stress:escalating":
+        return ESCALATING_SCHEDULE, EscalatingAdversary()
+    if condition == "stress:constant":
+        return ConstantSchedule(MATCHED_MEAN), EscalatingAdversary()
+    if condition.startswith("stress:dose="):
+        try:
+            level = float(condition.split("=", 1)[1])
+        except ValueError:
+            level = -1.0
+        if not 0.0 <= level <= 1.0:
+            raise ValueError(f"bad condition {condition!r}: the dose must be a number in [0, 1]")
+        return ConstantSchedule(level), EscalatingAdversary(totals_at=None)
+    raise ValueError(
+        f"unknown condition {condition!r}; known: clean, stress:escalating, stress:constant, "
+        "stress:dose=X"
+    )
+
+
+def wrap_fetch(service: ComtradeService, condition: str, seed: int | None) -> AdversarialWrapper:
+    """Return fetch_page wrapped by the adversary of `condition`, seeded per episode."""
+    schedule, policy = adversary_for(condition)
+    return AdversarialWrapper(ComtradeAdapter(service), schedule, policy,
+                              seed=f"{service.task.task_id}:{condition}:{seed}")

@@ -1,0 +1,119 @@
+"""A ComtradeBench episode environment: the service behind the three tools."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from agentmetrology.envs.comtrade.adversary import wrap_fetch
+from agentmetrology.envs.comtrade.service import ComtradeService, Submission
+from agentmetrology.envs.comtrade.tasks import PROFILES, Profile, get_task
+from agentmetrology.records.tools import Observation, Tool, ToolSpec
+from agentmetrology.stress.wrapper import AdversarialWrapper, TraceEntry
+
+CONDITIONS_HELP = "clean | stress:escalating | stress:constant | stress:dose=X"
+
+GET_TASK_INFO = ToolSpec(
+    "get_task_info",
+    "Return the task: id, description, query, constraints, requests used and remaining.",
+    {"type": "object", "properties": {}, "additionalProperties": False},
+)
+FETCH_PAGE = ToolSpec(
+    "fetch_page",
+    "Fetch one page of records for the task's query. Pages are 1-indexed. Every call counts "
+    "against the request budget, failed ones included. Errors come back as "
+    "{status, error, retry}.",
+    {
+        "type": "object",
+        "properties": {
+            "page": {"type": "integer", "minimum": 1, "description": "1-indexed page number"},
+            "page_size": {"type": "integer", "description": "ignored: the task's page size "
+                          "applies", "default": 500},
+        },
+        "required": ["page"],
+        "additionalProperties": False,
+    },
+)
+SUBMIT_RESULTS = ToolSpec(
+    "submit_results",
+    "Submit the cleaned records once: data_jsonl (one JSON object per line), metadata_json "
+    "(a JSON object) and an optional run_log. Ends the episode.",
+    {
+        "type": "object",
+        "properties": {
+            "data_jsonl": {"type": "string"},
+            "metadata_json": {"type": "string"},
+            "run_log": {"type": "string", "default": ""},
+        },
+        "required": ["data_jsonl", "metadata_json"],
+        "additionalProperties": False,
+    },
+)
+
+
+def _guard(fn: Callable[..., Observation], spec: ToolSpec) -> Callable[..., Observation]:
+    """Turn unexpected or missing arguments into an error observation instead of an exception."""
+    props = spec.parameters.get("properties", {})
+    required = spec.parameters.get("required", [])
+
+    def call(**kwargs: Any) -> Observation:
+        unknown = sorted(set(kwargs) - set(props))
+        if unknown:
+            return {"error": f"{spec.name}: unknown argument(s) {', '.join(unknown)}; "
+                             f"expected {', '.join(props) or 'none'}"}
+        missing = [k for k in required if k not in kwargs]
+        if missing:
+            return {"error": f"{spec.name}: missing required argument(s) {', '.join(missing)}"}
+        return fn(**kwargs)
+
+    return call
+
+
+class ComtradeEnv:
+    """One episode of one task at one seed, profile and condition, exposed as three tools."""
+
+    def __init__(self, task_id: str, seed: int | None = 0, profile: Profile = "seeded",
+                 condition: str = "clean", *, honest_422: bool = False) -> None:
+        if profile not in PROFILES:
+            raise ValueError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
+        self.task = get_task(task_id)
+        if profile == "seeded" and (isinstance(seed, bool) or not isinstance(seed, int)
+                                    or seed < 0):
+            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        self.seed = seed
+        self.profile: Profile = profile
+        self.condition = condition
+        self.service = ComtradeService(self.task, seed, profile, honest_422=honest_422)
+        self.adversary: AdversarialWrapper | None = None
+        if condition != "clean":
+            if profile == "legacy":
+                raise ValueError("stress conditions need the seeded profile")
+            self.adversary = wrap_fetch(self.service, condition, seed)
+        elif self.task.adaptive and profile == "seeded":
+            self.adversary = wrap_fetch(self.service, "adaptive", seed)
+        fetch: Callable[..., Observation] = self.adversary or self.service.fetch
+        self.tools: dict[str, Tool] = {
+            GET_TASK_INFO.name: Tool(GET_TASK_INFO, _guard(self.service.task_info, GET_TASK_INFO)),
+            FETCH_PAGE.name: Tool(FETCH_PAGE, _guard(fetch, FETCH_PAGE)),
+            SUBMIT_RESULTS.name: Tool(SUBMIT_RESULTS, _guard(self.service.submit, SUBMIT_RESULTS)),
+        }
+
+    @property
+    def submission(self) -> Submission | None:
+        """Return the episode's submission, if one was accepted."""
+        return self.service.submission
+
+    @property
+    def requests_used(self) -> int:
+        """Return how many fetches were counted against the budget."""
+        return self.service.requests_used
+
+    @property
+    def budget_exhausted(self) -> bool:
+        """Return True when no request is left."""
+        return self.service.requests_used >= self.service.budget
+
+    @property
+    def trace(self) -> list[TraceEntry]:
+        """Return the adversarial trace (empty when no adversary is attached)."""
+        return self.adversary.trace if self.adversary else []

@@ -1,0 +1,90 @@
+"""Fault realisations for ComtradeBench: fail lists, drift and duplicate injection."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from agentmetrology.envs.comtrade.tasks import ComtradeTask, Profile
+from agentmetrology.records.rng import string_random
+
+Row = dict[str, Any]
+
+
+def fail_lists(task: ComtradeTask, seed: int | None,
+               profile: Profile) -> tuple[frozenset[int], frozenset[int]]:
+    """Return the request indices that get a 429 and a 500 in this episode.
+
+    Legacy uses the table's lists. Seeded draws the same number of indices among 2..pages (the
+    requests a clean sequential pass makes after the first), without replacement and capped at
+    that count, so the fault always meets a clean pass.
+    """
+    if profile == "legacy":
+        return frozenset(task.fail_429), frozenset(task.fail_500)
+    candidates = list(range(2, task.total_pages + 1))
+    out = []
+    for code, listed in ((429, task.fail_429), (500, task.fail_500)):
+        k = min(len(listed), len(candidates))
+        r = string_random(f"{task.task_id}:fail{code}:{seed}")
+        out.append(frozenset(r.sample(candidates, k)) if k else frozenset())
+    return out[0], out[1]
+
+
+def drift_order(task: ComtradeTask, seed: int | None, profile: Profile,
+                counter: int) -> list[int]:
+    """Return the permutation of row indices that request `counter` sees under page drift."""
+    label = f"{task.task_id}:drift:{counter}"
+    if profile == "seeded":
+        label += f":{seed}"
+    order = list(range(task.rows))
+    string_random(label).shuffle(order)
+    return order
+
+
+def inject_duplicates_legacy(task_id: str, counter: int, page: list[Row], previous: list[Row],
+                             rate: float, cross_rate: float) -> list[Row]:
+    """Overwrite positions with copies (the legacy behaviour: page length kept, rows lost)."""
+    n = len(page)
+    if n == 0:
+        return page
+    r = string_random(f"{task_id}:dup:{counter}")
+    out = list(page)
+    for _ in range(math.floor(n * rate)):
+        j = r.randrange(n)
+        out[j] = dict(out[(j + 1) % n])
+    if previous:
+        for _ in range(math.floor(n * cross_rate)):
+            j = r.randrange(n)
+            out[j] = dict(previous[r.randrange(len(previous))])
+    return out
+
+
+def inject_duplicates_seeded(label: str, page: list[Row], previous: list[Row], rate: float,
+                             cross_rate: float) -> tuple[list[Row], int]:
+    """Insert copies at random positions (the page grows; no genuine row is lost).
+
+    Returns the new page and the number of copies inserted.
+    """
+    n = len(page)
+    if n == 0:
+        return page, 0
+    r = string_random(label)
+    out = list(page)
+    copies = [dict(page[r.randrange(n)]) for _ in range(math.ceil(n * rate))]
+    if previous:
+        copies += [dict(previous[r.randrange(len(previous))])
+                   for _ in range(math.ceil(n * cross_rate))]
+    for row in copies:
+        out.insert(r.randrange(len(out) + 1), row)
+    return out, len(copies)
+
+
+def drop_rows(label: str, page: list[Row], rate: float) -> list[Row]:
+    """Remove ceil(len*rate) random rows (an explicit, recoverable corruption)."""
+    n = len(page)
+    k = min(n, math.ceil(n * rate)) if rate > 0 else 0
+    if k == 0:
+        return page
+    r = string_random(label)
+    gone = set(r.sample(range(n), k))
+    return [row for i, row in enumerate(page) if i not in gone]

@@ -1,0 +1,85 @@
+"""The ComtradeBench generator card: rows and ground truth as a pure function of (task, seed).
+
+Anyone can regenerate ground truth from the task id and seed with this construction
+(specs/comtrade.md, "Rows"): Python's Mersenne Twister seeded with the first 8 hex digits of
+sha256("{task_id}:{reporter}:{partner}:{flow}:{hs}:{year}") — with ":{seed}" appended in the
+`seeded` profile — and three `random()` draws per row.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from agentmetrology.envs.comtrade.tasks import ComtradeTask, Profile, get_task
+from agentmetrology.records.rng import string_random, string_seed
+
+Row = dict[str, Any]
+ROW_FIELDS: tuple[str, ...] = (
+    "year", "reporter", "partner", "flow", "hs", "cmdCode",
+    "tradeValue", "netWeight", "qty", "record_id",
+)
+# The key L0 and the rule baseline deduplicate by.
+DEDUP_KEY: tuple[str, ...] = ("year", "reporter", "partner", "flow", "hs", "record_id")
+
+
+def seed_string(task: ComtradeTask, seed: int | None, profile: Profile) -> str:
+    """Return the string whose sha256 seeds the row generator for this task, seed and profile."""
+    q = task.query
+    base = f"{task.task_id}:{q.reporter}:{q.partner}:{q.flow}:{q.hs}:{q.year}"
+    if profile == "legacy":
+        return base  # the original release ignores the seed
+    if seed is None:
+        raise ValueError("the seeded profile needs an integer seed")
+    return f"{base}:{seed}"
+
+
+def generator_seed(task_id: str, seed: int | None, profile: Profile = "seeded") -> int:
+    """Return the integer that seeds the row generator (the fingerprint the spec checks)."""
+    return string_seed(seed_string(get_task(task_id), seed, profile))
+
+
+@lru_cache(maxsize=256)
+def _rows_cached(task_id: str, seed: int | None, profile: Profile) -> tuple[tuple[Any, ...], ...]:
+    task = get_task(task_id)
+    q = task.query
+    r = string_random(seed_string(task, seed, profile))
+    rand = r.random
+    out = []
+    for i in range(task.rows):
+        u1, u2, u3 = rand(), rand(), rand()
+        out.append((q.year, q.reporter, q.partner, q.flow, q.hs, q.hs,
+                    int(u1 * 1e6), int(u2 * 5e4), int(u3 * 1e4), f"{task_id}-{i:06d}"))
+    return tuple(out)
+
+
+def generate_rows(task_id: str, seed: int | None, profile: Profile = "seeded") -> list[Row]:
+    """Return fresh copies of the task's genuine rows for (task, seed, profile), in order."""
+    return [dict(zip(ROW_FIELDS, t, strict=True))
+            for t in _rows_cached(task_id, None if profile == "legacy" else seed, profile)]
+
+
+def ground_truth_ids(task_id: str, seed: int | None, profile: Profile = "seeded") -> frozenset[str]:
+    """Return G: the set of genuine record ids (totals rows and duplicates are never in G)."""
+    return frozenset(f"{task_id}-{i:06d}" for i in range(get_task(task_id).rows))
+
+
+def totals_row(task: ComtradeTask, page: int, rows: list[Row]) -> Row:
+    """Return the summary row placed at the front of a page in the totals family."""
+    q = task.query
+    return {
+        "year": q.year, "reporter": q.reporter, "partner": "WLD", "flow": q.flow,
+        "hs": "TOTAL",
+        "tradeValue": sum(int(r.get("tradeValue", 0)) for r in rows),
+        "netWeight": sum(int(r.get("netWeight", 0)) for r in rows),
+        "qty": sum(int(r.get("qty", 0)) for r in rows),
+        "record_id": f"{task.task_id}-TOTAL-{page:04d}",
+        "isTotal": True, "is_total": True,
+    }
+
+
+def is_totals_row(row: Any) -> bool:
+    """Return True for a summary row (flagged isTotal/is_total, or hs 'TOTAL')."""
+    return isinstance(row, dict) and bool(
+        row.get("isTotal") or row.get("is_total") or row.get("hs") == "TOTAL"
+    )

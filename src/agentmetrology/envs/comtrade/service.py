@@ -1,0 +1,191 @@
+"""The per-episode ComtradeBench service: request counter, faults, paging and one submission."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agentmetrology.envs.comtrade import faults
+from agentmetrology.envs.comtrade.generator import ROW_FIELDS, _rows_cached, totals_row
+from agentmetrology.envs.comtrade.tasks import ComtradeTask, Profile
+from agentmetrology.stress.adversary import Perturbation
+
+Observation = dict[str, Any]
+BUDGET_ERROR = "Request limit exceeded for this episode."
+ALREADY_SUBMITTED = "Already submitted. Only one submission per episode is allowed."
+MAX_SUBMISSION_BYTES = 8 * 1024 * 1024  # a tool limit: larger payloads get an error observation
+MAX_PAGE_SIZE = 10_000
+_REASONS = {404: "Not Found", 422: "Unprocessable Entity", 429: "Too Many Requests",
+            500: "Internal Server Error"}
+
+
+def http_error(code: int, detail: str = "", *, retry: bool = True) -> Observation:
+    """Return the HTTP-style error envelope `{status, error, retry}` the tools emit."""
+    msg = f"HTTP Error {code}: {_REASONS.get(code, 'Error')}"
+    if detail:
+        msg += f" ({detail})"
+    return {"status": code, "error": msg, "retry": retry}
+
+
+@dataclass(slots=True)
+class Submission:
+    """The one submission of an episode, as the three strings the agent sent."""
+
+    data_jsonl: str
+    metadata_json: str
+    run_log: str
+
+    def as_dict(self) -> dict[str, str]:
+        """Return the submission as a plain dict."""
+        return {"data_jsonl": self.data_jsonl, "metadata_json": self.metadata_json,
+                "run_log": self.run_log}
+
+
+class ComtradeService:
+    """State of one episode: counter, fired faults, last response and the submission."""
+
+    def __init__(self, task: ComtradeTask, seed: int | None, profile: Profile = "seeded",
+                 *, honest_422: bool = False) -> None:
+        self.task = task
+        self.seed = seed
+        self.profile: Profile = profile
+        self.budget = task.budget
+        self.requests_used = 0
+        self.honest_422 = honest_422  # ablation: a 422 that says retry: false
+        self.fired: set[tuple[int, int]] = set()
+        self.last_rows: list[dict[str, Any]] = []
+        self.submission: Submission | None = None
+        self._rows = _rows_cached(task.task_id, None if profile == "legacy" else seed, profile)
+        self._fail_429, self._fail_500 = faults.fail_lists(task, seed, profile)
+
+    # -- tools ---------------------------------------------------------------------------------
+    def task_info(self) -> Observation:
+        """Return the task description, query, constraints and the budget so far."""
+        t = self.task
+        return {
+            "task_id": t.task_id,
+            "description": t.description,
+            "query": t.query.as_dict(),
+            "constraints": {
+                "page_size": t.page_size,
+                "max_requests": self.budget,
+                "pages_are_1_indexed": True,
+                "one_submission_per_episode": True,
+            },
+            "requests_used": self.requests_used,
+            "requests_remaining": max(self.budget - self.requests_used, 0),
+        }
+
+    def fetch(self, page: Any, page_size: Any = 500,
+              perturbations: Sequence[Perturbation] = ()) -> Observation:
+        """Serve one page request, applying the task's faults and any adversary intents."""
+        for p in perturbations:
+            if p.kind == "budget":
+                self.budget = max(self.budget + p.budget_delta, 0)
+        if self.requests_used >= self.budget:
+            return {"error": BUDGET_ERROR}  # not counted
+        self.requests_used += 1
+        counter = self.requests_used
+        fault = self._fault(counter, page, perturbations)
+        if fault is not None:
+            return fault
+        invalid = _validate(page, page_size)
+        if invalid:
+            return http_error(422, invalid, retry=not self.honest_422)
+        return self._serve(counter, page, perturbations)
+
+    def submit(self, data_jsonl: Any, metadata_json: Any, run_log: Any = "") -> Observation:
+        """Accept the episode's one submission; later calls get an error observation."""
+        if self.submission is not None:
+            return {"error": ALREADY_SUBMITTED}
+        for name, value in (("data_jsonl", data_jsonl), ("metadata_json", metadata_json),
+                            ("run_log", run_log)):
+            if not isinstance(value, str):
+                return {"error": f"{name} must be a string, got {type(value).__name__}; "
+                                 "nothing was submitted"}
+        size = sum(len(s.encode("utf-8", "surrogatepass"))
+                   for s in (data_jsonl, metadata_json, run_log))
+        if size > MAX_SUBMISSION_BYTES:
+            return {"error": f"submission too large: {size} bytes > {MAX_SUBMISSION_BYTES}; "
+                             "nothing was submitted"}
+        self.submission = Submission(data_jsonl, metadata_json, run_log)
+        lines = sum(1 for line in data_jsonl.splitlines() if line.strip())
+        return {"status": "accepted", "lines_received": lines, "task_id": self.task.task_id}
+
+    # -- internals -----------------------------------------------------------------------------
+    def _fault(self, counter: int, page: Any,
+               perturbations: Sequence[Perturbation]) -> Observation | None:
+        for p in perturbations:
+            if p.kind == "fault":
+                return http_error(p.status or 429)
+        for code, fails in ((429, self._fail_429), (500, self._fail_500)):
+            if counter in fails and (code, counter) not in self.fired:
+                self.fired.add((code, counter))
+                return http_error(code)
+        if (self.task.adaptive and self.profile == "legacy" and isinstance(page, int)
+                and page > 3 and counter % 3 == 0 and (429, counter) not in self.fired):
+            self.fired.add((429, counter))
+            return http_error(429)
+        return None
+
+    def _serve(self, counter: int, page: int,
+               perturbations: Sequence[Perturbation]) -> Observation:
+        t = self.task
+        ps = t.page_size
+        total_pages = math.ceil(t.rows / ps)
+        start = (page - 1) * ps
+        if t.drift:
+            order = faults.drift_order(t, self.seed, self.profile, counter)[start:start + ps]
+            tuples = [self._rows[i] for i in order]
+        else:
+            tuples = list(self._rows[start:start + ps])
+        rows = [dict(zip(ROW_FIELDS, tup, strict=True)) for tup in tuples]
+        rows = self._duplicates(counter, page, rows, perturbations)
+        self.last_rows = rows
+        add_totals = t.totals or (t.adaptive and self.profile == "legacy" and page > 4)
+        add_totals = add_totals or any(p.kind == "totals" for p in perturbations)
+        if add_totals and rows:
+            rows = [totals_row(t, page, rows), *rows]
+        return {"rows": rows, "page": page, "page_size": ps, "total_pages": total_pages,
+                "total_rows": t.rows, "has_more": page < total_pages, "task_id": t.task_id}
+
+    def _duplicates(self, counter: int, page: int, rows: list[dict[str, Any]],
+                    perturbations: Sequence[Perturbation]) -> list[dict[str, Any]]:
+        t = self.task
+        prev = self.last_rows
+        if self.profile == "legacy":
+            rate, cross = t.dup_rate, t.cross_rate
+            if t.adaptive:
+                rate = min(0.05 + 0.03 * (page - 1), 0.40)
+                cross = rate / 2
+            if rate or cross:
+                rows = faults.inject_duplicates_legacy(t.task_id, counter, rows, prev, rate, cross)
+            return rows
+        if t.dup_rate or t.cross_rate:
+            rows, _ = faults.inject_duplicates_seeded(
+                f"{t.task_id}:dup:{self.seed}:{counter}", rows, prev, t.dup_rate, t.cross_rate)
+        for p in perturbations:
+            if p.kind == "corrupt" and p.corruption == "duplicate" and p.rate > 0:
+                rows, _ = faults.inject_duplicates_seeded(
+                    f"{t.task_id}:adv-dup:{self.seed}:{counter}", rows, prev, p.rate, p.rate / 2)
+            elif p.kind == "corrupt" and p.corruption == "drop" and p.rate > 0:
+                rows = faults.drop_rows(f"{t.task_id}:adv-drop:{self.seed}:{counter}", rows,
+                                        p.rate)
+        return rows
+
+
+def _validate(page: Any, page_size: Any) -> str:
+    """Return why the arguments are invalid, or '' when they are fine."""
+    if isinstance(page, bool) or not isinstance(page, int):
+        return f"page must be an integer >= 1, got {page!r}"
+    if page < 1:
+        return f"page must be >= 1 (pages are 1-indexed), got {page}"
+    if page_size is not None and (
+        isinstance(page_size, bool) or not isinstance(page_size, int)
+        or not 1 <= page_size <= MAX_PAGE_SIZE
+    ):
+        return (f"page_size must be an integer in 1..{MAX_PAGE_SIZE}, got {page_size!r} "
+                "(the task's page size applies regardless)")
+    return ""

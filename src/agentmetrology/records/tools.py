@@ -1,0 +1,40 @@
+"""The tool protocol: a named, described, JSON-schema'd callable that returns an observation."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+Observation = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """What an agent is told about a tool: name, description and JSON schema of its arguments."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Return the spec as a plain dict (name, description, parameters)."""
+        return {"name": self.name, "description": self.description,
+                "parameters": self.parameters}
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """A tool: its spec and the callable that executes it with keyword arguments."""
+
+    spec: ToolSpec
+    fn: Callable[..., Observation]
+
+    @property
+    def name(self) -> str:
+        """Return the tool's name."""
+        return self.spec.name
+
+    def __call__(self, **kwargs: Any) -> Observation:
+        """Run the tool and return its observation."""
+        return self.fn(**kwargs)

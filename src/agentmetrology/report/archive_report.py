@@ -1,0 +1,311 @@
+"""Render `report.md` and `report.html` from the archive.json dict, and nothing else.
+
+No number is computed here: every number printed is a value of archive.json, formatted at the
+report's precision, and every text block passes the number guard before anything is written.
+Identifiers (cells, tasks, episode ids, digests) are printed as `code spans`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentmetrology.report import html as H
+from agentmetrology.report.numberguard import NumberGuard
+
+
+@dataclass(slots=True)
+class Block:
+    """One report block: heading, paragraph, note, list, table or chart."""
+
+    kind: str
+    text: str = ""
+    level: int = 2
+    items: list[str] = field(default_factory=list)
+    headers: list[str] = field(default_factory=list)
+    rows: list[list[str]] = field(default_factory=list)
+    bars: list[H.Bar] = field(default_factory=list)
+    max_value: float | None = None
+
+    def texts(self) -> list[str]:
+        """Return every human-readable string of the block (what the guard checks)."""
+        out = [self.text, *self.items, *self.headers, *(c for r in self.rows for c in r)]
+        return out + [b.text for b in self.bars] + [b.label for b in self.bars]
+
+
+class _Doc:
+    """Collects blocks; `g` formats numbers exactly as the guard expects them."""
+
+    def __init__(self, g: NumberGuard) -> None:
+        self.g = g
+        self.blocks: list[Block] = []
+
+    def h(self, text: str, level: int = 2) -> None:
+        self.blocks.append(Block("h", text, level=level))
+
+    def p(self, text: str) -> None:
+        self.blocks.append(Block("p", text))
+
+    def note(self, text: str) -> None:
+        self.blocks.append(Block("note", text))
+
+    def table(self, headers: list[str], rows: list[list[Any]], caption: str = "") -> None:
+        self.blocks.append(Block("table", caption, headers=headers,
+                                 rows=[[self.cell(c) for c in r] for r in rows]))
+
+    def chart(self, title: str, bars: list[H.Bar], max_value: float | None = None) -> None:
+        self.blocks.append(Block("chart", title, bars=bars, max_value=max_value))
+
+    def money(self, value: float | None) -> str:
+        """Return a cost with significant digits (costs span many scales)."""
+        return self.g.sig(value)
+
+    def cell(self, value: Any) -> str:
+        if value is None:
+            return "n/a"
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        if isinstance(value, int | float):
+            return self.g.fmt(value)
+        return str(value)
+
+
+def _code(text: Any) -> str:
+    return "`" + str(text).replace("`", "'") + "`"
+
+
+def _header(d: _Doc, doc: dict[str, Any]) -> None:
+    a = doc["archive"]
+    d.h(f"Archive audit: {_code(a['source'])}", 1)
+    d.p(f"Format {_code(a['format'])}: {a['episodes']} episodes over {a['tasks']} tasks in "
+        f"{a['cells']} cell(s) and {a['runs']} run(s); {a['spans']} trace spans. "
+        f"Produced by {_code('agentmetrology ' + doc['package']['version'])}.")
+    rows = [[i["role"], _code(i["name"]), i["bytes"], _code(i["sha256"])] for i in doc["inputs"]]
+    if rows:
+        d.table(["input", "file", "bytes", "sha256"], rows)
+    load = doc["load"]
+    if load["problem_count"]:
+        d.p(f"{load['problem_count']} load problem(s); each malformed item was skipped:")
+        d.blocks.append(Block("list", items=[_code(p) for p in load["problems"]]))
+
+
+def _coverage(d: _Doc, doc: dict[str, Any]) -> None:
+    cov, g = doc["coverage"], d.g
+    o = cov["overall"]
+    d.h("Coverage: what was graded")
+    d.p(f"Of {o['planned']} planned episodes, {o['graded']} were graded (graded fraction "
+        f"{g.fmt(o['graded_fraction'])}); {o['counts']['ungraded']} were stored without a grade "
+        f"and {o['counts']['invalid_replay']} are invalid replays. Passes: {o['counts']['pass']}; "
+        f"failures: {o['counts']['fail']}.")
+    if o["bounds"]:
+        d.p(f"The stored score {g.fmt(o['score_stored'])} counts every unresolved episode as a "
+            f"failure. With the ungraded share {g.fmt(o['ungraded_share'])}, the score over all "
+            f"planned episodes lies between {g.fmt(o['bounds']['lower'])} and "
+            f"{g.fmt(o['bounds']['upper'])}: worst-case identification bounds, not a confidence "
+            f"interval. Over graded episodes only the score is {g.fmt(o['score_graded_only'])}.")
+    d.table(["cell", "planned", "graded", "valid-recovered", "pass", "fail", "ungraded",
+             "invalid replay", "stored score", "lower", "upper"],
+            [[_code(c["cell"]), c["planned"], c["graded"], c["valid_recovered"],
+              c["counts"]["pass"], c["counts"]["fail"], c["counts"]["ungraded"],
+              c["counts"]["invalid_replay"], c["score_stored"],
+              (c["bounds"] or {}).get("lower"), (c["bounds"] or {}).get("upper")]
+             for c in cov["cells"]], "Denominators and bounds per cell")
+    d.chart("Outcomes", [
+        H.Bar(k, float(o["counts"][k]), str(o["counts"][k]), col)
+        for k, col in (("pass", "#2e7d32"), ("fail", "#c62828"), ("ungraded", "#9e9e9e"),
+                       ("invalid_replay", "#6a1b9a"))])
+    d.note(cov["recovery"]["reason"] + ".")
+    _unresolved(d, cov)
+    _pairs(d, cov)
+
+
+def _unresolved(d: _Doc, cov: dict[str, Any]) -> None:
+    if not cov["unresolved_episodes"]:
+        return
+    d.h("Episodes without a usable grade", 3)
+    d.table(["reason", "meaning"], [[_code(k), v] for k, v in cov["reason_codes"].items()])
+    d.table(["episode", "task", "trial", "outcome", "reason", "stored score", "detail"],
+            [[_code(e["episode_id"]), _code(e["task"]), e["trial"], e["outcome"],
+              _code(e["reason"]), e["stored_score"], e["detail"]]
+             for e in cov["unresolved_episodes"]])
+
+
+def _pairs(d: _Doc, cov: dict[str, Any]) -> None:
+    if cov["differences"]:
+        d.h("Differences between cells", 3)
+        d.table(["A", "B", "stored difference", "lower", "upper", "sign identified"],
+                [[_code(x["a"]), _code(x["b"]), x["delta_stored"], x["lower"], x["upper"],
+                  x["sign_identified"]] for x in cov["differences"]])
+    if cov["ties"]:
+        d.p("Tie thresholds: the pass fraction `q_A` among A's unresolved episodes needed to tie "
+            "B, as `q_A* = intercept + slope * q_B`; outside `[0, 1]` no tie is possible.")
+        d.table(["A", "B", "intercept", "slope", "`q_A*` at `q_B = 0`", "`q_A*` at `q_B = 1`",
+                 "tie possible"],
+                [[_code(t["a"]), _code(t["b"]), t["intercept"], t["slope"], t["at_qb0"],
+                  t["at_qb1"], t["possible"]] for t in cov["ties"]])
+
+
+def _passk(d: _Doc, doc: dict[str, Any]) -> None:
+    d.h("pass^k, with unresolved episodes shown")
+    for cell in doc["pass_hat_k"]:
+        rows = cell["rows"]
+        stored = ", ".join(d.g.fmt(r["stored"]) for r in rows)
+        if not rows:
+            d.p(f"{_code(cell['cell'])}: pass^k is undefined (no task has a trial).")
+            continue
+        d.p(f"{_code(cell['cell'])}: {cell['tasks']} tasks; pass^k as stored for k up to "
+            f"{rows[-1]['k']}: {stored}. {cell['unresolved_episodes']} unresolved episode(s) in "
+            f"{cell['tasks_with_unresolved']} task(s) count as failures there; counting them as "
+            "passes gives the upper column.")
+        d.table(["k", "as stored", "upper"], [[r["k"], r["stored"], r["upper"]] for r in rows])
+        d.chart(f"pass^k as stored: {cell['cell']}",
+                [H.Bar(f"k = {r['k']}", r["stored"] or 0.0, d.g.fmt(r["stored"])) for r in rows],
+                max_value=1.0)
+
+
+def _tasks(d: _Doc, doc: dict[str, Any]) -> None:
+    t = doc["tasks"]
+    c = t["counts"]
+    d.h("Tasks with mixed outcomes across trials")
+    d.p(f"{c['mixed']} of {c['tasks']} tasks (counted per cell) have more than one outcome "
+        "across trials "
+        f"({c['pass_and_fail']} both pass and fail); {c['always_pass']} always pass, "
+        f"{c['always_fail']} always fail, {c['with_unresolved']} have an unresolved trial. "
+        "Outcome letters in trial order: P pass, F fail, U ungraded, I invalid replay.")
+    if t["mixed"]:
+        d.table(["cell", "task", "trials", "pass", "fail", "ungraded", "invalid", "outcomes"],
+                [[_code(m["cell"]), _code(m["task"]), m["trials"], m["pass"], m["fail"],
+                  m["ungraded"], m["invalid_replay"], _code(m["outcomes"])] for m in t["mixed"]])
+
+
+def _cost(d: _Doc, doc: dict[str, Any]) -> None:
+    c, g = doc["cost"], d.g
+    d.h("Cost: one charge per billable event")
+    if not c["applicable"]:
+        d.p(f"Not applicable: {c['reason']}.")
+        return
+    unit = "cost" if c["weight"] == "cost" else "tokens (input + output)"
+    d.p(f"{c['model_spans']} model-call spans of {c['spans']} spans; weights are {unit}. "
+        f"{c['billable_events']} billable events, {c['duplicated_events']} of them copied by "
+        f"outer spans ({c['extra_copies']} extra copies). All-span total over root-span total: "
+        f"{g.fmt(c['ratio_all_to_root'])}; all-span total over corrected total: "
+        f"{g.fmt(c['ratio_all_to_corrected'])}; cost-weighted multiplicity "
+        f"`C_all / C*` = {g.fmt(c['multiplicity'])}.")
+    d.table(["total", "spans", "input", "output", "cached", "cost"],
+            [[name, t["spans"], t["input"], t["output"], t["cached"], d.money(t["cost"])]
+             for name, t in (("all spans", c["all_spans"]), ("root spans", c["root_spans"]),
+                             ("corrected", c["corrected"]))])
+    a = c["alignment"]
+    d.p(f"Alignment of outer spans: {a['by_response_id']} by response id, {a['by_usage']} by "
+        f"usage, {a['by_usage_sum']} by summed usage; {a['unresolved']} unresolved (share "
+        f"{g.fmt(a['unresolved_share'])} of outer spans, {g.fmt(a['unresolved_weight_share'])} "
+        f"of the all-span weight), kept as billable events. Orphan spans: {a['orphans']}; "
+        f"repeated span ids: {a['duplicate_span_ids']}. Spans sharing an attempt id (kept "
+        f"apart): {c['shared_attempt_ids']}.")
+    d.table(["run", "all-span cost", "corrected cost", "all-span input", "corrected input",
+             "all / corrected", "multiplicity"],
+            [[_code(r["run"]), d.money(r["all_spans"]["cost"]), d.money(r["corrected"]["cost"]),
+              r["all_spans"]["input"], r["corrected"]["input"], r["ratio_all_to_corrected"],
+              r["multiplicity"]] for r in c["runs"]], "Per run")
+    _pareto(d, c["pareto"])
+
+
+def _pareto(d: _Doc, p: dict[str, Any]) -> None:
+    if not p["applicable"]:
+        d.note(f"Pareto frontier: {p['reason']}.")
+        return
+    d.table(["run", "accuracy", "stored cost", "corrected cost", "frontier (stored)",
+             "frontier (corrected)"],
+            [[_code(r["run"]), r["accuracy"], d.money(r["cost_stored"]),
+              d.money(r["cost_corrected"]),
+              r["frontier_stored"], r["frontier_corrected"]] for r in p["rows"]],
+            "Cost–accuracy frontier on stored vs corrected costs")
+    enter = ", ".join(_code(x) for x in p["entering"]) or "none"
+    leave = ", ".join(_code(x) for x in p["leaving"]) or "none"
+    d.p(f"Rows entering the frontier on corrected costs: {enter}. Rows leaving it: {leave}.")
+
+
+def _provenance(d: _Doc, doc: dict[str, Any]) -> None:
+    p = doc["provenance"]
+    d.h("Action provenance")
+    labels = ", ".join(f"{_code(k)}: {v}" for k, v in p["actor_labels"].items()) or "none"
+    d.p(f"Actor labels on archived actions: {labels}.")
+    if not p["applicable"]:
+        d.p(f"Alignment not applicable: {p['reason']}.")
+        return
+    d.p(f"{p['episodes_checked']} episodes have a raw model log: {p['executed_calls']} executed "
+        f"calls against {p['archived_actions']} archived actions; {p['matched']} matched in order "
+        f"({p['ambiguous_matched']} of them among identical repeated actions). "
+        f"{p['candidates']} archived actions match no executed call: candidate grader "
+        f"provenance. {p['ambiguous_candidates']} more are unmatched copies of repeated "
+        f"identical actions (which copy is extra is ambiguous). Episodes with either kind: "
+        f"{p['episodes_with_candidates']}. Executed calls missing from the archive: "
+        f"{p['unmatched_executed']}.")
+    if p["episodes"]:
+        d.table(["episode", "task", "candidates", "ambiguous"],
+                [[_code(e["episode_id"]), _code(e["task"]),
+                  ", ".join(_code(f"{c['index']}:{c['name']}") for c in e["candidates"]),
+                  ", ".join(_code(f"{c['index']}:{c['name']}") for c in e["ambiguous"])]
+                 for e in p["episodes"]])
+
+
+def _replay(d: _Doc, doc: dict[str, Any]) -> None:
+    r = doc["replay"]
+    if not r["declared"]:
+        return
+    d.h("Replay gate")
+    d.p(f"{r['declared']} episodes declare a replay; {r['invalid']} fail the gate and count as "
+        "invalid replay, not as failures.")
+    d.table(["reason", "episodes"], [[k, v] for k, v in r["reasons"].items()])
+
+
+def build_blocks(doc: dict[str, Any], guard: NumberGuard) -> list[Block]:
+    """Return the report's blocks for an archive.json dict (formatting only)."""
+    d = _Doc(guard)
+    for section in (_header, _coverage, _passk, _tasks, _cost, _provenance, _replay):
+        section(d, doc)
+    return d.blocks
+
+
+def to_markdown(blocks: list[Block]) -> str:
+    """Return Markdown for the blocks (charts are HTML-only and omitted)."""
+    out: list[str] = []
+    for b in blocks:
+        if b.kind == "h":
+            out.append("#" * b.level + " " + b.text)
+        elif b.kind in ("p", "note"):
+            out.append(b.text if b.kind == "p" else f"_{b.text}_")
+        elif b.kind == "list":
+            out.append("\n".join(f"- {i}" for i in b.items))
+        elif b.kind == "table":
+            rows = [b.headers, ["---"] * len(b.headers), *b.rows]
+            cap = f"{b.text}\n\n" if b.text else ""
+            out.append(cap + "\n".join("| " + " | ".join(c.replace("|", "\\|") for c in r)
+                                       + " |" for r in rows))
+    return "\n\n".join(out) + "\n"
+
+
+def to_html(blocks: list[Block], title: str) -> str:
+    """Return a self-contained HTML page for the blocks."""
+    parts: list[str] = []
+    for b in blocks:
+        if b.kind == "h":
+            parts.append(H.heading(b.text, b.level))
+        elif b.kind in ("p", "note"):
+            parts.append(H.paragraph(b.text, "note" if b.kind == "note" else None))
+        elif b.kind == "list":
+            parts.append(H.bullet_list(b.items))
+        elif b.kind == "table":
+            parts.append(H.table(b.headers, b.rows, b.text or None))
+        elif b.kind == "chart":
+            parts.append(H.figure(H.bar_chart(b.bars, b.text, b.max_value)))
+    return H.page(title, "\n".join(parts))
+
+
+def render_archive_report(doc: dict[str, Any], precision: int = 3) -> tuple[str, str]:
+    """Return (report.md, report.html) for an archive.json dict; refuses unguarded numbers."""
+    guard = NumberGuard(doc, precision=precision)
+    blocks = build_blocks(doc, guard)
+    guard.check(*(t for b in blocks for t in b.texts()))
+    title = f"Archive audit: {doc['archive']['source']}"
+    return to_markdown(blocks), to_html(blocks, title)

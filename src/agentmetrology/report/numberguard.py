@@ -1,0 +1,120 @@
+"""The number guard: every number in generated prose must appear in the source JSON.
+
+A report may format numbers but never compute new ones. The guard collects every number of the
+source JSON (numbers, and number tokens inside its strings) and the forms a report may print
+them in: the exact value, the value at the report's precision (`fmt`), with the report's
+significant digits (`sig`, for amounts such as costs), and as a percentage at the report's
+percent precision (`pct`). A prose number matching none of these makes the guard
+refuse the report. Identifiers (task ids, digests, versions) belong in `code spans`, which the
+guard skips; digits glued to letters (`gpt-4o`, `sha256`) are not numbers.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+# a minus sign belongs to the number only when it does not join two words ("30-80%" is a range)
+NUMBER = re.compile(r"(?:(?<![^\s(\[{=:;,])-)?(?<![\w.])\d+(?:\.\d+)?%?(?!\w)(?!\.\d)")
+CODE_SPAN = re.compile(r"`[^`]*`")
+
+
+class NumberGuardError(ValueError):
+    """Raised when prose contains a number absent from the source JSON; the report is refused."""
+
+    def __init__(self, offending: list[tuple[str, str]]) -> None:
+        self.offending = offending
+        shown = "; ".join(f"{tok!r} in {ctx!r}" for tok, ctx in offending[:5])
+        super().__init__(f"report refused: {len(offending)} number(s) not in the source JSON: "
+                         f"{shown}")
+
+
+def _numbers(value: Any) -> Iterable[int | float | str]:
+    """Yield every number of a JSON value, and every number token inside its strings."""
+    if isinstance(value, bool) or value is None:
+        return
+    if isinstance(value, int | float):
+        yield value
+    elif isinstance(value, str):
+        for m in NUMBER.finditer(value):
+            yield m.group(0)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _numbers(k)
+            yield from _numbers(v)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            yield from _numbers(v)
+
+
+def _clean(token: str) -> str:
+    return "0" + token[2:] if token.startswith("-0") and set(token) <= set("-0.%") else token
+
+
+@dataclass
+class NumberGuard:
+    """Checks prose against a source JSON at a fixed precision (see module docstring)."""
+
+    source: Any
+    precision: int = 3
+    percent_precision: int = 1
+    significant: int = 4  # for amounts of any scale (costs), printed with `sig`
+    _allowed: set[str] = field(default_factory=set, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        for num in _numbers(self.source):
+            if isinstance(num, str):
+                self._allowed.add(num)
+            else:
+                self._allowed.update(self.forms(num))
+
+    def fmt(self, value: float | int | None, missing: str = "n/a") -> str:
+        """Return a number as the report prints it: ints as is, floats at the precision."""
+        if value is None:
+            return missing
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        return _clean(f"{value:.{self.precision}f}")
+
+    def pct(self, value: float | None, missing: str = "n/a") -> str:
+        """Return a fraction as a percentage at the report's percent precision."""
+        if value is None:
+            return missing
+        return _clean(f"{100 * value:.{self.percent_precision}f}%")
+
+    def sig(self, value: float | int | None, missing: str = "n/a") -> str:
+        """Return a number with the report's significant digits (plain notation only)."""
+        if value is None:
+            return missing
+        text = f"{value:.{self.significant}g}"
+        return self.fmt(value) if "e" in text else _clean(text)
+
+    def forms(self, num: float | int) -> set[str]:
+        """Return every printed form the guard accepts for one source number."""
+        if isinstance(num, float) and not math.isfinite(num):
+            return set()
+        out = {str(num), self.fmt(num), self.pct(float(num)), self.sig(num)}
+        if isinstance(num, float):
+            out.add(_clean(f"{num:.{self.precision}f}"))
+            if num.is_integer():
+                out.add(str(int(num)))
+        return out
+
+    def offending(self, text: str) -> list[tuple[str, str]]:
+        """Return (token, context) for every number in `text` that the source does not hold."""
+        bare = CODE_SPAN.sub(lambda m: " " * len(m.group(0)), text)
+        bad = []
+        for m in NUMBER.finditer(bare):
+            if _clean(m.group(0)) not in self._allowed:
+                lo, hi = max(0, m.start() - 30), min(len(bare), m.end() + 30)
+                bad.append((m.group(0), text[lo:hi]))
+        return bad
+
+    def check(self, *texts: str) -> None:
+        """Raise NumberGuardError when any text holds a number absent from the source."""
+        bad = [item for t in texts for item in self.offending(t)]
+        if bad:
+            raise NumberGuardError(bad)

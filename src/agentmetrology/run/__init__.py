@@ -1,0 +1,1 @@
+"""Running episodes and campaigns, and scoring what they produce."""

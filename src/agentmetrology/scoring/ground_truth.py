@@ -1,0 +1,140 @@
+"""The valid ComtradeBench scorer: F1 of submitted record ids against the exact ground truth.
+
+S = record_ids of submitted lines that parse (a JSON object with a string `record_id`),
+G = the ground-truth ids of (task, seed, profile), U = S ∩ G counted once.
+R = |U|/|G|, P = |U|/lines where *every* non-blank line counts (duplicates, totals rows,
+fabricated and unparsable lines all inflate the denominator), F1 = 2RP/(R+P), 0 when U is empty.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Final
+
+from agentmetrology.envs.comtrade.generator import ground_truth_ids, is_totals_row
+from agentmetrology.envs.comtrade.tasks import PROFILES, TASKS, Profile
+from agentmetrology.records.assessment import Assessment, Status
+from agentmetrology.scoring.submission import Submission, make_submission
+
+GROUND_TRUTH_SCORER: Final = "ground_truth_f1"
+GROUND_TRUTH_VERSION: Final = "1.0.0"
+
+
+@dataclass(frozen=True, slots=True)
+class LineCounts:
+    """What the submitted lines were: parsed ids, duplicates, totals rows, spurious, unparsable."""
+
+    lines: int  # non-blank lines: the precision denominator
+    matched: int  # |U|
+    duplicates: int  # parsed lines whose record_id was already seen earlier in the file
+    totals_rows: int  # parsed lines that are totals rows (may also be duplicates)
+    spurious: int  # distinct ids of non-totals rows that are not in G
+    unparsable: int  # lines that are not a JSON object with a string record_id
+
+
+@lru_cache(maxsize=64)
+def _truth(task_id: str, seed: int | None, profile: Profile) -> frozenset[str]:
+    # Building G allocates one string per row (2,345 for T2): do it once per (task, seed).
+    # A small cache: a T2 entry holds ~0.3 MB, and a rebuild costs far less than a scoring.
+    return ground_truth_ids(task_id, seed, profile)
+
+
+def count_lines(values: tuple[Any, ...], truth: frozenset[str]) -> LineCounts:
+    """Return the line counts of parsed JSONL values against the ground-truth ids."""
+    seen: set[str] = set()
+    spurious: set[str] = set()
+    duplicates = totals = unparsable = 0
+    for value in values:
+        if type(value) is not dict:
+            unparsable += 1
+            continue
+        rid = value.get("record_id")
+        if type(rid) is not str:
+            unparsable += 1
+            continue
+        if rid in seen:
+            duplicates += 1
+        else:
+            seen.add(rid)
+        if is_totals_row(value):
+            totals += 1
+        elif rid not in truth:
+            spurious.add(rid)
+    matched = len(seen & truth)  # CPython iterates the smaller of the two sets
+    return LineCounts(len(values), matched, duplicates, totals, len(spurious), unparsable)
+
+
+def f1_components(counts: LineCounts, truth_size: int) -> dict[str, float | int]:
+    """Return recall, precision, f1 and the counts as the assessment's components."""
+    u = counts.matched
+    recall = u / truth_size if truth_size else 0.0
+    precision = u / counts.lines if counts.lines else 0.0
+    f1 = 2 * recall * precision / (recall + precision) if u else 0.0
+    return {
+        "f1": f1, "recall": recall, "precision": precision, "matched": u,
+        "truth": truth_size, "lines": counts.lines, "duplicates": counts.duplicates,
+        "totals_rows": counts.totals_rows, "spurious": counts.spurious,
+        "unparsable": counts.unparsable,
+    }
+
+
+def _reasons(c: dict[str, float | int]) -> tuple[str, ...]:
+    """Return one short reason per kind of shortfall (empty for a perfect submission)."""
+    out = []
+    if not c["lines"]:
+        out.append("empty submission: no non-blank data lines")
+    missing = int(c["truth"]) - int(c["matched"])
+    if missing and c["lines"]:
+        out.append(f"{missing} of {c['truth']} ground-truth records missing")
+    for key, label in (("duplicates", "duplicate lines"), ("totals_rows", "totals rows kept"),
+                       ("spurious", "ids not in the ground truth"),
+                       ("unparsable", "lines that are not a JSON object with a string record_id")):
+        if c[key]:
+            out.append(f"{c[key]} {label}")
+    return tuple(out)
+
+
+def _invalid(reasons: list[str] | tuple[str, ...], evidence_digest: str) -> Assessment:
+    return Assessment(GROUND_TRUTH_SCORER, GROUND_TRUTH_VERSION, "INVALID", None, {},
+                      tuple(reasons), evidence_digest)
+
+
+def _check_target(task_id: str, seed: int | None, profile: str) -> str | None:
+    """Return why (task, seed, profile) names no ground truth, or None."""
+    if task_id not in TASKS:
+        return f"unknown task {task_id!r}; known tasks: {', '.join(TASKS)}"
+    if profile not in PROFILES:
+        return f"unknown profile {profile!r}; known profiles: {', '.join(PROFILES)}"
+    if profile == "seeded" and (type(seed) is not int):
+        return f"the seeded profile needs an integer seed, got {seed!r}"
+    return None
+
+
+def ground_truth_f1(submission: Submission | str | bytes | None, task_id: str,
+                    seed: int | None, profile: str = "seeded", *,
+                    evidence_digest: str | None = None) -> Assessment:
+    """Return the ground-truth F1 Assessment of a submission (or of its data.jsonl text)."""
+    if submission is not None and not isinstance(submission, Submission):
+        submission = make_submission(data_jsonl=submission)
+    ev = evidence_digest
+    if ev is None:
+        ev = submission.digest if submission is not None else ""
+    bad_target = _check_target(task_id, seed, profile)
+    if bad_target:
+        return _invalid([bad_target], ev)
+    prof: Profile = "legacy" if profile == "legacy" else "seeded"
+    truth = _truth(task_id, None if prof == "legacy" else seed, prof)
+    if submission is not None and (problems := submission.problems_for("data_jsonl")):
+        return _invalid(problems, ev)
+    if submission is None or submission.data_jsonl is None:
+        # No submission is the agent's failure to answer, a measurement of 0, not INVALID.
+        comps = f1_components(LineCounts(0, 0, 0, 0, 0, 0), len(truth))
+        reason = "no submission" if submission is None else "no submission: data.jsonl is missing"
+        return Assessment(GROUND_TRUTH_SCORER, GROUND_TRUTH_VERSION, "FAIL", 0.0, comps,
+                          (reason,), ev)
+    comps = f1_components(count_lines(submission.parsed_data.values, truth), len(truth))
+    f1 = float(comps["f1"])
+    status: Status = "PASS" if f1 == 1.0 else ("PARTIAL" if f1 > 0.0 else "FAIL")
+    return Assessment(GROUND_TRUTH_SCORER, GROUND_TRUTH_VERSION, status, f1, comps,
+                      _reasons(comps), ev)

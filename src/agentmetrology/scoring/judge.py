@@ -1,0 +1,393 @@
+"""The original six-dimension 0-100 ComtradeBench shape judge, kept as an object of study.
+
+It never sees ground truth: it scores how a submission *looks* (declared metadata, row shape,
+log vocabulary), which is why fabricated rows with self-consistent metadata score as high as the
+true rows. We keep it, reproduced clause by clause from specs/comtrade.md ("Shape judge"), so
+that its failure modes can be measured next to the ground-truth F1. Where the original raised
+on odd input, this one returns INVALID with a reason and score 0; it never raises.
+
+The status is only a label (PASS at 100, FAIL at 0, PARTIAL between, INVALID when unscorable);
+the measurement is the total in `score`, and `components` holds the six dimensions, unrounded.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from operator import itemgetter
+from typing import Any, Final
+
+from agentmetrology.envs.comtrade.tasks import JUDGE_BASELINES, TASKS, ComtradeTask, Query
+from agentmetrology.records.assessment import Assessment, Status
+from agentmetrology.scoring.submission import (
+    FILE_NAMES,
+    PARTS,
+    Submission,
+    make_submission,
+    parse_json,
+)
+
+JUDGE_SCORER: Final = "shape_judge"
+JUDGE_VERSION: Final = "1.0.0"
+# Dimension names and their maxima, in the order they are summed.
+DIMENSIONS: Final[tuple[tuple[str, float], ...]] = (
+    ("completeness", 15.0), ("correctness", 30.0), ("robustness", 15.0),
+    ("efficiency", 15.0), ("data_quality", 15.0), ("observability", 10.0),
+)
+REQUIRED_KEYS: Final = ("task_id", "query", "row_count", "schema", "dedup_key")
+QUERY_FIELDS: Final = ("reporter", "partner", "flow", "hs", "year")
+RETRY_WORDS_429: Final = ("retry status", "retrying", "backoff")
+STRONG_WORDS_429: Final = ("exponential", "backoff")
+RETRY_WORDS_500: Final = ("retry status", "retrying")
+STRONG_WORDS_500: Final = ("max", "limit")
+VALUE_FIELDS: Final = ("value", "trade_value", "tradeValue", "primaryValue")
+QUANTITY_FIELDS: Final = ("qty", "quantity", "netWgt")
+OBS_WORDS: Final = ("task_id", "page", "request", "complete")
+LEVEL_WORDS: Final = ("info", "warn", "error")
+END_WORDS: Final = ("complete", "finish", "done", "success", "fail", "error", "stop")
+DEFAULT_BASELINE: Final = 5
+TIME_LIMIT_S: Final = 45
+_REQUEST_RE: Final = re.compile(r"request=(\d+)")
+# Request numbers beyond this are all "far over budget"; capping keeps int() away from
+# Python's digit limit on a hostile log.
+_RC_CAP: Final = 10**18
+_NONE: Final = type(None)
+
+
+def _num(v: object) -> bool:
+    """Return True for a JSON number (int or float; bool is not a number here)."""
+    return type(v) is int or type(v) is float
+
+
+def _clamp(x: float, lo: float, hi: float) -> float:
+    return lo if x < lo else hi if x > hi else x
+
+
+def _json_type(v: object) -> str:
+    """Return the JSON type name of a parsed value, for reasons."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "boolean"
+    if _num(v):
+        return "number"
+    names: dict[type, str] = {dict: "object", list: "array", str: "string"}
+    return names.get(type(v), type(v).__name__)
+
+
+# ---- dimensions -------------------------------------------------------------------------------
+
+def completeness(meta: dict[str, Any]) -> float:
+    """Return 15 * (present keys among task_id, query, row_count, schema, dedup_key) / 5."""
+    return 15.0 * sum(1 for k in REQUIRED_KEYS if k in meta) / 5
+
+
+def query_points(declared: object, query: Query) -> float:
+    """Return 4 * (query fields equal in value *and* type to the task's) / 5."""
+    if not isinstance(declared, dict):
+        return 0.0
+    hits = 0
+    for name, want in query.as_dict().items():
+        got = declared.get(name, None)
+        # Type-sensitive: "2022" or 2022.0 for the int year do not count, nor 276 for "276".
+        if type(got) is type(want) and got == want:
+            hits += 1
+    return 4.0 * hits / 5
+
+
+def _freeze(v: object) -> object:
+    """Return a hashable stand-in for a parsed JSON value (objects and arrays by content)."""
+    if isinstance(v, dict | list):
+        try:
+            return ("json", json.dumps(v, sort_keys=True, ensure_ascii=False))
+        except (RecursionError, ValueError):
+            return ("id", id(v))
+    return v
+
+
+def dedup_points(dedup_key: object, values: tuple[Any, ...]) -> float:
+    """Return 6 * unique/total under a declared key of >= 3 names (6 if empty, 0 if invalid)."""
+    if not (isinstance(dedup_key, list) and len(dedup_key) >= 3
+            and all(isinstance(k, str) for k in dedup_key)):
+        return 0.0
+    if not values:
+        return 6.0
+    keys: set[tuple[object, ...]] = set()
+    pick = itemgetter(*dedup_key)  # a tuple, since the key has >= 3 names
+    for row in values:
+        if type(row) is not dict:
+            continue  # a line that is not an object has no key: counted in total, never unique
+        try:
+            key = pick(row)
+        except KeyError:  # a missing field counts as null, as with row.get
+            key = tuple(map(row.get, dedup_key))
+        try:
+            keys.add(key)
+        except TypeError:  # an object or array value under a key field
+            keys.add(tuple(_freeze(v) for v in key))
+    return 6.0 * len(keys) / len(values)
+
+
+def totals_penalty(handling: dict[str, Any] | None) -> float:
+    """Return 4 without truthy totals_handling.enabled, else 2 if rows_dropped < 1, else 0."""
+    handling = handling or {}
+    if not handling.get("enabled"):
+        return 4.0
+    dropped = handling.get("rows_dropped")
+    return 2.0 if (0 if dropped is None else dropped) < 1 else 0.0
+
+
+def correctness(meta: dict[str, Any], values: tuple[Any, ...], task: ComtradeTask) -> float:
+    """Return the correctness dimension (row count, schema, query, dedup, count, totals; 0-30)."""
+    n, expected = len(values), task.rows
+    score = 12.0 * _clamp(1 - abs(n - expected) / expected, 0.0, 1.0)
+    schema = meta.get("schema")
+    if isinstance(schema, list):
+        score += 4.0 * min(len(schema) / 9, 1.0)
+    score += query_points(meta.get("query"), task.query)
+    score += dedup_points(meta.get("dedup_key"), values)
+    declared = meta.get("row_count")
+    if _num(declared) and declared == n:
+        score += 4.0
+    if task.judge_family == "totals":
+        score -= totals_penalty(meta.get("totals_handling"))
+    return _clamp(score, 0.0, 30.0)
+
+
+def robustness(log: str, family: str) -> float:
+    """Return the robustness dimension from substring tests on the lowercased log (0-15)."""
+    if family in ("429", "500"):
+        code = family
+        retry_words, strong = ((RETRY_WORDS_429, STRONG_WORDS_429) if family == "429"
+                               else (RETRY_WORDS_500, STRONG_WORDS_500))
+        retried = any(w in log for w in retry_words)
+        if code in log and retried and any(w in log for w in strong):
+            return 15.0
+        if code in log and retried:
+            return 12.0
+        return 8.0 if retried else 0.0
+    stripped = log.strip()
+    lines = len(stripped.split("\n")) if stripped else 0
+    if lines >= 5:
+        return 15.0
+    if lines >= 3:
+        return 12.0
+    return 8.0 if len(stripped) > 10 else 0.0
+
+
+def request_count(meta: dict[str, Any], log: str) -> int:
+    """Return meta.request_count if a positive int, else the largest request=N in the log, or 0."""
+    declared = meta.get("request_count")
+    if type(declared) is int and declared > 0:
+        return declared
+    best = 0
+    for m in _REQUEST_RE.finditer(log):
+        digits = m.group(1).lstrip("0")
+        best = max(best, _RC_CAP if len(digits) > 18 else int(digits or "0"))
+    return best
+
+
+def efficiency(meta: dict[str, Any], log: str) -> float:
+    """Return the efficiency dimension: requests against the declared task's baseline, time."""
+    rc = request_count(meta, log)
+    declared_task = meta.get("task_id")
+    # The baseline follows the *declared* task id, as in the original (5 when unknown).
+    b = (JUDGE_BASELINES.get(declared_task, DEFAULT_BASELINE)
+         if isinstance(declared_task, str) else DEFAULT_BASELINE)
+    if rc == 0 or rc <= b:
+        score = 12.0
+    elif rc >= 2 * b:  # min((rc-b)/b, 1) == 1; avoids float overflow for huge counts
+        score = 0.0
+    else:
+        score = 12.0 * (1 - (rc - b) / b)
+    seconds = meta.get("execution_time_seconds")
+    if (0 if seconds is None else seconds) <= TIME_LIMIT_S:
+        score += 3.0
+    return score
+
+
+def valid_row_ratio(rows: list[dict[str, Any]], n: int, schema: list[Any]) -> float:
+    """Return the share of lines that are objects carrying >= half the schema names (0 if none)."""
+    if n == 0:
+        return 0.0
+    if not schema:
+        return len(rows) / n
+    names = [k for k in schema if isinstance(k, str)]  # other names no JSON key can match
+    half = len(schema) / 2
+    good = sum(1 for r in rows if sum(map(r.__contains__, names)) >= half)
+    return good / n
+
+
+def type_consistency(rows: list[dict[str, Any]]) -> float:
+    """Return the share of fields whose non-null values all have one Python type (0 if none)."""
+    # Rows nearly always share a few shapes (keys and value types): reduce to those first.
+    shapes = {(tuple(r), tuple(map(type, r.values()))) for r in rows}
+    types: dict[str, set[type]] = {}
+    for keys, kinds in shapes:
+        for k, t in zip(keys, kinds, strict=True):
+            seen = types.setdefault(k, set())
+            if t is not _NONE:
+                seen.add(t)
+    if not types:
+        return 0.0
+    return sum(1 for t in types.values() if len(t) <= 1) / len(types)
+
+
+def value_ranges(rows: list[dict[str, Any]], year: int) -> float:
+    """Return the share of passed range checks (year, values, quantities; 1.0 if none apply)."""
+    passed = total = 0.0
+    years = [r["year"] for r in rows if "year" in r]
+    total += len(years)
+    for y in years:
+        if type(y) is int or type(y) is float:
+            passed += 1900 <= y <= 2100
+            if y == year:  # the bonus: +0.5 to both passed and total
+                passed += 0.5
+                total += 0.5
+    for k in VALUE_FIELDS:
+        values = [r[k] for r in rows if k in r]
+        total += len(values)
+        passed += sum(1 for v in values if (type(v) is int or type(v) is float) and v >= 0)
+    for k in QUANTITY_FIELDS:
+        values = [r[k] for r in rows if k in r]
+        total += len(values)
+        passed += sum(1 for v in values
+                      if v is None or ((type(v) is int or type(v) is float) and v >= 0))
+    return passed / total if total else 1.0
+
+
+def data_quality(meta: dict[str, Any], values: tuple[Any, ...], task: ComtradeTask) -> float:
+    """Return the data-quality dimension: 5 * (valid rows + type consistency + value ranges)."""
+    rows = [v for v in values if type(v) is dict]
+    schema = meta.get("schema") or []
+    return (5.0 * valid_row_ratio(rows, len(values), schema)
+            + 5.0 * type_consistency(rows)
+            + 5.0 * value_ranges(rows, task.query.year))
+
+
+def observability(log: str, meta: dict[str, Any], meta_text: str) -> float:
+    """Return the observability dimension from words in the log and the metadata text (0-10)."""
+    score = 1.5 * sum(1 for w in OBS_WORDS if w in log or w in meta_text)
+    score += min(2.0, 0.67 * sum(1 for w in LEVEL_WORDS if w in log))
+    if (any(w in log for w in END_WORDS)
+            or "stop_reason" in meta or "pagination_stats" in meta):
+        score += 2.0
+    return score
+
+
+# ---- assembly ---------------------------------------------------------------------------------
+
+def type_problem(meta: object, task: ComtradeTask) -> str | None:
+    """Return why metadata cannot be scored (where the original would have raised), or None."""
+    if not isinstance(meta, dict):
+        return f"metadata.json holds a JSON {_json_type(meta)}, not an object"
+    # null counts as absent; any other value must have the type the rubric computes with.
+    checks: list[tuple[str, object, str]] = [
+        ("query", meta.get("query"), "object"),
+        ("row_count", meta.get("row_count"), "number"),
+        ("schema", meta.get("schema"), "array"),
+        ("execution_time_seconds", meta.get("execution_time_seconds"), "number"),
+    ]
+    if task.judge_family == "totals":  # only the totals family ever reads totals_handling
+        handling = meta.get("totals_handling")
+        checks.append(("totals_handling", handling, "object"))
+        if isinstance(handling, dict):
+            checks.append(("totals_handling.rows_dropped", handling.get("rows_dropped"),
+                           "number"))
+    for name, value, want in checks:
+        if value is not None and _json_type(value) != want:
+            return f"metadata {name} is a JSON {_json_type(value)}, not a {want}"
+    return None
+
+
+def meta_text(meta: dict[str, Any], raw: str) -> str:
+    """Return the lowercased text of the metadata's keys and values."""
+    try:
+        return json.dumps(meta, ensure_ascii=False).lower()
+    except (RecursionError, ValueError):  # nesting deeper than the encoder allows
+        return raw.lower()
+
+
+def dimensions(meta: dict[str, Any], values: tuple[Any, ...], log: str, raw_meta: str,
+               task: ComtradeTask) -> tuple[dict[str, float], list[str]]:
+    """Return the six dimensions after the gates, and reasons naming the gates applied."""
+    dims = {
+        "completeness": completeness(meta),
+        "correctness": correctness(meta, values, task),
+        "robustness": robustness(log, task.judge_family),
+        "efficiency": efficiency(meta, log),
+        "data_quality": data_quality(meta, values, task),
+        "observability": observability(log, meta, meta_text(meta, raw_meta)),
+    }
+    reasons = []
+    if dims["completeness"] < 15:
+        dims["efficiency"] = 0.0
+        reasons.append("gate: completeness < 15, efficiency set to 0")
+    if dims["correctness"] < 21:
+        dims["efficiency"] *= 0.5
+        dims["observability"] *= 0.5
+        reasons.append("gate: correctness < 21, efficiency and observability halved")
+    return dims, reasons
+
+
+def _zeros() -> dict[str, float]:
+    return {name: 0.0 for name, _ in DIMENSIONS}
+
+
+def _assessment(dims: dict[str, float], reasons: list[str], ev: str) -> Assessment:
+    """Return the Assessment of a breakdown: total = round(sum, 1), status a label of it."""
+    total = round(sum(dims[name] for name, _ in DIMENSIONS), 1)
+    status: Status = "PASS" if total >= 100.0 else ("FAIL" if total <= 0.0 else "PARTIAL")
+    return Assessment(JUDGE_SCORER, JUDGE_VERSION, status, total, dims, tuple(reasons), ev)
+
+
+def _invalid(reasons: list[str], ev: str) -> Assessment:
+    return Assessment(JUDGE_SCORER, JUDGE_VERSION, "INVALID", 0.0, {}, tuple(reasons), ev)
+
+
+def shape_judge(submission: Submission | None, task_id: str, *,
+                evidence_digest: str | None = None) -> Assessment:
+    """Return the shape judge's Assessment (score = total 0-100) of a submission for a task."""
+    ev = evidence_digest
+    if ev is None:
+        ev = submission.digest if submission is not None else ""
+    task = TASKS.get(task_id)
+    if task is None:
+        return _invalid([f"unknown task {task_id!r}; known tasks: {', '.join(TASKS)}"], ev)
+    if submission is None:
+        return _assessment(_zeros(), ["no submission"], ev)
+    if problems := submission.problems_for(*PARTS):
+        return _invalid(problems, ev)
+    raw_meta = submission.metadata_json
+    meta: Any = None
+    if raw_meta is not None:
+        meta, err = parse_json(raw_meta)
+        if err is not None:
+            return _assessment(_zeros(), [f"metadata.json is {err}: total 0"], ev)
+    missing = [FILE_NAMES[p] for p in PARTS if getattr(submission, p) is None]
+    if missing:
+        dims = _zeros()
+        dims["completeness"] = 10.0 * (3 - len(missing)) / 3
+        return _assessment(dims, [f"missing: {', '.join(missing)}",
+                                  "only completeness scored (10 * present/3)"], ev)
+    if (problem := type_problem(meta, task)) is not None:
+        return _invalid([problem], ev)
+    values = submission.parsed_data.values
+    log = (submission.run_log or "").lower()
+    dims, reasons = dimensions(meta, values, log, raw_meta or "", task)
+    return _assessment(dims, reasons, ev)
+
+
+def judge_texts(data_jsonl: str | bytes | None, metadata_json: str | bytes | None,
+                run_log: str | bytes | None, task_id: str, *,
+                evidence_digest: str | None = None) -> Assessment:
+    """Return the shape judge's Assessment of the three texts (str, UTF-8 bytes or None)."""
+    return shape_judge(make_submission(data_jsonl, metadata_json, run_log), task_id,
+                       evidence_digest=evidence_digest)
+
+
+def judge_reward(assessment: Assessment) -> float:
+    """Return the judge's RL reward min(total/100, 1) (0 for an INVALID or missing score)."""
+    if assessment.status == "INVALID" or not assessment.score:
+        return 0.0
+    return min(assessment.score / 100.0, 1.0)

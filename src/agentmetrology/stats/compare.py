@@ -1,0 +1,102 @@
+"""The full paired comparison of B against A that `agm stats compare` reports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from .bootstrap import DEFAULT_RESAMPLES
+from .cluster import Labels, resampling_name
+from .equivalence import DEFAULT_MARGIN, equivalence
+from .flips import flips
+from .paired import DEFAULT_DRAWS, cliffs_delta_paired, mcnemar, paired_bootstrap, sign_flip_test
+from .results import EquivalenceResult, Estimate, FlipResult, Record, TestResult
+from .validate import as_pair, check_fraction
+
+
+@dataclass(frozen=True)
+class PairedComparison(Record):
+    """Difference b - a with CIs, sign-flip p, Cliff's delta, equivalence and flips."""
+
+    n_pairs: int
+    n_units: int
+    unit: str
+    difference: Estimate
+    equivalence: EquivalenceResult
+    sign_flip: TestResult
+    cliffs_delta: Estimate
+    flips: FlipResult
+    mcnemar: TestResult
+    tau: float
+    seed: int
+
+
+def compare_paired(
+    a: npt.ArrayLike,
+    b: npt.ArrayLike,
+    *,
+    clusters: Labels | None = None,
+    strata: Labels | None = None,
+    margin: float = DEFAULT_MARGIN,
+    tau: float = 0.9,
+    confidence: float = 0.95,
+    resamples: int = DEFAULT_RESAMPLES,
+    draws: int = DEFAULT_DRAWS,
+    seed: int = 0,
+) -> PairedComparison:
+    """Return every paired statistic of b vs a; units are clusters when `clusters` is given.
+
+    Flips and McNemar count pairs as pass/fail at value >= tau (for 0/1 outcomes, the outcome).
+    """
+    x, y = as_pair(a, b)
+    t = check_fraction(tau, "tau", allow_zero=True)
+    equiv = equivalence(
+        x, y, margin=margin, clusters=clusters, strata=strata, resamples=resamples, seed=seed
+    )
+    if confidence == 0.95:
+        # Same seed, same resamples: the equivalence's 95% interval is the paired bootstrap's.
+        diff = Estimate(
+            value=equiv.value,
+            interval=equiv.interval,
+            n=equiv.n,
+            method=f"{resampling_name(clusters, strata)} of mean(b - a)",
+            seed=seed,
+            confidence=confidence,
+            resamples=resamples,
+        )
+    else:
+        diff = paired_bootstrap(
+            x,
+            y,
+            clusters=clusters,
+            strata=strata,
+            confidence=confidence,
+            resamples=resamples,
+            seed=seed,
+        )
+    delta = cliffs_delta_paired(
+        x,
+        y,
+        clusters=clusters,
+        strata=strata,
+        confidence=confidence,
+        resamples=resamples,
+        seed=seed,
+    )
+    test = sign_flip_test(x, y, clusters=clusters, seed=seed, draws=draws)
+    flip = flips((x >= t).astype(np.int64), (y >= t).astype(np.int64))
+    return PairedComparison(
+        n_pairs=x.size,
+        n_units=diff.n,
+        unit="pair" if clusters is None else "cluster",
+        difference=diff,
+        equivalence=equiv,
+        sign_flip=test,
+        cliffs_delta=delta,
+        flips=flip,
+        mcnemar=mcnemar(flip.n01, flip.n10),
+        tau=t,
+        seed=seed,
+    )

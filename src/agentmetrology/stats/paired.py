@@ -1,0 +1,211 @@
+"""Paired comparisons of A and B on the same seeds or tasks; every difference is d = b - a."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from fractions import Fraction
+
+import numpy as np
+import numpy.typing as npt
+
+from ._seeding import generator
+from .bootstrap import DEFAULT_RESAMPLES, bootstrap_distributions, percentile_interval, reducer
+from .cluster import Labels, resampling_name, unit_differences
+from .results import Estimate, HolmResult, TestResult
+from .validate import FloatArray, check_confidence, check_count, check_fraction
+
+EXACT_LIMIT = 20  # enumerate all 2^n sign vectors up to n = 20 pairs (2^20 sums)
+DEFAULT_DRAWS = 100_000
+_CHUNK_ELEMENTS = 1 << 22
+
+
+def paired_bootstrap(
+    a: npt.ArrayLike,
+    b: npt.ArrayLike,
+    *,
+    clusters: Labels | None = None,
+    strata: Labels | None = None,
+    confidence: float = 0.95,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+) -> Estimate:
+    """Return mean(b - a) with a percentile interval from resampling pairs (or clusters)."""
+    check_confidence(confidence)
+    check_count(resamples, "resamples")
+    d, unit_strata = unit_differences(a, b, clusters, strata)
+    (dist,) = bootstrap_distributions(
+        d, [reducer("mean")], resamples=resamples, seed=seed, strata=unit_strata
+    )
+    return Estimate(
+        value=float(d.mean()),
+        interval=percentile_interval(dist, confidence),
+        n=d.size,
+        method=f"{resampling_name(clusters, strata)} of mean(b - a)",
+        seed=seed,
+        confidence=confidence,
+        resamples=resamples,
+    )
+
+
+def _signed_subset_sums(d: FloatArray) -> FloatArray:
+    """Return all 2^len(d) sums of +/-d_j, built by doubling (a loop over elements only)."""
+    sums = np.zeros(1)
+    for v in d:
+        sums = np.concatenate((sums - v, sums + v))
+    return sums
+
+
+def _exact_extreme(d: FloatArray, threshold: float) -> int:
+    """Count sign vectors with |sum| >= threshold by meeting in the middle of two halves."""
+    half = d.size // 2
+    low, high = _signed_subset_sums(d[:half]), _signed_subset_sums(d[half:])
+    # Every full sum is low_i + high_j: one outer sum gives all 2^n of them (at most 2^20).
+    return int(np.count_nonzero(np.abs(low[:, np.newaxis] + high[np.newaxis, :]) >= threshold))
+
+
+def _byte_tables(d: FloatArray) -> FloatArray:
+    """Return T[j, v] = sum of d[8j + b] over the set bits b of byte value v."""
+    nbytes = (d.size + 7) // 8
+    padded = np.zeros(nbytes * 8)
+    padded[: d.size] = d
+    bits = (np.arange(256)[:, np.newaxis] >> np.arange(8)) & 1  # (256, 8), bit b of v
+    return (bits @ padded.reshape(nbytes, 8).T).T  # (nbytes, 256)
+
+
+def _monte_carlo_extreme(d: FloatArray, threshold: float, draws: int, seed: int) -> int:
+    """Count random sign vectors with |sum| >= threshold; all signs come from one packed draw."""
+    nbytes = (d.size + 7) // 8
+    # One draw holds every sign of every resample: bit b of byte j is the sign of d[8j + b].
+    packed = generator(seed).integers(0, 256, size=(draws, nbytes), dtype=np.uint8)
+    tables = _byte_tables(d)
+    total = float(d.sum())
+    rows = max(1, _CHUNK_ELEMENTS // nbytes)
+    extreme = 0
+    for start in range(0, draws, rows):
+        # Byte lookups replace 8 multiply-adds each: sum over +1 signs, then signed = 2*pos - total.
+        positive = tables[np.arange(nbytes), packed[start : start + rows]].sum(axis=1)
+        extreme += int(np.count_nonzero(np.abs(2.0 * positive - total) >= threshold))
+    return extreme
+
+
+def sign_flip_test(
+    a: npt.ArrayLike,
+    b: npt.ArrayLike,
+    *,
+    clusters: Labels | None = None,
+    seed: int = 0,
+    draws: int = DEFAULT_DRAWS,
+    exact_limit: int = EXACT_LIMIT,
+) -> TestResult:
+    """Return the two-sided sign-flip test of mean(b - a) = 0 over units (exact for n <= 20).
+
+    With `clusters`, a unit is a cluster's mean difference and whole clusters flip sign.
+    """
+    check_count(draws, "draws")
+    limit = check_count(exact_limit, "exact_limit", minimum=0)
+    if limit > EXACT_LIMIT:
+        raise ValueError(f"exact_limit must be <= {EXACT_LIMIT}, got {exact_limit!r}")
+    d, _ = unit_differences(a, b, clusters)  # zero differences stay: they add 0 under any sign
+    observed = float(d.sum())
+    # A relative tolerance so that permutations tying the observed |sum| count despite rounding.
+    threshold = abs(observed) - 1e-9 * float(np.abs(d).sum())
+    if d.size <= limit:
+        total = 1 << d.size
+        p = _exact_extreme(d, threshold) / total
+        return TestResult(
+            value=float(d.mean()),
+            p_value=p,
+            n=d.size,
+            method="sign-flip permutation (exact)",
+            seed=None,
+            exact=True,
+            permutations=total,
+        )
+    extreme = _monte_carlo_extreme(d, threshold, draws, seed)
+    return TestResult(
+        value=float(d.mean()),
+        p_value=(1 + extreme) / (1 + draws),
+        n=d.size,
+        method="sign-flip permutation (Monte-Carlo)",
+        seed=seed,
+        exact=False,
+        permutations=draws,
+    )
+
+
+def cliffs_delta_paired(
+    a: npt.ArrayLike,
+    b: npt.ArrayLike,
+    *,
+    clusters: Labels | None = None,
+    strata: Labels | None = None,
+    confidence: float = 0.95,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+) -> Estimate:
+    """Return [#(d>0) - #(d<0)]/n over units (pairs or clusters), with a bootstrap interval."""
+    check_confidence(confidence)
+    check_count(resamples, "resamples")
+    d, unit_strata = unit_differences(a, b, clusters, strata)
+    signs = np.sign(d)
+    (dist,) = bootstrap_distributions(
+        signs, [reducer("mean")], resamples=resamples, seed=seed, strata=unit_strata
+    )
+    return Estimate(
+        value=float(signs.mean()),
+        interval=percentile_interval(dist, confidence),
+        n=signs.size,
+        method=f"paired cliff's delta, {resampling_name(clusters, strata)}",
+        seed=seed,
+        confidence=confidence,
+        resamples=resamples,
+    )
+
+
+def _binomial_two_sided(k_low: int, n: int) -> float:
+    """Return min(1, 2 P(X <= k_low)) for X ~ Binomial(n, 1/2), in exact arithmetic."""
+    tail = Fraction(sum(math.comb(n, i) for i in range(k_low + 1)), 1 << n)
+    return float(min(Fraction(1), 2 * tail))
+
+
+def sign_test(n_up: int, n_down: int) -> TestResult:
+    """Return the exact two-sided sign test of n_up vs n_down (ties already excluded)."""
+    up = check_count(n_up, "n_up", minimum=0)
+    down = check_count(n_down, "n_down", minimum=0)
+    n = up + down
+    p = 1.0 if n == 0 else _binomial_two_sided(min(up, down), n)
+    return TestResult(value=float(up), p_value=p, n=n, method="exact two-sided sign test")
+
+
+def mcnemar(n01: int, n10: int) -> TestResult:
+    """Return the exact McNemar test on the discordant pairs (n01 fail->pass, n10 pass->fail)."""
+    a = check_count(n01, "n01", minimum=0)
+    b = check_count(n10, "n10", minimum=0)
+    n = a + b
+    p = 1.0 if n == 0 else _binomial_two_sided(min(a, b), n)
+    return TestResult(value=float(a), p_value=p, n=n, method="exact mcnemar (binomial)")
+
+
+def holm(p_values: Sequence[float] | npt.ArrayLike, alpha: float = 0.05) -> HolmResult:
+    """Return Holm step-down adjusted p-values in input order, and which reject at `alpha`."""
+    p = np.asarray(p_values, dtype=np.float64).ravel()
+    if p.size == 0:
+        raise ValueError("p_values must not be empty")
+    if not (np.isfinite(p).all() and (p >= 0).all() and (p <= 1).all()):
+        raise ValueError("p_values must all lie in [0, 1]")
+    level = check_fraction(alpha, "alpha", allow_zero=False, allow_one=False)
+    m = p.size
+    order = np.argsort(p, kind="stable")
+    scaled = (m - np.arange(m)) * p[order]
+    # Step-down: an adjusted p-value may never be smaller than the one before it.
+    adjusted_sorted = np.minimum(1.0, np.maximum.accumulate(scaled))
+    adjusted = np.empty(m)
+    adjusted[order] = adjusted_sorted
+    return HolmResult(
+        adjusted=tuple(float(v) for v in adjusted),
+        p_values=tuple(float(v) for v in p),
+        rejected=tuple(bool(v <= level) for v in adjusted),
+        alpha=level,
+        n=m,
+    )

@@ -1,0 +1,88 @@
+"""Adversary policies: from (progress, intensity, rng) to perturbation intents."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+import numpy as np
+
+from agentmetrology.stress.progress import AgentProgress
+
+PerturbationKind = Literal["fault", "corrupt", "budget", "latency", "totals"]
+Corruption = Literal["duplicate", "reorder", "noise", "drop"]
+
+
+@dataclass(frozen=True, slots=True)
+class Perturbation:
+    """An intent, not its realisation: the environment adapter decides what it means there."""
+
+    kind: PerturbationKind
+    status: int | None = None  # for faults (e.g. 429)
+    corruption: Corruption | None = None
+    rate: float = 0.0  # for corruptions: fraction of the observation affected
+    budget_delta: int = 0
+    latency_s: float = 0.0
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Return the perturbation as plain data for traces."""
+        out: dict[str, Any] = {"kind": self.kind}
+        if self.status is not None:
+            out["status"] = self.status
+        if self.corruption is not None:
+            out["corruption"] = self.corruption
+            out["rate"] = self.rate
+        if self.budget_delta:
+            out["budget_delta"] = self.budget_delta
+        if self.latency_s:
+            out["latency_s"] = self.latency_s
+        if self.detail:
+            out["detail"] = dict(self.detail)
+        return out
+
+
+class AdversaryPolicy(Protocol):
+    """Chooses perturbations for one step."""
+
+    def __call__(self, progress: AgentProgress, intensity: float,
+                 rng: np.random.Generator) -> tuple[Perturbation, ...]:
+        """Return the perturbations for this step (empty for none)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class EscalatingAdversary:
+    """The reference adversary: fault p = base + scale*i, corruption rate = scale*i.
+
+    It knows nothing about the domain: it emits a transient fault with probability
+    `fault_base + fault_scale * i`, a duplicate corruption at rate `corruption_scale * i`, a
+    totals intent once i >= `totals_at`, and an optional one-shot budget squeeze once the
+    agent has `squeeze_after` successes.
+    """
+
+    fault_base: float = 0.0
+    fault_scale: float = 0.5
+    corruption_scale: float = 0.3
+    fault_status: int = 429
+    totals_at: float | None = 0.7
+    squeeze_after: int | None = None
+    squeeze: int = 0
+
+    def __call__(self, progress: AgentProgress, intensity: float,
+                 rng: np.random.Generator) -> tuple[Perturbation, ...]:
+        """Return this step's intents, drawing all randomness from `rng`."""
+        out: list[Perturbation] = []
+        u = rng.random()  # always drawn, so the sequence does not depend on the branch taken
+        if u < self.fault_base + self.fault_scale * intensity:
+            out.append(Perturbation("fault", status=self.fault_status))
+            return tuple(out)  # a fault replaces the response; nothing else applies
+        rate = self.corruption_scale * intensity
+        if rate > 0:
+            out.append(Perturbation("corrupt", corruption="duplicate", rate=rate))
+        if self.totals_at is not None and intensity >= self.totals_at:
+            out.append(Perturbation("totals"))
+        if (self.squeeze_after is not None and self.squeeze
+                and progress.successes == self.squeeze_after):
+            out.append(Perturbation("budget", budget_delta=-abs(self.squeeze)))
+        return tuple(out)

@@ -1,0 +1,74 @@
+"""The adversarial wrapper: schedule -> policy -> adapter on every step, with a trace."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from agentmetrology.records.rng import rng
+from agentmetrology.records.tools import Observation
+from agentmetrology.stress.adversary import AdversaryPolicy, Perturbation
+from agentmetrology.stress.progress import AgentProgress
+from agentmetrology.stress.schedule import Schedule
+
+
+class EnvironmentAdapter(Protocol):
+    """The only domain-coupled piece: realises intents in one environment."""
+
+    def realise(self, perturbations: Sequence[Perturbation], args: dict[str, Any]) -> Observation:
+        """Execute the wrapped call with these perturbations applied and return its result."""
+        ...
+
+    def succeeded(self, observation: Observation) -> bool:
+        """Return True when the observation is a successful step (faults cancel successes)."""
+        ...
+
+    def budget_left(self) -> int | None:
+        """Return the environment's remaining budget, or None when unbounded."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class TraceEntry:
+    """One step of the adversarial trace: step, intensity and the perturbations applied."""
+
+    step: int
+    intensity: float
+    successes: int
+    perturbations: tuple[Perturbation, ...]
+    succeeded: bool
+
+    def as_dict(self) -> dict[str, Any]:
+        """Return the entry as plain data."""
+        return {"step": self.step, "intensity": self.intensity, "successes": self.successes,
+                "perturbations": [p.as_dict() for p in self.perturbations],
+                "succeeded": self.succeeded}
+
+
+@dataclass(slots=True)
+class AdversarialWrapper:
+    """Wraps one environment call; same seed gives a bit-identical adversarial sequence."""
+
+    adapter: EnvironmentAdapter
+    schedule: Schedule
+    policy: AdversaryPolicy
+    seed: int | str
+    trace: list[TraceEntry] = field(default_factory=list)
+    successes: int = 0
+    failures: int = 0
+
+    def __call__(self, **args: Any) -> Observation:
+        """Run one step: consult schedule and policy, realise through the adapter, trace it."""
+        step = len(self.trace)
+        progress = AgentProgress(self.successes, self.failures, step, self.adapter.budget_left())
+        intensity = self.schedule(progress)
+        perts = self.policy(progress, intensity, rng(self.seed, step))
+        obs = self.adapter.realise(perts, args)
+        ok = self.adapter.succeeded(obs)
+        if ok:
+            self.successes += 1
+        else:
+            self.failures += 1
+        self.trace.append(TraceEntry(step, intensity, self.successes, perts, ok))
+        return obs

@@ -1,0 +1,78 @@
+"""Writes a real Inspect AI `.eval` log with the mock model (run as a script by the tests).
+
+Six samples x two epochs: s1 raises in the solver (errored, fail_on_error=False), s2's scorer
+returns NaN (unscored), s4's scorer returns None (no score); s0 and s3 are correct, s5 incorrect.
+The mock model's outputs carry usage so no tokenizer download is attempted (offline).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from inspect_ai import Task
+from inspect_ai import eval as inspect_eval
+from inspect_ai.dataset import Sample
+from inspect_ai.model import ModelOutput, ModelUsage, get_model
+from inspect_ai.scorer import CORRECT, INCORRECT, Score, accuracy, scorer
+from inspect_ai.solver import generate, solver, use_tools
+from inspect_ai.tool import tool
+
+
+@tool
+def lookup():  # type: ignore[no-untyped-def]
+    async def execute(key: str) -> str:
+        """Look up a key.
+
+        Args:
+          key: the key to look up
+        """
+        return f"value-of-{key}"
+
+    return execute
+
+
+def outputs(messages, tools, tool_choice, config):  # type: ignore[no-untyped-def]
+    if tools and not any(m.role == "tool" for m in messages):
+        out = ModelOutput.for_tool_call("mockllm/model", "lookup", {"key": "k1"})
+    else:
+        out = ModelOutput.from_content("mockllm/model", "final answer")
+    out.usage = ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15)
+    return out
+
+
+@solver
+def maybe_fail():  # type: ignore[no-untyped-def]
+    async def solve(state, generate_fn):  # type: ignore[no-untyped-def]
+        if state.metadata.get("boom"):
+            raise RuntimeError("solver exploded on purpose")
+        return state
+
+    return solve
+
+
+@scorer(metrics=[accuracy()])
+def odd_scorer():  # type: ignore[no-untyped-def]
+    async def score(state, target):  # type: ignore[no-untyped-def]
+        if state.metadata.get("nan"):
+            return Score(value=float("nan"), explanation="no verdict")
+        if state.metadata.get("none"):
+            return None
+        return Score(value=CORRECT if state.metadata.get("ok") else INCORRECT)
+
+    return score
+
+
+def main(log_dir: str) -> None:
+    samples = [Sample(input=f"q{i}", target="a", id=f"s{i}",
+                      metadata={"boom": i == 1, "nan": i == 2, "none": i == 4, "ok": i in (0, 3)})
+               for i in range(6)]
+    task = Task(dataset=samples, solver=[use_tools(lookup()), maybe_fail(), generate()],
+                scorer=odd_scorer(), epochs=2)
+    model = get_model("mockllm/model", custom_outputs=outputs)
+    (log,) = inspect_eval(task, model=model, log_dir=log_dir, fail_on_error=False,
+                          display="none")
+    print(log.location)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,104 @@
+"""`agm archive audit` and `agm archive compare` through typer's CliRunner."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from agentmetrology.archive.importers.jsonl import episode_to_line, span_to_line, write_jsonl
+from agentmetrology.archive.synthetic import synthetic_archive
+from agentmetrology.cli.archive_cmd import archive_app
+from agentmetrology.records.canonical import digest
+
+runner = CliRunner()
+
+
+def test_audit_taubench_writes_three_files(taubench_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    res = runner.invoke(archive_app, ["audit", str(taubench_file), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "0.420 / 0.273 / 0.220 / 0.200" in res.output
+    assert "step_cap: 5" in res.output and "0.420 .. 0.445" in res.output
+    raw = (out / "archive.json").read_bytes()
+    doc = json.loads(raw)
+    assert hashlib.sha256(raw).hexdigest() == digest(doc)  # the file is canonical JSON
+    assert doc["archive"]["episodes"] == 200
+    assert (out / "report.md").read_text().startswith("# Archive audit")
+    assert (out / "report.html").read_text().startswith("<!DOCTYPE html>")
+
+
+def test_audit_json_flag(taubench_file: Path, tmp_path: Path) -> None:
+    res = runner.invoke(archive_app, ["audit", str(taubench_file), "--format", "taubench",
+                                      "--out", str(tmp_path), "--json"])
+    assert res.exit_code == 0
+    doc = json.loads(res.stdout)
+    assert doc["coverage"]["overall"]["counts"]["ungraded"] == 5
+
+
+def _errors(args: list[str]) -> str:
+    res = runner.invoke(archive_app, args)
+    assert res.exit_code == 2, res.output
+    assert "Traceback" not in res.output
+    return res.output
+
+
+def test_user_errors_exit_2_with_one_line(taubench_file: Path, tmp_path: Path) -> None:
+    out = str(tmp_path / "o")
+    assert "not found" in _errors(["audit", str(tmp_path / "nope.json"), "--out", out])
+    assert "not available yet" in _errors(["audit", str(taubench_file), "--format", "agm",
+                                           "--out", out])
+    assert "unknown --format" in _errors(["audit", str(taubench_file), "--format", "csv",
+                                          "--out", out])
+    assert "not a zip" in _errors(["audit", str(taubench_file), "--format", "inspect",
+                                   "--out", out])
+    junk = tmp_path / "junk.txt"
+    junk.write_text("hello")
+    line = _errors(["audit", str(junk), "--out", out])
+    assert "unrecognised archive format" in line and len(line.strip().splitlines()) == 1
+    assert "is not a regular file" in _errors(["audit", str(tmp_path), "--out", out])
+    assert "spans file not found" in _errors(["audit", str(taubench_file), "--spans",
+                                              str(tmp_path / "x.jsonl"), "--out", out])
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert "not a directory" in _errors(["audit", str(taubench_file), "--out", str(blocker)])
+    _errors(["audit", str(taubench_file)])  # --out is required
+
+
+def _write_archive(path: Path, seed: int) -> Path:
+    archive, _ = synthetic_archive(seed, leak_rate=0.0)
+    write_jsonl(path, (episode_to_line(e) for e in archive.episodes))
+    return path
+
+
+def test_audit_jsonl_with_spans(tmp_path: Path) -> None:
+    archive, truth = synthetic_archive(6)
+    eps, spans = tmp_path / "e.jsonl", tmp_path / "s.jsonl"
+    write_jsonl(eps, (episode_to_line(e) for e in archive.episodes))
+    write_jsonl(spans, (span_to_line(s) for s in archive.spans))
+    res = runner.invoke(archive_app, ["audit", str(eps), "--spans", str(spans), "--out",
+                                      str(tmp_path / "o"), "--json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["provenance"]["candidates"] == truth.leaks
+    assert doc["cost"]["extra_copies"] == truth.extra_copies
+
+
+def test_compare(tmp_path: Path) -> None:
+    old = _write_archive(tmp_path / "old.jsonl", 1)
+    new = _write_archive(tmp_path / "new.jsonl", 2)
+    res = runner.invoke(archive_app, ["compare", str(old), str(new), "--out", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    assert "flip fraction" in res.output
+    doc = json.loads((tmp_path / "compare.json").read_text())
+    t = doc["transitions"]
+    assert t["n01"] + t["n10"] == t["flips"] and t["n"] > 0
+    assert doc["rank"]["pairs"] == 1  # two models: one pair
+    res = runner.invoke(archive_app, ["compare", str(old), str(new), "--out", str(tmp_path),
+                                      "--v1-g0", str(old), "--json"])
+    assert res.exit_code == 0
+    assert json.loads(res.stdout)["crossed"]["invalid_cells"] == ["v0|g1"]
+    assert "not found" in _errors(["compare", str(old), str(tmp_path / "no"), "--out",
+                                   str(tmp_path)])

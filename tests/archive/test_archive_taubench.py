@@ -1,0 +1,86 @@
+"""The real tau-bench archive: import, coverage, pass^k and the per-task view (pinned values)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agentmetrology.archive import audit_archive, load_archive
+from agentmetrology.archive.importers.taubench import load_taubench
+from agentmetrology.records.canonical import canonical_json
+
+
+@pytest.fixture(scope="module")
+def doc(taubench_file: Path) -> dict:
+    return audit_archive(load_archive(taubench_file), [("archive", taubench_file)])
+
+
+def test_import_counts_every_row(taubench_file: Path) -> None:
+    archive = load_taubench(taubench_file)
+    assert archive.format == "taubench"
+    assert len(archive.episodes) == 200
+    assert {e.model for e in archive.episodes} == {"gpt-4o"}
+    assert len({e.task for e in archive.episodes}) == 50
+    assert not archive.problems
+
+
+def test_ungraded_rows_have_reason_and_stored_zero(taubench_file: Path) -> None:
+    archive = load_taubench(taubench_file)
+    ungraded = [e for e in archive.episodes if e.grade is None]
+    assert sorted((int(e.task), e.trial) for e in ungraded) == [
+        (2, 1), (9, 2), (9, 3), (33, 0), (46, 3)]
+    for ep in ungraded:
+        assert ep.outcome == "ungraded"
+        assert ep.reason == "step_cap"
+        assert ep.termination == "step_limit"
+        assert ep.stored_score == 0.0  # the archive stored them as reward 0
+        assert ep.meta["messages"] == 62
+        assert "30 agent steps" in ep.reason_detail
+
+
+def test_tool_calls_paired_by_position_not_id(taubench_file: Path) -> None:
+    archive = load_taubench(taubench_file)
+    assert archive.notes["pairing"]["rows_with_reused_call_ids"] == 49
+    assert "orphan_tool_messages" not in archive.notes["pairing"]
+    assert sum(len(e.events) for e in archive.episodes) == 1164
+    # every call got the result of the message right after it, even when ids repeat
+    assert all(ev.result is not None for e in archive.episodes for ev in e.events)
+
+
+def test_coverage_and_bounds(doc: dict) -> None:
+    cov = doc["coverage"]["overall"]
+    assert (cov["planned"], cov["graded"], cov["valid_recovered"]) == (200, 195, 195)
+    assert cov["counts"] == {"pass": 84, "fail": 111, "ungraded": 5, "invalid_replay": 0}
+    assert cov["reasons"] == {"step_cap": 5}
+    assert cov["graded_fraction"] == 0.975
+    assert f"{cov['score_stored']:.3f}" == "0.420"
+    assert (cov["bounds"]["lower"], cov["bounds"]["upper"]) == (0.42, 0.445)
+    assert len(doc["coverage"]["unresolved_episodes"]) == 5
+
+
+def test_recorded_pass_hat_k_matches_published(doc: dict) -> None:
+    (cell,) = doc["pass_hat_k"]
+    stored = [f"{r['stored']:.3f}" for r in cell["rows"]]
+    assert stored == ["0.420", "0.273", "0.220", "0.200"]
+    upper = [f"{r['upper']:.3f}" for r in cell["rows"]]
+    assert upper == ["0.445", "0.287", "0.225", "0.200"]
+    assert (cell["unresolved_episodes"], cell["tasks_with_unresolved"]) == (5, 4)
+
+
+def test_mixed_task_view(doc: dict) -> None:
+    counts = doc["tasks"]["counts"]
+    assert counts == {"tasks": 50, "mixed": 28, "pass_and_fail": 26, "always_pass": 10,
+                      "always_fail": 12, "with_unresolved": 4}
+    by_task = {m["task"]: m["outcomes"] for m in doc["tasks"]["mixed"]}
+    assert by_task["9"] == "FFUU" and by_task["46"] == "FPPU"
+
+
+def test_audit_is_deterministic_and_bound_to_input(doc: dict, taubench_file: Path) -> None:
+    again = audit_archive(load_archive(taubench_file), [("archive", taubench_file)])
+    assert canonical_json(again) == canonical_json(doc)
+    (inp,) = doc["inputs"]
+    assert inp["name"] == "gpt-4o-airline.json" and len(inp["sha256"]) == 64
+    assert doc["package"]["version"]
+    assert doc["cost"]["applicable"] is False
+    assert doc["provenance"]["applicable"] is False

@@ -1,0 +1,98 @@
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agentmetrology.cli.main import app
+from agentmetrology.envs.comtrade import TASKS, generate_rows
+
+runner = CliRunner()
+
+
+def invoke(*args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_tasks_table_lists_all_eleven() -> None:
+    code, out, _ = invoke("tasks", "comtrade", "--json")
+    assert code == 0
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [r["task_id"] for r in rows] == list(TASKS)
+    code, out, _ = invoke("tasks", "comtrade")
+    assert code == 0 and "T7_totals_trap" in out
+
+
+def test_truth_prints_the_generator_rows() -> None:
+    code, out, err = invoke("truth", "comtrade", "--task", "T1_single_page", "--seed", "0",
+                            "--profile", "legacy")
+    assert code == 0
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert rows == generate_rows("T1_single_page", 0, "legacy")
+    assert "2916913234" in err
+
+
+def test_run_careful_l2_gives_f1_one_on_every_task() -> None:
+    code, out, _ = invoke("run", "comtrade", "--task", "all", "--seeds", "0", "--agent",
+                          "scripted:careful", "--level", "L2", "--json")
+    assert code == 0
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert len(rows) == len(TASKS)
+    assert all(r["ground_truth"]["f1"] == 1.0 for r in rows)
+    expected = {"task", "seed", "profile", "agent", "level", "termination", "requests_used",
+                "rows_submitted", "submission_sha256", "ground_truth", "judge"}
+    assert expected <= set(rows[0])
+    assert set(rows[0]["ground_truth"]) >= {"f1", "recall", "precision", "duplicates",
+                                            "totals_rows", "spurious"}
+    assert set(rows[0]["judge"]) >= {"status", "total", "breakdown"}
+
+
+def test_run_is_deterministic() -> None:
+    args = ("run", "comtrade", "--task", "T9_adaptive_adversary,T6_page_drift", "--seeds",
+            "0-2", "--agent", "rule", "--level", "L0", "--json")
+    assert invoke(*args)[1] == invoke(*args)[1]
+
+
+def test_score_a_submission_directory(tmp_path: Path) -> None:
+    rows = generate_rows("T3_duplicates", 2)
+    (tmp_path / "data.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (tmp_path / "metadata.json").write_text(json.dumps({"task_id": "T3_duplicates"}))
+    (tmp_path / "run.log").write_text("task_id=T3_duplicates\ncomplete=true\n")
+    code, out, _ = invoke("score", "comtrade", str(tmp_path), "--task", "T3_duplicates",
+                          "--seed", "2", "--json")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["ground_truth"]["f1"] == 1.0
+    # the same rows scored against another seed's ground truth: ids match, so F1 stays 1.0
+    code, out, _ = invoke("score", "comtrade", str(tmp_path), "--task", "T3_duplicates")
+    assert code == 0 and "ground-truth F1" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("run", "comtrade", "--task", "T99", "--agent", "rule"), "unknown task"),
+        (("run", "comtrade", "--task", "T1_single_page", "--seeds", "9-2"), "seed range"),
+        (("run", "comtrade", "--task", "T1_single_page", "--seeds", "a"), "seed list"),
+        (("run", "comtrade", "--task", "T1_single_page", "--agent", "gpt"), "unknown agent"),
+        (("run", "comtrade", "--task", "T1_single_page", "--level", "L7"), "unknown level"),
+        (("run", "comtrade", "--task", "T1_single_page", "--agent", "l1:always-skip",
+          "--level", "L2"), "acts only at L1"),
+        (("run", "comtrade", "--task", "T1_single_page", "--profile", "x"), "unknown profile"),
+        (("run", "comtrade", "--task", "T9_clean_ab", "--condition", "chaos"), "condition"),
+        (("truth", "comtrade", "--task", "nope"), "unknown task"),
+        (("score", "comtrade", "/nonexistent/dir", "--task", "T1_single_page"), "nonexistent"),
+    ],
+)
+def test_bad_arguments_exit_2_with_one_line(args: tuple[str, ...], needle: str) -> None:
+    code, out, err = invoke(*args)
+    assert code == 2
+    assert needle in err
+    assert "Traceback" not in err + out
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_demo_runs() -> None:
+    code, out, _ = invoke("demo", "--seeds", "2")
+    assert code == 0 and "scripted:fabricator" in out

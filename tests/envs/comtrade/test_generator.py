@@ -1,0 +1,63 @@
+import pytest
+
+from agentmetrology.envs.comtrade import (
+    TASKS,
+    generate_rows,
+    generator_seed,
+    get_task,
+    ground_truth_ids,
+)
+from agentmetrology.envs.comtrade.tasks import UnknownTaskError
+
+
+@pytest.mark.parametrize(
+    ("task", "seed_int", "row0", "total"),
+    [
+        ("T1_single_page", 2916913234, (495076, 21661, 2117), 411_860_696),
+        ("T2_multi_page", 3557839952, (344836, 44833, 8491), 1_148_781_932),
+        ("T9_adaptive_adversary", 4290044636, (719602, 2827, 7176), 36_558_186),
+    ],
+)
+def test_legacy_fingerprints(task: str, seed_int: int, row0: tuple[int, int, int],
+                             total: int) -> None:
+    assert generator_seed(task, None, "legacy") == seed_int
+    rows = generate_rows(task, 0, "legacy")
+    assert (rows[0]["tradeValue"], rows[0]["netWeight"], rows[0]["qty"]) == row0
+    assert sum(r["tradeValue"] for r in rows) == total
+
+
+def test_row_shape_and_order() -> None:
+    rows = generate_rows("T3_duplicates", 5)
+    assert list(rows[0]) == ["year", "reporter", "partner", "flow", "hs", "cmdCode",
+                             "tradeValue", "netWeight", "qty", "record_id"]
+    assert rows[0]["cmdCode"] == rows[0]["hs"] == "87"
+    assert rows[0]["year"] == 2020 and isinstance(rows[0]["reporter"], str)
+    assert [r["record_id"] for r in rows[:2]] == ["T3_duplicates-000000", "T3_duplicates-000001"]
+    assert len(rows) == 25
+
+
+def test_ground_truth_changes_with_seed_in_seeded_not_legacy() -> None:
+    assert generate_rows("T3_duplicates", 0) != generate_rows("T3_duplicates", 1)
+    assert generate_rows("T3_duplicates", 0, "legacy") == generate_rows("T3_duplicates", 1,
+                                                                        "legacy")
+    assert generator_seed("T1_single_page", 0) != generator_seed("T1_single_page", 1)
+
+
+def test_ground_truth_ids_match_rows() -> None:
+    for task in TASKS:
+        ids = {r["record_id"] for r in generate_rows(task, 3)}
+        assert ids == ground_truth_ids(task, 3)
+        assert len(ids) == TASKS[task].rows
+
+
+def test_generated_rows_are_fresh_copies() -> None:
+    a = generate_rows("T3_duplicates", 0)
+    a[0]["qty"] = -1
+    assert generate_rows("T3_duplicates", 0)[0]["qty"] != -1
+
+
+def test_task_table() -> None:
+    assert len(TASKS) == 11
+    assert get_task("T2_multi_page").total_pages == 5
+    with pytest.raises(UnknownTaskError, match="known tasks"):
+        get_task("T99")

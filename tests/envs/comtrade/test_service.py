@@ -1,0 +1,179 @@
+from collections import Counter
+
+import pytest
+
+from agentmetrology.envs.comtrade import ComtradeEnv, generate_rows
+from agentmetrology.envs.comtrade.service import ALREADY_SUBMITTED, BUDGET_ERROR
+
+
+def fetch(env: ComtradeEnv, page: object, **kw: object) -> dict:
+    return env.tools["fetch_page"](page=page, **kw)
+
+
+def test_paging_is_one_indexed_with_has_more_and_past_end() -> None:
+    env = ComtradeEnv("T2_multi_page", 0)
+    first = fetch(env, 1)
+    assert first["page"] == 1 and first["total_pages"] == 5 and first["total_rows"] == 2345
+    assert first["has_more"] is True and len(first["rows"]) == 500
+    assert first["rows"][0]["record_id"] == "T2_multi_page-000000"
+    last = fetch(env, 5)
+    assert len(last["rows"]) == 345 and last["has_more"] is False
+    past = fetch(env, 6)
+    assert past["rows"] == [] and past["has_more"] is False
+
+
+def test_caller_page_size_is_accepted_and_ignored() -> None:
+    env = ComtradeEnv("T3_duplicates", 0, "legacy")
+    assert fetch(env, 1, page_size=3)["page_size"] == 10
+    assert len(fetch(env, 1, page_size=3)["rows"]) == 10
+
+
+@pytest.mark.parametrize("bad", [0, -3, "1", 1.0, None, True])
+def test_bad_page_is_a_422_with_retry_flag(bad: object) -> None:
+    env = ComtradeEnv("T1_single_page", 0)
+    obs = fetch(env, bad)
+    assert obs["status"] == 422 and obs["retry"] is True and "page" in obs["error"]
+    assert env.requests_used == 1  # every fetch counts, failed ones too
+
+
+@pytest.mark.parametrize("size", [-1, 0, 10**9, "big"])
+def test_bad_page_size_is_an_error_observation(size: object) -> None:
+    env = ComtradeEnv("T1_single_page", 0)
+    obs = fetch(env, 1, page_size=size)
+    assert obs["status"] == 422 and "page_size" in obs["error"]
+
+
+def test_honest_422_option_for_ablations() -> None:
+    env = ComtradeEnv("T1_single_page", 0, honest_422=True)
+    assert fetch(env, 0)["retry"] is False
+
+
+def test_unknown_and_missing_arguments_are_error_observations() -> None:
+    env = ComtradeEnv("T1_single_page", 0)
+    assert "unknown argument" in env.tools["fetch_page"](pg=1)["error"]
+    assert "missing" in env.tools["fetch_page"]()["error"]
+    assert "missing" in env.tools["submit_results"](data_jsonl="")["error"]
+
+
+def test_429_exactly_on_request_2_of_t4_legacy() -> None:
+    env = ComtradeEnv("T4_rate_limit_429", 0, "legacy")
+    results = [fetch(env, p) for p in (1, 2, 2, 3)]
+    assert "rows" in results[0]
+    assert results[1] == {"status": 429, "error": "HTTP Error 429: Too Many Requests",
+                          "retry": True}
+    assert "rows" in results[2] and "rows" in results[3]
+
+
+def test_500_fires_once_on_t5_legacy() -> None:
+    env = ComtradeEnv("T5_server_error_500", 0, "legacy")
+    statuses = [fetch(env, p).get("status") for p in (1, 2, 2, 3)]
+    assert statuses == [None, 500, None, None]
+
+
+def test_seeded_faults_meet_a_clean_pass() -> None:
+    hit = Counter()
+    for seed in range(20):
+        env = ComtradeEnv("T4_rate_limit_429", seed)
+        statuses = []
+        for p in (1, 2, 3):
+            obs = fetch(env, p)
+            statuses.append(obs.get("status"))
+            while "rows" not in obs:
+                obs = fetch(env, p)
+        assert statuses.count(429) == 1 and statuses[0] is None
+        hit[statuses.index(429) + 1] += 1
+    assert set(hit) == {2, 3}  # the failing request index depends on the seed
+    env = ComtradeEnv("T8_mixed_faults", 0)
+    assert [fetch(env, p).get("status") for p in (1, 2, 3)] == [None, 429, 429]
+
+
+def test_page_drift_differs_between_requests() -> None:
+    env = ComtradeEnv("T6_page_drift", 0)
+    a = [r["record_id"] for r in fetch(env, 1)["rows"]]
+    b = [r["record_id"] for r in fetch(env, 1)["rows"]]
+    assert a != b and len(a) == len(b) == 12
+    legacy = ComtradeEnv("T6_page_drift", 0, "legacy")
+    assert [r["record_id"] for r in fetch(legacy, 1)["rows"]] != [
+        r["record_id"] for r in fetch(legacy, 1)["rows"]]
+
+
+def test_totals_row_shape_t7() -> None:
+    env = ComtradeEnv("T7_totals_trap", 0)
+    rows = fetch(env, 2)["rows"]
+    assert len(rows) == 251
+    total, genuine = rows[0], rows[1:]
+    assert total["record_id"] == "T7_totals_trap-TOTAL-0002"
+    assert total["partner"] == "WLD" and total["hs"] == "TOTAL" and "cmdCode" not in total
+    assert total["isTotal"] is True and total["is_total"] is True
+    assert total["tradeValue"] == sum(r["tradeValue"] for r in genuine)
+    assert total["qty"] == sum(r["qty"] for r in genuine)
+    assert (total["year"], total["reporter"], total["flow"]) == (2017, "826", "M")
+
+
+@pytest.mark.parametrize("task", ["T3_duplicates", "T10_constrained_budget"])
+def test_seeded_duplicates_really_inject_and_lose_nothing(task: str) -> None:
+    env = ComtradeEnv(task, 0)
+    genuine = {r["record_id"] for r in generate_rows(task, 0)}
+    seen, lines = set(), 0
+    page = 1
+    while True:
+        obs = fetch(env, page)
+        ids = [r["record_id"] for r in obs["rows"]]
+        lines += len(ids)
+        seen.update(ids)
+        if not obs["has_more"]:
+            break
+        page += 1
+    assert seen == genuine  # inserted, not overwritten: no genuine row is lost
+    assert lines > len(genuine)  # and the duplicates are there
+
+
+def test_legacy_floor_injects_nothing_on_t3() -> None:
+    env = ComtradeEnv("T3_duplicates", 0, "legacy")
+    ids = [r["record_id"] for p in (1, 2, 3) for r in fetch(env, p)["rows"]]
+    assert len(ids) == len(set(ids)) == 25
+
+
+def test_legacy_t8_overwrites_keep_page_length() -> None:
+    env = ComtradeEnv("T8_mixed_faults", 0, "legacy")
+    fetch(env, 1)
+    fetch(env, 2)  # request 2: the 429
+    rows = fetch(env, 2)["rows"]
+    assert len(rows) == 20
+    assert len({r["record_id"] for r in rows}) < 20  # copies overwrote genuine rows
+
+
+def test_budget_error_is_not_counted() -> None:
+    env = ComtradeEnv("T1_single_page", 0)
+    for _ in range(5):
+        assert "rows" in fetch(env, 1)
+    assert fetch(env, 1) == {"error": BUDGET_ERROR}
+    assert env.requests_used == 5
+    info = env.tools["get_task_info"]()
+    assert info["requests_remaining"] == 0 and info["requests_used"] == 5
+
+
+def test_one_submission_per_episode() -> None:
+    env = ComtradeEnv("T1_single_page", 0)
+    submit = env.tools["submit_results"]
+    assert submit(data_jsonl="", metadata_json="{}")["status"] == "accepted"
+    assert submit(data_jsonl="", metadata_json="{}") == {"error": ALREADY_SUBMITTED}
+
+
+def test_bad_submissions_are_error_observations_and_do_not_consume_the_submission() -> None:
+    env = ComtradeEnv("T1_single_page", 0)
+    submit = env.tools["submit_results"]
+    assert "must be a string" in submit(data_jsonl=[1], metadata_json="{}")["error"]
+    big = "x" * (10 * 1024 * 1024)
+    assert "too large" in submit(data_jsonl=big, metadata_json="{}")["error"]
+    assert env.submission is None
+    assert submit(data_jsonl="", metadata_json="{}")["status"] == "accepted"
+
+
+def test_bad_environment_arguments_raise_clear_errors() -> None:
+    with pytest.raises(ValueError, match="seed"):
+        ComtradeEnv("T1_single_page", -1)
+    with pytest.raises(ValueError, match="profile"):
+        ComtradeEnv("T1_single_page", 0, "nope")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="condition"):
+        ComtradeEnv("T9_clean_ab", 0, condition="chaos")

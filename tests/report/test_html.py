@@ -1,0 +1,74 @@
+"""HTML primitives: escaping, self-contained pages, inline SVG charts."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+from agentmetrology.report import html as H
+
+
+class _Collect(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.attrs: list[tuple[str, str | None]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        self.attrs.extend(attrs)
+
+
+def _parse(text: str) -> _Collect:
+    p = _Collect()
+    p.feed(text)
+    return p
+
+
+def test_escape_and_inline_code() -> None:
+    assert H.escape('<b>"x"&') == "&lt;b&gt;&quot;x&quot;&amp;"
+    assert H.inline("run `a<b>` now <i>") == "run <code>a&lt;b&gt;</code> now &lt;i&gt;"
+
+
+def test_page_is_self_contained() -> None:
+    body = H.heading("T <1>", 1) + H.paragraph("hello `x`") + H.bullet_list(["a", "b"])
+    page = H.page("Report <x>", body)
+    assert page.startswith("<!DOCTYPE html>")
+    assert "<title>Report &lt;x&gt;</title>" in page
+    parsed = _parse(page)
+    assert "script" not in parsed.tags and "link" not in parsed.tags
+    urls = [v for k, v in parsed.attrs if k in ("src", "href") and v]
+    assert urls == []
+    assert not re.search(r"https?://(?!www\.w3\.org/2000/svg)", page)
+    assert "@import" not in page and "url(" not in page
+
+
+def test_table_escapes_and_aligns_numbers() -> None:
+    out = H.table(["a", "b"], [["<x>", "0.420"], [None, "12%"]], caption="cap & co")
+    assert "&lt;x&gt;" in out and '<td class="num">0.420</td>' in out
+    assert '<td class="num">12%</td>' in out and "<caption>cap &amp; co</caption>" in out
+    assert out.count("<tr>") == 3
+
+
+def test_bar_chart_svg() -> None:
+    svg = H.bar_chart([H.Bar("pass", 84, "84"), H.Bar("<fail>", 111, "111", "#c00")], "Outcomes")
+    parsed = _parse(svg)
+    assert parsed.tags.count("rect") == 2 and parsed.tags[0] == "svg"
+    assert "&lt;fail&gt;" in svg
+    widths = [float(v) for k, v in parsed.attrs if k == "width" and v and "." in v]
+    assert max(widths) <= 560
+    assert 'width="0.0"' in H.bar_chart([H.Bar("zero", 0, "0")], "t", max_value=0)
+
+
+def test_box_chart_svg() -> None:
+    box = H.BoxStats("run <a>", 0.1, 0.2, 0.3, 0.4, 0.9)
+    svg = H.box_chart([box], "Spread", 0.0, 1.0)
+    parsed = _parse(svg)
+    assert parsed.tags.count("rect") == 1 and parsed.tags.count("line") == 2
+    assert "run &lt;a&gt;" in svg
+    fig = H.figure(svg, "caption `c`")
+    assert fig.startswith("<figure>") and "<code>c</code>" in fig
+
+
+def test_figure_without_caption() -> None:
+    assert H.figure("<svg></svg>") == "<figure><svg></svg></figure>"

@@ -1,0 +1,74 @@
+"""The number guard refuses prose with numbers absent from the source JSON."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentmetrology.report.numberguard import NumberGuard, NumberGuardError
+
+SOURCE = {"share": 0.025, "episodes": 200, "p2": 0.2733333333333333, "delta": -0.05,
+          "detail": "30 agent steps (62 messages)", "bounds": [0.3, 0.8], "whole": 4.0}
+
+
+@pytest.fixture
+def guard() -> NumberGuard:
+    return NumberGuard(SOURCE, precision=3, percent_precision=1)
+
+
+@pytest.mark.parametrize("text", [
+    "200 episodes, `pass^2` = 0.273 and an ungraded share of 2.5%.",
+    "The difference is -0.050 (or -5.0%).",
+    "It stopped after 30 agent steps (62 messages).",
+    "Between 30.0%-80.0% or 0.300–0.800.",
+    "Exact values pass too: 0.025, 0.2733333333333333, 4.",
+    "Identifiers in code spans are skipped: `gpt-4o-airline/33/0`, `v9.9.9`, `sha 1234`.",
+    "Digits glued to words are not numbers: gpt-4o, sha256, t0.",
+    "Sentence-final 200.",
+])
+def test_allowed(guard: NumberGuard, text: str) -> None:
+    guard.check(text)
+
+
+@pytest.mark.parametrize(("text", "token"), [
+    ("`pass^2` = 0.27", "0.27"),  # wrong precision
+    ("`pass^2` = 0.27333", "0.27333"),
+    ("7 episodes were lost", "7"),
+    ("a share of 2.50%", "2.50%"),
+    ("a change of +0.05", "0.05"),
+    ("the model gpt-5 did better", "5"),
+    ("tolerance 1e-6", "6"),
+    ("range 30-81%", "81%"),
+])
+def test_refused(guard: NumberGuard, text: str, token: str) -> None:
+    with pytest.raises(NumberGuardError) as err:
+        guard.check(text)
+    assert token in [t for t, _ in err.value.offending]
+    assert "report refused" in str(err.value)
+
+
+def test_formatting_helpers_agree_with_guard(guard: NumberGuard) -> None:
+    assert guard.fmt(0.2733333333333333) == "0.273"
+    assert guard.fmt(200) == "200"
+    assert guard.fmt(None) == "n/a"
+    assert guard.pct(0.025) == "2.5%"
+    assert guard.fmt(-0.0001) == "0.000"  # no negative zero
+    guard.check(guard.fmt(SOURCE["p2"]), guard.pct(SOURCE["share"]))
+
+
+def test_booleans_are_not_numbers() -> None:
+    g = NumberGuard({"flag": True, "n": None})
+    with pytest.raises(NumberGuardError):
+        g.check("1 thing")
+
+
+def test_many_texts_reported_together(guard: NumberGuard) -> None:
+    with pytest.raises(NumberGuardError) as err:
+        guard.check("7 a", "fine 200", "8 b")
+    assert [t for t, _ in err.value.offending] == ["7", "8"]
+
+
+def test_significant_digits_for_costs() -> None:
+    g = NumberGuard({"cost": 0.000123456, "big": 1234567.0})
+    assert g.sig(0.000123456) == "0.0001235"
+    g.check("cost 0.0001235 and 1234567")
+    assert g.sig(1234567.0) == "1234567.000"  # never scientific notation in prose

@@ -1,0 +1,113 @@
+import pytest
+
+from agentmetrology.envs.comtrade import ComtradeEnv
+from agentmetrology.envs.comtrade.adversary import MATCHED_MEAN, adversary_for
+from agentmetrology.records import rng
+from agentmetrology.stress import (
+    AgentProgress,
+    ConstantSchedule,
+    EscalatingAdversary,
+    LinearSchedule,
+    PlateauSchedule,
+    StepSchedule,
+    mean_intensity,
+)
+
+
+def p(successes: int) -> AgentProgress:
+    return AgentProgress(successes, 0, successes)
+
+
+def test_schedules_follow_successes() -> None:
+    lin = LinearSchedule(horizon=4)
+    assert [lin(p(k)) for k in range(6)] == [0.0, 0.25, 0.5, 0.75, 1.0, 1.0]
+    assert [StepSchedule(2, 0.1, 0.9)(p(k)) for k in range(4)] == [0.1, 0.1, 0.9, 0.9]
+    assert PlateauSchedule(2, 0.6)(p(1)) == pytest.approx(0.3)
+    assert PlateauSchedule(2, 0.6)(p(9)) == pytest.approx(0.6)
+    assert ConstantSchedule(0.6)(p(100)) == 0.6
+    # driven by successes, not by elapsed steps
+    assert lin(AgentProgress(1, 50, 51)) == lin(AgentProgress(1, 0, 1))
+
+
+def test_matched_mean_arms() -> None:
+    esc, _ = adversary_for("stress:escalating")
+    const, _ = adversary_for("stress:constant")
+    assert pytest.approx(0.60) == MATCHED_MEAN
+    assert mean_intensity(esc, 5) == pytest.approx(mean_intensity(const, 5))
+    assert [round(esc(p(k)), 10) for k in range(5)] == [0.2, 0.4, 0.6, 0.8, 1.0]
+
+
+def test_escalating_adversary_probabilities() -> None:
+    adv = EscalatingAdversary(fault_base=0.1, fault_scale=0.5, corruption_scale=0.3,
+                              totals_at=0.7)
+    n = 4000
+    faults = sum(any(x.kind == "fault" for x in adv(p(0), 0.8, rng(7, i))) for i in range(n))
+    assert abs(faults / n - 0.5) < 0.03  # 0.1 + 0.5 * 0.8
+    quiet = adv(p(0), 0.0, rng(1, "none"))
+    assert all(x.kind != "totals" for x in quiet)
+    out = [adv(p(0), 0.8, rng(3, i)) for i in range(50)]
+    non_fault = [o for o in out if not any(x.kind == "fault" for x in o)]
+    assert non_fault and all(any(x.kind == "totals" for x in o) for o in non_fault)
+    assert all(any(x.kind == "corrupt" and x.rate == pytest.approx(0.24) for x in o)
+               for o in non_fault)
+
+
+def _walk(env: ComtradeEnv) -> list[dict]:
+    out, page = [], 1
+    for _ in range(40):
+        obs = env.tools["fetch_page"](page=page)
+        out.append(obs)
+        if "rows" in obs:
+            if not obs["has_more"]:
+                break
+            page += 1
+    return out
+
+
+def test_same_seed_bit_identical_adversarial_sequence() -> None:
+    a, b = ComtradeEnv("T9_adaptive_adversary", 4), ComtradeEnv("T9_adaptive_adversary", 4)
+    assert _walk(a) == _walk(b)
+    assert [t.as_dict() for t in a.trace] == [t.as_dict() for t in b.trace]
+    c = ComtradeEnv("T9_adaptive_adversary", 5)
+    _walk(c)
+    assert [t.as_dict() for t in a.trace] != [t.as_dict() for t in c.trace]
+
+
+def test_t9_seeded_escalates_with_progress() -> None:
+    late_totals = late_faults = 0
+    for seed in range(10):
+        env = ComtradeEnv("T9_adaptive_adversary", seed)
+        _walk(env)
+        first = env.trace[0]
+        assert first.intensity == 0.0 and first.perturbations == ()  # nothing at the start
+        for entry in env.trace:
+            kinds = {x.kind for x in entry.perturbations}
+            if "totals" in kinds:
+                assert entry.intensity >= 0.7
+                late_totals += 1
+            if "fault" in kinds:
+                assert entry.intensity > 0
+                late_faults += 1
+    assert late_totals > 0 and late_faults > 0
+
+
+def test_faults_cancel_successes() -> None:
+    env = ComtradeEnv("T9_adaptive_adversary", 2)
+    _walk(env)
+    for before, after in zip(env.trace, env.trace[1:], strict=False):
+        if not before.succeeded:
+            assert after.intensity == before.intensity  # no progress, no escalation
+
+
+def test_constant_arm_never_injects_totals() -> None:
+    for seed in range(5):
+        env = ComtradeEnv("T9_clean_ab", seed, condition="stress:constant")
+        _walk(env)
+        assert not any(x.kind == "totals" for t in env.trace for x in t.perturbations)
+
+
+def test_dose_condition_validates() -> None:
+    with pytest.raises(ValueError, match="dose"):
+        adversary_for("stress:dose=2")
+    sched, _ = adversary_for("stress:dose=0.25")
+    assert sched(p(3)) == 0.25
