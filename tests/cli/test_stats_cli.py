@@ -278,3 +278,11 @@ def test_bad_input_exits_2_with_one_line(
     assert message in err
     assert len(err.strip().splitlines()) == 1
     assert "Traceback" not in err
+
+
+def test_markup_like_names_are_printed_verbatim(tmp_path: Path) -> None:
+    path = tmp_path / "odd.csv"
+    path.write_text("agent,score\n[bold]x[/],0.5\n[bold]x[/],0.7\ny[,0.2\n", encoding="utf-8")
+    code, out, err = _invoke("summarize", str(path), "--value", "score", "--group", "agent")
+    assert code == 0, err
+    assert "[bold]x[/]" in out and "y[" in out

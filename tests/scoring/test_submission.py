@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentmetrology.records import rng, sha256_hex
+from agentmetrology.records import digest, rng
 from agentmetrology.scoring.submission import (
     MAX_DATA_BYTES,
     MAX_METADATA_BYTES,
@@ -173,8 +173,8 @@ def test_digest_binds_the_three_parts() -> None:
     assert a.digest == Submission("d", "m", "l").digest
     assert a.digest != Submission("d", "m", "l2").digest
     assert Submission("d", "m", None).digest != Submission("d", "m", "").digest
-    assert a.part_digests == {"data_jsonl": sha256_hex(b"d"), "metadata_json": sha256_hex(b"m"),
-                              "run_log": sha256_hex(b"l")}
+    # The record the scaffolds digest as an episode's submission.
+    assert a.digest == digest({"data_jsonl": "d", "metadata_json": "m", "run_log": "l"})
 
 
 def test_parsed_data_is_parsed_once() -> None:
@@ -189,3 +189,21 @@ def test_submission_pickles_with_its_parse() -> None:
     back = pickle.loads(pickle.dumps(sub))
     assert back == sub and back.digest == sub.digest
     assert back.parsed_data.values[1] is NOT_JSON
+
+
+@pytest.mark.parametrize("line", [
+    '{"a":1,"a":2}', "NaN", "-Infinity", "[1e400]", "123456789012345678901234567890",
+    '"\\ud800"', '{"a":1} x', '{"x":-0.0}', "1.5E3", "true", '{"a":"\u2028"}', '{"a":1}}',
+    "[" * 3000 + "]" * 3000, '{"k": [1, 2.5, null, "s"]}', "'single'", "{}", "0x10",
+])
+def test_fast_parse_accepts_exactly_what_json_accepts(line: str) -> None:
+    import json
+
+    from agentmetrology.scoring.submission import NOT_JSON, parse_jsonl
+
+    try:
+        expected = json.loads(line)
+    except (ValueError, RecursionError):
+        expected = NOT_JSON
+    (got,) = parse_jsonl(line).values
+    assert repr(got) == repr(expected)

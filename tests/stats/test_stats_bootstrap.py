@@ -125,7 +125,7 @@ def test_cluster_bootstrap_rejects_strata_that_vary_within_a_cluster() -> None:
     ("n", "alpha"), [(1, 0.2), (5, 0.2), (10, 0.2), (10, 0.5), (30, 0.2), (80, 0.1)]
 )
 def test_cvar_reducer_matches_sorting(n: int, alpha: float) -> None:
-    # Both selection routes (bubble passes for small k*n, partition above) against a full sort.
+    # Both selection routes (min for k = 1, partition above) against a full sort.
     x = np.round(generator(n).uniform(size=n), 1)  # rounding creates ties
     m = x[generator(1).integers(0, n, size=(n, 300))]
     k = stats.cvar_count(alpha, n)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from agentmetrology.cli.archive_cmd import archive_app
+from agentmetrology.cli.audit_cmd import audit_app
 from agentmetrology.cli.comtrade_cmd import (
     demo_table,
     run_app,
@@ -12,6 +13,7 @@ from agentmetrology.cli.comtrade_cmd import (
     tasks_app,
     truth_app,
 )
+from agentmetrology.cli.stats_cmd import stats_app
 
 app = typer.Typer(
     name="agm",
@@ -24,6 +26,8 @@ app.add_typer(tasks_app, name="tasks")
 app.add_typer(truth_app, name="truth")
 app.add_typer(run_app, name="run")
 app.add_typer(score_app, name="score")
+app.add_typer(stats_app, name="stats", help="Reliability statistics for a results table.")
+app.add_typer(audit_app, name="audit")
 app.add_typer(archive_app, name="archive", help="Audit archived runs without new rollouts.")
 
 

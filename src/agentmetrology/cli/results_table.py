@@ -1,4 +1,5 @@
-"""Read a results table (CSV, TSV, JSON Lines, JSON array, or Parquet) for `agm stats`.
+"""Read a results table (CSV, TSV, JSON Lines, JSON array, or Parquet) for `agm stats`, and
+turn its rows into groups or pairs of numbers, recording every row left out and why.
 
 One row per run. In JSON a nested field is named by a dotted path such as `ground_truth.f1`;
 a flat column whose name contains a dot (as a CSV header may) takes precedence over the path.
@@ -13,7 +14,7 @@ import json
 import math
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -226,3 +227,128 @@ def _read_parquet(path: Path) -> ResultsTable:
         rows=tuple(rows),
         line_numbers=tuple(range(1, len(rows) + 1)),
     )
+
+
+# --------------------------------------------------------------------------- rows to data
+
+_MAX_LINES = 50  # line numbers listed per exclusion reason; the count is always complete
+
+
+@dataclass
+class Exclusions:
+    """Rows left out of the analysis, by reason, with their line numbers."""
+
+    reasons: dict[str, list[int]] = field(default_factory=dict)
+
+    def add(self, reason: str, line: int) -> None:
+        """Record that the row on `line` was excluded for `reason`."""
+        self.reasons.setdefault(reason, []).append(line)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the count and, per reason, its count and first line numbers."""
+        return {
+            "count": sum(len(lines) for lines in self.reasons.values()),
+            "by_reason": {
+                reason: {"count": len(lines), "lines": lines[:_MAX_LINES]}
+                for reason, lines in sorted(self.reasons.items())
+            },
+        }
+
+
+def collect_groups(
+    table: ResultsTable, value: str, groups: list[str]
+) -> tuple[dict[tuple[str, ...], list[float]], Exclusions]:
+    """Return the numeric values per group key and the rows excluded (with reasons)."""
+    collected: dict[tuple[str, ...], list[float]] = {}
+    excluded = Exclusions()
+    for row, line in zip(table.rows, table.line_numbers, strict=True):
+        key = tuple(label(table.get(row, g)) for g in groups)
+        number = parse_number(table.get(row, value))
+        if any(part is None for part in key):
+            excluded.add(f"missing {','.join(groups)}", line)
+        elif number is None:
+            excluded.add(f"missing or non-numeric {value}", line)
+        else:
+            collected.setdefault(tuple(str(p) for p in key), []).append(number)
+    return collected, excluded
+
+
+Pairing = dict[tuple[str, ...], tuple[float, str | None, str | None]]
+
+
+@dataclass(frozen=True)
+class PairSpec:
+    """Which columns define a comparison."""
+
+    value: str
+    group: str
+    a: str
+    b: str
+    pair_by: list[str]
+    cluster: str | None
+    strata: str | None
+
+
+def check_groups(table: ResultsTable, spec: PairSpec) -> None:
+    """Raise TableError unless both group names occur in the group column and differ."""
+    if spec.a == spec.b:
+        raise TableError(f"--a and --b must name different groups, both are {spec.a!r}")
+    present = {label(table.get(row, spec.group)) for row in table.rows} - {None}
+    for option, name in (("--a", spec.a), ("--b", spec.b)):
+        if name not in present:
+            shown = ", ".join(sorted(str(p) for p in present)[:20])
+            raise TableError(
+                f"{option} group {name!r} not found in column {spec.group!r} (values: {shown})"
+            )
+
+
+def collect_pairs(table: ResultsTable, spec: PairSpec) -> tuple[Pairing, Pairing, Exclusions]:
+    """Return A's and B's values keyed by the pair-by columns, and the rows excluded."""
+    sides: dict[str, Pairing] = {spec.a: {}, spec.b: {}}
+    excluded = Exclusions()
+    for row, line in zip(table.rows, table.line_numbers, strict=True):
+        name = label(table.get(row, spec.group))
+        if name is None:
+            excluded.add(f"missing {spec.group}", line)
+            continue
+        side = sides.get(name)
+        if side is None:
+            continue  # a row of some other group: not part of this comparison
+        key = tuple(label(table.get(row, col)) for col in spec.pair_by)
+        cl = label(table.get(row, spec.cluster)) if spec.cluster else ""
+        st = label(table.get(row, spec.strata)) if spec.strata else ""
+        number = parse_number(table.get(row, spec.value))
+        if any(part is None for part in key) or cl is None or st is None:
+            excluded.add("missing pair-by, cluster or strata field", line)
+        elif number is None:
+            excluded.add(f"missing or non-numeric {spec.value}", line)
+        elif key in side:
+            raise TableError(
+                f"line {line}: a second row for pair {', '.join(map(str, key))} in one group; "
+                "add columns to --pair-by so each pair is unique"
+            )
+        else:
+            side[tuple(str(p) for p in key)] = (number, cl or None, st or None)
+    return sides[spec.a], sides[spec.b], excluded
+
+
+def align_pairs(a_side: Pairing, b_side: Pairing) -> tuple[list[tuple[str, ...]], dict[str, Any]]:
+    """Return the complete pair keys (sorted) and the counts of incomplete pairs."""
+    complete = sorted(set(a_side) & set(b_side))
+    only_a = sorted(set(a_side) - set(b_side))
+    only_b = sorted(set(b_side) - set(a_side))
+    for key in complete:
+        if a_side[key][1:] != b_side[key][1:]:
+            raise TableError(
+                f"pair {', '.join(key)} has a different cluster or stratum in A and B; "
+                "make --cluster/--strata part of the pair or constant within it"
+            )
+    counts = {
+        "complete": len(complete),
+        "incomplete": len(only_a) + len(only_b),
+        "only_a": len(only_a),
+        "only_b": len(only_b),
+        "examples_only_a": [list(k) for k in only_a[:10]],
+        "examples_only_b": [list(k) for k in only_b[:10]],
+    }
+    return complete, counts

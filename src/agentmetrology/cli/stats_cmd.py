@@ -8,18 +8,20 @@ Bad input exits with code 2 and one line on stderr, never a traceback.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from agentmetrology.cli.results_table import (
-    ResultsTable,
+    PairSpec,
     TableError,
-    label,
-    parse_number,
+    align_pairs,
+    check_groups,
+    collect_groups,
+    collect_pairs,
     read_results,
     split_names,
 )
@@ -32,7 +34,6 @@ stats_app = typer.Typer(
     add_completion=False,
 )
 
-_MAX_LINES = 50  # line numbers listed per exclusion reason; the count is always complete
 
 FileArg = Annotated[
     str, typer.Argument(help="Results file (.csv .tsv .jsonl .json .parquet), or - for stdin.")
@@ -44,27 +45,6 @@ SeedOpt = Annotated[int, typer.Option("--seed", help="Bootstrap / permutation se
 ResamplesOpt = Annotated[int, typer.Option("--resamples", help="Bootstrap resamples.")]
 ConfidenceOpt = Annotated[float, typer.Option("--confidence", help="Interval confidence level.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document instead.")]
-
-
-@dataclass
-class Exclusions:
-    """Rows left out of the analysis, by reason, with their line numbers."""
-
-    reasons: dict[str, list[int]] = field(default_factory=dict)
-
-    def add(self, reason: str, line: int) -> None:
-        """Record that the row on `line` was excluded for `reason`."""
-        self.reasons.setdefault(reason, []).append(line)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the count and, per reason, its count and first line numbers."""
-        return {
-            "count": sum(len(lines) for lines in self.reasons.values()),
-            "by_reason": {
-                reason: {"count": len(lines), "lines": lines[:_MAX_LINES]}
-                for reason, lines in sorted(self.reasons.items())
-            },
-        }
 
 
 def _fail(message: object) -> NoReturn:
@@ -93,28 +73,11 @@ def _print_exclusions(console: Console, doc: dict[str, Any]) -> None:
     for reason, info in doc["excluded"]["by_reason"].items():
         lines = ", ".join(str(n) for n in info["lines"])
         more = " ..." if info["count"] > len(info["lines"]) else ""
-        console.print(f"excluded {info['count']} row(s): {reason} (line(s) {lines}{more})")
+        text = f"excluded {info['count']} row(s): {reason} (line(s) {lines}{more})"
+        console.print(escape(text))
 
 
 # --------------------------------------------------------------------------- summarize
-
-
-def _collect_groups(
-    table: ResultsTable, value: str, groups: list[str]
-) -> tuple[dict[tuple[str, ...], list[float]], Exclusions]:
-    """Return the numeric values per group key and the rows excluded (with reasons)."""
-    collected: dict[tuple[str, ...], list[float]] = {}
-    excluded = Exclusions()
-    for row, line in zip(table.rows, table.line_numbers, strict=True):
-        key = tuple(label(table.get(row, g)) for g in groups)
-        number = parse_number(table.get(row, value))
-        if any(part is None for part in key):
-            excluded.add(f"missing {','.join(groups)}", line)
-        elif number is None:
-            excluded.add(f"missing or non-numeric {value}", line)
-        else:
-            collected.setdefault(tuple(str(p) for p in key), []).append(number)
-    return collected, excluded
 
 
 def build_summary(
@@ -132,7 +95,7 @@ def build_summary(
     groups = split_names(group, "--group")
     table = read_results(file)
     table.require([value, *groups])
-    collected, excluded = _collect_groups(table, value, groups)
+    collected, excluded = collect_groups(table, value, groups)
     if not collected:
         raise TableError(f"no row of {table.source} has a numeric {value!r}")
     rows = reliability_table(
@@ -168,7 +131,7 @@ def _print_summary(doc: dict[str, Any]) -> None:
     params = doc["parameters"]
     console = Console()
     table = Table(
-        title=f"{doc['value']} by {', '.join(doc['group_by'])} (sorted by mean)",
+        title=escape(f"{doc['value']} by {', '.join(doc['group_by'])} (sorted by mean)"),
         caption=f"{int(params['confidence'] * 100)}% percentile bootstrap, "
         f"{params['resamples']} resamples, seed {params['seed']}",
     )
@@ -181,7 +144,7 @@ def _print_summary(doc: dict[str, Any]) -> None:
         table.add_row(
             str(g["rank_mean"]),
             f"[bold yellow]{g['rank_worst']}[/]" if moved else str(g["rank_worst"]),
-            *(g["group"][name] for name in doc["group_by"]),
+            *(escape(g["group"][name]) for name in doc["group_by"]),
             str(g["n"]),
             _fmt(g["mean"]["value"]),
             _fmt_ci(g["mean"]["interval"]),
@@ -229,86 +192,6 @@ def summarize(
 
 # --------------------------------------------------------------------------- compare
 
-Pairing = dict[tuple[str, ...], tuple[float, str | None, str | None]]
-
-
-@dataclass(frozen=True)
-class PairSpec:
-    """Which columns define a comparison."""
-
-    value: str
-    group: str
-    a: str
-    b: str
-    pair_by: list[str]
-    cluster: str | None
-    strata: str | None
-
-
-def _check_groups(table: ResultsTable, spec: PairSpec) -> None:
-    """Raise TableError unless both group names occur in the group column and differ."""
-    if spec.a == spec.b:
-        raise TableError(f"--a and --b must name different groups, both are {spec.a!r}")
-    present = {label(table.get(row, spec.group)) for row in table.rows} - {None}
-    for option, name in (("--a", spec.a), ("--b", spec.b)):
-        if name not in present:
-            shown = ", ".join(sorted(str(p) for p in present)[:20])
-            raise TableError(
-                f"{option} group {name!r} not found in column {spec.group!r} (values: {shown})"
-            )
-
-
-def _collect_pairs(table: ResultsTable, spec: PairSpec) -> tuple[Pairing, Pairing, Exclusions]:
-    """Return A's and B's values keyed by the pair-by columns, and the rows excluded."""
-    sides: dict[str, Pairing] = {spec.a: {}, spec.b: {}}
-    excluded = Exclusions()
-    for row, line in zip(table.rows, table.line_numbers, strict=True):
-        name = label(table.get(row, spec.group))
-        if name is None:
-            excluded.add(f"missing {spec.group}", line)
-            continue
-        side = sides.get(name)
-        if side is None:
-            continue  # a row of some other group: not part of this comparison
-        key = tuple(label(table.get(row, col)) for col in spec.pair_by)
-        cl = label(table.get(row, spec.cluster)) if spec.cluster else ""
-        st = label(table.get(row, spec.strata)) if spec.strata else ""
-        number = parse_number(table.get(row, spec.value))
-        if any(part is None for part in key) or cl is None or st is None:
-            excluded.add("missing pair-by, cluster or strata field", line)
-        elif number is None:
-            excluded.add(f"missing or non-numeric {spec.value}", line)
-        elif key in side:
-            raise TableError(
-                f"line {line}: a second row for pair {', '.join(map(str, key))} in one group; "
-                "add columns to --pair-by so each pair is unique"
-            )
-        else:
-            side[tuple(str(p) for p in key)] = (number, cl or None, st or None)
-    return sides[spec.a], sides[spec.b], excluded
-
-
-def _align(a_side: Pairing, b_side: Pairing) -> tuple[list[tuple[str, ...]], dict[str, Any]]:
-    """Return the complete pair keys (sorted) and the counts of incomplete pairs."""
-    complete = sorted(set(a_side) & set(b_side))
-    only_a = sorted(set(a_side) - set(b_side))
-    only_b = sorted(set(b_side) - set(a_side))
-    for key in complete:
-        if a_side[key][1:] != b_side[key][1:]:
-            raise TableError(
-                f"pair {', '.join(key)} has a different cluster or stratum in A and B; "
-                "make --cluster/--strata part of the pair or constant within it"
-            )
-    counts = {
-        "complete": len(complete),
-        "incomplete": len(only_a) + len(only_b),
-        "only_a": len(only_a),
-        "only_b": len(only_b),
-        "examples_only_a": [list(k) for k in only_a[:10]],
-        "examples_only_b": [list(k) for k in only_b[:10]],
-    }
-    return complete, counts
-
 
 def build_comparison(
     file: str,
@@ -325,9 +208,9 @@ def build_comparison(
     table = read_results(file)
     optional = [c for c in (spec.cluster, spec.strata) if c]
     table.require([spec.value, spec.group, *spec.pair_by, *optional])
-    _check_groups(table, spec)
-    a_side, b_side, excluded = _collect_pairs(table, spec)
-    keys, pair_counts = _align(a_side, b_side)
+    check_groups(table, spec)
+    a_side, b_side, excluded = collect_pairs(table, spec)
+    keys, pair_counts = align_pairs(a_side, b_side)
     if not keys:
         raise TableError(
             f"no complete pairs of {spec.a!r} and {spec.b!r} by {','.join(spec.pair_by)} "
@@ -376,7 +259,8 @@ def _print_comparison(doc: dict[str, Any]) -> None:
     """Render the compare document as a two-column rich table."""
     r, p = doc["result"], doc["pairs"]
     console = Console()
-    table = Table(title=f"{doc['value']}: {doc['b']} - {doc['a']} (paired)", show_header=False)
+    title = escape(f"{doc['value']}: {doc['b']} - {doc['a']} (paired)")
+    table = Table(title=title, show_header=False)
     table.add_column("statistic")
     table.add_column("value")
     eq, sf, cd, fl, mc = (

@@ -62,9 +62,11 @@ def assessment_fields(a: Assessment, fields: Iterable[str]) -> dict[str, Any]:
 
 
 def score_submission(sub: Submission | None, task_id: str, seed: int | None,
-                     profile: str) -> tuple[Assessment, Assessment]:
-    """Return (ground truth, judge) assessments of one submission."""
-    return ground_truth_f1(sub, task_id, seed, profile), shape_judge(sub, task_id)
+                     profile: str, evidence_digest: str | None = None) -> tuple[Assessment,
+                                                                                Assessment]:
+    """Return (ground truth, judge) assessments of one submission (one parse, one digest)."""
+    return (ground_truth_f1(sub, task_id, seed, profile, evidence_digest=evidence_digest),
+            shape_judge(sub, task_id, evidence_digest=evidence_digest))
 
 
 def run_one(task_id: str, seed: int, agent: str | Policy, level: str,
@@ -73,7 +75,8 @@ def run_one(task_id: str, seed: int, agent: str | Policy, level: str,
     policy = make_agent(agent) if isinstance(agent, str) else agent
     env = ComtradeEnv(task_id, seed, profile, condition)
     ep = drive(run_episode_async(env, policy, level))
-    gt, judge = score_submission(submission_from_mapping(ep.submission), task_id, seed, profile)
+    gt, judge = score_submission(submission_from_mapping(ep.submission), task_id, seed, profile,
+                                 ep.digests.get("submission", ""))
     return ScoredEpisode(ep, profile, gt, judge)
 
 

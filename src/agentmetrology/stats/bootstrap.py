@@ -22,7 +22,6 @@ from .validate import FloatArray, IntArray, as_values, check_confidence, check_c
 
 DEFAULT_RESAMPLES = 2000
 _BLOCK_ELEMENTS = 1 << 23  # 8M int64 indices = 64 MiB per block
-_BUBBLE_MAX_WORK = 64  # k*n up to which CVaR selects by bubble passes instead of partition
 
 # A reducer maps an (n, resamples) matrix, one resample per column, to one value per column.
 Reducer = Callable[[FloatArray], FloatArray]
@@ -53,17 +52,8 @@ def reducer(statistic: str, *, alpha: float = 0.2, tau: float = 0.9) -> Reducer:
 
 def _cvar(m: FloatArray, k: int) -> FloatArray:
     """Return the mean of the k smallest values of each column."""
-    n = m.shape[0]
-    if k * n <= _BUBBLE_MAX_WORK:
-        # k bubble passes over the rows: elementwise min/max across whole rows is much faster
-        # than numpy's per-column partition when columns are short (n ~ 10, k ~ 2).
-        w = m.copy()
-        for t in range(k):
-            for j in range(n - 1, t, -1):
-                low = np.minimum(w[j - 1], w[j])
-                np.maximum(w[j - 1], w[j], out=w[j])
-                w[j - 1] = low
-        return w[:k].sum(axis=0) / k
+    if k == 1:
+        return m.min(axis=0)
     # partition puts the k smallest first (unordered), which is all a mean needs.
     return np.partition(m, k - 1, axis=0)[:k].sum(axis=0) / k
 

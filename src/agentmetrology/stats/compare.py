@@ -13,7 +13,7 @@ from .equivalence import DEFAULT_MARGIN, equivalence
 from .flips import flips
 from .paired import DEFAULT_DRAWS, cliffs_delta_paired, mcnemar, paired_bootstrap, sign_flip_test
 from .results import EquivalenceResult, Estimate, FlipResult, Record, TestResult
-from .validate import as_pair, check_fraction
+from .validate import FloatArray, as_pair, check_fraction
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,37 @@ class PairedComparison(Record):
     mcnemar: TestResult
     tau: float
     seed: int
+
+
+def _difference(
+    a: FloatArray,
+    b: FloatArray,
+    equiv: EquivalenceResult,
+    clusters: Labels | None,
+    strata: Labels | None,
+    confidence: float,
+) -> Estimate:
+    """Return mean(b - a) with its interval, reusing the equivalence bootstrap at 95%."""
+    if confidence != 0.95:
+        return paired_bootstrap(
+            a,
+            b,
+            clusters=clusters,
+            strata=strata,
+            confidence=confidence,
+            resamples=equiv.resamples,
+            seed=equiv.seed,
+        )
+    # Same seed, same resamples: the equivalence's 95% interval is the paired bootstrap's.
+    return Estimate(
+        value=equiv.value,
+        interval=equiv.interval,
+        n=equiv.n,
+        method=f"{resampling_name(clusters, strata)} of mean(b - a)",
+        seed=equiv.seed,
+        confidence=confidence,
+        resamples=equiv.resamples,
+    )
 
 
 def compare_paired(
@@ -55,27 +86,7 @@ def compare_paired(
     equiv = equivalence(
         x, y, margin=margin, clusters=clusters, strata=strata, resamples=resamples, seed=seed
     )
-    if confidence == 0.95:
-        # Same seed, same resamples: the equivalence's 95% interval is the paired bootstrap's.
-        diff = Estimate(
-            value=equiv.value,
-            interval=equiv.interval,
-            n=equiv.n,
-            method=f"{resampling_name(clusters, strata)} of mean(b - a)",
-            seed=seed,
-            confidence=confidence,
-            resamples=resamples,
-        )
-    else:
-        diff = paired_bootstrap(
-            x,
-            y,
-            clusters=clusters,
-            strata=strata,
-            confidence=confidence,
-            resamples=resamples,
-            seed=seed,
-        )
+    diff = _difference(x, y, equiv, clusters, strata, confidence)
     delta = cliffs_delta_paired(
         x,
         y,

@@ -9,7 +9,7 @@ from fractions import Fraction
 import numpy as np
 import numpy.typing as npt
 
-from ._seeding import generator
+from ._seeding import check_seed, generator
 from .bootstrap import DEFAULT_RESAMPLES, bootstrap_distributions, percentile_interval, reducer
 from .cluster import Labels, resampling_name, unit_differences
 from .results import Estimate, HolmResult, TestResult
@@ -102,6 +102,7 @@ def sign_flip_test(
 
     With `clusters`, a unit is a cluster's mean difference and whole clusters flip sign.
     """
+    check_seed(seed)
     check_count(draws, "draws")
     limit = check_count(exact_limit, "exact_limit", minimum=0)
     if limit > EXACT_LIMIT:

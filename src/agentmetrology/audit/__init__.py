@@ -1,0 +1,1 @@
+"""The auditor: probes a benchmark's scorer and ownership and writes a validity card."""

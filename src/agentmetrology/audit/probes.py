@@ -1,0 +1,78 @@
+"""Stage: the forged-submission battery and criterion sensitivity (specs/audit.md)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from agentmetrology.audit.target import AuditTarget, ScoreOutcome, TaskRef
+
+TRUTH_EPS = 1e-9  # "strictly lower ground-truth quality"
+
+
+def _cell(ref: TaskRef, probe: str, truth: float, out: ScoreOutcome) -> dict[str, Any]:
+    return {"task": ref.task_id, "seed": ref.seed, "probe": probe, "truth": truth,
+            "score": out.value, "status": out.status, "message": out.message}
+
+
+def probe_battery(target: AuditTarget, refs: list[TaskRef]) -> dict[str, Any]:
+    """Score every probe of every task with the target's scorer and ground truth.
+
+    Criterion sensitivity passes iff scorer(correct) > scorer(x) + eps for every probe x of
+    strictly lower ground-truth quality; a tie or inversion fails it and is listed.
+    """
+    cells: list[dict[str, Any]] = []
+    offending: list[dict[str, Any]] = []
+    compared = invalid_pairs = 0
+    for ref in refs:
+        correct = target.oracle(ref)
+        probes = target.probes(ref, correct) if correct is not None else None
+        if not probes:
+            continue
+        scored = [(p, target.score(ref, p.submission)) for p in probes]
+        cells += [_cell(ref, p.name, p.truth, o or ScoreOutcome(None, "INVALID", "no scorer"))
+                  for p, o in scored]
+        (c_probe, c_out), rest = scored[0], scored[1:]
+        for probe, out in rest:
+            if probe.truth >= c_probe.truth - TRUTH_EPS:
+                continue  # not strictly worse: the criterion says nothing about it
+            if c_out is None or out is None or c_out.value is None or out.value is None:
+                invalid_pairs += 1
+                continue
+            compared += 1
+            if not c_out.value > out.value + target.resolution:
+                offending.append({"task": ref.task_id, "seed": ref.seed, "probe": probe.name,
+                                  "score_correct": c_out.value, "score_probe": out.value,
+                                  "truth_correct": c_probe.truth, "truth_probe": probe.truth,
+                                  "relation": "tie" if abs(c_out.value - out.value)
+                                  <= target.resolution else "inversion"})
+    status = "not probed" if compared == 0 else ("fail" if offending else "pass")
+    return {"status": status, "scorer": target.scorer_name, "resolution": target.resolution,
+            "pairs_compared": compared, "pairs_invalid": invalid_pairs,
+            "offending": offending, "by_probe": summarize_probes(cells), "cells": cells}
+
+
+def summarize_probes(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Return per probe: mean scorer score, mean ground truth, n, and INVALID count."""
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for c in cells:
+        groups[c["probe"]].append(c)
+    out = []
+    for name, cs in groups.items():
+        vals = [c["score"] for c in cs if c["score"] is not None]
+        out.append({
+            "probe": name, "n": len(cs),
+            "score_mean": sum(vals) / len(vals) if vals else None,
+            "score_min": min(vals) if vals else None,
+            "truth_mean": sum(c["truth"] for c in cs) / len(cs),
+            "invalid": sum(1 for c in cs if c["status"] == "INVALID"),
+        })
+    return out
+
+
+def offending_summary(result: dict[str, Any]) -> list[str]:
+    """Return the offending probe relations as 'probe = correct' or 'probe > correct' labels."""
+    seen: dict[str, str] = {}
+    for o in result["offending"]:
+        seen.setdefault(o["probe"], "=" if o["relation"] == "tie" else ">")
+    return [f"{p} {rel} correct" for p, rel in seen.items()]

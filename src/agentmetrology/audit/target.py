@@ -1,0 +1,76 @@
+"""Target hooks: what the auditor needs from a benchmark (specs/audit.md, "Target hooks").
+
+A target implements the hooks it can. A hook that is missing (the method returns None) makes
+every stage that needs it `not probed`, never `pass`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+ScorerKind = Literal["shape", "outcome", "specification", "llm-judge", "user"]
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRef:
+    """One seeded task instance the auditor can probe."""
+
+    task_id: str
+    seed: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Probe:
+    """A forged submission and its ground-truth quality (1.0 = as good as the oracle)."""
+
+    name: str
+    submission: Any
+    truth: float  # ground-truth quality in [0, 1], from the target's valid scorer or by design
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreOutcome:
+    """What a scorer hook said about one submission: a number, or INVALID with the message."""
+
+    value: float | None
+    status: Literal["ok", "INVALID"] = "ok"
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Ownership:
+    """Who owns each decision at each level, and the decisions the benchmark claims to test."""
+
+    levels: dict[str, dict[str, str]]
+    claimed: tuple[str, ...]
+
+
+class AuditTarget(Protocol):
+    """The hooks of a benchmark under audit."""
+
+    name: str
+    scorer_kind: ScorerKind
+    scorer_name: str
+    resolution: float  # the scorer's resolution eps (a tie within eps is a tie)
+
+    def ownership_map(self) -> Ownership | None:
+        """Return the ownership map and claimed decisions, or None when unknown."""
+        ...
+
+    def tasks(self) -> list[TaskRef] | None:
+        """Return the seeded task registry to probe, or None."""
+        ...
+
+    def oracle(self, ref: TaskRef) -> Any | None:
+        """Return the canonical correct submission for a task, or None without an oracle."""
+        ...
+
+    def probes(self, ref: TaskRef, correct: Any) -> list[Probe] | None:
+        """Return the forged-submission battery built from the oracle (first probe: correct)."""
+        ...
+
+    def score(self, ref: TaskRef, submission: Any) -> ScoreOutcome | None:
+        """Return the benchmark's own scorer's verdict on a submission, or None without one."""
+        ...

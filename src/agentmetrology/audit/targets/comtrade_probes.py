@@ -1,0 +1,84 @@
+"""The forged-submission battery for ComtradeBench, built from the oracle rows."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agentmetrology.agents.comtrade.payload import RunLog, build_metadata, encode_payload
+from agentmetrology.envs.comtrade.generator import generate_rows, totals_row
+from agentmetrology.envs.comtrade.tasks import ComtradeTask, Profile, get_task
+from agentmetrology.records.rng import rng
+
+PROBE_NAMES: tuple[str, ...] = (
+    "correct", "empty", "fabricated", "duplicate_laden", "totals_laden", "truncated",
+    "contradictory_metadata",
+)
+
+
+def harness_log(task: ComtradeTask, requests: int) -> str:
+    """Return a clean run log in the L0 harness format for `requests` sequential pages."""
+    log = RunLog.start(task.task_id)
+    log.step(1, "get_task_info")
+    for page in range(1, requests + 1):
+        log.step(page + 1, "fetch_page")
+        log.request(page, 1)
+        log.page(page)
+    return log.finish(True)
+
+
+def payload_for(task: ComtradeTask, rows: list[dict[str, Any]], *, totals_dropped: int = 0,
+                meta_overrides: dict[str, Any] | None = None) -> dict[str, str]:
+    """Return a self-consistent submission for `rows` with harness-style metadata and log."""
+    pages = task.total_pages
+    meta = build_metadata(task.task_id, task.query.as_dict(), rows, totals_enabled=True,
+                          totals_dropped=totals_dropped, request_count=pages,
+                          request_stats={"total": pages, "retries": 0, "by_status": {}},
+                          execution_time_seconds=0.0)
+    meta.update(meta_overrides or {})
+    return encode_payload(rows, meta, harness_log(task, pages))
+
+
+def oracle_payload(task_id: str, seed: int | None, profile: Profile = "seeded") -> dict[str, str]:
+    """Return the canonical correct submission: every genuine row once, honest metadata."""
+    task = get_task(task_id)
+    return payload_for(task, generate_rows(task_id, seed, profile))
+
+
+def battery(task_id: str, seed: int | None,
+            profile: Profile = "seeded") -> dict[str, dict[str, str]]:
+    """Return the seven probes by name, each a submission dict (data, metadata, log)."""
+    task = get_task(task_id)
+    rows = generate_rows(task_id, seed, profile)
+    gen = rng(seed if seed is not None else "legacy", "audit", "fabricate", task_id)
+    fake = gen.integers(0, [1_000_000, 50_000, 10_000], size=(len(rows), 3))
+    fabricated = [{**r, "tradeValue": int(v[0]), "netWeight": int(v[1]), "qty": int(v[2]),
+                   "record_id": f"{task_id}-{900000 + i:06d}"}
+                  for i, (r, v) in enumerate(zip(rows, fake, strict=True))]
+    ps = task.page_size
+    with_totals: list[dict[str, Any]] = []
+    for start in range(0, len(rows), ps):
+        page_rows = rows[start:start + ps]
+        with_totals += [totals_row(task, start // ps + 1, page_rows), *page_rows]
+    doubled = [r for r in rows for _ in range(2)]
+    contradictory = {
+        "row_count": len(rows) + 100,  # claims rows it did not submit
+        "query": {**task.query.as_dict(), "year": task.query.year - 1},
+        "totals_handling": {"enabled": True, "rows_dropped": 7},
+    }
+    return {
+        "correct": payload_for(task, rows),
+        "empty": payload_for(task, []),
+        "fabricated": payload_for(task, fabricated),
+        "duplicate_laden": payload_for(task, doubled),
+        "totals_laden": payload_for(task, with_totals),
+        "truncated": payload_for(task, rows[: len(rows) // 2]),
+        "contradictory_metadata": payload_for(task, rows, meta_overrides=contradictory),
+    }
+
+
+def describe(submission: dict[str, str]) -> dict[str, Any]:
+    """Return a short description of a probe payload for the audit record."""
+    lines = [x for x in submission["data_jsonl"].splitlines() if x.strip()]
+    meta = json.loads(submission["metadata_json"])
+    return {"lines": len(lines), "declared_row_count": meta.get("row_count")}

@@ -1,0 +1,197 @@
+"""Render `report.md` and `report.html` of an audit from audit.json, and nothing else.
+
+No number is computed here: every number printed is a value of audit.json formatted at the
+report's precision, and every text passes the number guard before anything is returned.
+Identifiers (targets, tasks, probes, scorers, digests) are printed as `code spans`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentmetrology.report import html as H
+from agentmetrology.report.numberguard import NumberGuard
+from agentmetrology.report.spectrum_svg import SpectrumRow, spectrum_chart
+
+ROW_LABELS = {
+    "scorer_kind": "scorer kind", "criterion_sensitivity": "criterion sensitivity",
+    "ownership_completeness": "ownership completeness", "non_degeneracy": "non-degeneracy",
+    "replay": "replay",
+}
+
+
+class _Doc:
+    """Collects parallel Markdown and HTML, and every text the guard must check."""
+
+    def __init__(self, g: NumberGuard) -> None:
+        self.g = g
+        self.md: list[str] = []
+        self.html: list[str] = []
+        self.texts: list[str] = []
+
+    def heading(self, text: str, level: int = 2) -> None:
+        self.texts.append(text)
+        self.md.append("#" * level + " " + text + "\n")
+        self.html.append(H.heading(text, level))
+
+    def para(self, text: str) -> None:
+        self.texts.append(text)
+        self.md.append(text + "\n")
+        self.html.append(H.paragraph(text))
+
+    def bullets(self, items: list[str]) -> None:
+        self.texts += items
+        self.md.append("\n".join(f"- {i}" for i in items) + "\n")
+        self.html.append(H.bullet_list(items))
+
+    def table(self, headers: list[str], rows: list[list[str]]) -> None:
+        self.texts += headers + [c for r in rows for c in r]
+        md = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+        md += ["| " + " | ".join(r) + " |" for r in rows]
+        self.md.append("\n".join(md) + "\n")
+        self.html.append(H.table(headers, rows))
+
+    def figure(self, svg: str, caption: str) -> None:
+        self.texts.append(caption)
+        self.html.append(H.figure(svg, caption))
+        self.md.append(f"*{caption}* (figure in report.html)\n")
+
+
+def _num(g: NumberGuard, v: Any) -> str:
+    return g.fmt(v) if isinstance(v, int | float) and not isinstance(v, bool) else "n/a"
+
+
+def _card(d: _Doc, doc: dict[str, Any]) -> None:
+    card = doc["card"]
+    d.heading("Validity card")
+    d.para(f"Licensed claim of the shipped configuration (`{card['shipped_configuration']}`): "
+           f"**{card['licensed_claim']}**.")
+    configs = card["configurations"]
+    headers = ["row", *[f"`{c['level']}` + `{c['scorer']}`" for c in configs]]
+    rows = [[label, *[c["rows"][key]["status"] for c in configs]]
+            for key, label in ROW_LABELS.items()]
+    rows.append(["licensed claim", *[c["licensed_claim"] for c in configs]])
+    d.table(headers, rows)
+    items = []
+    for c in configs:
+        crit = c["rows"]["criterion_sensitivity"]["evidence"]
+        offending = ", ".join(f"`{o}`" for o in crit.get("offending", [])) or "none"
+        source = c["rows"]["criterion_sensitivity"]["source_digest"] or ""
+        items.append(f"`{c['level']}` + `{c['scorer']}`: criterion pairs compared "
+                     f"{crit.get('pairs_compared')}, offending {crit.get('offending_pairs')} "
+                     f"({offending}); source `{source}`")
+    d.bullets(items)
+
+
+def _probes(d: _Doc, doc: dict[str, Any]) -> None:
+    g = d.g
+    probes = doc["stages"]["probes"]
+    shipped = {p["probe"]: p for p in probes["shipped"]["by_probe"]}
+    truth = {p["probe"]: p for p in probes["ground_truth"]["by_probe"]}
+    d.heading("Forged-submission probes")
+    d.para(f"Each probe is scored by the shipped scorer `{probes['shipped']['scorer']}` and by "
+           f"ground truth `{probes['ground_truth']['scorer']}` on every audited task and seed; "
+           "means over tasks and seeds.")
+    rows = [[f"`{name}`", str(p["n"]), _num(g, p["score_mean"]), _num(g, p["score_min"]),
+             str(p["invalid"]), _num(g, truth[name]["score_mean"])]
+            for name, p in shipped.items()]
+    d.table(["probe", "n", "shipped mean", "shipped min", "INVALID", "ground truth mean"], rows)
+    off = probes["shipped"]["offending"][:10]
+    if off:
+        d.para("First offending pairs (a tie or inversion against `correct`):")
+        d.table(["task", "seed", "probe", "shipped(correct)", "shipped(probe)", "truth(probe)"],
+                [[f"`{o['task']}`", str(o["seed"]), f"`{o['probe']}`",
+                  _num(g, o["score_correct"]), _num(g, o["score_probe"]),
+                  _num(g, o["truth_probe"])] for o in off])
+
+
+def _joint(d: _Doc, doc: dict[str, Any]) -> None:
+    g = d.g
+    j = doc["stages"]["joint"]
+    d.heading("Joint intervention (2x2)")
+    d.para("The same scripted targets (" + ", ".join(f"`{t}`" for t in j["targets"])
+           + ") on the same seeds at `L0` and "
+           f"`L2`, each episode scored by the shipped scorer (divided by its scale "
+           f"{_num(g, j['scale'])}) and by ground truth. At `L0`, "
+           f"{j['l0_identical_pairs']} of {j['l0_payload_pairs']} target pairs submitted "
+           "byte-identical payloads.")
+    rows = []
+    for lv in ("L0", "L2"):
+        for sc in ("shipped", "ground_truth"):
+            c = j["cells"][f"{lv}|{sc}"]
+            rows.append([f"`{lv}`", f"`{sc}`", _num(g, c["mean"]), _num(g, c["spread"]),
+                         str(c["distinct_target_means"]), str(c["submitting_targets"])])
+    d.table(["level", "scorer", "cell mean", "spread (max - min)", "distinct target means",
+             "submitting targets"], rows)
+
+
+def _spectrum(d: _Doc, doc: dict[str, Any]) -> None:
+    g = d.g
+    s = doc["stages"]["reliability"]
+    d.heading("Reliability spectrum (L2, ground truth)")
+    d.para(f"{s['seeds']} seeds on each of the tasks "
+           + ", ".join(f"`{t}`" for t in s["tasks"]) + " per target; mean with "
+           f"bootstrap CI, worst case, CVaR at alpha {_num(g, s['alpha'])}, Reliability at tau "
+           f"{_num(g, s['tau'])}. Sorted by mean.")
+    rows, figure_rows = [], []
+    conf = s["rows"][0]["summary"]["mean"]["confidence"] if s["rows"] else None
+    for r in s["rows"]:
+        m = r["summary"]
+        lo, hi = m["mean"]["interval"]
+        rows.append([f"`{r['target']}`", str(r["n"]), _num(g, m["mean"]["value"]),
+                     f"[{_num(g, lo)}, {_num(g, hi)}]", _num(g, m["worst"]["value"]),
+                     _num(g, m["cvar"]["value"]), _num(g, m["reliability"]["value"])])
+        figure_rows.append(SpectrumRow(r["target"], tuple(r["quartiles"]),
+                                       m["mean"]["value"], m["worst"]["value"],
+                                       m["cvar"]["value"]))
+    d.table(["target", "n", "mean", f"{g.pct(conf)} CI", "worst", "CVaR", "Reliability"], rows)
+    d.figure(spectrum_chart(figure_rows, "Ground-truth F1 at L2 by target"),
+             "Box: quartiles; dot: mean; cross: worst case; square: CVaR. Sorted by mean.")
+    if s["worst_case_reorders"]:
+        d.para("Ranking by worst case reorders the targets: "
+               + " > ".join(f"`{t}`" for t in s["order_by_worst"]) + ".")
+
+
+def _ownership(d: _Doc, doc: dict[str, Any]) -> None:
+    g = d.g
+    o = doc["stages"]["ownership"]
+    d.heading("Ownership")
+    d.table(["level", "completeness", "model-owned decisions", "claimed but harness-owned"],
+            [[f"`{lv}`", c["status"], ", ".join(f"`{x}`" for x in c["model_owned"]) or "none",
+              ", ".join(f"`{x}`" for x in c["harness_owned_claims"]) or "none"]
+             for lv, c in o["completeness"].items()])
+    rows = []
+    for lv, nd in o["non_degeneracy"].items():
+        for dec in nd["decisions"]:
+            means = dec["outcome_mean_by_action"]
+            rows.append([f"`{lv}`", f"`{dec['decision']}`", str(dec["observations"]),
+                         ", ".join(f"{k}: {v}" for k, v in dec["action_counts"].items()),
+                         ", ".join(f"{k}: {_num(g, v)}" for k, v in means.items()),
+                         dec["status"]])
+    d.table(["level", "decision", "observations", "action counts", "mean truth by action",
+             "non-degenerate"], rows)
+    cal = o["rule_calibration"]
+    d.para("Rule calibration at `L1` (fixed RETRY/SKIP rules): " + "; ".join(
+        f"`{r['rule']}` mean {_num(g, r['truth_mean'])}, worst {_num(g, r['truth_worst'])}"
+        for r in cal["rules"]) + f". {cal['note'].capitalize()}.")
+
+
+def render_audit_report(doc: dict[str, Any]) -> tuple[str, str]:
+    """Return (markdown, html) for an audit.json document; raise if the guard refuses it."""
+    g = NumberGuard(doc)
+    d = _Doc(g)
+    title = f"Audit of {doc['audit']}"
+    d.heading(title, 1)
+    d.para(f"Tool version `{doc['tool_version']}`, profile `{doc['profile']}`, "
+           f"analysis seed {doc['analysis_seed']}. Replay: {doc['stages']['replay']['status']} "
+           f"({doc['stages']['replay']['episodes']} episodes, "
+           f"{doc['stages']['replay']['mismatches']} mismatches).")
+    _card(d, doc)
+    _probes(d, doc)
+    _joint(d, doc)
+    _spectrum(d, doc)
+    _ownership(d, doc)
+    d.heading("Digests")
+    d.bullets([f"`{k}`: `{v}`" for k, v in doc["digests"].items()])
+    g.check(*d.texts)
+    return "\n".join(d.md), H.page(title, "\n".join(d.html))
