@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/agm demo
+	$(BIN)/agm audit comtrade --out out/demo
 
 test: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks

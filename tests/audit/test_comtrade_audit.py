@@ -1,0 +1,161 @@
+"""The comtrade audit end to end: the card's verdicts, the 2x2, the spectrum, the override."""
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentmetrology.audit.comtrade_audit import audit_comtrade, seal
+from agentmetrology.audit.scorer_override import ScorerLoadError, load_scorer
+from agentmetrology.audit.targets.comtrade import ComtradeTarget
+from agentmetrology.records.canonical import canonical_json
+
+
+@pytest.fixture(scope="module")
+def doc() -> dict[str, Any]:
+    return seal(audit_comtrade(ComtradeTarget(seeds=5)))
+
+
+def _config(doc: dict[str, Any], level: str, scorer: str) -> dict[str, Any]:
+    (c,) = [c for c in doc["card"]["configurations"]
+            if c["level"] == level and c["scorer"] == scorer]
+    return c
+
+
+def test_shipped_judge_fails_criterion_with_fabricated_equal_to_correct(doc: dict) -> None:
+    probes = doc["stages"]["probes"]
+    assert probes["shipped"]["status"] == "fail"
+    by = {p["probe"]: p for p in probes["shipped"]["by_probe"]}
+    truth = {p["probe"]: p for p in probes["ground_truth"]["by_probe"]}
+    assert by["fabricated"]["score_mean"] == by["correct"]["score_mean"]
+    assert truth["fabricated"]["score_mean"] == 0.0 and truth["correct"]["score_mean"] == 1.0
+    assert any(o["probe"] == "fabricated" and o["relation"] == "tie"
+               for o in probes["shipped"]["offending"])
+    # the empty submission is floored well above zero by the judge
+    assert by["empty"]["score_min"] > 40
+    assert probes["ground_truth"]["status"] == "pass"
+
+
+def test_licensed_claims(doc: dict) -> None:
+    assert doc["card"]["licensed_claim"] == "self-report compliance"
+    assert _config(doc, "L0", "shape_judge")["licensed_claim"] == "self-report compliance"
+    assert _config(doc, "L2", "ground_truth_f1")["licensed_claim"] == "model capability"
+    assert _config(doc, "L0", "ground_truth_f1")["licensed_claim"] == \
+        "model–scaffold system performance"
+    gt = _config(doc, "L2", "ground_truth_f1")["rows"]
+    assert {k: v["status"] for k, v in gt.items()} == {
+        "scorer_kind": "outcome", "criterion_sensitivity": "pass",
+        "ownership_completeness": "pass", "non_degeneracy": "pass", "replay": "pass"}
+    assert all(v["source_digest"] for k, v in gt.items() if k != "scorer_kind")
+
+
+def test_l0_payloads_identical_and_only_l2_truth_spreads_fully(doc: dict) -> None:
+    joint = doc["stages"]["joint"]
+    assert joint["l0_all_identical"] and joint["l0_identical_pairs"] == joint["l0_payload_pairs"]
+    assert joint["l0_payload_pairs"] == 21 * 5 * 5  # C(7,2) pairs x 5 tasks x 5 seeds
+    cells = joint["cells"]
+    assert cells["L2|ground_truth"]["spread"] == 1.0
+    assert cells["L0|shipped"]["spread"] == 0.0 and cells["L0|ground_truth"]["spread"] == 0.0
+    assert cells["L2|shipped"]["spread"] < 0.5
+
+
+def test_reliability_spectrum(doc: dict) -> None:
+    spec = doc["stages"]["reliability"]
+    rows = {r["target"]: r for r in spec["rows"]}
+    assert len(rows) == 8 and all(r["n"] == 50 for r in rows.values())
+    careful = rows["scripted:careful"]["summary"]
+    assert careful["mean"]["value"] == 1.0 and careful["worst"]["value"] == 1.0
+    fab = rows["scripted:fabricator"]["summary"]
+    assert fab["mean"]["value"] == 0.0
+    means = [r["summary"]["mean"]["value"] for r in spec["rows"]]
+    assert means == sorted(means, reverse=True)
+
+
+def test_ownership_and_calibration(doc: dict) -> None:
+    own = doc["stages"]["ownership"]
+    assert own["completeness"]["L0"]["status"] == "fail"
+    assert own["completeness"]["L2"]["status"] == "pass"
+    retry_l1 = {d["decision"]: d for d in own["non_degeneracy"]["L1"]["decisions"]}["retry"]
+    assert retry_l1["action_varies"] and retry_l1["outcome_differs"]
+    rules = {r["rule"]: r for r in own["rule_calibration"]["rules"]}
+    assert rules["l1:always-retry"]["truth_mean"] > rules["l1:always-skip"]["truth_mean"]
+    assert own["rule_calibration"]["decision_invariant"] is False
+
+
+def test_audit_is_deterministic(doc: dict) -> None:
+    again = seal(audit_comtrade(ComtradeTarget(seeds=5)))
+    assert canonical_json(again) == canonical_json(doc)
+
+
+def _scorer_file(tmp_path: Path, body: str) -> str:
+    path = tmp_path / "my_scorer.py"
+    path.write_text(body)
+    return f"{path}:score"
+
+
+def test_user_scorer_exceptions_become_invalid_cells(tmp_path: Path) -> None:
+    spec = _scorer_file(tmp_path, (
+        "import json\n"
+        "def score(task_id, seed, submission):\n"
+        "    lines = [x for x in submission['data_jsonl'].splitlines() if x.strip()]\n"
+        "    if not lines:\n"
+        "        raise RuntimeError('empty data')\n"
+        "    return {'total': len(lines)}\n"))
+    scorer = load_scorer(spec)
+    target = ComtradeTarget(seeds=1, scorer=scorer, scorer_label=scorer.label)
+    from agentmetrology.audit.probes import probe_battery
+
+    res = probe_battery(target, target.tasks()[:2])
+    empty = [c for c in res["cells"] if c["probe"] == "empty"]
+    assert empty and all(c["status"] == "INVALID" and "empty data" in c["message"]
+                         for c in empty)
+    assert res["pairs_invalid"] == len(empty)
+    # counting lines rewards duplicates: an inversion the audit must report
+    assert any(o["probe"] == "duplicate_laden" and o["relation"] == "inversion"
+               for o in res["offending"])
+
+
+def test_user_scorer_that_checks_ids_passes_criterion(tmp_path: Path) -> None:
+    spec = _scorer_file(tmp_path, (
+        "import json\n"
+        "from agentmetrology.envs.comtrade import ground_truth_ids\n"
+        "def score(task_id, seed, submission):\n"
+        "    g = ground_truth_ids(task_id, seed)\n"
+        "    lines = [json.loads(x) for x in submission['data_jsonl'].splitlines() if x]\n"
+        "    ids = [r.get('record_id') for r in lines]\n"
+        "    hit = len(set(ids) & g)\n"
+        "    return 0.0 if not hit else 2 * hit / (len(g) + len(ids))\n"))
+    scorer = load_scorer(spec)
+    target = ComtradeTarget(seeds=1, scorer=scorer, scorer_label=scorer.label)
+    from agentmetrology.audit.probes import probe_battery
+
+    assert probe_battery(target, target.tasks())["status"] == "pass"
+
+
+@pytest.mark.parametrize(("spec", "needle"), [
+    ("nofunction", "FILE.py:function"),
+    ("/nonexistent/x.py:f", "not an existing .py file"),
+])
+def test_bad_scorer_specs(spec: str, needle: str) -> None:
+    with pytest.raises(ScorerLoadError, match=needle):
+        load_scorer(spec)
+
+
+def test_scorer_import_error_is_reported(tmp_path: Path) -> None:
+    spec = _scorer_file(tmp_path, "raise ImportError('nope')\n")
+    with pytest.raises(ScorerLoadError, match="importing my_scorer.py failed"):
+        load_scorer(spec)
+    spec = _scorer_file(tmp_path, "x = 1\n")
+    with pytest.raises(ScorerLoadError, match="no callable named 'score'"):
+        load_scorer(spec)
+
+
+def test_coerce_score_rejects_non_numbers() -> None:
+    from agentmetrology.audit.scorer_override import coerce_score
+
+    assert coerce_score(3).value == 3.0
+    assert coerce_score({"total": 2.5}).value == 2.5
+    assert coerce_score({"x": 1}).status == "INVALID"
+    assert coerce_score("1").status == "INVALID"
+    assert coerce_score(float("nan")).status == "INVALID"
+    assert coerce_score(True).status == "INVALID"
