@@ -39,10 +39,10 @@ def test_shipped_judge_fails_criterion_with_fabricated_equal_to_correct(doc: dic
 def test_licensed_claims(doc: dict) -> None:
     assert doc["card"]["licensed_claim"] == "self-report compliance"
     assert _config(doc, "L0", "shape_judge")["licensed_claim"] == "self-report compliance"
-    assert _config(doc, "L2", "ground_truth_f1")["licensed_claim"] == "model capability"
-    assert _config(doc, "L0", "ground_truth_f1")["licensed_claim"] == \
+    assert _config(doc, "L2", "ground_truth_f1_exact")["licensed_claim"] == "model capability"
+    assert _config(doc, "L0", "ground_truth_f1_exact")["licensed_claim"] == \
         "model–scaffold system performance"
-    gt = _config(doc, "L2", "ground_truth_f1")["rows"]
+    gt = _config(doc, "L2", "ground_truth_f1_exact")["rows"]
     assert {k: v["status"] for k, v in gt.items()} == {
         "scorer_kind": "outcome", "criterion_sensitivity": "pass",
         "ownership_completeness": "pass", "non_degeneracy": "pass", "replay": "pass"}
@@ -115,21 +115,27 @@ def test_user_scorer_exceptions_become_invalid_cells(tmp_path: Path) -> None:
                for o in res["offending"])
 
 
-def test_user_scorer_that_checks_ids_passes_criterion(tmp_path: Path) -> None:
-    spec = _scorer_file(tmp_path, (
-        "import json\n"
-        "from agentmetrology.envs.comtrade import ground_truth_ids\n"
-        "def score(task_id, seed, submission):\n"
-        "    g = ground_truth_ids(task_id, seed)\n"
-        "    lines = [json.loads(x) for x in submission['data_jsonl'].splitlines() if x]\n"
-        "    ids = [r.get('record_id') for r in lines]\n"
-        "    hit = len(set(ids) & g)\n"
-        "    return 0.0 if not hit else 2 * hit / (len(g) + len(ids))\n"))
-    scorer = load_scorer(spec)
-    target = ComtradeTarget(seeds=1, scorer=scorer, scorer_label=scorer.label)
+def test_id_only_scorer_is_fooled_by_guessed_ids_and_exact_scorer_is_not(
+        tmp_path: Path) -> None:
     from agentmetrology.audit.probes import probe_battery
 
-    assert probe_battery(target, target.tasks())["status"] == "pass"
+    body = (
+        "import json\n"
+        "from agentmetrology.envs.comtrade import generate_rows\n"
+        "def score(task_id, seed, submission):\n"
+        "    truth = {r['record_id']: r for r in generate_rows(task_id, seed)}\n"
+        "    rows = [json.loads(x) for x in submission['data_jsonl'].splitlines() if x]\n"
+        "    hits = {r.get('record_id') for r in rows if r.get('record_id') in truth\n"
+        "            and (IDS_ONLY or r == truth[r['record_id']])}\n"
+        "    return 0.0 if not hits else 2 * len(hits) / (len(truth) + len(rows))\n")
+    ids_only = load_scorer(_scorer_file(tmp_path, "IDS_ONLY = True\n" + body))
+    res = probe_battery(ComtradeTarget(seeds=1, scorer=ids_only), ComtradeTarget(1).tasks())
+    assert res["status"] == "fail"
+    assert {o["probe"] for o in res["offending"]} == {"guessed_ids"}
+    (tmp_path / "exact").mkdir()
+    exact = load_scorer(_scorer_file(tmp_path / "exact", "IDS_ONLY = False\n" + body))
+    res = probe_battery(ComtradeTarget(seeds=1, scorer=exact), ComtradeTarget(1).tasks())
+    assert res["status"] == "pass"
 
 
 @pytest.mark.parametrize(("spec", "needle"), [

@@ -175,3 +175,26 @@ def test_random_garbage_never_raises() -> None:
             assert a.score is not None and 0.0 <= a.score <= 1.0
         raw = bytes(int(b) for b in gen.integers(256, size=int(gen.integers(0, 64))))
         assert ground_truth_f1(raw, "T3_duplicates", 0).status in STATUSES
+
+
+def test_guessed_ids_with_invented_values_are_caught_by_f1_exact() -> None:
+    import json
+
+    from agentmetrology.envs.comtrade import generate_rows
+    from agentmetrology.scoring.ground_truth import ground_truth_f1
+
+    rows = generate_rows("T3_duplicates", 0)
+    guessed = [{**r, "tradeValue": r["tradeValue"] + 1} for r in rows]
+    data = "".join(json.dumps(r) + "\n" for r in guessed)
+    a = ground_truth_f1(data, "T3_duplicates", 0)
+    assert a.score == 1.0  # the spec's id-only F1 is fooled
+    assert a.components["value_mismatches"] == 25 and a.components["f1_exact"] == 0.0
+    assert a.status == "PARTIAL"
+    other_seed = "".join(json.dumps(r) + "\n" for r in generate_rows("T3_duplicates", 1))
+    b = ground_truth_f1(other_seed, "T3_duplicates", 0)
+    assert b.score == 1.0 and b.components["f1_exact"] == 0.0
+    good = "".join(json.dumps(r) + "\n" for r in rows)
+    c = ground_truth_f1(good, "T3_duplicates", 0)
+    assert c.status == "PASS" and c.components["f1_exact"] == 1.0
+    typed = "".join(json.dumps({**r, "year": str(r["year"])}) + "\n" for r in rows)
+    assert ground_truth_f1(typed, "T3_duplicates", 0).components["value_mismatches"] == 25

@@ -25,7 +25,7 @@ class _TruthAsScorer:
     inner: ComtradeTarget
     name: str = "comtrade"
     scorer_kind: ScorerKind = "outcome"
-    scorer_name: str = GROUND_TRUTH_SCORER
+    scorer_name: str = GROUND_TRUTH_SCORER + "_exact"
     resolution: float = 0.0
 
     def ownership_map(self) -> None:
@@ -98,7 +98,8 @@ def audit_comtrade(target: ComtradeTarget, *, seed: int = 0) -> dict[str, Any]:
                                 "version": JUDGE_VERSION if target.scorer_kind == "shape"
                                 else None, "scale": target.scale,
                                 "resolution": target.resolution},
-                    "ground_truth": {"name": GROUND_TRUTH_SCORER,
+                    "ground_truth": {"name": GROUND_TRUTH_SCORER + "_exact",
+                                     "component": "f1_exact",
                                      "version": GROUND_TRUTH_VERSION, "scale": 1.0}},
         "card": {"benchmark": "comtrade", "shipped_configuration": "L0|" + target.scorer_name,
                  "licensed_claim": shipped_config["licensed_claim"], "configurations": configs},

@@ -17,7 +17,8 @@ from agentmetrology.scoring.ground_truth import ground_truth_f1
 from agentmetrology.scoring.judge import shape_judge
 from agentmetrology.scoring.submission import Submission, submission_from_mapping
 
-GT_FIELDS = ("f1", "recall", "precision", "duplicates", "totals_rows", "spurious")
+GT_FIELDS = ("f1", "recall", "precision", "duplicates", "totals_rows", "spurious", "f1_exact",
+             "value_mismatches")
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,15 +4,27 @@ S = record_ids of submitted lines that parse (a JSON object with a string `recor
 G = the ground-truth ids of (task, seed, profile), U = S ∩ G counted once.
 R = |U|/|G|, P = |U|/lines where *every* non-blank line counts (duplicates, totals rows,
 fabricated and unparsable lines all inflate the denominator), F1 = 2RP/(R+P), 0 when U is empty.
+
+Beside the spec's F1 the assessment reports `value_mismatches` (matched ids whose first submitted
+row differs from the generated row in any of its ten fields) and `f1_exact`, the same F1 counting
+only rows that match exactly. Record ids are `{task_id}-{i:06d}` for every seed, so id-only F1
+can be earned by guessing ids with invented values (or by replaying another seed's rows);
+`f1_exact` cannot.
 """
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final
 
-from agentmetrology.envs.comtrade.generator import ground_truth_ids, is_totals_row
+from agentmetrology.envs.comtrade.generator import (
+    ROW_FIELDS,
+    _rows_cached,
+    ground_truth_ids,
+    is_totals_row,
+)
 from agentmetrology.envs.comtrade.tasks import PROFILES, TASKS, Profile
 from agentmetrology.records.assessment import Assessment, Status
 from agentmetrology.scoring.submission import Submission, make_submission
@@ -31,6 +43,7 @@ class LineCounts:
     totals_rows: int  # parsed lines that are totals rows (may also be duplicates)
     spurious: int  # distinct ids of non-totals rows that are not in G
     unparsable: int  # lines that are not a JSON object with a string record_id
+    mismatched: int = 0  # matched ids whose first submitted row differs from the generated row
 
 
 @lru_cache(maxsize=64)
@@ -40,11 +53,33 @@ def _truth(task_id: str, seed: int | None, profile: Profile) -> frozenset[str]:
     return ground_truth_ids(task_id, seed, profile)
 
 
-def count_lines(values: tuple[Any, ...], truth: frozenset[str]) -> LineCounts:
-    """Return the line counts of parsed JSONL values against the ground-truth ids."""
+@lru_cache(maxsize=64)
+def _truth_rows(task_id: str, seed: int | None, profile: Profile) -> dict[str, tuple[Any, ...]]:
+    """Return the generated rows of (task, seed, profile) keyed by record id."""
+    return {row[-1]: row for row in _rows_cached(task_id, seed, profile)}
+
+
+_FIELDS = operator.itemgetter(*ROW_FIELDS)
+
+
+def _mismatch(value: dict[str, Any], expected: tuple[Any, ...] | None) -> bool:
+    if expected is None:
+        return False
+    try:
+        got = _FIELDS(value)
+    except KeyError:
+        return True
+    # Type-sensitive: 2020 and "2020" differ, as do 1 and True.
+    return got != expected or any(type(a) is not type(b) for a, b in zip(got, expected,
+                                                                          strict=True))
+
+
+def count_lines(values: tuple[Any, ...], truth: frozenset[str],
+                rows: dict[str, tuple[Any, ...]] | None = None) -> LineCounts:
+    """Return the line counts of parsed JSONL values against the ground-truth ids (and rows)."""
     seen: set[str] = set()
     spurious: set[str] = set()
-    duplicates = totals = unparsable = 0
+    duplicates = totals = unparsable = mismatched = 0
     for value in values:
         if type(value) is not dict:
             unparsable += 1
@@ -57,12 +92,15 @@ def count_lines(values: tuple[Any, ...], truth: frozenset[str]) -> LineCounts:
             duplicates += 1
         else:
             seen.add(rid)
+            if rows is not None and rid in truth and _mismatch(value, rows.get(rid)):
+                mismatched += 1
         if is_totals_row(value):
             totals += 1
         elif rid not in truth:
             spurious.add(rid)
     matched = len(seen & truth)  # CPython iterates the smaller of the two sets
-    return LineCounts(len(values), matched, duplicates, totals, len(spurious), unparsable)
+    return LineCounts(len(values), matched, duplicates, totals, len(spurious), unparsable,
+                      mismatched)
 
 
 def f1_components(counts: LineCounts, truth_size: int) -> dict[str, float | int]:
@@ -71,8 +109,13 @@ def f1_components(counts: LineCounts, truth_size: int) -> dict[str, float | int]
     recall = u / truth_size if truth_size else 0.0
     precision = u / counts.lines if counts.lines else 0.0
     f1 = 2 * recall * precision / (recall + precision) if u else 0.0
+    exact = u - counts.mismatched
+    r_x = exact / truth_size if truth_size else 0.0
+    p_x = exact / counts.lines if counts.lines else 0.0
     return {
         "f1": f1, "recall": recall, "precision": precision, "matched": u,
+        "f1_exact": 2 * r_x * p_x / (r_x + p_x) if exact else 0.0,
+        "value_mismatches": counts.mismatched,
         "truth": truth_size, "lines": counts.lines, "duplicates": counts.duplicates,
         "totals_rows": counts.totals_rows, "spurious": counts.spurious,
         "unparsable": counts.unparsable,
@@ -89,6 +132,8 @@ def _reasons(c: dict[str, float | int]) -> tuple[str, ...]:
         out.append(f"{missing} of {c['truth']} ground-truth records missing")
     for key, label in (("duplicates", "duplicate lines"), ("totals_rows", "totals rows kept"),
                        ("spurious", "ids not in the ground truth"),
+                       ("value_mismatches", "matched ids whose row values differ from the "
+                                            "ground truth (see f1_exact)"),
                        ("unparsable", "lines that are not a JSON object with a string record_id")):
         if c[key]:
             out.append(f"{c[key]} {label}")
@@ -133,8 +178,11 @@ def ground_truth_f1(submission: Submission | str | bytes | None, task_id: str,
         reason = "no submission" if submission is None else "no submission: data.jsonl is missing"
         return Assessment(GROUND_TRUTH_SCORER, GROUND_TRUTH_VERSION, "FAIL", 0.0, comps,
                           (reason,), ev)
-    comps = f1_components(count_lines(submission.parsed_data.values, truth), len(truth))
+    rows = _truth_rows(task_id, None if prof == "legacy" else seed, prof)
+    comps = f1_components(count_lines(submission.parsed_data.values, truth, rows), len(truth))
     f1 = float(comps["f1"])
-    status: Status = "PASS" if f1 == 1.0 else ("PARTIAL" if f1 > 0.0 else "FAIL")
+    # PASS needs the rows themselves to be right, not only their ids.
+    exact = f1 == 1.0 and comps["value_mismatches"] == 0
+    status: Status = "PASS" if exact else ("PARTIAL" if f1 > 0.0 else "FAIL")
     return Assessment(GROUND_TRUTH_SCORER, GROUND_TRUTH_VERSION, status, f1, comps,
                       _reasons(comps), ev)

@@ -69,7 +69,7 @@ class ComtradeTarget:
         return battery(ref.task_id, ref.seed, self.profile)["correct"]
 
     def probes(self, ref: TaskRef, correct: Any) -> list[Probe]:
-        """Return the seven probes with their ground-truth F1 as truth quality."""
+        """Return the probes with their exact ground-truth F1 as truth quality."""
         subs = battery(ref.task_id, ref.seed, self.profile)
         out = []
         for name in PROBE_NAMES:
@@ -78,10 +78,10 @@ class ComtradeTarget:
         return out
 
     def truth(self, ref: TaskRef, submission: dict[str, str] | None) -> float:
-        """Return ground-truth F1 of a submission (0 when there is none)."""
+        """Return exact ground-truth F1 (ids and row values) of a submission (0 if none)."""
         a = ground_truth_f1(submission_from_mapping(submission), ref.task_id, ref.seed,
                             self.profile)
-        return float(a.score or 0.0)
+        return float(a.components.get("f1_exact", 0.0)) if a.score is not None else 0.0
 
     def score(self, ref: TaskRef, submission: dict[str, str] | None) -> ScoreOutcome:
         """Return the shipped scorer's verdict (the shape judge, or the user's override)."""

@@ -12,7 +12,7 @@ from agentmetrology.records.rng import rng
 
 PROBE_NAMES: tuple[str, ...] = (
     "correct", "empty", "fabricated", "duplicate_laden", "totals_laden", "truncated",
-    "contradictory_metadata",
+    "contradictory_metadata", "guessed_ids",
 )
 
 
@@ -47,7 +47,11 @@ def oracle_payload(task_id: str, seed: int | None, profile: Profile = "seeded") 
 
 def battery(task_id: str, seed: int | None,
             profile: Profile = "seeded") -> dict[str, dict[str, str]]:
-    """Return the seven probes by name, each a submission dict (data, metadata, log)."""
+    """Return the probes by name, each a submission dict (data, metadata, log).
+
+    `guessed_ids` goes beyond the spec's battery: genuine record ids with invented values, the
+    submission an agent could write without fetching anything, since ids do not depend on seed.
+    """
     task = get_task(task_id)
     rows = generate_rows(task_id, seed, profile)
     gen = rng(seed if seed is not None else "legacy", "audit", "fabricate", task_id)
@@ -60,6 +64,8 @@ def battery(task_id: str, seed: int | None,
     for start in range(0, len(rows), ps):
         page_rows = rows[start:start + ps]
         with_totals += [totals_row(task, start // ps + 1, page_rows), *page_rows]
+    guessed = [{**r, "tradeValue": int(v[0]), "netWeight": int(v[1]), "qty": int(v[2])}
+               for r, v in zip(rows, fake, strict=True)]
     doubled = [r for r in rows for _ in range(2)]
     contradictory = {
         "row_count": len(rows) + 100,  # claims rows it did not submit
@@ -74,6 +80,7 @@ def battery(task_id: str, seed: int | None,
         "totals_laden": payload_for(task, with_totals),
         "truncated": payload_for(task, rows[: len(rows) // 2]),
         "contradictory_metadata": payload_for(task, rows, meta_overrides=contradictory),
+        "guessed_ids": payload_for(task, guessed),
     }
 
 
