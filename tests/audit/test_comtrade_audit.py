@@ -149,7 +149,7 @@ def test_bad_scorer_specs(spec: str, needle: str) -> None:
 
 def test_scorer_import_error_is_reported(tmp_path: Path) -> None:
     spec = _scorer_file(tmp_path, "raise ImportError('nope')\n")
-    with pytest.raises(ScorerLoadError, match="importing my_scorer.py failed"):
+    with pytest.raises(ScorerLoadError, match=r"importing my_scorer\.py failed"):
         load_scorer(spec)
     spec = _scorer_file(tmp_path, "x = 1\n")
     with pytest.raises(ScorerLoadError, match="no callable named 'score'"):
