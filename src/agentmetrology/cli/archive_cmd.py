@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from agentmetrology.archive import (
@@ -23,6 +22,7 @@ from agentmetrology.archive import (
 )
 from agentmetrology.archive.model import Archive
 from agentmetrology.archive.redact import redact
+from agentmetrology.cli.console import make_console
 from agentmetrology.records.canonical import canonical_json
 from agentmetrology.report.archive_report import render_archive_report
 from agentmetrology.report.numberguard import NumberGuardError
@@ -102,7 +102,7 @@ def _summary(doc: dict[str, Any], out: Path) -> None:
     rows.append(("load problems", doc["load"]["problem_count"]))
     for name, value in rows:
         table.add_row(name, str(value))
-    console = Console()
+    console = make_console()
     console.print(table)
     console.print(f"wrote {out / 'archive.json'}, {out / 'report.md'}, {out / 'report.html'}",
                   markup=False, highlight=False)
@@ -176,4 +176,4 @@ def compare(
                         ("strict rank reversals", doc["rank"]["strict_reversals"]),
                         ("ties", doc["rank"]["ties"])):
         table.add_row(name, str(value))
-    Console().print(table)
+    make_console().print(table)

@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from agentmetrology.cli.console import make_console
 from agentmetrology.cli.results_table import (
     PairSpec,
     TableError,
@@ -129,7 +130,7 @@ def build_summary(
 def _print_summary(doc: dict[str, Any]) -> None:
     """Render the summarize document as a rich table, worst-case rank beside the mean rank."""
     params = doc["parameters"]
-    console = Console()
+    console = make_console()
     table = Table(
         title=escape(f"{doc['value']} by {', '.join(doc['group_by'])} (sorted by mean)"),
         caption=f"{int(params['confidence'] * 100)}% percentile bootstrap, "
@@ -258,7 +259,7 @@ def build_comparison(
 def _print_comparison(doc: dict[str, Any]) -> None:
     """Render the compare document as a two-column rich table."""
     r, p = doc["result"], doc["pairs"]
-    console = Console()
+    console = make_console()
     title = escape(f"{doc['value']}: {doc['b']} - {doc['a']} (paired)")
     table = Table(title=title, show_header=False)
     table.add_column("statistic")
