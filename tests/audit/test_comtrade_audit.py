@@ -165,3 +165,32 @@ def test_coerce_score_rejects_non_numbers() -> None:
     assert coerce_score("1").status == "INVALID"
     assert coerce_score(float("nan")).status == "INVALID"
     assert coerce_score(True).status == "INVALID"
+
+
+def test_bfcl_cli_card_and_deviations(tmp_path: Path) -> None:
+    pytest.importorskip("bfcl_eval", reason="bfcl-eval not installed: pip install --no-deps "
+                                           "bfcl-eval==2026.3.23")
+    import json
+
+    from typer.testing import CliRunner
+
+    from agentmetrology.cli.main import app
+
+    result = CliRunner().invoke(app, ["audit", "bfcl", "--category", "simple_python",
+                                      "--limit", "400", "--out", str(tmp_path), "--json"])
+    assert result.exit_code == 0, result.stderr
+    card = json.loads(result.stdout)
+    assert card["licensed_claim"] == "specification compliance"
+    audit = json.loads((tmp_path / "audit.json").read_text())
+    assert audit["target"]["cells"] == 2000 and audit["target"]["deviations"] == 0
+    assert (tmp_path / "report.html").exists()
+
+
+def test_bfcl_cli_bad_category_exits_2(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from agentmetrology.cli.main import app
+
+    result = CliRunner().invoke(app, ["audit", "bfcl", "--category", "java_nope", "--out",
+                                      str(tmp_path)])
+    assert result.exit_code == 2 and "Traceback" not in result.stderr

@@ -44,7 +44,8 @@ class _TruthAsScorer:
         return ScoreOutcome(self.inner.truth(ref, submission))
 
 
-def _criterion_row(res: dict[str, Any]) -> dict[str, Any]:
+def criterion_row(res: dict[str, Any]) -> dict[str, Any]:
+    """Return the card cell of criterion sensitivity from a probe-battery result."""
     by = {p["probe"]: p for p in res["by_probe"]}
     ev = {"pairs_compared": res["pairs_compared"], "offending_pairs": len(res["offending"]),
           "offending": offending_summary(res),
@@ -87,7 +88,7 @@ def audit_comtrade(target: ComtradeTarget, *, seed: int = 0) -> dict[str, Any]:
         comp, nd = _ownership_rows(ownership[level], nondeg.get(level))
         for res, kind in ((shipped, target.scorer_kind), (truth, "outcome")):
             rows = {"scorer_kind": row(kind, {"kind": kind}, None),
-                    "criterion_sensitivity": _criterion_row(res),
+                    "criterion_sensitivity": criterion_row(res),
                     "ownership_completeness": comp, "non_degeneracy": nd, "replay": replay_row}
             configs.append(configuration(level, res["scorer"], kind, rows))
     shipped_config = configs[0]

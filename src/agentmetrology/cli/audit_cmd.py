@@ -29,7 +29,7 @@ def _print_card(card: dict[str, object]) -> None:
     table = Table(title=f"Validity card: {card['benchmark']}")
     table.add_column("row")
     for c in configs:
-        table.add_column(f"{c['level']} + {c['scorer']}")
+        table.add_column(f"{c['level']} + {c['scorer']}" if c["level"] else str(c["scorer"]))
     for key in ("scorer_kind", "criterion_sensitivity", "ownership_completeness",
                 "non_degeneracy", "replay"):
         table.add_row(key.replace("_", " "), *[str(c["rows"][key]["status"]) for c in configs])
@@ -47,6 +47,10 @@ def _emit(doc: dict[str, object], out: Path, json_out: bool) -> None:
         print(json.dumps(to_plain(doc["card"]), indent=2, sort_keys=True))
         return
     _print_card(doc["card"])  # type: ignore[arg-type]
+    target = doc.get("target")
+    if isinstance(target, dict) and "deviations" in target:
+        console.print(f"cells: {target['cells']}, deviations from ground truth: "
+                      f"{target['deviations']}")
     console.print(f"audit.json: {paths['audit']}")
     console.print(f"HTML report: {paths['html'].resolve()}")
 
@@ -75,3 +79,27 @@ def audit_comtrade_cmd(
     if user is not None:
         doc["scorers"]["shipped"]["sha256"] = loaded.sha256
     _emit(doc, out, json_out)
+
+
+@audit_app.command("bfcl")
+def audit_bfcl_cmd(
+    category: str = typer.Option("simple_python", "--category",
+                                 help="BFCL category (current or older name, e.g. simple)."),
+    limit: int = typer.Option(None, "--limit", min=1, help="Audit the first N entries."),
+    out: Path = typer.Option(Path("out/audit-bfcl"), "--out", help="Output directory."),
+    json_out: bool = typer.Option(False, "--json", help="Print the card as JSON."),
+) -> None:
+    """Audit the Berkeley Function Calling Leaderboard's AST checker (optional extra `bfcl`)."""
+    from agentmetrology.audit.generic_audit import audit_target
+    from agentmetrology.audit.targets.bfcl_checker import BfclUnavailable
+
+    try:
+        from agentmetrology.audit.targets.bfcl import BfclTarget
+
+        target = BfclTarget(category, limit)
+    except BfclUnavailable as exc:
+        fail(str(exc))
+    except ValueError as exc:
+        fail(str(exc))
+    extra = {"category": target.category, "bfcl_eval_version": target.version}
+    _emit(seal(audit_target(target, extra=extra)), out, json_out)

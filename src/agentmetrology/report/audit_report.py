@@ -61,13 +61,17 @@ def _num(g: NumberGuard, v: Any) -> str:
     return g.fmt(v) if isinstance(v, int | float) and not isinstance(v, bool) else "n/a"
 
 
+def _config_label(c: dict[str, Any]) -> str:
+    return f"`{c['level']}` + `{c['scorer']}`" if c["level"] else f"`{c['scorer']}`"
+
+
 def _card(d: _Doc, doc: dict[str, Any]) -> None:
     card = doc["card"]
     d.heading("Validity card")
     d.para(f"Licensed claim of the shipped configuration (`{card['shipped_configuration']}`): "
            f"**{card['licensed_claim']}**.")
     configs = card["configurations"]
-    headers = ["row", *[f"`{c['level']}` + `{c['scorer']}`" for c in configs]]
+    headers = ["row", *[_config_label(c) for c in configs]]
     rows = [[label, *[c["rows"][key]["status"] for c in configs]]
             for key, label in ROW_LABELS.items()]
     rows.append(["licensed claim", *[c["licensed_claim"] for c in configs]])
@@ -77,7 +81,7 @@ def _card(d: _Doc, doc: dict[str, Any]) -> None:
         crit = c["rows"]["criterion_sensitivity"]["evidence"]
         offending = ", ".join(f"`{o}`" for o in crit.get("offending", [])) or "none"
         source = c["rows"]["criterion_sensitivity"]["source_digest"] or ""
-        items.append(f"`{c['level']}` + `{c['scorer']}`: criterion pairs compared "
+        items.append(f"{_config_label(c)}: criterion pairs compared "
                      f"{crit.get('pairs_compared')}, offending {crit.get('offending_pairs')} "
                      f"({offending}); source `{source}`")
     d.bullets(items)
@@ -87,13 +91,18 @@ def _probes(d: _Doc, doc: dict[str, Any]) -> None:
     g = d.g
     probes = doc["stages"]["probes"]
     shipped = {p["probe"]: p for p in probes["shipped"]["by_probe"]}
-    truth = {p["probe"]: p for p in probes["ground_truth"]["by_probe"]}
     d.heading("Forged-submission probes")
-    d.para(f"Each probe is scored by the shipped scorer `{probes['shipped']['scorer']}` and by "
-           f"ground truth `{probes['ground_truth']['scorer']}` on every audited task and seed; "
-           "means over tasks and seeds.")
+    if "ground_truth" in probes:
+        truth = {p["probe"]: p["score_mean"] for p in probes["ground_truth"]["by_probe"]}
+        d.para(f"Each probe is scored by the shipped scorer `{probes['shipped']['scorer']}` and "
+               f"by ground truth `{probes['ground_truth']['scorer']}` on every audited task "
+               "and seed; means over tasks and seeds.")
+    else:
+        truth = {p["probe"]: p["truth_mean"] for p in probes["shipped"]["by_probe"]}
+        d.para(f"Each probe is scored by the shipped scorer `{probes['shipped']['scorer']}`; "
+               "ground truth is the probe's quality by construction from the oracle.")
     rows = [[f"`{name}`", str(p["n"]), _num(g, p["score_mean"]), _num(g, p["score_min"]),
-             str(p["invalid"]), _num(g, truth[name]["score_mean"])]
+             str(p["invalid"]), _num(g, truth.get(name))]
             for name, p in shipped.items()]
     d.table(["probe", "n", "shipped mean", "shipped min", "INVALID", "ground truth mean"], rows)
     off = probes["shipped"]["offending"][:10]
@@ -182,15 +191,24 @@ def render_audit_report(doc: dict[str, Any]) -> tuple[str, str]:
     d = _Doc(g)
     title = f"Audit of {doc['audit']}"
     d.heading(title, 1)
-    d.para(f"Tool version `{doc['tool_version']}`, profile `{doc['profile']}`, "
-           f"analysis seed {doc['analysis_seed']}. Replay: {doc['stages']['replay']['status']} "
-           f"({doc['stages']['replay']['episodes']} episodes, "
-           f"{doc['stages']['replay']['mismatches']} mismatches).")
+    stages = doc["stages"]
+    intro = f"Tool version `{doc['tool_version']}`, analysis seed {doc['analysis_seed']}."
+    if "replay" in stages:
+        r = stages["replay"]
+        intro += (f" Profile `{doc['profile']}`. Replay: {r['status']} ({r['episodes']} "
+                  f"episodes, {r['mismatches']} mismatches).")
+    if "target" in doc and "deviations" in doc["target"]:
+        t = doc["target"]
+        intro += (f" {t['entries']} entries, {t['cells']} probe cells, {t['deviations']} "
+                  f"deviations from ground truth, {t['entries_without_oracle']} entries "
+                  "without an oracle.")
+    d.para(intro)
     _card(d, doc)
     _probes(d, doc)
-    _joint(d, doc)
-    _spectrum(d, doc)
-    _ownership(d, doc)
+    for key, section in (("joint", _joint), ("reliability", _spectrum),
+                         ("ownership", _ownership)):
+        if key in stages:
+            section(d, doc)
     d.heading("Digests")
     d.bullets([f"`{k}`: `{v}`" for k, v in doc["digests"].items()])
     g.check(*d.texts)
