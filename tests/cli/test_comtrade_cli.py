@@ -96,3 +96,8 @@ def test_bad_arguments_exit_2_with_one_line(args: tuple[str, ...], needle: str) 
 def test_demo_runs() -> None:
     code, out, _ = invoke("demo", "--seeds", "2")
     assert code == 0 and "scripted:fabricator" in out
+
+
+def test_score_an_empty_directory_is_a_user_error(tmp_path: Path) -> None:
+    code, _, err = invoke("score", "comtrade", str(tmp_path), "--task", "T1_single_page")
+    assert code == 2 and "none of data.jsonl" in err

@@ -173,6 +173,10 @@ def score_comtrade(
         sub = read_submission_dir(directory)
     except (SubmissionDirError, OSError) as exc:
         fail(str(exc))
+    if not any((directory / name).exists() for name in ("data.jsonl", "metadata.json",
+                                                          "run.log")):
+        fail(f"{directory} holds none of data.jsonl, metadata.json, run.log; point at a "
+             "submission directory")
     gt, judge = score_submission(sub, task, seed, profile)
     gt_doc: dict[str, Any] = {**assessment_fields(gt, GT_FIELDS), "reasons": list(gt.reasons)}
     breakdown: dict[str, Any] = dict(judge.components)
