@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from pathlib import Path
@@ -23,6 +24,7 @@ from agentmetrology.run.comtrade import (
     ScoredEpisode,
     assessment_fields,
     run_one,
+    run_one_async,
     score_submission,
 )
 from agentmetrology.scoring.submission import SubmissionDirError, read_submission_dir
@@ -111,6 +113,13 @@ def run_comtrade(
                                   help="clean | stress:escalating | stress:constant | "
                                        "stress:dose=X"),
     json_out: bool = typer.Option(False, "--json", help="One JSON line per episode."),
+    base_url: str = typer.Option(None, "--base-url",
+                                 help="llm agents: OpenAI-compatible endpoint, e.g. "
+                                      "http://127.0.0.1:8000/v1"),
+    api_key_env: str = typer.Option(None, "--api-key-env",
+                                    help="llm agents: environment variable holding the key"),
+    max_retries: int = typer.Option(4, "--max-retries", min=0, max=20,
+                                    help="llm agents: retries per request on 429/5xx/timeouts"),
 ) -> None:
     """Run episodes, score each with ground-truth F1 and the shape judge, print a table."""
     tasks = _tasks_arg(task)
@@ -118,6 +127,12 @@ def run_comtrade(
     _check_profile(profile)
     if level not in LEVELS:
         fail(f"unknown level {level!r}; use one of: {', '.join(LEVELS)}")
+    if agent.startswith("llm:"):
+        llm_results = run_llm_episodes(agent, tasks, seed_list, level, profile, condition,
+                                       base_url, api_key_env, json_out, max_retries)
+        if not json_out:
+            _print_runs(llm_results)
+        return
     try:
         policy = make_agent(agent)
     except ValueError as exc:
@@ -137,6 +152,39 @@ def run_comtrade(
             results.append(scored)
     if not json_out:
         _print_runs(results)
+
+
+def run_llm_episodes(agent: str, tasks: list[str], seeds: list[int], level: str, profile: str,
+                     condition: str, base_url: str | None, api_key_env: str | None,
+                     json_out: bool, max_retries: int = 4) -> list[ScoredEpisode]:
+    """Run an `llm:MODEL` agent over tasks x seeds with real I/O (one episode at a time)."""
+    from agentmetrology.agents.llm.policy import make_llm_policy, target_from_spec
+
+    try:
+        target = target_from_spec(agent, base_url=base_url, api_key_env=api_key_env,
+                                  max_retries=max_retries)
+    except ValueError as exc:
+        fail(str(exc))
+
+    async def one(t: str, s: int) -> ScoredEpisode:
+        policy = make_llm_policy(target)
+        try:
+            return await run_one_async(t, s, policy, level, profile, condition,  # type: ignore[arg-type]
+                                       target=target.name)
+        finally:
+            await policy.aclose()
+
+    results = []
+    for t in tasks:
+        for s in seeds:
+            try:
+                scored = asyncio.run(one(t, s))
+            except ValueError as exc:
+                fail(str(exc))
+            if json_out:
+                print(json.dumps(scored.row()), flush=True)
+            results.append(scored)
+    return results
 
 
 def _print_runs(results: list[ScoredEpisode]) -> None:

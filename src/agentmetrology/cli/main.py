@@ -13,6 +13,7 @@ from agentmetrology.cli.comtrade_cmd import (
     tasks_app,
     truth_app,
 )
+from agentmetrology.cli.serve_cmd import serve_app
 from agentmetrology.cli.stats_cmd import stats_app
 
 app = typer.Typer(
@@ -28,6 +29,7 @@ app.add_typer(run_app, name="run")
 app.add_typer(score_app, name="score")
 app.add_typer(stats_app, name="stats", help="Reliability statistics for a results table.")
 app.add_typer(audit_app, name="audit")
+app.add_typer(serve_app, name="serve", help="Serve environments' tools (MCP) to any client.")
 app.add_typer(archive_app, name="archive", help="Audit archived runs without new rollouts.")
 
 

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from agentmetrology.agents.clock import Clock, RealClock
 from agentmetrology.agents.comtrade.registry import make_agent
 from agentmetrology.agents.drive import drive
 from agentmetrology.agents.policy import Policy
@@ -70,15 +71,28 @@ def score_submission(sub: Submission | None, task_id: str, seed: int | None,
             shape_judge(sub, task_id, evidence_digest=evidence_digest))
 
 
-def run_one(task_id: str, seed: int, agent: str | Policy, level: str,
-            profile: Profile = "seeded", condition: str = "clean") -> ScoredEpisode:
-    """Run and score one model-free episode."""
-    policy = make_agent(agent) if isinstance(agent, str) else agent
-    env = ComtradeEnv(task_id, seed, profile, condition)
-    ep = drive(run_episode_async(env, policy, level))
+def _scored(ep: Episode, task_id: str, seed: int, profile: str) -> ScoredEpisode:
     gt, judge = score_submission(submission_from_mapping(ep.submission), task_id, seed, profile,
                                  ep.digests.get("submission", ""))
     return ScoredEpisode(ep, profile, gt, judge)
+
+
+def run_one(task_id: str, seed: int, agent: str | Policy, level: str,
+            profile: Profile = "seeded", condition: str = "clean") -> ScoredEpisode:
+    """Run and score one model-free episode (synchronously, on a fake clock)."""
+    policy = make_agent(agent) if isinstance(agent, str) else agent
+    env = ComtradeEnv(task_id, seed, profile, condition)
+    ep = drive(run_episode_async(env, policy, level))
+    return _scored(ep, task_id, seed, profile)
+
+
+async def run_one_async(task_id: str, seed: int, policy: Policy, level: str,
+                        profile: Profile = "seeded", condition: str = "clean", *,
+                        clock: Clock | None = None, target: str | None = None) -> ScoredEpisode:
+    """Run and score one episode of a policy that may await real I/O (an LLM)."""
+    env = ComtradeEnv(task_id, seed, profile, condition)
+    ep = await run_episode_async(env, policy, level, clock=clock or RealClock(), target=target)
+    return _scored(ep, task_id, seed, profile)
 
 
 def run_many(tasks: Iterable[str], seeds: Iterable[int], agents: Iterable[str], level: str,

@@ -202,6 +202,7 @@ async def run_episode_async(env: ComtradeEnv, policy: Policy, level: str, *,
         termination = Termination("agent_error", f"{type(exc).__name__}: {exc}")
     rec.attempts.extend(policy.take_attempts())
     sub = env.submission.as_dict() if env.submission else None
+    notes = getattr(policy, "notes", None)  # e.g. an LLM policy's quirks and handling log
     name = target or policy.name
     key = EpisodeKey(campaign, name, t.task_id, env.seed if env.seed is not None else -1,
                      env.condition, level, repeat)
@@ -212,5 +213,6 @@ async def run_episode_async(env: ComtradeEnv, policy: Policy, level: str, *,
                     attempts=rec.attempts),
         digests={"submission": digest(sub)} if sub is not None else {},
         meta={"profile": env.profile, "agent": policy.name, "ownership": dict(ownership),
-              "scaffold_policy": SCAFFOLD_POLICIES[level], "max_steps": max_steps},
+              "scaffold_policy": SCAFFOLD_POLICIES[level], "max_steps": max_steps,
+              **({"policy_notes": notes()} if callable(notes) else {})},
     )

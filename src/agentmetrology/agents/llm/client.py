@@ -1,0 +1,267 @@
+"""One chat-completion request with retries, where every HTTP request is one BillableAttempt.
+
+The official `openai` SDK does the HTTP work with its own retries switched off (max_retries=0),
+so each request the provider sees is recorded here exactly once: request id, tokens, cached
+tokens, cost, latency and outcome. Transient failures (429, 408, 409, 5xx, timeouts, connection
+errors, unusable 200 bodies) are retried with exponential backoff on the injectable clock; when
+the budget runs out, or the provider rejects the request itself (other 4xx: a configuration
+error), InfraError ends the episode as a measurement failure, never as an agent failure.
+
+Cost convention: an HTTP error response carries no completion and providers do not bill it, so
+its tokens are 0 and its cost is the price of 0 tokens (0.0 with a known price table, None with
+an unknown one). A timeout or dropped connection may have been processed and billed upstream, so
+its tokens and cost are unknown (None), which makes the episode's total cost None: honest, and
+visible, rather than a silent 0.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import time
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from agentmetrology.agents.clock import Clock
+from agentmetrology.agents.llm.redact import env_secrets, redact
+from agentmetrology.agents.llm.target import LLMTarget
+from agentmetrology.agents.scaffolds.errors import InfraError
+from agentmetrology.records.episode import BillableAttempt
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+    from openai.types.chat import ChatCompletion
+
+# Sent when no key variable is configured: local servers (vLLM, Ollama, llama.cpp) ignore the
+# key, but the SDK insists on one. Never a real credential.
+PLACEHOLDER_KEY = "agm-no-key"
+DEFAULT_OPENAI_KEY_ENV = "OPENAI_API_KEY"
+BACKOFF_BASE_S = 1.0
+BACKOFF_CAP_S = 60.0
+
+
+class UnknownCostWarning(UserWarning):
+    """Warned once per episode and cause when an attempt's cost is unknown (null, never 0)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """A successful chat completion: the first choice's message and why generation stopped."""
+
+    message: Any  # openai.types.chat.ChatCompletionMessage
+    finish_reason: str | None
+    request_id: str | None
+
+
+def provider_of(target: LLMTarget) -> str:
+    """Return the provider label of a target: the endpoint's host[:port], without credentials."""
+    if not target.base_url:
+        return "api.openai.com"
+    parts = urlsplit(target.base_url)
+    return (parts.netloc.rsplit("@", 1)[-1] or parts.path or "unknown").lower()
+
+
+def key_env_of(target: LLMTarget) -> str | None:
+    """Return the key variable: the configured one, else OPENAI_API_KEY for api.openai.com."""
+    if target.api_key_env:
+        return target.api_key_env
+    return DEFAULT_OPENAI_KEY_ENV if not target.base_url else None
+
+
+def resolve_api_key(target: LLMTarget) -> str:
+    """Return the API key from the target's variable (or a placeholder), or raise InfraError."""
+    name = key_env_of(target)
+    if name is None:
+        return PLACEHOLDER_KEY
+    value = os.environ.get(name)
+    if not value:
+        raise InfraError(f"the API key variable {name} is not set (target {target.name!r}, "
+                         f"endpoint {provider_of(target)}); export it, or name another "
+                         "variable with --api-key-env / api_key_env")
+    return value
+
+
+def classify_status(code: int) -> tuple[str, bool]:
+    """Return (outcome, retryable) for an HTTP error status."""
+    if code == 429:
+        return "rate_limited", True
+    if code == 408:
+        return "timeout", True
+    if code == 409:
+        return "conflict", True
+    if code >= 500:
+        return "server_error", True
+    names = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+             413: "too_large", 422: "unprocessable"}
+    return names.get(code, f"http_{code}"), False
+
+
+def retry_after_s(headers: Mapping[str, str] | None) -> float | None:
+    """Return the server's requested wait in seconds (retry-after-ms / retry-after), if any."""
+    if not headers:
+        return None
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        raw = headers.get(name)
+        if raw is None:
+            continue
+        try:
+            value = float(raw) * scale
+        except ValueError:
+            continue  # an HTTP date: fall back to our own backoff
+        if value >= 0:
+            return value
+    return None
+
+
+def _request_id(headers: Mapping[str, str] | None, fallback: str | None = None) -> str | None:
+    if headers:
+        for name in ("x-request-id", "request-id"):
+            if headers.get(name):
+                return str(headers[name])
+    return fallback
+
+
+def _usage(completion: ChatCompletion) -> tuple[int | None, int | None, int | None]:
+    u = completion.usage
+    if u is None:
+        return None, None, None
+    details = getattr(u, "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", None) if details is not None else None
+    return u.prompt_tokens, u.completion_tokens, cached
+
+
+@dataclass(slots=True)
+class _Failure:
+    outcome: str
+    retryable: bool
+    detail: str
+    wait_hint: float | None = None
+
+
+class ChatClient:
+    """Chat completions for one target and one episode, recording every HTTP attempt."""
+
+    def __init__(self, target: LLMTarget, clock: Clock, *,
+                 timer: Callable[[], float] = time.perf_counter,
+                 backoff_base_s: float = BACKOFF_BASE_S,
+                 backoff_cap_s: float = BACKOFF_CAP_S) -> None:
+        self.target = target
+        self.clock = clock
+        self.timer = timer
+        self.backoff_base_s = backoff_base_s
+        self.backoff_cap_s = backoff_cap_s
+        self.provider = provider_of(target)
+        self.secrets = env_secrets(key_env_of(target))
+        self.attempts: list[BillableAttempt] = []
+        self.retries: list[dict[str, Any]] = []  # one entry per wait before a retry
+        self.warnings: list[str] = []
+        self._requests = 0
+        self._sdk: AsyncOpenAI | None = None
+
+    def _client(self) -> AsyncOpenAI:
+        if self._sdk is None:
+            from openai import AsyncOpenAI
+
+            self._sdk = AsyncOpenAI(base_url=self.target.base_url,
+                                    api_key=resolve_api_key(self.target),
+                                    timeout=self.target.timeout_s, max_retries=0)
+        return self._sdk
+
+    async def aclose(self) -> None:
+        """Close the underlying HTTP client."""
+        if self._sdk is not None:
+            await self._sdk.close()
+            self._sdk = None
+
+    def _warn(self, message: str) -> None:
+        if message not in self.warnings:
+            self.warnings.append(message)
+            warnings.warn(message, UnknownCostWarning, stacklevel=3)
+
+    def _record(self, attempt_id: str, request_id: str | None, tokens: tuple[int | None, ...],
+                latency: float, outcome: str) -> None:
+        inp, out, cached = tokens
+        cost = self.target.prices.cost(inp, out, cached)
+        if cost is None:
+            if inp is None or out is None:
+                self._warn(f"{self.target.name}: an attempt reported no token counts "
+                           f"(outcome {outcome}); its cost is unknown (null)")
+            else:
+                self._warn(f"{self.target.name}: no complete price for model "
+                           f"{self.target.model!r}; attempt costs are null, not 0")
+        self.attempts.append(BillableAttempt(
+            attempt_id, self.provider, self.target.model,
+            redact(request_id, self.secrets) if request_id else None,
+            inp, out, cached, cost, latency, outcome))
+
+    async def _one(self, attempt_id: str, kwargs: dict[str, Any]) -> Completion | _Failure:
+        import openai
+
+        sdk = self._client()
+        started = self.timer()
+        try:
+            raw = await sdk.chat.completions.with_raw_response.create(**kwargs)
+            parsed = raw.parse()  # synchronous in the SDK's legacy raw-response wrapper
+            completion = await parsed if inspect.isawaitable(parsed) else parsed
+        except openai.APIStatusError as exc:
+            outcome, retryable = classify_status(exc.status_code)
+            headers = exc.response.headers
+            self._record(attempt_id, _request_id(headers, exc.request_id), (0, 0, None),
+                         self.timer() - started, outcome)
+            return _Failure(outcome, retryable, f"HTTP {exc.status_code}: {exc.message}",
+                            retry_after_s(headers))
+        except openai.APITimeoutError:
+            self._record(attempt_id, None, (None, None, None), self.timer() - started, "timeout")
+            return _Failure("timeout", True, f"no response within {self.target.timeout_s} s")
+        except openai.APIConnectionError as exc:
+            self._record(attempt_id, None, (None, None, None), self.timer() - started,
+                         "connection_error")
+            return _Failure("connection_error", True, f"{type(exc).__name__}: {exc}")
+        except (openai.APIResponseValidationError, ValueError) as exc:
+            self._record(attempt_id, None, (None, None, None), self.timer() - started,
+                         "invalid_response")
+            return _Failure("invalid_response", True, f"unusable response body: {exc}")
+        except openai.OpenAIError as exc:  # raised before a request was sent: nothing billable
+            raise InfraError(redact(f"openai client error: {exc}", self.secrets)) from None
+        latency = self.timer() - started
+        rid = _request_id(raw.headers, getattr(completion, "id", None))
+        choices = getattr(completion, "choices", None)
+        if not choices:
+            self._record(attempt_id, rid, (None, None, None), latency, "invalid_response")
+            return _Failure("invalid_response", True, "response has no choices")
+        self._record(attempt_id, rid, _usage(completion), latency, "ok")
+        return Completion(choices[0].message, choices[0].finish_reason, rid)
+
+    def _backoff(self, retry_no: int, hint: float | None) -> float:
+        wait = self.backoff_base_s * 2 ** (retry_no - 1)
+        if hint is not None:
+            wait = max(wait, hint)  # never retry sooner than the provider asked
+        return min(wait, self.backoff_cap_s)
+
+    async def complete(self, kwargs: dict[str, Any]) -> Completion:
+        """Return the first choice of a chat completion, retrying transient failures."""
+        self._requests += 1
+        failures: list[str] = []
+        for try_no in range(1, self.target.max_retries + 2):
+            attempt_id = f"r{self._requests:03d}.{try_no}"
+            result = await self._one(attempt_id, kwargs)
+            if isinstance(result, Completion):
+                return result
+            failures.append(result.outcome)
+            detail = redact(result.detail, self.secrets)
+            if not result.retryable:
+                raise InfraError(
+                    f"{self.provider} rejected the request for model {self.target.model!r} "
+                    f"({result.outcome}, {detail}); this is a configuration error (model name, "
+                    "endpoint, key or decoding parameters), not an agent failure")
+            if try_no <= self.target.max_retries:
+                wait = self._backoff(try_no, result.wait_hint)
+                self.retries.append({"attempt_id": attempt_id, "outcome": result.outcome,
+                                     "wait_s": wait})
+                await self.clock.sleep(wait)
+        raise InfraError(
+            f"{self.provider}: retry budget exhausted for model {self.target.model!r} after "
+            f"{len(failures)} attempts ({', '.join(failures)}); last error: {detail}")

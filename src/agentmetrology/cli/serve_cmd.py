@@ -1,0 +1,73 @@
+"""`agm serve mcp comtrade`: serve one ComtradeBench episode to an external MCP client."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+
+import typer
+
+from agentmetrology.cli.errors import fail
+from agentmetrology.envs.comtrade import PROFILES, get_task
+from agentmetrology.envs.comtrade.tasks import UnknownTaskError
+from agentmetrology.serve.mcp_server import (
+    DEFAULT_OUT,
+    DEFAULT_PORT,
+    LevelNotServable,
+    McpEpisode,
+    check_level,
+    serve_http,
+    serve_stdio,
+)
+
+ENVIRONMENTS = ("comtrade",)
+serve_app = typer.Typer(help="Serve environments to external agents.", no_args_is_help=True)
+
+
+@serve_app.callback()
+def _serve() -> None:
+    """Serve environments to external agents (MCP)."""
+    # A callback keeps `mcp` a subcommand even while it is the only one.
+
+
+@serve_app.command("mcp")
+def serve_mcp(
+    env: str = typer.Argument(..., help="Environment to serve: comtrade."),
+    task: str = typer.Option(..., "--task", help="Task id, e.g. T3_duplicates."),
+    seed: int = typer.Option(0, "--seed", min=0, help="Seed of the episode."),
+    level: str = typer.Option("L2", "--level", help="Scaffold level; only L2 can be served."),
+    profile: str = typer.Option("seeded", "--profile", help="seeded | legacy"),
+    condition: str = typer.Option("clean", "--condition", help="clean | stress:..."),
+    http: bool = typer.Option(False, "--http", help="Streamable HTTP on 127.0.0.1 instead of "
+                                                    "stdio."),
+    port: int = typer.Option(DEFAULT_PORT, "--port", min=1, max=65535,
+                             help="Port for --http (bound to 127.0.0.1)."),
+    out: Path = typer.Option(DEFAULT_OUT, "--out", help="Directory the episode JSON is "
+                                                        "written to."),
+    target: str = typer.Option("mcp-client", "--target", help="Name recorded for the client "
+                                                              "under test."),
+) -> None:
+    """Expose get_task_info, fetch_page and submit_results over MCP; record and score on submit."""
+    if env not in ENVIRONMENTS:
+        fail(f"unknown environment {env!r}; servable: {', '.join(ENVIRONMENTS)}")
+    try:
+        get_task(task)
+        check_level(level)
+    except (UnknownTaskError, LevelNotServable) as exc:
+        fail(str(exc))
+    if profile not in PROFILES:
+        fail(f"unknown profile {profile!r}; use one of: {', '.join(PROFILES)}")
+    try:
+        episode = McpEpisode(task, seed, out_dir=out, profile=profile,  # type: ignore[arg-type]
+                             condition=condition, level=level, target=target,
+                             transport="http" if http else "stdio")
+    except ValueError as exc:
+        fail(str(exc))
+    # Ctrl-C is the way to stop an HTTP server; serve_* record the episode in `finally`.
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve_http(episode, port) if http else serve_stdio(episode))
+
+
+if __name__ == "__main__":
+    serve_app()

@@ -1,0 +1,231 @@
+"""Serve one ComtradeBench episode to an external MCP client, over stdio or streamable HTTP.
+
+The three tools are the in-process tools, with the same names, descriptions and JSON schemas,
+executed through the scaffolds' Recorder with actor "agent": the client (an IDE agent, a desktop
+assistant, another harness) owns every decision, which is why only level L2 can be served. When
+the client submits, the episode is scored with both scorers (ground-truth F1 and the shape
+judge) and written as canonical JSON; a client that goes away after using the tools without
+submitting is recorded too, so no administration silently disappears. One server process serves
+one episode; after it is recorded every tool answers with an error saying so.
+
+The HTTP transport binds to 127.0.0.1 only: the environment is a measurement instrument, not a
+public service, and the SDK's DNS-rebinding protection is on for loopback hosts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentmetrology.agents.clock import Clock, RealClock
+from agentmetrology.agents.llm.prompts import L2_INSTRUCTIONS
+from agentmetrology.agents.scaffolds.ownership import ownership_of
+from agentmetrology.agents.scaffolds.recorder import Recorder
+from agentmetrology.envs.comtrade import ComtradeEnv, Profile
+from agentmetrology.records.assessment import Assessment
+from agentmetrology.records.canonical import canonical_json, digest, to_plain
+from agentmetrology.records.episode import Episode, EpisodeKey, Termination, Usage
+from agentmetrology.records.tools import Observation
+from agentmetrology.scoring.ground_truth import ground_truth_f1
+from agentmetrology.scoring.judge import shape_judge
+from agentmetrology.scoring.submission import submission_from_mapping
+
+if TYPE_CHECKING:
+    from mcp.server.lowlevel import Server
+
+SERVABLE_LEVELS: tuple[str, ...] = ("L2",)
+LEVEL_REASON = (
+    "an external MCP client owns every decision (retries, pagination, cleaning, submission) "
+    "and no harness sits between it and the tools, which is scaffold level L2 by definition; "
+    "L0 and L1 need the harness to own decisions, so use `agm run comtrade --level L0|L1` "
+    "with an in-process agent for those"
+)
+LOOPBACK = "127.0.0.1"
+DEFAULT_PORT = 8765
+DEFAULT_OUT = Path("agm-mcp-episodes")
+SERVER_NAME = "agentmetrology-comtrade"
+RECORDED_ERROR = "this episode is already recorded at {path}; start a new server for a new episode"
+
+
+class LevelNotServable(ValueError):
+    """Raised for a scaffold level an external MCP client cannot be measured at."""
+
+
+def check_level(level: str) -> None:
+    """Raise LevelNotServable unless `level` can be served to an external client."""
+    if level not in SERVABLE_LEVELS:
+        raise LevelNotServable(f"level {level} cannot be served over MCP: {LEVEL_REASON}")
+
+
+def record_episode(episode: Episode, assessments: Sequence[Assessment],
+                   out_dir: str | Path) -> Path:
+    """Write the episode and its assessments as canonical JSON under `out_dir`; return the path.
+
+    The file is named by task, seed and the episode's digest, written to a temporary file and
+    renamed, so a reader never sees half a record and a rerun never overwrites another episode.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    ep_digest = digest(episode)
+    record = {"episode": to_plain(episode), "episode_digest": ep_digest,
+              "assessments": [to_plain(a) for a in assessments]}
+    path = out / f"{episode.task}-seed{episode.seed}-{ep_digest[:16]}.json"
+    fd, tmp = tempfile.mkstemp(prefix=".episode-", suffix=".tmp", dir=out)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(canonical_json(record))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+class McpEpisode:
+    """One served episode: executes tool calls as the agent, records, scores and writes it."""
+
+    def __init__(self, task_id: str, seed: int, *, out_dir: str | Path = DEFAULT_OUT,
+                 profile: Profile = "seeded", condition: str = "clean", level: str = "L2",
+                 target: str = "mcp-client", transport: str = "stdio",
+                 clock: Clock | None = None) -> None:
+        check_level(level)
+        self.env = ComtradeEnv(task_id, seed, profile, condition)
+        self.level = level
+        self.target = target
+        self.transport = transport
+        self.out_dir = Path(out_dir)
+        self.rec = Recorder(self.env, clock or RealClock())
+        self.client_info: dict[str, Any] | None = None
+        self.path: Path | None = None
+
+    def call(self, name: str, args: dict[str, Any]) -> Observation:
+        """Execute one tool call for the client; record and score the episode on submission."""
+        if self.path is not None:
+            return {"error": RECORDED_ERROR.format(path=self.path)}
+        obs = self.rec.call("agent", name, args)
+        if self.env.submission is not None:
+            self.finish()
+        return obs
+
+    def termination(self) -> Termination:
+        """Return how the episode stands: submitted, budget spent, or the client went away."""
+        if self.env.submission is not None:
+            return Termination("submitted", f"submitted by an MCP client over {self.transport}")
+        if self.env.budget_exhausted:
+            return Termination("budget_exhausted", "request budget spent without a submission")
+        return Termination("agent_error", "the MCP client disconnected without submitting")
+
+    def episode(self) -> Episode:
+        """Return the episode record as it stands."""
+        env, t = self.env, self.env.task
+        sub = env.submission.as_dict() if env.submission else None
+        key = EpisodeKey("mcp", self.target, t.task_id, env.seed if env.seed is not None else -1,
+                         env.condition, self.level, 0)
+        return Episode(
+            key=key, target=self.target, task=t.task_id, seed=key.seed, condition=env.condition,
+            level=self.level, events=list(self.rec.events), submission=sub,
+            termination=self.termination(),
+            usage=Usage(tool_calls=self.rec.tool_calls, requests=env.requests_used),
+            digests={"submission": digest(sub)} if sub is not None else {},
+            meta={"profile": env.profile, "agent": self.target,
+                  "ownership": dict(ownership_of(self.level)),
+                  "served_over": {"protocol": "mcp", "transport": self.transport,
+                                  "client": self.client_info},
+                  # The client's own model calls are invisible to the server: no attempts,
+                  # so cost is unknown here, not zero.
+                  "usage_note": "model usage and cost belong to the MCP client; not observed"},
+        )
+
+    def finish(self) -> Path:
+        """Score and write the episode (once); return where it was written."""
+        if self.path is not None:
+            return self.path
+        ep = self.episode()
+        t = self.env.task
+        sub = submission_from_mapping(ep.submission)
+        assessments = [ground_truth_f1(sub, t.task_id, self.env.seed, self.env.profile),
+                       shape_judge(sub, t.task_id)]
+        self.path = record_episode(ep, assessments, self.out_dir)
+        gt = assessments[0]
+        print(f"agm: episode recorded at {self.path} ({ep.termination.kind}; ground-truth F1 "
+              f"{gt.score}, judge {assessments[1].score})", file=sys.stderr)
+        return self.path
+
+    def close(self) -> Path | None:
+        """Record an unsubmitted episode when the client leaves after using the tools."""
+        if self.path is None and self.rec.tool_calls > 0:
+            return self.finish()
+        return self.path
+
+    def instructions(self) -> str:
+        """Return the server instructions an MCP client may show its model."""
+        t = self.env.task
+        return (f"ComtradeBench task {t.task_id}: {t.description}\n"
+                f"Query: {json.dumps(t.query.as_dict(), sort_keys=True)}\n\n{L2_INSTRUCTIONS}")
+
+
+def _client_info(ctx: Any) -> dict[str, Any] | None:
+    params = getattr(getattr(ctx, "session", None), "client_params", None)
+    info = getattr(params, "client_info", None)
+    if info is None:
+        return None
+    return {"name": str(getattr(info, "name", "")), "version": str(getattr(info, "version", ""))}
+
+
+def build_server(episode: McpEpisode) -> Server[Any]:
+    """Return a low-level MCP server exposing the episode's tools with their exact schemas."""
+    from mcp import types
+    from mcp.server.lowlevel import Server
+
+    specs = [tool.spec for tool in episode.env.tools.values()]
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[
+            types.Tool(name=s.name, description=s.description, input_schema=s.parameters)
+            for s in specs])
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        if episode.client_info is None:
+            episode.client_info = _client_info(ctx)
+        obs = episode.call(params.name, dict(params.arguments or {}))
+        # Tool errors are observations the agent must see (is_error marks them for clients).
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=json.dumps(obs, ensure_ascii=False))],
+            structured_content=obs, is_error="error" in obs)
+
+    from agentmetrology import __version__
+
+    return Server(SERVER_NAME, version=__version__, instructions=episode.instructions(),
+                  on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+async def serve_stdio(episode: McpEpisode) -> None:
+    """Serve the episode over stdin/stdout until the client closes the connection."""
+    from mcp.server.stdio import stdio_server
+
+    server = build_server(episode)
+    try:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+    finally:
+        episode.close()
+
+
+async def serve_http(episode: McpEpisode, port: int = DEFAULT_PORT) -> None:
+    """Serve the episode over streamable HTTP at http://127.0.0.1:PORT/mcp until stopped."""
+    import uvicorn
+
+    server = build_server(episode)
+    app = server.streamable_http_app(host=LOOPBACK)
+    print(f"agm: serving {episode.env.task.task_id} over MCP at http://{LOOPBACK}:{port}/mcp",
+          file=sys.stderr)
+    try:
+        await uvicorn.Server(uvicorn.Config(app, host=LOOPBACK, port=port,
+                                            log_level="warning")).serve()
+    finally:
+        episode.close()

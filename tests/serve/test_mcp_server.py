@@ -1,0 +1,181 @@
+"""The MCP server, exercised by the official `mcp` SDK client (stdio, in-process, HTTP)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client, StdioServerParameters, types
+from typer.testing import CliRunner
+
+from agentmetrology.cli.serve_cmd import serve_app
+from agentmetrology.envs.comtrade import ComtradeEnv, is_totals_row
+from agentmetrology.serve import LevelNotServable, McpEpisode, build_server
+
+Call = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+SERVE = [sys.executable, "-m", "agentmetrology.cli.serve_cmd", "mcp", "comtrade"]
+TIMEOUT_S = 60
+
+
+def caller(client: Client) -> Call:
+    """Return a tool caller that gives back the structured observation."""
+    async def call(name: str, args: dict[str, Any]) -> dict[str, Any]:
+        result = await client.call_tool(name, args)
+        block = result.content[0]
+        assert isinstance(block, types.TextContent)
+        obs: dict[str, Any] = json.loads(block.text)
+        assert result.structured_content == obs
+        assert result.is_error == ("error" in obs)
+        return obs
+    return call
+
+
+async def careful_client(call: Call) -> dict[str, Any]:
+    """Act like a careful external agent: all pages, retries, dedup, totals dropped, submit."""
+    info = await call("get_task_info", {})
+    rows: dict[str, dict[str, Any]] = {}
+    page = 1
+    while True:
+        obs = await call("fetch_page", {"page": page})
+        if "rows" not in obs:
+            continue  # a transient fault: retry the page
+        for row in obs["rows"]:
+            if not is_totals_row(row):
+                rows.setdefault(row["record_id"], row)
+        if not obs["has_more"]:
+            break
+        page += 1
+    return await call("submit_results", {
+        "data_jsonl": "\n".join(json.dumps(r) for r in rows.values()),
+        "metadata_json": json.dumps({"task_id": info["task_id"], "query": info["query"],
+                                     "row_count": len(rows)}),
+        "run_log": "task_id=T3_duplicates\ncomplete=true"})
+
+
+def recorded(out: Path) -> dict[str, Any]:
+    files = list(out.glob("*.json"))
+    assert len(files) == 1, files
+    return json.loads(files[0].read_text())
+
+
+def test_stdio_episode_is_recorded_and_scored(tmp_path: Path) -> None:
+    out = tmp_path / "episodes"
+    params = StdioServerParameters(command=SERVE[0], cwd=str(tmp_path), args=[
+        *SERVE[1:], "--task", "T3_duplicates", "--seed", "3", "--out", str(out)])
+
+    async def go() -> tuple[list[Any], dict[str, Any], dict[str, Any]]:
+        async with Client(params) as client:
+            tools = (await client.list_tools()).tools
+            call = caller(client)
+            ack = await careful_client(call)
+            after = await call("fetch_page", {"page": 1})
+        return tools, ack, after
+
+    tools, ack, after = asyncio.run(asyncio.wait_for(go(), TIMEOUT_S))
+    specs = {t.name: t.spec for t in ComtradeEnv("T3_duplicates", 3).tools.values()}
+    assert {t.name: (t.description, t.input_schema) for t in tools} == {
+        n: (s.description, s.parameters) for n, s in specs.items()}
+    assert ack["status"] == "accepted" and "already recorded" in after["error"]
+    doc = recorded(out)
+    ep = doc["episode"]
+    assert (ep["task"], ep["seed"], ep["level"]) == ("T3_duplicates", 3, "L2")
+    assert ep["termination"]["kind"] == "submitted"
+    assert {e["actor"] for e in ep["events"]} == {"agent"}
+    assert ep["events"][0]["name"] == "get_task_info"
+    assert ep["events"][-1]["name"] == "submit_results"
+    assert ep["meta"]["served_over"]["transport"] == "stdio"
+    assert ep["digests"]["submission"] and len(doc["episode_digest"]) == 64
+    scores = {a["scorer"]: a for a in doc["assessments"]}
+    assert scores["ground_truth_f1"]["score"] == 1.0
+    assert scores["ground_truth_f1"]["status"] == "PASS"
+    assert scores["shape_judge"]["status"] in ("PASS", "PARTIAL")
+
+
+def test_client_leaving_without_submitting_is_recorded(tmp_path: Path) -> None:
+    episode = McpEpisode("T4_rate_limit_429", 0, out_dir=tmp_path, transport="in-process")
+
+    async def go() -> None:
+        async with Client(build_server(episode)) as client:
+            await caller(client)("fetch_page", {"page": 0})  # the off-by-one trap
+
+    asyncio.run(asyncio.wait_for(go(), TIMEOUT_S))
+    assert list(tmp_path.iterdir()) == []  # nothing submitted yet: nothing written
+    path = episode.close()
+    assert path is not None and episode.close() == path  # recorded once
+    ep = recorded(tmp_path)["episode"]
+    assert ep["termination"]["kind"] == "agent_error"
+    assert ep["events"][0]["result"]["status"] == 422
+    gt = recorded(tmp_path)["assessments"][0]
+    assert (gt["status"], gt["score"]) == ("FAIL", 0.0)
+
+
+def test_an_idle_client_records_nothing(tmp_path: Path) -> None:
+    episode = McpEpisode("T1_single_page", 0, out_dir=tmp_path)
+    assert episode.close() is None and list(tmp_path.iterdir()) == []
+
+
+def test_only_l2_can_be_served(tmp_path: Path) -> None:
+    with pytest.raises(LevelNotServable, match="owns every decision"):
+        McpEpisode("T3_duplicates", 0, out_dir=tmp_path, level="L1")
+    runner = CliRunner()
+    res = runner.invoke(serve_app, ["mcp", "comtrade", "--task", "T3_duplicates",
+                                    "--level", "L0"])
+    assert res.exit_code == 2 and "L2" in res.output
+    res = runner.invoke(serve_app, ["mcp", "webshop", "--task", "T3_duplicates"])
+    assert res.exit_code == 2 and "unknown environment" in res.output
+    res = runner.invoke(serve_app, ["mcp", "comtrade", "--task", "T99"])
+    assert res.exit_code == 2 and "unknown task" in res.output
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_for_port(port: int, proc: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + TIMEOUT_S
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"server exited with {proc.returncode}")
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise AssertionError("server did not start listening")
+
+
+def test_streamable_http_on_loopback(tmp_path: Path) -> None:
+    out, port = tmp_path / "episodes", _free_port()
+    log = (tmp_path / "server.log").open("wb")
+    proc = subprocess.Popen([*SERVE, "--task", "T3_duplicates", "--seed", "1", "--http",
+                             "--port", str(port), "--out", str(out)],
+                            stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path)
+    try:
+        _wait_for_port(port, proc)
+
+        async def go() -> dict[str, Any]:
+            async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+                return await careful_client(caller(client))
+
+        assert asyncio.run(asyncio.wait_for(go(), TIMEOUT_S))["status"] == "accepted"
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+    doc = recorded(out)
+    assert doc["episode"]["meta"]["served_over"]["transport"] == "http"
+    assert doc["assessments"][0]["score"] == 1.0
