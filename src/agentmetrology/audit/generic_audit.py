@@ -22,7 +22,7 @@ def audit_target(target: AuditTarget, *, seed: int = 0,
     # A deviation is a cell whose verdict is at least the scorer's resolution away from the
     # probe's ground-truth quality (for a binary checker: it passed a bad call or failed a good
     # one), or that the scorer could not score at all.
-    cells = probes["cells"]
+    cells: list[dict[str, Any]] = list(probes["cells"])  # type: ignore[arg-type]
     deviations = sum(1 for c in cells if c["score"] is None
                      or abs(c["score"] - c["truth"]) >= target.resolution)
     missing_oracles = sum(1 for r in refs if target.oracle(r) is None)
