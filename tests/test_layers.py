@@ -1,0 +1,59 @@
+"""Imports point downward only (DESIGN.md "Layers"); records and stats import nothing else."""
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1] / "src" / "agentmetrology"
+RANK = {
+    "records": 0, "stats": 0,
+    "store": 1,
+    "envs": 2, "stress": 2, "scoring": 2,
+    "agents": 3,
+    "run": 4, "serve": 4,
+    "audit": 5, "archive": 5, "diagnose": 5, "assess": 5,
+    "report": 6,
+    "cli": 7,
+}
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.add(node.module)
+        elif isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+    return {m for m in out if m.startswith("agentmetrology.")}
+
+
+def _package(module_path: Path) -> str:
+    return module_path.relative_to(ROOT).parts[0].removesuffix(".py")
+
+
+def test_every_package_has_a_rank() -> None:
+    packages = {p.name for p in ROOT.iterdir() if p.is_dir() and not p.name.startswith("_")}
+    assert packages <= set(RANK), packages - set(RANK)
+
+
+def test_imports_point_downward() -> None:
+    bad = []
+    for path in ROOT.rglob("*.py"):
+        here = _package(path)
+        if here not in RANK:
+            continue  # the package root (__init__.py)
+        for module in _imports(path):
+            there = module.split(".")[1]
+            if there not in RANK:
+                continue  # e.g. agentmetrology.__version__
+            if RANK[there] > RANK[here]:
+                bad.append(f"{path.relative_to(ROOT)} imports {module}")
+            if RANK[here] == 0 and there != here:
+                bad.append(f"{path.relative_to(ROOT)} ({here}) must not import {module}")
+    assert bad == []
+
+
+def test_stress_does_not_import_envs() -> None:
+    # envs builds on the stress engine; the engine stays domain-agnostic.
+    for path in (ROOT / "stress").rglob("*.py"):
+        assert not any(m.startswith("agentmetrology.envs") for m in _imports(path)), path
