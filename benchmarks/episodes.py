@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agentmetrology.agents.comtrade.payload import encode_payload
 from agentmetrology.envs.comtrade import TASKS, generate_rows
 from agentmetrology.envs.comtrade.generator import _rows_cached
 from agentmetrology.run.comtrade import run_one, score_submission
@@ -38,9 +39,8 @@ def floor(task: str, i: int) -> None:
     """Generate the rows of (task, seed i), submit them perfectly, score with both scorers."""
     _rows_cached.cache_clear()  # the floor includes generation every time
     rows = generate_rows(task, i)
-    data = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows)
-    sub = make_submission(data, json.dumps({"task_id": task}), "")
-    score_submission(sub, task, i, "seeded")
+    payload = encode_payload(rows, {"task_id": task}, "")  # the same encoder episodes use
+    score_submission(make_submission(**payload), task, i, "seeded")
 
 
 def episode(task: str, agent: str, level: str, i: int) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import operator
 from collections import Counter
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ class RowCollector:
     rows: list[dict[str, Any]] = field(default_factory=list)
     totals_dropped: int = 0
     duplicates_dropped: int = 0
+    ids: set[str] = field(default_factory=set)  # distinct record ids seen, totals excluded
     _seen: set[tuple[Any, ...]] = field(default_factory=set)
 
     def add(self, rows: Any) -> None:
@@ -31,9 +31,12 @@ class RowCollector:
         for row in rows:
             if not isinstance(row, dict):
                 continue
-            if self.drop_totals and is_totals_row(row):
-                self.totals_dropped += 1
-                continue
+            if is_totals_row(row):
+                if self.drop_totals:
+                    self.totals_dropped += 1
+                    continue
+            elif type(rid := row.get("record_id")) is str:
+                self.ids.add(rid)
             if self.dedup:
                 key = _dedup_key(row)
                 if key in self._seen:
@@ -41,11 +44,6 @@ class RowCollector:
                     continue
                 self._seen.add(key)
             self.rows.append(row)
-
-    def genuine_ids(self) -> set[str]:
-        """Return the distinct record ids collected, excluding totals rows."""
-        return {r["record_id"] for r in self.rows
-                if isinstance(r.get("record_id"), str) and not is_totals_row(r)}
 
 
 _KEY = operator.itemgetter(*DEDUP_KEY)
@@ -139,5 +137,5 @@ def encode_payload(rows: list[dict[str, Any]], metadata: dict[str, Any],
                    run_log: str) -> dict[str, str]:
     """Return the three submission strings (compact JSONL, indented metadata, the log)."""
     data = _LINES.encode_lines(rows).decode("utf-8") if rows else ""
-    return {"data_jsonl": data, "metadata_json": json.dumps(metadata, indent=2),
-            "run_log": run_log}
+    meta = msgspec.json.format(_LINES.encode(metadata), indent=2).decode("utf-8")
+    return {"data_jsonl": data, "metadata_json": meta, "run_log": run_log}

@@ -18,7 +18,7 @@ from agentmetrology.agents.comtrade.payload import (
     encode_payload,
 )
 from agentmetrology.agents.policy import Brief, Decision, FaultNotice, ToolCall
-from agentmetrology.envs.comtrade.generator import ROW_FIELDS, is_totals_row
+from agentmetrology.envs.comtrade.generator import ROW_FIELDS
 
 SubmitMode = Literal["rows", "empty", "fabricate", "none"]
 MAX_RETRIES_PER_PAGE = 3
@@ -40,7 +40,6 @@ class _Walk:
 
     log: RunLog
     collector: RowCollector
-    ids: set[str]
     steps: int = 0
     remaining: int = 0
     total_pages: int | None = None
@@ -51,9 +50,6 @@ class _Walk:
 def _absorb(w: _Walk, obs: dict[str, Any], page: int) -> None:
     w.log.page(page)
     w.collector.add(obs["rows"])
-    w.ids.update(r["record_id"] for r in obs["rows"]
-                 if isinstance(r, dict) and isinstance(r.get("record_id"), str)
-                 and not is_totals_row(r))
     w.total_pages = obs.get("total_pages", w.total_pages)
     w.total_rows = obs.get("total_rows", w.total_rows)
 
@@ -95,7 +91,7 @@ def walk(brief: Brief, traits: Traits, w: _Walk) -> Script:
     if not traits.refetch or not w.total_pages or not w.total_rows:
         return
     cycle = 0
-    while len(w.ids) < w.total_rows and _room(w, brief):
+    while len(w.collector.ids) < w.total_rows and _room(w, brief):
         page = cycle % w.total_pages + 1  # drift or lost rows: re-fetch until every id is seen
         cycle += 1
         obs = yield _fetch(w, page, 1)
@@ -145,8 +141,7 @@ class ExtractionProfile(ScriptedPolicy):
     def script(self, brief: Brief) -> Script:
         """get_task_info, walk the pages, then submit according to the traits."""
         w = _Walk(RunLog.start(brief.task_id),
-                  RowCollector(dedup=self.traits.dedup, drop_totals=self.traits.drop_totals),
-                  set())
+                  RowCollector(dedup=self.traits.dedup, drop_totals=self.traits.drop_totals))
         w.steps = 1
         w.log.step(1, "get_task_info")
         info = yield ToolCall("get_task_info", {})
@@ -170,7 +165,7 @@ class OffByOne(ScriptedPolicy):
 
     def script(self, brief: Brief) -> Script:
         """Page 0 (k+1 times), then with a seeded coin either walk from page 1 or submit empty."""
-        w = _Walk(RunLog.start(brief.task_id), RowCollector(), set())
+        w = _Walk(RunLog.start(brief.task_id), RowCollector())
         w.remaining = 10**9  # this profile never reads the budget
         k = int(self.rng.integers(1, 4))
         for _ in range(k + 1):
