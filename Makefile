@@ -24,6 +24,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/episodes.py
 	$(BIN)/python benchmarks/stats.py
+	$(BIN)/python benchmarks/harness.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info

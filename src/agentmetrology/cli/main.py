@@ -6,6 +6,7 @@ import typer
 
 from agentmetrology.cli.archive_cmd import archive_app
 from agentmetrology.cli.audit_cmd import audit_app
+from agentmetrology.cli.campaign_cmd import campaign_app
 from agentmetrology.cli.comtrade_cmd import (
     demo_table,
     run_app,
@@ -29,6 +30,7 @@ app.add_typer(run_app, name="run")
 app.add_typer(score_app, name="score")
 app.add_typer(stats_app, name="stats", help="Reliability statistics for a results table.")
 app.add_typer(audit_app, name="audit")
+app.add_typer(campaign_app, name="campaign", help="Run and track campaigns in an evidence store.")
 app.add_typer(serve_app, name="serve", help="Serve environments' tools (MCP) to any client.")
 app.add_typer(archive_app, name="archive", help="Audit archived runs without new rollouts.")
 

@@ -1,0 +1,210 @@
+"""`agm campaign run|status|validate`: resumable campaigns recorded in an evidence store."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from agentmetrology.cli.console import make_console
+from agentmetrology.cli.errors import fail
+from agentmetrology.run.campaign import (
+    CampaignConfigError,
+    check_environment,
+    load_campaign,
+    run_campaign,
+)
+from agentmetrology.run.campaign.backends import BACKENDS, BackendError
+from agentmetrology.run.campaign.execute import Progress as RunProgress
+from agentmetrology.store import (
+    CampaignMismatchError,
+    CampaignStatus,
+    EvidenceStore,
+    LedgerError,
+    StoreBusyError,
+    StoreNotFoundError,
+)
+
+campaign_app = typer.Typer(help="Run resumable campaigns into an evidence store.",
+                           no_args_is_help=True, add_completion=False,
+                           pretty_exceptions_enable=False)
+_err = Console(stderr=True, highlight=False, soft_wrap=True)
+if not _err.is_terminal:
+    _err = Console(stderr=True, highlight=False, soft_wrap=True, width=160)
+
+
+def _print_problems(err: CampaignConfigError) -> None:
+    for p in err.problems:
+        style = "yellow" if p.severity == "warning" else "red"
+        _err.print(f"[{style}]{p.render(err.file)}[/]", markup=True, highlight=False)
+
+
+def _load(file: Path) -> Any:
+    try:
+        config = load_campaign(file)
+    except CampaignConfigError as exc:
+        _print_problems(exc)
+        n = sum(p.severity == "error" for p in exc.problems)
+        fail(f"{file}: {n} problem{'s' if n != 1 else ''}; nothing was run")
+    for w in config.warnings:
+        _err.print(f"[yellow]{w.render(config.file)}[/]", markup=True, highlight=False)
+    return config
+
+
+@campaign_app.command("validate")
+def validate(file: Path = typer.Argument(..., help="Campaign TOML file.")) -> None:
+    """Check a campaign file and print every problem (exit 2 if any is an error)."""
+    config = _load(file)
+    env = check_environment(config, severity="warning")
+    for p in env:
+        _err.print(f"[yellow]{p.render(config.file)}[/]", markup=True, highlight=False)
+    from agentmetrology.run.campaign.plan import plan_campaign
+
+    plan = plan_campaign(config)
+    make_console().print(f"{file}: ok: campaign {config.name!r}, {len(config.targets)} targets, "
+                         f"{len(plan.administrations)} administrations (plan "
+                         f"{plan.digest[:12]})")
+
+
+class _Bar:
+    """A rich progress bar fed with run progress snapshots."""
+
+    def __init__(self, console: Console) -> None:
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"), BarColumn(),
+            TextColumn("{task.completed}/{task.total}"),
+            TextColumn("done {task.fields[done]} · failed {task.fields[failed]} · "
+                       "remaining {task.fields[remaining]} · running {task.fields[running]} · "
+                       "cost {task.fields[cost]}"),
+            TimeElapsedColumn(), console=console, transient=False)
+        self.task: TaskID | None = None
+
+    def update(self, p: RunProgress) -> None:
+        """Show a snapshot."""
+        cost = f"{p.cost:.4f}" + (f" (+{p.cost_unknown} unknown)" if p.cost_unknown else "")
+        fields: dict[str, Any] = {"done": p.done, "failed": p.failed, "remaining": p.remaining,
+                  "running": p.running, "cost": cost}
+        if self.task is None:
+            self.task = self.progress.add_task("campaign", total=p.planned, completed=p.done,
+                                               **fields)
+        else:
+            self.progress.update(self.task, completed=p.done, **fields)
+
+
+@campaign_app.command("run")
+def run(
+    file: Path = typer.Argument(..., help="Campaign TOML file."),
+    store: Path = typer.Option(..., "--store", help="Evidence store directory (created if new)."),
+    backend: str = typer.Option("inline", "--backend", help="inline | process | ray"),
+    workers: int | None = typer.Option(None, "--workers", min=1,
+                                       help="Worker processes (process) or task slots (ray)."),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+) -> None:
+    """Run every administration of FILE not yet recorded in the store (resumable)."""
+    if backend not in BACKENDS:
+        fail(f"unknown backend {backend!r}; use one of: {', '.join(BACKENDS)}")
+    config = _load(file)
+    env_problems = check_environment(config)
+    if env_problems:  # before the store is created: a failed start leaves nothing behind
+        _print_problems(CampaignConfigError(config.file, env_problems))
+        fail(f"{file}: the environment is not ready; nothing was run")
+    bar = _Bar(_err)
+    st = _open_store(store, create=True)
+    try:
+        with st:
+            if quiet:
+                result = run_campaign(config, st, backend=backend, workers=workers)
+            else:
+                with bar.progress:
+                    result = run_campaign(config, st, backend=backend, workers=workers,
+                                          progress=bar.update)
+    except CampaignConfigError as exc:
+        _print_problems(exc)
+        fail(f"{file}: the environment is not ready; nothing was run")
+    except (StoreBusyError, CampaignMismatchError, BackendError) as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        fail("interrupted: attempts in flight stay recorded as interrupted; run the same "
+             "command to resume", code=130)
+    s = result.status
+    console = make_console()
+    console.print(f"campaign {s.campaign}: {result.recorded} recorded this run "
+                  f"({result.launched} launched, {result.failed_attempts} failed attempts, "
+                  f"{result.recovered} interrupted attempts recovered) in "
+                  f"{result.elapsed_s:.2f} s with the {backend} backend")
+    _print_status(console, s)
+    if result.stop_reason:
+        _err.print(f"stopped launching: {result.stop_reason}", highlight=False)
+    if not s.complete:
+        raise typer.Exit(1)
+
+
+@campaign_app.command("status")
+def status(
+    store: Path = typer.Option(..., "--store", help="Evidence store directory."),
+    campaign: str | None = typer.Option(None, "--campaign", help="Only this campaign."),
+    json_out: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Show planned, done, failed (agent vs infrastructure), remaining and cost so far."""
+    with _open_store(store, create=False) as st:
+        names = st.campaigns()
+        if campaign is not None:
+            if campaign not in names:
+                fail(f"no campaign {campaign!r} in {store} (have: {', '.join(names) or 'none'})")
+            names = [campaign]
+        statuses = [st.status(n) for n in names]
+    if json_out:
+        print(json.dumps({"store": str(store), "campaigns": [s.to_json() for s in statuses]},
+                         indent=2, sort_keys=True))
+        return
+    console = make_console()
+    if not statuses:
+        console.print(f"{store}: no campaigns yet")
+    for s in statuses:
+        _print_status(console, s)
+
+
+def _open_store(path: Path, create: bool) -> EvidenceStore:
+    try:
+        return EvidenceStore.open(path, create=create)
+    except StoreNotFoundError as exc:
+        fail(str(exc))
+    except (OSError, sqlite3.DatabaseError, LedgerError) as exc:
+        fail(f"cannot open the evidence store at {path}: {exc}")
+
+
+def _print_status(console: Console, s: CampaignStatus) -> None:
+    t = s.total
+    state = "complete" if s.complete else "incomplete"
+    console.print(f"[bold]{s.campaign}[/] ({state}): planned {t.planned}, done {t.done}, "
+                  f"failed {t.failed_agent} agent / {t.failed_infra + t.errored} "
+                  f"infrastructure, remaining {t.remaining}, cost {_cost(t.cost, t.cost_unknown)}")
+    scorers = sorted({sc for per in s.scores.values() for sc in per})
+    table = Table(show_edge=False)
+    for col in ("target", "planned", "done", "submitted", "agent fail", "infra fail",
+                "remaining", "not launched", "interrupted", "cost", *(f"mean {sc}"
+                                                                     for sc in scorers)):
+        table.add_column(col, justify="left" if col == "target" else "right")
+    for name, c in s.targets.items():
+        means = [s.scores.get(name, {}).get(sc, {}).get("mean_score") for sc in scorers]
+        table.add_row(name, str(c.planned), str(c.done), str(c.submitted), str(c.failed_agent),
+                      str(c.failed_infra + c.errored), str(c.remaining), str(c.not_launched),
+                      str(c.interrupted_attempts), _cost(c.cost, c.cost_unknown),
+                      *("-" if m is None else f"{m:.3f}" for m in means))
+    console.print(table)
+    for reason, n in s.not_launched_reasons.items():
+        console.print(f"not launched ({n}): {reason}")
+
+
+def _cost(cost: float, unknown: int) -> str:
+    return f"{cost:.4f}" + (f" + {unknown} unknown" if unknown else "")
+
+
+if __name__ == "__main__":
+    campaign_app()

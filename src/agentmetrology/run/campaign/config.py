@@ -1,0 +1,259 @@
+"""Campaign files (TOML): targets, tasks, seeds, levels, conditions, repeats and limits.
+
+Everything is validated before anything runs, and every problem is reported at once with its
+location. The format is documented in docs/campaigns.md.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from agentmetrology.run.campaign.problems import CampaignConfigError, Checker, Problem
+from agentmetrology.run.campaign.spec import CampaignConfig, Limits, TargetSpec
+from agentmetrology.run.campaign.targets import check_agent, check_decoding, check_targets
+
+KINDS = ("rule", "scripted", "llm")
+PROFILES = ("seeded", "legacy")
+LEVELS = ("L0", "L1", "L2")
+NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._:+-]{0,99}"
+MAX_ADMINISTRATIONS = 1_000_000
+MAX_SEEDS = 100_000
+
+
+def load_campaign(path: str | Path) -> CampaignConfig:
+    """Read and validate a campaign file; raise CampaignConfigError listing every problem."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CampaignConfigError(str(p), [Problem("", f"cannot read the file: {exc}")]) from None
+    return parse_campaign(text, p.name)
+
+
+def parse_campaign(text: str, file: str = "campaign.toml") -> CampaignConfig:
+    """Parse and validate campaign TOML text; raise CampaignConfigError listing every problem."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise CampaignConfigError(file, [_syntax_problem(exc, text)]) from None
+    ck = Checker(text)
+    config = _read(ck, data, file, text)
+    if ck.errors or config is None:
+        # In file order, so a user can fix them top to bottom.
+        ordered = sorted(ck.problems, key=lambda p: p.line if p.line is not None else 0)
+        raise CampaignConfigError(file, ordered)
+    return config
+
+
+def _last_line(source: str) -> int:
+    return max(len(source.splitlines()), 1)
+
+
+def _syntax_problem(exc: tomllib.TOMLDecodeError, source: str) -> Problem:
+    msg = str(exc)
+    m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
+    if m is None:
+        end = re.search(r"\(at end of document\)", msg)
+        text = msg[:end.start()].strip() + " at the end of the file" if end else msg
+        return Problem("", f"TOML syntax error: {text}", "error", _last_line(source))
+    text = msg[:m.start()].strip()
+    return Problem("", f"TOML syntax error: {text}", "error", int(m.group(1)), int(m.group(2)))
+
+
+def _read(ck: Checker, data: dict[str, Any], file: str, text: str) -> CampaignConfig | None:
+    ck.keys(data, "", ("campaign", "targets", "limits"))
+    camp = ck.table(data, "campaign", "", required=True)
+    ck.keys(camp, "campaign", ("name", "description", "profile", "tasks", "seeds", "levels",
+                               "conditions", "repeats", "concurrency"))
+    name = ck.string(camp, "name", "campaign", required=True, pattern=NAME_PATTERN,
+                     what="campaign name (letters, digits, . _ : + -)")
+    ck.string(camp, "description", "campaign")
+    profile = ck.string(camp, "profile", "campaign", default="seeded", choices=PROFILES)
+    tasks = _tasks(ck, camp)
+    seeds = _seeds(ck, camp)
+    levels = ck.strings(camp, "levels", "campaign", required=True)
+    for lv in levels:
+        if lv not in LEVELS:
+            ck.error("campaign.levels", f"unknown level {lv!r} (expected {', '.join(LEVELS)})")
+    conditions = ck.strings(camp, "conditions", "campaign", default=["clean"])
+    _check_conditions(ck, conditions, profile or "seeded")
+    repeats = ck.integer(camp, "repeats", "campaign", default=1, minimum=1, maximum=1000)
+    concurrency = ck.integer(camp, "concurrency", "campaign", default=4, minimum=1,
+                             maximum=1024)
+    limits = _limits(ck, ck.table(data, "limits", ""))
+    indexed = check_targets(ck, data, KINDS, NAME_PATTERN, LEVELS)
+    targets = [t for _, t in indexed]
+    for i, t in indexed:
+        if t.model_free and t.agent is not None:
+            check_agent(ck, f"targets[{i}]", t, t.levels or tuple(levels))
+        if not t.model_free:
+            check_decoding(ck, f"targets[{i}]", t, limits)
+    if ck.errors or name is None or repeats is None or concurrency is None:
+        return None
+    config = CampaignConfig(
+        name=name, targets=tuple(_with_output_cap(t, limits) for t in targets),
+        tasks=tuple(tasks), seeds=tuple(seeds), levels=tuple(levels),
+        conditions=tuple(conditions), repeats=repeats, concurrency=concurrency,
+        profile=profile or "seeded", limits=limits, file=file, source=text)
+    n = sum(len(config.levels_of(t)) for t in targets) * len(tasks) * len(seeds) \
+        * len(conditions) * repeats
+    if n > MAX_ADMINISTRATIONS:
+        ck.error("campaign", f"the plan has {n:,} administrations; at most "
+                             f"{MAX_ADMINISTRATIONS:,} are allowed in one campaign")
+        return None
+    _budget_checks(ck, config)
+    return CampaignConfig(**{**_fields(config), "warnings": tuple(ck.problems)})
+
+
+def _fields(config: CampaignConfig) -> dict[str, Any]:
+    return {f: getattr(config, f) for f in config.__dataclass_fields__}
+
+
+def _with_output_cap(t: TargetSpec, limits: Limits) -> TargetSpec:
+    """Apply limits.max_output_tokens to an llm target that sets no output cap of its own."""
+    if t.model_free or limits.max_output_tokens is None:
+        return t
+    if "max_tokens" in t.decoding or "max_completion_tokens" in t.decoding:
+        return t
+    return TargetSpec(**{**{f: getattr(t, f) for f in t.__dataclass_fields__},
+                         "decoding": {**t.decoding, "max_tokens": limits.max_output_tokens}})
+
+
+def _tasks(ck: Checker, camp: dict[str, Any]) -> list[str]:
+    from agentmetrology.envs.comtrade import TASKS
+
+    value = camp.get("tasks")
+    if value == "all":
+        return list(TASKS)
+    if isinstance(value, str):
+        ck.error("campaign.tasks", f"expected a list of task ids or \"all\", got {value!r}")
+        return []
+    tasks = ck.strings(camp, "tasks", "campaign", required=True)
+    for t in tasks:
+        if t not in TASKS:
+            ck.error("campaign.tasks", f"unknown task {t!r} (known: {', '.join(TASKS)})")
+    return tasks
+
+
+def _seeds(ck: Checker, camp: dict[str, Any]) -> list[int]:
+    value = camp.get("seeds")
+    loc = "campaign.seeds"
+    if value is None:
+        ck.error(loc, "missing (required): a range like \"0-9\" or a list like [0, 1, 2]")
+        return []
+    if isinstance(value, str):
+        try:
+            return parse_seed_text(value)
+        except ValueError as exc:
+            ck.error(loc, str(exc))
+            return []
+    items = value if isinstance(value, list) else [value]
+    if not items or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0
+                            for s in items):
+        ck.error(loc, "expected a range like \"0-9\" or a non-empty list of non-negative "
+                      "integers")
+        return []
+    dupes = sorted({s for s in items if items.count(s) > 1})
+    if dupes:
+        ck.error(loc, f"duplicate seeds: {', '.join(map(str, dupes))}")
+    return list(dict.fromkeys(items))
+
+
+def parse_seed_text(text: str) -> list[int]:
+    """Return the seeds of '0-9', '3' or '0-4,10' in order; raise ValueError if malformed."""
+    seeds: list[int] = []
+    for part in text.split(","):
+        lo_s, dash, hi_s = part.strip().partition("-")
+        try:
+            lo = int(lo_s)
+            hi = int(hi_s) if dash else lo
+        except ValueError:
+            raise ValueError(f"bad seed list {text!r}: use forms like \"0-9\", \"3\" or "
+                             "\"0-4,10\"") from None
+        if lo < 0 or hi < lo:
+            raise ValueError(f"bad seed range {part.strip()!r}: seeds are non-negative and "
+                             "lo <= hi")
+        if len(seeds) + hi - lo + 1 > MAX_SEEDS:
+            raise ValueError(f"too many seeds in {text!r} (at most {MAX_SEEDS:,})")
+        seeds.extend(range(lo, hi + 1))
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"seed list {text!r} repeats a seed")
+    return seeds
+
+
+def _check_conditions(ck: Checker, conditions: list[str], profile: str) -> None:
+    from agentmetrology.envs.comtrade.adversary import adversary_for
+
+    for c in conditions:
+        if c == "clean":
+            continue
+        if profile == "legacy":
+            ck.error("campaign.conditions", f"condition {c!r} needs profile = \"seeded\"")
+            continue
+        try:
+            if c == "adaptive":
+                raise ValueError("'adaptive' is internal to T9; use clean or a stress: condition")
+            adversary_for(c)
+        except ValueError as exc:
+            ck.error("campaign.conditions", str(exc))
+
+
+def _limits(ck: Checker, t: dict[str, Any]) -> Limits:
+    ck.keys(t, "limits", ("max_steps", "max_output_tokens", "deadline_s", "max_cost",
+                          "max_tokens"))
+    return Limits(
+        max_steps=ck.integer(t, "max_steps", "limits", default=30, minimum=1,
+                             maximum=10_000) or 30,
+        max_output_tokens=ck.integer(t, "max_output_tokens", "limits", minimum=1),
+        deadline_s=ck.number(t, "deadline_s", "limits", positive=True),
+        max_cost=ck.number(t, "max_cost", "limits", minimum=0.0),
+        max_tokens=ck.integer(t, "max_tokens", "limits", minimum=1),
+    )
+
+
+def _budget_checks(ck: Checker, config: CampaignConfig) -> None:
+    for i, t in enumerate(config.targets):
+        if t.model_free:
+            continue
+        p = t.price or {}
+        missing = [k for k in ("input_per_m", "output_per_m") if p.get(k) is None]
+        if missing and config.limits.max_cost is not None:
+            ck.error(f"targets[{i}].price", f"limits.max_cost is set but {', '.join(missing)} "
+                     "is missing: this target's cost would be unknown and the budget could "
+                     "not be enforced")
+        elif missing:
+            ck.warn(f"targets[{i}].price", f"no {', '.join(missing)}: costs of this target "
+                    "will be recorded as unknown (null), never as 0")
+
+
+def check_environment(config: CampaignConfig, environ: dict[str, str] | None = None,
+                      severity: str = "error") -> list[Problem]:
+    """Return problems a run would hit here: unset key variables, no LLM policy available."""
+    env = os.environ if environ is None else environ
+    out: list[Problem] = []
+    llm = [(i, t) for i, t in enumerate(config.targets) if not t.model_free]
+    sev = "error" if severity == "error" else "warning"
+    for i, t in llm:
+        if t.api_key_env and not env.get(t.api_key_env):
+            loc = f"targets[{i}].api_key_env"
+            out.append(Problem(loc, f"environment variable {t.api_key_env} is not set; "
+                               "export it before running", sev,  # type: ignore[arg-type]
+                               _line(config, loc)))
+    if llm:
+        from agentmetrology.run.campaign.llm import llm_policy_problem
+
+        problem = llm_policy_problem()
+        if problem:
+            out.append(Problem(f"targets[{llm[0][0]}]", problem, sev,  # type: ignore[arg-type]
+                               _line(config, f"targets[{llm[0][0]}]")))
+    return out
+
+
+def _line(config: CampaignConfig, location: str) -> int | None:
+    from agentmetrology.run.campaign.problems import locate
+
+    return locate(config.source, location)

@@ -1,0 +1,96 @@
+"""Expansion of a campaign into administrations, in a deterministic order, with their bindings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from agentmetrology.envs.comtrade import TASKS
+from agentmetrology.records.canonical import digest, to_plain
+from agentmetrology.records.episode import EpisodeKey
+from agentmetrology.run.campaign.spec import CampaignConfig, TargetSpec
+from agentmetrology.scoring.ground_truth import GROUND_TRUTH_SCORER, GROUND_TRUTH_VERSION
+from agentmetrology.scoring.judge import JUDGE_SCORER, JUDGE_VERSION
+from agentmetrology.store.store import Binding
+
+SCORER_VERSIONS: dict[str, str] = {GROUND_TRUTH_SCORER: GROUND_TRUTH_VERSION,
+                                   JUDGE_SCORER: JUDGE_VERSION}
+ENVIRONMENT = "comtrade"
+
+
+@dataclass(frozen=True, slots=True)
+class Planned:
+    """One administration: its idempotency key, its target and its place in the plan."""
+
+    key: EpisodeKey
+    target: TargetSpec
+    ordinal: int
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Every administration of a campaign, their sealed bindings and the plan's digest."""
+
+    config: CampaignConfig
+    administrations: tuple[Planned, ...]
+    bindings: tuple[Binding, ...]
+    digest: str
+
+    def by_key(self) -> dict[EpisodeKey, Planned]:
+        """Return the administrations indexed by key."""
+        return {p.key: p for p in self.administrations}
+
+
+def task_spec_digest(task: str, profile: str) -> str:
+    """Return the digest of a task's specification under a profile."""
+    return digest({"environment": ENVIRONMENT, "profile": profile, "task": to_plain(TASKS[task])})
+
+
+def target_config_digest(target: TargetSpec) -> str:
+    """Return the digest of a target's storable configuration (no secrets in it)."""
+    return digest(target.public())
+
+
+def plan_campaign(config: CampaignConfig) -> Plan:
+    """Return the plan of a campaign.
+
+    The order is repeat, seed, task, condition, level, target (innermost): stopping early, on a
+    budget or a crash, leaves every target measured on the same tasks and seeds, so a partial
+    campaign is still a balanced comparison.
+    """
+    targets = list(config.targets)
+    task_digests = {t: task_spec_digest(t, config.profile) for t in config.tasks}
+    target_digests = {t.name: target_config_digest(t) for t in targets}
+    details = _details(config)
+    planned: list[Planned] = []
+    bindings: list[Binding] = []
+    for repeat in range(config.repeats):
+        for seed in config.seeds:
+            for task in config.tasks:
+                for condition in config.conditions:
+                    for level in config.levels_union():
+                        for target in targets:
+                            if level not in config.levels_of(target):
+                                continue
+                            key = EpisodeKey(config.name, target.name, task, seed, condition,
+                                             level, repeat)
+                            n = len(planned)
+                            planned.append(Planned(key, target, n))
+                            bindings.append(Binding(key, n, task_digests[task],
+                                                    target_digests[target.name],
+                                                    dict(SCORER_VERSIONS), details))
+    plan_doc = {"campaign": config.name, "bindings": [_binding_plain(b) for b in bindings]}
+    return Plan(config, tuple(planned), tuple(bindings), digest(plan_doc))
+
+
+def _details(config: CampaignConfig) -> dict[str, Any]:
+    # Limits that change what an episode does are bound; budgets (max_cost, max_tokens) and
+    # concurrency are not, so raising a budget to finish a campaign keeps its keys valid.
+    lim = config.limits
+    return {"environment": ENVIRONMENT, "profile": config.profile,
+            "max_steps": lim.max_steps, "deadline_s": lim.deadline_s}
+
+
+def _binding_plain(b: Binding) -> dict[str, Any]:
+    return {"key": to_plain(b.key), "task": b.task_spec_digest, "target": b.target_config_digest,
+            "scorers": b.scorer_versions, "details": b.details}

@@ -1,0 +1,160 @@
+"""What runs one administration, wherever it runs (inline, a worker process, a Ray task).
+
+A worker returns plain, picklable evidence; it never touches the store, so the store has
+exactly one writer.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from agentmetrology.agents.clock import Clock
+from agentmetrology.agents.comtrade.registry import make_agent
+from agentmetrology.agents.drive import drive
+from agentmetrology.agents.policy import Brief, Decision, FaultNotice, Move, Policy, Stop
+from agentmetrology.agents.scaffolds.comtrade import run_episode_async
+from agentmetrology.envs.comtrade import ComtradeEnv
+from agentmetrology.records.episode import BillableAttempt, Episode, EpisodeKey, Termination
+from agentmetrology.records.tools import Observation
+from agentmetrology.run.comtrade import score_submission
+from agentmetrology.scoring.submission import submission_from_mapping
+from agentmetrology.store.evidence import EpisodeEvidence
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One administration to run: its key, agent and episode limits (picklable)."""
+
+    attempt_id: int
+    key: EpisodeKey
+    agent: str  # model-free agent name; for llm targets the target name
+    profile: str
+    max_steps: int
+    deadline_s: float | None = None
+
+
+class DeadlinePolicy:
+    """Wraps a policy so that it stops proposing moves once the episode's deadline has passed.
+
+    The scaffold then ends the episode its own way (at L0 the harness still submits what it
+    collected), so the record keeps every event up to the deadline.
+    """
+
+    def __init__(self, inner: Policy, deadline_s: float) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.levels = inner.levels
+        self.deadline_s = deadline_s
+        self.reached = False
+        self._clock: Clock | None = None
+        self._start = 0.0
+
+    def reset(self, brief: Brief) -> None:
+        """Start the deadline on the episode's clock."""
+        self._clock = brief.clock
+        self._start = brief.clock.now()
+        self.reached = False
+        self.inner.reset(brief)
+
+    def _over(self) -> bool:
+        if self._clock is not None and self._clock.now() - self._start >= self.deadline_s:
+            self.reached = True
+        return self.reached
+
+    async def act(self, observation: Observation | None) -> Move:
+        """Return the inner policy's move, or Stop once the deadline has passed."""
+        if self._over():
+            return Stop(f"deadline of {self.deadline_s:g} s reached")
+        return await self.inner.act(observation)
+
+    async def decide(self, notice: FaultNotice) -> Decision:
+        """Return the inner decision, or SKIP once the deadline has passed."""
+        if self._over():
+            return "SKIP"
+        return await self.inner.decide(notice)
+
+    def take_attempts(self) -> list[BillableAttempt]:
+        """Return the inner policy's billable attempts."""
+        return self.inner.take_attempts()
+
+    def __getattr__(self, name: str) -> Any:
+        # Optional extras of the inner policy (an LLM policy's `notes`, `aclose`) stay visible.
+        if name == "inner":
+            raise AttributeError(name)  # not yet set (e.g. during copying): no recursion
+        return getattr(self.inner, name)
+
+
+def apply_deadline(episode: Episode, policy: Policy) -> None:
+    """Mark an episode that hit its deadline without submitting as ended by the deadline."""
+    if not isinstance(policy, DeadlinePolicy):
+        return
+    episode.meta["deadline_s"] = policy.deadline_s
+    episode.meta["deadline_reached"] = policy.reached
+    if policy.reached and episode.termination.kind != "submitted":
+        episode.termination = Termination("deadline", f"no submission within the deadline of "
+                                                      f"{policy.deadline_s:g} s")
+
+
+def encode(episode: Episode, profile: str) -> EpisodeEvidence:
+    """Score an episode with both scorers and return its evidence."""
+    gt, judge = score_submission(submission_from_mapping(episode.submission), episode.task,
+                                 episode.seed, profile)
+    return EpisodeEvidence.from_records(episode, (gt, judge))
+
+
+def run_job(job: Job) -> EpisodeEvidence:
+    """Run, score and encode one model-free administration."""
+    k = job.key
+    policy: Policy = make_agent(job.agent)
+    if job.deadline_s is not None:
+        policy = DeadlinePolicy(policy, job.deadline_s)
+    env = ComtradeEnv(k.task, k.seed, job.profile, k.condition)  # type: ignore[arg-type]
+    episode = drive(run_episode_async(env, policy, k.level, max_steps=job.max_steps,
+                                      target=k.target, campaign=k.campaign, repeat=k.repeat))
+    apply_deadline(episode, policy)
+    return encode(episode, job.profile)
+
+
+@dataclass(frozen=True, slots=True)
+class JobFailure:
+    """An execution error of one job, as plain text (exceptions may not pickle)."""
+
+    detail: str
+
+
+def run_jobs(jobs: list[Job]) -> list[EpisodeEvidence | JobFailure]:
+    """Run a batch of jobs; an error in one is returned as its JobFailure, not raised.
+
+    Batches amortise the cost of a round trip to a worker over several episodes.
+    """
+    out: list[EpisodeEvidence | JobFailure] = []
+    for job in jobs:
+        try:
+            out.append(run_job(job))
+        except Exception as exc:  # reported per job; the others of the batch still count
+            out.append(JobFailure(f"{type(exc).__name__}: {exc}"))
+    return out
+
+
+def init_worker(driver_pid: int) -> None:
+    """Process-pool initializer: exit when the driver dies (e.g. `kill -9`), never linger."""
+
+    parent = os.getppid()  # the forkserver or the driver; it dies with the driver
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.25)
+            if os.getppid() != parent:
+                os._exit(1)  # reparented: whoever started us is gone (a zombie driver too)
+            try:
+                os.kill(driver_pid, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except PermissionError:
+                pass  # the pid exists (owned by someone else): keep going
+
+    threading.Thread(target=watch, name="driver-watchdog", daemon=True).start()

@@ -1,0 +1,108 @@
+"""Episodes and assessments encoded for the store: canonical bytes plus the ledger's summary.
+
+Encoding (and the credential-pattern pass of redaction) is the expensive part of recording, so
+it happens where the episode ran (a worker process or Ray task); the single writer then only
+removes registered secret values, hashes and writes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agentmetrology.records.assessment import Assessment
+from agentmetrology.records.canonical import canonical_json, to_plain
+from agentmetrology.records.episode import MEASUREMENT_FAILURES, Episode, EpisodeKey
+from agentmetrology.store.redact import PATTERNS_VERSION, redact_patterns
+
+
+def _plain_json(plain: Any) -> bytes:
+    """Return canonical JSON of data that is already plain.
+
+    Byte-identical to `canonical_json` (a test holds them together) but skips its `to_plain`
+    walk, which would otherwise run a second time over every event of the episode.
+    """
+    return json.dumps(plain, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False).encode("utf-8")
+
+
+@dataclass(frozen=True, slots=True)
+class AssessmentEvidence:
+    """One assessment: the ledger columns and the canonical JSON of the full record."""
+
+    scorer: str
+    scorer_version: str
+    status: str
+    score: float | None
+    evidence_digest: str
+    body: bytes
+
+    @classmethod
+    def from_assessment(cls, a: Assessment) -> AssessmentEvidence:
+        """Return the encoded form of an Assessment."""
+        return cls(a.scorer, a.scorer_version, a.status, a.score, a.evidence_digest,
+                   redact_patterns(canonical_json(a)))
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeEvidence:
+    """One episode: its key, canonical bytes (episode and submission) and summary columns."""
+
+    key: EpisodeKey
+    body: bytes
+    submission: bytes | None
+    termination: str
+    termination_detail: str
+    cost: float | None
+    input_tokens: int
+    output_tokens: int
+    requests: int
+    tool_calls: int
+    model_attempts: int
+    assessments: tuple[AssessmentEvidence, ...] = ()
+    # The pattern pass already applied to the bodies (it runs where the episode ran, in
+    # parallel); the store still removes registered secret values itself, and redoes the
+    # pattern pass when this is not its current version.
+    patterns_redacted: str | None = None
+
+    @property
+    def measurement_failure(self) -> bool:
+        """Return True when the episode ended for reasons outside the agent."""
+        return self.termination in MEASUREMENT_FAILURES
+
+    @classmethod
+    def from_records(cls, episode: Episode,
+                     assessments: Sequence[Assessment] = ()) -> EpisodeEvidence:
+        """Return the encoded form of an Episode and its assessments."""
+        plain = to_plain(episode)
+        return cls.from_plain(plain, tuple(AssessmentEvidence.from_assessment(a)
+                                           for a in assessments))
+
+    @classmethod
+    def from_plain(cls, plain: dict[str, Any],
+                   assessments: tuple[AssessmentEvidence, ...] = ()) -> EpisodeEvidence:
+        """Return the encoded form of an episode given as plain JSON data."""
+        usage = plain.get("usage") or {}
+        attempts = usage.get("attempts") or []
+        costs = [a.get("cost") for a in attempts]
+        # Same rule as Usage.cost: one unknown price makes the total unknown, never a silent 0.
+        cost = None if any(c is None for c in costs) else float(sum(costs))
+        sub = plain.get("submission")
+        term = plain.get("termination") or {}
+        return cls(
+            key=EpisodeKey(**plain["key"]),
+            body=redact_patterns(_plain_json(plain)),
+            submission=None if sub is None else redact_patterns(_plain_json(sub)),
+            termination=str(term.get("kind", "")),
+            termination_detail=str(term.get("detail", "")),
+            cost=cost,
+            input_tokens=sum(a.get("input_tokens") or 0 for a in attempts),
+            output_tokens=sum(a.get("output_tokens") or 0 for a in attempts),
+            requests=int(usage.get("requests") or 0),
+            tool_calls=int(usage.get("tool_calls") or 0),
+            model_attempts=len(attempts),
+            assessments=assessments,
+            patterns_redacted=PATTERNS_VERSION,
+        )

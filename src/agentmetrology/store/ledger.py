@@ -1,0 +1,347 @@
+"""The ledger: campaigns, sealed administrations, attempts, episodes and assessments in SQLite."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from agentmetrology.records.episode import EpisodeKey
+from agentmetrology.store.evidence import EpisodeEvidence
+from agentmetrology.store.schema import SCHEMA, SCHEMA_VERSION
+
+KEY_COLUMNS = ("campaign", "target", "task", "seed", "condition", "level", "repeat")
+_ADM_COLUMNS = ", ".join(f"a.{c}" for c in KEY_COLUMNS)
+
+
+class LedgerError(Exception):
+    """Base class of ledger errors; messages say what to do."""
+
+
+class DuplicateEpisodeError(LedgerError):
+    """Raised when an episode is submitted for a key that already has one."""
+
+
+class CampaignMismatchError(LedgerError):
+    """Raised when a campaign name is reused with a different plan."""
+
+
+class AttemptStateError(LedgerError):
+    """Raised when an attempt is unknown or no longer running."""
+
+
+class BindingMismatchError(LedgerError):
+    """Raised when an episode does not match the bindings sealed for its administration."""
+
+
+def now() -> str:
+    """Return the current UTC time as ISO 8601 with milliseconds."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def key_text(key: EpisodeKey) -> str:
+    """Return a one-line human form of a key."""
+    return (f"{key.campaign}/{key.target}/{key.task}/seed={key.seed}/{key.condition}/"
+            f"{key.level}/repeat={key.repeat}")
+
+
+@dataclass(frozen=True, slots=True)
+class Sealing:
+    """The bindings of one administration, sealed before it runs."""
+
+    key: EpisodeKey
+    ordinal: int
+    task_spec_digest: str
+    target_config_digest: str
+    scorer_versions: dict[str, str]
+    binding: str  # canonical JSON of every binding, registration id included
+    binding_digest: str  # sha256 of `binding`
+
+
+@dataclass(frozen=True, slots=True)
+class Administration:
+    """A planned administration as the ledger holds it."""
+
+    id: int
+    key: EpisodeKey
+    ordinal: int
+    binding_digest: str
+    scorer_versions: dict[str, str]
+    not_launched: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedDigests:
+    """Digests of the blobs an episode was written to."""
+
+    episode: str
+    submission: str | None
+    assessments: tuple[str, ...]  # sha256 of each assessment's canonical JSON
+
+
+def _key(row: sqlite3.Row | tuple[Any, ...], offset: int = 0) -> EpisodeKey:
+    return EpisodeKey(*row[offset:offset + len(KEY_COLUMNS)])
+
+
+class Ledger:
+    """One SQLite file in WAL mode; every multi-row change is one transaction."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        # Autocommit mode: transactions are explicit (BEGIN IMMEDIATE) so they are never implicit.
+        self.conn = sqlite3.connect(path, isolation_level=None, timeout=30.0)
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        # NORMAL in WAL mode is durable against a killed process; only power loss can lose the
+        # last transactions, never corrupt the file.
+        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.conn.execute("PRAGMA foreign_keys=ON")
+        with self.transaction():
+            for stmt in SCHEMA.split(";"):
+                if stmt.strip():
+                    self.conn.execute(stmt)
+            row = self.conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            if row is None:
+                self.conn.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+            elif row[0] != SCHEMA_VERSION:
+                raise LedgerError(f"ledger {path} has schema {row[0]}; this version reads "
+                                  f"schema {SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.conn.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """Run the block in one IMMEDIATE transaction: all of it is written or none."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    # -- campaigns and plans ------------------------------------------------------------------
+
+    def campaign(self, name: str) -> dict[str, Any] | None:
+        """Return a campaign's row as a dict, or None."""
+        cur = self.conn.execute("SELECT * FROM campaigns WHERE name=?", (name,))
+        row = cur.fetchone()
+        return None if row is None else dict(zip([d[0] for d in cur.description], row,
+                                                 strict=True))
+
+    def campaign_names(self) -> list[str]:
+        """Return every campaign name, oldest first."""
+        return [r[0] for r in self.conn.execute("SELECT name FROM campaigns ORDER BY created_at")]
+
+    def register_campaign(self, name: str, registration_id: str, plan_digest: str,
+                          config_digest: str, source_digest: str | None,
+                          sealings: list[Sealing]) -> str:
+        """Register a campaign and seal its plan; return its registration id.
+
+        Registering the same plan again is a no-op (that is how a resumed run starts); the same
+        name with a different plan is refused, because its keys would mean something else.
+        """
+        with self.transaction() as c:
+            existing = self.campaign(name)
+            if existing is not None:
+                if existing["plan_digest"] != plan_digest:
+                    raise CampaignMismatchError(
+                        f"campaign {name!r} is already in this store with a different plan "
+                        f"(sealed {existing['plan_digest'][:12]}, now {plan_digest[:12]}); "
+                        "use a new campaign name or another store")
+                return str(existing["registration_id"])
+            c.execute("INSERT INTO campaigns VALUES (?, ?, ?, ?, ?, ?, ?)",
+                      (name, registration_id, plan_digest, config_digest, source_digest,
+                       len(sealings), now()))
+            sealed_at = now()
+            c.executemany(
+                "INSERT INTO administrations (campaign, target, task, seed, condition, level, "
+                "repeat, ordinal, task_spec_digest, target_config_digest, scorer_versions, "
+                "registration_id, binding, binding_digest, sealed_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(*_key_values(s.key), s.ordinal, s.task_spec_digest, s.target_config_digest,
+                  json.dumps(s.scorer_versions, sort_keys=True), registration_id, s.binding,
+                  s.binding_digest, sealed_at) for s in sealings])
+            return registration_id
+
+    def begin_run(self, campaign: str, backend: str) -> int:
+        """Record the start of a `campaign run` and return its id."""
+        with self.transaction() as c:
+            cur = c.execute("INSERT INTO runs (campaign, backend, pid, host, started_at) "
+                            "VALUES (?, ?, ?, ?, ?)",
+                            (campaign, backend, os.getpid(), socket.gethostname(), now()))
+            return int(cur.lastrowid or 0)
+
+    def end_run(self, run_id: int, outcome: str) -> None:
+        """Record how a run ended."""
+        with self.transaction() as c:
+            c.execute("UPDATE runs SET ended_at=?, outcome=? WHERE id=?", (now(), outcome, run_id))
+
+    def interrupt_started(self, detail: str) -> int:
+        """Mark every attempt still `started` as `interrupted`; return how many.
+
+        Only call this while holding the store's run lock: then no attempt can be running.
+        """
+        with self.transaction() as c:
+            cur = c.execute("UPDATE attempts SET status='interrupted', ended_at=?, detail=? "
+                            "WHERE status='started'", (now(), detail))
+            return cur.rowcount
+
+    def pending(self, campaign: str) -> list[Administration]:
+        """Return the administrations of a campaign without an episode, in plan order."""
+        cur = self.conn.execute(
+            f"SELECT a.id, {_ADM_COLUMNS}, a.ordinal, a.binding_digest, a.scorer_versions, "
+            "a.not_launched FROM administrations a "
+            "LEFT JOIN episodes e ON e.administration = a.id "
+            "WHERE a.campaign=? AND e.administration IS NULL ORDER BY a.ordinal", (campaign,))
+        return [_administration(r) for r in cur]
+
+    def administration(self, key: EpisodeKey) -> Administration | None:
+        """Return the administration of a key, or None."""
+        cur = self.conn.execute(
+            f"SELECT a.id, {_ADM_COLUMNS}, a.ordinal, a.binding_digest, a.scorer_versions, "
+            "a.not_launched FROM administrations a WHERE " +
+            " AND ".join(f"a.{c}=?" for c in KEY_COLUMNS), _key_values(key))
+        row = cur.fetchone()
+        return None if row is None else _administration(row)
+
+    def set_not_launched(self, ids: Iterable[int], reason: str) -> None:
+        """Record why these administrations were not launched (cleared when they are)."""
+        with self.transaction() as c:
+            c.executemany("UPDATE administrations SET not_launched=? WHERE id=?",
+                          [(reason, i) for i in ids])
+
+    # -- attempts and episodes ----------------------------------------------------------------
+
+    def start_attempts(self, administrations: list[int], run_id: int | None, backend: str,
+                       worker: str | None = None) -> list[int]:
+        """Record that administrations are being attempted (one transaction); return the ids."""
+        ids: list[int] = []
+        with self.transaction() as c:
+            started = now()
+            for adm in administrations:
+                cur = c.execute("INSERT INTO attempts (administration, run, status, backend, "
+                                "worker, started_at) VALUES (?, ?, 'started', ?, ?, ?)",
+                                (adm, run_id, backend, worker, started))
+                ids.append(int(cur.lastrowid or 0))
+            c.executemany("UPDATE administrations SET not_launched=NULL WHERE id=?",
+                          [(a,) for a in administrations])
+        return ids
+
+    def fail_attempt(self, attempt_id: int, detail: str) -> None:
+        """Mark a started attempt as failed (an execution error outside the agent)."""
+        with self.transaction() as c:
+            c.execute("UPDATE attempts SET status='failed', ended_at=?, detail=? "
+                      "WHERE id=? AND status='started'", (now(), detail, attempt_id))
+
+    def record_episode(self, attempt_id: int, ev: EpisodeEvidence,
+                       digests: RecordedDigests) -> None:
+        """Record an episode and its assessments and finish its attempt, in one transaction."""
+        try:
+            with self.transaction() as c:
+                adm_id = self._check_attempt(c, attempt_id, ev)
+                c.execute("INSERT INTO episodes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                          (adm_id, attempt_id, digests.episode, digests.submission,
+                           ev.termination, ev.termination_detail, int(ev.measurement_failure),
+                           ev.cost, ev.input_tokens, ev.output_tokens, ev.requests,
+                           ev.tool_calls, ev.model_attempts, now()))
+                c.executemany(
+                    "INSERT INTO assessments (administration, scorer, scorer_version, status, "
+                    "score, evidence_digest, assessment, assessment_digest) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(adm_id, a.scorer, a.scorer_version, a.status, a.score, a.evidence_digest,
+                      a.body.decode("utf-8"), d)
+                     for a, d in zip(ev.assessments, digests.assessments, strict=True)])
+                c.execute("UPDATE attempts SET status='finished', ended_at=? WHERE id=?",
+                          (now(), attempt_id))
+        except DuplicateEpisodeError as exc:
+            self.fail_attempt(attempt_id, f"rejected: {exc}")
+            raise
+        except sqlite3.IntegrityError as exc:
+            self.fail_attempt(attempt_id, f"rejected: {exc}")
+            if "UNIQUE" not in str(exc):
+                raise  # malformed evidence (a CHECK constraint): nothing was written
+            # The UNIQUE constraint is the last line of defence (e.g. two writers racing).
+            raise DuplicateEpisodeError(
+                f"the ledger refused the episode of {key_text(ev.key)}: {exc}") from exc
+
+    def _check_attempt(self, c: sqlite3.Connection, attempt_id: int, ev: EpisodeEvidence) -> int:
+        row = c.execute(
+            f"SELECT t.status, a.id, a.scorer_versions, {_ADM_COLUMNS} FROM attempts t "
+            "JOIN administrations a ON a.id = t.administration WHERE t.id=?",
+            (attempt_id,)).fetchone()
+        if row is None:
+            raise AttemptStateError(f"attempt {attempt_id} is not in the ledger")
+        status, adm_id, versions = row[0], int(row[1]), json.loads(row[2])
+        if _key(row, 3) != ev.key:
+            raise BindingMismatchError(f"attempt {attempt_id} belongs to {key_text(_key(row, 3))}"
+                                       f", not to {key_text(ev.key)}")
+        done = c.execute("SELECT attempt FROM episodes WHERE administration=?",
+                         (adm_id,)).fetchone()
+        if done is not None:
+            raise DuplicateEpisodeError(
+                f"{key_text(ev.key)} already has a recorded episode (attempt {done[0]}); "
+                "an administration is recorded exactly once")
+        if status != "started":
+            raise AttemptStateError(f"attempt {attempt_id} is {status}, not running; its result "
+                                    "cannot be recorded")
+        for a in ev.assessments:
+            sealed = versions.get(a.scorer)
+            if sealed != a.scorer_version:
+                raise BindingMismatchError(
+                    f"{key_text(ev.key)}: scorer {a.scorer} version {a.scorer_version} does not "
+                    f"match the sealed version {sealed}")
+        return adm_id
+
+    def attempts(self, key: EpisodeKey) -> list[dict[str, Any]]:
+        """Return every attempt of a key, oldest first."""
+        cur = self.conn.execute(
+            "SELECT t.id, t.status, t.backend, t.worker, t.started_at, t.ended_at, t.detail, "
+            "t.run FROM attempts t JOIN administrations a ON a.id = t.administration WHERE " +
+            " AND ".join(f"a.{c}=?" for c in KEY_COLUMNS) + " ORDER BY t.id", _key_values(key))
+        cols = [d[0] for d in cur.description]
+        return [dict(zip(cols, r, strict=True)) for r in cur]
+
+    def episode(self, key: EpisodeKey) -> dict[str, Any] | None:
+        """Return the episode row of a key (with its assessments), or None."""
+        cur = self.conn.execute(
+            "SELECT e.* FROM episodes e JOIN administrations a ON a.id = e.administration "
+            "WHERE " + " AND ".join(f"a.{c}=?" for c in KEY_COLUMNS), _key_values(key))
+        row = cur.fetchone()
+        if row is None:
+            return None
+        out = dict(zip([d[0] for d in cur.description], row, strict=True))
+        acur = self.conn.execute("SELECT scorer, scorer_version, status, score, evidence_digest, "
+                                 "assessment, assessment_digest FROM assessments "
+                                 "WHERE administration=? ORDER BY scorer", (out["administration"],))
+        acols = [d[0] for d in acur.description]
+        out["assessments"] = [dict(zip(acols, r, strict=True)) for r in acur]
+        for a in out["assessments"]:
+            a["assessment"] = json.loads(a["assessment"])
+        return out
+
+    def binding(self, key: EpisodeKey) -> tuple[str, str] | None:
+        """Return (canonical JSON, digest) of the bindings sealed for a key, or None."""
+        row = self.conn.execute(
+            "SELECT binding, binding_digest FROM administrations WHERE " +
+            " AND ".join(f"{c}=?" for c in KEY_COLUMNS), _key_values(key)).fetchone()
+        return None if row is None else (row[0], row[1])
+
+
+def _key_values(key: EpisodeKey) -> tuple[Any, ...]:
+    return tuple(getattr(key, c) for c in KEY_COLUMNS)
+
+
+def _administration(row: tuple[Any, ...]) -> Administration:
+    n = len(KEY_COLUMNS)
+    return Administration(id=int(row[0]), key=_key(row, 1), ordinal=int(row[1 + n]),
+                          binding_digest=row[2 + n], scorer_versions=json.loads(row[3 + n]),
+                          not_launched=row[4 + n])

@@ -1,0 +1,101 @@
+"""The ledger's SQLite schema (one file, WAL mode) and its version."""
+
+from __future__ import annotations
+
+SCHEMA_VERSION = "1"
+
+# Why each constraint exists:
+# - administrations UNIQUE(key): the idempotency key; planning twice never duplicates.
+# - attempts are append-only history: a rerun adds a row, never replaces one.
+# - episodes PRIMARY KEY(administration): at most one recorded episode per key, whatever the
+#   caller does; a duplicate submission fails inside SQLite, not only in Python.
+# - assessments UNIQUE(administration, scorer, scorer_version): one verdict per instrument.
+# Bindings and assessments are small records kept as canonical JSON in their rows, each with
+# the sha256 of that text; blobs hold the evidence (episodes, submissions), one file each.
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS campaigns (
+    name TEXT PRIMARY KEY,
+    registration_id TEXT NOT NULL UNIQUE,
+    plan_digest TEXT NOT NULL,
+    config_digest TEXT NOT NULL,
+    source_digest TEXT,
+    planned INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY,
+    campaign TEXT NOT NULL REFERENCES campaigns(name),
+    backend TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    ended_at TEXT,
+    outcome TEXT
+);
+CREATE TABLE IF NOT EXISTS administrations (
+    id INTEGER PRIMARY KEY,
+    campaign TEXT NOT NULL REFERENCES campaigns(name),
+    target TEXT NOT NULL,
+    task TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    condition TEXT NOT NULL,
+    level TEXT NOT NULL,
+    repeat INTEGER NOT NULL,
+    ordinal INTEGER NOT NULL,
+    task_spec_digest TEXT NOT NULL,
+    target_config_digest TEXT NOT NULL,
+    scorer_versions TEXT NOT NULL,
+    registration_id TEXT NOT NULL,
+    binding TEXT NOT NULL,
+    binding_digest TEXT NOT NULL,
+    sealed_at TEXT NOT NULL,
+    not_launched TEXT,
+    UNIQUE (campaign, target, task, seed, condition, level, repeat),
+    UNIQUE (campaign, ordinal)
+);
+CREATE TABLE IF NOT EXISTS attempts (
+    id INTEGER PRIMARY KEY,
+    administration INTEGER NOT NULL REFERENCES administrations(id),
+    run INTEGER REFERENCES runs(id),
+    status TEXT NOT NULL CHECK (status IN ('started', 'finished', 'interrupted', 'failed')),
+    backend TEXT NOT NULL,
+    worker TEXT,
+    started_at TEXT NOT NULL,
+    ended_at TEXT,
+    detail TEXT
+);
+CREATE INDEX IF NOT EXISTS attempts_by_administration ON attempts(administration);
+CREATE INDEX IF NOT EXISTS attempts_by_status ON attempts(status);
+CREATE TABLE IF NOT EXISTS episodes (
+    administration INTEGER PRIMARY KEY REFERENCES administrations(id),
+    attempt INTEGER NOT NULL UNIQUE REFERENCES attempts(id),
+    episode_digest TEXT NOT NULL,
+    submission_digest TEXT,
+    termination TEXT NOT NULL,
+    termination_detail TEXT NOT NULL,
+    measurement_failure INTEGER NOT NULL,
+    cost REAL,
+    input_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    requests INTEGER NOT NULL,
+    tool_calls INTEGER NOT NULL,
+    model_attempts INTEGER NOT NULL,
+    recorded_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS assessments (
+    id INTEGER PRIMARY KEY,
+    administration INTEGER NOT NULL REFERENCES episodes(administration),
+    scorer TEXT NOT NULL,
+    scorer_version TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('PASS', 'FAIL', 'PARTIAL', 'UNKNOWN', 'INVALID')),
+    score REAL,
+    evidence_digest TEXT NOT NULL,
+    assessment TEXT NOT NULL,
+    assessment_digest TEXT NOT NULL,
+    UNIQUE (administration, scorer, scorer_version)
+);
+"""

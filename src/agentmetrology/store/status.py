@@ -1,0 +1,160 @@
+"""What a campaign's ledger says: planned, done, failed (agent vs infrastructure), cost so far."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+_EPISODE_COUNTS = """
+SELECT a.target,
+       COUNT(*),
+       COUNT(e.administration),
+       COALESCE(SUM(e.termination = 'submitted'), 0),
+       COALESCE(SUM(e.termination != 'submitted' AND e.measurement_failure = 0), 0),
+       COALESCE(SUM(e.measurement_failure = 1), 0),
+       COALESCE(SUM(e.administration IS NULL AND a.not_launched IS NOT NULL), 0),
+       COALESCE(SUM(e.administration IS NOT NULL AND e.cost IS NULL), 0),
+       TOTAL(e.cost), TOTAL(e.input_tokens), TOTAL(e.output_tokens)
+FROM administrations a LEFT JOIN episodes e ON e.administration = a.id
+WHERE a.campaign = ? GROUP BY a.target
+"""
+_ATTEMPT_COUNTS = """
+SELECT a.target, t.status, COUNT(*) FROM attempts t
+JOIN administrations a ON a.id = t.administration
+WHERE a.campaign = ? GROUP BY a.target, t.status
+"""
+# Not yet recorded, and the latest attempt ended in an execution error: an infrastructure
+# failure waiting for the next run.
+_ERRORED = """
+SELECT a.target, COUNT(*) FROM administrations a
+WHERE a.campaign = ?
+  AND NOT EXISTS (SELECT 1 FROM episodes e WHERE e.administration = a.id)
+  AND (SELECT t.status FROM attempts t WHERE t.administration = a.id
+       ORDER BY t.id DESC LIMIT 1) = 'failed'
+GROUP BY a.target
+"""
+_NOT_LAUNCHED = """
+SELECT a.not_launched, COUNT(*) FROM administrations a
+LEFT JOIN episodes e ON e.administration = a.id
+WHERE a.campaign = ? AND e.administration IS NULL AND a.not_launched IS NOT NULL
+GROUP BY a.not_launched
+"""
+# Measurement failures are excluded from agent scores (they say nothing about the agent).
+_SCORES = """
+SELECT a.target, s.scorer, s.status, COUNT(*), TOTAL(s.score), COUNT(s.score)
+FROM assessments s JOIN administrations a ON a.id = s.administration
+JOIN episodes e ON e.administration = s.administration
+WHERE a.campaign = ? AND e.measurement_failure = 0
+GROUP BY a.target, s.scorer, s.status
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    """Administration counts and spending of a campaign or one of its targets."""
+
+    planned: int = 0
+    done: int = 0
+    submitted: int = 0
+    failed_agent: int = 0  # recorded; the agent did not submit (its own failure)
+    failed_infra: int = 0  # recorded as a measurement failure (infra_error, cancelled)
+    errored: int = 0  # not recorded; its latest attempt failed outside the agent
+    not_launched: int = 0  # not recorded; the last run did not launch it (budget)
+    interrupted_attempts: int = 0
+    failed_attempts: int = 0
+    cost: float = 0.0
+    cost_unknown: int = 0  # recorded episodes whose cost is unknown (a price is missing)
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    @property
+    def remaining(self) -> int:
+        """Return planned administrations without a recorded episode."""
+        return self.planned - self.done
+
+    @property
+    def failed(self) -> int:
+        """Return every failure: agent, recorded infrastructure, and errored attempts."""
+        return self.failed_agent + self.failed_infra + self.errored
+
+    def plus(self, other: Counts) -> Counts:
+        """Return the field-wise sum of two counts."""
+        return Counts(**{k: v + getattr(other, k) for k, v in asdict(self).items()})
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the counts as plain data, derived counts included."""
+        out = asdict(self)
+        out.update(remaining=self.remaining, failed=self.failed,
+                   failed_infrastructure=self.failed_infra + self.errored,
+                   cost=round(self.cost, 6))
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class CampaignStatus:
+    """The state of one campaign: totals, per-target counts and per-scorer summaries."""
+
+    campaign: str
+    registration_id: str
+    plan_digest: str
+    total: Counts
+    targets: dict[str, Counts]
+    scores: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    not_launched_reasons: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def complete(self) -> bool:
+        """Return True when every planned administration has a recorded episode."""
+        return self.total.remaining == 0
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the status as plain JSON data."""
+        return {"campaign": self.campaign, "registration_id": self.registration_id,
+                "plan_digest": self.plan_digest, "complete": self.complete,
+                "total": self.total.to_json(),
+                "targets": {t: c.to_json() for t, c in self.targets.items()},
+                "scores": self.scores, "not_launched_reasons": self.not_launched_reasons}
+
+
+def campaign_status(conn: sqlite3.Connection, campaign: dict[str, Any]) -> CampaignStatus:
+    """Return the status of a campaign row from the ledger connection."""
+    name = campaign["name"]
+    per: dict[str, Counts] = {}
+    for r in conn.execute(_EPISODE_COUNTS, (name,)):
+        per[r[0]] = Counts(planned=r[1], done=r[2], submitted=r[3], failed_agent=r[4],
+                           failed_infra=r[5], not_launched=r[6], cost_unknown=r[7],
+                           cost=float(r[8]), input_tokens=int(r[9]), output_tokens=int(r[10]))
+    for target, status, n in conn.execute(_ATTEMPT_COUNTS, (name,)):
+        if status in ("interrupted", "failed"):
+            per[target] = replace(per[target], **{f"{status}_attempts": n})
+    for target, n in conn.execute(_ERRORED, (name,)):
+        per[target] = replace(per[target], errored=n)
+    total = Counts()
+    for c in per.values():
+        total = total.plus(c)
+    reasons = {str(r): int(n) for r, n in conn.execute(_NOT_LAUNCHED, (name,))}
+    return CampaignStatus(name, campaign["registration_id"], campaign["plan_digest"], total,
+                          dict(sorted(per.items())), _scores(conn, name), reasons)
+
+
+def _scores(conn: sqlite3.Connection, name: str) -> dict[str, dict[str, dict[str, Any]]]:
+    acc: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for target, scorer, status, n, total, scored in conn.execute(_SCORES, (name,)):
+        s = acc[target].setdefault(scorer, {"n": 0, "statuses": {}, "_sum": 0.0, "_scored": 0})
+        s["n"] += n
+        s["statuses"][status] = n
+        if status not in ("UNKNOWN", "INVALID"):  # a missing measurement is never a zero
+            s["_sum"] += total
+            s["_scored"] += scored
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for target, scorers in sorted(acc.items()):
+        out[target] = {}
+        for scorer, s in sorted(scorers.items()):
+            scored = s.pop("_scored")
+            total = s.pop("_sum")
+            s["mean_score"] = round(total / scored, 6) if scored else None
+            s["scored"] = scored
+            out[target][scorer] = s
+    return out

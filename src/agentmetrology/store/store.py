@@ -1,0 +1,251 @@
+"""The evidence store: content-addressed blobs and the SQLite ledger behind one facade."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from agentmetrology.records.assessment import Assessment
+from agentmetrology.records.canonical import canonical_json
+from agentmetrology.records.episode import Episode, EpisodeKey
+from agentmetrology.store.blobs import BlobCorruptError, BlobStore
+from agentmetrology.store.evidence import EpisodeEvidence
+from agentmetrology.store.ledger import (
+    Administration,
+    CampaignMismatchError,
+    Ledger,
+    RecordedDigests,
+    Sealing,
+)
+from agentmetrology.store.lock import RunLock
+from agentmetrology.store.paths import inside
+from agentmetrology.store.redact import PATTERNS_VERSION, Redactor, env_secrets
+from agentmetrology.store.status import CampaignStatus, campaign_status
+
+LEDGER_FILE = "ledger.sqlite"
+
+
+class StoreNotFoundError(FileNotFoundError):
+    """Raised when opening a store that does not exist without permission to create it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    """What an administration is bound to before it runs (the registration id is added later)."""
+
+    key: EpisodeKey
+    ordinal: int
+    task_spec_digest: str
+    target_config_digest: str
+    scorer_versions: dict[str, str]
+    details: dict[str, Any] = field(default_factory=dict)  # e.g. profile and limits
+
+
+class EvidenceStore:
+    """Blobs under `root/blobs`, the ledger in `root/ledger.sqlite`; secrets never written."""
+
+    def __init__(self, root: str | Path, *, create: bool = True, secrets: Iterable[str] = (),
+                 scrub_env: bool = True, fsync: bool = False) -> None:
+        self.root = Path(root)
+        ledger_path = self.root / LEDGER_FILE
+        if not ledger_path.exists():
+            if not create:
+                raise StoreNotFoundError(f"no evidence store at {self.root} (no {LEDGER_FILE})")
+            self.root.mkdir(parents=True, exist_ok=True)
+        self.blobs = BlobStore(self.root, fsync=fsync)
+        self.ledger = Ledger(ledger_path)
+        # Credential-named environment variables are scrubbed even if the caller forgets them.
+        self.redactor = Redactor([*secrets, *(env_secrets() if scrub_env else [])])
+
+    @classmethod
+    def open(cls, root: str | Path, *, create: bool = True, **kw: Any) -> EvidenceStore:
+        """Open (or create) the store at `root`."""
+        return cls(root, create=create, **kw)
+
+    def close(self) -> None:
+        """Close the ledger."""
+        self.ledger.close()
+
+    def __enter__(self) -> EvidenceStore:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    # -- blobs --------------------------------------------------------------------------------
+
+    def add_secrets(self, values: Iterable[str]) -> None:
+        """Register secret values that must never be written (e.g. an API key's value)."""
+        self.redactor.add(values)
+
+    def put_bytes(self, data: bytes) -> str:
+        """Redact `data`, store it, and return the digest of what was stored."""
+        return self.blobs.put(self.redactor.bytes(data))
+
+    def put_json(self, value: Any) -> str:
+        """Store `value` as redacted canonical JSON and return the digest."""
+        return self.put_bytes(canonical_json(value))
+
+    def get_bytes(self, digest: str) -> bytes:
+        """Return a blob's bytes, verified against its digest."""
+        return self.blobs.get(digest)
+
+    def get_json(self, digest: str) -> Any:
+        """Return a JSON blob decoded."""
+        return json.loads(self.get_bytes(digest))
+
+    def user_path(self, path: str | Path) -> Path:
+        """Return a user-given path resolved inside the store root (traversal is rejected)."""
+        return inside(self.root, path)
+
+    def lock(self) -> RunLock:
+        """Return the store's single-writer run lock (use it as a context manager)."""
+        return RunLock(self.root)
+
+    # -- campaigns ----------------------------------------------------------------------------
+
+    def register_campaign(self, name: str, plan_digest: str, config: Any,
+                          bindings: Sequence[Binding], source_text: str | None = None) -> str:
+        """Register a campaign and seal every binding before anything runs; return its id.
+
+        Re-registering the same plan returns the existing registration id; the same name with
+        another plan raises CampaignMismatchError.
+        """
+        existing = self.ledger.campaign(name)
+        if existing is not None:
+            if existing["plan_digest"] != plan_digest:
+                raise CampaignMismatchError(
+                    f"campaign {name!r} is already in this store with a different plan "
+                    f"(sealed {existing['plan_digest'][:12]}, now {plan_digest[:12]}); "
+                    "use a new campaign name or another store")
+            return str(existing["registration_id"])
+        registration_id = uuid.uuid4().hex
+        sealings = []
+        for b in bindings:
+            text = self.redactor.bytes(canonical_json(_binding_doc(b, registration_id)))
+            sealings.append(Sealing(b.key, b.ordinal, b.task_spec_digest,
+                                    b.target_config_digest, b.scorer_versions,
+                                    text.decode("utf-8"), hashlib.sha256(text).hexdigest()))
+        source = None if source_text is None else self.put_bytes(source_text.encode("utf-8"))
+        return self.ledger.register_campaign(name, registration_id, plan_digest,
+                                             self.put_json(config), source, sealings)
+
+    def campaigns(self) -> list[str]:
+        """Return the names of every campaign in the store."""
+        return self.ledger.campaign_names()
+
+    def status(self, campaign: str) -> CampaignStatus:
+        """Return the status of one campaign (KeyError if unknown)."""
+        row = self.ledger.campaign(campaign)
+        if row is None:
+            raise KeyError(f"no campaign {campaign!r} in the store at {self.root}")
+        return campaign_status(self.ledger.conn, row)
+
+    def pending(self, campaign: str) -> list[Administration]:
+        """Return the administrations without a recorded episode, in plan order."""
+        return self.ledger.pending(campaign)
+
+    # -- attempts and episodes ----------------------------------------------------------------
+
+    def recover(self) -> int:
+        """Mark attempts left `started` by a dead run as interrupted; return how many.
+
+        Call it only while holding `lock()`.
+        """
+        return self.ledger.interrupt_started("the run ended before this attempt finished")
+
+    def begin_run(self, campaign: str, backend: str) -> int:
+        """Record the start of a run and return its id."""
+        return self.ledger.begin_run(campaign, backend)
+
+    def end_run(self, run_id: int, outcome: str) -> None:
+        """Record how a run ended."""
+        self.ledger.end_run(run_id, self.redactor.text(outcome))
+
+    def start_attempt(self, administration: Administration, run_id: int | None, backend: str,
+                      worker: str | None = None) -> int:
+        """Record the start of an attempt and return its id."""
+        return self.start_attempts([administration], run_id, backend, worker)[0]
+
+    def start_attempts(self, administrations: Sequence[Administration], run_id: int | None,
+                       backend: str, worker: str | None = None) -> list[int]:
+        """Record the start of several attempts in one transaction; return their ids."""
+        return self.ledger.start_attempts([a.id for a in administrations], run_id, backend,
+                                          worker)
+
+    def fail_attempt(self, attempt_id: int, detail: str) -> None:
+        """Record an attempt as failed outside the agent (detail redacted)."""
+        self.ledger.fail_attempt(attempt_id, self.redactor.text(detail))
+
+    def set_not_launched(self, administrations: Iterable[Administration], reason: str) -> None:
+        """Record why these administrations were not launched."""
+        self.ledger.set_not_launched((a.id for a in administrations), reason)
+
+    def record(self, attempt_id: int, ev: EpisodeEvidence) -> RecordedDigests:
+        """Write an episode's blobs (redacted) and record it with its assessments atomically.
+
+        Raises DuplicateEpisodeError when the key already has an episode.
+        """
+        clean = self.redactor.bytes
+        if ev.patterns_redacted == PATTERNS_VERSION:
+            clean = self.redactor.exact  # the pattern pass already ran where the episode ran
+
+        def put(data: bytes) -> str:
+            return self.blobs.put(clean(data))
+
+        # Assessments are small records: kept in the ledger row with their digest, not as files.
+        assessments = tuple(dataclasses.replace(a, body=clean(a.body)) for a in ev.assessments)
+        ev = dataclasses.replace(ev, assessments=assessments)
+        digests = RecordedDigests(
+            episode=put(ev.body),
+            submission=None if ev.submission is None else put(ev.submission),
+            assessments=tuple(hashlib.sha256(a.body).hexdigest() for a in assessments))
+        ev = dataclasses.replace(ev, termination_detail=self.redactor.text(ev.termination_detail))
+        self.ledger.record_episode(attempt_id, ev, digests)
+        return digests
+
+    def record_episode(self, attempt_id: int, episode: Episode,
+                       assessments: Sequence[Assessment] = ()) -> RecordedDigests:
+        """Record an Episode record and its Assessments (see `record`)."""
+        return self.record(attempt_id, EpisodeEvidence.from_records(episode, assessments))
+
+    def binding(self, key: EpisodeKey) -> dict[str, Any]:
+        """Return the bindings sealed for a key, after checking them against their digest."""
+        row = self.ledger.binding(key)
+        if row is None:
+            raise KeyError(f"no administration {key} in the store at {self.root}")
+        text, expected = row
+        actual = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        if actual != expected:
+            raise BlobCorruptError(f"the bindings of {key} no longer hash to {expected}")
+        return dict(json.loads(text))
+
+    def episode(self, key: EpisodeKey) -> dict[str, Any] | None:
+        """Return the ledger row of a key's episode (with assessments), or None."""
+        return self.ledger.episode(key)
+
+    def load_episode(self, key: EpisodeKey) -> Any:
+        """Return the stored episode record of a key as plain data (KeyError if none)."""
+        row = self.episode(key)
+        if row is None:
+            raise KeyError(f"no episode recorded for {key}")
+        return self.get_json(row["episode_digest"])
+
+    def attempts(self, key: EpisodeKey) -> list[dict[str, Any]]:
+        """Return every attempt of a key, oldest first."""
+        return self.ledger.attempts(key)
+
+
+def _binding_doc(b: Binding, registration_id: str) -> dict[str, Any]:
+    return {"key": b.key, "registration_id": registration_id, "seed": b.key.seed,
+            "task_spec_digest": b.task_spec_digest,
+            "target_config_digest": b.target_config_digest,
+            "scorer_versions": b.scorer_versions, **b.details}

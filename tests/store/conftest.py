@@ -1,0 +1,17 @@
+"""Fixtures for the evidence store tests."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agentmetrology.store import EvidenceStore
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[EvidenceStore]:
+    """An empty store that does not scrub this machine's environment (tests set secrets)."""
+    with EvidenceStore.open(tmp_path / "store", scrub_env=False) as st:
+        yield st

@@ -1,0 +1,52 @@
+"""Redaction before anything is written: registered secrets and credential-shaped text."""
+
+from __future__ import annotations
+
+import json
+
+from agentmetrology.records import canonical_json
+from agentmetrology.store.redact import Redactor, env_secrets, redact_patterns
+
+SECRET = 'plain-secret-value-1234"quoted'
+
+
+def test_registered_secret_removed_raw_and_json_escaped() -> None:
+    r = Redactor([SECRET])
+    doc = canonical_json({"msg": f"key {SECRET} used", "nested": [SECRET]})
+    assert json.dumps(SECRET)[1:-1].encode() in doc  # the escaped form is what JSON holds
+    out = r.bytes(doc)
+    assert b"plain-secret-value" not in out
+    assert json.loads(out)["nested"] == ["[redacted]"]
+    assert r.text(f"raw {SECRET}") == "raw [redacted]"
+
+
+def test_short_values_are_not_treated_as_secrets() -> None:
+    assert Redactor(["abc", ""]).bytes(b"abc abc") == b"abc abc"
+
+
+def test_credential_patterns_keep_json_valid() -> None:
+    doc = canonical_json({
+        "api_key": "anything-here", "headers": {"Authorization": "Bearer abcdefghijklmnop123"},
+        "log": "api_key=zzzzzzzzzzzz, next", "err": "sent Bearer abcdefghijklmnop123 to x",
+        "openai": "sk-proj-abcdefghijklmnopqrstuvwx",
+        "gh": "ghp_abcdefghijklmnopqrstuvwx", "aws": "AKIAABCDEFGHIJKLMNOP",
+    })
+    out = json.loads(redact_patterns(doc))
+    assert out["api_key"] == "[redacted]"
+    assert out["headers"]["Authorization"] == "[redacted]"
+    assert out["err"] == "sent Bearer [redacted] to x"
+    assert out["log"] == "api_key=[redacted], next"
+    assert out["openai"] == out["gh"] == out["aws"] == "[redacted]"
+
+
+def test_ordinary_evidence_is_untouched() -> None:
+    rows = [{"record_id": f"T3_duplicates-{i:06d}", "task": "mask-free", "max_tokens": 10,
+             "input_tokens": 5, "api_key_env": "OPENAI_API_KEY", "netWeight": i} for i in range(50)]
+    doc = canonical_json({"rows": rows, "description": "Fetch every page of the mock API."})
+    assert Redactor(["OPENAI"[:3]]).bytes(doc) == doc
+
+
+def test_env_secrets_by_variable_name() -> None:
+    env = {"OPENAI_API_KEY": "x" * 20, "HOME": "/root/long-enough", "GH_TOKEN": "short",
+           "MY_SECRET": "y" * 12}
+    assert sorted(env_secrets(env)) == ["x" * 20, "y" * 12]
