@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -24,7 +23,6 @@ from agentmetrology.run.comtrade import (
     ScoredEpisode,
     assessment_fields,
     run_one,
-    run_one_async,
     score_submission,
 )
 from agentmetrology.scoring.submission import SubmissionDirError, read_submission_dir
@@ -120,6 +118,8 @@ def run_comtrade(
                                     help="llm agents: environment variable holding the key"),
     max_retries: int = typer.Option(4, "--max-retries", min=0, max=20,
                                     help="llm agents: retries per request on 429/5xx/timeouts"),
+    store: Path = typer.Option(None, "--store",
+                               help="llm agents: evidence store (default ./.agm/store)"),
 ) -> None:
     """Run episodes, score each with ground-truth F1 and the shape judge, print a table."""
     tasks = _tasks_arg(task)
@@ -128,10 +128,8 @@ def run_comtrade(
     if level not in LEVELS:
         fail(f"unknown level {level!r}; use one of: {', '.join(LEVELS)}")
     if agent.startswith("llm:"):
-        llm_results = run_llm_episodes(agent, tasks, seed_list, level, profile, condition,
-                                       base_url, api_key_env, json_out, max_retries)
-        if not json_out:
-            _print_runs(llm_results)
+        run_llm_episodes(agent, tasks, seed_list, level, profile, condition, base_url,
+                         api_key_env, json_out, max_retries, store)
         return
     try:
         policy = make_agent(agent)
@@ -156,35 +154,30 @@ def run_comtrade(
 
 def run_llm_episodes(agent: str, tasks: list[str], seeds: list[int], level: str, profile: str,
                      condition: str, base_url: str | None, api_key_env: str | None,
-                     json_out: bool, max_retries: int = 4) -> list[ScoredEpisode]:
-    """Run an `llm:MODEL` agent over tasks x seeds with real I/O (one episode at a time)."""
-    from agentmetrology.agents.llm.policy import make_llm_policy, target_from_spec
+                     json_out: bool, max_retries: int, store: Path | None) -> None:
+    """Run an `llm:MODEL` agent as a resumable one-target campaign in an evidence store."""
+    from agentmetrology.run.adhoc import QuickRun, run_quick
+    from agentmetrology.run.campaign import CampaignConfigError
+    from agentmetrology.store import StoreBusyError, StorePathError
 
+    run = QuickRun(agent, tuple(tasks), tuple(seeds), level, profile, condition, base_url,
+                   api_key_env, max_retries)
     try:
-        target = target_from_spec(agent, base_url=base_url, api_key_env=api_key_env,
-                                  max_retries=max_retries)
-    except ValueError as exc:
-        fail(str(exc))
-
-    async def one(t: str, s: int) -> ScoredEpisode:
-        policy = make_llm_policy(target)
-        try:
-            return await run_one_async(t, s, policy, level, profile, condition,  # type: ignore[arg-type]
-                                       target=target.name)
-        finally:
-            await policy.aclose()
-
-    results = []
-    for t in tasks:
-        for s in seeds:
-            try:
-                scored = asyncio.run(one(t, s))
-            except ValueError as exc:
-                fail(str(exc))
-            if json_out:
-                print(json.dumps(scored.row()), flush=True)
-            results.append(scored)
-    return results
+        root, rows = run_quick(run, store)
+    except (CampaignConfigError, StoreBusyError, StorePathError, ValueError) as exc:
+        fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    if json_out:
+        for row in rows:
+            print(json.dumps(row), flush=True)
+        return
+    table = Table(title=f"{agent} at {level} (recorded in {root}, campaign {run.name})")
+    for col in ("task", "seed", "termination", "requests", "rows", "GT F1", "judge", "cost"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(r["task"], str(r["seed"]), r["termination"], str(r["requests_used"]),
+                      str(r["rows_submitted"]), _num(r["ground_truth"]["f1"]),
+                      _num(r["judge"]["total"], 1), _num(r["cost"], 4))
+    console.print(table)
 
 
 def _print_runs(results: list[ScoredEpisode]) -> None:
