@@ -69,7 +69,7 @@ def _card(d: _Doc, doc: dict[str, Any]) -> None:
     card = doc["card"]
     d.heading("Validity card")
     d.para(f"Licensed claim of the shipped configuration (`{card['shipped_configuration']}`): "
-           f"**{card['licensed_claim']}**.")
+           f"{card['licensed_claim']}.")
     configs = card["configurations"]
     headers = ["row", *[_config_label(c) for c in configs]]
     rows = [[label, *[c["rows"][key]["status"] for c in configs]]
