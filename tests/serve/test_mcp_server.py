@@ -17,9 +17,17 @@ import pytest
 from mcp import Client, StdioServerParameters, types
 from typer.testing import CliRunner
 
+from agentmetrology.cli.main import app
 from agentmetrology.cli.serve_cmd import serve_app
 from agentmetrology.envs.comtrade import ComtradeEnv, is_totals_row
-from agentmetrology.serve import LevelNotServable, McpEpisode, build_server
+from agentmetrology.serve import (
+    LevelNotServable,
+    McpAdministration,
+    McpEpisode,
+    SessionBusyError,
+    build_server,
+)
+from agentmetrology.store import EvidenceStore
 
 Call = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 SERVE = [sys.executable, "-m", "agentmetrology.cli.serve_cmd", "mcp", "comtrade"]
@@ -179,3 +187,114 @@ def test_streamable_http_on_loopback(tmp_path: Path) -> None:
     doc = recorded(out)
     assert doc["episode"]["meta"]["served_over"]["transport"] == "http"
     assert doc["assessments"][0]["score"] == 1.0
+
+
+# -- the evidence store ----------------------------------------------------------------------
+
+def _status(store: Path) -> dict[str, Any]:
+    res = CliRunner().invoke(app, ["campaign", "status", "--store", str(store), "--json"])
+    assert res.exit_code == 0, res.output
+    return dict(json.loads(res.stdout))
+
+
+def test_stdio_episode_is_recorded_in_the_store_once(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    args = [*SERVE[1:], "--task", "T3_duplicates", "--seed", "2", "--store", str(store)]
+    params = StdioServerParameters(command=SERVE[0], cwd=str(tmp_path), args=args)
+
+    async def go() -> dict[str, Any]:
+        async with Client(params) as client:
+            return await careful_client(caller(client))
+
+    assert asyncio.run(asyncio.wait_for(go(), TIMEOUT_S))["status"] == "accepted"
+    adm = McpAdministration("T3_duplicates", 2, "seeded", "clean", "L2", "mcp-client")
+    with EvidenceStore.open(store, create=False) as st:
+        assert st.campaigns() == [adm.campaign]
+        row = st.episode(adm.key)
+        assert row is not None and row["termination"] == "submitted"
+        assert row["cost"] is None  # the client's model calls are not observed: unknown cost
+        by = {a["scorer"]: a for a in row["assessments"]}
+        assert set(by) == {"ground_truth_f1", "shape_judge"}
+        assert (by["ground_truth_f1"]["status"], by["ground_truth_f1"]["score"]) == ("PASS", 1.0)
+        bound = st.binding(adm.key)
+        assert bound["seed"] == 2 and len(bound["task_spec_digest"]) == 64
+        assert len(bound["target_config_digest"]) == 64
+        assert set(bound["scorer_versions"]) == set(by)
+        assert [a["status"] for a in st.attempts(adm.key)] == ["finished"]
+        ep = st.load_episode(adm.key)
+        assert ep["key"]["campaign"] == adm.campaign and ep["key"]["repeat"] == 0
+        assert ep["meta"]["served_over"]["client"]["name"]
+    (camp,) = _status(store)["campaigns"]
+    assert camp["campaign"] == adm.campaign and camp["complete"] is True
+    assert (camp["total"]["planned"], camp["total"]["done"], camp["total"]["submitted"]) == (
+        1, 1, 1)
+    assert camp["scores"]["mcp-client"]["ground_truth_f1"]["mean_score"] == 1.0
+
+    # A second session for the same key is refused at startup, before serving anything.
+    again = subprocess.run([SERVE[0], *args], cwd=tmp_path, stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True, timeout=TIMEOUT_S)
+    assert again.returncode == 2
+    assert "already has a recorded episode" in again.stderr and "--repeat 1" in again.stderr
+    with EvidenceStore.open(store, create=False) as st:
+        assert [a["status"] for a in st.attempts(adm.key)] == ["finished"]
+
+    # --repeat records another repeat, as its own one-administration campaign.
+    episode = McpEpisode("T3_duplicates", 2, store=store, repeat=1, transport="in-process")
+
+    async def repeat() -> None:
+        async with Client(build_server(episode)) as client:
+            await careful_client(caller(client))
+
+    asyncio.run(asyncio.wait_for(repeat(), TIMEOUT_S))
+    episode.close()
+    statuses = {c["campaign"]: c for c in _status(store)["campaigns"]}
+    assert set(statuses) == {adm.campaign, adm.with_repeat(1).campaign}
+    assert all(c["complete"] for c in statuses.values())
+
+
+def test_bindings_are_sealed_before_any_tool_call(tmp_path: Path) -> None:
+    episode = McpEpisode("T1_single_page", 5, store=tmp_path, transport="in-process")
+    key = episode.adm.key
+    with EvidenceStore.open(tmp_path, create=False) as st:
+        assert st.binding(key)["profile"] == "seeded" and st.attempts(key) == []
+        assert st.status(key.campaign).total.remaining == 1
+    with pytest.raises(SessionBusyError, match="another `agm serve mcp` session"):
+        McpEpisode("T1_single_page", 5, store=tmp_path)
+    assert episode.close() is None  # an idle client: nothing recorded, the key stays open
+    McpEpisode("T1_single_page", 5, store=tmp_path).close()  # the lock was released
+
+
+def test_unsubmitted_and_dead_sessions_in_the_store(tmp_path: Path) -> None:
+    dead = McpEpisode("T4_rate_limit_429", 0, store=tmp_path, transport="in-process")
+    dead.call("get_task_info", {})
+    assert dead.session is not None
+    dead.session._release()  # the process died: the kernel drops its lock, nothing recorded
+    episode = McpEpisode("T4_rate_limit_429", 0, store=tmp_path, transport="in-process")
+    episode.call("fetch_page", {"page": 0})
+    assert "evidence store" in (episode.close() or "")
+    with EvidenceStore.open(tmp_path, create=False) as st:
+        key = episode.adm.key
+        assert [a["status"] for a in st.attempts(key)] == ["failed", "finished"]
+        row = st.episode(key)
+        assert row is not None and row["termination"] == "agent_error"
+    (camp,) = _status(tmp_path)["campaigns"]
+    assert camp["complete"] and camp["total"]["failed_agent"] == 1
+    assert camp["total"]["failed_attempts"] == 1
+
+
+def test_secrets_never_reach_the_store_or_the_export(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    secret, store, out = "hunter2-very-secret-value", tmp_path / "store", tmp_path / "out"
+    monkeypatch.setenv("VENDOR_API_KEY", secret)
+    episode = McpEpisode("T1_single_page", 0, store=store, out_dir=out)
+    obs = episode.call("submit_results", {
+        "data_jsonl": "", "metadata_json": "{}",
+        "run_log": f"key={secret}\nauth sk-abcdefghijklmnopqrstuvwx"})
+    assert "error" not in obs and episode.path is not None
+    episode.close()
+    written = [p.read_bytes() for p in [*store.rglob("*"), *out.rglob("*")] if p.is_file()]
+    assert written and not any(secret.encode() in b or b"sk-abcdefghijkl" in b for b in written)
+    exported = json.loads(episode.path.read_text())
+    with EvidenceStore.open(store, create=False) as st:
+        row = st.episode(episode.adm.key)
+        assert row is not None and row["episode_digest"] == exported["episode_digest"]

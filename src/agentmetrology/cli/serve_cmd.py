@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sqlite3
 from pathlib import Path
 
 import typer
@@ -11,8 +12,8 @@ import typer
 from agentmetrology.cli.errors import fail
 from agentmetrology.envs.comtrade import PROFILES, get_task
 from agentmetrology.envs.comtrade.tasks import UnknownTaskError
+from agentmetrology.run.adhoc import DEFAULT_STORE
 from agentmetrology.serve.mcp_server import (
-    DEFAULT_OUT,
     DEFAULT_PORT,
     LevelNotServable,
     McpEpisode,
@@ -20,6 +21,7 @@ from agentmetrology.serve.mcp_server import (
     serve_http,
     serve_stdio,
 )
+from agentmetrology.store import LedgerError
 
 ENVIRONMENTS = ("comtrade",)
 serve_app = typer.Typer(help="Serve environments to external agents.", no_args_is_help=True)
@@ -43,10 +45,14 @@ def serve_mcp(
                                                     "stdio."),
     port: int = typer.Option(DEFAULT_PORT, "--port", min=1, max=65535,
                              help="Port for --http (bound to 127.0.0.1)."),
-    out: Path = typer.Option(DEFAULT_OUT, "--out", help="Directory the episode JSON is "
-                                                        "written to."),
+    store: Path = typer.Option(DEFAULT_STORE, "--store", help="Evidence store the episode is "
+                                                              "recorded in."),
+    out: Path | None = typer.Option(None, "--out", help="Also export the episode as canonical "
+                                                        "JSON to this directory."),
     target: str = typer.Option("mcp-client", "--target", help="Name recorded for the client "
                                                               "under test."),
+    repeat: int = typer.Option(0, "--repeat", min=0, help="Repeat index: record another "
+                                                          "episode of the same task and seed."),
 ) -> None:
     """Expose get_task_info, fetch_page and submit_results over MCP; record and score on submit."""
     if env not in ENVIRONMENTS:
@@ -59,11 +65,14 @@ def serve_mcp(
     if profile not in PROFILES:
         fail(f"unknown profile {profile!r}; use one of: {', '.join(PROFILES)}")
     try:
-        episode = McpEpisode(task, seed, out_dir=out, profile=profile,  # type: ignore[arg-type]
-                             condition=condition, level=level, target=target,
+        episode = McpEpisode(task, seed, store=store, out_dir=out,
+                             profile=profile,  # type: ignore[arg-type]
+                             condition=condition, level=level, target=target, repeat=repeat,
                              transport="http" if http else "stdio")
-    except ValueError as exc:
+    except (ValueError, LedgerError) as exc:  # a recorded or busy key, a bad condition or path
         fail(str(exc))
+    except (OSError, sqlite3.DatabaseError) as exc:
+        fail(f"cannot open the evidence store at {store}: {exc}")
     # Ctrl-C is the way to stop an HTTP server; serve_* record the episode in `finally`.
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(serve_http(episode, port) if http else serve_stdio(episode))

@@ -10,11 +10,21 @@ from agentmetrology.serve.mcp_server import (
     serve_http,
     serve_stdio,
 )
+from agentmetrology.serve.mcp_store import (
+    AlreadyRecordedError,
+    McpAdministration,
+    SessionBusyError,
+    StoreSession,
+)
 
 __all__ = [
     "SERVABLE_LEVELS",
+    "AlreadyRecordedError",
     "LevelNotServable",
+    "McpAdministration",
     "McpEpisode",
+    "SessionBusyError",
+    "StoreSession",
     "build_server",
     "check_level",
     "record_episode",

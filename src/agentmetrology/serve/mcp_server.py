@@ -4,9 +4,10 @@ The three tools are the in-process tools, with the same names, descriptions and 
 executed through the scaffolds' Recorder with actor "agent": the client (an IDE agent, a desktop
 assistant, another harness) owns every decision, which is why only level L2 can be served. When
 the client submits, the episode is scored with both scorers (ground-truth F1 and the shape
-judge) and written as canonical JSON; a client that goes away after using the tools without
-submitting is recorded too, so no administration silently disappears. One server process serves
-one episode; after it is recorded every tool answers with an error saying so.
+judge) and recorded in the evidence store (see `mcp_store`), and optionally exported as
+canonical JSON; a client that goes away after using the tools without submitting is recorded
+too, so no administration silently disappears. One server process serves one episode; after it
+is recorded every tool answers with an error saying so.
 
 The HTTP transport binds to 127.0.0.1 only: the environment is a measurement instrument, not a
 public service, and the SDK's DNS-rebinding protection is on for loopback hosts.
@@ -14,11 +15,12 @@ public service, and the SDK's DNS-rebinding protection is on for loopback hosts.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,12 +30,14 @@ from agentmetrology.agents.scaffolds.ownership import ownership_of
 from agentmetrology.agents.scaffolds.recorder import Recorder
 from agentmetrology.envs.comtrade import ComtradeEnv, Profile
 from agentmetrology.records.assessment import Assessment
-from agentmetrology.records.canonical import canonical_json, digest, to_plain
-from agentmetrology.records.episode import Episode, EpisodeKey, Termination, Usage
+from agentmetrology.records.canonical import canonical_json, digest
+from agentmetrology.records.episode import Episode, Termination, Usage
 from agentmetrology.records.tools import Observation
 from agentmetrology.scoring.ground_truth import ground_truth_f1
 from agentmetrology.scoring.judge import shape_judge
 from agentmetrology.scoring.submission import submission_from_mapping
+from agentmetrology.serve.mcp_store import McpAdministration, StoreSession
+from agentmetrology.store.redact import Redactor, env_secrets
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
@@ -47,9 +51,8 @@ LEVEL_REASON = (
 )
 LOOPBACK = "127.0.0.1"
 DEFAULT_PORT = 8765
-DEFAULT_OUT = Path("agm-mcp-episodes")
 SERVER_NAME = "agentmetrology-comtrade"
-RECORDED_ERROR = "this episode is already recorded at {path}; start a new server for a new episode"
+RECORDED_ERROR = "this episode is already recorded ({where}); start a new server for a new episode"
 
 
 class LevelNotServable(ValueError):
@@ -63,17 +66,22 @@ def check_level(level: str) -> None:
 
 
 def record_episode(episode: Episode, assessments: Sequence[Assessment],
-                   out_dir: str | Path) -> Path:
+                   out_dir: str | Path, redact: Callable[[bytes], bytes] | None = None) -> Path:
     """Write the episode and its assessments as canonical JSON under `out_dir`; return the path.
 
-    The file is named by task, seed and the episode's digest, written to a temporary file and
-    renamed, so a reader never sees half a record and a rerun never overwrites another episode.
+    Secrets are redacted as the evidence store redacts them (`redact`, by default credential
+    patterns and credential-named environment variables), so `episode_digest` is the digest of
+    the episode blob the store holds. The file is named by task, seed and that digest, written
+    to a temporary file and renamed: a reader never sees half a record and a rerun never
+    overwrites another episode.
     """
+    clean = redact or Redactor(env_secrets()).bytes
+    ep_bytes = clean(canonical_json(episode))
+    ep_digest = hashlib.sha256(ep_bytes).hexdigest()
+    record = {"episode": json.loads(ep_bytes), "episode_digest": ep_digest,
+              "assessments": [json.loads(clean(canonical_json(a))) for a in assessments]}
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    ep_digest = digest(episode)
-    record = {"episode": to_plain(episode), "episode_digest": ep_digest,
-              "assessments": [to_plain(a) for a in assessments]}
     path = out / f"{episode.task}-seed{episode.seed}-{ep_digest[:16]}.json"
     fd, tmp = tempfile.mkstemp(prefix=".episode-", suffix=".tmp", dir=out)
     try:
@@ -87,26 +95,34 @@ def record_episode(episode: Episode, assessments: Sequence[Assessment],
 
 
 class McpEpisode:
-    """One served episode: executes tool calls as the agent, records, scores and writes it."""
+    """One served episode: executes tool calls as the agent, then scores and records it."""
 
-    def __init__(self, task_id: str, seed: int, *, out_dir: str | Path = DEFAULT_OUT,
-                 profile: Profile = "seeded", condition: str = "clean", level: str = "L2",
-                 target: str = "mcp-client", transport: str = "stdio",
-                 clock: Clock | None = None) -> None:
+    def __init__(self, task_id: str, seed: int, *, store: str | Path | None = None,
+                 out_dir: str | Path | None = None, profile: Profile = "seeded",
+                 condition: str = "clean", level: str = "L2", target: str = "mcp-client",
+                 repeat: int = 0, transport: str = "stdio", clock: Clock | None = None) -> None:
         check_level(level)
+        if store is None and out_dir is None:
+            raise ValueError("an MCP episode needs somewhere to be recorded: a store or out_dir")
         self.env = ComtradeEnv(task_id, seed, profile, condition)
+        self.adm = McpAdministration(task_id, seed, profile, condition, level, target, repeat)
         self.level = level
         self.target = target
         self.transport = transport
-        self.out_dir = Path(out_dir)
+        self.out_dir = None if out_dir is None else Path(out_dir)
         self.rec = Recorder(self.env, clock or RealClock())
         self.client_info: dict[str, Any] | None = None
-        self.path: Path | None = None
+        self.path: Path | None = None  # the JSON export, when out_dir is given
+        self.recorded: str | None = None  # where the episode went, once recorded
+        # Opened last: the bindings are sealed only for an episode that can actually be served.
+        self.session = None if store is None else StoreSession.open(store, self.adm)
 
     def call(self, name: str, args: dict[str, Any]) -> Observation:
         """Execute one tool call for the client; record and score the episode on submission."""
-        if self.path is not None:
-            return {"error": RECORDED_ERROR.format(path=self.path)}
+        if self.recorded is not None:
+            return {"error": RECORDED_ERROR.format(where=self.recorded)}
+        if self.session is not None:
+            self.session.begin()  # the client's first call starts the attempt
         obs = self.rec.call("agent", name, args)
         if self.env.submission is not None:
             self.finish()
@@ -122,10 +138,8 @@ class McpEpisode:
 
     def episode(self) -> Episode:
         """Return the episode record as it stands."""
-        env, t = self.env, self.env.task
+        env, t, key = self.env, self.env.task, self.adm.key
         sub = env.submission.as_dict() if env.submission else None
-        key = EpisodeKey("mcp", self.target, t.task_id, env.seed if env.seed is not None else -1,
-                         env.condition, self.level, 0)
         return Episode(
             key=key, target=self.target, task=t.task_id, seed=key.seed, condition=env.condition,
             level=self.level, events=list(self.rec.events), submission=sub,
@@ -141,26 +155,39 @@ class McpEpisode:
                   "usage_note": "model usage and cost belong to the MCP client; not observed"},
         )
 
-    def finish(self) -> Path:
-        """Score and write the episode (once); return where it was written."""
-        if self.path is not None:
-            return self.path
+    def finish(self) -> str:
+        """Score and record the episode (once); return where it was recorded."""
+        if self.recorded is not None:
+            return self.recorded
         ep = self.episode()
         t = self.env.task
         sub = submission_from_mapping(ep.submission)
         assessments = [ground_truth_f1(sub, t.task_id, self.env.seed, self.env.profile),
                        shape_judge(sub, t.task_id)]
-        self.path = record_episode(ep, assessments, self.out_dir)
-        gt = assessments[0]
-        print(f"agm: episode recorded at {self.path} ({ep.termination.kind}; ground-truth F1 "
-              f"{gt.score}, judge {assessments[1].score})", file=sys.stderr)
-        return self.path
+        where = []
+        if self.session is not None:
+            self.session.record(ep, assessments)
+            root = self.session.store.root
+            where.append(f"evidence store {root}, campaign {self.adm.campaign} (inspect with "
+                         f"`agm campaign status --store {root} --campaign {self.adm.campaign}`)")
+        if self.out_dir is not None:
+            redact = None if self.session is None else self.session.redact
+            self.path = record_episode(ep, assessments, self.out_dir, redact)
+            where.append(str(self.path))
+        self.recorded = "; ".join(where)
+        print(f"agm: episode recorded in {self.recorded} ({ep.termination.kind}; ground-truth "
+              f"F1 {assessments[0].score}, judge {assessments[1].score})", file=sys.stderr)
+        return self.recorded
 
-    def close(self) -> Path | None:
-        """Record an unsubmitted episode when the client leaves after using the tools."""
-        if self.path is None and self.rec.tool_calls > 0:
-            return self.finish()
-        return self.path
+    def close(self) -> str | None:
+        """Record an unsubmitted episode when the client leaves after using the tools; end."""
+        try:
+            if self.recorded is None and self.rec.tool_calls > 0:
+                self.finish()
+        finally:
+            if self.session is not None:
+                self.session.close()
+        return self.recorded
 
     def instructions(self) -> str:
         """Return the server instructions an MCP client may show its model."""
