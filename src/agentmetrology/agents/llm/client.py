@@ -16,8 +16,10 @@ visible, rather than a silent 0.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
+import ssl
 import time
 import warnings
 from collections.abc import Callable, Mapping
@@ -163,11 +165,15 @@ class ChatClient:
 
     def _client(self) -> AsyncOpenAI:
         if self._sdk is None:
-            from openai import AsyncOpenAI
+            from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
+            # One SSL context per process: building it (loading the CA bundle) costs ~50 ms,
+            # which a fresh client per episode would otherwise pay every time.
+            http = DefaultAsyncHttpxClient(verify=shared_ssl_context())
             self._sdk = AsyncOpenAI(base_url=self.target.base_url,
                                     api_key=resolve_api_key(self.target),
-                                    timeout=self.target.timeout_s, max_retries=0)
+                                    timeout=self.target.timeout_s, max_retries=0,
+                                    http_client=http)
         return self._sdk
 
     async def aclose(self) -> None:
@@ -265,3 +271,18 @@ class ChatClient:
         raise InfraError(
             f"{self.provider}: retry budget exhausted for model {self.target.model!r} after "
             f"{len(failures)} attempts ({', '.join(failures)}); last error: {detail}")
+
+
+@functools.cache
+def shared_ssl_context() -> ssl.SSLContext:
+    """Return the process-wide TLS context (SSL_CERT_FILE, else certifi, else system roots)."""
+    cafile = os.environ.get("SSL_CERT_FILE")
+    if not cafile:
+        try:
+            import certifi
+
+            cafile = certifi.where()
+        except ImportError:  # no certifi: the system's trust store
+            cafile = None
+    return ssl.create_default_context(cafile=cafile)
+
