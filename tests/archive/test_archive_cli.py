@@ -48,8 +48,8 @@ def _errors(args: list[str]) -> str:
 def test_user_errors_exit_2_with_one_line(taubench_file: Path, tmp_path: Path) -> None:
     out = str(tmp_path / "o")
     assert "not found" in _errors(["audit", str(tmp_path / "nope.json"), "--out", out])
-    assert "not available yet" in _errors(["audit", str(taubench_file), "--format", "agm",
-                                           "--out", out])
+    assert "not an agm evidence store" in _errors(["audit", str(taubench_file), "--format",
+                                                   "agm", "--out", out])
     assert "unknown --format" in _errors(["audit", str(taubench_file), "--format", "csv",
                                           "--out", out])
     assert "not a zip" in _errors(["audit", str(taubench_file), "--format", "inspect",

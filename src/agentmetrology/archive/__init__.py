@@ -1,8 +1,8 @@
 """Audits of archived runs: coverage and bounds, cost over trace trees, provenance, versions.
 
-Importers turn tau-bench result files, Inspect AI `.eval` logs and generic JSONL into the typed
-records of `archive.model`; the analyses read only those records and return JSON-able dicts;
-`audit_archive` assembles the canonical `archive.json`.
+Importers turn our own evidence store, tau-bench result files, Inspect AI `.eval` logs and
+generic JSONL into the typed records of `archive.model`; the analyses read only those records
+and return JSON-able dicts; `audit_archive` assembles the canonical `archive.json`.
 """
 
 from agentmetrology.archive.audit import audit_archive
@@ -18,6 +18,8 @@ from agentmetrology.archive.model import (
     StoredGrade,
     TraceSpan,
 )
+from agentmetrology.archive.recovery import recover_grades
+from agentmetrology.archive.regrade import regrade_store
 from agentmetrology.archive.versions import compare_archives
 
 __all__ = [
@@ -35,4 +37,6 @@ __all__ = [
     "compare_archives",
     "detect_format",
     "load_archive",
+    "recover_grades",
+    "regrade_store",
 ]

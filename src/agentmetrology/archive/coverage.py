@@ -83,8 +83,10 @@ def cell_summary(episodes: Sequence[ArchiveEpisode]) -> dict[str, Any]:
     graded = counts["pass"] + counts["fail"]
     passes = counts["pass"]
     stored = [e.stored_score for e in episodes if e.stored_score is not None]
+    recovered = [e.recovered for e in episodes if e.grade is None and e.recovered is not None]
     out: dict[str, Any] = {
-        "planned": planned, "graded": graded, "valid_recovered": graded, "recovered": 0,
+        "planned": planned, "graded": graded, "valid_recovered": graded + len(recovered),
+        "recovered": len(recovered), "recovered_pass": sum(g.passed for g in recovered),
         "counts": {k: counts.get(k, 0) for k in ("pass", "fail", "ungraded", "invalid_replay")},
         "reasons": dict(sorted(Counter(e.reason for e in episodes
                                        if e.outcome in ("ungraded", "invalid_replay")
@@ -159,9 +161,10 @@ def coverage(archive: Archive) -> dict[str, Any]:
                          sorted({e.reason for e in unresolved if e.reason})},
         "differences": diffs,
         "ties": ties,
-        "recovery": {"available": False,
-                     "reason": "grade recovery by replay needs the evidence store and campaign "
-                               "runner; valid_recovered equals graded until then"},
+        "recovery": archive.recovery or {
+            "available": False,
+            "reason": "grade recovery by replay applies to our own evidence store (format "
+                      "agm) only; valid_recovered equals graded"},
     }
 
 

@@ -19,6 +19,8 @@ REASONS: dict[str, str] = {
     "scaffold_exit": "grader never ran: scaffold exited early",
     "sample_error": "grader never ran: the sample errored (infrastructure or solver error)",
     "infra_error": "grader never ran: infrastructure error",
+    "cancelled": "grader never ran: the episode was cancelled",
+    "never_ran": "planned administration never recorded (never ran)",
     "unscored": "grader ran but stored no usable score (None or NaN)",
     "unsupported_score": "stored score value cannot be read as a number",
     "no_grade_recorded": "no grade recorded in the archive",
@@ -89,6 +91,8 @@ class ArchiveEpisode:
     reason_detail: str = ""
     replay: ReplaySpec | None = None
     invalid_replay: str | None = None  # set by the replay gate at load time
+    recovered: StoredGrade | None = None  # a grade recovered by replay (the stored one is None)
+    grade_source: str | None = None  # observed | recovered_by_replay | invalid_replay | ...
     meta: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -152,6 +156,7 @@ class Archive:
     spans: list[TraceSpan] = field(default_factory=list)
     problems: list[LoadProblem] = field(default_factory=list)
     notes: dict[str, Any] = field(default_factory=dict)
+    recovery: dict[str, Any] | None = None  # grade recovery by replay, when it was attempted
 
 
 def is_success(score: float) -> bool:

@@ -20,18 +20,21 @@ from agentmetrology.archive import (
     compare_archives,
     load_archive,
 )
+from agentmetrology.archive.importers.agm_store import looks_like_store
 from agentmetrology.archive.model import Archive
+from agentmetrology.archive.recovery import recover_grades
 from agentmetrology.archive.redact import redact
+from agentmetrology.archive.regrade import regrade_store
 from agentmetrology.cli.console import make_console
 from agentmetrology.records.canonical import canonical_json
-from agentmetrology.report.archive_report import render_archive_report
+from agentmetrology.report.archive_report import render_archive_report, render_regrade_report
 from agentmetrology.report.numberguard import NumberGuardError
+from agentmetrology.store.store import LEDGER_FILE
 
 archive_app = typer.Typer(name="archive", help="Audit archived runs without new rollouts.",
                           no_args_is_help=True, add_completion=False)
 
-FormatOpt = Annotated[str, typer.Option("--format", help="auto|taubench|inspect|jsonl (agm: "
-                                        "not available yet)")]
+FormatOpt = Annotated[str, typer.Option("--format", help="auto|agm|taubench|inspect|jsonl")]
 OutOpt = Annotated[Path, typer.Option("--out", help="Directory for the output files.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the JSON instead of a summary.")]
 
@@ -42,12 +45,15 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(code=2)
 
 
-def _input_file(path: Path, what: str) -> Path:
+def _input_file(path: Path, what: str, store_ok: bool = False) -> Path:
     resolved = path.expanduser().resolve()
     if not resolved.exists():
         raise _fail(f"{what} not found: {path}")
+    if store_ok and looks_like_store(resolved):
+        return resolved
     if not resolved.is_file():
-        raise _fail(f"{what} is not a regular file: {path}")
+        raise _fail(f"{what} is not a regular file" + (" nor an evidence store" if store_ok
+                                                         else "") + f": {path}")
     return resolved
 
 
@@ -66,7 +72,10 @@ def _load(path: Path, fmt: str, spans: Path | None = None) -> Archive:
     if fmt not in FORMATS:
         raise _fail(f"unknown --format {fmt!r}; choose one of {', '.join(FORMATS)}")
     try:
-        return load_archive(path, fmt, spans)
+        archive = load_archive(path, fmt, spans)
+        if archive.format == "agm":
+            recover_grades(archive)
+        return archive
     except ArchiveFormatError as exc:
         raise _fail(str(exc)) from exc
     except (OSError, ValueError, KeyError, TypeError) as exc:
@@ -83,6 +92,7 @@ def _summary(doc: dict[str, Any], out: Path) -> None:
         ("episodes", doc["archive"]["episodes"]), ("tasks", doc["archive"]["tasks"]),
         ("graded", cov["graded"]), ("pass / fail", f"{counts['pass']} / {counts['fail']}"),
         ("ungraded", counts["ungraded"]), ("invalid replay", counts["invalid_replay"]),
+        ("recovered by replay", cov["recovered"]),
         ("ungraded reasons", ", ".join(f"{k}: {v}" for k, v in cov["reasons"].items()) or "-"),
         ("stored score", _f(cov["score_stored"])),
         ("bounds", f"{_f((cov['bounds'] or {}).get('lower'))} .. "
@@ -114,18 +124,20 @@ def _f(value: float | None) -> str:
 
 @archive_app.command("audit")
 def audit(
-    path: Annotated[Path, typer.Argument(help="Archive file (tau-bench JSON, .eval, JSONL).")],
+    path: Annotated[Path, typer.Argument(help="Archive (tau-bench JSON, .eval, JSONL) or an "
+                                         "evidence store directory.")],
     out: OutOpt,
     fmt: FormatOpt = "auto",
     spans: Annotated[Path | None, typer.Option("--spans", help="Trace span JSONL.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Audit an archive: coverage and bounds, pass^k, cost, provenance; write the reports."""
-    src = _input_file(path, "archive")
+    src = _input_file(path, "archive", store_ok=True)
     span_file = _input_file(spans, "spans file") if spans is not None else None
     out_dir = _out_dir(out)
     archive = _load(src, fmt, span_file)
-    inputs = [("archive", src)] + ([("spans", span_file)] if span_file else [])
+    main = src / LEDGER_FILE if src.is_dir() else src  # a store is named by its ledger
+    inputs = [("archive", main)] + ([("spans", span_file)] if span_file else [])
     doc = audit_archive(archive, inputs)
     try:
         md, page = render_archive_report(doc)
@@ -153,7 +165,8 @@ def compare(
     as_json: JsonOpt = False,
 ) -> None:
     """Compare two archives of the same tasks: transitions, flip fraction, rank reversals."""
-    a_old, a_new = _load(_input_file(old, "OLD"), fmt), _load(_input_file(new, "NEW"), fmt)
+    a_old = _load(_input_file(old, "OLD", store_ok=True), fmt)
+    a_new = _load(_input_file(new, "NEW", store_ok=True), fmt)
     crossed: list[Archive | None] = []
     if v1_g0 is not None or v0_g1 is not None:
         crossed = [_load(_input_file(p, "crossed archive"), fmt) if p else None
@@ -177,3 +190,40 @@ def compare(
                         ("ties", doc["rank"]["ties"])):
         table.add_row(name, str(value))
     make_console().print(table)
+
+
+@archive_app.command("regrade")
+def regrade(
+    store: Annotated[Path, typer.Argument(help="Evidence store directory (agm).")],
+    out: OutOpt,
+    as_json: JsonOpt = False,
+) -> None:
+    """Re-score every stored episode with the current scorers; compare with the stored ones."""
+    src = store.expanduser().resolve()
+    if not looks_like_store(src):
+        raise _fail(f"not an evidence store (a directory holding {LEDGER_FILE}): {store}")
+    out_dir = _out_dir(out)
+    try:
+        doc = regrade_store(src)
+        md = render_regrade_report(doc)
+    except (ArchiveFormatError, NumberGuardError) as exc:
+        raise _fail(str(exc)) from exc
+    except (OSError, ValueError, KeyError) as exc:
+        raise _fail(f"{store.name}: cannot be re-graded ({type(exc).__name__}: {exc})") from exc
+    (out_dir / "regrade.json").write_bytes(canonical_json(doc))
+    (out_dir / "report.md").write_text(md, encoding="utf-8")
+    if as_json:
+        typer.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
+        return
+    table = Table(title=f"regrade: {doc['store']['source']}")
+    for col in ("scorer", "compared", "score changed", "status changed", "n01", "n10",
+                "flip fraction", "rank reversals"):
+        table.add_column(col, justify="left" if col == "scorer" else "right")
+    for name, sc in doc["scorers"].items():
+        t = sc["transitions"]
+        table.add_row(name, str(sc["compared"]), str(sc["score_changed"]),
+                      str(sc["status_changed"]), str(t["n01"]), str(t["n10"]),
+                      _f(t["flip_fraction"]), str(sc["rank"]["strict_reversals"]))
+    console = make_console()
+    console.print(table)
+    console.print(doc["version_note"], markup=False, highlight=False)

@@ -309,3 +309,33 @@ def render_archive_report(doc: dict[str, Any], precision: int = 3) -> tuple[str,
     guard.check(*(t for b in blocks for t in b.texts()))
     title = f"Archive audit: {doc['archive']['source']}"
     return to_markdown(blocks), to_html(blocks, title)
+
+
+def _regrade_blocks(d: _Doc, doc: dict[str, Any]) -> None:
+    s = doc["store"]
+    d.h(f"Re-grade: {_code(s['source'])}", 1)
+    d.p(f"{s['recorded']} recorded episodes of {s['planned']} planned, in campaign(s) "
+        f"{', '.join(_code(c) for c in s['campaigns'])}, were scored again with the current "
+        f"scorers from their stored submissions; {s['infrastructure_failures']} infrastructure "
+        f"failures are left out of the comparison. Produced by "
+        f"{_code('agentmetrology ' + doc['package']['version'])}.")
+    rows = []
+    for name, sc in doc["scorers"].items():
+        t, r = sc["transitions"], sc["rank"]
+        rows.append([_code(name), _code(", ".join(sc["stored_versions"])),
+                     _code(sc["current_version"]), sc["compared"], sc["score_changed"],
+                     sc["status_changed"], t["n01"], t["n10"], t["net"], t["flip_fraction"],
+                     r["strict_reversals"], r["pairs"]])
+    d.table(["scorer", "stored version", "current version", "compared", "score changed",
+             "status changed", "n01", "n10", "net", "flip fraction", "rank reversals",
+             "pairs"], rows, "Stored vs current assessments")
+    d.note(f"Versions: {_code(doc['version_note'])}.")
+
+
+def render_regrade_report(doc: dict[str, Any], precision: int = 3) -> str:
+    """Return report.md for a regrade.json dict; refuses unguarded numbers."""
+    guard = NumberGuard(doc, precision=precision)
+    d = _Doc(guard)
+    _regrade_blocks(d, doc)
+    guard.check(*(t for b in d.blocks for t in b.texts()))
+    return to_markdown(d.blocks)

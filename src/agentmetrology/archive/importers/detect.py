@@ -6,6 +6,7 @@ import json
 import zipfile
 from pathlib import Path
 
+from agentmetrology.archive.importers.agm_store import load_agm, looks_like_store
 from agentmetrology.archive.importers.inspect_eval import load_inspect, looks_like_inspect
 from agentmetrology.archive.importers.jsonl import load_jsonl
 from agentmetrology.archive.importers.taubench import load_taubench, looks_like_taubench
@@ -22,7 +23,9 @@ def _first_char(path: Path) -> str:
 
 
 def detect_format(path: Path) -> str:
-    """Return 'inspect', 'taubench' or 'jsonl' for a file, or raise ArchiveFormatError."""
+    """Return 'agm', 'inspect', 'taubench' or 'jsonl' for a path, or raise ArchiveFormatError."""
+    if looks_like_store(path):
+        return "agm"
     if zipfile.is_zipfile(path):
         if looks_like_inspect(path):
             return "inspect"
@@ -42,22 +45,28 @@ def detect_format(path: Path) -> str:
                              "(expected a tau-bench JSON file, an Inspect .eval log or JSONL)")
 
 
-def load_archive(path: Path, fmt: str = "auto", spans: Path | None = None) -> Archive:
-    """Return the Archive in `path` (format given or detected), with spans from `spans` added."""
-    if fmt not in FORMATS:
-        raise ArchiveFormatError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    if fmt == "agm":
-        raise ArchiveFormatError("format 'agm' (our own evidence store) is not available yet: "
-                                 "it arrives with the evidence store")
+def _load_one(path: Path, fmt: str) -> tuple[Archive, str]:
+    """Return the archive in `path` and the format it was read as."""
+    if fmt == "agm" or (fmt == "auto" and looks_like_store(path)):
+        if not looks_like_store(path):
+            raise ArchiveFormatError(f"{path.name}: not an agm evidence store (a directory "
+                                     "holding ledger.sqlite)")
+        return load_agm(path), "agm"
     if not path.is_file():
         raise ArchiveFormatError(f"{path.name}: not a file")
     kind = detect_format(path) if fmt == "auto" else fmt
     if kind == "taubench":
-        archive = load_taubench(path)
-    elif kind == "inspect":
-        archive = load_inspect(path)
-    else:
-        archive = load_jsonl(path)
+        return load_taubench(path), kind
+    if kind == "inspect":
+        return load_inspect(path), kind
+    return load_jsonl(path), kind
+
+
+def load_archive(path: Path, fmt: str = "auto", spans: Path | None = None) -> Archive:
+    """Return the Archive in `path` (format given or detected), with spans from `spans` added."""
+    if fmt not in FORMATS:
+        raise ArchiveFormatError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    archive, kind = _load_one(path, fmt)
     if spans is not None:
         if not spans.is_file():
             raise ArchiveFormatError(f"{spans.name}: spans file not found")

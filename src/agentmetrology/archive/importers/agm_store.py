@@ -1,0 +1,179 @@
+"""Importer for our own evidence store (`agm`): every planned administration becomes an episode.
+
+cell = target / scaffold level, run = campaign, task = task id (plus `[condition]` when the
+condition is not `clean`), trial = the index of (seed, repeat) among the campaign's distinct
+pairs. Our harness labels every event with its actor, so actor labels are kept as recorded. The
+grade is the stored ground-truth assessment: an infrastructure failure (`infra_error`,
+`cancelled`) is ungraded whatever was scored, an administration planned but never recorded is
+ungraded `never_ran`, and a missing submission is a graded failure (the scorer stored FAIL).
+Billable model attempts become model-call spans for the cost check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from agentmetrology.archive.model import (
+    Archive,
+    ArchiveEpisode,
+    ArchiveEvent,
+    ArchiveFormatError,
+    LoadProblem,
+    StoredGrade,
+    TraceSpan,
+)
+from agentmetrology.archive.redact import redact
+from agentmetrology.records.episode import MEASUREMENT_FAILURES, EpisodeKey
+from agentmetrology.scoring.ground_truth import GROUND_TRUTH_SCORER
+from agentmetrology.store import EvidenceStore, StoreNotFoundError
+from agentmetrology.store.blobs import BlobError
+from agentmetrology.store.ledger import KEY_COLUMNS, key_text
+from agentmetrology.store.store import LEDGER_FILE
+
+FORMAT = "agm"
+UNGRADED_STATUSES = ("UNKNOWN", "INVALID")
+
+
+def looks_like_store(path: Path) -> bool:
+    """Return True when `path` is a directory holding an evidence-store ledger."""
+    return path.is_dir() and (path / LEDGER_FILE).is_file()
+
+
+@contextmanager
+def open_store(path: Path) -> Iterator[EvidenceStore]:
+    """Open an existing store for reading (ArchiveFormatError when there is none)."""
+    try:
+        store = EvidenceStore.open(path, create=False, scrub_env=False)
+    except StoreNotFoundError as exc:
+        raise ArchiveFormatError(f"{path.name}: not an agm evidence store (no {LEDGER_FILE})"
+                                 ) from exc
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def planned_keys(store: EvidenceStore, campaign: str) -> list[EpisodeKey]:
+    """Return every administration key of a campaign, in plan order."""
+    cols = ", ".join(KEY_COLUMNS)
+    cur = store.ledger.conn.execute(
+        f"SELECT {cols} FROM administrations WHERE campaign=? ORDER BY ordinal", (campaign,))
+    return [EpisodeKey(*row) for row in cur]
+
+
+def task_label(key: EpisodeKey) -> str:
+    """Return the archive task label of a key: the task id, with a non-clean condition."""
+    return key.task if key.condition == "clean" else f"{key.task}[{key.condition}]"
+
+
+def trial_index(keys: list[EpisodeKey]) -> dict[tuple[int, int], int]:
+    """Return the trial number of each (seed, repeat) pair: its index in sorted order."""
+    pairs = sorted({(k.seed, k.repeat) for k in keys})
+    return {p: i for i, p in enumerate(pairs)}
+
+
+def ground_truth_row(row: dict[str, Any]) -> dict[str, Any] | None:
+    """Return the stored ground-truth assessment of a ledger row, or None."""
+    for a in row.get("assessments") or []:
+        if a.get("scorer") == GROUND_TRUTH_SCORER:
+            return dict(a)
+    return None
+
+
+def _events(raw: list[dict[str, Any]]) -> list[ArchiveEvent]:
+    return [ArchiveEvent(seq=int(e.get("seq", i)), kind=str(e.get("kind", "")),
+                         name=str(e.get("name", "")), args=e.get("args"), result=e.get("result"),
+                         actor=e.get("actor"))
+            for i, e in enumerate(raw)]
+
+
+def _spans(ep: ArchiveEpisode, usage: dict[str, Any]) -> list[TraceSpan]:
+    out = []
+    for i, a in enumerate(usage.get("attempts") or []):
+        attempt = str(a.get("attempt_id") or i)
+        out.append(TraceSpan(
+            span_id=f"{ep.episode_id}#{attempt}", parent_id=None, kind="model",
+            model=a.get("model"), response_id=a.get("request_id"), attempt_id=attempt,
+            input_tokens=int(a.get("input_tokens") or 0),
+            output_tokens=int(a.get("output_tokens") or 0),
+            cached_tokens=int(a.get("cached_tokens") or 0), cost=a.get("cost"), run=ep.run,
+            episode_id=ep.episode_id))
+    return out
+
+
+def _grade(ep: ArchiveEpisode, row: dict[str, Any]) -> None:
+    """Set the episode's grade (or its reason for having none) from the ledger row."""
+    term = str(row.get("termination") or "")
+    gt = ground_truth_row(row)
+    if term in MEASUREMENT_FAILURES:
+        ep.reason = "infra_error" if term == "infra_error" else "cancelled"
+        ep.reason_detail = redact(str(row.get("termination_detail") or term))
+        return
+    if gt is None:
+        ep.reason, ep.reason_detail = "no_grade_recorded", "no ground-truth assessment stored"
+        return
+    if gt["status"] in UNGRADED_STATUSES or gt.get("score") is None:
+        reasons = (gt.get("assessment") or {}).get("reasons") or []
+        ep.reason = "unscored"
+        ep.reason_detail = redact(f"{gt['status']}: " + "; ".join(map(str, reasons)))
+        return
+    score = float(gt["score"])
+    ep.grade = StoredGrade(score, gt["status"] == "PASS",
+                           {"scorer": gt["scorer"], "scorer_version": gt["scorer_version"],
+                            "status": gt["status"]})
+    ep.stored_score = score
+
+
+def _never_ran(store: EvidenceStore, key: EpisodeKey) -> str:
+    adm = store.ledger.administration(key)
+    if adm is not None and adm.not_launched:
+        return f"not launched: {adm.not_launched}"
+    attempts = store.attempts(key)
+    if attempts:
+        last = attempts[-1]
+        return redact(f"last attempt {last['status']}: {last.get('detail') or ''}".strip(": "))
+    return "planned, never attempted"
+
+
+def _episode(store: EvidenceStore, key: EpisodeKey, trial: int, archive: Archive) -> None:
+    ep = ArchiveEpisode(episode_id=key_text(key), task=task_label(key), model=key.target,
+                        scaffold=key.level, run=key.campaign, trial=trial,
+                        meta={"key": {c: getattr(key, c) for c in KEY_COLUMNS}})
+    archive.episodes.append(ep)
+    row = store.episode(key)
+    if row is None:
+        ep.reason, ep.reason_detail = "never_ran", _never_ran(store, key)
+        return
+    ep.termination = str(row.get("termination") or "") or None
+    ep.termination_detail = redact(str(row.get("termination_detail") or ""))
+    _grade(ep, row)
+    try:
+        plain = store.load_episode(key)
+    except (BlobError, KeyError, ValueError) as exc:
+        archive.problems.append(LoadProblem(archive.source, None,
+                                            redact(f"{ep.episode_id}: episode blob: {exc}")))
+        return
+    ep.events = _events(plain.get("events") or [])
+    meta = plain.get("meta") or {}
+    ep.meta.update(profile=meta.get("profile", "seeded"), max_steps=meta.get("max_steps"),
+                   submission=plain.get("submission"),
+                   submission_digest=(plain.get("digests") or {}).get("submission"))
+    archive.spans.extend(_spans(ep, plain.get("usage") or {}))
+
+
+def load_agm(path: Path) -> Archive:
+    """Return the Archive of every campaign in an evidence store (planned episodes included)."""
+    archive = Archive(source=path.name, format=FORMAT)
+    with open_store(path) as store:
+        campaigns = store.campaigns()
+        for campaign in campaigns:
+            keys = planned_keys(store, campaign)
+            trials = trial_index(keys)
+            for key in keys:
+                _episode(store, key, trials[(key.seed, key.repeat)], archive)
+    archive.notes["campaigns"] = campaigns
+    archive.notes["never_ran"] = sum(e.reason == "never_ran" for e in archive.episodes)
+    return archive

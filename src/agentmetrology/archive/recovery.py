@@ -1,0 +1,184 @@
+"""Grade recovery by replay for our own environments (archives read from an `agm` store).
+
+Each episode's recorded agent actions are replayed in a fresh, seeded environment with the model
+stubbed (`ReplayPolicy`), and the replayed submission is scored with the ground-truth scorer.
+The replay is validated first on the episodes that WERE graded: unless every replayed grade
+equals the observed one (agreement 1.0) and every replayed trajectory equals the recorded one,
+nothing is recovered. Observed grades are never changed; a recovered grade is kept beside the
+(missing) stored one with source `recovered_by_replay` and actor `grader`. Replays run in their
+own environment and their events stay in their own stream: the agent's events are never touched.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from agentmetrology.agents.drive import drive
+from agentmetrology.agents.replay import ReplayPolicy
+from agentmetrology.agents.scaffolds.comtrade import MAX_STEPS, run_episode_async
+from agentmetrology.archive.model import Archive, ArchiveEpisode, StoredGrade
+from agentmetrology.envs.comtrade import ComtradeEnv
+from agentmetrology.records.canonical import canonical_json, digest, to_plain
+from agentmetrology.scoring.ground_truth import GROUND_TRUTH_VERSION, ground_truth_f1
+from agentmetrology.scoring.submission import submission_from_mapping
+
+ACTOR = "grader"  # recovered grades are the grader's, never the agent's
+NOT_REPLAYABLE = {"infra_error": "the record ends at an infrastructure failure; the agent's "
+                                 "remaining actions are unknown",
+                  "cancelled": "the episode was cancelled; the agent's remaining actions are "
+                               "unknown",
+                  "never_ran": "no recorded actions to replay"}
+MAX_LISTED = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Replayed:
+    """One replay: the grade it earned (None when unusable), whether it matched the record, why."""
+
+    grade: StoredGrade | None
+    status: str
+    matches_record: bool
+    why: str
+    events: int
+    events_digest: str
+
+
+def _recorded(ep: ArchiveEpisode) -> list[dict[str, Any]]:
+    return [{"actor": e.actor, "kind": e.kind, "name": e.name, "args": e.args,
+             "result": e.result} for e in ep.events]
+
+
+def _divergence(recorded: list[dict[str, Any]], replayed: list[dict[str, Any]]) -> str:
+    """Return where the replayed trajectory leaves the recorded one ('' when identical)."""
+    for i, (a, b) in enumerate(zip(recorded, replayed, strict=False)):
+        if canonical_json(a) != canonical_json(b):
+            return f"replay diverges from the record at event {i} ({a['name']})"
+    if len(recorded) != len(replayed):
+        return f"replay has {len(replayed)} events, the record {len(recorded)}"
+    return ""
+
+
+def replay_episode(ep: ArchiveEpisode) -> Replayed:
+    """Replay an agm episode's agent actions in a fresh environment and score the submission."""
+    key = ep.meta.get("key")
+    if not key:
+        return Replayed(None, "", False, "not an agm episode (no key)", 0, "")
+    recorded = _recorded(ep)
+    profile = str(ep.meta.get("profile") or "seeded")
+    try:
+        env = ComtradeEnv(key["task"], key["seed"], profile, key["condition"])  # type: ignore[arg-type]
+        run = drive(run_episode_async(env, ReplayPolicy(recorded), key["level"],
+                                      max_steps=int(ep.meta.get("max_steps") or MAX_STEPS),
+                                      target=key["target"], campaign=key["campaign"],
+                                      repeat=key["repeat"]))
+    except Exception as exc:  # a replay that cannot run is an invalid replay, never a failure
+        return Replayed(None, "", False, f"replay failed: {type(exc).__name__}: {exc}", 0, "")
+    replayed = [{"actor": e.actor, "kind": e.kind, "name": e.name, "args": e.args,
+                 "result": e.result} for e in run.events]
+    plain = to_plain(replayed)
+    why = _divergence(to_plain(recorded), plain)
+    a = ground_truth_f1(submission_from_mapping(run.submission), key["task"], key["seed"],
+                        profile)
+    grade = None
+    if a.is_measurement and a.score is not None:
+        grade = StoredGrade(float(a.score), a.status == "PASS",
+                            {"scorer": a.scorer, "scorer_version": a.scorer_version,
+                             "status": a.status, "source": "recovered_by_replay",
+                             "actor": ACTOR})
+    elif not why:
+        why = f"replayed submission is {a.status}: " + "; ".join(a.reasons)
+    return Replayed(grade, a.status, not why, why, len(replayed), digest(plain))
+
+
+def _same(a: StoredGrade, b: StoredGrade) -> bool:
+    return a.passed == b.passed and a.score == b.score and \
+        a.detail.get("status") == b.detail.get("status")
+
+
+def _validate(graded: list[ArchiveEpisode]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Replay every graded episode; return the validation summary and per-episode rows."""
+    agree, mismatched, rows, disagreeing = 0, 0, [], []
+    for ep in graded:
+        r = replay_episode(ep)
+        assert ep.grade is not None
+        same = r.grade is not None and _same(r.grade, ep.grade)
+        agree += same
+        mismatched += not r.matches_record
+        if not same or not r.matches_record:
+            disagreeing.append(ep.episode_id)
+        ep.grade_source = "observed"
+        rows.append({"episode_id": ep.episode_id, "source": "observed", "agrees": same,
+                     "observed_score": ep.grade.score, "replayed_score":
+                     None if r.grade is None else r.grade.score, "why": r.why,
+                     "replay_events": r.events, "replay_events_digest": r.events_digest})
+    n = len(graded)
+    return ({"graded_episodes": n, "agree": agree,
+             "agreement": float(Fraction(agree, n)) if n else None,
+             "trajectory_mismatches": mismatched,
+             "disagreeing_episodes": disagreeing[:MAX_LISTED]}, rows)
+
+
+def _refusal(validation: dict[str, Any]) -> str:
+    if not validation["graded_episodes"]:
+        return "no graded episode to validate the replay on"
+    if validation["agree"] < validation["graded_episodes"]:
+        return (f"replayed grades agree with observed grades on {validation['agree']} of "
+                f"{validation['graded_episodes']} graded episodes (agreement below 1)")
+    if validation["trajectory_mismatches"]:
+        return (f"{validation['trajectory_mismatches']} replayed trajectories of graded "
+                "episodes differ from the record")
+    return ""
+
+
+def _recover_one(ep: ArchiveEpisode, refused: str) -> dict[str, Any]:
+    """Try to recover one ungraded episode's grade; return its row."""
+    row: dict[str, Any] = {"episode_id": ep.episode_id, "actor": ACTOR}
+    if ep.reason in NOT_REPLAYABLE or not ep.events:
+        ep.grade_source = "not_recovered"
+        return {**row, "source": "not_recovered",
+                "why": NOT_REPLAYABLE.get(ep.reason or "", "no recorded actions to replay")}
+    if refused:
+        ep.grade_source = "not_recovered"
+        return {**row, "source": "not_recovered", "why": f"recovery refused: {refused}"}
+    r = replay_episode(ep)
+    row.update(replay_events=r.events, replay_events_digest=r.events_digest)
+    if r.grade is None or not r.matches_record:
+        ep.grade_source = "invalid_replay"
+        ep.invalid_replay = r.why
+        ep.reason, ep.reason_detail = "invalid_replay", r.why
+        return {**row, "source": "invalid_replay", "why": r.why}
+    ep.recovered, ep.grade_source = r.grade, "recovered_by_replay"
+    return {**row, "source": "recovered_by_replay", "why": "", "score": r.grade.score,
+            "passed": r.grade.passed, "status": r.status}
+
+
+def recover_grades(archive: Archive) -> dict[str, Any]:
+    """Validate replay on graded episodes, then recover missing grades; return the summary."""
+    if archive.format != "agm":
+        summary = {"available": False, "reason": "grade recovery by replay needs our own "
+                   "evidence store (format agm)"}
+        archive.recovery = summary
+        return summary
+    graded = [e for e in archive.episodes if e.grade is not None and e.invalid_replay is None]
+    validation, rows = _validate(graded)
+    refused = _refusal(validation)
+    rows += [_recover_one(e, refused) for e in archive.episodes if e.grade is None
+             and e.invalid_replay is None]
+    sources = Counter(r["source"] for r in rows)
+    why = Counter(r["why"] for r in rows if r["source"] == "not_recovered")
+    reason = (f"recovery refused: {refused}" if refused else
+              f"replay validated on {validation['graded_episodes']} graded episodes "
+              f"(agreement 1); {sources['recovered_by_replay']} grades recovered")
+    summary = {"available": True, "validated": not refused, "refused": bool(refused),
+               "reason": reason, "actor": ACTOR, "scorer": "ground_truth_f1",
+               "scorer_version": GROUND_TRUTH_VERSION, "validation": validation,
+               "sources": dict(sorted(sources.items())),
+               "recovered": sources["recovered_by_replay"],
+               "invalid_replay": sources["invalid_replay"],
+               "not_recovered": dict(sorted(why.items())),
+               "episodes": rows[:MAX_LISTED]}
+    archive.recovery = summary
+    return summary
