@@ -53,7 +53,7 @@ def test_regrade_counts_stored_grades_the_current_scorer_disagrees_with(tmp_path
     _demote_rule_passes(root, 3)
     gt = regrade_store(root)["scorers"]["ground_truth_f1"]
     assert (gt["score_changed"], gt["status_changed"]) == (3, 3)
-    assert (gt["transitions"]["n01"], gt["transitions"]["n10"], gt["transitions"]["net"]) == \
+    assert (gt["transitions"]["n01"], gt["transitions"]["n10"], gt["transitions"]["net_count"]) == \
         (3, 0, 3)
     assert gt["transitions"]["flip_fraction"] == 3 / RECORDED
     assert len(gt["changed_episodes"]) == 3

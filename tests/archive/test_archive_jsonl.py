@@ -128,3 +128,19 @@ def test_detect_formats(tmp_path: Path) -> None:
     empty.write_text("")
     with pytest.raises(ArchiveFormatError, match="unrecognised"):
         detect_format(empty)
+
+
+def test_passed_must_be_a_real_boolean(tmp_path: Path) -> None:
+    import json as _json
+
+    from agentmetrology.archive import load_archive
+
+    path = tmp_path / "eps.jsonl"
+    lines = [{"episode_id": "a", "task": "t", "model": "m", "grade": {"score": 0.0,
+                                                                     "passed": "false"}},
+             {"episode_id": "b", "task": "t", "model": "m", "grade": {"score": 1.0,
+                                                                     "passed": True}}]
+    path.write_text("".join(_json.dumps(x) + "\n" for x in lines))
+    a = load_archive(path, "jsonl")
+    assert [e.episode_id for e in a.episodes] == ["b"]
+    assert len(a.problems) == 1 and "passed" in a.problems[0].message

@@ -84,3 +84,21 @@ def test_audit_is_deterministic_and_bound_to_input(doc: dict, taubench_file: Pat
     assert doc["package"]["version"]
     assert doc["cost"]["applicable"] is False
     assert doc["provenance"]["applicable"] is False
+
+
+def test_missing_or_non_finite_reward_is_never_read_as_zero(taubench_file: Path,
+                                                            tmp_path: Path) -> None:
+    import json as _json
+
+    from agentmetrology.archive import load_archive
+
+    rows = [r for r in _json.loads(taubench_file.read_text()) if r["reward"] == 1.0][:3]
+    del rows[2]["reward"]  # the grader's reward_info.reward (1.0) is still there
+    rows[1]["reward"] = float("nan")
+    rows[1]["info"]["reward_info"]["reward"] = float("nan")
+    path = tmp_path / "edited-airline.json"
+    path.write_text(_json.dumps(rows))
+    a = load_archive(path, "taubench")
+    assert a.episodes[0].outcome == "pass"
+    assert a.episodes[1].outcome == "ungraded" and a.episodes[1].reason == "unscored"
+    assert a.episodes[2].outcome == "pass" and a.episodes[2].grade.score == 1.0

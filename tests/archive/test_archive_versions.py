@@ -52,7 +52,7 @@ def test_transitions_reference_flip_fraction() -> None:
     t = transitions(old, new)
     assert (t["n10"], t["n01"], t["flips"], t["n"]) == (40, 37, 77, 800)
     assert t["flip_fraction"] == 0.09625
-    assert t["net"] == -3
+    assert t["net_count"] == -3 and t["net"] == -3 / 800  # the spec's net is a fraction
 
 
 @pytest.mark.parametrize(("n", "pairs"), [(27, 351), (17, 136)])
@@ -119,3 +119,22 @@ def test_compare_archives() -> None:
     assert "crossed" not in doc
     crossed = compare_archives(old, new, [old, None])
     assert crossed["crossed"]["invalid_cells"] == ["v0|g1"]
+
+
+def test_crossed_cells_never_count_invalid_or_ungraded_as_failures() -> None:
+    old = _archive("old", {("A", "t"): [True, True, False, False]})
+    new = _archive("new", {("A", "t"): [True, True, True, False]})
+    v01 = _archive("v01", {("A", "t"): [True, True, True, False]})
+    # every episode of the v1|g0 cell is ungraded (an invalid replay would be the same):
+    # that cell cannot be computed, it is not a score of 0
+    v10 = _archive("v10", {("A", "t"): [None, None, None, None]})
+    crossed = compare_archives(old, new, [v10, v01])["crossed"]
+    assert crossed["invalid_cells"] == ["v1|g0"]
+    assert crossed["interaction"] is None
+    assert crossed["cell_counts"]["v1|g0"]["ungraded"] == 4
+    # half graded: the decomposition is computed on the cohort graded in all four cells
+    v10 = _archive("v10", {("A", "t"): [True, None, False, None]})
+    crossed = compare_archives(old, new, [v10, v01])["crossed"]
+    assert crossed["cohort_episodes"] == 2 and crossed["invalid_cells"] == []
+    cells = {(c["evaluator"], c["data"]): c["score"] for c in crossed["cells"]}
+    assert cells[("v0", "g0")] == 0.5 and cells[("v1", "g1")] == 1.0  # trials 0 and 2

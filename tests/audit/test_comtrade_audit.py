@@ -194,3 +194,22 @@ def test_bfcl_cli_bad_category_exits_2(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["audit", "bfcl", "--category", "java_nope", "--out",
                                       str(tmp_path)])
     assert result.exit_code == 2 and "Traceback" not in result.stderr
+
+
+def test_a_scorer_that_crashes_on_a_worse_probe_never_licenses_a_claim(tmp_path: Path) -> None:
+    from agentmetrology.audit.probes import probe_battery
+
+    spec = _scorer_file(tmp_path, (
+        "import json\n"
+        "from agentmetrology.envs.comtrade import generate_rows\n"
+        "def score(task_id, seed, submission):\n"
+        "    truth = {r['record_id']: r for r in generate_rows(task_id, seed)}\n"
+        "    rows = [json.loads(x) for x in submission['data_jsonl'].splitlines() if x]\n"
+        "    if any(r['record_id'] not in truth for r in rows if 'TOTAL' not in r['record_id']):\n"
+        "        raise ValueError('unknown id')\n"
+        "    hits = {r['record_id'] for r in rows if truth.get(r['record_id']) == r}\n"
+        "    return 0.0 if not hits else 2 * len(hits) / (len(truth) + len(rows))\n"))
+    scorer = load_scorer(spec)
+    res = probe_battery(ComtradeTarget(seeds=1, scorer=scorer), ComtradeTarget(1).tasks())
+    assert res["offending"] == [] and res["pairs_invalid"] > 0
+    assert res["status"] == "not probed"

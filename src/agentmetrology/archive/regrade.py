@@ -98,10 +98,12 @@ def _scorer_section(name: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
     for r, p in pairs:
         if r["infra"] or p["stored_status"] in _NO_MEASURE or p["current_status"] in _NO_MEASURE:
             continue
+        if p["stored_score"] is None or p["current_score"] is None:
+            continue  # a status without a number is not comparable, never a 0
         old[r["key"]], new[r["key"]] = p["stored_status"] == "PASS", p["current_status"] == "PASS"
         item = "|".join(map(str, r["item"]))
-        s_old[(r["unit"], item)] = float(p["stored_score"] or 0.0)
-        s_new[(r["unit"], item)] = float(p["current_score"] or 0.0)
+        s_old[(r["unit"], item)] = float(p["stored_score"])
+        s_new[(r["unit"], item)] = float(p["current_score"])
     stored_versions = sorted({p["stored_version"] for _, p in pairs})
     return {"episodes": len(pairs), "compared": len(old),
             "score_changed": len(score_changed), "status_changed": len(status_changed),

@@ -56,9 +56,10 @@ def transitions(old: Mapping[EpisodeKey, bool], new: Mapping[EpisodeKey, bool]) 
         n[f"n{int(old[key])}{int(new[key])}"] += 1
     flips = n["n01"] + n["n10"]
     total = len(common)
-    return {**n, "n": total, "net": n["n01"] - n["n10"], "flips": flips,
+    # The spec's net is a fraction, (n01 - n10)/N, as in stats.flips; the count is kept apart.
+    return {**n, "n": total, "net_count": n["n01"] - n["n10"], "flips": flips,
             "flip_fraction": float(Fraction(flips, total)) if total else None,
-            "net_fraction": float(Fraction(n["n01"] - n["n10"], total)) if total else None}
+            "net": float(Fraction(n["n01"] - n["n10"], total)) if total else None}
 
 
 def rank_reversals(s0: Mapping[str, float], s1: Mapping[str, float]) -> dict[str, Any]:
@@ -109,8 +110,42 @@ def _cohort_scores(old: dict[EpisodeKey, bool], new: dict[EpisodeKey, bool]
 
 
 def _score(archive: Archive) -> float | None:
+    """Return the score as stored: passes over every episode (ungraded stored as 0)."""
     eps = archive.episodes
     return float(Fraction(sum(e.outcome == "pass" for e in eps), len(eps))) if eps else None
+
+
+def _score_graded(archive: Archive) -> float | None:
+    """Return passes over graded episodes (None when nothing is graded)."""
+    g = _graded(archive)
+    return float(Fraction(sum(g.values()), len(g))) if g else None
+
+
+def _cell_counts(archive: Archive | None) -> dict[str, int] | None:
+    if archive is None:
+        return None
+    outcomes = [e.outcome for e in archive.episodes]
+    return {"episodes": len(outcomes), "graded": sum(o in ("pass", "fail") for o in outcomes),
+            "invalid_replay": outcomes.count("invalid_replay"),
+            "ungraded": outcomes.count("ungraded")}
+
+
+def crossed_cells(cells: Mapping[tuple[str, str], Archive | None]
+                  ) -> tuple[dict[tuple[str, str], float | None], int]:
+    """Return each crossed cell's pass rate on the cohort graded in every available cell.
+
+    An invalid replay or an ungraded episode is never a failure: scoring each cell on its own
+    denominator would report a change of coverage as an evaluator effect. A missing archive, or
+    one with nothing graded on the cohort, is an invalid cell (None).
+    """
+    graded = {c: g for c, a in cells.items() if a is not None and (g := _graded(a))}
+    cohort = set.intersection(*(set(g) for g in graded.values())) if graded else set()
+    out: dict[tuple[str, str], float | None] = {}
+    for c in cells:
+        cell = graded.get(c)
+        out[c] = (float(Fraction(sum(cell[k] for k in cohort), len(cohort)))
+                  if cell is not None and cohort else None)
+    return out, len(cohort)
 
 
 def compare_archives(old: Archive, new: Archive, crossed: Sequence[Archive | None] = ()
@@ -121,9 +156,11 @@ def compare_archives(old: Archive, new: Archive, crossed: Sequence[Archive | Non
     s0, s1, cohort = _cohort_scores(g_old, g_new)
     out: dict[str, Any] = {
         "old": {"source": old.source, "format": old.format, "episodes": len(old.episodes),
-                "graded": len(g_old), "score_stored": _score(old)},
+                "graded": len(g_old), "score_stored": _score(old),
+                "score_graded": _score_graded(old)},
         "new": {"source": new.source, "format": new.format, "episodes": len(new.episodes),
-                "graded": len(g_new), "score_stored": _score(new)},
+                "graded": len(g_new), "score_stored": _score(new),
+                "score_graded": _score_graded(new)},
         "episodes_in_both": len(keys_old & keys_new),
         "only_old": len(keys_old - keys_new), "only_new": len(keys_new - keys_old),
         "not_comparable": len((keys_old & keys_new) - (set(g_old) & set(g_new))),
@@ -133,8 +170,11 @@ def compare_archives(old: Archive, new: Archive, crossed: Sequence[Archive | Non
     }
     if len(crossed) == 2:
         v10, v01 = crossed
-        out["crossed"] = crossed_decomposition(
-            {("v0", "g0"): _score(old), ("v1", "g1"): _score(new),
-             ("v1", "g0"): _score(v10) if v10 else None,
-             ("v0", "g1"): _score(v01) if v01 else None}, "v0", "v1", "g0", "g1")
+        archives = {("v0", "g0"): old, ("v1", "g1"): new, ("v1", "g0"): v10,
+                    ("v0", "g1"): v01}
+        scores, cohort_size = crossed_cells(archives)
+        out["crossed"] = crossed_decomposition(scores, "v0", "v1", "g0", "g1")
+        out["crossed"]["cohort_episodes"] = cohort_size
+        out["crossed"]["cell_counts"] = {f"{v}|{g}": _cell_counts(a)
+                                         for (v, g), a in archives.items()}
     return out

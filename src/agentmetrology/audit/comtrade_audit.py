@@ -47,7 +47,8 @@ class _TruthAsScorer:
 def criterion_row(res: dict[str, Any]) -> dict[str, Any]:
     """Return the card cell of criterion sensitivity from a probe-battery result."""
     by = {p["probe"]: p for p in res["by_probe"]}
-    ev = {"pairs_compared": res["pairs_compared"], "offending_pairs": len(res["offending"]),
+    ev = {"pairs_compared": res["pairs_compared"], "pairs_invalid": res["pairs_invalid"],
+          "offending_pairs": len(res["offending"]),
           "offending": offending_summary(res),
           "score_mean_by_probe": {k: v["score_mean"] for k, v in by.items()},
           "truth_mean_by_probe": {k: v["truth_mean"] for k, v in by.items()}}

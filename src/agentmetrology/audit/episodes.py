@@ -90,17 +90,23 @@ def rule_calibration(target: ComtradeTarget, seeds: int) -> dict[str, Any]:
 def _cell(runs: list[EpisodeRun], scale: float, use_truth: bool) -> dict[str, Any]:
     per_target: dict[str, list[float]] = defaultdict(list)
     submitting: set[str] = set()
+    invalid = 0
     for r in runs:
         if r.episode.submission is not None:
             submitting.add(r.agent)
-        v = r.truth if use_truth else ((r.shipped.value or 0.0) / scale)
-        per_target[r.agent].append(v)
+        if use_truth:
+            per_target[r.agent].append(r.truth)
+        elif r.shipped.value is None:
+            invalid += 1  # the shipped scorer could not score it: excluded, never a 0
+        else:
+            per_target[r.agent].append(r.shipped.value / scale)
     means = {a: fmean(v) for a, v in per_target.items()}
     sub_means = [m for a, m in means.items() if a in submitting]
     spread = (max(sub_means) - min(sub_means)) if sub_means else 0.0
     distinct = len({round(m, 9) for a, m in means.items() if a in submitting})
-    return {"mean": fmean(means.values()), "target_means": means, "spread": spread,
-            "distinct_target_means": distinct, "submitting_targets": len(submitting)}
+    return {"mean": fmean(means.values()) if means else None, "target_means": means,
+            "spread": spread, "distinct_target_means": distinct,
+            "submitting_targets": len(submitting), "invalid_scores": invalid}
 
 
 def joint_intervention(target: ComtradeTarget, seeds: int) -> dict[str, Any]:
@@ -155,7 +161,7 @@ def reliability(target: ComtradeTarget, seeds: int = 10, seed: int = 0) -> dict[
     order_worst = [r["target"] for r in sorted(
         rows, key=lambda r: (-r["summary"]["worst"]["value"], -r["summary"]["mean"]["value"],
                              r["target"]))]
-    return {"level": "L2", "scorer": "ground_truth_f1", "tasks": list(SPECTRUM_TASKS),
+    return {"level": "L2", "scorer": "ground_truth_f1_exact", "tasks": list(SPECTRUM_TASKS),
             "seeds": seeds, "analysis_seed": seed, "alpha": 0.2, "tau": 0.9, "rows": rows,
             "order_by_mean": order_mean, "order_by_worst": order_worst,
             "worst_case_reorders": order_mean != order_worst}

@@ -46,7 +46,14 @@ def probe_battery(target: AuditTarget, refs: list[TaskRef]) -> dict[str, Any]:
                                   "truth_correct": c_probe.truth, "truth_probe": probe.truth,
                                   "relation": "tie" if abs(c_out.value - out.value)
                                   <= target.resolution else "inversion"})
-    status = "not probed" if compared == 0 else ("fail" if offending else "pass")
+    # An unscored pair was not checked: the criterion cannot pass over it (a `not probed` row
+    # never licenses its claim), though an offending pair elsewhere still fails it.
+    if offending:
+        status = "fail"
+    elif compared == 0 or invalid_pairs:
+        status = "not probed"
+    else:
+        status = "pass"
     return {"status": status, "scorer": target.scorer_name, "resolution": target.resolution,
             "pairs_compared": compared, "pairs_invalid": invalid_pairs,
             "offending": offending, "by_probe": summarize_probes(cells), "cells": cells}

@@ -184,7 +184,9 @@ def compare(
     for name, value in (("episodes in both", doc["episodes_in_both"]),
                         ("not comparable (ungraded in one)", doc["not_comparable"]),
                         ("n01 (fail -> pass)", t["n01"]), ("n10 (pass -> fail)", t["n10"]),
-                        ("net", t["net"]), ("flip fraction", _f(t["flip_fraction"])),
+                        ("net (n01 - n10)", t["net_count"]),
+                        ("net fraction", _f(t["net"])),
+                        ("flip fraction", _f(t["flip_fraction"])),
                         ("units", doc["rank"]["units"]), ("pairs", doc["rank"]["pairs"]),
                         ("strict rank reversals", doc["rank"]["strict_reversals"]),
                         ("ties", doc["rank"]["ties"])):

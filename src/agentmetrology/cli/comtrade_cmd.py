@@ -258,8 +258,11 @@ def demo_table(seeds: int = 10) -> None:
         for t in tasks:
             for s in range(seeds):
                 r = run_one(t, s, name, "L2")
-                f1s.append(r.ground_truth.score or 0.0)
-                totals.append(r.judge.score or 0.0)
+                # Scripted submissions are always readable; a None would be INVALID, not 0.
+                if r.ground_truth.score is not None:
+                    f1s.append(r.ground_truth.score)
+                if r.judge.score is not None and r.judge.status != "INVALID":
+                    totals.append(r.judge.score)
         table.add_row(name, f"{fmean(f1s):.3f}", f"{min(f1s):.3f}", f"{fmean(totals):.1f}",
                       f"{min(totals):.1f}")
     console.print(table)

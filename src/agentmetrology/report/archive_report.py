@@ -324,10 +324,10 @@ def _regrade_blocks(d: _Doc, doc: dict[str, Any]) -> None:
         t, r = sc["transitions"], sc["rank"]
         rows.append([_code(name), _code(", ".join(sc["stored_versions"])),
                      _code(sc["current_version"]), sc["compared"], sc["score_changed"],
-                     sc["status_changed"], t["n01"], t["n10"], t["net"], t["flip_fraction"],
+                     sc["status_changed"], t["n01"], t["n10"], t["net_count"], t["flip_fraction"],
                      r["strict_reversals"], r["pairs"]])
     d.table(["scorer", "stored version", "current version", "compared", "score changed",
-             "status changed", "n01", "n10", "net", "flip fraction", "rank reversals",
+             "status changed", "n01", "n10", "net (n01 - n10)", "flip fraction", "rank reversals",
              "pairs"], rows, "Stored vs current assessments")
     d.note(f"Versions: {_code(doc['version_note'])}.")
 

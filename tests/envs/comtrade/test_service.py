@@ -36,11 +36,15 @@ def test_bad_page_is_a_422_with_retry_flag(bad: object) -> None:
     assert env.requests_used == 1  # every fetch counts, failed ones too
 
 
-@pytest.mark.parametrize("size", [-1, 0, 10**9, "big"])
-def test_bad_page_size_is_an_error_observation(size: object) -> None:
-    env = ComtradeEnv("T1_single_page", 0)
+@pytest.mark.parametrize("size", [-1, 0, 10**9, "big", 2.5])
+def test_odd_page_size_is_ignored_with_a_note(size: object) -> None:
+    # The spec: a caller's page_size is accepted and ignored. An odd one is not charged as a
+    # fake transient error; the observation says why it was ignored.
+    env = ComtradeEnv("T3_duplicates", 0, "legacy")
     obs = fetch(env, 1, page_size=size)
-    assert obs["status"] == 422 and "page_size" in obs["error"]
+    assert len(obs["rows"]) == 10 and obs["page_size"] == 10
+    assert "ignored" in obs["note"] and env.requests_used == 1
+    assert "note" not in fetch(env, 1, page_size=500)
 
 
 def test_honest_422_option_for_ablations() -> None:

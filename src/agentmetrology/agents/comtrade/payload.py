@@ -10,6 +10,7 @@ from typing import Any
 import msgspec
 
 from agentmetrology.envs.comtrade.generator import DEDUP_KEY, ROW_FIELDS, is_totals_row
+from agentmetrology.envs.comtrade.service import BUDGET_ERROR
 
 
 @dataclass(slots=True)
@@ -77,8 +78,14 @@ class RunLog:
         """Log tool call number k."""
         self.lines.append(f"step={k} tool={tool}")
 
-    def request(self, page: Any, attempt: int | None = None) -> None:
-        """Log one request (every attempt counts); the rule baseline omits the attempt."""
+    def request(self, page: Any, attempt: int | None = None, result: Any = None) -> None:
+        """Log one request (every attempt counts); the rule baseline omits the attempt.
+
+        A result that is the budget error was not a request (the service did not count it),
+        so it is not logged: the self-report must match what the service counted.
+        """
+        if isinstance(result, dict) and result.get("error") == BUDGET_ERROR:
+            return
         self.requests += 1
         line = f"request={self.requests} page={page}"
         self.lines.append(line if attempt is None else f"{line} attempt={attempt}")

@@ -26,8 +26,8 @@ class RuleBaseline(ScriptedPolicy):
         page, retried, steps, complete = 1, False, 0, False
         while steps < brief.max_steps - 1:
             steps += 1
-            log.request(page)
             obs = yield ToolCall("fetch_page", {"page": page})
+            log.request(page, None, obs)
             if isinstance(obs, dict) and "rows" in obs:
                 log.page(page)
                 collector.add(obs["rows"])
@@ -43,7 +43,9 @@ class RuleBaseline(ScriptedPolicy):
                 break  # an error and no rows: stop
         meta = build_metadata(brief.task_id, brief.query, collector.rows, totals_enabled=True,
                               totals_dropped=collector.totals_dropped,
-                              request_count=log.requests)
+                              request_count=log.requests,
+                              request_stats={"total": log.requests, "retries": log.retries,
+                                             "by_status": dict(sorted(log.statuses.items()))})
         yield ToolCall("submit_results", encode_payload(collector.rows, meta,
                                                         log.finish(complete)))
 

@@ -58,7 +58,6 @@ def _fetch(w: _Walk, page: int, attempt: int) -> ToolCall:
     w.steps += 1
     w.remaining -= 1
     w.log.step(w.steps, "fetch_page")
-    w.log.request(page, attempt)
     return ToolCall("fetch_page", {"page": page})
 
 
@@ -72,6 +71,7 @@ def walk(brief: Brief, traits: Traits, w: _Walk) -> Script:
     page, attempt = 1, 1
     while _room(w, brief) and (w.total_pages is None or page <= w.total_pages):
         obs = yield _fetch(w, page, attempt)
+        w.log.request(page, attempt, obs)
         if isinstance(obs, dict) and "rows" in obs:
             _absorb(w, obs, page)
             if obs.get("has_more") is not True:
@@ -95,6 +95,7 @@ def walk(brief: Brief, traits: Traits, w: _Walk) -> Script:
         page = cycle % w.total_pages + 1  # drift or lost rows: re-fetch until every id is seen
         cycle += 1
         obs = yield _fetch(w, page, 1)
+        w.log.request(page, 1, obs)
         if isinstance(obs, dict) and "rows" in obs:
             _absorb(w, obs, page)
         elif not is_fault(obs):
@@ -170,6 +171,7 @@ class OffByOne(ScriptedPolicy):
         k = int(self.rng.integers(1, 4))
         for _ in range(k + 1):
             obs = yield _fetch(w, 0, 1)
+            w.log.request(0, 1, obs)
             if not is_fault(obs):
                 break
         traits = Traits()

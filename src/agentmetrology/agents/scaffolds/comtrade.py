@@ -49,9 +49,9 @@ async def _harness_fetch(rec: Recorder, st: _State, page: Any, first_actor: str,
     """Fetch with L0's retry policy: up to 3 retries of a `retry: true` result, 2/4/8 s."""
     attempt = 1
     while True:
-        st.log.request(page, attempt)
         actor = first_actor if attempt == 1 else "harness"
         obs = rec.call(actor, "fetch_page", {"page": page})  # type: ignore[arg-type]
+        st.log.request(page, attempt, obs)
         if obs.get("retry") and attempt <= len(L0_BACKOFF):
             wait = L0_BACKOFF[attempt - 1]
             st.log.retry(obs.get("status"), attempt, wait)
@@ -116,8 +116,8 @@ async def _run_l1(env: ComtradeEnv, policy: Policy, rec: Recorder, max_steps: in
     while st.steps < max_steps:
         st.steps += 1
         st.log.step(st.steps, "fetch_page")
-        st.log.request(page, attempt)
         obs = rec.call("harness", "fetch_page", {"page": page})
+        st.log.request(page, attempt, obs)
         if "rows" in obs:
             st.log.page(page)
             st.collector.add(obs["rows"])

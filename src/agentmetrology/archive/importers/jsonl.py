@@ -123,9 +123,12 @@ def _grade(raw: Any) -> StoredGrade | None:
         if score is None:
             return None
         passed = raw.get("passed")
+        if passed is not None and not isinstance(passed, bool):
+            # "false" is truthy: only a real boolean may override the score's verdict.
+            raise LineError(f"grade.passed must be true, false or null, got {passed!r}")
         raw_detail = raw.get("detail")
         detail: dict[str, Any] = raw_detail if isinstance(raw_detail, dict) else {}
-        return StoredGrade(score, bool(passed) if passed is not None else is_success(score), detail)
+        return StoredGrade(score, passed if passed is not None else is_success(score), detail)
     score = _num(raw, "grade")
     return None if score is None else StoredGrade(score, is_success(score))
 

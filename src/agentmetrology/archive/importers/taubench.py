@@ -10,6 +10,7 @@ are paired by position, never by id.
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -109,7 +110,7 @@ def _episode(row: dict[str, Any], model: str, domain: str, run: str) -> ArchiveE
     info = row.get("info") or {}
     events, stats = _pair_tool_calls(traj)
     termination, detail = _ending(traj, events)
-    reward = float(row.get("reward", 0.0))
+    reward = _finite(row.get("reward"))
     reward_info = info.get("reward_info")
     task, trial = str(row["task_id"]), int(row.get("trial", 0))
     ep = ArchiveEpisode(
@@ -121,14 +122,31 @@ def _episode(row: dict[str, Any], model: str, domain: str, run: str) -> ArchiveE
     )
     if reward_info is None:
         ep.reason = "step_cap" if termination == "step_limit" else "grader_never_ran"
-        ep.reason_detail = f"reward_info is null; {detail}; stored as reward {reward:g}"
+        stored = "no reward" if reward is None else f"reward {reward:g}"
+        ep.reason_detail = f"reward_info is null; {detail}; stored as {stored}"
         return ep
-    checks = reward_info.get("info") or {}
-    ep.grade = StoredGrade(
-        score=reward, passed=is_success(reward),
-        detail={k: checks[k] for k in ("r_actions", "r_outputs") if k in checks},
-    )
+    # The grader's own result is reward_info.reward; a missing, null or non-finite value is
+    # no measurement (never a 0), and a disagreement with the row's reward is surfaced.
+    graded = _finite(reward_info.get("reward")) if isinstance(reward_info, dict) else None
+    score = graded if graded is not None else reward
+    if score is None:
+        ep.reason = "unscored"
+        ep.reason_detail = "neither reward nor reward_info.reward is a finite number"
+        return ep
+    checks = (reward_info.get("info") if isinstance(reward_info, dict) else None) or {}
+    detail_out = {k: checks[k] for k in ("r_actions", "r_outputs") if k in checks}
+    if graded is not None and reward is not None and graded != reward:
+        detail_out["reward_mismatch"] = {"row": reward, "reward_info": graded}
+    ep.grade = StoredGrade(score=score, passed=is_success(score), detail=detail_out)
     return ep
+
+
+def _finite(value: Any) -> float | None:
+    """Return value as a finite float, or None (missing, null, NaN, inf, not a number)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    v = float(value)
+    return v if math.isfinite(v) else None
 
 
 def load_taubench(path: Path, data: Any | None = None) -> Archive:

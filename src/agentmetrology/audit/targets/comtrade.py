@@ -81,6 +81,7 @@ class ComtradeTarget:
         """Return exact ground-truth F1 (ids and row values) of a submission (0 if none)."""
         a = ground_truth_f1(submission_from_mapping(submission), ref.task_id, ref.seed,
                             self.profile)
+        # An unreadable submission (INVALID) has no ground-truth quality at all: 0 by design.
         return float(a.components.get("f1_exact", 0.0)) if a.score is not None else 0.0
 
     def score(self, ref: TaskRef, submission: dict[str, str] | None) -> ScoreOutcome:

@@ -91,10 +91,15 @@ class ComtradeService:
         fault = self._fault(counter, page, perturbations)
         if fault is not None:
             return fault
-        invalid = _validate(page, page_size)
+        invalid = _validate(page)
         if invalid:
             return http_error(422, invalid, retry=not self.honest_422)
-        return self._serve(counter, page, perturbations)
+        out = self._serve(counter, page, perturbations)
+        if not _plain_page_size(page_size):
+            # Accepted and ignored, as the spec says; the note tells the caller why.
+            out["note"] = (f"page_size {page_size!r} ignored: the task's page size "
+                           f"{self.task.page_size} applies")
+        return out
 
     def submit(self, data_jsonl: Any, metadata_json: Any, run_log: Any = "") -> Observation:
         """Accept the episode's one submission; later calls get an error observation."""
@@ -176,16 +181,16 @@ class ComtradeService:
         return rows
 
 
-def _validate(page: Any, page_size: Any) -> str:
-    """Return why the arguments are invalid, or '' when they are fine."""
+def _validate(page: Any) -> str:
+    """Return why the page argument is invalid, or '' when it is fine."""
     if isinstance(page, bool) or not isinstance(page, int):
         return f"page must be an integer >= 1, got {page!r}"
     if page < 1:
         return f"page must be >= 1 (pages are 1-indexed), got {page}"
-    if page_size is not None and (
-        isinstance(page_size, bool) or not isinstance(page_size, int)
-        or not 1 <= page_size <= MAX_PAGE_SIZE
-    ):
-        return (f"page_size must be an integer in 1..{MAX_PAGE_SIZE}, got {page_size!r} "
-                "(the task's page size applies regardless)")
     return ""
+
+
+def _plain_page_size(page_size: Any) -> bool:
+    """Return True for a page_size that needs no note (absent, or an int in 1..MAX)."""
+    return page_size is None or (not isinstance(page_size, bool) and isinstance(page_size, int)
+                                 and 1 <= page_size <= MAX_PAGE_SIZE)
