@@ -105,6 +105,10 @@ def run(
     workers: int | None = typer.Option(None, "--workers", min=1,
                                        help="Worker processes (process) or task slots (ray)."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+    retry: bool = typer.Option(
+        False, "--retry-measurement-failures",
+        help="Re-measure administrations recorded as measurement failures (infra_error, "
+             "cancelled); their episodes are kept as superseded history, cost included."),
 ) -> None:
     """Run every administration of FILE not yet recorded in the store (resumable)."""
     if backend not in BACKENDS:
@@ -119,11 +123,12 @@ def run(
     try:
         with st:
             if quiet:
-                result = run_campaign(config, st, backend=backend, workers=workers)
+                result = run_campaign(config, st, backend=backend, workers=workers,
+                                      retry_measurement_failures=retry)
             else:
                 with bar.progress:
                     result = run_campaign(config, st, backend=backend, workers=workers,
-                                          progress=bar.update)
+                                          progress=bar.update, retry_measurement_failures=retry)
     except CampaignConfigError as exc:
         _print_problems(exc)
         fail(f"{file}: the environment is not ready; nothing was run")
@@ -137,7 +142,9 @@ def run(
     console.print(f"campaign {s.campaign}: {result.recorded} recorded this run "
                   f"({result.launched} launched, {result.failed_attempts} failed attempts, "
                   f"{result.recovered} interrupted attempts recovered) in "
-                  f"{result.elapsed_s:.2f} s with the {backend} backend")
+                  f"{result.elapsed_s:.2f} s with the {backend} backend"
+                  + (f"; {result.superseded} measurement failures re-opened"
+                     if retry else ""))
     _print_status(console, s)
     if result.stop_reason:
         _err.print(f"stopped launching: {result.stop_reason}", highlight=False)
@@ -184,7 +191,9 @@ def _print_status(console: Console, s: CampaignStatus) -> None:
     state = "complete" if s.complete else "incomplete"
     console.print(f"[bold]{s.campaign}[/] ({state}): planned {t.planned}, done {t.done}, "
                   f"failed {t.failed_agent} agent / {t.failed_infra + t.errored} "
-                  f"infrastructure, remaining {t.remaining}, cost {_cost(t.cost, t.cost_unknown)}")
+                  f"infrastructure, remaining {t.remaining}, cost {_cost(t.cost, t.cost_unknown)}"
+                  + (f", superseded {t.superseded} measurement failures (cost "
+                     f"{t.superseded_cost:.4f}, included)" if t.superseded else ""))
     scorers = sorted({sc for per in s.scores.values() for sc in per})
     table = Table(show_edge=False)
     for col in ("target", "planned", "done", "submitted", "agent fail", "infra fail",

@@ -16,6 +16,7 @@ from typing import Any
 from agentmetrology.records.episode import EpisodeKey
 from agentmetrology.store.evidence import EpisodeEvidence
 from agentmetrology.store.schema import SCHEMA, SCHEMA_VERSION
+from agentmetrology.store.supersede import supersede_measurement_failures, superseded_episodes
 
 KEY_COLUMNS = ("campaign", "target", "task", "seed", "condition", "level", "repeat")
 _ADM_COLUMNS = ", ".join(f"a.{c}" for c in KEY_COLUMNS)
@@ -327,6 +328,16 @@ class Ledger:
         for a in out["assessments"]:
             a["assessment"] = json.loads(a["assessment"])
         return out
+
+    def supersede_measurement_failures(self, campaign: str, run_id: int | None) -> int:
+        """Re-open every measurement failure of a campaign (one transaction); return how many."""
+        with self.transaction() as c:
+            return supersede_measurement_failures(c, campaign, run_id, now())
+
+    def superseded(self, key: EpisodeKey) -> list[dict[str, Any]]:
+        """Return the superseded episode rows of a key (with assessments), oldest first."""
+        adm = self.administration(key)
+        return [] if adm is None else superseded_episodes(self.conn, adm.id)
 
     def binding(self, key: EpisodeKey) -> tuple[str, str] | None:
         """Return (canonical JSON, digest) of the bindings sealed for a key, or None."""

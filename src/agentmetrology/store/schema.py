@@ -10,6 +10,9 @@ SCHEMA_VERSION = "1"
 # - episodes PRIMARY KEY(administration): at most one recorded episode per key, whatever the
 #   caller does; a duplicate submission fails inside SQLite, not only in Python.
 # - assessments UNIQUE(administration, scorer, scorer_version): one verdict per instrument.
+# - superseded_episodes: history of measurement failures re-opened by a retrying run (only
+#   measurement failures, by CHECK); their assessments move to superseded_assessments. Both were
+#   added after schema 1 shipped and are created on open, so older stores gain them unchanged.
 # Bindings and assessments are small records kept as canonical JSON in their rows, each with
 # the sha256 of that text; blobs hold the evidence (episodes, submissions), one file each.
 SCHEMA = """
@@ -97,5 +100,38 @@ CREATE TABLE IF NOT EXISTS assessments (
     assessment TEXT NOT NULL,
     assessment_digest TEXT NOT NULL,
     UNIQUE (administration, scorer, scorer_version)
+);
+CREATE TABLE IF NOT EXISTS superseded_episodes (
+    id INTEGER PRIMARY KEY,
+    administration INTEGER NOT NULL REFERENCES administrations(id),
+    attempt INTEGER NOT NULL UNIQUE REFERENCES attempts(id),
+    episode_digest TEXT NOT NULL,
+    submission_digest TEXT,
+    termination TEXT NOT NULL,
+    termination_detail TEXT NOT NULL,
+    measurement_failure INTEGER NOT NULL CHECK (measurement_failure = 1),
+    cost REAL,
+    input_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    requests INTEGER NOT NULL,
+    tool_calls INTEGER NOT NULL,
+    model_attempts INTEGER NOT NULL,
+    recorded_at TEXT NOT NULL,
+    superseded_by_run INTEGER REFERENCES runs(id),
+    superseded_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS superseded_by_administration ON superseded_episodes(administration);
+CREATE TABLE IF NOT EXISTS superseded_assessments (
+    id INTEGER PRIMARY KEY,
+    superseded INTEGER NOT NULL REFERENCES superseded_episodes(id),
+    administration INTEGER NOT NULL REFERENCES administrations(id),
+    scorer TEXT NOT NULL,
+    scorer_version TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('PASS', 'FAIL', 'PARTIAL', 'UNKNOWN', 'INVALID')),
+    score REAL,
+    evidence_digest TEXT NOT NULL,
+    assessment TEXT NOT NULL,
+    assessment_digest TEXT NOT NULL,
+    UNIQUE (superseded, scorer, scorer_version)
 );
 """

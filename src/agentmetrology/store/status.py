@@ -1,4 +1,8 @@
-"""What a campaign's ledger says: planned, done, failed (agent vs infrastructure), cost so far."""
+"""What a campaign's ledger says: planned, done, failed (agent vs infrastructure), cost so far.
+
+Superseded measurement failures (re-opened by a retrying run) were billed: their cost, tokens
+and unknown costs count in the totals, and are also reported on their own.
+"""
 
 from __future__ import annotations
 
@@ -41,6 +45,12 @@ LEFT JOIN episodes e ON e.administration = a.id
 WHERE a.campaign = ? AND e.administration IS NULL AND a.not_launched IS NOT NULL
 GROUP BY a.not_launched
 """
+_SUPERSEDED = """
+SELECT a.target, COUNT(*), TOTAL(s.cost), COALESCE(SUM(s.cost IS NULL), 0),
+       TOTAL(s.input_tokens), TOTAL(s.output_tokens)
+FROM superseded_episodes s JOIN administrations a ON a.id = s.administration
+WHERE a.campaign = ? GROUP BY a.target
+"""
 # Measurement failures are excluded from agent scores (they say nothing about the agent).
 _SCORES = """
 SELECT a.target, s.scorer, s.status, COUNT(*), TOTAL(s.score), COUNT(s.score)
@@ -65,9 +75,11 @@ class Counts:
     interrupted_attempts: int = 0
     failed_attempts: int = 0
     cost: float = 0.0
-    cost_unknown: int = 0  # recorded episodes whose cost is unknown (a price is missing)
+    cost_unknown: int = 0  # episodes (superseded included) whose cost is unknown
     input_tokens: int = 0
     output_tokens: int = 0
+    superseded: int = 0  # measurement failures re-opened and kept as history
+    superseded_cost: float = 0.0  # their cost (already included in `cost`)
 
     @property
     def remaining(self) -> int:
@@ -88,7 +100,7 @@ class Counts:
         out = asdict(self)
         out.update(remaining=self.remaining, failed=self.failed,
                    failed_infrastructure=self.failed_infra + self.errored,
-                   cost=round(self.cost, 6))
+                   cost=round(self.cost, 6), superseded_cost=round(self.superseded_cost, 6))
         return out
 
 
@@ -131,6 +143,12 @@ def campaign_status(conn: sqlite3.Connection, campaign: dict[str, Any]) -> Campa
             per[target] = replace(per[target], **{f"{status}_attempts": n})
     for target, n in conn.execute(_ERRORED, (name,)):
         per[target] = replace(per[target], errored=n)
+    for target, n, cost, unknown, tin, tout in conn.execute(_SUPERSEDED, (name,)):
+        c = per[target]
+        per[target] = replace(c, superseded=n, superseded_cost=float(cost),
+                              cost=c.cost + float(cost), cost_unknown=c.cost_unknown + unknown,
+                              input_tokens=c.input_tokens + int(tin),
+                              output_tokens=c.output_tokens + int(tout))
     total = Counts()
     for c in per.values():
         total = total.plus(c)

@@ -243,6 +243,17 @@ class EvidenceStore:
         """Return every attempt of a key, oldest first."""
         return self.ledger.attempts(key)
 
+    def supersede_measurement_failures(self, campaign: str, run_id: int | None) -> int:
+        """Re-open the campaign's measurement failures, kept as history; return how many.
+
+        Call it only while holding `lock()`. Agent failures are never re-opened.
+        """
+        return self.ledger.supersede_measurement_failures(campaign, run_id)
+
+    def superseded(self, key: EpisodeKey) -> list[dict[str, Any]]:
+        """Return the superseded (re-opened) episode rows of a key, oldest first."""
+        return self.ledger.superseded(key)
+
 
 def _binding_doc(b: Binding, registration_id: str) -> dict[str, Any]:
     return {"key": b.key, "registration_id": registration_id, "seed": b.key.seed,

@@ -2,7 +2,9 @@
 
 Resumption: the run takes the store's lock, marks attempts left `started` by a dead run as
 `interrupted` (kept, never replaced), and launches every administration without an episode.
-The episodes table accepts one row per key, so nothing is ever recorded twice.
+The episodes table accepts one row per key, so nothing is ever recorded twice. With
+`retry_measurement_failures`, episodes that ended as measurement failures (infra_error,
+cancelled) are first moved to history (superseded, cost kept) so their administrations run again.
 """
 
 from __future__ import annotations
@@ -73,6 +75,7 @@ class RunResult:
     stop_reason: str | None
     elapsed_s: float
     status: CampaignStatus
+    superseded: int = 0  # measurement failures re-opened by this run
 
 
 class Budget:
@@ -233,8 +236,12 @@ class _Runner:
 def run_campaign(config: CampaignConfig, store: EvidenceStore, *, backend: str = "inline",
                  workers: int | None = None, progress: ProgressFn | None = None,
                  policy_factory: PolicyFactory | None = None,
-                 ray_init: dict[str, Any] | None = None) -> RunResult:
-    """Run every planned administration of `config` not yet recorded in `store`."""
+                 ray_init: dict[str, Any] | None = None,
+                 retry_measurement_failures: bool = False) -> RunResult:
+    """Run every planned administration of `config` not yet recorded in `store`.
+
+    With `retry_measurement_failures`, measurement-failure episodes are superseded first.
+    """
     if backend not in BACKENDS:
         raise BackendError(f"unknown backend {backend!r} (expected {', '.join(BACKENDS)})")
     env_problems = [p for p in check_environment(config) if policy_factory is None
@@ -250,6 +257,8 @@ def run_campaign(config: CampaignConfig, store: EvidenceStore, *, backend: str =
                                 config.source or None)
         recovered = store.recover()
         run_id = store.begin_run(config.name, backend)
+        superseded = (store.supersede_measurement_failures(config.name, run_id)
+                      if retry_measurement_failures else 0)
         runner = _Runner(plan, store, run_id, backend, progress, policy_factory)
         try:
             executor = make_backend(backend, workers, ray_init) if runner.model_free else None
@@ -265,4 +274,4 @@ def run_campaign(config: CampaignConfig, store: EvidenceStore, *, backend: str =
         status = store.status(config.name)
     return RunResult(config.name, backend, recovered, runner.launched, runner.recorded,
                      runner.errors, runner.duplicates, runner.not_launched, runner.stop_reason,
-                     time.perf_counter() - t0, status)
+                     time.perf_counter() - t0, status, superseded)
