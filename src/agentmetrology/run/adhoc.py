@@ -15,12 +15,10 @@ from typing import Any
 from agentmetrology.records.canonical import digest
 from agentmetrology.records.episode import EpisodeKey
 from agentmetrology.run.campaign import parse_campaign, run_campaign
+from agentmetrology.run.comtrade import GT_FIELDS
 from agentmetrology.store import EvidenceStore
 
 DEFAULT_STORE = Path(".agm") / "store"
-GT_FIELDS = ("f1", "recall", "precision", "duplicates", "totals_rows", "spurious", "f1_exact",
-             "value_mismatches")
-
 
 @dataclass(frozen=True, slots=True)
 class QuickRun:
