@@ -20,6 +20,7 @@ from agentmetrology.store import EvidenceStore
 
 DEFAULT_STORE = Path(".agm") / "store"
 
+
 @dataclass(frozen=True, slots=True)
 class QuickRun:
     """The parameters of one quick LLM run."""
