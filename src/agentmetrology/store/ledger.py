@@ -142,6 +142,22 @@ class Ledger:
         """Return every campaign name, oldest first."""
         return [r[0] for r in self.conn.execute("SELECT name FROM campaigns ORDER BY created_at")]
 
+    def registered(self, name: str, plan_digest: str) -> str | None:
+        """Return the registration id of this campaign's plan, None if the name is new.
+
+        The same name with a different plan is refused, because its keys would mean
+        something else.
+        """
+        existing = self.campaign(name)
+        if existing is None:
+            return None
+        if existing["plan_digest"] != plan_digest:
+            raise CampaignMismatchError(
+                f"campaign {name!r} is already in this store with a different plan "
+                f"(sealed {existing['plan_digest'][:12]}, now {plan_digest[:12]}); "
+                "use a new campaign name or another store")
+        return str(existing["registration_id"])
+
     def register_campaign(self, name: str, registration_id: str, plan_digest: str,
                           config_digest: str, source_digest: str | None,
                           sealings: list[Sealing]) -> str:
@@ -151,14 +167,9 @@ class Ledger:
         name with a different plan is refused, because its keys would mean something else.
         """
         with self.transaction() as c:
-            existing = self.campaign(name)
+            existing = self.registered(name, plan_digest)
             if existing is not None:
-                if existing["plan_digest"] != plan_digest:
-                    raise CampaignMismatchError(
-                        f"campaign {name!r} is already in this store with a different plan "
-                        f"(sealed {existing['plan_digest'][:12]}, now {plan_digest[:12]}); "
-                        "use a new campaign name or another store")
-                return str(existing["registration_id"])
+                return existing
             c.execute("INSERT INTO campaigns VALUES (?, ?, ?, ?, ?, ?, ?)",
                       (name, registration_id, plan_digest, config_digest, source_digest,
                        len(sealings), now()))

@@ -19,7 +19,6 @@ from agentmetrology.store.blobs import BlobCorruptError, BlobStore
 from agentmetrology.store.evidence import EpisodeEvidence
 from agentmetrology.store.ledger import (
     Administration,
-    CampaignMismatchError,
     Ledger,
     RecordedDigests,
     Sealing,
@@ -119,14 +118,9 @@ class EvidenceStore:
         Re-registering the same plan returns the existing registration id; the same name with
         another plan raises CampaignMismatchError.
         """
-        existing = self.ledger.campaign(name)
+        existing = self.ledger.registered(name, plan_digest)  # raises on a different plan
         if existing is not None:
-            if existing["plan_digest"] != plan_digest:
-                raise CampaignMismatchError(
-                    f"campaign {name!r} is already in this store with a different plan "
-                    f"(sealed {existing['plan_digest'][:12]}, now {plan_digest[:12]}); "
-                    "use a new campaign name or another store")
-            return str(existing["registration_id"])
+            return existing
         registration_id = uuid.uuid4().hex
         sealings = []
         for b in bindings:
