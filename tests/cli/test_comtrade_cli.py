@@ -101,3 +101,11 @@ def test_demo_runs() -> None:
 def test_score_an_empty_directory_is_a_user_error(tmp_path: Path) -> None:
     code, _, err = invoke("score", "comtrade", str(tmp_path), "--task", "T1_single_page")
     assert code == 2 and "none of data.jsonl" in err
+
+
+def test_unwritable_output_places_are_user_errors() -> None:
+    code, out, err = invoke("audit", "comtrade", "--seeds", "1", "--out", "/proc/agm-nope")
+    assert code == 2 and "cannot write the audit" in err and "Traceback" not in err + out
+    code, out, err = invoke("run", "comtrade", "--task", "T1_single_page", "--agent", "llm:m",
+                            "--store", "/proc/agm-nope", "--base-url", "http://127.0.0.1:9/v1")
+    assert code == 2 and "evidence store" in err and "Traceback" not in err + out

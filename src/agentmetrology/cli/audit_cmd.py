@@ -42,7 +42,10 @@ def _emit(doc: dict[str, object], out: Path, json_out: bool) -> None:
         markdown, html = render_audit_report(doc)
     except NumberGuardError as exc:
         fail(f"report refused by the number guard: {exc}")
-    paths = write_audit(out, doc, markdown, html)
+    try:
+        paths = write_audit(out, doc, markdown, html)
+    except OSError as exc:
+        fail(f"cannot write the audit into {out}: {exc.strerror or exc}")
     if json_out:
         print(json.dumps(to_plain(doc["card"]), indent=2, sort_keys=True))
         return

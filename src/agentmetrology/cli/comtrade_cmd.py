@@ -166,6 +166,9 @@ def run_llm_episodes(agent: str, tasks: list[str], seeds: list[int], level: str,
         root, rows = run_quick(run, store)
     except (CampaignConfigError, StoreBusyError, StorePathError, ValueError) as exc:
         fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    except OSError as exc:
+        fail(f"cannot open the evidence store at {store or '.agm/store'}: "
+             f"{exc.strerror or exc}")
     if json_out:
         for row in rows:
             print(json.dumps(row), flush=True)
