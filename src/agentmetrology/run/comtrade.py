@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from agentmetrology.agents.clock import Clock, RealClock
 from agentmetrology.agents.comtrade.registry import make_agent
 from agentmetrology.agents.drive import drive
 from agentmetrology.agents.policy import Policy
@@ -84,23 +83,3 @@ def run_one(task_id: str, seed: int, agent: str | Policy, level: str,
     env = ComtradeEnv(task_id, seed, profile, condition)
     ep = drive(run_episode_async(env, policy, level))
     return _scored(ep, task_id, seed, profile)
-
-
-async def run_one_async(task_id: str, seed: int, policy: Policy, level: str,
-                        profile: Profile = "seeded", condition: str = "clean", *,
-                        clock: Clock | None = None, target: str | None = None) -> ScoredEpisode:
-    """Run and score one episode of a policy that may await real I/O (an LLM)."""
-    env = ComtradeEnv(task_id, seed, profile, condition)
-    ep = await run_episode_async(env, policy, level, clock=clock or RealClock(), target=target)
-    return _scored(ep, task_id, seed, profile)
-
-
-def run_many(tasks: Iterable[str], seeds: Iterable[int], agents: Iterable[str], level: str,
-             profile: Profile = "seeded", condition: str = "clean") -> Iterator[ScoredEpisode]:
-    """Yield scored episodes for every (agent, task, seed), in that nesting order."""
-    seed_list = list(seeds)
-    task_list = list(tasks)
-    for agent in agents:
-        for task in task_list:
-            for seed in seed_list:
-                yield run_one(task, seed, agent, level, profile, condition)

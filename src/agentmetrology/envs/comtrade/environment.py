@@ -11,8 +11,6 @@ from agentmetrology.envs.comtrade.tasks import PROFILES, Profile, get_task
 from agentmetrology.records.tools import Observation, Tool, ToolSpec
 from agentmetrology.stress.wrapper import AdversarialWrapper, TraceEntry
 
-CONDITIONS_HELP = "clean | stress:escalating | stress:constant | stress:dose=X"
-
 GET_TASK_INFO = ToolSpec(
     "get_task_info",
     "Return the task: id, description, query, constraints, requests used and remaining.",
