@@ -14,11 +14,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agentmetrology.agents.comtrade.payload import encode_payload
 from agentmetrology.envs.comtrade import TASKS, generate_rows
-from agentmetrology.envs.comtrade.generator import _rows_cached
-from agentmetrology.run.comtrade import run_one, score_submission
-from agentmetrology.scoring.submission import make_submission
+from agentmetrology.envs.comtrade.generator import row_tuples
+from agentmetrology.envs.comtrade.payload import encode_payload
+from agentmetrology.envs.comtrade.scoring.submission import make_submission
+from agentmetrology.envs.registry import get_env
+from agentmetrology.run.episode import run_one
+from agentmetrology.scoring.episode import score_submission
+
+COMTRADE = get_env("comtrade")
 
 CONFIGS = (("rule", "L0"), ("scripted:careful", "L2"))
 OUT = Path(__file__).resolve().parent / "results" / "episodes.json"
@@ -37,16 +41,16 @@ def _rate(fn: Any, min_time: float = 0.4) -> float:
 
 def floor(task: str, i: int) -> None:
     """Generate the rows of (task, seed i), submit them perfectly, score with both scorers."""
-    _rows_cached.cache_clear()  # the floor includes generation every time
+    row_tuples.cache_clear()  # the floor includes generation every time
     rows = generate_rows(task, i)
     payload = encode_payload(rows, {"task_id": task}, "")  # the same encoder episodes use
-    score_submission(make_submission(**payload), task, i, "seeded")
+    score_submission(COMTRADE, make_submission(**payload), task, i, "seeded")
 
 
 def episode(task: str, agent: str, level: str, i: int) -> None:
     """Run and score one episode at seed i (generation included)."""
-    _rows_cached.cache_clear()
-    run_one(task, i, agent, level)
+    row_tuples.cache_clear()
+    run_one(COMTRADE, task, i, agent, level)
 
 
 def main() -> None:

@@ -30,12 +30,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from agentmetrology.agents.clock import RealClock
-from agentmetrology.agents.comtrade.registry import make_agent
-from agentmetrology.agents.scaffolds.comtrade import run_episode_async
+from agentmetrology.agents.scaffolds.runner import run_episode_async
 from agentmetrology.envs.comtrade import ComtradeEnv, is_totals_row
-from agentmetrology.run.comtrade import score_submission
-from agentmetrology.scoring.submission import submission_from_mapping
+from agentmetrology.envs.comtrade.scoring.submission import submission_from_mapping
+from agentmetrology.envs.registry import get_env
+from agentmetrology.records.clock import RealClock
+from agentmetrology.run.episode import make_policy
+from agentmetrology.scoring.episode import score_submission
+
+COMTRADE = get_env("comtrade")
 
 OUT = Path(__file__).resolve().parent / "results" / "harness.json"
 TASK = "T3_duplicates"  # 3 pages of 10 rows, injected duplicates: a trivial tool-use task
@@ -116,7 +119,8 @@ def _llm_episodes(target: Any, make_policy: Any, seeds: range) -> tuple[float, i
         for seed in seeds:
             clock = RealClock()
             policy = make_policy(target, clock)
-            ep = await run_episode_async(ComtradeEnv(STEP_TASK, seed), policy, "L0", clock=clock)
+            ep = await run_episode_async(COMTRADE, ComtradeEnv(STEP_TASK, seed), policy, "L0",
+                                         clock=clock)
             await policy.aclose()
             assert ep.termination.kind == "submitted", ep.termination
             requests += len(ep.usage.attempts)
@@ -205,7 +209,8 @@ def scripted_per_step(episodes: int) -> dict[str, Any]:
 
     t0, calls = time.perf_counter(), 0
     for seed in range(episodes):
-        ep = drive(run_episode_async(ComtradeEnv(STEP_TASK, seed), make_agent("rule"), "L0"))
+        ep = drive(run_episode_async(COMTRADE, ComtradeEnv(STEP_TASK, seed),
+                                     make_policy(COMTRADE, "rule"), "L0"))
         calls += ep.usage.tool_calls
     return {"scripted_per_tool_call_ms": round((time.perf_counter() - t0) / calls * 1e3, 3)}
 
@@ -334,7 +339,7 @@ def _inspect_task(samples: int) -> Any:
     def both_scorers() -> Any:
         async def score(state: Any, target: Any) -> Score:
             sub = submission_from_mapping(state.metadata["submission"])
-            gt, judge = score_submission(sub, TASK, state.metadata["seed"], "seeded")
+            gt, judge = score_submission(COMTRADE, sub, TASK, state.metadata["seed"], "seeded")
             return Score(value=gt.score or 0.0, metadata={"judge": judge.score})
         return score
 

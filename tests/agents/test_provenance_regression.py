@@ -8,15 +8,16 @@ from typing import Any
 
 import pytest
 
-from agentmetrology.agents.comtrade.registry import make_agent
 from agentmetrology.agents.drive import drive
-from agentmetrology.agents.policy import Brief, Decision, FaultNotice, Move, ToolCall
-from agentmetrology.agents.scaffolds.comtrade import run_episode_async
+from agentmetrology.agents.scaffolds.runner import run_episode_async
 from agentmetrology.envs.comtrade import ComtradeEnv
+from agentmetrology.envs.comtrade.scoring.submission import submission_from_mapping
 from agentmetrology.records import canonical_json
 from agentmetrology.records.episode import BillableAttempt
-from agentmetrology.run.comtrade import score_submission
-from agentmetrology.scoring.submission import submission_from_mapping
+from agentmetrology.records.policy import Brief, Decision, Move, Question, ToolCall
+from agentmetrology.run.episode import make_policy
+from agentmetrology.scoring.episode import score_submission
+from support.comtrade_runs import COMTRADE
 
 
 class Recording:
@@ -38,7 +39,7 @@ class Recording:
             self.moves.append((move.name, move.args))
         return move
 
-    async def decide(self, notice: FaultNotice) -> Decision:
+    async def decide(self, notice: Question) -> Decision:
         d = await self.inner.decide(notice)
         self.decisions.append(d)
         return d
@@ -55,11 +56,11 @@ AGENTS = ["rule", "scripted:careful", "scripted:off_by_one", "scripted:fabricato
 @pytest.mark.parametrize("task", ["T4_rate_limit_429", "T8_mixed_faults", "T9_adaptive_adversary"])
 def test_agent_events_are_exactly_the_policys_moves(level: str, task: str) -> None:
     for agent in [*AGENTS, *(["l1:always-skip"] if level == "L1" else [])]:
-        policy = Recording(make_agent(agent))
+        policy = Recording(make_policy(COMTRADE, agent))
         if level not in policy.levels:
             continue
         env = ComtradeEnv(task, 1)
-        ep = drive(run_episode_async(env, policy, level))  # type: ignore[arg-type]
+        ep = drive(run_episode_async(COMTRADE, env, policy, level))  # type: ignore[arg-type]
         actors = {e.actor for e in ep.events}
         assert actors <= {"agent", "harness", "adversary"}, actors
         agent_calls = [(e.name, e.args) for e in ep.events
@@ -69,5 +70,5 @@ def test_agent_events_are_exactly_the_policys_moves(level: str, task: str) -> No
         assert decisions == policy.decisions
         assert all(e.actor == "agent" for e in ep.events if e.kind == "decision")
         before = canonical_json(ep)
-        score_submission(submission_from_mapping(ep.submission), task, 1, "seeded")
+        score_submission(COMTRADE, submission_from_mapping(ep.submission), task, 1, "seeded")
         assert canonical_json(ep) == before  # grading reads the record, never writes it

@@ -2,10 +2,10 @@ import pytest
 
 from agentmetrology.agents.drive import drive
 from agentmetrology.agents.replay import ReplayPolicy
-from agentmetrology.agents.scaffolds.comtrade import run_episode_async
+from agentmetrology.agents.scaffolds.runner import run_episode_async
 from agentmetrology.envs.comtrade import ComtradeEnv
 from agentmetrology.records import canonical_json
-from support.comtrade_runs import run
+from support.comtrade_runs import COMTRADE, run
 
 
 def _untimed(events: list) -> list:
@@ -24,7 +24,7 @@ def canonical_dict(e: object) -> dict:
 def test_replay_reproduces_the_episode(level: str, agent: str) -> None:
     for task in ("T4_rate_limit_429", "T6_page_drift", "T9_adaptive_adversary"):
         ep, _ = run(task, 2, agent, level)
-        replayed = drive(run_episode_async(ComtradeEnv(task, 2), ReplayPolicy(ep.events),
+        replayed = drive(run_episode_async(COMTRADE, ComtradeEnv(task, 2), ReplayPolicy(ep.events),
                                            level, target=ep.target))
         assert replayed.digests == ep.digests
         # Timestamps are not behaviour: an agent's own waits are not replayed.
@@ -36,9 +36,11 @@ def test_replay_of_plain_dicts_and_exhaustion() -> None:
     ep, _ = run("T3_duplicates", 0, "scripted:careful", "L2")
     dicts = [{"actor": e.actor, "kind": e.kind, "name": e.name, "args": e.args,
               "result": e.result} for e in ep.events]
-    again = drive(run_episode_async(ComtradeEnv("T3_duplicates", 0), ReplayPolicy(dicts), "L2"))
+    again = drive(run_episode_async(COMTRADE, ComtradeEnv("T3_duplicates", 0),
+                                    ReplayPolicy(dicts), "L2"))
     assert again.digests == ep.digests
     truncated = [d for d in dicts if d["name"] != "submit_results"]
-    short = drive(run_episode_async(ComtradeEnv("T3_duplicates", 0), ReplayPolicy(truncated),
+    short = drive(run_episode_async(COMTRADE, ComtradeEnv("T3_duplicates", 0),
+                                    ReplayPolicy(truncated),
                                     "L2"))
     assert short.submission is None and short.termination.kind == "agent_error"

@@ -2,9 +2,9 @@ import json
 
 import pytest
 
-from agentmetrology.agents.comtrade.registry import agent_names, make_agent
-from agentmetrology.agents.scaffolds.ownership import OWNERSHIP, model_owned
 from agentmetrology.envs.comtrade import TASKS, ground_truth_ids
+from agentmetrology.envs.comtrade.policies.registry import agent_names, make_agent
+from agentmetrology.envs.comtrade.spec import OWNERSHIP, SPEC
 from agentmetrology.records import canonical_json
 from support.comtrade_runs import run
 
@@ -16,8 +16,8 @@ HARNESS_OWNED_ONLY = ["scripted:careful", "scripted:no_dedup", "scripted:keeps_t
 
 def test_ownership_map_is_data() -> None:
     assert set(OWNERSHIP["L0"].values()) == {"harness"}
-    assert model_owned("L1") == ("retry",)
-    assert model_owned("L2") == ("retry", "pagination", "dedup", "totals_drop", "reemission",
+    assert SPEC.model_owned("L1") == ("retry",)
+    assert SPEC.model_owned("L2") == ("retry", "pagination", "dedup", "totals_drop", "reemission",
                                  "submission")
 
 
@@ -78,13 +78,13 @@ def test_l1_decisions_are_model_events() -> None:
 
 
 def test_quota_aware_skips_when_budget_cannot_cover_the_rest() -> None:
-    from agentmetrology.agents.comtrade.l1_rules import L1Rule
     from agentmetrology.agents.drive import drive
-    from agentmetrology.agents.policy import FaultNotice
+    from agentmetrology.envs.comtrade.policies.l1_rules import L1Rule
+    from agentmetrology.envs.comtrade.question import FaultNotice, fault_question
 
     rule = L1Rule("quota-aware")
-    tight = FaultNotice(2, 429, "", 1, 10, 1, 3, 1)  # 1 request left, 2 pages to go
-    roomy = FaultNotice(2, 429, "", 1, 10, 5, 3, 1)
+    tight = fault_question(FaultNotice(2, 429, "", 1, 10, 1, 3, 1))  # 1 left, 2 pages to go
+    roomy = fault_question(FaultNotice(2, 429, "", 1, 10, 5, 3, 1))
     assert drive(rule.decide(tight)) == "SKIP" and drive(rule.decide(roomy)) == "RETRY"
 
 

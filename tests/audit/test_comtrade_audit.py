@@ -1,19 +1,23 @@
 """The comtrade audit end to end: the card's verdicts, the 2x2, the spectrum, the override."""
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from agentmetrology.audit.comtrade_audit import audit_comtrade, seal
+from agentmetrology.audit.env_audit import audit_env, seal
 from agentmetrology.audit.scorer_override import ScorerLoadError, load_scorer
-from agentmetrology.audit.targets.comtrade import ComtradeTarget
+from agentmetrology.audit.targets.env import EnvTarget
+from agentmetrology.envs.registry import get_env
 from agentmetrology.records.canonical import canonical_json
+
+ComtradeTarget = partial(EnvTarget, get_env("comtrade"))
 
 
 @pytest.fixture(scope="module")
 def doc() -> dict[str, Any]:
-    return seal(audit_comtrade(ComtradeTarget(seeds=5)))
+    return seal(audit_env(ComtradeTarget(seeds=5)))
 
 
 def _config(doc: dict[str, Any], level: str, scorer: str) -> dict[str, Any]:
@@ -83,7 +87,7 @@ def test_ownership_and_calibration(doc: dict) -> None:
 
 
 def test_audit_is_deterministic(doc: dict) -> None:
-    again = seal(audit_comtrade(ComtradeTarget(seeds=5)))
+    again = seal(audit_env(ComtradeTarget(seeds=5)))
     assert canonical_json(again) == canonical_json(doc)
 
 

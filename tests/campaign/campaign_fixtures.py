@@ -7,12 +7,13 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from agentmetrology.agents.clock import Clock
-from agentmetrology.agents.comtrade.registry import make_agent
 from agentmetrology.agents.llm.target import LLMTarget
-from agentmetrology.agents.policy import Brief, Decision, FaultNotice, Move
 from agentmetrology.records import BillableAttempt
+from agentmetrology.records.clock import Clock
+from agentmetrology.records.policy import Brief, Decision, Move, Question
 from agentmetrology.records.tools import Observation
+from agentmetrology.run.episode import make_policy
+from support.comtrade_runs import COMTRADE
 
 MODEL_FREE = """
 [campaign]
@@ -81,7 +82,7 @@ class AsyncScripted:
 
     def __init__(self, target: LLMTarget, clock: Clock, leak: str | None = None,
                  fail_with: str | None = None) -> None:
-        self.inner = make_agent("scripted:careful")
+        self.inner = make_policy(COMTRADE, "scripted:careful")
         self.name = f"fake:{target.model}"
         self.levels = self.inner.levels
         self.target = target
@@ -108,7 +109,7 @@ class AsyncScripted:
             raise RuntimeError(self.fail_with)
         return await self.inner.act(observation)
 
-    async def decide(self, notice: FaultNotice) -> Decision:
+    async def decide(self, notice: Question) -> Decision:
         """Bill a request and decide like the careful profile."""
         await asyncio.sleep(0)
         self._bill()

@@ -12,7 +12,7 @@ from agentmetrology.run.campaign import (
     load_campaign,
     parse_campaign,
 )
-from agentmetrology.run.campaign.config import parse_seed_text
+from agentmetrology.run.seeds import parse_seeds as parse_seed_text
 from campaign.campaign_fixtures import model_free, with_llm
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

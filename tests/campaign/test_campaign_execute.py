@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from agentmetrology.agents.clock import Clock
 from agentmetrology.agents.llm.target import LLMTarget
+from agentmetrology.records.clock import Clock
 from agentmetrology.run.campaign import parse_campaign, plan_campaign, run_campaign
 from agentmetrology.run.campaign import worker as worker_module
 from agentmetrology.store import CampaignMismatchError, DuplicateEpisodeError, EvidenceStore

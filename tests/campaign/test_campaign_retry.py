@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from agentmetrology.agents.clock import Clock
 from agentmetrology.agents.llm.target import LLMTarget
-from agentmetrology.agents.policy import Brief, Decision, FaultNotice, Move
-from agentmetrology.agents.scaffolds.errors import InfraError
 from agentmetrology.cli.campaign_cmd import campaign_app
+from agentmetrology.records.clock import Clock
+from agentmetrology.records.errors import InfraError
+from agentmetrology.records.policy import Brief, Decision, Move, Question
 from agentmetrology.records.tools import Observation
 from agentmetrology.run.campaign import parse_campaign, run_campaign
 from agentmetrology.run.campaign.plan import plan_campaign
@@ -52,7 +52,7 @@ class FlakyProvider(AsyncScripted):
         self._maybe_fail()
         return await self.inner.act(observation)
 
-    async def decide(self, notice: FaultNotice) -> Decision:
+    async def decide(self, notice: Question) -> Decision:
         """Bill, fail as configured, else decide like the careful profile."""
         self._maybe_fail()
         return await self.inner.decide(notice)

@@ -9,13 +9,14 @@ from typing import Any
 
 import pytest
 
-from agentmetrology.agents.clock import FakeClock
 from agentmetrology.agents.llm import ChatPolicy, LLMTarget, Prices, UnknownCostWarning
-from agentmetrology.agents.scaffolds.comtrade import run_episode_async
+from agentmetrology.agents.scaffolds.runner import run_episode_async
 from agentmetrology.envs.comtrade import ComtradeEnv
+from agentmetrology.envs.comtrade.scoring.ground_truth import ground_truth_f1
+from agentmetrology.envs.comtrade.scoring.submission import submission_from_mapping
 from agentmetrology.records import Episode, canonical_json
-from agentmetrology.scoring.ground_truth import ground_truth_f1
-from agentmetrology.scoring.submission import submission_from_mapping
+from agentmetrology.records.clock import FakeClock
+from support.comtrade_runs import COMTRADE
 from support.fake_models import careful_model
 from support.fake_openai import FakeOpenAI, http_error, text, tool_calls
 
@@ -41,7 +42,7 @@ def run_llm(script: list[Any], *, task: str = "T3_duplicates", level: str = "L2"
         target = LLMTarget("llm:test", model, srv.base_url, KEY_ENV, decoding or {}, prices,
                            max_retries, timeout_s)
         policy = ChatPolicy(target, clock=clock)
-        ep = await run_episode_async(ComtradeEnv(task, 0), policy, level)
+        ep = await run_episode_async(COMTRADE, ComtradeEnv(task, 0), policy, level)
         await policy.aclose()
         ep.meta["llm"] = policy.notes()  # what the lead wires into every LLM episode
         return ep

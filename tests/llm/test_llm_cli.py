@@ -9,7 +9,7 @@ from typer.testing import CliRunner, Result
 
 from agentmetrology.cli.main import app
 from support.fake_models import careful_model
-from support.fake_openai import FakeOpenAI
+from support.fake_openai import FakeOpenAI, http_error
 
 SECRET = "sk-test-CLI-SECRET-0123456789abcdef"
 
@@ -49,6 +49,43 @@ def test_llm_agent_with_unreachable_endpoint_is_an_infra_error(tmp_path: Path) -
         "run", "comtrade", "--task", "T1_single_page", "--agent", "llm:m", "--level", "L2",
         "--base-url", "http://127.0.0.1:9/v1", "--max-retries", "0", "--store",
         str(tmp_path / "s"), "--json"])
-    assert result.exit_code == 0, result.stderr
+    # Every episode failed for infrastructure: exit 1, the reason and the way out on stderr.
+    assert result.exit_code == 1, result.stderr
+    assert "connection_error" in result.stderr and "--retry-measurement-failures" in \
+        result.stderr
     row = json.loads(result.stdout)
     assert row["termination"] == "infra_error"
+    # A measurement failure is never a score: null F1 and judge, status UNKNOWN, and why.
+    assert row["ground_truth"]["f1"] is None and row["ground_truth"]["status"] == "UNKNOWN"
+    assert row["judge"]["total"] is None and row["judge"]["status"] == "UNKNOWN"
+    assert "connection_error" in row["measurement_failure"]
+
+
+def test_failed_llm_runs_are_retried_on_request(monkeypatch: pytest.MonkeyPatch,
+                                                tmp_path: Path) -> None:
+    monkeypatch.setenv("AGM_CLI_KEY", SECRET)
+    store = tmp_path / "s"
+    # The provider is down (HTTP 503 on every request) for the first run, then healthy.
+    script = itertools.chain([http_error(503, "upstream down")],
+                             itertools.repeat(careful_model, 200))
+    with FakeOpenAI(script) as srv:
+        args = ["run", "comtrade", "--task", "T1_single_page", "--agent", "llm:m",
+                "--level", "L2", "--base-url", srv.base_url, "--api-key-env", "AGM_CLI_KEY",
+                "--max-retries", "0", "--store", str(store), "--json"]
+        first = CliRunner().invoke(app, args)
+        assert first.exit_code == 1 and "503" in first.stderr
+        assert "--retry-measurement-failures" in first.stderr
+        cached = CliRunner().invoke(app, args)  # the failure is recorded, not re-paid ...
+        assert cached.exit_code == 1 and json.loads(cached.stdout)["termination"] == \
+            "infra_error"
+        again = CliRunner().invoke(app, [*args, "--retry-measurement-failures"])
+        assert again.exit_code == 0, again.stderr  # ... and measured again on request
+        row = json.loads(again.stdout)
+        assert row["termination"] == "submitted" and row["ground_truth"]["f1"] == 1.0
+        assert "measurement_failure" not in row
+
+
+def test_an_empty_model_name_is_refused() -> None:
+    result = CliRunner().invoke(app, ["run", "comtrade", "--task", "T1_single_page",
+                                      "--agent", "llm:", "--level", "L2"])
+    assert result.exit_code == 2 and "model name" in result.stderr

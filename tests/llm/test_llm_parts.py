@@ -23,7 +23,7 @@ from agentmetrology.agents.llm.client import (
 from agentmetrology.agents.llm.policy import parse_arguments, parse_decision
 from agentmetrology.agents.llm.redact import REDACTED, env_secrets
 from agentmetrology.agents.llm.target import LLMTarget
-from agentmetrology.agents.scaffolds.errors import InfraError
+from agentmetrology.records.errors import InfraError
 
 
 @pytest.mark.parametrize("model", ["o1", "o3-mini", "o4-mini-2025-04-16", "openai/o3",

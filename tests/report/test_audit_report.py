@@ -5,22 +5,26 @@ import os
 import re
 import shutil
 import subprocess
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
-from agentmetrology.audit.comtrade_audit import audit_comtrade, seal
-from agentmetrology.audit.targets.comtrade import ComtradeTarget
+from agentmetrology.audit.env_audit import audit_env, seal
+from agentmetrology.audit.targets.env import EnvTarget
 from agentmetrology.cli.main import app
+from agentmetrology.envs.registry import get_env
 from agentmetrology.report.audit_report import render_audit_report
 from agentmetrology.report.numberguard import NumberGuardError
+
+ComtradeTarget = partial(EnvTarget, get_env("comtrade"))
 
 
 @pytest.fixture(scope="module")
 def doc() -> dict[str, Any]:
-    return seal(audit_comtrade(ComtradeTarget(seeds=1)))
+    return seal(audit_env(ComtradeTarget(seeds=1)))
 
 
 def test_report_has_card_probes_2x2_and_spectrum(doc: dict) -> None:
@@ -58,7 +62,7 @@ def test_number_guard_refuses_a_number_not_in_the_json(doc: dict,
 
 def test_cli_audit_writes_artifacts_and_prints_card(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["audit", "comtrade", "--out", str(tmp_path),
-                                      "--seeds", "1", "--json"])
+                                      "--seeds", "0-0", "--json"])
     assert result.exit_code == 0, result.stderr
     card = json.loads(result.stdout)
     assert card["licensed_claim"] == "self-report compliance"

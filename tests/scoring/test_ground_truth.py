@@ -7,14 +7,14 @@ import json
 import pytest
 
 from agentmetrology.envs.comtrade.generator import generate_rows, totals_row
-from agentmetrology.envs.comtrade.tasks import get_task
-from agentmetrology.records import STATUSES, digest, rng
-from agentmetrology.scoring.ground_truth import (
+from agentmetrology.envs.comtrade.scoring.ground_truth import (
     GROUND_TRUTH_SCORER,
     GROUND_TRUTH_VERSION,
     ground_truth_f1,
 )
-from agentmetrology.scoring.submission import Submission, make_submission
+from agentmetrology.envs.comtrade.scoring.submission import Submission, make_submission
+from agentmetrology.envs.comtrade.tasks import get_task
+from agentmetrology.records import STATUSES, digest, rng
 
 T2 = "T2_multi_page"
 
@@ -181,7 +181,7 @@ def test_guessed_ids_with_invented_values_are_caught_by_f1_exact() -> None:
     import json
 
     from agentmetrology.envs.comtrade import generate_rows
-    from agentmetrology.scoring.ground_truth import ground_truth_f1
+    from agentmetrology.envs.comtrade.scoring.ground_truth import ground_truth_f1
 
     rows = generate_rows("T3_duplicates", 0)
     guessed = [{**r, "tradeValue": r["tradeValue"] + 1} for r in rows]

@@ -8,9 +8,7 @@ from typing import Any
 import pytest
 
 from agentmetrology.envs.comtrade.generator import DEDUP_KEY, ROW_FIELDS, generate_rows
-from agentmetrology.envs.comtrade.tasks import get_task
-from agentmetrology.records import STATUSES, digest, rng
-from agentmetrology.scoring.judge import (
+from agentmetrology.envs.comtrade.scoring.judge import (
     JUDGE_SCORER,
     correctness,
     data_quality,
@@ -28,7 +26,9 @@ from agentmetrology.scoring.judge import (
     valid_row_ratio,
     value_ranges,
 )
-from agentmetrology.scoring.submission import Submission
+from agentmetrology.envs.comtrade.scoring.submission import Submission
+from agentmetrology.envs.comtrade.tasks import get_task
+from agentmetrology.records import STATUSES, digest, rng
 
 T2 = "T2_multi_page"
 

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentmetrology.records import digest, rng
-from agentmetrology.scoring.submission import (
+from agentmetrology.envs.comtrade.scoring.submission import (
     MAX_DATA_BYTES,
     MAX_METADATA_BYTES,
     NOT_JSON,
@@ -24,6 +23,7 @@ from agentmetrology.scoring.submission import (
     split_lines,
     submission_from_mapping,
 )
+from agentmetrology.records import digest, rng
 
 ROW = {"year": 2020, "reporter": "392", "record_id": "T3_duplicates-000000"}
 
@@ -199,7 +199,7 @@ def test_submission_pickles_with_its_parse() -> None:
 def test_fast_parse_accepts_exactly_what_json_accepts(line: str) -> None:
     import json
 
-    from agentmetrology.scoring.submission import NOT_JSON, parse_jsonl
+    from agentmetrology.envs.comtrade.scoring.submission import NOT_JSON, parse_jsonl
 
     try:
         expected = json.loads(line)

@@ -28,6 +28,7 @@ from agentmetrology.serve import (
     build_server,
 )
 from agentmetrology.store import EvidenceStore
+from support.comtrade_runs import COMTRADE
 
 Call = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 SERVE = [sys.executable, "-m", "agentmetrology.cli.serve_cmd", "mcp", "comtrade"]
@@ -109,7 +110,7 @@ def test_stdio_episode_is_recorded_and_scored(tmp_path: Path) -> None:
 
 
 def test_client_leaving_without_submitting_is_recorded(tmp_path: Path) -> None:
-    episode = McpEpisode("T4_rate_limit_429", 0, out_dir=tmp_path, transport="in-process")
+    episode = McpEpisode(COMTRADE, "T4_rate_limit_429", 0, out_dir=tmp_path, transport="in-process")
 
     async def go() -> None:
         async with Client(build_server(episode)) as client:
@@ -127,13 +128,13 @@ def test_client_leaving_without_submitting_is_recorded(tmp_path: Path) -> None:
 
 
 def test_an_idle_client_records_nothing(tmp_path: Path) -> None:
-    episode = McpEpisode("T1_single_page", 0, out_dir=tmp_path)
+    episode = McpEpisode(COMTRADE, "T1_single_page", 0, out_dir=tmp_path)
     assert episode.close() is None and list(tmp_path.iterdir()) == []
 
 
 def test_only_l2_can_be_served(tmp_path: Path) -> None:
     with pytest.raises(LevelNotServable, match="owns every decision"):
-        McpEpisode("T3_duplicates", 0, out_dir=tmp_path, level="L1")
+        McpEpisode(COMTRADE, "T3_duplicates", 0, out_dir=tmp_path, level="L1")
     runner = CliRunner()
     res = runner.invoke(serve_app, ["mcp", "comtrade", "--task", "T3_duplicates",
                                     "--level", "L0"])
@@ -239,7 +240,8 @@ def test_stdio_episode_is_recorded_in_the_store_once(tmp_path: Path) -> None:
         assert [a["status"] for a in st.attempts(adm.key)] == ["finished"]
 
     # --repeat records another repeat, as its own one-administration campaign.
-    episode = McpEpisode("T3_duplicates", 2, store=store, repeat=1, transport="in-process")
+    episode = McpEpisode(COMTRADE, "T3_duplicates", 2, store=store, repeat=1,
+                         transport="in-process")
 
     async def repeat() -> None:
         async with Client(build_server(episode)) as client:
@@ -253,23 +255,23 @@ def test_stdio_episode_is_recorded_in_the_store_once(tmp_path: Path) -> None:
 
 
 def test_bindings_are_sealed_before_any_tool_call(tmp_path: Path) -> None:
-    episode = McpEpisode("T1_single_page", 5, store=tmp_path, transport="in-process")
+    episode = McpEpisode(COMTRADE, "T1_single_page", 5, store=tmp_path, transport="in-process")
     key = episode.adm.key
     with EvidenceStore.open(tmp_path, create=False) as st:
         assert st.binding(key)["profile"] == "seeded" and st.attempts(key) == []
         assert st.status(key.campaign).total.remaining == 1
     with pytest.raises(SessionBusyError, match="another `agm serve mcp` session"):
-        McpEpisode("T1_single_page", 5, store=tmp_path)
+        McpEpisode(COMTRADE, "T1_single_page", 5, store=tmp_path)
     assert episode.close() is None  # an idle client: nothing recorded, the key stays open
-    McpEpisode("T1_single_page", 5, store=tmp_path).close()  # the lock was released
+    McpEpisode(COMTRADE, "T1_single_page", 5, store=tmp_path).close()  # the lock was released
 
 
 def test_unsubmitted_and_dead_sessions_in_the_store(tmp_path: Path) -> None:
-    dead = McpEpisode("T4_rate_limit_429", 0, store=tmp_path, transport="in-process")
+    dead = McpEpisode(COMTRADE, "T4_rate_limit_429", 0, store=tmp_path, transport="in-process")
     dead.call("get_task_info", {})
     assert dead.session is not None
     dead.session._release()  # the process died: the kernel drops its lock, nothing recorded
-    episode = McpEpisode("T4_rate_limit_429", 0, store=tmp_path, transport="in-process")
+    episode = McpEpisode(COMTRADE, "T4_rate_limit_429", 0, store=tmp_path, transport="in-process")
     episode.call("fetch_page", {"page": 0})
     assert "evidence store" in (episode.close() or "")
     with EvidenceStore.open(tmp_path, create=False) as st:
@@ -286,7 +288,7 @@ def test_secrets_never_reach_the_store_or_the_export(tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     secret, store, out = "hunter2-very-secret-value", tmp_path / "store", tmp_path / "out"
     monkeypatch.setenv("VENDOR_API_KEY", secret)
-    episode = McpEpisode("T1_single_page", 0, store=store, out_dir=out)
+    episode = McpEpisode(COMTRADE, "T1_single_page", 0, store=store, out_dir=out)
     obs = episode.call("submit_results", {
         "data_jsonl": "", "metadata_json": "{}",
         "run_log": f"key={secret}\nauth sk-abcdefghijklmnopqrstuvwx"})

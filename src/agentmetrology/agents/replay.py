@@ -13,9 +13,9 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
-from agentmetrology.agents.policy import Brief, Decision, FaultNotice, Level, Move, Stop, ToolCall
 from agentmetrology.records.episode import BillableAttempt
 from agentmetrology.records.events import Event
+from agentmetrology.records.policy import Brief, Decision, Level, Move, Question, Stop, ToolCall
 
 
 class ReplayExhausted(RuntimeError):
@@ -42,7 +42,7 @@ class ReplayPolicy:
             elif ev["kind"] == "message" and ev["name"] == "stop":
                 self.moves.append(Stop(str(ev["result"] or "")))
             elif ev["kind"] == "decision":
-                self.decisions.append("RETRY" if ev["result"] == "RETRY" else "SKIP")
+                self.decisions.append(str(ev["result"]))
 
     def reset(self, brief: Brief) -> None:
         """Nothing to prepare: the record is the script."""
@@ -51,11 +51,11 @@ class ReplayPolicy:
         """Return the next recorded move; an exhausted record ends the turn."""
         return self.moves.popleft() if self.moves else Stop("replay: no more recorded actions")
 
-    async def decide(self, notice: FaultNotice) -> Decision:
-        """Return the next recorded L1 decision."""
+    async def decide(self, question: Question) -> Decision:
+        """Return the next recorded decision (an unusable one maps to the fallback as before)."""
         if not self.decisions:
             raise ReplayExhausted("the record holds fewer L1 decisions than the replay needs")
-        return self.decisions.popleft()
+        return question.answer(self.decisions.popleft())
 
     def take_attempts(self) -> list[BillableAttempt]:
         """A replay makes no model calls."""

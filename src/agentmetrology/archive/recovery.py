@@ -16,14 +16,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from agentmetrology.agents.drive import drive
 from agentmetrology.agents.replay import ReplayPolicy
-from agentmetrology.agents.scaffolds.comtrade import MAX_STEPS, run_episode_async
 from agentmetrology.archive.model import Archive, ArchiveEpisode, StoredGrade
-from agentmetrology.envs.comtrade import ComtradeEnv
+from agentmetrology.envs.registry import get_env
 from agentmetrology.records.canonical import canonical_json, digest, to_plain
-from agentmetrology.scoring.ground_truth import GROUND_TRUTH_VERSION, ground_truth_f1
-from agentmetrology.scoring.submission import submission_from_mapping
+from agentmetrology.run.episode import run_episode
 
 ACTOR = "grader"  # recovered grades are the grader's, never the agent's
 NOT_REPLAYABLE = {"infra_error": "the record ends at an infrastructure failure; the agent's "
@@ -67,21 +64,24 @@ def replay_episode(ep: ArchiveEpisode) -> Replayed:
     if not key:
         return Replayed(None, "", False, "not an agm episode (no key)", 0, "")
     recorded = _recorded(ep)
-    profile = str(ep.meta.get("profile") or "seeded")
     try:
-        env = ComtradeEnv(key["task"], key["seed"], profile, key["condition"])  # type: ignore[arg-type]
-        run = drive(run_episode_async(env, ReplayPolicy(recorded), key["level"],
-                                      max_steps=int(ep.meta.get("max_steps") or MAX_STEPS),
-                                      target=key["target"], campaign=key["campaign"],
-                                      repeat=key["repeat"]))
+        spec = get_env(str(ep.meta.get("environment") or "comtrade"))
+        profile = str(ep.meta.get("profile") or spec.profiles[0])
+        steps = ep.meta.get("max_steps")
+        run = run_episode(spec, key["task"], None if key["seed"] < 0 else key["seed"],
+                          ReplayPolicy(recorded), key["level"], profile=profile,
+                          condition=key["condition"],
+                          max_steps=int(steps) if steps else None, target=key["target"],
+                          campaign=key["campaign"], repeat=key["repeat"])
     except Exception as exc:  # a replay that cannot run is an invalid replay, never a failure
         return Replayed(None, "", False, f"replay failed: {type(exc).__name__}: {exc}", 0, "")
     replayed = [{"actor": e.actor, "kind": e.kind, "name": e.name, "args": e.args,
                  "result": e.result} for e in run.events]
     plain = to_plain(replayed)
     why = _divergence(to_plain(recorded), plain)
-    a = ground_truth_f1(submission_from_mapping(run.submission), key["task"], key["seed"],
-                        profile)
+    scorer = spec.grade_scorer
+    a = scorer.score(run.submission, key["task"], None if key["seed"] < 0 else key["seed"],
+                     profile, run.digests.get("submission", ""))
     grade = None
     if a.is_measurement and a.score is not None:
         grade = StoredGrade(float(a.score), a.status == "PASS",
@@ -155,6 +155,14 @@ def _recover_one(ep: ArchiveEpisode, refused: str) -> dict[str, Any]:
             "passed": r.grade.passed, "status": r.status}
 
 
+def _known(name: str) -> bool:
+    try:
+        get_env(name)
+    except ValueError:
+        return False
+    return True
+
+
 def recover_grades(archive: Archive) -> dict[str, Any]:
     """Validate replay on graded episodes, then recover missing grades; return the summary."""
     if archive.format != "agm":
@@ -172,9 +180,13 @@ def recover_grades(archive: Archive) -> dict[str, Any]:
     reason = (f"recovery refused: {refused}" if refused else
               f"replay validated on {validation['graded_episodes']} graded episodes "
               f"(agreement 1); {sources['recovered_by_replay']} grades recovered")
+    envs = sorted({str(e.meta.get("environment") or "comtrade") for e in archive.episodes})
+    graders = [get_env(n).grade_scorer for n in envs if _known(n)]
     summary = {"available": True, "validated": not refused, "refused": bool(refused),
-               "reason": reason, "actor": ACTOR, "scorer": "ground_truth_f1",
-               "scorer_version": GROUND_TRUTH_VERSION, "validation": validation,
+               "reason": reason, "actor": ACTOR,
+               "scorer": ", ".join(sorted({g.name for g in graders})) or None,
+               "scorer_version": ", ".join(sorted({g.version for g in graders})) or None,
+               "environments": envs, "validation": validation,
                "sources": dict(sorted(sources.items())),
                "recovered": sources["recovered_by_replay"],
                "invalid_replay": sources["invalid_replay"],

@@ -16,24 +16,22 @@ from typing import Any
 
 from agentmetrology import __version__
 from agentmetrology.archive.importers.agm_store import (
+    environment_of,
     open_store,
     planned_keys,
     task_label,
     trial_index,
 )
 from agentmetrology.archive.versions import EpisodeKey, rank_reversals, transitions
+from agentmetrology.envs.registry import get_env
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.canonical import to_plain
 from agentmetrology.records.episode import MEASUREMENT_FAILURES
-from agentmetrology.run.comtrade import score_submission
-from agentmetrology.scoring.ground_truth import GROUND_TRUTH_SCORER, GROUND_TRUTH_VERSION
-from agentmetrology.scoring.judge import JUDGE_SCORER, JUDGE_VERSION
-from agentmetrology.scoring.submission import submission_from_mapping
+from agentmetrology.scoring.episode import score_submission
 from agentmetrology.store import EvidenceStore
 from agentmetrology.store.ledger import key_text
 
 SCHEMA = "agentmetrology.archive-regrade/1"
-CURRENT: dict[str, str] = {GROUND_TRUTH_SCORER: GROUND_TRUTH_VERSION, JUDGE_SCORER: JUDGE_VERSION}
 MAX_LISTED = 200
 _NO_MEASURE = ("UNKNOWN", "INVALID")
 
@@ -44,8 +42,12 @@ def _pair(stored: dict[str, Any], current: Assessment) -> dict[str, Any]:
             "current_score": current.score, "current_version": current.scorer_version}
 
 
-def _rescore(store: EvidenceStore) -> tuple[list[dict[str, Any]], int, list[str]]:
-    """Return one row per recorded episode (stored vs current assessments), planned, campaigns."""
+def _rescore(store: EvidenceStore, current: dict[str, str]
+             ) -> tuple[list[dict[str, Any]], int, list[str]]:
+    """Return one row per recorded episode (stored vs current assessments), planned, campaigns.
+
+    `current` collects {scorer: current version} of every environment met.
+    """
     rows, planned, campaigns = [], 0, store.campaigns()
     for campaign in campaigns:
         keys = planned_keys(store, campaign)
@@ -56,16 +58,18 @@ def _rescore(store: EvidenceStore) -> tuple[list[dict[str, Any]], int, list[str]
             if row is None:
                 continue
             plain = store.load_episode(key)
-            profile = str((plain.get("meta") or {}).get("profile") or "seeded")
-            current = score_submission(submission_from_mapping(plain.get("submission")),
-                                       key.task, key.seed, profile)
+            spec = get_env(environment_of(store, key))
+            current.update(spec.scorer_versions())
+            profile = str((plain.get("meta") or {}).get("profile") or spec.profiles[0])
+            now = score_submission(spec, plain.get("submission"), key.task,
+                                   None if key.seed < 0 else key.seed, profile)
             stored = {a["scorer"]: a for a in row["assessments"]}
             ekey: EpisodeKey = (f"{campaign}/{task_label(key)}", key.target, key.level,
                                 trials[(key.seed, key.repeat)])
             rows.append({"episode_id": key_text(key), "key": ekey, "unit":
                          f"{key.target} / {key.level}", "item": (campaign, ekey[0], ekey[3]),
                          "infra": row["termination"] in MEASUREMENT_FAILURES,
-                         "scorers": {a.scorer: _pair(stored[a.scorer], a) for a in current
+                         "scorers": {a.scorer: _pair(stored[a.scorer], a) for a in now
                                      if a.scorer in stored}})
     return rows, planned, campaigns
 
@@ -85,7 +89,7 @@ def _cohort_rank(old: dict[tuple[str, str], float], new: dict[tuple[str, str], f
             **rank_reversals(s0, s1)}
 
 
-def _scorer_section(name: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
+def _scorer_section(name: str, version: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Return changes, transitions, rank reversals and versions of one scorer."""
     pairs = [(r, r["scorers"][name]) for r in rows if name in r["scorers"]]
     score_changed = [r["episode_id"] for r, p in pairs if p["stored_score"] != p["current_score"]]
@@ -108,8 +112,8 @@ def _scorer_section(name: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {"episodes": len(pairs), "compared": len(old),
             "score_changed": len(score_changed), "status_changed": len(status_changed),
             "changed_episodes": sorted(set(score_changed) | set(status_changed))[:MAX_LISTED],
-            "stored_versions": stored_versions, "current_version": CURRENT[name],
-            "version_changed": stored_versions != [CURRENT[name]],
+            "stored_versions": stored_versions, "current_version": version,
+            "version_changed": stored_versions != [version],
             "transitions": transitions(old, new), "rank": _cohort_rank(s_old, s_new)}
 
 
@@ -124,9 +128,12 @@ def _note(scorers: dict[str, dict[str, Any]]) -> str:
 
 def regrade_store(path: Path) -> dict[str, Any]:
     """Return regrade.json: every recorded episode re-scored now, compared with the stored."""
+    current: dict[str, str] = {}
     with open_store(path) as store:
-        rows, planned, campaigns = _rescore(store)
-    scorers = {name: _scorer_section(name, rows) for name in CURRENT}
+        rows, planned, campaigns = _rescore(store, current)
+    if not current:  # an empty store: report the built-in's scorers, none changed
+        current = get_env("comtrade").scorer_versions()
+    scorers = {name: _scorer_section(name, v, rows) for name, v in sorted(current.items())}
     doc = {"schema": SCHEMA, "package": {"name": "agentmetrology", "version": __version__},
            "store": {"source": path.name, "campaigns": campaigns, "planned": planned,
                      "recorded": len(rows),

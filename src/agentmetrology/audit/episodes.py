@@ -1,4 +1,7 @@
-"""Stages that run episodes: ownership, the 2x2 joint intervention, replay, reliability."""
+"""Stages that run episodes: ownership, the 2x2 joint intervention, replay, reliability.
+
+Which agents, tasks and levels each stage uses is the environment's data (`AuditHooks`).
+"""
 
 from __future__ import annotations
 
@@ -9,28 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from agentmetrology.audit.actions import episode_actions
 from agentmetrology.audit.target import Ownership
-from agentmetrology.audit.targets.comtrade import ComtradeTarget, EpisodeRun
+from agentmetrology.audit.targets.env import EnvTarget, EpisodeRun
 from agentmetrology.stats import summarize_cell
-
-# Scripted profiles that share one traversal and differ in decisions the harness owns at L0.
-JOINT_TARGETS: tuple[str, ...] = (
-    "scripted:careful", "scripted:no_dedup", "scripted:keeps_totals", "scripted:single_pass",
-    "scripted:empty_submit", "scripted:fabricator", "scripted:never_submits",
-)
-SPECTRUM_TARGETS: tuple[str, ...] = (
-    "scripted:careful", "scripted:off_by_one", "scripted:no_dedup", "scripted:keeps_totals",
-    "scripted:single_pass", "scripted:empty_submit", "scripted:fabricator",
-    "scripted:never_submits",
-)
-SPECTRUM_TASKS: tuple[str, ...] = ("T3_duplicates", "T4_rate_limit_429", "T5_server_error_500",
-                                   "T6_page_drift", "T8_mixed_faults")
-OWNERSHIP_TASKS: tuple[str, ...] = ("T3_duplicates", "T4_rate_limit_429", "T5_server_error_500",
-                                    "T6_page_drift", "T7_totals_trap", "T8_mixed_faults")
-L1_RULES: tuple[str, ...] = ("l1:always-retry", "l1:always-skip", "l1:quota-aware")
-CALIBRATION_TASKS: tuple[str, ...] = ("T4_rate_limit_429", "T5_server_error_500",
-                                      "T8_mixed_faults", "T9_adaptive_adversary")
 
 
 def ownership_completeness(own: Ownership, level: str) -> dict[str, Any]:
@@ -41,15 +25,18 @@ def ownership_completeness(own: Ownership, level: str) -> dict[str, Any]:
             "claimed": list(own.claimed), "harness_owned_claims": missing}
 
 
-def non_degeneracy(target: ComtradeTarget, own: Ownership, level: str, agents: list[str],
+def non_degeneracy(target: EnvTarget, own: Ownership, level: str, agents: list[str],
                    seeds: int) -> dict[str, Any]:
     """Check each model-owned decision at `level`: actions vary and outcomes differ by action."""
+    hooks = target.hooks
     actions: dict[str, list[tuple[int, float]]] = defaultdict(list)
+    tasks = hooks.ownership_tasks if hooks.actions else ()
     for agent in agents:
-        for task in OWNERSHIP_TASKS:
+        for task in tasks:
             for seed in range(seeds):
                 run = target.run_episode(agent, level, task, seed)
-                for decision, acts in episode_actions(run.episode).items():
+                assert hooks.actions is not None
+                for decision, acts in hooks.actions(run.episode).items():
                     actions[decision] += [(a, run.truth) for a in acts]
     out = []
     for decision in sorted(d for d, who in own.levels[level].items() if who == "model"):
@@ -68,18 +55,25 @@ def non_degeneracy(target: ComtradeTarget, own: Ownership, level: str, agents: l
     statuses = {d["status"] for d in out}
     status = "not probed" if not out else ("fail" if "fail" in statuses else (
         "pass" if statuses == {"pass"} else "not probed"))
-    return {"level": level, "status": status, "agents": agents, "tasks": list(OWNERSHIP_TASKS),
+    return {"level": level, "status": status, "agents": agents, "tasks": list(tasks),
             "seeds": seeds, "decisions": out}
 
 
-def rule_calibration(target: ComtradeTarget, seeds: int) -> dict[str, Any]:
-    """Run the fixed L1 rules; identical per-seed vectors mean the design is decision-invariant."""
+def rule_calibration(target: EnvTarget, seeds: int) -> dict[str, Any] | None:
+    """Run the fixed half-scaffold rules; identical per-seed vectors mean decision-invariance.
+
+    Returns None when the environment supplies no calibration rules.
+    """
+    hooks = target.hooks
+    if not hooks.calibration_agents or not hooks.calibration_tasks:
+        return None
+    level = hooks.calibration_level
     vectors: dict[str, list[float]] = {}
-    for rule in L1_RULES:
-        vectors[rule] = [target.run_episode(rule, "L1", t, s).truth
-                         for t in CALIBRATION_TASKS for s in range(seeds)]
+    for rule in hooks.calibration_agents:
+        vectors[rule] = [target.run_episode(rule, level, t, s).truth
+                         for t in hooks.calibration_tasks for s in range(seeds)]
     invariant = len({tuple(v) for v in vectors.values()}) == 1
-    return {"level": "L1", "tasks": list(CALIBRATION_TASKS), "seeds": seeds,
+    return {"level": level, "tasks": list(hooks.calibration_tasks), "seeds": seeds,
             "rules": [{"rule": r, "truth_mean": fmean(v), "truth_worst": min(v), "n": len(v)}
                       for r, v in vectors.items()],
             "decision_invariant": invariant,
@@ -109,10 +103,16 @@ def _cell(runs: list[EpisodeRun], scale: float, use_truth: bool) -> dict[str, An
             "submitting_targets": len(submitting), "invalid_scores": invalid}
 
 
-def joint_intervention(target: ComtradeTarget, seeds: int) -> dict[str, Any]:
-    """Run the same targets and seeds at L0 and L2, scored by the shipped scorer and truth."""
-    runs = {lv: [target.run_episode(a, lv, t, s) for a in JOINT_TARGETS
-                 for t in SPECTRUM_TASKS for s in range(seeds)] for lv in ("L0", "L2")}
+def joint_intervention(target: EnvTarget, seeds: int) -> dict[str, Any] | None:
+    """Run the same targets and seeds at L0 and L2, scored by the shipped scorer and truth.
+
+    Returns None when the environment has no L0 and L2 or supplies no joint agents.
+    """
+    hooks = target.hooks
+    if not hooks.joint_agents or not {"L0", "L2"} <= set(target.spec.levels):
+        return None
+    runs = {lv: [target.run_episode(a, lv, t, s) for a in hooks.joint_agents
+                 for t in hooks.spectrum_tasks for s in range(seeds)] for lv in ("L0", "L2")}
     cells = {f"{lv}|{sc}": _cell(runs[lv], target.scale, sc == "ground_truth")
              for lv in ("L0", "L2") for sc in ("shipped", "ground_truth")}
     by_key: dict[tuple[str, int], dict[str, str | None]] = defaultdict(dict)
@@ -123,35 +123,42 @@ def joint_intervention(target: ComtradeTarget, seeds: int) -> dict[str, Any]:
         for a, b in combinations(sorted(payloads), 2):
             pairs += 1
             identical += payloads[a] is not None and payloads[a] == payloads[b]
-    return {"targets": list(JOINT_TARGETS), "tasks": list(SPECTRUM_TASKS), "seeds": seeds,
+    return {"targets": list(hooks.joint_agents), "tasks": list(hooks.spectrum_tasks),
+            "seeds": seeds,
             "cells": cells, "scorer": target.scorer_name, "scale": target.scale,
             "l0_payload_pairs": pairs, "l0_identical_pairs": identical,
             "l0_all_identical": pairs > 0 and identical == pairs}
 
 
-def replay(target: ComtradeTarget, seeds: int) -> dict[str, Any]:
+def replay(target: EnvTarget, seeds: int) -> dict[str, Any]:
     """Run each (task, seed, target) twice; pass iff episodes and scores are byte-identical."""
     checked = mismatches = 0
-    for agent in ("rule", "scripted:careful", "scripted:off_by_one"):
-        for task in (*SPECTRUM_TASKS, "T9_adaptive_adversary"):
+    hooks = target.hooks
+    for agent in hooks.replay_agents:
+        for task in hooks.replay_tasks:
             for seed in range(seeds):
-                for level in ("L0", "L2"):
+                for level in target.spec.levels:
+                    if level == "L1":
+                        continue  # the replay agents propose tool calls; L1 asks questions
                     a = target.run_episode(agent, level, task, seed)
                     b = target.run_episode(agent, level, task, seed)
                     checked += 1
                     same = (a.episode_sha256 == b.episode_sha256 and a.truth == b.truth
                             and a.shipped == b.shipped)
                     mismatches += not same
-    return {"status": "pass" if checked and not mismatches else "fail", "episodes": checked,
-            "mismatches": mismatches}
+    status = "not probed" if not checked else ("fail" if mismatches else "pass")
+    return {"status": status, "episodes": checked, "mismatches": mismatches}
 
 
-def reliability(target: ComtradeTarget, seeds: int = 10, seed: int = 0) -> dict[str, Any]:
-    """Return the L2 ground-truth reliability spectrum per scripted profile, sorted by mean."""
+def reliability(target: EnvTarget, seeds: int = 10, seed: int = 0) -> dict[str, Any] | None:
+    """Return the L2 ground-truth reliability spectrum per scripted agent, sorted by mean."""
+    hooks = target.hooks
+    if not hooks.spectrum_agents or not hooks.spectrum_tasks:
+        return None
     rows = []
-    for agent in SPECTRUM_TARGETS:
+    for agent in hooks.spectrum_agents:
         values = np.array([target.run_episode(agent, "L2", t, s).truth
-                           for t in SPECTRUM_TASKS for s in range(seeds)])
+                           for t in hooks.spectrum_tasks for s in range(seeds)])
         cell = summarize_cell(values, tau=0.9, alpha=0.2, seed=seed).to_dict()
         q = np.quantile(values, [0.0, 0.25, 0.5, 0.75, 1.0])
         rows.append({"target": agent, "n": int(values.size), "summary": cell,
@@ -161,7 +168,7 @@ def reliability(target: ComtradeTarget, seeds: int = 10, seed: int = 0) -> dict[
     order_worst = [r["target"] for r in sorted(
         rows, key=lambda r: (-r["summary"]["worst"]["value"], -r["summary"]["mean"]["value"],
                              r["target"]))]
-    return {"level": "L2", "scorer": "ground_truth_f1_exact", "tasks": list(SPECTRUM_TASKS),
+    return {"level": "L2", "scorer": target.truth_label, "tasks": list(hooks.spectrum_tasks),
             "seeds": seeds, "analysis_seed": seed, "alpha": 0.2, "tau": 0.9, "rows": rows,
             "order_by_mean": order_mean, "order_by_worst": order_worst,
             "worst_case_reorders": order_mean != order_worst}

@@ -6,7 +6,7 @@ from typing import Any
 
 from agentmetrology import __version__
 from agentmetrology.audit.card import configuration, row
-from agentmetrology.audit.comtrade_audit import criterion_row
+from agentmetrology.audit.env_audit import criterion_row
 from agentmetrology.audit.probes import probe_battery
 from agentmetrology.audit.target import AuditTarget
 

@@ -1,4 +1,7 @@
-"""`agm audit comtrade|bfcl`: probe a benchmark's scorer and ownership, write a validity card."""
+"""`agm audit TARGET`: probe a benchmark's scorer and ownership, write a validity card.
+
+TARGET is any registered environment (`agm envs`) or `bfcl`.
+"""
 
 from __future__ import annotations
 
@@ -8,19 +11,19 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from agentmetrology.audit.comtrade_audit import audit_comtrade, seal
+from agentmetrology.audit.env_audit import audit_env, seal
 from agentmetrology.audit.output import write_audit
 from agentmetrology.audit.scorer_override import ScorerLoadError, load_scorer
-from agentmetrology.audit.targets.comtrade import ComtradeTarget
+from agentmetrology.audit.targets.env import EnvTarget
 from agentmetrology.cli.console import make_console
+from agentmetrology.cli.env_cmd import env_arg
 from agentmetrology.cli.errors import fail
 from agentmetrology.records.canonical import to_plain
 from agentmetrology.report.audit_report import render_audit_report
 from agentmetrology.report.numberguard import NumberGuardError
+from agentmetrology.run.seeds import parse_seeds
 
 console = make_console()
-audit_app = typer.Typer(help="Audit a benchmark: probes, ownership, 2x2, validity card.",
-                        no_args_is_help=True)
 
 
 def _print_card(card: dict[str, object]) -> None:
@@ -58,17 +61,39 @@ def _emit(doc: dict[str, object], out: Path, json_out: bool) -> None:
     console.print(f"HTML report: {paths['html'].resolve()}")
 
 
-@audit_app.command("comtrade")
-def audit_comtrade_cmd(
-    out: Path = typer.Option(Path("out/audit-comtrade"), "--out", help="Output directory."),
+def _seed_count(text: str) -> int:
+    try:
+        seeds = parse_seeds(text)
+    except ValueError as exc:
+        fail(str(exc))
+    if seeds != list(range(len(seeds))):
+        fail(f"the audit runs seeds 0..N-1: give --seeds 0-{len(seeds) - 1} (got {text!r})")
+    if len(seeds) > 100:
+        fail("the audit takes at most 100 seeds (--seeds 0-99)")
+    return len(seeds)
+
+
+def audit_cmd(
+    target: str = typer.Argument(..., help="A registered environment (agm envs) or bfcl."),
+    out: Path = typer.Option(None, "--out", help="Output directory (default out/audit-TARGET)."),
     scorer: str = typer.Option(None, "--scorer", help="Replace the shipped scorer with "
                                "FILE.py:function(task_id, seed, submission) -> number."),
-    seeds: int = typer.Option(5, "--seeds", min=1, max=100,
-                              help="Seeds per task for probes, ownership and the 2x2."),
-    seed: int = typer.Option(0, "--seed", min=0, help="Analysis seed for bootstrap intervals."),
+    seeds: str = typer.Option("0-4", "--seeds", help="Episode seeds for probes, ownership and "
+                                                     "the 2x2: a range from 0, e.g. 0-4."),
+    analysis_seed: int = typer.Option(0, "--analysis-seed", min=0,
+                                      help="Seed of the bootstrap intervals."),
+    category: str = typer.Option("simple_python", "--category",
+                                 help="bfcl: category (current or older name, e.g. simple)."),
+    limit: int = typer.Option(None, "--limit", min=1, help="bfcl: audit the first N entries."),
     json_out: bool = typer.Option(False, "--json", help="Print the card as JSON."),
 ) -> None:
-    """Audit ComtradeBench with zero model calls; writes audit.json, card.json and reports."""
+    """Audit a benchmark with zero model calls; writes audit.json, card.json and reports."""
+    out = out or Path(f"out/audit-{target}")
+    if target == "bfcl":
+        _audit_bfcl(category, limit, out, json_out)
+        return
+    spec = env_arg(target)
+    count = _seed_count(seeds)
     user = None
     label = None
     if scorer:
@@ -77,21 +102,17 @@ def audit_comtrade_cmd(
         except ScorerLoadError as exc:
             fail(str(exc))
         user, label = loaded, loaded.label
-    target = ComtradeTarget(seeds=seeds, scorer=user, scorer_label=label)
-    doc = seal(audit_comtrade(target, seed=seed))
+    try:
+        env_target = EnvTarget(spec, seeds=count, scorer=user, scorer_label=label)
+    except ValueError as exc:
+        fail(str(exc))
+    doc = seal(audit_env(env_target, seed=analysis_seed))
     if user is not None:
         doc["scorers"]["shipped"]["sha256"] = loaded.sha256
     _emit(doc, out, json_out)
 
 
-@audit_app.command("bfcl")
-def audit_bfcl_cmd(
-    category: str = typer.Option("simple_python", "--category",
-                                 help="BFCL category (current or older name, e.g. simple)."),
-    limit: int = typer.Option(None, "--limit", min=1, help="Audit the first N entries."),
-    out: Path = typer.Option(Path("out/audit-bfcl"), "--out", help="Output directory."),
-    json_out: bool = typer.Option(False, "--json", help="Print the card as JSON."),
-) -> None:
+def _audit_bfcl(category: str, limit: int | None, out: Path, json_out: bool) -> None:
     """Audit the Berkeley Function Calling Leaderboard's AST checker (optional extra `bfcl`)."""
     from agentmetrology.audit.generic_audit import audit_target
     from agentmetrology.audit.targets.bfcl_checker import BfclUnavailable

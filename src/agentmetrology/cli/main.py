@@ -5,15 +5,10 @@ from __future__ import annotations
 import typer
 
 from agentmetrology.cli.archive_cmd import archive_app
-from agentmetrology.cli.audit_cmd import audit_app
+from agentmetrology.cli.audit_cmd import audit_cmd
 from agentmetrology.cli.campaign_cmd import campaign_app
-from agentmetrology.cli.comtrade_cmd import (
-    demo_table,
-    run_app,
-    score_app,
-    tasks_app,
-    truth_app,
-)
+from agentmetrology.cli.demo_cmd import demo_table
+from agentmetrology.cli.env_cmd import envs_cmd, run_cmd, score_cmd, tasks_cmd, truth_cmd
 from agentmetrology.cli.serve_cmd import serve_app
 from agentmetrology.cli.stats_cmd import stats_app
 
@@ -24,12 +19,13 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-app.add_typer(tasks_app, name="tasks")
-app.add_typer(truth_app, name="truth")
-app.add_typer(run_app, name="run")
-app.add_typer(score_app, name="score")
+app.command("envs")(envs_cmd)
+app.command("tasks")(tasks_cmd)
+app.command("truth")(truth_cmd)
+app.command("run")(run_cmd)
+app.command("score")(score_cmd)
 app.add_typer(stats_app, name="stats", help="Reliability statistics for a results table.")
-app.add_typer(audit_app, name="audit")
+app.command("audit")(audit_cmd)
 app.add_typer(campaign_app, name="campaign", help="Run and track campaigns in an evidence store.")
 app.add_typer(serve_app, name="serve", help="Serve environments' tools (MCP) to any client.")
 app.add_typer(archive_app, name="archive", help="Audit archived runs without new rollouts.")

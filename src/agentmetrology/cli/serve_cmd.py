@@ -9,9 +9,8 @@ from pathlib import Path
 
 import typer
 
+from agentmetrology.cli.env_cmd import env_arg
 from agentmetrology.cli.errors import fail
-from agentmetrology.envs.comtrade import PROFILES, get_task
-from agentmetrology.envs.comtrade.tasks import UnknownTaskError
 from agentmetrology.run.adhoc import DEFAULT_STORE
 from agentmetrology.serve.mcp_server import (
     DEFAULT_PORT,
@@ -23,7 +22,6 @@ from agentmetrology.serve.mcp_server import (
 )
 from agentmetrology.store import LedgerError
 
-ENVIRONMENTS = ("comtrade",)
 serve_app = typer.Typer(help="Serve environments to external agents.", no_args_is_help=True)
 
 
@@ -35,11 +33,11 @@ def _serve() -> None:
 
 @serve_app.command("mcp")
 def serve_mcp(
-    env: str = typer.Argument(..., help="Environment to serve: comtrade."),
+    env: str = typer.Argument(..., help="Environment to serve, e.g. comtrade (agm envs)."),
     task: str = typer.Option(..., "--task", help="Task id, e.g. T3_duplicates."),
     seed: int = typer.Option(0, "--seed", min=0, help="Seed of the episode."),
     level: str = typer.Option("L2", "--level", help="Scaffold level; only L2 can be served."),
-    profile: str = typer.Option("seeded", "--profile", help="seeded | legacy"),
+    profile: str = typer.Option(None, "--profile", help="Data profile (default: the first)."),
     condition: str = typer.Option("clean", "--condition", help="clean | stress:..."),
     http: bool = typer.Option(False, "--http", help="Streamable HTTP on 127.0.0.1 instead of "
                                                     "stdio."),
@@ -54,19 +52,16 @@ def serve_mcp(
     repeat: int = typer.Option(0, "--repeat", min=0, help="Repeat index: record another "
                                                           "episode of the same task and seed."),
 ) -> None:
-    """Expose get_task_info, fetch_page and submit_results over MCP; record and score on submit."""
-    if env not in ENVIRONMENTS:
-        fail(f"unknown environment {env!r}; servable: {', '.join(ENVIRONMENTS)}")
+    """Expose an environment's tools over MCP; record and score the episode on submit."""
+    spec = env_arg(env)
     try:
-        get_task(task)
-        check_level(level)
-    except (UnknownTaskError, LevelNotServable) as exc:
+        spec.check_task(task)
+        check_level(spec, level)
+        spec.check_profile(profile or spec.profiles[0])
+    except (ValueError, LevelNotServable) as exc:
         fail(str(exc))
-    if profile not in PROFILES:
-        fail(f"unknown profile {profile!r}; use one of: {', '.join(PROFILES)}")
     try:
-        episode = McpEpisode(task, seed, store=store, out_dir=out,
-                             profile=profile,  # type: ignore[arg-type]
+        episode = McpEpisode(spec, task, seed, store=store, out_dir=out, profile=profile,
                              condition=condition, level=level, target=target, repeat=repeat,
                              transport="http" if http else "stdio")
     except (ValueError, LedgerError) as exc:  # a recorded or busy key, a bad condition or path

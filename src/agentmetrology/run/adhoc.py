@@ -12,10 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentmetrology.envs.registry import get_env
+from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.canonical import digest
-from agentmetrology.records.episode import EpisodeKey
+from agentmetrology.records.episode import Episode, EpisodeKey, Termination, Usage
 from agentmetrology.run.campaign import parse_campaign, run_campaign
-from agentmetrology.run.comtrade import GT_FIELDS
+from agentmetrology.run.episode import result_row
 from agentmetrology.store import EvidenceStore
 
 DEFAULT_STORE = Path(".agm") / "store"
@@ -26,6 +28,7 @@ class QuickRun:
     """The parameters of one quick LLM run."""
 
     agent: str  # "llm:MODEL"
+    environment: str
     tasks: tuple[str, ...]
     seeds: tuple[int, ...]
     level: str
@@ -40,6 +43,10 @@ class QuickRun:
         """Return the campaign name: the model and a digest of every parameter."""
         model = "".join(c if c.isalnum() or c in "-._" else "-" for c in self.agent[4:])
         params = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        if self.environment == "comtrade":
+            # Quick runs named before environments were plug-ins must keep their names, or a
+            # repeated command would pay for its episodes again instead of resuming.
+            del params["environment"]
         return f"run-{model}-{digest(params)[:12]}"
 
     def toml(self) -> str:
@@ -54,19 +61,26 @@ class QuickRun:
         if self.api_key_env:
             target.append(f"api_key_env = {q(self.api_key_env)}")
         return "\n".join([
-            "[campaign]", f"name = {q(self.name)}", f"profile = {q(self.profile)}",
+            "[campaign]", f"name = {q(self.name)}", f"environment = {q(self.environment)}",
+            f"profile = {q(self.profile)}",
             f"tasks = {q(list(self.tasks))}", f"seeds = {q(list(self.seeds))}",
             f"levels = {q([self.level])}", f"conditions = {q([self.condition])}",
             "repeats = 1", "concurrency = 1", "", "[[targets]]", *target, ""])
 
 
-def run_quick(run: QuickRun, store_dir: Path | None) -> tuple[Path, list[dict[str, Any]]]:
-    """Run (or resume) the quick run in the store; return the store path and one row per key."""
+def run_quick(run: QuickRun, store_dir: Path | None, *,
+              retry_measurement_failures: bool = False) -> tuple[Path, list[dict[str, Any]]]:
+    """Run (or resume) the quick run in the store; return the store path and one row per key.
+
+    With `retry_measurement_failures`, episodes recorded as measurement failures (an endpoint
+    down, a key not set) are measured again; the failed ones stay in the store as history.
+    """
     config = parse_campaign(run.toml(), file=f"<agm run {run.agent}>")
     root = store_dir or DEFAULT_STORE
     store = EvidenceStore.open(root)
     try:
-        run_campaign(config, store, backend="inline")
+        run_campaign(config, store, backend="inline",
+                     retry_measurement_failures=retry_measurement_failures)
         rows = [_row(store, run, EpisodeKey(run.name, run.agent, t, s, run.condition,
                                              run.level, 0))
                 for t in run.tasks for s in run.seeds]
@@ -75,26 +89,27 @@ def run_quick(run: QuickRun, store_dir: Path | None) -> tuple[Path, list[dict[st
     return root, [r for r in rows if r is not None]
 
 
+def stored_assessment(doc: dict[str, Any]) -> Assessment:
+    """Return the Assessment of its stored plain JSON."""
+    return Assessment(doc["scorer"], doc["scorer_version"], doc["status"], doc.get("score"),
+                      dict(doc.get("components") or {}), tuple(doc.get("reasons") or ()),
+                      doc.get("evidence_digest") or "")
+
+
 def _row(store: EvidenceStore, run: QuickRun, key: EpisodeKey) -> dict[str, Any] | None:
     """Return the `--json` row of a recorded episode (None when it was not recorded)."""
     led = store.episode(key)
     if led is None:
         return None
-    ep = store.load_episode(key)
-    by = {a["scorer"]: a["assessment"] for a in led["assessments"]}
-    gt, judge = by.get("ground_truth_f1", {}), by.get("shape_judge", {})
-    sub = ep.get("submission")
-    rows = sum(1 for x in sub["data_jsonl"].split("\n") if x.strip()) if sub else 0
-    return {
-        "task": key.task, "seed": key.seed, "profile": run.profile, "agent": run.agent,
-        "level": key.level, "condition": key.condition, "termination": led["termination"],
-        "requests_used": led["requests"], "rows_submitted": rows,
-        "submission_sha256": led["submission_digest"],
-        "ground_truth": {**{k: gt.get("components", {}).get(k) for k in GT_FIELDS},
-                         "status": gt.get("status")},
-        "judge": {"status": judge.get("status"), "total": judge.get("score"),
-                  "breakdown": judge.get("components", {})},
-        "cost": led["cost"], "input_tokens": led["input_tokens"],
-        "output_tokens": led["output_tokens"], "model_attempts": led["model_attempts"],
-        "campaign": run.name,
-    }
+    plain = store.load_episode(key)
+    digests = {"submission": led["submission_digest"]} if led["submission_digest"] else {}
+    ep = Episode(key, key.target, key.task, key.seed, key.condition, key.level, [],
+                 plain.get("submission"),
+                 Termination(led["termination"], led.get("termination_detail") or ""),
+                 Usage(requests=led["requests"]), digests, {"agent": run.agent})
+    assessments = [stored_assessment(a["assessment"]) for a in led["assessments"]]
+    row = result_row(get_env(run.environment), ep, assessments, run.profile)
+    row.update(cost=led["cost"], input_tokens=led["input_tokens"],
+               output_tokens=led["output_tokens"], model_attempts=led["model_attempts"],
+               campaign=run.name)
+    return row

@@ -1,1 +1,1 @@
-"""scoring layer."""
+"""Scoring through the scorer protocol: every environment's scorers, one scoring function."""

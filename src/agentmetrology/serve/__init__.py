@@ -1,12 +1,12 @@
 """Serving environments to external agents (MCP), at the `run` layer: episodes are recorded."""
 
 from agentmetrology.serve.mcp_server import (
-    SERVABLE_LEVELS,
     LevelNotServable,
     McpEpisode,
     build_server,
     check_level,
     record_episode,
+    servable_levels,
     serve_http,
     serve_stdio,
 )
@@ -18,7 +18,6 @@ from agentmetrology.serve.mcp_store import (
 )
 
 __all__ = [
-    "SERVABLE_LEVELS",
     "AlreadyRecordedError",
     "LevelNotServable",
     "McpAdministration",
@@ -28,6 +27,7 @@ __all__ = [
     "build_server",
     "check_level",
     "record_episode",
+    "servable_levels",
     "serve_http",
     "serve_stdio",
 ]

@@ -1,12 +1,13 @@
-"""Serve one ComtradeBench episode to an external MCP client, over stdio or streamable HTTP.
+"""Serve one episode of any registered environment to an external MCP client (stdio or HTTP).
 
-The three tools are the in-process tools, with the same names, descriptions and JSON schemas,
-executed through the scaffolds' Recorder with actor "agent": the client (an IDE agent, a desktop
-assistant, another harness) owns every decision, which is why only level L2 can be served. When
-the client submits, the episode is scored with both scorers (ground-truth F1 and the shape
-judge) and recorded in the evidence store (see `mcp_store`), and optionally exported as
-canonical JSON; a client that goes away after using the tools without submitting is recorded
-too, so no administration silently disappears. One server process serves one episode; after it
+The tools are the in-process tools, with the same names, descriptions and JSON schemas,
+executed through the Recorder with actor "agent": the client (an IDE agent, a desktop
+assistant, another harness) owns every decision, which is why only a level without a harness
+(L2) can be served. When the client submits, the episode is scored with every scorer of the
+environment (for ComtradeBench: ground-truth F1 and the shape judge) and recorded in the
+evidence store (see `mcp_store`), and optionally exported as canonical JSON; a client that
+goes away after using the tools without submitting is recorded too, so no administration
+silently disappears. One server process serves one episode; after it
 is recorded every tool answers with an error saying so.
 
 The HTTP transport binds to 127.0.0.1 only: the environment is a measurement instrument, not a
@@ -24,34 +25,28 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentmetrology.agents.clock import Clock, RealClock
-from agentmetrology.agents.llm.prompts import L2_INSTRUCTIONS
-from agentmetrology.agents.scaffolds.ownership import ownership_of
-from agentmetrology.agents.scaffolds.recorder import Recorder
-from agentmetrology.envs.comtrade import ComtradeEnv, Profile
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.canonical import canonical_json, digest
+from agentmetrology.records.clock import Clock, RealClock
+from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.episode import Episode, Termination, Usage
+from agentmetrology.records.recorder import Recorder
 from agentmetrology.records.tools import Observation
-from agentmetrology.scoring.ground_truth import ground_truth_f1
-from agentmetrology.scoring.judge import shape_judge
-from agentmetrology.scoring.submission import submission_from_mapping
+from agentmetrology.run.episode import make_env
+from agentmetrology.scoring.episode import score_episode
 from agentmetrology.serve.mcp_store import McpAdministration, StoreSession
 from agentmetrology.store.redact import Redactor, env_secrets
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
 
-SERVABLE_LEVELS: tuple[str, ...] = ("L2",)
 LEVEL_REASON = (
-    "an external MCP client owns every decision (retries, pagination, cleaning, submission) "
-    "and no harness sits between it and the tools, which is scaffold level L2 by definition; "
-    "L0 and L1 need the harness to own decisions, so use `agm run comtrade --level L0|L1` "
-    "with an in-process agent for those"
+    "an external MCP client owns every decision and no harness sits between it and the tools, "
+    "which is scaffold level L2 by definition; levels where the harness owns decisions need "
+    "an in-process agent: use `agm run {env} --level {level}`"
 )
 LOOPBACK = "127.0.0.1"
 DEFAULT_PORT = 8765
-SERVER_NAME = "agentmetrology-comtrade"
 RECORDED_ERROR = "this episode is already recorded ({where}); start a new server for a new episode"
 
 
@@ -59,10 +54,16 @@ class LevelNotServable(ValueError):
     """Raised for a scaffold level an external MCP client cannot be measured at."""
 
 
-def check_level(level: str) -> None:
+def servable_levels(spec: EnvSpec) -> tuple[str, ...]:
+    """Return the levels of `spec` an external client can be measured at (no harness)."""
+    return tuple(lv for lv in spec.levels if lv not in spec.harness)
+
+
+def check_level(spec: EnvSpec, level: str) -> None:
     """Raise LevelNotServable unless `level` can be served to an external client."""
-    if level not in SERVABLE_LEVELS:
-        raise LevelNotServable(f"level {level} cannot be served over MCP: {LEVEL_REASON}")
+    if level not in servable_levels(spec):
+        raise LevelNotServable(f"level {level} cannot be served over MCP: "
+                               + LEVEL_REASON.format(env=spec.name, level=level))
 
 
 def record_episode(episode: Episode, assessments: Sequence[Assessment],
@@ -97,15 +98,19 @@ def record_episode(episode: Episode, assessments: Sequence[Assessment],
 class McpEpisode:
     """One served episode: executes tool calls as the agent, then scores and records it."""
 
-    def __init__(self, task_id: str, seed: int, *, store: str | Path | None = None,
-                 out_dir: str | Path | None = None, profile: Profile = "seeded",
-                 condition: str = "clean", level: str = "L2", target: str = "mcp-client",
-                 repeat: int = 0, transport: str = "stdio", clock: Clock | None = None) -> None:
-        check_level(level)
+    def __init__(self, spec: EnvSpec, task_id: str, seed: int, *,
+                 store: str | Path | None = None, out_dir: str | Path | None = None,
+                 profile: str | None = None, condition: str = "clean", level: str = "L2",
+                 target: str = "mcp-client", repeat: int = 0, transport: str = "stdio",
+                 clock: Clock | None = None) -> None:
+        check_level(spec, level)
         if store is None and out_dir is None:
             raise ValueError("an MCP episode needs somewhere to be recorded: a store or out_dir")
-        self.env = ComtradeEnv(task_id, seed, profile, condition)
-        self.adm = McpAdministration(task_id, seed, profile, condition, level, target, repeat)
+        self.spec = spec
+        prof = profile or spec.profiles[0]
+        self.env = make_env(spec, task_id, seed, prof, condition)
+        self.adm = McpAdministration(task_id, seed, prof, self.env.condition, level, target,
+                                     repeat, spec.name)
         self.level = level
         self.target = target
         self.transport = transport
@@ -124,13 +129,13 @@ class McpEpisode:
         if self.session is not None:
             self.session.begin()  # the client's first call starts the attempt
         obs = self.rec.call("agent", name, args)
-        if self.env.submission is not None:
+        if self.env.submitted is not None:
             self.finish()
         return obs
 
     def termination(self) -> Termination:
         """Return how the episode stands: submitted, budget spent, or the client went away."""
-        if self.env.submission is not None:
+        if self.env.submitted is not None:
             return Termination("submitted", f"submitted by an MCP client over {self.transport}")
         if self.env.budget_exhausted:
             return Termination("budget_exhausted", "request budget spent without a submission")
@@ -138,16 +143,16 @@ class McpEpisode:
 
     def episode(self) -> Episode:
         """Return the episode record as it stands."""
-        env, t, key = self.env, self.env.task, self.adm.key
-        sub = env.submission.as_dict() if env.submission else None
+        env, key = self.env, self.adm.key
+        sub = env.submitted
         return Episode(
-            key=key, target=self.target, task=t.task_id, seed=key.seed, condition=env.condition,
+            key=key, target=self.target, task=env.task_id, seed=key.seed, condition=env.condition,
             level=self.level, events=list(self.rec.events), submission=sub,
             termination=self.termination(),
             usage=Usage(tool_calls=self.rec.tool_calls, requests=env.requests_used),
             digests={"submission": digest(sub)} if sub is not None else {},
-            meta={"profile": env.profile, "agent": self.target,
-                  "ownership": dict(ownership_of(self.level)),
+            meta={"environment": self.spec.name, "profile": env.profile, "agent": self.target,
+                  "ownership": self.spec.ownership_of(self.level),
                   "served_over": {"protocol": "mcp", "transport": self.transport,
                                   "client": self.client_info},
                   # The client's own model calls are invisible to the server: no attempts,
@@ -160,10 +165,7 @@ class McpEpisode:
         if self.recorded is not None:
             return self.recorded
         ep = self.episode()
-        t = self.env.task
-        sub = submission_from_mapping(ep.submission)
-        assessments = [ground_truth_f1(sub, t.task_id, self.env.seed, self.env.profile),
-                       shape_judge(sub, t.task_id)]
+        assessments = list(score_episode(self.spec, ep))
         where = []
         if self.session is not None:
             self.session.record(ep, assessments)
@@ -175,8 +177,9 @@ class McpEpisode:
             self.path = record_episode(ep, assessments, self.out_dir, redact)
             where.append(str(self.path))
         self.recorded = "; ".join(where)
-        print(f"agm: episode recorded in {self.recorded} ({ep.termination.kind}; ground-truth "
-              f"F1 {assessments[0].score}, judge {assessments[1].score})", file=sys.stderr)
+        scores = ", ".join(f"{a.scorer} {a.score}" for a in assessments)
+        print(f"agm: episode recorded in {self.recorded} ({ep.termination.kind}; {scores})",
+              file=sys.stderr)
         return self.recorded
 
     def close(self) -> str | None:
@@ -191,9 +194,9 @@ class McpEpisode:
 
     def instructions(self) -> str:
         """Return the server instructions an MCP client may show its model."""
-        t = self.env.task
-        return (f"ComtradeBench task {t.task_id}: {t.description}\n"
-                f"Query: {json.dumps(t.query.as_dict(), sort_keys=True)}\n\n{L2_INSTRUCTIONS}")
+        task = self.spec.tasks[self.env.task_id]
+        # No step limit is enforced over MCP, so none is stated (max_steps 0).
+        return f"{self.spec.description}\n\n{self.spec.prompts.task_message(task, self.level, 0)}"
 
 
 def _client_info(ctx: Any) -> dict[str, Any] | None:
@@ -227,7 +230,8 @@ def build_server(episode: McpEpisode) -> Server[Any]:
 
     from agentmetrology import __version__
 
-    return Server(SERVER_NAME, version=__version__, instructions=episode.instructions(),
+    name = episode.spec.serve_name or f"agentmetrology-{episode.spec.name}"
+    return Server(name, version=__version__, instructions=episode.instructions(),
                   on_list_tools=list_tools, on_call_tool=call_tool)
 
 
@@ -249,7 +253,7 @@ async def serve_http(episode: McpEpisode, port: int = DEFAULT_PORT) -> None:
 
     server = build_server(episode)
     app = server.streamable_http_app(host=LOOPBACK)
-    print(f"agm: serving {episode.env.task.task_id} over MCP at http://{LOOPBACK}:{port}/mcp",
+    print(f"agm: serving {episode.env.task_id} over MCP at http://{LOOPBACK}:{port}/mcp",
           file=sys.stderr)
     try:
         await uvicorn.Server(uvicorn.Config(app, host=LOOPBACK, port=port,

@@ -21,7 +21,7 @@ from typing import Any
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.canonical import digest, to_plain
 from agentmetrology.records.episode import Episode, EpisodeKey
-from agentmetrology.run.campaign.plan import ENVIRONMENT, SCORER_VERSIONS, task_spec_digest
+from agentmetrology.run.campaign.plan import scorer_versions, task_spec_digest
 from agentmetrology.store import (
     AttemptStateError,
     Binding,
@@ -63,13 +63,17 @@ class McpAdministration:
     level: str
     target: str
     repeat: int = 0
+    environment: str = "comtrade"
 
     @property
     def campaign(self) -> str:
         """Return the campaign name: readable parts and a digest of every parameter."""
         params = {k: getattr(self, k) for k in self.__dataclass_fields__}
-        return (f"serve-{_slug(self.target)}-{_slug(self.task)}-seed{self.seed}-r{self.repeat}-"
-                f"{digest(params)[:10]}")
+        if self.environment == "comtrade":
+            del params["environment"]  # names given before environments were plug-ins stay
+        prefix = "" if self.environment == "comtrade" else f"{_slug(self.environment)}-"
+        return (f"serve-{prefix}{_slug(self.target)}-{_slug(self.task)}-seed{self.seed}-"
+                f"r{self.repeat}-{digest(params)[:10]}")
 
     @property
     def key(self) -> EpisodeKey:
@@ -88,14 +92,15 @@ class McpAdministration:
 
     def binding(self) -> Binding:
         """Return the bindings sealed before the episode runs."""
-        return Binding(self.key, 0, task_spec_digest(self.task, self.profile),
-                       digest(self.target_config()), dict(SCORER_VERSIONS),
-                       {"environment": ENVIRONMENT, "profile": self.profile,
+        return Binding(self.key, 0,
+                       task_spec_digest(self.task, self.profile, self.environment),
+                       digest(self.target_config()), scorer_versions(self.environment),
+                       {"environment": self.environment, "profile": self.profile,
                         "served_over": "mcp"})
 
     def config(self) -> dict[str, Any]:
         """Return the campaign configuration stored with the registration."""
-        return {"name": self.campaign, "kind": "mcp-serve", "environment": ENVIRONMENT,
+        return {"name": self.campaign, "kind": "mcp-serve", "environment": self.environment,
                 "targets": [self.target_config()], "tasks": [self.task], "seeds": [self.seed],
                 "levels": [self.level], "conditions": [self.condition], "repeat": self.repeat,
                 "profile": self.profile}

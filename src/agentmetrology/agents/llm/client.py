@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from agentmetrology.agents.clock import Clock
 from agentmetrology.agents.llm.redact import env_secrets, redact
 from agentmetrology.agents.llm.target import LLMTarget
-from agentmetrology.agents.scaffolds.errors import InfraError
+from agentmetrology.records.clock import Clock
 from agentmetrology.records.episode import BillableAttempt
+from agentmetrology.records.errors import InfraError
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI

@@ -26,30 +26,24 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agentmetrology.agents.clock import Clock, RealClock
 from agentmetrology.agents.llm.client import BACKOFF_BASE_S, ChatClient, Completion
-from agentmetrology.agents.llm.prompts import (
-    PROMPT_VERSION,
-    SYSTEM_PROMPT,
-    fault_question,
-    openai_tools,
-    task_message,
-)
+from agentmetrology.agents.llm.prompts import openai_tools
 from agentmetrology.agents.llm.quirks import QUIRKS, Quirk, apply_quirks
 from agentmetrology.agents.llm.redact import redact, redact_value
 from agentmetrology.agents.llm.target import LLMTarget, Prices
-from agentmetrology.agents.policy import (
+from agentmetrology.agents.scaffolds.ownership import SCAFFOLD_POLICIES
+from agentmetrology.records.clock import Clock, RealClock
+from agentmetrology.records.episode import BillableAttempt
+from agentmetrology.records.policy import (
     Brief,
     Decision,
-    FaultNotice,
     Level,
     Move,
     Policy,
+    Question,
     Stop,
     ToolCall,
 )
-from agentmetrology.agents.scaffolds.ownership import SCAFFOLD_POLICIES
-from agentmetrology.records.episode import BillableAttempt
 from agentmetrology.records.tools import Observation
 
 AGENT_PREFIX = "llm:"
@@ -85,15 +79,21 @@ def parse_arguments(raw: str | None) -> tuple[dict[str, Any] | None, str | None]
     return value, None
 
 
-def parse_decision(text: str) -> tuple[Decision, str]:
-    """Return (RETRY|SKIP, how it was read): first_word, only_keyword, ambiguous, unparseable."""
-    words = re.findall(r"[A-Za-z]+", _THINK.sub(" ", text).upper())
-    if words and words[0] in ("RETRY", "SKIP"):
-        return words[0], "first_word"
-    found = {w for w in words if w in ("RETRY", "SKIP")}
+def parse_decision(text: str, options: Sequence[str] = ("RETRY", "SKIP"),
+                   fallback: str = "SKIP") -> tuple[Decision, str]:
+    """Return (option, how it was read): first_word, only_keyword, ambiguous, unparseable.
+
+    Options are matched as whole words, case-insensitively; an answer naming none or several
+    (without leading with one) is the fallback.
+    """
+    upper = {o.upper(): o for o in options}
+    words = re.findall(r"[A-Za-z0-9_]+", _THINK.sub(" ", text).upper())
+    if words and words[0] in upper:
+        return upper[words[0]], "first_word"
+    found = {upper[w] for w in words if w in upper}
     if len(found) == 1:
         return found.pop(), "only_keyword"
-    return "SKIP", "ambiguous" if found else "unparseable"
+    return fallback, "ambiguous" if found else "unparseable"
 
 
 def _tool_message(call_id: str, content: Observation) -> dict[str, Any]:
@@ -121,6 +121,7 @@ class ChatPolicy:
         self._client = ChatClient(target, self._clock, timer=timer,
                                   backoff_base_s=backoff_base_s)
         self._level: Level = "L2"
+        self._prompt_version = ""
         self._messages: list[dict[str, Any]] = []
         self._tools: list[dict[str, Any]] = []
         self._queue: deque[_Call] = deque()
@@ -135,8 +136,9 @@ class ChatPolicy:
         self._client = ChatClient(self.target, self._clock, timer=self._timer,
                                   backoff_base_s=self._backoff_base_s)
         self._level = brief.level
-        self._messages = [{"role": "system", "content": SYSTEM_PROMPT},
-                          {"role": "user", "content": task_message(brief)}]
+        self._prompt_version = brief.prompt_version
+        self._messages = [{"role": "system", "content": brief.system_prompt},
+                          {"role": "user", "content": brief.task_message}]
         self._tools = openai_tools(brief.tools)
         self._queue.clear()
         self._awaiting = None
@@ -239,16 +241,17 @@ class ChatPolicy:
                 self._unusable += 1
             self._queue.extend(calls)
 
-    async def decide(self, notice: FaultNotice) -> Decision:
-        """Ask the model RETRY or SKIP about a failed fetch and parse its answer."""
-        self._messages.append({"role": "user", "content": fault_question(notice)})
+    async def decide(self, question: Question) -> Decision:
+        """Ask the model the environment's question and parse its answer against the options."""
+        self._messages.append({"role": "user", "content": question.text})
         completion = await self._client.complete(self._kwargs(with_tools=False))
         self._turns += 1
         text = redact(completion.message.content or "", self._client.secrets)
         self._messages.append({"role": "assistant", "content": completion.message.content or ""})
-        decision, how = parse_decision(text)
-        self._answers.append({"page": notice.page, "attempt": notice.attempt,
-                              "status": notice.status, "answer": text[:MAX_RECORDED_TEXT],
+        decision, how = parse_decision(text, question.options, question.fallback)
+        self._answers.append({"decision_about": question.decision,
+                              "facts": dict(question.facts),
+                              "answer": text[:MAX_RECORDED_TEXT],
                               "decision": decision, "parsed": how})
         return decision
 
@@ -260,7 +263,7 @@ class ChatPolicy:
     def notes(self) -> dict[str, Any]:
         """Return what the episode should keep about this policy (for Episode.meta["llm"])."""
         return redact_value({
-            "policy": "chat-completions", "prompt_version": PROMPT_VERSION,
+            "policy": "chat-completions", "prompt_version": self._prompt_version,
             "target": self.target.public(), "provider": self._client.provider,
             "request_params": dict(self._params), "quirks_applied": list(self._quirks),
             "scaffold_policy": dict(SCAFFOLD_POLICIES[self._level]),

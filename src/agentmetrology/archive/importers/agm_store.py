@@ -11,6 +11,7 @@ Billable model attempts become model-call spans for the cost check.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,8 +27,8 @@ from agentmetrology.archive.model import (
     TraceSpan,
 )
 from agentmetrology.archive.redact import redact
+from agentmetrology.envs.registry import get_env
 from agentmetrology.records.episode import MEASUREMENT_FAILURES, EpisodeKey
-from agentmetrology.scoring.ground_truth import GROUND_TRUTH_SCORER
 from agentmetrology.store import EvidenceStore, StoreNotFoundError
 from agentmetrology.store.blobs import BlobError
 from agentmetrology.store.ledger import KEY_COLUMNS, key_text
@@ -75,10 +76,32 @@ def trial_index(keys: list[EpisodeKey]) -> dict[tuple[int, int], int]:
     return {p: i for i, p in enumerate(pairs)}
 
 
-def ground_truth_row(row: dict[str, Any]) -> dict[str, Any] | None:
-    """Return the stored ground-truth assessment of a ledger row, or None."""
+DEFAULT_ENVIRONMENT = "comtrade"  # stores written before environments were plug-ins
+
+
+def environment_of(store: EvidenceStore, key: EpisodeKey) -> str:
+    """Return the environment a key's sealed bindings name (ComtradeBench for older stores)."""
+    bound = store.ledger.binding(key)
+    if bound is None:
+        return DEFAULT_ENVIRONMENT
+    try:
+        return str(json.loads(bound[0]).get("environment") or DEFAULT_ENVIRONMENT)
+    except ValueError:
+        return DEFAULT_ENVIRONMENT
+
+
+def grade_scorer(environment: str) -> str:
+    """Return the name of the scorer whose verdict grades an episode of `environment`."""
+    try:
+        return get_env(environment).grade_scorer.name
+    except ValueError:
+        return "ground_truth_f1"  # an environment no longer installed: the built-in's name
+
+
+def ground_truth_row(row: dict[str, Any], scorer: str = "ground_truth_f1") -> dict[str, Any] | None:
+    """Return the stored grading assessment (by scorer name) of a ledger row, or None."""
     for a in row.get("assessments") or []:
-        if a.get("scorer") == GROUND_TRUTH_SCORER:
+        if a.get("scorer") == scorer:
             return dict(a)
     return None
 
@@ -104,10 +127,10 @@ def _spans(ep: ArchiveEpisode, usage: dict[str, Any]) -> list[TraceSpan]:
     return out
 
 
-def _grade(ep: ArchiveEpisode, row: dict[str, Any]) -> None:
+def _grade(ep: ArchiveEpisode, row: dict[str, Any], scorer: str = "ground_truth_f1") -> None:
     """Set the episode's grade (or its reason for having none) from the ledger row."""
     term = str(row.get("termination") or "")
-    gt = ground_truth_row(row)
+    gt = ground_truth_row(row, scorer)
     if term in MEASUREMENT_FAILURES:
         ep.reason = "infra_error" if term == "infra_error" else "cancelled"
         ep.reason_detail = redact(str(row.get("termination_detail") or term))
@@ -143,13 +166,15 @@ def _episode(store: EvidenceStore, key: EpisodeKey, trial: int, archive: Archive
                         scaffold=key.level, run=key.campaign, trial=trial,
                         meta={"key": {c: getattr(key, c) for c in KEY_COLUMNS}})
     archive.episodes.append(ep)
+    env = environment_of(store, key)
+    ep.meta["environment"] = env
     row = store.episode(key)
     if row is None:
         ep.reason, ep.reason_detail = "never_ran", _never_ran(store, key)
         return
     ep.termination = str(row.get("termination") or "") or None
     ep.termination_detail = redact(str(row.get("termination_detail") or ""))
-    _grade(ep, row)
+    _grade(ep, row, grade_scorer(env))
     try:
         plain = store.load_episode(key)
     except (BlobError, KeyError, ValueError) as exc:

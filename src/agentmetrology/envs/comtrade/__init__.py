@@ -1,4 +1,8 @@
-"""ComtradeBench: seeded, paginated data extraction with injected faults and exact ground truth."""
+"""ComtradeBench: seeded, paginated data extraction with injected faults and exact ground truth.
+
+The package's registered description is `agentmetrology.envs.comtrade.spec.SPEC`; everything
+outside this folder reaches ComtradeBench through the environment registry.
+"""
 
 from agentmetrology.envs.comtrade.environment import ComtradeEnv
 from agentmetrology.envs.comtrade.generator import (

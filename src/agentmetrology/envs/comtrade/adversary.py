@@ -70,6 +70,22 @@ def adversary_for(condition: str) -> tuple[Schedule, EscalatingAdversary]:
     )
 
 
+def canonical_condition(condition: str) -> str:
+    """Return the one spelling of a condition (`stress:dose=0.50` is `stress:dose=0.5`).
+
+    Raises ValueError for an unknown condition; `adaptive` is internal to T9 and refused.
+    """
+    if condition == "clean":
+        return condition
+    if condition == "adaptive":
+        raise ValueError("'adaptive' is internal to T9; use clean or a stress: condition")
+    adversary_for(condition)  # raises with the list of known conditions
+    if condition.startswith("stress:dose="):
+        text = repr(float(condition.split("=", 1)[1]))
+        return "stress:dose=" + (text[:-2] if text.endswith(".0") else text)
+    return condition
+
+
 def wrap_fetch(service: ComtradeService, condition: str, seed: int | None) -> AdversarialWrapper:
     """Return fetch_page wrapped by the adversary of `condition`, seeded per episode."""
     schedule, policy = adversary_for(condition)

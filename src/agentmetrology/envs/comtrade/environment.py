@@ -75,6 +75,7 @@ class ComtradeEnv:
         if profile not in PROFILES:
             raise ValueError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
         self.task = get_task(task_id)
+        self.task_id = self.task.task_id
         if profile == "seeded" and (isinstance(seed, bool) or not isinstance(seed, int)
                                     or seed < 0):
             raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
@@ -100,6 +101,11 @@ class ComtradeEnv:
     def submission(self) -> Submission | None:
         """Return the episode's submission, if one was accepted."""
         return self.service.submission
+
+    @property
+    def submitted(self) -> dict[str, Any] | None:
+        """Return the accepted submission as plain data (the generic runner's view)."""
+        return self.service.submission.as_dict() if self.service.submission else None
 
     @property
     def requests_used(self) -> int:

@@ -40,7 +40,7 @@ def generator_seed(task_id: str, seed: int | None, profile: Profile = "seeded") 
 
 
 @lru_cache(maxsize=256)
-def _rows_cached(task_id: str, seed: int | None, profile: Profile) -> tuple[tuple[Any, ...], ...]:
+def row_tuples(task_id: str, seed: int | None, profile: Profile) -> tuple[tuple[Any, ...], ...]:
     task = get_task(task_id)
     q = task.query
     r = string_random(seed_string(task, seed, profile))
@@ -56,7 +56,7 @@ def _rows_cached(task_id: str, seed: int | None, profile: Profile) -> tuple[tupl
 def generate_rows(task_id: str, seed: int | None, profile: Profile = "seeded") -> list[Row]:
     """Return fresh copies of the task's genuine rows for (task, seed, profile), in order."""
     return [dict(zip(ROW_FIELDS, t, strict=True))
-            for t in _rows_cached(task_id, None if profile == "legacy" else seed, profile)]
+            for t in row_tuples(task_id, None if profile == "legacy" else seed, profile)]
 
 
 def ground_truth_ids(task_id: str, seed: int | None, profile: Profile = "seeded") -> frozenset[str]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentmetrology.envs.comtrade import faults
-from agentmetrology.envs.comtrade.generator import ROW_FIELDS, _rows_cached, totals_row
+from agentmetrology.envs.comtrade.generator import ROW_FIELDS, row_tuples, totals_row
 from agentmetrology.envs.comtrade.tasks import ComtradeTask, Profile
 from agentmetrology.stress.adversary import Perturbation
 
@@ -57,7 +57,7 @@ class ComtradeService:
         self.fired: set[tuple[int, int]] = set()
         self.last_rows: list[dict[str, Any]] = []
         self.submission: Submission | None = None
-        self._rows = _rows_cached(task.task_id, None if profile == "legacy" else seed, profile)
+        self._rows = row_tuples(task.task_id, None if profile == "legacy" else seed, profile)
         self._fail_429, self._fail_500 = faults.fail_lists(task, seed, profile)
 
     # -- tools ---------------------------------------------------------------------------------

@@ -12,16 +12,17 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from agentmetrology.envs.registry import get_env
+from agentmetrology.records.environment import EnvSpec
 from agentmetrology.run.campaign.problems import CampaignConfigError, Checker, Problem
 from agentmetrology.run.campaign.spec import CampaignConfig, Limits, TargetSpec
 from agentmetrology.run.campaign.targets import check_agent, check_decoding, check_targets
+from agentmetrology.run.seeds import MAX_SEED, parse_seeds
 
 KINDS = ("rule", "scripted", "llm")
-PROFILES = ("seeded", "legacy")
-LEVELS = ("L0", "L1", "L2")
+DEFAULT_ENVIRONMENT = "comtrade"  # campaign files written before environments were plug-ins
 NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._:+-]{0,99}"
 MAX_ADMINISTRATIONS = 1_000_000
-MAX_SEEDS = 100_000
 
 
 def load_campaign(path: str | Path) -> CampaignConfig:
@@ -67,29 +68,36 @@ def _syntax_problem(exc: tomllib.TOMLDecodeError, source: str) -> Problem:
 def _read(ck: Checker, data: dict[str, Any], file: str, text: str) -> CampaignConfig | None:
     ck.keys(data, "", ("campaign", "targets", "limits"))
     camp = ck.table(data, "campaign", "", required=True)
-    ck.keys(camp, "campaign", ("name", "description", "profile", "tasks", "seeds", "levels",
-                               "conditions", "repeats", "concurrency"))
+    ck.keys(camp, "campaign", ("name", "description", "environment", "profile", "tasks",
+                               "seeds", "levels", "conditions", "repeats", "concurrency"))
     name = ck.string(camp, "name", "campaign", required=True, pattern=NAME_PATTERN,
                      what="campaign name (letters, digits, . _ : + -)")
     ck.string(camp, "description", "campaign")
-    profile = ck.string(camp, "profile", "campaign", default="seeded", choices=PROFILES)
-    tasks = _tasks(ck, camp)
+    env_name = ck.string(camp, "environment", "campaign", default=DEFAULT_ENVIRONMENT)
+    try:
+        env = get_env(env_name or DEFAULT_ENVIRONMENT)
+    except ValueError as exc:
+        ck.error("campaign.environment", str(exc))
+        return None
+    profile = ck.string(camp, "profile", "campaign", default=env.profiles[0],
+                        choices=env.profiles)
+    tasks = _tasks(ck, camp, env)
     seeds = _seeds(ck, camp)
     levels = ck.strings(camp, "levels", "campaign", required=True)
     for lv in levels:
-        if lv not in LEVELS:
-            ck.error("campaign.levels", f"unknown level {lv!r} (expected {', '.join(LEVELS)})")
-    conditions = ck.strings(camp, "conditions", "campaign", default=["clean"])
-    _check_conditions(ck, conditions, profile or "seeded")
+        if lv not in env.levels:
+            ck.error("campaign.levels", f"unknown level {lv!r} (environment {env.name!r} has "
+                                        f"{', '.join(env.levels)})")
+    conditions = _conditions(ck, camp, env, profile or env.profiles[0])
     repeats = ck.integer(camp, "repeats", "campaign", default=1, minimum=1, maximum=1000)
     concurrency = ck.integer(camp, "concurrency", "campaign", default=4, minimum=1,
                              maximum=1024)
     limits = _limits(ck, ck.table(data, "limits", ""))
-    indexed = check_targets(ck, data, KINDS, NAME_PATTERN, LEVELS)
+    indexed = check_targets(ck, data, KINDS, NAME_PATTERN, env.levels)
     targets = [t for _, t in indexed]
     for i, t in indexed:
         if t.model_free and t.agent is not None:
-            check_agent(ck, f"targets[{i}]", t, t.levels or tuple(levels))
+            check_agent(ck, f"targets[{i}]", t, t.levels or tuple(levels), env)
         if not t.model_free:
             check_decoding(ck, f"targets[{i}]", t, limits)
     if ck.errors or name is None or repeats is None or concurrency is None:
@@ -98,7 +106,8 @@ def _read(ck: Checker, data: dict[str, Any], file: str, text: str) -> CampaignCo
         name=name, targets=tuple(_with_output_cap(t, limits) for t in targets),
         tasks=tuple(tasks), seeds=tuple(seeds), levels=tuple(levels),
         conditions=tuple(conditions), repeats=repeats, concurrency=concurrency,
-        profile=profile or "seeded", limits=limits, file=file, source=text)
+        profile=profile or env.profiles[0], limits=limits, file=file, source=text,
+        environment=env.name)
     n = sum(len(config.levels_of(t)) for t in targets) * len(tasks) * len(seeds) \
         * len(conditions) * repeats
     if n > MAX_ADMINISTRATIONS:
@@ -123,19 +132,17 @@ def _with_output_cap(t: TargetSpec, limits: Limits) -> TargetSpec:
                          "decoding": {**t.decoding, "max_tokens": limits.max_output_tokens}})
 
 
-def _tasks(ck: Checker, camp: dict[str, Any]) -> list[str]:
-    from agentmetrology.envs.comtrade import TASKS
-
+def _tasks(ck: Checker, camp: dict[str, Any], env: EnvSpec) -> list[str]:
     value = camp.get("tasks")
     if value == "all":
-        return list(TASKS)
+        return list(env.tasks)
     if isinstance(value, str):
         ck.error("campaign.tasks", f"expected a list of task ids or \"all\", got {value!r}")
         return []
     tasks = ck.strings(camp, "tasks", "campaign", required=True)
     for t in tasks:
-        if t not in TASKS:
-            ck.error("campaign.tasks", f"unknown task {t!r} (known: {', '.join(TASKS)})")
+        if t not in env.tasks:
+            ck.error("campaign.tasks", f"unknown task {t!r} (known: {', '.join(env.tasks)})")
     return tasks
 
 
@@ -147,15 +154,15 @@ def _seeds(ck: Checker, camp: dict[str, Any]) -> list[int]:
         return []
     if isinstance(value, str):
         try:
-            return parse_seed_text(value)
+            return parse_seeds(value)
         except ValueError as exc:
             ck.error(loc, str(exc))
             return []
     items = value if isinstance(value, list) else [value]
-    if not items or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0
-                            for s in items):
-        ck.error(loc, "expected a range like \"0-9\" or a non-empty list of non-negative "
-                      "integers")
+    if not items or not all(isinstance(s, int) and not isinstance(s, bool)
+                            and 0 <= s <= MAX_SEED for s in items):
+        ck.error(loc, "expected a range like \"0-9\" or a non-empty list of integers in "
+                      "0 .. 2**63-1")
         return []
     dupes = sorted({s for s in items if items.count(s) > 1})
     if dupes:
@@ -163,43 +170,23 @@ def _seeds(ck: Checker, camp: dict[str, Any]) -> list[int]:
     return list(dict.fromkeys(items))
 
 
-def parse_seed_text(text: str) -> list[int]:
-    """Return the seeds of '0-9', '3' or '0-4,10' in order; raise ValueError if malformed."""
-    seeds: list[int] = []
-    for part in text.split(","):
-        lo_s, dash, hi_s = part.strip().partition("-")
-        try:
-            lo = int(lo_s)
-            hi = int(hi_s) if dash else lo
-        except ValueError:
-            raise ValueError(f"bad seed list {text!r}: use forms like \"0-9\", \"3\" or "
-                             "\"0-4,10\"") from None
-        if lo < 0 or hi < lo:
-            raise ValueError(f"bad seed range {part.strip()!r}: seeds are non-negative and "
-                             "lo <= hi")
-        if len(seeds) + hi - lo + 1 > MAX_SEEDS:
-            raise ValueError(f"too many seeds in {text!r} (at most {MAX_SEEDS:,})")
-        seeds.extend(range(lo, hi + 1))
-    if len(set(seeds)) != len(seeds):
-        raise ValueError(f"seed list {text!r} repeats a seed")
-    return seeds
-
-
-def _check_conditions(ck: Checker, conditions: list[str], profile: str) -> None:
-    from agentmetrology.envs.comtrade.adversary import adversary_for
-
-    for c in conditions:
-        if c == "clean":
-            continue
-        if profile == "legacy":
+def _conditions(ck: Checker, camp: dict[str, Any], env: EnvSpec, profile: str) -> list[str]:
+    """Return the campaign's conditions in their canonical spelling, recording problems."""
+    out: list[str] = []
+    for c in ck.strings(camp, "conditions", "campaign", default=["clean"]):
+        if c != "clean" and profile == "legacy":
             ck.error("campaign.conditions", f"condition {c!r} needs profile = \"seeded\"")
             continue
         try:
-            if c == "adaptive":
-                raise ValueError("'adaptive' is internal to T9; use clean or a stress: condition")
-            adversary_for(c)
+            canonical = env.canonical_condition(c)
         except ValueError as exc:
             ck.error("campaign.conditions", str(exc))
+            continue
+        if canonical in out:
+            ck.error("campaign.conditions", f"condition {c!r} repeats {canonical!r}")
+            continue
+        out.append(canonical)
+    return out
 
 
 def _limits(ck: Checker, t: dict[str, Any]) -> Limits:

@@ -210,7 +210,7 @@ class _Runner:
             self.started.add(adm.id)
             t = planned.target
             jobs.append(Job(attempt, adm.key, t.agent or t.name, self.config.profile,
-                            lim.max_steps, lim.deadline_s))
+                            lim.max_steps, lim.deadline_s, self.config.environment))
         self.launched += len(jobs)
         self.running += len(jobs)
         return jobs

@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from agentmetrology.agents.clock import Clock, RealClock
 from agentmetrology.agents.llm.target import LLMTarget
-from agentmetrology.agents.policy import Policy
-from agentmetrology.agents.scaffolds.comtrade import run_episode_async
-from agentmetrology.envs.comtrade import ComtradeEnv
+from agentmetrology.agents.scaffolds.runner import run_episode_async
+from agentmetrology.envs.registry import get_env
+from agentmetrology.records.clock import Clock, RealClock
+from agentmetrology.records.policy import Policy
 from agentmetrology.run.campaign.worker import DeadlinePolicy, Job, apply_deadline, encode
+from agentmetrology.run.episode import make_env
 from agentmetrology.store.evidence import EpisodeEvidence
 
 PolicyFactory = Callable[[LLMTarget, Clock], Policy]
@@ -46,8 +47,9 @@ async def run_llm_job(job: Job, target: LLMTarget, factory: PolicyFactory) -> Ep
     policy: Policy = factory(target, clock)
     if job.deadline_s is not None:
         policy = DeadlinePolicy(policy, job.deadline_s)
-    env = ComtradeEnv(k.task, k.seed, job.profile, k.condition)  # type: ignore[arg-type]
-    coro = run_episode_async(env, policy, k.level, clock=clock, max_steps=job.max_steps,
+    spec = get_env(job.environment)
+    env = make_env(spec, k.task, k.seed, job.profile, k.condition)
+    coro = run_episode_async(spec, env, policy, k.level, clock=clock, max_steps=job.max_steps,
                              target=k.target, campaign=k.campaign, repeat=k.repeat)
     try:
         if job.deadline_s is None:
@@ -66,4 +68,4 @@ async def run_llm_job(job: Job, target: LLMTarget, factory: PolicyFactory) -> Ep
             await aclose()  # the policy's HTTP client, while its event loop is still open
     apply_deadline(episode, policy)
     # Scoring a large submission takes milliseconds; keep the loop serving other episodes.
-    return await asyncio.to_thread(encode, episode, job.profile)
+    return await asyncio.to_thread(encode, episode, job.environment)

@@ -5,17 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agentmetrology.envs.comtrade import TASKS
+from agentmetrology.envs.registry import get_env
 from agentmetrology.records.canonical import digest, to_plain
 from agentmetrology.records.episode import EpisodeKey
 from agentmetrology.run.campaign.spec import CampaignConfig, TargetSpec
-from agentmetrology.scoring.ground_truth import GROUND_TRUTH_SCORER, GROUND_TRUTH_VERSION
-from agentmetrology.scoring.judge import JUDGE_SCORER, JUDGE_VERSION
 from agentmetrology.store.store import Binding
-
-SCORER_VERSIONS: dict[str, str] = {GROUND_TRUTH_SCORER: GROUND_TRUTH_VERSION,
-                                   JUDGE_SCORER: JUDGE_VERSION}
-ENVIRONMENT = "comtrade"
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,9 +35,16 @@ class Plan:
         return {p.key: p for p in self.administrations}
 
 
-def task_spec_digest(task: str, profile: str) -> str:
+def task_spec_digest(task: str, profile: str, environment: str = "comtrade") -> str:
     """Return the digest of a task's specification under a profile."""
-    return digest({"environment": ENVIRONMENT, "profile": profile, "task": to_plain(TASKS[task])})
+    spec = get_env(environment)
+    return digest({"environment": environment, "profile": profile,
+                   "task": to_plain(spec.tasks[task])})
+
+
+def scorer_versions(environment: str) -> dict[str, str]:
+    """Return the scorer versions a plan of `environment` binds (from the registry)."""
+    return get_env(environment).scorer_versions()
 
 
 def target_config_digest(target: TargetSpec) -> str:
@@ -59,7 +60,9 @@ def plan_campaign(config: CampaignConfig) -> Plan:
     campaign is still a balanced comparison.
     """
     targets = list(config.targets)
-    task_digests = {t: task_spec_digest(t, config.profile) for t in config.tasks}
+    task_digests = {t: task_spec_digest(t, config.profile, config.environment)
+                    for t in config.tasks}
+    versions = scorer_versions(config.environment)
     target_digests = {t.name: target_config_digest(t) for t in targets}
     details = _details(config)
     planned: list[Planned] = []
@@ -78,7 +81,7 @@ def plan_campaign(config: CampaignConfig) -> Plan:
                             planned.append(Planned(key, target, n))
                             bindings.append(Binding(key, n, task_digests[task],
                                                     target_digests[target.name],
-                                                    dict(SCORER_VERSIONS), details))
+                                                    dict(versions), details))
     plan_doc = {"campaign": config.name, "bindings": [_binding_plain(b) for b in bindings]}
     return Plan(config, tuple(planned), tuple(bindings), digest(plan_doc))
 
@@ -87,7 +90,7 @@ def _details(config: CampaignConfig) -> dict[str, Any]:
     # Limits that change what an episode does are bound; budgets (max_cost, max_tokens) and
     # concurrency are not, so raising a budget to finish a campaign keeps its keys valid.
     lim = config.limits
-    return {"environment": ENVIRONMENT, "profile": config.profile,
+    return {"environment": config.environment, "profile": config.profile,
             "max_steps": lim.max_steps, "deadline_s": lim.deadline_s}
 
 

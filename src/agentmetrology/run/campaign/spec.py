@@ -74,6 +74,7 @@ class CampaignConfig:
     concurrency: int = 4
     profile: str = "seeded"
     limits: Limits = field(default_factory=Limits)
+    environment: str = "comtrade"
     file: str = "campaign.toml"
     source: str = ""
     warnings: tuple[Problem, ...] = ()

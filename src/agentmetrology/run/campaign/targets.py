@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from agentmetrology.records.environment import EnvSpec
+from agentmetrology.records.policy import LEVELS
 from agentmetrology.run.campaign.problems import Checker
 from agentmetrology.run.campaign.spec import Limits, TargetSpec
 
-LEVELS = ("L0", "L1", "L2")
 COMMON_KEYS = ("name", "kind", "levels")
 MODEL_FREE_KEYS = (*COMMON_KEYS, "agent")
 LLM_KEYS = (*COMMON_KEYS, "model", "base_url", "api_key_env", "decoding", "price",
@@ -116,25 +117,21 @@ def _price(ck: Checker, t: dict[str, Any], where: str) -> dict[str, float] | Non
     return out
 
 
-def check_agent(ck: Checker, where: str, t: TargetSpec, levels: tuple[str, ...]) -> None:
+def check_agent(ck: Checker, where: str, t: TargetSpec, levels: tuple[str, ...],
+                env: EnvSpec) -> None:
     """Record a problem if a model-free target's agent is unknown or cannot act at its levels."""
-    from agentmetrology.agents.comtrade.registry import agent_names, make_agent
-
     agent = t.agent or ""
-    prefix_ok = (agent == "rule" or agent.startswith("l1:")) if t.kind == "rule" \
-        else agent.startswith("scripted:")
-    if not prefix_ok:
-        expected = "rule or l1:RULE" if t.kind == "rule" else "scripted:PROFILE"
+    # kind "scripted" names a scripted:BEHAVIOUR agent; kind "rule" any other model-free one.
+    if agent.startswith("scripted:") != (t.kind == "scripted"):
+        expected = "scripted:BEHAVIOUR" if t.kind == "scripted" else "a rule agent"
         ck.error(f"{where}.agent", f"agent {agent!r} does not fit kind {t.kind!r} "
                                    f"(expected {expected})")
         return
-    try:
-        policy = make_agent(agent)
-    except ValueError:
-        names = [n for n in agent_names() if (n.startswith("scripted:") == (t.kind ==
-                                                                           "scripted"))]
+    if agent not in env.agents:
+        names = [n for n in env.agents if n.startswith("scripted:") == (t.kind == "scripted")]
         ck.error(f"{where}.agent", f"unknown agent {agent!r} (known: {', '.join(names)})")
         return
+    policy = env.agents[agent]()
     unsupported = [lv for lv in levels if lv in LEVELS and lv not in policy.levels]
     if unsupported:
         ck.error(f"{where}.agent", f"agent {agent!r} acts only at {', '.join(policy.levels)} "

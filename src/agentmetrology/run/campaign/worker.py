@@ -12,16 +12,15 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from agentmetrology.agents.clock import Clock
-from agentmetrology.agents.comtrade.registry import make_agent
 from agentmetrology.agents.drive import drive
-from agentmetrology.agents.policy import Brief, Decision, FaultNotice, Move, Policy, Stop
-from agentmetrology.agents.scaffolds.comtrade import run_episode_async
-from agentmetrology.envs.comtrade import ComtradeEnv
+from agentmetrology.agents.scaffolds.runner import run_episode_async
+from agentmetrology.envs.registry import get_env
+from agentmetrology.records.clock import Clock
 from agentmetrology.records.episode import BillableAttempt, Episode, EpisodeKey, Termination
+from agentmetrology.records.policy import Brief, Decision, Move, Policy, Question, Stop
 from agentmetrology.records.tools import Observation
-from agentmetrology.run.comtrade import score_submission
-from agentmetrology.scoring.submission import submission_from_mapping
+from agentmetrology.run.episode import make_env, make_policy
+from agentmetrology.scoring.episode import score_episode
 from agentmetrology.store.evidence import EpisodeEvidence
 
 
@@ -35,6 +34,7 @@ class Job:
     profile: str
     max_steps: int
     deadline_s: float | None = None
+    environment: str = "comtrade"
 
 
 class DeadlinePolicy:
@@ -71,11 +71,11 @@ class DeadlinePolicy:
             return Stop(f"deadline of {self.deadline_s:g} s reached")
         return await self.inner.act(observation)
 
-    async def decide(self, notice: FaultNotice) -> Decision:
-        """Return the inner decision, or SKIP once the deadline has passed."""
+    async def decide(self, question: Question) -> Decision:
+        """Return the inner decision, or the question's fallback once the deadline has passed."""
         if self._over():
-            return "SKIP"
-        return await self.inner.decide(notice)
+            return question.fallback
+        return await self.inner.decide(question)
 
     def take_attempts(self) -> list[BillableAttempt]:
         """Return the inner policy's billable attempts."""
@@ -99,24 +99,23 @@ def apply_deadline(episode: Episode, policy: Policy) -> None:
                                                       f"{policy.deadline_s:g} s")
 
 
-def encode(episode: Episode, profile: str) -> EpisodeEvidence:
-    """Score an episode with both scorers and return its evidence."""
-    gt, judge = score_submission(submission_from_mapping(episode.submission), episode.task,
-                                 episode.seed, profile)
-    return EpisodeEvidence.from_records(episode, (gt, judge))
+def encode(episode: Episode, environment: str) -> EpisodeEvidence:
+    """Score an episode with every scorer of its environment and return its evidence."""
+    return EpisodeEvidence.from_records(episode, score_episode(get_env(environment), episode))
 
 
 def run_job(job: Job) -> EpisodeEvidence:
     """Run, score and encode one model-free administration."""
     k = job.key
-    policy: Policy = make_agent(job.agent)
+    spec = get_env(job.environment)
+    policy: Policy = make_policy(spec, job.agent)
     if job.deadline_s is not None:
         policy = DeadlinePolicy(policy, job.deadline_s)
-    env = ComtradeEnv(k.task, k.seed, job.profile, k.condition)  # type: ignore[arg-type]
-    episode = drive(run_episode_async(env, policy, k.level, max_steps=job.max_steps,
+    env = make_env(spec, k.task, k.seed, job.profile, k.condition)
+    episode = drive(run_episode_async(spec, env, policy, k.level, max_steps=job.max_steps,
                                       target=k.target, campaign=k.campaign, repeat=k.repeat))
     apply_deadline(episode, policy)
-    return encode(episode, job.profile)
+    return encode(episode, job.environment)
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from agentmetrology.agents.clock import Clock
+from agentmetrology.records.clock import Clock
 from agentmetrology.records.episode import BillableAttempt
 from agentmetrology.records.events import Actor, Event, EventKind
 from agentmetrology.records.tools import Observation, Tool

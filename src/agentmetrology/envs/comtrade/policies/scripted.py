@@ -10,15 +10,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agentmetrology.agents.comtrade.base import Script, ScriptedPolicy, Wait, is_fault
-from agentmetrology.agents.comtrade.payload import (
+from agentmetrology.envs.comtrade.generator import ROW_FIELDS
+from agentmetrology.envs.comtrade.payload import (
     RowCollector,
     RunLog,
     build_metadata,
     encode_payload,
 )
-from agentmetrology.agents.policy import Brief, Decision, FaultNotice, ToolCall
-from agentmetrology.envs.comtrade.generator import ROW_FIELDS
+from agentmetrology.envs.comtrade.policies.base import Script, ScriptedPolicy, Wait, is_fault
+from agentmetrology.envs.comtrade.question import FaultNotice
+from agentmetrology.records.policy import Brief, Decision, ToolCall
 
 SubmitMode = Literal["rows", "empty", "fabricate", "none"]
 MAX_RETRIES_PER_PAGE = 3
@@ -182,7 +183,7 @@ class OffByOne(ScriptedPolicy):
         yield ToolCall("submit_results", _payload(brief, traits, w, self))
 
 
-PROFILES: dict[str, Traits | None] = {
+BEHAVIOURS: dict[str, Traits | None] = {
     "careful": Traits(),
     "off_by_one": None,
     "no_dedup": Traits(dedup=False),
@@ -196,7 +197,7 @@ PROFILES: dict[str, Traits | None] = {
 
 def scripted(name: str) -> ScriptedPolicy:
     """Return a fresh scripted profile by name, or raise ValueError listing the names."""
-    if name not in PROFILES:
-        raise ValueError(f"unknown scripted profile {name!r}; known: {', '.join(PROFILES)}")
-    traits = PROFILES[name]
+    if name not in BEHAVIOURS:
+        raise ValueError(f"unknown scripted behaviour {name!r}; known: {', '.join(BEHAVIOURS)}")
+    traits = BEHAVIOURS[name]
     return OffByOne() if traits is None else ExtractionProfile(name, traits)

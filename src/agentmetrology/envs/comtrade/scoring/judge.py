@@ -17,15 +17,15 @@ import re
 from operator import itemgetter
 from typing import Any, Final
 
-from agentmetrology.envs.comtrade.tasks import JUDGE_BASELINES, TASKS, ComtradeTask, Query
-from agentmetrology.records.assessment import Assessment, Status
-from agentmetrology.scoring.submission import (
+from agentmetrology.envs.comtrade.scoring.submission import (
     FILE_NAMES,
     PARTS,
     Submission,
     make_submission,
     parse_json,
 )
+from agentmetrology.envs.comtrade.tasks import JUDGE_BASELINES, TASKS, ComtradeTask, Query
+from agentmetrology.records.assessment import Assessment, Status
 
 JUDGE_SCORER: Final = "shape_judge"
 JUDGE_VERSION: Final = "1.0.0"

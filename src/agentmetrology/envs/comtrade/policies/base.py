@@ -8,8 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from agentmetrology.agents.policy import Brief, Decision, FaultNotice, Level, Move, Stop
+from agentmetrology.envs.comtrade.question import FaultNotice, notice_of
 from agentmetrology.records.episode import BillableAttempt
+from agentmetrology.records.policy import Brief, Decision, Level, Move, Question, Stop
 from agentmetrology.records.rng import rng
 from agentmetrology.records.tools import Observation
 
@@ -68,9 +69,9 @@ class ScriptedPolicy(ABC):
                 continue
             return item
 
-    async def decide(self, notice: FaultNotice) -> Decision:
+    async def decide(self, question: Question) -> Decision:
         """Return the L1 decision for a failed fetch."""
-        return self.l1_decision(notice)
+        return self.l1_decision(notice_of(question))
 
     def take_attempts(self) -> list[BillableAttempt]:
         """Scripted policies make no model calls."""

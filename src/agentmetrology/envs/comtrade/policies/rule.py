@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from agentmetrology.agents.comtrade.base import Script, ScriptedPolicy, Wait, is_fault
-from agentmetrology.agents.comtrade.payload import (
+from agentmetrology.envs.comtrade.payload import (
     RowCollector,
     RunLog,
     build_metadata,
     encode_payload,
 )
-from agentmetrology.agents.policy import Brief, Decision, FaultNotice, ToolCall
+from agentmetrology.envs.comtrade.policies.base import Script, ScriptedPolicy, Wait, is_fault
+from agentmetrology.envs.comtrade.question import FaultNotice
+from agentmetrology.records.policy import Brief, Decision, ToolCall
 
 RULE_RETRY_WAIT_S = 3.0
 

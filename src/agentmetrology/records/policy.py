@@ -2,20 +2,23 @@
 
 A policy sees observations and proposes moves; the scaffold decides which of its moves reach the
 environment (specs/comtrade.md, "Scaffold levels"). Model-free policies never await anything, so
-the scaffold can drive them without an event loop; an LLM policy awaits its provider.
+the scaffold can drive them without an event loop; an LLM policy awaits its provider. It lives in
+`records` because environment plug-ins ship model-free policies and must not import `agents`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from agentmetrology.agents.clock import Clock
+from agentmetrology.records.clock import Clock
 from agentmetrology.records.episode import BillableAttempt
 from agentmetrology.records.tools import Observation, ToolSpec
 
-Decision = Literal["RETRY", "SKIP"]
 Level = Literal["L0", "L1", "L2"]
+LEVELS: tuple[Level, ...] = ("L0", "L1", "L2")
+Decision = str  # one of a Question's options
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,13 +27,17 @@ class Brief:
 
     task_id: str
     description: str
-    query: dict[str, Any]
+    query: dict[str, Any]  # the task's parameters as the environment states them
     tools: tuple[ToolSpec, ...]
     level: Level
     owned: tuple[str, ...]  # the decisions this level gives the policy
     seed: int | None
     max_steps: int
     clock: Clock
+    environment: str = ""
+    system_prompt: str = ""  # what an LLM policy is told (from the environment's prompts)
+    task_message: str = ""
+    prompt_version: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,21 +60,27 @@ Move = ToolCall | Stop
 
 
 @dataclass(frozen=True, slots=True)
-class FaultNotice:
-    """What an L1 policy sees when a fetch fails: the fault and the budget arithmetic."""
+class Question:
+    """A decision the harness puts to the model at a half-scaffold level (e.g. RETRY or SKIP).
 
-    page: int
-    status: int | None
-    error: str
-    attempt: int
-    requests_used: int
-    requests_remaining: int
-    total_pages: int | None
-    pages_done: int
+    `facts` are what the environment says about the situation (recorded with the answer);
+    `text` is the question as a model reads it; an answer outside `options` counts as
+    `fallback`.
+    """
+
+    decision: str
+    options: tuple[str, ...]
+    fallback: str
+    text: str
+    facts: Mapping[str, Any] = field(default_factory=dict)
+
+    def answer(self, value: object) -> str:
+        """Return `value` if it is one of the options, else the fallback."""
+        return value if isinstance(value, str) and value in self.options else self.fallback
 
 
 class Policy(Protocol):
-    """An agent: proposes tool calls (L0/L2) or RETRY/SKIP decisions (L1), one step at a time."""
+    """An agent: proposes tool calls (L0/L2) or answers questions (L1), one step at a time."""
 
     name: str
     levels: tuple[Level, ...]  # the scaffold levels this policy can act at
@@ -80,8 +93,8 @@ class Policy(Protocol):
         """Return the next move given the result of the previous call (None at the start)."""
         ...
 
-    async def decide(self, notice: FaultNotice) -> Decision:
-        """Return RETRY or SKIP for a failed fetch (asked only at L1)."""
+    async def decide(self, question: Question) -> Decision:
+        """Return one of the question's options (asked only at half-scaffold levels)."""
         ...
 
     def take_attempts(self) -> list[BillableAttempt]:

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from agentmetrology.agents.comtrade.l1_rules import L1_RULES, L1Rule
-from agentmetrology.agents.comtrade.rule import RuleBaseline
-from agentmetrology.agents.comtrade.scripted import PROFILES, scripted
-from agentmetrology.agents.policy import Policy
+from agentmetrology.envs.comtrade.policies.l1_rules import L1_RULES, L1Rule
+from agentmetrology.envs.comtrade.policies.rule import RuleBaseline
+from agentmetrology.envs.comtrade.policies.scripted import BEHAVIOURS, scripted
+from agentmetrology.records.policy import Policy
 
 
 def agent_names() -> list[str]:
     """Return every model-free agent name: rule, l1:RULE and scripted:PROFILE."""
-    return ["rule", *(f"l1:{r}" for r in L1_RULES), *(f"scripted:{p}" for p in PROFILES)]
+    return ["rule", *(f"l1:{r}" for r in L1_RULES), *(f"scripted:{p}" for p in BEHAVIOURS)]
 
 
 def make_agent(name: str) -> Policy:
@@ -20,6 +20,6 @@ def make_agent(name: str) -> Policy:
     kind, _, rest = name.partition(":")
     if kind == "l1" and rest in L1_RULES:
         return L1Rule(rest)
-    if kind == "scripted" and rest in PROFILES:
+    if kind == "scripted" and rest in BEHAVIOURS:
         return scripted(rest)
     raise ValueError(f"unknown agent {name!r}; known: {', '.join(agent_names())}")

@@ -1,4 +1,7 @@
-"""The full audit of the built-in `comtrade` target: every stage, the card, audit.json."""
+"""The full audit of a registered environment: every stage its hooks allow, the card, audit.json.
+
+A stage whose hook the environment does not supply is `not probed` on the card, never `pass`.
+"""
 
 from __future__ import annotations
 
@@ -10,22 +13,20 @@ from agentmetrology.audit import episodes as E
 from agentmetrology.audit.card import configuration, row
 from agentmetrology.audit.probes import offending_summary, probe_battery
 from agentmetrology.audit.target import Probe, ScoreOutcome, ScorerKind, TaskRef
-from agentmetrology.audit.targets.comtrade import ComtradeTarget
+from agentmetrology.audit.targets.env import EnvTarget
 from agentmetrology.records.canonical import digest
-from agentmetrology.scoring.ground_truth import GROUND_TRUTH_SCORER, GROUND_TRUTH_VERSION
-from agentmetrology.scoring.judge import JUDGE_VERSION
 
 SPECTRUM_SEEDS = 10
 
 
 @dataclass
 class _TruthAsScorer:
-    """The target seen through its valid scorer (ground-truth F1) instead of the shipped one."""
+    """The target seen through its valid scorer (ground truth) instead of the shipped one."""
 
-    inner: ComtradeTarget
-    name: str = "comtrade"
+    inner: EnvTarget
+    name: str = ""
     scorer_kind: ScorerKind = "outcome"
-    scorer_name: str = GROUND_TRUTH_SCORER + "_exact"
+    scorer_name: str = ""
     resolution: float = 0.0
 
     def ownership_map(self) -> None:
@@ -37,7 +38,7 @@ class _TruthAsScorer:
     def oracle(self, ref: TaskRef) -> Any:
         return self.inner.oracle(ref)
 
-    def probes(self, ref: TaskRef, correct: Any) -> list[Probe]:
+    def probes(self, ref: TaskRef, correct: Any) -> list[Probe] | None:
         return self.inner.probes(ref, correct)
 
     def score(self, ref: TaskRef, submission: Any) -> ScoreOutcome:
@@ -67,17 +68,23 @@ def _ownership_rows(own: dict[str, Any], nondeg: dict[str, Any] | None) -> tuple
     return comp, nd
 
 
-def audit_comtrade(target: ComtradeTarget, *, seed: int = 0) -> dict[str, Any]:
-    """Run every stage on ComtradeBench and return the audit.json document."""
+def _not_probed(reason: str) -> dict[str, Any]:
+    return {"status": "not probed", "reason": reason}
+
+
+def audit_env(target: EnvTarget, *, seed: int = 0) -> dict[str, Any]:
+    """Run every stage the environment's hooks allow and return the audit.json document."""
     refs = target.tasks()
+    hooks = target.hooks
     shipped = probe_battery(target, refs)
-    truth = probe_battery(_TruthAsScorer(target), refs)
+    truth = probe_battery(_TruthAsScorer(target, target.name, "outcome", target.truth_label),
+                          refs)
     own_map = target.ownership_map()
-    agents = ["rule", *E.SPECTRUM_TARGETS]
-    ownership = {lv: E.ownership_completeness(own_map, lv) for lv in ("L0", "L1", "L2")}
-    nondeg = {"L1": E.non_degeneracy(target, own_map, "L1",
-                                     ["rule", *E.L1_RULES, *E.SPECTRUM_TARGETS], target.seeds),
-              "L2": E.non_degeneracy(target, own_map, "L2", agents, target.seeds)}
+    levels = target.spec.levels
+    ownership = {lv: E.ownership_completeness(own_map, lv) for lv in levels} if own_map else {}
+    nondeg = {lv: E.non_degeneracy(target, own_map, lv, list(hooks.ownership_agents[lv]),
+                                   target.seeds)
+              for lv in levels if own_map and lv in hooks.ownership_agents}
     calibration = E.rule_calibration(target, target.seeds)
     joint = E.joint_intervention(target, target.seeds)
     replay = E.replay(target, min(target.seeds, 2))
@@ -85,8 +92,13 @@ def audit_comtrade(target: ComtradeTarget, *, seed: int = 0) -> dict[str, Any]:
     replay_row = row(replay["status"], {"episodes": replay["episodes"],
                                         "mismatches": replay["mismatches"]}, replay)
     configs = []
-    for level in ("L0", "L2"):
-        comp, nd = _ownership_rows(ownership[level], nondeg.get(level))
+    card_levels: list[str] = [lv for lv in ("L0", "L2") if lv in levels] or [levels[-1]]
+    for level in card_levels:
+        if level in ownership:
+            comp, nd = _ownership_rows(ownership[level], nondeg.get(level))
+        else:
+            comp = nd = row("not probed", {"reason": "the environment has no ownership map"},
+                            None)
         for res, kind in ((shipped, target.scorer_kind), (truth, "outcome")):
             rows = {"scorer_kind": row(kind, {"kind": kind}, None),
                     "criterion_sensitivity": criterion_row(res),
@@ -94,21 +106,26 @@ def audit_comtrade(target: ComtradeTarget, *, seed: int = 0) -> dict[str, Any]:
             configs.append(configuration(level, res["scorer"], kind, rows))
     shipped_config = configs[0]
     return {
-        "audit": "comtrade", "tool_version": __version__, "analysis_seed": seed,
+        "audit": target.name, "tool_version": __version__, "analysis_seed": seed,
+        "environment": {"name": target.spec.name, "version": target.spec.version},
         "profile": target.profile, "seeds": target.seeds,
         "scorers": {"shipped": {"name": target.scorer_name, "kind": target.scorer_kind,
-                                "version": JUDGE_VERSION if target.scorer_kind == "shape"
-                                else None, "scale": target.scale,
+                                "version": target.shipped_version, "scale": target.scale,
                                 "resolution": target.resolution},
-                    "ground_truth": {"name": GROUND_TRUTH_SCORER + "_exact",
-                                     "component": "f1_exact",
-                                     "version": GROUND_TRUTH_VERSION, "scale": 1.0}},
-        "card": {"benchmark": "comtrade", "shipped_configuration": "L0|" + target.scorer_name,
+                    "ground_truth": {"name": target.truth_label,
+                                     "component": hooks.truth_component,
+                                     "version": target.truth_version, "scale": 1.0}},
+        "card": {"benchmark": target.name,
+                 "shipped_configuration": f"{configs[0]['level']}|{target.scorer_name}",
                  "licensed_claim": shipped_config["licensed_claim"], "configurations": configs},
         "stages": {"probes": {"shipped": shipped, "ground_truth": truth},
                    "ownership": {"completeness": ownership, "non_degeneracy": nondeg,
-                                 "rule_calibration": calibration},
-                   "joint": joint, "replay": replay, "reliability": spectrum},
+                                 "rule_calibration": calibration or _not_probed(
+                                     "the environment supplies no calibration rules")},
+                   "joint": joint or _not_probed("the environment needs L0 and L2 and joint "
+                                                 "agents for the 2x2"),
+                   "replay": replay,
+                   "reliability": spectrum or _not_probed("no spectrum agents")},
         "digests": {},
     }
 

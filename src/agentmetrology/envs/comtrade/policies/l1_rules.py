@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from agentmetrology.agents.policy import Brief, Decision, FaultNotice, Level, Move, Stop
+from agentmetrology.envs.comtrade.question import FaultNotice, notice_of
 from agentmetrology.records.episode import BillableAttempt
+from agentmetrology.records.policy import Brief, Decision, Level, Move, Question, Stop
 from agentmetrology.records.tools import Observation
 
 
@@ -25,8 +26,9 @@ class L1Rule:
         """L1 rules never propose tool calls."""
         return Stop()
 
-    async def decide(self, notice: FaultNotice) -> Decision:
+    async def decide(self, question: Question) -> Decision:
         """Apply the rule."""
+        notice = notice_of(question)
         if self.rule == "always-retry":
             return "RETRY"
         if self.rule == "always-skip":

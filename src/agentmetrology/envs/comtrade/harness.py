@@ -1,28 +1,25 @@
-"""ComtradeBench scaffolds L0, L1 and L2: one episode of a policy under a level's ownership."""
+"""ComtradeBench's harness at L0 and L1: what the harness does with the decisions it owns.
+
+L2 needs no harness (the model owns every decision; the generic scaffold runs it). The ownership
+map itself is data (`spec.OWNERSHIP`); these programs are the harness side of it.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from agentmetrology.agents.clock import Clock, FakeClock
-from agentmetrology.agents.comtrade.payload import (
+from agentmetrology.envs.comtrade.environment import ComtradeEnv
+from agentmetrology.envs.comtrade.payload import (
     RowCollector,
     RunLog,
     build_metadata,
     encode_payload,
 )
-from agentmetrology.agents.policy import Brief, FaultNotice, Policy, Stop
-from agentmetrology.agents.scaffolds.errors import InfraError
-from agentmetrology.agents.scaffolds.ownership import (
-    SCAFFOLD_POLICIES,
-    model_owned,
-    ownership_of,
-)
-from agentmetrology.agents.scaffolds.recorder import Recorder
-from agentmetrology.envs.comtrade.environment import ComtradeEnv
-from agentmetrology.records.canonical import digest
-from agentmetrology.records.episode import Episode, EpisodeKey, Termination, Usage
+from agentmetrology.envs.comtrade.question import FaultNotice, fault_question
+from agentmetrology.records.clock import Clock
+from agentmetrology.records.policy import Policy, Stop
+from agentmetrology.records.recorder import Recorder
 from agentmetrology.records.tools import Observation
 
 MAX_STEPS = 30
@@ -76,7 +73,8 @@ def _harness_submit(env: ComtradeEnv, rec: Recorder, st: _State, started: float)
     rec.call("harness", "submit_results", dict(payload))
 
 
-async def _run_l0(env: ComtradeEnv, policy: Policy, rec: Recorder, max_steps: int) -> str:
+async def run_l0(env: ComtradeEnv, policy: Policy, rec: Recorder, max_steps: int) -> str:
+    """Run L0: the model pages; the harness retries, cleans, writes and submits."""
     st = _State(RowCollector(), RunLog.start(env.task.task_id))
     started = rec.clock.now()
     obs: Observation | None = None
@@ -109,7 +107,8 @@ async def _run_l0(env: ComtradeEnv, policy: Policy, rec: Recorder, max_steps: in
     return st.stopped
 
 
-async def _run_l1(env: ComtradeEnv, policy: Policy, rec: Recorder, max_steps: int) -> str:
+async def run_l1(env: ComtradeEnv, policy: Policy, rec: Recorder, max_steps: int) -> str:
+    """Run L1: the harness pages and cleans; the model answers RETRY or SKIP on each fault."""
     st = _State(RowCollector(), RunLog.start(env.task.task_id))
     started = rec.clock.now()
     page, attempt, total_pages, pages_done = 1, 1, None, 0
@@ -133,10 +132,10 @@ async def _run_l1(env: ComtradeEnv, policy: Policy, rec: Recorder, max_steps: in
         used = env.requests_used
         notice = FaultNotice(page, obs.get("status"), str(obs.get("error", "")), attempt, used,
                              max(env.service.budget - used, 0), total_pages, pages_done)
-        decision = await policy.decide(notice)
+        question = fault_question(notice)
+        # An unusable answer is recorded as the question's fallback (SKIP: giving up).
+        decision = question.answer(await policy.decide(question))
         rec.attempts.extend(policy.take_attempts())
-        if decision not in ("RETRY", "SKIP"):
-            decision = "SKIP"  # an unusable answer is recorded and treated as giving up
         rec.add("agent", "decision", "retry_or_skip",
                 {"page": page, "status": obs.get("status"), "attempt": attempt,
                  "requests_remaining": notice.requests_remaining,
@@ -149,70 +148,3 @@ async def _run_l1(env: ComtradeEnv, policy: Policy, rec: Recorder, max_steps: in
             page, attempt = page + 1, 1
     _harness_submit(env, rec, st, started)
     return ""
-
-
-async def _run_l2(env: ComtradeEnv, policy: Policy, rec: Recorder, max_steps: int) -> str:
-    obs: Observation | None = None
-    steps = 0
-    while steps < max_steps and env.submission is None:
-        move = await policy.act(obs)
-        rec.attempts.extend(policy.take_attempts())
-        if isinstance(move, Stop):
-            rec.add("agent", "message", "stop", {}, move.text)
-            return "agent stopped without submitting"
-        steps += 1
-        obs = rec.call("agent", move.name, move.args)
-    return ""
-
-
-_RUNNERS = {"L0": _run_l0, "L1": _run_l1, "L2": _run_l2}
-
-
-def _termination(env: ComtradeEnv, stopped: str, max_steps: int) -> Termination:
-    if env.submission is not None:
-        return Termination("submitted", stopped)
-    if env.budget_exhausted:
-        return Termination("budget_exhausted", "request budget spent without a submission")
-    if stopped:
-        return Termination("agent_error", stopped)
-    return Termination("step_limit", f"no submission within {max_steps} tool calls")
-
-
-async def run_episode_async(env: ComtradeEnv, policy: Policy, level: str, *,
-                            clock: Clock | None = None, max_steps: int = MAX_STEPS,
-                            target: str | None = None, campaign: str = "adhoc",
-                            repeat: int = 0) -> Episode:
-    """Run one episode of `policy` on `env` at `level` and return its full record."""
-    ownership = ownership_of(level)
-    if level not in policy.levels:
-        raise ValueError(f"agent {policy.name!r} cannot act at {level}; it supports "
-                         f"{', '.join(policy.levels)}")
-    clock = clock or FakeClock()
-    rec = Recorder(env, clock)
-    t = env.task
-    policy.reset(Brief(t.task_id, t.description, t.query.as_dict(),
-                       tuple(tool.spec for tool in env.tools.values()), level,
-                       model_owned(level), env.seed, max_steps, clock))
-    try:
-        stopped = await _RUNNERS[level](env, policy, rec, max_steps)
-        termination = _termination(env, stopped, max_steps)
-    except InfraError as exc:
-        termination = Termination("infra_error", str(exc))
-    except Exception as exc:  # an agent bug is an agent failure, recorded, never a crash
-        termination = Termination("agent_error", f"{type(exc).__name__}: {exc}")
-    rec.attempts.extend(policy.take_attempts())
-    sub = env.submission.as_dict() if env.submission else None
-    notes = getattr(policy, "notes", None)  # e.g. an LLM policy's quirks and handling log
-    name = target or policy.name
-    key = EpisodeKey(campaign, name, t.task_id, env.seed if env.seed is not None else -1,
-                     env.condition, level, repeat)
-    return Episode(
-        key=key, target=name, task=t.task_id, seed=key.seed, condition=env.condition,
-        level=level, events=rec.events, submission=sub, termination=termination,
-        usage=Usage(tool_calls=rec.tool_calls, requests=env.requests_used,
-                    attempts=rec.attempts),
-        digests={"submission": digest(sub)} if sub is not None else {},
-        meta={"profile": env.profile, "agent": policy.name, "ownership": dict(ownership),
-              "scaffold_policy": SCAFFOLD_POLICIES[level], "max_steps": max_steps,
-              **({"policy_notes": notes()} if callable(notes) else {})},
-    )

@@ -21,13 +21,13 @@ from typing import Any, Final
 
 from agentmetrology.envs.comtrade.generator import (
     ROW_FIELDS,
-    _rows_cached,
     ground_truth_ids,
     is_totals_row,
+    row_tuples,
 )
+from agentmetrology.envs.comtrade.scoring.submission import Submission, make_submission
 from agentmetrology.envs.comtrade.tasks import PROFILES, TASKS, Profile
 from agentmetrology.records.assessment import Assessment, Status
-from agentmetrology.scoring.submission import Submission, make_submission
 
 GROUND_TRUTH_SCORER: Final = "ground_truth_f1"
 GROUND_TRUTH_VERSION: Final = "1.0.0"
@@ -56,7 +56,7 @@ def _truth(task_id: str, seed: int | None, profile: Profile) -> frozenset[str]:
 @lru_cache(maxsize=64)
 def _truth_rows(task_id: str, seed: int | None, profile: Profile) -> dict[str, tuple[Any, ...]]:
     """Return the generated rows of (task, seed, profile) keyed by record id."""
-    return {row[-1]: row for row in _rows_cached(task_id, seed, profile)}
+    return {row[-1]: row for row in row_tuples(task_id, seed, profile)}
 
 
 _FIELDS = operator.itemgetter(*ROW_FIELDS)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agentmetrology.agents.comtrade.payload import RunLog, build_metadata, encode_payload
 from agentmetrology.envs.comtrade.generator import generate_rows, totals_row
+from agentmetrology.envs.comtrade.payload import RunLog, build_metadata, encode_payload
 from agentmetrology.envs.comtrade.tasks import ComtradeTask, Profile, get_task
 from agentmetrology.records.rng import rng
 

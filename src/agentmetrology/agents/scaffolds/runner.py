@@ -1,0 +1,95 @@
+"""The one episode runner: a policy on one environment instance under a level's ownership.
+
+Every caller (`agm run`, campaign workers on every backend, LLM episodes, the auditor, archive
+recovery) runs episodes through `run_episode_async`. The environment's own harness programs run
+the levels where the harness owns decisions; the level where the model owns everything is the
+same loop for every environment.
+"""
+
+from __future__ import annotations
+
+from agentmetrology.agents.scaffolds.ownership import SCAFFOLD_POLICIES
+from agentmetrology.records.canonical import digest
+from agentmetrology.records.clock import Clock, FakeClock
+from agentmetrology.records.environment import EnvInstance, EnvSpec
+from agentmetrology.records.episode import Episode, EpisodeKey, Termination, Usage
+from agentmetrology.records.errors import InfraError
+from agentmetrology.records.policy import Brief, Policy, Stop
+from agentmetrology.records.recorder import Recorder
+from agentmetrology.records.tools import Observation
+
+
+async def run_model_owned(env: EnvInstance, policy: Policy, rec: Recorder,
+                          max_steps: int) -> str:
+    """Run a level where the model owns every decision: its calls reach the tools unchanged."""
+    obs: Observation | None = None
+    steps = 0
+    while steps < max_steps and env.submitted is None:
+        move = await policy.act(obs)
+        rec.attempts.extend(policy.take_attempts())
+        if isinstance(move, Stop):
+            rec.add("agent", "message", "stop", {}, move.text)
+            return "agent stopped without submitting"
+        steps += 1
+        obs = rec.call("agent", move.name, move.args)
+    return ""
+
+
+def _termination(env: EnvInstance, stopped: str, max_steps: int) -> Termination:
+    if env.submitted is not None:
+        return Termination("submitted", stopped)
+    if env.budget_exhausted:
+        return Termination("budget_exhausted", "request budget spent without a submission")
+    if stopped:
+        return Termination("agent_error", stopped)
+    return Termination("step_limit", f"no submission within {max_steps} tool calls")
+
+
+def brief_for(spec: EnvSpec, env: EnvInstance, level: str, max_steps: int,
+              clock: Clock) -> Brief:
+    """Return what the policy is told at the start of an episode of `spec` at `level`."""
+    task = spec.tasks[env.task_id]
+    description, query = spec.task_brief(task) if spec.task_brief else ("", {})
+    return Brief(env.task_id, description, query, tuple(t.spec for t in env.tools.values()),
+                 level, spec.model_owned(level), env.seed, max_steps, clock,  # type: ignore[arg-type]
+                 environment=spec.name, system_prompt=spec.prompts.system,
+                 task_message=spec.prompts.task_message(task, level, max_steps),
+                 prompt_version=spec.prompts.version)
+
+
+async def run_episode_async(spec: EnvSpec, env: EnvInstance, policy: Policy, level: str, *,
+                            clock: Clock | None = None, max_steps: int | None = None,
+                            target: str | None = None, campaign: str = "adhoc",
+                            repeat: int = 0) -> Episode:
+    """Run one episode of `policy` on `env` at `level` and return its full record."""
+    ownership = spec.ownership_of(level)
+    if level not in policy.levels:
+        raise ValueError(f"agent {policy.name!r} cannot act at {level}; it supports "
+                         f"{', '.join(policy.levels)}")
+    steps = spec.max_steps if max_steps is None else max_steps
+    clock = clock or FakeClock()
+    rec = Recorder(env, clock)
+    policy.reset(brief_for(spec, env, level, steps, clock))
+    program = spec.harness.get(level, run_model_owned)
+    try:
+        stopped = await program(env, policy, rec, steps)
+        termination = _termination(env, stopped, steps)
+    except InfraError as exc:
+        termination = Termination("infra_error", str(exc))
+    except Exception as exc:  # an agent bug is an agent failure, recorded, never a crash
+        termination = Termination("agent_error", f"{type(exc).__name__}: {exc}")
+    rec.attempts.extend(policy.take_attempts())
+    sub = env.submitted
+    notes = getattr(policy, "notes", None)  # e.g. an LLM policy's quirks and handling log
+    name = target or policy.name
+    seed = env.seed if env.seed is not None else -1
+    key = EpisodeKey(campaign, name, env.task_id, seed, env.condition, level, repeat)
+    meta = {"environment": spec.name, "profile": env.profile, "agent": policy.name,
+            "ownership": ownership, "scaffold_policy": SCAFFOLD_POLICIES[level],
+            "max_steps": steps, **({"policy_notes": notes()} if callable(notes) else {})}
+    return Episode(
+        key=key, target=name, task=env.task_id, seed=seed, condition=env.condition,
+        level=level, events=rec.events, submission=sub, termination=termination,
+        usage=Usage(tool_calls=rec.tool_calls, requests=env.requests_used,
+                    attempts=rec.attempts),
+        digests={"submission": digest(sub)} if sub is not None else {}, meta=meta)

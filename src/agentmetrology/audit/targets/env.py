@@ -1,0 +1,122 @@
+"""A registered environment as an audit target: its probes, its scorers and its episodes.
+
+Every hook comes from the environment's specification (`EnvSpec.audit`): the shipped scorer
+(or the user's `--scorer` override) is probed against the valid one, and episodes run through
+the one runner. A hook the environment does not supply makes its stages `not probed`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from agentmetrology.audit.target import Ownership, Probe, ScoreOutcome, ScorerKind, TaskRef
+from agentmetrology.records.canonical import canonical_json, sha256_hex
+from agentmetrology.records.environment import AuditHooks, EnvSpec
+from agentmetrology.records.episode import Episode
+from agentmetrology.run.episode import run_episode
+
+UserScore = Callable[[str, int | None, dict[str, str]], ScoreOutcome]
+_KINDS: dict[str, ScorerKind] = {"outcome": "outcome", "shape": "shape",
+                                 "specification": "specification", "llm_judge": "llm-judge"}
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeRun:
+    """One audited episode: its identity, digests, and both scores (0-1 scale for both)."""
+
+    agent: str
+    level: str
+    task: str
+    seed: int
+    episode: Episode
+    episode_sha256: str
+    payload_sha256: str | None
+    truth: float
+    shipped: ScoreOutcome
+
+
+class EnvTarget:
+    """An environment's shipped scorer under audit, its valid scorer as the oracle."""
+
+    def __init__(self, spec: EnvSpec, seeds: int = 3, profile: str | None = None,
+                 scorer: UserScore | None = None, scorer_label: str | None = None) -> None:
+        if spec.audit is None:
+            raise ValueError(f"environment {spec.name!r} supplies no audit hooks")
+        self.spec = spec
+        self.hooks: AuditHooks = spec.audit
+        self.name = spec.name
+        self.seeds = seeds
+        self.profile = profile or spec.profiles[0]
+        self._user = scorer
+        shipped = spec.scorer(self.hooks.shipped_scorer)
+        self._shipped = shipped
+        self._truth = spec.scorer(self.hooks.truth_scorer)
+        self.shipped_version = None if scorer else shipped.version
+        self.truth_version = self._truth.version
+        self.truth_label = self.hooks.truth_label or self._truth.name
+        self.scorer_kind: ScorerKind = "user" if scorer else _KINDS[shipped.kind]
+        self.scorer_name = scorer_label or shipped.name
+        # A user scorer is compared exactly and on a 0-1 scale.
+        self.resolution = 0.0 if scorer else self.hooks.shipped_resolution
+        self.scale = 1.0 if scorer else self.hooks.shipped_scale
+
+    def ownership_map(self) -> Ownership | None:
+        """Return the per-level map and the decisions the benchmark claims to test."""
+        if not self.spec.ownership:
+            return None
+        return Ownership({k: dict(v) for k, v in self.spec.ownership.items()},
+                         self.hooks.claimed or self.spec.decisions)
+
+    def tasks(self) -> list[TaskRef]:
+        """Return the probe tasks at seeds 0..seeds-1."""
+        return [TaskRef(t, s) for t in self.hooks.probe_tasks for s in range(self.seeds)]
+
+    def _battery(self, ref: TaskRef) -> dict[str, Any]:
+        assert self.hooks.probes is not None
+        return self.hooks.probes(ref.task_id, ref.seed, self.profile)
+
+    def oracle(self, ref: TaskRef) -> Any | None:
+        """Return the correct submission (the battery's first probe), or None without probes."""
+        if self.hooks.probes is None:
+            return None
+        return next(iter(self._battery(ref).values()))
+
+    def probes(self, ref: TaskRef, correct: Any) -> list[Probe] | None:
+        """Return the probes with their ground-truth quality, or None without probes."""
+        if self.hooks.probes is None:
+            return None
+        out = []
+        for name, sub in self._battery(ref).items():
+            gt = self.truth(ref, sub)
+            out.append(Probe(name, sub, gt, {"truth": gt}))
+        return out
+
+    def truth(self, ref: TaskRef, submission: Any) -> float:
+        """Return the valid scorer's quality in [0, 1] (0 for what it cannot score)."""
+        a = self._truth.score(submission, ref.task_id, ref.seed, self.profile)
+        if a.score is None or a.status in ("INVALID", "UNKNOWN"):
+            return 0.0  # an unreadable submission has no ground-truth quality: 0 by design
+        comp = self.hooks.truth_component
+        value = a.components.get(comp) if comp else a.score
+        return float(value) if isinstance(value, int | float) else 0.0
+
+    def score(self, ref: TaskRef, submission: Any) -> ScoreOutcome:
+        """Return the shipped scorer's verdict (or the user's override's)."""
+        if self._user is not None:
+            if submission is None:
+                return ScoreOutcome(None, "INVALID", "no submission to score")
+            return self._user(ref.task_id, ref.seed, submission)
+        a = self._shipped.score(submission, ref.task_id, ref.seed, self.profile)
+        if a.status == "INVALID" or a.score is None:
+            return ScoreOutcome(None, "INVALID", "; ".join(a.reasons))
+        return ScoreOutcome(float(a.score))
+
+    def run_episode(self, agent: str, level: str, task: str, seed: int) -> EpisodeRun:
+        """Run one model-free episode and score it with the shipped and the valid scorer."""
+        ep = run_episode(self.spec, task, seed, agent, level, profile=self.profile)
+        ref = TaskRef(task, seed)
+        return EpisodeRun(agent, level, task, seed, ep, sha256_hex(canonical_json(ep)),
+                          ep.digests.get("submission"), self.truth(ref, ep.submission),
+                          self.score(ref, ep.submission))

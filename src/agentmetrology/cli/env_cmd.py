@@ -1,0 +1,308 @@
+"""`agm envs|tasks|truth|run|score ENV`: one code path for every registered environment."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+from agentmetrology.cli.args import split_names
+from agentmetrology.cli.console import make_console
+from agentmetrology.cli.errors import fail
+from agentmetrology.cli.table_fit import Col, fit_table
+from agentmetrology.envs.registry import env_names, get_env
+from agentmetrology.records.environment import EnvSpec
+from agentmetrology.run.episode import ScoredEpisode, result_row, run_one
+from agentmetrology.run.seeds import parse_seeds
+from agentmetrology.scoring.episode import score_submission
+
+console = make_console()
+_err = Console(stderr=True, highlight=False)
+PROGRESS_AFTER = 20  # episodes: below this a run takes well under a second
+
+
+def env_arg(name: str) -> EnvSpec:
+    """Return the environment called `name`, or exit 2 naming the known ones."""
+    try:
+        return get_env(name)
+    except ValueError as exc:
+        fail(str(exc))
+
+
+def _check(fn: Any, *args: Any) -> None:
+    try:
+        fn(*args)
+    except ValueError as exc:
+        fail(str(exc))
+
+
+def envs_cmd(json_out: bool = typer.Option(False, "--json", help="Print JSON lines.")) -> None:
+    """List the registered environments: name, version, tasks, levels, scorers."""
+    rows: list[dict[str, Any]] = []
+    for name in env_names():
+        try:
+            spec = get_env(name)
+        except ValueError as exc:  # a broken third-party entry point: listed, not fatal
+            rows.append({"name": name, "error": str(exc)})
+            continue
+        rows.append({"name": spec.name, "version": spec.version, "tasks": len(spec.tasks),
+                     "levels": list(spec.levels), "profiles": list(spec.profiles),
+                     "scorers": [f"{s.name} {s.version} ({s.kind})" for s in spec.scorers],
+                     "agents": len(spec.agents), "description": spec.description})
+    if json_out:
+        for r in rows:
+            print(json.dumps(r))
+        return
+    cols = [Col("name", 9), Col("version", 5), Col("tasks", 6, True), Col("levels", 4),
+            Col("scorers", 8), Col("description", 2)]
+    cells = [[r["name"], r.get("version", "—"), str(r.get("tasks", "—")),
+              ",".join(r.get("levels", [])), "; ".join(r.get("scorers", [])),
+              r.get("description") or r.get("error", "")] for r in rows]
+    console.print(fit_table(console, "Environments", cols, cells))
+
+
+def tasks_cmd(env: str = typer.Argument(..., help="Environment, e.g. comtrade (agm envs)."),
+              json_out: bool = typer.Option(False, "--json", help="Print JSON lines.")) -> None:
+    """List the tasks of an environment."""
+    spec = env_arg(env)
+    rows = spec.task_rows() if spec.task_rows else [{"task_id": t} for t in spec.tasks]
+    if json_out:
+        for r in rows:
+            print(json.dumps(r))
+        return
+    keys = [k for k in rows[0] if k != "description"] if rows else ["task_id"]
+    cols = [Col(k, 9 if k == "task_id" else 3,
+                all(isinstance(r.get(k), int | float) for r in rows)) for k in keys]
+    cells = [[str(r.get(k, "")) for k in keys] for r in rows]
+    console.print(fit_table(console, f"{spec.name} tasks", cols, cells))
+
+
+def truth_cmd(
+    env: str = typer.Argument(..., help="Environment, e.g. comtrade."),
+    task: str = typer.Option(..., "--task", help="Task id, e.g. T3_duplicates."),
+    seed: int = typer.Option(0, "--seed", min=0, help="Episode seed (ignored by a legacy "
+                                                      "profile)."),
+    profile: str = typer.Option(None, "--profile", help="Data profile (default: the first)."),
+) -> None:
+    """Print the ground truth of (task, seed) as JSONL (the generator card)."""
+    spec = env_arg(env)
+    _check(spec.check_task, task)
+    prof = profile or spec.profiles[0]
+    _check(spec.check_profile, prof)
+    if spec.truth is None:
+        fail(f"environment {spec.name!r} publishes no ground truth")
+    if spec.truth_note:
+        print(spec.truth_note(task, seed, prof), file=sys.stderr)
+    out = sys.stdout
+    for row in spec.truth(task, seed, prof):
+        out.write(json.dumps(row, separators=(",", ":")) + "\n")
+
+
+def _tasks_arg(spec: EnvSpec, task: str) -> list[str]:
+    if task == "all":
+        return list(spec.tasks)
+    names = split_names(task)
+    if not names:
+        fail("--task needs a task id, a comma-separated list, or 'all'")
+    for t in names:
+        _check(spec.check_task, t)
+    return names
+
+
+def _seeds_arg(text: str) -> list[int]:
+    try:
+        return parse_seeds(text)
+    except ValueError as exc:
+        fail(str(exc))
+
+
+def run_cmd(
+    env: str = typer.Argument(..., help="Environment, e.g. comtrade (agm envs)."),
+    task: str = typer.Option(..., "--task", help="Task id, comma-separated ids, or 'all'."),
+    seeds: str = typer.Option("0", "--seeds", help="Episode seeds: 0-9, 3 or 1,4,7."),
+    agent: str = typer.Option("rule", "--agent", help="A model-free agent of the environment "
+                                                      "(e.g. rule, scripted:careful) or "
+                                                      "llm:MODEL."),
+    level: str = typer.Option("L2", "--level", help="Scaffold level: L0 | L1 | L2."),
+    profile: str = typer.Option(None, "--profile", help="Data profile (default: the first)."),
+    condition: str = typer.Option("clean", "--condition",
+                                  help="clean, or a stress condition (stress:escalating, "
+                                       "stress:constant, stress:dose=X)."),
+    json_out: bool = typer.Option(False, "--json", help="One JSON line per episode."),
+    base_url: str = typer.Option(None, "--base-url", help="llm: OpenAI-compatible endpoint."),
+    api_key_env: str = typer.Option(None, "--api-key-env",
+                                    help="llm: environment variable holding the key."),
+    max_retries: int = typer.Option(4, "--max-retries", min=0, max=20,
+                                    help="llm: retries per request on 429/5xx/timeouts."),
+    store: Path = typer.Option(None, "--store", help="llm: evidence store (default "
+                                                     "./.agm/store)."),
+    retry_failures: bool = typer.Option(False, "--retry-measurement-failures",
+                                        help="llm: measure again the episodes recorded as "
+                                             "measurement failures."),
+) -> None:
+    """Run episodes and score each with every scorer of the environment."""
+    spec = env_arg(env)
+    tasks = _tasks_arg(spec, task)
+    seed_list = _seeds_arg(seeds)
+    prof = profile or spec.profiles[0]
+    _check(spec.check_profile, prof)
+    if level not in spec.levels:
+        fail(f"unknown level {level!r}; {spec.name} has: {', '.join(spec.levels)}")
+    try:
+        condition = spec.canonical_condition(condition)
+    except ValueError as exc:
+        fail(str(exc))
+    if agent.startswith("llm:"):
+        from agentmetrology.cli.llm_run import run_llm
+
+        run_llm(spec, agent, tasks, seed_list, level, prof, condition, base_url, api_key_env,
+                json_out, max_retries, store, retry_failures)
+        return
+    if agent not in spec.agents:
+        fail(f"unknown agent {agent!r}; {spec.name} has: {', '.join(spec.agents)} "
+             "(or llm:MODEL)")
+    policy = spec.agents[agent]()
+    if level not in policy.levels:
+        fail(f"agent {agent!r} acts only at {', '.join(policy.levels)}; choose --level "
+             f"{policy.levels[0]}")
+    _run_model_free(spec, tasks, seed_list, agent, level, prof, condition, json_out)
+
+
+def _run_model_free(spec: EnvSpec, tasks: list[str], seeds: list[int], agent: str, level: str,
+                    profile: str, condition: str, json_out: bool) -> None:
+    results: list[ScoredEpisode] = []
+    total = len(tasks) * len(seeds)
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        console=_err, transient=True,
+                        disable=total < PROGRESS_AFTER or not _err.is_terminal)
+    try:
+        with progress:
+            bar = progress.add_task(f"{spec.name} {agent} {level}", total=total)
+            for t in tasks:
+                for s in seeds:
+                    try:
+                        scored = run_one(spec, t, s, agent, level, profile, condition)
+                    except ValueError as exc:
+                        fail(str(exc))
+                    if json_out:
+                        print(json.dumps(scored.row()), flush=True)
+                    results.append(scored)
+                    progress.advance(bar)
+    except KeyboardInterrupt:
+        if not json_out:
+            print_rows(spec, [r.row() for r in results], f"{spec.name}: {agent} at {level} "
+                                                         "(interrupted)")
+        _err.print(f"interrupted after {len(results)} of {total} episodes")
+        raise typer.Exit(130) from None
+    if not json_out:
+        print_rows(spec, [r.row() for r in results],
+                   f"{spec.name}: {agent} at {level}, every scorer side by side")
+
+
+def _get(row: dict[str, Any], path: str) -> Any:
+    value: Any = row
+    for part in path.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
+
+
+def num(x: object, digits: int = 3) -> str:
+    """Return a number with `digits` decimals, or an em dash for a missing value."""
+    if isinstance(x, bool) or not isinstance(x, int | float):
+        return "—"
+    return f"{x:.{digits}f}"
+
+
+def print_rows(spec: EnvSpec, rows: list[dict[str, Any]], title: str,
+               extra: tuple[tuple[Col, str, int], ...] = ()) -> None:
+    """Print result rows as a table that fits the terminal; measurement failures say why."""
+    score_cols = spec.columns or tuple(
+        _default_column(s.label) for s in spec.scorers)
+    cols = [Col("task", 9), Col("seed", 8, True), Col("agent", 4), Col("level", 3),
+            Col("termination", 7), Col("requests", 2, True),
+            *(Col(c.header, 6 if i == 0 else 5 - min(i, 3), True)
+              for i, c in enumerate(score_cols)),
+            *(c for c, _, _ in extra)]
+    cells = []
+    for r in rows:
+        line = [str(r["task"]), str(r["seed"]), str(r["agent"]), str(r["level"]),
+                str(r["termination"]), str(r["requests_used"])]
+        for c in score_cols:
+            value = _get(r, c.path)
+            status = _get(r, c.path.split(".")[0] + ".status")
+            line.append(str(status) if value is None and status in ("INVALID", "UNKNOWN")
+                        else num(value, c.digits))
+        line += [num(_get(r, path), digits) if digits >= 0 else str(_get(r, path) or "—")
+                 for _, path, digits in extra]
+        cells.append(line)
+    console.print(fit_table(console, title, cols, cells))
+    failures = [r for r in rows if r.get("measurement_failure")]
+    for r in failures[:5]:
+        _err.print(f"measurement failure: {r['task']} seed {r['seed']}: "
+                   f"{r['measurement_failure']}", markup=False)
+    if len(failures) > 5:
+        _err.print(f"... and {len(failures) - 5} more measurement failures", markup=False)
+
+
+def _default_column(label: str) -> Any:
+    from agentmetrology.records.environment import Column
+
+    return Column(label, f"{label}.score")
+
+
+def score_cmd(
+    env: str = typer.Argument(..., help="Environment, e.g. comtrade."),
+    directory: Path = typer.Argument(..., help="Submission directory (for comtrade: "
+                                                "data.jsonl, metadata.json, run.log)."),
+    task: str = typer.Option(..., "--task", help="Task id."),
+    seed: int = typer.Option(0, "--seed", min=0, help="Seed of the episode."),
+    profile: str = typer.Option(None, "--profile", help="Data profile (default: the first)."),
+    json_out: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Score a submission directory with every scorer of the environment."""
+    spec = env_arg(env)
+    _check(spec.check_task, task)
+    prof = profile or spec.profiles[0]
+    _check(spec.check_profile, prof)
+    if spec.read_submission is None:
+        fail(f"environment {spec.name!r} cannot read submissions from a directory")
+    try:
+        sub = spec.read_submission(directory)
+    except (ValueError, OSError) as exc:
+        fail(str(exc))
+    assessments = score_submission(spec, sub, task, seed, prof)
+    doc: dict[str, Any] = {"environment": spec.name, "task": task, "seed": seed,
+                           "profile": prof, "submission_sha256": getattr(sub, "digest", None)}
+    for s, a in zip(spec.scorers, assessments, strict=True):
+        doc[s.label] = {**s.summary(a), "reasons": list(a.reasons)}
+    if json_out:
+        print(json.dumps(doc))
+        return
+    cols = [Col("scorer", 9), Col("status", 8), Col("score", 9, True), Col("details", 1)]
+    cells = [[s.name, a.status, num(a.score), ", ".join(
+        f"{k}={num(v, 3) if isinstance(v, float) else v}" for k, v in a.components.items())]
+        for s, a in zip(spec.scorers, assessments, strict=True)]
+    console.print(fit_table(console, f"{directory} on {task} seed {seed} ({prof})", cols,
+                            cells))
+    for a in assessments:
+        for reason in a.reasons:
+            console.print(f"  - {a.scorer}: {reason}", markup=False)
+
+
+def exit_for_failures(rows: list[dict[str, Any]]) -> None:
+    """Exit 1 with one line when every episode was a measurement failure."""
+    if rows and all(r.get("measurement_failure") for r in rows):
+        _err.print(f"error: none of the {len(rows)} episode(s) could be measured (see the "
+                   "reasons above); fix the cause and rerun with --retry-measurement-failures",
+                   markup=False)
+        raise typer.Exit(1)
+    return None
+
+
+__all__ = ["envs_cmd", "exit_for_failures", "num", "print_rows", "result_row", "run_cmd",
+           "score_cmd", "tasks_cmd", "truth_cmd"]

@@ -1,0 +1,59 @@
+"""`agm run ENV --agent llm:MODEL`: a resumable one-target campaign in an evidence store."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from agentmetrology.cli.env_cmd import exit_for_failures, print_rows
+from agentmetrology.cli.errors import fail
+from agentmetrology.cli.table_fit import Col
+from agentmetrology.records.environment import EnvSpec
+
+
+def cost_text(row: dict[str, Any]) -> str:
+    """Return a row's cost: a number, 'unknown' (a price is missing) or 'none' (no request)."""
+    if not row.get("model_attempts"):
+        return "none"
+    return "unknown" if row.get("cost") is None else f"{row['cost']:.4f}"
+
+
+def run_llm(spec: EnvSpec, agent: str, tasks: list[str], seeds: list[int], level: str,
+            profile: str, condition: str, base_url: str | None, api_key_env: str | None,
+            json_out: bool, max_retries: int, store: Path | None, retry: bool) -> None:
+    """Run an `llm:MODEL` agent as a resumable one-target campaign; print rows; exit 1 if none
+    of the episodes could be measured."""
+    from agentmetrology.agents.llm.policy import parse_agent_spec
+    from agentmetrology.run.adhoc import QuickRun, run_quick
+    from agentmetrology.run.campaign import CampaignConfigError
+    from agentmetrology.store import StoreBusyError, StorePathError
+
+    try:
+        parse_agent_spec(agent)
+    except ValueError as exc:
+        fail(str(exc))
+    run = QuickRun(agent, spec.name, tuple(tasks), tuple(seeds), level, profile, condition,
+                   base_url, api_key_env, max_retries)
+    try:
+        root, rows = run_quick(run, store, retry_measurement_failures=retry)
+    except (CampaignConfigError, StoreBusyError, StorePathError, ValueError) as exc:
+        fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    except OSError as exc:
+        fail(f"cannot open the evidence store at {store or '.agm/store'}: "
+             f"{exc.strerror or exc}")
+    for r in rows:
+        r["cost_text"] = cost_text(r)
+    if json_out:
+        for row in rows:
+            print(json.dumps({k: v for k, v in row.items() if k != "cost_text"}), flush=True)
+        from agentmetrology.cli.env_cmd import _err
+
+        for r in rows:
+            if r.get("measurement_failure"):
+                _err.print(f"measurement failure: {r['task']} seed {r['seed']}: "
+                           f"{r['measurement_failure']}", markup=False)
+    else:
+        print_rows(spec, rows, f"{agent} at {level} (store {root}, campaign {run.name})",
+                   extra=((Col("cost", 5, True), "cost_text", -1),))
+    exit_for_failures(rows)

@@ -1,0 +1,51 @@
+"""Tables that fit the terminal: numbers are never cut; low-priority columns go first.
+
+Rich shrinks a table that is too wide by truncating cells (`0.…`); a measurement tool must
+never show a number it has cut. Columns are dropped lowest priority first until the table fits,
+and the caption says which were left out (the `--json` output always has everything).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rich.console import Console
+from rich.table import Table
+
+CELL_PADDING = 3  # rich's default: one space each side plus the separator
+
+
+@dataclass(frozen=True, slots=True)
+class Col:
+    """A column: header, priority (higher stays longer), numeric (right-aligned, never cut)."""
+
+    header: str
+    priority: int = 1
+    numeric: bool = False
+
+
+def _natural(col: Col, cells: list[str]) -> int:
+    return max([len(col.header), *(len(c) for c in cells)]) + CELL_PADDING
+
+
+def fit_table(console: Console, title: str, cols: Sequence[Col],
+              rows: Sequence[Sequence[str]]) -> Table:
+    """Return a table of the columns that fit `console`'s width, dropping low priority first."""
+    keep = list(range(len(cols)))
+    cells = {i: [r[i] for r in rows] for i in keep}
+    while len(keep) > 1 and sum(_natural(cols[i], cells[i]) for i in keep) + 1 > console.width:
+        keep.remove(min(keep, key=lambda i: (cols[i].priority, -i)))
+    dropped = [cols[i].header for i in range(len(cols)) if i not in keep]
+    caption = f"not shown at this width: {', '.join(dropped)} (see --json)" if dropped else None
+    table = Table(title=title, caption=caption)
+    for i in keep:
+        c = cols[i]
+        if c.numeric:
+            table.add_column(c.header, justify="right", no_wrap=True,
+                             min_width=_natural(c, cells[i]) - CELL_PADDING)
+        else:
+            table.add_column(c.header, overflow="fold")
+    for r in rows:
+        table.add_row(*(r[i] for i in keep))
+    return table

@@ -1,0 +1,249 @@
+"""The environment plug-in interface: everything the rest of the system needs to know about one.
+
+An environment is described once, by an `EnvSpec`, in its own folder; the registry
+(`agentmetrology.envs.registry`) finds it by name, and every caller (CLI, campaigns, MCP serving,
+the auditor, archive recovery and regrade) builds, runs and scores its episodes through one
+runner. The spec lives in `records`, the bottom layer, so a plug-in imports only protocols and
+never `agents`, `run` or anything above them (DESIGN.md, "Environments are plug-ins").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from agentmetrology.records.assessment import Assessment
+from agentmetrology.records.episode import Episode
+from agentmetrology.records.policy import LEVELS, Level, Policy
+from agentmetrology.records.recorder import Recorder
+from agentmetrology.records.tools import Tool
+
+Owner = Literal["harness", "model"]
+ScorerKind = Literal["outcome", "shape", "specification", "llm_judge"]
+SCORER_KINDS: tuple[str, ...] = ("outcome", "shape", "specification", "llm_judge")
+
+
+class EnvInstance(Protocol):
+    """One episode's environment: its tools and what the runner reads after each call."""
+
+    tools: dict[str, Tool]
+
+    @property
+    def task_id(self) -> str:
+        """Return the task of this episode."""
+        ...
+
+    @property
+    def seed(self) -> int | None:
+        """Return the episode seed (None where a profile ignores seeds)."""
+        ...
+
+    @property
+    def profile(self) -> str:
+        """Return the data profile."""
+        ...
+
+    @property
+    def condition(self) -> str:
+        """Return the condition (clean or a stress condition)."""
+        ...
+
+    @property
+    def submitted(self) -> dict[str, Any] | None:
+        """Return the accepted submission as plain data, or None."""
+        ...
+
+    @property
+    def requests_used(self) -> int:
+        """Return how many budgeted requests the episode spent."""
+        ...
+
+    @property
+    def budget_exhausted(self) -> bool:
+        """Return True when the episode can spend no more requests."""
+        ...
+
+    @property
+    def trace(self) -> list[Any]:
+        """Return adversary trace entries (with `as_dict()`); empty without an adversary."""
+        ...
+
+
+class Scorer(Protocol):
+    """A scorer: name, version, kind, and one call from a submission to an Assessment.
+
+    `score` never raises on odd input: it returns INVALID with a reason. `summary` is the
+    scorer's part of a result row (`agm run --json`).
+    """
+
+    @property
+    def name(self) -> str:
+        """Return the scorer's name (recorded with every assessment)."""
+        ...
+
+    @property
+    def version(self) -> str:
+        """Return the scorer's version (bound in plans and the store)."""
+        ...
+
+    @property
+    def kind(self) -> ScorerKind:
+        """Return outcome, shape, specification or llm_judge."""
+        ...
+
+    @property
+    def label(self) -> str:
+        """Return the key of its part of a result row, e.g. "ground_truth"."""
+        ...
+
+    def score(self, submission: Mapping[str, Any] | None, task: str, seed: int | None,
+              profile: str, evidence_digest: str | None = None) -> Assessment:
+        """Return the assessment of one submission of (task, seed, profile)."""
+        ...
+
+    def summary(self, assessment: Assessment) -> dict[str, Any]:
+        """Return the scorer's fields of a result row."""
+        ...
+
+
+HarnessProgram = Callable[[EnvInstance, Policy, Recorder, int], Awaitable[str]]
+"""A level's harness: runs the episode, owning the harness-owned decisions; returns why the
+agent stopped ('' when it did not stop on its own)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Prompts:
+    """What an LLM agent is told: a system prompt and per-level instructions."""
+
+    version: str
+    system: str
+    instructions: Mapping[str, str]
+    task_message: Callable[[Any, str, int], str]  # (task spec, level, max_steps) -> text
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """A column of `agm run`'s table: header and a dotted path into the result row."""
+
+    header: str
+    path: str
+    digits: int = 3
+
+
+@dataclass(frozen=True, slots=True)
+class AuditHooks:
+    """What the auditor can probe: forged submissions, ownership stages, who acts where.
+
+    Any hook left empty makes the stages that need it `not probed`, never `pass`.
+    """
+
+    probe_tasks: tuple[str, ...]
+    # (task, seed, profile) -> {probe name: submission}; the first name is the correct one.
+    probes: Callable[[str, int | None, str], dict[str, Any]] | None
+    shipped_scorer: str  # the scorer the benchmark ships (its leaderboard number)
+    truth_scorer: str  # the valid scorer used as ground truth
+    truth_component: str | None = None  # a component of the truth assessment used instead
+    truth_label: str = ""  # how reports name the truth (default: the truth scorer's name)
+    shipped_scale: float = 1.0  # the shipped scorer's full scale (e.g. 100)
+    shipped_resolution: float = 0.0  # ties within this are ties
+    claimed: tuple[str, ...] = ()  # decisions the benchmark claims to test
+    # (episode) -> {decision: [0/1 actions where the decision was live]}
+    actions: Callable[[Episode], dict[str, list[int]]] | None = None
+    ownership_tasks: tuple[str, ...] = ()
+    ownership_agents: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # per level
+    joint_agents: tuple[str, ...] = ()
+    spectrum_agents: tuple[str, ...] = ()
+    spectrum_tasks: tuple[str, ...] = ()
+    calibration_agents: tuple[str, ...] = ()  # fixed half-scaffold rules
+    calibration_level: str = "L1"
+    calibration_tasks: tuple[str, ...] = ()
+    replay_agents: tuple[str, ...] = ()
+    replay_tasks: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class EnvSpec:
+    """An environment, described once: tasks, tools, decisions, prompts, scorers, agents, probes.
+
+    `make(task, seed, profile, condition)` builds one episode's environment and raises
+    ValueError with a message a user can act on for anything it cannot build.
+    """
+
+    name: str
+    version: str
+    description: str
+    tasks: Mapping[str, Any]  # task id -> the task's specification (plain-able data)
+    make: Callable[[str, int | None, str, str], EnvInstance]
+    scorers: tuple[Scorer, ...]
+    agents: Mapping[str, Callable[[], Policy]]  # model-free agents by name
+    prompts: Prompts
+    decisions: tuple[str, ...] = ()
+    ownership: Mapping[str, Mapping[str, Owner]] = field(default_factory=dict)
+    harness: Mapping[str, HarnessProgram] = field(default_factory=dict)
+    profiles: tuple[str, ...] = ("seeded",)
+    conditions: Callable[[str], str] | None = None  # canonical name of a condition, or raise
+    task_rows: Callable[[], list[dict[str, Any]]] | None = None  # `agm tasks` columns
+    task_brief: Callable[[Any], tuple[str, dict[str, Any]]] | None = None  # description, query
+    truth: Callable[[str, int | None, str], Iterable[dict[str, Any]]] | None = None
+    truth_note: Callable[[str, int | None, str], str] | None = None  # printed on stderr
+    read_submission: Callable[[Path], Any] | None = None  # a directory -> a submission
+    row_extras: Callable[[Episode], dict[str, Any]] | None = None
+    columns: tuple[Column, ...] = ()
+    audit: AuditHooks | None = None
+    max_steps: int = 30
+    serve_name: str = ""  # MCP server name (default agentmetrology-NAME)
+
+    @property
+    def levels(self) -> tuple[Level, ...]:
+        """Return the scaffold levels this environment supports, in order."""
+        return tuple(lv for lv in LEVELS if lv in self.ownership) or ("L2",)
+
+    def ownership_of(self, level: str) -> dict[str, Owner]:
+        """Return who owns each decision at `level`, or raise ValueError naming the levels."""
+        if level not in self.levels:
+            raise ValueError(f"environment {self.name!r} has no level {level!r}; known: "
+                             f"{', '.join(self.levels)}")
+        return dict(self.ownership.get(level, {}))
+
+    def model_owned(self, level: str) -> tuple[str, ...]:
+        """Return the decisions the model owns at `level`."""
+        return tuple(d for d, who in self.ownership_of(level).items() if who == "model")
+
+    def scorer(self, name: str) -> Scorer:
+        """Return a scorer by name, or raise ValueError naming the scorers."""
+        for s in self.scorers:
+            if s.name == name:
+                return s
+        raise ValueError(f"environment {self.name!r} has no scorer {name!r}; known: "
+                         f"{', '.join(s.name for s in self.scorers)}")
+
+    @property
+    def grade_scorer(self) -> Scorer:
+        """Return the scorer whose verdict is the episode's grade: the first outcome scorer."""
+        return next((s for s in self.scorers if s.kind == "outcome"), self.scorers[0])
+
+    def scorer_versions(self) -> dict[str, str]:
+        """Return {scorer name: version} (what plans and the store record)."""
+        return {s.name: s.version for s in self.scorers}
+
+    def canonical_condition(self, condition: str) -> str:
+        """Return the canonical spelling of a condition, or raise ValueError."""
+        if self.conditions is None:
+            if condition != "clean":
+                raise ValueError(f"environment {self.name!r} has only the condition 'clean'")
+            return condition
+        return self.conditions(condition)
+
+    def check_task(self, task: str) -> None:
+        """Raise ValueError naming the known tasks unless `task` is one."""
+        if task not in self.tasks:
+            raise ValueError(f"unknown task {task!r} of environment {self.name!r}; known: "
+                             f"{', '.join(self.tasks)}")
+
+    def check_profile(self, profile: str) -> None:
+        """Raise ValueError naming the profiles unless `profile` is one."""
+        if profile not in self.profiles:
+            raise ValueError(f"unknown profile {profile!r} of environment {self.name!r}; "
+                             f"use one of: {', '.join(self.profiles)}")

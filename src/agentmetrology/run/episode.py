@@ -1,0 +1,104 @@
+"""Run and score one episode of any registered environment; its result row for `--json`.
+
+`run_episode` is the only place that builds an episode's environment and drives a policy on it
+(every caller — `agm run`, campaign workers, LLM episodes, the auditor, archive recovery — comes
+through here or through `run_episode_async`), and `score_episode` the only place that scores one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from agentmetrology.agents.drive import drive
+from agentmetrology.agents.scaffolds.runner import run_episode_async
+from agentmetrology.records.assessment import Assessment
+from agentmetrology.records.clock import Clock
+from agentmetrology.records.environment import EnvInstance, EnvSpec
+from agentmetrology.records.episode import Episode
+from agentmetrology.records.policy import Policy
+from agentmetrology.scoring.episode import score_episode
+
+
+def make_policy(spec: EnvSpec, agent: str) -> Policy:
+    """Return a fresh model-free policy of `spec` by name, or raise ValueError naming them."""
+    factory = spec.agents.get(agent)
+    if factory is None:
+        raise ValueError(f"unknown agent {agent!r} for environment {spec.name!r}; known: "
+                         f"{', '.join(spec.agents)} (and llm:MODEL)")
+    return factory()
+
+
+def make_env(spec: EnvSpec, task: str, seed: int | None, profile: str,
+             condition: str) -> EnvInstance:
+    """Return one episode's environment, checking the task, profile and condition first."""
+    spec.check_task(task)
+    spec.check_profile(profile)
+    return spec.make(task, seed, profile, spec.canonical_condition(condition))
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredEpisode:
+    """An episode with its assessments, one per scorer of its environment (in spec order)."""
+
+    spec: EnvSpec
+    episode: Episode
+    profile: str
+    assessments: tuple[Assessment, ...]
+
+    def assessment(self, scorer: str) -> Assessment:
+        """Return the assessment of a scorer given by name or row label."""
+        for s, a in zip(self.spec.scorers, self.assessments, strict=True):
+            if scorer in (s.name, s.label):
+                return a
+        raise KeyError(scorer)
+
+    def row(self) -> dict[str, Any]:
+        """Return the one-line JSON summary `agm run --json` prints."""
+        return result_row(self.spec, self.episode, self.assessments, self.profile)
+
+
+def result_row(spec: EnvSpec, ep: Episode, assessments: tuple[Assessment, ...] | list[Assessment],
+               profile: str) -> dict[str, Any]:
+    """Return the result row of a scored episode: identity, termination, one part per scorer.
+
+    A measurement failure carries `measurement_failure` (why) and null scores with status
+    UNKNOWN, so no aggregate can read it as a zero.
+    """
+    row: dict[str, Any] = {
+        "environment": spec.name, "task": ep.task, "seed": ep.seed, "profile": profile,
+        "agent": ep.meta.get("agent", ep.target), "level": ep.level,
+        "condition": ep.condition, "termination": ep.termination.kind,
+        "requests_used": ep.usage.requests,
+        **(spec.row_extras(ep) if spec.row_extras else {}),
+        "submission_sha256": ep.digests.get("submission"),
+    }
+    if ep.termination.is_measurement_failure:
+        row["measurement_failure"] = ep.termination.detail or ep.termination.kind
+    by_name = {a.scorer: a for a in assessments}
+    for s in spec.scorers:
+        a = by_name.get(s.name)
+        row[s.label] = s.summary(a) if a is not None else {"status": "UNKNOWN",
+                                                           "reasons": ["not scored"]}
+    return row
+
+
+def run_episode(spec: EnvSpec, task: str, seed: int | None, agent: str | Policy, level: str, *,
+                profile: str | None = None, condition: str = "clean",
+                max_steps: int | None = None, clock: Clock | None = None,
+                target: str | None = None, campaign: str = "adhoc",
+                repeat: int = 0) -> Episode:
+    """Run one model-free episode synchronously (on a fake clock unless one is given)."""
+    policy = make_policy(spec, agent) if isinstance(agent, str) else agent
+    prof = profile or spec.profiles[0]
+    env = make_env(spec, task, seed, prof, condition)
+    return drive(run_episode_async(spec, env, policy, level, clock=clock, max_steps=max_steps,
+                                   target=target, campaign=campaign, repeat=repeat))
+
+
+def run_one(spec: EnvSpec, task: str, seed: int | None, agent: str | Policy, level: str,
+            profile: str | None = None, condition: str = "clean") -> ScoredEpisode:
+    """Run and score one model-free episode."""
+    prof = profile or spec.profiles[0]
+    ep = run_episode(spec, task, seed, agent, level, profile=prof, condition=condition)
+    return ScoredEpisode(spec, ep, prof, score_episode(spec, ep))
