@@ -14,6 +14,7 @@ from agentmetrology.envs.comtrade.scoring.judge import (
     data_quality,
     dedup_points,
     efficiency,
+    judge_family,
     judge_reward,
     judge_texts,
     observability,
@@ -268,6 +269,37 @@ def test_row_count_term_and_declared_count() -> None:
     assert correctness(dict(meta, row_count=75), over, task) == pytest.approx(4 + 4 + 2 + 4)
 
 
+def test_schema_points_saturate_at_nine_names() -> None:
+    # 4 * min(len(schema)/9, 1): nine names earn all 4 points (a /10 would give 3.6).
+    task = get_task("T3_duplicates")
+    rows = tuple(generate_rows(task.task_id, 0))
+    meta = metadata(task.task_id, rows=25, schema=list(ROW_FIELDS[:9]))
+    assert correctness(meta, rows, task) == 30.0
+    meta8 = dict(meta, schema=list(ROW_FIELDS[:8]))
+    assert correctness(meta8, rows, task) == pytest.approx(26 + 4 * 8 / 9)
+    assert correctness(dict(meta, schema=[]), rows, task) == 26.0
+
+
+@pytest.mark.parametrize(("kept", "corr", "halved"), [
+    (14, 14 + 12 * 14 / 25, True),  # 20.72: in [20, 21), still gated
+    (13, 14 + 12 * 13 / 25, True),  # 20.24
+    (15, 14 + 12 * 15 / 25, False),  # 21.2: above the gate
+])
+def test_correctness_gate_at_21(kept: int, corr: float, halved: bool) -> None:
+    # T3 (E = 25), `kept` true rows, row_count declared wrong (no count points):
+    # correctness = 12*kept/25 + schema 4 + query 4 + dedup 6.
+    task_id = "T3_duplicates"
+    rows = generate_rows(task_id, 0)[:kept]
+    a = judge(jsonl(rows), metadata(task_id, rows=99, request_count=3), harness_log(task_id, 3),
+              task_id)
+    assert a.components["correctness"] == pytest.approx(corr)
+    factor = 0.5 if halved else 1.0
+    assert a.components["efficiency"] == pytest.approx(15.0 * factor)
+    assert a.components["observability"] == pytest.approx(8.67 * factor)
+    gate = "gate: correctness < 21, efficiency and observability halved"
+    assert (gate in a.reasons) is halved
+
+
 def test_totals_penalty() -> None:
     assert totals_penalty(None) == 4.0
     assert totals_penalty({"enabled": False, "rows_dropped": 9}) == 4.0
@@ -307,12 +339,43 @@ def test_robustness_other_families(log: str, expected: float) -> None:
     assert robustness(log, "totals") == expected
 
 
+@pytest.mark.parametrize(("task_id", "family"), [
+    ("T1_single_page", "other"), ("T2_multi_page", "other"), ("T3_duplicates", "other"),
+    ("T4_rate_limit_429", "429"), ("T5_server_error_500", "500"), ("T6_page_drift", "other"),
+    ("T7_totals_trap", "totals"), ("T8_mixed_faults", "other"),
+    ("T9_adaptive_adversary", "other"), ("T10_constrained_budget", "other"),
+    ("T9_clean_ab", "other"),
+])
+def test_judge_family_follows_the_fault_mode(task_id: str, family: str) -> None:
+    # The original picks the robustness branch by the task's fault-injection mode: only mode
+    # rate_limit (T4) gets the 429 rule and only server_error (T5) the 500 rule. T8 (mixed,
+    # which does return 429s) and T9 (adaptive) get the line-count rule.
+    assert judge_family(get_task(task_id)) == family
+
+
 def test_robustness_family_comes_from_the_task() -> None:
-    log = "task_id=t\nrequest=1 page=1\nretry status=429 attempt=1 wait_s=2\nbackoff\ncomplete"
-    for task_id, expected in (("T4_rate_limit_429", 15), ("T8_mixed_faults", 15),
-                              ("T9_adaptive_adversary", 15), ("T5_server_error_500", 8),
-                              ("T3_duplicates", 15)):
-        assert robustness(log, get_task(task_id).judge_family) == expected
+    # Five lines and no retry word: the line-count rule gives 15, the 429 and 500 rules 0.
+    quiet = "task_id=t\nrequest=1 page=1\nrequest=2 page=2\npage=2\ncomplete=true"
+    # A 429 retry without "backoff"/"exponential": the 429 rule gives 12, line count 15.
+    retried = "task_id=t\nrequest=1 page=1\nretry status=429 attempt=1 wait_s=2\npage=1\ncomplete"
+    for task_id, want_quiet, want_retried in (
+            ("T4_rate_limit_429", 0, 12), ("T5_server_error_500", 0, 8),
+            ("T8_mixed_faults", 15, 15), ("T9_adaptive_adversary", 15, 15),
+            ("T3_duplicates", 15, 15), ("T7_totals_trap", 15, 15)):
+        family = judge_family(get_task(task_id))
+        assert robustness(quiet, family) == want_quiet, task_id
+        assert robustness(retried, family) == want_retried, task_id
+
+
+def test_t8_and_t9_robustness_by_line_count_in_the_full_judge() -> None:
+    # End to end: a T8 harness log that retried a 429 without saying "backoff" scored 12 under
+    # the 429 rule; the original's line-count rule gives 15.
+    for task_id, n in (("T8_mixed_faults", 60), ("T9_adaptive_adversary", 75)):
+        log = harness_log(task_id, 3).replace(
+            "request=2 page=2 attempt=1", "request=2 page=2 attempt=1\nretry status=429")
+        meta = metadata(task_id, rows=n)
+        rows = generate_rows(task_id, 0, "legacy")
+        assert judge(jsonl(rows), meta, log, task_id).components["robustness"] == 15.0
 
 
 def test_request_count_sources() -> None:

@@ -43,19 +43,26 @@ def drift_order(task: ComtradeTask, seed: int | None, profile: Profile,
 
 def inject_duplicates_legacy(task_id: str, counter: int, page: list[Row], previous: list[Row],
                              rate: float, cross_rate: float) -> list[Row]:
-    """Overwrite positions with copies (the legacy behaviour: page length kept, rows lost)."""
+    """Overwrite positions with copies (the legacy behaviour: page length kept, rows lost).
+
+    The original's order of draws from the `"{task_id}:dup:{counter}"` generator: for j = 0 ..
+    within-1 the destination d = randrange(len) gets a copy of row (j mod len) of the page *as
+    modified so far* (so a source may itself be an earlier copy); then, if there is a previous
+    response, each cross overwrite draws its source row (a uniform choice among the previous
+    response's rows) before its destination d = randrange(len).
+    """
     n = len(page)
     if n == 0:
         return page
     r = string_random(f"{task_id}:dup:{counter}")
     out = list(page)
-    for _ in range(math.floor(n * rate)):
-        j = r.randrange(n)
-        out[j] = dict(out[(j + 1) % n])
+    for j in range(math.floor(n * rate)):
+        d = r.randrange(n)
+        out[d] = dict(out[j % n])
     if previous:
         for _ in range(math.floor(n * cross_rate)):
-            j = r.randrange(n)
-            out[j] = dict(previous[r.randrange(len(previous))])
+            source = r.choice(previous)
+            out[r.randrange(n)] = dict(source)
     return out
 
 

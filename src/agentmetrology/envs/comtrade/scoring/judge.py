@@ -45,6 +45,13 @@ QUANTITY_FIELDS: Final = ("qty", "quantity", "netWgt")
 OBS_WORDS: Final = ("task_id", "page", "request", "complete")
 LEVEL_WORDS: Final = ("info", "warn", "error")
 END_WORDS: Final = ("complete", "finish", "done", "success", "fail", "error", "stop")
+# The robustness branch follows the task's fault-injection *mode*, as in the original: only a
+# `rate_limit` task (T4) gets the 429 rule and only a `server_error` task (T5) the 500 rule; every
+# other mode, including `mixed` (T8, which does return 429s) and `adaptive` (T9), gets the
+# line-count rule. The totals penalty likewise applies to mode `totals` (T7) only.
+MODE_FAMILIES: Final[dict[str, str]] = {
+    "rate_limit": "429", "server_error": "500", "totals": "totals",
+}
 DEFAULT_BASELINE: Final = 5
 TIME_LIMIT_S: Final = 45
 _REQUEST_RE: Final = re.compile(r"request=(\d+)")
@@ -76,6 +83,11 @@ def _json_type(v: object) -> str:
 
 
 # ---- dimensions -------------------------------------------------------------------------------
+
+def judge_family(task: ComtradeTask) -> str:
+    """Return the judge's family for a task's mode: '429', '500', 'totals' or 'other'."""
+    return MODE_FAMILIES.get(task.family, "other")
+
 
 def completeness(meta: dict[str, Any]) -> float:
     """Return 15 * (present keys among task_id, query, row_count, schema, dedup_key) / 5."""
@@ -149,7 +161,7 @@ def correctness(meta: dict[str, Any], values: tuple[Any, ...], task: ComtradeTas
     declared = meta.get("row_count")
     if _num(declared) and declared == n:
         score += 4.0
-    if task.judge_family == "totals":
+    if judge_family(task) == "totals":
         score -= totals_penalty(meta.get("totals_handling"))
     return _clamp(score, 0.0, 30.0)
 
@@ -289,7 +301,7 @@ def type_problem(meta: object, task: ComtradeTask) -> str | None:
         ("query", meta.get("query"), "object"),
         ("execution_time_seconds", meta.get("execution_time_seconds"), "number"),
     ]
-    if task.judge_family == "totals":  # only the totals family ever reads totals_handling
+    if judge_family(task) == "totals":  # only the totals family ever reads totals_handling
         handling = meta.get("totals_handling")
         checks.append(("totals_handling", handling, "object"))
         if isinstance(handling, dict):
@@ -315,7 +327,7 @@ def dimensions(meta: dict[str, Any], values: tuple[Any, ...], log: str, raw_meta
     dims = {
         "completeness": completeness(meta),
         "correctness": correctness(meta, values, task),
-        "robustness": robustness(log, task.judge_family),
+        "robustness": robustness(log, judge_family(task)),
         "efficiency": efficiency(meta, log),
         "data_quality": data_quality(meta, values, task),
         "observability": observability(log, meta, meta_text(meta, raw_meta)),
