@@ -21,7 +21,8 @@ from agentmetrology.envs.comtrade.faults import (
     inject_duplicates_seeded,
 )
 from agentmetrology.envs.comtrade.tasks import TASKS
-from agentmetrology.run.comtrade import run_one
+from agentmetrology.run.episode import run_one
+from support.comtrade_runs import COMTRADE
 
 PUBLISHED = ("T1_single_page", "T2_multi_page", "T3_duplicates", "T4_rate_limit_429",
              "T5_server_error_500", "T6_page_drift", "T7_totals_trap", "T8_mixed_faults",
@@ -129,26 +130,26 @@ def test_seeded_page_lengths(task_id: str, lengths: list[int]) -> None:
 # ---- the published numbers -------------------------------------------------------------------
 
 def test_careful_l0_legacy_judge_totals_match_the_original() -> None:
-    runs = [run_one(t, 0, "scripted:careful", "L0", profile="legacy") for t in PUBLISHED]
-    totals = tuple(s.judge.score for s in runs)
+    runs = [run_one(COMTRADE, t, 0, "scripted:careful", "L0", profile="legacy") for t in PUBLISHED]
+    totals = tuple(s.assessment("judge").score for s in runs)
     assert totals == CAREFUL_L0
     assert round(sum(totals) / len(totals), 2) == 97.50
-    assert all(s.judge.components["robustness"] == 15.0 for s in runs[7:9])
+    assert all(s.assessment("judge").components["robustness"] == 15.0 for s in runs[7:9])
     t8, t9 = runs[7], runs[8]
-    assert t8.ground_truth.components["matched"] == 53
-    assert t8.ground_truth.components["truth"] == 60
-    assert round(t8.ground_truth.components["f1"], 3) == 0.938
-    assert t8.judge.components["correctness"] == pytest.approx(28.6)
-    assert t9.ground_truth.components["matched"] == 68
-    assert t9.ground_truth.components["truth"] == 75
-    assert round(t9.ground_truth.components["f1"], 3) == 0.951
+    assert t8.assessment("ground_truth").components["matched"] == 53
+    assert t8.assessment("ground_truth").components["truth"] == 60
+    assert round(t8.assessment("ground_truth").components["f1"], 3) == 0.938
+    assert t8.assessment("judge").components["correctness"] == pytest.approx(28.6)
+    assert t9.assessment("ground_truth").components["matched"] == 68
+    assert t9.assessment("ground_truth").components["truth"] == 75
+    assert round(t9.assessment("ground_truth").components["f1"], 3) == 0.951
     # the harness fetched pages 1, 2, ... in order (T8 repeats page 2 after the 429 only)
     pages = [e.args["page"] for e in t8.episode.events if e.name == "fetch_page"]
     assert pages == [1, 2, 2, 3]
 
 
 def test_rule_baseline_legacy_judge_totals() -> None:
-    totals = tuple(run_one(t, 0, "rule", "L2", profile="legacy").judge.score
+    totals = tuple(run_one(COMTRADE, t, 0, "rule", "L2", profile="legacy").assessment("judge").score
                    for t in PUBLISHED)
     assert totals == RULE
     assert round(sum(totals) / len(totals), 1) == 96.8

@@ -59,17 +59,6 @@ class ComtradeTask:
         """Return ceil(rows / page_size)."""
         return math.ceil(self.rows / self.page_size)
 
-    @property
-    def judge_family(self) -> str:
-        """Return the robustness family the shape judge uses: '429', '500', 'totals' or 'other'."""
-        if self.fail_429 or self.family == "adaptive":
-            return "429"
-        if self.fail_500:
-            return "500"
-        if self.totals:
-            return "totals"
-        return "other"
-
 
 def _t(task_id: str, q: tuple[str, str, str, str, int], page_size: int, budget: int, rows: int,
        family: FaultFamily, description: str, **kw: object) -> ComtradeTask:
