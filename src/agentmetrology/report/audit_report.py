@@ -180,7 +180,10 @@ def _ownership(d: _Doc, doc: dict[str, Any]) -> None:
     d.table(["level", "decision", "observations", "action counts", "mean truth by action",
              "non-degenerate"], rows)
     cal = o["rule_calibration"]
-    d.para("Rule calibration at `L1` (fixed RETRY/SKIP rules): " + "; ".join(
+    if cal.get("status") == "not probed":
+        d.para(f"Rule calibration: not probed ({cal['reason']}).")
+        return
+    d.para(f"Rule calibration at `{cal['level']}` (fixed decision rules): " + "; ".join(
         f"`{r['rule']}` mean {_num(g, r['truth_mean'])}, worst {_num(g, r['truth_worst'])}"
         for r in cal["rules"]) + f". {cal['note'].capitalize()}.")
 
@@ -205,9 +208,14 @@ def render_audit_report(doc: dict[str, Any]) -> tuple[str, str]:
     d.para(intro)
     _card(d, doc)
     _probes(d, doc)
-    for key, section in (("joint", _joint), ("reliability", _spectrum),
-                         ("ownership", _ownership)):
-        if key in stages:
+    for key, section, heading in (("joint", _joint, "Joint intervention (2x2)"),
+                                  ("reliability", _spectrum, "Reliability spectrum"),
+                                  ("ownership", _ownership, "Ownership")):
+        stage = stages.get(key)
+        if isinstance(stage, dict) and stage.get("status") == "not probed":
+            d.heading(heading)
+            d.para(f"Not probed: {stage['reason']}.")  # a missing hook is never a pass
+        elif stage is not None:
             section(d, doc)
     d.heading("Digests")
     d.bullets([f"`{k}`: `{v}`" for k, v in doc["digests"].items()])

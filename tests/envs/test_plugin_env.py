@@ -1,0 +1,186 @@
+"""Acceptance of the environment interface: a second environment with no core edit.
+
+`tests/plugin_env/toy_sum.py` is registered the way a third-party package registers one, by an
+entry point in `agentmetrology.environments` (a dist-info folder on the path), and used through
+every path a user has: `agm envs|run`, campaigns on every backend, `agm serve mcp`, `agm audit`
+and `agm archive regrade`. Each runs `agm` in a subprocess, so nothing is registered in-process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client, StdioServerParameters, types
+
+HERE = Path(__file__).resolve().parent
+PLUGIN_DIR = HERE.parent / "plugin_env"
+AGM = [sys.executable, "-c", "from agentmetrology.cli.main import main; main()"]
+CAMPAIGN = """
+[campaign]
+name = "toy"
+environment = "toy_sum"
+tasks = "all"
+seeds = "0-2"
+levels = ["L2"]
+
+[[targets]]
+name = "adder"
+kind = "scripted"
+agent = "scripted:adder"
+
+[[targets]]
+name = "forgetful"
+kind = "scripted"
+agent = "scripted:forgetful"
+"""
+
+
+@pytest.fixture(scope="module")
+def plugin_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Return an environment in which the toy plug-in is installed by an entry point."""
+    site = tmp_path_factory.mktemp("site")
+    info = site / "toy_sum_env-0.1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-sum-env\nVersion: 0.1.0\n")
+    (info / "entry_points.txt").write_text(
+        "[agentmetrology.environments]\ntoy_sum = toy_sum:SPEC\n")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(site), str(PLUGIN_DIR), *filter(None, [env.get("PYTHONPATH")])])
+    return env
+
+
+def agm(env: dict[str, str], *args: str,
+        cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run `agm ARGS` with the plug-in installed."""
+    return subprocess.run([*AGM, *args], env=env, cwd=cwd, capture_output=True, text=True,
+                          timeout=300, check=False)
+
+
+def test_envs_lists_the_plugin(plugin_env: dict[str, str]) -> None:
+    res = agm(plugin_env, "envs", "--json")
+    assert res.returncode == 0, res.stderr
+    rows = {r["name"]: r for r in map(json.loads, res.stdout.splitlines())}
+    assert set(rows) == {"comtrade", "toy_sum"}
+    assert rows["toy_sum"]["tasks"] == 2 and rows["toy_sum"]["levels"] == ["L2"]
+    assert rows["toy_sum"]["scorers"] == ["exact_sum 1.0.0 (outcome)"]
+
+
+def test_run_scores_with_the_plugins_scorer(plugin_env: dict[str, str]) -> None:
+    res = agm(plugin_env, "run", "toy_sum", "--task", "all", "--seeds", "0-2", "--agent",
+              "scripted:adder", "--json")
+    assert res.returncode == 0, res.stderr
+    rows = [json.loads(line) for line in res.stdout.splitlines()]
+    assert len(rows) == 6 and {r["environment"] for r in rows} == {"toy_sum"}
+    assert all(r["exact"] == {"status": "PASS", "score": 1.0} for r in rows)
+    res = agm(plugin_env, "run", "toy_sum", "--task", "sum3", "--agent", "scripted:forgetful",
+              "--json")
+    assert json.loads(res.stdout)["exact"] == {"status": "FAIL", "score": 0.0}
+    res = agm(plugin_env, "run", "toy_sum", "--task", "sum3", "--level", "L0")
+    assert res.returncode == 2 and "has: L2" in res.stderr
+
+
+@pytest.mark.parametrize("backend", ["inline", "process", "ray"])
+def test_campaign_and_regrade(plugin_env: dict[str, str], tmp_path: Path,
+                              backend: str) -> None:
+    if backend == "ray":
+        pytest.importorskip("ray", reason="ray is an optional extra")
+    (tmp_path / "toy.toml").write_text(CAMPAIGN)
+    store = tmp_path / "store"
+    res = agm(plugin_env, "campaign", "run", str(tmp_path / "toy.toml"), "--store", str(store),
+              "--backend", backend)
+    assert res.returncode == 0, res.stderr
+    status = json.loads(agm(plugin_env, "campaign", "status", "--store", str(store),
+                            "--json").stdout)
+    doc = status["campaigns"][0]
+    # 2 targets x 2 tasks x 3 seeds, all recorded
+    assert doc["total"]["planned"] == doc["total"]["done"] == 12, doc
+    again = agm(plugin_env, "campaign", "run", str(tmp_path / "toy.toml"), "--store",
+                str(store), "--backend", backend)
+    assert again.returncode == 0, again.stderr
+    res = agm(plugin_env, "archive", "regrade", str(store), "--out", str(tmp_path / "rg"))
+    assert res.returncode == 0, res.stderr
+    regrade = json.loads((tmp_path / "rg" / "regrade.json").read_text())
+    assert regrade["store"]["recorded"] == 12 and regrade["store"]["planned"] == 12
+    section = regrade["scorers"]["exact_sum"]
+    assert section["episodes"] == 12 and section["score_changed"] == 0
+    assert section["current_version"] == "1.0.0" and not section["version_changed"]
+
+
+def test_audit_uses_the_plugins_probes(plugin_env: dict[str, str], tmp_path: Path) -> None:
+    res = agm(plugin_env, "audit", "toy_sum", "--seeds", "0-1", "--out", str(tmp_path), "--json")
+    assert res.returncode == 0, res.stderr
+    doc = json.loads((tmp_path / "audit.json").read_text())
+    probes = doc["stages"]["probes"]["shipped"]
+    assert {p["probe"] for p in probes["by_probe"]} == {"correct", "off_by_one", "zero"}
+    assert probes["status"] == "pass"  # an exact scorer separates correct from forged
+    rows = doc["card"]["configurations"][0]["rows"]
+    assert rows["criterion_sensitivity"]["status"] == "pass"
+    assert rows["replay"]["status"] == "pass"
+    # Hooks the plug-in does not supply are not probed, never passed.
+    assert doc["stages"]["joint"]["status"] == "not probed"
+    assert doc["stages"]["ownership"]["rule_calibration"]["status"] == "not probed"
+    spectrum = {r["target"]: r["summary"]["mean"]["value"]
+                for r in doc["stages"]["reliability"]["rows"]}
+    assert spectrum == {"scripted:adder": 1.0, "scripted:forgetful": 0.0}
+
+
+def test_serve_mcp_records_the_plugins_episode(plugin_env: dict[str, str],
+                                               tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    params = StdioServerParameters(command=AGM[0], args=[
+        *AGM[1:], "serve", "mcp", "toy_sum", "--task", "sum3", "--seed", "1", "--store",
+        str(store)], env=plugin_env, cwd=str(tmp_path))
+
+    async def go() -> tuple[list[str], dict[str, Any]]:
+        async with Client(params) as client:
+            names = [t.name for t in (await client.list_tools()).tools]
+            total = 0
+            for i in range(3):
+                res = await client.call_tool("read_number", {"index": i})
+                block = res.content[0]
+                assert isinstance(block, types.TextContent)
+                total += json.loads(block.text)["value"]
+            res = await client.call_tool("submit_total", {"total": total})
+            block = res.content[0]
+            assert isinstance(block, types.TextContent)
+            return names, json.loads(block.text)
+
+    names, ack = asyncio.run(asyncio.wait_for(go(), 60))
+    assert names == ["read_number", "submit_total"] and ack == {"status": "accepted"}
+    res = agm(plugin_env, "archive", "regrade", str(store), "--out", str(tmp_path / "rg"))
+    assert res.returncode == 0, res.stderr
+    regrade = json.loads((tmp_path / "rg" / "regrade.json").read_text())
+    assert regrade["store"]["recorded"] == 1
+    assert regrade["scorers"]["exact_sum"]["transitions"]["n11"] == 1  # PASS, stored and now
+
+
+def test_a_store_written_before_plugins_resumes_unchanged(tmp_path: Path) -> None:
+    """The fixture store was recorded by commit 4523709; resuming it records nothing twice."""
+    from agentmetrology.run.campaign import load_campaign, plan_campaign, run_campaign
+    from agentmetrology.store import EvidenceStore
+
+    store_dir = tmp_path / "store"
+    shutil.copytree(HERE.parent / "fixtures" / "pre_plugin_store", store_dir)
+    config = load_campaign(HERE.parent / "fixtures" / "pre_plugin_campaign.toml")
+    assert config.environment == "comtrade"
+    store = EvidenceStore.open(store_dir)
+    try:
+        before = store.status("pre-plugin")
+        result = run_campaign(config, store)  # a changed plan digest would raise here
+        after = store.status("pre-plugin")
+        assert plan_campaign(config).digest == \
+            "7fc049e75a67446f34aca2e7d5a850a66d5317dbff5af2ab710d2dab22d48e48"
+    finally:
+        store.close()
+    assert result.launched == 0 and result.recorded == 0
+    assert before.to_json() == after.to_json() and after.complete
+    assert after.total.done == after.total.planned == 12
