@@ -93,16 +93,23 @@ def test_summarize_run_jsonl(runs: Path) -> None:
     assert llm_t1["cvar"]["value"] == 0.0
     assert llm_t1["gap"]["value"] == pytest.approx(0.75)
     assert llm_t1["reliability"]["value"] == pytest.approx(0.75)
-    assert doc["rows"] == {"read": 17, "used": 16}
+    assert doc["rows"] == {"read": 17, "used": 16, "excluded": 1}
     excluded = doc["excluded"]
     assert excluded["count"] == 1
-    assert excluded["by_reason"]["missing or non-numeric ground_truth.f1"]["lines"] == [17]
+    assert excluded["by_reason"]["value null"]["lines"] == [17]
+    llm_t2 = next(g for g in groups if g["group"] == {"agent": "llm", "task": "t2"})
+    assert llm_t2["excluded"] == {
+        "count": 1,
+        "by_reason": {"value null": {"count": 1, "lines": [17]}},
+    }
 
 
 def test_summarize_is_deterministic_and_seeded(runs: Path) -> None:
     assert _summarize_json(runs) == _summarize_json(runs)
-    seeded = _summarize_json(runs, "--seed", "5")
-    assert seeded["parameters"]["seed"] == 5
+    seeded = _summarize_json(runs, "--analysis-seed", "5")
+    assert seeded["parameters"]["analysis_seed"] == 5
+    assert seeded["groups"][0]["seed"] == 5
+    assert seeded != _summarize_json(runs)
 
 
 def test_summarize_table_output(runs: Path) -> None:
@@ -112,7 +119,9 @@ def test_summarize_table_output(runs: Path) -> None:
     assert code == 0
     assert "rank worst" in out and "CVaR@0.2" in out and "Rel@0.9" in out
     assert "llm" in out and "rule" in out
-    assert "excluded 1 row(s): missing or non-numeric ground_truth.f1" in out
+    assert "excluded 1 row: 1 value null" in out
+    assert "value null: 1 row (line(s) 17)" in out
+    assert "agent=llm, task=t2: excluded 1 row: 1 value null" in out
 
 
 def test_summarize_csv_with_non_numeric_values(tmp_path: Path) -> None:
@@ -128,7 +137,7 @@ def test_summarize_csv_with_non_numeric_values(tmp_path: Path) -> None:
     doc = json.loads(out)
     assert {g["group"]["model"]: g["n"] for g in doc["groups"]} == {"A": 1, "B": 2}
     reasons = doc["excluded"]["by_reason"]
-    assert reasons["missing or non-numeric ground_truth.f1"] == {"count": 2, "lines": [3, 4]}
+    assert reasons["value null"] == {"count": 2, "lines": [3, 4]}
     assert reasons["missing model"] == {"count": 1, "lines": [7]}
 
 
@@ -247,8 +256,8 @@ SUM = "summarize {runs} --value ground_truth.f1 --group agent"
         ("summarize {runs} --value ground_truth.f1 --group agent,", "--group"),
         (f"{SUM} --tau 1.5", "tau must be in"),
         (f"{SUM} --alpha 0", "alpha must be in"),
-        (f"{SUM} --seed -3", "seed must be"),
-        ("summarize {runs} --value task --group agent", "has a numeric 'task'"),
+        (f"{SUM} --analysis-seed -3", "seed must be"),
+        ("summarize {runs} --value task --group agent", "column 'task' holds the string 't1'"),
         ("summarize {bad} --value v --group g", "line 2: not valid JSON"),
         ("summarize {binary} --value v --group g", "not UTF-8"),
         ("summarize {dir} --value v --group g", "is a directory"),

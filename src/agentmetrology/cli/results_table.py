@@ -86,22 +86,145 @@ def _paths(row: Mapping[str, Any], prefix: str) -> Iterator[str]:
             yield from _paths(value, path + ".")
 
 
-def parse_number(value: Any) -> float | None:
-    """Return `value` as a finite float, or None when missing, blank, non-numeric or non-finite."""
-    if value is None or value is ABSENT:
-        return None
-    if isinstance(value, bool):  # a JSON pass/fail flag counts as 1/0
-        return 1.0 if value else 0.0
-    if isinstance(value, int | float):
-        number = float(value)
-    elif isinstance(value, str):
+# Values beyond this magnitude are refused: sums of up to 1e200 of them, their differences and
+# their squares all stay finite in float64, so no statistic can overflow to inf.
+MAX_MAGNITUDE = 1e100
+# Cells that mean "no value" in delimited text (compared case-insensitively after stripping).
+_NULL_TEXT = frozenset({"", "na", "n/a", "null", "none"})
+# A `status` beside the value with one of these says the value was never measured.
+_FAILED_STATUSES = frozenset({"UNKNOWN", "INVALID"})
+# Terminations that say nothing about the agent (records.MEASUREMENT_FAILURES, kept here as
+# plain data so reading a results table does not depend on the record types).
+_FAILED_TERMINATIONS = frozenset({"infra_error", "cancelled"})
+
+
+@dataclass(frozen=True)
+class Excluded:
+    """Why a row's value is left out: `reason` is the counted category, `detail` says more."""
+
+    reason: str
+    detail: str | None = None
+
+
+@dataclass(frozen=True)
+class Coerced:
+    """A value read with a documented coercion (a JSON boolean read as 1 or 0)."""
+
+    number: float
+    reason: str
+
+
+def _sibling(name: str, field_name: str) -> str:
+    """Return the dotted name of `field_name` next to column `name` (`a.b` -> `a.<field>`)."""
+    parent, dot, _ = name.rpartition(".")
+    return f"{parent}{dot}{field_name}"
+
+
+def _failure_text(value: Any) -> str | None:
+    """Return a measurement-failure marker's reason, or None when it marks no failure."""
+    if value is True:
+        return "measurement_failure"
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    return None
+
+
+def measurement_failure(table: ResultsTable, row: Mapping[str, Any], value: str) -> str | None:
+    """Return why the row's `value` was not measured (failure marker or status), else None."""
+    for name in dict.fromkeys(["measurement_failure", _sibling(value, "measurement_failure")]):
+        text = _failure_text(table.get(row, name))
+        if text is not None:
+            return text
+    status = table.get(row, _sibling(value, "status"))
+    if isinstance(status, str) and status.strip().upper() in _FAILED_STATUSES:
+        return f"status {status.strip().upper()}"
+    termination = table.get(row, "termination")
+    if isinstance(termination, str) and termination.strip() in _FAILED_TERMINATIONS:
+        return f"termination {termination.strip()}"
+    return None
+
+
+def _refuse(table: ResultsTable, line: int, column: str, problem: str) -> TableError:
+    """Return the error for a value that must not be read as a number."""
+    return TableError(f"{table.source} line {line}: column {column!r} {problem}")
+
+
+def _shown(value: Any) -> str:
+    """Return a short printable form of a refused value."""
+    try:
+        text = repr(value)
+    except ValueError:  # an integer beyond Python's digit limit for str()
+        return "an integer too long to print"
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def read_value(
+    table: ResultsTable, row: Mapping[str, Any], line: int, column: str
+) -> float | Coerced | Excluded:
+    """Return the row's value of `column`, why it is excluded, or raise TableError if refused.
+
+    A measurement failure is excluded even when it carries a number (an infra error's 0.0 is
+    not an agent's zero). Missing and null values are excluded. Strings in typed formats (JSON,
+    Parquet), non-finite numbers and magnitudes above MAX_MAGNITUDE are refused.
+    """
+    failure = measurement_failure(table, row, column)
+    if failure is not None:
+        return Excluded("measurement failure", failure)
+    raw = table.get(row, column)
+    if raw is ABSENT:
+        return Excluded("value missing")
+    if raw is None:
+        return Excluded("value null")
+    if isinstance(raw, bool):
+        # Documented: a JSON pass/fail flag counts as 1/0; the rows are reported as coerced.
+        return Coerced(1.0 if raw else 0.0, "boolean read as 1 (true) or 0 (false)")
+    if isinstance(raw, str):
+        if table.fmt not in ("csv", "tsv"):
+            raise _refuse(
+                table,
+                line,
+                column,
+                f"holds the string {_shown(raw)}, not a number; "
+                "write numbers unquoted, or null for a missing value",
+            )
+        if raw.strip().lower() in _NULL_TEXT:
+            return Excluded("value null")
         try:
-            number = float(value.strip())
+            number = float(raw.strip())
         except ValueError:
-            return None
+            raise _refuse(
+                table,
+                line,
+                column,
+                f"holds {_shown(raw)}, not a number; "
+                "leave the cell empty (or NA) for a missing value",
+            ) from None
+    elif isinstance(raw, int | float):
+        try:
+            number = float(raw)
+        except OverflowError:
+            number = math.inf if raw > 0 else -math.inf
     else:
-        return None
-    return number if math.isfinite(number) else None
+        raise _refuse(
+            table, line, column, f"holds a {type(raw).__name__} ({_shown(raw)}), not a number"
+        )
+    if not math.isfinite(number):
+        raise _refuse(
+            table,
+            line,
+            column,
+            f"is not a finite number ({_shown(raw)}; NaN, Infinity and numbers too large "
+            "for a float are refused); use null for a missing value",
+        )
+    if abs(number) > MAX_MAGNITUDE:
+        raise _refuse(
+            table,
+            line,
+            column,
+            f"is {_shown(raw)}; values must lie within +/-{MAX_MAGNITUDE:g} so that sums "
+            "and differences cannot overflow (rescale the column)",
+        )
+    return number
 
 
 def label(value: Any) -> str | None:
@@ -177,6 +300,42 @@ def _parse_csv(text: str, source: str, delimiter: str) -> tuple[list[dict[str, A
     return rows, lines
 
 
+MAX_DEPTH = 32  # nesting levels of a JSON row; results rows need a handful
+
+
+def _loads(text: str, source: str, line: int | None) -> Any:
+    """Parse JSON text, turning every way it can fail into a TableError with the line."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TableError(
+            f"{source} line {line or exc.lineno}: not valid JSON ({exc.msg})"
+        ) from None
+    except RecursionError:
+        where = "?" if line is None else str(line)
+        raise TableError(
+            f"{source} line {where}: JSON nested too deeply to read "
+            f"(rows may nest at most {MAX_DEPTH} levels); flatten the row"
+        ) from None
+    except ValueError as exc:  # e.g. an integer literal beyond Python's digit limit
+        where = "?" if line is None else str(line)
+        raise TableError(f"{source} line {where}: unreadable JSON number ({exc})") from None
+
+
+def _check_depth(obj: Any, source: str, line: int) -> None:
+    """Raise TableError if `obj` nests objects or arrays deeper than MAX_DEPTH levels."""
+    stack: list[tuple[Any, int]] = [(obj, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise TableError(
+                f"{source} line {line}: JSON nested more than {MAX_DEPTH} levels deep; "
+                "flatten the row"
+            )
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+
+
 def _parse_jsonl(text: str, source: str) -> tuple[list[dict[str, Any]], list[int]]:
     """Parse JSON Lines: one object per non-blank line."""
     rows: list[dict[str, Any]] = []
@@ -184,12 +343,10 @@ def _parse_jsonl(text: str, source: str) -> tuple[list[dict[str, Any]], list[int
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise TableError(f"{source} line {number}: not valid JSON ({exc.msg})") from None
+        obj = _loads(line, source, number)
         if not isinstance(obj, dict):
             raise TableError(f"{source} line {number}: expected a JSON object per line")
+        _check_depth(obj, source, number)
         rows.append(obj)
         lines.append(number)
     return rows, lines
@@ -197,12 +354,11 @@ def _parse_jsonl(text: str, source: str) -> tuple[list[dict[str, Any]], list[int
 
 def _parse_json_array(text: str, source: str) -> tuple[list[dict[str, Any]], list[int]]:
     """Parse a JSON array of objects; 'line numbers' are 1-based element positions."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TableError(f"{source} line {exc.lineno}: not valid JSON ({exc.msg})") from None
+    data = _loads(text, source, None)
     if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
         raise TableError(f"{source}: expected a JSON array of objects")
+    for position, item in enumerate(data, start=1):
+        _check_depth(item, source, position)
     return list(data), list(range(1, len(data) + 1))
 
 
@@ -232,16 +388,56 @@ def _read_parquet(path: Path) -> ResultsTable:
 # --------------------------------------------------------------------------- rows to data
 
 _MAX_LINES = 50  # line numbers listed per exclusion reason; the count is always complete
+_MAX_DETAILS = 20  # distinct failure details listed per reason; the count is always complete
 
 
 @dataclass
 class Exclusions:
-    """Rows left out of the analysis, by reason, with their line numbers."""
+    """Rows left out of the analysis, by reason, with their line numbers and details."""
+
+    reasons: dict[str, list[int]] = field(default_factory=dict)
+    details: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def add(self, reason: str, line: int, detail: str | None = None) -> None:
+        """Record that the row on `line` was excluded for `reason` (with an optional detail)."""
+        self.reasons.setdefault(reason, []).append(line)
+        if detail is not None:
+            counts = self.details.setdefault(reason, {})
+            counts[detail] = counts.get(detail, 0) + 1
+
+    @property
+    def count(self) -> int:
+        """Return the number of excluded rows."""
+        return sum(len(lines) for lines in self.reasons.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the count and, per reason, its count, first line numbers and details."""
+        by_reason: dict[str, Any] = {}
+        for reason, lines in sorted(self.reasons.items()):
+            entry: dict[str, Any] = {"count": len(lines), "lines": lines[:_MAX_LINES]}
+            if reason in self.details:
+                top = sorted(self.details[reason].items(), key=lambda kv: (-kv[1], kv[0]))
+                entry["details"] = dict(top[:_MAX_DETAILS])
+            by_reason[reason] = entry
+        return {"count": self.count, "by_reason": by_reason}
+
+
+def describe(excluded: Mapping[str, Any]) -> str:
+    """Return e.g. 'excluded 3 rows: 2 value null, 1 measurement failure' for an exclusions doc."""
+    count = excluded["count"]
+    parts = [f"{info['count']} {reason}" for reason, info in excluded["by_reason"].items()]
+    noun = "row" if count == 1 else "rows"
+    return f"excluded {count} {noun}: {', '.join(parts)}" if count else "excluded 0 rows"
+
+
+@dataclass
+class Coercions:
+    """Rows whose value was read through a documented coercion, by reason."""
 
     reasons: dict[str, list[int]] = field(default_factory=dict)
 
     def add(self, reason: str, line: int) -> None:
-        """Record that the row on `line` was excluded for `reason`."""
+        """Record that the value on `line` was coerced for `reason`."""
         self.reasons.setdefault(reason, []).append(line)
 
     def to_dict(self) -> dict[str, Any]:
@@ -255,22 +451,48 @@ class Exclusions:
         }
 
 
-def collect_groups(
-    table: ResultsTable, value: str, groups: list[str]
-) -> tuple[dict[tuple[str, ...], list[float]], Exclusions]:
+@dataclass
+class Groups:
+    """Values per group key, with the rows excluded from each group and from no group."""
+
+    values: dict[tuple[str, ...], list[float]] = field(default_factory=dict)
+    excluded: Exclusions = field(default_factory=Exclusions)
+    by_group: dict[tuple[str, ...], Exclusions] = field(default_factory=dict)
+    coerced: Coercions = field(default_factory=Coercions)
+
+
+def _take(
+    table: ResultsTable,
+    row: Mapping[str, Any],
+    line: int,
+    column: str,
+    coerced: Coercions,
+) -> float | Excluded:
+    """Return the row's number (recording a coercion) or why it is excluded."""
+    got = read_value(table, row, line, column)
+    if isinstance(got, Coerced):
+        coerced.add(got.reason, line)
+        return got.number
+    return got
+
+
+def collect_groups(table: ResultsTable, value: str, groups: list[str]) -> Groups:
     """Return the numeric values per group key and the rows excluded (with reasons)."""
-    collected: dict[tuple[str, ...], list[float]] = {}
-    excluded = Exclusions()
+    out = Groups()
     for row, line in zip(table.rows, table.line_numbers, strict=True):
         key = tuple(label(table.get(row, g)) for g in groups)
-        number = parse_number(table.get(row, value))
         if any(part is None for part in key):
-            excluded.add(f"missing {','.join(groups)}", line)
-        elif number is None:
-            excluded.add(f"missing or non-numeric {value}", line)
+            out.excluded.add(f"missing {','.join(groups)}", line)
+            continue
+        skey = tuple(str(p) for p in key)
+        got = _take(table, row, line, value, out.coerced)
+        if isinstance(got, Excluded):
+            out.excluded.add(got.reason, line, got.detail)
+            out.by_group.setdefault(skey, Exclusions()).add(got.reason, line, got.detail)
+            out.values.setdefault(skey, [])
         else:
-            collected.setdefault(tuple(str(p) for p in key), []).append(number)
-    return collected, excluded
+            out.values.setdefault(skey, []).append(got)
+    return out
 
 
 Pairing = dict[tuple[str, ...], tuple[float, str | None, str | None]]
@@ -289,6 +511,25 @@ class PairSpec:
     strata: str | None
 
 
+@dataclass
+class PairSide:
+    """One group's values by pair key, and the pair keys of its excluded rows."""
+
+    values: Pairing = field(default_factory=dict)
+    excluded_keys: set[tuple[str, ...]] = field(default_factory=set)
+    excluded: Exclusions = field(default_factory=Exclusions)
+
+
+@dataclass
+class Pairs:
+    """A's and B's sides of a comparison, and the rows excluded from either or from both."""
+
+    a: PairSide
+    b: PairSide
+    excluded: Exclusions
+    coerced: Coercions
+
+
 def check_groups(table: ResultsTable, spec: PairSpec) -> None:
     """Raise TableError unless both group names occur in the group column and differ."""
     if spec.a == spec.b:
@@ -302,10 +543,11 @@ def check_groups(table: ResultsTable, spec: PairSpec) -> None:
             )
 
 
-def collect_pairs(table: ResultsTable, spec: PairSpec) -> tuple[Pairing, Pairing, Exclusions]:
+def collect_pairs(table: ResultsTable, spec: PairSpec) -> Pairs:
     """Return A's and B's values keyed by the pair-by columns, and the rows excluded."""
-    sides: dict[str, Pairing] = {spec.a: {}, spec.b: {}}
+    sides = {spec.a: PairSide(), spec.b: PairSide()}
     excluded = Exclusions()
+    coerced = Coercions()
     for row, line in zip(table.rows, table.line_numbers, strict=True):
         name = label(table.get(row, spec.group))
         if name is None:
@@ -317,32 +559,47 @@ def collect_pairs(table: ResultsTable, spec: PairSpec) -> tuple[Pairing, Pairing
         key = tuple(label(table.get(row, col)) for col in spec.pair_by)
         cl = label(table.get(row, spec.cluster)) if spec.cluster else ""
         st = label(table.get(row, spec.strata)) if spec.strata else ""
-        number = parse_number(table.get(row, spec.value))
         if any(part is None for part in key) or cl is None or st is None:
             excluded.add("missing pair-by, cluster or strata field", line)
-        elif number is None:
-            excluded.add(f"missing or non-numeric {spec.value}", line)
-        elif key in side:
+            side.excluded.add("missing pair-by, cluster or strata field", line)
+            continue
+        skey = tuple(str(p) for p in key)
+        got = _take(table, row, line, spec.value, coerced)
+        if isinstance(got, Excluded):
+            excluded.add(got.reason, line, got.detail)
+            side.excluded.add(got.reason, line, got.detail)
+            side.excluded_keys.add(skey)
+        elif skey in side.values:
             raise TableError(
-                f"line {line}: a second row for pair {', '.join(map(str, key))} in one group; "
+                f"line {line}: a second row for pair {', '.join(skey)} in one group; "
                 "add columns to --pair-by so each pair is unique"
             )
         else:
-            side[tuple(str(p) for p in key)] = (number, cl or None, st or None)
-    return sides[spec.a], sides[spec.b], excluded
+            side.values[skey] = (got, cl or None, st or None)
+    return Pairs(a=sides[spec.a], b=sides[spec.b], excluded=excluded, coerced=coerced)
 
 
-def align_pairs(a_side: Pairing, b_side: Pairing) -> tuple[list[tuple[str, ...]], dict[str, Any]]:
-    """Return the complete pair keys (sorted) and the counts of incomplete pairs."""
+def align_pairs(pairs: Pairs) -> tuple[list[tuple[str, ...]], dict[str, Any]]:
+    """Return the complete pair keys (sorted) and the counts of pairs dropped, and why.
+
+    A pair is dropped because of an exclusion when one side's row for its key was excluded
+    (e.g. a measurement failure); it is incomplete when one side has no row for the key at all.
+    """
+    a_side, b_side = pairs.a.values, pairs.b.values
     complete = sorted(set(a_side) & set(b_side))
-    only_a = sorted(set(a_side) - set(b_side))
-    only_b = sorted(set(b_side) - set(a_side))
     for key in complete:
         if a_side[key][1:] != b_side[key][1:]:
             raise TableError(
                 f"pair {', '.join(key)} has a different cluster or stratum in A and B; "
                 "make --cluster/--strata part of the pair or constant within it"
             )
+    a_excl, b_excl = pairs.a.excluded_keys - set(a_side), pairs.b.excluded_keys - set(b_side)
+    a_seen, b_seen = set(a_side) | a_excl, set(b_side) | b_excl
+    # A key with an excluded row on either side is dropped because of the exclusion, whether
+    # the other side was usable, excluded too, or absent.
+    dropped = sorted(a_excl | b_excl)
+    only_a = sorted(set(a_side) - b_seen)
+    only_b = sorted(set(b_side) - a_seen)
     counts = {
         "complete": len(complete),
         "incomplete": len(only_a) + len(only_b),
@@ -350,5 +607,9 @@ def align_pairs(a_side: Pairing, b_side: Pairing) -> tuple[list[tuple[str, ...]]
         "only_b": len(only_b),
         "examples_only_a": [list(k) for k in only_a[:10]],
         "examples_only_b": [list(k) for k in only_b[:10]],
+        "dropped_excluded": len(dropped),
+        "excluded_a": len(a_excl),
+        "excluded_b": len(b_excl),
+        "examples_dropped_excluded": [list(k) for k in dropped[:10]],
     }
     return complete, counts

@@ -12,7 +12,14 @@ from .cluster import Labels, resampling_name
 from .equivalence import DEFAULT_MARGIN, equivalence
 from .flips import flips
 from .paired import DEFAULT_DRAWS, cliffs_delta_paired, mcnemar, paired_bootstrap, sign_flip_test
-from .results import EquivalenceResult, Estimate, FlipResult, Record, TestResult
+from .results import (
+    EquivalenceResult,
+    Estimate,
+    FlipResult,
+    Record,
+    TestResult,
+    check_finite_record,
+)
 from .validate import FloatArray, as_pair, check_fraction
 
 
@@ -98,7 +105,7 @@ def compare_paired(
     )
     test = sign_flip_test(x, y, clusters=clusters, seed=seed, draws=draws)
     flip = flips((x >= t).astype(np.int64), (y >= t).astype(np.int64))
-    return PairedComparison(
+    result = PairedComparison(
         n_pairs=x.size,
         n_units=diff.n,
         unit="pair" if clusters is None else "cluster",
@@ -111,3 +118,6 @@ def compare_paired(
         tau=t,
         seed=seed,
     )
+    # An overflowing difference would otherwise reach JSON as null and the table as a dash.
+    check_finite_record(result, "compare_paired")
+    return result

@@ -41,6 +41,32 @@ class Record:
         return {f.name: plain(getattr(self, f.name)) for f in fields(cast(Any, self))}
 
 
+def non_finite_fields(obj: Any, path: str = "") -> list[str]:
+    """Return the dotted paths of every inf or NaN float inside a record (nested records too)."""
+    if isinstance(obj, Record):
+        found: list[str] = []
+        for f in fields(cast(Any, obj)):
+            found.extend(non_finite_fields(getattr(obj, f.name), f"{path}{f.name}."))
+        return found
+    if isinstance(obj, float | np.floating):
+        return [] if math.isfinite(float(obj)) else [path.rstrip(".")]
+    if isinstance(obj, dict):
+        return [p for k, v in obj.items() for p in non_finite_fields(v, f"{path}{k}.")]
+    if isinstance(obj, list | tuple):
+        return [p for i, v in enumerate(obj) for p in non_finite_fields(v, f"{path}{i}.")]
+    return []
+
+
+def check_finite_record(record: Record, what: str) -> None:
+    """Raise ValueError naming the first statistic of `record` that overflowed to inf or NaN."""
+    bad = non_finite_fields(record)
+    if bad:
+        raise ValueError(
+            f"{what}: statistic {bad[0]} is not finite (the values are too large in magnitude "
+            "for float64 arithmetic); rescale the values"
+        )
+
+
 @dataclass(frozen=True)
 class Estimate(Record):
     """A point value with an optional interval (bootstrap percentile, Wilson, ...)."""

@@ -15,7 +15,7 @@ import numpy.typing as npt
 from .bootstrap import DEFAULT_RESAMPLES, bootstrap_cis
 from .cell import reliability_gap, worst
 from .intervals import wilson
-from .results import Estimate, Record
+from .results import Estimate, Record, check_finite_record
 from .validate import as_values, check_fraction
 
 
@@ -63,7 +63,7 @@ def summarize_cell(
     )
     k = int(np.count_nonzero(x >= t))
     rel = wilson(k, x.size, confidence)
-    return CellSummary(
+    summary = CellSummary(
         n=x.size,
         mean=mean_ci,
         worst=worst(x),
@@ -80,6 +80,9 @@ def summarize_cell(
         tau=t,
         seed=seed,
     )
+    # An overflowing sum would otherwise reach JSON as null and the table as a dash.
+    check_finite_record(summary, "summarize_cell")
+    return summary
 
 
 def _competition_ranks(scores: list[float]) -> list[int]:
