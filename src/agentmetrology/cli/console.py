@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import os
+
 from rich.console import Console
 
 PIPE_WIDTH = 160
 
 
 def make_console() -> Console:
-    """Return a stdout console; piped output gets a fixed width instead of rich's 80 columns."""
+    """Return a stdout console; piped output is 160 columns wide unless COLUMNS says otherwise."""
     console = Console(highlight=False)
-    if not console.is_terminal:
+    if not console.is_terminal and not os.environ.get("COLUMNS", "").strip().isdigit():
         console = Console(highlight=False, width=PIPE_WIDTH)
     return console

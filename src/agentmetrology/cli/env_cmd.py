@@ -21,9 +21,14 @@ from agentmetrology.run.episode import ScoredEpisode, result_row, run_one
 from agentmetrology.run.seeds import parse_seeds
 from agentmetrology.scoring.episode import score_submission
 
-console = make_console()
-_err = Console(stderr=True, highlight=False)
+err_console = Console(stderr=True, highlight=False)
 PROGRESS_AFTER = 20  # episodes: below this a run takes well under a second
+
+
+def _print_table(title: str, cols: list[Col], cells: list[list[str]]) -> None:
+    # A console per table: its width follows the terminal (or COLUMNS) at print time.
+    console = make_console()
+    console.print(fit_table(console, title, cols, cells))
 
 
 def env_arg(name: str) -> EnvSpec:
@@ -59,11 +64,11 @@ def envs_cmd(json_out: bool = typer.Option(False, "--json", help="Print JSON lin
             print(json.dumps(r))
         return
     cols = [Col("name", 9), Col("version", 5), Col("tasks", 6, True), Col("levels", 4),
-            Col("scorers", 8), Col("description", 2)]
+            Col("scorers", 8, wrap=True), Col("description", 2, wrap=True)]
     cells = [[r["name"], r.get("version", "—"), str(r.get("tasks", "—")),
               ",".join(r.get("levels", [])), "; ".join(r.get("scorers", [])),
               r.get("description") or r.get("error", "")] for r in rows]
-    console.print(fit_table(console, "Environments", cols, cells))
+    _print_table("Environments", cols, cells)
 
 
 def tasks_cmd(env: str = typer.Argument(..., help="Environment, e.g. comtrade (agm envs)."),
@@ -79,7 +84,7 @@ def tasks_cmd(env: str = typer.Argument(..., help="Environment, e.g. comtrade (a
     cols = [Col(k, 9 if k == "task_id" else 3,
                 all(isinstance(r.get(k), int | float) for r in rows)) for k in keys]
     cells = [[str(r.get(k, "")) for k in keys] for r in rows]
-    console.print(fit_table(console, f"{spec.name} tasks", cols, cells))
+    _print_table(f"{spec.name} tasks", cols, cells)
 
 
 def truth_cmd(
@@ -178,8 +183,8 @@ def _run_model_free(spec: EnvSpec, tasks: list[str], seeds: list[int], agent: st
     results: list[ScoredEpisode] = []
     total = len(tasks) * len(seeds)
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        console=_err, transient=True,
-                        disable=total < PROGRESS_AFTER or not _err.is_terminal)
+                        console=err_console, transient=True,
+                        disable=total < PROGRESS_AFTER or not err_console.is_terminal)
     try:
         with progress:
             bar = progress.add_task(f"{spec.name} {agent} {level}", total=total)
@@ -197,7 +202,7 @@ def _run_model_free(spec: EnvSpec, tasks: list[str], seeds: list[int], agent: st
         if not json_out:
             print_rows(spec, [r.row() for r in results], f"{spec.name}: {agent} at {level} "
                                                          "(interrupted)")
-        _err.print(f"interrupted after {len(results)} of {total} episodes")
+        err_console.print(f"interrupted after {len(results)} of {total} episodes")
         raise typer.Exit(130) from None
     if not json_out:
         print_rows(spec, [r.row() for r in results],
@@ -223,9 +228,11 @@ def print_rows(spec: EnvSpec, rows: list[dict[str, Any]], title: str,
     """Print result rows as a table that fits the terminal; measurement failures say why."""
     score_cols = spec.columns or tuple(
         _default_column(s.label) for s in spec.scorers)
-    cols = [Col("task", 9), Col("seed", 8, True), Col("agent", 4), Col("level", 3),
-            Col("termination", 7), Col("requests", 2, True),
-            *(Col(c.header, 6 if i == 0 else 5 - min(i, 3), True)
+    # The agent and level are in the title: they go first when the terminal is narrow.
+    last = len(score_cols) - 1
+    cols = [Col("task", 9), Col("seed", 8, True), Col("agent", 2), Col("level", 1),
+            Col("termination", 7), Col("requests", 3, True),
+            *(Col(c.header, 6 if i == 0 else (5 if i == last else 4), True)
               for i, c in enumerate(score_cols)),
             *(c for c, _, _ in extra)]
     cells = []
@@ -240,13 +247,13 @@ def print_rows(spec: EnvSpec, rows: list[dict[str, Any]], title: str,
         line += [num(_get(r, path), digits) if digits >= 0 else str(_get(r, path) or "—")
                  for _, path, digits in extra]
         cells.append(line)
-    console.print(fit_table(console, title, cols, cells))
+    _print_table(title, cols, cells)
     failures = [r for r in rows if r.get("measurement_failure")]
     for r in failures[:5]:
-        _err.print(f"measurement failure: {r['task']} seed {r['seed']}: "
+        err_console.print(f"measurement failure: {r['task']} seed {r['seed']}: "
                    f"{r['measurement_failure']}", markup=False)
     if len(failures) > 5:
-        _err.print(f"... and {len(failures) - 5} more measurement failures", markup=False)
+        err_console.print(f"... and {len(failures) - 5} more measurement failures", markup=False)
 
 
 def _default_column(label: str) -> Any:
@@ -283,21 +290,21 @@ def score_cmd(
     if json_out:
         print(json.dumps(doc))
         return
-    cols = [Col("scorer", 9), Col("status", 8), Col("score", 9, True), Col("details", 1)]
+    cols = [Col("scorer", 9), Col("status", 8), Col("score", 9, True),
+            Col("details", 1, wrap=True)]
     cells = [[s.name, a.status, num(a.score), ", ".join(
         f"{k}={num(v, 3) if isinstance(v, float) else v}" for k, v in a.components.items())]
         for s, a in zip(spec.scorers, assessments, strict=True)]
-    console.print(fit_table(console, f"{directory} on {task} seed {seed} ({prof})", cols,
-                            cells))
+    _print_table(f"{directory} on {task} seed {seed} ({prof})", cols, cells)
     for a in assessments:
         for reason in a.reasons:
-            console.print(f"  - {a.scorer}: {reason}", markup=False)
+            make_console().print(f"  - {a.scorer}: {reason}", markup=False)
 
 
 def exit_for_failures(rows: list[dict[str, Any]]) -> None:
     """Exit 1 with one line when every episode was a measurement failure."""
     if rows and all(r.get("measurement_failure") for r in rows):
-        _err.print(f"error: none of the {len(rows)} episode(s) could be measured (see the "
+        err_console.print(f"error: none of the {len(rows)} episode(s) could be measured (see the "
                    "reasons above); fix the cause and rerun with --retry-measurement-failures",
                    markup=False)
         raise typer.Exit(1)

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agentmetrology.cli.env_cmd import exit_for_failures, print_rows
+from agentmetrology.cli.env_cmd import err_console, exit_for_failures, print_rows
 from agentmetrology.cli.errors import fail
 from agentmetrology.cli.table_fit import Col
 from agentmetrology.records.environment import EnvSpec
@@ -47,11 +47,9 @@ def run_llm(spec: EnvSpec, agent: str, tasks: list[str], seeds: list[int], level
     if json_out:
         for row in rows:
             print(json.dumps({k: v for k, v in row.items() if k != "cost_text"}), flush=True)
-        from agentmetrology.cli.env_cmd import _err
-
         for r in rows:
             if r.get("measurement_failure"):
-                _err.print(f"measurement failure: {r['task']} seed {r['seed']}: "
+                err_console.print(f"measurement failure: {r['task']} seed {r['seed']}: "
                            f"{r['measurement_failure']}", markup=False)
     else:
         print_rows(spec, rows, f"{agent} at {level} (store {root}, campaign {run.name})",

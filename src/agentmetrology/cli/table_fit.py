@@ -18,15 +18,30 @@ CELL_PADDING = 3  # rich's default: one space each side plus the separator
 
 @dataclass(frozen=True, slots=True)
 class Col:
-    """A column: header, priority (higher stays longer), numeric (right-aligned, never cut)."""
+    """A column: header, priority (higher stays longer), numeric (right-aligned, never cut).
+
+    Only `wrap` columns (free text) may fold onto several lines; names and numbers never do.
+    """
 
     header: str
     priority: int = 1
     numeric: bool = False
+    wrap: bool = False
+
+
+TEXT_MIN = 12  # a text column can fold down to this width (or its header's)
 
 
 def _natural(col: Col, cells: list[str]) -> int:
     return max([len(col.header), *(len(c) for c in cells)]) + CELL_PADDING
+
+
+def _needed(col: Col, cells: list[str]) -> int:
+    """Return the width a column needs: all of it for numbers, a foldable minimum for text."""
+    natural = _natural(col, cells)
+    if not col.wrap:
+        return natural
+    return min(natural, max(len(col.header), TEXT_MIN) + CELL_PADDING)
 
 
 def fit_table(console: Console, title: str, cols: Sequence[Col],
@@ -34,18 +49,19 @@ def fit_table(console: Console, title: str, cols: Sequence[Col],
     """Return a table of the columns that fit `console`'s width, dropping low priority first."""
     keep = list(range(len(cols)))
     cells = {i: [r[i] for r in rows] for i in keep}
-    while len(keep) > 1 and sum(_natural(cols[i], cells[i]) for i in keep) + 1 > console.width:
+    while len(keep) > 1 and sum(_needed(cols[i], cells[i]) for i in keep) + 1 > console.width:
         keep.remove(min(keep, key=lambda i: (cols[i].priority, -i)))
     dropped = [cols[i].header for i in range(len(cols)) if i not in keep]
     caption = f"not shown at this width: {', '.join(dropped)} (see --json)" if dropped else None
     table = Table(title=title, caption=caption)
     for i in keep:
         c = cols[i]
-        if c.numeric:
-            table.add_column(c.header, justify="right", no_wrap=True,
+        if not c.wrap:
+            table.add_column(c.header, justify="right" if c.numeric else "left", no_wrap=True,
                              min_width=_natural(c, cells[i]) - CELL_PADDING)
         else:
-            table.add_column(c.header, overflow="fold")
+            table.add_column(c.header, overflow="fold",
+                             min_width=_needed(c, cells[i]) - CELL_PADDING)
     for r in rows:
         table.add_row(*(r[i] for i in keep))
     return table

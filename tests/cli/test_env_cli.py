@@ -109,3 +109,48 @@ def test_unwritable_output_places_are_user_errors() -> None:
     code, out, err = invoke("run", "comtrade", "--task", "T1_single_page", "--agent", "llm:m",
                             "--store", "/proc/agm-nope", "--base-url", "http://127.0.0.1:9/v1")
     assert code == 2 and "evidence store" in err and "Traceback" not in err + out
+
+
+def test_run_table_never_cuts_a_number_at_80_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    args = ("run", "comtrade", "--task", "T3_duplicates,T9_adaptive_adversary", "--seeds",
+            "0-1", "--agent", "scripted:off_by_one", "--level", "L2")
+    code, table, _ = invoke(*args)
+    assert code == 0 and "…" not in table
+    assert max(len(line) for line in table.splitlines()) <= 80
+    rows = [json.loads(line) for line in invoke(*args, "--json")[1].splitlines()]
+    for r in rows:
+        assert r["task"] in table  # names whole, never folded
+        assert f"{r['ground_truth']['f1']:.3f}" in table
+        assert f"{r['judge']['total']:.1f}" in table
+    assert "not shown at this width" in table  # what was dropped is said
+
+
+def test_envs_lists_comtrade_with_its_scorers() -> None:
+    code, out, _ = invoke("envs", "--json")
+    assert code == 0
+    rows = {r["name"]: r for r in map(json.loads, out.splitlines())}
+    assert rows["comtrade"]["tasks"] == 11 and rows["comtrade"]["levels"] == ["L0", "L1", "L2"]
+    assert rows["comtrade"]["scorers"] == ["ground_truth_f1 1.0.0 (outcome)",
+                                           "shape_judge 1.0.0 (shape)"]
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (("run", "nope", "--task", "T1"), "unknown environment 'nope'"),
+    (("run", "comtrade", "--task", "T1_single_page", "--seeds", "0,0,0"), "repeats seed"),
+    (("run", "comtrade", "--task", "T1_single_page", "--seeds", "9223372036854775808"),
+     "too large"),
+    (("run", "comtrade", "--task", "T9_clean_ab", "--condition", "stress:dose=2"), "dose"),
+    (("audit", "comtrade", "--seeds", "3-4"), "seeds 0..N-1"),
+])
+def test_more_bad_arguments_exit_2(args: tuple[str, ...], needle: str) -> None:
+    code, out, err = invoke(*args)
+    assert code == 2 and needle in err and "Traceback" not in err + out
+
+
+def test_equal_doses_are_one_condition() -> None:
+    rows = [json.loads(invoke("run", "comtrade", "--task", "T9_clean_ab", "--agent", "rule",
+                              "--condition", c, "--json")[1]) for c in ("stress:dose=0.5",
+                                                                        "stress:dose=0.50")]
+    assert rows[0]["condition"] == rows[1]["condition"] == "stress:dose=0.5"
+    assert rows[0] == rows[1]
