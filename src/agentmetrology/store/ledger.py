@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from agentmetrology.records.canonical import decode_json
 from agentmetrology.records.episode import EpisodeKey
 from agentmetrology.store.evidence import EpisodeEvidence
 from agentmetrology.store.schema import SCHEMA, SCHEMA_VERSION
@@ -337,7 +338,7 @@ class Ledger:
         acols = [d[0] for d in acur.description]
         out["assessments"] = [dict(zip(acols, r, strict=True)) for r in acur]
         for a in out["assessments"]:
-            a["assessment"] = json.loads(a["assessment"])
+            a["assessment"] = decode_json(a["assessment"])
         return out
 
     def supersede_measurement_failures(self, campaign: str, run_id: int | None) -> int:

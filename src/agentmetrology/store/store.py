@@ -13,7 +13,7 @@ from types import TracebackType
 from typing import Any
 
 from agentmetrology.records.assessment import Assessment
-from agentmetrology.records.canonical import canonical_json
+from agentmetrology.records.canonical import canonical_json, decode_json
 from agentmetrology.records.episode import Episode, EpisodeKey
 from agentmetrology.store.blobs import BlobCorruptError, BlobStore
 from agentmetrology.store.evidence import EpisodeEvidence
@@ -98,8 +98,8 @@ class EvidenceStore:
         return self.blobs.get(digest)
 
     def get_json(self, digest: str) -> Any:
-        """Return a JSON blob decoded."""
-        return json.loads(self.get_bytes(digest))
+        """Return a JSON blob decoded (tagged non-finite floats restored, see records.canonical)."""
+        return decode_json(self.get_bytes(digest))
 
     def user_path(self, path: str | Path) -> Path:
         """Return a user-given path resolved inside the store root (traversal is rejected)."""
