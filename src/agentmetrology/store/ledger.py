@@ -95,8 +95,11 @@ def _key(row: sqlite3.Row | tuple[Any, ...], offset: int = 0) -> EpisodeKey:
 class Ledger:
     """One SQLite file in WAL mode; every multi-row change is one transaction."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, readonly: bool = False) -> None:
         self.path = path
+        # A reader still adds missing tables of the current schema (idempotent, one
+        # transaction) so that an older store can be read; the store refuses its other writes.
+        self.readonly = readonly
         # Autocommit mode: transactions are explicit (BEGIN IMMEDIATE) so they are never implicit.
         self.conn = sqlite3.connect(path, isolation_level=None, timeout=30.0)
         self.conn.execute("PRAGMA journal_mode=WAL")
