@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import signal
+import sqlite3
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -10,9 +15,10 @@ import pytest
 
 from agentmetrology.agents.clock import Clock
 from agentmetrology.agents.llm.target import LLMTarget
-from agentmetrology.run.campaign import parse_campaign, run_campaign
+from agentmetrology.records import rng
+from agentmetrology.run.campaign import load_campaign, parse_campaign, plan_campaign, run_campaign
 from agentmetrology.store import EvidenceStore
-from campaign.campaign_fixtures import AsyncScripted, model_free, query, with_llm
+from campaign.campaign_fixtures import AsyncScripted, model_free, query, with_llm, write
 
 
 class _CtrlC(AsyncScripted):
@@ -56,3 +62,58 @@ def test_keyboard_interrupt_marks_in_flight_attempts_interrupted(
     assert result.recovered == 0 and result.status.complete
     assert query(tmp_path / "s", "SELECT COUNT(*), COUNT(DISTINCT administration) FROM "
                                  "episodes")[0] == (result.status.total.planned,) * 2
+
+
+# Heavy tasks (hundreds of rows per page) so that the whole campaign takes well over 10 s.
+HEAVY = '["T7_totals_trap", "T1_single_page", "T3_duplicates", "T8_mixed_faults"]'
+
+
+def _run_command(file: Path, store: Path) -> list[str]:
+    return [sys.executable, "-m", "agentmetrology.cli.campaign_cmd", "run", str(file),
+            "--store", str(store), "--backend", "process", "--workers", "2", "--quiet"]
+
+
+def _started(store: Path) -> int:
+    try:
+        return int(query(store, "SELECT COUNT(*) FROM attempts WHERE status = 'started'")[0][0])
+    except sqlite3.OperationalError:
+        return 0  # the ledger is not created yet
+
+
+def test_ctrl_c_on_the_process_backend_ends_fast_with_one_line_every_time(
+        tmp_path: Path) -> None:
+    file = write(tmp_path, model_free(name="ctrlc", tasks=HEAVY, seeds="0-11"))
+    store = tmp_path / "store"
+    delays = rng(13, "ctrl-c delays").uniform(0.2, 2.0, size=5)
+    for i, delay in enumerate(delays):
+        # Ctrl-C in a terminal reaches the whole foreground process group: driver and workers.
+        proc = subprocess.Popen(_run_command(file, store),
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
+        try:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and proc.poll() is None and not _started(store):
+                time.sleep(0.02)
+            time.sleep(float(delay))
+            assert proc.poll() is None, f"run {i} ended before Ctrl-C"
+            os.killpg(proc.pid, signal.SIGINT)
+            _, err = proc.communicate(timeout=10)  # a hang fails here
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        lines = [ln for ln in err.splitlines() if ln.strip()]
+        assert len(lines) == 1 and lines[0].startswith("error: interrupted"), (i, err)
+        assert "Traceback" not in err and "Exception ignored" not in err
+        assert proc.returncode == 130, (i, proc.returncode)
+        assert _started(store) == 0, f"run {i} left attempts started"
+    statuses = dict(query(store, "SELECT status, COUNT(*) FROM attempts GROUP BY status"))
+    assert statuses.get("interrupted", 0) >= 1, statuses
+
+    rerun = subprocess.run(_run_command(file, store), capture_output=True,
+                           text=True, timeout=600)
+    assert rerun.returncode == 0, rerun.stderr
+    planned = len(plan_campaign(load_campaign(file)).administrations)
+    assert query(store, "SELECT COUNT(*), COUNT(DISTINCT administration) FROM episodes")[0] == (
+        planned, planned)
+    assert query(store, "SELECT COUNT(*) FROM attempts WHERE status = 'started'")[0][0] == 0
