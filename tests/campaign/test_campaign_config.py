@@ -156,3 +156,28 @@ def test_environment_check_names_unset_key_variables() -> None:
                and p.line is not None for p in problems)
     assert not [p for p in check_environment(config, environ={"AGM_SURELY_UNSET_VAR": "v"})
                 if "is not set" in p.message]
+
+
+@pytest.mark.parametrize(("url", "what"), [
+    ("http://alice:secret@host/v1", "holds a password"),
+    ("https://h/v1?key=AIzaSyA-1234567890abcdefghijklmnopqrstu",
+     "holds something that looks like a key or token"),
+])
+def test_credentials_in_base_url_are_refused_without_repeating_them(url: str, what: str) -> None:
+    text = """
+[campaign]
+name = "c"
+tasks = ["T1_single_page"]
+seeds = [0]
+levels = ["L2"]
+
+[[targets]]
+name = "d"
+kind = "llm"
+model = "m"
+base_url = "URL"
+api_key_env = "MY_KEY"
+""".replace("URL", url)
+    (line,) = _problems(text)
+    assert line.startswith(f"campaign.toml:12: targets[0].base_url: base_url {what}"), line
+    assert "api_key_env" in line and "secret" not in line and "AIza" not in line

@@ -154,3 +154,16 @@ def test_equal_doses_are_one_condition() -> None:
                                                                         "stress:dose=0.50")]
     assert rows[0]["condition"] == rows[1]["condition"] == "stress:dose=0.5"
     assert rows[0] == rows[1]
+
+
+def test_a_closed_pipe_ends_quietly_with_exit_0() -> None:
+    import subprocess
+    import sys
+
+    cmd = (f"{sys.executable} -m agentmetrology.cli.main run comtrade --task all "
+           "--seeds 0-19 --agent rule --json | head -1")
+    res = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], capture_output=True,
+                         text=True, timeout=120, check=False)
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["task"] == "T1_single_page"
+    assert res.stderr == ""

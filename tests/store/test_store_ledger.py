@@ -124,7 +124,7 @@ def test_status_splits_agent_and_infrastructure_failures(store: EvidenceStore) -
 
 
 def test_one_writer_at_a_time(store: EvidenceStore) -> None:
-    with store.lock(), pytest.raises(StoreBusyError, match="another campaign run"):
-        store.lock().acquire()
-    with store.lock():
-        pass  # released: can be taken again
+    with store.lock(), pytest.raises(StoreBusyError, match="another writer"):
+        EvidenceStore.open(store.root, scrub_env=False)  # a second writer, same process
+    store.close()
+    EvidenceStore.open(store.root, scrub_env=False).close()  # released: can be taken again

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from agentmetrology.records import canonical_json
 from agentmetrology.store.redact import Redactor, env_secrets, redact_patterns
@@ -50,3 +51,28 @@ def test_env_secrets_by_variable_name() -> None:
     env = {"OPENAI_API_KEY": "x" * 20, "HOME": "/root/long-enough", "GH_TOKEN": "short",
            "MY_SECRET": "y" * 12}
     assert sorted(env_secrets(env)) == ["x" * 20, "y" * 12]
+
+
+KEY = "sk-proj-Zq8vN3kLm2Xc7Rt5Wy1Bp4Hd6Gf0Js9"
+
+
+def test_key_quoted_without_prefix_or_as_base64_never_reaches_the_store(tmp_path: Path) -> None:
+    import base64
+
+    from agentmetrology.store import EvidenceStore
+    from store.evidence_fixtures import key, make_episode, register
+
+    bare = KEY[len("sk-proj-"):]
+    b64 = base64.urlsafe_b64encode(KEY.encode()).decode().rstrip("=")
+    error = f"401 Incorrect API key provided: {bare[:20]}****; token {b64}"
+    with EvidenceStore.open(tmp_path / "s", scrub_env=False, secrets=[KEY]) as st:
+        register(st, 2)
+        first, second = st.pending("c1")
+        ep, scored = make_episode(key(0), kind="infra_error", text=error)
+        st.record_episode(st.start_attempt(first, None, "inline"), ep, scored)
+        st.fail_attempt(st.start_attempt(second, None, "inline"), error)
+        assert "[redacted]" in st.episode(key(0))["termination_detail"]  # type: ignore[index]
+        assert "[redacted]" in st.attempts(key(1))[0]["detail"]
+    leaks = [p for p in (tmp_path / "s").rglob("*") if p.is_file()
+             and any(s in p.read_bytes() for s in (bare[:12].encode(), b64.encode()))]
+    assert leaks == []

@@ -79,7 +79,7 @@ def test_old_store_gains_the_history_tables_on_open(tmp_path: Path) -> None:
     conn = sqlite3.connect(root / "ledger.sqlite")
     conn.executescript(old_schema + "INSERT INTO meta VALUES ('schema', '1');")
     conn.close()
-    with EvidenceStore.open(root, create=False, scrub_env=False) as st:
+    with EvidenceStore.open(root, create=False, write=True, scrub_env=False) as st:
         tables = {r[0] for r in st.ledger.conn.execute(
             "SELECT name FROM sqlite_master WHERE type='table'")}
         assert {"superseded_episodes", "superseded_assessments"} <= tables

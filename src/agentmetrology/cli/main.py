@@ -9,6 +9,7 @@ from agentmetrology.cli.audit_cmd import audit_cmd
 from agentmetrology.cli.campaign_cmd import campaign_app
 from agentmetrology.cli.demo_cmd import demo_table
 from agentmetrology.cli.env_cmd import envs_cmd, run_cmd, score_cmd, tasks_cmd, truth_cmd
+from agentmetrology.cli.pipes import guard_stdout
 from agentmetrology.cli.serve_cmd import serve_app
 from agentmetrology.cli.stats_cmd import stats_app
 
@@ -39,4 +40,9 @@ def demo(seeds: int = typer.Option(10, "--seeds", min=1, help="Seeds per task.")
 
 def main() -> None:
     """Run the command line."""
+    guard_stdout()
     app()
+
+
+if __name__ == "__main__":
+    main()

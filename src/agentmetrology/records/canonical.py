@@ -1,4 +1,17 @@
-"""Canonical JSON encoding and sha256 digests of records."""
+"""Canonical JSON encoding and sha256 digests of records.
+
+Canonical JSON is sorted keys, no whitespace, UTF-8, floats via repr. JSON has no NaN or
+Infinity, yet anything an agent or client sends must be recorded, malformed or not (a tool call
+`fetch_page {"page": NaN}` is evidence). So a non-finite float is encoded as a tagged object:
+
+    NaN -> {"$float": "nan"}    +Infinity -> {"$float": "inf"}    -Infinity -> {"$float": "-inf"}
+
+A mapping that would be mistaken for a tag (its only key is "$float" or "$literal") is escaped as
+{"$literal": mapping}, so every value round-trips exactly:
+`decode_json(canonical_json(x)) == from_plain(to_plain(x, tag_non_finite=True))` equals the
+plain form of x with its non-finite floats restored. Finite data never contains a tag, so its
+bytes and digests are exactly those of plain canonical JSON (pinned digests do not move).
+"""
 
 from __future__ import annotations
 
@@ -10,44 +23,84 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+FLOAT_TAG = "$float"
+LITERAL_TAG = "$literal"
+_TAGS = frozenset({FLOAT_TAG, LITERAL_TAG})
+_NON_FINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+
 
 class CanonicalError(ValueError):
-    """Raised when a value cannot be encoded canonically (e.g. NaN or an unknown type)."""
+    """Raised when a value cannot be encoded canonically (e.g. an unknown type)."""
 
 
-def to_plain(value: Any) -> Any:
-    """Return `value` as plain JSON data (dicts, lists, str, int, float, bool, None)."""
+def _float_tag(value: float) -> dict[str, str]:
+    name = "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    return {FLOAT_TAG: name}
+
+
+def to_plain(value: Any, *, tag_non_finite: bool = False) -> Any:
+    """Return `value` as plain JSON data (dicts, lists, str, int, finite float, bool, None).
+
+    By default a non-finite float raises CanonicalError: analyses use this to prove that an
+    undefined number never reaches a report as a number. With `tag_non_finite` (what records
+    and `canonical_json` use) it becomes a tagged object instead (see the module docstring).
+    """
     if value is None or isinstance(value, bool | int | str):
         return value
     if isinstance(value, float):
-        if not math.isfinite(value):
-            raise CanonicalError(f"non-finite float {value!r} cannot be encoded canonically")
-        return value
+        if math.isfinite(value):
+            return value
+        if tag_non_finite:
+            return _float_tag(value)
+        raise CanonicalError(f"non-finite float {value!r} cannot be encoded canonically")
     if isinstance(value, enum.Enum):
-        return to_plain(value.value)
+        return to_plain(value.value, tag_non_finite=tag_non_finite)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: to_plain(getattr(value, f.name), tag_non_finite=tag_non_finite)
+                for f in dataclasses.fields(value)}
     if isinstance(value, Mapping):
         out: dict[str, Any] = {}
         for k, v in value.items():
             if not isinstance(k, str):
                 raise CanonicalError(f"mapping key {k!r} is not a string")
-            out[k] = to_plain(v)
+            out[k] = to_plain(v, tag_non_finite=tag_non_finite)
+        if tag_non_finite and len(out) == 1 and next(iter(out)) in _TAGS:
+            return {LITERAL_TAG: out}  # a mapping that looks like a tag is escaped
         return out
     if isinstance(value, list | tuple):
-        return [to_plain(v) for v in value]
+        return [to_plain(v, tag_non_finite=tag_non_finite) for v in value]
     tolist = getattr(value, "tolist", None)  # numpy scalars and arrays
     if callable(tolist):
-        return to_plain(tolist())
+        return to_plain(tolist(), tag_non_finite=tag_non_finite)
     raise CanonicalError(f"cannot encode {type(value).__name__} canonically")
 
 
+def from_plain(value: Any) -> Any:
+    """Return plain JSON data with tagged non-finite floats and escaped mappings restored."""
+    if isinstance(value, list):
+        return [from_plain(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if len(value) == 1:
+        ((k, v),) = value.items()
+        if k == FLOAT_TAG and isinstance(v, str) and v in _NON_FINITE:
+            return _NON_FINITE[v]
+        if k == LITERAL_TAG and isinstance(v, dict):
+            return {kk: from_plain(vv) for kk, vv in v.items()}
+    return {k: from_plain(v) for k, v in value.items()}
+
+
 def canonical_json(value: Any) -> bytes:
-    """Return canonical UTF-8 JSON bytes: sorted keys, no whitespace, no NaN/Infinity."""
+    """Return canonical UTF-8 JSON bytes: sorted keys, no whitespace, non-finite floats tagged."""
     return json.dumps(
-        to_plain(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-        allow_nan=False,
+        to_plain(value, tag_non_finite=True), sort_keys=True, separators=(",", ":"),
+        ensure_ascii=False, allow_nan=False,
     ).encode("utf-8")
+
+
+def decode_json(data: bytes | str) -> Any:
+    """Return canonical JSON decoded, with tagged non-finite floats restored (inverse of above)."""
+    return from_plain(json.loads(data))
 
 
 def sha256_hex(data: bytes | str) -> str:

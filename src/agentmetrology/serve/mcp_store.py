@@ -127,7 +127,15 @@ class StoreSession:
     @classmethod
     def open(cls, root: str | Path, adm: McpAdministration) -> StoreSession:
         """Open the store, refuse a recorded or busy key, and seal the bindings; return it."""
-        session = cls(EvidenceStore.open(root), adm)
+        try:
+            store = EvidenceStore.open(root)
+        except StoreBusyError:
+            # Every writer of a store holds its lock: one serving session (or one campaign
+            # run) per store at a time.
+            raise SessionBusyError(
+                f"another `agm serve mcp` session or `agm campaign run` is writing to the "
+                f"store at {root}; stop it, or serve into another --store") from None
+        session = cls(store, adm)
         try:
             session._start()
         except BaseException:

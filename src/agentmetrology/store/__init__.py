@@ -15,7 +15,12 @@ from agentmetrology.store.lock import StoreBusyError
 from agentmetrology.store.paths import StorePathError
 from agentmetrology.store.redact import Redactor
 from agentmetrology.store.status import CampaignStatus, Counts
-from agentmetrology.store.store import Binding, EvidenceStore, StoreNotFoundError
+from agentmetrology.store.store import (
+    Binding,
+    EvidenceStore,
+    StoreNotFoundError,
+    StoreReadOnlyError,
+)
 
 __all__ = [
     "Administration",
@@ -39,4 +44,5 @@ __all__ = [
     "StoreBusyError",
     "StoreNotFoundError",
     "StorePathError",
+    "StoreReadOnlyError",
 ]

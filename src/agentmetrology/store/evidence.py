@@ -22,10 +22,14 @@ def _plain_json(plain: Any) -> bytes:
     """Return canonical JSON of data that is already plain.
 
     Byte-identical to `canonical_json` (a test holds them together) but skips its `to_plain`
-    walk, which would otherwise run a second time over every event of the episode.
+    walk, which would otherwise run a second time over every event of the episode. Plain data
+    given by a caller may still hold a non-finite float: then the full encoding tags it.
     """
-    return json.dumps(plain, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      allow_nan=False).encode("utf-8")
+    try:
+        return json.dumps(plain, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                          allow_nan=False).encode("utf-8")
+    except ValueError:
+        return canonical_json(plain)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +80,7 @@ class EpisodeEvidence:
     def from_records(cls, episode: Episode,
                      assessments: Sequence[Assessment] = ()) -> EpisodeEvidence:
         """Return the encoded form of an Episode and its assessments."""
-        plain = to_plain(episode)
+        plain = to_plain(episode, tag_non_finite=True)  # a NaN an agent sent is evidence too
         return cls.from_plain(plain, tuple(AssessmentEvidence.from_assessment(a)
                                            for a in assessments))
 

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from agentmetrology.records.canonical import decode_json
 from agentmetrology.records.episode import EpisodeKey
 from agentmetrology.store.evidence import EpisodeEvidence
 from agentmetrology.store.schema import SCHEMA, SCHEMA_VERSION
@@ -94,8 +95,11 @@ def _key(row: sqlite3.Row | tuple[Any, ...], offset: int = 0) -> EpisodeKey:
 class Ledger:
     """One SQLite file in WAL mode; every multi-row change is one transaction."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, readonly: bool = False) -> None:
         self.path = path
+        # A reader still adds missing tables of the current schema (idempotent, one
+        # transaction) so that an older store can be read; the store refuses its other writes.
+        self.readonly = readonly
         # Autocommit mode: transactions are explicit (BEGIN IMMEDIATE) so they are never implicit.
         self.conn = sqlite3.connect(path, isolation_level=None, timeout=30.0)
         self.conn.execute("PRAGMA journal_mode=WAL")
@@ -337,7 +341,7 @@ class Ledger:
         acols = [d[0] for d in acur.description]
         out["assessments"] = [dict(zip(acols, r, strict=True)) for r in acur]
         for a in out["assessments"]:
-            a["assessment"] = json.loads(a["assessment"])
+            a["assessment"] = decode_json(a["assessment"])
         return out
 
     def supersede_measurement_failures(self, campaign: str, run_id: int | None) -> int:

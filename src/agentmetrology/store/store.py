@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -13,17 +14,18 @@ from types import TracebackType
 from typing import Any
 
 from agentmetrology.records.assessment import Assessment
-from agentmetrology.records.canonical import canonical_json
+from agentmetrology.records.canonical import canonical_json, decode_json
 from agentmetrology.records.episode import Episode, EpisodeKey
 from agentmetrology.store.blobs import BlobCorruptError, BlobStore
 from agentmetrology.store.evidence import EpisodeEvidence
 from agentmetrology.store.ledger import (
     Administration,
     Ledger,
+    LedgerError,
     RecordedDigests,
     Sealing,
 )
-from agentmetrology.store.lock import RunLock
+from agentmetrology.store.lock import StoreLock
 from agentmetrology.store.paths import inside
 from agentmetrology.store.redact import PATTERNS_VERSION, Redactor, env_secrets
 from agentmetrology.store.status import CampaignStatus, campaign_status
@@ -47,30 +49,68 @@ class Binding:
     details: dict[str, Any] = field(default_factory=dict)  # e.g. profile and limits
 
 
-class EvidenceStore:
-    """Blobs under `root/blobs`, the ledger in `root/ledger.sqlite`; secrets never written."""
+class StoreReadOnlyError(LedgerError):
+    """Raised when a store opened for reading is asked to write."""
 
-    def __init__(self, root: str | Path, *, create: bool = True, secrets: Iterable[str] = (),
-                 scrub_env: bool = True, fsync: bool = False) -> None:
+
+class EvidenceStore:
+    """Blobs under `root/blobs`, the ledger in `root/ledger.sqlite`; secrets never written.
+
+    A store opened for writing holds the single-writer lock (see `store.lock`) from `open` to
+    `close`, whoever the writer is (`campaign run`, `serve mcp`, a library caller); a second
+    writer gets StoreBusyError. A store opened for reading takes no lock and cannot write.
+    `write` defaults to `create`: `open(root)` writes, `open(root, create=False)` reads.
+    """
+
+    def __init__(self, root: str | Path, *, create: bool = True, write: bool | None = None,
+                 secrets: Iterable[str] = (), scrub_env: bool = True,
+                 fsync: bool = False) -> None:
         self.root = Path(root)
+        self.writable = create if write is None else write
         ledger_path = self.root / LEDGER_FILE
         if not ledger_path.exists():
             if not create:
                 raise StoreNotFoundError(f"no evidence store at {self.root} (no {LEDGER_FILE})")
             self.root.mkdir(parents=True, exist_ok=True)
-        self.blobs = BlobStore(self.root, fsync=fsync)
-        self.ledger = Ledger(ledger_path)
+        self._lock: StoreLock | None = None
+        if self.writable:
+            self._lock = StoreLock(self.root, ledger_path).acquire()
+        try:
+            self.blobs = BlobStore(self.root, fsync=fsync)
+            self.ledger = Ledger(ledger_path, readonly=not self.writable)
+        except BaseException:
+            self._release()
+            raise
         # Credential-named environment variables are scrubbed even if the caller forgets them.
         self.redactor = Redactor([*secrets, *(env_secrets() if scrub_env else [])])
 
     @classmethod
     def open(cls, root: str | Path, *, create: bool = True, **kw: Any) -> EvidenceStore:
-        """Open (or create) the store at `root`."""
+        """Open (or create) the store at `root`; for writing unless `create=False`."""
         return cls(root, create=create, **kw)
 
+    @classmethod
+    def open_readonly(cls, root: str | Path, **kw: Any) -> EvidenceStore:
+        """Open an existing store for reading only (no lock: readers never wait for writers)."""
+        return cls(root, create=False, write=False, **kw)
+
     def close(self) -> None:
-        """Close the ledger."""
-        self.ledger.close()
+        """Close the ledger and release the writer lock (idempotent)."""
+        try:
+            self.ledger.close()
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+    def _check_writable(self) -> None:
+        if not self.writable:
+            raise StoreReadOnlyError(f"the evidence store at {self.root} was opened read-only")
+        if self._lock is None:
+            raise StoreReadOnlyError(f"the evidence store at {self.root} is closed")
 
     def __enter__(self) -> EvidenceStore:
         return self
@@ -87,6 +127,7 @@ class EvidenceStore:
 
     def put_bytes(self, data: bytes) -> str:
         """Redact `data`, store it, and return the digest of what was stored."""
+        self._check_writable()
         return self.blobs.put(self.redactor.bytes(data))
 
     def put_json(self, value: Any) -> str:
@@ -98,16 +139,21 @@ class EvidenceStore:
         return self.blobs.get(digest)
 
     def get_json(self, digest: str) -> Any:
-        """Return a JSON blob decoded."""
-        return json.loads(self.get_bytes(digest))
+        """Return a JSON blob decoded (tagged non-finite floats restored, see records.canonical)."""
+        return decode_json(self.get_bytes(digest))
 
     def user_path(self, path: str | Path) -> Path:
         """Return a user-given path resolved inside the store root (traversal is rejected)."""
         return inside(self.root, path)
 
-    def lock(self) -> RunLock:
-        """Return the store's single-writer run lock (use it as a context manager)."""
-        return RunLock(self.root)
+    def lock(self) -> contextlib.nullcontext[StoreLock]:
+        """Return the held writer lock as a context manager (StoreReadOnlyError if none).
+
+        The lock is taken when the store is opened for writing; this proves it is held.
+        """
+        self._check_writable()
+        assert self._lock is not None
+        return contextlib.nullcontext(self._lock)
 
     # -- campaigns ----------------------------------------------------------------------------
 
@@ -118,6 +164,7 @@ class EvidenceStore:
         Re-registering the same plan returns the existing registration id; the same name with
         another plan raises CampaignMismatchError.
         """
+        self._check_writable()
         existing = self.ledger.registered(name, plan_digest)  # raises on a different plan
         if existing is not None:
             return existing
@@ -149,19 +196,23 @@ class EvidenceStore:
 
     # -- attempts and episodes ----------------------------------------------------------------
 
-    def recover(self) -> int:
-        """Mark attempts left `started` by a dead run as interrupted; return how many.
+    def recover(self, detail: str = "the run ended before this attempt finished") -> int:
+        """Mark every attempt still `started` as interrupted; return how many.
 
-        Call it only while holding `lock()`.
+        Holding the writer lock, no other process can be running them: at the start of a run
+        they belong to a dead run, at its end (Ctrl-C) to this one.
         """
-        return self.ledger.interrupt_started("the run ended before this attempt finished")
+        self._check_writable()
+        return self.ledger.interrupt_started(detail)
 
     def begin_run(self, campaign: str, backend: str) -> int:
         """Record the start of a run and return its id."""
+        self._check_writable()
         return self.ledger.begin_run(campaign, backend)
 
     def end_run(self, run_id: int, outcome: str) -> None:
         """Record how a run ended."""
+        self._check_writable()
         self.ledger.end_run(run_id, self.redactor.text(outcome))
 
     def start_attempt(self, administration: Administration, run_id: int | None, backend: str,
@@ -172,15 +223,18 @@ class EvidenceStore:
     def start_attempts(self, administrations: Sequence[Administration], run_id: int | None,
                        backend: str, worker: str | None = None) -> list[int]:
         """Record the start of several attempts in one transaction; return their ids."""
+        self._check_writable()
         return self.ledger.start_attempts([a.id for a in administrations], run_id, backend,
                                           worker)
 
     def fail_attempt(self, attempt_id: int, detail: str) -> None:
         """Record an attempt as failed outside the agent (detail redacted)."""
+        self._check_writable()
         self.ledger.fail_attempt(attempt_id, self.redactor.text(detail))
 
     def set_not_launched(self, administrations: Iterable[Administration], reason: str) -> None:
         """Record why these administrations were not launched."""
+        self._check_writable()
         self.ledger.set_not_launched((a.id for a in administrations), reason)
 
     def record(self, attempt_id: int, ev: EpisodeEvidence) -> RecordedDigests:
@@ -188,6 +242,7 @@ class EvidenceStore:
 
         Raises DuplicateEpisodeError when the key already has an episode.
         """
+        self._check_writable()
         clean = self.redactor.bytes
         if ev.patterns_redacted == PATTERNS_VERSION:
             clean = self.redactor.exact  # the pattern pass already ran where the episode ran
@@ -242,6 +297,7 @@ class EvidenceStore:
 
         Call it only while holding `lock()`. Agent failures are never re-opened.
         """
+        self._check_writable()
         return self.ledger.supersede_measurement_failures(campaign, run_id)
 
     def superseded(self, key: EpisodeKey) -> list[dict[str, Any]]:

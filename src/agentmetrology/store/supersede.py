@@ -8,9 +8,10 @@ are. Agent failures are never re-opened: they are measurements.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from typing import Any
+
+from agentmetrology.records.canonical import decode_json
 
 EPISODE_COLUMNS = ("administration", "attempt", "episode_digest", "submission_digest",
                    "termination", "termination_detail", "measurement_failure", "cost",
@@ -57,5 +58,5 @@ def superseded_episodes(c: sqlite3.Connection, administration: int) -> list[dict
         acols = [d[0] for d in acur.description]
         row["assessments"] = [dict(zip(acols, r, strict=True)) for r in acur]
         for a in row["assessments"]:
-            a["assessment"] = json.loads(a["assessment"])
+            a["assessment"] = decode_json(a["assessment"])
     return rows

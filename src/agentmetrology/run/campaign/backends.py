@@ -7,8 +7,13 @@ is the only process that writes to the store.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
 import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol
@@ -62,6 +67,30 @@ class InlineBackend:
         """Nothing to release."""
 
 
+# How long close() waits for workers to exit before terminating, then killing, them.
+CLOSE_WAIT_S = 3.0
+
+
+def init_pool_worker(driver_pid: int) -> None:
+    """Pool initializer: ignore SIGINT (Ctrl-C reaches the whole process group; the driver
+    alone decides how the run ends) and exit when the driver dies."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    init_worker(driver_pid)
+
+
+@contextlib.contextmanager
+def _ignoring_sigint() -> Iterator[None]:
+    """Ignore further Ctrl-C while cleaning up (main thread only), then restore the handler."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 class ProcessBackend:
     """A ProcessPoolExecutor; workers start from a clean forkserver and die with the driver."""
 
@@ -75,8 +104,15 @@ class ProcessBackend:
                                                else "spawn")
         if hasattr(ctx, "set_forkserver_preload"):
             ctx.set_forkserver_preload(["agentmetrology.run.campaign.worker"])
-        self.pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=init_worker,
-                                        initargs=(os.getpid(),))
+            # Started with SIGINT ignored, the forkserver and every worker it forks ignore
+            # Ctrl-C from birth (the disposition is inherited), even while still importing:
+            # only the driver decides how a run ends, and nothing prints a traceback.
+            from multiprocessing import forkserver
+
+            with _ignoring_sigint():
+                forkserver.ensure_running()
+        self.pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx,
+                                        initializer=init_pool_worker, initargs=(os.getpid(),))
         # Two batches per worker keep workers busy while the driver records the previous one.
         self.workers = n
         self.slots = 2 * n
@@ -91,8 +127,30 @@ class ProcessBackend:
                                 "resume") from exc
 
     def close(self) -> None:
-        """Stop the pool, dropping jobs that never started."""
-        self.pool.shutdown(wait=True, cancel_futures=True)
+        """Stop the pool within a bounded time, dropping jobs that never started.
+
+        Workers get CLOSE_WAIT_S to exit, then are terminated and, if need be, killed: a
+        Ctrl-C never waits on a busy or stuck worker, and a second Ctrl-C during the cleanup is
+        ignored rather than breaking it (no "Exception ignored in atexit callback").
+        """
+        with _ignoring_sigint():
+            processes = list((getattr(self.pool, "_processes", None) or {}).values())
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            deadline = time.monotonic() + CLOSE_WAIT_S
+            for p in processes:
+                p.join(max(0.0, deadline - time.monotonic()))
+            for p in processes:
+                if p.is_alive():
+                    p.terminate()
+                    p.join(1.0)
+                if p.is_alive():
+                    p.kill()
+                    p.join(1.0)
+            # The pool's manager thread notices the dead workers and exits; joining it here
+            # leaves nothing for the interpreter's exit hook to wait on.
+            manager = getattr(self.pool, "_executor_manager_thread", None)
+            if isinstance(manager, threading.Thread):
+                manager.join(CLOSE_WAIT_S)
 
 
 class RayBackend:

@@ -268,6 +268,10 @@ def run_campaign(config: CampaignConfig, store: EvidenceStore, *, backend: str =
                 if executor is not None:
                     executor.close()
         except BaseException as exc:
+            # Holding the lock, every attempt still `started` is this run's: it ends with the
+            # run as interrupted (kept; the next run launches its administration again).
+            store.recover(f"the run stopped ({type(exc).__name__}) before this attempt "
+                          "finished")
             store.end_run(run_id, f"error: {type(exc).__name__}: {exc}")
             raise
         store.end_run(run_id, runner.stop_reason or "finished")

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from urllib.parse import urlsplit
 
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.policy import LEVELS
+from agentmetrology.records.redaction import redact_patterns
 from agentmetrology.run.campaign.problems import Checker
 from agentmetrology.run.campaign.spec import Limits, TargetSpec
 
@@ -74,6 +76,8 @@ def _target(ck: Checker, t: dict[str, Any], where: str, kinds: tuple[str, ...],
     model = ck.string(t, "model", where, required=True)
     base_url = ck.string(t, "base_url", where, pattern=r"https?://\S+",
                          what="base_url (http:// or https:// URL)")
+    if base_url is not None and _credential_in_url(ck, f"{where}.base_url", base_url):
+        base_url = None
     key_env = ck.string(t, "api_key_env", where)
     if key_env is not None and _KEY_LIKE.search(key_env):
         ck.error(f"{where}.api_key_env", "this looks like a key, not the name of an environment "
@@ -91,6 +95,19 @@ def _target(ck: Checker, t: dict[str, Any], where: str, kinds: tuple[str, ...],
     return TargetSpec(name, kind, model=model, base_url=base_url, api_key_env=key_env,
                       decoding=dict(decoding), price=price, max_retries=retries or 0,
                       timeout_s=timeout or 60.0, levels=own_levels)
+
+
+def _credential_in_url(ck: Checker, where: str, url: str) -> bool:
+    """Record (without repeating it) a credential written into a URL; return True if one is."""
+    fix = ("never write a credential into a campaign file: remove it, set api_key_env = "
+           "\"VARIABLE\" and export VARIABLE")
+    if urlsplit(url).password is not None:
+        ck.error(where, f"base_url holds a password (user:password@host); {fix}")
+        return True
+    if redact_patterns(url, "") != url:
+        ck.error(where, f"base_url holds something that looks like a key or token; {fix}")
+        return True
+    return False
 
 
 def _levels(ck: Checker, t: dict[str, Any], where: str,
