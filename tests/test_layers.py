@@ -57,3 +57,34 @@ def test_stress_does_not_import_envs() -> None:
     # envs builds on the stress engine; the engine stays domain-agnostic.
     for path in (ROOT / "stress").rglob("*.py"):
         assert not any(m.startswith("agentmetrology.envs") for m in _imports(path)), path
+
+
+def test_only_an_environment_imports_its_own_package() -> None:
+    # Environments are plug-ins (DESIGN.md): everything else reaches them through the registry.
+    envs = ROOT / "envs"
+    names = {p.name for p in envs.iterdir() if p.is_dir() and not p.name.startswith("_")}
+    bad = []
+    for path in ROOT.rglob("*.py"):
+        rel = path.relative_to(ROOT).parts
+        for module in _imports(path):
+            parts = module.split(".")
+            if len(parts) >= 3 and parts[1] == "envs" and parts[2] in names:
+                if rel[:2] != ("envs", parts[2]):
+                    bad.append(f"{path.relative_to(ROOT)} imports {module}")
+    assert bad == []
+
+
+def test_environment_plugins_import_only_records() -> None:
+    # A plug-in implements protocols that live in `records`; it never imports agents or run.
+    for name in ("comtrade",):
+        for path in (ROOT / "envs" / name).rglob("*.py"):
+            for module in _imports(path):
+                layer = module.split(".")[1]
+                assert layer in ("records", "envs", "stress"), f"{path}: {module}"
+                if layer == "envs":
+                    assert module.startswith(f"agentmetrology.envs.{name}"), f"{path}: {module}"
+
+
+def test_the_test_plugin_imports_only_records() -> None:
+    path = ROOT.parents[1] / "tests" / "plugin_env" / "toy_sum.py"
+    assert {m.split(".")[1] for m in _imports(path)} == {"records"}

@@ -202,10 +202,13 @@ class EnvSpec:
 
     def ownership_of(self, level: str) -> dict[str, Owner]:
         """Return who owns each decision at `level`, or raise ValueError naming the levels."""
-        if level not in self.levels:
-            raise ValueError(f"environment {self.name!r} has no level {level!r}; known: "
-                             f"{', '.join(self.levels)}")
-        return dict(self.ownership.get(level, {}))
+        own = self.ownership.get(level)
+        if own is None:
+            if self.ownership or level != "L2":  # no map at all: the model owns everything
+                raise ValueError(f"environment {self.name!r} has no level {level!r}; known: "
+                                 f"{', '.join(self.levels)}")
+            return {}
+        return dict(own)
 
     def model_owned(self, level: str) -> tuple[str, ...]:
         """Return the decisions the model owns at `level`."""

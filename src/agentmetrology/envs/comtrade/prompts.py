@@ -8,6 +8,7 @@ injects. The task's own description (as `get_task_info` returns it) is passed on
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -53,6 +54,7 @@ L2_INSTRUCTIONS = (
 LEVEL_INSTRUCTIONS = {"L0": L0_INSTRUCTIONS, "L1": L1_INSTRUCTIONS, "L2": L2_INSTRUCTIONS}
 
 
+@lru_cache(maxsize=256)  # built once per (task, level, limit), not once per episode
 def task_message(task: ComtradeTask, level: str, max_steps: int) -> str:
     """Return the first user message: the task, its query, the level's instructions."""
     # At L1 the model makes no tool calls, so the step limit is not its concern.

@@ -1,0 +1,100 @@
+"""T3 episode throughput of this tree beside another commit's, measured side by side in one run.
+
+    python benchmarks/episodes_vs.py [--base REV] [--rounds 5]
+
+Checks out REV (default HEAD~1) into a temporary git worktree and measures, alternating the two
+trees round by round so that machine load hits both alike, how many T3_duplicates episodes per
+second each runs and scores (rule at L0 and scripted:careful at L2, generation included).
+Writes benchmarks/results/episodes_vs.json with per-round rates, medians and the ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "benchmarks" / "results" / "episodes_vs.json"
+CONFIGS = (("rule", "L0"), ("scripted:careful", "L2"))
+
+# Runs inside either tree: the entry points moved when environments became plug-ins, so the
+# probe uses whichever exists. Prints {config: episodes/s}.
+PROBE = r"""
+import json, sys, time
+try:
+    from agentmetrology.envs.registry import get_env
+    from agentmetrology.run.episode import run_one as _run
+    from agentmetrology.envs.comtrade.generator import row_tuples as _cache
+    spec = get_env("comtrade")
+    def run(t, s, a, lv): _run(spec, t, s, a, lv)
+except ImportError:
+    from agentmetrology.run.comtrade import run_one as run
+    from agentmetrology.envs.comtrade.generator import _rows_cached as _cache
+out = {}
+for agent, level in json.loads(sys.argv[1]):
+    n, start = 0, time.perf_counter()
+    while True:
+        _cache.cache_clear()
+        run("T3_duplicates", n, agent, level)
+        n += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= float(sys.argv[2]) and n >= 20:
+            break
+    out[f"{agent}@{level}"] = n / elapsed
+print(json.dumps(out))
+"""
+
+
+def measure(src: Path, seconds: float) -> dict[str, float]:
+    """Return episodes/s per config for the package under `src`."""
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    res = subprocess.run([sys.executable, "-c", PROBE, json.dumps(CONFIGS), str(seconds)],
+                         env=env, capture_output=True, text=True, check=True)
+    rates: dict[str, float] = json.loads(res.stdout)
+    return rates
+
+
+def main() -> None:
+    """Measure both trees alternately and write the JSON results."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--base", default="HEAD~1", help="commit to compare with (default HEAD~1)")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--seconds", type=float, default=1.0, help="per config per round")
+    args = ap.parse_args()
+    rev = subprocess.run(["git", "rev-parse", args.base], cwd=ROOT, capture_output=True,
+                         text=True, check=True).stdout.strip()
+    with tempfile.TemporaryDirectory(prefix="agm-base-") as tmp:
+        base = Path(tmp) / "tree"
+        subprocess.run(["git", "worktree", "add", "--detach", "-q", str(base), rev], cwd=ROOT,
+                       check=True)
+        try:
+            rounds: dict[str, list[dict[str, float]]] = {"current": [], "base": []}
+            for i in range(args.rounds):
+                order = (("current", ROOT / "src"), ("base", base / "src"))
+                for name, src in order if i % 2 == 0 else order[::-1]:
+                    rounds[name].append(measure(src, args.seconds))
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(base)], cwd=ROOT,
+                           check=False)
+    medians = {name: {k: statistics.median(r[k] for r in rs) for k in rs[0]}
+               for name, rs in rounds.items()}
+    ratio = {k: medians["current"][k] / medians["base"][k] for k in medians["current"]}
+    doc = {"task": "T3_duplicates", "base": rev, "rounds": rounds, "median_episodes_per_s":
+           medians, "ratio_current_over_base": ratio,
+           "within_10_percent": all(r >= 0.9 for r in ratio.values())}
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text(json.dumps(doc, indent=2) + "\n")
+    for k, r in ratio.items():
+        print(f"{k}: current {medians['current'][k]:.0f}/s, base {medians['base'][k]:.0f}/s, "
+              f"ratio {r:.3f}")
+    print(f"wrote {OUT}")
+
+
+if __name__ == "__main__":
+    main()
