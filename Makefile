@@ -25,6 +25,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/episodes.py
 	$(BIN)/python benchmarks/stats.py
 	$(BIN)/python benchmarks/harness.py
+	$(BIN)/python benchmarks/episodes_vs.py --base HEAD~1
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info
