@@ -68,9 +68,9 @@ def test_only_an_environment_imports_its_own_package() -> None:
         rel = path.relative_to(ROOT).parts
         for module in _imports(path):
             parts = module.split(".")
-            if len(parts) >= 3 and parts[1] == "envs" and parts[2] in names:
-                if rel[:2] != ("envs", parts[2]):
-                    bad.append(f"{path.relative_to(ROOT)} imports {module}")
+            if len(parts) >= 3 and parts[1] == "envs" and parts[2] in names \
+                    and rel[:2] != ("envs", parts[2]):
+                bad.append(f"{path.relative_to(ROOT)} imports {module}")
     assert bad == []
 
 

@@ -70,7 +70,7 @@ class ExactSum:
     label = "exact"
 
     def score(self, submission: Any, task: str, seed: int | None, profile: str,
-              evidence_digest: str | None = None) -> Assessment:
+              evidence_digest: str | None = None, trajectory: Any = None) -> Assessment:
         ev = evidence_digest or ""
         if submission is None:
             return Assessment(self.name, self.version, "FAIL", 0.0, {}, ("no submission",), ev)

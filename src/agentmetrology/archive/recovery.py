@@ -81,7 +81,7 @@ def replay_episode(ep: ArchiveEpisode) -> Replayed:
     why = _divergence(to_plain(recorded), plain)
     scorer = spec.grade_scorer
     a = scorer.score(run.submission, key["task"], None if key["seed"] < 0 else key["seed"],
-                     profile, run.digests.get("submission", ""))
+                     profile, run.digests.get("submission", ""), run.events)
     grade = None
     if a.is_measurement and a.score is not None:
         grade = StoredGrade(float(a.score), a.status == "PASS",

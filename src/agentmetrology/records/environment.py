@@ -9,13 +9,14 @@ never `agents`, `run` or anything above them (DESIGN.md, "Environments are plug-
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.episode import Episode
+from agentmetrology.records.events import Event
 from agentmetrology.records.policy import LEVELS, Level, Policy
 from agentmetrology.records.recorder import Recorder
 from agentmetrology.records.tools import Tool
@@ -75,7 +76,8 @@ class Scorer(Protocol):
     """A scorer: name, version, kind, and one call from a submission to an Assessment.
 
     `score` never raises on odd input: it returns INVALID with a reason. `summary` is the
-    scorer's part of a result row (`agm run --json`).
+    scorer's part of a result row (`agm run --json`). Scorers of the trajectory (e.g. tool
+    coverage) read `trajectory`; outcome scorers read only the submission.
     """
 
     @property
@@ -98,9 +100,14 @@ class Scorer(Protocol):
         """Return the key of its part of a result row, e.g. "ground_truth"."""
         ...
 
-    def score(self, submission: Mapping[str, Any] | None, task: str, seed: int | None,
-              profile: str, evidence_digest: str | None = None) -> Assessment:
-        """Return the assessment of one submission of (task, seed, profile)."""
+    def score(self, submission: Any, task: str, seed: int | None, profile: str,
+              evidence_digest: str | None = None,
+              trajectory: Sequence[Event] | None = None) -> Assessment:
+        """Return the assessment of one submission of (task, seed, profile).
+
+        `trajectory` is the episode's events when a whole episode is scored (None for a bare
+        submission); a scorer that needs it returns UNKNOWN without it.
+        """
         ...
 
     def summary(self, assessment: Assessment) -> dict[str, Any]:
@@ -133,6 +140,17 @@ class Column:
 
 
 @dataclass(frozen=True, slots=True)
+class Forged:
+    """A forged episode for the auditor's probes: a submission with the trajectory it claims.
+
+    Probes of scorers that read the trajectory (tool coverage, evidence gathering) forge both.
+    """
+
+    submission: Any
+    trajectory: tuple[Event, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class AuditHooks:
     """What the auditor can probe: forged submissions, ownership stages, who acts where.
 
@@ -140,7 +158,7 @@ class AuditHooks:
     """
 
     probe_tasks: tuple[str, ...]
-    # (task, seed, profile) -> {probe name: submission}; the first name is the correct one.
+    # (task, seed, profile) -> {probe name: submission or Forged}; the first is the correct one.
     probes: Callable[[str, int | None, str], dict[str, Any]] | None
     shipped_scorer: str  # the scorer the benchmark ships (its leaderboard number)
     truth_scorer: str  # the valid scorer used as ground truth

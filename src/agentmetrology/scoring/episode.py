@@ -7,17 +7,19 @@ submission holds. A scorer that raises is INVALID with the exception as its reas
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.environment import EnvSpec, Scorer
 from agentmetrology.records.episode import Episode
+from agentmetrology.records.events import Event
 
 
 def _guarded(scorer: Scorer, submission: Any, task: str, seed: int | None, profile: str,
-             evidence_digest: str | None) -> Assessment:
+             evidence_digest: str | None, trajectory: Sequence[Event] | None) -> Assessment:
     try:
-        return scorer.score(submission, task, seed, profile, evidence_digest)
+        return scorer.score(submission, task, seed, profile, evidence_digest, trajectory)
     except Exception as exc:  # a scorer bug is an invalid measurement, never a crash or a 0
         return Assessment(scorer.name, scorer.version, "INVALID", None, {},
                           (f"the scorer raised {type(exc).__name__}: {exc}",),
@@ -25,9 +27,10 @@ def _guarded(scorer: Scorer, submission: Any, task: str, seed: int | None, profi
 
 
 def score_submission(spec: EnvSpec, submission: Any, task: str, seed: int | None,
-                     profile: str, evidence_digest: str | None = None) -> tuple[Assessment, ...]:
+                     profile: str, evidence_digest: str | None = None,
+                     trajectory: Sequence[Event] | None = None) -> tuple[Assessment, ...]:
     """Return one assessment per scorer of `spec` for a submission, in the spec's order."""
-    return tuple(_guarded(s, submission, task, seed, profile, evidence_digest)
+    return tuple(_guarded(s, submission, task, seed, profile, evidence_digest, trajectory)
                  for s in spec.scorers)
 
 
@@ -48,4 +51,4 @@ def score_episode(spec: EnvSpec, episode: Episode) -> tuple[Assessment, ...]:
     profile = str(episode.meta.get("profile") or spec.profiles[0])
     seed = None if episode.seed < 0 else episode.seed
     return score_submission(spec, episode.submission, episode.task, seed, profile,
-                            episode.digests.get("submission", ""))
+                            episode.digests.get("submission", ""), episode.events)

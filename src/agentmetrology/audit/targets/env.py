@@ -7,14 +7,15 @@ the one runner. A hook the environment does not supply makes its stages `not pro
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from agentmetrology.audit.target import Ownership, Probe, ScoreOutcome, ScorerKind, TaskRef
 from agentmetrology.records.canonical import canonical_json, sha256_hex
-from agentmetrology.records.environment import AuditHooks, EnvSpec
+from agentmetrology.records.environment import AuditHooks, EnvSpec, Forged
 from agentmetrology.records.episode import Episode
+from agentmetrology.records.events import Event
 from agentmetrology.run.episode import run_episode
 
 UserScore = Callable[[str, int | None, dict[str, str]], ScoreOutcome]
@@ -93,22 +94,27 @@ class EnvTarget:
             out.append(Probe(name, sub, gt, {"truth": gt}))
         return out
 
-    def truth(self, ref: TaskRef, submission: Any) -> float:
+    def truth(self, ref: TaskRef, submission: Any,
+              trajectory: Sequence[Event] | None = None) -> float:
         """Return the valid scorer's quality in [0, 1] (0 for what it cannot score)."""
-        a = self._truth.score(submission, ref.task_id, ref.seed, self.profile)
+        submission, trajectory = _unpack(submission, trajectory)
+        a = self._truth.score(submission, ref.task_id, ref.seed, self.profile, None, trajectory)
         if a.score is None or a.status in ("INVALID", "UNKNOWN"):
             return 0.0  # an unreadable submission has no ground-truth quality: 0 by design
         comp = self.hooks.truth_component
         value = a.components.get(comp) if comp else a.score
         return float(value) if isinstance(value, int | float) else 0.0
 
-    def score(self, ref: TaskRef, submission: Any) -> ScoreOutcome:
+    def score(self, ref: TaskRef, submission: Any,
+              trajectory: Sequence[Event] | None = None) -> ScoreOutcome:
         """Return the shipped scorer's verdict (or the user's override's)."""
+        submission, trajectory = _unpack(submission, trajectory)
         if self._user is not None:
             if submission is None:
                 return ScoreOutcome(None, "INVALID", "no submission to score")
             return self._user(ref.task_id, ref.seed, submission)
-        a = self._shipped.score(submission, ref.task_id, ref.seed, self.profile)
+        a = self._shipped.score(submission, ref.task_id, ref.seed, self.profile, None,
+                                trajectory)
         if a.status == "INVALID" or a.score is None:
             return ScoreOutcome(None, "INVALID", "; ".join(a.reasons))
         return ScoreOutcome(float(a.score))
@@ -118,5 +124,14 @@ class EnvTarget:
         ep = run_episode(self.spec, task, seed, agent, level, profile=self.profile)
         ref = TaskRef(task, seed)
         return EpisodeRun(agent, level, task, seed, ep, sha256_hex(canonical_json(ep)),
-                          ep.digests.get("submission"), self.truth(ref, ep.submission),
-                          self.score(ref, ep.submission))
+                          ep.digests.get("submission"),
+                          self.truth(ref, ep.submission, ep.events),
+                          self.score(ref, ep.submission, ep.events))
+
+
+def _unpack(submission: Any, trajectory: Sequence[Event] | None
+            ) -> tuple[Any, Sequence[Event] | None]:
+    """Return (submission, trajectory) of a plain submission or a Forged probe."""
+    if isinstance(submission, Forged):
+        return submission.submission, submission.trajectory
+    return submission, trajectory

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +15,7 @@ from agentmetrology.envs.comtrade.scoring.judge import JUDGE_SCORER, JUDGE_VERSI
 from agentmetrology.envs.comtrade.scoring.submission import Submission, submission_from_mapping
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.environment import ScorerKind
+from agentmetrology.records.events import Event
 
 GT_FIELDS = ("f1", "recall", "precision", "duplicates", "totals_rows", "spurious", "f1_exact",
              "value_mismatches")
@@ -46,7 +48,8 @@ class GroundTruthScorer:
     label: str = "ground_truth"
 
     def score(self, submission: Any, task: str, seed: int | None, profile: str,
-              evidence_digest: str | None = None) -> Assessment:
+              evidence_digest: str | None = None,
+              trajectory: Sequence[Event] | None = None) -> Assessment:
         """Return the ground-truth F1 assessment."""
         return ground_truth_f1(as_submission(submission), task, seed, profile,
                                evidence_digest=evidence_digest)
@@ -70,7 +73,8 @@ class ShapeJudgeScorer:
     label: str = "judge"
 
     def score(self, submission: Any, task: str, seed: int | None, profile: str,
-              evidence_digest: str | None = None) -> Assessment:
+              evidence_digest: str | None = None,
+              trajectory: Sequence[Event] | None = None) -> Assessment:
         """Return the judge's assessment (score = total 0-100)."""
         return shape_judge(as_submission(submission), task, evidence_digest=evidence_digest)
 
