@@ -7,7 +7,7 @@ ROOT = Path(__file__).resolve().parents[1] / "src" / "agentmetrology"
 RANK = {
     "records": 0, "stats": 0,
     "store": 1,
-    "envs": 2, "stress": 2, "scoring": 2,
+    "envs": 2, "stress": 2, "scoring": 2, "mutations": 2,
     "agents": 3,
     "run": 4, "serve": 4,
     "audit": 5, "archive": 5, "diagnose": 5, "assess": 5,

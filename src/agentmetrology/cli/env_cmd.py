@@ -17,7 +17,7 @@ from agentmetrology.cli.errors import fail
 from agentmetrology.cli.table_fit import Col, fit_table
 from agentmetrology.envs.registry import env_names, get_env
 from agentmetrology.records.environment import EnvSpec
-from agentmetrology.run.episode import ScoredEpisode, result_row, run_one
+from agentmetrology.run.episode import ScoredEpisode, canonical_condition, result_row, run_one
 from agentmetrology.run.seeds import parse_seeds
 from agentmetrology.scoring.episode import score_submission
 
@@ -136,8 +136,9 @@ def run_cmd(
     level: str = typer.Option("L2", "--level", help="Scaffold level: L0 | L1 | L2."),
     profile: str = typer.Option(None, "--profile", help="Data profile (default: the first)."),
     condition: str = typer.Option("clean", "--condition",
-                                  help="clean, or a stress condition (stress:escalating, "
-                                       "stress:constant, stress:dose=X)."),
+                                  help="clean, a stress condition (stress:escalating, "
+                                       "stress:constant, stress:dose=X), or either under a "
+                                       "mutation: mut:alias, stress:constant+mut:format."),
     json_out: bool = typer.Option(False, "--json", help="One JSON line per episode."),
     base_url: str = typer.Option(None, "--base-url", help="llm: OpenAI-compatible endpoint."),
     api_key_env: str = typer.Option(None, "--api-key-env",
@@ -159,7 +160,7 @@ def run_cmd(
     if level not in spec.levels:
         fail(f"unknown level {level!r}; {spec.name} has: {', '.join(spec.levels)}")
     try:
-        condition = spec.canonical_condition(condition)
+        condition = canonical_condition(spec, condition)
     except ValueError as exc:
         fail(str(exc))
     if agent.startswith("llm:"):

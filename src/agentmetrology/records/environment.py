@@ -210,6 +210,10 @@ class EnvSpec:
     row_extras: Callable[[Episode], dict[str, Any]] | None = None
     columns: tuple[Column, ...] = ()
     audit: AuditHooks | None = None
+    # Environment-specific mutations (specs/trace.md): "rubric" maps the scorers to mutated
+    # scorers; "constraint", "proxy_incentive", "observation_access" map an instance to one
+    # with the changed setting. A mutation without its hook is refused for this environment.
+    mutation_hooks: Mapping[str, Callable[[Any], Any]] = field(default_factory=dict)
     max_steps: int = 30
     serve_name: str = ""  # MCP server name (default agentmetrology-NAME)
 

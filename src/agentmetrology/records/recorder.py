@@ -42,10 +42,13 @@ class Recorder:
     def call(self, actor: Actor, name: str, args: dict[str, Any]) -> Observation:
         """Execute a tool as `actor`; unknown tools and bad arguments give error observations."""
         self.tool_calls += 1
-        tool = self.env.tools.get(name)
+        # Under a mutation the agent sees renamed tools; the harness keeps the originals.
+        tools = getattr(self.env, "harness_tools", self.env.tools) if actor == "harness" \
+            else self.env.tools
+        tool = tools.get(name)
         if tool is None:
             result: Observation = {"error": f"unknown tool {name!r}; available: "
-                                            f"{', '.join(self.env.tools)}"}
+                                            f"{', '.join(tools)}"}
         elif not isinstance(args, dict):
             result = {"error": f"{name}: arguments must be a JSON object"}
         else:

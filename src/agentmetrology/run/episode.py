@@ -12,6 +12,13 @@ from typing import Any
 
 from agentmetrology.agents.drive import drive
 from agentmetrology.agents.scaffolds.runner import run_episode_async
+from agentmetrology.mutations import (
+    get_mutation,
+    mutate_env,
+    mutated_condition,
+    split_condition,
+    unsupported,
+)
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.clock import Clock
 from agentmetrology.records.environment import EnvInstance, EnvSpec
@@ -29,12 +36,28 @@ def make_policy(spec: EnvSpec, agent: str) -> Policy:
     return factory()
 
 
+def canonical_condition(spec: EnvSpec, condition: str) -> str:
+    """Return the one spelling of a condition, mutation included, or raise ValueError."""
+    base, mutation = split_condition(condition)
+    base = spec.canonical_condition(base)
+    if mutation is None:
+        return base
+    get_mutation(mutation)  # raises naming the known mutations
+    why = unsupported(spec, mutation)
+    if why:
+        raise ValueError(why)
+    return mutated_condition(base, mutation)
+
+
 def make_env(spec: EnvSpec, task: str, seed: int | None, profile: str,
              condition: str) -> EnvInstance:
     """Return one episode's environment, checking the task, profile and condition first."""
     spec.check_task(task)
     spec.check_profile(profile)
-    return spec.make(task, seed, profile, spec.canonical_condition(condition))
+    canonical = canonical_condition(spec, condition)
+    base, mutation = split_condition(canonical)
+    env = spec.make(task, seed, profile, base)
+    return env if mutation is None else mutate_env(spec, env, mutation, canonical)
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from agentmetrology.mutations import mutate_scorers, split_condition
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.environment import EnvSpec, Scorer
 from agentmetrology.records.episode import Episode
@@ -28,10 +29,15 @@ def _guarded(scorer: Scorer, submission: Any, task: str, seed: int | None, profi
 
 def score_submission(spec: EnvSpec, submission: Any, task: str, seed: int | None,
                      profile: str, evidence_digest: str | None = None,
-                     trajectory: Sequence[Event] | None = None) -> tuple[Assessment, ...]:
-    """Return one assessment per scorer of `spec` for a submission, in the spec's order."""
+                     trajectory: Sequence[Event] | None = None,
+                     condition: str = "clean") -> tuple[Assessment, ...]:
+    """Return one assessment per scorer of `spec` for a submission, in the spec's order.
+
+    Under a scorer-side mutation (`rubric`) the environment's mutated scorers are used.
+    """
+    scorers = mutate_scorers(spec, split_condition(condition)[1])
     return tuple(_guarded(s, submission, task, seed, profile, evidence_digest, trajectory)
-                 for s in spec.scorers)
+                 for s in scorers)
 
 
 def unmeasured(spec: EnvSpec, episode: Episode) -> tuple[Assessment, ...]:
@@ -51,4 +57,5 @@ def score_episode(spec: EnvSpec, episode: Episode) -> tuple[Assessment, ...]:
     profile = str(episode.meta.get("profile") or spec.profiles[0])
     seed = None if episode.seed < 0 else episode.seed
     return score_submission(spec, episode.submission, episode.task, seed, profile,
-                            episode.digests.get("submission", ""), episode.events)
+                            episode.digests.get("submission", ""), episode.events,
+                            episode.condition)

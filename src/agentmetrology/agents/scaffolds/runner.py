@@ -9,6 +9,7 @@ same loop for every environment.
 from __future__ import annotations
 
 from agentmetrology.agents.scaffolds.ownership import SCAFFOLD_POLICIES
+from agentmetrology.mutations import mutate_message, split_condition
 from agentmetrology.records.canonical import digest
 from agentmetrology.records.clock import Clock, FakeClock
 from agentmetrology.records.environment import EnvInstance, EnvSpec
@@ -50,11 +51,12 @@ def brief_for(spec: EnvSpec, env: EnvInstance, level: str, max_steps: int,
     """Return what the policy is told at the start of an episode of `spec` at `level`."""
     task = spec.tasks[env.task_id]
     description, query = spec.task_brief(task) if spec.task_brief else ("", {})
+    message = mutate_message(split_condition(env.condition)[1],
+                             spec.prompts.task_message(task, level, max_steps))
     return Brief(env.task_id, description, query, tuple(t.spec for t in env.tools.values()),
                  level, spec.model_owned(level), env.seed, max_steps, clock,  # type: ignore[arg-type]
                  environment=spec.name, system_prompt=spec.prompts.system,
-                 task_message=spec.prompts.task_message(task, level, max_steps),
-                 prompt_version=spec.prompts.version)
+                 task_message=message, prompt_version=spec.prompts.version)
 
 
 async def run_episode_async(spec: EnvSpec, env: EnvInstance, policy: Policy, level: str, *,

@@ -49,6 +49,9 @@ SUBMIT_RESULTS = ToolSpec(
 )
 
 
+TOOL_SPECS: tuple[ToolSpec, ...] = (GET_TASK_INFO, FETCH_PAGE, SUBMIT_RESULTS)
+
+
 def _guard(fn: Callable[..., Observation], spec: ToolSpec) -> Callable[..., Observation]:
     """Turn unexpected or missing arguments into an error observation instead of an exception."""
     props = spec.parameters.get("properties", {})

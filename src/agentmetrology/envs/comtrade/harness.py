@@ -41,13 +41,21 @@ def _is_fault(obs: Observation) -> bool:
     return "rows" not in obs and (bool(obs.get("retry")) or "status" in obs)
 
 
+def _base(env: Any) -> ComtradeEnv:
+    """Return the ComtradeBench environment under any wrapper (a mutation's view of it)."""
+    while not isinstance(env, ComtradeEnv):
+        env = env.inner
+    return env
+
+
 async def _harness_fetch(rec: Recorder, st: _State, page: Any, first_actor: str,
-                         clock: Clock) -> Observation:
+                         clock: Clock, first_name: str = "fetch_page") -> Observation:
     """Fetch with L0's retry policy: up to 3 retries of a `retry: true` result, 2/4/8 s."""
     attempt = 1
     while True:
         actor = first_actor if attempt == 1 else "harness"
-        obs = rec.call(actor, "fetch_page", {"page": page})  # type: ignore[arg-type]
+        name = first_name if attempt == 1 else "fetch_page"
+        obs = rec.call(actor, name, {"page": page})  # type: ignore[arg-type]
         st.log.request(page, attempt, obs)
         if obs.get("retry") and attempt <= len(L0_BACKOFF):
             wait = L0_BACKOFF[attempt - 1]
@@ -73,8 +81,10 @@ def _harness_submit(env: ComtradeEnv, rec: Recorder, st: _State, started: float)
     rec.call("harness", "submit_results", dict(payload))
 
 
-async def run_l0(env: ComtradeEnv, policy: Policy, rec: Recorder, max_steps: int) -> str:
+async def run_l0(shown: ComtradeEnv, policy: Policy, rec: Recorder, max_steps: int) -> str:
     """Run L0: the model pages; the harness retries, cleans, writes and submits."""
+    env = _base(shown)
+    meant: dict[str, str] = getattr(shown, "original_names", {})  # tool names under a mutation
     st = _State(RowCollector(), RunLog.start(env.task.task_id))
     started = rec.clock.now()
     obs: Observation | None = None
@@ -87,16 +97,17 @@ async def run_l0(env: ComtradeEnv, policy: Policy, rec: Recorder, max_steps: int
             break
         st.steps += 1
         st.log.step(st.steps, move.name)
-        if move.name == "submit_results":
+        tool = meant.get(move.name, move.name)
+        if tool == "submit_results":
             # The harness owns the submission at L0: the model's own payload is not passed on.
             rec.add("agent", "intercepted", move.name, move.args, {"passed_through": False})
             st.stopped = "agent submitted (intercepted)"
             break
-        if move.name != "fetch_page":
+        if tool != "fetch_page":
             obs = rec.call("agent", move.name, move.args)
             continue
         page = move.args.get("page") if isinstance(move.args, dict) else None
-        obs = await _harness_fetch(rec, st, page, "agent", rec.clock)
+        obs = await _harness_fetch(rec, st, page, "agent", rec.clock, move.name)
         if "rows" in obs:
             st.log.page(page)
             st.collector.add(obs["rows"])
@@ -107,8 +118,9 @@ async def run_l0(env: ComtradeEnv, policy: Policy, rec: Recorder, max_steps: int
     return st.stopped
 
 
-async def run_l1(env: ComtradeEnv, policy: Policy, rec: Recorder, max_steps: int) -> str:
+async def run_l1(shown: ComtradeEnv, policy: Policy, rec: Recorder, max_steps: int) -> str:
     """Run L1: the harness pages and cleans; the model answers RETRY or SKIP on each fault."""
+    env = _base(shown)
     st = _State(RowCollector(), RunLog.start(env.task.task_id))
     started = rec.clock.now()
     page, attempt, total_pages, pages_done = 1, 1, None, 0

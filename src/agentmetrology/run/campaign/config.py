@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrology.envs.registry import get_env
+from agentmetrology.mutations import get_mutation, mutated_condition, split_condition, unsupported
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.run.campaign.problems import CampaignConfigError, Checker, Problem
 from agentmetrology.run.campaign.spec import CampaignConfig, Limits, TargetSpec
 from agentmetrology.run.campaign.targets import check_agent, check_decoding, check_targets
+from agentmetrology.run.episode import canonical_condition
 from agentmetrology.run.seeds import MAX_SEED, parse_seeds
 
 KINDS = ("rule", "scripted", "llm")
@@ -69,7 +71,8 @@ def _read(ck: Checker, data: dict[str, Any], file: str, text: str) -> CampaignCo
     ck.keys(data, "", ("campaign", "targets", "limits"))
     camp = ck.table(data, "campaign", "", required=True)
     ck.keys(camp, "campaign", ("name", "description", "environment", "profile", "tasks",
-                               "seeds", "levels", "conditions", "repeats", "concurrency"))
+                               "seeds", "levels", "conditions", "mutations", "repeats",
+                               "concurrency"))
     name = ck.string(camp, "name", "campaign", required=True, pattern=NAME_PATTERN,
                      what="campaign name (letters, digits, . _ : + -)")
     ck.string(camp, "description", "campaign")
@@ -89,6 +92,7 @@ def _read(ck: Checker, data: dict[str, Any], file: str, text: str) -> CampaignCo
             ck.error("campaign.levels", f"unknown level {lv!r} (environment {env.name!r} has "
                                         f"{', '.join(env.levels)})")
     conditions = _conditions(ck, camp, env, profile or env.profiles[0])
+    conditions += _mutated(ck, camp, env, conditions)
     repeats = ck.integer(camp, "repeats", "campaign", default=1, minimum=1, maximum=1000)
     concurrency = ck.integer(camp, "concurrency", "campaign", default=4, minimum=1,
                              maximum=1024)
@@ -170,6 +174,29 @@ def _seeds(ck: Checker, camp: dict[str, Any]) -> list[int]:
     return list(dict.fromkeys(items))
 
 
+def _mutated(ck: Checker, camp: dict[str, Any], env: EnvSpec,
+             conditions: list[str]) -> list[str]:
+    """Return every condition under every listed mutation (each paired with its original)."""
+    out: list[str] = []
+    for name in ck.strings(camp, "mutations", "campaign", default=[]):
+        try:
+            get_mutation(name)
+        except ValueError as exc:
+            ck.error("campaign.mutations", str(exc))
+            continue
+        if (why := unsupported(env, name)) is not None:
+            ck.error("campaign.mutations", why)
+            continue
+        for c in conditions:
+            if split_condition(c)[1] is not None:
+                ck.error("campaign.conditions", f"condition {c!r} already names a mutation; "
+                                                "list mutations under `mutations` only")
+                return []
+            if (m := mutated_condition(c, name)) not in out:
+                out.append(m)
+    return out
+
+
 def _conditions(ck: Checker, camp: dict[str, Any], env: EnvSpec, profile: str) -> list[str]:
     """Return the campaign's conditions in their canonical spelling, recording problems."""
     out: list[str] = []
@@ -178,7 +205,7 @@ def _conditions(ck: Checker, camp: dict[str, Any], env: EnvSpec, profile: str) -
             ck.error("campaign.conditions", f"condition {c!r} needs profile = \"seeded\"")
             continue
         try:
-            canonical = env.canonical_condition(c)
+            canonical = canonical_condition(env, c)
         except ValueError as exc:
             ck.error("campaign.conditions", str(exc))
             continue

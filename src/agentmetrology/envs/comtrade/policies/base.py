@@ -8,9 +8,10 @@ from typing import Any
 
 import numpy as np
 
+from agentmetrology.envs.comtrade.environment import TOOL_SPECS
 from agentmetrology.envs.comtrade.question import FaultNotice, notice_of
 from agentmetrology.records.episode import BillableAttempt
-from agentmetrology.records.policy import Brief, Decision, Level, Move, Question, Stop
+from agentmetrology.records.policy import Brief, Decision, Level, Move, Question, Stop, ToolCall
 from agentmetrology.records.rng import rng
 from agentmetrology.records.tools import Observation
 
@@ -30,17 +31,22 @@ class ScriptedPolicy(ABC):
 
     name = "scripted"
     levels: tuple[Level, ...] = ("L0", "L1", "L2")
+    # Scripted profiles find each tool by what its description says it does, as an agent that
+    # reads the tool list would; the rule baseline calls tools by their usual names.
+    reads_descriptions = True
 
     def __init__(self) -> None:
         self.brief: Brief | None = None
         self._rng: np.random.Generator | None = None
         self._gen: Script | None = None
+        self._names: dict[str, str] = {}
 
     def reset(self, brief: Brief) -> None:
         """Start a new episode: a fresh script and an RNG seeded by (seed, policy name)."""
         self.brief = brief
         self._rng = None
         self._gen = None
+        self._names = tool_names(brief) if self.reads_descriptions else {}
 
     @property
     def rng(self) -> np.random.Generator:
@@ -67,6 +73,8 @@ class ScriptedPolicy(ABC):
                 await self.brief.clock.sleep(float(item))
                 send = None
                 continue
+            if isinstance(item, ToolCall) and item.name in self._names:
+                return ToolCall(self._names[item.name], item.args, item.call_id)
             return item
 
     async def decide(self, question: Question) -> Decision:
@@ -84,6 +92,13 @@ class ScriptedPolicy(ABC):
     def l1_decision(self, notice: FaultNotice) -> Decision:
         """Return the L1 decision; by default retry while budget remains."""
         return "RETRY" if notice.requests_remaining > 0 else "SKIP"
+
+
+def tool_names(brief: Brief) -> dict[str, str]:
+    """Return {usual tool name: the name the episode shows it under}, found by description."""
+    shown = {t.description: t.name for t in brief.tools}
+    return {spec.name: shown[spec.description] for spec in TOOL_SPECS
+            if spec.description in shown and shown[spec.description] != spec.name}
 
 
 def is_fault(obs: Any) -> bool:

@@ -19,6 +19,7 @@ class RuleBaseline(ScriptedPolicy):
     """Pages 1.. until has_more is false, retries a failed page once, drops totals, dedups."""
 
     name = "rule"
+    reads_descriptions = False  # the fixed baseline calls tools by their usual names
 
     def script(self, brief: Brief) -> Script:
         """The rule's moves: fetch, retry once on a fault, stop on an error without rows."""

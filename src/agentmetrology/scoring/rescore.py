@@ -1,0 +1,45 @@
+"""Counterfactual rescoring: the same recorded trajectory, scored as if no mutation had happened.
+
+The inverse map of the episode's mutation is applied to its recorded events (renamed tools get
+their original names back) and the episode is scored again with the environment's original
+scorers, without rerunning the agent. What the rescoring removes is evaluator sensitivity; what
+remains is a change in the agent's behaviour (specs/trace.md, step 4).
+"""
+
+from __future__ import annotations
+
+from agentmetrology.mutations import get_mutation, invert_trajectory, split_condition
+from agentmetrology.records.assessment import Assessment
+from agentmetrology.records.environment import EnvSpec
+from agentmetrology.records.episode import Episode
+from agentmetrology.scoring.episode import score_submission, unmeasured
+
+
+def original_tool_names(spec: EnvSpec, episode: Episode) -> list[str]:
+    """Return the tool names of the episode's environment before any mutation."""
+    base, _ = split_condition(episode.condition)
+    profile = str(episode.meta.get("profile") or spec.profiles[0])
+    seed = None if episode.seed < 0 else episode.seed
+    return list(spec.make(episode.task, seed, profile, base).tools)
+
+
+def rescore_episode(spec: EnvSpec, episode: Episode) -> tuple[tuple[Assessment, ...], str]:
+    """Return (assessments of the inverse-mapped trajectory, how it was rescored).
+
+    An episode without a mutation, or under one without an inverse map, is scored as it is
+    (the second value says which). A measurement failure stays unmeasured.
+    """
+    if episode.termination.is_measurement_failure:
+        return unmeasured(spec, episode), "unmeasured"
+    base, mutation = split_condition(episode.condition)
+    events = episode.events
+    how = "as recorded"
+    if mutation is not None and get_mutation(mutation).invertible:
+        events = invert_trajectory(events, mutation, original_tool_names(spec, episode))
+        how = f"inverse map of {mutation}"
+    elif mutation is not None and get_mutation(mutation).side == "scorer":
+        how = f"original scorers instead of {mutation}"
+    profile = str(episode.meta.get("profile") or spec.profiles[0])
+    seed = None if episode.seed < 0 else episode.seed
+    return score_submission(spec, episode.submission, episode.task, seed, profile,
+                            episode.digests.get("submission", ""), events, base), how
