@@ -26,8 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrology.archive.importers.limits import (
+    JSON_MEMORY_FACTOR,
     MAX_PLANNED_ABSENT,
     Malformed,
+    TooCostlyError,
     count,
     finite_float,
     parse_json,
@@ -93,7 +95,15 @@ class MemberReader:
             f"{self.path.name}!{name}: {what}; refused as a possible zip bomb (raise the cap "
             "with --max-member-mb if the log is genuine)")
 
-    def read(self, name: str) -> bytes:
+    def json(self, name: str) -> Any:
+        """Return one member parsed as JSON, refusing text whose parse would need too much."""
+        raw = self.read(name)
+        try:
+            return parse_json(raw, max_memory=JSON_MEMORY_FACTOR * self.cap)
+        except TooCostlyError as exc:
+            raise self._refuse(name, str(exc)) from exc
+
+    def read(self, name: str) -> bytearray:
         """Return the bytes of one member (stored, deflate or zstd), within the caps."""
         info = self.zf.getinfo(name)
         if info.compress_type not in READABLE_METHODS:
@@ -107,19 +117,19 @@ class MemberReader:
         buf = bytearray()
         for chunk in chunks:
             buf += chunk
-            if len(buf) > self.cap:
-                raise self._refuse(name, f"inflates past the {self.cap}-byte member cap "
-                                         f"(declared {info.file_size} bytes)")
+            if len(buf) > info.file_size:  # zipfile stops at the declared size; zstd may not
+                raise ArchiveFormatError(f"{self.path.name}!{name}: inflates beyond its declared "
+                                         f"{info.file_size} bytes (damaged or hostile member)")
             if self.used + len(buf) > self.total_cap:
                 raise self._refuse(name, f"the log inflates past {self.total_cap} bytes in total")
         self.used += len(buf)
         if info.compress_type == ZSTD_METHOD:
-            if len(buf) != info.file_size:
+            if len(buf) < info.file_size:
                 raise ArchiveFormatError(f"{self.path.name}!{name}: zstd member inflates to "
                                          f"{len(buf)} bytes, not the declared {info.file_size}")
             if zlib.crc32(buf) != info.CRC:
                 raise ArchiveFormatError(f"{self.path.name}!{name}: CRC mismatch")
-        return bytes(buf)
+        return buf
 
     def _zip_chunks(self, info: zipfile.ZipInfo) -> Iterator[bytes]:
         """Yield a stored or deflate member in bounded chunks (zipfile checks size and CRC)."""
@@ -157,7 +167,7 @@ class MemberReader:
 def read_member(path: Path, zf: zipfile.ZipFile, name: str,
                 max_member: int = MAX_MEMBER_BYTES) -> bytes:
     """Return the bytes of one zip member, handling stored, deflate and zstd (93) methods."""
-    return MemberReader(path, zf, max_member).read(name)
+    return bytes(MemberReader(path, zf, max_member).read(name))
 
 
 def _score_value(value: Any) -> tuple[float | None, str]:
@@ -375,7 +385,7 @@ def _header(reader: MemberReader, names: list[str], path: Path) -> _Log:
         raise ArchiveFormatError(f"{path.name}: no header.json: not an Inspect .eval log")
     where = f"{path.name}!{head_name}"
     try:
-        header = parse_json(reader.read(head_name))
+        header = reader.json(head_name)
     except InflateLimitError:
         raise
     except ValueError as exc:
@@ -417,7 +427,7 @@ def _read_record(reader: MemberReader, name: str, archive: Archive) -> dict[str,
     """Return one parsed sample record; an unreadable member becomes a load problem."""
     where = f"{reader.path.name}!{name}"
     try:
-        rec = parse_json(reader.read(name))
+        rec = reader.json(name)
     except InflateLimitError:
         raise
     except (ValueError, OSError) as exc:
@@ -435,7 +445,7 @@ def _read_summaries(reader: MemberReader, log: _Log, archive: Archive) -> None:
     where = f"{reader.path.name}!summaries.json"
     archive.notes["samples_from"] = "summaries.json (log has no sample files)"
     try:
-        records = parse_json(reader.read("summaries.json"))
+        records = reader.json("summaries.json")
     except InflateLimitError:
         raise
     except (ValueError, OSError) as exc:

@@ -15,10 +15,15 @@ from typing import Any
 MAX_DEPTH = 200  # deepest JSON nesting accepted; real archives stay well under 30 levels
 MAX_COUNT = 2**53  # largest token count / trial number read as exact (floats are exact below)
 MAX_PLANNED_ABSENT = 100_000  # planned-but-absent placeholders one log may ask for
+JSON_MEMORY_FACTOR = 8  # parsing one capped member may use this many times the cap
 
 
 class TooDeepError(ValueError):
     """JSON nested deeper than MAX_DEPTH (or than Python's parser can follow)."""
+
+
+class TooCostlyError(ValueError):
+    """JSON whose parse would need more memory than allowed."""
 
 
 def json_depth_ok(value: Any, limit: int = MAX_DEPTH) -> bool:
@@ -33,13 +38,31 @@ def json_depth_ok(value: Any, limit: int = MAX_DEPTH) -> bool:
     return True
 
 
-def parse_json(raw: bytes | str) -> Any:
+def parse_cost(raw: bytes | bytearray | str) -> int:
+    """Return a rough upper estimate of the memory json.loads needs for `raw`, in bytes.
+
+    Every container costs at least ~60 bytes and every comma-separated item a pointer plus a
+    boxed value, so `[[],[],...]` needs ~20 times its text: counting brackets and commas (a
+    C-speed scan) bounds that before parsing. Prose commas inside strings over-count a little.
+    """
+    if isinstance(raw, str):
+        containers, items = raw.count("[") + raw.count("{"), raw.count(",")
+    else:
+        containers, items = raw.count(b"[") + raw.count(b"{"), raw.count(b",")
+    return 2 * len(raw) + 64 * containers + 24 * items
+
+
+def parse_json(raw: bytes | bytearray | str, max_memory: int | None = None) -> Any:
     """Return parsed JSON; raise ValueError for bad JSON and TooDeepError for deep nesting.
 
     Bare NaN / Infinity tokens are accepted as Python's parser does (Inspect writes them); the
-    readers decide what a non-finite number means.
+    readers decide what a non-finite number means. With `max_memory`, text whose parse would
+    need more (see `parse_cost`) is refused before parsing.
     """
-    text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    if max_memory is not None and (cost := parse_cost(raw)) > max_memory:
+        raise TooCostlyError(f"parsing would need about {cost >> 20} MiB, more than the "
+                         f"{max_memory >> 20} MiB allowed")
+    text = raw if isinstance(raw, str) else raw.decode("utf-8")
     try:
         value = json.loads(text)
     except RecursionError as exc:
