@@ -386,7 +386,7 @@ def _header(reader: MemberReader, names: list[str], path: Path) -> _Log:
     where = f"{path.name}!{head_name}"
     try:
         header = reader.json(head_name)
-    except InflateLimitError:
+    except ArchiveFormatError:  # already names the member and what was wrong
         raise
     except ValueError as exc:
         raise ArchiveFormatError(f"{where}: not readable JSON ({exc})") from exc

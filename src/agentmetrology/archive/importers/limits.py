@@ -67,7 +67,8 @@ def parse_json(raw: bytes | bytearray | str, max_memory: int | None = None) -> A
         value = json.loads(text)
     except RecursionError as exc:
         raise TooDeepError("JSON nested too deeply") from exc
-    if isinstance(value, dict | list) and not json_depth_ok(value):
+    deep_enough = text.count("[") + text.count("{") > MAX_DEPTH  # else no walk is needed
+    if isinstance(value, dict | list) and deep_enough and not json_depth_ok(value):
         raise TooDeepError(f"JSON nested too deeply (more than {MAX_DEPTH} levels)")
     return value
 
