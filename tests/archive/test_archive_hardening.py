@@ -405,3 +405,18 @@ def test_taubench_stored_zero_of_ungraded_rows_is_not_averaged(tmp_path: Path) -
 
 def test_fraction_reference_unchanged() -> None:
     assert pass_hat_k_fraction([(4, 4), (4, 2), (4, 0)], 2) == (1 + Fraction(1, 6)) / 3
+
+
+def test_pareto_accuracy_excludes_unresolved_and_counts_them() -> None:
+    from agentmetrology.archive.synthetic import synthetic_archive
+
+    archive, _ = synthetic_archive(4)
+    doc = audit_archive(archive)
+    pareto = doc["cost"]["pareto"]
+    assert pareto["applicable"]
+    for row in pareto["rows"]:
+        eps = [e for e in archive.episodes if e.run == row["run"]]
+        graded = [e for e in eps if e.outcome in ("pass", "fail")]
+        assert row["accuracy"] == sum(e.outcome == "pass" for e in graded) / len(graded)
+        assert row["unresolved_excluded"] == len(eps) - len(graded)
+    assert any(r["unresolved_excluded"] for r in pareto["rows"])

@@ -223,12 +223,13 @@ def _pareto(d: _Doc, p: dict[str, Any]) -> None:
     if not p["applicable"]:
         d.note(f"Pareto frontier: {p['reason']}.")
         return
-    d.table(["run", "accuracy", "stored cost", "corrected cost", "frontier (stored)",
-             "frontier (corrected)"],
-            [[_code(r["run"]), r["accuracy"], d.money(r["cost_stored"]),
-              d.money(r["cost_corrected"]),
+    d.table(["run", "accuracy (graded)", "unresolved (excluded)", "stored cost",
+             "corrected cost", "frontier (stored)", "frontier (corrected)"],
+            [[_code(r["run"]), r["accuracy"], r.get("unresolved_excluded", 0),
+              d.money(r["cost_stored"]), d.money(r["cost_corrected"]),
               r["frontier_stored"], r["frontier_corrected"]] for r in p["rows"]],
-            "Cost–accuracy frontier on stored vs corrected costs")
+            "Cost–accuracy frontier on stored vs corrected costs; accuracy counts graded "
+            "episodes only")
     enter = ", ".join(_code(x) for x in p["entering"]) or "none"
     leave = ", ".join(_code(x) for x in p["leaving"]) or "none"
     d.p(f"Rows entering the frontier on corrected costs: {enter}. Rows leaving it: {leave}.")
