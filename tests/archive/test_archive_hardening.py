@@ -420,3 +420,14 @@ def test_pareto_accuracy_excludes_unresolved_and_counts_them() -> None:
         assert row["accuracy"] == sum(e.outcome == "pass" for e in graded) / len(graded)
         assert row["unresolved_excluded"] == len(eps) - len(graded)
     assert any(r["unresolved_excluded"] for r in pareto["rows"])
+
+
+def test_encrypted_member_is_one_line(tmp_path: Path, zip_writer: Callable) -> None:
+    path = _log(tmp_path / "enc.eval", zip_writer)
+    data = bytearray(path.read_bytes())
+    data[6] |= 1  # general-purpose flag bit 0: encrypted (local header) ...
+    at = data.index(b"PK\x01\x02")
+    data[at + 8] |= 1  # ... and central directory
+    path.write_bytes(bytes(data))
+    code, _, err = _cli(["audit", str(path), "--out", str(tmp_path / "o")])
+    assert code == 2 and "encrypted" in err and "Traceback" not in err

@@ -137,7 +137,9 @@ class MemberReader:
             with self.zf.open(info) as fh:
                 while chunk := fh.read(_CHUNK):
                     yield chunk
-        except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+        except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
+            raise ArchiveFormatError(f"{self.path.name}!{info.filename}: {exc}") from exc
+        except RuntimeError as exc:  # zipfile's "File is encrypted, password required"
             raise ArchiveFormatError(f"{self.path.name}!{info.filename}: {exc}") from exc
 
     def _zstd_chunks(self, info: zipfile.ZipInfo) -> Iterator[bytes]:
