@@ -58,7 +58,7 @@ def test_user_errors_exit_2_with_one_line(taubench_file: Path, tmp_path: Path) -
     junk.write_text("hello")
     line = _errors(["audit", str(junk), "--out", out])
     assert "unrecognised archive format" in line and len(line.strip().splitlines()) == 1
-    assert "is not a regular file" in _errors(["audit", str(tmp_path), "--out", out])
+    assert "neither an evidence store" in _errors(["audit", str(tmp_path), "--out", out])
     assert "spans file not found" in _errors(["audit", str(taubench_file), "--spans",
                                               str(tmp_path / "x.jsonl"), "--out", out])
     blocker = tmp_path / "file"

@@ -35,13 +35,35 @@ def file_digest(path: Path) -> dict[str, Any]:
     return {"name": path.name, "sha256": h.hexdigest(), "bytes": size}
 
 
-def _accuracy_by_run(archive: Archive) -> dict[str, float]:
-    """Return the stored pass rate (unresolved counted as failure) of every run."""
-    runs: dict[str, list[bool]] = defaultdict(list)
+def _accuracy_by_run(archive: Archive) -> tuple[dict[str, float], dict[str, int]]:
+    """Return each run's pass rate over graded episodes, and its unresolved (excluded) count.
+
+    A measurement failure is never a score: unresolved episodes are left out of the rate, and
+    counted. A run with nothing graded has no accuracy.
+    """
+    graded: dict[str, list[bool]] = defaultdict(list)
+    unresolved: Counter[str] = Counter()
     for ep in archive.episodes:
-        if ep.run:
-            runs[ep.run].append(ep.outcome == "pass")
-    return {r: float(Fraction(sum(v), len(v))) for r, v in runs.items() if v}
+        if not ep.run:
+            continue
+        if ep.outcome in ("pass", "fail"):
+            graded[ep.run].append(ep.outcome == "pass")
+        else:
+            unresolved[ep.run] += 1
+    runs = sorted(set(graded) | set(unresolved))
+    return ({r: float(Fraction(sum(graded[r]), len(graded[r]))) for r in runs if graded[r]},
+            {r: unresolved[r] for r in runs})
+
+
+def _cost(archive: Archive) -> dict[str, Any]:
+    accuracy, unresolved = _accuracy_by_run(archive)
+    section = cost_section(archive, accuracy)
+    pareto = section.get("pareto")
+    if isinstance(pareto, dict) and pareto.get("applicable"):
+        pareto["accuracy_basis"] = "passes over graded episodes; unresolved episodes excluded"
+        for row in pareto["rows"]:
+            row["unresolved_excluded"] = unresolved.get(row["run"], 0)
+    return section
 
 
 def _replay_section(archive: Archive) -> dict[str, Any]:
@@ -85,7 +107,7 @@ def audit_archive(archive: Archive, inputs: list[tuple[str, Path]] | None = None
         "coverage": coverage(archive),
         "pass_hat_k": pass_k_section(archive),
         "tasks": task_view(archive),
-        "cost": cost_section(archive, _accuracy_by_run(archive)),
+        "cost": _cost(archive),
         "provenance": provenance_section(archive),
         "replay": _replay_section(archive),
     }

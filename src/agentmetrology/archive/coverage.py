@@ -15,10 +15,11 @@ from fractions import Fraction
 from typing import Any
 
 from agentmetrology.archive.model import REASONS, Archive, ArchiveEpisode
-from agentmetrology.archive.passk import pass_hat_k_fraction
+from agentmetrology.archive.passk import pass_hat_k_curve
 
 _LETTER = {"pass": "P", "fail": "F", "ungraded": "U", "invalid_replay": "I"}
 MAX_LISTED = 1000  # longest episode list written into archive.json (counts are always complete)
+MAX_K_ROWS = 100  # pass^k rows listed per cell; the omitted count is reported
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +83,11 @@ def cell_summary(episodes: Sequence[ArchiveEpisode]) -> dict[str, Any]:
     planned = len(episodes)
     graded = counts["pass"] + counts["fail"]
     passes = counts["pass"]
-    stored = [e.stored_score for e in episodes if e.stored_score is not None]
+    # A measurement failure is never a score: values an archive wrote for unresolved episodes
+    # (tau-bench stores 0) are counted and excluded, never averaged in.
+    stored = [e.stored_score for e in episodes
+              if e.stored_score is not None and e.outcome in ("pass", "fail")]
+    excluded = sum(1 for e in episodes if e.outcome in ("ungraded", "invalid_replay"))
     recovered = [e.recovered for e in episodes if e.grade is None and e.recovered is not None]
     out: dict[str, Any] = {
         "planned": planned, "graded": graded, "valid_recovered": graded + len(recovered),
@@ -97,7 +102,8 @@ def cell_summary(episodes: Sequence[ArchiveEpisode]) -> dict[str, Any]:
         "score_stored": _ratio(passes, planned),
         "stored_values": {"count": len(stored),
                           "mean": float(sum(Fraction(s) for s in stored) / len(stored))
-                          if stored else None},
+                          if stored else None,
+                          "excluded_unresolved": excluded},
         "bounds": None,
     }
     if planned:
@@ -153,7 +159,8 @@ def coverage(archive: Archive) -> dict[str, Any]:
         "cells": [{"cell": name, **summary} for name, summary in cells.items()],
         "unresolved_episodes": [
             {"episode_id": e.episode_id, "cell": e.cell, "task": e.task, "trial": e.trial,
-             "outcome": e.outcome, "reason": e.reason, "detail": e.reason_detail,
+             "outcome": e.outcome, "score": None, "reason": e.reason,
+             "detail": e.reason_detail,
              "stored_score": e.stored_score, "termination": e.termination}
             for e in unresolved[:MAX_LISTED]],
         "unresolved_listed": min(len(unresolved), MAX_LISTED),
@@ -178,17 +185,16 @@ def pass_k_section(archive: Archive) -> list[dict[str, Any]]:
         stored = [(sum(c.values()), c["pass"]) for c in tasks.values()]
         upper = [(n, n - c["fail"]) for (n, _), c in zip(stored, tasks.values(), strict=True)]
         trials = sorted({n for n, _ in stored})
-        rows = []
-        for k in range(1, (trials[0] if trials else 0) + 1):
-            lo, hi = pass_hat_k_fraction(stored, k), pass_hat_k_fraction(upper, k)
-            rows.append({"k": k, "stored": None if lo is None else float(lo),
-                         "upper": None if hi is None else float(hi)})
+        k_all = trials[0] if trials else 0
+        k_rows = min(k_all, MAX_K_ROWS)
+        lo, hi = pass_hat_k_curve(stored, k_rows), pass_hat_k_curve(upper, k_rows)
+        rows = [{"k": k, "stored": lo[k - 1], "upper": hi[k - 1]} for k in range(1, k_rows + 1)]
         out.append({"cell": name, "tasks": len(tasks), "trials_per_task": trials,
                     "tasks_with_unresolved": sum(1 for c in tasks.values()
                                                  if c["ungraded"] + c["invalid_replay"]),
                     "unresolved_episodes": sum(c["ungraded"] + c["invalid_replay"]
                                                for c in tasks.values()),
-                    "rows": rows})
+                    "rows": rows, "k_defined": k_all, "k_rows_omitted": k_all - k_rows})
     return out
 
 

@@ -148,6 +148,23 @@ def crossed_cells(cells: Mapping[tuple[str, str], Archive | None]
     return out, len(cohort)
 
 
+def _warnings(doc: dict[str, Any]) -> list[str]:
+    """Return plain warnings when the comparison has little or nothing to compare."""
+    both, graded_both = doc["episodes_in_both"], doc["transitions"]["n"]
+    if both == 0:
+        return [f"the archives share no episode (same task, model, scaffold and trial): "
+                f"{doc['old']['episodes']} old and {doc['new']['episodes']} new episodes, "
+                "nothing compared; are they runs of the same tasks?"]
+    out = []
+    if graded_both == 0:
+        out.append(f"{both} episode(s) are in both archives but none is graded in both: "
+                   "no transition can be counted")
+    if doc["only_old"] or doc["only_new"]:
+        out.append(f"{doc['only_old']} episode(s) only in the old and {doc['only_new']} only in "
+                   "the new archive are not compared")
+    return out
+
+
 def compare_archives(old: Archive, new: Archive, crossed: Sequence[Archive | None] = ()
                      ) -> dict[str, Any]:
     """Return compare.json: transitions, flip fraction, rank reversals (and crossed cells)."""
@@ -168,6 +185,7 @@ def compare_archives(old: Archive, new: Archive, crossed: Sequence[Archive | Non
         "rank": {"cohort_episodes_per_unit": cohort, "scores_old": s0, "scores_new": s1,
                  **rank_reversals(s0, s1)},
     }
+    out["warnings"] = _warnings(out)
     if len(crossed) == 2:
         v10, v01 = crossed
         archives = {("v0", "g0"): old, ("v1", "g1"): new, ("v1", "g0"): v10,

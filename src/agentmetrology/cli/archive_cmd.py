@@ -21,6 +21,8 @@ from agentmetrology.archive import (
     load_archive,
 )
 from agentmetrology.archive.importers.agm_store import looks_like_store
+from agentmetrology.archive.importers.detect import log_files
+from agentmetrology.archive.importers.inspect_eval import MAX_MEMBER_BYTES
 from agentmetrology.archive.model import Archive
 from agentmetrology.archive.recovery import recover_grades
 from agentmetrology.archive.redact import redact
@@ -37,6 +39,11 @@ archive_app = typer.Typer(name="archive", help="Audit archived runs without new 
 FormatOpt = Annotated[str, typer.Option("--format", help="auto|agm|taubench|inspect|jsonl")]
 OutOpt = Annotated[Path, typer.Option("--out", help="Directory for the output files.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the JSON instead of a summary.")]
+MemberOpt = Annotated[int, typer.Option(
+    "--max-member-mb", min=1, max=65536,
+    help="Largest size (MiB) one member of an Inspect .eval log may inflate to; the whole log "
+         "may inflate to 16 times that. Bytes actually produced are counted, not declared ones.")]
+DEFAULT_MEMBER_MB = MAX_MEMBER_BYTES >> 20
 
 
 def _fail(message: str) -> typer.Exit:
@@ -45,16 +52,30 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(code=2)
 
 
-def _input_file(path: Path, what: str, store_ok: bool = False) -> Path:
+def _input_file(path: Path, what: str, dir_ok: bool = False) -> Path:
+    """Return the resolved input; with dir_ok an agm store or a directory of .eval logs."""
     resolved = path.expanduser().resolve()
     if not resolved.exists():
         raise _fail(f"{what} not found: {path}")
-    if store_ok and looks_like_store(resolved):
-        return resolved
+    if dir_ok and resolved.is_dir():
+        if looks_like_store(resolved) or log_files(resolved):
+            return resolved
+        raise _fail(f"{what} is a directory that is neither an evidence store (holding "
+                    f"{LEDGER_FILE}) nor holds Inspect .eval logs: {path}")
     if not resolved.is_file():
-        raise _fail(f"{what} is not a regular file" + (" nor an evidence store" if store_ok
-                                                         else "") + f": {path}")
+        raise _fail(f"{what} is not a regular file" + (", an evidence store or a directory "
+                                                         "of .eval logs" if dir_ok else "")
+                    + f": {path}")
     return resolved
+
+
+def _inputs(src: Path) -> list[tuple[str, Path]]:
+    """Return the files an archive was read from (a store by its ledger, a log dir by its logs)."""
+    if looks_like_store(src):
+        return [("archive", src / LEDGER_FILE)]
+    if src.is_dir():
+        return [("archive", f) for f in log_files(src)]
+    return [("archive", src)]
 
 
 def _out_dir(path: Path) -> Path:
@@ -68,17 +89,20 @@ def _out_dir(path: Path) -> Path:
     return resolved
 
 
-def _load(path: Path, fmt: str, spans: Path | None = None) -> Archive:
+def _load(path: Path, fmt: str, spans: Path | None = None,
+          max_member_mb: int = DEFAULT_MEMBER_MB) -> Archive:
     if fmt not in FORMATS:
         raise _fail(f"unknown --format {fmt!r}; choose one of {', '.join(FORMATS)}")
     try:
-        archive = load_archive(path, fmt, spans)
+        archive = load_archive(path, fmt, spans, max_member_bytes=max_member_mb << 20)
         if archive.format == "agm":
             recover_grades(archive)
         return archive
     except ArchiveFormatError as exc:
         raise _fail(str(exc)) from exc
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except RecursionError as exc:  # a parser path the importers do not guard yet
+        raise _fail(f"{path.name}: cannot be read as {fmt} (nested too deeply)") from exc
+    except (OSError, ValueError, KeyError, TypeError, ArithmeticError) as exc:
         raise _fail(f"{path.name}: cannot be read as {fmt} ({type(exc).__name__}: {exc})") from exc
 
 
@@ -124,20 +148,21 @@ def _f(value: float | None) -> str:
 
 @archive_app.command("audit")
 def audit(
-    path: Annotated[Path, typer.Argument(help="Archive (tau-bench JSON, .eval, JSONL) or an "
-                                         "evidence store directory.")],
+    path: Annotated[Path, typer.Argument(help="Archive (tau-bench JSON, .eval, JSONL), an "
+                                         "evidence store directory, or a directory of .eval "
+                                         "logs.")],
     out: OutOpt,
     fmt: FormatOpt = "auto",
     spans: Annotated[Path | None, typer.Option("--spans", help="Trace span JSONL.")] = None,
+    max_member_mb: MemberOpt = DEFAULT_MEMBER_MB,
     as_json: JsonOpt = False,
 ) -> None:
     """Audit an archive: coverage and bounds, pass^k, cost, provenance; write the reports."""
-    src = _input_file(path, "archive", store_ok=True)
+    src = _input_file(path, "archive", dir_ok=True)
     span_file = _input_file(spans, "spans file") if spans is not None else None
     out_dir = _out_dir(out)
-    archive = _load(src, fmt, span_file)
-    main = src / LEDGER_FILE if src.is_dir() else src  # a store is named by its ledger
-    inputs = [("archive", main)] + ([("spans", span_file)] if span_file else [])
+    archive = _load(src, fmt, span_file, max_member_mb)
+    inputs = _inputs(src) + ([("spans", span_file)] if span_file else [])
     doc = audit_archive(archive, inputs)
     try:
         md, page = render_archive_report(doc)
@@ -162,18 +187,22 @@ def compare(
                                                 "old task data.")] = None,
     v0_g1: Annotated[Path | None, typer.Option("--v0-g1", help="Crossed cell: old evaluator, "
                                                 "new task data.")] = None,
+    max_member_mb: MemberOpt = DEFAULT_MEMBER_MB,
     as_json: JsonOpt = False,
 ) -> None:
     """Compare two archives of the same tasks: transitions, flip fraction, rank reversals."""
-    a_old = _load(_input_file(old, "OLD", store_ok=True), fmt)
-    a_new = _load(_input_file(new, "NEW", store_ok=True), fmt)
+    a_old = _load(_input_file(old, "OLD", dir_ok=True), fmt, max_member_mb=max_member_mb)
+    a_new = _load(_input_file(new, "NEW", dir_ok=True), fmt, max_member_mb=max_member_mb)
     crossed: list[Archive | None] = []
     if v1_g0 is not None or v0_g1 is not None:
-        crossed = [_load(_input_file(p, "crossed archive"), fmt) if p else None
+        crossed = [_load(_input_file(p, "crossed archive", dir_ok=True), fmt,
+                         max_member_mb=max_member_mb) if p else None
                    for p in (v1_g0, v0_g1)]
     out_dir = _out_dir(out)
     doc = compare_archives(a_old, a_new, crossed)
     (out_dir / "compare.json").write_bytes(canonical_json(doc))
+    for warning in doc["warnings"]:
+        typer.echo(f"warning: {warning}", err=True)
     if as_json:
         typer.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
         return
@@ -189,7 +218,8 @@ def compare(
                         ("flip fraction", _f(t["flip_fraction"])),
                         ("units", doc["rank"]["units"]), ("pairs", doc["rank"]["pairs"]),
                         ("strict rank reversals", doc["rank"]["strict_reversals"]),
-                        ("ties", doc["rank"]["ties"])):
+                        ("ties", doc["rank"]["ties"]),
+                        *(("warning", w) for w in doc["warnings"])):
         table.add_row(name, str(value))
     make_console().print(table)
 

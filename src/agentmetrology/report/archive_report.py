@@ -84,8 +84,14 @@ def _header(d: _Doc, doc: dict[str, Any]) -> None:
     if rows:
         d.table(["input", "file", "bytes", "sha256"], rows)
     load = doc["load"]
+    notes = load.get("notes") or {}
+    if notes.get("log_directory"):
+        d.p(f"A directory of Inspect logs: {notes['logs_imported']} of {notes['logs_found']} "
+            "`.eval` log(s) imported; a log that could not be read is listed as a load problem.")
     if load["problem_count"]:
-        d.p(f"{load['problem_count']} load problem(s); each malformed item was skipped:")
+        shown = len(load["problems"])
+        d.p(f"{load['problem_count']} load problem(s) ({shown} listed); an unreadable item was "
+            "skipped, a readable but malformed episode is kept ungraded (`malformed_record`):")
         d.blocks.append(Block("list", items=[_code(p) for p in load["problems"]]))
 
 
@@ -157,6 +163,9 @@ def _passk(d: _Doc, doc: dict[str, Any]) -> None:
             f"{rows[-1]['k']}: {stored}. {cell['unresolved_episodes']} unresolved episode(s) in "
             f"{cell['tasks_with_unresolved']} task(s) count as failures there; counting them as "
             "passes gives the upper column.")
+        if cell.get("k_rows_omitted"):
+            d.note(f"pass^k is defined up to k = {cell['k_defined']}; only k up to "
+                   f"{rows[-1]['k']} is listed ({cell['k_rows_omitted']} values of k omitted).")
         d.table(["k", "as stored", "upper"], [[r["k"], r["stored"], r["upper"]] for r in rows])
         d.chart(f"pass^k as stored: {cell['cell']}",
                 [H.Bar(f"k = {r['k']}", r["stored"] or 0.0, d.g.fmt(r["stored"])) for r in rows],
@@ -214,12 +223,13 @@ def _pareto(d: _Doc, p: dict[str, Any]) -> None:
     if not p["applicable"]:
         d.note(f"Pareto frontier: {p['reason']}.")
         return
-    d.table(["run", "accuracy", "stored cost", "corrected cost", "frontier (stored)",
-             "frontier (corrected)"],
-            [[_code(r["run"]), r["accuracy"], d.money(r["cost_stored"]),
-              d.money(r["cost_corrected"]),
+    d.table(["run", "accuracy (graded)", "unresolved (excluded)", "stored cost",
+             "corrected cost", "frontier (stored)", "frontier (corrected)"],
+            [[_code(r["run"]), r["accuracy"], r.get("unresolved_excluded", 0),
+              d.money(r["cost_stored"]), d.money(r["cost_corrected"]),
               r["frontier_stored"], r["frontier_corrected"]] for r in p["rows"]],
-            "Cost–accuracy frontier on stored vs corrected costs")
+            "Cost–accuracy frontier on stored vs corrected costs; accuracy counts graded "
+            "episodes only")
     enter = ", ".join(_code(x) for x in p["entering"]) or "none"
     leave = ", ".join(_code(x) for x in p["leaving"]) or "none"
     d.p(f"Rows entering the frontier on corrected costs: {enter}. Rows leaving it: {leave}.")

@@ -12,6 +12,7 @@ Billable model attempts become model-call spans for the cost check.
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -50,6 +51,9 @@ def open_store(path: Path) -> Iterator[EvidenceStore]:
         store = EvidenceStore.open(path, create=False, scrub_env=False)
     except StoreNotFoundError as exc:
         raise ArchiveFormatError(f"{path.name}: not an agm evidence store (no {LEDGER_FILE})"
+                                 ) from exc
+    except sqlite3.DatabaseError as exc:
+        raise ArchiveFormatError(f"{path.name}: {LEDGER_FILE} is not a readable ledger ({exc})"
                                  ) from exc
     try:
         yield store
@@ -174,7 +178,13 @@ def _episode(store: EvidenceStore, key: EpisodeKey, trial: int, archive: Archive
         return
     ep.termination = str(row.get("termination") or "") or None
     ep.termination_detail = redact(str(row.get("termination_detail") or ""))
-    _grade(ep, row, grade_scorer(env))
+    try:
+        _grade(ep, row, grade_scorer(env))
+    except (KeyError, ValueError, TypeError, ArithmeticError) as exc:  # a damaged ledger row
+        ep.grade, ep.stored_score = None, None
+        ep.reason, ep.reason_detail = "malformed_record", redact(f"{type(exc).__name__}: {exc}")
+        archive.problems.append(LoadProblem(archive.source, None,
+                                            redact(f"{ep.episode_id}: ledger row: {exc}")))
     try:
         plain = store.load_episode(key)
     except (BlobError, KeyError, ValueError) as exc:
@@ -193,12 +203,16 @@ def load_agm(path: Path) -> Archive:
     """Return the Archive of every campaign in an evidence store (planned episodes included)."""
     archive = Archive(source=path.name, format=FORMAT)
     with open_store(path) as store:
-        campaigns = store.campaigns()
-        for campaign in campaigns:
-            keys = planned_keys(store, campaign)
-            trials = trial_index(keys)
-            for key in keys:
-                _episode(store, key, trials[(key.seed, key.repeat)], archive)
+        try:
+            campaigns = store.campaigns()
+            for campaign in campaigns:
+                keys = planned_keys(store, campaign)
+                trials = trial_index(keys)
+                for key in keys:
+                    _episode(store, key, trials[(key.seed, key.repeat)], archive)
+        except sqlite3.DatabaseError as exc:
+            raise ArchiveFormatError(f"{path.name}: {LEDGER_FILE} is not a readable ledger "
+                                     f"({exc})") from exc
     archive.notes["campaigns"] = campaigns
     archive.notes["never_ran"] = sum(e.reason == "never_ran" for e in archive.episodes)
     return archive

@@ -4,17 +4,19 @@ Episode line: `{task, model, [episode_id, scaffold, run, trial, events, executed
 stored_score, termination, termination_detail, reason, reason_detail, replay]}`; `grade` is
 `{score, passed?}`, a bare number, or null. Span line: `{span_id, parent_id, kind, model,
 response_id, attempt_id, usage: {input, output, cached}, cost, [run, episode_id]}`.
-A malformed line is reported with file and line number and skipped.
+A malformed line is reported with file and line number and skipped; a line nested too deeply or
+holding numbers beyond the float range is malformed too. An episode whose termination is a
+measurement failure (`infra_error`, `cancelled`) is ungraded whatever grade the line stores. A
+spans file from which no span can be read is refused.
 """
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from agentmetrology.archive.importers.limits import count, finite_float, parse_json
 from agentmetrology.archive.model import (
     Archive,
     ArchiveEpisode,
@@ -30,6 +32,7 @@ from agentmetrology.archive.model import (
 from agentmetrology.archive.redact import redact
 from agentmetrology.archive.replay import apply_gate
 from agentmetrology.records.canonical import canonical_json, to_plain
+from agentmetrology.records.episode import MEASUREMENT_FAILURES
 
 FORMAT = "jsonl"
 
@@ -50,17 +53,18 @@ def _opt_str(obj: dict[str, Any], key: str) -> str | None:
 def _num(val: Any, key: str) -> float | None:
     if val is None:
         return None
-    if isinstance(val, bool) or not isinstance(val, int | float) or not math.isfinite(val):
+    num = finite_float(val)
+    if num is None:
         raise LineError(f"{key} must be a finite number or null")
-    return float(val)
+    return num
 
 
 def _int(val: Any, key: str) -> int:
     if val is None:
         return 0
-    if isinstance(val, bool) or not isinstance(val, int) or val < 0:
-        raise LineError(f"{key} must be a non-negative integer")
-    return val
+    if not isinstance(val, int) or (num := count(val)) is None:
+        raise LineError(f"{key} must be a non-negative integer (at most 2^53)")
+    return num
 
 
 def parse_span(obj: dict[str, Any]) -> TraceSpan:
@@ -94,7 +98,10 @@ def _events(raw: Any) -> list[ArchiveEvent]:
         args = ev.get("args")
         if args is not None and not isinstance(args, dict):
             raise LineError(f"events[{i}].args must be an object or null")
-        out.append(ArchiveEvent(seq=int(ev.get("seq", i)), kind=str(ev.get("kind", "tool_call")),
+        kind = ev.get("kind", "tool_call")
+        if not isinstance(kind, str):
+            raise LineError(f"events[{i}].kind must be a string")
+        out.append(ArchiveEvent(seq=_int(ev.get("seq", i), f"events[{i}].seq"), kind=kind,
                                 name=ev["name"], args=args, result=ev.get("result"),
                                 actor=_opt_str(ev, "actor"), call_id=_opt_str(ev, "call_id")))
     return out
@@ -140,8 +147,14 @@ def _replay(raw: Any) -> ReplaySpec | None:
         raise LineError("replay must be an object")
     avail = raw.get("available")
     return ReplaySpec(mode=_opt_str(raw, "mode"),
-                      requires=tuple(str(x) for x in raw.get("requires") or ()),
-                      available=None if avail is None else tuple(str(x) for x in avail))
+                      requires=_names(raw.get("requires") or [], "replay.requires"),
+                      available=None if avail is None else _names(avail, "replay.available"))
+
+
+def _names(raw: Any, key: str) -> tuple[str, ...]:
+    if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
+        raise LineError(f"{key} must be a list of strings")
+    return tuple(raw)
 
 
 def parse_episode(obj: dict[str, Any], line: int) -> ArchiveEpisode:
@@ -152,18 +165,25 @@ def parse_episode(obj: dict[str, Any], line: int) -> ArchiveEpisode:
     trial = _int(obj.get("trial"), "trial")
     run = _opt_str(obj, "run") or ""
     grade = _grade(obj.get("grade"))
+    termination = _opt_str(obj, "termination")
+    failed = termination in MEASUREMENT_FAILURES
     ep = ArchiveEpisode(
         episode_id=_opt_str(obj, "episode_id") or f"{run or model}/{task}/{trial}", task=task,
         model=model, scaffold=_opt_str(obj, "scaffold") or "", run=run, trial=trial,
         events=_events(obj.get("events")), executed_calls=_calls(obj.get("executed_calls")),
         grade=grade, stored_score=_num(obj.get("stored_score"), "stored_score"),
-        termination=_opt_str(obj, "termination"),
+        termination=termination,
         termination_detail=redact(_opt_str(obj, "termination_detail") or ""),
         reason=None if grade else (_opt_str(obj, "reason") or "no_grade_recorded"),
         reason_detail=redact(_opt_str(obj, "reason_detail") or ""),
         replay=_replay(obj.get("replay")), meta={"line": line})
     if ep.stored_score is None and grade is not None:
         ep.stored_score = grade.score
+    if failed:  # a measurement failure is never a score, whatever the line stored
+        ep.grade, ep.reason = None, termination
+        ep.reason_detail = ep.reason_detail or ep.termination_detail or f"termination {termination}"
+        if grade is not None:
+            ep.reason_detail += "; its stored grade is ignored"
     apply_gate(ep)
     return ep
 
@@ -181,10 +201,10 @@ def _lines(path: Path) -> Iterable[tuple[int, str]]:
 def load_jsonl(path: Path, archive: Archive | None = None, spans_only: bool = False) -> Archive:
     """Return an Archive of the episodes and spans in a JSONL file; bad lines become problems."""
     archive = archive or Archive(source=path.name, format=FORMAT)
-    skipped = 0
+    skipped, spans_before, problems_before = 0, len(archive.spans), len(archive.problems)
     for no, text in _lines(path):
         try:
-            obj = json.loads(text)
+            obj = parse_json(text)
             if not isinstance(obj, dict):
                 raise LineError("line is not a JSON object")
             if "span_id" in obj:
@@ -193,12 +213,17 @@ def load_jsonl(path: Path, archive: Archive | None = None, spans_only: bool = Fa
                 raise LineError("not a span (no span_id)")
             else:
                 archive.episodes.append(parse_episode(obj, no))
-        except (json.JSONDecodeError, LineError, TypeError, ValueError) as exc:
+        except (LineError, TypeError, ValueError) as exc:  # JSONDecodeError is a ValueError
             skipped += 1
-            msg = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+            msg = getattr(exc, "msg", None) or str(exc)
             archive.problems.append(LoadProblem(path.name, no, redact(f"skipped: {msg}")))
     key = "span_lines_skipped" if spans_only else "lines_skipped"
     archive.notes[key] = archive.notes.get(key, 0) + skipped
+    if spans_only and len(archive.spans) == spans_before:
+        first = next((p for p in archive.problems[problems_before:]), None)
+        raise ArchiveFormatError(
+            f"{path.name}: no trace span could be read from the spans file"
+            + (f" (line {first.line}: {first.message})" if first else " (it holds no lines)"))
     return archive
 
 

@@ -4,17 +4,28 @@ Facts about the format (from the released historical trajectories): `info.reward
 when the grader never ran, and such rows were stored with reward 0; `traj` is an OpenAI-style
 message list where an assistant message carries at most one tool call and the tool's answer is
 the message right after it. Tool-call ids are sometimes reused within a row, so calls and results
-are paired by position, never by id.
+are paired by position, never by id. A row of the wrong shape (a `traj` that is not a list of
+messages, an `info` that is not an object, ...) is kept as an ungraded `malformed_record` episode
+and reported as a load problem naming the row; nothing in a row can raise past the importer.
 """
 
 from __future__ import annotations
 
-import json
-import math
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from agentmetrology.archive.importers.limits import (
+    MAX_PLANNED_ABSENT,
+    Malformed,
+    count,
+    finite_float,
+    ident,
+    kind_name,
+    obj,
+    parse_json,
+    seq,
+)
 from agentmetrology.archive.model import (
     Archive,
     ArchiveEpisode,
@@ -53,11 +64,23 @@ def _parse_args(raw: Any) -> dict[str, Any] | None:
         return raw
     if isinstance(raw, str):
         try:
-            val = json.loads(raw)
-        except json.JSONDecodeError:
+            val = parse_json(raw)
+        except ValueError:  # not JSON, or nested too deeply: no readable arguments
             return None
         return val if isinstance(val, dict) else None
     return None
+
+
+def _messages(raw: Any) -> list[dict[str, Any]]:
+    """Return the trajectory as a list of message objects (raises Malformed otherwise)."""
+    traj = seq(raw, "traj")
+    for i, msg in enumerate(traj):
+        m = obj(msg, f"traj[{i}]")
+        if m.get("role") == "assistant":
+            for j, call in enumerate(seq(m.get("tool_calls"), f"traj[{i}].tool_calls")):
+                obj(obj(call, f"traj[{i}].tool_calls[{j}]").get("function"),
+                    f"traj[{i}].tool_calls[{j}].function")
+    return traj
 
 
 def _pair_tool_calls(traj: list[dict[str, Any]]) -> tuple[list[ArchiveEvent], dict[str, int]]:
@@ -80,12 +103,12 @@ def _pair_tool_calls(traj: list[dict[str, Any]]) -> tuple[list[ArchiveEvent], di
                 stats["calls_without_result"] += 1
             elif nxt.get("name") not in (None, fn.get("name")):
                 stats["result_name_mismatch"] += 1
-            if call.get("id"):
-                ids.append(str(call["id"]))
+            call_id = ident(call.get("id")) or None
+            if call_id:
+                ids.append(call_id)
             events.append(ArchiveEvent(
-                seq=len(events), kind="tool_call", name=str(fn.get("name", "")),
-                args=_parse_args(fn.get("arguments")), result=result,
-                call_id=str(call["id"]) if call.get("id") else None,
+                seq=len(events), kind="tool_call", name=ident(fn.get("name")) or "",
+                args=_parse_args(fn.get("arguments")), result=result, call_id=call_id,
             ))
     stats["reused_call_ids"] = len(ids) - len(set(ids))
     return events, dict(stats)
@@ -104,58 +127,84 @@ def _ending(traj: list[dict[str, Any]], events: list[ArchiveEvent]) -> tuple[str
     return None, f"{steps} agent steps ({len(traj)} messages), no ending event"
 
 
+def _key(row: dict[str, Any]) -> tuple[str, int]:
+    """Return (task, trial) of a row (raises Malformed when either is unreadable)."""
+    task = ident(row.get("task_id"))
+    if task is None:
+        raise Malformed(f"task_id is {kind_name(row.get('task_id'))}, not a string or integer")
+    raw_trial = row.get("trial", 0)
+    trial = count(raw_trial)
+    if trial is None:
+        raise Malformed(f"trial is {kind_name(raw_trial)}, not a non-negative integer")
+    return task, trial
+
+
 def _episode(row: dict[str, Any], model: str, domain: str, run: str) -> ArchiveEpisode:
     """Return one ArchiveEpisode built from a tau-bench row."""
-    traj = row.get("traj") or []
-    info = row.get("info") or {}
+    task, trial = _key(row)
+    ep = ArchiveEpisode(episode_id=f"{run}/{task}/{trial}", task=task, model=model, scaffold="",
+                        run=run, trial=trial, meta={"domain": domain, "pairing": {}})
+    try:
+        _fill(ep, row)
+    except Malformed as exc:
+        # The row cannot be trusted as a whole: keep the episode, ungraded, and say why.
+        ep.grade, ep.events, ep.termination, ep.termination_detail = None, [], None, ""
+        ep.stored_score = finite_float(row.get("reward"))
+        ep.reason, ep.reason_detail = "malformed_record", str(exc)
+        ep.meta["malformed"] = str(exc)
+    return ep
+
+
+def _fill(ep: ArchiveEpisode, row: dict[str, Any]) -> None:
+    """Fill events, termination and grade of a row's episode (raises Malformed on bad shape)."""
+    traj = _messages(row.get("traj"))
+    info = obj(row.get("info"), "info")
     events, stats = _pair_tool_calls(traj)
     termination, detail = _ending(traj, events)
-    reward = _finite(row.get("reward"))
+    reward = finite_float(row.get("reward"))
     reward_info = info.get("reward_info")
-    task, trial = str(row["task_id"]), int(row.get("trial", 0))
-    ep = ArchiveEpisode(
-        episode_id=f"{run}/{task}/{trial}", task=task, model=model, scaffold="", run=run,
-        trial=trial, events=events, executed_calls=None, stored_score=reward,
-        termination=termination, termination_detail=detail,
-        meta={"domain": domain, "messages": len(traj), "pairing": stats,
-              "source": info.get("source")},
-    )
+    source = info.get("source")
+    ep.events, ep.stored_score = events, reward
+    ep.termination, ep.termination_detail = termination, detail
+    ep.meta.update(messages=len(traj), pairing=stats,
+                   source=source if isinstance(source, str) else None)
     if reward_info is None:
         ep.reason = "step_cap" if termination == "step_limit" else "grader_never_ran"
         stored = "no reward" if reward is None else f"reward {reward:g}"
         ep.reason_detail = f"reward_info is null; {detail}; stored as {stored}"
-        return ep
+        return
+    reward_info = obj(reward_info, "info.reward_info")
     # The grader's own result is reward_info.reward; a missing, null or non-finite value is
     # no measurement (never a 0), and a disagreement with the row's reward is surfaced.
-    graded = _finite(reward_info.get("reward")) if isinstance(reward_info, dict) else None
+    graded = finite_float(reward_info.get("reward"))
     score = graded if graded is not None else reward
     if score is None:
         ep.reason = "unscored"
         ep.reason_detail = "neither reward nor reward_info.reward is a finite number"
-        return ep
-    checks = (reward_info.get("info") if isinstance(reward_info, dict) else None) or {}
-    detail_out = {k: checks[k] for k in ("r_actions", "r_outputs") if k in checks}
+        return
+    checks = obj(reward_info.get("info"), "info.reward_info.info")
+    detail_out: dict[str, Any] = {k: checks[k] for k in ("r_actions", "r_outputs") if k in checks}
     if graded is not None and reward is not None and graded != reward:
         detail_out["reward_mismatch"] = {"row": reward, "reward_info": graded}
     ep.grade = StoredGrade(score=score, passed=is_success(score), detail=detail_out)
-    return ep
 
 
-def _finite(value: Any) -> float | None:
-    """Return value as a finite float, or None (missing, null, NaN, inf, not a number)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    v = float(value)
-    return v if math.isfinite(v) else None
+def read_json_file(path: Path) -> Any:
+    """Return the parsed JSON of a file, or raise ArchiveFormatError saying what was wrong."""
+    try:
+        return parse_json(path.read_bytes())
+    except OSError as exc:
+        raise ArchiveFormatError(f"{path.name}: cannot be read ({exc.strerror})") from exc
+    except UnicodeDecodeError as exc:
+        raise ArchiveFormatError(f"{path.name}: not UTF-8 text ({exc.reason})") from exc
+    except ValueError as exc:
+        raise ArchiveFormatError(f"{path.name}: does not parse as JSON ({exc})") from exc
 
 
 def load_taubench(path: Path, data: Any | None = None) -> Archive:
     """Return an Archive read from a tau-bench result file (rows are episodes)."""
     if data is None:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ArchiveFormatError(f"{path.name}: not a readable JSON file ({exc})") from exc
+        data = read_json_file(path)
     if not looks_like_taubench(data):
         raise ArchiveFormatError(f"{path.name}: not a tau-bench result file "
                                  "(expected a list of rows with task_id, reward, info, traj)")
@@ -166,7 +215,15 @@ def load_taubench(path: Path, data: Any | None = None) -> Archive:
         if not isinstance(row, dict) or "task_id" not in row:
             archive.problems.append(LoadProblem(path.name, None, f"row {i}: not a tau-bench row"))
             continue
-        ep = _episode(row, model, domain, path.stem)
+        try:
+            ep = _episode(row, model, domain, path.stem)
+        except Malformed as exc:
+            archive.problems.append(LoadProblem(path.name, None, f"row {i}: skipped: {exc}"))
+            continue
+        if "malformed" in ep.meta:
+            archive.problems.append(LoadProblem(
+                path.name, None, f"row {i} (task {ep.task}): malformed, kept ungraded: "
+                                 f"{ep.meta['malformed']}"))
         archive.episodes.append(ep)
         for key, val in ep.meta["pairing"].items():
             totals[key] += val
@@ -188,6 +245,11 @@ def _fill_grid(archive: Archive) -> None:
     trials = sorted({e.trial for e in archive.episodes})
     have = {(e.task, e.trial) for e in archive.episodes}
     base = archive.episodes[0] if archive.episodes else None
+    absent = len(tasks) * len(trials) - len(have)
+    if absent > MAX_PLANNED_ABSENT:  # a sparse grid of a small file must not inflate memory
+        raise ArchiveFormatError(
+            f"{archive.source}: {len(tasks)} tasks x {len(trials)} trial numbers imply {absent} "
+            f"missing grid entries; more than {MAX_PLANNED_ABSENT} is refused as implausible")
     for task in tasks:
         for trial in trials:
             if (task, trial) in have or base is None:
@@ -201,4 +263,5 @@ def _fill_grid(archive: Archive) -> None:
 
 def _task_sort(task: str) -> tuple[int, str]:
     """Sort numeric task ids numerically, others after them."""
-    return (int(task), "") if task.isdigit() else (1 << 30, task)
+    numeric = task.isascii() and task.isdigit() and len(task) <= 18  # int() of 10^4 digits raises
+    return (int(task), "") if numeric else (1 << 62, task)

@@ -1,0 +1,135 @@
+"""Input limits shared by the importers: JSON nesting depth, numbers and declared sizes.
+
+Archives come from elsewhere, so every importer parses JSON through `parse_json`, which turns a
+nesting too deep for Python's parser (RecursionError) or for the recursive code after it into a
+`ValueError` with a plain message, and reads numbers through `finite_float` / `count`, which
+treat non-finite floats and integers too large for a float as unreadable rather than raising.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+MAX_DEPTH = 200  # deepest JSON nesting accepted; real archives stay well under 30 levels
+MAX_COUNT = 2**53  # largest token count / trial number read as exact (floats are exact below)
+MAX_PLANNED_ABSENT = 100_000  # planned-but-absent placeholders one log may ask for
+JSON_MEMORY_FACTOR = 8  # parsing one capped member may use this many times the cap
+
+
+class TooDeepError(ValueError):
+    """JSON nested deeper than MAX_DEPTH (or than Python's parser can follow)."""
+
+
+class TooCostlyError(ValueError):
+    """JSON whose parse would need more memory than allowed."""
+
+
+def json_depth_ok(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Return True when `value` nests no deeper than `limit` containers (iterative, linear)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        obj, depth = stack.pop()
+        if depth > limit:
+            return False
+        items = obj.values() if isinstance(obj, dict) else obj
+        stack.extend((v, depth + 1) for v in items if isinstance(v, dict | list))
+    return True
+
+
+def parse_cost(raw: bytes | bytearray | str) -> int:
+    """Return a rough upper estimate of the memory json.loads needs for `raw`, in bytes.
+
+    Every container costs at least ~60 bytes and every comma-separated item a pointer plus a
+    boxed value, so `[[],[],...]` needs ~20 times its text: counting brackets and commas (a
+    C-speed scan) bounds that before parsing. Prose commas inside strings over-count a little.
+    """
+    if isinstance(raw, str):
+        containers, items = raw.count("[") + raw.count("{"), raw.count(",")
+    else:
+        containers, items = raw.count(b"[") + raw.count(b"{"), raw.count(b",")
+    return 2 * len(raw) + 64 * containers + 24 * items
+
+
+def parse_json(raw: bytes | bytearray | str, max_memory: int | None = None) -> Any:
+    """Return parsed JSON; raise ValueError for bad JSON and TooDeepError for deep nesting.
+
+    Bare NaN / Infinity tokens are accepted as Python's parser does (Inspect writes them); the
+    readers decide what a non-finite number means. With `max_memory`, text whose parse would
+    need more (see `parse_cost`) is refused before parsing.
+    """
+    if max_memory is not None and (cost := parse_cost(raw)) > max_memory:
+        raise TooCostlyError(f"parsing would need about {cost >> 20} MiB, more than the "
+                         f"{max_memory >> 20} MiB allowed")
+    text = raw if isinstance(raw, str) else raw.decode("utf-8")
+    try:
+        value = json.loads(text)
+    except RecursionError as exc:
+        raise TooDeepError("JSON nested too deeply") from exc
+    deep_enough = text.count("[") + text.count("{") > MAX_DEPTH  # else no walk is needed
+    if isinstance(value, dict | list) and deep_enough and not json_depth_ok(value):
+        raise TooDeepError(f"JSON nested too deeply (more than {MAX_DEPTH} levels)")
+    return value
+
+
+def finite_float(value: Any) -> float | None:
+    """Return value as a finite float, or None (missing, bool, NaN, inf, huge int, non-number)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        v = float(value)
+    except OverflowError:  # an integer literal beyond the float range
+        return None
+    return v if math.isfinite(v) else None
+
+
+def count(value: Any) -> int | None:
+    """Return a non-negative integer count (int or integral float) up to MAX_COUNT, else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if 0 <= value <= MAX_COUNT else None
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value) if 0 <= value <= MAX_COUNT else None
+    return None
+
+
+class Malformed(ValueError):
+    """A record of the wrong shape; the message names the field and what it held."""
+
+
+def kind_name(value: Any) -> str:
+    """Return a JSON type name with its article for messages ('an object', 'a list', ...)."""
+    if value is None:
+        return "null"
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
+             int: "a number", float: "a number"}
+    return names.get(type(value), type(value).__name__)
+
+
+def obj(value: Any, what: str) -> dict[str, Any]:
+    """Return value when it is an object, {} when null; raise Malformed otherwise."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise Malformed(f"{what} is {kind_name(value)}, not an object")
+    return value
+
+
+def seq(value: Any, what: str) -> list[Any]:
+    """Return value when it is a list, [] when null; raise Malformed otherwise."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise Malformed(f"{what} is {kind_name(value)}, not a list")
+    return value
+
+
+def ident(value: Any) -> str | None:
+    """Return a string or integer identifier as text, else None."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return None
