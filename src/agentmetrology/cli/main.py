@@ -8,6 +8,7 @@ from agentmetrology.cli.archive_cmd import archive_app
 from agentmetrology.cli.audit_cmd import audit_cmd
 from agentmetrology.cli.campaign_cmd import campaign_app
 from agentmetrology.cli.demo_cmd import demo_table
+from agentmetrology.cli.diagnose_cmd import diagnose_cmd
 from agentmetrology.cli.env_cmd import envs_cmd, run_cmd, score_cmd, tasks_cmd, truth_cmd
 from agentmetrology.cli.pipes import guard_stdout
 from agentmetrology.cli.serve_cmd import serve_app
@@ -27,6 +28,7 @@ app.command("run")(run_cmd)
 app.command("score")(score_cmd)
 app.add_typer(stats_app, name="stats", help="Reliability statistics for a results table.")
 app.command("audit")(audit_cmd)
+app.command("diagnose")(diagnose_cmd)
 app.add_typer(campaign_app, name="campaign", help="Run and track campaigns in an evidence store.")
 app.add_typer(serve_app, name="serve", help="Serve environments' tools (MCP) to any client.")
 app.add_typer(archive_app, name="archive", help="Audit archived runs without new rollouts.")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+from agentmetrology.records.canonical import from_plain
 from agentmetrology.records.events import Event
 
 TerminationKind = Literal[
@@ -106,3 +107,20 @@ class Episode:
     usage: Usage
     digests: dict[str, str] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
+
+
+def episode_from_plain(plain: dict[str, Any]) -> Episode:
+    """Return the Episode of its stored plain JSON (as `to_plain` wrote it)."""
+    doc = from_plain(plain)
+    usage = doc.get("usage") or {}
+    term = doc.get("termination") or {}
+    return Episode(
+        key=EpisodeKey(**doc["key"]), target=doc["target"], task=doc["task"], seed=doc["seed"],
+        condition=doc["condition"], level=doc["level"],
+        events=[Event(e["seq"], e["actor"], e["kind"], e["name"], e.get("args") or {},
+                      e.get("result"), e.get("t", 0.0)) for e in doc.get("events") or []],
+        submission=doc.get("submission"),
+        termination=Termination(term.get("kind", "agent_error"), term.get("detail", "")),
+        usage=Usage(int(usage.get("tool_calls") or 0), int(usage.get("requests") or 0),
+                    [BillableAttempt(**a) for a in usage.get("attempts") or []]),
+        digests=dict(doc.get("digests") or {}), meta=dict(doc.get("meta") or {}))

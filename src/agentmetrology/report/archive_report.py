@@ -7,74 +7,18 @@ Identifiers (cells, tasks, episode ids, digests) are printed as `code spans`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from agentmetrology.report import html as H
+from agentmetrology.report.blocks import Block, Doc, to_html, to_markdown
 from agentmetrology.report.numberguard import NumberGuard
-
-
-@dataclass(slots=True)
-class Block:
-    """One report block: heading, paragraph, note, list, table or chart."""
-
-    kind: str
-    text: str = ""
-    level: int = 2
-    items: list[str] = field(default_factory=list)
-    headers: list[str] = field(default_factory=list)
-    rows: list[list[str]] = field(default_factory=list)
-    bars: list[H.Bar] = field(default_factory=list)
-    max_value: float | None = None
-
-    def texts(self) -> list[str]:
-        """Return every human-readable string of the block (what the guard checks)."""
-        out = [self.text, *self.items, *self.headers, *(c for r in self.rows for c in r)]
-        return out + [b.text for b in self.bars] + [b.label for b in self.bars]
-
-
-class _Doc:
-    """Collects blocks; `g` formats numbers exactly as the guard expects them."""
-
-    def __init__(self, g: NumberGuard) -> None:
-        self.g = g
-        self.blocks: list[Block] = []
-
-    def h(self, text: str, level: int = 2) -> None:
-        self.blocks.append(Block("h", text, level=level))
-
-    def p(self, text: str) -> None:
-        self.blocks.append(Block("p", text))
-
-    def note(self, text: str) -> None:
-        self.blocks.append(Block("note", text))
-
-    def table(self, headers: list[str], rows: list[list[Any]], caption: str = "") -> None:
-        self.blocks.append(Block("table", caption, headers=headers,
-                                 rows=[[self.cell(c) for c in r] for r in rows]))
-
-    def chart(self, title: str, bars: list[H.Bar], max_value: float | None = None) -> None:
-        self.blocks.append(Block("chart", title, bars=bars, max_value=max_value))
-
-    def money(self, value: float | None) -> str:
-        """Return a cost with significant digits (costs span many scales)."""
-        return self.g.sig(value)
-
-    def cell(self, value: Any) -> str:
-        if value is None:
-            return "n/a"
-        if isinstance(value, bool):
-            return "yes" if value else "no"
-        if isinstance(value, int | float):
-            return self.g.fmt(value)
-        return str(value)
 
 
 def _code(text: Any) -> str:
     return "`" + str(text).replace("`", "'") + "`"
 
 
-def _header(d: _Doc, doc: dict[str, Any]) -> None:
+def _header(d: Doc, doc: dict[str, Any]) -> None:
     a = doc["archive"]
     d.h(f"Archive audit: {_code(a['source'])}", 1)
     d.p(f"Format {_code(a['format'])}: {a['episodes']} episodes over {a['tasks']} tasks in "
@@ -95,7 +39,7 @@ def _header(d: _Doc, doc: dict[str, Any]) -> None:
         d.blocks.append(Block("list", items=[_code(p) for p in load["problems"]]))
 
 
-def _coverage(d: _Doc, doc: dict[str, Any]) -> None:
+def _coverage(d: Doc, doc: dict[str, Any]) -> None:
     cov, g = doc["coverage"], d.g
     o = cov["overall"]
     d.h("Coverage: what was graded")
@@ -125,7 +69,7 @@ def _coverage(d: _Doc, doc: dict[str, Any]) -> None:
     _pairs(d, cov)
 
 
-def _unresolved(d: _Doc, cov: dict[str, Any]) -> None:
+def _unresolved(d: Doc, cov: dict[str, Any]) -> None:
     if not cov["unresolved_episodes"]:
         return
     d.h("Episodes without a usable grade", 3)
@@ -136,7 +80,7 @@ def _unresolved(d: _Doc, cov: dict[str, Any]) -> None:
              for e in cov["unresolved_episodes"]])
 
 
-def _pairs(d: _Doc, cov: dict[str, Any]) -> None:
+def _pairs(d: Doc, cov: dict[str, Any]) -> None:
     if cov["differences"]:
         d.h("Differences between cells", 3)
         d.table(["A", "B", "stored difference", "lower", "upper", "sign identified"],
@@ -151,7 +95,7 @@ def _pairs(d: _Doc, cov: dict[str, Any]) -> None:
                   t["at_qb1"], t["possible"]] for t in cov["ties"]])
 
 
-def _passk(d: _Doc, doc: dict[str, Any]) -> None:
+def _passk(d: Doc, doc: dict[str, Any]) -> None:
     d.h("pass^k, with unresolved episodes shown")
     for cell in doc["pass_hat_k"]:
         rows = cell["rows"]
@@ -172,7 +116,7 @@ def _passk(d: _Doc, doc: dict[str, Any]) -> None:
                 max_value=1.0)
 
 
-def _tasks(d: _Doc, doc: dict[str, Any]) -> None:
+def _tasks(d: Doc, doc: dict[str, Any]) -> None:
     t = doc["tasks"]
     c = t["counts"]
     d.h("Tasks with mixed outcomes across trials")
@@ -187,7 +131,7 @@ def _tasks(d: _Doc, doc: dict[str, Any]) -> None:
                   m["ungraded"], m["invalid_replay"], _code(m["outcomes"])] for m in t["mixed"]])
 
 
-def _cost(d: _Doc, doc: dict[str, Any]) -> None:
+def _cost(d: Doc, doc: dict[str, Any]) -> None:
     c, g = doc["cost"], d.g
     d.h("Cost: one charge per billable event")
     if not c["applicable"]:
@@ -219,7 +163,7 @@ def _cost(d: _Doc, doc: dict[str, Any]) -> None:
     _pareto(d, c["pareto"])
 
 
-def _pareto(d: _Doc, p: dict[str, Any]) -> None:
+def _pareto(d: Doc, p: dict[str, Any]) -> None:
     if not p["applicable"]:
         d.note(f"Pareto frontier: {p['reason']}.")
         return
@@ -235,7 +179,7 @@ def _pareto(d: _Doc, p: dict[str, Any]) -> None:
     d.p(f"Rows entering the frontier on corrected costs: {enter}. Rows leaving it: {leave}.")
 
 
-def _provenance(d: _Doc, doc: dict[str, Any]) -> None:
+def _provenance(d: Doc, doc: dict[str, Any]) -> None:
     p = doc["provenance"]
     d.h("Action provenance")
     labels = ", ".join(f"{_code(k)}: {v}" for k, v in p["actor_labels"].items()) or "none"
@@ -259,7 +203,7 @@ def _provenance(d: _Doc, doc: dict[str, Any]) -> None:
                  for e in p["episodes"]])
 
 
-def _replay(d: _Doc, doc: dict[str, Any]) -> None:
+def _replay(d: Doc, doc: dict[str, Any]) -> None:
     r = doc["replay"]
     if not r["declared"]:
         return
@@ -271,45 +215,10 @@ def _replay(d: _Doc, doc: dict[str, Any]) -> None:
 
 def build_blocks(doc: dict[str, Any], guard: NumberGuard) -> list[Block]:
     """Return the report's blocks for an archive.json dict (formatting only)."""
-    d = _Doc(guard)
+    d = Doc(guard)
     for section in (_header, _coverage, _passk, _tasks, _cost, _provenance, _replay):
         section(d, doc)
     return d.blocks
-
-
-def to_markdown(blocks: list[Block]) -> str:
-    """Return Markdown for the blocks (charts are HTML-only and omitted)."""
-    out: list[str] = []
-    for b in blocks:
-        if b.kind == "h":
-            out.append("#" * b.level + " " + b.text)
-        elif b.kind in ("p", "note"):
-            out.append(b.text if b.kind == "p" else f"_{b.text}_")
-        elif b.kind == "list":
-            out.append("\n".join(f"- {i}" for i in b.items))
-        elif b.kind == "table":
-            rows = [b.headers, ["---"] * len(b.headers), *b.rows]
-            cap = f"{b.text}\n\n" if b.text else ""
-            out.append(cap + "\n".join("| " + " | ".join(c.replace("|", "\\|") for c in r)
-                                       + " |" for r in rows))
-    return "\n\n".join(out) + "\n"
-
-
-def to_html(blocks: list[Block], title: str) -> str:
-    """Return a self-contained HTML page for the blocks."""
-    parts: list[str] = []
-    for b in blocks:
-        if b.kind == "h":
-            parts.append(H.heading(b.text, b.level))
-        elif b.kind in ("p", "note"):
-            parts.append(H.paragraph(b.text, "note" if b.kind == "note" else None))
-        elif b.kind == "list":
-            parts.append(H.bullet_list(b.items))
-        elif b.kind == "table":
-            parts.append(H.table(b.headers, b.rows, b.text or None))
-        elif b.kind == "chart":
-            parts.append(H.figure(H.bar_chart(b.bars, b.text, b.max_value)))
-    return H.page(title, "\n".join(parts))
 
 
 def render_archive_report(doc: dict[str, Any], precision: int = 3) -> tuple[str, str]:
@@ -321,7 +230,7 @@ def render_archive_report(doc: dict[str, Any], precision: int = 3) -> tuple[str,
     return to_markdown(blocks), to_html(blocks, title)
 
 
-def _regrade_blocks(d: _Doc, doc: dict[str, Any]) -> None:
+def _regrade_blocks(d: Doc, doc: dict[str, Any]) -> None:
     s = doc["store"]
     d.h(f"Re-grade: {_code(s['source'])}", 1)
     d.p(f"{s['recorded']} recorded episodes of {s['planned']} planned, in campaign(s) "
@@ -345,7 +254,7 @@ def _regrade_blocks(d: _Doc, doc: dict[str, Any]) -> None:
 def render_regrade_report(doc: dict[str, Any], precision: int = 3) -> str:
     """Return report.md for a regrade.json dict; refuses unguarded numbers."""
     guard = NumberGuard(doc, precision=precision)
-    d = _Doc(guard)
+    d = Doc(guard)
     _regrade_blocks(d, doc)
     guard.check(*(t for b in d.blocks for t in b.texts()))
     return to_markdown(d.blocks)

@@ -1,0 +1,1 @@
+"""Paired-mutation diagnostics (specs/trace.md): agent, environment or scorer?"""

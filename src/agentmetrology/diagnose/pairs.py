@@ -1,0 +1,171 @@
+"""Original/mutated pairs read from an evidence store, each side scored, rescored and traced.
+
+A pair is one administration without a mutation and the same administration (target, task,
+seed, level, repeat, base condition) under a mutation. A side that was never recorded makes the
+pair half-finished; a side that is a measurement failure makes it unmeasured. Both are counted,
+never scored.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from agentmetrology.archive.importers.agm_store import environment_of, planned_keys
+from agentmetrology.envs.registry import get_env
+from agentmetrology.mutations import get_mutation, invert_trajectory, split_condition
+from agentmetrology.records.canonical import canonical_json
+from agentmetrology.records.environment import EnvSpec
+from agentmetrology.records.episode import Episode, EpisodeKey, episode_from_plain
+from agentmetrology.scoring.rescore import original_tool_names, rescore_episode
+from agentmetrology.store import EvidenceStore
+
+GroupKey = tuple[str, str, str, str]  # environment, target, level, mutation
+
+
+@dataclass(frozen=True, slots=True)
+class Scorers:
+    """Which scorer is the verifier under study (shipped) and which is ground truth."""
+
+    shipped: str
+    shipped_scale: float
+    truth: str
+    truth_component: str | None
+
+
+def scorers_of(spec: EnvSpec) -> Scorers:
+    """Return the shipped and truth scorers of an environment (its audit hooks, else its grade)."""
+    if spec.audit is not None:
+        a = spec.audit
+        return Scorers(a.shipped_scorer, a.shipped_scale, a.truth_scorer, a.truth_component)
+    grade = spec.grade_scorer.name
+    return Scorers(grade, 1.0, grade, None)
+
+
+@dataclass(slots=True)
+class Side:
+    """One side of a pair: verifier score (0-1), truth, rescored score, operations."""
+
+    key: EpisodeKey
+    measured: bool
+    shipped: float | None = None
+    truth: float | None = None
+    truth_pass: bool | None = None
+    rescored: float | None = None
+    rescored_how: str = ""
+    ptd: float | None = None
+    operations: bytes = b""
+    reason: str = ""
+
+
+@dataclass(slots=True)
+class Pair:
+    """An original and its mutated administration (either side may be missing)."""
+
+    group: GroupKey
+    task: str
+    seed: int
+    repeat: int
+    base: str
+    original: Side | None = None
+    mutated: Side | None = None
+
+    @property
+    def complete(self) -> bool:
+        """Return True when both sides were recorded and measured."""
+        return bool(self.original and self.mutated and self.original.measured
+                    and self.mutated.measured)
+
+
+def _value(doc: dict[str, Any] | None, component: str | None, scale: float) -> float | None:
+    if doc is None or doc.get("status") in ("UNKNOWN", "INVALID") or doc.get("score") is None:
+        return None
+    value = (doc.get("components") or {}).get(component) if component else doc["score"]
+    return float(value) / scale if isinstance(value, int | float) else None
+
+
+def _normal(value: Any) -> Any:
+    """Return a value with JSON text inside it in one layout (key order is not behaviour)."""
+    if isinstance(value, dict):
+        return {k: _normal(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_normal(v) for v in value]
+    if isinstance(value, str) and value[:1] in ("{", "["):
+        try:
+            return json.dumps(_normal(json.loads(value)), sort_keys=True)
+        except ValueError:
+            pass  # JSON lines, or not JSON
+        lines = []
+        for line in value.split("\n"):
+            if not line.strip():
+                continue
+            try:
+                lines.append(json.dumps(json.loads(line), sort_keys=True))
+            except ValueError:
+                return value
+        return "\n".join(lines)
+    return value
+
+
+def _operations(ep: Episode, mutation: str | None, names: list[str]) -> bytes:
+    """Return the agent's operations (tools under original names, arguments) as one value."""
+    events = ep.events
+    if mutation is not None and get_mutation(mutation).invertible:
+        events = invert_trajectory(events, mutation, names)
+    return canonical_json([(e.name, _normal(e.args)) for e in events
+                           if e.actor == "agent" and e.kind in ("tool_call", "intercepted")])
+
+
+def _side(store: EvidenceStore, spec: EnvSpec, sc: Scorers, key: EpisodeKey) -> Side | None:
+    row = store.episode(key)
+    if row is None:
+        return None
+    side = Side(key, measured=row["termination"] not in ("infra_error", "cancelled"))
+    if not side.measured:
+        side.reason = f"measurement failure ({row['termination']})"
+        return side
+    stored = {a["scorer"]: a["assessment"] for a in row["assessments"]}
+    side.shipped = _value(stored.get(sc.shipped), None, sc.shipped_scale)
+    truth = stored.get(sc.truth)
+    side.truth = _value(truth, sc.truth_component, 1.0)
+    side.truth_pass = None if truth is None else truth.get("status") == "PASS"
+    if truth is not None and isinstance((truth.get("components") or {}).get("ptd"), int | float):
+        side.ptd = float(truth["components"]["ptd"])
+    ep = episode_from_plain(store.load_episode(key))
+    mutation = split_condition(key.condition)[1]
+    assessments, side.rescored_how = rescore_episode(spec, ep)
+    by = {a.scorer: a for a in assessments}
+    again = by.get(sc.shipped)
+    side.rescored = None if again is None or again.score is None or again.status in (
+        "UNKNOWN", "INVALID") else float(again.score) / sc.shipped_scale
+    side.operations = _operations(ep, mutation, original_tool_names(spec, ep))
+    if side.shipped is None or side.truth is None:
+        side.measured = False
+        side.reason = "no usable score (UNKNOWN or INVALID)"
+    return side
+
+
+def collect_pairs(store: EvidenceStore) -> tuple[list[Pair], dict[str, Scorers]]:
+    """Return every original/mutated pair of every campaign in the store, and the scorers used."""
+    pairs: dict[tuple[Any, ...], Pair] = {}
+    used: dict[str, Scorers] = {}
+    for campaign in store.campaigns():
+        keys = planned_keys(store, campaign)
+        muts = [k for k in keys if split_condition(k.condition)[1] is not None]
+        if not muts:
+            continue
+        env = environment_of(store, keys[0])
+        spec = get_env(env)
+        sc = used.setdefault(env, scorers_of(spec))
+        by_key = set(keys)
+        for k in muts:
+            base, mutation = split_condition(k.condition)
+            assert mutation is not None
+            orig = EpisodeKey(k.campaign, k.target, k.task, k.seed, base, k.level, k.repeat)
+            pid = (k.campaign, k.target, k.task, k.seed, k.level, k.repeat, base, mutation)
+            pair = pairs[pid] = Pair((env, k.target, k.level, mutation), k.task, k.seed,
+                                     k.repeat, base)
+            pair.mutated = _side(store, spec, sc, k)
+            pair.original = _side(store, spec, sc, orig) if orig in by_key else None
+    return list(pairs.values()), used

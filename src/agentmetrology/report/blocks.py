@@ -1,0 +1,116 @@
+"""Report blocks: one builder for every report (Markdown and HTML from the same blocks).
+
+A report is a list of blocks (heading, paragraph, note, list, table, chart, figure); numbers
+are formatted by the number guard, so the guard can check every text before anything is
+written, and table cells are escaped the same way in every report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentmetrology.report import html as H
+from agentmetrology.report.numberguard import NumberGuard
+
+
+@dataclass(slots=True)
+class Block:
+    """One report block: heading, paragraph, note, list, table or chart."""
+
+    kind: str
+    text: str = ""
+    level: int = 2
+    items: list[str] = field(default_factory=list)
+    headers: list[str] = field(default_factory=list)
+    rows: list[list[str]] = field(default_factory=list)
+    bars: list[H.Bar] = field(default_factory=list)
+    max_value: float | None = None
+    svg: str = ""
+
+    def texts(self) -> list[str]:
+        """Return every human-readable string of the block (what the guard checks)."""
+        out = [self.text, *self.items, *self.headers, *(c for r in self.rows for c in r)]
+        return out + [b.text for b in self.bars] + [b.label for b in self.bars]
+
+
+class Doc:
+    """Collects blocks; `g` formats numbers exactly as the guard expects them."""
+
+    def __init__(self, g: NumberGuard) -> None:
+        self.g = g
+        self.blocks: list[Block] = []
+
+    def h(self, text: str, level: int = 2) -> None:
+        self.blocks.append(Block("h", text, level=level))
+
+    def p(self, text: str) -> None:
+        self.blocks.append(Block("p", text))
+
+    def note(self, text: str) -> None:
+        self.blocks.append(Block("note", text))
+
+    def bullets(self, items: list[str]) -> None:
+        """Add a bulleted list."""
+        self.blocks.append(Block("list", items=items))
+
+    def table(self, headers: list[str], rows: list[list[Any]], caption: str = "") -> None:
+        self.blocks.append(Block("table", caption, headers=headers,
+                                 rows=[[self.cell(c) for c in r] for r in rows]))
+
+    def chart(self, title: str, bars: list[H.Bar], max_value: float | None = None) -> None:
+        self.blocks.append(Block("chart", title, bars=bars, max_value=max_value))
+
+    def figure(self, svg: str, caption: str) -> None:
+        """Add an inline SVG figure (HTML only) with its caption (checked by the guard)."""
+        self.blocks.append(Block("figure", caption, svg=svg))
+
+    def money(self, value: float | None) -> str:
+        """Return a cost with significant digits (costs span many scales)."""
+        return self.g.sig(value)
+
+    def cell(self, value: Any) -> str:
+        if value is None:
+            return "n/a"
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        if isinstance(value, int | float):
+            return self.g.fmt(value)
+        return str(value)
+
+
+def to_markdown(blocks: list[Block]) -> str:
+    """Return Markdown for the blocks (charts and figures are HTML-only and omitted)."""
+    out: list[str] = []
+    for b in blocks:
+        if b.kind == "h":
+            out.append("#" * b.level + " " + b.text)
+        elif b.kind in ("p", "note"):
+            out.append(b.text if b.kind == "p" else f"_{b.text}_")
+        elif b.kind == "list":
+            out.append("\n".join(f"- {i}" for i in b.items))
+        elif b.kind == "table":
+            rows = [b.headers, ["---"] * len(b.headers), *b.rows]
+            cap = f"{b.text}\n\n" if b.text else ""
+            out.append(cap + "\n".join("| " + " | ".join(c.replace("|", "\\|") for c in r)
+                                       + " |" for r in rows))
+    return "\n\n".join(out) + "\n"
+
+
+def to_html(blocks: list[Block], title: str) -> str:
+    """Return a self-contained HTML page for the blocks."""
+    parts: list[str] = []
+    for b in blocks:
+        if b.kind == "h":
+            parts.append(H.heading(b.text, b.level))
+        elif b.kind in ("p", "note"):
+            parts.append(H.paragraph(b.text, "note" if b.kind == "note" else None))
+        elif b.kind == "list":
+            parts.append(H.bullet_list(b.items))
+        elif b.kind == "table":
+            parts.append(H.table(b.headers, b.rows, b.text or None))
+        elif b.kind == "chart":
+            parts.append(H.figure(H.bar_chart(b.bars, b.text, b.max_value)))
+        elif b.kind == "figure":
+            parts.append(H.figure(b.svg, b.text))
+    return H.page(title, "\n".join(parts))

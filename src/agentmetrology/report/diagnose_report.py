@@ -1,0 +1,87 @@
+"""Render report.md and report.html from diagnose.json (formatting only; no new numbers)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentmetrology.report.blocks import Doc, to_html, to_markdown
+from agentmetrology.report.diagnose_svg import GapRow, gap_chart, msr_vrg_chart
+from agentmetrology.report.numberguard import NumberGuard
+
+READINGS = ("evaluator sensitivity", "behavioural failure", "robust", "fails regardless",
+            "inconclusive", "repeat control")
+
+
+def _code(text: Any) -> str:
+    return "`" + str(text).replace("`", "'") + "`"
+
+
+def _ci(d: Doc, est: dict[str, Any] | None) -> str:
+    if not est:
+        return "n/a"
+    iv = est.get("interval")
+    return d.g.fmt(est["value"]) + ("" if not iv else f" [{d.g.fmt(iv[0])}, {d.g.fmt(iv[1])}]")
+
+
+def _first_screen(d: Doc, doc: dict[str, Any]) -> None:
+    d.h(f"Diagnose: {_code(doc['store'])}", 1)
+    p = doc["pairs"]
+    d.p(f"{p['complete']} complete pairs of {p['total']} (half-finished {p['half_finished']}, "
+        f"unmeasured {p['unmeasured']}). Each pair is one administration and the same "
+        "administration under a mutation; the verifier is the environment's shipped scorer, "
+        "ground truth its valid scorer.")
+    rows = []
+    for key, by_mut in doc["readings"].items():
+        env, target, level = key.split("|")
+        rows.append([_code(target), _code(env), level,
+                     "; ".join(f"{m}: {r}" for m, r in sorted(by_mut.items()))])
+    d.table(["policy", "environment", "level", "reading per mutation"], rows,
+            "Which reading holds, per policy")
+    pc = doc["positive_control"]
+    d.p(f"Positive control (misleading): {pc['status']}. {pc['why']}.")
+
+
+def _groups(d: Doc, doc: dict[str, Any]) -> None:
+    d.h("Metrics per policy and mutation")
+    rows = []
+    for g in doc["groups"].values():
+        eq = ((g.get("paired") or {}).get("equivalence") or {}).get("label", "n/a")
+        rows.append([_code(g["target"]), _code(g["mutation"]), g["complete"],
+                     _ci(d, g.get("vrg")), _ci(d, g.get("rescored_gap")), g.get("msr"),
+                     g.get("mtr"), g.get("behaviour_changed"), g.get("ptd"), eq,
+                     g["reading"]])
+    d.table(["policy", "mutation", "pairs", "VRG [CI]", "rescored gap [CI]", "MSR", "MTR",
+             "behaviour changed", "PTD", "equivalence", "reading"], rows,
+            f"tau {d.g.fmt(doc['tau'])}, margin ±{d.g.fmt(doc['margin'])}; MTR is n/a when "
+            "no original passes")
+    notes = [f"{_code(g['target'])} under {_code(g['mutation'])}: {g['why']}"
+             for g in doc["groups"].values()]
+    d.bullets(notes)
+
+
+def _figures(d: Doc, doc: dict[str, Any]) -> None:
+    groups = [g for g in doc["groups"].values() if g.get("vrg")]
+    rows = []
+    for g in groups:
+        v, r = g["vrg"], g.get("rescored_gap")
+        rows.append(GapRow(f"{g['target']} / {g['mutation']}", v["value"],
+                           tuple(v["interval"]) if v.get("interval") else None,
+                           None if r is None else r["value"],
+                           tuple(r["interval"]) if r and r.get("interval") else None))
+    d.figure(gap_chart(rows, "Gap before (red) and after (blue) rescoring"),
+             "Dots: mean gap; lines: task-cluster bootstrap intervals.")
+    pts = [(f"{g['target']} / {g['mutation']}", g["vrg"]["value"], g["msr"]) for g in groups]
+    d.figure(msr_vrg_chart(pts, "MSR against VRG"),
+             "A small gap with MSR 0 is a policy that fails in both conditions, not a robust "
+             "one.")
+
+
+def render_diagnose_report(doc: dict[str, Any]) -> tuple[str, str]:
+    """Return (report.md, report.html) for diagnose.json; refuses unguarded numbers."""
+    guard = NumberGuard(doc)
+    d = Doc(guard)
+    _first_screen(d, doc)
+    _groups(d, doc)
+    _figures(d, doc)
+    guard.check(*(t for b in d.blocks for t in b.texts()))
+    return to_markdown(d.blocks), to_html(d.blocks, f"Diagnose: {doc['store']}")

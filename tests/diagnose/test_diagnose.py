@@ -1,0 +1,123 @@
+"""`agm diagnose`: pairs from a store, gaps before and after rescoring, and the readings."""
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agentmetrology.cli.main import app
+from agentmetrology.diagnose.metrics import group_metrics, reading
+from agentmetrology.diagnose.pairs import Pair, Side
+from agentmetrology.records.episode import EpisodeKey
+
+CAMPAIGN = """
+[campaign]
+name = "diag"
+tasks = ["T3_duplicates", "T4_rate_limit_429", "T8_mixed_faults"]
+seeds = "0-1"
+levels = ["L2"]
+mutations = ["alias", "misleading", "repeat"]
+
+[[targets]]
+name = "rule"
+kind = "rule"
+agent = "rule"
+
+[[targets]]
+name = "careful"
+kind = "scripted"
+agent = "scripted:careful"
+"""
+
+
+@pytest.fixture(scope="module")
+def diagnosed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    root = tmp_path_factory.mktemp("diag")
+    (root / "c.toml").write_text(CAMPAIGN)
+    res = CliRunner().invoke(app, ["campaign", "run", str(root / "c.toml"), "--store",
+                                   str(root / "store"), "--quiet"])
+    assert res.exit_code == 0, res.stderr
+    res = CliRunner().invoke(app, ["diagnose", str(root / "store"), "--out", str(root / "out")])
+    assert res.exit_code == 0, res.stderr
+    assert "positive control (misleading): detected" in res.stdout
+    return root, json.loads((root / "out" / "diagnose.json").read_text())
+
+
+def test_pairs_are_complete_and_counted(diagnosed: tuple[Path, dict]) -> None:
+    _, doc = diagnosed
+    # 2 targets x 3 tasks x 2 seeds x 3 mutations, every original recorded once
+    assert doc["pairs"] == {"total": 36, "complete": 36, "half_finished": 0, "unmeasured": 0}
+
+
+def test_readings(diagnosed: tuple[Path, dict]) -> None:
+    _, doc = diagnosed
+    careful = doc["readings"]["comtrade|careful|L2"]
+    rule = doc["readings"]["comtrade|rule|L2"]
+    assert careful == {"alias": "robust", "misleading": "robust", "repeat": "repeat control"}
+    assert rule["alias"] == rule["misleading"] == "behavioural failure"
+    g = doc["groups"]["comtrade|rule|L2|alias"]
+    assert g["msr"] == 0.0 and g["mtr"] == 0.0 and g["behaviour_changed"] == 1.0
+    assert g["vrg"]["interval"][0] > 0  # the gap's interval excludes 0
+    assert g["rescored_gap"]["value"] == g["vrg"]["value"]  # rescoring cannot fix behaviour
+    assert doc["positive_control"] == {
+        "status": "detected", "targets": ["rule"],
+        "why": "the gap's interval excludes 0 for these targets"}
+
+
+def test_the_repeat_control_has_no_gap_and_no_flips(diagnosed: tuple[Path, dict]) -> None:
+    _, doc = diagnosed
+    for target in ("rule", "careful"):
+        g = doc["groups"][f"comtrade|{target}|L2|repeat"]
+        assert g["vrg"]["value"] == 0.0 and g["behaviour_changed"] == 0.0
+    flips = doc["groups"]["comtrade|rule|L2|alias"]["excess_flip_rate"]
+    assert flips["rerun_rate"] == 0.0 and flips["condition_rate"] == 1.0
+
+
+def test_reports_are_written_and_deterministic(diagnosed: tuple[Path, dict]) -> None:
+    root, doc = diagnosed
+    html = (root / "out" / "report.html").read_text()
+    assert "Which reading holds" in html and "<svg" in html and "<script" not in html
+    assert "behavioural failure" in (root / "out" / "report.md").read_text()
+    again = CliRunner().invoke(app, ["diagnose", str(root / "store"), "--out",
+                                     str(root / "again"), "--json"])
+    assert json.loads(again.stdout)["digest"] == doc["digest"]
+
+
+def test_a_store_without_mutations_is_a_user_error(tmp_path: Path) -> None:
+    (tmp_path / "c.toml").write_text(CAMPAIGN.replace(
+        'mutations = ["alias", "misleading", "repeat"]', ""))
+    CliRunner().invoke(app, ["campaign", "run", str(tmp_path / "c.toml"), "--store",
+                             str(tmp_path / "s"), "--quiet"])
+    res = CliRunner().invoke(app, ["diagnose", str(tmp_path / "s"), "--out",
+                                   str(tmp_path / "o")])
+    assert res.exit_code == 2 and "no mutated administrations" in res.stderr
+
+
+def _pair(task: str, o: float, m: float, r: float, same_ops: bool = True) -> Pair:
+    key = EpisodeKey("c", "t", task, 0, "mut:alias", "L2", 0)
+    ops = b"x"
+    return Pair(("e", "t", "L2", "alias"), task, 0, 0, "clean",
+                Side(key, True, o, 1.0, True, o, "", None, ops),
+                Side(key, True, m, 1.0, True, r, "", None, ops if same_ops else b"y"))
+
+
+def test_a_gap_that_rescoring_closes_is_evaluator_sensitivity() -> None:
+    pairs = [_pair(f"task{i}", 1.0, 0.4, 1.0) for i in range(6)]
+    m = group_metrics(pairs, seed=0)
+    assert m["vrg"]["value"] == pytest.approx(0.6) and m["rescored_gap"]["value"] == 0.0
+    assert reading(m, "alias")[0] == "evaluator sensitivity"
+
+
+def test_failing_in_both_conditions_is_not_robustness() -> None:
+    pairs = [_pair(f"task{i}", 0.1, 0.1, 0.1) for i in range(6)]
+    m = group_metrics(pairs, seed=0)
+    assert m["msr"] == 0.0 and m["mtr"] is None  # undefined, never 0, when no original passes
+    assert reading(m, "alias")[0] == "fails regardless"
+
+
+def test_half_finished_pairs_are_counted_not_scored() -> None:
+    p = _pair("task0", 1.0, 1.0, 1.0)
+    half = Pair(p.group, "task1", 0, 0, "clean", None, p.mutated)
+    m = group_metrics([p, half], seed=0)
+    assert (m["pairs"], m["complete"], m["half_finished"]) == (2, 1, 1)
