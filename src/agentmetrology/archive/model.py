@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+from agentmetrology.records.errors import UserError
+
 Outcome = Literal["pass", "fail", "ungraded", "invalid_replay"]
 OUTCOMES: tuple[str, ...] = get_args(Outcome)
 
@@ -165,5 +167,5 @@ def is_success(score: float) -> bool:
     return abs(score - 1.0) <= SUCCESS_TOLERANCE
 
 
-class ArchiveFormatError(ValueError):
+class ArchiveFormatError(UserError):
     """Raised when a file cannot be read as the requested format (the message is user-facing)."""

@@ -10,9 +10,11 @@ from agentmetrology.cli.campaign_cmd import campaign_app
 from agentmetrology.cli.demo_cmd import demo_table
 from agentmetrology.cli.diagnose_cmd import diagnose_cmd
 from agentmetrology.cli.env_cmd import envs_cmd, run_cmd, score_cmd, tasks_cmd, truth_cmd
+from agentmetrology.cli.errors import fail_line
 from agentmetrology.cli.pipes import guard_stdout
 from agentmetrology.cli.serve_cmd import serve_app
 from agentmetrology.cli.stats_cmd import stats_app
+from agentmetrology.records.errors import UserError
 
 app = typer.Typer(
     name="agm",
@@ -41,9 +43,12 @@ def demo(seeds: int = typer.Option(10, "--seeds", min=1, help="Seeds per task.")
 
 
 def main() -> None:
-    """Run the command line."""
+    """Run the command line; any user error anywhere ends as one line and exit code 2."""
     guard_stdout()
-    app()
+    try:
+        app()
+    except UserError as exc:  # the one handler: commands need not catch what users can fix
+        fail_line(str(exc))
 
 
 if __name__ == "__main__":

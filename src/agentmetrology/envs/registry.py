@@ -12,6 +12,7 @@ import importlib
 from importlib.metadata import entry_points
 
 from agentmetrology.records.environment import EnvSpec
+from agentmetrology.records.errors import UserError
 
 ENTRY_POINT_GROUP = "agentmetrology.environments"
 BUILTINS: dict[str, str] = {"comtrade": "agentmetrology.envs.comtrade.spec:SPEC"}
@@ -19,11 +20,11 @@ _loaded: dict[str, EnvSpec] = {}
 _registered: dict[str, EnvSpec] = {}
 
 
-class UnknownEnvironmentError(ValueError):
+class UnknownEnvironmentError(UserError):
     """Raised for an environment name no built-in, registration or entry point provides."""
 
 
-class BadEnvironmentError(ValueError):
+class BadEnvironmentError(UserError):
     """Raised when an entry point does not lead to a usable EnvSpec."""
 
 

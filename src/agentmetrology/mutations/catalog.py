@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from agentmetrology.records.errors import UserError
+
 Side = Literal["agent_view", "scorer", "environment", "none"]
 
 
@@ -57,7 +59,7 @@ MUTATIONS: dict[str, Mutation] = {m.name: m for m in (
 MUTATION_PREFIX = "mut:"
 
 
-class UnknownMutationError(ValueError):
+class UnknownMutationError(UserError):
     """Raised for a mutation name not in the catalog."""
 
 

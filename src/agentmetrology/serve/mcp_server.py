@@ -30,6 +30,7 @@ from agentmetrology.records.canonical import canonical_json, digest
 from agentmetrology.records.clock import Clock, RealClock
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.episode import Episode, Termination, Usage
+from agentmetrology.records.errors import UserError
 from agentmetrology.records.recorder import Recorder
 from agentmetrology.records.tools import Observation
 from agentmetrology.run.episode import make_env
@@ -50,7 +51,7 @@ DEFAULT_PORT = 8765
 RECORDED_ERROR = "this episode is already recorded ({where}); start a new server for a new episode"
 
 
-class LevelNotServable(ValueError):
+class LevelNotServable(UserError):
     """Raised for a scaffold level an external MCP client cannot be measured at."""
 
 

@@ -21,6 +21,7 @@ from typing import Any
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.canonical import digest, to_plain
 from agentmetrology.records.episode import Episode, EpisodeKey
+from agentmetrology.records.errors import UserError
 from agentmetrology.run.campaign.plan import scorer_versions, task_spec_digest
 from agentmetrology.store import (
     AttemptStateError,
@@ -40,11 +41,11 @@ STALE_DETAIL = "the serving process ended before the episode was recorded"
 UNRECORDED_DETAIL = "the MCP session ended without recording an episode"
 
 
-class AlreadyRecordedError(ValueError):
+class AlreadyRecordedError(UserError):
     """Raised at startup when the served key already has an episode in the store."""
 
 
-class SessionBusyError(ValueError):
+class SessionBusyError(UserError):
     """Raised at startup when another live server is serving the same key from the store."""
 
 
