@@ -13,7 +13,7 @@ def test_a_non_empty_directory_that_is_not_a_store_is_refused(tmp_path: Path) ->
     out = tmp_path / "audit-out"
     out.mkdir()
     (out / "report.html").write_text("<html></html>", encoding="utf-8")
-    with pytest.raises(NotAStoreError, match="is not an evidence store .* not empty"):
+    with pytest.raises(NotAStoreError, match=r"is not an evidence store .* not empty"):
         EvidenceStore.open(out, scrub_env=False)
     assert sorted(p.name for p in out.iterdir()) == ["report.html"]  # nothing was added
 

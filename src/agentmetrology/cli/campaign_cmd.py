@@ -234,12 +234,13 @@ def _print_status(console: Console, s: CampaignStatus) -> None:
     for col in ("target", "planned", "done", "submitted", "agent fail", "infra fail",
                 "remaining", "not launched", "interrupted", "cost", *(f"mean {sc}"
                                                                      for sc in scorers)):
-        table.add_column(col, justify="left" if col == "target" else "right")
+        table.add_column(col, justify="left" if col == "target" else "right",
+                         no_wrap=col == "cost")
     for name, c in s.targets.items():
         means = [s.scores.get(name, {}).get(sc, {}).get("mean_score") for sc in scorers]
         table.add_row(name, str(c.planned), str(c.done), str(c.submitted), str(c.failed_agent),
                       str(c.failed_infra + c.errored), str(c.remaining), str(c.not_launched),
-                      str(c.interrupted_attempts), cost_text(c.cost, c.cost_unknown),
+                      str(c.interrupted_attempts), cost_text(c.cost, c.cost_unknown, short=True),
                       *("-" if m is None else f"{m:.3f}" for m in means))
     console.print(table)
     for reason, n in s.not_launched_reasons.items():
@@ -252,11 +253,13 @@ def money(cost: float) -> str:
     return f"{cost:.4f}" if cost == 0 or abs(cost) >= 0.0001 else f"{cost:.2g}"
 
 
-def cost_text(cost: float, unknown: int) -> str:
-    """Return a total cost, or "unknown (N without a cost[, X known])" when any part is unknown:
-    an unknown cost never prints as a number."""
+def cost_text(cost: float, unknown: int, short: bool = False) -> str:
+    """Return a total cost, or "unknown (N without a cost[, X known])" when any part is unknown
+    ("unknown (N)" if `short`): an unknown cost never prints as a number."""
     if not unknown:
         return money(cost)
+    if short:
+        return f"unknown ({unknown})"
     return f"unknown ({unknown} without a cost" + (f", {money(cost)} known)" if cost else ")")
 
 
