@@ -81,7 +81,7 @@ def validate(file: Path = typer.Argument(..., help="Campaign TOML file.")) -> No
     plan = plan_campaign(config)
     make_console().print(f"{file}: ok: campaign {config.name!r}, {len(config.targets)} targets, "
                          f"{len(plan.administrations)} administrations (plan "
-                         f"{plan.digest[:12]})", markup=False)
+                         f"{plan.digest[:12]})", markup=False, emoji=False)
 
 
 class _Bar:
@@ -156,7 +156,7 @@ def run(
                   f"{result.recovered} interrupted attempts recovered) in "
                   f"{result.elapsed_s:.2f} s with the {backend} backend"
                   + (f"; {result.superseded} measurement failures re-opened"
-                     if retry else ""))
+                     if retry else ""), markup=False, emoji=False)
     _print_status(console, s)
     for name, c in s.targets.items():
         target = config.target(name)
@@ -238,13 +238,14 @@ def _print_status(console: Console, s: CampaignStatus) -> None:
                          no_wrap=col == "cost")
     for name, c in s.targets.items():
         means = [s.scores.get(name, {}).get(sc, {}).get("mean_score") for sc in scorers]
-        table.add_row(name, str(c.planned), str(c.done), str(c.submitted), str(c.failed_agent),
+        table.add_row(Text(name), str(c.planned), str(c.done), str(c.submitted),
+                      str(c.failed_agent),
                       str(c.failed_infra + c.errored), str(c.remaining), str(c.not_launched),
                       str(c.interrupted_attempts), cost_text(c.cost, c.cost_unknown, short=True),
                       *("-" if m is None else f"{m:.3f}" for m in means))
     console.print(table)
     for reason, n in s.not_launched_reasons.items():
-        console.print(f"not launched ({n}): {reason}", markup=False)
+        console.print(f"not launched ({n}): {reason}", markup=False, emoji=False)
 
 
 def money(cost: float) -> str:

@@ -57,21 +57,22 @@ def run_llm(spec: EnvSpec, agent: str, tasks: list[str], seeds: list[int], level
     if unknown:  # one notice per run, never a raw Python warning
         err_console.print(unknown_cost_notice(agent, unknown, Prices(*prices or ()),
                                               f"give --price {PRICE_FORMAT}"),
-                          markup=False, style="yellow")
+                          markup=False, emoji=False, style="yellow", soft_wrap=True)
     if json_out:
         for row in rows:
             print(json.dumps({k: v for k, v in row.items() if k != "cost_text"}), flush=True)
         for r in rows:
             if r.get("measurement_failure"):
                 err_console.print(f"measurement failure: {r['task']} seed {r['seed']}: "
-                           f"{r['measurement_failure']}", markup=False)
+                           f"{r['measurement_failure']}", markup=False, emoji=False,
+                           soft_wrap=True)
     else:
         print_rows(spec, rows, f"{agent} at {level} (store {root}, campaign {run.name})",
                    extra=((Col("cost", 5, True), "cost_text", -1),))
     if stopped:
         left = len(tasks) * len(seeds) - len(rows)
         err_console.print(f"stopped launching: {stopped}; {left} episode(s) not launched",
-                          markup=False)
+                          markup=False, emoji=False, soft_wrap=True)
     exit_for_failures(rows)
     if stopped:
         raise typer.Exit(1)
