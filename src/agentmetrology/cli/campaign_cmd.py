@@ -5,15 +5,16 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
+from agentmetrology.agents.llm.target import Prices
 from agentmetrology.cli.console import make_console
-from agentmetrology.cli.errors import fail
 from agentmetrology.run.campaign import (
     CampaignConfigError,
     check_environment,
@@ -39,10 +40,21 @@ if not _err.is_terminal:
     _err = Console(stderr=True, highlight=False, soft_wrap=True, width=160)
 
 
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print `error: message` on stderr, the message literally (`[[targets]]` is not markup),
+    and exit with `code`."""
+    _err.print(Text.assemble(("error:", "bold red"), " ", message))
+    raise typer.Exit(code)
+
+
+def _say(message: str, style: str) -> None:
+    """Print a message on stderr in `style`, literally: config text like `[[targets]]` stays."""
+    _err.print(Text(message, style=style), highlight=False)
+
+
 def _print_problems(err: CampaignConfigError) -> None:
     for p in err.problems:
-        style = "yellow" if p.severity == "warning" else "red"
-        _err.print(f"[{style}]{p.render(err.file)}[/]", markup=True, highlight=False)
+        _say(p.render(err.file), "yellow" if p.severity == "warning" else "red")
 
 
 def _load(file: Path) -> Any:
@@ -53,7 +65,7 @@ def _load(file: Path) -> Any:
         n = sum(p.severity == "error" for p in exc.problems)
         fail(f"{file}: {n} problem{'s' if n != 1 else ''}; nothing was run")
     for w in config.warnings:
-        _err.print(f"[yellow]{w.render(config.file)}[/]", markup=True, highlight=False)
+        _say(w.render(config.file), "yellow")
     return config
 
 
@@ -63,13 +75,13 @@ def validate(file: Path = typer.Argument(..., help="Campaign TOML file.")) -> No
     config = _load(file)
     env = check_environment(config, severity="warning")
     for p in env:
-        _err.print(f"[yellow]{p.render(config.file)}[/]", markup=True, highlight=False)
+        _say(p.render(config.file), "yellow")
     from agentmetrology.run.campaign.plan import plan_campaign
 
     plan = plan_campaign(config)
     make_console().print(f"{file}: ok: campaign {config.name!r}, {len(config.targets)} targets, "
                          f"{len(plan.administrations)} administrations (plan "
-                         f"{plan.digest[:12]})")
+                         f"{plan.digest[:12]})", markup=False, emoji=False)
 
 
 class _Bar:
@@ -81,15 +93,15 @@ class _Bar:
             TextColumn("{task.completed}/{task.total}"),
             TextColumn("done {task.fields[done]} · failed {task.fields[failed]} · "
                        "remaining {task.fields[remaining]} · running {task.fields[running]} · "
-                       "cost {task.fields[cost]}"),
+                       "cost {task.fields[cost]}", markup=False),
             TimeElapsedColumn(), console=console, transient=False)
         self.task: TaskID | None = None
 
     def update(self, p: RunProgress) -> None:
         """Show a snapshot."""
-        cost = f"{p.cost:.4f}" + (f" (+{p.cost_unknown} unknown)" if p.cost_unknown else "")
-        fields: dict[str, Any] = {"done": p.done, "failed": p.failed, "remaining": p.remaining,
-                  "running": p.running, "cost": cost}
+        failed = f"{p.failed_agent} agent / {p.failed_infra} infra"
+        fields: dict[str, Any] = {"done": p.done, "failed": failed, "remaining": p.remaining,
+                                  "running": p.running, "cost": cost_text(p.cost, p.cost_unknown)}
         if self.task is None:
             self.task = self.progress.add_task("campaign", total=p.planned, completed=p.done,
                                                **fields)
@@ -144,10 +156,16 @@ def run(
                   f"{result.recovered} interrupted attempts recovered) in "
                   f"{result.elapsed_s:.2f} s with the {backend} backend"
                   + (f"; {result.superseded} measurement failures re-opened"
-                     if retry else ""))
+                     if retry else ""), markup=False, emoji=False)
     _print_status(console, s)
+    for name, c in s.targets.items():
+        target = config.target(name)
+        if c.cost_unknown and not target.model_free:
+            _say(unknown_cost_notice(name, c.cost_unknown, target.llm_target().prices,
+                                     "add price = { input_per_m = ..., output_per_m = ... } "
+                                     "to the target"), "yellow")
     if result.stop_reason:
-        _err.print(f"stopped launching: {result.stop_reason}", highlight=False)
+        _say(f"stopped launching: {result.stop_reason}", "")
     if not s.complete:
         raise typer.Exit(1)
 
@@ -186,33 +204,64 @@ def _open_store(path: Path, create: bool) -> EvidenceStore:
         fail(f"cannot open the evidence store at {path}: {exc}")
 
 
+def unknown_cost_notice(target: str, n: int, prices: Prices, how: str) -> str:
+    """Return the one notice a run prints about a target's unknown cost, and the way out."""
+    if prices.input_per_m is None or prices.output_per_m is None:
+        why = f"no complete price table ({how})"
+    else:
+        why = ("the server reported no token counts for some requests (timeouts, dropped "
+               "connections, or answers without a usage block), which may have been billed")
+    return (f"note: target {target}: cost unknown for {n} episode(s) or unfinished "
+            f"attempt(s): {why}")
+
+
 def _print_status(console: Console, s: CampaignStatus) -> None:
     t = s.total
     state = "complete" if s.complete else "incomplete"
-    console.print(f"[bold]{s.campaign}[/] ({state}): planned {t.planned}, done {t.done}, "
-                  f"failed {t.failed_agent} agent / {t.failed_infra + t.errored} "
-                  f"infrastructure, remaining {t.remaining}, cost {_cost(t.cost, t.cost_unknown)}"
-                  + (f", superseded {t.superseded} measurement failures (cost "
-                     f"{t.superseded_cost:.4f}, included)" if t.superseded else ""))
+    line = Text.assemble((s.campaign, "bold"), (
+        f" ({state}): planned {t.planned}, done {t.done}, failed {t.failed_agent} agent / "
+        f"{t.failed_infra + t.errored} infrastructure, remaining {t.remaining}, cost "
+        f"{cost_text(t.cost, t.cost_unknown)}"
+        + (f", superseded {t.superseded} measurement failures (cost "
+           f"{cost_text(t.superseded_cost, t.superseded_cost_unknown)}, included)"
+           if t.superseded else "")
+        + (f", {t.unrecorded_requests} requests of interrupted or failed attempts (cost "
+           f"{cost_text(t.unrecorded_cost, t.unrecorded_cost_unknown)}, included)"
+           if t.unrecorded_requests else "")))
+    console.print(line)
     scorers = sorted({sc for per in s.scores.values() for sc in per})
     table = Table(show_edge=False)
     for col in ("target", "planned", "done", "submitted", "agent fail", "infra fail",
                 "remaining", "not launched", "interrupted", "cost", *(f"mean {sc}"
                                                                      for sc in scorers)):
-        table.add_column(col, justify="left" if col == "target" else "right")
+        table.add_column(col, justify="left" if col == "target" else "right",
+                         no_wrap=col == "cost")
     for name, c in s.targets.items():
         means = [s.scores.get(name, {}).get(sc, {}).get("mean_score") for sc in scorers]
-        table.add_row(name, str(c.planned), str(c.done), str(c.submitted), str(c.failed_agent),
+        table.add_row(Text(name), str(c.planned), str(c.done), str(c.submitted),
+                      str(c.failed_agent),
                       str(c.failed_infra + c.errored), str(c.remaining), str(c.not_launched),
-                      str(c.interrupted_attempts), _cost(c.cost, c.cost_unknown),
+                      str(c.interrupted_attempts), cost_text(c.cost, c.cost_unknown, short=True),
                       *("-" if m is None else f"{m:.3f}" for m in means))
     console.print(table)
     for reason, n in s.not_launched_reasons.items():
-        console.print(f"not launched ({n}): {reason}")
+        console.print(f"not launched ({n}): {reason}", markup=False, emoji=False)
 
 
-def _cost(cost: float, unknown: int) -> str:
-    return f"{cost:.4f}" + (f" + {unknown} unknown" if unknown else "")
+def money(cost: float) -> str:
+    """Return a known cost: 4 decimals, or 2 significant digits below 0.0001 (never 0.0000
+    for a cost that is not 0)."""
+    return f"{cost:.4f}" if cost == 0 or abs(cost) >= 0.0001 else f"{cost:.2g}"
+
+
+def cost_text(cost: float, unknown: int, short: bool = False) -> str:
+    """Return a total cost, or "unknown (N without a cost[, X known])" when any part is unknown
+    ("unknown (N)" if `short`): an unknown cost never prints as a number."""
+    if not unknown:
+        return money(cost)
+    if short:
+        return f"unknown ({unknown})"
+    return f"unknown ({unknown} without a cost" + (f", {money(cost)} known)" if cost else ")")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ name is derived from the run's parameters, never from the time.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,32 @@ from agentmetrology.run.episode import result_row
 from agentmetrology.store import EvidenceStore
 
 DEFAULT_STORE = Path(".agm") / "store"
+PRICE_FORMAT = "INPUT_PER_M,OUTPUT_PER_M[,CACHED_PER_M]"
+
+Price = tuple[float, float, float | None]
+
+
+def parse_price(text: str) -> Price:
+    """Return (input, output, cached or None) per million tokens from "IN,OUT[,CACHED]".
+
+    ValueError (one line) unless it is 2 or 3 finite, non-negative numbers.
+    """
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) not in (2, 3):
+        raise ValueError(f"--price {text!r}: expected {PRICE_FORMAT} (currency units per "
+                         "million tokens), e.g. --price 0.15,0.60 or --price 0.15,0.60,0.075")
+    values: list[float] = []
+    for name, part in zip(("input", "output", "cached"), parts, strict=False):
+        try:
+            v = float(part)
+        except ValueError:
+            raise ValueError(f"--price {text!r}: the {name} price {part!r} is not a number "
+                             f"(expected {PRICE_FORMAT})") from None
+        if not math.isfinite(v) or v < 0:
+            raise ValueError(f"--price {text!r}: the {name} price must be a finite number >= 0,"
+                             f" got {part!r}")
+        values.append(v)
+    return values[0], values[1], values[2] if len(values) == 3 else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,12 +64,18 @@ class QuickRun:
     base_url: str | None
     api_key_env: str | None
     max_retries: int
+    price: Price | None = None  # per million tokens: input, output, cached
 
     @property
     def name(self) -> str:
         """Return the campaign name: the model and a digest of every parameter."""
         model = "".join(c if c.isalnum() or c in "-._" else "-" for c in self.agent[4:])
         params = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        if self.price is None:
+            # Runs without --price keep the names they had before the option existed, so that
+            # the same command resumes its store. A price changes the target, so its plan: a
+            # run with a price is another campaign.
+            del params["price"]
         if self.environment == "comtrade":
             # Quick runs named before environments were plug-ins must keep their names, or a
             # repeated command would pay for its episodes again instead of resuming.
@@ -60,6 +93,11 @@ class QuickRun:
             target.append(f"base_url = {q(self.base_url)}")
         if self.api_key_env:
             target.append(f"api_key_env = {q(self.api_key_env)}")
+        if self.price is not None:
+            names = ("input_per_m", "output_per_m", "cached_per_m")
+            fields = [f"{n} = {float(v)!r}" for n, v in zip(names, self.price, strict=True)
+                      if v is not None]
+            target.append(f"price = {{ {', '.join(fields)} }}")
         return "\n".join([
             "[campaign]", f"name = {q(self.name)}", f"environment = {q(self.environment)}",
             f"profile = {q(self.profile)}",
@@ -68,9 +106,10 @@ class QuickRun:
             "repeats = 1", "concurrency = 1", "", "[[targets]]", *target, ""])
 
 
-def run_quick(run: QuickRun, store_dir: Path | None, *,
-              retry_measurement_failures: bool = False) -> tuple[Path, list[dict[str, Any]]]:
-    """Run (or resume) the quick run in the store; return the store path and one row per key.
+def run_quick(run: QuickRun, store_dir: Path | None, *, retry_measurement_failures: bool = False,
+              ) -> tuple[Path, list[dict[str, Any]], str | None]:
+    """Run (or resume) the quick run in the store; return the store path, one row per recorded
+    key, and why launching stopped early (e.g. the endpoint refuses connections), if it did.
 
     With `retry_measurement_failures`, episodes recorded as measurement failures (an endpoint
     down, a key not set) are measured again; the failed ones stay in the store as history.
@@ -79,14 +118,14 @@ def run_quick(run: QuickRun, store_dir: Path | None, *,
     root = store_dir or DEFAULT_STORE
     store = EvidenceStore.open(root)
     try:
-        run_campaign(config, store, backend="inline",
-                     retry_measurement_failures=retry_measurement_failures)
+        result = run_campaign(config, store, backend="inline",
+                              retry_measurement_failures=retry_measurement_failures)
         rows = [_row(store, run, EpisodeKey(run.name, run.agent, t, s, run.condition,
                                              run.level, 0))
                 for t in run.tasks for s in run.seeds]
     finally:
         store.close()
-    return root, [r for r in rows if r is not None]
+    return root, [r for r in rows if r is not None], result.stop_reason
 
 
 def stored_assessment(doc: dict[str, Any]) -> Assessment:

@@ -18,6 +18,7 @@ from agentmetrology.store.status import CampaignStatus, Counts
 from agentmetrology.store.store import (
     Binding,
     EvidenceStore,
+    NotAStoreError,
     StoreNotFoundError,
     StoreReadOnlyError,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "EpisodeEvidence",
     "EvidenceStore",
     "LedgerError",
+    "NotAStoreError",
     "RecordedDigests",
     "Redactor",
     "StoreBusyError",

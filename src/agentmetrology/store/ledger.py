@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrology.records.canonical import decode_json
-from agentmetrology.records.episode import EpisodeKey
+from agentmetrology.records.episode import BillableAttempt, EpisodeKey
 from agentmetrology.store.evidence import EpisodeEvidence
 from agentmetrology.store.schema import SCHEMA, SCHEMA_VERSION
 from agentmetrology.store.supersede import supersede_measurement_failures, superseded_episodes
@@ -257,6 +257,30 @@ class Ledger:
         with self.transaction() as c:
             c.execute("UPDATE attempts SET status='failed', ended_at=?, detail=? "
                       "WHERE id=? AND status='started'", (now(), detail, attempt_id))
+
+    def record_billable(self, attempt_id: int, attempt: BillableAttempt) -> bool:
+        """Record one provider request of a store attempt; return False if already recorded.
+
+        Allowed whatever the attempt's status: money spent is a fact even for an attempt that
+        no longer runs.
+        """
+        with self.transaction() as c:
+            cur = c.execute(
+                "INSERT OR IGNORE INTO billable_attempts (attempt, billing_id, provider, model, "
+                "request_id, input_tokens, output_tokens, cached_tokens, cost, latency_s, "
+                "outcome, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (attempt_id, attempt.attempt_id, attempt.provider, attempt.model,
+                 attempt.request_id, attempt.input_tokens, attempt.output_tokens,
+                 attempt.cached_tokens, attempt.cost, float(attempt.latency_s),
+                 attempt.outcome, now()))
+            return cur.rowcount == 1
+
+    def billable_attempts(self, attempt_id: int) -> list[dict[str, Any]]:
+        """Return the provider requests recorded for a store attempt, in order."""
+        cur = self.conn.execute("SELECT * FROM billable_attempts WHERE attempt=? ORDER BY id",
+                                (attempt_id,))
+        cols = [d[0] for d in cur.description]
+        return [dict(zip(cols, r, strict=True)) for r in cur]
 
     def record_episode(self, attempt_id: int, ev: EpisodeEvidence,
                        digests: RecordedDigests) -> None:

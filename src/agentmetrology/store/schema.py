@@ -13,6 +13,12 @@ SCHEMA_VERSION = "1"
 # - superseded_episodes: history of measurement failures re-opened by a retrying run (only
 #   measurement failures, by CHECK); their assessments move to superseded_assessments. Both were
 #   added after schema 1 shipped and are created on open, so older stores gain them unchanged.
+# - billable_attempts: one row per provider request, written by the single writer when the
+#   response arrives (not with the finished episode), keyed by the store attempt and the
+#   client's request id within it (UNIQUE: a request is billed once). A killed run therefore
+#   loses at most the requests in flight. Rows of an attempt whose episode is recorded are
+#   already in that episode's cost; the others (interrupted or failed attempts) are counted on
+#   their own. Created on open, so older stores gain it unchanged.
 # Bindings and assessments are small records kept as canonical JSON in their rows, each with
 # the sha256 of that text; blobs hold the evidence (episodes, submissions), one file each.
 SCHEMA = """
@@ -119,6 +125,22 @@ CREATE TABLE IF NOT EXISTS superseded_episodes (
     recorded_at TEXT NOT NULL,
     superseded_by_run INTEGER REFERENCES runs(id),
     superseded_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS billable_attempts (
+    id INTEGER PRIMARY KEY,
+    attempt INTEGER NOT NULL REFERENCES attempts(id),
+    billing_id TEXT NOT NULL,
+    provider TEXT NOT NULL,
+    model TEXT NOT NULL,
+    request_id TEXT,
+    input_tokens INTEGER,
+    output_tokens INTEGER,
+    cached_tokens INTEGER,
+    cost REAL,
+    latency_s REAL NOT NULL,
+    outcome TEXT NOT NULL,
+    recorded_at TEXT NOT NULL,
+    UNIQUE (attempt, billing_id)
 );
 CREATE INDEX IF NOT EXISTS superseded_by_administration ON superseded_episodes(administration);
 CREATE TABLE IF NOT EXISTS superseded_assessments (

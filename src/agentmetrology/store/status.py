@@ -1,7 +1,11 @@
 """What a campaign's ledger says: planned, done, failed (agent vs infrastructure), cost so far.
 
 Superseded measurement failures (re-opened by a retrying run) were billed: their cost, tokens
-and unknown costs count in the totals, and are also reported on their own.
+and unknown costs count in the totals, and are also reported on their own. So were the provider
+requests of attempts that never recorded an episode (a killed or failed run): the ledger has
+them in `billable_attempts`, written as each response arrived, and they count in the totals too
+(and on their own as `unrecorded_*`). A recorded episode's requests are counted once, through
+the episode.
 """
 
 from __future__ import annotations
@@ -45,6 +49,19 @@ LEFT JOIN episodes e ON e.administration = a.id
 WHERE a.campaign = ? AND e.administration IS NULL AND a.not_launched IS NOT NULL
 GROUP BY a.not_launched
 """
+# Billable requests of attempts without a recorded (or superseded) episode: interrupted, failed,
+# or still running. An attempt with any request of unknown cost counts once as unknown.
+_UNRECORDED = """
+SELECT a.target, COUNT(*), TOTAL(b.cost),
+       COUNT(DISTINCT CASE WHEN b.cost IS NULL THEN b.attempt END),
+       TOTAL(b.input_tokens), TOTAL(b.output_tokens)
+FROM billable_attempts b JOIN attempts t ON t.id = b.attempt
+JOIN administrations a ON a.id = t.administration
+WHERE a.campaign = ?
+  AND NOT EXISTS (SELECT 1 FROM episodes e WHERE e.attempt = b.attempt)
+  AND NOT EXISTS (SELECT 1 FROM superseded_episodes s WHERE s.attempt = b.attempt)
+GROUP BY a.target
+"""
 _SUPERSEDED = """
 SELECT a.target, COUNT(*), TOTAL(s.cost), COALESCE(SUM(s.cost IS NULL), 0),
        TOTAL(s.input_tokens), TOTAL(s.output_tokens)
@@ -74,12 +91,18 @@ class Counts:
     not_launched: int = 0  # not recorded; the last run did not launch it (budget)
     interrupted_attempts: int = 0
     failed_attempts: int = 0
-    cost: float = 0.0
-    cost_unknown: int = 0  # episodes (superseded included) whose cost is unknown
+    cost: float = 0.0  # the known part of the cost; the total is unknown if cost_unknown > 0
+    # Episodes (superseded included) and unrecorded attempts whose cost is unknown.
+    cost_unknown: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     superseded: int = 0  # measurement failures re-opened and kept as history
-    superseded_cost: float = 0.0  # their cost (already included in `cost`)
+    superseded_cost: float = 0.0  # their known cost (already included in `cost`)
+    superseded_cost_unknown: int = 0  # of them, how many have unknown cost (in cost_unknown)
+    # Provider requests of attempts without a recorded episode (interrupted, failed, running).
+    unrecorded_requests: int = 0
+    unrecorded_cost: float = 0.0  # their known cost (already included in `cost`)
+    unrecorded_cost_unknown: int = 0  # attempts among them with unknown cost (in cost_unknown)
 
     @property
     def remaining(self) -> int:
@@ -98,9 +121,14 @@ class Counts:
     def to_json(self) -> dict[str, Any]:
         """Return the counts as plain data, derived counts included."""
         out = asdict(self)
+        # `cost` is null when any part is unknown (never a silent 0); `cost_known` is the part
+        # that is known, a lower bound then.
         out.update(remaining=self.remaining, failed=self.failed,
                    failed_infrastructure=self.failed_infra + self.errored,
-                   cost=round(self.cost, 6), superseded_cost=round(self.superseded_cost, 6))
+                   cost=None if self.cost_unknown else round(self.cost, 6),
+                   cost_known=round(self.cost, 6),
+                   superseded_cost=round(self.superseded_cost, 6),
+                   unrecorded_cost=round(self.unrecorded_cost, 6))
         return out
 
 
@@ -146,6 +174,14 @@ def campaign_status(conn: sqlite3.Connection, campaign: dict[str, Any]) -> Campa
     for target, n, cost, unknown, tin, tout in conn.execute(_SUPERSEDED, (name,)):
         c = per[target]
         per[target] = replace(c, superseded=n, superseded_cost=float(cost),
+                              superseded_cost_unknown=unknown,
+                              cost=c.cost + float(cost), cost_unknown=c.cost_unknown + unknown,
+                              input_tokens=c.input_tokens + int(tin),
+                              output_tokens=c.output_tokens + int(tout))
+    for target, n, cost, unknown, tin, tout in conn.execute(_UNRECORDED, (name,)):
+        c = per[target]
+        per[target] = replace(c, unrecorded_requests=n, unrecorded_cost=float(cost),
+                              unrecorded_cost_unknown=unknown,
                               cost=c.cost + float(cost), cost_unknown=c.cost_unknown + unknown,
                               input_tokens=c.input_tokens + int(tin),
                               output_tokens=c.output_tokens + int(tout))

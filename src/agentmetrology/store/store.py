@@ -15,7 +15,7 @@ from typing import Any
 
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.canonical import canonical_json, decode_json
-from agentmetrology.records.episode import Episode, EpisodeKey
+from agentmetrology.records.episode import BillableAttempt, Episode, EpisodeKey
 from agentmetrology.store.blobs import BlobCorruptError, BlobStore
 from agentmetrology.store.evidence import EpisodeEvidence
 from agentmetrology.store.ledger import (
@@ -35,6 +35,26 @@ LEDGER_FILE = "ledger.sqlite"
 
 class StoreNotFoundError(FileNotFoundError):
     """Raised when opening a store that does not exist without permission to create it."""
+
+
+class NotAStoreError(LedgerError, FileExistsError):
+    """Raised when asked to create a store in a directory that holds something else."""
+
+
+def check_new_store_dir(root: Path) -> None:
+    """Raise NotAStoreError unless `root` is missing or an empty directory (or already a store).
+
+    A store is never created beside other files: `--store out/` pointing at an audit's output
+    folder would otherwise mix a ledger into it.
+    """
+    if (root / LEDGER_FILE).exists() or not root.exists():
+        return
+    if not root.is_dir():
+        raise NotAStoreError(f"{root} is a file, not an evidence store; give a new or empty "
+                             "directory")
+    if any(root.iterdir()):
+        raise NotAStoreError(f"{root} is not an evidence store (no {LEDGER_FILE}) and is not "
+                             "empty; give a new or empty directory, or an existing store")
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +91,7 @@ class EvidenceStore:
         if not ledger_path.exists():
             if not create:
                 raise StoreNotFoundError(f"no evidence store at {self.root} (no {LEDGER_FILE})")
+            check_new_store_dir(self.root)
             self.root.mkdir(parents=True, exist_ok=True)
         self._lock: StoreLock | None = None
         if self.writable:
@@ -231,6 +252,23 @@ class EvidenceStore:
         """Record an attempt as failed outside the agent (detail redacted)."""
         self._check_writable()
         self.ledger.fail_attempt(attempt_id, self.redactor.text(detail))
+
+    def record_billable(self, attempt_id: int, attempt: BillableAttempt) -> bool:
+        """Record one provider request of a running attempt as soon as it is answered.
+
+        Call it from the single writer (a campaign's driver) for every request, before the
+        episode ends: a killed run then loses at most the request in flight. Recording the
+        same request twice is a no-op (returns False).
+        """
+        self._check_writable()
+        rid = attempt.request_id
+        if rid is not None:
+            attempt = dataclasses.replace(attempt, request_id=self.redactor.text(rid))
+        return self.ledger.record_billable(attempt_id, attempt)
+
+    def billable_attempts(self, attempt_id: int) -> list[dict[str, Any]]:
+        """Return the provider requests recorded for a store attempt, in order."""
+        return self.ledger.billable_attempts(attempt_id)
 
     def set_not_launched(self, administrations: Iterable[Administration], reason: str) -> None:
         """Record why these administrations were not launched."""

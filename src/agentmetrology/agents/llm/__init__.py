@@ -1,6 +1,6 @@
 """LLM policies over OpenAI-compatible chat completion endpoints."""
 
-from agentmetrology.agents.llm.client import ChatClient, UnknownCostWarning
+from agentmetrology.agents.llm.client import AttemptSink, ChatClient
 from agentmetrology.agents.llm.policy import (
     ChatPolicy,
     make_llm_policy,
@@ -13,12 +13,12 @@ from agentmetrology.agents.llm.target import LLMTarget, Prices
 
 __all__ = [
     "QUIRKS",
+    "AttemptSink",
     "ChatClient",
     "ChatPolicy",
     "LLMTarget",
     "Prices",
     "Quirk",
-    "UnknownCostWarning",
     "apply_quirks",
     "make_llm_policy",
     "parse_agent_spec",

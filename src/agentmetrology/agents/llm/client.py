@@ -7,11 +7,20 @@ errors, unusable 200 bodies) are retried with exponential backoff on the injecta
 the budget runs out, or the provider rejects the request itself (other 4xx: a configuration
 error), InfraError ends the episode as a measurement failure, never as an agent failure.
 
-Cost convention: an HTTP error response carries no completion and providers do not bill it, so
-its tokens are 0 and its cost is the price of 0 tokens (0.0 with a known price table, None with
-an unknown one). A timeout or dropped connection may have been processed and billed upstream, so
-its tokens and cost are unknown (None), which makes the episode's total cost None: honest, and
-visible, rather than a silent 0.
+Cost convention (one rule per outcome, see docs/llm.md "What an attempt costs"):
+- `connection_error`: the connection was never established (refused, host not found, TLS or
+  connect timeout), so no request reached the provider: tokens 0 and cost 0.0, known, whatever
+  the price table says.
+- An HTTP error response carries no completion and providers do not bill it, so its tokens are 0
+  and its cost is the price of 0 tokens (0.0 with a known price table, None with an unknown one).
+- `timeout` (no answer after the request was sent), `connection_lost` (the connection broke after
+  the request was sent) and unusable bodies may have been processed and billed upstream, so
+  their tokens and cost are unknown (None), which makes the episode's total cost None: honest,
+  and visible, rather than a silent 0.
+
+Every attempt is handed to `on_attempt` (when given) as soon as its response (or failure)
+arrives, before the episode ends, so a campaign can write it to the ledger at once: a killed run
+loses at most the request in flight.
 """
 
 from __future__ import annotations
@@ -19,9 +28,9 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import socket
 import ssl
 import time
-import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -45,8 +54,7 @@ BACKOFF_BASE_S = 1.0
 BACKOFF_CAP_S = 60.0
 
 
-class UnknownCostWarning(UserWarning):
-    """Warned once per episode and cause when an attempt's cost is unknown (null, never 0)."""
+AttemptSink = Callable[[BillableAttempt], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +149,36 @@ class _Failure:
     retryable: bool
     detail: str
     wait_hint: float | None = None
+    reason: str = ""  # one stable line per failure mode (same cause, same text), no secrets
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    """Return an exception and its causes/contexts, outermost first (cycles cut)."""
+    out: list[BaseException] = []
+    cur: BaseException | None = exc
+    while cur is not None and cur not in out:
+        out.append(cur)
+        cur = cur.__cause__ or cur.__context__
+    return out
+
+
+def connect_failure(exc: BaseException, endpoint: str) -> str | None:
+    """Return why no connection to `endpoint` was established, or None if one was.
+
+    The HTTP stack raises a Connect* error (ConnectError, ConnectTimeout) only before a single
+    byte of the request is sent; every later failure (read, write, protocol) may follow a request
+    the provider received and billed.
+    """
+    chain = _chain(exc)
+    if not any(type(e).__name__ in ("ConnectError", "ConnectTimeout") for e in chain):
+        return None
+    if any(isinstance(e, ConnectionRefusedError) for e in chain):
+        return f"connection refused by {endpoint}"
+    if any(isinstance(e, socket.gaierror) for e in chain):
+        return f"cannot resolve the host of {endpoint}"
+    if any(type(e).__name__ == "ConnectTimeout" for e in chain):
+        return f"no connection to {endpoint} (connect timeout)"
+    return f"cannot connect to {endpoint}"
 
 
 class ChatClient:
@@ -149,8 +187,10 @@ class ChatClient:
     def __init__(self, target: LLMTarget, clock: Clock, *,
                  timer: Callable[[], float] = time.perf_counter,
                  backoff_base_s: float = BACKOFF_BASE_S,
-                 backoff_cap_s: float = BACKOFF_CAP_S) -> None:
+                 backoff_cap_s: float = BACKOFF_CAP_S,
+                 on_attempt: AttemptSink | None = None) -> None:
         self.target = target
+        self.on_attempt = on_attempt
         self.clock = clock
         self.timer = timer
         self.backoff_base_s = backoff_base_s
@@ -160,6 +200,8 @@ class ChatClient:
         self.attempts: list[BillableAttempt] = []
         self.retries: list[dict[str, Any]] = []  # one entry per wait before a retry
         self.warnings: list[str] = []
+        # The failure that ended the episode (outcome and a stable one-line reason), if any.
+        self.failure: dict[str, str] | None = None
         self._requests = 0
         self._sdk: AsyncOpenAI | None = None
 
@@ -183,14 +225,15 @@ class ChatClient:
             self._sdk = None
 
     def _warn(self, message: str) -> None:
+        # Kept in the episode's notes; the CLI prints one notice per run (never a raw warning).
         if message not in self.warnings:
             self.warnings.append(message)
-            warnings.warn(message, UnknownCostWarning, stacklevel=3)
 
     def _record(self, attempt_id: str, request_id: str | None, tokens: tuple[int | None, ...],
-                latency: float, outcome: str) -> None:
+                latency: float, outcome: str, *, sent: bool = True) -> None:
         inp, out, cached = tokens
-        cost = self.target.prices.cost(inp, out, cached)
+        # A request never sent costs nothing, whatever the prices are.
+        cost = self.target.prices.cost(inp, out, cached) if sent else 0.0
         if cost is None:
             if inp is None or out is None:
                 self._warn(f"{self.target.name}: an attempt reported no token counts "
@@ -198,10 +241,17 @@ class ChatClient:
             else:
                 self._warn(f"{self.target.name}: no complete price for model "
                            f"{self.target.model!r}; attempt costs are null, not 0")
-        self.attempts.append(BillableAttempt(
-            attempt_id, self.provider, self.target.model,
-            redact(request_id, self.secrets) if request_id else None,
-            inp, out, cached, cost, latency, outcome))
+        attempt = BillableAttempt(attempt_id, self.provider, self.target.model,
+                                  redact(request_id, self.secrets) if request_id else None,
+                                  inp, out, cached, cost, latency, outcome)
+        self.attempts.append(attempt)
+        if self.on_attempt is not None:
+            try:
+                self.on_attempt(attempt)
+            except Exception as exc:  # the ledger could not take it: stop paying for requests
+                raise InfraError(redact(f"cannot record a billable attempt ({type(exc).__name__}"
+                                        f": {exc}); no further requests are sent",
+                                        self.secrets)) from None
 
     async def _one(self, attempt_id: str, kwargs: dict[str, Any]) -> Completion | _Failure:
         import openai
@@ -218,18 +268,28 @@ class ChatClient:
             self._record(attempt_id, _request_id(headers, exc.request_id), (0, 0, None),
                          self.timer() - started, outcome)
             return _Failure(outcome, retryable, f"HTTP {exc.status_code}: {exc.message}",
-                            retry_after_s(headers))
-        except openai.APITimeoutError:
-            self._record(attempt_id, None, (None, None, None), self.timer() - started, "timeout")
-            return _Failure("timeout", True, f"no response within {self.target.timeout_s} s")
-        except openai.APIConnectionError as exc:
+                            retry_after_s(headers),
+                            f"{self.provider} answered HTTP {exc.status_code} ({outcome})")
+        except openai.APIConnectionError as exc:  # APITimeoutError is one too
+            never_sent = connect_failure(exc, self.provider)
+            if never_sent is not None:
+                self._record(attempt_id, None, (0, 0, None), self.timer() - started,
+                             "connection_error", sent=False)
+                return _Failure("connection_error", True, never_sent, reason=never_sent)
+            if isinstance(exc, openai.APITimeoutError):
+                self._record(attempt_id, None, (None, None, None), self.timer() - started,
+                             "timeout")
+                why = f"no response from {self.provider} within {self.target.timeout_s:g} s"
+                return _Failure("timeout", True, why, reason=why)
             self._record(attempt_id, None, (None, None, None), self.timer() - started,
-                         "connection_error")
-            return _Failure("connection_error", True, f"{type(exc).__name__}: {exc}")
+                         "connection_lost")
+            return _Failure("connection_lost", True, f"{type(exc).__name__}: {exc}",
+                            reason=f"{self.provider} dropped the connection before answering")
         except (openai.APIResponseValidationError, ValueError) as exc:
             self._record(attempt_id, None, (None, None, None), self.timer() - started,
                          "invalid_response")
-            return _Failure("invalid_response", True, f"unusable response body: {exc}")
+            return _Failure("invalid_response", True, f"unusable response body: {exc}",
+                            reason=f"unusable responses from {self.provider}")
         except openai.OpenAIError as exc:  # raised before a request was sent: nothing billable
             raise InfraError(redact(f"openai client error: {exc}", self.secrets)) from None
         latency = self.timer() - started
@@ -237,7 +297,8 @@ class ChatClient:
         choices = getattr(completion, "choices", None)
         if not choices:
             self._record(attempt_id, rid, (None, None, None), latency, "invalid_response")
-            return _Failure("invalid_response", True, "response has no choices")
+            return _Failure("invalid_response", True, "response has no choices",
+                            reason=f"unusable responses from {self.provider}")
         self._record(attempt_id, rid, _usage(completion), latency, "ok")
         return Completion(choices[0].message, choices[0].finish_reason, rid)
 
@@ -255,10 +316,15 @@ class ChatClient:
             attempt_id = f"r{self._requests:03d}.{try_no}"
             result = await self._one(attempt_id, kwargs)
             if isinstance(result, Completion):
+                self.failure = None
                 return result
             failures.append(result.outcome)
             detail = redact(result.detail, self.secrets)
+            self.failure = {"outcome": result.outcome,
+                            "reason": redact(result.reason or result.outcome, self.secrets)}
             if not result.retryable:
+                self.failure["reason"] = (f"{self.provider} rejected the request "
+                                          f"({result.outcome})")
                 raise InfraError(
                     f"{self.provider} rejected the request for model {self.target.model!r} "
                     f"({result.outcome}, {detail}); this is a configuration error (model name, "
@@ -269,8 +335,9 @@ class ChatClient:
                                      "wait_s": wait})
                 await self.clock.sleep(wait)
         raise InfraError(
-            f"{self.provider}: retry budget exhausted for model {self.target.model!r} after "
-            f"{len(failures)} attempts ({', '.join(failures)}); last error: {detail}")
+            f"{self.failure['reason'] if self.failure else self.provider}: retry budget "
+            f"exhausted for model {self.target.model!r} after {len(failures)} attempts "
+            f"({', '.join(failures)}); last error: {detail}")
 
 
 @functools.cache

@@ -26,7 +26,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agentmetrology.agents.llm.client import BACKOFF_BASE_S, ChatClient, Completion
+from agentmetrology.agents.llm.client import (
+    BACKOFF_BASE_S,
+    AttemptSink,
+    ChatClient,
+    Completion,
+)
 from agentmetrology.agents.llm.prompts import openai_tools
 from agentmetrology.agents.llm.quirks import QUIRKS, Quirk, apply_quirks
 from agentmetrology.agents.llm.redact import redact, redact_value
@@ -118,6 +123,7 @@ class ChatPolicy:
         self._timer = timer
         self._backoff_base_s = backoff_base_s
         self._params, self._quirks = apply_quirks(target.model, target.decoding, quirks)
+        self._sink: AttemptSink | None = None
         self._client = ChatClient(target, self._clock, timer=timer,
                                   backoff_base_s=backoff_base_s)
         self._level: Level = "L2"
@@ -134,7 +140,7 @@ class ChatPolicy:
     def reset(self, brief: Brief) -> None:
         """Start a new conversation for a new episode (a fresh client and attempt list)."""
         self._client = ChatClient(self.target, self._clock, timer=self._timer,
-                                  backoff_base_s=self._backoff_base_s)
+                                  backoff_base_s=self._backoff_base_s, on_attempt=self._sink)
         self._level = brief.level
         self._prompt_version = brief.prompt_version
         self._messages = [{"role": "system", "content": brief.system_prompt},
@@ -255,6 +261,12 @@ class ChatPolicy:
                               "decision": decision, "parsed": how})
         return decision
 
+    def set_attempt_sink(self, sink: AttemptSink | None) -> None:
+        """Hand every billable attempt to `sink` as soon as its response arrives (from the next
+        episode on; a campaign writes them to its ledger)."""
+        self._sink = sink
+        self._client.on_attempt = sink
+
     def take_attempts(self) -> list[BillableAttempt]:
         """Return and forget the billable attempts made since the last call."""
         taken, self._client.attempts = self._client.attempts, []
@@ -270,6 +282,7 @@ class ChatPolicy:
             "handling": list(self._handling), "l1_answers": list(self._answers),
             "model_turns": self._turns, "retries": list(self._client.retries),
             "warnings": list(self._client.warnings),
+            **({"failure": dict(self._client.failure)} if self._client.failure else {}),
         }, self._client.secrets)
 
     async def aclose(self) -> None:

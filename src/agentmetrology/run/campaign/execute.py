@@ -5,6 +5,15 @@ Resumption: the run takes the store's lock, marks attempts left `started` by a d
 The episodes table accepts one row per key, so nothing is ever recorded twice. With
 `retry_measurement_failures`, episodes that ended as measurement failures (infra_error,
 cancelled) are first moved to history (superseded, cost kept) so their administrations run again.
+
+Spending: every provider request of an LLM episode is written to the ledger
+(`billable_attempts`) when its response arrives, and the budget counts it at once; when the
+episode is recorded, its cost replaces what its requests added, so nothing is counted twice.
+
+An endpoint that fails every episode the same way (connection refused, the key not set, HTTP 401)
+stops the run early: after INFRA_STOP_AFTER LLM episodes in a row ended as measurement failures
+with the same reason and none succeeded in this run, no further LLM episode is launched; the
+rest are left "not launched" with that reason, and the next run resumes them.
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from agentmetrology.records.episode import BillableAttempt
 from agentmetrology.run.campaign.backends import (
     BACKENDS,
     Backend,
@@ -27,7 +37,12 @@ from agentmetrology.run.campaign.backends import (
     make_backend,
 )
 from agentmetrology.run.campaign.config import check_environment
-from agentmetrology.run.campaign.llm import PolicyFactory, default_policy_factory, run_llm_job
+from agentmetrology.run.campaign.llm import (
+    LLMOutcome,
+    PolicyFactory,
+    default_policy_factory,
+    run_llm_job,
+)
 from agentmetrology.run.campaign.plan import Plan, Planned, plan_campaign
 from agentmetrology.run.campaign.problems import CampaignConfigError
 from agentmetrology.run.campaign.spec import CampaignConfig, Limits
@@ -37,7 +52,13 @@ from agentmetrology.store.ledger import Administration, DuplicateEpisodeError
 from agentmetrology.store.status import CampaignStatus, Counts
 from agentmetrology.store.store import EvidenceStore
 
-__all__ = ["BACKENDS", "BackendError", "Progress", "RunResult", "run_campaign"]
+__all__ = ["BACKENDS", "INFRA_STOP_AFTER", "BackendError", "Progress", "RunResult",
+           "run_campaign"]
+
+# LLM episodes in a row that fail the same way, with no success in the run, before it stops.
+# Three: one failure can be bad luck, two identical ones a coincidence of a flaky moment; three
+# in a row, each already past its own retries, means the endpoint itself is not usable.
+INFRA_STOP_AFTER = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,10 +67,16 @@ class Progress:
 
     planned: int
     done: int
-    failed: int
+    failed_agent: int  # recorded episodes the agent did not complete
+    failed_infra: int  # measurement failures (infra_error, cancelled) and execution errors
     running: int
-    cost: float
-    cost_unknown: int
+    cost: float  # the known part of the cost
+    cost_unknown: int  # episodes or unfinished attempts whose cost is unknown
+
+    @property
+    def failed(self) -> int:
+        """Return every failure, agent and infrastructure."""
+        return self.failed_agent + self.failed_infra
 
     @property
     def remaining(self) -> int:
@@ -79,19 +106,37 @@ class RunResult:
 
 
 class Budget:
-    """Campaign-wide spending limits, checked before each LLM launch."""
+    """Campaign-wide spending limits, checked before each LLM launch.
+
+    Starts from the ledger's totals (recorded episodes, superseded ones, and the requests of
+    attempts that never recorded an episode), then counts each request as it is answered.
+    """
 
     def __init__(self, limits: Limits, spent: Counts) -> None:
         self.limits = limits
         self.cost = spent.cost
         self.cost_unknown = spent.cost_unknown
         self.tokens = spent.input_tokens + spent.output_tokens
+        # What each running attempt's requests added so far: (cost, unknown, tokens).
+        self._streamed: dict[int, tuple[float, bool, int]] = {}
 
-    def add(self, ev: EpisodeEvidence) -> None:
-        """Count a recorded episode's spending."""
-        self.cost += ev.cost or 0.0
-        self.cost_unknown += ev.cost is None
-        self.tokens += ev.input_tokens + ev.output_tokens
+    def bill(self, attempt_id: int, ba: BillableAttempt) -> None:
+        """Count one answered request of a running attempt."""
+        cost, unknown, tokens = self._streamed.get(attempt_id, (0.0, False, 0))
+        n = (ba.input_tokens or 0) + (ba.output_tokens or 0)
+        self.cost += ba.cost or 0.0
+        self.tokens += n
+        if ba.cost is None and not unknown:
+            self.cost_unknown += 1
+        self._streamed[attempt_id] = (cost + (ba.cost or 0.0), unknown or ba.cost is None,
+                                      tokens + n)
+
+    def add(self, attempt_id: int, ev: EpisodeEvidence) -> None:
+        """Count a recorded episode's spending in place of what its requests added."""
+        cost, unknown, tokens = self._streamed.pop(attempt_id, (0.0, False, 0))
+        self.cost += (ev.cost or 0.0) - cost
+        self.cost_unknown += int(ev.cost is None) - int(unknown)
+        self.tokens += ev.input_tokens + ev.output_tokens - tokens
 
     def exceeded(self) -> str | None:
         """Return why no more spending is allowed, or None."""
@@ -99,7 +144,8 @@ class Budget:
         if lim.max_cost is not None:
             if self.cost_unknown:
                 return (f"budget: max_cost {lim.max_cost:g} cannot be checked, {self.cost_unknown}"
-                        " episode(s) have unknown cost (complete the price table)")
+                        " episode(s) or unfinished attempt(s) have unknown cost (a price is "
+                        "missing, or the server reported no token counts)")
             if self.cost >= lim.max_cost:
                 return f"budget: max_cost {lim.max_cost:g} reached (spent {self.cost:.6g})"
         if lim.max_tokens is not None and self.tokens >= lim.max_tokens:
@@ -118,10 +164,15 @@ class _Runner:
         status = store.status(self.config.name)
         self.budget = Budget(self.config.limits, status.total)
         self.planned, self.done = status.total.planned, status.total.done
-        self.failed = status.total.failed_agent + status.total.failed_infra
+        # Errored administrations are pending: they are counted again when they run.
+        self.failed_agent, self.failed_infra = status.total.failed_agent, status.total.failed_infra
         self.running = self.launched = self.recorded = self.errors = self.duplicates = 0
         self.broken: str | None = None  # the backend can run nothing more
         self.budget_stop: str | None = None  # a budget is reached: no more LLM launches
+        self.infra_stop: str | None = None  # every LLM episode fails the same way
+        self.llm_successes = 0  # LLM episodes of this run that were not measurement failures
+        self.streak: tuple[str | None, int] = (None, 0)  # the last failure reason, times in a row
+        self.failures: dict[int, str] = {}  # attempt id -> why its LLM episode failed
         self.not_launched = 0
         self.started: set[int] = set()
         by_key = plan.by_key()
@@ -132,8 +183,8 @@ class _Runner:
     def report(self) -> None:
         """Send a progress snapshot."""
         if self.progress is not None:
-            self.progress(Progress(self.planned, self.done, self.failed, self.running,
-                                   self.budget.cost, self.budget.cost_unknown))
+            self.progress(Progress(self.planned, self.done, self.failed_agent, self.failed_infra,
+                                   self.running, self.budget.cost, self.budget.cost_unknown))
 
     async def run(self, backend: Backend | None) -> None:
         """Run every pending administration (model-free and LLM side by side)."""
@@ -149,7 +200,8 @@ class _Runner:
             consumers += [self._consume(it, self._run_llm, 1, True)
                           for _ in range(min(self.config.concurrency, len(self.llm)))]
         await asyncio.gather(*consumers)
-        for group, reason in ((self.model_free, self.broken), (self.llm, self.budget_stop)):
+        for group, reason in ((self.model_free, self.broken),
+                              (self.llm, self.infra_stop or self.budget_stop)):
             left = [a for a, _ in group if a.id not in self.started]
             if left and reason:
                 self.store.set_not_launched(left, reason)
@@ -157,8 +209,16 @@ class _Runner:
 
     @property
     def stop_reason(self) -> str | None:
-        """Return why launching stopped early (a broken backend, a budget), or None."""
-        return "; ".join(r for r in (self.broken, self.budget_stop) if r) or None
+        """Return why launching stopped early (a broken backend, a failing endpoint, a budget),
+        or None."""
+        return "; ".join(r for r in (self.broken, self.infra_stop, self.budget_stop) if r) or None
+
+    def _sink(self, attempt_id: int) -> Callable[[BillableAttempt], None]:
+        """Return the callback that writes an attempt's provider requests as they are answered."""
+        def record(ba: BillableAttempt) -> None:
+            if self.store.record_billable(attempt_id, ba):
+                self.budget.bill(attempt_id, ba)
+        return record
 
     async def _run_llm(self, jobs: list[Job]) -> list[Outcome]:
         if self.factory is None:
@@ -167,10 +227,28 @@ class _Runner:
         for job in jobs:
             target = self.plan.config.target(job.key.target).llm_target()
             try:
-                out.append(await run_llm_job(job, target, self.factory))
+                result: LLMOutcome = await run_llm_job(job, target, self.factory,
+                                                       self._sink(job.attempt_id))
             except Exception as exc:  # an execution error is an infrastructure failure
                 out.append(JobFailure(f"{type(exc).__name__}: {exc}"))
+                continue
+            if result.failure is not None:
+                self.failures[job.attempt_id] = f"target {job.key.target}: {result.failure}"
+            out.append(result.evidence)
         return out
+
+    def _llm_result(self, attempt_id: int, failure: str | None) -> None:
+        """Track LLM outcomes; stop launching when every one so far fails the same way."""
+        if failure is None:
+            self.llm_successes += 1
+            self.streak = (None, 0)
+            return
+        last, n = self.streak
+        self.streak = (failure, n + 1 if failure == last else 1)
+        if self.llm_successes == 0 and self.streak[1] >= INFRA_STOP_AFTER \
+                and self.infra_stop is None:
+            self.infra_stop = (f"{failure} ({self.streak[1]} LLM episodes in a row failed this "
+                               "way and none succeeded; fix it and run again to resume)")
 
     async def _consume(self, it: Iterator[tuple[Administration, Planned]],
                        run: Callable[[list[Job]], Awaitable[list[Outcome]]], size: int,
@@ -179,7 +257,7 @@ class _Runner:
         while True:
             if spends and self.budget_stop is None:
                 self.budget_stop = self.budget.exceeded()
-            if self.budget_stop if spends else self.broken:
+            if (self.budget_stop or self.infra_stop) if spends else self.broken:
                 return  # LLM episodes run in the driver: a broken pool does not stop them
             items = list(itertools.islice(it, size))
             if not items:
@@ -197,8 +275,13 @@ class _Runner:
             for job, outcome in zip(jobs, outcomes, strict=True):
                 if isinstance(outcome, JobFailure):
                     self._fail(job, outcome.detail)
+                    failure: str | None = f"target {job.key.target}: {outcome.detail}"
                 else:
-                    self._record(job, outcome)
+                    failure = self.failures.pop(job.attempt_id, None)
+                    if not self._record(job, outcome):
+                        continue  # a duplicate says nothing about the endpoint
+                if spends:
+                    self._llm_result(job.attempt_id, failure)
             self.report()
 
     def _start(self, items: list[tuple[Administration, Planned]]) -> list[Job]:
@@ -218,19 +301,23 @@ class _Runner:
     def _fail(self, job: Job, detail: str) -> None:
         self.store.fail_attempt(job.attempt_id, detail)
         self.errors += 1
-        self.failed += 1
+        self.failed_infra += 1
 
-    def _record(self, job: Job, ev: EpisodeEvidence) -> None:
+    def _record(self, job: Job, ev: EpisodeEvidence) -> bool:
+        """Record an episode; return False if its key already had one."""
         try:
             self.store.record(job.attempt_id, ev)
         except DuplicateEpisodeError:
             self.duplicates += 1  # the ledger kept the first episode; this attempt is failed
-            return
+            return False
         self.recorded += 1
         self.done += 1
-        self.budget.add(ev)
-        if ev.termination != "submitted":
-            self.failed += 1
+        self.budget.add(job.attempt_id, ev)
+        if ev.measurement_failure:
+            self.failed_infra += 1
+        elif ev.termination != "submitted":
+            self.failed_agent += 1
+        return True
 
 
 def run_campaign(config: CampaignConfig, store: EvidenceStore, *, backend: str = "inline",

@@ -1,20 +1,36 @@
-"""LLM administrations: asyncio tasks in the driver with a real clock, one policy per episode."""
+"""LLM administrations: asyncio tasks in the driver with a real clock, one policy per episode.
+
+Because they run in the driver, the single writer of the store, each provider request the
+policy reports (through `set_attempt_sink`, when it has one) is written to the ledger as soon as
+its response arrives, not only with the finished episode.
+"""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from agentmetrology.agents.llm.target import LLMTarget
 from agentmetrology.agents.scaffolds.runner import run_episode_async
 from agentmetrology.envs.registry import get_env
 from agentmetrology.records.clock import Clock, RealClock
+from agentmetrology.records.episode import BillableAttempt, Episode
 from agentmetrology.records.policy import Policy
 from agentmetrology.run.campaign.worker import DeadlinePolicy, Job, apply_deadline, encode
 from agentmetrology.run.episode import make_env
 from agentmetrology.store.evidence import EpisodeEvidence
 
 PolicyFactory = Callable[[LLMTarget, Clock], Policy]
+AttemptSink = Callable[[BillableAttempt], None]
+
+
+@dataclass(frozen=True, slots=True)
+class LLMOutcome:
+    """A finished LLM administration and, for a measurement failure, why (one stable line)."""
+
+    evidence: EpisodeEvidence
+    failure: str | None
 
 
 class EpisodeTimeout(Exception):
@@ -40,11 +56,32 @@ def default_policy_factory() -> PolicyFactory:
     return factory
 
 
-async def run_llm_job(job: Job, target: LLMTarget, factory: PolicyFactory) -> EpisodeEvidence:
-    """Run, score and encode one LLM administration."""
+def failure_reason(episode: Episode) -> str | None:
+    """Return why an episode is a measurement failure, one line (None if it is not).
+
+    The LLM client notes a stable reason per failure mode ("connection refused by HOST:PORT"),
+    so that identical failures compare equal; other policies fall back to the termination detail.
+    """
+    if not episode.termination.is_measurement_failure:
+        return None
+    notes = episode.meta.get("policy_notes")
+    failure = notes.get("failure") if isinstance(notes, dict) else None
+    if isinstance(failure, dict) and failure.get("reason"):
+        return str(failure["reason"])
+    detail = episode.termination.detail.splitlines()
+    return (detail[0] if detail else "") or episode.termination.kind
+
+
+async def run_llm_job(job: Job, target: LLMTarget, factory: PolicyFactory,
+                      on_attempt: AttemptSink | None = None) -> LLMOutcome:
+    """Run, score and encode one LLM administration; `on_attempt` gets each provider request
+    as soon as it is answered."""
     k = job.key
     clock = RealClock()
     policy: Policy = factory(target, clock)
+    set_sink = getattr(policy, "set_attempt_sink", None)
+    if on_attempt is not None and callable(set_sink):
+        set_sink(on_attempt)
     if job.deadline_s is not None:
         policy = DeadlinePolicy(policy, job.deadline_s)
     spec = get_env(job.environment)
@@ -68,4 +105,5 @@ async def run_llm_job(job: Job, target: LLMTarget, factory: PolicyFactory) -> Ep
             await aclose()  # the policy's HTTP client, while its event loop is still open
     apply_deadline(episode, policy)
     # Scoring a large submission takes milliseconds; keep the loop serving other episodes.
-    return await asyncio.to_thread(encode, episode, job.environment)
+    evidence = await asyncio.to_thread(encode, episode, job.environment)
+    return LLMOutcome(evidence, failure_reason(episode))

@@ -1,0 +1,125 @@
+"""`kill -9` of an LLM campaign loses at most the request in flight per running episode."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentmetrology.run.campaign.execute import Budget
+from agentmetrology.run.campaign.spec import Limits
+from agentmetrology.store import EvidenceStore
+from campaign.campaign_fixtures import query, write
+from support.fake_models import careful_model
+from support.fake_openai import FakeOpenAI, Reply
+
+CONCURRENCY = 4
+CAMPAIGN = f"""
+[campaign]
+name = "killed-llm"
+tasks = ["T3_duplicates"]
+seeds = "0-19"
+levels = ["L2"]
+concurrency = {CONCURRENCY}
+
+[limits]
+max_steps = 30
+
+[[targets]]
+name = "m"
+kind = "llm"
+model = "fake-model"
+base_url = "{{base_url}}"
+max_retries = 0
+price = {{{{ input_per_m = 1.0, output_per_m = 2.0, cached_per_m = 0.5 }}}}
+"""
+# careful_model's usage: 1000 prompt tokens (400 cached) and 50 completion tokens.
+REQUEST_COST = (600 * 1.0 + 400 * 0.5 + 50 * 2.0) / 1e6
+
+
+def _slow(body: dict[str, Any]) -> Reply:
+    return {**careful_model(body), "delay": 0.005}  # keeps the run going long enough to kill
+
+
+def _command(file: Path, store: Path) -> list[str]:
+    return [sys.executable, "-m", "agentmetrology.cli.campaign_cmd", "run", str(file),
+            "--store", str(store), "--quiet"]
+
+
+def _counts(store: Path) -> tuple[int, int]:
+    """Return (recorded episodes, requests of episodes not yet recorded)."""
+    try:
+        rows = query(store, "SELECT (SELECT COUNT(*) FROM episodes), (SELECT COUNT(*) FROM "
+                            "billable_attempts b WHERE NOT EXISTS (SELECT 1 FROM episodes e "
+                            "WHERE e.attempt = b.attempt))")
+    except sqlite3.OperationalError:
+        return 0, 0  # the ledger (or its tables) is not created yet
+    return rows[0][0], rows[0][1]
+
+
+def test_killed_llm_run_keeps_every_answered_request_in_the_ledger(tmp_path: Path) -> None:
+    store = tmp_path / "s"
+    with FakeOpenAI(itertools.repeat(_slow, 5000)) as srv:
+        file = write(tmp_path, CAMPAIGN.format(base_url=srv.base_url))
+        proc = subprocess.Popen(_command(file, store), stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, start_new_session=True)
+        try:
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline and proc.poll() is None:
+                episodes, in_flight = _counts(store)
+                if episodes >= 3 and in_flight >= CONCURRENCY:
+                    break
+                time.sleep(0.01)
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+            if proc.stderr is not None:
+                proc.stderr.close()
+        time.sleep(0.2)  # let the server finish the requests it was answering
+        received = len(srv.requests)
+        billed = query(store, "SELECT COUNT(*) FROM billable_attempts")[0][0]
+        running = query(store, "SELECT COUNT(*) FROM attempts WHERE status = 'started'")[0][0]
+        # Each running episode had at most one request in flight; every other one is recorded.
+        assert 1 <= running <= CONCURRENCY
+        assert 0 <= received - billed <= running, (received, billed, running)
+
+        with EvidenceStore.open_readonly(store, scrub_env=False) as st:
+            total = st.status("killed-llm").total
+        unrecorded = query(store, "SELECT COUNT(*), TOTAL(cost) FROM billable_attempts b "
+                                  "WHERE NOT EXISTS (SELECT 1 FROM episodes e "
+                                  "WHERE e.attempt = b.attempt)")[0]
+        assert total.unrecorded_requests == unrecorded[0] >= 1
+        assert total.unrecorded_cost == pytest.approx(unrecorded[1])
+        # The status counts every billed request once: recorded episodes plus the killed ones.
+        assert total.cost == pytest.approx(billed * REQUEST_COST) and total.cost_unknown == 0
+        # A budget check in the next run starts from that total.
+        over = Budget(Limits(max_cost=total.cost), total).exceeded()
+        assert over is not None and over.startswith("budget: max_cost")
+
+        rerun = subprocess.run(_command(file, store), capture_output=True, text=True,
+                               timeout=300)
+        assert rerun.returncode == 0, rerun.stderr
+        received = len(srv.requests)
+    # After the resumed run: every key recorded once, the killed attempts' requests kept and
+    # counted once beside the recorded episodes' own.
+    billed_rows = query(store, "SELECT COUNT(*), TOTAL(cost) FROM billable_attempts")[0]
+    status = subprocess.run([*_command(file, store)[:3], "status", "--store", str(store),
+                             "--json"], capture_output=True, text=True, timeout=60)
+    doc = json.loads(status.stdout)["campaigns"][0]["total"]
+    assert doc["done"] == 20 and doc["interrupted_attempts"] == running
+    assert received - billed_rows[0] <= running
+    assert doc["cost"] == pytest.approx(billed_rows[1], abs=1e-6)
+    assert doc["unrecorded_requests"] == unrecorded[0]

@@ -1,0 +1,106 @@
+"""What an LLM attempt costs when the endpoint fails, and billing handed over as it happens."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from agentmetrology.agents.llm import ChatPolicy, LLMTarget, Prices
+from agentmetrology.agents.scaffolds.runner import run_episode_async
+from agentmetrology.envs.comtrade import ComtradeEnv
+from agentmetrology.records import BillableAttempt, Episode, canonical_json
+from agentmetrology.records.clock import FakeClock
+from support.comtrade_runs import COMTRADE
+from support.fake_openai import FakeOpenAI, text, tool_calls
+
+PRICED = Prices(input_per_m=1.0, output_per_m=2.0)
+
+
+@pytest.fixture
+def refusing_port() -> Iterator[int]:
+    """A loopback port that refuses connections: bound, never listening (RST on connect)."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    yield s.getsockname()[1]
+    s.close()
+
+
+def _episode(base_url: str, *, prices: Prices = PRICED, max_retries: int = 1,
+             sink: Any = None) -> Episode:
+    async def go() -> Episode:
+        target = LLMTarget("llm:m", "m", base_url, None, {}, prices, max_retries, 5.0)
+        policy = ChatPolicy(target, clock=FakeClock())
+        if sink is not None:
+            policy.set_attempt_sink(sink)
+        ep = await run_episode_async(COMTRADE, ComtradeEnv("T1_single_page", 0), policy, "L2")
+        await policy.aclose()
+        return ep
+
+    return asyncio.run(go())
+
+
+def test_connection_refused_costs_zero_and_names_the_endpoint(refusing_port: int) -> None:
+    # No price table: a request that never reached the provider still costs a known 0.
+    url = f"http://user:hunter2pass@127.0.0.1:{refusing_port}/v1"
+    ep = _episode(url, prices=Prices())
+    assert ep.termination.kind == "infra_error"
+    assert ep.termination.detail.startswith(
+        f"connection refused by 127.0.0.1:{refusing_port}: retry budget exhausted")
+    assert [a.outcome for a in ep.usage.attempts] == ["connection_error"] * 2
+    assert [(a.input_tokens, a.output_tokens, a.cost) for a in ep.usage.attempts] == \
+        [(0, 0, 0.0)] * 2
+    assert ep.usage.cost == 0.0
+    notes = ep.meta["policy_notes"]
+    assert notes["failure"] == {"outcome": "connection_error",
+                                "reason": f"connection refused by 127.0.0.1:{refusing_port}"}
+    assert b"hunter2pass" not in canonical_json(ep)  # the endpoint, never its credentials
+
+
+def test_a_dropped_connection_may_have_been_billed_so_its_cost_is_unknown() -> None:
+    # A server that reads the request and closes the connection without answering.
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen()
+    port = srv.getsockname()[1]
+
+    def serve() -> None:
+        for _ in range(2):
+            conn, _ = srv.accept()
+            conn.recv(65536)
+            conn.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        ep = _episode(f"http://127.0.0.1:{port}/v1")
+    finally:
+        srv.close()
+    assert [a.outcome for a in ep.usage.attempts] == ["connection_lost"] * 2
+    assert all(a.cost is None and a.input_tokens is None for a in ep.usage.attempts)
+    assert ep.usage.cost is None
+    assert ep.termination.detail.startswith(
+        f"127.0.0.1:{port} dropped the connection before answering")
+
+
+def test_every_attempt_reaches_the_sink_when_its_response_arrives() -> None:
+    seen: list[tuple[BillableAttempt, int]] = []
+    with FakeOpenAI([tool_calls(("get_task_info", {})), text("done")]) as srv:
+        ep = _episode(srv.base_url, sink=lambda a: seen.append((a, len(srv.requests))))
+    assert [a for a, _ in seen] == ep.usage.attempts and len(seen) == 2
+    assert [n for _, n in seen] == [1, 2]  # handed over before the next request was sent
+
+
+def test_a_sink_that_cannot_record_ends_the_episode_as_infra_error() -> None:
+    def broken(_: BillableAttempt) -> None:
+        raise OSError("disk full")
+
+    with FakeOpenAI([tool_calls(("get_task_info", {})), text("done")]) as srv:
+        ep = _episode(srv.base_url, sink=broken)
+        sent = len(srv.requests)
+    assert ep.termination.kind == "infra_error" and sent == 1  # no further request paid for
+    assert "cannot record a billable attempt (OSError: disk full)" in ep.termination.detail

@@ -1,0 +1,109 @@
+"""`agm run ENV --agent llm:MODEL --price IN,OUT[,CACHED]` and the one unknown-cost notice."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentmetrology.run.adhoc import QuickRun, parse_price, run_quick
+from agentmetrology.run.campaign import parse_campaign
+from support.fake_models import careful_model
+from support.fake_openai import FakeOpenAI
+
+
+def _run(price: tuple[float, float, float | None] | None = None,
+         base_url: str = "http://127.0.0.1:11434/v1") -> QuickRun:
+    return QuickRun("llm:qwen2.5:7b", "comtrade", ("T1_single_page", "T3_duplicates"), (0, 1),
+                    "L2", "seeded", "clean", base_url, None, 4, price)
+
+
+def test_price_is_validated() -> None:
+    assert parse_price("0.15,0.60") == (0.15, 0.6, None)
+    assert parse_price(" 3, 15 , 0.3") == (3.0, 15.0, 0.3)
+    for bad, why in (("0.15", "expected INPUT_PER_M,OUTPUT_PER_M"),
+                     ("1,2,3,4", "expected INPUT_PER_M,OUTPUT_PER_M"),
+                     ("a,2", "the input price 'a' is not a number"),
+                     ("1,-2", "the output price must be a finite number >= 0"),
+                     ("1,2,nan", "the cached price must be a finite number >= 0"),
+                     ("1,inf", "the output price must be a finite number >= 0")):
+        with pytest.raises(ValueError, match=why):
+            parse_price(bad)
+
+
+def test_runs_without_a_price_keep_their_campaign_name() -> None:
+    # The name this run had before --price existed: a store written then must resume.
+    assert _run().name == "run-qwen2.5-7b-db1b6f952140"
+    priced = _run((0.15, 0.6, None))
+    assert priced.name != _run().name  # another target, so another plan and campaign
+    config = parse_campaign(priced.toml())
+    target = config.targets[0].llm_target()
+    assert (target.prices.input_per_m, target.prices.output_per_m,
+            target.prices.cached_per_m) == (0.15, 0.6, None)
+    assert "price" not in _run().toml()
+
+
+def test_a_priced_quick_run_records_known_costs(tmp_path: Path) -> None:
+    with FakeOpenAI(itertools.repeat(careful_model, 100)) as srv:
+        run = QuickRun("llm:m", "comtrade", ("T1_single_page",), (0,), "L2", "seeded",
+                       "clean", srv.base_url, None, 0, (1.0, 2.0, 0.5))
+        _, rows, stopped = run_quick(run, tmp_path / "s")
+        requests = len(srv.requests)
+    assert stopped is None and len(rows) == 1
+    assert rows[0]["cost"] == pytest.approx(requests * (600 * 1.0 + 400 * 0.5 + 50 * 2.0) / 1e6)
+
+
+def test_an_unpriced_local_model_gets_one_notice_and_no_python_warning(tmp_path: Path) -> None:
+    with FakeOpenAI(itertools.repeat(careful_model, 100)) as srv:
+        res = subprocess.run(
+            [sys.executable, "-m", "agentmetrology.cli.main", "run", "comtrade", "--task",
+             "T1_single_page", "--seeds", "0-1", "--agent", "llm:m", "--base-url",
+             srv.base_url, "--store", str(tmp_path / "s")],
+            capture_output=True, text=True, timeout=120,
+            env={**os.environ, "PYTHONWARNINGS": "default", "COLUMNS": "200"})
+    assert res.returncode == 0, res.stderr
+    assert "Warning" not in res.stderr and "warnings.warn" not in res.stderr
+    notes = [line for line in res.stderr.splitlines() if line.startswith("note:")]
+    assert notes == ["note: target llm:m: cost unknown for 2 episode(s) or unfinished "
+                     "attempt(s): no complete price table (give --price "
+                     "INPUT_PER_M,OUTPUT_PER_M[,CACHED_PER_M])"]
+
+
+def test_a_refusing_endpoint_stops_a_quick_run_in_one_line(tmp_path: Path) -> None:
+    import socket
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    try:
+        res = subprocess.run(
+            [sys.executable, "-m", "agentmetrology.cli.main", "run", "comtrade", "--task",
+             "T1_single_page", "--seeds", "0-5", "--agent", "llm:m", "--max-retries", "0",
+             "--base-url", f"http://127.0.0.1:{port}/v1", "--store", str(tmp_path / "s"),
+             "--json"], capture_output=True, text=True, timeout=120)
+    finally:
+        s.close()
+    assert res.returncode == 1 and "Traceback" not in res.stderr
+    assert len(res.stdout.splitlines()) == 3  # three episodes measured, then it stopped
+    stopped = [line for line in res.stderr.splitlines() if line.startswith("stopped")]
+    assert stopped == [f"stopped launching: target llm:m: connection refused by 127.0.0.1:"
+                       f"{port} (3 LLM episodes in a row failed this way and none succeeded; "
+                       "fix it and run again to resume); 3 episode(s) not launched"]
+
+
+def test_a_non_empty_directory_is_not_adopted_by_agm_run(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "report.html").write_text("x", encoding="utf-8")
+    res = subprocess.run(
+        [sys.executable, "-m", "agentmetrology.cli.main", "run", "comtrade", "--task",
+         "T1_single_page", "--agent", "llm:m", "--base-url", "http://127.0.0.1:9/v1",
+         "--store", str(out)], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 2
+    assert res.stderr.strip().splitlines() == [
+        f"error: {out} is not an evidence store (no ledger.sqlite) and is not empty; give a "
+        "new or empty directory, or an existing store"]
