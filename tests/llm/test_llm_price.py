@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import subprocess
 import sys
@@ -107,3 +108,21 @@ def test_a_non_empty_directory_is_not_adopted_by_agm_run(tmp_path: Path) -> None
     assert res.stderr.strip().splitlines() == [
         f"error: {out} is not an evidence store (no ledger.sqlite) and is not empty; give a "
         "new or empty directory, or an existing store"]
+
+
+def test_price_reaches_agm_run_from_the_command_line(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from agentmetrology.cli.main import app
+
+    with FakeOpenAI(itertools.repeat(careful_model, 100)) as srv:
+        res = CliRunner().invoke(app, [
+            "run", "comtrade", "--task", "T1_single_page", "--agent", "llm:m", "--level", "L2",
+            "--base-url", srv.base_url, "--store", str(tmp_path / "s"), "--max-retries", "0",
+            "--price", "1,2,0.5", "--json"])
+    assert res.exit_code == 0, res.stderr
+    row = json.loads(res.stdout)
+    assert isinstance(row["cost"], float) and row["cost"] > 0
+    bad = CliRunner().invoke(app, ["run", "comtrade", "--task", "T1_single_page", "--agent",
+                                   "llm:m", "--price", "1"])
+    assert bad.exit_code == 2 and "INPUT_PER_M,OUTPUT_PER_M" in bad.stderr

@@ -300,3 +300,22 @@ def test_secrets_never_reach_the_store_or_the_export(tmp_path: Path,
     with EvidenceStore.open(store, create=False) as st:
         row = st.episode(episode.adm.key)
         assert row is not None and row["episode_digest"] == exported["episode_digest"]
+
+
+def test_non_finite_arguments_are_answered_and_recorded(tmp_path: Path) -> None:
+    import math
+
+    from agentmetrology.records.episode import episode_from_plain
+
+    episode = McpEpisode(COMTRADE, "T1_single_page", 0, store=tmp_path / "s",
+                         transport="in-process")
+    obs = episode.call("fetch_page", {"page": float("nan")})
+    assert obs["status"] == 422 and "nan" in obs["error"]
+    assert episode.call("fetch_page", {"page": 1})["rows"]  # the episode goes on
+    sub = {"data_jsonl": "", "metadata_json": "{}", "run_log": ""}
+    assert episode.call("submit_results", sub)["status"] == "accepted"
+    with EvidenceStore.open(tmp_path / "s", create=False) as store:
+        row = store.ledger.conn.execute("SELECT episode_digest FROM episodes").fetchone()
+        ep = episode_from_plain(store.get_json(row[0]))
+    assert ep.termination.kind == "submitted"
+    assert math.isnan(ep.events[0].args["page"])  # recorded as sent, read back as NaN

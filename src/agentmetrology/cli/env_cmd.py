@@ -150,6 +150,8 @@ def run_cmd(
     retry_failures: bool = typer.Option(False, "--retry-measurement-failures",
                                         help="llm: measure again the episodes recorded as "
                                              "measurement failures."),
+    price: str = typer.Option(None, "--price", help="llm: INPUT_PER_M,OUTPUT_PER_M"
+                                                    "[,CACHED_PER_M] per million tokens."),
 ) -> None:
     """Run episodes and score each with every scorer of the environment."""
     spec = env_arg(env)
@@ -167,7 +169,7 @@ def run_cmd(
         from agentmetrology.cli.llm_run import run_llm
 
         run_llm(spec, agent, tasks, seed_list, level, prof, condition, base_url, api_key_env,
-                json_out, max_retries, store, retry_failures)
+                json_out, max_retries, store, retry_failures, price=price)
         return
     if agent not in spec.agents:
         fail(f"unknown agent {agent!r}; {spec.name} has: {', '.join(spec.agents)} "

@@ -6,7 +6,7 @@ from typing import NoReturn
 
 import typer
 from rich.console import Console
-from rich.markup import escape
+from rich.text import Text
 
 _err = Console(stderr=True, highlight=False, soft_wrap=True)
 
@@ -16,11 +16,11 @@ PREFIX = "error:"
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """Print `error: message` on stderr and exit with `code` (inside a command)."""
-    _err.print(f"[bold red]{PREFIX}[/] {escape(message)}", markup=True)
+    _err.print(Text.assemble((PREFIX, "bold red"), " ", message), emoji=False)
     raise typer.Exit(code)
 
 
 def fail_line(message: str, code: int = 2) -> NoReturn:
     """Print `error: message` on stderr and exit the process with `code` (outside typer)."""
-    _err.print(f"[bold red]{PREFIX}[/] {escape(message)}", markup=True)
+    _err.print(Text.assemble((PREFIX, "bold red"), " ", message), emoji=False)
     raise SystemExit(code)
