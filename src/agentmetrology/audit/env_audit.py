@@ -5,6 +5,7 @@ A stage whose hook the environment does not supply is `not probed` on the card, 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +18,10 @@ from agentmetrology.audit.targets.env import EnvTarget
 from agentmetrology.records.canonical import digest
 
 SPECTRUM_SEEDS = 10
+STAGES = ("probes", "ownership", "2x2", "replay", "spectrum")
+# Called as progress(stage, stages_done, stages_total) before each stage and once at the end
+# with stage "done": the CLI draws it; the audit itself never prints.
+Progress = Callable[[str, int, int], None]
 
 
 @dataclass
@@ -51,6 +56,8 @@ def criterion_row(res: dict[str, Any]) -> dict[str, Any]:
     ev = {"pairs_compared": res["pairs_compared"], "pairs_invalid": res["pairs_invalid"],
           "offending_pairs": len(res["offending"]),
           "offending": offending_summary(res),
+          "cells_invalid": res.get("cells_invalid", 0),
+          "invalid_reasons": res.get("invalid_reasons", []),
           "score_mean_by_probe": {k: v["score_mean"] for k, v in by.items()},
           "truth_mean_by_probe": {k: v["truth_mean"] for k, v in by.items()}}
     return row(res["status"], ev, res)
@@ -72,13 +79,21 @@ def _not_probed(reason: str) -> dict[str, Any]:
     return {"status": "not probed", "reason": reason}
 
 
-def audit_env(target: EnvTarget, *, seed: int = 0) -> dict[str, Any]:
+def _no_progress(stage: str, done: int, total: int) -> None:
+    return None
+
+
+def audit_env(target: EnvTarget, *, seed: int = 0,
+              progress: Progress | None = None) -> dict[str, Any]:
     """Run every stage the environment's hooks allow and return the audit.json document."""
+    report = progress or _no_progress
     refs = target.tasks()
     hooks = target.hooks
+    report(STAGES[0], 0, len(STAGES))
     shipped = probe_battery(target, refs)
     truth = probe_battery(_TruthAsScorer(target, target.name, "outcome", target.truth_label),
                           refs)
+    report(STAGES[1], 1, len(STAGES))
     own_map = target.ownership_map()
     levels = target.spec.levels
     ownership = {lv: E.ownership_completeness(own_map, lv) for lv in levels} if own_map else {}
@@ -86,9 +101,13 @@ def audit_env(target: EnvTarget, *, seed: int = 0) -> dict[str, Any]:
                                    target.seeds)
               for lv in levels if own_map and lv in hooks.ownership_agents}
     calibration = E.rule_calibration(target, target.seeds)
+    report(STAGES[2], 2, len(STAGES))
     joint = E.joint_intervention(target, target.seeds)
+    report(STAGES[3], 3, len(STAGES))
     replay = E.replay(target, min(target.seeds, 2))
+    report(STAGES[4], 4, len(STAGES))
     spectrum = E.reliability(target, SPECTRUM_SEEDS, seed)
+    report("done", len(STAGES), len(STAGES))
     replay_row = row(replay["status"], {"episodes": replay["episodes"],
                                         "mismatches": replay["mismatches"]}, replay)
     configs = []

@@ -34,7 +34,7 @@ def non_degeneracy(target: EnvTarget, own: Ownership, level: str, agents: list[s
     for agent in agents:
         for task in tasks:
             for seed in range(seeds):
-                run = target.run_episode(agent, level, task, seed)
+                run = target.run_episode(agent, level, task, seed, shipped=False)
                 assert hooks.actions is not None
                 for decision, acts in hooks.actions(run.episode).items():
                     actions[decision] += [(a, run.truth) for a in acts]
@@ -70,7 +70,7 @@ def rule_calibration(target: EnvTarget, seeds: int) -> dict[str, Any] | None:
     level = hooks.calibration_level
     vectors: dict[str, list[float]] = {}
     for rule in hooks.calibration_agents:
-        vectors[rule] = [target.run_episode(rule, level, t, s).truth
+        vectors[rule] = [target.run_episode(rule, level, t, s, shipped=False).truth
                          for t in hooks.calibration_tasks for s in range(seeds)]
     invariant = len({tuple(v) for v in vectors.values()}) == 1
     return {"level": level, "tasks": list(hooks.calibration_tasks), "seeds": seeds,
@@ -157,7 +157,7 @@ def reliability(target: EnvTarget, seeds: int = 10, seed: int = 0) -> dict[str, 
         return None
     rows = []
     for agent in hooks.spectrum_agents:
-        values = np.array([target.run_episode(agent, "L2", t, s).truth
+        values = np.array([target.run_episode(agent, "L2", t, s, shipped=False).truth
                            for t in hooks.spectrum_tasks for s in range(seeds)])
         cell = summarize_cell(values, tau=0.9, alpha=0.2, seed=seed).to_dict()
         q = np.quantile(values, [0.0, 0.25, 0.5, 0.75, 1.0])

@@ -17,7 +17,8 @@ def audit_target(target: AuditTarget, *, seed: int = 0,
     refs = target.tasks() or []
     probes = probe_battery(target, refs) if refs else {
         "status": "not probed", "scorer": target.scorer_name, "resolution": target.resolution,
-        "pairs_compared": 0, "pairs_invalid": 0, "offending": [], "by_probe": [], "cells": []}
+        "pairs_compared": 0, "pairs_invalid": 0, "offending": [], "by_probe": [],
+        "cells_invalid": 0, "invalid_reasons": [], "cells": []}
     own = target.ownership_map()
     # A deviation is a cell whose verdict is at least the scorer's resolution away from the
     # probe's ground-truth quality (for a binary checker: it passed a bad call or failed a good

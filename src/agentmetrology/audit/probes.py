@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from typing import Any
 
 from agentmetrology.audit.target import AuditTarget, ScoreOutcome, TaskRef
 
 TRUTH_EPS = 1e-9  # "strictly lower ground-truth quality"
+TOP_REASONS = 5  # distinct INVALID reasons kept, most common first
 
 
 def _cell(ref: TaskRef, probe: str, truth: float, out: ScoreOutcome) -> dict[str, Any]:
@@ -56,7 +57,17 @@ def probe_battery(target: AuditTarget, refs: list[TaskRef]) -> dict[str, Any]:
         status = "pass"
     return {"status": status, "scorer": target.scorer_name, "resolution": target.resolution,
             "pairs_compared": compared, "pairs_invalid": invalid_pairs,
-            "offending": offending, "by_probe": summarize_probes(cells), "cells": cells}
+            "offending": offending, "by_probe": summarize_probes(cells),
+            "cells_invalid": sum(1 for c in cells if c["status"] == "INVALID"),
+            "invalid_reasons": invalid_reasons(cells), "cells": cells}
+
+
+def invalid_reasons(cells: list[dict[str, Any]], top: int = TOP_REASONS) -> list[dict[str, Any]]:
+    """Return the most common reasons cells are INVALID, with counts (ties by reason text)."""
+    counts = Counter(c["message"] or "no reason given" for c in cells
+                     if c["status"] == "INVALID")
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [{"reason": reason, "cells": n} for reason, n in ranked[:top]]
 
 
 def summarize_probes(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -6,38 +6,98 @@ TARGET is any registered environment (`agm envs`) or `bfcl`.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import typer
-from rich.table import Table
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from agentmetrology.audit.env_audit import Progress as AuditProgress
 from agentmetrology.audit.env_audit import audit_env, seal
 from agentmetrology.audit.output import write_audit
-from agentmetrology.audit.scorer_override import ScorerLoadError, load_scorer
+from agentmetrology.audit.scorer_override import (
+    DEFAULT_TIMEOUT,
+    ScorerLoadError,
+    UserScorer,
+    load_scorer,
+)
 from agentmetrology.audit.targets.env import EnvTarget
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.env_cmd import env_arg
 from agentmetrology.cli.errors import fail
+from agentmetrology.cli.table_fit import Col, fit_table
 from agentmetrology.records.canonical import to_plain
 from agentmetrology.report.audit_report import render_audit_report
 from agentmetrology.report.numberguard import NumberGuardError
 from agentmetrology.run.seeds import parse_seeds
 
-console = make_console()
+err_console = Console(stderr=True, highlight=False)
+CARD_ROWS = ("scorer_kind", "criterion_sensitivity", "ownership_completeness",
+             "non_degeneracy", "replay")
+REASON_CHARS = 160  # a reason line on the terminal (audit.json has the whole text)
 
 
-def _print_card(card: dict[str, object]) -> None:
-    configs = card["configurations"]
-    assert isinstance(configs, list)
-    table = Table(title=f"Validity card: {card['benchmark']}")
-    table.add_column("row")
-    for c in configs:
-        table.add_column(f"{c['level']} + {c['scorer']}" if c["level"] else str(c["scorer"]))
-    for key in ("scorer_kind", "criterion_sensitivity", "ownership_completeness",
-                "non_degeneracy", "replay"):
-        table.add_row(key.replace("_", " "), *[str(c["rows"][key]["status"]) for c in configs])
-    table.add_row("licensed claim", *[str(c["licensed_claim"]) for c in configs])
-    console.print(table)
+def card_tables(con: Console, card: dict[str, Any]) -> list[Any]:
+    """Return the card as one fitted table per level: row names and scorer names never cut."""
+    configs: list[dict[str, Any]] = card["configurations"]
+    levels = list(dict.fromkeys(c["level"] for c in configs))
+    tables = []
+    for level in levels:
+        group = [c for c in configs if c["level"] == level]
+        title = f"Validity card: {card['benchmark']}" + (f" at {level}" if level else "")
+        # The row names and the scorer names stay whole; verdicts and claims fold at spaces.
+        cols = [Col("row", priority=9)] + [
+            Col(str(c["scorer"]), priority=8 - i, wrap=True) for i, c in enumerate(group)]
+        rows = [[key.replace("_", " "), *(str(c["rows"][key]["status"]) for c in group)]
+                for key in CARD_ROWS]
+        rows.append(["licensed claim", *(str(c["licensed_claim"]) for c in group)])
+        tables.append(fit_table(con, title, cols, rows))
+    return tables
+
+
+def _print_card(console: Console, card: dict[str, Any]) -> None:
+    for table in card_tables(console, card):
+        console.print(table)
+
+
+def invalid_lines(doc: dict[str, Any]) -> list[str]:
+    """Return why probe cells were INVALID, per scorer: counts and the most common reasons."""
+    stages = doc.get("stages") or {}
+    batteries = stages.get("probes") or {}
+    lines = []
+    for res in batteries.values():
+        bad = res.get("cells_invalid", 0)
+        if not bad:
+            continue
+        total = len(res.get("cells", []))
+        lines.append(f"criterion sensitivity {res['status']} for {res['scorer']}: {bad} of "
+                     f"{total} probe cells INVALID")
+        for r in res.get("invalid_reasons", []):
+            text = " ".join(str(r["reason"]).split())
+            if len(text) > REASON_CHARS:
+                text = text[:REASON_CHARS] + "…"
+            lines.append(f"  {r['cells']} × {text}")
+    return lines
+
+
+@contextmanager
+def stage_progress(con: Console) -> Iterator[AuditProgress | None]:
+    """Yield a progress callback drawing the audit's stages on `con`, or None off a terminal."""
+    if not con.is_terminal:
+        yield None  # piped or captured stderr stays clean
+        return
+    bar = Progress(TextColumn("audit: {task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TimeElapsedColumn(), console=con, transient=True)
+    with bar:
+        task = bar.add_task("starting", total=None)
+
+        def update(stage: str, done: int, total: int) -> None:
+            bar.update(task, description=stage, completed=done, total=total, refresh=True)
+
+        yield update
 
 
 def _emit(doc: dict[str, object], out: Path, json_out: bool) -> None:
@@ -52,7 +112,11 @@ def _emit(doc: dict[str, object], out: Path, json_out: bool) -> None:
     if json_out:
         print(json.dumps(to_plain(doc["card"]), indent=2, sort_keys=True))
         return
-    _print_card(doc["card"])  # type: ignore[arg-type]
+    # A console per audit: its width follows the terminal (or COLUMNS) at print time.
+    console = make_console()
+    _print_card(console, doc["card"])  # type: ignore[arg-type]
+    for line in invalid_lines(doc):
+        console.print(line, markup=False)
     target = doc.get("target")
     if isinstance(target, dict) and "deviations" in target:
         console.print(f"cells: {target['cells']}, deviations from ground truth: "
@@ -85,6 +149,9 @@ def audit_cmd(
     category: str = typer.Option("simple_python", "--category",
                                  help="bfcl: category (current or older name, e.g. simple)."),
     limit: int = typer.Option(None, "--limit", min=1, help="bfcl: audit the first N entries."),
+    scorer_timeout: float = typer.Option(
+        DEFAULT_TIMEOUT, "--scorer-timeout", min=0.001, max=86400.0,
+        help="Seconds one call of the --scorer may take; a slower call is killed and INVALID."),
     json_out: bool = typer.Option(False, "--json", help="Print the card as JSON."),
 ) -> None:
     """Audit a benchmark with zero model calls; writes audit.json, card.json and reports."""
@@ -94,21 +161,26 @@ def audit_cmd(
         return
     spec = env_arg(target)
     count = _seed_count(seeds)
-    user = None
-    label = None
+    user: UserScorer | None = None
     if scorer:
         try:
-            loaded = load_scorer(scorer)
+            user = load_scorer(scorer, timeout=scorer_timeout)
         except ScorerLoadError as exc:
             fail(str(exc))
-        user, label = loaded, loaded.label
     try:
-        env_target = EnvTarget(spec, seeds=count, scorer=user, scorer_label=label)
-    except ValueError as exc:
-        fail(str(exc))
-    doc = seal(audit_env(env_target, seed=analysis_seed))
+        try:
+            env_target = EnvTarget(spec, seeds=count, scorer=user,
+                                   scorer_label=user.label if user else None)
+        except ValueError as exc:
+            fail(str(exc))
+        with stage_progress(err_console) as progress:
+            doc = seal(audit_env(env_target, seed=analysis_seed, progress=progress))
+    finally:
+        if user is not None:
+            user.close()
     if user is not None:
-        doc["scorers"]["shipped"]["sha256"] = loaded.sha256
+        doc["scorers"]["shipped"]["sha256"] = user.sha256
+        doc["scorers"]["shipped"]["timeout_s"] = user.timeout
     _emit(doc, out, json_out)
 
 

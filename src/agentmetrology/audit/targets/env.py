@@ -119,14 +119,21 @@ class EnvTarget:
             return ScoreOutcome(None, "INVALID", "; ".join(a.reasons))
         return ScoreOutcome(float(a.score))
 
-    def run_episode(self, agent: str, level: str, task: str, seed: int) -> EpisodeRun:
-        """Run one model-free episode and score it with the shipped and the valid scorer."""
+    def run_episode(self, agent: str, level: str, task: str, seed: int, *,
+                    shipped: bool = True) -> EpisodeRun:
+        """Run one model-free episode and score it with the valid and (if asked) shipped scorer.
+
+        Stages that read ground truth only pass `shipped=False`: a user's scorer runs in its own
+        process, and hundreds of calls whose answers nobody reads are pure cost.
+        """
         ep = run_episode(self.spec, task, seed, agent, level, profile=self.profile)
         ref = TaskRef(task, seed)
+        verdict = self.score(ref, ep.submission, ep.events) if shipped else \
+            ScoreOutcome(None, "INVALID", "not scored: this stage reads ground truth only")
         return EpisodeRun(agent, level, task, seed, ep, sha256_hex(canonical_json(ep)),
                           ep.digests.get("submission"),
                           self.truth(ref, ep.submission, ep.events),
-                          self.score(ref, ep.submission, ep.events))
+                          verdict)
 
 
 def _unpack(submission: Any, trajectory: Sequence[Event] | None

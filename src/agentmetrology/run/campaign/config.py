@@ -43,6 +43,13 @@ def parse_campaign(text: str, file: str = "campaign.toml") -> CampaignConfig:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise CampaignConfigError(file, [_syntax_problem(exc, text)]) from None
+    except (RecursionError, MemoryError):
+        # tomllib parses arrays and inline tables recursively: `a = [[[…]]]` nested thousands
+        # deep exhausts the stack (or memory) before it can report a syntax error.
+        raise CampaignConfigError(file, [Problem(
+            "", "TOML nested too deeply (arrays or inline tables inside each other); a "
+                "campaign file needs at most a few levels", "error", _nesting_line(text))]) \
+            from None
     ck = Checker(text)
     config = _read(ck, data, file, text)
     if ck.errors or config is None:
@@ -50,6 +57,12 @@ def parse_campaign(text: str, file: str = "campaign.toml") -> CampaignConfig:
         ordered = sorted(ck.problems, key=lambda p: p.line if p.line is not None else 0)
         raise CampaignConfigError(file, ordered)
     return config
+
+
+def _nesting_line(source: str) -> int | None:
+    """Return the line where a long run of opening brackets starts (None if there is none)."""
+    m = re.search(r"(?:[\[{][^\[{\]}\n]{0,8}){50}", source)
+    return source.count("\n", 0, m.start()) + 1 if m else None
 
 
 def _last_line(source: str) -> int:

@@ -1,0 +1,133 @@
+"""A user's scorer cannot hang, kill or silence the audit, nor leak a secret into audit.json."""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+import pytest
+
+from agentmetrology.audit.env_audit import STAGES, audit_env
+from agentmetrology.audit.probes import probe_battery
+from agentmetrology.audit.scorer_override import (
+    MAX_CONSECUTIVE_FAILURES,
+    ScorerLoadError,
+    coerce_score,
+    load_scorer,
+)
+from agentmetrology.audit.targets.env import EnvTarget
+from agentmetrology.envs.registry import get_env
+
+ComtradeTarget = partial(EnvTarget, get_env("comtrade"))
+SUB = {"data_jsonl": "", "metadata_json": "{}", "run_log": ""}
+
+
+def _scorer(tmp_path: Path, body: str) -> str:
+    path = tmp_path / "faulty.py"
+    path.write_text("import os, sys, time\n" + body)
+    return f"{path}:score"
+
+
+def test_a_hung_call_is_killed_and_the_next_call_gets_a_fresh_process(tmp_path: Path) -> None:
+    spec = _scorer(tmp_path, (
+        "def score(task_id, seed, submission):\n"
+        "    if not submission['data_jsonl'].strip():\n"
+        "        time.sleep(10 ** 6)\n"
+        "    return 1.0\n"))
+    with load_scorer(spec, timeout=3) as scorer:
+        target = ComtradeTarget(seeds=1, scorer=scorer, scorer_label=scorer.label)
+        res = probe_battery(target, target.tasks()[:2])
+        empty = [c for c in res["cells"] if c["probe"] == "empty"]
+        assert len(empty) == 2
+        assert all(c["status"] == "INVALID" and c["message"] == "timeout after 3 s"
+                   for c in empty)
+        others = [c for c in res["cells"] if c["probe"] != "empty"]
+        assert others and all(c["score"] == 1.0 for c in others)
+        assert scorer.starts == 3  # the first process, and one after each killed call
+        assert res["invalid_reasons"] == [{"reason": "timeout after 3 s", "cells": 2}]
+
+
+def test_a_scorer_that_always_hangs_is_given_up_after_three_timeouts(tmp_path: Path) -> None:
+    spec = _scorer(tmp_path, "def score(task_id, seed, submission):\n    time.sleep(10 ** 6)\n")
+    with load_scorer(spec, timeout=0.5) as scorer:
+        outs = [scorer("T1_single_page", 0, SUB) for _ in range(6)]
+    assert MAX_CONSECUTIVE_FAILURES == 3 and scorer.calls == 3
+    assert [o.message for o in outs[:3]] == ["timeout after 0.5 s"] * 3
+    assert {o.message for o in outs[3:]} == {
+        "not called: the scorer failed 3 times in a row (last: timeout after 0.5 s)"}
+    assert all(o.status == "INVALID" and o.value is None for o in outs)
+
+
+@pytest.mark.parametrize(("raise_", "message"), [
+    ("raise SystemExit(0)", "SystemExit: 0"),
+    ("sys.exit()", "SystemExit"),
+    ("raise KeyboardInterrupt", "KeyboardInterrupt"),
+    ("raise GeneratorExit('gone')", "GeneratorExit: gone"),
+    ("os._exit(7)", "the scorer's process died (exit code 7)"),
+    ("return 10 ** 400", "scorer returned an integer too large for a float: not a finite number"),
+])
+def test_any_exit_of_user_code_is_an_invalid_cell(tmp_path: Path, raise_: str,
+                                                  message: str) -> None:
+    spec = _scorer(tmp_path, f"def score(task_id, seed, submission):\n    {raise_}\n")
+    with load_scorer(spec, timeout=30) as scorer:
+        out = scorer("T1_single_page", 0, SUB)
+        assert (out.value, out.status, out.message) == (None, "INVALID", message)
+        again = scorer("T1_single_page", 0, SUB)  # the scorer still answers afterwards
+        assert again.message == message
+
+
+def test_coerce_score_of_an_int_beyond_float_range() -> None:
+    out = coerce_score(10 ** 400)
+    assert (out.value, out.status) == (None, "INVALID")
+    assert out.message == "scorer returned an integer too large for a float: not a finite number"
+    assert coerce_score({"total": -(10 ** 400)}).status == "INVALID"
+    assert coerce_score(float("inf")).message == "scorer returned inf: not a finite number"
+    assert coerce_score(2 ** 60).value == float(2 ** 60)
+
+
+def test_error_text_is_redacted_of_key_shapes_and_credential_env_values(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MY_SERVICE_API_KEY", "zq7Value-Of-The-Secret-4411")
+    spec = _scorer(tmp_path, (
+        "def score(task_id, seed, submission):\n"
+        "    raise ValueError('rejected sk-ant-api03-abcdefghijklmnop and '\n"
+        "                     + os.environ['MY_SERVICE_API_KEY'] + ' and '\n"
+        "                     + os.environ['MY_SERVICE_API_KEY'][3:20])\n"))
+    with load_scorer(spec) as scorer:
+        out = scorer("T1_single_page", 0, SUB)
+    assert out.status == "INVALID"
+    assert out.message == "ValueError: rejected [redacted] and [redacted] and [redacted]"
+
+
+def test_import_failures_of_any_kind_are_load_errors(tmp_path: Path) -> None:
+    with pytest.raises(ScorerLoadError, match=r"importing faulty\.py failed: SystemExit: 3"):
+        load_scorer(_scorer(tmp_path, "sys.exit(3)\n"))
+    with pytest.raises(ScorerLoadError, match=r"the scorer timeout must be a positive"):
+        load_scorer(_scorer(tmp_path, "def score(*a): return 1\n"), timeout=0)
+
+
+def test_user_prints_do_not_reach_stdout(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    spec = _scorer(tmp_path, ("def score(task_id, seed, submission):\n"
+                              "    print('chatty scorer', flush=True)\n    return 0.5\n"))
+    with load_scorer(spec) as scorer:
+        assert scorer("T1_single_page", 0, SUB).value == 0.5
+    out, err = capfd.readouterr()
+    assert "chatty scorer" not in out and "chatty scorer" in err
+
+
+def test_audit_env_reports_each_stage_to_the_progress_callback() -> None:
+    seen: list[tuple[str, int, int]] = []
+    audit_env(ComtradeTarget(seeds=1), progress=lambda *a: seen.append(a))
+    assert STAGES == ("probes", "ownership", "2x2", "replay", "spectrum")
+    assert seen == [(s, i, 5) for i, s in enumerate(STAGES)] + [("done", 5, 5)]
+
+
+def test_ground_truth_only_stages_do_not_call_the_user_scorer(tmp_path: Path) -> None:
+    spec = _scorer(tmp_path, "def score(task_id, seed, submission):\n    return 1.0\n")
+    with load_scorer(spec) as scorer:
+        target = ComtradeTarget(seeds=1, scorer=scorer, scorer_label=scorer.label)
+        run = target.run_episode("scripted:careful", "L2", "T1_single_page", 0, shipped=False)
+        assert scorer.calls == 0 and run.shipped.value is None and run.truth == 1.0
+        assert target.run_episode("scripted:careful", "L2", "T1_single_page", 0).shipped.value \
+            == 1.0
+        assert scorer.calls == 1

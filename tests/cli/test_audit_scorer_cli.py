@@ -1,0 +1,57 @@
+"""`agm audit --scorer`: a scorer that exits or always raises still yields a card and says why."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from agentmetrology.cli.main import app
+
+SECRET_ENV = "zq7Value-Of-The-Secret-4411"
+KEY = "sk-ant-api03-abcdefghijklmnop"
+
+
+def test_exiting_and_raising_scorer_gives_a_card_reasons_and_no_secret(tmp_path: Path) -> None:
+    scorer = tmp_path / "faulty.py"
+    scorer.write_text(
+        "import os\n"
+        "def score(task_id, seed, submission):\n"
+        "    if not submission['data_jsonl'].strip():\n"
+        "        raise SystemExit(0)\n"
+        f"    raise ValueError('rejected {KEY} ' + os.environ['MY_SERVICE_API_KEY'])\n")
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["audit", "comtrade", "--seeds", "0-0", "--out", str(out),
+                                   "--scorer", f"{scorer}:score"],
+                             env={"COLUMNS": "100", "MY_SERVICE_API_KEY": SECRET_ENV})
+    assert res.exit_code == 0, res.output
+    assert "Validity card: comtrade at L0" in res.stdout
+    assert res.stderr == ""  # no progress display off a terminal
+    doc = json.loads((out / "audit.json").read_text())
+    battery = doc["stages"]["probes"]["shipped"]
+    cells = battery["cells"]
+    empty = sum(1 for c in cells if c["probe"] == "empty")
+    assert battery["status"] == "not probed" and battery["cells_invalid"] == len(cells) > empty
+    assert battery["invalid_reasons"] == [
+        {"reason": "ValueError: rejected [redacted] [redacted]", "cells": len(cells) - empty},
+        {"reason": "SystemExit: 0", "cells": empty}]
+    assert (f"criterion sensitivity not probed for faulty.py:score: {len(cells)} of "
+            f"{len(cells)} probe cells INVALID") in res.stdout
+    assert f"{len(cells) - empty} × ValueError: rejected [redacted] [redacted]" in res.stdout
+    assert f"{empty} × SystemExit: 0" in res.stdout
+    for name in ("audit.json", "card.json", "report.md", "report.html"):
+        text = (out / name).read_text()
+        assert SECRET_ENV not in text and KEY not in text
+    assert SECRET_ENV not in res.output and KEY not in res.output
+    assert doc["scorers"]["shipped"]["timeout_s"] == 10.0
+
+
+def test_scorer_timeout_must_be_positive(tmp_path: Path) -> None:
+    scorer = tmp_path / "ok.py"
+    scorer.write_text("def score(task_id, seed, submission):\n    return 1.0\n")
+    res = CliRunner().invoke(app, ["audit", "comtrade", "--seeds", "0-0", "--out",
+                                   str(tmp_path / "o"), "--scorer", f"{scorer}:score",
+                                   "--scorer-timeout", "0"])
+    assert res.exit_code == 2 and "--scorer-timeout" in res.stderr
+    assert "Traceback" not in res.output
