@@ -14,7 +14,8 @@ from importlib.metadata import entry_points
 from agentmetrology.records.environment import EnvSpec
 
 ENTRY_POINT_GROUP = "agentmetrology.environments"
-BUILTINS: dict[str, str] = {"comtrade": "agentmetrology.envs.comtrade.spec:SPEC"}
+BUILTINS: dict[str, str] = {"comtrade": "agentmetrology.envs.comtrade.spec:SPEC",
+                             "researchops": "agentmetrology.envs.researchops.spec:SPEC"}
 _loaded: dict[str, EnvSpec] = {}
 _registered: dict[str, EnvSpec] = {}
 
