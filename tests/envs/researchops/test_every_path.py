@@ -15,8 +15,12 @@ from typing import Any
 
 import pytest
 from mcp import Client, StdioServerParameters, types
+from typer.testing import CliRunner
 
+from agentmetrology.cli.main import app
+from agentmetrology.envs.registry import get_env
 from agentmetrology.envs.researchops.tasks import TASKS, TOOL_NAMES
+from agentmetrology.run.episode import run_one
 
 AGM = [sys.executable, "-c", "from agentmetrology.cli.main import main; main()"]
 CAMPAIGN = """
@@ -181,3 +185,17 @@ def test_audit_finds_the_tool_name_defect(tmp_path: Path) -> None:
                 for r in doc["stages"]["reliability"]["rows"]}
     assert spectrum["scripted:careful"] == 1.0 and spectrum["scripted:shortcut"] == 0.0
     assert 0.0 < spectrum["scripted:overfit"] < 0.3
+
+
+def test_score_reads_a_submission_directory(tmp_path: Path) -> None:
+    ep = run_one(get_env("researchops"), "seed_4", 0, "scripted:careful", "L2").episode
+    (tmp_path / "submission.json").write_text(json.dumps(ep.submission))
+    res = CliRunner().invoke(app, ["score", "researchops", str(tmp_path), "--task", "seed_4",
+                                   "--json"])
+    assert res.exit_code == 0, res.stderr
+    doc = json.loads(res.stdout)
+    assert doc["task_quality"]["H"] == 1.0 and doc["task_quality"]["status"] == "PASS"
+    assert doc["composite_verifier"]["status"] == "UNKNOWN"  # no trajectory in a directory
+    missing = CliRunner().invoke(app, ["score", "researchops", str(tmp_path / "none"),
+                                       "--task", "seed_4"])
+    assert missing.exit_code == 2 and "holds no submission.json" in missing.stderr
