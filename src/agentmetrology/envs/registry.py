@@ -15,7 +15,8 @@ from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.errors import UserError
 
 ENTRY_POINT_GROUP = "agentmetrology.environments"
-BUILTINS: dict[str, str] = {"comtrade": "agentmetrology.envs.comtrade.spec:SPEC"}
+BUILTINS: dict[str, str] = {"comtrade": "agentmetrology.envs.comtrade.spec:SPEC",
+                             "researchops": "agentmetrology.envs.researchops.spec:SPEC"}
 _loaded: dict[str, EnvSpec] = {}
 _registered: dict[str, EnvSpec] = {}
 

@@ -1,0 +1,1 @@
+"""ResearchOpsEnv's tools: their specifications and the episode environment that executes them."""
