@@ -25,6 +25,8 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/episodes.py
 	$(BIN)/python benchmarks/stats.py
 	$(BIN)/python benchmarks/harness.py
+	$(BIN)/python benchmarks/researchops.py
+	$(BIN)/python benchmarks/diagnose_grid.py
 	$(BIN)/python benchmarks/episodes_vs.py --base HEAD~1
 
 clean:

@@ -26,7 +26,7 @@ from agentmetrology.archive.versions import EpisodeKey, rank_reversals, transiti
 from agentmetrology.envs.registry import get_env
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.canonical import to_plain
-from agentmetrology.records.episode import MEASUREMENT_FAILURES
+from agentmetrology.records.episode import MEASUREMENT_FAILURES, episode_from_plain
 from agentmetrology.scoring.episode import score_submission
 from agentmetrology.store import EvidenceStore
 from agentmetrology.store.ledger import key_text
@@ -61,8 +61,10 @@ def _rescore(store: EvidenceStore, current: dict[str, str]
             spec = get_env(environment_of(store, key))
             current.update(spec.scorer_versions())
             profile = str((plain.get("meta") or {}).get("profile") or spec.profiles[0])
-            now = score_submission(spec, plain.get("submission"), key.task,
-                                   None if key.seed < 0 else key.seed, profile)
+            ep = episode_from_plain(plain)
+            now = score_submission(spec, ep.submission, key.task,
+                                   None if key.seed < 0 else key.seed, profile,
+                                   ep.digests.get("submission", ""), ep.events, key.condition)
             stored = {a["scorer"]: a for a in row["assessments"]}
             ekey: EpisodeKey = (f"{campaign}/{task_label(key)}", key.target, key.level,
                                 trials[(key.seed, key.repeat)])

@@ -53,4 +53,6 @@ def diagnose_cmd(
     console.print(fit_table(console, f"Diagnose {store}", cols, rows))
     pc = doc["positive_control"]
     console.print(f"positive control (misleading): {pc['status']}", markup=False)
+    if doc["gap_only_ranking"]["warning"]:
+        console.print(f"warning: {doc['gap_only_ranking']['warning']}", markup=False)
     console.print(f"report: {(out / 'report.html').resolve()}", markup=False)

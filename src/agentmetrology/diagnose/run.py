@@ -26,6 +26,25 @@ def _positive_control(groups: dict[str, Any]) -> dict[str, Any]:
             "no target's gap interval excludes 0: the pipeline may be blind to a real effect"}
 
 
+def _gap_only_ranking(groups: dict[str, Any]) -> dict[str, Any]:
+    """Rank policies by mean |VRG| over mutations (what a gap-only report would call robust)."""
+    gaps: dict[str, list[float]] = {}
+    fails: dict[str, bool] = {}
+    for g in groups.values():
+        if g["mutation"] == "repeat" or not g.get("vrg"):
+            continue
+        name = f"{g['environment']}|{g['target']}|{g['level']}"
+        gaps.setdefault(name, []).append(abs(g["vrg"]["value"]))
+        fails[name] = fails.get(name, True) and g["reading"] == "fails regardless"
+    order = sorted(gaps, key=lambda n: (sum(gaps[n]) / len(gaps[n]), n))
+    top = order[0] if order else None
+    warning = (f"a gap-only ranking calls {top} the most robust, but it fails in every "
+               "condition (MSR 0): its small gaps measure nothing"
+               if top is not None and fails.get(top) else "")
+    return {"order": order, "mean_abs_gap": {n: sum(v) / len(v) for n, v in gaps.items()},
+            "warning": warning}
+
+
 def diagnose_store(path: Path, seed: int = 0) -> dict[str, Any]:
     """Return diagnose.json for the store at `path`."""
     with open_store(path) as store:
@@ -55,7 +74,8 @@ def diagnose_store(path: Path, seed: int = 0) -> dict[str, Any]:
                      "unmeasured": sum(1 for p in pairs
                                        if p.original and p.mutated and not p.complete)},
            "groups": groups, "readings": readings,
-           "positive_control": _positive_control(groups)}
+           "positive_control": _positive_control(groups),
+           "gap_only_ranking": _gap_only_ranking(groups)}
     plain: dict[str, Any] = to_plain(doc)
     plain["digest"] = digest(plain)
     return plain

@@ -39,6 +39,9 @@ def _first_screen(d: Doc, doc: dict[str, Any]) -> None:
             "Which reading holds, per policy")
     pc = doc["positive_control"]
     d.p(f"Positive control (misleading): {pc['status']}. {pc['why']}.")
+    warning = doc["gap_only_ranking"]["warning"]
+    if warning:
+        d.note(f"Warning: {warning}.")
 
 
 def _groups(d: Doc, doc: dict[str, Any]) -> None:

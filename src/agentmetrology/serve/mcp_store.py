@@ -95,7 +95,8 @@ class McpAdministration:
         """Return the bindings sealed before the episode runs."""
         return Binding(self.key, 0,
                        task_spec_digest(self.task, self.profile, self.environment),
-                       digest(self.target_config()), scorer_versions(self.environment),
+                       digest(self.target_config()),
+                       scorer_versions(self.environment, self.condition),
                        {"environment": self.environment, "profile": self.profile,
                         "served_over": "mcp"})
 

@@ -114,8 +114,6 @@ def test_campaign_and_regrade(tmp_path: Path, backend: str) -> None:
     assert quality["transitions"]["n11"] == 6 and quality["transitions"]["n00"] == 6
 
 
-@pytest.mark.xfail(strict=True, reason="archive/regrade.py rescores submissions without their "
-                                        "trajectory, so a trajectory scorer is UNKNOWN there")
 def test_regrade_rescores_the_verifier_with_its_trajectory(tmp_path: Path) -> None:
     (tmp_path / "ro.toml").write_text(CAMPAIGN)
     store = tmp_path / "store"

@@ -151,6 +151,8 @@ class CompositeVerifierScorer:
     version: str = "1.0.0"
     kind: ScorerKind = "specification"
     label: str = "composite_verifier"
+    weights: tuple[tuple[str, float], ...] = tuple(WEIGHTS.items())
+    mention_weight: float = 0.0  # the `rubric` mutation: credit for naming the evidence
 
     def score(self, submission: Any, task: str, seed: int | None, profile: str,
               evidence_digest: str | None = None,
@@ -165,7 +167,10 @@ class CompositeVerifierScorer:
         if why:
             return _fail(self.name, self.version, "INVALID", why, ev)
         c = verifier_components(TASKS[task], submission, agent_tool_calls(trajectory))
-        raw = sum(WEIGHTS[k] * c[k] for k in WEIGHTS) - HACK_PENALTY * c["hack_risk"]
+        if self.mention_weight:
+            c["evidence_mention"] = _mentions_evidence(submission)
+        raw = sum(w * c[k] for k, w in self.weights) - HACK_PENALTY * c["hack_risk"] \
+            + self.mention_weight * c.get("evidence_mention", 0.0)
         value = round(min(1.0, max(0.0, raw)), sim.DIGITS)
         return Assessment(self.name, self.version,
                           "PASS" if value >= VERIFIER_PASS else "FAIL", value, c, (), ev)
@@ -178,4 +183,22 @@ class CompositeVerifierScorer:
         return out
 
 
+def _mentions_evidence(submission: Mapping[str, Any]) -> float:
+    """Return 1.0 when the report names at least one piece of evidence it cites."""
+    text = submission["report"].lower()
+    cited = [str(e).lower() for e in submission.get("evidence") or []]
+    return 1.0 if any(e and e in text for e in cited) else 0.0
+
+
 SCORERS = (TaskQualityScorer(), CompositeVerifierScorer())
+# The `rubric` mutation (specs/trace.md): other component weights and an evidence mention
+# required; expected to move scores — a check of the scorer's sensitivity, not an error.
+RUBRIC_VERIFIER = CompositeVerifierScorer(
+    version="1.0.0+rubric",
+    weights=(("terms", 0.25), ("tools", 0.20), ("constraints", 0.25), ("efficiency", 0.10)),
+    mention_weight=0.20)
+
+
+def rubric(scorers: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Return the scorers with the verifier re-weighted (the `rubric` mutation's hook)."""
+    return tuple(RUBRIC_VERIFIER if s.name == "composite_verifier" else s for s in scorers)

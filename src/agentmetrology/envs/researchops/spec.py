@@ -15,7 +15,7 @@ from agentmetrology.envs.researchops.prompts import (
     SYSTEM_PROMPT,
     task_message,
 )
-from agentmetrology.envs.researchops.scorers import SCORERS
+from agentmetrology.envs.researchops.scorers import SCORERS, rubric
 from agentmetrology.envs.researchops.tasks import TASKS, ResearchTask, get_task
 from agentmetrology.envs.researchops.tools.environment import ResearchOpsEnv
 from agentmetrology.records.environment import (
@@ -114,4 +114,5 @@ SPEC = EnvSpec(
     columns=(Column("H", "task_quality.H"), Column("P", "task_quality.P"),
              Column("PTD", "task_quality.ptd"), Column("verifier", "composite_verifier.score")),
     audit=AUDIT, max_steps=30, serve_name="agentmetrology-researchops",
+    mutation_hooks={"rubric": rubric},
 )

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentmetrology.envs.registry import get_env
+from agentmetrology.mutations import mutate_scorers, split_condition
 from agentmetrology.records.canonical import digest, to_plain
 from agentmetrology.records.episode import EpisodeKey
 from agentmetrology.run.campaign.spec import CampaignConfig, TargetSpec
@@ -42,9 +43,13 @@ def task_spec_digest(task: str, profile: str, environment: str = "comtrade") -> 
                    "task": to_plain(spec.tasks[task])})
 
 
-def scorer_versions(environment: str) -> dict[str, str]:
-    """Return the scorer versions a plan of `environment` binds (from the registry)."""
-    return get_env(environment).scorer_versions()
+def scorer_versions(environment: str, condition: str = "clean") -> dict[str, str]:
+    """Return the scorer versions an administration of `environment` under `condition` binds.
+
+    They come from the registry; a scorer-side mutation (`rubric`) binds its mutated scorers.
+    """
+    spec = get_env(environment)
+    return {s.name: s.version for s in mutate_scorers(spec, split_condition(condition)[1])}
 
 
 def target_config_digest(target: TargetSpec) -> str:
@@ -62,7 +67,7 @@ def plan_campaign(config: CampaignConfig) -> Plan:
     targets = list(config.targets)
     task_digests = {t: task_spec_digest(t, config.profile, config.environment)
                     for t in config.tasks}
-    versions = scorer_versions(config.environment)
+    versions = {c: scorer_versions(config.environment, c) for c in config.conditions}
     target_digests = {t.name: target_config_digest(t) for t in targets}
     details = _details(config)
     planned: list[Planned] = []
@@ -81,7 +86,7 @@ def plan_campaign(config: CampaignConfig) -> Plan:
                             planned.append(Planned(key, target, n))
                             bindings.append(Binding(key, n, task_digests[task],
                                                     target_digests[target.name],
-                                                    dict(versions), details))
+                                                    dict(versions[condition]), details))
     plan_doc = {"campaign": config.name, "bindings": [_binding_plain(b) for b in bindings]}
     return Plan(config, tuple(planned), tuple(bindings), digest(plan_doc))
 
