@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from agentmetrology.agents.llm.policy import target_from_spec
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail
 from agentmetrology.cli.table_fit import Col, fit_table
@@ -22,10 +23,21 @@ def diagnose_cmd(
     analysis_seed: int = typer.Option(0, "--analysis-seed", min=0,
                                       help="Seed of the bootstrap intervals."),
     json_out: bool = typer.Option(False, "--json", help="Print diagnose.json."),
+    judge_model: list[str] = typer.Option(None, "--judge-model", help="Also audit an LLM "
+                                          "judge (repeat for two judges): saved trajectories "
+                                          "in four views."),
+    base_url: str = typer.Option(None, "--base-url", help="judge: OpenAI-compatible endpoint."),
+    api_key_env: str = typer.Option(None, "--api-key-env", help="judge: key variable."),
+    judge_calls: int = typer.Option(3, "--judge-calls", min=1, max=20,
+                                    help="judge: calls per episode and view."),
+    judge_episodes: int = typer.Option(20, "--judge-episodes", min=1, max=10_000,
+                                       help="judge: original episodes shown."),
 ) -> None:
     """Tell agent, environment and scorer apart: gaps, rescored gaps, MSR/MTR, readings."""
+    judges = [target_from_spec(f"llm:{m}", base_url=base_url, api_key_env=api_key_env,
+                               max_retries=1) for m in judge_model or []]
     try:
-        doc = diagnose_store(store, analysis_seed)
+        doc = diagnose_store(store, analysis_seed, judges, judge_calls, judge_episodes)
     except (ValueError, LedgerError, OSError) as exc:
         fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     try:
@@ -53,6 +65,12 @@ def diagnose_cmd(
     console.print(fit_table(console, f"Diagnose {store}", cols, rows))
     pc = doc["positive_control"]
     console.print(f"positive control (misleading): {pc['status']}", markup=False)
+    for name, j in ((doc.get("judge_audit") or {}).get("judges") or {}).items():
+        v = j["views"]
+        console.print(f"judge {name}: disagreement with its own original view: repeat "
+                      f"{v['repeat']['disagreement']}, alias {v['alias']['disagreement']}, "
+                      f"format {v['format']['disagreement']}; kappa with the native reward "
+                      f"{j['with_native_reward']['kappa']}", markup=False)
     if doc["gap_only_ranking"]["warning"]:
         console.print(f"warning: {doc['gap_only_ranking']['warning']}", markup=False)
     console.print(f"report: {(out / 'report.html').resolve()}", markup=False)

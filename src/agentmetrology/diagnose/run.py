@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from agentmetrology import __version__
-from agentmetrology.archive.importers.agm_store import open_store
+from agentmetrology.agents.llm.target import LLMTarget
+from agentmetrology.archive.importers.agm_store import environment_of, open_store, planned_keys
+from agentmetrology.diagnose.judge import run_judge_audit
 from agentmetrology.diagnose.metrics import MARGIN, TAU, diagnose_pairs
-from agentmetrology.diagnose.pairs import collect_pairs
-from agentmetrology.mutations import MUTATIONS
+from agentmetrology.diagnose.pairs import collect_pairs, scorers_of
+from agentmetrology.envs.registry import get_env
+from agentmetrology.mutations import MUTATIONS, split_condition
 from agentmetrology.records.canonical import digest, to_plain
+from agentmetrology.records.episode import Episode, episode_from_plain
+from agentmetrology.scoring.rescore import original_tool_names
+from agentmetrology.store import EvidenceStore
+from agentmetrology.store.ledger import key_text
 
 SCHEMA = "agentmetrology.diagnose/1"
 
@@ -45,13 +53,47 @@ def _gap_only_ranking(groups: dict[str, Any]) -> dict[str, Any]:
             "warning": warning}
 
 
-def diagnose_store(path: Path, seed: int = 0) -> dict[str, Any]:
-    """Return diagnose.json for the store at `path`."""
+def _originals(store: EvidenceStore, limit: int) -> tuple[list[tuple[str, Episode, list[str]]],
+                                                          dict[str, bool]]:
+    """Return up to `limit` recorded original episodes (with tool names) and their truth."""
+    out: list[tuple[str, Episode, list[str]]] = []
+    native: dict[str, bool] = {}
+    for campaign in store.campaigns():
+        keys = [k for k in planned_keys(store, campaign) if split_condition(k.condition)[1] is None]
+        if not keys:
+            continue
+        spec = get_env(environment_of(store, keys[0]))
+        truth = scorers_of(spec).truth
+        for k in keys:
+            row = store.episode(k)
+            if row is None or row["termination"] in ("infra_error", "cancelled"):
+                continue
+            ep = episode_from_plain(store.load_episode(k))
+            name = key_text(k)
+            out.append((name, ep, original_tool_names(spec, ep)))
+            status = {a["scorer"]: a["status"] for a in row["assessments"]}.get(truth)
+            if status in ("PASS", "FAIL", "PARTIAL"):
+                native[name] = status == "PASS"
+            if len(out) >= limit:
+                return out, native
+    return out, native
+
+
+def diagnose_store(path: Path, seed: int = 0, judges: Sequence[LLMTarget] = (),
+                   judge_calls: int = 3, judge_episodes: int = 20) -> dict[str, Any]:
+    """Return diagnose.json for the store at `path` (with the judge audit when judges given)."""
+    judge_doc: dict[str, Any] | None = None
     with open_store(path) as store:
         pairs, scorers = collect_pairs(store)
-    if not pairs:
+        if judges:
+            episodes, native = _originals(store, judge_episodes)
+            if not episodes:
+                raise ValueError(f"the store at {path} holds no recorded original episode to "
+                                 "show a judge")
+            judge_doc = run_judge_audit(episodes, judges, judge_calls, native)
+    if not pairs and judge_doc is None:
         raise ValueError(f"the store at {path} holds no mutated administrations: run a "
-                         "campaign with `mutations = [...]` first")
+                         "campaign with `mutations = [...]` first (or give --judge-model)")
     groups = {"|".join(k): {"environment": k[0], "target": k[1], "level": k[2],
                             "mutation": k[3], **v}
               for k, v in diagnose_pairs(pairs, seed).items()}
@@ -75,7 +117,8 @@ def diagnose_store(path: Path, seed: int = 0) -> dict[str, Any]:
                                        if p.original and p.mutated and not p.complete)},
            "groups": groups, "readings": readings,
            "positive_control": _positive_control(groups),
-           "gap_only_ranking": _gap_only_ranking(groups)}
+           "gap_only_ranking": _gap_only_ranking(groups),
+           "judge_audit": judge_doc}
     plain: dict[str, Any] = to_plain(doc)
     plain["digest"] = digest(plain)
     return plain

@@ -79,12 +79,39 @@ def _figures(d: Doc, doc: dict[str, Any]) -> None:
              "one.")
 
 
+def _judges(d: Doc, doc: dict[str, Any]) -> None:
+    ja = doc.get("judge_audit")
+    if not ja:
+        return
+    d.h("Fixed-trajectory judge audit")
+    d.p(f"{ja['episodes']} saved original trajectories shown to each judge in the views "
+        f"{', '.join(_code(v) for v in ja['views'])}, {ja['calls']} calls per view; "
+        f"{ja['unknown_cells']} of {ja['cells']} calls gave no usable verdict (UNKNOWN, "
+        "excluded). Disagreement is the share of episodes whose majority verdict in a view "
+        "differs from the original view's; the identical repeat is the baseline.")
+    rows = []
+    for name, j in ja["judges"].items():
+        v = j["views"]
+        rows.append([_code(name), j["episodes"], v["repeat"]["disagreement"],
+                     v["alias"]["disagreement"], v["alias"].get("excess_over_repeat"),
+                     v["format"]["disagreement"], v["format"].get("excess_over_repeat"),
+                     j["with_native_reward"]["raw_agreement"], j["with_native_reward"]["kappa"]])
+    d.table(["judge", "episodes", "repeat", "alias", "alias − repeat", "format",
+             "format − repeat", "agreement with native reward", "kappa"], rows)
+    if ja.get("between_judges"):
+        b = ja["between_judges"]
+        d.p(f"Between the two judges: raw agreement {d.g.fmt(b['raw_agreement'])}"
+            + ("" if b["kappa"] is None else f", kappa {d.g.fmt(b['kappa'])}") + ".")
+
+
 def render_diagnose_report(doc: dict[str, Any]) -> tuple[str, str]:
     """Return (report.md, report.html) for diagnose.json; refuses unguarded numbers."""
     guard = NumberGuard(doc)
     d = Doc(guard)
     _first_screen(d, doc)
-    _groups(d, doc)
-    _figures(d, doc)
+    if doc["groups"]:
+        _groups(d, doc)
+        _figures(d, doc)
+    _judges(d, doc)
     guard.check(*(t for b in d.blocks for t in b.texts()))
     return to_markdown(d.blocks), to_html(d.blocks, f"Diagnose: {doc['store']}")
