@@ -53,7 +53,7 @@ def test_number_guard_refuses_a_number_not_in_the_json(doc: dict,
 
     def card_with_a_made_up_number(d: Any, source: dict) -> None:
         original(d, source)
-        d.para("The judge agrees with ground truth 98.6% of the time.")
+        d.p("The judge agrees with ground truth 98.6% of the time.")
 
     monkeypatch.setattr(audit_report, "_card", card_with_a_made_up_number)
     with pytest.raises(NumberGuardError, match=r"98\.6"):

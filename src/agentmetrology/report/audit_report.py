@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentmetrology.report import html as H
+from agentmetrology.report.blocks import Doc, to_html, to_markdown
 from agentmetrology.report.numberguard import NumberGuard
 from agentmetrology.report.spectrum_svg import SpectrumRow, spectrum_chart
 
@@ -20,43 +20,6 @@ ROW_LABELS = {
 }
 
 
-class _Doc:
-    """Collects parallel Markdown and HTML, and every text the guard must check."""
-
-    def __init__(self, g: NumberGuard) -> None:
-        self.g = g
-        self.md: list[str] = []
-        self.html: list[str] = []
-        self.texts: list[str] = []
-
-    def heading(self, text: str, level: int = 2) -> None:
-        self.texts.append(text)
-        self.md.append("#" * level + " " + text + "\n")
-        self.html.append(H.heading(text, level))
-
-    def para(self, text: str) -> None:
-        self.texts.append(text)
-        self.md.append(text + "\n")
-        self.html.append(H.paragraph(text))
-
-    def bullets(self, items: list[str]) -> None:
-        self.texts += items
-        self.md.append("\n".join(f"- {i}" for i in items) + "\n")
-        self.html.append(H.bullet_list(items))
-
-    def table(self, headers: list[str], rows: list[list[str]]) -> None:
-        self.texts += headers + [c for r in rows for c in r]
-        md = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-        md += ["| " + " | ".join(r) + " |" for r in rows]
-        self.md.append("\n".join(md) + "\n")
-        self.html.append(H.table(headers, rows))
-
-    def figure(self, svg: str, caption: str) -> None:
-        self.texts.append(caption)
-        self.html.append(H.figure(svg, caption))
-        self.md.append(f"*{caption}* (figure in report.html)\n")
-
-
 def _num(g: NumberGuard, v: Any) -> str:
     return g.fmt(v) if isinstance(v, int | float) and not isinstance(v, bool) else "n/a"
 
@@ -65,10 +28,10 @@ def _config_label(c: dict[str, Any]) -> str:
     return f"`{c['level']}` + `{c['scorer']}`" if c["level"] else f"`{c['scorer']}`"
 
 
-def _card(d: _Doc, doc: dict[str, Any]) -> None:
+def _card(d: Doc, doc: dict[str, Any]) -> None:
     card = doc["card"]
-    d.heading("Validity card")
-    d.para(f"Licensed claim of the shipped configuration (`{card['shipped_configuration']}`): "
+    d.h("Validity card")
+    d.p(f"Licensed claim of the shipped configuration (`{card['shipped_configuration']}`): "
            f"{card['licensed_claim']}.")
     configs = card["configurations"]
     headers = ["row", *[_config_label(c) for c in configs]]
@@ -87,19 +50,19 @@ def _card(d: _Doc, doc: dict[str, Any]) -> None:
     d.bullets(items)
 
 
-def _probes(d: _Doc, doc: dict[str, Any]) -> None:
+def _probes(d: Doc, doc: dict[str, Any]) -> None:
     g = d.g
     probes = doc["stages"]["probes"]
     shipped = {p["probe"]: p for p in probes["shipped"]["by_probe"]}
-    d.heading("Forged-submission probes")
+    d.h("Forged-submission probes")
     if "ground_truth" in probes:
         truth = {p["probe"]: p["score_mean"] for p in probes["ground_truth"]["by_probe"]}
-        d.para(f"Each probe is scored by the shipped scorer `{probes['shipped']['scorer']}` and "
+        d.p(f"Each probe is scored by the shipped scorer `{probes['shipped']['scorer']}` and "
                f"by ground truth `{probes['ground_truth']['scorer']}` on every audited task "
                "and seed; means over tasks and seeds.")
     else:
         truth = {p["probe"]: p["truth_mean"] for p in probes["shipped"]["by_probe"]}
-        d.para(f"Each probe is scored by the shipped scorer `{probes['shipped']['scorer']}`; "
+        d.p(f"Each probe is scored by the shipped scorer `{probes['shipped']['scorer']}`; "
                "ground truth is the probe's quality by construction from the oracle.")
     rows = [[f"`{name}`", str(p["n"]), _num(g, p["score_mean"]), _num(g, p["score_min"]),
              str(p["invalid"]), _num(g, truth.get(name))]
@@ -107,18 +70,18 @@ def _probes(d: _Doc, doc: dict[str, Any]) -> None:
     d.table(["probe", "n", "shipped mean", "shipped min", "INVALID", "ground truth mean"], rows)
     off = probes["shipped"]["offending"][:10]
     if off:
-        d.para("First offending pairs (a tie or inversion against `correct`):")
+        d.p("First offending pairs (a tie or inversion against `correct`):")
         d.table(["task", "seed", "probe", "shipped(correct)", "shipped(probe)", "truth(probe)"],
                 [[f"`{o['task']}`", str(o["seed"]), f"`{o['probe']}`",
                   _num(g, o["score_correct"]), _num(g, o["score_probe"]),
                   _num(g, o["truth_probe"])] for o in off])
 
 
-def _joint(d: _Doc, doc: dict[str, Any]) -> None:
+def _joint(d: Doc, doc: dict[str, Any]) -> None:
     g = d.g
     j = doc["stages"]["joint"]
-    d.heading("Joint intervention (2x2)")
-    d.para("The same scripted targets (" + ", ".join(f"`{t}`" for t in j["targets"])
+    d.h("Joint intervention (2x2)")
+    d.p("The same scripted targets (" + ", ".join(f"`{t}`" for t in j["targets"])
            + ") on the same seeds at `L0` and "
            f"`L2`, each episode scored by the shipped scorer (divided by its scale "
            f"{_num(g, j['scale'])}) and by ground truth. At `L0`, "
@@ -134,11 +97,11 @@ def _joint(d: _Doc, doc: dict[str, Any]) -> None:
              "submitting targets"], rows)
 
 
-def _spectrum(d: _Doc, doc: dict[str, Any]) -> None:
+def _spectrum(d: Doc, doc: dict[str, Any]) -> None:
     g = d.g
     s = doc["stages"]["reliability"]
-    d.heading("Reliability spectrum (L2, ground truth)")
-    d.para(f"{s['seeds']} seeds on each of the tasks "
+    d.h("Reliability spectrum (L2, ground truth)")
+    d.p(f"{s['seeds']} seeds on each of the tasks "
            + ", ".join(f"`{t}`" for t in s["tasks"]) + " per target; mean with "
            f"bootstrap CI, worst case, CVaR at alpha {_num(g, s['alpha'])}, Reliability at tau "
            f"{_num(g, s['tau'])}. Sorted by mean.")
@@ -157,14 +120,14 @@ def _spectrum(d: _Doc, doc: dict[str, Any]) -> None:
     d.figure(spectrum_chart(figure_rows, "Ground-truth F1 at L2 by target"),
              "Box: quartiles; dot: mean; cross: worst case; square: CVaR. Sorted by mean.")
     if s["worst_case_reorders"]:
-        d.para("Ranking by worst case reorders the targets: "
+        d.p("Ranking by worst case reorders the targets: "
                + " > ".join(f"`{t}`" for t in s["order_by_worst"]) + ".")
 
 
-def _ownership(d: _Doc, doc: dict[str, Any]) -> None:
+def _ownership(d: Doc, doc: dict[str, Any]) -> None:
     g = d.g
     o = doc["stages"]["ownership"]
-    d.heading("Ownership")
+    d.h("Ownership")
     d.table(["level", "completeness", "model-owned decisions", "claimed but harness-owned"],
             [[f"`{lv}`", c["status"], ", ".join(f"`{x}`" for x in c["model_owned"]) or "none",
               ", ".join(f"`{x}`" for x in c["harness_owned_claims"]) or "none"]
@@ -181,9 +144,9 @@ def _ownership(d: _Doc, doc: dict[str, Any]) -> None:
              "non-degenerate"], rows)
     cal = o["rule_calibration"]
     if cal.get("status") == "not probed":
-        d.para(f"Rule calibration: not probed ({cal['reason']}).")
+        d.p(f"Rule calibration: not probed ({cal['reason']}).")
         return
-    d.para(f"Rule calibration at `{cal['level']}` (fixed decision rules): " + "; ".join(
+    d.p(f"Rule calibration at `{cal['level']}` (fixed decision rules): " + "; ".join(
         f"`{r['rule']}` mean {_num(g, r['truth_mean'])}, worst {_num(g, r['truth_worst'])}"
         for r in cal["rules"]) + f". {cal['note'].capitalize()}.")
 
@@ -191,9 +154,9 @@ def _ownership(d: _Doc, doc: dict[str, Any]) -> None:
 def render_audit_report(doc: dict[str, Any]) -> tuple[str, str]:
     """Return (markdown, html) for an audit.json document; raise if the guard refuses it."""
     g = NumberGuard(doc)
-    d = _Doc(g)
+    d = Doc(g)
     title = f"Audit of {doc['audit']}"
-    d.heading(title, 1)
+    d.h(title, 1)
     stages = doc["stages"]
     intro = f"Tool version `{doc['tool_version']}`, analysis seed {doc['analysis_seed']}."
     if "replay" in stages:
@@ -205,7 +168,7 @@ def render_audit_report(doc: dict[str, Any]) -> tuple[str, str]:
         intro += (f" {t['entries']} entries, {t['cells']} probe cells, {t['deviations']} "
                   f"deviations from ground truth, {t['entries_without_oracle']} entries "
                   "without an oracle.")
-    d.para(intro)
+    d.p(intro)
     _card(d, doc)
     _probes(d, doc)
     for key, section, heading in (("joint", _joint, "Joint intervention (2x2)"),
@@ -213,11 +176,11 @@ def render_audit_report(doc: dict[str, Any]) -> tuple[str, str]:
                                   ("ownership", _ownership, "Ownership")):
         stage = stages.get(key)
         if isinstance(stage, dict) and stage.get("status") == "not probed":
-            d.heading(heading)
-            d.para(f"Not probed: {stage['reason']}.")  # a missing hook is never a pass
+            d.h(heading)
+            d.p(f"Not probed: {stage['reason']}.")  # a missing hook is never a pass
         elif stage is not None:
             section(d, doc)
-    d.heading("Digests")
+    d.h("Digests")
     d.bullets([f"`{k}`: `{v}`" for k, v in doc["digests"].items()])
-    g.check(*d.texts)
-    return "\n".join(d.md), H.page(title, "\n".join(d.html))
+    g.check(*(t for b in d.blocks for t in b.texts()))
+    return to_markdown(d.blocks), to_html(d.blocks, title)

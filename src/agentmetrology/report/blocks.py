@@ -80,7 +80,7 @@ class Doc:
 
 
 def to_markdown(blocks: list[Block]) -> str:
-    """Return Markdown for the blocks (charts and figures are HTML-only and omitted)."""
+    """Return Markdown for the blocks (charts are HTML-only; a figure leaves its caption)."""
     out: list[str] = []
     for b in blocks:
         if b.kind == "h":
@@ -89,6 +89,8 @@ def to_markdown(blocks: list[Block]) -> str:
             out.append(b.text if b.kind == "p" else f"_{b.text}_")
         elif b.kind == "list":
             out.append("\n".join(f"- {i}" for i in b.items))
+        elif b.kind == "figure":
+            out.append(f"*{b.text}* (figure in report.html)")
         elif b.kind == "table":
             rows = [b.headers, ["---"] * len(b.headers), *b.rows]
             cap = f"{b.text}\n\n" if b.text else ""

@@ -17,6 +17,7 @@ from agentmetrology.envs.registry import get_env
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.canonical import digest
 from agentmetrology.records.episode import Episode, EpisodeKey, Termination, Usage
+from agentmetrology.records.names import slug
 from agentmetrology.run.campaign import parse_campaign, run_campaign
 from agentmetrology.run.episode import result_row
 from agentmetrology.store import EvidenceStore
@@ -69,7 +70,7 @@ class QuickRun:
     @property
     def name(self) -> str:
         """Return the campaign name: the model and a digest of every parameter."""
-        model = "".join(c if c.isalnum() or c in "-._" else "-" for c in self.agent[4:])
+        model = slug(self.agent[4:])
         params = {k: getattr(self, k) for k in self.__dataclass_fields__}
         if self.price is None:
             # Runs without --price keep the names they had before the option existed, so that

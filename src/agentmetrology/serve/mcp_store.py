@@ -22,6 +22,7 @@ from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.canonical import digest, to_plain
 from agentmetrology.records.episode import Episode, EpisodeKey
 from agentmetrology.records.errors import UserError
+from agentmetrology.records.names import slug
 from agentmetrology.run.campaign.plan import scorer_versions, task_spec_digest
 from agentmetrology.store import (
     AttemptStateError,
@@ -49,10 +50,6 @@ class SessionBusyError(UserError):
     """Raised at startup when another live server is serving the same key from the store."""
 
 
-def _slug(text: str) -> str:
-    return "".join(c if c.isalnum() or c in "-._" else "-" for c in text)
-
-
 @dataclass(frozen=True, slots=True)
 class McpAdministration:
     """The parameters of one served administration; they determine its campaign and key."""
@@ -72,8 +69,8 @@ class McpAdministration:
         params = {k: getattr(self, k) for k in self.__dataclass_fields__}
         if self.environment == "comtrade":
             del params["environment"]  # names given before environments were plug-ins stay
-        prefix = "" if self.environment == "comtrade" else f"{_slug(self.environment)}-"
-        return (f"serve-{prefix}{_slug(self.target)}-{_slug(self.task)}-seed{self.seed}-"
+        prefix = "" if self.environment == "comtrade" else f"{slug(self.environment)}-"
+        return (f"serve-{prefix}{slug(self.target)}-{slug(self.task)}-seed{self.seed}-"
                 f"r{self.repeat}-{digest(params)[:10]}")
 
     @property
