@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from itertools import pairwise
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -38,3 +39,29 @@ def test_float_curve_matches_exact_fraction(counts: list[tuple[int, int]], k: in
     else:
         assert got is not None
         assert abs(got - float(exact)) <= 1e-12
+
+
+MESSAGE = r"^each task needs 0 <= successes <= trials$"
+
+
+@pytest.mark.parametrize("bad", [[(3, 4)], [(3, -1)], [(2, 1), (3, 4)]])
+def test_impossible_counts_are_refused_everywhere(bad: list[tuple[int, int]]) -> None:
+    with pytest.raises(ValueError, match=MESSAGE):
+        pass_hat_k_curve(bad, 2)
+    with pytest.raises(ValueError, match=MESSAGE):
+        pass_hat_k(bad, 1)
+    with pytest.raises(ValueError, match=MESSAGE):
+        pass_hat_k(bad, 0)  # checked even when k makes the answer undefined
+    with pytest.raises(ValueError, match=MESSAGE):
+        pass_hat_k_fraction(bad, 1)
+
+
+def test_undefined_k_and_empty_counts_are_none() -> None:
+    assert pass_hat_k([(2, 1)], 0) is None
+    assert pass_hat_k([], 1) is None
+    assert pass_hat_k([], 0) is None
+    assert pass_hat_k_fraction([(2, 1)], 0) is None
+    assert pass_hat_k_fraction([], 1) is None
+    assert pass_hat_k_fraction([(2, 1)], 3) is None
+    assert pass_hat_k_curve([], 3) == [None, None, None]
+    assert pass_hat_k_curve([(2, 1)], 0) == []
