@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean mutation
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -28,6 +28,12 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/researchops.py
 	$(BIN)/python benchmarks/diagnose_grid.py
 	$(BIN)/python benchmarks/episodes_vs.py --base HEAD~1
+
+# Mutation testing of the measurement core (slow; not part of `make test`). One module at a
+# time, one worker: `make mutation MODULES="archive/passk.py audit/probes.py"`. See docs/testing.md.
+MODULES ?=
+mutation: $(STAMP)
+	$(BIN)/python tests/mutation/run.py $(MODULES)
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info

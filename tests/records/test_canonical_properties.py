@@ -1,0 +1,125 @@
+"""Properties of canonical JSON: every JSON-like record round-trips, non-finite floats included."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agentmetrology.records.canonical import (
+    CanonicalError,
+    canonical_json,
+    decode_json,
+    digest,
+    from_plain,
+    to_plain,
+)
+from support.props import FINITE_SCALARS, json_like, props
+
+
+def same(a: Any, b: Any) -> bool:
+    """Exact equality that also tells NaN == NaN, 1 from 1.0 from True, and -0.0 from 0.0."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float):
+        return (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a)
+                                                     == math.copysign(1, b))
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    return bool(a == b)
+
+
+def has_non_finite(x: Any) -> bool:
+    """Return True when a non-finite float occurs anywhere in x."""
+    if isinstance(x, float):
+        return not math.isfinite(x)
+    if isinstance(x, list):
+        return any(has_non_finite(v) for v in x)
+    if isinstance(x, dict):
+        return any(has_non_finite(v) for v in x.values())
+    return False
+
+
+def shuffled(x: Any, rng: random.Random) -> Any:
+    """Return x with every mapping's insertion order shuffled."""
+    if isinstance(x, list):
+        return [shuffled(v, rng) for v in x]
+    if isinstance(x, dict):
+        items = list(x.items())
+        rng.shuffle(items)
+        return {k: shuffled(v, rng) for k, v in items}
+    return x
+
+
+@props(200)
+@given(json_like())
+def test_canonical_json_round_trips_exactly(x: Any) -> None:
+    data = canonical_json(x)
+    back = decode_json(data)
+    assert same(back, x)
+    assert same(from_plain(to_plain(x, tag_non_finite=True)), x)
+    assert canonical_json(back) == data  # re-encoding the decoded record gives the same bytes
+    json.loads(data, parse_constant=_refuse)  # strict JSON: no NaN or Infinity literals
+
+
+def _refuse(name: str) -> None:
+    raise AssertionError(f"canonical JSON holds the non-JSON literal {name}")
+
+
+@props(200)
+@given(json_like(), st.integers(0, 2**32))
+def test_digest_is_stable_under_round_trip_and_key_order(x: Any, seed: int) -> None:
+    d = digest(x)
+    assert len(d) == 64
+    assert digest(decode_json(canonical_json(x))) == d
+    assert digest(shuffled(x, random.Random(seed))) == d
+    assert canonical_json(shuffled(x, random.Random(seed))) == canonical_json(x)
+
+
+@props(200)
+@given(json_like())
+def test_plain_encoding_refuses_exactly_the_non_finite(x: Any) -> None:
+    if has_non_finite(x):
+        with pytest.raises(CanonicalError):
+            to_plain(x)
+    else:
+        assert same(to_plain(x), x)
+
+
+def _tag_free(x: Any) -> bool:
+    if isinstance(x, list):
+        return all(_tag_free(v) for v in x)
+    if isinstance(x, dict):
+        if len(x) == 1 and next(iter(x)) in ("$float", "$literal"):
+            return False
+        return all(_tag_free(v) for v in x.values())
+    return True
+
+
+@props(200)
+@given(json_like(FINITE_SCALARS))
+def test_finite_tag_free_data_has_plain_json_bytes(x: Any) -> None:
+    # Pinned digests do not move: finite data encodes exactly as plain sorted JSON.
+    if not _tag_free(x):
+        return
+    plain = json.dumps(x, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                       allow_nan=False).encode()
+    assert canonical_json(x) == plain
+
+
+@pytest.mark.parametrize(("value", "tag"), [
+    (math.nan, b'{"$float":"nan"}'), (math.inf, b'{"$float":"inf"}'),
+    (-math.inf, b'{"$float":"-inf"}'),
+    ({"$float": "nan"}, b'{"$literal":{"$float":"nan"}}'),
+    ({"$literal": {}}, b'{"$literal":{"$literal":{}}}'),
+])
+def test_tags_are_the_documented_bytes(value: Any, tag: bytes) -> None:
+    assert canonical_json(value) == tag
+    assert same(decode_json(tag), value)

@@ -1,0 +1,96 @@
+"""DNS-rebinding protection of the HTTP transport: a foreign Host or Origin is refused.
+
+The app under test is the one `serve_http` actually builds (uvicorn is replaced by a stub that
+captures its config), so building it with a non-loopback host, which turns the SDK's check off,
+fails these tests. The positive control shows the same requests pass when the check is off, so
+the refusals are the check's doing and not some other 4xx.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+
+from agentmetrology.serve import McpEpisode, build_server
+from agentmetrology.serve.mcp_server import LOOPBACK, serve_http
+from support.comtrade_runs import COMTRADE
+
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "probe", "version": "0"}}}
+ACCEPT = "application/json, text/event-stream"
+PORT = 8765
+
+
+def _episode(tmp_path: Path) -> McpEpisode:
+    return McpEpisode(COMTRADE, "T1_single_page", 0, out_dir=tmp_path, transport="http")
+
+
+def _served_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
+    """Run `serve_http` with uvicorn stubbed out; return the app and config it would serve."""
+    seen: dict[str, Any] = {}
+
+    class CapturingServer:
+        def __init__(self, config: uvicorn.Config) -> None:
+            seen["config"] = config
+
+        async def serve(self) -> None:
+            return None
+
+    monkeypatch.setattr(uvicorn, "Server", CapturingServer)
+    asyncio.run(serve_http(_episode(tmp_path), port=PORT))
+    config = seen["config"]
+    return config.app, config
+
+
+def _statuses(app: Starlette, *requests: tuple[str, str | None]) -> list[int]:
+    """POST an initialize for each (Host, Origin) pair; the app's lifespan runs once."""
+    out = []
+    with TestClient(app) as client:
+        for host, origin in requests:
+            headers = {"host": host, "accept": ACCEPT, "content-type": "application/json"}
+            if origin is not None:
+                headers["origin"] = origin
+            out.append(client.post("/mcp", json=INIT, headers=headers).status_code)
+    return out
+
+
+def test_served_app_binds_loopback_only(tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    _, config = _served_app(tmp_path, monkeypatch)
+    assert config.host == LOOPBACK == "127.0.0.1"
+    assert config.port == PORT
+
+
+def test_loopback_host_and_origin_accepted(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    app, _ = _served_app(tmp_path, monkeypatch)
+    assert _statuses(app, (f"127.0.0.1:{PORT}", None),
+                     (f"localhost:{PORT}", f"http://localhost:{PORT}")) == [200, 200]
+
+
+def test_foreign_host_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    app, _ = _served_app(tmp_path, monkeypatch)
+    [status] = _statuses(app, ("evil.example", None))
+    assert 400 <= status < 500
+    assert status == 421  # Misdirected Request: the SDK's answer to an unknown Host
+
+
+def test_foreign_origin_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    app, _ = _served_app(tmp_path, monkeypatch)
+    [status] = _statuses(app, (f"127.0.0.1:{PORT}", "http://evil.example"))
+    assert status == 403
+
+
+def test_positive_control_check_off_accepts_foreign(tmp_path: Path) -> None:
+    # Built for 0.0.0.0 the SDK turns the check off: the same requests now pass, so the
+    # refusals above come from the DNS-rebinding check and the tests can fail.
+    app = build_server(_episode(tmp_path)).streamable_http_app(host="0.0.0.0")
+    assert _statuses(app, ("evil.example", None),
+                     (f"127.0.0.1:{PORT}", "http://evil.example")) == [200, 200]
