@@ -114,7 +114,7 @@ def _terms(task: ResearchTask, report: str) -> float:
 
 def _constraints(task: ResearchTask, submission: Mapping[str, Any]) -> float:
     checks = [len(submission["edits"]) <= task.max_edits]
-    if task.cite_evidence:
+    if task.cite_evidence or submission.get("require_citation"):
         checks.append(len(submission["evidence"]) > 0)
     return sum(checks) / len(checks)
 

@@ -7,6 +7,11 @@ from pathlib import Path
 from typing import Any, cast
 
 from agentmetrology.envs.researchops import simulator as sim
+from agentmetrology.envs.researchops.mutations import (
+    constraint,
+    observation_access,
+    proxy_incentive,
+)
 from agentmetrology.envs.researchops.policies import AGENTS
 from agentmetrology.envs.researchops.probes import battery
 from agentmetrology.envs.researchops.prompts import (
@@ -114,5 +119,6 @@ SPEC = EnvSpec(
     columns=(Column("H", "task_quality.H"), Column("P", "task_quality.P"),
              Column("PTD", "task_quality.ptd"), Column("verifier", "composite_verifier.score")),
     audit=AUDIT, max_steps=30, serve_name="agentmetrology-researchops",
-    mutation_hooks={"rubric": rubric},
+    mutation_hooks={"rubric": rubric, "constraint": constraint,
+                    "proxy_incentive": proxy_incentive, "observation_access": observation_access},
 )
