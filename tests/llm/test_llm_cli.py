@@ -59,6 +59,12 @@ def test_llm_agent_with_unreachable_endpoint_is_an_infra_error(tmp_path: Path) -
     assert row["ground_truth"]["f1"] is None and row["ground_truth"]["status"] == "UNKNOWN"
     assert row["judge"]["total"] is None and row["judge"]["status"] == "UNKNOWN"
     assert "connection_error" in row["measurement_failure"]
+    table = CliRunner().invoke(app, [
+        "run", "comtrade", "--task", "T1_single_page", "--agent", "llm:m", "--level", "L2",
+        "--base-url", "http://127.0.0.1:9/v1", "--max-retries", "0", "--store",
+        str(tmp_path / "s")])
+    assert "not measured because" in table.stdout and "UNKNOWN" in table.stdout
+    assert table.stdout.count("UNKNOWN") == 2  # GT F1 and judge: no score, never a zero
 
 
 def test_failed_llm_runs_are_retried_on_request(monkeypatch: pytest.MonkeyPatch,

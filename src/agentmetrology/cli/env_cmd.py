@@ -238,6 +238,9 @@ def print_rows(spec: EnvSpec, rows: list[dict[str, Any]], title: str,
             *(Col(c.header, 6 if i == 0 else (5 if i == last else 4), True)
               for i, c in enumerate(score_cols)),
             *(c for c, _, _ in extra)]
+    failures = [r for r in rows if r.get("measurement_failure")]
+    if failures:  # why an episode could not be measured, in the table itself
+        cols.append(Col("not measured because", 6, wrap=True))
     cells = []
     for r in rows:
         line = [str(r["task"]), str(r["seed"]), str(r["agent"]), str(r["level"]),
@@ -249,9 +252,10 @@ def print_rows(spec: EnvSpec, rows: list[dict[str, Any]], title: str,
                         else num(value, c.digits))
         line += [num(_get(r, path), digits) if digits >= 0 else str(_get(r, path) or "—")
                  for _, path, digits in extra]
+        if failures:
+            line.append(str(r.get("measurement_failure") or ""))
         cells.append(line)
     _print_table(title, cols, cells)
-    failures = [r for r in rows if r.get("measurement_failure")]
     for r in failures[:5]:
         err_console.print(f"measurement failure: {r['task']} seed {r['seed']}: "
                    f"{r['measurement_failure']}", markup=False)
