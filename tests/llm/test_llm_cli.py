@@ -64,7 +64,7 @@ def test_llm_agent_with_unreachable_endpoint_is_an_infra_error(tmp_path: Path) -
         "--base-url", "http://127.0.0.1:9/v1", "--max-retries", "0", "--store",
         str(tmp_path / "s")])
     assert "not measured because" in table.stdout and "UNKNOWN" in table.stdout
-    assert table.stdout.count("UNKNOWN") == 2  # GT F1 and judge: no score, never a zero
+    assert table.stdout.count("UNKNOWN") == 4  # GT F1, recall, precision, judge: never a 0
 
 
 def test_failed_llm_runs_are_retried_on_request(monkeypatch: pytest.MonkeyPatch,
