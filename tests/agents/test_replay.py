@@ -1,10 +1,10 @@
 import pytest
 
-from agentmetrology.agents.drive import drive
 from agentmetrology.agents.replay import ReplayPolicy
 from agentmetrology.agents.scaffolds.runner import run_episode_async
 from agentmetrology.envs.comtrade import ComtradeEnv
 from agentmetrology.records import canonical_json
+from agentmetrology.records.drive import drive
 from support.comtrade_runs import COMTRADE, run
 
 

@@ -1,8 +1,8 @@
-from agentmetrology.agents.drive import drive
 from agentmetrology.agents.scaffolds.runner import run_episode_async
 from agentmetrology.envs.comtrade import ComtradeEnv
 from agentmetrology.envs.registry import get_env
 from agentmetrology.records import Episode
+from agentmetrology.records.drive import drive
 from agentmetrology.run.episode import make_policy
 
 COMTRADE = get_env("comtrade")

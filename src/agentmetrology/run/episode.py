@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agentmetrology.agents.drive import drive
 from agentmetrology.agents.scaffolds.runner import run_episode_async
 from agentmetrology.mutations import (
     get_mutation,
@@ -21,6 +20,7 @@ from agentmetrology.mutations import (
 )
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.clock import Clock
+from agentmetrology.records.drive import drive
 from agentmetrology.records.environment import EnvInstance, EnvSpec
 from agentmetrology.records.episode import Episode
 from agentmetrology.records.policy import Policy

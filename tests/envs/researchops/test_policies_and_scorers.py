@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from agentmetrology.agents.drive import drive
 from agentmetrology.agents.scaffolds.runner import run_episode_async
 from agentmetrology.envs.registry import get_env
 from agentmetrology.envs.researchops.probes import ALIASES, rename_tools
@@ -16,6 +15,7 @@ from agentmetrology.envs.researchops.scorers import CompositeVerifierScorer, Tas
 from agentmetrology.envs.researchops.tasks import TASKS
 from agentmetrology.envs.researchops.tools.environment import ResearchOpsEnv
 from agentmetrology.records.canonical import canonical_json, sha256_hex
+from agentmetrology.records.drive import drive
 from agentmetrology.records.episode import Episode
 from agentmetrology.run.episode import ScoredEpisode, make_policy, run_one
 

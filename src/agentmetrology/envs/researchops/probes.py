@@ -15,13 +15,13 @@ terms earn full credit) and scores `renamed_tools` lower: the defect the audit m
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
-from typing import Any
+from collections.abc import Callable
 
 from agentmetrology.envs.researchops.policies import AGENTS, Script, ScriptedPolicy
 from agentmetrology.envs.researchops.tasks import get_task
 from agentmetrology.envs.researchops.tools.environment import ResearchOpsEnv
 from agentmetrology.records.clock import FakeClock
+from agentmetrology.records.drive import drive
 from agentmetrology.records.environment import Forged
 from agentmetrology.records.policy import Brief, Policy, Stop, ToolCall
 from agentmetrology.records.recorder import Recorder
@@ -48,16 +48,6 @@ def rename_tools(env: ResearchOpsEnv, aliases: dict[str, str]) -> ResearchOpsEnv
     return env
 
 
-def _sync(coro: Coroutine[Any, Any, Any]) -> Any:
-    """Return the result of a coroutine that never awaits (a model-free policy's step)."""
-    try:
-        coro.send(None)
-    except StopIteration as stop:
-        return stop.value
-    coro.close()
-    raise RuntimeError("a scripted policy awaited")
-
-
 def forge(env: ResearchOpsEnv, policy: Policy, rewrite: Rewrite | None = None) -> Forged:
     """Return `policy`'s episode on `env` as a Forged probe (its calls optionally rewritten)."""
     task = env.task
@@ -69,7 +59,7 @@ def forge(env: ResearchOpsEnv, policy: Policy, rewrite: Rewrite | None = None) -
     policy.reset(brief)
     obs = None
     for _ in range(MAX_CALLS):
-        move = _sync(policy.act(obs))
+        move = drive(policy.act(obs))
         if isinstance(move, Stop) or env.submitted is not None:
             break
         move = rewrite(move) if rewrite else move

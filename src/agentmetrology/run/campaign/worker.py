@@ -12,10 +12,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from agentmetrology.agents.drive import drive
 from agentmetrology.agents.scaffolds.runner import run_episode_async
 from agentmetrology.envs.registry import get_env
 from agentmetrology.records.clock import Clock
+from agentmetrology.records.drive import drive
 from agentmetrology.records.episode import BillableAttempt, Episode, EpisodeKey, Termination
 from agentmetrology.records.policy import Brief, Decision, Move, Policy, Question, Stop
 from agentmetrology.records.tools import Observation
