@@ -91,13 +91,14 @@ def refusal(latest: Registration, plan: ExperimentPlan) -> str:
 def register(store: EvidenceStore, plan: ExperimentPlan) -> tuple[Registration, bool]:
     """Freeze the plan before any episode (or find its registration); return it and whether new.
 
+    A plan equal to a frozen registration resumes it (whether or not it declares "new").
     Raises PlanChangedError when the plan differs from the latest registration and is not
     declared new.
     """
     existing = registrations(store, plan.name)
-    match = find(store, plan)
-    if match is not None and (match is existing[-1] or plan.new_registration):
-        return match, False
+    same = [r for r in existing if r.digest == plan.digest]
+    if same:  # the plan of a frozen registration (the latest such): resume it
+        return same[-1], False
     if existing and not plan.new_registration:
         raise PlanChangedError(refusal(existing[-1], plan))
     index = existing[-1].index + 1 if existing else 1
