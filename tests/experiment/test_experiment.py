@@ -1,4 +1,4 @@
-"""`agm experiment`: plans validated up front, frozen before the first episode, judged mechanically."""
+"""`agm experiment`: plans checked up front, frozen before the first episode, judged by rule."""
 
 from __future__ import annotations
 
