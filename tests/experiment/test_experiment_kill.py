@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -45,6 +46,16 @@ def test_kill_9_then_rerun_gives_the_uninterrupted_analysis(tmp_path: Path) -> N
     assert proc.returncode == -9
     status = _agm("experiment", "status", str(plan), "--store", str(killed))
     assert "(incomplete)" in status
+    # Reported before resuming: every missing episode is a disclosed deviation, never a value.
+    _agm("experiment", "report", str(plan), "--store", str(killed), "--out",
+         str(tmp_path / "partial"))
+    doc = json.loads((tmp_path / "partial" / "experiment.json").read_text())
+    devs = doc["deviations"]
+    assert devs and {d["why"] for d in devs} == {"not recorded"}
+    assert {d["kind"] for d in devs} <= {"changed n", "dropped arm"}
+    assert all(d["analysed_n"] == 3 - len(d["seeds"]) for d in devs)
+    md = (tmp_path / "partial" / "report.md").read_text()
+    assert f"{len(devs)} deviation(s) from the plan" in md.split("## ")[0]
     assert "resumed exp.killed" in _agm("experiment", "run", str(plan), "--store", str(killed))
     _agm("experiment", "run", str(plan), "--store", str(clean))
     for store in (killed, clean):

@@ -139,9 +139,15 @@ def analyse(store: EvidenceStore, reg: Registration) -> dict[str, Any]:
                 family.append(c)
             _verdicts(family)
             cells.extend(family)
+    devs = deviations(p, missing)
+    verdicts: dict[str, int] = {}
+    for c in cells:
+        verdicts[c["verdict"]] = verdicts.get(c["verdict"], 0) + 1
     return {"schema": SCHEMA, "experiment": p["name"], "registration": reg.campaign,
             "plan_digest": reg.digest, "plan": p, "decision_rule": RULE, "alpha": ALPHA,
-            "cells": cells, "deviations": deviations(p, missing)}
+            "cells": cells, "deviations": devs,
+            "summary": {"cells": len(cells), "deviations": len(devs),
+                        "missing_values": len(missing), "verdicts": dict(sorted(verdicts.items()))}}
 
 
 def deviations(p: dict[str, Any], missing: list[dict[str, Any]]) -> list[dict[str, Any]]:

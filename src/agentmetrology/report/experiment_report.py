@@ -40,7 +40,9 @@ def _first_screen(d: Doc, doc: dict[str, Any]) -> None:
         d.note("Confirmed under the designated scorer but not under ground truth: "
                + ", ".join(split) + ".")
     if doc["deviations"]:
-        d.note(f"{len(doc['deviations'])} deviation(s) from the plan: see Deviations.")
+        s = doc["summary"]
+        d.note(f"{s['deviations']} deviation(s) from the plan ({s['missing_values']} missing "
+               "values, excluded, never scored): see Deviations.")
     else:
         d.p("No deviations: every planned episode has a value under every scorer.")
 
