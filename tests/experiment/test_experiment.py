@@ -159,3 +159,19 @@ def test_report_needs_a_registration(tmp_path: Path) -> None:
     code, out = agm("experiment", "report", str(p), "--store", str(tmp_path / "s"), "--out",
                     str(tmp_path / "o"))
     assert code == 2 and "is not registered" in out
+
+
+def test_judge_confirms_careful_degradation_that_ground_truth_does_not(tmp_path: Path) -> None:
+    plan = tmp_path / "judge.toml"
+    plan.write_text(CURVE.replace('["scripted:careful", "rule"]', '["scripted:careful"]')
+                    .replace("n = 4", "n = 20") + 'levels = ["L1"]\n')
+    agm("experiment", "run", str(plan), "--store", str(tmp_path / "s"))
+    code, out = agm("experiment", "report", str(plan), "--store", str(tmp_path / "s"), "--out",
+                    str(tmp_path / "o"))
+    assert code == 0, out
+    doc = json.loads((tmp_path / "o" / "experiment.json").read_text())
+    verdicts = {c["scorer"]: c["verdict"] for c in doc["cells"]}
+    assert verdicts == {"ground_truth_f1": "not confirmed", "shape_judge": "confirmed"}
+    first = (tmp_path / "o" / "report.md").read_text().split("## ")[0]
+    assert "Confirmed under the designated scorer but not under ground truth: " \
+           "`scripted:careful` at L1." in first
