@@ -10,7 +10,7 @@ RANK = {
     "envs": 2, "stress": 2, "scoring": 2, "mutations": 2,
     "agents": 3,
     "run": 4, "serve": 4,
-    "audit": 5, "archive": 5, "diagnose": 5, "assess": 5,
+    "audit": 5, "archive": 5, "diagnose": 5, "assess": 5, "experiment": 5,
     "report": 6,
     "cli": 7,
 }

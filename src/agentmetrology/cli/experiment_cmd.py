@@ -1,0 +1,143 @@
+"""`agm experiment run|status|report PLAN.toml --store DIR`: pre-registered stress experiments."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import NoReturn
+
+import typer
+
+from agentmetrology.cli.campaign_cmd import _print_problems, _print_status
+from agentmetrology.cli.console import make_console
+from agentmetrology.cli.errors import fail
+from agentmetrology.experiment import (
+    ExperimentPlan,
+    PlanChangedError,
+    Registration,
+    analyse,
+    find,
+    load_plan,
+    refusal,
+    registrations,
+    run_experiment,
+)
+from agentmetrology.report.experiment_report import render_experiment_report
+from agentmetrology.report.numberguard import NumberGuardError
+from agentmetrology.run.campaign import CampaignConfigError
+from agentmetrology.run.campaign.backends import BACKENDS, BackendError
+from agentmetrology.store import (
+    CampaignMismatchError,
+    EvidenceStore,
+    LedgerError,
+    StoreBusyError,
+    StoreNotFoundError,
+)
+
+experiment_app = typer.Typer(help="Pre-registered experiments: freeze a plan, run it, judge it.",
+                             no_args_is_help=True, add_completion=False,
+                             pretty_exceptions_enable=False)
+
+
+def _plan(file: Path) -> ExperimentPlan:
+    try:
+        return load_plan(file)
+    except CampaignConfigError as exc:
+        _print_problems(exc)
+        n = len([p for p in exc.problems if p.severity == "error"])
+        _fail(f"{file}: {n} problem{'s' if n != 1 else ''}; nothing was run")
+
+
+def _fail(message: str) -> NoReturn:
+    fail(message)
+
+
+def _open(path: Path, create: bool, readonly: bool = False) -> EvidenceStore:
+    try:
+        if readonly:
+            return EvidenceStore.open_readonly(path)
+        return EvidenceStore.open(path, create=create)
+    except StoreNotFoundError as exc:
+        _fail(str(exc))
+    except (OSError, sqlite3.DatabaseError, LedgerError) as exc:
+        _fail(f"cannot open the evidence store at {path}: {exc}")
+
+
+def _registered(st: EvidenceStore, plan: ExperimentPlan, store: Path) -> Registration:
+    reg = find(st, plan)
+    if reg is not None:
+        return reg
+    existing = registrations(st, plan.name)
+    if existing:
+        _fail(refusal(existing[-1], plan))
+    _fail(f"experiment {plan.name!r} is not registered in {store}; run `agm experiment run` "
+          "first")
+
+
+@experiment_app.command("run")
+def run(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML)."),
+        store: Path = typer.Option(..., "--store", help="Evidence store (created if new)."),
+        backend: str = typer.Option("inline", "--backend", help="inline | process | ray"),
+        workers: int | None = typer.Option(None, "--workers", min=1)) -> None:
+    """Freeze the plan in the store (before the first episode), then run what is missing."""
+    if backend not in BACKENDS:
+        _fail(f"unknown backend {backend!r}; use one of: {', '.join(BACKENDS)}")
+    plan = _plan(plan_file)
+    try:
+        with _open(store, create=True) as st:
+            reg, new, result = run_experiment(st, plan, backend=backend, workers=workers)
+    except PlanChangedError as exc:
+        _fail(str(exc))
+    except (StoreBusyError, CampaignMismatchError, BackendError) as exc:
+        _fail(str(exc))
+    except KeyboardInterrupt:
+        fail("interrupted: run the same command to resume", code=130)
+    console = make_console()
+    console.print(f"experiment {plan.name}: {'registered' if new else 'resumed'} "
+                  f"{reg.campaign} (plan {reg.digest[:12]}); {result.recorded} episodes "
+                  "recorded this run", markup=False, emoji=False)
+    _print_status(console, result.status)
+    if not result.status.complete:
+        raise typer.Exit(1)
+
+
+@experiment_app.command("status")
+def status(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML)."),
+           store: Path = typer.Option(..., "--store", help="Evidence store.")) -> None:
+    """Show the registration and the progress of an experiment."""
+    plan = _plan(plan_file)
+    with _open(store, create=False, readonly=True) as st:
+        reg = _registered(st, plan, store)
+        s = st.status(reg.campaign)
+    console = make_console()
+    console.print(f"experiment {plan.name}: {reg.campaign} (plan {reg.digest[:12]})",
+                  markup=False, emoji=False)
+    _print_status(console, s)
+
+
+@experiment_app.command("report")
+def report(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML)."),
+           store: Path = typer.Option(..., "--store", help="Evidence store."),
+           out: Path = typer.Option(..., "--out", help="Output directory.")) -> None:
+    """Evaluate the frozen rule on the stored episodes: experiment.json, report.md/html."""
+    plan = _plan(plan_file)
+    with _open(store, create=False, readonly=True) as st:
+        reg = _registered(st, plan, store)
+        doc = analyse(st, reg)
+    try:
+        md, html = render_experiment_report(doc)
+    except NumberGuardError as exc:
+        _fail(str(exc))
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "experiment.json").write_text(
+            json.dumps(doc, indent=2, sort_keys=True, allow_nan=False) + "\n", encoding="utf-8")
+        (out / "report.md").write_text(md, encoding="utf-8")
+        (out / "report.html").write_text(html, encoding="utf-8")
+    except OSError as exc:
+        _fail(f"cannot write the report to {out}: {exc}")
+    verdicts = sorted({c["verdict"] for c in doc["cells"]})
+    make_console().print(f"wrote {out}/experiment.json, report.md, report.html ("
+                         f"{len(doc['cells'])} verdicts: {', '.join(verdicts)}; "
+                         f"{len(doc['deviations'])} deviations)", markup=False, emoji=False)

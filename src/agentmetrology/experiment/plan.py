@@ -1,0 +1,202 @@
+"""Experiment plans (TOML): hypothesis, arms or doses, targets, outcome, scorer, n, rule.
+
+Everything is validated before anything runs and every problem is reported at once with its
+location (the campaign file checker). The frozen form of a plan is `plan.doc()`: every field
+with its default resolved, so a plan that spells a default out equals one that leaves it out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agentmetrology.envs.registry import get_env
+from agentmetrology.run.campaign.problems import CampaignConfigError, Checker, Problem
+from agentmetrology.run.campaign.spec import TargetSpec
+from agentmetrology.run.campaign.targets import check_agent
+from agentmetrology.run.episode import canonical_condition
+
+KINDS = ("ab", "curve")
+ENVIRONMENTS = ("comtrade",)  # outcome metrics are read from ComtradeBench's ground truth
+METRICS = ("coverage", "f1")  # coverage = recall of ground_truth_f1; f1 = its score
+GROUND_TRUTH = "ground_truth_f1"
+DEFAULT_ARMS = ("stress:escalating", "stress:constant")
+DEFAULT_DOSES = (0.0, 0.25, 0.5, 0.75, 1.0)
+NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_-]{0,59}"
+KEYS = ("name", "hypothesis", "kind", "environment", "task", "arms", "doses", "targets",
+        "levels", "metrics", "scorer", "n", "analysis_seed", "registration")
+RULE = ("confirmed iff the paired bootstrap 95% CI of delta lies above 0 and the Holm-adjusted "
+        "sign-flip p < 0.05; delta = arms[1] - arms[0] (ab) or lowest dose - highest dose "
+        "(curve), paired by seed; Holm over the scorers of one target and level")
+
+
+@dataclass(frozen=True, slots=True)
+class ExperimentPlan:
+    """A validated experiment plan (see docs/experiments.md)."""
+
+    name: str
+    hypothesis: str
+    kind: str
+    environment: str
+    task: str
+    arms: tuple[str, ...]  # canonical conditions; for a curve, one per dose in dose order
+    doses: tuple[float, ...]  # curve only (empty for ab)
+    targets: tuple[str, ...]  # model-free agent names
+    levels: tuple[str, ...]
+    metrics: dict[str, str]  # level -> coverage | f1
+    scorer: str  # the designated scorer, reported beside ground truth
+    n: int
+    analysis_seed: int
+    new_registration: bool = False
+    file: str = "plan.toml"
+
+    def doc(self) -> dict[str, Any]:
+        """Return the frozen plan: every field that defines the experiment (defaults resolved)."""
+        return {"name": self.name, "hypothesis": self.hypothesis, "kind": self.kind,
+                "environment": self.environment, "task": self.task, "arms": list(self.arms),
+                "doses": list(self.doses), "targets": list(self.targets),
+                "levels": list(self.levels), "metrics": dict(sorted(self.metrics.items())),
+                "scorer": self.scorer, "n": self.n, "analysis_seed": self.analysis_seed,
+                "decision_rule": RULE}
+
+    @property
+    def digest(self) -> str:
+        """Return the sha256 of the frozen plan's canonical JSON."""
+        return plan_digest(self.doc())
+
+    @property
+    def seeds(self) -> tuple[int, ...]:
+        """Return the planned seeds 0 .. n-1."""
+        return tuple(range(self.n))
+
+
+def plan_digest(doc: dict[str, Any]) -> str:
+    """Return the sha256 of a frozen plan document's canonical JSON."""
+    text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def changed_fields(frozen: dict[str, Any], now: dict[str, Any]) -> list[str]:
+    """Return the plan fields (`experiment.KEY`) whose values differ, in key order."""
+    keys = sorted(set(frozen) | set(now))
+    return [f"experiment.{k}" for k in keys if frozen.get(k) != now.get(k)]
+
+
+def load_plan(path: str | Path) -> ExperimentPlan:
+    """Read and validate a plan file; raise CampaignConfigError listing every problem."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CampaignConfigError(str(p), [Problem("", f"cannot read the file: {exc}")]) from None
+    return parse_plan(text, p.name)
+
+
+def parse_plan(text: str, file: str = "plan.toml") -> ExperimentPlan:
+    """Parse and validate plan TOML text; raise CampaignConfigError listing every problem."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise CampaignConfigError(file, [Problem("", f"TOML syntax error: {exc}")]) from None
+    except (RecursionError, MemoryError):
+        raise CampaignConfigError(file, [Problem("", "TOML nested too deeply")]) from None
+    ck = Checker(text)
+    plan = _read(ck, data, file)
+    if ck.errors or plan is None:
+        ordered = sorted(ck.problems, key=lambda p: p.line if p.line is not None else 0)
+        raise CampaignConfigError(file, ordered)
+    return plan
+
+
+def _read(ck: Checker, data: dict[str, Any], file: str) -> ExperimentPlan | None:
+    ck.keys(data, "", ("experiment",))
+    t = ck.table(data, "experiment", "", required=True)
+    w = "experiment"
+    ck.keys(t, w, KEYS)
+    name = ck.string(t, "name", w, required=True, pattern=NAME_PATTERN,
+                     what="experiment name (letters, digits, _ -; at most 60)")
+    hypothesis = ck.string(t, "hypothesis", w, required=True)
+    if hypothesis is not None and not hypothesis.strip():
+        ck.error(f"{w}.hypothesis", "must not be empty")
+    kind = ck.string(t, "kind", w, required=True, choices=KINDS)
+    env_name = ck.string(t, "environment", w, default="comtrade", choices=ENVIRONMENTS)
+    env = get_env(env_name or "comtrade")
+    task = ck.string(t, "task", w, default="T9_clean_ab", choices=env.tasks)
+    arms, doses = _arms(ck, t, kind, env)
+    levels = ck.strings(t, "levels", w, default=["L1", "L2"])
+    for lv in levels:
+        if lv not in env.levels:
+            ck.error(f"{w}.levels", f"unknown level {lv!r} (known: {', '.join(env.levels)})")
+    targets = ck.strings(t, "targets", w, required=True)
+    for agent in targets:
+        kind_of = "scripted" if agent.startswith("scripted:") else "rule"
+        check_agent(ck, f"{w}.targets", TargetSpec(agent, kind_of, agent), tuple(levels), env)
+    metrics = _metrics(ck, t, levels)
+    scorers = [s.name for s in env.scorers if s.name != GROUND_TRUTH]
+    scorer = ck.string(t, "scorer", w, default="shape_judge", choices=scorers,
+                       what="designated scorer")
+    n = ck.integer(t, "n", w, default=20, minimum=2, maximum=10_000)
+    seed = ck.integer(t, "analysis_seed", w, default=0, minimum=0, maximum=2**63 - 1)
+    registration = ck.string(t, "registration", w, choices=("new",), what="registration")
+    if ck.errors or None in (name, hypothesis, kind, task, scorer, n, seed):
+        return None
+    return ExperimentPlan(str(name), str(hypothesis), str(kind), str(env_name), str(task),
+                          tuple(arms), tuple(doses), tuple(targets), tuple(levels), metrics,
+                          str(scorer), int(n or 0), int(seed or 0), registration == "new", file)
+
+
+def _arms(ck: Checker, t: dict[str, Any], kind: str | None,
+          env: Any) -> tuple[list[str], list[float]]:
+    w = "experiment"
+    if kind == "curve":
+        if "arms" in t:
+            ck.error(f"{w}.arms", "a curve plan lists `doses`, not `arms`")
+        raw = t.get("doses", list(DEFAULT_DOSES))
+        if not isinstance(raw, list) or not all(
+                isinstance(x, int | float) and not isinstance(x, bool) for x in raw):
+            ck.error(f"{w}.doses", "expected a list of numbers in [0, 1]")
+            return [], []
+        doses = [float(x) for x in raw]
+        bad = [x for x in doses if not 0.0 <= x <= 1.0]
+        if bad:
+            ck.error(f"{w}.doses", f"doses must lie in [0, 1], got {', '.join(map(str, bad))}")
+        if len(set(doses)) != len(doses):
+            ck.error(f"{w}.doses", "duplicate doses")
+        if len(doses) < 2:
+            ck.error(f"{w}.doses", "a curve needs at least 2 doses")
+        if bad or len(set(doses)) != len(doses):
+            return [], []
+        doses.sort()
+        return [canonical_condition(env, f"stress:dose={x}") for x in doses], doses
+    if "doses" in t:
+        ck.error(f"{w}.doses", "an ab plan lists `arms`, not `doses`")
+    arms = ck.strings(t, "arms", w, default=list(DEFAULT_ARMS))
+    if len(arms) != 2:
+        ck.error(f"{w}.arms", f"an ab plan has exactly 2 arms (baseline first), got {len(arms)}")
+    out = []
+    for a in arms:
+        try:
+            out.append(canonical_condition(env, a))
+        except ValueError as exc:
+            ck.error(f"{w}.arms", str(exc))
+    return out, []
+
+
+def _metrics(ck: Checker, t: dict[str, Any], levels: list[str]) -> dict[str, str]:
+    w = "experiment.metrics"
+    given = ck.table(t, "metrics", "experiment")
+    out = {}
+    for lv, m in given.items():
+        if lv not in levels:
+            ck.error(w, f"metric for level {lv!r}, which the plan does not run")
+        elif m not in METRICS:
+            ck.error(w, f"unknown metric {m!r} for {lv} (expected {', '.join(METRICS)})")
+        else:
+            out[lv] = m
+    for lv in levels:
+        out.setdefault(lv, "coverage" if lv == "L1" else "f1")
+    return out
