@@ -97,4 +97,8 @@ def test_a_dead_judge_endpoint_is_unknown_not_a_crash(store: Path, tmp_path: Pat
     assert res.exit_code == 0, res.stderr
     ja = json.loads(res.stdout)["judge_audit"]
     assert ja["unknown_cells"] == ja["cells"] == 4
+    table = CliRunner().invoke(app, ["diagnose", str(store), "--out", str(tmp_path / "o2"),
+                                     "--judge-model", "j", "--base-url", "http://127.0.0.1:9/v1",
+                                     "--judge-calls", "1", "--judge-episodes", "1"])
+    assert "UNKNOWN, excluded): 4 of 4" in table.stdout and "judge call failed" in table.stdout
     assert ja["judges"]["llm:j"]["views"]["alias"]["disagreement"] is None

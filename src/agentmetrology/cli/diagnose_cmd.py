@@ -63,8 +63,17 @@ def diagnose_cmd(
     cols = [Col("policy", 9), Col("mutation", 9), Col("pairs", 4, True), Col("VRG", 8, True),
             Col("rescored", 7, True), Col("MSR", 6, True), Col("reading", 9)]
     console.print(fit_table(console, f"Diagnose {store}", cols, rows))
+    pairs = doc["pairs"]
+    console.print(f"pairs: {pairs['complete']} complete of {pairs['total']}; half-finished "
+                  f"{pairs['half_finished']}, unmeasured {pairs['unmeasured']} (counted, never "
+                  "scored)", markup=False)
     pc = doc["positive_control"]
     console.print(f"positive control (misleading): {pc['status']}", markup=False)
+    ja = doc.get("judge_audit") or {}
+    if ja.get("unknown_cells"):
+        top = next(iter(ja["unknown_reasons"]), "")
+        console.print(f"judge calls without a verdict (UNKNOWN, excluded): {ja['unknown_cells']} "
+                      f"of {ja['cells']}; most common: {top}", markup=False)
     for name, j in ((doc.get("judge_audit") or {}).get("judges") or {}).items():
         v = j["views"]
         console.print(f"judge {name}: disagreement with its own original view: repeat "
