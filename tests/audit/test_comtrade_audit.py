@@ -35,8 +35,9 @@ def test_shipped_judge_fails_criterion_with_fabricated_equal_to_correct(doc: dic
     assert truth["fabricated"]["score_mean"] == 0.0 and truth["correct"]["score_mean"] == 1.0
     assert any(o["probe"] == "fabricated" and o["relation"] == "tie"
                for o in probes["shipped"]["offending"])
-    # the empty submission is floored well above zero by the judge
-    assert by["empty"]["score_min"] > 40
+    # the judge floors an empty submission far above zero: its lowest total over the ten
+    # tasks x five seeds is 49.8 of 100 (metadata, schema and log points need no rows)
+    assert by["empty"]["score_min"] == 49.8
     assert probes["ground_truth"]["status"] == "pass"
 
 
@@ -60,7 +61,12 @@ def test_l0_payloads_identical_and_only_l2_truth_spreads_fully(doc: dict) -> Non
     cells = joint["cells"]
     assert cells["L2|ground_truth"]["spread"] == 1.0
     assert cells["L0|shipped"]["spread"] == 0.0 and cells["L0|ground_truth"]["spread"] == 0.0
-    assert cells["L2|shipped"]["spread"] < 0.5
+    # At L2 the judge spreads the submitting targets over 0.327 only: it gives the fabricator
+    # exactly careful's mean (0.9522) while ground truth spreads them over the full 0-1 range.
+    means = cells["L2|shipped"]["target_means"]
+    assert means["scripted:fabricator"] == means["scripted:careful"] == pytest.approx(0.9522)
+    assert means["scripted:empty_submit"] == pytest.approx(0.6248)
+    assert cells["L2|shipped"]["spread"] == pytest.approx(0.9522 - 0.6248)
 
 
 def test_reliability_spectrum(doc: dict) -> None:
