@@ -23,6 +23,13 @@ ADAPTIVE_SCHEDULE = LinearSchedule(horizon=4, start=0.0, end=1.0)  # 0, .25, .5,
 ESCALATING_SCHEDULE = LinearSchedule(horizon=4, start=0.2, end=1.0)  # .2, .4, .6, .8, 1
 # The constant arm holds the escalating ramp's mean over a clean 5-page pass (0.60).
 MATCHED_MEAN = mean_intensity(ESCALATING_SCHEDULE, 5)
+# The enforced-quota variant (specs/stress.md): the escalating arm with a quota of
+# pages + SQUEEZE + K requests and a one-shot squeeze of SQUEEZE after SQUEEZE_AFTER successes,
+# so K requests of slack remain for the whole extraction (quota 8, squeeze -3, 5 pages: K = 0).
+SQUEEZE = 3
+SQUEEZE_AFTER = 2
+SQUEEZE_PREFIX = "stress:squeeze:slack="
+MAX_SLACK = 20
 
 
 @dataclass(slots=True)
@@ -56,6 +63,10 @@ def adversary_for(condition: str) -> tuple[Schedule, EscalatingAdversary]:
         return ESCALATING_SCHEDULE, EscalatingAdversary()
     if condition == "stress:constant":
         return ConstantSchedule(MATCHED_MEAN), EscalatingAdversary()
+    if condition.startswith(SQUEEZE_PREFIX):
+        squeeze_slack(condition)  # raises on a bad slack
+        return ESCALATING_SCHEDULE, EscalatingAdversary(squeeze_after=SQUEEZE_AFTER,
+                                                        squeeze=SQUEEZE)
     if condition.startswith("stress:dose="):
         try:
             level = float(condition.split("=", 1)[1])
@@ -66,8 +77,17 @@ def adversary_for(condition: str) -> tuple[Schedule, EscalatingAdversary]:
         return ConstantSchedule(level), EscalatingAdversary(totals_at=None)
     raise ValueError(
         f"unknown condition {condition!r}; known: clean, stress:escalating, stress:constant, "
-        "stress:dose=X"
+        "stress:dose=X, stress:squeeze:slack=K"
     )
+
+
+def squeeze_slack(condition: str) -> int:
+    """Return K of `stress:squeeze:slack=K` (0 <= K <= 20), or raise ValueError."""
+    text = condition[len(SQUEEZE_PREFIX):]
+    if not text.isdigit() or int(text) > MAX_SLACK:
+        raise ValueError(f"bad condition {condition!r}: the slack must be an integer in "
+                         f"0..{MAX_SLACK}, e.g. stress:squeeze:slack=0")
+    return int(text)
 
 
 def canonical_condition(condition: str) -> str:
@@ -80,6 +100,8 @@ def canonical_condition(condition: str) -> str:
     if condition == "adaptive":
         raise ValueError("'adaptive' is internal to T9; use clean or a stress: condition")
     adversary_for(condition)  # raises with the list of known conditions
+    if condition.startswith(SQUEEZE_PREFIX):
+        return f"{SQUEEZE_PREFIX}{squeeze_slack(condition)}"
     if condition.startswith("stress:dose="):
         text = repr(float(condition.split("=", 1)[1]))
         return "stress:dose=" + (text[:-2] if text.endswith(".0") else text)
@@ -89,5 +111,11 @@ def canonical_condition(condition: str) -> str:
 def wrap_fetch(service: ComtradeService, condition: str, seed: int | None) -> AdversarialWrapper:
     """Return fetch_page wrapped by the adversary of `condition`, seeded per episode."""
     schedule, policy = adversary_for(condition)
+    label = condition
+    if condition.startswith(SQUEEZE_PREFIX):
+        # Every fetch consumes the enforced quota, failed ones included. Every slack draws
+        # the same adversarial sequence, so the quota is the only thing the dose changes.
+        service.budget = service.task.total_pages + SQUEEZE + squeeze_slack(condition)
+        label = "stress:squeeze"
     return AdversarialWrapper(ComtradeAdapter(service), schedule, policy,
-                              seed=f"{service.task.task_id}:{condition}:{seed}")
+                              seed=f"{service.task.task_id}:{label}:{seed}")
