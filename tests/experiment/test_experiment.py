@@ -175,3 +175,29 @@ def test_judge_confirms_careful_degradation_that_ground_truth_does_not(tmp_path:
     first = (tmp_path / "o" / "report.md").read_text().split("## ")[0]
     assert "Confirmed under the designated scorer but not under ground truth: " \
            "`scripted:careful` at L1." in first
+
+
+def test_zero_slack_squeeze_is_reported_decision_invariant(tmp_path: Path) -> None:
+    plan = tmp_path / "sq.toml"
+    plan.write_text("""
+[experiment]
+name = "squeeze-invariance"
+hypothesis = "With no slack, retrying and skipping cannot be told apart."
+kind = "ab"
+task = "T9_clean_ab"
+arms = ["stress:squeeze:slack=0", "stress:squeeze:slack=4"]
+targets = ["l1:always-retry", "l1:always-skip", "l1:quota-aware"]
+levels = ["L1"]
+scorer = "shape_judge"
+n = 4
+""")
+    store, out = tmp_path / "s", tmp_path / "o"
+    ran = CliRunner().invoke(app, ["experiment", "run", str(plan), "--store", str(store)])
+    assert ran.exit_code == 0, ran.stderr
+    res = CliRunner().invoke(app, ["experiment", "report", str(plan), "--store", str(store),
+                                   "--out", str(out)])
+    assert res.exit_code == 0, res.stderr
+    doc = json.loads((out / "experiment.json").read_text())
+    by_arm = {x["arm"]: x["invariant"] for x in doc["decision_invariance"]}
+    assert by_arm == {"stress:squeeze:slack=0": True, "stress:squeeze:slack=4": False}
+    assert "Decision-invariant design" in (out / "report.md").read_text()

@@ -118,6 +118,27 @@ def _curve(vals: Values, arms: list[str], doses: list[float], seed: int) -> dict
     return {"points": points, "monotone_non_increasing": monotone if len(means) >= 2 else None}
 
 
+def decision_invariance(p: dict[str, Any], values: dict[str, Values]) -> list[dict[str, Any]]:
+    """Return, per level and arm, whether every target gave the same per-seed ground truth.
+
+    Identical vectors across deliberately different targets (e.g. always-retry and
+    always-skip) mean the design cannot tell their decisions apart there (specs/stress.md):
+    at zero slack, retrying and skipping are outcome-equivalent by construction.
+    """
+    out: list[dict[str, Any]] = []
+    if len(p["targets"]) < 2:
+        return out
+    for level in p["levels"]:
+        for arm in p["arms"]:
+            vectors = {t: values[f"{t}|{level}|{GROUND_TRUTH}"].get(arm, {})
+                       for t in p["targets"]}
+            complete = all(len(v) == p["n"] for v in vectors.values())
+            same = complete and len({tuple(sorted(v.items())) for v in vectors.values()}) == 1
+            out.append({"level": level, "arm": arm, "targets": list(p["targets"]),
+                        "complete": complete, "invariant": same})
+    return out
+
+
 def analyse(store: EvidenceStore, reg: Registration) -> dict[str, Any]:
     """Return experiment.json: the frozen plan, every cell's comparison, verdicts, deviations."""
     p = reg.plan
@@ -146,6 +167,7 @@ def analyse(store: EvidenceStore, reg: Registration) -> dict[str, Any]:
     return {"schema": SCHEMA, "experiment": p["name"], "registration": reg.campaign,
             "plan_digest": reg.digest, "plan": p, "decision_rule": RULE, "alpha": ALPHA,
             "cells": cells, "deviations": devs,
+            "decision_invariance": decision_invariance(p, values),
             "summary": {"cells": len(cells), "deviations": len(devs),
                         "missing_values": len(missing), "verdicts": dict(sorted(verdicts.items()))}}
 

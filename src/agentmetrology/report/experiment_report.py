@@ -47,6 +47,15 @@ def _first_screen(d: Doc, doc: dict[str, Any]) -> None:
         d.p("No deviations: every planned episode has a value under every scorer.")
 
 
+def _invariance(d: Doc, doc: dict[str, Any]) -> None:
+    same = [x for x in doc.get("decision_invariance", []) if x["invariant"]]
+    if same:
+        d.note("Decision-invariant design: every target gives the same per-seed ground truth at "
+               + "; ".join(f"{_code(x['arm'])} ({x['level']})" for x in same)
+               + ". There the design cannot tell the targets' decisions apart, whatever "
+               "they decide.")
+
+
 def _comparisons(d: Doc, doc: dict[str, Any]) -> None:
     d.h("Paired comparisons")
     rows = [[_code(c["target"]), c["level"], _code(c["scorer"]), c["outcome"], c["pairs"],
@@ -128,6 +137,7 @@ def render_experiment_report(doc: dict[str, Any]) -> tuple[str, str]:
     guard = NumberGuard(doc)
     d = Doc(guard)
     _first_screen(d, doc)
+    _invariance(d, doc)
     _comparisons(d, doc)
     if doc["plan"]["kind"] == "curve":
         _curves(d, doc)
