@@ -184,3 +184,21 @@ def test_a_store_written_before_plugins_resumes_unchanged(tmp_path: Path) -> Non
     assert result.launched == 0 and result.recorded == 0
     assert before.to_json() == after.to_json() and after.complete
     assert after.total.done == after.total.planned == 12
+
+
+def test_in_process_registration(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(PLUGIN_DIR))
+    import toy_sum
+
+    from agentmetrology.envs.registry import env_names, get_env, register, unregister
+    from agentmetrology.run.episode import run_one
+
+    register(toy_sum.SPEC)
+    try:
+        assert "toy_sum" in env_names() and get_env("toy_sum") is toy_sum.SPEC
+        r = run_one(get_env("toy_sum"), "sum3", 0, "scripted:adder", "L2")
+        assert r.assessment("exact").status == "PASS"
+    finally:
+        unregister("toy_sum")
+    with pytest.raises(ValueError, match="unknown environment 'toy_sum'"):
+        get_env("toy_sum")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -15,6 +15,7 @@ from rich.text import Text
 
 from agentmetrology.agents.llm.target import Prices
 from agentmetrology.cli.console import make_console
+from agentmetrology.cli.errors import fail
 from agentmetrology.run.campaign import (
     CampaignConfigError,
     check_environment,
@@ -38,13 +39,6 @@ campaign_app = typer.Typer(help="Run resumable campaigns into an evidence store.
 _err = Console(stderr=True, highlight=False, soft_wrap=True)
 if not _err.is_terminal:
     _err = Console(stderr=True, highlight=False, soft_wrap=True, width=160)
-
-
-def fail(message: str, code: int = 2) -> NoReturn:
-    """Print `error: message` on stderr, the message literally (`[[targets]]` is not markup),
-    and exit with `code`."""
-    _err.print(Text.assemble(("error:", "bold red"), " ", message))
-    raise typer.Exit(code)
 
 
 def _say(message: str, style: str) -> None:

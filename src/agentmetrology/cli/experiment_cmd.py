@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
-from typing import NoReturn
 
 import typer
 
@@ -46,11 +45,7 @@ def _plan(file: Path) -> ExperimentPlan:
     except CampaignConfigError as exc:
         _print_problems(exc)
         n = len([p for p in exc.problems if p.severity == "error"])
-        _fail(f"{file}: {n} problem{'s' if n != 1 else ''}; nothing was run")
-
-
-def _fail(message: str) -> NoReturn:
-    fail(message)
+        fail(f"{file}: {n} problem{'s' if n != 1 else ''}; nothing was run")
 
 
 def _open(path: Path, create: bool, readonly: bool = False) -> EvidenceStore:
@@ -59,9 +54,9 @@ def _open(path: Path, create: bool, readonly: bool = False) -> EvidenceStore:
             return EvidenceStore.open_readonly(path)
         return EvidenceStore.open(path, create=create)
     except StoreNotFoundError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     except (OSError, sqlite3.DatabaseError, LedgerError) as exc:
-        _fail(f"cannot open the evidence store at {path}: {exc}")
+        fail(f"cannot open the evidence store at {path}: {exc}")
 
 
 def _registered(st: EvidenceStore, plan: ExperimentPlan, store: Path) -> Registration:
@@ -70,8 +65,8 @@ def _registered(st: EvidenceStore, plan: ExperimentPlan, store: Path) -> Registr
         return reg
     existing = registrations(st, plan.name)
     if existing:
-        _fail(refusal(existing[-1], plan))
-    _fail(f"experiment {plan.name!r} is not registered in {store}; run `agm experiment run` "
+        fail(refusal(existing[-1], plan))
+    fail(f"experiment {plan.name!r} is not registered in {store}; run `agm experiment run` "
           "first")
 
 
@@ -82,15 +77,15 @@ def run(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML)."),
         workers: int | None = typer.Option(None, "--workers", min=1)) -> None:
     """Freeze the plan in the store (before the first episode), then run what is missing."""
     if backend not in BACKENDS:
-        _fail(f"unknown backend {backend!r}; use one of: {', '.join(BACKENDS)}")
+        fail(f"unknown backend {backend!r}; use one of: {', '.join(BACKENDS)}")
     plan = _plan(plan_file)
     try:
         with _open(store, create=True) as st:
             reg, new, result = run_experiment(st, plan, backend=backend, workers=workers)
     except PlanChangedError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     except (StoreBusyError, CampaignMismatchError, BackendError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     except KeyboardInterrupt:
         fail("interrupted: run the same command to resume", code=130)
     console = make_console()
@@ -128,7 +123,7 @@ def report(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML).")
     try:
         md, html = render_experiment_report(doc)
     except NumberGuardError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     try:
         out.mkdir(parents=True, exist_ok=True)
         (out / "experiment.json").write_text(
@@ -136,7 +131,7 @@ def report(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML).")
         (out / "report.md").write_text(md, encoding="utf-8")
         (out / "report.html").write_text(html, encoding="utf-8")
     except OSError as exc:
-        _fail(f"cannot write the report to {out}: {exc}")
+        fail(f"cannot write the report to {out}: {exc}")
     verdicts = sorted({c["verdict"] for c in doc["cells"]})
     make_console().print(f"wrote {out}/experiment.json, report.md, report.html ("
                          f"{len(doc['cells'])} verdicts: {', '.join(verdicts)}; "

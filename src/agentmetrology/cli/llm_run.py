@@ -29,7 +29,6 @@ def run_llm(spec: EnvSpec, agent: str, tasks: list[str], seeds: list[int], level
     of the episodes could be measured. `price` is "INPUT_PER_M,OUTPUT_PER_M[,CACHED_PER_M]"."""
     from agentmetrology.agents.llm.policy import parse_agent_spec
     from agentmetrology.agents.llm.target import Prices
-    from agentmetrology.cli.campaign_cmd import fail as fail_literal
     from agentmetrology.cli.campaign_cmd import unknown_cost_notice
     from agentmetrology.run.adhoc import PRICE_FORMAT, QuickRun, parse_price, run_quick
     from agentmetrology.run.campaign import CampaignConfigError
@@ -46,8 +45,8 @@ def run_llm(spec: EnvSpec, agent: str, tasks: list[str], seeds: list[int], level
         root, rows, stopped = run_quick(run, store, retry_measurement_failures=retry)
     except (CampaignConfigError, StoreBusyError, StorePathError, NotAStoreError,
             ValueError) as exc:
-        # Printed literally: a configuration message may quote TOML such as [[targets]].
-        fail_literal(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        # `fail` prints literally: a configuration message may quote TOML such as [[targets]].
+        fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     except OSError as exc:
         fail(f"cannot open the evidence store at {store or '.agm/store'}: "
              f"{exc.strerror or exc}")

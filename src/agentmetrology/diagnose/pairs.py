@@ -117,7 +117,8 @@ def _operations(ep: Episode, mutation: str | None, names: list[str]) -> bytes:
                            if e.actor == "agent" and e.kind in ("tool_call", "intercepted")])
 
 
-def _side(store: EvidenceStore, spec: EnvSpec, sc: Scorers, key: EpisodeKey) -> Side | None:
+def _side(store: EvidenceStore, spec: EnvSpec, sc: Scorers, key: EpisodeKey,
+          rescore: bool) -> Side | None:
     row = store.episode(key)
     if row is None:
         return None
@@ -134,11 +135,11 @@ def _side(store: EvidenceStore, spec: EnvSpec, sc: Scorers, key: EpisodeKey) -> 
         side.ptd = float(truth["components"]["ptd"])
     ep = episode_from_plain(store.load_episode(key))
     mutation = split_condition(key.condition)[1]
-    assessments, side.rescored_how = rescore_episode(spec, ep)
-    by = {a.scorer: a for a in assessments}
-    again = by.get(sc.shipped)
-    side.rescored = None if again is None or again.score is None or again.status in (
-        "UNKNOWN", "INVALID") else float(again.score) / sc.shipped_scale
+    if rescore:  # only a mutated trajectory has anything to map back
+        assessments, side.rescored_how = rescore_episode(spec, ep)
+        again = {a.scorer: a for a in assessments}.get(sc.shipped)
+        side.rescored = None if again is None or again.score is None or again.status in (
+            "UNKNOWN", "INVALID") else float(again.score) / sc.shipped_scale
     side.operations = _operations(ep, mutation, original_tool_names(spec, ep))
     if side.shipped is None or side.truth is None:
         side.measured = False
@@ -166,6 +167,7 @@ def collect_pairs(store: EvidenceStore) -> tuple[list[Pair], dict[str, Scorers]]
             pid = (k.campaign, k.target, k.task, k.seed, k.level, k.repeat, base, mutation)
             pair = pairs[pid] = Pair((env, k.target, k.level, mutation), k.task, k.seed,
                                      k.repeat, base)
-            pair.mutated = _side(store, spec, sc, k)
-            pair.original = _side(store, spec, sc, orig) if orig in by_key else None
+            pair.mutated = _side(store, spec, sc, k, rescore=True)
+            pair.original = _side(store, spec, sc, orig, rescore=False) if orig in by_key \
+                else None
     return list(pairs.values()), used

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agentmetrology.envs.registry import get_env
-from agentmetrology.run.campaign.problems import CampaignConfigError, Checker, Problem
+from agentmetrology.run.campaign.problems import CampaignConfigError, Checker
 from agentmetrology.run.campaign.spec import TargetSpec
 from agentmetrology.run.campaign.targets import check_agent
+from agentmetrology.run.campaign.toml_files import parse_toml, read_text
 from agentmetrology.run.episode import canonical_condition
 
 KINDS = ("ab", "curve")
@@ -88,22 +88,13 @@ def changed_fields(frozen: dict[str, Any], now: dict[str, Any]) -> list[str]:
 
 def load_plan(path: str | Path) -> ExperimentPlan:
     """Read and validate a plan file; raise CampaignConfigError listing every problem."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CampaignConfigError(str(p), [Problem("", f"cannot read the file: {exc}")]) from None
-    return parse_plan(text, p.name)
+    text, name = read_text(path)
+    return parse_plan(text, name)
 
 
 def parse_plan(text: str, file: str = "plan.toml") -> ExperimentPlan:
     """Parse and validate plan TOML text; raise CampaignConfigError listing every problem."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise CampaignConfigError(file, [Problem("", f"TOML syntax error: {exc}")]) from None
-    except (RecursionError, MemoryError):
-        raise CampaignConfigError(file, [Problem("", "TOML nested too deeply")]) from None
+    data = parse_toml(text, file)
     ck = Checker(text)
     plan = _read(ck, data, file)
     if ck.errors or plan is None:

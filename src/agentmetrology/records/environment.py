@@ -127,7 +127,9 @@ class Prompts:
     version: str
     system: str
     instructions: Mapping[str, str]
-    task_message: Callable[[Any, str, int], str]  # (task spec, level, max_steps) -> text
+    # (task spec, level, max_steps) -> text; max_steps 0 means no limit is enforced (MCP), so
+    # the message must not state one.
+    task_message: Callable[[Any, str, int], str]
 
 
 @dataclass(frozen=True, slots=True)

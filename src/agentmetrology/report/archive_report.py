@@ -10,21 +10,17 @@ from __future__ import annotations
 from typing import Any
 
 from agentmetrology.report import html as H
-from agentmetrology.report.blocks import Block, Doc, to_html, to_markdown
+from agentmetrology.report.blocks import Block, Doc, code, to_html, to_markdown
 from agentmetrology.report.numberguard import NumberGuard
-
-
-def _code(text: Any) -> str:
-    return "`" + str(text).replace("`", "'") + "`"
 
 
 def _header(d: Doc, doc: dict[str, Any]) -> None:
     a = doc["archive"]
-    d.h(f"Archive audit: {_code(a['source'])}", 1)
-    d.p(f"Format {_code(a['format'])}: {a['episodes']} episodes over {a['tasks']} tasks in "
+    d.h(f"Archive audit: {code(a['source'])}", 1)
+    d.p(f"Format {code(a['format'])}: {a['episodes']} episodes over {a['tasks']} tasks in "
         f"{a['cells']} cell(s) and {a['runs']} run(s); {a['spans']} trace spans. "
-        f"Produced by {_code('agentmetrology ' + doc['package']['version'])}.")
-    rows = [[i["role"], _code(i["name"]), i["bytes"], _code(i["sha256"])] for i in doc["inputs"]]
+        f"Produced by {code('agentmetrology ' + doc['package']['version'])}.")
+    rows = [[i["role"], code(i["name"]), i["bytes"], code(i["sha256"])] for i in doc["inputs"]]
     if rows:
         d.table(["input", "file", "bytes", "sha256"], rows)
     load = doc["load"]
@@ -36,7 +32,7 @@ def _header(d: Doc, doc: dict[str, Any]) -> None:
         shown = len(load["problems"])
         d.p(f"{load['problem_count']} load problem(s) ({shown} listed); an unreadable item was "
             "skipped, a readable but malformed episode is kept ungraded (`malformed_record`):")
-        d.blocks.append(Block("list", items=[_code(p) for p in load["problems"]]))
+        d.blocks.append(Block("list", items=[code(p) for p in load["problems"]]))
 
 
 def _coverage(d: Doc, doc: dict[str, Any]) -> None:
@@ -55,7 +51,7 @@ def _coverage(d: Doc, doc: dict[str, Any]) -> None:
             f"interval. Over graded episodes only the score is {g.fmt(o['score_graded_only'])}.")
     d.table(["cell", "planned", "graded", "valid-recovered", "pass", "fail", "ungraded",
              "invalid replay", "stored score", "lower", "upper"],
-            [[_code(c["cell"]), c["planned"], c["graded"], c["valid_recovered"],
+            [[code(c["cell"]), c["planned"], c["graded"], c["valid_recovered"],
               c["counts"]["pass"], c["counts"]["fail"], c["counts"]["ungraded"],
               c["counts"]["invalid_replay"], c["score_stored"],
               (c["bounds"] or {}).get("lower"), (c["bounds"] or {}).get("upper")]
@@ -73,10 +69,10 @@ def _unresolved(d: Doc, cov: dict[str, Any]) -> None:
     if not cov["unresolved_episodes"]:
         return
     d.h("Episodes without a usable grade", 3)
-    d.table(["reason", "meaning"], [[_code(k), v] for k, v in cov["reason_codes"].items()])
+    d.table(["reason", "meaning"], [[code(k), v] for k, v in cov["reason_codes"].items()])
     d.table(["episode", "task", "trial", "outcome", "reason", "stored score", "detail"],
-            [[_code(e["episode_id"]), _code(e["task"]), e["trial"], e["outcome"],
-              _code(e["reason"]), e["stored_score"], e["detail"]]
+            [[code(e["episode_id"]), code(e["task"]), e["trial"], e["outcome"],
+              code(e["reason"]), e["stored_score"], e["detail"]]
              for e in cov["unresolved_episodes"]])
 
 
@@ -84,14 +80,14 @@ def _pairs(d: Doc, cov: dict[str, Any]) -> None:
     if cov["differences"]:
         d.h("Differences between cells", 3)
         d.table(["A", "B", "stored difference", "lower", "upper", "sign identified"],
-                [[_code(x["a"]), _code(x["b"]), x["delta_stored"], x["lower"], x["upper"],
+                [[code(x["a"]), code(x["b"]), x["delta_stored"], x["lower"], x["upper"],
                   x["sign_identified"]] for x in cov["differences"]])
     if cov["ties"]:
         d.p("Tie thresholds: the pass fraction `q_A` among A's unresolved episodes needed to tie "
             "B, as `q_A* = intercept + slope * q_B`; outside `[0, 1]` no tie is possible.")
         d.table(["A", "B", "intercept", "slope", "`q_A*` at `q_B = 0`", "`q_A*` at `q_B = 1`",
                  "tie possible"],
-                [[_code(t["a"]), _code(t["b"]), t["intercept"], t["slope"], t["at_qb0"],
+                [[code(t["a"]), code(t["b"]), t["intercept"], t["slope"], t["at_qb0"],
                   t["at_qb1"], t["possible"]] for t in cov["ties"]])
 
 
@@ -101,9 +97,9 @@ def _passk(d: Doc, doc: dict[str, Any]) -> None:
         rows = cell["rows"]
         stored = ", ".join(d.g.fmt(r["stored"]) for r in rows)
         if not rows:
-            d.p(f"{_code(cell['cell'])}: pass^k is undefined (no task has a trial).")
+            d.p(f"{code(cell['cell'])}: pass^k is undefined (no task has a trial).")
             continue
-        d.p(f"{_code(cell['cell'])}: {cell['tasks']} tasks; pass^k as stored for k up to "
+        d.p(f"{code(cell['cell'])}: {cell['tasks']} tasks; pass^k as stored for k up to "
             f"{rows[-1]['k']}: {stored}. {cell['unresolved_episodes']} unresolved episode(s) in "
             f"{cell['tasks_with_unresolved']} task(s) count as failures there; counting them as "
             "passes gives the upper column.")
@@ -127,8 +123,8 @@ def _tasks(d: Doc, doc: dict[str, Any]) -> None:
         "Outcome letters in trial order: P pass, F fail, U ungraded, I invalid replay.")
     if t["mixed"]:
         d.table(["cell", "task", "trials", "pass", "fail", "ungraded", "invalid", "outcomes"],
-                [[_code(m["cell"]), _code(m["task"]), m["trials"], m["pass"], m["fail"],
-                  m["ungraded"], m["invalid_replay"], _code(m["outcomes"])] for m in t["mixed"]])
+                [[code(m["cell"]), code(m["task"]), m["trials"], m["pass"], m["fail"],
+                  m["ungraded"], m["invalid_replay"], code(m["outcomes"])] for m in t["mixed"]])
 
 
 def _cost(d: Doc, doc: dict[str, Any]) -> None:
@@ -157,7 +153,7 @@ def _cost(d: Doc, doc: dict[str, Any]) -> None:
         f"apart): {c['shared_attempt_ids']}.")
     d.table(["run", "all-span cost", "corrected cost", "all-span input", "corrected input",
              "all / corrected", "multiplicity"],
-            [[_code(r["run"]), d.money(r["all_spans"]["cost"]), d.money(r["corrected"]["cost"]),
+            [[code(r["run"]), d.money(r["all_spans"]["cost"]), d.money(r["corrected"]["cost"]),
               r["all_spans"]["input"], r["corrected"]["input"], r["ratio_all_to_corrected"],
               r["multiplicity"]] for r in c["runs"]], "Per run")
     _pareto(d, c["pareto"])
@@ -169,20 +165,20 @@ def _pareto(d: Doc, p: dict[str, Any]) -> None:
         return
     d.table(["run", "accuracy (graded)", "unresolved (excluded)", "stored cost",
              "corrected cost", "frontier (stored)", "frontier (corrected)"],
-            [[_code(r["run"]), r["accuracy"], r.get("unresolved_excluded", 0),
+            [[code(r["run"]), r["accuracy"], r.get("unresolved_excluded", 0),
               d.money(r["cost_stored"]), d.money(r["cost_corrected"]),
               r["frontier_stored"], r["frontier_corrected"]] for r in p["rows"]],
             "Cost–accuracy frontier on stored vs corrected costs; accuracy counts graded "
             "episodes only")
-    enter = ", ".join(_code(x) for x in p["entering"]) or "none"
-    leave = ", ".join(_code(x) for x in p["leaving"]) or "none"
+    enter = ", ".join(code(x) for x in p["entering"]) or "none"
+    leave = ", ".join(code(x) for x in p["leaving"]) or "none"
     d.p(f"Rows entering the frontier on corrected costs: {enter}. Rows leaving it: {leave}.")
 
 
 def _provenance(d: Doc, doc: dict[str, Any]) -> None:
     p = doc["provenance"]
     d.h("Action provenance")
-    labels = ", ".join(f"{_code(k)}: {v}" for k, v in p["actor_labels"].items()) or "none"
+    labels = ", ".join(f"{code(k)}: {v}" for k, v in p["actor_labels"].items()) or "none"
     d.p(f"Actor labels on archived actions: {labels}.")
     if not p["applicable"]:
         d.p(f"Alignment not applicable: {p['reason']}.")
@@ -197,9 +193,9 @@ def _provenance(d: Doc, doc: dict[str, Any]) -> None:
         f"{p['unmatched_executed']}.")
     if p["episodes"]:
         d.table(["episode", "task", "candidates", "ambiguous"],
-                [[_code(e["episode_id"]), _code(e["task"]),
-                  ", ".join(_code(f"{c['index']}:{c['name']}") for c in e["candidates"]),
-                  ", ".join(_code(f"{c['index']}:{c['name']}") for c in e["ambiguous"])]
+                [[code(e["episode_id"]), code(e["task"]),
+                  ", ".join(code(f"{c['index']}:{c['name']}") for c in e["candidates"]),
+                  ", ".join(code(f"{c['index']}:{c['name']}") for c in e["ambiguous"])]
                  for e in p["episodes"]])
 
 
@@ -232,23 +228,23 @@ def render_archive_report(doc: dict[str, Any], precision: int = 3) -> tuple[str,
 
 def _regrade_blocks(d: Doc, doc: dict[str, Any]) -> None:
     s = doc["store"]
-    d.h(f"Re-grade: {_code(s['source'])}", 1)
+    d.h(f"Re-grade: {code(s['source'])}", 1)
     d.p(f"{s['recorded']} recorded episodes of {s['planned']} planned, in campaign(s) "
-        f"{', '.join(_code(c) for c in s['campaigns'])}, were scored again with the current "
+        f"{', '.join(code(c) for c in s['campaigns'])}, were scored again with the current "
         f"scorers from their stored submissions; {s['infrastructure_failures']} infrastructure "
         f"failures are left out of the comparison. Produced by "
-        f"{_code('agentmetrology ' + doc['package']['version'])}.")
+        f"{code('agentmetrology ' + doc['package']['version'])}.")
     rows = []
     for name, sc in doc["scorers"].items():
         t, r = sc["transitions"], sc["rank"]
-        rows.append([_code(name), _code(", ".join(sc["stored_versions"])),
-                     _code(sc["current_version"]), sc["compared"], sc["score_changed"],
+        rows.append([code(name), code(", ".join(sc["stored_versions"])),
+                     code(sc["current_version"]), sc["compared"], sc["score_changed"],
                      sc["status_changed"], t["n01"], t["n10"], t["net_count"], t["flip_fraction"],
                      r["strict_reversals"], r["pairs"]])
     d.table(["scorer", "stored version", "current version", "compared", "score changed",
              "status changed", "n01", "n10", "net (n01 - n10)", "flip fraction", "rank reversals",
              "pairs"], rows, "Stored vs current assessments")
-    d.note(f"Versions: {_code(doc['version_note'])}.")
+    d.note(f"Versions: {code(doc['version_note'])}.")
 
 
 def render_regrade_report(doc: dict[str, Any], precision: int = 3) -> str:

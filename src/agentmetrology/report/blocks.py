@@ -34,6 +34,11 @@ class Block:
         return out + [b.text for b in self.bars] + [b.label for b in self.bars]
 
 
+def code(text: Any) -> str:
+    """Return `text` as a Markdown code span (identifiers: tasks, targets, digests)."""
+    return "`" + str(text).replace("`", "'") + "`"
+
+
 class Doc:
     """Collects blocks; `g` formats numbers exactly as the guard expects them."""
 
@@ -68,6 +73,14 @@ class Doc:
     def money(self, value: float | None) -> str:
         """Return a cost with significant digits (costs span many scales)."""
         return self.g.sig(value)
+
+    def estimate(self, est: dict[str, Any] | None) -> str:
+        """Return an estimate as `value [lo, hi]` (no interval: the value; none: n/a)."""
+        if not est:
+            return "n/a"
+        iv = est.get("interval")
+        return self.g.fmt(est["value"]) + (
+            "" if not iv else f" [{self.g.fmt(iv[0])}, {self.g.fmt(iv[1])}]")
 
     def cell(self, value: Any) -> str:
         if value is None:

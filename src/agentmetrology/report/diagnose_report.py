@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentmetrology.report.blocks import Doc, to_html, to_markdown
+from agentmetrology.report.blocks import Doc, code, to_html, to_markdown
 from agentmetrology.report.diagnose_svg import GapRow, gap_chart, msr_vrg_chart
 from agentmetrology.report.numberguard import NumberGuard
 
@@ -12,19 +12,10 @@ READINGS = ("evaluator sensitivity", "behavioural failure", "robust", "fails reg
             "inconclusive", "repeat control")
 
 
-def _code(text: Any) -> str:
-    return "`" + str(text).replace("`", "'") + "`"
-
-
-def _ci(d: Doc, est: dict[str, Any] | None) -> str:
-    if not est:
-        return "n/a"
-    iv = est.get("interval")
-    return d.g.fmt(est["value"]) + ("" if not iv else f" [{d.g.fmt(iv[0])}, {d.g.fmt(iv[1])}]")
 
 
 def _first_screen(d: Doc, doc: dict[str, Any]) -> None:
-    d.h(f"Diagnose: {_code(doc['store'])}", 1)
+    d.h(f"Diagnose: {code(doc['store'])}", 1)
     p = doc["pairs"]
     d.p(f"{p['complete']} complete pairs of {p['total']} (half-finished {p['half_finished']}, "
         f"unmeasured {p['unmeasured']}). Each pair is one administration and the same "
@@ -33,7 +24,7 @@ def _first_screen(d: Doc, doc: dict[str, Any]) -> None:
     rows = []
     for key, by_mut in doc["readings"].items():
         env, target, level = key.split("|")
-        rows.append([_code(target), _code(env), level,
+        rows.append([code(target), code(env), level,
                      "; ".join(f"{m}: {r}" for m, r in sorted(by_mut.items()))])
     d.table(["policy", "environment", "level", "reading per mutation"], rows,
             "Which reading holds, per policy")
@@ -49,15 +40,15 @@ def _groups(d: Doc, doc: dict[str, Any]) -> None:
     rows = []
     for g in doc["groups"].values():
         eq = ((g.get("paired") or {}).get("equivalence") or {}).get("label", "n/a")
-        rows.append([_code(g["target"]), _code(g["mutation"]), g["complete"],
-                     _ci(d, g.get("vrg")), _ci(d, g.get("rescored_gap")), g.get("msr"),
+        rows.append([code(g["target"]), code(g["mutation"]), g["complete"],
+                     d.estimate(g.get("vrg")), d.estimate(g.get("rescored_gap")), g.get("msr"),
                      g.get("mtr"), g.get("behaviour_changed"), g.get("ptd"), eq,
                      g["reading"]])
     d.table(["policy", "mutation", "pairs", "VRG [CI]", "rescored gap [CI]", "MSR", "MTR",
              "behaviour changed", "PTD", "equivalence", "reading"], rows,
             f"tau {d.g.fmt(doc['tau'])}, margin ±{d.g.fmt(doc['margin'])}; MTR is n/a when "
             "no original passes")
-    notes = [f"{_code(g['target'])} under {_code(g['mutation'])}: {g['why']}"
+    notes = [f"{code(g['target'])} under {code(g['mutation'])}: {g['why']}"
              for g in doc["groups"].values()]
     d.bullets(notes)
 
@@ -85,14 +76,14 @@ def _judges(d: Doc, doc: dict[str, Any]) -> None:
         return
     d.h("Fixed-trajectory judge audit")
     d.p(f"{ja['episodes']} saved original trajectories shown to each judge in the views "
-        f"{', '.join(_code(v) for v in ja['views'])}, {ja['calls']} calls per view; "
+        f"{', '.join(code(v) for v in ja['views'])}, {ja['calls']} calls per view; "
         f"{ja['unknown_cells']} of {ja['cells']} calls gave no usable verdict (UNKNOWN, "
         "excluded). Disagreement is the share of episodes whose majority verdict in a view "
         "differs from the original view's; the identical repeat is the baseline.")
     rows = []
     for name, j in ja["judges"].items():
         v = j["views"]
-        rows.append([_code(name), j["episodes"], v["repeat"]["disagreement"],
+        rows.append([code(name), j["episodes"], v["repeat"]["disagreement"],
                      v["alias"]["disagreement"], v["alias"].get("excess_over_repeat"),
                      v["format"]["disagreement"], v["format"].get("excess_over_repeat"),
                      j["with_native_reward"]["raw_agreement"], j["with_native_reward"]["kappa"]])

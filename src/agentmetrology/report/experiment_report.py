@@ -4,37 +4,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentmetrology.report.blocks import Doc, to_html, to_markdown
+from agentmetrology.report.blocks import Doc, code, to_html, to_markdown
 from agentmetrology.report.html import escape
 from agentmetrology.report.numberguard import NumberGuard
 
 
-def _code(text: Any) -> str:
-    return "`" + str(text).replace("`", "'") + "`"
-
-
-def _ci(d: Doc, est: dict[str, Any] | None) -> str:
-    if not est:
-        return "n/a"
-    iv = est.get("interval")
-    return d.g.fmt(est["value"]) + ("" if not iv else f" [{d.g.fmt(iv[0])}, {d.g.fmt(iv[1])}]")
-
-
 def _first_screen(d: Doc, doc: dict[str, Any]) -> None:
     p = doc["plan"]
-    d.h(f"Experiment {_code(doc['experiment'])}: verdicts", 1)
+    d.h(f"Experiment {code(doc['experiment'])}: verdicts", 1)
     d.p(f"Hypothesis: {p['hypothesis']}")
-    d.p(f"Frozen plan {_code(doc['plan_digest'][:16])} (registration "
-        f"{_code(doc['registration'])}), evaluated mechanically. Rule: {doc['decision_rule']}.")
+    d.p(f"Frozen plan {code(doc['plan_digest'][:16])} (registration "
+        f"{code(doc['registration'])}), evaluated mechanically. Rule: {doc['decision_rule']}.")
     by: dict[tuple[str, str], dict[str, str]] = {}
     for c in doc["cells"]:
         by.setdefault((c["target"], c["level"]), {})[c["scorer"]] = c["verdict"]
     scorer = p["scorer"]
-    rows = [[_code(t), lv, f"{p['metrics'][lv]} (ground truth)", v.get("ground_truth_f1"),
+    rows = [[code(t), lv, f"{p['metrics'][lv]} (ground truth)", v.get("ground_truth_f1"),
              v.get(scorer)] for (t, lv), v in by.items()]
     d.table(["target", "level", "outcome", "ground truth", f"designated scorer {scorer}"], rows,
             "Verdict per target, level and scorer")
-    split = [f"{_code(t)} at {lv}" for (t, lv), v in by.items()
+    split = [f"{code(t)} at {lv}" for (t, lv), v in by.items()
              if v.get(scorer) == "confirmed" and v.get("ground_truth_f1") != "confirmed"]
     if split:
         d.note("Confirmed under the designated scorer but not under ground truth: "
@@ -51,21 +40,21 @@ def _invariance(d: Doc, doc: dict[str, Any]) -> None:
     same = [x for x in doc.get("decision_invariance", []) if x["invariant"]]
     if same:
         d.note("Decision-invariant design: every target gives the same per-seed ground truth at "
-               + "; ".join(f"{_code(x['arm'])} ({x['level']})" for x in same)
+               + "; ".join(f"{code(x['arm'])} ({x['level']})" for x in same)
                + ". There the design cannot tell the targets' decisions apart, whatever "
                "they decide.")
 
 
 def _comparisons(d: Doc, doc: dict[str, Any]) -> None:
     d.h("Paired comparisons")
-    rows = [[_code(c["target"]), c["level"], _code(c["scorer"]), c["outcome"], c["pairs"],
-             _ci(d, c["delta"]), _ci(d, c["cliffs_delta"]),
+    rows = [[code(c["target"]), c["level"], code(c["scorer"]), c["outcome"], c["pairs"],
+             d.estimate(c["delta"]), d.estimate(c["cliffs_delta"]),
              None if c["sign_flip"] is None else c["sign_flip"]["p_value"], c["p_holm"],
              c["verdict"]] for c in doc["cells"]]
     a, b = doc["cells"][0]["baseline"], doc["cells"][0]["arm"]
     d.table(["target", "level", "scorer", "outcome", "pairs", "delta [95% CI]",
              "Cliff's delta [CI]", "sign-flip p", "Holm p", "verdict"], rows,
-            f"delta = {_code(b)} − {_code(a)}, paired by seed")
+            f"delta = {code(b)} − {code(a)}, paired by seed")
 
 
 def _curve_svg(c: dict[str, Any], width: int = 420, height: int = 220) -> str:
@@ -110,7 +99,7 @@ def _curves(d: Doc, doc: dict[str, Any]) -> None:
     for c in doc["cells"]:
         cv = c["curve"]
         mono = cv["monotone_non_increasing"]
-        d.h(f"{_code(c['target'])} at {c['level']}, {_code(c['scorer'])} ({c['outcome']})", 3)
+        d.h(f"{code(c['target'])} at {c['level']}, {code(c['scorer'])} ({c['outcome']})", 3)
         d.figure(_curve_svg(c), "Line: mean per dose; band: seeded bootstrap 95% interval; "
                  "dots: every per-seed value.")
         d.table(["dose", "n", "mean", "bootstrap band", "per-seed values"],
@@ -128,7 +117,7 @@ def _deviations(d: Doc, doc: dict[str, Any]) -> None:
         d.p("None.")
         return
     d.table(["kind", "target", "level", "arm", "scorer", "why", "planned n", "analysed n"],
-            [[x["kind"], _code(x["target"]), x["level"], _code(x["arm"]), _code(x["scorer"]),
+            [[x["kind"], code(x["target"]), x["level"], code(x["arm"]), code(x["scorer"]),
               x["why"], x["planned_n"], x["analysed_n"]] for x in doc["deviations"]])
 
 

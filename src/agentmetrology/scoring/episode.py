@@ -50,12 +50,17 @@ def unmeasured(spec: EnvSpec, episode: Episode) -> tuple[Assessment, ...]:
                  for s in spec.scorers)
 
 
+def episode_context(spec: EnvSpec, episode: Episode) -> tuple[int | None, str]:
+    """Return (seed, profile) an episode's scorers take (seed None where a profile has none)."""
+    return (None if episode.seed < 0 else episode.seed,
+            str(episode.meta.get("profile") or spec.profiles[0]))
+
+
 def score_episode(spec: EnvSpec, episode: Episode) -> tuple[Assessment, ...]:
     """Return the assessments of an episode by every scorer of its environment."""
     if episode.termination.is_measurement_failure:
         return unmeasured(spec, episode)
-    profile = str(episode.meta.get("profile") or spec.profiles[0])
-    seed = None if episode.seed < 0 else episode.seed
+    seed, profile = episode_context(spec, episode)
     return score_submission(spec, episode.submission, episode.task, seed, profile,
                             episode.digests.get("submission", ""), episode.events,
                             episode.condition)

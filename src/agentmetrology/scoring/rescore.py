@@ -12,14 +12,13 @@ from agentmetrology.mutations import get_mutation, invert_trajectory, split_cond
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.episode import Episode
-from agentmetrology.scoring.episode import score_submission, unmeasured
+from agentmetrology.scoring.episode import episode_context, score_submission, unmeasured
 
 
 def original_tool_names(spec: EnvSpec, episode: Episode) -> list[str]:
     """Return the tool names of the episode's environment before any mutation."""
     base, _ = split_condition(episode.condition)
-    profile = str(episode.meta.get("profile") or spec.profiles[0])
-    seed = None if episode.seed < 0 else episode.seed
+    seed, profile = episode_context(spec, episode)
     return list(spec.make(episode.task, seed, profile, base).tools)
 
 
@@ -39,7 +38,6 @@ def rescore_episode(spec: EnvSpec, episode: Episode) -> tuple[tuple[Assessment, 
         how = f"inverse map of {mutation}"
     elif mutation is not None and get_mutation(mutation).side == "scorer":
         how = f"original scorers instead of {mutation}"
-    profile = str(episode.meta.get("profile") or spec.profiles[0])
-    seed = None if episode.seed < 0 else episode.seed
+    seed, profile = episode_context(spec, episode)
     return score_submission(spec, episode.submission, episode.task, seed, profile,
                             episode.digests.get("submission", ""), events, base), how

@@ -166,12 +166,6 @@ class MemberReader:
             raise ArchiveFormatError(f"{self.path.name}!{info.filename}: zstd: {exc}") from exc
 
 
-def read_member(path: Path, zf: zipfile.ZipFile, name: str,
-                max_member: int = MAX_MEMBER_BYTES) -> bytes:
-    """Return the bytes of one zip member, handling stored, deflate and zstd (93) methods."""
-    return bytes(MemberReader(path, zf, max_member).read(name))
-
-
 def _score_value(value: Any) -> tuple[float | None, str]:
     """Return (numeric score, '') or (None, reason code) for one Inspect score value."""
     if value is None:

@@ -39,12 +39,6 @@ def payload_for(task: ComtradeTask, rows: list[dict[str, Any]], *, totals_droppe
     return encode_payload(rows, meta, harness_log(task, pages))
 
 
-def oracle_payload(task_id: str, seed: int | None, profile: Profile = "seeded") -> dict[str, str]:
-    """Return the canonical correct submission: every genuine row once, honest metadata."""
-    task = get_task(task_id)
-    return payload_for(task, generate_rows(task_id, seed, profile))
-
-
 def battery(task_id: str, seed: int | None,
             profile: Profile = "seeded") -> dict[str, dict[str, str]]:
     """Return the probes by name, each a submission dict (data, metadata, log).

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Generator
 from typing import Any
 
@@ -63,7 +64,7 @@ def _get(obs: Observation | None, *path: str) -> Any:
     return value
 
 
-class ScriptedPolicy:
+class ScriptedPolicy(ABC):
     """A deterministic policy whose behaviour is a generator script of tool calls."""
 
     name = "scripted"
@@ -88,9 +89,9 @@ class ScriptedPolicy:
         except StopIteration:
             return Stop()
 
+    @abstractmethod
     def script(self, brief: Brief) -> Script:
         """Yield tool calls, receiving each observation."""
-        raise NotImplementedError
 
     async def decide(self, question: Question) -> Decision:
         """Return the fallback (these policies act only at L2, where nothing is asked)."""

@@ -7,8 +7,6 @@ location. The format is documented in docs/campaigns.md.
 from __future__ import annotations
 
 import os
-import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +16,7 @@ from agentmetrology.records.environment import EnvSpec
 from agentmetrology.run.campaign.problems import CampaignConfigError, Checker, Problem
 from agentmetrology.run.campaign.spec import CampaignConfig, Limits, TargetSpec
 from agentmetrology.run.campaign.targets import check_agent, check_decoding, check_targets
+from agentmetrology.run.campaign.toml_files import parse_toml, read_text
 from agentmetrology.run.episode import canonical_condition
 from agentmetrology.run.seeds import MAX_SEED, parse_seeds
 
@@ -29,27 +28,13 @@ MAX_ADMINISTRATIONS = 1_000_000
 
 def load_campaign(path: str | Path) -> CampaignConfig:
     """Read and validate a campaign file; raise CampaignConfigError listing every problem."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CampaignConfigError(str(p), [Problem("", f"cannot read the file: {exc}")]) from None
-    return parse_campaign(text, p.name)
+    text, name = read_text(path)
+    return parse_campaign(text, name)
 
 
 def parse_campaign(text: str, file: str = "campaign.toml") -> CampaignConfig:
     """Parse and validate campaign TOML text; raise CampaignConfigError listing every problem."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise CampaignConfigError(file, [_syntax_problem(exc, text)]) from None
-    except (RecursionError, MemoryError):
-        # tomllib parses arrays and inline tables recursively: `a = [[[…]]]` nested thousands
-        # deep exhausts the stack (or memory) before it can report a syntax error.
-        raise CampaignConfigError(file, [Problem(
-            "", "TOML nested too deeply (arrays or inline tables inside each other); a "
-                "campaign file needs at most a few levels", "error", _nesting_line(text))]) \
-            from None
+    data = parse_toml(text, file)
     ck = Checker(text)
     config = _read(ck, data, file, text)
     if ck.errors or config is None:
@@ -57,27 +42,6 @@ def parse_campaign(text: str, file: str = "campaign.toml") -> CampaignConfig:
         ordered = sorted(ck.problems, key=lambda p: p.line if p.line is not None else 0)
         raise CampaignConfigError(file, ordered)
     return config
-
-
-def _nesting_line(source: str) -> int | None:
-    """Return the line where a long run of opening brackets starts (None if there is none)."""
-    m = re.search(r"(?:[\[{][^\[{\]}\n]{0,8}){50}", source)
-    return source.count("\n", 0, m.start()) + 1 if m else None
-
-
-def _last_line(source: str) -> int:
-    return max(len(source.splitlines()), 1)
-
-
-def _syntax_problem(exc: tomllib.TOMLDecodeError, source: str) -> Problem:
-    msg = str(exc)
-    m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
-    if m is None:
-        end = re.search(r"\(at end of document\)", msg)
-        text = msg[:end.start()].strip() + " at the end of the file" if end else msg
-        return Problem("", f"TOML syntax error: {text}", "error", _last_line(source))
-    text = msg[:m.start()].strip()
-    return Problem("", f"TOML syntax error: {text}", "error", int(m.group(1)), int(m.group(2)))
 
 
 def _read(ck: Checker, data: dict[str, Any], file: str, text: str) -> CampaignConfig | None:

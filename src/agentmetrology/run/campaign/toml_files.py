@@ -1,0 +1,56 @@
+"""Reading TOML files users write (campaigns, experiment plans): one way to fail, with lines.
+
+A file that cannot be read, a syntax error (with its line and column) and nesting too deep for
+the parser all become a CampaignConfigError listing the problem, never a traceback.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from agentmetrology.run.campaign.problems import CampaignConfigError, Problem
+
+
+def read_text(path: str | Path) -> tuple[str, str]:
+    """Return (text, file name) of a UTF-8 file, or raise CampaignConfigError saying why not."""
+    p = Path(path)
+    try:
+        return p.read_text(encoding="utf-8"), p.name
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CampaignConfigError(str(p), [Problem("", f"cannot read the file: {exc}")]) from None
+
+
+def parse_toml(text: str, file: str) -> dict[str, Any]:
+    """Return the TOML document, or raise CampaignConfigError with the problem and its line."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise CampaignConfigError(file, [_syntax_problem(exc, text)]) from None
+    except (RecursionError, MemoryError):
+        # tomllib parses arrays and inline tables recursively: `a = [[[…]]]` nested thousands
+        # deep exhausts the stack (or memory) before it can report a syntax error.
+        raise CampaignConfigError(file, [Problem(
+            "", "TOML nested too deeply (arrays or inline tables inside each other); a "
+                "configuration file needs at most a few levels", "error",
+            _nesting_line(text))]) from None
+
+
+def _nesting_line(source: str) -> int | None:
+    """Return the line where a long run of opening brackets starts (None if there is none)."""
+    m = re.search(r"(?:[\[{][^\[{\]}\n]{0,8}){50}", source)
+    return source.count("\n", 0, m.start()) + 1 if m else None
+
+
+def _syntax_problem(exc: tomllib.TOMLDecodeError, source: str) -> Problem:
+    msg = str(exc)
+    m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
+    if m is None:
+        end = re.search(r"\(at end of document\)", msg)
+        text = msg[:end.start()].strip() + " at the end of the file" if end else msg
+        return Problem("", f"TOML syntax error: {text}", "error",
+                       max(len(source.splitlines()), 1))
+    text = msg[:m.start()].strip()
+    return Problem("", f"TOML syntax error: {text}", "error", int(m.group(1)), int(m.group(2)))
