@@ -5,10 +5,14 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import typer
+from rich import box
+from rich.console import Console
+from rich.table import Table
 
-from agentmetrology.cli.campaign_cmd import _print_problems, _print_status
+from agentmetrology.cli.campaign_cmd import _print_problems, _print_status, _say
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail
 from agentmetrology.experiment import (
@@ -22,6 +26,8 @@ from agentmetrology.experiment import (
     registrations,
     run_experiment,
 )
+from agentmetrology.experiment.arms import arm_table
+from agentmetrology.experiment.power import plan_power
 from agentmetrology.report.experiment_report import render_experiment_report
 from agentmetrology.report.numberguard import NumberGuardError
 from agentmetrology.run.campaign import CampaignConfigError
@@ -41,11 +47,14 @@ experiment_app = typer.Typer(help="Pre-registered experiments: freeze a plan, ru
 
 def _plan(file: Path) -> ExperimentPlan:
     try:
-        return load_plan(file)
+        plan = load_plan(file)
     except CampaignConfigError as exc:
         _print_problems(exc)
         n = len([p for p in exc.problems if p.severity == "error"])
         fail(f"{file}: {n} problem{'s' if n != 1 else ''}; nothing was run")
+    for w in plan.warnings:
+        _say(w, "yellow")
+    return plan
 
 
 def _open(path: Path, create: bool, readonly: bool = False) -> EvidenceStore:
@@ -105,10 +114,31 @@ def status(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML).")
     with _open(store, create=False, readonly=True) as st:
         reg = _registered(st, plan, store)
         s = st.status(reg.campaign)
+        arms = arm_table(st, reg.campaign, reg.plan)
+    pw = plan_power(reg.plan)
     console = make_console()
     console.print(f"experiment {plan.name}: {reg.campaign} (plan {reg.digest[:12]})",
                   markup=False, emoji=False)
     _print_status(console, s)
+    _print_arms(console, arms)
+    console.print(f"power of the rule at n = {pw['n']} for a standardized effect of "
+                  f"{pw['effect']:g}: {pw['power']:.3f} [{pw['interval'][0]:.3f}, "
+                  f"{pw['interval'][1]:.3f}] (lower bound: sign-flip at alpha/{pw['family']}, "
+                  f"{pw['simulations']} seeded simulations; size {pw['size']:.3f})"
+                  + ("" if pw["can_confirm"] else "; the rule can never confirm at this n"),
+                  markup=False, emoji=False)
+
+
+def _print_arms(console: Console, rows: list[dict[str, Any]]) -> None:
+    table = Table(title="per arm", box=box.SIMPLE)
+    for h in ("level", "agent", "arm", "recorded", "coverage", "quota deaths", "skips",
+              "eps w/ skip"):
+        table.add_column(h, justify="left" if h in ("level", "agent", "arm") else "right")
+    for r in rows:
+        cov = "n/a" if r["coverage"] is None else f"{r['coverage']:.3f}"
+        table.add_row(r["level"], r["agent"], r["arm"], f"{r['recorded']}/{r['planned']}", cov,
+                      str(r["quota_deaths"]), str(r["skips"]), str(r["episodes_with_skip"]))
+    console.print(table)
 
 
 @experiment_app.command("report")
@@ -119,6 +149,9 @@ def report(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML).")
     plan = _plan(plan_file)
     with _open(store, create=False, readonly=True) as st:
         reg = _registered(st, plan, store)
+        if st.status(reg.campaign).total.done == 0:
+            fail(f"the store at {store} holds none of the episodes of {reg.campaign}; run "
+                 "`agm experiment run` first")
         doc = analyse(st, reg)
     try:
         md, html = render_experiment_report(doc)

@@ -13,61 +13,78 @@ from typing import Any
 
 import numpy as np
 
-from agentmetrology.experiment.plan import GROUND_TRUTH, RULE
+from agentmetrology.experiment.arms import agents_at, arm_table
+from agentmetrology.experiment.plan import ALPHA, GROUND_TRUTH, RULE
+from agentmetrology.experiment.power import plan_power
 from agentmetrology.experiment.registry import Registration
 from agentmetrology.records.episode import EpisodeKey
 from agentmetrology.stats import (
     bootstrap_ci,
     cliffs_delta_paired,
+    eta_squared,
+    excess_flip_rate,
+    flips,
     holm,
     paired_bootstrap,
     sign_flip_test,
+    sign_test,
 )
 from agentmetrology.store import EvidenceStore
 
-ALPHA = 0.05
-SCHEMA = "agentmetrology.experiment/1"
+SCHEMA = "agentmetrology.experiment/2"
 
 Values = dict[str, dict[int, float]]  # arm -> seed -> value
+Passes = dict[str, dict[int, int]]  # arm -> seed -> 1 if the scorer's status is PASS
 
 
-def _value(row: dict[str, Any] | None, scorer: str, metric: str) -> tuple[float | None, str]:
-    """Return (value, why it is missing) of one episode under one scorer."""
+def _value(row: dict[str, Any] | None, scorer: str,
+           metric: str) -> tuple[float | None, str, int]:
+    """Return (value, why it is missing, 1 if PASS) of one episode under one scorer."""
     if row is None:
-        return None, "not recorded"
+        return None, "not recorded", 0
     if row["measurement_failure"]:
-        return None, "measurement failure"
+        return None, "measurement failure", 0
     a = next((a for a in row["assessments"] if a["scorer"] == scorer), None)
     if a is None or a["score"] is None:
-        return None, f"no {scorer} score"
+        return None, f"no {scorer} score", 0
+    passed = int(a["status"] == "PASS")
     if scorer == GROUND_TRUTH and metric == "coverage":
         recall = ((a["assessment"] or {}).get("components") or {}).get("recall")
-        return (None, "no recall component") if recall is None else (float(recall), "")
-    return float(a["score"]), ""
+        return (None, "no recall component", 0) if recall is None \
+            else (float(recall), "", passed)
+    return float(a["score"]), "", passed
 
 
-def collect(store: EvidenceStore, reg: Registration) -> tuple[dict[str, Values],
-                                                             list[dict[str, Any]]]:
-    """Return values by `target|level|scorer` and the missing cells (what, why)."""
+def collect(store: EvidenceStore, reg: Registration, repeat: int = 0
+            ) -> tuple[dict[str, Values], dict[str, Passes], list[dict[str, Any]]]:
+    """Return values and PASS flags by `agent|level|scorer`, and the missing cells (what, why).
+
+    Agents are the targets and the calibration rules at the levels they run.
+    """
     p = reg.plan
     values: dict[str, Values] = {}
+    passes: dict[str, Passes] = {}
     missing: list[dict[str, Any]] = []
-    for target in p["targets"]:
-        for level in p["levels"]:
-            metric = p["metrics"][level]
+    for level in p["levels"]:
+        metric = p["metrics"][level]
+        for target in agents_at(p, level):
             for arm in p["arms"]:
                 for seed in range(p["n"]):
-                    key = EpisodeKey(reg.campaign, target, p["task"], seed, arm, level, 0)
+                    key = EpisodeKey(reg.campaign, target, p["task"], seed, arm, level, repeat)
                     row = store.episode(key)
                     for scorer in (GROUND_TRUTH, p["scorer"]):
-                        v, why = _value(row, scorer, metric)
-                        cell = values.setdefault(f"{target}|{level}|{scorer}", {})
+                        v, why, ok = _value(row, scorer, metric)
+                        name = f"{target}|{level}|{scorer}"
+                        cell = values.setdefault(name, {})
+                        flags = passes.setdefault(name, {})
                         if v is None:
                             missing.append({"target": target, "level": level, "arm": arm,
-                                            "seed": seed, "scorer": scorer, "why": why})
+                                            "seed": seed, "scorer": scorer, "why": why,
+                                            "repeat": repeat})
                         else:
                             cell.setdefault(arm, {})[seed] = v
-    return values, missing
+                            flags.setdefault(arm, {})[seed] = ok
+    return values, passes, missing
 
 
 def _pairs(vals: Values, a: str, b: str) -> tuple[list[int], np.ndarray, np.ndarray]:
@@ -80,13 +97,38 @@ def compare(vals: Values, a: str, b: str, seed: int) -> dict[str, Any]:
     seeds, x, y = _pairs(vals, a, b)
     out: dict[str, Any] = {"baseline": a, "arm": b, "pairs": len(seeds), "seeds": seeds}
     if len(seeds) < 2:
-        out.update(delta=None, sign_flip=None, cliffs_delta=None,
+        out.update(delta=None, sign_flip=None, cliffs_delta=None, sign_test=None,
                    why=f"{len(seeds)} complete pair(s): at least 2 are needed")
         return out
+    d = y - x
     out["delta"] = paired_bootstrap(x, y, seed=seed).to_dict()
     out["sign_flip"] = sign_flip_test(x, y, seed=seed).to_dict()
     out["cliffs_delta"] = cliffs_delta_paired(x, y, seed=seed).to_dict()
-    out["per_seed_delta"] = [float(v) for v in y - x]
+    out["sign_test"] = sign_test(int(np.count_nonzero(d > 0)),
+                                 int(np.count_nonzero(d < 0))).to_dict()
+    out["per_seed_delta"] = [float(v) for v in d]
+    return out
+
+
+def flip_account(passes: Passes, rerun: Passes | None, a: str, b: str,
+                 seed: int) -> dict[str, Any]:
+    """Return PASS flips between arms a and b, and the excess over reruns of arm a if any."""
+    seeds = sorted(set(passes.get(a, {})) & set(passes.get(b, {})))
+    if not seeds:
+        return {"flips": None, "excess": None, "why": "no complete pair"}
+    x = [passes[a][s] for s in seeds]
+    y = [passes[b][s] for s in seeds]
+    out: dict[str, Any] = {"flips": flips(x, y).to_dict(), "excess": None, "why": ""}
+    if rerun is None:
+        out["why"] = "no reruns (repeats = 1): the excess flip rate needs repeats = 2"
+        return out
+    both = [s for s in seeds if s in rerun.get(a, {})]
+    if not both:
+        out["why"] = "no rerun of the baseline arm recorded"
+        return out
+    out["excess"] = excess_flip_rate([passes[a][s] for s in both], [passes[b][s] for s in both],
+                                     [passes[a][s] for s in both],
+                                     [rerun[a][s] for s in both], seed=seed).to_dict()
     return out
 
 
@@ -99,6 +141,7 @@ def _verdicts(family: list[dict[str, Any]]) -> None:
         lo = c["delta"]["interval"][0]
         c["verdict"] = "confirmed" if lo > 0 and p < ALPHA else "not confirmed"
     for c in family:
+        c["family_size"] = len(tested)
         if c["sign_flip"] is None:
             c["p_holm"] = None
             c["verdict"] = "not evaluable"
@@ -118,24 +161,44 @@ def _curve(vals: Values, arms: list[str], doses: list[float], seed: int) -> dict
     return {"points": points, "monotone_non_increasing": monotone if len(means) >= 2 else None}
 
 
-def decision_invariance(p: dict[str, Any], values: dict[str, Values]) -> list[dict[str, Any]]:
-    """Return, per level and arm, whether every target gave the same per-seed ground truth.
+def invariance(p: dict[str, Any], values: dict[str, Values], agents: list[str], level: str,
+               group: str) -> list[dict[str, Any]]:
+    """Return, per arm, whether every agent gave the same per-seed ground truth at `level`.
 
-    Identical vectors across deliberately different targets (e.g. always-retry and
+    Identical vectors across deliberately different agents (e.g. always-retry and
     always-skip) mean the design cannot tell their decisions apart there (specs/stress.md):
     at zero slack, retrying and skipping are outcome-equivalent by construction.
     """
-    out: list[dict[str, Any]] = []
-    if len(p["targets"]) < 2:
+    if len(agents) < 2:
+        return []
+    out = []
+    for arm in p["arms"]:
+        vectors = {t: values[f"{t}|{level}|{GROUND_TRUTH}"].get(arm, {}) for t in agents}
+        complete = all(len(v) == p["n"] for v in vectors.values())
+        distinct = len({tuple(sorted(v.items())) for v in vectors.values()})
+        same = [[a, b] for a, b in itertools.combinations(agents, 2)
+                if complete and vectors[a] == vectors[b]]
+        out.append({"group": group, "level": level, "arm": arm, "targets": list(agents),
+                    "complete": complete, "invariant": complete and distinct == 1,
+                    "distinct_vectors": distinct, "indistinguishable": same})
+    return out
+
+
+def variance_shares(p: dict[str, Any], values: dict[str, Values], agents: list[str],
+                    level: str, scorer: str, group: str) -> dict[str, Any]:
+    """Return eta squared of arm, agent and their interaction, seeds as blocks (complete seeds)."""
+    out: dict[str, Any] = {"group": group, "level": level, "scorer": scorer,
+                           "factors": {"a": "arm", "b": "agent", "block": "seed"}}
+    cells = [values[f"{t}|{level}|{scorer}"] for t in agents]
+    seeds = [s for s in range(p["n"]) if all(s in c.get(arm, {}) for c in cells
+                                              for arm in p["arms"])]
+    if len(agents) < 2 or len(p["arms"]) < 2 or len(seeds) < 2:
+        out.update(shares=None, seeds=len(seeds),
+                   why="needs at least 2 agents, 2 arms and 2 seeds complete in every cell")
         return out
-    for level in p["levels"]:
-        for arm in p["arms"]:
-            vectors = {t: values[f"{t}|{level}|{GROUND_TRUTH}"].get(arm, {})
-                       for t in p["targets"]}
-            complete = all(len(v) == p["n"] for v in vectors.values())
-            same = complete and len({tuple(sorted(v.items())) for v in vectors.values()}) == 1
-            out.append({"level": level, "arm": arm, "targets": list(p["targets"]),
-                        "complete": complete, "invariant": same})
+    table = [[[c[arm][s] for c in cells] for arm in p["arms"]] for s in seeds]
+    r = eta_squared(table).to_dict()
+    out.update(shares=r["shares"], seeds=len(seeds), why="")
     return out
 
 
@@ -143,21 +206,29 @@ def analyse(store: EvidenceStore, reg: Registration) -> dict[str, Any]:
     """Return experiment.json: the frozen plan, every cell's comparison, verdicts, deviations."""
     p = reg.plan
     seed = p["analysis_seed"]
-    values, missing = collect(store, reg)
+    values, passes, missing = collect(store, reg)
+    rerun: dict[str, Passes] | None = None
+    if p["repeats"] == 2:
+        _, rerun, missing_rerun = collect(store, reg, repeat=1)
+        missing += missing_rerun
     cells = []
     for target in p["targets"]:
         for level in p["levels"]:
             family = []
             for scorer in (GROUND_TRUTH, p["scorer"]):
-                vals = values[f"{target}|{level}|{scorer}"]
+                name = f"{target}|{level}|{scorer}"
+                vals = values[name]
                 outcome = p["metrics"][level] if scorer == GROUND_TRUTH else f"{scorer} score"
-                a, b = (p["arms"][0], p["arms"][1]) if p["kind"] == "ab" \
-                    else (p["arms"][-1], p["arms"][0])
-                c = {"target": target, "level": level, "scorer": scorer, "outcome": outcome,
-                     **compare(vals, a, b, seed)}
-                if p["kind"] == "curve":
-                    c["curve"] = _curve(vals, p["arms"], p["doses"], seed)
-                family.append(c)
+                pairs = [(p["arms"][0], arm) for arm in p["arms"][1:]] if p["kind"] == "ab" \
+                    else [(p["arms"][-1], p["arms"][0])]
+                for a, b in pairs:
+                    c = {"target": target, "level": level, "scorer": scorer, "outcome": outcome,
+                         **compare(vals, a, b, seed),
+                         "flips": flip_account(passes[name],
+                                               rerun[name] if rerun else None, a, b, seed)}
+                    if p["kind"] == "curve":
+                        c["curve"] = _curve(vals, p["arms"], p["doses"], seed)
+                    family.append(c)
             _verdicts(family)
             cells.extend(family)
     devs = deviations(p, missing)
@@ -167,21 +238,49 @@ def analyse(store: EvidenceStore, reg: Registration) -> dict[str, Any]:
     return {"schema": SCHEMA, "experiment": p["name"], "registration": reg.campaign,
             "plan_digest": reg.digest, "plan": p, "decision_rule": RULE, "alpha": ALPHA,
             "cells": cells, "deviations": devs,
-            "decision_invariance": decision_invariance(p, values),
+            "decision_invariance": [x for lv in p["levels"]
+                                    for x in invariance(p, values, list(p["targets"]), lv,
+                                                        "targets")],
+            "variance": [variance_shares(p, values, list(p["targets"]), lv, sc, "targets")
+                         for lv in p["levels"] for sc in (GROUND_TRUTH, p["scorer"])],
+            "arms": arm_table(store, reg.campaign, p),
+            "calibration": calibration(p, values),
+            "power": plan_power(p),
             "summary": {"cells": len(cells), "deviations": len(devs),
                         "missing_values": len(missing), "verdicts": dict(sorted(verdicts.items()))}}
 
 
+def calibration(p: dict[str, Any], values: dict[str, Values]) -> dict[str, Any]:
+    """Return each calibration rule's per-arm outcome and whether the design separates them."""
+    rules = list(p.get("calibration", {}))
+    out: dict[str, Any] = {"rules": rules, "outcomes": [], "invariance": [], "variance": []}
+    for level in p["levels"]:
+        here = [r for r in rules if level in p["calibration"][r]]
+        for rule in here:
+            vals = values[f"{rule}|{level}|{GROUND_TRUTH}"]
+            for arm in p["arms"]:
+                per = vals.get(arm, {})
+                out["outcomes"].append({
+                    "rule": rule, "level": level, "arm": arm, "outcome": p["metrics"][level],
+                    "n": len(per), "mean": float(np.mean(list(per.values()))) if per else None,
+                    "per_seed": [per[s] for s in sorted(per)]})
+        out["invariance"] += invariance(p, values, here, level, "calibration")
+        if len(here) >= 2:
+            out["variance"].append(variance_shares(p, values, here, level, GROUND_TRUTH,
+                                                   "calibration"))
+    return out
+
+
 def deviations(p: dict[str, Any], missing: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Return every shortfall against the plan, grouped by target, level, arm, scorer and why."""
-    groups: dict[tuple[str, str, str, str, str], list[int]] = {}
+    groups: dict[tuple[str, str, str, str, str, int], list[int]] = {}
     for m in missing:
-        groups.setdefault((m["target"], m["level"], m["arm"], m["scorer"], m["why"]),
-                          []).append(m["seed"])
+        groups.setdefault((m["target"], m["level"], m["arm"], m["scorer"], m["why"],
+                           m["repeat"]), []).append(m["seed"])
     out = []
-    for (target, level, arm, scorer, why), seeds in sorted(groups.items()):
+    for (target, level, arm, scorer, why, repeat), seeds in sorted(groups.items()):
         kind = "dropped arm" if len(seeds) == p["n"] else "changed n"
         out.append({"kind": kind, "target": target, "level": level, "arm": arm,
-                    "scorer": scorer, "why": why, "planned_n": p["n"],
+                    "scorer": scorer, "why": why, "repeat": repeat, "planned_n": p["n"],
                     "analysed_n": p["n"] - len(seeds), "seeds": sorted(seeds)})
     return out

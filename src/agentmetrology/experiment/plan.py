@@ -28,10 +28,14 @@ DEFAULT_ARMS = ("stress:escalating", "stress:constant")
 DEFAULT_DOSES = (0.0, 0.25, 0.5, 0.75, 1.0)
 NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_-]{0,59}"
 KEYS = ("name", "hypothesis", "kind", "environment", "task", "arms", "doses", "targets",
-        "levels", "metrics", "scorer", "n", "analysis_seed", "registration")
+        "calibration", "levels", "metrics", "scorer", "n", "repeats", "power_effect",
+        "analysis_seed", "registration")
 RULE = ("confirmed iff the paired bootstrap 95% CI of delta lies above 0 and the Holm-adjusted "
-        "sign-flip p < 0.05; delta = arms[1] - arms[0] (ab) or lowest dose - highest dose "
-        "(curve), paired by seed; Holm over the scorers of one target and level")
+        "sign-flip p < 0.05; delta = arm - arms[0] for every later arm (ab) or lowest dose - "
+        "highest dose (curve), paired by seed; Holm over the arms and scorers of one target "
+        "and level")
+ALPHA = 0.05
+DEFAULT_POWER_EFFECT = 0.5  # standardized paired effect (mean delta / sd of delta)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,21 +50,27 @@ class ExperimentPlan:
     arms: tuple[str, ...]  # canonical conditions; for a curve, one per dose in dose order
     doses: tuple[float, ...]  # curve only (empty for ab)
     targets: tuple[str, ...]  # model-free agent names
+    calibration: dict[str, tuple[str, ...]]  # fixed rule -> the plan's levels it acts at
     levels: tuple[str, ...]
     metrics: dict[str, str]  # level -> coverage | f1
     scorer: str  # the designated scorer, reported beside ground truth
     n: int
+    repeats: int  # 2: a rerun of every episode, for the excess flip rate
+    power_effect: float  # the standardized effect the plan's power is stated for
     analysis_seed: int
     new_registration: bool = False
     file: str = "plan.toml"
+    warnings: tuple[str, ...] = ()  # checker warnings (not part of the frozen plan)
 
     def doc(self) -> dict[str, Any]:
         """Return the frozen plan: every field that defines the experiment (defaults resolved)."""
         return {"name": self.name, "hypothesis": self.hypothesis, "kind": self.kind,
                 "environment": self.environment, "task": self.task, "arms": list(self.arms),
                 "doses": list(self.doses), "targets": list(self.targets),
+                "calibration": {k: list(v) for k, v in self.calibration.items()},
                 "levels": list(self.levels), "metrics": dict(sorted(self.metrics.items())),
-                "scorer": self.scorer, "n": self.n, "analysis_seed": self.analysis_seed,
+                "scorer": self.scorer, "n": self.n, "repeats": self.repeats,
+                "power_effect": self.power_effect, "analysis_seed": self.analysis_seed,
                 "decision_rule": RULE}
 
     @property
@@ -126,18 +136,69 @@ def _read(ck: Checker, data: dict[str, Any], file: str) -> ExperimentPlan | None
     for agent in targets:
         kind_of = "scripted" if agent.startswith("scripted:") else "rule"
         check_agent(ck, f"{w}.targets", TargetSpec(agent, kind_of, agent), tuple(levels), env)
+    calibration = _calibration(ck, t, targets, levels, env)
     metrics = _metrics(ck, t, levels)
     scorers = [s.name for s in env.scorers if s.name != GROUND_TRUTH]
     scorer = ck.string(t, "scorer", w, default="shape_judge", choices=scorers,
                        what="designated scorer")
     n = ck.integer(t, "n", w, default=20, minimum=2, maximum=10_000)
+    repeats = ck.integer(t, "repeats", w, default=1, minimum=1, maximum=2)
+    effect = ck.number(t, "power_effect", w, default=DEFAULT_POWER_EFFECT, minimum=0.01,
+                       maximum=10.0)
     seed = ck.integer(t, "analysis_seed", w, default=0, minimum=0, maximum=2**63 - 1)
     registration = ck.string(t, "registration", w, choices=("new",), what="registration")
-    if ck.errors or None in (name, hypothesis, kind, task, scorer, n, seed):
+    if n is not None and kind is not None and not ck.errors:
+        _check_rule_can_confirm(ck, n, len(arms) - 1 if kind == "ab" else 1)
+    if ck.errors or None in (name, hypothesis, kind, task, scorer, n, repeats, effect, seed):
         return None
     return ExperimentPlan(str(name), str(hypothesis), str(kind), str(env_name), str(task),
-                          tuple(arms), tuple(doses), tuple(targets), tuple(levels), metrics,
-                          str(scorer), int(n or 0), int(seed or 0), registration == "new", file)
+                          tuple(arms), tuple(doses), tuple(targets), calibration, tuple(levels),
+                          metrics, str(scorer), int(n or 0), int(repeats or 1),
+                          float(effect or DEFAULT_POWER_EFFECT), int(seed or 0),
+                          registration == "new", file,
+                          tuple(p.render(file) for p in ck.problems if p.severity == "warning"))
+
+
+def smallest_holm_p(n: int, comparisons: int) -> float:
+    """Return the smallest Holm-adjusted sign-flip p the rule can reach with n pairs.
+
+    The family is `comparisons` arms x 2 scorers. Up to 20 pairs the sign-flip test is exact,
+    so its p is at least 2 / 2^n (every delta of one sign); above 20 it is Monte-Carlo and
+    can come as low as 1 / 100001.
+    """
+    p = 2.0 / 2**n if n <= 20 else 1.0 / 100_001
+    return min(1.0, 2 * comparisons * p)
+
+
+def _check_rule_can_confirm(ck: Checker, n: int, comparisons: int) -> None:
+    # A rule that can never confirm is a design flaw: say so when the plan is written.
+    p = smallest_holm_p(n, comparisons)
+    if p >= ALPHA:
+        need = next(k for k in range(n, 64) if smallest_holm_p(k, comparisons) < ALPHA)
+        ck.warn("experiment.n", f"with n = {n} the smallest Holm-adjusted sign-flip p is "
+                f"{p:.4g} >= {ALPHA}: the decision rule can never confirm (n >= {need} can)")
+
+
+def _calibration(ck: Checker, t: dict[str, Any], targets: list[str], levels: list[str],
+                 env: Any) -> dict[str, tuple[str, ...]]:
+    """Return the calibration rules, each with the plan levels it can act at."""
+    w = "experiment.calibration"
+    out: dict[str, tuple[str, ...]] = {}
+    for agent in ck.strings(t, "calibration", "experiment", default=[]):
+        if agent in targets:
+            ck.error(w, f"{agent!r} is a target already; a calibration rule runs beside them")
+            continue
+        if agent not in env.agents or agent.startswith("scripted:"):
+            known = [a for a in env.agents if not a.startswith("scripted:")]
+            ck.error(w, f"unknown rule agent {agent!r} (known: {', '.join(known)})")
+            continue
+        acts = tuple(lv for lv in levels if lv in env.agents[agent]().levels)
+        if not acts:
+            ck.error(w, f"rule {agent!r} acts only at "
+                        f"{', '.join(env.agents[agent]().levels)}, which the plan does not run")
+            continue
+        out[agent] = acts
+    return out
 
 
 def _arms(ck: Checker, t: dict[str, Any], kind: str | None,
@@ -166,14 +227,19 @@ def _arms(ck: Checker, t: dict[str, Any], kind: str | None,
     if "doses" in t:
         ck.error(f"{w}.doses", "an ab plan lists `arms`, not `doses`")
     arms = ck.strings(t, "arms", w, default=list(DEFAULT_ARMS))
-    if len(arms) != 2:
-        ck.error(f"{w}.arms", f"an ab plan has exactly 2 arms (baseline first), got {len(arms)}")
+    if len(arms) < 2:
+        ck.error(f"{w}.arms", f"an ab plan has at least 2 arms (baseline first), got {len(arms)}")
     out = []
     for a in arms:
         try:
             out.append(canonical_condition(env, a))
         except ValueError as exc:
             ck.error(f"{w}.arms", str(exc))
+    twice = sorted({a for a in out if out.count(a) > 1})
+    if twice:
+        # An arm compared with itself gives delta 0 by construction: the rule cannot be evaluated.
+        ck.error(f"{w}.arms", f"arm {', '.join(twice)} is listed twice: the decision rule "
+                              "cannot compare an arm with itself")
     return out, []
 
 

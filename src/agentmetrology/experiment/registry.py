@@ -46,9 +46,13 @@ def campaign_config(plan: ExperimentPlan, index: int) -> CampaignConfig:
     """Return the campaign that runs a plan: its arms x task x seeds 0..n-1 x levels x targets."""
     targets = tuple(TargetSpec(a, "scripted" if a.startswith("scripted:") else "rule", a)
                     for a in plan.targets)
+    # Calibration rules run on the identical protocol (arms, seeds), at the levels they act at.
+    rules = tuple(TargetSpec(a, "rule", a, levels=None if lv == plan.levels else lv)
+                  for a, lv in plan.calibration.items())
     return CampaignConfig(
-        name=campaign_name(plan.name, index), targets=targets, tasks=(plan.task,),
-        seeds=plan.seeds, levels=plan.levels, conditions=plan.arms, repeats=1, concurrency=4,
+        name=campaign_name(plan.name, index), targets=targets + rules, tasks=(plan.task,),
+        seeds=plan.seeds, levels=plan.levels, conditions=plan.arms, repeats=plan.repeats,
+        concurrency=4,
         profile="seeded", limits=Limits(), environment=plan.environment,
         file=plan.file, source=_plan_text(plan.doc()))
 

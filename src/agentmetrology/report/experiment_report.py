@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentmetrology.report.blocks import Doc, code, to_html, to_markdown
-from agentmetrology.report.html import escape
+from agentmetrology.report.experiment_svg import curve_svg
 from agentmetrology.report.numberguard import NumberGuard
 
 
@@ -28,6 +28,11 @@ def _first_screen(d: Doc, doc: dict[str, Any]) -> None:
     if split:
         d.note("Confirmed under the designated scorer but not under ground truth: "
                + ", ".join(split) + ".")
+    pw = doc["power"]
+    d.p(f"Power of the rule at the planned n = {pw['n']} for a standardized effect of "
+        f"{d.g.fmt(pw['effect'])}: {d.g.fmt(pw['power'])} (lower bound; see Power)."
+        + ("" if pw["can_confirm"] else " The rule can never confirm at this n: the smallest "
+           f"Holm-adjusted p is {d.g.fmt(pw['smallest_holm_p'])}."))
     if doc["deviations"]:
         s = doc["summary"]
         d.note(f"{s['deviations']} deviation(s) from the plan ({s['missing_values']} missing "
@@ -37,61 +42,106 @@ def _first_screen(d: Doc, doc: dict[str, Any]) -> None:
 
 
 def _invariance(d: Doc, doc: dict[str, Any]) -> None:
-    same = [x for x in doc.get("decision_invariance", []) if x["invariant"]]
-    if same:
-        d.note("Decision-invariant design: every target gives the same per-seed ground truth at "
-               + "; ".join(f"{code(x['arm'])} ({x['level']})" for x in same)
-               + ". There the design cannot tell the targets' decisions apart, whatever "
-               "they decide.")
+    for group, items in (("target", doc["decision_invariance"]),
+                         ("calibration rule", doc["calibration"]["invariance"])):
+        same = [x for x in items if x["invariant"]]
+        if same:
+            d.note(f"Decision-invariant design: every {group} gives the same per-seed ground "
+                   "truth at " + "; ".join(f"{code(x['arm'])} ({x['level']})" for x in same)
+                   + f". There the design cannot tell the {group}s' decisions apart, whatever "
+                   "they decide.")
+
+
+def _arms(d: Doc, doc: dict[str, Any]) -> None:
+    d.h("Per arm: coverage, quota deaths, skips")
+    d.table(["level", "agent", "role", "arm", "recorded of planned", "coverage (mean)",
+             "quota deaths", "SKIP decisions", "episodes with a SKIP", "decisions"],
+            [[r["level"], code(r["agent"]), r["role"], code(r["arm"]),
+              f"{r['recorded']} of {r['planned']}", r["coverage"], r["quota_deaths"],
+              r["skips"], r["episodes_with_skip"], r["decisions"]] for r in doc["arms"]],
+            "Coverage: mean recall of ground truth over the episodes with a value. A quota "
+            "death: the episode ran into the request quota. A SKIP: a page given up at an L1 "
+            "decision (levels without that question show 0 decisions).")
+
+
+def _calibration(d: Doc, doc: dict[str, Any]) -> None:
+    cal = doc["calibration"]
+    if not cal["rules"]:
+        return
+    d.h("Rule calibration")
+    d.p("Fixed rules run on the identical protocol (same arms, seeds and levels): if the "
+        "design cannot tell these deliberately different decisions apart, it cannot tell a "
+        "model's apart either.")
+    d.table(["rule", "level", "arm", "outcome", "n", "mean", "per-seed values"],
+            [[code(o["rule"]), o["level"], code(o["arm"]), o["outcome"], o["n"], o["mean"],
+              ", ".join(d.g.fmt(v) for v in o["per_seed"])] for o in cal["outcomes"]])
+    rows = [[x["level"], code(x["arm"]), x["distinct_vectors"], len(x["targets"]),
+             "no (decision-invariant)" if x["invariant"] else
+             "incomplete" if not x["complete"] else
+             "; ".join(f"{code(a)} = {code(b)}" for a, b in x["indistinguishable"])
+             or "every pair"] for x in cal["invariance"]]
+    if rows:
+        d.table(["level", "arm", "distinct per-seed outcome vectors", "rules",
+                 "told apart by outcome (else: pairs with identical outcomes)"], rows,
+                "Compare the per-arm table: quota deaths and SKIP counts may still differ "
+                "where outcomes cannot.")
+    _variance_table(d, cal["variance"], "rule")
+
+
+def _variance_table(d: Doc, items: list[dict[str, Any]], agent: str) -> None:
+    rows = []
+    for v in items:
+        sh = v["shares"] or {}
+        rows.append([v["level"], code(v["scorer"]), v["seeds"], sh.get("a"), sh.get("b"),
+                     sh.get("ab"), sh.get("task"), sh.get("residual"), v["why"] or "-"])
+    if rows:
+        d.table(["level", "scorer", "seeds", "eta² arm", f"eta² {agent}",
+                 f"eta² arm × {agent}", "eta² seed (block)", "eta² residual", "note"], rows,
+                "Two-factor variance shares over the seeds complete in every cell.")
+
+
+def _power(d: Doc, doc: dict[str, Any]) -> None:
+    pw = doc["power"]
+    d.h("Power for the planned n")
+    d.p(f"Method: {pw['method']}. Effect {d.g.fmt(pw['effect'])} ({pw['effect_kind']}), "
+        f"n = {pw['n']}, family of {pw['family']} tests (alpha {d.g.fmt(pw['alpha'])}, "
+        f"{d.g.fmt(pw['alpha_per_test'])} per test), {pw['simulations']} simulations, "
+        f"{pw['draws']} sign vectors, seed {pw['seed']}.")
+    d.table(["power", "95% interval", "size under the null", "95% interval",
+             "smallest Holm p", "can confirm"],
+            [[pw["power"], f"[{d.g.fmt(pw['interval'][0])}, {d.g.fmt(pw['interval'][1])}]",
+              pw["size"], f"[{d.g.fmt(pw['size_interval'][0])}, "
+              f"{d.g.fmt(pw['size_interval'][1])}]", pw["smallest_holm_p"],
+              pw["can_confirm"]]])
 
 
 def _comparisons(d: Doc, doc: dict[str, Any]) -> None:
     d.h("Paired comparisons")
-    rows = [[code(c["target"]), c["level"], code(c["scorer"]), c["outcome"], c["pairs"],
-             d.estimate(c["delta"]), d.estimate(c["cliffs_delta"]),
+    rows = [[code(c["target"]), c["level"], code(c["scorer"]), c["outcome"], code(c["arm"]),
+             c["pairs"], d.estimate(c["delta"]), d.estimate(c["cliffs_delta"]),
              None if c["sign_flip"] is None else c["sign_flip"]["p_value"], c["p_holm"],
+             c["family_size"], None if c["sign_test"] is None else c["sign_test"]["p_value"],
              c["verdict"]] for c in doc["cells"]]
-    a, b = doc["cells"][0]["baseline"], doc["cells"][0]["arm"]
-    d.table(["target", "level", "scorer", "outcome", "pairs", "delta [95% CI]",
-             "Cliff's delta [CI]", "sign-flip p", "Holm p", "verdict"], rows,
-            f"delta = {code(b)} − {code(a)}, paired by seed")
-
-
-def _curve_svg(c: dict[str, Any], width: int = 420, height: int = 220) -> str:
-    pts = c["curve"]["points"]
-    vals = [q["value"] for pt in pts for q in pt["points"]]
-    vals += [v for pt in pts if pt["band"] for v in pt["band"]["interval"]]
-    lo, hi = (min(vals), max(vals)) if vals else (0.0, 1.0)
-    lo, hi = (lo - 0.5, hi + 0.5) if hi == lo else (lo, hi)
-    pad = 36
-
-    def x(dose: float) -> float:
-        return pad + dose * (width - 2 * pad)
-
-    def y(v: float) -> float:
-        return height - pad - (v - lo) / (hi - lo) * (height - 2 * pad)
-
-    title = f"{c['target']} {c['level']} {c['outcome']}"
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'role="img" aria-label="{escape(title)}">',
-           f'<text x="0" y="14" font-size="12" font-weight="600">{escape(title)}</text>',
-           f'<rect x="{pad}" y="{pad}" width="{width - 2 * pad}" height="{height - 2 * pad}" '
-           'fill="none" stroke="#999"/>']
-    band = [pt for pt in pts if pt["band"]]
-    if band:
-        upper = " ".join(f"{x(pt['dose']):.1f},{y(pt['band']['interval'][1]):.1f}" for pt in band)
-        lower = " ".join(f"{x(pt['dose']):.1f},{y(pt['band']['interval'][0]):.1f}"
-                         for pt in reversed(band))
-        out.append(f'<polygon points="{upper} {lower}" fill="#4c78a8" fill-opacity="0.2"/>')
-    for pt in pts:
-        for q in pt["points"]:
-            out.append(f'<circle cx="{x(pt["dose"]):.1f}" cy="{y(q["value"]):.1f}" r="2.5" '
-                       'fill="#555" fill-opacity="0.5"/>')
-    line = " ".join(f"{x(pt['dose']):.1f},{y(pt['mean']):.1f}" for pt in pts
-                    if pt["mean"] is not None)
-    out.append(f'<polyline points="{line}" fill="none" stroke="#4c78a8" stroke-width="2"/>')
-    out.append("</svg>")
-    return "".join(out)
+    a = doc["cells"][0]["baseline"]
+    d.table(["target", "level", "scorer", "outcome", "arm", "pairs", "delta [95% CI]",
+             "Cliff's delta [CI]", "sign-flip p", "Holm p", "Holm family",
+             "exact sign test p", "verdict"], rows,
+            f"delta = arm − {code(a)}, paired by seed; Holm over the arms and scorers of one "
+            "target and level; the exact sign test (ties dropped) is reported beside the rule.")
+    d.h("Flips of PASS between arms", 3)
+    frows = []
+    for c in doc["cells"]:
+        f = c["flips"]
+        fl, ex = f["flips"], f["excess"]
+        frows.append([code(c["target"]), c["level"], code(c["scorer"]), code(c["arm"]),
+                      None if fl is None else f"{fl['n01']} / {fl['n10']} of {fl['n']}",
+                      None if fl is None else fl["value"], d.estimate(ex), f["why"] or "-"])
+    d.table(["target", "level", "scorer", "arm", "fail→pass / pass→fail", "flip rate",
+             "excess flip rate [CI]", "note"], frows,
+            "PASS is the scorer's own status; the excess flip rate subtracts the flip rate "
+            "between identical reruns of the baseline arm.")
+    d.h("Variance shares", 3)
+    _variance_table(d, doc["variance"], "target")
 
 
 def _curves(d: Doc, doc: dict[str, Any]) -> None:
@@ -100,7 +150,7 @@ def _curves(d: Doc, doc: dict[str, Any]) -> None:
         cv = c["curve"]
         mono = cv["monotone_non_increasing"]
         d.h(f"{code(c['target'])} at {c['level']}, {code(c['scorer'])} ({c['outcome']})", 3)
-        d.figure(_curve_svg(c), "Line: mean per dose; band: seeded bootstrap 95% interval; "
+        d.figure(curve_svg(c), "Line: mean per dose; band: seeded bootstrap 95% interval; "
                  "dots: every per-seed value.")
         d.table(["dose", "n", "mean", "bootstrap band", "per-seed values"],
                 [[pt["dose"], pt["n"], pt["mean"],
@@ -128,8 +178,11 @@ def render_experiment_report(doc: dict[str, Any]) -> tuple[str, str]:
     _first_screen(d, doc)
     _invariance(d, doc)
     _comparisons(d, doc)
+    _arms(d, doc)
+    _calibration(d, doc)
     if doc["plan"]["kind"] == "curve":
         _curves(d, doc)
+    _power(d, doc)
     _deviations(d, doc)
     guard.check(*(t for b in d.blocks for t in b.texts()))
     return to_markdown(d.blocks), to_html(d.blocks, f"Experiment: {doc['experiment']}")
