@@ -1,0 +1,166 @@
+"""Tables and number formats of `agm stats`: numbers never abbreviated, columns fitted."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rich import box
+from rich.cells import cell_len
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from agentmetrology.cli.console import make_console
+
+P_FLOOR = 1e-4  # p-values below this print as "< 1e-4" (JSON keeps the number)
+
+
+def stats_console() -> Console:
+    """Return the stdout console; an explicit COLUMNS sets the width even when piped."""
+    columns = os.environ.get("COLUMNS", "").strip()
+    if columns.isdigit() and int(columns) >= 20:
+        return Console(highlight=False, width=int(columns))
+    return make_console()
+
+
+def fmt(value: float | None, digits: int = 3) -> str:
+    """Format a number for a table: fixed point, scientific beyond 1e6; None shows as a dash."""
+    if value is None:
+        return "-"
+    if abs(value) >= 1e6:
+        return f"{value:.{digits}e}"
+    return f"{value:.{digits}f}"
+
+
+def fmt_ci(interval: Sequence[float] | None) -> str:
+    """Format an interval as [lo, hi]."""
+    return "-" if interval is None else f"[{fmt(interval[0])}, {fmt(interval[1])}]"
+
+
+def fmt_p(p: float | None) -> str:
+    """Format a p-value to 4 decimals, never as 0.0000: below 1e-4 it prints as '< 1e-4'."""
+    if p is None:
+        return "-"
+    return "< 1e-4" if p < P_FLOOR else f"{p:.4f}"
+
+
+@dataclass(frozen=True)
+class Column:
+    """A table column: `priority` orders which columns go first when space runs out."""
+
+    header: str
+    kind: str = "number"  # "number" never folds inside a token; "name" may fold
+    justify: str = "right"
+    priority: int = 10
+    droppable: bool = False
+
+
+def _tokens(text: str) -> list[str]:
+    """Return the whitespace-separated tokens of a cell (the units that must not split)."""
+    return text.split() or [""]
+
+
+def _needs(column: Column, cells: list[Text]) -> tuple[int, int]:
+    """Return (minimum, natural) content width of a column."""
+    texts = [column.header, *(c.plain for c in cells)]
+    natural = max(cell_len(line) for t in texts for line in t.splitlines() or [""])
+    header_word = max(cell_len(w) for w in _tokens(column.header))
+    if column.kind == "number":
+        longest = max(cell_len(w) for c in cells for w in _tokens(c.plain)) if cells else 1
+        return max(header_word, longest), natural
+    # Names may fold (never end in an ellipsis); keep 12 cells of them unless they are shorter.
+    return min(natural, 12), natural
+
+
+# Box-drawn first; when that does not fit, the same table without vertical rules (2 cells
+# between columns instead of 3), and only then are low-priority columns left out.
+_STYLES: tuple[dict[str, Any], ...] = (
+    {},
+    {
+        "box": box.SIMPLE_HEAD,
+        "show_edge": False,
+        "padding": (0, 1),
+        "collapse_padding": True,
+        "pad_edge": False,
+    },
+)
+
+
+def _overhead(console: Console, style: Mapping[str, Any], k: int) -> int:
+    """Return the cells a table style adds around k columns (rules and padding)."""
+    probe = Table(**style)
+    for _ in range(k):
+        probe.add_column(width=1)
+    return console.measure(probe).maximum - k
+
+
+def fitted_table(
+    console: Console,
+    columns: Sequence[Column],
+    rows: Sequence[Sequence[Text]],
+    **table_args: Any,
+) -> tuple[Table, list[str]]:
+    """Return a rich Table fitted into the console width, and the headers of columns left out."""
+    width = console.width
+    cells = [[row[i] for row in rows] for i in range(len(columns))]
+    needs = [_needs(col, col_cells) for col, col_cells in zip(columns, cells, strict=True)]
+    keep = list(range(len(columns)))
+
+    def fits(style: Mapping[str, Any]) -> bool:
+        return sum(needs[i][0] for i in keep) + _overhead(console, style, len(keep)) <= width
+
+    style = next((st for st in _STYLES if fits(st)), _STYLES[-1])
+    # Leave out the lowest-priority droppable columns until every kept minimum fits.
+    while not fits(style):
+        droppable = [i for i in keep if columns[i].droppable]
+        if not droppable:
+            break
+        keep.remove(min(droppable, key=lambda i: (columns[i].priority, -i)))
+    widths = {i: needs[i][0] for i in keep}
+    spare = width - _overhead(console, style, len(keep)) - sum(widths.values())
+    content = [max((cell_len(c.plain) for c in col_cells), default=0) for col_cells in cells]
+
+    def wraps(i: int) -> int:
+        """0 for names, 1 for cells that would wrap (e.g. an interval), 2 for headers only."""
+        return 0 if columns[i].kind == "name" else 1 if content[i] > widths[i] else 2
+
+    # Spare cells go first to names and wrapped cells, then to headers, by priority.
+    for i in sorted(keep, key=lambda i: (wraps(i), -columns[i].priority, i)):
+        grow = max(0, min(spare, needs[i][1] - widths[i]))
+        widths[i] += grow
+        spare -= grow
+    table = Table(**style, **table_args)
+    for i in keep:
+        col = columns[i]
+        table.add_column(col.header, justify=col.justify, width=widths[i], overflow="fold")  # type: ignore[arg-type]
+    for row in rows:
+        table.add_row(*(row[i] for i in keep))
+    dropped = [columns[i].header for i in range(len(columns)) if i not in keep]
+    return table, dropped
+
+
+def print_lines(console: Console, lines: Sequence[str]) -> None:
+    """Print plain lines (never markup: names come from the user's file)."""
+    for line in lines:
+        console.print(Text(line))
+
+
+def exclusion_lines(doc: Mapping[str, Any]) -> list[str]:
+    """Return one line per exclusion reason and coercion, so no row disappears silently."""
+    lines = []
+    for reason, info in doc["excluded"]["by_reason"].items():
+        numbers = ", ".join(str(n) for n in info["lines"])
+        more = " ..." if info["count"] > len(info["lines"]) else ""
+        noun = "row" if info["count"] == 1 else "rows"
+        text = f"  {reason}: {info['count']} {noun} (line(s) {numbers}{more})"
+        if info.get("details"):
+            text += "; " + ", ".join(f"{n} {d}" for d, n in info["details"].items())
+        lines.append(text)
+    for reason, info in doc["coerced"]["by_reason"].items():
+        numbers = ", ".join(str(n) for n in info["lines"])
+        more = " ..." if info["count"] > len(info["lines"]) else ""
+        lines.append(f"coerced {info['count']} value(s): {reason} (line(s) {numbers}{more})")
+    return lines
