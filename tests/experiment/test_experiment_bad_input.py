@@ -78,3 +78,13 @@ def test_a_store_without_the_plans_episodes_is_refused(tmp_path: Path) -> None:
     assert out == (f"error: the store at {tmp_path / 's'} holds none of the episodes of exp.x; "
                    "run `agm experiment run` first")
     assert not (tmp_path / "o").exists()
+
+
+def test_power_uses_the_paired_t_above_100_pairs_and_says_so() -> None:
+    from agentmetrology.experiment.power import plan_power
+
+    base = {"kind": "ab", "arms": ["a", "b"], "power_effect": 0.5, "analysis_seed": 0}
+    small, large = plan_power({**base, "n": 20}), plan_power({**base, "n": 101})
+    assert small["test"] == "sign-flip" and "sign-flip test" in small["method"]
+    assert large["test"] == "t" and "paired t test" in large["method"]
+    assert large["power"] > small["power"] and large["family"] == 2
