@@ -162,10 +162,12 @@ def _fields(submission: Any) -> dict[str, str]:
 
 
 def read_store(path: Path, spec: EnvSpec, levels: Sequence[str] | None = None,
-               rescore: Rescore | None = None) -> StoreEpisodes:
+               rescore: Rescore | None = None,
+               campaigns: Sequence[str] | None = None) -> StoreEpisodes:
     """Return the store's targets of `spec`'s environment; StoreAuditError when unusable.
 
-    `levels` restricts the levels read (default: all of the environment's). `rescore`, when
+    `levels` restricts the levels read (default: all of the environment's), `campaigns` the
+    campaigns (default: all; an unknown name is an error). `rescore`, when
     given, replaces the recorded shipped score (a user's `--scorer` replayed on the stored
     submission; the episode itself is never rerun).
     """
@@ -176,7 +178,13 @@ def read_store(path: Path, spec: EnvSpec, levels: Sequence[str] | None = None,
     except (StoreNotFoundError, LedgerError, sqlite3.DatabaseError, OSError) as exc:
         raise StoreAuditError(f"cannot read the evidence store at {path}: {exc}") from exc
     try:
-        return _read(store, path, spec, tuple(levels or spec.levels), rescore)
+        known = store.ledger.campaign_names()
+        unknown = [c for c in campaigns or () if c not in known]
+        if unknown:
+            raise StoreAuditError(f"no campaign {unknown[0]!r} in the store at {path} (it "
+                                  f"holds {', '.join(known) or 'none'})")
+        return _read(store, path, spec, tuple(levels or spec.levels), rescore,
+                     set(campaigns or known))
     except (sqlite3.DatabaseError, BlobError, OSError) as exc:
         raise StoreAuditError(f"cannot read the evidence store at {path}: {exc}") from exc
     finally:
@@ -184,7 +192,7 @@ def read_store(path: Path, spec: EnvSpec, levels: Sequence[str] | None = None,
 
 
 def _read(store: EvidenceStore, path: Path, spec: EnvSpec, levels: tuple[str, ...],
-          rescore: Rescore | None) -> StoreEpisodes:
+          rescore: Rescore | None, campaigns: set[str]) -> StoreEpisodes:
     hooks = spec.audit
     assert hooks is not None
     own = spec.ownership or {}
@@ -198,6 +206,8 @@ def _read(store: EvidenceStore, path: Path, spec: EnvSpec, levels: tuple[str, ..
     configs: dict[str, dict[str, dict[str, Any]]] = {}
     for r in rows:
         key = EpisodeKey(*r[:len(KEY_COLUMNS)])
+        if key.campaign not in campaigns:
+            continue
         env = _environment(r[len(KEY_COLUMNS)])
         if env != spec.name:
             elsewhere[env] += 1
@@ -241,6 +251,7 @@ def _read(store: EvidenceStore, path: Path, spec: EnvSpec, levels: tuple[str, ..
     if not targets:
         others = ", ".join(f"{n} of {e}" for e, n in sorted(elsewhere.items()))
         where = f" at {', '.join(levels)}" if tuple(levels) != tuple(spec.levels) else ""
+        where += f" in campaign {', '.join(sorted(campaigns))}" if len(campaigns) == 1 else ""
         raise StoreAuditError(
             f"the store at {path} holds no recorded episodes of {spec.name}{where}"
             + (f" (it holds {others})" if others else ""))

@@ -163,6 +163,8 @@ def audit_cmd(
                                "(read, never rerun)."),
     level: list[str] = typer.Option(None, "--level", help="With --store: read only this level's "
                                     "episodes (repeatable; default all)."),
+    campaign: list[str] = typer.Option(None, "--campaign", help="With --store: read only this "
+                                       "campaign's episodes (repeatable; default all)."),
 ) -> None:
     """Audit a benchmark with zero model calls; writes audit.json, card.json and reports."""
     out = out or Path(f"out/audit-{target}")
@@ -173,7 +175,7 @@ def audit_cmd(
         return
     spec = env_arg(target)
     count = _seed_count(seeds)
-    levels = store_levels(spec, store, level or [])
+    levels = store_levels(spec, store, level or [], campaign or [])
     user: UserScorer | None = None
     if scorer:
         try:
@@ -186,7 +188,8 @@ def audit_cmd(
                                    scorer_label=user.label if user else None)
         except ValueError as exc:
             fail(str(exc))
-        recorded = None if store is None else read_recorded(store, env_target, levels)
+        recorded = None if store is None else read_recorded(store, env_target, levels,
+                                                            campaign or None)
         with stage_progress(err_console) as progress:
             doc = seal(audit_env(env_target, seed=analysis_seed, progress=progress,
                                  store=recorded))
@@ -216,24 +219,27 @@ def _audit_bfcl(category: str, limit: int | None, out: Path, json_out: bool) -> 
     _emit(seal(audit_target(target, extra=extra)), out, json_out)
 
 
-def store_levels(spec: EnvSpec, store: Path | None, levels: list[str]) -> list[str] | None:
+def store_levels(spec: EnvSpec, store: Path | None, levels: list[str],
+                 campaigns: list[str]) -> list[str] | None:
     """Return the levels to read from the store (None: all); exit 2 on an unknown level."""
-    if levels and store is None:
-        fail("--level selects the levels read from --store; give --store DIR")
+    if (levels or campaigns) and store is None:
+        fail(f"{'--level' if levels else '--campaign'} selects what is read from --store; "
+             "give --store DIR")
     bad = [lv for lv in levels if lv not in spec.levels]
     if bad:
         fail(f"unknown level {bad[0]!r} ({spec.name} has {', '.join(spec.levels)})")
     return list(dict.fromkeys(levels)) or None
 
 
-def read_recorded(store: Path, target: EnvTarget, levels: list[str] | None) -> StoreEpisodes:
+def read_recorded(store: Path, target: EnvTarget, levels: list[str] | None,
+                  campaigns: list[str] | None) -> StoreEpisodes:
     """Return the store's recorded episodes of the target's environment; exit 2 if unusable."""
     rescore = None
     if target.scorer_kind == "user":
         def rescore(ep: Episode) -> float | None:  # the user's scorer on the stored submission
             return target.score(TaskRef(ep.task, ep.seed), ep.submission, ep.events).value
     try:
-        return read_store(store, target.spec, levels, rescore)
+        return read_store(store, target.spec, levels, rescore, campaigns)
     except StoreAuditError as exc:
         fail(str(exc))
 
@@ -253,7 +259,7 @@ def print_store(con: Console, doc: dict[str, Any]) -> None:
             *(Col(f"non-degeneracy {lv}", priority=6, wrap=True) for lv in levels)]
     rows = []
     for t in summary["targets"]:
-        excluded = ", ".join(f"{n} {why}" for why, n in t["excluded"].items()) or "0"
+        excluded = ", ".join(f"{why}: {n}" for why, n in t["excluded"].items()) or "0"
         rows.append([t["target"], t["kind"], str(t["episodes"]), excluded,
                      *(verdicts.get((t["target"], lv), "-") for lv in levels)])
     con.print(fit_table(con, f"Store targets ({summary['condition']} episodes, read from the "
@@ -262,3 +268,10 @@ def print_store(con: Console, doc: dict[str, Any]) -> None:
         if not nondeg[lv]["model_targets"]:
             con.print(f"non-degeneracy at {lv}: not probed ({nondeg[lv]['reason']})",
                       markup=False)
+    for c in doc["card"]["configurations"]:
+        cell = c["rows"]["non_degeneracy"]
+        ev = cell["evidence"]
+        if "model_payload_pairs" in ev and c["scorer_kind"] == "outcome":
+            con.print(f"non-degeneracy at {c['level']} (no model-owned decision): "
+                      f"{ev['byte_identical_pairs']} of {ev['model_payload_pairs']} model-target "
+                      f"payload pairs byte-identical: {cell['status']}", markup=False)

@@ -211,7 +211,7 @@ def _store(d: Doc, doc: dict[str, Any]) -> None:
             [[f"`{t['target']}`", f"`{t['campaign']}`", t["kind"],
               f"`{t['model']}`" if t["model"] else "-", str(t["episodes"]),
               ", ".join(f"`{lv}` {n}" for lv, n in t["episodes_by_level"].items()) or "none",
-              ", ".join(f"{n} {why}" for why, n in t["excluded"].items()) or "0",
+              ", ".join(f"{why}: {n}" for why, n in t["excluded"].items()) or "0",
               str(t["other_conditions"])] for t in s["targets"]])
 
 
