@@ -206,3 +206,20 @@ def test_cli_store_bad_input_exits_2(tmp_path: Path) -> None:
         "--store", str(tmp_path / "ro"), "--level", "L3")
     assert "no campaign 'nope'" in _bad("--store", str(tmp_path / "ro"), "--campaign", "nope")
     assert "give --store DIR" in _bad("--level", "L1")
+
+
+def test_user_scorer_rescoring_stored_submissions_never_reruns(store: Path,
+                                                               tmp_path: Path) -> None:
+    scorer = tmp_path / "half.py"
+    scorer.write_text("def score(task_id, seed, submission):\n"
+                      "    return 0.25 if 'complete=true' in submission['run_log'] else 0.75\n")
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["audit", "comtrade", "--store", str(store), "--seeds", "0-0",
+                                   "--campaign", "aud", "--scorer", f"{scorer}:score",
+                                   "--out", str(out), "--json"])
+    assert res.exit_code == 0, res.output
+    cells = json.loads((out / "audit.json").read_text())["stages"]["store"]["joint"]["cells"]
+    # the stored shape-judge scores are replaced by the user's scorer on the stored submissions
+    assert cells["L0|shipped"]["target_means"] == {"careful": 0.25, "llm-a": 0.25,
+                                                   "llm-b": 0.25}
+    assert cells["L2|ground_truth"]["target_means"]["llm-a"] == 1.0
