@@ -48,10 +48,15 @@ def test_licensed_claims(doc: dict) -> None:
     assert _config(doc, "L0", "ground_truth_f1_exact")["licensed_claim"] == \
         "model–scaffold system performance"
     gt = _config(doc, "L2", "ground_truth_f1_exact")["rows"]
+    # Without model targets nothing probes whether a model's decision varies: the scripted
+    # profiles are fixed rules, and their differences are not a decision channel.
     assert {k: v["status"] for k, v in gt.items()} == {
         "scorer_kind": "outcome", "criterion_sensitivity": "pass",
-        "ownership_completeness": "pass", "non_degeneracy": "pass", "replay": "pass"}
+        "ownership_completeness": "pass", "non_degeneracy": "not probed", "replay": "pass"}
+    assert gt["non_degeneracy"]["evidence"]["reason"] == "no model targets"
     assert all(v["source_digest"] for k, v in gt.items() if k != "scorer_kind")
+    l0 = _config(doc, "L0", "shape_judge")["rows"]["non_degeneracy"]
+    assert l0["status"] == "not probed" and l0["evidence"]["reason"] == "no model targets"
 
 
 def test_l0_payloads_identical_and_only_l2_truth_spreads_fully(doc: dict) -> None:
@@ -85,8 +90,17 @@ def test_ownership_and_calibration(doc: dict) -> None:
     own = doc["stages"]["ownership"]
     assert own["completeness"]["L0"]["status"] == "fail"
     assert own["completeness"]["L2"]["status"] == "pass"
-    retry_l1 = {d["decision"]: d for d in own["non_degeneracy"]["L1"]["decisions"]}["retry"]
-    assert retry_l1["action_varies"] and retry_l1["outcome_differs"]
+    l1 = own["non_degeneracy"]["L1"]
+    # Before: the L1 retry decision "passed" because always-skip differs from always-retry.
+    # Per target, each fixed rule is degenerate by construction and never counts.
+    assert (l1["status"], l1["reason"], l1["model_targets"]) == (
+        "not probed", "no model targets", [])
+    rules = {t["target"]: t for t in l1["fixed_rules"]}
+    assert {t["status"] for t in rules.values()} == {"fixed rule"}
+    for rule, action in (("l1:always-retry", "1"), ("l1:always-skip", "0")):
+        (retry,) = rules[rule]["decisions"]
+        assert retry["action_counts"] == {action: retry["observations"]} and \
+            not retry["action_varies"]
     rules = {r["rule"]: r for r in own["rule_calibration"]["rules"]}
     assert rules["l1:always-retry"]["truth_mean"] > rules["l1:always-skip"]["truth_mean"]
     assert own["rule_calibration"]["decision_invariant"] is False

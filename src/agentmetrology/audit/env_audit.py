@@ -13,6 +13,7 @@ from agentmetrology import __version__
 from agentmetrology.audit import episodes as E
 from agentmetrology.audit.card import configuration, row
 from agentmetrology.audit.probes import offending_summary, probe_battery
+from agentmetrology.audit.store_read import StoreEpisodes
 from agentmetrology.audit.target import Probe, ScoreOutcome, ScorerKind, TaskRef
 from agentmetrology.audit.targets.env import EnvTarget
 from agentmetrology.records.canonical import digest
@@ -63,16 +64,46 @@ def criterion_row(res: dict[str, Any]) -> dict[str, Any]:
     return row(res["status"], ev, res)
 
 
-def _ownership_rows(own: dict[str, Any], nondeg: dict[str, Any] | None) -> tuple[dict[str, Any],
-                                                                                 dict[str, Any]]:
+def _payload_row(store: StoreEpisodes | None, joint: dict[str, Any] | None) -> dict[str, Any]:
+    """Return non-degeneracy where the harness owns every decision: identical model payloads.
+
+    Nothing the model decides can reach the payload there, so byte-identical payloads among the
+    model targets are the finding (degenerate: fail); differing payloads prove no model-owned
+    decision either, so the cell stays not probed.
+    """
+    if store is None or not store.models():
+        return row("not probed", {"reason": E.NO_MODEL_TARGETS, "note": E.FIXED_NOTE}, None)
+    pairs = joint["l0_model_payload_pairs"] if joint else 0
+    if not pairs:
+        return row("not probed", {"reason": "fewer than two model targets share an L0 task "
+                                            "and seed", "model_targets": len(store.models())},
+                   joint)
+    same = joint["l0_model_identical_pairs"] if joint else 0
+    ev = {"model_payload_pairs": pairs, "byte_identical_pairs": same,
+          "identical_pairs_by_field": joint["l0_model_identical_pairs_by_field"] if joint
+          else {}}
+    if same == pairs:
+        ev["reason"] = "every pair of model-target payloads is byte-identical"
+        return row("fail", ev, joint)
+    ev["reason"] = "no model-owned decision at this level"
+    return row("not probed", ev, joint)
+
+
+def _nondeg_row(nd: dict[str, Any] | None) -> dict[str, Any]:
+    if nd is None or not nd["decisions"]:
+        return row("not probed", {"reason": "no model-owned decision at this level"}, None)
+    ev: dict[str, Any] = {t["target"]: t["status"] for t in nd["model_targets"]}
+    if nd["reason"]:
+        ev["reason"] = nd["reason"]
+    ev["fixed_rules"] = len(nd["fixed_rules"])
+    return row(nd["status"], ev, nd)
+
+
+def _ownership_rows(own: dict[str, Any], nondeg: dict[str, Any] | None,
+                    payload: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     comp = row(own["status"], {"model_owned": own["model_owned"],
                                "harness_owned_claims": own["harness_owned_claims"]}, own)
-    if nondeg is None or not nondeg["decisions"]:
-        nd = row("not probed", {"reason": "no model-owned decision at this level"}, None)
-    else:
-        nd = row(nondeg["status"], {d["decision"]: d["status"] for d in nondeg["decisions"]},
-                 nondeg)
-    return comp, nd
+    return comp, payload if not own["model_owned"] else _nondeg_row(nondeg)
 
 
 def _not_probed(reason: str) -> dict[str, Any]:
@@ -83,9 +114,13 @@ def _no_progress(stage: str, done: int, total: int) -> None:
     return None
 
 
-def audit_env(target: EnvTarget, *, seed: int = 0,
-              progress: Progress | None = None) -> dict[str, Any]:
-    """Run every stage the environment's hooks allow and return the audit.json document."""
+def audit_env(target: EnvTarget, *, seed: int = 0, progress: Progress | None = None,
+              store: StoreEpisodes | None = None) -> dict[str, Any]:
+    """Run every stage the environment's hooks allow and return the audit.json document.
+
+    With `store`, the store's targets join non-degeneracy, the 2x2 and the spectrum from their
+    recorded episodes (never rerun).
+    """
     report = progress or _no_progress
     refs = target.tasks()
     hooks = target.hooks
@@ -98,15 +133,16 @@ def audit_env(target: EnvTarget, *, seed: int = 0,
     levels = target.spec.levels
     ownership = {lv: E.ownership_completeness(own_map, lv) for lv in levels} if own_map else {}
     nondeg = {lv: E.non_degeneracy(target, own_map, lv, list(hooks.ownership_agents[lv]),
-                                   target.seeds)
+                                   target.seeds, store)
               for lv in levels if own_map and lv in hooks.ownership_agents}
     calibration = E.rule_calibration(target, target.seeds)
     report(STAGES[2], 2, len(STAGES))
     joint = E.joint_intervention(target, target.seeds)
+    joint_store = E.store_joint(store, target.scale, target.scorer_name) if store else None
     report(STAGES[3], 3, len(STAGES))
     replay = E.replay(target, min(target.seeds, 2))
     report(STAGES[4], 4, len(STAGES))
-    spectrum = E.reliability(target, SPECTRUM_SEEDS, seed)
+    spectrum = E.reliability(target, SPECTRUM_SEEDS, seed, store)
     report("done", len(STAGES), len(STAGES))
     replay_row = row(replay["status"], {"episodes": replay["episodes"],
                                         "mismatches": replay["mismatches"]}, replay)
@@ -114,7 +150,8 @@ def audit_env(target: EnvTarget, *, seed: int = 0,
     card_levels: list[str] = [lv for lv in ("L0", "L2") if lv in levels] or [levels[-1]]
     for level in card_levels:
         if level in ownership:
-            comp, nd = _ownership_rows(ownership[level], nondeg.get(level))
+            comp, nd = _ownership_rows(ownership[level], nondeg.get(level),
+                                       _payload_row(store, joint_store))
         else:
             comp = nd = row("not probed", {"reason": "the environment has no ownership map"},
                             None)
@@ -136,7 +173,8 @@ def audit_env(target: EnvTarget, *, seed: int = 0,
                                      "version": target.truth_version, "scale": 1.0}},
         "card": {"benchmark": target.name,
                  "shipped_configuration": f"{configs[0]['level']}|{target.scorer_name}",
-                 "licensed_claim": shipped_config["licensed_claim"], "configurations": configs},
+                 "licensed_claim": shipped_config["licensed_claim"], "configurations": configs,
+                 **({"store": store.summary()} if store else {})},
         "stages": {"probes": {"shipped": shipped, "ground_truth": truth},
                    "ownership": {"completeness": ownership, "non_degeneracy": nondeg,
                                  "rule_calibration": calibration or _not_probed(
@@ -144,7 +182,10 @@ def audit_env(target: EnvTarget, *, seed: int = 0,
                    "joint": joint or _not_probed("the environment needs L0 and L2 and joint "
                                                  "agents for the 2x2"),
                    "replay": replay,
-                   "reliability": spectrum or _not_probed("no spectrum agents")},
+                   "reliability": spectrum or _not_probed("no spectrum agents"),
+                   **({"store": {**store.summary(), "joint": joint_store or _not_probed(
+                       "no store target has episodes at both L0 and L2 and no two model "
+                       "targets share an L0 task and seed")}} if store else {})},
         "digests": {},
     }
 

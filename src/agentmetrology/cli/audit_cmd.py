@@ -24,12 +24,16 @@ from agentmetrology.audit.scorer_override import (
     UserScorer,
     load_scorer,
 )
+from agentmetrology.audit.store_read import StoreAuditError, StoreEpisodes, read_store
+from agentmetrology.audit.target import TaskRef
 from agentmetrology.audit.targets.env import EnvTarget
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.env_cmd import env_arg
 from agentmetrology.cli.errors import fail
 from agentmetrology.cli.table_fit import Col, fit_table
 from agentmetrology.records.canonical import to_plain
+from agentmetrology.records.environment import EnvSpec
+from agentmetrology.records.episode import Episode
 from agentmetrology.report.audit_report import render_audit_report
 from agentmetrology.report.numberguard import NumberGuardError
 from agentmetrology.run.seeds import parse_seeds
@@ -115,6 +119,7 @@ def _emit(doc: dict[str, object], out: Path, json_out: bool) -> None:
     # A console per audit: its width follows the terminal (or COLUMNS) at print time.
     console = make_console()
     _print_card(console, doc["card"])  # type: ignore[arg-type]
+    print_store(console, doc)
     for line in invalid_lines(doc):
         console.print(line, markup=False)
     target = doc.get("target")
@@ -153,14 +158,24 @@ def audit_cmd(
         DEFAULT_TIMEOUT, "--scorer-timeout", min=0.001, max=86400.0,
         help="Seconds one call of the --scorer may take; a slower call is killed and INVALID."),
     json_out: bool = typer.Option(False, "--json", help="Print the card as JSON."),
+    store: Path = typer.Option(None, "--store", help="An evidence store: its recorded "
+                               "episodes of TARGET join non-degeneracy, the 2x2 and the spectrum "
+                               "(read, never rerun)."),
+    level: list[str] = typer.Option(None, "--level", help="With --store: read only this level's "
+                                    "episodes (repeatable; default all)."),
+    campaign: list[str] = typer.Option(None, "--campaign", help="With --store: read only this "
+                                       "campaign's episodes (repeatable; default all)."),
 ) -> None:
     """Audit a benchmark with zero model calls; writes audit.json, card.json and reports."""
     out = out or Path(f"out/audit-{target}")
     if target == "bfcl":
+        if store is not None:
+            fail("--store audits recorded episodes of a registered environment, not bfcl")
         _audit_bfcl(category, limit, out, json_out)
         return
     spec = env_arg(target)
     count = _seed_count(seeds)
+    levels = store_levels(spec, store, level or [], campaign or [])
     user: UserScorer | None = None
     if scorer:
         try:
@@ -173,8 +188,11 @@ def audit_cmd(
                                    scorer_label=user.label if user else None)
         except ValueError as exc:
             fail(str(exc))
+        recorded = None if store is None else read_recorded(store, env_target, levels,
+                                                            campaign or None)
         with stage_progress(err_console) as progress:
-            doc = seal(audit_env(env_target, seed=analysis_seed, progress=progress))
+            doc = seal(audit_env(env_target, seed=analysis_seed, progress=progress,
+                                 store=recorded))
     finally:
         if user is not None:
             user.close()
@@ -199,3 +217,61 @@ def _audit_bfcl(category: str, limit: int | None, out: Path, json_out: bool) -> 
         fail(str(exc))
     extra = {"category": target.category, "bfcl_eval_version": target.version}
     _emit(seal(audit_target(target, extra=extra)), out, json_out)
+
+
+def store_levels(spec: EnvSpec, store: Path | None, levels: list[str],
+                 campaigns: list[str]) -> list[str] | None:
+    """Return the levels to read from the store (None: all); exit 2 on an unknown level."""
+    if (levels or campaigns) and store is None:
+        fail(f"{'--level' if levels else '--campaign'} selects what is read from --store; "
+             "give --store DIR")
+    bad = [lv for lv in levels if lv not in spec.levels]
+    if bad:
+        fail(f"unknown level {bad[0]!r} ({spec.name} has {', '.join(spec.levels)})")
+    return list(dict.fromkeys(levels)) or None
+
+
+def read_recorded(store: Path, target: EnvTarget, levels: list[str] | None,
+                  campaigns: list[str] | None) -> StoreEpisodes:
+    """Return the store's recorded episodes of the target's environment; exit 2 if unusable."""
+    rescore = None
+    if target.scorer_kind == "user":
+        def rescore(ep: Episode) -> float | None:  # the user's scorer on the stored submission
+            return target.score(TaskRef(ep.task, ep.seed), ep.submission, ep.events).value
+    try:
+        return read_store(store, target.spec, levels, rescore, campaigns)
+    except StoreAuditError as exc:
+        fail(str(exc))
+
+
+def print_store(con: Console, doc: dict[str, Any]) -> None:
+    """Print the store's targets: kind, episodes used and excluded, non-degeneracy per level."""
+    summary = doc["card"].get("store")
+    if not summary:
+        return
+    nondeg = doc["stages"]["ownership"]["non_degeneracy"]
+    levels = list(nondeg)
+    verdicts = {(t["target"], lv): t["status"] for lv in levels
+                for t in nondeg[lv]["model_targets"] + nondeg[lv]["fixed_rules"]
+                if t["source"] == "store"}
+    cols = [Col("store target", priority=9), Col("kind", priority=7),
+            Col("episodes", priority=8), Col("excluded", priority=8, wrap=True),
+            *(Col(f"non-degeneracy {lv}", priority=6, wrap=True) for lv in levels)]
+    rows = []
+    for t in summary["targets"]:
+        excluded = ", ".join(f"{why}: {n}" for why, n in t["excluded"].items()) or "0"
+        rows.append([t["target"], t["kind"], str(t["episodes"]), excluded,
+                     *(verdicts.get((t["target"], lv), "-") for lv in levels)])
+    con.print(fit_table(con, f"Store targets ({summary['condition']} episodes, read from the "
+                             "store, never rerun)", cols, rows))
+    for lv in levels:
+        if not nondeg[lv]["model_targets"]:
+            con.print(f"non-degeneracy at {lv}: not probed ({nondeg[lv]['reason']})",
+                      markup=False)
+    for c in doc["card"]["configurations"]:
+        cell = c["rows"]["non_degeneracy"]
+        ev = cell["evidence"]
+        if "model_payload_pairs" in ev and c["scorer_kind"] == "outcome":
+            con.print(f"non-degeneracy at {c['level']} (no model-owned decision): "
+                      f"{ev['byte_identical_pairs']} of {ev['model_payload_pairs']} model-target "
+                      f"payload pairs byte-identical: {cell['status']}", markup=False)

@@ -47,7 +47,30 @@ def _card(d: Doc, doc: dict[str, Any]) -> None:
         items.append(f"{_config_label(c)}: criterion pairs compared "
                      f"{crit.get('pairs_compared')}, offending {crit.get('offending_pairs')} "
                      f"({offending}); source `{source}`")
+    seen = set()
+    for c in configs:
+        if c["level"] in seen:
+            continue
+        seen.add(c["level"])
+        nd = c["rows"]["non_degeneracy"]
+        items.append(f"{_config_label(c).split(' + ')[0]} non-degeneracy: {nd['status']} "
+                     f"({_nondeg_evidence(nd['evidence'])})")
     d.bullets(items)
+
+
+def _nondeg_evidence(ev: dict[str, Any]) -> str:
+    """Return the evidence of a non-degeneracy cell as prose (only values it holds)."""
+    parts = [f"`{k}` {v}" for k, v in ev.items()
+             if k not in ("reason", "note", "fixed_rules", "model_payload_pairs",
+                          "byte_identical_pairs", "identical_pairs_by_field", "model_targets")]
+    if "model_payload_pairs" in ev:
+        parts.append(f"{ev['byte_identical_pairs']} of {ev['model_payload_pairs']} model-target "
+                     "payload pairs byte-identical")
+    if "fixed_rules" in ev:
+        parts.append(f"{ev['fixed_rules']} fixed rules reported, not counted")
+    if ev.get("reason"):
+        parts.insert(0, str(ev["reason"]))
+    return "; ".join(parts) or "no evidence"
 
 
 def _probes(d: Doc, doc: dict[str, Any]) -> None:
@@ -102,7 +125,8 @@ def _spectrum(d: Doc, doc: dict[str, Any]) -> None:
     s = doc["stages"]["reliability"]
     d.h("Reliability spectrum (L2, ground truth)")
     d.p(f"{s['seeds']} seeds on each of the tasks "
-           + ", ".join(f"`{t}`" for t in s["tasks"]) + " per target; mean with "
+           + ", ".join(f"`{t}`" for t in s["tasks"]) + " per scripted target (a store "
+           "target: its recorded `L2` episodes); mean with "
            f"bootstrap CI, worst case, CVaR at alpha {_num(g, s['alpha'])}, Reliability at tau "
            f"{_num(g, s['tau'])}. Sorted by mean.")
     rows, figure_rows = [], []
@@ -110,13 +134,15 @@ def _spectrum(d: Doc, doc: dict[str, Any]) -> None:
     for r in s["rows"]:
         m = r["summary"]
         lo, hi = m["mean"]["interval"]
-        rows.append([f"`{r['target']}`", str(r["n"]), _num(g, m["mean"]["value"]),
+        rows.append([f"`{r['target']}`", r.get("source", "scripted"), str(r["n"]),
+                     _num(g, m["mean"]["value"]),
                      f"[{_num(g, lo)}, {_num(g, hi)}]", _num(g, m["worst"]["value"]),
                      _num(g, m["cvar"]["value"]), _num(g, m["reliability"]["value"])])
         figure_rows.append(SpectrumRow(r["target"], tuple(r["quartiles"]),
                                        m["mean"]["value"], m["worst"]["value"],
                                        m["cvar"]["value"]))
-    d.table(["target", "n", "mean", f"{g.pct(conf)} CI", "worst", "CVaR", "Reliability"], rows)
+    d.table(["target", "source", "n", "mean", f"{g.pct(conf)} CI", "worst", "CVaR",
+             "Reliability"], rows)
     d.figure(spectrum_chart(figure_rows, "Ground-truth F1 at L2 by target"),
              "Box: quartiles; dot: mean; cross: worst case; square: CVaR. Sorted by mean.")
     if s["worst_case_reorders"]:
@@ -132,16 +158,8 @@ def _ownership(d: Doc, doc: dict[str, Any]) -> None:
             [[f"`{lv}`", c["status"], ", ".join(f"`{x}`" for x in c["model_owned"]) or "none",
               ", ".join(f"`{x}`" for x in c["harness_owned_claims"]) or "none"]
              for lv, c in o["completeness"].items()])
-    rows = []
     for lv, nd in o["non_degeneracy"].items():
-        for dec in nd["decisions"]:
-            means = dec["outcome_mean_by_action"]
-            rows.append([f"`{lv}`", f"`{dec['decision']}`", str(dec["observations"]),
-                         ", ".join(f"{k}: {v}" for k, v in dec["action_counts"].items()),
-                         ", ".join(f"{k}: {_num(g, v)}" for k, v in means.items()),
-                         dec["status"]])
-    d.table(["level", "decision", "observations", "action counts", "mean truth by action",
-             "non-degenerate"], rows)
+        _non_degeneracy(d, lv, nd)
     cal = o["rule_calibration"]
     if cal.get("status") == "not probed":
         d.p(f"Rule calibration: not probed ({cal['reason']}).")
@@ -149,6 +167,81 @@ def _ownership(d: Doc, doc: dict[str, Any]) -> None:
     d.p(f"Rule calibration at `{cal['level']}` (fixed decision rules): " + "; ".join(
         f"`{r['rule']}` mean {_num(g, r['truth_mean'])}, worst {_num(g, r['truth_worst'])}"
         for r in cal["rules"]) + f". {cal['note'].capitalize()}.")
+
+
+def _non_degeneracy(d: Doc, lv: str, nd: dict[str, Any]) -> None:
+    g = d.g
+    models = nd.get("model_targets", [])
+    why = f" ({nd['reason']})" if nd.get("reason") else ""
+    d.p(f"Non-degeneracy at `{lv}`, per target (never pooled across targets): "
+        f"{nd['status']}{why}.")
+    if models:
+        rows = []
+        for t in models:
+            for dec in t["decisions"]:
+                means = dec["outcome_mean_by_action"]
+                rows.append([f"`{t['target']}`", f"`{dec['decision']}`", str(dec["observations"]),
+                             ", ".join(f"{k}: {v}" for k, v in dec["action_counts"].items())
+                             or "none", ", ".join(f"{k}: {_num(g, v)}" for k, v in means.items())
+                             or "n/a", dec["status"]])
+        d.table(["model target", "decision", "observations", "action counts",
+                 "mean truth by action", "non-degenerate"], rows)
+    fixed = nd.get("fixed_rules", [])
+    if fixed:
+        d.p(f"Fixed rules at `{lv}`: {nd['note']}.")
+        d.table(["fixed rule", "source", "episodes", "action varies on", "action constant on"],
+                [[f"`{t['target']}`", t["source"], str(t["episodes"]),
+                  ", ".join(f"`{x['decision']}`" for x in t["decisions"] if x["action_varies"])
+                  or "none",
+                  ", ".join(f"`{x['decision']}`" for x in t["decisions"]
+                            if x["observations"] and not x["action_varies"]) or "none"]
+                 for t in fixed])
+
+
+def _store(d: Doc, doc: dict[str, Any]) -> None:
+    s = doc["card"]["store"]
+    d.h("Store targets")
+    d.p(f"Recorded `{s['condition']}` episodes of `{s['environment']}` read from the evidence "
+        "store (campaigns " + ", ".join(f"`{c}`" for c in s["campaigns"]) + "), never rerun: "
+        f"{s['episodes']} used, {s['excluded']} excluded (measurement failures and episodes "
+        "without a ground-truth score are never scores). Model targets are the LLM targets; "
+        "rule and scripted targets are fixed rules.")
+    d.table(["store target", "campaign", "kind", "model", "episodes", "by level", "excluded",
+             "other conditions"],
+            [[f"`{t['target']}`", f"`{t['campaign']}`", t["kind"],
+              f"`{t['model']}`" if t["model"] else "-", str(t["episodes"]),
+              ", ".join(f"`{lv}` {n}" for lv, n in t["episodes_by_level"].items()) or "none",
+              ", ".join(f"{why}: {n}" for why, n in t["excluded"].items()) or "0",
+              str(t["other_conditions"])] for t in s["targets"]])
+
+
+def _store_joint(d: Doc, doc: dict[str, Any]) -> None:
+    g = d.g
+    j = doc["stages"]["store"]["joint"]
+    d.h("Joint intervention (2x2) of the store targets")
+    if j.get("status") == "not probed":
+        d.p(f"Not probed: {j['reason']}.")
+        return
+    by_field = ", ".join(f"`{k}` {v} of {j['l0_model_payload_pairs']}"
+                         for k, v in j["l0_model_identical_pairs_by_field"].items())
+    d.p("Recorded episodes at `L0` and `L2` on the same tasks and seeds, scored by the "
+        "recorded shipped scorer (divided by its scale "
+        f"{_num(g, j['scale'])}) and ground truth. At `L0`, "
+        f"{j['l0_model_identical_pairs']} of {j['l0_model_payload_pairs']} pairs of model-target "
+        "payloads are byte-identical" + (f" (identical by field: {by_field})" if by_field
+                                          else "") + ".")
+    if not j["cells"]:
+        return
+    d.p("Targets: " + ", ".join(f"`{t['target']}` ({t['units']} task-seed units)"
+                               for t in j["targets"]) + ".")
+    rows = []
+    for key, c in j["cells"].items():
+        lv, sc = key.split("|")
+        rows.append([f"`{lv}`", f"`{sc}`", _num(g, c["mean"]), _num(g, c["spread"]),
+                     str(c["distinct_target_means"]), str(c["submitting_targets"]),
+                     str(c["invalid_scores"])])
+    d.table(["level", "scorer", "cell mean", "spread (max - min)", "distinct target means",
+             "submitting targets", "unscored"], rows)
 
 
 def render_audit_report(doc: dict[str, Any]) -> tuple[str, str]:
@@ -170,6 +263,8 @@ def render_audit_report(doc: dict[str, Any]) -> tuple[str, str]:
                   "without an oracle.")
     d.p(intro)
     _card(d, doc)
+    if "store" in doc["card"]:
+        _store(d, doc)
     _probes(d, doc)
     for key, section, heading in (("joint", _joint, "Joint intervention (2x2)"),
                                   ("reliability", _spectrum, "Reliability spectrum"),
@@ -180,6 +275,8 @@ def render_audit_report(doc: dict[str, Any]) -> tuple[str, str]:
             d.p(f"Not probed: {stage['reason']}.")  # a missing hook is never a pass
         elif stage is not None:
             section(d, doc)
+        if key == "joint" and "store" in stages:
+            _store_joint(d, doc)
     d.h("Digests")
     d.bullets([f"`{k}`: `{v}`" for k, v in doc["digests"].items()])
     g.check(*(t for b in d.blocks for t in b.texts()))
