@@ -91,7 +91,7 @@ def seal(store: StoreArg) -> None:
     """Seal an older (unsealed) store's ledger as it is now: an explicit, recorded migration."""
     try:
         store_is_sealed(store)  # refuses a path that is not a store before anything is opened
-        with EvidenceStore.open(store, create=False, scrub_env=False) as st:
+        with EvidenceStore.open(store, create=False, write=True, scrub_env=False) as st:
             n = st.seal_existing()
     except NotAStoreError as exc:
         fail(str(exc))
