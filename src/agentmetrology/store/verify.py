@@ -119,17 +119,22 @@ class _Verifier:
     # -- bytes ----------------------------------------------------------------------------------
 
     def chain(self) -> tuple[int, str]:
-        h, n = GENESIS, 0
+        h, last, n = GENESIS, GENESIS, 0
+        broken: list[int] = []
         for seq, tbl, ref, d, stored in self.c.execute(
                 "SELECT seq, tbl, ref, row_digest, head FROM chain ORDER BY seq"):
-            h = next_head(h, tbl, ref, d)
+            h = next_head(h, tbl, ref, d)  # always from the recomputed head: one edit, one flag
+            last = stored
             n += 1
             if stored != h:
-                self.bad("chain_broken", f"chain entry {seq}", "its head does not follow from "
-                         "the entries before it (the chain was edited)")
-                h = stored
+                broken.append(int(seq))
+        if broken:
+            self.bad("chain_broken", f"chain entries {', '.join(map(str, broken[:10]))}"
+                     + (f" and {len(broken) - 10} more" if len(broken) > 10 else ""),
+                     f"{len(broken)} head(s) do not follow from the entries before them "
+                     "(the chain was edited)")
         self.checked["chain_entries"] = n
-        return n, h
+        return n, last
 
     def rows(self) -> None:
         expected: dict[tuple[str, str], str | None] = {}
