@@ -93,9 +93,14 @@ def seal(c: sqlite3.Connection, table: str, refs: Iterable[object]) -> None:
 
     Call inside the transaction that changed the rows.
     """
+    seal_rows(c, [(table, ref) for ref in refs])
+
+
+def seal_rows(c: sqlite3.Connection, rows: Iterable[tuple[str, object]]) -> None:
+    """Append (table, ref) rows of several tables in one go (one read of the head)."""
     _, h = head(c)
     entries = []
-    for ref in refs:
+    for table, ref in rows:
         d = row_digest(c, table, ref)
         h = next_head(h, table, str(ref), d)
         entries.append((table, str(ref), d, h))

@@ -22,6 +22,7 @@ from agentmetrology.store.chain import (
     is_sealed,
     seal,
     seal_all,
+    seal_rows,
 )
 from agentmetrology.store.evidence import EpisodeEvidence
 from agentmetrology.store.schema import SCHEMA, SCHEMA_VERSION
@@ -349,12 +350,11 @@ class Ledger:
                      for a, d in zip(ev.assessments, digests.assessments, strict=True)])
                 c.execute("UPDATE attempts SET status='finished', ended_at=? WHERE id=?",
                           (now(), attempt_id))
-                if self.sealed:
-                    self._seal(c, "episodes", [adm_id])
-                    self._seal(c, "assessments", [r[0] for r in c.execute(
-                        "SELECT id FROM assessments WHERE administration=? ORDER BY id",
-                        (adm_id,))])
-                    self._seal(c, "attempts", [attempt_id])
+                if self.sealed:  # one batch: the hot path of every recorded episode
+                    seal_rows(c, [("episodes", adm_id), *(("assessments", r[0]) for r in
+                                  c.execute("SELECT id FROM assessments WHERE "
+                                            "administration=? ORDER BY id", (adm_id,))),
+                                  ("attempts", attempt_id)])
         except DuplicateEpisodeError as exc:
             self.fail_attempt(attempt_id, f"rejected: {exc}")
             raise
