@@ -18,6 +18,7 @@ from agentmetrology.archive.cost import cost_section
 from agentmetrology.archive.coverage import coverage, pass_k_section, task_view
 from agentmetrology.archive.model import Archive
 from agentmetrology.archive.provenance import provenance_section
+from agentmetrology.archive.score_row import audit_rows
 from agentmetrology.records.canonical import to_plain
 
 SCHEMA = "agentmetrology.archive-audit/1"
@@ -88,9 +89,15 @@ def _checks(doc: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def audit_archive(archive: Archive, inputs: list[tuple[str, Path]] | None = None
-                  ) -> dict[str, Any]:
-    """Return the archive.json dict: provenance of inputs, and every applicable check."""
+def audit_archive(archive: Archive, inputs: list[tuple[str, Path]] | None = None,
+                  qualification: dict[str, Any] | None = None,
+                  facts: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Return the archive.json dict: provenance of inputs, and every applicable check.
+
+    For an evidence store, `qualification` (store.verify) and `facts` (score_row.store_facts)
+    bind the score rows to the store's chain head, task revision, builds and prices; a store
+    that does not qualify carries that in `evidence` and every report shows it.
+    """
     tasks = {e.task for e in archive.episodes}
     doc: dict[str, Any] = {
         "schema": SCHEMA,
@@ -112,5 +119,8 @@ def audit_archive(archive: Archive, inputs: list[tuple[str, Path]] | None = None
         "replay": _replay_section(archive),
     }
     doc["checks"] = _checks(doc)
+    if qualification is not None:
+        doc["evidence"] = qualification
+    doc["score_rows"] = audit_rows(doc, facts, qualification)
     plain: dict[str, Any] = to_plain(doc)  # raises on NaN: undefined values must be None
     return plain

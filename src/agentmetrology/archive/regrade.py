@@ -22,6 +22,7 @@ from agentmetrology.archive.importers.agm_store import (
     task_label,
     trial_index,
 )
+from agentmetrology.archive.score_row import regrade_rows, store_facts
 from agentmetrology.archive.versions import EpisodeKey, rank_reversals, transitions
 from agentmetrology.envs.registry import get_env
 from agentmetrology.records.assessment import Assessment
@@ -128,11 +129,16 @@ def _note(scorers: dict[str, dict[str, Any]]) -> str:
     return "; ".join(parts)
 
 
-def regrade_store(path: Path) -> dict[str, Any]:
-    """Return regrade.json: every recorded episode re-scored now, compared with the stored."""
+def regrade_store(path: Path, qualification: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Return regrade.json: every recorded episode re-scored now, compared with the stored.
+
+    `qualification` (the store's, see store.verify) is carried into the document and every
+    score row; a stored score and its re-grade are a score row and its correction.
+    """
     current: dict[str, str] = {}
     with open_store(path) as store:
         rows, planned, campaigns = _rescore(store, current)
+        facts = store_facts(store)
     if not current:  # an empty store: report the built-in's scorers, none changed
         current = get_env("comtrade").scorer_versions()
     scorers = {name: _scorer_section(name, v, rows) for name, v in sorted(current.items())}
@@ -144,5 +150,10 @@ def regrade_store(path: Path) -> dict[str, Any]:
            "scorers_changed": sum(s["score_changed"] + s["status_changed"] > 0
                               for s in scorers.values()),
            "version_note": _note(scorers)}
+    doc["score_rows"] = [r for name, v in sorted(current.items()) for r in regrade_rows(
+        name, v, [(r, r["scorers"][name]) for r in rows if name in r["scorers"]], planned,
+        doc["store"], facts, qualification, MAX_LISTED)]
+    if qualification is not None:
+        doc["evidence"] = qualification
     plain: dict[str, Any] = to_plain(doc)
     return plain

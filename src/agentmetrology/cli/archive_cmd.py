@@ -20,18 +20,22 @@ from agentmetrology.archive import (
     compare_archives,
     load_archive,
 )
-from agentmetrology.archive.importers.agm_store import looks_like_store
+from agentmetrology.archive.evidence_check import qualify_store
+from agentmetrology.archive.importers.agm_store import looks_like_store, open_store
 from agentmetrology.archive.importers.detect import log_files
 from agentmetrology.archive.importers.inspect_eval import MAX_MEMBER_BYTES
 from agentmetrology.archive.model import Archive
 from agentmetrology.archive.recovery import recover_grades
 from agentmetrology.archive.redact import redact
 from agentmetrology.archive.regrade import regrade_store
+from agentmetrology.archive.score_row import store_facts
 from agentmetrology.cli.console import make_console
 from agentmetrology.records.canonical import canonical_json
 from agentmetrology.report.archive_report import render_archive_report, render_regrade_report
 from agentmetrology.report.numberguard import NumberGuardError
+from agentmetrology.store.qualify import banner
 from agentmetrology.store.store import LEDGER_FILE
+from agentmetrology.store.verify import NotAStoreError
 
 archive_app = typer.Typer(name="archive", help="Audit archived runs without new rollouts.",
                           no_args_is_help=True, add_completion=False)
@@ -106,9 +110,28 @@ def _load(path: Path, fmt: str, spans: Path | None = None,
         raise _fail(f"{path.name}: cannot be read as {fmt} ({type(exc).__name__}: {exc})") from exc
 
 
+def _qualification(src: Path) -> dict[str, Any]:
+    """Return the full qualification of a store read for a report (exit 2 if unreadable)."""
+    try:
+        return qualify_store(src, "full")
+    except NotAStoreError as exc:
+        raise _fail(str(exc)) from exc
+
+
+def _banner(doc: dict[str, Any]) -> None:
+    """Print the banner of an unqualified store on stderr (the summary and --json alike)."""
+    text = banner(doc.get("evidence"))
+    if text is not None:
+        typer.secho(text, err=True, fg="red", bold=True)
+
+
 def _summary(doc: dict[str, Any], out: Path) -> None:
     cov = doc["coverage"]["overall"]
-    table = Table(title=f"archive audit: {doc['archive']['source']} ({doc['archive']['format']})")
+    evidence = doc.get("evidence")
+    title = f"archive audit: {doc['archive']['source']} ({doc['archive']['format']})"
+    if evidence is not None:
+        title += f" [evidence: {evidence['result'].upper().replace('_', ' ')}]"
+    table = Table(title=title)
     table.add_column("measure")
     table.add_column("value", justify="right")
     counts = cov["counts"]
@@ -163,7 +186,12 @@ def audit(
     out_dir = _out_dir(out)
     archive = _load(src, fmt, span_file, max_member_mb)
     inputs = _inputs(src) + ([("spans", span_file)] if span_file else [])
-    doc = audit_archive(archive, inputs)
+    qualification = facts = None
+    if archive.format == "agm":  # our own store: bind the report to its qualified evidence
+        qualification = _qualification(src)
+        with open_store(src) as st:
+            facts = store_facts(st)
+    doc = audit_archive(archive, inputs, qualification, facts)
     try:
         md, page = render_archive_report(doc)
     except NumberGuardError as exc:
@@ -171,6 +199,7 @@ def audit(
     (out_dir / "archive.json").write_bytes(canonical_json(doc))
     (out_dir / "report.md").write_text(md, encoding="utf-8")
     (out_dir / "report.html").write_text(page, encoding="utf-8")
+    _banner(doc)
     if as_json:
         typer.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
     else:
@@ -236,7 +265,7 @@ def regrade(
         raise _fail(f"not an evidence store (a directory holding {LEDGER_FILE}): {store}")
     out_dir = _out_dir(out)
     try:
-        doc = regrade_store(src)
+        doc = regrade_store(src, _qualification(src))
         md = render_regrade_report(doc)
     except (ArchiveFormatError, NumberGuardError) as exc:
         raise _fail(str(exc)) from exc
@@ -244,10 +273,12 @@ def regrade(
         raise _fail(f"{store.name}: cannot be re-graded ({type(exc).__name__}: {exc})") from exc
     (out_dir / "regrade.json").write_bytes(canonical_json(doc))
     (out_dir / "report.md").write_text(md, encoding="utf-8")
+    _banner(doc)
     if as_json:
         typer.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
         return
-    table = Table(title=f"regrade: {doc['store']['source']}")
+    table = Table(title=f"regrade: {doc['store']['source']} [evidence: "
+                        f"{doc['evidence']['result'].upper().replace('_', ' ')}]")
     for col in ("scorer", "compared", "score changed", "status changed", "n01", "n10",
                 "flip fraction", "rank reversals"):
         table.add_column(col, justify="left" if col == "scorer" else "right")

@@ -14,6 +14,8 @@ from rich.table import Table
 from rich.text import Text
 
 from agentmetrology.agents.llm.target import Prices
+from agentmetrology.archive.evidence_check import qualify_store
+from agentmetrology.archive.score_row import campaign_rows
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail
 from agentmetrology.run.campaign import (
@@ -32,6 +34,7 @@ from agentmetrology.store import (
     StoreBusyError,
     StoreNotFoundError,
 )
+from agentmetrology.store.qualify import banner
 
 campaign_app = typer.Typer(help="Run resumable campaigns into an evidence store.",
                            no_args_is_help=True, add_completion=False,
@@ -145,6 +148,7 @@ def run(
              "command to resume", code=130)
     s = result.status
     console = make_console()
+    _print_banner(qualify_store(store, "ledger"))
     console.print(f"campaign {s.campaign}: {result.recorded} recorded this run "
                   f"({result.launched} launched, {result.failed_attempts} failed attempts, "
                   f"{result.recovered} interrupted attempts recovered) in "
@@ -178,8 +182,13 @@ def status(
                 fail(f"no campaign {campaign!r} in {store} (have: {', '.join(names) or 'none'})")
             names = [campaign]
         statuses = [st.status(n) for n in names]
+        # The cheap check (chain, rows, bindings, blob presence) runs on every status.
+        evidence = qualify_store(store, "ledger")
+        rows = campaign_rows(st, statuses, evidence) if json_out else []
+    _print_banner(evidence)
     if json_out:
-        print(json.dumps({"store": str(store), "campaigns": [s.to_json() for s in statuses]},
+        print(json.dumps({"store": str(store), "campaigns": [s.to_json() for s in statuses],
+                          "evidence": evidence, "score_rows": rows},
                          indent=2, sort_keys=True))
         return
     console = make_console()
@@ -187,6 +196,13 @@ def status(
         console.print(f"{store}: no campaigns yet")
     for s in statuses:
         _print_status(console, s)
+
+
+def _print_banner(evidence: dict[str, Any]) -> None:
+    """Print the banner of an unqualified store on stderr (the summary and --json alike)."""
+    text = banner(evidence)
+    if text is not None:
+        _say(text, "bold red")
 
 
 def _open_store(path: Path, create: bool) -> EvidenceStore:

@@ -11,6 +11,7 @@ from agentmetrology.cli.demo_cmd import demo_table
 from agentmetrology.cli.diagnose_cmd import diagnose_cmd
 from agentmetrology.cli.env_cmd import envs_cmd, run_cmd, score_cmd, tasks_cmd, truth_cmd
 from agentmetrology.cli.errors import fail_line
+from agentmetrology.cli.evidence_cmd import evidence_app
 from agentmetrology.cli.experiment_cmd import experiment_app
 from agentmetrology.cli.pipes import guard_stdout
 from agentmetrology.cli.serve_cmd import serve_app
@@ -37,6 +38,7 @@ app.add_typer(campaign_app, name="campaign", help="Run and track campaigns in an
 app.add_typer(serve_app, name="serve", help="Serve environments' tools (MCP) to any client.")
 app.add_typer(archive_app, name="archive", help="Audit archived runs without new rollouts.")
 app.add_typer(experiment_app, name="experiment", help="Pre-registered experiments.")
+app.add_typer(evidence_app, name="evidence", help="Verify stores and qualify reports.")
 
 
 @app.command()

@@ -212,6 +212,7 @@ def _replay(d: Doc, doc: dict[str, Any]) -> None:
 def build_blocks(doc: dict[str, Any], guard: NumberGuard) -> list[Block]:
     """Return the report's blocks for an archive.json dict (formatting only)."""
     d = Doc(guard)
+    d.evidence_banner(doc.get("evidence"))
     for section in (_header, _coverage, _passk, _tasks, _cost, _provenance, _replay):
         section(d, doc)
     return d.blocks
@@ -251,6 +252,7 @@ def render_regrade_report(doc: dict[str, Any], precision: int = 3) -> str:
     """Return report.md for a regrade.json dict; refuses unguarded numbers."""
     guard = NumberGuard(doc, precision=precision)
     d = Doc(guard)
+    d.evidence_banner(doc.get("evidence"))
     _regrade_blocks(d, doc)
     guard.check(*(t for b in d.blocks for t in b.texts()))
     return to_markdown(d.blocks)

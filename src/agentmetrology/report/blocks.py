@@ -12,6 +12,7 @@ from typing import Any
 
 from agentmetrology.report import html as H
 from agentmetrology.report.numberguard import NumberGuard
+from agentmetrology.store.qualify import banner
 
 
 @dataclass(slots=True)
@@ -54,6 +55,16 @@ class Doc:
 
     def note(self, text: str) -> None:
         self.blocks.append(Block("note", text))
+
+    def evidence_banner(self, evidence: dict[str, Any] | None) -> None:
+        """Add the loud banner of an unqualified store (nothing when it qualifies or is None).
+
+        Every report built from an evidence store calls this first, with the qualification
+        the document carries (`evidence`), so the banner is the same everywhere.
+        """
+        text = banner(evidence)
+        if text is not None:
+            self.blocks.append(Block("banner", text))
 
     def bullets(self, items: list[str]) -> None:
         """Add a bulleted list."""
@@ -100,6 +111,8 @@ def to_markdown(blocks: list[Block]) -> str:
             out.append("#" * b.level + " " + b.text)
         elif b.kind in ("p", "note"):
             out.append(b.text if b.kind == "p" else f"_{b.text}_")
+        elif b.kind == "banner":
+            out.append(f"> **{b.text}**")
         elif b.kind == "list":
             out.append("\n".join(f"- {i}" for i in b.items))
         elif b.kind == "figure":
@@ -120,6 +133,8 @@ def to_html(blocks: list[Block], title: str) -> str:
             parts.append(H.heading(b.text, b.level))
         elif b.kind in ("p", "note"):
             parts.append(H.paragraph(b.text, "note" if b.kind == "note" else None))
+        elif b.kind == "banner":
+            parts.append(H.paragraph(f"**{b.text}**", "banner"))
         elif b.kind == "list":
             parts.append(H.bullet_list(b.items))
         elif b.kind == "table":

@@ -15,6 +15,15 @@ from typing import Any
 
 from agentmetrology.records.canonical import decode_json
 from agentmetrology.records.episode import BillableAttempt, EpisodeKey
+from agentmetrology.store.chain import (
+    CHAIN_META,
+    CHAIN_SCHEMA,
+    MIGRATED_META,
+    is_sealed,
+    seal,
+    seal_all,
+    seal_rows,
+)
 from agentmetrology.store.evidence import EpisodeEvidence
 from agentmetrology.store.schema import SCHEMA, SCHEMA_VERSION
 from agentmetrology.store.supersede import supersede_measurement_failures, superseded_episodes
@@ -108,15 +117,39 @@ class Ledger:
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.execute("PRAGMA foreign_keys=ON")
         with self.transaction():
-            for stmt in SCHEMA.split(";"):
+            for stmt in [*SCHEMA.split(";"), CHAIN_SCHEMA]:
                 if stmt.strip():
                     self.conn.execute(stmt)
             row = self.conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
             if row is None:
                 self.conn.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+                # A new ledger is sealed from its first row; an older one stays unsealed until
+                # `agm evidence seal` migrates it (never silently, see store.qualify).
+                self.conn.execute("INSERT INTO meta VALUES (?, '1')", (CHAIN_META,))
             elif row[0] != SCHEMA_VERSION:
                 raise LedgerError(f"ledger {path} has schema {row[0]}; this version reads "
                                   f"schema {SCHEMA_VERSION}")
+        self.sealed = is_sealed(self.conn)
+
+    def _seal(self, c: sqlite3.Connection, table: str, refs: Iterable[object]) -> None:
+        """Chain the rows just changed (in the caller's transaction) when the ledger is sealed."""
+        if self.sealed:
+            seal(c, table, refs)
+
+    def seal_existing(self) -> int:
+        """Seal an older (unsealed) ledger as it is now; return the rows sealed (0 if sealed).
+
+        One transaction: the chain covers every row or none, and the ledger records when it was
+        migrated (rows before then were sealed as found, not as appended).
+        """
+        with self.transaction() as c:
+            if is_sealed(c):
+                return 0
+            n = seal_all(c)
+            c.execute("INSERT INTO meta VALUES (?, '1')", (CHAIN_META,))
+            c.execute("INSERT INTO meta VALUES (?, ?)", (MIGRATED_META, now()))
+        self.sealed = True
+        return n
 
     def close(self) -> None:
         """Close the connection."""
@@ -177,6 +210,7 @@ class Ledger:
             c.execute("INSERT INTO campaigns VALUES (?, ?, ?, ?, ?, ?, ?)",
                       (name, registration_id, plan_digest, config_digest, source_digest,
                        len(sealings), now()))
+            self._seal(c, "campaigns", [name])
             sealed_at = now()
             c.executemany(
                 "INSERT INTO administrations (campaign, target, task, seed, condition, level, "
@@ -186,6 +220,9 @@ class Ledger:
                 [(*_key_values(s.key), s.ordinal, s.task_spec_digest, s.target_config_digest,
                   json.dumps(s.scorer_versions, sort_keys=True), registration_id, s.binding,
                   s.binding_digest, sealed_at) for s in sealings])
+            if self.sealed:
+                self._seal(c, "administrations", [r[0] for r in c.execute(
+                    "SELECT id FROM administrations WHERE campaign=? ORDER BY ordinal", (name,))])
             return registration_id
 
     def begin_run(self, campaign: str, backend: str) -> int:
@@ -194,12 +231,15 @@ class Ledger:
             cur = c.execute("INSERT INTO runs (campaign, backend, pid, host, started_at) "
                             "VALUES (?, ?, ?, ?, ?)",
                             (campaign, backend, os.getpid(), socket.gethostname(), now()))
-            return int(cur.lastrowid or 0)
+            run_id = int(cur.lastrowid or 0)
+            self._seal(c, "runs", [run_id])
+            return run_id
 
     def end_run(self, run_id: int, outcome: str) -> None:
         """Record how a run ended."""
         with self.transaction() as c:
             c.execute("UPDATE runs SET ended_at=?, outcome=? WHERE id=?", (now(), outcome, run_id))
+            self._seal(c, "runs", [run_id])
 
     def interrupt_started(self, detail: str) -> int:
         """Mark every attempt still `started` as `interrupted`; return how many.
@@ -207,8 +247,11 @@ class Ledger:
         Only call this while holding the store's run lock: then no attempt can be running.
         """
         with self.transaction() as c:
+            ids = [r[0] for r in c.execute("SELECT id FROM attempts WHERE status='started' "
+                                           "ORDER BY id")]
             cur = c.execute("UPDATE attempts SET status='interrupted', ended_at=?, detail=? "
                             "WHERE status='started'", (now(), detail))
+            self._seal(c, "attempts", ids)
             return cur.rowcount
 
     def pending(self, campaign: str) -> list[Administration]:
@@ -250,13 +293,16 @@ class Ledger:
                 ids.append(int(cur.lastrowid or 0))
             c.executemany("UPDATE administrations SET not_launched=NULL WHERE id=?",
                           [(a,) for a in administrations])
+            self._seal(c, "attempts", ids)
         return ids
 
     def fail_attempt(self, attempt_id: int, detail: str) -> None:
         """Mark a started attempt as failed (an execution error outside the agent)."""
         with self.transaction() as c:
-            c.execute("UPDATE attempts SET status='failed', ended_at=?, detail=? "
-                      "WHERE id=? AND status='started'", (now(), detail, attempt_id))
+            cur = c.execute("UPDATE attempts SET status='failed', ended_at=?, detail=? "
+                            "WHERE id=? AND status='started'", (now(), detail, attempt_id))
+            if cur.rowcount:
+                self._seal(c, "attempts", [attempt_id])
 
     def record_billable(self, attempt_id: int, attempt: BillableAttempt) -> bool:
         """Record one provider request of a store attempt; return False if already recorded.
@@ -273,6 +319,8 @@ class Ledger:
                  attempt.request_id, attempt.input_tokens, attempt.output_tokens,
                  attempt.cached_tokens, attempt.cost, float(attempt.latency_s),
                  attempt.outcome, now()))
+            if cur.rowcount == 1:
+                self._seal(c, "billable_attempts", [int(cur.lastrowid or 0)])
             return cur.rowcount == 1
 
     def billable_attempts(self, attempt_id: int) -> list[dict[str, Any]]:
@@ -302,6 +350,11 @@ class Ledger:
                      for a, d in zip(ev.assessments, digests.assessments, strict=True)])
                 c.execute("UPDATE attempts SET status='finished', ended_at=? WHERE id=?",
                           (now(), attempt_id))
+                if self.sealed:  # one batch: the hot path of every recorded episode
+                    seal_rows(c, [("episodes", adm_id), *(("assessments", r[0]) for r in
+                                  c.execute("SELECT id FROM assessments WHERE "
+                                            "administration=? ORDER BY id", (adm_id,))),
+                                  ("attempts", attempt_id)])
         except DuplicateEpisodeError as exc:
             self.fail_attempt(attempt_id, f"rejected: {exc}")
             raise
@@ -371,7 +424,8 @@ class Ledger:
     def supersede_measurement_failures(self, campaign: str, run_id: int | None) -> int:
         """Re-open every measurement failure of a campaign (one transaction); return how many."""
         with self.transaction() as c:
-            return supersede_measurement_failures(c, campaign, run_id, now())
+            return supersede_measurement_failures(c, campaign, run_id, now(),
+                                                  self._seal if self.sealed else None)
 
     def superseded(self, key: EpisodeKey) -> list[dict[str, Any]]:
         """Return the superseded episode rows of a key (with assessments), oldest first."""

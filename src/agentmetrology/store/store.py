@@ -200,6 +200,16 @@ class EvidenceStore:
         return self.ledger.register_campaign(name, registration_id, plan_digest,
                                              self.put_json(config), source, sealings)
 
+    @property
+    def sealed(self) -> bool:
+        """Return True when the ledger keeps its hash chain (False: an older layout)."""
+        return self.ledger.sealed
+
+    def seal_existing(self) -> int:
+        """Seal an older ledger's rows as they are now; return how many (0 if already sealed)."""
+        self._check_writable()
+        return self.ledger.seal_existing()
+
     def campaigns(self) -> list[str]:
         """Return the names of every campaign in the store."""
         return self.ledger.campaign_names()

@@ -9,6 +9,7 @@ are. Agent failures are never re-opened: they are measurements.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from agentmetrology.records.canonical import decode_json
@@ -23,11 +24,15 @@ _EPISODES = ", ".join(EPISODE_COLUMNS)
 _ASSESSMENTS = ", ".join(ASSESSMENT_COLUMNS)
 
 
+Seal = Callable[[sqlite3.Connection, str, Iterable[object]], None]
+
+
 def supersede_measurement_failures(c: sqlite3.Connection, campaign: str, run_id: int | None,
-                                   at: str) -> int:
+                                   at: str, seal: Seal | None = None) -> int:
     """Move a campaign's measurement-failure episodes to history; return how many.
 
-    Call inside one transaction: either every such episode is re-opened or none is.
+    Call inside one transaction: either every such episode is re-opened or none is. `seal`
+    chains every row moved (its deletion and its history row) in a sealed ledger.
     """
     ids = [int(r[0]) for r in c.execute(
         "SELECT e.administration FROM episodes e JOIN administrations a "
@@ -41,8 +46,16 @@ def supersede_measurement_failures(c: sqlite3.Connection, campaign: str, run_id:
         c.execute(f"INSERT INTO superseded_assessments (superseded, {_ASSESSMENTS}) "
                   f"SELECT ?, {_ASSESSMENTS} FROM assessments WHERE administration=?",
                   (sid, adm))
+        moved = [r[0] for r in c.execute("SELECT id FROM assessments WHERE administration=? "
+                                         "ORDER BY id", (adm,))]
         c.execute("DELETE FROM assessments WHERE administration=?", (adm,))
         c.execute("DELETE FROM episodes WHERE administration=?", (adm,))
+        if seal is not None:
+            seal(c, "assessments", moved)
+            seal(c, "episodes", [adm])
+            seal(c, "superseded_episodes", [sid])
+            seal(c, "superseded_assessments", [r[0] for r in c.execute(
+                "SELECT id FROM superseded_assessments WHERE superseded=? ORDER BY id", (sid,))])
     return len(ids)
 
 

@@ -1,0 +1,196 @@
+"""`agm evidence verify|seal|qualify`: qualification of stores and reports without re-execution.
+
+Exit codes: 0 qualified (or sealed), 1 not qualified (every problem named), 2 bad input (not a
+store, an older unsealed layout for verify/qualify, a report that cannot be read): one line,
+and nothing in the store is changed.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.text import Text
+
+from agentmetrology.archive.evidence_check import qualify_store
+from agentmetrology.cli.console import make_console
+from agentmetrology.cli.errors import fail
+from agentmetrology.records.canonical import digest
+from agentmetrology.store import EvidenceStore, LedgerError, StoreBusyError
+from agentmetrology.store.qualify import INVALID, QUALIFIED, UNAVAILABLE, banner
+from agentmetrology.store.verify import NotAStoreError, open_ledger_readonly, store_is_sealed
+
+evidence_app = typer.Typer(help="Verify evidence stores and qualify reports built from them.",
+                           no_args_is_help=True, add_completion=False,
+                           pretty_exceptions_enable=False)
+
+StoreArg = Annotated[Path, typer.Argument(help="Evidence store directory.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the qualification as JSON.")]
+REPORT_FILES = ("archive.json", "regrade.json")
+
+
+def _unsealed(store: Path) -> str:
+    return (f"{store}: unsealed ledger (older layout): it has no hash chain, so it cannot be "
+            f"qualified; run `agm evidence seal {store}` to seal it as it is now (nothing was "
+            "changed)")
+
+
+def _sealed_store(store: Path) -> Path:
+    """Return the store path after checking it is a sealed store (exit 2 otherwise)."""
+    try:
+        sealed = store_is_sealed(store)
+    except NotAStoreError as exc:
+        fail(str(exc))
+    if not sealed:
+        fail(_unsealed(store))
+    return store
+
+
+def _print(doc: dict[str, Any]) -> None:
+    console = make_console()
+    checked = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in doc["checked"].items())
+    if doc["qualified"]:
+        console.print(Text.assemble((f"{doc['store']}: qualified", "bold green"),
+                                    f" ({doc['mode']} check: {checked}); evidence digest "
+                                    f"{doc['evidence_digest']}"))
+    else:
+        console.print(Text(banner(doc) or "", style="bold red"))
+        for p in doc["problems"]:
+            console.print(Text(f"  {p['kind']}: {p['where']}: {p['detail']}"))
+        if doc["problem_count"] > len(doc["problems"]):
+            console.print(f"  ... and {doc['problem_count'] - len(doc['problems'])} more")
+    for note in doc["notes"]:
+        console.print(Text(f"note: {note}", style="yellow"))
+
+
+@evidence_app.command("verify")
+def verify(
+    store: StoreArg,
+    hash_only: Annotated[bool, typer.Option(
+        "--hash-only", help="Bytes only (the baseline): blobs, digests and the chain; accepts "
+                            "rewrites that keep bytes self-consistent.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Check a store without re-execution; exit 1 and name every problem unless qualified."""
+    _sealed_store(store)
+    doc = qualify_store(store, "hash-only" if hash_only else "full")
+    doc["store"] = str(store)
+    if as_json:
+        print(json.dumps(doc, indent=2, sort_keys=True))
+    else:
+        _print(doc)
+    if not doc["qualified"]:
+        raise typer.Exit(1)
+
+
+@evidence_app.command("seal")
+def seal(store: StoreArg) -> None:
+    """Seal an older (unsealed) store's ledger as it is now: an explicit, recorded migration."""
+    try:
+        store_is_sealed(store)  # refuses a path that is not a store before anything is opened
+        with EvidenceStore.open(store, create=False, write=True, scrub_env=False) as st:
+            n = st.seal_existing()
+    except NotAStoreError as exc:
+        fail(str(exc))
+    except (StoreBusyError, LedgerError, OSError, sqlite3.DatabaseError) as exc:
+        fail(f"cannot seal {store}: {exc}")
+    if n == 0:
+        make_console().print(f"{store}: already sealed; nothing changed", markup=False)
+        return
+    make_console().print(f"{store}: sealed {n} rows as found (recorded as a migration); "
+                         f"run `agm evidence verify {store}`", markup=False)
+
+
+def _report(report_dir: Path) -> tuple[Path, dict[str, Any]]:
+    if not report_dir.is_dir():
+        fail(f"report directory not found: {report_dir}")
+    for name in REPORT_FILES:
+        path = report_dir / name
+        if path.is_file():
+            try:
+                doc = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                fail(f"{path}: not a readable report ({exc})")
+            if not isinstance(doc, dict):
+                fail(f"{path}: not a report (a JSON object is expected)")
+            return path, doc
+    fail(f"{report_dir} holds no report ({' or '.join(REPORT_FILES)})")
+
+
+def _chain_heads(store: Path) -> dict[str, int]:
+    try:
+        conn = open_ledger_readonly(store)
+    except NotAStoreError as exc:
+        fail(str(exc))
+    try:
+        return {h: int(s) for s, h in conn.execute("SELECT seq, head FROM chain")}
+    finally:
+        conn.close()
+
+
+@evidence_app.command("qualify")
+def qualify(
+    report_dir: Annotated[Path, typer.Argument(help="Directory of an `archive audit` or "
+                                               "`archive regrade` report.")],
+    store: Annotated[Path, typer.Option("--store", help="The evidence store it was built "
+                                        "from.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Qualify a report against its store now: exit 1 unless it still qualifies."""
+    path, doc = _report(report_dir)
+    _sealed_store(store)
+    current = qualify_store(store, "full")
+    problems: list[dict[str, str]] = []
+    recorded = (doc.get("evidence") or {}).get("evidence_digest")
+    heads = _chain_heads(store)
+    notes: list[str] = []
+    if not recorded:
+        problems.append({"kind": "no_evidence_digest", "result": UNAVAILABLE,
+                         "detail": "the report names no evidence digest (built before reports "
+                                   "were bound, or not from an evidence store)"})
+    elif recorded not in heads:
+        problems.append({"kind": "evidence_digest_mismatch", "result": INVALID,
+                         "detail": f"the report was built from evidence {recorded[:12]}, which "
+                                   "is not in the store's chain (the ledger was rewritten)"})
+    elif heads[recorded] != current["chain_length"]:
+        notes.append(f"the store grew by {current['chain_length'] - heads[recorded]} chain "
+                     "entries since the report: its numbers cover the earlier state")
+    if (doc.get("evidence") or {}).get("result") not in (None, QUALIFIED):
+        problems.append({"kind": "built_from_unqualified_store", "result": INVALID,
+                         "detail": "the report itself says its store did not qualify when it "
+                                   f"was built ({doc['evidence']['result']})"})
+    for row in doc.get("score_rows") or []:
+        content = {k: v for k, v in row.items() if k != "row_id"}
+        if digest(content) != row.get("row_id"):
+            problems.append({"kind": "score_row_changed", "result": INVALID,
+                             "detail": f"score row {str(row.get('row_id'))[:12]} no longer "
+                                       "hashes to its id (edited)"})
+    if not current["qualified"]:
+        problems.append({"kind": "store_not_qualified", "result": current["result"],
+                         "detail": f"the store does not qualify now: "
+                                   f"{current['problem_count']} problem(s)"})
+    result = (INVALID if any(p["result"] == INVALID for p in problems)
+              else UNAVAILABLE if problems else QUALIFIED)
+    out = {"report": str(path), "store": str(store), "result": result,
+           "qualified": result == QUALIFIED, "report_evidence_digest": recorded,
+           "store_evidence_digest": current["evidence_digest"], "problems": problems,
+           "notes": notes, "store_qualification": current}
+    if as_json:
+        print(json.dumps(out, indent=2, sort_keys=True))
+    else:
+        console = make_console()
+        style = "bold green" if result == QUALIFIED else "bold red"
+        console.print(Text(f"{path}: {result}", style=style))
+        for p in problems:
+            console.print(Text(f"  {p['kind']}: {p['detail']}"))
+        for note in notes:
+            console.print(Text(f"note: {note}", style="yellow"))
+        if not current["qualified"]:
+            for p in current["problems"]:
+                console.print(Text(f"  store: {p['kind']}: {p['where']}: {p['detail']}"))
+    if result != QUALIFIED:
+        raise typer.Exit(1)
+

@@ -1,0 +1,157 @@
+"""`agm evidence verify|seal|qualify` and the banner of reports built from unqualified stores."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import store.tamper_fixtures as tf
+from agentmetrology.cli.main import app
+
+runner = CliRunner()
+HERE = Path(__file__).resolve().parent
+OLD = HERE.parent / "fixtures" / "pre_plugin_store"
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, bytes]]]:
+    store = tf.record_store(tmp_path_factory.mktemp("evidence"))
+    yield store, tf.snapshot(store)
+
+
+@pytest.fixture
+def store(recorded: tuple[Path, dict[str, bytes]], tmp_path: Path) -> Path:
+    """A fresh copy of the recorded store."""
+    copy = tmp_path / "store"
+    copy.mkdir()
+    tf.restore(copy, recorded[1])
+    return copy
+
+
+def agm(*args: str) -> tuple[int, str, str]:
+    r = runner.invoke(app, list(args))
+    return r.exit_code, r.stdout, r.stderr
+
+
+def _status(store: Path) -> tuple[int, dict, str]:  # type: ignore[type-arg]
+    code, out, err = agm("campaign", "status", "--store", str(store), "--json")
+    return code, json.loads(out), err
+
+
+def test_the_issue_relabel_is_caught_everywhere(store: Path, tmp_path: Path) -> None:
+    """One SQL UPDATE relabels the non-passing episodes as infrastructure errors: before, mean
+    F1 became 1.000 and nothing noticed; now verify fails and every report carries the banner."""
+    code, before, err = _status(store)
+    assert code == 0 and before["evidence"]["result"] == "qualified" and "UNQUALIFIED" not in err
+    f1 = before["campaigns"][0]["scores"]["no_dedup"]["ground_truth_f1"]
+    assert f1["statuses"] == {"PARTIAL": 3, "PASS": 9} and f1["mean_score"] == 0.977273
+    tf.apply(store, tf.sql(tf.RELABEL), reseal=False)
+    code, after, err = _status(store)
+    assert after["campaigns"][0]["scores"]["no_dedup"]["ground_truth_f1"]["mean_score"] == 1.0
+    assert after["evidence"]["result"] == "invalid_binding"
+    assert after["evidence"]["problem_kinds"] == {"row_changed": 3,
+                                                 "row_disagrees_with_evidence": 6}
+    assert "UNQUALIFIED EVIDENCE (invalid_binding)" in err
+    assert all(not r["evidence"]["qualified"] for r in after["score_rows"])
+    code, out, err = agm("evidence", "verify", str(store))
+    assert code == 1 and "row_changed: episodes administration=" in out
+    code, out, err = agm("archive", "audit", str(store), "--out", str(tmp_path / "a"))
+    assert code == 0 and "UNQUALIFIED EVIDENCE" in err
+    report = (tmp_path / "a" / "report.md").read_text()
+    assert report.startswith("> **UNQUALIFIED EVIDENCE (invalid_binding)")
+    assert "UNQUALIFIED EVIDENCE" in (tmp_path / "a" / "report.html").read_text()
+    code, out, err = agm("archive", "regrade", str(store), "--out", str(tmp_path / "r"))
+    assert code == 0 and "UNQUALIFIED EVIDENCE" in err
+    assert (tmp_path / "r" / "report.md").read_text().startswith("> **UNQUALIFIED EVIDENCE")
+
+
+def test_verify_and_hash_only_on_a_resealed_edit(store: Path) -> None:
+    tf.apply(store, tf.scope(0, "episode_blob"), reseal=True)
+    code, out, _ = agm("evidence", "verify", str(store), "--json")
+    doc = json.loads(out)
+    assert code == 1 and doc["result"] == "invalid_binding" and doc["mode"] == "full"
+    assert "scope_mismatch" in doc["problem_kinds"]
+    code, out, _ = agm("evidence", "verify", str(store), "--hash-only", "--json")
+    assert code == 0 and json.loads(out)["result"] == "qualified"
+
+
+def test_an_older_layout_is_never_qualified_and_seal_is_explicit(tmp_path: Path) -> None:
+    old = tmp_path / "old"
+    shutil.copytree(OLD, old)
+    before = tf.snapshot(old)
+    code, out, err = agm("evidence", "verify", str(old))
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "unsealed ledger (older layout)" in err
+    code, out, err = agm("evidence", "qualify", str(tmp_path), "--store", str(old))
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert tf.snapshot(old) == before  # refused commands and verify change nothing
+    code, doc, err = _status(old)
+    assert code == 0 and doc["evidence"]["result"] == "unsealed"
+    assert "store is unsealed (older layout)" in err
+    assert doc["score_rows"][0]["evidence"]["qualification"] == "unsealed"
+    code, out, _ = agm("evidence", "seal", str(old))
+    assert code == 0 and "sealed" in out
+    code, out, _ = agm("evidence", "verify", str(old), "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["result"] == "qualified" and doc["migrated_at"]
+    assert doc["notes"][0].startswith("sealed by migration at ")
+    code, out, _ = agm("evidence", "seal", str(old))
+    assert code == 0 and "already sealed; nothing changed" in out
+
+
+@pytest.mark.parametrize("make", ["missing", "file", "not_sqlite", "empty_dir"])
+def test_not_a_store_is_one_line_exit_2(tmp_path: Path, make: str) -> None:
+    path = tmp_path / "x"
+    if make == "file":
+        path.write_text("hello")
+    elif make == "not_sqlite":
+        path.mkdir()
+        (path / "ledger.sqlite").write_text("not a database")
+    elif make == "empty_dir":
+        path.mkdir()
+    for args in (["evidence", "verify", str(path)], ["evidence", "seal", str(path)],
+                 ["evidence", "verify", str(path), "--hash-only"]):
+        code, out, err = agm(*args)
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, (args, err)
+        assert err.startswith("error:")
+    assert not (tmp_path / "x" / "blobs").exists()
+
+
+def test_qualify_a_report(store: Path, tmp_path: Path) -> None:
+    out_dir = tmp_path / "audit"
+    assert agm("archive", "audit", str(store), "--out", str(out_dir))[0] == 0
+    code, out, _ = agm("evidence", "qualify", str(out_dir), "--store", str(store), "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["result"] == "qualified", doc["problems"]
+    assert doc["report_evidence_digest"] == doc["store_evidence_digest"]
+    # A score row edited in the report no longer hashes to its id.
+    report = json.loads((out_dir / "archive.json").read_text())
+    report["score_rows"][0]["score"] = 1.0
+    edited = tmp_path / "edited"
+    edited.mkdir()
+    (edited / "archive.json").write_text(json.dumps(report))
+    code, out, _ = agm("evidence", "qualify", str(edited), "--store", str(store), "--json")
+    assert code == 1 and [p["kind"] for p in json.loads(out)["problems"]] == \
+        ["score_row_changed"]
+    # The store rewritten and resealed: the report's evidence digest is not in its chain.
+    tf.apply(store, tf.sql(tf.RELABEL), reseal=True)
+    code, out, _ = agm("evidence", "qualify", str(out_dir), "--store", str(store), "--json")
+    kinds = [p["kind"] for p in json.loads(out)["problems"]]
+    assert code == 1 and kinds == ["evidence_digest_mismatch", "store_not_qualified"]
+
+
+def test_verify_changes_nothing(store: Path) -> None:
+    tf.apply(store, tf.blob_deleted("submission_digest"), reseal=False)
+    before = tf.snapshot(store)
+    code, out, _ = agm("evidence", "verify", str(store), "--json")
+    assert code == 1 and json.loads(out)["result"] == "unavailable"
+    assert tf.snapshot(store) == before
+    conn = sqlite3.connect(store / "ledger.sqlite")
+    assert conn.execute("SELECT COUNT(*) FROM chain").fetchone()[0] > 0
+    conn.close()
