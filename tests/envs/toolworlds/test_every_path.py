@@ -123,7 +123,7 @@ def test_audit_runs_on_a_world(tmp_path: Path) -> None:
     res = agm("audit", "permission", "--seeds", "0-1", "--out", str(tmp_path / "a"))
     assert res.returncode == 0, res.stderr
     doc = json.loads((tmp_path / "a" / "audit.json").read_text())
-    (config,) = doc["card"]["configurations"]
+    config = doc["card"]["configurations"][0]  # the shipped scorer (then the truth scorer)
     crit = config["rows"]["criterion_sensitivity"]
     assert crit["status"] == "pass"
     # The goal-only scorer, probed with every scripted policy at the default (read-only)
