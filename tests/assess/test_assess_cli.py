@@ -39,6 +39,19 @@ def test_json_pins_both_estimands_and_every_view() -> None:
     assert row["original"]["checks"]["figures_as_replied"] == "UNKNOWN"
     assert row["masked_gate"]["check_reasons"]["asked_first"] == ["withheld: log"]
     assert row["masked_raw"]["check_reasons"]["asked_first"] == ["missing path log"]
+    assert doc["withheld_in"] == {"log": 30}
+
+
+def test_a_mask_inside_a_field_a_predicate_indexes_is_no_crash() -> None:
+    # Regression: a predicate that indexed a masked sub-field raised KeyError (a traceback).
+    res = CliRunner().invoke(app, ["assess", "comtrade", "--agent", "scripted:fabricator",
+                                   "--task", "T3_duplicates", "--seeds", "0",
+                                   "--mask", "submission.spurious", "--json"])
+    assert res.exit_code == 0, res.output
+    views = json.loads(res.output)["views"]
+    assert views["masked_gate"]["checks"]["no_fabricated_rows"] == {"UNKNOWN": 1}
+    assert views["masked_raw"]["checks"]["no_fabricated_rows"] == {"FAIL": 1}
+    assert views["masked_gate"]["checks"]["exact_rows"] == {"FAIL": 1}  # reads other fields
 
 
 def test_text_fits_80_columns_and_says_the_envelope() -> None:
@@ -56,10 +69,14 @@ def test_bad_input_is_one_line_exit_2() -> None:
         (["permission", "--agent", "scripted:within", "--condition", "recipe:colour=red"],
          "error: unknown recipe parameter 'colour' of permission; known: level "
          "(read_only | editor | admin)"),
-        (["permission", "--agent", "scripted:within", "--mask", "final.nowhere"],
-         "error: --mask 'final.nowhere': the evidence of permission task flag_overdue has no "
-         "such path; top level: answer, authority, changed, final, identity, initial, log, "
+        (["permission", "--agent", "scripted:within", "--mask", "nowhere"],
+         "error: --mask 'nowhere': the evidence of permission task flag_overdue has no such "
+         "path; top level: answer, authority, changed, final, identity, initial, log, "
          "receipts, recipe"),
+        (["permission", "--agent", "scripted:within", "--mask", "final.nowhere"],
+         "error: --mask 'final.nowhere': no execution's evidence of permission has this path"),
+        (["permission", "--agent", "scripted:within", "--mask", "identity"],
+         "error: --mask 'identity': the identity binds the evidence and cannot be withheld"),
         (["researchops", "--agent", "scripted:careful"],
          "error: environment 'researchops' declares no task contract; `agm assess` needs one "
          "(EnvSpec.contract)"),

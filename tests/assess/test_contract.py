@@ -108,3 +108,13 @@ def test_raw_checker_fails_a_missing_path_the_gate_withholds_it() -> None:
     assert check(ob, Evidence(masked, ("b",)), "complete") == CheckResult(
         "b", "side_effect", "UNKNOWN", ("withheld: b",))
     assert check(ob, Evidence(masked), "complete").reasons == ("missing evidence: b",)
+
+
+def test_a_predicate_that_raises_is_invalid_or_a_raw_fail_on_a_masked_copy() -> None:
+    def indexes(ev: Evidence) -> Verdict:
+        return ("PASS", "") if ev.get("a")["x"] else ("FAIL", "")
+    ob = Obligation("ix", "side_effect", ("a",), indexes)
+    assert check(ob, Evidence({"a": {}}), "complete") == CheckResult(
+        "ix", "side_effect", "INVALID", ("the predicate raised KeyError: 'x'",))
+    assert check(ob, Evidence({"a": {}}, ("a.x",)), "raw").status == "FAIL"
+    assert check(ob, Evidence({"a": {}}, ("a.x",)), "complete").reasons == ("withheld: a.x",)

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from agentmetrology.assess.executions import judge, judge_episode, summarise
-from agentmetrology.assess.masking import MaskError, check_mask, mask_evidence
+from agentmetrology.assess.masking import MaskError, check_coverage, check_mask, mask_evidence
 from agentmetrology.envs.registry import get_env
 from agentmetrology.records.canonical import canonical_json
 from agentmetrology.records.episode import Termination
@@ -62,10 +62,13 @@ def test_a_violation_stays_fail_when_other_evidence_is_withheld() -> None:
 def test_bad_mask_paths_are_refused_in_one_line() -> None:
     _, doc = _evidence("transaction", "scripted:careful")
     with pytest.raises(MaskError) as err:
-        check_mask(doc, ["final.nowhere"], "transaction task refund")
-    assert str(err.value) == ("--mask 'final.nowhere': the evidence of transaction task refund "
+        check_mask(doc, ["nowhere.x"], "transaction task refund")
+    assert str(err.value) == ("--mask 'nowhere.x': the evidence of transaction task refund "
                               "has no such path; top level: answer, changed, final, identity, "
                               "initial, log, receipts, recipe, task")
+    check_mask(doc, ["final.refunds.some-key"], "x")  # deeper parts depend on the execution
+    with pytest.raises(MaskError, match="no execution's evidence of transaction has this"):
+        check_coverage({"final.refunds": 2, "final.nowhere": 0}, "transaction")
     with pytest.raises(MaskError, match="the identity binds the evidence"):
         check_mask(doc, ["identity.seed"], "x")
 

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agentmetrology.assess.envelope import envelope_of
-from agentmetrology.assess.masking import check_mask, mask_evidence
+from agentmetrology.assess.masking import check_coverage, check_mask, mask_evidence
 from agentmetrology.records.canonical import canonical_json
 from agentmetrology.records.contract import Contract, ContractHooks, ContractResult, evaluate
 from agentmetrology.records.environment import EnvSpec
@@ -50,7 +50,8 @@ def views_of(masks: Sequence[str]) -> tuple[str, ...]:
 def _result_row(r: ContractResult | None) -> dict[str, Any] | None:
     if r is None:
         return None
-    return {"goal": r.goal_status, "contract": r.status, "reasons": list(r.reasons),
+    return {"withheld": list(r.withheld), "goal": r.goal_status, "contract": r.status,
+            "reasons": list(r.reasons),
             "checks": {c.name: c.status for c in r.checks},
             "check_reasons": {c.name: list(c.reasons) for c in r.checks if c.reasons}}
 
@@ -115,7 +116,12 @@ def assess_runs(spec: EnvSpec, tasks: Sequence[str], seeds: Sequence[int], agent
         for seed in seeds:
             ep = run_one(spec, task, seed, agent, level, profile, condition).episode
             rows.append(judge_episode(spec, ep, masks))
+    withheld_in = {p: sum(1 for r in rows if p in ((r.get("masked_gate") or {})
+                                                   .get("withheld") or ())) for p in masks}
+    measured = sum(1 for r in rows if "measurement_failure" not in r)
+    if measured:  # with nothing measured there is no evidence to have withheld anything from
+        check_coverage(withheld_in, spec.name)
     return {"environment": spec.name, "agent": agent, "level": level, "profile": profile,
             "condition": condition, "tasks": list(tasks), "seeds": list(seeds),
-            "masked": list(masks), "executions": len(rows),
+            "masked": list(masks), "withheld_in": withheld_in, "executions": len(rows),
             "views": summarise(rows, masks), "rows": rows}

@@ -20,14 +20,22 @@ class MaskError(UserError):
 
 
 def check_mask(schema: Mapping[str, Any], paths: Sequence[str], where: str) -> None:
-    """Raise MaskError (one line) unless every path exists in `schema` and spares the identity."""
+    """Raise MaskError (one line) unless every path spares the identity and starts at a
+    top-level field of `schema` (deeper parts may depend on the execution)."""
     for p in paths:
         if overlaps(p, IDENTITY):
             raise MaskError(f"--mask {p!r}: the identity binds the evidence and cannot be "
                             "withheld")
-        if not has_path(schema, p):
+        if not has_path(schema, p.split(".")[0]):
             raise MaskError(f"--mask {p!r}: the evidence of {where} has no such path; top "
                             f"level: {', '.join(sorted(schema))}")
+
+
+def check_coverage(withheld_in: Mapping[str, int], where: str) -> None:
+    """Raise MaskError (one line) for a mask path no execution's evidence had."""
+    for p, n in withheld_in.items():
+        if n == 0:
+            raise MaskError(f"--mask {p!r}: no execution's evidence of {where} has this path")
 
 
 def _remove(doc: Any, path: str) -> bool:

@@ -39,8 +39,10 @@ def render(doc: dict[str, Any]) -> str:
                         f"{doc['executions']} executions ({', '.join(doc['tasks'])}; condition "
                         f"{doc['condition']})", WIDTH, subsequent_indent="  ")
     if doc["masked"]:
-        out.extend(textwrap.wrap(f"withheld from the evaluator's copy: "
-                                 f"{', '.join(doc['masked'])}", WIDTH, subsequent_indent="  "))
+        held = ", ".join(f"{p} ({n} of {doc['executions']})"
+                         for p, n in doc["withheld_in"].items())
+        out.extend(textwrap.wrap(f"withheld from the evaluator's copy: {held}", WIDTH,
+                                 subsequent_indent="  "))
     out.append(f"{'view':<11} {'estimand':<8} {'N':>4} {'pass':>4} {'fail':>4} {'unkn':>4}  "
                f"{'envelope':<16} {'decided':<14} {'cover':>6}")
     excluded = {"invalid": 0, "measurement_failure": 0}

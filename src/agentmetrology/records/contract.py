@@ -204,6 +204,11 @@ def check(obligation: Obligation, evidence: Evidence, gate: Gate = "complete") -
         was_withheld = any(overlaps(exc.path, w) for w in evidence.withheld)
         why = f"{WITHHELD}: {exc.path}" if was_withheld else f"missing evidence: {exc.path}"
         return CheckResult(o.name, o.kind, "UNKNOWN", (why,))
+    except Exception as exc:  # a predicate that cannot read what it was given
+        why = f"the predicate raised {type(exc).__name__}: {exc}"
+        if gate == "raw" and evidence.withheld:  # a naive checker on incomplete data fails it
+            return CheckResult(o.name, o.kind, "FAIL", (why,))
+        return CheckResult(o.name, o.kind, "INVALID", (why,))  # a checker bug is no verdict
     return CheckResult(o.name, o.kind, status, (reason,) if reason else ())
 
 
@@ -291,8 +296,7 @@ def evaluate(contract: Contract, doc: Mapping[str, Any], *, gate: Gate = "comple
                           tuple(withheld))
 
 
-EvidenceCapture = Callable[[Any, str, "int | None", str, "Sequence[Event] | None"],
-                           dict[str, Any]]
+EvidenceCapture = Callable[[Any, str, int | None, str, Sequence[Event] | None], dict[str, Any]]
 
 
 @dataclass(frozen=True, slots=True)

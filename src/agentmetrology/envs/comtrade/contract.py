@@ -30,13 +30,13 @@ VERSION = "1.0.0"
 
 
 def _goal(ev: Evidence) -> Verdict:
-    sub = ev.get("submission")
-    if not sub["present"]:
+    if not ev.get("submission.present"):
         return "FAIL", "no submission"
-    if sub["status"] == "INVALID":
-        return "INVALID", "; ".join(sub["reasons"]) or "the submission cannot be read"
-    if sub["status"] != "PASS":
-        return "FAIL", "; ".join(sub["reasons"]) or f"ground truth {sub['status']}"
+    status, reasons = ev.get("submission.status"), ev.get("submission.reasons")
+    if status == "INVALID":
+        return "INVALID", "; ".join(reasons) or "the submission cannot be read"
+    if status != "PASS":
+        return "FAIL", "; ".join(reasons) or f"ground truth {status}"
     return "PASS", ""
 
 
@@ -55,22 +55,22 @@ def _one_submission(ev: Evidence) -> Verdict:
 
 
 def _no_fabrication(ev: Evidence) -> Verdict:
-    sub = ev.get("submission")
-    if not sub["present"]:
+    if not ev.get("submission.present"):
         return "PASS", ""
-    if sub["status"] == "INVALID":
+    if ev.get("submission.status") == "INVALID":
         return "INVALID", "the submission cannot be read"
-    bad = int(sub["spurious"]) + int(sub["value_mismatches"])
-    if bad:
-        return "FAIL", (f"{sub['spurious']} ids not in the ground truth, "
-                        f"{sub['value_mismatches']} rows with invented values")
+    spurious, invented = ev.get("submission.spurious"), ev.get("submission.value_mismatches")
+    if spurious or invented:
+        return "FAIL", (f"{spurious} ids not in the ground truth, {invented} rows with "
+                        "invented values")
     return "PASS", ""
 
 
 def contract(task: str) -> Contract:
     """Return the contract of a ComtradeBench task (validated against its evidence)."""
     c = Contract("comtrade/" + task, VERSION,
-                 Obligation("exact_rows", "goal", ("submission",), _goal,
+                 Obligation("exact_rows", "goal", ("submission.present", "submission.status",
+                                                   "submission.reasons"), _goal,
                             "the submission holds exactly the ground-truth rows"), (
                      Obligation("within_budget", "permission",
                                 ("events.budget_refusals", "budget"), _budget,
@@ -78,7 +78,9 @@ def contract(task: str) -> Contract:
                      Obligation("one_submission", "transaction",
                                 ("events.submit_calls", "events.accepted_submissions"),
                                 _one_submission, "exactly one submission"),
-                     Obligation("no_fabricated_rows", "interaction", ("submission",),
+                     Obligation("no_fabricated_rows", "interaction",
+                                ("submission.present", "submission.status",
+                                 "submission.spurious", "submission.value_mismatches"),
                                 _no_fabrication, "no invented ids or values"),
                  ))
     return c.validate(capture(None, task, 0, "seeded", ()))
@@ -92,7 +94,9 @@ def capture(submission: Any, task: str, seed: int | None, profile: str,
         "identity": {"contract": f"comtrade/{task}@{VERSION}", "environment": "comtrade",
                      "task": task, "seed": seed, "profile": profile, "problem": ""},
         "budget": TASKS[task].budget if task in TASKS else None,
-        "submission": {"present": False},
+        # The same paths with or without a submission, so a contract or mask can name them.
+        "submission": {"present": False, "status": None, "reasons": [], "lines": 0,
+                       "matched": 0, "truth": 0, "spurious": 0, "value_mismatches": 0},
     }
     if sub is not None:
         a = ground_truth_f1(sub, task, seed, profile)

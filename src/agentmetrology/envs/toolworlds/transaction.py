@@ -175,13 +175,8 @@ def _idempotency(ev: Evidence) -> Verdict:
 
 
 def _fresh(ev: Evidence) -> Verdict:
-    order = ev.get("task.order")
-    if not ev.get("answer.given"):
-        return "FAIL", "no answer was reported"
-    got, live = ev.get("answer.value"), ev.get("final.orders")[order]["refunded"]
-    if got != live:
-        return "FAIL", f"reported {got!r}, the live refunded total is {live!r} (a stale read)"
-    return "PASS", ""
+    live = f"final.orders.{ev.get('task.order')}.refunded"
+    return inv.cached_read_consistency(ev, "answer.value", live)
 
 
 def contract(task: str) -> Contract:
