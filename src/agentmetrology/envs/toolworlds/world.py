@@ -203,9 +203,10 @@ class World:
             unknown = sorted(set(kwargs) - set(props))
             missing = [k for k in required if k not in kwargs]
             if unknown or missing:
-                return self._stamp({"error": f"{spec.name}: unknown argument(s) "
-                                             f"{', '.join(unknown) or 'none'}; missing "
-                                             f"{', '.join(missing) or 'none'}"})
+                why = [*([f"unknown argument(s) {', '.join(unknown)}"] if unknown else []),
+                       *([f"missing argument(s) {', '.join(missing)}"] if missing else [])]
+                return self._stamp({"error": f"{spec.name}: {'; '.join(why)}; expected "
+                                             f"{', '.join(props) or 'none'}"})
             return self._stamp(fn(**kwargs))
         return call
 
