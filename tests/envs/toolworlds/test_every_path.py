@@ -130,3 +130,22 @@ def test_audit_runs_on_a_world(tmp_path: Path) -> None:
     # authority: only the careless one misses the goal.
     assert crit["evidence"]["score_mean_by_probe"] == {
         "careless": 0.0, "collateral": 1.0, "overreach": 1.0, "silent": 1.0, "within": 1.0}
+
+
+def test_campaign_status_keeps_unknown_contracts_out_of_the_mean(tmp_path: Path) -> None:
+    (tmp_path / "c.toml").write_text(CAMPAIGN.replace('"perm"', '"clar"')
+                                     .replace('"permission"', '"clarification"')
+                                     .replace('["flag_overdue"]', '["draft_notice"]')
+                                     .replace('"0-1"', '"0-9"')
+                                     .replace(', "recipe:level=editor"', "")
+                                     .split("[[targets]]")[0]
+                                     + '[[targets]]\nname = "clarify"\nkind = "scripted"\n'
+                                       'agent = "scripted:clarify"\n')
+    store = tmp_path / "store"
+    assert agm("campaign", "run", str(tmp_path / "c.toml"), "--store", str(store)).returncode \
+        == 0
+    doc = json.loads(agm("campaign", "status", "--store", str(store), "--json").stdout)
+    scores = doc["campaigns"][0]["scores"]["clarify"]
+    assert scores["contract"] == {"mean_score": 1.0, "n": 10, "scored": 6,
+                                  "statuses": {"PASS": 6, "UNKNOWN": 4}}
+    assert scores["goal"]["statuses"] == {"PASS": 10}
