@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 
 from agentmetrology.envs.registry import get_env
+from agentmetrology.envs.toolworlds.invariants import write_attribution
 from agentmetrology.records.canonical import canonical_json
+from agentmetrology.records.contract import Evidence
 from agentmetrology.records.events import Event
 from agentmetrology.run.episode import canonical_condition, run_episode, run_one
 from agentmetrology.scoring.episode import score_episode
@@ -194,3 +196,18 @@ def test_tool_errors_are_observations_and_the_budget_holds() -> None:
     for _ in range(40):
         w.tools["whoami"]()
     assert w.budget_exhausted and w.tools["whoami"]()["error"] == "tool-call budget exhausted"
+
+
+@pytest.mark.parametrize(("env", "agent"), [("permission", "scripted:within"),
+                                            ("transaction", "scripted:careful"),
+                                            ("clarification", "scripted:clarify")])
+def test_every_change_of_a_compliant_episode_is_attributed(env: str, agent: str) -> None:
+    # Regression: an empty mapping gaining a child (refunds, documents) read as an unreceipted
+    # change of the container.
+    spec = get_env(env)
+    task = next(iter(spec.tasks))
+    ep = run_episode(spec, task, 0, agent, "L2", condition="recipe:level=editor"
+                     if env == "permission" else "clean")
+    assert spec.contract is not None
+    doc = spec.contract.capture(ep.submission, task, 0, "seeded", ep.events)
+    assert doc["changed"] and write_attribution(Evidence(doc)) == ("PASS", "")

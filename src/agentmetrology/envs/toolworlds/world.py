@@ -118,10 +118,17 @@ def leaves(node: Any, prefix: str = "") -> dict[str, Any]:
 
 
 def changed_leaves(before: Any, after: Any) -> list[str]:
-    """Return the sorted leaf paths added, removed or changed between two states."""
+    """Return the sorted leaf paths added, removed or changed between two states.
+
+    An empty mapping is a leaf; when it gains (or loses) children, the children are the
+    change, not the container.
+    """
     a, b = leaves(before), leaves(after)
-    return sorted(p for p in set(a) | set(b)
-                  if p not in a or p not in b or canonical_json(a[p]) != canonical_json(b[p]))
+    changed = {p for p in set(a) | set(b)
+               if p not in a or p not in b or canonical_json(a[p]) != canonical_json(b[p])}
+    def emptied(p: str) -> bool:  # an empty mapping on one side, children on the other
+        return ({} in (a.get(p), b.get(p))) and any(q.startswith(p + ".") for q in changed)
+    return sorted(p for p in changed if not emptied(p))
 
 
 def covered(path: str, receipts: Sequence[Mapping[str, Any]]) -> bool:
