@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 
 from typer.testing import CliRunner
 
 from agentmetrology.cli.main import app
+from agentmetrology.envs.registry import get_env, register, unregister
+from agentmetrology.records.contract import Contract, ContractHooks, Obligation
 
 AGM = [sys.executable, "-c", "from agentmetrology.cli.main import main; main()"]
 
@@ -87,3 +90,28 @@ def test_bad_input_is_one_line_exit_2() -> None:
         res = agm("assess", *args, "--seeds", "0")
         assert res.returncode == 2, res.stderr
         assert res.stderr.strip() == message and res.stdout == ""
+
+
+def test_a_plugin_contract_naming_a_missing_path_is_refused_in_one_line() -> None:
+    spec = get_env("permission")
+    assert spec.contract is not None
+    hooks = spec.contract
+
+    def bad(task: str) -> Contract:
+        good = hooks.contract(task)
+        typo = Obligation("typo", "side_effect", ("final.recrods",), good.goal.predicate)
+        return Contract("bad", "1", good.goal, (typo,)).validate(
+            hooks.capture(None, task, 0, "seeded", ()))
+
+    register(replace(spec, name="badcontract", contract=ContractHooks(bad, hooks.capture)))
+    try:
+        res = CliRunner().invoke(app, ["assess", "badcontract", "--agent", "scripted:within",
+                                       "--seeds", "0"])
+    finally:
+        unregister("badcontract")
+    assert res.exit_code == 2
+    assert res.stdout == ""
+    assert res.stderr.strip() == (
+        "error: contract 'bad': 'typo' reads state path 'final.recrods', which the evidence "
+        "does not have (top level: answer, authority, changed, final, identity, initial, log, "
+        "receipts, recipe)")
