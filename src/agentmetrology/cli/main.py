@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from agentmetrology.cli.archive_cmd import archive_app
+from agentmetrology.cli.assess_cmd import assess_cmd
 from agentmetrology.cli.audit_cmd import audit_cmd
 from agentmetrology.cli.campaign_cmd import campaign_app
 from agentmetrology.cli.demo_cmd import demo_table
@@ -34,6 +35,7 @@ app.command("score")(score_cmd)
 app.add_typer(stats_app, name="stats", help="Reliability statistics for a results table.")
 app.command("audit")(audit_cmd)
 app.command("diagnose")(diagnose_cmd)
+app.command("assess")(assess_cmd)
 app.add_typer(campaign_app, name="campaign", help="Run and track campaigns in an evidence store.")
 app.add_typer(serve_app, name="serve", help="Serve environments' tools (MCP) to any client.")
 app.add_typer(archive_app, name="archive", help="Audit archived runs without new rollouts.")

@@ -16,7 +16,10 @@ from agentmetrology.records.errors import UserError
 
 ENTRY_POINT_GROUP = "agentmetrology.environments"
 BUILTINS: dict[str, str] = {"comtrade": "agentmetrology.envs.comtrade.spec:SPEC",
-                             "researchops": "agentmetrology.envs.researchops.spec:SPEC"}
+                             "researchops": "agentmetrology.envs.researchops.spec:SPEC",
+                             "permission": "agentmetrology.envs.toolworlds.spec:PERMISSION",
+                             "transaction": "agentmetrology.envs.toolworlds.spec:TRANSACTION",
+                             "clarification": "agentmetrology.envs.toolworlds.spec:CLARIFICATION"}
 _loaded: dict[str, EnvSpec] = {}
 _registered: dict[str, EnvSpec] = {}
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from agentmetrology.records.assessment import Assessment
+from agentmetrology.records.contract import ContractHooks
 from agentmetrology.records.episode import Episode
 from agentmetrology.records.events import Event
 from agentmetrology.records.policy import LEVELS, Level, Policy
@@ -218,6 +219,8 @@ class EnvSpec:
     mutation_hooks: Mapping[str, Callable[[Any], Any]] = field(default_factory=dict)
     max_steps: int = 30
     serve_name: str = ""  # MCP server name (default agentmetrology-NAME)
+    # The task contracts and the evidence capture `agm assess` checks them on (None: no contract).
+    contract: ContractHooks | None = None
 
     @property
     def levels(self) -> tuple[Level, ...]:

@@ -8,6 +8,7 @@ from typing import Any, cast
 
 from agentmetrology.envs.comtrade.actions import episode_actions
 from agentmetrology.envs.comtrade.adversary import canonical_condition
+from agentmetrology.envs.comtrade.contract import HOOKS as CONTRACT
 from agentmetrology.envs.comtrade.environment import ComtradeEnv
 from agentmetrology.envs.comtrade.generator import generate_rows, generator_seed
 from agentmetrology.envs.comtrade.harness import MAX_STEPS, run_l0, run_l1
@@ -134,5 +135,5 @@ SPEC = EnvSpec(
     read_submission=_read, row_extras=_extras,
     columns=(Column("GT F1", "ground_truth.f1"), Column("recall", "ground_truth.recall"),
              Column("precision", "ground_truth.precision"), Column("judge", "judge.total", 1)),
-    audit=AUDIT, max_steps=MAX_STEPS, serve_name="agentmetrology-comtrade",
+    audit=AUDIT, max_steps=MAX_STEPS, serve_name="agentmetrology-comtrade", contract=CONTRACT,
 )

@@ -1,0 +1,99 @@
+"""`agm assess ENV`: goal-only and full-contract estimands, envelopes, original vs masked views."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from typing import Any
+
+import typer
+
+from agentmetrology.assess.executions import ESTIMANDS, assess_runs
+from agentmetrology.cli.env_cmd import env_arg
+from agentmetrology.cli.errors import fail
+from agentmetrology.run.episode import canonical_condition
+from agentmetrology.run.seeds import parse_seeds
+
+WIDTH = 80
+VIEW_LABEL = {"original": "original", "masked_raw": "masked/raw",
+              "masked_gate": "masked/gate"}
+
+
+def _pct(x: float | None) -> str:
+    return "—" if x is None else f"{x * 100:.1f}%"
+
+
+def _line(view: str, estimand: str, e: dict[str, Any]) -> str:
+    env = e["envelope"]
+    band = "—" if env is None else f"[{_pct(env[0])}, {_pct(env[1])}]"
+    ratio = "—" if e["decided_ratio"] is None else \
+        f"{e['pass']}/{e['decided']} {_pct(e['decided_ratio'])}"
+    fails = e["fail"] + e["partial"]
+    return (f"{VIEW_LABEL[view]:<11} {estimand:<8} {e['admissible']:>4} {e['pass']:>4} "
+            f"{fails:>4} {e['unknown']:>4}  {band:<16} {ratio:<14} {_pct(e['coverage']):>6}")
+
+
+def render(doc: dict[str, Any]) -> str:
+    """Return the assessment as text that fits 80 columns."""
+    out = textwrap.wrap(f"{doc['environment']}: {doc['agent']} at {doc['level']}, "
+                        f"{doc['executions']} executions ({', '.join(doc['tasks'])}; condition "
+                        f"{doc['condition']})", WIDTH, subsequent_indent="  ")
+    if doc["masked"]:
+        held = ", ".join(f"{p} ({n} of {doc['executions']})"
+                         for p, n in doc["withheld_in"].items())
+        out.extend(textwrap.wrap(f"withheld from the evaluator's copy: {held}", WIDTH,
+                                 subsequent_indent="  "))
+    out.append(f"{'view':<11} {'estimand':<8} {'N':>4} {'pass':>4} {'fail':>4} {'unkn':>4}  "
+               f"{'envelope':<16} {'decided':<14} {'cover':>6}")
+    excluded = {"invalid": 0, "measurement_failure": 0}
+    for view, est in doc["views"].items():
+        for e in ESTIMANDS:
+            out.append(_line(view, e, est[e]))
+        for k in excluded:
+            excluded[k] = max(excluded[k], est["contract"]["excluded"][k])
+    out.append(f"excluded (not admissible): {excluded['invalid']} invalid, "
+               f"{excluded['measurement_failure']} measurement failures")
+    for view, est in doc["views"].items():
+        checks = "; ".join(f"{name} " + " ".join(f"{s}={n}" for s, n in sorted(c.items()))
+                           for name, c in est["checks"].items())
+        out.extend(textwrap.wrap(f"checks ({VIEW_LABEL[view]}): {checks}", WIDTH,
+                                 subsequent_indent="  ", break_on_hyphens=False))
+    return "\n".join(out)
+
+
+def assess_cmd(
+    env: str = typer.Argument(..., help="Environment with task contracts, e.g. permission."),
+    task: str = typer.Option("all", "--task", help="Task id, comma-separated ids, or 'all'."),
+    seeds: str = typer.Option("0-9", "--seeds", help="Episode seeds: 0-9, 3 or 1,4,7."),
+    agent: str = typer.Option(..., "--agent", help="A model-free agent, e.g. scripted:within."),
+    level: str = typer.Option("L2", "--level", help="Scaffold level."),
+    profile: str = typer.Option(None, "--profile", help="Data profile (default: the first)."),
+    condition: str = typer.Option("clean", "--condition",
+                                  help="clean, or a recipe such as recipe:level=editor."),
+    mask: list[str] = typer.Option([], "--mask",
+                                   help="Evidence path to withhold from the evaluator's copy "
+                                        "(repeatable), e.g. final.records."),
+    json_out: bool = typer.Option(False, "--json", help="Print the assessment as JSON."),
+) -> None:
+    """Check executions against their task contracts: goal-only and full-contract estimands."""
+    spec = env_arg(env)
+    tasks = list(spec.tasks) if task == "all" else [t for t in task.split(",") if t]
+    for t in tasks:
+        try:
+            spec.check_task(t)
+        except ValueError as exc:
+            fail(str(exc))
+    try:
+        seed_list = parse_seeds(seeds)
+        prof = profile or spec.profiles[0]
+        spec.check_profile(prof)
+        cond = canonical_condition(spec, condition)
+    except ValueError as exc:
+        fail(str(exc))
+    if agent not in spec.agents:
+        fail(f"unknown agent {agent!r}; {spec.name} has: {', '.join(spec.agents)}")
+    try:
+        doc = assess_runs(spec, tasks, seed_list, agent, level, prof, cond, mask)
+    except ValueError as exc:  # UserError included: a bad contract or mask path
+        fail(str(exc))
+    print(json.dumps(doc) if json_out else render(doc))

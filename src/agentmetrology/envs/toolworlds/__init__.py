@@ -1,0 +1,1 @@
+"""Tool worlds: small stateful worlds (permission, transaction, clarification) with contracts."""
