@@ -1,0 +1,153 @@
+"""`agm audit inspect TASK` and `agm audit census`: audit Inspect AI tasks' scorers.
+
+Routed from `agm audit` (cli/main.py): `agm audit inspect ...` and `agm audit census ...` reach
+this module's app; every other `agm audit TARGET` is the built-in auditor.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from agentmetrology.audit.output import write_audit
+from agentmetrology.cli.audit_cmd import card_tables, invalid_lines
+from agentmetrology.cli.console import make_console
+from agentmetrology.cli.errors import fail
+from agentmetrology.report.numberguard import NumberGuardError
+
+SUBCOMMANDS = ("inspect", "census")
+PLACEHOLDER_KEY = "agm-no-key"  # a local judge ignores the key; never a real credential
+REASON_CHARS = 160
+
+inspect_app = typer.Typer(name="audit", no_args_is_help=True, add_completion=False,
+                          pretty_exceptions_enable=False, rich_markup_mode=None,
+                          help="Audit Inspect AI tasks' scorers.")
+
+
+@inspect_app.callback()
+def _group() -> None:
+    """Audit Inspect AI tasks' scorers (`inspect TASK`) or many at once (`census`)."""
+
+
+def route(argv: list[str]) -> list[str] | None:
+    """Return the arguments for this module's app when argv is `audit inspect|census ...`."""
+    if len(argv) >= 2 and argv[0] == "audit" and argv[1] in SUBCOMMANDS:
+        return argv[1:]
+    return None
+
+
+def _slug(spec: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", spec).strip("-") or "task"
+
+
+def _judge(model: str | None, base_url: str | None, key_env: str | None) -> Any:
+    from agentmetrology.audit.targets.inspect_run import Judge
+
+    if model is None:
+        if base_url or key_env:
+            fail("--base-url and --api-key-env need --judge-model")
+        return None
+    if key_env:
+        key = os.environ.get(key_env)
+        if not key:
+            fail(f"the API key variable {key_env} is not set")
+    elif base_url:
+        key = PLACEHOLDER_KEY
+    else:
+        key = os.environ.get("OPENAI_API_KEY") or ""
+        if not key:
+            fail("--judge-model without --base-url needs OPENAI_API_KEY (or --api-key-env)")
+    return Judge(model, base_url, key)
+
+
+def emit(doc: dict[str, Any], out: Path, json_out: bool) -> None:
+    """Write the four artifacts and print the card, do-nothing verdicts and INVALID reasons."""
+    import json
+
+    from agentmetrology.records.canonical import to_plain
+    from agentmetrology.report.inspect_report import render_inspect_report
+
+    try:
+        markdown, html = render_inspect_report(doc)
+    except NumberGuardError as exc:
+        fail(f"report refused by the number guard: {exc}")
+    try:
+        paths = write_audit(out, doc, markdown, html)
+    except OSError as exc:
+        fail(f"cannot write the audit into {out}: {exc.strerror or exc}")
+    if json_out:
+        print(json.dumps(to_plain(doc["card"]), indent=2, sort_keys=True))
+        return
+    con = make_console()
+    for table in card_tables(con, doc["card"]):
+        con.print(table)
+    t = doc["target"]
+    con.print(f"samples: {t['samples_audited']} audited of {t['dataset_samples']}, "
+              f"{t['samples_without_target']} without a usable target", markup=False)
+    for k in t["scorers"]:
+        e = k.get("empty_trajectory")
+        line = f"{k['scorer']}: {k['kind']} ({k['basis']})"
+        if e:
+            line += f"; do-nothing passes {e['passed']} of {e['scored']} scored"
+            if e["invalid"]:
+                line += f", {e['invalid']} INVALID"
+        con.print(line, markup=False)
+        for r in (e or {}).get("invalid_reasons", []):
+            con.print(f"  empty trajectory: {r['cells']} × {_cut(r['reason'])}", markup=False)
+    for line in invalid_lines(doc):
+        con.print(line, markup=False)
+    con.print(f"audit.json: {paths['audit']}", markup=False)
+    con.print(f"HTML report: {paths['html'].resolve()}", markup=False)
+
+
+def _cut(text: str) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= REASON_CHARS else text[:REASON_CHARS] + "…"
+
+
+@inspect_app.command("inspect")
+def inspect_cmd(
+    task: str = typer.Argument(..., help="An Inspect task: package/task or file.py@task."),
+    task_arg: list[str] = typer.Option([], "-T", "--task-arg", help="Task argument key=value "
+                                                                  "(repeatable)."),
+    limit: int = typer.Option(None, "--limit", min=1, help="Audit the first N samples."),
+    judge_model: str = typer.Option(None, "--judge-model", help="Judge model for scorers that "
+                                    "call a model (OpenAI-compatible)."),
+    base_url: str = typer.Option(None, "--base-url", help="The judge's OpenAI-compatible URL."),
+    api_key_env: str = typer.Option(None, "--api-key-env", help="Variable holding the judge's "
+                                    "key (default: none for --base-url)."),
+    scorer_timeout: float = typer.Option(10.0, "--scorer-timeout", min=0.001, max=86400.0,
+                                         help="Seconds one scorer call may take; a slower "
+                                              "call is INVALID."),
+    no_empty: bool = typer.Option(False, "--no-empty-trajectory",
+                                  help="Skip the do-nothing run of the task's own solver."),
+    out: Path = typer.Option(None, "--out", help="Output directory "
+                             "(default out/audit-inspect-TASK)."),
+    json_out: bool = typer.Option(False, "--json", help="Print the card as JSON."),
+) -> None:
+    """Probe an Inspect task's own scorers with forged outputs; write a validity card."""
+    from agentmetrology.audit.targets.inspect_load import (
+        InspectLoadError,
+        load_task,
+        parse_task_args,
+    )
+    from agentmetrology.audit.targets.inspect_target import audit_inspect
+
+    try:
+        args = parse_task_args(task_arg)
+    except ValueError as exc:
+        fail(str(exc))
+    judge = _judge(judge_model, base_url, api_key_env)
+    try:
+        loaded = load_task(task, args, limit)
+    except InspectLoadError as exc:
+        fail(str(exc) + (f" (needs {exc.needs})" if exc.needs else ""))
+    if loaded.needs:
+        fail(f"not probed: {task} needs {loaded.needs}")
+    doc = audit_inspect(loaded, task_args=args, timeout=scorer_timeout, judge=judge,
+                        empty_trajectory=not no_empty)
+    emit(doc, out or Path(f"out/audit-inspect-{_slug(task)}"), json_out)
