@@ -151,3 +151,79 @@ def inspect_cmd(
     doc = audit_inspect(loaded, task_args=args, timeout=scorer_timeout, judge=judge,
                         empty_trajectory=not no_empty)
     emit(doc, out or Path(f"out/audit-inspect-{_slug(task)}"), json_out)
+
+
+@inspect_app.command("census")
+def census_cmd(
+    tasks: str = typer.Option(None, "--tasks", help="Comma-separated benchmarks: Inspect task "
+                              "specs, builtin:comtrade, builtin:bfcl (default: the census "
+                              "list in docs/inspect.md)."),
+    limit: int = typer.Option(5, "--limit", min=1, help="Samples per Inspect task."),
+    scorer_timeout: float = typer.Option(10.0, "--scorer-timeout", min=0.001, max=86400.0,
+                                         help="Seconds one scorer call may take."),
+    worker_timeout: float = typer.Option(900.0, "--task-timeout", min=1.0, max=86400.0,
+                                         help="Seconds one benchmark's whole audit may take."),
+    taubench_archive: Path = typer.Option(None, "--taubench-archive", help="A tau-bench run "
+                                          "archive (JSON rows) for the do-nothing count."),
+    out: Path = typer.Option(Path("out/audit-census"), "--out", help="Output directory."),
+) -> None:
+    """Audit many benchmarks' scorers; write census.json, report.md/html and census.svg."""
+    from agentmetrology.audit.census import DEFAULT_TASKS, run_census
+    from agentmetrology.audit.census_tau2 import TAU2_DOMAINS, archive_census, tau2_census
+    from agentmetrology.audit.output import write_json
+    from agentmetrology.audit.targets.inspect_load import InspectLoadError
+    from agentmetrology.report.census_report import render_census_report
+
+    specs = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else list(DEFAULT_TASKS)
+    if not specs:
+        fail("--tasks names no benchmark")
+    archive = None
+    if taubench_archive is not None:
+        try:
+            archive = archive_census(taubench_archive)
+        except (ValueError, KeyError, TypeError) as exc:
+            fail(str(exc))
+    con = make_console()
+
+    def progress(spec: str, done: int, total: int) -> None:
+        if spec != "done":
+            con.print(f"census {done + 1}/{total}: {spec}", markup=False)
+
+    doc = run_census(specs, limit, scorer_timeout, worker_timeout, progress)
+    tau2 = []
+    for spec in specs:
+        domain = spec.removeprefix("inspect_evals/tau2_")
+        if spec.startswith("inspect_evals/tau2_") and domain in TAU2_DOMAINS:
+            try:
+                tau2.append(tau2_census(domain, limit, scorer_timeout))
+            except InspectLoadError as exc:
+                con.print(f"tau2 {domain}: not probed: {exc}", markup=False)
+    doc["tau2"] = tau2
+    doc["taubench_archive"] = archive
+    try:
+        markdown, html, svg = render_census_report(doc)
+    except NumberGuardError as exc:
+        fail(f"report refused by the number guard: {exc}")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        write_json(out / "census.json", doc)
+        for name, text in (("report.md", markdown), ("report.html", html),
+                           ("census.svg", svg)):
+            (out / name).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot write the census into {out}: {exc.strerror or exc}")
+    s = doc["summary"]
+    con.print(f"{s['probed']} of {s['benchmarks']} benchmarks probed, {s['scorers']} scorers; "
+              f"kinds: {s['by_kind']}; criterion: {s['by_criterion']}", markup=False)
+    for r in doc["rows"]:
+        if r["status"] != "probed":
+            con.print(f"not probed: {r['benchmark']} needs {r['needs']}", markup=False)
+    for t in tau2:
+        line = f"{t['spec']}: do-nothing passes {t['shipped']['passed']} of " \
+               f"{t['shipped']['scored']}"
+        if "database_unchanged" in t:
+            line += (f" (database unchanged {t['database_unchanged']['passed']}, required "
+                     f"outputs {t['required_outputs']['passed']}, both {t['both']})")
+        con.print(line, markup=False)
+    con.print(f"census.json: {out / 'census.json'}", markup=False)
+    con.print(f"HTML report: {(out / 'report.html').resolve()}", markup=False)

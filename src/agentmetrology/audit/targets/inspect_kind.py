@@ -16,6 +16,7 @@ from typing import Any
 STRING_MATCH = frozenset({"match", "includes", "exact", "pattern", "answer", "choice", "f1"})
 JUDGE_NAMES = frozenset({"get_model", "model_graded_qa", "model_graded_fact"})
 EPISODE_NAMES = frozenset({"store", "store_as", "sandbox", "messages", "tool_calls"})
+FULL_EPS = 1e-9
 MAX_DEPTH = 4  # closures of closures: enough for scorer factories and multi_scorer wrappers
 
 
@@ -63,7 +64,11 @@ def classify(name: str, fn: Any, judge_calls: int, forged_scores: list[list[floa
         return "unknown", "it returned no number on any probe"
     full = [s for s in forged_scores if len(s) >= 2]
     if full and all(len(set(s)) == 1 for s in full) and len({s[0] for s in full}) == 1:
-        return "shape", "every forged output, correct or not, got the same score"
+        if full[0][0] >= 1.0 - FULL_EPS:
+            return "shape", "every forged output, correct or not, got full credit"
+        if len(set(empty_scores)) > 1 or names & EPISODE_NAMES:
+            return "outcome", "the output text never changes its verdict: it scores the episode"
+        return "unknown", "every forged output, even the target itself, got the same partial score"
     if names & EPISODE_NAMES:
         return "outcome", "reads the episode (" + ", ".join(sorted(names & EPISODE_NAMES)) + ")"
     if len(set(empty_scores)) > 1:

@@ -63,6 +63,8 @@ class RunResult:
 
     cells: dict[tuple[str, str, int], ScoreOutcome]
     judge_calls: dict[int, int]
+    # A scorer returning a dict of numbers (e.g. utility, security): each key's outcome.
+    parts: dict[tuple[str, str, int], dict[str, ScoreOutcome]] = field(default_factory=dict)
     timeouts: dict[int, int] = field(default_factory=dict)  # consecutive, per scorer
 
 
@@ -93,20 +95,36 @@ def _reason(exc: BaseException) -> str:
     return text[:MAX_REASON]
 
 
-async def call_scorer(scorer: Any, state: Any, timeout: float) -> ScoreOutcome:
-    """Call one scorer on a state: a number, or INVALID with why (raise, timeout, non-number)."""
+Parts = dict[str, ScoreOutcome] | None
+
+
+async def call_scorer(scorer: Any, state: Any, timeout: float) -> tuple[ScoreOutcome, Parts]:
+    """Call one scorer on a state: a number, or INVALID with why (raise, timeout, non-number).
+
+    A dict value is INVALID as one number; its keys' values come back as parts, each a number
+    or INVALID on its own.
+    """
     try:
         score = await asyncio.wait_for(scorer(state, state.target), timeout)
     except TimeoutError:
-        return ScoreOutcome(None, "INVALID", f"timeout after {timeout:g} s")
+        return ScoreOutcome(None, "INVALID", f"timeout after {timeout:g} s"), None
     except Exception as exc:  # a scorer crash is a missing measurement, not a zero
-        return ScoreOutcome(None, "INVALID", f"scorer raised {_reason(exc)}")
+        return ScoreOutcome(None, "INVALID", f"scorer raised {_reason(exc)}"), None
     if score is None:
-        return ScoreOutcome(None, "INVALID", "scorer returned None")
-    value, why = to_number(getattr(score, "value", score))
+        return ScoreOutcome(None, "INVALID", "scorer returned None"), None
+    raw = getattr(score, "value", score)
+    value, why = to_number(raw)
     if value is None:
-        return ScoreOutcome(None, "INVALID", f"scorer {why}")
-    return ScoreOutcome(value, "ok", str(getattr(score, "explanation", "") or "")[:MAX_REASON])
+        parts = None
+        if isinstance(raw, dict):
+            parts = {}
+            for k, v in raw.items():
+                num, bad = to_number(v)
+                parts[str(k)] = ScoreOutcome(num) if num is not None else ScoreOutcome(
+                    None, "INVALID", f"scorer key {k!r} {bad}")
+        return ScoreOutcome(None, "INVALID", f"scorer {why}"), parts
+    return ScoreOutcome(value, "ok",
+                        str(getattr(score, "explanation", "") or "")[:MAX_REASON]), None
 
 
 def _mock_model(text: str = "") -> Any:
@@ -173,7 +191,7 @@ def _scoring_solver(scorers: Sequence[Any], inner: Any, forged: dict[str, Forged
                 counter = [0]
                 token = _SCORING.set(counter)
                 try:
-                    out = await call_scorer(sc, state, timeout)
+                    out, parts = await call_scorer(sc, state, timeout)
                 finally:
                     _SCORING.reset(token)
                 timed_out = out.status == "INVALID" and out.message.startswith("timeout")
@@ -181,7 +199,9 @@ def _scoring_solver(scorers: Sequence[Any], inner: Any, forged: dict[str, Forged
                 if counter[0]:
                     result.judge_calls[i] = result.judge_calls.get(i, 0) + counter[0]
                     if not has_judge:  # the mock answered: that verdict means nothing
-                        out = ScoreOutcome(None, "INVALID", NEEDS_JUDGE)
+                        out, parts = ScoreOutcome(None, "INVALID", NEEDS_JUDGE), None
+                if parts is not None:
+                    result.parts[(sid or key, probe_name, i)] = parts
                 result.cells[(sid or key, probe_name, i)] = out
             return state
 

@@ -30,6 +30,7 @@ from agentmetrology.audit.targets.inspect_run import (
 __all__ = ["PROBES", "RESOLUTION", "InspectScorerTarget", "audit_inspect"]
 
 PROBES = (*PROBE_NAMES, "empty_trajectory")
+Cells = dict[tuple[str, str], ScoreOutcome]  # (sample id, probe) -> one scorer's verdict
 RESOLUTION = 1e-6  # Inspect scores are exact values (C/I, 0/1, fractions): any gap separates
 PASS_EPS = 1e-9  # a do-nothing "pass" is full credit
 
@@ -40,14 +41,13 @@ class InspectScorerTarget:
     name = "inspect"
     resolution = RESOLUTION
 
-    def __init__(self, loaded: LoadedTask, index: int, kind: str,
-                 battery: dict[str, list[Probe]], cells: dict[tuple[str, str, int],
-                                                              ScoreOutcome]) -> None:
+    def __init__(self, loaded: LoadedTask, scorer: str, kind: str,
+                 battery: dict[str, list[Probe]], cells: Cells) -> None:
         self.name = loaded.spec
-        self.scorer_name = loaded.scorer_names[index]
+        self.scorer_name = scorer
         # "string-match" is a kind of this target the shared Literal does not list yet.
         self.scorer_kind = cast(ScorerKind, kind)
-        self._loaded, self._index, self._battery, self._cells = loaded, index, battery, cells
+        self._loaded, self._battery, self._cells = loaded, battery, cells
 
     def ownership_map(self) -> Ownership | None:
         """Return None: Inspect does not expose who owns the harness's decisions."""
@@ -69,7 +69,7 @@ class InspectScorerTarget:
     def score(self, ref: TaskRef, submission: Any) -> ScoreOutcome:
         """Return the scorer's verdict recorded for (sample, probe)."""
         probe = submission[0]
-        return self._cells.get((ref.task_id, probe, self._index)) or ScoreOutcome(
+        return self._cells.get((ref.task_id, probe)) or ScoreOutcome(
             None, "INVALID", "not scored")
 
 
@@ -83,8 +83,8 @@ def _battery(loaded: LoadedTask) -> dict[str, list[Probe]]:
     return out
 
 
-def _empty_summary(loaded: LoadedTask, empty: RunResult, index: int) -> dict[str, Any]:
-    cells = [empty.cells.get((i.sample_id, "empty_trajectory", index)) for i in loaded.infos]
+def _empty_summary(loaded: LoadedTask, scored: Cells) -> dict[str, Any]:
+    cells = [scored.get((i.sample_id, "empty_trajectory")) for i in loaded.infos]
     ok = [c for c in cells if c is not None and c.status == "ok" and c.value is not None]
     bad = [c for c in cells if c is None or c.status != "ok" or c.value is None]
     passed = sum(1 for c in ok if c.value is not None and c.value >= 1.0 - PASS_EPS)
@@ -98,12 +98,29 @@ def _empty_summary(loaded: LoadedTask, empty: RunResult, index: int) -> dict[str
                                 sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))[:5]]}
 
 
-def _forged_scores(battery: dict[str, list[Probe]], res: RunResult,
-                   index: int) -> list[list[float]]:
+def _forged_scores(battery: dict[str, list[Probe]], cells: Cells) -> list[list[float]]:
     out = []
     for sid, probes in battery.items():
-        vals = [res.cells.get((sid, p.name, index)) for p in probes]
+        vals = [cells.get((sid, p.name)) for p in probes if p.name != "empty_trajectory"]
         out.append([v.value for v in vals if v is not None and v.value is not None])
+    return out
+
+
+def _scorer_cells(res: RunResult, index: int, name: str) -> list[tuple[str, Cells]]:
+    """Return (scorer label, its cells): one scorer, or one per key of a dict-valued scorer."""
+    mine = {(sid, p): c for (sid, p, i), c in res.cells.items() if i == index}
+    parts = {(sid, p): d for (sid, p, i), d in res.parts.items() if i == index}
+    if not parts:
+        return [(name, mine)]
+    keys = sorted({k for d in parts.values() for k in d})
+    out = []
+    for k in keys:
+        cells: Cells = {}
+        for cell, whole in mine.items():
+            d = parts.get(cell)
+            cells[cell] = whole if d is None else d.get(k) or ScoreOutcome(
+                None, "INVALID", f"scorer returned no key {k!r}")
+        out.append((f"{name}[{k}]", cells))
     return out
 
 
@@ -123,18 +140,31 @@ def audit_inspect(loaded: LoadedTask, *, task_args: dict[str, Any] | None = None
                for i in range(len(loaded.scorer_names))):
             probes.append(Probe("empty_trajectory", ("empty_trajectory", None), 0.0,
                                 {"degraded": True, "reason": "a model that answers nothing"}))
+    for (sid, probe, i), d in empty.parts.items():
+        res.parts[(sid, probe, i)] = d
     docs, kinds = [], []
     for i, name in enumerate(loaded.scorer_names):
         fn = loaded.task.scorer[i]
-        empties = [c.value for (s, p, j), c in empty.cells.items()
-                   if j == i and c.value is not None]
-        kind, basis = classify(name, fn, res.judge_calls.get(i, 0) + empty.judge_calls.get(i, 0),
-                               _forged_scores(battery, res, i), empties)
-        kinds.append({"scorer": name, "kind": kind, "basis": basis,
-                      "empty_trajectory": _empty_summary(loaded, empty, i)
-                      if empty_trajectory else None})
-        docs.append(audit_target(InspectScorerTarget(loaded, i, kind, battery, res.cells)))
+        calls = res.judge_calls.get(i, 0) + empty.judge_calls.get(i, 0)
+        for label, cells in _scorer_cells(res, i, name):
+            empties = [c.value for (s, p), c in cells.items()
+                       if p == "empty_trajectory" and c.value is not None]
+            kind, basis = classify(name, fn, calls, _forged_scores(battery, cells), empties)
+            kinds.append({"scorer": label, "kind": kind, "basis": basis,
+                          "empty_trajectory": _empty_summary(loaded, cells)
+                          if empty_trajectory else None})
+            docs.append(audit_target(InspectScorerTarget(loaded, label, kind, battery, cells)))
     return seal(_merge(loaded, docs, kinds, task_args, judge))
+
+
+def _never_full_credit(doc: dict[str, Any], scorer: str) -> bool:
+    """Return True when no sample's correct probe got full credit from `scorer`."""
+    for res in doc["stages"]["probes"].values():
+        if res["scorer"] == scorer:
+            vals = [c["score"] for c in res["cells"]
+                    if c["probe"] == "correct" and c["score"] is not None]
+            return bool(vals) and max(vals) < 1.0 - PASS_EPS
+    return False
 
 
 def _merge(loaded: LoadedTask, docs: list[dict[str, Any]], kinds: list[dict[str, Any]],
@@ -155,18 +185,26 @@ def _merge(loaded: LoadedTask, docs: list[dict[str, Any]], kinds: list[dict[str,
                  "profile": None, "seeds": None}]
     doc = docs[0]
     configs = [d["card"]["configurations"][0] for d in docs]
+    doc["stages"]["probes"] = {("shipped" if j == 0 else f"scorer {j + 1}"):
+                               d["stages"]["probes"]["shipped"] for j, d in enumerate(docs)}
     for config, k in zip(configs, kinds, strict=False):
         crit = config["rows"]["criterion_sensitivity"]
         reasons = [r["reason"] for r in crit["evidence"].get("invalid_reasons", [])]
         if crit["status"] == "not probed" and NEEDS_JUDGE in reasons:
             crit["evidence"]["reason"] = NEEDS_JUDGE
         config["rows"]["scorer_kind"]["evidence"]["basis"] = k["basis"]
+        if crit["status"] == "fail" and _never_full_credit(doc, config["scorer"]):
+            # The target rendered as the output is not what this scorer checks (it scores the
+            # episode): forged outputs cannot separate anything, which is no verdict at all.
+            crit["status"] = "not probed"
+            crit["evidence"]["reason"] = ("the sample's target as the output never got full "
+                                          "credit: the scorer judges something else (the "
+                                          "episode), so forged outputs cannot probe it")
+            config["licensed_claim"] = "no claim licensed"
     doc["card"]["configurations"] = configs
     doc["card"]["benchmark"] = loaded.spec
-    doc["card"].setdefault("shipped_configuration", configs[0]["scorer"])
-    doc["card"].setdefault("licensed_claim", configs[0]["licensed_claim"])
-    doc["stages"]["probes"] = {("shipped" if j == 0 else f"scorer {j + 1}"):
-                               d["stages"]["probes"]["shipped"] for j, d in enumerate(docs)}
+    doc["card"]["shipped_configuration"] = configs[0]["scorer"]
+    doc["card"]["licensed_claim"] = configs[0]["licensed_claim"]
     unusable = Counter(i.unusable for i in loaded.infos if i.unusable)
     target = doc.get("target") or {}
     target.update({
