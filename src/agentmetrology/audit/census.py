@@ -25,14 +25,18 @@ __all__ = ["DEFAULT_TASKS", "census_row", "run_census", "summarize"]
 # download or a sandbox (listed, not probed), then the built-in targets.
 DEFAULT_TASKS: tuple[str, ...] = (
     "inspect_evals/tau2_airline", "inspect_evals/tau2_retail", "inspect_evals/tau2_telecom",
+    "inspect_evals/tau2_banking",
     "inspect_evals/agent_threat_bench_autonomy_hijack",
     "inspect_evals/agent_threat_bench_data_exfil",
     "inspect_evals/agent_threat_bench_memory_poison",
     "inspect_evals/agentic_misalignment", "inspect_evals/make_me_pay",
-    "inspect_evals/agent_bench_os",
+    "inspect_evals/agent_bench_os", "inspect_evals/persistbench_beneficial_memory",
+    "inspect_evals/persistbench_cross_domain", "inspect_evals/persistbench_sycophancy",
+    "inspect_evals/threecb", "inspect_evals/swe_lancer",
+    "inspect_evals/gdm_self_reasoning_read_logs", "inspect_evals/ipi_coding_agent",
+    "inspect_evals/mind2web_sc", "inspect_evals/scbench",
     "inspect_evals/gsm8k", "inspect_evals/mmlu_0_shot", "inspect_evals/humaneval",
     "inspect_evals/gpqa_diamond", "inspect_evals/agentdojo", "inspect_evals/agentharm",
-    "inspect_evals/ipi_coding_agent", "inspect_evals/gdm_self_reasoning_read_logs",
     "builtin:comtrade", "builtin:bfcl",
 )
 WORKER_TIMEOUT = 900.0  # seconds for one task's whole audit

@@ -62,3 +62,14 @@ def test_tau2_airline_first_two_tasks_pass_with_a_do_nothing_agent():
 def test_unknown_tau2_domain_is_refused():
     with pytest.raises(ValueError, match="not one of airline, retail, telecom"):
         tau2_census("banking")
+
+
+def test_tau2_rubric_target_is_counted_as_no_usable_target():
+    pytest.importorskip("inspect_evals", reason="needs the `inspect` extra (inspect-evals)")
+    from agentmetrology.audit.targets.inspect_load import load_task
+
+    loaded = load_task("inspect_evals/tau2_airline", {"shuffle": True}, limit=2)
+    assert loaded.reordered  # a shuffled dataset is put back in id order
+    assert [i.sample_id for i in loaded.infos] == ["0", "1"]
+    assert {i.unusable for i in loaded.infos} == {
+        "the target is the same rubric for every sample, not an answer"}
