@@ -68,7 +68,7 @@ def test_tau2_rubric_target_is_counted_as_no_usable_target():
     pytest.importorskip("inspect_evals", reason="needs the `inspect` extra (inspect-evals)")
     from agentmetrology.audit.targets.inspect_load import load_task
 
-    loaded = load_task("inspect_evals/tau2_airline", {"shuffle": True}, limit=2)
+    loaded = load_task("inspect_evals/tau2_retail", {"shuffle": True}, limit=2)
     assert loaded.reordered  # a shuffled dataset is put back in id order
     assert [i.sample_id for i in loaded.infos] == ["0", "1"]
     assert {i.unusable for i in loaded.infos} == {
