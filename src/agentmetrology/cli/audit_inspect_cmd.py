@@ -19,7 +19,7 @@ from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail
 from agentmetrology.report.numberguard import NumberGuardError
 
-SUBCOMMANDS = ("inspect", "census")
+SUBCOMMANDS = ("inspect", "census", "propose")
 PLACEHOLDER_KEY = "agm-no-key"  # a local judge ignores the key; never a real credential
 REASON_CHARS = 160
 
@@ -227,3 +227,75 @@ def census_cmd(
         con.print(line, markup=False)
     con.print(f"census.json: {out / 'census.json'}", markup=False)
     con.print(f"HTML report: {(out / 'report.html').resolve()}", markup=False)
+
+
+def _endpoint(model: str, base_url: str | None, key_env: str | None) -> Any:
+    from agentmetrology.audit.proposals import Endpoint
+
+    judge = _judge(model, base_url, key_env)
+    return Endpoint(judge.model, judge.base_url, judge.api_key)
+
+
+@inspect_app.command("propose")
+def propose_cmd(
+    what: str = typer.Argument(..., help="ownership (from harness source files) or probes "
+                                         "(for an Inspect task, executed against its scorer)."),
+    items: list[str] = typer.Argument(..., help="ownership: source files; probes: one task."),
+    model: str = typer.Option(..., "--model", help="The proposing model."),
+    base_url: str = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint URL."),
+    api_key_env: str = typer.Option(None, "--api-key-env", help="Variable holding its key."),
+    limit: int = typer.Option(3, "--limit", min=1, help="probes: samples shown to the model."),
+    out: Path = typer.Option(Path("out/audit-proposal.json"), "--out", help="Output JSON."),
+) -> None:
+    """Ask a model for proposals (ownership map, forged outputs); never a verdict."""
+    from agentmetrology.audit.output import write_json
+    from agentmetrology.audit.proposals import (
+        ProposalError,
+        execute_proposed_probes,
+        propose_ownership,
+        propose_probes,
+    )
+
+    ep = _endpoint(model, base_url, api_key_env)
+    try:
+        if what == "ownership":
+            files = [Path(f) for f in items]
+            missing = [str(f) for f in files if not f.is_file()]
+            if missing:
+                fail(f"no such file: {', '.join(missing)}")
+            doc = propose_ownership(ep, files)
+        elif what == "probes":
+            from agentmetrology.audit.targets.inspect_load import InspectLoadError, load_task
+
+            if len(items) != 1:
+                fail("propose probes takes one Inspect task")
+            try:
+                loaded = load_task(items[0], {}, limit)
+            except InspectLoadError as exc:
+                fail(str(exc))
+            shown = [{"id": i.sample_id, "input": str(s.input)[:2000],
+                      "target": list(i.targets)} for s, i in zip(loaded.samples, loaded.infos,
+                                                                 strict=True)
+                     if i.unusable is None]
+            if not shown:
+                fail(f"{items[0]}: no sample has a usable target to design probes for")
+            doc = execute_proposed_probes(loaded, propose_probes(ep, shown))
+        else:
+            fail(f"propose {what!r}: use ownership or probes")
+    except ProposalError as exc:
+        fail(str(exc))
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        write_json(out, doc)
+    except OSError as exc:
+        fail(f"cannot write {out}: {exc.strerror or exc}")
+    con = make_console()
+    if what == "ownership":
+        for name, d in doc["decisions"].items():
+            where = ", ".join(f"{e['file']}:{e['line']}" for e in d["evidence"]) or "no evidence"
+            con.print(f"proposal: {name} owned by {d['owner'] or '?'} ({where})", markup=False)
+    else:
+        for p in doc["probes"]:
+            con.print(f"proposal: {p['sample']}/{p['name']} degraded={p['degraded']}: "
+                      f"{p['finding']}", markup=False)
+    con.print(f"proposals (labelled, no verdict changed): {out}", markup=False)
