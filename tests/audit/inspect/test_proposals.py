@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from support.fake_openai import FakeOpenAI, http_error, text
 from typer.testing import CliRunner
 
 from agentmetrology.audit.proposals import (
@@ -16,6 +15,7 @@ from agentmetrology.audit.proposals import (
     propose_ownership,
 )
 from agentmetrology.cli.audit_inspect_cmd import inspect_app
+from support.fake_openai import FakeOpenAI, http_error, text
 
 TASKS = Path(__file__).resolve().parent / "tasks" / "toy_tasks.py"
 HARNESS = "def run(agent):\n    for attempt in range(3):  # retry\n        out = agent()\n" \
