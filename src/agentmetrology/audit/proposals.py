@@ -7,9 +7,10 @@
 
 Every proposal is labelled `proposal` and `confirmed: false`. Evidence that cites a file not
 given or a line outside it is dropped and counted. Rationale prose passes the number guard
-against what the model was shown; prose that cites a number it was not shown is replaced by
-`[rejected by the number guard]`. A proposed probe becomes evidence only when executed against
-the real scorer (`confirm_probes`), and even then it is reported beside the verdict, never in it.
+(the caller gives it: the report layer's) against what the model was shown; prose citing a
+number it was not shown, or with no guard given, is `[rejected by the number guard]`. A
+proposed probe becomes evidence only when executed against the real scorer (`confirm_probes`),
+and even then it is reported beside the verdict, never in it.
 Talks to any OpenAI-compatible chat endpoint.
 """
 
@@ -17,11 +18,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from agentmetrology.report.numberguard import NumberGuard, NumberGuardError
 
 __all__ = ["DECISIONS", "Endpoint", "ProposalError", "confirm_probes", "propose_ownership",
            "propose_probes"]
@@ -30,6 +30,9 @@ DECISIONS = ("retry", "pagination", "deduplication", "cleaning", "submission")
 OWNERS = ("harness", "model")
 MAX_SOURCE_CHARS = 60_000
 REJECTED = "[rejected by the number guard]"
+# (prose, what the model was shown) -> does every number in the prose appear in it? The CLI
+# passes the report layer's number guard; without one, prose is withheld, never passed unchecked.
+Guard = Callable[[str, Any], bool]
 
 
 class ProposalError(Exception):
@@ -68,12 +71,10 @@ def _chat(ep: Endpoint, system: str, user: str) -> dict[str, Any]:
     return doc
 
 
-def _guard(text: Any, shown: Any) -> tuple[str, bool]:
+def _guard(text: Any, shown: Any, guard: Guard | None) -> tuple[str, bool]:
     """Return (prose, passed): prose citing a number absent from what was shown is replaced."""
     prose = " ".join(str(text or "").split())
-    try:
-        NumberGuard(shown).check(prose)
-    except NumberGuardError:
+    if guard is None or not guard(prose, shown):
         return REJECTED, False
     return prose, True
 
@@ -95,7 +96,8 @@ def _numbered(files: list[Path]) -> tuple[str, dict[str, int]]:
     return text, sizes
 
 
-def propose_ownership(ep: Endpoint, files: list[Path]) -> dict[str, Any]:
+def propose_ownership(ep: Endpoint, files: list[Path],
+                      guard: Guard | None = None) -> dict[str, Any]:
     """Return a proposed ownership map with file:line evidence, labelled as a proposal."""
     source, sizes = _numbered(files)
     system = ("You read an agent harness's source. For each decision in "
@@ -121,7 +123,7 @@ def propose_ownership(ep: Endpoint, files: list[Path]) -> dict[str, Any]:
                 evidence.append({"file": e["file"], "line": e["line"]})
             else:
                 dropped += 1
-        prose, passed = _guard(item.get("rationale"), {"source": source})
+        prose, passed = _guard(item.get("rationale"), {"source": source}, guard)
         guarded += 0 if passed else 1
         decisions[name] = {"owner": item["owner"], "evidence": evidence, "rationale": prose,
                            "status": "proposal" if evidence else "proposal without evidence"}
@@ -131,7 +133,8 @@ def propose_ownership(ep: Endpoint, files: list[Path]) -> dict[str, Any]:
             "note": "a proposal changes no verdict until an executed probe confirms it"}
 
 
-def propose_probes(ep: Endpoint, samples: list[dict[str, Any]]) -> dict[str, Any]:
+def propose_probes(ep: Endpoint, samples: list[dict[str, Any]],
+                   guard: Guard | None = None) -> dict[str, Any]:
     """Return proposed forged outputs for the given samples ({id, input, target}) as proposals."""
     shown = {"samples": samples}
     system = ("You design forged outputs to test a benchmark's scorer. For each sample, propose "
@@ -147,7 +150,7 @@ def propose_probes(ep: Endpoint, samples: list[dict[str, Any]]) -> dict[str, Any
                 and isinstance(p.get("output"), str) and isinstance(p.get("degraded"), bool)):
             dropped += 1
             continue
-        prose, _ = _guard(p.get("rationale"), shown)
+        prose, _ = _guard(p.get("rationale"), shown, guard)
         probes.append({"sample": str(p["sample"]), "name": str(p.get("name") or "proposed"),
                        "output": p["output"], "degraded": p["degraded"], "rationale": prose,
                        "label": "proposal", "confirmed": False})

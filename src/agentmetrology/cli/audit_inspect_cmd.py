@@ -255,6 +255,7 @@ def propose_cmd(
         propose_ownership,
         propose_probes,
     )
+    from agentmetrology.report.proposal_guard import passes
 
     ep = _endpoint(model, base_url, api_key_env)
     try:
@@ -263,7 +264,7 @@ def propose_cmd(
             missing = [str(f) for f in files if not f.is_file()]
             if missing:
                 fail(f"no such file: {', '.join(missing)}")
-            doc = propose_ownership(ep, files)
+            doc = propose_ownership(ep, files, passes)
         elif what == "probes":
             from agentmetrology.audit.targets.inspect_load import InspectLoadError, load_task
 
@@ -279,7 +280,7 @@ def propose_cmd(
                      if i.unusable is None]
             if not shown:
                 fail(f"{items[0]}: no sample has a usable target to design probes for")
-            doc = execute_proposed_probes(loaded, propose_probes(ep, shown))
+            doc = execute_proposed_probes(loaded, propose_probes(ep, shown, passes))
         else:
             fail(f"propose {what!r}: use ownership or probes")
     except ProposalError as exc:

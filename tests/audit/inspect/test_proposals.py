@@ -15,6 +15,7 @@ from agentmetrology.audit.proposals import (
     propose_ownership,
 )
 from agentmetrology.cli.audit_inspect_cmd import inspect_app
+from agentmetrology.report.proposal_guard import passes
 from support.fake_openai import FakeOpenAI, http_error, text
 
 TASKS = Path(__file__).resolve().parent / "tasks" / "toy_tasks.py"
@@ -38,7 +39,7 @@ def test_ownership_proposal_keeps_valid_evidence_and_guards_prose(tmp_path):
                        "rationale": "it submits after 7 tries"},
         "pagination": {"owner": "robot"}}}
     with FakeOpenAI([text(json.dumps(answer))]) as srv:
-        doc = propose_ownership(_ep(srv), [src])
+        doc = propose_ownership(_ep(srv), [src], passes)
     d = doc["decisions"]
     assert doc["label"] == "proposal" and doc["confirmed"] is False
     assert d["retry"]["evidence"] == [{"file": "harness.py", "line": 2}]
@@ -47,6 +48,16 @@ def test_ownership_proposal_keeps_valid_evidence_and_guards_prose(tmp_path):
     assert d["submission"]["rationale"] == REJECTED  # 7 appears nowhere it was shown
     assert doc["rationales_rejected"] == 1
     assert d["pagination"]["status"] == "no proposal"  # an owner that is neither
+
+
+def test_without_a_guard_prose_is_withheld(tmp_path):
+    src = tmp_path / "h.py"
+    src.write_text(HARNESS)
+    answer = {"decisions": {"retry": {"owner": "harness", "evidence": [], "rationale": "loop"}}}
+    with FakeOpenAI([text(json.dumps(answer))]) as srv:
+        doc = propose_ownership(_ep(srv), [src])
+    assert doc["decisions"]["retry"]["rationale"] == REJECTED
+    assert doc["decisions"]["retry"]["status"] == "proposal without evidence"
 
 
 def test_endpoint_failure_is_one_proposal_error(tmp_path):
