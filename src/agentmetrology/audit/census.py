@@ -69,7 +69,11 @@ def census_row(spec: str, limit: int | None, timeout: float = 10.0) -> dict[str,
         scorers.append({"scorer": config["scorer"], "kind": config["scorer_kind"],
                         "criterion": crit["status"],
                         "offending": crit["evidence"].get("offending", []),
-                        "criterion_reason": crit["evidence"].get("reason"),
+                        "criterion_reason": crit["evidence"].get("reason") or next(
+                            (r["reason"] for r in crit["evidence"].get("invalid_reasons", [])),
+                            None),
+                        "empty_reason": next((r["reason"] for r in e.get("invalid_reasons", [])),
+                                             None),
                         "empty_passed": e.get("passed"), "empty_scored": e.get("scored"),
                         "empty_invalid": e.get("invalid"),
                         "claim": config["licensed_claim"]})
@@ -121,8 +125,8 @@ def _builtin_row(name: str, limit: int | None) -> dict[str, Any]:
                 "empty_invalid": None, "claim": c["licensed_claim"]}
                for c in (shipped or configs[:1])]
     return {"benchmark": f"builtin:{name}", "source": "builtin", "status": "probed",
-            "needs": None, "reason": None, "samples": doc["target"].get("entries"),
-            "dataset_samples": None, "samples_without_target": doc["target"].get(
+            "needs": None, "reason": None, "samples": (doc.get("target") or {}).get("entries"),
+            "dataset_samples": None, "samples_without_target": (doc.get("target") or {}).get(
                 "entries_without_oracle"), "scorers": scorers,
             "card_digest": doc["digests"].get("card")}
 

@@ -84,12 +84,14 @@ def render_census_report(doc: dict[str, Any]) -> tuple[str, str, str]:
         if r["status"] != "probed":
             continue
         for sc in r["scorers"]:
-            crit = sc["criterion"] + (f" ({', '.join(sc['offending'])})" if sc["offending"]
-                                      else "")
+            crit = sc["criterion"] + (f" ({', '.join(sc['offending'])})"
+                                      if sc["offending"] and sc["criterion"] == "fail" else "")
             if sc.get("criterion_reason"):
                 crit += f" ({sc['criterion_reason']})"
             empty = (f"{sc['empty_passed']} of {sc['empty_scored']}"
                      if sc.get("empty_scored") else "n/a")
+            if sc.get("empty_reason") and not sc.get("empty_scored"):
+                empty += f" ({sc['empty_reason']})"
             rows.append([f"`{r['benchmark']}`", f"`{sc['scorer']}`", sc["kind"], crit, empty,
                          sc["claim"]])
     d.table(["benchmark", "scorer", "scorer kind", "criterion sensitivity",

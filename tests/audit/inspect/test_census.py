@@ -18,7 +18,7 @@ def census(tmp_path_factory) -> tuple[object, Path]:
     out = tmp_path_factory.mktemp("census")
     tasks = ",".join([f"{TASKS}@shape_task", f"{TASKS}@gsm8k_style", f"{TASKS}@judged_task",
                       "inspect_evals/gsm8k", "inspect_evals/agent_threat_bench_data_exfil",
-                      "builtin:nothing"])
+                      "inspect_evals/tau2_retail", "builtin:comtrade", "builtin:nothing"])
     res = CliRunner().invoke(inspect_app, ["census", "--tasks", tasks, "--limit", "2",
                                            "--out", str(out)])
     return res, out
@@ -44,6 +44,25 @@ def test_census_table_pins_kinds_criteria_and_claims(census):
     atb = {s["scorer"]: s for s in rows["inspect_evals/agent_threat_bench_data_exfil"]["scorers"]}
     sec = atb["inspect_evals/agent_threat_bench_scorer[security]"]
     assert (sec["kind"], sec["empty_passed"], sec["empty_scored"]) == ("shape", 2, 2)
+
+
+def test_census_builtin_comtrade_judge_is_shape_and_tau2_has_no_answer_target(census):
+    _, out = census
+    rows = _rows(out)
+    judge = rows["builtin:comtrade"]["scorers"][0]
+    assert (judge["kind"], judge["criterion"], judge["claim"]) == (
+        "shape", "fail", "self-report compliance")
+    assert "fabricated = correct" in judge["offending"]
+    retail = rows["inspect_evals/tau2_retail"]
+    assert retail["samples_without_target"] == 2
+    sc = retail["scorers"][0]
+    assert sc["kind"] == "outcome" and sc["criterion"] == "not probed"
+    assert sc["criterion_reason"].startswith("no sample has a usable target (the target is "
+                                             "the same rubric")
+    assert (sc["empty_passed"], sc["empty_scored"]) == (0, 2)
+    doc = json.loads((out / "census.json").read_text())
+    tau2 = {t["domain"]: t for t in doc["tau2"]}
+    assert tau2["retail"]["required_outputs"]["passed_tasks"] == ["0", "1"]
 
 
 def test_census_lists_what_it_could_not_probe(census):

@@ -60,15 +60,15 @@ def classify(name: str, fn: Any, judge_calls: int, forged_scores: list[list[floa
         return "llm-judge", "its code asks for a model (get_model / model_graded)"
     if name.startswith("inspect_ai/") and short in STRING_MATCH:
         return "string-match", f"Inspect's built-in `{short}` text comparison"
-    if not any(forged_scores) and not empty_scores:
-        return "unknown", "it returned no number on any probe"
+    if not any(forged_scores):
+        if not empty_scores:
+            return "unknown", "it returned no number on any probe"
+        return "outcome", "the samples have no answer target: it judges the episode"
     full = [s for s in forged_scores if len(s) >= 2]
-    if full and all(len(set(s)) == 1 for s in full) and len({s[0] for s in full}) == 1:
-        if full[0][0] >= 1.0 - FULL_EPS:
+    if full and all(len(set(s)) == 1 for s in full):
+        if all(s[0] >= 1.0 - FULL_EPS for s in full):
             return "shape", "every forged output, correct or not, got full credit"
-        if len(set(empty_scores)) > 1 or names & EPISODE_NAMES:
-            return "outcome", "the output text never changes its verdict: it scores the episode"
-        return "unknown", "every forged output, even the target itself, got the same partial score"
+        return "outcome", "the output text never changes its verdict: it judges the episode"
     if names & EPISODE_NAMES:
         return "outcome", "reads the episode (" + ", ".join(sorted(names & EPISODE_NAMES)) + ")"
     if len(set(empty_scores)) > 1:

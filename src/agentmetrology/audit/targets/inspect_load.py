@@ -21,7 +21,8 @@ __all__ = ["InspectLoadError", "LoadedTask", "SampleInfo", "load_task", "parse_t
 MIN_SAMPLES_FOR_CONSTANT = 2
 DOWNLOAD_HINTS = ("huggingface", "hf_hub", "offline", "connection", "resolve", "urlopen",
                   "max retries", "name or service", "temporary failure", "network",
-                  "download", "localentrynotfound", "401 client error", "gated")
+                  "download", "localentrynotfound", "connecterror", "snapshot",
+                  "401 client error", "gated")
 
 
 class InspectLoadError(Exception):

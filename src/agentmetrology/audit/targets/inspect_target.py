@@ -157,13 +157,19 @@ def audit_inspect(loaded: LoadedTask, *, task_args: dict[str, Any] | None = None
     return seal(_merge(loaded, docs, kinds, task_args, judge))
 
 
-def _never_full_credit(doc: dict[str, Any], scorer: str) -> bool:
-    """Return True when no sample's correct probe got full credit from `scorer`."""
+def _output_blind(doc: dict[str, Any], scorer: str) -> bool:
+    """Return True when the output text never changes `scorer`'s verdict on any sample and
+    the scorer does not credit every output: it judges the episode, not the answer."""
     for res in doc["stages"]["probes"].values():
-        if res["scorer"] == scorer:
-            vals = [c["score"] for c in res["cells"]
-                    if c["probe"] == "correct" and c["score"] is not None]
-            return bool(vals) and max(vals) < 1.0 - PASS_EPS
+        if res["scorer"] != scorer:
+            continue
+        by_sample: dict[str, set[float]] = {}
+        for c in res["cells"]:
+            if c["probe"] != "empty_trajectory" and c["score"] is not None:
+                by_sample.setdefault(c["task"], set()).add(c["score"])
+        if not by_sample or any(len(v) != 1 for v in by_sample.values()):
+            return False
+        return min(min(v) for v in by_sample.values()) < 1.0 - PASS_EPS
     return False
 
 
@@ -192,14 +198,20 @@ def _merge(loaded: LoadedTask, docs: list[dict[str, Any]], kinds: list[dict[str,
         reasons = [r["reason"] for r in crit["evidence"].get("invalid_reasons", [])]
         if crit["status"] == "not probed" and NEEDS_JUDGE in reasons:
             crit["evidence"]["reason"] = NEEDS_JUDGE
+        elif crit["status"] == "not probed" and not any(i.unusable is None
+                                                        for i in loaded.infos):
+            why = sorted({str(i.unusable) for i in loaded.infos}) or ["no samples"]
+            crit["evidence"]["reason"] = "no sample has a usable target (" + "; ".join(
+                why) + ")"
         config["rows"]["scorer_kind"]["evidence"]["basis"] = k["basis"]
-        if crit["status"] == "fail" and _never_full_credit(doc, config["scorer"]):
-            # The target rendered as the output is not what this scorer checks (it scores the
-            # episode): forged outputs cannot separate anything, which is no verdict at all.
+        if crit["status"] == "fail" and _output_blind(doc, config["scorer"]):
+            # The output text is not what this scorer checks (it judges the episode): forged
+            # outputs cannot separate anything, which is no verdict at all. The do-nothing
+            # pass rate is the evidence about it.
             crit["status"] = "not probed"
-            crit["evidence"]["reason"] = ("the sample's target as the output never got full "
-                                          "credit: the scorer judges something else (the "
-                                          "episode), so forged outputs cannot probe it")
+            crit["evidence"]["reason"] = ("the output text never changes this scorer's "
+                                          "verdict: it judges the episode, so forged outputs "
+                                          "cannot probe it (see the do-nothing pass rate)")
             config["licensed_claim"] = "no claim licensed"
     doc["card"]["configurations"] = configs
     doc["card"]["benchmark"] = loaded.spec
