@@ -1,11 +1,12 @@
 """Classify an Inspect scorer's kind: llm-judge, string-match, shape, outcome or specification.
 
 In this order: a scorer that calls a model while scoring (observed) or whose code asks for one
-is an llm-judge; a scorer that never returned a number is unknown; Inspect's built-in text
-comparisons are string-match; a scorer that gives every
-forged output the same score is shape (it never looks at the answer's content); a scorer that
-reads the episode (its store, sandbox or messages) or whose do-nothing verdicts differ across
-samples is outcome; any other check of the output against the target is specification.
+is an llm-judge; Inspect's built-in text comparisons are string-match; one that never returned a
+number is unknown; with no answer target to forge from, a scorer that still returns verdicts
+judges the episode (outcome); a scorer whose verdict the output text never changes is shape when
+it gives every output full credit, else outcome (it judges the episode); a scorer that reads the
+episode (store, sandbox, messages) or whose do-nothing verdicts differ across samples is outcome;
+any other check of the output against the target is specification.
 """
 
 from __future__ import annotations
