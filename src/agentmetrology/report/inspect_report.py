@@ -51,12 +51,13 @@ def _kinds(d: Doc, t: dict[str, Any]) -> None:
                      "none given: a scorer that calls a model is not probed."))
 
 
-def _invalid(d: Doc, doc: dict[str, Any]) -> None:
+def invalid_section(d: Doc, doc: dict[str, Any]) -> None:
+    """Add "INVALID cells and why" (per probe battery and do-nothing run) when any cell is."""
     items = []
     for key, res in doc["stages"]["probes"].items():
         for r in res.get("invalid_reasons", []):
             items.append(f"`{res['scorer']}` ({key}): {r['cells']} × {r['reason']}")
-    for k in doc["target"]["scorers"]:
+    for k in (doc.get("target") or {}).get("scorers", []):
         for r in (k.get("empty_trajectory") or {}).get("invalid_reasons", []):
             items.append(f"`{k['scorer']}` (empty trajectory): {r['cells']} × {r['reason']}")
     if items:
@@ -92,7 +93,7 @@ def render_inspect_report(doc: dict[str, Any]) -> tuple[str, str]:
     _kinds(d, doc["target"])
     _probes(d, doc)
     _more_probes(d, doc)
-    _invalid(d, doc)
+    invalid_section(d, doc)
     d.h("Digests")
     d.bullets([f"`{k}`: `{v}`" for k, v in doc["digests"].items()])
     g.check(*(t for b in d.blocks for t in b.texts()))
