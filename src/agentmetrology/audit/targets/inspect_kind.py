@@ -35,6 +35,15 @@ def code_names(fn: Any, depth: int = 0, seen: set[int] | None = None) -> set[str
             c = stack.pop()
             names.update(c.co_names)
             stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    # Helpers the scorer calls by name from its own package (a judge's `get_model` often sits
+    # in one); library functions outside that package are not followed.
+    home = str(getattr(fn, "__module__", "") or "").split(".")[0]
+    glob = getattr(fn, "__globals__", None) or {}
+    for name in list(names):
+        helper = glob.get(name)
+        if (isinstance(helper, types.FunctionType) and home and home != "inspect_ai"
+                and str(helper.__module__).split(".")[0] == home):
+            names |= code_names(helper, depth + 1, seen)
     for cell in getattr(fn, "__closure__", None) or ():
         try:
             value = cell.cell_contents
