@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import sys
+
 import typer
 
 from agentmetrology.cli.archive_cmd import archive_app
 from agentmetrology.cli.assess_cmd import assess_cmd
 from agentmetrology.cli.audit_cmd import audit_cmd
+from agentmetrology.cli.audit_inspect_cmd import inspect_app, route
 from agentmetrology.cli.campaign_cmd import campaign_app
 from agentmetrology.cli.demo_cmd import demo_table
 from agentmetrology.cli.diagnose_cmd import diagnose_cmd
@@ -53,7 +56,8 @@ def main() -> None:
     """Run the command line; any user error anywhere ends as one line and exit code 2."""
     guard_stdout()
     try:
-        app()
+        routed = route(sys.argv[1:])  # `agm audit inspect|census ...`
+        inspect_app(args=routed, prog_name="agm audit") if routed else app()
     except UserError as exc:  # the one handler: commands need not catch what users can fix
         fail_line(str(exc))
 

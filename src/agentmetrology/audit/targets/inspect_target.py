@@ -1,0 +1,238 @@
+"""The `inspect` audit target: any Inspect AI task's own scorers, probed with forged outputs.
+
+Oracle: the sample's target rendered as the output (None, and counted, when the sample has no
+usable target). Probes: correct, empty, fabricated, format_only, truncated (inspect_forge) and the
+empty trajectory (the task's solver with a model that answers nothing). One card configuration
+per scorer; ownership is not probed (the harness's decisions are not exposed by Inspect).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, cast
+from urllib.parse import urlsplit
+
+from agentmetrology.audit.card import row
+from agentmetrology.audit.env_audit import seal
+from agentmetrology.audit.generic_audit import audit_target
+from agentmetrology.audit.target import Ownership, Probe, ScoreOutcome, ScorerKind, TaskRef
+from agentmetrology.audit.targets.inspect_forge import PROBE_NAMES, Forged, forge
+from agentmetrology.audit.targets.inspect_kind import classify
+from agentmetrology.audit.targets.inspect_load import LoadedTask
+from agentmetrology.audit.targets.inspect_run import (
+    NEEDS_JUDGE,
+    Judge,
+    RunResult,
+    run_empty_trajectory,
+    run_forged,
+)
+
+__all__ = ["PROBES", "RESOLUTION", "InspectScorerTarget", "audit_inspect"]
+
+PROBES = (*PROBE_NAMES, "empty_trajectory")
+Cells = dict[tuple[str, str], ScoreOutcome]  # (sample id, probe) -> one scorer's verdict
+RESOLUTION = 1e-6  # Inspect scores are exact values (C/I, 0/1, fractions): any gap separates
+PASS_EPS = 1e-9  # a do-nothing "pass" is full credit
+
+
+class InspectScorerTarget:
+    """One scorer of a loaded Inspect task, answering from the cells already scored."""
+
+    name = "inspect"
+    resolution = RESOLUTION
+
+    def __init__(self, loaded: LoadedTask, scorer: str, kind: str,
+                 battery: dict[str, list[Probe]], cells: Cells) -> None:
+        self.name = loaded.spec
+        self.scorer_name = scorer
+        # "string-match" is a kind of this target the shared Literal does not list yet.
+        self.scorer_kind = cast(ScorerKind, kind)
+        self._loaded, self._battery, self._cells = loaded, battery, cells
+
+    def ownership_map(self) -> Ownership | None:
+        """Return None: Inspect does not expose who owns the harness's decisions."""
+        return None
+
+    def tasks(self) -> list[TaskRef]:
+        """Return every audited sample (those without a usable target have no oracle)."""
+        return [TaskRef(i.sample_id) for i in self._loaded.infos]
+
+    def oracle(self, ref: TaskRef) -> Forged | None:
+        """Return the target rendered as the output, or None without a usable target."""
+        probes = self._battery.get(ref.task_id)
+        return probes[0].submission[1] if probes else None
+
+    def probes(self, ref: TaskRef, correct: Any) -> list[Probe]:
+        """Return the battery built for this sample (submissions are (probe, output) pairs)."""
+        return self._battery.get(ref.task_id, [])
+
+    def score(self, ref: TaskRef, submission: Any) -> ScoreOutcome:
+        """Return the scorer's verdict recorded for (sample, probe)."""
+        probe = submission[0]
+        return self._cells.get((ref.task_id, probe)) or ScoreOutcome(
+            None, "INVALID", "not scored")
+
+
+def _battery(loaded: LoadedTask) -> dict[str, list[Probe]]:
+    targets = [i.targets for i in loaded.infos]
+    out: dict[str, list[Probe]] = {}
+    for k, info in enumerate(loaded.infos):
+        if info.unusable is None:
+            out[info.sample_id] = [Probe(p.name, (p.name, p.submission), p.truth, p.detail)
+                                   for p in forge(k, targets, info.choices)]
+    return out
+
+
+def _empty_summary(loaded: LoadedTask, scored: Cells) -> dict[str, Any]:
+    cells = [scored.get((i.sample_id, "empty_trajectory")) for i in loaded.infos]
+    ok = [c for c in cells if c is not None and c.status == "ok" and c.value is not None]
+    bad = [c for c in cells if c is None or c.status != "ok" or c.value is None]
+    passed = sum(1 for c in ok if c.value is not None and c.value >= 1.0 - PASS_EPS)
+    reasons = Counter(c.message if c is not None else "not scored" for c in bad)
+    return {"samples": len(cells), "scored": len(ok), "passed": passed,
+            "invalid": len(bad), "pass_rate": passed / len(ok) if ok else None,
+            "passed_samples": [i.sample_id for i, c in zip(loaded.infos, cells, strict=True)
+                               if c is not None and c.status == "ok" and c.value is not None
+                               and c.value >= 1.0 - PASS_EPS],
+            "invalid_reasons": [{"reason": r, "cells": n} for r, n in
+                                sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))[:5]]}
+
+
+def _forged_scores(battery: dict[str, list[Probe]], cells: Cells) -> list[list[float]]:
+    out = []
+    for sid, probes in battery.items():
+        vals = [cells.get((sid, p.name)) for p in probes if p.name != "empty_trajectory"]
+        out.append([v.value for v in vals if v is not None and v.value is not None])
+    return out
+
+
+def _scorer_cells(res: RunResult, index: int, name: str) -> list[tuple[str, Cells]]:
+    """Return (scorer label, its cells): one scorer, or one per key of a dict-valued scorer."""
+    mine = {(sid, p): c for (sid, p, i), c in res.cells.items() if i == index}
+    parts = {(sid, p): d for (sid, p, i), d in res.parts.items() if i == index}
+    if not parts:
+        return [(name, mine)]
+    keys = sorted({k for d in parts.values() for k in d})
+    out = []
+    for k in keys:
+        cells: Cells = {}
+        for cell, whole in mine.items():
+            d = parts.get(cell)
+            cells[cell] = whole if d is None else d.get(k) or ScoreOutcome(
+                None, "INVALID", f"scorer returned no key {k!r}")
+        out.append((f"{name}[{k}]", cells))
+    return out
+
+
+def audit_inspect(loaded: LoadedTask, *, task_args: dict[str, Any] | None = None,
+                  timeout: float = 10.0, judge: Judge | None = None,
+                  empty_trajectory: bool = True) -> dict[str, Any]:
+    """Probe every scorer of a loaded task; return the sealed audit document."""
+    battery = _battery(loaded)
+    forged = {(sid, p.name): p.submission[1] for sid, ps in battery.items() for p in ps}
+    res = run_forged(loaded, forged, timeout, judge)
+    empty = run_empty_trajectory(loaded, timeout, judge) if empty_trajectory else RunResult(
+        {}, {})
+    for (sid, probe, i), out in empty.cells.items():  # the do-nothing probe joins the battery
+        res.cells[(sid, probe, i)] = out
+    for sid, probes in battery.items():
+        if any((sid, "empty_trajectory", i) in empty.cells
+               for i in range(len(loaded.scorer_names))):
+            probes.append(Probe("empty_trajectory", ("empty_trajectory", None), 0.0,
+                                {"degraded": True, "reason": "a model that answers nothing"}))
+    for (sid, probe, i), d in empty.parts.items():
+        res.parts[(sid, probe, i)] = d
+    docs, kinds = [], []
+    for i, name in enumerate(loaded.scorer_names):
+        fn = loaded.task.scorer[i]
+        calls = res.judge_calls.get(i, 0) + empty.judge_calls.get(i, 0)
+        for label, cells in _scorer_cells(res, i, name):
+            empties = [c.value for (s, p), c in cells.items()
+                       if p == "empty_trajectory" and c.value is not None]
+            kind, basis = classify(name, fn, calls, _forged_scores(battery, cells), empties)
+            kinds.append({"scorer": label, "kind": kind, "basis": basis,
+                          "empty_trajectory": _empty_summary(loaded, cells)
+                          if empty_trajectory else None})
+            docs.append(audit_target(InspectScorerTarget(loaded, label, kind, battery, cells)))
+    return seal(_merge(loaded, docs, kinds, task_args, judge))
+
+
+def _output_blind(doc: dict[str, Any], scorer: str) -> bool:
+    """Return True when the output text never changes `scorer`'s verdict on any sample and
+    the scorer does not credit every output: it judges the episode, not the answer."""
+    for res in doc["stages"]["probes"].values():
+        if res["scorer"] != scorer:
+            continue
+        by_sample: dict[str, set[float]] = {}
+        for c in res["cells"]:
+            if c["probe"] != "empty_trajectory" and c["score"] is not None:
+                by_sample.setdefault(c["task"], set()).add(c["score"])
+        if not by_sample or any(len(v) != 1 for v in by_sample.values()):
+            return False
+        return min(min(v) for v in by_sample.values()) < 1.0 - PASS_EPS
+    return False
+
+
+def _merge(loaded: LoadedTask, docs: list[dict[str, Any]], kinds: list[dict[str, Any]],
+           task_args: dict[str, Any] | None, judge: Judge | None) -> dict[str, Any]:
+    if not docs:  # a task without scorers: nothing to probe, said so
+        nothing = row("not probed", {"reason": "the task has no scorer"}, None)
+        config = {"level": None, "scorer": "no scorer", "scorer_kind": "none",
+                  "rows": {k: nothing for k in ("scorer_kind", "criterion_sensitivity",
+                                                 "ownership_completeness", "non_degeneracy",
+                                                 "replay")},
+                  "licensed_claim": "no claim licensed"}
+        docs = [{"audit": loaded.spec, "card": {"configurations": [config]}, "stages": {
+            "probes": {"shipped": {"status": "not probed", "scorer": "no scorer", "cells": [],
+                                   "by_probe": [], "offending": [], "resolution": RESOLUTION,
+                                   "pairs_compared": 0, "pairs_invalid": 0,
+                                   "cells_invalid": 0, "invalid_reasons": []}}},
+                 "target": {}, "scorers": {}, "tool_version": None, "analysis_seed": 0,
+                 "profile": None, "seeds": None}]
+    doc = docs[0]
+    configs = [d["card"]["configurations"][0] for d in docs]
+    doc["stages"]["probes"] = {("shipped" if j == 0 else f"scorer {j + 1}"):
+                               d["stages"]["probes"]["shipped"] for j, d in enumerate(docs)}
+    for config, k in zip(configs, kinds, strict=False):
+        crit = config["rows"]["criterion_sensitivity"]
+        reasons = [r["reason"] for r in crit["evidence"].get("invalid_reasons", [])]
+        if crit["status"] == "not probed" and NEEDS_JUDGE in reasons:
+            crit["evidence"]["reason"] = NEEDS_JUDGE
+        elif crit["status"] == "not probed" and not any(i.unusable is None
+                                                        for i in loaded.infos):
+            why = sorted({str(i.unusable) for i in loaded.infos}) or ["no samples"]
+            crit["evidence"]["reason"] = "no sample has a usable target (" + "; ".join(
+                why) + ")"
+        config["rows"]["scorer_kind"]["evidence"]["basis"] = k["basis"]
+        if crit["status"] == "fail" and _output_blind(doc, config["scorer"]):
+            # The output text is not what this scorer checks (it judges the episode): forged
+            # outputs cannot separate anything, which is no verdict at all. The do-nothing
+            # pass rate is the evidence about it.
+            crit["status"] = "not probed"
+            crit["evidence"]["reason"] = ("the output text never changes this scorer's "
+                                          "verdict: it judges the episode, so forged outputs "
+                                          "cannot probe it (see the do-nothing pass rate)")
+            config["licensed_claim"] = "no claim licensed"
+    doc["card"]["configurations"] = configs
+    doc["card"]["benchmark"] = loaded.spec
+    doc["card"]["shipped_configuration"] = configs[0]["scorer"]
+    doc["card"]["licensed_claim"] = configs[0]["licensed_claim"]
+    unusable = Counter(i.unusable for i in loaded.infos if i.unusable)
+    target = doc.get("target") or {}
+    target.update({
+        "name": "inspect", "spec": loaded.spec, "task_args": task_args or {},
+        "dataset_samples": loaded.dataset_size, "samples_audited": len(loaded.infos),
+        "samples_without_target": sum(unusable.values()),
+        "samples_without_target_by_reason": dict(sorted(unusable.items())),
+        "reordered_by_id": loaded.reordered, "needs": loaded.needs,
+        "scorers": kinds, "probes": list(PROBES),
+        "judge": None if judge is None else {
+            "model": judge.model,
+            "endpoint": urlsplit(judge.base_url).netloc if judge.base_url else None},
+    })
+    doc["target"] = target
+    doc["scorers"] = {("shipped" if j == 0 else f"scorer {j + 1}"):
+                      {"name": k["scorer"], "kind": k["kind"], "resolution": RESOLUTION}
+                      for j, k in enumerate(kinds)}
+    doc["audit"] = loaded.spec
+    return doc

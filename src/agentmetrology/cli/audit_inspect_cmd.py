@@ -1,0 +1,302 @@
+"""`agm audit inspect TASK` and `agm audit census`: audit Inspect AI tasks' scorers.
+
+Routed from `agm audit` (cli/main.py): `agm audit inspect ...` and `agm audit census ...` reach
+this module's app; every other `agm audit TARGET` is the built-in auditor.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from agentmetrology.audit.output import write_audit
+from agentmetrology.cli.audit_cmd import card_tables, invalid_lines
+from agentmetrology.cli.console import make_console
+from agentmetrology.cli.errors import fail
+from agentmetrology.report.numberguard import NumberGuardError
+
+SUBCOMMANDS = ("inspect", "census", "propose")
+PLACEHOLDER_KEY = "agm-no-key"  # a local judge ignores the key; never a real credential
+REASON_CHARS = 160
+
+inspect_app = typer.Typer(name="audit", no_args_is_help=True, add_completion=False,
+                          pretty_exceptions_enable=False, rich_markup_mode=None,
+                          help="Audit Inspect AI tasks' scorers.")
+
+
+@inspect_app.callback()
+def _group() -> None:
+    """Audit Inspect AI tasks' scorers (`inspect TASK`) or many at once (`census`)."""
+
+
+def route(argv: list[str]) -> list[str] | None:
+    """Return the arguments for this module's app when argv is `audit inspect|census ...`."""
+    if len(argv) >= 2 and argv[0] == "audit" and argv[1] in SUBCOMMANDS:
+        return argv[1:]
+    return None
+
+
+def _slug(spec: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", spec).strip("-") or "task"
+
+
+def _judge(model: str | None, base_url: str | None, key_env: str | None) -> Any:
+    from agentmetrology.audit.targets.inspect_run import Judge
+
+    if model is None:
+        if base_url or key_env:
+            fail("--base-url and --api-key-env need --judge-model")
+        return None
+    if key_env:
+        key = os.environ.get(key_env)
+        if not key:
+            fail(f"the API key variable {key_env} is not set")
+    elif base_url:
+        key = PLACEHOLDER_KEY
+    else:
+        key = os.environ.get("OPENAI_API_KEY") or ""
+        if not key:
+            fail("--judge-model without --base-url needs OPENAI_API_KEY (or --api-key-env)")
+    return Judge(model, base_url, key)
+
+
+def emit(doc: dict[str, Any], out: Path, json_out: bool) -> None:
+    """Write the four artifacts and print the card, do-nothing verdicts and INVALID reasons."""
+    import json
+
+    from agentmetrology.records.canonical import to_plain
+    from agentmetrology.report.inspect_report import render_inspect_report
+
+    try:
+        markdown, html = render_inspect_report(doc)
+    except NumberGuardError as exc:
+        fail(f"report refused by the number guard: {exc}")
+    try:
+        paths = write_audit(out, doc, markdown, html)
+    except OSError as exc:
+        fail(f"cannot write the audit into {out}: {exc.strerror or exc}")
+    if json_out:
+        print(json.dumps(to_plain(doc["card"]), indent=2, sort_keys=True))
+        return
+    con = make_console()
+    for table in card_tables(con, doc["card"]):
+        con.print(table)
+    t = doc["target"]
+    con.print(f"samples: {t['samples_audited']} audited of {t['dataset_samples']}, "
+              f"{t['samples_without_target']} without a usable target", markup=False)
+    for k in t["scorers"]:
+        e = k.get("empty_trajectory")
+        line = f"{k['scorer']}: {k['kind']} ({k['basis']})"
+        if e:
+            line += f"; do-nothing passes {e['passed']} of {e['scored']} scored"
+            if e["invalid"]:
+                line += f", {e['invalid']} INVALID"
+        con.print(line, markup=False)
+        for r in (e or {}).get("invalid_reasons", []):
+            con.print(f"  empty trajectory: {r['cells']} × {_cut(r['reason'])}", markup=False)
+    for line in invalid_lines(doc):
+        con.print(line, markup=False)
+    con.print(f"audit.json: {paths['audit']}", markup=False)
+    con.print(f"HTML report: {paths['html'].resolve()}", markup=False)
+
+
+def _cut(text: str) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= REASON_CHARS else text[:REASON_CHARS] + "…"
+
+
+@inspect_app.command("inspect")
+def inspect_cmd(
+    task: str = typer.Argument(..., help="An Inspect task: package/task or file.py@task."),
+    task_arg: list[str] = typer.Option([], "-T", "--task-arg", help="Task argument key=value "
+                                                                  "(repeatable)."),
+    limit: int = typer.Option(None, "--limit", min=1, help="Audit the first N samples."),
+    judge_model: str = typer.Option(None, "--judge-model", help="Judge model for scorers that "
+                                    "call a model (OpenAI-compatible)."),
+    base_url: str = typer.Option(None, "--base-url", help="The judge's OpenAI-compatible URL."),
+    api_key_env: str = typer.Option(None, "--api-key-env", help="Variable holding the judge's "
+                                    "key (default: none for --base-url)."),
+    scorer_timeout: float = typer.Option(10.0, "--scorer-timeout", min=0.001, max=86400.0,
+                                         help="Seconds one scorer call may take; a slower "
+                                              "call is INVALID."),
+    no_empty: bool = typer.Option(False, "--no-empty-trajectory",
+                                  help="Skip the do-nothing run of the task's own solver."),
+    out: Path = typer.Option(None, "--out", help="Output directory "
+                             "(default out/audit-inspect-TASK)."),
+    json_out: bool = typer.Option(False, "--json", help="Print the card as JSON."),
+) -> None:
+    """Probe an Inspect task's own scorers with forged outputs; write a validity card."""
+    from agentmetrology.audit.targets.inspect_load import (
+        InspectLoadError,
+        load_task,
+        parse_task_args,
+    )
+    from agentmetrology.audit.targets.inspect_target import audit_inspect
+
+    try:
+        args = parse_task_args(task_arg)
+    except ValueError as exc:
+        fail(str(exc))
+    judge = _judge(judge_model, base_url, api_key_env)
+    try:
+        loaded = load_task(task, args, limit)
+    except InspectLoadError as exc:
+        fail(str(exc) + (f" (needs {exc.needs})" if exc.needs else ""))
+    if loaded.needs:
+        fail(f"not probed: {task} needs {loaded.needs}")
+    doc = audit_inspect(loaded, task_args=args, timeout=scorer_timeout, judge=judge,
+                        empty_trajectory=not no_empty)
+    emit(doc, out or Path(f"out/audit-inspect-{_slug(task)}"), json_out)
+
+
+@inspect_app.command("census")
+def census_cmd(
+    tasks: str = typer.Option(None, "--tasks", help="Comma-separated benchmarks: Inspect task "
+                              "specs, builtin:comtrade, builtin:bfcl (default: the census "
+                              "list in docs/inspect.md)."),
+    limit: int = typer.Option(5, "--limit", min=1, help="Samples per Inspect task."),
+    scorer_timeout: float = typer.Option(10.0, "--scorer-timeout", min=0.001, max=86400.0,
+                                         help="Seconds one scorer call may take."),
+    worker_timeout: float = typer.Option(900.0, "--task-timeout", min=1.0, max=86400.0,
+                                         help="Seconds one benchmark's whole audit may take."),
+    taubench_archive: Path = typer.Option(None, "--taubench-archive", help="A tau-bench run "
+                                          "archive (JSON rows) for the do-nothing count."),
+    out: Path = typer.Option(Path("out/audit-census"), "--out", help="Output directory."),
+) -> None:
+    """Audit many benchmarks' scorers; write census.json, report.md/html and census.svg."""
+    from agentmetrology.audit.census import DEFAULT_TASKS, run_census
+    from agentmetrology.audit.census_tau2 import TAU2_DOMAINS, archive_census, tau2_census
+    from agentmetrology.audit.output import write_json
+    from agentmetrology.audit.targets.inspect_load import InspectLoadError
+    from agentmetrology.report.census_report import render_census_report
+
+    specs = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else list(DEFAULT_TASKS)
+    if not specs:
+        fail("--tasks names no benchmark")
+    archive = None
+    if taubench_archive is not None:
+        try:
+            archive = archive_census(taubench_archive)
+        except (ValueError, KeyError, TypeError) as exc:
+            fail(str(exc))
+    con = make_console()
+
+    def progress(spec: str, done: int, total: int) -> None:
+        if spec != "done":
+            con.print(f"census {done + 1}/{total}: {spec}", markup=False)
+
+    doc = run_census(specs, limit, scorer_timeout, worker_timeout, progress)
+    tau2 = []
+    for spec in specs:
+        domain = spec.removeprefix("inspect_evals/tau2_")
+        if spec.startswith("inspect_evals/tau2_") and domain in TAU2_DOMAINS:
+            try:
+                tau2.append(tau2_census(domain, limit, scorer_timeout))
+            except InspectLoadError as exc:
+                con.print(f"tau2 {domain}: not probed: {exc}", markup=False)
+    doc["tau2"] = tau2
+    doc["taubench_archive"] = archive
+    try:
+        markdown, html, svg = render_census_report(doc)
+    except NumberGuardError as exc:
+        fail(f"report refused by the number guard: {exc}")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        write_json(out / "census.json", doc)
+        for name, text in (("report.md", markdown), ("report.html", html),
+                           ("census.svg", svg)):
+            (out / name).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot write the census into {out}: {exc.strerror or exc}")
+    s = doc["summary"]
+    con.print(f"{s['probed']} of {s['benchmarks']} benchmarks probed, {s['scorers']} scorers; "
+              f"kinds: {s['by_kind']}; criterion: {s['by_criterion']}", markup=False)
+    for r in doc["rows"]:
+        if r["status"] != "probed":
+            con.print(f"not probed: {r['benchmark']} needs {r['needs']}", markup=False)
+    for t in tau2:
+        line = f"{t['spec']}: do-nothing passes {t['shipped']['passed']} of " \
+               f"{t['shipped']['scored']}"
+        if "database_unchanged" in t:
+            line += (f" (database unchanged {t['database_unchanged']['passed']}, required "
+                     f"outputs {t['required_outputs']['passed']}, both {t['both']})")
+        con.print(line, markup=False)
+    con.print(f"census.json: {out / 'census.json'}", markup=False)
+    con.print(f"HTML report: {(out / 'report.html').resolve()}", markup=False)
+
+
+def _endpoint(model: str, base_url: str | None, key_env: str | None) -> Any:
+    from agentmetrology.audit.proposals import Endpoint
+
+    judge = _judge(model, base_url, key_env)
+    return Endpoint(judge.model, judge.base_url, judge.api_key)
+
+
+@inspect_app.command("propose")
+def propose_cmd(
+    what: str = typer.Argument(..., help="ownership (from harness source files) or probes "
+                                         "(for an Inspect task, executed against its scorer)."),
+    items: list[str] = typer.Argument(..., help="ownership: source files; probes: one task."),
+    model: str = typer.Option(..., "--model", help="The proposing model."),
+    base_url: str = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint URL."),
+    api_key_env: str = typer.Option(None, "--api-key-env", help="Variable holding its key."),
+    limit: int = typer.Option(3, "--limit", min=1, help="probes: samples shown to the model."),
+    out: Path = typer.Option(Path("out/audit-proposal.json"), "--out", help="Output JSON."),
+) -> None:
+    """Ask a model for proposals (ownership map, forged outputs); never a verdict."""
+    from agentmetrology.audit.output import write_json
+    from agentmetrology.audit.proposals import (
+        ProposalError,
+        execute_proposed_probes,
+        propose_ownership,
+        propose_probes,
+    )
+    from agentmetrology.report.proposal_guard import passes
+
+    ep = _endpoint(model, base_url, api_key_env)
+    try:
+        if what == "ownership":
+            files = [Path(f) for f in items]
+            missing = [str(f) for f in files if not f.is_file()]
+            if missing:
+                fail(f"no such file: {', '.join(missing)}")
+            doc = propose_ownership(ep, files, passes)
+        elif what == "probes":
+            from agentmetrology.audit.targets.inspect_load import InspectLoadError, load_task
+
+            if len(items) != 1:
+                fail("propose probes takes one Inspect task")
+            try:
+                loaded = load_task(items[0], {}, limit)
+            except InspectLoadError as exc:
+                fail(str(exc))
+            shown = [{"id": i.sample_id, "input": str(s.input)[:2000],
+                      "target": list(i.targets)} for s, i in zip(loaded.samples, loaded.infos,
+                                                                 strict=True)
+                     if i.unusable is None]
+            if not shown:
+                fail(f"{items[0]}: no sample has a usable target to design probes for")
+            doc = execute_proposed_probes(loaded, propose_probes(ep, shown, passes))
+        else:
+            fail(f"propose {what!r}: use ownership or probes")
+    except ProposalError as exc:
+        fail(str(exc))
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        write_json(out, doc)
+    except OSError as exc:
+        fail(f"cannot write {out}: {exc.strerror or exc}")
+    con = make_console()
+    if what == "ownership":
+        for name, d in doc["decisions"].items():
+            where = ", ".join(f"{e['file']}:{e['line']}" for e in d["evidence"]) or "no evidence"
+            con.print(f"proposal: {name} owned by {d['owner'] or '?'} ({where})", markup=False)
+    else:
+        for p in doc["probes"]:
+            con.print(f"proposal: {p['sample']}/{p['name']} degraded={p['degraded']}: "
+                      f"{p['finding']}", markup=False)
+    con.print(f"proposals (labelled, no verdict changed): {out}", markup=False)

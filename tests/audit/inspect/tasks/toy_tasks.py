@@ -1,0 +1,120 @@
+"""Small Inspect tasks written for these tests: known scorers with known verdicts."""
+
+import asyncio
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import Sample
+from inspect_ai.scorer import (
+    Score,
+    Target,
+    accuracy,
+    exact,
+    includes,
+    match,
+    model_graded_fact,
+    scorer,
+)
+from inspect_ai.solver import TaskState, generate, use_tools
+from inspect_ai.tool import tool
+
+MATH = [Sample(input="2+2?", target="4", id="a"),
+        Sample(input="6*7?", target="42", id="b"),
+        Sample(input="10*13?", target="130", id="c"),
+        Sample(input="no answer", target="", id="d")]
+
+
+@task
+def gsm8k_style() -> Task:
+    """Numeric string match at the end of the output, as gsm8k does."""
+    return Task(dataset=MATH, solver=generate(), scorer=match(numeric=True))
+
+
+@task
+def includes_task() -> Task:
+    """Substring match: a fabricated answer that contains the target passes."""
+    return Task(dataset=MATH[:3], solver=generate(), scorer=includes())
+
+
+@task
+def exact_task() -> Task:
+    return Task(dataset=MATH[:3], solver=generate(), scorer=exact())
+
+
+@scorer(metrics=[accuracy()])
+def always_one():
+    async def score(state: TaskState, target: Target) -> Score:
+        return Score(value=1.0)
+    return score
+
+
+@task
+def shape_task() -> Task:
+    """A scorer that passes anything: the criterion must fail (fabricated = correct)."""
+    return Task(dataset=MATH[:3], solver=generate(), scorer=always_one())
+
+
+@scorer(metrics=[accuracy()])
+def raising():
+    async def score(state: TaskState, target: Target) -> Score:
+        raise RuntimeError("scorer exploded on purpose")
+    return score
+
+
+@scorer(metrics=[accuracy()])
+def hanging():
+    async def score(state: TaskState, target: Target) -> Score:
+        await asyncio.sleep(3600)
+        return Score(value=1.0)
+    return score
+
+
+@scorer(metrics=[accuracy()])
+def nan_scorer():
+    async def score(state: TaskState, target: Target) -> Score:
+        return Score(value=float("nan"))
+    return score
+
+
+@scorer(metrics=[accuracy()])
+def word_scorer():
+    async def score(state: TaskState, target: Target) -> Score:
+        return Score(value="excellent")
+    return score
+
+
+@task
+def faulty_task() -> Task:
+    return Task(dataset=MATH[:2], solver=generate(),
+                scorer=[raising(), hanging(), nan_scorer(), word_scorer()])
+
+
+@task
+def judged_task() -> Task:
+    return Task(dataset=MATH[:2], solver=generate(), scorer=model_graded_fact())
+
+
+@tool
+def lookup():
+    async def execute(key: str) -> str:
+        """Look a key up.
+
+        Args:
+            key: the key.
+        """
+        return "value"
+    return execute
+
+
+@scorer(metrics=[accuracy()])
+def no_error_message():
+    """Passes when the conversation holds no message saying 'error': do-nothing passes."""
+    async def score(state: TaskState, target: Target) -> Score:
+        text = " ".join(m.text for m in state.messages if m.role == "assistant")
+        return Score(value=0.0 if "error" in text.lower() else 1.0)
+    return score
+
+
+@task
+def tool_task() -> Task:
+    return Task(dataset=MATH[:3], solver=[use_tools(lookup()), generate()],
+                scorer=no_error_message())
