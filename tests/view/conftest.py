@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from view.view_fixtures import build_archive, build_audit_dir, build_store
 
 

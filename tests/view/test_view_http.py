@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import re
 from html import unescape
 from pathlib import Path
@@ -10,9 +9,9 @@ from urllib.parse import urlencode
 
 import pytest
 from starlette.testclient import TestClient
-from view.view_fixtures import CAMPAIGN, RULE_SEEDS, SECRET, snapshot
 
 from agentmetrology.view import create_app, detect_source
+from view.view_fixtures import CAMPAIGN, RULE_SEEDS, SECRET, snapshot
 
 BASE = "http://127.0.0.1"
 
@@ -33,8 +32,8 @@ def _episode_url(target: str, seed: int, level: str = "L2", **extra: str) -> str
 def _cells(html: str, table_id: str) -> list[list[str]]:
     body = html.split(f'<table id="{table_id}">', 1)[1].split("</table>", 1)[0]
     rows = re.findall(r"<tr[^>]*>(.*?)</tr>", body.split("<tbody>", 1)[1], re.S)
-    return [[unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(r"<td>(.*?)</td>", r, re.S)]
-            for r in rows]
+    return [[unescape(re.sub(r"<[^>]+>", "", c)).strip()
+             for c in re.findall(r"<td>(.*?)</td>", r, re.S)] for r in rows]
 
 
 def test_index_lists_campaigns_with_progress_and_unknown_cost(client: TestClient) -> None:
@@ -176,9 +175,8 @@ def test_browsing_never_writes_the_store(store_dir: Path, monkeypatch: pytest.Mo
 
 
 def test_a_store_being_written_is_read_through_its_log(tmp_path: Path) -> None:
-    from view.view_fixtures import build_store
-
     from agentmetrology.store import EvidenceStore
+    from view.view_fixtures import build_store
 
     root = build_store(tmp_path / "s")
     with EvidenceStore.open(root, scrub_env=False) as writer:  # a writer holds the store open
