@@ -9,6 +9,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from agentmetrology.records import (
     Assessment,
@@ -156,17 +157,18 @@ def snapshot(root: Path) -> dict[str, tuple[int, int, str]]:
 
 
 @contextmanager
-def live_server(source: Source) -> Iterator[str]:
-    """Serve `source` with uvicorn on a free loopback port in a thread; yield its base URL."""
+def live_server(source: Source | Any) -> Iterator[str]:
+    """Serve a source (or an ASGI app) with uvicorn on a free loopback port in a thread;
+    yield its base URL."""
     import uvicorn
 
-    from agentmetrology.view.app import LOOPBACK_NAMES, create_app
+    from agentmetrology.view.app import create_app
     from agentmetrology.view.server import bind
 
     sock = bind("127.0.0.1", 0)
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(source, hosts=LOOPBACK_NAMES),
-                                           log_level="warning", lifespan="off"))
+    app = create_app(source) if isinstance(source, Source) else source
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     try:

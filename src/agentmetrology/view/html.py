@@ -75,6 +75,8 @@ class Html:
         """Return a complete document with the inline stylesheet."""
         return ('<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
                 '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+                # An inline empty icon: the browser asks for no /favicon.ico (a 404).
+                '<link rel="icon" href="data:,">\n'
                 f"<title>{self.t(title)} · agm view</title>\n<style>\n{CSS}\n</style>\n"
                 f"</head>\n<body>\n<nav>{nav}</nav>\n<h1>{self.t(title)}</h1>\n{body}\n"
                 "</body>\n</html>\n")

@@ -101,7 +101,9 @@ def episodes_page(h: Html, reader: StoreReader, f: EpisodeFilter, page: int,
                   size: int) -> str:
     """Return one page of the episode index with its filter form and page links."""
     rows, total = reader.episodes(f, size, (page - 1) * size)
-    scorers = sorted({sc for r in rows for sc in r["scores"]})
+    choices = reader.choices()
+    # Every scorer of the store gets a column, so an unassessed row says so.
+    scorers = sorted({*choices["scorer"], *(sc for r in rows for sc in r["scores"])})
     table_rows = []
     for r in rows:
         key = {k: r[k] for k in ("campaign", "target", "task", "seed", "condition", "level",
@@ -130,7 +132,7 @@ def episodes_page(h: Html, reader: StoreReader, f: EpisodeFilter, page: int,
     if page < pages:
         nav.append(h.link(url("/episodes", **params, page=page + 1, per=_per(size)), "next"))
     first = (page - 1) * size + 1 if rows else 0
-    body = (_filter_form(h, reader, f)
+    body = (_filter_form(h, choices, f)
             + f"<p id=\"count\">{total} administrations match; showing {first}–"
               f"{first + len(rows) - 1 if rows else 0} (page {page} of {pages}). "
             + " ".join(nav) + "</p>"
@@ -144,8 +146,7 @@ def _per(size: int) -> int | None:
     return None if size == PAGE_SIZE else size
 
 
-def _filter_form(h: Html, reader: StoreReader, f: EpisodeFilter) -> str:
-    choices = reader.choices()
+def _filter_form(h: Html, choices: dict[str, list[Any]], f: EpisodeFilter) -> str:
     fields = []
     for name in ("campaign", "target", "task", "level", "condition", "scorer"):
         fields.append(_select(h, name, choices[name], getattr(f, name)))
