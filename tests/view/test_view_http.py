@@ -183,3 +183,28 @@ def test_a_store_being_written_is_read_through_its_log(tmp_path: Path) -> None:
         writer.ledger.conn.execute("SELECT 1")
         client = TestClient(create_app(detect_source(root)), base_url=BASE)
         assert client.get(f"/campaign?name={CAMPAIGN}").status_code == 200
+
+
+def test_front_page_totals_equal_the_store_status(tmp_path: Path) -> None:
+    from agentmetrology.store import EvidenceStore
+    from agentmetrology.view.reader import StoreReader
+    from view.view_fixtures import build_store, key
+
+    root = build_store(tmp_path / "s")
+    with EvidenceStore.open(root, scrub_env=False) as st:
+        pending = [a for a in st.pending(CAMPAIGN) if a.key == key("llm-a", 3)]
+        st.set_not_launched(pending, "max_cost reached")
+        run = st.begin_run(CAMPAIGN, "inline")
+        assert st.supersede_measurement_failures(CAMPAIGN, run) == 1
+        st.end_run(run, "done")
+    with EvidenceStore.open_readonly(root, scrub_env=False) as st:
+        total = st.status(CAMPAIGN).total
+    [summary] = StoreReader(root).summaries()
+    expected = {"planned": total.planned, "done": total.done, "submitted": total.submitted,
+                "failed_agent": total.failed_agent, "failed_infra": total.failed_infra,
+                "errored": total.errored, "not_launched": total.not_launched,
+                "remaining": total.remaining, "cost_unknown": total.cost_unknown}
+    assert {k: summary[k] for k in expected} == expected
+    assert summary["cost"] == pytest.approx(total.cost, abs=1e-12)
+    assert (total.not_launched, total.errored, total.superseded, total.unrecorded_requests) == \
+        (1, 1, 1, 1)  # every kind the summary reads is present

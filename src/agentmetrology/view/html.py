@@ -6,13 +6,29 @@ Content-Security-Policy forbids scripts), so nothing in a store can run in the b
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
+from agentmetrology.records.redaction import PATTERNS
 from agentmetrology.report.html import CSS as REPORT_CSS
 from agentmetrology.report.html import escape
-from agentmetrology.store.redact import Redactor, env_secrets
+from agentmetrology.store.redact import MIN_SECRET_LEN, Redactor, env_secrets
+
+
+def _shortest_secret() -> int:
+    """Return the length below which no text can hold a credential pattern or a secret."""
+    try:  # the regex parser's own minimum match width of each pattern
+        import re._parser as sre_parse
+
+        widths = [sre_parse.parse(p.regex).getwidth()[0] for p in PATTERNS]
+    except Exception:  # a private module: without it, every text is redacted
+        return 0
+    return min([*widths, MIN_SECRET_LEN])
+
+
+SHORTEST_SECRET = _shortest_secret()
 
 CSS = REPORT_CSS.replace("max-width:60rem", "max-width:90rem") + """
 nav{font-size:.9rem;margin-bottom:1rem}nav a{margin-right:1rem}
@@ -46,9 +62,15 @@ class Html:
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         # The values of credential-named environment variables, as the store scrubs them.
         self.redactor = Redactor([*secrets, *env_secrets()])
+        # Pages repeat the same names and statuses many times: each is redacted once.
+        self.redact = functools.lru_cache(maxsize=65536)(self._redact)
 
-    def redact(self, text: str) -> str:
+    def _redact(self, text: str) -> str:
         """Return text with registered secrets and credential patterns replaced."""
+        # Nothing shorter than the shortest credential pattern (`?key=x`) or registered
+        # secret (MIN_SECRET_LEN) can hold one.
+        if len(text) < SHORTEST_SECRET:
+            return text
         return self.redactor.text(text)
 
     def redact_bytes(self, data: bytes) -> bytes:

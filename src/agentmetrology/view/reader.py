@@ -106,6 +106,18 @@ class StoreReader:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.ledger = root / LEDGER_FILE
+        self._choices: tuple[tuple[int, ...], dict[str, list[Any]]] | None = None
+
+    def state(self) -> tuple[int, ...]:
+        """Return a cheap signature of the ledger's state (size and mtime of it and its log)."""
+        out: list[int] = []
+        for f in (self.ledger, self.ledger.with_name(LEDGER_FILE + "-wal")):
+            try:
+                st = f.stat()
+                out += [st.st_size, st.st_mtime_ns]
+            except OSError:
+                out += [-1, -1]
+        return tuple(out)
 
     @contextmanager
     def connect(self) -> Iterator[sqlite3.Connection]:
@@ -144,6 +156,35 @@ class StoreReader:
                 return None
             return campaign_status(c, dict(zip([d[0] for d in cur.description], row,
                                                strict=True)))
+
+    def summaries(self) -> list[dict[str, Any]]:
+        """Return each campaign's progress and cost, by the store's status rules, quickly.
+
+        `store.status.campaign_status` computes more (attempt counts, per-target scores) and
+        reads every wide administration row several times; the front page needs only these
+        totals, read through the key index (a test holds them equal to the store's status).
+        """
+        with self.connect() as c:
+            rows = {r[0]: {"campaign": r[0], "registration_id": r[1], "planned": 0, "done": 0,
+                           "submitted": 0, "failed_agent": 0, "failed_infra": 0, "errored": 0,
+                           "not_launched": 0, "cost": 0.0, "cost_unknown": 0}
+                    for r in c.execute("SELECT name, registration_id FROM campaigns "
+                                       "ORDER BY created_at")}
+            for name, planned, done, sub, agent, infra, cost, unknown in c.execute(_SUMMARY):
+                rows[name].update(planned=planned, done=done, submitted=sub, failed_agent=agent,
+                                  failed_infra=infra, cost=float(cost), cost_unknown=unknown)
+            for query, field in ((_SUMMARY_NOT_LAUNCHED, "not_launched"),
+                                 (_SUMMARY_ERRORED, "errored")):
+                for name, n in _rows(c, query):
+                    rows[name][field] = n
+            for query in (_SUMMARY_SUPERSEDED, _SUMMARY_UNRECORDED):
+                for name, cost, unknown in _rows(c, query):
+                    rows[name]["cost"] += float(cost)
+                    rows[name]["cost_unknown"] += unknown
+        for r in rows.values():
+            r["remaining"] = r["planned"] - r["done"]
+            r["complete"] = r["remaining"] == 0
+        return list(rows.values())
 
     def grid(self, campaign: str) -> list[dict[str, Any]]:
         """Return progress and per-scorer scores per target × level × condition."""
@@ -194,7 +235,13 @@ class StoreReader:
         return rows, int(total)
 
     def choices(self) -> dict[str, list[Any]]:
-        """Return the distinct values of each filterable key field (for the filter form)."""
+        """Return the distinct values of each filterable key field (for the filter form).
+
+        Kept until the ledger changes: they change only when a campaign is registered.
+        """
+        state = self.state()
+        if self._choices is not None and self._choices[0] == state:
+            return self._choices[1]
         out: dict[str, list[Any]] = {}
         with self.connect() as c:
             for name in ("campaign", "target", "task", "level", "condition"):
@@ -202,6 +249,7 @@ class StoreReader:
                     f"SELECT DISTINCT {name} FROM administrations ORDER BY {name} LIMIT 1000")]
             out["scorer"] = [r[0] for r in c.execute(
                 "SELECT DISTINCT scorer FROM assessments ORDER BY scorer LIMIT 100")]
+        self._choices = (state, out)
         return out
 
     def episode(self, key: EpisodeKeyQuery) -> dict[str, Any] | None:
@@ -277,6 +325,15 @@ def _all(c: sqlite3.Connection, sql: str, args: Sequence[Any]) -> list[dict[str,
     return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
 
 
+def _rows(c: sqlite3.Connection, sql: str) -> list[tuple[Any, ...]]:
+    try:
+        return c.execute(sql).fetchall()
+    except sqlite3.OperationalError as exc:
+        if "no such table" in str(exc):  # an older store without the later history tables
+            return []
+        raise
+
+
 def _attach_scores(c: sqlite3.Connection, rows: list[dict[str, Any]]) -> None:
     by_id = {r["id"]: r for r in rows}
     for r in rows:
@@ -289,6 +346,45 @@ def _attach_scores(c: sqlite3.Connection, rows: list[dict[str, Any]]) -> None:
             f"WHERE administration IN ({marks}) ORDER BY scorer", list(by_id)):
         by_id[adm]["scores"][scorer] = {"status": status, "score": score}
 
+
+# The front page's totals, by the rules of store.status (same columns, grouped by campaign),
+# written so that SQLite reads the narrow key index instead of every wide administration row.
+_SUMMARY = """
+SELECT a.campaign, COUNT(*), COUNT(e.administration),
+       COALESCE(SUM(e.termination = 'submitted'), 0),
+       COALESCE(SUM(e.termination != 'submitted' AND e.measurement_failure = 0), 0),
+       COALESCE(SUM(e.measurement_failure = 1), 0),
+       TOTAL(e.cost), COALESCE(SUM(e.administration IS NOT NULL AND e.cost IS NULL), 0)
+FROM administrations a LEFT JOIN episodes e ON e.administration = a.id GROUP BY a.campaign
+"""
+_SUMMARY_NOT_LAUNCHED = """
+SELECT a.campaign, COUNT(*) FROM administrations a
+WHERE a.not_launched IS NOT NULL
+  AND NOT EXISTS (SELECT 1 FROM episodes e WHERE e.administration = a.id)
+GROUP BY a.campaign
+"""
+# Not recorded, and the latest attempt failed: found from the (few) failed attempts.
+_SUMMARY_ERRORED = """
+SELECT a.campaign, COUNT(DISTINCT t.administration) FROM attempts t
+JOIN administrations a ON a.id = t.administration
+WHERE t.status = 'failed'
+  AND NOT EXISTS (SELECT 1 FROM episodes e WHERE e.administration = t.administration)
+  AND t.id = (SELECT MAX(t2.id) FROM attempts t2 WHERE t2.administration = t.administration)
+GROUP BY a.campaign
+"""
+_SUMMARY_SUPERSEDED = """
+SELECT a.campaign, TOTAL(s.cost), COALESCE(SUM(s.cost IS NULL), 0)
+FROM superseded_episodes s JOIN administrations a ON a.id = s.administration
+GROUP BY a.campaign
+"""
+_SUMMARY_UNRECORDED = """
+SELECT a.campaign, TOTAL(b.cost), COUNT(DISTINCT CASE WHEN b.cost IS NULL THEN b.attempt END)
+FROM billable_attempts b JOIN attempts t ON t.id = b.attempt
+JOIN administrations a ON a.id = t.administration
+WHERE NOT EXISTS (SELECT 1 FROM episodes e WHERE e.attempt = b.attempt)
+  AND NOT EXISTS (SELECT 1 FROM superseded_episodes s WHERE s.attempt = b.attempt)
+GROUP BY a.campaign
+"""
 
 _GRID_PROGRESS = """
 SELECT a.target, a.level, a.condition, COUNT(*), COUNT(e.administration),

@@ -22,16 +22,15 @@ def total_cost(h: Html, cost_known: float, unknown: int) -> str:
 
 def index_page(h: Html, reader: StoreReader) -> str:
     """Return the store's front page: every campaign with its progress and cost."""
-    statuses = reader.campaigns()
     rows = []
-    for s in statuses:
-        t = s.total
+    for s in reader.summaries():
         rows.append([
-            h.link(url("/campaign", name=s.campaign), s.campaign),
-            "complete" if s.complete else "incomplete", str(t.planned), str(t.done),
-            str(t.submitted), str(t.failed_agent), str(t.failed_infra + t.errored),
-            str(t.remaining), str(t.not_launched), total_cost(h, t.cost, t.cost_unknown),
-            h.link(url("/episodes", campaign=s.campaign), "episodes")])
+            h.link(url("/campaign", name=s["campaign"]), s["campaign"]),
+            "complete" if s["complete"] else "incomplete", str(s["planned"]), str(s["done"]),
+            str(s["submitted"]), str(s["failed_agent"]),
+            str(s["failed_infra"] + s["errored"]), str(s["remaining"]),
+            str(s["not_launched"]), total_cost(h, s["cost"], s["cost_unknown"]),
+            h.link(url("/episodes", campaign=s["campaign"]), "episodes")])
     body = (f"<p>Evidence store <code>{h.t(reader.root)}</code>, opened read-only.</p>"
             + (h.table(["campaign", "state", "planned", "done", "submitted", "agent fail",
                         "infra fail", "remaining", "not launched", "cost", ""], rows,
