@@ -141,7 +141,8 @@ def episode_page(h: Html, reader: StoreReader, key: EpisodeKeyQuery,
     facts = [["campaign", h.link(url("/campaign", name=key.campaign), key.campaign)]]
     facts += [[k, h.t(getattr(key, k))] for k in KEY_FIELDS[1:]]
     facts += [["administration", h.t(adm["id"])], ["sealed at", h.t(adm["sealed_at"])],
-              ["binding digest", f"<code>{h.t(adm['binding_digest'])}</code>"]]
+              ["binding digest", f"<code>{h.t(adm['binding_digest'])}</code>"],
+              ["bindings", _block(h, _json_or_text(adm["binding"]))]]
     if adm.get("not_launched"):
         facts.append(["not launched", h.t(adm["not_launched"])])
     parts = [h.table(["field", "value"], facts, "key")]
@@ -183,6 +184,13 @@ def episode_page(h: Html, reader: StoreReader, key: EpisodeKeyQuery,
     return h.page(title, "\n".join(parts), NAV + h.link(
         url("/episodes", campaign=key.campaign, target=key.target, task=key.task),
         "this target and task"))
+
+
+def _json_or_text(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
 
 
 def _submission(h: Html, sub: Any) -> str:
