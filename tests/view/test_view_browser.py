@@ -113,3 +113,17 @@ def test_console_check_sees_errors(browser: Any, store_dir: Path) -> None:
         page.wait_for_timeout(200)
         assert console.errors, "the console check saw no error on the control page"
         page.close()
+
+
+def test_audit_dir_and_its_report_in_chromium(browser: Any, audit_dir: Path) -> None:
+    with live_server(detect_source(audit_dir)) as url:
+        page = browser.new_page()
+        console = Console(page)
+        page.goto(url + "/")
+        assert page.locator("#card tbody tr").count() == 1
+        page.click("text=report.html >> nth=0")
+        assert page.url == url + "/files/report.html"
+        assert page.locator("h1").inner_text() == "Validity card"
+        assert "[redacted]" in page.content()
+        assert console.errors == []
+        page.close()
