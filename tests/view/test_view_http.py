@@ -57,7 +57,7 @@ def test_campaign_grid_per_target_level_condition(client: TestClient) -> None:
     rows = {(c[0], c[1], c[2]): c for c in _cells(r.text, "grid")}
     assert set(rows) == {("llm-a", "L2", "clean"), ("rule", "L0", "clean")}
     llm = rows[("llm-a", "L2", "clean")]
-    assert llm[3:9] == ["5", "3", "1", "1", "1", "2"]
+    assert llm[3:9] == ["5", "3", "1", "1", "2 (1 errored, not recorded)", "2"]
     # the infra_error's UNKNOWN is a measurement failure: excluded from the mean, never 0
     assert llm[10] == "mean 0.5 over 2 of 2"
     assert llm[11] == "mean 80 over 1 of 1"

@@ -195,7 +195,9 @@ class StoreReader:
                     "target": r[0], "level": r[1], "condition": r[2], "planned": r[3],
                     "done": r[4], "submitted": r[5], "failed_agent": r[6], "failed_infra": r[7],
                     "not_launched": r[8], "cost_known": float(r[9]), "cost_unknown": r[10],
-                    "scores": {}}
+                    "errored": 0, "scores": {}}
+            for target, level, cond, n in _rows(c, _GRID_ERRORED, (campaign,)):
+                cells[(target, level, cond)]["errored"] = n
             for target, level, cond, scorer, status, n, total, scored in c.execute(
                     _GRID_SCORES, (campaign,)):
                 cell = cells[(target, level, cond)]
@@ -325,9 +327,9 @@ def _all(c: sqlite3.Connection, sql: str, args: Sequence[Any]) -> list[dict[str,
     return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
 
 
-def _rows(c: sqlite3.Connection, sql: str) -> list[tuple[Any, ...]]:
+def _rows(c: sqlite3.Connection, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
     try:
-        return c.execute(sql).fetchall()
+        return c.execute(sql, args).fetchall()
     except sqlite3.OperationalError as exc:
         if "no such table" in str(exc):  # an older store without the later history tables
             return []
@@ -395,6 +397,16 @@ SELECT a.target, a.level, a.condition, COUNT(*), COUNT(e.administration),
        TOTAL(e.cost), COALESCE(SUM(e.administration IS NOT NULL AND e.cost IS NULL), 0)
 FROM administrations a LEFT JOIN episodes e ON e.administration = a.id
 WHERE a.campaign = ? GROUP BY a.target, a.level, a.condition
+"""
+# Not recorded, and the latest attempt failed outside the agent (infrastructure, as in the
+# store's status).
+_GRID_ERRORED = """
+SELECT a.target, a.level, a.condition, COUNT(DISTINCT t.administration) FROM attempts t
+JOIN administrations a ON a.id = t.administration
+WHERE a.campaign = ? AND t.status = 'failed'
+  AND NOT EXISTS (SELECT 1 FROM episodes e WHERE e.administration = t.administration)
+  AND t.id = (SELECT MAX(t2.id) FROM attempts t2 WHERE t2.administration = t.administration)
+GROUP BY a.target, a.level, a.condition
 """
 # Measurement failures are excluded from scores, as in the store's status.
 _GRID_SCORES = """

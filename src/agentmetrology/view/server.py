@@ -58,7 +58,9 @@ def serve(source: Source, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
 
     sock = bind(host, port)
     bound_port = sock.getsockname()[1]
-    hosts = {*LOOPBACK_NAMES, host} if is_loopback(host) else {host}
+    hosts = {*LOOPBACK_NAMES, host}
+    if not is_loopback(host):  # reached by this machine's names from elsewhere
+        hosts |= {socket.gethostname(), socket.getfqdn()}
     app = create_app(source, hosts=hosts)
     shown = f"[{host}]" if ":" in host else host
     announce(f"agm view: http://{shown}:{bound_port}/ ({source.kind} {source.root}; "

@@ -53,7 +53,7 @@ def campaign_page(h: Html, reader: StoreReader, s: CampaignStatus) -> str:
                h.link(ep(), cell["planned"]), str(cell["done"]),
                h.link(ep(status="submitted"), cell["submitted"]),
                str(cell["failed_agent"]),
-               h.link(ep(status="measurement_failure"), cell["failed_infra"]),
+               _infra(h, cell, ep),
                h.link(ep(status="pending"), remaining),
                total_cost(h, cell["cost_known"], cell["cost_unknown"])]
         for sc in scorers:
@@ -82,6 +82,14 @@ def campaign_page(h: Html, reader: StoreReader, s: CampaignStatus) -> str:
                    "agent fail", "infra fail", "remaining", "cost",
                    *(f"{sc}" for sc in scorers)], rows, "grid"))
     return h.page(f"Campaign {s.campaign}", body, NAV)
+
+
+def _infra(h: Html, cell: dict[str, Any], ep: Any) -> str:
+    """Return recorded measurement failures plus errored attempts, as the store counts them."""
+    text = h.link(ep(status="measurement_failure"), cell["failed_infra"] + cell["errored"])
+    if cell["errored"]:
+        text += f" ({cell['errored']} errored, not recorded)"
+    return text
 
 
 def _score_cell(h: Html, s: dict[str, Any] | None, ep: Any, scorer: str) -> str:
