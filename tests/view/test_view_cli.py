@@ -97,3 +97,16 @@ def test_archive_audit_dir(tmp_path: Path) -> None:
     assert source.kind == "archive" and source.files == ("archive.json", "report.html")
     client = TestClient(create_app(source), base_url="http://127.0.0.1")
     assert client.get("/files/report.html").text == "<p>report</p>"
+
+
+def test_a_corrupt_ledger_is_one_line_exit_2_and_a_500_page(tmp_path: Path) -> None:
+    root = tmp_path / "store"
+    root.mkdir()
+    (root / "ledger.sqlite").write_bytes(b"this is not a database" * 100)
+    proc = _agm("view", str(root), "--port", "0")
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: cannot read the ledger")
+    client = TestClient(create_app(detect_source(root)), base_url="http://127.0.0.1")
+    page = client.get("/")
+    assert page.status_code == 500 and "cannot read the ledger" in page.text

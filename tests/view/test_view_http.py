@@ -208,3 +208,24 @@ def test_front_page_totals_equal_the_store_status(tmp_path: Path) -> None:
     assert summary["cost"] == pytest.approx(total.cost, abs=1e-12)
     assert (total.not_launched, total.errored, total.superseded, total.unrecorded_requests) == \
         (1, 1, 1, 1)  # every kind the summary reads is present
+
+
+def test_a_corrupt_blob_is_said_not_shown(tmp_path: Path) -> None:
+    import os
+    import sqlite3
+
+    from view.view_fixtures import build_store
+
+    root = build_store(tmp_path / "s")
+    with sqlite3.connect(root / "ledger.sqlite") as c:
+        [(digest,)] = c.execute(
+            "SELECT e.episode_digest FROM episodes e JOIN administrations a "
+            "ON a.id = e.administration WHERE a.target = 'llm-a' AND a.seed = 0").fetchall()
+    blob = root / "blobs" / digest[:2] / digest[2:]
+    os.chmod(blob, 0o644)
+    blob.write_bytes(blob.read_bytes().replace(b"get_task_info", b"get_task_infX"))
+    client = TestClient(create_app(detect_source(root)), base_url=BASE)
+    page = client.get(_episode_url("llm-a", 0))
+    assert page.status_code == 200  # the ledger's part of the page still shows
+    assert f"blob {digest} is corrupt" in page.text
+    assert "get_task_infX" not in page.text and _cells(page.text, "assessments")

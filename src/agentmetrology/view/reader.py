@@ -22,6 +22,7 @@ from urllib.parse import quote
 from agentmetrology.records.canonical import decode_json
 from agentmetrology.records.episode import MEASUREMENT_FAILURES, TERMINATIONS
 from agentmetrology.store.paths import StorePathError, blob_path
+from agentmetrology.store.schema import SCHEMA_VERSION
 from agentmetrology.store.status import CampaignStatus, campaign_status
 from agentmetrology.view.source import LEDGER_FILE
 
@@ -131,11 +132,21 @@ class StoreReader:
         except sqlite3.Error as exc:
             raise StoreReadError(f"cannot open the ledger {self.ledger} read-only: {exc}") from exc
         with closing(conn):
-            conn.execute("PRAGMA query_only = ON")  # belt and braces: no statement may write
             try:
+                conn.execute("PRAGMA query_only = ON")  # belt and braces: nothing may write
                 yield conn
             except sqlite3.DatabaseError as exc:
                 raise StoreReadError(f"cannot read the ledger {self.ledger}: {exc}") from exc
+
+    def check(self) -> None:
+        """Raise StoreReadError (one line) unless the ledger reads and has a known schema."""
+        with self.connect() as c:
+            row = c.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+            c.execute("SELECT COUNT(*) FROM campaigns").fetchone()
+        if row is None or row[0] != SCHEMA_VERSION:
+            found = "no schema" if row is None else f"schema {row[0]}"
+            raise StoreReadError(f"the ledger {self.ledger} has {found}; this version reads "
+                                 f"schema {SCHEMA_VERSION}")
 
     # -- campaigns ----------------------------------------------------------------------------
 
