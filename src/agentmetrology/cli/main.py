@@ -20,6 +20,7 @@ from agentmetrology.cli.experiment_cmd import experiment_app
 from agentmetrology.cli.pipes import guard_stdout
 from agentmetrology.cli.serve_cmd import serve_app
 from agentmetrology.cli.stats_cmd import stats_app
+from agentmetrology.cli.view_cmd import view_cmd
 from agentmetrology.records.errors import UserError
 
 app = typer.Typer(
@@ -44,6 +45,7 @@ app.add_typer(serve_app, name="serve", help="Serve environments' tools (MCP) to 
 app.add_typer(archive_app, name="archive", help="Audit archived runs without new rollouts.")
 app.add_typer(experiment_app, name="experiment", help="Pre-registered experiments.")
 app.add_typer(evidence_app, name="evidence", help="Verify stores and qualify reports.")
+app.command("view")(view_cmd)
 
 
 @app.command()

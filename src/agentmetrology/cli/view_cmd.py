@@ -1,0 +1,41 @@
+"""`agm view PATH`: browse a store, an audit dir or an archive audit in a local web page."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import typer
+
+from agentmetrology.cli.errors import fail
+from agentmetrology.view.reader import StoreReader, StoreReadError
+from agentmetrology.view.server import DEFAULT_HOST, DEFAULT_PORT, is_loopback, serve
+from agentmetrology.view.source import detect_source
+
+
+def view_cmd(
+    path: Path = typer.Argument(..., help="An evidence store, an audit dir (agm audit --out) "
+                                          "or an archive audit (archive.json or its dir)."),
+    port: int = typer.Option(DEFAULT_PORT, "--port", min=0, max=65535,
+                             help="Port to listen on (0: any free port)."),
+    host: str = typer.Option(DEFAULT_HOST, "--host",
+                             help="Address to bind; loopback by default, so only this "
+                                  "machine can connect."),
+) -> None:
+    """Serve a read-only web viewer of PATH on 127.0.0.1 (the store is never written)."""
+    source = detect_source(path)  # ViewSourceError: one line, exit 2 (a UserError)
+    if source.kind == "store":
+        try:
+            StoreReader(source.root).check()
+        except StoreReadError as exc:
+            fail(str(exc))
+    logging.basicConfig(level=logging.WARNING, format="agm view: %(message)s")
+    if not is_loopback(host):
+        typer.echo(f"warning: {host} is not a loopback address: anyone who can reach it can "
+                   "read this evidence", err=True)
+    try:
+        serve(source, host, port, announce=lambda line: typer.echo(line, err=True))
+    except KeyboardInterrupt:
+        pass
+    except OSError as exc:
+        fail(f"the viewer stopped: {exc}")

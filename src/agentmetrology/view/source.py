@@ -1,0 +1,80 @@
+"""What the viewer was pointed at: an evidence store, an audit dir or an archive audit."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from agentmetrology.records.errors import UserError
+
+LEDGER_FILE = "ledger.sqlite"  # the store's documented ledger file name
+ARCHIVE_SCHEMA = "agentmetrology.archive-audit/"
+SourceKind = Literal["store", "audit", "archive"]
+
+
+class ViewSourceError(UserError):
+    """Raised when the path is not a store, an audit dir or an archive audit."""
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A resolved directory, what it holds, and the only files in it the viewer may serve."""
+
+    kind: SourceKind
+    root: Path
+    files: tuple[str, ...] = ()  # names directly in `root`; nothing else is ever read
+    archive_file: Path | None = None  # the archive.json shown (kind "archive")
+
+
+# Only what an audit or archive audit writes: a stray file in the folder is not published.
+SERVED = ("card.json", "audit.json", "archive.json", "report.html", "report.md")
+
+
+def _served(root: Path, names: tuple[str, ...] = SERVED) -> tuple[str, ...]:
+    """Return the names among `names` that are regular files inside `root` (no symlinks out)."""
+    out = []
+    for name in names:
+        f = root / name
+        # A symlink could point outside the folder the user gave: never followed.
+        if f.is_file() and not f.is_symlink():
+            out.append(name)
+    return tuple(out)
+
+
+def _archive_schema(path: Path) -> str | None:
+    """Return the `schema` of a JSON file if it is an archive audit, else None."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(64 * 1024 * 1024)
+        doc = json.loads(head)
+    except (OSError, ValueError, RecursionError):
+        return None
+    schema = doc.get("schema") if isinstance(doc, dict) else None
+    return schema if isinstance(schema, str) and schema.startswith(ARCHIVE_SCHEMA) else None
+
+
+def detect_source(path: str | Path) -> Source:
+    """Return what `path` is; raise ViewSourceError (one line) when it is none of them."""
+    p = Path(path)
+    if not p.exists():
+        raise ViewSourceError(f"{p} does not exist; give an evidence store, an audit dir or "
+                              "an archive audit (archive.json)")
+    p = p.resolve()
+    if p.is_dir():
+        if (p / LEDGER_FILE).is_file():
+            return Source("store", p)
+        if (p / "card.json").is_file() or (p / "audit.json").is_file():
+            return Source("audit", p, _served(p))
+        if (p / "archive.json").is_file() and _archive_schema(p / "archive.json"):
+            return Source("archive", p, _served(p), p / "archive.json")
+        raise ViewSourceError(f"{p} is not an evidence store (no {LEDGER_FILE}), an audit dir "
+                              "(no card.json or audit.json) or an archive audit dir (no "
+                              "archive.json)")
+    if _archive_schema(p):
+        # Pointed at one file: that file is all the viewer reads.
+        return Source("archive", p.parent, (), p)
+    raise ViewSourceError(f"{p} is not an archive audit (a JSON file with schema "
+                          f"{ARCHIVE_SCHEMA}N, as `agm archive audit` writes); give an "
+                          "evidence store, an audit dir or an archive audit")

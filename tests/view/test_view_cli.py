@@ -1,0 +1,112 @@
+"""`agm view` from the command line: what it accepts, its one-line errors, and a live serve."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from agentmetrology.view import ViewSourceError, create_app, detect_source
+
+AGM = [sys.executable, "-m", "agentmetrology.cli.main"]
+
+
+def _agm(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*AGM, *args], capture_output=True, text=True, timeout=timeout,
+                          env=os.environ.copy())
+
+
+def test_detects_each_kind(store_dir: Path, audit_dir: Path, archive_file: Path) -> None:
+    assert detect_source(store_dir).kind == "store"
+    audit = detect_source(audit_dir)
+    assert audit.kind == "audit"
+    assert audit.files == ("card.json", "audit.json", "report.html", "report.md")
+    arch = detect_source(archive_file)
+    assert (arch.kind, arch.files, arch.archive_file) == ("archive", (), archive_file)
+
+
+@pytest.mark.parametrize("make", ["missing", "empty_dir", "text_file", "other_json"])
+def test_not_a_source_is_one_line_exit_2(tmp_path: Path, make: str) -> None:
+    path = tmp_path / "thing"
+    if make == "empty_dir":
+        path.mkdir()
+    elif make == "text_file":
+        path.write_text("hello\n")
+    elif make == "other_json":
+        path.write_text('{"schema": "something-else/1"}')
+    with pytest.raises(ViewSourceError):
+        detect_source(path)
+    if make in ("missing", "other_json"):  # the CLI path, twice (each start costs ~1 s)
+        proc = _agm("view", str(path), "--port", "0")
+        assert proc.returncode == 2
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: ") and str(path) in lines[0]
+        assert "Traceback" not in proc.stderr
+
+
+def test_port_in_use_is_one_line_naming_it(store_dir: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        proc = _agm("view", str(store_dir), "--port", str(port))
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (f"error: port {port} on 127.0.0.1 is in use; choose another "
+                                   "with --port (or --port 0 for any free port)")
+
+
+def test_serves_until_stopped(store_dir: Path) -> None:
+    proc = subprocess.Popen([*AGM, "view", str(store_dir), "--port", "0"],
+                            stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert m, line
+        with urllib.request.urlopen(m.group(0), timeout=30) as r:
+            assert r.status == 200 and b"viewtest" in r.read()
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
+def test_archive_audit_page_and_filters(archive_file: Path) -> None:
+    client = TestClient(create_app(detect_source(archive_file)), base_url="http://127.0.0.1")
+    page = client.get("/").text
+    assert "taubench" in page and "grader_never_ran" in page
+    assert "1 of 1 listed" in page
+    assert '<span class="null">null</span>' in page  # an ungraded episode's score
+    assert "0 of 1 listed" in client.get("/?reason=never_ran").text
+    assert "1 of 1 listed" in client.get("/?task=t2&cell=gpt-x").text
+    assert client.get("/files/archive.json").status_code == 404  # one file given: no /files
+
+
+def test_archive_audit_dir(tmp_path: Path) -> None:
+    from view.view_fixtures import build_archive
+
+    build_archive(tmp_path / "out" / "archive.json")
+    (tmp_path / "out" / "report.html").write_text("<p>report</p>")
+    source = detect_source(tmp_path / "out")
+    assert source.kind == "archive" and source.files == ("archive.json", "report.html")
+    client = TestClient(create_app(source), base_url="http://127.0.0.1")
+    assert client.get("/files/report.html").text == "<p>report</p>"
+
+
+def test_a_corrupt_ledger_is_one_line_exit_2_and_a_500_page(tmp_path: Path) -> None:
+    root = tmp_path / "store"
+    root.mkdir()
+    (root / "ledger.sqlite").write_bytes(b"this is not a database" * 100)
+    proc = _agm("view", str(root), "--port", "0")
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: cannot read the ledger")
+    client = TestClient(create_app(detect_source(root)), base_url="http://127.0.0.1")
+    page = client.get("/")
+    assert page.status_code == 500 and "cannot read the ledger" in page.text
