@@ -7,10 +7,16 @@ fit are left out, lowest priority first, and the caption names them (`--json` ha
 from __future__ import annotations
 
 from rich.console import Console
+from rich.table import Table
 
 from agentmetrology.cli.table_fit import Col, fit_table
 from agentmetrology.run.export import Cell, CellScore
 from agentmetrology.store import CampaignStatus
+
+
+def _print(console: Console, table: Table) -> None:
+    table.show_edge = False  # the status tables' look since the first version
+    console.print(table)
 
 
 def _mean(value: float | None) -> str:
@@ -23,7 +29,7 @@ def target_table(console: Console, s: CampaignStatus, cost: dict[str, str]) -> N
     cols = [Col("target", 10), Col("planned", 7, True), Col("done", 9, True),
             Col("submitted", 3, True), Col("agent fail", 6, True), Col("infra fail", 6, True),
             Col("remaining", 5, True), Col("not launched", 2, True),
-            Col("interrupted", 2, True), Col("cost", 4, True),
+            Col("interrupted", 2, True), Col("cost", 7, True),
             *(Col(sc, 8 if i == 0 else 5, True) for i, sc in enumerate(scorers))]
     rows = []
     for name, c in s.targets.items():
@@ -31,8 +37,8 @@ def target_table(console: Console, s: CampaignStatus, cost: dict[str, str]) -> N
         rows.append([name, str(c.planned), str(c.done), str(c.submitted), str(c.failed_agent),
                      str(c.failed_infra + c.errored), str(c.remaining), str(c.not_launched),
                      str(c.interrupted_attempts), cost[name], *(_mean(m) for m in means)])
-    console.print(fit_table(console, "per target (scores: mean over measured episodes)", cols,
-                            rows))
+    _print(console, fit_table(console, "per target (scores: mean over measured episodes)", cols,
+                              rows))
 
 
 def cell_table(console: Console, cells: dict[Cell, dict[str, CellScore]]) -> None:
@@ -65,4 +71,4 @@ def cell_table(console: Console, cells: dict[Cell, dict[str, CellScore]]) -> Non
         if shared:
             row.append(str(next(iter(per.values())).excluded if per else 0))
         rows.append(row)
-    console.print(fit_table(console, "mean score per target × level × condition", cols, rows))
+    _print(console, fit_table(console, "mean score per target × level × condition", cols, rows))
