@@ -231,3 +231,22 @@ def test_status_narrower_drops_whole_columns_and_names_them(store: Path) -> None
     assert cells[("no_dedup", "L2", "clean")] == ["2", "0.909"]
     assert "not shown at this width: shape_judge, excluded (see \n" in res.stdout
     assert "…" not in res.stdout
+
+
+def test_a_tampered_binding_stops_the_export_with_one_line(store: Path, tmp_path: Path) -> None:
+    import shutil
+    import sqlite3
+
+    copy = tmp_path / "s"
+    shutil.copytree(store, copy)
+    conn = sqlite3.connect(copy / "ledger.sqlite")
+    conn.execute("UPDATE administrations SET binding = replace(binding, 'seeded', 'legacy') "
+                 "WHERE ordinal = 0")
+    conn.commit()
+    conn.close()
+    out = tmp_path / "e.jsonl"
+    res = _export(copy, out)
+    assert res.exit_code == 2
+    [line] = res.stderr.splitlines()
+    assert line.startswith(f"error: {copy}: the bindings of ") and "no longer hash to" in line
+    assert not out.exists()
