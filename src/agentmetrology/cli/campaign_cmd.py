@@ -10,12 +10,12 @@ from typing import Any
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
-from rich.table import Table
 from rich.text import Text
 
 from agentmetrology.agents.llm.target import Prices
 from agentmetrology.archive.evidence_check import qualify_store
 from agentmetrology.archive.score_row import campaign_rows
+from agentmetrology.cli.campaign_tables import cell_table, target_table
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail
 from agentmetrology.run.campaign import (
@@ -26,6 +26,7 @@ from agentmetrology.run.campaign import (
 )
 from agentmetrology.run.campaign.backends import BACKENDS, BackendError
 from agentmetrology.run.campaign.execute import Progress as RunProgress
+from agentmetrology.run.export import Cell, CellScore, cell_scores, export_rows
 from agentmetrology.store import (
     CampaignMismatchError,
     CampaignStatus,
@@ -35,6 +36,7 @@ from agentmetrology.store import (
     StoreNotFoundError,
 )
 from agentmetrology.store.qualify import banner
+from agentmetrology.store.blobs import BlobError
 
 campaign_app = typer.Typer(help="Run resumable campaigns into an evidence store.",
                            no_args_is_help=True, add_completion=False,
@@ -185,6 +187,7 @@ def status(
         # The cheap check (chain, rows, bindings, blob presence) runs on every status.
         evidence = qualify_store(store, "ledger")
         rows = campaign_rows(st, statuses, evidence) if json_out else []
+        cells = {} if json_out else _cells(st, names)
     _print_banner(evidence)
     if json_out:
         print(json.dumps({"store": str(store), "campaigns": [s.to_json() for s in statuses],
@@ -196,6 +199,19 @@ def status(
         console.print(f"{store}: no campaigns yet")
     for s in statuses:
         _print_status(console, s)
+        if s.campaign in cells:
+            cell_table(console, cells[s.campaign])
+
+
+def _cells(st: EvidenceStore, names: list[str]) -> dict[str, dict[Cell, dict[str, CellScore]]]:
+    """Return each campaign's scores per target × level × condition (from its export rows)."""
+    out = {}
+    for name in names:
+        try:
+            out[name] = cell_scores(export_rows(st, [name]))
+        except BlobError as exc:  # a binding that no longer matches its digest
+            _say(f"{name}: scores per level and condition not shown: {exc}", "red")
+    return out
 
 
 def _print_banner(evidence: dict[str, Any]) -> None:
@@ -239,21 +255,8 @@ def _print_status(console: Console, s: CampaignStatus) -> None:
            f"{cost_text(t.unrecorded_cost, t.unrecorded_cost_unknown)}, included)"
            if t.unrecorded_requests else "")))
     console.print(line)
-    scorers = sorted({sc for per in s.scores.values() for sc in per})
-    table = Table(show_edge=False)
-    for col in ("target", "planned", "done", "submitted", "agent fail", "infra fail",
-                "remaining", "not launched", "interrupted", "cost", *(f"mean {sc}"
-                                                                     for sc in scorers)):
-        table.add_column(col, justify="left" if col == "target" else "right",
-                         no_wrap=col == "cost")
-    for name, c in s.targets.items():
-        means = [s.scores.get(name, {}).get(sc, {}).get("mean_score") for sc in scorers]
-        table.add_row(Text(name), str(c.planned), str(c.done), str(c.submitted),
-                      str(c.failed_agent),
-                      str(c.failed_infra + c.errored), str(c.remaining), str(c.not_launched),
-                      str(c.interrupted_attempts), cost_text(c.cost, c.cost_unknown, short=True),
-                      *("-" if m is None else f"{m:.3f}" for m in means))
-    console.print(table)
+    target_table(console, s, {name: cost_text(c.cost, c.cost_unknown, short=True)
+                              for name, c in s.targets.items()})
     for reason, n in s.not_launched_reasons.items():
         console.print(f"not launched ({n}): {reason}", markup=False, emoji=False)
 

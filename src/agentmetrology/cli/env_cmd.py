@@ -14,12 +14,23 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from agentmetrology.cli.args import split_names
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail
+from agentmetrology.cli.run_args import (
+    choose_agent,
+    limit_seeds,
+    merge_task_args,
+    parse_task_args,
+)
 from agentmetrology.cli.table_fit import Col, fit_table
 from agentmetrology.envs.registry import env_names, get_env
 from agentmetrology.records.environment import EnvSpec
-from agentmetrology.run.episode import ScoredEpisode, canonical_condition, result_row, run_one
+from agentmetrology.run.episode import (
+    ScoredEpisode,
+    canonical_condition,
+    result_row,
+    run_episode,
+)
 from agentmetrology.run.seeds import parse_seeds
-from agentmetrology.scoring.episode import score_submission
+from agentmetrology.scoring.episode import score_episode, score_submission
 
 err_console = Console(stderr=True, highlight=False)
 PROGRESS_AFTER = 20  # episodes: below this a run takes well under a second
@@ -128,17 +139,32 @@ def _seeds_arg(text: str) -> list[int]:
 
 def run_cmd(
     env: str = typer.Argument(..., help="Environment, e.g. comtrade (agm envs)."),
-    task: str = typer.Option(..., "--task", help="Task id, comma-separated ids, or 'all'."),
-    seeds: str = typer.Option("0", "--seeds", help="Episode seeds: 0-9, 3 or 1,4,7."),
-    agent: str = typer.Option("rule", "--agent", help="A model-free agent of the environment "
-                                                      "(e.g. rule, scripted:careful) or "
-                                                      "llm:MODEL."),
-    level: str = typer.Option("L2", "--level", help="Scaffold level: L0 | L1 | L2."),
+    task: str = typer.Option(None, "--task", help="Task id, comma-separated ids, or 'all' "
+                                                 "(or -T task=...)."),
+    seeds: str = typer.Option(None, "--seeds", help="Episode seeds: 0-9, 3 or 1,4,7 "
+                                                   "(default 0)."),
+    agent: str = typer.Option(None, "--agent", help="A model-free agent of the environment "
+                                                   "(e.g. rule, scripted:careful; default "
+                                                   "rule) or llm:MODEL."),
+    model: str = typer.Option(None, "--model", metavar="PROVIDER/MODEL",
+                              help="An LLM as Inspect names it (openai/gpt-4o-mini, "
+                                   "anthropic/..., ollama/..., openai-api/SERVICE/...): "
+                                   "llm:MODEL on the provider's OpenAI-compatible endpoint."),
+    level: str = typer.Option(None, "--level", help="Scaffold level: L0 | L1 | L2 "
+                                                   "(default L2)."),
     profile: str = typer.Option(None, "--profile", help="Data profile (default: the first)."),
-    condition: str = typer.Option("clean", "--condition",
-                                  help="clean, a stress condition (stress:escalating, "
-                                       "stress:constant, stress:dose=X), or either under a "
-                                       "mutation: mut:alias, stress:constant+mut:format."),
+    condition: str = typer.Option(None, "--condition",
+                                  help="clean (default), a stress condition "
+                                       "(stress:escalating, stress:constant, stress:dose=X), or "
+                                       "either under a mutation: mut:alias, "
+                                       "stress:constant+mut:format."),
+    task_args: list[str] = typer.Option([], "-T", "--task-arg", metavar="KEY=VALUE",
+                                        help="Task argument, repeatable: task, seeds (or seed), "
+                                             "level, profile, condition."),
+    limit: int = typer.Option(None, "--limit", min=1, metavar="N",
+                              help="Run only the first N seeds of each task."),
+    epochs: int = typer.Option(1, "--epochs", min=1, max=1000, metavar="K",
+                               help="Run each (task, seed) K times, recorded as repeat 0..K-1."),
     json_out: bool = typer.Option(False, "--json", help="One JSON line per episode."),
     base_url: str = typer.Option(None, "--base-url", help="llm: OpenAI-compatible endpoint."),
     api_key_env: str = typer.Option(None, "--api-key-env",
@@ -155,21 +181,35 @@ def run_cmd(
 ) -> None:
     """Run episodes and score each with every scorer of the environment."""
     spec = env_arg(env)
-    tasks = _tasks_arg(spec, task)
-    seed_list = _seeds_arg(seeds)
-    prof = profile or spec.profiles[0]
+    try:
+        params = merge_task_args({"task": task, "seeds": seeds, "level": level,
+                                  "profile": profile, "condition": condition},
+                                 parse_task_args(task_args))
+        chosen = choose_agent(agent, model, base_url, api_key_env)
+    except ValueError as exc:
+        fail(str(exc))
+    if params["task"] is None:
+        fail("give the task: --task ID (or -T task=ID), a comma-separated list, or 'all'")
+    tasks = _tasks_arg(spec, str(params["task"]))
+    seed_list = limit_seeds(_seeds_arg(str(params["seeds"])), limit)
+    level = str(params["level"])
+    prof = params["profile"] or spec.profiles[0]
     _check(spec.check_profile, prof)
     if level not in spec.levels:
         fail(f"unknown level {level!r}; {spec.name} has: {', '.join(spec.levels)}")
     try:
-        condition = canonical_condition(spec, condition)
+        condition = canonical_condition(spec, str(params["condition"]))
     except ValueError as exc:
         fail(str(exc))
+    agent = chosen.agent
     if agent.startswith("llm:"):
+        if epochs > 1:
+            fail("--epochs with an llm agent: quick runs record one repeat; for K repeats "
+                 "write a campaign file with repeats = K (agm campaign run, docs/campaigns.md)")
         from agentmetrology.cli.llm_run import run_llm
 
-        run_llm(spec, agent, tasks, seed_list, level, prof, condition, base_url, api_key_env,
-                json_out, max_retries, store, retry_failures, price=price)
+        run_llm(spec, agent, tasks, seed_list, level, prof, condition, chosen.base_url,
+                chosen.api_key_env, json_out, max_retries, store, retry_failures, price=price)
         return
     if agent not in spec.agents:
         fail(f"unknown agent {agent!r}; {spec.name} has: {', '.join(spec.agents)} "
@@ -178,13 +218,16 @@ def run_cmd(
     if level not in policy.levels:
         fail(f"agent {agent!r} acts only at {', '.join(policy.levels)}; choose --level "
              f"{policy.levels[0]}")
-    _run_model_free(spec, tasks, seed_list, agent, level, prof, condition, json_out)
+    _run_model_free(spec, tasks, seed_list, agent, level, prof, condition, json_out, epochs)
 
 
 def _run_model_free(spec: EnvSpec, tasks: list[str], seeds: list[int], agent: str, level: str,
-                    profile: str, condition: str, json_out: bool) -> None:
+                    profile: str, condition: str, json_out: bool, epochs: int = 1) -> None:
     results: list[ScoredEpisode] = []
-    total = len(tasks) * len(seeds)
+    rows: list[dict[str, Any]] = []
+    total = len(tasks) * len(seeds) * epochs
+    # With --epochs the repeat index is part of every row (and a table column).
+    extra = ((Col("repeat", 7, True), "repeat", 0),) if epochs > 1 else ()
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                         console=err_console, transient=True,
                         disable=total < PROGRESS_AFTER or not err_console.is_terminal)
@@ -193,23 +236,36 @@ def _run_model_free(spec: EnvSpec, tasks: list[str], seeds: list[int], agent: st
             bar = progress.add_task(f"{spec.name} {agent} {level}", total=total)
             for t in tasks:
                 for s in seeds:
-                    try:
-                        scored = run_one(spec, t, s, agent, level, profile, condition)
-                    except ValueError as exc:
-                        fail(str(exc))
-                    if json_out:
-                        print(json.dumps(scored.row()), flush=True)
-                    results.append(scored)
-                    progress.advance(bar)
+                    for r in range(epochs):
+                        try:
+                            scored = run_one_repeat(spec, t, s, agent, level, profile,
+                                                    condition, r)
+                        except ValueError as exc:
+                            fail(str(exc))
+                        row = scored.row()
+                        if epochs > 1:
+                            row["repeat"] = r
+                        if json_out:
+                            print(json.dumps(row), flush=True)
+                        results.append(scored)
+                        rows.append(row)
+                        progress.advance(bar)
     except KeyboardInterrupt:
         if not json_out:
-            print_rows(spec, [r.row() for r in results], f"{spec.name}: {agent} at {level} "
-                                                         "(interrupted)")
+            print_rows(spec, rows, f"{spec.name}: {agent} at {level} (interrupted)", extra)
         err_console.print(f"interrupted after {len(results)} of {total} episodes")
         raise typer.Exit(130) from None
     if not json_out:
-        print_rows(spec, [r.row() for r in results],
-                   f"{spec.name}: {agent} at {level}, every scorer side by side")
+        print_rows(spec, rows, f"{spec.name}: {agent} at {level}, every scorer side by side",
+                   extra)
+
+
+def run_one_repeat(spec: EnvSpec, task: str, seed: int, agent: str, level: str, profile: str,
+                   condition: str, repeat: int) -> ScoredEpisode:
+    """Run and score one model-free episode whose key carries `repeat` (an epoch index)."""
+    ep = run_episode(spec, task, seed, agent, level, profile=profile, condition=condition,
+                     repeat=repeat)
+    return ScoredEpisode(spec, ep, profile, score_episode(spec, ep))
 
 
 def _get(row: dict[str, Any], path: str) -> Any:

@@ -6,6 +6,7 @@ import sys
 
 import typer
 
+from agentmetrology import __version__
 from agentmetrology.cli.archive_cmd import archive_app
 from agentmetrology.cli.assess_cmd import assess_cmd
 from agentmetrology.cli.audit_cmd import audit_cmd
@@ -13,10 +14,13 @@ from agentmetrology.cli.audit_inspect_cmd import inspect_app, route
 from agentmetrology.cli.campaign_cmd import campaign_app
 from agentmetrology.cli.demo_cmd import demo_table
 from agentmetrology.cli.diagnose_cmd import diagnose_cmd
+from agentmetrology.cli.dotenv import load_dotenv
 from agentmetrology.cli.env_cmd import envs_cmd, run_cmd, score_cmd, tasks_cmd, truth_cmd
 from agentmetrology.cli.errors import fail_line
 from agentmetrology.cli.evidence_cmd import evidence_app
 from agentmetrology.cli.experiment_cmd import experiment_app
+from agentmetrology.cli.export_cmd import export_cmd
+from agentmetrology.cli.help_text import PlainHelpGroup
 from agentmetrology.cli.pipes import guard_stdout
 from agentmetrology.cli.serve_cmd import serve_app
 from agentmetrology.cli.stats_cmd import stats_app
@@ -30,6 +34,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    cls=PlainHelpGroup,
 )
 app.command("envs")(envs_cmd)
 app.command("tasks")(tasks_cmd)
@@ -46,6 +51,19 @@ app.add_typer(archive_app, name="archive", help="Audit archived runs without new
 app.add_typer(experiment_app, name="experiment", help="Pre-registered experiments.")
 app.add_typer(evidence_app, name="evidence", help="Verify stores and qualify reports.")
 app.command("view")(view_cmd)
+app.command("export")(export_cmd)
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"agm {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", is_eager=True, callback=_version,
+                                       help="Print the version and exit.")) -> None:
+    """agentmetrology: valid measurement of LLM agents."""
 
 
 @app.command()
@@ -58,6 +76,7 @@ def main() -> None:
     """Run the command line; any user error anywhere ends as one line and exit code 2."""
     guard_stdout()
     try:
+        load_dotenv()  # API keys from ./.env; never overrides a variable already set
         routed = route(sys.argv[1:])  # `agm audit inspect|census ...`
         inspect_app(args=routed, prog_name="agm audit") if routed else app()
     except UserError as exc:  # the one handler: commands need not catch what users can fix

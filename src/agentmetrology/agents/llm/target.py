@@ -56,3 +56,70 @@ class LLMTarget:
                        "cached_per_m": self.prices.cached_per_m},
             "max_retries": self.max_retries, "timeout_s": self.timeout_s,
         }
+
+
+# `--model provider/name` as Inspect AI writes it: each provider's OpenAI-compatible endpoint
+# and the variable Inspect reads its key from. None as the endpoint means the SDK's default
+# (api.openai.com), so `--model openai/M` is exactly `--agent llm:M` and resumes its store.
+PROVIDERS: dict[str, tuple[str | None, str | None]] = {
+    "openai": (None, None),
+    "anthropic": ("https://api.anthropic.com/v1/", "ANTHROPIC_API_KEY"),
+    "google": ("https://generativelanguage.googleapis.com/v1beta/openai/", "GOOGLE_API_KEY"),
+    "mistral": ("https://api.mistral.ai/v1", "MISTRAL_API_KEY"),
+    "groq": ("https://api.groq.com/openai/v1", "GROQ_API_KEY"),
+    "together": ("https://api.together.xyz/v1", "TOGETHER_API_KEY"),
+    "deepseek": ("https://api.deepseek.com/v1", "DEEPSEEK_API_KEY"),
+    "openrouter": ("https://openrouter.ai/api/v1", "OPENROUTER_API_KEY"),
+    "ollama": ("http://127.0.0.1:11434/v1", None),
+    "vllm": ("http://127.0.0.1:8000/v1", None),
+}
+GENERIC = "openai-api"  # openai-api/SERVICE/MODEL: SERVICE_BASE_URL and SERVICE_API_KEY
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSpec:
+    """A `provider/name` model: the model sent to the endpoint, the endpoint and key variable."""
+
+    provider: str
+    model: str
+    base_url: str | None
+    api_key_env: str | None
+
+    @property
+    def agent(self) -> str:
+        """Return the `llm:MODEL` agent spec this model runs as."""
+        return f"llm:{self.model}"
+
+
+def parse_model_spec(text: str, environ: dict[str, str] | None = None,
+                     base_url: str | None = None) -> ModelSpec:
+    """Return the ModelSpec of "provider/name" (the name may hold further "/" and ":").
+
+    ValueError (one line) for a missing part or an unknown provider, naming the known ones.
+    `openai-api/SERVICE/MODEL` reads the endpoint from SERVICE_BASE_URL (upper case, "-" as
+    "_") in `environ` (default: the process environment) unless `base_url` is given, and the
+    key from SERVICE_API_KEY.
+    """
+    import os
+
+    env = os.environ if environ is None else environ
+    provider, slash, model = text.strip().partition("/")
+    known = ", ".join([*PROVIDERS, f"{GENERIC}/SERVICE"])
+    if not slash or not provider or not model.strip("/"):
+        raise ValueError(f"--model {text!r}: expected PROVIDER/MODEL, e.g. "
+                         f"openai/gpt-4o-mini (providers: {known})")
+    if provider == GENERIC:
+        service, slash, name = model.partition("/")
+        if not slash or not service or not name:
+            raise ValueError(f"--model {text!r}: expected {GENERIC}/SERVICE/MODEL")
+        prefix = service.upper().replace("-", "_")
+        url = base_url or env.get(f"{prefix}_BASE_URL")
+        if not url:
+            raise ValueError(f"--model {text!r}: set {prefix}_BASE_URL to the service's "
+                             "OpenAI-compatible endpoint, or give --base-url")
+        return ModelSpec(service, name, url, f"{prefix}_API_KEY")
+    if provider not in PROVIDERS:
+        raise ValueError(f"--model {text!r}: unknown provider {provider!r}; known: {known} "
+                         "(or use --agent llm:MODEL --base-url URL)")
+    base_url, key_env = PROVIDERS[provider]
+    return ModelSpec(provider, model, base_url, key_env)

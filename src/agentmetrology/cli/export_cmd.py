@@ -1,0 +1,67 @@
+"""`agm export STORE`: one row per recorded episode as JSON Lines, CSV or Parquet."""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from agentmetrology.cli.args import split_names
+from agentmetrology.cli.errors import fail
+from agentmetrology.run.export import export_rows
+from agentmetrology.run.export_write import ExportError, format_for, render, write_atomic
+from agentmetrology.store import EvidenceStore, LedgerError, StoreNotFoundError
+from agentmetrology.store.blobs import BlobError
+
+_err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def export_cmd(
+    store: Path = typer.Argument(..., metavar="STORE", help="Evidence store directory."),
+    fmt: str = typer.Option(None, "--format", metavar="jsonl|csv|parquet",
+                            help="Output format (default: from the --out suffix, else jsonl)."),
+    out: Path = typer.Option(None, "--out", metavar="FILE",
+                             help="Output file (default: stdout; Parquet needs a file)."),
+    campaign: str = typer.Option(None, "--campaign", metavar="NAME[,NAME]",
+                                 help="Only these campaigns (default: all)."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing output file."),
+) -> None:
+    """Write one row per recorded episode: key fields, termination, every scorer's score,
+    status and version, cost and digests; an unmeasured score is null, never 0."""
+    try:
+        kind = format_for(fmt, out)
+    except ExportError as exc:
+        fail(str(exc))
+    if out is None and kind == "parquet":
+        fail("Parquet is binary: give --out FILE.parquet")
+    if out is not None and out.exists() and not force:
+        fail(f"{out} exists; give --force to replace it")  # before reading the store
+    names = split_names(campaign) if campaign is not None else None
+    try:
+        with EvidenceStore.open_readonly(store, scrub_env=False) as st:
+            export = export_rows(st, names)
+    except StoreNotFoundError as exc:
+        fail(str(exc))
+    except KeyError as exc:
+        fail(str(exc.args[0]))
+    except BlobError as exc:
+        fail(f"{store}: {exc}")
+    except (OSError, sqlite3.DatabaseError, LedgerError) as exc:
+        fail(f"cannot read the evidence store at {store}: {exc}")
+    try:
+        data = render(export, kind)
+        if out is None:
+            sys.stdout.buffer.write(data)
+            sys.stdout.flush()
+        else:
+            write_atomic(data, out, force=force)
+    except ExportError as exc:
+        fail(str(exc))
+    where = "stdout" if out is None else str(out)
+    note = (f"; {export.unrecorded} planned administration(s) have no recorded episode yet "
+            "and are not rows (agm campaign status)" if export.unrecorded else "")
+    _err.print(f"exported {len(export.rows)} episode(s) as {kind} to {where}{note}",
+               markup=False, emoji=False)

@@ -1,0 +1,178 @@
+"""Episode rows of an evidence store, flat and typed, for pandas and `agm stats` (`agm export`).
+
+One row per recorded episode: every key field, the environment and profile its bindings name,
+termination, one `SCORER.score` / `SCORER.status` / `SCORER.version` / `SCORER.digest` group
+per scorer, cost and tokens, and the digests that bind the row to its evidence. A score that was
+not measured (an UNKNOWN or INVALID assessment, or any score of an infrastructure failure) is
+null with its status beside it, never 0; `agm stats` and pandas then leave it out.
+
+The store is read through its public API (`campaigns`, `episode`, `binding`); only the list of
+a campaign's keys is one query over the administrations table, as the archive importer does.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentmetrology.records.episode import MEASUREMENT_FAILURES, EpisodeKey
+from agentmetrology.store import EvidenceStore
+
+KEY_FIELDS = ("campaign", "target", "task", "seed", "condition", "level", "repeat")
+# Fields of every row, in column order; scorer groups follow, then the digests.
+BASE_FIELDS = (*KEY_FIELDS, "environment", "profile", "termination", "termination_detail",
+               "measurement_failure", "requests", "tool_calls", "model_attempts",
+               "input_tokens", "output_tokens", "cost")
+SCORER_PARTS = ("score", "status", "version", "digest")
+DIGEST_FIELDS = ("episode_digest", "submission_digest", "binding_digest", "plan_digest")
+UNMEASURED_STATUSES = frozenset({"UNKNOWN", "INVALID"})
+DEFAULT_ENVIRONMENT = "comtrade"  # stores written before environments were plug-ins
+
+
+@dataclass(frozen=True, slots=True)
+class Export:
+    """Rows of an export, their column order, and the administrations left out (unrecorded)."""
+
+    rows: list[dict[str, Any]]
+    columns: list[str]
+    unrecorded: int = 0
+    scorers: list[str] = field(default_factory=list)
+
+
+def _keys(store: EvidenceStore, campaign: str) -> list[EpisodeKey]:
+    """Return every administration key of a campaign, in plan order."""
+    cols = ", ".join(KEY_FIELDS)
+    cur = store.ledger.conn.execute(
+        f"SELECT {cols} FROM administrations WHERE campaign=? ORDER BY ordinal", (campaign,))
+    return [EpisodeKey(*row) for row in cur]
+
+
+def _failure(termination: str, detail: str) -> str | None:
+    """Return why an episode is a measurement failure, or None when it measures the agent."""
+    if termination not in MEASUREMENT_FAILURES:
+        return None
+    return f"{termination}: {detail}" if detail else termination
+
+
+def episode_row(key: EpisodeKey, led: dict[str, Any], binding: dict[str, Any],
+                plan_digest: str) -> dict[str, Any]:
+    """Return the flat export row of one recorded episode (ledger row + sealed bindings)."""
+    failure = _failure(str(led["termination"]), str(led.get("termination_detail") or ""))
+    row: dict[str, Any] = {f: getattr(key, f) for f in KEY_FIELDS}
+    row.update(environment=str(binding.get("environment") or DEFAULT_ENVIRONMENT),
+               profile=binding.get("profile"), termination=led["termination"],
+               termination_detail=led.get("termination_detail") or "",
+               measurement_failure=failure, requests=led["requests"],
+               tool_calls=led["tool_calls"], model_attempts=led["model_attempts"],
+               input_tokens=led["input_tokens"], output_tokens=led["output_tokens"],
+               cost=led["cost"])  # null when any request's price or token count is unknown
+    for a in led.get("assessments") or []:
+        status = str(a["status"])
+        measured = failure is None and status not in UNMEASURED_STATUSES
+        name = str(a["scorer"])
+        row[f"{name}.score"] = a["score"] if measured else None
+        row[f"{name}.status"] = status
+        row[f"{name}.version"] = a["scorer_version"]
+        row[f"{name}.digest"] = a["assessment_digest"]
+    row.update(episode_digest=led["episode_digest"], submission_digest=led["submission_digest"],
+               binding_digest=None, plan_digest=plan_digest)
+    return row
+
+
+def _campaign_rows(store: EvidenceStore, campaign: str) -> Iterator[dict[str, Any] | None]:
+    """Yield the row of each administration of a campaign (None when it has no episode)."""
+    plan = store.ledger.campaign(campaign)
+    plan_digest = "" if plan is None else str(plan["plan_digest"])
+    for key in _keys(store, campaign):
+        led = store.episode(key)
+        if led is None:
+            yield None
+            continue
+        bound = store.binding(key)  # verified against its digest: a tampered binding raises
+        row = episode_row(key, led, bound, plan_digest)
+        row["binding_digest"] = _binding_digest(store, key)
+        yield row
+
+
+def _binding_digest(store: EvidenceStore, key: EpisodeKey) -> str | None:
+    sealed = store.ledger.binding(key)
+    return None if sealed is None else sealed[1]
+
+
+def export_rows(store: EvidenceStore, campaigns: Sequence[str] | None = None) -> Export:
+    """Return the export of the store's recorded episodes (of `campaigns`, default all).
+
+    KeyError names an unknown campaign.
+    """
+    names = store.campaigns()
+    if campaigns is not None:
+        for c in campaigns:
+            if c not in names:
+                raise KeyError(f"no campaign {c!r} in the store at {store.root} "
+                               f"(have: {', '.join(names) or 'none'})")
+        names = [n for n in names if n in campaigns]
+    rows: list[dict[str, Any]] = []
+    unrecorded = 0
+    for name in names:
+        for row in _campaign_rows(store, name):
+            if row is None:
+                unrecorded += 1
+            else:
+                rows.append(row)
+    scorers = sorted({k[:-len(".score")] for r in rows for k in r if k.endswith(".score")})
+    columns = [*BASE_FIELDS, *(f"{s}.{p}" for s in scorers for p in SCORER_PARTS),
+               *DIGEST_FIELDS]
+    # Every row has every column (null where it has no such scorer), so CSV and Parquet agree.
+    full = [{c: r.get(c) for c in columns} for r in rows]
+    return Export(full, columns, unrecorded, scorers)
+
+
+@dataclass
+class CellScore:
+    """One scorer in one (target, level, condition) cell: n recorded, excluded, mean."""
+
+    n: int = 0
+    excluded: int = 0
+    total: float = 0.0
+
+    @property
+    def scored(self) -> int:
+        """Return the number of episodes with a measured score."""
+        return self.n - self.excluded
+
+    @property
+    def mean(self) -> float | None:
+        """Return the mean of the measured scores (None when none was measured)."""
+        return round(self.total / self.scored, 6) if self.scored else None
+
+
+Cell = tuple[str, str, str]  # target, level, condition
+
+
+def cell_scores(export: Export) -> dict[Cell, dict[str, CellScore]]:
+    """Return per (target, level, condition) and scorer: recorded episodes, excluded, mean.
+
+    Excluded are the episodes without a measured score: measurement failures, UNKNOWN or
+    INVALID assessments, null scores. The means are those `agm stats` computes on the export.
+    """
+    out: dict[Cell, dict[str, CellScore]] = {}
+    for r in export.rows:
+        cell = (str(r["target"]), str(r["level"]), str(r["condition"]))
+        per = out.setdefault(cell, {})
+        for s in export.scorers:
+            c = per.setdefault(s, CellScore())
+            c.n += 1
+            score = r.get(f"{s}.score")
+            if score is None:
+                c.excluded += 1
+            else:
+                c.total += float(score)
+    return dict(sorted(out.items()))
+
+
+def jsonl_text(export: Export) -> str:
+    """Return the rows as JSON Lines (no NaN or Infinity: a missing value is null)."""
+    return "".join(json.dumps(r, allow_nan=False, ensure_ascii=False) + "\n"
+                   for r in export.rows)

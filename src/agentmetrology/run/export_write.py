@@ -1,0 +1,121 @@
+"""Write an export as JSON Lines, CSV or Parquet, atomically, never over a file unasked.
+
+The file is written beside its destination and moved into place in one step, so a reader (or a
+crash) never sees half an export. Without `force` an existing destination is refused, and the
+final step cannot replace a file that appeared meanwhile (a hard link fails if the name exists).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from agentmetrology.run.export import Export, jsonl_text
+
+FORMATS = ("jsonl", "csv", "parquet")
+SUFFIXES = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".parquet": "parquet",
+            ".pq": "parquet"}
+INT_FIELDS = frozenset({"seed", "repeat", "requests", "tool_calls", "model_attempts",
+                        "input_tokens", "output_tokens"})
+
+
+class ExportError(Exception):
+    """An export that cannot be written; the message says what to do."""
+
+
+def format_for(fmt: str | None, out: Path | None) -> str:
+    """Return the format to write: `fmt`, else the suffix of `out`, else jsonl.
+
+    ExportError when `fmt` is unknown or contradicts the suffix (`agm stats` reads by suffix).
+    """
+    by_suffix = SUFFIXES.get(out.suffix.lower()) if out is not None else None
+    if fmt is None:
+        return by_suffix or "jsonl"
+    if fmt not in FORMATS:
+        raise ExportError(f"unknown format {fmt!r}; use one of: {', '.join(FORMATS)}")
+    if by_suffix is not None and by_suffix != fmt:
+        raise ExportError(f"--format {fmt} but {out} has the suffix of {by_suffix}; "
+                          "make them agree (readers pick the format by suffix)")
+    return fmt
+
+
+def csv_text(export: Export) -> str:
+    """Return the rows as CSV with a header; a null is an empty cell."""
+    buf = io.StringIO(newline="")
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(export.columns)
+    for r in export.rows:
+        writer.writerow(["" if r[c] is None else r[c] for c in export.columns])
+    return buf.getvalue()
+
+
+def parquet_bytes(export: Export) -> bytes:
+    """Return the rows as a Parquet file with explicit column types (nulls typed too)."""
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise ExportError("writing Parquet needs pyarrow: pip install pyarrow "
+                          "(or agentmetrology[parquet]), or export --format jsonl or csv"
+                          ) from None
+    schema = pa.schema([(c, _arrow_type(pa, c)) for c in export.columns])
+    table = pa.Table.from_pylist(export.rows, schema=schema)
+    sink = io.BytesIO()
+    pq.write_table(table, sink)
+    return sink.getvalue()
+
+
+def _arrow_type(pa: Any, column: str) -> Any:
+    if column in INT_FIELDS:
+        return pa.int64()
+    if column == "cost" or column.endswith(".score"):
+        return pa.float64()
+    return pa.string()
+
+
+def render(export: Export, fmt: str) -> bytes:
+    """Return the export's bytes in `fmt`."""
+    if fmt == "jsonl":
+        return jsonl_text(export).encode("utf-8")
+    if fmt == "csv":
+        return csv_text(export).encode("utf-8")
+    return parquet_bytes(export)
+
+
+def write_atomic(data: bytes, out: Path, *, force: bool) -> None:
+    """Write `data` to `out` in one step; ExportError if `out` exists and not `force`."""
+    if out.exists() and not force:
+        raise ExportError(f"{out} exists; give --force to replace it")
+    if out.is_dir():
+        raise ExportError(f"{out} is a directory; give a file name")
+    parent = out.parent if str(out.parent) else Path(".")
+    if not parent.is_dir():
+        raise ExportError(f"{parent}: no such directory")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=parent)
+    except OSError as exc:
+        raise ExportError(f"cannot write in {parent}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if force:
+            os.replace(tmp, out)
+        else:
+            try:
+                os.link(tmp, out)  # fails if the name appeared since the check: never clobber
+            except FileExistsError:
+                raise ExportError(f"{out} exists; give --force to replace it") from None
+            except OSError:  # a file system without hard links: check, then move
+                if out.exists():
+                    raise ExportError(f"{out} exists; give --force to replace it") from None
+                os.replace(tmp, out)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
