@@ -12,7 +12,13 @@ from typer.testing import CliRunner
 
 from agentmetrology.agents.llm import ChatPolicy, LLMTarget, Prices
 from agentmetrology.agents.llm.client import HTTP_CLIENT_ENV, resolve_http_client
-from agentmetrology.agents.llm.lean import encode_body, endpoint_url
+from agentmetrology.agents.llm.lean import (
+    LeanTransport,
+    _Pool,
+    encode_body,
+    endpoint_url,
+    env_proxy,
+)
 from agentmetrology.agents.scaffolds.runner import run_episode_async
 from agentmetrology.cli.main import app
 from agentmetrology.envs.comtrade import ComtradeEnv
@@ -156,3 +162,30 @@ def test_endpoint_url_and_body_follow_the_sdk(monkeypatch: pytest.MonkeyPatch) -
     assert endpoint_url(None) == "http://proxy.local/openai/v1/chat/completions"
     body = encode_body({"model": "m", "messages": [], "extra_body": {"top_k": 5}})
     assert json.loads(body) == {"model": "m", "messages": [], "top_k": 5}
+
+
+def test_the_proxy_comes_from_the_environment_unless_no_proxy_exempts_the_host(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy",
+                 "ALL_PROXY", "no_proxy", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    assert env_proxy("http://127.0.0.1:8000/v1/chat/completions") is None
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.local:3128")
+    assert env_proxy("https://api.openai.com/v1/chat/completions") == "http://proxy.local:3128"
+    assert env_proxy("http://10.0.0.1/v1/chat/completions") is None  # http: not https_proxy
+    monkeypatch.setenv("NO_PROXY", "openai.com")
+    assert env_proxy("https://api.openai.com/v1/chat/completions") is None
+
+
+def test_transports_of_one_loop_share_one_pool_closed_by_the_last() -> None:
+    async def go() -> tuple[bool, bool, bool, int]:
+        a = LeanTransport("http://127.0.0.1:9/v1/chat/completions", "k", 5.0, "x")
+        b = LeanTransport("http://127.0.0.1:9/v1/chat/completions", "k", 5.0, "x")
+        shared = a.session is b.session
+        session = a.session
+        await a.aclose()
+        open_after_one = not session.closed
+        await b.aclose()
+        return shared, open_after_one, session.closed, len(_Pool.sessions)
+
+    assert asyncio.run(go()) == (True, True, True, 0)
