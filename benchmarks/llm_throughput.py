@@ -255,6 +255,28 @@ def bare_replay(server: Server, n: int, requests: int) -> dict[str, Any]:
     return m.result(lat, what="lean transport alone: encoded bodies posted, replies decoded")
 
 
+def scripted_per_tool_call(episodes: int = 64) -> dict[str, Any]:
+    """Return CPU ms per tool call of the same task and level with the model-free rule policy:
+    the scaffold and environment alone (no model, no HTTP), the part of a step that is not the
+    LLM policy or its client."""
+    from agentmetrology.records.drive import drive
+    from agentmetrology.run.episode import make_policy
+
+    def run(seeds: range) -> int:
+        calls = 0
+        for seed in seeds:
+            ep = drive(run_episode_async(COMTRADE, ComtradeEnv(TASK, seed),
+                                         make_policy(COMTRADE, "rule"), LEVEL))
+            calls += ep.usage.tool_calls
+        return calls
+
+    run(range(4))
+    c0 = time.process_time()
+    calls = run(range(episodes))
+    return {"cpu_ms_per_tool_call": round((time.process_time() - c0) / calls * 1e3, 3),
+            "tool_calls": calls}
+
+
 # -- the peer -----------------------------------------------------------------------------------
 
 _ENV: ContextVar[ComtradeEnv] = ContextVar("comtrade_env")
@@ -342,6 +364,10 @@ def measure(server: Server, n: int, episodes: int, sdk: bool) -> dict[str, Any]:
     row["bare_lean_transport"] = bare_replay(server, n, row["ours_lean"]["steps"])
     row["harness_cpu_ms_per_step_beyond_http"] = round(
         row["ours_lean"]["cpu_ms_per_step"] - row["bare_lean_transport"]["cpu_ms_per_step"], 3)
+    row["scripted_scaffold_and_env"] = scripted_per_tool_call()
+    row["llm_policy_cpu_ms_per_step_beyond_http_and_env"] = round(
+        row["harness_cpu_ms_per_step_beyond_http"]
+        - row["scripted_scaffold_and_env"]["cpu_ms_per_tool_call"], 3)
     if sdk:
         row["ours_sdk"] = ours(server, "sdk", n, episodes)
     row["inspect"] = inspect_run(server, n, episodes)
@@ -394,7 +420,10 @@ def main() -> None:
                      "harness submits at the end); Inspect: the same tools and model replies "
                      "through its openai provider, no scorer, eval log written to a temp dir",
                      "harness_cpu_ms_per_step_beyond_http = ours_lean CPU/step minus the bare "
-                     "lean transport's CPU/request on the same bodies at the same concurrency",
+                     "lean transport's CPU/request on the same bodies at the same concurrency; "
+                     "it includes the environment serving each page (scripted_scaffold_and_env: "
+                     "the rule policy on the same task, no model) and the LLM policy + client "
+                     "(llm_policy_cpu_ms_per_step_beyond_http_and_env)",
                      "latency: ours from each attempt's latency_s; Inspect from its model "
                      "events' working_time"]}
     OUT.parent.mkdir(parents=True, exist_ok=True)

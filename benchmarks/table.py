@@ -140,8 +140,12 @@ def llm_throughput(doc: dict[str, Any]) -> Iterator[Row]:
                    if peer.get("available") else "not run",
                    f"{_num(_div(peer.get('cpu_ms_per_step'), lean['cpu_ms_per_step']), 1)}x "
                    "less", "", mach, cmd)
+        env = r.get("scripted_scaffold_and_env", {}).get("cpu_ms_per_tool_call")
+        split = "" if env is None else (
+            f" (scaffold + environment {_num(env, 3)}, LLM policy + client "
+            f"{_num(r.get('llm_policy_cpu_ms_per_step_beyond_http_and_env'), 3)})")
         yield _row("llm_throughput", f"harness CPU per step beyond the HTTP round trip, {n} "
-                   "concurrent (ms)", _num(r["harness_cpu_ms_per_step_beyond_http"], 3),
+                   f"concurrent (ms){split}", _num(r["harness_cpu_ms_per_step_beyond_http"], 3),
                    "—", "—", f"≤ {goal.get('harness_cpu_ms_per_step')} ms", mach, cmd)
 
 
