@@ -28,6 +28,8 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/researchops.py
 	$(BIN)/python benchmarks/diagnose_grid.py
 	$(BIN)/python benchmarks/episodes_vs.py --base HEAD~1
+	$(BIN)/python benchmarks/llm_throughput.py
+	$(BIN)/python benchmarks/table.py
 
 # Mutation testing of the measurement core (slow; not part of `make test`). One module at a
 # time, one worker: `make mutation MODULES="archive/passk.py audit/probes.py"`. See docs/testing.md.

@@ -20,6 +20,9 @@ from support.comtrade_runs import COMTRADE
 from support.fake_models import careful_model
 from support.fake_openai import FakeOpenAI, http_error, text, tool_calls
 
+# Every test here runs on both HTTP paths (lean and sdk): same behaviour, asserted on both.
+pytestmark = pytest.mark.usefixtures("both_http_clients")
+
 KEY_ENV = "AGM_TEST_LLM_KEY"
 SECRET = "sk-test-SECRET1234567890abcdefXYZ"
 PRICED = Prices(input_per_m=1.0, output_per_m=2.0, cached_per_m=0.5)

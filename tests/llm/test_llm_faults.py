@@ -18,6 +18,9 @@ from agentmetrology.records.clock import FakeClock
 from support.comtrade_runs import COMTRADE
 from support.fake_openai import FakeOpenAI, text, tool_calls
 
+# Every test here runs on both HTTP paths (lean and sdk): same behaviour, asserted on both.
+pytestmark = pytest.mark.usefixtures("both_http_clients")
+
 PRICED = Prices(input_per_m=1.0, output_per_m=2.0)
 
 

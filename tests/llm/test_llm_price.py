@@ -16,6 +16,9 @@ from agentmetrology.run.campaign import parse_campaign
 from support.fake_models import careful_model
 from support.fake_openai import FakeOpenAI
 
+# Every test here runs on both HTTP paths (lean and sdk): same behaviour, asserted on both.
+pytestmark = pytest.mark.usefixtures("both_http_clients")
+
 
 def _run(price: tuple[float, float, float | None] | None = None,
          base_url: str = "http://127.0.0.1:11434/v1") -> QuickRun:

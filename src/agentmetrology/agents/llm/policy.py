@@ -31,6 +31,7 @@ from agentmetrology.agents.llm.client import (
     AttemptSink,
     ChatClient,
     Completion,
+    resolve_http_client,
 )
 from agentmetrology.agents.llm.prompts import openai_tools
 from agentmetrology.agents.llm.quirks import QUIRKS, Quirk, apply_quirks
@@ -114,8 +115,10 @@ class ChatPolicy:
     def __init__(self, target: LLMTarget, *, clock: Clock | None = None,
                  timer: Callable[[], float] = time.perf_counter,
                  backoff_base_s: float = BACKOFF_BASE_S,
-                 quirks: Sequence[Quirk] = QUIRKS) -> None:
+                 quirks: Sequence[Quirk] = QUIRKS, http_client: str | None = None) -> None:
         self.target = target
+        # Resolved once (ValueError for an unknown or unusable choice), then fixed per policy.
+        self._http = resolve_http_client(http_client)
         self.name: str = target.name
         # Backoff waits on this clock, not the scaffold's: a real model needs real waits even
         # when events are stamped by a fake clock. Tests pass a FakeClock.
@@ -125,7 +128,7 @@ class ChatPolicy:
         self._params, self._quirks = apply_quirks(target.model, target.decoding, quirks)
         self._sink: AttemptSink | None = None
         self._client = ChatClient(target, self._clock, timer=timer,
-                                  backoff_base_s=backoff_base_s)
+                                  backoff_base_s=backoff_base_s, http_client=self._http)
         self._level: Level = "L2"
         self._prompt_version = ""
         self._messages: list[dict[str, Any]] = []
@@ -140,7 +143,8 @@ class ChatPolicy:
     def reset(self, brief: Brief) -> None:
         """Start a new conversation for a new episode (a fresh client and attempt list)."""
         self._client = ChatClient(self.target, self._clock, timer=self._timer,
-                                  backoff_base_s=self._backoff_base_s, on_attempt=self._sink)
+                                  backoff_base_s=self._backoff_base_s, on_attempt=self._sink,
+                                  http_client=self._http)
         self._level = brief.level
         self._prompt_version = brief.prompt_version
         self._messages = [{"role": "system", "content": brief.system_prompt},
@@ -277,6 +281,7 @@ class ChatPolicy:
         return redact_value({
             "policy": "chat-completions", "prompt_version": self._prompt_version,
             "target": self.target.public(), "provider": self._client.provider,
+            "http_client": self._http,
             "request_params": dict(self._params), "quirks_applied": list(self._quirks),
             "scaffold_policy": dict(SCAFFOLD_POLICIES[self._level]),
             "handling": list(self._handling), "l1_answers": list(self._answers),
@@ -290,9 +295,11 @@ class ChatPolicy:
         await self._client.aclose()
 
 
-def make_llm_policy(target: LLMTarget, *, clock: Clock | None = None) -> ChatPolicy:
-    """Return a ChatPolicy for `target`; retry backoff waits on `clock` (real by default)."""
-    policy = ChatPolicy(target, clock=clock)
+def make_llm_policy(target: LLMTarget, *, clock: Clock | None = None,
+                    http_client: str | None = None) -> ChatPolicy:
+    """Return a ChatPolicy for `target`; retry backoff waits on `clock` (real by default);
+    `http_client` is "lean" or "sdk" (default: $AGM_LLM_CLIENT, else lean if it can run)."""
+    policy = ChatPolicy(target, clock=clock, http_client=http_client)
     _: Policy = policy  # mypy verifies ChatPolicy against the Policy protocol here
     return policy
 

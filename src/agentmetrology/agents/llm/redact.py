@@ -10,6 +10,7 @@ that the measurement needs intact.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable
 from typing import Any
@@ -32,8 +33,20 @@ def env_secrets(*names: str | None) -> list[str]:
     return out
 
 
+# Short strings (argument names, tool-call ids, small JSON arguments) recur on every step; the
+# result depends only on the text and the secrets, so it is remembered.
+_MEMO_MAX_LEN = 256
+
+
+@functools.lru_cache(maxsize=4096)
+def _redact_short(text: str, secrets: tuple[str, ...]) -> str:
+    return _redact(text, secrets)
+
+
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
     """Return `text` with known secret values (any form) and credential-shaped text replaced."""
+    if len(text) <= _MEMO_MAX_LEN:
+        return _redact_short(text, tuple(secrets))
     return _redact(text, secrets)
 
 

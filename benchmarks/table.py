@@ -1,0 +1,228 @@
+"""Write benchmarks/README.md: one table of every benchmark, read from benchmarks/results/*.json.
+
+    python benchmarks/table.py [--check]
+
+Run by `make bench` after the benchmarks, so no number in the table is ever typed by hand. A
+result file that is missing gives a row saying so. `--check` exits 1 when README.md is not what
+the results say (for CI), without writing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+OUT = HERE / "README.md"
+
+Row = dict[str, str]
+
+
+def _num(x: Any, digits: int = 1) -> str:
+    if x is None:
+        return "—"
+    if isinstance(x, bool):
+        return "yes" if x else "no"
+    if isinstance(x, int | float):
+        return f"{x:,.{digits}f}"
+    return str(x)
+
+
+def _machine(doc: dict[str, Any]) -> str:
+    m = doc.get("machine")
+    if isinstance(m, dict):  # stats.py records its platform in detail
+        return f"{m.get('platform', '?')}, {m.get('cpu', '')}, py {m.get('python', '?')}"
+    parts = [str(m) if m else None,
+             f"{doc['cpus']} cpus" if doc.get("cpus") else None,
+             f"py {doc['python']}" if doc.get("python") else None,
+             doc.get("processor_note")]
+    if doc.get("uptime"):
+        load = str(doc["uptime"]).split("load average:")[-1].strip()
+        parts.append(f"load {load}")
+    return ", ".join(p for p in parts if p) or "not recorded"
+
+
+def _row(bench: str, what: str, ours: str, peer: str, ratio: str, goal: str, machine: str,
+         command: str) -> Row:
+    return {"benchmark": bench, "measure": what, "ours": ours, "peer": peer, "ratio": ratio,
+            "goal": goal, "machine": machine, "command": f"`{command}`"}
+
+
+def stats(doc: dict[str, Any]) -> Iterator[Row]:
+    """Rows of benchmarks/stats.py: our statistics beside scipy's."""
+    mach, cmd = _machine(doc), "python benchmarks/stats.py"
+    rt = doc["reliability_table"]
+    yield _row("stats", f"reliability table, {rt['design']} (s, median)",
+               _num(rt["agentmetrology"]["median_s"], 3),
+               f"scipy.stats.bootstrap {_num(rt['scipy_bootstrap_percentile']['median_s'], 3)}",
+               f"{_num(rt['speedup_vs_scipy']['from_median'], 2)}x", rt.get("target", ""),
+               mach, cmd)
+    pc = doc["paired_cluster_comparison"]
+    yield _row("stats", f"paired cluster intervals, {pc['design']} (s, median)",
+               _num(pc["agentmetrology_intervals"]["median_s"], 3),
+               f"scipy {_num(pc['scipy_bootstrap_percentile_intervals']['median_s'], 3)}",
+               f"{_num(pc['speedup_intervals_vs_scipy']['from_median'], 2)}x", "", mach, cmd)
+    yield _row("stats", "full comparison incl. 100,000-draw sign-flip test (s, median)",
+               _num(pc["agentmetrology_full_comparison"]["median_s"], 3),
+               "scipy " + _num(pc["scipy_intervals_plus_permutation_test_100000"]["median_s"],
+                               3),
+               f"{_num(pc['speedup_full_vs_scipy']['from_median'], 2)}x", "", mach, cmd)
+
+
+def episodes(doc: dict[str, Any]) -> Iterator[Row]:
+    """Rows of benchmarks/episodes.py: episodes/s beside each task's generate-and-score floor."""
+    mach, cmd = _machine(doc), "python benchmarks/episodes.py"
+    for r in doc["results"]:
+        yield _row("episodes", f"{r['task']} ({r['rows']} rows), {r['agent']} at {r['level']} "
+                   "(episodes/s)", _num(r["episodes_per_s"]),
+                   f"floor {_num(r['floor_per_s'])}",
+                   f"{_num(r['cost_vs_floor'], 2)}x the floor's cost",
+                   "≤ 1.5x the floor", mach, cmd)
+
+
+def episodes_vs(doc: dict[str, Any]) -> Iterator[Row]:
+    """Rows of benchmarks/episodes_vs.py: this tree beside a base commit."""
+    cmd = "python benchmarks/episodes_vs.py --base REV"
+    for k, ratio in doc["ratio_current_over_base"].items():
+        yield _row("episodes_vs", f"{doc['task']} {k}, this tree vs {doc['base'][:10]} "
+                   "(episodes/s, median)", _num(doc["median_episodes_per_s"]["current"][k]),
+                   f"base {_num(doc['median_episodes_per_s']['base'][k])}",
+                   f"{_num(ratio, 2)}x", "≥ 0.9x (no regression)", _machine(doc), cmd)
+
+
+def harness(doc: dict[str, Any]) -> Iterator[Row]:
+    """Rows of benchmarks/harness.py: campaign throughput beside Inspect AI, per-step costs."""
+    mach, cmd = _machine(doc), "python benchmarks/harness.py"
+    c, peer, ratio = doc["campaign"], doc.get("inspect", {}), doc.get("ratio_vs_inspect") or {}
+    yield _row("harness", f"{c['episodes']} {c['task']} episodes via `agm campaign run "
+               f"--backend {c['backend']}` (episodes/s, in-process)",
+               _num(c["episodes_per_s_run"]),
+               f"Inspect AI {peer.get('version', '')} {_num(peer.get('samples_per_s'))}"
+               if peer.get("available") else "not run",
+               f"{_num(ratio.get('run'))}x", f"≥ {doc.get('target_ratio', '—')}x", mach, cmd)
+    s = doc.get("per_step", {})
+    if s.get("available"):
+        yield _row("harness", f"one LLM step, sequential, {s['task']} at {s['level']} (ms)",
+                   _num(s["per_step_ms"], 3),
+                   f"bare openai SDK {_num(s['openai_sdk_replay_ms_per_request'], 3)}", "—",
+                   "", mach, cmd)
+    yield _row("harness", "scaffold + environment per tool call, scripted (ms)",
+               _num(s.get("scripted_per_tool_call_ms"), 3), "—", "—", "", mach, cmd)
+
+
+def llm_throughput(doc: dict[str, Any]) -> Iterator[Row]:
+    """Rows of benchmarks/llm_throughput.py: LLM steps/s at N concurrent episodes."""
+    mach, cmd = _machine(doc), doc.get("command", "python benchmarks/llm_throughput.py")
+    goal = doc.get("goal", {})
+    for r in doc["results"]:
+        n, lean, peer = r["n"], r["ours_lean"], r["inspect"]
+        peer_text = (f"Inspect AI {peer.get('version', '')} {_num(peer.get('steps_per_s'))}"
+                     if peer.get("available") else "not run")
+        goal_text = (f"≥ {goal.get('steps_per_s_at_64')} steps/s, ≥ "
+                     f"{goal.get('ratio_vs_inspect')}x" if n == 64 else "")
+        yield _row("llm_throughput", f"LLM steps/s, {n} concurrent episodes, lean client "
+                   f"(p50/p99 latency {_num(lean['latency_ms_p50'], 1)}/"
+                   f"{_num(lean['latency_ms_p99'], 1)} ms)", _num(lean["steps_per_s"]),
+                   peer_text, f"{_num(r.get('ratio_lean_vs_inspect'), 1)}x", goal_text,
+                   mach, cmd)
+        if "ours_sdk" in r:
+            yield _row("llm_throughput", f"LLM steps/s, {n} concurrent, openai SDK client",
+                       _num(r["ours_sdk"]["steps_per_s"]), peer_text,
+                       f"{_num(r.get('ratio_sdk_vs_inspect'), 1)}x", "", mach, cmd)
+        yield _row("llm_throughput", f"process CPU per LLM step, {n} concurrent, lean (ms)",
+                   _num(lean["cpu_ms_per_step"], 3),
+                   f"Inspect AI {_num(peer.get('cpu_ms_per_step'), 3)}"
+                   if peer.get("available") else "not run",
+                   f"{_num(_div(peer.get('cpu_ms_per_step'), lean['cpu_ms_per_step']), 1)}x "
+                   "less", "", mach, cmd)
+        env = r.get("scripted_scaffold_and_env", {}).get("cpu_ms_per_tool_call")
+        split = "" if env is None else (
+            f" (scaffold + environment {_num(env, 3)}, LLM policy + client "
+            f"{_num(r.get('llm_policy_cpu_ms_per_step_beyond_http_and_env'), 3)})")
+        yield _row("llm_throughput", f"harness CPU per step beyond the HTTP round trip, {n} "
+                   f"concurrent (ms){split}", _num(r["harness_cpu_ms_per_step_beyond_http"], 3),
+                   "—", "—", f"≤ {goal.get('harness_cpu_ms_per_step')} ms", mach, cmd)
+
+
+def _div(a: Any, b: Any) -> float | None:
+    return a / b if isinstance(a, int | float) and isinstance(b, int | float) and b else None
+
+
+def researchops(doc: dict[str, Any]) -> Iterator[Row]:
+    """Rows of benchmarks/researchops.py: ResearchOps episodes/s (no peer)."""
+    for r in doc["results"]:
+        yield _row("researchops", f"{r['agent']} over {r['episodes']} episodes (episodes/s)",
+                   _num(r["episodes_per_s"]), "—", "—", "", _machine(doc),
+                   "python benchmarks/researchops.py")
+
+
+def diagnose_grid(doc: dict[str, Any]) -> Iterator[Row]:
+    """Rows of benchmarks/diagnose_grid.py: campaign + diagnosis of the full grid (no peer)."""
+    yield _row("diagnose_grid", f"{doc['records']} records: campaign + diagnose (s)",
+               _num(doc["campaign_s"] + doc["diagnose_s"], 2), "—", "—",
+               f"< {doc['goal_s']} s", _machine(doc), "python benchmarks/diagnose_grid.py")
+
+
+SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
+    "llm_throughput": llm_throughput, "harness": harness, "episodes": episodes,
+    "episodes_vs": episodes_vs, "stats": stats, "researchops": researchops,
+    "diagnose_grid": diagnose_grid,
+}
+COLUMNS = ("benchmark", "measure", "ours", "peer", "ratio", "goal", "machine", "command")
+
+
+def rows() -> list[Row]:
+    """Return every row, in SOURCES order; a missing or unreadable result says so."""
+    out: list[Row] = []
+    for name, fn in SOURCES.items():
+        path = RESULTS / f"{name}.json"
+        try:
+            out.extend(fn(json.loads(path.read_text(encoding="utf-8"))))
+        except FileNotFoundError:
+            out.append(_row(name, "not measured yet", "—", "—", "—", "", "—",
+                            f"python benchmarks/{name}.py"))
+        except (KeyError, TypeError, ValueError) as exc:
+            out.append(_row(name, f"unreadable result ({type(exc).__name__}: {exc})", "—",
+                            "—", "—", "", "—", f"python benchmarks/{name}.py"))
+    return out
+
+
+def render(table: list[Row]) -> str:
+    """Return the README text."""
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|").replace("\n", " ")
+
+    lines = ["# Benchmarks", "",
+             "Generated by `python benchmarks/table.py` (run by `make bench`) from "
+             "`benchmarks/results/*.json`: do not edit by hand. Each script's docstring says "
+             "what it measures. The machine is a shared 2-core VM: absolute numbers move with "
+             "its load (recorded where the script notes it); ratios measured in the same run "
+             "are the comparable figures. Numbers are never asserted in tests.", "",
+             "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines += ["| " + " | ".join(cell(r[c]) for c in COLUMNS) + " |" for r in table]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    """Write (or with --check, verify) benchmarks/README.md."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="exit 1 if README.md is stale")
+    args = ap.parse_args()
+    text = render(rows())
+    if args.check:
+        current = OUT.read_text(encoding="utf-8") if OUT.exists() else ""
+        if current != text:
+            print(f"{OUT} is stale: run python benchmarks/table.py", file=sys.stderr)
+            sys.exit(1)
+        return
+    OUT.write_text(text, encoding="utf-8")
+    print(f"wrote {OUT} ({len(text.splitlines()) - 6} rows)")
+
+
+if __name__ == "__main__":
+    main()
