@@ -69,7 +69,8 @@ def test_envs_lists_the_plugin(plugin_env: dict[str, str]) -> None:
     res = agm(plugin_env, "envs", "--json")
     assert res.returncode == 0, res.stderr
     rows = {r["name"]: r for r in map(json.loads, res.stdout.splitlines())}
-    assert set(rows) == {"comtrade", "researchops", "toy_sum"}
+    assert set(rows) == {"comtrade", "researchops", "permission", "transaction",
+                         "clarification", "toy_sum"}
     assert rows["toy_sum"]["tasks"] == 2 and rows["toy_sum"]["levels"] == ["L2"]
     assert rows["toy_sum"]["scorers"] == ["exact_sum 1.0.0 (outcome)"]
 

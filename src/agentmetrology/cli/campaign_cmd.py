@@ -35,8 +35,8 @@ from agentmetrology.store import (
     StoreBusyError,
     StoreNotFoundError,
 )
-from agentmetrology.store.qualify import banner
 from agentmetrology.store.blobs import BlobError
+from agentmetrology.store.qualify import banner
 
 campaign_app = typer.Typer(help="Run resumable campaigns into an evidence store.",
                            no_args_is_help=True, add_completion=False,

@@ -266,6 +266,7 @@ def render_audit_report(doc: dict[str, Any]) -> tuple[str, str]:
     if "store" in doc["card"]:
         _store(d, doc)
     _probes(d, doc)
+    invalid_section(d, doc)
     for key, section, heading in (("joint", _joint, "Joint intervention (2x2)"),
                                   ("reliability", _spectrum, "Reliability spectrum"),
                                   ("ownership", _ownership, "Ownership")):
@@ -281,3 +282,19 @@ def render_audit_report(doc: dict[str, Any]) -> tuple[str, str]:
     d.bullets([f"`{k}`: `{v}`" for k, v in doc["digests"].items()])
     g.check(*(t for b in d.blocks for t in b.texts()))
     return to_markdown(d.blocks), to_html(d.blocks, title)
+
+
+def invalid_section(d: Doc, doc: dict[str, Any]) -> None:
+    """Add "INVALID cells and why" (per probe battery and do-nothing run) when any cell is."""
+    items = []
+    for key, res in ((doc.get("stages") or {}).get("probes") or {}).items():
+        for r in res.get("invalid_reasons", []):
+            items.append(f"`{res['scorer']}` ({key}): {r['cells']} × {r['reason']}")
+    for k in (doc.get("target") or {}).get("scorers", []):
+        for r in (k.get("empty_trajectory") or {}).get("invalid_reasons", []):
+            items.append(f"`{k['scorer']}` (empty trajectory): {r['cells']} × {r['reason']}")
+    if items:
+        d.h("INVALID cells and why")
+        d.p("A cell the scorer could not score is INVALID: it is excluded from every mean and "
+            "comparison, and the criterion cannot pass over it.")
+        d.bullets(items)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentmetrology.report.audit_report import _card, _probes
+from agentmetrology.report.audit_report import _card, _probes, invalid_section
 from agentmetrology.report.blocks import Doc, to_html, to_markdown
 from agentmetrology.report.numberguard import NumberGuard
 
@@ -49,22 +49,6 @@ def _kinds(d: Doc, t: dict[str, Any]) -> None:
     judge = t.get("judge")
     d.p("Judge: " + (f"`{judge['model']}` at `{judge['endpoint']}`." if judge else
                      "none given: a scorer that calls a model is not probed."))
-
-
-def invalid_section(d: Doc, doc: dict[str, Any]) -> None:
-    """Add "INVALID cells and why" (per probe battery and do-nothing run) when any cell is."""
-    items = []
-    for key, res in doc["stages"]["probes"].items():
-        for r in res.get("invalid_reasons", []):
-            items.append(f"`{res['scorer']}` ({key}): {r['cells']} × {r['reason']}")
-    for k in (doc.get("target") or {}).get("scorers", []):
-        for r in (k.get("empty_trajectory") or {}).get("invalid_reasons", []):
-            items.append(f"`{k['scorer']}` (empty trajectory): {r['cells']} × {r['reason']}")
-    if items:
-        d.h("INVALID cells and why")
-        d.p("A cell the scorer could not score is INVALID: it is excluded from every mean and "
-            "comparison, and the criterion cannot pass over it.")
-        d.bullets(items)
 
 
 def _more_probes(d: Doc, doc: dict[str, Any]) -> None:

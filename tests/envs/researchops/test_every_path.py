@@ -178,7 +178,9 @@ def test_audit_finds_the_tool_name_defect(tmp_path: Path) -> None:
     assert by["renamed_tools"] == pytest.approx(0.7) and by["correct"] == 1.0
     assert truth["rows"]["criterion_sensitivity"]["status"] == "pass"
     assert shipped["rows"]["replay"]["status"] == "pass"
-    assert doc["stages"]["ownership"]["non_degeneracy"]["L2"]["status"] == "pass"
+    # Fixed scripted rules are degenerate by construction: never pooled into a "pass".
+    assert doc["stages"]["ownership"]["non_degeneracy"]["L2"]["status"] == "not probed"
+    assert doc["stages"]["ownership"]["non_degeneracy"]["L2"]["reason"] == "no model targets"
     spectrum = {r["target"]: r["summary"]["mean"]["value"]
                 for r in doc["stages"]["reliability"]["rows"]}
     assert spectrum["scripted:careful"] == 1.0 and spectrum["scripted:shortcut"] == 0.0
