@@ -166,7 +166,11 @@ def audit_cmd(
     campaign: list[str] = typer.Option(None, "--campaign", help="With --store: read only this "
                                        "campaign's episodes (repeatable; default all)."),
 ) -> None:
-    """Audit a benchmark with zero model calls; writes audit.json, card.json and reports."""
+    """Audit a benchmark with zero model calls; writes audit.json, card.json and reports.
+
+    Inspect AI tasks: `agm audit inspect TASK`, `agm audit census`, `agm audit propose`
+    (each has its own --help; docs/inspect.md).
+    """
     out = out or Path(f"out/audit-{target}")
     if target == "bfcl":
         if store is not None:
