@@ -11,6 +11,7 @@ an identity mismatch, and the contract is INVALID.
 from __future__ import annotations
 
 import copy
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -153,7 +154,7 @@ def _delete(state: dict[str, Any], path: str) -> None:
     node.pop(parts[-1], None)
 
 
-class World:
+class World(ABC):
     """One episode of a tool world: state, receipts, a log, a budget and a finish tool.
 
     Subclasses set `name`, `params`, build `initial_state()` and add their tools in
@@ -179,13 +180,13 @@ class World:
         self.tools: dict[str, Tool] = {s.name: Tool(s, self._guard(s, fn)) for s, fn in specs}
 
     # -- what subclasses provide --------------------------------------------------------------
+    @abstractmethod
     def initial_state(self) -> dict[str, Any]:
         """Return the world's initial state (plain nested data)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def world_tools(self) -> list[tuple[ToolSpec, Callable[..., Observation]]]:
         """Return the world's tools besides finish."""
-        raise NotImplementedError
 
     def extra_evidence(self) -> dict[str, Any]:
         """Return world-specific evidence (e.g. the authority, the task's amount)."""
