@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-ScorerKind = Literal["shape", "outcome", "specification", "llm-judge", "user"]
+ScorerKind = Literal["shape", "outcome", "specification", "llm-judge", "string-match",
+                     "unknown", "user"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,8 @@ from __future__ import annotations
 import types
 from typing import Any
 
+from agentmetrology.audit.target import ScorerKind
+
 STRING_MATCH = frozenset({"match", "includes", "exact", "pattern", "answer", "choice", "f1"})
 JUDGE_NAMES = frozenset({"get_model", "model_graded_qa", "model_graded_fact"})
 EPISODE_NAMES = frozenset({"store", "store_as", "sandbox", "messages", "tool_calls"})
@@ -56,7 +58,7 @@ def code_names(fn: Any, depth: int = 0, seen: set[int] | None = None) -> set[str
 
 
 def classify(name: str, fn: Any, judge_calls: int, forged_scores: list[list[float]],
-             empty_scores: list[float]) -> tuple[str, str]:
+             empty_scores: list[float]) -> tuple[ScorerKind, str]:
     """Return (kind, the evidence it rests on) for one scorer.
 
     `forged_scores` holds, per sample, the scores of its forged outputs (correct first);

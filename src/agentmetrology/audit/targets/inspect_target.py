@@ -9,7 +9,7 @@ per scorer; ownership is not probed (the harness's decisions are not exposed by 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, cast
+from typing import Any
 from urllib.parse import urlsplit
 
 from agentmetrology.audit.card import row
@@ -41,12 +41,11 @@ class InspectScorerTarget:
     name = "inspect"
     resolution = RESOLUTION
 
-    def __init__(self, loaded: LoadedTask, scorer: str, kind: str,
+    def __init__(self, loaded: LoadedTask, scorer: str, kind: ScorerKind,
                  battery: dict[str, list[Probe]], cells: Cells) -> None:
         self.name = loaded.spec
         self.scorer_name = scorer
-        # "string-match" is a kind of this target the shared Literal does not list yet.
-        self.scorer_kind = cast(ScorerKind, kind)
+        self.scorer_kind = kind
         self._loaded, self._battery, self._cells = loaded, battery, cells
 
     def ownership_map(self) -> Ownership | None:
