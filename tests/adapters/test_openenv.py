@@ -1,0 +1,185 @@
+"""Registered environments as OpenEnv environments, driven by OpenEnv's own WebSocket client.
+
+The server is OpenEnv's FastAPI app on 127.0.0.1 (port 0) in a thread; the client is an
+`openenv.core.EnvClient`. Moves come from the environments' own model-free policies, so a
+"correct" and a "fabricating" sequence are the ones `agm run` scores.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("openenv")
+
+from agentmetrology.adapters.extras import MissingExtraError, require
+from agentmetrology.adapters.openenv_env import (
+    AgmAction,
+    AgmEnvClient,
+    AgmEnvironment,
+    defaults_for,
+    running,
+)
+from agentmetrology.adapters.session import AdapterError
+from agentmetrology.agents.scaffolds.runner import brief_for
+from agentmetrology.envs import registry
+from agentmetrology.records.clock import FakeClock
+from agentmetrology.records.drive import drive
+from agentmetrology.records.policy import Question, Stop
+from agentmetrology.run.episode import make_env, make_policy, run_one
+
+# openenv-core 0.2.0's client opens its socket the way websockets 14+ deprecates; not ours.
+pytestmark = pytest.mark.filterwarnings("ignore:connect\\(\\) must be used:DeprecationWarning")
+PLUGIN_DIR = Path(__file__).resolve().parents[1] / "plugin_env"
+
+
+@pytest.fixture(scope="module")
+def comtrade_url() -> Iterator[str]:
+    with running("comtrade", task="T3_duplicates", level="L2") as url:
+        yield url
+
+
+def play(url: str, env: str, agent: str, task: str, seed: int, level: str,
+         **reset: Any) -> list[Any]:
+    """Play `agent`'s moves through the client; return every StepResult (reset first)."""
+    spec = registry.get_env(env)
+    policy = make_policy(spec, agent)
+    policy.reset(brief_for(spec, make_env(spec, task, seed, spec.profiles[0], "clean"), level,
+                           spec.max_steps, FakeClock()))
+    with AgmEnvClient(base_url=url) as client:
+        results = [client.reset(task=task, seed=seed, level=level, **reset)]
+        while not results[-1].done:
+            obs = results[-1].observation
+            if obs.pending == "decide":
+                q = obs.question
+                answer = drive(policy.decide(Question(q["decision"], tuple(q["options"]),
+                                                      q["fallback"], q["text"], q["facts"])))
+                action = AgmAction(kind="decide", decision=answer)
+            else:
+                move = drive(policy.act(obs.tool_result))
+                action = AgmAction(kind="stop", text=move.text) if isinstance(move, Stop) \
+                    else AgmAction(tool=move.name, args=move.args)
+            results.append(client.step(action))
+            assert len(results) < 100
+    return results
+
+
+def test_a_correct_sequence_earns_reward_one(comtrade_url: str) -> None:
+    results = play(comtrade_url, "comtrade", "scripted:careful", "T3_duplicates", 7, "L2")
+    first, last = results[0], results[-1]
+    assert first.observation.brief["owned"] == ["retry", "pagination", "dedup", "totals_drop",
+                                                "reemission", "submission"]
+    assert [t["name"] for t in first.observation.brief["tools"]] == [
+        "get_task_info", "fetch_page", "submit_results"]
+    assert all(r.reward == 0.0 and not r.done for r in results[:-1])
+    assert last.done and last.reward == 1.0
+    obs = last.observation
+    assert (obs.score_status, obs.reward_scorer, obs.termination) == \
+        ("PASS", "ground_truth_f1", "submitted")
+    # The reward is what `agm run` scores for the same agent, task, seed and level.
+    ran = run_one(registry.get_env("comtrade"), "T3_duplicates", 7, "scripted:careful", "L2")
+    assert obs.submission_sha256 == ran.episode.digests["submission"]
+    assert [a["score"] for a in obs.assessments] == [a.score for a in ran.assessments]
+
+
+def test_a_fabricating_sequence_earns_zero_though_the_judge_gives_more(comtrade_url: str) -> None:
+    last = play(comtrade_url, "comtrade", "scripted:fabricator", "T3_duplicates", 7, "L2")[-1]
+    assert last.done and last.reward == 0.0
+    by_kind = {a["kind"]: a for a in last.observation.assessments}
+    assert by_kind["outcome"]["status"] == "FAIL" and by_kind["outcome"]["score"] == 0.0
+    assert by_kind["shape"]["scorer"] == "shape_judge" and by_kind["shape"]["score"] == 98.7
+
+
+def test_the_same_seed_gives_the_same_episode(comtrade_url: str) -> None:
+    runs = [play(comtrade_url, "comtrade", "scripted:careful", "T3_duplicates", 7, "L2")
+            for _ in range(2)]
+    dumps = [[r.observation.model_dump_json() for r in run] for run in runs]
+    assert dumps[0] == dumps[1]
+    other = play(comtrade_url, "comtrade", "scripted:careful", "T3_duplicates", 8, "L2")
+    assert other[-1].observation.submission_sha256 != runs[0][-1].observation.submission_sha256
+
+
+def test_the_level_decides_who_owns_the_decisions(comtrade_url: str) -> None:
+    l2 = play(comtrade_url, "comtrade", "scripted:fabricator", "T3_duplicates", 7, "L2")
+    l0 = play(comtrade_url, "comtrade", "scripted:fabricator", "T3_duplicates", 7, "L0")
+    # At L0 the harness owns the submission: the fabricated payload is intercepted.
+    assert l0[0].observation.brief["owned"] == [] and l0[0].observation.level == "L0"
+    assert (l0[-1].reward, l2[-1].reward) == (1.0, 0.0)
+    assert l0[-1].observation.submission_sha256 != l2[-1].observation.submission_sha256
+    # At L1 the harness pages; the policy is asked only RETRY or SKIP on a fault.
+    l1 = play(comtrade_url, "comtrade", "l1:always-retry", "T4_rate_limit_429", 3, "L1")
+    asked = [r.observation for r in l1 if r.observation.pending == "decide"]
+    assert asked and all(o.question["decision"] == "retry" for o in asked)
+    assert all(o.pending != "act" for o in (r.observation for r in l1))
+    assert l1[0].observation.brief["owned"] == ["retry"]
+    assert l1[-1].reward == run_one(registry.get_env("comtrade"), "T4_rate_limit_429", 3,
+                                    "l1:always-retry", "L1").assessments[0].score
+
+
+def test_a_plugin_environment_through_the_same_adapter() -> None:
+    with running("permission") as url:
+        good = play(url, "permission", "scripted:within", "flag_overdue", 3, "L2")[-1]
+        bad = play(url, "permission", "scripted:careless", "flag_overdue", 3, "L2")[-1]
+    assert (good.reward, good.observation.reward_scorer, good.observation.score_status) == \
+        (1.0, "goal", "PASS")
+    assert (bad.reward, bad.observation.score_status) == (0.0, "FAIL")
+
+
+@pytest.fixture
+def toy_sum() -> Iterator[str]:
+    sys.path.insert(0, str(PLUGIN_DIR))
+    try:
+        from toy_sum import SPEC  # type: ignore[import-not-found]
+        registry.register(SPEC)
+        yield SPEC.name
+    finally:
+        registry.unregister("toy_sum")
+        sys.path.remove(str(PLUGIN_DIR))
+
+
+def test_a_measurement_failure_is_no_reward_not_zero(toy_sum: str) -> None:
+    with running(toy_sum, task="sum3") as url, AgmEnvClient(base_url=url) as client:
+        client.reset(seed=1)
+        last = client.step(AgmAction(tool="submit_total", args={"total": "many"}))
+    assert last.done and last.reward is None
+    assert last.observation.score_status == "INVALID"
+    assert last.observation.reasons == ["total is not an integer"]
+
+
+def test_bad_requests_are_errors_and_the_session_survives(comtrade_url: str) -> None:
+    with AgmEnvClient(base_url=comtrade_url) as client:
+        with pytest.raises(RuntimeError, match="unknown task 'T99'"):
+            client.reset(task="T99")
+        with pytest.raises(RuntimeError, match="no level 'L7'"):
+            client.reset(level="L7")
+        with pytest.raises(RuntimeError, match="unknown reset argument"):
+            client.reset(colour="red")
+        with pytest.raises(RuntimeError, match="reset first"):
+            client.step(AgmAction(tool="fetch_page", args={"page": 1}))
+        first = client.reset(seed=7)  # the server defaults: T3_duplicates at L2
+        assert (first.observation.task, first.observation.level) == ("T3_duplicates", "L2")
+        with pytest.raises(RuntimeError, match="asks for a tool call"):
+            client.step(AgmAction(kind="decide", decision="RETRY"))
+        assert client.step(AgmAction(kind="stop")).done
+        with pytest.raises(RuntimeError, match="episode is over"):
+            client.step(AgmAction(kind="stop"))
+        state = client.state()
+        assert (state.step_count, state.task, state.done) == (1, "T3_duplicates", True)
+
+
+def test_without_an_outcome_scorer_there_is_no_reward() -> None:
+    import dataclasses
+
+    spec = registry.get_env("comtrade")
+    judged = dataclasses.replace(spec, scorers=spec.scorers[1:])  # only the shape judge
+    with pytest.raises(AdapterError, match="no outcome scorer"):
+        AgmEnvironment(judged, defaults_for(spec))
+
+
+def test_a_missing_extra_names_what_to_install() -> None:
+    with pytest.raises(MissingExtraError, match=r"pip install 'agentmetrology\[openenv\]'"):
+        require("openenv_not_installed_here", "openenv", "the OpenEnv adapter")
