@@ -170,9 +170,6 @@ def test_explicit_endpoint_options_win_over_the_provider() -> None:
      "openai-api/SERVICE (or use --agent llm:MODEL --base-url URL)"),
     (["--model", "openai/m", "--agent", "rule"],
      "error: --agent rule and --model openai/m both name the agent; give one"),
-    (["--model", "openai/m", "--epochs", "2"],
-     "error: --epochs with an llm agent: quick runs record one repeat; for K repeats write a "
-     "campaign file with repeats = K (agm campaign run, docs/campaigns.md)"),
 ])
 def test_bad_model_arguments_are_one_line(args: list[str], message: str) -> None:
     res = runner.invoke(app, ["run", "comtrade", "--task", "T3_duplicates", *args])

@@ -203,13 +203,11 @@ def run_cmd(
         fail(str(exc))
     agent = chosen.agent
     if agent.startswith("llm:"):
-        if epochs > 1:
-            fail("--epochs with an llm agent: quick runs record one repeat; for K repeats "
-                 "write a campaign file with repeats = K (agm campaign run, docs/campaigns.md)")
         from agentmetrology.cli.llm_run import run_llm
 
         run_llm(spec, agent, tasks, seed_list, level, prof, condition, chosen.base_url,
-                chosen.api_key_env, json_out, max_retries, store, retry_failures, price=price)
+                chosen.api_key_env, json_out, max_retries, store, retry_failures, price=price,
+                epochs=epochs)
         return
     if agent not in spec.agents:
         fail(f"unknown agent {agent!r}; {spec.name} has: {', '.join(spec.agents)} "

@@ -24,9 +24,10 @@ def cost_text(row: dict[str, Any]) -> str:
 def run_llm(spec: EnvSpec, agent: str, tasks: list[str], seeds: list[int], level: str,
             profile: str, condition: str, base_url: str | None, api_key_env: str | None,
             json_out: bool, max_retries: int, store: Path | None, retry: bool,
-            price: str | None = None) -> None:
+            price: str | None = None, epochs: int = 1) -> None:
     """Run an `llm:MODEL` agent as a resumable one-target campaign; print rows; exit 1 if none
-    of the episodes could be measured. `price` is "INPUT_PER_M,OUTPUT_PER_M[,CACHED_PER_M]"."""
+    of the episodes could be measured. `price` is "INPUT_PER_M,OUTPUT_PER_M[,CACHED_PER_M]";
+    `epochs` runs every (task, seed) that many times (repeats 0..K-1 of the campaign)."""
     from agentmetrology.agents.llm.policy import parse_agent_spec
     from agentmetrology.agents.llm.target import Prices
     from agentmetrology.cli.campaign_cmd import unknown_cost_notice
@@ -40,7 +41,7 @@ def run_llm(spec: EnvSpec, agent: str, tasks: list[str], seeds: list[int], level
     except ValueError as exc:
         fail(str(exc))
     run = QuickRun(agent, spec.name, tuple(tasks), tuple(seeds), level, profile, condition,
-                   base_url, api_key_env, max_retries, prices)
+                   base_url, api_key_env, max_retries, prices, epochs)
     try:
         root, rows, stopped = run_quick(run, store, retry_measurement_failures=retry)
     except (CampaignConfigError, StoreBusyError, StorePathError, NotAStoreError,
@@ -62,14 +63,16 @@ def run_llm(spec: EnvSpec, agent: str, tasks: list[str], seeds: list[int], level
             print(json.dumps({k: v for k, v in row.items() if k != "cost_text"}), flush=True)
         for r in rows:
             if r.get("measurement_failure"):
-                err_console.print(f"measurement failure: {r['task']} seed {r['seed']}: "
+                again = f" repeat {r['repeat']}" if "repeat" in r else ""
+                err_console.print(f"measurement failure: {r['task']} seed {r['seed']}{again}: "
                            f"{r['measurement_failure']}", markup=False, emoji=False,
                            soft_wrap=True)
     else:
+        repeat = ((Col("repeat", 7, True), "repeat", 0),) if epochs > 1 else ()
         print_rows(spec, rows, f"{agent} at {level} (store {root}, campaign {run.name})",
-                   extra=((Col("cost", 5, True), "cost_text", -1),))
+                   extra=(*repeat, (Col("cost", 5, True), "cost_text", -1)))
     if stopped:
-        left = len(tasks) * len(seeds) - len(rows)
+        left = len(tasks) * len(seeds) * epochs - len(rows)
         err_console.print(f"stopped launching: {stopped}; {left} episode(s) not launched",
                           markup=False, emoji=False, soft_wrap=True)
     exit_for_failures(rows)

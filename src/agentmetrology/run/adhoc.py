@@ -66,6 +66,7 @@ class QuickRun:
     api_key_env: str | None
     max_retries: int
     price: Price | None = None  # per million tokens: input, output, cached
+    epochs: int = 1  # repeats of every (task, seed): `agm run --epochs K`
 
     @property
     def name(self) -> str:
@@ -77,6 +78,10 @@ class QuickRun:
             # the same command resumes its store. A price changes the target, so its plan: a
             # run with a price is another campaign.
             del params["price"]
+        if self.epochs == 1:
+            # Likewise for --epochs: one repeat keeps the name (and plan) it always had; K
+            # repeats are another plan, so another campaign.
+            del params["epochs"]
         if self.environment == "comtrade":
             # Quick runs named before environments were plug-ins must keep their names, or a
             # repeated command would pay for its episodes again instead of resuming.
@@ -104,13 +109,15 @@ class QuickRun:
             f"profile = {q(self.profile)}",
             f"tasks = {q(list(self.tasks))}", f"seeds = {q(list(self.seeds))}",
             f"levels = {q([self.level])}", f"conditions = {q([self.condition])}",
-            "repeats = 1", "concurrency = 1", "", "[[targets]]", *target, ""])
+            f"repeats = {self.epochs}", "concurrency = 1", "", "[[targets]]", *target, ""])
 
 
 def run_quick(run: QuickRun, store_dir: Path | None, *, retry_measurement_failures: bool = False,
               ) -> tuple[Path, list[dict[str, Any]], str | None]:
     """Run (or resume) the quick run in the store; return the store path, one row per recorded
     key, and why launching stopped early (e.g. the endpoint refuses connections), if it did.
+
+    Rows come per task, seed and repeat; with `epochs` > 1 each names its `repeat` (0..K-1).
 
     With `retry_measurement_failures`, episodes recorded as measurement failures (an endpoint
     down, a key not set) are measured again; the failed ones stay in the store as history.
@@ -122,8 +129,8 @@ def run_quick(run: QuickRun, store_dir: Path | None, *, retry_measurement_failur
         result = run_campaign(config, store, backend="inline",
                               retry_measurement_failures=retry_measurement_failures)
         rows = [_row(store, run, EpisodeKey(run.name, run.agent, t, s, run.condition,
-                                             run.level, 0))
-                for t in run.tasks for s in run.seeds]
+                                             run.level, r))
+                for t in run.tasks for s in run.seeds for r in range(run.epochs)]
     finally:
         store.close()
     return root, [r for r in rows if r is not None], result.stop_reason
@@ -152,4 +159,6 @@ def _row(store: EvidenceStore, run: QuickRun, key: EpisodeKey) -> dict[str, Any]
     row.update(cost=led["cost"], input_tokens=led["input_tokens"],
                output_tokens=led["output_tokens"], model_attempts=led["model_attempts"],
                campaign=run.name)
+    if run.epochs > 1:
+        row["repeat"] = key.repeat
     return row
