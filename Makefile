@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev,inspect,ray,openenv]'
+	$(BIN)/pip install -q -e '.[dev,inspect,ray,openenv,verifiers]'
 	$(BIN)/pip install -q --no-deps 'bfcl-eval==2026.3.23'
 	touch $(STAMP)
 

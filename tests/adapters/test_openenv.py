@@ -7,6 +7,10 @@ The server is OpenEnv's FastAPI app on 127.0.0.1 (port 0) in a thread; the clien
 
 from __future__ import annotations
 
+import re
+import signal
+import socket
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -183,3 +187,36 @@ def test_without_an_outcome_scorer_there_is_no_reward() -> None:
 def test_a_missing_extra_names_what_to_install() -> None:
     with pytest.raises(MissingExtraError, match=r"pip install 'agentmetrology\[openenv\]'"):
         require("openenv_not_installed_here", "openenv", "the OpenEnv adapter")
+
+
+def _agm(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "agentmetrology.cli.main", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_agm_serve_openenv_serves_on_loopback() -> None:
+    proc = _agm("serve", "openenv", "permission", "--port", "0", "--seed", "3")
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        match = re.fullmatch(r"OpenEnv server for 'permission': (http://127\.0\.0\.1:\d+)/ "
+                             r"\(Ctrl-C to stop\)\n", line)
+        assert match, line
+        last = play(match.group(1), "permission", "scripted:within", "flag_overdue", 3, "L2")[-1]
+        assert (last.reward, last.observation.score_status) == (1.0, "PASS")
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=20)
+    assert proc.returncode == 0
+
+
+def test_agm_serve_openenv_refuses_a_port_in_use_in_one_line() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        proc = _agm("serve", "openenv", "comtrade", "--port", str(port))
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and out == ""
+    assert err == (f"error: port {port} on 127.0.0.1 is in use; choose another with --port "
+                   "(or --port 0 for any free port)\n")

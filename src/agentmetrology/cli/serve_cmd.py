@@ -1,4 +1,5 @@
-"""`agm serve mcp comtrade`: serve one ComtradeBench episode to an external MCP client."""
+"""`agm serve mcp comtrade`: serve one ComtradeBench episode to an external MCP client;
+`agm serve openenv ENV`: serve an environment as an OpenEnv server (docs/rl.md)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ serve_app = typer.Typer(help="Serve environments to external agents.", no_args_i
 
 @serve_app.callback()
 def _serve() -> None:
-    """Serve environments to external agents (MCP)."""
+    """Serve environments to external agents (MCP, OpenEnv)."""
     # A callback keeps `mcp` a subcommand even while it is the only one.
 
 
@@ -71,6 +72,27 @@ def serve_mcp(
     # Ctrl-C is the way to stop an HTTP server; serve_* record the episode in `finally`.
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(serve_http(episode, port) if http else serve_stdio(episode))
+
+
+@serve_app.command("openenv")
+def serve_openenv(
+    env: str = typer.Argument(..., help="Environment to serve, e.g. comtrade (agm envs)."),
+    task: str = typer.Option(None, "--task", help="Default task of a reset (default: the "
+                                                  "first)."),
+    level: str = typer.Option(None, "--level", help="Default scaffold level of a reset "
+                                                    "(default L2)."),
+    seed: int = typer.Option(0, "--seed", min=0, help="Default seed of a reset."),
+    port: int = typer.Option(8000, "--port", min=0, max=65535,
+                             help="Port on 127.0.0.1 (0: any free port)."),
+) -> None:
+    """Serve ENV as an OpenEnv environment on 127.0.0.1; reward = its outcome scorer."""
+    spec = env_arg(env)
+    from agentmetrology.adapters.openenv_env import serve
+
+    # Unknown tasks or levels, a port in use or a missing extra are UserErrors: one line.
+    with contextlib.suppress(KeyboardInterrupt):
+        serve(spec.name, port=port, task=task, level=level, seed=seed,
+              announce=lambda line: typer.echo(line, err=True))
 
 
 if __name__ == "__main__":

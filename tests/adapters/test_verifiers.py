@@ -1,0 +1,164 @@
+"""Registered environments as verifiers environments, driven by verifiers' own `evaluate`.
+
+The model is the fake OpenAI-compatible server on 127.0.0.1 (tests/support/fake_openai.py),
+reached through the openai SDK client verifiers drives; its replies are tool calls. The reward
+is the rubric's, compared with what `agm run` scores for the same moves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import math
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("verifiers")
+
+from openai import AsyncOpenAI  # noqa: E402
+
+from agentmetrology.adapters.verifiers_env import load_environment  # noqa: E402
+from agentmetrology.envs import registry  # noqa: E402
+from agentmetrology.run.adhoc import QuickRun, run_quick  # noqa: E402
+from agentmetrology.run.episode import run_one  # noqa: E402
+from support.fake_models import careful_model  # noqa: E402
+from support.fake_openai import FakeOpenAI, Reply, http_error, text, tool_calls  # noqa: E402
+
+PLUGIN_DIR = Path(__file__).resolve().parents[1] / "plugin_env"
+Model = Callable[[dict[str, Any]], Reply]
+
+
+def evaluate(env: Any, model: Model, n: int = 60) -> tuple[list[dict[str, Any]], FakeOpenAI]:
+    """Run verifiers' evaluate against the fake server; return the outputs and the server."""
+    with FakeOpenAI(itertools.repeat(model, n)) as srv:
+        client = AsyncOpenAI(base_url=srv.base_url, api_key="test-key", max_retries=0)
+        res = asyncio.run(env.evaluate(client, "fake-model", state_columns=["agm"]))
+    return list(res["outputs"]), srv
+
+
+def replay(env: str, agent: str, task: str, seed: int) -> Model:
+    """Return a fake model that makes `agent`'s recorded tool calls, one per turn, then stops."""
+    ep = run_one(registry.get_env(env), task, seed, agent, "L2").episode
+    calls = [(e.name, e.args) for e in ep.events
+             if e.actor == "agent" and e.kind in ("tool_call", "intercepted")]
+
+    def model(body: dict[str, Any]) -> Reply:
+        turn = sum(1 for m in body["messages"] if m["role"] == "assistant")
+        if turn >= len(calls):
+            return text("done")
+        return tool_calls((calls[turn][0], calls[turn][1], f"call_{turn}"))
+    return model
+
+
+def half_model(body: dict[str, Any]) -> Reply:
+    """The careful model, but its submission keeps only every other row."""
+    reply = careful_model(body)
+    call = reply["body"]["choices"][0]["message"]["tool_calls"][0]["function"]
+    if call["name"] == "submit_results":
+        args = json.loads(call["arguments"])
+        lines = args["data_jsonl"].split("\n")[::2]
+        args.update(data_jsonl="\n".join(lines),
+                    metadata_json=json.dumps({"row_count": len(lines)}))
+        call["arguments"] = json.dumps(args)
+    return reply
+
+
+def test_the_reward_is_ground_truth_f1() -> None:
+    env = load_environment("comtrade", tasks=["T3_duplicates"], seeds=[7], level="L2")
+    (out,), _ = evaluate(env, careful_model)
+    assert out["reward"] == 1.0 and out["metrics"]["measured"] == 1.0
+    assert out["agm"]["status"] == "PASS" and out["agm"]["scorer"] == "ground_truth_f1"
+    assert out["stop_condition"] == "has_final_env_response"
+    tools = [t["function"]["name"] for t in out["oai_tools"]]
+    assert tools == ["get_task_info", "fetch_page", "submit_results"]
+
+
+def test_a_partial_submission_earns_its_f1_as_agm_run_scores_it(tmp_path: Path) -> None:
+    env = load_environment("comtrade", tasks=["T3_duplicates"], seeds=[7], level="L2")
+    (out,), _ = evaluate(env, half_model)
+    with FakeOpenAI(itertools.repeat(half_model, 60)) as srv:
+        _, (row,), _ = run_quick(QuickRun("llm:fake-model", "comtrade", ("T3_duplicates",),
+                                          (7,), "L2", "seeded", "clean", srv.base_url, None,
+                                          0), tmp_path / "store")
+    f1 = row["ground_truth"]["f1"]
+    assert 0.0 < f1 < 1.0
+    assert out["reward"] == f1 and out["agm"]["status"] == "PARTIAL"
+    assert out["agm"]["submission_sha256"] == row["submission_sha256"]
+
+
+def test_a_fabricating_model_earns_zero_though_the_judge_gives_more() -> None:
+    env = load_environment("comtrade", tasks=["T3_duplicates"], seeds=[7], level="L2")
+    (out,), _ = evaluate(env, replay("comtrade", "scripted:fabricator", "T3_duplicates", 7))
+    assert out["reward"] == 0.0
+    judge = {a["scorer"]: a for a in out["agm"]["assessments"]}["shape_judge"]
+    assert judge["score"] == 98.7
+
+
+def test_the_level_decides_who_owns_the_decisions() -> None:
+    fabricator = replay("comtrade", "scripted:fabricator", "T3_duplicates", 7)
+    rewards = {}
+    for level in ("L0", "L2"):
+        env = load_environment("comtrade", tasks=["T3_duplicates"], seeds=[7], level=level)
+        (out,), _ = evaluate(env, fabricator)
+        rewards[level] = out["reward"]
+    assert rewards == {"L0": 1.0, "L2": 0.0}  # at L0 the harness owns the submission
+    # At L1 the model gets no tools: the harness asks RETRY or SKIP and reads its text.
+    env = load_environment("comtrade", tasks=["T4_rate_limit_429"], seeds=[3], level="L1")
+    row = env.get_dataset()[0]
+    assert json.loads(row["info"])["oai_tools"] == []
+    assert "RETRY" in row["prompt"][-1]["content"] and row["prompt"][-1]["role"] == "user"
+    (out,), srv = evaluate(env, lambda body: text("RETRY"))
+    assert all("tools" not in r for r in srv.requests) and len(srv.requests) >= 1
+    ran = run_one(registry.get_env("comtrade"), "T4_rate_limit_429", 3, "l1:always-retry", "L1")
+    assert out["reward"] == ran.assessments[0].score
+    assert out["agm"]["submission_sha256"] == ran.episode.digests["submission"]
+
+
+def test_the_same_seed_gives_the_same_rollout() -> None:
+    env = load_environment("comtrade", tasks=["T3_duplicates"], seeds=[7, 8], level="L2")
+    first, _ = evaluate(env, careful_model, 100)
+    again, _ = evaluate(env, careful_model, 100)
+    assert [o["agm"] for o in first] == [o["agm"] for o in again]
+    assert [o["completion"] for o in first] == [o["completion"] for o in again]
+    assert first[0]["agm"]["submission_sha256"] != first[1]["agm"]["submission_sha256"]
+
+
+def test_a_plugin_environment_through_the_same_adapter() -> None:
+    env = load_environment("permission", seeds=[3])
+    (good,), _ = evaluate(env, replay("permission", "scripted:within", "flag_overdue", 3))
+    (bad,), _ = evaluate(env, replay("permission", "scripted:careless", "flag_overdue", 3))
+    assert (good["reward"], good["agm"]["scorer"], good["agm"]["status"]) == (1.0, "goal", "PASS")
+    assert (bad["reward"], bad["agm"]["status"]) == (0.0, "FAIL")
+
+
+@pytest.fixture
+def toy_sum() -> Iterator[str]:
+    sys.path.insert(0, str(PLUGIN_DIR))
+    try:
+        from toy_sum import SPEC  # type: ignore[import-not-found]
+        registry.register(SPEC)
+        yield SPEC.name
+    finally:
+        registry.unregister("toy_sum")
+        sys.path.remove(str(PLUGIN_DIR))
+
+
+def test_an_invalid_measurement_is_nan_and_says_why(toy_sum: str) -> None:
+    env = load_environment(toy_sum, tasks=["sum3"], seeds=[1])
+    (out,), _ = evaluate(env, lambda body: tool_calls(("submit_total", {"total": "many"})))
+    assert math.isnan(out["reward"]) and out["metrics"]["measured"] == 0.0
+    assert (out["agm"]["status"], out["agm"]["reasons"]) == ("INVALID",
+                                                            ["total is not an integer"])
+
+
+def test_a_failing_endpoint_is_no_measurement_not_zero() -> None:
+    env = load_environment("comtrade", tasks=["T3_duplicates"], seeds=[7], level="L2")
+    (out,), _ = evaluate(env, lambda body: http_error(500, "boom"))
+    assert math.isnan(out["reward"]) and out["metrics"]["measured"] == 0.0
+    assert out["agm"]["status"] == "UNKNOWN" and out["agm"]["termination"] is None
+    assert out["agm"]["reasons"][0].startswith("the rollout failed: ")
