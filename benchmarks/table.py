@@ -168,10 +168,21 @@ def diagnose_grid(doc: dict[str, Any]) -> Iterator[Row]:
                f"< {doc['goal_s']} s", _machine(doc), "python benchmarks/diagnose_grid.py")
 
 
+def rl_adapters(doc: dict[str, Any]) -> Iterator[Row]:
+    """Rows of benchmarks/rl_adapters.py: an adapter session and OpenEnv beside the runner."""
+    mach, cmd, r = _machine(doc), "python benchmarks/rl_adapters.py", doc["results"]
+    for name, what in (("session", "an adapter session stepped from outside"),
+                       ("openenv", "OpenEnv server + EnvClient on loopback")):
+        yield _row("rl_adapters", f"{doc['task']} at {doc['level']}, {what} (episodes/s)",
+                   _num(r[name]["episodes_per_s"]),
+                   f"`agm run` runner {_num(r['runner']['episodes_per_s'])}",
+                   f"{_num(doc[f'{name}_over_runner'], 2)}x the runner's time", "", mach, cmd)
+
+
 SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "llm_throughput": llm_throughput, "harness": harness, "episodes": episodes,
     "episodes_vs": episodes_vs, "stats": stats, "researchops": researchops,
-    "diagnose_grid": diagnose_grid,
+    "diagnose_grid": diagnose_grid, "rl_adapters": rl_adapters,
 }
 COLUMNS = ("benchmark", "measure", "ours", "peer", "ratio", "goal", "machine", "command")
 
