@@ -20,14 +20,14 @@ import pytest
 
 pytest.importorskip("verifiers")
 
-from openai import AsyncOpenAI  # noqa: E402
+from openai import AsyncOpenAI
 
-from agentmetrology.adapters.verifiers_env import load_environment  # noqa: E402
-from agentmetrology.envs import registry  # noqa: E402
-from agentmetrology.run.adhoc import QuickRun, run_quick  # noqa: E402
-from agentmetrology.run.episode import run_one  # noqa: E402
-from support.fake_models import careful_model  # noqa: E402
-from support.fake_openai import FakeOpenAI, Reply, http_error, text, tool_calls  # noqa: E402
+from agentmetrology.adapters.verifiers_env import load_environment
+from agentmetrology.envs import registry
+from agentmetrology.run.adhoc import QuickRun, run_quick
+from agentmetrology.run.episode import run_one
+from support.fake_models import careful_model
+from support.fake_openai import FakeOpenAI, Reply, http_error, text, tool_calls
 
 PLUGIN_DIR = Path(__file__).resolve().parents[1] / "plugin_env"
 Model = Callable[[dict[str, Any]], Reply]
