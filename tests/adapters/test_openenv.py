@@ -13,7 +13,6 @@ import socket
 import subprocess
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -38,7 +37,6 @@ from agentmetrology.run.episode import make_env, make_policy, run_one
 
 # openenv-core 0.2.0's client opens its socket the way websockets 14+ deprecates; not ours.
 pytestmark = pytest.mark.filterwarnings("ignore:connect\\(\\) must be used:DeprecationWarning")
-PLUGIN_DIR = Path(__file__).resolve().parents[1] / "plugin_env"
 
 
 @pytest.fixture(scope="module")
@@ -133,18 +131,6 @@ def test_a_plugin_environment_through_the_same_adapter() -> None:
     assert (bad.reward, bad.observation.score_status) == (0.0, "FAIL")
 
 
-@pytest.fixture
-def toy_sum() -> Iterator[str]:
-    sys.path.insert(0, str(PLUGIN_DIR))
-    try:
-        from toy_sum import SPEC  # type: ignore[import-not-found]
-        registry.register(SPEC)
-        yield SPEC.name
-    finally:
-        registry.unregister("toy_sum")
-        sys.path.remove(str(PLUGIN_DIR))
-
-
 def test_a_measurement_failure_is_no_reward_not_zero(toy_sum: str) -> None:
     with running(toy_sum, task="sum3") as url, AgmEnvClient(base_url=url) as client:
         client.reset(seed=1)
@@ -162,6 +148,10 @@ def test_bad_requests_are_errors_and_the_session_survives(comtrade_url: str) -> 
             client.reset(level="L7")
         with pytest.raises(RuntimeError, match="unknown reset argument"):
             client.reset(colour="red")
+        with pytest.raises(RuntimeError, match="max_steps must be a positive integer"):
+            client.reset(max_steps="many")
+        with pytest.raises(RuntimeError, match="task must be a string"):
+            client.reset(task=3)
         with pytest.raises(RuntimeError, match="reset first"):
             client.step(AgmAction(tool="fetch_page", args={"page": 1}))
         first = client.reset(seed=7)  # the server defaults: T3_duplicates at L2

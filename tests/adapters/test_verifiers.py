@@ -11,8 +11,7 @@ import asyncio
 import itertools
 import json
 import math
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,6 @@ from agentmetrology.run.episode import run_one
 from support.fake_models import careful_model
 from support.fake_openai import FakeOpenAI, Reply, http_error, text, tool_calls
 
-PLUGIN_DIR = Path(__file__).resolve().parents[1] / "plugin_env"
 Model = Callable[[dict[str, Any]], Reply]
 
 
@@ -134,18 +132,6 @@ def test_a_plugin_environment_through_the_same_adapter() -> None:
     (bad,), _ = evaluate(env, replay("permission", "scripted:careless", "flag_overdue", 3))
     assert (good["reward"], good["agm"]["scorer"], good["agm"]["status"]) == (1.0, "goal", "PASS")
     assert (bad["reward"], bad["agm"]["status"]) == (0.0, "FAIL")
-
-
-@pytest.fixture
-def toy_sum() -> Iterator[str]:
-    sys.path.insert(0, str(PLUGIN_DIR))
-    try:
-        from toy_sum import SPEC  # type: ignore[import-not-found]
-        registry.register(SPEC)
-        yield SPEC.name
-    finally:
-        registry.unregister("toy_sum")
-        sys.path.remove(str(PLUGIN_DIR))
 
 
 def test_an_invalid_measurement_is_nan_and_says_why(toy_sum: str) -> None:

@@ -130,6 +130,13 @@ class AgmEnvironment(Environment[AgmAction, AgmObservation, State]):
         if unknown:
             raise AdapterError(f"unknown reset argument(s) {', '.join(unknown)}; known: seed, "
                                f"episode_id, {', '.join(RESET_KEYS)}")
+        for key in ("task", "level", "profile", "condition"):
+            if kwargs.get(key) is not None and not isinstance(kwargs[key], str):
+                raise AdapterError(f"reset argument {key} must be a string")
+        steps = kwargs.get("max_steps")
+        if steps is not None and (isinstance(steps, bool) or not isinstance(steps, int)
+                                  or steps < 1):
+            raise AdapterError("reset argument max_steps must be a positive integer")
         d = self.defaults
         if self.session is not None:
             self.session.close()
