@@ -210,3 +210,13 @@ def test_agm_serve_openenv_refuses_a_port_in_use_in_one_line() -> None:
     assert proc.returncode == 2 and out == ""
     assert err == (f"error: port {port} on 127.0.0.1 is in use; choose another with --port "
                    "(or --port 0 for any free port)\n")
+
+
+def test_agm_serve_openenv_without_the_extra_is_one_line() -> None:
+    hide = ("import sys; sys.modules['openenv'] = None; "
+            "from agentmetrology.cli.main import main; main()")
+    res = subprocess.run([sys.executable, "-c", hide, "serve", "openenv", "comtrade"],
+                         capture_output=True, text=True, timeout=60)
+    assert (res.returncode, res.stdout) == (2, "")
+    assert res.stderr == ("error: the OpenEnv adapter needs the optional extra: pip install "
+                          "'agentmetrology[openenv]'\n")
