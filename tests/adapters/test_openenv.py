@@ -220,3 +220,14 @@ def test_agm_serve_openenv_without_the_extra_is_one_line() -> None:
     assert (res.returncode, res.stdout) == (2, "")
     assert res.stderr == ("error: the OpenEnv adapter needs the optional extra: pip install "
                           "'agentmetrology[openenv]'\n")
+
+
+def test_the_stateless_http_routes_refuse_in_one_line(comtrade_url: str) -> None:
+    import httpx
+
+    reset = httpx.post(f"{comtrade_url}/reset", json={"seed": 7, "task": "T3_duplicates"})
+    assert reset.status_code == 200 and reset.json()["observation"]["pending"] == "act"
+    step = httpx.post(f"{comtrade_url}/step", json={"action": {"kind": "stop"}})
+    assert (step.status_code, step.json()) == (400, {"error": "no episode: reset first"})
+    bad = httpx.post(f"{comtrade_url}/reset", json={"task": "T99"})
+    assert bad.status_code == 400 and bad.json()["error"].startswith("unknown task 'T99'")

@@ -214,8 +214,18 @@ def openenv_app(env_name: str, *, task: str | None = None, level: str | None = N
     reward_scorer(spec)
     factory: Callable[[], AgmEnvironment] = partial(AgmEnvironment, spec,
                                                     defaults_for(spec, task, level, seed))
-    return create_fastapi_app(factory, AgmAction, AgmObservation,
-                              max_concurrent_envs=max_sessions)
+    app = create_fastapi_app(factory, AgmAction, AgmObservation,
+                             max_concurrent_envs=max_sessions)
+    # OpenEnv's plain-HTTP routes are stateless (a fresh environment per request): a refused
+    # request there (e.g. /step without a session) is a 400 with the reason, not a traceback.
+    app.add_exception_handler(AdapterError, _refused)
+    return app
+
+
+async def _refused(request: Any, exc: Exception) -> Any:
+    from fastapi.responses import JSONResponse
+
+    return JSONResponse({"error": str(exc)}, status_code=400)
 
 
 class AgmEnvClient(EnvClient[AgmAction, AgmObservation, State]):
