@@ -231,3 +231,27 @@ def test_the_stateless_http_routes_refuse_in_one_line(comtrade_url: str) -> None
     assert (step.status_code, step.json()) == (400, {"error": "no episode: reset first"})
     bad = httpx.post(f"{comtrade_url}/reset", json={"task": "T99"})
     assert bad.status_code == 400 and bad.json()["error"].startswith("unknown task 'T99'")
+
+
+@pytest.mark.parametrize("env_name", registry.env_names())
+def test_every_registered_environment_gives_the_reward_agm_run_scores(env_name: str) -> None:
+    spec = registry.get_env(env_name)
+    task, level = next(iter(spec.tasks)), spec.levels[-1]
+    outcome = next(i for i, s in enumerate(spec.scorers) if s.kind == "outcome")
+    played = 0
+    for agent in spec.agents:
+        policy = make_policy(spec, agent)
+        if level not in policy.levels:
+            continue
+        env = AgmEnvironment(spec, defaults_for(spec, task, level, 2))
+        obs = env.reset()
+        policy.reset(env.session.brief)  # type: ignore[union-attr]
+        while not obs.done:
+            move = drive(policy.act(obs.tool_result))
+            obs = env.step(AgmAction(kind="stop") if isinstance(move, Stop)
+                           else AgmAction(tool=move.name, args=move.args))
+        ran = run_one(spec, task, 2, agent, level)
+        assert obs.reward == ran.assessments[outcome].score, agent
+        assert obs.submission_sha256 == ran.episode.digests.get("submission"), agent
+        played += 1
+    assert played >= 3
