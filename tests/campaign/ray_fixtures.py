@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -62,6 +63,7 @@ def ray_instance(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
         yield ray.get_runtime_context().gcs_address, temp
     finally:
         ray.shutdown()
+        shutil.rmtree(temp, ignore_errors=True)  # Ray's logs and sockets of this instance
         if previous is None:
             os.environ.pop(KEY_ENV, None)
         else:

@@ -38,6 +38,7 @@ from agentmetrology.run.campaign.backends import (
     batch_size,
     make_backend,
 )
+from agentmetrology.run.campaign.budget import Budget
 from agentmetrology.run.campaign.config import check_environment
 from agentmetrology.run.campaign.llm import (
     LLMOutcome,
@@ -49,15 +50,15 @@ from agentmetrology.run.campaign.plan import Plan, Planned, plan_campaign
 from agentmetrology.run.campaign.problems import CampaignConfigError
 from agentmetrology.run.campaign.ray_cluster import RayOptions, connect, import_ray, llm_slots
 from agentmetrology.run.campaign.ray_llm import LLMActors, WorkerLost
-from agentmetrology.run.campaign.spec import CampaignConfig, Limits
+from agentmetrology.run.campaign.spec import CampaignConfig
 from agentmetrology.run.campaign.worker import Job, JobFailure
 from agentmetrology.store.evidence import EpisodeEvidence
 from agentmetrology.store.ledger import Administration, DuplicateEpisodeError
-from agentmetrology.store.status import CampaignStatus, Counts
+from agentmetrology.store.status import CampaignStatus
 from agentmetrology.store.store import EvidenceStore
 
-__all__ = ["BACKENDS", "INFRA_STOP_AFTER", "BackendError", "Progress", "RayOptions", "RunResult",
-           "run_campaign"]
+__all__ = ["BACKENDS", "INFRA_STOP_AFTER", "BackendError", "Budget", "Progress", "RayOptions",
+           "RunResult", "run_campaign"]
 
 # LLM episodes in a row that fail the same way, with no success in the run, before it stops.
 # Three: one failure can be bad luck, two identical ones a coincidence of a flaky moment; three
@@ -107,54 +108,6 @@ class RunResult:
     elapsed_s: float
     status: CampaignStatus
     superseded: int = 0  # measurement failures re-opened by this run
-
-
-class Budget:
-    """Campaign-wide spending limits, checked before each LLM launch.
-
-    Starts from the ledger's totals (recorded episodes, superseded ones, and the requests of
-    attempts that never recorded an episode), then counts each request as it is answered.
-    """
-
-    def __init__(self, limits: Limits, spent: Counts) -> None:
-        self.limits = limits
-        self.cost = spent.cost
-        self.cost_unknown = spent.cost_unknown
-        self.tokens = spent.input_tokens + spent.output_tokens
-        # What each running attempt's requests added so far: (cost, unknown, tokens).
-        self._streamed: dict[int, tuple[float, bool, int]] = {}
-
-    def bill(self, attempt_id: int, ba: BillableAttempt) -> None:
-        """Count one answered request of a running attempt."""
-        cost, unknown, tokens = self._streamed.get(attempt_id, (0.0, False, 0))
-        n = (ba.input_tokens or 0) + (ba.output_tokens or 0)
-        self.cost += ba.cost or 0.0
-        self.tokens += n
-        if ba.cost is None and not unknown:
-            self.cost_unknown += 1
-        self._streamed[attempt_id] = (cost + (ba.cost or 0.0), unknown or ba.cost is None,
-                                      tokens + n)
-
-    def add(self, attempt_id: int, ev: EpisodeEvidence) -> None:
-        """Count a recorded episode's spending in place of what its requests added."""
-        cost, unknown, tokens = self._streamed.pop(attempt_id, (0.0, False, 0))
-        self.cost += (ev.cost or 0.0) - cost
-        self.cost_unknown += int(ev.cost is None) - int(unknown)
-        self.tokens += ev.input_tokens + ev.output_tokens - tokens
-
-    def exceeded(self) -> str | None:
-        """Return why no more spending is allowed, or None."""
-        lim = self.limits
-        if lim.max_cost is not None:
-            if self.cost_unknown:
-                return (f"budget: max_cost {lim.max_cost:g} cannot be checked, {self.cost_unknown}"
-                        " episode(s) or unfinished attempt(s) have unknown cost (a price is "
-                        "missing, or the server reported no token counts)")
-            if self.cost >= lim.max_cost:
-                return f"budget: max_cost {lim.max_cost:g} reached (spent {self.cost:.6g})"
-        if lim.max_tokens is not None and self.tokens >= lim.max_tokens:
-            return f"budget: max_tokens {lim.max_tokens} reached (used {self.tokens})"
-        return None
 
 
 class _Runner:
