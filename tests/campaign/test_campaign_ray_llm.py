@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -20,7 +19,7 @@ from agentmetrology.run.campaign import parse_campaign, run_campaign
 from agentmetrology.run.campaign.execute import Progress
 from agentmetrology.run.campaign.ray_cluster import RayOptions
 from agentmetrology.store import EvidenceStore
-from campaign.campaign_fixtures import files_containing, query, write
+from campaign.campaign_fixtures import files_containing, kill_9_when, query, write
 from campaign.ray_fixtures import (
     KEY,
     episodes,
@@ -128,23 +127,7 @@ def test_kill_9_of_the_driver_then_the_same_command_completes_exactly_once(
         # The driver attaches to the module's instance (--ray-address): its actors die with it.
         cmd = _cli(file, store, "--ray-address", address, "--ray-actors", "2",
                    "--ray-concurrency", "2")
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                start_new_session=True)
-        try:
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline and proc.poll() is None:
-                if _recorded(store) >= 5:
-                    break
-                time.sleep(0.02)
-            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
-        finally:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-            if proc.stderr is not None:
-                proc.stderr.close()
+        kill_9_when(cmd, lambda: _recorded(store) >= 5)
         time.sleep(0.3)  # the actors die with their driver; the server answers what it had
         killed = ledger_invariants(store)
         running = killed["started"]
