@@ -1,10 +1,12 @@
-"""LLM campaigns on Ray actors, on one local Ray instance: the same evidence as inline, a killed
-actor or a `kill -9` driver loses nothing and duplicates nothing, keys never reach Ray's logs."""
+"""The Ray backend on one local Ray instance: model-free tasks give the same bytes as inline; LLM
+campaigns on Ray actors the same evidence as inline; a killed actor or a `kill -9` driver loses
+nothing and duplicates nothing; keys never reach Ray's logs."""
 
 from __future__ import annotations
 
 import itertools
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -19,9 +21,18 @@ from agentmetrology.run.campaign import parse_campaign, run_campaign
 from agentmetrology.run.campaign.execute import Progress
 from agentmetrology.run.campaign.ray_cluster import RayOptions
 from agentmetrology.store import EvidenceStore
-from campaign.campaign_fixtures import files_containing, kill_9_when, query, write
+from campaign.campaign_fixtures import (
+    episode_digests,
+    files_containing,
+    kill_9_when,
+    model_free,
+    query,
+    with_llm,
+    write,
+)
 from campaign.ray_fixtures import (
     KEY,
+    KEY_ENV,
     episodes,
     files_with,
     ledger_invariants,
@@ -39,6 +50,41 @@ PLANNED = 24  # 2 tasks x 6 seeds x 2 levels
 
 def _slow(body: dict[str, Any]) -> Reply:
     return {**careful_model(body), "delay": 0.01}  # long enough a run to kill something in it
+
+
+def test_ray_backend_matches_inline(ray_instance: tuple[str, Path], tmp_path: Path) -> None:
+    config = parse_campaign(model_free(tasks='["T3_duplicates"]'))
+    with EvidenceStore.open(tmp_path / "inline", scrub_env=False) as st:
+        run_campaign(config, st)
+    with EvidenceStore.open(tmp_path / "ray", scrub_env=False) as st:
+        result = run_campaign(config, st, backend="ray")
+    assert result.status.complete and result.recorded == 12
+    assert episode_digests(tmp_path / "ray") == episode_digests(tmp_path / "inline")
+
+
+def test_model_free_tasks_and_llm_actors_in_one_ray_run(ray_instance: tuple[str, Path],
+                                                        tmp_path: Path) -> None:
+    text = model_free(name="mixed", tasks='["T3_duplicates"]', seeds="0-2")
+    with FakeOpenAI(itertools.repeat(careful_model, 2000)) as srv:
+        config = parse_campaign(with_llm(text, base_url=srv.base_url, key_env=KEY_ENV,
+                                         concurrency=3))
+        with EvidenceStore.open(tmp_path / "ray", scrub_env=False) as st:
+            result = run_campaign(config, st, backend="ray", ray=RayOptions(actors=1))
+        with EvidenceStore.open(tmp_path / "inline", scrub_env=False) as st:
+            run_campaign(config, st)
+    # 4 targets x 3 seeds x 2 levels; the LLM ones through one actor running 3 at once.
+    assert result.status.complete and result.recorded == 24 and result.failed_attempts == 0
+    assert result.status.targets["fake-llm"].submitted == 6
+    ray_digests, inline_digests = episode_digests(tmp_path / "ray"), episode_digests(tmp_path /
+                                                                                     "inline")
+    model_free_keys = [k for k in inline_digests if k[1] != "fake-llm"]
+    assert len(model_free_keys) == 18
+    assert all(ray_digests[k] == inline_digests[k] for k in model_free_keys)
+    counts = ledger_invariants(tmp_path / "ray")
+    assert counts["billable"] == counts["billable_distinct"] == counts["recorded_requests"] \
+        == counts["episode_requests"] > 6
+    assert query(tmp_path / "ray", "SELECT COUNT(*) FROM billable_attempts b JOIN attempts t "
+                                   "ON t.id = b.attempt WHERE t.backend != 'ray'") == [(0,)]
 
 
 def test_llm_campaign_on_ray_records_what_inline_records(
@@ -180,3 +226,35 @@ def test_ray_flags_need_the_ray_backend(tmp_path: Path) -> None:
     assert res.stderr == "error: --ray-address, --ray-actors and --ray-concurrency need " \
                          "--backend ray\n"
     assert not (tmp_path / "s").exists()
+
+
+def test_ctrl_c_on_a_local_instance_ends_cleanly_with_attempts_interrupted(
+        ray_instance: tuple[str, Path], tmp_path: Path) -> None:
+    # The default: the run starts its own local instance, whose processes share the
+    # terminal's process group and get the Ctrl-C too.
+    store = tmp_path / "s"
+    with FakeOpenAI(itertools.repeat(_slow, 5000)) as srv:
+        file = write(tmp_path, llm_campaign(srv.base_url, name="ctrl-c"))
+        proc = subprocess.Popen(_cli(file, store), stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and proc.poll() is None and _recorded(store) < 3:
+                time.sleep(0.02)
+            assert proc.poll() is None
+            os.killpg(proc.pid, signal.SIGINT)
+            _, err = proc.communicate(timeout=30)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        assert proc.returncode == 130
+        assert err.splitlines()[-1] == ("error: interrupted: attempts in flight stay recorded "
+                                        "as interrupted; run the same command to resume")
+        assert "Traceback" not in err
+    # The attempts in flight ended interrupted (none left started), each answered request once;
+    # resuming from here is what the kill -9 test checks.
+    stopped = ledger_invariants(store)
+    assert stopped["started"] == 0 and 3 <= stopped["episodes"] < PLANNED
+    assert query(store, "SELECT COUNT(*) FROM attempts WHERE status = 'interrupted'")[0][0] >= 1
+    assert stopped["billable"] == stopped["billable_distinct"]
