@@ -19,7 +19,7 @@ import ray
 
 from agentmetrology.run.campaign import parse_campaign, run_campaign
 from agentmetrology.run.campaign.execute import Progress
-from agentmetrology.run.campaign.ray_cluster import RayOptions
+from agentmetrology.run.campaign.ray_cluster import BackendError, RayOptions
 from agentmetrology.store import EvidenceStore
 from campaign.campaign_fixtures import (
     episode_digests,
@@ -112,6 +112,16 @@ def test_llm_campaign_on_ray_records_what_inline_records(
         == ray_counts["recorded_requests"] == ray_counts["episode_requests"] > PLANNED
     assert on_ray.status.total.cost == pytest.approx(inline.status.total.cost)
     assert query(tmp_path / "ray", "SELECT DISTINCT backend FROM attempts") == [("ray",)]
+    # Recording order (as episodes finished on the actors) touches neither the plan digest nor
+    # the idempotency keys: the same (key, ordinal, digests) rows as inline, one episode each
+    # (the binding's registration id is per store).
+    plan = "SELECT plan_digest, config_digest, planned FROM campaigns"
+    adms = ("SELECT a.target, a.task, a.seed, a.condition, a.level, a.repeat, a.ordinal, "
+            "a.task_spec_digest, a.target_config_digest, a.scorer_versions FROM administrations "
+            "a JOIN episodes e ON e.administration = a.id ORDER BY a.ordinal")
+    for sql in (plan, adms):
+        assert query(tmp_path / "ray", sql) == query(tmp_path / "inline", sql)
+    assert len(query(tmp_path / "ray", adms)) == PLANNED
     # The key reached the server, never the store, nor anything Ray wrote (logs, session).
     assert srv.headers[-1]["authorization"] == f"Bearer {KEY}"
     assert not files_containing(tmp_path / "ray", KEY.encode())
@@ -258,3 +268,20 @@ def test_ctrl_c_on_a_local_instance_ends_cleanly_with_attempts_interrupted(
     assert stopped["started"] == 0 and 3 <= stopped["episodes"] < PLANNED
     assert query(store, "SELECT COUNT(*) FROM attempts WHERE status = 'interrupted'")[0][0] >= 1
     assert stopped["billable"] == stopped["billable_distinct"]
+
+
+def test_workers_without_the_key_variable_refuse_the_run_before_the_store_changes(
+        ray_instance: tuple[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Set in the driver only, after the instance started: its workers never had it (as on a
+    # cluster whose nodes were started without it). Ray is never handed a key.
+    monkeypatch.setenv("AGM_RAY_LATE_KEY", KEY)
+    text = llm_campaign("http://127.0.0.1:9/v1").replace('"AGM_RAY_TEST_KEY"',
+                                                           '"AGM_RAY_LATE_KEY"')
+    with EvidenceStore.open(tmp_path / "s", scrub_env=False) as st, \
+            pytest.raises(BackendError) as err:
+        run_campaign(parse_campaign(text), st, backend="ray", ray=RayOptions(actors=1))
+    assert str(err.value) == ("the Ray workers do not have AGM_RAY_LATE_KEY in their "
+                              "environment: export it where the Ray nodes were started (keys "
+                              "are never sent through Ray)")
+    assert query(tmp_path / "s", "SELECT (SELECT COUNT(*) FROM campaigns), (SELECT COUNT(*) "
+                                 "FROM runs), (SELECT COUNT(*) FROM attempts)") == [(0, 0, 0)]
