@@ -10,11 +10,11 @@ A dead actor (killed, crashed, its node lost): every episode it was running ends
 attempt (no episode recorded, the administration stays pending and runs again on the next
 `campaign run`); the requests it had already streamed are in the ledger. Each episode's next
 step waits until the driver has received every answered request (the stream runs with
-backpressure 1, see GatedPolicy), so what is lost is at most the one request in flight per
-running episode: sent, not yet answered, or answered but not yet read by the actor (with
-`max_retries`, the retries of that one step too). That is what the inline backend loses when
-the driver dies. The actor is replaced (at most REPLACEMENTS times per actor
-per run; after that the pool is broken and no further LLM episode is launched).
+backpressure 1, see GatedPolicy), so what is lost is at most one request per running episode:
+sent and not yet answered, or answered and still on its way to the driver (with `max_retries`,
+the retries within that one step too). That is what the inline backend loses when the driver
+dies. The actor is replaced (at most REPLACEMENTS times per actor per run; after that the pool
+is broken and no further LLM episode is launched).
 
 A killed driver (kill -9): its actors die with it (Ray stops the actors a dead driver owned;
 on the driver's node each actor also watches the driver's pid and exits within WATCH_S), so
@@ -36,7 +36,12 @@ from agentmetrology.records.clock import Clock
 from agentmetrology.records.episode import BillableAttempt
 from agentmetrology.records.policy import Brief, Decision, Move, Policy, Question
 from agentmetrology.records.tools import Observation
-from agentmetrology.run.campaign.llm import LLMOutcome, PolicyFactory, run_llm_job
+from agentmetrology.run.campaign.llm import (
+    LLMOutcome,
+    PolicyFactory,
+    default_policy_factory,
+    run_llm_job,
+)
 from agentmetrology.run.campaign.ray_cluster import BackendError, import_ray
 from agentmetrology.run.campaign.worker import Job, JobFailure, process_gone, watch_process
 
@@ -61,11 +66,7 @@ class LLMWorker:
         node, pid = driver
         if node == import_ray().get_runtime_context().get_node_id() and not process_gone(pid):
             watch_process(pid, WATCH_S)
-        if factory is None:
-            from agentmetrology.run.campaign.llm import default_policy_factory
-
-            factory = default_policy_factory()
-        self.factory = factory
+        self.factory = factory if factory is not None else default_policy_factory()
 
     def probe(self, env_names: list[str]) -> tuple[int, list[str]]:
         """Return this actor's pid and which of `env_names` its environment lacks."""
@@ -90,17 +91,21 @@ class LLMWorker:
             return GatedPolicy(self.factory(t, clock), drained)
 
         task = asyncio.ensure_future(run_llm_job(job, target, factory, sink))
-        while not task.done():
-            get = asyncio.ensure_future(queue.get())
-            await asyncio.wait({get, task}, return_when=asyncio.FIRST_COMPLETED)
-            if get.done():
-                yield ("attempt", get.result())
-                if queue.empty():
-                    drained.set()
-            else:
-                get.cancel()
-        while not queue.empty():
-            yield ("attempt", queue.get_nowait())
+        try:
+            while not task.done():
+                get = asyncio.ensure_future(queue.get())
+                await asyncio.wait({get, task}, return_when=asyncio.FIRST_COMPLETED)
+                if get.done():
+                    yield ("attempt", get.result())
+                    if queue.empty():
+                        drained.set()
+                else:
+                    get.cancel()
+            while not queue.empty():
+                yield ("attempt", queue.get_nowait())
+        finally:
+            # The stream was closed or cancelled (its driver gone): no request for nobody.
+            task.cancel()
         try:
             outcome: LLMOutcome = task.result()
         except Exception as exc:  # an execution error is an infrastructure failure
