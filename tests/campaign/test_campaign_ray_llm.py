@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import ray
 
-from agentmetrology.run.campaign import parse_campaign, run_campaign
+from agentmetrology.run.campaign import parse_campaign, ray_llm, run_campaign
 from agentmetrology.run.campaign.execute import Progress
 from agentmetrology.run.campaign.ray_cluster import BackendError, RayOptions
 from agentmetrology.store import EvidenceStore
@@ -167,6 +167,31 @@ def test_a_killed_actor_loses_nothing_and_the_resume_duplicates_nothing(
     # The lost attempts' requests are kept beside the recorded ones, counted once.
     assert after["billable"] - after["recorded_requests"] == mid["billable"] \
         - mid["recorded_requests"]
+
+
+def test_an_actor_dying_past_its_replacements_stops_llm_launches_cleanly(
+        ray_instance: tuple[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ray_llm, "REPLACEMENTS", 0)  # the first death breaks the pool
+    killed: list[bool] = []
+
+    def kill_one(p: Progress) -> None:
+        if p.done >= 2 and not killed:
+            ray.kill(ray.get_actor("agm-llm-0.0"), no_restart=True)
+            killed.append(True)
+
+    store = tmp_path / "s"
+    with FakeOpenAI(itertools.repeat(_slow, 5000)) as srv:
+        config = parse_campaign(llm_campaign(srv.base_url, name="broken-pool"))
+        with EvidenceStore.open(store, scrub_env=False) as st:
+            result = run_campaign(config, st, backend="ray", progress=kill_one,
+                                  ray=RayOptions(actors=2, concurrency=2))
+    reason = "Ray actor slot 0 lost 1 actor(s) in this run; rerun the same command to resume"
+    assert killed and result.stop_reason == reason
+    assert result.not_launched > 0 and not result.status.complete
+    assert result.status.not_launched_reasons == {reason: result.not_launched}
+    counts = ledger_invariants(store)
+    assert counts["started"] == 0 and counts["episodes"] == result.recorded
+    assert result.recorded + result.failed_attempts + result.not_launched == PLANNED
 
 
 def _cli(file: Path, store: Path, *extra: str) -> list[str]:

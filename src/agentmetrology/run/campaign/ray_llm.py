@@ -215,8 +215,8 @@ class LLMActors:
         if self.handles[i] is not dead or self.broken:
             return
         if self.generation[i] >= REPLACEMENTS:
-            self.broken = (f"Ray actor {i} died {REPLACEMENTS + 1} times in this run; rerun "
-                           "the same command to resume")
+            self.broken = (f"Ray actor slot {i} lost {self.generation[i] + 1} actor(s) in this "
+                           "run; rerun the same command to resume")
             return
         self.generation[i] += 1
         self.handles[i] = self._spawn(i)
