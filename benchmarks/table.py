@@ -181,7 +181,8 @@ def diagnose_grid(doc: dict[str, Any]) -> Iterator[Row]:
 SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "llm_throughput": llm_throughput, "harness": harness, "episodes": episodes,
     "episodes_vs": episodes_vs, "stats": stats, "researchops": researchops,
-    "diagnose_grid": diagnose_grid, "llm_campaign_ray": llm_campaign_ray,
+    "diagnose_grid": diagnose_grid,
+    "llm_campaign_ray": llm_campaign_ray,
 }
 COLUMNS = ("benchmark", "measure", "ours", "peer", "ratio", "goal", "machine", "command")
 
