@@ -31,6 +31,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/rl_adapters.py
 	$(BIN)/python benchmarks/episodes_vs.py --base HEAD~1
 	$(BIN)/python benchmarks/llm_throughput.py
+	$(BIN)/python benchmarks/llm_campaign_ray.py
 	$(BIN)/python benchmarks/table.py
 
 # Mutation testing of the measurement core (slow; not part of `make test`). One module at a

@@ -149,6 +149,16 @@ def llm_throughput(doc: dict[str, Any]) -> Iterator[Row]:
                    "—", "—", f"≤ {goal.get('harness_cpu_ms_per_step')} ms", mach, cmd)
 
 
+def llm_campaign_ray(doc: dict[str, Any]) -> Iterator[Row]:
+    """Rows of benchmarks/llm_campaign_ray.py: an LLM campaign on Ray actors beside inline."""
+    mach, cmd = _machine(doc), doc.get("command", "python benchmarks/llm_campaign_ray.py")
+    for r in doc["results"]:
+        yield _row("llm_campaign_ray", f"LLM campaign steps/s, {r['n']} episodes in flight, "
+                   f"ray ({doc['actors']} actors) vs inline, {r['episodes']} episodes recorded",
+                   _num(r["ray"]["steps_per_s"]), f"inline {_num(r['inline']['steps_per_s'])}",
+                   f"{_num(r['ratio_ray_vs_inline'], 2)}x", "", mach, cmd)
+
+
 def _div(a: Any, b: Any) -> float | None:
     return a / b if isinstance(a, int | float) and isinstance(b, int | float) and b else None
 
@@ -182,7 +192,9 @@ def rl_adapters(doc: dict[str, Any]) -> Iterator[Row]:
 SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "llm_throughput": llm_throughput, "harness": harness, "episodes": episodes,
     "episodes_vs": episodes_vs, "stats": stats, "researchops": researchops,
-    "diagnose_grid": diagnose_grid, "rl_adapters": rl_adapters,
+    "diagnose_grid": diagnose_grid,
+    "rl_adapters": rl_adapters,
+    "llm_campaign_ray": llm_campaign_ray,
 }
 COLUMNS = ("benchmark", "measure", "ours", "peer", "ratio", "goal", "machine", "command")
 

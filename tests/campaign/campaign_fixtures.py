@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import sqlite3
+import subprocess
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -141,3 +146,25 @@ def episode_digests(store_dir: Path) -> dict[tuple[Any, ...], str]:
 def files_containing(root: Path, needle: bytes) -> list[Path]:
     """Return every file under root whose bytes contain `needle`."""
     return [p for p in root.rglob("*") if p.is_file() and needle in p.read_bytes()]
+
+
+def kill_9_when(command: list[str], ready: Callable[[], bool], *, timeout: float = 60) -> int:
+    """Start `command` in its own session, `kill -9` it once `ready()` holds; return its pid
+    (also its process group). Fails if it ended first; kills the group if anything goes wrong."""
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and proc.poll() is None and not ready():
+            time.sleep(0.01)
+        assert proc.poll() is None, (proc.stderr.read() if proc.stderr else b"") or \
+            "the run finished before it could be killed"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        if proc.stderr is not None:
+            proc.stderr.close()
+    return proc.pid

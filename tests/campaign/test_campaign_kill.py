@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from agentmetrology.run.campaign import load_campaign, plan_campaign
-from campaign.campaign_fixtures import model_free, query, write
+from campaign.campaign_fixtures import kill_9_when, model_free, query, write
 
 # Heavy tasks (hundreds of rows per page) so that the run lasts a few seconds.
 TASKS = '["T7_totals_trap", "T1_single_page", "T3_duplicates", "T8_mixed_faults"]'
@@ -45,26 +45,15 @@ def _group_gone(pgid: int, timeout: float) -> bool:
 def test_kill_9_then_rerun_records_every_key_exactly_once(tmp_path: Path) -> None:
     file = write(tmp_path, model_free(name="killme", tasks=TASKS, seeds="0-5"))
     store = tmp_path / "store"
-    proc = subprocess.Popen(_command(file, store), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and proc.poll() is None:
-            done, started = _counts(store)
-            if done >= 8 and started >= 1:
-                break
-            time.sleep(0.02)
-        assert proc.poll() is None, "the campaign finished before it could be killed"
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+    def ready() -> bool:
+        done, started = _counts(store)
+        return done >= 8 and started >= 1
+
+    pid = kill_9_when(_command(file, store), ready)
     # The pool's workers and forkserver notice the driver is gone and exit by themselves.
-    gone = _group_gone(proc.pid, timeout=10)
+    gone = _group_gone(pid, timeout=10)
     if not gone:
-        os.killpg(proc.pid, signal.SIGKILL)
+        os.killpg(pid, signal.SIGKILL)
     assert gone, "worker processes outlived the killed driver"
     done_at_kill, _ = _counts(store)
     planned = len(plan_campaign(load_campaign(file)).administrations)

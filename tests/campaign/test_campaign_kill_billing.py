@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -18,7 +16,7 @@ import pytest
 from agentmetrology.run.campaign.execute import Budget
 from agentmetrology.run.campaign.spec import Limits
 from agentmetrology.store import EvidenceStore
-from campaign.campaign_fixtures import query, write
+from campaign.campaign_fixtures import kill_9_when, query, write
 from support.fake_models import careful_model
 from support.fake_openai import FakeOpenAI, Reply
 
@@ -70,24 +68,11 @@ def test_killed_llm_run_keeps_every_answered_request_in_the_ledger(tmp_path: Pat
     store = tmp_path / "s"
     with FakeOpenAI(itertools.repeat(_slow, 5000)) as srv:
         file = write(tmp_path, CAMPAIGN.format(base_url=srv.base_url))
-        proc = subprocess.Popen(_command(file, store), stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, start_new_session=True)
-        try:
-            deadline = time.monotonic() + 120
-            while time.monotonic() < deadline and proc.poll() is None:
-                episodes, in_flight = _counts(store)
-                if episodes >= 3 and in_flight >= CONCURRENCY:
-                    break
-                time.sleep(0.01)
-            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
-        finally:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-            if proc.stderr is not None:
-                proc.stderr.close()
+        def ready() -> bool:
+            episodes, in_flight = _counts(store)
+            return episodes >= 3 and in_flight >= CONCURRENCY
+
+        kill_9_when(_command(file, store), ready, timeout=120)
         time.sleep(0.2)  # let the server finish the requests it was answering
         received = len(srv.requests)
         billed = query(store, "SELECT COUNT(*) FROM billable_attempts")[0][0]

@@ -92,8 +92,6 @@ def test_run_scores_with_the_plugins_scorer(plugin_env: dict[str, str]) -> None:
 @pytest.mark.parametrize("backend", ["inline", "process", "ray"])
 def test_campaign_and_regrade(plugin_env: dict[str, str], tmp_path: Path,
                               backend: str) -> None:
-    if backend == "ray":
-        pytest.importorskip("ray", reason="ray is an optional extra")
     (tmp_path / "toy.toml").write_text(CAMPAIGN)
     store = tmp_path / "store"
     res = agm(plugin_env, "campaign", "run", str(tmp_path / "toy.toml"), "--store", str(store),

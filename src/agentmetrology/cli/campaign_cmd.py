@@ -26,6 +26,7 @@ from agentmetrology.run.campaign import (
 )
 from agentmetrology.run.campaign.backends import BACKENDS, BackendError
 from agentmetrology.run.campaign.execute import Progress as RunProgress
+from agentmetrology.run.campaign.ray_cluster import RayOptions, connect, import_ray
 from agentmetrology.run.export import Cell, CellScore, cell_scores, export_rows
 from agentmetrology.store import (
     CampaignMismatchError,
@@ -115,6 +116,14 @@ def run(
     backend: str = typer.Option("inline", "--backend", help="inline | process | ray"),
     workers: int | None = typer.Option(None, "--workers", min=1,
                                        help="Worker processes (process) or task slots (ray)."),
+    ray_address: str | None = typer.Option(
+        None, "--ray-address", help="ray backend: an existing cluster (HOST:PORT, "
+        "ray://HOST:PORT); default $RAY_ADDRESS, else a new local instance on 127.0.0.1."),
+    ray_actors: int | None = typer.Option(
+        None, "--ray-actors", min=1, help="ray backend: LLM actors (default min(2, CPUs))."),
+    ray_concurrency: int | None = typer.Option(
+        None, "--ray-concurrency", min=1, help="ray backend: LLM episodes in flight per actor "
+        "(default: the campaign's concurrency shared among the actors)."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
     retry: bool = typer.Option(
         False, "--retry-measurement-failures",
@@ -129,25 +138,47 @@ def run(
     if env_problems:  # before the store is created: a failed start leaves nothing behind
         _print_problems(CampaignConfigError(config.file, env_problems))
         fail(f"{file}: the environment is not ready; nothing was run")
+    if backend != "ray" and (ray_address or ray_actors or ray_concurrency):
+        fail("--ray-address, --ray-actors and --ray-concurrency need --backend ray")
+    options = RayOptions(address=ray_address, actors=ray_actors, concurrency=ray_concurrency)
+    try:
+        # Before the store is opened: a cluster that cannot be reached changes nothing on disk.
+        owns_ray = backend == "ray" and connect(options)
+    except BackendError as exc:
+        fail(str(exc))
+    try:
+        result = _run(config, store, backend, workers, options, quiet, retry)
+    finally:
+        if owns_ray:
+            import_ray().shutdown()
+    _summary(config, store, result, backend, retry)
+
+
+def _run(config: Any, store: Path, backend: str, workers: int | None, options: RayOptions,
+         quiet: bool, retry: bool) -> Any:
+    """Run the campaign into the store; print one error line (exit 2) for what the user can fix."""
     bar = _Bar(_err)
     st = _open_store(store, create=True)
     try:
         with st:
             if quiet:
-                result = run_campaign(config, st, backend=backend, workers=workers,
-                                      retry_measurement_failures=retry)
-            else:
-                with bar.progress:
-                    result = run_campaign(config, st, backend=backend, workers=workers,
-                                          progress=bar.update, retry_measurement_failures=retry)
+                return run_campaign(config, st, backend=backend, workers=workers, ray=options,
+                                    retry_measurement_failures=retry)
+            with bar.progress:
+                return run_campaign(config, st, backend=backend, workers=workers, ray=options,
+                                    progress=bar.update, retry_measurement_failures=retry)
     except CampaignConfigError as exc:
         _print_problems(exc)
-        fail(f"{file}: the environment is not ready; nothing was run")
+        fail(f"{config.file}: the environment is not ready; nothing was run")
     except (StoreBusyError, CampaignMismatchError, BackendError) as exc:
         fail(str(exc))
     except KeyboardInterrupt:
         fail("interrupted: attempts in flight stay recorded as interrupted; run the same "
              "command to resume", code=130)
+
+
+def _summary(config: Any, store: Path, result: Any, backend: str, retry: bool) -> None:
+    """Print what the run did and the campaign's status; exit 1 if it is not complete."""
     s = result.status
     console = make_console()
     _print_banner(qualify_store(store, "ledger"))

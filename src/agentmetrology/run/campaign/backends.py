@@ -1,7 +1,8 @@
 """Where model-free administrations run: inline, a process pool, or Ray tasks.
 
 Each backend turns a Job into EpisodeEvidence asynchronously; the driver awaits the result and
-is the only process that writes to the store.
+is the only process that writes to the store. (LLM administrations run in the driver, or on
+Ray actors with the ray backend: run/campaign/ray_llm.py.)
 """
 
 from __future__ import annotations
@@ -18,16 +19,13 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol
 
+from agentmetrology.run.campaign.ray_cluster import BackendError, RayOptions, connect, import_ray
 from agentmetrology.run.campaign.worker import Job, JobFailure, init_worker, run_jobs
 from agentmetrology.store.evidence import EpisodeEvidence
 
 Outcome = EpisodeEvidence | JobFailure
 
 BACKENDS = ("inline", "process", "ray")
-
-
-class BackendError(RuntimeError):
-    """Raised when a backend cannot start (unknown name, Ray not installed, no cluster)."""
 
 
 class BrokenBackend(RuntimeError):
@@ -154,24 +152,16 @@ class ProcessBackend:
 
 
 class RayBackend:
-    """Administrations as Ray tasks on whatever cluster `ray.init` connects to."""
+    """Administrations as Ray tasks on whatever cluster `ray_cluster.connect` connects to."""
 
     name = "ray"
 
-    def __init__(self, workers: int | None = None, init: dict[str, Any] | None = None) -> None:
-        try:
-            import ray
-        except ImportError:
-            raise BackendError("the ray backend needs the optional extra: pip install "
-                               "'agentmetrology[ray]'") from None
-        self.ray = ray
-        self.owns = not ray.is_initialized()
-        if self.owns:
-            # RAY_ADDRESS (or `init`) picks the cluster; without one Ray starts a local one.
-            ray.init(**{"ignore_reinit_error": True, "log_to_driver": False, **(init or {})})
-        cpus = int(ray.cluster_resources().get("CPU", 1))
+    def __init__(self, workers: int | None = None, options: RayOptions | None = None) -> None:
+        self.ray = import_ray()
+        self.owns = connect(options or RayOptions())
+        cpus = int(self.ray.cluster_resources().get("CPU", 1))
         # A retry would be a new attempt the ledger never saw: Ray must not retry on its own.
-        self.remote = ray.remote(num_cpus=1, max_retries=0)(run_jobs)
+        self.remote = self.ray.remote(num_cpus=1, max_retries=0)(run_jobs)
         self.workers = workers or max(cpus, 1)
         self.slots = 2 * self.workers
 
@@ -195,12 +185,12 @@ def batch_size(backend: Backend, pending: int) -> int:
 
 
 def make_backend(name: str, workers: int | None = None,
-                 ray_init: dict[str, Any] | None = None) -> Backend:
+                 ray: RayOptions | None = None) -> Backend:
     """Return a started backend by name."""
     if name == "inline":
         return InlineBackend()
     if name == "process":
         return ProcessBackend(workers)
     if name == "ray":
-        return RayBackend(workers, ray_init)
+        return RayBackend(workers, ray)
     raise BackendError(f"unknown backend {name!r} (expected {', '.join(BACKENDS)})")

@@ -6,6 +6,9 @@ The episodes table accepts one row per key, so nothing is ever recorded twice. W
 `retry_measurement_failures`, episodes that ended as measurement failures (infra_error,
 cancelled) are first moved to history (superseded, cost kept) so their administrations run again.
 
+Ray: with the ray backend, LLM administrations run on Ray actors (run/campaign/ray_llm.py) that
+stream each answered request and then the episode back; the driver records both, as inline.
+
 Spending: every provider request of an LLM episode is written to the ledger
 (`billable_attempts`) when its response arrives, and the budget counts it at once; when the
 episode is recorded, its cost replaces what its requests added, so nothing is counted twice.
@@ -24,7 +27,6 @@ import os
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from agentmetrology.records.episode import BillableAttempt
 from agentmetrology.run.campaign.backends import (
@@ -36,6 +38,7 @@ from agentmetrology.run.campaign.backends import (
     batch_size,
     make_backend,
 )
+from agentmetrology.run.campaign.budget import Budget
 from agentmetrology.run.campaign.config import check_environment
 from agentmetrology.run.campaign.llm import (
     LLMOutcome,
@@ -45,15 +48,17 @@ from agentmetrology.run.campaign.llm import (
 )
 from agentmetrology.run.campaign.plan import Plan, Planned, plan_campaign
 from agentmetrology.run.campaign.problems import CampaignConfigError
-from agentmetrology.run.campaign.spec import CampaignConfig, Limits
+from agentmetrology.run.campaign.ray_cluster import RayOptions, connect, import_ray, llm_slots
+from agentmetrology.run.campaign.ray_llm import LLMActors, WorkerLost
+from agentmetrology.run.campaign.spec import CampaignConfig
 from agentmetrology.run.campaign.worker import Job, JobFailure
 from agentmetrology.store.evidence import EpisodeEvidence
 from agentmetrology.store.ledger import Administration, DuplicateEpisodeError
-from agentmetrology.store.status import CampaignStatus, Counts
+from agentmetrology.store.status import CampaignStatus
 from agentmetrology.store.store import EvidenceStore
 
-__all__ = ["BACKENDS", "INFRA_STOP_AFTER", "BackendError", "Progress", "RunResult",
-           "run_campaign"]
+__all__ = ["BACKENDS", "INFRA_STOP_AFTER", "BackendError", "Budget", "Progress", "RayOptions",
+           "RunResult", "run_campaign"]
 
 # LLM episodes in a row that fail the same way, with no success in the run, before it stops.
 # Three: one failure can be bad luck, two identical ones a coincidence of a flaky moment; three
@@ -105,54 +110,6 @@ class RunResult:
     superseded: int = 0  # measurement failures re-opened by this run
 
 
-class Budget:
-    """Campaign-wide spending limits, checked before each LLM launch.
-
-    Starts from the ledger's totals (recorded episodes, superseded ones, and the requests of
-    attempts that never recorded an episode), then counts each request as it is answered.
-    """
-
-    def __init__(self, limits: Limits, spent: Counts) -> None:
-        self.limits = limits
-        self.cost = spent.cost
-        self.cost_unknown = spent.cost_unknown
-        self.tokens = spent.input_tokens + spent.output_tokens
-        # What each running attempt's requests added so far: (cost, unknown, tokens).
-        self._streamed: dict[int, tuple[float, bool, int]] = {}
-
-    def bill(self, attempt_id: int, ba: BillableAttempt) -> None:
-        """Count one answered request of a running attempt."""
-        cost, unknown, tokens = self._streamed.get(attempt_id, (0.0, False, 0))
-        n = (ba.input_tokens or 0) + (ba.output_tokens or 0)
-        self.cost += ba.cost or 0.0
-        self.tokens += n
-        if ba.cost is None and not unknown:
-            self.cost_unknown += 1
-        self._streamed[attempt_id] = (cost + (ba.cost or 0.0), unknown or ba.cost is None,
-                                      tokens + n)
-
-    def add(self, attempt_id: int, ev: EpisodeEvidence) -> None:
-        """Count a recorded episode's spending in place of what its requests added."""
-        cost, unknown, tokens = self._streamed.pop(attempt_id, (0.0, False, 0))
-        self.cost += (ev.cost or 0.0) - cost
-        self.cost_unknown += int(ev.cost is None) - int(unknown)
-        self.tokens += ev.input_tokens + ev.output_tokens - tokens
-
-    def exceeded(self) -> str | None:
-        """Return why no more spending is allowed, or None."""
-        lim = self.limits
-        if lim.max_cost is not None:
-            if self.cost_unknown:
-                return (f"budget: max_cost {lim.max_cost:g} cannot be checked, {self.cost_unknown}"
-                        " episode(s) or unfinished attempt(s) have unknown cost (a price is "
-                        "missing, or the server reported no token counts)")
-            if self.cost >= lim.max_cost:
-                return f"budget: max_cost {lim.max_cost:g} reached (spent {self.cost:.6g})"
-        if lim.max_tokens is not None and self.tokens >= lim.max_tokens:
-            return f"budget: max_tokens {lim.max_tokens} reached (used {self.tokens})"
-        return None
-
-
 class _Runner:
     """Launches pending administrations, records results, keeps the counts."""
 
@@ -174,6 +131,7 @@ class _Runner:
         self.streak: tuple[str | None, int] = (None, 0)  # the last failure reason, times in a row
         self.failures: dict[int, str] = {}  # attempt id -> why its LLM episode failed
         self.not_launched = 0
+        self.actors: LLMActors | None = None
         self.started: set[int] = set()
         by_key = plan.by_key()
         pending = [(a, by_key[a.key]) for a in store.pending(self.config.name)]
@@ -186,9 +144,11 @@ class _Runner:
             self.progress(Progress(self.planned, self.done, self.failed_agent, self.failed_infra,
                                    self.running, self.budget.cost, self.budget.cost_unknown))
 
-    async def run(self, backend: Backend | None) -> None:
-        """Run every pending administration (model-free and LLM side by side)."""
+    async def run(self, backend: Backend | None, actors: LLMActors | None = None) -> None:
+        """Run every pending administration (model-free and LLM side by side); LLM ones on
+        `actors` when given, else in the driver."""
         self.report()
+        self.actors = actors
         consumers = []
         if backend is not None and self.model_free:
             it = iter(self.model_free)
@@ -197,11 +157,13 @@ class _Runner:
                           for _ in range(min(backend.slots, len(self.model_free)))]
         if self.llm:
             it = iter(self.llm)
-            consumers += [self._consume(it, self._run_llm, 1, True)
-                          for _ in range(min(self.config.concurrency, len(self.llm)))]
+            slots = actors.slots if actors is not None else self.config.concurrency
+            consumers += [self._consume(it, self._llm_slot(i), 1, True)
+                          for i in range(min(slots, len(self.llm)))]
         await asyncio.gather(*consumers)
         for group, reason in ((self.model_free, self.broken),
-                              (self.llm, self.infra_stop or self.budget_stop)):
+                              (self.llm, self.infra_stop or self.budget_stop
+                               or self.actors_broken)):
             left = [a for a, _ in group if a.id not in self.started]
             if left and reason:
                 self.store.set_not_launched(left, reason)
@@ -211,7 +173,13 @@ class _Runner:
     def stop_reason(self) -> str | None:
         """Return why launching stopped early (a broken backend, a failing endpoint, a budget),
         or None."""
-        return "; ".join(r for r in (self.broken, self.infra_stop, self.budget_stop) if r) or None
+        return "; ".join(r for r in (self.broken, self.infra_stop, self.budget_stop,
+                                     self.actors_broken) if r) or None
+
+    @property
+    def actors_broken(self) -> str | None:
+        """Return why the Ray actors can run no more LLM episodes, or None."""
+        return self.actors.broken if self.actors is not None else None
 
     def _sink(self, attempt_id: int) -> Callable[[BillableAttempt], None]:
         """Return the callback that writes an attempt's provider requests as they are answered."""
@@ -220,22 +188,30 @@ class _Runner:
                 self.budget.bill(attempt_id, ba)
         return record
 
-    async def _run_llm(self, jobs: list[Job]) -> list[Outcome]:
-        if self.factory is None:
-            self.factory = default_policy_factory()
-        out: list[Outcome] = []
-        for job in jobs:
-            target = self.plan.config.target(job.key.target).llm_target()
+    def _llm_slot(self, slot: int) -> Callable[[list[Job]], Awaitable[list[Outcome]]]:
+        """Return the runner of LLM consumer `slot` (bound to one actor on Ray)."""
+        async def run(jobs: list[Job]) -> list[Outcome]:
+            return [await self._run_llm(slot, job) for job in jobs]
+        return run
+
+    async def _run_llm(self, slot: int, job: Job) -> Outcome:
+        target = self.plan.config.target(job.key.target).llm_target()
+        result: LLMOutcome | JobFailure
+        if self.actors is not None:
+            result = await self.actors.run(slot, job, target, self._sink(job.attempt_id))
+        else:
+            if self.factory is None:
+                self.factory = default_policy_factory()
             try:
-                result: LLMOutcome = await run_llm_job(job, target, self.factory,
-                                                       self._sink(job.attempt_id))
+                result = await run_llm_job(job, target, self.factory,
+                                           self._sink(job.attempt_id))
             except Exception as exc:  # an execution error is an infrastructure failure
-                out.append(JobFailure(f"{type(exc).__name__}: {exc}"))
-                continue
-            if result.failure is not None:
-                self.failures[job.attempt_id] = f"target {job.key.target}: {result.failure}"
-            out.append(result.evidence)
-        return out
+                result = JobFailure(f"{type(exc).__name__}: {exc}")
+        if isinstance(result, JobFailure):
+            return result
+        if result.failure is not None:
+            self.failures[job.attempt_id] = f"target {job.key.target}: {result.failure}"
+        return result.evidence
 
     def _llm_result(self, attempt_id: int, failure: str | None) -> None:
         """Track LLM outcomes; stop launching when every one so far fails the same way."""
@@ -257,8 +233,9 @@ class _Runner:
         while True:
             if spends and self.budget_stop is None:
                 self.budget_stop = self.budget.exceeded()
-            if (self.budget_stop or self.infra_stop) if spends else self.broken:
-                return  # LLM episodes run in the driver: a broken pool does not stop them
+            if (self.budget_stop or self.infra_stop or self.actors_broken) if spends \
+                    else self.broken:
+                return  # LLM episodes run apart from model-free ones: one stopping is not both
             items = list(itertools.islice(it, size))
             if not items:
                 return
@@ -273,6 +250,9 @@ class _Runner:
             finally:
                 self.running -= len(jobs)
             for job, outcome in zip(jobs, outcomes, strict=True):
+                if isinstance(outcome, WorkerLost):
+                    self._fail(job, outcome.detail)
+                    continue  # a dead worker says nothing about the endpoint
                 if isinstance(outcome, JobFailure):
                     self._fail(job, outcome.detail)
                     failure: str | None = f"target {job.key.target}: {outcome.detail}"
@@ -323,11 +303,13 @@ class _Runner:
 def run_campaign(config: CampaignConfig, store: EvidenceStore, *, backend: str = "inline",
                  workers: int | None = None, progress: ProgressFn | None = None,
                  policy_factory: PolicyFactory | None = None,
-                 ray_init: dict[str, Any] | None = None,
+                 ray: RayOptions | None = None,
                  retry_measurement_failures: bool = False) -> RunResult:
     """Run every planned administration of `config` not yet recorded in `store`.
 
-    With `retry_measurement_failures`, measurement-failure episodes are superseded first.
+    With `retry_measurement_failures`, measurement-failure episodes are superseded first. With
+    the ray backend, `ray` says where Ray runs (default: a new local instance) and how many LLM
+    actors run how many episodes each.
     """
     if backend not in BACKENDS:
         raise BackendError(f"unknown backend {backend!r} (expected {', '.join(BACKENDS)})")
@@ -339,18 +321,45 @@ def run_campaign(config: CampaignConfig, store: EvidenceStore, *, backend: str =
     store.add_secrets(os.environ[t.api_key_env] for t in config.targets
                       if t.api_key_env and os.environ.get(t.api_key_env))
     t0 = time.perf_counter()
+    # Ray starts before the store is touched: a cluster that cannot be reached changes nothing.
+    options = ray or RayOptions()
+    owns_ray = backend == "ray" and connect(options)
+    actors = None
+    try:
+        if backend == "ray" and any(not t.model_free for t in config.targets):
+            n, per_actor = llm_slots(options, config.concurrency)
+            actors = LLMActors(n, per_actor, policy_factory, sorted(
+                {t.api_key_env for t in config.targets if t.api_key_env}), "agm-llm")
+        recovered, superseded, runner, status = _run_locked(
+            config, plan, store, backend, workers, options, actors, progress, policy_factory,
+            retry_measurement_failures)
+    finally:
+        if actors is not None:
+            actors.close()
+        if owns_ray:
+            import_ray().shutdown()
+    return RunResult(config.name, backend, recovered, runner.launched, runner.recorded,
+                     runner.errors, runner.duplicates, runner.not_launched, runner.stop_reason,
+                     time.perf_counter() - t0, status, superseded)
+
+
+def _run_locked(config: CampaignConfig, plan: Plan, store: EvidenceStore, backend: str,
+                workers: int | None, options: RayOptions, actors: LLMActors | None,
+                progress: ProgressFn | None, policy_factory: PolicyFactory | None,
+                retry: bool) -> tuple[int, int, _Runner, CampaignStatus]:
+    """Run the campaign holding the store's lock; return (attempts recovered, measurement
+    failures superseded, the runner, the campaign's status afterwards)."""
     with store.lock():
         store.register_campaign(config.name, plan.digest, config.to_json(), plan.bindings,
                                 config.source or None)
         recovered = store.recover()
         run_id = store.begin_run(config.name, backend)
-        superseded = (store.supersede_measurement_failures(config.name, run_id)
-                      if retry_measurement_failures else 0)
+        superseded = store.supersede_measurement_failures(config.name, run_id) if retry else 0
         runner = _Runner(plan, store, run_id, backend, progress, policy_factory)
         try:
-            executor = make_backend(backend, workers, ray_init) if runner.model_free else None
+            executor = make_backend(backend, workers, options) if runner.model_free else None
             try:
-                asyncio.run(runner.run(executor))
+                asyncio.run(runner.run(executor, actors))
             finally:
                 if executor is not None:
                     executor.close()
@@ -363,6 +372,4 @@ def run_campaign(config: CampaignConfig, store: EvidenceStore, *, backend: str =
             raise
         store.end_run(run_id, runner.stop_reason or "finished")
         status = store.status(config.name)
-    return RunResult(config.name, backend, recovered, runner.launched, runner.recorded,
-                     runner.errors, runner.duplicates, runner.not_launched, runner.stop_reason,
-                     time.perf_counter() - t0, status, superseded)
+    return recovered, superseded, runner, status

@@ -1,8 +1,9 @@
-"""LLM administrations: asyncio tasks in the driver with a real clock, one policy per episode.
+"""LLM administrations: asyncio tasks with a real clock, one policy per episode.
 
-Because they run in the driver, the single writer of the store, each provider request the
-policy reports (through `set_attempt_sink`, when it has one) is written to the ledger as soon as
-its response arrives, not only with the finished episode.
+In the driver, the single writer of the store, each provider request the policy reports
+(through `set_attempt_sink`, when it has one) is written to the ledger as soon as its response
+arrives, not only with the finished episode. On Ray, an actor runs the same `run_llm_job` and
+streams each request to the driver, which writes it (run/campaign/ray_llm.py).
 """
 
 from __future__ import annotations

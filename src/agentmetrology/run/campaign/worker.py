@@ -139,21 +139,35 @@ def run_jobs(jobs: list[Job]) -> list[EpisodeEvidence | JobFailure]:
     return out
 
 
-def init_worker(driver_pid: int) -> None:
-    """Process-pool initializer: exit when the driver dies (e.g. `kill -9`), never linger."""
+def process_gone(pid: int) -> bool:
+    """Return True if process `pid` no longer runs (gone, or a zombie nobody reaped yet)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False  # the pid exists (owned by someone else)
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[-1].split()[0] == b"Z"
+    except (OSError, IndexError):
+        return False  # no /proc here: the signal check is all there is
 
-    parent = os.getppid()  # the forkserver or the driver; it dies with the driver
+
+def watch_process(pid: int, interval_s: float, parent: int | None = None) -> None:
+    """Exit this process (os._exit) as soon as `pid` dies, or once it is reparented away from
+    `parent`; checks every `interval_s` seconds on a daemon thread."""
 
     def watch() -> None:
         while True:
-            time.sleep(0.25)
-            if os.getppid() != parent:
-                os._exit(1)  # reparented: whoever started us is gone (a zombie driver too)
-            try:
-                os.kill(driver_pid, 0)
-            except ProcessLookupError:
+            time.sleep(interval_s)
+            if (parent is not None and os.getppid() != parent) or process_gone(pid):
                 os._exit(1)
-            except PermissionError:
-                pass  # the pid exists (owned by someone else): keep going
 
     threading.Thread(target=watch, name="driver-watchdog", daemon=True).start()
+
+
+def init_worker(driver_pid: int) -> None:
+    """Process-pool initializer: exit when the driver dies (e.g. `kill -9`), never linger."""
+    # The parent is the forkserver or the driver; it dies with the driver (a zombie driver too).
+    watch_process(driver_pid, 0.25, parent=os.getppid())

@@ -1,0 +1,56 @@
+"""Campaign-wide spending limits: what the ledger says was spent, plus each answered request."""
+
+from __future__ import annotations
+
+from agentmetrology.records.episode import BillableAttempt
+from agentmetrology.run.campaign.spec import Limits
+from agentmetrology.store.evidence import EpisodeEvidence
+from agentmetrology.store.status import Counts
+
+
+class Budget:
+    """Campaign-wide spending limits, checked before each LLM launch.
+
+    Starts from the ledger's totals (recorded episodes, superseded ones, and the requests of
+    attempts that never recorded an episode), then counts each request as it is answered.
+    """
+
+    def __init__(self, limits: Limits, spent: Counts) -> None:
+        self.limits = limits
+        self.cost = spent.cost
+        self.cost_unknown = spent.cost_unknown
+        self.tokens = spent.input_tokens + spent.output_tokens
+        # What each running attempt's requests added so far: (cost, unknown, tokens).
+        self._streamed: dict[int, tuple[float, bool, int]] = {}
+
+    def bill(self, attempt_id: int, ba: BillableAttempt) -> None:
+        """Count one answered request of a running attempt."""
+        cost, unknown, tokens = self._streamed.get(attempt_id, (0.0, False, 0))
+        n = (ba.input_tokens or 0) + (ba.output_tokens or 0)
+        self.cost += ba.cost or 0.0
+        self.tokens += n
+        if ba.cost is None and not unknown:
+            self.cost_unknown += 1
+        self._streamed[attempt_id] = (cost + (ba.cost or 0.0), unknown or ba.cost is None,
+                                      tokens + n)
+
+    def add(self, attempt_id: int, ev: EpisodeEvidence) -> None:
+        """Count a recorded episode's spending in place of what its requests added."""
+        cost, unknown, tokens = self._streamed.pop(attempt_id, (0.0, False, 0))
+        self.cost += (ev.cost or 0.0) - cost
+        self.cost_unknown += int(ev.cost is None) - int(unknown)
+        self.tokens += ev.input_tokens + ev.output_tokens - tokens
+
+    def exceeded(self) -> str | None:
+        """Return why no more spending is allowed, or None."""
+        lim = self.limits
+        if lim.max_cost is not None:
+            if self.cost_unknown:
+                return (f"budget: max_cost {lim.max_cost:g} cannot be checked, {self.cost_unknown}"
+                        " episode(s) or unfinished attempt(s) have unknown cost (a price is "
+                        "missing, or the server reported no token counts)")
+            if self.cost >= lim.max_cost:
+                return f"budget: max_cost {lim.max_cost:g} reached (spent {self.cost:.6g})"
+        if lim.max_tokens is not None and self.tokens >= lim.max_tokens:
+            return f"budget: max_tokens {lim.max_tokens} reached (used {self.tokens})"
+        return None
