@@ -18,7 +18,7 @@ from agentmetrology.records.environment import ScorerKind
 from agentmetrology.report.audit_report import render_audit_report
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "plugin_env"))
-import toy_sum  # noqa: E402
+import toy_sum
 
 
 class DecidedSum:
@@ -74,7 +74,7 @@ def test_audit_excludes_and_counts_undecided_truth() -> None:
     spectrum = doc["stages"]["reliability"]
     short = short_episodes(10)
     assert short > 0
-    assert [r["target"] for r in spectrum["rows"]][0] == "scripted:adder"
+    assert spectrum["rows"][0]["target"] == "scripted:adder"
     adder = spectrum["rows"][0]
     assert adder["n"] == 20 and adder["summary"]["mean"]["value"] == 1.0
     assert spectrum["truth_excluded"] == [{"target": "scripted:forgetful",
