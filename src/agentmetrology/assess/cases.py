@@ -26,6 +26,7 @@ from typing import Any
 from agentmetrology.agents.replay import ReplayPolicy
 from agentmetrology.assess.executions import hooks_of, judge_episode
 from agentmetrology.assess.masking import check_mask
+from agentmetrology.assess.recorded import environment_of
 from agentmetrology.envs.registry import get_env
 from agentmetrology.records.canonical import digest, to_plain
 from agentmetrology.records.contract import WITHHELD
@@ -47,7 +48,6 @@ from agentmetrology.store.cases import (
 from agentmetrology.store.ledger import key_text
 from agentmetrology.store.store import EvidenceStore
 
-DEFAULT_ENVIRONMENT = "comtrade"  # stores written before environments were plug-ins
 USABLE = ("admitted", "active")
 WITHDRAWABLE = ("proposed", "calibrated", "admitted", "active")
 
@@ -89,8 +89,10 @@ def _source_episode(store: EvidenceStore, key: EpisodeKey, what: str) -> tuple[d
 
 
 def _environment(store: EvidenceStore, key: EpisodeKey) -> EnvSpec:
-    binding = store.binding(key)
-    return get_env(str(binding.get("environment") or DEFAULT_ENVIRONMENT))
+    sealed = store.ledger.binding(key)
+    if sealed is None:
+        raise SourceError(f"cannot propose a case: no administration {key_text(key)}")
+    return get_env(environment_of(sealed[0]))
 
 
 def _failing_paths(spec: EnvSpec, task: str, verdict: dict[str, Any]) -> list[str]:

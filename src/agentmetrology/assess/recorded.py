@@ -28,7 +28,8 @@ class NoRecordedEpisodesError(UserError):
     """The store holds no recorded episode of the environment (in the campaign asked for)."""
 
 
-def _environment(binding: str) -> str:
+def environment_of(binding: str) -> str:
+    """Return the environment a sealed binding names (ComtradeBench for older stores)."""
     try:
         return str(json.loads(binding).get("environment") or DEFAULT_ENVIRONMENT)
     except ValueError:
@@ -43,7 +44,7 @@ def recorded_keys(store: EvidenceStore, environment: str,
         f"SELECT {cols}, a.binding FROM administrations a JOIN episodes e "
         "ON e.administration = a.id ORDER BY a.campaign, a.ordinal").fetchall()
     return [EpisodeKey(*r[:len(_KEY)]) for r in rows
-            if (campaign is None or r[0] == campaign) and _environment(r[-1]) == environment]
+            if (campaign is None or r[0] == campaign) and environment_of(r[-1]) == environment]
 
 
 def _judge_recorded(store: EvidenceStore, spec: EnvSpec, key: EpisodeKey,
