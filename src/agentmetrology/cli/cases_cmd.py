@@ -1,4 +1,4 @@
-"""`agm cases propose|calibrate|admit|use|withdraw|list|show --store DIR`: the case lifecycle.
+"""`agm cases propose|calibrate|admit|use|withdraw|list --store DIR`: the case lifecycle.
 
 Exit codes: 0 done, 1 a calibration whose controls did not all hold (recorded; the case stays
 proposed), 2 bad input or a step out of order (one line; nothing in the store is changed).
