@@ -83,8 +83,8 @@ def test_experiment_report_banner(tmp_path: Path) -> None:
     invoke("experiment", "run", str(plan), "--store", str(store))
     invoke("experiment", "report", str(plan), "--store", str(store), "--out", str(tmp_path / "a"))
     assert BANNER not in (tmp_path / "a" / "report.md").read_text()
-    ok = json.loads((tmp_path / "a" / "experiment.json").read_text())["evidence"]
-    assert ok["result"] == "qualified"
+    # a qualified analysis carries no qualification: it stays byte-identical across stores
+    assert "evidence" not in json.loads((tmp_path / "a" / "experiment.json").read_text())
     tamper(store)
     err = invoke("experiment", "report", str(plan), "--store", str(store), "--out",
                  str(tmp_path / "b"))
@@ -101,6 +101,7 @@ def test_diagnose_report_banner(tmp_path: Path) -> None:
     store = campaign(tmp_path, "diag", DIAGNOSE)
     invoke("diagnose", str(store), "--out", str(tmp_path / "a"))
     assert BANNER not in (tmp_path / "a" / "report.md").read_text()
+    assert "evidence" not in json.loads((tmp_path / "a" / "diagnose.json").read_text())
     tamper(store)
     err = invoke("diagnose", str(store), "--out", str(tmp_path / "b"))
     assert BANNER in err

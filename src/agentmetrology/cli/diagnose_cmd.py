@@ -41,8 +41,10 @@ def diagnose_cmd(
         doc = diagnose_store(store, analysis_seed, judges, judge_calls, judge_episodes)
     except (ValueError, LedgerError, OSError) as exc:
         fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
-    doc["evidence"] = store_evidence(store)
-    print_banner(doc["evidence"])
+    evidence = store_evidence(store)
+    if not evidence["qualified"]:  # a qualified analysis stays byte-identical across stores
+        doc["evidence"] = evidence
+    print_banner(evidence)
     try:
         markdown, html = render_diagnose_report(doc)
     except NumberGuardError as exc:

@@ -154,7 +154,9 @@ def report(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML).")
             fail(f"the store at {store} holds none of the episodes of {reg.campaign}; run "
                  "`agm experiment run` first")
         doc = analyse(st, reg)
-    doc["evidence"] = store_evidence(store)
+    evidence = store_evidence(store)
+    if not evidence["qualified"]:  # a qualified analysis stays byte-identical across stores
+        doc["evidence"] = evidence
     try:
         md, html = render_experiment_report(doc)
     except NumberGuardError as exc:
@@ -167,7 +169,7 @@ def report(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML).")
         (out / "report.html").write_text(html, encoding="utf-8")
     except OSError as exc:
         fail(f"cannot write the report to {out}: {exc}")
-    print_banner(doc["evidence"])
+    print_banner(evidence)
     verdicts = sorted({c["verdict"] for c in doc["cells"]})
     make_console().print(f"wrote {out}/experiment.json, report.md, report.html ("
                          f"{len(doc['cells'])} verdicts: {', '.join(verdicts)}; "
