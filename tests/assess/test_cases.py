@@ -7,6 +7,7 @@ and leaves the ledger exactly as it was (rows and chain head).
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -239,6 +240,25 @@ def test_an_edited_case_row_is_caught_and_old_stores_keep_their_chain(perm: Path
     q = verify_store(perm)
     assert not q.qualified and {p.kind for p in q.problems} == {"row_changed"}
     assert any("case_events" in p.where for p in q.problems)
+
+
+def test_an_unsealed_store_gets_no_case(tmp_path: Path) -> None:
+    store = tmp_path / "old"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "fixtures" / "pre_plugin_store",
+                    store)
+    before = snapshot_rows(store)
+    res = agm("cases", "propose", "--store", str(store), "--campaign", "pre-plugin",
+              "--target", "careful", "--task", "T3_duplicates", "--seed", "0", "--level", "L0")
+    assert res.returncode == 2 and "unsealed ledger" in res.stderr, res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1
+    assert snapshot_rows(store) == before
+
+
+def snapshot_rows(store: Path) -> list[str]:
+    """Return every ledger row of a store as text (an unsealed store has no chain head)."""
+    with closing(sqlite3.connect(f"{(store / 'ledger.sqlite').as_uri()}?mode=ro",
+                                 uri=True)) as c:
+        return [line for line in c.iterdump() if line.startswith("INSERT")]
 
 
 def test_a_store_from_before_the_case_tables(perm: Path) -> None:

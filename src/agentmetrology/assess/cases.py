@@ -40,6 +40,7 @@ from agentmetrology.store.cases import (
     CaseStateError,
     Use,
     check_state,
+    check_writable,
     get_case,
     insert_case,
     record_use,
@@ -137,6 +138,7 @@ def source_record(store: EvidenceStore, key: EpisodeKey) -> tuple[EnvSpec, Episo
 
 def propose(store: EvidenceStore, key: EpisodeKey) -> CaseRecord:
     """Propose a case from a recorded failing episode; return it (state proposed)."""
+    check_writable(store)
     spec, episode, source = source_record(store, key)
     case_id = "case-" + digest(source)[:12]
     profile = str(episode.meta.get("profile") or spec.profiles[0])

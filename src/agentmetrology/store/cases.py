@@ -77,9 +77,14 @@ def _text(value: Any) -> str:
     return canonical_json(value).decode("utf-8")
 
 
-def _writable(store: EvidenceStore) -> None:
+def check_writable(store: EvidenceStore) -> None:
+    """Raise (one line) unless the store is open for writing and its ledger is sealed."""
     if not store.writable:
         raise StoreReadOnlyError(f"the evidence store at {store.root} was opened read-only")
+    if not store.ledger.sealed:  # a case row no chain covers could be edited unnoticed
+        raise CaseStateError(f"{store.root}: unsealed ledger (older layout): cases need the "
+                             f"hash chain; run `agm evidence seal {store.root}` first (nothing "
+                             "was changed)")
 
 
 def _seal(store: EvidenceStore, c: sqlite3.Connection, rows: list[tuple[str, object]]) -> None:
@@ -113,7 +118,7 @@ def _event(c: sqlite3.Connection, case_id: str, state: str, action: str,
 def insert_case(store: EvidenceStore, case_id: str, fields: dict[str, Any],
                 source: dict[str, Any]) -> None:
     """Record a new case (state proposed) with its source record, in one transaction."""
-    _writable(store)
+    check_writable(store)
     text = _text(source)
     with store.ledger.transaction() as c:
         if _state(c, case_id) is not None:
@@ -136,7 +141,7 @@ def check_state(store: EvidenceStore, case_id: str, allowed: Sequence[str], step
 def transition(store: EvidenceStore, case_id: str, allowed: Sequence[str], state: str,
                action: str, detail: dict[str, Any]) -> None:
     """Append one transition to `state` if the case is in `allowed` (else nothing changes)."""
-    _writable(store)
+    check_writable(store)
     with store.ledger.transaction() as c:
         _expect(c, case_id, allowed, action)
         ev = _event(c, case_id, state, action, detail)
@@ -145,7 +150,7 @@ def transition(store: EvidenceStore, case_id: str, allowed: Sequence[str], state
 
 def record_use(store: EvidenceStore, case_id: str, allowed: Sequence[str], use: Use) -> int:
     """Record a consumption receipt (and the first use's `active` transition); return its id."""
-    _writable(store)
+    check_writable(store)
     with store.ledger.transaction() as c:
         state = _expect(c, case_id, allowed, "use")
         cur = c.execute("INSERT INTO case_uses (case_id, agent, level, episode_digest, "
