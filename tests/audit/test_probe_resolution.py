@@ -149,12 +149,16 @@ def test_summarize_probes_pins_means_minimum_and_invalid() -> None:
         {"probe": "a", "score": 4.0, "truth": 0.5, "status": "ok"},
         {"probe": "a", "score": None, "truth": 0.0, "status": "INVALID"},
         {"probe": "b", "score": None, "truth": 0.25, "status": "INVALID"},
+        {"probe": "c", "score": 1.0, "truth": None, "status": "ok"},  # truth undecided
+        {"probe": "c", "score": 3.0, "truth": 0.5, "status": "ok"},
     ]
     assert summarize_probes(cells) == [
         {"probe": "a", "n": 3, "score_mean": 3.0, "score_min": 2.0, "truth_mean": 0.5,
-         "invalid": 1},
+         "truth_excluded": 0, "invalid": 1},
         {"probe": "b", "n": 1, "score_mean": None, "score_min": None, "truth_mean": 0.25,
-         "invalid": 1}]
+         "truth_excluded": 0, "invalid": 1},
+        {"probe": "c", "n": 2, "score_mean": 2.0, "score_min": 1.0, "truth_mean": 0.5,
+         "truth_excluded": 1, "invalid": 0}]
 
 
 def test_offending_summary_keeps_the_first_relation_per_probe() -> None:

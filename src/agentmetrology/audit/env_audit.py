@@ -5,7 +5,7 @@ A stage whose hook the environment does not supply is `not probed` on the card, 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +15,7 @@ from agentmetrology.audit.card import configuration, row
 from agentmetrology.audit.probes import offending_summary, probe_battery
 from agentmetrology.audit.store_read import StoreEpisodes
 from agentmetrology.audit.target import Probe, ScoreOutcome, ScorerKind, TaskRef
-from agentmetrology.audit.targets.env import EnvTarget
+from agentmetrology.audit.targets.env import TRUTH_EXCLUDED, EnvTarget
 from agentmetrology.records.canonical import digest
 
 SPECTRUM_SEEDS = 10
@@ -48,7 +48,9 @@ class _TruthAsScorer:
         return self.inner.probes(ref, correct)
 
     def score(self, ref: TaskRef, submission: Any) -> ScoreOutcome:
-        return ScoreOutcome(self.inner.truth(ref, submission))
+        value = self.inner.truth(ref, submission)
+        return ScoreOutcome(None, "INVALID", TRUTH_EXCLUDED) if value is None \
+            else ScoreOutcome(value)
 
 
 def criterion_row(res: dict[str, Any]) -> dict[str, Any]:
@@ -60,7 +62,8 @@ def criterion_row(res: dict[str, Any]) -> dict[str, Any]:
           "cells_invalid": res.get("cells_invalid", 0),
           "invalid_reasons": res.get("invalid_reasons", []),
           "score_mean_by_probe": {k: v["score_mean"] for k, v in by.items()},
-          "truth_mean_by_probe": {k: v["truth_mean"] for k, v in by.items()}}
+          "truth_mean_by_probe": {k: v["truth_mean"] for k, v in by.items()},
+          "truth_excluded": res["truth_excluded"]}
     return row(res["status"], ev, res)
 
 
@@ -108,6 +111,20 @@ def _ownership_rows(own: dict[str, Any], nondeg: dict[str, Any] | None,
 
 def _not_probed(reason: str) -> dict[str, Any]:
     return {"status": "not probed", "reason": reason}
+
+
+def truth_exclusions(shipped: dict[str, Any], nondeg: Iterable[dict[str, Any]],
+                     calibration: dict[str, Any] | None, joint: dict[str, Any] | None,
+                     spectrum: dict[str, Any] | None) -> dict[str, Any]:
+    """Return how many cells each stage left out because their ground truth was undecided."""
+    by = {"probes": shipped["truth_excluded"]["cells"],
+          "non_degeneracy": sum(nd["truth_excluded"] for nd in nondeg),
+          "rule_calibration": sum(r["truth_excluded"] for r in calibration["rules"])
+          if calibration else 0,
+          "2x2": sum(c.get("truth_excluded", 0) for c in joint["cells"].values())
+          if joint else 0,
+          "spectrum": sum(x["episodes"] for x in spectrum["truth_excluded"]) if spectrum else 0}
+    return {"total": sum(by.values()), "by_stage": by, "why": TRUTH_EXCLUDED}
 
 
 def _no_progress(stage: str, done: int, total: int) -> None:
@@ -161,6 +178,7 @@ def audit_env(target: EnvTarget, *, seed: int = 0, progress: Progress | None = N
                     "ownership_completeness": comp, "non_degeneracy": nd, "replay": replay_row}
             configs.append(configuration(level, res["scorer"], kind, rows))
     shipped_config = configs[0]
+    excluded = truth_exclusions(shipped, nondeg.values(), calibration, joint, spectrum)
     return {
         "audit": target.name, "tool_version": __version__, "analysis_seed": seed,
         "environment": {"name": target.spec.name, "version": target.spec.version},
@@ -174,6 +192,7 @@ def audit_env(target: EnvTarget, *, seed: int = 0, progress: Progress | None = N
         "card": {"benchmark": target.name,
                  "shipped_configuration": f"{configs[0]['level']}|{target.scorer_name}",
                  "licensed_claim": shipped_config["licensed_claim"], "configurations": configs,
+                 "truth_excluded": excluded,
                  **({"store": store.summary()} if store else {})},
         "stages": {"probes": {"shipped": shipped, "ground_truth": truth},
                    "ownership": {"completeness": ownership, "non_degeneracy": nondeg,
@@ -186,6 +205,7 @@ def audit_env(target: EnvTarget, *, seed: int = 0, progress: Progress | None = N
                    **({"store": {**store.summary(), "joint": joint_store or _not_probed(
                        "no store target has episodes at both L0 and L2 and no two model "
                        "targets share an L0 task and seed")}} if store else {})},
+        "truth_excluded": excluded,
         "digests": {},
     }
 

@@ -38,6 +38,11 @@ NO_MODEL_TARGETS = "no model targets"
 Observations = dict[str, list[tuple[int, float]]]  # decision -> (action, episode outcome)
 
 
+def decided(values: list[float | None]) -> list[float]:
+    """Return the values whose ground truth was decided (None: UNKNOWN/INVALID, excluded)."""
+    return [v for v in values if v is not None]
+
+
 def decision_rows(obs_by_decision: Observations, decisions: list[str]) -> list[dict[str, Any]]:
     """Return, per decision, whether one target's action varies and its outcome differs."""
     out = []
@@ -88,6 +93,7 @@ def non_degeneracy(target: EnvTarget, own: Ownership, level: str, agents: list[s
     decisions = model_owned(own, level)
     tasks = hooks.ownership_tasks if hooks.actions else ()
     fixed_rules: list[dict[str, Any]] = []
+    excluded = 0
     for agent in agents:
         obs: Observations = defaultdict(list)
         n = 0
@@ -96,6 +102,9 @@ def non_degeneracy(target: EnvTarget, own: Ownership, level: str, agents: list[s
                 run = target.run_episode(agent, level, task, seed, shipped=False)
                 assert hooks.actions is not None
                 n += 1
+                if run.truth is None:
+                    excluded += 1  # an undecided outcome cannot show that actions matter
+                    continue
                 for decision, acts in hooks.actions(run.episode).items():
                     obs[decision] += [(a, run.truth) for a in acts]
         fixed_rules.append(target_non_degeneracy(agent, "scripted", n, obs, decisions, True))
@@ -118,7 +127,7 @@ def non_degeneracy(target: EnvTarget, own: Ownership, level: str, agents: list[s
         status, reason = "not probed", NO_MODEL_TARGETS
     return {"level": level, "status": status, "reason": reason, "decisions": decisions,
             "tasks": list(tasks), "seeds": seeds, "model_targets": models,
-            "fixed_rules": fixed_rules, "note": FIXED_NOTE}
+            "fixed_rules": fixed_rules, "note": FIXED_NOTE, "truth_excluded": excluded}
 
 
 def rule_calibration(target: EnvTarget, seeds: int) -> dict[str, Any] | None:
@@ -130,17 +139,24 @@ def rule_calibration(target: EnvTarget, seeds: int) -> dict[str, Any] | None:
     if not hooks.calibration_agents or not hooks.calibration_tasks:
         return None
     level = hooks.calibration_level
-    vectors: dict[str, list[float]] = {}
+    vectors: dict[str, list[float | None]] = {}
     for rule in hooks.calibration_agents:
         vectors[rule] = [target.run_episode(rule, level, t, s, shipped=False).truth
                          for t in hooks.calibration_tasks for s in range(seeds)]
+    # Undecided cells stay in the vectors (as None) so that identity still compares per seed.
     invariant = len({tuple(v) for v in vectors.values()}) == 1
     return {"level": level, "tasks": list(hooks.calibration_tasks), "seeds": seeds,
-            "rules": [{"rule": r, "truth_mean": fmean(v), "truth_worst": min(v), "n": len(v)}
-                      for r, v in vectors.items()],
+            "rules": [_rule_row(r, v) for r, v in vectors.items()],
             "decision_invariant": invariant,
             "note": ("identical per-seed vectors across rules: the design cannot tell RETRY "
                      "from SKIP" if invariant else "rules differ: decisions move outcomes")}
+
+
+def _rule_row(rule: str, vector: list[float | None]) -> dict[str, Any]:
+    v = decided(vector)
+    return {"rule": rule, "truth_mean": fmean(v) if v else None,
+            "truth_worst": min(v) if v else None, "n": len(v),
+            "truth_excluded": len(vector) - len(v)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +165,7 @@ class Scored:
 
     agent: str
     submitted: bool
-    truth: float
+    truth: float | None  # None = ground truth undecided: excluded from the truth cells
     shipped: float | None  # on the shipped scorer's own scale; None = it could not score
 
 
@@ -161,12 +177,15 @@ def _scored(runs: list[EpisodeRun]) -> list[Scored]:
 def _cell(runs: list[Scored], scale: float, use_truth: bool) -> dict[str, Any]:
     per_target: dict[str, list[float]] = defaultdict(list)
     submitting: set[str] = set()
-    invalid = 0
+    invalid = excluded = 0
     for r in runs:
         if r.submitted:
             submitting.add(r.agent)
         if use_truth:
-            per_target[r.agent].append(r.truth)
+            if r.truth is None:
+                excluded += 1  # no ground truth: excluded, never a 0
+            else:
+                per_target[r.agent].append(r.truth)
         elif r.shipped is None:
             invalid += 1  # the shipped scorer could not score it: excluded, never a 0
         else:
@@ -177,7 +196,8 @@ def _cell(runs: list[Scored], scale: float, use_truth: bool) -> dict[str, Any]:
     distinct = len({round(m, 9) for a, m in means.items() if a in submitting})
     return {"mean": fmean(means.values()) if means else None, "target_means": means,
             "spread": spread, "distinct_target_means": distinct,
-            "submitting_targets": len(submitting), "invalid_scores": invalid}
+            "submitting_targets": len(submitting), "invalid_scores": invalid,
+            **({"truth_excluded": excluded} if use_truth else {})}
 
 
 def joint_intervention(target: EnvTarget, seeds: int) -> dict[str, Any] | None:
@@ -287,17 +307,23 @@ def reliability(target: EnvTarget, seeds: int = 10, seed: int = 0,
     """
     hooks = target.hooks
     rows = []
+    excluded: list[dict[str, Any]] = []
     if hooks.spectrum_agents and hooks.spectrum_tasks:
         for agent in hooks.spectrum_agents:
-            values = np.array([target.run_episode(agent, "L2", t, s, shipped=False).truth
-                               for t in hooks.spectrum_tasks for s in range(seeds)])
-            rows.append(_spectrum_row(agent, "scripted", values, seed))
+            truths = [target.run_episode(agent, "L2", t, s, shipped=False).truth
+                      for t in hooks.spectrum_tasks for s in range(seeds)]
+            values = np.array(decided(truths))
+            if len(truths) > values.size:
+                excluded.append({"target": agent, "source": "scripted",
+                                 "episodes": len(truths) - values.size})
+            if values.size:
+                rows.append(_spectrum_row(agent, "scripted", values, seed))
     for st in store.targets if store is not None else []:
         eps = st.at("L2")
         if eps:
             rows.append(_spectrum_row(st.label, "store", np.array([e.truth for e in eps]),
                                       seed))
-    if not rows:
+    if not rows and not excluded:
         return None
     rows.sort(key=lambda r: (-r["summary"]["mean"]["value"], r["target"], r["source"]))
     order_mean = [r["target"] for r in rows]
@@ -307,4 +333,5 @@ def reliability(target: EnvTarget, seeds: int = 10, seed: int = 0,
     return {"level": "L2", "scorer": target.truth_label, "tasks": list(hooks.spectrum_tasks),
             "seeds": seeds, "analysis_seed": seed, "alpha": 0.2, "tau": 0.9, "rows": rows,
             "order_by_mean": order_mean, "order_by_worst": order_worst,
-            "worst_case_reorders": order_mean != order_worst}
+            "worst_case_reorders": order_mean != order_worst,
+            "truth_excluded": excluded}

@@ -11,7 +11,7 @@ TRUTH_EPS = 1e-9  # "strictly lower ground-truth quality"
 TOP_REASONS = 5  # distinct INVALID reasons kept, most common first
 
 
-def _cell(ref: TaskRef, probe: str, truth: float, out: ScoreOutcome) -> dict[str, Any]:
+def _cell(ref: TaskRef, probe: str, truth: float | None, out: ScoreOutcome) -> dict[str, Any]:
     return {"task": ref.task_id, "seed": ref.seed, "probe": probe, "truth": truth,
             "score": out.value, "status": out.status, "message": out.message}
 
@@ -24,7 +24,7 @@ def probe_battery(target: AuditTarget, refs: list[TaskRef]) -> dict[str, Any]:
     """
     cells: list[dict[str, Any]] = []
     offending: list[dict[str, Any]] = []
-    compared = invalid_pairs = 0
+    compared = invalid_pairs = truth_unknown_pairs = 0
     for ref in refs:
         correct = target.oracle(ref)
         probes = target.probes(ref, correct) if correct is not None else None
@@ -35,6 +35,9 @@ def probe_battery(target: AuditTarget, refs: list[TaskRef]) -> dict[str, Any]:
                   for p, o in scored]
         (c_probe, c_out), rest = scored[0], scored[1:]
         for probe, out in rest:
+            if probe.truth is None or c_probe.truth is None:
+                truth_unknown_pairs += 1  # no ground-truth order to check: excluded, counted
+                continue
             if probe.truth >= c_probe.truth - TRUTH_EPS:
                 continue  # not strictly worse: the criterion says nothing about it
             if c_out is None or out is None or c_out.value is None or out.value is None:
@@ -59,7 +62,10 @@ def probe_battery(target: AuditTarget, refs: list[TaskRef]) -> dict[str, Any]:
             "pairs_compared": compared, "pairs_invalid": invalid_pairs,
             "offending": offending, "by_probe": summarize_probes(cells),
             "cells_invalid": sum(1 for c in cells if c["status"] == "INVALID"),
-            "invalid_reasons": invalid_reasons(cells), "cells": cells}
+            "invalid_reasons": invalid_reasons(cells),
+            "truth_excluded": {"cells": sum(1 for c in cells if c["truth"] is None),
+                               "pairs": truth_unknown_pairs},
+            "cells": cells}
 
 
 def invalid_reasons(cells: list[dict[str, Any]], top: int = TOP_REASONS) -> list[dict[str, Any]]:
@@ -71,18 +77,24 @@ def invalid_reasons(cells: list[dict[str, Any]], top: int = TOP_REASONS) -> list
 
 
 def summarize_probes(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Return per probe: mean scorer score, mean ground truth, n, and INVALID count."""
+    """Return per probe: mean scorer score, mean ground truth, n, and INVALID count.
+
+    The ground-truth mean is over the cells whose truth was decided; the others are counted in
+    `truth_excluded`, never averaged as 0.
+    """
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for c in cells:
         groups[c["probe"]].append(c)
     out = []
     for name, cs in groups.items():
         vals = [c["score"] for c in cs if c["score"] is not None]
+        truths = [c["truth"] for c in cs if c["truth"] is not None]
         out.append({
             "probe": name, "n": len(cs),
             "score_mean": sum(vals) / len(vals) if vals else None,
             "score_min": min(vals) if vals else None,
-            "truth_mean": sum(c["truth"] for c in cs) / len(cs),
+            "truth_mean": sum(truths) / len(truths) if truths else None,
+            "truth_excluded": len(cs) - len(truths),
             "invalid": sum(1 for c in cs if c["status"] == "INVALID"),
         })
     return out

@@ -138,7 +138,7 @@ def _truth(row: dict[str, Any], spec: EnvSpec) -> float | None:
     """Return the recorded ground truth (its component when the audit uses one), or None."""
     assert spec.audit is not None
     a = _assessment(row, spec.audit.truth_scorer)
-    if a is None or a.get("score") is None:
+    if a is None or a.get("score") is None or a.get("status") in ("UNKNOWN", "INVALID"):
         return None
     comp = spec.audit.truth_component
     components = (a.get("assessment") or {}).get("components") or {}

@@ -27,7 +27,9 @@ class Probe:
 
     name: str
     submission: Any
-    truth: float  # ground-truth quality in [0, 1], from the target's valid scorer or by design
+    # Ground-truth quality in [0, 1], from the target's valid scorer or by design; None when the
+    # valid scorer could not decide it (excluded from every comparison and mean, counted).
+    truth: float | None
     detail: dict[str, Any] = field(default_factory=dict)
 
 

@@ -220,8 +220,9 @@ def compare(
     as_json: JsonOpt = False,
 ) -> None:
     """Compare two archives of the same tasks: transitions, flip fraction, rank reversals."""
-    a_old = _load(_input_file(old, "OLD", dir_ok=True), fmt, max_member_mb=max_member_mb)
-    a_new = _load(_input_file(new, "NEW", dir_ok=True), fmt, max_member_mb=max_member_mb)
+    old_src, new_src = _input_file(old, "OLD", dir_ok=True), _input_file(new, "NEW", dir_ok=True)
+    a_old = _load(old_src, fmt, max_member_mb=max_member_mb)
+    a_new = _load(new_src, fmt, max_member_mb=max_member_mb)
     crossed: list[Archive | None] = []
     if v1_g0 is not None or v0_g1 is not None:
         crossed = [_load(_input_file(p, "crossed archive", dir_ok=True), fmt,
@@ -229,14 +230,27 @@ def compare(
                    for p in (v1_g0, v0_g1)]
     out_dir = _out_dir(out)
     doc = compare_archives(a_old, a_new, crossed)
+    # Our own stores: the comparison carries each side's qualification, banner when unqualified.
+    evidence = {side: _qualification(src) for side, src, arc in
+                (("old", old_src, a_old), ("new", new_src, a_new)) if arc.format == "agm"}
+    if evidence:
+        doc["evidence"] = evidence
     (out_dir / "compare.json").write_bytes(canonical_json(doc))
+    for side, q in evidence.items():
+        text = banner(q)
+        if text is not None:
+            typer.secho(f"{side.upper()}: {text}", err=True, fg="red", bold=True)
     for warning in doc["warnings"]:
         typer.echo(f"warning: {warning}", err=True)
     if as_json:
         typer.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
         return
     t = doc["transitions"]
-    table = Table(title=f"compare: {a_old.source} -> {a_new.source}")
+    title = f"compare: {a_old.source} -> {a_new.source}"
+    if evidence:
+        title += " [evidence: " + ", ".join(f"{side} {q['result'].upper().replace('_', ' ')}"
+                                            for side, q in evidence.items()) + "]"
+    table = Table(title=title)
     table.add_column("measure")
     table.add_column("value", justify="right")
     for name, value in (("episodes in both", doc["episodes_in_both"]),

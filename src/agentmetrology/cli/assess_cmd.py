@@ -1,18 +1,29 @@
-"""`agm assess ENV`: goal-only and full-contract estimands, envelopes, original vs masked views."""
+"""`agm assess ENV`: goal-only and full-contract estimands, envelopes, original vs masked views.
+
+Model-free executions are run (`--agent`), or a store's recorded episodes are assessed as they
+are (`--store DIR [--campaign NAME]`, never re-run; the store's qualification is checked and an
+unqualified store gets the evidence banner).
+"""
 
 from __future__ import annotations
 
 import json
+import sqlite3
 import textwrap
+from pathlib import Path
 from typing import Any
 
 import typer
 
 from agentmetrology.assess.executions import ESTIMANDS, assess_runs
+from agentmetrology.assess.recorded import assess_store
 from agentmetrology.cli.env_cmd import env_arg
 from agentmetrology.cli.errors import fail
+from agentmetrology.cli.evidence_banner import print_banner, store_evidence
+from agentmetrology.records.environment import EnvSpec
 from agentmetrology.run.episode import canonical_condition
 from agentmetrology.run.seeds import parse_seeds
+from agentmetrology.store import EvidenceStore, LedgerError, StoreNotFoundError
 
 WIDTH = 80
 VIEW_LABEL = {"original": "original", "masked_raw": "masked/raw",
@@ -35,7 +46,8 @@ def _line(view: str, estimand: str, e: dict[str, Any]) -> str:
 
 def render(doc: dict[str, Any]) -> str:
     """Return the assessment as text that fits 80 columns."""
-    out = textwrap.wrap(f"{doc['environment']}: {doc['agent']} at {doc['level']}, "
+    where = f"recorded in campaign {doc['campaign']}: " if "campaign" in doc else ""
+    out = textwrap.wrap(f"{doc['environment']}: {where}{doc['agent']} at {doc['level']}, "
                         f"{doc['executions']} executions ({', '.join(doc['tasks'])}; condition "
                         f"{doc['condition']})", WIDTH, subsequent_indent="  ")
     if doc["masked"]:
@@ -65,7 +77,8 @@ def assess_cmd(
     env: str = typer.Argument(..., help="Environment with task contracts, e.g. permission."),
     task: str = typer.Option("all", "--task", help="Task id, comma-separated ids, or 'all'."),
     seeds: str = typer.Option("0-9", "--seeds", help="Episode seeds: 0-9, 3 or 1,4,7."),
-    agent: str = typer.Option(..., "--agent", help="A model-free agent, e.g. scripted:within."),
+    agent: str = typer.Option(None, "--agent", help="A model-free agent, e.g. scripted:within "
+                                                    "(not with --store)."),
     level: str = typer.Option("L2", "--level", help="Scaffold level."),
     profile: str = typer.Option(None, "--profile", help="Data profile (default: the first)."),
     condition: str = typer.Option("clean", "--condition",
@@ -74,6 +87,9 @@ def assess_cmd(
                                    help="Evidence path to withhold from the evaluator's copy "
                                         "(repeatable), e.g. final.records."),
     json_out: bool = typer.Option(False, "--json", help="Print the assessment as JSON."),
+    store: Path = typer.Option(None, "--store", help="Assess the recorded episodes of this "
+                                                     "evidence store instead (never re-run)."),
+    campaign: str = typer.Option(None, "--campaign", help="With --store: only this campaign."),
 ) -> None:
     """Check executions against their task contracts: goal-only and full-contract estimands."""
     spec = env_arg(env)
@@ -83,6 +99,15 @@ def assess_cmd(
             spec.check_task(t)
         except ValueError as exc:
             fail(str(exc))
+    if store is not None:
+        if agent is not None:
+            fail("--agent runs executions; --store assesses recorded ones: give one of them")
+        _recorded(spec, store, campaign, None if task == "all" else tasks, mask, json_out)
+        return
+    if campaign is not None:
+        fail("--campaign needs --store")
+    if agent is None:
+        fail("give --agent (a model-free agent to run) or --store (recorded episodes)")
     try:
         seed_list = parse_seeds(seeds)
         prof = profile or spec.profiles[0]
@@ -97,3 +122,25 @@ def assess_cmd(
     except ValueError as exc:  # UserError included: a bad contract or mask path
         fail(str(exc))
     print(json.dumps(doc) if json_out else render(doc))
+
+
+def _recorded(spec: EnvSpec, store: Path, campaign: str | None, tasks: list[str] | None,
+              masks: list[str], json_out: bool) -> None:
+    """Assess a store's recorded episodes; print them group by group under the banner."""
+    try:
+        st = EvidenceStore.open_readonly(store)
+    except (StoreNotFoundError, LedgerError, OSError, sqlite3.DatabaseError) as exc:
+        fail(f"cannot open {store}: {exc}")
+    try:
+        doc = assess_store(st, spec, campaign, tasks, masks)
+    except ValueError as exc:  # UserError included: no episodes, a bad contract or mask path
+        fail(str(exc))
+    finally:
+        st.close()
+    doc["store"] = store.name
+    doc["evidence"] = store_evidence(store)
+    print_banner(doc["evidence"])
+    if json_out:
+        print(json.dumps(doc))
+        return
+    print("\n\n".join(render(g) for g in doc["groups"]))

@@ -10,6 +10,7 @@ import typer
 from agentmetrology.agents.llm.policy import target_from_spec
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail
+from agentmetrology.cli.evidence_banner import print_banner, store_evidence
 from agentmetrology.cli.table_fit import Col, fit_table
 from agentmetrology.diagnose.run import diagnose_store
 from agentmetrology.report.diagnose_report import render_diagnose_report
@@ -40,6 +41,10 @@ def diagnose_cmd(
         doc = diagnose_store(store, analysis_seed, judges, judge_calls, judge_episodes)
     except (ValueError, LedgerError, OSError) as exc:
         fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    evidence = store_evidence(store)
+    if not evidence["qualified"]:  # a qualified analysis stays byte-identical across stores
+        doc["evidence"] = evidence
+    print_banner(evidence)
     try:
         markdown, html = render_diagnose_report(doc)
     except NumberGuardError as exc:

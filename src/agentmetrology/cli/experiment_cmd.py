@@ -15,6 +15,7 @@ from rich.table import Table
 from agentmetrology.cli.campaign_cmd import _print_problems, _print_status, _say
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail
+from agentmetrology.cli.evidence_banner import print_banner, store_evidence
 from agentmetrology.experiment import (
     ExperimentPlan,
     PlanChangedError,
@@ -153,6 +154,9 @@ def report(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML).")
             fail(f"the store at {store} holds none of the episodes of {reg.campaign}; run "
                  "`agm experiment run` first")
         doc = analyse(st, reg)
+    evidence = store_evidence(store)
+    if not evidence["qualified"]:  # a qualified analysis stays byte-identical across stores
+        doc["evidence"] = evidence
     try:
         md, html = render_experiment_report(doc)
     except NumberGuardError as exc:
@@ -165,6 +169,7 @@ def report(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML).")
         (out / "report.html").write_text(html, encoding="utf-8")
     except OSError as exc:
         fail(f"cannot write the report to {out}: {exc}")
+    print_banner(evidence)
     verdicts = sorted({c["verdict"] for c in doc["cells"]})
     make_console().print(f"wrote {out}/experiment.json, report.md, report.html ("
                          f"{len(doc['cells'])} verdicts: {', '.join(verdicts)}; "

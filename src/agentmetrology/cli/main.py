@@ -12,6 +12,7 @@ from agentmetrology.cli.assess_cmd import assess_cmd
 from agentmetrology.cli.audit_cmd import audit_cmd
 from agentmetrology.cli.audit_inspect_cmd import inspect_app, route
 from agentmetrology.cli.campaign_cmd import campaign_app
+from agentmetrology.cli.cases_cmd import cases_app
 from agentmetrology.cli.demo_cmd import demo_table
 from agentmetrology.cli.diagnose_cmd import diagnose_cmd
 from agentmetrology.cli.dotenv import load_dotenv
@@ -50,6 +51,7 @@ app.add_typer(serve_app, name="serve", help="Serve environments' tools (MCP) to 
 app.add_typer(archive_app, name="archive", help="Audit archived runs without new rollouts.")
 app.add_typer(experiment_app, name="experiment", help="Pre-registered experiments.")
 app.add_typer(evidence_app, name="evidence", help="Verify stores and qualify reports.")
+app.add_typer(cases_app, name="cases", help="Failure-derived cases: propose to withdraw.")
 app.command("view")(view_cmd)
 app.command("export")(export_cmd)
 

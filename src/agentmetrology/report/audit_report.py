@@ -267,6 +267,7 @@ def render_audit_report(doc: dict[str, Any]) -> tuple[str, str]:
         _store(d, doc)
     _probes(d, doc)
     invalid_section(d, doc)
+    truth_excluded_section(d, doc)
     for key, section, heading in (("joint", _joint, "Joint intervention (2x2)"),
                                   ("reliability", _spectrum, "Reliability spectrum"),
                                   ("ownership", _ownership, "Ownership")):
@@ -282,6 +283,17 @@ def render_audit_report(doc: dict[str, Any]) -> tuple[str, str]:
     d.bullets([f"`{k}`: `{v}`" for k, v in doc["digests"].items()])
     g.check(*(t for b in d.blocks for t in b.texts()))
     return to_markdown(d.blocks), to_html(d.blocks, title)
+
+
+def truth_excluded_section(d: Doc, doc: dict[str, Any]) -> None:
+    """Add "Undecided ground truth" when any stage left cells out for an undecided truth."""
+    ex = doc.get("truth_excluded") or {}
+    if not ex.get("total"):
+        return
+    d.h("Undecided ground truth")
+    d.p(f"Excluded: {ex['total']} cells, because {ex['why']}. They are left out of every "
+        "ground-truth mean and comparison (never averaged as a failure).")
+    d.bullets([f"{stage}: {n}" for stage, n in ex["by_stage"].items() if n])
 
 
 def invalid_section(d: Doc, doc: dict[str, Any]) -> None:

@@ -99,6 +99,7 @@ def render_diagnose_report(doc: dict[str, Any]) -> tuple[str, str]:
     """Return (report.md, report.html) for diagnose.json; refuses unguarded numbers."""
     guard = NumberGuard(doc)
     d = Doc(guard)
+    d.evidence_banner(doc.get("evidence"))
     _first_screen(d, doc)
     if doc["groups"]:
         _groups(d, doc)

@@ -175,6 +175,7 @@ def render_experiment_report(doc: dict[str, Any]) -> tuple[str, str]:
     """Return (report.md, report.html) for experiment.json; refuses unguarded numbers."""
     guard = NumberGuard(doc)
     d = Doc(guard)
+    d.evidence_banner(doc.get("evidence"))
     _first_screen(d, doc)
     _invariance(d, doc)
     _comparisons(d, doc)

@@ -33,6 +33,9 @@ TABLES: dict[str, tuple[str, tuple[str, ...]]] = {
     "superseded_episodes": ("id", ()),
     "superseded_assessments": ("id", ()),
     "billable_attempts": ("id", ()),
+    "cases": ("id", ()),
+    "case_events": ("id", ()),
+    "case_uses": ("id", ()),
 }
 
 CHAIN_SCHEMA = """

@@ -19,6 +19,12 @@ SCHEMA_VERSION = "1"
 #   loses at most the requests in flight. Rows of an attempt whose episode is recorded are
 #   already in that episode's cost; the others (interrupted or failed attempts) are counted on
 #   their own. Created on open, so older stores gain it unchanged.
+# - cases, case_events, case_uses: the case lifecycle (assess.cases). A case row is immutable
+#   (its source record: episode key, evidence digests, failing assessment); every transition
+#   is a new case_events row (the state is the latest one), every use a case_uses row (the
+#   consumption receipt, with the digests of the episode it recorded). Append-only, so a
+#   withdrawal keeps earlier evidence and receipts. Created on open, so older stores gain them
+#   unchanged (their chain is untouched: empty tables add no entry).
 # Bindings and assessments are small records kept as canonical JSON in their rows, each with
 # the sha256 of that text; blobs hold the evidence (episodes, submissions), one file each.
 SCHEMA = """
@@ -155,5 +161,38 @@ CREATE TABLE IF NOT EXISTS superseded_assessments (
     assessment TEXT NOT NULL,
     assessment_digest TEXT NOT NULL,
     UNIQUE (superseded, scorer, scorer_version)
+);
+CREATE TABLE IF NOT EXISTS cases (
+    id TEXT PRIMARY KEY,
+    environment TEXT NOT NULL,
+    task TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    condition TEXT NOT NULL,
+    level TEXT NOT NULL,
+    profile TEXT NOT NULL,
+    source TEXT NOT NULL,
+    source_digest TEXT NOT NULL,
+    proposed_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS case_events (
+    id INTEGER PRIMARY KEY,
+    case_id TEXT NOT NULL REFERENCES cases(id),
+    state TEXT NOT NULL CHECK (state IN ('proposed', 'calibrated', 'admitted', 'active',
+                                         'withdrawn')),
+    action TEXT NOT NULL,
+    detail TEXT NOT NULL,
+    at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS case_events_by_case ON case_events(case_id);
+CREATE TABLE IF NOT EXISTS case_uses (
+    id INTEGER PRIMARY KEY,
+    case_id TEXT NOT NULL REFERENCES cases(id),
+    agent TEXT NOT NULL,
+    level TEXT NOT NULL,
+    episode_digest TEXT NOT NULL,
+    submission_digest TEXT,
+    status TEXT NOT NULL,
+    result TEXT NOT NULL,
+    used_at TEXT NOT NULL
 );
 """

@@ -142,6 +142,8 @@ class _Verifier:
             expected[(tbl, ref)] = d
         n = 0
         for table, (ident, _) in TABLES.items():
+            if not self.has_table(table):
+                continue  # an older store never opened by a writer since the table was added
             cols = columns(self.c, table)
             seen = set()
             for row in self.c.execute(f"SELECT {ident}, {', '.join(cols)} FROM {table}"):
@@ -179,6 +181,10 @@ class _Verifier:
                     self.bad("assessment_text_changed", f"{table} id={aid}",
                              "the assessment no longer hashes to assessment_digest")
 
+    def has_table(self, table: str) -> bool:
+        return self.c.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
+                              (table,)).fetchone() is not None
+
     def referenced(self) -> Iterator[tuple[str, str]]:
         for name, cfg, src in self.c.execute(
                 "SELECT name, config_digest, source_digest FROM campaigns"):
@@ -191,6 +197,12 @@ class _Verifier:
                 yield ep, f"{table} {ident}={ref} episode"
                 if sub is not None:
                     yield sub, f"{table} {ident}={ref} submission"
+        if self.has_table("case_uses"):  # a consumption receipt names the episode it recorded
+            for ref, ep, sub in self.c.execute(
+                    "SELECT id, episode_digest, submission_digest FROM case_uses"):
+                yield ep, f"case_uses id={ref} episode"
+                if sub is not None:
+                    yield sub, f"case_uses id={ref} submission"
 
     def blobs(self) -> None:
         n = 0

@@ -18,6 +18,8 @@ from agentmetrology.records.episode import Episode
 from agentmetrology.records.events import Event
 from agentmetrology.run.episode import run_episode
 
+# Why a cell is left out of every truth-reading stage (counted in audit.json, card, report).
+TRUTH_EXCLUDED = "ground truth UNKNOWN or INVALID (the valid scorer could not decide it)"
 UserScore = Callable[[str, int | None, dict[str, str]], ScoreOutcome]
 _KINDS: dict[str, ScorerKind] = {"outcome": "outcome", "shape": "shape",
                                  "specification": "specification", "llm_judge": "llm-judge"}
@@ -34,7 +36,7 @@ class EpisodeRun:
     episode: Episode
     episode_sha256: str
     payload_sha256: str | None
-    truth: float
+    truth: float | None  # None: the valid scorer could not decide it (UNKNOWN or INVALID)
     shipped: ScoreOutcome
 
 
@@ -95,15 +97,21 @@ class EnvTarget:
         return out
 
     def truth(self, ref: TaskRef, submission: Any,
-              trajectory: Sequence[Event] | None = None) -> float:
-        """Return the valid scorer's quality in [0, 1] (0 for what it cannot score)."""
+              trajectory: Sequence[Event] | None = None) -> float | None:
+        """Return the valid scorer's quality in [0, 1], or None when it cannot decide it.
+
+        An UNKNOWN or INVALID truth (or one without the audited component) has no ground-truth
+        quality: every stage excludes and counts it (`TRUTH_EXCLUDED`), never averages it as 0.
+        """
         submission, trajectory = _unpack(submission, trajectory)
         a = self._truth.score(submission, ref.task_id, ref.seed, self.profile, None, trajectory)
         if a.score is None or a.status in ("INVALID", "UNKNOWN"):
-            return 0.0  # an unreadable submission has no ground-truth quality: 0 by design
+            return None
         comp = self.hooks.truth_component
         value = a.components.get(comp) if comp else a.score
-        return float(value) if isinstance(value, int | float) else 0.0
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return None
+        return float(value)
 
     def score(self, ref: TaskRef, submission: Any,
               trajectory: Sequence[Event] | None = None) -> ScoreOutcome:

@@ -1,0 +1,99 @@
+"""`agm assess ENV --store DIR`: the contract envelope over recorded episodes, never re-run."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import subprocess
+import sys
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agentmetrology.cli.main import app
+
+AGM = [sys.executable, "-c", "from agentmetrology.cli.main import main; main()"]
+CAMPAIGN = """
+[campaign]
+name = "clar"
+environment = "clarification"
+tasks = ["draft_notice"]
+seeds = "0-29"
+levels = ["L2"]
+
+[[targets]]
+name = "ignore"
+kind = "scripted"
+agent = "scripted:ignore_reply"
+"""
+
+
+def agm(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*AGM, *args], capture_output=True, text=True, timeout=300,
+                          check=False)
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("assess-store")
+    (root / "c.toml").write_text(CAMPAIGN)
+    res = CliRunner().invoke(app, ["campaign", "run", str(root / "c.toml"), "--store",
+                                   str(root / "store"), "--quiet"])
+    assert res.exit_code == 0, res.output
+    return root
+
+
+def _json(*args: str) -> dict:
+    res = CliRunner().invoke(app, ["assess", "clarification", *args, "--json"])
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)
+
+
+def test_recorded_episodes_give_the_run_envelope(recorded: Path) -> None:
+    store = str(recorded / "store")
+    doc = _json("--store", store, "--mask", "log")
+    assert doc["evidence"]["result"] == "qualified" and doc["executions"] == 30
+    (group,) = doc["groups"]
+    assert (group["campaign"], group["agent"], group["level"]) == ("clar", "ignore", "L2")
+    ran = _json("--agent", "scripted:ignore_reply", "--seeds", "0-29", "--mask", "log")
+    # the same 30 episodes, recorded or run: the same verdicts (pinned in test_assess_cli)
+    assert group["views"] == ran["views"]
+    c = group["views"]["original"]["contract"]
+    assert (c["pass"], c["fail"], c["unknown"]) == (11, 10, 9)
+    assert c["envelope_counts"] == ["11/30", "20/30"]
+    assert _json("--store", store, "--campaign", "clar")["executions"] == 30
+
+
+def test_an_unavailable_episode_is_a_measurement_failure_and_unqualified(
+        tmp_path: Path, recorded: Path) -> None:
+    store = tmp_path / "store"
+    shutil.copytree(recorded / "store", store)
+    with closing(sqlite3.connect(store / "ledger.sqlite")) as c:
+        (digest,) = c.execute("SELECT episode_digest FROM episodes ORDER BY administration "
+                              "LIMIT 1").fetchone()
+    (store / "blobs" / digest[:2] / digest[2:]).unlink()
+    res = CliRunner().invoke(app, ["assess", "clarification", "--store", str(store), "--json"])
+    assert res.exit_code == 0, res.output
+    assert "UNQUALIFIED EVIDENCE (unavailable)" in res.stderr
+    doc = json.loads(res.stdout)
+    c = doc["groups"][0]["views"]["original"]["contract"]
+    assert c["admissible"] == 29 and c["excluded"]["measurement_failure"] == 1
+    assert doc["evidence"]["problem_kinds"]["blob_missing"] >= 1
+
+
+def test_bad_store_input_is_one_line(recorded: Path, tmp_path: Path) -> None:
+    store = str(recorded / "store")
+    for args in (["--store", store, "--agent", "scripted:clarify"],
+                 ["--store", store, "--campaign", "nope"],
+                 ["--campaign", "clar", "--agent", "scripted:clarify"],
+                 ["--store", str(tmp_path / "none")],
+                 ["--store", store, "--mask", "nowhere"]):
+        res = agm("assess", "clarification", *args)
+        assert res.returncode == 2, (args, res.stderr)
+        lines = res.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error:"), (args, res.stderr)
+    res = agm("assess", "permission", "--store", store)
+    assert res.returncode == 2 and "no recorded episodes of permission" in res.stderr
