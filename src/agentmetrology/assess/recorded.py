@@ -18,9 +18,9 @@ from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.episode import EpisodeKey, episode_from_plain
 from agentmetrology.records.errors import UserError
 from agentmetrology.store.blobs import BlobError
+from agentmetrology.store.schema import DEFAULT_ENVIRONMENT
 from agentmetrology.store.store import EvidenceStore
 
-DEFAULT_ENVIRONMENT = "comtrade"  # stores written before environments were plug-ins
 _KEY = ("campaign", "target", "task", "seed", "condition", "level", "repeat")
 
 

@@ -23,9 +23,9 @@ from agentmetrology.records.episode import Episode, EpisodeKey, episode_from_pla
 from agentmetrology.store import EvidenceStore, LedgerError, StoreNotFoundError
 from agentmetrology.store.blobs import BlobError
 from agentmetrology.store.ledger import KEY_COLUMNS
+from agentmetrology.store.schema import DEFAULT_ENVIRONMENT
 from agentmetrology.store.store import LEDGER_FILE
 
-DEFAULT_ENVIRONMENT = "comtrade"  # stores written before environments were plug-ins
 CONDITION = "clean"
 MODEL_KINDS = frozenset({"llm"})  # a target whose decisions a model makes
 EXCLUDED_FAILURE = "measurement failure"

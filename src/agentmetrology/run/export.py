@@ -19,6 +19,7 @@ from typing import Any
 
 from agentmetrology.records.episode import MEASUREMENT_FAILURES, EpisodeKey
 from agentmetrology.store import EvidenceStore
+from agentmetrology.store.schema import DEFAULT_ENVIRONMENT
 
 KEY_FIELDS = ("campaign", "target", "task", "seed", "condition", "level", "repeat")
 # Fields of every row, in column order; scorer groups follow, then the digests.
@@ -28,7 +29,6 @@ BASE_FIELDS = (*KEY_FIELDS, "environment", "profile", "termination", "terminatio
 SCORER_PARTS = ("score", "status", "version", "digest")
 DIGEST_FIELDS = ("episode_digest", "submission_digest", "binding_digest", "plan_digest")
 UNMEASURED_STATUSES = frozenset({"UNKNOWN", "INVALID"})
-DEFAULT_ENVIRONMENT = "comtrade"  # stores written before environments were plug-ins
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 SCHEMA_VERSION = "1"
+# The environment of stores and campaign files written before environments were plug-ins
+# (they name none): ComtradeBench was the only one.
+DEFAULT_ENVIRONMENT = "comtrade"
 
 # Why each constraint exists:
 # - administrations UNIQUE(key): the idempotency key; planning twice never duplicates.

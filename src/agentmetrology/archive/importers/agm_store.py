@@ -33,6 +33,7 @@ from agentmetrology.records.episode import MEASUREMENT_FAILURES, EpisodeKey
 from agentmetrology.store import EvidenceStore, StoreNotFoundError
 from agentmetrology.store.blobs import BlobError
 from agentmetrology.store.ledger import KEY_COLUMNS, key_text
+from agentmetrology.store.schema import DEFAULT_ENVIRONMENT
 from agentmetrology.store.store import LEDGER_FILE
 
 FORMAT = "agm"
@@ -80,7 +81,6 @@ def trial_index(keys: list[EpisodeKey]) -> dict[tuple[int, int], int]:
     return {p: i for i, p in enumerate(pairs)}
 
 
-DEFAULT_ENVIRONMENT = "comtrade"  # stores written before environments were plug-ins
 
 
 def environment_of(store: EvidenceStore, key: EpisodeKey) -> str:

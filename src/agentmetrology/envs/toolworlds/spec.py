@@ -61,8 +61,9 @@ def world_spec(name: str, world: type[World], tasks: dict[str, dict[str, Any]],
                            for t, s in tasks.items()],
         task_brief=lambda task: (task["description"], {"task_id": task["task_id"]}),
         columns=(Column("goal", "goal.score"), Column("contract", "contract.score")),
-        # The auditor reads an UNKNOWN truth as 0, so the contract (UNKNOWN without a trusted
-        # reply) is not its truth; `agm assess` reports both estimands with their envelopes.
+        # The contract is UNKNOWN without a trusted reply: as the auditor's truth those cells
+        # would be excluded (counted, never read as 0), so the goal is its truth here and
+        # `agm assess` reports both estimands with their envelopes.
         audit=AuditHooks(probe_tasks=tuple(tasks), probes=battery(make, agents),
                          shipped_scorer="goal", truth_scorer="goal",
                          spectrum_agents=names, spectrum_tasks=tuple(tasks),

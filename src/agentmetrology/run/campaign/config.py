@@ -19,9 +19,9 @@ from agentmetrology.run.campaign.targets import check_agent, check_decoding, che
 from agentmetrology.run.campaign.toml_files import parse_toml, read_text
 from agentmetrology.run.episode import canonical_condition
 from agentmetrology.run.seeds import MAX_SEED, parse_seeds
+from agentmetrology.store.schema import DEFAULT_ENVIRONMENT
 
 KINDS = ("rule", "scripted", "llm")
-DEFAULT_ENVIRONMENT = "comtrade"  # campaign files written before environments were plug-ins
 NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._:+-]{0,99}"
 MAX_ADMINISTRATIONS = 1_000_000
 
