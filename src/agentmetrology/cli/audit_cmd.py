@@ -6,7 +6,7 @@ TARGET is any registered environment (`agm envs`) or `bfcl`.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -104,9 +104,12 @@ def stage_progress(con: Console) -> Iterator[AuditProgress | None]:
         yield update
 
 
-def _emit(doc: dict[str, object], out: Path, json_out: bool) -> None:
+def write_rendered(doc: Any, out: Path, json_out: bool,
+                   render: Callable[[Any], tuple[str, str]]) -> dict[str, Path] | None:
+    """Render and write an audit's artifacts; return their paths, or None after printing the
+    card as JSON (`--json`). A refused report or an unwritable folder ends in one line."""
     try:
-        markdown, html = render_audit_report(doc)
+        markdown, html = render(doc)
     except NumberGuardError as exc:
         fail(f"report refused by the number guard: {exc}")
     try:
@@ -115,6 +118,13 @@ def _emit(doc: dict[str, object], out: Path, json_out: bool) -> None:
         fail(f"cannot write the audit into {out}: {exc.strerror or exc}")
     if json_out:
         print(json.dumps(to_plain(doc["card"]), indent=2, sort_keys=True))
+        return None
+    return paths
+
+
+def _emit(doc: dict[str, object], out: Path, json_out: bool) -> None:
+    paths = write_rendered(doc, out, json_out, render_audit_report)
+    if paths is None:
         return
     # A console per audit: its width follows the terminal (or COLUMNS) at print time.
     console = make_console()

@@ -13,8 +13,7 @@ from typing import Any
 
 import typer
 
-from agentmetrology.audit.output import write_audit
-from agentmetrology.cli.audit_cmd import card_tables, invalid_lines
+from agentmetrology.cli.audit_cmd import card_tables, invalid_lines, write_rendered
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail
 from agentmetrology.report.numberguard import NumberGuardError
@@ -66,21 +65,10 @@ def _judge(model: str | None, base_url: str | None, key_env: str | None) -> Any:
 
 def emit(doc: dict[str, Any], out: Path, json_out: bool) -> None:
     """Write the four artifacts and print the card, do-nothing verdicts and INVALID reasons."""
-    import json
-
-    from agentmetrology.records.canonical import to_plain
     from agentmetrology.report.inspect_report import render_inspect_report
 
-    try:
-        markdown, html = render_inspect_report(doc)
-    except NumberGuardError as exc:
-        fail(f"report refused by the number guard: {exc}")
-    try:
-        paths = write_audit(out, doc, markdown, html)
-    except OSError as exc:
-        fail(f"cannot write the audit into {out}: {exc.strerror or exc}")
-    if json_out:
-        print(json.dumps(to_plain(doc["card"]), indent=2, sort_keys=True))
+    paths = write_rendered(doc, out, json_out, render_inspect_report)
+    if paths is None:
         return
     con = make_console()
     for table in card_tables(con, doc["card"]):
