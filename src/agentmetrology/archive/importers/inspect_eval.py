@@ -50,6 +50,7 @@ from agentmetrology.archive.model import (
     is_success,
 )
 from agentmetrology.archive.redact import redact
+from agentmetrology.records.events import ACTORS
 
 FORMAT = "inspect"
 ZSTD_METHOD = 93
@@ -247,10 +248,14 @@ def _walk_events(ep: ArchiveEpisode, events: list[Any]) -> list[TraceSpan]:
         kind = ev.get("event")
         if kind == "tool":
             args = ev.get("arguments")
+            # An actor is taken only where the log recorded one (our Inspect extension writes
+            # it in the tool event's metadata); it is never inferred.
+            meta = ev.get("metadata")
+            actor = meta.get("actor") if isinstance(meta, dict) else None
             ep.events.append(ArchiveEvent(
                 seq=len(ep.events), kind="tool_call", name=_text(ev.get("function")) or "",
                 args=args if isinstance(args, dict) else None, result=ev.get("result"),
-                call_id=_text(ev.get("id"))))
+                actor=actor if actor in ACTORS else None, call_id=_text(ev.get("id"))))
         elif kind == "model":
             out = _obj(ev.get("output"), f"events[{i}].output")
             for choice in _seq(out.get("choices"), f"events[{i}].output.choices")[:1]:
