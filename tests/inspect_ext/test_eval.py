@@ -1,0 +1,163 @@
+"""`inspect eval agentmetrology/comtrade` with Inspect's mock model, found by name through the
+entry point: the episode runs through our runner, both scorers report, failures stay failures."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai.log import EvalLog, EvalSample, read_eval_log
+
+from agentmetrology.envs.registry import get_env
+from agentmetrology.records.canonical import canonical_json
+from agentmetrology.run.episode import run_one
+
+GT, JUDGE = "comtrade/ground_truth_f1", "comtrade/shape_judge"
+EPISODE = "agentmetrology:episode"
+RunEval = Callable[..., Path]  # the conftest fixture
+
+
+@pytest.fixture(scope="module")
+def logs(run_eval: RunEval) -> dict[str, EvalLog]:
+    """Return the logs of one eval per behaviour (T3, seed 0)."""
+    runs = {"L2": ("agent:rule", "L2"), "L0": ("agent:rule", "L0"), "text": ("text", "L2"),
+            "malformed": ("malformed", "L2"), "raise": ("raise", "L2")}
+    return {k: read_eval_log(str(run_eval("comtrade", b, task="T3_duplicates", seeds="0",
+                                          level=lv)))
+            for k, (b, lv) in runs.items()}
+
+
+def _sample(log: EvalLog) -> EvalSample:
+    assert log.status == "success", log.error
+    assert log.samples is not None and len(log.samples) == 1
+    return log.samples[0]
+
+
+def _episode(sample: EvalSample) -> dict[str, Any]:
+    plain = sample.store[EPISODE]
+    assert isinstance(plain, dict)
+    return plain
+
+
+def _reference(level: str) -> tuple[float | None, float | None]:
+    ref = run_one(get_env("comtrade"), "T3_duplicates", 0, "rule", level)
+    return ref.assessment("ground_truth_f1").score, ref.assessment("shape_judge").score
+
+
+@pytest.mark.parametrize("level", ["L2", "L0"])
+def test_a_correct_run_scores_ground_truth_and_judge(logs: dict[str, EvalLog], level: str) -> None:
+    sample = _sample(logs[level])
+    gt, judge = sample.scores[GT], sample.scores[JUDGE]  # type: ignore[index]
+    assert gt.value == 1.0 and gt.answer == "PASS"
+    assert judge.value == 98.0 and judge.answer == "PARTIAL"  # the judge: shape, not truth
+    assert (gt.value, judge.value) == _reference(level)  # what `agm run` gives the rule agent
+    assert gt.metadata is not None and judge.metadata is not None
+    assert (gt.metadata["scorer"], gt.metadata["scorer_version"], gt.metadata["kind"]) == \
+        ("ground_truth_f1", get_env("comtrade").scorer("ground_truth_f1").version, "outcome")
+    assert (judge.metadata["scorer"], judge.metadata["kind"]) == ("shape_judge", "shape")
+    ep = _episode(sample)
+    assert ep["termination"]["kind"] == "submitted" and ep["level"] == level
+    assert sample.metadata["seed"] == 0 and sample.metadata["task"] == "T3_duplicates"
+
+
+def test_the_level_decides_who_submits(logs: dict[str, EvalLog]) -> None:
+    actors = {lv: [(e["actor"], e["name"]) for e in _episode(_sample(logs[lv]))["events"]
+                   if e["kind"] == "tool_call"]
+              for lv in ("L2", "L0")}
+    pages = [("agent", "fetch_page")] * 3
+    assert actors["L2"] == [*pages, ("agent", "submit_results")]
+    assert actors["L0"] == [*pages, ("harness", "submit_results")]  # the harness owns it at L0
+    ep = _episode(_sample(logs["L0"]))
+    assert ep["meta"]["ownership"]["retry"] == "harness"
+    assert ep["meta"]["policy_notes"]["policy"] == "inspect-model"
+    assert ep["usage"]["attempts"][0]["input_tokens"] == 10  # the mock model's stated usage
+    assert len(ep["usage"]["attempts"]) == 3 == ep["meta"]["policy_notes"]["model_turns"]
+
+
+def test_tool_events_carry_the_actor(logs: dict[str, EvalLog]) -> None:
+    events = [e for e in _sample(logs["L0"]).events if e.event == "tool"]
+    assert [(e.function, (e.metadata or {}).get("actor")) for e in events] == [  # type: ignore[union-attr]
+        ("fetch_page", "agent"), ("fetch_page", "agent"), ("fetch_page", "agent"),
+        ("submit_results", "harness")]
+
+
+def test_the_metrics_of_a_run(logs: dict[str, EvalLog]) -> None:
+    results = logs["L2"].results
+    assert results is not None
+    by_name = {s.name: s for s in results.scores}
+    gt = by_name[GT]
+    assert gt.scored_samples == 1 and gt.unscored_samples == 0
+    assert {k: m.value for k, m in gt.metrics.items()} == {
+        "mean": 1.0, "worst": 1.0, "worst_excluded": 0, "cvar": 1.0, "cvar_excluded": 0,
+        "reliability": 1.0, "reliability_excluded": 0, "ci_mean": 1.0, "ci_low": 1.0,
+        "ci_high": 1.0, "ci_excluded": 0}
+    assert "reliability" not in by_name[JUDGE].metrics  # a 0-100 shape score has no tau
+
+
+def test_text_without_tool_calls_is_a_scored_agent_failure(logs: dict[str, EvalLog]) -> None:
+    sample = _sample(logs["text"])
+    ep = _episode(sample)
+    assert ep["termination"]["kind"] == "agent_error"  # an agent failure, not a measurement one
+    assert ep["submission"] is None
+    gt = sample.scores[GT]  # type: ignore[index]
+    ref = run_one(get_env("comtrade"), "T3_duplicates", 0, "scripted:never_submits", "L2")
+    truth = ref.assessment("ground_truth_f1")
+    assert truth.score is not None  # a missing submission is a real, scored failure
+    assert (gt.value, gt.answer) == (truth.score, truth.status)
+    assert ep["meta"]["policy_notes"]["handling"][0]["event"] == "text_without_tool_call"
+
+
+def test_unparseable_tool_calls_run_no_tool(logs: dict[str, EvalLog]) -> None:
+    sample = _sample(logs["malformed"])
+    ep = _episode(sample)
+    assert [e for e in ep["events"] if e["kind"] == "tool_call"] == []
+    notes = ep["meta"]["policy_notes"]
+    assert [h["event"] for h in notes["handling"]] == ["malformed_tool_arguments"] * 3 + \
+        ["gave_up"]
+    assert ep["termination"]["kind"] == "agent_error"
+    assert sample.scores[GT].value == 0.0  # type: ignore[index]
+
+
+def test_a_provider_failure_is_unscored_not_zero(logs: dict[str, EvalLog]) -> None:
+    sample = _sample(logs["raise"])
+    ep = _episode(sample)
+    assert ep["termination"]["kind"] == "infra_error"
+    assert "provider down (simulated)" in ep["termination"]["detail"]
+    for name in (GT, JUDGE):
+        score = sample.scores[name]  # type: ignore[index]
+        assert isinstance(score.value, float) and math.isnan(score.value)  # Score.unscored
+        assert score.metadata is not None and score.metadata["status"] == "UNKNOWN"
+        assert "measurement failure (infra_error)" in (score.explanation or "")
+    results = logs["raise"].results
+    assert results is not None
+    gt = next(s for s in results.scores if s.name == GT)
+    assert (gt.scored_samples, gt.unscored_samples) == (0, 1)
+    assert "worst" not in gt.metrics and "mean" in gt.metrics
+    assert math.isnan(gt.metrics["mean"].value)  # Inspect's own mean: undefined, not 0
+
+
+def test_seeds_make_task_by_seed_samples(run_eval: RunEval) -> None:
+    log = read_eval_log(str(run_eval("comtrade", "text", task="T1_single_page,T3_duplicates",
+                                     seeds="0-2", level="L2")))
+    assert log.samples is not None
+    got = [(s.id, s.metadata["task"], s.metadata["seed"]) for s in log.samples]
+    assert sorted(got) == sorted((f"{t}:s{s}", t, s) for t in ("T1_single_page", "T3_duplicates")
+                                 for s in range(3))
+
+
+def test_the_same_outputs_give_the_same_episode(run_eval: RunEval, tmp_path: Path) -> None:
+    def record(log_dir: Path) -> dict[str, Any]:
+        sample = _sample(read_eval_log(str(run_eval("comtrade", "agent:rule", log_dir,
+                                                    task="T3_duplicates", seeds="0"))))
+        ep = _episode(sample)
+        for a in ep["usage"]["attempts"]:
+            a["latency_s"] = 0.0  # measured wall time of the model call, not the episode
+        return ep
+
+    a, b = record(tmp_path / "a"), record(tmp_path / "b")
+    assert canonical_json(a) == canonical_json(b)
+    assert json.dumps(a["events"], sort_keys=True) == json.dumps(b["events"], sort_keys=True)
