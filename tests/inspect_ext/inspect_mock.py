@@ -6,6 +6,7 @@ log_dir. Behaviours of the mock model:
 - "agent:NAME": replay the tool calls our model-free agent NAME makes on the same episode
   (one call per turn, counted from the conversation, so every sample gets its own script);
 - "text": answer text, never a tool call;
+- "answer:TEXT": answer TEXT to everything (at L1, the harness's questions);
 - "malformed": tool calls whose arguments Inspect could not parse;
 - "raise": every generate call fails (a provider outage).
 Prints the log's path.
@@ -56,6 +57,8 @@ def outputs(behaviour: str, calls: list[tuple[str, Any]]) -> Any:
         if behaviour.startswith("agent:") and turn < len(calls):
             name, args = calls[turn]
             return _usage(ModelOutput.for_tool_call(MODEL, name, args, tool_call_id=f"c{turn}"))
+        if behaviour.startswith("answer:"):
+            return _usage(ModelOutput.from_content(MODEL, behaviour.removeprefix("answer:")))
         return _usage(ModelOutput.from_content(MODEL, "lorem ipsum, no tool call"))
 
     return generate

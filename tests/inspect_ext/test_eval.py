@@ -161,3 +161,24 @@ def test_the_same_outputs_give_the_same_episode(run_eval: RunEval, tmp_path: Pat
     a, b = record(tmp_path / "a"), record(tmp_path / "b")
     assert canonical_json(a) == canonical_json(b)
     assert json.dumps(a["events"], sort_keys=True) == json.dumps(b["events"], sort_keys=True)
+
+
+@pytest.mark.parametrize(("answer", "rule"), [("RETRY", "l1:always-retry"),
+                                              ("SKIP, the page is gone", "l1:always-skip")])
+def test_at_l1_the_model_answers_the_harness_question(run_eval: RunEval, answer: str,
+                                                      rule: str) -> None:
+    sample = _sample(read_eval_log(str(run_eval("comtrade", f"answer:{answer}",
+                                                task="T4_rate_limit_429", seeds="0",
+                                                level="L1"))))
+    ep = _episode(sample)
+    ref = run_one(get_env("comtrade"), "T4_rate_limit_429", 0, rule, "L1")
+    decisions = [(e["actor"], e["result"]) for e in ep["events"] if e["kind"] == "decision"]
+    assert decisions == [(e.actor, e.result) for e in ref.episode.events
+                         if e.kind == "decision"]
+    assert decisions and all(actor == "agent" for actor, _ in decisions)
+    assert {a for _, a in decisions} == {answer.split(",")[0]}
+    calls = [e for e in ep["events"] if e["kind"] == "tool_call"]
+    assert calls and all(e["actor"] == "harness" for e in calls)  # the harness pages at L1
+    assert sample.scores[GT].value == ref.assessment("ground_truth_f1").score  # type: ignore[index]
+    answers = ep["meta"]["policy_notes"]["l1_answers"]
+    assert len(answers) == len(decisions) and answers[0]["parsed"] == "first_word"

@@ -3,6 +3,10 @@ known, and turned into task x seed samples."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from agentmetrology.envs.registry import env_names, get_env
@@ -65,3 +69,17 @@ def test_every_registered_environment_has_a_task() -> None:
     assert list(TASKS) == env_names()
     assert [registry_info(f).name for f in TASKS.values()] == \
         [f"agentmetrology/{n}" for n in env_names()]
+
+
+def test_inspect_eval_refuses_a_bad_argument_in_one_message(inspect_env: dict[str, str],
+                                                            tmp_path: Path) -> None:
+    inspect_cli = Path(sys.executable).with_name("inspect")
+    res = subprocess.run([str(inspect_cli), "eval", "agentmetrology/comtrade", "-T", "task=T99",
+                          "--model", "mockllm/model", "--log-dir", str(tmp_path)],
+                         env={**inspect_env, "COLUMNS": "400"}, capture_output=True, text=True,
+                         timeout=300, check=False)
+    out = res.stdout + res.stderr
+    assert res.returncode == 1
+    assert "error: -T task: unknown task 'T99' of environment 'comtrade'; known: " in out
+    assert "Traceback" not in out
+    assert list(tmp_path.iterdir()) == []  # refused before anything ran or was written

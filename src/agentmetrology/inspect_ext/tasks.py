@@ -11,13 +11,22 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from inspect_ai import Task, task
+from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from agentmetrology.envs.registry import get_env
-from agentmetrology.inspect_ext.options import EpisodePlan, episode_plan
+from agentmetrology.inspect_ext.options import EpisodePlan, TaskArgumentError, episode_plan
 from agentmetrology.inspect_ext.scorers import environment_scorers
 from agentmetrology.inspect_ext.solver import episode_solver, sample_metadata
 from agentmetrology.records.environment import EnvSpec
+
+
+class InspectTaskArgumentError(TaskArgumentError, PrerequisiteError):
+    """A bad `-T` argument, which `inspect eval` prints as one line instead of a traceback."""
+
+    def __init__(self, message: str) -> None:
+        TaskArgumentError.__init__(self, message)
+        PrerequisiteError.__init__(self, f"error: {message}")
 
 
 def sample_id(task_id: str, seed: int) -> str:
@@ -41,7 +50,11 @@ def environment_task(name: str, task_id: str = "all", seeds: str | int = "0",
     """Return the Inspect task of environment `name` for the given `-T` arguments."""
     spec = get_env(name)
     lv = level or ("L2" if "L2" in spec.levels else spec.levels[-1])
-    plan = episode_plan(spec, task_id, seeds, lv, condition, profile, max_steps)
+    try:
+        plan = episode_plan(spec, task_id, seeds, lv, condition, profile, max_steps)
+    except TaskArgumentError as exc:
+        # Inspect prints a PrerequisiteError as its message alone (its private error type).
+        raise InspectTaskArgumentError(str(exc)) from None
     return Task(
         dataset=MemoryDataset(plan_samples(spec, plan), name=spec.name),
         solver=episode_solver(), scorer=environment_scorers(spec), version=spec.version,
