@@ -5,6 +5,8 @@ entry point): `python inspect_mock.py JSON` where JSON holds env, task_args, beh
 log_dir. Behaviours of the mock model:
 - "agent:NAME": replay the tool calls our model-free agent NAME makes on the same episode
   (one call per turn, counted from the conversation, so every sample gets its own script);
+- "pager": page through ComtradeBench (fetch_page 1, 2, ... while the last result has_more),
+  then answer text: a generic agent for L0, where the harness submits;
 - "text": answer text, never a tool call;
 - "answer:TEXT": answer TEXT to everything (at L1, the harness's questions);
 - "malformed": tool calls whose arguments Inspect could not parse;
@@ -57,6 +59,13 @@ def outputs(behaviour: str, calls: list[tuple[str, Any]]) -> Any:
         if behaviour.startswith("agent:") and turn < len(calls):
             name, args = calls[turn]
             return _usage(ModelOutput.for_tool_call(MODEL, name, args, tool_call_id=f"c{turn}"))
+        if behaviour == "pager":
+            last = next((m for m in reversed(input) if isinstance(m, ChatMessageTool)), None)
+            seen = json.loads(last.text) if last is not None else {"has_more": True}
+            if seen.get("has_more") is True:
+                page = int(seen.get("page", 0)) + 1
+                return _usage(ModelOutput.for_tool_call(MODEL, "fetch_page", {"page": page},
+                                                        tool_call_id=f"p{turn}"))
         if behaviour.startswith("answer:"):
             return _usage(ModelOutput.from_content(MODEL, behaviour.removeprefix("answer:")))
         return _usage(ModelOutput.from_content(MODEL, "lorem ipsum, no tool call"))

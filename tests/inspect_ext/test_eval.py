@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 
+from agentmetrology import stats
 from agentmetrology.envs.registry import get_env
 from agentmetrology.records.canonical import canonical_json
 from agentmetrology.run.episode import run_one
@@ -182,3 +183,27 @@ def test_at_l1_the_model_answers_the_harness_question(run_eval: RunEval, answer:
     assert sample.scores[GT].value == ref.assessment("ground_truth_f1").score  # type: ignore[index]
     answers = ep["meta"]["policy_notes"]["l1_answers"]
     assert len(answers) == len(decisions) and answers[0]["parsed"] == "first_word"
+
+
+def test_metrics_over_seeds_are_our_statistics(run_eval: RunEval) -> None:
+    # T6 at L0: the harness submits what the model paged; F1 varies with the seed.
+    log = read_eval_log(str(run_eval("comtrade", "pager", task="T6_page_drift", seeds="0-3",
+                                     level="L0")))
+    assert log.status == "success" and log.samples is not None and log.results is not None
+    spec = get_env("comtrade")
+    ref = {s: run_one(spec, "T6_page_drift", s, "rule", "L0") for s in range(4)}
+    got = {s.metadata["seed"]: s.scores[GT].value for s in log.samples}  # type: ignore[index]
+    assert got == {s: r.assessment("ground_truth_f1").score for s, r in ref.items()}
+    values = [got[s] for s in range(4)]
+    assert len(set(values)) > 1
+    est = stats.bootstrap_ci(values, "mean", seed=0)
+    assert est.interval is not None
+    gt = next(s for s in log.results.scores if s.name == GT)
+    metrics = {k: m.value for k, m in gt.metrics.items()}
+    assert metrics == pytest.approx({
+        "mean": stats.mean(values).value, "worst": min(values), "worst_excluded": 0,
+        "cvar": stats.cvar(values, 0.2).value, "cvar_excluded": 0,
+        "reliability": stats.reliability_at(values, 0.9).value, "reliability_excluded": 0,
+        "ci_mean": est.value, "ci_low": est.interval[0], "ci_high": est.interval[1],
+        "ci_excluded": 0}, rel=0, abs=1e-12)
+    assert metrics["worst"] == min(values) and metrics["ci_low"] == est.interval[0]

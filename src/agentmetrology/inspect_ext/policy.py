@@ -29,7 +29,7 @@ from inspect_ai.tool import ToolCall as InspectToolCall
 from inspect_ai.tool import ToolInfo, ToolParams
 from inspect_ai.util import LimitExceededError
 
-from agentmetrology.agents.llm.policy import MAX_RECORDED_TEXT, MAX_UNUSABLE_TURNS, parse_decision
+from agentmetrology.agents.llm.policy import MAX_RECORDED_TEXT, give_up, parse_decision
 from agentmetrology.agents.llm.redact import redact, redact_value
 from agentmetrology.agents.scaffolds.ownership import SCAFFOLD_POLICIES
 from agentmetrology.records.episode import BillableAttempt
@@ -140,11 +140,9 @@ class InspectModelPolicy:
             queued = self._next_queued()
             if queued is not None:
                 return queued
-            if self._unusable >= MAX_UNUSABLE_TURNS:
-                self._note("gave_up", handling="end_turn",
-                           reason=f"{MAX_UNUSABLE_TURNS} consecutive responses without an "
-                                  "executable tool call")
-                return Stop("no executable tool call after repeated malformed arguments")
+            gave_up = give_up(self._unusable, self._note)
+            if gave_up is not None:
+                return gave_up
             out = await self._generate(with_tools=True)
             calls = list(out.message.tool_calls or [])
             if not calls:
