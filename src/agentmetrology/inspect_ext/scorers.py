@@ -17,7 +17,6 @@ from typing import Any
 from inspect_ai.scorer import Metric, Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
-from agentmetrology.envs.registry import get_env
 from agentmetrology.inspect_ext.metrics import bootstrap_ci, cvar, reliability, worst_case
 from agentmetrology.inspect_ext.solver import EPISODE_KEY
 from agentmetrology.records.canonical import digest, to_plain
@@ -78,7 +77,7 @@ def environment_scorer(spec: EnvSpec, name: str) -> Scorer:
 
     def factory() -> Scorer:
         async def score(state: TaskState, target: Target) -> Score:
-            found = _assessments(get_env(spec.name), state)
+            found = _assessments(spec, state)
             if found is None:
                 return Score.unscored(
                     reason="scoring_failed",

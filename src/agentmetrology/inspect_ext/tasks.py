@@ -19,10 +19,12 @@ from agentmetrology.inspect_ext.options import EpisodePlan, TaskArgumentError, e
 from agentmetrology.inspect_ext.scorers import environment_scorers
 from agentmetrology.inspect_ext.solver import episode_solver, sample_metadata
 from agentmetrology.records.environment import EnvSpec
+from agentmetrology.records.errors import UserError
 
 
 class InspectTaskArgumentError(TaskArgumentError, PrerequisiteError):
-    """A bad `-T` argument, which `inspect eval` prints as one line instead of a traceback."""
+    """A bad `-T` argument (or an environment that does not load), which `inspect eval` prints
+    as its message instead of a traceback."""
 
     def __init__(self, message: str) -> None:
         TaskArgumentError.__init__(self, message)
@@ -48,11 +50,11 @@ def environment_task(name: str, task_id: str = "all", seeds: str | int = "0",
                      level: str | None = None, condition: str = "clean",
                      profile: str | None = None, max_steps: int | None = None) -> Task:
     """Return the Inspect task of environment `name` for the given `-T` arguments."""
-    spec = get_env(name)
-    lv = level or ("L2" if "L2" in spec.levels else spec.levels[-1])
     try:
+        spec = get_env(name)  # a plug-in that no longer loads says why here
+        lv = level or ("L2" if "L2" in spec.levels else spec.levels[-1])
         plan = episode_plan(spec, task_id, seeds, lv, condition, profile, max_steps)
-    except TaskArgumentError as exc:
+    except UserError as exc:
         # Inspect prints a PrerequisiteError as its message alone (its private error type).
         raise InspectTaskArgumentError(str(exc)) from None
     return Task(
