@@ -24,6 +24,10 @@ from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.episode import episode_from_plain
 from agentmetrology.scoring.episode import score_episode
 
+if not hasattr(Score, "unscored"):  # older inspect-ai: no way to mark a sample unmeasured
+    raise ImportError("the agentmetrology Inspect extension needs an inspect-ai with "
+                      "Score.unscored (tested with 0.3.285): pip install -U inspect-ai")
+
 ASSESSMENTS_KEY = "agentmetrology:assessments"
 SCORED = ("PASS", "FAIL", "PARTIAL")
 
