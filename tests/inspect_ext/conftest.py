@@ -19,6 +19,7 @@ PLUGIN_DIR = HERE.parent / "plugin_env"
 SRC = HERE.parents[1] / "src"
 
 RunEval = Callable[..., Path]
+RunEvals = Callable[[list[tuple[str, str, Path | None, dict[str, object]]]], list[Path]]
 
 
 def _dist_info(site: Path, name: str, entry_points: str) -> None:
@@ -44,16 +45,33 @@ def inspect_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
-def run_eval(inspect_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> RunEval:
+def run_evals(inspect_env: dict[str, str],
+              tmp_path_factory: pytest.TempPathFactory) -> RunEvals:
+    """Return a function running mock-model evals by name in one subprocess; their log paths.
+
+    Each eval is (env, behaviour, log_dir or None, task_args).
+    """
+
+    def run(evals: list[tuple[str, str, Path | None, dict[str, object]]]) -> list[Path]:
+        specs = [{"env": env, "behaviour": behaviour, "task_args": args,
+                  "log_dir": str(log_dir or tmp_path_factory.mktemp("logs"))}
+                 for env, behaviour, log_dir, args in evals]
+        res = subprocess.run([sys.executable, str(HERE / "inspect_mock.py"), json.dumps(specs)],
+                             env=inspect_env, capture_output=True, text=True, timeout=900,
+                             check=False)
+        assert res.returncode == 0, res.stderr[-3000:]
+        lines = res.stdout.strip().splitlines()[-len(specs):]
+        return [Path(line.removeprefix("file://")) for line in lines]
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def run_eval(run_evals: RunEvals) -> RunEval:
     """Return a function running one mock-model eval by name in a subprocess; its log path."""
 
     def run(env: str, behaviour: str, log_dir: Path | None = None, **task_args: object) -> Path:
-        out = log_dir or tmp_path_factory.mktemp("logs")
-        spec = {"env": env, "behaviour": behaviour, "task_args": task_args, "log_dir": str(out)}
-        res = subprocess.run([sys.executable, str(HERE / "inspect_mock.py"), json.dumps(spec)],
-                             env=inspect_env, capture_output=True, text=True, timeout=600,
-                             check=False)
-        assert res.returncode == 0, res.stderr[-3000:]
-        return Path(res.stdout.strip().splitlines()[-1].removeprefix("file://"))
+        (path,) = run_evals([(env, behaviour, log_dir, task_args)])
+        return path
 
     return run

@@ -1,8 +1,9 @@
 """Run one Inspect eval of `agentmetrology/ENV` with Inspect's mock model, by registry name.
 
 Run as a script in a fresh process (so the task can only be found through the `inspect_ai`
-entry point): `python inspect_mock.py JSON` where JSON holds env, task_args, behaviour and
-log_dir. Behaviours of the mock model:
+entry point): `python inspect_mock.py JSON` where JSON is a list of evals, each with env,
+task_args, behaviour and log_dir (one process for several evals: Inspect's import is slow).
+Behaviours of the mock model:
 - "agent:NAME": replay the tool calls our model-free agent NAME makes on the same episode
   (one call per turn, counted from the conversation, so every sample gets its own script);
 - "pager": page through ComtradeBench (fetch_page 1, 2, ... while the last result has_more),
@@ -11,7 +12,7 @@ log_dir. Behaviours of the mock model:
 - "answer:TEXT": answer TEXT to everything (at L1, the harness's questions);
 - "malformed": tool calls whose arguments Inspect could not parse;
 - "raise": every generate call fails (a provider outage).
-Prints the log's path.
+Prints each log's path, one a line.
 """
 
 from __future__ import annotations
@@ -88,4 +89,5 @@ def main(spec: dict[str, Any]) -> str:
 
 
 if __name__ == "__main__":
-    print(main(json.loads(sys.argv[1])))
+    for one in json.loads(sys.argv[1]):
+        print(main(one))

@@ -23,13 +23,13 @@ RunEval = Callable[..., Path]  # the conftest fixture
 
 
 @pytest.fixture(scope="module")
-def logs(run_eval: RunEval) -> dict[str, EvalLog]:
-    """Return the logs of one eval per behaviour (T3, seed 0)."""
+def logs(run_evals: Callable[..., list[Path]]) -> dict[str, EvalLog]:
+    """Return the logs of one eval per behaviour (T3, seed 0), run in one process."""
     runs = {"L2": ("agent:rule", "L2"), "L0": ("agent:rule", "L0"), "text": ("text", "L2"),
             "malformed": ("malformed", "L2"), "raise": ("raise", "L2")}
-    return {k: read_eval_log(str(run_eval("comtrade", b, task="T3_duplicates", seeds="0",
-                                          level=lv)))
-            for k, (b, lv) in runs.items()}
+    paths = run_evals([("comtrade", b, None, {"task": "T3_duplicates", "seeds": "0",
+                                              "level": lv}) for b, lv in runs.values()])
+    return {k: read_eval_log(str(p)) for k, p in zip(runs, paths, strict=True)}
 
 
 def _sample(log: EvalLog) -> EvalSample:
@@ -159,18 +159,28 @@ def test_the_same_outputs_give_the_same_episode(run_eval: RunEval, tmp_path: Pat
             a["latency_s"] = 0.0  # measured wall time of the model call, not the episode
         return ep
 
+    # Two processes: nothing carries over from the first run to the second.
     a, b = record(tmp_path / "a"), record(tmp_path / "b")
     assert canonical_json(a) == canonical_json(b)
     assert json.dumps(a["events"], sort_keys=True) == json.dumps(b["events"], sort_keys=True)
 
 
-@pytest.mark.parametrize(("answer", "rule"), [("RETRY", "l1:always-retry"),
-                                              ("SKIP, the page is gone", "l1:always-skip")])
-def test_at_l1_the_model_answers_the_harness_question(run_eval: RunEval, answer: str,
+L1_RUNS = {"RETRY": "l1:always-retry", "SKIP, the page is gone": "l1:always-skip"}
+
+
+@pytest.fixture(scope="module")
+def l1_logs(run_evals: Callable[..., list[Path]]) -> dict[str, EvalLog]:
+    """Return the L1 logs of a model answering each of L1_RUNS's texts, run in one process."""
+    paths = run_evals([("comtrade", f"answer:{a}", None, {"task": "T4_rate_limit_429",
+                                                           "seeds": "0", "level": "L1"})
+                       for a in L1_RUNS])
+    return {a: read_eval_log(str(p)) for a, p in zip(L1_RUNS, paths, strict=True)}
+
+
+@pytest.mark.parametrize(("answer", "rule"), list(L1_RUNS.items()))
+def test_at_l1_the_model_answers_the_harness_question(l1_logs: dict[str, EvalLog], answer: str,
                                                       rule: str) -> None:
-    sample = _sample(read_eval_log(str(run_eval("comtrade", f"answer:{answer}",
-                                                task="T4_rate_limit_429", seeds="0",
-                                                level="L1"))))
+    sample = _sample(l1_logs[answer])
     ep = _episode(sample)
     ref = run_one(get_env("comtrade"), "T4_rate_limit_429", 0, rule, "L1")
     decisions = [(e["actor"], e["result"]) for e in ep["events"] if e["kind"] == "decision"]

@@ -12,17 +12,18 @@ from typing import Any
 
 import pytest
 
-RunEval = Callable[..., Path]  # the conftest fixture
 AGM = [sys.executable, "-c", "from agentmetrology.cli.main import main; main()"]
 
 
 @pytest.fixture(scope="module")
-def audited(run_eval: RunEval, inspect_env: dict[str, str],
+def audited(run_evals: Callable[..., list[Path]], inspect_env: dict[str, str],
             tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """Return archive.json of a directory with three logs: L2 and L0 correct, one outage."""
     logs = tmp_path_factory.mktemp("roundtrip-logs")
-    for behaviour, level in (("agent:rule", "L2"), ("agent:rule", "L0"), ("raise", "L2")):
-        run_eval("comtrade", behaviour, logs, task="T3_duplicates", seeds="0", level=level)
+    run_evals([("comtrade", behaviour, logs, {"task": "T3_duplicates", "seeds": "0",
+                                              "level": level})
+               for behaviour, level in (("agent:rule", "L2"), ("agent:rule", "L0"),
+                                        ("raise", "L2"))])
     assert len(list(logs.glob("*.eval"))) == 3
     out = tmp_path_factory.mktemp("roundtrip-audit")
     res = subprocess.run([*AGM, "archive", "audit", str(logs), "--out", str(out)],
@@ -61,8 +62,8 @@ def test_a_log_without_our_entry_point_is_not_our_task(inspect_env: dict[str, st
     # Positive control for the entry point: without its dist-info the name is not found.
     env = {**inspect_env, "PYTHONPATH": os.pathsep.join(
         p for p in inspect_env["PYTHONPATH"].split(os.pathsep) if "site" not in Path(p).name)}
-    spec = {"env": "comtrade", "behaviour": "text", "task_args": {"task": "T3_duplicates"},
-            "log_dir": str(tmp_path)}
+    spec = [{"env": "comtrade", "behaviour": "text", "task_args": {"task": "T3_duplicates"},
+             "log_dir": str(tmp_path)}]
     res = subprocess.run([sys.executable, str(Path(__file__).with_name("inspect_mock.py")),
                           json.dumps(spec)], env=env, capture_output=True, text=True,
                          timeout=300, check=False)
