@@ -11,6 +11,7 @@ RANK = {
     "agents": 3,
     "run": 4, "serve": 4,
     "audit": 5, "archive": 5, "diagnose": 5, "assess": 5, "experiment": 5,
+    "inspect_ext": 5,
     "report": 6, "view": 6, "adapters": 6,
     "cli": 7,
 }

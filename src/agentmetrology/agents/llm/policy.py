@@ -102,6 +102,16 @@ def parse_decision(text: str, options: Sequence[str] = ("RETRY", "SKIP"),
     return fallback, "ambiguous" if found else "unparseable"
 
 
+def give_up(unusable: int, note: Callable[..., None]) -> Stop | None:
+    """Return the Stop ending a turn after MAX_UNUSABLE_TURNS responses without an executable
+    call (recorded through `note`), or None while the bound is not reached."""
+    if unusable < MAX_UNUSABLE_TURNS:
+        return None
+    note("gave_up", handling="end_turn",
+         reason=f"{MAX_UNUSABLE_TURNS} consecutive responses without an executable tool call")
+    return Stop("no executable tool call after repeated malformed arguments")
+
+
 def _tool_message(call_id: str, content: Observation) -> dict[str, Any]:
     return {"role": "tool", "tool_call_id": call_id,
             "content": json.dumps(content, ensure_ascii=False)}
@@ -228,11 +238,9 @@ class ChatPolicy:
             queued = self._next_queued()
             if queued is not None:
                 return queued
-            if self._unusable >= MAX_UNUSABLE_TURNS:
-                self._note("gave_up", handling="end_turn",
-                           reason=f"{MAX_UNUSABLE_TURNS} consecutive responses without an "
-                                  "executable tool call")
-                return Stop("no executable tool call after repeated malformed arguments")
+            gave_up = give_up(self._unusable, self._note)
+            if gave_up is not None:
+                return gave_up
             completion = await self._client.complete(self._kwargs(with_tools=True))
             self._turns += 1
             calls = self._absorb(completion)

@@ -50,6 +50,7 @@ from agentmetrology.archive.model import (
     is_success,
 )
 from agentmetrology.archive.redact import redact
+from agentmetrology.records.events import ACTORS
 
 FORMAT = "inspect"
 ZSTD_METHOD = 93
@@ -59,6 +60,7 @@ TOTAL_FACTOR = 16  # the whole log may inflate to this many times the member cap
 _CHUNK = 1 << 20
 _LOCAL_HEADER = struct.Struct("<4s5H3L2H")
 _LETTER_SCORES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}  # correct, incorrect, partial, no answer
+_ATTACHMENT = "attachment://"
 _SAMPLE_RE = re.compile(r"^samples/.+_epoch_\d+\.json$")
 
 
@@ -238,7 +240,25 @@ def _grade(ep: ArchiveEpisode, sample: dict[str, Any], scorer: str | None) -> No
     ep.stored_score = num
 
 
-def _walk_events(ep: ArchiveEpisode, events: list[Any]) -> list[TraceSpan]:
+def _resolved(value: Any, attachments: dict[str, Any]) -> Any:
+    """Return `value` with `attachment://HASH` strings replaced by the sample's attachment.
+
+    Inspect moves long strings of events into the sample's `attachments`, and does so for tool
+    events but not always for the model's own tool calls: unresolved, the same call would
+    compare unequal to itself.
+    """
+    if isinstance(value, str) and value.startswith(_ATTACHMENT):
+        found = attachments.get(value[len(_ATTACHMENT):])
+        return found if isinstance(found, str) else value
+    if isinstance(value, dict):
+        return {k: _resolved(v, attachments) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_resolved(v, attachments) for v in value]
+    return value
+
+
+def _walk_events(ep: ArchiveEpisode, events: list[Any],
+                 attachments: dict[str, Any]) -> list[TraceSpan]:
     """Fill actions (tool events) and executed calls (model outputs); return model-call spans."""
     calls: list[ExecutedCall] = []
     spans: list[TraceSpan] = []
@@ -247,10 +267,15 @@ def _walk_events(ep: ArchiveEpisode, events: list[Any]) -> list[TraceSpan]:
         kind = ev.get("event")
         if kind == "tool":
             args = ev.get("arguments")
+            # An actor is taken only where the log recorded one (our Inspect extension writes
+            # it in the tool event's metadata); it is never inferred.
+            meta = ev.get("metadata")
+            actor = meta.get("actor") if isinstance(meta, dict) else None
             ep.events.append(ArchiveEvent(
                 seq=len(ep.events), kind="tool_call", name=_text(ev.get("function")) or "",
-                args=args if isinstance(args, dict) else None, result=ev.get("result"),
-                call_id=_text(ev.get("id"))))
+                args=_resolved(args, attachments) if isinstance(args, dict) else None,
+                result=_resolved(ev.get("result"), attachments),
+                actor=actor if actor in ACTORS else None, call_id=_text(ev.get("id"))))
         elif kind == "model":
             out = _obj(ev.get("output"), f"events[{i}].output")
             for choice in _seq(out.get("choices"), f"events[{i}].output.choices")[:1]:
@@ -261,7 +286,8 @@ def _walk_events(ep: ArchiveEpisode, events: list[Any]) -> list[TraceSpan]:
                     tc = _obj(raw_tc, f"events[{i}] tool_calls[{j}]")
                     args = tc.get("arguments")
                     calls.append(ExecutedCall(_text(tc.get("function")) or "",
-                                              args if isinstance(args, dict) else None,
+                                              _resolved(args, attachments)
+                                              if isinstance(args, dict) else None,
                                               _text(tc.get("id"))))
             spans.append(_span(ev, ep, i))
     ep.executed_calls = calls
@@ -364,7 +390,9 @@ def _sample_episode(log: _Log, sample: dict[str, Any], where: str,
     try:
         _grade(ep, sample, log.scorer)
         _termination(ep, sample)
-        spans = _walk_events(ep, _seq(sample.get("events"), "events"))
+        attachments = sample.get("attachments")
+        spans = _walk_events(ep, _seq(sample.get("events"), "events"),
+                             attachments if isinstance(attachments, dict) else {})
     except Malformed as exc:
         # The record cannot be trusted as a whole: keep the episode, ungraded, and say why.
         ep.grade, ep.stored_score, ep.events, ep.executed_calls = None, None, [], None

@@ -1,0 +1,71 @@
+"""Round trip: an Inspect eval of our task with the mock model, then `agm archive audit` its log."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+AGM = [sys.executable, "-c", "from agentmetrology.cli.main import main; main()"]
+
+
+@pytest.fixture(scope="module")
+def audited(run_evals: Callable[..., list[Path]], inspect_env: dict[str, str],
+            tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Return archive.json of a directory with three logs: L2 and L0 correct, one outage."""
+    logs = tmp_path_factory.mktemp("roundtrip-logs")
+    run_evals([("comtrade", behaviour, logs, {"task": "T3_duplicates", "seeds": "0",
+                                              "level": level})
+               for behaviour, level in (("agent:rule", "L2"), ("agent:rule", "L0"),
+                                        ("raise", "L2"))])
+    assert len(list(logs.glob("*.eval"))) == 3
+    out = tmp_path_factory.mktemp("roundtrip-audit")
+    res = subprocess.run([*AGM, "archive", "audit", str(logs), "--out", str(out)],
+                         env={**inspect_env, "COLUMNS": "200"}, capture_output=True, text=True,
+                         timeout=300, check=False)
+    assert res.returncode == 0, res.stderr
+    assert "graded" in res.stdout
+    doc: dict[str, Any] = json.loads((out / "archive.json").read_text())
+    assert {p.name for p in out.iterdir()} == {"archive.json", "report.md", "report.html"}
+    return doc
+
+
+def test_the_audit_counts_the_outage_as_ungraded(audited: dict[str, Any]) -> None:
+    overall = audited["coverage"]["overall"]
+    assert overall["counts"] == {"pass": 2, "fail": 0, "ungraded": 1, "invalid_replay": 0}
+    assert overall["graded"] == 2 and overall["planned"] == 3
+    assert overall["reasons"] == {"unscored": 1}  # NaN from Score.unscored, never a 0
+    assert overall["score_graded_only"] == 1.0  # ground-truth F1, the headline scorer
+    assert overall["bounds"] == {"lower": 2 / 3, "upper": 1.0, "width": 1 / 3}
+
+
+def test_the_audit_sees_who_acted(audited: dict[str, Any]) -> None:
+    prov = audited["provenance"]
+    assert prov["applicable"] is True
+    # L2: 4 agent calls; L0: 3 agent pages and the harness's submission; the outage: none.
+    assert prov["actor_labels"] == {"agent": 7, "harness": 1}
+    assert (prov["executed_calls"], prov["archived_actions"], prov["matched"]) == (7, 8, 7)
+    # The one action no model call explains is the L0 harness's submission.
+    assert prov["candidates"] == 1 and prov["unmatched_executed"] == 0
+    (listed,) = prov["episodes"]
+    assert listed["candidates"] == [{"index": 3, "name": "submit_results"}]
+
+
+def test_a_log_without_our_entry_point_is_not_our_task(inspect_env: dict[str, str],
+                                                       tmp_path: Path) -> None:
+    # Positive control for the entry point: without its dist-info the name is not found.
+    env = {**inspect_env, "PYTHONPATH": os.pathsep.join(
+        p for p in inspect_env["PYTHONPATH"].split(os.pathsep) if "site" not in Path(p).name)}
+    spec = [{"env": "comtrade", "behaviour": "text", "task_args": {"task": "T3_duplicates"},
+             "log_dir": str(tmp_path)}]
+    res = subprocess.run([sys.executable, str(Path(__file__).with_name("inspect_mock.py")),
+                          json.dumps(spec)], env=env, capture_output=True, text=True,
+                         timeout=300, check=False)
+    assert res.returncode != 0
+    assert list(tmp_path.glob("*.eval")) == []
