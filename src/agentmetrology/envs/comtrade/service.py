@@ -142,7 +142,8 @@ class ComtradeService:
         total_pages = math.ceil(t.rows / ps)
         start = (page - 1) * ps
         if t.drift:
-            order = faults.drift_order(t, self.seed, self.profile, counter)[start:start + ps]
+            order = faults.drift_order(t, self.seed, self.profile, counter,
+                                      start)[start:start + ps]
             tuples = [self._rows[i] for i in order]
         else:
             tuples = list(self._rows[start:start + ps])
