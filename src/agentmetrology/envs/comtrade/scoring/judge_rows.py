@@ -10,6 +10,7 @@ and give the same numbers: the range sums are counts of ones and halves, exact i
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Sequence
 from operator import itemgetter
 from typing import Any, Final
@@ -55,8 +56,7 @@ class RowTally:
         "_memo",
         "_names",
         "_pick",
-        "good",
-        "key_fields",
+            "key_fields",
         "keys",
         "lines",
         "objects",
@@ -75,8 +75,9 @@ class RowTally:
         self.lines = 0  # every non-blank line
         self.objects = 0  # lines that are JSON objects
         self.keys: set[tuple[object, ...]] = set()
-        self.good = 0  # objects carrying >= half the schema names
-        self.shapes: set[tuple[tuple[str, ...], tuple[type, ...]]] = set()
+        # objects per shape (their keys and value types): rows nearly always share a few
+        # shapes, and the valid-row and type terms depend on the shape only
+        self.shapes: Counter[tuple[tuple[str, ...], tuple[type, ...]]] = Counter()
         # year count/passed/bonus, value count/passed, quantity count/passed
         self._counts = [0, 0, 0, 0, 0, 0, 0]
         self._memo: dict[object, object] = {}
@@ -88,12 +89,13 @@ class RowTally:
         self.objects += len(rows)
         if self._pick is not None:
             self._add_keys(rows)
-        if self.schema:
-            names, half = self._names, self._half
-            self.good += sum(1 for r in rows if sum(map(r.__contains__, names)) >= half)
-        # Rows nearly always share a few shapes (keys and value types).
-        self.shapes.update((tuple(r), tuple(map(type, r.values()))) for r in rows)
-        self._add_ranges(rows)
+        batch: Counter[tuple[tuple[str, ...], tuple[type, ...]]] = Counter(
+            zip(map(tuple, rows), [tuple(map(type, r.values())) for r in rows], strict=True))
+        self.shapes.update(batch)
+        present: set[str] = set()
+        for keys, _ in batch:
+            present.update(keys)
+        self._add_ranges(rows, present)
 
     def _add_keys(self, rows: list[dict[str, Any]]) -> None:
         keys, pick = self.keys, self._pick
@@ -116,19 +118,24 @@ class RowTally:
             except TypeError:  # an object or array value under a key field
                 keys.add(tuple(_freeze(v) for v in key))
 
-    def _add_ranges(self, rows: list[dict[str, Any]]) -> None:
+    def _add_ranges(self, rows: list[dict[str, Any]], present: set[str]) -> None:
+        """Count the range checks; a field no row of the batch has adds nothing (skipped)."""
         c, year = self._counts, self.year
-        years = [r["year"] for r in rows if "year" in r]
+        years = [r["year"] for r in rows if "year" in r] if "year" in present else []
         c[0] += len(years)
         for y in years:
             if type(y) is int or type(y) is float:
                 c[1] += 1900 <= y <= 2100
                 c[2] += y == year  # the bonus: +0.5 to both passed and total
         for k in VALUE_FIELDS:
+            if k not in present:
+                continue
             vals = [r[k] for r in rows if k in r]
             c[3] += len(vals)
             c[4] += sum(1 for v in vals if (type(v) is int or type(v) is float) and v >= 0)
         for k in QUANTITY_FIELDS:
+            if k not in present:
+                continue
             vals = [r[k] for r in rows if k in r]
             c[5] += len(vals)
             c[6] += sum(1 for v in vals
@@ -148,12 +155,19 @@ class RowTally:
         """Return the share of lines that are objects carrying >= half the schema names."""
         if self.lines == 0:
             return 0.0
-        return (self.good if self.schema else self.objects) / self.lines
+        if not self.schema:
+            return self.objects / self.lines
+        names, half = self._names, self._half
+        good = 0
+        for (keys, _), count in self.shapes.items():
+            if sum(map(keys.__contains__, names)) >= half:  # a row's keys are its shape's
+                good += count
+        return good / self.lines
 
     def type_consistency(self) -> float:
         """Return the share of fields whose non-null values all have one Python type (0 if none)."""
         types: dict[str, set[type]] = {}
-        for keys, kinds in self.shapes:
+        for keys, kinds in self.shapes:  # the distinct shapes
             for k, t in zip(keys, kinds, strict=True):
                 seen = types.setdefault(k, set())
                 if t is not _NONE:
