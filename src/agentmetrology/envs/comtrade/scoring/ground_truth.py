@@ -78,28 +78,22 @@ def _mismatch(value: dict[str, Any], expected: tuple[Any, ...] | None) -> bool:
 class LineTally:
     """The line counts of parsed JSONL values against G, accumulated batch by batch."""
 
-    __slots__ = (
-        "duplicates",
-        "lines",
-        "mismatched",
-        "rows",
-        "seen",
-        "spurious",
-        "totals",
-        "truth",
-        "unparsable",
-    )
+    __slots__ = ("duplicates", "lines", "mismatched", "rows", "seen", "spurious", "totals",
+                 "totals_only", "truth", "unparsable")
 
     def __init__(self, truth: frozenset[str], rows: dict[str, tuple[Any, ...]] | None) -> None:
         self.truth, self.rows = truth, rows
         self.seen: set[str] = set()
-        self.spurious: set[str] = set()
+        # Ids outside G seen so far only on totals rows: a later non-totals line makes them
+        # spurious. Counting spurious ids this way keeps one set of ids, not two.
+        self.totals_only: set[str] = set()
         self.lines = self.duplicates = self.totals = self.unparsable = self.mismatched = 0
+        self.spurious = 0
 
     def add(self, values: Sequence[Any]) -> None:
         """Absorb one batch of parsed lines, in file order."""
-        seen, spurious, truth, rows = self.seen, self.spurious, self.truth, self.rows
-        duplicates = totals = unparsable = mismatched = 0
+        seen, totals_only, truth, rows = self.seen, self.totals_only, self.truth, self.rows
+        duplicates = totals = unparsable = mismatched = spurious = 0
         for value in values:
             if type(value) is not dict:
                 unparsable += 1
@@ -109,27 +103,35 @@ class LineTally:
             if type(rid) is not str:
                 unparsable += 1
                 continue
+            # generator.is_totals_row, inlined (value is a dict here)
+            is_totals = get("isTotal") or get("is_total") or get("hs") == "TOTAL"
+            if is_totals:
+                totals += 1
             if rid in seen:
                 duplicates += 1
-            else:
-                seen.add(rid)
-                if rows is not None and rid in truth and _mismatch(value, rows.get(rid)):
+                if not is_totals and rid in totals_only:
+                    totals_only.discard(rid)
+                    spurious += 1
+                continue
+            seen.add(rid)
+            if rid in truth:
+                if rows is not None and _mismatch(value, rows.get(rid)):
                     mismatched += 1
-            # generator.is_totals_row, inlined (value is a dict here)
-            if get("isTotal") or get("is_total") or get("hs") == "TOTAL":
-                totals += 1
-            elif rid not in truth:
-                spurious.add(rid)
+            elif is_totals:
+                totals_only.add(rid)
+            else:
+                spurious += 1
         self.lines += len(values)
         self.duplicates += duplicates
         self.totals += totals
         self.unparsable += unparsable
         self.mismatched += mismatched
+        self.spurious += spurious
 
     def counts(self) -> LineCounts:
         """Return the counts so far."""
         matched = len(self.seen & self.truth)  # CPython iterates the smaller of the two sets
-        return LineCounts(self.lines, matched, self.duplicates, self.totals, len(self.spurious),
+        return LineCounts(self.lines, matched, self.duplicates, self.totals, self.spurious,
                           self.unparsable, self.mismatched)
 
 
