@@ -37,24 +37,40 @@ OUT = Path(__file__).resolve().parent / "results" / "score_memory.json"
 
 CHILD = r"""
 import json, resource, sys, time
+from agentmetrology.envs.comtrade.scoring import submission
 from agentmetrology.envs.comtrade.scoring.ground_truth import ground_truth_f1
 from agentmetrology.envs.comtrade.scoring.judge import shape_judge
 from agentmetrology.envs.comtrade.scoring.streamed import read_streamed_dir
 def rss():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
+root, task, seed, mode = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 base = rss()
 t0 = time.process_time()
-sub = read_streamed_dir(sys.argv[1])
-gt = ground_truth_f1(sub, sys.argv[2], int(sys.argv[3]))
+if mode == "streamed":
+    sub = read_streamed_dir(root)
+else:  # the in-memory path, its 8 MiB data.jsonl limit lifted for the comparison
+    submission.LIMITS["data_jsonl"] = 2**31
+    sub = submission.read_submission_dir(root)
+gt = ground_truth_f1(sub, task, seed)
 after_gt = rss()
-judge = shape_judge(sub, sys.argv[2])
+judge = shape_judge(sub, task)
 print(json.dumps({"baseline_rss_bytes": base, "after_ground_truth_rss_bytes": after_gt,
                   "peak_rss_bytes": rss(), "cpu_s": time.process_time() - t0,
-                  "ground_truth": {"status": gt.status, "score": gt.score,
-                                   "components": gt.components},
-                  "judge": {"status": judge.status, "score": judge.score},
-                  "evidence": gt.evidence_digest}))
+                  "assessments": [[a.status, a.score, a.components, list(a.reasons),
+                                   a.evidence_digest] for a in (gt, judge)]}))
 """
+
+
+def _score(root: Path, mode: str) -> dict[str, Any]:
+    """Score the directory in a child process (`streamed` or `in_memory`); return its report."""
+    t0 = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", CHILD, str(root), TASK, str(SEED), mode],
+                         check=False, capture_output=True, text=True)
+    if out.returncode:
+        raise SystemExit(f"the scoring child ({mode}) failed:\n{out.stderr}")
+    report: dict[str, Any] = json.loads(out.stdout)
+    report["wall_s"] = time.perf_counter() - t0
+    return report
 
 
 def write_submission(root: Path, rows: int) -> dict[str, int]:
@@ -91,9 +107,11 @@ def write_submission(root: Path, rows: int) -> dict[str, int]:
 
 
 def main() -> None:
-    """Write the submission, score it in a child process, write the JSON results."""
+    """Write the submission, score it in child processes, write the JSON results."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rows", type=int, default=ROWS)
+    ap.add_argument("--no-in-memory", action="store_true",
+                    help="skip the comparison with the in-memory path (needs ~7x the file)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="agm-score-memory-") as tmp:
         root = Path(tmp)
@@ -101,34 +119,39 @@ def main() -> None:
         kinds = write_submission(root, args.rows)
         write_s = time.perf_counter() - t0
         size = (root / "data.jsonl").stat().st_size
-        env = dict(os.environ)
-        t0 = time.perf_counter()
-        out = subprocess.run([sys.executable, "-c", CHILD, str(root), TASK, str(SEED)],
-                             check=False, capture_output=True, text=True, env=env)
-        wall = time.perf_counter() - t0
-        if out.returncode:
-            raise SystemExit(f"the scoring child failed:\n{out.stderr}")
-    child: dict[str, Any] = json.loads(out.stdout)
-    peak, base = child["peak_rss_bytes"], child["baseline_rss_bytes"]
-    doc = {"benchmark": "score_memory", "python": sys.version.split()[0],
-           "machine": platform.machine(), "cpus": os.cpu_count(),
-           "uptime": "load average: " + ", ".join(f"{x:.2f}" for x in os.getloadavg()),
-           "task": TASK, "seed": SEED, "rows": args.rows, "line_kinds": kinds,
-           "data_jsonl_bytes": size, "write_s": round(write_s, 2),
-           "score_wall_s": round(wall, 2), "score_cpu_s": round(child["cpu_s"], 2),
-           "baseline_rss_bytes": base, "peak_rss_bytes": peak,
-           "after_ground_truth_rss_bytes": child["after_ground_truth_rss_bytes"],
-           "peak_vs_file": round(peak / size, 3),
-           "peak_above_baseline_vs_file": round((peak - base) / size, 3),
-           "goal": "peak RSS ≤ 2x data.jsonl on disk",
-           "ground_truth": child["ground_truth"], "judge": child["judge"],
-           "evidence": child["evidence"]}
+        streamed = _score(root, "streamed")
+        in_memory = None if args.no_in_memory else _score(root, "in_memory")
+    peak, base = streamed["peak_rss_bytes"], streamed["baseline_rss_bytes"]
+    (gt_status, gt_score, gt_comps, _, ev), (j_status, j_score, *_) = streamed["assessments"]
+    doc: dict[str, Any] = {
+        "benchmark": "score_memory", "python": sys.version.split()[0],
+        "machine": platform.machine(), "cpus": os.cpu_count(),
+        "uptime": "load average: " + ", ".join(f"{x:.2f}" for x in os.getloadavg()),
+        "task": TASK, "seed": SEED, "rows": args.rows, "line_kinds": kinds,
+        "data_jsonl_bytes": size, "write_s": round(write_s, 2),
+        "score_wall_s": round(streamed["wall_s"], 2), "score_cpu_s": round(streamed["cpu_s"], 2),
+        "baseline_rss_bytes": base, "peak_rss_bytes": peak,
+        "after_ground_truth_rss_bytes": streamed["after_ground_truth_rss_bytes"],
+        "peak_vs_file": round(peak / size, 3),
+        "peak_above_baseline_vs_file": round((peak - base) / size, 3),
+        "goal": "peak RSS ≤ 2x data.jsonl on disk (baseline interpreter + imports included)",
+        "ground_truth": {"status": gt_status, "score": gt_score, "components": gt_comps},
+        "judge": {"status": j_status, "score": j_score}, "evidence_digest": ev,
+    }
+    if in_memory is not None:
+        doc["in_memory"] = {
+            "peak_rss_bytes": in_memory["peak_rss_bytes"],
+            "peak_vs_file": round(in_memory["peak_rss_bytes"] / size, 3),
+            "score_cpu_s": round(in_memory["cpu_s"], 2),
+            "identical_assessments": in_memory["assessments"] == streamed["assessments"]}
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(doc, indent=2) + "\n")
     print(f"{args.rows:,} rows, data.jsonl {size / 2**20:.1f} MiB: peak RSS {peak / 2**20:.1f} MiB "
           f"({peak / size:.2f}x the file; baseline {base / 2**20:.1f} MiB), "
-          f"scored in {child['cpu_s']:.1f} s CPU; F1 {child['ground_truth']['score']:.4f}, "
-          f"judge {child['judge']['score']}")
+          f"{streamed['cpu_s']:.1f} s CPU; F1 {gt_score:.4f}, judge {j_score}")
+    if in_memory is not None:
+        print(f"in memory: peak {in_memory['peak_rss_bytes'] / 2**20:.1f} MiB, "
+              f"identical assessments: {doc['in_memory']['identical_assessments']}")
     print(f"wrote {OUT}")
 
 

@@ -48,12 +48,22 @@ def drift_order(task: ComtradeTask, seed: int | None, profile: Profile,
     return order
 
 
+def _below(getrandbits: Callable[[int], int], n: int) -> int:
+    """Return `Random.randrange(n)` for n >= 1: CPython's `_randbelow_with_getrandbits`."""
+    k = n.bit_length()
+    j = getrandbits(k)
+    while j >= n:
+        j = getrandbits(k)
+    return j
+
+
 def _shuffle_tail(getrandbits: Callable[[int], int], x: list[int], start: int) -> None:
     """Do what `Random.shuffle(x)` does with this generator, until x[start:] is final.
 
     Position i is final once step i has run (later steps only touch lower positions), so a
-    page at offset `start` needs steps n-1 .. max(start, 1) only. The draw is CPython's
-    `_randbelow_with_getrandbits`, inlined; tests/envs/comtrade pin it against `shuffle`.
+    page at offset `start` needs steps n-1 .. max(start, 1) only. The draw (`_below`) is
+    inlined here, the hot loop of page drift; tests/scoring/test_streamed.py pins both
+    against `shuffle`.
     """
     for i in range(len(x) - 1, max(start, 1) - 1, -1):
         n = i + 1
@@ -98,14 +108,14 @@ def inject_duplicates_seeded(label: str, page: list[Row], previous: list[Row], r
     n = len(page)
     if n == 0:
         return page, 0
-    r = string_random(label)
+    bits = string_random(label).getrandbits  # _below(bits, m) is r.randrange(m), same draws
     out = list(page)
-    copies = [dict(page[r.randrange(n)]) for _ in range(math.ceil(n * rate))]
+    copies = [dict(page[_below(bits, n)]) for _ in range(math.ceil(n * rate))]
     if previous:
-        copies += [dict(previous[r.randrange(len(previous))])
-                   for _ in range(math.ceil(n * cross_rate))]
+        m = len(previous)
+        copies += [dict(previous[_below(bits, m)]) for _ in range(math.ceil(n * cross_rate))]
     for row in copies:
-        out.insert(r.randrange(len(out) + 1), row)
+        out.insert(_below(bits, len(out) + 1), row)
     return out, len(copies)
 
 
