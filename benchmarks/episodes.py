@@ -28,8 +28,8 @@ from agentmetrology.envs.comtrade.generator import row_tuples
 from agentmetrology.envs.comtrade.payload import encode_payload
 from agentmetrology.envs.comtrade.scoring.submission import make_submission
 from agentmetrology.envs.registry import get_env
-from agentmetrology.run.episode import run_one
-from agentmetrology.scoring.episode import score_submission
+from agentmetrology.run.episode import run_episode, run_one
+from agentmetrology.scoring.episode import score_episode, score_submission
 
 COMTRADE = get_env("comtrade")
 
@@ -73,6 +73,36 @@ def floor(task: str, i: int) -> None:
     score_submission(COMTRADE, make_submission(**payload), task, i, "seeded")
 
 
+SPLIT_N = 150  # at most this many episodes (and floors) timed part by part
+SPLIT_TIME_S = 1.0  # ... or at least 5 within this much CPU time
+
+
+def split(task: str, agent: str, level: str) -> dict[str, float]:
+    """Return mean CPU µs per part: floor (generate + encode, score), episode (run, score)."""
+    clock = time.process_time_ns
+    totals = dict.fromkeys(("floor_generate_encode_us", "floor_score_us", "episode_run_us",
+                            "episode_score_us"), 0.0)
+    n, start = 0, clock()
+    while n < SPLIT_N and (n < 5 or clock() - start < SPLIT_TIME_S * 1e9):
+        i = 10_000 + n  # seeds the rate rounds do not use
+        n += 1
+        row_tuples.cache_clear()
+        t0 = clock()
+        rows = generate_rows(task, i)
+        sub = make_submission(**encode_payload(rows, {"task_id": task}, ""))
+        t1 = clock()
+        score_submission(COMTRADE, sub, task, i, "seeded")
+        t2 = clock()
+        row_tuples.cache_clear()
+        ep = run_episode(COMTRADE, task, i, agent, level, profile="seeded")
+        t3 = clock()
+        score_episode(COMTRADE, ep)
+        t4 = clock()
+        for key, dt in zip(totals, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
+            totals[key] += dt / 1000
+    return {k: round(v / n, 1) for k, v in totals.items()}
+
+
 def episode(task: str, agent: str, level: str, i: int) -> None:
     """Run and score one episode at seed i (generation included)."""
     row_tuples.cache_clear()
@@ -94,11 +124,13 @@ def main() -> None:
             f, e, cost = _paired(lambda i, t=task: floor(t, i),
                                  lambda i, t=task, a=agent, lv=level: episode(t, a, lv, i),
                                  args.rounds)
+            parts = split(task, agent, level)
             results.append({"task": task, "rows": TASKS[task].rows, "agent": agent,
                             "level": level, "episodes_per_s": round(e, 1),
-                            "floor_per_s": round(f, 1), "cost_vs_floor": round(cost, 2)})
+                            "floor_per_s": round(f, 1), "cost_vs_floor": round(cost, 2),
+                            "cpu_us": parts})
             print(f"{task:24s} {agent:18s} {level}  {e:9.1f} eps/s  floor {f:9.1f}/s  "
-                  f"x{cost:.2f}", flush=True)
+                  f"x{cost:.2f}  {parts}", flush=True)
     if args.tasks:
         return
     load = (*load_before, *os.getloadavg())
