@@ -21,10 +21,9 @@ from typing import Any, Final
 from agentmetrology.envs.comtrade.scoring.submission import (
     FILE_NAMES,
     WHOLE,
-    SubmissionDirError,
-    decode_part,
     parse_lines,
-    read_part,
+    read_text_part,
+    submission_root,
 )
 
 BATCH_LINES: Final = 8192
@@ -109,18 +108,11 @@ class StreamedSubmission:
 
 def read_streamed_dir(path: str | Path, batch_lines: int = BATCH_LINES) -> StreamedSubmission:
     """Return the submission in a directory with data.jsonl left on disk (no size limit)."""
-    root = Path(path)
-    if not root.is_dir():
-        raise SubmissionDirError(f"submission directory {str(root)!r} does not exist "
-                                 "or is not a directory")
+    root = submission_root(path)
     texts: dict[str, str | None] = {}
     problems: dict[str, str] = {}
     for part in ("metadata_json", "run_log"):
-        raw, reason = read_part(root / FILE_NAMES[part], part)
-        text = None
-        if raw is not None:
-            text, reason = decode_part(part, raw)
-        texts[part] = text
+        texts[part], reason = read_text_part(root, part)
         if reason is not None:
             problems[part] = reason
     meta, log = texts["metadata_json"], texts["run_log"]

@@ -280,7 +280,7 @@ def submission_from_mapping(mapping: object) -> Submission | None:
     return make_submission(*(mapping.get(p) for p in PARTS))
 
 
-def read_part(path: Path, part: str) -> tuple[bytes | None, str | None]:
+def _read_part(path: Path, part: str) -> tuple[bytes | None, str | None]:
     """Return (bytes, None), (None, None) when absent, or (None, reason) when unreadable."""
     name = FILE_NAMES[part]
     if not path.exists():
@@ -306,20 +306,31 @@ class SubmissionDirError(FileNotFoundError):
     """Raised when a submission directory does not exist or is not a directory."""
 
 
-def read_submission_dir(path: str | Path) -> Submission:
-    """Return the Submission in a directory (data.jsonl, metadata.json, run.log; absent → None)."""
+def submission_root(path: str | Path) -> Path:
+    """Return a submission directory's path, or raise SubmissionDirError if it is not one."""
     root = Path(path)
     if not root.is_dir():
         raise SubmissionDirError(f"submission directory {str(root)!r} does not exist "
                                  "or is not a directory")
+    return root
+
+
+def read_text_part(root: Path, part: str) -> tuple[str | None, str | None]:
+    """Return (text, problem) of one part's file (text None when absent or unreadable)."""
+    raw, reason = _read_part(root / FILE_NAMES[part], part)
+    text = None
+    if raw is not None:
+        text, reason = decode_part(part, raw)
+    return text, reason
+
+
+def read_submission_dir(path: str | Path) -> Submission:
+    """Return the Submission in a directory (data.jsonl, metadata.json, run.log; absent → None)."""
+    root = submission_root(path)
     texts: dict[str, str | None] = {}
     problems: dict[str, str] = {}
     for part in PARTS:
-        raw, reason = read_part(root / FILE_NAMES[part], part)
-        text = None
-        if raw is not None:
-            text, reason = decode_part(part, raw)
-        texts[part] = text
+        texts[part], reason = read_text_part(root, part)
         if reason is not None:
             problems[part] = reason
     return Submission(**texts, problems=problems)
