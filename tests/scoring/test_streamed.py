@@ -120,6 +120,9 @@ def test_bad_utf8_and_missing_data_match_the_directory_reader(tmp_path: Path) ->
     (gone / "data.jsonl").unlink()
     assert _both(read_streamed_dir(gone)) == _both(read_submission_dir(gone))
     assert _both(read_streamed_dir(gone))[0].reasons == ("no submission: data.jsonl is missing",)
+    (gone / "data.jsonl").mkdir()
+    assert _both(read_streamed_dir(gone)) == _both(read_submission_dir(gone))
+    assert _both(read_streamed_dir(gone))[0].reasons == ("data.jsonl is not a regular file",)
 
 
 def test_shared_dedup_keys_count_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
