@@ -23,6 +23,7 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/episodes.py
+	$(BIN)/python benchmarks/score_memory.py
 	$(BIN)/python benchmarks/stats.py
 	$(BIN)/python benchmarks/harness.py
 	$(BIN)/python benchmarks/researchops.py

@@ -78,11 +78,32 @@ def episodes(doc: dict[str, Any]) -> Iterator[Row]:
     """Rows of benchmarks/episodes.py: episodes/s beside each task's generate-and-score floor."""
     mach, cmd = _machine(doc), "python benchmarks/episodes.py"
     for r in doc["results"]:
+        cpu = r.get("cpu_us")
+        split = (f" (CPU µs: episode run {_num(cpu['episode_run_us'])} + score "
+                 f"{_num(cpu['episode_score_us'])}; floor generate+encode "
+                 f"{_num(cpu['floor_generate_encode_us'])} + score "
+                 f"{_num(cpu['floor_score_us'])})") if cpu else ""
         yield _row("episodes", f"{r['task']} ({r['rows']} rows), {r['agent']} at {r['level']} "
-                   "(episodes/s)", _num(r["episodes_per_s"]),
+                   f"(episodes/s){split}", _num(r["episodes_per_s"]),
                    f"floor {_num(r['floor_per_s'])}",
                    f"{_num(r['cost_vs_floor'], 2)}x the floor's cost",
                    "≤ 1.5x the floor", mach, cmd)
+
+
+def score_memory(doc: dict[str, Any]) -> Iterator[Row]:
+    """Rows of benchmarks/score_memory.py: peak RSS scoring a huge submission, streamed."""
+    mib = 2 ** 20
+    mem = doc.get("in_memory") or {}
+    peer = (f"in-memory path, 8 MiB limit lifted {_num(mem['peak_rss_bytes'] / mib)} MiB "
+            f"({_num(mem['peak_vs_file'], 2)}x; same assessments: "
+            f"{_num(mem['identical_assessments'])})") if mem else "—"
+    yield _row("score_memory", f"peak RSS scoring a {doc['rows']:,}-row submission "
+               f"({_num(doc['data_jsonl_bytes'] / mib)} MiB data.jsonl) with both scorers, "
+               f"streamed, {_num(doc['score_cpu_s'])} s CPU (MiB; interpreter + imports "
+               f"{_num(doc['baseline_rss_bytes'] / mib)} MiB included)",
+               _num(doc["peak_rss_bytes"] / mib), peer,
+               f"{_num(doc['peak_vs_file'], 2)}x the file", "≤ 2x the file", _machine(doc),
+               "python benchmarks/score_memory.py")
 
 
 def episodes_vs(doc: dict[str, Any]) -> Iterator[Row]:
@@ -191,6 +212,7 @@ def rl_adapters(doc: dict[str, Any]) -> Iterator[Row]:
 
 SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "llm_throughput": llm_throughput, "harness": harness, "episodes": episodes,
+    "score_memory": score_memory,
     "episodes_vs": episodes_vs, "stats": stats, "researchops": researchops,
     "diagnose_grid": diagnose_grid,
     "rl_adapters": rl_adapters,

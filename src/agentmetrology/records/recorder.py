@@ -61,7 +61,10 @@ class Recorder:
         # Adversary intents are realised inside the call; record them right after it.
         trace = self.env.trace
         while self._trace_seen < len(trace):
-            entry = trace[self._trace_seen].as_dict()
+            item = trace[self._trace_seen]
+            self._trace_seen += 1
+            if getattr(item, "perturbations", True) == ():
+                continue  # nothing was perturbed: no event (skips building the dict)
+            entry = item.as_dict()
             if entry["perturbations"]:
                 self.add("adversary", "perturbation", "intents", {}, entry)
-            self._trace_seen += 1

@@ -56,10 +56,11 @@ def _guard(fn: Callable[..., Observation], spec: ToolSpec) -> Callable[..., Obse
     """Turn unexpected or missing arguments into an error observation instead of an exception."""
     props = spec.parameters.get("properties", {})
     required = spec.parameters.get("required", [])
+    allowed = frozenset(props)
 
     def call(**kwargs: Any) -> Observation:
-        unknown = sorted(set(kwargs) - set(props))
-        if unknown:
+        if not allowed.issuperset(kwargs):
+            unknown = sorted(set(kwargs) - allowed)
             return {"error": f"{spec.name}: unknown argument(s) {', '.join(unknown)}; "
                              f"expected {', '.join(props) or 'none'}"}
         missing = [k for k in required if k not in kwargs]

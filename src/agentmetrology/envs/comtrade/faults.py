@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from agentmetrology.envs.comtrade.tasks import ComtradeTask, Profile
@@ -22,23 +23,55 @@ def fail_lists(task: ComtradeTask, seed: int | None,
     if profile == "legacy":
         return frozenset(task.fail_429), frozenset(task.fail_500)
     candidates = list(range(2, task.total_pages + 1))
-    out = []
+    out: list[frozenset[int]] = []
     for code, listed in ((429, task.fail_429), (500, task.fail_500)):
         k = min(len(listed), len(candidates))
+        if not k:  # no draw is made, so the generator is not even seeded
+            out.append(frozenset())
+            continue
         r = string_random(f"{task.task_id}:fail{code}:{seed}")
-        out.append(frozenset(r.sample(candidates, k)) if k else frozenset())
+        out.append(frozenset(r.sample(candidates, k)))
     return out[0], out[1]
 
 
 def drift_order(task: ComtradeTask, seed: int | None, profile: Profile,
-                counter: int) -> list[int]:
-    """Return the permutation of row indices that request `counter` sees under page drift."""
+                counter: int, start: int = 0) -> list[int]:
+    """Return the permutation of row indices that request `counter` sees under page drift.
+
+    With `start`, only positions `start`.. are exact (the ones a page at that offset reads).
+    """
     label = f"{task.task_id}:drift:{counter}"
     if profile == "seeded":
         label += f":{seed}"
     order = list(range(task.rows))
-    string_random(label).shuffle(order)
+    _shuffle_tail(string_random(label).getrandbits, order, start)
     return order
+
+
+def _below(getrandbits: Callable[[int], int], n: int) -> int:
+    """Return `Random.randrange(n)` for n >= 1: CPython's `_randbelow_with_getrandbits`."""
+    k = n.bit_length()
+    j = getrandbits(k)
+    while j >= n:
+        j = getrandbits(k)
+    return j
+
+
+def _shuffle_tail(getrandbits: Callable[[int], int], x: list[int], start: int) -> None:
+    """Do what `Random.shuffle(x)` does with this generator, until x[start:] is final.
+
+    Position i is final once step i has run (later steps only touch lower positions), so a
+    page at offset `start` needs steps n-1 .. max(start, 1) only. The draw (`_below`) is
+    inlined here, the hot loop of page drift; tests/scoring/test_streamed.py pins both
+    against `shuffle`.
+    """
+    for i in range(len(x) - 1, max(start, 1) - 1, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        x[i], x[j] = x[j], x[i]
 
 
 def inject_duplicates_legacy(task_id: str, counter: int, page: list[Row], previous: list[Row],
@@ -75,14 +108,14 @@ def inject_duplicates_seeded(label: str, page: list[Row], previous: list[Row], r
     n = len(page)
     if n == 0:
         return page, 0
-    r = string_random(label)
+    bits = string_random(label).getrandbits  # _below(bits, m) is r.randrange(m), same draws
     out = list(page)
-    copies = [dict(page[r.randrange(n)]) for _ in range(math.ceil(n * rate))]
+    copies = [dict(page[_below(bits, n)]) for _ in range(math.ceil(n * rate))]
     if previous:
-        copies += [dict(previous[r.randrange(len(previous))])
-                   for _ in range(math.ceil(n * cross_rate))]
+        m = len(previous)
+        copies += [dict(previous[_below(bits, m)]) for _ in range(math.ceil(n * cross_rate))]
     for row in copies:
-        out.insert(r.randrange(len(out) + 1), row)
+        out.insert(_below(bits, len(out) + 1), row)
     return out, len(copies)
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 
-from agentmetrology.envs.comtrade.generator import DEDUP_KEY, ROW_FIELDS, is_totals_row
+from agentmetrology.envs.comtrade.generator import DEDUP_KEY, ROW_FIELDS
 from agentmetrology.envs.comtrade.service import BUDGET_ERROR
 
 
@@ -29,22 +29,33 @@ class RowCollector:
         """Absorb a page's rows (anything that is not a dict is ignored)."""
         if not isinstance(rows, list):
             return
+        # Called for every page by both the harness and the scripted agents: the totals test
+        # (generator.is_totals_row) and the dedup key are inlined, with identical semantics.
+        seen, kept, ids = self._seen, self.rows, self.ids
+        dedup, drop_totals = self.dedup, self.drop_totals
         for row in rows:
             if not isinstance(row, dict):
                 continue
-            if is_totals_row(row):
-                if self.drop_totals:
+            get = row.get
+            if get("isTotal") or get("is_total") or get("hs") == "TOTAL":
+                if drop_totals:
                     self.totals_dropped += 1
                     continue
-            elif type(rid := row.get("record_id")) is str:
-                self.ids.add(rid)
-            if self.dedup:
-                key = _dedup_key(row)
-                if key in self._seen:
-                    self.duplicates_dropped += 1
-                    continue
-                self._seen.add(key)
-            self.rows.append(row)
+            elif type(rid := get("record_id")) is str:
+                ids.add(rid)
+            if dedup:
+                try:
+                    key = _KEY(row)
+                    if key in seen:  # hashes the key: unhashable values raise TypeError
+                        self.duplicates_dropped += 1
+                        continue
+                except (KeyError, TypeError):
+                    key = _dedup_key(row)
+                    if key in seen:
+                        self.duplicates_dropped += 1
+                        continue
+                seen.add(key)
+            kept.append(row)
 
 
 _KEY = operator.itemgetter(*DEDUP_KEY)

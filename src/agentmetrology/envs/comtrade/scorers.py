@@ -12,7 +12,12 @@ from agentmetrology.envs.comtrade.scoring.ground_truth import (
     ground_truth_f1,
 )
 from agentmetrology.envs.comtrade.scoring.judge import JUDGE_SCORER, JUDGE_VERSION, shape_judge
-from agentmetrology.envs.comtrade.scoring.submission import Submission, submission_from_mapping
+from agentmetrology.envs.comtrade.scoring.streamed import StreamedSubmission
+from agentmetrology.envs.comtrade.scoring.submission import (
+    Scorable,
+    Submission,
+    submission_from_mapping,
+)
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.environment import ScorerKind
 from agentmetrology.records.events import Event
@@ -22,13 +27,13 @@ GT_FIELDS = ("f1", "recall", "precision", "duplicates", "totals_rows", "spurious
 
 # Both scorers read the same submission right after each other: parse it once. The slot holds
 # the mapping itself, so an identity match can never be a recycled id.
-_last: tuple[object, Submission | None] = (None, None)
+_last: tuple[object, Scorable | None] = (None, None)
 
 
-def as_submission(submission: Any) -> Submission | None:
+def as_submission(submission: Any) -> Scorable | None:
     """Return the parsed Submission of a mapping (or a Submission read from a directory)."""
     global _last
-    if submission is None or isinstance(submission, Submission):
+    if submission is None or isinstance(submission, Submission | StreamedSubmission):
         return submission
     cached_for, parsed = _last
     if cached_for is submission:

@@ -110,13 +110,13 @@ class ComtradeService:
             if not isinstance(value, str):
                 return {"error": f"{name} must be a string, got {type(value).__name__}; "
                                  "nothing was submitted"}
-        size = sum(len(s.encode("utf-8", "surrogatepass"))
+        size = sum(len(s) if s.isascii() else len(s.encode("utf-8", "surrogatepass"))
                    for s in (data_jsonl, metadata_json, run_log))
         if size > MAX_SUBMISSION_BYTES:
             return {"error": f"submission too large: {size} bytes > {MAX_SUBMISSION_BYTES}; "
                              "nothing was submitted"}
         self.submission = Submission(data_jsonl, metadata_json, run_log)
-        lines = sum(1 for line in data_jsonl.splitlines() if line.strip())
+        lines = sum(map(bool, map(str.strip, data_jsonl.splitlines())))  # non-blank lines
         return {"status": "accepted", "lines_received": lines, "task_id": self.task.task_id}
 
     # -- internals -----------------------------------------------------------------------------
@@ -142,11 +142,13 @@ class ComtradeService:
         total_pages = math.ceil(t.rows / ps)
         start = (page - 1) * ps
         if t.drift:
-            order = faults.drift_order(t, self.seed, self.profile, counter)[start:start + ps]
+            order = faults.drift_order(t, self.seed, self.profile, counter,
+                                      start)[start:start + ps]
             tuples = [self._rows[i] for i in order]
         else:
             tuples = list(self._rows[start:start + ps])
-        rows = [dict(zip(ROW_FIELDS, tup, strict=True)) for tup in tuples]
+        fields = ROW_FIELDS  # every generated tuple has exactly these ten fields
+        rows = [dict(zip(fields, tup, strict=False)) for tup in tuples]
         rows = self._duplicates(counter, page, rows, perturbations)
         self.last_rows = rows
         add_totals = t.totals or (t.adaptive and self.profile == "legacy" and page > 4)

@@ -15,6 +15,7 @@ can be earned by guessing ids with invented values (or by replaying another seed
 from __future__ import annotations
 
 import operator
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final
@@ -22,10 +23,10 @@ from typing import Any, Final
 from agentmetrology.envs.comtrade.generator import (
     ROW_FIELDS,
     ground_truth_ids,
-    is_totals_row,
     row_tuples,
 )
-from agentmetrology.envs.comtrade.scoring.submission import Submission, make_submission
+from agentmetrology.envs.comtrade.scoring.streamed import StreamedSubmission
+from agentmetrology.envs.comtrade.scoring.submission import Scorable, Submission, make_submission
 from agentmetrology.envs.comtrade.tasks import PROFILES, TASKS, Profile
 from agentmetrology.records.assessment import Assessment, Status
 
@@ -69,38 +70,77 @@ def _mismatch(value: dict[str, Any], expected: tuple[Any, ...] | None) -> bool:
         got = _FIELDS(value)
     except KeyError:
         return True
-    # Type-sensitive: 2020 and "2020" differ, as do 1 and True.
-    return got != expected or any(type(a) is not type(b) for a, b in zip(got, expected,
-                                                                          strict=True))
+    # Type-sensitive: 2020 and "2020" differ, as do 1 and True (type objects compare by
+    # identity, so comparing the tuples of types is the per-field `is` test).
+    return got != expected or tuple(map(type, got)) != tuple(map(type, expected))
 
 
-def count_lines(values: tuple[Any, ...], truth: frozenset[str],
+class LineTally:
+    """The line counts of parsed JSONL values against G, accumulated batch by batch."""
+
+    __slots__ = ("duplicates", "lines", "mismatched", "rows", "seen", "spurious", "totals",
+                 "totals_only", "truth", "unparsable")
+
+    def __init__(self, truth: frozenset[str], rows: dict[str, tuple[Any, ...]] | None) -> None:
+        self.truth, self.rows = truth, rows
+        self.seen: set[str] = set()
+        # Ids outside G seen so far only on totals rows: a later non-totals line makes them
+        # spurious. Counting spurious ids this way keeps one set of ids, not two.
+        self.totals_only: set[str] = set()
+        self.lines = self.duplicates = self.totals = self.unparsable = self.mismatched = 0
+        self.spurious = 0
+
+    def add(self, values: Sequence[Any]) -> None:
+        """Absorb one batch of parsed lines, in file order."""
+        seen, totals_only, truth, rows = self.seen, self.totals_only, self.truth, self.rows
+        duplicates = totals = unparsable = mismatched = spurious = 0
+        for value in values:
+            if type(value) is not dict:
+                unparsable += 1
+                continue
+            get = value.get
+            rid = get("record_id")
+            if type(rid) is not str:
+                unparsable += 1
+                continue
+            # generator.is_totals_row, inlined (value is a dict here)
+            is_totals = get("isTotal") or get("is_total") or get("hs") == "TOTAL"
+            if is_totals:
+                totals += 1
+            if rid in seen:
+                duplicates += 1
+                if not is_totals and rid in totals_only:
+                    totals_only.discard(rid)
+                    spurious += 1
+                continue
+            seen.add(rid)
+            if rid in truth:
+                if rows is not None and _mismatch(value, rows.get(rid)):
+                    mismatched += 1
+            elif is_totals:
+                totals_only.add(rid)
+            else:
+                spurious += 1
+        self.lines += len(values)
+        self.duplicates += duplicates
+        self.totals += totals
+        self.unparsable += unparsable
+        self.mismatched += mismatched
+        self.spurious += spurious
+
+    def counts(self) -> LineCounts:
+        """Return the counts so far."""
+        matched = len(self.seen & self.truth)  # CPython iterates the smaller of the two sets
+        return LineCounts(self.lines, matched, self.duplicates, self.totals, self.spurious,
+                          self.unparsable, self.mismatched)
+
+
+def count_lines(values: Sequence[Any], truth: frozenset[str],
                 rows: dict[str, tuple[Any, ...]] | None = None) -> LineCounts:
     """Return the line counts of parsed JSONL values against the ground-truth ids (and rows)."""
-    seen: set[str] = set()
-    spurious: set[str] = set()
-    duplicates = totals = unparsable = mismatched = 0
-    for value in values:
-        if type(value) is not dict:
-            unparsable += 1
-            continue
-        rid = value.get("record_id")
-        if type(rid) is not str:
-            unparsable += 1
-            continue
-        if rid in seen:
-            duplicates += 1
-        else:
-            seen.add(rid)
-            if rows is not None and rid in truth and _mismatch(value, rows.get(rid)):
-                mismatched += 1
-        if is_totals_row(value):
-            totals += 1
-        elif rid not in truth:
-            spurious.add(rid)
-    matched = len(seen & truth)  # CPython iterates the smaller of the two sets
-    return LineCounts(len(values), matched, duplicates, totals, len(spurious), unparsable,
-                      mismatched)
+    tally = LineTally(truth, rows)
+    tally.add(values)
+    return tally.counts()
 
 
 def f1_components(counts: LineCounts, truth_size: int) -> dict[str, float | int]:
@@ -156,11 +196,11 @@ def _check_target(task_id: str, seed: int | None, profile: str) -> str | None:
     return None
 
 
-def ground_truth_f1(submission: Submission | str | bytes | None, task_id: str,
+def ground_truth_f1(submission: Scorable | str | bytes | None, task_id: str,
                     seed: int | None, profile: str = "seeded", *,
                     evidence_digest: str | None = None) -> Assessment:
     """Return the ground-truth F1 Assessment of a submission (or of its data.jsonl text)."""
-    if submission is not None and not isinstance(submission, Submission):
+    if submission is not None and not isinstance(submission, Submission | StreamedSubmission):
         submission = make_submission(data_jsonl=submission)
     ev = evidence_digest
     if ev is None:
@@ -172,14 +212,16 @@ def ground_truth_f1(submission: Submission | str | bytes | None, task_id: str,
     truth = _truth(task_id, None if prof == "legacy" else seed, prof)
     if submission is not None and (problems := submission.problems_for("data_jsonl")):
         return _invalid(problems, ev)
-    if submission is None or submission.data_jsonl is None:
+    if submission is None or not submission.present("data_jsonl"):
         # No submission is the agent's failure to answer, a measurement of 0, not INVALID.
         comps = f1_components(LineCounts(0, 0, 0, 0, 0, 0), len(truth))
         reason = "no submission" if submission is None else "no submission: data.jsonl is missing"
         return Assessment(GROUND_TRUTH_SCORER, GROUND_TRUTH_VERSION, "FAIL", 0.0, comps,
                           (reason,), ev)
-    rows = _truth_rows(task_id, None if prof == "legacy" else seed, prof)
-    comps = f1_components(count_lines(submission.parsed_data.values, truth, rows), len(truth))
+    tally = LineTally(truth, _truth_rows(task_id, None if prof == "legacy" else seed, prof))
+    for batch in submission.data_batches():  # one batch in memory, many for a streamed file
+        tally.add(batch)
+    comps = f1_components(tally.counts(), len(truth))
     f1 = float(comps["f1"])
     # PASS needs the rows themselves to be right, not only their ids.
     exact = f1 == 1.0 and comps["value_mismatches"] == 0

@@ -14,13 +14,19 @@ from __future__ import annotations
 
 import json
 import re
-from operator import itemgetter
+from collections.abc import Sequence
 from typing import Any, Final
 
+# The row-level terms live in judge_rows; re-exported here, where the rubric is read.
+from agentmetrology.envs.comtrade.scoring.judge_rows import RowTally
+from agentmetrology.envs.comtrade.scoring.judge_rows import dedup_points as dedup_points
+from agentmetrology.envs.comtrade.scoring.judge_rows import type_consistency as type_consistency
+from agentmetrology.envs.comtrade.scoring.judge_rows import valid_row_ratio as valid_row_ratio
+from agentmetrology.envs.comtrade.scoring.judge_rows import value_ranges as value_ranges
 from agentmetrology.envs.comtrade.scoring.submission import (
     FILE_NAMES,
     PARTS,
-    Submission,
+    Scorable,
     make_submission,
     parse_json,
 )
@@ -40,8 +46,6 @@ RETRY_WORDS_429: Final = ("retry status", "retrying", "backoff")
 STRONG_WORDS_429: Final = ("exponential", "backoff")
 RETRY_WORDS_500: Final = ("retry status", "retrying")
 STRONG_WORDS_500: Final = ("max", "limit")
-VALUE_FIELDS: Final = ("value", "trade_value", "tradeValue", "primaryValue")
-QUANTITY_FIELDS: Final = ("qty", "quantity", "netWgt")
 OBS_WORDS: Final = ("task_id", "page", "request", "complete")
 LEVEL_WORDS: Final = ("info", "warn", "error")
 END_WORDS: Final = ("complete", "finish", "done", "success", "fail", "error", "stop")
@@ -58,7 +62,6 @@ _REQUEST_RE: Final = re.compile(r"request=(\d+)")
 # Request numbers beyond this are all "far over budget"; capping keeps int() away from
 # Python's digit limit on a hostile log.
 _RC_CAP: Final = 10**18
-_NONE: Final = type(None)
 
 
 def _num(v: object) -> bool:
@@ -107,39 +110,6 @@ def query_points(declared: object, query: Query) -> float:
     return 4.0 * hits / 5
 
 
-def _freeze(v: object) -> object:
-    """Return a hashable stand-in for a parsed JSON value (objects and arrays by content)."""
-    if isinstance(v, dict | list):
-        try:
-            return ("json", json.dumps(v, sort_keys=True, ensure_ascii=False))
-        except (RecursionError, ValueError):
-            return ("id", id(v))
-    return v
-
-
-def dedup_points(dedup_key: object, values: tuple[Any, ...]) -> float:
-    """Return 6 * unique/total under a declared key of >= 3 names (6 if empty, 0 if invalid)."""
-    if not (isinstance(dedup_key, list) and len(dedup_key) >= 3
-            and all(isinstance(k, str) for k in dedup_key)):
-        return 0.0
-    if not values:
-        return 6.0
-    keys: set[tuple[object, ...]] = set()
-    pick = itemgetter(*dedup_key)  # a tuple, since the key has >= 3 names
-    for row in values:
-        if type(row) is not dict:
-            continue  # a line that is not an object has no key: counted in total, never unique
-        try:
-            key = pick(row)
-        except KeyError:  # a missing field counts as null, as with row.get
-            key = tuple(map(row.get, dedup_key))
-        try:
-            keys.add(key)
-        except TypeError:  # an object or array value under a key field
-            keys.add(tuple(_freeze(v) for v in key))
-    return 6.0 * len(keys) / len(values)
-
-
 def totals_penalty(handling: dict[str, Any] | None) -> float:
     """Return 4 without truthy totals_handling.enabled, else 2 if rows_dropped < 1, else 0."""
     handling = handling or {}
@@ -149,15 +119,26 @@ def totals_penalty(handling: dict[str, Any] | None) -> float:
     return 2.0 if (0 if dropped is None else dropped) < 1 else 0.0
 
 
-def correctness(meta: dict[str, Any], values: tuple[Any, ...], task: ComtradeTask) -> float:
+def _tally(meta: dict[str, Any], rows: RowTally | Sequence[Any], task: ComtradeTask) -> RowTally:
+    """Return the lines' tally (given, or taken now from a sequence of parsed lines)."""
+    if isinstance(rows, RowTally):
+        return rows
+    t = RowTally(meta.get("dedup_key"), meta.get("schema"), task.query.year)
+    t.add(rows)
+    return t
+
+
+def correctness(meta: dict[str, Any], values: RowTally | Sequence[Any],
+                task: ComtradeTask) -> float:
     """Return the correctness dimension (row count, schema, query, dedup, count, totals; 0-30)."""
-    n, expected = len(values), task.rows
+    t = _tally(meta, values, task)
+    n, expected = t.lines, task.rows
     score = 12.0 * _clamp(1 - abs(n - expected) / expected, 0.0, 1.0)
     schema = meta.get("schema")
     if isinstance(schema, list):
         score += 4.0 * min(len(schema) / 9, 1.0)
     score += query_points(meta.get("query"), task.query)
-    score += dedup_points(meta.get("dedup_key"), values)
+    score += t.dedup_points()
     declared = meta.get("row_count")
     if _num(declared) and declared == n:
         score += 4.0
@@ -218,64 +199,12 @@ def efficiency(meta: dict[str, Any], log: str) -> float:
     return score
 
 
-def valid_row_ratio(rows: list[dict[str, Any]], n: int, schema: list[Any]) -> float:
-    """Return the share of lines that are objects carrying >= half the schema names (0 if none)."""
-    if n == 0:
-        return 0.0
-    if not schema:
-        return len(rows) / n
-    names = [k for k in schema if isinstance(k, str)]  # other names no JSON key can match
-    half = len(schema) / 2
-    good = sum(1 for r in rows if sum(map(r.__contains__, names)) >= half)
-    return good / n
-
-
-def type_consistency(rows: list[dict[str, Any]]) -> float:
-    """Return the share of fields whose non-null values all have one Python type (0 if none)."""
-    # Rows nearly always share a few shapes (keys and value types): reduce to those first.
-    shapes = {(tuple(r), tuple(map(type, r.values()))) for r in rows}
-    types: dict[str, set[type]] = {}
-    for keys, kinds in shapes:
-        for k, t in zip(keys, kinds, strict=True):
-            seen = types.setdefault(k, set())
-            if t is not _NONE:
-                seen.add(t)
-    if not types:
-        return 0.0
-    return sum(1 for t in types.values() if len(t) <= 1) / len(types)
-
-
-def value_ranges(rows: list[dict[str, Any]], year: int) -> float:
-    """Return the share of passed range checks (year, values, quantities; 1.0 if none apply)."""
-    passed = total = 0.0
-    years = [r["year"] for r in rows if "year" in r]
-    total += len(years)
-    for y in years:
-        if type(y) is int or type(y) is float:
-            passed += 1900 <= y <= 2100
-            if y == year:  # the bonus: +0.5 to both passed and total
-                passed += 0.5
-                total += 0.5
-    for k in VALUE_FIELDS:
-        values = [r[k] for r in rows if k in r]
-        total += len(values)
-        passed += sum(1 for v in values if (type(v) is int or type(v) is float) and v >= 0)
-    for k in QUANTITY_FIELDS:
-        values = [r[k] for r in rows if k in r]
-        total += len(values)
-        passed += sum(1 for v in values
-                      if v is None or ((type(v) is int or type(v) is float) and v >= 0))
-    return passed / total if total else 1.0
-
-
-def data_quality(meta: dict[str, Any], values: tuple[Any, ...], task: ComtradeTask) -> float:
+def data_quality(meta: dict[str, Any], values: RowTally | Sequence[Any],
+                 task: ComtradeTask) -> float:
     """Return the data-quality dimension: 5 * (valid rows + type consistency + value ranges)."""
-    rows = [v for v in values if type(v) is dict]
-    schema = meta.get("schema")
-    schema = schema if isinstance(schema, list) else []  # a non-list declares no schema
-    return (5.0 * valid_row_ratio(rows, len(values), schema)
-            + 5.0 * type_consistency(rows)
-            + 5.0 * value_ranges(rows, task.query.year))
+    t = _tally(meta, values, task)
+    return (5.0 * t.valid_row_ratio() + 5.0 * t.type_consistency()
+            + 5.0 * t.value_ranges())
 
 
 def observability(log: str, meta: dict[str, Any], meta_text: str) -> float:
@@ -321,9 +250,10 @@ def meta_text(meta: dict[str, Any], raw: str) -> str:
         return raw.lower()
 
 
-def dimensions(meta: dict[str, Any], values: tuple[Any, ...], log: str, raw_meta: str,
-               task: ComtradeTask) -> tuple[dict[str, float], list[str]]:
+def dimensions(meta: dict[str, Any], values: RowTally | Sequence[Any], log: str,
+               raw_meta: str, task: ComtradeTask) -> tuple[dict[str, float], list[str]]:
     """Return the six dimensions after the gates, and reasons naming the gates applied."""
+    values = _tally(meta, values, task)
     dims = {
         "completeness": completeness(meta),
         "correctness": correctness(meta, values, task),
@@ -358,7 +288,7 @@ def _invalid(reasons: list[str], ev: str) -> Assessment:
     return Assessment(JUDGE_SCORER, JUDGE_VERSION, "INVALID", 0.0, {}, tuple(reasons), ev)
 
 
-def shape_judge(submission: Submission | None, task_id: str, *,
+def shape_judge(submission: Scorable | None, task_id: str, *,
                 evidence_digest: str | None = None) -> Assessment:
     """Return the shape judge's Assessment (score = total 0-100) of a submission for a task."""
     ev = evidence_digest
@@ -377,7 +307,7 @@ def shape_judge(submission: Submission | None, task_id: str, *,
         meta, err = parse_json(raw_meta)
         if err is not None:
             return _assessment(_zeros(), [f"metadata.json is {err}: total 0"], ev)
-    missing = [FILE_NAMES[p] for p in PARTS if getattr(submission, p) is None]
+    missing = [FILE_NAMES[p] for p in PARTS if not submission.present(p)]
     if missing:
         dims = _zeros()
         dims["completeness"] = 10.0 * (3 - len(missing)) / 3
@@ -385,9 +315,11 @@ def shape_judge(submission: Submission | None, task_id: str, *,
                                   "only completeness scored (10 * present/3)"], ev)
     if (problem := type_problem(meta, task)) is not None:
         return _invalid([problem], ev)
-    values = submission.parsed_data.values
+    rows = RowTally(meta.get("dedup_key"), meta.get("schema"), task.query.year)
+    for batch in submission.data_batches():  # one batch in memory, many for a streamed file
+        rows.add(batch)
     log = (submission.run_log or "").lower()
-    dims, reasons = dimensions(meta, values, log, raw_meta or "", task)
+    dims, reasons = dimensions(meta, rows, log, raw_meta or "", task)
     return _assessment(dims, reasons, ev)
 
 

@@ -8,11 +8,11 @@ lines* with a reason, never exceptions, so that a scorer can return INVALID or c
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 import msgspec
 
@@ -98,11 +98,16 @@ def parse_line(line: str) -> Any:
 
 def parse_jsonl(text: str) -> ParsedLines:
     """Return every non-blank line of `text` parsed (NOT_JSON for lines that are not JSON)."""
+    return parse_lines(text.split("\n"))
+
+
+def parse_lines(pieces: Iterable[str]) -> ParsedLines:
+    """Return the non-blank pieces of a JSONL text (split on '\\n' only), stripped and parsed."""
     values = []
     bad = 0
     scan = _SCAN_ONCE
     fast = _FAST_DECODE
-    for line in text.split("\n"):
+    for line in pieces:
         s = line.strip()
         if not s:
             continue
@@ -197,6 +202,14 @@ class Submission:
         """Return the problem reasons affecting the given parts (and the submission as a whole)."""
         return [r for p, r in self.problems.items() if p == WHOLE or p in parts]
 
+    def present(self, part: str) -> bool:
+        """Return True when the part was given and is readable."""
+        return getattr(self, part) is not None
+
+    def data_batches(self) -> Iterator[tuple[Any, ...]]:
+        """Yield the parsed data lines: one batch, the whole file (shared by both scorers)."""
+        yield self.parsed_data.values
+
     @cached_property
     def parsed_data(self) -> ParsedLines:
         """Return data.jsonl parsed line by line (cached: both scorers share one parse)."""
@@ -208,6 +221,37 @@ class Submission:
         # The same record the scaffolds digest as an episode's "submission", so a submission
         # scored from a directory and the episode that produced it carry the same digest.
         return digest({p: getattr(self, p) for p in PARTS})
+
+
+class Scorable(Protocol):
+    """What the scorers read of a submission: in memory (Submission) or streamed from a file."""
+
+    @property
+    def metadata_json(self) -> str | None:
+        """Return the metadata text (None when absent or unreadable)."""
+        ...
+
+    @property
+    def run_log(self) -> str | None:
+        """Return the run log text (None when absent or unreadable)."""
+        ...
+
+    @property
+    def digest(self) -> str:
+        """Return the evidence digest of the three texts."""
+        ...
+
+    def present(self, part: str) -> bool:
+        """Return True when the part was given and is readable."""
+        ...
+
+    def problems_for(self, *parts: str) -> list[str]:
+        """Return the problem reasons affecting the given parts."""
+        ...
+
+    def data_batches(self) -> Iterator[tuple[Any, ...]]:
+        """Yield the parsed data lines in batches, in file order."""
+        ...
 
 
 def make_submission(data_jsonl: object = None, metadata_json: object = None,
@@ -262,20 +306,31 @@ class SubmissionDirError(FileNotFoundError):
     """Raised when a submission directory does not exist or is not a directory."""
 
 
-def read_submission_dir(path: str | Path) -> Submission:
-    """Return the Submission in a directory (data.jsonl, metadata.json, run.log; absent → None)."""
+def submission_root(path: str | Path) -> Path:
+    """Return a submission directory's path, or raise SubmissionDirError if it is not one."""
     root = Path(path)
     if not root.is_dir():
         raise SubmissionDirError(f"submission directory {str(root)!r} does not exist "
                                  "or is not a directory")
+    return root
+
+
+def read_text_part(root: Path, part: str) -> tuple[str | None, str | None]:
+    """Return (text, problem) of one part's file (text None when absent or unreadable)."""
+    raw, reason = _read_part(root / FILE_NAMES[part], part)
+    text = None
+    if raw is not None:
+        text, reason = decode_part(part, raw)
+    return text, reason
+
+
+def read_submission_dir(path: str | Path) -> Submission:
+    """Return the Submission in a directory (data.jsonl, metadata.json, run.log; absent → None)."""
+    root = submission_root(path)
     texts: dict[str, str | None] = {}
     problems: dict[str, str] = {}
     for part in PARTS:
-        raw, reason = _read_part(root / FILE_NAMES[part], part)
-        text = None
-        if raw is not None:
-            text, reason = decode_part(part, raw)
-        texts[part] = text
+        texts[part], reason = read_text_part(root, part)
         if reason is not None:
             problems[part] = reason
     return Submission(**texts, problems=problems)

@@ -1,0 +1,154 @@
+"""Streamed scoring (read_streamed_dir) gives exactly the in-memory scorers' assessments.
+
+The pinned numbers were computed by the in-memory scorers before the scorers tallied lines in
+batches (commit a6e03dd), on the same 20,000-line submission.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentmetrology.envs.comtrade import faults
+from agentmetrology.envs.comtrade.generator import generate_rows
+from agentmetrology.envs.comtrade.payload import build_metadata
+from agentmetrology.envs.comtrade.scoring import judge_rows
+from agentmetrology.envs.comtrade.scoring.ground_truth import ground_truth_f1
+from agentmetrology.envs.comtrade.scoring.judge import shape_judge
+from agentmetrology.envs.comtrade.scoring.streamed import read_streamed_dir
+from agentmetrology.envs.comtrade.scoring.submission import read_submission_dir
+from agentmetrology.envs.comtrade.tasks import TASKS, get_task
+from agentmetrology.records.rng import string_seed
+
+TASK, SEED, LINES = "T2_multi_page", 3, 20_000
+
+
+def _lines() -> list[str]:
+    """Return the 20,000 data lines: missing, wrong-valued, duplicated, odd and spurious rows."""
+    rows = generate_rows(TASK, SEED)
+    kept = rows[:2000]  # 345 genuine rows missing
+    out: list[str] = []
+    for r in kept[:300]:  # first occurrence with a wrong value, the right row comes later
+        out.append(json.dumps({**r, "tradeValue": r["tradeValue"] + 1}))
+    out.append(json.dumps({**kept[300], "year": str(kept[300]["year"])}))  # type, not value
+    out += [json.dumps(r) for r in kept[301:]]
+    out += [json.dumps(r) for r in kept[:300]]  # now duplicates
+    out += [json.dumps(r) + "\r" for r in kept[:50]]  # CRLF duplicates
+    for i in range(40):  # totals rows; ids 0-19 come back later as ordinary rows
+        out.append(json.dumps({**rows[i], "record_id": f"{TASK}-TOTAL-{i:04d}", "hs": "TOTAL",
+                               "isTotal": True}))
+    out += ["", "   ", "not json", "[1, 2]", '{"record_id": 7}', '{"year": 2020}',
+            '{"record_id": "nan-row", "qty": NaN}', "\t"]
+    out += [json.dumps({**rows[i], "record_id": f"{TASK}-TOTAL-{i:04d}"}) for i in range(20)]
+    out.append(json.dumps({**rows[0], "partner": "Côte d’Ivoire\u2028", "record_id": "x-1"},
+                          ensure_ascii=False))
+    i = 0
+    while len(out) < LINES:
+        r = rows[i % len(rows)]
+        extra = {"netWgt": -1} if i % 7 == 0 else {"quantity": None} if i % 11 == 0 else {}
+        out.append(json.dumps({**r, **extra, "record_id": f"{TASK}-F{i:06d}"}))
+        i += 1
+    return out
+
+
+def _write(root: Path, data: bytes) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "data.jsonl").write_bytes(data)
+    task = get_task(TASK)
+    meta = build_metadata(TASK, task.query.as_dict(), generate_rows(TASK, SEED),
+                          totals_enabled=True, totals_dropped=40, request_count=6)
+    (root / "metadata.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    (root / "run.log").write_text("task_id=T2_multi_page\nrequest=6 page=5\ninfo complete\n",
+                                  encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="module")
+def submission_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    data = ("\n".join(_lines()) + "\n").encode("utf-8")
+    return _write(tmp_path_factory.mktemp("streamed"), data)
+
+
+def _both(sub: Any) -> tuple[Any, Any]:
+    return ground_truth_f1(sub, TASK, SEED), shape_judge(sub, TASK)
+
+
+def test_streamed_scores_equal_the_in_memory_scores(submission_dir: Path) -> None:
+    in_memory = _both(read_submission_dir(submission_dir))
+    for batch in (997, 8192, 100_000):  # many batches, a few, one
+        assert _both(read_streamed_dir(submission_dir, batch_lines=batch)) == in_memory
+
+
+def test_streamed_scores_are_the_pinned_values(submission_dir: Path) -> None:
+    gt, judge = _both(read_streamed_dir(submission_dir, batch_lines=997))
+    assert gt.status == "PARTIAL"
+    assert gt.components == {
+        "f1": 0.1790350013427625, "recall": 0.8528784648187633,
+        "precision": 0.10001500225033755, "matched": 2000, "f1_exact": 0.15209023364067678,
+        "value_mismatches": 301, "truth": 2345, "lines": 19997, "duplicates": 370,
+        "totals_rows": 40, "spurious": 17603, "unparsable": 4,
+    }
+    assert gt.score == gt.components["f1"]
+    assert gt.reasons == (
+        "345 of 2345 ground-truth records missing", "370 duplicate lines",
+        "40 totals rows kept", "17603 ids not in the ground truth",
+        "301 matched ids whose row values differ from the ground truth (see f1_exact)",
+        "4 lines that are not a JSON object with a string record_id")
+    assert judge.status == "PARTIAL" and judge.score == 65.2
+    assert judge.components == {
+        "completeness": 15.0, "correctness": 13.894384157623644, "robustness": 12.0,
+        "efficiency": 6.300000000000001, "data_quality": 13.674706449210035,
+        "observability": 4.335,
+    }
+    assert judge.reasons == ("gate: correctness < 21, efficiency and observability halved",)
+    assert gt.evidence_digest == judge.evidence_digest == (
+        "1e672544087a20550709f4db226b95287d21300d4e5bb03b53db242c0ca77fcb")
+
+
+def test_bad_utf8_and_missing_data_match_the_directory_reader(tmp_path: Path) -> None:
+    good = ("\n".join(_lines()[:500]) + "\n").encode("utf-8")
+    bad = _write(tmp_path / "bad", good[:4000] + b"\xc3(" + good[4000:])
+    streamed, in_memory = _both(read_streamed_dir(bad)), _both(read_submission_dir(bad))
+    assert streamed == in_memory
+    assert streamed[0].status == "INVALID"
+    assert streamed[0].reasons == ("data.jsonl is not valid UTF-8 (byte 0xc3 at offset 4000)",)
+    gone = _write(tmp_path / "gone", b"")
+    (gone / "data.jsonl").unlink()
+    assert _both(read_streamed_dir(gone)) == _both(read_submission_dir(gone))
+    assert _both(read_streamed_dir(gone))[0].reasons == ("no submission: data.jsonl is missing",)
+    (gone / "data.jsonl").mkdir()
+    assert _both(read_streamed_dir(gone)) == _both(read_submission_dir(gone))
+    assert _both(read_streamed_dir(gone))[0].reasons == ("data.jsonl is not a regular file",)
+
+
+def test_shared_dedup_keys_count_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Past _SHARE_AFTER keys the key values go through a memo; equal values, equal counts.
+    values = tuple(json.loads(line) if line.strip().startswith("{") else line
+                   for line in _lines() if line.strip())
+    key, schema = ["year", "reporter", "partner", "flow", "hs", "record_id"], ["year", "qty"]
+    plain = judge_rows.tally(values, key, schema, 2020)
+    monkeypatch.setattr(judge_rows, "_SHARE_AFTER", 10)
+    shared = judge_rows.RowTally(key, schema, 2020)
+    for start in range(0, len(values), 1000):
+        shared.add(values[start:start + 1000])
+    assert len(shared.keys) == len(plain.keys) == 19645
+    assert shared._memo and not plain._memo  # the shared path ran
+    assert shared.dedup_points() == plain.dedup_points()
+    assert shared.valid_row_ratio() == plain.valid_row_ratio()
+    assert shared.value_ranges() == plain.value_ranges()
+
+
+@pytest.mark.parametrize("task_id", [t for t in TASKS if TASKS[t].drift] + ["T2_multi_page"])
+def test_drift_tail_shuffle_is_random_shuffle(task_id: str) -> None:
+    task = get_task(task_id)
+    for counter in range(1, 40):
+        full = list(range(task.rows))
+        random.Random(string_seed(f"{task.task_id}:drift:{counter}:5")).shuffle(full)
+        assert faults.drift_order(task, 5, "seeded", counter) == full
+        for start in range(0, task.rows, task.page_size):
+            tail = faults.drift_order(task, 5, "seeded", counter, start)
+            assert tail[start:start + task.page_size] == full[start:start + task.page_size]
