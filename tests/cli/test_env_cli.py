@@ -167,3 +167,38 @@ def test_a_closed_pipe_ends_quietly_with_exit_0() -> None:
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout)["task"] == "T1_single_page"
     assert res.stderr == ""
+
+
+def test_score_reads_a_data_file_past_the_in_memory_limit(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`agm score` streams data.jsonl: a file over the 8 MiB in-memory limit is scored, not
+    refused, and scores exactly as the in-memory reader does once its limit is lifted."""
+    from agentmetrology.envs.comtrade.scoring import submission
+
+    rows = generate_rows("T3_duplicates", 2)
+    pad = dict(rows[0])
+    lines = [json.dumps(r) for r in rows]
+    i = 0
+    while sum(len(x) + 1 for x in lines) <= submission.MAX_DATA_BYTES:
+        lines.append(json.dumps({**pad, "record_id": f"invented-{i:07d}"}))
+        i += 1
+    (tmp_path / "data.jsonl").write_text("\n".join(lines) + "\n")
+    (tmp_path / "metadata.json").write_text(json.dumps({"task_id": "T3_duplicates"}))
+    (tmp_path / "run.log").write_text("task_id=T3_duplicates\ncomplete=true\n")
+    code, out, err = invoke("score", "comtrade", str(tmp_path), "--task", "T3_duplicates",
+                            "--seed", "2", "--json")
+    assert code == 0, err
+    streamed = json.loads(out)
+    assert "too large" not in out
+    assert streamed["ground_truth"]["recall"] == 1.0
+    assert streamed["ground_truth"]["spurious"] == i
+    monkeypatch.setitem(submission.LIMITS, "data_jsonl", 64 * submission.MIB)
+    whole = submission.read_submission_dir(tmp_path)
+    from agentmetrology.envs.registry import get_env
+    from agentmetrology.scoring.episode import score_submission
+
+    spec = get_env("comtrade")
+    expected = {s.label: {**s.summary(a), "reasons": list(a.reasons)} for s, a in zip(
+        spec.scorers, score_submission(spec, whole, "T3_duplicates", 2, "seeded"), strict=True)}
+    assert {k: streamed[k] for k in expected} == expected
+    assert streamed["submission_sha256"] == whole.digest

@@ -17,10 +17,9 @@ from agentmetrology.envs.comtrade.probes import battery
 from agentmetrology.envs.comtrade.prompts import LEVEL_INSTRUCTIONS, SYSTEM_PROMPT, task_message
 from agentmetrology.envs.comtrade.prompts import PROMPT_VERSION as PROMPTS
 from agentmetrology.envs.comtrade.scorers import SCORERS
+from agentmetrology.envs.comtrade.scoring.streamed import StreamedSubmission, read_streamed_dir
 from agentmetrology.envs.comtrade.scoring.submission import (
     FILE_NAMES,
-    Submission,
-    read_submission_dir,
 )
 from agentmetrology.envs.comtrade.tasks import PROFILES, TASKS, ComtradeTask
 from agentmetrology.records.environment import (
@@ -104,8 +103,10 @@ def _truth_note(task: str, seed: int | None, profile: str) -> str:
     return f"# generator seed {generator_seed(task, seed, profile)}"  # type: ignore[arg-type]
 
 
-def _read(directory: Path) -> Submission:
-    sub = read_submission_dir(directory)
+def _read(directory: Path) -> StreamedSubmission:
+    # `agm score` reads a user's directory streaming: data.jsonl of any size in bounded memory,
+    # the same assessments as the in-memory reader (tests/scoring/test_streamed.py).
+    sub = read_streamed_dir(directory)
     if not any((directory / name).exists() for name in FILE_NAMES.values()):
         raise ValueError(f"{directory} holds none of {', '.join(FILE_NAMES.values())}; "
                          "point at a submission directory")
