@@ -10,10 +10,15 @@ the episode.
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
+
+from agentmetrology.records.episode import MEASUREMENT_FAILURES, EpisodeKey
+from agentmetrology.store.blobs import BlobCorruptError
 
 _EPISODE_COUNTS = """
 SELECT a.target,
@@ -212,3 +217,81 @@ def _scores(conn: sqlite3.Connection, name: str) -> dict[str, dict[str, dict[str
             s["scored"] = scored
             out[target][scorer] = s
     return out
+
+
+# One row per assessment of each recorded episode (a row with null scorer when it has none), in
+# plan order and, within an episode, in the order the ledger lists its assessments.
+_CELL_ROWS = """
+SELECT a.id, a.campaign, a.target, a.task, a.seed, a.condition, a.level, a.repeat,
+       a.binding, a.binding_digest, e.termination, s.scorer, s.status, s.score
+FROM administrations a JOIN episodes e ON e.administration = a.id
+LEFT JOIN assessments s ON s.administration = a.id
+WHERE a.campaign = ? ORDER BY a.ordinal, s.scorer, s.scorer_version
+"""
+_CELL_SCORERS = """
+SELECT DISTINCT s.scorer FROM assessments s JOIN episodes e ON e.administration = s.administration
+JOIN administrations a ON a.id = s.administration WHERE a.campaign = ?
+"""
+UNMEASURED = frozenset({"UNKNOWN", "INVALID"})
+CHUNK = 2000  # rows fetched at a time: memory holds one chunk, never the whole campaign
+
+Cell = tuple[str, str, str]  # target, level, condition
+
+
+@dataclass
+class CellCount:
+    """One scorer in one (target, level, condition) cell: recorded, excluded, sum of scores."""
+
+    n: int = 0
+    excluded: int = 0
+    total: float = 0.0
+
+
+def _episode_scores(conn: sqlite3.Connection, campaign: str
+                    ) -> Iterator[tuple[Cell, dict[str, float | None]]]:
+    """Yield (cell, {scorer: measured score or None}) per recorded episode, in plan order.
+
+    A binding that no longer hashes to its digest raises BlobCorruptError, as reading it
+    through `EvidenceStore.binding` does.
+    """
+    cur = conn.execute(_CELL_ROWS, (campaign,))
+    current: int | None = None
+    cell: Cell = ("", "", "")
+    scores: dict[str, float | None] = {}
+    while rows := cur.fetchmany(CHUNK):
+        for (adm, *key, text, expected, term, scorer, status, score) in rows:
+            if adm != current:
+                if current is not None:
+                    yield cell, scores
+                current, cell, scores = adm, (key[1], key[5], key[4]), {}
+                if hashlib.sha256(text.encode("utf-8")).hexdigest() != expected:
+                    raise BlobCorruptError(f"the bindings of {EpisodeKey(*key)} no longer hash "
+                                           f"to {expected}")
+            if scorer is not None:  # a measurement failure or unmeasured status has no score
+                measured = term not in MEASUREMENT_FAILURES and status not in UNMEASURED
+                scores[str(scorer)] = score if measured else None
+    if current is not None:
+        yield cell, scores
+
+
+def cell_counts(conn: sqlite3.Connection, campaign: str) -> dict[Cell, dict[str, CellCount]]:
+    """Return per (target, level, condition), sorted, and per scorer: n, excluded, score sum.
+
+    The same numbers as `run.export.cell_scores(export_rows(...))` (a test holds them equal),
+    streamed from one query: every recorded episode counts once for every scorer of the
+    campaign; a score that was not measured (measurement failure, UNKNOWN, INVALID, null, or
+    no assessment by that scorer) is excluded. Scores are summed in plan order.
+    """
+    names = sorted(str(r[0]) for r in conn.execute(_CELL_SCORERS, (campaign,)))
+    out: dict[Cell, dict[str, CellCount]] = {}
+    for cell, scores in _episode_scores(conn, campaign):
+        per = out.setdefault(cell, {})
+        for sc in names:
+            c = per.setdefault(sc, CellCount())
+            c.n += 1
+            value = scores.get(sc)
+            if value is None:
+                c.excluded += 1
+            else:
+                c.total += float(value)
+    return dict(sorted(out.items()))

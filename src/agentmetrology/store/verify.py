@@ -13,12 +13,16 @@
   name and version) is the sealed one and its text agrees with its columns; optionally the task
   specification re-opened from the installed environment (`reopen`) has the sealed digest.
 The hash-only mode is the baseline: it accepts any rewrite that keeps bytes self-consistent.
+Rows are streamed from SQLite (never fetched all at once); blob presence is read from one
+listing of the blob directories instead of one stat per reference.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import re
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import closing
@@ -51,6 +55,7 @@ _BINDING_KEYS = {"key", "registration_id", "seed", "task_spec_digest", "target_c
                  "scorer_versions"}
 # (environment, task, profile) -> the task specification digest now, or None if not installed
 Reopen = Callable[[str, str, str], str | None]
+_DIGEST = re.compile("[0-9a-f]{3,}")  # what store.paths accepts as a blob name
 
 
 class NotAStoreError(Exception):
@@ -96,6 +101,7 @@ class _Verifier:
         self.checked: dict[str, int] = {}
         self.notes: list[str] = []
         self.blob_ok: dict[str, bool] = {}
+        self._listing: set[str] | None = None
 
     def bad(self, kind: str, where: str, detail: str, result: str = INVALID) -> None:
         self.problems.append(Problem(kind, result, where, detail))
@@ -137,31 +143,34 @@ class _Verifier:
         return n, last
 
     def rows(self) -> None:
-        expected: dict[tuple[str, str], str | None] = {}
+        # The latest sealed digest of every row, per table (in chain order of first sealing).
+        expected: dict[str, dict[str, str | None]] = {t: {} for t in TABLES}
         for tbl, ref, d in self.c.execute("SELECT tbl, ref, row_digest FROM chain ORDER BY seq"):
-            expected[(tbl, ref)] = d
+            expected.setdefault(tbl, {})[ref] = d
         n = 0
         for table, (ident, _) in TABLES.items():
             cols = columns(self.c, table)
+            sealed_rows = expected[table]
             seen = set()
             for row in self.c.execute(f"SELECT {ident}, {', '.join(cols)} FROM {table}"):
                 n += 1
                 ref = str(row[0])
                 seen.add(ref)
-                where = f"{table} {ident}={ref}"
-                if (table, ref) not in expected:
-                    self.bad("row_not_sealed", where, "the row is in no chain entry (added "
-                             "outside the ledger's API)")
+                if ref not in sealed_rows:
+                    self.bad("row_not_sealed", f"{table} {ident}={ref}", "the row is in no "
+                             "chain entry (added outside the ledger's API)")
                     continue
-                sealed = expected[(table, ref)]
+                sealed = sealed_rows[ref]
                 actual = content_digest(table, ref, dict(zip(cols, row[1:], strict=True)))
                 if sealed is None:
-                    self.bad("row_not_sealed", where, "the chain records this row as removed")
+                    self.bad("row_not_sealed", f"{table} {ident}={ref}",
+                             "the chain records this row as removed")
                 elif actual != sealed:
-                    self.bad("row_changed", where, "its content no longer hashes to the digest "
-                             f"sealed for it ({sealed[:12]}): edited in place")
-            for (tbl, ref), d in expected.items():
-                if tbl == table and d is not None and ref not in seen:
+                    self.bad("row_changed", f"{table} {ident}={ref}", "its content no longer "
+                             f"hashes to the digest sealed for it ({sealed[:12]}): edited in "
+                             "place")
+            for ref, d in sealed_rows.items():
+                if d is not None and ref not in seen:
                     self.bad("row_deleted", f"{table} {ident}={ref}", "sealed but no longer in "
                              "the ledger", UNAVAILABLE)
         self.checked["rows"] = n
@@ -198,19 +207,18 @@ class _Verifier:
             n += 1
             if d in self.blob_ok:
                 if not self.blob_ok[d]:
-                    self.bad("blob_missing" if not self.blob_path(d).is_file() else
+                    self.bad("blob_missing" if not self.present(d) else
                              "blob_changed", where, f"blob {d[:12]} (see above)",
-                             UNAVAILABLE if not self.blob_path(d).is_file() else INVALID)
+                             UNAVAILABLE if not self.present(d) else INVALID)
                 continue
-            path = self.blob_path(d)
-            if not path.is_file():
+            if not self.present(d):
                 self.blob_ok[d] = False
                 self.bad("blob_missing", where, f"blob {d} is not in the store", UNAVAILABLE)
                 continue
             if self.mode == "ledger":
                 self.blob_ok[d] = True
                 continue
-            actual = hashlib.sha256(path.read_bytes()).hexdigest()
+            actual = hashlib.sha256(self.blob_path(d).read_bytes()).hexdigest()
             self.blob_ok[d] = actual == d
             if actual != d:
                 self.bad("blob_changed", where, f"blob {d[:12]}'s bytes now hash to "
@@ -219,15 +227,24 @@ class _Verifier:
         self.checked["blobs_hashed"] = 0 if self.mode == "ledger" else len(self.blob_ok)
 
     def blob_path(self, d: str) -> Path:
-        if len(d) < 3 or any(ch not in "0123456789abcdef" for ch in d):
+        if not _DIGEST.fullmatch(d):
             return self.root / "blobs" / "invalid-digest"
         return self.root / "blobs" / d[:2] / d[2:]
+
+    def present(self, d: str) -> bool:
+        """Return True when the blob file of `d` exists (one directory listing, then a set)."""
+        if self._listing is None:
+            self._listing = _blob_names(self.root / "blobs")
+        return _DIGEST.fullmatch(d) is not None and d in self._listing
 
     def blob_json(self, d: str) -> Any | None:
         if not self.blob_ok.get(d):
             return None
         try:
-            return decode_json(self.blob_path(d).read_bytes())
+            data = self.blob_path(d).read_bytes()
+            # Without a tag there is nothing to restore: json.loads gives the same value, and
+            # skips decode_json's walk over every event.
+            return decode_json(data) if b'"$' in data else json.loads(data)
         except (OSError, ValueError):
             return None
 
@@ -239,6 +256,7 @@ class _Verifier:
         plans: dict[str, list[dict[str, Any]]] = {n: [] for n in regs}
         cols = ", ".join(KEY_COLUMNS)
         n = 0
+        tagged = False  # a binding text holding a tag-like key needs the full canonical walk
         for row in self.c.execute(
                 f"SELECT id, {cols}, task_spec_digest, target_config_digest, scorer_versions, "
                 "registration_id, binding FROM administrations ORDER BY campaign, ordinal"):
@@ -246,6 +264,7 @@ class _Verifier:
             adm, key = row[0], dict(zip(KEY_COLUMNS, row[1:8], strict=True))
             spec, target, versions_text, reg, text = row[8:13]
             where = f"administration {adm}"
+            tagged = tagged or '"$' in text
             try:
                 bound = json.loads(text)
                 versions = json.loads(versions_text)
@@ -286,7 +305,7 @@ class _Verifier:
             if len(rows) != planned:
                 self.bad("scope_mismatch", f"campaign {name}", f"{len(rows)} administrations "
                          f"sealed, {planned} planned")
-            again = digest(to_plain({"campaign": name, "bindings": rows}))
+            again = _plan_digest(name, rows, tagged)
             if again != plan_digest:
                 self.bad("plan_mismatch", f"campaign {name}", f"the sealed bindings give plan "
                          f"{again[:12]}, the campaign was registered with {plan_digest[:12]}")
@@ -304,19 +323,18 @@ class _Verifier:
 
     def episodes(self) -> None:
         cols = ", ".join(f"a.{k}" for k in KEY_COLUMNS)
-        n = 0
-        for table, ident in (("episodes", "administration"), ("superseded_episodes", "id")):
+        n = self.recorded_episodes(cols)  # one streamed query, not one per episode
+        for table, ident in (("superseded_episodes", "id"),):
             for row in self.c.execute(
                     f"SELECT e.{ident}, a.id, a.scorer_versions, {cols}, e.episode_digest, "
                     "e.submission_digest, e.termination, e.measurement_failure, e.cost, "
                     "e.input_tokens, e.output_tokens, e.requests, e.tool_calls, "
                     f"e.model_attempts FROM {table} e "
-                    "JOIN administrations a ON a.id = e.administration").fetchall():
+                    "JOIN administrations a ON a.id = e.administration"):
                 n += 1
                 ref, adm, versions_text = row[0], row[1], row[2]
                 key = dict(zip(KEY_COLUMNS, row[3:10], strict=True))
-                where = f"{table} {ident}={ref}"
-                self.episode(where, key, row[10:])
+                self.episode(f"{table} {ident}={ref}", key, row[10:])
                 self.assessments(table, ref, adm, json.loads(versions_text), row[11])
         self.checked["episodes"] = n
 
@@ -350,6 +368,33 @@ class _Verifier:
                 self.bad("row_disagrees_with_evidence", where, f"{name} is {ledger!r} in the "
                          f"ledger but {evidence!r} in the episode blob")
 
+    def recorded_episodes(self, cols: str) -> int:
+        """Check every recorded episode, then its assessments, in one streamed query.
+
+        Returns how many episodes were checked.
+        """
+        n, last = 0, None
+        versions: dict[str, dict[str, str]] = {}  # parsed once per distinct text
+        for row in self.c.execute(
+                f"SELECT e.administration, a.scorer_versions, {cols}, e.episode_digest, "
+                "e.submission_digest, e.termination, e.measurement_failure, e.cost, "
+                "e.input_tokens, e.output_tokens, e.requests, e.tool_calls, e.model_attempts, "
+                "s.id, s.scorer, s.scorer_version, s.status, s.score, s.evidence_digest, "
+                "s.assessment FROM episodes e JOIN administrations a ON a.id = e.administration "
+                "LEFT JOIN assessments s ON s.administration = e.administration "
+                "ORDER BY e.administration, s.scorer, s.scorer_version"):
+            adm, versions_text = row[0], row[1]
+            if adm != last:
+                n, last = n + 1, adm
+                self.episode(f"episodes administration={adm}",
+                             dict(zip(KEY_COLUMNS, row[2:9], strict=True)), row[9:19])
+            if row[19] is None:
+                continue  # an episode without assessments
+            if versions_text not in versions:
+                versions[versions_text] = json.loads(versions_text)
+            self.assessment("assessments", adm, versions[versions_text], row[10], *row[19:])
+        return n
+
     def assessments(self, table: str, ref: Any, adm: int, versions: dict[str, str],
                     submission: str | None) -> None:
         if table == "episodes":
@@ -358,26 +403,63 @@ class _Verifier:
         else:
             q = ("SELECT id, scorer, scorer_version, status, score, evidence_digest, assessment "
                  "FROM superseded_assessments WHERE superseded=?")
-        for aid, scorer, version, status, score, evd, text in self.c.execute(q, (ref,)):
-            where = f"{table.replace('episodes', 'assessments')} id={aid} (administration {adm})"
-            if versions.get(scorer) != version:
-                self.bad("instrument_mismatch", where, f"scorer {scorer} version {version} is "
-                         f"not the sealed version {versions.get(scorer)}")
-            try:
-                body = json.loads(text)
-            except ValueError:
-                self.bad("assessment_unreadable", where, "not JSON")
-                continue
-            for name, col in (("scorer", scorer), ("scorer_version", version),
-                              ("status", status), ("score", score), ("evidence_digest", evd)):
-                if body.get(name) != col:
-                    self.bad("instrument_mismatch" if name.startswith("scorer") else
-                             "row_disagrees_with_evidence", where,
-                             f"{name} is {col!r} in the ledger but {body.get(name)!r} in the "
-                             "sealed assessment")
-            if submission is not None and evd != submission:
-                self.bad("scope_mismatch", where, f"assessed evidence {str(evd)[:12]} is not "
-                         f"the episode's submission {submission[:12]}")
+        name = table.replace("episodes", "assessments")
+        for row in self.c.execute(q, (ref,)):
+            self.assessment(name, adm, versions, submission, *row)
+
+    def assessment(self, table: str, adm: int, versions: dict[str, str], submission: str | None,
+                   aid: int, scorer: str, version: str, status: str, score: float | None,
+                   evd: str, text: str) -> None:
+        """Check one assessment against its sealed instrument, its text and its evidence."""
+        where = f"{table} id={aid} (administration {adm})"
+        if versions.get(scorer) != version:
+            self.bad("instrument_mismatch", where, f"scorer {scorer} version {version} is "
+                     f"not the sealed version {versions.get(scorer)}")
+        try:
+            body = json.loads(text)
+        except ValueError:
+            self.bad("assessment_unreadable", where, "not JSON")
+            return
+        for name, col in (("scorer", scorer), ("scorer_version", version),
+                          ("status", status), ("score", score), ("evidence_digest", evd)):
+            if body.get(name) != col:
+                self.bad("instrument_mismatch" if name.startswith("scorer") else
+                         "row_disagrees_with_evidence", where,
+                         f"{name} is {col!r} in the ledger but {body.get(name)!r} in the "
+                         "sealed assessment")
+        if submission is not None and evd != submission:
+            self.bad("scope_mismatch", where, f"assessed evidence {str(evd)[:12]} is not "
+                     f"the episode's submission {submission[:12]}")
+
+
+def _blob_names(base: Path) -> set[str]:
+    """Return the digest of every blob file under `base` (`ab/cdef...` -> `abcdef...`)."""
+    names: set[str] = set()
+    try:
+        subdirs = [e for e in os.scandir(base) if e.is_dir()]
+    except OSError:
+        return names
+    for sub in subdirs:
+        with os.scandir(sub.path) as entries:
+            names.update(sub.name + e.name for e in entries if e.is_file())
+    return names
+
+
+def _plan_digest(name: str, rows: list[dict[str, Any]], tagged: bool) -> str:
+    """Return the digest of a campaign's sealed plan, as `records.canonical.digest` gives it.
+
+    The rows are plain JSON already (parsed from the sealed texts), so without a tag-like key
+    canonical JSON is one `json.dumps`, byte-identical to the full walk (a test holds them equal).
+    """
+    doc = {"campaign": name, "bindings": rows}
+    if tagged:
+        return digest(to_plain(doc))
+    try:
+        text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                          allow_nan=False)
+    except ValueError:  # a non-finite float: the walk tags it
+        return digest(to_plain(doc))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _short(value: Any) -> str:

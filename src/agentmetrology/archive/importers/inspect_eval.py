@@ -242,13 +242,14 @@ def _walk_events(ep: ArchiveEpisode, events: list[Any]) -> list[TraceSpan]:
     """Fill actions (tool events) and executed calls (model outputs); return model-call spans."""
     calls: list[ExecutedCall] = []
     spans: list[TraceSpan] = []
+    actions = ep.events = list(ep.events)
     for i, raw in enumerate(events):
         ev = _obj(raw, f"events[{i}]")
         kind = ev.get("event")
         if kind == "tool":
             args = ev.get("arguments")
-            ep.events.append(ArchiveEvent(
-                seq=len(ep.events), kind="tool_call", name=_text(ev.get("function")) or "",
+            actions.append(ArchiveEvent(
+                seq=len(actions), kind="tool_call", name=_text(ev.get("function")) or "",
                 args=args if isinstance(args, dict) else None, result=ev.get("result"),
                 call_id=_text(ev.get("id"))))
         elif kind == "model":
