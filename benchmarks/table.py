@@ -168,10 +168,28 @@ def diagnose_grid(doc: dict[str, Any]) -> Iterator[Row]:
                f"< {doc['goal_s']} s", _machine(doc), "python benchmarks/diagnose_grid.py")
 
 
+def memory(doc: dict[str, Any]) -> Iterator[Row]:
+    """Rows of benchmarks/memory.py: wall time and peak RSS of `agm` commands at scale."""
+    mach = _machine(doc)
+    base = doc["baseline"]["peak_rss_mib"]
+    for c in doc["cases"]:
+        size = (f"{c['episodes']:,} episodes" if "spans" not in c
+                else f"{c['spans']:,} spans, {c['episodes']:,} episodes")
+        per = (f"{_num(c.get('kib_per_episode'), 2)} KiB/episode" if "spans" not in c
+               else f"{_num(c.get('kib_per_span'), 2)} KiB/span")
+        goal = (f"< {c['goal_s']} s" if "goal_s" in c else
+                "RSS beyond baseline per episode not growing with the store"
+                if "spans" not in c else "bounded: RSS per span")
+        yield _row("memory", f"`{c['case']}`, {size} (s; peak RSS {_num(c['peak_rss_mib'])} "
+                   f"MiB, baseline {_num(base)}, {per})", _num(c["wall_s"], 2), "—", "—", goal,
+                   mach, "python benchmarks/memory.py")
+
+
 SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "llm_throughput": llm_throughput, "harness": harness, "episodes": episodes,
     "episodes_vs": episodes_vs, "stats": stats, "researchops": researchops,
     "diagnose_grid": diagnose_grid,
+    "memory": memory,
 }
 COLUMNS = ("benchmark", "measure", "ours", "peer", "ratio", "goal", "machine", "command")
 
