@@ -48,3 +48,13 @@ def test_the_audit_is_the_one_computed_with_every_event_in_memory(store: Path) -
     recover_grades(held)
     assert canonical_json(audit_archive(streamed)) == canonical_json(audit_archive(held))
     assert streamed.recovery == held.recovery
+
+
+def test_an_edit_of_the_events_is_held(store: Path) -> None:
+    ep = next(e for e in load_archive(store, "agm").episodes if e.events)
+    n = len(ep.events)
+    first = ep.events[0]
+    del ep.events[0]
+    assert len(ep.events) == n - 1 and ep.events[0] != first
+    ep.events.insert(0, first)
+    assert len(ep.events) == n and ep.events[0] == first

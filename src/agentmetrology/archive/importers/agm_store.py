@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, MutableSequence, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -115,29 +115,49 @@ def ground_truth_row(row: dict[str, Any], scorer: str = "ground_truth_f1") -> di
     return None
 
 
-class StoredEvents(Sequence[ArchiveEvent]):
+class StoredEvents(MutableSequence[ArchiveEvent]):
     """An episode's events, read from its stored blob each time they are walked (never kept).
 
-    The length is known from the import, so `len` and truth tests read nothing.
+    The length is known from the import, so `len` and truth tests read nothing. A caller that
+    edits the events (a test tampering with a trajectory) gets them loaded once and held from
+    then on, so the edit stays.
     """
 
-    __slots__ = ("_blobs", "_digest", "_n")
+    __slots__ = ("_blobs", "_digest", "_held", "_n")
 
     def __init__(self, blobs: BlobStore, digest: str, n: int) -> None:
         self._blobs, self._digest, self._n = blobs, digest, n
+        self._held: list[ArchiveEvent] | None = None
 
     def _load(self) -> list[ArchiveEvent]:
+        if self._held is not None:
+            return self._held
         plain = decode_json(self._blobs.get(self._digest))  # verified against its digest
         return _events(plain.get("events") or [])
 
+    def _hold(self) -> list[ArchiveEvent]:
+        if self._held is None:
+            self._held = self._load()
+        return self._held
+
     def __len__(self) -> int:
-        return self._n
+        return self._n if self._held is None else len(self._held)
 
     def __iter__(self) -> Iterator[ArchiveEvent]:
         return iter(self._load())
 
     def __getitem__(self, index: Any) -> Any:
         return self._load()[index]
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        self._hold()[index] = value
+
+    def __delitem__(self, index: Any) -> None:
+        del self._hold()[index]
+
+    def insert(self, index: int, value: ArchiveEvent) -> None:
+        """Insert an event (the events are held in memory from then on)."""
+        self._hold().insert(index, value)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Sequence) and list(self) == list(other)
