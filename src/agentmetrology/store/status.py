@@ -20,6 +20,9 @@ from typing import Any
 from agentmetrology.records.episode import MEASUREMENT_FAILURES, EpisodeKey
 from agentmetrology.store.blobs import BlobCorruptError
 
+# Read through the key index alone (campaign, target, ...: it covers every column used here),
+# never the administrations' rows, whose sealed bindings make them large: on a big store that
+# was most of the time. The sums run in the same order as before (the index's).
 _EPISODE_COUNTS = """
 SELECT a.target,
        COUNT(*),
@@ -27,32 +30,35 @@ SELECT a.target,
        COALESCE(SUM(e.termination = 'submitted'), 0),
        COALESCE(SUM(e.termination != 'submitted' AND e.measurement_failure = 0), 0),
        COALESCE(SUM(e.measurement_failure = 1), 0),
-       COALESCE(SUM(e.administration IS NULL AND a.not_launched IS NOT NULL), 0),
        COALESCE(SUM(e.administration IS NOT NULL AND e.cost IS NULL), 0),
        TOTAL(e.cost), TOTAL(e.input_tokens), TOTAL(e.output_tokens)
 FROM administrations a LEFT JOIN episodes e ON e.administration = a.id
 WHERE a.campaign = ? GROUP BY a.target
 """
-_ATTEMPT_COUNTS = """
-SELECT a.target, t.status, COUNT(*) FROM attempts t
-JOIN administrations a ON a.id = t.administration
+# Counts only (no sum whose order could matter), so they walk the administrations in plan order
+# (the (campaign, ordinal) index, the second UNIQUE constraint), which reads the attempts
+# table in the order it was written instead of jumping about it.
+_PLAN_ORDER = "administrations a INDEXED BY sqlite_autoindex_administrations_2"
+_ATTEMPT_COUNTS = f"""
+SELECT a.target, t.status, COUNT(*) FROM {_PLAN_ORDER}
+JOIN attempts t ON a.id = t.administration
 WHERE a.campaign = ? GROUP BY a.target, t.status
 """
 # Not yet recorded, and the latest attempt ended in an execution error: an infrastructure
 # failure waiting for the next run.
-_ERRORED = """
-SELECT a.target, COUNT(*) FROM administrations a
+_ERRORED = f"""
+SELECT a.target, COUNT(*) FROM {_PLAN_ORDER}
 WHERE a.campaign = ?
   AND NOT EXISTS (SELECT 1 FROM episodes e WHERE e.administration = a.id)
   AND (SELECT t.status FROM attempts t WHERE t.administration = a.id
        ORDER BY t.id DESC LIMIT 1) = 'failed'
 GROUP BY a.target
 """
-_NOT_LAUNCHED = """
-SELECT a.not_launched, COUNT(*) FROM administrations a
+_NOT_LAUNCHED = f"""
+SELECT a.not_launched, a.target, COUNT(*) FROM {_PLAN_ORDER}
 LEFT JOIN episodes e ON e.administration = a.id
 WHERE a.campaign = ? AND e.administration IS NULL AND a.not_launched IS NOT NULL
-GROUP BY a.not_launched
+GROUP BY a.not_launched, a.target
 """
 # Billable requests of attempts without a recorded (or superseded) episode: interrupted, failed,
 # or still running. An attempt with any request of unknown cost counts once as unknown.
@@ -167,10 +173,16 @@ def campaign_status(conn: sqlite3.Connection, campaign: dict[str, Any]) -> Campa
     """Return the status of a campaign row from the ledger connection."""
     name = campaign["name"]
     per: dict[str, Counts] = {}
+    reasons: dict[str, int] = {}
+    launch: dict[str, int] = defaultdict(int)
+    for reason, target, n in conn.execute(_NOT_LAUNCHED, (name,)):
+        reasons[str(reason)] = reasons.get(str(reason), 0) + int(n)
+        launch[target] += int(n)
     for r in conn.execute(_EPISODE_COUNTS, (name,)):
         per[r[0]] = Counts(planned=r[1], done=r[2], submitted=r[3], failed_agent=r[4],
-                           failed_infra=r[5], not_launched=r[6], cost_unknown=r[7],
-                           cost=float(r[8]), input_tokens=int(r[9]), output_tokens=int(r[10]))
+                           failed_infra=r[5], not_launched=launch.get(r[0], 0),
+                           cost_unknown=r[6], cost=float(r[7]), input_tokens=int(r[8]),
+                           output_tokens=int(r[9]))
     for target, status, n in conn.execute(_ATTEMPT_COUNTS, (name,)):
         if status in ("interrupted", "failed"):
             per[target] = replace(per[target], **{f"{status}_attempts": n})
@@ -193,7 +205,6 @@ def campaign_status(conn: sqlite3.Connection, campaign: dict[str, Any]) -> Campa
     total = Counts()
     for c in per.values():
         total = total.plus(c)
-    reasons = {str(r): int(n) for r, n in conn.execute(_NOT_LAUNCHED, (name,))}
     return CampaignStatus(name, campaign["registration_id"], campaign["plan_digest"], total,
                           dict(sorted(per.items())), _scores(conn, name), reasons)
 

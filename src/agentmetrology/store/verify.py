@@ -241,10 +241,7 @@ class _Verifier:
         if not self.blob_ok.get(d):
             return None
         try:
-            data = self.blob_path(d).read_bytes()
-            # Without a tag there is nothing to restore: json.loads gives the same value, and
-            # skips decode_json's walk over every event.
-            return decode_json(data) if b'"$' in data else json.loads(data)
+            return decode_json(self.blob_path(d).read_bytes())
         except (OSError, ValueError):
             return None
 
