@@ -41,7 +41,9 @@ STATUS_GOAL_S = 2.0
 
 def measure(args: list[str], src: Path, cwd: Path) -> dict[str, Any]:
     """Run `agm ARGS` in a child process; return its wall time, peak RSS and exit code."""
-    env = dict(os.environ, PYTHONPATH=str(src), COLUMNS="160")
+    # The ledger check's memo lives in the scratch folder, so cold and warm runs are controlled.
+    env = dict(os.environ, PYTHONPATH=str(src), COLUMNS="160",
+               AGM_VERIFY_CACHE=str(cwd / "verify-memo"))
     cmd = [sys.executable, "-m", "agentmetrology.cli.main", *args]
     t0 = time.perf_counter()
     with open(cwd / "stdout.txt", "wb") as out, open(cwd / "stderr.txt", "wb") as err:
@@ -99,16 +101,20 @@ def run(work: Path, src: Path, status_n: int, audits: tuple[int, ...],
     scratch.mkdir(exist_ok=True)
     base = measure(["--version"], src, scratch)
     doc: dict[str, Any] = {"benchmark": "memory", "baseline": base, "builds": {}}
-    root, built = _store(work, status_n)
-    doc["builds"][str(status_n)] = built
-    n = _planned(root)
     cases = []
-    for extra in ([], ["--json"]):
-        c = measure(["campaign", "status", "--store", str(root), *extra], src, scratch)
-        c.update(case="campaign status" + (" --json" if extra else ""), episodes=n,
-                 goal_s=STATUS_GOAL_S, meets_goal=c["wall_s"] < STATUS_GOAL_S)
-        _beyond(c, base["peak_rss_mib"], n, "episode")
-        cases.append(c)
+    if status_n:
+        root, built = _store(work, status_n)
+        doc["builds"][str(status_n)] = built
+        n = _planned(root)
+    for extra in (([], ["--json"]) if status_n else ()):
+        # cold: the ledger check runs (and is memoised); warm: nothing changed, it is reused
+        shutil.rmtree(scratch / "verify-memo", ignore_errors=True)
+        for state in ("cold", "warm"):
+            c = measure(["campaign", "status", "--store", str(root), *extra], src, scratch)
+            c.update(case="campaign status" + (" --json" if extra else "") + f" ({state})",
+                     episodes=n, goal_s=STATUS_GOAL_S, meets_goal=c["wall_s"] < STATUS_GOAL_S)
+            _beyond(c, base["peak_rss_mib"], n, "episode")
+            cases.append(c)
     for size in audits:
         root, built = _store(work, size)
         doc["builds"][str(size)] = built
@@ -131,11 +137,11 @@ def run(work: Path, src: Path, status_n: int, audits: tuple[int, ...],
         _beyond(c, base["peak_rss_mib"], info["spans"], "span")
         cases.append(c)
     doc["cases"] = cases
-    audits = [c for c in cases if c["case"] == "archive audit --format agm"]
-    per = [c["kib_per_episode"] for c in audits]
-    # Bounded: RSS beyond the baseline per episode does not grow with the store.
-    doc["audit_memory_sublinear"] = len(per) > 1 and per[-1] <= per[0]
     return doc
+
+
+def _case_id(c: dict[str, Any]) -> tuple[Any, ...]:
+    return (c["case"], c.get("episodes"), c.get("spans"))
 
 
 def _revision(src: Path) -> str | None:
@@ -154,8 +160,10 @@ def main() -> None:
                     help="source tree to measure (default: this checkout's src/)")
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--status-episodes", type=int, default=STATUS_EPISODES)
-    ap.add_argument("--audit-episodes", type=int, nargs="+", default=list(AUDIT_EPISODES))
-    ap.add_argument("--spans", type=int, nargs="+", default=list(SPANS))
+    ap.add_argument("--audit-episodes", type=int, nargs="*", default=list(AUDIT_EPISODES))
+    ap.add_argument("--spans", type=int, nargs="*", default=list(SPANS))
+    ap.add_argument("--merge", action="store_true",
+                    help="keep the other cases of an existing result file (a run in parts)")
     args = ap.parse_args()
     sys.path.insert(0, str(HERE))
     doc = run(args.work, args.src.resolve(), args.status_episodes, tuple(args.audit_episodes),
@@ -163,6 +171,19 @@ def main() -> None:
     doc.update(source=str(args.src), revision=_revision(HERE.parent),
                python=sys.version.split()[0], machine=platform.machine(),
                cpus=os.cpu_count(), uptime=_uptime())
+    if args.merge and args.out.exists():
+        old = json.loads(args.out.read_text())
+        mine = {_case_id(c) for c in doc["cases"]}
+        doc["cases"] = [c for c in old.get("cases", []) if _case_id(c) not in mine] + doc["cases"]
+        doc["builds"] = {**old.get("builds", {}), **doc["builds"]}
+        for key in ("before", "profile"):
+            if key in old:
+                doc[key] = old[key]
+    audits = sorted((c for c in doc["cases"] if c["case"] == "archive audit --format agm"),
+                    key=lambda c: c["episodes"])
+    per = [c["kib_per_episode"] for c in audits]
+    # Bounded: RSS beyond the baseline per episode does not grow with the store.
+    doc["audit_memory_sublinear"] = len(per) > 1 and per[-1] <= per[0]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(doc, indent=2) + "\n")
     print(json.dumps(doc, indent=2))
