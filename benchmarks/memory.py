@@ -4,7 +4,10 @@ Each case runs the real command line (`python -m agentmetrology.cli.main ...`) i
 process and reads the child's own peak resident set from `os.wait4` (ru_maxrss, the kernel's
 high-water mark of that process alone); the baseline is a bare `agm --version` (the interpreter
 and the CLI's imports). Cases and goals:
-- `agm campaign status --store S` and `--json` on a 100,000-episode store: under 2 s each.
+- `agm campaign status --store S` and `--json` on a 100,000-episode store: under 2 s each,
+  cold (the store's ledger check runs and is memoised, see store/verify_memo.py) and warm (the
+  memo is reused: nothing changed). CPU time is reported beside wall time: on a shared machine
+  wall time mostly measures the other processes.
 - `agm archive audit S --format agm --out D` on 10,000 / 25,000 / 50,000-episode stores:
   bounded memory, read as peak RSS beyond the baseline per episode, which must not grow with
   the store (the audit keeps per-episode summaries, never every episode's events at once).

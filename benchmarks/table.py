@@ -180,9 +180,21 @@ def memory(doc: dict[str, Any]) -> Iterator[Row]:
         goal = (f"< {c['goal_s']} s" if "goal_s" in c else
                 "RSS beyond baseline per episode not growing with the store"
                 if "spans" not in c else "bounded: RSS per span")
-        yield _row("memory", f"`{c['case']}`, {size} (s; peak RSS {_num(c['peak_rss_mib'])} "
-                   f"MiB, baseline {_num(base)}, {per})", _num(c["wall_s"], 2), "—", "—", goal,
-                   mach, "python benchmarks/memory.py")
+        yield _row("memory", f"`{c['case']}`, {size} (wall s; CPU {_num(c['cpu_s'], 2)} s; "
+                   f"peak RSS {_num(c['peak_rss_mib'])} MiB, `agm --version` "
+                   f"{_num(base)} MiB; {per})", _num(c["wall_s"], 2),
+                   _before(doc, c), "—", goal, mach, "python benchmarks/memory.py")
+
+
+def _before(doc: dict[str, Any], case: dict[str, Any]) -> str:
+    """Return the measurement of the same case before the change, when the result has one."""
+    for b in doc.get("before", {}).get("cases", []):
+        if b["case"] == case["case"].replace(" (cold)", "").replace(" (warm)", "") \
+                and b.get("episodes") == case.get("episodes"):
+            return (f"before: {_num(b['wall_s'], 1)} s wall, "
+                    + (f"{_num(b['cpu_s'], 1)} s CPU, " if b.get("cpu_s") is not None else "")
+                    + f"{_num(b['peak_rss_mib'])} MiB")
+    return "—"
 
 
 SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {

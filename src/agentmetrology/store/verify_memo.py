@@ -46,11 +46,17 @@ def _stat_line(name: str, st: os.stat_result) -> str:
 
 
 def fingerprint(root: Path) -> str:
-    """Return the digest of everything the ledger check reads, as file metadata (see above)."""
+    """Return the digest of everything the ledger check reads, as file metadata (see above).
+
+    Empty when the checking code's files cannot be read (then nothing is memoised).
+    """
     h = hashlib.sha256(f"{FORMAT}|{__version__}\n".encode())
     here = Path(__file__).parent
-    for name in _CODE:
-        h.update(hashlib.sha256((here / name).read_bytes()).digest())
+    try:
+        for name in _CODE:
+            h.update(hashlib.sha256((here / name).read_bytes()).digest())
+    except OSError:
+        return ""  # the checking code cannot be identified: no memo
     for name in (LEDGER_FILE, LEDGER_FILE + "-wal"):
         try:
             st = os.stat(root / name)
@@ -80,7 +86,7 @@ def _memo_path(folder: Path, root: Path) -> Path:
 def lookup(root: Path, key: str, reopen: Reopen | None) -> dict[str, Any] | None:
     """Return the memoised check of `root` for fingerprint `key`, or None (a miss)."""
     folder = memo_dir()
-    if folder is None:
+    if folder is None or not key:
         return None
     try:
         doc = json.loads(_memo_path(folder, root).read_text(encoding="utf-8"))
@@ -99,7 +105,7 @@ def store(root: Path, key: str, reopened: list[tuple[str, str, str, str | None]]
           qualification: dict[str, Any]) -> None:
     """Keep a check's result for fingerprint `key` (silently skipped if the cache is unwritable)."""
     folder = memo_dir()
-    if folder is None:
+    if folder is None or not key:
         return
     path = _memo_path(folder, root)
     doc = {"format": FORMAT, "store": str(root.resolve()), "key": key,
