@@ -66,3 +66,11 @@ def test_plan_digest_fast_path_is_the_canonical_digest(details: dict) -> None:  
              "details": details} for i in range(3)]
     tagged = '"$' in json.dumps(details)
     assert _plan_digest("c", rows, tagged) == digest(to_plain({"campaign": "c", "bindings": rows}))
+
+
+def test_the_store_check_streams_its_rows() -> None:
+    """Every query of the verifier is iterated, never fetched whole (memory stays flat)."""
+    import inspect
+
+    from agentmetrology.store import verify
+    assert "fetchall" not in inspect.getsource(verify)
