@@ -177,7 +177,10 @@ def main() -> None:
     if args.merge and args.out.exists():
         old = json.loads(args.out.read_text())
         mine = {_case_id(c) for c in doc["cases"]}
-        doc["cases"] = [c for c in old.get("cases", []) if _case_id(c) not in mine] + doc["cases"]
+        doc["cases"] = sorted(
+            [c for c in old.get("cases", []) if _case_id(c) not in mine] + doc["cases"],
+            key=lambda c: (not c["case"].startswith("campaign"), c["case"],
+                           c.get("spans") or 0, c.get("episodes") or 0))
         doc["builds"] = {**old.get("builds", {}), **doc["builds"]}
         for key in ("before", "profile"):
             if key in old:
