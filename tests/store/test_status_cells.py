@@ -72,5 +72,6 @@ def test_the_store_check_streams_its_rows() -> None:
     """Every query of the verifier is iterated, never fetched whole (memory stays flat)."""
     import inspect
 
-    from agentmetrology.store import verify
-    assert "fetchall" not in inspect.getsource(verify)
+    from agentmetrology.store import verify, verify_episodes
+    for module in (verify, verify_episodes):
+        assert "fetchall" not in inspect.getsource(module)

@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrology.records.canonical import decode_json, digest, to_plain
-from agentmetrology.records.episode import MEASUREMENT_FAILURES
 from agentmetrology.store.chain import (
     GENESIS,
     MIGRATED_META,
@@ -48,9 +47,9 @@ from agentmetrology.store.qualify import (
     Qualification,
     worst,
 )
+from agentmetrology.store.verify_episodes import KEY_COLUMNS, EpisodeChecks, short_text
 
 LEDGER_FILE = "ledger.sqlite"
-KEY_COLUMNS = ("campaign", "target", "task", "seed", "condition", "level", "repeat")
 _BINDING_KEYS = {"key", "registration_id", "seed", "task_spec_digest", "target_config_digest",
                  "scorer_versions"}
 # (environment, task, profile) -> the task specification digest now, or None if not installed
@@ -93,7 +92,7 @@ def verify_store(root: str | Path, *, mode: str = "full",
         return _Verifier(root, c, mode, reopen).run()
 
 
-class _Verifier:
+class _Verifier(EpisodeChecks):
     def __init__(self, root: Path, c: sqlite3.Connection, mode: str,
                  reopen: Reopen | None) -> None:
         self.root, self.c, self.mode, self.reopen = root, c, mode, reopen
@@ -280,8 +279,8 @@ class _Verifier:
                        reg))
             for kind, name, sealed, now in checks:
                 if sealed != now:
-                    self.bad(kind, where, f"sealed {name} {_short(sealed)} but the ledger "
-                             f"says {_short(now)}")
+                    self.bad(kind, where, f"sealed {name} {short_text(sealed)} but the ledger "
+                             f"says {short_text(now)}")
             campaign = regs.get(key["campaign"])
             if campaign is None:
                 self.bad("registration_mismatch", where, f"campaign {key['campaign']!r} is "
@@ -316,118 +315,7 @@ class _Verifier:
             "specifications_reopened", 0) + (now is not None)
         if now is not None and now != sealed:
             self.bad("specification_mismatch", where, f"task {task} of {env} now has "
-                     f"specification {now[:12]}, sealed {_short(sealed)}")
-
-    def episodes(self) -> None:
-        cols = ", ".join(f"a.{k}" for k in KEY_COLUMNS)
-        n = self.recorded_episodes(cols)  # one streamed query, not one per episode
-        for table, ident in (("superseded_episodes", "id"),):
-            for row in self.c.execute(
-                    f"SELECT e.{ident}, a.id, a.scorer_versions, {cols}, e.episode_digest, "
-                    "e.submission_digest, e.termination, e.measurement_failure, e.cost, "
-                    "e.input_tokens, e.output_tokens, e.requests, e.tool_calls, "
-                    f"e.model_attempts FROM {table} e "
-                    "JOIN administrations a ON a.id = e.administration"):
-                n += 1
-                ref, adm, versions_text = row[0], row[1], row[2]
-                key = dict(zip(KEY_COLUMNS, row[3:10], strict=True))
-                self.episode(f"{table} {ident}={ref}", key, row[10:])
-                self.assessments(table, ref, adm, json.loads(versions_text), row[11])
-        self.checked["episodes"] = n
-
-    def episode(self, where: str, key: dict[str, Any], row: tuple[Any, ...]) -> None:
-        ep_digest, sub_digest, term, mfail, cost, tin, tout, requests, tools, attempts = row
-        plain = self.blob_json(ep_digest)
-        if not isinstance(plain, dict):
-            return  # missing or changed: already a problem
-        if plain.get("key") != key:
-            self.bad("scope_mismatch", where, f"the episode blob {ep_digest[:12]} belongs to "
-                     f"{_key_text(plain.get('key'))}, not to {_key_text(key)}")
-            return
-        recorded = (plain.get("digests") or {}).get("submission")
-        if recorded is not None and sub_digest is not None and recorded != sub_digest:
-            self.bad("scope_mismatch", where, f"submission {sub_digest[:12]} is not the one "
-                     f"the episode recorded ({recorded[:12]})")
-        usage = plain.get("usage") or {}
-        atts = usage.get("attempts") or []
-        costs = [a.get("cost") for a in atts]
-        kind = str((plain.get("termination") or {}).get("kind", ""))
-        facts = (("termination", kind, term),
-                 ("measurement_failure", int(kind in MEASUREMENT_FAILURES), mfail),
-                 ("cost", None if any(c is None for c in costs) else float(sum(costs)), cost),
-                 ("input_tokens", sum(a.get("input_tokens") or 0 for a in atts), tin),
-                 ("output_tokens", sum(a.get("output_tokens") or 0 for a in atts), tout),
-                 ("requests", int(usage.get("requests") or 0), requests),
-                 ("tool_calls", int(usage.get("tool_calls") or 0), tools),
-                 ("model_attempts", len(atts), attempts))
-        for name, evidence, ledger in facts:
-            if evidence != ledger:
-                self.bad("row_disagrees_with_evidence", where, f"{name} is {ledger!r} in the "
-                         f"ledger but {evidence!r} in the episode blob")
-
-    def recorded_episodes(self, cols: str) -> int:
-        """Check every recorded episode, then its assessments, in one streamed query.
-
-        Returns how many episodes were checked.
-        """
-        n, last = 0, None
-        versions: dict[str, dict[str, str]] = {}  # parsed once per distinct text
-        for row in self.c.execute(
-                f"SELECT e.administration, a.scorer_versions, {cols}, e.episode_digest, "
-                "e.submission_digest, e.termination, e.measurement_failure, e.cost, "
-                "e.input_tokens, e.output_tokens, e.requests, e.tool_calls, e.model_attempts, "
-                "s.id, s.scorer, s.scorer_version, s.status, s.score, s.evidence_digest, "
-                "s.assessment FROM episodes e JOIN administrations a ON a.id = e.administration "
-                "LEFT JOIN assessments s ON s.administration = e.administration "
-                "ORDER BY e.administration, s.scorer, s.scorer_version"):
-            adm, versions_text = row[0], row[1]
-            if adm != last:
-                n, last = n + 1, adm
-                self.episode(f"episodes administration={adm}",
-                             dict(zip(KEY_COLUMNS, row[2:9], strict=True)), row[9:19])
-            if row[19] is None:
-                continue  # an episode without assessments
-            if versions_text not in versions:
-                versions[versions_text] = json.loads(versions_text)
-            self.assessment("assessments", adm, versions[versions_text], row[10], *row[19:])
-        return n
-
-    def assessments(self, table: str, ref: Any, adm: int, versions: dict[str, str],
-                    submission: str | None) -> None:
-        if table == "episodes":
-            q = ("SELECT id, scorer, scorer_version, status, score, evidence_digest, assessment "
-                 "FROM assessments WHERE administration=?")
-        else:
-            q = ("SELECT id, scorer, scorer_version, status, score, evidence_digest, assessment "
-                 "FROM superseded_assessments WHERE superseded=?")
-        name = table.replace("episodes", "assessments")
-        for row in self.c.execute(q, (ref,)):
-            self.assessment(name, adm, versions, submission, *row)
-
-    def assessment(self, table: str, adm: int, versions: dict[str, str], submission: str | None,
-                   aid: int, scorer: str, version: str, status: str, score: float | None,
-                   evd: str, text: str) -> None:
-        """Check one assessment against its sealed instrument, its text and its evidence."""
-        where = f"{table} id={aid} (administration {adm})"
-        if versions.get(scorer) != version:
-            self.bad("instrument_mismatch", where, f"scorer {scorer} version {version} is "
-                     f"not the sealed version {versions.get(scorer)}")
-        try:
-            body = json.loads(text)
-        except ValueError:
-            self.bad("assessment_unreadable", where, "not JSON")
-            return
-        for name, col in (("scorer", scorer), ("scorer_version", version),
-                          ("status", status), ("score", score), ("evidence_digest", evd)):
-            if body.get(name) != col:
-                self.bad("instrument_mismatch" if name.startswith("scorer") else
-                         "row_disagrees_with_evidence", where,
-                         f"{name} is {col!r} in the ledger but {body.get(name)!r} in the "
-                         "sealed assessment")
-        if submission is not None and evd != submission:
-            self.bad("scope_mismatch", where, f"assessed evidence {str(evd)[:12]} is not "
-                     f"the episode's submission {submission[:12]}")
-
+                     f"specification {now[:12]}, sealed {short_text(sealed)}")
 
 def _blob_names(base: Path) -> set[str]:
     """Return the digest of every blob file under `base` (`ab/cdef...` -> `abcdef...`)."""
@@ -457,14 +345,3 @@ def _plan_digest(name: str, rows: list[dict[str, Any]], tagged: bool) -> str:
     except ValueError:  # a non-finite float: the walk tags it
         return digest(to_plain(doc))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def _short(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
-    return text[:12] if isinstance(value, str) and len(text) == 64 else text[:80]
-
-
-def _key_text(key: Any) -> str:
-    if not isinstance(key, dict):
-        return "an unknown administration"
-    return "/".join(str(key.get(k)) for k in KEY_COLUMNS)

@@ -28,7 +28,7 @@ from agentmetrology import __version__
 MEMO_ENV = "AGM_VERIFY_CACHE"
 FORMAT = 1
 LEDGER_FILE = "ledger.sqlite"
-_CODE = ("verify.py", "chain.py", "qualify.py", "verify_memo.py")
+_CODE = ("verify.py", "verify_episodes.py", "chain.py", "qualify.py", "verify_memo.py")
 Reopen = Callable[[str, str, str], str | None]
 
 
