@@ -210,6 +210,35 @@ def rl_adapters(doc: dict[str, Any]) -> Iterator[Row]:
                    f"{_num(doc[f'{name}_over_runner'], 2)}x the runner's time", "", mach, cmd)
 
 
+def memory(doc: dict[str, Any]) -> Iterator[Row]:
+    """Rows of benchmarks/memory.py: wall time and peak RSS of `agm` commands at scale."""
+    mach = _machine(doc)
+    base = doc["baseline"]["peak_rss_mib"]
+    for c in doc["cases"]:
+        size = (f"{c['episodes']:,} episodes" if "spans" not in c
+                else f"{c['spans']:,} spans, {c['episodes']:,} episodes")
+        per = (f"{_num(c.get('kib_per_episode'), 2)} KiB/episode" if "spans" not in c
+               else f"{_num(c.get('kib_per_span'), 2)} KiB/span")
+        goal = (f"< {c['goal_s']} s" if "goal_s" in c else
+                "RSS beyond baseline per episode not growing with the store"
+                if "spans" not in c else "bounded: RSS per span")
+        yield _row("memory", f"`{c['case']}`, {size} (wall s; CPU {_num(c['cpu_s'], 2)} s; "
+                   f"peak RSS {_num(c['peak_rss_mib'])} MiB, `agm --version` "
+                   f"{_num(base)} MiB; {per})", _num(c["wall_s"], 2),
+                   _before(doc, c), "—", goal, mach, "python benchmarks/memory.py")
+
+
+def _before(doc: dict[str, Any], case: dict[str, Any]) -> str:
+    """Return the measurement of the same case before the change, when the result has one."""
+    for b in doc.get("before", {}).get("cases", []):
+        if b["case"] == case["case"].replace(" (cold)", "").replace(" (warm)", "") \
+                and b.get("episodes") == case.get("episodes"):
+            return (f"before: {_num(b['wall_s'], 1)} s wall, "
+                    + (f"{_num(b['cpu_s'], 1)} s CPU, " if b.get("cpu_s") is not None else "")
+                    + f"{_num(b['peak_rss_mib'])} MiB")
+    return "—"
+
+
 SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "llm_throughput": llm_throughput, "harness": harness, "episodes": episodes,
     "score_memory": score_memory,
@@ -217,6 +246,7 @@ SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "diagnose_grid": diagnose_grid,
     "rl_adapters": rl_adapters,
     "llm_campaign_ray": llm_campaign_ray,
+    "memory": memory,
 }
 COLUMNS = ("benchmark", "measure", "ours", "peer", "ratio", "goal", "machine", "command")
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrology.run.campaign.plan import task_spec_digest
+from agentmetrology.store import verify_memo
 from agentmetrology.store.verify import verify_store
 
 
@@ -29,9 +30,31 @@ def reopened_spec_digest(environment: str, task: str, profile: str) -> str | Non
 def qualify_store(path: Path, mode: str = "full") -> dict[str, Any]:
     """Return the JSON qualification of the store at `path` for a report (store by name).
 
-    Raises store.verify.NotAStoreError when `path` holds no readable ledger.
+    The cheap `ledger` check is memoised while nothing it read has changed (store.verify_memo);
+    the full and hash-only checks always run. Raises store.verify.NotAStoreError when `path`
+    holds no readable ledger.
     """
-    q = verify_store(path, mode=mode, reopen=reopened_spec_digest)
-    doc = q.to_json()
-    doc["store"] = Path(path).name  # reports are byte-identical wherever the store lives
+    root = Path(path)
+    doc = _ledger_check(root) if mode == "ledger" else \
+        verify_store(root, mode=mode, reopen=reopened_spec_digest).to_json()
+    doc["store"] = root.name  # reports are byte-identical wherever the store lives
+    return doc
+
+
+def _ledger_check(root: Path) -> dict[str, Any]:
+    """Return the ledger check's JSON: memoised, or run (and memoised if the store held still)."""
+    key = verify_memo.fingerprint(root)
+    hit = verify_memo.lookup(root, key, reopened_spec_digest)
+    if hit is not None:
+        return dict(hit)
+    reopened: dict[tuple[str, str, str], str | None] = {}
+
+    def reopen(environment: str, task: str, profile: str) -> str | None:
+        sealed = reopened_spec_digest(environment, task, profile)
+        reopened[(environment, task, profile)] = sealed
+        return sealed
+
+    doc = verify_store(root, mode="ledger", reopen=reopen).to_json()
+    if verify_memo.fingerprint(root) == key:  # nothing was written while the check ran
+        verify_memo.store(root, key, [(*k, v) for k, v in reopened.items()], doc)
     return doc

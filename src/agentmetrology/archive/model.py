@@ -6,6 +6,7 @@ Every importer produces these records; every analysis reads only these. A grade 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
@@ -84,7 +85,8 @@ class ArchiveEpisode:
     scaffold: str = ""
     run: str = ""
     trial: int = 0
-    events: list[ArchiveEvent] = field(default_factory=list)
+    # A list, or a sequence read from stored evidence on demand (an agm store's episodes).
+    events: Sequence[ArchiveEvent] = field(default_factory=list)
     executed_calls: list[ExecutedCall] | None = None
     grade: StoredGrade | None = None
     stored_score: float | None = None  # the number the archive wrote (ungraded rows may hold 0)

@@ -27,7 +27,7 @@ from agentmetrology.run.campaign import (
 from agentmetrology.run.campaign.backends import BACKENDS, BackendError
 from agentmetrology.run.campaign.execute import Progress as RunProgress
 from agentmetrology.run.campaign.ray_cluster import RayOptions, connect, import_ray
-from agentmetrology.run.export import Cell, CellScore, cell_scores, export_rows
+from agentmetrology.run.export import Cell, CellScore
 from agentmetrology.store import (
     CampaignMismatchError,
     CampaignStatus,
@@ -38,6 +38,7 @@ from agentmetrology.store import (
 )
 from agentmetrology.store.blobs import BlobError
 from agentmetrology.store.qualify import banner
+from agentmetrology.store.status import cell_counts
 
 campaign_app = typer.Typer(help="Run resumable campaigns into an evidence store.",
                            no_args_is_help=True, add_completion=False,
@@ -235,11 +236,16 @@ def status(
 
 
 def _cells(st: EvidenceStore, names: list[str]) -> dict[str, dict[Cell, dict[str, CellScore]]]:
-    """Return each campaign's scores per target × level × condition (from its export rows)."""
+    """Return each campaign's scores per target × level × condition (the export's numbers).
+
+    Streamed from the ledger in one query per campaign (`store.status.cell_counts`), not
+    through one export row per episode.
+    """
     out = {}
     for name in names:
         try:
-            out[name] = cell_scores(export_rows(st, [name]))
+            out[name] = {cell: {sc: CellScore(c.n, c.excluded, c.total) for sc, c in per.items()}
+                         for cell, per in cell_counts(st.ledger.conn, name).items()}
         except BlobError as exc:  # a binding that no longer matches its digest
             _say(f"{name}: scores per level and condition not shown: {exc}", "red")
     return out

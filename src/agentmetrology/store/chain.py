@@ -62,11 +62,15 @@ def columns(c: sqlite3.Connection, table: str) -> tuple[str, ...]:
     return cols
 
 
+# One encoder for every row: `json.dumps` with these options builds a new one per call, which
+# was a fifth of the cost of checking a row. The text is the same.
+_ROW_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                             allow_nan=True).encode
+
+
 def content_digest(table: str, ref: str, values: dict[str, Any]) -> str:
     """Return the sha256 of a row's content (table, identity and every digested column)."""
-    text = json.dumps([table, ref, values], sort_keys=True, separators=(",", ":"),
-                      ensure_ascii=False, allow_nan=True)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(_ROW_JSON([table, ref, values]).encode("utf-8")).hexdigest()
 
 
 def next_head(head: str, table: str, ref: str, row_digest: str | None) -> str:

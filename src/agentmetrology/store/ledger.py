@@ -25,7 +25,7 @@ from agentmetrology.store.chain import (
     seal_rows,
 )
 from agentmetrology.store.evidence import EpisodeEvidence
-from agentmetrology.store.schema import SCHEMA, SCHEMA_VERSION
+from agentmetrology.store.schema import SCHEMA, SCHEMA_VERSION, WRITER_INDEXES
 from agentmetrology.store.supersede import supersede_measurement_failures, superseded_episodes
 
 KEY_COLUMNS = ("campaign", "target", "task", "seed", "condition", "level", "repeat")
@@ -117,7 +117,8 @@ class Ledger:
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.execute("PRAGMA foreign_keys=ON")
         with self.transaction():
-            for stmt in [*SCHEMA.split(";"), CHAIN_SCHEMA]:
+            indexes = [] if readonly else WRITER_INDEXES.split(";")
+            for stmt in [*SCHEMA.split(";"), CHAIN_SCHEMA, *indexes]:
                 if stmt.strip():
                     self.conn.execute(stmt)
             row = self.conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()

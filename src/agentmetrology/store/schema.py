@@ -199,3 +199,16 @@ CREATE TABLE IF NOT EXISTS case_uses (
     used_at TEXT NOT NULL
 );
 """
+
+# Read-side indexes, created when a writer opens the ledger (a store opened only for reading
+# works without them, more slowly). `assessments_verdicts` covers what status, its cells and
+# the viewer read of every assessment, in the order of the UNIQUE index (so sums run in the
+# same order), without reading the assessment rows, which carry their full JSON text;
+# `administrations_revisions` gives the task revisions of score rows (a set) without reading
+# the administrations' rows. Indexes are not rows: the hash chain does not see them.
+WRITER_INDEXES = """
+CREATE INDEX IF NOT EXISTS assessments_verdicts
+    ON assessments(administration, scorer, scorer_version, status, score);
+CREATE INDEX IF NOT EXISTS administrations_revisions
+    ON administrations(campaign, target, task_spec_digest)
+"""

@@ -10,11 +10,19 @@ the episode.
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from agentmetrology.records.episode import MEASUREMENT_FAILURES, EpisodeKey
+from agentmetrology.store.blobs import BlobCorruptError
+
+# Read through the key index alone (campaign, target, ...: it covers every column used here),
+# never the administrations' rows, whose sealed bindings make them large: on a big store that
+# was most of the time. The sums run in the same order as before (the index's).
 _EPISODE_COUNTS = """
 SELECT a.target,
        COUNT(*),
@@ -22,32 +30,35 @@ SELECT a.target,
        COALESCE(SUM(e.termination = 'submitted'), 0),
        COALESCE(SUM(e.termination != 'submitted' AND e.measurement_failure = 0), 0),
        COALESCE(SUM(e.measurement_failure = 1), 0),
-       COALESCE(SUM(e.administration IS NULL AND a.not_launched IS NOT NULL), 0),
        COALESCE(SUM(e.administration IS NOT NULL AND e.cost IS NULL), 0),
        TOTAL(e.cost), TOTAL(e.input_tokens), TOTAL(e.output_tokens)
 FROM administrations a LEFT JOIN episodes e ON e.administration = a.id
 WHERE a.campaign = ? GROUP BY a.target
 """
-_ATTEMPT_COUNTS = """
-SELECT a.target, t.status, COUNT(*) FROM attempts t
-JOIN administrations a ON a.id = t.administration
+# Counts only (no sum whose order could matter), so they walk the administrations in plan order
+# (the (campaign, ordinal) index, the second UNIQUE constraint), which reads the attempts
+# table in the order it was written instead of jumping about it.
+_PLAN_ORDER = "administrations a INDEXED BY sqlite_autoindex_administrations_2"
+_ATTEMPT_COUNTS = f"""
+SELECT a.target, t.status, COUNT(*) FROM {_PLAN_ORDER}
+JOIN attempts t ON a.id = t.administration
 WHERE a.campaign = ? GROUP BY a.target, t.status
 """
 # Not yet recorded, and the latest attempt ended in an execution error: an infrastructure
 # failure waiting for the next run.
-_ERRORED = """
-SELECT a.target, COUNT(*) FROM administrations a
+_ERRORED = f"""
+SELECT a.target, COUNT(*) FROM {_PLAN_ORDER}
 WHERE a.campaign = ?
   AND NOT EXISTS (SELECT 1 FROM episodes e WHERE e.administration = a.id)
   AND (SELECT t.status FROM attempts t WHERE t.administration = a.id
        ORDER BY t.id DESC LIMIT 1) = 'failed'
 GROUP BY a.target
 """
-_NOT_LAUNCHED = """
-SELECT a.not_launched, COUNT(*) FROM administrations a
+_NOT_LAUNCHED = f"""
+SELECT a.not_launched, a.target, COUNT(*) FROM {_PLAN_ORDER}
 LEFT JOIN episodes e ON e.administration = a.id
 WHERE a.campaign = ? AND e.administration IS NULL AND a.not_launched IS NOT NULL
-GROUP BY a.not_launched
+GROUP BY a.not_launched, a.target
 """
 # Billable requests of attempts without a recorded (or superseded) episode: interrupted, failed,
 # or still running. An attempt with any request of unknown cost counts once as unknown.
@@ -162,10 +173,16 @@ def campaign_status(conn: sqlite3.Connection, campaign: dict[str, Any]) -> Campa
     """Return the status of a campaign row from the ledger connection."""
     name = campaign["name"]
     per: dict[str, Counts] = {}
+    reasons: dict[str, int] = {}
+    launch: dict[str, int] = defaultdict(int)
+    for reason, target, n in conn.execute(_NOT_LAUNCHED, (name,)):
+        reasons[str(reason)] = reasons.get(str(reason), 0) + int(n)
+        launch[target] += int(n)
     for r in conn.execute(_EPISODE_COUNTS, (name,)):
         per[r[0]] = Counts(planned=r[1], done=r[2], submitted=r[3], failed_agent=r[4],
-                           failed_infra=r[5], not_launched=r[6], cost_unknown=r[7],
-                           cost=float(r[8]), input_tokens=int(r[9]), output_tokens=int(r[10]))
+                           failed_infra=r[5], not_launched=launch.get(r[0], 0),
+                           cost_unknown=r[6], cost=float(r[7]), input_tokens=int(r[8]),
+                           output_tokens=int(r[9]))
     for target, status, n in conn.execute(_ATTEMPT_COUNTS, (name,)):
         if status in ("interrupted", "failed"):
             per[target] = replace(per[target], **{f"{status}_attempts": n})
@@ -188,7 +205,6 @@ def campaign_status(conn: sqlite3.Connection, campaign: dict[str, Any]) -> Campa
     total = Counts()
     for c in per.values():
         total = total.plus(c)
-    reasons = {str(r): int(n) for r, n in conn.execute(_NOT_LAUNCHED, (name,))}
     return CampaignStatus(name, campaign["registration_id"], campaign["plan_digest"], total,
                           dict(sorted(per.items())), _scores(conn, name), reasons)
 
@@ -212,3 +228,81 @@ def _scores(conn: sqlite3.Connection, name: str) -> dict[str, dict[str, dict[str
             s["scored"] = scored
             out[target][scorer] = s
     return out
+
+
+# One row per assessment of each recorded episode (a row with null scorer when it has none), in
+# plan order and, within an episode, in the order the ledger lists its assessments.
+_CELL_ROWS = """
+SELECT a.id, a.campaign, a.target, a.task, a.seed, a.condition, a.level, a.repeat,
+       a.binding, a.binding_digest, e.termination, s.scorer, s.status, s.score
+FROM administrations a JOIN episodes e ON e.administration = a.id
+LEFT JOIN assessments s ON s.administration = a.id
+WHERE a.campaign = ? ORDER BY a.ordinal, s.scorer, s.scorer_version
+"""
+_CELL_SCORERS = """
+SELECT DISTINCT s.scorer FROM assessments s JOIN episodes e ON e.administration = s.administration
+JOIN administrations a ON a.id = s.administration WHERE a.campaign = ?
+"""
+UNMEASURED = frozenset({"UNKNOWN", "INVALID"})
+CHUNK = 2000  # rows fetched at a time: memory holds one chunk, never the whole campaign
+
+Cell = tuple[str, str, str]  # target, level, condition
+
+
+@dataclass
+class CellCount:
+    """One scorer in one (target, level, condition) cell: recorded, excluded, sum of scores."""
+
+    n: int = 0
+    excluded: int = 0
+    total: float = 0.0
+
+
+def _episode_scores(conn: sqlite3.Connection, campaign: str
+                    ) -> Iterator[tuple[Cell, dict[str, float | None]]]:
+    """Yield (cell, {scorer: measured score or None}) per recorded episode, in plan order.
+
+    A binding that no longer hashes to its digest raises BlobCorruptError, as reading it
+    through `EvidenceStore.binding` does.
+    """
+    cur = conn.execute(_CELL_ROWS, (campaign,))
+    current: int | None = None
+    cell: Cell = ("", "", "")
+    scores: dict[str, float | None] = {}
+    while rows := cur.fetchmany(CHUNK):
+        for (adm, *key, text, expected, term, scorer, status, score) in rows:
+            if adm != current:
+                if current is not None:
+                    yield cell, scores
+                current, cell, scores = adm, (key[1], key[5], key[4]), {}
+                if hashlib.sha256(text.encode("utf-8")).hexdigest() != expected:
+                    raise BlobCorruptError(f"the bindings of {EpisodeKey(*key)} no longer hash "
+                                           f"to {expected}")
+            if scorer is not None:  # a measurement failure or unmeasured status has no score
+                measured = term not in MEASUREMENT_FAILURES and status not in UNMEASURED
+                scores[str(scorer)] = score if measured else None
+    if current is not None:
+        yield cell, scores
+
+
+def cell_counts(conn: sqlite3.Connection, campaign: str) -> dict[Cell, dict[str, CellCount]]:
+    """Return per (target, level, condition), sorted, and per scorer: n, excluded, score sum.
+
+    The same numbers as `run.export.cell_scores(export_rows(...))` (a test holds them equal),
+    streamed from one query: every recorded episode counts once for every scorer of the
+    campaign; a score that was not measured (measurement failure, UNKNOWN, INVALID, null, or
+    no assessment by that scorer) is excluded. Scores are summed in plan order.
+    """
+    names = sorted(str(r[0]) for r in conn.execute(_CELL_SCORERS, (campaign,)))
+    out: dict[Cell, dict[str, CellCount]] = {}
+    for cell, scores in _episode_scores(conn, campaign):
+        per = out.setdefault(cell, {})
+        for sc in names:
+            c = per.setdefault(sc, CellCount())
+            c.n += 1
+            value = scores.get(sc)
+            if value is None:
+                c.excluded += 1
+            else:
+                c.total += float(value)
+    return dict(sorted(out.items()))

@@ -13,12 +13,16 @@
   name and version) is the sealed one and its text agrees with its columns; optionally the task
   specification re-opened from the installed environment (`reopen`) has the sealed digest.
 The hash-only mode is the baseline: it accepts any rewrite that keeps bytes self-consistent.
+Rows are streamed from SQLite (never fetched all at once); blob presence is read from one
+listing of the blob directories instead of one stat per reference.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import re
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import closing
@@ -26,7 +30,6 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrology.records.canonical import decode_json, digest, to_plain
-from agentmetrology.records.episode import MEASUREMENT_FAILURES
 from agentmetrology.store.chain import (
     GENESIS,
     MIGRATED_META,
@@ -44,13 +47,14 @@ from agentmetrology.store.qualify import (
     Qualification,
     worst,
 )
+from agentmetrology.store.verify_episodes import KEY_COLUMNS, EpisodeChecks, short_text
 
 LEDGER_FILE = "ledger.sqlite"
-KEY_COLUMNS = ("campaign", "target", "task", "seed", "condition", "level", "repeat")
 _BINDING_KEYS = {"key", "registration_id", "seed", "task_spec_digest", "target_config_digest",
                  "scorer_versions"}
 # (environment, task, profile) -> the task specification digest now, or None if not installed
 Reopen = Callable[[str, str, str], str | None]
+_DIGEST = re.compile("[0-9a-f]{3,}")  # what store.paths accepts as a blob name
 
 
 class NotAStoreError(Exception):
@@ -88,7 +92,7 @@ def verify_store(root: str | Path, *, mode: str = "full",
         return _Verifier(root, c, mode, reopen).run()
 
 
-class _Verifier:
+class _Verifier(EpisodeChecks):
     def __init__(self, root: Path, c: sqlite3.Connection, mode: str,
                  reopen: Reopen | None) -> None:
         self.root, self.c, self.mode, self.reopen = root, c, mode, reopen
@@ -96,6 +100,7 @@ class _Verifier:
         self.checked: dict[str, int] = {}
         self.notes: list[str] = []
         self.blob_ok: dict[str, bool] = {}
+        self._listing: set[str] | None = None
 
     def bad(self, kind: str, where: str, detail: str, result: str = INVALID) -> None:
         self.problems.append(Problem(kind, result, where, detail))
@@ -137,33 +142,36 @@ class _Verifier:
         return n, last
 
     def rows(self) -> None:
-        expected: dict[tuple[str, str], str | None] = {}
+        # The latest sealed digest of every row, per table (in chain order of first sealing).
+        expected: dict[str, dict[str, str | None]] = {t: {} for t in TABLES}
         for tbl, ref, d in self.c.execute("SELECT tbl, ref, row_digest FROM chain ORDER BY seq"):
-            expected[(tbl, ref)] = d
+            expected.setdefault(tbl, {})[ref] = d
         n = 0
         for table, (ident, _) in TABLES.items():
             if not self.has_table(table):
                 continue  # an older store never opened by a writer since the table was added
             cols = columns(self.c, table)
+            sealed_rows = expected[table]
             seen = set()
             for row in self.c.execute(f"SELECT {ident}, {', '.join(cols)} FROM {table}"):
                 n += 1
                 ref = str(row[0])
                 seen.add(ref)
-                where = f"{table} {ident}={ref}"
-                if (table, ref) not in expected:
-                    self.bad("row_not_sealed", where, "the row is in no chain entry (added "
-                             "outside the ledger's API)")
+                if ref not in sealed_rows:
+                    self.bad("row_not_sealed", f"{table} {ident}={ref}", "the row is in no "
+                             "chain entry (added outside the ledger's API)")
                     continue
-                sealed = expected[(table, ref)]
+                sealed = sealed_rows[ref]
                 actual = content_digest(table, ref, dict(zip(cols, row[1:], strict=True)))
                 if sealed is None:
-                    self.bad("row_not_sealed", where, "the chain records this row as removed")
+                    self.bad("row_not_sealed", f"{table} {ident}={ref}",
+                             "the chain records this row as removed")
                 elif actual != sealed:
-                    self.bad("row_changed", where, "its content no longer hashes to the digest "
-                             f"sealed for it ({sealed[:12]}): edited in place")
-            for (tbl, ref), d in expected.items():
-                if tbl == table and d is not None and ref not in seen:
+                    self.bad("row_changed", f"{table} {ident}={ref}", "its content no longer "
+                             f"hashes to the digest sealed for it ({sealed[:12]}): edited in "
+                             "place")
+            for ref, d in sealed_rows.items():
+                if d is not None and ref not in seen:
                     self.bad("row_deleted", f"{table} {ident}={ref}", "sealed but no longer in "
                              "the ledger", UNAVAILABLE)
         self.checked["rows"] = n
@@ -210,19 +218,18 @@ class _Verifier:
             n += 1
             if d in self.blob_ok:
                 if not self.blob_ok[d]:
-                    self.bad("blob_missing" if not self.blob_path(d).is_file() else
+                    self.bad("blob_missing" if not self.present(d) else
                              "blob_changed", where, f"blob {d[:12]} (see above)",
-                             UNAVAILABLE if not self.blob_path(d).is_file() else INVALID)
+                             UNAVAILABLE if not self.present(d) else INVALID)
                 continue
-            path = self.blob_path(d)
-            if not path.is_file():
+            if not self.present(d):
                 self.blob_ok[d] = False
                 self.bad("blob_missing", where, f"blob {d} is not in the store", UNAVAILABLE)
                 continue
             if self.mode == "ledger":
                 self.blob_ok[d] = True
                 continue
-            actual = hashlib.sha256(path.read_bytes()).hexdigest()
+            actual = hashlib.sha256(self.blob_path(d).read_bytes()).hexdigest()
             self.blob_ok[d] = actual == d
             if actual != d:
                 self.bad("blob_changed", where, f"blob {d[:12]}'s bytes now hash to "
@@ -231,9 +238,15 @@ class _Verifier:
         self.checked["blobs_hashed"] = 0 if self.mode == "ledger" else len(self.blob_ok)
 
     def blob_path(self, d: str) -> Path:
-        if len(d) < 3 or any(ch not in "0123456789abcdef" for ch in d):
+        if not _DIGEST.fullmatch(d):
             return self.root / "blobs" / "invalid-digest"
         return self.root / "blobs" / d[:2] / d[2:]
+
+    def present(self, d: str) -> bool:
+        """Return True when the blob file of `d` exists (one directory listing, then a set)."""
+        if self._listing is None:
+            self._listing = _blob_names(self.root / "blobs")
+        return _DIGEST.fullmatch(d) is not None and d in self._listing
 
     def blob_json(self, d: str) -> Any | None:
         if not self.blob_ok.get(d):
@@ -251,6 +264,7 @@ class _Verifier:
         plans: dict[str, list[dict[str, Any]]] = {n: [] for n in regs}
         cols = ", ".join(KEY_COLUMNS)
         n = 0
+        tagged = False  # a binding text holding a tag-like key needs the full canonical walk
         for row in self.c.execute(
                 f"SELECT id, {cols}, task_spec_digest, target_config_digest, scorer_versions, "
                 "registration_id, binding FROM administrations ORDER BY campaign, ordinal"):
@@ -258,6 +272,7 @@ class _Verifier:
             adm, key = row[0], dict(zip(KEY_COLUMNS, row[1:8], strict=True))
             spec, target, versions_text, reg, text = row[8:13]
             where = f"administration {adm}"
+            tagged = tagged or '"$' in text
             try:
                 bound = json.loads(text)
                 versions = json.loads(versions_text)
@@ -276,8 +291,8 @@ class _Verifier:
                        reg))
             for kind, name, sealed, now in checks:
                 if sealed != now:
-                    self.bad(kind, where, f"sealed {name} {_short(sealed)} but the ledger "
-                             f"says {_short(now)}")
+                    self.bad(kind, where, f"sealed {name} {short_text(sealed)} but the ledger "
+                             f"says {short_text(now)}")
             campaign = regs.get(key["campaign"])
             if campaign is None:
                 self.bad("registration_mismatch", where, f"campaign {key['campaign']!r} is "
@@ -298,7 +313,7 @@ class _Verifier:
             if len(rows) != planned:
                 self.bad("scope_mismatch", f"campaign {name}", f"{len(rows)} administrations "
                          f"sealed, {planned} planned")
-            again = digest(to_plain({"campaign": name, "bindings": rows}))
+            again = _plan_digest(name, rows, tagged)
             if again != plan_digest:
                 self.bad("plan_mismatch", f"campaign {name}", f"the sealed bindings give plan "
                          f"{again[:12]}, the campaign was registered with {plan_digest[:12]}")
@@ -312,92 +327,33 @@ class _Verifier:
             "specifications_reopened", 0) + (now is not None)
         if now is not None and now != sealed:
             self.bad("specification_mismatch", where, f"task {task} of {env} now has "
-                     f"specification {now[:12]}, sealed {_short(sealed)}")
+                     f"specification {now[:12]}, sealed {short_text(sealed)}")
 
-    def episodes(self) -> None:
-        cols = ", ".join(f"a.{k}" for k in KEY_COLUMNS)
-        n = 0
-        for table, ident in (("episodes", "administration"), ("superseded_episodes", "id")):
-            for row in self.c.execute(
-                    f"SELECT e.{ident}, a.id, a.scorer_versions, {cols}, e.episode_digest, "
-                    "e.submission_digest, e.termination, e.measurement_failure, e.cost, "
-                    "e.input_tokens, e.output_tokens, e.requests, e.tool_calls, "
-                    f"e.model_attempts FROM {table} e "
-                    "JOIN administrations a ON a.id = e.administration").fetchall():
-                n += 1
-                ref, adm, versions_text = row[0], row[1], row[2]
-                key = dict(zip(KEY_COLUMNS, row[3:10], strict=True))
-                where = f"{table} {ident}={ref}"
-                self.episode(where, key, row[10:])
-                self.assessments(table, ref, adm, json.loads(versions_text), row[11])
-        self.checked["episodes"] = n
-
-    def episode(self, where: str, key: dict[str, Any], row: tuple[Any, ...]) -> None:
-        ep_digest, sub_digest, term, mfail, cost, tin, tout, requests, tools, attempts = row
-        plain = self.blob_json(ep_digest)
-        if not isinstance(plain, dict):
-            return  # missing or changed: already a problem
-        if plain.get("key") != key:
-            self.bad("scope_mismatch", where, f"the episode blob {ep_digest[:12]} belongs to "
-                     f"{_key_text(plain.get('key'))}, not to {_key_text(key)}")
-            return
-        recorded = (plain.get("digests") or {}).get("submission")
-        if recorded is not None and sub_digest is not None and recorded != sub_digest:
-            self.bad("scope_mismatch", where, f"submission {sub_digest[:12]} is not the one "
-                     f"the episode recorded ({recorded[:12]})")
-        usage = plain.get("usage") or {}
-        atts = usage.get("attempts") or []
-        costs = [a.get("cost") for a in atts]
-        kind = str((plain.get("termination") or {}).get("kind", ""))
-        facts = (("termination", kind, term),
-                 ("measurement_failure", int(kind in MEASUREMENT_FAILURES), mfail),
-                 ("cost", None if any(c is None for c in costs) else float(sum(costs)), cost),
-                 ("input_tokens", sum(a.get("input_tokens") or 0 for a in atts), tin),
-                 ("output_tokens", sum(a.get("output_tokens") or 0 for a in atts), tout),
-                 ("requests", int(usage.get("requests") or 0), requests),
-                 ("tool_calls", int(usage.get("tool_calls") or 0), tools),
-                 ("model_attempts", len(atts), attempts))
-        for name, evidence, ledger in facts:
-            if evidence != ledger:
-                self.bad("row_disagrees_with_evidence", where, f"{name} is {ledger!r} in the "
-                         f"ledger but {evidence!r} in the episode blob")
-
-    def assessments(self, table: str, ref: Any, adm: int, versions: dict[str, str],
-                    submission: str | None) -> None:
-        if table == "episodes":
-            q = ("SELECT id, scorer, scorer_version, status, score, evidence_digest, assessment "
-                 "FROM assessments WHERE administration=?")
-        else:
-            q = ("SELECT id, scorer, scorer_version, status, score, evidence_digest, assessment "
-                 "FROM superseded_assessments WHERE superseded=?")
-        for aid, scorer, version, status, score, evd, text in self.c.execute(q, (ref,)):
-            where = f"{table.replace('episodes', 'assessments')} id={aid} (administration {adm})"
-            if versions.get(scorer) != version:
-                self.bad("instrument_mismatch", where, f"scorer {scorer} version {version} is "
-                         f"not the sealed version {versions.get(scorer)}")
-            try:
-                body = json.loads(text)
-            except ValueError:
-                self.bad("assessment_unreadable", where, "not JSON")
-                continue
-            for name, col in (("scorer", scorer), ("scorer_version", version),
-                              ("status", status), ("score", score), ("evidence_digest", evd)):
-                if body.get(name) != col:
-                    self.bad("instrument_mismatch" if name.startswith("scorer") else
-                             "row_disagrees_with_evidence", where,
-                             f"{name} is {col!r} in the ledger but {body.get(name)!r} in the "
-                             "sealed assessment")
-            if submission is not None and evd != submission:
-                self.bad("scope_mismatch", where, f"assessed evidence {str(evd)[:12]} is not "
-                         f"the episode's submission {submission[:12]}")
+def _blob_names(base: Path) -> set[str]:
+    """Return the digest of every blob file under `base` (`ab/cdef...` -> `abcdef...`)."""
+    names: set[str] = set()
+    try:
+        subdirs = [e for e in os.scandir(base) if e.is_dir()]
+    except OSError:
+        return names
+    for sub in subdirs:
+        with os.scandir(sub.path) as entries:
+            names.update(sub.name + e.name for e in entries if e.is_file())
+    return names
 
 
-def _short(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
-    return text[:12] if isinstance(value, str) and len(text) == 64 else text[:80]
+def _plan_digest(name: str, rows: list[dict[str, Any]], tagged: bool) -> str:
+    """Return the digest of a campaign's sealed plan, as `records.canonical.digest` gives it.
 
-
-def _key_text(key: Any) -> str:
-    if not isinstance(key, dict):
-        return "an unknown administration"
-    return "/".join(str(key.get(k)) for k in KEY_COLUMNS)
+    The rows are plain JSON already (parsed from the sealed texts), so without a tag-like key
+    canonical JSON is one `json.dumps`, byte-identical to the full walk (a test holds them equal).
+    """
+    doc = {"campaign": name, "bindings": rows}
+    if tagged:
+        return digest(to_plain(doc))
+    try:
+        text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                          allow_nan=False)
+    except ValueError:  # a non-finite float: the walk tags it
+        return digest(to_plain(doc))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

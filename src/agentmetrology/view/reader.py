@@ -205,8 +205,10 @@ class StoreReader:
                 cells[(r[0], r[1], r[2])] = {
                     "target": r[0], "level": r[1], "condition": r[2], "planned": r[3],
                     "done": r[4], "submitted": r[5], "failed_agent": r[6], "failed_infra": r[7],
-                    "not_launched": r[8], "cost_known": float(r[9]), "cost_unknown": r[10],
+                    "not_launched": 0, "cost_known": float(r[8]), "cost_unknown": r[9],
                     "errored": 0, "scores": {}}
+            for target, level, cond, n in _rows(c, _GRID_NOT_LAUNCHED, (campaign,)):
+                cells[(target, level, cond)]["not_launched"] = n
             for target, level, cond, n in _rows(c, _GRID_ERRORED, (campaign,)):
                 cells[(target, level, cond)]["errored"] = n
             for target, level, cond, scorer, status, n, total, scored in c.execute(
@@ -399,15 +401,23 @@ WHERE NOT EXISTS (SELECT 1 FROM episodes e WHERE e.attempt = b.attempt)
 GROUP BY a.campaign
 """
 
+# Through the key index alone (it covers every column here), never the wide administration
+# rows; the not-launched counts come apart, from the few administrations without an episode.
 _GRID_PROGRESS = """
 SELECT a.target, a.level, a.condition, COUNT(*), COUNT(e.administration),
        COALESCE(SUM(e.termination = 'submitted'), 0),
        COALESCE(SUM(e.termination != 'submitted' AND e.measurement_failure = 0), 0),
        COALESCE(SUM(e.measurement_failure = 1), 0),
-       COALESCE(SUM(e.administration IS NULL AND a.not_launched IS NOT NULL), 0),
        TOTAL(e.cost), COALESCE(SUM(e.administration IS NOT NULL AND e.cost IS NULL), 0)
 FROM administrations a LEFT JOIN episodes e ON e.administration = a.id
 WHERE a.campaign = ? GROUP BY a.target, a.level, a.condition
+"""
+_GRID_NOT_LAUNCHED = """
+SELECT a.target, a.level, a.condition, COUNT(*)
+FROM administrations a INDEXED BY sqlite_autoindex_administrations_2
+LEFT JOIN episodes e ON e.administration = a.id
+WHERE a.campaign = ? AND e.administration IS NULL AND a.not_launched IS NOT NULL
+GROUP BY a.target, a.level, a.condition
 """
 # Not recorded, and the latest attempt failed outside the agent (infrastructure, as in the
 # store's status).

@@ -7,13 +7,17 @@ grade is the stored ground-truth assessment: an infrastructure failure (`infra_e
 `cancelled`) is ungraded whatever was scored, an administration planned but never recorded is
 ungraded `never_ran`, and a missing submission is a graded failure (the scorer stored FAIL).
 Billable model attempts become model-call spans for the cost check.
+
+Memory stays bounded by the episodes' summaries, not their evidence: an episode's events are
+not kept (`StoredEvents` reads them from the episode's blob each time an analysis walks them,
+one episode at a time), nor is its submission (its digest is).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, MutableSequence, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -29,9 +33,10 @@ from agentmetrology.archive.model import (
 )
 from agentmetrology.archive.redact import redact
 from agentmetrology.envs.registry import get_env
+from agentmetrology.records.canonical import decode_json
 from agentmetrology.records.episode import MEASUREMENT_FAILURES, EpisodeKey
 from agentmetrology.store import EvidenceStore, StoreNotFoundError
-from agentmetrology.store.blobs import BlobError
+from agentmetrology.store.blobs import BlobError, BlobStore
 from agentmetrology.store.ledger import KEY_COLUMNS, key_text
 from agentmetrology.store.schema import DEFAULT_ENVIRONMENT
 from agentmetrology.store.store import LEDGER_FILE
@@ -108,6 +113,56 @@ def ground_truth_row(row: dict[str, Any], scorer: str = "ground_truth_f1") -> di
         if a.get("scorer") == scorer:
             return dict(a)
     return None
+
+
+class StoredEvents(MutableSequence[ArchiveEvent]):
+    """An episode's events, read from its stored blob each time they are walked (never kept).
+
+    The length is known from the import, so `len` and truth tests read nothing. A caller that
+    edits the events (a test tampering with a trajectory) gets them loaded once and held from
+    then on, so the edit stays.
+    """
+
+    __slots__ = ("_blobs", "_digest", "_held", "_n")
+
+    def __init__(self, blobs: BlobStore, digest: str, n: int) -> None:
+        self._blobs, self._digest, self._n = blobs, digest, n
+        self._held: list[ArchiveEvent] | None = None
+
+    def _load(self) -> list[ArchiveEvent]:
+        if self._held is not None:
+            return self._held
+        plain = decode_json(self._blobs.get(self._digest))  # verified against its digest
+        return _events(plain.get("events") or [])
+
+    def _hold(self) -> list[ArchiveEvent]:
+        if self._held is None:
+            self._held = self._load()
+        return self._held
+
+    def __len__(self) -> int:
+        return self._n if self._held is None else len(self._held)
+
+    def __iter__(self) -> Iterator[ArchiveEvent]:
+        return iter(self._load())
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._load()[index]
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        self._hold()[index] = value
+
+    def __delitem__(self, index: Any) -> None:
+        del self._hold()[index]
+
+    def insert(self, index: int, value: ArchiveEvent) -> None:
+        """Insert an event (the events are held in memory from then on)."""
+        self._hold().insert(index, value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 def _events(raw: list[dict[str, Any]]) -> list[ArchiveEvent]:
@@ -187,14 +242,15 @@ def _episode(store: EvidenceStore, key: EpisodeKey, trial: int, archive: Archive
                                             redact(f"{ep.episode_id}: ledger row: {exc}")))
     try:
         plain = store.load_episode(key)
+        _events(plain.get("events") or [])  # a blob whose events cannot be read is a problem
     except (BlobError, KeyError, ValueError) as exc:
         archive.problems.append(LoadProblem(archive.source, None,
                                             redact(f"{ep.episode_id}: episode blob: {exc}")))
         return
-    ep.events = _events(plain.get("events") or [])
+    ep.events = StoredEvents(store.blobs, str(row["episode_digest"]),
+                             len(plain.get("events") or []))
     meta = plain.get("meta") or {}
     ep.meta.update(profile=meta.get("profile", "seeded"), max_steps=meta.get("max_steps"),
-                   submission=plain.get("submission"),
                    submission_digest=(plain.get("digests") or {}).get("submission"))
     archive.spans.extend(_spans(ep, plain.get("usage") or {}))
 

@@ -262,6 +262,7 @@ def _walk_events(ep: ArchiveEpisode, events: list[Any],
     """Fill actions (tool events) and executed calls (model outputs); return model-call spans."""
     calls: list[ExecutedCall] = []
     spans: list[TraceSpan] = []
+    actions = ep.events = list(ep.events)
     for i, raw in enumerate(events):
         ev = _obj(raw, f"events[{i}]")
         kind = ev.get("event")
@@ -271,8 +272,8 @@ def _walk_events(ep: ArchiveEpisode, events: list[Any],
             # it in the tool event's metadata); it is never inferred.
             meta = ev.get("metadata")
             actor = meta.get("actor") if isinstance(meta, dict) else None
-            ep.events.append(ArchiveEvent(
-                seq=len(ep.events), kind="tool_call", name=_text(ev.get("function")) or "",
+            actions.append(ArchiveEvent(
+                seq=len(actions), kind="tool_call", name=_text(ev.get("function")) or "",
                 args=_resolved(args, attachments) if isinstance(args, dict) else None,
                 result=_resolved(ev.get("result"), attachments),
                 actor=actor if actor in ACTORS else None, call_id=_text(ev.get("id"))))

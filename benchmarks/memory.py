@@ -1,0 +1,206 @@
+"""Memory ceilings: wall time and peak RSS of `agm` commands on large stores and span archives.
+
+Each case runs the real command line (`python -m agentmetrology.cli.main ...`) in a child
+process and reads the child's own peak resident set from `os.wait4` (ru_maxrss, the kernel's
+high-water mark of that process alone); the baseline is a bare `agm --version` (the interpreter
+and the CLI's imports). Cases and goals:
+- `agm campaign status --store S` and `--json` on a 100,000-episode store: under 2 s each,
+  cold (the store's ledger check runs and is memoised, see store/verify_memo.py) and warm (the
+  memo is reused: nothing changed). CPU time is reported beside wall time: on a shared machine
+  wall time mostly measures the other processes.
+- `agm archive audit S --format agm --out D` on 10,000 / 25,000 / 50,000-episode stores:
+  bounded memory, read as peak RSS beyond the baseline per episode, which must not grow with
+  the store (the audit keeps per-episode summaries, never every episode's events at once).
+- `agm archive audit EPISODES.jsonl --spans SPANS.jsonl` with 25,000 and 100,000 trace spans:
+  peak RSS beyond the baseline per span (spans are held as small records: the cost check
+  aligns whole trees), and time.
+Stores come from benchmarks/memory_stores.py (real episodes, cloned across targets and repeats,
+with measurement failures, ungraded episodes, billable attempts, unrecorded attempts) and are
+cached under --work. Writes benchmarks/results/memory.json (or --out).
+Run: .venv/bin/python benchmarks/memory.py [--work /tmp/agm-mem] [--src DIR]
+     [--status-episodes N] [--audit-episodes N ...] [--spans N ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "results" / "memory.json"
+STATUS_EPISODES = 100_000
+AUDIT_EPISODES = (10_000, 25_000, 50_000)
+SPANS = (25_000, 100_000)
+STATUS_GOAL_S = 2.0
+
+
+def measure(args: list[str], src: Path, cwd: Path) -> dict[str, Any]:
+    """Run `agm ARGS` in a child process; return its wall time, peak RSS and exit code."""
+    # The ledger check's memo lives in the scratch folder, so cold and warm runs are controlled.
+    env = dict(os.environ, PYTHONPATH=str(src), COLUMNS="160",
+               AGM_VERIFY_CACHE=str(cwd / "verify-memo"))
+    cmd = [sys.executable, "-m", "agentmetrology.cli.main", *args]
+    t0 = time.perf_counter()
+    with open(cwd / "stdout.txt", "wb") as out, open(cwd / "stderr.txt", "wb") as err:
+        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=err, cwd=cwd)
+        _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return {"command": "agm " + " ".join(args), "exit_code": proc.returncode,
+            "wall_s": round(wall, 3), "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
+            "cpu_s": round(usage.ru_utime + usage.ru_stime, 3),
+            "stdout_bytes": (cwd / "stdout.txt").stat().st_size,
+            "stderr_tail": (cwd / "stderr.txt").read_text(errors="replace")[-300:]}
+
+
+def _store(work: Path, n: int) -> tuple[Path, dict[str, Any] | str]:
+    """Return a cached store of about n episodes (built on first use) and how it was built."""
+    from memory_stores import build_store
+
+    root = work / f"store-{n}"
+    if (root / "ledger.sqlite").exists():
+        return root, "reused"
+    t0 = time.perf_counter()
+    built = build_store(root, n)
+    built["build_s"] = round(time.perf_counter() - t0, 1)
+    return root, built
+
+
+def _spans(work: Path, n: int) -> tuple[Path, Path, dict[str, Any]]:
+    from memory_stores import write_spans
+
+    path = work / f"spans-{n}.jsonl"
+    info = write_spans(path, n)
+    return path, path.with_name(path.stem + "-episodes.jsonl"), info
+
+
+def _planned(root: Path) -> int:
+    import sqlite3
+
+    with sqlite3.connect(f"file:{root / 'ledger.sqlite'}?mode=ro", uri=True) as c:
+        return int(c.execute("SELECT COUNT(*) FROM administrations").fetchone()[0])
+
+
+def _beyond(case: dict[str, Any], base: float, n: int, unit: str) -> None:
+    """Add peak RSS beyond the baseline, in total and per unit (KiB per episode or span)."""
+    extra = max(0.0, case["peak_rss_mib"] - base)
+    case["rss_beyond_baseline_mib"] = round(extra, 1)
+    case[f"kib_per_{unit}"] = round(extra * 1024 / n, 3) if n else None
+
+
+def run(work: Path, src: Path, status_n: int, audits: tuple[int, ...],
+        span_sizes: tuple[int, ...]) -> dict[str, Any]:
+    """Measure every case; return the result document."""
+    work.mkdir(parents=True, exist_ok=True)
+    scratch = work / "scratch"
+    scratch.mkdir(exist_ok=True)
+    base = measure(["--version"], src, scratch)
+    doc: dict[str, Any] = {"benchmark": "memory", "baseline": base, "builds": {}}
+    cases = []
+    if status_n:
+        root, built = _store(work, status_n)
+        doc["builds"][str(status_n)] = built
+        n = _planned(root)
+    for extra in (([], ["--json"]) if status_n else ()):
+        # cold: the ledger check runs (and is memoised); warm: nothing changed, it is reused
+        shutil.rmtree(scratch / "verify-memo", ignore_errors=True)
+        for state in ("cold", "warm"):
+            c = measure(["campaign", "status", "--store", str(root), *extra], src, scratch)
+            c.update(case="campaign status" + (" --json" if extra else "") + f" ({state})",
+                     episodes=n, goal_s=STATUS_GOAL_S, meets_goal=c["wall_s"] < STATUS_GOAL_S)
+            _beyond(c, base["peak_rss_mib"], n, "episode")
+            cases.append(c)
+    for size in audits:
+        root, built = _store(work, size)
+        doc["builds"][str(size)] = built
+        n = _planned(root)
+        out = scratch / f"audit-{size}"
+        shutil.rmtree(out, ignore_errors=True)
+        c = measure(["archive", "audit", str(root), "--format", "agm", "--out", str(out)], src,
+                    scratch)
+        c.update(case="archive audit --format agm", episodes=n)
+        _beyond(c, base["peak_rss_mib"], n, "episode")
+        cases.append(c)
+    for size in span_sizes:
+        spans, episodes, info = _spans(work, size)
+        out = scratch / f"spans-{size}"
+        shutil.rmtree(out, ignore_errors=True)
+        c = measure(["archive", "audit", str(episodes), "--spans", str(spans), "--out",
+                     str(out)], src, scratch)
+        c.update(case="archive audit --spans", spans=info["spans"], episodes=info["episodes"],
+                 spans_bytes=info["spans_bytes"])
+        _beyond(c, base["peak_rss_mib"], info["spans"], "span")
+        cases.append(c)
+    doc["cases"] = cases
+    return doc
+
+
+def _case_id(c: dict[str, Any]) -> tuple[Any, ...]:
+    return (c["case"], c.get("episodes"), c.get("spans"))
+
+
+def _revision(src: Path) -> str | None:
+    try:
+        return subprocess.run(["git", "-C", str(src), "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def main() -> None:
+    """Build (or reuse) the inputs, measure, and write the JSON result."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--work", type=Path, default=Path("/tmp/agm-mem"))
+    ap.add_argument("--src", type=Path, default=HERE.parent / "src",
+                    help="source tree to measure (default: this checkout's src/)")
+    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--status-episodes", type=int, default=STATUS_EPISODES)
+    ap.add_argument("--audit-episodes", type=int, nargs="*", default=list(AUDIT_EPISODES))
+    ap.add_argument("--spans", type=int, nargs="*", default=list(SPANS))
+    ap.add_argument("--merge", action="store_true",
+                    help="keep the other cases of an existing result file (a run in parts)")
+    args = ap.parse_args()
+    sys.path.insert(0, str(HERE))
+    doc = run(args.work, args.src.resolve(), args.status_episodes, tuple(args.audit_episodes),
+              tuple(args.spans))
+    doc.update(source=str(args.src), revision=_revision(HERE.parent),
+               python=sys.version.split()[0], machine=platform.machine(),
+               cpus=os.cpu_count(), uptime=_uptime())
+    if args.merge and args.out.exists():
+        old = json.loads(args.out.read_text())
+        mine = {_case_id(c) for c in doc["cases"]}
+        doc["cases"] = sorted(
+            [c for c in old.get("cases", []) if _case_id(c) not in mine] + doc["cases"],
+            key=lambda c: (not c["case"].startswith("campaign"), c["case"],
+                           c.get("spans") or 0, c.get("episodes") or 0))
+        doc["builds"] = {**old.get("builds", {}), **doc["builds"]}
+        for key in ("before", "profile"):
+            if key in old:
+                doc[key] = old[key]
+    audits = sorted((c for c in doc["cases"] if c["case"] == "archive audit --format agm"),
+                    key=lambda c: c["episodes"])
+    per = [c["kib_per_episode"] for c in audits]
+    # Bounded: RSS beyond the baseline per episode does not grow with the store.
+    doc["audit_memory_sublinear"] = len(per) > 1 and per[-1] <= per[0]
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(doc, indent=2) + "\n")
+    print(json.dumps(doc, indent=2))
+
+
+def _uptime() -> str | None:
+    try:
+        return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return None
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,157 @@
+"""The verifier's checks of recorded episodes: each episode blob against its ledger row, and
+each assessment against its sealed instrument, its text and its evidence (see store.verify).
+
+One streamed query walks the recorded episodes with their assessments (never one query per
+episode, never a whole result in memory); superseded episodes, few, are walked on their own.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from abc import ABC, abstractmethod
+from typing import Any
+
+from agentmetrology.records.episode import MEASUREMENT_FAILURES
+from agentmetrology.store.qualify import INVALID
+
+KEY_COLUMNS = ("campaign", "target", "task", "seed", "condition", "level", "repeat")
+
+
+class EpisodeChecks(ABC):
+    """The episode and assessment checks of `store.verify._Verifier` (a base class of it)."""
+
+    c: sqlite3.Connection
+    checked: dict[str, int]
+
+    @abstractmethod
+    def bad(self, kind: str, where: str, detail: str, result: str = INVALID) -> None:
+        """Record a problem (the verifier's own)."""
+
+    @abstractmethod
+    def blob_json(self, d: str) -> Any | None:
+        """Return a verified blob's JSON, or None (the verifier's own)."""
+
+    def episodes(self) -> None:
+        """Check every recorded and superseded episode with its assessments."""
+        cols = ", ".join(f"a.{k}" for k in KEY_COLUMNS)
+        n = self.recorded_episodes(cols)  # one streamed query, not one per episode
+        for table, ident in (("superseded_episodes", "id"),):
+            for row in self.c.execute(
+                    f"SELECT e.{ident}, a.id, a.scorer_versions, {cols}, e.episode_digest, "
+                    "e.submission_digest, e.termination, e.measurement_failure, e.cost, "
+                    "e.input_tokens, e.output_tokens, e.requests, e.tool_calls, "
+                    f"e.model_attempts FROM {table} e "
+                    "JOIN administrations a ON a.id = e.administration"):
+                n += 1
+                ref, adm, versions_text = row[0], row[1], row[2]
+                key = dict(zip(KEY_COLUMNS, row[3:10], strict=True))
+                self.episode(f"{table} {ident}={ref}", key, row[10:])
+                self.assessments(table, ref, adm, json.loads(versions_text), row[11])
+        self.checked["episodes"] = n
+
+    def episode(self, where: str, key: dict[str, Any], row: tuple[Any, ...]) -> None:
+        """Check one episode blob against its administration (key) and its ledger row."""
+        ep_digest, sub_digest, term, mfail, cost, tin, tout, requests, tools, attempts = row
+        plain = self.blob_json(ep_digest)
+        if not isinstance(plain, dict):
+            return  # missing or changed: already a problem
+        if plain.get("key") != key:
+            self.bad("scope_mismatch", where, f"the episode blob {ep_digest[:12]} belongs to "
+                     f"{key_text(plain.get('key'))}, not to {key_text(key)}")
+            return
+        recorded = (plain.get("digests") or {}).get("submission")
+        if recorded is not None and sub_digest is not None and recorded != sub_digest:
+            self.bad("scope_mismatch", where, f"submission {sub_digest[:12]} is not the one "
+                     f"the episode recorded ({recorded[:12]})")
+        usage = plain.get("usage") or {}
+        atts = usage.get("attempts") or []
+        costs = [a.get("cost") for a in atts]
+        kind = str((plain.get("termination") or {}).get("kind", ""))
+        facts = (("termination", kind, term),
+                 ("measurement_failure", int(kind in MEASUREMENT_FAILURES), mfail),
+                 ("cost", None if any(c is None for c in costs) else float(sum(costs)), cost),
+                 ("input_tokens", sum(a.get("input_tokens") or 0 for a in atts), tin),
+                 ("output_tokens", sum(a.get("output_tokens") or 0 for a in atts), tout),
+                 ("requests", int(usage.get("requests") or 0), requests),
+                 ("tool_calls", int(usage.get("tool_calls") or 0), tools),
+                 ("model_attempts", len(atts), attempts))
+        for name, evidence, ledger in facts:
+            if evidence != ledger:
+                self.bad("row_disagrees_with_evidence", where, f"{name} is {ledger!r} in the "
+                         f"ledger but {evidence!r} in the episode blob")
+
+    def recorded_episodes(self, cols: str) -> int:
+        """Check every recorded episode, then its assessments, in one streamed query.
+
+        Returns how many episodes were checked.
+        """
+        n, last = 0, None
+        versions: dict[str, dict[str, str]] = {}  # parsed once per distinct text
+        for row in self.c.execute(
+                f"SELECT e.administration, a.scorer_versions, {cols}, e.episode_digest, "
+                "e.submission_digest, e.termination, e.measurement_failure, e.cost, "
+                "e.input_tokens, e.output_tokens, e.requests, e.tool_calls, e.model_attempts, "
+                "s.id, s.scorer, s.scorer_version, s.status, s.score, s.evidence_digest, "
+                "s.assessment FROM episodes e JOIN administrations a ON a.id = e.administration "
+                "LEFT JOIN assessments s ON s.administration = e.administration "
+                "ORDER BY e.administration, s.scorer, s.scorer_version"):
+            adm, versions_text = row[0], row[1]
+            if adm != last:
+                n, last = n + 1, adm
+                self.episode(f"episodes administration={adm}",
+                             dict(zip(KEY_COLUMNS, row[2:9], strict=True)), row[9:19])
+            if row[19] is None:
+                continue  # an episode without assessments
+            if versions_text not in versions:
+                versions[versions_text] = json.loads(versions_text)
+            self.assessment("assessments", adm, versions[versions_text], row[10], *row[19:])
+        return n
+
+    def assessments(self, table: str, ref: Any, adm: int, versions: dict[str, str],
+                    submission: str | None) -> None:
+        """Check the assessments of one superseded (or given) episode, one query."""
+        if table == "episodes":
+            q = ("SELECT id, scorer, scorer_version, status, score, evidence_digest, assessment "
+                 "FROM assessments WHERE administration=?")
+        else:
+            q = ("SELECT id, scorer, scorer_version, status, score, evidence_digest, assessment "
+                 "FROM superseded_assessments WHERE superseded=?")
+        name = table.replace("episodes", "assessments")
+        for row in self.c.execute(q, (ref,)):
+            self.assessment(name, adm, versions, submission, *row)
+
+    def assessment(self, table: str, adm: int, versions: dict[str, str], submission: str | None,
+                   aid: int, scorer: str, version: str, status: str, score: float | None,
+                   evd: str, text: str) -> None:
+        """Check one assessment against its sealed instrument, its text and its evidence."""
+        where = f"{table} id={aid} (administration {adm})"
+        if versions.get(scorer) != version:
+            self.bad("instrument_mismatch", where, f"scorer {scorer} version {version} is "
+                     f"not the sealed version {versions.get(scorer)}")
+        try:
+            body = json.loads(text)
+        except ValueError:
+            self.bad("assessment_unreadable", where, "not JSON")
+            return
+        for name, col in (("scorer", scorer), ("scorer_version", version),
+                          ("status", status), ("score", score), ("evidence_digest", evd)):
+            if body.get(name) != col:
+                self.bad("instrument_mismatch" if name.startswith("scorer") else
+                         "row_disagrees_with_evidence", where,
+                         f"{name} is {col!r} in the ledger but {body.get(name)!r} in the "
+                         "sealed assessment")
+        if submission is not None and evd != submission:
+            self.bad("scope_mismatch", where, f"assessed evidence {str(evd)[:12]} is not "
+                     f"the episode's submission {submission[:12]}")
+
+
+def short_text(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    return text[:12] if isinstance(value, str) and len(text) == 64 else text[:80]
+
+
+def key_text(key: Any) -> str:
+    if not isinstance(key, dict):
+        return "an unknown administration"
+    return "/".join(str(key.get(k)) for k in KEY_COLUMNS)
