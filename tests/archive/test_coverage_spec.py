@@ -1,0 +1,116 @@
+"""The coverage section pinned on a hand-counted archive (specs/archive.md, coverage and bounds).
+
+Two cells: "m" (6 planned: 3 pass, 1 fail, 1 ungraded with a grade recovered by replay, 1
+invalid replay) and "m / s" (2 planned: 1 pass, 1 fail). Every number below is counted by hand:
+graded-only score = passes / graded, stored score = passes / planned, bounds
+[S_stored, S_stored + (1 − f)], and the pairwise difference bounds and tie threshold.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from agentmetrology.archive.coverage import MAX_LISTED, cell_summary, coverage, task_view
+from agentmetrology.archive.model import REASONS, Archive, ArchiveEpisode, StoredGrade
+
+PASS, FAIL = StoredGrade(1.0, True), StoredGrade(0.0, False)
+
+
+def _ep(eid: str, task: str, trial: int, grade: StoredGrade | None, stored: float | None, *,
+        scaffold: str = "", reason: str | None = None, invalid: str | None = None,
+        recovered: StoredGrade | None = None) -> ArchiveEpisode:
+    return ArchiveEpisode(eid, task, "m", scaffold=scaffold, trial=trial, grade=grade,
+                          stored_score=stored, reason=reason, reason_detail=f"why {eid}",
+                          invalid_replay=invalid, recovered=recovered, termination="end")
+
+
+EPISODES = [
+    _ep("e1", "t1", 0, PASS, 1.0),
+    _ep("e2", "t1", 1, FAIL, 0.0),
+    _ep("e3", "t1", 2, None, 0.0, reason="step_cap", recovered=PASS),  # tau-bench stores 0
+    _ep("e4", "t2", 0, PASS, 1.0),
+    _ep("e5", "t2", 1, PASS, 1.0, reason="invalid_replay", invalid="no declared mode"),
+    _ep("e6", "t2", 2, PASS, 0.75),
+    _ep("s1", "t1", 0, PASS, None, scaffold="s"),
+    _ep("s2", "t1", 1, FAIL, None, scaffold="s"),
+]
+
+
+def test_cell_summary_counts_denominators_and_bounds() -> None:
+    assert cell_summary(EPISODES[:6]) == {
+        "planned": 6, "graded": 4, "valid_recovered": 5, "recovered": 1, "recovered_pass": 1,
+        "counts": {"pass": 3, "fail": 1, "ungraded": 1, "invalid_replay": 1},
+        "reasons": {"invalid_replay": 1, "step_cap": 1},
+        "graded_fraction": float(Fraction(4, 6)), "ungraded_share": float(Fraction(2, 6)),
+        "score_graded_only": 0.75, "score_stored": 0.5,
+        # the unresolved episodes' stored 0 and 1.0 are counted and excluded, never averaged
+        "stored_values": {"count": 4, "mean": 0.6875, "excluded_unresolved": 2},
+        "bounds": {"lower": 0.5, "upper": float(Fraction(5, 6)),
+                   "width": float(Fraction(1, 3))}}
+
+
+def test_cell_without_stored_values_or_episodes() -> None:
+    s = cell_summary(EPISODES[6:])
+    assert s["stored_values"] == {"count": 0, "mean": None, "excluded_unresolved": 0}
+    assert (s["graded"], s["score_graded_only"], s["bounds"]["width"]) == (2, 0.5, 0.0)
+    empty = cell_summary([])
+    assert empty["bounds"] is None and empty["graded_fraction"] is None
+    assert empty["score_graded_only"] is None and empty["score_stored"] is None
+
+
+def test_coverage_section_cells_unresolved_and_pairs() -> None:
+    c = coverage(Archive("x", "jsonl", episodes=EPISODES))
+    assert [x["cell"] for x in c["cells"]] == ["m", "m / s"]
+    assert c["overall"]["planned"] == 8 and c["overall"]["score_graded_only"] == 4 / 6
+    assert c["unresolved_listed"] == 2
+    assert c["unresolved_episodes"][0] == {
+        "episode_id": "e3", "cell": "m", "task": "t1", "trial": 2, "outcome": "ungraded",
+        "score": None, "reason": "step_cap", "detail": "why e3", "stored_score": 0.0,
+        "termination": "end"}
+    assert c["unresolved_episodes"][1]["outcome"] == "invalid_replay"
+    assert c["reason_codes"] == {"invalid_replay": REASONS["invalid_replay"],
+                                 "step_cap": REASONS["step_cap"]}
+    # Δ = 3/6 − 1/2 = 0; lower = Δ − U_B/N_B = 0, upper = Δ + U_A/N_A = 1/3: sign unknown
+    assert c["differences"] == [{"a": "m", "b": "m / s", "delta_stored": 0.0, "lower": 0.0,
+                                 "upper": float(Fraction(1, 3)), "sign_identified": False}]
+    # equal stored scores: a stays the lower; q_A* = (6/2)(1/2 − 1/2 + 0 · q_B) = 0
+    assert c["ties"] == [{"a": "m", "b": "m / s", "intercept": 0.0, "slope": 0.0,
+                          "at_qb0": 0.0, "at_qb1": 0.0, "possible": True}]
+    assert c["recovery"]["available"] is False
+
+
+def test_sign_identified_when_bounds_exclude_zero() -> None:
+    eps = [_ep(f"a{i}", "t", i, PASS, 1.0) for i in range(3)]
+    eps += [ArchiveEpisode(f"b{i}", "t", "n", trial=i, grade=FAIL) for i in range(3)]
+    eps += [ArchiveEpisode("b3", "t", "n", trial=3, grade=None, reason="step_cap")]
+    (d,) = coverage(Archive("x", "jsonl", episodes=eps))["differences"]
+    # Δ = 1 − 0 = 1; lower = 1 − 1/4 = 0.75 > 0
+    assert (d["a"], d["b"], d["delta_stored"], d["lower"], d["upper"]) == ("m", "n", 1.0, 0.75,
+                                                                          1.0)
+    assert d["sign_identified"] is True
+    (t,) = coverage(Archive("x", "jsonl", episodes=eps))["ties"]
+    assert (t["a"], t["b"]) == ("n", "m")  # the lower stored score is a
+    # n has U = 1 of 4: q_A* = 4 (3/3 − 0/4 + 0 · q_B) = 4 > 1: no tie possible
+    assert (t["intercept"], t["slope"], t["possible"]) == (4.0, 0.0, False)
+
+
+def test_unresolved_listing_is_capped_but_counted() -> None:
+    eps = [ArchiveEpisode(f"u{i}", "t", "m", trial=i, reason="never_ran")
+           for i in range(MAX_LISTED + 1)]
+    c = coverage(Archive("x", "jsonl", episodes=eps))
+    assert c["unresolved_listed"] == MAX_LISTED == len(c["unresolved_episodes"])
+    assert c["overall"]["counts"]["ungraded"] == MAX_LISTED + 1
+
+
+def test_task_view_counts_and_outcome_strings() -> None:
+    v = task_view(Archive("x", "jsonl", episodes=EPISODES))
+    assert v["counts"] == {"tasks": 3, "mixed": 3, "pass_and_fail": 2, "always_pass": 0,
+                           "always_fail": 0, "with_unresolved": 2}
+    assert v["mixed"][0] == {"cell": "m", "task": "t1", "trials": 3, "pass": 1, "fail": 1,
+                             "ungraded": 1, "invalid_replay": 0, "outcomes": "PFU"}
+    assert [m["outcomes"] for m in v["mixed"]] == ["PFU", "PIP", "PF"]
+    eps = [_ep("p", "a", 0, PASS, 1.0), _ep("q", "a", 1, PASS, 1.0),
+           _ep("r", "bb", 0, FAIL, 0.0)]
+    assert task_view(Archive("x", "jsonl", episodes=eps))["counts"] == {
+        "tasks": 2, "mixed": 0, "pass_and_fail": 0, "always_pass": 1, "always_fail": 1,
+        "with_unresolved": 0}
