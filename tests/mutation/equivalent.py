@@ -12,4 +12,18 @@ EQUIVALENT: dict[str, str] = {
     "agentmetrology.stats.intervals.x_wilson__mutmut_78":
         "min(2.0, upper) for min(1.0, upper): k < n keeps the Wilson upper bound below 1, "
         "k = n takes the exact branch",
+    # archive/cost.py: _depth only orders the bottom-up pass (sorted by -depth), over a parent
+    # map that align_spans has already made acyclic (_on_cycle)
+    "agentmetrology.archive.cost.x__depth__mutmut_2":
+        "depth starts at 1, not 0: every depth + 1, the order is unchanged",
+    "agentmetrology.archive.cost.x__depth__mutmut_10":
+        "depth += 2: every depth doubled, the order is unchanged",
+    "agentmetrology.archive.cost.x__depth__mutmut_4":
+        "`or` for `and`: at the root (cur None) one extra step adds 1 to every depth; the map "
+        "is acyclic so `cur not in seen` never stops the walk",
+    "agentmetrology.archive.cost.x__depth__mutmut_7":
+        "seen.add(None): the map is acyclic, so the seen guard never fires",
+    "agentmetrology.archive.cost.x__run_of__mutmut_11":
+        "by_id.get(None) when parent_id is None: no span id is None, so it returns None as "
+        "the original's else branch does",
 }

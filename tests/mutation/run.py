@@ -66,7 +66,7 @@ CORE: dict[str, list[str]] = {
     "audit/card.py": ["tests/audit/test_comtrade_audit.py", "tests/audit/test_card_spec.py"],
     "envs/comtrade/scoring/judge.py": ["tests/scoring"],
     "envs/comtrade/scoring/submission.py": ["tests/scoring"],
-    "store/chain.py": ["tests/store/test_ledger_chain.py"],
+    "store/chain.py": ["tests/store/test_ledger_chain.py", "tests/store/test_chain_spec.py"],
     "store/verify.py": ["tests/store/test_ledger_chain.py"],
     "serve/mcp_server.py": ["tests/serve/test_http_security.py"],
     **{f"stats/{name}.py": STATS_TESTS for name in (
