@@ -26,4 +26,32 @@ EQUIVALENT: dict[str, str] = {
     "agentmetrology.archive.cost.x__run_of__mutmut_11":
         "by_id.get(None) when parent_id is None: no span id is None, so it returns None as "
         "the original's else branch does",
+    "agentmetrology.archive.cost.x__pareto__mutmut_93":
+        "zip strict=None: stored and corrected are built from the same rows, equal lengths",
+    "agentmetrology.archive.cost.x__pareto__mutmut_96":
+        "zip without strict: stored and corrected are built from the same rows, equal lengths",
+    "agentmetrology.archive.cost.x__pareto__mutmut_97":
+        "zip strict=False: stored and corrected are built from the same rows, equal lengths",
+    "agentmetrology.archive.cost.x_align_spans__mutmut_39":
+        "kids.get(id, None) for kids.get(id, []): `if children` treats None and [] alike",
+    "agentmetrology.archive.cost.x_align_spans__mutmut_41":
+        "kids.get(id) for kids.get(id, []): `if children` treats None and [] alike",
+    "agentmetrology.archive.cost.x_align_spans__mutmut_59":
+        "copies[id] = 1 for += 1 on a billable span: the pass runs deepest first and a span's "
+        "copies are only raised by its (shallower) ancestors, so the count is 0 here",
+    # store/redact.py: codec and error-handler spellings
+    "agentmetrology.store.redact.x_secret_forms__mutmut_3":
+        "encode('UTF-8'): codec names are case-insensitive",
+    "agentmetrology.store.redact.xǁRedactorǁtext__mutmut_8":
+        "encode('UTF-8'): codec names are case-insensitive",
+    "agentmetrology.store.redact.xǁRedactorǁtext__mutmut_10":
+        "decode('UTF-8'): codec names are case-insensitive",
+    "agentmetrology.store.redact.xǁRedactorǁtext__mutmut_3":
+        "decode() defaults to UTF-8",
+    "agentmetrology.store.redact.xǁRedactorǁtext__mutmut_4":
+        "no errors='replace': the redacted bytes of a str are always valid UTF-8 (secrets and "
+        "their fragments are whole characters, the replacement is ASCII)",
+    "agentmetrology.store.redact.xǁRedactorǁtext__mutmut_12":
+        "errors='REPLACE': the handler is looked up only on a decoding error, which cannot "
+        "happen here (see text__mutmut_4)",
 }

@@ -60,7 +60,8 @@ CORE: dict[str, list[str]] = {
     "envs/comtrade/generator.py": ["tests/envs/comtrade/test_generator.py",
                                    "tests/envs/comtrade/test_totals_markers.py"],
     "scoring/episode.py": ["tests/scoring"],
-    "store/redact.py": ["tests/records/test_redaction.py", "tests/store/test_store_redact.py"],
+    "store/redact.py": ["tests/records/test_redaction.py", "tests/store/test_store_redact.py",
+                        "tests/store/test_redact_api.py"],
     "store/ledger.py": ["tests/store"],
     "audit/probes.py": ["tests/audit/test_probe_resolution.py"],
     "audit/card.py": ["tests/audit/test_comtrade_audit.py", "tests/audit/test_card_spec.py"],
@@ -191,7 +192,9 @@ def main(argv: list[str]) -> int:
         if "error" not in res:
             print(table_row(res))
     out = Path(os.environ.get("MUTATION_DIR", "/tmp/agm-mutation")) / "scores.json"
-    out.write_text(json.dumps(results, indent=1), encoding="utf-8")
+    kept = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else []
+    merged = {r["module"]: r for r in [*kept, *results]}  # one entry per module, latest wins
+    out.write_text(json.dumps(list(merged.values()), indent=1), encoding="utf-8")
     print(f"mutation: scores written to {out}")
     return 1 if any("error" in r for r in results) else 0
 
