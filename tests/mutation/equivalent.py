@@ -54,4 +54,32 @@ EQUIVALENT: dict[str, str] = {
     "agentmetrology.store.redact.xǁRedactorǁtext__mutmut_12":
         "errors='REPLACE': the handler is looked up only on a decoding error, which cannot "
         "happen here (see text__mutmut_4)",
+    # envs/comtrade/generator.py: only "legacy" is special-cased; any other profile is seeded
+    "agentmetrology.envs.comtrade.generator.x_generate_rows__mutmut_1":
+        "default profile 'XXseededXX' is handled as seeded",
+    "agentmetrology.envs.comtrade.generator.x_generate_rows__mutmut_2":
+        "default profile 'SEEDED' is handled as seeded",
+    "agentmetrology.envs.comtrade.generator.x_generator_seed__mutmut_1":
+        "default profile 'XXseededXX' is handled as seeded",
+    "agentmetrology.envs.comtrade.generator.x_generator_seed__mutmut_2":
+        "default profile 'SEEDED' is handled as seeded",
+    "agentmetrology.envs.comtrade.generator.x_ground_truth_ids__mutmut_1":
+        "the profile argument is unused: G never depends on it",
+    "agentmetrology.envs.comtrade.generator.x_ground_truth_ids__mutmut_2":
+        "the profile argument is unused: G never depends on it",
+    "agentmetrology.envs.comtrade.generator.x_generate_rows__mutmut_6":
+        "zip strict=None: ROW_FIELDS and each tuple have 10 items",
+    "agentmetrology.envs.comtrade.generator.x_generate_rows__mutmut_9":
+        "zip without strict: ROW_FIELDS and each tuple have 10 items",
+    "agentmetrology.envs.comtrade.generator.x_generate_rows__mutmut_10":
+        "zip strict=False: ROW_FIELDS and each tuple have 10 items",
+    "agentmetrology.envs.comtrade.generator.x_generate_rows__mutmut_17":
+        "legacy gets the seed instead of None: seed_string ignores the seed for legacy",
+    "agentmetrology.envs.comtrade.generator.x_generate_rows__mutmut_20":
+        "legacy gets the seed instead of None: seed_string ignores the seed for legacy",
+    "agentmetrology.envs.comtrade.generator.x_generate_rows__mutmut_21":
+        "legacy gets the seed instead of None: seed_string ignores the seed for legacy",
+    # envs/comtrade/faults.py
+    "agentmetrology.envs.comtrade.faults.x_fail_lists__mutmut_27":
+        "r.sample(candidates, 0) is [] when k = 0: the same empty set",
 }
