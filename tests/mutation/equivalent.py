@@ -82,4 +82,21 @@ EQUIVALENT: dict[str, str] = {
     # envs/comtrade/faults.py
     "agentmetrology.envs.comtrade.faults.x_fail_lists__mutmut_27":
         "r.sample(candidates, 0) is [] when k = 0: the same empty set",
+    # records/canonical.py
+    "agentmetrology.records.canonical.x__float_tag__mutmut_11":
+        "value >= 0 for value > 0: only ±inf reach this branch (NaN is tested first)",
+    "agentmetrology.records.canonical.x__float_tag__mutmut_12":
+        "value > 1 for value > 0: only ±inf reach this branch (NaN is tested first)",
+    "agentmetrology.records.canonical.x_canonical_json__mutmut_5":
+        "ensure_ascii=None is falsy, the same as False",
+    "agentmetrology.records.canonical.x_canonical_json__mutmut_6":
+        "allow_nan=None: to_plain(tag_non_finite=True) never lets a non-finite float through",
+    "agentmetrology.records.canonical.x_canonical_json__mutmut_11":
+        "allow_nan left at its default: to_plain has already tagged every non-finite float",
+    "agentmetrology.records.canonical.x_canonical_json__mutmut_21":
+        "allow_nan=True: to_plain has already tagged every non-finite float",
+    "agentmetrology.records.canonical.x_canonical_json__mutmut_23":
+        "encode('UTF-8'): codec names are case-insensitive",
+    "agentmetrology.records.canonical.x_sha256_hex__mutmut_4":
+        "encode('UTF-8'): codec names are case-insensitive",
 }
