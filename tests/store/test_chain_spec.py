@@ -82,3 +82,16 @@ def test_is_sealed_reads_the_meta_marker() -> None:
     assert chain.is_sealed(c) is False
     c.execute("INSERT INTO meta VALUES (?, '1')", (chain.CHAIN_META,))
     assert chain.is_sealed(c) is True
+
+
+def test_columns_follow_the_connection_even_when_an_id_is_reused() -> None:
+    # Ledgers with different schemas opened one after another in one process: CPython often
+    # gives a new connection the id of one already collected (more connections here than the
+    # cache holds, so entries are evicted and ids do get reused).
+    for width in range(2, 202):
+        c = sqlite3.connect(":memory:")
+        names = [f"c{i}" for i in range(width % 50 + 1)]
+        c.execute(f"CREATE TABLE runs (id TEXT PRIMARY KEY, {', '.join(names)})")
+        assert chain.columns(c, "runs") == ("id", *names)
+        c.close()
+        del c
