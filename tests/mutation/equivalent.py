@@ -99,4 +99,51 @@ EQUIVALENT: dict[str, str] = {
         "encode('UTF-8'): codec names are case-insensitive",
     "agentmetrology.records.canonical.x_sha256_hex__mutmut_4":
         "encode('UTF-8'): codec names are case-insensitive",
+    "agentmetrology.envs.comtrade.faults.x_drop_rows__mutmut_11":
+        "rate >= 0 for rate > 0: at rate 0, ceil(0) = 0 rows go either way",
+    "agentmetrology.store.redact.xǁRedactorǁtext__mutmut_11":
+        "errors='XXreplaceXX': the handler is looked up only on a decoding error, which cannot "
+        "happen here (see text__mutmut_4)",
+    # store/chain.py: the columns cache only saves a PRAGMA; a miss recomputes the same columns
+    "agentmetrology.store.chain.x_columns__mutmut_2":
+        "key id(None): every lookup misses or fails the identity check; recomputed",
+    "agentmetrology.store.chain.x_columns__mutmut_3":
+        "hit = None: always recomputed, the same columns",
+    "agentmetrology.store.chain.x_columns__mutmut_4":
+        "get(None): always a miss, recomputed",
+    "agentmetrology.store.chain.x_columns__mutmut_7":
+        "hit[1] is c is never true: always recomputed",
+    "agentmetrology.store.chain.x_columns__mutmut_8":
+        "hit[0] is not c: an entry holds its connection, so a hit is always c; the mutant "
+        "always recomputes",
+    "agentmetrology.store.chain.x_columns__mutmut_18":
+        "evicts at 65 entries instead of 64",
+    "agentmetrology.store.chain.x_columns__mutmut_21":
+        "stores None: the next lookup misses and recomputes",
+    "agentmetrology.store.chain.x_head__mutmut_4":
+        "lower-case SQL: SQLite keywords and names are case-insensitive",
+    "agentmetrology.store.chain.x_head__mutmut_5":
+        "upper-case SQL: SQLite keywords and names are case-insensitive",
+    "agentmetrology.store.chain.x_is_sealed__mutmut_7":
+        "lower-case SQL: SQLite keywords and names are case-insensitive",
+    "agentmetrology.store.chain.x_is_sealed__mutmut_8":
+        "upper-case SQL: SQLite keywords and names are case-insensitive",
+    "agentmetrology.store.chain.x_seal_rows__mutmut_28":
+        "lower-case SQL: SQLite keywords and names are case-insensitive",
+    "agentmetrology.store.chain.x_seal_rows__mutmut_29":
+        "upper-case SQL: SQLite keywords and names are case-insensitive",
+    "agentmetrology.store.chain.x_content_digest__mutmut_5":
+        "ensure_ascii=None is falsy, the same as False",
+    "agentmetrology.store.chain.x_content_digest__mutmut_11":
+        "allow_nan left at its default, which is True",
+    "agentmetrology.store.chain.x_content_digest__mutmut_20":
+        "encode('UTF-8'): codec names are case-insensitive",
+    "agentmetrology.store.chain.x_next_head__mutmut_7":
+        "encode('UTF-8'): codec names are case-insensitive",
+    "agentmetrology.store.chain.x_row_digest__mutmut_26":
+        "zip strict=None: cols and row come from one SELECT",
+    "agentmetrology.store.chain.x_row_digest__mutmut_29":
+        "zip without strict: cols and row come from one SELECT",
+    "agentmetrology.store.chain.x_row_digest__mutmut_30":
+        "zip strict=False: cols and row come from one SELECT",
 }

@@ -54,6 +54,10 @@ def test_seeded_duplicates_insert_ceil_counts_at_pinned_positions() -> None:
     out, n = faults.inject_duplicates_seeded("x", [{"i": 0}], [], 0.08, 0.5)
     assert (out, n) == ([{"i": 0}, {"i": 0}], 1)
     assert faults.inject_duplicates_seeded("x", [], PREVIOUS, 0.5, 0.5) == ([], 0)
+    # insert positions are uniform over 0..len (both ends included), drawn after the copies
+    out, n = faults.inject_duplicates_seeded("T3_duplicates:dup:1:1", PAGE[:2], PREVIOUS[:3],
+                                             1.0, 1.0)
+    assert (n, _ids(out)) == (4, [0, 1, "p0", "p0", 1, 0])
 
 
 def test_legacy_duplicates_overwrite_and_one_row_pages_still_get_cross_copies() -> None:
@@ -72,3 +76,4 @@ def test_drop_rows_removes_ceil_count_keeping_order() -> None:
     assert faults.drop_rows("l", PAGE, 0.0) == PAGE
     assert faults.drop_rows("l", PAGE, 1.0) == [] == faults.drop_rows("l", PAGE, 3.0)
     assert faults.drop_rows("l", [], 0.5) == []
+    assert faults.drop_rows("l", PAGE, -0.5) == PAGE  # a negative rate drops nothing
