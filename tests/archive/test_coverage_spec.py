@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from agentmetrology.archive.coverage import MAX_LISTED, cell_summary, coverage, task_view
+import pytest
+
+from agentmetrology.archive.coverage import (
+    MAX_LISTED,
+    cell_summary,
+    coverage,
+    pass_k_section,
+    task_view,
+)
 from agentmetrology.archive.model import REASONS, Archive, ArchiveEpisode, StoredGrade
 
 PASS, FAIL = StoredGrade(1.0, True), StoredGrade(0.0, False)
@@ -114,3 +122,32 @@ def test_task_view_counts_and_outcome_strings() -> None:
     assert task_view(Archive("x", "jsonl", episodes=eps))["counts"] == {
         "tasks": 2, "mixed": 0, "pass_and_fail": 0, "always_pass": 1, "always_fail": 1,
         "with_unresolved": 0}
+
+
+def test_pass_k_section_stored_and_upper_curves() -> None:
+    # m: t1 = P F U, t2 = P I P. Stored (unresolved = failure): t1 1 of 3, t2 2 of 3;
+    # upper (unresolved = success): t1 2 of 3, t2 3 of 3. pass^k = mean of C(c,k)/C(n,k).
+    m, ms = pass_k_section(Archive("x", "jsonl", episodes=EPISODES))
+    assert {k: m[k] for k in m if k != "rows"} == {
+        "cell": "m", "tasks": 2, "trials_per_task": [3], "tasks_with_unresolved": 2,
+        "unresolved_episodes": 2, "k_defined": 3, "k_rows_omitted": 0}
+    expected = [(1, Fraction(1, 2), Fraction(5, 6)), (2, Fraction(1, 6), Fraction(2, 3)),
+                (3, Fraction(0), Fraction(1, 2))]
+    assert m["rows"] == [{"k": k, "stored": pytest.approx(float(lo), rel=1e-12, abs=1e-15),
+                          "upper": pytest.approx(float(hi), rel=1e-12)}
+                         for k, lo, hi in expected]
+    assert ms["cell"] == "m / s" and ms["tasks_with_unresolved"] == 0
+    assert ms["rows"] == [{"k": 1, "stored": 0.5, "upper": 0.5},
+                          {"k": 2, "stored": 0.0, "upper": 0.0}]
+
+
+def test_pass_k_rows_stop_at_the_shortest_task_and_are_capped() -> None:
+    eps = [ArchiveEpisode(f"a{i}", "a", "m", trial=i, grade=PASS) for i in range(2)]
+    eps += [ArchiveEpisode(f"b{i}", "b", "m", trial=i, grade=FAIL) for i in range(3)]
+    (cell,) = pass_k_section(Archive("x", "jsonl", episodes=eps))
+    assert cell["trials_per_task"] == [2, 3] and cell["k_defined"] == 2
+    assert [r["k"] for r in cell["rows"]] == [1, 2]
+    eps = [ArchiveEpisode(f"c{i}", "c", "m", trial=i, grade=PASS) for i in range(101)]
+    (cell,) = pass_k_section(Archive("x", "jsonl", episodes=eps))
+    assert (cell["k_defined"], len(cell["rows"]), cell["k_rows_omitted"]) == (101, 100, 1)
+    assert cell["rows"][-1] == {"k": 100, "stored": 1.0, "upper": 1.0}
