@@ -146,4 +146,46 @@ EQUIVALENT: dict[str, str] = {
         "zip without strict: cols and row come from one SELECT",
     "agentmetrology.store.chain.x_row_digest__mutmut_30":
         "zip strict=False: cols and row come from one SELECT",
+    # envs/comtrade/scoring/ground_truth.py: G's ids are {task}-{i:06d} for every seed and
+    # profile, and legacy rows ignore the seed, so these arguments cannot change a result
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x__mismatch__mutmut_2":
+        "True for a missing expected row: count_lines asks only for ids in G, and every id in G "
+        "has a row",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x__mismatch__mutmut_14":
+        "zip strict=None: both sides have the ten ROW_FIELDS",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x__mismatch__mutmut_17":
+        "zip without strict: both sides have the ten ROW_FIELDS",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x__mismatch__mutmut_18":
+        "zip strict=False: both sides have the ten ROW_FIELDS",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x_f1_components__mutmut_27":
+        "r_x = 1.0 when |G| = 0: then U is empty, exact = 0 and f1_exact is 0 either way",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x_f1_components__mutmut_32":
+        "p_x = 1.0 when there are no lines: then U is empty, exact = 0 and f1_exact is 0 either "
+        "way",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x_ground_truth_f1__mutmut_34":
+        "a misspelt 'seeded' profile: ids ignore it and rows treat any non-legacy profile as "
+        "seeded",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x_ground_truth_f1__mutmut_35":
+        "a misspelt 'seeded' profile: ids ignore it and rows treat any non-legacy profile as "
+        "seeded",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x_ground_truth_f1__mutmut_38":
+        "changes the seed or profile given to G, whose ids depend on neither",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x_ground_truth_f1__mutmut_39":
+        "changes the seed or profile given to G, whose ids depend on neither",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x_ground_truth_f1__mutmut_43":
+        "changes the seed or profile given to G, whose ids depend on neither",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x_ground_truth_f1__mutmut_44":
+        "changes the seed or profile given to G, whose ids depend on neither",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x_ground_truth_f1__mutmut_45":
+        "changes the seed or profile given to G, whose ids depend on neither",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x_ground_truth_f1__mutmut_46":
+        "changes the seed or profile given to G, whose ids depend on neither",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x_ground_truth_f1__mutmut_47":
+        "changes the seed or profile given to G, whose ids depend on neither",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x_ground_truth_f1__mutmut_115":
+        "legacy rows get the seed instead of None: the legacy generator ignores the seed",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x_ground_truth_f1__mutmut_118":
+        "legacy rows get the seed instead of None: the legacy generator ignores the seed",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x_ground_truth_f1__mutmut_119":
+        "legacy rows get the seed instead of None: the legacy generator ignores the seed",
 }

@@ -55,7 +55,7 @@ CORE: dict[str, list[str]] = {
                              "tests/records/test_canonical_properties.py",
                              "tests/records/test_canonical_types.py"],
     "envs/comtrade/scoring/ground_truth.py": ["tests/envs/comtrade/test_f1_properties.py",
-                                              "tests/scoring"],
+                                              "tests/scoring"],  # incl. test_ground_truth_spec
     "envs/comtrade/faults.py": ["tests/envs/comtrade/test_fidelity.py",
                                 "tests/envs/comtrade/test_service.py",
                                 "tests/envs/comtrade/test_faults_spec.py"],
