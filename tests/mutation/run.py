@@ -76,7 +76,7 @@ CORE: dict[str, list[str]] = {
     "envs/comtrade/scoring/submission.py": ["tests/scoring"],
     "store/chain.py": ["tests/store/test_ledger_chain.py", "tests/store/test_chain_spec.py"],
     "store/verify.py": ["tests/store/test_ledger_chain.py"],
-    "serve/mcp_server.py": ["tests/serve/test_http_security.py"],
+    "serve/mcp_server.py": ["tests/serve/test_http_security.py", "tests/serve/test_mcp_server.py"],
     **{f"stats/{name}.py": STATS_TESTS for name in (
         "agreement", "cell", "compare", "equivalence", "flips", "paired", "power", "results",
         "reversals", "table", "validate", "variance")},
