@@ -15,6 +15,7 @@ controller's values (unset stays unset).
 from __future__ import annotations
 
 import os
+import signal
 from typing import Any
 
 import pytest
@@ -48,7 +49,14 @@ SERIAL_MODULES = ("tests/campaign/test_campaign_interrupt.py",)
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Register `slow`/`serial`; in an xdist worker, restore the controller's COLUMNS/LINES."""
+    """Register markers; deliverable SIGINT; in an xdist worker, the controller's COLUMNS/LINES.
+
+    A shell without job control starts background commands with SIGINT ignored, and children
+    inherit that: the Ctrl-C tests (tests/campaign/test_campaign_interrupt.py) would then see
+    no KeyboardInterrupt and a run that cannot be interrupted. The suite restores the default.
+    """
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     config.addinivalue_line("markers", "slow: a slow test; collected first, never skipped")
     config.addinivalue_line("markers", "serial: has a wall-clock limit; `make test` runs it "
                                        "after the parallel part, alone")
