@@ -188,4 +188,9 @@ EQUIVALENT: dict[str, str] = {
         "legacy rows get the seed instead of None: the legacy generator ignores the seed",
     "agentmetrology.envs.comtrade.scoring.ground_truth.x_ground_truth_f1__mutmut_119":
         "legacy rows get the seed instead of None: the legacy generator ignores the seed",
+    # scoring/episode.py
+    "agentmetrology.scoring.episode.x_score_submission__mutmut_1":
+        "default condition 'XXcleanXX': split_condition finds no mutation in it, as in 'clean'",
+    "agentmetrology.scoring.episode.x_score_submission__mutmut_2":
+        "default condition 'CLEAN': split_condition finds no mutation in it, as in 'clean'",
 }

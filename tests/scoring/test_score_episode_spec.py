@@ -88,3 +88,20 @@ def test_score_submission_passes_the_evidence_digest_and_trajectory() -> None:
     (a, b) = score_submission(SPEC, None, "T2_multi_page", 7, "seeded", "ev",
                               [Event(0, "agent", "tool_call", "x", {}, None, 0.0)] * 3)
     assert (a.evidence_digest, a.components["events"], b.evidence_digest) == ("ev", 3, "ev")
+
+
+def test_seed_0_is_a_seed_and_a_missing_digest_is_empty() -> None:
+    ep = replace(_episode(seed=0), digests={})
+    assert episode_context(SPEC, ep)[0] == 0
+    assert [a.evidence_digest for a in score_episode(SPEC, ep)] == ["", ""]
+    assert [a.evidence_digest for a in unmeasured(SPEC, ep)] == ["", ""]
+
+
+def test_a_scorer_side_mutation_scores_with_the_mutated_scorers() -> None:
+    spec = replace(SPEC, mutation_hooks={**SPEC.mutation_hooks,
+                                         "rubric": lambda scorers: (_Echo(name="mutated"),)})
+    (a,) = score_submission(spec, None, "T1_single_page", 1, "seeded", condition="mut:rubric")
+    assert a.scorer == "mutated"
+    ep = replace(_episode(), condition="mut:rubric")
+    assert [x.scorer for x in score_episode(spec, ep)] == ["mutated"]
+    assert [x.scorer for x in score_episode(spec, _episode())] == ["echo", "boom"]

@@ -64,3 +64,23 @@ def test_unit_differences_per_pair_or_per_cluster() -> None:
     d, s = unit_differences(np.array([0.0, 0.0]), np.array([1.0, 0.0]), clusters=["t", "u"],
                             strata=["x", "y"])
     assert d.tolist() == [1.0, 0.0] and s is not None and s.tolist() == [0, 1]
+
+
+def test_refusals_name_the_argument() -> None:
+    with pytest.raises(ValueError, match=r"^clusters must have one label per value"):
+        cluster_means([1.0, 0.0], ["a"])
+    with pytest.raises(ValueError, match=r"^strata must have one label per value"):
+        cluster_means([1.0, 0.0], ["a", "b"], ["x"])
+    with pytest.raises(ValueError, match=r"^strata must have one label per value"):
+        unit_differences([1.0, 0.0], [0.0, 0.0], strata=["x"])
+    with pytest.raises(ValueError, match=r"^resamples must be an integer >= 1, got 0$"):
+        cluster_bootstrap([1.0, 0.0], ["a", "b"], resamples=0)
+    with pytest.raises(ValueError, match=r"^strata must be constant within each cluster$"):
+        cluster_means([1.0, 0.0], ["t", "t"], ["x", "y"])
+
+
+def test_strata_codes_are_integers_and_the_default_seed_is_0() -> None:
+    _, strata = cluster_means([1.0, 0.0], ["a", "b"], ["x", "y"])
+    assert strata is not None and strata.dtype == np.int64
+    assert cluster_bootstrap([1.0, 0.0, 0.5], ["a", "b", "c"], resamples=30) == \
+        cluster_bootstrap([1.0, 0.0, 0.5], ["a", "b", "c"], resamples=30, seed=0)
