@@ -14,10 +14,13 @@ import pytest
 
 from agentmetrology.archive.coverage import (
     MAX_LISTED,
+    Bounds,
+    bounds_from_counts,
     cell_summary,
     coverage,
     pass_k_section,
     task_view,
+    tie_threshold,
 )
 from agentmetrology.archive.model import REASONS, Archive, ArchiveEpisode, StoredGrade
 
@@ -151,3 +154,67 @@ def test_pass_k_rows_stop_at_the_shortest_task_and_are_capped() -> None:
     (cell,) = pass_k_section(Archive("x", "jsonl", episodes=eps))
     assert (cell["k_defined"], len(cell["rows"]), cell["k_rows_omitted"]) == (101, 100, 1)
     assert cell["rows"][-1] == {"k": 100, "stored": 1.0, "upper": 1.0}
+
+
+def _cell(model: str, outcomes: str, task: str = "t") -> list[ArchiveEpisode]:
+    grade = {"P": PASS, "F": FAIL, "U": None, "I": PASS}
+    return [ArchiveEpisode(f"{model}{i}", task, model, trial=i, grade=grade[o],
+                           reason="step_cap" if o == "U" else None,
+                           invalid_replay="no mode" if o == "I" else None)
+            for i, o in enumerate(outcomes)]
+
+
+def _pair(a: str, b: str) -> tuple[dict, dict]:
+    c = coverage(Archive("x", "jsonl", episodes=_cell("a", a) + _cell("b", b)))
+    return c["differences"][0], c["ties"][0]
+
+
+def test_difference_sign_uses_each_sides_own_unresolved_share() -> None:
+    d, t = _pair("PPFF", "PPFFU")  # Δ = 1/2 − 2/5 = 0.1; lower 0.1 − 1/5 < 0: sign unknown
+    assert (d["lower"], d["sign_identified"]) == (pytest.approx(-0.1), False)
+    assert (t["a"], t["b"]) == ("b", "a")  # b's stored 0.4 is the lower
+    d, _ = _pair("PFFU", "PPPF")  # Δ = −1/2; upper = −1/2 + 1/4 < 0: a is worse for sure
+    assert (d["upper"], d["sign_identified"]) == (-0.25, True)
+    d, _ = _pair("PFUU", "PPPF")  # upper = −1/2 + 2/4 = 0 exactly: not identified
+    assert (d["upper"], d["sign_identified"]) == (0.0, False)
+
+
+def test_bounds_need_a_planned_episode() -> None:
+    with pytest.raises(ValueError, match=r"^planned must be positive$"):
+        bounds_from_counts(0, 0, 0)
+    assert bounds_from_counts(1, 1, 1) == Bounds(1.0, 1.0)
+
+
+def test_tie_threshold_boundaries_are_possible() -> None:
+    # S_A fixed (U_A = 0) exactly at either end of B's range [P_B/N_B, (P_B + U_B)/N_B]
+    assert tie_threshold(10, 4, 0, 10, 4, 2).possible
+    assert tie_threshold(10, 6, 0, 10, 4, 2).possible
+    # q_A*(0) = 1 exactly is possible; 1.5 is not
+    assert tie_threshold(10, 0, 5, 10, 5, 0).possible  # (10/5)(5/10 − 0) = 1
+    assert not tie_threshold(10, 0, 4, 10, 6, 0).possible  # (10/4)(6/10) = 1.5
+
+
+def test_reasons_without_a_code_and_unknown_codes() -> None:
+    eps = [*_cell("m", "PU"), ArchiveEpisode("n", "t", "m", trial=9, reason="weird"),
+           ArchiveEpisode("o", "t", "m", trial=8)]
+    c = coverage(Archive("x", "jsonl", episodes=eps))
+    assert c["overall"]["reasons"] == {"step_cap": 1, "weird": 1}  # no code: not listed
+    assert c["reason_codes"] == {"step_cap": REASONS["step_cap"], "weird": "weird"}
+    assert c["recovery"] == {
+        "available": False,
+        "reason": "grade recovery by replay applies to our own evidence store (format agm) "
+                  "only; valid_recovered equals graded"}
+
+
+def test_unresolved_and_task_view_counts_add_ungraded_and_invalid() -> None:
+    eps = _cell("m", "UI", task="t9") + _cell("m", "FF", task="t11") + \
+        _cell("m", "FF", task="t12") + _cell("m", "PI", task="t10")
+    for i, e in enumerate(eps):
+        e.episode_id, e.trial = f"e{i}", i % 2
+    (cell,) = pass_k_section(Archive("x", "jsonl", episodes=eps))
+    assert (cell["tasks_with_unresolved"], cell["unresolved_episodes"]) == (2, 3)
+    v = task_view(Archive("x", "jsonl", episodes=eps))
+    assert v["counts"]["always_fail"] == 2 and v["counts"]["with_unresolved"] == 2
+    assert [m["task"] for m in v["mixed"]] == ["t9", "t10"]  # shorter names first
+    assert v["mixed"][0] == {"cell": "m", "task": "t9", "trials": 2, "pass": 0, "fail": 0,
+                             "ungraded": 1, "invalid_replay": 1, "outcomes": "UI"}
