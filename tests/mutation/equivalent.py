@@ -209,4 +209,30 @@ EQUIVALENT: dict[str, str] = {
         "`or True`: a cell always has a task, so trials is never empty",
     "agentmetrology.archive.coverage.x_pass_k_section__mutmut_29":
         "else 1: a cell always has a task, so trials is never empty",
+    # stats/bootstrap.py
+    "agentmetrology.stats.bootstrap.x_bootstrap_cis__mutmut_34":
+        "zip strict=None: one reducer and one distribution per statistic",
+    "agentmetrology.stats.bootstrap.x_bootstrap_cis__mutmut_38":
+        "zip without strict: one reducer and one distribution per statistic",
+    "agentmetrology.stats.bootstrap.x_bootstrap_cis__mutmut_39":
+        "zip strict=False: one reducer and one distribution per statistic",
+    "agentmetrology.stats.bootstrap.x_bootstrap_distributions__mutmut_13":
+        "np.empty dtype=None is float64, the same as dtype=np.float64",
+    "agentmetrology.stats.bootstrap.x_bootstrap_distributions__mutmut_15":
+        "np.empty without dtype is float64, the same as dtype=np.float64",
+    "agentmetrology.stats.bootstrap.x_bootstrap_distributions__mutmut_41":
+        "zip strict=None: one output per reducer",
+    "agentmetrology.stats.bootstrap.x_bootstrap_distributions__mutmut_44":
+        "zip without strict: one output per reducer",
+    "agentmetrology.stats.bootstrap.x_bootstrap_distributions__mutmut_45":
+        "zip strict=False: one output per reducer",
+    "agentmetrology.stats.bootstrap.x_resample_indices__mutmut_5":
+        "rng.integers(n, size) draws from [0, n), as integers(0, n, size) does",
+    "agentmetrology.stats.bootstrap.x_resample_indices__mutmut_39":
+        "rng.integers(high, size) draws from [0, high), as integers(0, high, size) does",
+    "agentmetrology.stats.bootstrap.x_resample_indices__mutmut_23":
+        "searchsorted's default side is 'left'",
+    "agentmetrology.stats.bootstrap.x_quantile__mutmut_14":
+        "hi = min(lo + 1, size + 1): q < 1 (confidence is checked to lie in (0, 1)), so lo + 1 "
+        "<= size - 1 binds first",
 }

@@ -76,7 +76,11 @@ CORE: dict[str, list[str]] = {
     "envs/comtrade/scoring/submission.py": ["tests/scoring"],
     "store/chain.py": ["tests/store/test_ledger_chain.py", "tests/store/test_chain_spec.py"],
     "store/verify.py": ["tests/store/test_ledger_chain.py"],
-    "serve/mcp_server.py": ["tests/serve/test_http_security.py", "tests/serve/test_mcp_server.py"],
+    "serve/mcp_server.py": ["tests/serve/test_http_security.py"] + [
+        f"tests/serve/test_mcp_server.py::{name}" for name in (  # the in-process ones
+            "test_client_leaving_without_submitting_is_recorded",
+            "test_an_idle_client_records_nothing", "test_only_l2_can_be_served",
+            "test_bindings_are_sealed_before_any_tool_call")],
     **{f"stats/{name}.py": STATS_TESTS for name in (
         "agreement", "cell", "compare", "equivalence", "flips", "paired", "power", "results",
         "reversals", "table", "validate", "variance")},

@@ -13,6 +13,7 @@ from agentmetrology.stats.bootstrap import (
     bootstrap_cis,
     bootstrap_distributions,
     percentile_interval,
+    reducer,
 )
 
 X = np.array([0.2, 0.9, 0.4, 0.4, 1.0, 0.0, 0.7, 0.3, 0.8, 0.5, 0.6])
@@ -66,3 +67,23 @@ def test_resamples_are_refused_by_name() -> None:
                  lambda: bootstrap_cis(X, ["mean"], resamples=0)):
         with pytest.raises(ValueError, match=r"^resamples must be an integer >= 1, got 0$"):
             call()
+
+
+def test_reducer_arguments_are_checked_by_name_and_tau_counts_ties() -> None:
+    assert bootstrap_cis([0.5, 0.4], ["reliability"], resamples=10, tau=0.5)[0].value == 0.5
+    assert bootstrap_cis([0.5, 0.0], ["reliability"], resamples=10, tau=0.0)[0].value == 1.0
+    assert reducer("cvar") is not None and reducer("reliability") is not None  # defaults valid
+    with pytest.raises(ValueError, match=r"^alpha "):
+        reducer("cvar", alpha=0.0)
+    with pytest.raises(ValueError, match=r"^tau "):
+        reducer("reliability", tau=1.5)
+    with pytest.raises(ValueError, match=r"^statistic must be one of mean, worst, cvar, "
+                                         r"reliability or a callable, got 'median'$"):
+        reducer("median")
+
+
+def test_named_statistic_through_bootstrap_ci_keeps_every_option() -> None:
+    for name in ("cvar", "reliability"):
+        assert bootstrap_ci(X, name, resamples=60, seed=2, confidence=0.8, alpha=0.5,
+                            tau=0.55) == bootstrap_cis(X, [name], resamples=60, seed=2,
+                                                       confidence=0.8, alpha=0.5, tau=0.55)[0]
