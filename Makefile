@@ -16,10 +16,15 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/agm audit comtrade --out out/demo
 
+# pytest-xdist: TEST_WORKERS processes; --dist loadscope keeps each module on one worker, so a
+# module-scoped fixture (a recorded store, a census) is built once. TEST_WORKERS=0 runs serially.
+# Tests marked `serial` (a wall-clock limit, see tests/conftest.py) run alone afterwards.
+TEST_WORKERS ?= 2
 test: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadscope -m "not serial"
+	$(BIN)/pytest -m serial
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/episodes.py

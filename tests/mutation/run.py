@@ -1,14 +1,20 @@
 """Run mutmut module by module over the measurement core and print the score of each.
 
-Usage (what `make mutation` runs):  python tests/mutation/run.py [MODULE ...]
+Usage (what `make mutation` runs):  python tests/mutation/run.py [--report] [MODULE ...]
+(--report re-reads the last run's verdicts, e.g. after adding an equivalent, and runs nothing)
 MODULE is a path under src/agentmetrology (e.g. archive/passk.py); default: every module in
 CORE. Each module runs in its own scratch directory (MUTATION_DIR, default
 /tmp/agm-mutation/<module>) holding links to src/ and tests/ and a pyproject.toml whose
 [tool.mutmut] names only that module and its fast test subset, so modules never share a
 mutants/ tree and a rerun resumes where it stopped. One worker process (MUTATION_CHILDREN=1):
-the machine is shared. The score is killed / (killed + survived + no tests + timeout), the
-share of mutants some test notices; survivors are listed by name for `mutmut show NAME` in the
+the machine is shared. Mutants not caught are listed by name for `mutmut show NAME` in the
 module's scratch directory.
+
+A mutant is caught when a test fails on it (killed) or never finishes (timeout: the mutant loops
+forever, so the suite would hang, not pass). Mutants listed in equivalent.py (each with the
+reason it cannot change behaviour) leave the denominator: score = caught / (all − equivalent),
+over the mutants with a verdict. Each module prints one line and one markdown row for the table
+in docs/testing.md.
 """
 
 from __future__ import annotations
@@ -19,38 +25,66 @@ import re
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
 # module under src/agentmetrology -> the fast tests that exercise it (no subprocess-spawning
 # tests: a child process would import the unmutated code and kill nothing).
+STATS_TESTS = [f"tests/stats/{name}" for name in (
+    "test_bootstrap_properties.py", "test_cliffs_delta_pinned.py", "test_stats_bootstrap.py",
+    "test_stats_cell.py", "test_stats_compare_family.py", "test_stats_design.py",
+    "test_stats_equivalence_flips.py", "test_stats_overflow.py", "test_stats_paired.py",
+    "test_stats_reference.py", "test_stats_validation.py", "test_wilson_edges.py",
+    "test_agreement_reversals_spec.py", "test_cluster_spec.py", "test_bootstrap_spec.py")]
 CORE: dict[str, list[str]] = {
     "archive/passk.py": ["tests/archive/test_passk_properties.py",
                          "tests/archive/test_archive_taubench.py"],
-    "archive/cost.py": ["tests/archive/test_archive_cost.py"],
-    "archive/coverage.py": ["tests/archive/test_archive_coverage.py"],
-    "archive/versions.py": ["tests/archive/test_archive_versions.py"],
+    "archive/cost.py": ["tests/archive/test_archive_cost.py", "tests/archive/test_cost_spec.py"],
+    "archive/coverage.py": ["tests/archive/test_archive_coverage.py",
+                            "tests/archive/test_coverage_spec.py"],
+    "archive/versions.py": ["tests/archive/test_archive_versions.py",
+                            "tests/archive/test_compare_spec.py"],
     "stats/bootstrap.py": ["tests/stats/test_stats_bootstrap.py",
-                           "tests/stats/test_bootstrap_properties.py"],
+                           "tests/stats/test_bootstrap_properties.py",
+                           "tests/stats/test_bootstrap_spec.py"],
     "stats/cluster.py": ["tests/stats/test_stats_bootstrap.py",
-                         "tests/stats/test_bootstrap_properties.py"],
+                         "tests/stats/test_bootstrap_properties.py",
+                         "tests/stats/test_cluster_spec.py"],
     "stats/intervals.py": ["tests/stats/test_stats_reference.py",
                            "tests/stats/test_stats_validation.py",
                            "tests/stats/test_wilson_edges.py"],
     "records/canonical.py": ["tests/records/test_canonical.py",
-                             "tests/records/test_canonical_properties.py"],
+                             "tests/records/test_canonical_properties.py",
+                             "tests/records/test_canonical_types.py"],
     "envs/comtrade/scoring/ground_truth.py": ["tests/envs/comtrade/test_f1_properties.py",
-                                              "tests/scoring"],
+                                              "tests/scoring"],  # incl. test_ground_truth_spec
     "envs/comtrade/faults.py": ["tests/envs/comtrade/test_fidelity.py",
-                                "tests/envs/comtrade/test_service.py"],
+                                "tests/envs/comtrade/test_service.py",
+                                "tests/envs/comtrade/test_faults_spec.py"],
     "envs/comtrade/generator.py": ["tests/envs/comtrade/test_generator.py",
-                                   "tests/envs/comtrade/test_totals_markers.py"],
-    "scoring/episode.py": ["tests/scoring"],
-    "store/redact.py": ["tests/records/test_redaction.py"],
+                                   "tests/envs/comtrade/test_totals_markers.py",
+                                   "tests/envs/comtrade/test_generator_spec.py"],
+    "scoring/episode.py": ["tests/scoring/test_score_episode_spec.py",
+                           "tests/envs/toolworlds/test_worlds.py"],
+    "store/redact.py": ["tests/records/test_redaction.py", "tests/store/test_store_redact.py",
+                        "tests/store/test_redact_api.py"],
     "store/ledger.py": ["tests/store"],
     "audit/probes.py": ["tests/audit/test_probe_resolution.py"],
-    "audit/card.py": ["tests/audit/test_comtrade_audit.py"],
+    "audit/card.py": ["tests/audit/test_card_spec.py"],
+    "envs/comtrade/scoring/judge.py": ["tests/scoring"],
+    "envs/comtrade/scoring/submission.py": ["tests/scoring"],
+    "store/chain.py": ["tests/store/test_ledger_chain.py", "tests/store/test_chain_spec.py"],
+    "store/verify.py": ["tests/store/test_ledger_chain.py"],
+    "serve/mcp_server.py": ["tests/serve/test_http_security.py"] + [
+        f"tests/serve/test_mcp_server.py::{name}" for name in (  # the in-process ones
+            "test_client_leaving_without_submitting_is_recorded",
+            "test_an_idle_client_records_nothing", "test_only_l2_can_be_served",
+            "test_bindings_are_sealed_before_any_tool_call")],
+    **{f"stats/{name}.py": STATS_TESTS for name in (
+        "agreement", "cell", "compare", "equivalence", "flips", "paired", "power", "results",
+        "reversals", "table", "validate", "variance")},
 }
 
 CONFIG = """
@@ -62,6 +96,7 @@ pytest_add_cli_args_test_selection = {tests}
 also_copy = ["tests/"]
 """
 COUNTED = ("killed", "survived", "no tests", "timeout", "suspicious", "segfault")
+CAUGHT = ("killed", "timeout")
 
 
 def _project_pyproject() -> str:
@@ -96,6 +131,30 @@ def statuses(wd: Path, module: str) -> dict[str, str]:
     return {k: status_by_exit_code[v] for k, v in data["exit_code_by_key"].items()}
 
 
+def _equivalent() -> dict[str, str]:
+    """Return the documented equivalent mutants (name -> reason) from equivalent.py."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from equivalent import EQUIVALENT
+
+    return EQUIVALENT
+
+
+def summarize(module: str, st: dict[str, str], seconds: float) -> dict[str, object]:
+    """Return counts, score and the mutants neither caught nor documented as equivalent."""
+    prefix = "agentmetrology." + module.removesuffix(".py").replace("/", ".") + "."
+    equivalent = {k for k in _equivalent() if k.startswith(prefix) and k in st}
+    counts = {s: sum(1 for v in st.values() if v == s) for s in sorted(set(st.values()))}
+    counted = [k for k, v in st.items() if v in COUNTED]
+    caught = sum(1 for k in counted if st[k] in CAUGHT)
+    open_ = sorted(k for k in counted if st[k] not in CAUGHT and k not in equivalent)
+    denom = len(counted) - sum(1 for k in equivalent if st[k] not in CAUGHT)
+    return {"module": module, "mutants": len(st), "counts": counts, "caught": caught,
+            "equivalent": len(equivalent),
+            "score": round(100 * caught / denom, 1) if denom else None,
+            "survivors": open_, "seconds": round(seconds),
+            "date": datetime.now(UTC).strftime("%Y-%m-%d")}
+
+
 def run_module(module: str) -> dict[str, object]:
     """Run mutmut on one module; return its counts, score, survivors and seconds taken."""
     wd = workdir(module)
@@ -109,18 +168,19 @@ def run_module(module: str) -> dict[str, object]:
         tail = (proc.stdout + proc.stderr)[-3000:]
         return {"module": module, "error": f"mutmut exited {proc.returncode}:\n{tail}",
                 "seconds": round(seconds)}
-    st = statuses(wd, module)
-    counts = {s: sum(1 for v in st.values() if v == s) for s in sorted(set(st.values()))}
-    counted = sum(counts.get(s, 0) for s in COUNTED)
-    killed = counts.get("killed", 0)
-    return {"module": module, "mutants": len(st), "counts": counts,
-            "score": round(100 * killed / counted, 1) if counted else None,
-            "survivors": sorted(k for k, v in st.items() if v != "killed"),
-            "seconds": round(seconds), "workdir": str(wd)}
+    return {**summarize(module, statuses(wd, module), seconds), "workdir": str(wd)}
+
+
+def table_row(res: dict[str, object]) -> str:
+    """Return the module's row of the docs/testing.md table."""
+    return (f"| {res['module']} | {res['mutants']} | {res['caught']} | {res['equivalent']} | "
+            f"{res['score']}% | {res['date']} |")
 
 
 def main(argv: list[str]) -> int:
     """Run the named modules (default: all of CORE) and print one score line per module."""
+    report_only = argv[:1] == ["--report"]  # re-read the last run's verdicts, run nothing
+    argv = argv[1:] if report_only else argv
     modules = argv or list(CORE)
     unknown = [m for m in modules if m not in CORE]
     if unknown:
@@ -129,16 +189,24 @@ def main(argv: list[str]) -> int:
         return 2
     results = []
     for module in modules:
-        res = run_module(module)
+        res = (summarize(module, statuses(workdir(module), module), 0) if report_only
+               else run_module(module))
         results.append(res)
         if "error" in res:
             print(f"{module:45s} ERROR ({res['seconds']} s)\n{res['error']}")
             continue
-        print(f"{module:45s} {res['score']!s:>5}% killed  {res['counts']}  {res['seconds']} s")
-        for name in res["survivors"]:
-            print(f"    not killed: {name}")
+        print(f"{module:45s} {res['score']!s:>5}%  caught {res['caught']} of {res['mutants']}"
+              f", {res['equivalent']} equivalent  {res['counts']}  {res['seconds']} s")
+        for name in res["survivors"]:  # type: ignore[attr-defined]
+            print(f"    not caught: {name}")
+    print("\n| module | mutants | caught | equivalent | score | date |\n|---|---|---|---|---|---|")
+    for res in results:
+        if "error" not in res:
+            print(table_row(res))
     out = Path(os.environ.get("MUTATION_DIR", "/tmp/agm-mutation")) / "scores.json"
-    out.write_text(json.dumps(results, indent=1), encoding="utf-8")
+    kept = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else []
+    merged = {r["module"]: r for r in [*kept, *results]}  # one entry per module, latest wins
+    out.write_text(json.dumps(list(merged.values()), indent=1), encoding="utf-8")
     print(f"mutation: scores written to {out}")
     return 1 if any("error" in r for r in results) else 0
 

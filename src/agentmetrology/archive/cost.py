@@ -91,6 +91,10 @@ def align_spans(spans: Sequence[TraceSpan]) -> Alignment:
     by_id = _index(spans, al)
     models = [s for s in by_id.values() if is_model_span(s)]
     parent = {s.span_id: _model_parent(s, by_id, al) for s in models}
+    # model spans whose parent ids loop among themselves are roots (a hostile or broken trace
+    # must not send the bottom-up pass to a copy not yet aligned)
+    for sid in [sid for sid in parent if _on_cycle(sid, parent)]:
+        parent[sid] = None
     kids: dict[str, list[TraceSpan]] = defaultdict(list)
     for s in models:
         up = parent[s.span_id]
@@ -111,6 +115,17 @@ def align_spans(spans: Sequence[TraceSpan]) -> Alignment:
             al.represents[s.span_id] = frozenset({s.span_id})
             al.copies[s.span_id] += 1
     return al
+
+
+def _on_cycle(span_id: str, parent: dict[str, str | None]) -> bool:
+    """Return True when following model parents from span_id comes back to it."""
+    cur, seen = parent.get(span_id), set()
+    while cur is not None and cur not in seen:
+        if cur == span_id:
+            return True
+        seen.add(cur)
+        cur = parent.get(cur)
+    return False
 
 
 def _depth(span_id: str, parent: dict[str, str | None]) -> int:

@@ -48,17 +48,25 @@ CREATE TABLE IF NOT EXISTS chain (
 )
 """
 
-_columns_cache: dict[tuple[int, str], tuple[str, ...]] = {}
+# (id(connection), table) -> (connection, columns). The entry keeps its connection and a hit
+# must be that very object: once a connection is collected its id can be reused by a new
+# connection to another ledger (an older schema, other columns), and a stale entry would digest
+# the wrong columns. Bounded, so closed connections do not pile up.
+_columns_cache: dict[tuple[int, str], tuple[sqlite3.Connection, tuple[str, ...]]] = {}
+_COLUMNS_CACHE_MAX = 64
 
 
 def columns(c: sqlite3.Connection, table: str) -> tuple[str, ...]:
     """Return the digested columns of a table, in schema order."""
     key = (id(c), table)
-    cols = _columns_cache.get(key)
-    if cols is None:
-        skip = TABLES[table][1]
-        cols = tuple(r[1] for r in c.execute(f"PRAGMA table_info({table})") if r[1] not in skip)
-        _columns_cache[key] = cols
+    hit = _columns_cache.get(key)
+    if hit is not None and hit[0] is c:
+        return hit[1]
+    skip = TABLES[table][1]
+    cols = tuple(r[1] for r in c.execute(f"PRAGMA table_info({table})") if r[1] not in skip)
+    if len(_columns_cache) >= _COLUMNS_CACHE_MAX:
+        del _columns_cache[next(iter(_columns_cache))]  # the oldest entry
+    _columns_cache[key] = (c, cols)
     return cols
 
 

@@ -1,0 +1,92 @@
+"""Suite-wide: the slowest modules start first; xdist workers see the controller's COLUMNS.
+
+Under pytest-xdist (`make test` runs `-n 2 --dist loadscope`) modules are handed to workers in
+collection order, so a 45-second module collected last keeps one worker busy after the other
+has finished. Moving the known-slow modules (and any test marked `slow`) to the front lets the
+short tests fill in around them. Nothing is skipped or deselected: only the order changes, and
+within each group the collection order is kept.
+
+An xdist worker process starts with COLUMNS=80 and LINES=24 in its environment even when the
+controller has neither; piped CLI output would then wrap at 80 columns instead of the CLI's
+160, and tests that read a long line back fail only under `-n`. Workers restore the
+controller's values (unset stays unset).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from typing import Any
+
+import pytest
+
+TERMINAL_VARS = ("COLUMNS", "LINES")
+
+# Modules measured at 10 s or more on the 2-core machine (docs/testing.md, "Suite time"),
+# slowest first.
+SLOW_MODULES = (
+    "tests/audit/inspect/test_census.py",
+    "tests/store/test_tamper_study.py",
+    "tests/campaign/test_campaign_kill.py",
+    "tests/audit/inspect/test_tau2_census.py",
+    "tests/envs/test_plugin_env.py",
+    "tests/campaign/test_campaign_ray.py",
+    "tests/cli/test_env_cli.py",
+    "tests/cli/test_audit_scorer_cli.py",
+    "tests/campaign/test_campaign_kill_billing.py",
+    "tests/envs/researchops/test_every_path.py",
+    "tests/diagnose/test_researchops_grid.py",
+    "tests/cli/test_audit_card_width.py",
+    "tests/archive/test_importer_fuzz.py",
+    "tests/audit/test_comtrade_audit.py",
+)
+
+
+# Modules whose assertions include a wall-clock limit that a second busy worker on a 2-core
+# machine can break (Ctrl-C must end a run within 10 s): marked `serial`, and `make test` runs
+# them alone after the parallel part (`-m "not serial"`, then `-m serial`).
+SERIAL_MODULES = ("tests/campaign/test_campaign_interrupt.py",)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register markers; deliverable SIGINT; in an xdist worker, the controller's COLUMNS/LINES.
+
+    A shell without job control starts background commands with SIGINT ignored, and children
+    inherit that: the Ctrl-C tests (tests/campaign/test_campaign_interrupt.py) would then see
+    no KeyboardInterrupt and a run that cannot be interrupted. The suite restores the default.
+    """
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    config.addinivalue_line("markers", "slow: a slow test; collected first, never skipped")
+    config.addinivalue_line("markers", "serial: has a wall-clock limit; `make test` runs it "
+                                       "after the parallel part, alone")
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None:
+        for name in TERMINAL_VARS:
+            value = workerinput.get(f"agm_env_{name}")
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist controller: hand each worker this process's COLUMNS/LINES (None when unset)."""
+    for name in TERMINAL_VARS:
+        node.workerinput[f"agm_env_{name}"] = os.environ.get(name)
+
+
+def _rank(item: pytest.Item) -> int:
+    path = item.nodeid.split("::", 1)[0]
+    if path in SLOW_MODULES:
+        return SLOW_MODULES.index(path)
+    return len(SLOW_MODULES) if item.get_closest_marker("slow") else len(SLOW_MODULES) + 1
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the serial modules; put the slow modules first (stable: module order is kept)."""
+    for item in items:
+        if item.nodeid.split("::", 1)[0] in SERIAL_MODULES:
+            item.add_marker(pytest.mark.serial)
+    items.sort(key=_rank)

@@ -1,0 +1,79 @@
+"""Fault realisations (specs/comtrade.md, "Per episode the service keeps a request counter").
+
+Counts follow the spec's formulas (floor in legacy, ceil in seeded, capped fail lists); the
+seeded draws are pinned exactly because the same seed must give byte-identical episodes in
+every version: a changed draw silently changes every seeded episode.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from agentmetrology.envs.comtrade import faults
+from agentmetrology.envs.comtrade.tasks import TASKS
+
+PAGE = [{"i": i} for i in range(10)]
+PREVIOUS = [{"p": i} for i in range(5)]
+
+
+def _ids(rows: list[dict]) -> list[object]:
+    return [r["i"] if "i" in r else f"p{r['p']}" for r in rows]
+
+
+def test_seeded_fail_lists_are_pinned_per_seed_and_code() -> None:
+    # one failing request among 2..3 per episode; which one depends on the seed and the code
+    t4, t5 = TASKS["T4_rate_limit_429"], TASKS["T5_server_error_500"]
+    assert [sorted(faults.fail_lists(t4, s, "seeded")[0]) for s in range(8)] == [
+        [3], [2], [2], [3], [3], [2], [3], [3]]
+    assert [sorted(faults.fail_lists(t5, s, "seeded")[1]) for s in range(8)] == [
+        [3], [2], [2], [3], [3], [2], [3], [2]]
+    assert faults.fail_lists(t4, 0, "seeded")[1] == frozenset()
+    assert faults.fail_lists(t4, 0, "legacy") == (frozenset({2}), frozenset())
+
+
+def test_seeded_fail_list_is_capped_at_the_clean_pass() -> None:
+    t = replace(TASKS["T4_rate_limit_429"], fail_429=(2, 3, 4, 5, 6), fail_500=(2, 3))
+    f429, f500 = faults.fail_lists(t, 7, "seeded")
+    assert f429 == frozenset({2, 3})  # capped: only requests 2..3 exist after the first
+    assert f500 == frozenset({2, 3})
+
+
+def test_drift_order_appends_the_seed_only_when_seeded() -> None:
+    t = TASKS["T6_page_drift"]
+    assert faults.drift_order(t, 0, "legacy", 1) == faults.drift_order(t, 1, "legacy", 1)
+    assert faults.drift_order(t, 0, "seeded", 1) != faults.drift_order(t, 1, "seeded", 1)
+    assert faults.drift_order(t, 0, "seeded", 1)[:8] == [0, 8, 18, 27, 29, 23, 10, 25]
+    assert sorted(faults.drift_order(t, 0, "seeded", 1)) == list(range(t.rows))
+
+
+def test_seeded_duplicates_insert_ceil_counts_at_pinned_positions() -> None:
+    out, n = faults.inject_duplicates_seeded("T3_duplicates:dup:0:1", PAGE, PREVIOUS, 0.2, 0.1)
+    assert n == 3  # ceil(10 × 0.2) = 2 within + ceil(10 × 0.1) = 1 cross
+    assert _ids(out) == ["p1", 0, 8, 1, 2, 3, 4, 5, 6, 7, 8, 6, 9]
+    # one row: ceil(1 × 0.08) = 1 copy of it, inserted (the page grows to two)
+    out, n = faults.inject_duplicates_seeded("x", [{"i": 0}], [], 0.08, 0.5)
+    assert (out, n) == ([{"i": 0}, {"i": 0}], 1)
+    assert faults.inject_duplicates_seeded("x", [], PREVIOUS, 0.5, 0.5) == ([], 0)
+    # insert positions are uniform over 0..len (both ends included), drawn after the copies
+    out, n = faults.inject_duplicates_seeded("T3_duplicates:dup:1:1", PAGE[:2], PREVIOUS[:3],
+                                             1.0, 1.0)
+    assert (n, _ids(out)) == (4, [0, 1, "p0", "p0", 1, 0])
+
+
+def test_legacy_duplicates_overwrite_and_one_row_pages_still_get_cross_copies() -> None:
+    out = faults.inject_duplicates_legacy("T", 0, [{"i": 0}], [{"p": 3}], 0.0, 1.0)
+    assert out == [{"p": 3}]  # floor(1 × 1.0) = 1 cross overwrite of the only row
+    assert faults.inject_duplicates_legacy("T", 0, [], PREVIOUS, 1.0, 1.0) == []
+    out = faults.inject_duplicates_legacy("T", 0, PAGE, [], 0.09, 0.0)
+    assert out == PAGE  # floor(10 × 0.09) = 0: legacy injects nothing below 10%
+
+
+def test_drop_rows_removes_ceil_count_keeping_order() -> None:
+    kept = faults.drop_rows("T:adv-drop:0:3", PAGE, 0.25)
+    assert _ids(kept) == [0, 1, 2, 3, 4, 6, 9]  # ceil(10 × 0.25) = 3 gone, order kept
+    assert faults.drop_rows("T:adv-drop:0:3", PAGE, 0.25) == kept  # seeded by its label
+    assert len(faults.drop_rows("T:adv-drop:0:4", PAGE, 0.01)) == 9  # ceil(0.1) = 1
+    assert faults.drop_rows("l", PAGE, 0.0) == PAGE
+    assert faults.drop_rows("l", PAGE, 1.0) == [] == faults.drop_rows("l", PAGE, 3.0)
+    assert faults.drop_rows("l", [], 0.5) == []
+    assert faults.drop_rows("l", PAGE, -0.5) == PAGE  # a negative rate drops nothing

@@ -1,0 +1,238 @@
+"""Mutants that cannot change behaviour, each with the reason (read by run.py, listed in docs).
+
+A name here leaves its module's denominator. Add one only with a reason a reviewer can check
+against the code; a mutant that a test could notice belongs in a test, not here.
+"""
+
+from __future__ import annotations
+
+EQUIVALENT: dict[str, str] = {
+    "agentmetrology.archive.passk.x_pass_hat_k_fraction__mutmut_13":
+        "drops sum()'s start Fraction(0): 0 + Fraction is the same Fraction, counts never empty",
+    "agentmetrology.stats.intervals.x_wilson__mutmut_78":
+        "min(2.0, upper) for min(1.0, upper): k < n keeps the Wilson upper bound below 1, "
+        "k = n takes the exact branch",
+    # archive/cost.py: _depth only orders the bottom-up pass (sorted by -depth), over a parent
+    # map that align_spans has already made acyclic (_on_cycle)
+    "agentmetrology.archive.cost.x__depth__mutmut_2":
+        "depth starts at 1, not 0: every depth + 1, the order is unchanged",
+    "agentmetrology.archive.cost.x__depth__mutmut_10":
+        "depth += 2: every depth doubled, the order is unchanged",
+    "agentmetrology.archive.cost.x__depth__mutmut_4":
+        "`or` for `and`: at the root (cur None) one extra step adds 1 to every depth; the map "
+        "is acyclic so `cur not in seen` never stops the walk",
+    "agentmetrology.archive.cost.x__depth__mutmut_7":
+        "seen.add(None): the map is acyclic, so the seen guard never fires",
+    "agentmetrology.archive.cost.x__run_of__mutmut_11":
+        "by_id.get(None) when parent_id is None: no span id is None, so it returns None as "
+        "the original's else branch does",
+    "agentmetrology.archive.cost.x__pareto__mutmut_93":
+        "zip strict=None: stored and corrected are built from the same rows, equal lengths",
+    "agentmetrology.archive.cost.x__pareto__mutmut_96":
+        "zip without strict: stored and corrected are built from the same rows, equal lengths",
+    "agentmetrology.archive.cost.x__pareto__mutmut_97":
+        "zip strict=False: stored and corrected are built from the same rows, equal lengths",
+    "agentmetrology.archive.cost.x_align_spans__mutmut_39":
+        "kids.get(id, None) for kids.get(id, []): `if children` treats None and [] alike",
+    "agentmetrology.archive.cost.x_align_spans__mutmut_41":
+        "kids.get(id) for kids.get(id, []): `if children` treats None and [] alike",
+    "agentmetrology.archive.cost.x_align_spans__mutmut_59":
+        "copies[id] = 1 for += 1 on a billable span: the pass runs deepest first and a span's "
+        "copies are only raised by its (shallower) ancestors, so the count is 0 here",
+    # store/redact.py: codec and error-handler spellings
+    "agentmetrology.store.redact.x_secret_forms__mutmut_3":
+        "encode('UTF-8'): codec names are case-insensitive",
+    "agentmetrology.store.redact.xǁRedactorǁtext__mutmut_8":
+        "encode('UTF-8'): codec names are case-insensitive",
+    "agentmetrology.store.redact.xǁRedactorǁtext__mutmut_10":
+        "decode('UTF-8'): codec names are case-insensitive",
+    "agentmetrology.store.redact.xǁRedactorǁtext__mutmut_3":
+        "decode() defaults to UTF-8",
+    "agentmetrology.store.redact.xǁRedactorǁtext__mutmut_4":
+        "no errors='replace': the redacted bytes of a str are always valid UTF-8 (secrets and "
+        "their fragments are whole characters, the replacement is ASCII)",
+    "agentmetrology.store.redact.xǁRedactorǁtext__mutmut_12":
+        "errors='REPLACE': the handler is looked up only on a decoding error, which cannot "
+        "happen here (see text__mutmut_4)",
+    # envs/comtrade/generator.py: only "legacy" is special-cased; any other profile is seeded
+    "agentmetrology.envs.comtrade.generator.x_generate_rows__mutmut_1":
+        "default profile 'XXseededXX' is handled as seeded",
+    "agentmetrology.envs.comtrade.generator.x_generate_rows__mutmut_2":
+        "default profile 'SEEDED' is handled as seeded",
+    "agentmetrology.envs.comtrade.generator.x_generator_seed__mutmut_1":
+        "default profile 'XXseededXX' is handled as seeded",
+    "agentmetrology.envs.comtrade.generator.x_generator_seed__mutmut_2":
+        "default profile 'SEEDED' is handled as seeded",
+    "agentmetrology.envs.comtrade.generator.x_ground_truth_ids__mutmut_1":
+        "the profile argument is unused: G never depends on it",
+    "agentmetrology.envs.comtrade.generator.x_ground_truth_ids__mutmut_2":
+        "the profile argument is unused: G never depends on it",
+    "agentmetrology.envs.comtrade.generator.x_generate_rows__mutmut_6":
+        "zip strict=None: ROW_FIELDS and each tuple have 10 items",
+    "agentmetrology.envs.comtrade.generator.x_generate_rows__mutmut_9":
+        "zip without strict: ROW_FIELDS and each tuple have 10 items",
+    "agentmetrology.envs.comtrade.generator.x_generate_rows__mutmut_10":
+        "zip strict=False: ROW_FIELDS and each tuple have 10 items",
+    "agentmetrology.envs.comtrade.generator.x_generate_rows__mutmut_17":
+        "legacy gets the seed instead of None: seed_string ignores the seed for legacy",
+    "agentmetrology.envs.comtrade.generator.x_generate_rows__mutmut_20":
+        "legacy gets the seed instead of None: seed_string ignores the seed for legacy",
+    "agentmetrology.envs.comtrade.generator.x_generate_rows__mutmut_21":
+        "legacy gets the seed instead of None: seed_string ignores the seed for legacy",
+    # envs/comtrade/faults.py
+    "agentmetrology.envs.comtrade.faults.x_fail_lists__mutmut_27":
+        "r.sample(candidates, 0) is [] when k = 0: the same empty set",
+    # records/canonical.py
+    "agentmetrology.records.canonical.x__float_tag__mutmut_11":
+        "value >= 0 for value > 0: only ±inf reach this branch (NaN is tested first)",
+    "agentmetrology.records.canonical.x__float_tag__mutmut_12":
+        "value > 1 for value > 0: only ±inf reach this branch (NaN is tested first)",
+    "agentmetrology.records.canonical.x_canonical_json__mutmut_5":
+        "ensure_ascii=None is falsy, the same as False",
+    "agentmetrology.records.canonical.x_canonical_json__mutmut_6":
+        "allow_nan=None: to_plain(tag_non_finite=True) never lets a non-finite float through",
+    "agentmetrology.records.canonical.x_canonical_json__mutmut_11":
+        "allow_nan left at its default: to_plain has already tagged every non-finite float",
+    "agentmetrology.records.canonical.x_canonical_json__mutmut_21":
+        "allow_nan=True: to_plain has already tagged every non-finite float",
+    "agentmetrology.records.canonical.x_canonical_json__mutmut_23":
+        "encode('UTF-8'): codec names are case-insensitive",
+    "agentmetrology.records.canonical.x_sha256_hex__mutmut_4":
+        "encode('UTF-8'): codec names are case-insensitive",
+    "agentmetrology.envs.comtrade.faults.x_drop_rows__mutmut_11":
+        "rate >= 0 for rate > 0: at rate 0, ceil(0) = 0 rows go either way",
+    "agentmetrology.store.redact.xǁRedactorǁtext__mutmut_11":
+        "errors='XXreplaceXX': the handler is looked up only on a decoding error, which cannot "
+        "happen here (see text__mutmut_4)",
+    # store/chain.py: the columns cache only saves a PRAGMA; a miss recomputes the same columns
+    "agentmetrology.store.chain.x_columns__mutmut_2":
+        "key id(None): every lookup misses or fails the identity check; recomputed",
+    "agentmetrology.store.chain.x_columns__mutmut_3":
+        "hit = None: always recomputed, the same columns",
+    "agentmetrology.store.chain.x_columns__mutmut_4":
+        "get(None): always a miss, recomputed",
+    "agentmetrology.store.chain.x_columns__mutmut_7":
+        "hit[1] is c is never true: always recomputed",
+    "agentmetrology.store.chain.x_columns__mutmut_8":
+        "hit[0] is not c: an entry holds its connection, so a hit is always c; the mutant "
+        "always recomputes",
+    "agentmetrology.store.chain.x_columns__mutmut_18":
+        "evicts at 65 entries instead of 64",
+    "agentmetrology.store.chain.x_columns__mutmut_21":
+        "stores None: the next lookup misses and recomputes",
+    "agentmetrology.store.chain.x_head__mutmut_4":
+        "lower-case SQL: SQLite keywords and names are case-insensitive",
+    "agentmetrology.store.chain.x_head__mutmut_5":
+        "upper-case SQL: SQLite keywords and names are case-insensitive",
+    "agentmetrology.store.chain.x_is_sealed__mutmut_7":
+        "lower-case SQL: SQLite keywords and names are case-insensitive",
+    "agentmetrology.store.chain.x_is_sealed__mutmut_8":
+        "upper-case SQL: SQLite keywords and names are case-insensitive",
+    "agentmetrology.store.chain.x_seal_rows__mutmut_28":
+        "lower-case SQL: SQLite keywords and names are case-insensitive",
+    "agentmetrology.store.chain.x_seal_rows__mutmut_29":
+        "upper-case SQL: SQLite keywords and names are case-insensitive",
+    "agentmetrology.store.chain.x_content_digest__mutmut_5":
+        "ensure_ascii=None is falsy, the same as False",
+    "agentmetrology.store.chain.x_content_digest__mutmut_11":
+        "allow_nan left at its default, which is True",
+    "agentmetrology.store.chain.x_content_digest__mutmut_20":
+        "encode('UTF-8'): codec names are case-insensitive",
+    "agentmetrology.store.chain.x_next_head__mutmut_7":
+        "encode('UTF-8'): codec names are case-insensitive",
+    "agentmetrology.store.chain.x_row_digest__mutmut_26":
+        "zip strict=None: cols and row come from one SELECT",
+    "agentmetrology.store.chain.x_row_digest__mutmut_29":
+        "zip without strict: cols and row come from one SELECT",
+    "agentmetrology.store.chain.x_row_digest__mutmut_30":
+        "zip strict=False: cols and row come from one SELECT",
+    # envs/comtrade/scoring/ground_truth.py: G's ids are {task}-{i:06d} for every seed and
+    # profile, and legacy rows ignore the seed, so these arguments cannot change a result
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x__mismatch__mutmut_2":
+        "True for a missing expected row: count_lines asks only for ids in G, and every id in G "
+        "has a row",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x__mismatch__mutmut_14":
+        "zip strict=None: both sides have the ten ROW_FIELDS",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x__mismatch__mutmut_17":
+        "zip without strict: both sides have the ten ROW_FIELDS",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x__mismatch__mutmut_18":
+        "zip strict=False: both sides have the ten ROW_FIELDS",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x_f1_components__mutmut_27":
+        "r_x = 1.0 when |G| = 0: then U is empty, exact = 0 and f1_exact is 0 either way",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x_f1_components__mutmut_32":
+        "p_x = 1.0 when there are no lines: then U is empty, exact = 0 and f1_exact is 0 either "
+        "way",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x_ground_truth_f1__mutmut_34":
+        "a misspelt 'seeded' profile: ids ignore it and rows treat any non-legacy profile as "
+        "seeded",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x_ground_truth_f1__mutmut_35":
+        "a misspelt 'seeded' profile: ids ignore it and rows treat any non-legacy profile as "
+        "seeded",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x_ground_truth_f1__mutmut_38":
+        "changes the seed or profile given to G, whose ids depend on neither",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x_ground_truth_f1__mutmut_39":
+        "changes the seed or profile given to G, whose ids depend on neither",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x_ground_truth_f1__mutmut_43":
+        "changes the seed or profile given to G, whose ids depend on neither",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x_ground_truth_f1__mutmut_44":
+        "changes the seed or profile given to G, whose ids depend on neither",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x_ground_truth_f1__mutmut_45":
+        "changes the seed or profile given to G, whose ids depend on neither",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x_ground_truth_f1__mutmut_46":
+        "changes the seed or profile given to G, whose ids depend on neither",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x_ground_truth_f1__mutmut_47":
+        "changes the seed or profile given to G, whose ids depend on neither",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x_ground_truth_f1__mutmut_115":
+        "legacy rows get the seed instead of None: the legacy generator ignores the seed",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x_ground_truth_f1__mutmut_118":
+        "legacy rows get the seed instead of None: the legacy generator ignores the seed",
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x_ground_truth_f1__mutmut_119":
+        "legacy rows get the seed instead of None: the legacy generator ignores the seed",
+    # scoring/episode.py
+    "agentmetrology.scoring.episode.x_score_submission__mutmut_1":
+        "default condition 'XXcleanXX': split_condition finds no mutation in it, as in 'clean'",
+    "agentmetrology.scoring.episode.x_score_submission__mutmut_2":
+        "default condition 'CLEAN': split_condition finds no mutation in it, as in 'clean'",
+    # archive/coverage.py: cells come from episodes, so every cell has a planned episode and a
+    # task; and tasks.values() is zipped with the list built from it
+    "agentmetrology.archive.coverage.x__pairs__mutmut_8":
+        "`and` in the empty-cell guard: by_cell never yields an empty cell",
+    "agentmetrology.archive.coverage.x__pairs__mutmut_15":
+        "`break` in the empty-cell guard: by_cell never yields an empty cell",
+    "agentmetrology.archive.coverage.x_pass_k_section__mutmut_18":
+        "zip strict=None over a list built from the same dict",
+    "agentmetrology.archive.coverage.x_pass_k_section__mutmut_21":
+        "zip without strict over a list built from the same dict",
+    "agentmetrology.archive.coverage.x_pass_k_section__mutmut_22":
+        "zip strict=False over a list built from the same dict",
+    "agentmetrology.archive.coverage.x_pass_k_section__mutmut_27":
+        "`or True`: a cell always has a task, so trials is never empty",
+    "agentmetrology.archive.coverage.x_pass_k_section__mutmut_29":
+        "else 1: a cell always has a task, so trials is never empty",
+    # stats/bootstrap.py
+    "agentmetrology.stats.bootstrap.x_bootstrap_cis__mutmut_34":
+        "zip strict=None: one reducer and one distribution per statistic",
+    "agentmetrology.stats.bootstrap.x_bootstrap_cis__mutmut_38":
+        "zip without strict: one reducer and one distribution per statistic",
+    "agentmetrology.stats.bootstrap.x_bootstrap_cis__mutmut_39":
+        "zip strict=False: one reducer and one distribution per statistic",
+    "agentmetrology.stats.bootstrap.x_bootstrap_distributions__mutmut_13":
+        "np.empty dtype=None is float64, the same as dtype=np.float64",
+    "agentmetrology.stats.bootstrap.x_bootstrap_distributions__mutmut_15":
+        "np.empty without dtype is float64, the same as dtype=np.float64",
+    "agentmetrology.stats.bootstrap.x_bootstrap_distributions__mutmut_41":
+        "zip strict=None: one output per reducer",
+    "agentmetrology.stats.bootstrap.x_bootstrap_distributions__mutmut_44":
+        "zip without strict: one output per reducer",
+    "agentmetrology.stats.bootstrap.x_bootstrap_distributions__mutmut_45":
+        "zip strict=False: one output per reducer",
+    "agentmetrology.stats.bootstrap.x_resample_indices__mutmut_5":
+        "rng.integers(n, size) draws from [0, n), as integers(0, n, size) does",
+    "agentmetrology.stats.bootstrap.x_resample_indices__mutmut_39":
+        "rng.integers(high, size) draws from [0, high), as integers(0, high, size) does",
+    "agentmetrology.stats.bootstrap.x_resample_indices__mutmut_23":
+        "searchsorted's default side is 'left'",
+    "agentmetrology.stats.bootstrap.x_quantile__mutmut_14":
+        "hi = min(lo + 1, size + 1): q < 1 (confidence is checked to lie in (0, 1)), so lo + 1 "
+        "<= size - 1 binds first",
+}

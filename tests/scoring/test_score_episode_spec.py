@@ -1,0 +1,107 @@
+"""The one scoring function (scoring/episode.py): every scorer, in order; a measurement failure
+is UNKNOWN with a null score and the reason; a scorer that raises is INVALID, never a crash."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from agentmetrology.envs.registry import get_env
+from agentmetrology.records.assessment import Assessment
+from agentmetrology.records.episode import Episode, EpisodeKey, Termination, Usage
+from agentmetrology.records.events import Event
+from agentmetrology.scoring.episode import (
+    episode_context,
+    score_episode,
+    score_submission,
+    unmeasured,
+)
+
+
+@dataclass(frozen=True)
+class _Echo:
+    """Records what it was called with, as its components."""
+
+    name: str = "echo"
+    version: str = "2.1"
+    kind: str = "outcome"
+
+    def score(self, submission: Any, task: str, seed: int | None, profile: str,
+              evidence_digest: str | None, trajectory: Any) -> Assessment:
+        return Assessment(self.name, self.version, "PASS", 1.0,
+                          {"submission": submission, "task": task, "seed": seed,
+                           "profile": profile, "events": len(trajectory or ())},
+                          (), evidence_digest or "")
+
+
+@dataclass(frozen=True)
+class _Raises(_Echo):
+    name: str = "boom"
+
+    def score(self, *args: Any) -> Assessment:
+        raise KeyError("missing field")
+
+
+SPEC = replace(get_env("comtrade"), scorers=(_Echo(), _Raises()), profiles=("seeded", "legacy"))
+
+
+def _episode(kind: str = "submitted", detail: str = "", seed: int = 4,
+             meta: dict[str, Any] | None = None) -> Episode:
+    key = EpisodeKey("c", "t", "T1_single_page", seed, "clean", "L2")
+    return Episode(key, "t", "T1_single_page", seed, "clean", "L2",
+                   [Event(0, "agent", "tool_call", "fetch_page", {}, None, 0.0)],
+                   {"data.jsonl": "x"}, Termination(kind, detail), Usage(),
+                   digests={"submission": "sub-digest"}, meta=meta or {})
+
+
+def test_every_scorer_in_order_and_a_raising_scorer_is_invalid() -> None:
+    echo, boom = score_episode(SPEC, _episode(meta={"profile": "legacy"}))
+    assert echo == Assessment("echo", "2.1", "PASS", 1.0, {
+        "submission": {"data.jsonl": "x"}, "task": "T1_single_page", "seed": 4,
+        "profile": "legacy", "events": 1}, (), "sub-digest")
+    assert boom == Assessment("boom", "2.1", "INVALID", None, {},
+                              ("the scorer raised KeyError: 'missing field'",), "sub-digest")
+
+
+def test_measurement_failures_are_unknown_with_the_reason() -> None:
+    for kind in ("infra_error", "cancelled"):
+        a, b = score_episode(SPEC, _episode(kind, "connection refused"))
+        why = f"measurement failure ({kind}): connection refused"
+        assert a == Assessment("echo", "2.1", "UNKNOWN", None, {}, (why,), "sub-digest")
+        assert b == Assessment("boom", "2.1", "UNKNOWN", None, {}, (why,), "sub-digest")
+    (a, _) = unmeasured(SPEC, _episode("infra_error"))
+    assert a.reasons == ("measurement failure (infra_error)",)
+
+
+def test_context_defaults_to_the_first_profile_and_a_negative_seed_is_none() -> None:
+    assert episode_context(SPEC, _episode()) == (4, "seeded")
+    assert episode_context(SPEC, _episode(seed=-1, meta={"profile": "legacy"})) == (
+        None, "legacy")
+    assert score_episode(SPEC, _episode(seed=-1))[0].components["seed"] is None
+
+
+def test_score_submission_passes_the_evidence_digest_and_trajectory() -> None:
+    (a, b) = score_submission(SPEC, {"k": "v"}, "T2_multi_page", 7, "seeded")
+    assert a.components == {"submission": {"k": "v"}, "task": "T2_multi_page", "seed": 7,
+                            "profile": "seeded", "events": 0}
+    assert a.evidence_digest == "" and b.evidence_digest == ""
+    (a, b) = score_submission(SPEC, None, "T2_multi_page", 7, "seeded", "ev",
+                              [Event(0, "agent", "tool_call", "x", {}, None, 0.0)] * 3)
+    assert (a.evidence_digest, a.components["events"], b.evidence_digest) == ("ev", 3, "ev")
+
+
+def test_seed_0_is_a_seed_and_a_missing_digest_is_empty() -> None:
+    ep = replace(_episode(seed=0), digests={})
+    assert episode_context(SPEC, ep)[0] == 0
+    assert [a.evidence_digest for a in score_episode(SPEC, ep)] == ["", ""]
+    assert [a.evidence_digest for a in unmeasured(SPEC, ep)] == ["", ""]
+
+
+def test_a_scorer_side_mutation_scores_with_the_mutated_scorers() -> None:
+    spec = replace(SPEC, mutation_hooks={**SPEC.mutation_hooks,
+                                         "rubric": lambda scorers: (_Echo(name="mutated"),)})
+    (a,) = score_submission(spec, None, "T1_single_page", 1, "seeded", condition="mut:rubric")
+    assert a.scorer == "mutated"
+    ep = replace(_episode(), condition="mut:rubric")
+    assert [x.scorer for x in score_episode(spec, ep)] == ["mutated"]
+    assert [x.scorer for x in score_episode(spec, _episode())] == ["echo", "boom"]

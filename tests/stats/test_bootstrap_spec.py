@@ -1,0 +1,89 @@
+"""Percentile bootstrap (stats/bootstrap.py, specs/statistics.md): a callable statistic, the
+interval equal to numpy's linear quantile to the last bit, seeded defaults, CVaR's k worst."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+from agentmetrology.stats.bootstrap import (
+    bootstrap_ci,
+    bootstrap_cis,
+    bootstrap_distributions,
+    percentile_interval,
+    reducer,
+)
+
+X = np.array([0.2, 0.9, 0.4, 0.4, 1.0, 0.0, 0.7, 0.3, 0.8, 0.5, 0.6])
+
+
+def spread(a: np.ndarray) -> np.ndarray:
+    """Row-wise max − min."""
+    return a.max(axis=-1) - a.min(axis=-1)
+
+
+def test_callable_statistic_estimate() -> None:
+    est = bootstrap_ci(X, spread, resamples=400, seed=3, confidence=0.9)
+    (dist,) = bootstrap_distributions(X, [lambda m: spread(m.T)], resamples=400, seed=3)
+    assert est.value == 1.0 and est.n == X.size
+    assert est.interval == (np.quantile(dist, 0.05), np.quantile(dist, 0.95))
+    assert (est.method, est.seed, est.confidence, est.resamples) == (
+        "percentile bootstrap of spread", 3, 0.9, 400)
+    unnamed = bootstrap_ci(X, functools.partial(spread), resamples=50)
+    assert unnamed.method == "percentile bootstrap of statistic"
+    assert unnamed == bootstrap_ci(X, functools.partial(spread), resamples=50, seed=0)
+
+
+@pytest.mark.parametrize("size", [2, 11, 21, 40, 101, 1000])
+@pytest.mark.parametrize("confidence", [0.5, 0.8, 0.9, 0.95, 0.99])
+def test_percentile_interval_is_numpys_linear_quantile_bit_for_bit(size: int,
+                                                                   confidence: float) -> None:
+    d = np.random.default_rng(size).normal(size=size)
+    tail = (1 - confidence) / 2
+    assert percentile_interval(d, confidence) == (np.quantile(d, tail),
+                                                  np.quantile(d, 1 - tail))
+
+
+def test_defaults_are_seed_0_alpha_02_tau_09() -> None:
+    assert bootstrap_ci(X, resamples=100) == bootstrap_ci(X, resamples=100, seed=0)
+    assert bootstrap_cis(X, ["reliability", "cvar"], resamples=100) == bootstrap_cis(
+        X, ["reliability", "cvar"], resamples=100, seed=0, alpha=0.2, tau=0.9)
+    rel, cvar = bootstrap_cis(X, ["reliability", "cvar"], resamples=100, alpha=0.3, tau=0.55)
+    assert rel.value == 5 / 11  # 0.9, 1.0, 0.7, 0.8, 0.6 are >= 0.55
+    assert cvar.value == pytest.approx((0.0 + 0.2 + 0.3 + 0.4) / 4)  # ceil(0.3 × 11) = 4 worst
+
+
+@pytest.mark.parametrize("alpha", [0.2, 0.3, 0.5, 0.7])
+def test_cvar_point_estimate_is_the_mean_of_the_k_worst(alpha: float) -> None:
+    (cvar,) = bootstrap_cis(X, ["cvar"], resamples=20, alpha=alpha)
+    k = int(np.ceil(round(alpha * X.size, 9)))
+    assert cvar.value == pytest.approx(np.sort(X)[:k].mean(), rel=1e-12)
+
+
+def test_resamples_are_refused_by_name() -> None:
+    for call in (lambda: bootstrap_ci(X, spread, resamples=0),
+                 lambda: bootstrap_cis(X, ["mean"], resamples=0)):
+        with pytest.raises(ValueError, match=r"^resamples must be an integer >= 1, got 0$"):
+            call()
+
+
+def test_reducer_arguments_are_checked_by_name_and_tau_counts_ties() -> None:
+    assert bootstrap_cis([0.5, 0.4], ["reliability"], resamples=10, tau=0.5)[0].value == 0.5
+    assert bootstrap_cis([0.5, 0.0], ["reliability"], resamples=10, tau=0.0)[0].value == 1.0
+    assert reducer("cvar") is not None and reducer("reliability") is not None  # defaults valid
+    with pytest.raises(ValueError, match=r"^alpha "):
+        reducer("cvar", alpha=0.0)
+    with pytest.raises(ValueError, match=r"^tau "):
+        reducer("reliability", tau=1.5)
+    with pytest.raises(ValueError, match=r"^statistic must be one of mean, worst, cvar, "
+                                         r"reliability or a callable, got 'median'$"):
+        reducer("median")
+
+
+def test_named_statistic_through_bootstrap_ci_keeps_every_option() -> None:
+    for name in ("cvar", "reliability"):
+        assert bootstrap_ci(X, name, resamples=60, seed=2, confidence=0.8, alpha=0.5,
+                            tau=0.55) == bootstrap_cis(X, [name], resamples=60, seed=2,
+                                                       confidence=0.8, alpha=0.5, tau=0.55)[0]
