@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import signal
+import tempfile
 from typing import Any
 
 import pytest
@@ -25,12 +26,15 @@ TERMINAL_VARS = ("COLUMNS", "LINES")
 # Modules measured at 10 s or more on the 2-core machine (docs/testing.md, "Suite time"),
 # slowest first.
 SLOW_MODULES = (
+    "tests/campaign/test_campaign_ray_llm.py",
     "tests/audit/inspect/test_census.py",
     "tests/store/test_tamper_study.py",
     "tests/campaign/test_campaign_kill.py",
     "tests/audit/inspect/test_tau2_census.py",
     "tests/envs/test_plugin_env.py",
-    "tests/campaign/test_campaign_ray.py",
+    "tests/inspect_ext/test_eval.py",
+    "tests/inspect_ext/test_roundtrip.py",
+    "tests/inspect_ext/test_plugins.py",
     "tests/cli/test_env_cli.py",
     "tests/cli/test_audit_scorer_cli.py",
     "tests/campaign/test_campaign_kill_billing.py",
@@ -55,6 +59,9 @@ def pytest_configure(config: pytest.Config) -> None:
     inherit that: the Ctrl-C tests (tests/campaign/test_campaign_interrupt.py) would then see
     no KeyboardInterrupt and a run that cannot be interrupted. The suite restores the default.
     """
+    # The status memo (store/verify_memo.py) goes to a scratch folder, never the user's cache;
+    # tests of the memo itself set AGM_VERIFY_CACHE per test.
+    os.environ.setdefault("AGM_VERIFY_CACHE", tempfile.mkdtemp(prefix="agm-verify-memo-"))
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     config.addinivalue_line("markers", "slow: a slow test; collected first, never skipped")
