@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+import agentmetrology
+
 pytest.importorskip("inspect_ai", reason="the inspect extra is not installed")
 
 HERE = Path(__file__).resolve().parent
@@ -38,8 +40,14 @@ def inspect_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
                "[inspect_ai]\nagentmetrology = agentmetrology.inspect_ext.registry\n")
     _dist_info(site, "toy_sum_env", "[agentmetrology.environments]\ntoy_sum = toy_sum:SPEC\n")
     env = dict(os.environ)
+    # This tree's sources go first only when the installed package is another tree's (a
+    # worktree on a shared venv). When it is this tree's own editable install they must not:
+    # `src/agentmetrology.egg-info` would then shadow the installed metadata, Inspect would not
+    # see an editable package and would register our tasks without the `agentmetrology/` prefix.
+    own = Path(agentmetrology.__file__).resolve().parent.parent == SRC
     env["PYTHONPATH"] = os.pathsep.join(
-        [str(SRC), str(site), str(PLUGIN_DIR), *filter(None, [env.get("PYTHONPATH")])])
+        [*([] if own else [str(SRC)]), str(site), str(PLUGIN_DIR),
+         *filter(None, [env.get("PYTHONPATH")])])
     env["INSPECT_LOG_DIR"] = str(tmp_path_factory.mktemp("inspect-default-logs"))
     return env
 
