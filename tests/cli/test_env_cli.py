@@ -202,3 +202,19 @@ def test_score_reads_a_data_file_past_the_in_memory_limit(
         spec.scorers, score_submission(spec, whole, "T3_duplicates", 2, "seeded"), strict=True)}
     assert {k: streamed[k] for k in expected} == expected
     assert streamed["submission_sha256"] == whole.digest
+
+
+def test_an_unwritable_audit_folder_is_refused_before_the_audit_runs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentmetrology.cli import audit_cmd
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the audit ran before its output folder was checked")
+
+    monkeypatch.setattr(audit_cmd, "audit_env", never)
+    code, out, err = invoke("audit", "comtrade", "--seeds", "0-0", "--out", "/proc/agm-nope/x")
+    assert code == 2 and "cannot write the audit" in err and "Traceback" not in err + out
+    # a writable folder is probed without leaving anything behind when the audit then fails
+    target = tmp_path / "a" / "b"
+    code, _, _ = invoke("audit", "comtrade", "--seeds", "0-0", "--out", str(target))
+    assert code != 0 and not (tmp_path / "a").exists()

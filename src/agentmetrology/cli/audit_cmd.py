@@ -5,7 +5,9 @@ TARGET is any registered environment (`agm envs`) or `bfcl`.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -122,6 +124,26 @@ def write_rendered(doc: Any, out: Path, json_out: bool,
     return paths
 
 
+def check_writable(out: Path) -> None:
+    """Refuse an output folder that cannot be written before any work is done (one line).
+
+    It is probed by creating it and a file in it; what the probe created is removed again, so a
+    refused or failed audit leaves nothing behind.
+    """
+    created = [p for p in (out, *out.parents) if not p.exists()]
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / f".agm-write-probe-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        fail(f"cannot write the audit into {out}: {exc.strerror or exc}")
+    finally:
+        for p in created:  # innermost first
+            with contextlib.suppress(OSError):
+                p.rmdir()
+
+
 def _emit(doc: dict[str, object], out: Path, json_out: bool) -> None:
     paths = write_rendered(doc, out, json_out, render_audit_report)
     if paths is None:
@@ -182,6 +204,7 @@ def audit_cmd(
     (each has its own --help; docs/inspect.md).
     """
     out = out or Path(f"out/audit-{target}")
+    check_writable(out)
     if target == "bfcl":
         if store is not None:
             fail("--store audits recorded episodes of a registered environment, not bfcl")

@@ -13,7 +13,12 @@ from typing import Any
 
 import typer
 
-from agentmetrology.cli.audit_cmd import card_tables, invalid_lines, write_rendered
+from agentmetrology.cli.audit_cmd import (
+    card_tables,
+    check_writable,
+    invalid_lines,
+    write_rendered,
+)
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail
 from agentmetrology.report.numberguard import NumberGuardError
@@ -129,6 +134,8 @@ def inspect_cmd(
         args = parse_task_args(task_arg)
     except ValueError as exc:
         fail(str(exc))
+    out = out or Path(f"out/audit-inspect-{_slug(task)}")
+    check_writable(out)
     judge = _judge(judge_model, base_url, api_key_env)
     try:
         loaded = load_task(task, args, limit)
@@ -138,7 +145,7 @@ def inspect_cmd(
         fail(f"not probed: {task} needs {loaded.needs}")
     doc = audit_inspect(loaded, task_args=args, timeout=scorer_timeout, judge=judge,
                         empty_trajectory=not no_empty)
-    emit(doc, out or Path(f"out/audit-inspect-{_slug(task)}"), json_out)
+    emit(doc, out, json_out)
 
 
 @inspect_app.command("census")
@@ -165,6 +172,7 @@ def census_cmd(
     specs = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else list(DEFAULT_TASKS)
     if not specs:
         fail("--tasks names no benchmark")
+    check_writable(out)
     archive = None
     if taubench_archive is not None:
         try:
