@@ -15,10 +15,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-pytest.importorskip("verifiers")
-
 from openai import AsyncOpenAI
 
 from agentmetrology.adapters.verifiers_env import load_environment
