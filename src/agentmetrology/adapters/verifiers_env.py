@@ -83,7 +83,7 @@ class AgmVerifiersEnv(vf.MultiTurnEnv):
         spec = get_env(env_name)
         scorer = reward_scorer(spec)
         self.spec = spec
-        lv = level or ("L2" if "L2" in spec.levels else spec.levels[-1])
+        lv = level or spec.default_level
         rows = dataset_rows(spec, tasks or list(spec.tasks), list(seeds), lv,
                             profile or spec.profiles[0], condition)
         rubric = vf.Rubric(funcs=[self.outcome_reward], weights=[1.0])
