@@ -17,8 +17,6 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("openenv")
-
 from agentmetrology.adapters.extras import MissingExtraError, require
 from agentmetrology.adapters.openenv_env import (
     AgmAction,

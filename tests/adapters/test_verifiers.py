@@ -15,10 +15,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-pytest.importorskip("verifiers")
-
 from openai import AsyncOpenAI
 
 from agentmetrology.adapters.verifiers_env import load_environment
@@ -148,3 +144,13 @@ def test_a_failing_endpoint_is_no_measurement_not_zero() -> None:
     assert math.isnan(out["reward"]) and out["metrics"]["measured"] == 0.0
     assert out["agm"]["status"] == "UNKNOWN" and out["agm"]["termination"] is None
     assert out["agm"]["reasons"][0].startswith("the rollout failed: ")
+
+
+def test_a_rollout_cut_while_the_harness_asks_is_no_measurement_not_zero() -> None:
+    # max_turns=1 at L1: the model answers the first question; the harness asks again.
+    env = load_environment("comtrade", tasks=["T4_rate_limit_429"], seeds=[3], level="L1",
+                           max_turns=1)
+    (out,), _ = evaluate(env, lambda body: text("RETRY"))
+    assert math.isnan(out["reward"]) and out["metrics"]["measured"] == 0.0
+    assert out["agm"]["status"] == "UNKNOWN" and out["agm"]["termination"] is None
+    assert "question was unanswered" in out["agm"]["reasons"][0]

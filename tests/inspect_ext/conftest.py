@@ -14,8 +14,6 @@ import pytest
 
 import agentmetrology
 
-pytest.importorskip("inspect_ai", reason="the inspect extra is not installed")
-
 HERE = Path(__file__).resolve().parent
 PLUGIN_DIR = HERE.parent / "plugin_env"
 SRC = HERE.parents[1] / "src"

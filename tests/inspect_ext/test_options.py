@@ -45,7 +45,6 @@ def test_bad_arguments_are_refused_with_what_is_known(env: str, kw: dict[str, ob
 
 
 def test_a_plan_and_its_samples() -> None:
-    pytest.importorskip("inspect_ai")
     from agentmetrology.inspect_ext.tasks import environment_task
 
     task = environment_task("comtrade", "T3_duplicates,T1_single_page", "0-1", "L1",
@@ -61,7 +60,6 @@ def test_a_plan_and_its_samples() -> None:
 
 
 def test_every_registered_environment_has_a_task() -> None:
-    pytest.importorskip("inspect_ai")
     from inspect_ai._util.registry import registry_info
 
     from agentmetrology.inspect_ext.registry import TASKS

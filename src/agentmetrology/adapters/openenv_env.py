@@ -93,7 +93,7 @@ def defaults_for(spec: EnvSpec, task: str | None = None, level: str | None = Non
                  seed: int | None = 0) -> Defaults:
     """Return reset defaults: the first task and the model-owned level unless given."""
     chosen = task or next(iter(spec.tasks))
-    lv = level or ("L2" if "L2" in spec.levels else spec.levels[-1])
+    lv = level or spec.default_level
     try:
         spec.check_task(chosen)
         spec.ownership_of(lv)

@@ -35,9 +35,8 @@ class AdapterError(UserError):
 
 def reward_scorer(spec: EnvSpec) -> Scorer:
     """Return the environment's outcome scorer (the reward); AdapterError when it has none."""
-    for scorer in spec.scorers:
-        if scorer.kind == "outcome":
-            return scorer
+    if spec.scorers and spec.grade_scorer.kind == "outcome":  # the first outcome scorer
+        return spec.grade_scorer
     raise AdapterError(f"environment {spec.name!r} has no outcome scorer, so it has no valid "
                        f"reward; its scorers are {', '.join(s.kind for s in spec.scorers)}")
 

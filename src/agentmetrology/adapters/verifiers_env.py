@@ -83,7 +83,7 @@ class AgmVerifiersEnv(vf.MultiTurnEnv):
         spec = get_env(env_name)
         scorer = reward_scorer(spec)
         self.spec = spec
-        lv = level or ("L2" if "L2" in spec.levels else spec.levels[-1])
+        lv = level or spec.default_level
         rows = dataset_rows(spec, tasks or list(spec.tasks), list(seeds), lv,
                             profile or spec.profiles[0], condition)
         rubric = vf.Rubric(funcs=[self.outcome_reward], weights=[1.0])
@@ -138,11 +138,18 @@ class AgmVerifiersEnv(vf.MultiTurnEnv):
             return dict(state[STATE_KEY])
         session: EpisodeSession | None = state.get("agm_session")
         error = state.get("error")
-        if session is None or (session.pending.kind != "done" and error is not None):
-            # The rollout broke before the episode ended (e.g. the model endpoint failed):
-            # nothing the agent did can be scored.
-            why = f"the rollout failed: {type(error).__name__}: {error}" if error else \
-                "the rollout never started its episode"
+        cut = session is not None and session.pending.kind == "decide"
+        if session is None or (session.pending.kind != "done" and (error is not None or cut)):
+            # The rollout broke before the episode ended (e.g. the model endpoint failed), or
+            # verifiers ended it while the harness's question was unanswered (a question has no
+            # Stop, and the harness's fallback would be its decision, not the model's): nothing
+            # the agent did can be scored.
+            why = (f"the rollout failed: {type(error).__name__}: {error}" if error else
+                   f"verifiers ended the rollout ({state.get('stop_condition')}) while the "
+                   "harness's question was unanswered" if cut else
+                   "the rollout never started its episode")
+            if session is not None:
+                session.close()
             doc: dict[str, Any] = {"reward": None, "status": "UNKNOWN", "reasons": [why],
                                    "scorer": self.reward_scorer, "termination": None}
         else:

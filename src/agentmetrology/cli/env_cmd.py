@@ -225,7 +225,7 @@ def _run_model_free(spec: EnvSpec, tasks: list[str], seeds: list[int], agent: st
     rows: list[dict[str, Any]] = []
     total = len(tasks) * len(seeds) * epochs
     # With --epochs the repeat index is part of every row (and a table column).
-    extra = ((Col("repeat", 7, True), "repeat", 0),) if epochs > 1 else ()
+    extra = (REPEAT_COLUMN,) if epochs > 1 else ()
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                         console=err_console, transient=True,
                         disable=total < PROGRESS_AFTER or not err_console.is_terminal)
@@ -280,6 +280,17 @@ def num(x: object, digits: int = 3) -> str:
     return f"{x:.{digits}f}"
 
 
+REPEAT_COLUMN = (Col("repeat", 7, True), "repeat", 0)  # the table column of --epochs runs
+
+
+def failure_line(row: dict[str, Any]) -> str:
+    """Return the line naming a measurement failure's episode (its repeat, with --epochs) and
+    why it could not be measured."""
+    again = f" repeat {row['repeat']}" if "repeat" in row else ""
+    return f"measurement failure: {row['task']} seed {row['seed']}{again}: " \
+           f"{row['measurement_failure']}"
+
+
 def print_rows(spec: EnvSpec, rows: list[dict[str, Any]], title: str,
                extra: tuple[tuple[Col, str, int], ...] = ()) -> None:
     """Print result rows as a table that fits the terminal; measurement failures say why."""
@@ -311,8 +322,7 @@ def print_rows(spec: EnvSpec, rows: list[dict[str, Any]], title: str,
         cells.append(line)
     _print_table(title, cols, cells)
     for r in failures[:5]:
-        err_console.print(f"measurement failure: {r['task']} seed {r['seed']}: "
-                   f"{r['measurement_failure']}", markup=False)
+        err_console.print(failure_line(r), markup=False)
     if len(failures) > 5:
         err_console.print(f"... and {len(failures) - 5} more measurement failures", markup=False)
 
@@ -372,5 +382,5 @@ def exit_for_failures(rows: list[dict[str, Any]]) -> None:
     return None
 
 
-__all__ = ["envs_cmd", "exit_for_failures", "num", "print_rows", "result_row", "run_cmd",
-           "score_cmd", "tasks_cmd", "truth_cmd"]
+__all__ = ["REPEAT_COLUMN", "envs_cmd", "exit_for_failures", "failure_line", "num", "print_rows",
+           "result_row", "run_cmd", "score_cmd", "tasks_cmd", "truth_cmd"]

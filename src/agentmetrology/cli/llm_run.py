@@ -8,7 +8,13 @@ from typing import Any
 
 import typer
 
-from agentmetrology.cli.env_cmd import err_console, exit_for_failures, print_rows
+from agentmetrology.cli.env_cmd import (
+    REPEAT_COLUMN,
+    err_console,
+    exit_for_failures,
+    failure_line,
+    print_rows,
+)
 from agentmetrology.cli.errors import fail
 from agentmetrology.cli.table_fit import Col
 from agentmetrology.records.environment import EnvSpec
@@ -63,12 +69,9 @@ def run_llm(spec: EnvSpec, agent: str, tasks: list[str], seeds: list[int], level
             print(json.dumps({k: v for k, v in row.items() if k != "cost_text"}), flush=True)
         for r in rows:
             if r.get("measurement_failure"):
-                again = f" repeat {r['repeat']}" if "repeat" in r else ""
-                err_console.print(f"measurement failure: {r['task']} seed {r['seed']}{again}: "
-                           f"{r['measurement_failure']}", markup=False, emoji=False,
-                           soft_wrap=True)
+                err_console.print(failure_line(r), markup=False, emoji=False, soft_wrap=True)
     else:
-        repeat = ((Col("repeat", 7, True), "repeat", 0),) if epochs > 1 else ()
+        repeat = (REPEAT_COLUMN,) if epochs > 1 else ()
         print_rows(spec, rows, f"{agent} at {level} (store {root}, campaign {run.name})",
                    extra=(*repeat, (Col("cost", 5, True), "cost_text", -1)))
     if stopped:

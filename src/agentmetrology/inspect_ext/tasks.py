@@ -52,7 +52,7 @@ def environment_task(name: str, task_id: str = "all", seeds: str | int = "0",
     """Return the Inspect task of environment `name` for the given `-T` arguments."""
     try:
         spec = get_env(name)  # a plug-in that no longer loads says why here
-        lv = level or ("L2" if "L2" in spec.levels else spec.levels[-1])
+        lv = level or spec.default_level
         plan = episode_plan(spec, task_id, seeds, lv, condition, profile, max_steps)
     except UserError as exc:
         # Inspect prints a PrerequisiteError as its message alone (its private error type).

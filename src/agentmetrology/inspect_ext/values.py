@@ -8,13 +8,11 @@ excluded and counted instead, because a value that is not a measurement is never
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-# Inspect's letter grades (CORRECT, INCORRECT, PARTIAL, NOANSWER) as its own metrics read them.
-LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
+from agentmetrology.archive.importers.inspect_eval import score_value
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,21 +24,9 @@ class Numbers:
 
 
 def as_number(value: Any) -> float | None:
-    """Return a score value as a finite float, or None when it is not a measurement."""
-    if isinstance(value, bool):
-        return float(value)
-    if isinstance(value, int | float):
-        num = float(value)
-        return num if math.isfinite(num) else None
-    if isinstance(value, str):
-        if value in LETTERS:
-            return LETTERS[value]
-        try:
-            num = float(value)
-        except ValueError:
-            return None
-        return num if math.isfinite(num) else None
-    return None  # dict / list values need a reducer the caller chooses
+    """Return a score value as a finite float, or None when it is not a measurement (read as
+    the archive importer reads an Inspect log's score)."""
+    return score_value(value)[0]
 
 
 def numbers(values: Iterable[Any]) -> Numbers:

@@ -227,6 +227,12 @@ class EnvSpec:
         """Return the scaffold levels this environment supports, in order."""
         return tuple(lv for lv in LEVELS if lv in self.ownership) or ("L2",)
 
+    @property
+    def default_level(self) -> Level:
+        """Return the level used when none is named: L2 (model-owned) if supported, else the
+        last level."""
+        return "L2" if "L2" in self.levels else self.levels[-1]
+
     def ownership_of(self, level: str) -> dict[str, Owner]:
         """Return who owns each decision at `level`, or raise ValueError naming the levels."""
         own = self.ownership.get(level)

@@ -51,6 +51,14 @@ def parse_price(text: str) -> Price:
     return values[0], values[1], values[2] if len(values) == 3 else None
 
 
+# Parameters added after quick runs were first named, with the value every run had before:
+# a run at that value keeps the name it had then, or a repeated command would pay for its
+# episodes again instead of resuming its store (ComtradeBench was the only environment before
+# environments were plug-ins). Any other value (another environment, a price, which changes the
+# target, K repeats) is another plan, so another campaign.
+_ADDED_LATER: dict[str, Any] = {"environment": "comtrade", "price": None, "epochs": 1}
+
+
 @dataclass(frozen=True, slots=True)
 class QuickRun:
     """The parameters of one quick LLM run."""
@@ -73,19 +81,9 @@ class QuickRun:
         """Return the campaign name: the model and a digest of every parameter."""
         model = slug(self.agent[4:])
         params = {k: getattr(self, k) for k in self.__dataclass_fields__}
-        if self.price is None:
-            # Runs without --price keep the names they had before the option existed, so that
-            # the same command resumes its store. A price changes the target, so its plan: a
-            # run with a price is another campaign.
-            del params["price"]
-        if self.epochs == 1:
-            # Likewise for --epochs: one repeat keeps the name (and plan) it always had; K
-            # repeats are another plan, so another campaign.
-            del params["epochs"]
-        if self.environment == "comtrade":
-            # Quick runs named before environments were plug-ins must keep their names, or a
-            # repeated command would pay for its episodes again instead of resuming.
-            del params["environment"]
+        for key, default in _ADDED_LATER.items():
+            if params[key] == default:
+                del params[key]
         return f"run-{model}-{digest(params)[:12]}"
 
     def toml(self) -> str:

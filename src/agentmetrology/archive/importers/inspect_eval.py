@@ -168,7 +168,7 @@ class MemberReader:
             raise ArchiveFormatError(f"{self.path.name}!{info.filename}: zstd: {exc}") from exc
 
 
-def _score_value(value: Any) -> tuple[float | None, str]:
+def score_value(value: Any) -> tuple[float | None, str]:
     """Return (numeric score, '') or (None, reason code) for one Inspect score value."""
     if value is None:
         return None, "unscored"
@@ -225,7 +225,7 @@ def _grade(ep: ArchiveEpisode, sample: dict[str, Any], scorer: str | None) -> No
         ep.reason = "unsupported_score"
         ep.reason_detail = f"scorer {name}: score is {_kind(entry)}, not a score object"
         return
-    num, why = _score_value(entry.get("value"))
+    num, why = score_value(entry.get("value"))
     if err:  # a measurement failure is never a score, even when the scorer stored one
         ep.reason, ep.stored_score = "sample_error", num
         ep.reason_detail = redact(err) + ("; its stored score is ignored" if num is not None
