@@ -19,7 +19,13 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol
 
-from agentmetrology.run.campaign.ray_cluster import BackendError, RayOptions, connect, import_ray
+from agentmetrology.run.campaign.ray_cluster import (
+    BackendError,
+    RayOptions,
+    cluster_cpus,
+    connect,
+    import_ray,
+)
 from agentmetrology.run.campaign.worker import Job, JobFailure, init_worker, run_jobs
 from agentmetrology.store.evidence import EpisodeEvidence
 
@@ -159,10 +165,9 @@ class RayBackend:
     def __init__(self, workers: int | None = None, options: RayOptions | None = None) -> None:
         self.ray = import_ray()
         self.owns = connect(options or RayOptions())
-        cpus = int(self.ray.cluster_resources().get("CPU", 1))
         # A retry would be a new attempt the ledger never saw: Ray must not retry on its own.
         self.remote = self.ray.remote(num_cpus=1, max_retries=0)(run_jobs)
-        self.workers = workers or max(cpus, 1)
+        self.workers = workers or cluster_cpus()
         self.slots = 2 * self.workers
 
     async def run(self, jobs: list[Job]) -> list[Outcome]:
