@@ -42,7 +42,7 @@ from agentmetrology.run.campaign.llm import (
     default_policy_factory,
     run_llm_job,
 )
-from agentmetrology.run.campaign.ray_cluster import BackendError, import_ray
+from agentmetrology.run.campaign.ray_cluster import BackendError, first_line, import_ray
 from agentmetrology.run.campaign.worker import Job, JobFailure, process_gone, watch_process
 
 # How often one actor slot may be replaced in a run before the pool counts as broken.
@@ -205,8 +205,8 @@ class LLMActors:
                     return JobFailure(str(value))
         except self.ray.exceptions.RayActorError as exc:
             self._replace(i, handle)
-            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
-            return WorkerLost(f"the Ray actor running this episode died ({first}); rerun the "
+            return WorkerLost(f"the Ray actor running this episode died "
+                              f"({first_line(exc)[:200]}); rerun the "
                               "same command to resume it")
         return JobFailure("the Ray actor ended the episode without a result")
 
