@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 from agentmetrology.agents.llm.target import LLMTarget
@@ -37,6 +37,7 @@ from agentmetrology.records.episode import BillableAttempt
 from agentmetrology.records.policy import Brief, Decision, Move, Policy, Question
 from agentmetrology.records.tools import Observation
 from agentmetrology.run.campaign.llm import (
+    AttemptSink,
     LLMOutcome,
     PolicyFactory,
     default_policy_factory,
@@ -144,9 +145,6 @@ class GatedPolicy:
         if name == "inner":
             raise AttributeError(name)
         return getattr(self.inner, name)
-
-
-AttemptSink = Callable[[BillableAttempt], None]
 
 
 class LLMActors:
