@@ -31,7 +31,7 @@ from typing import Any
 import ray
 
 from agentmetrology.run.campaign import parse_campaign, run_campaign
-from agentmetrology.run.campaign.ray_cluster import RayOptions
+from agentmetrology.run.campaign.ray_cluster import RayOptions, connect
 from agentmetrology.store import EvidenceStore
 from llm_throughput import KEY_ENV, LEVEL, TASK, Meter, Server, load
 
@@ -83,8 +83,7 @@ def main() -> None:
     ns = [int(x) for x in (args.n or ("16" if args.quick else "16,64")).split(",")]
     os.environ.setdefault(KEY_ENV, "bench-key-not-a-secret")  # before Ray: workers inherit it
     t0 = time.perf_counter()
-    ray.init(address="local", num_cpus=os.cpu_count() or 1, include_dashboard=False,
-             log_to_driver=False, configure_logging=False, _node_ip_address="127.0.0.1")
+    connect(RayOptions(address="local"))  # the local instance `agm campaign run` starts
     ray_start_s = round(time.perf_counter() - t0, 2)
     rows = []
     try:

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 import ray
 
+from agentmetrology.run.campaign.ray_cluster import RayOptions, connect
 from agentmetrology.store import EvidenceStore
 from campaign.campaign_fixtures import query
 
@@ -57,8 +58,8 @@ def ray_instance(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
     temp = Path("/tmp") / f"agm-ray-{os.getpid()}"  # short: Ray's socket paths are limited
     previous = os.environ.get(KEY_ENV)
     os.environ[KEY_ENV] = KEY
-    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
-             configure_logging=False, _node_ip_address="127.0.0.1", _temp_dir=str(temp))
+    # The local instance `agm campaign run --backend ray` starts, on 2 CPUs in a short dir.
+    assert connect(RayOptions(address="local", num_cpus=2, init={"_temp_dir": str(temp)}))
     try:
         yield ray.get_runtime_context().gcs_address, temp
     finally:

@@ -19,7 +19,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol
 
-from agentmetrology.run.campaign.ray_cluster import BackendError, RayOptions, connect, import_ray
+from agentmetrology.run.campaign.ray_cluster import BackendError, cluster_cpus, import_ray
 from agentmetrology.run.campaign.worker import Job, JobFailure, init_worker, run_jobs
 from agentmetrology.store.evidence import EpisodeEvidence
 
@@ -152,17 +152,16 @@ class ProcessBackend:
 
 
 class RayBackend:
-    """Administrations as Ray tasks on whatever cluster `ray_cluster.connect` connects to."""
+    """Administrations as Ray tasks on the cluster `run_campaign` connected to
+    (`ray_cluster.connect`, before the store is touched; it also shuts Ray down)."""
 
     name = "ray"
 
-    def __init__(self, workers: int | None = None, options: RayOptions | None = None) -> None:
+    def __init__(self, workers: int | None = None) -> None:
         self.ray = import_ray()
-        self.owns = connect(options or RayOptions())
-        cpus = int(self.ray.cluster_resources().get("CPU", 1))
         # A retry would be a new attempt the ledger never saw: Ray must not retry on its own.
         self.remote = self.ray.remote(num_cpus=1, max_retries=0)(run_jobs)
-        self.workers = workers or max(cpus, 1)
+        self.workers = workers or cluster_cpus()
         self.slots = 2 * self.workers
 
     async def run(self, jobs: list[Job]) -> list[Outcome]:
@@ -171,9 +170,7 @@ class RayBackend:
         return result
 
     def close(self) -> None:
-        """Shut Ray down if this backend started it."""
-        if self.owns:
-            self.ray.shutdown()
+        """Nothing to release: Ray stays up for whoever connected it."""
 
 
 def batch_size(backend: Backend, pending: int) -> int:
@@ -184,13 +181,12 @@ def batch_size(backend: Backend, pending: int) -> int:
     return max(1, min(16, pending // (4 * backend.slots)))
 
 
-def make_backend(name: str, workers: int | None = None,
-                 ray: RayOptions | None = None) -> Backend:
-    """Return a started backend by name."""
+def make_backend(name: str, workers: int | None = None) -> Backend:
+    """Return a started backend by name (ray: on the cluster Ray is already connected to)."""
     if name == "inline":
         return InlineBackend()
     if name == "process":
         return ProcessBackend(workers)
     if name == "ray":
-        return RayBackend(workers, ray)
+        return RayBackend(workers)
     raise BackendError(f"unknown backend {name!r} (expected {', '.join(BACKENDS)})")

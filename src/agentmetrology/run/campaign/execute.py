@@ -331,7 +331,7 @@ def run_campaign(config: CampaignConfig, store: EvidenceStore, *, backend: str =
             actors = LLMActors(n, per_actor, policy_factory, sorted(
                 {t.api_key_env for t in config.targets if t.api_key_env}), "agm-llm")
         recovered, superseded, runner, status = _run_locked(
-            config, plan, store, backend, workers, options, actors, progress, policy_factory,
+            config, plan, store, backend, workers, actors, progress, policy_factory,
             retry_measurement_failures)
     finally:
         if actors is not None:
@@ -344,7 +344,7 @@ def run_campaign(config: CampaignConfig, store: EvidenceStore, *, backend: str =
 
 
 def _run_locked(config: CampaignConfig, plan: Plan, store: EvidenceStore, backend: str,
-                workers: int | None, options: RayOptions, actors: LLMActors | None,
+                workers: int | None, actors: LLMActors | None,
                 progress: ProgressFn | None, policy_factory: PolicyFactory | None,
                 retry: bool) -> tuple[int, int, _Runner, CampaignStatus]:
     """Run the campaign holding the store's lock; return (attempts recovered, measurement
@@ -357,7 +357,7 @@ def _run_locked(config: CampaignConfig, plan: Plan, store: EvidenceStore, backen
         superseded = store.supersede_measurement_failures(config.name, run_id) if retry else 0
         runner = _Runner(plan, store, run_id, backend, progress, policy_factory)
         try:
-            executor = make_backend(backend, workers, options) if runner.model_free else None
+            executor = make_backend(backend, workers) if runner.model_free else None
             try:
                 asyncio.run(runner.run(executor, actors))
             finally:

@@ -44,6 +44,11 @@ def import_ray() -> ModuleType:
     return ray
 
 
+def first_line(exc: BaseException) -> str:
+    """Return the first line of a (Ray) exception's message, or its type's name if it has none."""
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
 def check_address(address: str) -> str:
     """Return a stripped Ray address, or raise BackendError (one line) if it cannot be one."""
     addr = address.strip()
@@ -74,9 +79,8 @@ def connect(options: RayOptions) -> bool:
     try:
         ray.init(**kwargs)
     except (ConnectionError, ValueError, RuntimeError, TimeoutError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise BackendError(f"cannot connect to the Ray cluster at {kwargs['address']}: "
-                           f"{first}") from None
+                           f"{first_line(exc)}") from None
     return True
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 from agentmetrology.agents.llm.target import LLMTarget
@@ -37,12 +37,13 @@ from agentmetrology.records.episode import BillableAttempt
 from agentmetrology.records.policy import Brief, Decision, Move, Policy, Question
 from agentmetrology.records.tools import Observation
 from agentmetrology.run.campaign.llm import (
+    AttemptSink,
     LLMOutcome,
     PolicyFactory,
     default_policy_factory,
     run_llm_job,
 )
-from agentmetrology.run.campaign.ray_cluster import BackendError, import_ray
+from agentmetrology.run.campaign.ray_cluster import BackendError, first_line, import_ray
 from agentmetrology.run.campaign.worker import Job, JobFailure, process_gone, watch_process
 
 # How often one actor slot may be replaced in a run before the pool counts as broken.
@@ -146,9 +147,6 @@ class GatedPolicy:
         return getattr(self.inner, name)
 
 
-AttemptSink = Callable[[BillableAttempt], None]
-
-
 class LLMActors:
     """The driver's side: `actors` LLMWorker actors, each with `per_actor` episodes in flight."""
 
@@ -205,8 +203,8 @@ class LLMActors:
                     return JobFailure(str(value))
         except self.ray.exceptions.RayActorError as exc:
             self._replace(i, handle)
-            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
-            return WorkerLost(f"the Ray actor running this episode died ({first}); rerun the "
+            return WorkerLost(f"the Ray actor running this episode died "
+                              f"({first_line(exc)[:200]}); rerun the "
                               "same command to resume it")
         return JobFailure("the Ray actor ended the episode without a result")
 
