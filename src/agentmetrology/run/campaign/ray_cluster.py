@@ -66,7 +66,9 @@ def connect(options: RayOptions) -> bool:
     ray = import_ray()
     if ray.is_initialized():
         return False
-    address = options.address or os.environ.get("RAY_ADDRESS") or None
+    given = options.address or os.environ.get("RAY_ADDRESS") or None
+    # Normalised before the comparison: " local" must get the loopback-only local instance.
+    address = None if given is None else check_address(given)
     kwargs: dict[str, Any] = {"log_to_driver": False, "configure_logging": False,
                               **(options.init or {})}
     if address is None or address == "local":
@@ -74,8 +76,8 @@ def connect(options: RayOptions) -> bool:
         kwargs.update(address="local", include_dashboard=False, _node_ip_address="127.0.0.1")
         kwargs["num_cpus"] = options.num_cpus or os.cpu_count() or 1
     else:
-        kwargs["address"] = check_address(address)
-        _reachable(kwargs["address"])
+        kwargs["address"] = address
+        _reachable(address)
     try:
         ray.init(**kwargs)
     except (ConnectionError, ValueError, RuntimeError, TimeoutError) as exc:
@@ -91,8 +93,8 @@ REACH_TIMEOUT_S = 5.0
 
 def _reachable(address: str) -> None:
     """Raise BackendError unless something accepts TCP connections at a HOST:PORT address."""
-    if address in ("auto", "local"):
-        return
+    if address == "auto":
+        return  # Ray finds the running cluster itself
     host, _, port = address.removeprefix("ray://").rpartition(":")
     try:
         socket.create_connection((host.strip("[]"), int(port)), REACH_TIMEOUT_S).close()
