@@ -97,3 +97,31 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if item.nodeid.split("::", 1)[0] in SERIAL_MODULES:
             item.add_marker(pytest.mark.serial)
     items.sort(key=_rank)
+
+
+# A skipped test proves nothing: `.ci/run` sets AGM_FAIL_ON_SKIP=1, and then every skip (a
+# missing extra, browser or data file, at collection or at run time) is reported as a failure
+# that names what was missing. Locally a skip stays a skip with its reason.
+FAIL_ON_SKIP = os.environ.get("AGM_FAIL_ON_SKIP") == "1"
+
+
+def _fail_skip(report: Any) -> None:
+    if FAIL_ON_SKIP and report.skipped and not hasattr(report, "wasxfail"):
+        report.outcome = "failed"
+        report.longrepr = f"skipped under AGM_FAIL_ON_SKIP=1 (CI installs everything): " \
+                          f"{report.longrepr}"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: Any) -> Any:
+    """Under AGM_FAIL_ON_SKIP=1, a skipped test is a failed one."""
+    outcome = yield
+    _fail_skip(outcome.get_result())
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Any:
+    """Under AGM_FAIL_ON_SKIP=1, a module skipped at collection is a failed one."""
+    outcome = yield
+    _fail_skip(outcome.get_result())
+
