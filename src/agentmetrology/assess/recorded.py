@@ -18,10 +18,9 @@ from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.episode import EpisodeKey, episode_from_plain
 from agentmetrology.records.errors import UserError
 from agentmetrology.store.blobs import BlobError
+from agentmetrology.store.ledger import KEY_COLUMNS
 from agentmetrology.store.schema import DEFAULT_ENVIRONMENT
 from agentmetrology.store.store import EvidenceStore
-
-_KEY = ("campaign", "target", "task", "seed", "condition", "level", "repeat")
 
 
 class NoRecordedEpisodesError(UserError):
@@ -39,11 +38,11 @@ def environment_of(binding: str) -> str:
 def recorded_keys(store: EvidenceStore, environment: str,
                   campaign: str | None) -> list[EpisodeKey]:
     """Return the keys with a recorded episode of `environment`, in campaign and plan order."""
-    cols = ", ".join(f"a.{c}" for c in _KEY)
+    cols = ", ".join(f"a.{c}" for c in KEY_COLUMNS)
     rows = store.ledger.conn.execute(
         f"SELECT {cols}, a.binding FROM administrations a JOIN episodes e "
         "ON e.administration = a.id ORDER BY a.campaign, a.ordinal").fetchall()
-    return [EpisodeKey(*r[:len(_KEY)]) for r in rows
+    return [EpisodeKey(*r[:len(KEY_COLUMNS)]) for r in rows
             if (campaign is None or r[0] == campaign) and environment_of(r[-1]) == environment]
 
 
