@@ -8,7 +8,6 @@ measurement failure in every view, never a FAIL.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,21 +17,12 @@ from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.episode import EpisodeKey, episode_from_plain
 from agentmetrology.records.errors import UserError
 from agentmetrology.store.blobs import BlobError
-from agentmetrology.store.ledger import KEY_COLUMNS
-from agentmetrology.store.schema import DEFAULT_ENVIRONMENT
+from agentmetrology.store.ledger import KEY_COLUMNS, binding_environment
 from agentmetrology.store.store import EvidenceStore
 
 
 class NoRecordedEpisodesError(UserError):
     """The store holds no recorded episode of the environment (in the campaign asked for)."""
-
-
-def environment_of(binding: str) -> str:
-    """Return the environment a sealed binding names (ComtradeBench for older stores)."""
-    try:
-        return str(json.loads(binding).get("environment") or DEFAULT_ENVIRONMENT)
-    except ValueError:
-        return DEFAULT_ENVIRONMENT
 
 
 def recorded_keys(store: EvidenceStore, environment: str,
@@ -43,7 +33,7 @@ def recorded_keys(store: EvidenceStore, environment: str,
         f"SELECT {cols}, a.binding FROM administrations a JOIN episodes e "
         "ON e.administration = a.id ORDER BY a.campaign, a.ordinal").fetchall()
     return [EpisodeKey(*r[:len(KEY_COLUMNS)]) for r in rows
-            if (campaign is None or r[0] == campaign) and environment_of(r[-1]) == environment]
+            if (campaign is None or r[0] == campaign) and binding_environment(r[-1]) == environment]
 
 
 def _judge_recorded(store: EvidenceStore, spec: EnvSpec, key: EpisodeKey,
