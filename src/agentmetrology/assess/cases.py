@@ -111,8 +111,7 @@ def source_record(store: EvidenceStore, key: EpisodeKey) -> tuple[EnvSpec, Episo
         raise SourceError(f"{what}: {key_text(key)} is a measurement failure "
                           f"({row['termination']}), not a failing behaviour")
     spec = _environment(store, key)
-    judged = judge_episode(spec, episode, ())
-    verdict = judged["original"]
+    verdict = _contract_of(spec, episode)
     if verdict is None or verdict["contract"] != "FAIL":
         status = None if verdict is None else verdict["contract"]
         why = "it passes its contract" if status == "PASS" else \
