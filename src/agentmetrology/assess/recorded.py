@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agentmetrology.assess.executions import hooks_of, judge_episode, summarise
+from agentmetrology.assess.executions import hooks_of, judge_episode, summarise, withheld_counts
 from agentmetrology.assess.masking import check_coverage, check_mask
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.episode import EpisodeKey, episode_from_plain
@@ -73,21 +73,19 @@ def assess_store(store: EvidenceStore, spec: EnvSpec, campaign: str | None,
     for key in keys:
         groups.setdefault((key.campaign, key.target, key.level, key.condition), []).append(
             _judge_recorded(store, spec, key, masks))
-    withheld_in = {p: sum(1 for rows in groups.values() for r in rows
-                          if p in ((r.get("masked_gate") or {}).get("withheld") or ()))
-                   for p in masks}
+    held = {group: withheld_counts(rows, masks) for group, rows in groups.items()}
+    withheld_in = {p: sum(h[p] for h in held.values()) for p in masks}
     measured = sum(1 for rows in groups.values() for r in rows if "measurement_failure" not in r)
     if measured:
         check_coverage(withheld_in, f"{spec.name} in this store")
     docs = []
-    for (camp, target, level, condition), rows in groups.items():
-        held = {p: sum(1 for r in rows if p in ((r.get("masked_gate") or {}).get("withheld")
-                                                or ())) for p in masks}
+    for group, rows in groups.items():
+        camp, target, level, condition = group
         docs.append({"environment": spec.name, "campaign": camp, "agent": target,
                      "level": level, "condition": condition,
                      "tasks": sorted({r["task"] for r in rows}),
                      "seeds": sorted({r["seed"] for r in rows}), "masked": list(masks),
-                     "withheld_in": held, "executions": len(rows),
+                     "withheld_in": held[group], "executions": len(rows),
                      "views": summarise(rows, masks), "rows": rows})
     return {"environment": spec.name, "source": "store", "campaign": campaign,
             "masked": list(masks), "executions": len(keys), "groups": docs}
