@@ -13,9 +13,8 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 from agentmetrology.records.episode import MEASUREMENT_FAILURES
+from agentmetrology.store.ledger import KEY_COLUMNS
 from agentmetrology.store.qualify import INVALID
-
-KEY_COLUMNS = ("campaign", "target", "task", "seed", "condition", "level", "repeat")
 
 
 class EpisodeChecks(ABC):
