@@ -56,7 +56,7 @@ class EpisodeChecks(ABC):
             return  # missing or changed: already a problem
         if plain.get("key") != key:
             self.bad("scope_mismatch", where, f"the episode blob {ep_digest[:12]} belongs to "
-                     f"{key_text(plain.get('key'))}, not to {key_text(key)}")
+                     f"{_key_text(plain.get('key'))}, not to {_key_text(key)}")
             return
         recorded = (plain.get("digests") or {}).get("submission")
         if recorded is not None and sub_digest is not None and recorded != sub_digest:
@@ -140,11 +140,12 @@ class EpisodeChecks(ABC):
 
 
 def short_text(value: Any) -> str:
+    """Return a value as a problem message shows it: a digest's 12 digits, else 80 characters."""
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
     return text[:12] if isinstance(value, str) and len(text) == 64 else text[:80]
 
 
-def key_text(key: Any) -> str:
+def _key_text(key: Any) -> str:
     if not isinstance(key, dict):
         return "an unknown administration"
     return "/".join(str(key.get(k)) for k in KEY_COLUMNS)
