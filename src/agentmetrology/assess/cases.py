@@ -26,7 +26,6 @@ from typing import Any
 from agentmetrology.agents.replay import ReplayPolicy
 from agentmetrology.assess.executions import hooks_of, judge_episode
 from agentmetrology.assess.masking import check_mask
-from agentmetrology.assess.recorded import environment_of
 from agentmetrology.envs.registry import get_env
 from agentmetrology.records.canonical import digest, to_plain
 from agentmetrology.records.contract import WITHHELD
@@ -46,7 +45,7 @@ from agentmetrology.store.cases import (
     record_use,
     transition,
 )
-from agentmetrology.store.ledger import key_text
+from agentmetrology.store.ledger import binding_environment, key_text
 from agentmetrology.store.store import EvidenceStore
 
 USABLE = ("admitted", "active")
@@ -93,7 +92,7 @@ def _environment(store: EvidenceStore, key: EpisodeKey) -> EnvSpec:
     sealed = store.ledger.binding(key)
     if sealed is None:
         raise SourceError(f"cannot propose a case: no administration {key_text(key)}")
-    return get_env(environment_of(sealed[0]))
+    return get_env(binding_environment(sealed[0]))
 
 
 def _failing_paths(spec: EnvSpec, task: str, verdict: dict[str, Any]) -> list[str]:
@@ -112,8 +111,7 @@ def source_record(store: EvidenceStore, key: EpisodeKey) -> tuple[EnvSpec, Episo
         raise SourceError(f"{what}: {key_text(key)} is a measurement failure "
                           f"({row['termination']}), not a failing behaviour")
     spec = _environment(store, key)
-    judged = judge_episode(spec, episode, ())
-    verdict = judged["original"]
+    verdict = _contract_of(spec, episode)
     if verdict is None or verdict["contract"] != "FAIL":
         status = None if verdict is None else verdict["contract"]
         why = "it passes its contract" if status == "PASS" else \

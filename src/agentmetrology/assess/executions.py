@@ -102,6 +102,12 @@ def summarise(rows: Sequence[dict[str, Any]], masks: Sequence[str]) -> dict[str,
     return views
 
 
+def withheld_counts(rows: Sequence[dict[str, Any]], masks: Sequence[str]) -> dict[str, int]:
+    """Return, per mask path, how many judged rows had it withheld under the gate."""
+    return {p: sum(1 for r in rows if p in ((r.get("masked_gate") or {}).get("withheld") or ()))
+            for p in masks}
+
+
 def assess_runs(spec: EnvSpec, tasks: Sequence[str], seeds: Sequence[int], agent: str,
                 level: str, profile: str, condition: str,
                 masks: Sequence[str]) -> dict[str, Any]:
@@ -116,8 +122,7 @@ def assess_runs(spec: EnvSpec, tasks: Sequence[str], seeds: Sequence[int], agent
         for seed in seeds:
             ep = run_one(spec, task, seed, agent, level, profile, condition).episode
             rows.append(judge_episode(spec, ep, masks))
-    withheld_in = {p: sum(1 for r in rows if p in ((r.get("masked_gate") or {})
-                                                   .get("withheld") or ())) for p in masks}
+    withheld_in = withheld_counts(rows, masks)
     measured = sum(1 for r in rows if "measurement_failure" not in r)
     if measured:  # with nothing measured there is no evidence to have withheld anything from
         check_coverage(withheld_in, spec.name)

@@ -8,43 +8,32 @@ measurement failure in every view, never a FAIL.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
-from agentmetrology.assess.executions import hooks_of, judge_episode, summarise
+from agentmetrology.assess.executions import hooks_of, judge_episode, summarise, withheld_counts
 from agentmetrology.assess.masking import check_coverage, check_mask
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.episode import EpisodeKey, episode_from_plain
 from agentmetrology.records.errors import UserError
 from agentmetrology.store.blobs import BlobError
-from agentmetrology.store.schema import DEFAULT_ENVIRONMENT
+from agentmetrology.store.ledger import KEY_COLUMNS, binding_environment
 from agentmetrology.store.store import EvidenceStore
-
-_KEY = ("campaign", "target", "task", "seed", "condition", "level", "repeat")
 
 
 class NoRecordedEpisodesError(UserError):
     """The store holds no recorded episode of the environment (in the campaign asked for)."""
 
 
-def environment_of(binding: str) -> str:
-    """Return the environment a sealed binding names (ComtradeBench for older stores)."""
-    try:
-        return str(json.loads(binding).get("environment") or DEFAULT_ENVIRONMENT)
-    except ValueError:
-        return DEFAULT_ENVIRONMENT
-
-
 def recorded_keys(store: EvidenceStore, environment: str,
                   campaign: str | None) -> list[EpisodeKey]:
     """Return the keys with a recorded episode of `environment`, in campaign and plan order."""
-    cols = ", ".join(f"a.{c}" for c in _KEY)
+    cols = ", ".join(f"a.{c}" for c in KEY_COLUMNS)
     rows = store.ledger.conn.execute(
         f"SELECT {cols}, a.binding FROM administrations a JOIN episodes e "
         "ON e.administration = a.id ORDER BY a.campaign, a.ordinal").fetchall()
-    return [EpisodeKey(*r[:len(_KEY)]) for r in rows
-            if (campaign is None or r[0] == campaign) and environment_of(r[-1]) == environment]
+    return [EpisodeKey(*r[:len(KEY_COLUMNS)]) for r in rows
+            if (campaign is None or r[0] == campaign) and binding_environment(r[-1]) == environment]
 
 
 def _judge_recorded(store: EvidenceStore, spec: EnvSpec, key: EpisodeKey,
@@ -84,21 +73,19 @@ def assess_store(store: EvidenceStore, spec: EnvSpec, campaign: str | None,
     for key in keys:
         groups.setdefault((key.campaign, key.target, key.level, key.condition), []).append(
             _judge_recorded(store, spec, key, masks))
-    withheld_in = {p: sum(1 for rows in groups.values() for r in rows
-                          if p in ((r.get("masked_gate") or {}).get("withheld") or ()))
-                   for p in masks}
+    held = {group: withheld_counts(rows, masks) for group, rows in groups.items()}
+    withheld_in = {p: sum(h[p] for h in held.values()) for p in masks}
     measured = sum(1 for rows in groups.values() for r in rows if "measurement_failure" not in r)
     if measured:
         check_coverage(withheld_in, f"{spec.name} in this store")
     docs = []
-    for (camp, target, level, condition), rows in groups.items():
-        held = {p: sum(1 for r in rows if p in ((r.get("masked_gate") or {}).get("withheld")
-                                                or ())) for p in masks}
+    for group, rows in groups.items():
+        camp, target, level, condition = group
         docs.append({"environment": spec.name, "campaign": camp, "agent": target,
                      "level": level, "condition": condition,
                      "tasks": sorted({r["task"] for r in rows}),
                      "seeds": sorted({r["seed"] for r in rows}), "masked": list(masks),
-                     "withheld_in": held, "executions": len(rows),
+                     "withheld_in": held[group], "executions": len(rows),
                      "views": summarise(rows, masks), "rows": rows})
     return {"environment": spec.name, "source": "store", "campaign": campaign,
             "masked": list(masks), "executions": len(keys), "groups": docs}

@@ -22,8 +22,7 @@ from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.episode import Episode, EpisodeKey, episode_from_plain
 from agentmetrology.store import EvidenceStore, LedgerError, StoreNotFoundError
 from agentmetrology.store.blobs import BlobError
-from agentmetrology.store.ledger import KEY_COLUMNS
-from agentmetrology.store.schema import DEFAULT_ENVIRONMENT
+from agentmetrology.store.ledger import KEY_COLUMNS, binding_environment
 from agentmetrology.store.store import LEDGER_FILE
 
 CONDITION = "clean"
@@ -111,13 +110,6 @@ class StoreEpisodes:
                 "targets": [t.summary() for t in self.targets],
                 "episodes": sum(len(t.episodes) for t in self.targets),
                 "excluded": sum(sum(t.excluded.values()) for t in self.targets)}
-
-
-def _environment(binding: str | None) -> str:
-    try:
-        return str(json.loads(binding or "{}").get("environment") or DEFAULT_ENVIRONMENT)
-    except ValueError:
-        return DEFAULT_ENVIRONMENT
 
 
 def _configs(store: EvidenceStore, campaign: str) -> dict[str, dict[str, Any]]:
@@ -208,7 +200,7 @@ def _read(store: EvidenceStore, path: Path, spec: EnvSpec, levels: tuple[str, ..
         key = EpisodeKey(*r[:len(KEY_COLUMNS)])
         if key.campaign not in campaigns:
             continue
-        env = _environment(r[len(KEY_COLUMNS)])
+        env = binding_environment(r[len(KEY_COLUMNS)])
         if env != spec.name:
             elsewhere[env] += 1
             continue

@@ -30,6 +30,7 @@ from agentmetrology.archive.redact import redact
 from agentmetrology.archive.regrade import regrade_store
 from agentmetrology.archive.score_row import store_facts
 from agentmetrology.cli.console import make_console
+from agentmetrology.cli.evidence_banner import print_banner
 from agentmetrology.records.canonical import canonical_json
 from agentmetrology.report.archive_report import render_archive_report, render_regrade_report
 from agentmetrology.report.numberguard import NumberGuardError
@@ -118,13 +119,6 @@ def _qualification(src: Path) -> dict[str, Any]:
         raise _fail(str(exc)) from exc
 
 
-def _banner(doc: dict[str, Any]) -> None:
-    """Print the banner of an unqualified store on stderr (the summary and --json alike)."""
-    text = banner(doc.get("evidence"))
-    if text is not None:
-        typer.secho(text, err=True, fg="red", bold=True)
-
-
 def _summary(doc: dict[str, Any], out: Path) -> None:
     cov = doc["coverage"]["overall"]
     evidence = doc.get("evidence")
@@ -199,7 +193,7 @@ def audit(
     (out_dir / "archive.json").write_bytes(canonical_json(doc))
     (out_dir / "report.md").write_text(md, encoding="utf-8")
     (out_dir / "report.html").write_text(page, encoding="utf-8")
-    _banner(doc)
+    print_banner(doc.get("evidence"))  # the summary and --json alike
     if as_json:
         typer.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
     else:
@@ -287,7 +281,7 @@ def regrade(
         raise _fail(f"{store.name}: cannot be re-graded ({type(exc).__name__}: {exc})") from exc
     (out_dir / "regrade.json").write_bytes(canonical_json(doc))
     (out_dir / "report.md").write_text(md, encoding="utf-8")
-    _banner(doc)
+    print_banner(doc.get("evidence"))  # the summary and --json alike
     if as_json:
         typer.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
         return

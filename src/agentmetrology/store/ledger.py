@@ -25,7 +25,7 @@ from agentmetrology.store.chain import (
     seal_rows,
 )
 from agentmetrology.store.evidence import EpisodeEvidence
-from agentmetrology.store.schema import SCHEMA, SCHEMA_VERSION, WRITER_INDEXES
+from agentmetrology.store.schema import DEFAULT_ENVIRONMENT, SCHEMA, SCHEMA_VERSION, WRITER_INDEXES
 from agentmetrology.store.supersede import supersede_measurement_failures, superseded_episodes
 
 KEY_COLUMNS = ("campaign", "target", "task", "seed", "condition", "level", "repeat")
@@ -61,6 +61,14 @@ def key_text(key: EpisodeKey) -> str:
     """Return a one-line human form of a key."""
     return (f"{key.campaign}/{key.target}/{key.task}/seed={key.seed}/{key.condition}/"
             f"{key.level}/repeat={key.repeat}")
+
+
+def binding_environment(binding: str | None) -> str:
+    """Return the environment a sealed binding text names (ComtradeBench for older stores)."""
+    try:
+        return str(json.loads(binding or "{}").get("environment") or DEFAULT_ENVIRONMENT)
+    except ValueError:
+        return DEFAULT_ENVIRONMENT
 
 
 @dataclass(frozen=True, slots=True)

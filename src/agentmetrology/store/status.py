@@ -20,6 +20,8 @@ from typing import Any
 from agentmetrology.records.episode import MEASUREMENT_FAILURES, EpisodeKey
 from agentmetrology.store.blobs import BlobCorruptError
 
+UNMEASURED = frozenset({"UNKNOWN", "INVALID"})  # a missing measurement: never a zero
+
 # Read through the key index alone (campaign, target, ...: it covers every column used here),
 # never the administrations' rows, whose sealed bindings make them large: on a big store that
 # was most of the time. The sums run in the same order as before (the index's).
@@ -215,7 +217,7 @@ def _scores(conn: sqlite3.Connection, name: str) -> dict[str, dict[str, dict[str
         s = acc[target].setdefault(scorer, {"n": 0, "statuses": {}, "_sum": 0.0, "_scored": 0})
         s["n"] += n
         s["statuses"][status] = n
-        if status not in ("UNKNOWN", "INVALID"):  # a missing measurement is never a zero
+        if status not in UNMEASURED:  # a missing measurement is never a zero
             s["_sum"] += total
             s["_scored"] += scored
     out: dict[str, dict[str, dict[str, Any]]] = {}
@@ -243,7 +245,6 @@ _CELL_SCORERS = """
 SELECT DISTINCT s.scorer FROM assessments s JOIN episodes e ON e.administration = s.administration
 JOIN administrations a ON a.id = s.administration WHERE a.campaign = ?
 """
-UNMEASURED = frozenset({"UNKNOWN", "INVALID"})
 CHUNK = 2000  # rows fetched at a time: memory holds one chunk, never the whole campaign
 
 Cell = tuple[str, str, str]  # target, level, condition

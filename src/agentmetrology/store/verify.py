@@ -39,6 +39,7 @@ from agentmetrology.store.chain import (
     is_sealed,
     next_head,
 )
+from agentmetrology.store.ledger import KEY_COLUMNS
 from agentmetrology.store.qualify import (
     INVALID,
     UNAVAILABLE,
@@ -47,7 +48,7 @@ from agentmetrology.store.qualify import (
     Qualification,
     worst,
 )
-from agentmetrology.store.verify_episodes import KEY_COLUMNS, EpisodeChecks, short_text
+from agentmetrology.store.verify_episodes import EpisodeChecks, short_text
 
 LEDGER_FILE = "ledger.sqlite"
 _BINDING_KEYS = {"key", "registration_id", "seed", "task_spec_digest", "target_config_digest",

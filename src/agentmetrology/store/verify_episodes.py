@@ -13,9 +13,8 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 from agentmetrology.records.episode import MEASUREMENT_FAILURES
+from agentmetrology.store.ledger import KEY_COLUMNS
 from agentmetrology.store.qualify import INVALID
-
-KEY_COLUMNS = ("campaign", "target", "task", "seed", "condition", "level", "repeat")
 
 
 class EpisodeChecks(ABC):
@@ -36,18 +35,17 @@ class EpisodeChecks(ABC):
         """Check every recorded and superseded episode with its assessments."""
         cols = ", ".join(f"a.{k}" for k in KEY_COLUMNS)
         n = self.recorded_episodes(cols)  # one streamed query, not one per episode
-        for table, ident in (("superseded_episodes", "id"),):
-            for row in self.c.execute(
-                    f"SELECT e.{ident}, a.id, a.scorer_versions, {cols}, e.episode_digest, "
-                    "e.submission_digest, e.termination, e.measurement_failure, e.cost, "
-                    "e.input_tokens, e.output_tokens, e.requests, e.tool_calls, "
-                    f"e.model_attempts FROM {table} e "
-                    "JOIN administrations a ON a.id = e.administration"):
-                n += 1
-                ref, adm, versions_text = row[0], row[1], row[2]
-                key = dict(zip(KEY_COLUMNS, row[3:10], strict=True))
-                self.episode(f"{table} {ident}={ref}", key, row[10:])
-                self.assessments(table, ref, adm, json.loads(versions_text), row[11])
+        for row in self.c.execute(
+                f"SELECT e.id, a.id, a.scorer_versions, {cols}, e.episode_digest, "
+                "e.submission_digest, e.termination, e.measurement_failure, e.cost, "
+                "e.input_tokens, e.output_tokens, e.requests, e.tool_calls, "
+                "e.model_attempts FROM superseded_episodes e "
+                "JOIN administrations a ON a.id = e.administration"):
+            n += 1
+            ref, adm, versions_text = row[0], row[1], row[2]
+            key = dict(zip(KEY_COLUMNS, row[3:10], strict=True))
+            self.episode(f"superseded_episodes id={ref}", key, row[10:])
+            self.superseded_assessments(ref, adm, json.loads(versions_text), row[11])
         self.checked["episodes"] = n
 
     def episode(self, where: str, key: dict[str, Any], row: tuple[Any, ...]) -> None:
@@ -58,7 +56,7 @@ class EpisodeChecks(ABC):
             return  # missing or changed: already a problem
         if plain.get("key") != key:
             self.bad("scope_mismatch", where, f"the episode blob {ep_digest[:12]} belongs to "
-                     f"{key_text(plain.get('key'))}, not to {key_text(key)}")
+                     f"{_key_text(plain.get('key'))}, not to {_key_text(key)}")
             return
         recorded = (plain.get("digests") or {}).get("submission")
         if recorded is not None and sub_digest is not None and recorded != sub_digest:
@@ -108,18 +106,13 @@ class EpisodeChecks(ABC):
             self.assessment("assessments", adm, versions[versions_text], row[10], *row[19:])
         return n
 
-    def assessments(self, table: str, ref: Any, adm: int, versions: dict[str, str],
-                    submission: str | None) -> None:
-        """Check the assessments of one superseded (or given) episode, one query."""
-        if table == "episodes":
-            q = ("SELECT id, scorer, scorer_version, status, score, evidence_digest, assessment "
-                 "FROM assessments WHERE administration=?")
-        else:
-            q = ("SELECT id, scorer, scorer_version, status, score, evidence_digest, assessment "
-                 "FROM superseded_assessments WHERE superseded=?")
-        name = table.replace("episodes", "assessments")
-        for row in self.c.execute(q, (ref,)):
-            self.assessment(name, adm, versions, submission, *row)
+    def superseded_assessments(self, ref: Any, adm: int, versions: dict[str, str],
+                               submission: str | None) -> None:
+        """Check the assessments of one superseded episode, one query."""
+        for row in self.c.execute(
+                "SELECT id, scorer, scorer_version, status, score, evidence_digest, assessment "
+                "FROM superseded_assessments WHERE superseded=?", (ref,)):
+            self.assessment("superseded_assessments", adm, versions, submission, *row)
 
     def assessment(self, table: str, adm: int, versions: dict[str, str], submission: str | None,
                    aid: int, scorer: str, version: str, status: str, score: float | None,
@@ -147,11 +140,12 @@ class EpisodeChecks(ABC):
 
 
 def short_text(value: Any) -> str:
+    """Return a value as a problem message shows it: a digest's 12 digits, else 80 characters."""
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
     return text[:12] if isinstance(value, str) and len(text) == 64 else text[:80]
 
 
-def key_text(key: Any) -> str:
+def _key_text(key: Any) -> str:
     if not isinstance(key, dict):
         return "an unknown administration"
     return "/".join(str(key.get(k)) for k in KEY_COLUMNS)

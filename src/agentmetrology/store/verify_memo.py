@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrology import __version__
+from agentmetrology.store.verify import LEDGER_FILE  # the file the check reads
 
 MEMO_ENV = "AGM_VERIFY_CACHE"
 FORMAT = 1
-LEDGER_FILE = "ledger.sqlite"
 _CODE = ("verify.py", "verify_episodes.py", "chain.py", "qualify.py", "verify_memo.py")
 Reopen = Callable[[str, str, str], str | None]
 

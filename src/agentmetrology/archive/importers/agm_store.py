@@ -15,7 +15,6 @@ one episode at a time), nor is its submission (its digest is).
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterator, MutableSequence, Sequence
 from contextlib import contextmanager
@@ -37,8 +36,7 @@ from agentmetrology.records.canonical import decode_json
 from agentmetrology.records.episode import MEASUREMENT_FAILURES, EpisodeKey
 from agentmetrology.store import EvidenceStore, StoreNotFoundError
 from agentmetrology.store.blobs import BlobError, BlobStore
-from agentmetrology.store.ledger import KEY_COLUMNS, key_text
-from agentmetrology.store.schema import DEFAULT_ENVIRONMENT
+from agentmetrology.store.ledger import KEY_COLUMNS, binding_environment, key_text
 from agentmetrology.store.store import LEDGER_FILE
 
 FORMAT = "agm"
@@ -91,12 +89,7 @@ def trial_index(keys: list[EpisodeKey]) -> dict[tuple[int, int], int]:
 def environment_of(store: EvidenceStore, key: EpisodeKey) -> str:
     """Return the environment a key's sealed bindings name (ComtradeBench for older stores)."""
     bound = store.ledger.binding(key)
-    if bound is None:
-        return DEFAULT_ENVIRONMENT
-    try:
-        return str(json.loads(bound[0]).get("environment") or DEFAULT_ENVIRONMENT)
-    except ValueError:
-        return DEFAULT_ENVIRONMENT
+    return binding_environment(None if bound is None else bound[0])
 
 
 def grade_scorer(environment: str) -> str:
