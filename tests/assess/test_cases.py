@@ -273,3 +273,25 @@ def test_a_store_from_before_the_case_tables(perm: Path) -> None:
     assert listed.exit_code == 0 and "no cases" in listed.output
     q2 = verify_store(perm)  # the tables were added on open; the chain is unchanged
     assert q2.qualified and q2.head == head
+
+
+def test_controls_and_uses_run_at_the_source_episodes_step_limit(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    limited = PERMISSION.replace('conditions = ["clean"]\n',
+                                 'conditions = ["clean"]\n\n[limits]\nmax_steps = 7\n', 1)
+    store = make_store(tmp_path, limited)
+    seen: list[int | None] = []
+    real = C.run_one
+
+    def spy(*args: object) -> object:
+        seen.append(args[7] if len(args) > 7 else None)  # type: ignore[misc]
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(C, "run_one", spy)
+    with EvidenceStore.open(store, create=False, write=True) as st:
+        case = C.propose(st, failing())
+        assert case.source["max_steps"] == 7
+        assert C.calibrate(st, case.id, "scripted:within").passed
+        C.admit(st, case.id, "reviewer", "r1")
+        C.use(st, case.id, "scripted:within")
+    assert seen == [7, 7, 7]  # positive control, defect replay, use

@@ -130,7 +130,8 @@ def source_record(store: EvidenceStore, key: EpisodeKey) -> tuple[EnvSpec, Episo
                    "assessment_digest": a["assessment_digest"]} for a in row["assessments"]],
               "failing_assessment": {"contract": hooks_of(spec).contract(episode.task).ident,
                                      **verdict},
-              "required_evidence": required}
+              "required_evidence": required,
+              "max_steps": episode.meta.get("max_steps")}
     return spec, episode, source
 
 
@@ -160,8 +161,11 @@ def _contract_of(spec: EnvSpec, episode: Episode) -> dict[str, Any] | None:
 
 def _run(spec: EnvSpec, case: CaseRecord, agent: str | ReplayPolicy,
          level: str | None = None) -> Episode:
+    # The source episode's step limit, so a control or use is the source's situation (a
+    # replay of a long source would otherwise be cut off at the default limit).
+    steps = case.source.get("max_steps")
     return run_one(spec, case.task, case.seed, agent, level or case.level, case.profile,
-                   case.condition).episode
+                   case.condition, steps if isinstance(steps, int) else None).episode
 
 
 def _status(verdict: dict[str, Any] | None) -> str:
