@@ -244,8 +244,7 @@ def _cells(st: EvidenceStore, names: list[str]) -> dict[str, dict[Cell, dict[str
     out = {}
     for name in names:
         try:
-            out[name] = {cell: {sc: CellScore(c.n, c.excluded, c.total) for sc, c in per.items()}
-                         for cell, per in cell_counts(st.ledger.conn, name).items()}
+            out[name] = cell_counts(st.ledger.conn, name)
         except BlobError as exc:  # a binding that no longer matches its digest
             _say(f"{name}: scores per level and condition not shown: {exc}", "red")
     return out

@@ -20,6 +20,7 @@ from typing import Any
 from agentmetrology.records.episode import MEASUREMENT_FAILURES, EpisodeKey
 from agentmetrology.store import EvidenceStore
 from agentmetrology.store.schema import DEFAULT_ENVIRONMENT
+from agentmetrology.store.status import Cell, CellScore
 
 KEY_FIELDS = ("campaign", "target", "task", "seed", "condition", "level", "repeat")
 # Fields of every row, in column order; scorer groups follow, then the digests.
@@ -129,26 +130,6 @@ def export_rows(store: EvidenceStore, campaigns: Sequence[str] | None = None) ->
     return Export(full, columns, unrecorded, scorers)
 
 
-@dataclass
-class CellScore:
-    """One scorer in one (target, level, condition) cell: n recorded, excluded, mean."""
-
-    n: int = 0
-    excluded: int = 0
-    total: float = 0.0
-
-    @property
-    def scored(self) -> int:
-        """Return the number of episodes with a measured score."""
-        return self.n - self.excluded
-
-    @property
-    def mean(self) -> float | None:
-        """Return the mean of the measured scores (None when none was measured)."""
-        return round(self.total / self.scored, 6) if self.scored else None
-
-
-Cell = tuple[str, str, str]  # target, level, condition
 
 
 def cell_scores(export: Export) -> dict[Cell, dict[str, CellScore]]:

@@ -251,12 +251,22 @@ Cell = tuple[str, str, str]  # target, level, condition
 
 
 @dataclass
-class CellCount:
-    """One scorer in one (target, level, condition) cell: recorded, excluded, sum of scores."""
+class CellScore:
+    """One scorer in one (target, level, condition) cell: n recorded, excluded, mean."""
 
     n: int = 0
     excluded: int = 0
     total: float = 0.0
+
+    @property
+    def scored(self) -> int:
+        """Return the number of episodes with a measured score."""
+        return self.n - self.excluded
+
+    @property
+    def mean(self) -> float | None:
+        """Return the mean of the measured scores (None when none was measured)."""
+        return round(self.total / self.scored, 6) if self.scored else None
 
 
 def _episode_scores(conn: sqlite3.Connection, campaign: str
@@ -286,7 +296,7 @@ def _episode_scores(conn: sqlite3.Connection, campaign: str
         yield cell, scores
 
 
-def cell_counts(conn: sqlite3.Connection, campaign: str) -> dict[Cell, dict[str, CellCount]]:
+def cell_counts(conn: sqlite3.Connection, campaign: str) -> dict[Cell, dict[str, CellScore]]:
     """Return per (target, level, condition), sorted, and per scorer: n, excluded, score sum.
 
     The same numbers as `run.export.cell_scores(export_rows(...))` (a test holds them equal),
@@ -295,11 +305,11 @@ def cell_counts(conn: sqlite3.Connection, campaign: str) -> dict[Cell, dict[str,
     no assessment by that scorer) is excluded. Scores are summed in plan order.
     """
     names = sorted(str(r[0]) for r in conn.execute(_CELL_SCORERS, (campaign,)))
-    out: dict[Cell, dict[str, CellCount]] = {}
+    out: dict[Cell, dict[str, CellScore]] = {}
     for cell, scores in _episode_scores(conn, campaign):
         per = out.setdefault(cell, {})
         for sc in names:
-            c = per.setdefault(sc, CellCount())
+            c = per.setdefault(sc, CellScore())
             c.n += 1
             value = scores.get(sc)
             if value is None:
