@@ -79,9 +79,13 @@ EQUIVALENT: dict[str, str] = {
         "legacy gets the seed instead of None: seed_string ignores the seed for legacy",
     "agentmetrology.envs.comtrade.generator.x_generate_rows__mutmut_21":
         "legacy gets the seed instead of None: seed_string ignores the seed for legacy",
-    # envs/comtrade/faults.py
-    "agentmetrology.envs.comtrade.faults.x_fail_lists__mutmut_27":
-        "r.sample(candidates, 0) is [] when k = 0: the same empty set",
+    # envs/comtrade/faults.py (fail_lists no longer samples when k = 0: its old mutmut_27,
+    # sample(candidates, 0), is gone, and that name is now a caught mutant)
+    "agentmetrology.envs.comtrade.faults.x__shuffle_tail__mutmut_15":
+        "the loop also runs step i = 0: it swaps x[0] with itself, and the extra draws come "
+        "from a generator drift_order discards",
+    "agentmetrology.envs.comtrade.faults.x_drift_order__mutmut_1":
+        "default start=1 for 0: start is read only as max(start, 1), equal for 0 and 1",
     # records/canonical.py
     "agentmetrology.records.canonical.x__float_tag__mutmut_11":
         "value >= 0 for value > 0: only ±inf reach this branch (NaN is tested first)",
