@@ -153,14 +153,8 @@ EQUIVALENT: dict[str, str] = {
     # envs/comtrade/scoring/ground_truth.py: G's ids are {task}-{i:06d} for every seed and
     # profile, and legacy rows ignore the seed, so these arguments cannot change a result
     "agentmetrology.envs.comtrade.scoring.ground_truth.x__mismatch__mutmut_2":
-        "True for a missing expected row: count_lines asks only for ids in G, and every id in G "
+        "True for a missing expected row: LineTally asks only for ids in G, and every id in G "
         "has a row",
-    "agentmetrology.envs.comtrade.scoring.ground_truth.x__mismatch__mutmut_14":
-        "zip strict=None: both sides have the ten ROW_FIELDS",
-    "agentmetrology.envs.comtrade.scoring.ground_truth.x__mismatch__mutmut_17":
-        "zip without strict: both sides have the ten ROW_FIELDS",
-    "agentmetrology.envs.comtrade.scoring.ground_truth.x__mismatch__mutmut_18":
-        "zip strict=False: both sides have the ten ROW_FIELDS",
     "agentmetrology.envs.comtrade.scoring.ground_truth.x_f1_components__mutmut_27":
         "r_x = 1.0 when |G| = 0: then U is empty, exact = 0 and f1_exact is 0 either way",
     "agentmetrology.envs.comtrade.scoring.ground_truth.x_f1_components__mutmut_32":
@@ -186,11 +180,11 @@ EQUIVALENT: dict[str, str] = {
         "changes the seed or profile given to G, whose ids depend on neither",
     "agentmetrology.envs.comtrade.scoring.ground_truth.x_ground_truth_f1__mutmut_47":
         "changes the seed or profile given to G, whose ids depend on neither",
-    "agentmetrology.envs.comtrade.scoring.ground_truth.x_ground_truth_f1__mutmut_115":
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x_ground_truth_f1__mutmut_122":
         "legacy rows get the seed instead of None: the legacy generator ignores the seed",
-    "agentmetrology.envs.comtrade.scoring.ground_truth.x_ground_truth_f1__mutmut_118":
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x_ground_truth_f1__mutmut_125":
         "legacy rows get the seed instead of None: the legacy generator ignores the seed",
-    "agentmetrology.envs.comtrade.scoring.ground_truth.x_ground_truth_f1__mutmut_119":
+    "agentmetrology.envs.comtrade.scoring.ground_truth.x_ground_truth_f1__mutmut_126":
         "legacy rows get the seed instead of None: the legacy generator ignores the seed",
     # scoring/episode.py
     "agentmetrology.scoring.episode.x_score_submission__mutmut_1":
