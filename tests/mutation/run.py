@@ -75,6 +75,8 @@ CORE: dict[str, list[str]] = {
     "audit/probes.py": ["tests/audit/test_probe_resolution.py"],
     "audit/card.py": ["tests/audit/test_card_spec.py"],
     "envs/comtrade/scoring/judge.py": ["tests/scoring"],
+    "envs/comtrade/scoring/judge_rows.py": ["tests/scoring"],  # the judge's row terms
+    "envs/comtrade/scoring/streamed.py": ["tests/scoring"],  # agm score's reader
     "envs/comtrade/scoring/submission.py": ["tests/scoring"],
     "store/chain.py": ["tests/store/test_ledger_chain.py", "tests/store/test_chain_spec.py"],
     "store/verify.py": ["tests/store/test_ledger_chain.py"],
