@@ -107,6 +107,8 @@ def test_each_totals_flag_alone_marks_a_totals_row() -> None:
     c = ground_truth_f1(_jsonl(lines), T, 0).components
     # totals rows are counted, and ids outside G only on totals rows are not spurious
     assert (c["lines"], c["totals_rows"], c["spurious"], c["duplicates"]) == (6, 3, 2, 0)
+    lower = ground_truth_f1(_jsonl([{"record_id": "p-3", "hs": "total"}]), T, 0).components
+    assert (lower["totals_rows"], lower["spurious"]) == (0, 1)  # "TOTAL" is case-sensitive
 
 
 def test_an_id_seen_first_on_a_totals_row_is_spurious_once() -> None:
