@@ -62,7 +62,8 @@ CORE: dict[str, list[str]] = {
                                               "tests/scoring"],  # incl. test_ground_truth_spec
     "envs/comtrade/faults.py": ["tests/envs/comtrade/test_fidelity.py",
                                 "tests/envs/comtrade/test_service.py",
-                                "tests/envs/comtrade/test_faults_spec.py"],
+                                "tests/envs/comtrade/test_faults_spec.py",
+                                "tests/scoring/test_streamed.py"],  # _shuffle_tail vs shuffle
     "envs/comtrade/generator.py": ["tests/envs/comtrade/test_generator.py",
                                    "tests/envs/comtrade/test_totals_markers.py",
                                    "tests/envs/comtrade/test_generator_spec.py"],
@@ -74,6 +75,8 @@ CORE: dict[str, list[str]] = {
     "audit/probes.py": ["tests/audit/test_probe_resolution.py"],
     "audit/card.py": ["tests/audit/test_card_spec.py"],
     "envs/comtrade/scoring/judge.py": ["tests/scoring"],
+    "envs/comtrade/scoring/judge_rows.py": ["tests/scoring"],  # the judge's row terms
+    "envs/comtrade/scoring/streamed.py": ["tests/scoring"],  # agm score's reader
     "envs/comtrade/scoring/submission.py": ["tests/scoring"],
     "store/chain.py": ["tests/store/test_ledger_chain.py", "tests/store/test_chain_spec.py"],
     "store/verify.py": ["tests/store/test_ledger_chain.py"],

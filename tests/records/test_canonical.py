@@ -132,3 +132,13 @@ def test_no_other_randomness_in_package() -> None:
             if needle in text:
                 offenders.append(f"{path.relative_to(root)}: {needle}")
     assert offenders == []
+
+
+def test_a_tag_spelt_with_json_escapes_is_still_decoded_from_bytes() -> None:
+    # decode_json skips the tag walk for bytes with no `$` and no `\u00`: a `$` written as the
+    # escape \u0024 must still reach the walk, or the tag comes back as a plain mapping.
+    assert math.isnan(decode_json(b'{"\\u0024float":"nan"}'))
+    assert decode_json(b'{"x":{"\\u0024float":"-inf"}}') == {"x": -math.inf}
+    assert decode_json(b'{"\\u0024literal":{"$float":"inf"}}') == {"$float": "inf"}
+    assert decode_json(b'{"a":"\\u00e9"}') == {"a": "\u00e9"}  # an escape without a tag
+    assert decode_json(b'{"a":1}') == {"a": 1}

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from agentmetrology.envs.comtrade.generator import generate_rows, totals_row
+from agentmetrology.envs.comtrade.generator import generate_rows, is_totals_row, totals_row
 from agentmetrology.envs.comtrade.scoring.ground_truth import (
     LineCounts,
     f1_components,
@@ -92,3 +92,27 @@ def test_f1_components_formulas_and_empty_conventions() -> None:
     assert c["f1_exact"] == pytest.approx(2 * rx * px / (rx + px), rel=1e-12)
     empty = f1_components(LineCounts(0, 0, 0, 0, 0, 0), 0)  # no truth and no lines: all 0
     assert (empty["recall"], empty["precision"], empty["f1"], empty["f1_exact"]) == (0, 0, 0, 0)
+
+
+def test_each_totals_flag_alone_marks_a_totals_row() -> None:
+    # LineTally inlines generator.is_totals_row: each of isTotal, is_total, hs == "TOTAL" on its
+    # own makes a totals row; falsy flags and a lower-case "total" do not.
+    row = generate_rows(T, 0)[0]
+    marked = [{"record_id": "t-1", "isTotal": True}, {"record_id": "t-2", "is_total": 1},
+              {"record_id": "t-3", "hs": "TOTAL"}]
+    plain = [{"record_id": "p-1", "isTotal": 0, "is_total": "", "hs": "total"},
+             {"record_id": "p-2", "isTotal": None}]
+    lines = [row, *marked, *plain]
+    assert [is_totals_row(x) for x in lines] == [False, True, True, True, False, False]
+    c = ground_truth_f1(_jsonl(lines), T, 0).components
+    # totals rows are counted, and ids outside G only on totals rows are not spurious
+    assert (c["lines"], c["totals_rows"], c["spurious"], c["duplicates"]) == (6, 3, 2, 0)
+    lower = ground_truth_f1(_jsonl([{"record_id": "p-3", "hs": "total"}]), T, 0).components
+    assert (lower["totals_rows"], lower["spurious"]) == (0, 1)  # "TOTAL" is case-sensitive
+
+
+def test_an_id_seen_first_on_a_totals_row_is_spurious_once() -> None:
+    # t-1 on a totals row, then twice on an ordinary row: one spurious id, two duplicate lines
+    lines = [{"record_id": "t-1", "isTotal": True}, {"record_id": "t-1"}, {"record_id": "t-1"}]
+    c = ground_truth_f1(_jsonl(lines), T, 0).components
+    assert (c["lines"], c["totals_rows"], c["spurious"], c["duplicates"]) == (3, 1, 1, 2)

@@ -55,7 +55,6 @@ LEVEL_INSTRUCTIONS = {"L0": L0_INSTRUCTIONS, "L1": L1_INSTRUCTIONS, "L2": L2_INS
 
 
 @lru_cache(maxsize=256)  # built once per (task, level, limit), not once per episode
-@lru_cache(maxsize=256)  # a pure function of frozen arguments, asked once per episode
 def task_message(task: ComtradeTask, level: str, max_steps: int) -> str:
     """Return the first user message: the task, its query, the level's instructions."""
     # At L1 the model makes no tool calls, so the step limit is not its concern.

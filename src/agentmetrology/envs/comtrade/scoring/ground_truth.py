@@ -135,14 +135,6 @@ class LineTally:
                           self.unparsable, self.mismatched)
 
 
-def count_lines(values: Sequence[Any], truth: frozenset[str],
-                rows: dict[str, tuple[Any, ...]] | None = None) -> LineCounts:
-    """Return the line counts of parsed JSONL values against the ground-truth ids (and rows)."""
-    tally = LineTally(truth, rows)
-    tally.add(values)
-    return tally.counts()
-
-
 def f1_components(counts: LineCounts, truth_size: int) -> dict[str, float | int]:
     """Return recall, precision, f1 and the counts as the assessment's components."""
     u = counts.matched

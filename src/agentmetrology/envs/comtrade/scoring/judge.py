@@ -119,11 +119,16 @@ def totals_penalty(handling: dict[str, Any] | None) -> float:
     return 2.0 if (0 if dropped is None else dropped) < 1 else 0.0
 
 
+def _new_tally(meta: dict[str, Any], task: ComtradeTask) -> RowTally:
+    """Return an empty tally under the declared dedup key and schema and the task's year."""
+    return RowTally(meta.get("dedup_key"), meta.get("schema"), task.query.year)
+
+
 def _tally(meta: dict[str, Any], rows: RowTally | Sequence[Any], task: ComtradeTask) -> RowTally:
     """Return the lines' tally (given, or taken now from a sequence of parsed lines)."""
     if isinstance(rows, RowTally):
         return rows
-    t = RowTally(meta.get("dedup_key"), meta.get("schema"), task.query.year)
+    t = _new_tally(meta, task)
     t.add(rows)
     return t
 
@@ -315,7 +320,7 @@ def shape_judge(submission: Scorable | None, task_id: str, *,
                                   "only completeness scored (10 * present/3)"], ev)
     if (problem := type_problem(meta, task)) is not None:
         return _invalid([problem], ev)
-    rows = RowTally(meta.get("dedup_key"), meta.get("schema"), task.query.year)
+    rows = _new_tally(meta, task)
     for batch in submission.data_batches():  # one batch in memory, many for a streamed file
         rows.add(batch)
     log = (submission.run_log or "").lower()

@@ -25,10 +25,6 @@ _SHARE_AFTER: Final = 50_000
 _MEMO_SIZE: Final = 4096
 
 
-def _num(v: object) -> bool:
-    return type(v) is int or type(v) is float
-
-
 def _freeze(v: object) -> object:
     """Return a hashable stand-in for a parsed JSON value (objects and arrays by content)."""
     if isinstance(v, dict | list):
@@ -56,7 +52,7 @@ class RowTally:
         "_memo",
         "_names",
         "_pick",
-            "key_fields",
+        "key_fields",
         "keys",
         "lines",
         "objects",

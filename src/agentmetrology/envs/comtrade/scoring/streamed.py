@@ -25,6 +25,7 @@ from agentmetrology.envs.comtrade.scoring.submission import (
     read_text_part,
     submission_root,
 )
+from agentmetrology.records.canonical import digest
 
 BATCH_LINES: Final = 8192
 DATA: Final = "data_jsonl"
@@ -65,8 +66,8 @@ def _tail(metadata_json: str | None, run_log: str | None) -> bytes:
 
 
 def _digest(data: str | None, metadata_json: str | None, run_log: str | None) -> str:
-    return hashlib.sha256(b'{"data_jsonl":' + _json_str(data) + b","
-                          + _tail(metadata_json, run_log)).hexdigest()
+    """Return the evidence digest of texts held in memory (Submission.digest's record)."""
+    return digest({DATA: data, "metadata_json": metadata_json, "run_log": run_log})
 
 
 @dataclass(frozen=True)
