@@ -5,29 +5,15 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from agentmetrology.agents.llm.target import Prices
-from agentmetrology.archive.evidence_check import qualify_store
-from agentmetrology.archive.score_row import campaign_rows
 from agentmetrology.cli.campaign_tables import cell_table, target_table
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail
-from agentmetrology.run.campaign import (
-    CampaignConfigError,
-    check_environment,
-    load_campaign,
-    run_campaign,
-)
-from agentmetrology.run.campaign.backends import BACKENDS, BackendError
-from agentmetrology.run.campaign.execute import Progress as RunProgress
-from agentmetrology.run.campaign.ray_cluster import RayOptions, connect, import_ray
-from agentmetrology.run.export import Cell, CellScore
 from agentmetrology.store import (
     CampaignMismatchError,
     CampaignStatus,
@@ -38,7 +24,17 @@ from agentmetrology.store import (
 )
 from agentmetrology.store.blobs import BlobError
 from agentmetrology.store.qualify import banner
-from agentmetrology.store.status import cell_counts
+from agentmetrology.store.status import Cell, CellScore, cell_counts
+
+if TYPE_CHECKING:
+    from agentmetrology.agents.llm.target import Prices
+    from agentmetrology.run.campaign import CampaignConfigError
+    from agentmetrology.run.campaign.execute import Progress as RunProgress
+    from agentmetrology.run.campaign.ray_cluster import RayOptions
+
+# What only `run` and `validate` use (the campaign runner, its backends, Ray, progress bars) is
+# imported inside them: `agm campaign status` need not load it (start-up time, see
+# cli/lazy_commands.py).
 
 campaign_app = typer.Typer(help="Run resumable campaigns into an evidence store.",
                            no_args_is_help=True, add_completion=False,
@@ -59,6 +55,8 @@ def _print_problems(err: CampaignConfigError) -> None:
 
 
 def _load(file: Path) -> Any:
+    from agentmetrology.run.campaign import CampaignConfigError, load_campaign
+
     try:
         config = load_campaign(file)
     except CampaignConfigError as exc:
@@ -73,6 +71,8 @@ def _load(file: Path) -> Any:
 @campaign_app.command("validate")
 def validate(file: Path = typer.Argument(..., help="Campaign TOML file.")) -> None:
     """Check a campaign file and print every problem (exit 2 if any is an error)."""
+    from agentmetrology.run.campaign import check_environment
+
     config = _load(file)
     env = check_environment(config, severity="warning")
     for p in env:
@@ -89,6 +89,8 @@ class _Bar:
     """A rich progress bar fed with run progress snapshots."""
 
     def __init__(self, console: Console) -> None:
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
         self.progress = Progress(
             TextColumn("[bold]{task.description}"), BarColumn(),
             TextColumn("{task.completed}/{task.total}"),
@@ -96,7 +98,7 @@ class _Bar:
                        "remaining {task.fields[remaining]} · running {task.fields[running]} · "
                        "cost {task.fields[cost]}", markup=False),
             TimeElapsedColumn(), console=console, transient=False)
-        self.task: TaskID | None = None
+        self.task: Any = None  # a rich TaskID once the first snapshot arrived
 
     def update(self, p: RunProgress) -> None:
         """Show a snapshot."""
@@ -132,6 +134,10 @@ def run(
              "cancelled); their episodes are kept as superseded history, cost included."),
 ) -> None:
     """Run every administration of FILE not yet recorded in the store (resumable)."""
+    from agentmetrology.run.campaign import CampaignConfigError, check_environment
+    from agentmetrology.run.campaign.backends import BACKENDS, BackendError
+    from agentmetrology.run.campaign.ray_cluster import RayOptions, connect, import_ray
+
     if backend not in BACKENDS:
         fail(f"unknown backend {backend!r}; use one of: {', '.join(BACKENDS)}")
     config = _load(file)
@@ -158,6 +164,9 @@ def run(
 def _run(config: Any, store: Path, backend: str, workers: int | None, options: RayOptions,
          quiet: bool, retry: bool) -> Any:
     """Run the campaign into the store; print one error line (exit 2) for what the user can fix."""
+    from agentmetrology.run.campaign import CampaignConfigError, run_campaign
+    from agentmetrology.run.campaign.backends import BackendError
+
     bar = _Bar(_err)
     st = _open_store(store, create=True)
     try:
@@ -180,6 +189,8 @@ def _run(config: Any, store: Path, backend: str, workers: int | None, options: R
 
 def _summary(config: Any, store: Path, result: Any, backend: str, retry: bool) -> None:
     """Print what the run did and the campaign's status; exit 1 if it is not complete."""
+    from agentmetrology.archive.evidence_check import qualify_store
+
     s = result.status
     console = make_console()
     _print_banner(qualify_store(store, "ledger"))
@@ -209,6 +220,9 @@ def status(
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Show planned, done, failed (agent vs infrastructure), remaining and cost so far."""
+    from agentmetrology.archive.evidence_check import qualify_store
+    from agentmetrology.archive.score_row import campaign_rows
+
     with _open_store(store, create=False) as st:
         names = st.campaigns()
         if campaign is not None:

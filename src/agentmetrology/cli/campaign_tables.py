@@ -10,8 +10,8 @@ from rich.console import Console
 from rich.table import Table
 
 from agentmetrology.cli.table_fit import Col, fit_table
-from agentmetrology.run.export import Cell, CellScore
 from agentmetrology.store import CampaignStatus
+from agentmetrology.store.status import Cell, CellScore
 
 
 def _print(console: Console, table: Table) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from statistics import fmean
 
+import typer
+
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.table_fit import Col, fit_table
 from agentmetrology.envs.registry import get_env
@@ -37,3 +39,8 @@ def demo_table(seeds: int = 10) -> None:
     console.print(fit_table(console, f"Scripted behaviours at L2 on {len(DEMO_TASKS)} tasks x "
                                      f"{seeds} seeds: ground truth vs the shape judge (0-100)",
                             cols, rows))
+
+
+def demo_cmd(seeds: int = typer.Option(10, "--seeds", min=1, help="Seeds per task.")) -> None:
+    """Run the built-in demonstration with no model and no API key."""
+    demo_table(seeds)
