@@ -22,9 +22,8 @@ from agentmetrology.store import (
     StoreBusyError,
     StoreNotFoundError,
 )
-from agentmetrology.store.blobs import BlobError
 from agentmetrology.store.qualify import banner
-from agentmetrology.store.status import Cell, CellScore, cell_counts
+from agentmetrology.store.status_memo import campaign_view
 
 if TYPE_CHECKING:
     from agentmetrology.agents.llm.target import Prices
@@ -229,39 +228,27 @@ def status(
             if campaign not in names:
                 fail(f"no campaign {campaign!r} in {store} (have: {', '.join(names) or 'none'})")
             names = [campaign]
-        statuses = [st.status(n) for n in names]
+        # Memoised while the ledger is unchanged (store/status_memo.py); cells for the text.
+        view = campaign_view(st, names, cells=not json_out)
+        statuses = view.statuses
         # The cheap check (chain, rows, bindings, blob presence) runs on every status.
         evidence = qualify_store(store, "ledger")
         rows = campaign_rows(st, statuses, evidence) if json_out else []
-        cells = {} if json_out else _cells(st, names)
     _print_banner(evidence)
     if json_out:
         print(json.dumps({"store": str(store), "campaigns": [s.to_json() for s in statuses],
                           "evidence": evidence, "score_rows": rows},
                          indent=2, sort_keys=True))
         return
+    for name, why in view.cell_errors.items():
+        _say(f"{name}: scores per level and condition not shown: {why}", "red")
     console = make_console()
     if not statuses:
         console.print(f"{store}: no campaigns yet")
     for s in statuses:
         _print_status(console, s)
-        if s.campaign in cells:
-            cell_table(console, cells[s.campaign])
-
-
-def _cells(st: EvidenceStore, names: list[str]) -> dict[str, dict[Cell, dict[str, CellScore]]]:
-    """Return each campaign's scores per target × level × condition (the export's numbers).
-
-    Streamed from the ledger in one query per campaign (`store.status.cell_counts`), not
-    through one export row per episode.
-    """
-    out = {}
-    for name in names:
-        try:
-            out[name] = cell_counts(st.ledger.conn, name)
-        except BlobError as exc:  # a binding that no longer matches its digest
-            _say(f"{name}: scores per level and condition not shown: {exc}", "red")
-    return out
+        if s.campaign in view.cells:
+            cell_table(console, view.cells[s.campaign])
 
 
 def _print_banner(evidence: dict[str, Any]) -> None:

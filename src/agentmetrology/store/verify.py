@@ -29,7 +29,7 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from agentmetrology.records.canonical import decode_json, digest, to_plain
+from agentmetrology.records.canonical import digest, to_plain
 from agentmetrology.store.chain import (
     GENESIS,
     MIGRATED_META,
@@ -39,6 +39,7 @@ from agentmetrology.store.chain import (
     is_sealed,
     next_head,
 )
+from agentmetrology.store.episode_head import episode_fields
 from agentmetrology.store.ledger import KEY_COLUMNS
 from agentmetrology.store.qualify import (
     INVALID,
@@ -102,6 +103,7 @@ class _Verifier(EpisodeChecks):
         self.notes: list[str] = []
         self.blob_ok: dict[str, bool] = {}
         self._listing: set[str] | None = None
+        self.expected: dict[str, dict[str, str | None]] = {t: {} for t in TABLES}
 
     def bad(self, kind: str, where: str, detail: str, result: str = INVALID) -> None:
         self.problems.append(Problem(kind, result, where, detail))
@@ -127,6 +129,9 @@ class _Verifier(EpisodeChecks):
     def chain(self) -> tuple[int, str]:
         h, last, n = GENESIS, GENESIS, 0
         broken: list[int] = []
+        # The latest sealed digest of every row, per table (in chain order of first sealing),
+        # gathered in the same pass for `rows` (one read of the chain, not two).
+        expected = self.expected
         for seq, tbl, ref, d, stored in self.c.execute(
                 "SELECT seq, tbl, ref, row_digest, head FROM chain ORDER BY seq"):
             h = next_head(h, tbl, ref, d)  # always from the recomputed head: one edit, one flag
@@ -134,6 +139,10 @@ class _Verifier(EpisodeChecks):
             n += 1
             if stored != h:
                 broken.append(int(seq))
+            per = expected.get(tbl)
+            if per is None:
+                per = expected[tbl] = {}
+            per[ref] = d
         if broken:
             self.bad("chain_broken", f"chain entries {', '.join(map(str, broken[:10]))}"
                      + (f" and {len(broken) - 10} more" if len(broken) > 10 else ""),
@@ -143,10 +152,7 @@ class _Verifier(EpisodeChecks):
         return n, last
 
     def rows(self) -> None:
-        # The latest sealed digest of every row, per table (in chain order of first sealing).
-        expected: dict[str, dict[str, str | None]] = {t: {} for t in TABLES}
-        for tbl, ref, d in self.c.execute("SELECT tbl, ref, row_digest FROM chain ORDER BY seq"):
-            expected.setdefault(tbl, {})[ref] = d
+        expected = self.expected  # filled by `chain`, which runs first
         n = 0
         for table, (ident, _) in TABLES.items():
             if not self.has_table(table):
@@ -249,13 +255,14 @@ class _Verifier(EpisodeChecks):
             self._listing = _blob_names(self.root / "blobs")
         return _DIGEST.fullmatch(d) is not None and d in self._listing
 
-    def blob_json(self, d: str) -> Any | None:
+    def episode_json(self, d: str) -> Any | None:
         if not self.blob_ok.get(d):
             return None
         try:
-            return decode_json(self.blob_path(d).read_bytes())
-        except (OSError, ValueError):
+            data = self.blob_path(d).read_bytes()
+        except OSError:
             return None
+        return episode_fields(data)
 
     # -- bindings -------------------------------------------------------------------------------
 

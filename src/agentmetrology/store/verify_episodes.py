@@ -28,8 +28,8 @@ class EpisodeChecks(ABC):
         """Record a problem (the verifier's own)."""
 
     @abstractmethod
-    def blob_json(self, d: str) -> Any | None:
-        """Return a verified blob's JSON, or None (the verifier's own)."""
+    def episode_json(self, d: str) -> Any | None:
+        """Return a verified episode blob's JSON (at least the fields checked here), or None."""
 
     def episodes(self) -> None:
         """Check every recorded and superseded episode with its assessments."""
@@ -51,7 +51,7 @@ class EpisodeChecks(ABC):
     def episode(self, where: str, key: dict[str, Any], row: tuple[Any, ...]) -> None:
         """Check one episode blob against its administration (key) and its ledger row."""
         ep_digest, sub_digest, term, mfail, cost, tin, tout, requests, tools, attempts = row
-        plain = self.blob_json(ep_digest)
+        plain = self.episode_json(ep_digest)
         if not isinstance(plain, dict):
             return  # missing or changed: already a problem
         if plain.get("key") != key:

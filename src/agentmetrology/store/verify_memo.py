@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +27,9 @@ from agentmetrology import __version__
 from agentmetrology.store.verify import LEDGER_FILE  # the file the check reads
 
 MEMO_ENV = "AGM_VERIFY_CACHE"
-FORMAT = 1
-_CODE = ("verify.py", "verify_episodes.py", "chain.py", "qualify.py", "verify_memo.py")
+FORMAT = 2  # 2: blob files listed per folder through its descriptor
+_CODE = ("verify.py", "verify_episodes.py", "episode_head.py", "chain.py", "qualify.py",
+         "verify_memo.py")
 Reopen = Callable[[str, str, str], str | None]
 
 
@@ -45,18 +46,21 @@ def _stat_line(name: str, st: os.stat_result) -> str:
     return f"{name}|{st.st_dev}|{st.st_ino}|{st.st_size}|{st.st_mtime_ns}|{st.st_ctime_ns}\n"
 
 
-def fingerprint(root: Path) -> str:
-    """Return the digest of everything the ledger check reads, as file metadata (see above).
-
-    Empty when the checking code's files cannot be read (then nothing is memoised).
-    """
-    h = hashlib.sha256(f"{FORMAT}|{__version__}\n".encode())
+def code_digest(names: tuple[str, ...]) -> bytes | None:
+    """Return the digest of these modules of this folder, None when one cannot be read."""
     here = Path(__file__).parent
+    h = hashlib.sha256(f"{FORMAT}|{__version__}\n".encode())
     try:
-        for name in _CODE:
+        for name in names:
             h.update(hashlib.sha256((here / name).read_bytes()).digest())
     except OSError:
-        return ""  # the checking code cannot be identified: no memo
+        return None
+    return h.digest()
+
+
+def ledger_lines(root: Path) -> str:
+    """Return the metadata lines of the ledger file and its write-ahead log (see above)."""
+    lines = []
     for name in (LEDGER_FILE, LEDGER_FILE + "-wal"):
         try:
             st = os.stat(root / name)
@@ -64,23 +68,82 @@ def fingerprint(root: Path) -> str:
             st = None
         # A reader creates an empty log where there was none: both hold nothing.
         if st is None or (name.endswith("-wal") and st.st_size == 0):
-            h.update(f"{name}|empty\n".encode())
+            lines.append(f"{name}|empty\n")
         else:
-            h.update(_stat_line(name, st).encode())
-    base = root / "blobs"
+            lines.append(_stat_line(name, st))
+    return "".join(lines)
+
+
+def _blob_lines(base: Path) -> Iterator[bytes]:
+    """Yield, per blob folder in name order, its files' name, inode, size, mtime and ctime.
+
+    One listing and one stat per file through the folder's descriptor (no path built per
+    file): the stats are most of the cost of a warm `campaign status`.
+    """
     try:
-        subdirs = sorted((e.name, e.path) for e in os.scandir(base) if e.is_dir())
+        subdirs = sorted(e.name for e in os.scandir(base) if e.is_dir())
     except FileNotFoundError:
-        subdirs = []
-    for sub, path in subdirs:
-        with os.scandir(path) as entries:
-            lines = sorted(_stat_line(sub + e.name, e.stat()) for e in entries)
-        h.update("".join(lines).encode())
+        return
+    for sub in subdirs:
+        fd = os.open(base / sub, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            dev = os.fstat(fd).st_dev
+            rows = [_file_row(name, fd) for name in sorted(os.listdir(fd))]
+        finally:
+            os.close(fd)
+        yield f"{sub}|{dev}|{rows!r}\n".encode()
+
+
+def _file_row(name: str, fd: int) -> tuple[str, int, int, int, int] | tuple[str, None]:
+    # Symlinks are followed, as the check reads them; a file gone or dangling is its own state.
+    try:
+        st = os.stat(name, dir_fd=fd)
+    except OSError:
+        return (name, None)
+    return (name, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def fingerprint(root: Path) -> str:
+    """Return the digest of everything the ledger check reads, as file metadata (see above).
+
+    Empty when the checking code's files cannot be read (then nothing is memoised).
+    """
+    code = code_digest(_CODE)
+    if code is None:
+        return ""  # the checking code cannot be identified: no memo
+    h = hashlib.sha256(code)
+    h.update(ledger_lines(root).encode())
+    for line in _blob_lines(root / "blobs"):
+        h.update(line)
     return h.hexdigest()
 
 
-def _memo_path(folder: Path, root: Path) -> Path:
-    return folder / (hashlib.sha256(str(root.resolve()).encode()).hexdigest() + ".json")
+def memo_path(folder: Path, root: Path, kind: str = "") -> Path:
+    """Return the memo file of the store at `root` (`kind` tells memos of one store apart)."""
+    name = hashlib.sha256(str(root.resolve()).encode()).hexdigest()
+    return folder / f"{name}{'.' + kind if kind else ''}.json"
+
+
+def read_doc(path: Path, key: str) -> dict[str, Any] | None:
+    """Return the memo document at `path` when it was kept for fingerprint `key`, else None."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("key") != key:
+        return None
+    return doc
+
+
+def write_doc(path: Path, doc: dict[str, Any], sort_keys: bool = True) -> None:
+    """Write a memo document atomically (silently skipped if the cache is unwritable)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(doc, sort_keys=sort_keys), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        return
 
 
 def lookup(root: Path, key: str, reopen: Reopen | None) -> dict[str, Any] | None:
@@ -88,11 +151,8 @@ def lookup(root: Path, key: str, reopen: Reopen | None) -> dict[str, Any] | None
     folder = memo_dir()
     if folder is None or not key:
         return None
-    try:
-        doc = json.loads(_memo_path(folder, root).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("key") != key:
+    doc = read_doc(memo_path(folder, root), key)
+    if doc is None:
         return None
     for env, task, profile, sealed in doc.get("reopened") or []:
         if reopen is None or reopen(env, task, profile) != sealed:
@@ -107,13 +167,6 @@ def store(root: Path, key: str, reopened: list[tuple[str, str, str, str | None]]
     folder = memo_dir()
     if folder is None or not key:
         return
-    path = _memo_path(folder, root)
-    doc = {"format": FORMAT, "store": str(root.resolve()), "key": key,
-           "reopened": [list(r) for r in reopened], "qualification": qualification}
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(doc, sort_keys=True), encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError:
-        return
+    write_doc(memo_path(folder, root), {
+        "format": FORMAT, "store": str(root.resolve()), "key": key,
+        "reopened": [list(r) for r in reopened], "qualification": qualification})
