@@ -70,6 +70,8 @@ ODD = [
     b'\xef\xbb\xbf{"usage":1}',  # a byte-order mark
     '{"usage":1}'.encode("utf-16"),
     b'{"usage":"\xff"}',  # not UTF-8
+    b'{"$literal":{"key":1,"usage":2}}',  # one tag wrapping everything: the full decode
+    b'{"$float":"nan"}', b'{"other":1}', b'{"key":null}',
     b'[1, 2]', b'"text"', b'null', b'', b'{"x":[1,2,}', b'{"usage":1}x', b' {"usage":1} ',
     b'{"events":[' + b'[' * 50 + b']' * 50 + b'],"digests":{"submission":"ab"}}',
     json.dumps({"key": KEY, "digests": {"submission": "ab" * 32}, "usage": {"attempts": [

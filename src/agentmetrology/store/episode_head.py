@@ -3,11 +3,13 @@
 The cheap (`ledger`) check reads every episode blob to compare its key, submission digest,
 termination and usage with the ledger row; decoding whole episodes (their events are nearly all
 of the bytes) was most of the check's time on a large store. msgspec decodes the four top-level
-fields and only validates the rest (about 12x faster here). The result is what
-`records.canonical.decode_json` gives for those fields: the fast path is taken only for text
-without a `$` or `\\u00` (no tag, so no restoring walk) that msgspec accepts; anything else
-(tags, NaN, a lone surrogate, a byte-order mark, UTF-16, not an object, not JSON) takes the
-old path, and duplicate keys resolve the same way (the last wins).
+fields and only validates the rest (about 12x faster here); each field then goes through
+`records.canonical.from_plain`, which restores tagged non-finite floats, so the result is what
+`records.canonical.decode_json` gives for those fields: the tag walk of a document with an
+ordinary top-level key is the walk of each value. Anything else takes the full decode: text
+msgspec refuses (NaN, a lone surrogate, a byte-order mark, UTF-16, not an object, not JSON)
+and a document with none of the four fields (which may be one tag wrapping everything).
+Duplicate keys resolve the same way in both (the last wins).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from agentmetrology.records.canonical import decode_json
+from agentmetrology.records.canonical import decode_json, from_plain
 
 FIELDS = ("key", "digests", "usage", "termination")
 
@@ -33,14 +35,14 @@ _DECODE = msgspec.json.Decoder(_Head).decode
 
 def episode_fields(data: bytes) -> Any:
     """Return the episode's JSON (at least FIELDS of it), or None when it cannot be decoded."""
-    if b"$" not in data and b"\\u00" not in data:
-        try:
-            head = _DECODE(data)
-        except msgspec.DecodeError:
-            pass  # let the standard decoder decide (it accepts some texts msgspec does not)
-        else:
-            return {"key": head.key, "digests": head.digests, "usage": head.usage,
-                    "termination": head.termination}
+    try:
+        head = _DECODE(data)
+    except msgspec.DecodeError:
+        head = None  # let the standard decoder decide (it accepts some texts msgspec does not)
+    if head is not None:
+        values = (head.key, head.digests, head.usage, head.termination)
+        if any(v is not None for v in values):
+            return {name: from_plain(v) for name, v in zip(FIELDS, values, strict=True)}
     try:
         return decode_json(data)
     except ValueError:

@@ -104,6 +104,7 @@ class _Verifier(EpisodeChecks):
         self.blob_ok: dict[str, bool] = {}
         self._listing: set[str] | None = None
         self.expected: dict[str, dict[str, str | None]] = {t: {} for t in TABLES}
+        self.blob_base = str(root / "blobs")
 
     def bad(self, kind: str, where: str, detail: str, result: str = INVALID) -> None:
         self.problems.append(Problem(kind, result, where, detail))
@@ -258,8 +259,9 @@ class _Verifier(EpisodeChecks):
     def episode_json(self, d: str) -> Any | None:
         if not self.blob_ok.get(d):
             return None
-        try:
-            data = self.blob_path(d).read_bytes()
+        try:  # a plain string path: pathlib's joins were a tenth of reading 100,000 blobs
+            with open(os.path.join(self.blob_base, d[:2], d[2:]), "rb") as f:
+                data = f.read()
         except OSError:
             return None
         return episode_fields(data)
