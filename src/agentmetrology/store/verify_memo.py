@@ -6,12 +6,14 @@ in the store: a reader does not write there) under a fingerprint of everything i
 - the ledger file and its write-ahead log: device, inode, size, mtime and ctime (a missing or
   empty log counts as empty). The kernel sets ctime on every change of a file and it cannot be
   set back (`touch -d` restores mtime, not ctime), so an edit in place always misses;
-- every blob file: name, inode, size, mtime and ctime (an edited, added or removed blob misses);
+- every blob file: name, inode, size, mtime and ctime, symlinks followed (an edited, added or
+  removed blob misses), and each blob folder's device;
 - the checking code (the package version and the bytes of the verification modules);
 - the task specification digests it re-opened, compared again on every use.
 A miss runs the check and stores its result when nothing changed while it ran. The full check
 (`agm evidence verify`, archive audits) never uses the memo. `AGM_VERIFY_CACHE=DIR` moves the
-memo; `AGM_VERIFY_CACHE=` (empty) turns it off. An unwritable cache only costs the time.
+memo; `AGM_VERIFY_CACHE=` (empty) turns it off. An unwritable cache only costs the time. The
+folder, the ledger's metadata lines and the file format are shared with store/status_memo.py.
 """
 
 from __future__ import annotations
