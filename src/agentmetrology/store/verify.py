@@ -183,6 +183,7 @@ class _Verifier(EpisodeChecks):
                     self.bad("row_deleted", f"{table} {ident}={ref}", "sealed but no longer in "
                              "the ledger", UNAVAILABLE)
         self.checked["rows"] = n
+        self.expected = {}  # a digest per chain entry: freed before the episodes are read
 
     def texts(self) -> None:
         for adm, text, d in self.c.execute(
