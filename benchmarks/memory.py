@@ -20,9 +20,11 @@ cached under --work. Writes benchmarks/results/memory.json (or --out).
 The measured source tree is compiled to bytecode first (as an installed package is); warm
 status runs `--repeat` times (default 3) and reports the run of median wall time, every run's
 wall and CPU time beside it, and the load average before each run.
+After the status cases, benchmarks/status_profile.py times each phase of one warm and one cold
+status in a child process (`status_profile`: what the remaining time is spent on).
 Run: .venv/bin/python benchmarks/memory.py [--work /tmp/agm-mem] [--src DIR]
      [--status-episodes N] [--audit-episodes N ...] [--spans N ...] [--repeat N]
-     [--status-only] [--merge]
+     [--status-only] [--merge] [--no-profile] [--before FILE --before-label REV]
 """
 
 from __future__ import annotations
@@ -101,6 +103,17 @@ def _beyond(case: dict[str, Any], base: float, n: int, unit: str) -> None:
     case[f"kib_per_{unit}"] = round(extra * 1024 / n, 3) if n else None
 
 
+def _profile(root: Path, src: Path, cwd: Path, cold: bool) -> dict[str, Any]:
+    """Return the per-phase CPU and wall time of one status (benchmarks/status_profile.py)."""
+    env = dict(os.environ, PYTHONPATH=str(src), AGM_VERIFY_CACHE=str(cwd / "verify-memo"))
+    out = subprocess.run([sys.executable, str(HERE / "status_profile.py"), str(root),
+                          *(["--cold"] if cold else [])], env=env, cwd=cwd, check=True,
+                         capture_output=True, text=True).stdout
+    doc: dict[str, Any] = json.loads(out)
+    doc["load"] = _loadavg()
+    return doc
+
+
 def _median(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Return the run of median wall time, with every run's wall and CPU time beside it."""
     chosen = dict(sorted(runs, key=lambda r: r["wall_s"])[len(runs) // 2])
@@ -118,7 +131,7 @@ def _loadavg() -> str | None:
 
 
 def run(work: Path, src: Path, status_n: int, audits: tuple[int, ...],
-        span_sizes: tuple[int, ...], repeat: int = 3) -> dict[str, Any]:
+        span_sizes: tuple[int, ...], repeat: int = 3, profile: bool = True) -> dict[str, Any]:
     """Measure every case; return the result document."""
     work.mkdir(parents=True, exist_ok=True)
     # An installed package runs from bytecode; compile the measured tree once so no case pays
@@ -145,6 +158,9 @@ def run(work: Path, src: Path, status_n: int, audits: tuple[int, ...],
                      episodes=n, goal_s=STATUS_GOAL_S, meets_goal=c["wall_s"] < STATUS_GOAL_S)
             _beyond(c, base["peak_rss_mib"], n, "episode")
             cases.append(c)
+    if status_n and profile:
+        # After the command's own runs: warm reuses their memos, cold removes them.
+        doc["status_profile"] = [_profile(root, src, scratch, cold) for cold in (False, True)]
     for size in audits:
         root, built = _store(work, size)
         doc["builds"][str(size)] = built
@@ -196,6 +212,13 @@ def main() -> None:
                     help="keep the other cases of an existing result file (a run in parts)")
     ap.add_argument("--status-only", action="store_true",
                     help="only the `campaign status` cases (implies --merge)")
+    ap.add_argument("--no-profile", action="store_true",
+                    help="skip the per-phase profile of status (benchmarks/status_profile.py)")
+    ap.add_argument("--before", type=Path, default=None,
+                    help="a result file of the same status cases measured on the code before a "
+                         "change (--src OLD --out FILE): kept as `status_before`")
+    ap.add_argument("--before-label", default=None,
+                    help="what --before measured (a revision), shown in the table")
     ap.add_argument("--repeat", type=int, default=3,
                     help="warm status runs per case; the one of median wall time is reported")
     args = ap.parse_args()
@@ -203,10 +226,13 @@ def main() -> None:
         args.audit_episodes, args.spans, args.merge = [], [], True
     sys.path.insert(0, str(HERE))
     doc = run(args.work, args.src.resolve(), args.status_episodes, tuple(args.audit_episodes),
-              tuple(args.spans), max(1, args.repeat))
+              tuple(args.spans), max(1, args.repeat), not args.no_profile)
     doc.update(source=str(args.src), revision=_revision(HERE.parent),
                python=sys.version.split()[0], machine=platform.machine(),
                cpus=os.cpu_count(), uptime=_uptime())
+    if args.before is not None:
+        doc["status_before"] = _status_before(json.loads(args.before.read_text()),
+                                              args.before_label)
     if args.merge and args.out.exists():
         old = json.loads(args.out.read_text())
         mine = {_case_id(c) for c in doc["cases"]}
@@ -215,8 +241,8 @@ def main() -> None:
             key=lambda c: (not c["case"].startswith("campaign"), c["case"],
                            c.get("spans") or 0, c.get("episodes") or 0))
         doc["builds"] = {**old.get("builds", {}), **doc["builds"]}
-        for key in ("before", "profile"):
-            if key in old:
+        for key in ("before", "status_before", "profile", "status_profile"):
+            if key in old and key not in doc:
                 doc[key] = old[key]
     audits = sorted((c for c in doc["cases"] if c["case"] == "archive audit --format agm"),
                     key=lambda c: c["episodes"])
@@ -226,6 +252,15 @@ def main() -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(doc, indent=2) + "\n")
     print(json.dumps(doc, indent=2))
+
+
+def _status_before(old: dict[str, Any], label: str | None) -> dict[str, Any]:
+    """Return the status cases of an earlier result file, as the table's `before` reads them."""
+    keep = ("case", "episodes", "wall_s", "cpu_s", "peak_rss_mib", "load", "runs")
+    return {"label": label or old.get("source"), "source": old.get("source"),
+            "baseline": old.get("baseline"),
+            "cases": [{k: c[k] for k in keep if k in c} for c in old.get("cases", [])
+                      if c["case"].startswith("campaign status")]}
 
 
 def _uptime() -> str | None:

@@ -225,11 +225,32 @@ def memory(doc: dict[str, Any]) -> Iterator[Row]:
         yield _row("memory", f"`{c['case']}`, {size} (wall s; CPU {_num(c['cpu_s'], 2)} s; "
                    f"peak RSS {_num(c['peak_rss_mib'])} MiB, `agm --version` "
                    f"{_num(base)} MiB; {per})", _num(c["wall_s"], 2),
-                   _before(doc, c), "—", goal, mach, "python benchmarks/memory.py")
+                   _before(doc, c), "—", goal,
+                   (f"{_machine({**doc, 'uptime': None})}, load {c['load']} (before the run)"
+                    if c.get("load") else mach),
+                   "python benchmarks/memory.py")
+        if c["case"] == "campaign status --json (warm)":
+            yield from _status_profile(doc)
+
+
+def _status_profile(doc: dict[str, Any]) -> Iterator[Row]:
+    """Rows of the per-phase CPU time of one warm and one cold `campaign status`."""
+    for p in doc.get("status_profile", []):
+        phases = "; ".join(f"{name} {_num(v['cpu_s'], 2)}" for name, v in p["phases"].items())
+        yield _row("memory", f"`campaign status ({p['state']})` CPU by phase, one process "
+                   f"(s): {phases}", _num(p["cpu_s"], 2), "—", "—", "the profile of the rows "
+                   "above", f"{_machine({**doc, 'uptime': None})}, load {p.get('load')}",
+                   "python benchmarks/memory.py (benchmarks/status_profile.py)")
 
 
 def _before(doc: dict[str, Any], case: dict[str, Any]) -> str:
     """Return the measurement of the same case before the change, when the result has one."""
+    sb = doc.get("status_before") or {}
+    for b in sb.get("cases", []):
+        if b["case"] == case["case"] and b.get("episodes") == case.get("episodes"):
+            return (f"before ({sb.get('label')}): {_num(b['wall_s'], 2)} s wall, "
+                    f"{_num(b['cpu_s'], 2)} s CPU, {_num(b['peak_rss_mib'])} MiB, load "
+                    f"{b.get('load')}")
     for b in doc.get("before", {}).get("cases", []):
         if b["case"] == case["case"].replace(" (cold)", "").replace(" (warm)", "") \
                 and b.get("episodes") == case.get("episodes"):
