@@ -159,7 +159,9 @@ def run(work: Path, src: Path, status_n: int, audits: tuple[int, ...],
             _beyond(c, base["peak_rss_mib"], n, "episode")
             cases.append(c)
     if status_n and profile:
-        # After the command's own runs: warm reuses their memos, cold removes them.
+        # Warm reuses the memos of a text status (the --json cases keep no cells), cold
+        # removes them first.
+        measure(["campaign", "status", "--store", str(root)], src, scratch)
         doc["status_profile"] = [_profile(root, src, scratch, cold) for cold in (False, True)]
     for size in audits:
         root, built = _store(work, size)
