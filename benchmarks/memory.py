@@ -99,6 +99,7 @@ def _planned(root: Path) -> int:
 def _beyond(case: dict[str, Any], base: float, n: int, unit: str) -> None:
     """Add peak RSS beyond the baseline, in total and per unit (KiB per episode or span)."""
     extra = max(0.0, case["peak_rss_mib"] - base)
+    case["baseline_rss_mib"] = base
     case["rss_beyond_baseline_mib"] = round(extra, 1)
     case[f"kib_per_{unit}"] = round(extra * 1024 / n, 3) if n else None
 
@@ -238,8 +239,9 @@ def main() -> None:
     if args.merge and args.out.exists():
         old = json.loads(args.out.read_text())
         mine = {_case_id(c) for c in doc["cases"]}
+        kept = [_from_run(old, c) for c in old.get("cases", []) if _case_id(c) not in mine]
         doc["cases"] = sorted(
-            [c for c in old.get("cases", []) if _case_id(c) not in mine] + doc["cases"],
+            kept + doc["cases"],
             key=lambda c: (not c["case"].startswith("campaign"), c["case"],
                            c.get("spans") or 0, c.get("episodes") or 0))
         doc["builds"] = {**old.get("builds", {}), **doc["builds"]}
@@ -254,6 +256,17 @@ def main() -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(doc, indent=2) + "\n")
     print(json.dumps(doc, indent=2))
+
+
+def _from_run(old: dict[str, Any], case: dict[str, Any]) -> dict[str, Any]:
+    """Return a case kept from an earlier run, with that run's baseline, load and revision."""
+    out = dict(case)
+    out.setdefault("baseline_rss_mib", old["baseline"]["peak_rss_mib"])
+    if "load" not in out and old.get("uptime"):
+        out["load"] = " ".join(str(old["uptime"]).split("load average:")[-1]
+                               .replace(",", " ").split())
+    out.setdefault("revision", old.get("revision"))
+    return out
 
 
 def _status_before(old: dict[str, Any], label: str | None) -> dict[str, Any]:

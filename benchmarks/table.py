@@ -224,9 +224,11 @@ def memory(doc: dict[str, Any]) -> Iterator[Row]:
                 if "spans" not in c else "bounded: RSS per span")
         yield _row("memory", f"`{c['case']}`, {size} (wall s; CPU {_num(c['cpu_s'], 2)} s; "
                    f"peak RSS {_num(c['peak_rss_mib'])} MiB, `agm --version` "
-                   f"{_num(base)} MiB; {per})", _num(c["wall_s"], 2),
+                   f"{_num(c.get('baseline_rss_mib', base))} MiB; {per}"
+                   + (f"; measured at {c['revision']}" if c.get("revision") else "") + ")",
+                   _num(c["wall_s"], 2),
                    _before(doc, c), "—", goal,
-                   (f"{_machine({**doc, 'uptime': None})}, load {c['load']} (before the run)"
+                   (f"{_machine({**doc, 'uptime': None})}, load {c['load']}"
                     if c.get("load") else mach),
                    "python benchmarks/memory.py")
         if c["case"] == "campaign status --json (warm)":
