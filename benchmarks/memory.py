@@ -19,12 +19,14 @@ with measurement failures, ungraded episodes, billable attempts, unrecorded atte
 cached under --work. Writes benchmarks/results/memory.json (or --out).
 The measured source tree is compiled to bytecode first (as an installed package is); warm
 status runs `--repeat` times (default 3) and reports the run of median wall time, every run's
-wall and CPU time beside it, and the load average before each run.
+wall and CPU time beside it, and the load average before each run. `--before OLD_SRC` runs
+every status case on an older source tree too, alternating with this one run by run (the
+machine is shared: both then see the same load), kept as `status_before`.
 After the status cases, benchmarks/status_profile.py times each phase of one warm and one cold
 status in a child process (`status_profile`: what the remaining time is spent on).
 Run: .venv/bin/python benchmarks/memory.py [--work /tmp/agm-mem] [--src DIR]
      [--status-episodes N] [--audit-episodes N ...] [--spans N ...] [--repeat N]
-     [--status-only] [--merge] [--no-profile] [--before FILE --before-label REV]
+     [--status-only] [--merge] [--no-profile] [--before OLD_SRC --before-label REV]
 """
 
 from __future__ import annotations
@@ -48,11 +50,11 @@ SPANS = (25_000, 100_000)
 STATUS_GOAL_S = 2.0
 
 
-def measure(args: list[str], src: Path, cwd: Path) -> dict[str, Any]:
+def measure(args: list[str], src: Path, cwd: Path, memo: str = "verify-memo") -> dict[str, Any]:
     """Run `agm ARGS` in a child process; return its wall time, peak RSS and exit code."""
     # The ledger check's memo lives in the scratch folder, so cold and warm runs are controlled.
     env = dict(os.environ, PYTHONPATH=str(src), COLUMNS="160",
-               AGM_VERIFY_CACHE=str(cwd / "verify-memo"))
+               AGM_VERIFY_CACHE=str(cwd / memo))
     cmd = [sys.executable, "-m", "agentmetrology.cli.main", *args]
     load = _loadavg()
     t0 = time.perf_counter()
@@ -106,7 +108,7 @@ def _beyond(case: dict[str, Any], base: float, n: int, unit: str) -> None:
 
 def _profile(root: Path, src: Path, cwd: Path, cold: bool) -> dict[str, Any]:
     """Return the per-phase CPU and wall time of one status (benchmarks/status_profile.py)."""
-    env = dict(os.environ, PYTHONPATH=str(src), AGM_VERIFY_CACHE=str(cwd / "verify-memo"))
+    env = dict(os.environ, PYTHONPATH=str(src), AGM_VERIFY_CACHE=str(cwd / "verify-memo-this"))
     out = subprocess.run([sys.executable, str(HERE / "status_profile.py"), str(root),
                           *(["--cold"] if cold else [])], env=env, cwd=cwd, check=True,
                          capture_output=True, text=True).stdout
@@ -131,38 +133,60 @@ def _loadavg() -> str | None:
         return None
 
 
-def run(work: Path, src: Path, status_n: int, audits: tuple[int, ...],
-        span_sizes: tuple[int, ...], repeat: int = 3, profile: bool = True) -> dict[str, Any]:
-    """Measure every case; return the result document."""
-    work.mkdir(parents=True, exist_ok=True)
+def _compile(src: Path) -> None:
     # An installed package runs from bytecode; compile the measured tree once so no case pays
     # for compiling it (PYTHONDONTWRITEBYTECODE in the environment would make every run do so).
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(src)], check=False,
                    capture_output=True)
+
+
+def run(work: Path, src: Path, status_n: int, audits: tuple[int, ...],
+        span_sizes: tuple[int, ...], repeat: int = 3, profile: bool = True,
+        before: Path | None = None) -> dict[str, Any]:
+    """Measure every case; return the result document.
+
+    With `before` (an older source tree), each status case runs on both trees alternately
+    (before, this, before, this ...), so both see the same load: `status_before` holds the
+    older tree's numbers.
+    """
+    work.mkdir(parents=True, exist_ok=True)
+    trees = {"this": src, **({"before": before} if before is not None else {})}
+    for tree in trees.values():
+        _compile(tree)
     scratch = work / "scratch"
     scratch.mkdir(exist_ok=True)
-    base = measure(["--version"], src, scratch)
+    bases = {name: measure(["--version"], tree, scratch) for name, tree in trees.items()}
+    base = bases["this"]
     doc: dict[str, Any] = {"benchmark": "memory", "baseline": base, "builds": {}}
-    cases = []
+    cases, earlier = [], []
     if status_n:
         root, built = _store(work, status_n)
         doc["builds"][str(status_n)] = built
         n = _planned(root)
     for extra in (([], ["--json"]) if status_n else ()):
         # cold: the ledger check runs (and is memoised); warm: nothing changed, it is reused
-        shutil.rmtree(scratch / "verify-memo", ignore_errors=True)
+        for name in trees:
+            shutil.rmtree(scratch / f"verify-memo-{name}", ignore_errors=True)
         for state in ("cold", "warm"):
             args = ["campaign", "status", "--store", str(root), *extra]
-            c = _median([measure(args, src, scratch)
-                         for _ in range(1 if state == "cold" else repeat)])
-            c.update(case="campaign status" + (" --json" if extra else "") + f" ({state})",
-                     episodes=n, goal_s=STATUS_GOAL_S, meets_goal=c["wall_s"] < STATUS_GOAL_S)
-            _beyond(c, base["peak_rss_mib"], n, "episode")
-            cases.append(c)
+            runs: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
+            for _ in range(1 if state == "cold" else repeat):
+                for name in sorted(trees):  # "before" first, then "this"
+                    runs[name].append(measure(args, trees[name], scratch, f"verify-memo-{name}"))
+            for name, got in runs.items():
+                c = _median(got)
+                c.update(case="campaign status" + (" --json" if extra else "") + f" ({state})",
+                         episodes=n, goal_s=STATUS_GOAL_S,
+                         meets_goal=c["wall_s"] < STATUS_GOAL_S)
+                _beyond(c, bases[name]["peak_rss_mib"], n, "episode")
+                (cases if name == "this" else earlier).append(c)
+    if before is not None and earlier:
+        doc["status_before"] = {"source": str(before), "baseline": bases["before"],
+                                "cases": earlier}
     if status_n and profile:
         # Warm reuses the memos of a text status (the --json cases keep no cells), cold
         # removes them first.
-        measure(["campaign", "status", "--store", str(root)], src, scratch)
+        measure(["campaign", "status", "--store", str(root)], src, scratch, "verify-memo-this")
         doc["status_profile"] = [_profile(root, src, scratch, cold) for cold in (False, True)]
     for size in audits:
         root, built = _store(work, size)
@@ -218,10 +242,10 @@ def main() -> None:
     ap.add_argument("--no-profile", action="store_true",
                     help="skip the per-phase profile of status (benchmarks/status_profile.py)")
     ap.add_argument("--before", type=Path, default=None,
-                    help="a result file of the same status cases measured on the code before a "
-                         "change (--src OLD --out FILE): kept as `status_before`")
+                    help="an older source tree (e.g. `git archive REV src | tar -x -C DIR`, "
+                         "then DIR/src): status runs on both, alternately (`status_before`)")
     ap.add_argument("--before-label", default=None,
-                    help="what --before measured (a revision), shown in the table")
+                    help="what --before is (a revision), shown in the table")
     ap.add_argument("--repeat", type=int, default=3,
                     help="warm status runs per case; the one of median wall time is reported")
     args = ap.parse_args()
@@ -229,13 +253,13 @@ def main() -> None:
         args.audit_episodes, args.spans, args.merge = [], [], True
     sys.path.insert(0, str(HERE))
     doc = run(args.work, args.src.resolve(), args.status_episodes, tuple(args.audit_episodes),
-              tuple(args.spans), max(1, args.repeat), not args.no_profile)
+              tuple(args.spans), max(1, args.repeat), not args.no_profile,
+              None if args.before is None else args.before.resolve())
     doc.update(source=str(args.src), revision=_revision(HERE.parent),
                python=sys.version.split()[0], machine=platform.machine(),
                cpus=os.cpu_count(), uptime=_uptime())
-    if args.before is not None:
-        doc["status_before"] = _status_before(json.loads(args.before.read_text()),
-                                              args.before_label)
+    if "status_before" in doc:
+        doc["status_before"]["label"] = args.before_label or str(args.before)
     if args.merge and args.out.exists():
         old = json.loads(args.out.read_text())
         mine = {_case_id(c) for c in doc["cases"]}
@@ -245,7 +269,11 @@ def main() -> None:
             key=lambda c: (not c["case"].startswith("campaign"), c["case"],
                            c.get("spans") or 0, c.get("episodes") or 0))
         doc["builds"] = {**old.get("builds", {}), **doc["builds"]}
-        for key in ("before", "status_before", "profile", "status_profile"):
+        measured_status = any(c["case"].startswith("campaign status") for c in doc["cases"]
+                              if "revision" not in c)
+        # A status measured now never carries an earlier run's before or profile.
+        for key in ("before", "profile") + (() if measured_status else
+                                            ("status_before", "status_profile")):
             if key in old and key not in doc:
                 doc[key] = old[key]
     audits = sorted((c for c in doc["cases"] if c["case"] == "archive audit --format agm"),
@@ -267,15 +295,6 @@ def _from_run(old: dict[str, Any], case: dict[str, Any]) -> dict[str, Any]:
                                .replace(",", " ").split())
     out.setdefault("revision", old.get("revision"))
     return out
-
-
-def _status_before(old: dict[str, Any], label: str | None) -> dict[str, Any]:
-    """Return the status cases of an earlier result file, as the table's `before` reads them."""
-    keep = ("case", "episodes", "wall_s", "cpu_s", "peak_rss_mib", "load", "runs")
-    return {"label": label or old.get("source"), "source": old.get("source"),
-            "baseline": old.get("baseline"),
-            "cases": [{k: c[k] for k in keep if k in c} for c in old.get("cases", [])
-                      if c["case"].startswith("campaign status")]}
 
 
 def _uptime() -> str | None:
