@@ -250,7 +250,8 @@ def _before(doc: dict[str, Any], case: dict[str, Any]) -> str:
     sb = doc.get("status_before") or {}
     for b in sb.get("cases", []):
         if b["case"] == case["case"] and b.get("episodes") == case.get("episodes"):
-            return (f"before ({sb.get('label')}): {_num(b['wall_s'], 2)} s wall, "
+            return (f"before ({sb.get('label')}; same run, alternating): "
+                    f"{_num(b['wall_s'], 2)} s wall, "
                     f"{_num(b['cpu_s'], 2)} s CPU, {_num(b['peak_rss_mib'])} MiB, load "
                     f"{b.get('load')}")
     for b in doc.get("before", {}).get("cases", []):
