@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import sqlite3
 from collections.abc import Iterable, Iterator
@@ -109,6 +110,20 @@ def _key(row: sqlite3.Row | tuple[Any, ...], offset: int = 0) -> EpisodeKey:
     return EpisodeKey(*row[offset:offset + len(KEY_COLUMNS)])
 
 
+_CREATE = re.compile(r"CREATE\s+(?:TABLE|INDEX)\s+IF\s+NOT\s+EXISTS\s+(\w+)", re.I)
+
+
+def missing_objects(conn: sqlite3.Connection, statements: Iterable[str]) -> list[str]:
+    """Return the names that `statements` create and the database does not hold yet.
+
+    A statement of another form counts as missing, so the caller runs it rather than skip it.
+    """
+    have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+    names = [m.group(1) if (m := _CREATE.search(s)) else s.strip()
+             for s in statements if s.strip()]
+    return [n for n in names if n not in have]
+
+
 class Ledger:
     """One SQLite file in WAL mode; every multi-row change is one transaction."""
 
@@ -124,21 +139,34 @@ class Ledger:
         # last transactions, never corrupt the file.
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.execute("PRAGMA foreign_keys=ON")
+        indexes = [] if readonly else WRITER_INDEXES.split(";")
+        statements = [s for s in [*SCHEMA.split(";"), CHAIN_SCHEMA, *indexes] if s.strip()]
+        if readonly and not missing_objects(self.conn, statements):
+            # A current ledger is read as it is: no write transaction, so a reader neither
+            # waits for a writer nor changes the file (and its stat-keyed memos stay valid).
+            self._check_schema(self.conn.execute(
+                "SELECT value FROM meta WHERE key='schema'").fetchone())
+            self.sealed = is_sealed(self.conn)
+            return
         with self.transaction():
-            indexes = [] if readonly else WRITER_INDEXES.split(";")
-            for stmt in [*SCHEMA.split(";"), CHAIN_SCHEMA, *indexes]:
-                if stmt.strip():
-                    self.conn.execute(stmt)
+            for stmt in statements:
+                self.conn.execute(stmt)
             row = self.conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
             if row is None:
                 self.conn.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
                 # A new ledger is sealed from its first row; an older one stays unsealed until
                 # `agm evidence seal` migrates it (never silently, see store.qualify).
                 self.conn.execute("INSERT INTO meta VALUES (?, '1')", (CHAIN_META,))
-            elif row[0] != SCHEMA_VERSION:
-                raise LedgerError(f"ledger {path} has schema {row[0]}; this version reads "
-                                  f"schema {SCHEMA_VERSION}")
+            else:
+                self._check_schema(row)
         self.sealed = is_sealed(self.conn)
+
+    def _check_schema(self, row: tuple[Any, ...] | None) -> None:
+        """Refuse a ledger written by another schema version (or with no version at all)."""
+        if row is None or row[0] != SCHEMA_VERSION:
+            found = "no schema version" if row is None else f"schema {row[0]}"
+            raise LedgerError(f"ledger {self.path} has {found}; this version reads "
+                              f"schema {SCHEMA_VERSION}")
 
     def _seal(self, c: sqlite3.Connection, table: str, refs: Iterable[object]) -> None:
         """Chain the rows just changed (in the caller's transaction) when the ledger is sealed."""
