@@ -19,7 +19,7 @@ RERUN_B = [0, 1, 1, 1, 1, 0, 1, 1]  # unit 3 flips: 1 of 8
 
 
 def test_flip_record_by_hand() -> None:
-    result = stats.flips(COND_A, COND_B + [])  # booleans and ints alike
+    result = stats.flips(COND_A, COND_B)
     assert result.to_dict() == {"value": 0.5, "n": 8, "n01": 2, "n10": 2, "net": 0.0,
                                 "method": "flip accounting", "seed": None, "interval": None}
     skewed = stats.flips([True, False, False, False], [True, True, True, False])
