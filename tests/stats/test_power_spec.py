@@ -131,3 +131,15 @@ def test_refusals_name_the_argument(kwargs: dict[str, object], message: str) -> 
     with pytest.raises(ValueError) as info:
         stats.paired_power(**args)  # type: ignore[arg-type]
     assert str(info.value) == message
+
+
+def test_a_p_value_equal_to_alpha_rejects() -> None:
+    # 19 sign vectors: the smallest p is (1 + 0) / 20 = 0.05 = alpha, and p <= alpha rejects.
+    result = stats.paired_power(5.0, 1.0, 10, test="sign-flip", draws=19, simulations=300,
+                                seed=2)
+    assert result.value == 1.0
+    rng = generator(2)
+    z = rng.standard_normal((2, 300, 10))
+    signs = (2 * rng.integers(0, 2, size=(19, 10)) - 1).astype(float)
+    null_p = _sign_flip_p(z[1], signs)
+    assert result.size == np.count_nonzero(null_p <= 0.05) / 300 > 0
