@@ -1,0 +1,69 @@
+"""Input checks: the message names the argument at fault, and labels get codes in sorted order
+whatever their container (list or array, of ints, strings, floats or mixed types)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+from agentmetrology import stats
+from agentmetrology.stats.validate import as_binary, as_labels
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: stats.flips(["x"], [1]), "a must be numeric: could not convert string to "
+                                          "float: 'x'"),
+        (lambda: stats.flips([1], []), "b must not be empty"),
+        (lambda: stats.paired_bootstrap([], [1.0]), "a must not be empty"),
+        (lambda: stats.paired_bootstrap([1.0], [np.nan]), "b must be finite; b[0] is nan"),
+        (lambda: stats.equivalence([1.0], [1.0], margin="x"),  # type: ignore[arg-type]
+         "margin must be a finite number, got 'x'"),
+        (lambda: stats.equivalence([1.0], [1.0], margin=True),
+         "margin must be a finite number, got True"),
+        (lambda: stats.cluster_bootstrap([1.0, 2.0], np.array([1])),
+         "clusters must have one label per value: got 1, need 2"),
+        (lambda: stats.cluster_bootstrap([1.0, 2.0], np.array([1.0, np.nan])),
+         "clusters must not contain missing labels (None or NaN)"),
+        (lambda: stats.cluster_bootstrap([1.0, 2.0], np.array([1.0, np.nan], np.float32)),
+         "clusters must not contain missing labels (None or NaN)"),
+        (lambda: stats.bootstrap_ci([1.0], confidence=0), "confidence must be in (0, 1), got 0"),
+    ],
+)
+def test_messages_name_the_argument(call: Callable[[], Any], message: str) -> None:
+    with pytest.raises(ValueError) as info:
+        call()
+    assert str(info.value) == message
+
+
+def test_binary_values_are_integers() -> None:
+    out = as_binary([True, 0.0, 1], "x")
+    assert out.dtype == np.int64 and out.tolist() == [1, 0, 1]
+
+
+@pytest.mark.parametrize(
+    ("labels", "codes"),
+    [
+        ([10, 9, 10, 100, 2], [2, 1, 2, 3, 0]),  # numeric order, not string order
+        (["b", "a", "b"], [1, 0, 1]),
+        ([0.5, 1.5, 0.5], [0, 1, 0]),  # float labels are fine when not NaN
+        ([True, False, True], [1, 0, 1]),
+    ],
+)
+def test_codes_follow_sorted_label_order_for_lists_and_arrays(
+    labels: list[Any], codes: list[int]
+) -> None:
+    assert as_labels(labels, "x", len(labels)).tolist() == codes
+    assert as_labels(np.array(labels), "x", len(labels)).tolist() == codes
+
+
+def test_mixed_label_types_sort_by_type_name_then_text() -> None:
+    labels = [1, "f", 2.5, "b", "e", "a", "d", "c", 1]
+    # float 2.5 < int 1 < str a..f
+    assert as_labels(labels, "x", len(labels)).tolist() == [1, 7, 0, 3, 6, 2, 5, 4, 1]
+    as_object = np.array(labels, dtype=object)
+    assert as_labels(as_object, "x", len(labels)).tolist() == [1, 7, 0, 3, 6, 2, 5, 4, 1]
