@@ -40,7 +40,8 @@ STATS_TESTS = [f"tests/stats/{name}" for name in (
     "test_agreement_reversals_spec.py", "test_cluster_spec.py", "test_bootstrap_spec.py",
     "test_cell_spec.py", "test_variance_spec.py", "test_flips_spec.py",
     "test_equivalence_spec.py", "test_compare_spec.py", "test_power_spec.py",
-    "test_results_spec.py", "test_table_spec.py", "test_validate_spec.py")]
+    "test_results_spec.py", "test_table_spec.py", "test_validate_spec.py",
+    "test_paired_spec.py")]
 CORE: dict[str, list[str]] = {
     "archive/passk.py": ["tests/archive/test_passk_properties.py",
                          "tests/archive/test_archive_taubench.py"],
