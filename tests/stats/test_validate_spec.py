@@ -67,3 +67,20 @@ def test_mixed_label_types_sort_by_type_name_then_text() -> None:
     assert as_labels(labels, "x", len(labels)).tolist() == [1, 7, 0, 3, 6, 2, 5, 4, 1]
     as_object = np.array(labels, dtype=object)
     assert as_labels(as_object, "x", len(labels)).tolist() == [1, 7, 0, 3, 6, 2, 5, 4, 1]
+
+
+@pytest.mark.parametrize(
+    ("labels", "message"),
+    [
+        (np.array([[1], [2]]), "clusters must be one-dimensional, got shape (2, 1)"),
+        (np.array([["a", "b"]]), "clusters must be one-dimensional, got shape (1, 2)"),
+        ([[1], [2]], "clusters must hold hashable labels: unhashable type: 'list'"),
+    ],
+)
+def test_labels_that_are_not_one_hashable_per_value_are_refused(
+    labels: Any, message: str
+) -> None:
+    # These raised TypeError (a traceback) before; bad input is a ValueError naming the argument.
+    with pytest.raises(ValueError) as info:
+        stats.cluster_bootstrap([1.0, 2.0], labels)
+    assert str(info.value) == message
