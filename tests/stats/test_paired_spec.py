@@ -177,3 +177,40 @@ def test_refusals_name_the_argument(call: Callable[[], Any], message: str) -> No
     with pytest.raises(ValueError) as info:
         call()
     assert str(info.value) == message
+
+
+def test_monte_carlo_with_only_zero_differences_counts_every_draw() -> None:
+    # |sum| = 0 under every sign vector: all draws are as extreme as the data, so p = 1.
+    result = stats.sign_flip_test(np.zeros(25), np.zeros(25), draws=300)
+    assert (result.exact, result.p_value) == (False, 1.0)
+
+
+def test_cliffs_delta_within_strata() -> None:
+    kw: dict[str, Any] = {"confidence": 0.9, "resamples": 300, "seed": 2}
+    strata = TASKS % 2
+    clustered = stats.cliffs_delta_paired(A, B, clusters=TASKS, strata=strata, **kw)
+    # Cluster signs 0, 1, 1, 1 with cluster strata 0, 1, 0, 1, resampled within strata.
+    reference = stats.cluster_bootstrap([0.0, 1.0, 1.0, 1.0], [0, 1, 2, 3],
+                                        strata=[0, 1, 0, 1], **kw)
+    assert (clustered.value, clustered.interval) == (0.75, reference.interval)
+    assert clustered.method == "paired cliff's delta, stratified task-cluster bootstrap"
+    pairs = stats.cliffs_delta_paired(A, B, strata=strata, **kw)
+    signs = np.sign(B - A)
+    assert pairs.interval == stats.cluster_bootstrap(signs, np.arange(8), strata=strata,
+                                                     **kw).interval
+    assert pairs.method == "paired cliff's delta, stratified pair bootstrap"
+
+
+def test_resampling_functions_default_to_seed_0() -> None:
+    for function in (stats.paired_bootstrap, stats.cliffs_delta_paired):
+        default = function(A, B, resamples=20)
+        assert default == function(A, B, resamples=20, seed=0, confidence=0.95)
+        assert default.interval != function(A, B, resamples=20, seed=1).interval
+
+
+def test_holm_reads_exact_fractions() -> None:
+    from fractions import Fraction
+
+    # e.g. sign-test p-values kept exact: 1/4 * 2 = 1/2, then the running max 1/2.
+    result = stats.holm([Fraction(1, 4), Fraction(1, 2)])
+    assert (result.adjusted, result.p_values) == ((0.5, 0.5), (0.25, 0.5))
