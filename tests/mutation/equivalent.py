@@ -303,4 +303,42 @@ EQUIVALENT: dict[str, str] = {
     "agentmetrology.stats.power.x_paired_power__mutmut_127":
         "`or` in the assert on Wilson intervals: wilson always returns an interval, so both "
         "forms pass",
+    # stats/paired.py
+    "agentmetrology.stats.paired.x__byte_tables__mutmut_15":
+        "np.arange(257): the extra table column (byte value 256) is never indexed, a uint8 "
+        "byte is at most 255",
+    "agentmetrology.stats.paired.x__byte_tables__mutmut_4":
+        "(n + 8) // 8 bytes: one extra all-zero table row when n % 8 == 0, never indexed "
+        "(_monte_carlo_extreme indexes rows 0 .. (n + 7) // 8 - 1)",
+    "agentmetrology.stats.paired.x__exact_extreme__mutmut_10":
+        "low - high for low + high: the signed subset sums of a half are symmetric under "
+        "negation (flip every sign), so both give the same multiset of 2^n sums",
+    "agentmetrology.stats.paired.x__exact_extreme__mutmut_3":
+        "split at n // 3 instead of n // 2: any split's outer sum lists all 2^n signed sums",
+    "agentmetrology.stats.paired.x__monte_carlo_extreme__mutmut_11":
+        "rng.integers(256, size, dtype=uint8) draws from [0, 256), as integers(0, 256, ...)",
+    "agentmetrology.stats.paired.x__monte_carlo_extreme__mutmut_27":
+        "chunk of at least 2 draws instead of 1: the count is a sum over chunks, the chunk "
+        "size bounds memory only",
+    "agentmetrology.stats.paired.x_holm__mutmut_26":
+        "allow_zero=None for False: check_fraction only tests its truth value",
+    "agentmetrology.stats.paired.x_holm__mutmut_27":
+        "allow_one=None for False: check_fraction only tests its truth value",
+    "agentmetrology.stats.paired.x_holm__mutmut_39":
+        "argsort kind None (quicksort): only the order among tied p-values can change, and "
+        "after the running maximum tied p-values all get the adjusted value of the first",
+    "agentmetrology.stats.paired.x_holm__mutmut_41":
+        "argsort without kind: as x_holm__mutmut_39",
+    "agentmetrology.stats.paired.x_holm__mutmut_43":
+        "argsort kind 'STABLE': numpy accepts it; and any order among ties gives the same "
+        "adjusted values (x_holm__mutmut_39)",
+    "agentmetrology.stats.paired.x_mcnemar__mutmut_24":
+        "n = 0 through the binomial: min(1, 2 * C(0, 0) / 2^0) = 1, the same p = 1",
+    "agentmetrology.stats.paired.x_mcnemar__mutmut_28":
+        "p = 1 at n = 1 instead of n = 0: the binomial gives 1 at both (min(1, 2 * 1/2) and "
+        "min(1, 2 * 1))",
+    "agentmetrology.stats.paired.x_sign_test__mutmut_24":
+        "n = 0 through the binomial: min(1, 2 * C(0, 0) / 2^0) = 1, the same p = 1",
+    "agentmetrology.stats.paired.x_sign_test__mutmut_28":
+        "p = 1 at n = 1 instead of n = 0: the binomial gives 1 at both",
 }
