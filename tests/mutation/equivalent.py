@@ -341,4 +341,21 @@ EQUIVALENT: dict[str, str] = {
         "n = 0 through the binomial: min(1, 2 * C(0, 0) / 2^0) = 1, the same p = 1",
     "agentmetrology.stats.paired.x_sign_test__mutmut_28":
         "p = 1 at n = 1 instead of n = 0: the binomial gives 1 at both",
+    "agentmetrology.stats.paired.x_sign_flip_test__mutmut_57":
+        "drops seed=None from the exact TestResult: None is the field's default",
+    "agentmetrology.stats.paired.x_sign_flip_test__mutmut_58":
+        "drops exact=True from the exact TestResult: True is the field's default",
+    # stats/validate.py: as_labels' array fast path is a shortcut; the general path gives the
+    # same codes for bool, int, uint and str arrays (sorted order, no missing labels possible),
+    # pinned by test_codes_follow_sorted_label_order_for_lists_and_arrays
+    "agentmetrology.stats.validate.x_as_labels__mutmut_12":
+        "fast-path kinds 'XXbiuUXX': still contains b, i, u and U, the same arrays take it",
+    "agentmetrology.stats.validate.x_as_labels__mutmut_13":
+        "fast-path kinds 'biuu': str arrays take the general path, which gives the same codes",
+    "agentmetrology.stats.validate.x_as_labels__mutmut_14":
+        "fast-path kinds 'BIUU': bool and integer arrays take the general path, which gives "
+        "the same codes",
+    "agentmetrology.stats.validate.x_as_labels__mutmut_56":
+        "np.fromiter without count: count only preallocates; the generator yields exactly "
+        "size codes (len(items) == size is checked above)",
 }

@@ -84,3 +84,24 @@ def test_labels_that_are_not_one_hashable_per_value_are_refused(
     with pytest.raises(ValueError) as info:
         stats.cluster_bootstrap([1.0, 2.0], labels)
     assert str(info.value) == message
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: stats.cvar([1.0], alpha=True), "alpha must be in (0, 1], got True"),
+        (lambda: stats.reliability_at([1.0], tau="0.5"), "tau must be in [0, 1], got '0.5'"),
+        (lambda: stats.reliability_at([1.0], tau=None), "tau must be in [0, 1], got None"),
+        (lambda: stats.bootstrap_ci([1.0], confidence=np.float32(0.5)), None),
+        (lambda: stats.cvar([1.0, 2.0], alpha=np.int64(1)), None),
+    ],
+)
+def test_fractions_are_real_numbers_not_booleans_or_text(
+    call: Callable[[], Any], message: str | None
+) -> None:
+    if message is None:  # numpy scalars are numbers
+        call()
+        return
+    with pytest.raises(ValueError) as info:
+        call()
+    assert str(info.value) == message
