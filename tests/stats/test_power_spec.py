@@ -143,3 +143,13 @@ def test_a_p_value_equal_to_alpha_rejects() -> None:
     signs = (2 * rng.integers(0, 2, size=(19, 10)) - 1).astype(float)
     null_p = _sign_flip_p(z[1], signs)
     assert result.size == np.count_nonzero(null_p <= 0.05) / 300 > 0
+
+
+def test_the_default_1000_sign_vectors_resolve_p_to_1_in_1001() -> None:
+    # With 1000 sign vectors the smallest sign-flip p is 1 / 1001: a huge effect reaches it in
+    # every dataset, so alpha = 1/1001 rejects them all and any alpha below it rejects none.
+    def power(alpha: float) -> float:
+        return stats.paired_power(5.0, 1.0, 20, alpha=alpha, test="sign-flip", simulations=40,
+                                  seed=1).value
+
+    assert (power(1 / 1001), power(1 / 1001.5)) == (1.0, 0.0)
