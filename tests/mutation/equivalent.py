@@ -230,7 +230,7 @@ EQUIVALENT: dict[str, str] = {
         "rng.integers(high, size) draws from [0, high), as integers(0, high, size) does",
     "agentmetrology.stats.bootstrap.x_resample_indices__mutmut_23":
         "searchsorted's default side is 'left'",
-    "agentmetrology.stats.bootstrap.x_quantile__mutmut_14":
+    "agentmetrology.stats.bootstrap.x__quantile__mutmut_14":
         "hi = min(lo + 1, size + 1): q < 1 (confidence is checked to lie in (0, 1)), so lo + 1 "
         "<= size - 1 binds first",
     # stats/cell.py, table.py, power.py, validate.py: check_fraction reads allow_zero and
@@ -358,4 +358,14 @@ EQUIVALENT: dict[str, str] = {
     "agentmetrology.stats.validate.x_as_labels__mutmut_56":
         "np.fromiter without count: count only preallocates; the generator yields exactly "
         "size codes (len(items) == size is checked above)",
+    # stats/bootstrap.py (second round)
+    "agentmetrology.stats.bootstrap.x_resample_indices__mutmut_15":
+        "argsort kind 'STABLE': numpy reads the sort kind by its first letter, in either case, "
+        "so this is the stable sort",
+    "agentmetrology.stats.bootstrap.x_percentile_interval__mutmut_22":
+        "partition around floor(h) and floor(h) + 2 instead of + 1: the one slot between two "
+        "placed order statistics can only hold the order statistic of its index, so "
+        "ordered[lo + 1] is right either way",
+    "agentmetrology.stats.bootstrap.x_reducer__mutmut_23":
+        "allow_zero=None for False: check_fraction only tests its truth value",
 }

@@ -144,3 +144,16 @@ def test_strata_resample_their_members_in_input_order() -> None:
     result = stats.cluster_bootstrap(values, np.arange(n), strata=strata, resamples=resamples,
                                      seed=seed)
     assert result.interval == expected
+
+
+def test_a_draw_holds_at_most_8m_indices() -> None:
+    # docs/stats.md: very large inputs are split into blocks of at most 8M (2^23) indices per
+    # draw. 4.2M values fit once in a block, not twice: each resample is its own draw.
+    from agentmetrology.stats._seeding import generator
+
+    n = 4_200_000
+    x = np.linspace(0.0, 1.0, n)
+    (dist,) = bootstrap_distributions(x, [reducer("mean")], resamples=2, seed=0)
+    rng = generator(0)
+    expected = [x[rng.integers(0, n, size=(n, 1))].sum(axis=0)[0] / n for _ in range(2)]
+    assert dist.tolist() == expected
