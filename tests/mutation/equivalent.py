@@ -230,7 +230,142 @@ EQUIVALENT: dict[str, str] = {
         "rng.integers(high, size) draws from [0, high), as integers(0, high, size) does",
     "agentmetrology.stats.bootstrap.x_resample_indices__mutmut_23":
         "searchsorted's default side is 'left'",
-    "agentmetrology.stats.bootstrap.x_quantile__mutmut_14":
+    "agentmetrology.stats.bootstrap.x__quantile__mutmut_14":
         "hi = min(lo + 1, size + 1): q < 1 (confidence is checked to lie in (0, 1)), so lo + 1 "
         "<= size - 1 binds first",
+    # stats/cell.py, table.py, power.py, validate.py: check_fraction reads allow_zero and
+    # allow_one only for their truth value, and None is falsy like False
+    "agentmetrology.stats.cell.x_cvar__mutmut_7":
+        "allow_zero=None for False: check_fraction only tests its truth value",
+    "agentmetrology.stats.table.x_summarize_cell__mutmut_20":
+        "alpha's allow_zero=None for False: check_fraction only tests its truth value",
+    "agentmetrology.stats.power.x_paired_power__mutmut_37":
+        "alpha's allow_zero=None for False: check_fraction only tests its truth value",
+    "agentmetrology.stats.power.x_paired_power__mutmut_38":
+        "alpha's allow_one=None for False: check_fraction only tests its truth value",
+    "agentmetrology.stats.validate.x_check_confidence__mutmut_5":
+        "allow_zero=None for False: check_fraction only tests its truth value",
+    "agentmetrology.stats.validate.x_check_confidence__mutmut_6":
+        "allow_one=None for False: check_fraction only tests its truth value",
+    # numpy defaults that equal the spelled-out argument
+    "agentmetrology.stats.flips.x__independent_excess__mutmut_10":
+        "np.array([0, 1], dtype=None) is int64 (numpy's default integer on 64-bit Linux), "
+        "and the strata codes are only sorted and compared",
+    "agentmetrology.stats.flips.x__independent_excess__mutmut_12":
+        "np.array([0, 1]) without dtype: int64 as above",
+    "agentmetrology.stats.flips.x__independent_excess__mutmut_14":
+        "strata codes [0, 2] for [0, 1]: resample_indices only sorts and compares stratum "
+        "codes (argsort, searchsorted), so any two distinct increasing codes draw the same",
+    "agentmetrology.stats.flips.x_excess_flip_rate__mutmut_34":
+        "bool.astype(None) is float64, the same as astype(np.float64)",
+    "agentmetrology.stats.flips.x_excess_flip_rate__mutmut_37":
+        "bool.astype(None) is float64, the same as astype(np.float64)",
+    "agentmetrology.stats.compare.x_compare_paired__mutmut_78":
+        "flips gets float 0/1 (astype(None) is float64) instead of int 0/1: as_binary reads "
+        "both as the same 0/1 integers",
+    "agentmetrology.stats.compare.x_compare_paired__mutmut_80":
+        "flips gets float 0/1 (astype(None) is float64) instead of int 0/1: as_binary reads "
+        "both as the same 0/1 integers",
+    "agentmetrology.stats.power.x_paired_power__mutmut_86":
+        "int.astype(None) is float64, the same as astype(np.float64)",
+    "agentmetrology.stats.power.x_paired_power__mutmut_93":
+        "rng.integers(2, size) draws from [0, 2), as integers(0, 2, size) does",
+    "agentmetrology.stats.results.x_non_finite_fields__mutmut_4":
+        "cast(None, obj) for cast(Any, obj): typing.cast returns obj unchanged at run time",
+    "agentmetrology.stats.results.xǁRecordǁto_dict__mutmut_7":
+        "cast(None, self) for cast(Any, self): typing.cast returns self unchanged at run time",
+    "agentmetrology.stats.table.x_reliability_table__mutmut_48":
+        "zip strict=None: keys, summaries and both rank lists are built from the same groups",
+    "agentmetrology.stats.table.x_reliability_table__mutmut_53":
+        "zip without strict: keys, summaries and both rank lists are built from the same groups",
+    "agentmetrology.stats.table.x_reliability_table__mutmut_54":
+        "zip strict=False: keys, summaries and both rank lists are built from the same groups",
+    # stats/compare.py: the 95% difference reuses the equivalence draw
+    "agentmetrology.stats.compare.x__difference__mutmut_2":
+        "confidence != 1.95 always calls paired_bootstrap: with the same seed and resamples it "
+        "draws the same distribution as the equivalence, so the 95% estimate is identical "
+        "(the shortcut only saves the second draw; test_compare_difference_equals_the_paired_"
+        "bootstrap pins that both routes agree)",
+    # stats/power.py
+    "agentmetrology.stats.power.x__sign_flip_pvalues__mutmut_9":
+        "chunk of at least 2 rows instead of 1: each row's p-value is computed on its own, so "
+        "the chunking bounds memory only (test_sign_flip_p_values_over_several_memory_chunks)",
+    "agentmetrology.stats.power.x__sign_flip_pvalues__mutmut_11":
+        "chunk rows from the pair count instead of the draw count: the chunking bounds memory "
+        "only, each row's p-value is the same whatever the chunk",
+    "agentmetrology.stats.power.x_t_two_sided_p__mutmut_46":
+        "df > 2 for df > 1 in the odd-df branch: odd df > 1 means df >= 3 > 2",
+    "agentmetrology.stats.power.x_t_two_sided_p__mutmut_81":
+        "no upper clip: inside = P(|T| < t) is built from non-negative terms (theta, sin, "
+        "cos^2 >= 0), so 1 - inside never exceeds 1",
+    "agentmetrology.stats.power.x_t_two_sided_p__mutmut_88":
+        "upper clip at 2 for 1: 1 - inside never exceeds 1 (see t_two_sided_p__mutmut_81)",
+    "agentmetrology.stats.power.x_paired_power__mutmut_127":
+        "`or` in the assert on Wilson intervals: wilson always returns an interval, so both "
+        "forms pass",
+    # stats/paired.py
+    "agentmetrology.stats.paired.x__byte_tables__mutmut_15":
+        "np.arange(257): the extra table column (byte value 256) is never indexed, a uint8 "
+        "byte is at most 255",
+    "agentmetrology.stats.paired.x__byte_tables__mutmut_4":
+        "(n + 8) // 8 bytes: one extra all-zero table row when n % 8 == 0, never indexed "
+        "(_monte_carlo_extreme indexes rows 0 .. (n + 7) // 8 - 1)",
+    "agentmetrology.stats.paired.x__exact_extreme__mutmut_10":
+        "low - high for low + high: the signed subset sums of a half are symmetric under "
+        "negation (flip every sign), so both give the same multiset of 2^n sums",
+    "agentmetrology.stats.paired.x__exact_extreme__mutmut_3":
+        "split at n // 3 instead of n // 2: any split's outer sum lists all 2^n signed sums",
+    "agentmetrology.stats.paired.x__monte_carlo_extreme__mutmut_11":
+        "rng.integers(256, size, dtype=uint8) draws from [0, 256), as integers(0, 256, ...)",
+    "agentmetrology.stats.paired.x__monte_carlo_extreme__mutmut_27":
+        "chunk of at least 2 draws instead of 1: the count is a sum over chunks, the chunk "
+        "size bounds memory only",
+    "agentmetrology.stats.paired.x_holm__mutmut_26":
+        "allow_zero=None for False: check_fraction only tests its truth value",
+    "agentmetrology.stats.paired.x_holm__mutmut_27":
+        "allow_one=None for False: check_fraction only tests its truth value",
+    "agentmetrology.stats.paired.x_holm__mutmut_39":
+        "argsort kind None (quicksort): only the order among tied p-values can change, and "
+        "after the running maximum tied p-values all get the adjusted value of the first",
+    "agentmetrology.stats.paired.x_holm__mutmut_41":
+        "argsort without kind: as x_holm__mutmut_39",
+    "agentmetrology.stats.paired.x_holm__mutmut_43":
+        "argsort kind 'STABLE': numpy accepts it; and any order among ties gives the same "
+        "adjusted values (x_holm__mutmut_39)",
+    "agentmetrology.stats.paired.x_mcnemar__mutmut_24":
+        "n = 0 through the binomial: min(1, 2 * C(0, 0) / 2^0) = 1, the same p = 1",
+    "agentmetrology.stats.paired.x_mcnemar__mutmut_28":
+        "p = 1 at n = 1 instead of n = 0: the binomial gives 1 at both (min(1, 2 * 1/2) and "
+        "min(1, 2 * 1))",
+    "agentmetrology.stats.paired.x_sign_test__mutmut_24":
+        "n = 0 through the binomial: min(1, 2 * C(0, 0) / 2^0) = 1, the same p = 1",
+    "agentmetrology.stats.paired.x_sign_test__mutmut_28":
+        "p = 1 at n = 1 instead of n = 0: the binomial gives 1 at both",
+    "agentmetrology.stats.paired.x_sign_flip_test__mutmut_57":
+        "drops seed=None from the exact TestResult: None is the field's default",
+    "agentmetrology.stats.paired.x_sign_flip_test__mutmut_58":
+        "drops exact=True from the exact TestResult: True is the field's default",
+    # stats/validate.py: as_labels' array fast path is a shortcut; the general path gives the
+    # same codes for bool, int, uint and str arrays (sorted order, no missing labels possible),
+    # pinned by test_codes_follow_sorted_label_order_for_lists_and_arrays
+    "agentmetrology.stats.validate.x_as_labels__mutmut_12":
+        "fast-path kinds 'XXbiuUXX': still contains b, i, u and U, the same arrays take it",
+    "agentmetrology.stats.validate.x_as_labels__mutmut_13":
+        "fast-path kinds 'biuu': str arrays take the general path, which gives the same codes",
+    "agentmetrology.stats.validate.x_as_labels__mutmut_14":
+        "fast-path kinds 'BIUU': bool and integer arrays take the general path, which gives "
+        "the same codes",
+    "agentmetrology.stats.validate.x_as_labels__mutmut_56":
+        "np.fromiter without count: count only preallocates; the generator yields exactly "
+        "size codes (len(items) == size is checked above)",
+    # stats/bootstrap.py (second round)
+    "agentmetrology.stats.bootstrap.x_resample_indices__mutmut_15":
+        "argsort kind 'STABLE': numpy reads the sort kind by its first letter, in either case, "
+        "so this is the stable sort",
+    "agentmetrology.stats.bootstrap.x_percentile_interval__mutmut_22":
+        "partition around floor(h) and floor(h) + 2 instead of + 1: the one slot between two "
+        "placed order statistics can only hold the order statistic of its index, so "
+        "ordered[lo + 1] is right either way",
+    "agentmetrology.stats.bootstrap.x_reducer__mutmut_23":
+        "allow_zero=None for False: check_fraction only tests its truth value",
 }

@@ -37,7 +37,11 @@ STATS_TESTS = [f"tests/stats/{name}" for name in (
     "test_stats_cell.py", "test_stats_compare_family.py", "test_stats_design.py",
     "test_stats_equivalence_flips.py", "test_stats_overflow.py", "test_stats_paired.py",
     "test_stats_reference.py", "test_stats_validation.py", "test_wilson_edges.py",
-    "test_agreement_reversals_spec.py", "test_cluster_spec.py", "test_bootstrap_spec.py")]
+    "test_agreement_reversals_spec.py", "test_cluster_spec.py", "test_bootstrap_spec.py",
+    "test_cell_spec.py", "test_variance_spec.py", "test_flips_spec.py",
+    "test_equivalence_spec.py", "test_compare_spec.py", "test_power_spec.py",
+    "test_results_spec.py", "test_table_spec.py", "test_validate_spec.py",
+    "test_paired_spec.py")]
 CORE: dict[str, list[str]] = {
     "archive/passk.py": ["tests/archive/test_passk_properties.py",
                          "tests/archive/test_archive_taubench.py"],

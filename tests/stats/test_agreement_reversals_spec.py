@@ -43,3 +43,14 @@ def test_reversal_fraction() -> None:
     r = reversals([1.0, 2.0, 3.0], [3.0, 2.0, 1.0])
     assert (r.value, r.reversals) == (1.0, 3)
     assert reversals([1.0], [1.0]).value is None
+
+
+def test_missing_labels_in_float32_arrays_are_refused_on_either_side() -> None:
+    import numpy as np
+
+    labels = np.array([1.0, np.nan], dtype=np.float32)
+    same = np.array([1.0, 1.0], dtype=np.float32)
+    for a, b in ((labels, same), (same, labels)):
+        with pytest.raises(ValueError) as info:
+            agreement(a, b)
+        assert str(info.value) == "rater labels must not contain missing labels (None or NaN)"

@@ -87,3 +87,73 @@ def test_named_statistic_through_bootstrap_ci_keeps_every_option() -> None:
         assert bootstrap_ci(X, name, resamples=60, seed=2, confidence=0.8, alpha=0.5,
                             tau=0.55) == bootstrap_cis(X, [name], resamples=60, seed=2,
                                                        confidence=0.8, alpha=0.5, tau=0.55)[0]
+
+
+def test_cvar_of_a_large_cell_is_the_mean_of_its_k_sorted_lowest() -> None:
+    # 1000 runs, alpha 0.2: k = 200 of each resample, whatever order a partition leaves them in
+    # (numpy's introselect happens to leave small arrays nearly sorted, so a small cell would
+    # not notice a partition around the wrong index).
+    from agentmetrology.stats._seeding import generator
+
+    x = generator(4).uniform(size=1000)
+
+    def sorted_cvar(a: np.ndarray) -> np.ndarray:
+        return np.sort(a, axis=-1)[..., :200].sum(axis=-1) / 200
+
+    named = bootstrap_ci(x, "cvar", alpha=0.2, resamples=200, seed=1)
+    reference = bootstrap_ci(x, sorted_cvar, resamples=200, seed=1)
+    assert named.value == pytest.approx(np.sort(x)[:200].mean(), rel=1e-12)
+    assert named.interval == pytest.approx(reference.interval, rel=1e-12)
+    # Every resample, not only the two at the interval's ends.
+    (by_name,) = bootstrap_distributions(x, [reducer("cvar", alpha=0.2)], resamples=200, seed=1)
+    (by_sort,) = bootstrap_distributions(x, [lambda m: sorted_cvar(m.T)], resamples=200, seed=1)
+    assert by_name == pytest.approx(by_sort, rel=1e-12)
+
+
+def test_cvar_count_rounds_alpha_n_to_9_decimals_before_the_ceiling() -> None:
+    from agentmetrology.stats.bootstrap import cvar_count
+
+    assert cvar_count(0.140000000006, 50) == 7  # 7.0000000003 rounds to 7.0: 7 runs, not 8
+    assert cvar_count(0.14000000006, 50) == 8  # 7.000000003 keeps its 3e-9: 8 runs
+
+
+def test_a_half_way_quantile_takes_numpys_upper_lerp() -> None:
+    # confidence 0.5 of 3 values: h = 0.5 and 1.5, t = 0.5 exactly, where numpy computes
+    # b - (b - a) * (1 - t); a + (b - a) * t differs in the last bit for these values.
+    d = np.array([0.06, 0.64, 0.85])
+    assert percentile_interval(d, 0.5) == tuple(np.quantile(d, [0.25, 0.75]))
+
+
+def test_strata_resample_their_members_in_input_order() -> None:
+    from agentmetrology import stats
+    from agentmetrology.stats._seeding import generator
+
+    n, seed, resamples = 120, 5, 300
+    values = generator(6).uniform(size=n)
+    strata = np.arange(n) % 3  # interleaved: many ties for an unstable sort to reorder
+    # Rows come in stratum order; row r draws uniformly from its stratum's members, which keep
+    # their input order.
+    members = [np.flatnonzero(strata == s) for s in range(3)]
+    positions = np.concatenate(members)
+    sizes = np.repeat([m.size for m in members], [m.size for m in members])
+    starts = np.repeat(np.cumsum([0] + [m.size for m in members[:-1]]), [m.size for m in members])
+    local = generator(seed).integers(0, sizes[:, np.newaxis], size=(n, resamples))
+    dist = values[positions[starts[:, np.newaxis] + local]].sum(axis=0) / n
+    tail = (1.0 - 0.95) / 2.0
+    expected = tuple(np.quantile(dist, [tail, 1.0 - tail]))
+    result = stats.cluster_bootstrap(values, np.arange(n), strata=strata, resamples=resamples,
+                                     seed=seed)
+    assert result.interval == expected
+
+
+def test_a_draw_holds_at_most_8m_indices() -> None:
+    # docs/stats.md: very large inputs are split into blocks of at most 8M (2^23) indices per
+    # draw. 4.2M values fit once in a block, not twice: each resample is its own draw.
+    from agentmetrology.stats._seeding import generator
+
+    n = 4_200_000
+    x = np.linspace(0.0, 1.0, n)
+    (dist,) = bootstrap_distributions(x, [reducer("mean")], resamples=2, seed=0)
+    rng = generator(0)
+    expected = [x[rng.integers(0, n, size=(n, 1))].sum(axis=0)[0] / n for _ in range(2)]
+    assert dist.tolist() == expected

@@ -55,7 +55,9 @@ def as_binary(values: npt.ArrayLike, name: str) -> IntArray:
 def as_labels(values: Sequence[Any] | npt.NDArray[Any], name: str, size: int) -> IntArray:
     """Return integer codes for the labels in `values` (any hashables), checked to `size`."""
     arr = values if isinstance(values, np.ndarray) else None
-    if arr is not None and arr.ndim == 1 and arr.dtype.kind in "biuU":
+    if arr is not None and arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+    if arr is not None and arr.dtype.kind in "biuU":
         # Fast path for integer / string arrays, which cannot hold missing labels.
         if arr.size != size:
             raise ValueError(f"{name} must have one label per value: got {arr.size}, need {size}")
@@ -65,7 +67,10 @@ def as_labels(values: Sequence[Any] | npt.NDArray[Any], name: str, size: int) ->
         raise ValueError(f"{name} must have one label per value: got {len(items)}, need {size}")
     if any(item is None or (isinstance(item, float) and math.isnan(item)) for item in items):
         raise ValueError(f"{name} must not contain missing labels (None or NaN)")
-    distinct = set(items)
+    try:
+        distinct = set(items)
+    except TypeError as exc:  # e.g. a list per value: a label must be hashable
+        raise ValueError(f"{name} must hold hashable labels: {exc}") from None
     try:
         ordered = sorted(distinct)
     except TypeError:  # mixed label types: any fixed order will do
