@@ -205,9 +205,9 @@ def _capture(policy: Any, bodies: list[bytes]) -> None:
         client = policy._client
         original = client.complete
 
-        async def complete(kwargs: dict[str, Any]) -> Any:
-            bodies.append(encode_body(kwargs))
-            return await original(kwargs)
+        async def complete(kwargs: dict[str, Any], *, body: bytes | None = None) -> Any:
+            bodies.append(encode_body(kwargs) if body is None else body)
+            return await original(kwargs, body=body)
 
         client.complete = complete
 

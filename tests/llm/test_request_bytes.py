@@ -54,11 +54,22 @@ class ScriptedTransport:
 
 def episode_bodies(monkeypatch: pytest.MonkeyPatch, script: list[Any], *, task: str,
                    level: str, model: str = "gpt-4o-mini",
-                   decoding: dict[str, Any] | None = None) -> tuple[list[bytes], bytes]:
-    """Return the bodies one episode sends on the lean path, and the episode's canonical JSON."""
+                   decoding: dict[str, Any] | None = None,
+                   requests: list[tuple[dict[str, Any], bytes | None]] | None = None,
+                   ) -> tuple[list[bytes], bytes]:
+    """Return the bodies one episode sends on the lean path, and the episode's canonical JSON;
+    `requests` gets the (kwargs, body) of every ChatClient.complete call."""
     bodies: list[bytes] = []
     transport = ScriptedTransport(list(script), bodies)
     monkeypatch.setattr(client_module.ChatClient, "_transport", lambda self: transport)
+    complete = client_module.ChatClient.complete
+
+    async def recording(self: Any, kwargs: dict[str, Any], *, body: bytes | None = None) -> Any:
+        if requests is not None:
+            requests.append((json.loads(json.dumps(kwargs)), body))
+        return await complete(self, kwargs, body=body)
+
+    monkeypatch.setattr(client_module.ChatClient, "complete", recording)
 
     async def go() -> bytes:
         target = LLMTarget("llm:bytes", model, "http://127.0.0.1:9/v1", KEY_ENV,
@@ -144,3 +155,14 @@ def test_each_body_is_the_plain_encoding_of_its_request(
         for m in request["messages"]:
             if m["role"] == "tool":
                 assert json.dumps(json.loads(m["content"]), ensure_ascii=False) == m["content"]
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_the_joined_body_is_the_encoding_of_the_request_arguments(
+        monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    # What the SDK path sends (kwargs) and what the lean path sends (body) are one request.
+    requests: list[tuple[dict[str, Any], bytes | None]] = []
+    bodies, _ = episode_bodies(monkeypatch, **SCENARIOS[name], requests=requests)
+    assert requests and all(body is not None for _, body in requests)
+    assert [encode_body(kwargs) for kwargs, _ in requests] == [body for _, body in requests]
+    assert set(bodies) == {body for _, body in requests}  # retries resend the same bytes
