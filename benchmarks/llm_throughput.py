@@ -30,6 +30,7 @@ import tempfile
 import time
 from contextvars import ContextVar
 from pathlib import Path
+from statistics import median
 from typing import Any
 from urllib.request import urlopen
 
@@ -47,10 +48,11 @@ LEVEL = "L0"
 KEY_ENV = "AGM_BENCH_KEY"
 GOAL = {"steps_per_s_at_64": 1000, "ratio_vs_inspect": 5, "harness_cpu_ms_per_step": 0.3}
 
-# -- the server (run in a subprocess: `python llm_throughput.py --serve`) ----------------------
+# -- the server (run in a subprocess) -----------------------------------------------------------
 
-SERVER = r'''
-import asyncio, json, sys, time
+# The model's replies; also what `policy_alone` answers with in-process.
+REPLIES = r'''
+import json
 
 LAST = b'has_more\\": false'  # the last page, as a tool result quoted in a JSON string
 DONE = json.dumps({"id": "bench", "object": "chat.completion", "created": 0, "model": "zero",
@@ -67,6 +69,14 @@ def page_reply(page):
         "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}).encode()
 
 PAGES = [page_reply(p) for p in range(1, 200)]
+
+def reply_to(body):
+    return DONE if LAST in body else PAGES[body.count(b'"tool_call_id"')]
+'''
+
+SERVER = REPLIES + r'''
+import asyncio, sys, time
+
 STATS = {"requests": 0}
 
 def response(body, status=b"200 OK"):
@@ -94,8 +104,7 @@ class Conn(asyncio.Protocol):
                 self.t.write(response(json.dumps(STATS).encode()))
                 continue
             STATS["requests"] += 1
-            reply = DONE if LAST in body else PAGES[body.count(b'"tool_call_id"')]
-            self.t.write(response(reply))
+            self.t.write(response(reply_to(body)))
 
 async def main():
     loop = asyncio.get_running_loop()
@@ -105,6 +114,14 @@ async def main():
 
 asyncio.run(main())
 '''
+
+
+def canned_replies(pages: int = 8) -> list[bytes]:
+    """Return the server's replies to one episode of `pages` pages, in order (the bytes the
+    server sends: for answering in-process, benchmarks/llm_policy_profile.py)."""
+    ns: dict[str, Any] = {}
+    exec(REPLIES, ns)  # the same code the server runs: the same reply bytes
+    return [*ns["PAGES"][:pages], ns["DONE"]]
 
 
 class Server:
@@ -357,17 +374,45 @@ def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def measure(server: Server, n: int, episodes: int, sdk: bool) -> dict[str, Any]:
-    """Return every side at concurrency n, measured back to back."""
+def _rounds(server: Server, n: int, episodes: int, repeat: int) -> list[dict[str, Any]]:
+    """Return `repeat` rounds of ours, the bare transport and the scripted run, back to back.
+
+    The machine is shared: one round can land on a busy moment, so every CPU figure is
+    measured `repeat` times and the difference is taken within each round (paired).
+    """
+    out = []
+    for _ in range(repeat):
+        lean = ours(server, "lean", n, episodes)
+        bare = bare_replay(server, n, lean["steps"])
+        env = scripted_per_tool_call()
+        beyond = lean["cpu_ms_per_step"] - bare["cpu_ms_per_step"]
+        out.append({"ours_lean": lean, "bare_lean_transport": bare,
+                    "scripted_scaffold_and_env": env, "beyond_http": round(beyond, 3),
+                    "llm_policy": round(beyond - env["cpu_ms_per_tool_call"], 3),
+                    "load": load()})
+    return out
+
+
+def measure(server: Server, n: int, episodes: int, sdk: bool, repeat: int) -> dict[str, Any]:
+    """Return every side at concurrency n, measured back to back (ours `repeat` times)."""
     row: dict[str, Any] = {"n": n, "load_before": load()}
-    row["ours_lean"] = ours(server, "lean", n, episodes)
-    row["bare_lean_transport"] = bare_replay(server, n, row["ours_lean"]["steps"])
-    row["harness_cpu_ms_per_step_beyond_http"] = round(
-        row["ours_lean"]["cpu_ms_per_step"] - row["bare_lean_transport"]["cpu_ms_per_step"], 3)
-    row["scripted_scaffold_and_env"] = scripted_per_tool_call()
+    rounds = _rounds(server, n, episodes, repeat)
+    # The round of median CPU stands for ours (its latencies and steps/s go with it).
+    by_cpu = sorted(rounds, key=lambda r: r["ours_lean"]["cpu_ms_per_step"])
+    mid = by_cpu[(len(by_cpu) - 1) // 2]
+    row["ours_lean"] = mid["ours_lean"]
+    row["bare_lean_transport"] = mid["bare_lean_transport"]
+    row["scripted_scaffold_and_env"] = mid["scripted_scaffold_and_env"]
+    row["harness_cpu_ms_per_step_beyond_http"] = round(median(r["beyond_http"] for r in rounds), 3)
     row["llm_policy_cpu_ms_per_step_beyond_http_and_env"] = round(
-        row["harness_cpu_ms_per_step_beyond_http"]
-        - row["scripted_scaffold_and_env"]["cpu_ms_per_tool_call"], 3)
+        median(r["llm_policy"] for r in rounds), 3)
+    row["rounds"] = [{"ours_cpu_ms_per_step": r["ours_lean"]["cpu_ms_per_step"],
+                      "bare_cpu_ms_per_request": r["bare_lean_transport"]["cpu_ms_per_step"],
+                      "scripted_cpu_ms_per_tool_call":
+                          r["scripted_scaffold_and_env"]["cpu_ms_per_tool_call"],
+                      "beyond_http_ms": r["beyond_http"], "llm_policy_ms": r["llm_policy"],
+                      "steps_per_s": r["ours_lean"]["steps_per_s"], "load": r["load"]}
+                     for r in rounds]
     if sdk:
         row["ours_sdk"] = ours(server, "sdk", n, episodes)
     row["inspect"] = inspect_run(server, n, episodes)
@@ -388,14 +433,18 @@ def main() -> None:
     ap.add_argument("--n", default=None, help="comma-separated concurrencies (default "
                                               "1,16,64,256)")
     ap.add_argument("--no-sdk", action="store_true", help="skip our SDK path")
+    ap.add_argument("--repeat", type=int, default=None,
+                    help="rounds of our CPU figures per N, medians reported (default 3, "
+                         "--quick 2)")
     args = ap.parse_args()
+    repeat = args.repeat or (2 if args.quick else 3)
     ns = [int(x) for x in (args.n or ("1,16,64" if args.quick else "1,16,64,256")).split(",")]
     os.environ.setdefault(KEY_ENV, "bench-key-not-a-secret")
     rows = []
     with Server() as server:
         for n in ns:
             episodes = max(8 if args.quick else 16, (1 if args.quick else 2) * n)
-            row = measure(server, n, episodes, not args.no_sdk)
+            row = measure(server, n, episodes, not args.no_sdk, repeat)
             rows.append(row)
             print(json.dumps({"n": n, "lean": row["ours_lean"]["steps_per_s"],
                               "sdk": row.get("ours_sdk", {}).get("steps_per_s"),
@@ -403,12 +452,15 @@ def main() -> None:
                               "cpu_ms": row["ours_lean"]["cpu_ms_per_step"],
                               "beyond_http_ms": row["harness_cpu_ms_per_step_beyond_http"],
                               "load": row["load_after"]}), flush=True)
+    from llm_policy_profile import policy_alone
+
+    alone = policy_alone(canned_replies(), 60 if args.quick else 200)
     at64 = next((r for r in rows if r["n"] == 64), None)
     doc = {"benchmark": "llm_throughput", "python": sys.version.split()[0],
            "machine": platform.machine(), "cpus": os.cpu_count(), "task": TASK, "level": LEVEL,
            "command": "python benchmarks/llm_throughput.py" + (" --quick" if args.quick else ""),
            "uptime": subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip(),
-           "goal": GOAL, "results": rows,
+           "goal": GOAL, "repeat": repeat, "results": rows, "policy_alone": alone,
            "goal_met": None if at64 is None or not at64["inspect"].get("available") else {
                "steps_per_s_at_64": at64["ours_lean"]["steps_per_s"] >= 1000,
                "ratio_vs_inspect_at_64": at64["ratio_lean_vs_inspect"] >= 5,
@@ -425,7 +477,14 @@ def main() -> None:
                      "the rule policy on the same task, no model) and the LLM policy + client "
                      "(llm_policy_cpu_ms_per_step_beyond_http_and_env)",
                      "latency: ours from each attempt's latency_s; Inspect from its model "
-                     "events' working_time"]}
+                     "events' working_time",
+                     "our CPU figures: `repeat` rounds per N (ours, bare transport, scripted, "
+                     "back to back); beyond-HTTP and LLM-policy figures are medians of the "
+                     "per-round differences, ours_lean is the round of median CPU; every "
+                     "round is under results[].rounds",
+                     "policy_alone: the LLM policy + client with no HTTP, environment or event "
+                     "loop (benchmarks/llm_policy_profile.py), and its cProfile top functions: "
+                     "the profile of the LLM part of a step"]}
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(doc, indent=2) + "\n")
     print(f"wrote {OUT}")

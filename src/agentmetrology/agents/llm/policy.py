@@ -60,6 +60,8 @@ AGENT_PREFIX = "llm:"
 MAX_UNUSABLE_TURNS = 3
 MAX_RECORDED_TEXT = 500  # characters of raw model text kept per handling record
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+# What json.dumps(content, ensure_ascii=False) builds on every call, built once: the same text.
+_TOOL_JSON = json.JSONEncoder(ensure_ascii=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +117,7 @@ def give_up(unusable: int, note: Callable[..., None]) -> Stop | None:
 
 def _tool_message(call_id: str, content: Observation) -> dict[str, Any]:
     return {"role": "tool", "tool_call_id": call_id,
-            "content": json.dumps(content, ensure_ascii=False)}
+            "content": _TOOL_JSON.encode(content)}
 
 
 class ChatPolicy:
