@@ -51,8 +51,9 @@ class RequestTemplate:
     def kwargs(self, conversation: Conversation) -> dict[str, Any]:
         """Return the create(**kwargs) arguments of the next request (fresh containers)."""
         out = {**self._kwargs, "messages": list(conversation.messages)}
-        if isinstance(out.get("extra_body"), dict):
-            out["extra_body"] = dict(out["extra_body"])
+        extra = out.get("extra_body")
+        if isinstance(extra, dict):
+            out["extra_body"] = dict(extra)
         return out
 
     def body(self, conversation: Conversation) -> bytes:

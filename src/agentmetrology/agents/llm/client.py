@@ -34,7 +34,7 @@ import os
 import socket
 import ssl
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -297,11 +297,13 @@ class ChatClient:
                                         f": {exc}); no further requests are sent",
                                         self.secrets)) from None
 
-    async def _one(self, attempt_id: str, kwargs: dict[str, Any],
-                   body: bytes | None) -> Completion | _Failure:
+    def _one(self, attempt_id: str, kwargs: dict[str, Any],
+             body: bytes | None) -> Coroutine[Any, Any, Completion | _Failure]:
+        # The path's coroutine itself, not one wrapping it: every resumption of a request in
+        # flight passes through each coroutine level once.
         if self.http_client == "lean":
-            return await self._one_lean(attempt_id, kwargs if body is None else body)
-        return await self._one_sdk(attempt_id, kwargs)
+            return self._one_lean(attempt_id, kwargs if body is None else body)
+        return self._one_sdk(attempt_id, kwargs)
 
     async def _one_lean(self, attempt_id: str,
                         request: dict[str, Any] | bytes) -> Completion | _Failure:

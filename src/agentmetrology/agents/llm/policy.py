@@ -22,7 +22,7 @@ import json
 import re
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -184,11 +184,12 @@ class ChatPolicy:
             template = self._templates[with_tools] = RequestTemplate(kw)
         return template
 
-    async def _complete(self, with_tools: bool) -> Completion:
-        """Return the next completion; the lean path gets the body from the kept bytes."""
+    def _complete(self, with_tools: bool) -> Coroutine[Any, Any, Completion]:
+        """Return the next completion (to await); the lean path's body is joined from the
+        messages' kept bytes. The client's coroutine itself: one coroutine level less."""
         template = self._template(with_tools)
         body = template.body(self._conversation) if self._http == "lean" else None
-        return await self._client.complete(template.kwargs(self._conversation), body=body)
+        return self._client.complete(template.kwargs(self._conversation), body=body)
 
     def _note(self, event: str, **fields: Any) -> None:
         self._handling.append({"event": event, "turn": self._turns, "level": self._level,
