@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import platform
@@ -182,6 +183,24 @@ class Meter:
                 "latency_ms_p99": _ms(_pct(latencies, 0.99)), **extra}
 
 
+class GCMeter:
+    """CPU seconds the garbage collector ran for while inside (gc.callbacks, every pass)."""
+
+    def __enter__(self) -> GCMeter:
+        self.cpu_s, self._start = 0.0, 0.0
+        gc.callbacks.append(self._on)
+        return self
+
+    def _on(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._start = time.process_time()
+        else:
+            self.cpu_s += time.process_time() - self._start
+
+    def __exit__(self, *exc: object) -> None:
+        gc.callbacks.remove(self._on)
+
+
 def _ms(value: float | None) -> float | None:
     return None if value is None else round(value * 1e3, 3)
 
@@ -236,9 +255,10 @@ def ours(server: Server, http: str, n: int, episodes: int) -> dict[str, Any]:
     target = LLMTarget("bench", "zero", server.base_url, KEY_ENV, {}, Prices(0.0, 0.0, 0.0),
                        max_retries=0, timeout_s=60.0)
     asyncio.run(_episodes(target, http, min(n, 4), 4))  # warm up: imports, first connections
-    with Meter(server) as m:
+    with GCMeter() as gc_meter, Meter(server) as m:
         lat = asyncio.run(_episodes(target, http, n, episodes))
-    return m.result(lat, episodes=episodes, http_client=http)
+    return m.result(lat, episodes=episodes, http_client=http,
+                    gc_cpu_ms_per_step=round(gc_meter.cpu_s / max(m.steps, 1) * 1e3, 3))
 
 
 def bare_replay(server: Server, n: int, requests: int) -> dict[str, Any]:
@@ -393,8 +413,10 @@ def _rounds(server: Server, n: int, episodes: int, repeat: int) -> list[dict[str
     return out
 
 
-def measure(server: Server, n: int, episodes: int, sdk: bool, repeat: int) -> dict[str, Any]:
-    """Return every side at concurrency n, measured back to back (ours `repeat` times)."""
+def measure(server: Server, n: int, episodes: int, sdk: bool, repeat: int,
+            policy_ms: float) -> dict[str, Any]:
+    """Return every side at concurrency n, measured back to back (ours `repeat` times);
+    `policy_ms` is the LLM policy + client's own CPU per request (policy_alone)."""
     row: dict[str, Any] = {"n": n, "load_before": load()}
     rounds = _rounds(server, n, episodes, repeat)
     # The round of median CPU stands for ours (its latencies and steps/s go with it).
@@ -406,6 +428,13 @@ def measure(server: Server, n: int, episodes: int, sdk: bool, repeat: int) -> di
     row["harness_cpu_ms_per_step_beyond_http"] = round(median(r["beyond_http"] for r in rounds), 3)
     row["llm_policy_cpu_ms_per_step_beyond_http_and_env"] = round(
         median(r["llm_policy"] for r in rounds), 3)
+    # What neither the scripted run nor the policy alone has: the episode's steps scheduled on
+    # the event loop, garbage collection of everything a step allocates, caches shared with
+    # the HTTP stack.
+    row["rest_cpu_ms_per_step"] = round(
+        row["llm_policy_cpu_ms_per_step_beyond_http_and_env"] - policy_ms, 3)
+    row["gc_cpu_ms_per_step"] = round(median(r["ours_lean"]["gc_cpu_ms_per_step"]
+                                             for r in rounds), 3)
     row["rounds"] = [{"ours_cpu_ms_per_step": r["ours_lean"]["cpu_ms_per_step"],
                       "bare_cpu_ms_per_request": r["bare_lean_transport"]["cpu_ms_per_step"],
                       "scripted_cpu_ms_per_tool_call":
@@ -440,11 +469,15 @@ def main() -> None:
     repeat = args.repeat or (2 if args.quick else 3)
     ns = [int(x) for x in (args.n or ("1,16,64" if args.quick else "1,16,64,256")).split(",")]
     os.environ.setdefault(KEY_ENV, "bench-key-not-a-secret")
+    from llm_policy_profile import policy_alone
+
+    alone = policy_alone(canned_replies(), 60 if args.quick else 200)
     rows = []
     with Server() as server:
         for n in ns:
             episodes = max(8 if args.quick else 16, (1 if args.quick else 2) * n)
-            row = measure(server, n, episodes, not args.no_sdk, repeat)
+            row = measure(server, n, episodes, not args.no_sdk, repeat,
+                          alone["cpu_ms_per_request"])
             rows.append(row)
             print(json.dumps({"n": n, "lean": row["ours_lean"]["steps_per_s"],
                               "sdk": row.get("ours_sdk", {}).get("steps_per_s"),
@@ -452,9 +485,6 @@ def main() -> None:
                               "cpu_ms": row["ours_lean"]["cpu_ms_per_step"],
                               "beyond_http_ms": row["harness_cpu_ms_per_step_beyond_http"],
                               "load": row["load_after"]}), flush=True)
-    from llm_policy_profile import policy_alone
-
-    alone = policy_alone(canned_replies(), 60 if args.quick else 200)
     at64 = next((r for r in rows if r["n"] == 64), None)
     doc = {"benchmark": "llm_throughput", "python": sys.version.split()[0],
            "machine": platform.machine(), "cpus": os.cpu_count(), "task": TASK, "level": LEVEL,
@@ -484,7 +514,13 @@ def main() -> None:
                      "round is under results[].rounds",
                      "policy_alone: the LLM policy + client with no HTTP, environment or event "
                      "loop (benchmarks/llm_policy_profile.py), and its cProfile top functions: "
-                     "the profile of the LLM part of a step"]}
+                     "the profile of the LLM part of a step",
+                     "so beyond-HTTP = scripted_scaffold_and_env + policy_alone + "
+                     "rest_cpu_ms_per_step: the rest is what a step costs only inside the real "
+                     "run (the episode's awaits scheduled on the event loop, garbage "
+                     "collection, caches shared with the HTTP stack); gc_cpu_ms_per_step: "
+                     "the garbage collector's part of it, timed by gc.callbacks in the "
+                     "measured run (the bare replay allocates little and collects rarely)"]}
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(doc, indent=2) + "\n")
     print(f"wrote {OUT}")
