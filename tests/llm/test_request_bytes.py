@@ -18,7 +18,9 @@ from typing import Any
 import pytest
 
 from agentmetrology.agents.llm import ChatPolicy, LLMTarget, Prices
+from agentmetrology.agents.llm import body as body_module
 from agentmetrology.agents.llm import client as client_module
+from agentmetrology.agents.llm.body import Conversation, RequestTemplate
 from agentmetrology.agents.llm.lean import encode_body
 from agentmetrology.agents.scaffolds.runner import run_episode_async
 from agentmetrology.envs.comtrade import ComtradeEnv
@@ -166,3 +168,48 @@ def test_the_joined_body_is_the_encoding_of_the_request_arguments(
     assert requests and all(body is not None for _, body in requests)
     assert [encode_body(kwargs) for kwargs, _ in requests] == [body for _, body in requests]
     assert set(bodies) == {body for _, body in requests}  # retries resend the same bytes
+
+
+def _conversation(*contents: str) -> Conversation:
+    return Conversation([{"role": "user", "content": c} for c in contents])
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"model": "m", "messages": []},
+    {"model": "m", "messages": [], "tools": [{"type": "function", "function": {"name": "f"}}]},
+    {"model": "m", "messages": [], "extra_body": {"temperature": 0.2, "seed": 7}},
+    # extra_body overriding a key keeps its place (dict.update), as encode_body does
+    {"model": "m", "messages": [], "extra_body": {"model": "other", "top_k": 5}},
+    {"messages": [], "model": "m"},  # another key order is kept too
+    {"model": "m"},  # no messages key at all: appended after the others
+])
+def test_a_template_body_is_encode_body_of_its_kwargs(kwargs: dict[str, Any]) -> None:
+    conv = _conversation()
+    template = RequestTemplate(kwargs)
+    for content in ("hello", 'quotes " and \\ and ✓', "\u2028 \x00 control"):
+        assert template.body(conv) == encode_body(template.kwargs(conv))
+        conv.append({"role": "user", "content": content})
+    assert template.body(conv) == encode_body(template.kwargs(conv))
+    assert json.loads(template.body(conv))["messages"] == conv.messages
+
+
+def test_a_request_that_cannot_be_split_is_encoded_whole() -> None:
+    conv = _conversation("a", "b")
+    mark = body_module._MARK
+    for kwargs in ({"model": "m", "messages": [], "extra_body": {"messages": ["x"]}},
+                   {"model": mark, "messages": []}):
+        template = RequestTemplate(kwargs)
+        assert template._split is None
+        assert template.body(conv) == encode_body(template.kwargs(conv))
+    assert json.loads(RequestTemplate({"model": "m", "extra_body": {"messages": ["x"]}})
+                      .body(conv))["messages"] == ["x"]  # extra_body wins, as on the wire
+
+
+def test_kwargs_are_fresh_containers_each_request() -> None:
+    conv = _conversation("a")
+    template = RequestTemplate({"model": "m", "messages": [], "extra_body": {"seed": 1}})
+    first, second = template.kwargs(conv), template.kwargs(conv)
+    assert first == second and first["messages"] is not conv.messages
+    first["extra_body"]["seed"] = 2
+    first["messages"].append({"role": "user", "content": "changed"})
+    assert template.kwargs(conv) == second  # a caller changing its copy changes nothing here
