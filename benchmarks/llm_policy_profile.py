@@ -124,7 +124,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--episodes", type=int, default=200)
     args = ap.parse_args()
-    from llm_throughput import canned_replies
+    from llm_server import canned_replies
 
     print(json.dumps(policy_alone(canned_replies(PAGES), args.episodes), indent=2))
 
