@@ -2,58 +2,35 @@
 
 The same task, tools and model replies through Inspect AI's openai provider with
 max_connections = max_samples = N, on the server llm_throughput.py started. It runs in a child
-process of its own (`llm_throughput.py --child inspect`), so that Inspect AI's imports (about
-90,000 objects) do not make our process's garbage collection slower than a user's `agm` run.
+process of its own (`llm_throughput.py --child inspect`), so that Inspect AI's imports (tens of
+thousands of objects) do not make our process's garbage collection slower than in `agm`.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
-from contextvars import ContextVar
 from typing import Any
 
 from agentmetrology.envs.comtrade import ComtradeEnv
+from harness import _ENV, _inspect_tools
 from llm_server import Meter, ServerHandle
 from llm_throughput import TASK
 
-_ENV: ContextVar[ComtradeEnv] = ContextVar("comtrade_env")
-
 
 def _inspect_task(samples: int) -> Any:
-    """Return the Inspect task: one sample per seed, the three tools, the generate loop."""
+    """Return the Inspect task: one sample per seed, the two L0 tools, the generate loop."""
     from inspect_ai import Task
     from inspect_ai.dataset import Sample
     from inspect_ai.solver import solver
-    from inspect_ai.tool import tool
-
-    def call(name: str, **kwargs: Any) -> str:
-        return json.dumps(_ENV.get().tools[name](**kwargs))
-
-    @tool
-    def fetch_page() -> Any:
-        async def execute(page: int) -> str:
-            """Fetch one page of records (1-indexed).
-
-            Args:
-                page: The page number.
-            """
-            return call("fetch_page", page=page)
-        return execute
-
-    @tool
-    def get_task_info() -> Any:
-        async def execute() -> str:
-            """Return the task: id, description, query, constraints and budget."""
-            return call("get_task_info")
-        return execute
 
     @solver
     def extraction() -> Any:
         async def solve(state: Any, generate: Any) -> Any:
             _ENV.set(ComtradeEnv(TASK, state.metadata["seed"]))
-            state.tools = [get_task_info(), fetch_page()]
+            # benchmarks/harness.py's Inspect tools over the same context variable; at L0 the
+            # model fetches pages and stops: get_task_info and fetch_page, no submit_results.
+            state.tools = _inspect_tools()[:2]
             return await generate(state)
         return solve
 
