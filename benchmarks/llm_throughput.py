@@ -2,10 +2,10 @@
 
     python benchmarks/llm_throughput.py [--quick] [--n 1,16,64,256] [--repeat 3] [--no-sdk]
 
-A zero-latency OpenAI-compatible server runs in another process (benchmarks/llm_server.py:
-server; it reports its own CPU time): it answers every chat completion at once with the next
-`fetch_page` call, and plain text ("done") once it has been shown the last page. For each
-concurrency N, in one run and on the same server:
+A zero-latency OpenAI-compatible server runs in another process (benchmarks/llm_server.py, a
+bare asyncio HTTP/1.1 server that reports its own CPU time): it answers every chat completion
+at once with the next `fetch_page` call, and plain text ("done") once it has been shown the
+last page. For each concurrency N, in one run and on the same server:
 - ours, lean HTTP path: N episodes in flight at a time (ChatPolicy at L0 on T10, the real
   scaffold and environment), then the same request bodies replayed bare through the lean
   transport at the same concurrency: the HTTP round trip alone;
