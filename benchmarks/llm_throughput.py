@@ -1,17 +1,26 @@
 """LLM steps per second from one process: N concurrent episodes, ours beside Inspect AI.
 
-    python benchmarks/llm_throughput.py [--quick] [--n 1,16,64,256]
+    python benchmarks/llm_throughput.py [--quick] [--n 1,16,64,256] [--repeat 3] [--no-sdk]
 
-A zero-latency OpenAI-compatible server runs in another process (a bare asyncio HTTP/1.1
-server; it reports its own CPU time): it answers every chat completion at once with the next
-`fetch_page` call, and plain text ("done") once it has been shown the last page. For each
-concurrency N, in one run and on the same server:
+A zero-latency OpenAI-compatible server runs in another process (benchmarks/llm_server.py, a
+bare asyncio HTTP/1.1 server that reports its own CPU time): it answers every chat completion
+at once with the next `fetch_page` call, and plain text ("done") once it has been shown the
+last page. For each concurrency N, in one run and on the same server:
 - ours, lean HTTP path: N episodes in flight at a time (ChatPolicy at L0 on T10, the real
   scaffold and environment), then the same request bodies replayed bare through the lean
   transport at the same concurrency: the HTTP round trip alone;
 - ours, SDK path: the same episodes through the openai SDK;
 - the peer: the same task, tools and model replies through Inspect AI's openai provider with
   max_connections = max_samples = N.
+Our CPU figures are measured in `--repeat` rounds (ours, the bare replay and the scripted run
+back to back), and the harness CPU beyond the HTTP round trip is the median of the per-round
+differences. It is split by measurement, not by subtraction alone: the scaffold and environment
+(the same task with the model-free rule policy), the LLM policy + client alone (no HTTP,
+environment or event loop: benchmarks/llm_policy_profile.py, with its cProfile top functions,
+the profile of the LLM part), and the rest, which exists only in the real run: the episode's
+awaits scheduled on the event loop, garbage collection (timed by gc.callbacks), caches shared
+with the HTTP stack, and at N = 1 a new connection per episode (the loop's pool closes when its
+last episode ends).
 Steps are model requests (counted by the server); CPU is this process's (time.process_time);
 latency is per model request. Writes benchmarks/results/llm_throughput.json, with the load
 average (the machine is shared: compare the ratios measured in the same run, not absolutes).
@@ -26,12 +35,10 @@ import os
 import platform
 import subprocess
 import sys
-import tempfile
 import time
-from contextvars import ContextVar
 from pathlib import Path
+from statistics import median
 from typing import Any
-from urllib.request import urlopen
 
 from agentmetrology.agents.llm.policy import make_llm_policy
 from agentmetrology.agents.llm.target import LLMTarget, Prices
@@ -39,6 +46,7 @@ from agentmetrology.agents.scaffolds.runner import run_episode_async
 from agentmetrology.envs.comtrade import ComtradeEnv
 from agentmetrology.envs.registry import get_env
 from agentmetrology.records.clock import RealClock
+from llm_server import GCMeter, Meter, Server, ServerHandle, canned_replies
 
 COMTRADE = get_env("comtrade")
 OUT = Path(__file__).resolve().parent / "results" / "llm_throughput.json"
@@ -46,128 +54,6 @@ TASK = "T10_constrained_budget"  # 8 pages, no 429/500: no real-clock backoff wa
 LEVEL = "L0"
 KEY_ENV = "AGM_BENCH_KEY"
 GOAL = {"steps_per_s_at_64": 1000, "ratio_vs_inspect": 5, "harness_cpu_ms_per_step": 0.3}
-
-# -- the server (run in a subprocess: `python llm_throughput.py --serve`) ----------------------
-
-SERVER = r'''
-import asyncio, json, sys, time
-
-LAST = b'has_more\\": false'  # the last page, as a tool result quoted in a JSON string
-DONE = json.dumps({"id": "bench", "object": "chat.completion", "created": 0, "model": "zero",
-    "choices": [{"index": 0, "finish_reason": "stop",
-                 "message": {"role": "assistant", "content": "done"}}],
-    "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}).encode()
-
-def page_reply(page):
-    call = {"id": f"call_{page}", "type": "function",
-            "function": {"name": "fetch_page", "arguments": json.dumps({"page": page})}}
-    return json.dumps({"id": "bench", "object": "chat.completion", "created": 0,
-        "model": "zero", "choices": [{"index": 0, "finish_reason": "tool_calls",
-        "message": {"role": "assistant", "content": None, "tool_calls": [call]}}],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}).encode()
-
-PAGES = [page_reply(p) for p in range(1, 200)]
-STATS = {"requests": 0}
-
-def response(body, status=b"200 OK"):
-    return (b"HTTP/1.1 " + status + b"\r\ncontent-type: application/json\r\ncontent-length: "
-            + str(len(body)).encode() + b"\r\nx-request-id: bench\r\n\r\n" + body)
-
-class Conn(asyncio.Protocol):
-    def connection_made(self, transport):
-        self.t, self.buf = transport, b""
-    def data_received(self, data):
-        self.buf += data
-        while True:
-            end = self.buf.find(b"\r\n\r\n")
-            if end < 0:
-                return
-            head = self.buf[:end].lower()
-            i = head.find(b"content-length:")
-            eol = head.find(b"\r\n", i)
-            n = 0 if i < 0 else int(head[i + 15:eol if eol > 0 else None])
-            if len(self.buf) < end + 4 + n:
-                return
-            body, self.buf = self.buf[end + 4:end + 4 + n], self.buf[end + 4 + n:]
-            if head.startswith(b"get /stats"):
-                STATS["cpu_s"] = time.process_time()
-                self.t.write(response(json.dumps(STATS).encode()))
-                continue
-            STATS["requests"] += 1
-            reply = DONE if LAST in body else PAGES[body.count(b'"tool_call_id"')]
-            self.t.write(response(reply))
-
-async def main():
-    loop = asyncio.get_running_loop()
-    server = await loop.create_server(Conn, "127.0.0.1", 0, backlog=1024)
-    print(server.sockets[0].getsockname()[1], flush=True)
-    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)  # until EOF
-
-asyncio.run(main())
-'''
-
-
-class Server:
-    """The zero-latency model in a subprocess; `stats()` returns its requests and CPU seconds."""
-
-    def __enter__(self) -> Server:
-        self.proc = subprocess.Popen([sys.executable, "-c", SERVER], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True)
-        assert self.proc.stdout is not None
-        self.port = int(self.proc.stdout.readline())
-        self.base_url = f"http://127.0.0.1:{self.port}/v1"
-        return self
-
-    def stats(self) -> dict[str, float]:
-        """Return {"requests", "cpu_s"} of the server so far."""
-        with urlopen(f"http://127.0.0.1:{self.port}/stats", timeout=10) as resp:
-            return dict(json.loads(resp.read()))
-
-    def __exit__(self, *exc: object) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        self.proc.wait(timeout=10)
-
-
-def _pct(values: list[float], q: float) -> float | None:
-    if not values:
-        return None
-    s = sorted(values)
-    return s[min(len(s) - 1, int(q * len(s)))]
-
-
-class Meter:
-    """Wall, process CPU and server requests/CPU around one measured run."""
-
-    def __init__(self, server: Server) -> None:
-        self.server = server
-
-    def __enter__(self) -> Meter:
-        self.s0 = self.server.stats()
-        self.w0, self.c0 = time.perf_counter(), time.process_time()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.wall = time.perf_counter() - self.w0
-        self.cpu = time.process_time() - self.c0
-        s1 = self.server.stats()
-        self.steps = int(s1["requests"] - self.s0["requests"])
-        self.server_cpu = s1["cpu_s"] - self.s0["cpu_s"]
-
-    def result(self, latencies: list[float], **extra: Any) -> dict[str, Any]:
-        """Return the measured figures."""
-        steps = max(self.steps, 1)
-        return {"steps": self.steps, "wall_s": round(self.wall, 3),
-                "steps_per_s": round(self.steps / self.wall, 1),
-                "cpu_ms_per_step": round(self.cpu / steps * 1e3, 3),
-                "server_cpu_ms_per_step": round(self.server_cpu / steps * 1e3, 3),
-                "latency_ms_p50": _ms(_pct(latencies, 0.50)),
-                "latency_ms_p99": _ms(_pct(latencies, 0.99)), **extra}
-
-
-def _ms(value: float | None) -> float | None:
-    return None if value is None else round(value * 1e3, 3)
-
 
 # -- ours ---------------------------------------------------------------------------------------
 
@@ -205,23 +91,24 @@ def _capture(policy: Any, bodies: list[bytes]) -> None:
         client = policy._client
         original = client.complete
 
-        async def complete(kwargs: dict[str, Any]) -> Any:
-            bodies.append(encode_body(kwargs))
-            return await original(kwargs)
+        async def complete(kwargs: dict[str, Any], *, body: bytes | None = None) -> Any:
+            bodies.append(encode_body(kwargs) if body is None else body)
+            return await original(kwargs, body=body)
 
         client.complete = complete
 
     policy.reset = reset_and_capture
 
 
-def ours(server: Server, http: str, n: int, episodes: int) -> dict[str, Any]:
+def ours(server: ServerHandle, http: str, n: int, episodes: int) -> dict[str, Any]:
     """Return steps/s, CPU/step and latency of our harness at concurrency n."""
     target = LLMTarget("bench", "zero", server.base_url, KEY_ENV, {}, Prices(0.0, 0.0, 0.0),
                        max_retries=0, timeout_s=60.0)
     asyncio.run(_episodes(target, http, min(n, 4), 4))  # warm up: imports, first connections
-    with Meter(server) as m:
+    with GCMeter() as gc_meter, Meter(server) as m:
         lat = asyncio.run(_episodes(target, http, n, episodes))
-    return m.result(lat, episodes=episodes, http_client=http)
+    return m.result(lat, episodes=episodes, http_client=http,
+                    gc_cpu_ms_per_step=round(gc_meter.cpu_s / max(m.steps, 1) * 1e3, 3))
 
 
 def bare_replay(server: Server, n: int, requests: int) -> dict[str, Any]:
@@ -277,100 +164,89 @@ def scripted_per_tool_call(episodes: int = 64) -> dict[str, Any]:
             "tool_calls": calls}
 
 
-# -- the peer -----------------------------------------------------------------------------------
-
-_ENV: ContextVar[ComtradeEnv] = ContextVar("comtrade_env")
-
-
-def _inspect_task(samples: int) -> Any:
-    """Return the Inspect task: one sample per seed, the three tools, the generate loop."""
-    from inspect_ai import Task
-    from inspect_ai.dataset import Sample
-    from inspect_ai.solver import solver
-    from inspect_ai.tool import tool
-
-    def call(name: str, **kwargs: Any) -> str:
-        return json.dumps(_ENV.get().tools[name](**kwargs))
-
-    @tool
-    def fetch_page() -> Any:
-        async def execute(page: int) -> str:
-            """Fetch one page of records (1-indexed).
-
-            Args:
-                page: The page number.
-            """
-            return call("fetch_page", page=page)
-        return execute
-
-    @tool
-    def get_task_info() -> Any:
-        async def execute() -> str:
-            """Return the task: id, description, query, constraints and budget."""
-            return call("get_task_info")
-        return execute
-
-    @solver
-    def extraction() -> Any:
-        async def solve(state: Any, generate: Any) -> Any:
-            _ENV.set(ComtradeEnv(TASK, state.metadata["seed"]))
-            state.tools = [get_task_info(), fetch_page()]
-            return await generate(state)
-        return solve
-
-    return Task(dataset=[Sample(input="Fetch the pages.", id=i, metadata={"seed": i})
-                         for i in range(samples)], solver=extraction())
-
-
-def inspect_run(server: Server, n: int, samples: int) -> dict[str, Any]:
-    """Return Inspect AI's steps/s etc. on the same server, max_connections = max_samples = n."""
-    try:
-        import inspect_ai
-        from inspect_ai import eval as inspect_eval
-    except ImportError as exc:
-        return {"available": False, "reason": f"inspect-ai not importable ({exc})"}
-    os.environ["OPENAI_API_KEY"] = "bench-key-not-a-secret"
-
-    def go(count: int, tmp: str) -> Any:
-        return inspect_eval(_inspect_task(count), model="openai/zero",
-                            model_base_url=server.base_url, model_args={"responses_api": False},
-                            max_connections=n, max_samples=n,
-                            log_dir=tmp, display="none")[0]
-
-    with tempfile.TemporaryDirectory() as tmp:
-        go(min(n, 4), tmp)  # warm up
-        with Meter(server) as m:
-            log = go(samples, tmp)
-        lat = [e.working_time for s in log.samples or [] for e in s.events
-               if getattr(e, "event", "") == "model" and e.working_time is not None]
-        status = log.status
-    if status != "success":
-        raise RuntimeError(f"Inspect run ended {status}: {str(log.error)[-500:]}")
-    return {"available": True, **m.result(lat, samples=samples, status=status),
-            "version": inspect_ai.__version__}
-
-
 # -- driver -------------------------------------------------------------------------------------
+
+def child(server: Server, side: str, n: int, episodes: int) -> dict[str, Any]:
+    """Return one side measured in a child process of its own (`--child`): the SDK path and
+    the peer, whose imports (openai, Inspect AI) would otherwise stay in this process's heap and
+    make its garbage collection costlier than in a user's `agm` run of the lean path."""
+    done = subprocess.run([sys.executable, __file__, "--child", side, "--port", str(server.port),
+                           "--n", str(n), "--episodes", str(episodes)],
+                          capture_output=True, text=True, env=os.environ.copy())
+    if done.returncode != 0:
+        raise RuntimeError(f"the {side} side failed: {done.stderr[-2000:]}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def run_child(args: argparse.Namespace) -> None:
+    """Measure one side for the parent (`child`) and print it as the last line of JSON."""
+    server = ServerHandle(args.port)
+    if args.child == "sdk":
+        result = ours(server, "sdk", int(args.n), args.episodes)
+    else:
+        from llm_peer_inspect import inspect_run
+
+        result = inspect_run(server, int(args.n), args.episodes)
+    print(json.dumps(result), flush=True)
+
 
 def load() -> str:
     """Return the load averages (the machine is shared)."""
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def measure(server: Server, n: int, episodes: int, sdk: bool) -> dict[str, Any]:
-    """Return every side at concurrency n, measured back to back."""
+def _rounds(server: Server, n: int, episodes: int, repeat: int) -> list[dict[str, Any]]:
+    """Return `repeat` rounds of ours, the bare transport and the scripted run, back to back.
+
+    The machine is shared: one round can land on a busy moment, so every CPU figure is
+    measured `repeat` times and the difference is taken within each round (paired).
+    """
+    out = []
+    for _ in range(repeat):
+        lean = ours(server, "lean", n, episodes)
+        bare = bare_replay(server, n, lean["steps"])
+        env = scripted_per_tool_call()
+        beyond = lean["cpu_ms_per_step"] - bare["cpu_ms_per_step"]
+        out.append({"ours_lean": lean, "bare_lean_transport": bare,
+                    "scripted_scaffold_and_env": env, "beyond_http": round(beyond, 3),
+                    "llm_policy": round(beyond - env["cpu_ms_per_tool_call"], 3),
+                    "load": load()})
+    return out
+
+
+def measure(server: Server, n: int, episodes: int, sdk: bool, repeat: int,
+            policy_ms: float) -> dict[str, Any]:
+    """Return every side at concurrency n, measured back to back (ours `repeat` times);
+    `policy_ms` is the LLM policy + client's own CPU per request (policy_alone)."""
     row: dict[str, Any] = {"n": n, "load_before": load()}
-    row["ours_lean"] = ours(server, "lean", n, episodes)
-    row["bare_lean_transport"] = bare_replay(server, n, row["ours_lean"]["steps"])
-    row["harness_cpu_ms_per_step_beyond_http"] = round(
-        row["ours_lean"]["cpu_ms_per_step"] - row["bare_lean_transport"]["cpu_ms_per_step"], 3)
-    row["scripted_scaffold_and_env"] = scripted_per_tool_call()
+    rounds = _rounds(server, n, episodes, repeat)
+    # The round of median CPU stands for ours (its latencies and steps/s go with it).
+    by_cpu = sorted(rounds, key=lambda r: r["ours_lean"]["cpu_ms_per_step"])
+    mid = by_cpu[(len(by_cpu) - 1) // 2]
+    row["ours_lean"] = mid["ours_lean"]
+    row["bare_lean_transport"] = mid["bare_lean_transport"]
+    row["scripted_scaffold_and_env"] = mid["scripted_scaffold_and_env"]
+    row["harness_cpu_ms_per_step_beyond_http"] = round(median(r["beyond_http"] for r in rounds), 3)
     row["llm_policy_cpu_ms_per_step_beyond_http_and_env"] = round(
-        row["harness_cpu_ms_per_step_beyond_http"]
-        - row["scripted_scaffold_and_env"]["cpu_ms_per_tool_call"], 3)
+        median(r["llm_policy"] for r in rounds), 3)
+    # What neither the scripted run nor the policy alone has: the episode's steps scheduled on
+    # the event loop, garbage collection of everything a step allocates, caches shared with
+    # the HTTP stack.
+    row["rest_cpu_ms_per_step"] = round(
+        row["llm_policy_cpu_ms_per_step_beyond_http_and_env"] - policy_ms, 3)
+    row["gc_cpu_ms_per_step"] = round(median(r["ours_lean"]["gc_cpu_ms_per_step"]
+                                             for r in rounds), 3)
+    row["rounds"] = [{"ours_cpu_ms_per_step": r["ours_lean"]["cpu_ms_per_step"],
+                      "bare_cpu_ms_per_request": r["bare_lean_transport"]["cpu_ms_per_step"],
+                      "scripted_cpu_ms_per_tool_call":
+                          r["scripted_scaffold_and_env"]["cpu_ms_per_tool_call"],
+                      "beyond_http_ms": r["beyond_http"], "llm_policy_ms": r["llm_policy"],
+                      "steps_per_s": r["ours_lean"]["steps_per_s"], "load": r["load"]}
+                     for r in rounds]
     if sdk:
-        row["ours_sdk"] = ours(server, "sdk", n, episodes)
-    row["inspect"] = inspect_run(server, n, episodes)
+        row["ours_sdk"] = child(server, "sdk", n, episodes)
+    row["inspect"] = child(server, "inspect", n, episodes)
     if row["inspect"].get("available"):
         row["ratio_lean_vs_inspect"] = round(
             row["ours_lean"]["steps_per_s"] / row["inspect"]["steps_per_s"], 2)
@@ -388,14 +264,30 @@ def main() -> None:
     ap.add_argument("--n", default=None, help="comma-separated concurrencies (default "
                                               "1,16,64,256)")
     ap.add_argument("--no-sdk", action="store_true", help="skip our SDK path")
+    ap.add_argument("--repeat", type=int, default=None,
+                    help="rounds of our CPU figures per N, medians reported (default 3, "
+                         "--quick 2)")
+    ap.add_argument("--child", choices=("sdk", "inspect"), help=argparse.SUPPRESS)
+    ap.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--episodes", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
-    ns = [int(x) for x in (args.n or ("1,16,64" if args.quick else "1,16,64,256")).split(",")]
     os.environ.setdefault(KEY_ENV, "bench-key-not-a-secret")
+    if args.child:
+        run_child(args)
+        return
+    # What `agm` has loaded: our process's heap (and so its garbage collection) is a user's.
+    import agentmetrology.cli.main  # noqa: F401
+    repeat = args.repeat or (2 if args.quick else 3)
+    ns = [int(x) for x in (args.n or ("1,16,64" if args.quick else "1,16,64,256")).split(",")]
+    from llm_policy_profile import policy_alone
+
+    alone = policy_alone(canned_replies(), 60 if args.quick else 200)
     rows = []
     with Server() as server:
         for n in ns:
             episodes = max(8 if args.quick else 16, (1 if args.quick else 2) * n)
-            row = measure(server, n, episodes, not args.no_sdk)
+            row = measure(server, n, episodes, not args.no_sdk, repeat,
+                          alone["cpu_ms_per_request"])
             rows.append(row)
             print(json.dumps({"n": n, "lean": row["ours_lean"]["steps_per_s"],
                               "sdk": row.get("ours_sdk", {}).get("steps_per_s"),
@@ -408,7 +300,7 @@ def main() -> None:
            "machine": platform.machine(), "cpus": os.cpu_count(), "task": TASK, "level": LEVEL,
            "command": "python benchmarks/llm_throughput.py" + (" --quick" if args.quick else ""),
            "uptime": subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip(),
-           "goal": GOAL, "results": rows,
+           "goal": GOAL, "repeat": repeat, "results": rows, "policy_alone": alone,
            "goal_met": None if at64 is None or not at64["inspect"].get("available") else {
                "steps_per_s_at_64": at64["ours_lean"]["steps_per_s"] >= 1000,
                "ratio_vs_inspect_at_64": at64["ratio_lean_vs_inspect"] >= 5,
@@ -416,6 +308,9 @@ def main() -> None:
            "notes": ["steps = model requests counted by the server; CPU = this process "
                      "(time.process_time) over the measured run; the server runs in another "
                      "process and reports its own CPU",
+                     "ours (lean) runs in this process, which imports what `agm` imports; the "
+                     "SDK path and Inspect AI each run in a child process of their own "
+                     "(--child), so their libraries do not enlarge this process's heap",
                      "ours: ChatPolicy at L0 through the real scaffold and environment (the "
                      "harness submits at the end); Inspect: the same tools and model replies "
                      "through its openai provider, no scorer, eval log written to a temp dir",
@@ -425,7 +320,20 @@ def main() -> None:
                      "the rule policy on the same task, no model) and the LLM policy + client "
                      "(llm_policy_cpu_ms_per_step_beyond_http_and_env)",
                      "latency: ours from each attempt's latency_s; Inspect from its model "
-                     "events' working_time"]}
+                     "events' working_time",
+                     "our CPU figures: `repeat` rounds per N (ours, bare transport, scripted, "
+                     "back to back); beyond-HTTP and LLM-policy figures are medians of the "
+                     "per-round differences, ours_lean is the round of median CPU; every "
+                     "round is under results[].rounds",
+                     "policy_alone: the LLM policy + client with no HTTP, environment or event "
+                     "loop (benchmarks/llm_policy_profile.py), and its cProfile top functions: "
+                     "the profile of the LLM part of a step",
+                     "so beyond-HTTP = scripted_scaffold_and_env + policy_alone + "
+                     "rest_cpu_ms_per_step: the rest is what a step costs only inside the real "
+                     "run (the episode's awaits scheduled on the event loop, garbage "
+                     "collection, caches shared with the HTTP stack); gc_cpu_ms_per_step: "
+                     "the garbage collector's part of it, timed by gc.callbacks in the "
+                     "measured run (the bare replay allocates little and collects rarely)"]}
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(doc, indent=2) + "\n")
     print(f"wrote {OUT}")

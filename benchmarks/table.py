@@ -162,12 +162,30 @@ def llm_throughput(doc: dict[str, Any]) -> Iterator[Row]:
                    f"{_num(_div(peer.get('cpu_ms_per_step'), lean['cpu_ms_per_step']), 1)}x "
                    "less", "", mach, cmd)
         env = r.get("scripted_scaffold_and_env", {}).get("cpu_ms_per_tool_call")
+        alone = doc.get("policy_alone", {}).get("cpu_ms_per_request")
         split = "" if env is None else (
             f" (scaffold + environment {_num(env, 3)}, LLM policy + client "
-            f"{_num(r.get('llm_policy_cpu_ms_per_step_beyond_http_and_env'), 3)})")
+            f"{_num(r.get('llm_policy_cpu_ms_per_step_beyond_http_and_env'), 3)})"
+            if alone is None or "rest_cpu_ms_per_step" not in r else
+            f" (scaffold + environment {_num(env, 3)}, LLM policy + client alone "
+            f"{_num(alone, 3)}, event loop + GC + rest {_num(r['rest_cpu_ms_per_step'], 3)}"
+            + (f" of which GC {_num(r['gc_cpu_ms_per_step'], 3)}"
+               if "gc_cpu_ms_per_step" in r else "") + ")")
+        beyond = r["harness_cpu_ms_per_step_beyond_http"]
+        limit = goal.get("harness_cpu_ms_per_step")
+        status = "" if limit is None else (
+            " (met)" if beyond <= limit else f" ({_num(beyond - limit, 3)} ms over)")
         yield _row("llm_throughput", f"harness CPU per step beyond the HTTP round trip, {n} "
-                   f"concurrent (ms){split}", _num(r["harness_cpu_ms_per_step_beyond_http"], 3),
-                   "—", "—", f"≤ {goal.get('harness_cpu_ms_per_step')} ms", mach, cmd)
+                   f"concurrent (ms){split}", _num(beyond, 3),
+                   "—", "—", f"≤ {limit} ms{status}", mach, cmd)
+    alone = doc.get("policy_alone")
+    if alone:
+        top = ", ".join(f"{p['function'].rsplit('/', 1)[-1]} {p['share'] * 100:.0f}%"
+                        for p in alone["profile_top"][:4])
+        yield _row("llm_throughput", "LLM policy + client alone per model request, no HTTP, "
+                   f"environment or event loop (ms) (profile: {top})",
+                   _num(alone["cpu_ms_per_request"], 3), "—", "—", "", mach,
+                   "python benchmarks/llm_policy_profile.py")
 
 
 def llm_campaign_ray(doc: dict[str, Any]) -> Iterator[Row]:

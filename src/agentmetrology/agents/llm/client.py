@@ -34,11 +34,12 @@ import os
 import socket
 import ssl
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from agentmetrology.agents.llm import lean
 from agentmetrology.agents.llm.redact import env_secrets, redact
 from agentmetrology.agents.llm.target import LLMTarget
 from agentmetrology.records.clock import Clock
@@ -296,16 +297,18 @@ class ChatClient:
                                         f": {exc}); no further requests are sent",
                                         self.secrets)) from None
 
-    async def _one(self, attempt_id: str, kwargs: dict[str, Any]) -> Completion | _Failure:
+    def _one(self, attempt_id: str, kwargs: dict[str, Any],
+             body: bytes | None) -> Coroutine[Any, Any, Completion | _Failure]:
+        # The path's coroutine itself, not one wrapping it: every resumption of a request in
+        # flight passes through each coroutine level once.
         if self.http_client == "lean":
-            return await self._one_lean(attempt_id, kwargs)
-        return await self._one_sdk(attempt_id, kwargs)
+            return self._one_lean(attempt_id, kwargs if body is None else body)
+        return self._one_sdk(attempt_id, kwargs)
 
-    async def _one_lean(self, attempt_id: str, kwargs: dict[str, Any]) -> Completion | _Failure:
-        from agentmetrology.agents.llm import lean
-
+    async def _one_lean(self, attempt_id: str,
+                        request: dict[str, Any] | bytes) -> Completion | _Failure:
         transport = self._transport()
-        body = lean.encode_body(kwargs)
+        body = request if isinstance(request, bytes) else lean.encode_body(request)
         started = self.timer()
         try:
             status, headers, data = await transport.post(body)
@@ -403,13 +406,17 @@ class ChatClient:
             wait = max(wait, hint)  # never retry sooner than the provider asked
         return min(wait, self.backoff_cap_s)
 
-    async def complete(self, kwargs: dict[str, Any]) -> Completion:
-        """Return the first choice of a chat completion, retrying transient failures."""
+    async def complete(self, kwargs: dict[str, Any], *, body: bytes | None = None) -> Completion:
+        """Return the first choice of a chat completion, retrying transient failures.
+
+        `body`, when given, is `lean.encode_body(kwargs)` already built (the policy joins it from
+        each message's kept bytes); the lean path sends it, the SDK path sends `kwargs`.
+        """
         self._requests += 1
         failures: list[str] = []
         for try_no in range(1, self.target.max_retries + 2):
             attempt_id = f"r{self._requests:03d}.{try_no}"
-            result = await self._one(attempt_id, kwargs)
+            result = await self._one(attempt_id, kwargs, body)
             if isinstance(result, Completion):
                 self.failure = None
                 return result

@@ -119,6 +119,11 @@ def endpoint_url(base_url: str | None) -> str:
     return urlunsplit((parts.scheme, netloc, path, parts.query, ""))
 
 
+def encode_json(value: Any) -> bytes:
+    """Return the compact JSON bytes of `value`, as every request body is written."""
+    return _ENCODE.encode(value)
+
+
 def encode_body(kwargs: Mapping[str, Any]) -> bytes:
     """Return the JSON request body of create(**kwargs): extra_body merged in, as the SDK does."""
     body = {k: v for k, v in kwargs.items() if k != "extra_body"}

@@ -22,10 +22,11 @@ import json
 import re
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agentmetrology.agents.llm.body import Conversation, RequestTemplate
 from agentmetrology.agents.llm.client import (
     BACKOFF_BASE_S,
     AttemptSink,
@@ -59,6 +60,8 @@ AGENT_PREFIX = "llm:"
 MAX_UNUSABLE_TURNS = 3
 MAX_RECORDED_TEXT = 500  # characters of raw model text kept per handling record
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+# What json.dumps(content, ensure_ascii=False) builds on every call, built once: the same text.
+_TOOL_JSON = json.JSONEncoder(ensure_ascii=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +117,7 @@ def give_up(unusable: int, note: Callable[..., None]) -> Stop | None:
 
 def _tool_message(call_id: str, content: Observation) -> dict[str, Any]:
     return {"role": "tool", "tool_call_id": call_id,
-            "content": json.dumps(content, ensure_ascii=False)}
+            "content": _TOOL_JSON.encode(content)}
 
 
 class ChatPolicy:
@@ -141,8 +144,9 @@ class ChatPolicy:
                                   backoff_base_s=backoff_base_s, http_client=self._http)
         self._level: Level = "L2"
         self._prompt_version = ""
-        self._messages: list[dict[str, Any]] = []
+        self._conversation = Conversation()
         self._tools: list[dict[str, Any]] = []
+        self._templates: dict[bool, RequestTemplate] = {}
         self._queue: deque[_Call] = deque()
         self._awaiting: str | None = None
         self._handling: list[dict[str, Any]] = []
@@ -157,9 +161,10 @@ class ChatPolicy:
                                   http_client=self._http)
         self._level = brief.level
         self._prompt_version = brief.prompt_version
-        self._messages = [{"role": "system", "content": brief.system_prompt},
-                          {"role": "user", "content": brief.task_message}]
+        self._conversation = Conversation([{"role": "system", "content": brief.system_prompt},
+                                           {"role": "user", "content": brief.task_message}])
         self._tools = openai_tools(brief.tools)
+        self._templates = {}
         self._queue.clear()
         self._awaiting = None
         self._handling = []
@@ -167,14 +172,24 @@ class ChatPolicy:
         self._turns = 0
         self._unusable = 0
 
-    def _kwargs(self, with_tools: bool) -> dict[str, Any]:
-        kw: dict[str, Any] = {"model": self.target.model, "messages": list(self._messages)}
-        if with_tools and self._tools:
-            kw["tools"] = self._tools
-        if self._params:
-            # Through extra_body, so provider-specific parameters pass without SDK changes.
-            kw["extra_body"] = dict(self._params)
-        return kw
+    def _template(self, with_tools: bool) -> RequestTemplate:
+        template = self._templates.get(with_tools)
+        if template is None:
+            kw: dict[str, Any] = {"model": self.target.model, "messages": []}
+            if with_tools and self._tools:
+                kw["tools"] = self._tools
+            if self._params:
+                # Through extra_body, so provider-specific parameters pass without SDK changes.
+                kw["extra_body"] = dict(self._params)
+            template = self._templates[with_tools] = RequestTemplate(kw)
+        return template
+
+    def _complete(self, with_tools: bool) -> Coroutine[Any, Any, Completion]:
+        """Return the next completion (to await); the lean path's body is joined from the
+        messages' kept bytes. The client's coroutine itself: one coroutine level less."""
+        template = self._template(with_tools)
+        body = template.body(self._conversation) if self._http == "lean" else None
+        return self._client.complete(template.kwargs(self._conversation), body=body)
 
     def _note(self, event: str, **fields: Any) -> None:
         self._handling.append({"event": event, "turn": self._turns, "level": self._level,
@@ -204,12 +219,12 @@ class ChatPolicy:
         entry: dict[str, Any] = {"role": "assistant", "content": msg.content}
         if history:
             entry["tool_calls"] = history
-        self._messages.append(entry)
+        self._conversation.append(entry)
         return calls
 
     def _malformed(self, call: _Call) -> None:
         quoted = redact(call.raw[:MAX_RECORDED_TEXT], self._client.secrets)
-        self._messages.append(_tool_message(call.call_id, {
+        self._conversation.append(_tool_message(call.call_id, {
             "error": f"{call.name}: {call.error}; the call was not executed. Your arguments "
                      f"were: {quoted}"}))
         self._note("malformed_tool_arguments",
@@ -232,7 +247,7 @@ class ChatPolicy:
         """Return the next tool call (from the queue or a new completion) or Stop."""
         if self._awaiting is not None:
             result = observation if observation is not None else {"error": "no result"}
-            self._messages.append(_tool_message(self._awaiting, result))
+            self._conversation.append(_tool_message(self._awaiting, result))
             self._awaiting = None
         while True:
             queued = self._next_queued()
@@ -241,7 +256,7 @@ class ChatPolicy:
             gave_up = give_up(self._unusable, self._note)
             if gave_up is not None:
                 return gave_up
-            completion = await self._client.complete(self._kwargs(with_tools=True))
+            completion = await self._complete(with_tools=True)
             self._turns += 1
             calls = self._absorb(completion)
             if not calls:
@@ -261,11 +276,12 @@ class ChatPolicy:
 
     async def decide(self, question: Question) -> Decision:
         """Ask the model the environment's question and parse its answer against the options."""
-        self._messages.append({"role": "user", "content": question.text})
-        completion = await self._client.complete(self._kwargs(with_tools=False))
+        self._conversation.append({"role": "user", "content": question.text})
+        completion = await self._complete(with_tools=False)
         self._turns += 1
         text = redact(completion.message.content or "", self._client.secrets)
-        self._messages.append({"role": "assistant", "content": completion.message.content or ""})
+        self._conversation.append({"role": "assistant",
+                                   "content": completion.message.content or ""})
         decision, how = parse_decision(text, question.options, question.fallback)
         self._answers.append({"decision_about": question.decision,
                               "facts": dict(question.facts),

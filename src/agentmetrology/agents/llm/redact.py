@@ -50,14 +50,28 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
     return _redact(text, secrets)
 
 
-def redact_value(value: Any, secrets: Iterable[str] = ()) -> Any:
-    """Return a copy of plain JSON-like data with every string (keys included) redacted."""
-    secret_list = list(secrets)
+# Values that hold no string: returned as they are without the isinstance chain (most leaves
+# of tool arguments and notes are numbers).
+_NO_TEXT = frozenset({int, float, bool, type(None)})
+
+
+def _redact_tree(value: Any, secrets: tuple[str, ...]) -> Any:
+    kind = type(value)
+    if kind in _NO_TEXT:
+        return value
     if isinstance(value, str):
-        return redact(value, secret_list)
+        if len(value) <= _MEMO_MAX_LEN:
+            return _redact_short(value, secrets)
+        return _redact(value, secrets)
     if isinstance(value, dict):
-        return {redact(str(k), secret_list): redact_value(v, secret_list)
+        return {(_redact_short(k, secrets) if type(k) is str and len(k) <= _MEMO_MAX_LEN
+                 else redact(str(k), secrets)): _redact_tree(v, secrets)
                 for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [redact_value(v, secret_list) for v in value]
+        return [_redact_tree(v, secrets) for v in value]
     return value
+
+
+def redact_value(value: Any, secrets: Iterable[str] = ()) -> Any:
+    """Return a copy of plain JSON-like data with every string (keys included) redacted."""
+    return _redact_tree(value, tuple(secrets))
