@@ -142,6 +142,8 @@ PATTERNS: tuple[CredentialPattern, ...] = (
                       + _NOT_REDACTED + r"[^&\s#\"'\\]+", _QUERY_LITERALS),
 )
 _LITERALS = tuple(dict.fromkeys(t for p in PATTERNS for t in p.literals))
+# Their UTF-8 forms, encoded once: bytes input is the store's hot path.
+_LITERAL_BYTES = tuple((t, t.encode("utf-8")) for t in _LITERALS)
 
 # Environment variables whose names say they hold a credential.
 SECRET_ENV_NAME = re.compile(r"(?i)(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)")
@@ -150,7 +152,10 @@ SECRET_ENV_NAME = re.compile(r"(?i)(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDEN
 def redact_patterns(data: AnyStr, marker: AnyStr) -> AnyStr:
     """Return `data` with every credential-shaped substring replaced by `marker`."""
     lowered = data.lower()
-    present = {t for t in _LITERALS if _as(t, data) in lowered}  # type: ignore[operator]
+    if isinstance(lowered, bytes):
+        present = {t for t, b in _LITERAL_BYTES if b in lowered}
+    else:
+        present = {t for t in _LITERALS if t in lowered}
     if present:
         for p in PATTERNS:
             if present.intersection(p.literals):
