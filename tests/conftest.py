@@ -27,7 +27,6 @@ TERMINAL_VARS = ("COLUMNS", "LINES")
 # slowest first.
 SLOW_MODULES = (
     "tests/campaign/test_campaign_ray_llm.py",
-    "tests/campaign/test_campaign_ray_cli.py",
     "tests/audit/inspect/test_census.py",
     "tests/store/test_tamper_study.py",
     "tests/campaign/test_campaign_kill.py",

@@ -16,12 +16,9 @@ import ray
 from agentmetrology.run.campaign.ray_cluster import RayOptions, connect
 from agentmetrology.store import EvidenceStore
 from campaign.campaign_fixtures import query
-from support.fake_models import careful_model
-from support.fake_openai import Reply
 
 KEY_ENV = "AGM_RAY_TEST_KEY"
 KEY = "sk-raytest-0123456789abcdefSECRETvalue"
-PLANNED = 24  # llm_campaign's administrations with the default seeds: 2 tasks x 6 seeds x 2 levels
 
 LLM_CAMPAIGN = """
 [campaign]
@@ -75,11 +72,6 @@ def ray_instance(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
 
 
 _TIMING = re.compile(r'"execution_time_seconds": [0-9.e+-]+')
-
-
-def slow_model(body: dict[str, Any]) -> Reply:
-    """Answer as the careful model, 10 ms late: a run long enough to kill something in it."""
-    return {**careful_model(body), "delay": 0.01}
 
 
 def timing_free(doc: Any) -> Any:
