@@ -22,14 +22,31 @@ EPISODE = "agentmetrology:episode"
 RunEval = Callable[..., Path]  # the conftest fixture
 
 
+L1_RUNS = {"RETRY": "l1:always-retry", "SKIP, the page is gone": "l1:always-skip"}
+
+
 @pytest.fixture(scope="module")
-def logs(run_evals: Callable[..., list[Path]]) -> dict[str, EvalLog]:
-    """Return the logs of one eval per behaviour (T3, seed 0), run in one process."""
-    runs = {"L2": ("agent:rule", "L2"), "L0": ("agent:rule", "L0"), "text": ("text", "L2"),
-            "malformed": ("malformed", "L2"), "raise": ("raise", "L2")}
-    paths = run_evals([("comtrade", b, None, {"task": "T3_duplicates", "seeds": "0",
-                                              "level": lv}) for b, lv in runs.values()])
-    return {k: read_eval_log(str(p)) for k, p in zip(runs, paths, strict=True)}
+def batch(run_evals: Callable[..., list[Path]]) -> dict[str, Path]:
+    """Return the log path of every eval this module reads, all run in one process (each
+    Inspect process start costs seconds): one per behaviour on T3 seed 0, the L1 answers, the
+    seeds grid and the T6 pager."""
+    runs: dict[str, tuple[str, dict[str, object]]] = {
+        k: (b, {"task": "T3_duplicates", "seeds": "0", "level": lv}) for k, (b, lv) in {
+            "L2": ("agent:rule", "L2"), "L0": ("agent:rule", "L0"), "text": ("text", "L2"),
+            "malformed": ("malformed", "L2"), "raise": ("raise", "L2")}.items()}
+    runs |= {f"L1:{a}": (f"answer:{a}", {"task": "T4_rate_limit_429", "seeds": "0",
+                                         "level": "L1"}) for a in L1_RUNS}
+    runs["seeds"] = ("text", {"task": "T1_single_page,T3_duplicates", "seeds": "0-2",
+                              "level": "L2"})
+    runs["pager"] = ("pager", {"task": "T6_page_drift", "seeds": "0-3", "level": "L0"})
+    paths = run_evals([("comtrade", b, None, args) for b, args in runs.values()])
+    return dict(zip(runs, paths, strict=True))
+
+
+@pytest.fixture(scope="module")
+def logs(batch: dict[str, Path]) -> dict[str, EvalLog]:
+    """Return the logs of one eval per behaviour (T3, seed 0)."""
+    return {k: read_eval_log(str(batch[k])) for k in ("L2", "L0", "text", "malformed", "raise")}
 
 
 def _sample(log: EvalLog) -> EvalSample:
@@ -141,40 +158,35 @@ def test_a_provider_failure_is_unscored_not_zero(logs: dict[str, EvalLog]) -> No
     assert math.isnan(gt.metrics["mean"].value)  # Inspect's own mean: undefined, not 0
 
 
-def test_seeds_make_task_by_seed_samples(run_eval: RunEval) -> None:
-    log = read_eval_log(str(run_eval("comtrade", "text", task="T1_single_page,T3_duplicates",
-                                     seeds="0-2", level="L2")))
+def test_seeds_make_task_by_seed_samples(batch: dict[str, Path]) -> None:
+    log = read_eval_log(str(batch["seeds"]))
     assert log.samples is not None
     got = [(s.id, s.metadata["task"], s.metadata["seed"]) for s in log.samples]
     assert sorted(got) == sorted((f"{t}:s{s}", t, s) for t in ("T1_single_page", "T3_duplicates")
                                  for s in range(3))
 
 
-def test_the_same_outputs_give_the_same_episode(run_eval: RunEval, tmp_path: Path) -> None:
-    def record(log_dir: Path) -> dict[str, Any]:
-        sample = _sample(read_eval_log(str(run_eval("comtrade", "agent:rule", log_dir,
-                                                    task="T3_duplicates", seeds="0"))))
-        ep = _episode(sample)
+def test_the_same_outputs_give_the_same_episode(batch: dict[str, Path], run_eval: RunEval,
+                                                tmp_path: Path) -> None:
+    def record(path: Path) -> dict[str, Any]:
+        ep = _episode(_sample(read_eval_log(str(path))))
         for a in ep["usage"]["attempts"]:
             a["latency_s"] = 0.0  # measured wall time of the model call, not the episode
         return ep
 
-    # Two processes: nothing carries over from the first run to the second.
-    a, b = record(tmp_path / "a"), record(tmp_path / "b")
+    # Two processes: nothing carries over from the first run (the batch's first eval: the rule
+    # agent on T3 seed 0 at L2) to the same eval in a fresh process.
+    a = record(batch["L2"])
+    b = record(run_eval("comtrade", "agent:rule", tmp_path / "b", task="T3_duplicates",
+                        seeds="0", level="L2"))
     assert canonical_json(a) == canonical_json(b)
     assert json.dumps(a["events"], sort_keys=True) == json.dumps(b["events"], sort_keys=True)
 
 
-L1_RUNS = {"RETRY": "l1:always-retry", "SKIP, the page is gone": "l1:always-skip"}
-
-
 @pytest.fixture(scope="module")
-def l1_logs(run_evals: Callable[..., list[Path]]) -> dict[str, EvalLog]:
-    """Return the L1 logs of a model answering each of L1_RUNS's texts, run in one process."""
-    paths = run_evals([("comtrade", f"answer:{a}", None, {"task": "T4_rate_limit_429",
-                                                           "seeds": "0", "level": "L1"})
-                       for a in L1_RUNS])
-    return {a: read_eval_log(str(p)) for a, p in zip(L1_RUNS, paths, strict=True)}
+def l1_logs(batch: dict[str, Path]) -> dict[str, EvalLog]:
+    """Return the L1 logs of a model answering each of L1_RUNS's texts."""
+    return {a: read_eval_log(str(batch[f"L1:{a}"])) for a in L1_RUNS}
 
 
 @pytest.mark.parametrize(("answer", "rule"), list(L1_RUNS.items()))
@@ -195,10 +207,9 @@ def test_at_l1_the_model_answers_the_harness_question(l1_logs: dict[str, EvalLog
     assert len(answers) == len(decisions) and answers[0]["parsed"] == "first_word"
 
 
-def test_metrics_over_seeds_are_our_statistics(run_eval: RunEval) -> None:
+def test_metrics_over_seeds_are_our_statistics(batch: dict[str, Path]) -> None:
     # T6 at L0: the harness submits what the model paged; F1 varies with the seed.
-    log = read_eval_log(str(run_eval("comtrade", "pager", task="T6_page_drift", seeds="0-3",
-                                     level="L0")))
+    log = read_eval_log(str(batch["pager"]))
     assert log.status == "success" and log.samples is not None and log.results is not None
     spec = get_env("comtrade")
     ref = {s: run_one(spec, "T6_page_drift", s, "rule", "L0") for s in range(4)}

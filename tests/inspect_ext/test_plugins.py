@@ -27,28 +27,31 @@ BUILTIN_RUNS = [
 ]
 
 
+TOY_AGENTS = ("adder", "forgetful")
+
+
 @pytest.fixture(scope="module")
-def builtin_logs(run_evals: Callable[..., list[Path]]) -> dict[str, Path]:
-    """Return the log of each BUILTIN_RUNS eval by environment, run in one process."""
-    paths = run_evals([(env, f"agent:{agent}", None, {"task": task, "seeds": "0"})
-                       for env, task, agent in BUILTIN_RUNS])
-    return {env: p for (env, _, _), p in zip(BUILTIN_RUNS, paths, strict=True)}
+def plugin_logs(run_evals: Callable[..., list[Path]]) -> dict[str, Path]:
+    """Return the log of each BUILTIN_RUNS eval by environment and of each toy_sum agent (as
+    `toy_sum:AGENT`), all run in one process (each Inspect process start costs seconds)."""
+    runs = [(env, f"agent:{agent}", task) for env, task, agent in BUILTIN_RUNS]
+    runs += [("toy_sum", f"agent:scripted:{a}", "sum3") for a in TOY_AGENTS]
+    paths = run_evals([(env, behaviour, None, {"task": task, "seeds": "0"})
+                       for env, behaviour, task in runs])
+    names = [env for env, _, _ in BUILTIN_RUNS] + [f"toy_sum:{a}" for a in TOY_AGENTS]
+    return dict(zip(names, paths, strict=True))
 
 
 @pytest.mark.parametrize(("env", "task", "agent"), BUILTIN_RUNS)
-def test_a_builtin_plugin_environment_as_an_inspect_task(builtin_logs: dict[str, Path], env: str,
+def test_a_builtin_plugin_environment_as_an_inspect_task(plugin_logs: dict[str, Path], env: str,
                                                          task: str, agent: str) -> None:
-    got = _scores(builtin_logs[env])
+    got = _scores(plugin_logs[env])
     ref = run_one(get_env(env), task, 0, agent, "L2")
     assert got == {f"{env}/{a.scorer}": (a.score, a.status) for a in ref.assessments}
     assert len({v for v, _ in got.values()}) == 2  # the two scorers disagree, side by side
 
 
-def test_a_third_party_plugin_gets_a_task_with_no_edit(
-        run_evals: Callable[..., list[Path]]) -> None:
+def test_a_third_party_plugin_gets_a_task_with_no_edit(plugin_logs: dict[str, Path]) -> None:
     # toy_sum is installed only by its `agentmetrology.environments` entry point (conftest).
-    adder, forgetful = run_evals([("toy_sum", f"agent:scripted:{a}", None,
-                                   {"task": "sum3", "seeds": "0"})
-                                  for a in ("adder", "forgetful")])
-    assert _scores(adder) == {"toy_sum/exact_sum": (1.0, "PASS")}
-    assert _scores(forgetful) == {"toy_sum/exact_sum": (0.0, "FAIL")}
+    assert _scores(plugin_logs["toy_sum:adder"]) == {"toy_sum/exact_sum": (1.0, "PASS")}
+    assert _scores(plugin_logs["toy_sum:forgetful"]) == {"toy_sum/exact_sum": (0.0, "FAIL")}
