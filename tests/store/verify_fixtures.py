@@ -1,0 +1,146 @@
+"""A small hand-built sealed store for the verifier's tests: every evidence table has rows.
+
+Campaign `c1` (three administrations of target `t1`, plan digest computed from its definition
+in run/campaign/plan.py): administration 1 recorded (two priced provider requests, a
+submission, two assessments whose evidence is the submission), administration 2 recorded as
+an infrastructure error, superseded and recorded again (so the history tables have rows),
+administration 3 planned and never run. The campaign's config and source are blobs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import sqlite3
+from pathlib import Path
+
+from agentmetrology.records import (
+    Assessment,
+    BillableAttempt,
+    Episode,
+    EpisodeKey,
+    Event,
+    Termination,
+    Usage,
+)
+from agentmetrology.records.canonical import digest, to_plain
+from agentmetrology.store import Binding, EvidenceStore
+from agentmetrology.store.chain import seal_rows
+from agentmetrology.store.evidence import EpisodeEvidence
+
+VERSIONS = {"ground_truth_f1": "1.0.0", "shape_judge": "2.0.0"}
+DETAILS = {"environment": "comtrade", "profile": "seeded", "max_steps": 30, "deadline_s": 60.0}
+SPEC = "5" * 64
+TARGET = "7" * 64
+
+
+def key(seed: int) -> EpisodeKey:
+    """Return the key of the administration of `seed` (0, 1, 2)."""
+    return EpisodeKey("c1", "t1", "T3_duplicates", seed, "clean", "L2", 0)
+
+
+def bindings(details: dict[str, object] | None = None) -> list[Binding]:
+    """Return the campaign's three bindings."""
+    return [Binding(key(i), i, SPEC, TARGET, dict(VERSIONS), dict(details or DETAILS))
+            for i in range(3)]
+
+
+def plan_digest(bs: list[Binding], name: str = "c1") -> str:
+    """Return the plan digest as a campaign registers it (run/campaign/plan.py's definition)."""
+    return digest({"campaign": name, "bindings": [
+        {"key": to_plain(b.key), "task": b.task_spec_digest, "target": b.target_config_digest,
+         "scorers": b.scorer_versions, "details": b.details} for b in bs]})
+
+
+def episode(k: EpisodeKey, kind: str, costs: tuple[float, ...]) -> tuple[Episode, list[Assessment]]:
+    """Return an episode of `k` ending with `kind` and its two assessments of its submission."""
+    attempts = [BillableAttempt(f"a{j}", "fake", "m", f"req{j}", 100 + j, 10 + j, 0, c, 0.01,
+                                "ok") for j, c in enumerate(costs)]
+    sub = {"data_jsonl": "", "metadata_json": "{}", "run_log": kind} \
+        if kind == "submitted" else None
+    ep = Episode(k, k.target, k.task, k.seed, k.condition, k.level,
+                 [Event(0, "agent", "message", "note", {}, kind, 0.0)], sub,
+                 Termination(kind, kind), Usage(3, 2, attempts))  # type: ignore[arg-type]
+    plain = EpisodeEvidence.from_records(ep).submission
+    evidence = "" if plain is None else hashlib.sha256(plain).hexdigest()
+    scored = [Assessment("ground_truth_f1", VERSIONS["ground_truth_f1"], "PASS", 1.0, {}, (),
+                         evidence),
+              Assessment("shape_judge", VERSIONS["shape_judge"], "PARTIAL", 50.0, {}, (),
+                         evidence)]
+    return ep, scored
+
+
+def build(root: Path, details: dict[str, object] | None = None) -> Path:
+    """Record the campaign into a new store at `root` and return `root`."""
+    bs = bindings(details)
+    with EvidenceStore.open(root, scrub_env=False) as st:
+        st.register_campaign("c1", plan_digest(bs), {"name": "c1"}, bs,
+                             source_text="[campaign]\nname = 'c1'\n")
+        run = st.begin_run("c1", "inline")
+        for seed, kind, costs in ((0, "submitted", (0.25, 0.5)), (1, "infra_error", (0.125,))):
+            adm = st.ledger.administration(key(seed))
+            assert adm is not None
+            ep, scored = episode(key(seed), kind, costs)
+            st.record_episode(st.start_attempt(adm, run, "inline"), ep, scored)
+        assert st.supersede_measurement_failures("c1", run) == 1
+        adm = st.ledger.administration(key(1))
+        assert adm is not None
+        ep, scored = episode(key(1), "submitted", ())
+        st.record_episode(st.start_attempt(adm, run, "inline"), ep, scored)
+        st.end_run(run, "completed")
+    return root
+
+
+def copy(built: Path, to: Path) -> Path:
+    """Return a fresh copy of a built store at `to`."""
+    shutil.copytree(built, to)
+    return to
+
+
+def execute(root: Path, *statements: str) -> None:
+    """Run SQL statements on a store's ledger, outside its API (an edit a forger makes)."""
+    conn = sqlite3.connect(root / "ledger.sqlite")
+    try:
+        for s in statements:
+            conn.execute(s)
+        conn.commit()
+    finally:
+        conn.close()
+
+
+def reseal(root: Path, *statements: str, rows: tuple[tuple[str, object], ...] = ()) -> None:
+    """Run SQL statements, then append fresh chain entries for `rows` (a forger using seal)."""
+    conn = sqlite3.connect(root / "ledger.sqlite")
+    try:
+        for s in statements:
+            conn.execute(s)
+        seal_rows(conn, rows)
+        conn.commit()
+    finally:
+        conn.close()
+
+
+def set_binding(root: Path, adm: int, text: str) -> None:
+    """Replace an administration's sealed binding text, digest recomputed and resealed."""
+    conn = sqlite3.connect(root / "ledger.sqlite")
+    try:
+        conn.execute("UPDATE administrations SET binding=?, binding_digest=? WHERE id=?",
+                     (text, hashlib.sha256(text.encode()).hexdigest(), adm))
+        seal_rows(conn, [("administrations", adm)])
+        conn.commit()
+    finally:
+        conn.close()
+
+
+def query(root: Path, sql: str, *args: object) -> list[tuple[object, ...]]:
+    """Return the rows of a query on a store's ledger."""
+    conn = sqlite3.connect(root / "ledger.sqlite")
+    try:
+        return list(conn.execute(sql, args))
+    finally:
+        conn.close()
+
+
+def blob(root: Path, d: str) -> Path:
+    """Return the path of a blob."""
+    return root / "blobs" / d[:2] / d[2:]
