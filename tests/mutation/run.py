@@ -79,7 +79,8 @@ CORE: dict[str, list[str]] = {
     "envs/comtrade/scoring/streamed.py": ["tests/scoring"],  # agm score's reader
     "envs/comtrade/scoring/submission.py": ["tests/scoring"],
     "store/chain.py": ["tests/store/test_ledger_chain.py", "tests/store/test_chain_spec.py"],
-    "store/verify.py": ["tests/store/test_ledger_chain.py", "tests/store/test_verify_spec.py"],
+    "store/verify.py": ["tests/store/test_ledger_chain.py", "tests/store/test_verify_spec.py",
+                        "tests/store/test_verify_bindings_spec.py"],
     "serve/mcp_server.py": ["tests/serve/test_http_security.py"] + [
         f"tests/serve/test_mcp_server.py::{name}" for name in (  # the in-process ones
             "test_client_leaving_without_submitting_is_recorded",

@@ -7,23 +7,29 @@ the counts of what was checked, per mode (docs/evidence.md: full, hash-only, led
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
+import hashlib
+import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
 
 import store.verify_fixtures as vf
-from agentmetrology.records.canonical import digest, to_plain
 from agentmetrology.store import EvidenceStore
-from agentmetrology.store.chain import GENESIS, head, next_head
+from agentmetrology.store.chain import head
 from agentmetrology.store.qualify import Qualification
 from agentmetrology.store.verify import NotAStoreError, store_is_sealed, verify_store
+from store.verify_fixtures import (
+    BOUND,
+    CHECKED,
+    episode_digests,
+    files,
+    relink,
+    sealed_digest,
+    texts,
+)
 
 OLD = Path(__file__).resolve().parents[1] / "fixtures" / "pre_plugin_store"
-CHECKED = {"chain_entries": 27, "rows": 17, "blob_references": 7, "blobs_hashed": 6}
-BOUND = {"administrations": 3, "episodes": 3}
-
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -31,47 +37,14 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def root(built: Path, tmp_path: Path) -> Iterator[Path]:
-    yield vf.copy(built, tmp_path / "store")
-
-
-def _files(root: Path) -> dict[Path, bytes]:
-    """Return the store's files (SQLite's WAL side files aside: a reader may create them)."""
-    return {p: p.read_bytes() for p in root.rglob("*")
-            if p.is_file() and not p.name.endswith(("-wal", "-shm"))}
-
-
-def texts(q: Qualification) -> list[tuple[str, str, str, str]]:
-    return [(p.kind, p.result, p.where, p.detail) for p in q.problems]
-
-
-def sealed_digest(root: Path, table: str, ref: str) -> str:
-    """Return the digest the latest chain entry of a row sealed."""
-    return str(vf.query(root, "SELECT row_digest FROM chain WHERE tbl=? AND ref=? "
-                              "ORDER BY seq DESC LIMIT 1", table, ref)[0][0])
-
-
-def episode_digests(root: Path, adm: int) -> tuple[str, str]:
-    ep, sub = vf.query(root, "SELECT episode_digest, submission_digest FROM episodes "
-                             "WHERE administration=?", adm)[0]
-    return str(ep), str(sub)
-
-
-def relink(root: Path) -> None:
-    """Recompute every head of the chain from its entries (a forger hiding an entry edit)."""
-    h = GENESIS
-    rows = vf.query(root, "SELECT seq, tbl, ref, row_digest FROM chain ORDER BY seq")
-    statements = []
-    for seq, tbl, ref, d in rows:
-        h = next_head(h, str(tbl), str(ref), None if d is None else str(d))
-        statements.append(f"UPDATE chain SET head='{h}' WHERE seq={seq}")
-    vf.execute(root, *statements)
+def root(built: Path, tmp_path: Path) -> Path:
+    return vf.copy(built, tmp_path / "store")
 
 
 # -- a store that qualifies ---------------------------------------------------------------------
 
 def test_the_recorded_store_qualifies_in_every_mode(root: Path) -> None:
-    before = _files(root)
+    before = files(root)
     calls: list[tuple[str, str, str]] = []
 
     def reopen(env: str, task: str, profile: str) -> str:
@@ -90,30 +63,7 @@ def test_the_recorded_store_qualifies_in_every_mode(root: Path) -> None:
     assert hash_only.qualified and hash_only.checked == CHECKED and len(calls) == 3
     ledger = verify_store(root, mode="ledger")
     assert ledger.qualified and ledger.checked == {**CHECKED, "blobs_hashed": 0, **BOUND}
-    assert _files(root) == before
-
-
-def test_reopen_sees_the_defaults_of_bindings_without_environment_or_profile(
-        tmp_path: Path) -> None:
-    root = vf.build(tmp_path / "s", details={"max_steps": 30})
-    calls: list[tuple[str, str, str]] = []
-
-    def reopen(env: str, task: str, profile: str) -> str | None:
-        calls.append((env, task, profile))
-        return None  # not installed: skipped, not counted
-
-    q = verify_store(root, reopen=reopen)
-    assert q.qualified and calls == [("comtrade", "T3_duplicates", "")] * 3
-    assert q.checked["specifications_reopened"] == 0
-
-
-def test_a_specification_that_changed_since_sealing(root: Path) -> None:
-    now = "9" * 64
-    q = verify_store(root, reopen=lambda env, task, profile: now)
-    assert q.result == "invalid_binding" and q.checked["specifications_reopened"] == 3
-    assert texts(q) == [("specification_mismatch", "invalid_binding", f"administration {i}",
-                         f"task T3_duplicates of comtrade now has specification {'9' * 12}, "
-                         f"sealed {'5' * 12}") for i in (1, 2, 3)]
+    assert files(root) == before
 
 
 # -- what is not a store, an older layout, a migrated one ----------------------------------------
@@ -133,7 +83,6 @@ def test_not_a_store(tmp_path: Path) -> None:
 
 
 def test_an_older_layout_is_unsealed_then_sealed_by_migration(tmp_path: Path) -> None:
-    import shutil
     root = tmp_path / "old"
     shutil.copytree(OLD, root)
     assert not store_is_sealed(root)
@@ -194,6 +143,25 @@ def test_a_reordered_chain_breaks_every_head_after_the_swap(root: Path) -> None:
                          "edited)")]
 
 
+def test_the_verified_head_is_the_chain_head(root: Path) -> None:
+    conn = sqlite3.connect(root / "ledger.sqlite")
+    try:
+        assert verify_store(root).head == head(conn)[1]
+    finally:
+        conn.close()
+
+
+def test_a_relinked_chain_with_an_edited_entry_is_a_changed_row(root: Path) -> None:
+    sealed = sealed_digest(root, "runs", "1")
+    vf.execute(root, f"UPDATE chain SET row_digest='{'b' * 64}' WHERE seq=27")
+    relink(root)
+    q = verify_store(root, mode="hash-only")
+    assert texts(q) == [("row_changed", "invalid_binding", "runs id=1",
+                         f"its content no longer hashes to the digest sealed for it "
+                         f"({'b' * 12}): edited in place")]
+    assert sealed != "b" * 64
+
+
 # -- rows ----------------------------------------------------------------------------------------
 
 def test_a_row_edited_in_place(root: Path) -> None:
@@ -231,7 +199,6 @@ def test_a_row_the_chain_records_as_removed(root: Path) -> None:
     row = vf.query(root, "SELECT * FROM runs WHERE id=1")[0]
     vf.reseal(root, "DELETE FROM runs WHERE id=1", rows=(("runs", 1),))  # sealed as removed
     marks = ", ".join("?" * len(row))
-    import sqlite3
     conn = sqlite3.connect(root / "ledger.sqlite")
     conn.execute(f"INSERT INTO runs VALUES ({marks})", row)  # ...and put back unsealed
     conn.commit()
@@ -296,7 +263,6 @@ def test_an_edited_episode_blob(root: Path) -> None:
     path = vf.blob(root, ep)
     path.chmod(0o644)
     path.write_bytes(path.read_bytes().replace(b'"', b"'", 1))
-    import hashlib
     now = hashlib.sha256(path.read_bytes()).hexdigest()
     q = verify_store(root, mode="hash-only")
     assert texts(q) == [("blob_changed", "invalid_binding", "episodes administration=1 episode",
@@ -382,7 +348,6 @@ def test_stray_files_in_the_blob_directory_are_not_blobs(root: Path) -> None:
 
 
 def test_no_blob_directory_at_all(root: Path) -> None:
-    import shutil
     shutil.rmtree(root / "blobs")
     q = verify_store(root, mode="hash-only")
     assert q.result == "unavailable" and len(q.problems) == 7 and q.checked["blobs_hashed"] == 0
@@ -401,191 +366,3 @@ def test_case_use_receipts_name_blobs_that_are_checked(root: Path) -> None:
     assert texts(q) == [("blob_missing", "unavailable", "case_uses id=2 episode",
                          f"blob {'0' * 64} is not in the store")]
     assert q.checked["blob_references"] == 10 and q.checked["rows"] == 20
-
-
-# -- bindings (full and ledger modes) ------------------------------------------------------------
-
-def _key(seed: int, campaign: str = "c1") -> str:
-    return json.dumps({**to_plain(vf.key(seed)), "campaign": campaign}, sort_keys=True)[:80]
-
-
-def test_a_resealed_seed_column(root: Path) -> None:
-    vf.reseal(root, "UPDATE administrations SET seed=5 WHERE id=1",
-              rows=(("administrations", 1),))
-    assert verify_store(root, mode="hash-only").qualified  # the baseline accepts it
-    key5 = json.dumps({**to_plain(vf.key(0)), "seed": 5}, sort_keys=True)
-    expected = [
-        ("scope_mismatch", "invalid_binding", "administration 1",
-         f"sealed key {_key(0)} but the ledger says {key5[:80]}"),
-        ("seed_mismatch", "invalid_binding", "administration 1",
-         "sealed seed 0 but the ledger says 5")]
-    q = verify_store(root)
-    assert texts(q)[:2] == expected
-    assert texts(q)[2:] == [("scope_mismatch", "invalid_binding", "episodes administration=1",
-                             f"the episode blob {episode_digests(root, 1)[0][:12]} belongs to "
-                             "c1/t1/T3_duplicates/0/clean/L2/0, not to "
-                             "c1/t1/T3_duplicates/5/clean/L2/0")]
-    assert q.checked == {**CHECKED, **BOUND, "chain_entries": 28}
-
-
-def test_resealed_digest_and_version_columns(root: Path) -> None:
-    vf.reseal(root, f"UPDATE administrations SET task_spec_digest='{'1' * 64}' WHERE id=3",
-              f"UPDATE administrations SET target_config_digest='{'2' * 64}' WHERE id=3",
-              "UPDATE administrations SET scorer_versions='{\"ground_truth_f1\": \"9\"}' "
-              "WHERE id=3", rows=(("administrations", 3),))
-    sealed = json.dumps(vf.VERSIONS, sort_keys=True)
-    assert texts(verify_store(root)) == [
-        ("specification_mismatch", "invalid_binding", "administration 3",
-         f"sealed task_spec_digest {'5' * 12} but the ledger says {'1' * 12}"),
-        ("target_mismatch", "invalid_binding", "administration 3",
-         f"sealed target_config_digest {'7' * 12} but the ledger says {'2' * 12}"),
-        ("instrument_mismatch", "invalid_binding", "administration 3",
-         f"sealed scorer_versions {sealed} but the ledger says "
-         '{"ground_truth_f1": "9"}')]
-
-
-def test_a_resealed_registration_id(root: Path) -> None:
-    (reg,) = vf.query(root, "SELECT registration_id FROM campaigns")[0]
-    vf.reseal(root, f"UPDATE administrations SET registration_id='{'3' * 32}' WHERE id=2",
-              rows=(("administrations", 2),))
-    assert texts(verify_store(root)) == [
-        ("registration_mismatch", "invalid_binding", "administration 2",
-         f"sealed registration_id {str(reg)[:80]} but the ledger says {'3' * 32}"),
-        ("registration_mismatch", "invalid_binding", "administration 2",
-         f"registration {'3' * 12} is not the campaign's ({str(reg)[:12]})")]
-
-
-def test_a_resealed_campaign_registration(root: Path) -> None:
-    (reg,) = vf.query(root, "SELECT registration_id FROM campaigns")[0]
-    vf.reseal(root, f"UPDATE campaigns SET registration_id='{'4' * 32}'",
-              rows=(("campaigns", "c1"),))
-    assert texts(verify_store(root)) == [
-        ("registration_mismatch", "invalid_binding", f"administration {i}",
-         f"registration {str(reg)[:12]} is not the campaign's ({'4' * 12})") for i in (1, 2, 3)]
-
-
-def test_an_administration_moved_to_an_unregistered_campaign(root: Path) -> None:
-    vf.reseal(root, "UPDATE administrations SET campaign='c9' WHERE id=1",
-              rows=(("administrations", 1),))
-    rest = vf.bindings()[1:]
-    again = vf.plan_digest(rest)
-    (registered,) = vf.query(root, "SELECT plan_digest FROM campaigns")[0]
-    assert registered == vf.plan_digest(vf.bindings())
-    q = verify_store(root)
-    assert texts(q)[:4] == [
-        ("scope_mismatch", "invalid_binding", "administration 1",
-         f"sealed key {_key(0)} but the ledger says {_key(0, 'c9')}"),
-        ("registration_mismatch", "invalid_binding", "administration 1",
-         "campaign 'c9' is not registered"),
-        ("scope_mismatch", "invalid_binding", "campaign c1", "2 administrations sealed, 3 planned"),
-        ("plan_mismatch", "invalid_binding", "campaign c1",
-         f"the sealed bindings give plan {again[:12]}, the campaign was registered with "
-         f"{str(registered)[:12]}")]
-    assert q.checked["administrations"] == 3
-
-
-def test_planned_count_and_plan_digest_resealed(root: Path) -> None:
-    vf.reseal(root, f"UPDATE campaigns SET planned=4, plan_digest='{'6' * 64}'",
-              rows=(("campaigns", "c1"),))
-    assert texts(verify_store(root)) == [
-        ("scope_mismatch", "invalid_binding", "campaign c1", "3 administrations sealed, 4 planned"),
-        ("plan_mismatch", "invalid_binding", "campaign c1",
-         f"the sealed bindings give plan {vf.plan_digest(vf.bindings())[:12]}, the campaign "
-         f"was registered with {'6' * 12}")]
-
-
-def test_a_binding_that_is_not_json(root: Path) -> None:
-    vf.set_binding(root, 2, "{not json")
-    q = verify_store(root)
-    assert texts(q)[:3] == [
-        ("binding_unreadable", "invalid_binding", "administration 2",
-         "the sealed binding is not JSON"),
-        ("scope_mismatch", "invalid_binding", "campaign c1", "2 administrations sealed, 3 planned"),
-        ("plan_mismatch", "invalid_binding", "campaign c1",
-         f"the sealed bindings give plan {vf.plan_digest(vf.bindings()[::2])[:12]}, the "
-         f"campaign was registered with {vf.plan_digest(vf.bindings())[:12]}")]
-    assert verify_store(root, mode="hash-only").qualified
-
-
-def test_scorer_versions_that_are_not_json(root: Path) -> None:
-    vf.reseal(root, "UPDATE administrations SET scorer_versions='{' WHERE id=3",
-              rows=(("administrations", 3),))
-    q = verify_store(root, mode="ledger")
-    assert texts(q)[0] == ("binding_unreadable", "invalid_binding", "administration 3",
-                           "the sealed binding is not JSON")
-
-
-def test_a_sealed_binding_edited_consistently_changes_the_plan(root: Path) -> None:
-    text = str(vf.query(root, "SELECT binding FROM administrations WHERE id=3")[0][0])
-    vf.set_binding(root, 3, text.replace('"max_steps":30', '"max_steps":31'))
-    edited = vf.bindings()
-    edited[2] = vf.Binding(vf.key(2), 2, vf.SPEC, vf.TARGET, dict(vf.VERSIONS),
-                           {**vf.DETAILS, "max_steps": 31})
-    assert texts(verify_store(root)) == [
-        ("plan_mismatch", "invalid_binding", "campaign c1",
-         f"the sealed bindings give plan {vf.plan_digest(edited)[:12]}, the campaign was "
-         f"registered with {vf.plan_digest(vf.bindings())[:12]}")]
-
-
-@pytest.mark.parametrize("details", [
-    {"profile": 'a "$quoted" name'},  # `"$` in the text, no tag: both encodings agree
-    {"profile": "seeded", "note": {"$float": "x", "other": 1}},
-    {"profile": "seeded", "limits": [1.5, "é", None, True]}])
-def test_the_plan_digest_is_the_registered_one_for_any_details(tmp_path: Path,
-                                                               details: dict) -> None:  # type: ignore[type-arg]
-    root = vf.build(tmp_path / "s", details=details)
-    q = verify_store(root)
-    assert q.qualified, texts(q)
-
-
-def test_the_plan_digest_definition(root: Path) -> None:
-    """The registered plan digest is the canonical digest of the spec's plan document."""
-    (registered,) = vf.query(root, "SELECT plan_digest FROM campaigns")[0]
-    rows = [{"key": to_plain(vf.key(i)), "task": vf.SPEC, "target": vf.TARGET,
-             "scorers": vf.VERSIONS, "details": vf.DETAILS} for i in range(3)]
-    assert registered == digest({"campaign": "c1", "bindings": rows})
-
-
-def test_hash_only_checks_no_binding(root: Path) -> None:
-    vf.reseal(root, "UPDATE administrations SET seed=5, task='T9' WHERE id=1",
-              rows=(("administrations", 1),))
-    q = verify_store(root, mode="hash-only")
-    assert q.qualified and "administrations" not in q.checked and "episodes" not in q.checked
-
-
-def test_the_verified_head_is_the_chain_head(root: Path) -> None:
-    import sqlite3
-    conn = sqlite3.connect(root / "ledger.sqlite")
-    try:
-        assert verify_store(root).head == head(conn)[1]
-    finally:
-        conn.close()
-
-
-def test_a_relinked_chain_with_an_edited_entry_is_a_changed_row(root: Path) -> None:
-    sealed = sealed_digest(root, "runs", "1")
-    vf.execute(root, f"UPDATE chain SET row_digest='{'b' * 64}' WHERE seq=27")
-    relink(root)
-    q = verify_store(root, mode="hash-only")
-    assert texts(q) == [("row_changed", "invalid_binding", "runs id=1",
-                         f"its content no longer hashes to the digest sealed for it "
-                         f"({'b' * 12}): edited in place")]
-    assert sealed != "b" * 64
-
-
-@pytest.mark.parametrize("details", [
-    {"profile": "seeded", "deadline_s": float("inf")},  # registered as {"$float": "inf"}
-    {"profile": "seeded", "x": {"$float": "nan"}},  # a mapping that looks like a tag: escaped
-    {"profile": "seeded", "x": {"$literal": {"a": 1}}}])
-def test_a_plan_with_tags_is_the_registered_one(tmp_path: Path, details: dict) -> None:  # type: ignore[type-arg]
-    """Bug fixed: the tags of the sealed texts were encoded again (a false plan_mismatch)."""
-    root = vf.build(tmp_path / "s", details=details)
-    assert verify_store(root).qualified, texts(verify_store(root))
-
-
-def test_a_bare_nan_token_in_a_forged_binding_is_a_finding_not_a_crash(root: Path) -> None:
-    """Bug fixed: json.loads reads NaN, the plan's fallback then raised (a traceback)."""
-    text = str(vf.query(root, "SELECT binding FROM administrations WHERE id=1")[0][0])
-    vf.set_binding(root, 1, text.replace('"deadline_s":60.0', '"deadline_s":NaN'))
-    q = verify_store(root)
-    assert [p.kind for p in q.problems] == ["plan_mismatch"]

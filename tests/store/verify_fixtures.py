@@ -25,13 +25,17 @@ from agentmetrology.records import (
 )
 from agentmetrology.records.canonical import digest, to_plain
 from agentmetrology.store import Binding, EvidenceStore
-from agentmetrology.store.chain import seal_rows
+from agentmetrology.store.chain import GENESIS, next_head, seal_rows
 from agentmetrology.store.evidence import EpisodeEvidence
+from agentmetrology.store.qualify import Qualification
 
 VERSIONS = {"ground_truth_f1": "1.0.0", "shape_judge": "2.0.0"}
 DETAILS = {"environment": "comtrade", "profile": "seeded", "max_steps": 30, "deadline_s": 60.0}
 SPEC = "5" * 64
 TARGET = "7" * 64
+# What a check of the recorded store counts (bytes; plus BOUND in the full and ledger modes).
+CHECKED = {"chain_entries": 27, "rows": 17, "blob_references": 7, "blobs_hashed": 6}
+BOUND = {"administrations": 3, "episodes": 3}
 
 
 def key(seed: int) -> EpisodeKey:
@@ -144,3 +148,40 @@ def query(root: Path, sql: str, *args: object) -> list[tuple[object, ...]]:
 def blob(root: Path, d: str) -> Path:
     """Return the path of a blob."""
     return root / "blobs" / d[:2] / d[2:]
+
+
+# -- readers of the verifier tests ---------------------------------------------
+
+def files(root: Path) -> dict[Path, bytes]:
+    """Return the store's files (SQLite's WAL side files aside: a reader may create them)."""
+    return {p: p.read_bytes() for p in root.rglob("*")
+            if p.is_file() and not p.name.endswith(("-wal", "-shm"))}
+
+
+def texts(q: Qualification) -> list[tuple[str, str, str, str]]:
+    """Return every problem as (kind, result, where, detail)."""
+    return [(p.kind, p.result, p.where, p.detail) for p in q.problems]
+
+
+def sealed_digest(root: Path, table: str, ref: str) -> str:
+    """Return the digest the latest chain entry of a row sealed."""
+    return str(query(root, "SELECT row_digest FROM chain WHERE tbl=? AND ref=? "
+                           "ORDER BY seq DESC LIMIT 1", table, ref)[0][0])
+
+
+def episode_digests(root: Path, adm: int) -> tuple[str, str]:
+    """Return the episode and submission digests of an administration's episode."""
+    ep, sub = query(root, "SELECT episode_digest, submission_digest FROM episodes "
+                          "WHERE administration=?", adm)[0]
+    return str(ep), str(sub)
+
+
+def relink(root: Path) -> None:
+    """Recompute every head of the chain from its entries (a forger hiding an entry edit)."""
+    h = GENESIS
+    rows = query(root, "SELECT seq, tbl, ref, row_digest FROM chain ORDER BY seq")
+    statements = []
+    for seq, tbl, ref, d in rows:
+        h = next_head(h, str(tbl), str(ref), None if d is None else str(d))
+        statements.append(f"UPDATE chain SET head='{h}' WHERE seq={seq}")
+    execute(root, *statements)
