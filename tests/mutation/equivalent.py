@@ -150,6 +150,60 @@ EQUIVALENT: dict[str, str] = {
         "zip without strict: cols and row come from one SELECT",
     "agentmetrology.store.chain.x_row_digest__mutmut_30":
         "zip strict=False: cols and row come from one SELECT",
+    # envs/comtrade/scoring/judge_rows.py and streamed.py
+    "agentmetrology.envs.comtrade.scoring.judge_rows.x__freeze__mutmut_1":
+        "a frozen value's tag only sets it apart from other values; it is a tuple, which no "
+        "parsed JSON value is, so any constant tag does",
+    "agentmetrology.envs.comtrade.scoring.judge_rows.x__freeze__mutmut_2":
+        "a frozen value's tag only sets it apart from other values; it is a tuple, which no "
+        "parsed JSON value is, so any constant tag does",
+    "agentmetrology.envs.comtrade.scoring.judge_rows.x__freeze__mutmut_11":
+        "a frozen value's tag only sets it apart from other values; it is a tuple, which no "
+        "parsed JSON value is, so any constant tag does",
+    "agentmetrology.envs.comtrade.scoring.judge_rows.x__freeze__mutmut_12":
+        "a frozen value's tag only sets it apart from other values; it is a tuple, which no "
+        "parsed JSON value is, so any constant tag does",
+    "agentmetrology.envs.comtrade.scoring.judge_rows.x__freeze__mutmut_5":
+        "ensure_ascii None: JSON text with or without \\u escapes encodes each value one to one, "
+        "so equal values still give equal texts and different values different ones",
+    "agentmetrology.envs.comtrade.scoring.judge_rows.x__freeze__mutmut_8":
+        "ensure_ascii left at its default (True): JSON text with or without \\u escapes encodes "
+        "each value one to one, so equal values still give equal texts and different values "
+        "different ones",
+    "agentmetrology.envs.comtrade.scoring.judge_rows.x__freeze__mutmut_10":
+        "ensure_ascii True: JSON text with or without \\u escapes encodes each value one to one, "
+        "so equal values still give equal texts and different values different ones",
+    "agentmetrology.envs.comtrade.scoring.judge_rows.xǁRowTallyǁ_add_keys__mutmut_2":
+        "`or` in the assert: _add_keys runs only when _pick is set, which it is exactly when "
+        "key_fields is a list, so both halves hold",
+    "agentmetrology.envs.comtrade.scoring.judge_rows.xǁRowTallyǁ_add_keys__mutmut_25":
+        "the memo keeps one more value: it only swaps a value for an equal one, so set membership"
+        " (the dedup count) is unchanged",
+    "agentmetrology.envs.comtrade.scoring.judge_rows.xǁRowTallyǁ_add_keys__mutmut_7":
+        "sharing starts at 50,001 keys, not 50,000: shared values equal the originals, so set "
+        "membership is unchanged",
+    "agentmetrology.envs.comtrade.scoring.judge_rows.xǁRowTallyǁ_add_ranges__mutmut_4":
+        "`or True`: when no row of the batch has a year, the comprehension is empty anyway",
+    "agentmetrology.envs.comtrade.scoring.judge_rows.xǁRowTallyǁadd__mutmut_14":
+        "zip strict=None: the keys and the value types come from the same rows",
+    "agentmetrology.envs.comtrade.scoring.judge_rows.xǁRowTallyǁadd__mutmut_17":
+        "zip without strict: the keys and the value types come from the same rows",
+    "agentmetrology.envs.comtrade.scoring.judge_rows.xǁRowTallyǁadd__mutmut_27":
+        "zip strict=False: the keys and the value types come from the same rows",
+    "agentmetrology.envs.comtrade.scoring.judge_rows.xǁRowTallyǁtype_consistency__mutmut_4":
+        "zip strict=None: a shape's keys and types come from one row",
+    "agentmetrology.envs.comtrade.scoring.judge_rows.xǁRowTallyǁtype_consistency__mutmut_7":
+        "zip without strict: a shape's keys and types come from one row",
+    "agentmetrology.envs.comtrade.scoring.judge_rows.xǁRowTallyǁtype_consistency__mutmut_8":
+        "zip strict=False: a shape's keys and types come from one row",
+    "agentmetrology.envs.comtrade.scoring.streamed.x__json_str__mutmut_3":
+        "ensure_ascii=None is falsy, the same as False",
+    "agentmetrology.envs.comtrade.scoring.streamed.x__json_str__mutmut_8":
+        "'UTF-8': codec names are case-insensitive",
+    "agentmetrology.envs.comtrade.scoring.streamed.x__scan__mutmut_13":
+        "'UTF-8': codec names are case-insensitive",
+    "agentmetrology.envs.comtrade.scoring.streamed.xǁStreamedSubmissionǁdata_batches__mutmut_11":
+        "'UTF-8': codec names are case-insensitive",
     # envs/comtrade/scoring/ground_truth.py: G's ids are {task}-{i:06d} for every seed and
     # profile, and legacy rows ignore the seed, so these arguments cannot change a result
     "agentmetrology.envs.comtrade.scoring.ground_truth.x__mismatch__mutmut_2":
