@@ -81,11 +81,15 @@ CORE: dict[str, list[str]] = {
     "store/chain.py": ["tests/store/test_ledger_chain.py", "tests/store/test_chain_spec.py"],
     "store/verify.py": ["tests/store/test_ledger_chain.py", "tests/store/test_verify_spec.py",
                         "tests/store/test_verify_bindings_spec.py"],
-    "serve/mcp_server.py": ["tests/serve/test_http_security.py"] + [
+    "serve/mcp_server.py": ["tests/serve/test_http_security.py",
+                            "tests/serve/test_mcp_episode_spec.py"] + [
         f"tests/serve/test_mcp_server.py::{name}" for name in (  # the in-process ones
             "test_client_leaving_without_submitting_is_recorded",
             "test_an_idle_client_records_nothing", "test_only_l2_can_be_served",
-            "test_bindings_are_sealed_before_any_tool_call")],
+            "test_bindings_are_sealed_before_any_tool_call",
+            "test_unsubmitted_and_dead_sessions_in_the_store",
+            "test_secrets_never_reach_the_store_or_the_export",
+            "test_non_finite_arguments_are_answered_and_recorded")],
     **{f"stats/{name}.py": STATS_TESTS for name in (
         "agreement", "cell", "compare", "equivalence", "flips", "paired", "power", "results",
         "reversals", "table", "validate", "variance")},
