@@ -71,7 +71,11 @@ CORE: dict[str, list[str]] = {
                            "tests/envs/toolworlds/test_worlds.py"],
     "store/redact.py": ["tests/records/test_redaction.py", "tests/store/test_store_redact.py",
                         "tests/store/test_redact_api.py"],
-    "store/ledger.py": ["tests/store"],
+    "store/ledger.py": [f"tests/store/{name}.py" for name in (  # not the tamper study, not CLI
+        "test_store_ledger", "test_store_supersede", "test_ledger_chain", "test_store_billing",
+        "test_store_non_finite", "test_store_redact", "test_store_blobs", "test_store_lock",
+        "test_chain_spec", "test_verify_spec", "test_verify_bindings_spec", "test_verify_memo",
+        "test_status_cells")],
     "audit/probes.py": ["tests/audit/test_probe_resolution.py"],
     "audit/card.py": ["tests/audit/test_card_spec.py"],
     "envs/comtrade/scoring/judge.py": ["tests/scoring"],
