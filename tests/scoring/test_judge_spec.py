@@ -85,6 +85,8 @@ def test_meta_text_is_the_lowercased_json_text() -> None:
     for _ in range(100_000):  # deeper than the encoder allows: the raw text, lowercased
         deep = {"x": deep}
     assert meta_text(deep, '{"PAGE": 1}') == '{"page": 1}'
+    dims, _ = dimensions(deep, [], "", '{"PAGE": 1}', T4)  # the judge reads the raw text too
+    assert dims["observability"] == 1.5 * 0.5  # "page"; halved by the correctness gate
 
 
 @pytest.mark.parametrize(("meta", "reason"), [
