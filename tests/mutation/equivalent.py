@@ -204,6 +204,52 @@ EQUIVALENT: dict[str, str] = {
         "'UTF-8': codec names are case-insensitive",
     "agentmetrology.envs.comtrade.scoring.streamed.xǁStreamedSubmissionǁdata_batches__mutmut_11":
         "'UTF-8': codec names are case-insensitive",
+    # envs/comtrade/scoring/judge.py
+    "agentmetrology.envs.comtrade.scoring.judge.x__clamp__mutmut_3":
+        "`x <= lo`: at x == lo both branches return the same value",
+    "agentmetrology.envs.comtrade.scoring.judge.x__clamp__mutmut_6":
+        "`x >= hi`: at x == hi both branches return the same value",
+    "agentmetrology.envs.comtrade.scoring.judge.x__clamp__mutmut_4":
+        "never clamps from above: no caller passes a value above hi (1 - |n-E|/E <= 1; "
+        "correctness is at most 12 + 4 + 4 + 6 + 4 = 30)",
+    "agentmetrology.envs.comtrade.scoring.judge.x_correctness__mutmut_24":
+        "row-count clamp to 2.0: 1 - |n-E|/E never exceeds 1",
+    "agentmetrology.envs.comtrade.scoring.judge.x_correctness__mutmut_78":
+        "clamp to 31: the correctness terms sum to at most 30",
+    "agentmetrology.envs.comtrade.scoring.judge.x_efficiency__mutmut_19":
+        "`rc == 1 or rc <= b`: rc = 0 satisfies rc <= b anyway (b >= 1)",
+    "agentmetrology.envs.comtrade.scoring.judge.x_efficiency__mutmut_20":
+        "`rc < b`: at rc = b the formula gives 12 * (1 - 0) = 12 too",
+    "agentmetrology.envs.comtrade.scoring.judge.x_efficiency__mutmut_23":
+        "`rc > 2b`: at rc = 2b the formula gives 12 * (1 - 1) = 0 too",
+    "agentmetrology.envs.comtrade.scoring.judge.x_efficiency__mutmut_41":
+        "default time 1 s instead of 0: both are within 45 s",
+    "agentmetrology.envs.comtrade.scoring.judge.x_query_points__mutmut_8":
+        "get(name) without a default: the default is None",
+    "agentmetrology.envs.comtrade.scoring.judge.x_request_count__mutmut_18":
+        "lstrip('XX0XX') strips the characters X and 0; digits hold no X",
+    "agentmetrology.envs.comtrade.scoring.judge.x_robustness__mutmut_29":
+        "`or True`: an empty log splits into one empty line, which scores 0 (fewer than 3 lines, "
+        "not longer than 10 characters) as 0 lines do",
+    "agentmetrology.envs.comtrade.scoring.judge.x_robustness__mutmut_30":
+        "else 1: one line of an empty log scores 0 as 0 lines do",
+    "agentmetrology.envs.comtrade.scoring.judge.x_shape_judge__mutmut_31":
+        "meta '' instead of None: absent metadata is a missing part, which returns before meta is"
+        " read",
+    "agentmetrology.envs.comtrade.scoring.judge.x_shape_judge__mutmut_83":
+        "run_log default 'XXXX': an absent run log is a missing part, which returns before the "
+        "log is read",
+    "agentmetrology.envs.comtrade.scoring.judge.x_shape_judge__mutmut_88":
+        "raw metadata text None: dimensions reads it only when json.dumps fails on the parsed "
+        "metadata (meta_text's fallback), and json.dumps encodes every depth json.loads decodes "
+        "(tried through judge_texts up to the decoder's limit, about 994 levels)",
+    "agentmetrology.envs.comtrade.scoring.judge.x_shape_judge__mutmut_95":
+        "raw metadata text '' (raw_meta is never empty here: empty metadata fails to parse and "
+        "returns earlier): dimensions reads it only when json.dumps fails on the parsed metadata "
+        "(meta_text's fallback), and json.dumps encodes every depth json.loads decodes (tried "
+        "through judge_texts up to the decoder's limit, about 994 levels)",
+    "agentmetrology.envs.comtrade.scoring.judge.x_shape_judge__mutmut_96":
+        "'XXXX' only for an empty raw_meta, which returns earlier (it fails to parse)",
     # envs/comtrade/scoring/ground_truth.py: G's ids are {task}-{i:06d} for every seed and
     # profile, and legacy rows ignore the seed, so these arguments cannot change a result
     "agentmetrology.envs.comtrade.scoring.ground_truth.x__mismatch__mutmut_2":

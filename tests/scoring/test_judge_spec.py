@@ -9,15 +9,19 @@ from typing import Any
 import pytest
 
 from agentmetrology.envs.comtrade.scoring.judge import (
+    correctness,
     dimensions,
+    efficiency,
     judge_reward,
     judge_texts,
     meta_text,
     observability,
+    request_count,
+    shape_judge,
     totals_penalty,
     type_problem,
 )
-from agentmetrology.envs.comtrade.tasks import get_task
+from agentmetrology.envs.comtrade.tasks import TASKS, get_task
 from agentmetrology.records.assessment import Assessment
 
 T4 = get_task("T4_rate_limit_429")  # 30 rows, mode rate_limit (the 429 rule), year 2019
@@ -119,3 +123,77 @@ def test_the_evidence_digest_given_is_the_one_recorded() -> None:
 def test_the_reward(status: Any, score: float | None, reward: float) -> None:
     a = Assessment("shape_judge", "1.0.0", status, score, {}, (), "")
     assert judge_reward(a) == reward
+
+
+def test_a_total_just_above_zero_is_partial_not_fail() -> None:
+    # T2 (E = 2,345): 100 lines -> 12 * 100/2345 = 0.5117; no schema, query, key or count.
+    # Data quality: 2 objects of 100 lines, no schema -> 0.02 valid; year has str and int -> 0
+    # consistency; neither year passes -> 0 ranges: 5 * 0.02 = 0.1. Everything else 0.
+    data = "\n".join(['{"year": "x"}', '{"year": 1}'] + ["[1]"] * 98)
+    a = judge_texts(data, "{}", "", "T2_multi_page")
+    assert (a.scorer, a.scorer_version, a.status, a.score) == ("shape_judge", "1.0.0",
+                                                                "PARTIAL", 0.6)
+    assert a.components == pytest.approx({
+        "completeness": 0.0, "correctness": 12 * 100 / 2345, "robustness": 0.0,
+        "efficiency": 0.0, "data_quality": 0.1, "observability": 0.0})
+    assert a.reasons == ("gate: completeness < 15, efficiency set to 0",
+                         "gate: correctness < 21, efficiency and observability halved")
+
+
+def test_the_totals_family_reads_totals_handling() -> None:
+    t7 = get_task("T7_totals_trap")  # 750 rows, mode totals
+    meta = {"schema": SCHEMA, "totals_handling": {"enabled": True, "rows_dropped": 3}}
+    rows = [{"a": 1}] * 750
+    # 12 (n = E) + 4 (9 schema names) - 0 (totals dropped) = 16; without handling: 12
+    assert correctness(meta, rows, t7) == 16.0
+    assert correctness({"schema": SCHEMA}, rows, t7) == 12.0
+    assert correctness({"totals_handling": {"enabled": True}}, [], t7) == 0.0  # 0 - 2, clamped
+    assert type_problem({"totals_handling": []}, t7) == (
+        "metadata totals_handling is a JSON array, not a object")
+    assert type_problem({"totals_handling": {"rows_dropped": "3"}}, t7) == (
+        "metadata totals_handling.rows_dropped is a JSON string, not a number")
+    assert type_problem({"totals_handling": []}, T4) is None  # never read outside the family
+
+
+@pytest.mark.parametrize(("meta", "log", "expected"), [
+    ({"request_count": 1, "task_id": "T3_duplicates"}, "", 15.0),  # rc 1 <= b 3
+    ({"request_count": 8, "task_id": "T3_duplicates"}, "", 3.0),  # rc 8 >= 2b: 0, + 3
+    ({"request_count": 4, "task_id": "T3_duplicates"}, "", 8.0 + 3.0),  # 12 * (1 - 1/3)
+    ({"task_id": "T3_duplicates", "execution_time_seconds": 45}, "", 15.0),  # <= 45 s
+    ({"task_id": "T3_duplicates", "execution_time_seconds": 45.5}, "", 12.0),
+    ({}, "request=7 request=10", 12.0 * (1 - 5 / 5) + 3.0),  # the largest; baseline 5
+    ({}, "request=0000000000000000000004", 15.0),  # leading zeros are not digits
+    ({"request_count": 1}, "request=9", 15.0),  # a declared positive count wins
+    ({"request_count": 0}, "request=9", 12.0 * (1 - 4 / 5) + 3.0)])  # 0 is not positive
+def test_efficiency(meta: dict[str, Any], log: str, expected: float) -> None:
+    assert efficiency(meta, log) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(("log", "rc"), [
+    ("request=10", 10), ("request=000", 0), ("request=007", 7),
+    ("request=999999999999999999", 999_999_999_999_999_999),  # 18 digits: read as is
+    ("request=1000000000000000001", 10**18),  # 19 digits: capped
+    ("request=" + "0" * 30 + "12", 12)])
+def test_request_count_from_the_log(log: str, rc: int) -> None:
+    assert request_count({}, log) == rc
+
+
+def test_every_path_records_the_evidence_digest_given() -> None:
+    ev = "e" * 64
+    cases = [(judge_texts("", "{}", "", "T99", evidence_digest=ev), "INVALID"),
+             (shape_judge(None, "T1_single_page", evidence_digest=ev), "FAIL"),
+             (judge_texts(b"\xff", "{}", "", "T1_single_page", evidence_digest=ev), "INVALID"),
+             (judge_texts("", "{", "", "T1_single_page", evidence_digest=ev), "FAIL"),
+             (judge_texts("", None, "", "T1_single_page", evidence_digest=ev), "PARTIAL")]
+    assert [(a.status, a.evidence_digest) for a, _ in cases] == [(s, ev) for _, s in cases]
+    assert shape_judge(None, "T1_single_page").evidence_digest == ""
+
+
+def test_the_reasons_of_the_early_exits() -> None:
+    unknown = judge_texts("", "{}", "", "T99")
+    assert unknown.reasons == (f"unknown task 'T99'; known tasks: {', '.join(TASKS)}",)
+    assert shape_judge(None, "T1_single_page").reasons == ("no submission",)
+    missing = judge_texts("", None, None, "T1_single_page")
+    assert missing.reasons == ("missing: metadata.json, run.log",
+                               "only completeness scored (10 * present/3)")
+    assert missing.components["completeness"] == pytest.approx(10 / 3)
