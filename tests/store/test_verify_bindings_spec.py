@@ -220,3 +220,31 @@ def test_a_bare_nan_token_in_a_forged_binding_is_a_finding_not_a_crash(root: Pat
     vf.set_binding(root, 1, text.replace('"deadline_s":60.0', '"deadline_s":NaN'))
     q = verify_store(root)
     assert [p.kind for p in q.problems] == ["plan_mismatch"]
+
+
+def test_reopen_is_asked_for_the_environment_the_binding_names(tmp_path: Path) -> None:
+    root = vf.build(tmp_path / "s", details={"environment": "toolworlds", "profile": "p1"})
+    calls: list[tuple[str, str, str]] = []
+
+    def reopen(env: str, task: str, profile: str) -> str:
+        calls.append((env, task, profile))
+        return vf.SPEC
+
+    assert verify_store(root, reopen=reopen).qualified
+    assert calls == [("toolworlds", "T3_duplicates", "p1")] * 3
+
+
+@pytest.mark.parametrize(("details", "sealed", "forged"), [
+    ({"profile": "seeded", "deadline_s": float("nan")}, '{"$float":"nan"}', "NaN"),
+    ({"profile": "seeded", "x": {"$float": "y"}}, '{"$literal":{"$float":"y"}}',
+     '{"$float":"y"}')])
+def test_the_plan_is_compared_by_value_not_by_spelling(
+        tmp_path: Path, details: dict, sealed: str, forged: str) -> None:  # type: ignore[type-arg]
+    """A sealed text re-spelt with the same values (a bare NaN for its tag, an unescaped
+    mapping for its escaped form) gives the registered plan: the values are what was bound."""
+    root = vf.build(tmp_path / "s", details=details)
+    text = str(vf.query(root, "SELECT binding FROM administrations WHERE id=1")[0][0])
+    assert sealed in text
+    vf.set_binding(root, 1, text.replace(sealed, forged))
+    q = verify_store(root)
+    assert q.qualified, texts(q)
