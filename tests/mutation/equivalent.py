@@ -250,6 +250,21 @@ EQUIVALENT: dict[str, str] = {
         "through judge_texts up to the decoder's limit, about 994 levels)",
     "agentmetrology.envs.comtrade.scoring.judge.x_shape_judge__mutmut_96":
         "'XXXX' only for an empty raw_meta, which returns earlier (it fails to parse)",
+    # envs/comtrade/scoring/submission.py
+    "agentmetrology.envs.comtrade.scoring.submission.x__read_part__mutmut_11":
+        "reads limit + 2 bytes, not limit + 1: any read longer than the limit is refused with the"
+        " size from stat, so the verdict and message are the same (the bound only caps memory)",
+    "agentmetrology.envs.comtrade.scoring.submission.x__read_part__mutmut_9":
+        "read() of the whole file: the same bytes when within the limit, the same refusal (size "
+        "from stat) when not; only memory differs",
+    "agentmetrology.envs.comtrade.scoring.submission.x_decode_part__mutmut_6":
+        "'UTF-8': codec names are case-insensitive",
+    "agentmetrology.envs.comtrade.scoring.submission.x_make_submission__mutmut_5":
+        "zip strict=None: PARTS and the three values have 3 items",
+    "agentmetrology.envs.comtrade.scoring.submission.x_make_submission__mutmut_8":
+        "zip without strict: PARTS and the three values have 3 items",
+    "agentmetrology.envs.comtrade.scoring.submission.x_make_submission__mutmut_9":
+        "zip strict=False: PARTS and the three values have 3 items",
     # envs/comtrade/scoring/ground_truth.py: G's ids are {task}-{i:06d} for every seed and
     # profile, and legacy rows ignore the seed, so these arguments cannot change a result
     "agentmetrology.envs.comtrade.scoring.ground_truth.x__mismatch__mutmut_2":
