@@ -237,14 +237,18 @@ def test_reopen_is_asked_for_the_environment_the_binding_names(tmp_path: Path) -
 @pytest.mark.parametrize(("details", "sealed", "forged"), [
     ({"profile": "seeded", "deadline_s": float("nan")}, '{"$float":"nan"}', "NaN"),
     ({"profile": "seeded", "x": {"$float": "y"}}, '{"$literal":{"$float":"y"}}',
-     '{"$float":"y"}')])
+     '{"$float":"y"}'),
+    ({"profile": "seeded", "x": {"$float": "y"}}, '{"$literal":{"$float":"y"}}',
+     '{"\\u0024float":"y"}')])  # unescaped, `$` spelt as an escape
 def test_the_plan_is_compared_by_value_not_by_spelling(
         tmp_path: Path, details: dict, sealed: str, forged: str) -> None:  # type: ignore[type-arg]
     """A sealed text re-spelt with the same values (a bare NaN for its tag, an unescaped
-    mapping for its escaped form) gives the registered plan: the values are what was bound."""
+    mapping for its escaped form, `$` as an escape) gives the registered plan: the values are
+    what was bound."""
     root = vf.build(tmp_path / "s", details=details)
-    text = str(vf.query(root, "SELECT binding FROM administrations WHERE id=1")[0][0])
-    assert sealed in text
-    vf.set_binding(root, 1, text.replace(sealed, forged))
+    for adm in (1, 2, 3):  # every binding: no other text may hold a literal tag
+        text = str(vf.query(root, "SELECT binding FROM administrations WHERE id=?", adm)[0][0])
+        assert sealed in text
+        vf.set_binding(root, adm, text.replace(sealed, forged))
     q = verify_store(root)
     assert q.qualified, texts(q)

@@ -366,3 +366,23 @@ def test_case_use_receipts_name_blobs_that_are_checked(root: Path) -> None:
     assert texts(q) == [("blob_missing", "unavailable", "case_uses id=2 episode",
                          f"blob {'0' * 64} is not in the store")]
     assert q.checked["blob_references"] == 10 and q.checked["rows"] == 20
+
+
+def test_a_table_an_older_store_lacks_is_skipped_not_the_rest(root: Path) -> None:
+    ep, sub = episode_digests(root, 1)
+    vf.reseal(root, "INSERT INTO cases VALUES ('k1', 'comtrade', 'T3_duplicates', 0, 'clean', "
+                    "'L2', 'seeded', '{}', 'd', 't')",
+              f"INSERT INTO case_uses VALUES (1, 'k1', 'a', 'L2', '{ep}', '{sub}', 'PASS', 'ok', "
+              "'t')", rows=(("cases", "k1"), ("case_uses", 1)))
+    vf.execute(root, "DROP TABLE billable_attempts",  # empty here: no chain entry names it
+               "UPDATE case_uses SET result='edited'")
+    q = verify_store(root, mode="hash-only")
+    assert [(p.kind, p.where) for p in q.problems] == [("row_changed", "case_uses id=1")]
+
+
+def test_a_chain_entry_for_a_table_the_ledger_does_not_keep(root: Path) -> None:
+    vf.execute(root, "INSERT INTO chain (tbl, ref, row_digest, head) "
+                     f"VALUES ('notes', '1', '{'c' * 64}', 'x')")
+    relink(root)
+    q = verify_store(root, mode="hash-only")
+    assert q.qualified and q.chain_length == 28  # it moves the head; no row to check

@@ -274,7 +274,7 @@ class _Verifier(EpisodeChecks):
             adm, key = row[0], dict(zip(KEY_COLUMNS, row[1:8], strict=True))
             spec, target, versions_text, reg, text = row[8:13]
             where = f"administration {adm}"
-            tagged = tagged or '"$' in text
+            tagged = tagged or '"$' in text or "\\u00" in text  # "\u0024float" spells one too
             try:
                 bound = json.loads(text)
                 versions = json.loads(versions_text)
