@@ -250,6 +250,15 @@ EQUIVALENT: dict[str, str] = {
         "through judge_texts up to the decoder's limit, about 994 levels)",
     "agentmetrology.envs.comtrade.scoring.judge.x_shape_judge__mutmut_96":
         "'XXXX' only for an empty raw_meta, which returns earlier (it fails to parse)",
+    # judge.py: arguments a RowTally makes unused
+    "agentmetrology.envs.comtrade.scoring.judge.x_dimensions__mutmut_35":
+        "data_quality(None, ...): dimensions has already turned the lines into a RowTally, which "
+        "_tally returns as is without reading meta",
+    "agentmetrology.envs.comtrade.scoring.judge.x_dimensions__mutmut_37":
+        "data_quality(..., None): dimensions has already turned the lines into a RowTally, which "
+        "_tally returns as is without reading the task",
+    "agentmetrology.envs.comtrade.scoring.judge.x_meta_text__mutmut_3":
+        "ensure_ascii=None is falsy, the same as False",
     # envs/comtrade/scoring/submission.py
     "agentmetrology.envs.comtrade.scoring.submission.x__read_part__mutmut_11":
         "reads limit + 2 bytes, not limit + 1: any read longer than the limit is refused with the"
