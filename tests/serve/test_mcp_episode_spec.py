@@ -266,3 +266,37 @@ def test_serve_http_announces_the_loopback_url_and_records_on_stop(
     err = capsys.readouterr().err
     assert err.startswith("agm: serving T1_single_page over MCP at http://127.0.0.1:9999/mcp\n")
     assert ep.recorded is not None and "agm: episode recorded in" in err  # closed on the way out
+
+
+def test_the_client_s_name_and_version_are_recorded(tmp_path: Path) -> None:
+    ep = _episode(tmp_path)
+
+    async def go() -> None:
+        info = types.Implementation(name="probe-ide", version="7.1")
+        async with Client(build_server(ep), client_info=info) as client:
+            await client.call_tool("get_task_info", {})
+
+    asyncio.run(asyncio.wait_for(go(), 60))
+    assert ep.episode().meta["served_over"]["client"] == {"name": "probe-ide", "version": "7.1"}
+
+
+def test_client_info_from_a_context_without_one() -> None:
+    from types import SimpleNamespace
+
+    from agentmetrology.serve.mcp_server import _client_info
+
+    assert _client_info(object()) is None  # no session
+    assert _client_info(SimpleNamespace(session=object())) is None  # no client params
+    bare = SimpleNamespace(session=SimpleNamespace(client_params=SimpleNamespace(
+        client_info=object())))
+    assert _client_info(bare) == {"name": "", "version": ""}  # neither field given
+
+
+def test_the_server_name_is_the_environment_s_or_derived(tmp_path: Path) -> None:
+    import dataclasses
+
+    for serve_name, expected in (("custom-name", "custom-name"),
+                                 (None, "agentmetrology-comtrade")):
+        spec = dataclasses.replace(COMTRADE, serve_name=serve_name)
+        ep = McpEpisode(spec, "T1_single_page", 0, out_dir=tmp_path, clock=FakeClock())
+        assert build_server(ep).name == expected
