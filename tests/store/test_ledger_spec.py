@@ -1,13 +1,23 @@
-"""Ledger reads of a key it does not hold, and the older (unsealed) layout staying unsealed
-through every write path (docs/evidence.md, "Older stores")."""
+"""Ledger reads of a key it does not hold, the refusals of record_episode (exact messages,
+the attempt failed, nothing written), and the older (unsealed) layout staying unsealed
+(docs/evidence.md, "Older stores")."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
+import sqlite3
 from pathlib import Path
 
+import pytest
+
 from agentmetrology.records import EpisodeKey
-from agentmetrology.store import EvidenceStore
+from agentmetrology.store import (
+    AttemptStateError,
+    BindingMismatchError,
+    DuplicateEpisodeError,
+    EvidenceStore,
+)
 from agentmetrology.store.chain import GENESIS, head
 from store.evidence_fixtures import key, make_episode, register
 
@@ -38,3 +48,67 @@ def test_an_unsealed_ledger_stays_unsealed_when_failures_are_superseded(tmp_path
         assert [r["termination"] for r in st.superseded(key(0, "c9"))] == ["infra_error"]
         assert head(st.ledger.conn) == (0, GENESIS)  # no partial chain started
         assert not st.sealed
+
+
+def _attempt(st: EvidenceStore, i: int) -> int:
+    adm = st.ledger.administration(key(i))
+    assert adm is not None
+    return st.start_attempt(adm, None, "inline")
+
+
+def test_refusals_name_the_attempt_and_the_keys(store: EvidenceStore) -> None:
+    register(store, 2)
+    k0 = "c1/t1/T3_duplicates/seed=0/clean/L2/repeat=0"
+    k1 = "c1/t1/T3_duplicates/seed=1/clean/L2/repeat=0"
+    ep0, scored0 = make_episode(key(0))
+    with pytest.raises(AttemptStateError) as exc:
+        store.record_episode(999, ep0, scored0)
+    assert str(exc.value) == "attempt 999 is not in the ledger"
+    a0 = _attempt(store, 0)
+    ep1, scored1 = make_episode(key(1))
+    with pytest.raises(BindingMismatchError) as mismatch:
+        store.record_episode(a0, ep1, scored1)
+    assert str(mismatch.value) == f"attempt {a0} belongs to {k0}, not to {k1}"
+    store.record_episode(a0, ep0, scored0)
+    again = _attempt(store, 0)
+    with pytest.raises(DuplicateEpisodeError) as dup:
+        store.record_episode(again, ep0, scored0)
+    assert str(dup.value) == (f"{k0} already has a recorded episode (attempt {a0}); an "
+                              "administration is recorded exactly once")
+    a1 = _attempt(store, 1)
+    store.fail_attempt(a1, "boom")
+    with pytest.raises(AttemptStateError) as state:
+        store.record_episode(a1, ep1, scored1)
+    assert str(state.value) == (f"attempt {a1} is failed, not running; its result cannot be "
+                                "recorded")
+
+
+def test_the_unique_constraint_is_a_duplicate_and_fails_the_attempt(
+        store: EvidenceStore) -> None:
+    register(store, 1)
+    a0 = _attempt(store, 0)
+    ep, scored = make_episode(key(0))
+    with pytest.raises(DuplicateEpisodeError) as exc:
+        store.record_episode(a0, ep, [scored[0], scored[0]])  # one scorer twice
+    unique = ("UNIQUE constraint failed: assessments.administration, assessments.scorer, "
+              "assessments.scorer_version")
+    assert str(exc.value) == ("the ledger refused the episode of "
+                              f"c1/t1/T3_duplicates/seed=0/clean/L2/repeat=0: {unique}")
+    (attempt,) = store.attempts(key(0))
+    assert (attempt["id"], attempt["status"], attempt["detail"]) == (a0, "failed",
+                                                                     f"rejected: {unique}")
+    assert store.episode(key(0)) is None  # nothing of the episode was written
+
+
+def test_a_check_constraint_is_raised_as_is_and_fails_the_attempt(
+        store: EvidenceStore) -> None:
+    register(store, 1)
+    a0 = _attempt(store, 0)
+    ep, scored = make_episode(key(0))
+    bogus = dataclasses.replace(scored[0], status="BOGUS")  # type: ignore[arg-type]
+    with pytest.raises(sqlite3.IntegrityError) as exc:
+        store.record_episode(a0, ep, [bogus, scored[1]])
+    assert str(exc.value).startswith("CHECK constraint failed")
+    (attempt,) = store.attempts(key(0))
+    assert attempt["status"] == "failed" and attempt["detail"] == f"rejected: {exc.value}"
+    assert store.episode(key(0)) is None
