@@ -274,6 +274,13 @@ EQUIVALENT: dict[str, str] = {
         "zip without strict: PARTS and the three values have 3 items",
     "agentmetrology.envs.comtrade.scoring.submission.x_make_submission__mutmut_9":
         "zip strict=False: PARTS and the three values have 3 items",
+    # serve/mcp_server.py
+    "agentmetrology.serve.mcp_server.x_build_server__mutmut_27":
+        "TextContent without type=: the field's default is 'text' (a Literal['text'])",
+    "agentmetrology.serve.mcp_server.x_build_server__mutmut_32":
+        "ensure_ascii=None is falsy, the same as False",
+    "agentmetrology.serve.mcp_server.x_serve_http__mutmut_15":
+        "uvicorn.Config without host=: its default host is '127.0.0.1', the same loopback address",
     # envs/comtrade/scoring/ground_truth.py: G's ids are {task}-{i:06d} for every seed and
     # profile, and legacy rows ignore the seed, so these arguments cannot change a result
     "agentmetrology.envs.comtrade.scoring.ground_truth.x__mismatch__mutmut_2":

@@ -300,3 +300,114 @@ def test_the_server_name_is_the_environment_s_or_derived(tmp_path: Path) -> None
         spec = dataclasses.replace(COMTRADE, serve_name=serve_name)
         ep = McpEpisode(spec, "T1_single_page", 0, out_dir=tmp_path, clock=FakeClock())
         assert build_server(ep).name == expected
+
+
+def test_serve_stdio_answers_on_the_streams_and_records_at_eof(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    import anyio
+    import mcp.server.stdio as stdio
+
+    from agentmetrology.serve.mcp_server import serve_stdio
+
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "probe", "version": "0"}}}
+    out = io.StringIO()
+    real = stdio.stdio_server
+
+    def streams() -> Any:  # the process's stdin/stdout replaced by one request and a buffer
+        return real(stdin=anyio.wrap_file(io.StringIO(json.dumps(init) + "\n")),
+                    stdout=anyio.wrap_file(out))
+
+    monkeypatch.setattr(stdio, "stdio_server", streams)
+    ep = _episode(tmp_path)
+    ep.call("get_task_info", {})
+    asyncio.run(asyncio.wait_for(serve_stdio(ep), 60))
+    (line,) = out.getvalue().splitlines()
+    result = json.loads(line)["result"]
+    assert result["serverInfo"]["name"] == "agentmetrology-comtrade"
+    assert result["instructions"] == ep.instructions() and "tools" in result["capabilities"]
+    assert ep.recorded is not None  # the client went away (EOF): the episode is recorded
+
+
+def test_the_export_directory_and_the_temporary_file(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    ep = _episode(tmp_path / "unused")
+    out = tmp_path / "a" / "b"  # parents are created
+    seen: list[tuple[str, str]] = []
+    real = os.replace
+
+    def replace(src: str, dst: str) -> None:
+        seen.append((src, dst))
+        real(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    path = record_episode(ep.episode(), [], out)
+    ((tmp, dst),) = seen
+    assert Path(dst) == path and path.parent == out
+    assert Path(tmp).parent == out  # renamed within the directory: atomic
+    assert Path(tmp).name.startswith(".episode-") and tmp.endswith(".tmp")  # never a *.json
+
+
+def test_a_temporary_file_already_gone_does_not_hide_the_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ep = _episode(tmp_path / "unused")
+
+    def vanish_then_fail(src: str, _: str) -> None:
+        Path(src).unlink()
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", vanish_then_fail)
+    with pytest.raises(OSError, match=r"^disk full$"):
+        record_episode(ep.episode(), [], tmp_path / "out")
+
+
+def test_defaults_of_an_episode(tmp_path: Path) -> None:
+    ep = McpEpisode(COMTRADE, "T1_single_page", 0, out_dir=tmp_path, clock=FakeClock())
+    assert ep.path is None and ep.recorded is None
+    assert (ep.adm.key.repeat, ep.adm.key.target, ep.adm.key.level) == (0, "mcp-client", "L2")
+    assert ep.adm.environment == "comtrade"
+    import dataclasses
+    other = dataclasses.replace(COMTRADE, name="comtrade-copy")  # the spec's name is bound
+    assert McpEpisode(other, "T1_single_page", 0, out_dir=tmp_path).adm.environment == (
+        "comtrade-copy")
+    ep.call("submit_results", EMPTY)
+    record = ep.episode()
+    assert record.termination.detail == "submitted by an MCP client over stdio"
+    assert record.submission == EMPTY and record.usage.requests == 0
+
+
+def test_requests_used_are_the_episode_s(tmp_path: Path) -> None:
+    ep = _episode(tmp_path)
+    ep.call("fetch_page", {"page": 1})
+    ep.call("fetch_page", {"page": 1})
+    assert ep.episode().usage.requests == ep.env.requests_used == 2
+
+
+def test_recorded_in_the_store_and_exported(tmp_path: Path) -> None:
+    store, out = tmp_path / "store", tmp_path / "out"
+    ep = McpEpisode(COMTRADE, "T1_single_page", 0, store=store, out_dir=out, clock=FakeClock())
+    ep.call("submit_results", EMPTY)
+    campaign = ep.adm.campaign
+    assert ep.recorded == (f"evidence store {store}, campaign {campaign} (inspect with "
+                           f"`agm campaign status --store {store} --campaign {campaign}`); "
+                           f"{ep.path}")
+
+
+def test_the_export_is_redacted_as_the_store_redacts(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The export's episode_digest is the store's blob digest, even for a variable the store
+    did not see: the store's redaction is used, not a fresh one."""
+    from agentmetrology.store import EvidenceStore
+
+    store, out = tmp_path / "store", tmp_path / "out"
+    ep = McpEpisode(COMTRADE, "T1_single_page", 0, store=store, out_dir=out, clock=FakeClock())
+    monkeypatch.setenv("LATER_API_KEY", "set-after-the-store-opened-1234")
+    ep.call("submit_results", {**EMPTY, "run_log": "key set-after-the-store-opened-1234"})
+    assert ep.path is not None
+    exported = json.loads(ep.path.read_bytes())
+    with EvidenceStore.open(store, create=False) as st:
+        row = st.episode(ep.adm.key)
+    assert row is not None and row["episode_digest"] == exported["episode_digest"]
