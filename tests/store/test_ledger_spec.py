@@ -5,6 +5,7 @@ the attempt failed, nothing written), and the older (unsealed) layout staying un
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import shutil
 import sqlite3
 from pathlib import Path
@@ -15,6 +16,7 @@ from agentmetrology.records import EpisodeKey
 from agentmetrology.store import (
     AttemptStateError,
     BindingMismatchError,
+    CampaignMismatchError,
     DuplicateEpisodeError,
     EvidenceStore,
 )
@@ -112,3 +114,40 @@ def test_a_check_constraint_is_raised_as_is_and_fails_the_attempt(
     (attempt,) = store.attempts(key(0))
     assert attempt["status"] == "failed" and attempt["detail"] == f"rejected: {exc.value}"
     assert store.episode(key(0)) is None
+
+
+def test_an_administration_as_the_ledger_holds_it(store: EvidenceStore) -> None:
+    register(store, 3)
+    adm = store.ledger.administration(key(2))
+    assert adm is not None
+    text, binding_digest = store.ledger.binding(key(2)) or ("", "")
+    assert (adm.key, adm.ordinal, adm.binding_digest, adm.not_launched) == (
+        key(2), 2, binding_digest, None)
+    assert adm.scorer_versions == {"ground_truth_f1": "1.0.0", "shape_judge": "1.0.0"}
+    assert hashlib.sha256(text.encode()).hexdigest() == binding_digest
+    store.set_not_launched([adm], "budget spent")
+    again = store.ledger.administration(key(2))
+    assert again is not None and again.not_launched == "budget spent"
+    assert [a.ordinal for a in store.pending("c1")] == [0, 1, 2]
+
+
+def test_the_ledger_s_own_registration_check(store: EvidenceStore) -> None:
+    rid = register(store, 1)
+    ledger = store.ledger
+    assert ledger.register_campaign("c1", "other-id", "p" * 64, "x", None, []) == rid
+    with pytest.raises(CampaignMismatchError) as exc:
+        ledger.register_campaign("c1", "other-id", "q" * 64, "x", None, [])
+    assert str(exc.value) == ("campaign 'c1' is already in this store with a different plan "
+                              f"(sealed {'p' * 12}, now {'q' * 12}); use a new campaign name or "
+                              "another store")
+
+
+def test_scorer_versions_are_stored_with_sorted_keys(store: EvidenceStore) -> None:
+    from agentmetrology.store import Binding
+
+    versions = {"shape_judge": "1.0.0", "ground_truth_f1": "1.0.0"}  # not in sorted order
+    store.register_campaign("c2", "p" * 64, {"name": "c2"},
+                            [Binding(key(0, "c2"), 0, "a" * 64, "b" * 64, versions)])
+    (text,) = store.ledger.conn.execute(
+        "SELECT scorer_versions FROM administrations WHERE campaign='c2'").fetchone()
+    assert text == '{"ground_truth_f1": "1.0.0", "shape_judge": "1.0.0"}'
