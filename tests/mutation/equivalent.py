@@ -281,6 +281,11 @@ EQUIVALENT: dict[str, str] = {
         "ensure_ascii=None is falsy, the same as False",
     "agentmetrology.serve.mcp_server.x_serve_http__mutmut_15":
         "uvicorn.Config without host=: its default host is '127.0.0.1', the same loopback address",
+    # serve/mcp_server.py: the SDK's defaults
+    "agentmetrology.serve.mcp_server.x_serve_stdio__mutmut_5":
+        "server.run(read, write, None): the SDK's runner builds "
+        "server.create_initialization_options() itself when given None (mcp/server/runner.py), "
+        "the same options",
     # envs/comtrade/scoring/ground_truth.py: G's ids are {task}-{i:06d} for every seed and
     # profile, and legacy rows ignore the seed, so these arguments cannot change a result
     "agentmetrology.envs.comtrade.scoring.ground_truth.x__mismatch__mutmut_2":
