@@ -286,6 +286,130 @@ EQUIVALENT: dict[str, str] = {
         "server.run(read, write, None): the SDK's runner builds "
         "server.create_initialization_options() itself when given None (mcp/server/runner.py), "
         "the same options",
+    # store/verify.py
+    "agentmetrology.store.verify.x_open_ledger_readonly__mutmut_7":
+        "connect without uri=True: this sqlite3 is built with URI filenames on, so "
+        "`file:...?mode=ro` is a read-only URI either way (a mode=ro connect to a missing file "
+        "fails the same)",
+    "agentmetrology.store.verify.x_open_ledger_readonly__mutmut_10":
+        "connect without uri=True: this sqlite3 is built with URI filenames on, so "
+        "`file:...?mode=ro` is a read-only URI either way (a mode=ro connect to a missing file "
+        "fails the same)",
+    "agentmetrology.store.verify.x_open_ledger_readonly__mutmut_11":
+        "the busy timeout left at its default: the ledger is in WAL mode, where a reader never "
+        "waits for a writer's lock",
+    "agentmetrology.store.verify.x_open_ledger_readonly__mutmut_12":
+        "connect without uri=True: this sqlite3 is built with URI filenames on, so "
+        "`file:...?mode=ro` is a read-only URI either way (a mode=ro connect to a missing file "
+        "fails the same)",
+    "agentmetrology.store.verify.x_open_ledger_readonly__mutmut_13":
+        "a busy timeout of 31 s: the ledger is in WAL mode, where a reader never waits for a "
+        "writer's lock",
+    "agentmetrology.store.verify.xǁ_Verifierǁrun__mutmut_11":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁrun__mutmut_12":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁchain__mutmut_6":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁchain__mutmut_7":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁrows__mutmut_4":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁrows__mutmut_5":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁrows__mutmut_31":
+        "str(row[1]) for str(row[0]): every evidence table's first column is its identifier "
+        "(store/schema.py), selected twice",
+    "agentmetrology.store.verify.xǁ_Verifierǁrows__mutmut_59":
+        "zip strict=None: row[1:] holds the columns of `cols`, from one SELECT",
+    "agentmetrology.store.verify.xǁ_Verifierǁrows__mutmut_62":
+        "zip without strict: row[1:] holds the columns of `cols`, from one SELECT",
+    "agentmetrology.store.verify.xǁ_Verifierǁrows__mutmut_64":
+        "zip strict=False: row[1:] holds the columns of `cols`, from one SELECT",
+    "agentmetrology.store.verify.xǁ_Verifierǁtexts__mutmut_3":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁtexts__mutmut_4":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁtexts__mutmut_8":
+        "'UTF-8': codec names are case-insensitive",
+    "agentmetrology.store.verify.xǁ_Verifierǁtexts__mutmut_28":
+        "'UTF-8': codec names are case-insensitive",
+    "agentmetrology.store.verify.xǁ_Verifierǁhas_table__mutmut_6":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁreferenced__mutmut_3":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁreferenced__mutmut_4":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁreferenced__mutmut_21":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁreferenced__mutmut_22":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁblobs__mutmut_32":
+        "blob_ok[d] = None for False: it is only read for its truth (`if not self.blob_ok[d]`, "
+        "`.get(d)`), where None and False agree",
+    "agentmetrology.store.verify.xǁ_Verifierǁblob_path__mutmut_3":
+        "the invalid-digest path is never read: blob_path is opened only for a digest present() "
+        "accepted, which requires a valid digest, so that branch only names a file",
+    "agentmetrology.store.verify.xǁ_Verifierǁblob_path__mutmut_4":
+        "the invalid-digest path is never read: blob_path is opened only for a digest present() "
+        "accepted, which requires a valid digest, so that branch only names a file",
+    "agentmetrology.store.verify.xǁ_Verifierǁblob_path__mutmut_5":
+        "the invalid-digest path is never read: blob_path is opened only for a digest present() "
+        "accepted, which requires a valid digest, so that branch only names a file",
+    "agentmetrology.store.verify.xǁ_Verifierǁblob_path__mutmut_6":
+        "the invalid-digest path is never read: blob_path is opened only for a digest present() "
+        "accepted, which requires a valid digest, so that branch only names a file",
+    "agentmetrology.store.verify.xǁ_Verifierǁblob_path__mutmut_7":
+        "the invalid-digest path is never read: blob_path is opened only for a digest present() "
+        "accepted, which requires a valid digest, so that branch only names a file",
+    "agentmetrology.store.verify.xǁ_Verifierǁblob_path__mutmut_8":
+        "the invalid-digest path is never read: blob_path is opened only for a digest present() "
+        "accepted, which requires a valid digest, so that branch only names a file",
+    "agentmetrology.store.verify.xǁ_Verifierǁbindings__mutmut_4":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁbindings__mutmut_5":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁbindings__mutmut_12":
+        "tagged starts as None, not False: the same truth value",
+    "agentmetrology.store.verify.xǁ_Verifierǁbindings__mutmut_13":
+        "every plan takes the decoding path: the json.dumps path is taken only for texts with no "
+        "`\"$` and no `\\u00`, where no key can be a tag, so from_plain is the identity and "
+        "canonical_json's options are json.dumps's: the same bytes",
+    "agentmetrology.store.verify.xǁ_Verifierǁbindings__mutmut_16":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁbindings__mutmut_17":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁbindings__mutmut_26":
+        "zip strict=None: KEY_COLUMNS has 7 names and row[1:8] 7 values",
+    "agentmetrology.store.verify.xǁ_Verifierǁbindings__mutmut_29":
+        "zip without strict: KEY_COLUMNS has 7 names and row[1:8] 7 values",
+    "agentmetrology.store.verify.xǁ_Verifierǁbindings__mutmut_32":
+        "zip strict=False: KEY_COLUMNS has 7 names and row[1:8] 7 values",
+    "agentmetrology.store.verify.xǁ_Verifierǁbindings__mutmut_35":
+        "row[8:14]: the query selects 13 columns, so the slice is row[8:13] either way",
+    "agentmetrology.store.verify.x__plan_digest__mutmut_12":
+        "ensure_ascii=None is falsy, the same as False",
+    "agentmetrology.store.verify.x__plan_digest__mutmut_13":
+        "allow_nan=None is falsy, the same as False",
+    "agentmetrology.store.verify.x__plan_digest__mutmut_29":
+        "'UTF-8': codec names are case-insensitive",
     # envs/comtrade/scoring/ground_truth.py: G's ids are {task}-{i:06d} for every seed and
     # profile, and legacy rows ignore the seed, so these arguments cannot change a result
     "agentmetrology.envs.comtrade.scoring.ground_truth.x__mismatch__mutmut_2":
