@@ -12,22 +12,14 @@ import pytest
 import store.verify_fixtures as vf
 from agentmetrology.records.canonical import digest, to_plain
 from agentmetrology.store.verify import verify_store
-from store.verify_fixtures import (
+from store.verify_fixtures import (  # built_store, store_copy: the built and root fixtures
     BOUND,
     CHECKED,
+    built_store,  # noqa: F401
     episode_digests,
+    store_copy,  # noqa: F401
     texts,
 )
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return vf.build(tmp_path_factory.mktemp("verify") / "store")
-
-
-@pytest.fixture
-def root(built: Path, tmp_path: Path) -> Path:
-    return vf.copy(built, tmp_path / "store")
 
 
 def test_reopen_sees_the_defaults_of_bindings_without_environment_or_profile(

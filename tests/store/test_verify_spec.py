@@ -19,26 +19,19 @@ from agentmetrology.store import EvidenceStore
 from agentmetrology.store.chain import head
 from agentmetrology.store.qualify import Qualification
 from agentmetrology.store.verify import NotAStoreError, store_is_sealed, verify_store
-from store.verify_fixtures import (
+from store.verify_fixtures import (  # built_store, store_copy: the built and root fixtures
     BOUND,
     CHECKED,
+    built_store,  # noqa: F401
     episode_digests,
     files,
     relink,
     sealed_digest,
+    store_copy,  # noqa: F401
     texts,
 )
 
 OLD = Path(__file__).resolve().parents[1] / "fixtures" / "pre_plugin_store"
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return vf.build(tmp_path_factory.mktemp("verify") / "store")
-
-
-@pytest.fixture
-def root(built: Path, tmp_path: Path) -> Path:
-    return vf.copy(built, tmp_path / "store")
 
 
 # -- a store that qualifies ---------------------------------------------------------------------

@@ -14,6 +14,8 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from agentmetrology.records import (
     Assessment,
     BillableAttempt,
@@ -185,3 +187,17 @@ def relink(root: Path) -> None:
         h = next_head(h, str(tbl), str(ref), None if d is None else str(d))
         statements.append(f"UPDATE chain SET head='{h}' WHERE seq={seq}")
     execute(root, *statements)
+
+
+# -- the fixtures of the verifier tests (imported by them under these names) --------------------
+
+@pytest.fixture(name="built", scope="module")
+def built_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The recorded store, built once per module."""
+    return build(tmp_path_factory.mktemp("verify") / "store")
+
+
+@pytest.fixture(name="root")
+def store_copy(built: Path, tmp_path: Path) -> Path:
+    """A fresh copy of the recorded store for one test to edit."""
+    return copy(built, tmp_path / "store")
