@@ -151,3 +151,48 @@ def test_scorer_versions_are_stored_with_sorted_keys(store: EvidenceStore) -> No
     (text,) = store.ledger.conn.execute(
         "SELECT scorer_versions FROM administrations WHERE campaign='c2'").fetchone()
     assert text == '{"ground_truth_f1": "1.0.0", "shape_judge": "1.0.0"}'
+
+
+def test_timestamps_are_utc_with_milliseconds() -> None:
+    from agentmetrology.store.ledger import now
+
+    stamp = now()
+    assert stamp.endswith("+00:00") and len(stamp) == len("2026-12-01T19:22:06.751+00:00")
+
+
+def test_the_environment_a_binding_names() -> None:
+    from agentmetrology.store.ledger import binding_environment
+
+    assert binding_environment('{"environment": "toolworlds"}') == "toolworlds"
+    for text in (None, "", "{}", '{"environment": null}', "{not json"):
+        assert binding_environment(text) == "comtrade", text
+
+
+def test_a_ledger_of_another_schema_is_refused(tmp_path: Path) -> None:
+    from agentmetrology.store.ledger import Ledger, LedgerError
+    from agentmetrology.store.schema import SCHEMA_VERSION
+
+    path = tmp_path / "ledger.sqlite"
+    Ledger(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE meta SET value='0' WHERE key='schema'")
+    conn.commit()
+    conn.close()
+    with pytest.raises(LedgerError) as exc:
+        Ledger(path)
+    assert str(exc.value) == (f"ledger {path} has schema 0; this version reads schema "
+                              f"{SCHEMA_VERSION}")
+
+
+def test_a_reader_adds_no_writer_index(tmp_path: Path) -> None:
+    root = tmp_path / "s"
+    EvidenceStore.open(root, scrub_env=False).close()
+    conn = sqlite3.connect(root / "ledger.sqlite")
+    conn.execute("DROP INDEX assessments_verdicts")
+    conn.commit()
+    conn.close()
+    EvidenceStore.open_readonly(root).close()
+    conn = sqlite3.connect(root / "ledger.sqlite")
+    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+    conn.close()
+    assert "assessments_verdicts" not in names and "administrations_revisions" in names
