@@ -410,6 +410,359 @@ EQUIVALENT: dict[str, str] = {
         "allow_nan=None is falsy, the same as False",
     "agentmetrology.store.verify.x__plan_digest__mutmut_29":
         "'UTF-8': codec names are case-insensitive",
+    # store/ledger.py
+    "agentmetrology.store.ledger.x_binding_environment__mutmut_6":
+        "'XX{}XX' for an empty binding: it fails to parse, and the ValueError branch returns the "
+        "same default",
+    "agentmetrology.store.ledger.x__key__mutmut_1":
+        "default offset 1: every caller passes the offset",
+    "agentmetrology.store.ledger.xǁLedgerǁ__init____mutmut_1":
+        "default readonly=True: the only caller (EvidenceStore) passes readonly explicitly",
+    "agentmetrology.store.ledger.xǁLedgerǁ__init____mutmut_2":
+        "self.path = None: the attribute is never read",
+    "agentmetrology.store.ledger.xǁLedgerǁ__init____mutmut_3":
+        "self.readonly = None: the attribute is never read",
+    "agentmetrology.store.ledger.xǁLedgerǁ__init____mutmut_8":
+        "isolation_level left at its default: every write runs in transaction()'s explicit BEGIN "
+        "IMMEDIATE ... COMMIT, so the module's implicit transactions (opened only before a write "
+        "outside a transaction) never open",
+    "agentmetrology.store.ledger.xǁLedgerǁ__init____mutmut_9":
+        "the busy timeout left at its default: the store's writer lock admits one writer, and WAL"
+        " readers never wait, so no wait reaches it",
+    "agentmetrology.store.ledger.xǁLedgerǁ__init____mutmut_10":
+        "a busy timeout of 31 s: the store's writer lock admits one writer, and WAL readers never"
+        " wait, so no wait reaches it",
+    "agentmetrology.store.ledger.xǁLedgerǁ__init____mutmut_13":
+        "PRAGMA in another case: pragma names and values are case-insensitive",
+    "agentmetrology.store.ledger.xǁLedgerǁ__init____mutmut_14":
+        "PRAGMA in another case: pragma names and values are case-insensitive",
+    "agentmetrology.store.ledger.xǁLedgerǁ__init____mutmut_17":
+        "PRAGMA in another case: pragma names and values are case-insensitive",
+    "agentmetrology.store.ledger.xǁLedgerǁ__init____mutmut_18":
+        "PRAGMA in another case: pragma names and values are case-insensitive",
+    "agentmetrology.store.ledger.xǁLedgerǁ__init____mutmut_21":
+        "PRAGMA in another case: pragma names and values are case-insensitive",
+    "agentmetrology.store.ledger.xǁLedgerǁ__init____mutmut_22":
+        "PRAGMA in another case: pragma names and values are case-insensitive",
+    "agentmetrology.store.ledger.xǁLedgerǁ__init____mutmut_34":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁ__init____mutmut_42":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁ__init____mutmut_49":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁ__init____mutmut_50":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁseal_existing__mutmut_10":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁseal_existing__mutmut_11":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁseal_existing__mutmut_17":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁseal_existing__mutmut_18":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁcampaign__mutmut_7":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁcampaign__mutmut_8":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁcampaign__mutmut_16":
+        "zip strict=None: the column names come from the same cursor's description as the row",
+    "agentmetrology.store.ledger.xǁLedgerǁcampaign__mutmut_19":
+        "zip without strict: the column names come from the same cursor's description as the row",
+    "agentmetrology.store.ledger.xǁLedgerǁcampaign__mutmut_21":
+        "zip strict=False: the column names come from the same cursor's description as the row",
+    "agentmetrology.store.ledger.xǁLedgerǁcampaign_names__mutmut_4":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁcampaign_names__mutmut_5":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁregister_campaign__mutmut_12":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁregister_campaign__mutmut_13":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁregister_campaign__mutmut_28":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁregister_campaign__mutmut_29":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁregister_campaign__mutmut_31":
+        "column names of an INSERT in another case: SQLite names are case-insensitive",
+    "agentmetrology.store.ledger.xǁLedgerǁregister_campaign__mutmut_33":
+        "column names of an INSERT in another case: SQLite names are case-insensitive",
+    "agentmetrology.store.ledger.xǁLedgerǁregister_campaign__mutmut_35":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁregister_campaign__mutmut_56":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁregister_campaign__mutmut_57":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁbegin_run__mutmut_7":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁbegin_run__mutmut_8":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁbegin_run__mutmut_10":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁbegin_run__mutmut_14":
+        "lastrowid or 1: an INSERT that inserted a row sets lastrowid to its (positive) id, so "
+        "the fallback is never read",
+    "agentmetrology.store.ledger.xǁLedgerǁend_run__mutmut_6":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁend_run__mutmut_7":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁinterrupt_started__mutmut_5":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁinterrupt_started__mutmut_8":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁinterrupt_started__mutmut_9":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁinterrupt_started__mutmut_16":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁinterrupt_started__mutmut_19":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁpending__mutmut_7":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁpending__mutmut_8":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁpending__mutmut_10":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁpending__mutmut_11":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁpending__mutmut_13":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁpending__mutmut_14":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁadministration__mutmut_8":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁadministration__mutmut_9":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁadministration__mutmut_12":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁset_not_launched__mutmut_6":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁset_not_launched__mutmut_7":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁstart_attempts__mutmut_9":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁstart_attempts__mutmut_10":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁstart_attempts__mutmut_12":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁstart_attempts__mutmut_17":
+        "lastrowid or 1: an INSERT that inserted a row sets lastrowid to its (positive) id, so "
+        "the fallback is never read",
+    "agentmetrology.store.ledger.xǁLedgerǁstart_attempts__mutmut_23":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁstart_attempts__mutmut_24":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁfail_attempt__mutmut_7":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁfail_attempt__mutmut_10":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_billable__mutmut_7":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_billable__mutmut_8":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_billable__mutmut_10":
+        "column names of an INSERT in another case: SQLite names are case-insensitive",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_billable__mutmut_12":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_billable__mutmut_13":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_billable__mutmut_27":
+        "lastrowid or 1: an INSERT that inserted a row sets lastrowid to its (positive) id, so "
+        "the fallback is never read (and it is read only when rowcount is 1)",
+    "agentmetrology.store.ledger.xǁLedgerǁbillable_attempts__mutmut_7":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁbillable_attempts__mutmut_8":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁbillable_attempts__mutmut_14":
+        "zip strict=None: the column names come from the same cursor's description as the row",
+    "agentmetrology.store.ledger.xǁLedgerǁbillable_attempts__mutmut_17":
+        "zip without strict: the column names come from the same cursor's description as the row",
+    "agentmetrology.store.ledger.xǁLedgerǁbillable_attempts__mutmut_18":
+        "zip strict=False: the column names come from the same cursor's description as the row",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_episode__mutmut_13":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_episode__mutmut_14":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_episode__mutmut_21":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_episode__mutmut_22":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_episode__mutmut_24":
+        "column names of an INSERT in another case: SQLite names are case-insensitive",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_episode__mutmut_26":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_episode__mutmut_29":
+        "'UTF-8': codec names are case-insensitive",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_episode__mutmut_32":
+        "zip strict=None: store.record computes one digest per assessment, from the same tuple",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_episode__mutmut_35":
+        "zip without strict: store.record computes one digest per assessment, from the same tuple",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_episode__mutmut_36":
+        "zip strict=False: store.record computes one digest per assessment, from the same tuple",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_episode__mutmut_42":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_episode__mutmut_58":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_episode__mutmut_59":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_episode__mutmut_61":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_episode__mutmut_62":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁ_check_attempt__mutmut_7":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁ_check_attempt__mutmut_8":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁ_check_attempt__mutmut_37":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁ_check_attempt__mutmut_38":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁattempts__mutmut_9":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁattempts__mutmut_10":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁattempts__mutmut_12":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁattempts__mutmut_13":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁattempts__mutmut_16":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁattempts__mutmut_18":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁattempts__mutmut_19":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁattempts__mutmut_26":
+        "zip strict=None: the column names come from the same cursor's description as the row",
+    "agentmetrology.store.ledger.xǁLedgerǁattempts__mutmut_29":
+        "zip without strict: the column names come from the same cursor's description as the row",
+    "agentmetrology.store.ledger.xǁLedgerǁattempts__mutmut_30":
+        "zip strict=False: the column names come from the same cursor's description as the row",
+    "agentmetrology.store.ledger.xǁLedgerǁepisode__mutmut_8":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁepisode__mutmut_9":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁepisode__mutmut_11":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁepisode__mutmut_14":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁepisode__mutmut_22":
+        "zip strict=None: the column names come from the same cursor's description as the row",
+    "agentmetrology.store.ledger.xǁLedgerǁepisode__mutmut_25":
+        "zip without strict: the column names come from the same cursor's description as the row",
+    "agentmetrology.store.ledger.xǁLedgerǁepisode__mutmut_27":
+        "zip strict=False: the column names come from the same cursor's description as the row",
+    "agentmetrology.store.ledger.xǁLedgerǁepisode__mutmut_34":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁepisode__mutmut_35":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁepisode__mutmut_37":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁepisode__mutmut_38":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁepisode__mutmut_40":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁepisode__mutmut_41":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁepisode__mutmut_52":
+        "zip strict=None: the column names come from the same cursor's description as the row",
+    "agentmetrology.store.ledger.xǁLedgerǁepisode__mutmut_55":
+        "zip without strict: the column names come from the same cursor's description as the row",
+    "agentmetrology.store.ledger.xǁLedgerǁepisode__mutmut_56":
+        "zip strict=False: the column names come from the same cursor's description as the row",
+    "agentmetrology.store.ledger.xǁLedgerǁsupersede_measurement_failures__mutmut_12":
+        "the seal callback is passed to an unsealed ledger too: Ledger._seal appends only when "
+        "the ledger is sealed",
+    "agentmetrology.store.ledger.xǁLedgerǁbinding__mutmut_8":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁbinding__mutmut_9":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁbinding__mutmut_12":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
     # envs/comtrade/scoring/ground_truth.py: G's ids are {task}-{i:06d} for every seed and
     # profile, and legacy rows ignore the seed, so these arguments cannot change a result
     "agentmetrology.envs.comtrade.scoring.ground_truth.x__mismatch__mutmut_2":
