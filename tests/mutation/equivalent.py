@@ -150,6 +150,619 @@ EQUIVALENT: dict[str, str] = {
         "zip without strict: cols and row come from one SELECT",
     "agentmetrology.store.chain.x_row_digest__mutmut_30":
         "zip strict=False: cols and row come from one SELECT",
+    # envs/comtrade/scoring/judge_rows.py and streamed.py
+    "agentmetrology.envs.comtrade.scoring.judge_rows.x__freeze__mutmut_1":
+        "a frozen value's tag only sets it apart from other values; it is a tuple, which no "
+        "parsed JSON value is, so any constant tag does",
+    "agentmetrology.envs.comtrade.scoring.judge_rows.x__freeze__mutmut_2":
+        "a frozen value's tag only sets it apart from other values; it is a tuple, which no "
+        "parsed JSON value is, so any constant tag does",
+    "agentmetrology.envs.comtrade.scoring.judge_rows.x__freeze__mutmut_11":
+        "a frozen value's tag only sets it apart from other values; it is a tuple, which no "
+        "parsed JSON value is, so any constant tag does",
+    "agentmetrology.envs.comtrade.scoring.judge_rows.x__freeze__mutmut_12":
+        "a frozen value's tag only sets it apart from other values; it is a tuple, which no "
+        "parsed JSON value is, so any constant tag does",
+    "agentmetrology.envs.comtrade.scoring.judge_rows.x__freeze__mutmut_5":
+        "ensure_ascii None: JSON text with or without \\u escapes encodes each value one to one, "
+        "so equal values still give equal texts and different values different ones",
+    "agentmetrology.envs.comtrade.scoring.judge_rows.x__freeze__mutmut_8":
+        "ensure_ascii left at its default (True): JSON text with or without \\u escapes encodes "
+        "each value one to one, so equal values still give equal texts and different values "
+        "different ones",
+    "agentmetrology.envs.comtrade.scoring.judge_rows.x__freeze__mutmut_10":
+        "ensure_ascii True: JSON text with or without \\u escapes encodes each value one to one, "
+        "so equal values still give equal texts and different values different ones",
+    "agentmetrology.envs.comtrade.scoring.judge_rows.xǁRowTallyǁ_add_keys__mutmut_2":
+        "`or` in the assert: _add_keys runs only when _pick is set, which it is exactly when "
+        "key_fields is a list, so both halves hold",
+    "agentmetrology.envs.comtrade.scoring.judge_rows.xǁRowTallyǁ_add_keys__mutmut_25":
+        "the memo keeps one more value: it only swaps a value for an equal one, so set membership"
+        " (the dedup count) is unchanged",
+    "agentmetrology.envs.comtrade.scoring.judge_rows.xǁRowTallyǁ_add_keys__mutmut_7":
+        "sharing starts at 50,001 keys, not 50,000: shared values equal the originals, so set "
+        "membership is unchanged",
+    "agentmetrology.envs.comtrade.scoring.judge_rows.xǁRowTallyǁ_add_ranges__mutmut_4":
+        "`or True`: when no row of the batch has a year, the comprehension is empty anyway",
+    "agentmetrology.envs.comtrade.scoring.judge_rows.xǁRowTallyǁadd__mutmut_14":
+        "zip strict=None: the keys and the value types come from the same rows",
+    "agentmetrology.envs.comtrade.scoring.judge_rows.xǁRowTallyǁadd__mutmut_17":
+        "zip without strict: the keys and the value types come from the same rows",
+    "agentmetrology.envs.comtrade.scoring.judge_rows.xǁRowTallyǁadd__mutmut_27":
+        "zip strict=False: the keys and the value types come from the same rows",
+    "agentmetrology.envs.comtrade.scoring.judge_rows.xǁRowTallyǁtype_consistency__mutmut_4":
+        "zip strict=None: a shape's keys and types come from one row",
+    "agentmetrology.envs.comtrade.scoring.judge_rows.xǁRowTallyǁtype_consistency__mutmut_7":
+        "zip without strict: a shape's keys and types come from one row",
+    "agentmetrology.envs.comtrade.scoring.judge_rows.xǁRowTallyǁtype_consistency__mutmut_8":
+        "zip strict=False: a shape's keys and types come from one row",
+    "agentmetrology.envs.comtrade.scoring.streamed.x__json_str__mutmut_3":
+        "ensure_ascii=None is falsy, the same as False",
+    "agentmetrology.envs.comtrade.scoring.streamed.x__json_str__mutmut_8":
+        "'UTF-8': codec names are case-insensitive",
+    "agentmetrology.envs.comtrade.scoring.streamed.x__scan__mutmut_13":
+        "'UTF-8': codec names are case-insensitive",
+    "agentmetrology.envs.comtrade.scoring.streamed.xǁStreamedSubmissionǁdata_batches__mutmut_11":
+        "'UTF-8': codec names are case-insensitive",
+    # envs/comtrade/scoring/judge.py
+    "agentmetrology.envs.comtrade.scoring.judge.x__clamp__mutmut_3":
+        "`x <= lo`: at x == lo both branches return the same value",
+    "agentmetrology.envs.comtrade.scoring.judge.x__clamp__mutmut_6":
+        "`x >= hi`: at x == hi both branches return the same value",
+    "agentmetrology.envs.comtrade.scoring.judge.x__clamp__mutmut_4":
+        "never clamps from above: no caller passes a value above hi (1 - |n-E|/E <= 1; "
+        "correctness is at most 12 + 4 + 4 + 6 + 4 = 30)",
+    "agentmetrology.envs.comtrade.scoring.judge.x_correctness__mutmut_24":
+        "row-count clamp to 2.0: 1 - |n-E|/E never exceeds 1",
+    "agentmetrology.envs.comtrade.scoring.judge.x_correctness__mutmut_78":
+        "clamp to 31: the correctness terms sum to at most 30",
+    "agentmetrology.envs.comtrade.scoring.judge.x_efficiency__mutmut_19":
+        "`rc == 1 or rc <= b`: rc = 0 satisfies rc <= b anyway (b >= 1)",
+    "agentmetrology.envs.comtrade.scoring.judge.x_efficiency__mutmut_20":
+        "`rc < b`: at rc = b the formula gives 12 * (1 - 0) = 12 too",
+    "agentmetrology.envs.comtrade.scoring.judge.x_efficiency__mutmut_23":
+        "`rc > 2b`: at rc = 2b the formula gives 12 * (1 - 1) = 0 too",
+    "agentmetrology.envs.comtrade.scoring.judge.x_efficiency__mutmut_41":
+        "default time 1 s instead of 0: both are within 45 s",
+    "agentmetrology.envs.comtrade.scoring.judge.x_query_points__mutmut_8":
+        "get(name) without a default: the default is None",
+    "agentmetrology.envs.comtrade.scoring.judge.x_request_count__mutmut_18":
+        "lstrip('XX0XX') strips the characters X and 0; digits hold no X",
+    "agentmetrology.envs.comtrade.scoring.judge.x_robustness__mutmut_29":
+        "`or True`: an empty log splits into one empty line, which scores 0 (fewer than 3 lines, "
+        "not longer than 10 characters) as 0 lines do",
+    "agentmetrology.envs.comtrade.scoring.judge.x_robustness__mutmut_30":
+        "else 1: one line of an empty log scores 0 as 0 lines do",
+    "agentmetrology.envs.comtrade.scoring.judge.x_shape_judge__mutmut_31":
+        "meta '' instead of None: absent metadata is a missing part, which returns before meta is"
+        " read",
+    "agentmetrology.envs.comtrade.scoring.judge.x_shape_judge__mutmut_83":
+        "run_log default 'XXXX': an absent run log is a missing part, which returns before the "
+        "log is read",
+    "agentmetrology.envs.comtrade.scoring.judge.x_shape_judge__mutmut_88":
+        "raw metadata text None: dimensions reads it only when json.dumps fails on the parsed "
+        "metadata (meta_text's fallback), and json.dumps encodes every depth json.loads decodes "
+        "(tried through judge_texts up to the decoder's limit, about 994 levels)",
+    "agentmetrology.envs.comtrade.scoring.judge.x_shape_judge__mutmut_95":
+        "raw metadata text '' (raw_meta is never empty here: empty metadata fails to parse and "
+        "returns earlier): dimensions reads it only when json.dumps fails on the parsed metadata "
+        "(meta_text's fallback), and json.dumps encodes every depth json.loads decodes (tried "
+        "through judge_texts up to the decoder's limit, about 994 levels)",
+    "agentmetrology.envs.comtrade.scoring.judge.x_shape_judge__mutmut_96":
+        "'XXXX' only for an empty raw_meta, which returns earlier (it fails to parse)",
+    # judge.py: arguments a RowTally makes unused
+    "agentmetrology.envs.comtrade.scoring.judge.x_dimensions__mutmut_35":
+        "data_quality(None, ...): dimensions has already turned the lines into a RowTally, which "
+        "_tally returns as is without reading meta",
+    "agentmetrology.envs.comtrade.scoring.judge.x_dimensions__mutmut_37":
+        "data_quality(..., None): dimensions has already turned the lines into a RowTally, which "
+        "_tally returns as is without reading the task",
+    "agentmetrology.envs.comtrade.scoring.judge.x_meta_text__mutmut_3":
+        "ensure_ascii=None is falsy, the same as False",
+    # envs/comtrade/scoring/submission.py
+    "agentmetrology.envs.comtrade.scoring.submission.x__read_part__mutmut_11":
+        "reads limit + 2 bytes, not limit + 1: any read longer than the limit is refused with the"
+        " size from stat, so the verdict and message are the same (the bound only caps memory)",
+    "agentmetrology.envs.comtrade.scoring.submission.x__read_part__mutmut_9":
+        "read() of the whole file: the same bytes when within the limit, the same refusal (size "
+        "from stat) when not; only memory differs",
+    "agentmetrology.envs.comtrade.scoring.submission.x_decode_part__mutmut_6":
+        "'UTF-8': codec names are case-insensitive",
+    "agentmetrology.envs.comtrade.scoring.submission.x_make_submission__mutmut_5":
+        "zip strict=None: PARTS and the three values have 3 items",
+    "agentmetrology.envs.comtrade.scoring.submission.x_make_submission__mutmut_8":
+        "zip without strict: PARTS and the three values have 3 items",
+    "agentmetrology.envs.comtrade.scoring.submission.x_make_submission__mutmut_9":
+        "zip strict=False: PARTS and the three values have 3 items",
+    # serve/mcp_server.py
+    "agentmetrology.serve.mcp_server.x_build_server__mutmut_27":
+        "TextContent without type=: the field's default is 'text' (a Literal['text'])",
+    "agentmetrology.serve.mcp_server.x_build_server__mutmut_32":
+        "ensure_ascii=None is falsy, the same as False",
+    "agentmetrology.serve.mcp_server.x_serve_http__mutmut_15":
+        "uvicorn.Config without host=: its default host is '127.0.0.1', the same loopback address",
+    # serve/mcp_server.py: the SDK's defaults
+    "agentmetrology.serve.mcp_server.x_serve_stdio__mutmut_5":
+        "server.run(read, write, None): the SDK's runner builds "
+        "server.create_initialization_options() itself when given None (mcp/server/runner.py), "
+        "the same options",
+    # store/verify.py
+    "agentmetrology.store.verify.x_open_ledger_readonly__mutmut_7":
+        "connect without uri=True: this sqlite3 is built with URI filenames on, so "
+        "`file:...?mode=ro` is a read-only URI either way (a mode=ro connect to a missing file "
+        "fails the same)",
+    "agentmetrology.store.verify.x_open_ledger_readonly__mutmut_10":
+        "connect without uri=True: this sqlite3 is built with URI filenames on, so "
+        "`file:...?mode=ro` is a read-only URI either way (a mode=ro connect to a missing file "
+        "fails the same)",
+    "agentmetrology.store.verify.x_open_ledger_readonly__mutmut_11":
+        "the busy timeout left at its default: the ledger is in WAL mode, where a reader never "
+        "waits for a writer's lock",
+    "agentmetrology.store.verify.x_open_ledger_readonly__mutmut_12":
+        "connect without uri=True: this sqlite3 is built with URI filenames on, so "
+        "`file:...?mode=ro` is a read-only URI either way (a mode=ro connect to a missing file "
+        "fails the same)",
+    "agentmetrology.store.verify.x_open_ledger_readonly__mutmut_13":
+        "a busy timeout of 31 s: the ledger is in WAL mode, where a reader never waits for a "
+        "writer's lock",
+    "agentmetrology.store.verify.xǁ_Verifierǁrun__mutmut_11":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁrun__mutmut_12":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁchain__mutmut_6":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁchain__mutmut_7":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁrows__mutmut_4":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁrows__mutmut_5":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁrows__mutmut_31":
+        "str(row[1]) for str(row[0]): every evidence table's first column is its identifier "
+        "(store/schema.py), selected twice",
+    "agentmetrology.store.verify.xǁ_Verifierǁrows__mutmut_59":
+        "zip strict=None: row[1:] holds the columns of `cols`, from one SELECT",
+    "agentmetrology.store.verify.xǁ_Verifierǁrows__mutmut_62":
+        "zip without strict: row[1:] holds the columns of `cols`, from one SELECT",
+    "agentmetrology.store.verify.xǁ_Verifierǁrows__mutmut_64":
+        "zip strict=False: row[1:] holds the columns of `cols`, from one SELECT",
+    "agentmetrology.store.verify.xǁ_Verifierǁtexts__mutmut_3":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁtexts__mutmut_4":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁtexts__mutmut_8":
+        "'UTF-8': codec names are case-insensitive",
+    "agentmetrology.store.verify.xǁ_Verifierǁtexts__mutmut_28":
+        "'UTF-8': codec names are case-insensitive",
+    "agentmetrology.store.verify.xǁ_Verifierǁhas_table__mutmut_6":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁreferenced__mutmut_3":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁreferenced__mutmut_4":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁreferenced__mutmut_21":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁreferenced__mutmut_22":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁblobs__mutmut_32":
+        "blob_ok[d] = None for False: it is only read for its truth (`if not self.blob_ok[d]`, "
+        "`.get(d)`), where None and False agree",
+    "agentmetrology.store.verify.xǁ_Verifierǁblob_path__mutmut_3":
+        "the invalid-digest path is never read: blob_path is opened only for a digest present() "
+        "accepted, which requires a valid digest, so that branch only names a file",
+    "agentmetrology.store.verify.xǁ_Verifierǁblob_path__mutmut_4":
+        "the invalid-digest path is never read: blob_path is opened only for a digest present() "
+        "accepted, which requires a valid digest, so that branch only names a file",
+    "agentmetrology.store.verify.xǁ_Verifierǁblob_path__mutmut_5":
+        "the invalid-digest path is never read: blob_path is opened only for a digest present() "
+        "accepted, which requires a valid digest, so that branch only names a file",
+    "agentmetrology.store.verify.xǁ_Verifierǁblob_path__mutmut_6":
+        "the invalid-digest path is never read: blob_path is opened only for a digest present() "
+        "accepted, which requires a valid digest, so that branch only names a file",
+    "agentmetrology.store.verify.xǁ_Verifierǁblob_path__mutmut_7":
+        "the invalid-digest path is never read: blob_path is opened only for a digest present() "
+        "accepted, which requires a valid digest, so that branch only names a file",
+    "agentmetrology.store.verify.xǁ_Verifierǁblob_path__mutmut_8":
+        "the invalid-digest path is never read: blob_path is opened only for a digest present() "
+        "accepted, which requires a valid digest, so that branch only names a file",
+    "agentmetrology.store.verify.xǁ_Verifierǁbindings__mutmut_4":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁbindings__mutmut_5":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁbindings__mutmut_12":
+        "tagged starts as None, not False: the same truth value",
+    "agentmetrology.store.verify.xǁ_Verifierǁbindings__mutmut_13":
+        "every plan takes the decoding path: the json.dumps path is taken only for texts with no "
+        "`\"$` and no `\\u00`, where no key can be a tag, so from_plain is the identity and "
+        "canonical_json's options are json.dumps's: the same bytes",
+    "agentmetrology.store.verify.xǁ_Verifierǁbindings__mutmut_16":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁbindings__mutmut_17":
+        "SQL in another case: SQLite keywords and names are case-insensitive; no quoted literal "
+        "changes",
+    "agentmetrology.store.verify.xǁ_Verifierǁbindings__mutmut_26":
+        "zip strict=None: KEY_COLUMNS has 7 names and row[1:8] 7 values",
+    "agentmetrology.store.verify.xǁ_Verifierǁbindings__mutmut_29":
+        "zip without strict: KEY_COLUMNS has 7 names and row[1:8] 7 values",
+    "agentmetrology.store.verify.xǁ_Verifierǁbindings__mutmut_32":
+        "zip strict=False: KEY_COLUMNS has 7 names and row[1:8] 7 values",
+    "agentmetrology.store.verify.xǁ_Verifierǁbindings__mutmut_35":
+        "row[8:14]: the query selects 13 columns, so the slice is row[8:13] either way",
+    "agentmetrology.store.verify.x__plan_digest__mutmut_12":
+        "ensure_ascii=None is falsy, the same as False",
+    "agentmetrology.store.verify.x__plan_digest__mutmut_13":
+        "allow_nan=None is falsy, the same as False",
+    "agentmetrology.store.verify.x__plan_digest__mutmut_29":
+        "'UTF-8': codec names are case-insensitive",
+    # store/ledger.py
+    "agentmetrology.store.ledger.x_binding_environment__mutmut_6":
+        "'XX{}XX' for an empty binding: it fails to parse, and the ValueError branch returns the "
+        "same default",
+    "agentmetrology.store.ledger.x__key__mutmut_1":
+        "default offset 1: every caller passes the offset",
+    "agentmetrology.store.ledger.xǁLedgerǁ__init____mutmut_1":
+        "default readonly=True: the only caller (EvidenceStore) passes readonly explicitly",
+    "agentmetrology.store.ledger.xǁLedgerǁ__init____mutmut_2":
+        "self.path = None: the attribute is never read",
+    "agentmetrology.store.ledger.xǁLedgerǁ__init____mutmut_3":
+        "self.readonly = None: the attribute is never read",
+    "agentmetrology.store.ledger.xǁLedgerǁ__init____mutmut_8":
+        "isolation_level left at its default: every write runs in transaction()'s explicit BEGIN "
+        "IMMEDIATE ... COMMIT, so the module's implicit transactions (opened only before a write "
+        "outside a transaction) never open",
+    "agentmetrology.store.ledger.xǁLedgerǁ__init____mutmut_9":
+        "the busy timeout left at its default: the store's writer lock admits one writer, and WAL"
+        " readers never wait, so no wait reaches it",
+    "agentmetrology.store.ledger.xǁLedgerǁ__init____mutmut_10":
+        "a busy timeout of 31 s: the store's writer lock admits one writer, and WAL readers never"
+        " wait, so no wait reaches it",
+    "agentmetrology.store.ledger.xǁLedgerǁ__init____mutmut_13":
+        "PRAGMA in another case: pragma names and values are case-insensitive",
+    "agentmetrology.store.ledger.xǁLedgerǁ__init____mutmut_14":
+        "PRAGMA in another case: pragma names and values are case-insensitive",
+    "agentmetrology.store.ledger.xǁLedgerǁ__init____mutmut_17":
+        "PRAGMA in another case: pragma names and values are case-insensitive",
+    "agentmetrology.store.ledger.xǁLedgerǁ__init____mutmut_18":
+        "PRAGMA in another case: pragma names and values are case-insensitive",
+    "agentmetrology.store.ledger.xǁLedgerǁ__init____mutmut_21":
+        "PRAGMA in another case: pragma names and values are case-insensitive",
+    "agentmetrology.store.ledger.xǁLedgerǁ__init____mutmut_22":
+        "PRAGMA in another case: pragma names and values are case-insensitive",
+    "agentmetrology.store.ledger.xǁLedgerǁ__init____mutmut_34":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁ__init____mutmut_42":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁ__init____mutmut_49":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁ__init____mutmut_50":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁseal_existing__mutmut_10":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁseal_existing__mutmut_11":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁseal_existing__mutmut_17":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁseal_existing__mutmut_18":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁcampaign__mutmut_7":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁcampaign__mutmut_8":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁcampaign__mutmut_16":
+        "zip strict=None: the column names come from the same cursor's description as the row",
+    "agentmetrology.store.ledger.xǁLedgerǁcampaign__mutmut_19":
+        "zip without strict: the column names come from the same cursor's description as the row",
+    "agentmetrology.store.ledger.xǁLedgerǁcampaign__mutmut_21":
+        "zip strict=False: the column names come from the same cursor's description as the row",
+    "agentmetrology.store.ledger.xǁLedgerǁcampaign_names__mutmut_4":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁcampaign_names__mutmut_5":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁregister_campaign__mutmut_12":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁregister_campaign__mutmut_13":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁregister_campaign__mutmut_28":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁregister_campaign__mutmut_29":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁregister_campaign__mutmut_31":
+        "column names of an INSERT in another case: SQLite names are case-insensitive",
+    "agentmetrology.store.ledger.xǁLedgerǁregister_campaign__mutmut_33":
+        "column names of an INSERT in another case: SQLite names are case-insensitive",
+    "agentmetrology.store.ledger.xǁLedgerǁregister_campaign__mutmut_35":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁregister_campaign__mutmut_56":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁregister_campaign__mutmut_57":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁbegin_run__mutmut_7":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁbegin_run__mutmut_8":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁbegin_run__mutmut_10":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁbegin_run__mutmut_14":
+        "lastrowid or 1: an INSERT that inserted a row sets lastrowid to its (positive) id, so "
+        "the fallback is never read",
+    "agentmetrology.store.ledger.xǁLedgerǁend_run__mutmut_6":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁend_run__mutmut_7":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁinterrupt_started__mutmut_5":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁinterrupt_started__mutmut_8":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁinterrupt_started__mutmut_9":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁinterrupt_started__mutmut_16":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁinterrupt_started__mutmut_19":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁpending__mutmut_7":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁpending__mutmut_8":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁpending__mutmut_10":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁpending__mutmut_11":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁpending__mutmut_13":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁpending__mutmut_14":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁadministration__mutmut_8":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁadministration__mutmut_9":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁadministration__mutmut_12":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁset_not_launched__mutmut_6":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁset_not_launched__mutmut_7":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁstart_attempts__mutmut_9":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁstart_attempts__mutmut_10":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁstart_attempts__mutmut_12":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁstart_attempts__mutmut_17":
+        "lastrowid or 1: an INSERT that inserted a row sets lastrowid to its (positive) id, so "
+        "the fallback is never read",
+    "agentmetrology.store.ledger.xǁLedgerǁstart_attempts__mutmut_23":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁstart_attempts__mutmut_24":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁfail_attempt__mutmut_7":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁfail_attempt__mutmut_10":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_billable__mutmut_7":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_billable__mutmut_8":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_billable__mutmut_10":
+        "column names of an INSERT in another case: SQLite names are case-insensitive",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_billable__mutmut_12":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_billable__mutmut_13":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_billable__mutmut_27":
+        "lastrowid or 1: an INSERT that inserted a row sets lastrowid to its (positive) id, so "
+        "the fallback is never read (and it is read only when rowcount is 1)",
+    "agentmetrology.store.ledger.xǁLedgerǁbillable_attempts__mutmut_7":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁbillable_attempts__mutmut_8":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁbillable_attempts__mutmut_14":
+        "zip strict=None: the column names come from the same cursor's description as the row",
+    "agentmetrology.store.ledger.xǁLedgerǁbillable_attempts__mutmut_17":
+        "zip without strict: the column names come from the same cursor's description as the row",
+    "agentmetrology.store.ledger.xǁLedgerǁbillable_attempts__mutmut_18":
+        "zip strict=False: the column names come from the same cursor's description as the row",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_episode__mutmut_13":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_episode__mutmut_14":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_episode__mutmut_21":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_episode__mutmut_22":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_episode__mutmut_24":
+        "column names of an INSERT in another case: SQLite names are case-insensitive",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_episode__mutmut_26":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_episode__mutmut_29":
+        "'UTF-8': codec names are case-insensitive",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_episode__mutmut_32":
+        "zip strict=None: store.record computes one digest per assessment, from the same tuple",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_episode__mutmut_35":
+        "zip without strict: store.record computes one digest per assessment, from the same tuple",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_episode__mutmut_36":
+        "zip strict=False: store.record computes one digest per assessment, from the same tuple",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_episode__mutmut_42":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_episode__mutmut_58":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_episode__mutmut_59":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_episode__mutmut_61":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁrecord_episode__mutmut_62":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁ_check_attempt__mutmut_7":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁ_check_attempt__mutmut_8":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁ_check_attempt__mutmut_37":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁ_check_attempt__mutmut_38":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁattempts__mutmut_9":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁattempts__mutmut_10":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁattempts__mutmut_12":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁattempts__mutmut_13":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁattempts__mutmut_16":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁattempts__mutmut_18":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁattempts__mutmut_19":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁattempts__mutmut_26":
+        "zip strict=None: the column names come from the same cursor's description as the row",
+    "agentmetrology.store.ledger.xǁLedgerǁattempts__mutmut_29":
+        "zip without strict: the column names come from the same cursor's description as the row",
+    "agentmetrology.store.ledger.xǁLedgerǁattempts__mutmut_30":
+        "zip strict=False: the column names come from the same cursor's description as the row",
+    "agentmetrology.store.ledger.xǁLedgerǁepisode__mutmut_8":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁepisode__mutmut_9":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁepisode__mutmut_11":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁepisode__mutmut_14":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁepisode__mutmut_22":
+        "zip strict=None: the column names come from the same cursor's description as the row",
+    "agentmetrology.store.ledger.xǁLedgerǁepisode__mutmut_25":
+        "zip without strict: the column names come from the same cursor's description as the row",
+    "agentmetrology.store.ledger.xǁLedgerǁepisode__mutmut_27":
+        "zip strict=False: the column names come from the same cursor's description as the row",
+    "agentmetrology.store.ledger.xǁLedgerǁepisode__mutmut_34":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁepisode__mutmut_35":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁepisode__mutmut_37":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁepisode__mutmut_38":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁepisode__mutmut_40":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁepisode__mutmut_41":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁepisode__mutmut_52":
+        "zip strict=None: the column names come from the same cursor's description as the row",
+    "agentmetrology.store.ledger.xǁLedgerǁepisode__mutmut_55":
+        "zip without strict: the column names come from the same cursor's description as the row",
+    "agentmetrology.store.ledger.xǁLedgerǁepisode__mutmut_56":
+        "zip strict=False: the column names come from the same cursor's description as the row",
+    "agentmetrology.store.ledger.xǁLedgerǁsupersede_measurement_failures__mutmut_12":
+        "the seal callback is passed to an unsealed ledger too: Ledger._seal appends only when "
+        "the ledger is sealed",
+    "agentmetrology.store.ledger.xǁLedgerǁbinding__mutmut_8":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁbinding__mutmut_9":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
+    "agentmetrology.store.ledger.xǁLedgerǁbinding__mutmut_12":
+        "SQL in another case: SQLite keywords and names are case-insensitive and a result's "
+        "column names are the declared ones; no quoted literal changes",
     # envs/comtrade/scoring/ground_truth.py: G's ids are {task}-{i:06d} for every seed and
     # profile, and legacy rows ignore the seed, so these arguments cannot change a result
     "agentmetrology.envs.comtrade.scoring.ground_truth.x__mismatch__mutmut_2":

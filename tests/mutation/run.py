@@ -75,7 +75,11 @@ CORE: dict[str, list[str]] = {
                            "tests/envs/toolworlds/test_worlds.py"],
     "store/redact.py": ["tests/records/test_redaction.py", "tests/store/test_store_redact.py",
                         "tests/store/test_redact_api.py"],
-    "store/ledger.py": ["tests/store"],
+    "store/ledger.py": [f"tests/store/{name}.py" for name in (  # not the tamper study, not CLI
+        "test_store_ledger", "test_store_supersede", "test_ledger_chain", "test_store_billing",
+        "test_store_non_finite", "test_store_redact", "test_store_blobs", "test_store_lock",
+        "test_chain_spec", "test_verify_spec", "test_verify_bindings_spec", "test_verify_memo",
+        "test_status_cells", "test_ledger_spec")],
     "audit/probes.py": ["tests/audit/test_probe_resolution.py"],
     "audit/card.py": ["tests/audit/test_card_spec.py"],
     "envs/comtrade/scoring/judge.py": ["tests/scoring"],
@@ -83,12 +87,17 @@ CORE: dict[str, list[str]] = {
     "envs/comtrade/scoring/streamed.py": ["tests/scoring"],  # agm score's reader
     "envs/comtrade/scoring/submission.py": ["tests/scoring"],
     "store/chain.py": ["tests/store/test_ledger_chain.py", "tests/store/test_chain_spec.py"],
-    "store/verify.py": ["tests/store/test_ledger_chain.py"],
-    "serve/mcp_server.py": ["tests/serve/test_http_security.py"] + [
+    "store/verify.py": ["tests/store/test_ledger_chain.py", "tests/store/test_verify_spec.py",
+                        "tests/store/test_verify_bindings_spec.py"],
+    "serve/mcp_server.py": ["tests/serve/test_http_security.py",
+                            "tests/serve/test_mcp_episode_spec.py"] + [
         f"tests/serve/test_mcp_server.py::{name}" for name in (  # the in-process ones
             "test_client_leaving_without_submitting_is_recorded",
             "test_an_idle_client_records_nothing", "test_only_l2_can_be_served",
-            "test_bindings_are_sealed_before_any_tool_call")],
+            "test_bindings_are_sealed_before_any_tool_call",
+            "test_unsubmitted_and_dead_sessions_in_the_store",
+            "test_secrets_never_reach_the_store_or_the_export",
+            "test_non_finite_arguments_are_answered_and_recorded")],
     **{f"stats/{name}.py": STATS_TESTS for name in (
         "agreement", "cell", "compare", "equivalence", "flips", "paired", "power", "results",
         "reversals", "table", "validate", "variance")},

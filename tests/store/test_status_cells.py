@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentmetrology.records.canonical import digest, to_plain
+from agentmetrology.records.canonical import digest, from_plain
 from agentmetrology.run.export import cell_scores, export_rows
 from agentmetrology.store import EvidenceStore
 from agentmetrology.store.blobs import BlobCorruptError
@@ -65,7 +65,9 @@ def test_plan_digest_fast_path_is_the_canonical_digest(details: dict) -> None:  
     rows = [{"key": {"campaign": "c", "seed": i}, "task": "t", "target": "g", "scorers": {},
              "details": details} for i in range(3)]
     tagged = '"$' in json.dumps(details)
-    assert _plan_digest("c", rows, tagged) == digest(to_plain({"campaign": "c", "bindings": rows}))
+    # rows are parsed sealed texts: their tags are decoded, then canonically encoded again
+    assert _plan_digest("c", rows, tagged) == digest(from_plain({"campaign": "c",
+                                                                 "bindings": rows}))
 
 
 def test_the_store_check_streams_its_rows() -> None:

@@ -29,7 +29,7 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from agentmetrology.records.canonical import digest, to_plain
+from agentmetrology.records.canonical import digest, from_plain
 from agentmetrology.store.chain import (
     GENESIS,
     MIGRATED_META,
@@ -222,7 +222,7 @@ class _Verifier(EpisodeChecks):
                     yield sub, f"case_uses id={ref} submission"
 
     def blobs(self) -> None:
-        n = 0
+        n = hashed = 0
         for d, where in self.referenced():
             n += 1
             if d in self.blob_ok:
@@ -239,12 +239,13 @@ class _Verifier(EpisodeChecks):
                 self.blob_ok[d] = True
                 continue
             actual = hashlib.sha256(self.blob_path(d).read_bytes()).hexdigest()
+            hashed += 1
             self.blob_ok[d] = actual == d
             if actual != d:
                 self.bad("blob_changed", where, f"blob {d[:12]}'s bytes now hash to "
                          f"{actual[:12]}")
         self.checked["blob_references"] = n
-        self.checked["blobs_hashed"] = 0 if self.mode == "ledger" else len(self.blob_ok)
+        self.checked["blobs_hashed"] = hashed  # a missing blob is not hashed (nor counted)
 
     def blob_path(self, d: str) -> Path:
         if not _DIGEST.fullmatch(d):
@@ -283,7 +284,7 @@ class _Verifier(EpisodeChecks):
             adm, key = row[0], dict(zip(KEY_COLUMNS, row[1:8], strict=True))
             spec, target, versions_text, reg, text = row[8:13]
             where = f"administration {adm}"
-            tagged = tagged or '"$' in text
+            tagged = tagged or '"$' in text or "\\u00" in text  # "\u0024float" spells one too
             try:
                 bound = json.loads(text)
                 versions = json.loads(versions_text)
@@ -356,15 +357,17 @@ def _blob_names(base: Path) -> set[str]:
 def _plan_digest(name: str, rows: list[dict[str, Any]], tagged: bool) -> str:
     """Return the digest of a campaign's sealed plan, as `records.canonical.digest` gives it.
 
-    The rows are plain JSON already (parsed from the sealed texts), so without a tag-like key
-    canonical JSON is one `json.dumps`, byte-identical to the full walk (a test holds them equal).
+    The rows are parsed from the sealed canonical texts, so a tag in them (a non-finite float,
+    an escaped mapping) is decoded first: canonical JSON then encodes it exactly as registration
+    did (encoding the tag itself would escape it again). Without a tag-like key canonical JSON
+    is one `json.dumps`, byte-identical to the full walk (a test holds them equal).
     """
     doc = {"campaign": name, "bindings": rows}
     if tagged:
-        return digest(to_plain(doc))
+        return digest(from_plain(doc))
     try:
         text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
                           allow_nan=False)
-    except ValueError:  # a non-finite float: the walk tags it
-        return digest(to_plain(doc))
+    except ValueError:  # a bare NaN token a forger wrote: the walk tags it
+        return digest(from_plain(doc))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
