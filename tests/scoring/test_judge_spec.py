@@ -99,8 +99,8 @@ def test_meta_text_is_the_lowercased_json_text() -> None:
     ("[1]", "metadata.json holds a JSON array, not an object"),
     ('"x"', "metadata.json holds a JSON string, not an object"),
     ("1.5", "metadata.json holds a JSON number, not an object"),
-    ('{"query": "x"}', "metadata query is a JSON string, not a object"),
-    ('{"query": [1]}', "metadata query is a JSON array, not a object"),
+    ('{"query": "x"}', "metadata query is a JSON string, not an object"),
+    ('{"query": [1]}', "metadata query is a JSON array, not an object"),
     ('{"execution_time_seconds": false}',
      "metadata execution_time_seconds is a JSON boolean, not a number")])
 def test_refusals_are_invalid_with_the_reason(meta: str, reason: str) -> None:
@@ -109,7 +109,7 @@ def test_refusals_are_invalid_with_the_reason(meta: str, reason: str) -> None:
 
 
 def test_a_python_value_of_no_json_type_is_named_by_its_type() -> None:
-    assert type_problem({"query": (1, 2)}, T4) == "metadata query is a JSON tuple, not a object"
+    assert type_problem({"query": (1, 2)}, T4) == "metadata query is a JSON tuple, not an object"
 
 
 def test_the_evidence_digest_given_is_the_one_recorded() -> None:
@@ -149,7 +149,7 @@ def test_the_totals_family_reads_totals_handling() -> None:
     assert correctness({"schema": SCHEMA}, rows, t7) == 12.0
     assert correctness({"totals_handling": {"enabled": True}}, [], t7) == 0.0  # 0 - 2, clamped
     assert type_problem({"totals_handling": []}, t7) == (
-        "metadata totals_handling is a JSON array, not a object")
+        "metadata totals_handling is a JSON array, not an object")
     assert type_problem({"totals_handling": {"rows_dropped": "3"}}, t7) == (
         "metadata totals_handling.rows_dropped is a JSON string, not a number")
     assert type_problem({"totals_handling": []}, T4) is None  # never read outside the family

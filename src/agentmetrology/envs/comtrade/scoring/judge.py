@@ -243,7 +243,8 @@ def type_problem(meta: object, task: ComtradeTask) -> str | None:
                            "number"))
     for name, value, want in checks:
         if value is not None and _json_type(value) != want:
-            return f"metadata {name} is a JSON {_json_type(value)}, not a {want}"
+            article = "an" if want[0] in "aeiou" else "a"
+            return f"metadata {name} is a JSON {_json_type(value)}, not {article} {want}"
     return None
 
 
