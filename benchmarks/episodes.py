@@ -8,6 +8,14 @@ The machine is shared, so floor and episode are timed in alternating rounds (ROU
 the process's CPU clock), and the reported rates and the ratio are medians over the rounds: a
 change in load moves both sides of one round together.
 
+Where the time goes: a sampling profiler (SIGPROF every SAMPLE_S of CPU time) runs episodes and
+floors again and files each sample under the category of its innermost frame that has one
+(CATEGORIES: fault realisation, row generation, page serving, row cleaning, submission, scoring;
+the rest is the scaffold, policy, tool calls and recording). Episodes and floors are sampled in
+alternating chunks; a category's share of a side's samples times that side's CPU µs per call
+(sampling included) is its µs. `profile_us` holds both sides and `extra_us` the episode's excess
+over the floor per category: what a ratio above the goal is made of.
+
     python benchmarks/episodes.py [--rounds N] [--tasks T3_duplicates,T9_adaptive_adversary]
 """
 
@@ -17,10 +25,13 @@ import argparse
 import json
 import os
 import platform
+import signal
 import statistics
 import sys
 import time
+from collections import Counter
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from agentmetrology.envs.comtrade import TASKS, generate_rows
@@ -103,6 +114,85 @@ def split(task: str, agent: str, level: str) -> dict[str, float]:
     return {k: round(v / n, 1) for k, v in totals.items()}
 
 
+SAMPLE_S = 0.0002  # CPU seconds between profile samples
+PROFILE_S = 1.6  # CPU seconds profiled per configuration (episodes and floors together)
+OTHER = "scaffold, policy, tool calls, recording"
+# (category, path fragment, function names or () for any); the first rule that matches the
+# innermost frame wins, else the next frame outwards is tried.
+CATEGORIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("fault realisation", "envs/comtrade/faults.py", ()),
+    ("fault realisation", "records/rng.py", ()),
+    ("fault realisation", "agentmetrology/stress/", ()),
+    ("fault realisation", "envs/comtrade/adversary.py", ()),
+    ("fault realisation", "envs/comtrade/service.py", ("_fault", "_duplicates")),
+    ("row generation", "envs/comtrade/generator.py", ("row_tuples",)),
+    ("page serving", "envs/comtrade/generator.py", ("row_dicts", "totals_row")),
+    ("page serving", "envs/comtrade/service.py", ("_serve",)),
+    ("row cleaning", "envs/comtrade/payload.py", ("add", "_dedup_key")),
+    ("submission: log, metadata, encode, digest", "envs/comtrade/payload.py", ()),
+    ("submission: log, metadata, encode, digest", "records/canonical.py", ()),
+    ("submission: log, metadata, encode, digest", "envs/comtrade/service.py", ("submit",)),
+    ("scoring", "/scoring/", ()),
+    ("scoring", "envs/comtrade/scorers.py", ()),
+)
+
+
+def _category(frame: FrameType | None) -> str:
+    while frame is not None:
+        code = frame.f_code
+        path = code.co_filename.replace(os.sep, "/")
+        for name, fragment, functions in CATEGORIES:
+            if fragment in path and (not functions or code.co_name in functions):
+                return name
+        frame = frame.f_back
+    return OTHER
+
+
+def _sampled(fns: dict[str, Any], cpu_s: float, chunks: int = 4) -> dict[str, dict[str, float]]:
+    """Return µs per call and per category of each fn(i), sampled in alternating chunks."""
+    counts: dict[str, Counter[str]] = {k: Counter() for k in fns}
+    spent = dict.fromkeys(fns, 0.0)
+    calls = dict.fromkeys(fns, 0)
+    current = [next(iter(fns))]
+
+    def sample(signum: int, frame: FrameType | None) -> None:
+        counts[current[0]][_category(frame)] += 1
+
+    old = signal.signal(signal.SIGPROF, sample)
+    signal.setitimer(signal.ITIMER_PROF, SAMPLE_S, SAMPLE_S)
+    try:
+        i = 20_000  # seeds the rate rounds and the split do not use
+        for _ in range(chunks):
+            for name, fn in fns.items():  # alternating, so load hits every side alike
+                current[0] = name
+                start = time.process_time()
+                while time.process_time() - start < cpu_s / chunks:
+                    fn(i)
+                    i += 1
+                    calls[name] += 1
+                spent[name] += time.process_time() - start
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0, 0)
+        signal.signal(signal.SIGPROF, old)
+    out: dict[str, dict[str, float]] = {}
+    for name in fns:
+        per_call = spent[name] / max(calls[name], 1) * 1e6
+        total = sum(counts[name].values()) or 1
+        out[name] = {c: round(per_call * n / total, 1) for c, n in counts[name].items()}
+    return out
+
+
+def profile(task: str, agent: str, level: str) -> dict[str, Any]:
+    """Return µs per category for the episode and the floor, and the episode's excess."""
+    got = _sampled({"episode": lambda i: episode(task, agent, level, i),
+                    "floor": lambda i: floor(task, i)}, PROFILE_S)
+    names = list(dict.fromkeys([*(c[0] for c in CATEGORIES), OTHER]))
+    ep = {c: got["episode"].get(c, 0.0) for c in names}
+    fl = {c: got["floor"].get(c, 0.0) for c in names}
+    return {"profile_us": {"episode": ep, "floor": fl},
+            "extra_us": {c: round(ep[c] - fl[c], 1) for c in names}}
+
+
 def episode(task: str, agent: str, level: str, i: int) -> None:
     """Run and score one episode at seed i (generation included)."""
     row_tuples.cache_clear()
@@ -125,12 +215,14 @@ def main() -> None:
                                  lambda i, t=task, a=agent, lv=level: episode(t, a, lv, i),
                                  args.rounds)
             parts = split(task, agent, level)
+            prof = profile(task, agent, level)
             results.append({"task": task, "rows": TASKS[task].rows, "agent": agent,
                             "level": level, "episodes_per_s": round(e, 1),
                             "floor_per_s": round(f, 1), "cost_vs_floor": round(cost, 2),
-                            "cpu_us": parts})
+                            "cpu_us": parts, **prof})
             print(f"{task:24s} {agent:18s} {level}  {e:9.1f} eps/s  floor {f:9.1f}/s  "
-                  f"x{cost:.2f}  {parts}", flush=True)
+                  f"x{cost:.2f}  {parts}\n    extra µs over the floor: {prof['extra_us']}",
+                  flush=True)
     if args.tasks:
         return
     load = (*load_before, *os.getloadavg())
