@@ -19,7 +19,7 @@ from agentmetrology.records.canonical import (
     from_plain,
     to_plain,
 )
-from support.props import FINITE_SCALARS, json_like, props
+from support.props import FINITE_SCALARS, KEYS, json_like, props
 
 
 def same(a: Any, b: Any) -> bool:
@@ -123,3 +123,41 @@ def test_finite_tag_free_data_has_plain_json_bytes(x: Any) -> None:
 def test_tags_are_the_documented_bytes(value: Any, tag: bytes) -> None:
     assert canonical_json(value) == tag
     assert same(decode_json(tag), value)
+
+
+def _dumps(x: Any) -> bytes:
+    return json.dumps(x, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False).encode("utf-8")
+
+
+# Texts that favour what JSON escapes: quotes, backslashes, every control character, DEL,
+# line and paragraph separators, and characters beyond the BMP.
+ESCAPY = st.text(st.one_of(st.sampled_from(['"', "\\", "/", "\x7f", "\u2028", "\u2029",
+                                            "\ufeff", "\U0001f600", "é", "\n"]),
+                           st.characters(max_codepoint=0x1F),
+                           st.characters(blacklist_categories=("Cs",))), max_size=40)
+
+
+@props(400)
+@given(st.dictionaries(st.one_of(KEYS, ESCAPY), ESCAPY, max_size=5))
+def test_text_mappings_encode_exactly_as_json_dumps(x: dict[str, str]) -> None:
+    # The msgspec path for str -> str mappings (a submission) writes json.dumps's bytes.
+    if len(x) == 1 and next(iter(x)) in ("$float", "$literal"):
+        assert canonical_json(x) == b'{"$literal":' + _dumps(x) + b"}"
+    else:
+        assert canonical_json(x) == _dumps(x)
+    assert decode_json(canonical_json(x)) == x
+
+
+def test_text_mapping_of_every_code_point_matches_json_dumps() -> None:
+    chars = [chr(c) for c in range(0x3000) if not 0xD800 <= c < 0xE000]
+    text = "".join(chars)
+    x = {"data_jsonl": text, "metadata_json": text[::-1], "é": "\x00", "\x01": "", "Z": "a"}
+    assert canonical_json(x) == _dumps(x)
+
+
+def test_text_mapping_with_a_lone_surrogate_is_refused_as_json_dumps_refuses_it() -> None:
+    with pytest.raises(UnicodeEncodeError):
+        _dumps({"a": "\ud800"})
+    with pytest.raises(UnicodeEncodeError):
+        canonical_json({"a": "\ud800"})

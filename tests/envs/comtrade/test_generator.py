@@ -7,6 +7,7 @@ from agentmetrology.envs.comtrade import (
     get_task,
     ground_truth_ids,
 )
+from agentmetrology.envs.comtrade.generator import ROW_FIELDS, row_dicts, row_tuples
 from agentmetrology.envs.comtrade.tasks import UnknownTaskError
 
 
@@ -54,6 +55,15 @@ def test_generated_rows_are_fresh_copies() -> None:
     a = generate_rows("T3_duplicates", 0)
     a[0]["qty"] = -1
     assert generate_rows("T3_duplicates", 0)[0]["qty"] != -1
+
+
+def test_row_dicts_keys_are_row_fields_in_order() -> None:
+    tup = row_tuples("T9_adaptive_adversary", 4, "seeded")[7]
+    (row,) = row_dicts([tup])
+    assert tuple(row) == ROW_FIELDS
+    assert row == dict(zip(ROW_FIELDS, tup, strict=True))
+    with pytest.raises(ValueError):
+        row_dicts([tup[:-1]])
 
 
 def test_task_table() -> None:

@@ -57,16 +57,20 @@ def _guard(fn: Callable[..., Observation], spec: ToolSpec) -> Callable[..., Obse
     props = spec.parameters.get("properties", {})
     required = spec.parameters.get("required", [])
     allowed = frozenset(props)
+    needed = frozenset(required)
 
     def call(**kwargs: Any) -> Observation:
+        # Two set comparisons on the keys view settle a well-formed call (every call of an
+        # episode goes through here); the messages are built only for a bad one.
+        keys = kwargs.keys()
+        if keys <= allowed and keys >= needed:
+            return fn(**kwargs)
         if not allowed.issuperset(kwargs):
             unknown = sorted(set(kwargs) - allowed)
             return {"error": f"{spec.name}: unknown argument(s) {', '.join(unknown)}; "
                              f"expected {', '.join(props) or 'none'}"}
         missing = [k for k in required if k not in kwargs]
-        if missing:
-            return {"error": f"{spec.name}: missing required argument(s) {', '.join(missing)}"}
-        return fn(**kwargs)
+        return {"error": f"{spec.name}: missing required argument(s) {', '.join(missing)}"}
 
     return call
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agentmetrology.envs.comtrade.tasks import ComtradeTask, Profile
-from agentmetrology.records.rng import string_random
+from agentmetrology.records.rng import string_bits, string_random
 
 Row = dict[str, Any]
 
@@ -44,7 +44,7 @@ def drift_order(task: ComtradeTask, seed: int | None, profile: Profile,
     if profile == "seeded":
         label += f":{seed}"
     order = list(range(task.rows))
-    _shuffle_tail(string_random(label).getrandbits, order, start)
+    _shuffle_tail(string_bits(label), order, start)
     return order
 
 
@@ -108,7 +108,7 @@ def inject_duplicates_seeded(label: str, page: list[Row], previous: list[Row], r
     n = len(page)
     if n == 0:
         return page, 0
-    bits = string_random(label).getrandbits  # _below(bits, m) is r.randrange(m), same draws
+    bits = string_bits(label)  # _below(bits, m) is r.randrange(m), same draws
     out = list(page)
     copies = [dict(page[_below(bits, n)]) for _ in range(math.ceil(n * rate))]
     if previous:

@@ -8,6 +8,7 @@ sha256("{task_id}:{reporter}:{partner}:{flow}:{hs}:{year}") — with ":{seed}" a
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
@@ -53,10 +54,19 @@ def row_tuples(task_id: str, seed: int | None, profile: Profile) -> tuple[tuple[
     return tuple(out)
 
 
+def row_dicts(tuples: Iterable[tuple[Any, ...]]) -> list[Row]:
+    """Return one fresh row dict per generated tuple, its keys in ROW_FIELDS order."""
+    # A dict display with constant keys builds a row about three times faster than
+    # dict(zip(ROW_FIELDS, t)); the unpacking refuses a tuple that is not ten fields long.
+    # tests/envs/comtrade/test_generator.py checks the keys against ROW_FIELDS.
+    return [{"year": y, "reporter": r, "partner": p, "flow": f, "hs": h, "cmdCode": c,
+             "tradeValue": v, "netWeight": w, "qty": q, "record_id": i}
+            for y, r, p, f, h, c, v, w, q, i in tuples]
+
+
 def generate_rows(task_id: str, seed: int | None, profile: Profile = "seeded") -> list[Row]:
     """Return fresh copies of the task's genuine rows for (task, seed, profile), in order."""
-    return [dict(zip(ROW_FIELDS, t, strict=True))
-            for t in row_tuples(task_id, None if profile == "legacy" else seed, profile)]
+    return row_dicts(row_tuples(task_id, None if profile == "legacy" else seed, profile))
 
 
 def ground_truth_ids(task_id: str, seed: int | None, profile: Profile = "seeded") -> frozenset[str]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentmetrology.envs.comtrade import faults
-from agentmetrology.envs.comtrade.generator import ROW_FIELDS, row_tuples, totals_row
+from agentmetrology.envs.comtrade.generator import row_dicts, row_tuples, totals_row
 from agentmetrology.envs.comtrade.tasks import ComtradeTask, Profile
 from agentmetrology.stress.adversary import Perturbation
 
@@ -58,6 +58,7 @@ class ComtradeService:
         self.last_rows: list[dict[str, Any]] = []
         self.submission: Submission | None = None
         self._rows = row_tuples(task.task_id, None if profile == "legacy" else seed, profile)
+        self._templates: list[dict[str, Any]] | None = None  # row dicts, made on first drift
         self._fail_429, self._fail_500 = faults.fail_lists(task, seed, profile)
 
     # -- tools ---------------------------------------------------------------------------------
@@ -144,11 +145,13 @@ class ComtradeService:
         if t.drift:
             order = faults.drift_order(t, self.seed, self.profile, counter,
                                       start)[start:start + ps]
-            tuples = [self._rows[i] for i in order]
+            # Drift re-serves every row many times: copy a dict built once per episode.
+            if self._templates is None:
+                self._templates = row_dicts(self._rows)
+            template = self._templates.__getitem__
+            rows = [template(i).copy() for i in order]
         else:
-            tuples = list(self._rows[start:start + ps])
-        fields = ROW_FIELDS  # every generated tuple has exactly these ten fields
-        rows = [dict(zip(fields, tup, strict=False)) for tup in tuples]
+            rows = row_dicts(self._rows[start:start + ps])
         rows = self._duplicates(counter, page, rows, perturbations)
         self.last_rows = rows
         add_totals = t.totals or (t.adaptive and self.profile == "legacy" and page > 4)
