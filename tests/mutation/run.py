@@ -80,7 +80,7 @@ CORE: dict[str, list[str]] = {
         "test_store_non_finite", "test_store_redact", "test_store_blobs", "test_store_lock",
         "test_chain_spec", "test_verify_spec", "test_verify_bindings_spec", "test_verify_memo",
         "test_status_cells", "test_ledger_spec")],
-    "audit/probes.py": ["tests/audit/test_probe_resolution.py"],
+    "audit/probes.py": ["tests/audit/test_probe_resolution.py", "tests/audit/test_probes_spec.py"],
     "audit/card.py": ["tests/audit/test_card_spec.py"],
     "envs/comtrade/scoring/judge.py": ["tests/scoring"],
     "envs/comtrade/scoring/judge_rows.py": ["tests/scoring"],  # the judge's row terms
