@@ -89,19 +89,24 @@ def _graded(archive: Archive) -> dict[EpisodeKey, bool]:
             if e.outcome in ("pass", "fail")}
 
 
+def _unit(key: EpisodeKey) -> str:
+    """Return a key's unit label: model, plus scaffold when one is named (ArchiveEpisode.cell)."""
+    return f"{key[1]} / {key[2]}" if key[2] else key[1]
+
+
 def _cohort_scores(old: dict[EpisodeKey, bool], new: dict[EpisodeKey, bool]
                    ) -> tuple[dict[str, float], dict[str, float], int]:
     """Return per-unit pass rates on the cohort of (task, trial) graded in both for every unit."""
     units: dict[str, set[tuple[str, int]]] = defaultdict(set)
     for key in set(old) & set(new):
-        units[f"{key[1]} / {key[2]}" if key[2] else key[1]].add((key[0], key[3]))
+        units[_unit(key)].add((key[0], key[3]))
     if not units:
         return {}, {}, 0
     cohort = set.intersection(*units.values())
     s0: dict[str, float] = {}
     s1: dict[str, float] = {}
     for key in set(old) & set(new):
-        unit = f"{key[1]} / {key[2]}" if key[2] else key[1]
+        unit = _unit(key)
         if (key[0], key[3]) in cohort:
             s0[unit] = s0.get(unit, 0.0) + old[key]
             s1[unit] = s1.get(unit, 0.0) + new[key]
