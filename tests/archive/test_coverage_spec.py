@@ -218,3 +218,13 @@ def test_unresolved_and_task_view_counts_add_ungraded_and_invalid() -> None:
     assert [m["task"] for m in v["mixed"]] == ["t9", "t10"]  # shorter names first
     assert v["mixed"][0] == {"cell": "m", "task": "t9", "trials": 2, "pass": 0, "fail": 0,
                              "ungraded": 1, "invalid_replay": 1, "outcomes": "UI"}
+
+
+def test_cells_whose_plain_labels_coincide_are_counted_apart() -> None:
+    from agentmetrology.archive.coverage import by_cell
+    from agentmetrology.archive.model import ArchiveEpisode
+    eps = [ArchiveEpisode("e1", "t1", "x / y", scaffold="", trial=0),
+           ArchiveEpisode("e2", "t1", "x", scaffold="y", trial=0)]
+    groups = by_cell(eps)
+    assert {k: [e.episode_id for e in v] for k, v in groups.items()} == {
+        '["x / y", ""]': ["e1"], '["x", "y"]': ["e2"]}

@@ -91,3 +91,24 @@ def test_interaction_within_float_noise_reports_one_order() -> None:
 
     assert orders(1e-12) == ["evaluator_first"]
     assert orders(2e-12) == ["evaluator_first", "data_first"]
+
+
+def test_cells_whose_plain_labels_coincide_are_not_merged() -> None:
+    # Model "x / y" without a scaffold and model "x" with scaffold "y" share the plain label
+    # "x / y"; merged, each (task, trial) would count twice and the pass rate would be 2.0.
+    a = _archive("a", [("t1", "x / y", "", 0, P), ("t1", "x", "y", 0, P),
+                       ("t1", "z", "", 0, F)])
+    rank = compare_archives(a, a)["rank"]
+    assert rank["cohort_episodes_per_unit"] == 1
+    assert rank["scores_old"] == {'["x / y", ""]': 1.0, '["x", "y"]': 1.0, "z": 0.0}
+
+
+def test_cell_labels_refuse_names_that_cannot_be_told_apart() -> None:
+    import pytest
+
+    from agentmetrology.archive.model import ArchiveFormatError, cell_labels
+    assert cell_labels([("m", ""), ("m", "A")]) == {("m", ""): "m", ("m", "A"): "m / A"}
+    # A model literally named like another pair's JSON label, colliding with it only after
+    # the JSON fallback: refused with a message, never merged.
+    with pytest.raises(ArchiveFormatError, match="same cell label"):
+        cell_labels([("x / y", ""), ("x", "y"), ('["x", "y"]', "")])

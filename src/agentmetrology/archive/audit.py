@@ -105,7 +105,7 @@ def audit_archive(archive: Archive, inputs: list[tuple[str, Path]] | None = None
         "inputs": [{"role": role, **file_digest(p)} for role, p in inputs or []],
         "archive": {"source": archive.source, "format": archive.format,
                     "episodes": len(archive.episodes), "tasks": len(tasks),
-                    "cells": len({e.cell for e in archive.episodes}),
+                    "cells": len({(e.model, e.scaffold) for e in archive.episodes}),
                     "runs": len({e.run for e in archive.episodes if e.run}),
                     "spans": len(archive.spans)},
         "load": {"problem_count": len(archive.problems),

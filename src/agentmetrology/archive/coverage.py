@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from agentmetrology.archive.model import REASONS, Archive, ArchiveEpisode
+from agentmetrology.archive.model import REASONS, Archive, ArchiveEpisode, cell_labels
 from agentmetrology.archive.passk import pass_hat_k_curve
 
 _LETTER = {"pass": "P", "fail": "F", "ungraded": "U", "invalid_replay": "I"}
@@ -114,10 +114,11 @@ def cell_summary(episodes: Sequence[ArchiveEpisode]) -> dict[str, Any]:
 
 
 def by_cell(episodes: Sequence[ArchiveEpisode]) -> dict[str, list[ArchiveEpisode]]:
-    """Return episodes grouped by cell label, in sorted label order."""
+    """Return episodes grouped by cell (model, scaffold), keyed by label, in sorted label order."""
+    labels = cell_labels((ep.model, ep.scaffold) for ep in episodes)
     groups: dict[str, list[ArchiveEpisode]] = defaultdict(list)
     for ep in episodes:
-        groups[ep.cell].append(ep)
+        groups[labels[ep.model, ep.scaffold]].append(ep)
     return dict(sorted(groups.items()))
 
 

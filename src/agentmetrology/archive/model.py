@@ -6,7 +6,9 @@ Every importer produces these records; every analysis reads only these. A grade 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
@@ -112,7 +114,7 @@ class ArchiveEpisode:
     @property
     def cell(self) -> str:
         """Return the reporting cell label: model, plus scaffold when one is named."""
-        return f"{self.model} / {self.scaffold}" if self.scaffold else self.model
+        return cell_label(self.model, self.scaffold)
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +164,30 @@ class Archive:
     problems: list[LoadProblem] = field(default_factory=list)
     notes: dict[str, Any] = field(default_factory=dict)
     recovery: dict[str, Any] | None = None  # grade recovery by replay, when it was attempted
+
+
+def cell_label(model: str, scaffold: str) -> str:
+    """Return the plain cell label: model, plus scaffold when one is named."""
+    return f"{model} / {scaffold}" if scaffold else model
+
+
+def cell_labels(pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """Return a distinct label for each (model, scaffold) pair: the plain label where it is unique.
+
+    Two pairs can share a plain label (model "x / y" without a scaffold, model "x" with scaffold
+    "y"); merging them would add one unit's episodes to another's (a pass rate above 1), so such
+    pairs are labelled by their JSON form ["x / y", ""] instead.
+    """
+    unique = sorted(set(pairs))
+    counts = Counter(cell_label(m, s) for m, s in unique)
+    labels = {(m, s): (cell_label(m, s) if counts[cell_label(m, s)] == 1
+                       else json.dumps([m, s], ensure_ascii=False)) for m, s in unique}
+    if len(set(labels.values())) != len(labels):
+        seen = Counter(labels.values())
+        clash = sorted(v for v, n in seen.items() if n > 1)
+        raise ArchiveFormatError(f"model/scaffold names give the same cell label {clash[0]!r} "
+                                 "to different cells; rename one so the cells can be told apart")
+    return labels
 
 
 def is_success(score: float) -> bool:

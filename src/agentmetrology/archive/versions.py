@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from agentmetrology.archive.model import Archive, ArchiveEpisode
+from agentmetrology.archive.model import Archive, ArchiveEpisode, cell_labels
 from agentmetrology.archive.replay import REPLAY_MODES, ReplayVerdict, check_replay, tool_namespace
 
 __all__ = ["REPLAY_MODES", "ReplayVerdict", "check_replay", "compare_archives",
@@ -89,24 +89,21 @@ def _graded(archive: Archive) -> dict[EpisodeKey, bool]:
             if e.outcome in ("pass", "fail")}
 
 
-def _unit(key: EpisodeKey) -> str:
-    """Return a key's unit label: model, plus scaffold when one is named (ArchiveEpisode.cell)."""
-    return f"{key[1]} / {key[2]}" if key[2] else key[1]
-
-
 def _cohort_scores(old: dict[EpisodeKey, bool], new: dict[EpisodeKey, bool]
                    ) -> tuple[dict[str, float], dict[str, float], int]:
     """Return per-unit pass rates on the cohort of (task, trial) graded in both for every unit."""
+    common = set(old) & set(new)
+    labels = cell_labels((key[1], key[2]) for key in common)
     units: dict[str, set[tuple[str, int]]] = defaultdict(set)
-    for key in set(old) & set(new):
-        units[_unit(key)].add((key[0], key[3]))
+    for key in common:
+        units[labels[key[1], key[2]]].add((key[0], key[3]))
     if not units:
         return {}, {}, 0
     cohort = set.intersection(*units.values())
     s0: dict[str, float] = {}
     s1: dict[str, float] = {}
-    for key in set(old) & set(new):
-        unit = _unit(key)
+    for key in common:
+        unit = labels[key[1], key[2]]
         if (key[0], key[3]) in cohort:
             s0[unit] = s0.get(unit, 0.0) + old[key]
             s1[unit] = s1.get(unit, 0.0) + new[key]
