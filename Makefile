@@ -36,6 +36,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/viewer.py
 	$(BIN)/python benchmarks/rl_adapters.py
 	$(BIN)/python benchmarks/memory.py
+	$(BIN)/python benchmarks/ledger_append.py
 	$(BIN)/python benchmarks/episodes_vs.py --base HEAD~1
 	$(BIN)/python benchmarks/llm_throughput.py
 	$(BIN)/python benchmarks/llm_campaign_ray.py

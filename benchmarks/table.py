@@ -302,6 +302,27 @@ def _before(doc: dict[str, Any], case: dict[str, Any]) -> str:
     return "—"
 
 
+def viewer(doc: dict[str, Any]) -> Iterator[Row]:
+    """Rows of benchmarks/viewer.py: page times of the web viewer over a large store."""
+    mach, cmd = _machine(doc), "python benchmarks/viewer.py"
+    for name, page in doc["pages"].items():
+        if not isinstance(page, dict):
+            continue
+        yield _row("viewer", f"{name}, {doc['episodes']:,} episodes (s, median; cold "
+                   f"{_num(page['cold_s'], 3)}, HTTP {page['status']})", _num(page["median_s"], 4),
+                   "—", "—", f"< {doc['budget_s']} s", mach, cmd)
+
+
+def ledger_append(doc: dict[str, Any]) -> Iterator[Row]:
+    """Rows of benchmarks/ledger_append.py: episodes recorded per second into a store."""
+    mach, cmd = _machine(doc), "python benchmarks/ledger_append.py"
+    yield _row("ledger_append", "`EvidenceStore.record` of pre-encoded episodes (episodes/s)",
+               _num(doc["record_episodes_per_s"]), "—", "—", "", mach, cmd)
+    yield _row("ledger_append", "inline `campaign run` of examples/campaign.toml "
+               "(administrations/s)", _num(doc["campaign_administrations_per_s"]), "—", "—", "",
+               mach, cmd)
+
+
 SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "llm_throughput": llm_throughput, "harness": harness, "episodes": episodes,
     "score_memory": score_memory,
@@ -310,6 +331,8 @@ SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "rl_adapters": rl_adapters,
     "llm_campaign_ray": llm_campaign_ray,
     "memory": memory,
+    "viewer": viewer,
+    "ledger_append": ledger_append,
 }
 COLUMNS = ("benchmark", "measure", "ours", "peer", "ratio", "goal", "machine", "command")
 
