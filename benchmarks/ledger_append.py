@@ -10,6 +10,7 @@ benchmarks/results/ledger_append.json.
 from __future__ import annotations
 
 import json
+import os
 import platform
 import statistics
 import sys
@@ -82,6 +83,8 @@ def main() -> None:
 
     doc = {"tree": str(Path(agentmetrology.__file__).parents[2]),
            "python": sys.version.split()[0], "machine": platform.machine(),
+           "cpus": os.cpu_count(),
+           "processor_note": "load " + ", ".join(f"{x:.2f}" for x in os.getloadavg()),
            "record_episodes_per_s": round(record_rate(), 1),
            "campaign_administrations_per_s": round(campaign_rate(), 1)}
     OUT.parent.mkdir(parents=True, exist_ok=True)
