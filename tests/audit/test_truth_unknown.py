@@ -14,19 +14,16 @@ from typing import Any
 from agentmetrology.audit.env_audit import audit_env, seal
 from agentmetrology.audit.targets.env import TRUTH_EXCLUDED, EnvTarget
 from agentmetrology.records.assessment import Assessment
-from agentmetrology.records.environment import ScorerKind
 from agentmetrology.report.audit_report import render_audit_report
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "plugin_env"))
 import toy_sum
 
 
-class DecidedSum:
+class DecidedSum(toy_sum.ExactSum):
     """Truth: 1.0 for the exact sum, 0.0 above it, UNKNOWN for zero or a short sum."""
 
     name = "decided_sum"
-    version = "1.0.0"
-    kind: ScorerKind = "outcome"
     label = "decided"
 
     def score(self, submission: Any, task: str, seed: int | None, profile: str,
@@ -38,9 +35,6 @@ class DecidedSum:
         ok = total == true
         return Assessment(self.name, self.version, "PASS" if ok else "FAIL", float(ok), {}, (),
                           "")
-
-    def summary(self, a: Assessment) -> dict[str, Any]:
-        return {"status": a.status, "score": a.score}
 
 
 SPEC = replace(toy_sum.SPEC, scorers=(*toy_sum.SPEC.scorers, DecidedSum()),
