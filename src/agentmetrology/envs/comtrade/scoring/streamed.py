@@ -3,7 +3,8 @@
 `read_streamed_dir` gives both scorers the same view as `read_submission_dir` (same problems,
 same evidence digest, same parsed lines, so the same assessments) without holding data.jsonl
 in memory: the file is read once to check its UTF-8 and compute the digest, then once per scorer
-in batches of `BATCH_LINES` parsed lines. Peak memory is one batch plus what the scorers keep
+in batches of `BATCH_LINES` raw lines (blank lines count toward a batch and are then dropped, so
+a batch holds at most that many parsed lines). Peak memory is one batch plus what the scorers keep
 (the distinct record ids, the distinct dedup keys), so data.jsonl has no size limit here; its
 metadata.json and run.log keep theirs. One line is still read whole: a file that is one huge line
 costs that line's size.
@@ -92,7 +93,11 @@ class StreamedSubmission:
         return [r for p, r in self.problems.items() if p == WHOLE or p in parts]
 
     def data_batches(self) -> Iterator[tuple[Any, ...]]:
-        """Yield the parsed non-blank lines of data.jsonl, `batch_lines` at a time, in order."""
+        """Yield the parsed non-blank lines of data.jsonl in order, a batch per `batch_lines` lines.
+
+        Blank lines are counted toward a batch before `parse_lines` drops them, so a batch may
+        hold fewer values (none, for an all-blank stretch); the batch size bounds memory only.
+        """
         if not self.present(DATA):
             return
         assert self.data_path is not None
