@@ -87,7 +87,7 @@ def episodes(doc: dict[str, Any]) -> Iterator[Row]:
                    f"(episodes/s){split}{_episode_gap(r)}", _num(r["episodes_per_s"]),
                    f"floor {_num(r['floor_per_s'])}",
                    f"{_num(r['cost_vs_floor'], 2)}x the floor's cost",
-                   "≤ 1.5x the floor", mach, cmd)
+                   f"≤ {EPISODE_GOAL}x the floor", mach, cmd)
 
 
 EPISODE_GOAL = 1.5  # episode cost / floor cost
