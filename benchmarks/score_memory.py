@@ -111,7 +111,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rows", type=int, default=ROWS)
     ap.add_argument("--no-in-memory", action="store_true",
-                    help="skip the comparison with the in-memory path (needs ~7x the file)")
+                    help="skip the comparison with the in-memory path (its peak RSS is "
+                    "several times the file: results/score_memory.json, in_memory)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="agm-score-memory-") as tmp:
         root = Path(tmp)
