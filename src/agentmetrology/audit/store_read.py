@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentmetrology.audit.target import decided_truth
 from agentmetrology.records.canonical import sha256_hex
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.episode import Episode, EpisodeKey, episode_from_plain
@@ -130,13 +131,11 @@ def _truth(row: dict[str, Any], spec: EnvSpec) -> float | None:
     """Return the recorded ground truth (its component when the audit uses one), or None."""
     assert spec.audit is not None
     a = _assessment(row, spec.audit.truth_scorer)
-    if a is None or a.get("score") is None or a.get("status") in ("UNKNOWN", "INVALID"):
+    if a is None:
         return None
-    comp = spec.audit.truth_component
     components = (a.get("assessment") or {}).get("components") or {}
-    value = components.get(comp) if comp else a["score"]
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
-        else None
+    return decided_truth(a.get("status"), a.get("score"), components,
+                         spec.audit.truth_component)
 
 
 def _shipped(row: dict[str, Any], spec: EnvSpec) -> float | None:

@@ -6,6 +6,7 @@ every stage that needs it `not probed`, never `pass`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -40,6 +41,21 @@ class ScoreOutcome:
     value: float | None
     status: Literal["ok", "INVALID"] = "ok"
     message: str = ""
+
+
+def decided_truth(status: str | None, score: Any, components: Mapping[str, Any],
+                  component: str | None) -> float | None:
+    """Return a valid scorer's ground-truth quality (its `component` if named), or None.
+
+    None when the verdict is UNKNOWN or INVALID, has no score, or the value is not a number:
+    an undecided truth is excluded and counted by every stage, never read as 0.
+    """
+    if score is None or status in ("UNKNOWN", "INVALID"):
+        return None
+    value = components.get(component) if component else score
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agentmetrology.audit.target import Ownership, Probe, ScoreOutcome, ScorerKind, TaskRef
+from agentmetrology.audit.target import (
+    Ownership,
+    Probe,
+    ScoreOutcome,
+    ScorerKind,
+    TaskRef,
+    decided_truth,
+)
 from agentmetrology.records.canonical import canonical_json, sha256_hex
 from agentmetrology.records.environment import AuditHooks, EnvSpec, Forged
 from agentmetrology.records.episode import Episode
@@ -105,13 +112,7 @@ class EnvTarget:
         """
         submission, trajectory = _unpack(submission, trajectory)
         a = self._truth.score(submission, ref.task_id, ref.seed, self.profile, None, trajectory)
-        if a.score is None or a.status in ("INVALID", "UNKNOWN"):
-            return None
-        comp = self.hooks.truth_component
-        value = a.components.get(comp) if comp else a.score
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            return None
-        return float(value)
+        return decided_truth(a.status, a.score, a.components, self.hooks.truth_component)
 
     def score(self, ref: TaskRef, submission: Any,
               trajectory: Sequence[Event] | None = None) -> ScoreOutcome:
