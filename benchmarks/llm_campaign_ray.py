@@ -33,7 +33,8 @@ import ray
 from agentmetrology.run.campaign import parse_campaign, run_campaign
 from agentmetrology.run.campaign.ray_cluster import RayOptions, connect
 from agentmetrology.store import EvidenceStore
-from llm_throughput import KEY_ENV, LEVEL, TASK, Meter, Server, load
+from llm_server import Meter, Server
+from llm_throughput import KEY_ENV, LEVEL, TASK, load
 
 OUT = Path(__file__).resolve().parent / "results" / "llm_campaign_ray.json"
 

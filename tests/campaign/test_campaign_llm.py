@@ -8,19 +8,15 @@ from typing import Any
 import pytest
 
 from agentmetrology.run.campaign import parse_campaign, run_campaign
-from agentmetrology.run.campaign.llm import llm_policy_problem
 from agentmetrology.store import EvidenceStore
 from campaign.campaign_fixtures import files_containing, model_free, with_llm
-
-problem = llm_policy_problem()
-pytestmark = pytest.mark.skipif(problem is not None, reason=f"LLM policy missing: {problem}")
+from support import fake_openai as fake
 
 KEY = "sk-test-0123456789abcdefSECRETvalue"
 
 
 def test_llm_campaign_over_loopback_records_costs_and_never_the_key(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    fake = pytest.importorskip("support.fake_openai", reason="the fake OpenAI server is missing")
     tool_calls, usage = fake.tool_calls, fake.usage
 
     def model(body: dict[str, Any]) -> Any:

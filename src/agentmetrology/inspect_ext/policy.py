@@ -96,7 +96,10 @@ class InspectModelPolicy:
         self._attempts.append(BillableAttempt(
             attempt_id=f"inspect-{self._turns}", provider=str(self.model).split("/")[0],
             model=out.model or str(self.model), request_id=None,
-            input_tokens=usage.input_tokens if usage else None,
+            # Inspect's input_tokens leave out the cache's reads and writes; ours include them
+            # (the cached ones are a part of the input, priced apart by Prices.cost).
+            input_tokens=(usage.input_tokens + (usage.input_tokens_cache_read or 0)
+                          + (usage.input_tokens_cache_write or 0)) if usage else None,
             output_tokens=usage.output_tokens if usage else None,
             cached_tokens=usage.input_tokens_cache_read if usage else None,
             cost=usage.total_cost if usage else None,

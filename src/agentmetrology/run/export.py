@@ -130,8 +130,6 @@ def export_rows(store: EvidenceStore, campaigns: Sequence[str] | None = None) ->
     return Export(full, columns, unrecorded, scorers)
 
 
-
-
 def cell_scores(export: Export) -> dict[Cell, dict[str, CellScore]]:
     """Return per (target, level, condition) and scorer: recorded episodes, excluded, mean.
 
