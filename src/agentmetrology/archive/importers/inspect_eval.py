@@ -306,7 +306,11 @@ def _span(ev: dict[str, Any], ep: ArchiveEpisode, index: int) -> TraceSpan:
         span_id=uuid or f"{ep.episode_id}/model/{index}", parent_id=None,
         kind="model", model=model if isinstance(model, str) else None,
         response_id=response.get("id") if isinstance(response.get("id"), str) else None,
-        attempt_id=uuid, input_tokens=_tokens(usage, "input_tokens", index),
+        # Inspect's input_tokens leave out the cache's reads and writes; a span's input tokens
+        # include them (the cached ones are a part of the input, as in BillableAttempt).
+        attempt_id=uuid, input_tokens=(_tokens(usage, "input_tokens", index)
+                                       + _tokens(usage, "input_tokens_cache_read", index)
+                                       + _tokens(usage, "input_tokens_cache_write", index)),
         output_tokens=_tokens(usage, "output_tokens", index),
         cached_tokens=_tokens(usage, "input_tokens_cache_read", index),
         cost=finite_float(usage.get("total_cost")), run=ep.run, episode_id=ep.episode_id)

@@ -1,0 +1,22 @@
+"""An Inspect model event's input tokens include the cache's reads and writes (as ours do)."""
+
+from __future__ import annotations
+
+from agentmetrology.archive.importers.inspect_eval import _span
+from agentmetrology.archive.model import ArchiveEpisode
+
+
+def _event(usage: dict[str, object]) -> dict[str, object]:
+    return {"event": "model", "uuid": "u1", "model": "openai/m",
+            "output": {"usage": usage}, "call": {"response": {"id": "r1"}}}
+
+
+def test_cache_reads_and_writes_are_part_of_the_input() -> None:
+    ep = ArchiveEpisode("e1", "t1", "openai/m")
+    # Inspect's OpenAI provider reports prompt_tokens 1100 as input 600, read 400, written 100.
+    span = _span(_event({"input_tokens": 600, "output_tokens": 20,
+                         "input_tokens_cache_read": 400, "input_tokens_cache_write": 100,
+                         "total_cost": 0.5}), ep, 0)
+    assert (span.input_tokens, span.cached_tokens, span.output_tokens) == (1100, 400, 20)
+    plain = _span(_event({"input_tokens": 600, "output_tokens": 20}), ep, 1)
+    assert (plain.input_tokens, plain.cached_tokens) == (600, 0)
