@@ -16,17 +16,13 @@ from agentmetrology.audit.store_read import read_store
 from agentmetrology.audit.targets.env import EnvTarget
 from agentmetrology.cli.main import app
 from agentmetrology.envs.registry import get_env
-from agentmetrology.run.campaign.llm import llm_policy_problem
 from audit.store_fixtures import build_model_free_store, build_store
 
-problem = llm_policy_problem()
 COMTRADE = get_env("comtrade")
 
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if problem is not None:
-        pytest.skip(f"LLM policy missing: {problem}")
     path = tmp_path_factory.mktemp("audit-store") / "store"
     build_store(path)
     return path
