@@ -92,7 +92,10 @@ class StreamedSubmission:
         return [r for p, r in self.problems.items() if p == WHOLE or p in parts]
 
     def data_batches(self) -> Iterator[tuple[Any, ...]]:
-        """Yield the parsed non-blank lines of data.jsonl, `batch_lines` at a time, in order."""
+        """Yield the parsed non-blank lines of data.jsonl in order, a tuple per `batch_lines` read.
+
+        Blank lines count towards a batch but are not parsed, so a batch may hold fewer values.
+        """
         if not self.present(DATA):
             return
         assert self.data_path is not None
