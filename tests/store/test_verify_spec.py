@@ -381,3 +381,13 @@ def test_a_chain_entry_for_a_table_the_ledger_does_not_keep(root: Path) -> None:
     relink(root)
     q = verify_store(root, mode="hash-only")
     assert q.qualified and q.chain_length == 28  # it moves the head; no row to check
+
+
+def test_an_assessment_text_that_is_json_but_not_an_object(root: Path) -> None:
+    text = "[1]"  # resealed with its digest: the check names it, never an AttributeError
+    vf.reseal(root, f"UPDATE assessments SET assessment='{text}', assessment_digest="
+                    f"'{hashlib.sha256(text.encode()).hexdigest()}' WHERE id=1",
+              rows=(("assessments", 1),))
+    q = verify_store(root, mode="ledger")
+    assert [t[0] for t in texts(q)] == ["assessment_unreadable"]
+    assert texts(q)[0][2].startswith("assessments id=1 ") and texts(q)[0][3] == "not a JSON object"

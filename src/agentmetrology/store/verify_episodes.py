@@ -45,7 +45,7 @@ class EpisodeChecks(ABC):
             ref, adm, versions_text = row[0], row[1], row[2]
             key = dict(zip(KEY_COLUMNS, row[3:10], strict=True))
             self.episode(f"superseded_episodes id={ref}", key, row[10:])
-            self.superseded_assessments(ref, adm, json.loads(versions_text), row[11])
+            self.superseded_assessments(ref, adm, sealed_versions(versions_text), row[11])
         self.checked["episodes"] = n
 
     def episode(self, where: str, key: dict[str, Any], row: tuple[Any, ...]) -> None:
@@ -102,7 +102,7 @@ class EpisodeChecks(ABC):
             if row[19] is None:
                 continue  # an episode without assessments
             if versions_text not in versions:
-                versions[versions_text] = json.loads(versions_text)
+                versions[versions_text] = sealed_versions(versions_text)
             self.assessment("assessments", adm, versions[versions_text], row[10], *row[19:])
         return n
 
@@ -127,6 +127,9 @@ class EpisodeChecks(ABC):
         except ValueError:
             self.bad("assessment_unreadable", where, "not JSON")
             return
+        if not isinstance(body, dict):
+            self.bad("assessment_unreadable", where, "not a JSON object")
+            return
         for name, col in (("scorer", scorer), ("scorer_version", version),
                           ("status", status), ("score", score), ("evidence_digest", evd)):
             if body.get(name) != col:
@@ -137,6 +140,15 @@ class EpisodeChecks(ABC):
         if submission is not None and evd != submission:
             self.bad("scope_mismatch", where, f"assessed evidence {str(evd)[:12]} is not "
                      f"the episode's submission {submission[:12]}")
+
+
+def sealed_versions(text: str) -> dict[str, str]:
+    """Return the sealed scorer versions, {} when unreadable (the binding check names that)."""
+    try:
+        versions = json.loads(text)
+    except ValueError:
+        return {}
+    return versions if isinstance(versions, dict) else {}
 
 
 def short_text(value: Any) -> str:
