@@ -58,23 +58,17 @@ class EpisodeChecks(ABC):
             self.bad("scope_mismatch", where, f"the episode blob {ep_digest[:12]} belongs to "
                      f"{_key_text(plain.get('key'))}, not to {_key_text(key)}")
             return
-        recorded = (plain.get("digests") or {}).get("submission")
+        try:
+            recorded, evidences = _evidence_facts(plain)
+        except (AttributeError, TypeError, ValueError) as exc:  # a blob of another shape
+            self.bad("row_disagrees_with_evidence", where, f"the episode blob {ep_digest[:12]} "
+                     f"has no readable digests, usage or termination ({exc})")
+            return
         if recorded is not None and sub_digest is not None and recorded != sub_digest:
             self.bad("scope_mismatch", where, f"submission {sub_digest[:12]} is not the one "
-                     f"the episode recorded ({recorded[:12]})")
-        usage = plain.get("usage") or {}
-        atts = usage.get("attempts") or []
-        costs = [a.get("cost") for a in atts]
-        kind = str((plain.get("termination") or {}).get("kind", ""))
-        facts = (("termination", kind, term),
-                 ("measurement_failure", int(kind in MEASUREMENT_FAILURES), mfail),
-                 ("cost", None if any(c is None for c in costs) else float(sum(costs)), cost),
-                 ("input_tokens", sum(a.get("input_tokens") or 0 for a in atts), tin),
-                 ("output_tokens", sum(a.get("output_tokens") or 0 for a in atts), tout),
-                 ("requests", int(usage.get("requests") or 0), requests),
-                 ("tool_calls", int(usage.get("tool_calls") or 0), tools),
-                 ("model_attempts", len(atts), attempts))
-        for name, evidence, ledger in facts:
+                     f"the episode recorded ({str(recorded)[:12]})")
+        ledgers = (term, mfail, cost, tin, tout, requests, tools, attempts)
+        for name, evidence, ledger in zip(_FACTS, evidences, ledgers, strict=True):
             if evidence != ledger:
                 self.bad("row_disagrees_with_evidence", where, f"{name} is {ledger!r} in the "
                          f"ledger but {evidence!r} in the episode blob")
@@ -140,6 +134,25 @@ class EpisodeChecks(ABC):
         if submission is not None and evd != submission:
             self.bad("scope_mismatch", where, f"assessed evidence {str(evd)[:12]} is not "
                      f"the episode's submission {submission[:12]}")
+
+
+_FACTS = ("termination", "measurement_failure", "cost", "input_tokens", "output_tokens",
+          "requests", "tool_calls", "model_attempts")
+
+
+def _evidence_facts(plain: dict[str, Any]) -> tuple[Any, tuple[Any, ...]]:
+    """Return the submission digest an episode blob records and its values of `_FACTS`."""
+    recorded = (plain.get("digests") or {}).get("submission")
+    usage = plain.get("usage") or {}
+    atts = usage.get("attempts") or []
+    costs = [a.get("cost") for a in atts]
+    kind = str((plain.get("termination") or {}).get("kind", ""))
+    return recorded, (kind, int(kind in MEASUREMENT_FAILURES),
+                      None if any(c is None for c in costs) else float(sum(costs)),
+                      sum(a.get("input_tokens") or 0 for a in atts),
+                      sum(a.get("output_tokens") or 0 for a in atts),
+                      int(usage.get("requests") or 0), int(usage.get("tool_calls") or 0),
+                      len(atts))
 
 
 def sealed_versions(text: str) -> dict[str, str]:
