@@ -81,3 +81,18 @@ def test_synthetic_is_deterministic() -> None:
     assert t1.leaks == t2.leaks and t1.ungraded == t2.ungraded
     a3, _ = synthetic_archive(10)
     assert canonical_json(a3.spans) != canonical_json(a1.spans)
+
+
+def test_a_listed_candidate_names_its_cell_as_coverage_does() -> None:
+    # Model "x / y" alone and model "x" with scaffold "y" share the plain label "x / y"; the
+    # listing names the cells as the coverage table labels them apart.
+    def ep(eid: str, model: str, scaffold: str) -> ArchiveEpisode:
+        events = [ArchiveEvent(i, "tool_call", n, {"x": x}) for i, (n, x) in
+                  enumerate([("a", 1), ("a", 2), ("b", 1)])]
+        return ArchiveEpisode(eid, "t", model, scaffold=scaffold, events=events,
+                              executed_calls=[ExecutedCall("a", {"x": 1}),
+                                              ExecutedCall("b", {"x": 1})])
+    p = provenance_section(Archive("x", "taubench", episodes=[ep("e1", "x / y", ""),
+                                                              ep("e2", "x", "y")]))
+    assert [(c["episode_id"], c["cell"]) for c in p["episodes"]] == [
+        ("e1", '["x / y", ""]'), ("e2", '["x", "y"]')]

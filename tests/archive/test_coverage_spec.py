@@ -228,3 +228,14 @@ def test_cells_whose_plain_labels_coincide_are_counted_apart() -> None:
     groups = by_cell(eps)
     assert {k: [e.episode_id for e in v] for k, v in groups.items()} == {
         '["x / y", ""]': ["e1"], '["x", "y"]': ["e2"]}
+
+
+def test_an_unresolved_episode_names_the_cell_it_is_counted_in() -> None:
+    # Model "x / y" alone and model "x" with scaffold "y": the cells are labelled apart, and the
+    # unresolved list must name those labels, not the plain "x / y" that is neither cell.
+    eps = [ArchiveEpisode("e1", "t1", "x / y", scaffold="", trial=0),
+           ArchiveEpisode("e2", "t1", "x", scaffold="y", trial=0)]
+    c = coverage(Archive("x", "jsonl", episodes=eps))
+    assert [(u["episode_id"], u["cell"]) for u in c["unresolved_episodes"]] == [
+        ("e1", '["x / y", ""]'), ("e2", '["x", "y"]')]
+    assert {u["cell"] for u in c["unresolved_episodes"]} == {x["cell"] for x in c["cells"]}

@@ -97,3 +97,26 @@ def test_bad_store_input_is_one_line(recorded: Path, tmp_path: Path) -> None:
         assert len(lines) == 1 and lines[0].startswith("error:"), (args, res.stderr)
     res = agm("assess", "permission", "--store", store)
     assert res.returncode == 2 and "no recorded episodes of permission" in res.stderr
+
+
+def test_an_episode_blob_that_is_not_an_episode_is_a_measurement_failure(
+        tmp_path: Path, recorded: Path) -> None:
+    # A blob of another shape under its own digest (the row pointed at it): excluded with its
+    # reason, never a KeyError traceback.
+    import hashlib
+    store = tmp_path / "store"
+    shutil.copytree(recorded / "store", store)
+    data = b'{"key":{}}'
+    forged = hashlib.sha256(data).hexdigest()
+    (store / "blobs" / forged[:2]).mkdir(exist_ok=True)
+    (store / "blobs" / forged[:2] / forged[2:]).write_bytes(data)
+    with closing(sqlite3.connect(store / "ledger.sqlite")) as c:
+        c.execute("UPDATE episodes SET episode_digest=? WHERE administration="
+                  "(SELECT MIN(administration) FROM episodes)", (forged,))
+        c.commit()
+    res = CliRunner().invoke(app, ["assess", "clarification", "--store", str(store), "--json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    c = doc["groups"][0]["views"]["original"]["contract"]
+    assert c["admissible"] == 29 and c["excluded"]["measurement_failure"] == 1
+    assert doc["evidence"]["result"] != "qualified"

@@ -196,3 +196,12 @@ def test_a_reader_adds_no_writer_index(tmp_path: Path) -> None:
     names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
     conn.close()
     assert "assessments_verdicts" not in names and "administrations_revisions" in names
+
+
+def test_a_binding_text_that_is_not_an_object_names_the_default_environment() -> None:
+    # An edited binding (JSON, but not an object) reads as an older store's, never a crash:
+    # the store check names the edit (binding_text_changed).
+    from agentmetrology.store.ledger import DEFAULT_ENVIRONMENT, binding_environment
+    for text in ("[1]", '"x"', "1", "null", "not json", None):
+        assert binding_environment(text) == DEFAULT_ENVIRONMENT
+    assert binding_environment('{"environment": "permission"}') == "permission"

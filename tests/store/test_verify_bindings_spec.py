@@ -244,3 +244,27 @@ def test_the_plan_is_compared_by_value_not_by_spelling(
         vf.set_binding(root, adm, text.replace(sealed, forged))
     q = verify_store(root)
     assert q.qualified, texts(q)
+
+
+@pytest.mark.parametrize("mode", ["full", "ledger"])
+def test_a_binding_or_scorer_versions_that_are_json_but_not_objects(root: Path,
+                                                                    mode: str) -> None:
+    # resealed by a forger: named as unreadable, never an AttributeError out of the check
+    vf.set_binding(root, 2, "[1]")
+    vf.reseal(root, "UPDATE administrations SET scorer_versions='[1]' WHERE id=1",
+              rows=(("administrations", 1),))
+    q = verify_store(root, mode=mode)
+    unreadable = [t for t in texts(q) if t[0] == "binding_unreadable"]
+    assert unreadable == [
+        ("binding_unreadable", "invalid_binding", f"administration {adm}",
+         "the sealed binding is not a JSON object") for adm in (1, 2)]
+
+
+def test_unreadable_scorer_versions_of_a_recorded_episode(root: Path) -> None:
+    # administration 1 has an episode: its assessments meet versions that cannot be read
+    vf.reseal(root, "UPDATE administrations SET scorer_versions='{' WHERE id=1",
+              rows=(("administrations", 1),))
+    q = verify_store(root, mode="ledger")
+    assert texts(q)[0] == ("binding_unreadable", "invalid_binding", "administration 1",
+                           "the sealed binding is not JSON")
+    assert any(t[0] == "instrument_mismatch" and "(administration 1)" in t[2] for t in texts(q))

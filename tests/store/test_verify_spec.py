@@ -381,3 +381,33 @@ def test_a_chain_entry_for_a_table_the_ledger_does_not_keep(root: Path) -> None:
     relink(root)
     q = verify_store(root, mode="hash-only")
     assert q.qualified and q.chain_length == 28  # it moves the head; no row to check
+
+
+def test_an_assessment_text_that_is_json_but_not_an_object(root: Path) -> None:
+    text = "[1]"  # resealed with its digest: the check names it, never an AttributeError
+    vf.reseal(root, f"UPDATE assessments SET assessment='{text}', assessment_digest="
+                    f"'{hashlib.sha256(text.encode()).hexdigest()}' WHERE id=1",
+              rows=(("assessments", 1),))
+    q = verify_store(root, mode="ledger")
+    assert [t[0] for t in texts(q)] == ["assessment_unreadable"]
+    assert texts(q)[0][2].startswith("assessments id=1 ") and texts(q)[0][3] == "not a JSON object"
+
+
+def test_an_episode_blob_whose_usage_is_not_an_object(root: Path) -> None:
+    # A forger's new blob (its own digest, the row pointed at it and resealed): the check
+    # names it, never a TypeError out of the check.
+    import json
+    ep, _ = vf.episode_digests(root, 1)
+    plain = json.loads(vf.blob(root, ep).read_bytes())
+    plain["usage"] = [1]
+    data = json.dumps(plain, sort_keys=True, separators=(",", ":")).encode()
+    forged = hashlib.sha256(data).hexdigest()
+    vf.blob(root, forged).parent.mkdir(parents=True, exist_ok=True)
+    vf.blob(root, forged).write_bytes(data)
+    vf.reseal(root, f"UPDATE episodes SET episode_digest='{forged}' WHERE administration=1",
+              rows=(("episodes", 1),))
+    for mode in ("full", "ledger"):
+        found = [t for t in texts(verify_store(root, mode=mode))
+                 if t[2] == "episodes administration=1"]
+        assert [t[0] for t in found] == ["row_disagrees_with_evidence"]
+        assert f"the episode blob {forged[:12]} has no readable" in found[0][3]

@@ -155,11 +155,14 @@ def coverage(archive: Archive) -> dict[str, Any]:
     cells = {name: cell_summary(eps) for name, eps in groups.items()}
     diffs, ties = _pairs(cells)
     unresolved = [e for e in archive.episodes if e.outcome in ("ungraded", "invalid_replay")]
+    # the labels of `cells` (by_cell's), not the plain label two coinciding cells share
+    labels = cell_labels((e.model, e.scaffold) for e in archive.episodes)
     return {
         "overall": cell_summary(archive.episodes),
         "cells": [{"cell": name, **summary} for name, summary in cells.items()],
         "unresolved_episodes": [
-            {"episode_id": e.episode_id, "cell": e.cell, "task": e.task, "trial": e.trial,
+            {"episode_id": e.episode_id, "cell": labels[e.model, e.scaffold], "task": e.task,
+             "trial": e.trial,
              "outcome": e.outcome, "score": None, "reason": e.reason,
              "detail": e.reason_detail,
              "stored_score": e.stored_score, "termination": e.termination}

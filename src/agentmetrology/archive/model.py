@@ -111,11 +111,6 @@ class ArchiveEpisode:
             return "ungraded"
         return "pass" if self.grade.passed else "fail"
 
-    @property
-    def cell(self) -> str:
-        """Return the reporting cell label: model, plus scaffold when one is named."""
-        return cell_label(self.model, self.scaffold)
-
 
 @dataclass(frozen=True, slots=True)
 class TraceSpan:

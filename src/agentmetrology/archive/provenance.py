@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentmetrology.archive.model import Archive, ArchiveEpisode, ArchiveEvent
+from agentmetrology.archive.model import Archive, ArchiveEpisode, ArchiveEvent, cell_labels
 from agentmetrology.records.canonical import CanonicalError, canonical_json
 
 Key = tuple[str, str]
@@ -106,10 +106,12 @@ def provenance_section(archive: Archive) -> dict[str, Any]:
         reason = archive.notes.get("provenance") or "no raw model log of executed calls"
         return {"applicable": False, "reason": str(reason), **base}
     listed: list[dict[str, Any]] = []
+    labels = cell_labels((ep.model, ep.scaffold) for ep in archive.episodes)  # coverage's
     for ep, al in done:
         if (al.candidates or al.ambiguous_candidates) and len(listed) < MAX_LISTED:
             actions = [e for e in ep.events if e.kind == "tool_call"]
-            listed.append({"episode_id": ep.episode_id, "task": ep.task, "cell": ep.cell,
+            listed.append({"episode_id": ep.episode_id, "task": ep.task,
+                           "cell": labels[ep.model, ep.scaffold],
                            "candidates": [{"index": j, "name": actions[j].name}
                                           for j in al.candidates],
                            "ambiguous": [{"index": j, "name": actions[j].name}

@@ -42,7 +42,8 @@ def _judge_recorded(store: EvidenceStore, spec: EnvSpec, key: EpisodeKey,
     assert row is not None  # recorded_keys joined on the episodes table
     try:
         episode = episode_from_plain(store.get_json(row["episode_digest"]))
-    except (BlobError, OSError, ValueError) as exc:
+    # KeyError, TypeError, AttributeError: a blob that is not an episode's shape (forged)
+    except (BlobError, OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         out: dict[str, Any] = {"task": key.task, "seed": key.seed,
                                "termination": row["termination"],
                                "measurement_failure": f"evidence unavailable: {exc}"}

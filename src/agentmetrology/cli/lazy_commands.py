@@ -1,7 +1,7 @@
 """The root command table: every `agm` command by name, its module imported only when it runs.
 
-Importing every command module at start-up cost about a quarter of a warm `agm campaign status`
-(their imports compile some 1,400 dataclasses and pull in numpy, starlette, asyncio ...). The
+Importing every command module at start-up was a large share of a warm `agm campaign status`
+(their imports compile many dataclasses and pull in numpy, starlette, asyncio ...). The
 root group therefore knows each command by name and module and builds it on first use: running
 one command imports that command's module alone; `agm --help` (and anything that walks the
 group's `commands`) still sees every command, loaded then, in the order of `COMMANDS`.

@@ -3,7 +3,7 @@
 The cheap (`ledger`) check reads every episode blob to compare its key, submission digest,
 termination and usage with the ledger row; decoding whole episodes (their events are nearly all
 of the bytes) was most of the check's time on a large store. msgspec decodes the four top-level
-fields and only validates the rest (about 12x faster here); each field then goes through
+fields and only validates the rest (several times faster); each field then goes through
 `records.canonical.from_plain`, which restores tagged non-finite floats, so the result is what
 `records.canonical.decode_json` gives for those fields: the tag walk of a document with an
 ordinary top-level key is the walk of each value. Anything else takes the full decode: text

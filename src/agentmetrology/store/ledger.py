@@ -67,9 +67,12 @@ def key_text(key: EpisodeKey) -> str:
 def binding_environment(binding: str | None) -> str:
     """Return the environment a sealed binding text names (ComtradeBench for older stores)."""
     try:
-        return str(json.loads(binding or "{}").get("environment") or DEFAULT_ENVIRONMENT)
+        bound = json.loads(binding or "{}")
     except ValueError:
         return DEFAULT_ENVIRONMENT
+    if not isinstance(bound, dict):  # an edited text (the store check names it), not a crash
+        return DEFAULT_ENVIRONMENT
+    return str(bound.get("environment") or DEFAULT_ENVIRONMENT)
 
 
 @dataclass(frozen=True, slots=True)

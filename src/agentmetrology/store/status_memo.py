@@ -1,11 +1,12 @@
 """A memo of `campaign status`'s numbers, reused only while the ledger file is unchanged.
 
 Every number of `campaign status` (counts, cost, scores, the cells per level and condition)
-is read from the ledger alone, and on a 100,000-episode store the queries cost about a
-second. They are kept in the same cache as the ledger check's memo (store.verify_memo, same
-folder, same `AGM_VERIFY_CACHE` switch, never in the store) under a fingerprint of the ledger
-file and its write-ahead log (device, inode, size, mtime, ctime: any write moves ctime, which
-cannot be set back) and of the code that computes them. A miss computes them and keeps them
+is read from the ledger alone, and on a 100,000-episode store the queries cost over a second
+(benchmarks/results/memory.json, "status numbers (computed)"). They are kept in the same
+cache as the ledger check's memo (store.verify_memo, same folder, same `AGM_VERIFY_CACHE`
+switch, never in the store) under a fingerprint of the ledger file and its write-ahead log
+(device, inode, size, mtime, ctime: any write moves ctime, which cannot be set back) and of
+the code that computes them. A miss computes them and keeps them
 when the ledger did not change meanwhile. A campaign whose cells cannot be computed (a binding
 that no longer hashes to its digest) is never kept: it is computed, and refused, every time.
 """

@@ -291,6 +291,9 @@ class _Verifier(EpisodeChecks):
             except ValueError:
                 self.bad("binding_unreadable", where, "the sealed binding is not JSON")
                 continue
+            if not isinstance(bound, dict) or not isinstance(versions, dict):
+                self.bad("binding_unreadable", where, "the sealed binding is not a JSON object")
+                continue
             checks = (("scope_mismatch", "key", bound.get("key"), key),
                       ("seed_mismatch", "seed", bound.get("seed"), key["seed"]),
                       ("specification_mismatch", "task_spec_digest",

@@ -45,7 +45,7 @@ class EpisodeChecks(ABC):
             ref, adm, versions_text = row[0], row[1], row[2]
             key = dict(zip(KEY_COLUMNS, row[3:10], strict=True))
             self.episode(f"superseded_episodes id={ref}", key, row[10:])
-            self.superseded_assessments(ref, adm, json.loads(versions_text), row[11])
+            self.superseded_assessments(ref, adm, sealed_versions(versions_text), row[11])
         self.checked["episodes"] = n
 
     def episode(self, where: str, key: dict[str, Any], row: tuple[Any, ...]) -> None:
@@ -58,23 +58,17 @@ class EpisodeChecks(ABC):
             self.bad("scope_mismatch", where, f"the episode blob {ep_digest[:12]} belongs to "
                      f"{_key_text(plain.get('key'))}, not to {_key_text(key)}")
             return
-        recorded = (plain.get("digests") or {}).get("submission")
+        try:
+            recorded, evidences = _evidence_facts(plain)
+        except (AttributeError, TypeError, ValueError) as exc:  # a blob of another shape
+            self.bad("row_disagrees_with_evidence", where, f"the episode blob {ep_digest[:12]} "
+                     f"has no readable digests, usage or termination ({exc})")
+            return
         if recorded is not None and sub_digest is not None and recorded != sub_digest:
             self.bad("scope_mismatch", where, f"submission {sub_digest[:12]} is not the one "
-                     f"the episode recorded ({recorded[:12]})")
-        usage = plain.get("usage") or {}
-        atts = usage.get("attempts") or []
-        costs = [a.get("cost") for a in atts]
-        kind = str((plain.get("termination") or {}).get("kind", ""))
-        facts = (("termination", kind, term),
-                 ("measurement_failure", int(kind in MEASUREMENT_FAILURES), mfail),
-                 ("cost", None if any(c is None for c in costs) else float(sum(costs)), cost),
-                 ("input_tokens", sum(a.get("input_tokens") or 0 for a in atts), tin),
-                 ("output_tokens", sum(a.get("output_tokens") or 0 for a in atts), tout),
-                 ("requests", int(usage.get("requests") or 0), requests),
-                 ("tool_calls", int(usage.get("tool_calls") or 0), tools),
-                 ("model_attempts", len(atts), attempts))
-        for name, evidence, ledger in facts:
+                     f"the episode recorded ({str(recorded)[:12]})")
+        ledgers = (term, mfail, cost, tin, tout, requests, tools, attempts)
+        for name, evidence, ledger in zip(_FACTS, evidences, ledgers, strict=True):
             if evidence != ledger:
                 self.bad("row_disagrees_with_evidence", where, f"{name} is {ledger!r} in the "
                          f"ledger but {evidence!r} in the episode blob")
@@ -102,7 +96,7 @@ class EpisodeChecks(ABC):
             if row[19] is None:
                 continue  # an episode without assessments
             if versions_text not in versions:
-                versions[versions_text] = json.loads(versions_text)
+                versions[versions_text] = sealed_versions(versions_text)
             self.assessment("assessments", adm, versions[versions_text], row[10], *row[19:])
         return n
 
@@ -127,6 +121,9 @@ class EpisodeChecks(ABC):
         except ValueError:
             self.bad("assessment_unreadable", where, "not JSON")
             return
+        if not isinstance(body, dict):
+            self.bad("assessment_unreadable", where, "not a JSON object")
+            return
         for name, col in (("scorer", scorer), ("scorer_version", version),
                           ("status", status), ("score", score), ("evidence_digest", evd)):
             if body.get(name) != col:
@@ -137,6 +134,34 @@ class EpisodeChecks(ABC):
         if submission is not None and evd != submission:
             self.bad("scope_mismatch", where, f"assessed evidence {str(evd)[:12]} is not "
                      f"the episode's submission {submission[:12]}")
+
+
+_FACTS = ("termination", "measurement_failure", "cost", "input_tokens", "output_tokens",
+          "requests", "tool_calls", "model_attempts")
+
+
+def _evidence_facts(plain: dict[str, Any]) -> tuple[Any, tuple[Any, ...]]:
+    """Return the submission digest an episode blob records and its values of `_FACTS`."""
+    recorded = (plain.get("digests") or {}).get("submission")
+    usage = plain.get("usage") or {}
+    atts = usage.get("attempts") or []
+    costs = [a.get("cost") for a in atts]
+    kind = str((plain.get("termination") or {}).get("kind", ""))
+    return recorded, (kind, int(kind in MEASUREMENT_FAILURES),
+                      None if any(c is None for c in costs) else float(sum(costs)),
+                      sum(a.get("input_tokens") or 0 for a in atts),
+                      sum(a.get("output_tokens") or 0 for a in atts),
+                      int(usage.get("requests") or 0), int(usage.get("tool_calls") or 0),
+                      len(atts))
+
+
+def sealed_versions(text: str) -> dict[str, str]:
+    """Return the sealed scorer versions, {} when unreadable (the binding check names that)."""
+    try:
+        versions = json.loads(text)
+    except ValueError:
+        return {}
+    return versions if isinstance(versions, dict) else {}
 
 
 def short_text(value: Any) -> str:

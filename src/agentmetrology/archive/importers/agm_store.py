@@ -84,8 +84,6 @@ def trial_index(keys: list[EpisodeKey]) -> dict[tuple[int, int], int]:
     return {p: i for i, p in enumerate(pairs)}
 
 
-
-
 def environment_of(store: EvidenceStore, key: EpisodeKey) -> str:
     """Return the environment a key's sealed bindings name (ComtradeBench for older stores)."""
     bound = store.ledger.binding(key)
