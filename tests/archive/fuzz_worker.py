@@ -28,7 +28,16 @@ def _alarm(_signum: int, _frame: Any) -> None:
 
 
 def _peak_kib() -> int:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    """Return this process's peak RSS (KiB) since it was started.
+
+    Not getrusage's ru_maxrss: Linux carries the parent's high-water mark across fork and exec,
+    so a worker started by a 1 GiB pytest process would report 1 GiB before its first case.
+    VmHWM belongs to the address space exec created.
+    """
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # no procfs: the upper bound
 
 
 def main(manifest: str, results: str, memory: int, seconds: int) -> None:
