@@ -128,18 +128,30 @@ def test_llm_campaign_on_ray_records_what_inline_records(
     assert not files_with(ray_temp, KEY.encode())
 
 
+# Attempts in flight with at least one request answered and streamed to the ledger.
+ANSWERED_IN_FLIGHT = ("SELECT COUNT(DISTINCT b.attempt) FROM billable_attempts b JOIN attempts t "
+                      "ON t.id = b.attempt WHERE t.status = 'started'")
+
+
 def test_a_killed_actor_loses_nothing_and_the_resume_duplicates_nothing(
         ray_instance: tuple[str, Path], tmp_path: Path) -> None:
-    killed: list[threading.Timer] = []
+    killed: list[threading.Thread] = []
+    store = tmp_path / "s"
+
+    def kill_when_answered() -> None:
+        # Kill actor 0 once at least 4 episodes in flight have answered requests in the ledger:
+        # each actor runs at most 3 at once, so one of the 4 is actor 0's. (A fixed delay after
+        # an episode ended could catch actor 0 between episodes, with nothing answered yet.)
+        actor, deadline = ray.get_actor("agm-llm-0.0"), time.monotonic() + 60
+        while time.monotonic() < deadline and query(store, ANSWERED_IN_FLIGHT)[0][0] < 4:
+            time.sleep(0.005)
+        ray.kill(actor, no_restart=True)
 
     def kill_one(p: Progress) -> None:
-        # A moment after the 4th episode, actor 0 is amid its next ones (3 in flight each).
         if p.done >= 4 and not killed:
-            actor = ray.get_actor("agm-llm-0.0")
-            killed.append(threading.Timer(0.1, ray.kill, (actor,), {"no_restart": True}))
+            killed.append(threading.Thread(target=kill_when_answered, daemon=True))
             killed[0].start()
 
-    store = tmp_path / "s"
     with FakeOpenAI(itertools.repeat(_slow, 5000)) as srv:
         config = parse_campaign(llm_campaign(srv.base_url, name="killed-actor"))
         with EvidenceStore.open(store, scrub_env=False) as st:
