@@ -19,12 +19,19 @@ demo: $(STAMP)
 # pytest-xdist: TEST_WORKERS processes; --dist loadscope keeps each module on one worker, so a
 # module-scoped fixture (a recorded store, a census) is built once. TEST_WORKERS=0 runs serially.
 # Tests marked `serial` (a wall-clock limit, see tests/conftest.py) run alone afterwards.
+# SERIAL_TESTS lists the modules marked `serial` (tests/conftest.py SERIAL_MODULES; a test checks
+# that the two agree), so the serial run collects only them, not the whole suite again.
+# Bytecode caching is on for the tests whatever the environment says: with PYTHONDONTWRITEBYTECODE
+# set (some CI images and sandboxes set it), every xdist worker rewrites every test module's
+# asserts again and every `agm` subprocess compiles the package again (docs/testing.md).
 TEST_WORKERS ?= 2
+SERIAL_TESTS := tests/campaign/test_campaign_interrupt.py
+test: export PYTHONDONTWRITEBYTECODE =
 test: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadscope -m "not serial"
-	$(BIN)/pytest -m serial
+	$(BIN)/pytest -m serial $(SERIAL_TESTS)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/episodes.py
