@@ -30,3 +30,18 @@ def test_secrets_added_later_are_redacted_from_then_on() -> None:
     assert r.text(line) == "token [redacted] sent"
     assert r.bytes(b"a short note") == b"a short note"
     assert r.exact(base64.b64encode(SECRET.encode())) == REDACTED
+
+
+def test_watch_env_reads_credential_variables_only_when_asked(monkeypatch) -> None:
+    monkeypatch.setenv("AGM_WATCHED_TOKEN", SECRET)
+    monkeypatch.setenv("AGM_PLAIN_SETTING", "ordinary-value-0123456789")
+    line = f"t {SECRET} / ordinary-value-0123456789"
+    assert Redactor().text(line) == line  # no watch: the environment is not read
+    watched = Redactor(watch_env=True)
+    assert watched.text(line) == "t [redacted] / ordinary-value-0123456789"
+    monkeypatch.setenv("AGM_WATCHED_TOKEN", "replaced-secret-9876543210")  # same count
+    assert watched.text("x replaced-secret-9876543210") == "x [redacted]"
+    assert watched.text(line) == "t [redacted] / ordinary-value-0123456789"  # still known
+    monkeypatch.delenv("AGM_PLAIN_SETTING")
+    monkeypatch.setenv("AGM_OTHER_SECRET", "another-secret-value-0001")  # count unchanged too
+    assert watched.text("y another-secret-value-0001") == "y [redacted]"

@@ -76,3 +76,31 @@ def test_key_quoted_without_prefix_or_as_base64_never_reaches_the_store(tmp_path
     leaks = [p for p in (tmp_path / "s").rglob("*") if p.is_file()
              and any(s in p.read_bytes() for s in (bare[:12].encode(), b64.encode()))]
     assert leaks == []
+
+
+LATER = "plainvalue-set-after-open-0000"  # no credential shape: only its variable names it
+
+
+def test_a_variable_set_after_the_store_opened_is_redacted(tmp_path: Path,
+                                                           monkeypatch) -> None:
+    from agentmetrology.store import EvidenceStore
+
+    monkeypatch.delenv("AGM_LATER_TOKEN", raising=False)
+    with EvidenceStore.open(tmp_path / "s") as st:
+        before = st.get_bytes(st.put_bytes(f"value {LATER}".encode()))
+        monkeypatch.setenv("AGM_LATER_TOKEN", LATER)  # one more variable
+        added = st.get_bytes(st.put_bytes(f"now {LATER}".encode()))
+        monkeypatch.setenv("AGM_LATER_TOKEN", LATER[::-1])  # same count, new value
+        changed = st.get_bytes(st.put_bytes(f"then {LATER[::-1]}".encode()))
+        monkeypatch.setenv("AGM_RENAMED_HOME", "x")  # an unrelated one: nothing changes
+        other = st.get_bytes(st.put_bytes(b"x plain text"))
+    assert before == f"value {LATER}".encode()  # not a secret yet
+    assert (added, changed, other) == (b"now [redacted]", b"then [redacted]", b"x plain text")
+
+
+def test_scrub_env_off_leaves_later_variables_alone(tmp_path: Path, monkeypatch) -> None:
+    from agentmetrology.store import EvidenceStore
+
+    with EvidenceStore.open(tmp_path / "s", scrub_env=False) as st:
+        monkeypatch.setenv("AGM_LATER_TOKEN", LATER)
+        assert st.get_bytes(st.put_bytes(LATER.encode())) == LATER.encode()

@@ -8,11 +8,14 @@ tokens, `"api_key":"…"` fields, URL passwords). Redacted canonical JSON stays 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
+from typing import Any
 
 from agentmetrology.records.redaction import (
     MIN_SECRET_LEN,
     PATTERNS_VERSION,
+    SECRET_ENV_NAME,
     SecretValues,
     env_secret_values,
 )
@@ -40,11 +43,45 @@ def redact_patterns(data: bytes) -> bytes:
     return _redact_patterns(data, REDACTED)
 
 
-class Redactor:
-    """Removes registered secret values and credential-like patterns from bytes."""
+def _env_names() -> frozenset[Any]:
+    # CPython's os.environ keeps its variables in `_data` (bytes keys on POSIX): comparing those
+    # keys costs ~1 us, decoding every name through the mapping ~10 us.
+    data = getattr(os.environ, "_data", None)
+    return frozenset(data if isinstance(data, dict) else os.environ)
 
-    def __init__(self, secrets: Iterable[str] = ()) -> None:
+
+class _EnvWatch:
+    """The credential-named environment variables, read again only when they may have changed."""
+
+    def __init__(self, values: SecretValues) -> None:
+        self.values = values
+        self.read()
+
+    def read(self) -> None:
+        """Register the values of every credential-named variable (~80 us)."""
+        self.names = _env_names()
+        self.seen = {k: v for k, v in os.environ.items() if SECRET_ENV_NAME.search(k)}
+        self.values.add(self.seen.values())
+
+    def refresh(self) -> None:
+        """Read again when a variable was added or removed or a known one changed (~2 us)."""
+        if _env_names() != self.names or any(os.environ.get(k) != v
+                                              for k, v in self.seen.items()):
+            self.read()
+
+
+class Redactor:
+    """Removes registered secret values and credential-like patterns from bytes.
+
+    With `watch_env`, the values of credential-named environment variables are registered as
+    well, also those set after the redactor was made (a key exported by a library caller after
+    opening the store): before each redaction it checks the names of the variables and the
+    values of the credential-named ones, and reads the environment again when either changed.
+    """
+
+    def __init__(self, secrets: Iterable[str] = (), *, watch_env: bool = False) -> None:
         self._values = SecretValues(secrets)
+        self._env = _EnvWatch(self._values) if watch_env else None
 
     def add(self, secrets: Iterable[str]) -> None:
         """Register more secret values (too-short values are ignored, see MIN_SECRET_LEN)."""
@@ -52,6 +89,8 @@ class Redactor:
 
     def exact(self, data: bytes) -> bytes:
         """Return `data` with every registered secret (its forms and long fragments) replaced."""
+        if self._env is not None:
+            self._env.refresh()
         return self._values.redact(data, REDACTED)
 
     def bytes(self, data: bytes) -> bytes:

@@ -14,9 +14,10 @@ that no longer hashes to its digest) is never kept: it is computed, and refused,
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from agentmetrology.store import verify_memo
 from agentmetrology.store.blobs import BlobError
@@ -25,6 +26,7 @@ from agentmetrology.store.store import EvidenceStore
 
 _CODE = ("status.py", "status_memo.py", "ledger.py", "schema.py", "verify_memo.py")
 KIND = "status"
+T = TypeVar("T")
 
 
 @dataclass
@@ -51,12 +53,13 @@ def campaign_view(st: EvidenceStore, names: list[str], *, cells: bool) -> Status
     key = ledger_key(st.root) if folder is not None else ""
     path = verify_memo.memo_path(folder, st.root, KIND) if folder is not None and key else None
     doc = (verify_memo.read_doc(path, key) if path is not None else None) or {}
-    kept_status: dict[str, Any] = dict(doc.get("statuses") or {})
-    kept_cells: dict[str, Any] = dict(doc.get("cells") or {})
+    kept_status: dict[str, Any] = _mapping(doc.get("statuses"))
+    kept_cells: dict[str, Any] = _mapping(doc.get("cells"))
     view = StatusView([], reused=True)
     for name in names:
-        if name in kept_status:
-            view.statuses.append(_status_from(kept_status[name]))
+        memo = _decoded(_status_from, kept_status.get(name))
+        if memo is not None:
+            view.statuses.append(memo)
         else:
             s = st.status(name)
             view.statuses.append(s)
@@ -64,8 +67,9 @@ def campaign_view(st: EvidenceStore, names: list[str], *, cells: bool) -> Status
             view.reused = False
         if not cells:
             continue
-        if name in kept_cells:
-            view.cells[name] = _cells_from(kept_cells[name])
+        memo_cells = _decoded(_cells_from, kept_cells.get(name))
+        if memo_cells is not None:
+            view.cells[name] = memo_cells
             continue
         view.reused = False
         try:
@@ -80,6 +84,21 @@ def campaign_view(st: EvidenceStore, names: list[str], *, cells: bool) -> Status
                                      "statuses": kept_status, "cells": kept_cells},
                              sort_keys=False)  # the dicts' order is the output's
     return view
+
+
+def _mapping(kept: Any) -> dict[str, Any]:
+    return dict(kept) if isinstance(kept, dict) else {}
+
+
+def _decoded(decode: Callable[[Any], T], kept: Any) -> T | None:
+    """Return the memo entry decoded, or None when absent or not of the shape this code writes
+    (a memo file edited by hand is a miss, computed again, never a traceback)."""
+    if kept is None:
+        return None
+    try:
+        return decode(kept)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
 
 
 def _status_to(s: CampaignStatus) -> dict[str, Any]:

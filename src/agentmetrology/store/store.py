@@ -27,7 +27,7 @@ from agentmetrology.store.ledger import (
 )
 from agentmetrology.store.lock import StoreLock
 from agentmetrology.store.paths import inside
-from agentmetrology.store.redact import PATTERNS_VERSION, Redactor, env_secrets
+from agentmetrology.store.redact import PATTERNS_VERSION, Redactor
 from agentmetrology.store.status import CampaignStatus, campaign_status
 
 LEDGER_FILE = "ledger.sqlite"
@@ -102,8 +102,9 @@ class EvidenceStore:
         except BaseException:
             self._release()
             raise
-        # Credential-named environment variables are scrubbed even if the caller forgets them.
-        self.redactor = Redactor([*secrets, *(env_secrets() if scrub_env else [])])
+        # Credential-named environment variables are scrubbed even if the caller forgets them,
+        # also those set after the store was opened.
+        self.redactor = Redactor(secrets, watch_env=scrub_env)
 
     @classmethod
     def open(cls, root: str | Path, *, create: bool = True, **kw: Any) -> EvidenceStore:
