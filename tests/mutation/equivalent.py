@@ -6,6 +6,10 @@ against the code; a mutant that a test could notice belongs in a test, not here.
 
 from __future__ import annotations
 
+ENV_NAMES_FALLBACK = (
+    "falls back to frozenset(os.environ): the same names decoded (str, not bytes), compared "
+    "only with names read the same way; only the cost of the check differs")
+
 EQUIVALENT: dict[str, str] = {
     "agentmetrology.archive.passk.x_pass_hat_k_fraction__mutmut_13":
         "drops sum()'s start Fraction(0): 0 + Fraction is the same Fraction, counts never empty",
@@ -56,17 +60,17 @@ EQUIVALENT: dict[str, str] = {
         "happen here (see text__mutmut_4)",
     # store/redact.py _env_names: the fast path over os.environ._data is only a cost
     "agentmetrology.store.redact.x__env_names__mutmut_1":
-        "falls back to frozenset(os.environ): the same names decoded (str, not bytes), compared only with names read the same way; only the cost of the check differs",
+        ENV_NAMES_FALLBACK,
     "agentmetrology.store.redact.x__env_names__mutmut_2":
-        "falls back to frozenset(os.environ): the same names decoded (str, not bytes), compared only with names read the same way; only the cost of the check differs",
+        ENV_NAMES_FALLBACK,
     "agentmetrology.store.redact.x__env_names__mutmut_6":
-        "falls back to frozenset(os.environ): the same names decoded (str, not bytes), compared only with names read the same way; only the cost of the check differs",
+        ENV_NAMES_FALLBACK,
     "agentmetrology.store.redact.x__env_names__mutmut_7":
-        "falls back to frozenset(os.environ): the same names decoded (str, not bytes), compared only with names read the same way; only the cost of the check differs",
+        ENV_NAMES_FALLBACK,
     "agentmetrology.store.redact.x__env_names__mutmut_8":
-        "falls back to frozenset(os.environ): the same names decoded (str, not bytes), compared only with names read the same way; only the cost of the check differs",
+        ENV_NAMES_FALLBACK,
     "agentmetrology.store.redact.x__env_names__mutmut_10":
-        "falls back to frozenset(os.environ): the same names decoded (str, not bytes), compared only with names read the same way; only the cost of the check differs",
+        ENV_NAMES_FALLBACK,
     "agentmetrology.store.redact.x__env_names__mutmut_11":
         "`or True`: on CPython os.environ._data is always a dict, so the condition is already "
         "true",

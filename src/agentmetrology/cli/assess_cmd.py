@@ -76,13 +76,17 @@ def render(doc: dict[str, Any]) -> str:
 def assess_cmd(
     env: str = typer.Argument(..., help="Environment with task contracts, e.g. permission."),
     task: str = typer.Option("all", "--task", help="Task id, comma-separated ids, or 'all'."),
-    seeds: str = typer.Option("0-9", "--seeds", help="Episode seeds: 0-9, 3 or 1,4,7."),
+    seeds: str = typer.Option(None, "--seeds", help="Episode seeds: 0-9, 3 or 1,4,7 "
+                                                   "(default 0-9; not with --store)."),
     agent: str = typer.Option(None, "--agent", help="A model-free agent, e.g. scripted:within "
                                                     "(not with --store)."),
-    level: str = typer.Option("L2", "--level", help="Scaffold level."),
-    profile: str = typer.Option(None, "--profile", help="Data profile (default: the first)."),
-    condition: str = typer.Option("clean", "--condition",
-                                  help="clean, or a recipe such as recipe:level=editor."),
+    level: str = typer.Option(None, "--level", help="Scaffold level (default L2; not with "
+                                                    "--store)."),
+    profile: str = typer.Option(None, "--profile", help="Data profile (default: the first; "
+                                                        "not with --store)."),
+    condition: str = typer.Option(None, "--condition",
+                                  help="clean (the default), or a recipe such as "
+                                       "recipe:level=editor (not with --store)."),
     mask: list[str] = typer.Option([], "--mask",
                                    help="Evidence path to withhold from the evaluator's copy "
                                         "(repeatable), e.g. final.records."),
@@ -102,6 +106,12 @@ def assess_cmd(
     if store is not None:
         if agent is not None:
             fail("--agent runs executions; --store assesses recorded ones: give one of them")
+        given = [f for f, v in (("--seeds", seeds), ("--level", level), ("--profile", profile),
+                                ("--condition", condition)) if v is not None]
+        if given:
+            fail(f"{', '.join(given)} choose the executions --agent runs; --store assesses the "
+                 "recorded episodes as they were run: drop "
+                 f"{'it' if len(given) == 1 else 'them'} (select with --campaign or --task)")
         _recorded(spec, store, campaign, None if task == "all" else tasks, mask, json_out)
         return
     if campaign is not None:
@@ -109,16 +119,16 @@ def assess_cmd(
     if agent is None:
         fail("give --agent (a model-free agent to run) or --store (recorded episodes)")
     try:
-        seed_list = parse_seeds(seeds)
+        seed_list = parse_seeds(seeds or "0-9")
         prof = profile or spec.profiles[0]
         spec.check_profile(prof)
-        cond = canonical_condition(spec, condition)
+        cond = canonical_condition(spec, condition or "clean")
     except ValueError as exc:
         fail(str(exc))
     if agent not in spec.agents:
         fail(f"unknown agent {agent!r}; {spec.name} has: {', '.join(spec.agents)}")
     try:
-        doc = assess_runs(spec, tasks, seed_list, agent, level, prof, cond, mask)
+        doc = assess_runs(spec, tasks, seed_list, agent, level or "L2", prof, cond, mask)
     except ValueError as exc:  # UserError included: a bad contract or mask path
         fail(str(exc))
     print(json.dumps(doc) if json_out else render(doc))
