@@ -100,10 +100,10 @@ def test_an_unavailable_episode_is_a_measurement_failure_and_unqualified(
 def test_bad_store_input_is_one_line(recorded: Path, tmp_path: Path) -> None:
     store = str(recorded / "store")
     for i, args in enumerate((["--store", store, "--agent", "scripted:clarify"],
-                 ["--store", store, "--campaign", "nope"],
-                 ["--campaign", "clar", "--agent", "scripted:clarify"],
-                 ["--store", str(tmp_path / "none")],
-                 ["--store", store, "--mask", "nowhere"])):
+                              ["--store", store, "--campaign", "nope"],
+                              ["--campaign", "clar", "--agent", "scripted:clarify"],
+                              ["--store", str(tmp_path / "none")],
+                              ["--store", store, "--mask", "nowhere"])):
         res = (agm_process if i == 0 else agm)("assess", "clarification", *args)
         assert res.returncode == 2, (args, res.stderr)
         lines = res.stderr.strip().splitlines()
