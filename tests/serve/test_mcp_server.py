@@ -239,7 +239,7 @@ def test_stdio_episode_is_recorded_in_the_store_once(tmp_path: Path) -> None:
     assert camp["scores"]["mcp-client"]["ground_truth_f1"]["mean_score"] == 1.0
 
     # A second session for the same key is refused at startup, before serving anything.
-    again = run_main(["serve", *args[2:]], cwd=tmp_path)
+    again = run_main(["serve", *args[2:]], cwd=tmp_path, timeout=TIMEOUT_S)
     assert again.returncode == 2
     assert "already has a recorded episode" in again.stderr and "--repeat 1" in again.stderr
     with EvidenceStore.open(store, create=False) as st:

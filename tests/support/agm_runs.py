@@ -8,7 +8,8 @@ subprocess gives (exit code, stdout, stderr):
 - `run_main(args)`: in this process. sys.argv, sys.stdout and sys.stderr are swapped for the
   call; the exit code is what the interpreter would exit with for the SystemExit that `main()`
   raises (None -> 0, an int -> itself, anything else -> 1 with it printed on stderr), and an
-  uncaught exception becomes a traceback on stderr and exit code 1, as in a process. The
+  uncaught exception becomes a traceback on stderr and exit code 1, as in a process (so does
+  outliving an optional timeout, which needs the main thread: it uses SIGALRM). The
   process environment and working directory are restored afterwards (`main()` loads ./.env
   into os.environ, which a child process could never do to its parent).
 - `run_batch(argvs, env)`: runs this file as a script in ONE fresh interpreter (the given
@@ -26,6 +27,7 @@ import contextlib
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -83,12 +85,40 @@ def _isolated(cwd: Path | str | None) -> Iterator[None]:
         os.environ.update(saved_env)
 
 
-def run_main(args: Sequence[str], cwd: Path | str | None = None) -> AgmResult:
-    """Run `agm ARGS` through cli.main.main() in this process; capture it like a subprocess."""
+class CommandTimeout(Exception):
+    """A command run in-process outlived its timeout (e.g. it served instead of refusing)."""
+
+
+@contextlib.contextmanager
+def _deadline(timeout: float | None) -> Iterator[None]:
+    """Raise CommandTimeout in the main thread after `timeout` seconds (a subprocess's timeout)."""
+    if timeout is None:
+        yield
+        return
+
+    def expire(signum: int, frame: object) -> None:
+        raise CommandTimeout(f"still running after {timeout} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def run_main(args: Sequence[str], cwd: Path | str | None = None,
+             timeout: float | None = None) -> AgmResult:
+    """Run `agm ARGS` through cli.main.main() in this process; capture it like a subprocess.
+
+    With `timeout`, a command still running after that many seconds (one that should refuse but
+    serves) is interrupted and ends with exit code 1 and the traceback on stderr.
+    """
     from agentmetrology.cli.main import main
 
     out, err = _stream(), _stream()
-    with _isolated(cwd):
+    with _isolated(cwd), _deadline(timeout):
         sys.argv = ["agm", *args]
         sys.stdout, sys.stderr = out, err
         try:
