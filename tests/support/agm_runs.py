@@ -9,9 +9,10 @@ subprocess gives (exit code, stdout, stderr):
   call; the exit code is what the interpreter would exit with for the SystemExit that `main()`
   raises (None -> 0, an int -> itself, anything else -> 1 with it printed on stderr), and an
   uncaught exception becomes a traceback on stderr and exit code 1, as in a process (so does
-  outliving an optional timeout, which needs the main thread: it uses SIGALRM). The
-  process environment and working directory are restored afterwards (`main()` loads ./.env
-  into os.environ, which a child process could never do to its parent).
+  outliving an optional timeout, which needs the main thread: it uses SIGALRM). What a child
+  process could never change in its parent is restored afterwards: the process environment
+  (`main()` loads ./.env into os.environ), the working directory, the warning filters and the
+  root logger.
 - `run_batch(argvs, env)`: runs this file as a script in ONE fresh interpreter (the given
   environment, e.g. a PYTHONPATH with a plug-in's dist-info) that calls `run_main` once per
   argv, each with its own stdout, stderr and exit code. The interpreter is as fresh as one per
@@ -26,12 +27,14 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import logging
 import os
 import signal
 import subprocess
 import sys
 import tempfile
 import traceback
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,16 +73,24 @@ def _exit_code(code: object, stderr: io.TextIOWrapper) -> int:
 
 @contextlib.contextmanager
 def _isolated(cwd: Path | str | None) -> Iterator[None]:
-    """Restore os.environ, the working directory and sys.argv/stdout/stderr on the way out."""
+    """Restore what a child process could not change in its parent, on the way out.
+
+    os.environ, the working directory, sys.argv/stdout/stderr, the warning filters and the
+    root logger's handlers and level (`agm view` calls logging.basicConfig).
+    """
     saved_env = dict(os.environ)
     saved_cwd = os.getcwd()
     saved = sys.argv, sys.stdout, sys.stderr
+    root = logging.getLogger()
+    saved_log = root.handlers[:], root.level
     try:
         if cwd is not None:
             os.chdir(cwd)
-        yield
+        with warnings.catch_warnings():
+            yield
     finally:
         sys.argv, sys.stdout, sys.stderr = saved
+        root.handlers[:], root.level = saved_log
         os.chdir(saved_cwd)
         os.environ.clear()
         os.environ.update(saved_env)
