@@ -23,7 +23,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from mcp import Client, StdioServerParameters, types
@@ -84,9 +84,15 @@ def _campaign_argvs(root: Path, backend: str) -> dict[str, list[str]]:
             "regrade": ["archive", "regrade", store, "--out", str(root / "rg")]}
 
 
+class Batch(NamedTuple):
+    """The batch interpreter's result per command name, and the folder it wrote under."""
+
+    results: dict[str, AgmResult]
+    root: Path
+
+
 @pytest.fixture(scope="module")
-def batch(plugin_env: dict[str, str],
-          tmp_path_factory: pytest.TempPathFactory) -> dict[str, AgmResult | Path]:
+def batch(plugin_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Batch:
     """Every command of the tests below, in order, in one fresh interpreter (see above)."""
     root = tmp_path_factory.mktemp("plugin-batch")
     argvs: dict[str, list[str]] = {
@@ -97,35 +103,19 @@ def batch(plugin_env: dict[str, str],
                           "--json"],
         "run_l0": ["run", "toy_sum", "--task", "sum3", "--level", "L0"],
     }
-    out: dict[str, AgmResult | Path] = {}
     for backend in BACKENDS:
         (root / backend).mkdir()
         (root / backend / "toy.toml").write_text(CAMPAIGN)
-        out[backend] = root / backend
         for step, argv in _campaign_argvs(root / backend, backend).items():
             argvs[f"{backend}.{step}"] = argv
-    out["audit_dir"] = root / "audit"
     argvs["audit"] = ["audit", "toy_sum", "--seeds", "0-1", "--out", str(root / "audit"),
                       "--json"]
-    out.update(zip(argvs, run_batch(list(argvs.values()), env=plugin_env, cwd=root),
-                   strict=True))
-    return out
+    results = run_batch(list(argvs.values()), env=plugin_env, cwd=root)
+    return Batch(dict(zip(argvs, results, strict=True)), root)
 
 
-def _res(batch: dict[str, AgmResult | Path], name: str) -> AgmResult:
-    res = batch[name]
-    assert isinstance(res, AgmResult)
-    return res
-
-
-def _dir(batch: dict[str, AgmResult | Path], name: str) -> Path:
-    path = batch[name]
-    assert isinstance(path, Path)
-    return path
-
-
-def test_envs_lists_the_plugin(batch: dict[str, AgmResult | Path]) -> None:
-    res = _res(batch, "envs")
+def test_envs_lists_the_plugin(batch: Batch) -> None:
+    res = batch.results["envs"]
     assert res.returncode == 0, res.stderr
     rows = {r["name"]: r for r in map(json.loads, res.stdout.splitlines())}
     assert set(rows) == {"comtrade", "researchops", "permission", "transaction",
@@ -134,41 +124,41 @@ def test_envs_lists_the_plugin(batch: dict[str, AgmResult | Path]) -> None:
     assert rows["toy_sum"]["scorers"] == ["exact_sum 1.0.0 (outcome)"]
 
 
-def test_run_scores_with_the_plugins_scorer(batch: dict[str, AgmResult | Path]) -> None:
-    res = _res(batch, "run_adder")
+def test_run_scores_with_the_plugins_scorer(batch: Batch) -> None:
+    res = batch.results["run_adder"]
     assert res.returncode == 0, res.stderr
     rows = [json.loads(line) for line in res.stdout.splitlines()]
     assert len(rows) == 6 and {r["environment"] for r in rows} == {"toy_sum"}
     assert all(r["exact"] == {"status": "PASS", "score": 1.0} for r in rows)
-    res = _res(batch, "run_forgetful")
+    res = batch.results["run_forgetful"]
     assert json.loads(res.stdout)["exact"] == {"status": "FAIL", "score": 0.0}
-    res = _res(batch, "run_l0")
+    res = batch.results["run_l0"]
     assert res.returncode == 2 and "has: L2" in res.stderr
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_campaign_and_regrade(batch: dict[str, AgmResult | Path], backend: str) -> None:
-    res = _res(batch, f"{backend}.run")
+def test_campaign_and_regrade(batch: Batch, backend: str) -> None:
+    res = batch.results[f"{backend}.run"]
     assert res.returncode == 0, res.stderr
-    status = json.loads(_res(batch, f"{backend}.status").stdout)
+    status = json.loads(batch.results[f"{backend}.status"].stdout)
     doc = status["campaigns"][0]
     # 2 targets x 2 tasks x 3 seeds, all recorded
     assert doc["total"]["planned"] == doc["total"]["done"] == 12, doc
-    again = _res(batch, f"{backend}.again")
+    again = batch.results[f"{backend}.again"]
     assert again.returncode == 0, again.stderr
-    res = _res(batch, f"{backend}.regrade")
+    res = batch.results[f"{backend}.regrade"]
     assert res.returncode == 0, res.stderr
-    regrade = json.loads((_dir(batch, backend) / "rg" / "regrade.json").read_text())
+    regrade = json.loads((batch.root / backend / "rg" / "regrade.json").read_text())
     assert regrade["store"]["recorded"] == 12 and regrade["store"]["planned"] == 12
     section = regrade["scorers"]["exact_sum"]
     assert section["episodes"] == 12 and section["score_changed"] == 0
     assert section["current_version"] == "1.0.0" and not section["version_changed"]
 
 
-def test_audit_uses_the_plugins_probes(batch: dict[str, AgmResult | Path]) -> None:
-    res = _res(batch, "audit")
+def test_audit_uses_the_plugins_probes(batch: Batch) -> None:
+    res = batch.results["audit"]
     assert res.returncode == 0, res.stderr
-    doc = json.loads((_dir(batch, "audit_dir") / "audit.json").read_text())
+    doc = json.loads((batch.root / "audit" / "audit.json").read_text())
     probes = doc["stages"]["probes"]["shipped"]
     assert {p["probe"] for p in probes["by_probe"]} == {"correct", "off_by_one", "zero"}
     assert probes["status"] == "pass"  # an exact scorer separates correct from forged
