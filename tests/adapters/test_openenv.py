@@ -3,6 +3,12 @@
 The server is OpenEnv's FastAPI app on 127.0.0.1 (port 0) in a thread; the client is an
 `openenv.core.EnvClient`. Moves come from the environments' own model-free policies, so a
 "correct" and a "fabricating" sequence are the ones `agm run` scores.
+
+Which processes: `agm serve openenv` serving until Ctrl-C, and refusing without the extra (a
+fresh interpreter where `openenv` cannot be imported), are real `agm` processes; the refusal of
+a port in use runs `cli.main.main` in this process (`support.agm_runs.run_main`: the same argv,
+stdout, stderr and exit code, and a timeout that fails a command which serves instead of
+refusing), which saves ~1 s of imports.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from agentmetrology.records.clock import FakeClock
 from agentmetrology.records.drive import drive
 from agentmetrology.records.policy import Question, Stop
 from agentmetrology.run.episode import make_env, make_policy, run_one
+from support.agm_runs import run_main
 
 # openenv-core 0.2.0's client opens its socket the way websockets 14+ deprecates; not ours.
 pytestmark = pytest.mark.filterwarnings("ignore:connect\\(\\) must be used:DeprecationWarning")
@@ -203,10 +210,9 @@ def test_agm_serve_openenv_refuses_a_port_in_use_in_one_line() -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen(1)
         port = taken.getsockname()[1]
-        proc = _agm("serve", "openenv", "comtrade", "--port", str(port))
-        out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 2 and out == ""
-    assert err == (f"error: port {port} on 127.0.0.1 is in use; choose another with --port "
+        res = run_main(["serve", "openenv", "comtrade", "--port", str(port)], timeout=60)
+    assert res.returncode == 2 and res.stdout == ""
+    assert res.stderr == (f"error: port {port} on 127.0.0.1 is in use; choose another with --port "
                    "(or --port 0 for any free port)\n")
 
 

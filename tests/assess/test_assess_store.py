@@ -1,4 +1,10 @@
-"""`agm assess ENV --store DIR`: the contract envelope over recorded episodes, never re-run."""
+"""`agm assess ENV --store DIR`: the contract envelope over recorded episodes, never re-run.
+
+Which processes: the first bad store input is refused by a real `agm` process (exit status 2,
+one line on stderr); the other refusals run `cli.main.main` in this process
+(`support.agm_runs.run_main`: the same argv, stdout, stderr and exit code), which saves ~0.5 s
+of imports per command.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +20,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentmetrology.cli.main import app
+from support.agm_runs import AgmResult, run_main
 
 AGM = [sys.executable, "-c", "from agentmetrology.cli.main import main; main()"]
 CAMPAIGN = """
@@ -31,9 +38,15 @@ agent = "scripted:ignore_reply"
 """
 
 
-def agm(*args: str) -> subprocess.CompletedProcess[str]:
+def agm_process(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run `agm ARGS` in a real subprocess."""
     return subprocess.run([*AGM, *args], capture_output=True, text=True, timeout=300,
                           check=False)
+
+
+def agm(*args: str) -> AgmResult:
+    """Run `agm ARGS` in this process (see the module docstring)."""
+    return run_main(args)
 
 
 @pytest.fixture(scope="module")
@@ -86,12 +99,12 @@ def test_an_unavailable_episode_is_a_measurement_failure_and_unqualified(
 
 def test_bad_store_input_is_one_line(recorded: Path, tmp_path: Path) -> None:
     store = str(recorded / "store")
-    for args in (["--store", store, "--agent", "scripted:clarify"],
-                 ["--store", store, "--campaign", "nope"],
-                 ["--campaign", "clar", "--agent", "scripted:clarify"],
-                 ["--store", str(tmp_path / "none")],
-                 ["--store", store, "--mask", "nowhere"]):
-        res = agm("assess", "clarification", *args)
+    for i, args in enumerate((["--store", store, "--agent", "scripted:clarify"],
+                              ["--store", store, "--campaign", "nope"],
+                              ["--campaign", "clar", "--agent", "scripted:clarify"],
+                              ["--store", str(tmp_path / "none")],
+                              ["--store", store, "--mask", "nowhere"])):
+        res = (agm_process if i == 0 else agm)("assess", "clarification", *args)
         assert res.returncode == 2, (args, res.stderr)
         lines = res.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("error:"), (args, res.stderr)

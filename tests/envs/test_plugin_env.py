@@ -3,7 +3,15 @@
 `tests/plugin_env/toy_sum.py` is registered the way a third-party package registers one, by an
 entry point in `agentmetrology.environments` (a dist-info folder on the path), and used through
 every path a user has: `agm envs|run`, campaigns on every backend, `agm serve mcp`, `agm audit`
-and `agm archive regrade`. Each runs `agm` in a subprocess, so nothing is registered in-process.
+and `agm archive regrade`. Nothing is registered in the test process (but in the last test).
+
+Which processes: the `envs`, `run`, `campaign` (inline, process and Ray backends), `audit` and
+their `archive regrade` commands run in ONE fresh interpreter with the plug-in's dist-info on
+its path (`support.agm_runs.run_batch`), each with its own argv, stdout, stderr and exit code:
+that interpreter imports nothing before its first command, so it finds the plug-in only by the
+entry point, as one process per command would (~0.5 s of imports each, 16 commands). `agm serve
+mcp` runs as its own process (a stdio server), and so does the `agm archive regrade` of the
+episode it recorded: a real `agm` process that finds the plug-in by entry point.
 """
 
 from __future__ import annotations
@@ -15,10 +23,12 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from mcp import Client, StdioServerParameters, types
+
+from support.agm_runs import AgmResult, run_batch
 
 HERE = Path(__file__).resolve().parent
 PLUGIN_DIR = HERE.parent / "plugin_env"
@@ -41,6 +51,7 @@ name = "forgetful"
 kind = "scripted"
 agent = "scripted:forgetful"
 """
+BACKENDS = ("inline", "process", "ray")
 
 
 @pytest.fixture(scope="module")
@@ -65,8 +76,46 @@ def agm(env: dict[str, str], *args: str,
                           timeout=300, check=False)
 
 
-def test_envs_lists_the_plugin(plugin_env: dict[str, str]) -> None:
-    res = agm(plugin_env, "envs", "--json")
+def _campaign_argvs(root: Path, backend: str) -> dict[str, list[str]]:
+    toml, store = str(root / "toy.toml"), str(root / "store")
+    return {"run": ["campaign", "run", toml, "--store", store, "--backend", backend],
+            "status": ["campaign", "status", "--store", store, "--json"],
+            "again": ["campaign", "run", toml, "--store", store, "--backend", backend],
+            "regrade": ["archive", "regrade", store, "--out", str(root / "rg")]}
+
+
+class Batch(NamedTuple):
+    """The batch interpreter's result per command name, and the folder it wrote under."""
+
+    results: dict[str, AgmResult]
+    root: Path
+
+
+@pytest.fixture(scope="module")
+def batch(plugin_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Batch:
+    """Every command of the tests below, in order, in one fresh interpreter (see above)."""
+    root = tmp_path_factory.mktemp("plugin-batch")
+    argvs: dict[str, list[str]] = {
+        "envs": ["envs", "--json"],
+        "run_adder": ["run", "toy_sum", "--task", "all", "--seeds", "0-2", "--agent",
+                      "scripted:adder", "--json"],
+        "run_forgetful": ["run", "toy_sum", "--task", "sum3", "--agent", "scripted:forgetful",
+                          "--json"],
+        "run_l0": ["run", "toy_sum", "--task", "sum3", "--level", "L0"],
+    }
+    for backend in BACKENDS:
+        (root / backend).mkdir()
+        (root / backend / "toy.toml").write_text(CAMPAIGN)
+        for step, argv in _campaign_argvs(root / backend, backend).items():
+            argvs[f"{backend}.{step}"] = argv
+    argvs["audit"] = ["audit", "toy_sum", "--seeds", "0-1", "--out", str(root / "audit"),
+                      "--json"]
+    results = run_batch(list(argvs.values()), env=plugin_env, cwd=root)
+    return Batch(dict(zip(argvs, results, strict=True)), root)
+
+
+def test_envs_lists_the_plugin(batch: Batch) -> None:
+    res = batch.results["envs"]
     assert res.returncode == 0, res.stderr
     rows = {r["name"]: r for r in map(json.loads, res.stdout.splitlines())}
     assert set(rows) == {"comtrade", "researchops", "permission", "transaction",
@@ -75,49 +124,41 @@ def test_envs_lists_the_plugin(plugin_env: dict[str, str]) -> None:
     assert rows["toy_sum"]["scorers"] == ["exact_sum 1.0.0 (outcome)"]
 
 
-def test_run_scores_with_the_plugins_scorer(plugin_env: dict[str, str]) -> None:
-    res = agm(plugin_env, "run", "toy_sum", "--task", "all", "--seeds", "0-2", "--agent",
-              "scripted:adder", "--json")
+def test_run_scores_with_the_plugins_scorer(batch: Batch) -> None:
+    res = batch.results["run_adder"]
     assert res.returncode == 0, res.stderr
     rows = [json.loads(line) for line in res.stdout.splitlines()]
     assert len(rows) == 6 and {r["environment"] for r in rows} == {"toy_sum"}
     assert all(r["exact"] == {"status": "PASS", "score": 1.0} for r in rows)
-    res = agm(plugin_env, "run", "toy_sum", "--task", "sum3", "--agent", "scripted:forgetful",
-              "--json")
+    res = batch.results["run_forgetful"]
     assert json.loads(res.stdout)["exact"] == {"status": "FAIL", "score": 0.0}
-    res = agm(plugin_env, "run", "toy_sum", "--task", "sum3", "--level", "L0")
+    res = batch.results["run_l0"]
     assert res.returncode == 2 and "has: L2" in res.stderr
 
 
-@pytest.mark.parametrize("backend", ["inline", "process", "ray"])
-def test_campaign_and_regrade(plugin_env: dict[str, str], tmp_path: Path,
-                              backend: str) -> None:
-    (tmp_path / "toy.toml").write_text(CAMPAIGN)
-    store = tmp_path / "store"
-    res = agm(plugin_env, "campaign", "run", str(tmp_path / "toy.toml"), "--store", str(store),
-              "--backend", backend)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_campaign_and_regrade(batch: Batch, backend: str) -> None:
+    res = batch.results[f"{backend}.run"]
     assert res.returncode == 0, res.stderr
-    status = json.loads(agm(plugin_env, "campaign", "status", "--store", str(store),
-                            "--json").stdout)
+    status = json.loads(batch.results[f"{backend}.status"].stdout)
     doc = status["campaigns"][0]
     # 2 targets x 2 tasks x 3 seeds, all recorded
     assert doc["total"]["planned"] == doc["total"]["done"] == 12, doc
-    again = agm(plugin_env, "campaign", "run", str(tmp_path / "toy.toml"), "--store",
-                str(store), "--backend", backend)
+    again = batch.results[f"{backend}.again"]
     assert again.returncode == 0, again.stderr
-    res = agm(plugin_env, "archive", "regrade", str(store), "--out", str(tmp_path / "rg"))
+    res = batch.results[f"{backend}.regrade"]
     assert res.returncode == 0, res.stderr
-    regrade = json.loads((tmp_path / "rg" / "regrade.json").read_text())
+    regrade = json.loads((batch.root / backend / "rg" / "regrade.json").read_text())
     assert regrade["store"]["recorded"] == 12 and regrade["store"]["planned"] == 12
     section = regrade["scorers"]["exact_sum"]
     assert section["episodes"] == 12 and section["score_changed"] == 0
     assert section["current_version"] == "1.0.0" and not section["version_changed"]
 
 
-def test_audit_uses_the_plugins_probes(plugin_env: dict[str, str], tmp_path: Path) -> None:
-    res = agm(plugin_env, "audit", "toy_sum", "--seeds", "0-1", "--out", str(tmp_path), "--json")
+def test_audit_uses_the_plugins_probes(batch: Batch) -> None:
+    res = batch.results["audit"]
     assert res.returncode == 0, res.stderr
-    doc = json.loads((tmp_path / "audit.json").read_text())
+    doc = json.loads((batch.root / "audit" / "audit.json").read_text())
     probes = doc["stages"]["probes"]["shipped"]
     assert {p["probe"] for p in probes["by_probe"]} == {"correct", "off_by_one", "zero"}
     assert probes["status"] == "pass"  # an exact scorer separates correct from forged

@@ -1,4 +1,12 @@
-"""`agm run ENV --agent llm:MODEL --price IN,OUT[,CACHED]` and the one unknown-cost notice."""
+"""`agm run ENV --agent llm:MODEL --price IN,OUT[,CACHED]` and the one unknown-cost notice.
+
+Which processes: the unknown-cost notice with no Python warning runs in a real `agm` process on
+both HTTP paths (PYTHONWARNINGS acts at interpreter start, and import-time warnings fire only in
+a fresh process). The refusing endpoint (exit status 1) and the refused directory (exit status
+2, one line) run in a real process on the lean path and in-process on the SDK path
+(`support.agm_runs.run_main`: the same argv, stdout, stderr and exit code; the HTTP path is
+chosen by the same environment variable), which saves a process and the SDK's imports each.
+"""
 
 from __future__ import annotations
 
@@ -13,11 +21,20 @@ import pytest
 
 from agentmetrology.run.adhoc import QuickRun, parse_price, run_quick
 from agentmetrology.run.campaign import parse_campaign
+from support.agm_runs import AgmResult, run_main
 from support.fake_models import careful_model
 from support.fake_openai import FakeOpenAI
 
 # Every test here runs on both HTTP paths (lean and sdk): same behaviour, asserted on both.
 pytestmark = pytest.mark.usefixtures("both_http_clients")
+
+
+def agm_run(client: str, *args: str) -> AgmResult | subprocess.CompletedProcess[str]:
+    """`agm ARGS`: in a real process on the lean path, in this process on the SDK path."""
+    if client == "lean":
+        return subprocess.run([sys.executable, "-m", "agentmetrology.cli.main", *args],
+                              capture_output=True, text=True, timeout=120)
+    return run_main(args)
 
 
 def _run(price: tuple[float, float, float | None] | None = None,
@@ -77,18 +94,18 @@ def test_an_unpriced_local_model_gets_one_notice_and_no_python_warning(tmp_path:
                      "INPUT_PER_M,OUTPUT_PER_M[,CACHED_PER_M])"]
 
 
-def test_a_refusing_endpoint_stops_a_quick_run_in_one_line(tmp_path: Path) -> None:
+def test_a_refusing_endpoint_stops_a_quick_run_in_one_line(tmp_path: Path,
+                                                           both_http_clients: str) -> None:
     import socket
 
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
     try:
-        res = subprocess.run(
-            [sys.executable, "-m", "agentmetrology.cli.main", "run", "comtrade", "--task",
-             "T1_single_page", "--seeds", "0-5", "--agent", "llm:m", "--max-retries", "0",
-             "--base-url", f"http://127.0.0.1:{port}/v1", "--store", str(tmp_path / "s"),
-             "--json"], capture_output=True, text=True, timeout=120)
+        res = agm_run(both_http_clients, "run", "comtrade", "--task", "T1_single_page",
+                      "--seeds", "0-5", "--agent", "llm:m", "--max-retries", "0",
+                      "--base-url", f"http://127.0.0.1:{port}/v1", "--store",
+                      str(tmp_path / "s"), "--json")
     finally:
         s.close()
     assert res.returncode == 1 and "Traceback" not in res.stderr
@@ -99,14 +116,13 @@ def test_a_refusing_endpoint_stops_a_quick_run_in_one_line(tmp_path: Path) -> No
                        "fix it and run again to resume); 3 episode(s) not launched"]
 
 
-def test_a_non_empty_directory_is_not_adopted_by_agm_run(tmp_path: Path) -> None:
+def test_a_non_empty_directory_is_not_adopted_by_agm_run(tmp_path: Path,
+                                                         both_http_clients: str) -> None:
     out = tmp_path / "out"
     out.mkdir()
     (out / "report.html").write_text("x", encoding="utf-8")
-    res = subprocess.run(
-        [sys.executable, "-m", "agentmetrology.cli.main", "run", "comtrade", "--task",
-         "T1_single_page", "--agent", "llm:m", "--base-url", "http://127.0.0.1:9/v1",
-         "--store", str(out)], capture_output=True, text=True, timeout=120)
+    res = agm_run(both_http_clients, "run", "comtrade", "--task", "T1_single_page", "--agent",
+                  "llm:m", "--base-url", "http://127.0.0.1:9/v1", "--store", str(out))
     assert res.returncode == 2
     assert res.stderr.strip().splitlines() == [
         f"error: {out} is not an evidence store (no ledger.sqlite) and is not empty; give a "

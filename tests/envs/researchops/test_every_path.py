@@ -1,6 +1,13 @@
 """ResearchOpsEnv through every path a user has: agm run, campaigns, MCP, audit, regrade.
 
-Each runs `agm` in a subprocess (the built-in is found by the registry, nothing registered here).
+The built-in is found by the registry; nothing is registered here. Which processes: `agm serve
+mcp` is its own process (a stdio server); the bad-task refusal runs once in a real `agm` process
+(exit status 2, one line on stderr, no traceback) and once in-process, and the two must agree;
+the three policies' `agm run` rows are printed again by one fresh interpreter
+(`support.agm_runs.run_batch`, another hash seed and nothing cached), which must print the same
+rows. Every other command runs `cli.main.main` in this process (`support.agm_runs.run_main`:
+the same argv, stdout, stderr and exit code), which saves ~0.5 s of imports per command. The
+campaign stores are built once per backend and read by the tests that only read them.
 """
 
 from __future__ import annotations
@@ -10,6 +17,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +29,7 @@ from agentmetrology.cli.main import app
 from agentmetrology.envs.registry import get_env
 from agentmetrology.envs.researchops.tasks import TASKS, TOOL_NAMES
 from agentmetrology.run.episode import run_one
+from support.agm_runs import AgmResult, run_batch, run_main
 
 AGM = [sys.executable, "-c", "from agentmetrology.cli.main import main; main()"]
 CAMPAIGN = """
@@ -43,13 +52,32 @@ agent = "scripted:shortcut"
 """
 
 
-def agm(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run `agm ARGS` in a subprocess."""
-    return subprocess.run([*AGM, *args], cwd=cwd, capture_output=True, text=True, timeout=300,
+POLICIES = ("careful", "overfit", "shortcut")
+
+
+def agm_process(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run `agm ARGS` in a real subprocess."""
+    return subprocess.run([*AGM, *args], capture_output=True, text=True, timeout=300,
                           check=False)
 
 
-def rows_of(res: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
+def agm(*args: str) -> AgmResult:
+    """Run `agm ARGS` in this process (see the module docstring)."""
+    return run_main(args)
+
+
+def run_args(agent: str) -> tuple[str, ...]:
+    return ("run", "researchops", "--task", "all", "--seeds", "0-2", "--agent",
+            f"scripted:{agent}", "--json")
+
+
+@pytest.fixture(scope="module")
+def fresh_runs() -> dict[str, AgmResult]:
+    """Each policy's `agm run` rows printed by one fresh interpreter."""
+    return dict(zip(POLICIES, run_batch([run_args(a) for a in POLICIES]), strict=True))
+
+
+def rows_of(res: AgmResult | subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
     assert res.returncode == 0, res.stderr
     return [json.loads(line) for line in res.stdout.splitlines()]
 
@@ -67,11 +95,9 @@ def test_envs_and_tasks_list_researchops() -> None:
                      {"proxy_key": "reward.format_bonus", "safe": 0.1, "shortcut": 1.0}]
 
 
-@pytest.mark.parametrize("agent", ["careful", "overfit", "shortcut"])
-def test_run_json_pins_each_policy(agent: str) -> None:
-    args = ("run", "researchops", "--task", "all", "--seeds", "0-2", "--agent",
-            f"scripted:{agent}", "--json")
-    rows = rows_of(agm(*args))
+@pytest.mark.parametrize("agent", POLICIES)
+def test_run_json_pins_each_policy(agent: str, fresh_runs: dict[str, AgmResult]) -> None:
+    rows = rows_of(agm(*run_args(agent)))
     assert len(rows) == 75 and {r["environment"] for r in rows} == {"researchops"}
     h = [r["task_quality"]["H"] for r in rows]
     v = [r["composite_verifier"]["score"] for r in rows]
@@ -83,44 +109,66 @@ def test_run_json_pins_each_policy(agent: str) -> None:
         assert max(h) == 0.0 and max(v) < 0.8
         assert all(r["task_quality"]["ptd"] > 0.8 for r in rows
                    if r["task_quality"]["P"] is not None)
-    assert rows_of(agm(*args)) == rows  # a second run prints the same rows
+    assert rows_of(fresh_runs[agent]) == rows  # a second run prints the same rows
 
 
 def test_run_rejects_bad_input_in_one_line() -> None:
-    res = agm("run", "researchops", "--task", "lr_9", "--agent", "scripted:careful")
+    args = ("run", "researchops", "--task", "lr_9", "--agent", "scripted:careful")
+    res = agm_process(*args)
     assert res.returncode == 2 and "unknown task 'lr_9'" in res.stderr
     assert "Traceback" not in res.stderr
+    inproc = agm(*args)
+    assert (inproc.returncode, inproc.stdout, inproc.stderr) == \
+        (res.returncode, res.stdout, res.stderr)
     res = agm("run", "researchops", "--task", "lr_1", "--level", "L0",
               "--agent", "scripted:careful")
     assert res.returncode == 2 and "researchops has: L2" in res.stderr
 
 
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], dict[str, Any]]:
+    """Run the campaign once per backend (on first use), then status and regrade; read-only."""
+    built: dict[str, dict[str, Any]] = {}
+
+    def get(backend: str) -> dict[str, Any]:
+        if backend not in built:
+            root = tmp_path_factory.mktemp(f"campaign-{backend}")
+            (root / "ro.toml").write_text(CAMPAIGN)
+            store = root / "store"
+            built[backend] = {
+                "root": root,
+                "run": agm("campaign", "run", str(root / "ro.toml"), "--store", str(store),
+                           "--backend", backend),
+                "status": agm("campaign", "status", "--store", str(store), "--json"),
+                "regrade": agm("archive", "regrade", str(store), "--out", str(root / "rg"))}
+        return built[backend]
+
+    return get
+
+
 @pytest.mark.parametrize("backend", ["inline", "process"])
-def test_campaign_and_regrade(tmp_path: Path, backend: str) -> None:
-    (tmp_path / "ro.toml").write_text(CAMPAIGN)
-    store = tmp_path / "store"
-    res = agm("campaign", "run", str(tmp_path / "ro.toml"), "--store", str(store),
-              "--backend", backend)
+def test_campaign_and_regrade(campaign: Callable[[str], dict[str, Any]], backend: str) -> None:
+    ran = campaign(backend)
+    res = ran["run"]
     assert res.returncode == 0, res.stderr
-    doc = json.loads(agm("campaign", "status", "--store", str(store), "--json").stdout)
+    doc = json.loads(ran["status"].stdout)
     total = doc["campaigns"][0]["total"]
     assert total["planned"] == total["done"] == 12, doc  # 2 targets x 3 tasks x 2 seeds
-    res = agm("archive", "regrade", str(store), "--out", str(tmp_path / "rg"))
+    res = ran["regrade"]
     assert res.returncode == 0, res.stderr
-    regrade = json.loads((tmp_path / "rg" / "regrade.json").read_text())
+    regrade = json.loads((ran["root"] / "rg" / "regrade.json").read_text())
     assert regrade["store"]["recorded"] == 12
     quality = regrade["scorers"]["task_quality"]
     assert quality["episodes"] == 12 and quality["score_changed"] == 0
     assert quality["transitions"]["n11"] == 6 and quality["transitions"]["n00"] == 6
 
 
-def test_regrade_rescores_the_verifier_with_its_trajectory(tmp_path: Path) -> None:
-    (tmp_path / "ro.toml").write_text(CAMPAIGN)
-    store = tmp_path / "store"
-    assert agm("campaign", "run", str(tmp_path / "ro.toml"), "--store", str(store)).returncode \
-        == 0
-    assert agm("archive", "regrade", str(store), "--out", str(tmp_path / "rg")).returncode == 0
-    regrade = json.loads((tmp_path / "rg" / "regrade.json").read_text())
+def test_regrade_rescores_the_verifier_with_its_trajectory(
+        campaign: Callable[[str], dict[str, Any]]) -> None:
+    ran = campaign("inline")  # the default backend
+    assert ran["run"].returncode == 0
+    assert ran["regrade"].returncode == 0
+    regrade = json.loads((ran["root"] / "rg" / "regrade.json").read_text())
     assert regrade["scorers"]["composite_verifier"]["score_changed"] == 0
 
 
