@@ -8,13 +8,13 @@ clock that records the wait instead of sleeping 1 s per cell.
 import itertools
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from typer.testing import CliRunner
 
-from agentmetrology.cli.main import app
 from agentmetrology.agents.llm.client import BACKOFF_BASE_S
+from agentmetrology.cli.main import app
 from agentmetrology.diagnose import judge
 from agentmetrology.diagnose.judge import parse_verdict, trajectory_text
 from agentmetrology.envs.registry import get_env
@@ -102,7 +102,7 @@ def test_unparseable_verdicts_are_unknown_never_a_verdict(store: Path, tmp_path:
 class _RecordingClock(FakeClock):
     """A fake clock that also keeps every wait the client asked for."""
 
-    waits: list[float] = []
+    waits: ClassVar[list[float]] = []
 
     async def sleep(self, seconds: float) -> None:
         """Record the wait and advance the fake time."""
