@@ -221,7 +221,7 @@ PAIRS = st.recursive(
     max_leaves=20)
 
 
-@props(300)
+@props(200)
 @given(st.one_of(json_like(), PAIRS), st.integers(0, 2**32))
 def test_look_alike_types_encode_as_the_plain_data_they_hold(x: Any, seed: int) -> None:
     # to_plain takes a shortcut for exact built-in types and remembers each record type's
