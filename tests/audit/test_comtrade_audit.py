@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+import agentmetrology
 from agentmetrology.audit.env_audit import audit_env, seal
 from agentmetrology.audit.scorer_override import ScorerLoadError, load_scorer
 from agentmetrology.audit.targets.env import EnvTarget
@@ -22,6 +23,7 @@ from agentmetrology.envs.registry import get_env
 from agentmetrology.records.canonical import canonical_json
 
 ComtradeTarget = partial(EnvTarget, get_env("comtrade"))
+SRC = str(Path(agentmetrology.__file__).resolve().parents[1])  # the fresh process imports this
 
 
 @pytest.fixture(scope="module")
@@ -131,7 +133,8 @@ def test_audit_is_deterministic(doc: dict) -> None:
     # one-seed audit's spectrum is also the five-seed fixture's, byte for byte.
     one = canonical_json(seal(audit_env(ComtradeTarget(seeds=1))))
     proc = subprocess.run([sys.executable, "-c", _AUDIT_ONE_SEED], capture_output=True,
-                          check=False, env={**os.environ, "PYTHONHASHSEED": "8191"})
+                          check=False, env={**os.environ, "PYTHONHASHSEED": "8191",
+                                            "PYTHONPATH": SRC})
     assert proc.returncode == 0, proc.stderr.decode()[-2000:]
     assert proc.stdout == one
     assert canonical_json(json.loads(one)["stages"]["reliability"]) == \
