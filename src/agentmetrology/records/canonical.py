@@ -56,14 +56,7 @@ def to_plain(value: Any, *, tag_non_finite: bool = False) -> Any:
     if kind is float and math.isfinite(value):
         return value
     if kind is dict:
-        out: dict[str, Any] = {}
-        for k, v in value.items():
-            if not isinstance(k, str):
-                raise CanonicalError(f"mapping key {k!r} is not a string")
-            out[k] = to_plain(v, tag_non_finite=tag_non_finite)
-        if tag_non_finite and len(out) == 1 and next(iter(out)) in _TAGS:
-            return {LITERAL_TAG: out}  # a mapping that looks like a tag is escaped
-        return out
+        return _plain_mapping(value, tag_non_finite)
     if kind is list or kind is tuple:
         return [to_plain(v, tag_non_finite=tag_non_finite) for v in value]
     fields = _FIELDS.get(kind)
@@ -78,7 +71,20 @@ def to_plain(value: Any, *, tag_non_finite: bool = False) -> Any:
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
+def _plain_mapping(value: Mapping[Any, Any], tag_non_finite: bool) -> dict[str, Any]:
+    """Return a mapping with string keys as a plain dict (tag look-alikes escaped)."""
+    out: dict[str, Any] = {}
+    for k, v in value.items():
+        if not isinstance(k, str):
+            raise CanonicalError(f"mapping key {k!r} is not a string")
+        out[k] = to_plain(v, tag_non_finite=tag_non_finite)
+    if tag_non_finite and len(out) == 1 and next(iter(out)) in _TAGS:
+        return {LITERAL_TAG: out}  # a mapping that looks like a tag is escaped
+    return out
+
+
 def _to_plain_general(value: Any, tag_non_finite: bool) -> Any:
+    """Return `to_plain(value)` for any value, by isinstance checks in their documented order."""
     if value is None or isinstance(value, bool | int | str):
         return value
     if isinstance(value, float):
@@ -95,14 +101,7 @@ def _to_plain_general(value: Any, tag_non_finite: bool) -> Any:
         return {name: to_plain(getattr(value, name), tag_non_finite=tag_non_finite)
                 for name in names}
     if isinstance(value, Mapping):
-        out: dict[str, Any] = {}
-        for k, v in value.items():
-            if not isinstance(k, str):
-                raise CanonicalError(f"mapping key {k!r} is not a string")
-            out[k] = to_plain(v, tag_non_finite=tag_non_finite)
-        if tag_non_finite and len(out) == 1 and next(iter(out)) in _TAGS:
-            return {LITERAL_TAG: out}  # a mapping that looks like a tag is escaped
-        return out
+        return _plain_mapping(value, tag_non_finite)
     if isinstance(value, list | tuple):
         return [to_plain(v, tag_non_finite=tag_non_finite) for v in value]
     tolist = getattr(value, "tolist", None)  # numpy scalars and arrays
