@@ -431,3 +431,14 @@ def test_encrypted_member_is_one_line(tmp_path: Path, zip_writer: Callable) -> N
     path.write_bytes(bytes(data))
     code, _, err = _cli(["audit", str(path), "--out", str(tmp_path / "o")])
     assert code == 2 and "encrypted" in err and "Traceback" not in err
+
+
+def test_a_blank_detail_is_empty_and_a_filled_one_is_still_redacted(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Blank details (most rows) skip reading the environment; the rest still lose its secrets.
+    from agentmetrology.archive.redact import redact
+
+    monkeypatch.setenv("MY_SERVICE_API_KEY", "s3cr3t-value-0123456789")
+    assert [redact(t) for t in ("", " ", "\n\t ")] == ["", "", ""]
+    assert redact("  bad key s3cr3t-value-0123456789\nfrom   server ") == \
+        "bad key [redacted] from server"

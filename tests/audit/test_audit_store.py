@@ -1,4 +1,8 @@
-"""`agm audit ENV --store DIR`: the store's own targets, read and never rerun, in the audit."""
+"""`agm audit ENV --store DIR`: the store's own targets, read and never rerun, in the audit.
+
+The store, its audit and one `agm audit comtrade --store` run (the artifacts test and the
+chromium test read the same --out) are built once per module; no test writes into them.
+"""
 
 from __future__ import annotations
 
@@ -142,10 +146,17 @@ def test_model_free_store_leaves_non_degeneracy_not_probed(tmp_path: Path) -> No
     assert ("always-retry", "store") in {(t["target"], t["source"]) for t in l1["fixed_rules"]}
 
 
-def test_cli_store_audit_writes_every_artifact(store: Path, tmp_path: Path) -> None:
-    out = tmp_path / "out"
+@pytest.fixture(scope="module")
+def cli_audit(store: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Path]:
+    """`agm audit comtrade --store` once: its result and --out (two tests read them)."""
+    out = tmp_path_factory.mktemp("cli-audit") / "out"
     res = CliRunner().invoke(app, ["audit", "comtrade", "--store", str(store), "--seeds", "0-0",
                                    "--out", str(out)], env={"COLUMNS": "200"})
+    return res, out
+
+
+def test_cli_store_audit_writes_every_artifact(cli_audit: tuple[Any, Path]) -> None:
+    res, out = cli_audit
     assert res.exit_code == 0, res.output
     assert "Store targets" in res.stdout
     for name in ("retry-llm", "varied-llm", "llm-a", "broken-llm"):
@@ -167,12 +178,11 @@ def test_cli_store_audit_writes_every_artifact(store: Path, tmp_path: Path) -> N
     assert "9 of 27 pairs of model-target payloads are byte-identical" in md
 
 
-def test_cli_store_report_renders_in_headless_chromium(store: Path, tmp_path: Path) -> None:
+def test_cli_store_report_renders_in_headless_chromium(cli_audit: tuple[Any, Path],
+                                                       tmp_path: Path) -> None:
     from report.test_audit_report import _console_errors, _open
 
-    out = tmp_path / "out"
-    res = CliRunner().invoke(app, ["audit", "comtrade", "--store", str(store), "--seeds", "0-0",
-                                   "--out", str(out), "--json"])
+    res, out = cli_audit  # the report of the audit above; --json prints, it writes the same
     assert res.exit_code == 0, res.output
     dom, stderr = _open(out / "report.html", tmp_path)
     assert "Store targets" in dom and "varied-llm" in dom and "<svg" in dom

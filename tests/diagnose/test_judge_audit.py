@@ -1,16 +1,24 @@
-"""The fixed-trajectory judge audit against judges on a fake OpenAI-compatible server."""
+"""The fixed-trajectory judge audit against judges on a fake OpenAI-compatible server.
+
+The campaign store is built once per module: `agm diagnose` only reads it (each test writes
+its own `--out`). The dead-endpoint test's judge client waits out its one retry on a fake
+clock that records the wait instead of sleeping 1 s per cell.
+"""
 
 import itertools
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from typer.testing import CliRunner
 
+from agentmetrology.agents.llm.client import BACKOFF_BASE_S
 from agentmetrology.cli.main import app
+from agentmetrology.diagnose import judge
 from agentmetrology.diagnose.judge import parse_verdict, trajectory_text
 from agentmetrology.envs.registry import get_env
+from agentmetrology.records.clock import FakeClock
 from agentmetrology.run.episode import run_one
 from support.fake_openai import FakeOpenAI, text
 
@@ -51,13 +59,14 @@ def test_views_carry_the_same_facts() -> None:
     assert parse_verdict("I cannot tell") is None
 
 
-@pytest.fixture()
-def store(tmp_path: Path) -> Path:
-    (tmp_path / "c.toml").write_text(CAMPAIGN)
-    res = CliRunner().invoke(app, ["campaign", "run", str(tmp_path / "c.toml"), "--store",
-                                   str(tmp_path / "s"), "--quiet"])
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("judge-store")
+    (root / "c.toml").write_text(CAMPAIGN)
+    res = CliRunner().invoke(app, ["campaign", "run", str(root / "c.toml"), "--store",
+                                   str(root / "s"), "--quiet"])
     assert res.exit_code == 0, res.stderr
-    return tmp_path / "s"
+    return root / "s"
 
 
 def test_a_presentation_sensitive_judge_is_caught(store: Path, tmp_path: Path) -> None:
@@ -90,7 +99,21 @@ def test_unparseable_verdicts_are_unknown_never_a_verdict(store: Path, tmp_path:
     assert "unparseable verdict" in next(iter(ja["unknown_reasons"]))
 
 
-def test_a_dead_judge_endpoint_is_unknown_not_a_crash(store: Path, tmp_path: Path) -> None:
+class _RecordingClock(FakeClock):
+    """A fake clock that also keeps every wait the client asked for."""
+
+    waits: ClassVar[list[float]] = []
+
+    async def sleep(self, seconds: float) -> None:
+        """Record the wait and advance the fake time."""
+        self.waits.append(seconds)
+        await super().sleep(seconds)
+
+
+def test_a_dead_judge_endpoint_is_unknown_not_a_crash(store: Path, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(judge, "RealClock", _RecordingClock)
+    monkeypatch.setattr(_RecordingClock, "waits", [])
     res = CliRunner().invoke(app, ["diagnose", str(store), "--out", str(tmp_path / "o"),
                                    "--judge-model", "j", "--base-url", "http://127.0.0.1:9/v1",
                                    "--judge-calls", "1", "--judge-episodes", "1", "--json"])
@@ -101,4 +124,6 @@ def test_a_dead_judge_endpoint_is_unknown_not_a_crash(store: Path, tmp_path: Pat
                                      "--judge-model", "j", "--base-url", "http://127.0.0.1:9/v1",
                                      "--judge-calls", "1", "--judge-episodes", "1"])
     assert "UNKNOWN, excluded): 4 of 4" in table.stdout and "judge call failed" in table.stdout
+    # each of the 4 + 4 calls was retried once (max_retries=1) after the first backoff step
+    assert _RecordingClock.waits == [BACKOFF_BASE_S] * 8
     assert ja["judges"]["llm:j"]["views"]["alias"]["disagreement"] is None

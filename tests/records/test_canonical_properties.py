@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 import math
 import random
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -161,3 +164,87 @@ def test_text_mapping_with_a_lone_surrogate_is_refused_as_json_dumps_refuses_it(
         _dumps({"a": "\ud800"})
     with pytest.raises(UnicodeEncodeError):
         canonical_json({"a": "\ud800"})
+
+
+class _Str(str):
+    """A str subclass: encoded as the text it holds."""
+
+
+class _Int(int):
+    """An int subclass: encoded as the number it holds."""
+
+
+class _List(list):  # type: ignore[type-arg]
+    """A list subclass: encoded as a list."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Pair:
+    """A record of two values: encoded as {"first": ..., "second": ...}."""
+
+    first: Any
+    second: Any
+
+
+def dressed(x: Any, rng: random.Random) -> Any:
+    """Return x with its containers and scalars swapped for look-alikes that encode the same.
+
+    Dicts become read-only mappings or pairs of records, lists tuples or list subclasses,
+    strings and ints subclasses, floats numpy scalars: every path of `to_plain` but the
+    exact-type shortcuts.
+    """
+    pick = rng.randrange(3)
+    if isinstance(x, dict):
+        inner = {k: dressed(v, rng) for k, v in x.items()}
+        if pick == 0 and set(x) == {"first", "second"}:
+            return _Pair(inner["first"], inner["second"])
+        return MappingProxyType(inner) if pick else inner
+    if isinstance(x, list):
+        items = [dressed(v, rng) for v in x]
+        return (tuple(items), _List(items), items)[pick]
+    if isinstance(x, bool) or x is None:
+        return x
+    if isinstance(x, str):
+        return _Str(x) if pick else x
+    if isinstance(x, int):
+        return _Int(x) if pick else x
+    if isinstance(x, float):
+        return np.float64(x) if pick else x
+    return x
+
+
+PAIRS = st.recursive(
+    st.one_of(FINITE_SCALARS, st.floats()),
+    lambda inner: st.one_of(st.lists(inner, max_size=4),
+                            st.dictionaries(KEYS, inner, max_size=3),
+                            st.fixed_dictionaries({"first": inner, "second": inner})),
+    max_leaves=20)
+
+
+@props(200)
+@given(st.one_of(json_like(), PAIRS), st.integers(0, 2**32))
+def test_look_alike_types_encode_as_the_plain_data_they_hold(x: Any, seed: int) -> None:
+    # to_plain takes a shortcut for exact built-in types and remembers each record type's
+    # fields: neither may change what any value encodes to.
+    wrapped = dressed(x, random.Random(seed))
+    assert canonical_json(wrapped) == canonical_json(x)
+    assert _dumps(to_plain(wrapped, tag_non_finite=True)) == canonical_json(x)
+    if has_non_finite(x):
+        with pytest.raises(CanonicalError, match="non-finite"):
+            to_plain(wrapped)
+    else:
+        assert _dumps(to_plain(wrapped)) == _dumps(to_plain(x))
+
+
+def test_a_record_type_encodes_the_same_the_first_time_and_after() -> None:
+    @dataclass
+    class Fresh:
+        b: Any
+        a: Any = field(default_factory=list)
+
+    first = canonical_json(Fresh({"$float": 1}, (math.nan,)))
+    assert first == b'{"a":[{"$float":"nan"}],"b":{"$literal":{"$float":1}}}'
+    assert canonical_json(Fresh({"$float": 1}, (math.nan,))) == first
+    assert to_plain(Fresh(1)) == {"b": 1, "a": []}  # declaration order, as dataclasses.fields
+    with pytest.raises(CanonicalError, match=r"mapping key 1 is not a string"):
+        canonical_json(Fresh({1: 2}))

@@ -17,6 +17,8 @@ _redact = redactor(REDACTED)
 
 def redact(text: str, limit: int = MAX_DETAIL) -> str:
     """Return `text` with credential-like substrings replaced and cut to `limit` characters."""
+    if not text or text.isspace():
+        return ""  # most details are empty: skip reading the environment (per field, per row)
     out = _redact(text, env_secret_values())
     out = " ".join(out.split())  # one line: details go into tables and one-line messages
     if len(out) > limit:

@@ -47,6 +47,44 @@ def to_plain(value: Any, *, tag_non_finite: bool = False) -> Any:
     undefined number never reaches a report as a number. With `tag_non_finite` (what records
     and `canonical_json` use) it becomes a tagged object instead (see the module docstring).
     """
+    # Exact built-in types first: an episode is ~10^4 of them, and this walk is most of what
+    # digesting one costs. Anything else (subclasses, enums, dataclasses, numpy) goes through
+    # the general cases below, in the same order as always.
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is float and math.isfinite(value):
+        return value
+    if kind is dict:
+        return _plain_mapping(value, tag_non_finite)
+    if kind is list or kind is tuple:
+        return [to_plain(v, tag_non_finite=tag_non_finite) for v in value]
+    fields = _FIELDS.get(kind)
+    if fields is not None:
+        return {name: to_plain(getattr(value, name), tag_non_finite=tag_non_finite)
+                for name in fields}
+    return _to_plain_general(value, tag_non_finite)
+
+
+# Field names of each dataclass type met so far, in declaration order (`dataclasses.fields`
+# is the slow part of converting a record; the fields of a class never change).
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _plain_mapping(value: Mapping[Any, Any], tag_non_finite: bool) -> dict[str, Any]:
+    """Return a mapping with string keys as a plain dict (tag look-alikes escaped)."""
+    out: dict[str, Any] = {}
+    for k, v in value.items():
+        if not isinstance(k, str):
+            raise CanonicalError(f"mapping key {k!r} is not a string")
+        out[k] = to_plain(v, tag_non_finite=tag_non_finite)
+    if tag_non_finite and len(out) == 1 and next(iter(out)) in _TAGS:
+        return {LITERAL_TAG: out}  # a mapping that looks like a tag is escaped
+    return out
+
+
+def _to_plain_general(value: Any, tag_non_finite: bool) -> Any:
+    """Return `to_plain(value)` for any value, by isinstance checks in their documented order."""
     if value is None or isinstance(value, bool | int | str):
         return value
     if isinstance(value, float):
@@ -58,17 +96,12 @@ def to_plain(value: Any, *, tag_non_finite: bool = False) -> Any:
     if isinstance(value, enum.Enum):
         return to_plain(value.value, tag_non_finite=tag_non_finite)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_plain(getattr(value, f.name), tag_non_finite=tag_non_finite)
-                for f in dataclasses.fields(value)}
+        names = tuple(f.name for f in dataclasses.fields(value))
+        _FIELDS[type(value)] = names
+        return {name: to_plain(getattr(value, name), tag_non_finite=tag_non_finite)
+                for name in names}
     if isinstance(value, Mapping):
-        out: dict[str, Any] = {}
-        for k, v in value.items():
-            if not isinstance(k, str):
-                raise CanonicalError(f"mapping key {k!r} is not a string")
-            out[k] = to_plain(v, tag_non_finite=tag_non_finite)
-        if tag_non_finite and len(out) == 1 and next(iter(out)) in _TAGS:
-            return {LITERAL_TAG: out}  # a mapping that looks like a tag is escaped
-        return out
+        return _plain_mapping(value, tag_non_finite)
     if isinstance(value, list | tuple):
         return [to_plain(v, tag_non_finite=tag_non_finite) for v in value]
     tolist = getattr(value, "tolist", None)  # numpy scalars and arrays
