@@ -10,6 +10,10 @@ ENV_NAMES_FALLBACK = (
     "falls back to frozenset(os.environ): the same names decoded (str, not bytes), compared "
     "only with names read the same way; only the cost of the check differs")
 
+FAST_PATH_OFF = (
+    "turns a fast path off for some values (exact built-in types, known dataclasses, str->str "
+    "dicts): they take the general isinstance path, which gives the same result")
+
 EQUIVALENT: dict[str, str] = {
     "agentmetrology.archive.passk.x_pass_hat_k_fraction__mutmut_13":
         "drops sum()'s start Fraction(0): 0 + Fraction is the same Fraction, counts never empty",
@@ -114,16 +118,45 @@ EQUIVALENT: dict[str, str] = {
         "value >= 0 for value > 0: only ±inf reach this branch (NaN is tested first)",
     "agentmetrology.records.canonical.x__float_tag__mutmut_12":
         "value > 1 for value > 0: only ±inf reach this branch (NaN is tested first)",
-    "agentmetrology.records.canonical.x_canonical_json__mutmut_5":
+    "agentmetrology.records.canonical.x_canonical_json__mutmut_7":
         "ensure_ascii=None is falsy, the same as False",
-    "agentmetrology.records.canonical.x_canonical_json__mutmut_6":
+    "agentmetrology.records.canonical.x_canonical_json__mutmut_8":
         "allow_nan=None: to_plain(tag_non_finite=True) never lets a non-finite float through",
-    "agentmetrology.records.canonical.x_canonical_json__mutmut_11":
+    "agentmetrology.records.canonical.x_canonical_json__mutmut_13":
         "allow_nan left at its default: to_plain has already tagged every non-finite float",
-    "agentmetrology.records.canonical.x_canonical_json__mutmut_21":
-        "allow_nan=True: to_plain has already tagged every non-finite float",
     "agentmetrology.records.canonical.x_canonical_json__mutmut_23":
+        "allow_nan=True: to_plain has already tagged every non-finite float",
+    "agentmetrology.records.canonical.x_canonical_json__mutmut_25":
         "encode('UTF-8'): codec names are case-insensitive",
+    "agentmetrology.records.canonical.x_canonical_json__mutmut_1":
+        FAST_PATH_OFF,
+    "agentmetrology.records.canonical.x__text_mapping__mutmut_2":
+        FAST_PATH_OFF,
+    "agentmetrology.records.canonical.x__text_mapping__mutmut_13":
+        FAST_PATH_OFF + " (an empty dict: b'{}' either way)",
+    "agentmetrology.records.canonical.x__text_mapping__mutmut_15":
+        FAST_PATH_OFF + " (an empty dict: b'{}' either way)",
+    "agentmetrology.records.canonical.x_to_plain__mutmut_2":
+        FAST_PATH_OFF,
+    "agentmetrology.records.canonical.x_to_plain__mutmut_3":
+        FAST_PATH_OFF,
+    "agentmetrology.records.canonical.x_to_plain__mutmut_4":
+        FAST_PATH_OFF,
+    "agentmetrology.records.canonical.x_to_plain__mutmut_5":
+        FAST_PATH_OFF,
+    "agentmetrology.records.canonical.x_to_plain__mutmut_6":
+        FAST_PATH_OFF,
+    "agentmetrology.records.canonical.x_to_plain__mutmut_19":
+        FAST_PATH_OFF,
+    "agentmetrology.records.canonical.x_to_plain__mutmut_26":
+        FAST_PATH_OFF,
+    "agentmetrology.records.canonical.x_to_plain__mutmut_27":
+        FAST_PATH_OFF,
+    "agentmetrology.records.canonical.x__to_plain_general__mutmut_16":
+        "the field-name cache keeps None: the fast path misses and the general path lists "
+        "the fields again (the same names, in the same order)",
+    "agentmetrology.records.canonical.x__to_plain_general__mutmut_17":
+        "the names cached under NoneType: None returns before the cache is read",
     "agentmetrology.records.canonical.x_sha256_hex__mutmut_4":
         "encode('UTF-8'): codec names are case-insensitive",
     "agentmetrology.envs.comtrade.faults.x_drop_rows__mutmut_11":

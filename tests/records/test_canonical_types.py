@@ -49,3 +49,10 @@ def test_sha256_of_a_str_is_the_sha256_of_its_utf8_bytes() -> None:
     assert sha256_hex("añ") == hashlib.sha256("añ".encode()).hexdigest()
     assert sha256_hex("añ") == sha256_hex(b"a\xc3\xb1")
     assert canonical_json("añ") == b'"a\xc3\xb1"'  # UTF-8, not \\u escapes
+
+
+@pytest.mark.parametrize("mapping", [{1: "a"}, {"a": "b", 2: "c"}, {None: "x"}])
+def test_a_text_valued_mapping_with_a_non_string_key_is_refused(mapping: dict) -> None:
+    # A dict of str values takes the fast (msgspec) path only when its keys are str too.
+    with pytest.raises(CanonicalError, match="is not a string"):
+        canonical_json(mapping)
