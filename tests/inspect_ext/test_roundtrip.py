@@ -1,12 +1,16 @@
-"""Round trip: an Inspect eval of our task with the mock model, then `agm archive audit` its log."""
+"""Round trip: an Inspect eval of our task with the mock model, then `agm archive audit` its log.
+
+Processes: the three logs come from the suite's one shared Inspect process (support.inspect_logs);
+`agm archive audit` runs as a user runs it, in a process of its own; the negative control (no
+entry point, so no task) needs a fresh interpreter whose metadata lacks our entry point."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,14 +20,16 @@ AGM = [sys.executable, "-c", "from agentmetrology.cli.main import main; main()"]
 
 
 @pytest.fixture(scope="module")
-def audited(run_evals: Callable[..., list[Path]], inspect_env: dict[str, str],
+def audited(inspect_logs: dict[str, Path], inspect_env: dict[str, str],
             tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """Return archive.json of a directory with three logs: L2 and L0 correct, one outage."""
+    """Return archive.json of a directory with three logs: L2 and L0 correct, one outage.
+
+    The logs are the rule agent on T3 seed 0 at L2 and at L0 and a provider outage, copied
+    from the suite's shared batch (support.inspect_logs, one process for every Inspect log).
+    """
     logs = tmp_path_factory.mktemp("roundtrip-logs")
-    run_evals([("comtrade", behaviour, logs, {"task": "T3_duplicates", "seeds": "0",
-                                              "level": level})
-               for behaviour, level in (("agent:rule", "L2"), ("agent:rule", "L0"),
-                                        ("raise", "L2"))])
+    for name in ("L2", "L0", "raise"):
+        shutil.copy2(inspect_logs[name], logs / inspect_logs[name].name)
     assert len(list(logs.glob("*.eval"))) == 3
     out = tmp_path_factory.mktemp("roundtrip-audit")
     res = subprocess.run([*AGM, "archive", "audit", str(logs), "--out", str(out)],
