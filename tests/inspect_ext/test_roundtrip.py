@@ -19,6 +19,30 @@ import pytest
 AGM = [sys.executable, "-c", "from agentmetrology.cli.main import main; main()"]
 
 
+# First in the module: it needs no shared log, so under xdist another worker has time to
+# finish writing them (support.inspect_logs) before `audited` asks for them.
+def test_a_log_without_our_entry_point_is_not_our_task(inspect_env: dict[str, str],
+                                                       tmp_path: Path) -> None:
+    # Positive control for the entry point: without it the name is not found. The test's
+    # dist-info is dropped, and the installed package's metadata (which declares the entry
+    # point too) is shadowed by one that declares none: the first `agentmetrology` on the
+    # path is the one importlib.metadata reads.
+    bare = tmp_path / "bare-site" / "agentmetrology-0.1.0.dist-info"
+    bare.mkdir(parents=True)
+    (bare / "METADATA").write_text("Metadata-Version: 2.1\nName: agentmetrology\n"
+                                   "Version: 0.1.0\n")
+    env = {**inspect_env, "PYTHONPATH": os.pathsep.join(
+        [str(bare.parent), *(p for p in inspect_env["PYTHONPATH"].split(os.pathsep)
+                             if "site" not in Path(p).name)])}
+    spec = [{"env": "comtrade", "behaviour": "text", "task_args": {"task": "T3_duplicates"},
+             "log_dir": str(tmp_path)}]
+    res = subprocess.run([sys.executable, str(Path(__file__).with_name("inspect_mock.py")),
+                          json.dumps(spec)], env=env, capture_output=True, text=True,
+                         timeout=300, check=False)
+    assert res.returncode != 0
+    assert list(tmp_path.glob("*.eval")) == []
+
+
 @pytest.fixture(scope="module")
 def audited(inspect_logs: dict[str, Path], inspect_env: dict[str, str],
             tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
@@ -61,25 +85,3 @@ def test_the_audit_sees_who_acted(audited: dict[str, Any]) -> None:
     assert prov["candidates"] == 1 and prov["unmatched_executed"] == 0
     (listed,) = prov["episodes"]
     assert listed["candidates"] == [{"index": 3, "name": "submit_results"}]
-
-
-def test_a_log_without_our_entry_point_is_not_our_task(inspect_env: dict[str, str],
-                                                       tmp_path: Path) -> None:
-    # Positive control for the entry point: without it the name is not found. The test's
-    # dist-info is dropped, and the installed package's metadata (which declares the entry
-    # point too) is shadowed by one that declares none: the first `agentmetrology` on the
-    # path is the one importlib.metadata reads.
-    bare = tmp_path / "bare-site" / "agentmetrology-0.1.0.dist-info"
-    bare.mkdir(parents=True)
-    (bare / "METADATA").write_text("Metadata-Version: 2.1\nName: agentmetrology\n"
-                                   "Version: 0.1.0\n")
-    env = {**inspect_env, "PYTHONPATH": os.pathsep.join(
-        [str(bare.parent), *(p for p in inspect_env["PYTHONPATH"].split(os.pathsep)
-                             if "site" not in Path(p).name)])}
-    spec = [{"env": "comtrade", "behaviour": "text", "task_args": {"task": "T3_duplicates"},
-             "log_dir": str(tmp_path)}]
-    res = subprocess.run([sys.executable, str(Path(__file__).with_name("inspect_mock.py")),
-                          json.dumps(spec)], env=env, capture_output=True, text=True,
-                         timeout=300, check=False)
-    assert res.returncode != 0
-    assert list(tmp_path.glob("*.eval")) == []
