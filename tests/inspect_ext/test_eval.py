@@ -2,14 +2,14 @@
 entry point: the episode runs through our runner, both scorers report, failures stay failures.
 
 Processes: the logs come from the suite's one shared Inspect process (support.inspect_logs),
-which finds our task only through the `inspect_ai` entry point; the determinism test starts one
-more, fresh process, because "nothing carries over to a new process" is what it checks."""
+a fresh interpreter that finds our task only through the `inspect_ai` entry point; the
+determinism test runs the same eval again, by name, in pytest's own process (another process,
+which never ran it: a new Inspect process would cost seconds more)."""
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,6 @@ from support.inspect_logs import L1_RUNS
 
 GT, JUDGE = "comtrade/ground_truth_f1", "comtrade/shape_judge"
 EPISODE = "agentmetrology:episode"
-RunEval = Callable[..., Path]  # the conftest fixture
 
 
 @pytest.fixture(scope="module")
@@ -158,8 +157,9 @@ def test_seeds_make_task_by_seed_samples(batch: dict[str, Path]) -> None:
                                  for s in range(3))
 
 
-def test_the_same_outputs_give_the_same_episode(batch: dict[str, Path], run_eval: RunEval,
-                                                tmp_path: Path) -> None:
+def test_the_same_outputs_give_the_same_episode(batch: dict[str, Path], tmp_path: Path) -> None:
+    from inspect_ext.inspect_mock import main as run_mock_eval
+
     def record(path: Path) -> dict[str, Any]:
         ep = _episode(_sample(read_eval_log(str(path))))
         for a in ep["usage"]["attempts"]:
@@ -167,10 +167,13 @@ def test_the_same_outputs_give_the_same_episode(batch: dict[str, Path], run_eval
         return ep
 
     # Two processes: nothing carries over from the first run (the shared batch's first eval:
-    # the rule agent on T3 seed 0 at L2) to the same eval in a fresh process.
+    # the rule agent on T3 seed 0 at L2) to the same eval, by name, in this test's process,
+    # which has run other tests but never that eval.
     a = record(batch["L2"])
-    b = record(run_eval("comtrade", "agent:rule", tmp_path / "b", task="T3_duplicates",
-                        seeds="0", level="L2"))
+    b = record(Path(run_mock_eval({
+        "env": "comtrade", "behaviour": "agent:rule", "log_dir": str(tmp_path / "b"),
+        "task_args": {"task": "T3_duplicates", "seeds": "0", "level": "L2"}}
+    ).removeprefix("file://")))
     assert canonical_json(a) == canonical_json(b)
     assert json.dumps(a["events"], sort_keys=True) == json.dumps(b["events"], sort_keys=True)
 
