@@ -1,4 +1,7 @@
-"""Writes a real Inspect AI `.eval` log with the mock model (run as a script by the tests).
+"""Writes a real Inspect AI `.eval` log with the mock model (`write_log`, or run as a script).
+
+The suite writes it in the one process that writes every Inspect log it reads
+(tests/support/inspect_logs.py, through tests/inspect_ext/inspect_mock.py).
 
 Six samples x two epochs: s1 raises in the solver (errored, fail_on_error=False), s2's scorer
 returns NaN (unscored), s4's scorer returns None (no score); s0 and s3 are correct, s5 incorrect.
@@ -62,7 +65,8 @@ def odd_scorer():  # type: ignore[no-untyped-def]
     return score
 
 
-def main(log_dir: str) -> None:
+def write_log(log_dir: str) -> str:
+    """Run the demo task with the mock model into `log_dir`; return the log's location."""
     samples = [Sample(input=f"q{i}", target="a", id=f"s{i}",
                       metadata={"boom": i == 1, "nan": i == 2, "none": i == 4, "ok": i in (0, 3)})
                for i in range(6)]
@@ -71,8 +75,8 @@ def main(log_dir: str) -> None:
     model = get_model("mockllm/model", custom_outputs=outputs)
     (log,) = inspect_eval(task, model=model, log_dir=log_dir, fail_on_error=False,
                           display="none")
-    print(log.location)
+    return str(log.location)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    print(write_log(sys.argv[1]))

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
-import subprocess
 import sys
 import zlib
 from collections.abc import Callable
@@ -23,16 +21,18 @@ HAVE_ZSTD = importlib.util.find_spec("zstandard") is not None
 
 @pytest.fixture(scope="module")
 def real_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Return the log inspect_log_writer.py writes, with inspect-ai, in a fresh process.
+
+    It is written by the one process that writes every Inspect log the suite reads
+    (support.inspect_logs: each Inspect process start costs seconds), in a folder of its own.
+    """
     if not HAVE_INSPECT:
         pytest.skip("inspect-ai is not installed (pip install inspect-ai zstandard)")
-    out = tmp_path_factory.mktemp("inspect")
-    env = {**os.environ, "INSPECT_LOG_DIR": str(out), "INSPECT_DISPLAY": "none",
-           "HOME": str(out)}  # keep inspect's caches and state out of the real home
-    script = Path(__file__).with_name("inspect_log_writer.py")
-    proc = subprocess.run([sys.executable, str(script), str(out / "logs")], env=env, cwd=out,
-                          capture_output=True, text=True, timeout=300, check=False)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    (log,) = sorted((out / "logs").glob("*.eval"))
+    from support.inspect_logs import ARCHIVE_DEMO, shared_logs
+
+    written = shared_logs(tmp_path_factory)[ARCHIVE_DEMO]
+    (log,) = sorted(written.parent.glob("*.eval"))
+    assert log == written
     return log
 
 

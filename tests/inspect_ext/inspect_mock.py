@@ -12,13 +12,18 @@ Behaviours of the mock model:
 - "answer:TEXT": answer TEXT to everything (at L1, the harness's questions);
 - "malformed": tool calls whose arguments Inspect could not parse;
 - "raise": every generate call fails (a provider outage).
+An item {"archive_demo": true, "log_dir": DIR} instead writes tests/archive's demo log
+(inspect_log_writer.py: a task of its own, errors and NaN scores), so that one process can write
+every log the suite reads (tests/support/inspect_logs.py).
 Prints each log's path, one a line.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from inspect_ai import eval as inspect_eval
@@ -88,6 +93,16 @@ def main(spec: dict[str, Any]) -> str:
     return str(logs[0].location)
 
 
+def archive_demo(log_dir: str) -> str:
+    """Write tests/archive's demo log into `log_dir` and return its location."""
+    path = Path(__file__).resolve().parents[1] / "archive" / "inspect_log_writer.py"
+    spec = importlib.util.spec_from_file_location("inspect_log_writer", path)
+    assert spec is not None and spec.loader is not None
+    writer = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(writer)
+    return str(writer.write_log(log_dir))
+
+
 if __name__ == "__main__":
     for one in json.loads(sys.argv[1]):
-        print(main(one))
+        print(archive_demo(one["log_dir"]) if one.get("archive_demo") else main(one))

@@ -1,11 +1,15 @@
 """`inspect eval agentmetrology/comtrade` with Inspect's mock model, found by name through the
-entry point: the episode runs through our runner, both scorers report, failures stay failures."""
+entry point: the episode runs through our runner, both scorers report, failures stay failures.
+
+Processes: the logs come from the suite's one shared Inspect process (support.inspect_logs),
+a fresh interpreter that finds our task only through the `inspect_ai` entry point; the
+determinism test runs the same eval again, by name, in pytest's own process (another process,
+which never ran it: a new Inspect process would cost seconds more)."""
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,31 +20,18 @@ from agentmetrology import stats
 from agentmetrology.envs.registry import get_env
 from agentmetrology.records.canonical import canonical_json
 from agentmetrology.run.episode import run_one
+from support.inspect_logs import L1_RUNS
 
 GT, JUDGE = "comtrade/ground_truth_f1", "comtrade/shape_judge"
 EPISODE = "agentmetrology:episode"
-RunEval = Callable[..., Path]  # the conftest fixture
-
-
-L1_RUNS = {"RETRY": "l1:always-retry", "SKIP, the page is gone": "l1:always-skip"}
 
 
 @pytest.fixture(scope="module")
-def batch(run_evals: Callable[..., list[Path]]) -> dict[str, Path]:
-    """Return the log path of every eval this module reads, all run in one process (each
-    Inspect process start costs seconds): one per behaviour on T3 seed 0, the L1 answers, the
-    seeds grid and the T6 pager."""
-    runs: dict[str, tuple[str, dict[str, object]]] = {
-        k: (b, {"task": "T3_duplicates", "seeds": "0", "level": lv}) for k, (b, lv) in {
-            "L2": ("agent:rule", "L2"), "L0": ("agent:rule", "L0"), "text": ("text", "L2"),
-            "malformed": ("malformed", "L2"), "raise": ("raise", "L2")}.items()}
-    runs |= {f"L1:{a}": (f"answer:{a}", {"task": "T4_rate_limit_429", "seeds": "0",
-                                         "level": "L1"}) for a in L1_RUNS}
-    runs["seeds"] = ("text", {"task": "T1_single_page,T3_duplicates", "seeds": "0-2",
-                              "level": "L2"})
-    runs["pager"] = ("pager", {"task": "T6_page_drift", "seeds": "0-3", "level": "L0"})
-    paths = run_evals([("comtrade", b, None, args) for b, args in runs.values()])
-    return dict(zip(runs, paths, strict=True))
+def batch(inspect_logs: dict[str, Path]) -> dict[str, Path]:
+    """Return the log path of every eval this module reads (support.inspect_logs.EVALS: one
+    per behaviour on T3 seed 0, the L1 answers, the seeds grid and the T6 pager), written with
+    the suite's other Inspect logs in one process (each Inspect process start costs seconds)."""
+    return inspect_logs
 
 
 @pytest.fixture(scope="module")
@@ -166,19 +157,23 @@ def test_seeds_make_task_by_seed_samples(batch: dict[str, Path]) -> None:
                                  for s in range(3))
 
 
-def test_the_same_outputs_give_the_same_episode(batch: dict[str, Path], run_eval: RunEval,
-                                                tmp_path: Path) -> None:
+def test_the_same_outputs_give_the_same_episode(batch: dict[str, Path], tmp_path: Path) -> None:
+    from inspect_ext.inspect_mock import main as run_mock_eval
+
     def record(path: Path) -> dict[str, Any]:
         ep = _episode(_sample(read_eval_log(str(path))))
         for a in ep["usage"]["attempts"]:
             a["latency_s"] = 0.0  # measured wall time of the model call, not the episode
         return ep
 
-    # Two processes: nothing carries over from the first run (the batch's first eval: the rule
-    # agent on T3 seed 0 at L2) to the same eval in a fresh process.
+    # Two processes: nothing carries over from the first run (the shared batch's first eval:
+    # the rule agent on T3 seed 0 at L2) to the same eval, by name, in this test's process,
+    # which has run other tests but never that eval.
     a = record(batch["L2"])
-    b = record(run_eval("comtrade", "agent:rule", tmp_path / "b", task="T3_duplicates",
-                        seeds="0", level="L2"))
+    b = record(Path(run_mock_eval({
+        "env": "comtrade", "behaviour": "agent:rule", "log_dir": str(tmp_path / "b"),
+        "task_args": {"task": "T3_duplicates", "seeds": "0", "level": "L2"}}
+    ).removeprefix("file://")))
     assert canonical_json(a) == canonical_json(b)
     assert json.dumps(a["events"], sort_keys=True) == json.dumps(b["events"], sort_keys=True)
 

@@ -1,5 +1,8 @@
 """The `-T` arguments of an environment's task: checked, refused with one line naming what is
-known, and turned into task x seed samples."""
+known, and turned into task x seed samples.
+
+Processes: one, the real `inspect eval` command line refusing a bad `-T` (its exit code and
+one-line message are what a user sees); every other case calls the same functions in-process."""
 
 from __future__ import annotations
 

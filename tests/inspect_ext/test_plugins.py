@@ -1,9 +1,12 @@
 """Generality: other environments, and a third-party plug-in found by its own entry point, are
-Inspect tasks with no edit; their own scorers grade them."""
+Inspect tasks with no edit; their own scorers grade them.
+
+Processes: the logs come from the suite's one shared Inspect process (support.inspect_logs), a
+fresh interpreter that finds toy_sum only through its `agentmetrology.environments` entry point
+and our tasks only through the `inspect_ai` one."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -11,6 +14,7 @@ from inspect_ai.log import read_eval_log
 
 from agentmetrology.envs.registry import get_env
 from agentmetrology.run.episode import run_one
+from support.inspect_logs import BUILTIN_RUNS, TOY_AGENTS
 
 
 def _scores(path: Path) -> dict[str, tuple[float, str | None]]:
@@ -21,25 +25,13 @@ def _scores(path: Path) -> dict[str, tuple[float, str | None]]:
     return {k: (float(v.value), v.answer) for k, v in scores.items()}  # type: ignore[arg-type]
 
 
-BUILTIN_RUNS = [
-    ("researchops", "lr_1", "scripted:overfit"),  # the composite verifier passes an overfit run
-    ("permission", "flag_overdue", "scripted:overreach"),  # goal met, contract broken
-]
-
-
-TOY_AGENTS = ("adder", "forgetful")
-
-
 @pytest.fixture(scope="module")
-def plugin_logs(run_evals: Callable[..., list[Path]]) -> dict[str, Path]:
+def plugin_logs(inspect_logs: dict[str, Path]) -> dict[str, Path]:
     """Return the log of each BUILTIN_RUNS eval by environment and of each toy_sum agent (as
-    `toy_sum:AGENT`), all run in one process (each Inspect process start costs seconds)."""
-    runs = [(env, f"agent:{agent}", task) for env, task, agent in BUILTIN_RUNS]
-    runs += [("toy_sum", f"agent:scripted:{a}", "sum3") for a in TOY_AGENTS]
-    paths = run_evals([(env, behaviour, None, {"task": task, "seeds": "0"})
-                       for env, behaviour, task in runs])
+    `toy_sum:AGENT`), written with the suite's other Inspect logs in one process (each Inspect
+    process start costs seconds; support.inspect_logs.EVALS)."""
     names = [env for env, _, _ in BUILTIN_RUNS] + [f"toy_sum:{a}" for a in TOY_AGENTS]
-    return dict(zip(names, paths, strict=True))
+    return {name: inspect_logs[name] for name in names}
 
 
 @pytest.mark.parametrize(("env", "task", "agent"), BUILTIN_RUNS)

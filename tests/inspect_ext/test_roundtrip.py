@@ -1,12 +1,16 @@
-"""Round trip: an Inspect eval of our task with the mock model, then `agm archive audit` its log."""
+"""Round trip: an Inspect eval of our task with the mock model, then `agm archive audit` its log.
+
+Processes: the three logs come from the suite's one shared Inspect process (support.inspect_logs);
+`agm archive audit` runs as a user runs it, in a process of its own; the negative control (no
+entry point, so no task) needs a fresh interpreter whose metadata lacks our entry point."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,15 +19,41 @@ import pytest
 AGM = [sys.executable, "-c", "from agentmetrology.cli.main import main; main()"]
 
 
+# First in the module: it needs no shared log, so under xdist another worker has time to
+# finish writing them (support.inspect_logs) before `audited` asks for them.
+def test_a_log_without_our_entry_point_is_not_our_task(inspect_env: dict[str, str],
+                                                       tmp_path: Path) -> None:
+    # Positive control for the entry point: without it the name is not found. The test's
+    # dist-info is dropped, and the installed package's metadata (which declares the entry
+    # point too) is shadowed by one that declares none: the first `agentmetrology` on the
+    # path is the one importlib.metadata reads.
+    bare = tmp_path / "bare-site" / "agentmetrology-0.1.0.dist-info"
+    bare.mkdir(parents=True)
+    (bare / "METADATA").write_text("Metadata-Version: 2.1\nName: agentmetrology\n"
+                                   "Version: 0.1.0\n")
+    env = {**inspect_env, "PYTHONPATH": os.pathsep.join(
+        [str(bare.parent), *(p for p in inspect_env["PYTHONPATH"].split(os.pathsep)
+                             if "site" not in Path(p).name)])}
+    spec = [{"env": "comtrade", "behaviour": "text", "task_args": {"task": "T3_duplicates"},
+             "log_dir": str(tmp_path)}]
+    res = subprocess.run([sys.executable, str(Path(__file__).with_name("inspect_mock.py")),
+                          json.dumps(spec)], env=env, capture_output=True, text=True,
+                         timeout=300, check=False)
+    assert res.returncode != 0
+    assert list(tmp_path.glob("*.eval")) == []
+
+
 @pytest.fixture(scope="module")
-def audited(run_evals: Callable[..., list[Path]], inspect_env: dict[str, str],
+def audited(inspect_logs: dict[str, Path], inspect_env: dict[str, str],
             tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """Return archive.json of a directory with three logs: L2 and L0 correct, one outage."""
+    """Return archive.json of a directory with three logs: L2 and L0 correct, one outage.
+
+    The logs are the rule agent on T3 seed 0 at L2 and at L0 and a provider outage, copied
+    from the suite's shared batch (support.inspect_logs, one process for every Inspect log).
+    """
     logs = tmp_path_factory.mktemp("roundtrip-logs")
-    run_evals([("comtrade", behaviour, logs, {"task": "T3_duplicates", "seeds": "0",
-                                              "level": level})
-               for behaviour, level in (("agent:rule", "L2"), ("agent:rule", "L0"),
-                                        ("raise", "L2"))])
+    for name in ("L2", "L0", "raise"):
+        shutil.copy2(inspect_logs[name], logs / inspect_logs[name].name)
     assert len(list(logs.glob("*.eval"))) == 3
     out = tmp_path_factory.mktemp("roundtrip-audit")
     res = subprocess.run([*AGM, "archive", "audit", str(logs), "--out", str(out)],
@@ -55,25 +85,3 @@ def test_the_audit_sees_who_acted(audited: dict[str, Any]) -> None:
     assert prov["candidates"] == 1 and prov["unmatched_executed"] == 0
     (listed,) = prov["episodes"]
     assert listed["candidates"] == [{"index": 3, "name": "submit_results"}]
-
-
-def test_a_log_without_our_entry_point_is_not_our_task(inspect_env: dict[str, str],
-                                                       tmp_path: Path) -> None:
-    # Positive control for the entry point: without it the name is not found. The test's
-    # dist-info is dropped, and the installed package's metadata (which declares the entry
-    # point too) is shadowed by one that declares none: the first `agentmetrology` on the
-    # path is the one importlib.metadata reads.
-    bare = tmp_path / "bare-site" / "agentmetrology-0.1.0.dist-info"
-    bare.mkdir(parents=True)
-    (bare / "METADATA").write_text("Metadata-Version: 2.1\nName: agentmetrology\n"
-                                   "Version: 0.1.0\n")
-    env = {**inspect_env, "PYTHONPATH": os.pathsep.join(
-        [str(bare.parent), *(p for p in inspect_env["PYTHONPATH"].split(os.pathsep)
-                             if "site" not in Path(p).name)])}
-    spec = [{"env": "comtrade", "behaviour": "text", "task_args": {"task": "T3_duplicates"},
-             "log_dir": str(tmp_path)}]
-    res = subprocess.run([sys.executable, str(Path(__file__).with_name("inspect_mock.py")),
-                          json.dumps(spec)], env=env, capture_output=True, text=True,
-                         timeout=300, check=False)
-    assert res.returncode != 0
-    assert list(tmp_path.glob("*.eval")) == []

@@ -150,6 +150,45 @@ def _judge_model(judge: Judge) -> Any:
                      api_key=judge.api_key, memoize=False)
 
 
+async def _score_sample(scorers: Sequence[Any], state: Any, cell: tuple[str, str],
+                        failed: str | None, timeout: float, has_judge: bool,
+                        result: RunResult) -> None:
+    """Call every scorer on one sample's state and record its cells in `result`.
+
+    `failed` (the episode's own failure) makes every cell INVALID with it, scorers uncalled.
+    """
+    # What a scorer adds to the store is its scratch (tau2's db_match builds a whole expected
+    # database under a fresh key per call); it is dropped once every scorer has run, because
+    # Inspect serialises and diffs the state after each solver and nobody reads these runs'
+    # transcripts. What the episode left in the store stays.
+    kept = set(state.store.keys())
+    for i, sc in enumerate(scorers):
+        if failed is not None:
+            result.cells[(*cell, i)] = ScoreOutcome(None, "INVALID", failed)
+            continue
+        if result.timeouts.get(i, 0) >= MAX_CONSECUTIVE_TIMEOUTS:
+            result.cells[(*cell, i)] = ScoreOutcome(
+                None, "INVALID", f"not called: timed out {MAX_CONSECUTIVE_TIMEOUTS} times in a row")
+            continue
+        counter = [0]
+        token = _SCORING.set(counter)
+        try:
+            out, parts = await call_scorer(sc, state, timeout)
+        finally:
+            _SCORING.reset(token)
+        timed_out = out.status == "INVALID" and out.message.startswith("timeout")
+        result.timeouts[i] = result.timeouts.get(i, 0) + 1 if timed_out else 0
+        if counter[0]:
+            result.judge_calls[i] = result.judge_calls.get(i, 0) + counter[0]
+            if not has_judge:  # the mock answered: that verdict means nothing
+                out, parts = ScoreOutcome(None, "INVALID", NEEDS_JUDGE), None
+        if parts is not None:
+            result.parts[(*cell, i)] = parts
+        result.cells[(*cell, i)] = out
+    for k in set(state.store.keys()) - kept:
+        state.store.delete(k)
+
+
 def _scoring_solver(scorers: Sequence[Any], inner: Any, forged: dict[str, Forged] | None,
                     timeout: float, has_judge: bool, result: RunResult) -> Any:
     """Return a solver that writes the forged output (or runs `inner`), then calls each scorer.
@@ -178,31 +217,8 @@ def _scoring_solver(scorers: Sequence[Any], inner: Any, forged: dict[str, Forged
                 state.messages.append(state.output.message)
                 if f.letter is not None and state.choices:
                     state.choices.mark_choice(ord(f.letter) - ord("A"), True)
-            for i, sc in enumerate(scorers):
-                if failed is not None:
-                    result.cells[(sid or key, probe_name, i)] = ScoreOutcome(
-                        None, "INVALID", failed)
-                    continue
-                if result.timeouts.get(i, 0) >= MAX_CONSECUTIVE_TIMEOUTS:
-                    result.cells[(sid or key, probe_name, i)] = ScoreOutcome(
-                        None, "INVALID", f"not called: timed out {MAX_CONSECUTIVE_TIMEOUTS} "
-                                         "times in a row")
-                    continue
-                counter = [0]
-                token = _SCORING.set(counter)
-                try:
-                    out, parts = await call_scorer(sc, state, timeout)
-                finally:
-                    _SCORING.reset(token)
-                timed_out = out.status == "INVALID" and out.message.startswith("timeout")
-                result.timeouts[i] = result.timeouts.get(i, 0) + 1 if timed_out else 0
-                if counter[0]:
-                    result.judge_calls[i] = result.judge_calls.get(i, 0) + counter[0]
-                    if not has_judge:  # the mock answered: that verdict means nothing
-                        out, parts = ScoreOutcome(None, "INVALID", NEEDS_JUDGE), None
-                if parts is not None:
-                    result.parts[(sid or key, probe_name, i)] = parts
-                result.cells[(sid or key, probe_name, i)] = out
+            await _score_sample(scorers, state, (sid or key, probe_name), failed, timeout,
+                                has_judge, result)
             return state
 
         return solve
@@ -210,12 +226,27 @@ def _scoring_solver(scorers: Sequence[Any], inner: Any, forged: dict[str, Forged
     return forge_and_score()
 
 
+def _no_store_events() -> contextlib.AbstractContextManager[Any]:
+    """Return Inspect's suspension of store-change events (a no-op where it does not exist).
+
+    Every span copies the whole sample store when it opens and diffs it when it closes, for a
+    transcript event; a tau2 sample's store holds the domain's database (and one more copy per
+    `db_match` call), so that diffing was most of an audit's CPU. These runs keep no sample
+    log, so nobody reads the events; the store itself, and so every score, is unchanged.
+    """
+    try:
+        from inspect_ai.util._store import suspend_store_events
+    except ImportError:  # an inspect-ai without it: the events are made (and dropped) as before
+        return contextlib.nullcontext()
+    return suspend_store_events()
+
+
 def _eval(task: Any, model: Any, roles: dict[str, Any] | None, **kw: Any) -> str | None:
     """Run the task (no sample logs: they cost more than the run) and return its error."""
     from inspect_ai import eval as inspect_eval
 
     with tempfile.TemporaryDirectory(prefix="agm-inspect-") as logs, \
-            contextlib.redirect_stdout(io.StringIO()):
+            contextlib.redirect_stdout(io.StringIO()), _no_store_events():
         done = list(inspect_eval(task, model=model, model_roles=roles, display="none",
                                  log_dir=logs, fail_on_error=False, log_samples=False,
                                  log_realtime=False, score=False, **kw))
