@@ -17,12 +17,20 @@ from typing import Any
 
 from openai import AsyncOpenAI
 
-from agentmetrology.adapters.verifiers_env import load_environment
 from agentmetrology.envs import registry
 from agentmetrology.run.adhoc import QuickRun, run_quick
 from agentmetrology.run.episode import run_one
 from support.fake_models import careful_model
 from support.fake_openai import FakeOpenAI, Reply, http_error, text, tool_calls
+
+
+def load_environment(*args: Any, **kwargs: Any) -> Any:
+    """The adapter's `load_environment`, imported at the first call, not at collection: it
+    imports verifiers (~4 s of CPU), which every xdist worker would otherwise pay."""
+    from agentmetrology.adapters.verifiers_env import load_environment as load
+
+    return load(*args, **kwargs)
+
 
 Model = Callable[[dict[str, Any]], Reply]
 
