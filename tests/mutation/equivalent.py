@@ -191,10 +191,6 @@ EQUIVALENT: dict[str, str] = {
         "upper-case SQL: SQLite keywords and names are case-insensitive",
     "agentmetrology.store.chain.x_content_digest__mutmut_5":
         "ensure_ascii=None is falsy, the same as False",
-    "agentmetrology.store.chain.x_content_digest__mutmut_11":
-        "allow_nan left at its default, which is True",
-    "agentmetrology.store.chain.x_content_digest__mutmut_20":
-        "encode('UTF-8'): codec names are case-insensitive",
     "agentmetrology.store.chain.x_next_head__mutmut_7":
         "encode('UTF-8'): codec names are case-insensitive",
     "agentmetrology.store.chain.x_row_digest__mutmut_26":

@@ -168,6 +168,7 @@ def summarize(module: str, st: dict[str, str], seconds: float) -> dict[str, obje
     # A listed mutant that a test catches is not equivalent: mutmut numbers mutants per
     # function, so an edit of the function renumbers them and the entry now names another one.
     stale = sorted(k for k in equivalent if st[k] in CAUGHT)
+    stale += sorted(k for k in _equivalent() if k.startswith(prefix) and k not in st)  # gone
     equivalent -= set(stale)
     denom = len(counted) - len(equivalent)
     return {"module": module, "mutants": len(st), "counts": counts, "caught": caught,
@@ -222,7 +223,8 @@ def main(argv: list[str]) -> int:
         for name in res["survivors"]:  # type: ignore[attr-defined]
             print(f"    not caught: {name}")
         for name in res["stale"]:  # type: ignore[attr-defined]
-            print(f"    listed as equivalent but caught (renumbered? fix equivalent.py): {name}")
+            print(f"    listed as equivalent but caught or gone (renumbered? fix equivalent.py): "
+                  f"{name}")
     print("\n| module | mutants | caught | equivalent | score | date |\n|---|---|---|---|---|---|")
     for res in results:
         if "error" not in res:
