@@ -81,7 +81,7 @@ CORE: dict[str, list[str]] = {
         "test_store_ledger", "test_store_supersede", "test_ledger_chain", "test_store_billing",
         "test_store_non_finite", "test_store_redact", "test_store_blobs", "test_store_lock",
         "test_chain_spec", "test_verify_spec", "test_verify_bindings_spec", "test_verify_memo",
-        "test_status_cells", "test_ledger_spec")],
+        "test_status_cells", "test_ledger_spec", "test_reader_leaves_ledger")],
     "audit/probes.py": ["tests/audit/test_probe_resolution.py", "tests/audit/test_probes_spec.py"],
     "audit/card.py": ["tests/audit/test_card_spec.py"],
     "envs/comtrade/scoring/judge.py": ["tests/scoring"],
