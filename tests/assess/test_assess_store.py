@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 
 from agentmetrology.cli.main import app
 from support.agm_runs import AgmResult, run_main
+from support.recorded_store import record_campaign
 
 AGM = [sys.executable, "-c", "from agentmetrology.cli.main import main; main()"]
 CAMPAIGN = """
@@ -52,10 +53,7 @@ def agm(*args: str) -> AgmResult:
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("assess-store")
-    (root / "c.toml").write_text(CAMPAIGN)
-    res = CliRunner().invoke(app, ["campaign", "run", str(root / "c.toml"), "--store",
-                                   str(root / "store"), "--quiet"])
-    assert res.exit_code == 0, res.output
+    record_campaign(root, CAMPAIGN)
     return root
 
 

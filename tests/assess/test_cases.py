@@ -29,6 +29,7 @@ from agentmetrology.store import EvidenceStore
 from agentmetrology.store.cases import CaseStateError, get_case
 from agentmetrology.store.verify import verify_store
 from support.agm_runs import AgmResult, run_main
+from support.recorded_store import record_campaign
 
 AGM = [sys.executable, "-c", "from agentmetrology.cli.main import main; main()"]
 PERMISSION = """
@@ -83,12 +84,7 @@ def agm(*args: str) -> AgmResult:
 
 
 def make_store(root: Path, toml: str) -> Path:
-    (root / "c.toml").write_text(toml)
-    store = root / "store"
-    res = CliRunner().invoke(app, ["campaign", "run", str(root / "c.toml"), "--store",
-                                   str(store)])
-    assert res.exit_code == 0, res.output
-    return store
+    return record_campaign(root, toml, quiet=False)
 
 
 def failing(campaign: str = "perm", target: str = "overreach",

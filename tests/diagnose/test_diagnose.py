@@ -10,6 +10,7 @@ from agentmetrology.cli.main import app
 from agentmetrology.diagnose.metrics import group_metrics, reading
 from agentmetrology.diagnose.pairs import Pair, Side
 from agentmetrology.records.episode import EpisodeKey
+from support.recorded_store import record_campaign
 
 CAMPAIGN = """
 [campaign]
@@ -34,10 +35,7 @@ agent = "scripted:careful"
 @pytest.fixture(scope="module")
 def diagnosed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     root = tmp_path_factory.mktemp("diag")
-    (root / "c.toml").write_text(CAMPAIGN)
-    res = CliRunner().invoke(app, ["campaign", "run", str(root / "c.toml"), "--store",
-                                   str(root / "store"), "--quiet"])
-    assert res.exit_code == 0, res.stderr
+    record_campaign(root, CAMPAIGN)
     res = CliRunner().invoke(app, ["diagnose", str(root / "store"), "--out", str(root / "out")])
     assert res.exit_code == 0, res.stderr
     assert "positive control (misleading): detected" in res.stdout
@@ -85,10 +83,8 @@ def test_reports_are_written_and_deterministic(diagnosed: tuple[Path, dict]) -> 
 
 
 def test_a_store_without_mutations_is_a_user_error(tmp_path: Path) -> None:
-    (tmp_path / "c.toml").write_text(CAMPAIGN.replace(
-        'mutations = ["alias", "misleading", "repeat"]', ""))
-    CliRunner().invoke(app, ["campaign", "run", str(tmp_path / "c.toml"), "--store",
-                             str(tmp_path / "s"), "--quiet"])
+    record_campaign(tmp_path, CAMPAIGN.replace('mutations = ["alias", "misleading", "repeat"]',
+                                              ""), "s")
     res = CliRunner().invoke(app, ["diagnose", str(tmp_path / "s"), "--out",
                                    str(tmp_path / "o")])
     assert res.exit_code == 2 and "no mutated administrations" in res.stderr

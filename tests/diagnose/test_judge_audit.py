@@ -21,6 +21,7 @@ from agentmetrology.envs.registry import get_env
 from agentmetrology.records.clock import FakeClock
 from agentmetrology.run.episode import run_one
 from support.fake_openai import FakeOpenAI, text
+from support.recorded_store import record_campaign
 
 CAMPAIGN = """
 [campaign]
@@ -61,12 +62,7 @@ def test_views_carry_the_same_facts() -> None:
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("judge-store")
-    (root / "c.toml").write_text(CAMPAIGN)
-    res = CliRunner().invoke(app, ["campaign", "run", str(root / "c.toml"), "--store",
-                                   str(root / "s"), "--quiet"])
-    assert res.exit_code == 0, res.stderr
-    return root / "s"
+    return record_campaign(tmp_path_factory.mktemp("judge-store"), CAMPAIGN, "s")
 
 
 def test_a_presentation_sensitive_judge_is_caught(store: Path, tmp_path: Path) -> None:
