@@ -18,7 +18,8 @@ demo: $(STAMP)
 
 # pytest-xdist: TEST_WORKERS processes; --dist loadscope keeps each module on one worker, so a
 # module-scoped fixture (a recorded store, a census) is built once. TEST_WORKERS=0 runs serially.
-# Tests marked `serial` (a wall-clock limit, see tests/conftest.py) run alone afterwards.
+# Tests marked `serial` (a wall-clock limit, see tests/conftest.py) run afterwards, beside mypy
+# only, never beside another test worker.
 # SERIAL_TESTS lists the modules marked `serial` (tests/conftest.py SERIAL_MODULES; a test checks
 # that the two agree), so the serial run collects only them, not the whole suite again.
 # Bytecode caching is on for the tests whatever the environment says: with PYTHONDONTWRITEBYTECODE
@@ -29,8 +30,16 @@ SERIAL_TESTS := tests/campaign/test_campaign_interrupt.py
 test: export PYTHONDONTWRITEBYTECODE =
 test: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/mypy
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadscope -m "not serial"
+	$(MAKE) --no-print-directory -j 2 --output-sync=target test-types test-serial
+
+# The type check and the serial modules run side by side, one core each (the serial module's
+# limit, a Ctrl-C answered within 10 s, holds beside one busy process, not beside a second test
+# worker); --output-sync prints each one's output whole when it ends. Either failing fails.
+.PHONY: test-types test-serial
+test-types: $(STAMP)
+	$(BIN)/mypy
+test-serial: $(STAMP)
 	$(BIN)/pytest -m serial $(SERIAL_TESTS)
 
 bench: $(STAMP)

@@ -71,6 +71,11 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ.setdefault("AGM_VERIFY_CACHE", tempfile.mkdtemp(prefix="agm-verify-memo-"))
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    # pytest-xdist (3.6 and later) re-sorts loadscope's modules by their number of tests unless
+    # told not to, which undoes the slow-first order below: the Ray module then started a third
+    # of the way through the run, and the run ended on one worker. Keep the collection order.
+    if getattr(config.option, "loadscopereorder", None):
+        config.option.loadscopereorder = False
     config.addinivalue_line("markers", "slow: a slow test; collected first, never skipped")
     config.addinivalue_line("markers", "serial: has a wall-clock limit; `make test` runs it "
                                        "after the parallel part, alone")

@@ -1,11 +1,14 @@
-"""`make test` runs the serial modules by path: the Makefile's list is conftest's list."""
+"""`make test` runs the serial modules by path (the Makefile's list is conftest's list) and
+hands modules to xdist workers slowest first."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from conftest import SERIAL_MODULES
+import pytest
+
+from conftest import SERIAL_MODULES, SLOW_MODULES, _rank
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -16,3 +19,24 @@ def test_the_makefile_runs_exactly_the_serial_modules() -> None:
     assert tuple(listed.split()) == SERIAL_MODULES
     assert "$(BIN)/pytest -m serial $(SERIAL_TESTS)" in text
     assert all((ROOT / m).is_file() for m in SERIAL_MODULES)
+
+
+def test_xdist_keeps_the_slow_first_order(pytestconfig: pytest.Config) -> None:
+    # xdist's loadscope re-sorts modules by test count unless loadscopereorder is off; conftest
+    # turns it off, so the order below is the order workers get modules in.
+    assert getattr(pytestconfig.option, "loadscopereorder", False) is False
+    assert [m for m in SLOW_MODULES if not (ROOT / m).is_file()] == []
+    assert SLOW_MODULES[0] == "tests/campaign/test_campaign_ray_llm.py"
+
+
+def test_slow_modules_rank_first_in_their_listed_order() -> None:
+    class Item:
+        def __init__(self, nodeid: str) -> None:
+            self.nodeid = nodeid
+
+        def get_closest_marker(self, name: str) -> None:
+            return None
+
+    ranks = [_rank(Item(f"{m}::t")) for m in SLOW_MODULES]  # type: ignore[arg-type]
+    assert ranks == list(range(len(SLOW_MODULES)))
+    assert _rank(Item("tests/other/test_x.py::t")) == len(SLOW_MODULES) + 1  # type: ignore
