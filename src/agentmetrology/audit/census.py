@@ -3,7 +3,9 @@
 One row per benchmark × scorer: scorer kind, criterion sensitivity (and the offending probes),
 the empty-trajectory (do-nothing) pass rate and the licensed claim. Each Inspect task runs in its
 own process with a time limit (census_worker), so a task that hangs on a download cannot stall
-the census; a task that cannot run here is a row `not probed: needs X`, never dropped.
+the census; a task that cannot run here is a row `not probed: needs X`, never dropped. A tau2
+domain's worker also counts its do-nothing passes per criterion (census_tau2), from the same
+do-nothing run and the same samples as its row.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrology import __version__
+from agentmetrology.audit.census_tau2 import tau2_domain, tau2_summary, with_criteria
 
 __all__ = ["DEFAULT_TASKS", "census_row", "run_census", "summarize"]
 
@@ -60,7 +63,17 @@ def census_row(spec: str, limit: int | None, timeout: float = 10.0) -> dict[str,
         return _not_probed(spec, exc.needs or "a working task load", str(exc))
     if loaded.needs:
         return _not_probed(spec, loaded.needs, f"the task runs in {loaded.needs}")
-    doc = audit_inspect(loaded, task_args=args, timeout=timeout)
+    tau2 = None
+    domain = tau2_domain(spec)
+    if domain is None:
+        doc = audit_inspect(loaded, task_args=args, timeout=timeout)
+    else:  # one do-nothing run scored by the shipped scorer and by its criteria, one by one
+        from agentmetrology.audit.targets.inspect_run import run_empty_trajectory
+
+        probe = with_criteria(domain, loaded)
+        empty = run_empty_trajectory(probe, timeout, None)
+        doc = audit_inspect(loaded, task_args=args, timeout=timeout, empty_run=empty)
+        tau2 = tau2_summary(domain, loaded, probe, empty)
     scorers = []
     for config, kind in zip(doc["card"]["configurations"], doc["target"]["scorers"],
                             strict=True):
@@ -82,7 +95,7 @@ def census_row(spec: str, limit: int | None, timeout: float = 10.0) -> dict[str,
             "reason": None, "samples": t["samples_audited"],
             "dataset_samples": t["dataset_samples"],
             "samples_without_target": t["samples_without_target"], "scorers": scorers,
-            "card_digest": doc["digests"]["card"]}
+            "card_digest": doc["digests"]["card"], **({"tau2": tau2} if tau2 else {})}
 
 
 def _not_probed(spec: str, needs: str, reason: str) -> dict[str, Any]:
@@ -156,15 +169,19 @@ def run_census(specs: list[str], limit: int | None, timeout: float = 10.0,
                worker_timeout: float = WORKER_TIMEOUT,
                progress: Progress | None = None) -> dict[str, Any]:
     """Audit every benchmark (each in its own process) and return the census document."""
-    rows = []
+    rows, tau2 = [], []
     for i, spec in enumerate(specs):
         if progress:
             progress(spec, i, len(specs))
-        rows.append(_in_worker(spec, limit, timeout, worker_timeout))
+        row = _in_worker(spec, limit, timeout, worker_timeout)
+        if row.get("tau2"):  # the worker's do-nothing count by criterion, on the row's samples
+            tau2.append(row.pop("tau2"))
+        rows.append(row)
     if progress:
         progress("done", len(specs), len(specs))
     return {"census": "scorer census", "tool_version": __version__, "limit": limit,
-            "scorer_timeout_s": timeout, "rows": rows, "summary": summarize(rows)}
+            "scorer_timeout_s": timeout, "rows": rows, "summary": summarize(rows),
+            "tau2": tau2}
 
 
 def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:

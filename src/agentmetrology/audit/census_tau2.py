@@ -19,7 +19,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-__all__ = ["READ_ONLY_TOOLS", "TAU2_DOMAINS", "archive_census", "tau2_census"]
+__all__ = ["READ_ONLY_TOOLS", "TAU2_DOMAINS", "archive_census", "tau2_census", "tau2_domain",
+           "tau2_summary", "with_criteria"]
 
 TAU2_DOMAINS = ("airline", "retail", "telecom")
 SPLIT_DOMAINS = ("airline", "retail")  # whose shipped scorer is db_match + communicated info
@@ -46,15 +47,29 @@ def _criterion(cells: dict[tuple[str, str, int], Any], ids: list[str],
 
 def tau2_census(domain: str, limit: int | None = None, timeout: float = 60.0) -> dict[str, Any]:
     """Run the do-nothing episode on a tau2 domain's tasks and count passes per criterion."""
-    from agentmetrology.audit.targets.inspect_load import load_task, scorer_name
+    from agentmetrology.audit.targets.inspect_load import load_task
     from agentmetrology.audit.targets.inspect_run import run_empty_trajectory
 
     if domain not in TAU2_DOMAINS:
         raise ValueError(f"tau2 domain {domain!r} is not one of {', '.join(TAU2_DOMAINS)}")
-    spec = f"inspect_evals/tau2_{domain}"
-    loaded = load_task(spec, {"shuffle": False}, limit)
-    shipped = list(loaded.task.scorer or [])
-    scorers = list(shipped)
+    loaded = load_task(f"inspect_evals/tau2_{domain}", {"shuffle": False}, limit)
+    probe = with_criteria(domain, loaded)
+    return tau2_summary(domain, loaded, probe, run_empty_trajectory(probe, timeout, None))
+
+
+def tau2_domain(spec: str) -> str | None:
+    """Return the tau2 domain a task spec names (`inspect_evals/tau2_retail` -> retail), or None."""
+    name = spec.partition(" ")[0]
+    domain = name.removeprefix("inspect_evals/tau2_")
+    return domain if name != domain and domain in TAU2_DOMAINS else None
+
+
+def with_criteria(domain: str, loaded: Any) -> Any:
+    """Return a copy of a loaded tau2 task scored by its shipped scorer, then by its two criteria
+    (db_match, score_communicated_info) where the shipped scorer is their combination."""
+    from agentmetrology.audit.targets.inspect_load import scorer_name
+
+    scorers = list(loaded.task.scorer or [])
     if domain in SPLIT_DOMAINS:
         from inspect_evals.tau2.common.scorer import db_match, score_communicated_info
 
@@ -63,10 +78,14 @@ def tau2_census(domain: str, limit: int | None = None, timeout: float = 60.0) ->
     probe.task = copy.copy(loaded.task)
     probe.task.scorer = scorers
     probe.scorer_names = [scorer_name(s) for s in scorers]
-    run = run_empty_trajectory(probe, timeout, None)
+    return probe
+
+
+def tau2_summary(domain: str, loaded: Any, probe: Any, run: Any) -> dict[str, Any]:
+    """Count the do-nothing passes of one run of `probe` (from with_criteria) per criterion."""
     ids = [i.sample_id for i in loaded.infos]
-    out: dict[str, Any] = {"domain": domain, "spec": spec, "tasks": len(ids),
-                           "dataset_tasks": loaded.dataset_size,
+    out: dict[str, Any] = {"domain": domain, "spec": f"inspect_evals/tau2_{domain}",
+                           "tasks": len(ids), "dataset_tasks": loaded.dataset_size,
                            "shipped_scorer": probe.scorer_names[0],
                            "shipped": _criterion(run.cells, ids, 0)}
     if domain in SPLIT_DOMAINS:

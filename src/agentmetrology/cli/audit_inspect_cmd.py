@@ -164,9 +164,8 @@ def census_cmd(
 ) -> None:
     """Audit many benchmarks' scorers; write census.json, report.md/html and census.svg."""
     from agentmetrology.audit.census import DEFAULT_TASKS, run_census
-    from agentmetrology.audit.census_tau2 import TAU2_DOMAINS, archive_census, tau2_census
+    from agentmetrology.audit.census_tau2 import archive_census
     from agentmetrology.audit.output import write_json
-    from agentmetrology.audit.targets.inspect_load import InspectLoadError
     from agentmetrology.report.census_report import render_census_report
 
     specs = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else list(DEFAULT_TASKS)
@@ -186,15 +185,7 @@ def census_cmd(
             con.print(f"census {done + 1}/{total}: {spec}", markup=False)
 
     doc = run_census(specs, limit, scorer_timeout, worker_timeout, progress)
-    tau2 = []
-    for spec in specs:
-        domain = spec.removeprefix("inspect_evals/tau2_")
-        if spec.startswith("inspect_evals/tau2_") and domain in TAU2_DOMAINS:
-            try:
-                tau2.append(tau2_census(domain, limit, scorer_timeout))
-            except InspectLoadError as exc:
-                con.print(f"tau2 {domain}: not probed: {exc}", markup=False)
-    doc["tau2"] = tau2
+    tau2 = doc["tau2"]
     doc["taubench_archive"] = archive
     try:
         markdown, html, svg = render_census_report(doc)

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from agentmetrology.audit import census as census_mod
 from agentmetrology.audit import census_worker
+from agentmetrology.audit.targets import inspect_run, inspect_target
 from agentmetrology.cli.audit_inspect_cmd import inspect_app
 
 TASKS = Path(__file__).resolve().parent / "tasks" / "toy_tasks.py"
@@ -37,10 +38,16 @@ def _in_this_process(spec: str, limit: int | None, timeout: float,
 
 
 @pytest.fixture(scope="module")
-def census(tmp_path_factory) -> tuple[Any, Path, dict[str, tuple[Any, Any]]]:
+def census(tmp_path_factory) -> tuple[Any, Path, dict[str, tuple[Any, Any]], dict[str, list]]:
     out = tmp_path_factory.mktemp("census")
     real_worker = census_mod._in_worker
+    real_empty = inspect_run.run_empty_trajectory
     both: dict[str, tuple[Any, Any]] = {}
+    empty_runs: dict[str, list[list[str]]] = {}  # spec -> the samples of each do-nothing run
+
+    def empty(loaded: Any, *args: Any) -> Any:
+        empty_runs.setdefault(loaded.spec, []).append([str(s.id) for s in loaded.samples])
+        return real_empty(loaded, *args)
 
     def row(spec: str, limit: int | None, timeout: float, worker_timeout: float) -> Any:
         if spec not in IN_WORKER:
@@ -51,13 +58,15 @@ def census(tmp_path_factory) -> tuple[Any, Path, dict[str, tuple[Any, Any]]]:
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(census_mod, "_in_worker", row)
+        mp.setattr(inspect_run, "run_empty_trajectory", empty)
+        mp.setattr(inspect_target, "run_empty_trajectory", empty)
         res = CliRunner().invoke(inspect_app, ["census", "--tasks", ",".join(SPECS),
                                                "--limit", "2", "--out", str(out)])
-    return res, out, both
+    return res, out, both, empty_runs
 
 
 def test_a_worker_process_gives_the_in_process_row(census):
-    res, _, both = census
+    res, _, both, _ = census
     assert res.exit_code == 0, res.output
     assert set(both) == set(IN_WORKER)
     for spec, (worker, here) in both.items():
@@ -72,7 +81,7 @@ def _rows(out: Path) -> dict[str, dict]:
 
 
 def test_census_table_pins_kinds_criteria_and_claims(census):
-    res, out, _ = census
+    res, out, _, _ = census
     assert res.exit_code == 0, res.output
     rows = _rows(out)
     shape = rows["shape_task"]["scorers"][0]
@@ -89,7 +98,7 @@ def test_census_table_pins_kinds_criteria_and_claims(census):
 
 
 def test_census_builtin_comtrade_judge_is_shape_and_tau2_has_no_answer_target(census):
-    _, out, _ = census
+    _, out, _, _ = census
     rows = _rows(out)
     judge = rows["builtin:comtrade"]["scorers"][0]
     assert (judge["kind"], judge["criterion"], judge["claim"]) == (
@@ -107,8 +116,28 @@ def test_census_builtin_comtrade_judge_is_shape_and_tau2_has_no_answer_target(ce
     assert tau2["retail"]["required_outputs"]["passed_tasks"] == ["0", "1"]
 
 
+def test_a_tau2_row_and_its_criteria_count_come_from_one_do_nothing_run(census):
+    # The tau2 section is counted in the row's worker, on the row's samples, from the same run
+    # the row's empty-trajectory probe reads (it once ran again in the census's own process, on
+    # the unshuffled dataset: other tasks than the row's under --limit for tau2_telecom).
+    _, out, _, empty_runs = census
+    assert empty_runs["inspect_evals/tau2_retail"] == [["0", "1"]]
+    doc = json.loads((out / "census.json").read_text())
+    assert [t["domain"] for t in doc["tau2"]] == ["retail"]
+    assert "tau2" not in _rows(out)["inspect_evals/tau2_retail"]
+    passed = {"invalid": 0, "invalid_reasons": [], "scored": 2, "tasks": 2}
+    assert doc["tau2"][0] == {
+        "domain": "retail", "spec": "inspect_evals/tau2_retail", "tasks": 2,
+        "dataset_tasks": 114, "shipped_scorer": "inspect_evals/retail_scorer",
+        "shipped": {**passed, "passed": 0, "passed_tasks": []},
+        "database_unchanged": {**passed, "passed": 0, "passed_tasks": []},
+        "required_outputs": {**passed, "passed": 2, "passed_tasks": ["0", "1"]}, "both": 0}
+    sc = _rows(out)["inspect_evals/tau2_retail"]["scorers"][0]
+    assert (sc["empty_passed"], sc["empty_scored"]) == (0, 2)
+
+
 def test_census_lists_what_it_could_not_probe(census):
-    res, out, _ = census
+    res, out, _, _ = census
     rows = _rows(out)
     assert rows["inspect_evals/gsm8k"]["status"] == "not probed"
     assert rows["inspect_evals/gsm8k"]["needs"].startswith("a download")
@@ -119,7 +148,7 @@ def test_census_lists_what_it_could_not_probe(census):
 
 
 def test_census_writes_the_figure(census):
-    _, out, _ = census
+    _, out, _, _ = census
     svg = (out / "census.svg").read_text()
     assert svg.startswith("<svg") and "shape_task" in svg
     assert "<svg" in (out / "report.html").read_text()

@@ -125,13 +125,25 @@ def _scorer_cells(res: RunResult, index: int, name: str) -> list[tuple[str, Cell
 
 def audit_inspect(loaded: LoadedTask, *, task_args: dict[str, Any] | None = None,
                   timeout: float = 10.0, judge: Judge | None = None,
-                  empty_trajectory: bool = True) -> dict[str, Any]:
-    """Probe every scorer of a loaded task; return the sealed audit document."""
+                  empty_trajectory: bool = True,
+                  empty_run: RunResult | None = None) -> dict[str, Any]:
+    """Probe every scorer of a loaded task; return the sealed audit document.
+
+    `empty_run`: the do-nothing run already made (by a caller that scored it with more scorers
+    after the task's own, which are the first ones); only the task's scorers' cells are read.
+    """
     battery = _battery(loaded)
     forged = {(sid, p.name): p.submission[1] for sid, ps in battery.items() for p in ps}
     res = run_forged(loaded, forged, timeout, judge)
-    empty = run_empty_trajectory(loaded, timeout, judge) if empty_trajectory else RunResult(
-        {}, {})
+    if not empty_trajectory:
+        empty = RunResult({}, {})
+    elif empty_run is None:
+        empty = run_empty_trajectory(loaded, timeout, judge)
+    else:
+        n = len(loaded.scorer_names)
+        empty = RunResult({k: v for k, v in empty_run.cells.items() if k[2] < n},
+                          {i: c for i, c in empty_run.judge_calls.items() if i < n},
+                          {k: v for k, v in empty_run.parts.items() if k[2] < n})
     for (sid, probe, i), out in empty.cells.items():  # the do-nothing probe joins the battery
         res.cells[(sid, probe, i)] = out
     for sid, probes in battery.items():
