@@ -31,11 +31,13 @@ test: export PYTHONDONTWRITEBYTECODE =
 test: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadscope -m "not serial"
-	$(MAKE) --no-print-directory -j 2 --output-sync=target test-types test-serial
+	$(MAKE) --no-print-directory -j 2 $(OUTPUT_SYNC) test-types test-serial
 
 # The type check and the serial modules run side by side, one core each (the serial module's
 # limit, a Ctrl-C answered within 10 s, holds beside one busy process, not beside a second test
-# worker); --output-sync prints each one's output whole when it ends. Either failing fails.
+# worker); --output-sync prints each one's output whole when it ends (GNU make 4.0 and later;
+# an older make interleaves the two). Either failing fails.
+OUTPUT_SYNC := $(if $(filter output-sync,$(.FEATURES)),--output-sync=target)
 .PHONY: test-types test-serial
 test-types: $(STAMP)
 	$(BIN)/mypy

@@ -55,7 +55,9 @@ SLOW_MODULES = (
 
 # Modules whose assertions include a wall-clock limit that a second busy worker on a 2-core
 # machine can break (Ctrl-C must end a run within 10 s): marked `serial`, and `make test` runs
-# them alone after the parallel part (`-m "not serial"`, then `-m serial`).
+# them after the parallel part, beside mypy only (`-m "not serial"`, then `-m serial` on these
+# paths). The marker comes from this list alone: a test marked `serial` by hand elsewhere would
+# run in neither part, so collection refuses it.
 SERIAL_MODULES = ("tests/campaign/test_campaign_interrupt.py",)
 
 
@@ -78,7 +80,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.option.loadscopereorder = False
     config.addinivalue_line("markers", "slow: a slow test; collected first, never skipped")
     config.addinivalue_line("markers", "serial: has a wall-clock limit; `make test` runs it "
-                                       "after the parallel part, alone")
+                                       "after the parallel part, beside mypy only (set by "
+                                       "SERIAL_MODULES in tests/conftest.py, not by hand)")
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None:
         for name in TERMINAL_VARS:
@@ -105,6 +108,12 @@ def _rank(item: pytest.Item) -> int:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark the serial modules; put the slow modules first (stable: module order is kept)."""
+    stray = [item.nodeid for item in items if item.get_closest_marker("serial")
+             and item.nodeid.split("::", 1)[0] not in SERIAL_MODULES]
+    if stray:
+        raise pytest.UsageError(f"marked serial outside SERIAL_MODULES (tests/conftest.py), so "
+                                f"`make test` would run it in neither part: {stray[0]}; add its "
+                                "module to SERIAL_MODULES and SERIAL_TESTS (Makefile) instead")
     for item in items:
         if item.nodeid.split("::", 1)[0] in SERIAL_MODULES:
             item.add_marker(pytest.mark.serial)

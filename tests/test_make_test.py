@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SERIAL_MODULES, SLOW_MODULES, _rank
+from conftest import SERIAL_MODULES, SLOW_MODULES, _rank, pytest_collection_modifyitems
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -29,14 +29,30 @@ def test_xdist_keeps_the_slow_first_order(pytestconfig: pytest.Config) -> None:
     assert SLOW_MODULES[0] == "tests/campaign/test_campaign_ray_llm.py"
 
 
+class Item:
+    """The two things conftest's collection hooks read of a test item (and the mark they add)."""
+
+    def __init__(self, nodeid: str, marks: tuple[str, ...] = ()) -> None:
+        self.nodeid, self.marks = nodeid, list(marks)
+
+    def get_closest_marker(self, name: str) -> str | None:
+        return name if name in self.marks else None
+
+    def add_marker(self, mark: pytest.MarkDecorator) -> None:
+        self.marks.append(mark.name)
+
+
 def test_slow_modules_rank_first_in_their_listed_order() -> None:
-    class Item:
-        def __init__(self, nodeid: str) -> None:
-            self.nodeid = nodeid
-
-        def get_closest_marker(self, name: str) -> None:
-            return None
-
     ranks = [_rank(Item(f"{m}::t")) for m in SLOW_MODULES]  # type: ignore[arg-type]
     assert ranks == list(range(len(SLOW_MODULES)))
     assert _rank(Item("tests/other/test_x.py::t")) == len(SLOW_MODULES) + 1  # type: ignore
+
+
+def test_a_test_marked_serial_by_hand_is_refused_at_collection() -> None:
+    # It would be deselected by `-m "not serial"` and never collected by the serial run.
+    listed = Item(f"{SERIAL_MODULES[0]}::t")
+    pytest_collection_modifyitems([listed])  # type: ignore[list-item]
+    assert listed.marks == ["serial"]
+    with pytest.raises(pytest.UsageError, match=re.escape("tests/other/test_x.py::t")):
+        pytest_collection_modifyitems(
+            [Item("tests/other/test_x.py::t", ("serial",))])  # type: ignore[list-item]

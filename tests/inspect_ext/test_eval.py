@@ -20,6 +20,7 @@ from agentmetrology import stats
 from agentmetrology.envs.registry import get_env
 from agentmetrology.records.canonical import canonical_json
 from agentmetrology.run.episode import run_one
+from support.agm_runs import isolated
 from support.inspect_logs import L1_RUNS
 
 GT, JUDGE = "comtrade/ground_truth_f1", "comtrade/shape_judge"
@@ -170,10 +171,11 @@ def test_the_same_outputs_give_the_same_episode(batch: dict[str, Path], tmp_path
     # the rule agent on T3 seed 0 at L2) to the same eval, by name, in this test's process,
     # which has run other tests but never that eval.
     a = record(batch["L2"])
-    b = record(Path(run_mock_eval({
-        "env": "comtrade", "behaviour": "agent:rule", "log_dir": str(tmp_path / "b"),
-        "task_args": {"task": "T3_duplicates", "seeds": "0", "level": "L2"}}
-    ).removeprefix("file://")))
+    with isolated(None):  # Inspect's .env loading and root-logger setup stay in this test
+        written = run_mock_eval({
+            "env": "comtrade", "behaviour": "agent:rule", "log_dir": str(tmp_path / "b"),
+            "task_args": {"task": "T3_duplicates", "seeds": "0", "level": "L2"}})
+    b = record(Path(written.removeprefix("file://")))
     assert canonical_json(a) == canonical_json(b)
     assert json.dumps(a["events"], sort_keys=True) == json.dumps(b["events"], sort_keys=True)
 

@@ -79,6 +79,7 @@ def test_key_quoted_without_prefix_or_as_base64_never_reaches_the_store(tmp_path
 
 
 LATER = "plainvalue-set-after-open-0000"  # no credential shape: only its variable names it
+HOME = "plain-home-directory-value-1234"  # as long, under a name that marks no credential
 
 
 def test_a_variable_set_after_the_store_opened_is_redacted(tmp_path: Path,
@@ -92,10 +93,12 @@ def test_a_variable_set_after_the_store_opened_is_redacted(tmp_path: Path,
         added = st.get_bytes(st.put_bytes(f"now {LATER}".encode()))
         monkeypatch.setenv("AGM_LATER_TOKEN", LATER[::-1])  # same count, new value
         changed = st.get_bytes(st.put_bytes(f"then {LATER[::-1]}".encode()))
-        monkeypatch.setenv("AGM_RENAMED_HOME", "x")  # an unrelated one: nothing changes
-        other = st.get_bytes(st.put_bytes(b"x plain text"))
+        # An unrelated name, with a value long enough to be a secret: nothing changes.
+        monkeypatch.setenv("AGM_RENAMED_HOME", HOME)
+        other = st.get_bytes(st.put_bytes(f"{HOME} plain text".encode()))
     assert before == f"value {LATER}".encode()  # not a secret yet
-    assert (added, changed, other) == (b"now [redacted]", b"then [redacted]", b"x plain text")
+    assert (added, changed, other) == (b"now [redacted]", b"then [redacted]",
+                                       f"{HOME} plain text".encode())
 
 
 def test_scrub_env_off_leaves_later_variables_alone(tmp_path: Path, monkeypatch) -> None:

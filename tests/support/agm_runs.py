@@ -72,7 +72,7 @@ def _exit_code(code: object, stderr: io.TextIOWrapper) -> int:
 
 
 @contextlib.contextmanager
-def _isolated(cwd: Path | str | None) -> Iterator[None]:
+def isolated(cwd: Path | str | None) -> Iterator[None]:
     """Restore what a child process could not change in its parent, on the way out.
 
     os.environ, the working directory, sys.argv/stdout/stderr, the warning filters and the
@@ -94,6 +94,11 @@ def _isolated(cwd: Path | str | None) -> Iterator[None]:
         os.chdir(saved_cwd)
         os.environ.clear()
         os.environ.update(saved_env)
+
+
+# What the subprocess calls that run_main replaced waited at most (60-300 s): a hang fails the
+# test instead of blocking an xdist worker for ever.
+DEFAULT_TIMEOUT = 300.0
 
 
 class CommandTimeout(Exception):
@@ -120,16 +125,17 @@ def _deadline(timeout: float | None) -> Iterator[None]:
 
 
 def run_main(args: Sequence[str], cwd: Path | str | None = None,
-             timeout: float | None = None) -> AgmResult:
+             timeout: float | None = DEFAULT_TIMEOUT) -> AgmResult:
     """Run `agm ARGS` through cli.main.main() in this process; capture it like a subprocess.
 
-    With `timeout`, a command still running after that many seconds (one that should refuse but
-    serves) is interrupted and ends with exit code 1 and the traceback on stderr.
+    A command still running after `timeout` seconds (one that hangs, or serves instead of
+    refusing) is interrupted and ends with exit code 1 and the traceback on stderr, as a
+    subprocess run with a timeout would have failed; None waits for ever.
     """
     from agentmetrology.cli.main import main
 
     out, err = _stream(), _stream()
-    with _isolated(cwd), _deadline(timeout):
+    with isolated(cwd), _deadline(timeout):
         sys.argv = ["agm", *args]
         sys.stdout, sys.stderr = out, err
         try:
@@ -137,7 +143,7 @@ def run_main(args: Sequence[str], cwd: Path | str | None = None,
             code = 0
         except SystemExit as exc:
             code = _exit_code(exc.code, err)
-        except BaseException:  # a process would print the traceback and exit 1
+        except Exception:  # a process would print the traceback and exit 1 (Ctrl-C stops)
             traceback.print_exc(file=err)
             code = 1
     return AgmResult(code, _text(out), _text(err))
@@ -158,10 +164,21 @@ def run_batch(argvs: Sequence[Sequence[str]], env: dict[str, str] | None = None,
     return [AgmResult(d["returncode"], d["stdout"], d["stderr"]) for d in docs]
 
 
+def _forget_loaded_environments() -> None:
+    """Make the next command find every environment again, as a fresh process would: by its
+    entry point (the registry keeps what it loaded; nothing is imported before the first one)."""
+    registry = sys.modules.get("agentmetrology.envs.registry")
+    if registry is not None:
+        registry._loaded.clear()
+
+
 def _batch_main() -> None:
     """Script entry: argv lists as JSON on stdin; results as JSON into the file argv[1]."""
     argvs = json.loads(sys.stdin.read())
-    docs = [vars(run_main(args)) for args in argvs]
+    docs = []
+    for args in argvs:
+        _forget_loaded_environments()
+        docs.append(vars(run_main(args)))
     Path(sys.argv[1]).write_text(json.dumps(docs))
 
 
