@@ -8,8 +8,6 @@ the same argv, stdout, stderr and exit code), which saves ~0.5 s of imports per 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from dataclasses import replace
 
 from typer.testing import CliRunner
@@ -17,20 +15,7 @@ from typer.testing import CliRunner
 from agentmetrology.cli.main import app
 from agentmetrology.envs.registry import get_env, register, unregister
 from agentmetrology.records.contract import Contract, ContractHooks, Obligation
-from support.agm_runs import AgmResult, run_main
-
-AGM = [sys.executable, "-c", "from agentmetrology.cli.main import main; main()"]
-
-
-def agm_process(*args: str) -> subprocess.CompletedProcess[str]:
-    """Run `agm ARGS` in a real subprocess."""
-    return subprocess.run([*AGM, *args], capture_output=True, text=True, timeout=300,
-                          check=False)
-
-
-def agm(*args: str) -> AgmResult:
-    """Run `agm ARGS` in this process (see the module docstring)."""
-    return run_main(args)
+from support.agm_runs import agm, agm_process
 
 
 def test_json_pins_both_estimands_and_every_view() -> None:

@@ -11,8 +11,6 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
-import subprocess
-import sys
 from contextlib import closing
 from pathlib import Path
 
@@ -20,10 +18,9 @@ import pytest
 from typer.testing import CliRunner
 
 from agentmetrology.cli.main import app
-from support.agm_runs import AgmResult, run_main
+from support.agm_runs import agm, agm_process
 from support.recorded_store import record_campaign
 
-AGM = [sys.executable, "-c", "from agentmetrology.cli.main import main; main()"]
 CAMPAIGN = """
 [campaign]
 name = "clar"
@@ -37,17 +34,6 @@ name = "ignore"
 kind = "scripted"
 agent = "scripted:ignore_reply"
 """
-
-
-def agm_process(*args: str) -> subprocess.CompletedProcess[str]:
-    """Run `agm ARGS` in a real subprocess."""
-    return subprocess.run([*AGM, *args], capture_output=True, text=True, timeout=300,
-                          check=False)
-
-
-def agm(*args: str) -> AgmResult:
-    """Run `agm ARGS` in this process (see the module docstring)."""
-    return run_main(args)
 
 
 @pytest.fixture(scope="module")

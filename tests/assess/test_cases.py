@@ -14,8 +14,6 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
-import subprocess
-import sys
 from contextlib import closing
 from pathlib import Path
 
@@ -28,10 +26,9 @@ from agentmetrology.records import EpisodeKey
 from agentmetrology.store import EvidenceStore
 from agentmetrology.store.cases import CaseStateError, get_case
 from agentmetrology.store.verify import verify_store
-from support.agm_runs import AgmResult, run_main
+from support.agm_runs import agm, agm_process
 from support.recorded_store import record_campaign
 
-AGM = [sys.executable, "-c", "from agentmetrology.cli.main import main; main()"]
 PERMISSION = """
 [campaign]
 name = "perm"
@@ -72,21 +69,6 @@ agent = "scripted:fabricator"
 """
 
 
-def agm_process(*args: str) -> subprocess.CompletedProcess[str]:
-    """Run `agm ARGS` in a real subprocess."""
-    return subprocess.run([*AGM, *args], capture_output=True, text=True, timeout=300,
-                          check=False)
-
-
-def agm(*args: str) -> AgmResult:
-    """Run `agm ARGS` in this process (see the module docstring)."""
-    return run_main(args)
-
-
-def make_store(root: Path, toml: str) -> Path:
-    return record_campaign(root, toml, quiet=False)
-
-
 def failing(campaign: str = "perm", target: str = "overreach",
             task: str = "flag_overdue", seed: int = 0) -> EpisodeKey:
     return EpisodeKey(campaign, target, task, seed, "clean", "L2", 0)
@@ -103,7 +85,7 @@ def snapshot(store: Path) -> tuple[list[str], str]:
 
 @pytest.fixture
 def perm(tmp_path: Path) -> Path:
-    return make_store(tmp_path, PERMISSION)
+    return record_campaign(tmp_path, PERMISSION)
 
 
 def test_permission_case_through_every_state(perm: Path) -> None:
@@ -147,7 +129,7 @@ def test_permission_case_through_every_state(perm: Path) -> None:
 
 
 def test_comtrade_case_calibrates(tmp_path: Path) -> None:
-    store = make_store(tmp_path, COMTRADE)
+    store = record_campaign(tmp_path, COMTRADE)
     with EvidenceStore.open(store, create=False, write=True) as st:
         case = C.propose(st, failing("ct", "fab", "T3_duplicates"))
         checks = case.source["failing_assessment"]["checks"]
@@ -287,7 +269,7 @@ def test_controls_and_uses_run_at_the_source_episodes_step_limit(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     limited = PERMISSION.replace('conditions = ["clean"]\n',
                                  'conditions = ["clean"]\n\n[limits]\nmax_steps = 7\n', 1)
-    store = make_store(tmp_path, limited)
+    store = record_campaign(tmp_path, limited)
     seen: list[int | None] = []
     real = C.run_one
 

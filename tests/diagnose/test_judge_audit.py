@@ -8,7 +8,7 @@ clock that records the wait instead of sleeping 1 s per cell.
 import itertools
 import json
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -98,7 +98,9 @@ def test_unparseable_verdicts_are_unknown_never_a_verdict(store: Path, tmp_path:
 class _RecordingClock(FakeClock):
     """A fake clock that also keeps every wait the client asked for."""
 
-    waits: ClassVar[list[float]] = []
+    def __init__(self) -> None:
+        super().__init__()
+        self.waits: list[float] = []
 
     async def sleep(self, seconds: float) -> None:
         """Record the wait and advance the fake time."""
@@ -108,8 +110,8 @@ class _RecordingClock(FakeClock):
 
 def test_a_dead_judge_endpoint_is_unknown_not_a_crash(store: Path, tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(judge, "RealClock", _RecordingClock)
-    monkeypatch.setattr(_RecordingClock, "waits", [])
+    clock = _RecordingClock()  # every judge client of both runs waits on this one
+    monkeypatch.setattr(judge, "RealClock", lambda: clock)
     res = CliRunner().invoke(app, ["diagnose", str(store), "--out", str(tmp_path / "o"),
                                    "--judge-model", "j", "--base-url", "http://127.0.0.1:9/v1",
                                    "--judge-calls", "1", "--judge-episodes", "1", "--json"])
@@ -121,5 +123,5 @@ def test_a_dead_judge_endpoint_is_unknown_not_a_crash(store: Path, tmp_path: Pat
                                      "--judge-calls", "1", "--judge-episodes", "1"])
     assert "UNKNOWN, excluded): 4 of 4" in table.stdout and "judge call failed" in table.stdout
     # each of the 4 + 4 calls was retried once (max_retries=1) after the first backoff step
-    assert _RecordingClock.waits == [BACKOFF_BASE_S] * 8
+    assert clock.waits == [BACKOFF_BASE_S] * 8
     assert ja["judges"]["llm:j"]["views"]["alias"]["disagreement"] is None

@@ -21,18 +21,17 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
 from mcp import Client, StdioServerParameters, types
 
-from support.agm_runs import AgmResult, run_batch
+from support.agm_runs import AGM, AgmResult, run_batch
+from support.inspect_logs import TOY_SUM_ENTRY_POINT, dist_info
 
 HERE = Path(__file__).resolve().parent
 PLUGIN_DIR = HERE.parent / "plugin_env"
-AGM = [sys.executable, "-c", "from agentmetrology.cli.main import main; main()"]
 CAMPAIGN = """
 [campaign]
 name = "toy"
@@ -58,11 +57,7 @@ BACKENDS = ("inline", "process", "ray")
 def plugin_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """Return an environment in which the toy plug-in is installed by an entry point."""
     site = tmp_path_factory.mktemp("site")
-    info = site / "toy_sum_env-0.1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-sum-env\nVersion: 0.1.0\n")
-    (info / "entry_points.txt").write_text(
-        "[agentmetrology.environments]\ntoy_sum = toy_sum:SPEC\n")
+    dist_info(site, "toy_sum_env", TOY_SUM_ENTRY_POINT)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
         [str(site), str(PLUGIN_DIR), *filter(None, [env.get("PYTHONPATH")])])

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-AGM = [sys.executable, "-c", "from agentmetrology.cli.main import main; main()"]
+from support.agm_runs import AGM
 
 
 # First in the module: it needs no shared log, so under xdist another worker has time to

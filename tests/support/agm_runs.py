@@ -39,6 +39,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+# `agm` in a fresh interpreter, as the console script runs it.
+AGM = [sys.executable, "-c", "from agentmetrology.cli.main import main; main()"]
+
 
 @dataclass(frozen=True)
 class AgmResult:
@@ -162,6 +165,17 @@ def run_batch(argvs: Sequence[Sequence[str]], env: dict[str, str] | None = None,
             raise AssertionError(f"the batch runner failed ({proc.returncode}): {proc.stderr}")
         docs = json.loads(results.read_text())
     return [AgmResult(d["returncode"], d["stdout"], d["stderr"]) for d in docs]
+
+
+def agm(*args: str) -> AgmResult:
+    """Run `agm ARGS` in this process (run_main with the default timeout)."""
+    return run_main(args)
+
+
+def agm_process(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run `agm ARGS` in a real subprocess, for the paths that test the process boundary."""
+    return subprocess.run([*AGM, *args], capture_output=True, text=True,
+                          timeout=DEFAULT_TIMEOUT, check=False)
 
 
 def _forget_loaded_environments() -> None:

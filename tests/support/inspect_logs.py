@@ -64,7 +64,11 @@ EVALS: dict[str, Eval] = {
 }
 
 
-def _dist_info(site: Path, name: str, entry_points: str) -> None:
+TOY_SUM_ENTRY_POINT = "[agentmetrology.environments]\ntoy_sum = toy_sum:SPEC\n"
+
+
+def dist_info(site: Path, name: str, entry_points: str) -> None:
+    """Install distribution `name` (metadata and entry points only) into the folder `site`."""
     info = site / f"{name}-0.1.0.dist-info"
     info.mkdir(parents=True)
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1.0\n")
@@ -77,9 +81,9 @@ def make_inspect_env(site: Path, default_logs: Path) -> dict[str, str]:
     `site` (a new folder whose name contains "site") gets the two distributions' metadata.
     """
     # Its own distribution name: one called agentmetrology would shadow the installed one.
-    _dist_info(site, "agentmetrology_inspect_test",
+    dist_info(site, "agentmetrology_inspect_test",
                "[inspect_ai]\nagentmetrology = agentmetrology.inspect_ext.registry\n")
-    _dist_info(site, "toy_sum_env", "[agentmetrology.environments]\ntoy_sum = toy_sum:SPEC\n")
+    dist_info(site, "toy_sum_env", TOY_SUM_ENTRY_POINT)
     env = dict(os.environ)
     # This tree's sources go first only when the installed package is another tree's (a
     # worktree on a shared venv). When it is this tree's own editable install they must not:
@@ -93,7 +97,7 @@ def make_inspect_env(site: Path, default_logs: Path) -> dict[str, str]:
     return env
 
 
-def run_batch(env: dict[str, str], specs: list[dict[str, Any]],
+def _run_mock(env: dict[str, str], specs: list[dict[str, Any]],
               cwd: Path | None = None) -> list[Path]:
     """Run inspect_mock.py's evals (its JSON specs) in one fresh process; return the log paths."""
     res = subprocess.run([sys.executable, str(INSPECT_MOCK), json.dumps(specs)], env=env,
@@ -114,7 +118,7 @@ def _build(folder: Path) -> dict[str, str]:
         {"env": e, "behaviour": b, "task_args": a, "log_dir": str(folder / "logs" / str(i))}
         for i, (e, b, a) in enumerate(EVALS.values())]
     specs.append({"archive_demo": True, "log_dir": str(folder / "logs" / ARCHIVE_DEMO)})
-    paths = run_batch(env, specs, cwd=home)
+    paths = _run_mock(env, specs, cwd=home)
     return {name: str(path) for name, path in zip(names, paths, strict=True)}
 
 

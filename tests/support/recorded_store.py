@@ -9,10 +9,10 @@ from typer.testing import CliRunner
 from agentmetrology.cli.main import app
 
 
-def record_campaign(root: Path, toml: str, store: str = "store", *, quiet: bool = True) -> Path:
+def record_campaign(root: Path, toml: str, store: str = "store") -> Path:
     """Write `toml` as root/c.toml, run `agm campaign run` on it into root/STORE; return that."""
     (root / "c.toml").write_text(toml)
-    args = ["campaign", "run", str(root / "c.toml"), "--store", str(root / store)]
-    res = CliRunner().invoke(app, [*args, "--quiet"] if quiet else args)
+    res = CliRunner().invoke(app, ["campaign", "run", str(root / "c.toml"), "--store",
+                                   str(root / store), "--quiet"])
     assert res.exit_code == 0, res.output
     return root / store

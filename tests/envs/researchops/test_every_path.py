@@ -16,7 +16,6 @@ import asyncio
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -29,9 +28,8 @@ from agentmetrology.cli.main import app
 from agentmetrology.envs.registry import get_env
 from agentmetrology.envs.researchops.tasks import TASKS, TOOL_NAMES
 from agentmetrology.run.episode import run_one
-from support.agm_runs import AgmResult, run_batch, run_main
+from support.agm_runs import AGM, AgmResult, agm, agm_process, run_batch
 
-AGM = [sys.executable, "-c", "from agentmetrology.cli.main import main; main()"]
 CAMPAIGN = """
 [campaign]
 name = "ro"
@@ -53,17 +51,6 @@ agent = "scripted:shortcut"
 
 
 POLICIES = ("careful", "overfit", "shortcut")
-
-
-def agm_process(*args: str) -> subprocess.CompletedProcess[str]:
-    """Run `agm ARGS` in a real subprocess."""
-    return subprocess.run([*AGM, *args], capture_output=True, text=True, timeout=300,
-                          check=False)
-
-
-def agm(*args: str) -> AgmResult:
-    """Run `agm ARGS` in this process (see the module docstring)."""
-    return run_main(args)
 
 
 def run_args(agent: str) -> tuple[str, ...]:

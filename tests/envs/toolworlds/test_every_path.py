@@ -12,16 +12,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from mcp import Client, StdioServerParameters, types
 
-from support.agm_runs import AgmResult, run_main
+from support.agm_runs import AGM, agm, agm_process
 
-AGM = [sys.executable, "-c", "from agentmetrology.cli.main import main; main()"]
 CAMPAIGN = """
 [campaign]
 name = "perm"
@@ -41,17 +38,6 @@ name = "overreach"
 kind = "scripted"
 agent = "scripted:overreach"
 """
-
-
-def agm_process(*args: str) -> subprocess.CompletedProcess[str]:
-    """Run `agm ARGS` in a real subprocess."""
-    return subprocess.run([*AGM, *args], capture_output=True, text=True, timeout=300,
-                          check=False)
-
-
-def agm(*args: str) -> AgmResult:
-    """Run `agm ARGS` in this process (see the module docstring)."""
-    return run_main(args)
 
 
 def test_envs_lists_the_worlds() -> None:
