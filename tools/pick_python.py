@@ -1,0 +1,111 @@
+"""Print the interpreter `make` builds .venv with: the fastest usable build of python3's version.
+
+A machine can hold several builds of one Python version, and they differ in speed: this
+project's machines have pyenv's 3.11 first on PATH, built without profile-guided optimisation,
+and Debian's /usr/bin/python3.11, which runs the test suite's Python code about 1.5 to 2 times
+faster (docs/testing.md). Build flags do not tell them apart (sysconfig reports the same
+profile flags for both), so each candidate is timed on the same small loop.
+
+Only builds of the version `python3` on PATH is (the one `make` used before it looked) that can
+make a virtual environment (venv and ensurepip import) are candidates. The default stays unless
+another is faster by more than MARGIN, so two builds of about equal speed never swap from one
+run to the next. The choice and the timings go to stderr; stdout holds the path alone.
+Usage: `python3 tools/pick_python.py` (the Makefile's default for PY; `make PY=...` overrides).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+MARGIN = 1.15  # another build must be this many times faster than the default to be taken
+EXTRA_DIRS = ("/usr/bin", "/usr/local/bin")  # often behind a version manager's shims on PATH
+
+# Prints the interpreter's real path and version, then the best of three timings of a fixed
+# mix of what the suite spends its time on: integer loops, objects made and sorted, canonical
+# JSON. (Calls alone differ by about 10% between the two builds above, this mix by about 40%.)
+PROBE = """
+import json, os, sys, time
+import ensurepip, venv
+class P:
+    __slots__ = ("a", "b")
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+def work():
+    x = 0
+    for i in range(300_000):
+        x += i
+    sorted((P(i, str(i)) for i in range(60_000)), key=lambda p: p.b)
+    doc = {"a": [1, 2.5, "x"] * 20, "b": {"c": None, "d": True}}
+    for _ in range(1_000):
+        json.loads(json.dumps(doc, sort_keys=True))
+best = 9e9
+for _ in range(3):
+    t = time.perf_counter()
+    work()
+    best = min(best, time.perf_counter() - t)
+print(os.path.realpath(sys.executable), "%d.%d" % sys.version_info[:2], best)
+"""
+
+
+def _names(version: str) -> list[str]:
+    return [f"python{version}", "python3"]
+
+
+def _candidates(version: str) -> list[str]:
+    """Return the executables that may be builds of `version`, PATH order first."""
+    dirs = [d for d in os.environ.get("PATH", "").split(os.pathsep) if d]
+    dirs += [d for d in EXTRA_DIRS if d not in dirs]
+    found: list[str] = []
+    for d in dirs:
+        for name in _names(version):
+            path = Path(d) / name
+            if path.is_file() and os.access(path, os.X_OK) and str(path) not in found:
+                found.append(str(path))
+    return found
+
+
+def _probe(exe: str) -> tuple[str, str, float] | None:
+    """Return (real path, version, seconds) of `exe`, or None if it cannot make a venv."""
+    try:
+        out = subprocess.run([exe, "-c", PROBE], capture_output=True, text=True, timeout=60,
+                             check=True).stdout.split()
+        return out[0], out[1], float(out[2])
+    except (OSError, subprocess.SubprocessError, IndexError, ValueError):
+        return None
+
+
+def pick(default: str) -> tuple[str, list[tuple[str, float]]]:
+    """Return the chosen interpreter and the (path, seconds) of every usable build timed."""
+    first = _probe(default)
+    if first is None:
+        return default, []
+    real, version, base = first
+    timed: dict[str, float] = {real: base}
+    for exe in _candidates(version):
+        got = _probe(exe)
+        if got is not None and got[1] == version and got[0] not in timed:
+            timed[got[0]] = got[2]
+    best = min(timed, key=lambda p: timed[p])
+    chosen = best if timed[best] * MARGIN < base else real
+    return chosen, sorted(timed.items(), key=lambda kv: kv[1])
+
+
+def main() -> int:
+    """Print the chosen interpreter's path; say why on stderr."""
+    default = shutil.which("python3") or sys.executable
+    chosen, timed = pick(default)
+    for path, seconds in timed:
+        mark = "*" if path == chosen else " "
+        print(f"{mark} {seconds:.3f} s  {path}", file=sys.stderr)
+    print(f"pick_python: .venv is made with {chosen} (make PY=... to choose another)",
+          file=sys.stderr)
+    print(chosen)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
