@@ -84,3 +84,21 @@ def test_the_real_probe_names_this_interpreter_and_stdout_holds_one_path() -> No
                          timeout=120, check=True)
     (line,) = res.stdout.splitlines()
     assert Path(line).is_file() and "pick_python: .venv is made with" in res.stderr
+
+
+def test_each_build_keeps_its_best_round_so_one_slow_spell_does_not_decide(
+        tool: ModuleType, tmp_path: Path) -> None:
+    # The faster build is timed in a slow spell first (0.130 s), then at its speed (0.070 s):
+    # it keeps 0.070 s and is chosen. Each usable build is timed ROUNDS times, no more.
+    default = _fake(tmp_path / "a", "python3", "/opt/slow/python3.11 3.11 0.120")
+    count = tmp_path / "count"
+    fast = tmp_path / "b" / "python3.11"
+    fast.parent.mkdir(parents=True)
+    fast.write_text(f"#!/bin/sh\necho x >> {count}\n"
+                    f"if [ $(wc -l < {count}) -eq 1 ]; then t=0.130; else t=0.070; fi\n"
+                    "echo \"/usr/bin/python3.11 3.11 $t\"\n")
+    fast.chmod(0o755)
+    chosen, timed = tool.pick(default)
+    assert chosen == "/usr/bin/python3.11"
+    assert timed == [("/usr/bin/python3.11", 0.070), ("/opt/slow/python3.11", 0.120)]
+    assert len(count.read_text().splitlines()) == tool.ROUNDS
