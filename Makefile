@@ -34,8 +34,8 @@ TEST_WORKERS ?= 2
 SERIAL_TESTS := tests/campaign/test_campaign_interrupt.py
 test: export PYTHONDONTWRITEBYTECODE =
 test: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks tools
-	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadscope -m "not serial"
+	$(MAKE) --no-print-directory test-lint
+	$(MAKE) --no-print-directory test-parallel
 	$(MAKE) --no-print-directory -j 2 $(OUTPUT_SYNC) test-types test-serial
 
 # The type check and the serial modules run side by side, one core each (the serial module's
@@ -43,9 +43,16 @@ test: $(STAMP)
 # worker); --output-sync prints each one's output whole when it ends (GNU make 4.0 and later;
 # an older make interleaves the two). Either failing fails.
 OUTPUT_SYNC := $(if $(filter output-sync,$(.FEATURES)),--output-sync=target)
-.PHONY: test-types test-serial
+# benchmarks/suite_time.py runs these three parts one by one and times each.
+.PHONY: test-lint test-parallel test-types test-serial
+test-lint: $(STAMP)
+	$(BIN)/ruff check src tests benchmarks tools
+test-parallel: export PYTHONDONTWRITEBYTECODE =
+test-parallel: $(STAMP)
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadscope -m "not serial"
 test-types: $(STAMP)
 	$(BIN)/mypy
+test-serial: export PYTHONDONTWRITEBYTECODE =
 test-serial: $(STAMP)
 	$(BIN)/pytest -m serial $(SERIAL_TESTS)
 
@@ -63,6 +70,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/episodes_vs.py --base HEAD~1
 	$(BIN)/python benchmarks/llm_throughput.py
 	$(BIN)/python benchmarks/llm_campaign_ray.py
+	$(BIN)/python benchmarks/suite_time.py
 	$(BIN)/python benchmarks/table.py
 
 # Mutation testing of the measurement core (slow; not part of `make test`). One module at a

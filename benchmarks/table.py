@@ -323,6 +323,18 @@ def ledger_append(doc: dict[str, Any]) -> Iterator[Row]:
                mach, cmd)
 
 
+def suite_time(doc: dict[str, Any]) -> Iterator[Row]:
+    """Rows of benchmarks/suite_time.py: `make test`'s wall time, part by part."""
+    mach, cmd = _machine(doc), "python benchmarks/suite_time.py"
+    parts = ", ".join(f"{p['part']} {p['wall_s']:.1f}" for p in doc["parts"])
+    spin = doc["spin_s"]
+    goal = f"≤ {doc['goal_s']:.0f} s ({'met' if doc['goal_met'] else 'not met'})"
+    yield _row("suite_time", f"`make test`, mypy cold (s) ({parts}; {doc['tests_passed']:,} "
+               f"tests passed; {doc['total_busy_cpu_s']:.1f} s busy CPU; spin loop "
+               f"{spin['before']:.3f}/{spin['after']:.3f} s)", _num(doc["total_wall_s"]),
+               "—", "—", goal, mach, cmd)
+
+
 SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "llm_throughput": llm_throughput, "harness": harness, "episodes": episodes,
     "score_memory": score_memory,
@@ -333,6 +345,7 @@ SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "memory": memory,
     "viewer": viewer,
     "ledger_append": ledger_append,
+    "suite_time": suite_time,
 }
 COLUMNS = ("benchmark", "measure", "ours", "peer", "ratio", "goal", "machine", "command")
 

@@ -1,0 +1,41 @@
+"""benchmarks/suite_time.py reads pytest's summaries and /proc/stat the way they are written."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("suite_time", ROOT / "benchmarks" /
+                                                  "suite_time.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_each_pytest_summary_is_read_in_order() -> None:
+    out = ("....\n2209 passed, 80 warnings in 167.48s (0:02:47)\nSuccess: no issues found\n"
+           "..\n============ 2 passed in 22.29s ============\n")
+    bench = _bench()
+    assert bench.pytest_counts(out) == [{"passed": 2209, "pytest_s": 167.48},
+                                        {"passed": 2, "pytest_s": 22.29}]
+    assert bench.failures(out) == 0
+    assert bench.failures("3 failed, 2206 passed, 1 error in 170.1s") == 4
+
+
+def test_busy_cpu_leaves_out_idle_and_iowait() -> None:
+    # user nice system idle iowait irq softirq steal, in ticks of 1/100 s
+    line = "cpu  1000 50 200 9000 300 10 20 5 0 0"
+    assert _bench().busy_seconds(line, 100) == (1000 + 50 + 200 + 10 + 20 + 5) / 100
+
+
+def test_the_parts_are_the_makefiles_targets() -> None:
+    text = (ROOT / "Makefile").read_text()
+    for _, targets in _bench().PARTS:
+        for target in (t for t in targets if not t.startswith("-") and t != "2"):
+            assert f"\n{target}: $(STAMP)" in text, target
