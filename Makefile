@@ -27,12 +27,12 @@ demo: $(STAMP)
 # only, never beside another test worker.
 # SERIAL_TESTS lists the modules marked `serial` (tests/conftest.py SERIAL_MODULES; a test checks
 # that the two agree), so the serial run collects only them, not the whole suite again.
-# Bytecode caching is on for the tests whatever the environment says: with PYTHONDONTWRITEBYTECODE
-# set (some CI images and sandboxes set it), every xdist worker rewrites every test module's
-# asserts again and every `agm` subprocess compiles the package again (docs/testing.md).
+# Bytecode caching is on for the tests (test-parallel, test-serial) whatever the environment
+# says: with PYTHONDONTWRITEBYTECODE set (some CI images and sandboxes set it), every xdist worker
+# redoes every test module's asserts and every `agm` subprocess compiles the package again
+# (docs/testing.md).
 TEST_WORKERS ?= 2
 SERIAL_TESTS := tests/campaign/test_campaign_interrupt.py
-test: export PYTHONDONTWRITEBYTECODE =
 test: $(STAMP)
 	$(MAKE) --no-print-directory test-lint
 	$(MAKE) --no-print-directory test-parallel

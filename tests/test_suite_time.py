@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 from types import ModuleType
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -36,6 +39,25 @@ def test_busy_cpu_leaves_out_idle_and_iowait() -> None:
 
 def test_the_parts_are_the_makefiles_targets() -> None:
     text = (ROOT / "Makefile").read_text()
-    for _, targets in _bench().PARTS:
-        for target in (t for t in targets if not t.startswith("-") and t != "2"):
+    for _, _, targets in _bench().PARTS:
+        for target in targets:
             assert f"\n{target}: $(STAMP)" in text, target
+
+
+def test_a_failing_part_gives_no_total_and_says_why(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = _bench()
+
+    def part(name: str, flags: tuple[str, ...], targets: tuple[str, ...],
+             env: dict[str, str]) -> dict[str, object]:
+        code = 2 if name == "parallel" else 0
+        return {"part": name, "wall_s": 1.0, "busy_cpu_s": 1.0, "returncode": code,
+                "pytest": [], "failed": 0}
+
+    monkeypatch.setattr(bench, "run_part", part)
+    monkeypatch.setattr(bench, "spin", lambda: 0.05)
+    out = tmp_path / "suite_time.json"
+    assert bench.main(["--out", str(out)]) == 1
+    doc = json.loads(out.read_text())
+    assert doc["total_wall_s"] is None and doc["goal_met"] is None and doc["ok"] is False
+    assert doc["not_measured"] == "parallel exited 2"

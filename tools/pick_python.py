@@ -29,7 +29,7 @@ EXTRA_DIRS = ("/usr/bin", "/usr/local/bin")  # often behind a version manager's 
 # mix of what the suite spends its time on: integer loops, objects made and sorted, canonical
 # JSON. (Calls alone differ by about 10% between the two builds above; this mix took 0.073-0.080 s
 # on Debian's and 0.118-0.124 s on pyenv's on one machine, 0.038-0.060 s and 0.056-0.087 s on
-# a noisier one, where a single round now and then ranked them the wrong way.)
+# a noisier one, where in a single round the faster one now and then missed the margin.)
 PROBE = """
 import json, os, sys, time
 import ensurepip, venv
@@ -99,8 +99,9 @@ def pick(default: str) -> tuple[str, list[tuple[str, float]]]:
     # A shared machine's speed drifts by half from one second to the next (0.038-0.060 s for
     # one build in four runs): the builds take turns, so a slow spell hits each alike, and each
     # keeps its fastest round, the one least disturbed.
-    for _ in range(ROUNDS - 1):
-        for path in list(timed) if len(timed) > 1 else []:
+    rounds = ROUNDS - 1 if len(timed) > 1 else 0  # one build alone has nothing to beat
+    for _ in range(rounds):
+        for path in timed:
             again = _probe(run_as[path])
             if again is not None:
                 timed[path] = min(timed[path], again[2])
