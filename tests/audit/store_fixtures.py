@@ -94,6 +94,7 @@ def build_store(store: Path) -> None:
     with pytest.MonkeyPatch.context() as mp, FakeOpenAI([fake_model] * 3000) as srv:
         mp.setenv(KEY_ENV, "sk-test-0123456789abcdefAUDITstore")
         mp.setattr("agentmetrology.run.campaign.llm.RealClock", FakeClock)
+        mp.setattr("agentmetrology.run.campaign.llm.FastForwardClock", FakeClock)
         _run(store, (head.format(name="aud") + SCRIPTED
                      + llm("retry-llm", "always-retry", ["L1"])
                      + llm("varied-llm", "varies", ["L1"])

@@ -1,4 +1,5 @@
-"""Injectable clocks: scripted runs and tests advance a fake clock and never sleep."""
+"""Injectable clocks: scripted runs and tests advance a fake clock and never sleep; LLM runs tell
+real time but skip the waits a simulated environment asks for."""
 
 from __future__ import annotations
 
@@ -47,3 +48,26 @@ class RealClock:
     async def sleep(self, seconds: float) -> None:
         """Sleep for real."""
         await asyncio.sleep(seconds)
+
+
+class FastForwardClock:
+    """Wall-clock time plus every wait asked of it, without waiting for any of them.
+
+    For the episode of a live model on a simulated environment: the model's latency is real
+    time, but a harness's backoff against the environment's injected 429/500 would only burn
+    real time (those faults count requests, never seconds). The record still shows each wait,
+    as a fake clock's would: `now()` is the real time elapsed plus the waits so far.
+    """
+
+    def __init__(self) -> None:
+        self._t0 = time.monotonic()
+        self.skipped = 0.0
+
+    def now(self) -> float:
+        """Return seconds since the clock was made, plus the waits skipped so far."""
+        return time.monotonic() - self._t0 + self.skipped
+
+    async def sleep(self, seconds: float) -> None:
+        """Add `seconds` to the clock's time and yield to the event loop once."""
+        self.skipped += max(seconds, 0.0)
+        await asyncio.sleep(0)

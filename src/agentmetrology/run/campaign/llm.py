@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from agentmetrology.agents.llm.target import LLMTarget
 from agentmetrology.agents.scaffolds.runner import run_episode_async
 from agentmetrology.envs.registry import get_env
-from agentmetrology.records.clock import Clock, RealClock
+from agentmetrology.records.clock import Clock, FastForwardClock, RealClock
 from agentmetrology.records.episode import BillableAttempt, Episode
 from agentmetrology.records.policy import Policy
 from agentmetrology.run.campaign.worker import DeadlinePolicy, Job, apply_deadline, encode
@@ -83,8 +83,11 @@ async def run_llm_job(job: Job, target: LLMTarget, factory: PolicyFactory,
     """Run, score and encode one LLM administration; `on_attempt` gets each provider request
     as soon as it is answered."""
     k = job.key
-    clock = RealClock()
-    policy: Policy = factory(target, clock)
+    # The model's own retries wait for real (a provider's rate limit is real); the episode's
+    # clock stamps events in real time but skips the harness's backoff against the simulated
+    # environment, whose faults count requests (as `agm run` and the Inspect solver do).
+    clock = FastForwardClock()
+    policy: Policy = factory(target, RealClock())
     set_sink = getattr(policy, "set_attempt_sink", None)
     if on_attempt is not None and callable(set_sink):
         set_sink(on_attempt)
