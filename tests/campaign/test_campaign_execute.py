@@ -8,8 +8,10 @@ import pytest
 
 from agentmetrology.agents.llm.target import LLMTarget
 from agentmetrology.records.clock import Clock
-from agentmetrology.run.campaign import parse_campaign, plan_campaign, run_campaign
+from agentmetrology.run.campaign import execute, parse_campaign, plan_campaign, run_campaign
 from agentmetrology.run.campaign import worker as worker_module
+from agentmetrology.run.campaign.backends import BackendError
+from agentmetrology.run.campaign.ray_cluster import RayOptions
 from agentmetrology.store import CampaignMismatchError, DuplicateEpisodeError, EvidenceStore
 from campaign.campaign_fixtures import (
     AsyncScripted,
@@ -36,6 +38,30 @@ def test_inline_run_completes_and_rerun_is_a_no_op(tmp_path: Path) -> None:
     assert (again.launched, again.recorded, again.recovered) == (0, 0, 0)
     assert query(tmp_path / "s", "SELECT COUNT(*) FROM attempts")[0][0] == 24
     assert query(tmp_path / "s", "SELECT COUNT(DISTINCT outcome) FROM runs")[0][0] == 1
+
+
+def test_a_finished_campaign_resumed_on_ray_starts_no_cluster(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = parse_campaign(model_free())
+    with _open(tmp_path / "s") as st:
+        assert run_campaign(config, st).status.complete
+        # Nothing is left to run: Ray is never started (nor reached), the run is recorded.
+        monkeypatch.setattr(execute, "connect", _no_ray)
+        again = run_campaign(config, st, backend="ray", ray=RayOptions(address="127.0.0.1:1"))
+        assert (again.launched, again.recorded, again.backend) == (0, 0, "ray")
+        assert again.status.complete
+        # An address that cannot be one is refused all the same.
+        with pytest.raises(BackendError, match="'nowhere' is not a Ray address"):
+            run_campaign(config, st, backend="ray", ray=RayOptions(address="nowhere"))
+        # Something to re-measure (or to run) starts Ray before the store is written.
+        with pytest.raises(AssertionError, match="Ray was started"):
+            run_campaign(config, st, backend="ray", retry_measurement_failures=True)
+    runs = query(tmp_path / "s", "SELECT backend, outcome FROM runs ORDER BY id")
+    assert runs == [("inline", "finished"), ("ray", "finished")]
+
+
+def _no_ray(options: RayOptions) -> bool:
+    raise AssertionError("Ray was started")
 
 
 def test_inline_and_process_backends_write_identical_blobs(tmp_path: Path) -> None:

@@ -148,8 +148,10 @@ def run(
         fail("--ray-address, --ray-actors and --ray-concurrency need --backend ray")
     options = RayOptions(address=ray_address, actors=ray_actors, concurrency=ray_concurrency)
     try:
-        # Before the store is opened: a cluster that cannot be reached changes nothing on disk.
-        owns_ray = backend == "ray" and connect(options)
+        # Before a new store is made: a cluster that cannot be reached leaves nothing on disk.
+        # With an existing store, run_campaign starts Ray (before it writes anything) only if
+        # something is left to run.
+        owns_ray = backend == "ray" and not store.exists() and connect(options)
     except BackendError as exc:
         fail(str(exc))
     try:

@@ -48,7 +48,13 @@ from agentmetrology.run.campaign.llm import (
 )
 from agentmetrology.run.campaign.plan import Plan, Planned, plan_campaign
 from agentmetrology.run.campaign.problems import CampaignConfigError
-from agentmetrology.run.campaign.ray_cluster import RayOptions, connect, import_ray, llm_slots
+from agentmetrology.run.campaign.ray_cluster import (
+    RayOptions,
+    check_address,
+    connect,
+    import_ray,
+    llm_slots,
+)
 from agentmetrology.run.campaign.ray_llm import LLMActors, WorkerLost
 from agentmetrology.run.campaign.spec import CampaignConfig
 from agentmetrology.run.campaign.worker import Job, JobFailure
@@ -321,12 +327,18 @@ def run_campaign(config: CampaignConfig, store: EvidenceStore, *, backend: str =
     store.add_secrets(os.environ[t.api_key_env] for t in config.targets
                       if t.api_key_env and os.environ.get(t.api_key_env))
     t0 = time.perf_counter()
-    # Ray starts before the store is touched: a cluster that cannot be reached changes nothing.
+    # Ray starts before the store is written (a cluster that cannot be reached changes
+    # nothing), and only if something is left to run: resuming a finished campaign starts no
+    # cluster. The store's lock is held from its opening, so what is pending cannot change.
     options = ray or RayOptions()
-    owns_ray = backend == "ray" and connect(options)
+    needs_ray = backend == "ray" and (retry_measurement_failures
+                                      or _anything_to_run(store, config.name))
+    if backend == "ray" and not needs_ray and (options.address or os.environ.get("RAY_ADDRESS")):
+        check_address(options.address or os.environ["RAY_ADDRESS"])  # a typo is still refused
+    owns_ray = needs_ray and connect(options)
     actors = None
     try:
-        if backend == "ray" and any(not t.model_free for t in config.targets):
+        if needs_ray and any(not t.model_free for t in config.targets):
             n, per_actor = llm_slots(options, config.concurrency)
             actors = LLMActors(n, per_actor, policy_factory, sorted(
                 {t.api_key_env for t in config.targets if t.api_key_env}), "agm-llm")
@@ -341,6 +353,11 @@ def run_campaign(config: CampaignConfig, store: EvidenceStore, *, backend: str =
     return RunResult(config.name, backend, recovered, runner.launched, runner.recorded,
                      runner.errors, runner.duplicates, runner.not_launched, runner.stop_reason,
                      time.perf_counter() - t0, status, superseded)
+
+
+def _anything_to_run(store: EvidenceStore, campaign: str) -> bool:
+    """Return True unless the store holds an episode for every planned key of `campaign`."""
+    return campaign not in store.campaigns() or bool(store.pending(campaign))
 
 
 def _run_locked(config: CampaignConfig, plan: Plan, store: EvidenceStore, backend: str,
