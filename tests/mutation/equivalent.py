@@ -1038,4 +1038,15 @@ EQUIVALENT: dict[str, str] = {
         "ordered[lo + 1] is right either way",
     "agentmetrology.stats.bootstrap.x_reducer__mutmut_23":
         "allow_zero=None for False: check_fraction only tests its truth value",
+    # envs/researchops/scorers.py
+    "agentmetrology.envs.researchops.scorers.x_verifier_components__mutmut_43":
+        "len(calls) < allowed for <=: at exactly `allowed` calls the other branch gives "
+        "round(allowed / allowed) = 1.0, the same efficiency",
+    "agentmetrology.envs.researchops.scorers.xǁCompositeVerifierScorerǁscore__mutmut_81":
+        "c.get('evidence_mention', 1.0) for 0.0: the key is set whenever mention_weight is "
+        "non-zero, and the default is multiplied by mention_weight = 0 otherwise",
+    # store/blobs.py
+    "agentmetrology.store.blobs.xǁBlobStoreǁput__mutmut_51":
+        "fd = -2 for -1 once the descriptor is closed: it is read only by `fd >= 0`, false for "
+        "both",
 }

@@ -54,6 +54,7 @@ def _money(merchant: int, customer: int, refunded: int, settled: list[int],
 
 def test_refund_conservation() -> None:
     assert inv.refund_conservation(_money(460, 40, 40, [40])) == ("PASS", "")
+    assert inv.refund_conservation(_money(400, 100, 100, [100])) == ("PASS", "")  # in full
     assert inv.refund_conservation(_money(460, 45, 40, [40])) == \
         ("FAIL", "account total 500 became 505")
     assert inv.refund_conservation(_money(380, 120, 120, [120])) == \
