@@ -1045,6 +1045,10 @@ EQUIVALENT: dict[str, str] = {
     "agentmetrology.envs.researchops.scorers.xǁCompositeVerifierScorerǁscore__mutmut_81":
         "c.get('evidence_mention', 1.0) for 0.0: the key is set whenever mention_weight is "
         "non-zero, and the default is multiplied by mention_weight = 0 otherwise",
+    # records/contract.py: _step's KeyError is caught by lookup, its only caller, which raises
+    # MissingEvidence(path) from None: the KeyError's argument is never read
+    "agentmetrology.records.contract.x__step__mutmut_2": "KeyError(None) for KeyError(part)",
+    "agentmetrology.records.contract.x__step__mutmut_10": "KeyError(None) for KeyError(part)",
     # store/blobs.py
     "agentmetrology.store.blobs.xǁBlobStoreǁput__mutmut_51":
         "fd = -2 for -1 once the descriptor is closed: it is read only by `fd >= 0`, false for "

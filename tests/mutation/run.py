@@ -86,7 +86,8 @@ CORE: dict[str, list[str]] = {
     "envs/toolworlds/invariants.py": TOOLWORLD_TESTS,
     "envs/toolworlds/scorers.py": TOOLWORLD_TESTS,
     "records/contract.py": [*TOOLWORLD_TESTS, "tests/assess/test_contract.py",  # the contract
-                            "tests/assess/test_comtrade_contract.py"],  # evaluator
+                            "tests/assess/test_comtrade_contract.py",  # evaluator
+                            "tests/records/test_contract_spec.py"],
     "store/redact.py": ["tests/records/test_redaction.py", "tests/store/test_store_redact.py",
                         "tests/store/test_redact_api.py"],
     "store/ledger.py": [f"tests/store/{name}.py" for name in (  # not the tamper study, not CLI
