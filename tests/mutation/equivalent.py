@@ -18,6 +18,8 @@ SQL_CASE = (
     "SQL in another case: SQLite keywords and names are case-insensitive and a result's column "
     "names are the declared ones; no quoted literal changes")
 
+SAME_LENGTH_ZIP = "zip(..., strict=...) dropped or False/None: the lists have one item per pair"
+
 EQUIVALENT: dict[str, str] = {
     "agentmetrology.archive.passk.x_pass_hat_k_fraction__mutmut_13":
         "drops sum()'s start Fraction(0): 0 + Fraction is the same Fraction, counts never empty",
@@ -1049,6 +1051,37 @@ EQUIVALENT: dict[str, str] = {
     # MissingEvidence(path) from None: the KeyError's argument is never read
     "agentmetrology.records.contract.x__step__mutmut_2": "KeyError(None) for KeyError(part)",
     "agentmetrology.records.contract.x__step__mutmut_10": "KeyError(None) for KeyError(part)",
+    # diagnose/metrics.py: every zip pairs lists built from the same complete pairs, one item
+    # per pair, so strict=True never fires and dropping it changes nothing
+    **{f"agentmetrology.diagnose.metrics.{name}": SAME_LENGTH_ZIP for name in (
+        "xǁ_Sidesǁof__mutmut_38", "xǁ_Sidesǁof__mutmut_41", "xǁ_Sidesǁof__mutmut_42",
+        "x_group_metrics__mutmut_32", "x_group_metrics__mutmut_35",
+        "x_group_metrics__mutmut_36", "x_group_metrics__mutmut_42",
+        "x_group_metrics__mutmut_46", "x_group_metrics__mutmut_47",
+        "x_group_metrics__mutmut_55", "x_group_metrics__mutmut_58",
+        "x_group_metrics__mutmut_59")},
+    "agentmetrology.diagnose.metrics.x_group_metrics__mutmut_85":
+        "`if resc or True`: with no rescored pair _ci([], [], seed) returns None, the same",
+    "agentmetrology.diagnose.metrics.x_group_metrics__mutmut_115":
+        "compare_paired without tau=tau: tau only moves its flip and McNemar counts, and the "
+        "diagnostics keep the difference, the equivalence, the sign-flip p and the unit",
+    "agentmetrology.diagnose.metrics.x_add_excess_flips__mutmut_34":
+        "same_units=None for False: excess_flip_rate only tests its truth value",
+    # mutations/apply.py
+    "agentmetrology.mutations.apply.x_name_map__mutmut_10":
+        "misleading with len(names) >= 1 for > 1: the rotation of a single name is that name, "
+        "the identity map the other branch returns",
+    # scoring/rescore.py
+    "agentmetrology.scoring.rescore.x_rescore_episode__mutmut_55":
+        "score_submission without the base condition: it reads a condition only for its "
+        "mutation, and the base of split_condition never carries one (default 'clean')",
+    # diagnose/pairs.py
+    "agentmetrology.diagnose.pairs.x_collect_pairs__mutmut_19":
+        "environment_of(keys[1]) for keys[0]: every key of one campaign names the campaign's "
+        "environment, and a campaign with a mutated key has at least two",
+    "agentmetrology.diagnose.pairs.x_collect_pairs__mutmut_74":
+        "`orig in by_key or True`: an original this campaign did not plan has no row under "
+        "this campaign's name, so _side returns None either way",
     # store/blobs.py
     "agentmetrology.store.blobs.xǁBlobStoreǁput__mutmut_51":
         "fd = -2 for -1 once the descriptor is closed: it is read only by `fd >= 0`, false for "

@@ -48,6 +48,11 @@ RESEARCHOPS_TESTS = [f"tests/envs/researchops/{name}.py" for name in (  # in-pro
 TOOLWORLD_TESTS = ["tests/envs/toolworlds/test_invariants.py",
                    "tests/envs/toolworlds/test_worlds.py",
                    "tests/envs/toolworlds/test_scorers_spec.py"]
+# Not the ResearchOps grid (tests/diagnose/test_researchops_grid.py): its 1,575-record campaign
+# costs about 7 s per mutant, hours over these modules; the spec tests pin the same rules.
+DIAGNOSE_TESTS = ["tests/diagnose/test_diagnose.py", "tests/mutations/test_mutations.py",
+                  "tests/diagnose/test_diagnose_spec.py", "tests/diagnose/test_pairs_spec.py",
+                  "tests/scoring/test_rescore_spec.py", "tests/mutations/test_apply_spec.py"]
 CORE: dict[str, list[str]] = {
     "archive/passk.py": ["tests/archive/test_passk_properties.py",
                          "tests/archive/test_archive_taubench.py"],
@@ -88,6 +93,10 @@ CORE: dict[str, list[str]] = {
     "records/contract.py": [*TOOLWORLD_TESTS, "tests/assess/test_contract.py",  # the contract
                             "tests/assess/test_comtrade_contract.py",  # evaluator
                             "tests/records/test_contract_spec.py"],
+    "scoring/rescore.py": DIAGNOSE_TESTS,  # counterfactual rescoring (specs/trace.md)
+    "mutations/apply.py": DIAGNOSE_TESTS,  # the mutations and their inverse maps
+    "diagnose/pairs.py": DIAGNOSE_TESTS,
+    "diagnose/metrics.py": DIAGNOSE_TESTS,  # VRG, MSR, MTR, rescored gap, excess flips
     "store/redact.py": ["tests/records/test_redaction.py", "tests/store/test_store_redact.py",
                         "tests/store/test_redact_api.py"],
     "store/ledger.py": [f"tests/store/{name}.py" for name in (  # not the tamper study, not CLI
@@ -99,7 +108,8 @@ CORE: dict[str, list[str]] = {
     "audit/probes.py": ["tests/audit/test_probe_resolution.py", "tests/audit/test_probes_spec.py"],
     "audit/episodes.py": ["tests/audit/test_replay_mismatch.py",  # replay, ownership, 2x2,
                           "tests/audit/test_comtrade_audit.py",  # spectrum, non-degeneracy
-                          "tests/audit/test_truth_unknown.py", "tests/audit/test_audit_store.py"],
+                          "tests/audit/test_truth_unknown.py", "tests/audit/test_audit_store.py",
+                          "tests/audit/test_episodes_spec.py"],
     "audit/card.py": ["tests/audit/test_card_spec.py"],
     "envs/comtrade/scoring/judge.py": ["tests/scoring"],
     "envs/comtrade/scoring/judge_rows.py": ["tests/scoring"],  # the judge's row terms
@@ -128,7 +138,7 @@ source_paths = ["src/"]
 only_mutate = ["src/agentmetrology/{module}"]
 pytest_add_cli_args = ["-p", "no:cacheprovider", "-q", "--import-mode=importlib"]
 pytest_add_cli_args_test_selection = {tests}
-also_copy = ["tests/"]
+also_copy = ["tests/", "examples/"]  # some tests read examples/*.toml
 """
 COUNTED = ("killed", "survived", "no tests", "timeout", "suspicious", "segfault")
 CAUGHT = ("killed", "timeout")
@@ -145,7 +155,7 @@ def workdir(module: str) -> Path:
     base = Path(os.environ.get("MUTATION_DIR", "/tmp/agm-mutation"))
     wd = base / module.replace("/", "__").removesuffix(".py")
     wd.mkdir(parents=True, exist_ok=True)
-    for name in ("src", "tests"):
+    for name in ("src", "tests", "examples"):
         link = wd / name
         if not link.exists():
             link.symlink_to(ROOT / name)

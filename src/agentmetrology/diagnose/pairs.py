@@ -9,6 +9,7 @@ never scored.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,7 +83,10 @@ def _value(doc: dict[str, Any] | None, component: str | None, scale: float) -> f
     if doc is None or doc.get("status") in ("UNKNOWN", "INVALID") or doc.get("score") is None:
         return None
     value = (doc.get("components") or {}).get(component) if component else doc["score"]
-    return float(value) / scale if isinstance(value, int | float) else None
+    # A non-finite score (a plug-in scorer's NaN) is no measurement: the side is unmeasured.
+    if not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value) / scale
 
 
 def _normal(value: Any) -> Any:
@@ -143,7 +147,7 @@ def _side(store: EvidenceStore, spec: EnvSpec, sc: Scorers, key: EpisodeKey,
     side.operations = _operations(ep, mutation, original_tool_names(spec, ep))
     if side.shipped is None or side.truth is None:
         side.measured = False
-        side.reason = "no usable score (UNKNOWN or INVALID)"
+        side.reason = "no usable score (UNKNOWN, INVALID or not a finite number)"
     return side
 
 

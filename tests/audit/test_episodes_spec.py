@@ -1,0 +1,258 @@
+"""The auditor's episode stages on hand-built runs and stores (audit/episodes.py, specs/audit.md).
+
+Non-degeneracy: a model-owned decision passes for a target when its action varies and the
+outcome differs between actions; fixed rules are reported per rule and never counted; an
+undecided outcome is excluded and counted. The 2x2 cells: a mean per target, the spread over
+the submitting targets, undecided truths and unscorable shipped scores excluded and counted,
+never 0. The store's 2x2: only units a target has at both levels; byte-identical L0 payloads
+counted among model targets, in all and per submission field. Every expected value is written
+out.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+from agentmetrology.audit.episodes import (
+    FIXED_NOTE,
+    FIXED_RULE,
+    NO_MODEL_TARGETS,
+    Scored,
+    _cell,
+    _rule_row,
+    _scored,
+    combine,
+    decision_rows,
+    non_degeneracy,
+    store_joint,
+    target_non_degeneracy,
+)
+from agentmetrology.audit.store_read import StoredEpisode, StoreEpisodes, StoreTarget
+from agentmetrology.audit.target import Ownership
+from agentmetrology.records.environment import AuditHooks
+
+
+def test_decision_rows_per_decision() -> None:
+    obs = {"retry": [(1, 1.0), (0, 0.0), (1, 0.5)], "skip": [(0, 0.5), (0, 0.7)],
+           "same": [(0, 1.0), (1, 1.0)]}
+    rows = decision_rows(obs, ["retry", "skip", "same", "absent"])
+    assert rows == [
+        {"decision": "retry", "observations": 3, "action_counts": {"0": 1, "1": 2},
+         "outcome_mean_by_action": {"0": 0.0, "1": 0.75}, "action_varies": True,
+         "outcome_differs": True, "status": "pass"},
+        {"decision": "skip", "observations": 2, "action_counts": {"0": 2},
+         "outcome_mean_by_action": {"0": 0.6}, "action_varies": False,
+         "outcome_differs": False, "status": "fail"},
+        {"decision": "same", "observations": 2, "action_counts": {"0": 1, "1": 1},
+         "outcome_mean_by_action": {"0": 1.0, "1": 1.0}, "action_varies": True,
+         "outcome_differs": False, "status": "fail"},
+        {"decision": "absent", "observations": 0, "action_counts": {},
+         "outcome_mean_by_action": {}, "action_varies": False, "outcome_differs": False,
+         "status": "not probed"}]
+    # A lower outcome for the higher action still differs (the sign does not matter).
+    assert decision_rows({"d": [(0, 0.4), (1, 0.1)]}, ["d"])[0]["status"] == "pass"
+
+
+def test_combine_never_passes_by_default() -> None:
+    assert combine([]) == "not probed"
+    assert combine(["pass", "pass"]) == "pass"
+    assert combine(["pass", "not probed"]) == "not probed"
+    assert combine(["not probed", "fail", "pass"]) == "fail"
+
+
+def test_one_targets_row_and_a_fixed_rule() -> None:
+    obs = {"d": [(0, 0.0), (1, 1.0)]}
+    row = target_non_degeneracy("m", "store", 4, obs, ["d"], False)
+    assert row == {"target": "m", "source": "store", "episodes": 4,
+                   "decisions": decision_rows(obs, ["d"]), "status": "pass"}
+    assert target_non_degeneracy("r", "scripted", 4, obs, ["d"], True)["status"] == FIXED_RULE
+
+
+def test_rule_rows_exclude_and_count_undecided_cells() -> None:
+    assert _rule_row("retry", [0.5, None, 1.0]) == {
+        "rule": "retry", "truth_mean": 0.75, "truth_worst": 0.5, "n": 2, "truth_excluded": 1}
+    assert _rule_row("skip", [None, None]) == {
+        "rule": "skip", "truth_mean": None, "truth_worst": None, "n": 0, "truth_excluded": 2}
+
+
+RUNS = [Scored("a", True, 1.0, 90.0), Scored("a", True, None, 70.0),
+        Scored("b", True, 0.0, 50.0), Scored("b", False, 0.5, None),
+        Scored("c", False, 0.25, 10.0)]
+
+
+def test_a_truth_cell() -> None:
+    assert _cell(RUNS, 100.0, True) == {
+        "mean": (1.0 + 0.25 + 0.25) / 3, "target_means": {"a": 1.0, "b": 0.25, "c": 0.25},
+        "spread": 0.75, "distinct_target_means": 2, "submitting_targets": 2,
+        "invalid_scores": 0, "truth_excluded": 1}
+
+
+def test_a_shipped_cell() -> None:
+    assert _cell(RUNS, 100.0, False) == {
+        "mean": (0.8 + 0.5 + 0.1) / 3, "target_means": {"a": 0.8, "b": 0.5, "c": 0.1},
+        "spread": 0.8 - 0.5, "distinct_target_means": 2, "submitting_targets": 2,
+        "invalid_scores": 1}
+
+
+def test_cells_with_no_submitting_target_or_no_score() -> None:
+    silent = [Scored("a", False, 1.0, 10.0), Scored("b", False, 0.0, 90.0)]
+    assert _cell(silent, 100.0, False)["spread"] == 0.0  # only submitters spread
+    assert _cell(silent, 100.0, False)["distinct_target_means"] == 0
+    empty = [Scored("a", True, None, None)]
+    assert _cell(empty, 1.0, True) == {
+        "mean": None, "target_means": {}, "spread": 0.0, "distinct_target_means": 0,
+        "submitting_targets": 1, "invalid_scores": 0, "truth_excluded": 1}
+    assert _cell(empty, 1.0, False)["invalid_scores"] == 1
+
+
+def test_scored_reads_an_episode_run() -> None:
+    run = SimpleNamespace(agent="a", episode=SimpleNamespace(submission={"x": 1}), truth=0.5,
+                          shipped=SimpleNamespace(value=40.0))
+    none = SimpleNamespace(agent="b", episode=SimpleNamespace(submission=None), truth=None,
+                           shipped=SimpleNamespace(value=None))
+    assert _scored([run, none]) == [Scored("a", True, 0.5, 40.0), Scored("b", False, None, None)]
+
+
+def _stored(level: str, task: str = "T", seed: int = 0, repeat: int = 0, *,
+            submitted: bool = True, payload: str | None = "p", fields: dict[str, str] | None = None,
+            truth: float = 1.0, shipped: float | None = 50.0,
+            actions: dict[str, list[int]] | None = None) -> StoredEpisode:
+    return StoredEpisode(level, task, seed, repeat, submitted, payload, fields or {}, truth,
+                         shipped, actions)
+
+
+def _target(label: str, kind: str, episodes: list[StoredEpisode]) -> StoreTarget:
+    return StoreTarget(label, "c", label, kind, "m" if kind == "llm" else None, episodes)
+
+
+def _own(level: str = "L2") -> Ownership:
+    return Ownership({level: {"retry": "model", "skip": "model", "pagination": "harness"}},
+                     ("retry",))
+
+
+def _stub(actions: Any, truths: dict[tuple[str, str, int], float | None],
+          tasks: tuple[str, ...] = ("T1", "T2")) -> tuple[Any, list[tuple[Any, ...]]]:
+    calls: list[tuple[Any, ...]] = []
+
+    def run_episode(agent: str, level: str, task: str, seed: int, **kw: Any) -> Any:
+        calls.append((agent, level, task, seed, kw))
+        return SimpleNamespace(truth=truths[(agent, task, seed)],
+                               episode=SimpleNamespace(agent=agent, task=task, seed=seed))
+
+    hooks = AuditHooks(probe_tasks=(), probes=None, shipped_scorer="s", truth_scorer="t",
+                       actions=actions, ownership_tasks=tasks)
+    return SimpleNamespace(hooks=hooks, run_episode=run_episode), calls
+
+
+def _acts(ep: Any) -> dict[str, list[int]]:
+    return {"retry": [ep.seed % 2], "skip": [1, 0] if ep.task == "T1" else []}
+
+
+def test_non_degeneracy_runs_the_fixed_rules_and_counts_undecided_outcomes() -> None:
+    truths = {(a, t, s): (None if (a, t, s) == ("rule", "T2", 1) else 0.5 * s)
+              for a in ("rule", "careful") for t in ("T1", "T2") for s in (0, 1)}
+    target, calls = _stub(_acts, truths)
+    got = non_degeneracy(target, _own(), "L2", ["rule", "careful"], seeds=2)
+    assert calls == [(a, "L2", t, s, {"shipped": False}) for a in ("rule", "careful")
+                     for t in ("T1", "T2") for s in (0, 1)]
+    rule_obs = {"retry": [(0, 0.0), (1, 0.5), (0, 0.0)], "skip": [(1, 0.0), (0, 0.0),
+                                                                   (1, 0.5), (0, 0.5)]}
+    careful_obs = {"retry": [(0, 0.0), (1, 0.5), (0, 0.0), (1, 0.5)],
+                   "skip": [(1, 0.0), (0, 0.0), (1, 0.5), (0, 0.5)]}
+    assert got == {
+        "level": "L2", "status": "not probed", "reason": NO_MODEL_TARGETS,
+        "decisions": ["retry", "skip"], "tasks": ["T1", "T2"], "seeds": 2,
+        "model_targets": [],
+        "fixed_rules": [target_non_degeneracy("rule", "scripted", 4, rule_obs,
+                                              ["retry", "skip"], True),
+                        target_non_degeneracy("careful", "scripted", 4, careful_obs,
+                                              ["retry", "skip"], True)],
+        "note": FIXED_NOTE, "truth_excluded": 1}
+
+
+def test_non_degeneracy_without_an_action_hook_runs_nothing() -> None:
+    target, calls = _stub(None, {})
+    got = non_degeneracy(target, _own(), "L2", ["rule"], seeds=3)
+    assert calls == [] and got["tasks"] == [] and got["truth_excluded"] == 0
+    assert got["fixed_rules"] == [target_non_degeneracy("rule", "scripted", 0, {},
+                                                        ["retry", "skip"], True)]
+
+
+def test_the_verdict_is_over_the_stores_model_targets() -> None:
+    target, _ = _stub(None, {})
+    varied = [_stored("L2", truth=1.0, actions={"retry": [1], "skip": [0]}),
+              _stored("L2", seed=1, truth=0.0, actions={"retry": [0], "skip": [1]})]
+    flat = [_stored("L2", truth=1.0, actions={"retry": [1]}), _stored("L2", seed=1, truth=1.0)]
+    store = StoreEpisodes("comtrade", ["c"], [
+        _target("llm-a", "llm", varied), _target("rule", "rule", flat),
+        _target("llm-l0", "llm", [_stored("L0")])])
+    got = non_degeneracy(target, _own(), "L2", [], seeds=1, store=store)
+    decisions = ["retry", "skip"]
+    assert got["model_targets"] == [target_non_degeneracy(
+        "llm-a", "store", 2, {"retry": [(1, 1.0), (0, 0.0)], "skip": [(0, 1.0), (1, 0.0)]},
+        decisions, False)]
+    assert got["model_targets"][0]["status"] == "pass"
+    assert got["fixed_rules"] == [target_non_degeneracy(
+        "rule", "store", 2, {"retry": [(1, 1.0)]}, decisions, True)]
+    assert (got["status"], got["reason"]) == ("pass", "")
+    only_l0 = StoreEpisodes("comtrade", ["c"], [_target("llm-l0", "llm", [_stored("L0")])])
+    got = non_degeneracy(target, _own(), "L2", [], seeds=1, store=only_l0)
+    assert (got["status"], got["reason"]) == ("not probed", "no model-target episodes at L2")
+    failing = StoreEpisodes("comtrade", ["c"], [_target("llm-b", "llm", flat)])
+    assert non_degeneracy(target, _own(), "L2", [], seeds=1, store=failing)["status"] == "fail"
+
+
+def test_the_stores_2x2_uses_units_at_both_levels() -> None:
+    a = _target("a", "llm", [
+        _stored("L0", "T", 0, payload="same", fields={"data": "h1", "notes": "n1"},
+                shipped=40.0, truth=0.0),
+        _stored("L0", "T", 1, payload="pa", fields={"data": "h2"}, shipped=60.0, truth=0.0),
+        _stored("L2", "T", 0, shipped=90.0, truth=1.0),
+        _stored("L2", "T", 1, shipped=None, truth=0.5)])
+    b = _target("b", "llm", [
+        _stored("L0", "T", 0, payload="same", fields={"data": "h1", "notes": "other"},
+                shipped=40.0, truth=0.0),
+        _stored("L0", "T", 1, payload="pb", fields={"data": "h2", "extra": "e"},
+                shipped=50.0, truth=0.0)])  # no L2: not in the cells
+    rule = _target("rule", "rule", [_stored("L0", "T", 0, submitted=False, shipped=10.0),
+                                    _stored("L2", "T", 0, submitted=False, shipped=20.0),
+                                    _stored("L2", "T", 5)])
+    got = store_joint(StoreEpisodes("comtrade", ["c"], [a, b, rule]), 100.0, "shape_judge")
+    assert got is not None
+    assert got["targets"] == [{"target": "a", "model_target": True, "units": 2},
+                              {"target": "rule", "model_target": False, "units": 1}]
+    runs = {"L0": [Scored("a", True, 0.0, 40.0), Scored("a", True, 0.0, 60.0),
+                   Scored("rule", False, 1.0, 10.0)],
+            "L2": [Scored("a", True, 1.0, 90.0), Scored("a", True, 0.5, None),
+                   Scored("rule", False, 1.0, 20.0)]}
+    assert got["cells"] == {f"{lv}|{sc}": _cell(runs[lv], 100.0, sc == "ground_truth")
+                            for lv in ("L0", "L2") for sc in ("shipped", "ground_truth")}
+    assert got["cells"]["L2|shipped"]["invalid_scores"] == 1
+    assert (got["scorer"], got["scale"]) == ("shape_judge", 100.0)
+    assert got["l0_model_targets"] == ["a", "b"]
+    assert (got["l0_model_payload_pairs"], got["l0_model_identical_pairs"]) == (2, 1)
+    assert got["l0_model_identical_pairs_by_field"] == {"data": 2, "extra": 0, "notes": 0}
+    assert got["l0_model_all_identical"] is False
+
+
+def test_the_stores_2x2_with_identical_payloads_or_nothing_to_compare() -> None:
+    same = {"data": "h"}
+    a = _target("a", "llm", [_stored("L0", payload="x", fields=same)])
+    b = _target("b", "llm", [_stored("L0", payload="x", fields=same)])
+    got = store_joint(StoreEpisodes("e", ["c"], [a, b]), 1.0, "s")
+    assert got is not None and got["targets"] == [] and got["cells"] is None
+    assert (got["l0_model_payload_pairs"], got["l0_model_all_identical"]) == (1, True)
+    unknown = _target("u", "llm", [_stored("L0", payload=None)])
+    unknown2 = _target("v", "llm", [_stored("L0", payload=None)])
+    got = store_joint(StoreEpisodes("e", ["c"], [unknown, unknown2]), 1.0, "s")
+    assert got is not None and got["l0_model_identical_pairs"] == 0  # no payload: not identical
+    assert got["l0_model_all_identical"] is False
+    alone = _target("a", "llm", [_stored("L0")])
+    assert store_joint(StoreEpisodes("e", ["c"], [alone]), 1.0, "s") is None
+    l2_only = _target("r", "rule", [_stored("L2")])
+    assert store_joint(StoreEpisodes("e", ["c"], [l2_only]), 1.0, "s") is None
+    both = _target("r", "rule", [_stored("L0"), _stored("L2")])
+    got = store_joint(StoreEpisodes("e", ["c"], [both]), 1.0, "s")
+    assert got is not None and got["l0_model_payload_pairs"] == 0
+    assert got["l0_model_all_identical"] is False

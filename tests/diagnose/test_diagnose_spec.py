@@ -1,0 +1,281 @@
+"""Paired-mutation metrics and readings on hand-built pairs (specs/trace.md, diagnose/metrics.py).
+
+VRG = S(original) - S(mutated); the rescored gap uses the rescored mutated side; MSR_tau =
+Pr[S(mutated) >= tau]; MTR_tau = Pr[S(mutated) >= tau | S(original) >= tau], null when no
+original passes; behaviour changed = operations or truth outcome differ. Intervals come from the
+task-cluster bootstrap and the paired comparison of the statistics layer (pinned in tests/stats);
+here every value the diagnostics layer computes itself is written out.
+"""
+
+from __future__ import annotations
+
+from statistics import fmean
+from typing import Any
+
+import numpy as np
+import pytest
+
+from agentmetrology.diagnose.metrics import (
+    MARGIN,
+    TAU,
+    add_excess_flips,
+    diagnose_pairs,
+    group_metrics,
+    reading,
+)
+from agentmetrology.diagnose.pairs import Pair, Side, _value
+from agentmetrology.records.episode import EpisodeKey
+from agentmetrology.stats import cluster_bootstrap, compare_paired, excess_flip_rate
+
+KEY = EpisodeKey("c", "t", "task", 0, "clean", "L2", 0)
+
+
+def _side(shipped: float, truth: float = 1.0, truth_pass: bool = True,
+          rescored: float | None = None, ptd: float | None = None, ops: bytes = b"x",
+          measured: bool = True) -> Side:
+    return Side(KEY, measured, shipped, truth, truth_pass, rescored, "", ptd, ops)
+
+
+def _pair(task: str, original: Side | None, mutated: Side | None, mutation: str = "alias",
+          target: str = "t") -> Pair:
+    return Pair(("e", target, "L2", mutation), task, 0, 0, "clean", original, mutated)
+
+
+# task: (original shipped, mutated shipped, rescored, truth o/m, truth_pass o/m, ptd, same ops)
+ROWS = {"t0": (1.0, 0.4, 1.0, (1.0, 1.0), (True, True), 0.1, True),
+        "t1": (0.8, 0.8, None, (1.0, 0.5), (True, False), None, True),
+        "t2": (0.6, 0.5, 0.6, (0.5, 0.5), (False, False), -0.2, False),
+        "t3": (0.2, 0.6, 0.2, (0.0, 0.0), (False, False), 0.3, True)}
+
+
+def _pairs() -> list[Pair]:
+    out = []
+    for task, (o, m, r, (to, tm), (po, pm), ptd, same) in ROWS.items():
+        out.append(_pair(task, _side(o, to, po), _side(m, tm, pm, r, ptd,
+                                                       b"x" if same else b"y")))
+    extra = _side(0.9)
+    out += [_pair("t4", extra, None), _pair("t5", None, extra),
+            _pair("t6", extra, _side(0.9, measured=False))]
+    return out
+
+
+def test_group_metrics_value_by_value() -> None:
+    m = group_metrics(_pairs(), seed=7)
+    assert (m["pairs"], m["complete"], m["half_finished"], m["unmeasured"]) == (7, 4, 2, 1)
+    tasks = list(ROWS)
+    gaps = [0.6, 0.0, 0.1, -0.4]
+    est = cluster_bootstrap(np.array([1.0 - 0.4, 0.8 - 0.8, 0.6 - 0.5, 0.2 - 0.6]), tasks,
+                            seed=7).to_dict()
+    assert est["value"] == pytest.approx(fmean(gaps))
+    assert m["vrg"] == {"value": est["value"], "interval": est["interval"],
+                        "method": est["method"]}
+    resc = cluster_bootstrap(np.zeros(3), ["t0", "t2", "t3"], seed=7).to_dict()
+    assert m["rescored_gap"] == {"value": 0.0, "interval": resc["interval"],
+                                 "method": resc["method"]}
+    assert m["msr"] == 0.75  # 0.4 fails; 0.8, 0.5 (at tau exactly) and 0.6 pass
+    assert m["msr_original"] == 0.75  # 1.0, 0.8, 0.6 pass; 0.2 fails
+    assert m["mtr"] == pytest.approx(2 / 3)  # of the three passing originals, t0 fell
+    assert m["ptd"] == pytest.approx(fmean([0.1, -0.2, 0.3]))
+    assert m["behaviour_changed"] == 0.5  # t1: the truth outcome, t2: the operations
+    assert m["truth_original"] == 0.625 and m["truth_mutated"] == 0.5
+    cmp = compare_paired(np.array([0.4, 0.8, 0.5, 0.6]), np.array([1.0, 0.8, 0.6, 0.2]),
+                         clusters=tasks, margin=MARGIN, tau=TAU, seed=7).to_dict()
+    assert m["paired"] == {"difference": cmp["difference"], "equivalence": cmp["equivalence"],
+                           "sign_flip_p": cmp["sign_flip"]["p_value"], "unit": cmp["unit"]}
+    assert (TAU, MARGIN) == (0.5, 0.10)
+
+
+def test_tau_and_margin_are_parameters() -> None:
+    m = group_metrics(_pairs(), seed=7, tau=0.9)
+    assert (m["msr"], m["msr_original"], m["mtr"]) == (0.0, 0.25, 0.0)
+
+
+def test_one_task_has_no_interval_and_no_rescoring_has_no_rescored_gap() -> None:
+    pairs = [_pair("only", _side(1.0), _side(0.5)), _pair("only", _side(0.5), _side(0.5))]
+    m = group_metrics(pairs, seed=0)
+    assert m["vrg"] == {"value": 0.25, "interval": None,
+                        "note": "one task only: no task-cluster interval"}
+    assert m["rescored_gap"] is None
+    assert m["ptd"] is None
+    assert m["paired"]["unit"] == "cluster"
+
+
+@pytest.mark.parametrize(("doc", "component", "scale", "want"), [
+    ({"status": "PASS", "score": 80.0}, None, 100.0, 0.8),
+    ({"status": "FAIL", "score": 0}, None, 1.0, 0.0),
+    ({"status": "PASS", "score": 0.9, "components": {"f1_exact": 0.5}}, "f1_exact", 1.0, 0.5),
+    ({"status": "PASS", "score": 0.9, "components": {}}, "f1_exact", 1.0, None),
+    ({"status": "PASS", "score": 0.9, "components": {"f1_exact": "0.5"}}, "f1_exact", 1.0,
+     None),
+    ({"status": "PASS", "score": 0.9}, "f1_exact", 1.0, None),
+    ({"status": "UNKNOWN", "score": 0.9}, None, 1.0, None),
+    ({"status": "INVALID", "score": 0.9}, None, 1.0, None),
+    ({"status": "PASS", "score": None}, None, 1.0, None),
+    ({"status": "PASS", "score": float("nan")}, None, 1.0, None),
+    ({"status": "PASS", "score": float("inf")}, None, 1.0, None),
+    ({"status": "PASS", "score": 0.9, "components": {"f1_exact": float("nan")}}, "f1_exact",
+     1.0, None),
+    (None, None, 1.0, None),
+])
+def test_a_side_reads_a_finite_score_or_nothing(doc: Any, component: str | None, scale: float,
+                                                want: float | None) -> None:
+    assert _value(doc, component, scale) == want
+
+
+def test_nothing_complete_is_a_note_not_a_zero() -> None:
+    m = group_metrics([_pair("a", _side(1.0), None), _pair("b", _side(1.0),
+                                                          _side(0.0, measured=False))], seed=0)
+    assert m == {"pairs": 2, "complete": 0, "half_finished": 1, "unmeasured": 1,
+                 "note": "no complete, measured pair"}
+
+
+def test_no_passing_original_leaves_mtr_undefined() -> None:
+    m = group_metrics([_pair(f"t{i}", _side(0.1), _side(0.9)) for i in range(3)], seed=0)
+    assert m["mtr"] is None and m["msr"] == 1.0 and m["msr_original"] == 0.0
+
+
+def _m(**over: Any) -> dict[str, Any]:
+    base = {"complete": 4, "msr": 0.5, "msr_original": 0.5, "behaviour_changed": 0.0,
+            "vrg": {"value": 0.3, "interval": [0.1, 0.5]}, "rescored_gap": None,
+            "paired": {"equivalence": {"label": "not equivalent"}}}
+    return {**base, **over}
+
+
+SENSITIVE = ("evaluator sensitivity",
+             "the gap closes when the same trajectories are rescored under the inverse map")
+BEHAVIOUR = ("behavioural failure",
+             "the gap remains after rescoring, or the agent's operations or outcomes changed")
+CLOSED = {"value": 0.0, "interval": [-0.05, 0.05]}
+
+
+@pytest.mark.parametrize(("m", "mutation", "want"), [
+    (_m(vrg={"value": 0.01234}), "repeat", ("repeat control", "identical rerun: mean gap 0.012")),
+    (_m(vrg=None), "repeat", ("repeat control", "identical rerun: mean gap n/a")),
+    (_m(complete=0), "alias", ("inconclusive", "no complete, measured pair")),
+    (_m(msr=0, msr_original=0), "alias",
+     ("fails regardless", "fails in both conditions (MSR 0): a small gap here is not "
+                          "robustness")),
+    (_m(msr=0, msr_original=0.5, rescored_gap=CLOSED), "alias", SENSITIVE),
+    (_m(rescored_gap=CLOSED), "alias", SENSITIVE),
+    (_m(vrg={"value": -0.3, "interval": [-0.5, -0.1]}, rescored_gap=CLOSED), "alias",
+     SENSITIVE),
+    (_m(), "alias", BEHAVIOUR),  # no rescoring
+    (_m(rescored_gap={"value": 0.1, "interval": [-0.05, 0.2]}), "alias", BEHAVIOUR),  # = margin
+    (_m(rescored_gap={"value": -0.1, "interval": [-0.2, 0.05]}), "alias", BEHAVIOUR),
+    (_m(rescored_gap={"value": 0.05, "interval": [0.01, 0.09]}), "alias", BEHAVIOUR),
+    (_m(rescored_gap=CLOSED, behaviour_changed=0.25), "alias", BEHAVIOUR),
+    (_m(vrg={"value": 0.0, "interval": [0.0, 0.2]},
+        paired={"equivalence": {"label": "equivalent"}}), "alias",
+     ("robust", "equivalent within ±0.1 (90% interval)")),
+    (_m(vrg={"value": 0.0, "interval": [-0.2, 0.0]}), "alias",
+     ("inconclusive", "the interval neither excludes 0 nor lies within the margin")),
+    (_m(vrg={"value": 0.0, "interval": None}, paired={"note": "not computable"}), "alias",
+     ("inconclusive", "the interval neither excludes 0 nor lies within the margin")),
+    (_m(vrg=None, paired={}), "alias",
+     ("inconclusive", "the interval neither excludes 0 nor lies within the margin")),
+])
+def test_every_reading_and_its_reason(m: dict[str, Any], mutation: str,
+                                      want: tuple[str, str]) -> None:
+    assert reading(m, mutation) == want
+
+
+def _flip_pairs(mutation: str, outcomes: list[tuple[float, float]], target: str = "t"
+                ) -> list[Pair]:
+    return [_pair(f"t{i}", _side(o), _side(m), mutation, target)
+            for i, (o, m) in enumerate(outcomes)]
+
+
+def test_excess_flips_against_the_repeat_control_of_the_same_group() -> None:
+    alias = _flip_pairs("alias", [(1.0, 0.0), (1.0, 1.0), (0.0, 1.0), (0.6, 0.5)])
+    alias.append(_pair("half", _side(1.0), None))
+    repeat = _flip_pairs("repeat", [(1.0, 1.0), (1.0, 0.0), (0.0, 0.0)])
+    lonely = _flip_pairs("format", [(1.0, 0.0)], target="other")  # no repeat control
+    pairs = {p.group: [] for p in alias + repeat + lonely}
+    for p in alias + repeat + lonely:
+        pairs[p.group].append(p)
+    groups = {g: group_metrics(ps, seed=3) for g, ps in pairs.items()}
+    add_excess_flips(groups, pairs, seed=3)
+    want = excess_flip_rate(np.array([1, 1, 0, 1]), np.array([0, 1, 1, 1]),
+                            np.array([1, 1, 0]), np.array([1, 0, 0]), same_units=False,
+                            seed=3).to_dict()
+    assert groups[("e", "t", "L2", "alias")]["excess_flip_rate"] == want
+    assert "excess_flip_rate" not in groups[("e", "t", "L2", "repeat")]
+    assert "excess_flip_rate" not in groups[("e", "other", "L2", "format")]
+
+
+def test_no_excess_flips_without_complete_pairs_on_either_side() -> None:
+    alias = _flip_pairs("alias", [(1.0, 0.0), (1.0, 1.0)])
+    broken_repeat = [_pair("t0", _side(1.0), _side(1.0, measured=False), "repeat")]
+    pairs = {alias[0].group: alias, broken_repeat[0].group: broken_repeat}
+    groups = {g: group_metrics(ps, seed=0) for g, ps in pairs.items()}
+    add_excess_flips(groups, pairs, seed=0)
+    assert "excess_flip_rate" not in groups[alias[0].group]
+    empty = [_pair("t0", _side(1.0), None, "misleading")]
+    repeat = _flip_pairs("repeat", [(1.0, 1.0), (1.0, 0.0)])
+    pairs = {empty[0].group: empty, repeat[0].group: repeat}
+    groups = {g: group_metrics(ps, seed=0) for g, ps in pairs.items()}
+    add_excess_flips(groups, pairs, seed=0)
+    assert "excess_flip_rate" not in groups[empty[0].group]
+
+
+def test_diagnose_pairs_groups_sorts_and_reads_every_group() -> None:
+    pairs = _flip_pairs("repeat", [(1.0, 1.0)] * 3) + _flip_pairs("alias", [(1.0, 0.0)] * 3)
+    groups = diagnose_pairs(pairs, seed=0)
+    assert list(groups) == [("e", "t", "L2", "alias"), ("e", "t", "L2", "repeat")]
+    assert groups[("e", "t", "L2", "repeat")]["reading"] == "repeat control"
+    assert groups[("e", "t", "L2", "repeat")]["why"] == "identical rerun: mean gap 0.000"
+    alias = groups[("e", "t", "L2", "alias")]
+    assert (alias["reading"], alias["why"]) == reading(alias, "alias")
+    assert alias["complete"] == 3 and "excess_flip_rate" in alias
+
+
+def test_two_tasks_get_an_interval() -> None:
+    pairs = [_pair("a", _side(1.0), _side(0.0)), _pair("b", _side(1.0), _side(0.5))]
+    m = group_metrics(pairs, seed=0)
+    est = cluster_bootstrap(np.array([1.0, 0.5]), ["a", "b"], seed=0).to_dict()
+    assert m["vrg"] == {"value": 0.75, "interval": est["interval"], "method": est["method"]}
+    assert m["vrg"]["interval"] is not None
+
+
+def test_a_zero_score_is_a_zero_and_an_original_at_tau_passes() -> None:
+    pairs = [_pair("a", _side(0.0), _side(0.0)), _pair("b", _side(0.5), _side(0.0))]
+    m = group_metrics(pairs, seed=0)
+    assert m["vrg"]["value"] == 0.25  # (0 - 0 + 0.5 - 0) / 2
+    assert (m["msr"], m["msr_original"], m["mtr"]) == (0.0, 0.5, 0.0)
+
+
+def test_the_margin_reaches_the_paired_comparison() -> None:
+    pairs = [_pair(f"t{i}", _side(1.0), _side(0.8 + 0.01 * i)) for i in range(6)]
+    for margin in (0.1, 0.3):
+        m = group_metrics(pairs, seed=0, margin=margin)
+        cmp = compare_paired(np.array([0.8 + 0.01 * i for i in range(6)]), np.ones(6),
+                             clusters=[f"t{i}" for i in range(6)], margin=margin, tau=TAU,
+                             seed=0).to_dict()
+        assert m["paired"]["equivalence"] == cmp["equivalence"]
+    labels = {group_metrics(pairs, seed=0, margin=mg)["paired"]["equivalence"]["label"]
+              for mg in (0.1, 0.3)}
+    assert len(labels) == 2  # the margin decides the label here
+
+
+def test_a_paired_comparison_that_cannot_be_computed_is_stated() -> None:
+    pairs = [_pair(f"t{i}", _side(1.0), _side(0.5)) for i in range(3)]
+    with pytest.raises(ValueError) as err:
+        compare_paired(np.full(3, 0.5), np.ones(3), clusters=["t0", "t1", "t2"], margin=-0.1,
+                       tau=TAU, seed=0)
+    why = str(err.value)
+    m = group_metrics(pairs, seed=0, margin=-0.1)
+    assert m["paired"] == {"note": f"not computable: {why}"}
+    assert m["vrg"]["value"] == 0.5  # the rest is still measured
+
+
+def test_excess_flips_reach_every_group_whatever_comes_first() -> None:
+    repeat_t = _flip_pairs("repeat", [(1.0, 1.0), (1.0, 0.0)], target="t")
+    repeat_u = [_pair("t0", _side(1.0), _side(1.0, measured=False), "repeat", "u")]
+    alias_u = _flip_pairs("alias", [(1.0, 0.0)], target="u")  # its repeat has no complete pair
+    alias_t = _flip_pairs("alias", [(1.0, 0.0), (0.0, 0.0)], target="t")
+    ordered = [repeat_t, repeat_u, alias_u, alias_t]  # skipped groups before the measured one
+    pairs = {ps[0].group: ps for ps in ordered}
+    groups = {g: group_metrics(ps, seed=0) for g, ps in pairs.items()}
+    add_excess_flips(groups, pairs, seed=0)
+    assert "excess_flip_rate" in groups[("e", "t", "L2", "alias")]
+    assert "excess_flip_rate" not in groups[("e", "u", "L2", "alias")]
