@@ -81,7 +81,9 @@ def store_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.fixture(scope="module")
+# Not module-scoped: mutmut credits a function to the tests that ran it, and a cached fixture
+# runs collect_pairs for the first of them only (a mutant of _side would then meet one test).
+@pytest.fixture
 def collected(store_path: Path) -> tuple[dict[tuple[Any, ...], P.Pair], dict[str, P.Scorers]]:
     with open_store(store_path) as store:
         pairs, used = P.collect_pairs(store)
@@ -190,6 +192,7 @@ def test_operations_are_the_agents_calls_and_interceptions_with_normalised_argum
 @pytest.mark.parametrize(("value", "want"), [
     ('{"b":1,"a":{"d":1,"c":2}}', '{"a": {"c": 2, "d": 1}, "b": 1}'),
     ("[3, 1]", "[3, 1]"),
+    ('[{"b":1,"a":2}]', '[{"a": 2, "b": 1}]'),
     ('{"b": 1, "a": 2}\n\n{"d": 1, "c": 2}\n', '{"a": 2, "b": 1}\n{"c": 2, "d": 1}'),
     ('{"b":1}\nnot json', '{"b":1}\nnot json'),
     ("{not json", "{not json"),
@@ -240,7 +243,7 @@ def test_a_side_without_a_usable_score_is_unmeasured(store_path: Path, which: st
                        if a["scorer"] == name else a for a in row["assessments"]]
         side = P._side(_Proxy(store, {KEY: {**row, "assessments": assessments}}), spec, sc,
                        KEY, rescore=True)
-    assert side is not None and not side.measured
+    assert side is not None and side.measured is False
     assert side.reason == "no usable score (UNKNOWN, INVALID or not a finite number)"
     assert (side.shipped is None) is (which == "shipped")
     assert (side.truth is None) is (which == "truth")
@@ -273,3 +276,30 @@ def test_the_rescored_score_is_on_the_shipped_scale(store_path: Path,
     with open_store(store_path) as store:
         side = P._side(store, spec, P.scorers_of(spec), key, rescore=True)
     assert side is not None and side.rescored == 0.8
+
+
+CT_KEY = EpisodeKey("c_ct", "careful", "T3_duplicates", 0, "mut:alias", "L2", 0)
+
+
+def _with_truth(row: dict[str, Any], truth: dict[str, Any] | None) -> dict[str, Any]:
+    kept = [a for a in row["assessments"] if a["scorer"] != "ground_truth_f1"]
+    return {**row, "assessments": kept + ([{"scorer": "ground_truth_f1", "assessment": truth}]
+                                          if truth is not None else [])}
+
+
+def test_the_truth_is_the_named_component_not_the_score(store_path: Path) -> None:
+    spec = get_env("comtrade")
+    sc = P.scorers_of(spec)
+    with open_store(store_path) as store:
+        row = store.episode(CT_KEY)
+        truth = next(a["assessment"] for a in row["assessments"]
+                     if a["scorer"] == "ground_truth_f1")
+        assert truth["score"] == 1.0
+        exact = {**truth, "components": {**truth["components"], "f1_exact": 0.25}}
+        side = P._side(_Proxy(store, {CT_KEY: _with_truth(row, exact)}), spec, sc, CT_KEY,
+                       rescore=False)
+        gone = P._side(_Proxy(store, {CT_KEY: _with_truth(row, None)}), spec, sc, CT_KEY,
+                       rescore=False)
+    assert side is not None and side.truth == 0.25 and side.measured
+    assert gone is not None and (gone.truth, gone.truth_pass, gone.ptd) == (None, None, None)
+    assert gone.measured is False

@@ -1082,6 +1082,8 @@ EQUIVALENT: dict[str, str] = {
     "agentmetrology.diagnose.pairs.x_collect_pairs__mutmut_74":
         "`orig in by_key or True`: an original this campaign did not plan has no row under "
         "this campaign's name, so _side returns None either way",
+    "agentmetrology.diagnose.pairs.x_collect_pairs__mutmut_79":
+        "rescore=None for False on the original side: _side only tests its truth value",
     # store/blobs.py
     "agentmetrology.store.blobs.xǁBlobStoreǁput__mutmut_51":
         "fd = -2 for -1 once the descriptor is closed: it is read only by `fd >= 0`, false for "
