@@ -1084,6 +1084,10 @@ EQUIVALENT: dict[str, str] = {
         "this campaign's name, so _side returns None either way",
     "agentmetrology.diagnose.pairs.x_collect_pairs__mutmut_79":
         "rescore=None for False on the original side: _side only tests its truth value",
+    # assess/envelope.py
+    "agentmetrology.assess.envelope.xǁEnvelopeǁas_dict__mutmut_48":
+        "`lo is None and hi is None` for `or`: both have the denominator N, so they are None "
+        "together or not at all",
     # store/blobs.py
     "agentmetrology.store.blobs.xǁBlobStoreǁput__mutmut_51":
         "fd = -2 for -1 once the descriptor is closed: it is read only by `fd >= 0`, false for "

@@ -6,11 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+import pytest
+
 from agentmetrology.envs.registry import get_env
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.episode import Episode, EpisodeKey, Termination, Usage
 from agentmetrology.records.events import Event
 from agentmetrology.scoring.episode import (
+    _guarded,
     episode_context,
     score_episode,
     score_submission,
@@ -105,3 +108,47 @@ def test_a_scorer_side_mutation_scores_with_the_mutated_scorers() -> None:
     ep = replace(_episode(), condition="mut:rubric")
     assert [x.scorer for x in score_episode(spec, ep)] == ["mutated"]
     assert [x.scorer for x in score_episode(spec, _episode())] == ["echo", "boom"]
+
+
+class _Returns:
+    """A scorer returning a fixed value (a plug-in's bug)."""
+
+    name, version, kind, label = "odd", "0.1", "outcome", "odd"
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def score(self, *args: Any) -> Any:
+        return self.value
+
+    def summary(self, a: Any) -> dict[str, Any]:
+        return {"status": a.status, "score": a.score}
+
+
+@pytest.mark.parametrize(("score", "why"), [
+    (float("nan"), "the scorer returned a score that is not a finite number: nan"),
+    (float("inf"), "the scorer returned a score that is not a finite number: inf"),
+    (float("-inf"), "the scorer returned a score that is not a finite number: -inf"),
+    (10**400, "the scorer returned a score that is not a finite number: " + repr(10**400)),
+    ("0.5", "the scorer returned a score that is not a number: '0.5'"),
+    (True, "the scorer returned a score that is not a number: True"),
+])
+def test_a_score_that_is_not_a_finite_number_is_invalid(score: Any, why: str) -> None:
+    given = Assessment("odd", "0.1", "PASS", score, {"part": 1}, ("kept",), "e" * 64)
+    got = _guarded(_Returns(given), None, "t", 0, "default", "e" * 64, None)
+    assert got == Assessment("odd", "0.1", "INVALID", None, {"part": 1}, ("kept", why),
+                             "e" * 64)
+
+
+@pytest.mark.parametrize("score", [None, 0, 1, 0.5, -2.0, 100])
+def test_a_finite_score_or_none_is_kept_as_given(score: Any) -> None:
+    given = Assessment("odd", "0.1", "FAIL", score, {}, (), "")
+    assert _guarded(_Returns(given), None, "t", 0, "default", None, None) is given
+
+
+@pytest.mark.parametrize("value", [None, {"score": 1.0}, 0.5])
+def test_a_scorer_that_returns_no_assessment_is_invalid(value: Any) -> None:
+    got = _guarded(_Returns(value), None, "t", 0, "default", None, None)
+    assert got == Assessment("odd", "0.1", "INVALID", None, {},
+                             (f"the scorer returned {type(value).__name__}, not an Assessment",),
+                             "")

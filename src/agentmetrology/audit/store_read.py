@@ -21,6 +21,7 @@ from agentmetrology.audit.target import decided_truth
 from agentmetrology.records.canonical import sha256_hex
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.episode import Episode, EpisodeKey, episode_from_plain
+from agentmetrology.records.numbers import finite_float
 from agentmetrology.store import EvidenceStore, LedgerError, StoreNotFoundError
 from agentmetrology.store.blobs import BlobError
 from agentmetrology.store.ledger import KEY_COLUMNS, binding_environment
@@ -142,7 +143,8 @@ def _shipped(row: dict[str, Any], spec: EnvSpec) -> float | None:
     assert spec.audit is not None
     a = _assessment(row, spec.audit.shipped_scorer)
     score = None if a is None else a.get("score")
-    return float(score) if isinstance(score, int | float) else None
+    # NaN or an infinity (a store written before scorers' scores were checked) is no score.
+    return finite_float(score)
 
 
 def _fields(submission: Any) -> dict[str, str]:

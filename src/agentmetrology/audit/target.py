@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from agentmetrology.records.numbers import finite_float
+
 ScorerKind = Literal["shape", "outcome", "specification", "llm-judge", "string-match",
                      "unknown", "user"]
 
@@ -53,9 +55,7 @@ def decided_truth(status: str | None, score: Any, components: Mapping[str, Any],
     if score is None or status in ("UNKNOWN", "INVALID"):
         return None
     value = components.get(component) if component else score
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value)
+    return finite_float(value)  # None for a bool, a non-number, NaN or an infinity
 
 
 @dataclass(frozen=True, slots=True)

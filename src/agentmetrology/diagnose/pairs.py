@@ -9,7 +9,6 @@ never scored.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +18,7 @@ from agentmetrology.mutations import get_mutation, invert_trajectory, split_cond
 from agentmetrology.records.canonical import canonical_json
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.episode import Episode, EpisodeKey, episode_from_plain
+from agentmetrology.records.numbers import finite_float
 from agentmetrology.scoring.rescore import original_tool_names, rescore_episode
 from agentmetrology.store import EvidenceStore
 
@@ -84,9 +84,8 @@ def _value(doc: dict[str, Any] | None, component: str | None, scale: float) -> f
         return None
     value = (doc.get("components") or {}).get(component) if component else doc["score"]
     # A non-finite score (a plug-in scorer's NaN) is no measurement: the side is unmeasured.
-    if not isinstance(value, int | float) or not math.isfinite(value):
-        return None
-    return float(value) / scale
+    number = finite_float(value)
+    return None if number is None else number / scale
 
 
 def _normal(value: Any) -> Any:

@@ -18,6 +18,7 @@ from agentmetrology.experiment.plan import ALPHA, GROUND_TRUTH, RULE
 from agentmetrology.experiment.power import plan_power
 from agentmetrology.experiment.registry import Registration
 from agentmetrology.records.episode import EpisodeKey
+from agentmetrology.records.numbers import finite_float
 from agentmetrology.stats import (
     bootstrap_ci,
     cliffs_delta_paired,
@@ -45,14 +46,14 @@ def _value(row: dict[str, Any] | None, scorer: str,
     if row["measurement_failure"]:
         return None, "measurement failure", 0
     a = next((a for a in row["assessments"] if a["scorer"] == scorer), None)
-    if a is None or a["score"] is None:
+    score = None if a is None else finite_float(a["score"])  # NaN or inf is no score either
+    if a is None or score is None:
         return None, f"no {scorer} score", 0
     passed = int(a["status"] == "PASS")
     if scorer == GROUND_TRUTH and metric == "coverage":
-        recall = ((a["assessment"] or {}).get("components") or {}).get("recall")
-        return (None, "no recall component", 0) if recall is None \
-            else (float(recall), "", passed)
-    return float(a["score"]), "", passed
+        recall = finite_float(((a["assessment"] or {}).get("components") or {}).get("recall"))
+        return (None, "no recall component", 0) if recall is None else (recall, "", passed)
+    return score, "", passed
 
 
 def collect(store: EvidenceStore, reg: Registration, repeat: int = 0

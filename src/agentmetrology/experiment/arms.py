@@ -13,6 +13,7 @@ from typing import Any
 
 from agentmetrology.experiment.plan import GROUND_TRUTH
 from agentmetrology.records.episode import EpisodeKey
+from agentmetrology.records.numbers import finite_float
 from agentmetrology.store import EvidenceStore
 
 # ComtradeBench's quota refusal (envs/comtrade/service.py BUDGET_ERROR; a test pins the two
@@ -41,10 +42,9 @@ def _coverage(row: dict[str, Any] | None) -> float | None:
     if row is None or row["measurement_failure"]:
         return None
     a = next((a for a in row["assessments"] if a["scorer"] == GROUND_TRUTH), None)
-    if a is None or a["score"] is None:
+    if a is None or finite_float(a["score"]) is None:
         return None
-    recall = ((a["assessment"] or {}).get("components") or {}).get("recall")
-    return None if recall is None else float(recall)
+    return finite_float(((a["assessment"] or {}).get("components") or {}).get("recall"))
 
 
 def arm_table(store: EvidenceStore, campaign: str, plan: dict[str, Any]) -> list[dict[str, Any]]:

@@ -2,12 +2,14 @@
 
 A measurement failure (infrastructure error, cancelled attempt) is never a score: every scorer's
 assessment of such an episode is UNKNOWN with a null score and the reason, whatever the
-submission holds. A scorer that raises is INVALID with the exception as its reason.
+submission holds. A scorer that raises is INVALID with the exception as its reason, and so is
+one whose score is not a finite number (NaN, an infinity, a string): null score, the reason.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from agentmetrology.mutations import mutate_scorers, split_condition
@@ -15,16 +17,36 @@ from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.environment import EnvSpec, Scorer
 from agentmetrology.records.episode import Episode
 from agentmetrology.records.events import Event
+from agentmetrology.records.numbers import finite_float
+
+
+def _score_problem(score: Any) -> str:
+    """Return why a scorer's score is no number ('' for None or a finite real number)."""
+    if score is None or finite_float(score) is not None:
+        return ""
+    if isinstance(score, bool) or not isinstance(score, int | float):
+        return f"the scorer returned a score that is not a number: {score!r}"
+    return f"the scorer returned a score that is not a finite number: {score!r}"
 
 
 def _guarded(scorer: Scorer, submission: Any, task: str, seed: int | None, profile: str,
              evidence_digest: str | None, trajectory: Sequence[Event] | None) -> Assessment:
     try:
-        return scorer.score(submission, task, seed, profile, evidence_digest, trajectory)
+        a = scorer.score(submission, task, seed, profile, evidence_digest, trajectory)
     except Exception as exc:  # a scorer bug is an invalid measurement, never a crash or a 0
         return Assessment(scorer.name, scorer.version, "INVALID", None, {},
                           (f"the scorer raised {type(exc).__name__}: {exc}",),
                           evidence_digest or "")
+    if not isinstance(a, Assessment):
+        return Assessment(scorer.name, scorer.version, "INVALID", None, {},
+                          (f"the scorer returned {type(a).__name__}, not an Assessment",),
+                          evidence_digest or "")
+    # A NaN, an infinity or a string is no measurement either: every aggregate downstream
+    # would either raise or carry it into its means.
+    why = _score_problem(a.score)
+    if why:
+        return replace(a, status="INVALID", score=None, reasons=(*a.reasons, why))
+    return a
 
 
 def score_submission(spec: EnvSpec, submission: Any, task: str, seed: int | None,

@@ -12,6 +12,9 @@ import json
 import math
 from typing import Any
 
+# Re-exported: the importers read numbers through this module.
+from agentmetrology.records.numbers import finite_float as finite_float
+
 MAX_DEPTH = 200  # deepest JSON nesting accepted; real archives stay well under 30 levels
 MAX_COUNT = 2**53  # largest token count / trial number read as exact (floats are exact below)
 MAX_PLANNED_ABSENT = 100_000  # planned-but-absent placeholders one log may ask for
@@ -71,17 +74,6 @@ def parse_json(raw: bytes | bytearray | str, max_memory: int | None = None) -> A
     if isinstance(value, dict | list) and deep_enough and not json_depth_ok(value):
         raise TooDeepError(f"JSON nested too deeply (more than {MAX_DEPTH} levels)")
     return value
-
-
-def finite_float(value: Any) -> float | None:
-    """Return value as a finite float, or None (missing, bool, NaN, inf, huge int, non-number)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    try:
-        v = float(value)
-    except OverflowError:  # an integer literal beyond the float range
-        return None
-    return v if math.isfinite(v) else None
 
 
 def count(value: Any) -> int | None:
