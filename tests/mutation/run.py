@@ -100,8 +100,6 @@ CORE: dict[str, list[str]] = {
     "assess/envelope.py": ["tests/assess/test_envelope.py", "tests/assess/test_envelope_spec.py",
                            "tests/assess/test_cases.py",
                            "tests/assess/test_assess_store.py"],  # unresolved-outcome bounds
-    "experiment/analyse.py": ["tests/experiment/test_experiment.py",  # the mechanical
-                              "tests/experiment/test_experiment_bad_input.py"],  # verdicts
     "store/redact.py": ["tests/records/test_redaction.py", "tests/store/test_store_redact.py",
                         "tests/store/test_redact_api.py"],
     "store/ledger.py": [f"tests/store/{name}.py" for name in (  # not the tamper study, not CLI

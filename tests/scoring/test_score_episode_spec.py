@@ -148,7 +148,8 @@ def test_a_finite_score_or_none_is_kept_as_given(score: Any) -> None:
 
 @pytest.mark.parametrize("value", [None, {"score": 1.0}, 0.5])
 def test_a_scorer_that_returns_no_assessment_is_invalid(value: Any) -> None:
-    got = _guarded(_Returns(value), None, "t", 0, "default", None, None)
+    got = _guarded(_Returns(value), None, "t", 0, "default", "e" * 64, None)
     assert got == Assessment("odd", "0.1", "INVALID", None, {},
                              (f"the scorer returned {type(value).__name__}, not an Assessment",),
-                             "")
+                             "e" * 64)
+    assert _guarded(_Returns(value), None, "t", 0, "default", None, None).evidence_digest == ""
