@@ -25,6 +25,8 @@ from agentmetrology.audit.episodes import (
     combine,
     decision_rows,
     non_degeneracy,
+    ownership_completeness,
+    rule_calibration,
     store_joint,
     target_non_degeneracy,
 )
@@ -78,21 +80,21 @@ def test_rule_rows_exclude_and_count_undecided_cells() -> None:
 
 RUNS = [Scored("a", True, 1.0, 90.0), Scored("a", True, None, 70.0),
         Scored("b", True, 0.0, 50.0), Scored("b", False, 0.5, None),
-        Scored("c", False, 0.25, 10.0)]
+        Scored("c", False, 0.25, 10.0), Scored("c", False, None, None)]
 
 
 def test_a_truth_cell() -> None:
     assert _cell(RUNS, 100.0, True) == {
         "mean": (1.0 + 0.25 + 0.25) / 3, "target_means": {"a": 1.0, "b": 0.25, "c": 0.25},
         "spread": 0.75, "distinct_target_means": 2, "submitting_targets": 2,
-        "invalid_scores": 0, "truth_excluded": 1}
+        "invalid_scores": 0, "truth_excluded": 2}
 
 
 def test_a_shipped_cell() -> None:
     assert _cell(RUNS, 100.0, False) == {
         "mean": (0.8 + 0.5 + 0.1) / 3, "target_means": {"a": 0.8, "b": 0.5, "c": 0.1},
         "spread": 0.8 - 0.5, "distinct_target_means": 2, "submitting_targets": 2,
-        "invalid_scores": 1}
+        "invalid_scores": 2}
 
 
 def test_cells_with_no_submitting_target_or_no_score() -> None:
@@ -150,7 +152,8 @@ def _acts(ep: Any) -> dict[str, list[int]]:
 
 
 def test_non_degeneracy_runs_the_fixed_rules_and_counts_undecided_outcomes() -> None:
-    truths = {(a, t, s): (None if (a, t, s) == ("rule", "T2", 1) else 0.5 * s)
+    undecided = {("rule", "T2", 1), ("careful", "T1", 0)}  # the second is not the last seed
+    truths = {(a, t, s): (None if (a, t, s) in undecided else 0.5 * s)
               for a in ("rule", "careful") for t in ("T1", "T2") for s in (0, 1)}
     target, calls = _stub(_acts, truths)
     got = non_degeneracy(target, _own(), "L2", ["rule", "careful"], seeds=2)
@@ -158,8 +161,7 @@ def test_non_degeneracy_runs_the_fixed_rules_and_counts_undecided_outcomes() -> 
                      for t in ("T1", "T2") for s in (0, 1)]
     rule_obs = {"retry": [(0, 0.0), (1, 0.5), (0, 0.0)], "skip": [(1, 0.0), (0, 0.0),
                                                                    (1, 0.5), (0, 0.5)]}
-    careful_obs = {"retry": [(0, 0.0), (1, 0.5), (0, 0.0), (1, 0.5)],
-                   "skip": [(1, 0.0), (0, 0.0), (1, 0.5), (0, 0.5)]}
+    careful_obs = {"retry": [(1, 0.5), (0, 0.0), (1, 0.5)], "skip": [(1, 0.5), (0, 0.5)]}
     assert got == {
         "level": "L2", "status": "not probed", "reason": NO_MODEL_TARGETS,
         "decisions": ["retry", "skip"], "tasks": ["T1", "T2"], "seeds": 2,
@@ -168,7 +170,7 @@ def test_non_degeneracy_runs_the_fixed_rules_and_counts_undecided_outcomes() -> 
                                               ["retry", "skip"], True),
                         target_non_degeneracy("careful", "scripted", 4, careful_obs,
                                               ["retry", "skip"], True)],
-        "note": FIXED_NOTE, "truth_excluded": 1}
+        "note": FIXED_NOTE, "truth_excluded": 2}
 
 
 def test_non_degeneracy_without_an_action_hook_runs_nothing() -> None:
@@ -256,3 +258,54 @@ def test_the_stores_2x2_with_identical_payloads_or_nothing_to_compare() -> None:
     got = store_joint(StoreEpisodes("e", ["c"], [both]), 1.0, "s")
     assert got is not None and got["l0_model_payload_pairs"] == 0
     assert got["l0_model_all_identical"] is False
+
+
+def test_ownership_completeness_names_the_claims_the_harness_owns() -> None:
+    own = Ownership({"L0": {"retry": "harness", "skip": "harness", "pagination": "harness"},
+                     "L2": {"retry": "model", "skip": "model", "pagination": "model"}},
+                    ("skip", "retry"))
+    assert ownership_completeness(own, "L0") == {
+        "level": "L0", "status": "fail", "model_owned": [], "claimed": ["skip", "retry"],
+        "harness_owned_claims": ["retry", "skip"]}
+    assert ownership_completeness(own, "L2") == {
+        "level": "L2", "status": "pass", "model_owned": ["pagination", "retry", "skip"],
+        "claimed": ["skip", "retry"], "harness_owned_claims": []}
+
+
+def _calibration_target(vectors: dict[str, list[float | None]], tasks: tuple[str, ...],
+                        agents: tuple[str, ...]) -> tuple[Any, list[tuple[Any, ...]]]:
+    calls: list[tuple[Any, ...]] = []
+    seeds = len(next(iter(vectors.values()))) // max(len(tasks), 1) if vectors else 0
+
+    def run_episode(agent: str, level: str, task: str, seed: int, **kw: Any) -> Any:
+        calls.append((agent, level, task, seed, kw))
+        return SimpleNamespace(truth=vectors[agent][tasks.index(task) * seeds + seed])
+
+    hooks = AuditHooks(probe_tasks=(), probes=None, shipped_scorer="s", truth_scorer="t",
+                       calibration_agents=agents, calibration_tasks=tasks,
+                       calibration_level="L1")
+    return SimpleNamespace(hooks=hooks, run_episode=run_episode), calls
+
+
+def test_rule_calibration_compares_the_rules_per_seed() -> None:
+    same = {"retry": [1.0, None, 0.5, 0.5], "skip": [1.0, None, 0.5, 0.5]}
+    target, calls = _calibration_target(same, ("A", "B"), ("retry", "skip"))
+    got = rule_calibration(target, seeds=2)
+    assert calls == [(r, "L1", t, s, {"shipped": False}) for r in ("retry", "skip")
+                     for t in ("A", "B") for s in (0, 1)]
+    assert got == {"level": "L1", "tasks": ["A", "B"], "seeds": 2,
+                   "rules": [_rule_row("retry", same["retry"]), _rule_row("skip", same["skip"])],
+                   "decision_invariant": True,
+                   "note": "identical per-seed vectors across rules: the design cannot tell "
+                           "RETRY from SKIP"}
+    differ = {"retry": [1.0, 0.0], "skip": [0.0, 1.0]}  # same mean, other seeds
+    target, _ = _calibration_target(differ, ("A",), ("retry", "skip"))
+    got = rule_calibration(target, seeds=2)
+    assert got is not None and got["decision_invariant"] is False
+    assert got["note"] == "rules differ: decisions move outcomes"
+
+
+def test_rule_calibration_needs_rules_and_tasks() -> None:
+    for agents, tasks in (((), ("A",)), (("retry",), ()), ((), ())):
+        target, calls = _calibration_target({"retry": [1.0]}, tasks, agents)
+        assert rule_calibration(target, seeds=1) is None and calls == []
