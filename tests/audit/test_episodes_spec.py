@@ -14,6 +14,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
+import numpy as np
+
 from agentmetrology.audit.episodes import (
     FIXED_NOTE,
     FIXED_RULE,
@@ -22,10 +24,13 @@ from agentmetrology.audit.episodes import (
     _cell,
     _rule_row,
     _scored,
+    _spectrum_row,
     combine,
     decision_rows,
+    joint_intervention,
     non_degeneracy,
     ownership_completeness,
+    reliability,
     rule_calibration,
     store_joint,
     target_non_degeneracy,
@@ -33,6 +38,7 @@ from agentmetrology.audit.episodes import (
 from agentmetrology.audit.store_read import StoredEpisode, StoreEpisodes, StoreTarget
 from agentmetrology.audit.target import Ownership
 from agentmetrology.records.environment import AuditHooks
+from agentmetrology.stats import summarize_cell
 
 
 def test_decision_rows_per_decision() -> None:
@@ -309,3 +315,105 @@ def test_rule_calibration_needs_rules_and_tasks() -> None:
     for agents, tasks in (((), ("A",)), (("retry",), ()), ((), ())):
         target, calls = _calibration_target({"retry": [1.0]}, tasks, agents)
         assert rule_calibration(target, seeds=1) is None and calls == []
+
+
+def _run(agent: str, task: str, seed: int, truth: float | None, shipped: float | None,
+         payload: str | None = "p", submitted: bool = True) -> Any:
+    return SimpleNamespace(agent=agent, task=task, seed=seed, truth=truth,
+                           shipped=SimpleNamespace(value=shipped), payload_sha256=payload,
+                           episode=SimpleNamespace(submission={} if submitted else None))
+
+
+def _joint_target(runs: dict[tuple[str, str, str, int], Any], agents: tuple[str, ...],
+                  tasks: tuple[str, ...], levels: tuple[str, ...] = ("L0", "L1", "L2")) -> Any:
+    hooks = AuditHooks(probe_tasks=(), probes=None, shipped_scorer="judge", truth_scorer="gt",
+                       joint_agents=agents, spectrum_tasks=tasks, spectrum_agents=agents)
+    calls: list[tuple[Any, ...]] = []
+
+    def run_episode(agent: str, level: str, task: str, seed: int, **kw: Any) -> Any:
+        calls.append((agent, level, task, seed, kw))
+        return runs[(agent, level, task, seed)]
+
+    return SimpleNamespace(hooks=hooks, run_episode=run_episode, calls=calls, scale=100.0,
+                           scorer_name="judge", truth_label="gt-exact",
+                           spec=SimpleNamespace(levels=levels))
+
+
+def test_the_joint_intervention_cells_and_identical_l0_payloads() -> None:
+    runs = {}
+    for s in (0, 1):
+        runs[("a", "L0", "T", s)] = _run("a", "T", s, 0.0, 60.0, payload="same")
+        runs[("b", "L0", "T", s)] = _run("b", "T", s, 0.0, 60.0,
+                                         payload="same" if s == 0 else None)
+        runs[("a", "L2", "T", s)] = _run("a", "T", s, 1.0, 90.0)
+        runs[("b", "L2", "T", s)] = _run("b", "T", s, None, 30.0, submitted=False)
+    target = _joint_target(runs, ("a", "b"), ("T",))
+    got = joint_intervention(target, seeds=2)
+    assert target.calls == [(a, lv, "T", s, {}) for lv in ("L0", "L2") for a in ("a", "b")
+                            for s in (0, 1)]
+    scored = {lv: [Scored(a, runs[(a, lv, "T", s)].episode.submission is not None,
+                          runs[(a, lv, "T", s)].truth, runs[(a, lv, "T", s)].shipped.value)
+                   for a in ("a", "b") for s in (0, 1)] for lv in ("L0", "L2")}
+    assert got == {
+        "targets": ["a", "b"], "tasks": ["T"], "seeds": 2,
+        "cells": {f"{lv}|{sc}": _cell(scored[lv], 100.0, sc == "ground_truth")
+                  for lv in ("L0", "L2") for sc in ("shipped", "ground_truth")},
+        "scorer": "judge", "scale": 100.0,
+        "l0_payload_pairs": 2, "l0_identical_pairs": 1, "l0_all_identical": False}
+    assert got["cells"]["L2|ground_truth"]["truth_excluded"] == 2
+    for s in (0, 1):
+        runs[("b", "L0", "T", s)] = _run("b", "T", s, 0.0, 60.0, payload="same")
+    assert joint_intervention(_joint_target(runs, ("a", "b"), ("T",)), 2)[
+        "l0_all_identical"] is True
+
+
+def test_no_joint_intervention_without_agents_or_both_levels() -> None:
+    assert joint_intervention(_joint_target({}, (), ("T",)), 1) is None
+    assert joint_intervention(_joint_target({}, ("a",), ("T",), ("L1", "L2")), 1) is None
+    assert joint_intervention(_joint_target({}, ("a",), ("T",), ("L0",)), 1) is None
+    one = {("a", lv, "T", 0): _run("a", "T", 0, 1.0, 50.0) for lv in ("L0", "L2")}
+    got = joint_intervention(_joint_target(one, ("a",), ("T",), ("L0", "L2")), 1)
+    assert got is not None and (got["l0_payload_pairs"], got["l0_all_identical"]) == (0, False)
+
+
+def test_the_reliability_spectrum_orders_by_mean_and_by_worst() -> None:
+    truths = {"steady": [0.8, 0.8, 0.8, 0.8], "spiky": [1.0, 1.0, 1.0, 0.0],
+              "blind": [None, None, None, None], "half": [None, 0.5, 0.5, 0.5]}
+    runs = {(a, "L2", t, s): _run(a, t, s, truths[a][i * 2 + s], None)
+            for a in truths for i, t in enumerate(("T1", "T2")) for s in (0, 1)}
+    target = _joint_target(runs, tuple(truths), ("T1", "T2"))
+    store = StoreEpisodes("e", ["c"], [
+        _target("llm", "llm", [_stored("L2", truth=0.9), _stored("L2", seed=1, truth=0.7),
+                               _stored("L0", truth=0.0)]),
+        _target("none", "llm", [_stored("L0")])])
+    got = reliability(target, seeds=2, seed=5, store=store)
+    assert target.calls == [(a, "L2", t, s, {"shipped": False}) for a in truths
+                            for t in ("T1", "T2") for s in (0, 1)]
+    assert got is not None
+    assert [(r["target"], r["source"], r["n"]) for r in got["rows"]] == [
+        ("llm", "store", 2), ("steady", "scripted", 4), ("spiky", "scripted", 4),
+        ("half", "scripted", 3)]
+    values = np.array([1.0, 1.0, 1.0, 0.0])
+    assert got["rows"][2] == {
+        "target": "spiky", "source": "scripted", "n": 4,
+        "summary": summarize_cell(values, tau=0.9, alpha=0.2, seed=5).to_dict(),
+        "quartiles": [0.0, 0.75, 1.0, 1.0, 1.0], "values": [1.0, 1.0, 1.0, 0.0]}
+    assert got["rows"][2] == _spectrum_row("spiky", "scripted", values, 5)
+    assert got["order_by_mean"] == ["llm", "steady", "spiky", "half"]
+    assert got["order_by_worst"] == ["steady", "llm", "half", "spiky"]  # worst 0.8, 0.7, ...
+    assert got["worst_case_reorders"] is True
+    assert got["truth_excluded"] == [{"target": "blind", "source": "scripted", "episodes": 4},
+                                     {"target": "half", "source": "scripted", "episodes": 1}]
+    assert {k: got[k] for k in ("level", "scorer", "tasks", "seeds", "analysis_seed", "alpha",
+                                "tau")} == {"level": "L2", "scorer": "gt-exact",
+                                            "tasks": ["T1", "T2"], "seeds": 2,
+                                            "analysis_seed": 5, "alpha": 0.2, "tau": 0.9}
+
+
+def test_no_spectrum_without_agents_rows_or_exclusions() -> None:
+    assert reliability(_joint_target({}, (), ("T",)), seeds=2) is None
+    blind = {("x", "L2", "T", 0): _run("x", "T", 0, None, None)}
+    got = reliability(_joint_target(blind, ("x",), ("T",)), seeds=1)
+    assert got is not None and got["rows"] == [] and got["truth_excluded"] == [
+        {"target": "x", "source": "scripted", "episodes": 1}]
+    assert got["worst_case_reorders"] is False
