@@ -31,6 +31,7 @@ from agentmetrology.audit.episodes import (
     non_degeneracy,
     ownership_completeness,
     reliability,
+    replay,
     rule_calibration,
     store_joint,
     target_non_degeneracy,
@@ -416,4 +417,54 @@ def test_no_spectrum_without_agents_rows_or_exclusions() -> None:
     got = reliability(_joint_target(blind, ("x",), ("T",)), seeds=1)
     assert got is not None and got["rows"] == [] and got["truth_excluded"] == [
         {"target": "x", "source": "scripted", "episodes": 1}]
+    assert got["worst_case_reorders"] is False
+
+
+def test_one_identical_pair_is_all_identical() -> None:
+    runs = {(a, lv, "T", 0): _run(a, "T", 0, 1.0, 50.0, payload="same")
+            for a in ("a", "b") for lv in ("L0", "L2")}
+    got = joint_intervention(_joint_target(runs, ("a", "b"), ("T",)), 1)
+    assert got is not None
+    assert (got["l0_payload_pairs"], got["l0_identical_pairs"], got["l0_all_identical"]) == \
+        (1, 1, True)
+
+
+def _replay_target(levels: tuple[str, ...], agents: tuple[str, ...],
+                   differ: bool = False) -> Any:
+    hooks = AuditHooks(probe_tasks=(), probes=None, shipped_scorer="s", truth_scorer="t",
+                       replay_agents=agents, replay_tasks=("T1", "T2"))
+    calls: list[tuple[Any, ...]] = []
+
+    def run_episode(agent: str, level: str, task: str, seed: int, **kw: Any) -> Any:
+        calls.append((agent, level, task, seed))
+        n = len(calls)
+        return SimpleNamespace(episode_sha256=str(n % 2) if differ else "e", truth=1.0,
+                               shipped=SimpleNamespace(value=1.0))
+
+    return SimpleNamespace(hooks=hooks, run_episode=run_episode, calls=calls,
+                           spec=SimpleNamespace(levels=levels))
+
+
+def test_replay_runs_each_cell_twice_and_skips_l1() -> None:
+    target = _replay_target(("L0", "L1", "L2"), ("rule",))
+    assert replay(target, seeds=2) == {"status": "pass", "episodes": 8, "mismatches": 0}
+    assert target.calls == [("rule", lv, t, s) for t in ("T1", "T2") for s in (0, 1)
+                            for lv in ("L0", "L0", "L2", "L2")]  # each twice, L1 skipped
+    flaky = _replay_target(("L1", "L2"), ("rule",), differ=True)
+    assert replay(flaky, seeds=1) == {"status": "fail", "episodes": 2, "mismatches": 2}
+    assert replay(_replay_target(("L0", "L2"), ()), seeds=3) == {
+        "status": "not probed", "episodes": 0, "mismatches": 0}
+    assert replay(_replay_target(("L1",), ("rule",)), seeds=3) == {
+        "status": "not probed", "episodes": 0, "mismatches": 0}
+
+
+def test_the_spectrum_defaults_and_its_tie_break_on_the_mean() -> None:
+    truths = {"low": [0.5] * 10, "high": [1.0] * 9 + [0.5]}  # the same worst case, 0.5
+    runs = {(a, "L2", "T", s): _run(a, "T", s, truths[a][s], None)
+            for a in truths for s in range(10)}
+    target = _joint_target(runs, tuple(truths), ("T",))
+    got = reliability(target)  # ten seeds, analysis seed 0
+    assert got is not None and (got["seeds"], got["analysis_seed"]) == (10, 0)
+    assert len(target.calls) == 20
+    assert got["order_by_mean"] == got["order_by_worst"] == ["high", "low"]
     assert got["worst_case_reorders"] is False

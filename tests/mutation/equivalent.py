@@ -1088,6 +1088,14 @@ EQUIVALENT: dict[str, str] = {
     "agentmetrology.assess.envelope.xǁEnvelopeǁas_dict__mutmut_48":
         "`lo is None and hi is None` for `or`: both have the denominator N, so they are None "
         "together or not at all",
+    # audit/episodes.py
+    "agentmetrology.audit.episodes.x__spectrum_row__mutmut_7":
+        "summarize_cell without tau=0.9: 0.9 is its default",
+    "agentmetrology.audit.episodes.x__spectrum_row__mutmut_8":
+        "summarize_cell without alpha=0.2: 0.2 is its default",
+    "agentmetrology.audit.episodes.x_reliability__mutmut_6":
+        "`agents or tasks` for `and`: with either empty no episode runs (no agent, or no task "
+        "to give each agent), so no row and no exclusion, the same None",
     # store/blobs.py
     "agentmetrology.store.blobs.xǁBlobStoreǁput__mutmut_51":
         "fd = -2 for -1 once the descriptor is closed: it is read only by `fd >= 0`, false for "
