@@ -226,7 +226,11 @@ def test_kill_9_of_the_driver_then_the_same_command_completes_exactly_once(
         running = killed["started"]
         assert killed["episodes"] < PLANNED and 1 <= running <= 4
         assert killed["billable"] == killed["billable_distinct"]
-        assert len(srv.requests) - killed["billable"] <= running  # one in flight per episode
+        # One unrecorded request per running episode (in flight), or two where the driver had
+        # received an answered one but not yet written it when it died: released, the actor
+        # sends its next request before its watchdog (5 ms) sees the driver gone. Seen once in
+        # a fresh-clone CI run: 37 served, 32 billed, 4 running.
+        assert len(srv.requests) - killed["billable"] <= 2 * running
         rerun = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
         assert rerun.returncode == 0, rerun.stderr
         served = len(srv.requests)
@@ -236,7 +240,7 @@ def test_kill_9_of_the_driver_then_the_same_command_completes_exactly_once(
         == [(running,)]
     # Every request the server answered is billed at most once; the killed attempts' ones stay.
     assert after["billable"] == after["billable_distinct"]
-    assert served - after["billable"] <= running
+    assert served - after["billable"] <= 2 * running  # as above
     assert after["billable"] - after["recorded_requests"] == killed["billable"] \
         - killed["recorded_requests"]
 

@@ -18,8 +18,10 @@ is broken and no further LLM episode is launched).
 
 A killed driver (kill -9): its actors die with it (Ray stops the actors a dead driver owned;
 on the driver's node each actor also watches the driver's pid and exits within WATCH_S), so
-at most the one request in flight per running episode is answered without being recorded; the
-attempts stay `started` and the next run marks them interrupted and runs them again. On
+at most the one request in flight per running episode is answered without being recorded, or
+two where the driver had received an answered request but not yet written it (the actor,
+released by the stream, sends its next request within WATCH_S); the attempts stay `started`
+and the next run marks them interrupted and runs them again. On
 another node, the actors run on until Ray notices the driver is gone (its own detection
 time); requests they make meanwhile are answered but never recorded.
 """
