@@ -100,6 +100,7 @@ CORE: dict[str, list[str]] = {
     "assess/envelope.py": ["tests/assess/test_envelope.py", "tests/assess/test_envelope_spec.py",
                            "tests/assess/test_cases.py",
                            "tests/assess/test_assess_store.py"],  # unresolved-outcome bounds
+    "records/numbers.py": ["tests/audit/test_non_finite_scores.py"],  # what counts as a score
     "store/redact.py": ["tests/records/test_redaction.py", "tests/store/test_store_redact.py",
                         "tests/store/test_redact_api.py"],
     "store/ledger.py": [f"tests/store/{name}.py" for name in (  # not the tamper study, not CLI
