@@ -29,18 +29,21 @@ def _score_problem(score: Any) -> str:
     return f"the scorer returned a score that is not a finite number: {score!r}"
 
 
+def _invalid(scorer: Scorer, why: str, evidence_digest: str | None) -> Assessment:
+    return Assessment(scorer.name, scorer.version, "INVALID", None, {}, (why,),
+                      evidence_digest or "")
+
+
 def _guarded(scorer: Scorer, submission: Any, task: str, seed: int | None, profile: str,
              evidence_digest: str | None, trajectory: Sequence[Event] | None) -> Assessment:
     try:
         a = scorer.score(submission, task, seed, profile, evidence_digest, trajectory)
     except Exception as exc:  # a scorer bug is an invalid measurement, never a crash or a 0
-        return Assessment(scorer.name, scorer.version, "INVALID", None, {},
-                          (f"the scorer raised {type(exc).__name__}: {exc}",),
-                          evidence_digest or "")
+        return _invalid(scorer, f"the scorer raised {type(exc).__name__}: {exc}",
+                        evidence_digest)
     if not isinstance(a, Assessment):
-        return Assessment(scorer.name, scorer.version, "INVALID", None, {},
-                          (f"the scorer returned {type(a).__name__}, not an Assessment",),
-                          evidence_digest or "")
+        return _invalid(scorer, f"the scorer returned {type(a).__name__}, not an Assessment",
+                        evidence_digest)
     # A NaN, an infinity or a string is no measurement either: every aggregate downstream
     # would either raise or carry it into its means.
     why = _score_problem(a.score)

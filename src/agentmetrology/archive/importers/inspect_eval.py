@@ -31,7 +31,6 @@ from agentmetrology.archive.importers.limits import (
     Malformed,
     TooCostlyError,
     count,
-    finite_float,
     parse_json,
 )
 from agentmetrology.archive.importers.limits import ident as _text
@@ -51,6 +50,7 @@ from agentmetrology.archive.model import (
 )
 from agentmetrology.archive.redact import redact
 from agentmetrology.records.events import ACTORS
+from agentmetrology.records.numbers import finite_float
 
 FORMAT = "inspect"
 ZSTD_METHOD = 93

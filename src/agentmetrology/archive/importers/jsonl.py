@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from agentmetrology.archive.importers.limits import count, finite_float, parse_json
+from agentmetrology.archive.importers.limits import count, parse_json
 from agentmetrology.archive.model import (
     Archive,
     ArchiveEpisode,
@@ -33,6 +33,7 @@ from agentmetrology.archive.redact import redact
 from agentmetrology.archive.replay import apply_gate
 from agentmetrology.records.canonical import canonical_json, to_plain
 from agentmetrology.records.episode import MEASUREMENT_FAILURES
+from agentmetrology.records.numbers import finite_float
 
 FORMAT = "jsonl"
 

@@ -2,8 +2,9 @@
 
 Archives come from elsewhere, so every importer parses JSON through `parse_json`, which turns a
 nesting too deep for Python's parser (RecursionError) or for the recursive code after it into a
-`ValueError` with a plain message, and reads numbers through `finite_float` / `count`, which
-treat non-finite floats and integers too large for a float as unreadable rather than raising.
+`ValueError` with a plain message, and reads numbers through `count` (here) and
+`records.numbers.finite_float`, which treat non-finite floats and integers too large for a
+float as unreadable rather than raising.
 """
 
 from __future__ import annotations
@@ -11,9 +12,6 @@ from __future__ import annotations
 import json
 import math
 from typing import Any
-
-# Re-exported: the importers read numbers through this module.
-from agentmetrology.records.numbers import finite_float as finite_float
 
 MAX_DEPTH = 200  # deepest JSON nesting accepted; real archives stay well under 30 levels
 MAX_COUNT = 2**53  # largest token count / trial number read as exact (floats are exact below)

@@ -19,7 +19,6 @@ from agentmetrology.archive.importers.limits import (
     MAX_PLANNED_ABSENT,
     Malformed,
     count,
-    finite_float,
     ident,
     kind_name,
     obj,
@@ -35,6 +34,7 @@ from agentmetrology.archive.model import (
     StoredGrade,
     is_success,
 )
+from agentmetrology.records.numbers import finite_float
 
 FORMAT = "taubench"
 STEP_CAP = 30  # tau-bench's default agent step cap: 2 + 2 * 30 = 62 messages
