@@ -108,7 +108,7 @@ def test_the_kind_raises_its_own_error_class() -> None:
         pass
 
     reg: Registry[str] = Registry("greeting", error=UnknownGreeting)
-    with pytest.raises(UnknownGreeting, match="unknown greeting 'x'; known: $"):
+    with pytest.raises(UnknownGreeting, match=r"unknown greeting 'x'; known: $"):
         reg.get("x")
 
 
