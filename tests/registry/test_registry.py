@@ -69,6 +69,7 @@ def test_a_family_passes_what_follows_the_colon() -> None:
     assert reg.create("shout:hey", times=2) == "HEYHEY"
     assert reg.entry_name("shout:a:b") == "shout" and reg.family_argument("shout:a:b") == "a:b"
     assert reg.family_argument("hello") is None and reg.entry_name("hello:x") is None
+    assert reg.entry_name("shout") is None and "shout" not in reg  # a family needs `shout:x`
     assert reg.names(plugins=False) == ["hello", "shout:WORD"]
 
 

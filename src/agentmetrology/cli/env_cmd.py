@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+from agentmetrology.agents.registry import LLM_FAMILY, agent_family
 from agentmetrology.cli.args import split_names
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail
@@ -26,6 +27,7 @@ from agentmetrology.records.environment import EnvSpec
 from agentmetrology.run.episode import (
     ScoredEpisode,
     canonical_condition,
+    make_policy,
     result_row,
     run_episode,
 )
@@ -202,17 +204,17 @@ def run_cmd(
     except ValueError as exc:
         fail(str(exc))
     agent = chosen.agent
-    if agent.startswith("llm:"):
+    if agent_family(agent) == LLM_FAMILY:
         from agentmetrology.cli.llm_run import run_llm
 
         run_llm(spec, agent, tasks, seed_list, level, prof, condition, chosen.base_url,
                 chosen.api_key_env, json_out, max_retries, store, retry_failures, price=price,
                 epochs=epochs)
         return
-    if agent not in spec.agents:
+    if agent not in spec.agents and agent_family(agent) is None:
         fail(f"unknown agent {agent!r}; {spec.name} has: {', '.join(spec.agents)} "
              "(or llm:MODEL)")
-    policy = spec.agents[agent]()
+    policy = make_policy(spec, agent)  # a plug-in agent family's agents run here too
     if level not in policy.levels:
         fail(f"agent {agent!r} acts only at {', '.join(policy.levels)}; choose --level "
              f"{policy.levels[0]}")

@@ -77,17 +77,20 @@ class Registry(Generic[T]):
     def __init__(self, kind: str, *, group: str | None = None, hint: str = "",
                  error: type[UnknownNameError] = UnknownNameError,
                  from_entry_point: Callable[[EntryPoint], object] = _load_entry_point,
-                 check: Callable[[str, object], T] | None = None) -> None:
+                 check: Callable[[str, object], T] | None = None,
+                 plugin_family: str | None = None) -> None:
         """`kind` names the objects in messages; `group` is the entry-point group (None: no
         plug-ins); `hint` ends the unknown-name message; `error` is the kind's UnknownNameError;
         `from_entry_point` turns an entry point into an object (default: load it); `check`
-        validates a loaded object (or raises BadEntryPointError) and returns it typed."""
+        validates a loaded object (or raises BadEntryPointError) and returns it typed; with
+        `plugin_family` every entry point is a family (`NAME:ARGUMENT`) of that argument."""
         self.kind = kind
         self.group = group
         self._hint = hint
         self._error = error
         self._from_entry_point = from_entry_point
         self._check = check
+        self._plugin_family = plugin_family
         self._entries: dict[str, T] = {}
         self._lazy: dict[str, str] = {}
         self._order: list[str] = []
@@ -148,11 +151,13 @@ class Registry(Generic[T]):
                  for n in self._order]
         if not plugins:
             return shown
-        return shown + sorted(set(self._plugin_points()) - set(self._order))
+        more = sorted(set(self._plugin_points()) - set(self._order))
+        suffix = FAMILY_SEPARATOR + self._plugin_family if self._plugin_family else ""
+        return shown + [n + suffix for n in more]
 
     def entry_name(self, name: str) -> str | None:
         """Return the registered name that provides `name` (its family for `fam:x`), or None."""
-        if name in self._order:
+        if name in self._order and name not in self._families:  # a family needs `fam:x`
             return name
         family, sep, _ = name.partition(FAMILY_SEPARATOR)
         if sep and family in self._families:
@@ -162,7 +167,7 @@ class Registry(Generic[T]):
     def __contains__(self, name: object) -> bool:
         """Whether `get(name)` finds an object, entry points included."""
         return isinstance(name, str) and (self.entry_name(name) is not None
-                                          or name in self._plugin_points())
+                                          or self._plugin_key(name) in self._plugin_points())
 
     def unknown(self, name: str) -> UnknownNameError:
         """Return the one-line error for an unknown `name`, listing the known names."""
@@ -186,8 +191,15 @@ class Registry(Generic[T]):
             raise BadEntryPointError(f"{self.kind} {name!r} ({target}) cannot be loaded: "
                                      f"{type(exc).__name__}: {exc}") from None
 
+    def _plugin_key(self, name: str) -> str | None:
+        if self._plugin_family is None:
+            return name
+        family, sep, _ = name.partition(FAMILY_SEPARATOR)
+        return family if sep else None
+
     def _from_plugin(self, name: str) -> T:
-        ep = self._plugin_points().get(name)
+        key = self._plugin_key(name)
+        ep = None if key is None or key in self._order else self._plugin_points().get(key)
         if ep is None:
             raise self.unknown(name)
         try:
@@ -195,8 +207,8 @@ class Registry(Generic[T]):
         except (ImportError, AttributeError) as exc:
             raise BadEntryPointError(f"{self.kind} {name!r} ({ep.value}) cannot be loaded: "
                                      f"{type(exc).__name__}: {exc}") from None
-        self.add(name, self._checked(name, obj))
-        return self._entries[name]
+        self.add(ep.name, self._checked(ep.name, obj), family=self._plugin_family)
+        return self._entries[ep.name]
 
     def _checked(self, name: str, obj: object) -> T:
         return self._check(name, obj) if self._check is not None else obj  # type: ignore

@@ -1,0 +1,88 @@
+"""Every kind picked by name resolves through its registry; an unknown name lists the known."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import sys
+import types
+
+import pytest
+
+from agentmetrology.agents.registry import (
+    AGENT_FAMILIES,
+    AGENT_PREFIX,
+    UnknownAgentError,
+    agent_family,
+    make_agent,
+)
+from agentmetrology.envs.registry import get_env
+from agentmetrology.mutations import MUTATIONS, UnknownMutationError, get_mutation
+from agentmetrology.mutations.catalog import MUTATION_REGISTRY, Mutation
+from agentmetrology.records.registry import BadEntryPointError
+
+COMTRADE = get_env("comtrade")
+
+
+def _fake_points(monkeypatch: pytest.MonkeyPatch, group: str, **targets: object) -> None:
+    """Install a fake distribution whose entry points in `group` lead to `targets`."""
+    module = types.ModuleType("fake_plugin")
+    for name, obj in targets.items():
+        setattr(module, name, obj)
+    monkeypatch.setitem(sys.modules, "fake_plugin", module)
+    points = importlib.metadata.EntryPoints(
+        importlib.metadata.EntryPoint(n, f"fake_plugin:{n}", group) for n in targets)
+    monkeypatch.setattr(importlib.metadata, "entry_points",
+                        lambda *, group: points.select(group=group))
+
+
+def test_an_environment_agent_and_an_llm_agent_resolve_by_name() -> None:
+    assert make_agent(COMTRADE, "rule").levels
+    policy = make_agent(COMTRADE, "llm:qwen2.5:7b", base_url="http://127.0.0.1:9/v1")
+    assert policy.target.model == "qwen2.5:7b"  # type: ignore[attr-defined]
+    assert policy.target.name == "llm:qwen2.5:7b"  # type: ignore[attr-defined]
+    assert AGENT_PREFIX == "llm:" and agent_family("llm:m") == "llm"
+    assert agent_family("llm") is None and agent_family("rule") is None
+    assert agent_family("scripted:careful") is None  # the environment's own name
+
+
+def test_an_unknown_agent_lists_the_environment_s_and_the_families() -> None:
+    with pytest.raises(UnknownAgentError) as info:
+        make_agent(COMTRADE, "gpt")
+    assert str(info.value) == ("unknown agent 'gpt' for environment 'comtrade'; known: "
+                               f"{', '.join(COMTRADE.agents)} (and llm:MODEL)")
+    with pytest.raises(ValueError, match="needs a model name"):
+        make_agent(COMTRADE, "llm:")
+
+
+def test_a_plugin_agent_family_is_found_by_entry_point(monkeypatch: pytest.MonkeyPatch) -> None:
+    rule = COMTRADE.agents["rule"]
+    _fake_points(monkeypatch, "agentmetrology.agents", echo=lambda arg: rule())
+    monkeypatch.setattr(AGENT_FAMILIES, "_plugins", None)
+    try:
+        assert agent_family("echo:x") == "echo"
+        assert make_agent(COMTRADE, "echo:anything").levels == rule().levels
+        assert "echo:ARGUMENT" in AGENT_FAMILIES.names()
+    finally:
+        AGENT_FAMILIES.remove("echo")
+        AGENT_FAMILIES.refresh()
+
+
+def test_a_mutation_resolves_and_an_unknown_one_lists_the_catalog() -> None:
+    assert get_mutation("alias") is MUTATIONS["alias"]
+    with pytest.raises(UnknownMutationError) as info:
+        get_mutation("nope")
+    assert str(info.value) == f"unknown mutation 'nope'; known: {', '.join(MUTATIONS)}"
+
+
+def test_a_plugin_mutation_must_be_a_mutation_of_its_name(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    extra = Mutation("tone", "1", "environment", "rewrite the task's tone", hook=True)
+    _fake_points(monkeypatch, "agentmetrology.mutations", tone=extra, bad=extra)
+    monkeypatch.setattr(MUTATION_REGISTRY, "_plugins", None)
+    try:
+        assert get_mutation("tone") is extra
+        with pytest.raises(BadEntryPointError, match="not a Mutation of that name"):
+            get_mutation("bad")
+    finally:
+        MUTATION_REGISTRY.remove("tone")
+        MUTATION_REGISTRY.refresh()
