@@ -7,6 +7,8 @@ import sys
 import types
 
 import pytest
+import typer
+from typer.testing import CliRunner
 
 from agentmetrology.agents.registry import (
     AGENT_FAMILIES,
@@ -15,10 +17,12 @@ from agentmetrology.agents.registry import (
     agent_family,
     make_agent,
 )
+from agentmetrology.cli.lazy_commands import COMMANDS
+from agentmetrology.cli.main import app
 from agentmetrology.envs.registry import get_env
 from agentmetrology.mutations import MUTATIONS, UnknownMutationError, get_mutation
 from agentmetrology.mutations.catalog import MUTATION_REGISTRY, Mutation
-from agentmetrology.records.registry import BadEntryPointError
+from agentmetrology.records.registry import BadEntryPointError, UnknownNameError
 
 COMTRADE = get_env("comtrade")
 
@@ -86,3 +90,34 @@ def test_a_plugin_mutation_must_be_a_mutation_of_its_name(
     finally:
         MUTATION_REGISTRY.remove("tone")
         MUTATION_REGISTRY.refresh()
+
+
+def test_a_command_resolves_and_an_unknown_one_lists_the_commands() -> None:
+    assert COMMANDS.get("audit").subcommands is not None
+    with pytest.raises(UnknownNameError) as info:
+        COMMANDS.get("nope")
+    assert str(info.value).startswith("unknown command 'nope'; known: envs, tasks, truth, run")
+
+
+def test_a_plugin_command_runs_and_is_listed(monkeypatch: pytest.MonkeyPatch) -> None:
+    def hello(who: str = typer.Option("world", "--who")) -> None:
+        """Say hello."""
+        print(f"hello {who}")
+
+    _fake_points(monkeypatch, "agentmetrology.commands", hello=hello)
+    monkeypatch.setattr(COMMANDS, "_plugins", None)
+    try:
+        res = CliRunner().invoke(app, ["hello", "--who", "you"])
+        assert res.exit_code == 0 and res.stdout == "hello you\n"
+        listing = CliRunner().invoke(app, ["--help"], env={"COLUMNS": "120"})
+        assert "hello" in listing.stdout.split("Commands:")[1].split()
+    finally:
+        COMMANDS.remove("hello")
+        COMMANDS.refresh()
+
+
+def test_audit_subcommands_resolve_to_their_own_app() -> None:
+    res = CliRunner().invoke(app, ["audit", "census", "--help"], env={"COLUMNS": "80"})
+    assert res.exit_code == 0 and "agm audit census [OPTIONS]" in res.stdout
+    res = CliRunner().invoke(app, ["audit", "--help"], env={"COLUMNS": "80"})
+    assert res.exit_code == 0 and "agm audit [OPTIONS] {TARGET}" in res.stdout
