@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import sys
 import types
+from pathlib import Path
 
 import pytest
 import typer
@@ -17,6 +19,16 @@ from agentmetrology.agents.registry import (
     agent_family,
     make_agent,
 )
+from agentmetrology.archive.importers.detect import (
+    FORMATS,
+    detect_format,
+    format_names,
+    load_archive,
+)
+from agentmetrology.archive.importers.formats import ARCHIVE_FORMATS, ArchiveFormat, Claim
+from agentmetrology.archive.importers.jsonl import load_jsonl
+from agentmetrology.archive.model import Archive, ArchiveFormatError
+from agentmetrology.audit.registry import AUDIT_TARGETS, NamedTarget
 from agentmetrology.cli.lazy_commands import COMMANDS
 from agentmetrology.cli.main import app
 from agentmetrology.envs.registry import get_env
@@ -121,3 +133,71 @@ def test_audit_subcommands_resolve_to_their_own_app() -> None:
     assert res.exit_code == 0 and "agm audit census [OPTIONS]" in res.stdout
     res = CliRunner().invoke(app, ["audit", "--help"], env={"COLUMNS": "80"})
     assert res.exit_code == 0 and "agm audit [OPTIONS] {TARGET}" in res.stdout
+
+
+def test_an_archive_format_resolves_and_an_unknown_one_lists_the_formats(
+        tmp_path: Path) -> None:
+    assert ARCHIVE_FORMATS.get("taubench").name == "taubench"
+    assert FORMATS == ("auto", "agm", "taubench", "inspect", "jsonl")
+    with pytest.raises(UnknownNameError, match="unknown archive format 'xml'; known: agm, "
+                                               "taubench, inspect, jsonl"):
+        ARCHIVE_FORMATS.get("xml")
+    with pytest.raises(ArchiveFormatError, match="unknown format 'xml'; choose one of auto, "
+                                                 "agm, taubench, inspect, jsonl"):
+        load_archive(tmp_path, "xml")
+
+
+def test_a_plugin_archive_format_is_detected_and_chosen(monkeypatch: pytest.MonkeyPatch,
+                                                        tmp_path: Path) -> None:
+    def sniff(path: Path) -> Claim | None:
+        return Claim("csv rows") if path.suffix == ".csv" else None
+
+    def load(path: Path, data: object, max_member_bytes: int) -> Archive:
+        loaded = load_jsonl(path.with_suffix(".jsonl"))
+        loaded.notes["sniffed"] = data
+        return loaded
+
+    (tmp_path / "run.jsonl").write_text(json.dumps({
+        "episode_id": "e1", "task": "t1", "model": "m", "score": 1.0}) + "\n")
+    (tmp_path / "run.csv").write_text("episode_id,task\n")
+    _fake_points(monkeypatch, "agentmetrology.archive_formats",
+                 csvish=ArchiveFormat("csvish", sniff, load))
+    monkeypatch.setattr(ARCHIVE_FORMATS, "_plugins", None)
+    try:
+        assert format_names()[-1] == "csvish" and detect_format(tmp_path / "run.csv") == "csvish"
+        archive = load_archive(tmp_path / "run.csv")
+        assert archive.notes["sniffed"] == "csv rows" and len(archive.episodes) == 1
+        assert load_archive(tmp_path / "run.csv", "csvish").notes["sniffed"] is None
+    finally:
+        ARCHIVE_FORMATS.remove("csvish")
+        ARCHIVE_FORMATS.refresh()
+
+
+def test_an_audit_target_resolves_and_an_unknown_one_lists_the_targets() -> None:
+    from agentmetrology.audit.census import _builtin_row
+    from agentmetrology.audit.targets.bfcl import bfcl_target
+
+    assert AUDIT_TARGETS.get("bfcl") is bfcl_target and "comtrade" not in AUDIT_TARGETS
+    with pytest.raises(UnknownNameError, match=r"^unknown audit target 'nope'; known: bfcl$"):
+        AUDIT_TARGETS.get("nope")
+    row = _builtin_row("nope", 1)
+    assert row["status"] != "probed" and "(comtrade, bfcl)" in row["reason"]
+
+
+def test_a_plugin_audit_target_is_audited_by_name(monkeypatch: pytest.MonkeyPatch,
+                                                 tmp_path: Path) -> None:
+    calls: list[dict[str, object]] = []
+
+    def toy(**options: object) -> NamedTarget:
+        calls.append(options)
+        raise ValueError("toy target: nothing to audit")
+
+    _fake_points(monkeypatch, "agentmetrology.audit_targets", toy=toy)
+    monkeypatch.setattr(AUDIT_TARGETS, "_plugins", None)
+    try:
+        res = CliRunner().invoke(app, ["audit", "toy", "--limit", "3", "--out", str(tmp_path)])
+        assert calls == [{"category": "simple_python", "limit": 3}]
+        assert res.exit_code == 2 and "toy target: nothing to audit" in res.output
+    finally:
+        AUDIT_TARGETS.remove("toy")
+        AUDIT_TARGETS.refresh()
