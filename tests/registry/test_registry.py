@@ -16,6 +16,7 @@ from agentmetrology.records.registry import (
     Recipe,
     Registry,
     UnknownNameError,
+    named_instance,
 )
 
 Maker = Callable[..., str]
@@ -162,3 +163,15 @@ def test_remove_forgets_a_registration() -> None:
     assert reg.names() == ["hello"] and "shout:x" not in reg
     reg.add("shout", lambda: "again")
     assert reg.create("shout") == "again"
+
+
+def test_named_instance_accepts_an_object_of_the_entry_point_s_name() -> None:
+    named = types.SimpleNamespace
+    check = named_instance(named, call=True)
+    thing = named(name="a")
+    assert check("a", thing) is thing and check("a", lambda: thing) is thing
+    with pytest.raises(BadEntryPointError, match="leads to a SimpleNamespace named 'a', not a "
+                                                 "SimpleNamespace of that name"):
+        check("b", thing)
+    with pytest.raises(BadEntryPointError, match="leads to a function named None"):
+        named_instance(named)("a", lambda: thing)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from agentmetrology.records.registry import BadEntryPointError, Registry, UnknownNameError
+from agentmetrology.records.registry import Registry, UnknownNameError, named_instance
 
 Side = Literal["agent_view", "scorer", "environment", "none"]
 
@@ -67,19 +67,9 @@ class UnknownMutationError(UnknownNameError):
     """Raised for a mutation name not in the catalog."""
 
 
-def _checked(name: str, obj: object) -> Mutation:
-    """Return the Mutation an entry point leads to, or raise BadEntryPointError saying why."""
-    if callable(obj) and not isinstance(obj, Mutation):
-        obj = obj()
-    if not isinstance(obj, Mutation) or obj.name != name:
-        raise BadEntryPointError(f"mutation entry point {name!r} leads to "
-                                 f"{type(obj).__name__} {getattr(obj, 'name', '')!r}, not "
-                                 "a Mutation of that name")
-    return obj
-
-
 MUTATION_REGISTRY: Registry[Mutation] = Registry(
-    "mutation", group="agentmetrology.mutations", error=UnknownMutationError, check=_checked)
+    "mutation", group="agentmetrology.mutations", error=UnknownMutationError,
+    check=named_instance(Mutation, call=True))
 for _m in BUILTIN_MUTATIONS:
     MUTATION_REGISTRY.add(_m.name, _m)
 # The built-in catalog by name, in order (reports and tests list it).

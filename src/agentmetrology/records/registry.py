@@ -59,6 +59,20 @@ class Recipe:
         return cls(str(data["kind"]), str(data["name"]), dict(data.get("args") or {}))
 
 
+def named_instance(cls: type[T], *, call: bool = False) -> Callable[[str, object], T]:
+    """Return a `check` accepting an instance of `cls` whose `name` is the entry point's
+    (with `call`, a function returning one is called first)."""
+    def check(name: str, obj: object) -> T:
+        if call and callable(obj) and not isinstance(obj, cls):
+            obj = obj()
+        if not isinstance(obj, cls) or getattr(obj, "name", None) != name:
+            raise BadEntryPointError(f"entry point {name!r} leads to a {type(obj).__name__} "
+                                     f"named {getattr(obj, 'name', None)!r}, not a "
+                                     f"{cls.__name__} of that name")
+        return obj
+    return check
+
+
 def _import_target(target: str) -> object:
     module_name, _, attr = target.partition(":")
     obj: object = importlib.import_module(module_name)

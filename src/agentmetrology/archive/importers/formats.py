@@ -23,7 +23,7 @@ from agentmetrology.archive.importers.taubench import (
     read_json_file,
 )
 from agentmetrology.archive.model import Archive, ArchiveFormatError, LoadProblem
-from agentmetrology.records.registry import BadEntryPointError, Registry
+from agentmetrology.records.registry import Registry, named_instance
 
 _SNIFF_BYTES = 4096
 
@@ -45,17 +45,9 @@ class ArchiveFormat:
     load: Callable[[Path, Any, int], Archive]
 
 
-def _checked(name: str, obj: object) -> ArchiveFormat:
-    """Return the ArchiveFormat an entry point leads to, or raise BadEntryPointError."""
-    if not isinstance(obj, ArchiveFormat) or obj.name != name:
-        raise BadEntryPointError(f"archive format entry point {name!r} leads to "
-                                 f"{type(obj).__name__} {getattr(obj, 'name', '')!r}, not an "
-                                 "ArchiveFormat of that name")
-    return obj
-
-
 ARCHIVE_FORMATS: Registry[ArchiveFormat] = Registry(
-    "archive format", group="agentmetrology.archive_formats", check=_checked)
+    "archive format", group="agentmetrology.archive_formats",
+    check=named_instance(ArchiveFormat))
 
 
 def first_char(path: Path) -> str:
