@@ -201,3 +201,29 @@ def test_a_plugin_audit_target_is_audited_by_name(monkeypatch: pytest.MonkeyPatc
     finally:
         AUDIT_TARGETS.remove("toy")
         AUDIT_TARGETS.refresh()
+
+
+def test_an_environment_resolves_and_a_bad_plugin_says_which_target(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentmetrology.envs.registry import (
+        ENV_REGISTRY,
+        BadEnvironmentError,
+        UnknownEnvironmentError,
+        env_names,
+    )
+
+    assert get_env("comtrade") is COMTRADE and env_names()[:2] == ["comtrade", "researchops"]
+    _fake_points(monkeypatch, "agentmetrology.environments", toy=42, other=lambda: COMTRADE)
+    monkeypatch.setattr(ENV_REGISTRY, "_plugins", None)
+    try:
+        with pytest.raises(UnknownEnvironmentError, match=r"unknown environment 'nope'; known: "
+                                                          r".*, other, toy \(run `agm envs`\)"):
+            get_env("nope")
+        with pytest.raises(BadEnvironmentError, match=r"environment 'toy' \(fake_plugin:toy\) "
+                                                      "is a int, not an EnvSpec"):
+            get_env("toy")
+        with pytest.raises(BadEnvironmentError, match="leads to an environment named "
+                                                      "'comtrade'; the names must match"):
+            get_env("other")
+    finally:
+        ENV_REGISTRY.refresh()

@@ -119,7 +119,7 @@ def test_entry_points_are_read_on_the_first_miss_only(plugin: list[str]) -> None
     assert reg.create("hello") == "hello world" and plugin == []  # built-ins need no scan
     assert reg.create("wave") == "wave" and plugin == ["agentmetrology.greetings"]
     assert reg.create("wave") == "wave" and len(plugin) == 1  # loaded once, then registered
-    assert reg.names() == ["hello", "shout:WORD", "wave", "gone"]
+    assert reg.names() == ["hello", "shout:WORD", "gone", "wave"]
     reg.refresh()
     assert "gone" in reg and len(plugin) == 2
 

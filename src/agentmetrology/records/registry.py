@@ -92,12 +92,14 @@ class Registry(Generic[T]):
                  error: type[UnknownNameError] = UnknownNameError,
                  from_entry_point: Callable[[EntryPoint], object] = _load_entry_point,
                  check: Callable[[str, object], T] | None = None,
-                 plugin_family: str | None = None) -> None:
+                 plugin_family: str | None = None,
+                 bad: type[BadEntryPointError] = BadEntryPointError) -> None:
         """`kind` names the objects in messages; `group` is the entry-point group (None: no
         plug-ins); `hint` ends the unknown-name message; `error` is the kind's UnknownNameError;
         `from_entry_point` turns an entry point into an object (default: load it); `check`
         validates a loaded object (or raises BadEntryPointError) and returns it typed; with
-        `plugin_family` every entry point is a family (`NAME:ARGUMENT`) of that argument."""
+        `plugin_family` every entry point is a family (`NAME:ARGUMENT`) of that argument; `bad`
+        is the kind's BadEntryPointError."""
         self.kind = kind
         self.group = group
         self._hint = hint
@@ -106,6 +108,8 @@ class Registry(Generic[T]):
         self._check = check
         self._plugin_family = plugin_family
         self._entries: dict[str, T] = {}
+        self._loaded: dict[str, T] = {}  # lazy built-ins and entry points, once imported
+        self._bad = bad
         self._lazy: dict[str, str] = {}
         self._order: list[str] = []
         self._families: dict[str, str] = {}  # family name -> what follows the colon
@@ -144,6 +148,7 @@ class Registry(Generic[T]):
         if name in self._order:
             self._order.remove(name)
         self._entries.pop(name, None)
+        self._loaded.pop(name, None)
         self._lazy.pop(name, None)
         self._families.pop(name, None)
 
@@ -156,8 +161,10 @@ class Registry(Generic[T]):
         return self._plugins
 
     def refresh(self) -> None:
-        """Read the entry points again on the next miss (after installing a plug-in)."""
+        """Forget what was imported and read the entry points again on the next miss, as a
+        fresh process would (after installing a plug-in)."""
         self._plugins = None
+        self._loaded.clear()
 
     def names(self, *, plugins: bool = True) -> list[str]:
         """Return every name: registrations in order, then entry points (sorted) if `plugins`."""
@@ -170,7 +177,8 @@ class Registry(Generic[T]):
         return shown + [n + suffix for n in more]
 
     def entry_name(self, name: str) -> str | None:
-        """Return the registered name that provides `name` (its family for `fam:x`), or None."""
+        """Return the name registered in this process that provides `name` (its family for
+        `fam:x`), or None; entry points are not read."""
         if name in self._order and name not in self._families:  # a family needs `fam:x`
             return name
         family, sep, _ = name.partition(FAMILY_SEPARATOR)
@@ -178,10 +186,26 @@ class Registry(Generic[T]):
             return family
         return None
 
+    def _plugin_key(self, name: str) -> str | None:
+        if self._plugin_family is None:
+            return name
+        family, sep, _ = name.partition(FAMILY_SEPARATOR)
+        return family if sep else None
+
+    def _key(self, name: str) -> str | None:
+        """Return the registered or entry-point name providing `name` (entry points read on a
+        miss), or None."""
+        entry = self.entry_name(name)
+        if entry is not None:
+            return entry
+        key = self._plugin_key(name)
+        if key is None or key in self._order or key not in self._plugin_points():
+            return None
+        return key
+
     def __contains__(self, name: object) -> bool:
         """Whether `get(name)` finds an object, entry points included."""
-        return isinstance(name, str) and (self.entry_name(name) is not None
-                                          or self._plugin_key(name) in self._plugin_points())
+        return isinstance(name, str) and self._key(name) is not None
 
     def unknown(self, name: str) -> UnknownNameError:
         """Return the one-line error for an unknown `name`, listing the known names."""
@@ -190,47 +214,42 @@ class Registry(Generic[T]):
 
     def get(self, name: str) -> T:
         """Return the object registered as `name` (or its family), or raise naming them all."""
-        entry = self.entry_name(name)
-        if entry is None:
-            return self._from_plugin(name)
-        if entry in self._lazy:
-            self._entries[entry] = self._checked(entry, self._load(entry, self._lazy[entry]))
-            del self._lazy[entry]
-        return self._entries[entry]
-
-    def _load(self, name: str, target: str) -> object:
-        try:
-            return _import_target(target)
-        except (ImportError, AttributeError) as exc:
-            raise BadEntryPointError(f"{self.kind} {name!r} ({target}) cannot be loaded: "
-                                     f"{type(exc).__name__}: {exc}") from None
-
-    def _plugin_key(self, name: str) -> str | None:
-        if self._plugin_family is None:
-            return name
-        family, sep, _ = name.partition(FAMILY_SEPARATOR)
-        return family if sep else None
-
-    def _from_plugin(self, name: str) -> T:
-        key = self._plugin_key(name)
-        ep = None if key is None or key in self._order else self._plugin_points().get(key)
-        if ep is None:
+        key = self._key(name)
+        if key is None:
             raise self.unknown(name)
+        if key in self._entries:
+            return self._entries[key]
+        if key not in self._loaded:
+            self._loaded[key] = self._checked(key, self._load(key))
+        return self._loaded[key]
+
+    def target(self, name: str) -> str | None:
+        """Return the "module:attr" imported for `name` (a lazy built-in or an entry point),
+        None for an object registered as such or an unknown name."""
+        key = self._key(name)
+        if key is None or key in self._entries:
+            return None
+        return self._lazy[key] if key in self._lazy else self._plugin_points()[key].value
+
+    def _load(self, key: str) -> object:
         try:
-            obj = self._from_entry_point(ep)
+            if key in self._lazy:
+                return _import_target(self._lazy[key])
+            return self._from_entry_point(self._plugin_points()[key])
         except (ImportError, AttributeError) as exc:
-            raise BadEntryPointError(f"{self.kind} {name!r} ({ep.value}) cannot be loaded: "
-                                     f"{type(exc).__name__}: {exc}") from None
-        self.add(ep.name, self._checked(ep.name, obj), family=self._plugin_family)
-        return self._entries[ep.name]
+            raise self._bad(f"{self.kind} {key!r} ({self.target(key)}) cannot be loaded: "
+                            f"{type(exc).__name__}: {exc}") from None
 
     def _checked(self, name: str, obj: object) -> T:
         return self._check(name, obj) if self._check is not None else obj  # type: ignore
 
     def family_argument(self, name: str) -> str | None:
         """Return what follows the colon when `name` belongs to a family, else None."""
-        entry = self.entry_name(name)
-        return name[len(entry) + 1:] if entry in self._families and entry != name else None
+        key = self._key(name)
+        if key is None or key == name:
+            return None
+        plugin_family = key not in self._order and self._plugin_family is not None
+        return name[len(key) + 1:] if key in self._families or plugin_family else None
 
     def create(self: Registry[Callable[..., R]], name: str, /, **args: Any) -> R:
         """Return the object the factory registered as `name` makes from `args`."""
