@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from agentmetrology.cli import results_table
 from agentmetrology.cli.stats_cmd import fmt_p, stats_app
+from agentmetrology.results import values as result_values
 
 runner = CliRunner()
 
@@ -267,7 +267,7 @@ def test_an_overflowing_statistic_is_refused_not_printed_as_a_dash(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Lift the up-front bound to reach the second guard: the statistic itself is checked.
-    monkeypatch.setattr(results_table, "MAX_MAGNITUDE", math.inf)
+    monkeypatch.setattr(result_values, "MAX_MAGNITUDE", math.inf)
     rows = [_row("rule", "t1", s, 1e308) for s in range(3)]
     rows += [_row("llm", "t1", s, -1e308) for s in range(3)]
     path = _write(tmp_path / "big.jsonl", rows)
