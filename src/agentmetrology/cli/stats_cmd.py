@@ -239,43 +239,60 @@ def summarize(
     _warn_deprecated_seed(seed)
 
 
+# The options of `compare` (kept here so that its signature stays readable).
+ValuesOpt = Annotated[
+    str, typer.Option("--value", help="Numeric column(s), comma-separated (e.g. scorers); "
+                      "a dotted path for nested JSON fields.")
+]
+CompareGroupOpt = Annotated[
+    str, typer.Option("--group", help="Column naming the compared groups.")
+]
+AOpt = Annotated[str, typer.Option("--a", help="Baseline group A.")]
+BOpt = Annotated[str, typer.Option("--b", help="Group(s) B, comma-separated; differences are "
+                                   "B - A, Holm over every --value x --b.")]
+PairByOpt = Annotated[
+    str, typer.Option("--pair-by", help="Column(s) matching A's and B's rows, e.g. task,seed.")
+]
+ClusterOpt = Annotated[
+    str | None, typer.Option("--cluster", help="Resample this column's clusters (e.g. task).")
+]
+StrataOpt = Annotated[
+    str | None, typer.Option("--strata", help="Resample clusters within these strata.")
+]
+MarginOpt = Annotated[float, typer.Option("--margin", help="Equivalence margin.")]
+FlipTauOpt = Annotated[float, typer.Option("--tau", help="Pass threshold for flip counts.")]
+DrawsOpt = Annotated[
+    int, typer.Option("--draws", help=f"Monte-Carlo sign vectors (at most {MAX_DRAWS:,}).")
+]
+RerunOpt = Annotated[
+    str | None, typer.Option("--rerun-of-a", help="Group that reran A identically: gives "
+                             "the excess flip rate.")
+]
+FactorOpt = Annotated[
+    str | None, typer.Option("--factor", help="A --pair-by column crossed with the groups "
+                             "for eta squared (other pair-by columns are blocks).")
+]
+
+
 @stats_app.command()
 def compare(
     file: FileArg,
-    value: Annotated[
-        str, typer.Option("--value", help="Numeric column(s), comma-separated (e.g. scorers); "
-                          "a dotted path for nested JSON fields.")
-    ],
-    group: Annotated[str, typer.Option("--group", help="Column naming the compared groups.")],
-    a: Annotated[str, typer.Option("--a", help="Baseline group A.")],
-    b: Annotated[str, typer.Option("--b", help="Group(s) B, comma-separated; differences are "
-                                   "B - A, Holm over every --value x --b.")],
-    pair_by: Annotated[
-        str, typer.Option("--pair-by", help="Column(s) matching A's and B's rows, e.g. task,seed.")
-    ],
-    cluster: Annotated[
-        str | None, typer.Option("--cluster", help="Resample this column's clusters (e.g. task).")
-    ] = None,
-    strata: Annotated[
-        str | None, typer.Option("--strata", help="Resample clusters within these strata.")
-    ] = None,
-    margin: Annotated[float, typer.Option("--margin", help="Equivalence margin.")] = DEFAULT_MARGIN,
-    tau: Annotated[float, typer.Option("--tau", help="Pass threshold for flip counts.")] = 0.9,
+    value: ValuesOpt,
+    group: CompareGroupOpt,
+    a: AOpt,
+    b: BOpt,
+    pair_by: PairByOpt,
+    cluster: ClusterOpt = None,
+    strata: StrataOpt = None,
+    margin: MarginOpt = DEFAULT_MARGIN,
+    tau: FlipTauOpt = 0.9,
     analysis_seed: AnalysisSeedOpt = None,
     seed: OldSeedOpt = None,
     resamples: ResamplesOpt = 2000,
     confidence: ConfidenceOpt = 0.95,
-    draws: Annotated[
-        int, typer.Option("--draws", help=f"Monte-Carlo sign vectors (at most {MAX_DRAWS:,}).")
-    ] = 100_000,
-    rerun_of_a: Annotated[
-        str | None, typer.Option("--rerun-of-a", help="Group that reran A identically: gives "
-                                 "the excess flip rate.")
-    ] = None,
-    factor: Annotated[
-        str | None, typer.Option("--factor", help="A --pair-by column crossed with the groups "
-                                 "for eta squared (other pair-by columns are blocks).")
-    ] = None,
+    draws: DrawsOpt = 100_000,
+    rerun_of_a: RerunOpt = None,
+    factor: FactorOpt = None,
     json_output: JsonOpt = False,
 ) -> None:
     """Paired B - A: difference with CIs, sign-flip p (Holm), sign test, Cliff's delta, flips."""
