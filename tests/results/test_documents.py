@@ -28,6 +28,12 @@ def _summary(path: Path, group_by: tuple[str, ...] = ("agent", "task"), **extra:
     )
 
 
+def _csv_summary(tmp_path: Path, text: str, group: str) -> Any:
+    path = tmp_path / "results.csv"
+    path.write_text(text, encoding="utf-8")
+    return _summary(path, group_by=(group,))
+
+
 def test_summarize_run_jsonl(runs: Path) -> None:
     doc = _summary(runs)
     groups = doc["groups"]
@@ -61,12 +67,11 @@ def test_summarize_is_deterministic_and_seeded(runs: Path) -> None:
 
 
 def test_summarize_csv_with_non_numeric_values(tmp_path: Path) -> None:
-    path = tmp_path / "results.csv"
-    path.write_text(
+    doc = _csv_summary(
+        tmp_path,
         "model,task,ground_truth.f1\nA,x,0.9\nA,x,n/a\nA,x,\nB,x,0.5\nB,x,0.7\n,x,0.3\n",
-        encoding="utf-8",
+        "model",
     )
-    doc = _summary(path, group_by=("model",))
     assert {g["group"]["model"]: g["n"] for g in doc["groups"]} == {"A": 1, "B": 2}
     reasons = doc["excluded"]["by_reason"]
     assert reasons["value null"] == {"count": 2, "lines": [3, 4]}
@@ -124,12 +129,11 @@ def test_measurement_failures_are_excluded_and_counted_per_group(tmp_path: Path)
 
 
 def test_csv_status_column_beside_the_value_marks_a_failure(tmp_path: Path) -> None:
-    path = tmp_path / "r.csv"
-    path.write_text(
+    doc = _csv_summary(
+        tmp_path,
         "agent,ground_truth.f1,ground_truth.status\na,1.0,PASS\na,0.0,unknown\na,0.5,FAIL\n",
-        encoding="utf-8",
+        "agent",
     )
-    doc = _summary(path, group_by=("agent",))
     assert doc["groups"][0]["n"] == 2 and doc["groups"][0]["mean"]["value"] == 0.75
     assert doc["excluded"]["by_reason"]["measurement failure"]["lines"] == [3]
 
