@@ -1,4 +1,4 @@
-"""Read an evidence store without ever writing it: the only way to read a store's ledger.
+"""Read an evidence store by its path without ever writing it (the viewer's way in).
 
 `StoreReader` answers named questions (campaigns and their progress, the episode index, one
 administration with its attempts, billing, assessments and history, a verified blob) with plain
