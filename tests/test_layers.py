@@ -91,3 +91,29 @@ def test_environment_plugins_import_only_records() -> None:
 def test_the_test_plugin_imports_only_records() -> None:
     path = ROOT.parents[1] / "tests" / "plugin_env" / "toy_sum.py"
     assert {m.split(".")[1] for m in _imports(path)} == {"records"}
+
+
+_SQL_ATTRS = {"conn", "execute", "executemany", "executescript"}
+
+
+def _speaks_sql(source: str) -> list[str]:
+    """Return each sqlite3 import and each connection attribute or SQL call in `source`."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name.split(".")[0] == "sqlite3"]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "sqlite3":
+            found.append(f"from {node.module}")
+        elif isinstance(node, ast.Attribute) and node.attr in _SQL_ATTRS:
+            found.append(f"line {node.lineno}: .{node.attr}")
+    return found
+
+
+def test_only_the_store_speaks_sql() -> None:
+    # DESIGN.md: the store is the only package that speaks SQL; others use its reader API.
+    assert _speaks_sql("import sqlite3\nstore.ledger.conn.execute('SELECT 1')") == [
+        "sqlite3", "line 2: .execute", "line 2: .conn"]
+    bad = [f"{path.relative_to(ROOT)}: {what}" for path in ROOT.rglob("*.py")
+           if path.relative_to(ROOT).parts[0] != "store"
+           for what in _speaks_sql(path.read_text())]
+    assert bad == []

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 import sys
 from pathlib import Path
 
@@ -49,7 +48,7 @@ def export_cmd(
         fail(str(exc.args[0]))
     except BlobError as exc:
         fail(f"{store}: {exc}")
-    except (OSError, sqlite3.DatabaseError, LedgerError) as exc:
+    except (OSError, LedgerError) as exc:
         fail(f"cannot read the evidence store at {store}: {exc}")
     try:
         data = render(export, kind)
