@@ -238,7 +238,7 @@ def label(value: Any) -> str | None:
     return str(value)
 
 
-def split_names(text: str, option: str) -> list[str]:
+def split_column_names(text: str, option: str) -> list[str]:
     """Split a comma-separated list of column names, rejecting empty names."""
     names = [part.strip() for part in text.split(",")]
     if not text.strip() or any(not name for name in names):

@@ -28,7 +28,7 @@ from agentmetrology.cli.results_table import (
     collect_groups,
     describe,
     read_results,
-    split_names,
+    split_column_names,
 )
 from agentmetrology.cli.stats_compare import build_comparison, print_comparison
 from agentmetrology.cli.stats_format import (
@@ -142,7 +142,7 @@ def build_summary(
 ) -> dict[str, Any]:
     """Return the `summarize` JSON document for a results file."""
     check_limits(resamples)
-    groups = split_names(group, "--group")
+    groups = split_column_names(group, "--group")
     table = read_results(file)
     table.require([value, *groups])
     collected = collect_groups(table, value, groups)
@@ -339,14 +339,14 @@ def compare(
     with _guarded():
         if "," in group:
             raise TableError("--group for compare takes one column")
-        values = split_names(value, "--value")
-        bs = split_names(b, "--b")
+        values = split_column_names(value, "--value")
+        bs = split_column_names(b, "--b")
         spec = PairSpec(
             value=values[0],
             group=group,
             a=a,
             b=bs[0],
-            pair_by=split_names(pair_by, "--pair-by"),
+            pair_by=split_column_names(pair_by, "--pair-by"),
             cluster=cluster,
             strata=strata,
         )
