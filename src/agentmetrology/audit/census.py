@@ -1,4 +1,4 @@
-"""The scorer census: many benchmarks' scorers audited in one table (specs/audit.md, `inspect`).
+"""The scorer census: many benchmarks' scorers audited in one table (docs/inspect.md).
 
 One row per benchmark × scorer: scorer kind, criterion sensitivity (and the offending probes),
 the empty-trajectory (do-nothing) pass rate and the licensed claim. Each Inspect task runs in its
