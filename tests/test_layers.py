@@ -14,6 +14,7 @@ RANK = {
     "run": 4, "serve": 4,
     "audit": 5, "archive": 5, "diagnose": 5, "assess": 5, "experiment": 5,
     "inspect_ext": 5,
+    "results": 5,
     "report": 6, "view": 6, "adapters": 6,
     "cli": 7,
 }
