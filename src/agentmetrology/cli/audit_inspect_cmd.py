@@ -7,7 +7,6 @@ this module's app; every other `agm audit TARGET` is the built-in auditor.
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from agentmetrology.cli.audit_cmd import (
 )
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail
+from agentmetrology.records.names import compact_slug
 from agentmetrology.report.numberguard import NumberGuardError
 
 SUBCOMMANDS = ("inspect", "census", "propose")
@@ -42,10 +42,6 @@ def route(argv: list[str]) -> list[str] | None:
     if len(argv) >= 2 and argv[0] == "audit" and argv[1] in SUBCOMMANDS:
         return argv[1:]
     return None
-
-
-def _slug(spec: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", spec).strip("-") or "task"
 
 
 def _judge(model: str | None, base_url: str | None, key_env: str | None) -> Any:
@@ -134,7 +130,7 @@ def inspect_cmd(
         args = parse_task_args(task_arg)
     except ValueError as exc:
         fail(str(exc))
-    out = out or Path(f"out/audit-inspect-{_slug(task)}")
+    out = out or Path(f"out/audit-inspect-{compact_slug(task, 'task')}")
     check_writable(out)
     judge = _judge(judge_model, base_url, api_key_env)
     try:

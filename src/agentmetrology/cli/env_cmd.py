@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from agentmetrology.cli.args import split_names
+from agentmetrology.cli.args import split_nonempty_names
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail
 from agentmetrology.cli.run_args import (
@@ -122,7 +122,7 @@ def truth_cmd(
 def _tasks_arg(spec: EnvSpec, task: str) -> list[str]:
     if task == "all":
         return list(spec.tasks)
-    names = split_names(task)
+    names = split_nonempty_names(task)
     if not names:
         fail("--task needs a task id, a comma-separated list, or 'all'")
     for t in names:

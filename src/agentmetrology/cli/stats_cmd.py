@@ -106,7 +106,7 @@ def _warn_deprecated_seed(old_seed: int | None) -> None:
         typer.echo("agm stats: warning: --seed is deprecated; use --analysis-seed", err=True)
 
 
-def split_names(text: str, option: str) -> tuple[str, ...]:
+def split_column_names(text: str, option: str) -> tuple[str, ...]:
     """Split a comma-separated list of column names, rejecting empty names."""
     names = tuple(part.strip() for part in text.split(","))
     if not text.strip() or any(not name for name in names):
@@ -224,7 +224,7 @@ def summarize(
         request = SummaryRequest(
             source=file,
             value=value,
-            group_by=split_names(group, "--group"),
+            group_by=split_column_names(group, "--group"),
             tau=tau,
             alpha=alpha,
             analysis_seed=chosen_seed,
@@ -303,9 +303,9 @@ def compare(
             source=file,
             group=group,
             a=a,
-            values=split_names(value, "--value"),
-            bs=split_names(b, "--b"),
-            pair_by=split_names(pair_by, "--pair-by"),
+            values=split_column_names(value, "--value"),
+            bs=split_column_names(b, "--b"),
+            pair_by=split_column_names(pair_by, "--pair-by"),
             cluster=cluster,
             strata=strata,
             rerun_of_a=rerun_of_a,

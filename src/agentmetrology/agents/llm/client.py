@@ -10,7 +10,7 @@ errors, unusable 200 bodies) are retried with exponential backoff on the injecta
 the budget runs out, or the provider rejects the request itself (other 4xx: a configuration
 error), InfraError ends the episode as a measurement failure, never as an agent failure.
 
-Cost convention (one rule per outcome, see docs/llm.md "What an attempt costs"):
+Cost convention (one rule per outcome, see docs/llm.md "Cost"):
 - `connection_error`: the connection was never established (refused, host not found, TLS or
   connect timeout), so no request reached the provider: tokens 0 and cost 0.0, known, whatever
   the price table says.
