@@ -52,6 +52,15 @@ def test_each_bad_input_is_one_user_error_naming_its_option(
     assert "targets[" not in message and "<agm run" not in message
 
 
+def test_a_credential_in_the_endpoint_is_refused_in_command_line_words() -> None:
+    with pytest.raises(UserError) as caught:
+        make_request("comtrade", task="T1_single_page", agent="llm:m",
+                     base_url="http://user:pw@127.0.0.1:9/v1")
+    assert str(caught.value) == (
+        "--base-url: base_url holds a password (user:password@host); never write a credential "
+        "on a command line: remove it, give --api-key-env VARIABLE and export VARIABLE")
+
+
 def test_an_unknown_environment_names_the_known_ones() -> None:
     with pytest.raises(UserError, match=r"'nope'.*comtrade"):
         make_request("nope", task="T1")

@@ -34,8 +34,7 @@ from agentmetrology.cli.run_args import (
     merge_task_args,
     parse_task_args,
 )
-from agentmetrology.cli.run_output import RunView, num
-from agentmetrology.cli.run_output import print_table as _print_table
+from agentmetrology.cli.run_output import RunView, num, print_table
 from agentmetrology.cli.table_fit import Col
 from agentmetrology.envs.registry import env_names, get_env
 from agentmetrology.records.environment import EnvSpec
@@ -82,7 +81,7 @@ def envs_cmd(json_out: bool = typer.Option(False, "--json", help="Print JSON lin
     cells = [[r["name"], r.get("version", "—"), str(r.get("tasks", "—")),
               ",".join(r.get("levels", [])), "; ".join(r.get("scorers", [])),
               r.get("description") or r.get("error", "")] for r in rows]
-    _print_table("Environments", cols, cells)
+    print_table("Environments", cols, cells)
 
 
 def tasks_cmd(env: str = typer.Argument(..., help="Environment, e.g. comtrade (agm envs)."),
@@ -98,7 +97,7 @@ def tasks_cmd(env: str = typer.Argument(..., help="Environment, e.g. comtrade (a
     cols = [Col(k, 9 if k == "task_id" else 3,
                 all(isinstance(r.get(k), int | float) for r in rows)) for k in keys]
     cells = [[str(r.get(k, "")) for k in keys] for r in rows]
-    _print_table(f"{spec.name} tasks", cols, cells)
+    print_table(f"{spec.name} tasks", cols, cells)
 
 
 def truth_cmd(
@@ -187,7 +186,7 @@ def score_cmd(
     cells = [[s.name, a.status, num(a.score), ", ".join(
         f"{k}={num(v, 3) if isinstance(v, float) else v}" for k, v in a.components.items())]
         for s, a in zip(spec.scorers, assessments, strict=True)]
-    _print_table(f"{directory} on {task} seed {seed} ({prof})", cols, cells)
+    print_table(f"{directory} on {task} seed {seed} ({prof})", cols, cells)
     for a in assessments:
         for reason in a.reasons:
             make_console().print(f"  - {a.scorer}: {reason}", markup=False)

@@ -28,6 +28,9 @@ Price = tuple[float, float, float | None]
 # The option of `agm run` behind each key of the target table (and the agent's name).
 OPTIONS = {"name": "--agent", "model": "--agent", "base_url": "--base-url",
            "api_key_env": "--api-key-env", "max_retries": "--max-retries", "price": "--price"}
+# The campaign rules word their fixes for a file; here the same fixes are options.
+AS_OPTIONS = (("into a campaign file", "on a command line"),
+              ('set api_key_env = "VARIABLE"', "give --api-key-env VARIABLE"))
 
 
 def parse_price(text: str) -> Price:
@@ -66,7 +69,10 @@ def check_llm_target(spec: EnvSpec, agent: str, level: str, *, base_url: str | N
                                                   prices)]}, KINDS, NAME_PATTERN, spec.levels)
     for problem in ck.errors:
         field = problem.location.partition(".")[2].partition(".")[0]
-        raise UserError(f"{OPTIONS.get(field, '--agent')}: {problem.message}")
+        message = problem.message
+        for in_file, as_option in AS_OPTIONS:
+            message = message.replace(in_file, as_option)
+        raise UserError(f"{OPTIONS.get(field, '--agent')}: {message}")
     if episodes > MAX_ADMINISTRATIONS:
         raise UserError(f"--task, --seeds and --epochs give {episodes:,} episodes; at most "
                         f"{MAX_ADMINISTRATIONS:,} are allowed in one run")
