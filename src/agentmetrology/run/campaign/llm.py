@@ -41,7 +41,7 @@ class EpisodeTimeout(Exception):
 def llm_policy_problem() -> str | None:
     """Return why the LLM policy cannot be used here, or None when it can."""
     try:
-        from agentmetrology.agents.llm.client import resolve_http_client
+        from agentmetrology.agents.llm.endpoint import resolve_http_client
         from agentmetrology.agents.llm.policy import make_llm_policy  # noqa: F401
     except ImportError as exc:
         return f"the LLM policy is not available ({exc}); install the llm extra"
