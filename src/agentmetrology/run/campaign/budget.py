@@ -60,7 +60,8 @@ class Budget:
             if self.cost_unknown:
                 return (f"budget: max_cost {lim.max_cost:g} cannot be checked, {self.cost_unknown}"
                         " episode(s) or unfinished attempt(s) have unknown cost (a price is "
-                        "missing, or the server reported no token counts)")
+                        "missing, or the server reported no token counts or counts no bill "
+                        "can have)")
             if self.cost >= lim.max_cost:
                 return f"budget: max_cost {lim.max_cost:g} reached (spent {self.cost:.6g})"
         if lim.max_tokens is not None and self.tokens >= lim.max_tokens:
