@@ -2,7 +2,7 @@
 
     python benchmarks/diagnose_grid.py
 
-The goal of specs/trace.md is under 60 s on a 2-core machine for the grid.
+The goal (docs/diagnose.md) is under 60 s on a 2-core machine for the grid.
 """
 
 from __future__ import annotations

@@ -18,8 +18,9 @@ from typing import Any
 from openai import AsyncOpenAI
 
 from agentmetrology.envs import registry
-from agentmetrology.run.adhoc import QuickRun, run_quick
+from agentmetrology.run.adhoc import run_request
 from agentmetrology.run.episode import run_one
+from agentmetrology.run.request import make_request
 from support.fake_models import careful_model
 from support.fake_openai import FakeOpenAI, Reply, http_error, text, tool_calls
 
@@ -84,9 +85,9 @@ def test_a_partial_submission_earns_its_f1_as_agm_run_scores_it(tmp_path: Path) 
     env = load_environment("comtrade", tasks=["T3_duplicates"], seeds=[7], level="L2")
     (out,), _ = evaluate(env, half_model)
     with FakeOpenAI(itertools.repeat(half_model, 60)) as srv:
-        _, (row,), _ = run_quick(QuickRun("llm:fake-model", "comtrade", ("T3_duplicates",),
-                                          (7,), "L2", "seeded", "clean", srv.base_url, None,
-                                          0), tmp_path / "store")
+        (row,) = run_request(make_request(
+            "comtrade", task="T3_duplicates", seeds="7", agent="llm:fake-model",
+            base_url=srv.base_url, max_retries=0, store=tmp_path / "store")).rows
     f1 = row["ground_truth"]["f1"]
     assert 0.0 < f1 < 1.0
     assert out["reward"] == f1 and out["agm"]["status"] == "PARTIAL"

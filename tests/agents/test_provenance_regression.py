@@ -1,4 +1,4 @@
-"""Our harness never writes anyone else's actions into the agent's record (specs/archive.md §3).
+"""Our harness never writes anyone else's actions into the agent's record (docs/archive.md).
 
 Every agent-actor call in an episode is a move the policy proposed, in order, and nothing the
 scorers (the grader) do afterwards touches the record.

@@ -52,7 +52,7 @@ def test_transitions_reference_flip_fraction() -> None:
     t = transitions(old, new)
     assert (t["n10"], t["n01"], t["flips"], t["n"]) == (40, 37, 77, 800)
     assert t["flip_fraction"] == 0.09625
-    assert t["net_count"] == -3 and t["net"] == -3 / 800  # the spec's net is a fraction
+    assert t["net_count"] == -3 and t["net"] == -3 / 800  # net is a fraction (docs/archive.md)
 
 
 @pytest.mark.parametrize(("n", "pairs"), [(27, 351), (17, 136)])

@@ -1,4 +1,4 @@
-"""`agm archive compare` (compare.json) pinned on two hand-built archives (specs/archive.md:
+"""`agm archive compare` (compare.json) pinned on two hand-built archives (docs/archive.md:
 transitions n00/n01/n10/n11, net = (n01 − n10)/N, flip fraction, rank reversals on a common
 cohort, crossed evaluator × data cells)."""
 

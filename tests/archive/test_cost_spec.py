@@ -1,4 +1,4 @@
-"""The cost section of archive.json pinned on hand-derived trace trees (specs/archive.md §2).
+"""The cost section of archive.json pinned on hand-derived trace trees (docs/archive.md, "cost").
 
 Every expected number below is worked out by hand from the spec, not read back from the code:
 C_all sums every model-call span, the root total only spans without a model-call ancestor, C*

@@ -1,4 +1,4 @@
-"""The coverage section pinned on a hand-counted archive (specs/archive.md, coverage and bounds).
+"""The coverage section pinned on a hand-counted archive (docs/archive.md, "coverage").
 
 Two cells: "m" (6 planned: 3 pass, 1 fail, 1 ungraded with a grade recovered by replay, 1
 invalid replay) and "m / s" (2 planned: 1 pass, 1 fail). Every number below is counted by hand:

@@ -1,4 +1,4 @@
-"""Re-grading across versions (specs/archive.md), hand-derived: the rank cohort per unit, rank
+"""Re-grading across versions (docs/archive.md), hand-derived: the rank cohort per unit, rank
 reversals and ties among common units, crossed cells with nothing graded, and the interaction's
 float tolerance."""
 

@@ -1,4 +1,4 @@
-"""The validity card's fixed claim lattice, case by case (specs/audit.md, "The card")."""
+"""The validity card's fixed claim lattice, case by case (docs/audit.md, "The card")."""
 
 from __future__ import annotations
 

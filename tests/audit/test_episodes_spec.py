@@ -1,4 +1,4 @@
-"""The auditor's episode stages on hand-built runs and stores (audit/episodes.py, specs/audit.md).
+"""The auditor's episode stages on hand-built runs and stores (audit/episodes.py, docs/audit.md).
 
 Non-degeneracy: a model-owned decision passes for a target when its action varies and the
 outcome differs between actions; fixed rules are reported per rule and never counted; an

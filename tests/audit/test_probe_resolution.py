@@ -1,4 +1,4 @@
-"""Criterion sensitivity honours the scorer's resolution eps (specs/audit.md).
+"""Criterion sensitivity honours the scorer's resolution eps (docs/audit.md, "Stages").
 
 A probe of strictly lower ground-truth quality must score more than eps below correct; within
 eps it is a tie (offending), beyond eps it is separated.

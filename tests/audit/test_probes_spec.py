@@ -1,4 +1,4 @@
-"""The probe battery's accounting of what it could not check (specs/audit.md).
+"""The probe battery's accounting of what it could not check (docs/audit.md, "Stages").
 
 A probe whose ground truth is undecided (None) is excluded from every comparison and mean and
 counted; an INVALID cell is counted with its reason. One hand-built two-task battery pins every

@@ -98,7 +98,7 @@ def test_task_arguments_map_to_the_run_options() -> None:
      "error: -T seeds given twice ('1' and '2'); give it once"),
     ([], "error: give the task: --task ID (or -T task=ID), a comma-separated list, or 'all'"),
     (["-T", "level=L9", "-T", "task=T3_duplicates"],
-     "error: unknown level 'L9'; comtrade has: L0, L1, L2"),
+     "error: --level: unknown level 'L9'; comtrade has: L0, L1, L2"),
 ])
 def test_bad_task_arguments_are_one_line(args: list[str], message: str) -> None:
     res = runner.invoke(app, [*BASE, *args])
@@ -131,11 +131,11 @@ def test_epochs_are_repeats_recorded_as_the_repeat_index() -> None:
 
 
 def test_epochs_key_the_episode() -> None:
-    from agentmetrology.cli.env_cmd import run_one_repeat
     from agentmetrology.envs.registry import get_env
+    from agentmetrology.run.episode import run_one
 
-    scored = run_one_repeat(get_env("comtrade"), "T3_duplicates", 0, "rule", "L2", "seeded",
-                            "clean", 2)
+    scored = run_one(get_env("comtrade"), "T3_duplicates", 0, "rule", "L2", "seeded", "clean",
+                     repeat=2)
     assert scored.episode.key.repeat == 2
 
 

@@ -10,106 +10,20 @@ import pytest
 from typer.testing import CliRunner
 
 from agentmetrology.cli.stats_cmd import stats_app
+from support.results_rows import run_record, write_runs
 
 runner = CliRunner()
 ENV = {"COLUMNS": "200"}
 
-F1 = {
-    ("rule", "t1"): [1.0, 1.0, 0.81, 1.0],
-    ("rule", "t2"): [0.5, 0.6, 0.7, 0.55],
-    ("llm", "t1"): [1.0, 0.0, 1.0, 1.0],  # high mean, bad floor
-    ("llm", "t2"): [0.9, 0.95, 1.0, 0.92],
-}
-
-
-def _run_record(agent: str, task: str, seed: int, f1: float | None) -> dict[str, object]:
-    """One line of `agm run comtrade ... --json`."""
-    return {
-        "task": task,
-        "seed": seed,
-        "profile": "default",
-        "agent": agent,
-        "level": "L2",
-        "termination": "submitted",
-        "requests_used": 12,
-        "rows_submitted": 40,
-        "submission_sha256": "0" * 64,
-        "ground_truth": {
-            "f1": f1,
-            "recall": f1,
-            "precision": f1,
-            "duplicates": 0,
-            "totals_rows": 0,
-            "spurious": 0,
-        },
-        "judge": {"status": "PASS", "total": f1, "breakdown": {}},
-    }
-
 
 @pytest.fixture
 def runs(tmp_path: Path) -> Path:
-    path = tmp_path / "runs.jsonl"
-    lines = [
-        json.dumps(_run_record(agent, task, seed, f1))
-        for (agent, task), values in F1.items()
-        for seed, f1 in enumerate(values)
-    ]
-    lines.append(json.dumps(_run_record("llm", "t2", 9, None)))  # line 17: f1 missing
-    lines.append("")  # blank lines are skipped
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
+    return write_runs(tmp_path / "runs.jsonl")
 
 
 def _invoke(*args: str) -> tuple[int, str, str]:
     result = runner.invoke(stats_app, list(args), env=ENV)
     return result.exit_code, result.stdout, result.stderr
-
-
-def _summarize_json(path: Path, *extra: str) -> dict[str, object]:
-    code, out, err = _invoke(
-        "summarize",
-        str(path),
-        "--value",
-        "ground_truth.f1",
-        "--group",
-        "agent,task",
-        "--json",
-        *extra,
-    )
-    assert code == 0, err
-    return json.loads(out)
-
-
-def test_summarize_run_jsonl(runs: Path) -> None:
-    doc = _summarize_json(runs)
-    groups = doc["groups"]
-    assert isinstance(groups, list) and len(groups) == 4
-    assert groups[0]["group"] == {"agent": "rule", "task": "t1"}
-    means = [g["mean"]["value"] for g in groups]
-    assert means == sorted(means, reverse=True)
-    llm_t1 = next(g for g in groups if g["group"] == {"agent": "llm", "task": "t1"})
-    assert llm_t1["worst"]["value"] == 0.0
-    assert llm_t1["rank_worst"] == 4 and llm_t1["rank_mean"] < 4
-    assert llm_t1["cvar"]["value"] == 0.0
-    assert llm_t1["gap"]["value"] == pytest.approx(0.75)
-    assert llm_t1["reliability"]["value"] == pytest.approx(0.75)
-    assert doc["rows"] == {"read": 17, "used": 16, "excluded": 1}
-    excluded = doc["excluded"]
-    assert excluded["count"] == 1
-    assert excluded["by_reason"]["value null"]["lines"] == [17]
-    llm_t2 = next(g for g in groups if g["group"] == {"agent": "llm", "task": "t2"})
-    assert llm_t2["excluded"] == {
-        "count": 1,
-        "by_reason": {"value null": {"count": 1, "lines": [17]}},
-    }
-
-
-def test_summarize_is_deterministic_and_seeded(runs: Path) -> None:
-    assert _summarize_json(runs) == _summarize_json(runs)
-    seeded = _summarize_json(runs, "--analysis-seed", "5")
-    assert seeded["parameters"]["analysis_seed"] == 5
-    assert seeded["groups"][0]["seed"] == 5
-    assert seeded != _summarize_json(runs)
 
 
 def test_summarize_table_output(runs: Path) -> None:
@@ -124,23 +38,6 @@ def test_summarize_table_output(runs: Path) -> None:
     assert "agent=llm, task=t2: excluded 1 row: 1 value null" in out
 
 
-def test_summarize_csv_with_non_numeric_values(tmp_path: Path) -> None:
-    path = tmp_path / "results.csv"
-    path.write_text(
-        "model,task,ground_truth.f1\nA,x,0.9\nA,x,n/a\nA,x,\nB,x,0.5\nB,x,0.7\n,x,0.3\n",
-        encoding="utf-8",
-    )
-    code, out, err = _invoke(
-        "summarize", str(path), "--value", "ground_truth.f1", "--group", "model", "--json"
-    )
-    assert code == 0, err
-    doc = json.loads(out)
-    assert {g["group"]["model"]: g["n"] for g in doc["groups"]} == {"A": 1, "B": 2}
-    reasons = doc["excluded"]["by_reason"]
-    assert reasons["value null"] == {"count": 2, "lines": [3, 4]}
-    assert reasons["missing model"] == {"count": 1, "lines": [7]}
-
-
 def test_summarize_reads_stdin(runs: Path) -> None:
     result = runner.invoke(
         stats_app,
@@ -149,19 +46,6 @@ def test_summarize_reads_stdin(runs: Path) -> None:
     )
     assert result.exit_code == 0, result.stderr
     assert len(json.loads(result.stdout)["groups"]) == 2
-
-
-def test_summarize_parquet_nested_fields(tmp_path: Path) -> None:
-    pa = pytest.importorskip("pyarrow")
-    pq = pytest.importorskip("pyarrow.parquet")
-    rows = [_run_record(agent, task, 0, vals[0]) for (agent, task), vals in F1.items()]
-    for row in rows:
-        row["judge"] = {"status": "PASS", "total": 1.0}  # Parquet cannot store an empty struct
-    path = tmp_path / "runs.parquet"
-    pq.write_table(pa.Table.from_pylist(rows), path)
-    doc = _summarize_json(path)
-    assert len(doc["groups"]) == 4
-    assert doc["format"] == "parquet"
 
 
 def test_parquet_without_pyarrow_says_how_to_install(
@@ -197,26 +81,9 @@ def _compare_json(path: Path, *extra: str) -> dict[str, object]:
     return json.loads(out)
 
 
-def test_compare_pairs_and_counts_incomplete(runs: Path) -> None:
-    doc = _compare_json(runs)
-    assert doc["difference"] == "b - a"
-    pairs = doc["pairs"]
-    # llm/t2/seed 9 has no f1 -> excluded row; rule has no seed 9 anyway -> nothing dangling.
-    assert (pairs["complete"], pairs["incomplete"]) == (8, 0)
-    assert doc["excluded"]["count"] == 1
-    result = doc["result"]
-    a = F1[("rule", "t1")] + F1[("rule", "t2")]
-    b = F1[("llm", "t1")] + F1[("llm", "t2")]
-    assert result["difference"]["value"] == pytest.approx(sum(b) / 8 - sum(a) / 8)
-    assert result["equivalence"]["label"] in {"equivalent", "different", "inconclusive"}
-    assert result["sign_flip"]["exact"] is True
-    assert result["unit"] == "pair"
-    assert result["flips"]["n"] == 8
-
-
 def test_compare_reports_dropped_pairs_and_clusters(runs: Path, tmp_path: Path) -> None:
     text = runs.read_text(encoding="utf-8")
-    extra = json.dumps(_run_record("rule", "t3", 0, 0.4))  # only in A
+    extra = json.dumps(run_record("rule", "t3", 0, 0.4))  # only in A
     path = tmp_path / "more.jsonl"
     path.write_text(text + extra + "\n", encoding="utf-8")
     doc = _compare_json(path, "--cluster", "task")

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from agentmetrology.cli import results_table
 from agentmetrology.cli.stats_cmd import fmt_p, stats_app
+from agentmetrology.results import values as result_values
+from support.results_rows import row, write_faulty, write_rows
 
 runner = CliRunner()
 
@@ -22,17 +23,6 @@ runner = CliRunner()
 def _invoke(*args: str, columns: int = 200) -> tuple[int, str, str]:
     result = runner.invoke(stats_app, list(args), env={"COLUMNS": str(columns)})
     return result.exit_code, result.stdout, result.stderr
-
-
-def _row(agent: str, task: str, seed: int, f1: Any, **extra: Any) -> dict[str, Any]:
-    """A line of `agm run --json`: ground truth nested, optional failure markers."""
-    gt = {"f1": f1, "status": extra.pop("status", "PASS" if f1 else "FAIL")}
-    return {"agent": agent, "task": task, "seed": seed, "ground_truth": gt, **extra}
-
-
-def _write(path: Path, rows: list[dict[str, Any]]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return path
 
 
 def _summ(
@@ -74,59 +64,7 @@ def _cmp(path: Path, *extra: str, columns: int = 200) -> tuple[int, str, str]:
 
 @pytest.fixture
 def faulty(tmp_path: Path) -> Path:
-    """Runs where some episodes could not be measured, marked each way `agm stats` knows."""
-    rows = [_row("rule", "t1", s, v) for s, v in enumerate([1.0, 0.5, 1.0, 0.5])]
-    rows += [_row("llm", "t1", s, v) for s, v in enumerate([1.0, 1.0, 0.0, 1.0])]
-    rows += [
-        # an infra failure that an old `agm run` wrote as 0.0: not an agent zero
-        _row("llm", "t1", 4, 0.0, termination="infra_error"),
-        # the new form: null score, status UNKNOWN and a reason
-        _row("llm", "t1", 5, None, status="UNKNOWN", measurement_failure="infra_error: 503"),
-        _row("llm", "t1", 6, 0.3, status="INVALID"),  # line 11: a number, but not measured
-        _row("llm", "t1", 7, None),  # line 12: plain null
-        _row("rule", "t1", 4, 0.0, measurement_failure="interrupted"),  # line 13
-        _row("ghost", "t1", 0, None, status="UNKNOWN", measurement_failure="unscored"),
-    ]
-    return _write(tmp_path / "faulty.jsonl", rows)
-
-
-def test_measurement_failures_are_excluded_and_counted_per_group(faulty: Path) -> None:
-    code, out, err = _summ(faulty, "--json")
-    assert code == 0, err
-    doc = json.loads(out)
-    by_group = {g["group"]["agent"]: g for g in doc["groups"]}
-    # The failure rows are not zeros: the means are those of the measured rows only.
-    assert by_group["llm"]["n"] == 4 and by_group["llm"]["mean"]["value"] == 0.75
-    assert by_group["rule"]["n"] == 4 and by_group["rule"]["mean"]["value"] == 0.75
-    assert by_group["llm"]["excluded"] == {
-        "count": 4,
-        "by_reason": {
-            "measurement failure": {
-                "count": 3,
-                "lines": [9, 10, 11],
-                "details": {
-                    "infra_error: 503": 1,
-                    "status INVALID": 1,
-                    "termination infra_error": 1,
-                },
-            },
-            "value null": {"count": 1, "lines": [12]},
-        },
-    }
-    assert by_group["rule"]["excluded"]["by_reason"]["measurement failure"]["lines"] == [13]
-    # A group with no measured row is listed with its exclusions, never scored.
-    assert doc["groups_without_values"] == [
-        {
-            "group": {"agent": "ghost"},
-            "excluded": {
-                "count": 1,
-                "by_reason": {
-                    "measurement failure": {"count": 1, "lines": [14], "details": {"unscored": 1}}
-                },
-            },
-        }
-    ]
-    assert doc["rows"] == {"read": 14, "used": 8, "excluded": 6}
+    return write_faulty(tmp_path / "faulty.jsonl")
 
 
 def test_measurement_failures_are_reported_in_the_table(faulty: Path) -> None:
@@ -138,28 +76,15 @@ def test_measurement_failures_are_reported_in_the_table(faulty: Path) -> None:
     assert "agent=ghost: no usable value, excluded 1 row: 1 measurement failure" in out
 
 
-def test_csv_status_column_beside_the_value_marks_a_failure(tmp_path: Path) -> None:
-    path = tmp_path / "r.csv"
-    path.write_text(
-        "agent,ground_truth.f1,ground_truth.status\na,1.0,PASS\na,0.0,unknown\na,0.5,FAIL\n",
-        encoding="utf-8",
-    )
-    code, out, err = _summ(path, "--json")
-    assert code == 0, err
-    doc = json.loads(out)
-    assert doc["groups"][0]["n"] == 2 and doc["groups"][0]["mean"]["value"] == 0.75
-    assert doc["excluded"]["by_reason"]["measurement failure"]["lines"] == [3]
-
-
 def test_compare_reports_pairs_dropped_because_a_side_was_excluded(tmp_path: Path) -> None:
-    rows = [_row("rule", "t1", s, 0.5) for s in range(6)]
-    rows += [_row("llm", "t1", s, 1.0) for s in range(4)]
+    rows = [row("rule", "t1", s, 0.5) for s in range(6)]
+    rows += [row("llm", "t1", s, 1.0) for s in range(4)]
     rows += [
-        _row("llm", "t1", 4, 0.0, measurement_failure="infra_error"),  # B excluded
-        _row("llm", "t1", 5, None),  # B null
-        _row("rule", "t1", 9, None, status="UNKNOWN"),  # A excluded, no B at all
+        row("llm", "t1", 4, 0.0, measurement_failure="infra_error"),  # B excluded
+        row("llm", "t1", 5, None),  # B null
+        row("rule", "t1", 9, None, status="UNKNOWN"),  # A excluded, no B at all
     ]
-    path = _write(tmp_path / "pairs.jsonl", rows)
+    path = write_rows(tmp_path / "pairs.jsonl", rows)
     code, out, err = _cmp(path, "--json")
     assert code == 0, err
     doc = json.loads(out)
@@ -180,7 +105,7 @@ def test_compare_reports_pairs_dropped_because_a_side_was_excluded(tmp_path: Pat
 
 
 def _one_bad_line(tmp_path: Path, raw_line: str, name: str = "bad.jsonl") -> Path:
-    good = [json.dumps(_row(agent, "t1", 0, 0.5)) for agent in ("rule", "llm")]
+    good = [json.dumps(row(agent, "t1", 0, 0.5)) for agent in ("rule", "llm")]
     path = tmp_path / name
     path.write_text("\n".join([*good, raw_line]) + "\n", encoding="utf-8")
     return path
@@ -249,8 +174,8 @@ def test_huge_resamples_and_draws_are_capped(faulty: Path, option: list[str], me
 
 
 def test_json_booleans_are_read_as_1_or_0_and_reported(tmp_path: Path) -> None:
-    rows = [_row("rule", "t1", 0, True), _row("rule", "t1", 1, False), _row("rule", "t1", 2, 0.5)]
-    path = _write(tmp_path / "b.jsonl", rows)
+    rows = [row("rule", "t1", 0, True), row("rule", "t1", 1, False), row("rule", "t1", 2, 0.5)]
+    path = write_rows(tmp_path / "b.jsonl", rows)
     code, out, err = _summ(path, "--json")
     assert code == 0, err
     doc = json.loads(out)
@@ -267,10 +192,10 @@ def test_an_overflowing_statistic_is_refused_not_printed_as_a_dash(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Lift the up-front bound to reach the second guard: the statistic itself is checked.
-    monkeypatch.setattr(results_table, "MAX_MAGNITUDE", math.inf)
-    rows = [_row("rule", "t1", s, 1e308) for s in range(3)]
-    rows += [_row("llm", "t1", s, -1e308) for s in range(3)]
-    path = _write(tmp_path / "big.jsonl", rows)
+    monkeypatch.setattr(result_values, "MAX_MAGNITUDE", math.inf)
+    rows = [row("rule", "t1", s, 1e308) for s in range(3)]
+    rows += [row("llm", "t1", s, -1e308) for s in range(3)]
+    path = write_rows(tmp_path / "big.jsonl", rows)
     code, _, err = _summ(path)
     assert code == 2, err
     assert "statistic mean.value is not finite" in err
@@ -280,8 +205,8 @@ def test_an_overflowing_statistic_is_refused_not_printed_as_a_dash(
 
 
 def test_large_but_allowed_values_print_in_scientific_notation(tmp_path: Path) -> None:
-    rows = [_row("rule", "t1", s, v) for s, v in enumerate([2e99, 3e99, 4e99])]
-    path = _write(tmp_path / "big.jsonl", rows)
+    rows = [row("rule", "t1", s, v) for s, v in enumerate([2e99, 3e99, 4e99])]
+    path = write_rows(tmp_path / "big.jsonl", rows)
     code, out, err = _summ(path, columns=80)
     assert code == 0, err
     assert "3.000e+99" in out and "…" not in out
@@ -320,9 +245,9 @@ def test_fmt_p_never_prints_zero() -> None:
 
 
 def test_tiny_p_values_print_as_below_1e_4_and_mcnemar_is_explained(tmp_path: Path) -> None:
-    rows = [_row("rule", f"t{s % 6}", s, 0.0) for s in range(40)]
-    rows += [_row("llm", f"t{s % 6}", s, 1.0) for s in range(40)]
-    path = _write(tmp_path / "sep.jsonl", rows)
+    rows = [row("rule", f"t{s % 6}", s, 0.0) for s in range(40)]
+    rows += [row("llm", f"t{s % 6}", s, 1.0) for s in range(40)]
+    path = write_rows(tmp_path / "sep.jsonl", rows)
     code, out, err = _cmp(path, "--json")
     assert code == 0, err
     doc = json.loads(out)
@@ -354,11 +279,11 @@ def wide(tmp_path: Path) -> Path:
         "x": [-0.25, 0.125, -0.5, 0.0, 0.33, -0.125],
     }
     rows = [
-        _row(agent, f"task-{s % 2}", s, v)
+        row(agent, f"task-{s % 2}", s, v)
         for agent, vals in values.items()
         for s, v in enumerate(vals)
     ]
-    return _write(tmp_path / "wide.jsonl", rows)
+    return write_rows(tmp_path / "wide.jsonl", rows)
 
 
 def _f3(value: float) -> str:

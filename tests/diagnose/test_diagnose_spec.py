@@ -1,4 +1,4 @@
-"""Paired-mutation metrics and readings on hand-built pairs (specs/trace.md, diagnose/metrics.py).
+"""Paired-mutation metrics and readings on hand-built pairs (docs/diagnose.md, diagnose/metrics.py).
 
 VRG = S(original) - S(mutated); the rescored gap uses the rescored mutated side; MSR_tau =
 Pr[S(mutated) >= tau]; MTR_tau = Pr[S(mutated) >= tau | S(original) >= tau], null when no

@@ -1,4 +1,4 @@
-"""The full ResearchOpsEnv grid (specs/trace.md): 1,575 records, reproduced byte for byte, and
+"""The full ResearchOpsEnv grid (docs/diagnose.md): 1,575 records, reproduced byte for byte, and
 the pattern the suite exists to show."""
 
 import json

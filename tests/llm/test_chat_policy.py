@@ -17,6 +17,7 @@ from agentmetrology.envs.comtrade.scoring.submission import submission_from_mapp
 from agentmetrology.records import Episode, canonical_json
 from agentmetrology.records.clock import FakeClock
 from support.comtrade_runs import COMTRADE
+from support.encodings import encodings
 from support.fake_models import careful_model
 from support.fake_openai import FakeOpenAI, http_error, text, tool_calls
 
@@ -224,3 +225,15 @@ def test_l0_model_picks_pages_and_the_harness_submits() -> None:
     assert ep.termination.kind == "submitted" and len(srv.requests) == 3
     assert ground_truth_f1(submission_from_mapping(ep.submission), "T3_duplicates", 0).score == 1.0
     assert ep.events[-1].actor == "harness" and ep.events[-1].name == "submit_results"
+
+
+def test_the_key_in_any_encoding_never_reaches_the_episode() -> None:
+    # The model echoes the key base64'd at every offset, base32'd, in hex and percent-encoded,
+    # in tool arguments and in its final text.
+    echoed = encodings(SECRET)
+    script = [tool_calls(("get_task_info", {"note": " ".join(echoed.values())})),
+              text("done: " + " | ".join(echoed.values()))]
+    ep, _, _ = run_llm(script)
+    record = canonical_json(ep).decode()
+    assert "[REDACTED]" in record
+    assert not [name for name, form in echoed.items() if form.rstrip("=")[4:-4] in record]

@@ -9,27 +9,27 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from agentmetrology.cli.main import app
-from agentmetrology.run.adhoc import QuickRun
-from agentmetrology.run.campaign import parse_campaign
+from agentmetrology.run.adhoc import campaign_config, campaign_name
+from agentmetrology.run.request import RunRequest, make_request
 from support.fake_models import careful_model
 from support.fake_openai import FakeOpenAI
 
 runner = CliRunner()
 
 
-def _run(epochs: int = 1) -> QuickRun:
-    return QuickRun("llm:qwen2.5:7b", "comtrade", ("T1_single_page", "T3_duplicates"), (0, 1),
-                    "L2", "seeded", "clean", "http://127.0.0.1:11434/v1", None, 4,
-                    epochs=epochs)
+def _run(epochs: int = 1) -> RunRequest:
+    return make_request("comtrade", task="T1_single_page,T3_duplicates", seeds="0,1",
+                        agent="llm:qwen2.5:7b", base_url="http://127.0.0.1:11434/v1",
+                        repeats=epochs)
 
 
 def test_one_epoch_keeps_the_campaign_name_and_plan() -> None:
     # The name and file a quick run had before --epochs existed: its store still resumes.
-    assert _run().name == "run-qwen2.5-7b-db1b6f952140"
-    assert "repeats = 1\n" in _run().toml()
+    assert campaign_name(_run()) == "run-qwen2.5-7b-db1b6f952140"
+    assert campaign_config(_run()).repeats == 1
     three = _run(3)
-    assert three.name != _run().name  # another plan, so another campaign
-    config = parse_campaign(three.toml())
+    assert campaign_name(three) != campaign_name(_run())  # another plan, so another campaign
+    config = campaign_config(three)
     assert (config.repeats, config.tasks, config.seeds) == (3, ("T1_single_page", "T3_duplicates"),
                                                            (0, 1))
 

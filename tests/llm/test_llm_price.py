@@ -19,8 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from agentmetrology.run.adhoc import QuickRun, parse_price, run_quick
-from agentmetrology.run.campaign import parse_campaign
+from agentmetrology.run.adhoc import campaign_config, campaign_name, run_request
+from agentmetrology.run.llm_options import parse_price
+from agentmetrology.run.request import RunRequest, make_request
 from support.agm_runs import AgmResult, run_main
 from support.fake_models import careful_model
 from support.fake_openai import FakeOpenAI
@@ -38,9 +39,9 @@ def agm_run(client: str, *args: str) -> AgmResult | subprocess.CompletedProcess[
 
 
 def _run(price: tuple[float, float, float | None] | None = None,
-         base_url: str = "http://127.0.0.1:11434/v1") -> QuickRun:
-    return QuickRun("llm:qwen2.5:7b", "comtrade", ("T1_single_page", "T3_duplicates"), (0, 1),
-                    "L2", "seeded", "clean", base_url, None, 4, price)
+         base_url: str = "http://127.0.0.1:11434/v1") -> RunRequest:
+    return make_request("comtrade", task="T1_single_page,T3_duplicates", seeds="0-1",
+                        agent="llm:qwen2.5:7b", base_url=base_url, price=price)
 
 
 def test_price_is_validated() -> None:
@@ -58,23 +59,28 @@ def test_price_is_validated() -> None:
 
 def test_runs_without_a_price_keep_their_campaign_name() -> None:
     # The name this run had before --price existed: a store written then must resume.
-    assert _run().name == "run-qwen2.5-7b-db1b6f952140"
+    assert campaign_name(_run()) == "run-qwen2.5-7b-db1b6f952140"
     priced = _run((0.15, 0.6, None))
-    assert priced.name != _run().name  # another target, so another plan and campaign
-    config = parse_campaign(priced.toml())
-    target = config.targets[0].llm_target()
+    assert campaign_name(priced) != campaign_name(_run())  # another target, so another plan
+    assert campaign_name(_run((0.15, 0.6, None))) == campaign_name(
+        make_request("comtrade", task="T1_single_page,T3_duplicates", seeds="0-1",
+                     agent="llm:qwen2.5:7b", base_url="http://127.0.0.1:11434/v1",
+                     price="0.15, 0.60"))  # the typed price names the same campaign
+    target = campaign_config(priced).targets[0].llm_target()
     assert (target.prices.input_per_m, target.prices.output_per_m,
             target.prices.cached_per_m) == (0.15, 0.6, None)
-    assert "price" not in _run().toml()
+    assert campaign_config(_run()).targets[0].price is None
 
 
 def test_a_priced_quick_run_records_known_costs(tmp_path: Path) -> None:
     with FakeOpenAI(itertools.repeat(careful_model, 100)) as srv:
-        run = QuickRun("llm:m", "comtrade", ("T1_single_page",), (0,), "L2", "seeded",
-                       "clean", srv.base_url, None, 0, (1.0, 2.0, 0.5))
-        _, rows, stopped = run_quick(run, tmp_path / "s")
+        run = make_request("comtrade", task="T1_single_page", agent="llm:m",
+                           base_url=srv.base_url, max_retries=0, price=(1.0, 2.0, 0.5),
+                           store=tmp_path / "s")
+        outcome = run_request(run)
+        rows = outcome.rows
         requests = len(srv.requests)
-    assert stopped is None and len(rows) == 1
+    assert outcome.stopped is None and len(rows) == 1
     assert rows[0]["cost"] == pytest.approx(requests * (600 * 1.0 + 400 * 0.5 + 50 * 2.0) / 1e6)
 
 

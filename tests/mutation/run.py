@@ -93,7 +93,7 @@ CORE: dict[str, list[str]] = {
     "records/contract.py": [*TOOLWORLD_TESTS, "tests/assess/test_contract.py",  # the contract
                             "tests/assess/test_comtrade_contract.py",  # evaluator
                             "tests/records/test_contract_spec.py"],
-    "scoring/rescore.py": DIAGNOSE_TESTS,  # counterfactual rescoring (specs/trace.md)
+    "scoring/rescore.py": DIAGNOSE_TESTS,  # counterfactual rescoring (docs/diagnose.md)
     "mutations/apply.py": DIAGNOSE_TESTS,  # the mutations and their inverse maps
     "diagnose/pairs.py": DIAGNOSE_TESTS,
     "diagnose/metrics.py": DIAGNOSE_TESTS,  # VRG, MSR, MTR, rescored gap, excess flips

@@ -1,4 +1,4 @@
-"""Mutations over the tool protocol (specs/trace.md): what each changes and what it must not."""
+"""Mutations over the tool protocol (docs/diagnose.md): what each changes and what it must not."""
 
 import json
 

@@ -9,6 +9,7 @@ import pytest
 
 from agentmetrology.records.canonical import canonical_json
 from agentmetrology.records.redaction import PATTERNS, SecretValues, redact_patterns
+from support.encodings import encodings, holds_secret
 
 M = "[redacted]"
 
@@ -127,3 +128,31 @@ def test_llm_and_archive_redactors_remove_known_secret_fragments(
     assert llm_redact(f"bad key {bare}", [KEY]) == "bad key [REDACTED]"
     monkeypatch.setenv("VENDOR_API_KEY", KEY)
     assert archive_redact(f"bad key {bare[:14]}") == f"bad key {M}"
+
+
+ECHOED = "sk-test-SECRETSECRET123456789"
+
+
+@pytest.mark.parametrize("form", sorted(encodings(ECHOED)))
+def test_known_secret_in_every_reversible_encoding(form: str) -> None:
+    values = SecretValues([ECHOED])
+    encoded = encodings(ECHOED)[form]
+    for text, marker in ((f"args {encoded} end", M), (f"args {encoded} end".encode(),
+                                                      M.encode())):
+        out: str | bytes = values.redact(text, marker)  # type: ignore[type-var]
+        assert M in (out.decode() if isinstance(out, bytes) else out), form
+        left = out.decode() if isinstance(out, bytes) else out
+        for piece in left.replace(M, " ").split():
+            assert not holds_secret(piece, ECHOED), (form, piece)
+
+
+def test_encoded_needles_are_made_once_per_secret() -> None:
+    values = SecretValues([ECHOED])
+    table = values._table(str)
+    assert values._table(str) is table  # cached: redaction does no encoding per record
+    ((_, _, _, encoded, probes, folded),) = table
+    assert len(encoded) == len(set(encoded))
+    assert ECHOED.encode().hex() in encoded
+    assert base64.b32encode(ECHOED.encode()).decode() in encoded
+    # The pre-checks are few: one per base64 alignment, one per base32 alignment, hex, %XX.
+    assert (len(probes), len(folded)) == (3, 7)

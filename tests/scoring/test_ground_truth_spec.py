@@ -1,4 +1,4 @@
-"""The ground-truth F1 scorer's whole Assessment on hand-built submissions (specs/comtrade.md:
+"""The ground-truth F1 scorer's whole Assessment on hand-built submissions (docs/scoring.md:
 R = |U|/|G|, P = |U|/lines over every non-blank line, F1 = 2RP/(R+P), 0 when U is empty)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The shape judge's row terms (specs/comtrade.md, "Data quality" and the dedup part of
+"""The shape judge's row terms (docs/scoring.md, "Data quality" and the dedup part of
 "Correctness") on hand-counted lines, including the batch-by-batch tally of a streamed file."""
 
 from __future__ import annotations

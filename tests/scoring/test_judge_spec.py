@@ -1,4 +1,4 @@
-"""The shape judge clause by clause (specs/comtrade.md, "Shape judge") on hand-derived cases:
+"""The shape judge clause by clause (docs/scoring.md, "The shape judge") on hand-derived cases:
 every dimension of one worked T4 submission, the gates at their boundaries, the totals
 penalty, the refusals (INVALID with the reason), and the reward."""
 

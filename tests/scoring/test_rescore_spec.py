@@ -1,4 +1,4 @@
-"""Counterfactual rescoring (scoring/rescore.py, specs/trace.md step 4), case by case.
+"""Counterfactual rescoring (scoring/rescore.py, docs/diagnose.md step 4), case by case.
 
 The same recorded trajectory is scored again without rerunning the agent: under an invertible
 mutation its events are mapped back to the original tool names; under a scorer-side mutation

@@ -1,4 +1,4 @@
-"""Cohen's kappa and rank reversals (specs/statistics.md) on hand-counted examples."""
+"""Cohen's kappa and rank reversals (docs/stats.md, "Reversals") on hand-counted examples."""
 
 from __future__ import annotations
 

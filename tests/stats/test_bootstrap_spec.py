@@ -1,4 +1,4 @@
-"""Percentile bootstrap (stats/bootstrap.py, specs/statistics.md): a callable statistic, the
+"""Percentile bootstrap (stats/bootstrap.py, docs/stats.md): a callable statistic, the
 interval equal to numpy's linear quantile to the last bit, seeded defaults, CVaR's k worst."""
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ import pytest
 
 from agentmetrology import stats
 
-RUNS_B = [1, 1, 1, 1, 0, 0.81, 1, 1, 0.81, 0.81]  # specs/statistics.md, second reference
+RUNS_B = [1, 1, 1, 1, 0, 0.81, 1, 1, 0.81, 0.81]  # docs/stats.md, "Reference values", second row
 
 
 def _record(value: float, method: str, n: int = 10) -> dict[str, object]:

@@ -1,4 +1,4 @@
-"""Task-cluster bootstrap pieces (specs/statistics.md): repeats averaged per task, every task
+"""Task-cluster bootstrap pieces (docs/stats.md): repeats averaged per task, every task
 weighs the same, strata constant within a task, the method string names the scheme."""
 
 from __future__ import annotations

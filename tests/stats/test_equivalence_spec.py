@@ -1,6 +1,6 @@
 """Equivalence labels against a margin: closed-interval edges, the flags beside the label.
 
-Spec (specs/statistics.md, docs/stats.md): `equivalent` if the 90% interval lies inside
+Spec (docs/stats.md, "Paired comparisons"): `equivalent` if the 90% interval lies inside
 [-m, m] (ends inclusive), otherwise `different` if the 95% interval excludes 0, otherwise
 `inconclusive`. An interval that ends exactly at 0 contains 0.
 """

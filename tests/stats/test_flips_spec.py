@@ -1,6 +1,6 @@
 """Flip accounting and the excess flip rate: hand-counted records, resampling plan, refusals.
 
-Spec (specs/statistics.md): n01 = fail->pass, n10 = pass->fail, net = (n01 - n10)/N, flip
+Spec (docs/stats.md, "Flips"): n01 = fail->pass, n10 = pass->fail, net = (n01 - n10)/N, flip
 fraction = (n01 + n10)/N; the excess flip rate is the flip rate between conditions minus the
 flip rate between identical reruns, with a seeded bootstrap CI over units.
 """

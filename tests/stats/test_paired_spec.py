@@ -1,7 +1,7 @@
 """Paired comparisons as whole records: hand-counted sign-flip and binomial p-values, the
 Monte-Carlo sign-flip recomputed from its packed-bit draw, Holm by hand, refusals by name.
 
-Spec (specs/statistics.md, docs/stats.md): d = b - a; the sign-flip statistic is |sum(d)|, exact
+Spec (docs/stats.md, "Paired comparisons"): d = b - a; the sign-flip statistic is |sum(d)|, exact
 over all 2^n sign vectors up to n = exact_limit (<= 20), else p = (1 + #extreme) / (1 + draws)
 from one seeded draw of packed bits (bit b of byte j is the sign of d[8j + b], 1 = +); the sign
 test and McNemar give min(1, 2 P(X <= min(k1, k2))), X ~ Binomial(k1 + k2, 1/2).

@@ -1,4 +1,4 @@
-"""Every reference value of specs/statistics.md, to the stated precision."""
+"""Every reference value of docs/stats.md ("Reference values"), to the stated precision."""
 
 from __future__ import annotations
 

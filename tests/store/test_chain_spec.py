@@ -1,5 +1,5 @@
 """The ledger hash chain's formulas, recomputed from their definition (store/chain.py docstring,
-specs/evidence.md): row digest = sha256 of compact sorted JSON [table, ref, values]; head =
+docs/evidence.md): row digest = sha256 of compact sorted JSON [table, ref, values]; head =
 sha256("previous head|table|ref|row digest"), "-" for a deleted row, from 64 zeros."""
 
 from __future__ import annotations

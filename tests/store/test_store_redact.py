@@ -107,3 +107,11 @@ def test_scrub_env_off_leaves_later_variables_alone(tmp_path: Path, monkeypatch)
     with EvidenceStore.open(tmp_path / "s", scrub_env=False) as st:
         monkeypatch.setenv("AGM_LATER_TOKEN", LATER)
         assert st.get_bytes(st.put_bytes(LATER.encode())) == LATER.encode()
+
+
+def test_a_key_in_any_reversible_encoding_never_reaches_the_store() -> None:
+    from support.encodings import encodings, holds_secret
+
+    out = Redactor([KEY]).bytes(canonical_json({"args": encodings(KEY)})).decode()
+    assert out.count("[redacted]") == len(encodings(KEY))
+    assert not [w for w in out.replace('"', " ").split() if holds_secret(w, KEY)]

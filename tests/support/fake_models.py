@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from agentmetrology.envs.comtrade.generator import is_totals_row
@@ -43,3 +44,15 @@ def careful_model(body: dict[str, Any]) -> Reply:
               "metadata_json": json.dumps({"row_count": len(rows)}),
               "run_log": "complete=true"}
     return tool_calls(("submit_results", submit, call_id), use=use)
+
+
+def reporting(use: dict[str, Any]) -> Callable[[dict[str, Any]], Reply]:
+    """Return the careful fake model with every response's usage block replaced by `use` (an
+    endpoint that reports token counts of its own)."""
+
+    def model(body: dict[str, Any]) -> Reply:
+        reply = careful_model(body)
+        reply["body"]["usage"] = use
+        return reply
+
+    return model

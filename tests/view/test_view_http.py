@@ -187,7 +187,7 @@ def test_a_store_being_written_is_read_through_its_log(tmp_path: Path) -> None:
 
 def test_front_page_totals_equal_the_store_status(tmp_path: Path) -> None:
     from agentmetrology.store import EvidenceStore
-    from agentmetrology.view.reader import StoreReader
+    from agentmetrology.store.reader import StoreReader
     from view.view_fixtures import build_store, key
 
     root = build_store(tmp_path / "s")

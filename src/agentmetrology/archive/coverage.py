@@ -3,7 +3,7 @@
 With graded fraction f and stored score S_stored (ungraded counted as 0), the score over all
 planned episodes is only partially identified: S_stored <= S_all <= S_stored + (1 − f). These
 are worst-case bounds, not confidence intervals. All ratios are computed from integer counts with
-exact fractions, so the spec's reference values reproduce exactly.
+exact fractions, so the reference values of docs/archive.md reproduce exactly.
 """
 
 from __future__ import annotations

@@ -60,8 +60,7 @@ def evidence_of(qualification: dict[str, Any] | None, inputs: list[dict[str, Any
 def task_revisions(store: EvidenceStore) -> dict[tuple[str, str], str]:
     """Return {(campaign, target): digest of the sealed task specification digests}."""
     acc: dict[tuple[str, str], set[str]] = defaultdict(set)
-    for campaign, target, spec in store.ledger.conn.execute(  # distinct in SQLite, not here
-            "SELECT DISTINCT campaign, target, task_spec_digest FROM administrations"):
+    for campaign, target, spec in store.reader.task_spec_digests():
         acc[(campaign, target)].add(spec)
     return {k: digest(sorted(v)) for k, v in acc.items()}
 
@@ -114,9 +113,7 @@ def campaign_rows(store: EvidenceStore, statuses: list[Any],
 def _stored_versions(store: EvidenceStore) -> dict[tuple[str, str, str], str]:
     """Return {(campaign, target, scorer): version(s) the assessments carry, joined by ','}."""
     acc: dict[tuple[str, str, str], set[str]] = defaultdict(set)
-    for campaign, target, scorer, version in store.ledger.conn.execute(
-            "SELECT DISTINCT a.campaign, a.target, s.scorer, s.scorer_version FROM assessments s "
-            "JOIN administrations a ON a.id = s.administration"):
+    for campaign, target, scorer, version in store.reader.assessment_versions():
         acc[(campaign, target, scorer)].add(version)
     return {k: ",".join(sorted(v)) for k, v in acc.items()}
 

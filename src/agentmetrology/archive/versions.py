@@ -56,7 +56,7 @@ def transitions(old: Mapping[EpisodeKey, bool], new: Mapping[EpisodeKey, bool]) 
         n[f"n{int(old[key])}{int(new[key])}"] += 1
     flips = n["n01"] + n["n10"]
     total = len(common)
-    # The spec's net is a fraction, (n01 - n10)/N, as in stats.flips; the count is kept apart.
+    # net is a fraction, (n01 - n10)/N, as in stats.flips (docs/archive.md); the count apart.
     return {**n, "n": total, "net_count": n["n01"] - n["n10"], "flips": flips,
             "flip_fraction": float(Fraction(flips, total)) if total else None,
             "net": float(Fraction(n["n01"] - n["n10"], total)) if total else None}

@@ -17,7 +17,6 @@ from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.episode import EpisodeKey, episode_from_plain
 from agentmetrology.records.errors import UserError
 from agentmetrology.store.blobs import BlobError
-from agentmetrology.store.ledger import KEY_COLUMNS, binding_environment
 from agentmetrology.store.store import EvidenceStore
 
 
@@ -28,12 +27,8 @@ class NoRecordedEpisodesError(UserError):
 def recorded_keys(store: EvidenceStore, environment: str,
                   campaign: str | None) -> list[EpisodeKey]:
     """Return the keys with a recorded episode of `environment`, in campaign and plan order."""
-    cols = ", ".join(f"a.{c}" for c in KEY_COLUMNS)
-    rows = store.ledger.conn.execute(
-        f"SELECT {cols}, a.binding FROM administrations a JOIN episodes e "
-        "ON e.administration = a.id ORDER BY a.campaign, a.ordinal").fetchall()
-    return [EpisodeKey(*r[:len(KEY_COLUMNS)]) for r in rows
-            if (campaign is None or r[0] == campaign) and binding_environment(r[-1]) == environment]
+    return [r.key for r in store.reader.recorded_bindings()
+            if (campaign is None or r.key.campaign == campaign) and r.environment == environment]
 
 
 def _judge_recorded(store: EvidenceStore, spec: EnvSpec, key: EpisodeKey,

@@ -1,4 +1,4 @@
-"""The scorer census: many benchmarks' scorers audited in one table (specs/audit.md, `inspect`).
+"""The scorer census: many benchmarks' scorers audited in one table (docs/inspect.md).
 
 One row per benchmark × scorer: scorer kind, criterion sensitivity (and the offending probes),
 the empty-trajectory (do-nothing) pass rate and the licensed claim. Each Inspect task runs in its
@@ -16,7 +16,6 @@ import subprocess
 import sys
 from collections import Counter
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from agentmetrology import __version__
@@ -197,10 +196,3 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "by_criterion": dict(sorted(Counter(s["criterion"] for s in scorers).items())),
             "by_claim": dict(sorted(Counter(s["claim"] for s in scorers).items())),
             "needs": dict(sorted(Counter(r["needs"] for r in rows if r["needs"]).items()))}
-
-
-def write_rows(path: Path, doc: dict[str, Any]) -> None:
-    """Write the census document as JSON."""
-    from agentmetrology.audit.output import write_json
-
-    write_json(path, doc)

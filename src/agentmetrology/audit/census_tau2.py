@@ -1,6 +1,6 @@
 """The empty-trajectory census on tau-bench-style tasks: how many a do-nothing agent passes.
 
-Two sources, two criteria reported separately (specs/audit.md, `taubench`):
+Two sources, two criteria reported separately (docs/inspect.md):
 - the tau2 domains the inspect-evals wheel ships: every task's do-nothing episode (the task's own
   solver, an agent model that answers nothing, a simulated user that stops at once) scored by the
   shipped scorer and, separately, by its two parts, inspect-evals' own `db_match` (database

@@ -1,4 +1,4 @@
-"""Stage: the forged-submission battery and criterion sensitivity (specs/audit.md)."""
+"""Stage: the forged-submission battery and criterion sensitivity (docs/audit.md, "Stages")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""LLM-assisted proposals for the auditor: they propose, they never score (specs/audit.md).
+"""LLM-assisted proposals for the auditor: they propose, they never score (docs/inspect.md).
 
 - Scaffold discovery: given a harness's source files, a model proposes who owns each of retry,
   pagination, deduplication, cleaning and submission (harness or model), citing file:line.

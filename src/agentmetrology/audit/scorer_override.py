@@ -1,4 +1,4 @@
-"""Load a user's scorer from `FILE.py:function` and call it safely (specs/audit.md).
+"""Load a user's scorer from `FILE.py:function` and call it safely (docs/audit.md).
 
 The callable is `function(task_id: str, seed: int | None, submission: dict) -> number` (or a
 dict with a numeric `total`), where `submission` has string fields `data_jsonl`,

@@ -10,7 +10,6 @@ used (the audit's probes and scripted stages are clean); the others are counted.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -20,11 +19,11 @@ from typing import Any
 from agentmetrology.audit.target import decided_truth
 from agentmetrology.records.canonical import sha256_hex
 from agentmetrology.records.environment import EnvSpec
-from agentmetrology.records.episode import Episode, EpisodeKey, episode_from_plain
+from agentmetrology.records.episode import Episode, episode_from_plain
 from agentmetrology.records.numbers import finite_float
 from agentmetrology.store import EvidenceStore, LedgerError, StoreNotFoundError
 from agentmetrology.store.blobs import BlobError
-from agentmetrology.store.ledger import KEY_COLUMNS, binding_environment
+from agentmetrology.store.errors import StoreError, reading
 from agentmetrology.store.store import LEDGER_FILE
 
 CONDITION = "clean"
@@ -168,20 +167,26 @@ def read_store(path: Path, spec: EnvSpec, levels: Sequence[str] | None = None,
         raise StoreAuditError(f"{path} is not an evidence store (no {LEDGER_FILE} in it)")
     try:
         store = EvidenceStore.open_readonly(path, scrub_env=False)
-    except (StoreNotFoundError, LedgerError, sqlite3.DatabaseError, OSError) as exc:
-        raise StoreAuditError(f"cannot read the evidence store at {path}: {exc}") from exc
+    except (StoreNotFoundError, LedgerError, StoreError, OSError) as exc:
+        raise StoreAuditError(f"cannot read the evidence store at {path}: {_why(exc)}") from exc
     try:
-        known = store.ledger.campaign_names()
-        unknown = [c for c in campaigns or () if c not in known]
-        if unknown:
-            raise StoreAuditError(f"no campaign {unknown[0]!r} in the store at {path} (it "
-                                  f"holds {', '.join(known) or 'none'})")
-        return _read(store, path, spec, tuple(levels or spec.levels), rescore,
-                     set(campaigns or known))
-    except (sqlite3.DatabaseError, BlobError, OSError) as exc:
-        raise StoreAuditError(f"cannot read the evidence store at {path}: {exc}") from exc
+        with reading(path):
+            known = store.ledger.campaign_names()
+            unknown = [c for c in campaigns or () if c not in known]
+            if unknown:
+                raise StoreAuditError(f"no campaign {unknown[0]!r} in the store at {path} (it "
+                                      f"holds {', '.join(known) or 'none'})")
+            return _read(store, path, spec, tuple(levels or spec.levels), rescore,
+                         set(campaigns or known))
+    except (StoreError, BlobError, OSError) as exc:
+        raise StoreAuditError(f"cannot read the evidence store at {path}: {_why(exc)}") from exc
     finally:
         store.close()
+
+
+def _why(exc: Exception) -> str:
+    """Return what went wrong, in SQLite's words when the ledger could not be read."""
+    return exc.detail if isinstance(exc, StoreError) else str(exc)
 
 
 def _read(store: EvidenceStore, path: Path, spec: EnvSpec, levels: tuple[str, ...],
@@ -190,18 +195,14 @@ def _read(store: EvidenceStore, path: Path, spec: EnvSpec, levels: tuple[str, ..
     assert hooks is not None
     own = spec.ownership or {}
     decision_levels = {lv for lv, m in own.items() if "model" in m.values()}
-    cols = ", ".join(f"a.{c}" for c in KEY_COLUMNS)
-    rows = store.ledger.conn.execute(
-        f"SELECT {cols}, a.binding FROM administrations a JOIN episodes e "
-        "ON e.administration = a.id ORDER BY a.campaign, a.ordinal").fetchall()
     elsewhere: Counter[str] = Counter()
     targets: dict[tuple[str, str], StoreTarget] = {}
     configs: dict[str, dict[str, dict[str, Any]]] = {}
-    for r in rows:
-        key = EpisodeKey(*r[:len(KEY_COLUMNS)])
+    for r in store.reader.recorded_bindings():
+        key = r.key
         if key.campaign not in campaigns:
             continue
-        env = binding_environment(r[len(KEY_COLUMNS)])
+        env = r.environment
         if env != spec.name:
             elsewhere[env] += 1
             continue

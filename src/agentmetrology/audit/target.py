@@ -1,4 +1,4 @@
-"""Target hooks: what the auditor needs from a benchmark (specs/audit.md, "Target hooks").
+"""Target hooks: what the auditor needs from a benchmark (docs/audit.md, "Target hooks").
 
 A target implements the hooks it can. A hook that is missing (the method returns None) makes
 every stage that needs it `not probed`, never `pass`.

@@ -3,6 +3,6 @@
 from __future__ import annotations
 
 
-def split_names(text: str) -> list[str]:
-    """Return the non-empty comma-separated names of `text`."""
+def split_nonempty_names(text: str) -> list[str]:
+    """Return the non-empty comma-separated names of `text`, skipping empty ones."""
     return [p.strip() for p in text.split(",") if p.strip()]

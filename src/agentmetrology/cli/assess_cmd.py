@@ -8,7 +8,6 @@ unqualified store gets the evidence banner).
 from __future__ import annotations
 
 import json
-import sqlite3
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -139,7 +138,7 @@ def _recorded(spec: EnvSpec, store: Path, campaign: str | None, tasks: list[str]
     """Assess a store's recorded episodes; print them group by group under the banner."""
     try:
         st = EvidenceStore.open_readonly(store)
-    except (StoreNotFoundError, LedgerError, OSError, sqlite3.DatabaseError) as exc:
+    except (StoreNotFoundError, LedgerError, OSError) as exc:
         fail(f"cannot open {store}: {exc}")
     try:
         doc = assess_store(st, spec, campaign, tasks, masks)

@@ -8,7 +8,6 @@ built-in auditor.
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from agentmetrology.cli.audit_cmd import (
 )
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail
+from agentmetrology.records.names import compact_slug
 from agentmetrology.report.numberguard import NumberGuardError
 
 PLACEHOLDER_KEY = "agm-no-key"  # a local judge ignores the key; never a real credential
@@ -35,10 +35,6 @@ inspect_app = typer.Typer(name="audit", no_args_is_help=True, add_completion=Fal
 @inspect_app.callback()
 def _group() -> None:
     """Audit Inspect AI tasks' scorers (`inspect TASK`) or many at once (`census`)."""
-
-
-def _slug(spec: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", spec).strip("-") or "task"
 
 
 def _judge(model: str | None, base_url: str | None, key_env: str | None) -> Any:
@@ -127,7 +123,7 @@ def inspect_cmd(
         args = parse_task_args(task_arg)
     except ValueError as exc:
         fail(str(exc))
-    out = out or Path(f"out/audit-inspect-{_slug(task)}")
+    out = out or Path(f"out/audit-inspect-{compact_slug(task, 'task')}")
     check_writable(out)
     judge = _judge(judge_model, base_url, api_key_env)
     try:

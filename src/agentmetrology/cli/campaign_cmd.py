@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -265,7 +264,7 @@ def _open_store(path: Path, create: bool) -> EvidenceStore:
         return EvidenceStore.open(path, create=create)
     except StoreNotFoundError as exc:
         fail(str(exc))
-    except (OSError, sqlite3.DatabaseError, LedgerError) as exc:
+    except (OSError, LedgerError) as exc:
         fail(f"cannot open the evidence store at {path}: {exc}")
 
 

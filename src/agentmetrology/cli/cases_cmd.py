@@ -7,7 +7,6 @@ proposed), 2 bad input or a step out of order (one line; nothing in the store is
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -36,8 +35,7 @@ def _open(store: Path, write: bool = True) -> Iterator[EvidenceStore]:
     """Open an existing store (exit 2 when there is none or it is busy)."""
     try:
         st = EvidenceStore.open(store, create=False, write=write)
-    except (StoreNotFoundError, StoreBusyError, LedgerError, OSError,
-            sqlite3.DatabaseError) as exc:
+    except (StoreNotFoundError, StoreBusyError, LedgerError, OSError) as exc:
         fail(f"cannot open {store}: {exc}")
     try:
         yield st

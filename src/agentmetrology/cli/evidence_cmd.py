@@ -8,7 +8,6 @@ and nothing in the store is changed.
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -20,8 +19,10 @@ from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail
 from agentmetrology.records.canonical import digest
 from agentmetrology.store import EvidenceStore, LedgerError, StoreBusyError
+from agentmetrology.store.errors import StoreError
+from agentmetrology.store.ledger_reader import chain_heads
 from agentmetrology.store.qualify import INVALID, QUALIFIED, UNAVAILABLE, banner
-from agentmetrology.store.verify import NotAStoreError, open_ledger_readonly, store_is_sealed
+from agentmetrology.store.verify import NotAStoreError, store_is_sealed
 
 evidence_app = typer.Typer(help="Verify evidence stores and qualify reports built from them.",
                            no_args_is_help=True, add_completion=False,
@@ -95,7 +96,7 @@ def seal(store: StoreArg) -> None:
             n = st.seal_existing()
     except NotAStoreError as exc:
         fail(str(exc))
-    except (StoreBusyError, LedgerError, OSError, sqlite3.DatabaseError) as exc:
+    except (StoreBusyError, LedgerError, OSError, StoreError) as exc:
         fail(f"cannot seal {store}: {exc}")
     if n == 0:
         make_console().print(f"{store}: already sealed; nothing changed", markup=False)
@@ -122,13 +123,9 @@ def _report(report_dir: Path) -> tuple[Path, dict[str, Any]]:
 
 def _chain_heads(store: Path) -> dict[str, int]:
     try:
-        conn = open_ledger_readonly(store)
+        return chain_heads(store)
     except NotAStoreError as exc:
         fail(str(exc))
-    try:
-        return {h: int(s) for s, h in conn.execute("SELECT seq, head FROM chain")}
-    finally:
-        conn.close()
 
 
 @evidence_app.command("qualify")

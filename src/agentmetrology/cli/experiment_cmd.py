@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +64,7 @@ def _open(path: Path, create: bool, readonly: bool = False) -> EvidenceStore:
         return EvidenceStore.open(path, create=create)
     except StoreNotFoundError as exc:
         fail(str(exc))
-    except (OSError, sqlite3.DatabaseError, LedgerError) as exc:
+    except (OSError, LedgerError) as exc:
         fail(f"cannot open the evidence store at {path}: {exc}")
 
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import sqlite3
 import sys
 from pathlib import Path
 
 import typer
 from rich.console import Console
 
-from agentmetrology.cli.args import split_names
+from agentmetrology.cli.args import split_nonempty_names
 from agentmetrology.cli.errors import fail
 from agentmetrology.run.export import export_rows
 from agentmetrology.run.export_write import ExportError, format_for, render, write_atomic
@@ -39,7 +38,7 @@ def export_cmd(
         fail("Parquet is binary: give --out FILE.parquet")
     if out is not None and out.exists() and not force:
         fail(f"{out} exists; give --force to replace it")  # before reading the store
-    names = split_names(campaign) if campaign is not None else None
+    names = split_nonempty_names(campaign) if campaign is not None else None
     try:
         with EvidenceStore.open_readonly(store, scrub_env=False) as st:
             export = export_rows(st, names)
@@ -49,7 +48,7 @@ def export_cmd(
         fail(str(exc.args[0]))
     except BlobError as exc:
         fail(f"{store}: {exc}")
-    except (OSError, sqlite3.DatabaseError, LedgerError) as exc:
+    except (OSError, LedgerError) as exc:
         fail(f"cannot read the evidence store at {store}: {exc}")
     try:
         data = render(export, kind)

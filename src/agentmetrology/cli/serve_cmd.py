@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sqlite3
 from pathlib import Path
 
 import typer
@@ -65,9 +64,9 @@ def serve_mcp(
         episode = McpEpisode(spec, task, seed, store=store, out_dir=out, profile=profile,
                              condition=condition, level=level, target=target, repeat=repeat,
                              transport="http" if http else "stdio")
-    except (ValueError, LedgerError) as exc:  # a recorded or busy key, a bad condition or path
+    except (ValueError, LedgerError) as exc:  # also StoreError: an unreadable ledger
         fail(str(exc))
-    except (OSError, sqlite3.DatabaseError) as exc:
+    except OSError as exc:
         fail(f"cannot open the evidence store at {store}: {exc}")
     # Ctrl-C is the way to stop an HTTP server; serve_* record the episode in `finally`.
     with contextlib.suppress(KeyboardInterrupt):

@@ -1,7 +1,8 @@
 """`agm stats`: reliability statistics over a results table users already have.
 
-Every number comes from `agentmetrology.stats`; this module reads, groups, pairs, and prints.
-The JSON document is built first and the rich table is rendered from it, so both agree.
+This module parses options, asks `agentmetrology.results` for the document (which reads,
+groups, pairs and computes), and prints it: the JSON document is built first and the rich table
+is rendered from it, so both agree.
 Bad input exits with code 2 and one line on stderr, never a traceback. Rows that could not be
 measured (null values, measurement failures) are excluded and counted per group, never scored.
 Tables never abbreviate a number: when the terminal is narrow, low-priority columns are left
@@ -16,21 +17,12 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Annotated, Any, NoReturn
 
-import numpy as np
 import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from agentmetrology.cli.results_table import (
-    PairSpec,
-    TableError,
-    collect_groups,
-    describe,
-    read_results,
-    split_names,
-)
-from agentmetrology.cli.stats_compare import build_comparison, print_comparison
+from agentmetrology.cli.stats_compare import print_comparison
 from agentmetrology.cli.stats_format import (
     Column,
     exclusion_lines,
@@ -41,8 +33,17 @@ from agentmetrology.cli.stats_format import (
     stats_console,
 )
 from agentmetrology.cli.stats_format import fmt_p as fmt_p  # re-exported: callers import it here
-from agentmetrology.cli.stats_limits import MAX_DRAWS, MAX_RESAMPLES, check_limits
-from agentmetrology.stats import DEFAULT_MARGIN, reliability_table
+from agentmetrology.records.errors import UserError
+from agentmetrology.results import (
+    MAX_DRAWS,
+    MAX_RESAMPLES,
+    ComparisonRequest,
+    SummaryRequest,
+    build_comparison,
+    build_summary,
+    describe,
+)
+from agentmetrology.stats import DEFAULT_MARGIN
 
 stats_app = typer.Typer(
     name="stats",
@@ -91,7 +92,7 @@ def _analysis_seed(analysis_seed: int | None, old_seed: int | None) -> int:
     if old_seed is None:
         return 0 if analysis_seed is None else analysis_seed
     if analysis_seed is not None and analysis_seed != old_seed:
-        raise TableError(
+        raise UserError(
             f"--seed {old_seed} and --analysis-seed {analysis_seed} disagree; "
             "use --analysis-seed only (--seed is deprecated)"
         )
@@ -105,15 +106,24 @@ def _warn_deprecated_seed(old_seed: int | None) -> None:
         typer.echo("agm stats: warning: --seed is deprecated; use --analysis-seed", err=True)
 
 
+def split_column_names(text: str, option: str) -> tuple[str, ...]:
+    """Split a comma-separated list of column names, rejecting empty names."""
+    names = tuple(part.strip() for part in text.split(","))
+    if not text.strip() or any(not name for name in names):
+        raise UserError(f"{option} needs comma-separated column names, got {text!r}")
+    return names
+
+
 @contextmanager
 def _guarded() -> Iterator[None]:
-    """Turn every way bad input can fail into one line and exit status 2."""
+    """Turn every way bad input can fail into one line and exit status 2.
+
+    User errors are printed here rather than by `agm`'s one handler so that they keep the
+    `agm stats: error:` prefix this command has always printed.
+    """
     try:
-        # Overflow is detected and reported by the statistics themselves; numpy's warnings
-        # would only add lines on stderr.
-        with np.errstate(over="ignore", invalid="ignore"):
-            yield
-    except (TableError, ValueError, OverflowError) as exc:
+        yield
+    except UserError as exc:
         _fail(exc)
     except RecursionError:
         _fail("the input is nested too deeply to read; flatten the rows")
@@ -127,75 +137,6 @@ def _group_name(group: Mapping[str, str]) -> str:
 
 
 # --------------------------------------------------------------------------- summarize
-
-
-def build_summary(
-    file: str,
-    value: str,
-    group: str,
-    *,
-    tau: float = 0.9,
-    alpha: float = 0.2,
-    seed: int = 0,
-    resamples: int = 2000,
-    confidence: float = 0.95,
-) -> dict[str, Any]:
-    """Return the `summarize` JSON document for a results file."""
-    check_limits(resamples)
-    groups = split_names(group, "--group")
-    table = read_results(file)
-    table.require([value, *groups])
-    collected = collect_groups(table, value, groups)
-    usable = {key: values for key, values in collected.values.items() if values}
-    if not usable:
-        raise TableError(
-            f"no row of {table.source} has a usable {value!r} "
-            f"({describe(collected.excluded.to_dict())})"
-        )
-    rows = reliability_table(
-        usable, tau=tau, alpha=alpha, confidence=confidence, resamples=resamples, seed=seed
-    )
-    none = {"count": 0, "by_reason": {}}
-    out_rows = []
-    for row in rows:
-        entry = row.summary.to_dict()
-        entry["group"] = dict(zip(groups, row.key, strict=True))
-        entry["rank_mean"], entry["rank_worst"] = row.rank_mean, row.rank_worst
-        excluded = collected.by_group.get(row.key)
-        entry["excluded"] = excluded.to_dict() if excluded else none
-        out_rows.append(entry)
-    # A group whose every row was excluded still appears, with its exclusions, never as a 0.
-    without = [
-        {
-            "group": dict(zip(groups, key, strict=True)),
-            "excluded": collected.by_group[key].to_dict(),
-        }
-        for key in sorted(collected.values)
-        if not collected.values[key]
-    ]
-    return {
-        "command": "stats summarize",
-        "source": table.source,
-        "format": table.fmt,
-        "value": value,
-        "group_by": groups,
-        "parameters": {
-            "tau": tau,
-            "alpha": alpha,
-            "analysis_seed": seed,
-            "resamples": resamples,
-            "confidence": confidence,
-        },
-        "rows": {
-            "read": len(table.rows),
-            "used": sum(len(v) for v in usable.values()),
-            "excluded": collected.excluded.count,
-        },
-        "excluded": collected.excluded.to_dict(),
-        "coerced": collected.coerced.to_dict(),
-        "groups": out_rows,
-        "groups_without_values": without,
-    }
 
 
 def _summary_table(doc: Mapping[str, Any], console: Console) -> tuple[Table, list[str]]:
@@ -279,16 +220,18 @@ def summarize(
 ) -> None:
     """Per group: n, mean with CI, worst, CVaR, Reliability@tau and the reliability gap."""
     with _guarded():
-        doc = build_summary(
-            file,
-            value,
-            group,
+        chosen_seed = _analysis_seed(analysis_seed, seed)
+        request = SummaryRequest(
+            source=file,
+            value=value,
+            group_by=split_column_names(group, "--group"),
             tau=tau,
             alpha=alpha,
-            seed=_analysis_seed(analysis_seed, seed),
+            analysis_seed=chosen_seed,
             resamples=resamples,
             confidence=confidence,
         )
+        doc = build_summary(request)
     if json_output:
         _emit_json(doc)
     else:
@@ -296,74 +239,85 @@ def summarize(
     _warn_deprecated_seed(seed)
 
 
+# The options of `compare` (kept here so that its signature stays readable).
+ValuesOpt = Annotated[
+    str, typer.Option("--value", help="Numeric column(s), comma-separated (e.g. scorers); "
+                      "a dotted path for nested JSON fields.")
+]
+CompareGroupOpt = Annotated[
+    str, typer.Option("--group", help="Column naming the compared groups.")
+]
+AOpt = Annotated[str, typer.Option("--a", help="Baseline group A.")]
+BOpt = Annotated[str, typer.Option("--b", help="Group(s) B, comma-separated; differences are "
+                                   "B - A, Holm over every --value x --b.")]
+PairByOpt = Annotated[
+    str, typer.Option("--pair-by", help="Column(s) matching A's and B's rows, e.g. task,seed.")
+]
+ClusterOpt = Annotated[
+    str | None, typer.Option("--cluster", help="Resample this column's clusters (e.g. task).")
+]
+StrataOpt = Annotated[
+    str | None, typer.Option("--strata", help="Resample clusters within these strata.")
+]
+MarginOpt = Annotated[float, typer.Option("--margin", help="Equivalence margin.")]
+FlipTauOpt = Annotated[float, typer.Option("--tau", help="Pass threshold for flip counts.")]
+DrawsOpt = Annotated[
+    int, typer.Option("--draws", help=f"Monte-Carlo sign vectors (at most {MAX_DRAWS:,}).")
+]
+RerunOpt = Annotated[
+    str | None, typer.Option("--rerun-of-a", help="Group that reran A identically: gives "
+                             "the excess flip rate.")
+]
+FactorOpt = Annotated[
+    str | None, typer.Option("--factor", help="A --pair-by column crossed with the groups "
+                             "for eta squared (other pair-by columns are blocks).")
+]
+
+
 @stats_app.command()
 def compare(
     file: FileArg,
-    value: Annotated[
-        str, typer.Option("--value", help="Numeric column(s), comma-separated (e.g. scorers); "
-                          "a dotted path for nested JSON fields.")
-    ],
-    group: Annotated[str, typer.Option("--group", help="Column naming the compared groups.")],
-    a: Annotated[str, typer.Option("--a", help="Baseline group A.")],
-    b: Annotated[str, typer.Option("--b", help="Group(s) B, comma-separated; differences are "
-                                   "B - A, Holm over every --value x --b.")],
-    pair_by: Annotated[
-        str, typer.Option("--pair-by", help="Column(s) matching A's and B's rows, e.g. task,seed.")
-    ],
-    cluster: Annotated[
-        str | None, typer.Option("--cluster", help="Resample this column's clusters (e.g. task).")
-    ] = None,
-    strata: Annotated[
-        str | None, typer.Option("--strata", help="Resample clusters within these strata.")
-    ] = None,
-    margin: Annotated[float, typer.Option("--margin", help="Equivalence margin.")] = DEFAULT_MARGIN,
-    tau: Annotated[float, typer.Option("--tau", help="Pass threshold for flip counts.")] = 0.9,
+    value: ValuesOpt,
+    group: CompareGroupOpt,
+    a: AOpt,
+    b: BOpt,
+    pair_by: PairByOpt,
+    cluster: ClusterOpt = None,
+    strata: StrataOpt = None,
+    margin: MarginOpt = DEFAULT_MARGIN,
+    tau: FlipTauOpt = 0.9,
     analysis_seed: AnalysisSeedOpt = None,
     seed: OldSeedOpt = None,
     resamples: ResamplesOpt = 2000,
     confidence: ConfidenceOpt = 0.95,
-    draws: Annotated[
-        int, typer.Option("--draws", help=f"Monte-Carlo sign vectors (at most {MAX_DRAWS:,}).")
-    ] = 100_000,
-    rerun_of_a: Annotated[
-        str | None, typer.Option("--rerun-of-a", help="Group that reran A identically: gives "
-                                 "the excess flip rate.")
-    ] = None,
-    factor: Annotated[
-        str | None, typer.Option("--factor", help="A --pair-by column crossed with the groups "
-                                 "for eta squared (other pair-by columns are blocks).")
-    ] = None,
+    draws: DrawsOpt = 100_000,
+    rerun_of_a: RerunOpt = None,
+    factor: FactorOpt = None,
     json_output: JsonOpt = False,
 ) -> None:
     """Paired B - A: difference with CIs, sign-flip p (Holm), sign test, Cliff's delta, flips."""
     with _guarded():
         if "," in group:
-            raise TableError("--group for compare takes one column")
-        values = split_names(value, "--value")
-        bs = split_names(b, "--b")
-        spec = PairSpec(
-            value=values[0],
+            raise UserError("--group for compare takes one column")
+        request = ComparisonRequest(
+            source=file,
             group=group,
             a=a,
-            b=bs[0],
-            pair_by=split_names(pair_by, "--pair-by"),
+            values=split_column_names(value, "--value"),
+            bs=split_column_names(b, "--b"),
+            pair_by=split_column_names(pair_by, "--pair-by"),
             cluster=cluster,
             strata=strata,
-        )
-        doc = build_comparison(
-            file,
-            spec,
-            values=values,
-            bs=bs,
             rerun_of_a=rerun_of_a,
             factor=factor,
             margin=margin,
             tau=tau,
-            seed=_analysis_seed(analysis_seed, seed),
+            analysis_seed=_analysis_seed(analysis_seed, seed),
             resamples=resamples,
             confidence=confidence,
             draws=draws,
         )
+        doc = build_comparison(request)
     if json_output:
         _emit_json(doc)
     else:

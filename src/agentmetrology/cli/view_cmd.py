@@ -8,7 +8,8 @@ from pathlib import Path
 import typer
 
 from agentmetrology.cli.errors import fail
-from agentmetrology.view.reader import StoreReader, StoreReadError
+from agentmetrology.store.errors import StoreError
+from agentmetrology.store.reader import StoreReader
 from agentmetrology.view.server import DEFAULT_HOST, DEFAULT_PORT, is_loopback, serve
 from agentmetrology.view.source import detect_source
 
@@ -27,7 +28,7 @@ def view_cmd(
     if source.kind == "store":
         try:
             StoreReader(source.root).check()
-        except StoreReadError as exc:
+        except StoreError as exc:
             fail(str(exc))
     logging.basicConfig(level=logging.WARNING, format="agm view: %(message)s")
     if not is_loopback(host):

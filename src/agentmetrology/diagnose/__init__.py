@@ -1,1 +1,1 @@
-"""Paired-mutation diagnostics (specs/trace.md): agent, environment or scorer?"""
+"""Paired-mutation diagnostics (docs/diagnose.md): agent, environment or scorer?"""

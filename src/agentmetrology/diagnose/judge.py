@@ -1,4 +1,4 @@
-"""The fixed-trajectory judge audit (specs/trace.md): the same saved trajectories, several views.
+"""The fixed-trajectory judge audit (docs/diagnose.md): the same saved trajectories, several views.
 
 Each recorded original episode is shown to an LLM judge as text in four views — `original`, an
 identical `repeat`, `alias` (tools renamed as the alias mutation renames them) and `format`

@@ -4,7 +4,7 @@ VRG = S(original) − S(mutated) (positive: lower under mutation); the rescored 
 S(mutated) by the same trajectory rescored under the inverse map. MSR_tau = Pr[S(mutated) >=
 tau]; MTR_tau = Pr[S(mutated) >= tau | S(original) >= tau], undefined (null), never 0, when no
 original passes. Paired Δ and the rescored gap carry task-cluster bootstrap intervals; the
-excess flip rate subtracts the flip rate of the repeat control (specs/trace.md, statistics.md).
+excess flip rate subtracts the flip rate of the repeat control (docs/diagnose.md, docs/stats.md).
 """
 
 from __future__ import annotations

@@ -167,7 +167,7 @@ def invariance(p: dict[str, Any], values: dict[str, Values], agents: list[str], 
     """Return, per arm, whether every agent gave the same per-seed ground truth at `level`.
 
     Identical vectors across deliberately different agents (e.g. always-retry and
-    always-skip) mean the design cannot tell their decisions apart there (specs/stress.md):
+    always-skip) mean the design cannot tell their decisions apart there (docs/experiments.md):
     at zero slack, retrying and skipping are outcome-equivalent by construction.
     """
     if len(agents) < 2:

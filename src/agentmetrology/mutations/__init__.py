@@ -1,4 +1,4 @@
-"""Paired mutations (specs/trace.md): named, versioned transforms over the tool protocol."""
+"""Paired mutations (docs/diagnose.md): named, versioned transforms over the tool protocol."""
 
 from agentmetrology.mutations.apply import (
     MutatedEnv,

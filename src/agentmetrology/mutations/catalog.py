@@ -1,4 +1,4 @@
-"""The named, versioned mutations of specs/trace.md and what each touches.
+"""The named, versioned mutations (docs/diagnose.md, "Mutations") and what each touches.
 
 Generic mutations act on the tool protocol and the agent's instructions, so they apply to every
 registered environment: `wording`, `alias`, `format`, `misleading` (the positive control) and

@@ -213,7 +213,7 @@ class EnvSpec:
     row_extras: Callable[[Episode], dict[str, Any]] | None = None
     columns: tuple[Column, ...] = ()
     audit: AuditHooks | None = None
-    # Environment-specific mutations (specs/trace.md): "rubric" maps the scorers to mutated
+    # Environment-specific mutations (docs/diagnose.md): "rubric" maps the scorers to mutated
     # scorers; "constraint", "proxy_incentive", "observation_access" map an instance to one
     # with the changed setting. A mutation without its hook is refused for this environment.
     mutation_hooks: Mapping[str, Callable[[Any], Any]] = field(default_factory=dict)

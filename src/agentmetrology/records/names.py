@@ -1,8 +1,15 @@
-"""Names derived from user text (campaign names, file names): one slugger for every caller."""
+"""Names derived from user text (campaign names, file and directory names), for every caller."""
 
 from __future__ import annotations
+
+import re
 
 
 def slug(text: str) -> str:
     """Return `text` with every character but letters, digits and `-._` replaced by `-`."""
     return "".join(c if c.isalnum() or c in "-._" else "-" for c in text)
+
+
+def compact_slug(text: str, empty: str) -> str:
+    """Return `text` with each run outside [A-Za-z0-9_.-] made one `-`, ends trimmed, or `empty`."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-") or empty

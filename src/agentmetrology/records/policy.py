@@ -1,7 +1,7 @@
 """The policy interface every agent implements: one step at a time, async, usage reported.
 
 A policy sees observations and proposes moves; the scaffold decides which of its moves reach the
-environment (specs/comtrade.md, "Scaffold levels"). Model-free policies never await anything, so
+environment (docs/comtrade.md, "Scaffold levels"). Model-free policies never await anything, so
 the scaffold can drive them without an event loop; an LLM policy awaits its provider. It lives in
 `records` because environment plug-ins ship model-free policies and must not import `agents`.
 """

@@ -9,9 +9,13 @@ Two kinds of redaction:
   A pattern never consumes a JSON quote, backslash, comma or brace, so redacted canonical JSON
   stays valid JSON; where a label is kept (`api_key=`), only the value is replaced.
 - known secret values (an API key read from `api_key_env`, credential-named environment
-  variables): the value itself, its JSON-escaped forms, its base64 (standard and URL-safe, with
-  and without padding), and any substring of at least MIN_FRAGMENT_LEN characters of it, so an
-  error that quotes a key without its `sk-` prefix, or cut short, is caught too.
+  variables): the value itself, its JSON-escaped forms, its common reversible encodings (base64
+  standard and URL-safe, base32, hex in either case, percent-encoding), and any substring of at
+  least MIN_FRAGMENT_LEN characters of it, so an error that quotes a key without its `sk-`
+  prefix, or cut short, is caught too. A key encoded inside longer text (a model that base64s
+  a whole tool argument) lands at any offset of a base64 or base32 group, so each alignment has
+  its own needle: the characters that encode only the key's bytes. All needles of a secret are
+  made once, when it is registered; redacting a record only searches for them.
 
 This module is in `records` (the bottom layer) so that every layer can use it; it imports
 nothing else from the package.
@@ -27,6 +31,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, AnyStr
+from urllib.parse import quote, quote_plus
 
 # Bumped whenever the table changes, so that evidence pre-redacted by an older table is
 # redacted again by the store.
@@ -178,25 +183,65 @@ def _escaped(value: str) -> set[str]:
     return {value, json.dumps(value, ensure_ascii=False)[1:-1], json.dumps(value)[1:-1]}
 
 
+_URLSAFE = str.maketrans("+/", "-_")
+
+
+def _aligned(raw: bytes, group: int, bits: int, encode: Callable[[bytes], bytes]) -> set[str]:
+    """Return, for each offset of `raw` in a group of `group` bytes, the characters of its
+    encoding (`bits` per character) that depend on `raw`'s bytes only."""
+    out = set()
+    for lead in range(group):
+        text = encode(b"\0" * lead + raw).decode("ascii")
+        first, end = -(-8 * lead // bits), 8 * (lead + len(raw)) // bits
+        out.add(text[first:end])
+    return out
+
+
 def secret_forms(value: str) -> list[str]:
     """Return every whole form a secret can take in recorded text, longest first.
 
-    Raw, JSON-escaped and the base64 of its UTF-8 bytes (standard and URL-safe, with and
-    without padding).
+    Raw, JSON-escaped, and the encodings of its UTF-8 bytes: base64 (standard and URL-safe,
+    with and without padding), base32 (upper and lower case, with and without padding), hex
+    (both cases) and percent-encoding (every byte, or only those URLs must escape).
     """
     forms = _escaped(value)
     raw = value.encode("utf-8")
-    for enc in (base64.b64encode(raw), base64.urlsafe_b64encode(raw)):
-        text = enc.decode("ascii")
+    b32 = base64.b32encode(raw).decode("ascii")
+    for text in (base64.b64encode(raw).decode("ascii"),
+                 base64.urlsafe_b64encode(raw).decode("ascii"), b32, b32.lower()):
         forms.update({text, text.rstrip("=")})
+    forms.update({raw.hex(), raw.hex().upper(), quote(value, safe=""), quote_plus(value)})
+    forms.update({"".join(f"%{b:02X}" for b in raw), "".join(f"%{b:02x}" for b in raw)})
     return sorted(forms, key=len, reverse=True)
+
+
+def _base64_needles(raw: bytes) -> set[str]:
+    """Return the base64 forms of a secret (standard and URL-safe), whole and at each
+    alignment: the only case-sensitive encodings."""
+    cores = _aligned(raw, 3, 6, base64.b64encode)
+    out = cores | {c.translate(_URLSAFE) for c in cores}
+    for enc in (base64.b64encode(raw), base64.urlsafe_b64encode(raw)):
+        out.update({enc.decode("ascii"), enc.decode("ascii").rstrip("=")})
+    return out
+
+
+def _probes(needles: Iterable[str]) -> tuple[str, ...]:
+    """Return the needles that contain no other: when none of them occurs, no needle does."""
+    kept: list[str] = []
+    for n in sorted(set(needles), key=len):
+        if not any(k in n for k in kept):
+            kept.append(n)
+    return tuple(kept)
 
 
 @dataclass(frozen=True, slots=True)
 class _Secret:
-    forms: tuple[str, ...]  # whole forms, longest first
+    forms: tuple[str, ...]  # raw and JSON-escaped whole forms, longest first
     anchors: tuple[str, ...]  # every fragment contains one of these (cheap pre-check)
     fragments: tuple[str, ...]  # forms of every MIN_FRAGMENT_LEN-character substring
+    encoded: tuple[str, ...]  # encodings: whole, and base64/base32 at each alignment
+    probes: tuple[str, ...]  # every base64 needle contains one of these (cheap pre-check)
+    folded: tuple[str, ...]  # lowercase; every other encoding, lowercased, contains one
 
 
 def _secret(value: str) -> _Secret:
@@ -207,8 +252,16 @@ def _secret(value: str) -> _Secret:
     anchors = {f for i in range(0, len(value) - step + 1, step)
                for f in _escaped(value[i:i + step])}
     fragments = {f for g in grams for f in _escaped(g)}
-    return _Secret(tuple(secret_forms(value)), tuple(anchors) if grams else (),
-                   tuple(sorted(fragments, key=len, reverse=True)))
+    raw = value.encode("utf-8")
+    b64 = _base64_needles(raw)
+    b32 = _aligned(raw, 5, 5, base64.b32encode)
+    # Hex, base32 and %XX come in either case: one lowercase probe finds both in lowered text.
+    other = (set(secret_forms(value)) | b32 | {t.lower() for t in b32}) - b64 - _escaped(value)
+    return _Secret(tuple(sorted(_escaped(value), key=len, reverse=True)),
+                   tuple(anchors) if grams else (),
+                   tuple(sorted(fragments, key=len, reverse=True)),
+                   tuple(sorted(b64 | other, key=len, reverse=True)), _probes(b64),
+                   _probes(t.lower() for t in other))
 
 
 class SecretValues:
@@ -237,7 +290,8 @@ class SecretValues:
 
             # Longest values first, so that a secret containing another is removed whole.
             ordered = sorted(self._secrets.values(), key=lambda s: -len(s.forms[0]))
-            table = [(enc(s.forms), enc(s.anchors), enc(s.fragments)) for s in ordered]
+            table = [(enc(s.forms), enc(s.anchors), enc(s.fragments), enc(s.encoded),
+                      enc(s.probes), enc(s.folded)) for s in ordered]
             self._encoded[kind] = table
         return table
 
@@ -246,12 +300,23 @@ class SecretValues:
         if not self._secrets:
             return data
         out: Any = data
-        for forms, anchors, fragments in self._table(type(data)):
-            for form in forms:
-                if form in out:
-                    out = out.replace(form, marker)
-            if any(a in out for a in anchors):
+        lowered: Any = None
+        for forms, anchors, fragments, encoded, probes, folded in self._table(type(data)):
+            # Every whole form and fragment holds an anchor, every encoding a probe: a scan
+            # runs at memory speed, so a record without the secret costs a few scans.
+            if not anchors or any(a in out for a in anchors):
+                for form in forms:
+                    if form in out:
+                        out = out.replace(form, marker)
                 out = _cut_fragments(out, fragments, marker)
+                lowered = None
+            if lowered is None:
+                lowered = out.lower()  # one pass, then one scan per case-free probe
+            if any(p in out for p in probes) or any(p in lowered for p in folded):
+                for form in encoded:
+                    if form in out:
+                        out = out.replace(form, marker)
+                lowered = None
         result: AnyStr = out
         return result
 

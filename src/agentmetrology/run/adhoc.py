@@ -1,54 +1,84 @@
-"""Quick LLM runs (`agm run comtrade --agent llm:MODEL`) as one-target campaigns in a store.
+"""`agm run`: one call runs a checked `RunRequest` and returns its result rows.
 
-A quick run is recorded like any campaign, so it is resumable: the same command against the
-same store skips the episodes already recorded instead of paying for them again. The campaign
-name is derived from the run's parameters, never from the time.
+A model-free agent's episodes run one after another through the episode runner
+(`run.episode.run_one`), each row handed to `on_row` as soon as it is scored. An `llm:MODEL`
+agent runs as a one-target campaign in an evidence store, so it is resumable: the same command
+against the same store skips the episodes already recorded instead of paying for them again.
+The campaign is built from the request (no campaign file) and named from its parameters, never
+from the time. Its rows are those of the recorded episodes, in request order, read from the
+store: an episode recorded by an earlier, interrupted invocation exists nowhere else, and the
+record is what was kept (with secrets removed), so a printed row never shows more than the store.
 """
 
 from __future__ import annotations
 
-import json
-import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentmetrology.envs.registry import get_env
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.canonical import digest
-from agentmetrology.records.episode import Episode, EpisodeKey, Termination, Usage
+from agentmetrology.records.episode import EpisodeKey, episode_from_plain
+from agentmetrology.records.errors import UserError
 from agentmetrology.records.names import slug
-from agentmetrology.run.campaign import parse_campaign, run_campaign
-from agentmetrology.run.episode import result_row
-from agentmetrology.store import EvidenceStore
+from agentmetrology.run.campaign import CampaignConfig, CampaignConfigError, run_campaign
+from agentmetrology.run.episode import make_policy, result_row, run_one
+from agentmetrology.run.llm_options import target_price
+from agentmetrology.run.request import RunRequest
+from agentmetrology.store import EvidenceStore, NotAStoreError, StoreBusyError, StorePathError
 
 DEFAULT_STORE = Path(".agm") / "store"
-PRICE_FORMAT = "INPUT_PER_M,OUTPUT_PER_M[,CACHED_PER_M]"
 
-Price = tuple[float, float, float | None]
+RowSink = Callable[[dict[str, Any]], None]
 
 
-def parse_price(text: str) -> Price:
-    """Return (input, output, cached or None) per million tokens from "IN,OUT[,CACHED]".
+@dataclass(frozen=True, slots=True)
+class RunOutcome:
+    """What a run gave: one row per episode (per task, seed and repeat) and, for an LLM run,
+    its store, campaign and why launching stopped early (None when it did not)."""
 
-    ValueError (one line) unless it is 2 or 3 finite, non-negative numbers.
+    rows: list[dict[str, Any]]
+    store: Path | None = None
+    campaign: str | None = None
+    stopped: str | None = None
+
+
+def run_request(request: RunRequest, on_row: RowSink | None = None) -> RunOutcome:
+    """Run every episode of `request` and return their rows, giving each to `on_row` too.
+
+    Raises UserError for what the user can fix (an agent that cannot act at the level, a store
+    that cannot be used).
     """
-    parts = [p.strip() for p in text.split(",")]
-    if len(parts) not in (2, 3):
-        raise ValueError(f"--price {text!r}: expected {PRICE_FORMAT} (currency units per "
-                         "million tokens), e.g. --price 0.15,0.60 or --price 0.15,0.60,0.075")
-    values: list[float] = []
-    for name, part in zip(("input", "output", "cached"), parts, strict=False):
+    sink = on_row or (lambda row: None)
+    if request.is_llm:
+        outcome = _run_llm(request)
+        for row in outcome.rows:
+            sink(row)
+        return outcome
+    return RunOutcome(_run_model_free(request, sink))
+
+
+def _run_model_free(request: RunRequest, sink: RowSink) -> list[dict[str, Any]]:
+    spec = request.spec
+    # Every episode gets a fresh policy; the first is built here, where its levels are checked.
+    first = make_policy(spec, request.agent)
+    if request.level not in first.levels:
+        raise UserError(f"--level: agent {request.agent!r} acts only at "
+                        f"{', '.join(first.levels)}; choose --level {first.levels[0]}")
+    rows = []
+    for i, (task, seed, repeat) in enumerate(request.episodes()):
         try:
-            v = float(part)
-        except ValueError:
-            raise ValueError(f"--price {text!r}: the {name} price {part!r} is not a number "
-                             f"(expected {PRICE_FORMAT})") from None
-        if not math.isfinite(v) or v < 0:
-            raise ValueError(f"--price {text!r}: the {name} price must be a finite number >= 0,"
-                             f" got {part!r}")
-        values.append(v)
-    return values[0], values[1], values[2] if len(values) == 3 else None
+            scored = run_one(spec, task, seed, first if i == 0 else request.agent, request.level,
+                             request.profile, request.condition, repeat=repeat)
+        except ValueError as exc:
+            raise UserError(str(exc)) from exc
+        row = scored.row()
+        if request.repeats > 1:  # with --epochs the repeat index is part of every row
+            row["repeat"] = repeat
+        sink(row)
+        rows.append(row)
+    return rows
 
 
 # Parameters added after quick runs were first named, with the value every run had before:
@@ -59,79 +89,54 @@ def parse_price(text: str) -> Price:
 _ADDED_LATER: dict[str, Any] = {"environment": "comtrade", "price": None, "epochs": 1}
 
 
-@dataclass(frozen=True, slots=True)
-class QuickRun:
-    """The parameters of one quick LLM run."""
-
-    agent: str  # "llm:MODEL"
-    environment: str
-    tasks: tuple[str, ...]
-    seeds: tuple[int, ...]
-    level: str
-    profile: str
-    condition: str
-    base_url: str | None
-    api_key_env: str | None
-    max_retries: int
-    price: Price | None = None  # per million tokens: input, output, cached
-    epochs: int = 1  # repeats of every (task, seed): `agm run --epochs K`
-
-    @property
-    def name(self) -> str:
-        """Return the campaign name: the model and a digest of every parameter."""
-        model = slug(self.agent[4:])
-        params = {k: getattr(self, k) for k in self.__dataclass_fields__}
-        for key, default in _ADDED_LATER.items():
-            if params[key] == default:
-                del params[key]
-        return f"run-{model}-{digest(params)[:12]}"
-
-    def toml(self) -> str:
-        """Return the campaign file text of this run."""
-        def q(v: Any) -> str:
-            return json.dumps(v)
-
-        target = [f"name = {q(self.agent)}", 'kind = "llm"', f"model = {q(self.agent[4:])}",
-                  f"max_retries = {self.max_retries}"]
-        if self.base_url:
-            target.append(f"base_url = {q(self.base_url)}")
-        if self.api_key_env:
-            target.append(f"api_key_env = {q(self.api_key_env)}")
-        if self.price is not None:
-            names = ("input_per_m", "output_per_m", "cached_per_m")
-            fields = [f"{n} = {float(v)!r}" for n, v in zip(names, self.price, strict=True)
-                      if v is not None]
-            target.append(f"price = {{ {', '.join(fields)} }}")
-        return "\n".join([
-            "[campaign]", f"name = {q(self.name)}", f"environment = {q(self.environment)}",
-            f"profile = {q(self.profile)}",
-            f"tasks = {q(list(self.tasks))}", f"seeds = {q(list(self.seeds))}",
-            f"levels = {q([self.level])}", f"conditions = {q([self.condition])}",
-            f"repeats = {self.epochs}", "concurrency = 1", "", "[[targets]]", *target, ""])
+def campaign_name(request: RunRequest) -> str:
+    """Return the campaign name of an LLM run: the model and a digest of every parameter."""
+    target = request.target
+    assert target is not None, "an LLM run has a target"
+    params: dict[str, Any] = {
+        "agent": request.agent, "environment": request.environment, "tasks": request.tasks,
+        "seeds": request.seeds, "level": request.level, "profile": request.profile,
+        "condition": request.condition, "base_url": target.base_url,
+        "api_key_env": target.api_key_env, "max_retries": target.max_retries,
+        "price": target_price(target), "epochs": request.repeats}
+    for key, default in _ADDED_LATER.items():
+        if params[key] == default:
+            del params[key]
+    return f"run-{slug(request.agent[4:])}-{digest(params)[:12]}"
 
 
-def run_quick(run: QuickRun, store_dir: Path | None, *, retry_measurement_failures: bool = False,
-              ) -> tuple[Path, list[dict[str, Any]], str | None]:
-    """Run (or resume) the quick run in the store; return the store path, one row per recorded
-    key, and why launching stopped early (e.g. the endpoint refuses connections), if it did.
+def campaign_config(request: RunRequest) -> CampaignConfig:
+    """Return the one-target campaign of an LLM run (one episode at a time)."""
+    assert request.target is not None, "an LLM run has a target"
+    return CampaignConfig(
+        name=campaign_name(request), targets=(request.target,), tasks=request.tasks,
+        seeds=request.seeds, levels=(request.level,), conditions=(request.condition,),
+        repeats=request.repeats, concurrency=1, profile=request.profile,
+        environment=request.environment, file=f"<agm run {request.agent}>")
 
-    Rows come per task, seed and repeat; with `epochs` > 1 each names its `repeat` (0..K-1).
 
-    With `retry_measurement_failures`, episodes recorded as measurement failures (an endpoint
-    down, a key not set) are measured again; the failed ones stay in the store as history.
-    """
-    config = parse_campaign(run.toml(), file=f"<agm run {run.agent}>")
-    root = store_dir or DEFAULT_STORE
-    store = EvidenceStore.open(root)
+def _run_llm(request: RunRequest) -> RunOutcome:
+    """Run (or resume) the LLM run's campaign in its store; return the recorded rows."""
+    config = campaign_config(request)
+    root = request.store or DEFAULT_STORE
     try:
-        result = run_campaign(config, store, backend="inline",
-                              retry_measurement_failures=retry_measurement_failures)
-        rows = [_row(store, run, EpisodeKey(run.name, run.agent, t, s, run.condition,
-                                             run.level, r))
-                for t in run.tasks for s in run.seeds for r in range(run.epochs)]
-    finally:
-        store.close()
-    return root, [r for r in rows if r is not None], result.stop_reason
+        store = EvidenceStore.open(root)
+        try:
+            result = run_campaign(config, store, backend="inline",
+                                  retry_measurement_failures=request.retry_measurement_failures)
+            rows = [row for t, s, r in request.episodes()
+                    if (row := recorded_row(store, request, EpisodeKey(
+                        config.name, request.agent, t, s, request.condition, request.level, r)))
+                    is not None]
+        finally:
+            store.close()
+    except (CampaignConfigError, StoreBusyError, StorePathError, NotAStoreError,
+            ValueError) as exc:
+        raise UserError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from exc
+    except OSError as exc:
+        raise UserError(f"cannot open the evidence store at {request.store or '.agm/store'}: "
+                        f"{exc.strerror or exc}") from exc
+    return RunOutcome(rows, root, config.name, result.stop_reason)
 
 
 def stored_assessment(doc: dict[str, Any]) -> Assessment:
@@ -141,22 +146,18 @@ def stored_assessment(doc: dict[str, Any]) -> Assessment:
                       doc.get("evidence_digest") or "")
 
 
-def _row(store: EvidenceStore, run: QuickRun, key: EpisodeKey) -> dict[str, Any] | None:
-    """Return the `--json` row of a recorded episode (None when it was not recorded)."""
+def recorded_row(store: EvidenceStore, request: RunRequest,
+                 key: EpisodeKey) -> dict[str, Any] | None:
+    """Return the result row of a recorded episode with its usage (None when not recorded)."""
     led = store.episode(key)
     if led is None:
         return None
-    plain = store.load_episode(key)
-    digests = {"submission": led["submission_digest"]} if led["submission_digest"] else {}
-    ep = Episode(key, key.target, key.task, key.seed, key.condition, key.level, [],
-                 plain.get("submission"),
-                 Termination(led["termination"], led.get("termination_detail") or ""),
-                 Usage(requests=led["requests"]), digests, {"agent": run.agent})
+    episode = episode_from_plain(store.load_episode(key))
     assessments = [stored_assessment(a["assessment"]) for a in led["assessments"]]
-    row = result_row(get_env(run.environment), ep, assessments, run.profile)
+    row = result_row(request.spec, episode, assessments, request.profile)
     row.update(cost=led["cost"], input_tokens=led["input_tokens"],
                output_tokens=led["output_tokens"], model_attempts=led["model_attempts"],
-               campaign=run.name)
-    if run.epochs > 1:
+               campaign=key.campaign)
+    if request.repeats > 1:
         row["repeat"] = key.repeat
     return row

@@ -119,9 +119,9 @@ def run_episode(spec: EnvSpec, task: str, seed: int | None, agent: str | Policy,
 
 def run_one(spec: EnvSpec, task: str, seed: int | None, agent: str | Policy, level: str,
             profile: str | None = None, condition: str = "clean",
-            max_steps: int | None = None) -> ScoredEpisode:
-    """Run and score one model-free episode."""
+            max_steps: int | None = None, *, repeat: int = 0) -> ScoredEpisode:
+    """Run and score one model-free episode; its key carries `repeat` (an epoch index)."""
     prof = profile or spec.profiles[0]
     ep = run_episode(spec, task, seed, agent, level, profile=prof, condition=condition,
-                     max_steps=max_steps)
+                     max_steps=max_steps, repeat=repeat)
     return ScoredEpisode(spec, ep, prof, score_episode(spec, ep))

@@ -19,6 +19,7 @@ from typing import Any
 
 from agentmetrology.records.episode import MEASUREMENT_FAILURES, EpisodeKey
 from agentmetrology.store import EvidenceStore
+from agentmetrology.store.errors import reading
 from agentmetrology.store.schema import DEFAULT_ENVIRONMENT
 from agentmetrology.store.status import Cell, CellScore
 
@@ -40,14 +41,6 @@ class Export:
     columns: list[str]
     unrecorded: int = 0
     scorers: list[str] = field(default_factory=list)
-
-
-def _keys(store: EvidenceStore, campaign: str) -> list[EpisodeKey]:
-    """Return every administration key of a campaign, in plan order."""
-    cols = ", ".join(KEY_FIELDS)
-    cur = store.ledger.conn.execute(
-        f"SELECT {cols} FROM administrations WHERE campaign=? ORDER BY ordinal", (campaign,))
-    return [EpisodeKey(*row) for row in cur]
 
 
 def _failure(termination: str, detail: str) -> str | None:
@@ -86,7 +79,7 @@ def _campaign_rows(store: EvidenceStore, campaign: str) -> Iterator[dict[str, An
     """Yield the row of each administration of a campaign (None when it has no episode)."""
     plan = store.ledger.campaign(campaign)
     plan_digest = "" if plan is None else str(plan["plan_digest"])
-    for key in _keys(store, campaign):
+    for key in store.reader.administration_keys(campaign):
         led = store.episode(key)
         if led is None:
             yield None
@@ -105,8 +98,13 @@ def _binding_digest(store: EvidenceStore, key: EpisodeKey) -> str | None:
 def export_rows(store: EvidenceStore, campaigns: Sequence[str] | None = None) -> Export:
     """Return the export of the store's recorded episodes (of `campaigns`, default all).
 
-    KeyError names an unknown campaign.
+    KeyError names an unknown campaign; StoreError an unreadable ledger.
     """
+    with reading(store.root):
+        return _export(store, campaigns)
+
+
+def _export(store: EvidenceStore, campaigns: Sequence[str] | None) -> Export:
     names = store.campaigns()
     if campaigns is not None:
         for c in campaigns:

@@ -3,7 +3,7 @@
 The inverse map of the episode's mutation is applied to its recorded events (renamed tools get
 their original names back) and the episode is scored again with the environment's original
 scorers, without rerunning the agent. What the rescoring removes is evaluator sensitivity; what
-remains is a change in the agent's behaviour (specs/trace.md, step 4).
+remains is a change in the agent's behaviour (docs/diagnose.md, "The protocol", step 4).
 """
 
 from __future__ import annotations

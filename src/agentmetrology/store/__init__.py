@@ -1,6 +1,7 @@
 """Evidence store: content-addressed blobs and a SQLite ledger keyed by idempotency keys."""
 
 from agentmetrology.store.blobs import BlobCorruptError, BlobError, BlobMissingError, BlobStore
+from agentmetrology.store.errors import StoreError
 from agentmetrology.store.evidence import AssessmentEvidence, EpisodeEvidence
 from agentmetrology.store.ledger import (
     Administration,
@@ -44,6 +45,7 @@ __all__ = [
     "RecordedDigests",
     "Redactor",
     "StoreBusyError",
+    "StoreError",
     "StoreNotFoundError",
     "StorePathError",
     "StoreReadOnlyError",

@@ -17,6 +17,7 @@ from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.canonical import canonical_json, decode_json
 from agentmetrology.records.episode import BillableAttempt, Episode, EpisodeKey
 from agentmetrology.store.blobs import BlobCorruptError, BlobStore
+from agentmetrology.store.errors import reading
 from agentmetrology.store.evidence import EpisodeEvidence
 from agentmetrology.store.ledger import (
     Administration,
@@ -25,6 +26,7 @@ from agentmetrology.store.ledger import (
     RecordedDigests,
     Sealing,
 )
+from agentmetrology.store.ledger_reader import LedgerReader
 from agentmetrology.store.lock import StoreLock
 from agentmetrology.store.paths import inside
 from agentmetrology.store.redact import PATTERNS_VERSION, Redactor
@@ -98,7 +100,8 @@ class EvidenceStore:
             self._lock = StoreLock(self.root, ledger_path).acquire()
         try:
             self.blobs = BlobStore(self.root, fsync=fsync)
-            self.ledger = Ledger(ledger_path, readonly=not self.writable)
+            with reading(self.root):  # a corrupt or foreign file: StoreError, never SQLite's
+                self.ledger = Ledger(ledger_path, readonly=not self.writable)
         except BaseException:
             self._release()
             raise
@@ -209,7 +212,13 @@ class EvidenceStore:
     def seal_existing(self) -> int:
         """Seal an older ledger's rows as they are now; return how many (0 if already sealed)."""
         self._check_writable()
-        return self.ledger.seal_existing()
+        with reading(self.root, write=True):
+            return self.ledger.seal_existing()
+
+    @property
+    def reader(self) -> LedgerReader:
+        """Return the named read queries over this store's ledger (see `store.ledger_reader`)."""
+        return LedgerReader(self.ledger.conn, self.root)
 
     def campaigns(self) -> list[str]:
         """Return the names of every campaign in the store."""

@@ -13,11 +13,12 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from agentmetrology.store.errors import StoreError
+from agentmetrology.store.reader import StoreReader
 from agentmetrology.view.episode_page import ACTORS, episode_page
 from agentmetrology.view.file_pages import FileReadError, archive_page, audit_page
 from agentmetrology.view.html import SECURITY_HEADERS, Html
 from agentmetrology.view.params import BadRequest, episode_filter, episode_key, paging
-from agentmetrology.view.reader import StoreReader, StoreReadError
 from agentmetrology.view.source import Source
 from agentmetrology.view.store_pages import campaign_page, episodes_page, index_page
 
@@ -110,7 +111,7 @@ def create_app(source: Source, *, hosts: Iterable[str] = LOOPBACK_NAMES,
                 return error(400, "Bad request", str(exc))
             except LookupError as exc:
                 return error(404, "Not found", str(exc.args[0]) if exc.args else "not found")
-            except (StoreReadError, FileReadError) as exc:
+            except (StoreError, FileReadError) as exc:
                 log.error("%s", exc)
                 return error(500, "Cannot read", str(exc))
         return endpoint

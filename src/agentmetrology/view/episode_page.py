@@ -6,15 +6,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agentmetrology.records.episode import EpisodeKey
+from agentmetrology.store.errors import StoreError
+from agentmetrology.store.reader import StoreReader
+from agentmetrology.store.reader_queries import KEY_FIELDS
 from agentmetrology.view.html import Html, cost_text, num, score_text, url
-from agentmetrology.view.reader import (
-    KEY_FIELDS,
-    EpisodeKeyQuery,
-    StoreReader,
-    StoreReadError,
-    is_measurement_failure,
-    pretty_json,
-)
+from agentmetrology.view.reader import is_measurement_failure, pretty_json
 from agentmetrology.view.store_pages import NAV
 
 PREVIEW = 600  # characters of a long argument or observation shown before "show all"
@@ -66,7 +63,7 @@ def timeline(h: Html, events: list[dict[str, Any]], actor: str | None) -> str:
             f'<table id="timeline"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>')
 
 
-def _actor_links(h: Html, key: EpisodeKeyQuery, events: list[dict[str, Any]],
+def _actor_links(h: Html, key: EpisodeKey, events: list[dict[str, Any]],
                  current: str | None) -> str:
     counts: dict[str, int] = {}
     for e in events:
@@ -133,7 +130,7 @@ def _usage(h: Html, usage: dict[str, Any]) -> str:
                            "cached", "cost", "outcome"], rows, "usage")
 
 
-def episode_page(h: Html, reader: StoreReader, key: EpisodeKeyQuery,
+def episode_page(h: Html, reader: StoreReader, key: EpisodeKey,
                  data: dict[str, Any], actor: str | None) -> str:
     """Return the page of one administration and its recorded episode (if any)."""
     adm, ep = data["administration"], data["episode"]
@@ -165,7 +162,7 @@ def episode_page(h: Html, reader: StoreReader, key: EpisodeKeyQuery,
     if ep is not None:
         try:
             doc = reader.blob_json(ep["episode_digest"])
-        except StoreReadError as exc:
+        except StoreError as exc:
             parts.append(f"<h2>Events</h2><p class=\"status-INVALID\">{h.t(exc)}</p>")
         else:
             events = list(doc.get("events") or [])

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from agentmetrology.view.reader import (
+from agentmetrology.records.episode import EpisodeKey
+from agentmetrology.store.reader_queries import (
     KEY_FIELDS,
     STATES,
     VERDICTS,
     EpisodeFilter,
-    EpisodeKeyQuery,
 )
 
 PAGE_SIZE = 50
@@ -63,7 +63,7 @@ def paging(params: Mapping[str, str]) -> tuple[int, int]:
     return page, size
 
 
-def episode_key(params: Mapping[str, str]) -> EpisodeKeyQuery:
+def episode_key(params: Mapping[str, str]) -> EpisodeKey:
     """Return the key of the episode page from its query string (every field required)."""
     missing = [k for k in KEY_FIELDS if not params.get(k)]
     if missing:
@@ -72,5 +72,5 @@ def episode_key(params: Mapping[str, str]) -> EpisodeKeyQuery:
     seed = _int(params, "seed")
     repeat = _int(params, "repeat")
     assert seed is not None and repeat is not None
-    return EpisodeKeyQuery(params["campaign"], params["target"], params["task"], seed,
+    return EpisodeKey(params["campaign"], params["target"], params["task"], seed,
                            params["condition"], params["level"], repeat)

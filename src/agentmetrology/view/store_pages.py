@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentmetrology.store.reader import StoreReader
+from agentmetrology.store.reader_queries import STATES, VERDICTS, EpisodeFilter
 from agentmetrology.store.status import CampaignStatus
 from agentmetrology.view.html import Html, cost_text, money, num, score_text, url
 from agentmetrology.view.params import PAGE_SIZE
-from agentmetrology.view.reader import STATES, VERDICTS, EpisodeFilter, StoreReader
 
 NAV = '<a href="/">campaigns</a><a href="/episodes">episodes</a>'
 

@@ -1,4 +1,4 @@
-"""Fault realisations (specs/comtrade.md, "Per episode the service keeps a request counter").
+"""Fault realisations (docs/comtrade.md, "Faults": the request counter).
 
 Counts follow the spec's formulas (floor in legacy, ceil in seeded, capped fail lists); the
 seeded draws are pinned exactly because the same seed must give byte-identical episodes in

@@ -1,4 +1,4 @@
-"""Row generator and totals rows (specs/comtrade.md: seeding, "totals: one extra row ...")."""
+"""Row generator and totals rows (docs/comtrade.md: seeding, "Totals row")."""
 
 from __future__ import annotations
 

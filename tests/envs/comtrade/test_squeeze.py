@@ -1,4 +1,4 @@
-"""The enforced-quota variant (specs/stress.md): `stress:squeeze:slack=K` on T9_clean_ab."""
+"""The enforced-quota variant (docs/comtrade.md): `stress:squeeze:slack=K` on T9_clean_ab."""
 
 from statistics import fmean
 

@@ -1,4 +1,4 @@
-"""ResearchOpsEnv supports every mutation of specs/trace.md, its own four through hooks."""
+"""ResearchOpsEnv supports every mutation of docs/diagnose.md, its own four through hooks."""
 
 from agentmetrology.envs.registry import get_env
 from agentmetrology.mutations import MUTATIONS, unsupported

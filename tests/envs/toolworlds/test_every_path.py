@@ -67,8 +67,8 @@ def test_bad_recipe_is_one_line_exit_2() -> None:
             "recipe:clearance=top")
     res = agm_process(*args)
     assert res.returncode == 2
-    assert res.stderr.strip() == ("error: unknown recipe parameter 'clearance' of permission; "
-                                  "known: level (read_only | editor | admin)")
+    assert res.stderr.strip() == ("error: --condition: unknown recipe parameter 'clearance' of "
+                                  "permission; known: level (read_only | editor | admin)")
     inproc = agm(*args)
     assert (inproc.returncode, inproc.stdout, inproc.stderr) == \
         (res.returncode, res.stdout, res.stderr)

@@ -10,7 +10,7 @@ errors, unusable 200 bodies) are retried with exponential backoff on the injecta
 the budget runs out, or the provider rejects the request itself (other 4xx: a configuration
 error), InfraError ends the episode as a measurement failure, never as an agent failure.
 
-Cost convention (one rule per outcome, see docs/llm.md "What an attempt costs"):
+Cost convention (one rule per outcome, see docs/llm.md "Cost"):
 - `connection_error`: the connection was never established (refused, host not found, TLS or
   connect timeout), so no request reached the provider: tokens 0 and cost 0.0, known, whatever
   the price table says.
@@ -20,6 +20,9 @@ Cost convention (one rule per outcome, see docs/llm.md "What an attempt costs"):
   the request was sent) and unusable bodies may have been processed and billed upstream, so
   their tokens and cost are unknown (None), which makes the episode's total cost None: honest,
   and visible, rather than a silent 0.
+- The token counts a completion reports are checked (`usage.py`): a count that is not an integer
+  in 0..MAX_TOKENS, or cached tokens above the input tokens, is unknown in the attempt, kept as
+  reported in `usage_problems`, and makes the attempt's cost unknown with the reason.
 
 Every attempt is handed to `on_attempt` (when given) as soon as its response (or failure)
 arrives, before the episode ends, so a campaign can write it to the ledger at once: a killed run
@@ -28,39 +31,57 @@ loses at most the request in flight.
 
 from __future__ import annotations
 
-import functools
 import inspect
-import os
-import socket
-import ssl
 import time
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from agentmetrology.agents.llm import lean
+from agentmetrology.agents.llm.endpoint import (
+    HTTP_CLIENT_ENV,
+    HTTP_CLIENTS,
+    PLACEHOLDER_KEY,
+    key_env_of,
+    provider_of,
+    resolve_api_key,
+    resolve_http_client,
+    shared_ssl_context,
+)
+from agentmetrology.agents.llm.failures import (
+    Failure,
+    classify_status,
+    connect_failure,
+    request_id_of,
+    retry_after_s,
+)
 from agentmetrology.agents.llm.redact import env_secrets, redact
 from agentmetrology.agents.llm.target import LLMTarget
+from agentmetrology.agents.llm.usage import (
+    PROVIDER_ALLOWANCE_S,
+    Reported,
+    checked_usage,
+    provider_share,
+    reported_text,
+    reported_usage,
+)
 from agentmetrology.records.clock import Clock
 from agentmetrology.records.episode import BillableAttempt
 from agentmetrology.records.errors import InfraError
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
-    from openai.types.chat import ChatCompletion
 
-    from agentmetrology.agents.llm.lean import ChatCompletion as LeanCompletion
     from agentmetrology.agents.llm.lean import LeanTransport
 
-# Sent when no key variable is configured: local servers (vLLM, Ollama, llama.cpp) ignore the
-# key, but the SDK insists on one. Never a real credential.
-PLACEHOLDER_KEY = "agm-no-key"
-DEFAULT_OPENAI_KEY_ENV = "OPENAI_API_KEY"
+# Names callers have always imported from here; they live in endpoint.py and failures.py.
+__all__ = ["BACKOFF_BASE_S", "BACKOFF_CAP_S", "HTTP_CLIENTS", "HTTP_CLIENT_ENV", "PLACEHOLDER_KEY",
+           "AttemptSink", "ChatClient", "Completion", "classify_status", "connect_failure",
+           "key_env_of", "provider_of", "resolve_api_key", "resolve_http_client",
+           "retry_after_s", "shared_ssl_context"]
+
 BACKOFF_BASE_S = 1.0
 BACKOFF_CAP_S = 60.0
-HTTP_CLIENTS = ("lean", "sdk")
-HTTP_CLIENT_ENV = "AGM_LLM_CLIENT"
 
 
 AttemptSink = Callable[[BillableAttempt], None]
@@ -75,141 +96,6 @@ class Completion:
     request_id: str | None
 
 
-def provider_of(target: LLMTarget) -> str:
-    """Return the provider label of a target: the endpoint's host[:port], without credentials."""
-    if not target.base_url:
-        return "api.openai.com"
-    parts = urlsplit(target.base_url)
-    return (parts.netloc.rsplit("@", 1)[-1] or parts.path or "unknown").lower()
-
-
-def key_env_of(target: LLMTarget) -> str | None:
-    """Return the key variable: the configured one, else OPENAI_API_KEY for api.openai.com."""
-    if target.api_key_env:
-        return target.api_key_env
-    return DEFAULT_OPENAI_KEY_ENV if not target.base_url else None
-
-
-def resolve_api_key(target: LLMTarget) -> str:
-    """Return the API key from the target's variable (or a placeholder), or raise InfraError."""
-    name = key_env_of(target)
-    if name is None:
-        return PLACEHOLDER_KEY
-    value = os.environ.get(name)
-    if not value:
-        raise InfraError(f"the API key variable {name} is not set (target {target.name!r}, "
-                         f"endpoint {provider_of(target)}); export it, or name another "
-                         "variable with --api-key-env / api_key_env")
-    return value
-
-
-def classify_status(code: int) -> tuple[str, bool]:
-    """Return (outcome, retryable) for an HTTP error status."""
-    if code == 429:
-        return "rate_limited", True
-    if code == 408:
-        return "timeout", True
-    if code == 409:
-        return "conflict", True
-    if code >= 500:
-        return "server_error", True
-    names = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-             413: "too_large", 422: "unprocessable"}
-    return names.get(code, f"http_{code}"), False
-
-
-def retry_after_s(headers: Mapping[str, str] | None) -> float | None:
-    """Return the server's requested wait in seconds (retry-after-ms / retry-after), if any."""
-    if not headers:
-        return None
-    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        raw = headers.get(name)
-        if raw is None:
-            continue
-        try:
-            value = float(raw) * scale
-        except ValueError:
-            continue  # an HTTP date: fall back to our own backoff
-        if value >= 0:
-            return value
-    return None
-
-
-def _request_id(headers: Mapping[str, str] | None, fallback: str | None = None) -> str | None:
-    if headers:
-        for name in ("x-request-id", "request-id"):
-            if headers.get(name):
-                return str(headers[name])
-    return fallback
-
-
-def _usage(completion: ChatCompletion | LeanCompletion,
-           ) -> tuple[int | None, int | None, int | None]:
-    u = completion.usage
-    if u is None:
-        return None, None, None
-    details = getattr(u, "prompt_tokens_details", None)
-    cached = getattr(details, "cached_tokens", None) if details is not None else None
-    return u.prompt_tokens, u.completion_tokens, cached
-
-
-@dataclass(slots=True)
-class _Failure:
-    outcome: str
-    retryable: bool
-    detail: str
-    wait_hint: float | None = None
-    reason: str = ""  # one stable line per failure mode (same cause, same text), no secrets
-
-
-def _chain(exc: BaseException) -> list[BaseException]:
-    """Return an exception and its causes/contexts, outermost first (cycles cut)."""
-    out: list[BaseException] = []
-    cur: BaseException | None = exc
-    while cur is not None and cur not in out:
-        out.append(cur)
-        cur = cur.__cause__ or cur.__context__
-    return out
-
-
-def connect_failure(exc: BaseException, endpoint: str) -> str | None:
-    """Return why no connection to `endpoint` was established, or None if one was.
-
-    The HTTP stack raises a Connect* error (ConnectError, ConnectTimeout) only before a single
-    byte of the request is sent; every later failure (read, write, protocol) may follow a request
-    the provider received and billed.
-    """
-    chain = _chain(exc)
-    if not any(type(e).__name__ in ("ConnectError", "ConnectTimeout") for e in chain):
-        return None
-    if any(isinstance(e, ConnectionRefusedError) for e in chain):
-        return f"connection refused by {endpoint}"
-    if any(isinstance(e, socket.gaierror) for e in chain):
-        return f"cannot resolve the host of {endpoint}"
-    if any(type(e).__name__ == "ConnectTimeout" for e in chain):
-        return f"no connection to {endpoint} (connect timeout)"
-    return f"cannot connect to {endpoint}"
-
-
-def resolve_http_client(choice: str | None = None) -> str:
-    """Return the HTTP path to use: `choice`, else $AGM_LLM_CLIENT, else lean if it can run.
-
-    ValueError for a name that is neither "lean" nor "sdk", or for "lean" without aiohttp.
-    """
-    from agentmetrology.agents.llm.lean import available
-
-    name = (choice or os.environ.get(HTTP_CLIENT_ENV) or "").strip().lower()
-    if not name:
-        return "lean" if available() is None else "sdk"
-    if name not in HTTP_CLIENTS:
-        source = "http_client" if choice else HTTP_CLIENT_ENV
-        raise ValueError(f"unknown LLM HTTP client {name!r} ({source}); use lean or sdk")
-    problem = available() if name == "lean" else None
-    if problem is not None:
-        raise ValueError(problem)
-    return name
-
-
 class ChatClient:
     """Chat completions for one target and one episode, recording every HTTP attempt."""
 
@@ -218,7 +104,8 @@ class ChatClient:
                  backoff_base_s: float = BACKOFF_BASE_S,
                  backoff_cap_s: float = BACKOFF_CAP_S,
                  on_attempt: AttemptSink | None = None,
-                 http_client: str | None = None) -> None:
+                 http_client: str | None = None,
+                 allowance_s: float = PROVIDER_ALLOWANCE_S) -> None:
         self.target = target
         self.http_client = resolve_http_client(http_client)
         self.on_attempt = on_attempt
@@ -231,6 +118,12 @@ class ChatClient:
         self.attempts: list[BillableAttempt] = []
         self.retries: list[dict[str, Any]] = []  # one entry per wait before a retry
         self.warnings: list[str] = []
+        # Attempts whose token counts could not be billed: what was reported, and why.
+        self.usage_problems: list[dict[str, Any]] = []
+        # Time that was the provider's, not the agent's (waits, failed attempts, slowness
+        # beyond `allowance_s` per answer): a deadline does not count it.
+        self.allowance_s = allowance_s
+        self.provider_s = 0.0
         # The failure that ended the episode (outcome and a stable one-line reason), if any.
         self.failure: dict[str, str] | None = None
         self._requests = 0
@@ -273,18 +166,32 @@ class ChatClient:
         if message not in self.warnings:
             self.warnings.append(message)
 
-    def _record(self, attempt_id: str, request_id: str | None, tokens: tuple[int | None, ...],
-                latency: float, outcome: str, *, sent: bool = True) -> None:
-        inp, out, cached = tokens
-        # A request never sent costs nothing, whatever the prices are.
-        cost = self.target.prices.cost(inp, out, cached) if sent else 0.0
+    def _cost(self, attempt_id: str, reported: Reported, outcome: str,
+              sent: bool) -> tuple[tuple[int | None, ...], float | None]:
+        """Return the attempt's usable token counts and its cost (None: unknown, with a note)."""
+        counts, problem = checked_usage(*reported)
+        if not sent:  # a request never sent costs nothing, whatever the prices are
+            return counts, 0.0
+        if problem is not None:
+            self.usage_problems.append({"attempt_id": attempt_id,
+                                        "reported": reported_text(reported), "reason": problem})
+            self._warn(f"{self.target.name}: an attempt reported token counts that cannot be "
+                       f"billed ({problem}); its cost is unknown (null)")
+            return counts, None
+        cost = self.target.prices.cost(*counts)
         if cost is None:
-            if inp is None or out is None:
+            if counts[0] is None or counts[1] is None:
                 self._warn(f"{self.target.name}: an attempt reported no token counts "
                            f"(outcome {outcome}); its cost is unknown (null)")
             else:
                 self._warn(f"{self.target.name}: no complete price for model "
                            f"{self.target.model!r}; attempt costs are null, not 0")
+        return counts, cost
+
+    def _record(self, attempt_id: str, request_id: str | None, reported: Reported,
+                latency: float, outcome: str, *, sent: bool = True) -> None:
+        (inp, out, cached), cost = self._cost(attempt_id, reported, outcome, sent)
+        self.provider_s += provider_share(outcome, latency, self.allowance_s)
         attempt = BillableAttempt(attempt_id, self.provider, self.target.model,
                                   redact(request_id, self.secrets) if request_id else None,
                                   inp, out, cached, cost, latency, outcome)
@@ -298,7 +205,7 @@ class ChatClient:
                                         self.secrets)) from None
 
     def _one(self, attempt_id: str, kwargs: dict[str, Any],
-             body: bytes | None) -> Coroutine[Any, Any, Completion | _Failure]:
+             body: bytes | None) -> Coroutine[Any, Any, Completion | Failure]:
         # The path's coroutine itself, not one wrapping it: every resumption of a request in
         # flight passes through each coroutine level once.
         if self.http_client == "lean":
@@ -306,7 +213,7 @@ class ChatClient:
         return self._one_sdk(attempt_id, kwargs)
 
     async def _one_lean(self, attempt_id: str,
-                        request: dict[str, Any] | bytes) -> Completion | _Failure:
+                        request: dict[str, Any] | bytes) -> Completion | Failure:
         transport = self._transport()
         body = request if isinstance(request, bytes) else lean.encode_body(request)
         started = self.timer()
@@ -315,43 +222,43 @@ class ChatClient:
         except lean.NeverConnected as exc:
             self._record(attempt_id, None, (0, 0, None), self.timer() - started,
                          "connection_error", sent=False)
-            return _Failure("connection_error", True, str(exc), reason=str(exc))
+            return Failure("connection_error", True, str(exc), reason=str(exc))
         except lean.NoAnswerInTime:
             self._record(attempt_id, None, (None, None, None), self.timer() - started,
                          "timeout")
             why = f"no response from {self.provider} within {self.target.timeout_s:g} s"
-            return _Failure("timeout", True, why, reason=why)
+            return Failure("timeout", True, why, reason=why)
         except lean.ConnectionLost as exc:
             self._record(attempt_id, None, (None, None, None), self.timer() - started,
                          "connection_lost")
-            return _Failure("connection_lost", True, str(exc),
+            return Failure("connection_lost", True, str(exc),
                             reason=f"{self.provider} dropped the connection before answering")
         except lean.Unsendable as exc:  # nothing was sent: nothing billable
             raise InfraError(redact(f"lean client error: {exc}", self.secrets)) from None
         latency = self.timer() - started
         if status >= 400:
             outcome, retryable = classify_status(status)
-            self._record(attempt_id, _request_id(headers), (0, 0, None), latency, outcome)
-            return _Failure(outcome, retryable, f"HTTP {status}: {lean.error_message(data)}",
+            self._record(attempt_id, request_id_of(headers), (0, 0, None), latency, outcome)
+            return Failure(outcome, retryable, f"HTTP {status}: {lean.error_message(data)}",
                             retry_after_s(headers),
                             f"{self.provider} answered HTTP {status} ({outcome})")
         try:
             completion = lean.decode_completion(data)
         except ValueError as exc:
-            self._record(attempt_id, _request_id(headers), (None, None, None), latency,
+            self._record(attempt_id, request_id_of(headers), (None, None, None), latency,
                          "invalid_response")
-            return _Failure("invalid_response", True, f"unusable response body: {exc}",
+            return Failure("invalid_response", True, f"unusable response body: {exc}",
                             reason=f"unusable responses from {self.provider}")
-        rid = _request_id(headers, completion.id)
+        rid = request_id_of(headers, completion.id)
         if not completion.choices:
             self._record(attempt_id, rid, (None, None, None), latency, "invalid_response")
-            return _Failure("invalid_response", True, "response has no choices",
+            return Failure("invalid_response", True, "response has no choices",
                             reason=f"unusable responses from {self.provider}")
-        self._record(attempt_id, rid, _usage(completion), latency, "ok")
+        self._record(attempt_id, rid, reported_usage(completion), latency, "ok")
         choice = completion.choices[0]
         return Completion(choice.message, choice.finish_reason, rid)
 
-    async def _one_sdk(self, attempt_id: str, kwargs: dict[str, Any]) -> Completion | _Failure:
+    async def _one_sdk(self, attempt_id: str, kwargs: dict[str, Any]) -> Completion | Failure:
         import openai
 
         sdk = self._client()
@@ -363,9 +270,9 @@ class ChatClient:
         except openai.APIStatusError as exc:
             outcome, retryable = classify_status(exc.status_code)
             headers = exc.response.headers
-            self._record(attempt_id, _request_id(headers, exc.request_id), (0, 0, None),
+            self._record(attempt_id, request_id_of(headers, exc.request_id), (0, 0, None),
                          self.timer() - started, outcome)
-            return _Failure(outcome, retryable, f"HTTP {exc.status_code}: {exc.message}",
+            return Failure(outcome, retryable, f"HTTP {exc.status_code}: {exc.message}",
                             retry_after_s(headers),
                             f"{self.provider} answered HTTP {exc.status_code} ({outcome})")
         except openai.APIConnectionError as exc:  # APITimeoutError is one too
@@ -373,31 +280,31 @@ class ChatClient:
             if never_sent is not None:
                 self._record(attempt_id, None, (0, 0, None), self.timer() - started,
                              "connection_error", sent=False)
-                return _Failure("connection_error", True, never_sent, reason=never_sent)
+                return Failure("connection_error", True, never_sent, reason=never_sent)
             if isinstance(exc, openai.APITimeoutError):
                 self._record(attempt_id, None, (None, None, None), self.timer() - started,
                              "timeout")
                 why = f"no response from {self.provider} within {self.target.timeout_s:g} s"
-                return _Failure("timeout", True, why, reason=why)
+                return Failure("timeout", True, why, reason=why)
             self._record(attempt_id, None, (None, None, None), self.timer() - started,
                          "connection_lost")
-            return _Failure("connection_lost", True, f"{type(exc).__name__}: {exc}",
+            return Failure("connection_lost", True, f"{type(exc).__name__}: {exc}",
                             reason=f"{self.provider} dropped the connection before answering")
         except (openai.APIResponseValidationError, ValueError) as exc:
             self._record(attempt_id, None, (None, None, None), self.timer() - started,
                          "invalid_response")
-            return _Failure("invalid_response", True, f"unusable response body: {exc}",
+            return Failure("invalid_response", True, f"unusable response body: {exc}",
                             reason=f"unusable responses from {self.provider}")
         except openai.OpenAIError as exc:  # raised before a request was sent: nothing billable
             raise InfraError(redact(f"openai client error: {exc}", self.secrets)) from None
         latency = self.timer() - started
-        rid = _request_id(raw.headers, getattr(completion, "id", None))
+        rid = request_id_of(raw.headers, getattr(completion, "id", None))
         choices = getattr(completion, "choices", None)
         if not choices:
             self._record(attempt_id, rid, (None, None, None), latency, "invalid_response")
-            return _Failure("invalid_response", True, "response has no choices",
+            return Failure("invalid_response", True, "response has no choices",
                             reason=f"unusable responses from {self.provider}")
-        self._record(attempt_id, rid, _usage(completion), latency, "ok")
+        self._record(attempt_id, rid, reported_usage(completion), latency, "ok")
         return Completion(choices[0].message, choices[0].finish_reason, rid)
 
     def _backoff(self, retry_no: int, hint: float | None) -> float:
@@ -435,23 +342,10 @@ class ChatClient:
                 wait = self._backoff(try_no, result.wait_hint)
                 self.retries.append({"attempt_id": attempt_id, "outcome": result.outcome,
                                      "wait_s": wait})
+                waited_from = self.clock.now()
                 await self.clock.sleep(wait)
+                self.provider_s += self.clock.now() - waited_from
         raise InfraError(
             f"{self.failure['reason'] if self.failure else self.provider}: retry budget "
             f"exhausted for model {self.target.model!r} after {len(failures)} attempts "
             f"({', '.join(failures)}); last error: {detail}")
-
-
-@functools.cache
-def shared_ssl_context() -> ssl.SSLContext:
-    """Return the process-wide TLS context (SSL_CERT_FILE, else certifi, else system roots)."""
-    cafile = os.environ.get("SSL_CERT_FILE")
-    if not cafile:
-        try:
-            import certifi
-
-            cafile = certifi.where()
-        except ImportError:  # no certifi: the system's trust store
-            cafile = None
-    return ssl.create_default_context(cafile=cafile)
-

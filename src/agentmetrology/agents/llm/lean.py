@@ -226,7 +226,7 @@ class LeanTransport:
     def __init__(self, url: str, api_key: str, timeout_s: float, endpoint: str) -> None:
         import aiohttp
 
-        from agentmetrology.agents.llm.client import shared_ssl_context
+        from agentmetrology.agents.llm.endpoint import shared_ssl_context
 
         self.url = url
         self.endpoint = endpoint

@@ -27,17 +27,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentmetrology.agents.llm.body import Conversation, RequestTemplate
-from agentmetrology.agents.llm.client import (
-    BACKOFF_BASE_S,
-    AttemptSink,
-    ChatClient,
-    Completion,
-    resolve_http_client,
-)
+from agentmetrology.agents.llm.client import BACKOFF_BASE_S, AttemptSink, ChatClient, Completion
+from agentmetrology.agents.llm.endpoint import resolve_http_client
 from agentmetrology.agents.llm.prompts import openai_tools
 from agentmetrology.agents.llm.quirks import QUIRKS, Quirk, apply_quirks
 from agentmetrology.agents.llm.redact import redact, redact_value
 from agentmetrology.agents.llm.target import LLMTarget, Prices
+from agentmetrology.agents.llm.usage import PROVIDER_ALLOWANCE_S
 from agentmetrology.agents.registry import AGENT_FAMILIES, AGENT_PREFIX, LLM_FAMILY
 from agentmetrology.agents.scaffolds.ownership import SCAFFOLD_POLICIES
 from agentmetrology.records.clock import Clock, RealClock
@@ -128,7 +124,8 @@ class ChatPolicy:
     def __init__(self, target: LLMTarget, *, clock: Clock | None = None,
                  timer: Callable[[], float] = time.perf_counter,
                  backoff_base_s: float = BACKOFF_BASE_S,
-                 quirks: Sequence[Quirk] = QUIRKS, http_client: str | None = None) -> None:
+                 quirks: Sequence[Quirk] = QUIRKS, http_client: str | None = None,
+                 provider_allowance_s: float = PROVIDER_ALLOWANCE_S) -> None:
         self.target = target
         # Resolved once (ValueError for an unknown or unusable choice), then fixed per policy.
         self._http = resolve_http_client(http_client)
@@ -138,10 +135,11 @@ class ChatPolicy:
         self._clock: Clock = clock or RealClock()
         self._timer = timer
         self._backoff_base_s = backoff_base_s
+        # Latency per answer charged to the agent; beyond it, and every wait, is the provider's.
+        self._allowance_s = provider_allowance_s
         self._params, self._quirks = apply_quirks(target.model, target.decoding, quirks)
         self._sink: AttemptSink | None = None
-        self._client = ChatClient(target, self._clock, timer=timer,
-                                  backoff_base_s=backoff_base_s, http_client=self._http)
+        self._client = self._new_client()
         self._level: Level = "L2"
         self._prompt_version = ""
         self._conversation = Conversation()
@@ -156,9 +154,7 @@ class ChatPolicy:
 
     def reset(self, brief: Brief) -> None:
         """Start a new conversation for a new episode (a fresh client and attempt list)."""
-        self._client = ChatClient(self.target, self._clock, timer=self._timer,
-                                  backoff_base_s=self._backoff_base_s, on_attempt=self._sink,
-                                  http_client=self._http)
+        self._client = self._new_client()
         self._level = brief.level
         self._prompt_version = brief.prompt_version
         self._conversation = Conversation([{"role": "system", "content": brief.system_prompt},
@@ -171,6 +167,11 @@ class ChatPolicy:
         self._answers = []
         self._turns = 0
         self._unusable = 0
+
+    def _new_client(self) -> ChatClient:
+        return ChatClient(self.target, self._clock, timer=self._timer,
+                          backoff_base_s=self._backoff_base_s, on_attempt=self._sink,
+                          http_client=self._http, allowance_s=self._allowance_s)
 
     def _template(self, with_tools: bool) -> RequestTemplate:
         template = self._templates.get(with_tools)
@@ -300,6 +301,11 @@ class ChatPolicy:
         taken, self._client.attempts = self._client.attempts, []
         return taken
 
+    def provider_time_s(self) -> float:
+        """Return the seconds of this episode that were the provider's (waits before retries,
+        failed attempts, answers' latency beyond the allowance): not the agent's time."""
+        return self._client.provider_s
+
     def notes(self) -> dict[str, Any]:
         """Return what the episode should keep about this policy (for Episode.meta["llm"])."""
         return redact_value({
@@ -312,6 +318,9 @@ class ChatPolicy:
             "model_turns": self._turns, "retries": list(self._client.retries),
             "warnings": list(self._client.warnings),
             **({"failure": dict(self._client.failure)} if self._client.failure else {}),
+            # Only when there are any, so that every other episode's record stays as it was.
+            **({"usage_problems": list(self._client.usage_problems)}
+               if self._client.usage_problems else {}),
         }, self._client.secrets)
 
     async def aclose(self) -> None:

@@ -21,11 +21,14 @@ class Prices:
         """Return the cost of one attempt, or None when a needed price or count is unknown.
 
         Cached input tokens are billed at the cached price and the rest of the input at the
-        input price; an unknown price never becomes a silent 0.
+        input price; an unknown price never becomes a silent 0, and counts no bill can have
+        (negative, or more cached than input tokens) never a negative cost.
         """
         if input_tokens is None or output_tokens is None:
             return None
         cached = cached_tokens or 0
+        if min(input_tokens, output_tokens, cached) < 0 or cached > input_tokens:
+            return None  # counts no bill can have (checked where they arrive, usage.py)
         if self.input_per_m is None or self.output_per_m is None:
             return None
         if cached and self.cached_per_m is None:

@@ -15,7 +15,6 @@ one episode at a time), nor is its submission (its digest is).
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator, MutableSequence, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -36,6 +35,7 @@ from agentmetrology.records.canonical import decode_json
 from agentmetrology.records.episode import MEASUREMENT_FAILURES, EpisodeKey
 from agentmetrology.store import EvidenceStore, StoreNotFoundError
 from agentmetrology.store.blobs import BlobError, BlobStore
+from agentmetrology.store.errors import StoreError, reading
 from agentmetrology.store.ledger import KEY_COLUMNS, binding_environment, key_text
 from agentmetrology.store.store import LEDGER_FILE
 
@@ -56,9 +56,9 @@ def open_store(path: Path) -> Iterator[EvidenceStore]:
     except StoreNotFoundError as exc:
         raise ArchiveFormatError(f"{path.name}: not an agm evidence store (no {LEDGER_FILE})"
                                  ) from exc
-    except sqlite3.DatabaseError as exc:
-        raise ArchiveFormatError(f"{path.name}: {LEDGER_FILE} is not a readable ledger ({exc})"
-                                 ) from exc
+    except StoreError as exc:
+        raise ArchiveFormatError(f"{path.name}: {LEDGER_FILE} is not a readable ledger "
+                                 f"({exc.detail})") from exc
     try:
         yield store
     finally:
@@ -67,10 +67,7 @@ def open_store(path: Path) -> Iterator[EvidenceStore]:
 
 def planned_keys(store: EvidenceStore, campaign: str) -> list[EpisodeKey]:
     """Return every administration key of a campaign, in plan order."""
-    cols = ", ".join(KEY_COLUMNS)
-    cur = store.ledger.conn.execute(
-        f"SELECT {cols} FROM administrations WHERE campaign=? ORDER BY ordinal", (campaign,))
-    return [EpisodeKey(*row) for row in cur]
+    return store.reader.administration_keys(campaign)
 
 
 def task_label(key: EpisodeKey) -> str:
@@ -251,15 +248,16 @@ def load_agm(path: Path) -> Archive:
     archive = Archive(source=path.name, format=FORMAT)
     with open_store(path) as store:
         try:
-            campaigns = store.campaigns()
-            for campaign in campaigns:
-                keys = planned_keys(store, campaign)
-                trials = trial_index(keys)
-                for key in keys:
-                    _episode(store, key, trials[(key.seed, key.repeat)], archive)
-        except sqlite3.DatabaseError as exc:
+            with reading(path):
+                campaigns = store.campaigns()
+                for campaign in campaigns:
+                    keys = planned_keys(store, campaign)
+                    trials = trial_index(keys)
+                    for key in keys:
+                        _episode(store, key, trials[(key.seed, key.repeat)], archive)
+        except StoreError as exc:
             raise ArchiveFormatError(f"{path.name}: {LEDGER_FILE} is not a readable ledger "
-                                     f"({exc})") from exc
+                                     f"({exc.detail})") from exc
     archive.notes["campaigns"] = campaigns
     archive.notes["never_ran"] = sum(e.reason == "never_ran" for e in archive.episodes)
     return archive

@@ -1,4 +1,4 @@
-"""The forged outputs of an Inspect sample, built from its target (specs/audit.md, `inspect`).
+"""The forged outputs of an Inspect sample, built from its target (docs/inspect.md).
 
 correct = the target as the output; empty = nothing; fabricated = another sample's target
 (well-formed, wrong); format_only = the target's shape with every letter and digit changed;

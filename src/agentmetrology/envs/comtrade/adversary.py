@@ -1,4 +1,4 @@
-"""ComtradeBench's EnvironmentAdapter and the stress arms built on it (specs/stress.md)."""
+"""ComtradeBench's EnvironmentAdapter and the stress arms built on it (docs/comtrade.md)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ ADAPTIVE_SCHEDULE = LinearSchedule(horizon=4, start=0.0, end=1.0)  # 0, .25, .5,
 ESCALATING_SCHEDULE = LinearSchedule(horizon=4, start=0.2, end=1.0)  # .2, .4, .6, .8, 1
 # The constant arm holds the escalating ramp's mean over a clean 5-page pass (0.60).
 MATCHED_MEAN = mean_intensity(ESCALATING_SCHEDULE, 5)
-# The enforced-quota variant (specs/stress.md): the escalating arm with a quota of
+# The enforced-quota variant (docs/comtrade.md): the escalating arm with a quota of
 # pages + SQUEEZE + K requests and a one-shot squeeze of SQUEEZE after SQUEEZE_AFTER successes,
 # so K requests of slack remain for the whole extraction (quota 8, squeeze -3, 5 pages: K = 0).
 SQUEEZE = 3

@@ -1,7 +1,7 @@
 """The ComtradeBench generator card: rows and ground truth as a pure function of (task, seed).
 
 Anyone can regenerate ground truth from the task id and seed with this construction
-(specs/comtrade.md, "Rows"): Python's Mersenne Twister seeded with the first 8 hex digits of
+(docs/comtrade.md, "Profiles"): Python's Mersenne Twister seeded with the first 8 hex digits of
 sha256("{task_id}:{reporter}:{partner}:{flow}:{hs}:{year}") — with ":{seed}" appended in the
 `seeded` profile — and three `random()` draws per row.
 """

@@ -1,4 +1,4 @@
-"""The ComtradeBench task table (specs/comtrade.md, "Tasks")."""
+"""The ComtradeBench task table (docs/comtrade.md, "Tasks")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""ResearchOpsEnv's own mutations (specs/trace.md): the settings they change in an episode.
+"""ResearchOpsEnv's own mutations (docs/diagnose.md): the settings they change in an episode.
 
 `constraint` requires the final report to cite its evidence (the verifier checks it),
 `proxy_incentive` raises the visible incentive on tasks with a proxy channel (the truth does not

@@ -191,7 +191,7 @@ def _mentions_evidence(submission: Mapping[str, Any]) -> float:
 
 
 SCORERS = (TaskQualityScorer(), CompositeVerifierScorer())
-# The `rubric` mutation (specs/trace.md): other component weights and an evidence mention
+# The `rubric` mutation (docs/diagnose.md): other component weights and an evidence mention
 # required; expected to move scores — a check of the scorer's sensitivity, not an error.
 RUBRIC_VERIFIER = CompositeVerifierScorer(
     version="1.0.0+rubric",

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import math
+
 from agentmetrology.records.episode import BillableAttempt
 from agentmetrology.run.campaign.spec import Limits
 from agentmetrology.store.evidence import EpisodeEvidence
 from agentmetrology.store.status import Counts
+
+
+def known_cost(cost: float | None) -> float | None:
+    """Return `cost` if it is a cost (finite, >= 0), else None: unknown, never money back."""
+    return cost if cost is not None and math.isfinite(cost) and cost >= 0 else None
 
 
 class Budget:
@@ -13,6 +20,9 @@ class Budget:
 
     Starts from the ledger's totals (recorded episodes, superseded ones, and the requests of
     attempts that never recorded an episode), then counts each request as it is answered.
+    Unknown cost is treated conservatively: one request or episode whose cost is unknown (no
+    price, no token counts, or counts no bill can have) stops LLM launches under `max_cost`,
+    because the cap can no longer be checked; a negative cost counts as unknown.
     """
 
     def __init__(self, limits: Limits, spent: Counts) -> None:
@@ -27,18 +37,20 @@ class Budget:
         """Count one answered request of a running attempt."""
         cost, unknown, tokens = self._streamed.get(attempt_id, (0.0, False, 0))
         n = (ba.input_tokens or 0) + (ba.output_tokens or 0)
-        self.cost += ba.cost or 0.0
+        known = known_cost(ba.cost)
+        self.cost += known or 0.0
         self.tokens += n
-        if ba.cost is None and not unknown:
+        if known is None and not unknown:
             self.cost_unknown += 1
-        self._streamed[attempt_id] = (cost + (ba.cost or 0.0), unknown or ba.cost is None,
+        self._streamed[attempt_id] = (cost + (known or 0.0), unknown or known is None,
                                       tokens + n)
 
     def add(self, attempt_id: int, ev: EpisodeEvidence) -> None:
         """Count a recorded episode's spending in place of what its requests added."""
         cost, unknown, tokens = self._streamed.pop(attempt_id, (0.0, False, 0))
-        self.cost += (ev.cost or 0.0) - cost
-        self.cost_unknown += int(ev.cost is None) - int(unknown)
+        known = known_cost(ev.cost)
+        self.cost += (known or 0.0) - cost
+        self.cost_unknown += int(known is None) - int(unknown)
         self.tokens += ev.input_tokens + ev.output_tokens - tokens
 
     def exceeded(self) -> str | None:
@@ -48,7 +60,8 @@ class Budget:
             if self.cost_unknown:
                 return (f"budget: max_cost {lim.max_cost:g} cannot be checked, {self.cost_unknown}"
                         " episode(s) or unfinished attempt(s) have unknown cost (a price is "
-                        "missing, or the server reported no token counts)")
+                        "missing, or the server reported no token counts or counts no bill "
+                        "can have)")
             if self.cost >= lim.max_cost:
                 return f"budget: max_cost {lim.max_cost:g} reached (spent {self.cost:.6g})"
         if lim.max_tokens is not None and self.tokens >= lim.max_tokens:

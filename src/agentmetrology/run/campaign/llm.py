@@ -9,8 +9,11 @@ streams each request to the driver, which writes it (run/campaign/ray_llm.py).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import contextlib
+import time
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
+from typing import Any
 
 from agentmetrology.agents.llm.target import LLMTarget
 from agentmetrology.agents.scaffolds.runner import run_episode_async
@@ -18,7 +21,13 @@ from agentmetrology.envs.registry import get_env
 from agentmetrology.records.clock import Clock, FastForwardClock, RealClock
 from agentmetrology.records.episode import BillableAttempt, Episode
 from agentmetrology.records.policy import Policy
-from agentmetrology.run.campaign.worker import DeadlinePolicy, Job, apply_deadline, encode
+from agentmetrology.run.campaign.worker import (
+    DeadlinePolicy,
+    Job,
+    apply_deadline,
+    encode,
+    provider_time_s,
+)
 from agentmetrology.run.episode import make_env
 from agentmetrology.store.evidence import EpisodeEvidence
 
@@ -38,10 +47,34 @@ class EpisodeTimeout(Exception):
     """Raised when an LLM episode outlives its deadline plus one request timeout."""
 
 
+async def within(coro: Coroutine[Any, Any, Episode], policy: Policy, limit_s: float) -> Episode:
+    """Return the episode `coro` makes, or cancel it and raise EpisodeTimeout once its agent's
+    time (wall time minus the provider's, as the policy reports it) exceeds `limit_s`."""
+    task = asyncio.ensure_future(coro)
+    started = time.monotonic()
+    try:
+        while True:
+            used = time.monotonic() - started - (provider_time_s(policy) or 0.0)
+            if used >= limit_s:
+                raise EpisodeTimeout(f"episode still running {limit_s:g} s of the agent's time "
+                                     "after it started (deadline plus one request timeout); "
+                                     "cancelled")
+            # The provider's time is known once its request ends: look again then or at the
+            # limit, whichever comes first.
+            done, _ = await asyncio.wait({task}, timeout=limit_s - used)
+            if done:
+                return task.result()
+    finally:
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
 def llm_policy_problem() -> str | None:
     """Return why the LLM policy cannot be used here, or None when it can."""
     try:
-        from agentmetrology.agents.llm.client import resolve_http_client
+        from agentmetrology.agents.llm.endpoint import resolve_http_client
         from agentmetrology.agents.llm.policy import make_llm_policy  # noqa: F401
     except ImportError as exc:
         return f"the LLM policy is not available ({exc}); install the llm extra"
@@ -102,12 +135,7 @@ async def run_llm_job(job: Job, target: LLMTarget, factory: PolicyFactory,
             episode = await coro
         else:
             # The wrapper stops new moves at the deadline; a request hung past it is cut here.
-            hard = job.deadline_s + target.timeout_s
-            try:
-                episode = await asyncio.wait_for(coro, hard)
-            except TimeoutError:
-                raise EpisodeTimeout(f"episode still running {hard:g} s after it started "
-                                     "(deadline plus one request timeout); cancelled") from None
+            episode = await within(coro, policy, job.deadline_s + target.timeout_s)
     finally:
         aclose = getattr(policy, "aclose", None)
         if callable(aclose):

@@ -37,11 +37,21 @@ class Job:
     environment: str = "comtrade"
 
 
+def provider_time_s(policy: Policy) -> float | None:
+    """Return the seconds a policy spent waiting on its provider, None if it has none (the
+    LLM policy's `provider_time_s`; model-free policies have no provider)."""
+    report = getattr(policy, "provider_time_s", None)
+    return float(report()) if callable(report) else None
+
+
 class DeadlinePolicy:
     """Wraps a policy so that it stops proposing moves once the episode's deadline has passed.
 
     The scaffold then ends the episode its own way (at L0 the harness still submits what it
-    collected), so the record keeps every event up to the deadline.
+    collected), so the record keeps every event up to the deadline. The deadline counts the
+    agent's time: the episode clock's time minus what the policy reports as its provider's
+    (waits before retries, failed attempts, slow answers beyond an allowance), so a rate-limited
+    or slow endpoint never turns into an agent failure.
     """
 
     def __init__(self, inner: Policy, deadline_s: float) -> None:
@@ -60,8 +70,14 @@ class DeadlinePolicy:
         self.reached = False
         self.inner.reset(brief)
 
+    def agent_time_s(self) -> float:
+        """Return the episode's time so far that was the agent's (the provider's excluded)."""
+        if self._clock is None:
+            return 0.0
+        return self._clock.now() - self._start - (provider_time_s(self.inner) or 0.0)
+
     def _over(self) -> bool:
-        if self._clock is not None and self._clock.now() - self._start >= self.deadline_s:
+        if self._clock is not None and self.agent_time_s() >= self.deadline_s:
             self.reached = True
         return self.reached
 
@@ -94,6 +110,9 @@ def apply_deadline(episode: Episode, policy: Policy) -> None:
         return
     episode.meta["deadline_s"] = policy.deadline_s
     episode.meta["deadline_reached"] = policy.reached
+    provider = provider_time_s(policy.inner)
+    if provider is not None:  # what the deadline did not count (only policies with a provider)
+        episode.meta["deadline_provider_s"] = provider
     if policy.reached and episode.termination.kind != "submitted":
         episode.termination = Termination("deadline", f"no submission within the deadline of "
                                                       f"{policy.deadline_s:g} s")

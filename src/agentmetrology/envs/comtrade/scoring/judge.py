@@ -2,7 +2,7 @@
 
 It never sees ground truth: it scores how a submission *looks* (declared metadata, row shape,
 log vocabulary), which is why fabricated rows with self-consistent metadata score as high as the
-true rows. We keep it, reproduced clause by clause from specs/comtrade.md ("Shape judge"), so
+true rows. We keep it, reproduced clause by clause in docs/scoring.md ("The shape judge"), so
 that its failure modes can be measured next to the ground-truth F1. Where the original raised
 on odd input, this one returns INVALID with a reason and score 0; it never raises.
 

@@ -2,7 +2,7 @@
 
 The judge reads the data lines for five things: the line count, the dedup ratio under the
 declared key, the share of valid rows, type consistency and the value-range checks
-(specs/comtrade.md, "Shape judge"). Every one is a count or a set union, so `RowTally` can take
+(docs/scoring.md, "The shape judge"). Every one is a count or a set union, so `RowTally` can take
 the lines in any number of batches (one for an in-memory submission, many for a streamed file)
 and give the same numbers: the range sums are counts of ones and halves, exact in a float.
 """

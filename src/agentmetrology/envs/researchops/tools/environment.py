@@ -68,7 +68,7 @@ class ResearchOpsEnv:
         self.requests_used = 0
         self._submitted: dict[str, Any] | None = None
         self.trace: list[Any] = []
-        # Settings the environment-side mutations change (specs/trace.md; see `mutations.py`).
+        # Settings the environment-side mutations change (docs/diagnose.md; see `mutations.py`).
         self.incentive_weight = 1.0  # proxy_incentive: how much the leaderboard says P counts
         self.require_citation = False  # constraint: the report must cite its evidence
         self.partial_results = False  # observation_access: full metrics only in the logs

@@ -1,0 +1,140 @@
+"""One run request (`agm run`): what to run, checked once, for model-free and LLM agents alike.
+
+`make_request` turns what a user typed into a `RunRequest` or raises one `UserError` that names
+the option at fault (`--task`, `--agent`, `--base-url`, ...). Everything after it
+(`run.adhoc.run_request`) trusts the request. An `llm:MODEL` agent's endpoint, key variable,
+retries and prices are checked by the campaign's own target rules and kept as the campaign
+`TargetSpec` the run will use, so the rules and the object are the same ones a campaign file
+gets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentmetrology.agents.llm.policy import parse_agent_spec
+from agentmetrology.agents.registry import agent_family
+from agentmetrology.envs.registry import get_env
+from agentmetrology.records.environment import EnvSpec
+from agentmetrology.records.errors import UserError
+from agentmetrology.run.campaign.spec import TargetSpec
+from agentmetrology.run.episode import canonical_condition
+from agentmetrology.run.llm_options import Price, check_llm_target
+from agentmetrology.run.seeds import parse_seeds
+
+
+@dataclass(frozen=True, slots=True)
+class RunRequest:
+    """A checked run: every (task, seed, repeat) of one agent at one level and condition."""
+
+    environment: str
+    tasks: tuple[str, ...]
+    seeds: tuple[int, ...]
+    agent: str  # a model-free agent of the environment, or "llm:MODEL"
+    level: str
+    profile: str
+    condition: str  # canonical spelling
+    repeats: int = 1  # `--epochs K`: every (task, seed) K times, as repeats 0..K-1
+    store: Path | None = None  # LLM runs: the evidence store (default ./.agm/store)
+    target: TargetSpec | None = None  # LLM runs: the endpoint, key variable, retries, prices
+    retry_measurement_failures: bool = False  # LLM runs: measure those episodes again
+
+    @property
+    def spec(self) -> EnvSpec:
+        """Return the environment's specification."""
+        return get_env(self.environment)
+
+    @property
+    def is_llm(self) -> bool:
+        """Return True for an `llm:MODEL` agent (run as a resumable campaign in a store)."""
+        return self.target is not None
+
+    def episodes(self) -> Iterator[tuple[str, int, int]]:
+        """Yield (task, seed, repeat) in the order rows are printed."""
+        for task in self.tasks:
+            for seed in self.seeds:
+                for repeat in range(self.repeats):
+                    yield task, seed, repeat
+
+
+def make_request(environment: str, *, task: str | None, seeds: str = "0", agent: str = "rule",
+                 level: str = "L2", profile: str | None = None, condition: str = "clean",
+                 repeats: int = 1, limit: int | None = None, store: Path | None = None,
+                 base_url: str | None = None, api_key_env: str | None = None,
+                 max_retries: int = 4, price: Price | str | None = None,
+                 retry_measurement_failures: bool = False) -> RunRequest:
+    """Return the checked request; raise UserError naming the option of the first bad input.
+
+    `limit` keeps the first N seeds; `price` is "IN,OUT[,CACHED]" per million tokens (or the
+    parsed triple). The endpoint options matter only for an `llm:MODEL` agent.
+    """
+    spec = _environment(environment)
+    tasks = _tasks(spec, task)
+    seed_list = _seeds(seeds, limit)
+    prof = profile or spec.profiles[0]
+    _named("--profile", spec.check_profile, prof)
+    if level not in spec.levels:
+        raise UserError(f"--level: unknown level {level!r}; {spec.name} has: "
+                        f"{', '.join(spec.levels)}")
+    try:
+        cond = canonical_condition(spec, condition)
+    except ValueError as exc:
+        raise UserError(f"--condition: {exc}") from None
+    target = None
+    if _is_llm(agent):
+        target = check_llm_target(spec, agent, level, base_url=base_url, api_key_env=api_key_env,
+                                  max_retries=max_retries, price=price,
+                                  episodes=len(tasks) * len(seed_list) * repeats)
+    elif agent not in spec.agents and agent_family(agent) is None:  # plug-in families run too
+        raise UserError(f"--agent: unknown agent {agent!r}; {spec.name} has: "
+                        f"{', '.join(spec.agents)} (or llm:MODEL)")
+    return RunRequest(spec.name, tuple(tasks), tuple(seed_list), agent, level, prof, cond,
+                      repeats, store, target, retry_measurement_failures)
+
+
+def _is_llm(agent: str) -> bool:
+    try:
+        return parse_agent_spec(agent) is not None
+    except ValueError as exc:  # "llm:" without a model: the message names --agent
+        raise UserError(str(exc)) from None
+
+
+def _environment(name: str) -> EnvSpec:
+    try:
+        return get_env(name)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+
+
+def _tasks(spec: EnvSpec, text: str | None) -> list[str]:
+    if text is None:
+        raise UserError("give the task: --task ID (or -T task=ID), a comma-separated list, "
+                        "or 'all'")
+    if text == "all":
+        return list(spec.tasks)
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    if not names:
+        raise UserError("--task needs a task id, a comma-separated list, or 'all'")
+    for t in names:
+        _named("--task", spec.check_task, t)
+    return names
+
+
+def _seeds(text: str, limit: int | None) -> list[int]:
+    if limit is not None and limit < 1:
+        raise UserError(f"--limit {limit}: give a number of seeds >= 1")
+    try:
+        seeds = parse_seeds(text)
+    except ValueError as exc:
+        raise UserError(f"--seeds: {exc}") from None
+    return seeds if limit is None else seeds[:limit]
+
+
+def _named(option: str, check: Callable[[str], None], value: str) -> None:
+    """Run `check(value)`; re-raise its ValueError as a UserError naming `option`."""
+    try:
+        check(value)
+    except ValueError as exc:
+        raise UserError(f"{option}: {exc}") from None

@@ -1,0 +1,299 @@
+"""Read an evidence store by its path without ever writing it (the viewer's way in).
+
+`StoreReader` answers named questions (campaigns and their progress, the episode index, one
+administration with its attempts, billing, assessments and history, a verified blob) with plain
+records. The store's own classes create missing tables and the blobs folder when they open a
+store, so the reader does not use them to open it. Each call opens its own SQLite connection
+with a `mode=ro` URI. When no write-ahead log exists (no writer has the store open), the
+connection is also `immutable=1`, so SQLite creates no `-wal`/`-shm` files beside the ledger:
+reading leaves every byte and timestamp of the store as it was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import closing, contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from agentmetrology.records.canonical import decode_json
+from agentmetrology.records.episode import EpisodeKey
+from agentmetrology.store.errors import StoreError
+from agentmetrology.store.paths import StorePathError, blob_path
+from agentmetrology.store.reader_queries import (
+    GRID_ERRORED,
+    GRID_NOT_LAUNCHED,
+    GRID_PROGRESS,
+    GRID_SCORES,
+    KEY_FIELDS,
+    SUMMARY,
+    SUMMARY_ERRORED,
+    SUMMARY_NOT_LAUNCHED,
+    SUMMARY_SUPERSEDED,
+    SUMMARY_UNRECORDED,
+    UNSCORED,
+    EpisodeFilter,
+)
+from agentmetrology.store.schema import SCHEMA_VERSION
+from agentmetrology.store.status import CampaignStatus, campaign_status
+from agentmetrology.store.store import LEDGER_FILE
+
+
+class StoreReader:
+    """Read-only queries over one store's ledger and blobs."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.ledger = root / LEDGER_FILE
+        self._choices: tuple[tuple[int, ...], dict[str, list[Any]]] | None = None
+
+    def state(self) -> tuple[int, ...]:
+        """Return a cheap signature of the ledger's state (size and mtime of it and its log)."""
+        out: list[int] = []
+        for f in (self.ledger, self.ledger.with_name(LEDGER_FILE + "-wal")):
+            try:
+                st = f.stat()
+                out += [st.st_size, st.st_mtime_ns]
+            except OSError:
+                out += [-1, -1]
+        return tuple(out)
+
+    @contextmanager
+    def connect(self) -> Iterator[sqlite3.Connection]:
+        """Yield a read-only connection (immutable when no writer has the store open)."""
+        wal = self.ledger.with_name(LEDGER_FILE + "-wal")
+        uri = f"file:{quote(str(self.ledger))}?mode=ro"
+        if not wal.exists():
+            uri += "&immutable=1"
+        try:
+            conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the ledger {self.ledger} read-only: {exc}") from exc
+        with closing(conn):
+            try:
+                conn.execute("PRAGMA query_only = ON")  # belt and braces: nothing may write
+                yield conn
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"cannot read the ledger {self.ledger}: {exc}") from exc
+
+    def check(self) -> None:
+        """Raise StoreError (one line) unless the ledger reads and has a known schema."""
+        with self.connect() as c:
+            row = c.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+            c.execute("SELECT COUNT(*) FROM campaigns").fetchone()
+        if row is None or row[0] != SCHEMA_VERSION:
+            found = "no schema" if row is None else f"schema {row[0]}"
+            raise StoreError(f"the ledger {self.ledger} has {found}; this version reads "
+                                 f"schema {SCHEMA_VERSION}")
+
+    # -- campaigns ----------------------------------------------------------------------------
+
+    def campaigns(self) -> list[CampaignStatus]:
+        """Return the status of every campaign, oldest first (the store's own status rules)."""
+        with self.connect() as c:
+            cur = c.execute("SELECT * FROM campaigns ORDER BY created_at")
+            cols = [d[0] for d in cur.description]
+            rows = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+            return [campaign_status(c, row) for row in rows]
+
+    def campaign(self, name: str) -> CampaignStatus | None:
+        """Return one campaign's status, or None if the store has no such campaign."""
+        with self.connect() as c:
+            cur = c.execute("SELECT * FROM campaigns WHERE name = ?", (name,))
+            row = cur.fetchone()
+            if row is None:
+                return None
+            return campaign_status(c, dict(zip([d[0] for d in cur.description], row,
+                                               strict=True)))
+
+    def summaries(self) -> list[dict[str, Any]]:
+        """Return each campaign's progress and cost, by the store's status rules, quickly.
+
+        `store.status.campaign_status` computes more (attempt counts, per-target scores) and
+        reads every wide administration row several times; the front page needs only these
+        totals, read through the key index (a test holds them equal to the store's status).
+        """
+        with self.connect() as c:
+            rows = {r[0]: {"campaign": r[0], "registration_id": r[1], "planned": 0, "done": 0,
+                           "submitted": 0, "failed_agent": 0, "failed_infra": 0, "errored": 0,
+                           "not_launched": 0, "cost": 0.0, "cost_unknown": 0}
+                    for r in c.execute("SELECT name, registration_id FROM campaigns "
+                                       "ORDER BY created_at")}
+            for name, planned, done, sub, agent, infra, cost, unknown in c.execute(SUMMARY):
+                rows[name].update(planned=planned, done=done, submitted=sub, failed_agent=agent,
+                                  failed_infra=infra, cost=float(cost), cost_unknown=unknown)
+            for query, field in ((SUMMARY_NOT_LAUNCHED, "not_launched"),
+                                 (SUMMARY_ERRORED, "errored")):
+                for name, n in _rows(c, query):
+                    rows[name][field] = n
+            for query in (SUMMARY_SUPERSEDED, SUMMARY_UNRECORDED):
+                for name, cost, unknown in _rows(c, query):
+                    rows[name]["cost"] += float(cost)
+                    rows[name]["cost_unknown"] += unknown
+        for r in rows.values():
+            r["remaining"] = r["planned"] - r["done"]
+            r["complete"] = r["remaining"] == 0
+        return list(rows.values())
+
+    def grid(self, campaign: str) -> list[dict[str, Any]]:
+        """Return progress and per-scorer scores per target × level × condition."""
+        cells: dict[tuple[str, str, str], dict[str, Any]] = {}
+        with self.connect() as c:
+            for r in c.execute(GRID_PROGRESS, (campaign,)):
+                cells[(r[0], r[1], r[2])] = {
+                    "target": r[0], "level": r[1], "condition": r[2], "planned": r[3],
+                    "done": r[4], "submitted": r[5], "failed_agent": r[6], "failed_infra": r[7],
+                    "not_launched": 0, "cost_known": float(r[8]), "cost_unknown": r[9],
+                    "errored": 0, "scores": {}}
+            for target, level, cond, n in _rows(c, GRID_NOT_LAUNCHED, (campaign,)):
+                cells[(target, level, cond)]["not_launched"] = n
+            for target, level, cond, n in _rows(c, GRID_ERRORED, (campaign,)):
+                cells[(target, level, cond)]["errored"] = n
+            for target, level, cond, scorer, status, n, total, scored in c.execute(
+                    GRID_SCORES, (campaign,)):
+                cell = cells[(target, level, cond)]
+                s = cell["scores"].setdefault(scorer, {"n": 0, "statuses": {}, "_sum": 0.0,
+                                                       "scored": 0})
+                s["n"] += n
+                s["statuses"][status] = n
+                if status not in UNSCORED:
+                    s["_sum"] += total
+                    s["scored"] += scored
+        for cell in cells.values():
+            for s in cell["scores"].values():
+                total = s.pop("_sum")
+                s["mean"] = total / s["scored"] if s["scored"] else None
+        return [cells[k] for k in sorted(cells)]
+
+    # -- episodes -----------------------------------------------------------------------------
+
+    def episodes(self, f: EpisodeFilter, limit: int, offset: int
+                 ) -> tuple[list[dict[str, Any]], int]:
+        """Return one page of administrations (with episode summary and scores) and the total."""
+        where, values = f.where()
+        with self.connect() as c:
+            total = c.execute("SELECT COUNT(*) FROM administrations a LEFT JOIN episodes e "
+                              f"ON e.administration = a.id{where}", values).fetchone()[0]
+            cur = c.execute(
+                "SELECT a.id, a.campaign, a.target, a.task, a.seed, a.condition, a.level, "
+                "a.repeat, a.not_launched, e.termination, e.termination_detail, "
+                "e.measurement_failure, e.cost, e.input_tokens, e.output_tokens, "
+                "e.administration IS NOT NULL AS recorded, "
+                "(SELECT COUNT(*) FROM attempts t WHERE t.administration = a.id) AS attempts "
+                "FROM administrations a LEFT JOIN episodes e ON e.administration = a.id"
+                f"{where} ORDER BY a.id LIMIT ? OFFSET ?", [*values, limit, offset])
+            cols = [d[0] for d in cur.description]
+            rows = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+            _attach_scores(c, rows)
+        return rows, int(total)
+
+    def choices(self) -> dict[str, list[Any]]:
+        """Return the distinct values of each filterable key field (for the filter form).
+
+        Kept until the ledger changes: they change only when a campaign is registered.
+        """
+        state = self.state()
+        if self._choices is not None and self._choices[0] == state:
+            return self._choices[1]
+        out: dict[str, list[Any]] = {}
+        with self.connect() as c:
+            for name in ("campaign", "target", "task", "level", "condition"):
+                out[name] = [r[0] for r in c.execute(
+                    f"SELECT DISTINCT {name} FROM administrations ORDER BY {name} LIMIT 1000")]
+            out["scorer"] = [r[0] for r in c.execute(
+                "SELECT DISTINCT scorer FROM assessments ORDER BY scorer LIMIT 100")]
+        self._choices = (state, out)
+        return out
+
+    def episode(self, key: EpisodeKey) -> dict[str, Any] | None:
+        """Return everything the ledger holds about one administration, or None."""
+        with self.connect() as c:
+            cur = c.execute("SELECT * FROM administrations WHERE " +
+                            " AND ".join(f"{k} = ?" for k in KEY_FIELDS),
+                            [getattr(key, k) for k in KEY_FIELDS])
+            row = cur.fetchone()
+            if row is None:
+                return None
+            adm = dict(zip([d[0] for d in cur.description], row, strict=True))
+            out: dict[str, Any] = {"administration": adm}
+            out["episode"] = _one(c, "SELECT * FROM episodes WHERE administration = ?",
+                                  (adm["id"],))
+            out["assessments"] = _all(c, "SELECT * FROM assessments WHERE administration = ? "
+                                         "ORDER BY scorer, scorer_version", (adm["id"],))
+            out["attempts"] = _all(c, "SELECT * FROM attempts WHERE administration = ? "
+                                      "ORDER BY id", (adm["id"],))
+            for t in out["attempts"]:
+                t["billable"] = _all(c, "SELECT * FROM billable_attempts WHERE attempt = ? "
+                                        "ORDER BY id", (t["id"],))
+            out["superseded"] = _all(c, "SELECT * FROM superseded_episodes "
+                                        "WHERE administration = ? ORDER BY id", (adm["id"],))
+            for s in out["superseded"]:
+                s["assessments"] = _all(c, "SELECT * FROM superseded_assessments "
+                                           "WHERE superseded = ? ORDER BY scorer", (s["id"],))
+        for a in (*out["assessments"], *(x for s in out["superseded"]
+                                         for x in s["assessments"])):
+            a["record"] = decode_json(a["assessment"])
+        return out
+
+    # -- blobs --------------------------------------------------------------------------------
+
+    def blob(self, digest: str) -> bytes:
+        """Return a blob's bytes after checking they hash to `digest` (StoreError if not)."""
+        try:
+            path = blob_path(self.root, digest)
+        except StorePathError as exc:
+            raise StoreError(str(exc)) from exc
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise StoreError(f"blob {digest} cannot be read: {exc}") from exc
+        if hashlib.sha256(data).hexdigest() != digest:
+            raise StoreError(f"blob {digest} is corrupt: its bytes no longer hash to its "
+                                 "digest")
+        return data
+
+    def blob_json(self, digest: str) -> Any:
+        """Return a JSON blob decoded (non-finite floats restored as the store tags them)."""
+        return decode_json(self.blob(digest))
+
+
+def _one(c: sqlite3.Connection, sql: str, args: Sequence[Any]) -> dict[str, Any] | None:
+    rows = _all(c, sql, args)
+    return rows[0] if rows else None
+
+
+def _all(c: sqlite3.Connection, sql: str, args: Sequence[Any]) -> list[dict[str, Any]]:
+    try:
+        cur = c.execute(sql, args)
+    except sqlite3.OperationalError as exc:
+        if "no such table" in str(exc):  # an older store without the later history tables
+            return []
+        raise
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+
+
+def _rows(c: sqlite3.Connection, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    try:
+        return c.execute(sql, args).fetchall()
+    except sqlite3.OperationalError as exc:
+        if "no such table" in str(exc):  # an older store without the later history tables
+            return []
+        raise
+
+
+def _attach_scores(c: sqlite3.Connection, rows: list[dict[str, Any]]) -> None:
+    by_id = {r["id"]: r for r in rows}
+    for r in rows:
+        r["scores"] = {}
+    if not by_id:
+        return
+    marks = ",".join("?" * len(by_id))
+    for adm, scorer, status, score in c.execute(
+            "SELECT administration, scorer, status, score FROM assessments "
+            f"WHERE administration IN ({marks}) ORDER BY scorer", list(by_id)):
+        by_id[adm]["scores"][scorer] = {"status": status, "score": score}
+

@@ -1,0 +1,76 @@
+"""Campaigns over an endpoint whose token counts cannot be billed: the budget stops (never a
+negative total), every request is recorded (never an overflow), and resuming pays nothing."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from agentmetrology.cli.campaign_cmd import campaign_app
+from agentmetrology.records import BillableAttempt, EpisodeKey
+from agentmetrology.run.campaign import parse_campaign, run_campaign
+from agentmetrology.run.campaign.execute import Budget
+from agentmetrology.run.campaign.spec import Limits
+from agentmetrology.store import Counts, EpisodeEvidence, EvidenceStore
+from campaign.campaign_fixtures import query
+from campaign.test_campaign_faults import llm_only
+from support.fake_models import reporting
+from support.fake_openai import FakeOpenAI
+
+runner = CliRunner()
+
+
+def test_cached_above_prompt_stops_a_cost_capped_campaign(tmp_path: Path) -> None:
+    # At these prices each request would cost (1000 - 5000) * 1 + 5000 * 0.5 + 50 * 2 < 0.
+    use = {"prompt_tokens": 1000, "completion_tokens": 50,
+           "prompt_tokens_details": {"cached_tokens": 5000}}
+    text = llm_only("URL").replace("max_cost = 5", "max_cost = 0.001")
+    with FakeOpenAI(itertools.repeat(reporting(use), 400)) as srv:
+        config = parse_campaign(text.replace("URL", srv.base_url))
+        with EvidenceStore.open(tmp_path / "s", scrub_env=False) as st:
+            result = run_campaign(config, st)
+    m = result.status.targets["m"]
+    assert m.submitted == 1 and m.cost_unknown == 1
+    assert result.stop_reason is not None and "cannot be checked" in result.stop_reason
+    costs = query(tmp_path / "s", "SELECT cost FROM billable_attempts")
+    assert costs and all(c is None for (c,) in costs)
+
+
+def test_huge_token_counts_are_recorded_and_resuming_pays_nothing(tmp_path: Path) -> None:
+    huge = 10 ** 30
+    use = {"prompt_tokens": huge, "completion_tokens": 50}
+    text = llm_only("URL").replace("max_cost = 5\n", "").replace('seeds = "0-9"', 'seeds = "0"')
+    with FakeOpenAI(itertools.repeat(reporting(use), 400)) as srv:
+        config = parse_campaign(text.replace("URL", srv.base_url))
+        for _ in range(2):  # the second run finds the episode recorded: no request
+            with EvidenceStore.open(tmp_path / "s", scrub_env=False) as st:
+                result = run_campaign(config, st)
+        sent = len(srv.requests)
+    m = result.status.targets["m"]
+    assert result.status.complete and m.submitted == 1 and m.cost_unknown == 1
+    rows = query(tmp_path / "s", "SELECT input_tokens, output_tokens, cost FROM "
+                                 "billable_attempts")
+    assert len(rows) == sent and all(r == (None, 50, None) for r in rows)
+    (doc,) = json.loads(runner.invoke(campaign_app, ["status", "--store", str(tmp_path / "s"),
+                                                     "--json"]).stdout)["campaigns"]
+    assert doc["targets"]["m"]["cost"] is None  # never a known 0.0000
+    ((digest,),) = query(tmp_path / "s", "SELECT episode_digest FROM episodes")
+    with EvidenceStore.open(tmp_path / "s", scrub_env=False) as st:
+        episode = st.get_json(digest)
+    problems = episode["meta"]["policy_notes"]["usage_problems"]
+    assert problems[0]["reported"]["prompt_tokens"] == str(huge)
+
+
+def test_the_budget_treats_a_negative_cost_as_unknown() -> None:
+    # Whatever reported it (another policy, an older client), a negative cost is not money back.
+    budget = Budget(Limits(max_cost=1.0), Counts())
+    budget.bill(1, BillableAttempt("r1", "p", "m", None, 100, 10, 0, -0.5, 0.1, "ok"))
+    assert (budget.cost, budget.cost_unknown) == (0.0, 1)
+    assert "cannot be checked" in (budget.exceeded() or "")
+    ev = EpisodeEvidence(EpisodeKey("c", "m", "T", 0, "clean", "L2", 0), b"{}", None,
+                         "submitted", "", -0.5, 100, 10, 1, 1, 1)
+    budget.add(1, ev)
+    assert (budget.cost, budget.cost_unknown) == (0.0, 1)

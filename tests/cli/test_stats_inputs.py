@@ -1,0 +1,57 @@
+"""`agm stats` refuses inputs it cannot read safely with one line and exit status 2: a named
+pipe (which would block), an over-long line, and a lone surrogate in a JSON string."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agentmetrology.cli.stats_cmd import stats_app
+from agentmetrology.results import limits
+
+runner = CliRunner()
+
+
+def _one_line_error(*args: str) -> str:
+    result = runner.invoke(stats_app, list(args), env={"COLUMNS": "200"})
+    assert result.exit_code == 2, result.output
+    err = result.stderr
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    return err
+
+
+def test_a_named_pipe_is_refused_naming_the_file(tmp_path: Path) -> None:
+    fifo = tmp_path / "runs.jsonl"
+    os.mkfifo(fifo)
+    for command in (["summarize", str(fifo), "--value", "v", "--group", "agent"],
+                    ["compare", str(fifo), "--value", "v", "--group", "agent", "--a", "x",
+                     "--b", "y", "--pair-by", "task"]):
+        err = _one_line_error(*command)
+        assert err == f"agm stats: error: {fifo}: is a named pipe, not a regular file; save " \
+                      "the results to a file first, or pipe them to stdin with -\n"
+
+
+def test_an_over_long_line_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(limits, "MAX_LINE_CHARS", 40)
+    path = tmp_path / "runs.jsonl"
+    path.write_text('{"agent": "a", "v": 1}\n{"agent": "b", "v": 1, "x": "' + "y" * 40 + '"}\n')
+    err = _one_line_error("summarize", str(path), "--value", "v", "--group", "agent")
+    assert f"{path} line 2: longer than 40 characters, the limit of one row" in err
+
+
+def test_an_over_large_file_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(limits, "MAX_FILE_BYTES", 10)
+    path = tmp_path / "runs.jsonl"
+    path.write_text('{"agent": "a", "v": 1}\n')
+    err = _one_line_error("summarize", str(path), "--value", "v", "--group", "agent")
+    assert f"{path}: 23 bytes is above the limit of 10 bytes for a results table" in err
+
+
+def test_a_lone_surrogate_is_refused_not_a_traceback(tmp_path: Path) -> None:
+    path = tmp_path / "runs.jsonl"
+    path.write_text('{"agent": "a\\ud800", "v": 1}\n{"agent": "b", "v": 0.5}\n')
+    err = _one_line_error("summarize", str(path), "--value", "v", "--group", "agent")
+    assert f"{path} line 1: a JSON string holds the lone surrogate \\ud800" in err

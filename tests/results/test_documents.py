@@ -1,0 +1,158 @@
+"""The summary and comparison documents of `agentmetrology.results` on small fixture files:
+groups, ranks, exclusions per group and reason, and pairs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentmetrology.results import (
+    ComparisonRequest,
+    SummaryRequest,
+    build_comparison,
+    build_summary,
+)
+from support.results_rows import F1, run_record, write_faulty, write_runs
+
+
+@pytest.fixture
+def runs(tmp_path: Path) -> Path:
+    return write_runs(tmp_path / "runs.jsonl")
+
+
+def _summary(path: Path, group_by: tuple[str, ...] = ("agent", "task"), **extra: Any) -> Any:
+    return build_summary(
+        SummaryRequest(source=str(path), value="ground_truth.f1", group_by=group_by, **extra)
+    )
+
+
+def _csv_summary(tmp_path: Path, text: str, group: str) -> Any:
+    path = tmp_path / "results.csv"
+    path.write_text(text, encoding="utf-8")
+    return _summary(path, group_by=(group,))
+
+
+def test_summarize_run_jsonl(runs: Path) -> None:
+    doc = _summary(runs)
+    groups = doc["groups"]
+    assert isinstance(groups, list) and len(groups) == 4
+    assert groups[0]["group"] == {"agent": "rule", "task": "t1"}
+    means = [g["mean"]["value"] for g in groups]
+    assert means == sorted(means, reverse=True)
+    llm_t1 = next(g for g in groups if g["group"] == {"agent": "llm", "task": "t1"})
+    assert llm_t1["worst"]["value"] == 0.0
+    assert llm_t1["rank_worst"] == 4 and llm_t1["rank_mean"] < 4
+    assert llm_t1["cvar"]["value"] == 0.0
+    assert llm_t1["gap"]["value"] == pytest.approx(0.75)
+    assert llm_t1["reliability"]["value"] == pytest.approx(0.75)
+    assert doc["rows"] == {"read": 17, "used": 16, "excluded": 1}
+    excluded = doc["excluded"]
+    assert excluded["count"] == 1
+    assert excluded["by_reason"]["value null"]["lines"] == [17]
+    llm_t2 = next(g for g in groups if g["group"] == {"agent": "llm", "task": "t2"})
+    assert llm_t2["excluded"] == {
+        "count": 1,
+        "by_reason": {"value null": {"count": 1, "lines": [17]}},
+    }
+
+
+def test_summarize_is_deterministic_and_seeded(runs: Path) -> None:
+    assert _summary(runs) == _summary(runs)
+    seeded = _summary(runs, analysis_seed=5)
+    assert seeded["parameters"]["analysis_seed"] == 5
+    assert seeded["groups"][0]["seed"] == 5
+    assert seeded != _summary(runs)
+
+
+def test_summarize_csv_with_non_numeric_values(tmp_path: Path) -> None:
+    doc = _csv_summary(
+        tmp_path,
+        "model,task,ground_truth.f1\nA,x,0.9\nA,x,n/a\nA,x,\nB,x,0.5\nB,x,0.7\n,x,0.3\n",
+        "model",
+    )
+    assert {g["group"]["model"]: g["n"] for g in doc["groups"]} == {"A": 1, "B": 2}
+    reasons = doc["excluded"]["by_reason"]
+    assert reasons["value null"] == {"count": 2, "lines": [3, 4]}
+    assert reasons["missing model"] == {"count": 1, "lines": [7]}
+
+
+def test_summarize_parquet_nested_fields(tmp_path: Path) -> None:
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    rows = [run_record(agent, task, 0, vals[0]) for (agent, task), vals in F1.items()]
+    for row in rows:
+        row["judge"] = {"status": "PASS", "total": 1.0}  # Parquet cannot store an empty struct
+    path = tmp_path / "runs.parquet"
+    pq.write_table(pa.Table.from_pylist(rows), path)
+    doc = _summary(path)
+    assert len(doc["groups"]) == 4
+    assert doc["format"] == "parquet"
+
+
+def test_measurement_failures_are_excluded_and_counted_per_group(tmp_path: Path) -> None:
+    doc = _summary(write_faulty(tmp_path / "faulty.jsonl"), group_by=("agent",))
+    by_group = {g["group"]["agent"]: g for g in doc["groups"]}
+    # The failure rows are not zeros: the means are those of the measured rows only.
+    assert by_group["llm"]["n"] == 4 and by_group["llm"]["mean"]["value"] == 0.75
+    assert by_group["rule"]["n"] == 4 and by_group["rule"]["mean"]["value"] == 0.75
+    assert by_group["llm"]["excluded"] == {
+        "count": 4,
+        "by_reason": {
+            "measurement failure": {
+                "count": 3,
+                "lines": [9, 10, 11],
+                "details": {
+                    "infra_error: 503": 1,
+                    "status INVALID": 1,
+                    "termination infra_error": 1,
+                },
+            },
+            "value null": {"count": 1, "lines": [12]},
+        },
+    }
+    assert by_group["rule"]["excluded"]["by_reason"]["measurement failure"]["lines"] == [13]
+    # A group with no measured row is listed with its exclusions, never scored.
+    assert doc["groups_without_values"] == [
+        {
+            "group": {"agent": "ghost"},
+            "excluded": {
+                "count": 1,
+                "by_reason": {
+                    "measurement failure": {"count": 1, "lines": [14], "details": {"unscored": 1}}
+                },
+            },
+        }
+    ]
+    assert doc["rows"] == {"read": 14, "used": 8, "excluded": 6}
+
+
+def test_csv_status_column_beside_the_value_marks_a_failure(tmp_path: Path) -> None:
+    doc = _csv_summary(
+        tmp_path,
+        "agent,ground_truth.f1,ground_truth.status\na,1.0,PASS\na,0.0,unknown\na,0.5,FAIL\n",
+        "agent",
+    )
+    assert doc["groups"][0]["n"] == 2 and doc["groups"][0]["mean"]["value"] == 0.75
+    assert doc["excluded"]["by_reason"]["measurement failure"]["lines"] == [3]
+
+
+def test_compare_pairs_and_counts_incomplete(runs: Path) -> None:
+    doc = build_comparison(ComparisonRequest(
+        source=str(runs), group="agent", a="rule", bs=("llm",), values=("ground_truth.f1",),
+        pair_by=("task", "seed"),
+    ))
+    assert doc["difference"] == "b - a"
+    pairs = doc["pairs"]
+    # llm/t2/seed 9 has no f1 -> excluded row; rule has no seed 9 anyway -> nothing dangling.
+    assert (pairs["complete"], pairs["incomplete"]) == (8, 0)
+    assert doc["excluded"]["count"] == 1
+    result = doc["result"]
+    a = F1[("rule", "t1")] + F1[("rule", "t2")]
+    b = F1[("llm", "t1")] + F1[("llm", "t2")]
+    assert result["difference"]["value"] == pytest.approx(sum(b) / 8 - sum(a) / 8)
+    assert result["equivalence"]["label"] in {"equivalent", "different", "inconclusive"}
+    assert result["sign_flip"]["exact"] is True
+    assert result["unit"] == "pair"
+    assert result["flips"]["n"] == 8
