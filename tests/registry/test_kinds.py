@@ -35,6 +35,8 @@ from agentmetrology.envs.registry import get_env
 from agentmetrology.mutations import MUTATIONS, UnknownMutationError, get_mutation
 from agentmetrology.mutations.catalog import MUTATION_REGISTRY, Mutation
 from agentmetrology.records.registry import BadEntryPointError, UnknownNameError
+from agentmetrology.run.adhoc import run_request
+from agentmetrology.run.request import make_request
 
 COMTRADE = get_env("comtrade")
 
@@ -78,6 +80,9 @@ def test_a_plugin_agent_family_is_found_by_entry_point(monkeypatch: pytest.Monke
         assert agent_family("echo:x") == "echo"
         assert make_agent(COMTRADE, "echo:anything").levels == rule().levels
         assert "echo:ARGUMENT" in AGENT_FAMILIES.names()
+        request = make_request("comtrade", task="T1_single_page", agent="echo:x")
+        rows = run_request(request).rows  # the row names the policy the family made
+        assert not request.is_llm and [r["agent"] for r in rows] == ["rule"]
     finally:
         AGENT_FAMILIES.remove("echo")
         AGENT_FAMILIES.refresh()
