@@ -16,7 +16,7 @@ def test_in_process_commands_wait_as_long_as_the_subprocesses_they_replaced() ->
 
 def test_a_batch_forgets_the_environments_the_last_command_loaded() -> None:
     registry.get_env("comtrade")
-    assert "comtrade" in registry._loaded
+    assert "comtrade" in registry.ENV_REGISTRY._loaded
     agm_runs._forget_loaded_environments()
-    assert registry._loaded == {}
+    assert registry.ENV_REGISTRY._loaded == {}
     assert registry.get_env("comtrade").name == "comtrade"  # found again by its target

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from agentmetrology.cli.lazy_commands import COMMANDS, Lazy, LazyCommands
 from agentmetrology.cli.main import app
+from agentmetrology.records.registry import Registry
 
 PROBE = """
 import sys
@@ -46,15 +47,16 @@ def test_help_lists_every_command_in_the_table_order() -> None:
     assert res.exit_code == 0
     listed = [line.split()[0] for line in res.stdout.split("Commands:")[1].splitlines()
               if line.strip()]
-    assert listed == [c.name for c in COMMANDS]
+    assert listed == COMMANDS.names(plugins=False)
     group = typer.main.get_command(app)
     assert list(group.commands) == listed  # type: ignore[attr-defined]
 
 
 def test_the_table_builds_commands_on_first_access_only() -> None:
     built: list[str] = []
-    table = (Lazy("envs", "agentmetrology.cli.env_cmd", "envs_cmd"),
-             Lazy("stats", "agentmetrology.cli.stats_cmd", "stats_app", "Statistics."))
+    table: Registry[Lazy] = Registry("command")
+    table.add("envs", Lazy("envs", "agentmetrology.cli.env_cmd", "envs_cmd"))
+    table.add("stats", Lazy("stats", "agentmetrology.cli.stats_cmd", "stats_app", "Statistics."))
     commands = LazyCommands({}, table)
     assert list(commands) == ["envs", "stats"] and "stats" in commands and len(commands) == 2
     assert commands._loaded == {}  # listing built nothing

@@ -183,7 +183,7 @@ def _forget_loaded_environments() -> None:
     entry point (the registry keeps what it loaded; nothing is imported before the first one)."""
     registry = sys.modules.get("agentmetrology.envs.registry")
     if registry is not None:
-        registry._loaded.clear()
+        registry.ENV_REGISTRY.refresh()
 
 
 def _batch_main() -> None:

@@ -20,6 +20,7 @@ from typing import Any
 
 from agentmetrology import __version__
 from agentmetrology.audit.census_tau2 import tau2_domain, tau2_summary, with_criteria
+from agentmetrology.audit.registry import AUDIT_TARGETS
 
 __all__ = ["DEFAULT_TASKS", "census_row", "run_census", "summarize"]
 
@@ -108,11 +109,11 @@ def _builtin_row(name: str, limit: int | None) -> dict[str, Any]:
     from agentmetrology.audit.env_audit import seal
 
     try:
-        if name == "bfcl":
+        if name in AUDIT_TARGETS:
             from agentmetrology.audit.generic_audit import audit_target
-            from agentmetrology.audit.targets.bfcl import BfclTarget
 
-            doc = seal(audit_target(BfclTarget("simple_python", limit)))
+            named = AUDIT_TARGETS.create(name, category="simple_python", limit=limit)
+            doc = seal(audit_target(named.target))
         elif name == "comtrade":
             from agentmetrology.audit.env_audit import audit_env
             from agentmetrology.audit.targets.env import EnvTarget
@@ -121,7 +122,8 @@ def _builtin_row(name: str, limit: int | None) -> dict[str, Any]:
             doc = seal(audit_env(EnvTarget(get_env("comtrade"), seeds=2)))
         else:
             return _not_probed(f"builtin:{name}", "a known built-in target",
-                               f"no built-in target {name!r} (comtrade, bfcl)")
+                               f"no built-in target {name!r} "
+                               f"(comtrade, {', '.join(AUDIT_TARGETS.names())})")
     except ImportError as exc:
         return _not_probed(f"builtin:{name}", f"a Python package ({exc.name})", str(exc))
     except Exception as exc:  # a built-in target that cannot run here is said so, not dropped

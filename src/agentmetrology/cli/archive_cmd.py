@@ -14,7 +14,6 @@ import typer
 from rich.table import Table
 
 from agentmetrology.archive import (
-    FORMATS,
     ArchiveFormatError,
     audit_archive,
     compare_archives,
@@ -22,7 +21,8 @@ from agentmetrology.archive import (
 )
 from agentmetrology.archive.evidence_check import qualify_store
 from agentmetrology.archive.importers.agm_store import looks_like_store, open_store
-from agentmetrology.archive.importers.detect import log_files
+from agentmetrology.archive.importers.detect import format_names
+from agentmetrology.archive.importers.formats import log_files
 from agentmetrology.archive.importers.inspect_eval import MAX_MEMBER_BYTES
 from agentmetrology.archive.model import Archive
 from agentmetrology.archive.recovery import recover_grades
@@ -41,7 +41,7 @@ from agentmetrology.store.verify import NotAStoreError
 archive_app = typer.Typer(name="archive", help="Audit archived runs without new rollouts.",
                           no_args_is_help=True, add_completion=False)
 
-FormatOpt = Annotated[str, typer.Option("--format", help="auto|agm|taubench|inspect|jsonl")]
+FormatOpt = Annotated[str, typer.Option("--format", help="|".join(format_names()))]
 OutOpt = Annotated[Path, typer.Option("--out", help="Directory for the output files.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the JSON instead of a summary.")]
 MemberOpt = Annotated[int, typer.Option(
@@ -96,8 +96,8 @@ def _out_dir(path: Path) -> Path:
 
 def _load(path: Path, fmt: str, spans: Path | None = None,
           max_member_mb: int = DEFAULT_MEMBER_MB) -> Archive:
-    if fmt not in FORMATS:
-        raise _fail(f"unknown --format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if fmt not in (names := format_names()):
+        raise _fail(f"unknown --format {fmt!r}; choose one of {', '.join(names)}")
     try:
         archive = load_archive(path, fmt, spans, max_member_bytes=max_member_mb << 20)
         if archive.format == "agm":

@@ -20,6 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from agentmetrology.audit.env_audit import Progress as AuditProgress
 from agentmetrology.audit.env_audit import audit_env, seal
 from agentmetrology.audit.output import write_audit
+from agentmetrology.audit.registry import AUDIT_TARGETS
 from agentmetrology.audit.scorer_override import (
     DEFAULT_TIMEOUT,
     ScorerLoadError,
@@ -205,10 +206,10 @@ def audit_cmd(
     """
     out = out or Path(f"out/audit-{target}")
     check_writable(out)
-    if target == "bfcl":
+    if target in AUDIT_TARGETS:  # a registered audit target (bfcl), else an environment
         if store is not None:
-            fail("--store audits recorded episodes of a registered environment, not bfcl")
-        _audit_bfcl(category, limit, out, json_out)
+            fail(f"--store audits recorded episodes of a registered environment, not {target}")
+        _audit_named(target, category, limit, out, json_out)
         return
     spec = env_arg(target)
     count = _seed_count(seeds)
@@ -239,21 +240,17 @@ def audit_cmd(
     _emit(doc, out, json_out)
 
 
-def _audit_bfcl(category: str, limit: int | None, out: Path, json_out: bool) -> None:
-    """Audit the Berkeley Function Calling Leaderboard's AST checker (optional extra `bfcl`)."""
+def _audit_named(name: str, category: str, limit: int | None, out: Path,
+                 json_out: bool) -> None:
+    """Audit a registered audit target, e.g. bfcl: the Berkeley Function Calling Leaderboard's
+    AST checker (optional extra `bfcl`, whose absence is an ImportError said in one line)."""
     from agentmetrology.audit.generic_audit import audit_target
-    from agentmetrology.audit.targets.bfcl_checker import BfclUnavailable
 
     try:
-        from agentmetrology.audit.targets.bfcl import BfclTarget
-
-        target = BfclTarget(category, limit)
-    except BfclUnavailable as exc:
+        named = AUDIT_TARGETS.create(name, category=category, limit=limit)
+    except (ImportError, ValueError) as exc:
         fail(str(exc))
-    except ValueError as exc:
-        fail(str(exc))
-    extra = {"category": target.category, "bfcl_eval_version": target.version}
-    _emit(seal(audit_target(target, extra=extra)), out, json_out)
+    _emit(seal(audit_target(named.target, extra=named.extra)), out, json_out)
 
 
 def store_levels(spec: EnvSpec, store: Path | None, levels: list[str],

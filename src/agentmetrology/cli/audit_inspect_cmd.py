@@ -1,7 +1,8 @@
 """`agm audit inspect TASK` and `agm audit census`: audit Inspect AI tasks' scorers.
 
-Routed from `agm audit` (cli/main.py): `agm audit inspect ...` and `agm audit census ...` reach
-this module's app; every other `agm audit TARGET` is the built-in auditor.
+The root group resolves `agm audit NAME ...` to this module's app when NAME is one of its
+commands (`Lazy.subcommands` in cli/lazy_commands.py); every other `agm audit TARGET` is the
+built-in auditor.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from agentmetrology.cli.errors import fail
 from agentmetrology.records.names import compact_slug
 from agentmetrology.report.numberguard import NumberGuardError
 
-SUBCOMMANDS = ("inspect", "census", "propose")
 PLACEHOLDER_KEY = "agm-no-key"  # a local judge ignores the key; never a real credential
 REASON_CHARS = 160
 
@@ -35,13 +35,6 @@ inspect_app = typer.Typer(name="audit", no_args_is_help=True, add_completion=Fal
 @inspect_app.callback()
 def _group() -> None:
     """Audit Inspect AI tasks' scorers (`inspect TASK`) or many at once (`census`)."""
-
-
-def route(argv: list[str]) -> list[str] | None:
-    """Return the arguments for this module's app when argv is `audit inspect|census ...`."""
-    if len(argv) >= 2 and argv[0] == "audit" and argv[1] in SUBCOMMANDS:
-        return argv[1:]
-    return None
 
 
 def _judge(model: str | None, base_url: str | None, key_env: str | None) -> Any:

@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 from agentmetrology.agents.llm.policy import target_from_spec
+from agentmetrology.agents.registry import AGENT_PREFIX
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail
 from agentmetrology.cli.evidence_banner import print_banner, store_evidence
@@ -35,7 +36,7 @@ def diagnose_cmd(
                                        help="judge: original episodes shown."),
 ) -> None:
     """Tell agent, environment and scorer apart: gaps, rescored gaps, MSR/MTR, readings."""
-    judges = [target_from_spec(f"llm:{m}", base_url=base_url, api_key_env=api_key_env,
+    judges = [target_from_spec(f"{AGENT_PREFIX}{m}", base_url=base_url, api_key_env=api_key_env,
                                max_retries=1) for m in judge_model or []]
     try:
         doc = diagnose_store(store, analysis_seed, judges, judge_calls, judge_episodes)

@@ -5,6 +5,12 @@ Importing every command module at start-up was a large share of a warm `agm camp
 root group therefore knows each command by name and module and builds it on first use: running
 one command imports that command's module alone; `agm --help` (and anything that walks the
 group's `commands`) still sees every command, loaded then, in the order of `COMMANDS`.
+
+`COMMANDS` is the command registry (records/registry.py): a third-party package adds a root
+command with an entry point in the group `agentmetrology.commands` whose value is a typer app or
+command function ("package.module:attr"), imported only when that command runs. A command whose
+entry names `subcommands` (`agm audit`) also answers to `agm NAME SUB ...` for every command of
+that second app: `agm audit TARGET` is one command, `agm audit inspect TASK` another.
 """
 
 from __future__ import annotations
@@ -12,12 +18,16 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 import typer.main
 
 from agentmetrology.cli.help_text import PlainHelpGroup
+from agentmetrology.records.registry import Registry, UnknownNameError
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 
 @dataclass(frozen=True)
@@ -28,16 +38,25 @@ class Lazy:
     module: str
     attr: str
     help: str | None = None  # a group's help line (a command's is its docstring)
+    subcommands: str | None = None  # "module:attr" of a typer app also reached as `NAME SUB`
 
 
+def _from_entry_point(ep: EntryPoint) -> Lazy:
+    """Return a plug-in command's table entry; its module is imported when the command runs."""
+    return Lazy(ep.name, ep.module, ep.attr)
+
+
+COMMANDS: Registry[Lazy] = Registry("command", group="agentmetrology.commands",
+                                    from_entry_point=_from_entry_point)
 # The order of `agm --help`: commands first, then groups, as typer lists them.
-COMMANDS = (
+for _entry in (
     Lazy("envs", "agentmetrology.cli.env_cmd", "envs_cmd"),
     Lazy("tasks", "agentmetrology.cli.env_cmd", "tasks_cmd"),
     Lazy("truth", "agentmetrology.cli.env_cmd", "truth_cmd"),
     Lazy("run", "agentmetrology.cli.env_cmd", "run_cmd"),
     Lazy("score", "agentmetrology.cli.env_cmd", "score_cmd"),
-    Lazy("audit", "agentmetrology.cli.audit_cmd", "audit_cmd"),
+    Lazy("audit", "agentmetrology.cli.audit_cmd", "audit_cmd",
+         subcommands="agentmetrology.cli.audit_inspect_cmd:inspect_app"),
     Lazy("diagnose", "agentmetrology.cli.diagnose_cmd", "diagnose_cmd"),
     Lazy("assess", "agentmetrology.cli.assess_cmd", "assess_cmd"),
     Lazy("view", "agentmetrology.cli.view_cmd", "view_cmd"),
@@ -57,7 +76,8 @@ COMMANDS = (
          "Verify stores and qualify reports."),
     Lazy("cases", "agentmetrology.cli.cases_cmd", "cases_app",
          "Failure-derived cases: propose to withdraw."),
-)
+):
+    COMMANDS.add(_entry.name, _entry)
 
 
 def build(entry: Lazy) -> Any:
@@ -74,25 +94,60 @@ def build(entry: Lazy) -> Any:
     return typer.main.get_group(holder).commands[entry.name]
 
 
+def _subgroup(entry: Lazy) -> Any:
+    """Return the click group of `entry.subcommands`, as typer builds it (its own help style)."""
+    module, _, attr = (entry.subcommands or "").partition(":")
+    return typer.main.get_group(getattr(importlib.import_module(module), attr))
+
+
 class LazyCommands(MutableMapping[str, Any]):
     """The root group's `commands`: names known at once, each command built on first access."""
 
-    def __init__(self, loaded: dict[str, Any], entries: tuple[Lazy, ...] = COMMANDS) -> None:
-        self._entries = {e.name: e for e in entries}
+    def __init__(self, loaded: dict[str, Any], entries: Registry[Lazy] = COMMANDS) -> None:
+        self._registry = entries
         self._loaded = dict(loaded)
-        self._order = [*self._entries, *(n for n in loaded if n not in self._entries)]
+        builtins = entries.names(plugins=False)
+        self._order = [*builtins, *(n for n in loaded if n not in builtins)]
+        self._removed: set[str] = set()
+
+    def _entry(self, name: str) -> Lazy:
+        """Return the table entry of `name` (a plug-in's from its entry point) or KeyError."""
+        if name in self._removed:
+            raise KeyError(name)
+        try:
+            entry = self._registry.get(name)
+        except UnknownNameError:
+            raise KeyError(name) from None
+        if name not in self._order:
+            self._order.append(name)
+        return entry
+
+    def discover(self) -> None:
+        """List the plug-in commands too (read from their entry points; for help)."""
+        for name in self._registry.names():
+            if name not in self._order and name not in self._removed:
+                self._order.append(name)
+
+    def subgroup(self, name: str, args: list[str]) -> Any:
+        """Return the second app that answers `NAME SUB ...` when `args[0]` is one of its
+        commands, else None."""
+        if not args or name not in self._order or name in self._removed:
+            return None
+        entry = self._entry(name)
+        if entry.subcommands is None:
+            return None
+        group = _subgroup(entry)
+        return group if args[0] in group.commands else None
 
     def __getitem__(self, name: str) -> Any:
         if name not in self._loaded:
-            entry = self._entries.get(name)
-            if entry is None:
-                raise KeyError(name)
-            self._loaded[name] = build(entry)
+            self._loaded[name] = build(self._entry(name))
         return self._loaded[name]
 
     def __setitem__(self, name: str, command: Any) -> None:
         if name not in self._order:
             self._order.append(name)
+        self._removed.discard(name)
         self._loaded[name] = command
 
     def __delitem__(self, name: str) -> None:
@@ -100,7 +155,7 @@ class LazyCommands(MutableMapping[str, Any]):
             raise KeyError(name)
         self._order.remove(name)
         self._loaded.pop(name, None)
-        self._entries.pop(name, None)
+        self._removed.add(name)
 
     def __iter__(self) -> Iterator[str]:
         return iter(list(self._order))
@@ -117,4 +172,16 @@ class LazyRootGroup(PlainHelpGroup):
 
     def __init__(self, *args: Any, commands: dict[str, Any] | None = None, **kw: Any) -> None:
         super().__init__(*args, **kw)
-        self.commands = LazyCommands(commands or {})
+        self._table = LazyCommands(commands or {})
+        self.commands = self._table
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        """Return every command name, plug-ins included (help lists them)."""
+        self._table.discover()
+        return super().list_commands(ctx)
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        """Return (name, command, args); `agm audit inspect ...` resolves to the second app."""
+        name, command, rest = super().resolve_command(ctx, args)
+        sub = self._table.subgroup(name, rest) if name else None
+        return (name, command, rest) if sub is None else (name, sub, rest)

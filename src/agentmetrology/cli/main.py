@@ -6,8 +6,6 @@ command's module pulls in what it needs; start-up imports only typer and this pa
 
 from __future__ import annotations
 
-import sys
-
 import typer
 
 from agentmetrology import __version__
@@ -40,27 +38,12 @@ def _root(version: bool = typer.Option(False, "--version", is_eager=True, callba
     """agentmetrology: valid measurement of LLM agents."""
 
 
-def _inspect_route(argv: list[str]) -> list[str] | None:
-    """Return the arguments of `agm audit inspect|census ...` for their own app, else None."""
-    if argv[:1] != ["audit"]:
-        return None  # the audit modules are imported only for an audit command
-    from agentmetrology.cli.audit_inspect_cmd import route
-
-    return route(argv)
-
-
 def main() -> None:
     """Run the command line; any user error anywhere ends as one line and exit code 2."""
     guard_stdout()
     try:
         load_dotenv()  # API keys from ./.env; never overrides a variable already set
-        routed = _inspect_route(sys.argv[1:])  # `agm audit inspect|census ...`
-        if routed:
-            from agentmetrology.cli.audit_inspect_cmd import inspect_app
-
-            inspect_app(args=routed, prog_name="agm audit")
-        else:
-            app()
+        app()  # `agm audit inspect|census|propose ...` resolve in the root group (lazy_commands)
     except UserError as exc:  # the one handler: commands need not catch what users can fix
         fail_line(str(exc))
 

@@ -3,16 +3,14 @@
 A third-party package registers an environment with an entry point in the group
 `agentmetrology.environments` whose value is a module attribute holding an `EnvSpec` (or a
 function returning one), e.g. `myenv = "my_package.spec:SPEC"`. Built-ins are imported only
-when first asked for, so `agm --help` does not pay for every environment.
+when first asked for, so `agm --help` does not pay for every environment. `ENV_REGISTRY` is the
+registry idiom of every kind picked by name (records/registry.py).
 """
 
 from __future__ import annotations
 
-import importlib
-from importlib.metadata import entry_points
-
 from agentmetrology.records.environment import EnvSpec
-from agentmetrology.records.errors import UserError
+from agentmetrology.records.registry import BadEntryPointError, Registry, UnknownNameError
 
 ENTRY_POINT_GROUP = "agentmetrology.environments"
 BUILTINS: dict[str, str] = {"comtrade": "agentmetrology.envs.comtrade.spec:SPEC",
@@ -20,54 +18,22 @@ BUILTINS: dict[str, str] = {"comtrade": "agentmetrology.envs.comtrade.spec:SPEC"
                              "permission": "agentmetrology.envs.toolworlds.spec:PERMISSION",
                              "transaction": "agentmetrology.envs.toolworlds.spec:TRANSACTION",
                              "clarification": "agentmetrology.envs.toolworlds.spec:CLARIFICATION"}
-_loaded: dict[str, EnvSpec] = {}
-_registered: dict[str, EnvSpec] = {}
 
 
-class UnknownEnvironmentError(UserError):
+class UnknownEnvironmentError(UnknownNameError):
     """Raised for an environment name no built-in, registration or entry point provides."""
 
 
-class BadEnvironmentError(UserError):
+class BadEnvironmentError(BadEntryPointError):
     """Raised when an entry point does not lead to a usable EnvSpec."""
 
 
-def register(spec: EnvSpec) -> EnvSpec:
-    """Register an environment in this process (tests, notebooks); return it."""
-    _registered[spec.name] = spec
-    _loaded.pop(spec.name, None)
-    return spec
-
-
-def unregister(name: str) -> None:
-    """Forget an environment registered in this process."""
-    _registered.pop(name, None)
-    _loaded.pop(name, None)
-
-
-def _plugin_targets() -> dict[str, str]:
-    return {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)}
-
-
-def env_names() -> list[str]:
-    """Return every environment name: built-ins, registrations, then entry points (sorted)."""
-    names = [*BUILTINS, *sorted(set(_registered) - set(BUILTINS))]
-    return names + sorted(set(_plugin_targets()) - set(names))
-
-
-def _load(target: str, name: str) -> EnvSpec:
-    module_name, _, attr = target.partition(":")
-    try:
-        obj: object = importlib.import_module(module_name)
-        for part in attr.split(".") if attr else ():
-            obj = getattr(obj, part)
-    except (ImportError, AttributeError) as exc:
-        raise BadEnvironmentError(f"environment {name!r} ({target}) cannot be loaded: "
-                                  f"{type(exc).__name__}: {exc}") from None
+def _checked(name: str, obj: object) -> EnvSpec:
+    """Return the EnvSpec `obj` is (or a function returns), or raise BadEnvironmentError."""
     if callable(obj) and not isinstance(obj, EnvSpec):
         obj = obj()
     if not isinstance(obj, EnvSpec):
-        raise BadEnvironmentError(f"environment {name!r} ({target}) is a "
+        raise BadEnvironmentError(f"environment {name!r} ({ENV_REGISTRY.target(name)}) is a "
                                   f"{type(obj).__name__}, not an EnvSpec")
     if obj.name != name:
         raise BadEnvironmentError(f"entry point {name!r} leads to an environment named "
@@ -75,16 +41,32 @@ def _load(target: str, name: str) -> EnvSpec:
     return obj
 
 
+ENV_REGISTRY: Registry[EnvSpec] = Registry(
+    "environment", group=ENTRY_POINT_GROUP, hint=" (run `agm envs`)",
+    error=UnknownEnvironmentError, bad=BadEnvironmentError, check=_checked)
+for _name, _target in BUILTINS.items():
+    ENV_REGISTRY.add_lazy(_name, _target)
+
+
+def register(spec: EnvSpec) -> EnvSpec:
+    """Register an environment in this process (tests, notebooks), in place of any other of
+    that name; return it."""
+    ENV_REGISTRY.remove(spec.name)
+    return ENV_REGISTRY.add(spec.name, spec)
+
+
+def unregister(name: str) -> None:
+    """Forget an environment registered in this process (a built-in comes back)."""
+    ENV_REGISTRY.remove(name)
+    if name in BUILTINS:
+        ENV_REGISTRY.add_lazy(name, BUILTINS[name])
+
+
+def env_names() -> list[str]:
+    """Return every environment name: built-ins, registrations, then entry points (sorted)."""
+    return ENV_REGISTRY.names()
+
+
 def get_env(name: str) -> EnvSpec:
     """Return the environment called `name`, or raise UnknownEnvironmentError naming them all."""
-    if name in _registered:
-        return _registered[name]
-    if name in _loaded:
-        return _loaded[name]
-    target = BUILTINS.get(name) or _plugin_targets().get(name)
-    if target is None:
-        raise UnknownEnvironmentError(f"unknown environment {name!r}; known: "
-                                      f"{', '.join(env_names())} (run `agm envs`)")
-    spec = _load(target, name)
-    _loaded[name] = spec
-    return spec
+    return ENV_REGISTRY.get(name)

@@ -5,6 +5,10 @@ registered environment: `wording`, `alias`, `format`, `misleading` (the positive
 `repeat` (the identity, the repeat control). The others change an environment's own settings or
 scorer and need a hook the environment supplies (`EnvSpec.mutation_hooks`); an environment
 without the hook cannot support them, and says so before anything runs.
+
+Mutations are picked by name through `MUTATION_REGISTRY` (records/registry.py); a third-party
+package adds a hook mutation with an entry point in the group `agentmetrology.mutations` whose
+value is a `Mutation` (or a function returning one) of the same name.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from agentmetrology.records.errors import UserError
+from agentmetrology.records.registry import Registry, UnknownNameError, named_instance
 
 Side = Literal["agent_view", "scorer", "environment", "none"]
 
@@ -34,7 +38,7 @@ WORDING_PREFIX = (
     "given, and submit exactly once when you are done."
 )
 
-MUTATIONS: dict[str, Mutation] = {m.name: m for m in (
+BUILTIN_MUTATIONS = (
     Mutation("wording", "1", "agent_view",
              "prepend a fixed instruction that restates the constraints"),
     Mutation("alias", "1", "agent_view",
@@ -55,21 +59,26 @@ MUTATIONS: dict[str, Mutation] = {m.name: m for m in (
              "return partial results; the rest is only reachable by inspecting logs", hook=True),
     Mutation("repeat", "1", "none", "the identity transform (the repeat control)",
              invertible=True),
-)}
+)
 MUTATION_PREFIX = "mut:"
 
 
-class UnknownMutationError(UserError):
+class UnknownMutationError(UnknownNameError):
     """Raised for a mutation name not in the catalog."""
+
+
+MUTATION_REGISTRY: Registry[Mutation] = Registry(
+    "mutation", group="agentmetrology.mutations", error=UnknownMutationError,
+    check=named_instance(Mutation, call=True))
+for _m in BUILTIN_MUTATIONS:
+    MUTATION_REGISTRY.add(_m.name, _m)
+# The built-in catalog by name, in order (reports and tests list it).
+MUTATIONS: dict[str, Mutation] = {m.name: m for m in BUILTIN_MUTATIONS}
 
 
 def get_mutation(name: str) -> Mutation:
     """Return a mutation by name, or raise naming the known ones."""
-    try:
-        return MUTATIONS[name]
-    except KeyError:
-        raise UnknownMutationError(f"unknown mutation {name!r}; known: "
-                                   f"{', '.join(MUTATIONS)}") from None
+    return MUTATION_REGISTRY.get(name)
 
 
 def split_condition(condition: str) -> tuple[str, str | None]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from agentmetrology.agents.registry import make_agent
 from agentmetrology.agents.scaffolds.runner import run_episode_async
 from agentmetrology.mutations import (
     get_mutation,
@@ -27,13 +28,10 @@ from agentmetrology.records.policy import Policy
 from agentmetrology.scoring.episode import score_episode
 
 
-def make_policy(spec: EnvSpec, agent: str) -> Policy:
-    """Return a fresh model-free policy of `spec` by name, or raise ValueError naming them."""
-    factory = spec.agents.get(agent)
-    if factory is None:
-        raise ValueError(f"unknown agent {agent!r} for environment {spec.name!r}; known: "
-                         f"{', '.join(spec.agents)} (and llm:MODEL)")
-    return factory()
+def make_policy(spec: EnvSpec, agent: str, **options: Any) -> Policy:
+    """Return a fresh policy by name: one of `spec`'s agents, or of an agent family (llm:MODEL,
+    made from `options`); raise UnknownAgentError (a ValueError) naming them."""
+    return make_agent(spec, agent, **options)
 
 
 def canonical_condition(spec: EnvSpec, condition: str) -> str:

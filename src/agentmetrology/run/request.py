@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentmetrology.agents.llm.policy import parse_agent_spec
+from agentmetrology.agents.registry import agent_family
 from agentmetrology.envs.registry import get_env
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.errors import UserError
@@ -86,7 +87,7 @@ def make_request(environment: str, *, task: str | None, seeds: str = "0", agent:
         target = check_llm_target(spec, agent, level, base_url=base_url, api_key_env=api_key_env,
                                   max_retries=max_retries, price=price,
                                   episodes=len(tasks) * len(seed_list) * repeats)
-    elif agent not in spec.agents:
+    elif agent not in spec.agents and agent_family(agent) is None:  # plug-in families run too
         raise UserError(f"--agent: unknown agent {agent!r}; {spec.name} has: "
                         f"{', '.join(spec.agents)} (or llm:MODEL)")
     return RunRequest(spec.name, tuple(tasks), tuple(seed_list), agent, level, prof, cond,

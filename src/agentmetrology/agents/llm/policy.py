@@ -34,6 +34,7 @@ from agentmetrology.agents.llm.quirks import QUIRKS, Quirk, apply_quirks
 from agentmetrology.agents.llm.redact import redact, redact_value
 from agentmetrology.agents.llm.target import LLMTarget, Prices
 from agentmetrology.agents.llm.usage import PROVIDER_ALLOWANCE_S
+from agentmetrology.agents.registry import AGENT_FAMILIES, AGENT_PREFIX, LLM_FAMILY
 from agentmetrology.agents.scaffolds.ownership import SCAFFOLD_POLICIES
 from agentmetrology.records.clock import Clock, RealClock
 from agentmetrology.records.episode import BillableAttempt
@@ -49,7 +50,6 @@ from agentmetrology.records.policy import (
 )
 from agentmetrology.records.tools import Observation
 
-AGENT_PREFIX = "llm:"
 # Consecutive completions that yield no executable call (all arguments malformed) before the
 # policy gives up and ends its turn: malformed calls never reach the environment, so without
 # this bound they would cost model requests without ever counting as steps.
@@ -339,7 +339,7 @@ def make_llm_policy(target: LLMTarget, *, clock: Clock | None = None,
 
 def parse_agent_spec(spec: str) -> str | None:
     """Return MODEL for an "llm:MODEL" agent spec, None for other agents; ValueError if empty."""
-    if not spec.startswith(AGENT_PREFIX):
+    if AGENT_FAMILIES.entry_name(spec) != LLM_FAMILY:
         return None
     model = spec[len(AGENT_PREFIX):].strip()  # MODEL may contain ':' (e.g. Ollama tags)
     if not model:
@@ -358,3 +358,11 @@ def target_from_spec(spec: str, *, base_url: str | None = None, api_key_env: str
     return LLMTarget(name=f"{AGENT_PREFIX}{model}", model=model, base_url=base_url,
                      api_key_env=api_key_env, decoding=dict(decoding or {}),
                      prices=prices or Prices(), max_retries=max_retries, timeout_s=timeout_s)
+
+
+def llm_agent(model: str, *, clock: Clock | None = None, http_client: str | None = None,
+              **target_options: Any) -> ChatPolicy:
+    """Return the `llm:MODEL` agent (the `llm` family of agents/registry.py); `target_options`
+    are those of `target_from_spec` (base_url, api_key_env, decoding, prices, ...)."""
+    target = target_from_spec(f"{AGENT_PREFIX}{model}", **target_options)
+    return make_llm_policy(target, clock=clock, http_client=http_client)

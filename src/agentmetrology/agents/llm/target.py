@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentmetrology.agents.registry import AGENT_PREFIX
+
 
 @dataclass(frozen=True, slots=True)
 class Prices:
@@ -91,7 +93,7 @@ class ModelSpec:
     @property
     def agent(self) -> str:
         """Return the `llm:MODEL` agent spec this model runs as."""
-        return f"llm:{self.model}"
+        return f"{AGENT_PREFIX}{self.model}"
 
 
 def parse_model_spec(text: str, environ: dict[str, str] | None = None,

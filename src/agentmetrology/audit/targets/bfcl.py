@@ -15,6 +15,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
+from agentmetrology.audit.registry import NamedTarget
 from agentmetrology.audit.target import Ownership, Probe, ScoreOutcome, ScorerKind, TaskRef
 from agentmetrology.audit.targets.bfcl_checker import (
     BFCL_EVAL_VERSION,
@@ -239,3 +240,11 @@ def _load_entries(questions: list[dict[str, Any]], answers: list[dict[str, Any]]
         if q.get("id") in truth:
             out[q["id"]] = BfclEntry(q["id"], list(q.get("function", [])), truth[q["id"]])
     return out
+
+
+def bfcl_target(category: str = "simple_python", limit: int | None = None) -> NamedTarget:
+    """Return the `bfcl` audit target (audit/registry.py) with its category and checker version;
+    raise BfclUnavailable without the optional extra, ValueError for an unknown category."""
+    target = BfclTarget(category, limit)
+    return NamedTarget(target, {"category": target.category,
+                                "bfcl_eval_version": target.version})

@@ -1,0 +1,159 @@
+"""The archive formats by name: how each recognises a path (for `--format auto`) and loads it.
+
+`ARCHIVE_FORMATS` is the format registry (records/registry.py), in the order `--format auto`
+tries them: an agm evidence store, a tau-bench JSON file, an Inspect `.eval` log (or a directory
+of them), JSONL. A third-party package adds one with an entry point in the group
+`agentmetrology.archive_formats` whose value is an `ArchiveFormat` of the same name.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agentmetrology.archive.importers.agm_store import load_agm, looks_like_store
+from agentmetrology.archive.importers.inspect_eval import load_inspect, looks_like_inspect
+from agentmetrology.archive.importers.jsonl import load_jsonl
+from agentmetrology.archive.importers.taubench import (
+    load_taubench,
+    looks_like_taubench,
+    read_json_file,
+)
+from agentmetrology.archive.model import Archive, ArchiveFormatError, LoadProblem
+from agentmetrology.records.registry import Registry, named_instance
+
+_SNIFF_BYTES = 4096
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A format's claim on a path, with what it already read there (parsed once)."""
+
+    data: Any = None
+
+
+@dataclass(frozen=True)
+class ArchiveFormat:
+    """An archive format: `sniff` claims a path (None: not this format; ArchiveFormatError: it
+    looks like this format but is not one), `load(path, data, max_member_bytes)` reads it."""
+
+    name: str
+    sniff: Callable[[Path], Claim | None]
+    load: Callable[[Path, Any, int], Archive]
+
+
+ARCHIVE_FORMATS: Registry[ArchiveFormat] = Registry(
+    "archive format", group="agentmetrology.archive_formats",
+    check=named_instance(ArchiveFormat))
+
+
+def first_char(path: Path) -> str:
+    """Return the first non-blank character of a file ("" when empty)."""
+    with path.open("rb") as fh:
+        head = fh.read(_SNIFF_BYTES).lstrip()
+    return chr(head[0]) if head else ""
+
+
+def log_files(path: Path) -> list[Path]:
+    """Return the Inspect `.eval` logs directly inside a directory, sorted by name."""
+    return sorted(p for p in path.glob("*.eval") if p.is_file())
+
+
+def _no_logs(path: Path) -> ArchiveFormatError:
+    return ArchiveFormatError(f"{path.name}: a directory that is neither an agm evidence "
+                              "store nor holds Inspect .eval logs")
+
+
+def load_log_dir(path: Path, max_member_bytes: int) -> Archive:
+    """Return one Archive of every `.eval` log in a directory; unreadable logs are problems."""
+    files = log_files(path)
+    if not files:
+        raise _no_logs(path)
+    archive = Archive(source=path.name, format="inspect")
+    logs: dict[str, Any] = {}
+    for f in files:
+        try:
+            one = load_inspect(f, max_member_bytes)
+        except ArchiveFormatError as exc:
+            archive.problems.append(LoadProblem(f.name, None, f"log not imported: {exc}"))
+            logs[f.name] = {"imported": False}
+            continue
+        archive.episodes.extend(one.episodes)
+        archive.spans.extend(one.spans)
+        archive.problems.extend(one.problems)
+        logs[f.name] = {"imported": True, "episodes": len(one.episodes), **one.notes}
+    imported = sum(1 for v in logs.values() if v["imported"])
+    if not imported:
+        raise ArchiveFormatError(f"{path.name}: none of its {len(files)} .eval log(s) could be "
+                                 f"read; first: {archive.problems[0]}")
+    archive.notes.update({"log_directory": True, "logs_found": len(files),
+                          "logs_imported": imported, "logs": logs,
+                          "planned": sum(v.get("planned", 0) for v in logs.values())})
+    return archive
+
+
+def reads_file(name: str, load: Callable[[Path, Any, int], Archive]
+               ) -> Callable[[Path, Any, int], Archive]:
+    """Return `load` refusing a directory or a missing file first (a format of one file)."""
+    def checked(path: Path, data: Any, max_member_bytes: int) -> Archive:
+        if path.is_dir():
+            raise ArchiveFormatError(f"{path.name}: a directory, but --format {name} reads a "
+                                     "file")
+        if not path.is_file():
+            raise ArchiveFormatError(f"{path.name}: not a file")
+        return load(path, data, max_member_bytes)
+    return checked
+
+
+def _load_store(path: Path, data: Any, max_member_bytes: int) -> Archive:
+    if not looks_like_store(path):
+        raise ArchiveFormatError(f"{path.name}: not an agm evidence store (a directory "
+                                 "holding ledger.sqlite)")
+    return load_agm(path)
+
+
+def _sniff_taubench(path: Path) -> Claim | None:
+    if not path.is_file() or zipfile.is_zipfile(path) or first_char(path) != "[":
+        return None
+    data = read_json_file(path)
+    if looks_like_taubench(data):
+        return Claim(data)
+    raise ArchiveFormatError(f"{path.name}: a JSON list, but not tau-bench result rows")
+
+
+def _sniff_inspect(path: Path) -> Claim | None:
+    if path.is_dir():
+        if log_files(path):
+            return Claim()
+        raise _no_logs(path)
+    if not path.is_file() or not zipfile.is_zipfile(path):
+        return None
+    if looks_like_inspect(path):
+        return Claim()
+    raise ArchiveFormatError(f"{path.name}: a zip file but not an Inspect .eval log")
+
+
+def _load_inspect(path: Path, data: Any, max_member_bytes: int) -> Archive:
+    if path.is_dir():
+        return load_log_dir(path, max_member_bytes)
+    if not path.is_file():
+        raise ArchiveFormatError(f"{path.name}: not a file")
+    return load_inspect(path, max_member_bytes)
+
+
+def _sniff_jsonl(path: Path) -> Claim | None:
+    ok = path.is_file() and not zipfile.is_zipfile(path) and first_char(path) == "{"
+    return Claim() if ok else None
+
+
+for _format in (
+    ArchiveFormat("agm", lambda p: Claim() if looks_like_store(p) else None, _load_store),
+    ArchiveFormat("taubench", _sniff_taubench,
+                  reads_file("taubench", lambda p, data, _: load_taubench(p, data))),
+    ArchiveFormat("inspect", _sniff_inspect, _load_inspect),
+    ArchiveFormat("jsonl", _sniff_jsonl, reads_file("jsonl", lambda p, _, __: load_jsonl(p))),
+):
+    ARCHIVE_FORMATS.add(_format.name, _format)
