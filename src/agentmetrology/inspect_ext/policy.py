@@ -31,6 +31,7 @@ from inspect_ai.util import LimitExceededError
 
 from agentmetrology.agents.llm.redact import redact
 from agentmetrology.agents.llm.turns import ModelCall, ModelTurns, Reply
+from agentmetrology.inspect_ext.usage import checked_usage
 from agentmetrology.records.episode import BillableAttempt
 from agentmetrology.records.errors import InfraError
 from agentmetrology.records.policy import Brief
@@ -97,18 +98,15 @@ class InspectModelPolicy(ModelTurns[tuple[ModelOutput, float]]):
     def _attempt(self, out: ModelOutput, latency_s: float) -> BillableAttempt:
         """Return the billable attempt of turn `_turns`, its token counts checked."""
         attempt_id = f"inspect-{self._turns}"
-        usage = out.usage
+        usage = checked_usage(out.usage)
+        if usage.problem is not None:
+            self._usage_problems.append({"attempt_id": attempt_id, **usage.problem})
         return BillableAttempt(
             attempt_id=attempt_id, provider=str(self.model).split("/")[0],
             model=out.model or str(self.model), request_id=None,
-            # Inspect's input_tokens leave out the cache's reads and writes; ours include them
-            # (the cached ones are a part of the input, priced apart by Prices.cost).
-            input_tokens=(usage.input_tokens + (usage.input_tokens_cache_read or 0)
-                          + (usage.input_tokens_cache_write or 0)) if usage else None,
-            output_tokens=usage.output_tokens if usage else None,
-            cached_tokens=usage.input_tokens_cache_read if usage else None,
-            cost=usage.total_cost if usage else None,
-            latency_s=latency_s, outcome="ok")
+            input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
+            cached_tokens=usage.cached_tokens, cost=usage.cost, latency_s=latency_s,
+            outcome="ok")
 
     def _send_result(self, call: ModelCall, result: Observation) -> None:
         self.messages.append(ChatMessageTool(content=json.dumps(result, ensure_ascii=False),
@@ -132,7 +130,10 @@ class InspectModelPolicy(ModelTurns[tuple[ModelOutput, float]]):
     def notes(self) -> dict[str, Any]:
         """Return what the episode keeps about this policy (Episode.meta["policy_notes"])."""
         return {"policy": POLICY_NAME, "model": str(self.model),
-                "prompt_version": self._prompt_version, **self.turn_notes()}
+                "prompt_version": self._prompt_version, **self.turn_notes(),
+                # Only when there are any, so that every other episode's record stays as it was.
+                **({"usage_problems": list(self._usage_problems)}
+                   if self._usage_problems else {})}
 
 
 def _model_call(call: InspectToolCall) -> ModelCall:
