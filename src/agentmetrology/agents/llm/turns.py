@@ -136,7 +136,8 @@ class ModelTurns(ABC, Generic[Raw]):
 
     def _handled(self, event: str, **fields: Any) -> None:
         """Record a case the scaffold declares, with the handling it declares for it."""
-        self._note(event, handling=SCAFFOLD_POLICIES[self._level][event], **fields)
+        # The handling last: the order the Inspect path's records have always had.
+        self._note(event, **fields, handling=SCAFFOLD_POLICIES[self._level][event])
 
     def _next_queued(self) -> ToolCall | None:
         while self._queue:
