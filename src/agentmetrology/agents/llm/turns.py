@@ -145,7 +145,7 @@ class ModelTurns(ABC, Generic[Raw]):
             if call.error is not None or call.args is None:
                 extra = self._refuse(call)
                 self._handled("malformed_tool_arguments", tool=call.name, call_id=call.call_id,
-                           error=(call.error or "")[:MAX_RECORDED_TEXT], **extra)
+                              error=(call.error or "")[:MAX_RECORDED_TEXT], **extra)
                 continue
             self._awaiting = call
             self._unusable = 0
@@ -184,11 +184,11 @@ class ModelTurns(ABC, Generic[Raw]):
             if not calls:
                 text = redact(reply.text, self._secrets)
                 self._handled("text_without_tool_call", **reply.ending,
-                           text=text[:MAX_RECORDED_TEXT])
+                              text=text[:MAX_RECORDED_TEXT])
                 return Stop(text)
             if len(calls) > 1:
                 self._handled("parallel_tool_calls",
-                           calls=[{"call_id": c.call_id, "tool": c.name} for c in calls])
+                              calls=[{"call_id": c.call_id, "tool": c.name} for c in calls])
             if all(c.error is not None for c in calls):
                 self._unusable += 1
             self._queue.extend(calls)
