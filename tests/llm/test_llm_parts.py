@@ -20,9 +20,10 @@ from agentmetrology.agents.llm.client import (
     resolve_api_key,
     retry_after_s,
 )
-from agentmetrology.agents.llm.policy import parse_arguments, parse_decision
+from agentmetrology.agents.llm.policy import parse_arguments
 from agentmetrology.agents.llm.redact import REDACTED, env_secrets
 from agentmetrology.agents.llm.target import LLMTarget
+from agentmetrology.agents.llm.turns import parse_decision
 from agentmetrology.records.errors import InfraError
 
 

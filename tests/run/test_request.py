@@ -29,7 +29,7 @@ LLM = {"agent": "llm:m", "base_url": "http://127.0.0.1:9/v1"}
     ({"condition": "mut:nope"}, "--condition"),
     ({"agent": "nope"}, "--agent"),
     ({"agent": "llm:"}, "--agent"),
-    ({"agent": "llm:a/b"}, "--agent"),
+    ({"agent": "llm:a b"}, "--agent"),  # a model name with `/` is valid (test_model_names)
     ({**LLM, "base_url": "ftp://x"}, "--base-url"),
     ({**LLM, "base_url": "http://user:pw@127.0.0.1:9/v1"}, "--base-url"),
     ({**LLM, "api_key_env": "1BAD"}, "--api-key-env"),

@@ -23,8 +23,9 @@ from typing import Any
 
 from agentmetrology.adapters.extras import require
 from agentmetrology.adapters.session import EpisodeSession, Pending, reward_scorer
-from agentmetrology.agents.llm.policy import parse_arguments, parse_decision
+from agentmetrology.agents.llm.policy import parse_arguments
 from agentmetrology.agents.llm.prompts import openai_tools
+from agentmetrology.agents.llm.turns import parse_decision
 from agentmetrology.envs.registry import get_env
 from agentmetrology.records.canonical import to_plain
 from agentmetrology.records.environment import EnvSpec

@@ -14,7 +14,7 @@ from typing import Any
 
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.errors import UserError
-from agentmetrology.run.campaign.config import KINDS, MAX_ADMINISTRATIONS, NAME_PATTERN
+from agentmetrology.run.campaign.config import KINDS, MAX_ADMINISTRATIONS, TARGET_NAME_PATTERN
 from agentmetrology.run.campaign.llm import llm_policy_problem
 from agentmetrology.run.campaign.problems import Checker
 from agentmetrology.run.campaign.spec import TargetSpec
@@ -66,7 +66,8 @@ def check_llm_target(spec: EnvSpec, agent: str, level: str, *, base_url: str | N
         raise UserError(str(exc)) from None
     ck = Checker()
     found = check_targets(ck, {"targets": [_table(agent, base_url, api_key_env, max_retries,
-                                                  prices)]}, KINDS, NAME_PATTERN, spec.levels)
+                                                  prices)]}, KINDS, TARGET_NAME_PATTERN,
+                         spec.levels)
     for problem in ck.errors:
         field = problem.location.partition(".")[2].partition(".")[0]
         message = problem.message

@@ -1,15 +1,10 @@
 """ChatPolicy: an LLM over an OpenAI-compatible chat-completions endpoint, at L0, L1 and L2.
 
-The model calls tools natively. What the policy does with output it cannot use as-is is declared
-by the scaffold (`SCAFFOLD_POLICIES`) and implemented here exactly, with a record of every case:
-- parallel tool calls: executed in order, one per `act()`; each result goes back to the model
-  under its own tool_call_id before the next completion is requested;
-- malformed tool-call arguments (not JSON, or not a JSON object): no tool runs; an error result
-  goes back to the model under that call's id;
-- text without a tool call: the turn ends (Stop), carrying the text.
-At L1 the model answers RETRY or SKIP; an answer that names neither (or both, without leading
-with one) counts as SKIP and is recorded as unparseable: a decision the model did not make
-spends no request, and it matches the harness's own fallback for unusable answers.
+The model calls tools natively; what the policy does with output it cannot use as-is (parallel
+calls, malformed arguments, text without a tool call, L1 answers) is the turn logic shared with
+every model-backed policy (`turns.ModelTurns`). This module speaks the endpoint's API: the
+request (through `ChatClient`, lean or SDK), the conversation as chat messages, and a response's
+tool calls parsed into `ModelCall`s.
 
 Every string the policy returns or records passes through `redact` (key variable's literal value
 and credential-shaped text). The episode-level record is `notes()`: target (no key), request
@@ -19,11 +14,8 @@ parameters actually sent, quirks applied, handling events, L1 answers, retries a
 from __future__ import annotations
 
 import json
-import re
 import time
-from collections import deque
 from collections.abc import Callable, Coroutine, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from agentmetrology.agents.llm.body import Conversation, RequestTemplate
@@ -33,42 +25,16 @@ from agentmetrology.agents.llm.prompts import openai_tools
 from agentmetrology.agents.llm.quirks import QUIRKS, Quirk, apply_quirks
 from agentmetrology.agents.llm.redact import redact, redact_value
 from agentmetrology.agents.llm.target import LLMTarget, Prices
+from agentmetrology.agents.llm.turns import MAX_RECORDED_TEXT, ModelCall, ModelTurns, Reply
 from agentmetrology.agents.llm.usage import PROVIDER_ALLOWANCE_S
 from agentmetrology.agents.registry import AGENT_FAMILIES, AGENT_PREFIX, LLM_FAMILY
-from agentmetrology.agents.scaffolds.ownership import SCAFFOLD_POLICIES
 from agentmetrology.records.clock import Clock, RealClock
 from agentmetrology.records.episode import BillableAttempt
-from agentmetrology.records.policy import (
-    Brief,
-    Decision,
-    Level,
-    Move,
-    Policy,
-    Question,
-    Stop,
-    ToolCall,
-)
+from agentmetrology.records.policy import Brief, Policy
 from agentmetrology.records.tools import Observation
 
-# Consecutive completions that yield no executable call (all arguments malformed) before the
-# policy gives up and ends its turn: malformed calls never reach the environment, so without
-# this bound they would cost model requests without ever counting as steps.
-MAX_UNUSABLE_TURNS = 3
-MAX_RECORDED_TEXT = 500  # characters of raw model text kept per handling record
-_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 # What json.dumps(content, ensure_ascii=False) builds on every call, built once: the same text.
 _TOOL_JSON = json.JSONEncoder(ensure_ascii=False)
-
-
-@dataclass(frozen=True, slots=True)
-class _Call:
-    """One tool call from a model response, parsed or found malformed."""
-
-    call_id: str
-    name: str
-    args: dict[str, Any] | None
-    raw: str
-    error: str | None
 
 
 def parse_arguments(raw: str | None) -> tuple[dict[str, Any] | None, str | None]:
@@ -84,48 +50,20 @@ def parse_arguments(raw: str | None) -> tuple[dict[str, Any] | None, str | None]
     return value, None
 
 
-def parse_decision(text: str, options: Sequence[str] = ("RETRY", "SKIP"),
-                   fallback: str = "SKIP") -> tuple[Decision, str]:
-    """Return (option, how it was read): first_word, only_keyword, ambiguous, unparseable.
-
-    Options are matched as whole words, case-insensitively; an answer naming none or several
-    (without leading with one) is the fallback.
-    """
-    upper = {o.upper(): o for o in options}
-    words = re.findall(r"[A-Za-z0-9_]+", _THINK.sub(" ", text).upper())
-    if words and words[0] in upper:
-        return upper[words[0]], "first_word"
-    found = {upper[w] for w in words if w in upper}
-    if len(found) == 1:
-        return found.pop(), "only_keyword"
-    return fallback, "ambiguous" if found else "unparseable"
-
-
-def give_up(unusable: int, note: Callable[..., None]) -> Stop | None:
-    """Return the Stop ending a turn after MAX_UNUSABLE_TURNS responses without an executable
-    call (recorded through `note`), or None while the bound is not reached."""
-    if unusable < MAX_UNUSABLE_TURNS:
-        return None
-    note("gave_up", handling="end_turn",
-         reason=f"{MAX_UNUSABLE_TURNS} consecutive responses without an executable tool call")
-    return Stop("no executable tool call after repeated malformed arguments")
-
-
 def _tool_message(call_id: str, content: Observation) -> dict[str, Any]:
     return {"role": "tool", "tool_call_id": call_id,
             "content": _TOOL_JSON.encode(content)}
 
 
-class ChatPolicy:
+class ChatPolicy(ModelTurns[Completion]):
     """An LLM policy over chat completions with native tool calling (levels L0, L1, L2)."""
-
-    levels: tuple[Level, ...] = ("L0", "L1", "L2")
 
     def __init__(self, target: LLMTarget, *, clock: Clock | None = None,
                  timer: Callable[[], float] = time.perf_counter,
                  backoff_base_s: float = BACKOFF_BASE_S,
                  quirks: Sequence[Quirk] = QUIRKS, http_client: str | None = None,
                  provider_allowance_s: float = PROVIDER_ALLOWANCE_S) -> None:
+        super().__init__()
         self.target = target
         # Resolved once (ValueError for an unknown or unusable choice), then fixed per policy.
         self._http = resolve_http_client(http_client)
@@ -140,38 +78,29 @@ class ChatPolicy:
         self._params, self._quirks = apply_quirks(target.model, target.decoding, quirks)
         self._sink: AttemptSink | None = None
         self._client = self._new_client()
-        self._level: Level = "L2"
         self._prompt_version = ""
         self._conversation = Conversation()
         self._tools: list[dict[str, Any]] = []
         self._templates: dict[bool, RequestTemplate] = {}
-        self._queue: deque[_Call] = deque()
-        self._awaiting: str | None = None
-        self._handling: list[dict[str, Any]] = []
-        self._answers: list[dict[str, Any]] = []
-        self._turns = 0
-        self._unusable = 0
 
     def reset(self, brief: Brief) -> None:
         """Start a new conversation for a new episode (a fresh client and attempt list)."""
         self._client = self._new_client()
-        self._level = brief.level
+        self._start(brief.level)
         self._prompt_version = brief.prompt_version
         self._conversation = Conversation([{"role": "system", "content": brief.system_prompt},
                                            {"role": "user", "content": brief.task_message}])
         self._tools = openai_tools(brief.tools)
         self._templates = {}
-        self._queue.clear()
-        self._awaiting = None
-        self._handling = []
-        self._answers = []
-        self._turns = 0
-        self._unusable = 0
 
     def _new_client(self) -> ChatClient:
         return ChatClient(self.target, self._clock, timer=self._timer,
                           backoff_base_s=self._backoff_base_s, on_attempt=self._sink,
                           http_client=self._http, allowance_s=self._allowance_s)
+
+    @property
+    def _secrets(self) -> Sequence[str]:
+        return self._client.secrets
 
     def _template(self, with_tools: bool) -> RequestTemplate:
         template = self._templates.get(with_tools)
@@ -185,21 +114,20 @@ class ChatPolicy:
             template = self._templates[with_tools] = RequestTemplate(kw)
         return template
 
-    def _complete(self, with_tools: bool) -> Coroutine[Any, Any, Completion]:
+    def _generate(self, with_tools: bool) -> Coroutine[Any, Any, Completion]:
         """Return the next completion (to await); the lean path's body is joined from the
         messages' kept bytes. The client's coroutine itself: one coroutine level less."""
         template = self._template(with_tools)
         body = template.body(self._conversation) if self._http == "lean" else None
         return self._client.complete(template.kwargs(self._conversation), body=body)
 
-    def _note(self, event: str, **fields: Any) -> None:
-        self._handling.append({"event": event, "turn": self._turns, "level": self._level,
-                               **fields})
-
-    def _absorb(self, completion: Completion) -> list[_Call]:
+    def _absorb(self, completion: Completion, with_tools: bool) -> Reply:
         """Append the assistant message to the history and return its tool calls in order."""
         msg = completion.message
-        calls: list[_Call] = []
+        if not with_tools:  # an answer to a question: its text is all that is read
+            self._conversation.append({"role": "assistant", "content": msg.content or ""})
+            return Reply(msg.content or "", [])
+        calls: list[ModelCall] = []
         history: list[dict[str, Any]] = []
         for i, tc in enumerate(getattr(msg, "tool_calls", None) or []):
             fn = getattr(tc, "function", None)
@@ -209,7 +137,7 @@ class ChatPolicy:
             if fn is None:  # e.g. a "custom" tool call: nothing we declared
                 args, error = None, "not a function call"
             call_id = getattr(tc, "id", None) or f"call_{self._turns}_{i}"
-            calls.append(_Call(call_id, name, args, raw or "", error))
+            calls.append(ModelCall(call_id, name, args, raw or "", error))
             # A malformed string is not echoed back as arguments: some servers re-parse the
             # history and would reject it; the error result quotes it instead.
             # The echo is redacted like the arguments that were executed, so history and
@@ -221,74 +149,20 @@ class ChatPolicy:
         if history:
             entry["tool_calls"] = history
         self._conversation.append(entry)
-        return calls
+        return Reply(msg.content or "", calls, {"finish_reason": completion.finish_reason})
 
-    def _malformed(self, call: _Call) -> None:
+    def _send_result(self, call: ModelCall, result: Observation) -> None:
+        self._conversation.append(_tool_message(call.call_id, result))
+
+    def _refuse(self, call: ModelCall) -> dict[str, Any]:
         quoted = redact(call.raw[:MAX_RECORDED_TEXT], self._client.secrets)
         self._conversation.append(_tool_message(call.call_id, {
             "error": f"{call.name}: {call.error}; the call was not executed. Your arguments "
                      f"were: {quoted}"}))
-        self._note("malformed_tool_arguments",
-                   handling=SCAFFOLD_POLICIES[self._level]["malformed_tool_arguments"],
-                   tool=call.name, call_id=call.call_id, error=call.error, arguments=quoted)
+        return {"arguments": quoted}
 
-    def _next_queued(self) -> ToolCall | None:
-        while self._queue:
-            call = self._queue.popleft()
-            if call.error is not None or call.args is None:
-                self._malformed(call)
-                continue
-            self._awaiting = call.call_id
-            self._unusable = 0
-            return ToolCall(call.name, redact_value(call.args, self._client.secrets),
-                            call.call_id)
-        return None
-
-    async def act(self, observation: Observation | None) -> Move:
-        """Return the next tool call (from the queue or a new completion) or Stop."""
-        if self._awaiting is not None:
-            result = observation if observation is not None else {"error": "no result"}
-            self._conversation.append(_tool_message(self._awaiting, result))
-            self._awaiting = None
-        while True:
-            queued = self._next_queued()
-            if queued is not None:
-                return queued
-            gave_up = give_up(self._unusable, self._note)
-            if gave_up is not None:
-                return gave_up
-            completion = await self._complete(with_tools=True)
-            self._turns += 1
-            calls = self._absorb(completion)
-            if not calls:
-                text = redact(completion.message.content or "", self._client.secrets)
-                self._note("text_without_tool_call",
-                           handling=SCAFFOLD_POLICIES[self._level]["text_without_tool_call"],
-                           finish_reason=completion.finish_reason,
-                           text=text[:MAX_RECORDED_TEXT])
-                return Stop(text)
-            if len(calls) > 1:
-                self._note("parallel_tool_calls",
-                           handling=SCAFFOLD_POLICIES[self._level]["parallel_tool_calls"],
-                           calls=[{"call_id": c.call_id, "tool": c.name} for c in calls])
-            if all(c.error is not None for c in calls):
-                self._unusable += 1
-            self._queue.extend(calls)
-
-    async def decide(self, question: Question) -> Decision:
-        """Ask the model the environment's question and parse its answer against the options."""
-        self._conversation.append({"role": "user", "content": question.text})
-        completion = await self._complete(with_tools=False)
-        self._turns += 1
-        text = redact(completion.message.content or "", self._client.secrets)
-        self._conversation.append({"role": "assistant",
-                                   "content": completion.message.content or ""})
-        decision, how = parse_decision(text, question.options, question.fallback)
-        self._answers.append({"decision_about": question.decision,
-                              "facts": dict(question.facts),
-                              "answer": text[:MAX_RECORDED_TEXT],
-                              "decision": decision, "parsed": how})
-        return decision
+    def _ask(self, text: str) -> None:
+        self._conversation.append({"role": "user", "content": text})
 
     def set_attempt_sink(self, sink: AttemptSink | None) -> None:
         """Hand every billable attempt to `sink` as soon as its response arrives (from the next
@@ -313,9 +187,8 @@ class ChatPolicy:
             "target": self.target.public(), "provider": self._client.provider,
             "http_client": self._http,
             "request_params": dict(self._params), "quirks_applied": list(self._quirks),
-            "scaffold_policy": dict(SCAFFOLD_POLICIES[self._level]),
-            "handling": list(self._handling), "l1_answers": list(self._answers),
-            "model_turns": self._turns, "retries": list(self._client.retries),
+            **self.turn_notes(),
+            "retries": list(self._client.retries),
             "warnings": list(self._client.warnings),
             **({"failure": dict(self._client.failure)} if self._client.failure else {}),
             # Only when there are any, so that every other episode's record stays as it was.

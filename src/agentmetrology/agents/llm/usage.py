@@ -13,6 +13,7 @@ deadline does not count them (docs/llm.md, "Time").
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 # Far beyond any context window, far below SQLite's 64-bit INTEGER even summed over a campaign.
@@ -35,7 +36,8 @@ def reported_usage(completion: Any) -> Reported:
     return getattr(u, "prompt_tokens", None), getattr(u, "completion_tokens", None), cached
 
 
-def _count_problem(name: str, value: Any) -> str | None:
+def count_problem(name: str, value: Any) -> str | None:
+    """Return why a reported count cannot be billed (not an integer in 0..MAX_TOKENS), or None."""
     if value is None:
         return None
     if type(value) is not int:  # bool is an int subclass, and no count
@@ -50,7 +52,7 @@ def checked_usage(prompt: Any, completion: Any, cached: Any) -> tuple[Counts, st
     values = [prompt, completion, cached]
     problems = []
     for i, name in enumerate(_NAMES):
-        problem = _count_problem(name, values[i])
+        problem = count_problem(name, values[i])
         if problem is not None:
             problems.append(problem)
             values[i] = None
@@ -61,11 +63,11 @@ def checked_usage(prompt: Any, completion: Any, cached: Any) -> tuple[Counts, st
     return counts, "; ".join(problems) or None
 
 
-def reported_text(reported: Reported) -> dict[str, str]:
-    """Return the reported counts as text (integers of any size round-trip), absent ones left
-    out."""
+def reported_text(reported: Sequence[Any], names: Sequence[str] = _NAMES) -> dict[str, str]:
+    """Return the reported counts under their names as text (integers of any size round-trip),
+    absent ones left out."""
     return {name: str(v) if type(v) is int else repr(v)
-            for name, v in zip(_NAMES, reported, strict=True) if v is not None}
+            for name, v in zip(names, reported, strict=True) if v is not None}
 
 
 def provider_share(outcome: str, latency_s: float, allowance_s: float) -> float:

@@ -23,6 +23,9 @@ from agentmetrology.store.schema import DEFAULT_ENVIRONMENT
 
 KINDS = ("rule", "scripted", "llm")
 NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._:+-]{0,99}"
+# A target is named after its model (llm:MODEL), and providers' model names hold `/`
+# (openrouter's meta-llama/llama-3.1-8b-instruct): a target name is never a path, so `/` is fine.
+TARGET_NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._:+/-]{0,99}"
 MAX_ADMINISTRATIONS = 1_000_000
 
 
@@ -74,7 +77,7 @@ def _read(ck: Checker, data: dict[str, Any], file: str, text: str) -> CampaignCo
     concurrency = ck.integer(camp, "concurrency", "campaign", default=4, minimum=1,
                              maximum=1024)
     limits = _limits(ck, ck.table(data, "limits", ""))
-    indexed = check_targets(ck, data, KINDS, NAME_PATTERN, env.levels)
+    indexed = check_targets(ck, data, KINDS, TARGET_NAME_PATTERN, env.levels)
     targets = [t for _, t in indexed]
     for i, t in indexed:
         if t.model_free and t.agent is not None:

@@ -61,7 +61,7 @@ def _target(ck: Checker, t: dict[str, Any], where: str, kinds: tuple[str, ...],
                                      "api_key_env = \"VARIABLE\" and export VARIABLE")
     t = {k: v for k, v in t.items() if k not in SECRET_KEYS}
     name = ck.string(t, "name", where, required=True, pattern=name_pattern,
-                     what="target name (letters, digits, . _ : + -)")
+                     what="target name (letters, digits, . _ : + - /)")
     kind = ck.string(t, "kind", where, required=True, choices=kinds, what="kind")
     own_levels = _levels(ck, t, where, levels)
     if kind is None or name is None:
