@@ -13,6 +13,7 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 from agentmetrology.records.episode import MEASUREMENT_FAILURES
+from agentmetrology.store.evidence import recorded_cost
 from agentmetrology.store.ledger import KEY_COLUMNS
 from agentmetrology.store.qualify import INVALID
 
@@ -145,10 +146,9 @@ def _evidence_facts(plain: dict[str, Any]) -> tuple[Any, tuple[Any, ...]]:
     recorded = (plain.get("digests") or {}).get("submission")
     usage = plain.get("usage") or {}
     atts = usage.get("attempts") or []
-    costs = [a.get("cost") for a in atts]
     kind = str((plain.get("termination") or {}).get("kind", ""))
     return recorded, (kind, int(kind in MEASUREMENT_FAILURES),
-                      None if any(c is None for c in costs) else float(sum(costs)),
+                      recorded_cost(plain),
                       sum(a.get("input_tokens") or 0 for a in atts),
                       sum(a.get("output_tokens") or 0 for a in atts),
                       int(usage.get("requests") or 0), int(usage.get("tool_calls") or 0),
