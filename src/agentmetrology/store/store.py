@@ -98,7 +98,7 @@ class EvidenceStore:
             self._lock = StoreLock(self.root, ledger_path).acquire()
         try:
             self.blobs = BlobStore(self.root, fsync=fsync)
-            self.ledger = Ledger(ledger_path, readonly=not self.writable)
+            self.ledger = Ledger(ledger_path, readonly=not self.writable, fsync=fsync)
         except BaseException:
             self._release()
             raise

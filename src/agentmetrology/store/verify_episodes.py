@@ -23,6 +23,7 @@ class EpisodeChecks(ABC):
 
     c: sqlite3.Connection
     checked: dict[str, int]
+    blob_ok: dict[str, bool]
 
     @abstractmethod
     def bad(self, kind: str, where: str, detail: str, result: str = INVALID) -> None:
@@ -54,7 +55,10 @@ class EpisodeChecks(ABC):
         ep_digest, sub_digest, term, mfail, cost, tin, tout, requests, tools, attempts = row
         plain = self.episode_json(ep_digest)
         if not isinstance(plain, dict):
-            return  # missing or changed: already a problem
+            if self.blob_ok.get(ep_digest):  # its bytes are the sealed ones (or, cheap, present)
+                self.bad("row_disagrees_with_evidence", where, f"the episode blob "
+                         f"{ep_digest[:12]} is not a JSON object")
+            return  # otherwise missing, changed or a link: already a problem
         if plain.get("key") != key:
             self.bad("scope_mismatch", where, f"the episode blob {ep_digest[:12]} belongs to "
                      f"{_key_text(plain.get('key'))}, not to {_key_text(key)}")
