@@ -120,6 +120,11 @@ def test_an_unreadable_line_and_a_torn_last_line(root: Path) -> None:
     path.write_text(text + "27 partial")
     q = verify_store(root)
     assert q.qualified and "incomplete" in q.notes[0]
+    with EvidenceStore.open(root, scrub_env=False) as st:  # the next writer cuts it off
+        st.end_run(st.begin_run("c1", "inline"), "completed")
+    assert path.read_text().startswith(text) and not read_log(path).torn
+    q = verify_store(root)
+    assert q.qualified and q.notes == ()
     path.write_text("garbage\n" + text)
     assert "head_log_unreadable" in _kinds(root)
 
@@ -174,6 +179,10 @@ def test_a_malformed_expected_head_is_one_line_exit_2(root: Path, bad: str) -> N
     assert res.returncode == 2 and res.stderr.count("\n") == 1 and "LENGTH:HEAD" in res.stderr
 
 
-def test_evidence_head_of_not_a_store_is_exit_2(tmp_path: Path) -> None:
+def test_evidence_head_of_not_a_store_or_an_unsealed_one_is_exit_2(tmp_path: Path) -> None:
     res = run_main(["evidence", "head", str(tmp_path)])
     assert res.returncode == 2 and "not an evidence store" in res.stderr
+    shutil.copytree(Path(__file__).resolve().parents[1] / "fixtures" / "pre_plugin_store",
+                    tmp_path / "old")
+    res = run_main(["evidence", "head", str(tmp_path / "old")])
+    assert res.returncode == 2 and "unsealed" in res.stderr

@@ -20,9 +20,13 @@ from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail
 from agentmetrology.records.canonical import digest
 from agentmetrology.store import EvidenceStore, LedgerError, StoreBusyError
-from agentmetrology.store.chain import head as chain_head
 from agentmetrology.store.qualify import INVALID, QUALIFIED, UNAVAILABLE, banner
-from agentmetrology.store.verify import NotAStoreError, open_ledger_readonly, store_is_sealed
+from agentmetrology.store.verify import (
+    NotAStoreError,
+    open_ledger_readonly,
+    store_head,
+    store_is_sealed,
+)
 from agentmetrology.store.verify_heads import parse_head
 
 evidence_app = typer.Typer(help="Verify evidence stores and qualify reports built from them.",
@@ -107,16 +111,11 @@ def _expected_head(text: str | None) -> tuple[int, str] | None:
 @evidence_app.command("head")
 def head_cmd(store: StoreArg, as_json: JsonOpt = False) -> None:
     """Print the store's chain length and head as LEN:HEAD, to pin for `verify --expect-head`."""
+    _sealed_store(store)
     try:
-        conn = open_ledger_readonly(store)
+        length, h = store_head(store)
     except NotAStoreError as exc:
         fail(str(exc))
-    try:
-        length, h = chain_head(conn)
-    except sqlite3.DatabaseError as exc:
-        fail(f"{store}: no hash chain to read ({exc}); `agm evidence verify {store}` says why")
-    finally:
-        conn.close()
     if as_json:
         print(json.dumps({"store": str(store), "length": length, "head": h}, sort_keys=True))
     else:

@@ -31,6 +31,7 @@ from agentmetrology.store.chain import GENESIS, head
 HEAD_LOG_FILE = "ledger.heads"
 HEAD_LOG_META = "head_log"  # the chain length at which the log started
 _HEX = frozenset("0123456789abcdef")
+_LINE = 86  # a line's most bytes: a length of up to 20 digits, a space, 64 digits, a newline
 
 
 def log_path(ledger_path: Path) -> Path:
@@ -52,6 +53,7 @@ class HeadLog:
         Call inside a write transaction (starting a log records where it started in `meta`).
         """
         path = log_path(ledger_path)
+        _drop_torn_line(path)
         length, now = head(c)
         row = c.execute("SELECT value FROM meta WHERE key=?", (HEAD_LOG_META,)).fetchone()
         log = cls(path, length, fsync)
@@ -59,10 +61,10 @@ class HeadLog:
             c.execute("INSERT INTO meta VALUES (?, ?)", (HEAD_LOG_META, str(length)))
             log.write(length, now)
             return log
-        last = read_log(path).entries[-1:] if path.exists() else []
+        last = last_entry(path)
         # Only a log that is a prefix of the chain is caught up: a log ahead of the chain or
         # disagreeing with it is left as it is, for verification to name.
-        if last and last[0][0] < length and _head_at(c, last[0][0]) == last[0][1]:
+        if last is not None and last[0] < length and _head_at(c, last[0]) == last[1]:
             log.write(length, now)
         return log
 
@@ -84,6 +86,38 @@ class HeadLog:
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1
+
+
+def last_entry(path: Path) -> tuple[int, str] | None:
+    """Return the last complete entry of a head log (its tail only), None if none is readable."""
+    try:
+        with open(path, "rb") as f:
+            size = f.seek(0, os.SEEK_END)
+            f.seek(max(0, size - 4 * _LINE))
+            tail = f.read()
+    except FileNotFoundError:
+        return None
+    lines = tail.split(b"\n")[1 if size > 4 * _LINE else 0:-1]  # whole lines only
+    entries = _parse(lines).entries if lines else []
+    return entries[-1] if entries else None
+
+
+def _drop_torn_line(path: Path) -> None:
+    """Cut a last line left without its newline (a write cut short), so appends stay lines.
+
+    It witnesses nothing (verification does not read it either); every whole line stays.
+    """
+    try:
+        with open(path, "rb+") as f:
+            size = f.seek(0, os.SEEK_END)
+            f.seek(max(0, size - 4 * _LINE))
+            tail = f.read()
+            if tail and not tail.endswith(b"\n"):
+                cut = tail.rfind(b"\n")
+                if cut >= 0 or size <= 4 * _LINE:
+                    f.truncate(size - len(tail) + cut + 1)
+    except FileNotFoundError:
+        return
 
 
 def _head_at(c: sqlite3.Connection, length: int) -> str | None:
@@ -109,13 +143,16 @@ def read_log(path: Path) -> LogRead:
         data = path.read_bytes()
     except FileNotFoundError:
         return LogRead(False)
-    out = LogRead(True)
     lines = data.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    elif lines:
-        lines.pop()
-        out.torn = True
+    torn = lines.pop() != b""  # what follows the last newline: nothing, or a cut line
+    out = _parse(lines)
+    out.torn = torn
+    return out
+
+
+def _parse(lines: list[bytes]) -> LogRead:
+    """Return the entries of complete log lines (numbered from 1)."""
+    out = LogRead(True)
     for i, line in enumerate(lines, 1):
         parts = line.split(b" ")
         text = parts[1].decode("ascii", "replace") if len(parts) == 2 else ""

@@ -35,6 +35,7 @@ from agentmetrology.store.chain import (
     TABLES,
     columns,
     content_digest,
+    head,
     is_sealed,
     next_head,
 )
@@ -85,6 +86,16 @@ def store_is_sealed(root: Path) -> bool:
     """
     with closing(open_ledger_readonly(root)) as c:
         return is_sealed(c) or was_chained(c, root / LEDGER_FILE)
+
+
+def store_head(root: Path) -> tuple[int, str]:
+    """Return (length, head) of a store's chain as stored (NotAStoreError if none to read)."""
+    with closing(open_ledger_readonly(root)) as c:
+        try:
+            return head(c)
+        except sqlite3.DatabaseError as exc:
+            raise NotAStoreError(f"{root}: its ledger has no readable hash chain ({exc}); "
+                                 f"`agm evidence verify {root}` says why") from exc
 
 
 def verify_store(root: str | Path, *, mode: str = "full", reopen: Reopen | None = None,
