@@ -21,6 +21,7 @@ from agentmetrology.run.campaign import parse_campaign, ray_llm, run_campaign
 from agentmetrology.run.campaign.execute import Progress
 from agentmetrology.run.campaign.ray_cluster import BackendError, RayOptions
 from agentmetrology.store import EvidenceStore
+from agentmetrology.store.verify import verify_store
 from campaign.campaign_fixtures import (
     episode_digests,
     files_containing,
@@ -85,6 +86,9 @@ def test_model_free_tasks_and_llm_actors_in_one_ray_run(ray_instance: tuple[str,
         == counts["episode_requests"] > 6
     assert query(tmp_path / "ray", "SELECT COUNT(*) FROM billable_attempts b JOIN attempts t "
                                    "ON t.id = b.attempt WHERE t.backend != 'ray'") == [(0,)]
+    # The store Ray recorded (model-free and LLM episodes) passes its own full verification.
+    check = verify_store(tmp_path / "ray")
+    assert check.qualified, [p.text() for p in check.problems]
 
 
 def test_llm_campaign_on_ray_records_what_inline_records(

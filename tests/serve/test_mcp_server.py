@@ -237,6 +237,10 @@ def test_stdio_episode_is_recorded_in_the_store_once(tmp_path: Path) -> None:
     assert (camp["total"]["planned"], camp["total"]["done"], camp["total"]["submitted"]) == (
         1, 1, 1)
     assert camp["scores"]["mcp-client"]["ground_truth_f1"]["mean_score"] == 1.0
+    # The served store passes its own verification: the ledger's unknown cost (None) is what
+    # the episode blob says (served over MCP: the client's model calls are not observed).
+    res = run_main(["evidence", "verify", str(store)])
+    assert res.returncode == 0, res.stdout + res.stderr
 
     # A second session for the same key is refused at startup, before serving anything.
     again = run_main(["serve", *args[2:]], cwd=tmp_path, timeout=TIMEOUT_S)

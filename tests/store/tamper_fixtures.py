@@ -3,8 +3,10 @@
 Two families. *Resealed* interventions edit a binding (specification, seed, registration,
 instrument, scope) or a ledger row and then make every byte self-consistent again, as a
 careful forger would: binding and assessment digests recomputed, the hash chain rebuilt from
-the edited rows. *Raw* interventions change bytes and leave them inconsistent (a blob edited
-or deleted, a row edited in place, the one-line SQL relabel of the issue).
+the edited rows and the head log beside the ledger rewritten to match it (a forger who leaves
+the log is caught by it in every mode: tests/store/test_head_log.py). *Raw* interventions
+change bytes and leave them inconsistent (a blob edited or deleted, a row edited in place, the
+one-line SQL relabel of the issue).
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from pathlib import Path
 from agentmetrology.records.canonical import digest
 from agentmetrology.run.campaign import load_campaign, run_campaign
 from agentmetrology.store import EvidenceStore
-from agentmetrology.store.chain import seal_all
+from agentmetrology.store.chain import GENESIS, head, seal_all
+from agentmetrology.store.head_log import HEAD_LOG_FILE
 
 CAMPAIGN = """
 [campaign]
@@ -100,6 +103,9 @@ def apply(store: Path, edit: Edit, reseal: bool) -> None:
             conn.execute("DELETE FROM chain")
             seal_all(conn)
         conn.execute("COMMIT")
+        if reseal:
+            length, now = head(conn)
+            (store / HEAD_LOG_FILE).write_text(f"0 {GENESIS}\n{length} {now}\n")
     finally:
         conn.close()
 

@@ -146,6 +146,38 @@ def test_qualify_a_report(store: Path, tmp_path: Path) -> None:
     assert code == 1 and kinds == ["evidence_digest_mismatch", "store_not_qualified"]
 
 
+def test_qualify_a_report_after_a_rollback_below_its_head(store: Path, tmp_path: Path) -> None:
+    out_dir = tmp_path / "audit"
+    assert agm("archive", "audit", str(store), "--out", str(out_dir))[0] == 0
+    report = json.loads((out_dir / "archive.json").read_text())
+    conn = sqlite3.connect(store / "ledger.sqlite")
+    (length,) = conn.execute("SELECT MAX(seq) FROM chain").fetchone()
+    (last,) = conn.execute("SELECT head FROM chain WHERE seq=?", (length,)).fetchone()
+    # the report records the head it was built from, at its length
+    assert (report["evidence"]["chain_length"], report["evidence"]["evidence_digest"]) == (
+        length, last)
+    # a report naming a head of the chain at another length is not this store's
+    report["evidence"]["chain_length"] = 1
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "archive.json").write_text(json.dumps(report))
+    code, out, _ = agm("evidence", "qualify", str(other), "--store", str(store), "--json")
+    assert code == 1 and [p["kind"] for p in json.loads(out)["problems"]] == [
+        "evidence_digest_mismatch"]
+    # the run's end unwound: an earlier, self-consistent ledger, below the report's head
+    (tbl,) = conn.execute("SELECT tbl FROM chain WHERE seq=?", (length,)).fetchone()
+    assert tbl == "runs"
+    conn.execute("DELETE FROM chain WHERE seq=?", (length,))
+    conn.execute("UPDATE runs SET ended_at=NULL, outcome=NULL WHERE id=(SELECT MAX(id) FROM runs)")
+    conn.commit()
+    conn.close()
+    code, out, _ = agm("evidence", "qualify", str(out_dir), "--store", str(store), "--json")
+    doc = json.loads(out)
+    assert code == 1 and [p["kind"] for p in doc["problems"]] == [
+        "evidence_digest_mismatch", "store_not_qualified"]
+    assert [p["kind"] for p in doc["store_qualification"]["problems"]] == ["chain_truncated"]
+
+
 def test_verify_changes_nothing(store: Path) -> None:
     tf.apply(store, tf.blob_deleted("submission_digest"), reseal=False)
     before = tf.snapshot(store)

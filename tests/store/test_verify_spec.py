@@ -149,9 +149,15 @@ def test_a_relinked_chain_with_an_edited_entry_is_a_changed_row(root: Path) -> N
     vf.execute(root, f"UPDATE chain SET row_digest='{'b' * 64}' WHERE seq=27")
     relink(root)
     q = verify_store(root, mode="hash-only")
-    assert texts(q) == [("row_changed", "invalid_binding", "runs id=1",
-                         f"its content no longer hashes to the digest sealed for it "
-                         f"({'b' * 12}): edited in place")]
+    (witnessed,) = vf.query(root, "SELECT head FROM chain WHERE seq=27")
+    assert texts(q) == [
+        # the head log witnessed the chain before the relink (store.head_log)
+        ("head_log_mismatch", "invalid_binding", "ledger.heads length 27",
+         f"the log witnessed head {vf.log_head(root, 27)[:12]}, the chain's head there is "
+         f"{str(witnessed[0])[:12]}: the chain was rewritten"),
+        ("row_changed", "invalid_binding", "runs id=1",
+         f"its content no longer hashes to the digest sealed for it "
+         f"({'b' * 12}): edited in place")]
     assert sealed != "b" * 64
 
 
@@ -263,7 +269,10 @@ def test_an_edited_episode_blob(root: Path) -> None:
     assert texts(q) == [("blob_changed", "invalid_binding", "episodes administration=1 episode",
                          f"blob {ep[:12]}'s bytes now hash to {now[:12]}")]
     assert q.checked == CHECKED
-    assert verify_store(root, mode="ledger").qualified  # the cheap mode reads no blob bytes
+    # the cheap mode hashes no blob, but it reads the episode, which is no longer JSON
+    assert texts(verify_store(root, mode="ledger")) == [
+        ("row_disagrees_with_evidence", "invalid_binding", "episodes administration=1",
+         f"the episode blob {ep[:12]} is not a JSON object")]
     full = verify_store(root)
     assert texts(full) == texts(q)  # the episode checks skip a blob that failed its hash
 

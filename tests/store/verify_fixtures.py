@@ -147,6 +147,15 @@ def query(root: Path, sql: str, *args: object) -> list[tuple[object, ...]]:
         conn.close()
 
 
+def log_head(root: Path, length: int) -> str:
+    """Return the head the store's head log witnessed at a chain length."""
+    for line in (root / "ledger.heads").read_text().splitlines():
+        n, h = line.split(" ")
+        if int(n) == length:
+            return h
+    raise KeyError(length)
+
+
 def blob(root: Path, d: str) -> Path:
     """Return the path of a blob."""
     return root / "blobs" / d[:2] / d[2:]

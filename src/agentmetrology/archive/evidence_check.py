@@ -27,16 +27,18 @@ def reopened_spec_digest(environment: str, task: str, profile: str) -> str | Non
         return None
 
 
-def qualify_store(path: Path, mode: str = "full") -> dict[str, Any]:
+def qualify_store(path: Path, mode: str = "full",
+                  expect: tuple[int, str] | None = None) -> dict[str, Any]:
     """Return the JSON qualification of the store at `path` for a report (store by name).
 
     The cheap `ledger` check is memoised while nothing it read has changed (store.verify_memo);
-    the full and hash-only checks always run. Raises store.verify.NotAStoreError when `path`
-    holds no readable ledger.
+    the full and hash-only checks always run. `expect` pins a (length, head) the chain must
+    still have (full and hash-only). Raises store.verify.NotAStoreError when `path` holds no
+    readable ledger.
     """
     root = Path(path)
     doc = _ledger_check(root) if mode == "ledger" else \
-        verify_store(root, mode=mode, reopen=reopened_spec_digest).to_json()
+        verify_store(root, mode=mode, reopen=reopened_spec_digest, expect=expect).to_json()
     doc["store"] = root.name  # reports are byte-identical wherever the store lives
     return doc
 

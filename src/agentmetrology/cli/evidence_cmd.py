@@ -1,4 +1,4 @@
-"""`agm evidence verify|seal|qualify`: qualification of stores and reports without re-execution.
+"""`agm evidence verify|seal|qualify|head`: qualification of stores and reports, no re-execution.
 
 Exit codes: 0 qualified (or sealed), 1 not qualified (every problem named), 2 bad input (not a
 store, an older unsealed layout for verify/qualify, a report that cannot be read): one line,
@@ -22,7 +22,12 @@ from agentmetrology.store import EvidenceStore, LedgerError, StoreBusyError
 from agentmetrology.store.errors import StoreError
 from agentmetrology.store.ledger_reader import chain_heads
 from agentmetrology.store.qualify import INVALID, QUALIFIED, UNAVAILABLE, banner
-from agentmetrology.store.verify import NotAStoreError, store_is_sealed
+from agentmetrology.store.verify import (
+    NotAStoreError,
+    store_head,
+    store_is_sealed,
+)
+from agentmetrology.store.verify_heads import parse_head
 
 evidence_app = typer.Typer(help="Verify evidence stores and qualify reports built from them.",
                            no_args_is_help=True, add_completion=False,
@@ -57,6 +62,8 @@ def _print(doc: dict[str, Any]) -> None:
         console.print(Text.assemble((f"{doc['store']}: qualified", "bold green"),
                                     f" ({doc['mode']} check: {checked}); evidence digest "
                                     f"{doc['evidence_digest']}"))
+        if banner(doc):  # sealed by migration: unchained before its seal point
+            console.print(Text(banner(doc) or "", style="bold yellow"))
     else:
         console.print(Text(banner(doc) or "", style="bold red"))
         for p in doc["problems"]:
@@ -74,10 +81,15 @@ def verify(
         "--hash-only", help="Bytes only (the baseline): blobs, digests and the chain; accepts "
                             "rewrites that keep bytes self-consistent.")] = False,
     as_json: JsonOpt = False,
+    expect_head: Annotated[str | None, typer.Option(
+        "--expect-head", metavar="LEN:HEAD",
+        help="A head pinned earlier (`agm evidence head`): fail when the chain is shorter or "
+             "has another head at that length.")] = None,
 ) -> None:
     """Check a store without re-execution; exit 1 and name every problem unless qualified."""
+    expect = _expected_head(expect_head)
     _sealed_store(store)
-    doc = qualify_store(store, "hash-only" if hash_only else "full")
+    doc = qualify_store(store, "hash-only" if hash_only else "full", expect)
     doc["store"] = str(store)
     if as_json:
         print(json.dumps(doc, indent=2, sort_keys=True))
@@ -85,6 +97,29 @@ def verify(
         _print(doc)
     if not doc["qualified"]:
         raise typer.Exit(1)
+
+
+def _expected_head(text: str | None) -> tuple[int, str] | None:
+    if text is None:
+        return None
+    try:
+        return parse_head(text)
+    except ValueError as exc:
+        fail(f"--expect-head {exc}")
+
+
+@evidence_app.command("head")
+def head_cmd(store: StoreArg, as_json: JsonOpt = False) -> None:
+    """Print the store's chain length and head as LEN:HEAD, to pin for `verify --expect-head`."""
+    _sealed_store(store)
+    try:
+        length, h = store_head(store)
+    except NotAStoreError as exc:
+        fail(str(exc))
+    if as_json:
+        print(json.dumps({"store": str(store), "length": length, "head": h}, sort_keys=True))
+    else:
+        print(f"{length}:{h}")
 
 
 @evidence_app.command("seal")
@@ -152,6 +187,11 @@ def qualify(
         problems.append({"kind": "evidence_digest_mismatch", "result": INVALID,
                          "detail": f"the report was built from evidence {recorded[:12]}, which "
                                    "is not in the store's chain (the ledger was rewritten)"})
+    elif (doc.get("evidence") or {}).get("chain_length") not in (None, heads[recorded]):
+        problems.append({"kind": "evidence_digest_mismatch", "result": INVALID,
+                         "detail": f"the report names evidence {recorded[:12]} at chain length "
+                                   f"{doc['evidence']['chain_length']}, the store's chain has "
+                                   f"it at {heads[recorded]}"})
     elif heads[recorded] != current["chain_length"]:
         notes.append(f"the store grew by {current['chain_length'] - heads[recorded]} chain "
                      "entries since the report: its numbers cover the earlier state")

@@ -185,8 +185,10 @@ class StoreSession:
         if self.digests is not None:
             return self.digests
         self.begin()
-        # The client's model calls are invisible to the server: the cost is unknown, not zero.
-        ev = dataclasses.replace(EpisodeEvidence.from_records(episode, assessments), cost=None)
+        # The client's model calls are invisible to the server: the cost is unknown, not zero
+        # (`store.evidence.recorded_cost` reads that from the episode's `meta.served_over`, so
+        # the ledger row and the blob agree).
+        ev = EpisodeEvidence.from_records(episode, assessments)
         assert self.attempt_id is not None
         try:
             self.digests = self.store.record(self.attempt_id, ev)

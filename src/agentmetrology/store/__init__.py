@@ -3,7 +3,7 @@
 from agentmetrology.store.blobs import BlobCorruptError, BlobError, BlobMissingError, BlobStore
 from agentmetrology.store.errors import StoreError
 from agentmetrology.store.evidence import AssessmentEvidence, EpisodeEvidence
-from agentmetrology.store.ledger import (
+from agentmetrology.store.ledger_records import (
     Administration,
     AttemptStateError,
     BindingMismatchError,

@@ -1,5 +1,7 @@
 """The fields of an episode blob the store check compares with the ledger, read fast.
 
+(Also `meta.served_over`: whether the episode's cost was observed, see store.evidence.)
+
 The cheap (`ledger`) check reads every episode blob to compare its key, submission digest,
 termination and usage with the ledger row; decoding whole episodes (their events are nearly all
 of the bytes) was most of the check's time on a large store. msgspec decodes the four top-level
@@ -23,11 +25,16 @@ from agentmetrology.records.canonical import decode_json, from_plain
 FIELDS = ("key", "digests", "usage", "termination")
 
 
+class _Meta(msgspec.Struct):
+    served_over: Any = None  # what `store.evidence.recorded_cost` reads of the episode's meta
+
+
 class _Head(msgspec.Struct):
     key: Any = None
     digests: Any = None
     usage: Any = None
     termination: Any = None
+    meta: _Meta | None = None
 
 
 _DECODE = msgspec.json.Decoder(_Head).decode
@@ -42,7 +49,10 @@ def episode_fields(data: bytes) -> Any:
     if head is not None:
         values = (head.key, head.digests, head.usage, head.termination)
         if any(v is not None for v in values):
-            return {name: from_plain(v) for name, v in zip(FIELDS, values, strict=True)}
+            out = {name: from_plain(v) for name, v in zip(FIELDS, values, strict=True)}
+            if head.meta is not None:
+                out["meta"] = {"served_over": from_plain(head.meta.served_over)}
+            return out
     try:
         return decode_json(data)
     except ValueError:

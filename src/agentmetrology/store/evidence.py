@@ -32,6 +32,22 @@ def _plain_json(plain: Any) -> bytes:
         return canonical_json(plain)
 
 
+def recorded_cost(plain: dict[str, Any]) -> float | None:
+    """Return the cost the ledger records for an episode given as plain data (None: unknown).
+
+    The one rule for the ledger column and for the store check that compares it with the blob.
+    As Usage.cost: one unknown price makes the total unknown, never a silent 0. A served
+    episode (`meta.served_over`, e.g. `agm serve mcp`) is driven by a client whose model calls
+    the server never sees: its cost is unknown too, whereas a model-free agent run here bills
+    nothing, so its cost is a known 0.0.
+    """
+    meta = plain.get("meta") or {}
+    if meta.get("served_over") is not None:
+        return None
+    costs = [a.get("cost") for a in (plain.get("usage") or {}).get("attempts") or []]
+    return None if any(c is None for c in costs) else float(sum(costs))
+
+
 @dataclass(frozen=True, slots=True)
 class AssessmentEvidence:
     """One assessment: the ledger columns and the canonical JSON of the full record."""
@@ -90,9 +106,6 @@ class EpisodeEvidence:
         """Return the encoded form of an episode given as plain JSON data."""
         usage = plain.get("usage") or {}
         attempts = usage.get("attempts") or []
-        costs = [a.get("cost") for a in attempts]
-        # Same rule as Usage.cost: one unknown price makes the total unknown, never a silent 0.
-        cost = None if any(c is None for c in costs) else float(sum(costs))
         sub = plain.get("submission")
         term = plain.get("termination") or {}
         return cls(
@@ -101,7 +114,7 @@ class EpisodeEvidence:
             submission=None if sub is None else redact_patterns(_plain_json(sub)),
             termination=str(term.get("kind", "")),
             termination_detail=str(term.get("detail", "")),
-            cost=cost,
+            cost=recorded_cost(plain),
             input_tokens=sum(a.get("input_tokens") or 0 for a in attempts),
             output_tokens=sum(a.get("output_tokens") or 0 for a in attempts),
             requests=int(usage.get("requests") or 0),

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import socket
 import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -26,112 +23,38 @@ from agentmetrology.store.chain import (
     seal_rows,
 )
 from agentmetrology.store.evidence import EpisodeEvidence
+from agentmetrology.store.head_log import HeadLog, was_chained
+from agentmetrology.store.ledger_records import ADM_COLUMNS as _ADM_COLUMNS
+from agentmetrology.store.ledger_records import (  # the ledger's records, imported from here too
+    KEY_COLUMNS,
+    Administration,
+    CampaignMismatchError,
+    DuplicateEpisodeError,
+    LedgerError,
+    RecordedDigests,
+    Sealing,
+    binding_environment,
+    check_attempt,
+    key_text,
+    missing_objects,
+    now,
+)
+from agentmetrology.store.ledger_records import administration_of as _administration
+from agentmetrology.store.ledger_records import key_values as _key_values
 from agentmetrology.store.schema import DEFAULT_ENVIRONMENT, SCHEMA, SCHEMA_VERSION, WRITER_INDEXES
 from agentmetrology.store.supersede import supersede_measurement_failures, superseded_episodes
 
-KEY_COLUMNS = ("campaign", "target", "task", "seed", "condition", "level", "repeat")
-_ADM_COLUMNS = ", ".join(f"a.{c}" for c in KEY_COLUMNS)
-
-
-class LedgerError(Exception):
-    """Base class of ledger errors; messages say what to do."""
-
-
-class DuplicateEpisodeError(LedgerError):
-    """Raised when an episode is submitted for a key that already has one."""
-
-
-class CampaignMismatchError(LedgerError):
-    """Raised when a campaign name is reused with a different plan."""
-
-
-class AttemptStateError(LedgerError):
-    """Raised when an attempt is unknown or no longer running."""
-
-
-class BindingMismatchError(LedgerError):
-    """Raised when an episode does not match the bindings sealed for its administration."""
-
-
-def now() -> str:
-    """Return the current UTC time as ISO 8601 with milliseconds."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
-def key_text(key: EpisodeKey) -> str:
-    """Return a one-line human form of a key."""
-    return (f"{key.campaign}/{key.target}/{key.task}/seed={key.seed}/{key.condition}/"
-            f"{key.level}/repeat={key.repeat}")
-
-
-def binding_environment(binding: str | None) -> str:
-    """Return the environment a sealed binding text names (ComtradeBench for older stores)."""
-    try:
-        bound = json.loads(binding or "{}")
-    except ValueError:
-        return DEFAULT_ENVIRONMENT
-    if not isinstance(bound, dict):  # an edited text (the store check names it), not a crash
-        return DEFAULT_ENVIRONMENT
-    return str(bound.get("environment") or DEFAULT_ENVIRONMENT)
-
-
-@dataclass(frozen=True, slots=True)
-class Sealing:
-    """The bindings of one administration, sealed before it runs."""
-
-    key: EpisodeKey
-    ordinal: int
-    task_spec_digest: str
-    target_config_digest: str
-    scorer_versions: dict[str, str]
-    binding: str  # canonical JSON of every binding, registration id included
-    binding_digest: str  # sha256 of `binding`
-
-
-@dataclass(frozen=True, slots=True)
-class Administration:
-    """A planned administration as the ledger holds it."""
-
-    id: int
-    key: EpisodeKey
-    ordinal: int
-    binding_digest: str
-    scorer_versions: dict[str, str]
-    not_launched: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class RecordedDigests:
-    """Digests of the blobs an episode was written to."""
-
-    episode: str
-    submission: str | None
-    assessments: tuple[str, ...]  # sha256 of each assessment's canonical JSON
-
-
-def _key(row: sqlite3.Row | tuple[Any, ...], offset: int = 0) -> EpisodeKey:
-    return EpisodeKey(*row[offset:offset + len(KEY_COLUMNS)])
-
-
-_CREATE = re.compile(r"CREATE\s+(?:TABLE|INDEX)\s+IF\s+NOT\s+EXISTS\s+(\w+)", re.I)
-
-
-def missing_objects(conn: sqlite3.Connection, statements: Iterable[str]) -> list[str]:
-    """Return the names that `statements` create and the database does not hold yet.
-
-    A statement of another form counts as missing, so the caller runs it rather than skip it.
-    """
-    have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
-    names = [m.group(1) if (m := _CREATE.search(s)) else s.strip()
-             for s in statements if s.strip()]
-    return [n for n in names if n not in have]
+__all__ = ["DEFAULT_ENVIRONMENT", "KEY_COLUMNS", "Administration", "CampaignMismatchError",
+           "DuplicateEpisodeError", "Ledger", "LedgerError", "RecordedDigests", "Sealing",
+           "binding_environment", "key_text", "missing_objects", "now"]
 
 
 class Ledger:
     """One SQLite file in WAL mode; every multi-row change is one transaction."""
 
-    def __init__(self, path: Path, *, readonly: bool = False) -> None:
-        self.path = path
+    def __init__(self, path: Path, *, readonly: bool = False, fsync: bool = False) -> None:
+        self.path, self.fsync = path, fsync
+        self.heads: HeadLog | None = None  # a writer's head log (store.head_log)
         # A reader still adds missing tables of the current schema (idempotent, one
         # transaction) so that an older store can be read; the store refuses its other writes.
         self.readonly = readonly
@@ -162,6 +85,8 @@ class Ledger:
                 self.conn.execute("INSERT INTO meta VALUES (?, '1')", (CHAIN_META,))
             else:
                 self._check_schema(row)
+            if not readonly and is_sealed(self.conn):
+                self.heads = HeadLog.open(self.conn, path, fsync)
         self.sealed = is_sealed(self.conn)
 
     def _check_schema(self, row: tuple[Any, ...] | None) -> None:
@@ -185,14 +110,26 @@ class Ledger:
         with self.transaction() as c:
             if is_sealed(c):
                 return 0
+            if was_chained(c, self.path):
+                # Sealing would seal whatever the ledger holds now as found: a forger who
+                # removed the chain marker would get a clean chain over the forged rows.
+                raise LedgerError(
+                    f"{self.path.parent}: the ledger kept a hash chain (its chain entries, its "
+                    "head log or its head log row remain) but its chain marker is gone; it is "
+                    "not sealed again: run `agm evidence verify` on it and rebuild the store "
+                    "from its sources if it does not qualify")
             n = seal_all(c)
             c.execute("INSERT INTO meta VALUES (?, '1')", (CHAIN_META,))
             c.execute("INSERT INTO meta VALUES (?, ?)", (MIGRATED_META, now()))
+            if not self.readonly:
+                self.heads = HeadLog.open(c, self.path, self.fsync)
         self.sealed = True
         return n
 
     def close(self) -> None:
-        """Close the connection."""
+        """Close the connection and the head log."""
+        if self.heads is not None:
+            self.heads.close()
         self.conn.close()
 
     @contextmanager
@@ -205,6 +142,8 @@ class Ledger:
             self.conn.execute("ROLLBACK")
             raise
         self.conn.execute("COMMIT")
+        if self.heads is not None:  # after the commit: the log never names an uncommitted head
+            self.heads.after_commit(self.conn)
 
     # -- campaigns and plans ------------------------------------------------------------------
 
@@ -375,7 +314,7 @@ class Ledger:
         """Record an episode and its assessments and finish its attempt, in one transaction."""
         try:
             with self.transaction() as c:
-                adm_id = self._check_attempt(c, attempt_id, ev)
+                adm_id = check_attempt(c, attempt_id, ev)
                 c.execute("INSERT INTO episodes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                           (adm_id, attempt_id, digests.episode, digests.submission,
                            ev.termination, ev.termination_detail, int(ev.measurement_failure),
@@ -405,34 +344,6 @@ class Ledger:
             # The UNIQUE constraint is the last line of defence (e.g. two writers racing).
             raise DuplicateEpisodeError(
                 f"the ledger refused the episode of {key_text(ev.key)}: {exc}") from exc
-
-    def _check_attempt(self, c: sqlite3.Connection, attempt_id: int, ev: EpisodeEvidence) -> int:
-        row = c.execute(
-            f"SELECT t.status, a.id, a.scorer_versions, {_ADM_COLUMNS} FROM attempts t "
-            "JOIN administrations a ON a.id = t.administration WHERE t.id=?",
-            (attempt_id,)).fetchone()
-        if row is None:
-            raise AttemptStateError(f"attempt {attempt_id} is not in the ledger")
-        status, adm_id, versions = row[0], int(row[1]), json.loads(row[2])
-        if _key(row, 3) != ev.key:
-            raise BindingMismatchError(f"attempt {attempt_id} belongs to {key_text(_key(row, 3))}"
-                                       f", not to {key_text(ev.key)}")
-        done = c.execute("SELECT attempt FROM episodes WHERE administration=?",
-                         (adm_id,)).fetchone()
-        if done is not None:
-            raise DuplicateEpisodeError(
-                f"{key_text(ev.key)} already has a recorded episode (attempt {done[0]}); "
-                "an administration is recorded exactly once")
-        if status != "started":
-            raise AttemptStateError(f"attempt {attempt_id} is {status}, not running; its result "
-                                    "cannot be recorded")
-        for a in ev.assessments:
-            sealed = versions.get(a.scorer)
-            if sealed != a.scorer_version:
-                raise BindingMismatchError(
-                    f"{key_text(ev.key)}: scorer {a.scorer} version {a.scorer_version} does not "
-                    f"match the sealed version {sealed}")
-        return adm_id
 
     def attempts(self, key: EpisodeKey) -> list[dict[str, Any]]:
         """Return every attempt of a key, oldest first."""
@@ -478,14 +389,3 @@ class Ledger:
             "SELECT binding, binding_digest FROM administrations WHERE " +
             " AND ".join(f"{c}=?" for c in KEY_COLUMNS), _key_values(key)).fetchone()
         return None if row is None else (row[0], row[1])
-
-
-def _key_values(key: EpisodeKey) -> tuple[Any, ...]:
-    return tuple(getattr(key, c) for c in KEY_COLUMNS)
-
-
-def _administration(row: tuple[Any, ...]) -> Administration:
-    n = len(KEY_COLUMNS)
-    return Administration(id=int(row[0]), key=_key(row, 1), ordinal=int(row[1 + n]),
-                          binding_digest=row[2 + n], scorer_versions=json.loads(row[3 + n]),
-                          not_launched=row[4 + n])

@@ -80,7 +80,10 @@ def worst(problems: tuple[Problem, ...] | list[Problem]) -> str:
 
 
 def banner(q: dict[str, Any] | Qualification | None) -> str | None:
-    """Return the loud one-paragraph banner for an unqualified store, None when it qualifies.
+    """Return the loud one-paragraph banner of a store, None when it qualifies unreservedly.
+
+    A store sealed by migration gets a banner even when it qualifies: what it holds from
+    before its seal point is unchained.
 
     Accepts a Qualification or its JSON form (reports carry the JSON form).
     """
@@ -88,8 +91,9 @@ def banner(q: dict[str, Any] | Qualification | None) -> str | None:
         return None
     doc = q.to_json() if isinstance(q, Qualification) else q
     result = doc.get("result")
+    unchained = _unchained(doc.get("migrated_at"))
     if result == QUALIFIED:
-        return None
+        return unchained or None  # a migrated store says so even when it qualifies
     if result == UNSEALED:
         return ("UNQUALIFIED EVIDENCE: the store is unsealed (older layout): its ledger has no "
                 "hash chain, so edits to it cannot be detected. Numbers below are not "
@@ -99,4 +103,13 @@ def banner(q: dict[str, Any] | Qualification | None) -> str | None:
     what = "evidence is missing" if result == UNAVAILABLE else "bindings or bytes no longer match"
     return (f"UNQUALIFIED EVIDENCE ({result}): {what}: {doc.get('problem_count', 0)} "
             f"problem(s): {listed}. Numbers below are not qualified; run `agm evidence verify "
-            "STORE` for the list.")
+            "STORE` for the list." + (f" {unchained}" if unchained else ""))
+
+
+def _unchained(migrated_at: Any) -> str:
+    """Return the warning of a store sealed by migration ('' for one sealed since creation)."""
+    if not migrated_at:
+        return ""
+    return (f"UNCHAINED EVIDENCE BEFORE {migrated_at}: the store was sealed by migration "
+            "(`agm evidence seal`) then, so what it recorded before was sealed as found, not "
+            "as appended: an edit made to it before the seal cannot be detected.")

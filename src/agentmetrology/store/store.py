@@ -101,7 +101,7 @@ class EvidenceStore:
         try:
             self.blobs = BlobStore(self.root, fsync=fsync)
             with reading(self.root):  # a corrupt or foreign file: StoreError, never SQLite's
-                self.ledger = Ledger(ledger_path, readonly=not self.writable)
+                self.ledger = Ledger(ledger_path, readonly=not self.writable, fsync=fsync)
         except BaseException:
             self._release()
             raise

@@ -21,25 +21,25 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import re
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 from agentmetrology.records.canonical import digest, from_plain
 from agentmetrology.store.chain import (
+    CHAIN_META,
     GENESIS,
     MIGRATED_META,
     TABLES,
     columns,
     content_digest,
+    head,
     is_sealed,
     next_head,
 )
-from agentmetrology.store.episode_head import episode_fields
+from agentmetrology.store.head_log import was_chained
 from agentmetrology.store.ledger import KEY_COLUMNS
 from agentmetrology.store.qualify import (
     INVALID,
@@ -49,14 +49,16 @@ from agentmetrology.store.qualify import (
     Qualification,
     worst,
 )
+from agentmetrology.store.verify_blobs import BlobChecks
 from agentmetrology.store.verify_episodes import EpisodeChecks, short_text
+from agentmetrology.store.verify_heads import HeadWitness
+from agentmetrology.store.verify_schema import page_problems, schema_problems
 
 LEDGER_FILE = "ledger.sqlite"
 _BINDING_KEYS = {"key", "registration_id", "seed", "task_spec_digest", "target_config_digest",
                  "scorer_versions"}
 # (environment, task, profile) -> the task specification digest now, or None if not installed
 Reopen = Callable[[str, str, str], str | None]
-_DIGEST = re.compile("[0-9a-f]{3,}")  # what store.paths accepts as a blob name
 
 
 class NotAStoreError(Exception):
@@ -77,47 +79,75 @@ def open_ledger_readonly(root: Path) -> sqlite3.Connection:
 
 
 def store_is_sealed(root: Path) -> bool:
-    """Return True when the store's ledger keeps a hash chain (NotAStoreError if no store)."""
+    """Return True when the store's ledger keeps a hash chain, or shows it kept one.
+
+    A ledger whose chain marker was removed but whose chain entries or head log remain is
+    sealed (its verification names the removal); NotAStoreError if there is no store.
+    """
     with closing(open_ledger_readonly(root)) as c:
-        return is_sealed(c)
+        return is_sealed(c) or was_chained(c, root / LEDGER_FILE)
 
 
-def verify_store(root: str | Path, *, mode: str = "full",
-                 reopen: Reopen | None = None) -> Qualification:
-    """Return the qualification of the store at `root` (mode: full | hash-only | ledger)."""
+def store_head(root: Path) -> tuple[int, str]:
+    """Return (length, head) of a store's chain as stored (NotAStoreError if none to read)."""
+    with closing(open_ledger_readonly(root)) as c:
+        try:
+            return head(c)
+        except sqlite3.DatabaseError as exc:
+            raise NotAStoreError(f"{root}: its ledger has no readable hash chain ({exc}); "
+                                 f"`agm evidence verify {root}` says why") from exc
+
+
+def verify_store(root: str | Path, *, mode: str = "full", reopen: Reopen | None = None,
+                 expect: tuple[int, str] | None = None) -> Qualification:
+    """Return the qualification of the store at `root` (mode: full | hash-only | ledger).
+
+    `expect` is a pinned (length, head): the chain must still have that head at that length.
+    """
     root = Path(root)
     with closing(open_ledger_readonly(root)) as c:
-        if not is_sealed(c):
+        if not (is_sealed(c) or was_chained(c, root / LEDGER_FILE)):
             return Qualification(str(root), mode, UNSEALED, None, 0, notes=(
                 "older layout: the ledger has no hash chain; `agm evidence seal STORE` seals "
                 "it as it is now",))
-        return _Verifier(root, c, mode, reopen).run()
+        return _Verifier(root, c, mode, reopen, expect).run()
 
 
-class _Verifier(EpisodeChecks):
+class _Verifier(BlobChecks, EpisodeChecks):
     def __init__(self, root: Path, c: sqlite3.Connection, mode: str,
-                 reopen: Reopen | None) -> None:
+                 reopen: Reopen | None, expect: tuple[int, str] | None = None) -> None:
         self.root, self.c, self.mode, self.reopen = root, c, mode, reopen
         self.problems: list[Problem] = []
         self.checked: dict[str, int] = {}
         self.notes: list[str] = []
         self.blob_ok: dict[str, bool] = {}
-        self._listing: set[str] | None = None
+        self._listing: tuple[set[str], set[str]] | None = None
         self.expected: dict[str, dict[str, str | None]] = {t: {} for t in TABLES}
         self.blob_base = str(root / "blobs")
+        self.witness = HeadWitness(c, root, expect)
 
     def bad(self, kind: str, where: str, detail: str, result: str = INVALID) -> None:
         self.problems.append(Problem(kind, result, where, detail))
 
     def run(self) -> Qualification:
-        length, head = self.chain()
-        self.rows()
-        self.texts()
-        self.blobs()
-        if self.mode != "hash-only":
-            self.bindings()
-            self.episodes()
-        row = self.c.execute("SELECT value FROM meta WHERE key=?", (MIGRATED_META,)).fetchone()
+        length, head = 0, GENESIS
+        try:
+            self.structure()
+            length, head = self.chain()
+            self.heads(length)
+            self.rows()
+            self.texts()
+            self.blobs()
+            if self.mode != "hash-only":
+                self.bindings()
+                self.episodes()
+        except sqlite3.DatabaseError as exc:  # pages too damaged for a query to finish
+            self.bad("ledger_pages_corrupt", LEDGER_FILE, f"reading the ledger failed ({exc})")
+        try:
+            row = self.c.execute("SELECT value FROM meta WHERE key=?",
+                                 (MIGRATED_META,)).fetchone()
+        except sqlite3.DatabaseError:
+            row = None
         if row is not None:
             self.notes.append(f"sealed by migration at {row[0]}: rows recorded before then "
                               "were sealed as found, not as appended")
@@ -125,7 +155,26 @@ class _Verifier(EpisodeChecks):
                              tuple(self.problems), self.checked, tuple(self.notes),
                              None if row is None else str(row[0]))
 
-    # -- bytes ----------------------------------------------------------------------------------
+    # -- structure and bytes --------------------------------------------------------------------
+
+    def structure(self) -> None:
+        """Check SQLite's pages (not in the cheap mode) and the schema against the code's."""
+        if self.mode != "ledger":
+            for where, detail in page_problems(self.c, quick=self.mode == "hash-only"):
+                self.bad("ledger_pages_corrupt", where, detail)
+        for where, detail in schema_problems(self.c):
+            self.bad("schema_changed", where, detail)
+        if not is_sealed(self.c):
+            self.bad("schema_changed", f"meta {CHAIN_META}", "missing, but the ledger kept a "
+                     "chain (its entries or its head log remain): the marker was removed")
+
+    def heads(self, length: int) -> None:
+        """Check the chain against its head log and the pinned head (rollbacks, rewrites)."""
+        broken = any(p.kind == "chain_broken" for p in self.problems)
+        problems, notes = self.witness.findings(length, broken)
+        for kind, result, where, detail in problems:
+            self.bad(kind, where, detail, result)
+        self.notes.extend(notes)
 
     def chain(self) -> tuple[int, str]:
         h, last, n = GENESIS, GENESIS, 0
@@ -133,11 +182,14 @@ class _Verifier(EpisodeChecks):
         # The latest sealed digest of every row, per table (in chain order of first sealing),
         # gathered in the same pass for `rows` (one read of the chain, not two).
         expected = self.expected
+        wanted, seen = self.witness.wanted, self.witness.seen  # the lengths the log names
         for seq, tbl, ref, d, stored in self.c.execute(
                 "SELECT seq, tbl, ref, row_digest, head FROM chain ORDER BY seq"):
             h = next_head(h, tbl, ref, d)  # always from the recomputed head: one edit, one flag
             last = stored
             n += 1
+            if seq in wanted:  # the head the entries give there (an edited head: chain_broken)
+                seen[seq] = h
             if stored != h:
                 broken.append(int(seq))
             per = expected.get(tbl)
@@ -156,13 +208,18 @@ class _Verifier(EpisodeChecks):
         expected = self.expected  # filled by `chain`, which runs first
         n = 0
         for table, (ident, _) in TABLES.items():
-            if not self.has_table(table):
-                continue  # an older store never opened by a writer since the table was added
-            cols = columns(self.c, table)
             sealed_rows = expected[table]
+            if not self.has_table(table):
+                # an older store never opened by a writer since the table was added has no
+                # sealed row of it; one that had rows lost them with the table
+                self.deleted(table, ident, sealed_rows, set())
+                continue
+            cols = columns(self.c, table)
             seen = set()
+            count = 0
             for row in self.c.execute(f"SELECT {ident}, {', '.join(cols)} FROM {table}"):
                 n += 1
+                count += 1
                 ref = str(row[0])
                 seen.add(ref)
                 if ref not in sealed_rows:
@@ -178,12 +235,21 @@ class _Verifier(EpisodeChecks):
                     self.bad("row_changed", f"{table} {ident}={ref}", "its content no longer "
                              f"hashes to the digest sealed for it ({sealed[:12]}): edited in "
                              "place")
-            for ref, d in sealed_rows.items():
-                if d is not None and ref not in seen:
-                    self.bad("row_deleted", f"{table} {ident}={ref}", "sealed but no longer in "
-                             "the ledger", UNAVAILABLE)
+            self.deleted(table, ident, sealed_rows, seen)
+            if count != len(seen):  # a table's identity is unique: rows repeated by a view
+                live = sum(d is not None for d in sealed_rows.values())
+                self.bad("row_count_mismatch", table, f"{count} rows, but the chain seals "
+                         f"{live}")
         self.checked["rows"] = n
         self.expected = {}  # a digest per chain entry: freed before the episodes are read
+
+    def deleted(self, table: str, ident: str, sealed_rows: dict[str, str | None],
+                seen: set[str]) -> None:
+        """Name every row of `table` the chain seals and the ledger no longer has."""
+        for ref, d in sealed_rows.items():
+            if d is not None and ref not in seen:
+                self.bad("row_deleted", f"{table} {ident}={ref}", "sealed but no longer in "
+                         "the ledger", UNAVAILABLE)
 
     def texts(self) -> None:
         for adm, text, d in self.c.execute(
@@ -199,74 +265,10 @@ class _Verifier(EpisodeChecks):
                              "the assessment no longer hashes to assessment_digest")
 
     def has_table(self, table: str) -> bool:
-        return self.c.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
-                              (table,)).fetchone() is not None
-
-    def referenced(self) -> Iterator[tuple[str, str]]:
-        for name, cfg, src in self.c.execute(
-                "SELECT name, config_digest, source_digest FROM campaigns"):
-            yield cfg, f"campaign {name} config"
-            if src is not None:
-                yield src, f"campaign {name} source"
-        for table, ident in (("episodes", "administration"), ("superseded_episodes", "id")):
-            for ref, ep, sub in self.c.execute(
-                    f"SELECT {ident}, episode_digest, submission_digest FROM {table}"):
-                yield ep, f"{table} {ident}={ref} episode"
-                if sub is not None:
-                    yield sub, f"{table} {ident}={ref} submission"
-        if self.has_table("case_uses"):  # a consumption receipt names the episode it recorded
-            for ref, ep, sub in self.c.execute(
-                    "SELECT id, episode_digest, submission_digest FROM case_uses"):
-                yield ep, f"case_uses id={ref} episode"
-                if sub is not None:
-                    yield sub, f"case_uses id={ref} submission"
-
-    def blobs(self) -> None:
-        n = hashed = 0
-        for d, where in self.referenced():
-            n += 1
-            if d in self.blob_ok:
-                if not self.blob_ok[d]:
-                    self.bad("blob_missing" if not self.present(d) else
-                             "blob_changed", where, f"blob {d[:12]} (see above)",
-                             UNAVAILABLE if not self.present(d) else INVALID)
-                continue
-            if not self.present(d):
-                self.blob_ok[d] = False
-                self.bad("blob_missing", where, f"blob {d} is not in the store", UNAVAILABLE)
-                continue
-            if self.mode == "ledger":
-                self.blob_ok[d] = True
-                continue
-            actual = hashlib.sha256(self.blob_path(d).read_bytes()).hexdigest()
-            hashed += 1
-            self.blob_ok[d] = actual == d
-            if actual != d:
-                self.bad("blob_changed", where, f"blob {d[:12]}'s bytes now hash to "
-                         f"{actual[:12]}")
-        self.checked["blob_references"] = n
-        self.checked["blobs_hashed"] = hashed  # a missing blob is not hashed (nor counted)
-
-    def blob_path(self, d: str) -> Path:
-        if not _DIGEST.fullmatch(d):
-            return self.root / "blobs" / "invalid-digest"
-        return self.root / "blobs" / d[:2] / d[2:]
-
-    def present(self, d: str) -> bool:
-        """Return True when the blob file of `d` exists (one directory listing, then a set)."""
-        if self._listing is None:
-            self._listing = _blob_names(self.root / "blobs")
-        return _DIGEST.fullmatch(d) is not None and d in self._listing
-
-    def episode_json(self, d: str) -> Any | None:
-        if not self.blob_ok.get(d):
-            return None
-        try:  # a plain string path: pathlib's joins were a tenth of reading 100,000 blobs
-            with open(os.path.join(self.blob_base, d[:2], d[2:]), "rb") as f:
-                data = f.read()
-        except OSError:
-            return None
-        return episode_fields(data)
+        # A view under a table's name is read too (its rows are checked; the schema check
+        # names the view itself).
+        return self.c.execute("SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') "
+                              "AND name=?", (table,)).fetchone() is not None
 
     # -- bindings -------------------------------------------------------------------------------
 
@@ -343,19 +345,6 @@ class _Verifier(EpisodeChecks):
         if now is not None and now != sealed:
             self.bad("specification_mismatch", where, f"task {task} of {env} now has "
                      f"specification {now[:12]}, sealed {short_text(sealed)}")
-
-def _blob_names(base: Path) -> set[str]:
-    """Return the digest of every blob file under `base` (`ab/cdef...` -> `abcdef...`)."""
-    names: set[str] = set()
-    try:
-        subdirs = [e for e in os.scandir(base) if e.is_dir()]
-    except OSError:
-        return names
-    for sub in subdirs:
-        with os.scandir(sub.path) as entries:
-            names.update(sub.name + e.name for e in entries if e.is_file())
-    return names
-
 
 def _plan_digest(name: str, rows: list[dict[str, Any]], tagged: bool) -> str:
     """Return the digest of a campaign's sealed plan, as `records.canonical.digest` gives it.

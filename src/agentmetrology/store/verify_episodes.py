@@ -13,6 +13,7 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 from agentmetrology.records.episode import MEASUREMENT_FAILURES
+from agentmetrology.store.evidence import recorded_cost
 from agentmetrology.store.ledger import KEY_COLUMNS
 from agentmetrology.store.qualify import INVALID
 
@@ -22,6 +23,7 @@ class EpisodeChecks(ABC):
 
     c: sqlite3.Connection
     checked: dict[str, int]
+    blob_ok: dict[str, bool]
 
     @abstractmethod
     def bad(self, kind: str, where: str, detail: str, result: str = INVALID) -> None:
@@ -53,7 +55,10 @@ class EpisodeChecks(ABC):
         ep_digest, sub_digest, term, mfail, cost, tin, tout, requests, tools, attempts = row
         plain = self.episode_json(ep_digest)
         if not isinstance(plain, dict):
-            return  # missing or changed: already a problem
+            if self.blob_ok.get(ep_digest):  # its bytes are the sealed ones (or, cheap, present)
+                self.bad("row_disagrees_with_evidence", where, f"the episode blob "
+                         f"{ep_digest[:12]} is not a JSON object")
+            return  # otherwise missing, changed or a link: already a problem
         if plain.get("key") != key:
             self.bad("scope_mismatch", where, f"the episode blob {ep_digest[:12]} belongs to "
                      f"{_key_text(plain.get('key'))}, not to {_key_text(key)}")
@@ -145,10 +150,9 @@ def _evidence_facts(plain: dict[str, Any]) -> tuple[Any, tuple[Any, ...]]:
     recorded = (plain.get("digests") or {}).get("submission")
     usage = plain.get("usage") or {}
     atts = usage.get("attempts") or []
-    costs = [a.get("cost") for a in atts]
     kind = str((plain.get("termination") or {}).get("kind", ""))
     return recorded, (kind, int(kind in MEASUREMENT_FAILURES),
-                      None if any(c is None for c in costs) else float(sum(costs)),
+                      recorded_cost(plain),
                       sum(a.get("input_tokens") or 0 for a in atts),
                       sum(a.get("output_tokens") or 0 for a in atts),
                       int(usage.get("requests") or 0), int(usage.get("tool_calls") or 0),

@@ -6,6 +6,7 @@ in the store: a reader does not write there) under a fingerprint of everything i
 - the ledger file and its write-ahead log: device, inode, size, mtime and ctime (a missing or
   empty log counts as empty). The kernel sets ctime on every change of a file and it cannot be
   set back (`touch -d` restores mtime, not ctime), so an edit in place always misses;
+- the head log (store.head_log): device, inode, size, mtime and ctime, or its absence;
 - every blob file: name, inode, size, mtime and ctime, symlinks followed (an edited, added or
   removed blob misses), and each blob folder's device;
 - the checking code (the package version and the bytes of the verification modules);
@@ -26,12 +27,14 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrology import __version__
+from agentmetrology.store.head_log import HEAD_LOG_FILE
 from agentmetrology.store.verify import LEDGER_FILE  # the file the check reads
 
 MEMO_ENV = "AGM_VERIFY_CACHE"
 FORMAT = 2  # 2: blob files listed per folder through its descriptor
 _CODE = ("verify.py", "verify_episodes.py", "episode_head.py", "chain.py", "qualify.py",
-         "verify_memo.py")
+         "verify_memo.py", "verify_blobs.py", "verify_heads.py", "verify_schema.py",
+         "head_log.py", "evidence.py", "schema.py")
 Reopen = Callable[[str, str, str], str | None]
 
 
@@ -115,6 +118,10 @@ def fingerprint(root: Path) -> str:
         return ""  # the checking code cannot be identified: no memo
     h = hashlib.sha256(code)
     h.update(ledger_lines(root).encode())
+    try:  # the head log the check holds the chain against (store.head_log)
+        h.update(_stat_line(HEAD_LOG_FILE, os.stat(root / HEAD_LOG_FILE)).encode())
+    except FileNotFoundError:
+        h.update(f"{HEAD_LOG_FILE}|missing\n".encode())
     for line in _blob_lines(root / "blobs"):
         h.update(line)
     return h.hexdigest()

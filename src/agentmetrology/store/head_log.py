@@ -1,0 +1,183 @@
+"""The head log: an append-only witness of the chain's head, kept beside the ledger.
+
+The chain makes an edit visible, but not a rollback: a ledger cut back to an earlier state
+(its write-ahead log removed after a kill, the last entries deleted with their rows) is an
+earlier, self-consistent chain. So after every transaction that grows the chain the writer
+appends one receipt line `LENGTH HEAD` to `ledger.heads` (opened once, O_APPEND, one write per
+transaction; fsynced only when the store fsyncs its blobs, which is the ledger's own
+durability: SQLite's NORMAL sync in WAL mode). The ledger's `meta` row `head_log` records the
+chain length at which the log started, and the log's first line is that length's head.
+
+Verification then holds the chain against the log: a logged length the chain no longer
+reaches is a rollback (`chain_truncated`), a logged head the chain no longer has at that
+length is a rewrite (`head_log_mismatch`), a log whose first line is not where the ledger
+started it, or that is gone, lost its evidence (`head_log_missing`). A log behind the chain
+(a writer stopped between its commit and its line; the next writer adds the head) and a store
+made before head logs (no `head_log` row, no file) are notes: then truncation of what the log
+has not witnessed cannot be detected. Someone who rewrites the ledger and the log together
+is not caught by this (nor by any check made on the store alone): pin a head elsewhere
+(`agm evidence head`, `verify --expect-head`, the head a report records).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agentmetrology.store.chain import GENESIS, head
+
+HEAD_LOG_FILE = "ledger.heads"
+HEAD_LOG_META = "head_log"  # the chain length at which the log started
+_HEX = frozenset("0123456789abcdef")
+_LINE = 86  # a line's most bytes: a length of up to 20 digits, a space, 64 digits, a newline
+
+
+def log_path(ledger_path: Path) -> Path:
+    """Return the head log's path beside a ledger file."""
+    return ledger_path.with_name(HEAD_LOG_FILE)
+
+
+class HeadLog:
+    """The writer's side: appends the chain head after each transaction that grew it."""
+
+    def __init__(self, path: Path, length: int, fsync: bool = False) -> None:
+        self.path, self.fsync, self.length = path, fsync, length
+        self.fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+
+    @classmethod
+    def open(cls, c: sqlite3.Connection, ledger_path: Path, fsync: bool = False) -> HeadLog:
+        """Open (or start) the log of a sealed ledger; catch up a log behind the chain.
+
+        Call inside a write transaction (starting a log records where it started in `meta`).
+        """
+        path = log_path(ledger_path)
+        _drop_torn_line(path)
+        length, now = head(c)
+        row = c.execute("SELECT value FROM meta WHERE key=?", (HEAD_LOG_META,)).fetchone()
+        log = cls(path, length, fsync)
+        if row is None:  # a store sealed before head logs: witnessed from now on
+            c.execute("INSERT INTO meta VALUES (?, ?)", (HEAD_LOG_META, str(length)))
+            log.write(length, now)
+            return log
+        last = last_entry(path)
+        # Only a log that is a prefix of the chain is caught up: a log ahead of the chain or
+        # disagreeing with it is left as it is, for verification to name.
+        if last is not None and last[0] < length and _head_at(c, last[0]) == last[1]:
+            log.write(length, now)
+        return log
+
+    def write(self, length: int, h: str) -> None:
+        """Append one receipt line."""
+        os.write(self.fd, f"{length} {h}\n".encode("ascii"))
+        if self.fsync:
+            os.fsync(self.fd)
+        self.length = length
+
+    def after_commit(self, c: sqlite3.Connection) -> None:
+        """Append the chain's head when the transaction just committed grew the chain."""
+        length, h = head(c)
+        if length > self.length:
+            self.write(length, h)
+
+    def close(self) -> None:
+        """Close the file (idempotent)."""
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+def last_entry(path: Path) -> tuple[int, str] | None:
+    """Return the last complete entry of a head log (its tail only), None if none is readable."""
+    try:
+        with open(path, "rb") as f:
+            size = f.seek(0, os.SEEK_END)
+            f.seek(max(0, size - 4 * _LINE))
+            tail = f.read()
+    except FileNotFoundError:
+        return None
+    lines = tail.split(b"\n")[1 if size > 4 * _LINE else 0:-1]  # whole lines only
+    entries = _parse(lines).entries if lines else []
+    return entries[-1] if entries else None
+
+
+def _drop_torn_line(path: Path) -> None:
+    """Cut a last line left without its newline (a write cut short), so appends stay lines.
+
+    It witnesses nothing (verification does not read it either); every whole line stays.
+    """
+    try:
+        with open(path, "rb+") as f:
+            size = f.seek(0, os.SEEK_END)
+            f.seek(max(0, size - 4 * _LINE))
+            tail = f.read()
+            if tail and not tail.endswith(b"\n"):
+                cut = tail.rfind(b"\n")
+                if cut >= 0 or size <= 4 * _LINE:
+                    f.truncate(size - len(tail) + cut + 1)
+    except FileNotFoundError:
+        return
+
+
+def _head_at(c: sqlite3.Connection, length: int) -> str | None:
+    if length == 0:
+        return GENESIS
+    row = c.execute("SELECT head FROM chain WHERE seq=?", (length,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+@dataclass(slots=True)
+class LogRead:
+    """A head log as read: its entries, and what in it could not be read."""
+
+    exists: bool
+    entries: list[tuple[int, str]] = field(default_factory=list)
+    bad_lines: list[int] = field(default_factory=list)  # 1-based line numbers
+    torn: bool = False  # a last line without its newline (a write cut by a kill)
+
+
+def read_log(path: Path) -> LogRead:
+    """Return the entries of a head log (exists=False when there is none)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return LogRead(False)
+    lines = data.split(b"\n")
+    torn = lines.pop() != b""  # what follows the last newline: nothing, or a cut line
+    out = _parse(lines)
+    out.torn = torn
+    return out
+
+
+def _parse(lines: list[bytes]) -> LogRead:
+    """Return the entries of complete log lines (numbered from 1)."""
+    out = LogRead(True)
+    for i, line in enumerate(lines, 1):
+        parts = line.split(b" ")
+        text = parts[1].decode("ascii", "replace") if len(parts) == 2 else ""
+        if len(parts) != 2 or not parts[0].isdigit() or len(text) != 64 or set(text) - _HEX:
+            out.bad_lines.append(i)
+            continue
+        length = int(parts[0])
+        if out.entries and length <= out.entries[-1][0]:
+            out.bad_lines.append(i)  # an append-only log only grows
+            continue
+        out.entries.append((length, text))
+    return out
+
+
+def was_chained(c: sqlite3.Connection, ledger_path: Path) -> bool:
+    """Return True when a ledger shows it kept a chain: chain entries, a head log, its row."""
+    try:
+        if c.execute("SELECT 1 FROM chain LIMIT 1").fetchone() is not None:
+            return True
+    except sqlite3.OperationalError:
+        pass  # an older layout: no chain table
+    try:
+        if c.execute("SELECT 1 FROM meta WHERE key=?", (HEAD_LOG_META,)).fetchone():
+            return True
+    except sqlite3.OperationalError:
+        pass
+    log = read_log(log_path(ledger_path))
+    return any(length > 0 for length, _ in log.entries)
