@@ -8,11 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from agentmetrology.cli.args import split_nonempty_names
-from agentmetrology.cli.console import make_console
+from agentmetrology.cli.console import err_console, make_console
 from agentmetrology.cli.errors import fail
 from agentmetrology.cli.run_args import (
     choose_agent,
@@ -32,7 +31,6 @@ from agentmetrology.run.episode import (
 from agentmetrology.run.seeds import parse_seeds
 from agentmetrology.scoring.episode import score_episode, score_submission
 
-err_console = Console(stderr=True, highlight=False)
 PROGRESS_AFTER = 20  # episodes: below this a run takes well under a second
 
 

@@ -14,7 +14,6 @@ from agentmetrology.cli.errors import fail
 from agentmetrology.run.adhoc import DEFAULT_STORE
 from agentmetrology.serve.mcp_server import (
     DEFAULT_PORT,
-    LevelNotServable,
     McpEpisode,
     check_level,
     serve_http,
@@ -54,12 +53,9 @@ def serve_mcp(
 ) -> None:
     """Expose an environment's tools over MCP; record and score the episode on submit."""
     spec = env_arg(env)
-    try:
-        spec.check_task(task)
-        check_level(spec, level)
-        spec.check_profile(profile or spec.profiles[0])
-    except (ValueError, LevelNotServable) as exc:
-        fail(str(exc))
+    spec.check_task(task)  # these raise UserErrors: the one handler prints them
+    check_level(spec, level)
+    spec.check_profile(profile or spec.profiles[0])
     try:
         episode = McpEpisode(spec, task, seed, store=store, out_dir=out, profile=profile,
                              condition=condition, level=level, target=target, repeat=repeat,

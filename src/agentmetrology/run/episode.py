@@ -23,21 +23,22 @@ from agentmetrology.records.clock import Clock
 from agentmetrology.records.drive import drive
 from agentmetrology.records.environment import EnvInstance, EnvSpec
 from agentmetrology.records.episode import Episode
+from agentmetrology.records.errors import UserError
 from agentmetrology.records.policy import Policy
 from agentmetrology.scoring.episode import score_episode
 
 
 def make_policy(spec: EnvSpec, agent: str) -> Policy:
-    """Return a fresh model-free policy of `spec` by name, or raise ValueError naming them."""
+    """Return a fresh model-free policy of `spec` by name, or raise UserError naming them."""
     factory = spec.agents.get(agent)
     if factory is None:
-        raise ValueError(f"unknown agent {agent!r} for environment {spec.name!r}; known: "
-                         f"{', '.join(spec.agents)} (and llm:MODEL)")
+        raise UserError(f"unknown agent {agent!r} for environment {spec.name!r}; known: "
+                        f"{', '.join(spec.agents)} (and llm:MODEL)")
     return factory()
 
 
 def canonical_condition(spec: EnvSpec, condition: str) -> str:
-    """Return the one spelling of a condition, mutation included, or raise ValueError."""
+    """Return the one spelling of a condition, mutation included, or raise UserError."""
     base, mutation = split_condition(condition)
     base = spec.canonical_condition(base)
     if mutation is None:
@@ -45,7 +46,7 @@ def canonical_condition(spec: EnvSpec, condition: str) -> str:
     get_mutation(mutation)  # raises naming the known mutations
     why = unsupported(spec, mutation)
     if why:
-        raise ValueError(why)
+        raise UserError(why)
     return mutated_condition(base, mutation)
 
 

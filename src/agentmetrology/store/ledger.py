@@ -16,6 +16,7 @@ from typing import Any
 
 from agentmetrology.records.canonical import decode_json
 from agentmetrology.records.episode import BillableAttempt, EpisodeKey
+from agentmetrology.records.errors import UserError
 from agentmetrology.store.chain import (
     CHAIN_META,
     CHAIN_SCHEMA,
@@ -41,7 +42,7 @@ class DuplicateEpisodeError(LedgerError):
     """Raised when an episode is submitted for a key that already has one."""
 
 
-class CampaignMismatchError(LedgerError):
+class CampaignMismatchError(LedgerError, UserError):
     """Raised when a campaign name is reused with a different plan."""
 
 

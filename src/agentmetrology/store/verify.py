@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrology.records.canonical import digest, from_plain
+from agentmetrology.records.errors import UserError
 from agentmetrology.store.chain import (
     GENESIS,
     MIGRATED_META,
@@ -59,7 +60,7 @@ Reopen = Callable[[str, str, str], str | None]
 _DIGEST = re.compile("[0-9a-f]{3,}")  # what store.paths accepts as a blob name
 
 
-class NotAStoreError(Exception):
+class NotAStoreError(UserError):
     """Raised when a path is not an evidence store (no readable ledger)."""
 
 
