@@ -39,8 +39,6 @@ def export_cmd(
             export = export_rows(st, names)
     except StoreNotFoundError:
         raise  # a UserError saying how to fix it: not "cannot read" below
-    except KeyError as exc:
-        fail(str(exc.args[0]))
     except BlobError as exc:
         fail(f"{store}: {exc}")
     except (OSError, LedgerError) as exc:
