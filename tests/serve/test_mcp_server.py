@@ -148,6 +148,10 @@ def test_only_l2_can_be_served(tmp_path: Path) -> None:
     assert res.returncode == 2 and "unknown environment" in res.stderr
     res = run_main(["serve", "mcp", "comtrade", "--task", "T99"])
     assert res.returncode == 2 and "unknown task" in res.stderr
+    res = run_main(["serve", "mcp", "comtrade", "--task", "T3_duplicates", "--condition",
+                    "stress:bogus", "--store", str(tmp_path / "s")])
+    assert res.returncode == 2 and res.stderr.startswith("error: unknown condition 'stress:bogus'")
+    assert res.stderr.count("\n") == 1 and not (tmp_path / "s").exists()
 
 
 def _free_port() -> int:

@@ -60,7 +60,7 @@ def serve_mcp(
         episode = McpEpisode(spec, task, seed, store=store, out_dir=out, profile=profile,
                              condition=condition, level=level, target=target, repeat=repeat,
                              transport="http" if http else "stdio")
-    except (ValueError, LedgerError) as exc:  # also StoreError: an unreadable ledger
+    except LedgerError as exc:  # e.g. a directory that is not a store (also an OSError)
         fail(str(exc))
     except OSError as exc:
         fail(f"cannot open the evidence store at {store}: {exc}")
