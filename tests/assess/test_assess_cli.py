@@ -102,11 +102,10 @@ def test_a_plugin_contract_naming_a_missing_path_is_refused_in_one_line() -> Non
 
     register(replace(spec, name="badcontract", contract=ContractHooks(bad, hooks.capture)))
     try:
-        res = CliRunner().invoke(app, ["assess", "badcontract", "--agent", "scripted:within",
-                                       "--seeds", "0"])
+        res = agm("assess", "badcontract", "--agent", "scripted:within", "--seeds", "0")
     finally:
         unregister("badcontract")
-    assert res.exit_code == 2
+    assert res.returncode == 2
     assert res.stdout == ""
     assert res.stderr.strip() == (
         "error: contract 'bad': 'typo' reads state path 'final.recrods', which the evidence "

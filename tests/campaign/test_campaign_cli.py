@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from agentmetrology.cli.campaign_cmd import campaign_app
 from campaign.campaign_fixtures import model_free, with_llm, write
+from support.agm_runs import agm
 
 runner = CliRunner()
 
@@ -59,19 +60,18 @@ def test_run_then_status_json(tmp_path: Path) -> None:
 
 
 def test_user_errors_exit_2_with_one_line(tmp_path: Path) -> None:
-    res = runner.invoke(campaign_app, ["status", "--store", str(tmp_path / "none")])
-    assert res.exit_code == 2 and "no evidence store" in res.stderr
+    # Through main(): a UserError raised anywhere is printed by its one handler.
+    res = agm("campaign", "status", "--store", str(tmp_path / "none"))
+    assert res.returncode == 2 and "no evidence store" in res.stderr
     file = write(tmp_path, model_free(seeds="0"))
-    res = runner.invoke(campaign_app, ["run", str(file), "--store", str(tmp_path / "s"),
-                                       "--backend", "spark"])
-    assert res.exit_code == 2 and "unknown backend 'spark'" in res.stderr
+    res = agm("campaign", "run", str(file), "--store", str(tmp_path / "s"), "--backend", "spark")
+    assert res.returncode == 2 and "unknown backend 'spark'" in res.stderr
     runner.invoke(campaign_app, ["run", str(file), "--store", str(tmp_path / "s")])
-    res = runner.invoke(campaign_app, ["status", "--store", str(tmp_path / "s"),
-                                       "--campaign", "other"])
-    assert res.exit_code == 2 and "no campaign 'other'" in res.stderr
+    res = agm("campaign", "status", "--store", str(tmp_path / "s"), "--campaign", "other")
+    assert res.returncode == 2 and "no campaign 'other'" in res.stderr
     changed = write(tmp_path, model_free(seeds="0-1"), "changed.toml")
-    res = runner.invoke(campaign_app, ["run", str(changed), "--store", str(tmp_path / "s")])
-    assert res.exit_code == 2 and "different plan" in res.stderr
+    res = agm("campaign", "run", str(changed), "--store", str(tmp_path / "s"))
+    assert res.returncode == 2 and "different plan" in res.stderr
 
 
 def test_incomplete_campaign_exits_1(tmp_path: Path) -> None:

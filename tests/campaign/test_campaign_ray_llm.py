@@ -41,6 +41,7 @@ from campaign.ray_fixtures import (
     ray_instance,
     scores,
 )
+from support.agm_runs import AGM
 from support.fake_models import careful_model
 from support.fake_openai import FakeOpenAI, Reply
 
@@ -264,8 +265,9 @@ def test_a_bad_ray_address_is_refused_with_one_line_and_nothing_on_disk(
         tmp_path: Path, address: str, message: str) -> None:
     file = write(tmp_path, llm_campaign("http://127.0.0.1:9/v1"))
     env = {**os.environ, "AGM_RAY_TEST_KEY": KEY}
-    res = subprocess.run(_cli(file, tmp_path / "s", "--ray-address", address),
-                         capture_output=True, text=True, timeout=60, env=env)
+    # `agm` itself: its one handler prints the BackendError (a UserError) as one line.
+    cmd = [*AGM, "campaign", *_cli(file, tmp_path / "s", "--ray-address", address)[3:]]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=60, env=env)
     assert res.returncode == 2, res.stderr
     assert res.stderr.startswith(message) and res.stderr.count("\n") == 1, res.stderr
     assert not (tmp_path / "s").exists()

@@ -22,6 +22,7 @@ from agentmetrology.records.tools import Observation
 from agentmetrology.run.campaign import parse_campaign, run_campaign
 from agentmetrology.store import EvidenceStore
 from campaign.campaign_fixtures import AsyncScripted, model_free, with_llm
+from support.agm_runs import agm
 
 runner = CliRunner()
 LLM = "fake-llm"
@@ -173,14 +174,14 @@ def test_an_existing_file_is_refused_without_force(store: Path, tmp_path: Path) 
 def test_bad_export_arguments_are_one_line(store: Path, tmp_path: Path, args: list[str],
                                            message: str) -> None:
     args = [a.replace("{tmp}", str(tmp_path)) for a in args]
-    res = runner.invoke(app, ["export", str(store), *args])
-    assert res.exit_code == 2
+    res = agm("export", str(store), *args)  # through main(): its one handler prints UserErrors
+    assert res.returncode == 2
     assert res.stderr == message.replace("{tmp}", str(tmp_path)).replace("{store}", str(store))
 
 
 def test_not_a_store_is_one_line(tmp_path: Path) -> None:
-    res = runner.invoke(app, ["export", str(tmp_path / "none")])
-    assert res.exit_code == 2
+    res = agm("export", str(tmp_path / "none"))
+    assert res.returncode == 2
     assert res.stderr == f"error: no evidence store at {tmp_path / 'none'} (no ledger.sqlite)\n"
 
 

@@ -10,6 +10,7 @@ from agentmetrology.cli.main import app
 from agentmetrology.diagnose.metrics import group_metrics, reading
 from agentmetrology.diagnose.pairs import Pair, Side
 from agentmetrology.records.episode import EpisodeKey
+from support.agm_runs import agm
 from support.recorded_store import record_campaign
 
 CAMPAIGN = """
@@ -85,9 +86,8 @@ def test_reports_are_written_and_deterministic(diagnosed: tuple[Path, dict]) -> 
 def test_a_store_without_mutations_is_a_user_error(tmp_path: Path) -> None:
     record_campaign(tmp_path, CAMPAIGN.replace('mutations = ["alias", "misleading", "repeat"]',
                                               ""), "s")
-    res = CliRunner().invoke(app, ["diagnose", str(tmp_path / "s"), "--out",
-                                   str(tmp_path / "o")])
-    assert res.exit_code == 2 and "no mutated administrations" in res.stderr
+    res = agm("diagnose", str(tmp_path / "s"), "--out", str(tmp_path / "o"))  # through main()
+    assert res.returncode == 2 and "no mutated administrations" in res.stderr
 
 
 def _pair(task: str, o: float, m: float, r: float, same_ops: bool = True) -> Pair:

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from agentmetrology.cli.main import app
 from agentmetrology.experiment import load_plan, registrations
 from agentmetrology.store import EvidenceStore
+from support.agm_runs import run_main
 
 AB = """[experiment]
 name = "ab"
@@ -31,8 +32,9 @@ n = 4
 
 
 def agm(*args: str) -> tuple[int, str]:
-    r = CliRunner().invoke(app, list(args))
-    return r.exit_code, r.output
+    """Run `agm ARGS` through main() (its one handler prints UserErrors); stdout + stderr."""
+    r = run_main(args)
+    return r.returncode, r.stdout + r.stderr
 
 
 @pytest.fixture(scope="module")

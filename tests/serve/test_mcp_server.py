@@ -24,7 +24,6 @@ from mcp import Client, StdioServerParameters, types
 from typer.testing import CliRunner
 
 from agentmetrology.cli.main import app
-from agentmetrology.cli.serve_cmd import serve_app
 from agentmetrology.envs.comtrade import ComtradeEnv, is_totals_row
 from agentmetrology.serve import (
     LevelNotServable,
@@ -142,14 +141,17 @@ def test_an_idle_client_records_nothing(tmp_path: Path) -> None:
 def test_only_l2_can_be_served(tmp_path: Path) -> None:
     with pytest.raises(LevelNotServable, match="owns every decision"):
         McpEpisode(COMTRADE, "T3_duplicates", 0, out_dir=tmp_path, level="L1")
-    runner = CliRunner()
-    res = runner.invoke(serve_app, ["mcp", "comtrade", "--task", "T3_duplicates",
-                                    "--level", "L0"])
-    assert res.exit_code == 2 and "L2" in res.output
-    res = runner.invoke(serve_app, ["mcp", "webshop", "--task", "T3_duplicates"])
-    assert res.exit_code == 2 and "unknown environment" in res.output
-    res = runner.invoke(serve_app, ["mcp", "comtrade", "--task", "T99"])
-    assert res.exit_code == 2 and "unknown task" in res.output
+    # Through main(): its one handler prints these UserErrors as one line, exit 2.
+    res = run_main(["serve", "mcp", "comtrade", "--task", "T3_duplicates", "--level", "L0"])
+    assert res.returncode == 2 and "L2" in res.stderr
+    res = run_main(["serve", "mcp", "webshop", "--task", "T3_duplicates"])
+    assert res.returncode == 2 and "unknown environment" in res.stderr
+    res = run_main(["serve", "mcp", "comtrade", "--task", "T99"])
+    assert res.returncode == 2 and "unknown task" in res.stderr
+    res = run_main(["serve", "mcp", "comtrade", "--task", "T3_duplicates", "--condition",
+                    "stress:bogus", "--store", str(tmp_path / "s")])
+    assert res.returncode == 2 and res.stderr.startswith("error: unknown condition 'stress:bogus'")
+    assert res.stderr.count("\n") == 1 and not (tmp_path / "s").exists()
 
 
 def _free_port() -> int:

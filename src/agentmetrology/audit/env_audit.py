@@ -17,6 +17,7 @@ from agentmetrology.audit.store_read import StoreEpisodes
 from agentmetrology.audit.target import Probe, ScoreOutcome, ScorerKind, TaskRef
 from agentmetrology.audit.targets.env import TRUTH_EXCLUDED, EnvTarget
 from agentmetrology.records.canonical import digest
+from agentmetrology.records.policy import Level
 
 SPECTRUM_SEEDS = 10
 STAGES = ("probes", "ownership", "2x2", "replay", "spectrum")
@@ -131,14 +132,24 @@ def _no_progress(stage: str, done: int, total: int) -> None:
     return None
 
 
-def audit_env(target: EnvTarget, *, seed: int = 0, progress: Progress | None = None,
-              store: StoreEpisodes | None = None) -> dict[str, Any]:
-    """Run every stage the environment's hooks allow and return the audit.json document.
+@dataclass(frozen=True, slots=True)
+class _Stages:
+    """What the stages of an environment audit measured, before the card is built."""
 
-    With `store`, the store's targets join non-degeneracy, the 2x2 and the spectrum from their
-    recorded episodes (never rerun).
-    """
-    report = progress or _no_progress
+    shipped: dict[str, Any]
+    truth: dict[str, Any]
+    ownership: dict[Level, dict[str, Any]]
+    nondeg: dict[Level, dict[str, Any]]
+    calibration: dict[str, Any] | None
+    joint: dict[str, Any] | None
+    joint_store: dict[str, Any] | None
+    replay: dict[str, Any]
+    spectrum: dict[str, Any] | None
+
+
+def _run_stages(target: EnvTarget, seed: int, report: Progress,
+                store: StoreEpisodes | None) -> _Stages:
+    """Run every stage the environment's hooks allow, reporting each as it starts."""
     refs = target.tasks()
     hooks = target.hooks
     report(STAGES[0], 0, len(STAGES))
@@ -161,24 +172,47 @@ def audit_env(target: EnvTarget, *, seed: int = 0, progress: Progress | None = N
     report(STAGES[4], 4, len(STAGES))
     spectrum = E.reliability(target, SPECTRUM_SEEDS, seed, store)
     report("done", len(STAGES), len(STAGES))
+    return _Stages(shipped, truth, ownership, nondeg, calibration, joint, joint_store, replay,
+                   spectrum)
+
+
+def _configurations(target: EnvTarget, st: _Stages,
+                    store: StoreEpisodes | None) -> list[dict[str, Any]]:
+    """Return the card's configurations: (L0 and L2, or the last level) x (shipped, truth)."""
+    replay = st.replay
     replay_row = row(replay["status"], {"episodes": replay["episodes"],
                                         "mismatches": replay["mismatches"]}, replay)
     configs = []
+    levels = target.spec.levels
     card_levels: list[str] = [lv for lv in ("L0", "L2") if lv in levels] or [levels[-1]]
     for level in card_levels:
-        if level in ownership:
-            comp, nd = _ownership_rows(ownership[level], nondeg.get(level),
-                                       _payload_row(store, joint_store))
+        if level in st.ownership:
+            comp, nd = _ownership_rows(st.ownership[level], st.nondeg.get(level),
+                                       _payload_row(store, st.joint_store))
         else:
             comp = nd = row("not probed", {"reason": "the environment has no ownership map"},
                             None)
-        for res, kind in ((shipped, target.scorer_kind), (truth, "outcome")):
+        for res, kind in ((st.shipped, target.scorer_kind), (st.truth, "outcome")):
             rows = {"scorer_kind": row(kind, {"kind": kind}, None),
                     "criterion_sensitivity": criterion_row(res),
                     "ownership_completeness": comp, "non_degeneracy": nd, "replay": replay_row}
             configs.append(configuration(level, res["scorer"], kind, rows))
+    return configs
+
+
+def audit_env(target: EnvTarget, *, seed: int = 0, progress: Progress | None = None,
+              store: StoreEpisodes | None = None) -> dict[str, Any]:
+    """Run every stage the environment's hooks allow and return the audit.json document.
+
+    With `store`, the store's targets join non-degeneracy, the 2x2 and the spectrum from their
+    recorded episodes (never rerun).
+    """
+    st = _run_stages(target, seed, progress or _no_progress, store)
+    hooks = target.hooks
+    configs = _configurations(target, st, store)
     shipped_config = configs[0]
-    excluded = truth_exclusions(shipped, nondeg.values(), calibration, joint, spectrum)
+    excluded = truth_exclusions(st.shipped, st.nondeg.values(), st.calibration, st.joint,
+                                st.spectrum)
     return {
         "audit": target.name, "tool_version": __version__, "analysis_seed": seed,
         "environment": {"name": target.spec.name, "version": target.spec.version},
@@ -194,15 +228,15 @@ def audit_env(target: EnvTarget, *, seed: int = 0, progress: Progress | None = N
                  "licensed_claim": shipped_config["licensed_claim"], "configurations": configs,
                  "truth_excluded": excluded,
                  **({"store": store.summary()} if store else {})},
-        "stages": {"probes": {"shipped": shipped, "ground_truth": truth},
-                   "ownership": {"completeness": ownership, "non_degeneracy": nondeg,
-                                 "rule_calibration": calibration or _not_probed(
+        "stages": {"probes": {"shipped": st.shipped, "ground_truth": st.truth},
+                   "ownership": {"completeness": st.ownership, "non_degeneracy": st.nondeg,
+                                 "rule_calibration": st.calibration or _not_probed(
                                      "the environment supplies no calibration rules")},
-                   "joint": joint or _not_probed("the environment needs L0 and L2 and joint "
-                                                 "agents for the 2x2"),
-                   "replay": replay,
-                   "reliability": spectrum or _not_probed("no spectrum agents"),
-                   **({"store": {**store.summary(), "joint": joint_store or _not_probed(
+                   "joint": st.joint or _not_probed("the environment needs L0 and L2 and "
+                                                    "joint agents for the 2x2"),
+                   "replay": st.replay,
+                   "reliability": st.spectrum or _not_probed("no spectrum agents"),
+                   **({"store": {**store.summary(), "joint": st.joint_store or _not_probed(
                        "no store target has episodes at both L0 and L2 and no two model "
                        "targets share an L0 task and seed")}} if store else {})},
         "truth_excluded": excluded,

@@ -19,7 +19,7 @@ from typing import Any
 from agentmetrology.audit.target import decided_truth
 from agentmetrology.records.canonical import sha256_hex
 from agentmetrology.records.environment import EnvSpec
-from agentmetrology.records.episode import Episode, episode_from_plain
+from agentmetrology.records.episode import Episode, EpisodeKey, episode_from_plain
 from agentmetrology.records.numbers import finite_float
 from agentmetrology.store import EvidenceStore, LedgerError, StoreNotFoundError
 from agentmetrology.store.blobs import BlobError
@@ -191,8 +191,6 @@ def _why(exc: Exception) -> str:
 
 def _read(store: EvidenceStore, path: Path, spec: EnvSpec, levels: tuple[str, ...],
           rescore: Rescore | None, campaigns: set[str]) -> StoreEpisodes:
-    hooks = spec.audit
-    assert hooks is not None
     own = spec.ownership or {}
     decision_levels = {lv for lv, m in own.items() if "model" in m.values()}
     elsewhere: Counter[str] = Counter()
@@ -229,19 +227,39 @@ def _read(store: EvidenceStore, path: Path, spec: EnvSpec, levels: tuple[str, ..
         if truth is None:
             st.excluded[EXCLUDED_NO_TRUTH] += 1
             continue
-        needs_record = rescore is not None or (
-            key.level in decision_levels and hooks.actions is not None)
-        episode = episode_from_plain(store.get_json(row["episode_digest"])) \
-            if needs_record else None
-        submission = store.get_json(row["submission_digest"]) \
-            if row["submission_digest"] else None
-        st.episodes.append(StoredEpisode(
-            key.level, key.task, key.seed, key.repeat, row["submission_digest"] is not None,
-            row["submission_digest"], _fields(submission), truth,
-            rescore(episode) if rescore is not None and episode is not None
-            else _shipped(row, spec),
-            hooks.actions(episode) if episode is not None and hooks.actions is not None
-            and key.level in decision_levels else None))
+        st.episodes.append(_stored_episode(store, spec, key, row, truth, rescore,
+                                           key.level in decision_levels))
+    _refuse_unusable(list(targets.values()), elsewhere, path, spec, levels, campaigns)
+    _label(list(targets.values()))
+    ordered = sorted(targets.values(), key=lambda t: (t.campaign, t.target))
+    return StoreEpisodes(spec.name, sorted({t.campaign for t in ordered}), ordered)
+
+
+def _stored_episode(store: EvidenceStore, spec: EnvSpec, key: EpisodeKey, row: dict[str, Any],
+                    truth: float, rescore: Rescore | None, decisions: bool) -> StoredEpisode:
+    """Return one recorded episode as the audit reads it; its record is read only if needed.
+
+    `decisions`: the model owns decisions at the episode's level, so its actions are read.
+    """
+    hooks = spec.audit
+    assert hooks is not None
+    needs_record = rescore is not None or (decisions and hooks.actions is not None)
+    episode = episode_from_plain(store.get_json(row["episode_digest"])) \
+        if needs_record else None
+    submission = store.get_json(row["submission_digest"]) \
+        if row["submission_digest"] else None
+    return StoredEpisode(
+        key.level, key.task, key.seed, key.repeat, row["submission_digest"] is not None,
+        row["submission_digest"], _fields(submission), truth,
+        rescore(episode) if rescore is not None and episode is not None
+        else _shipped(row, spec),
+        hooks.actions(episode) if episode is not None and hooks.actions is not None
+        and decisions else None)
+
+
+def _refuse_unusable(targets: list[StoreTarget], elsewhere: Counter[str], path: Path,
+                     spec: EnvSpec, levels: tuple[str, ...], campaigns: set[str]) -> None:
+    """Raise StoreAuditError when no target was found, or none has a usable episode."""
     if not targets:
         others = ", ".join(f"{n} of {e}" for e, n in sorted(elsewhere.items()))
         where = f" at {', '.join(levels)}" if tuple(levels) != tuple(spec.levels) else ""
@@ -249,16 +267,12 @@ def _read(store: EvidenceStore, path: Path, spec: EnvSpec, levels: tuple[str, ..
         raise StoreAuditError(
             f"the store at {path} holds no recorded episodes of {spec.name}{where}"
             + (f" (it holds {others})" if others else ""))
-    usable = [t for t in targets.values() if t.episodes]
-    if not usable:
+    if not any(t.episodes for t in targets):
         raise StoreAuditError(
             f"the store at {path} holds no usable {CONDITION} episodes of {spec.name}: "
             + "; ".join(f"{t.target}: {t.other_conditions} under other conditions, "
                         f"{sum(t.excluded.values())} measurement failures or unscored"
-                        for t in targets.values()))
-    _label(list(targets.values()))
-    ordered = sorted(targets.values(), key=lambda t: (t.campaign, t.target))
-    return StoreEpisodes(spec.name, sorted({t.campaign for t in ordered}), ordered)
+                        for t in targets))
 
 
 def _label(targets: list[StoreTarget]) -> None:

@@ -19,7 +19,6 @@ from agentmetrology.archive import (
     compare_archives,
     load_archive,
 )
-from agentmetrology.archive.evidence_check import qualify_store
 from agentmetrology.archive.importers.agm_store import looks_like_store, open_store
 from agentmetrology.archive.importers.detect import format_names
 from agentmetrology.archive.importers.formats import log_files
@@ -30,13 +29,12 @@ from agentmetrology.archive.redact import redact
 from agentmetrology.archive.regrade import regrade_store
 from agentmetrology.archive.score_row import store_facts
 from agentmetrology.cli.console import make_console
-from agentmetrology.cli.evidence_banner import print_banner
+from agentmetrology.cli.evidence_banner import print_banner, store_evidence
 from agentmetrology.records.canonical import canonical_json
 from agentmetrology.report.archive_report import render_archive_report, render_regrade_report
 from agentmetrology.report.numberguard import NumberGuardError
 from agentmetrology.store.qualify import banner
 from agentmetrology.store.store import LEDGER_FILE
-from agentmetrology.store.verify import NotAStoreError
 
 archive_app = typer.Typer(name="archive", help="Audit archived runs without new rollouts.",
                           no_args_is_help=True, add_completion=False)
@@ -52,7 +50,11 @@ DEFAULT_MEMBER_MB = MAX_MEMBER_BYTES >> 20
 
 
 def _fail(message: str) -> typer.Exit:
-    """Print one error line to stderr and return the exit (code 2) to raise."""
+    """Print one error line to stderr and return the exit (code 2) to raise.
+
+    Not the one handler's line: these messages quote a hostile file (member names, parser
+    errors), so they are redacted and flattened to one line first.
+    """
     typer.echo(f"error: {redact(message, limit=500)}", err=True)
     return typer.Exit(code=2)
 
@@ -109,14 +111,6 @@ def _load(path: Path, fmt: str, spans: Path | None = None,
         raise _fail(f"{path.name}: cannot be read as {fmt} (nested too deeply)") from exc
     except (OSError, ValueError, KeyError, TypeError, ArithmeticError) as exc:
         raise _fail(f"{path.name}: cannot be read as {fmt} ({type(exc).__name__}: {exc})") from exc
-
-
-def _qualification(src: Path) -> dict[str, Any]:
-    """Return the full qualification of a store read for a report (exit 2 if unreadable)."""
-    try:
-        return qualify_store(src, "full")
-    except NotAStoreError as exc:
-        raise _fail(str(exc)) from exc
 
 
 def _summary(doc: dict[str, Any], out: Path) -> None:
@@ -182,7 +176,7 @@ def audit(
     inputs = _inputs(src) + ([("spans", span_file)] if span_file else [])
     qualification = facts = None
     if archive.format == "agm":  # our own store: bind the report to its qualified evidence
-        qualification = _qualification(src)
+        qualification = store_evidence(src)
         with open_store(src) as st:
             facts = store_facts(st)
     doc = audit_archive(archive, inputs, qualification, facts)
@@ -225,7 +219,7 @@ def compare(
     out_dir = _out_dir(out)
     doc = compare_archives(a_old, a_new, crossed)
     # Our own stores: the comparison carries each side's qualification, banner when unqualified.
-    evidence = {side: _qualification(src) for side, src, arc in
+    evidence = {side: store_evidence(src) for side, src, arc in
                 (("old", old_src, a_old), ("new", new_src, a_new)) if arc.format == "agm"}
     if evidence:
         doc["evidence"] = evidence
@@ -272,8 +266,9 @@ def regrade(
     if not looks_like_store(src):
         raise _fail(f"not an evidence store (a directory holding {LEDGER_FILE}): {store}")
     out_dir = _out_dir(out)
+    evidence = store_evidence(src)  # NotAStoreError (a UserError) for an unreadable ledger
     try:
-        doc = regrade_store(src, _qualification(src))
+        doc = regrade_store(src, evidence)
         md = render_regrade_report(doc)
     except (ArchiveFormatError, NumberGuardError) as exc:
         raise _fail(str(exc)) from exc

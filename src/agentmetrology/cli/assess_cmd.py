@@ -98,10 +98,7 @@ def assess_cmd(
     spec = env_arg(env)
     tasks = list(spec.tasks) if task == "all" else [t for t in task.split(",") if t]
     for t in tasks:
-        try:
-            spec.check_task(t)
-        except ValueError as exc:
-            fail(str(exc))
+        spec.check_task(t)
     if store is not None:
         if agent is not None:
             fail("--agent runs executions; --store assesses recorded ones: give one of them")
@@ -117,19 +114,13 @@ def assess_cmd(
         fail("--campaign needs --store")
     if agent is None:
         fail("give --agent (a model-free agent to run) or --store (recorded episodes)")
-    try:
-        seed_list = parse_seeds(seeds or "0-9")
-        prof = profile or spec.profiles[0]
-        spec.check_profile(prof)
-        cond = canonical_condition(spec, condition or "clean")
-    except ValueError as exc:
-        fail(str(exc))
+    seed_list = parse_seeds(seeds or "0-9")
+    prof = profile or spec.profiles[0]
+    spec.check_profile(prof)
+    cond = canonical_condition(spec, condition or "clean")
     if agent not in spec.agents:
         fail(f"unknown agent {agent!r}; {spec.name} has: {', '.join(spec.agents)}")
-    try:
-        doc = assess_runs(spec, tasks, seed_list, agent, level or "L2", prof, cond, mask)
-    except ValueError as exc:  # UserError included: a bad contract or mask path
-        fail(str(exc))
+    doc = assess_runs(spec, tasks, seed_list, agent, level or "L2", prof, cond, mask)
     print(json.dumps(doc) if json_out else render(doc))
 
 
@@ -140,10 +131,8 @@ def _recorded(spec: EnvSpec, store: Path, campaign: str | None, tasks: list[str]
         st = EvidenceStore.open_readonly(store)
     except (StoreNotFoundError, LedgerError, OSError) as exc:
         fail(f"cannot open {store}: {exc}")
-    try:
+    try:  # UserError (no episodes, a bad contract or mask path): the one handler prints it
         doc = assess_store(st, spec, campaign, tasks, masks)
-    except ValueError as exc:  # UserError included: no episodes, a bad contract or mask path
-        fail(str(exc))
     finally:
         st.close()
     doc["store"] = store.name

@@ -30,7 +30,7 @@ from agentmetrology.audit.scorer_override import (
 from agentmetrology.audit.store_read import StoreAuditError, StoreEpisodes, read_store
 from agentmetrology.audit.target import TaskRef
 from agentmetrology.audit.targets.env import EnvTarget
-from agentmetrology.cli.console import make_console
+from agentmetrology.cli.console import err_console, make_console
 from agentmetrology.cli.env_cmd import env_arg
 from agentmetrology.cli.errors import fail
 from agentmetrology.cli.table_fit import Col, fit_table
@@ -41,7 +41,6 @@ from agentmetrology.report.audit_report import render_audit_report
 from agentmetrology.report.numberguard import NumberGuardError
 from agentmetrology.run.seeds import parse_seeds
 
-err_console = Console(stderr=True, highlight=False)
 CARD_ROWS = ("scorer_kind", "criterion_sensitivity", "ownership_completeness",
              "non_degeneracy", "replay")
 REASON_CHARS = 160  # a reason line on the terminal (audit.json has the whole text)

@@ -11,14 +11,12 @@ from rich.console import Console
 from rich.text import Text
 
 from agentmetrology.cli.campaign_tables import cell_table, target_table
-from agentmetrology.cli.console import make_console
+from agentmetrology.cli.console import err_console, make_console
 from agentmetrology.cli.errors import fail
 from agentmetrology.store import (
-    CampaignMismatchError,
     CampaignStatus,
     EvidenceStore,
     LedgerError,
-    StoreBusyError,
     StoreNotFoundError,
 )
 from agentmetrology.store.qualify import banner
@@ -37,14 +35,11 @@ if TYPE_CHECKING:
 campaign_app = typer.Typer(help="Run resumable campaigns into an evidence store.",
                            no_args_is_help=True, add_completion=False,
                            pretty_exceptions_enable=False)
-_err = Console(stderr=True, highlight=False, soft_wrap=True)
-if not _err.is_terminal:
-    _err = Console(stderr=True, highlight=False, soft_wrap=True, width=160)
 
 
 def _say(message: str, style: str) -> None:
     """Print a message on stderr in `style`, literally: config text like `[[targets]]` stays."""
-    _err.print(Text(message, style=style), highlight=False)
+    err_console.print(Text(message, style=style), highlight=False)
 
 
 def _print_problems(err: CampaignConfigError) -> None:
@@ -133,7 +128,7 @@ def run(
 ) -> None:
     """Run every administration of FILE not yet recorded in the store (resumable)."""
     from agentmetrology.run.campaign import CampaignConfigError, check_environment
-    from agentmetrology.run.campaign.backends import BACKENDS, BackendError
+    from agentmetrology.run.campaign.backends import BACKENDS
     from agentmetrology.run.campaign.ray_cluster import RayOptions, connect, import_ray
 
     if backend not in BACKENDS:
@@ -146,13 +141,10 @@ def run(
     if backend != "ray" and (ray_address or ray_actors or ray_concurrency):
         fail("--ray-address, --ray-actors and --ray-concurrency need --backend ray")
     options = RayOptions(address=ray_address, actors=ray_actors, concurrency=ray_concurrency)
-    try:
-        # Before a new store is made: a cluster that cannot be reached leaves nothing on disk.
-        # With an existing store, run_campaign starts Ray (before it writes anything) only if
-        # something is left to run.
-        owns_ray = backend == "ray" and not store.exists() and connect(options)
-    except BackendError as exc:
-        fail(str(exc))
+    # Before a new store is made: a cluster that cannot be reached (BackendError, a UserError)
+    # leaves nothing on disk. With an existing store, run_campaign starts Ray (before it writes
+    # anything) only if something is left to run.
+    owns_ray = backend == "ray" and not store.exists() and connect(options)
     try:
         result = _run(config, store, backend, workers, options, quiet, retry)
     finally:
@@ -165,9 +157,8 @@ def _run(config: Any, store: Path, backend: str, workers: int | None, options: R
          quiet: bool, retry: bool) -> Any:
     """Run the campaign into the store; print one error line (exit 2) for what the user can fix."""
     from agentmetrology.run.campaign import CampaignConfigError, run_campaign
-    from agentmetrology.run.campaign.backends import BackendError
 
-    bar = _Bar(_err)
+    bar = _Bar(err_console)
     st = _open_store(store, create=True)
     try:
         with st:
@@ -180,8 +171,6 @@ def _run(config: Any, store: Path, backend: str, workers: int | None, options: R
     except CampaignConfigError as exc:
         _print_problems(exc)
         fail(f"{config.file}: the environment is not ready; nothing was run")
-    except (StoreBusyError, CampaignMismatchError, BackendError) as exc:
-        fail(str(exc))
     except KeyboardInterrupt:
         fail("interrupted: attempts in flight stay recorded as interrupted; run the same "
              "command to resume", code=130)
@@ -262,8 +251,8 @@ def _print_banner(evidence: dict[str, Any]) -> None:
 def _open_store(path: Path, create: bool) -> EvidenceStore:
     try:
         return EvidenceStore.open(path, create=create)
-    except StoreNotFoundError as exc:
-        fail(str(exc))
+    except StoreNotFoundError:
+        raise  # a UserError saying how to fix it: not "cannot open" below
     except (OSError, LedgerError) as exc:
         fail(f"cannot open the evidence store at {path}: {exc}")
 

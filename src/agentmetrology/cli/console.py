@@ -1,4 +1,4 @@
-"""The rich console the CLI prints with: wide enough for tables when output is piped."""
+"""The rich consoles the CLI prints with: wide enough for tables when output is piped."""
 
 from __future__ import annotations
 
@@ -15,3 +15,15 @@ def make_console() -> Console:
     if not console.is_terminal and not os.environ.get("COLUMNS", "").strip().isdigit():
         console = Console(highlight=False, width=PIPE_WIDTH)
     return console
+
+
+def _stderr_console() -> Console:
+    """Return the stderr console: lines are never wrapped; piped, a progress bar is 160 wide."""
+    console = Console(stderr=True, highlight=False, soft_wrap=True)
+    if not console.is_terminal:
+        console = Console(stderr=True, highlight=False, soft_wrap=True, width=PIPE_WIDTH)
+    return console
+
+
+err_console = _stderr_console()
+"""The one stderr console: error lines, notices, banners and progress bars."""

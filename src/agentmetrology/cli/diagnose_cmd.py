@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Annotated, Any
 
 import typer
 
@@ -14,9 +15,22 @@ from agentmetrology.cli.errors import fail
 from agentmetrology.cli.evidence_banner import print_banner, store_evidence
 from agentmetrology.cli.table_fit import Col, fit_table
 from agentmetrology.diagnose.run import diagnose_store
+from agentmetrology.records.errors import UserError
 from agentmetrology.report.diagnose_report import render_diagnose_report
 from agentmetrology.report.numberguard import NumberGuardError
 from agentmetrology.store import LedgerError
+
+# The LLM-judge audit's options (used only with --judge-model).
+JudgeModelOpt = Annotated[list[str] | None, typer.Option(
+    "--judge-model", help="Also audit an LLM judge (repeat for two judges): saved trajectories "
+                          "in four views.")]
+BaseUrlOpt = Annotated[str | None, typer.Option("--base-url",
+                                                help="judge: OpenAI-compatible endpoint.")]
+ApiKeyEnvOpt = Annotated[str | None, typer.Option("--api-key-env", help="judge: key variable.")]
+JudgeCallsOpt = Annotated[int, typer.Option("--judge-calls", min=1, max=20,
+                                            help="judge: calls per episode and view.")]
+JudgeEpisodesOpt = Annotated[int, typer.Option("--judge-episodes", min=1, max=10_000,
+                                               help="judge: original episodes shown.")]
 
 
 def diagnose_cmd(
@@ -25,27 +39,34 @@ def diagnose_cmd(
     analysis_seed: int = typer.Option(0, "--analysis-seed", min=0,
                                       help="Seed of the bootstrap intervals."),
     json_out: bool = typer.Option(False, "--json", help="Print diagnose.json."),
-    judge_model: list[str] = typer.Option(None, "--judge-model", help="Also audit an LLM "
-                                          "judge (repeat for two judges): saved trajectories "
-                                          "in four views."),
-    base_url: str = typer.Option(None, "--base-url", help="judge: OpenAI-compatible endpoint."),
-    api_key_env: str = typer.Option(None, "--api-key-env", help="judge: key variable."),
-    judge_calls: int = typer.Option(3, "--judge-calls", min=1, max=20,
-                                    help="judge: calls per episode and view."),
-    judge_episodes: int = typer.Option(20, "--judge-episodes", min=1, max=10_000,
-                                       help="judge: original episodes shown."),
+    judge_model: JudgeModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    api_key_env: ApiKeyEnvOpt = None,
+    judge_calls: JudgeCallsOpt = 3,
+    judge_episodes: JudgeEpisodesOpt = 20,
 ) -> None:
     """Tell agent, environment and scorer apart: gaps, rescored gaps, MSR/MTR, readings."""
     judges = [target_from_spec(f"{AGENT_PREFIX}{m}", base_url=base_url, api_key_env=api_key_env,
                                max_retries=1) for m in judge_model or []]
     try:
         doc = diagnose_store(store, analysis_seed, judges, judge_calls, judge_episodes)
-    except (ValueError, LedgerError, OSError) as exc:
+    except UserError:
+        raise  # no mutated administrations, no original to show a judge: the one handler
+    except (ValueError, LedgerError, OSError) as exc:  # a damaged store: its first line
         fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     evidence = store_evidence(store)
     if not evidence["qualified"]:  # a qualified analysis stays byte-identical across stores
         doc["evidence"] = evidence
     print_banner(evidence)
+    _write(doc, out)
+    if json_out:
+        print(json.dumps(doc, indent=2, sort_keys=True))
+        return
+    _print_summary(doc, store, out)
+
+
+def _write(doc: dict[str, Any], out: Path) -> None:
+    """Render the report and write diagnose.json, report.md and report.html into `out`."""
     try:
         markdown, html = render_diagnose_report(doc)
     except NumberGuardError as exc:
@@ -57,9 +78,10 @@ def diagnose_cmd(
         (out / "report.html").write_text(html)
     except OSError as exc:
         fail(f"cannot write into {out}: {exc.strerror or exc}")
-    if json_out:
-        print(json.dumps(doc, indent=2, sort_keys=True))
-        return
+
+
+def _print_summary(doc: dict[str, Any], store: Path, out: Path) -> None:
+    """Print the groups' table, the pair counts, the controls and the judge audit's lines."""
     console = make_console()
     rows = [[g["target"], g["mutation"], str(g["complete"]),
              "n/a" if not g.get("vrg") else f"{g['vrg']['value']:.3f}",

@@ -8,17 +8,12 @@ from typing import Any
 import typer
 
 from agentmetrology.archive.evidence_check import qualify_store
-from agentmetrology.cli.errors import fail
 from agentmetrology.store.qualify import banner
-from agentmetrology.store.verify import NotAStoreError
 
 
 def store_evidence(store: Path) -> dict[str, Any]:
-    """Return the full qualification of a store a report is built from (exit 2 if none)."""
-    try:
-        return qualify_store(store, "full")
-    except NotAStoreError as exc:
-        fail(str(exc))
+    """Return the full qualification of a store a report is built from (NotAStoreError if none)."""
+    return qualify_store(store, "full")
 
 
 def print_banner(evidence: dict[str, Any] | None) -> None:

@@ -17,7 +17,6 @@ from agentmetrology.cli.errors import fail
 from agentmetrology.cli.evidence_banner import print_banner, store_evidence
 from agentmetrology.experiment import (
     ExperimentPlan,
-    PlanChangedError,
     Registration,
     analyse,
     find,
@@ -31,12 +30,10 @@ from agentmetrology.experiment.power import plan_power
 from agentmetrology.report.experiment_report import render_experiment_report
 from agentmetrology.report.numberguard import NumberGuardError
 from agentmetrology.run.campaign import CampaignConfigError
-from agentmetrology.run.campaign.backends import BACKENDS, BackendError
+from agentmetrology.run.campaign.backends import BACKENDS
 from agentmetrology.store import (
-    CampaignMismatchError,
     EvidenceStore,
     LedgerError,
-    StoreBusyError,
     StoreNotFoundError,
 )
 
@@ -62,8 +59,8 @@ def _open(path: Path, create: bool, readonly: bool = False) -> EvidenceStore:
         if readonly:
             return EvidenceStore.open_readonly(path)
         return EvidenceStore.open(path, create=create)
-    except StoreNotFoundError as exc:
-        fail(str(exc))
+    except StoreNotFoundError:
+        raise  # a UserError saying how to fix it: not "cannot open" below
     except (OSError, LedgerError) as exc:
         fail(f"cannot open the evidence store at {path}: {exc}")
 
@@ -88,13 +85,9 @@ def run(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML)."),
     if backend not in BACKENDS:
         fail(f"unknown backend {backend!r}; use one of: {', '.join(BACKENDS)}")
     plan = _plan(plan_file)
-    try:
+    try:  # a changed plan, a busy store or a backend that cannot start: UserErrors
         with _open(store, create=True) as st:
             reg, new, result = run_experiment(st, plan, backend=backend, workers=workers)
-    except PlanChangedError as exc:
-        fail(str(exc))
-    except (StoreBusyError, CampaignMismatchError, BackendError) as exc:
-        fail(str(exc))
     except KeyboardInterrupt:
         fail("interrupted: run the same command to resume", code=130)
     console = make_console()

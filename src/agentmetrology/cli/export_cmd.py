@@ -6,16 +6,14 @@ import sys
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
 from agentmetrology.cli.args import split_nonempty_names
+from agentmetrology.cli.console import err_console
 from agentmetrology.cli.errors import fail
 from agentmetrology.run.export import export_rows
-from agentmetrology.run.export_write import ExportError, format_for, render, write_atomic
+from agentmetrology.run.export_write import format_for, render, write_atomic
 from agentmetrology.store import EvidenceStore, LedgerError, StoreNotFoundError
 from agentmetrology.store.blobs import BlobError
-
-_err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def export_cmd(
@@ -30,10 +28,7 @@ def export_cmd(
 ) -> None:
     """Write one row per recorded episode: key fields, termination, every scorer's score,
     status and version, cost and digests; an unmeasured score is null, never 0."""
-    try:
-        kind = format_for(fmt, out)
-    except ExportError as exc:
-        fail(str(exc))
+    kind = format_for(fmt, out)
     if out is None and kind == "parquet":
         fail("Parquet is binary: give --out FILE.parquet")
     if out is not None and out.exists() and not force:
@@ -42,25 +37,20 @@ def export_cmd(
     try:
         with EvidenceStore.open_readonly(store, scrub_env=False) as st:
             export = export_rows(st, names)
-    except StoreNotFoundError as exc:
-        fail(str(exc))
-    except KeyError as exc:
-        fail(str(exc.args[0]))
+    except StoreNotFoundError:
+        raise  # a UserError saying how to fix it: not "cannot read" below
     except BlobError as exc:
         fail(f"{store}: {exc}")
     except (OSError, LedgerError) as exc:
         fail(f"cannot read the evidence store at {store}: {exc}")
-    try:
-        data = render(export, kind)
-        if out is None:
-            sys.stdout.buffer.write(data)
-            sys.stdout.flush()
-        else:
-            write_atomic(data, out, force=force)
-    except ExportError as exc:
-        fail(str(exc))
+    data = render(export, kind)
+    if out is None:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    else:
+        write_atomic(data, out, force=force)
     where = "stdout" if out is None else str(out)
     note = (f"; {export.unrecorded} planned administration(s) have no recorded episode yet "
             "and are not rows (agm campaign status)" if export.unrecorded else "")
-    _err.print(f"exported {len(export.rows)} episode(s) as {kind} to {where}{note}",
+    err_console.print(f"exported {len(export.rows)} episode(s) as {kind} to {where}{note}",
                markup=False, emoji=False)

@@ -6,16 +6,14 @@ import json
 from typing import Any, NoReturn
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from agentmetrology.cli.console import make_console
+from agentmetrology.cli.console import err_console, make_console
 from agentmetrology.cli.table_fit import Col, fit_table
 from agentmetrology.records.environment import Column, EnvSpec
 from agentmetrology.run.adhoc import RunOutcome
 from agentmetrology.run.request import RunRequest
 
-err_console = Console(stderr=True, highlight=False)
 PROGRESS_AFTER = 20  # episodes: below this a run takes well under a second
 REPEAT_COLUMN = (Col("repeat", 7, True), "repeat", 0)  # the table column of --epochs runs
 COST_COLUMN = (Col("cost", 5, True), "cost_text", -1)  # LLM runs

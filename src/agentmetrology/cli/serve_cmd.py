@@ -14,7 +14,6 @@ from agentmetrology.cli.errors import fail
 from agentmetrology.run.adhoc import DEFAULT_STORE
 from agentmetrology.serve.mcp_server import (
     DEFAULT_PORT,
-    LevelNotServable,
     McpEpisode,
     check_level,
     serve_http,
@@ -54,17 +53,14 @@ def serve_mcp(
 ) -> None:
     """Expose an environment's tools over MCP; record and score the episode on submit."""
     spec = env_arg(env)
-    try:
-        spec.check_task(task)
-        check_level(spec, level)
-        spec.check_profile(profile or spec.profiles[0])
-    except (ValueError, LevelNotServable) as exc:
-        fail(str(exc))
+    spec.check_task(task)  # these raise UserErrors: the one handler prints them
+    check_level(spec, level)
+    spec.check_profile(profile or spec.profiles[0])
     try:
         episode = McpEpisode(spec, task, seed, store=store, out_dir=out, profile=profile,
                              condition=condition, level=level, target=target, repeat=repeat,
                              transport="http" if http else "stdio")
-    except (ValueError, LedgerError) as exc:  # also StoreError: an unreadable ledger
+    except LedgerError as exc:  # e.g. a directory that is not a store (also an OSError)
         fail(str(exc))
     except OSError as exc:
         fail(f"cannot open the evidence store at {store}: {exc}")

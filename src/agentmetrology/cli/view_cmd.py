@@ -8,7 +8,6 @@ from pathlib import Path
 import typer
 
 from agentmetrology.cli.errors import fail
-from agentmetrology.store.errors import StoreError
 from agentmetrology.store.reader import StoreReader
 from agentmetrology.view.server import DEFAULT_HOST, DEFAULT_PORT, is_loopback, serve
 from agentmetrology.view.source import detect_source
@@ -26,10 +25,7 @@ def view_cmd(
     """Serve a read-only web viewer of PATH on 127.0.0.1 (the store is never written)."""
     source = detect_source(path)  # ViewSourceError: one line, exit 2 (a UserError)
     if source.kind == "store":
-        try:
-            StoreReader(source.root).check()
-        except StoreError as exc:
-            fail(str(exc))
+        StoreReader(source.root).check()  # StoreError (a UserError) for an unreadable ledger
     logging.basicConfig(level=logging.WARNING, format="agm view: %(message)s")
     if not is_loopback(host):
         typer.echo(f"warning: {host} is not a loopback address: anyone who can reach it can "

@@ -16,6 +16,7 @@ from agentmetrology.envs.registry import get_env
 from agentmetrology.mutations import MUTATIONS, split_condition
 from agentmetrology.records.canonical import digest, to_plain
 from agentmetrology.records.episode import Episode, episode_from_plain
+from agentmetrology.records.errors import UserError
 from agentmetrology.scoring.rescore import original_tool_names
 from agentmetrology.store import EvidenceStore
 from agentmetrology.store.ledger import key_text
@@ -88,12 +89,12 @@ def diagnose_store(path: Path, seed: int = 0, judges: Sequence[LLMTarget] = (),
         if judges:
             episodes, native = _originals(store, judge_episodes)
             if not episodes:
-                raise ValueError(f"the store at {path} holds no recorded original episode to "
-                                 "show a judge")
+                raise UserError(f"the store at {path} holds no recorded original episode to "
+                                "show a judge")
             judge_doc = run_judge_audit(episodes, judges, judge_calls, native)
     if not pairs and judge_doc is None:
-        raise ValueError(f"the store at {path} holds no mutated administrations: run a "
-                         "campaign with `mutations = [...]` first (or give --judge-model)")
+        raise UserError(f"the store at {path} holds no mutated administrations: run a "
+                        "campaign with `mutations = [...]` first (or give --judge-model)")
     groups = {"|".join(k): {"environment": k[0], "target": k[1], "level": k[2],
                             "mutation": k[3], **v}
               for k, v in diagnose_pairs(pairs, seed).items()}

@@ -17,6 +17,7 @@ from typing import Any, Literal, Protocol
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.contract import ContractHooks
 from agentmetrology.records.episode import Episode
+from agentmetrology.records.errors import UserError
 from agentmetrology.records.events import Event
 from agentmetrology.records.policy import LEVELS, Level, Policy
 from agentmetrology.records.recorder import Recorder
@@ -234,12 +235,12 @@ class EnvSpec:
         return "L2" if "L2" in self.levels else self.levels[-1]
 
     def ownership_of(self, level: str) -> dict[str, Owner]:
-        """Return who owns each decision at `level`, or raise ValueError naming the levels."""
+        """Return who owns each decision at `level`, or raise UserError naming the levels."""
         own = self.ownership.get(level)
         if own is None:
             if self.ownership or level != "L2":  # no map at all: the model owns everything
-                raise ValueError(f"environment {self.name!r} has no level {level!r}; known: "
-                                 f"{', '.join(self.levels)}")
+                raise UserError(f"environment {self.name!r} has no level {level!r}; known: "
+                                f"{', '.join(self.levels)}")
             return {}
         return dict(own)
 
@@ -265,21 +266,26 @@ class EnvSpec:
         return {s.name: s.version for s in self.scorers}
 
     def canonical_condition(self, condition: str) -> str:
-        """Return the canonical spelling of a condition, or raise ValueError."""
+        """Return the canonical spelling of a condition, or raise UserError."""
         if self.conditions is None:
             if condition != "clean":
-                raise ValueError(f"environment {self.name!r} has only the condition 'clean'")
+                raise UserError(f"environment {self.name!r} has only the condition 'clean'")
             return condition
-        return self.conditions(condition)
+        try:
+            return self.conditions(condition)
+        except UserError:
+            raise
+        except ValueError as exc:  # the plug-in's parser refused what the user wrote
+            raise UserError(str(exc)) from exc
 
     def check_task(self, task: str) -> None:
-        """Raise ValueError naming the known tasks unless `task` is one."""
+        """Raise UserError naming the known tasks unless `task` is one."""
         if task not in self.tasks:
-            raise ValueError(f"unknown task {task!r} of environment {self.name!r}; known: "
-                             f"{', '.join(self.tasks)}")
+            raise UserError(f"unknown task {task!r} of environment {self.name!r}; known: "
+                            f"{', '.join(self.tasks)}")
 
     def check_profile(self, profile: str) -> None:
-        """Raise ValueError naming the profiles unless `profile` is one."""
+        """Raise UserError naming the profiles unless `profile` is one."""
         if profile not in self.profiles:
-            raise ValueError(f"unknown profile {profile!r} of environment {self.name!r}; "
-                             f"use one of: {', '.join(self.profiles)}")
+            raise UserError(f"unknown profile {profile!r} of environment {self.name!r}; "
+                            f"use one of: {', '.join(self.profiles)}")

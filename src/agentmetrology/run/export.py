@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentmetrology.records.episode import MEASUREMENT_FAILURES, EpisodeKey
+from agentmetrology.records.errors import UserError
 from agentmetrology.store import EvidenceStore
 from agentmetrology.store.errors import reading
 from agentmetrology.store.schema import DEFAULT_ENVIRONMENT
@@ -98,7 +99,7 @@ def _binding_digest(store: EvidenceStore, key: EpisodeKey) -> str | None:
 def export_rows(store: EvidenceStore, campaigns: Sequence[str] | None = None) -> Export:
     """Return the export of the store's recorded episodes (of `campaigns`, default all).
 
-    KeyError names an unknown campaign; StoreError an unreadable ledger.
+    UserError names an unknown campaign; StoreError an unreadable ledger.
     """
     with reading(store.root):
         return _export(store, campaigns)
@@ -109,8 +110,8 @@ def _export(store: EvidenceStore, campaigns: Sequence[str] | None) -> Export:
     if campaigns is not None:
         for c in campaigns:
             if c not in names:
-                raise KeyError(f"no campaign {c!r} in the store at {store.root} "
-                               f"(have: {', '.join(names) or 'none'})")
+                raise UserError(f"no campaign {c!r} in the store at {store.root} "
+                                f"(have: {', '.join(names) or 'none'})")
         names = [n for n in names if n in campaigns]
     rows: list[dict[str, Any]] = []
     unrecorded = 0

@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from agentmetrology.records.errors import UserError
 from agentmetrology.run.export import Export, jsonl_text
 
 FORMATS = ("jsonl", "csv", "parquet")
@@ -24,7 +25,7 @@ INT_FIELDS = frozenset({"seed", "repeat", "requests", "tool_calls", "model_attem
                         "input_tokens", "output_tokens"})
 
 
-class ExportError(Exception):
+class ExportError(UserError):
     """An export that cannot be written; the message says what to do."""
 
 

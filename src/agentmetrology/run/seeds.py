@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from agentmetrology.records.errors import UserError
+
 MAX_SEEDS = 100_000
 MAX_SEED = 2**63 - 1  # the ledger stores seeds as SQLite integers (signed 64-bit)
 
 
 def parse_seeds(text: str) -> list[int]:
-    """Return the seeds of '0-9', '3', '1,4,7' or '0-4,10' in order; raise ValueError if bad.
+    """Return the seeds of '0-9', '3', '1,4,7' or '0-4,10' in order; raise UserError if bad.
 
     A seed listed twice is refused: running it twice would silently weight it double.
     """
@@ -15,29 +17,29 @@ def parse_seeds(text: str) -> list[int]:
     for part in text.split(","):
         part = part.strip()
         if not part:
-            raise ValueError(f"bad seed list {text!r}: empty item")
+            raise UserError(f"bad seed list {text!r}: empty item")
         lo_s, dash, hi_s = part.partition("-")
         try:
             lo = int(lo_s)
             hi = int(hi_s) if dash else lo
         except ValueError:
-            raise ValueError(f"bad seed list {text!r}: use forms like \"0-9\", \"3\", "
-                             "\"1,4,7\" or \"0-4,10\"") from None
+            raise UserError(f"bad seed list {text!r}: use forms like \"0-9\", \"3\", "
+                            "\"1,4,7\" or \"0-4,10\"") from None
         if lo < 0 or hi < lo:
-            raise ValueError(f"bad seed range {part!r}: seeds are non-negative and lo <= hi")
+            raise UserError(f"bad seed range {part!r}: seeds are non-negative and lo <= hi")
         if hi > MAX_SEED:
-            raise ValueError(f"seed {hi} is too large (at most 2**63-1)")
+            raise UserError(f"seed {hi} is too large (at most 2**63-1)")
         if len(seeds) + hi - lo + 1 > MAX_SEEDS:
-            raise ValueError(f"too many seeds in {text!r} (at most {MAX_SEEDS:,})")
+            raise UserError(f"too many seeds in {text!r} (at most {MAX_SEEDS:,})")
         seeds.extend(range(lo, hi + 1))
     check_distinct(seeds, text)
     return seeds
 
 
 def check_distinct(seeds: list[int], text: str) -> None:
-    """Raise ValueError naming the seeds that `seeds` lists more than once."""
+    """Raise UserError naming the seeds that `seeds` lists more than once."""
     if len(set(seeds)) != len(seeds):
         seen: set[int] = set()
         dupes = sorted({s for s in seeds if s in seen or seen.add(s)})  # type: ignore[func-returns-value]
-        raise ValueError(f"seed list {text!r} repeats seed(s) {', '.join(map(str, dupes))}; "
-                         "list each seed once")
+        raise UserError(f"seed list {text!r} repeats seed(s) {', '.join(map(str, dupes))}; "
+                        "list each seed once")

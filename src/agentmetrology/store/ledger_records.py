@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from agentmetrology.records.episode import EpisodeKey
+from agentmetrology.records.errors import UserError
 from agentmetrology.store.evidence import EpisodeEvidence
 from agentmetrology.store.schema import DEFAULT_ENVIRONMENT
 
@@ -27,7 +28,7 @@ class DuplicateEpisodeError(LedgerError):
     """Raised when an episode is submitted for a key that already has one."""
 
 
-class CampaignMismatchError(LedgerError):
+class CampaignMismatchError(LedgerError, UserError):
     """Raised when a campaign name is reused with a different plan."""
 
 

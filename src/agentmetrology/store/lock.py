@@ -19,13 +19,14 @@ import os
 from pathlib import Path
 from types import TracebackType
 
+from agentmetrology.records.errors import UserError
 from agentmetrology.store.ledger import LedgerError
 
 PID_NOTE = "run.lock"
 _RETRIES = 5
 
 
-class StoreBusyError(LedgerError, RuntimeError):
+class StoreBusyError(LedgerError, RuntimeError, UserError):
     """Raised when another process holds the lock."""
 
 

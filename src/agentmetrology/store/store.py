@@ -16,6 +16,7 @@ from typing import Any
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.canonical import canonical_json, decode_json
 from agentmetrology.records.episode import BillableAttempt, Episode, EpisodeKey
+from agentmetrology.records.errors import UserError
 from agentmetrology.store.blobs import BlobCorruptError, BlobStore
 from agentmetrology.store.errors import reading
 from agentmetrology.store.evidence import EpisodeEvidence
@@ -35,7 +36,7 @@ from agentmetrology.store.status import CampaignStatus, campaign_status
 LEDGER_FILE = "ledger.sqlite"
 
 
-class StoreNotFoundError(FileNotFoundError):
+class StoreNotFoundError(FileNotFoundError, UserError):
     """Raised when opening a store that does not exist without permission to create it."""
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrology.records.canonical import digest, from_plain
+from agentmetrology.records.errors import UserError
 from agentmetrology.store.chain import (
     CHAIN_META,
     GENESIS,
@@ -61,7 +62,7 @@ _BINDING_KEYS = {"key", "registration_id", "seed", "task_spec_digest", "target_c
 Reopen = Callable[[str, str, str], str | None]
 
 
-class NotAStoreError(Exception):
+class NotAStoreError(UserError):
     """Raised when a path is not an evidence store (no readable ledger)."""
 
 

@@ -94,85 +94,96 @@ def _html(text: str, status: int = 200) -> HTMLResponse:
     return HTMLResponse(text, status, headers=SECURITY_HEADERS)
 
 
+def _error(h: Html, status: int, title: str, message: str) -> HTMLResponse:
+    return _html(h.page(title, f'<p class="status-INVALID" id="error">{h.t(message)}</p>',
+                        '<a href="/">home</a>'), status)
+
+
+def _guarded(h: Html, fn: Callable[[Request], str]) -> Callable[[Request], Response]:
+    """Return an endpoint serving `fn`'s page; a bad request, a missing item or an unreadable
+    source becomes an error page (400, 404, 500), never a traceback."""
+    def endpoint(request: Request) -> Response:
+        try:
+            return _html(fn(request))
+        except BadRequest as exc:
+            return _error(h, 400, "Bad request", str(exc))
+        except LookupError as exc:
+            return _error(h, 404, "Not found", str(exc.args[0]) if exc.args else "not found")
+        except (StoreError, FileReadError) as exc:
+            log.error("%s", exc)
+            return _error(h, 500, "Cannot read", str(exc))
+    return endpoint
+
+
+def _store_routes(h: Html, source: Source) -> list[Route]:
+    """Return the pages of an evidence store: index, campaign, episodes, episode."""
+    reader = StoreReader(source.root)
+
+    def campaign(request: Request) -> str:
+        name = request.query_params.get("name", "")
+        status = reader.campaign(name)
+        if status is None:
+            raise LookupError(f"no campaign {name!r} in this store")
+        return campaign_page(h, reader, status)
+
+    def episodes(request: Request) -> str:
+        page, size = paging(request.query_params)
+        return episodes_page(h, reader, episode_filter(request.query_params), page, size)
+
+    def episode(request: Request) -> str:
+        key = episode_key(request.query_params)
+        actor = request.query_params.get("actor") or None
+        if actor is not None and actor not in ACTORS:
+            raise BadRequest(f"actor must be one of {', '.join(ACTORS)}, not {actor!r}")
+        data = reader.episode(key)
+        if data is None:
+            raise LookupError("no administration with this key in the store")
+        return episode_page(h, reader, key, data, actor)
+
+    return [Route("/", _guarded(h, lambda r: index_page(h, reader))),
+            Route("/campaign", _guarded(h, campaign)),
+            Route("/episodes", _guarded(h, episodes)),
+            Route("/episode", _guarded(h, episode))]
+
+
+def _file_routes(h: Html, source: Source) -> list[Route]:
+    """Return the pages of an audit or archive-audit directory: its index and its files."""
+    routes: list[Route] = []
+    if source.kind == "audit":
+        routes.append(Route("/", _guarded(h, lambda r: audit_page(h, source))))
+    else:
+        routes.append(Route("/", _guarded(h, lambda r: archive_page(h, source, r.query_params))))
+    allowed = frozenset(source.files)
+
+    def files(request: Request) -> Response:
+        name = request.path_params["name"]
+        # Only the names found when the viewer started: nothing else in or beyond the dir.
+        if name not in allowed:
+            log.warning("refused file %r: not one the viewer serves", name)
+            return _error(h, 404, "Not found", "not found")
+        try:
+            data = (source.root / name).read_bytes()
+        except OSError as exc:
+            return _error(h, 500, "Cannot read", f"cannot read {name}: {exc}")
+        kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
+        if kind.startswith("text/") or kind == "application/json":
+            kind += "; charset=utf-8"
+        return Response(h.redact_bytes(data), 200, headers=SECURITY_HEADERS,
+                        media_type=kind)
+
+    routes.append(Route("/files/{name:path}", files))
+    return routes
+
+
 def create_app(source: Source, *, hosts: Iterable[str] = LOOPBACK_NAMES,
                secrets: Iterable[str] = ()) -> ASGIApp:
     """Return the viewer of `source` as an ASGI app (GET only; Host names in `hosts`)."""
     h = Html(secrets)
-
-    def error(status: int, title: str, message: str) -> HTMLResponse:
-        return _html(h.page(title, f'<p class="status-INVALID" id="error">{h.t(message)}</p>',
-                            '<a href="/">home</a>'), status)
-
-    def guarded(fn: Callable[[Request], str]) -> Callable[[Request], Response]:
-        def endpoint(request: Request) -> Response:
-            try:
-                return _html(fn(request))
-            except BadRequest as exc:
-                return error(400, "Bad request", str(exc))
-            except LookupError as exc:
-                return error(404, "Not found", str(exc.args[0]) if exc.args else "not found")
-            except (StoreError, FileReadError) as exc:
-                log.error("%s", exc)
-                return error(500, "Cannot read", str(exc))
-        return endpoint
-
-    routes: list[Route] = []
-    if source.kind == "store":
-        reader = StoreReader(source.root)
-
-        def campaign(request: Request) -> str:
-            name = request.query_params.get("name", "")
-            status = reader.campaign(name)
-            if status is None:
-                raise LookupError(f"no campaign {name!r} in this store")
-            return campaign_page(h, reader, status)
-
-        def episodes(request: Request) -> str:
-            page, size = paging(request.query_params)
-            return episodes_page(h, reader, episode_filter(request.query_params), page, size)
-
-        def episode(request: Request) -> str:
-            key = episode_key(request.query_params)
-            actor = request.query_params.get("actor") or None
-            if actor is not None and actor not in ACTORS:
-                raise BadRequest(f"actor must be one of {', '.join(ACTORS)}, not {actor!r}")
-            data = reader.episode(key)
-            if data is None:
-                raise LookupError("no administration with this key in the store")
-            return episode_page(h, reader, key, data, actor)
-
-        routes += [Route("/", guarded(lambda r: index_page(h, reader))),
-                   Route("/campaign", guarded(campaign)),
-                   Route("/episodes", guarded(episodes)),
-                   Route("/episode", guarded(episode))]
-    else:
-        if source.kind == "audit":
-            routes.append(Route("/", guarded(lambda r: audit_page(h, source))))
-        else:
-            routes.append(Route("/", guarded(lambda r: archive_page(h, source, r.query_params))))
-        allowed = frozenset(source.files)
-
-        def files(request: Request) -> Response:
-            name = request.path_params["name"]
-            # Only the names found when the viewer started: nothing else in or beyond the dir.
-            if name not in allowed:
-                log.warning("refused file %r: not one the viewer serves", name)
-                return error(404, "Not found", "not found")
-            try:
-                data = (source.root / name).read_bytes()
-            except OSError as exc:
-                return error(500, "Cannot read", f"cannot read {name}: {exc}")
-            kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
-            if kind.startswith("text/") or kind == "application/json":
-                kind += "; charset=utf-8"
-            return Response(h.redact_bytes(data), 200, headers=SECURITY_HEADERS,
-                            media_type=kind)
-
-        routes.append(Route("/files/{name:path}", files))
+    routes = _store_routes(h, source) if source.kind == "store" else _file_routes(h, source)
 
     async def not_found(request: Request, exc: Exception) -> Response:
         log.warning("not found: %s", request.url.path)
-        return error(404, "Not found", f"no page {request.url.path}")
+        return _error(h, 404, "Not found", f"no page {request.url.path}")
 
     app = Starlette(routes=routes, exception_handlers={404: not_found})
     return Guard(app, hosts)

@@ -184,46 +184,57 @@ def _output_blind(doc: dict[str, Any], scorer: str) -> bool:
     return False
 
 
+def _unscored_docs(loaded: LoadedTask) -> list[dict[str, Any]]:
+    """Return the one document of a task without scorers: nothing to probe, said so."""
+    nothing = row("not probed", {"reason": "the task has no scorer"}, None)
+    config = {"level": None, "scorer": "no scorer", "scorer_kind": "none",
+              "rows": {k: nothing for k in ("scorer_kind", "criterion_sensitivity",
+                                             "ownership_completeness", "non_degeneracy",
+                                             "replay")},
+              "licensed_claim": "no claim licensed"}
+    return [{"audit": loaded.spec, "card": {"configurations": [config]}, "stages": {
+        "probes": {"shipped": {"status": "not probed", "scorer": "no scorer", "cells": [],
+                               "by_probe": [], "offending": [], "resolution": RESOLUTION,
+                               "pairs_compared": 0, "pairs_invalid": 0,
+                               "cells_invalid": 0, "invalid_reasons": []}}},
+             "target": {}, "scorers": {}, "tool_version": None, "analysis_seed": 0,
+             "profile": None, "seeds": None}]
+
+
+def _explain_criterion(config: dict[str, Any], kind: dict[str, Any], loaded: LoadedTask,
+                       doc: dict[str, Any]) -> None:
+    """Say why a scorer's criterion sensitivity was not probed; refuse an output-blind fail."""
+    crit = config["rows"]["criterion_sensitivity"]
+    reasons = [r["reason"] for r in crit["evidence"].get("invalid_reasons", [])]
+    if crit["status"] == "not probed" and NEEDS_JUDGE in reasons:
+        crit["evidence"]["reason"] = NEEDS_JUDGE
+    elif crit["status"] == "not probed" and not any(i.unusable is None
+                                                    for i in loaded.infos):
+        why = sorted({str(i.unusable) for i in loaded.infos}) or ["no samples"]
+        crit["evidence"]["reason"] = "no sample has a usable target (" + "; ".join(
+            why) + ")"
+    config["rows"]["scorer_kind"]["evidence"]["basis"] = kind["basis"]
+    if crit["status"] == "fail" and _output_blind(doc, config["scorer"]):
+        # The output text is not what this scorer checks (it judges the episode): forged
+        # outputs cannot separate anything, which is no verdict at all. The do-nothing
+        # pass rate is the evidence about it.
+        crit["status"] = "not probed"
+        crit["evidence"]["reason"] = ("the output text never changes this scorer's "
+                                      "verdict: it judges the episode, so forged outputs "
+                                      "cannot probe it (see the do-nothing pass rate)")
+        config["licensed_claim"] = "no claim licensed"
+
+
 def _merge(loaded: LoadedTask, docs: list[dict[str, Any]], kinds: list[dict[str, Any]],
            task_args: dict[str, Any] | None, judge: Judge | None) -> dict[str, Any]:
-    if not docs:  # a task without scorers: nothing to probe, said so
-        nothing = row("not probed", {"reason": "the task has no scorer"}, None)
-        config = {"level": None, "scorer": "no scorer", "scorer_kind": "none",
-                  "rows": {k: nothing for k in ("scorer_kind", "criterion_sensitivity",
-                                                 "ownership_completeness", "non_degeneracy",
-                                                 "replay")},
-                  "licensed_claim": "no claim licensed"}
-        docs = [{"audit": loaded.spec, "card": {"configurations": [config]}, "stages": {
-            "probes": {"shipped": {"status": "not probed", "scorer": "no scorer", "cells": [],
-                                   "by_probe": [], "offending": [], "resolution": RESOLUTION,
-                                   "pairs_compared": 0, "pairs_invalid": 0,
-                                   "cells_invalid": 0, "invalid_reasons": []}}},
-                 "target": {}, "scorers": {}, "tool_version": None, "analysis_seed": 0,
-                 "profile": None, "seeds": None}]
+    if not docs:
+        docs = _unscored_docs(loaded)
     doc = docs[0]
     configs = [d["card"]["configurations"][0] for d in docs]
     doc["stages"]["probes"] = {("shipped" if j == 0 else f"scorer {j + 1}"):
                                d["stages"]["probes"]["shipped"] for j, d in enumerate(docs)}
     for config, k in zip(configs, kinds, strict=False):
-        crit = config["rows"]["criterion_sensitivity"]
-        reasons = [r["reason"] for r in crit["evidence"].get("invalid_reasons", [])]
-        if crit["status"] == "not probed" and NEEDS_JUDGE in reasons:
-            crit["evidence"]["reason"] = NEEDS_JUDGE
-        elif crit["status"] == "not probed" and not any(i.unusable is None
-                                                        for i in loaded.infos):
-            why = sorted({str(i.unusable) for i in loaded.infos}) or ["no samples"]
-            crit["evidence"]["reason"] = "no sample has a usable target (" + "; ".join(
-                why) + ")"
-        config["rows"]["scorer_kind"]["evidence"]["basis"] = k["basis"]
-        if crit["status"] == "fail" and _output_blind(doc, config["scorer"]):
-            # The output text is not what this scorer checks (it judges the episode): forged
-            # outputs cannot separate anything, which is no verdict at all. The do-nothing
-            # pass rate is the evidence about it.
-            crit["status"] = "not probed"
-            crit["evidence"]["reason"] = ("the output text never changes this scorer's "
-                                          "verdict: it judges the episode, so forged outputs "
-                                          "cannot probe it (see the do-nothing pass rate)")
-            config["licensed_claim"] = "no claim licensed"
+        _explain_criterion(config, k, loaded, doc)
     doc["card"]["configurations"] = configs
     doc["card"]["benchmark"] = loaded.spec
     doc["card"]["shipped_configuration"] = configs[0]["scorer"]

@@ -15,11 +15,13 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+from agentmetrology.records.errors import UserError
+
 # host:port, or a Ray Client address ray://host:port.
 _ADDRESS = re.compile(r"^(ray://)?[A-Za-z0-9_.\-\[\]:]+:\d{1,5}$")
 
 
-class BackendError(RuntimeError):
+class BackendError(RuntimeError, UserError):
     """Raised when a backend cannot start (unknown name, Ray not installed, no cluster)."""
 
 
