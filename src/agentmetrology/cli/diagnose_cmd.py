@@ -24,6 +24,7 @@ def diagnose_cmd(
     analysis_seed: int = typer.Option(0, "--analysis-seed", min=0,
                                       help="Seed of the bootstrap intervals."),
     json_out: bool = typer.Option(False, "--json", help="Print diagnose.json."),
+    tau: float = typer.Option(0.65, "--tau", help="Pass threshold of MSR/MTR (0-1 scale)."),
     judge_model: list[str] = typer.Option(None, "--judge-model", help="Also audit an LLM "
                                           "judge (repeat for two judges): saved trajectories "
                                           "in four views."),
@@ -38,7 +39,7 @@ def diagnose_cmd(
     judges = [target_from_spec(f"llm:{m}", base_url=base_url, api_key_env=api_key_env,
                                max_retries=1) for m in judge_model or []]
     try:
-        doc = diagnose_store(store, analysis_seed, judges, judge_calls, judge_episodes)
+        doc = diagnose_store(store, analysis_seed, judges, judge_calls, judge_episodes, tau=tau)
     except (ValueError, LedgerError, OSError) as exc:
         fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     evidence = store_evidence(store)
