@@ -17,7 +17,7 @@ from agentmetrology.audit.env_audit import seal
 from agentmetrology.audit.generic_audit import audit_target
 from agentmetrology.audit.target import Ownership, Probe, ScoreOutcome, ScorerKind, TaskRef
 from agentmetrology.audit.targets.inspect_forge import PROBE_NAMES, Forged, forge
-from agentmetrology.audit.targets.inspect_kind import classify
+from agentmetrology.audit.targets.inspect_kind import classify, kind_verdict
 from agentmetrology.audit.targets.inspect_load import LoadedTask
 from agentmetrology.audit.targets.inspect_run import (
     NEEDS_JUDGE,
@@ -160,8 +160,15 @@ def audit_inspect(loaded: LoadedTask, *, task_args: dict[str, Any] | None = None
         for label, cells in _scorer_cells(res, i, name):
             empties = [c.value for (s, p), c in cells.items()
                        if p == "empty_trajectory" and c.value is not None]
-            kind, basis = classify(name, fn, calls, _forged_scores(battery, cells), empties)
-            kinds.append({"scorer": label, "kind": kind, "basis": basis,
+            forged_scores = _forged_scores(battery, cells)
+            kind, basis = classify(name, fn, calls, forged_scores, empties)
+            probed = sum(1 for x in forged_scores if len(x) >= 2)
+            verdict = kind_verdict(kind, basis, probed).to_dict()
+            kinds.append({"scorer": label, "kind": verdict["text"] if not verdict["sufficient"]
+                          else kind,
+                          "basis": basis if verdict["sufficient"] else
+                          f"n = {probed} samples probed, needs {verdict['minimum']}; withheld: "
+                          f"{kind} ({basis})", "verdict": verdict,
                           "empty_trajectory": _empty_summary(loaded, cells)
                           if empty_trajectory else None})
             docs.append(audit_target(InspectScorerTarget(loaded, label, kind, battery, cells)))
@@ -215,6 +222,11 @@ def _merge(loaded: LoadedTask, docs: list[dict[str, Any]], kinds: list[dict[str,
             crit["evidence"]["reason"] = "no sample has a usable target (" + "; ".join(
                 why) + ")"
         config["rows"]["scorer_kind"]["evidence"]["basis"] = k["basis"]
+        if not k["verdict"]["sufficient"]:  # too few samples: the kind and its claim withheld
+            config["scorer_kind"] = k["kind"]
+            config["rows"]["scorer_kind"]["status"] = k["verdict"]["text"]
+            config["rows"]["scorer_kind"]["evidence"]["verdict"] = k["verdict"]
+            config["licensed_claim"] = "no claim licensed"
         if crit["status"] == "fail" and _output_blind(doc, config["scorer"]):
             # The output text is not what this scorer checks (it judges the episode): forged
             # outputs cannot separate anything, which is no verdict at all. The do-nothing
