@@ -11,10 +11,11 @@ from agentmetrology.report.numberguard import NumberGuard
 PREDICATES = ("different", "equivalent", "rescoring_closes", "behaviour_changed", "fails_both")
 
 
-def _said(g: dict[str, Any]) -> str:
-    """Return a group's reading as printed: with its n, and flagged when thresholds move it."""
+def _said(g: dict[str, Any], with_n: bool = True) -> str:
+    """Return a group's reading as printed: with its n (unless a column beside it says n),
+    always with it when withheld, and flagged when thresholds move it."""
     v = g.get("verdict") or {}
-    text = v.get("text") or g["reading"]
+    text = v.get("text") or g["reading"] if with_n or not v.get("sufficient") else g["reading"]
     unstable = g.get("stability") == "unstable across thresholds"
     return f"{text}, unstable across thresholds" if unstable else text
 
@@ -29,10 +30,13 @@ def _first_screen(d: Doc, doc: dict[str, Any]) -> None:
     rows = []
     for key, by_mut in doc["readings"].items():
         env, target, level = key.split("|")
-        said = {m: _said(doc["groups"][f"{key}|{m}"]) for m in by_mut}
-        rows.append([code(target), code(env), level,
+        groups = {m: doc["groups"][f"{key}|{m}"] for m in by_mut}
+        ns = {g.get("tasks") for g in groups.values()}
+        one = len(ns) == 1  # one n for the row: said once, in its own column
+        said = {m: _said(g, with_n=not one) for m, g in groups.items()}
+        rows.append([code(target), code(env), level, next(iter(ns)) if one else "varies",
                      "; ".join(f"{m}: {r}" for m, r in sorted(said.items()))])
-    d.table(["policy", "environment", "level", "reading per mutation"], rows,
+    d.table(["policy", "environment", "level", "n (tasks)", "reading per mutation"], rows,
             "Which reading holds, per policy")
     pc = doc["positive_control"]
     d.p(f"Positive control (misleading): {pc['status']}. {pc['why']}.")
