@@ -191,6 +191,16 @@ def _output_blind(doc: dict[str, Any], scorer: str) -> bool:
     return False
 
 
+def _withhold_kind(config: dict[str, Any], kind: dict[str, Any]) -> None:
+    """Below the samples a kind read from scores needs, withhold it and the claim it licenses."""
+    if kind["verdict"]["sufficient"]:
+        return
+    config["scorer_kind"] = kind["kind"]  # "insufficient evidence (n = k ..., needs 3)"
+    config["rows"]["scorer_kind"]["status"] = kind["verdict"]["text"]
+    config["rows"]["scorer_kind"]["evidence"]["verdict"] = kind["verdict"]
+    config["licensed_claim"] = "no claim licensed"
+
+
 def _merge(loaded: LoadedTask, docs: list[dict[str, Any]], kinds: list[dict[str, Any]],
            task_args: dict[str, Any] | None, judge: Judge | None) -> dict[str, Any]:
     if not docs:  # a task without scorers: nothing to probe, said so
@@ -222,11 +232,6 @@ def _merge(loaded: LoadedTask, docs: list[dict[str, Any]], kinds: list[dict[str,
             crit["evidence"]["reason"] = "no sample has a usable target (" + "; ".join(
                 why) + ")"
         config["rows"]["scorer_kind"]["evidence"]["basis"] = k["basis"]
-        if not k["verdict"]["sufficient"]:  # too few samples: the kind and its claim withheld
-            config["scorer_kind"] = k["kind"]
-            config["rows"]["scorer_kind"]["status"] = k["verdict"]["text"]
-            config["rows"]["scorer_kind"]["evidence"]["verdict"] = k["verdict"]
-            config["licensed_claim"] = "no claim licensed"
         if crit["status"] == "fail" and _output_blind(doc, config["scorer"]):
             # The output text is not what this scorer checks (it judges the episode): forged
             # outputs cannot separate anything, which is no verdict at all. The do-nothing
@@ -236,6 +241,7 @@ def _merge(loaded: LoadedTask, docs: list[dict[str, Any]], kinds: list[dict[str,
                                           "verdict: it judges the episode, so forged outputs "
                                           "cannot probe it (see the do-nothing pass rate)")
             config["licensed_claim"] = "no claim licensed"
+        _withhold_kind(config, k)
     doc["card"]["configurations"] = configs
     doc["card"]["benchmark"] = loaded.spec
     doc["card"]["shipped_configuration"] = configs[0]["scorer"]
