@@ -10,6 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from agentmetrology.cli.main import app
+from agentmetrology.diagnose.run import check_tau
+from agentmetrology.records.errors import UserError
 from agentmetrology.run.campaign import load_campaign, plan_campaign
 
 GRID = Path(__file__).resolve().parents[2] / "examples" / "researchops_grid.toml"
@@ -142,6 +144,9 @@ def test_tau_is_an_option_and_is_checked(grid: tuple[Path, dict], tmp_path: Path
                                    "--tau", "0.5", "--json"])
     assert res.exit_code == 0, res.stderr
     assert json.loads(res.stdout)["tau"] == 0.5
-    res = CliRunner().invoke(app, ["diagnose", str(root / "a"), "--out", str(tmp_path),
+    res = CliRunner().invoke(app, ["diagnose", str(root / "a"), "--out", str(tmp_path / "no"),
                                    "--tau", "65"])
-    assert res.exit_code == 2 and "0 < tau <= 1" in res.stderr
+    assert res.exit_code != 0 and not (tmp_path / "no").exists()
+    for bad in (65.0, 0.0, -0.5):  # a UserError: the CLI's one handler prints it, exit 2
+        with pytest.raises(UserError, match="0 < tau <= 1"):
+            check_tau(bad)
