@@ -117,3 +117,24 @@ def test_half_finished_pairs_are_counted_not_scored() -> None:
     half = Pair(p.group, "task1", 0, 0, "clean", None, p.mutated)
     m = group_metrics([p, half], seed=0)
     assert (m["pairs"], m["complete"], m["half_finished"]) == (2, 1, 1)
+
+
+def test_the_report_gives_every_reading_its_n_and_its_stability(
+        diagnosed: tuple[Path, dict]) -> None:
+    from copy import deepcopy
+
+    from agentmetrology.report.diagnose_report import render_diagnose_report
+
+    _, doc = diagnosed
+    md, _ = render_diagnose_report(doc)
+    assert "| `careful` | `comtrade` | L2 | 3 | alias: robust;" in md  # n once per policy
+    assert "Holm-adjusted over one family of 4 tests each" in md
+    assert "Readings across pass thresholds" in md
+    doc = deepcopy(doc)
+    g = doc["groups"]["comtrade|rule|L2|alias"]
+    g["tasks"], g["stability"] = 2, "unstable across thresholds"
+    g["verdict"].update(verdict="insufficient evidence", sufficient=False,
+                        text="insufficient evidence (n = 2 tasks, needs 3)")
+    md, _ = render_diagnose_report(doc)
+    assert ("| `rule` | `comtrade` | L2 | varies | alias: insufficient evidence (n = 2 tasks, "
+            "needs 3), unstable across thresholds;") in md

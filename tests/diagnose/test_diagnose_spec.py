@@ -17,6 +17,7 @@ import pytest
 
 from agentmetrology.diagnose.metrics import (
     MARGIN,
+    SWEEP,
     TAU,
     add_excess_flips,
     diagnose_pairs,
@@ -25,7 +26,12 @@ from agentmetrology.diagnose.metrics import (
 )
 from agentmetrology.diagnose.pairs import Pair, Side, _value
 from agentmetrology.records.episode import EpisodeKey
-from agentmetrology.stats import cluster_bootstrap, compare_paired, excess_flip_rate
+from agentmetrology.stats import (
+    bootstrap_p_values,
+    cluster_bootstrap,
+    compare_paired,
+    excess_flip_rate,
+)
 
 KEY = EpisodeKey("c", "t", "task", 0, "clean", "L2", 0)
 
@@ -60,7 +66,7 @@ def _pairs() -> list[Pair]:
 
 
 def test_group_metrics_value_by_value() -> None:
-    m = group_metrics(_pairs(), seed=7)
+    m = group_metrics(_pairs(), seed=7, tau=0.5)
     assert (m["pairs"], m["complete"], m["half_finished"], m["unmeasured"]) == (7, 4, 2, 1)
     tasks = list(ROWS)
     gaps = [0.6, 0.0, 0.1, -0.4]
@@ -78,11 +84,24 @@ def test_group_metrics_value_by_value() -> None:
     assert m["ptd"] == pytest.approx(fmean([0.1, -0.2, 0.3]))
     assert m["behaviour_changed"] == 0.5  # t1: the truth outcome, t2: the operations
     assert m["truth_original"] == 0.625 and m["truth_mutated"] == 0.5
-    cmp = compare_paired(np.array([0.4, 0.8, 0.5, 0.6]), np.array([1.0, 0.8, 0.6, 0.2]),
-                         clusters=tasks, margin=MARGIN, tau=TAU, seed=7).to_dict()
+    a, b = np.array([0.4, 0.8, 0.5, 0.6]), np.array([1.0, 0.8, 0.6, 0.2])
+    res = compare_paired(a, b, clusters=tasks, margin=MARGIN, tau=0.5, seed=7)
+    cmp = res.to_dict()
+    p_diff, p_eq = bootstrap_p_values(a, b, res.equivalence, clusters=tasks)
     assert m["paired"] == {"difference": cmp["difference"], "equivalence": cmp["equivalence"],
-                           "sign_flip_p": cmp["sign_flip"]["p_value"], "unit": cmp["unit"]}
-    assert (TAU, MARGIN) == (0.5, 0.10)
+                           "sign_flip_p": cmp["sign_flip"]["p_value"], "unit": cmp["unit"],
+                           "p_values": {"difference": p_diff, "equivalence": p_eq}}
+    assert m["tasks"] == 4
+
+
+def test_the_default_threshold_is_the_papers_and_the_sweep_is_reported() -> None:
+    # tau 0.65 (TRACE's), was 0.5: the pass rates at the default move with it.
+    assert (TAU, MARGIN, SWEEP) == (0.65, 0.10, (0.5, 0.65, 0.8))
+    m = group_metrics(_pairs(), seed=7)
+    assert (m["msr"], m["msr_original"], m["mtr"]) == (0.25, 0.5, 0.5)  # only 0.8 kept
+    assert m["sweep"] == {"0.5": {"msr": 0.75, "msr_original": 0.75, "mtr": pytest.approx(2 / 3)},
+                          "0.65": {"msr": 0.25, "msr_original": 0.5, "mtr": 0.5},
+                          "0.8": {"msr": 0.25, "msr_original": 0.5, "mtr": 0.5}}
 
 
 def test_tau_and_margin_are_parameters() -> None:
@@ -132,51 +151,6 @@ def test_nothing_complete_is_a_note_not_a_zero() -> None:
 def test_no_passing_original_leaves_mtr_undefined() -> None:
     m = group_metrics([_pair(f"t{i}", _side(0.1), _side(0.9)) for i in range(3)], seed=0)
     assert m["mtr"] is None and m["msr"] == 1.0 and m["msr_original"] == 0.0
-
-
-def _m(**over: Any) -> dict[str, Any]:
-    base = {"complete": 4, "msr": 0.5, "msr_original": 0.5, "behaviour_changed": 0.0,
-            "vrg": {"value": 0.3, "interval": [0.1, 0.5]}, "rescored_gap": None,
-            "paired": {"equivalence": {"label": "not equivalent"}}}
-    return {**base, **over}
-
-
-SENSITIVE = ("evaluator sensitivity",
-             "the gap closes when the same trajectories are rescored under the inverse map")
-BEHAVIOUR = ("behavioural failure",
-             "the gap remains after rescoring, or the agent's operations or outcomes changed")
-CLOSED = {"value": 0.0, "interval": [-0.05, 0.05]}
-
-
-@pytest.mark.parametrize(("m", "mutation", "want"), [
-    (_m(vrg={"value": 0.01234}), "repeat", ("repeat control", "identical rerun: mean gap 0.012")),
-    (_m(vrg=None), "repeat", ("repeat control", "identical rerun: mean gap n/a")),
-    (_m(complete=0), "alias", ("inconclusive", "no complete, measured pair")),
-    (_m(msr=0, msr_original=0), "alias",
-     ("fails regardless", "fails in both conditions (MSR 0): a small gap here is not "
-                          "robustness")),
-    (_m(msr=0, msr_original=0.5, rescored_gap=CLOSED), "alias", SENSITIVE),
-    (_m(rescored_gap=CLOSED), "alias", SENSITIVE),
-    (_m(vrg={"value": -0.3, "interval": [-0.5, -0.1]}, rescored_gap=CLOSED), "alias",
-     SENSITIVE),
-    (_m(), "alias", BEHAVIOUR),  # no rescoring
-    (_m(rescored_gap={"value": 0.1, "interval": [-0.05, 0.2]}), "alias", BEHAVIOUR),  # = margin
-    (_m(rescored_gap={"value": -0.1, "interval": [-0.2, 0.05]}), "alias", BEHAVIOUR),
-    (_m(rescored_gap={"value": 0.05, "interval": [0.01, 0.09]}), "alias", BEHAVIOUR),
-    (_m(rescored_gap=CLOSED, behaviour_changed=0.25), "alias", BEHAVIOUR),
-    (_m(vrg={"value": 0.0, "interval": [0.0, 0.2]},
-        paired={"equivalence": {"label": "equivalent"}}), "alias",
-     ("robust", "equivalent within ±0.1 (90% interval)")),
-    (_m(vrg={"value": 0.0, "interval": [-0.2, 0.0]}), "alias",
-     ("inconclusive", "the interval neither excludes 0 nor lies within the margin")),
-    (_m(vrg={"value": 0.0, "interval": None}, paired={"note": "not computable"}), "alias",
-     ("inconclusive", "the interval neither excludes 0 nor lies within the margin")),
-    (_m(vrg=None, paired={}), "alias",
-     ("inconclusive", "the interval neither excludes 0 nor lies within the margin")),
-])
-def test_every_reading_and_its_reason(m: dict[str, Any], mutation: str,
-                                      want: tuple[str, str]) -> None:
-    assert reading(m, mutation) == want
 
 
 def _flip_pairs(mutation: str, outcomes: list[tuple[float, float]], target: str = "t"
@@ -239,7 +213,7 @@ def test_two_tasks_get_an_interval() -> None:
 
 def test_a_zero_score_is_a_zero_and_an_original_at_tau_passes() -> None:
     pairs = [_pair("a", _side(0.0), _side(0.0)), _pair("b", _side(0.5), _side(0.0))]
-    m = group_metrics(pairs, seed=0)
+    m = group_metrics(pairs, seed=0, tau=0.5)
     assert m["vrg"]["value"] == 0.25  # (0 - 0 + 0.5 - 0) / 2
     assert (m["msr"], m["msr_original"], m["mtr"]) == (0.0, 0.5, 0.0)
 

@@ -2,6 +2,7 @@
 the pattern the suite exists to show."""
 
 import json
+import re
 import sqlite3
 from pathlib import Path
 
@@ -9,6 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from agentmetrology.cli.main import app
+from agentmetrology.diagnose.run import check_tau
+from agentmetrology.records.errors import UserError
 from agentmetrology.run.campaign import load_campaign, plan_campaign
 
 GRID = Path(__file__).resolve().parents[2] / "examples" / "researchops_grid.toml"
@@ -46,6 +49,7 @@ def test_careful_under_alias_is_evaluator_sensitivity(grid: tuple[Path, dict]) -
     assert g["vrg"]["value"] > 0.2 and g["vrg"]["interval"][0] > 0
     assert g["rescored_gap"]["value"] == 0.0  # rescoring closes it exactly
     assert g["behaviour_changed"] == 0.0 and g["reading"] == "evaluator sensitivity"
+    assert g["predicates"]["rescoring_closes"] is True
 
 
 def test_overfit_under_alias_is_a_behavioural_failure(grid: tuple[Path, dict]) -> None:
@@ -74,3 +78,75 @@ def test_controls(grid: tuple[Path, dict]) -> None:
         assert rep["vrg"]["value"] == 0.0 and rep["behaviour_changed"] == 0.0
     rubric = doc["groups"]["researchops|overfit|L2|rubric"]
     assert rubric["vrg"]["value"] != 0.0 and rubric["rescored_gap"]["value"] == 0.0
+    # a rubric change is a change of the evaluator by construction: labelled, not diagnosed
+    assert rubric["reading"] == "evaluator change (by construction)"
+
+
+def test_no_reading_contradicts_the_numbers_printed_beside_it(grid: tuple[Path, dict]) -> None:
+    root, doc = grid
+    for key, g in doc["groups"].items():
+        p, holm = g["predicates"], g["paired"].get("holm", {})
+        assert g["verdict"]["n"] == g["tasks"] == 25 and str(g["tasks"]) in g["verdict"]["text"]
+        assert p["behaviour_changed"] == (g["behaviour_changed"] > 0)
+        assert p["fails_both"] == (g["msr"] == 0 and g["msr_original"] == 0)
+        if g["mutation"] in ("repeat", "rubric"):
+            assert not holm  # controls and evaluator changes are not in the Holm family
+            assert g["reading"] == ("repeat control" if g["mutation"] == "repeat"
+                                    else "evaluator change (by construction)")
+            continue
+        assert holm["family_size"] == doc["holm"]["size"] == 12  # 3 policies x 4 mutations
+        assert p["different"] == (holm["difference"] < 0.05)
+        assert p["equivalent"] == (holm["equivalence"] < 0.05)
+        if g["reading"] == "behavioural failure":
+            assert g["behaviour_changed"] > 0 and not p["equivalent"], key
+        if g["reading"].startswith("robust"):
+            assert p["equivalent"] and not p["fails_both"], key
+        if g["reading"] == "evaluator sensitivity":
+            assert g["behaviour_changed"] == 0 and p["rescoring_closes"], key
+    report = (root / "out" / "report.md").read_text()
+    assert "Why each reading: its predicates" in report
+    assert "Holm-adjusted over one family" in report
+
+
+def test_the_threshold_sweep_is_in_the_json_and_the_report(grid: tuple[Path, dict]) -> None:
+    root, doc = grid
+    assert doc["tau"] == 0.65 and doc["thresholds"]["sweep"] == [0.5, 0.65, 0.8]
+    g = doc["groups"]["researchops|overfit|L2|alias"]
+    assert set(g["sweep"]) == {"0.5", "0.65", "0.8"}
+    assert all(r["reading"] == "behavioural failure" for r in g["sweep"].values())
+    assert doc["thresholds"]["unstable"] == [k for k, x in doc["groups"].items()
+                                             if x["stability"] == "unstable across thresholds"]
+    assert "Readings across pass thresholds" in (root / "out" / "report.md").read_text()
+
+
+def test_overfit_under_constraint_is_not_read_as_a_behavioural_failure(tmp_path: Path) -> None:
+    # It was: the gap's interval excluded 0 while nothing in the operations changed and the
+    # equivalence label said "equivalent". A real gap inside the margin is read as robust.
+    text = GRID.read_text().replace('seeds = "0-2"', 'seeds = "0"')
+    (tmp_path / "c.toml").write_text(re.sub(r"mutations = \[.*\]", 'mutations = ["constraint"]',
+                                            text))
+    res = CliRunner().invoke(app, ["campaign", "run", str(tmp_path / "c.toml"), "--store",
+                                   str(tmp_path / "s"), "--quiet"])
+    assert res.exit_code == 0, res.stderr
+    res = CliRunner().invoke(app, ["diagnose", str(tmp_path / "s"), "--out",
+                                   str(tmp_path / "o"), "--json"])
+    assert res.exit_code == 0, res.stderr
+    g = json.loads(res.stdout)["groups"]["researchops|overfit|L2|constraint"]
+    assert g["behaviour_changed"] == 0.0 and g["vrg"]["value"] > 0
+    assert g["paired"]["equivalence"]["label"] == "equivalent"
+    assert g["predicates"]["behaviour_changed"] is False
+    assert g["reading"] == "robust"
+
+
+def test_tau_is_an_option_and_is_checked(grid: tuple[Path, dict], tmp_path: Path) -> None:
+    root, _ = grid
+    res = CliRunner().invoke(app, ["diagnose", str(root / "a"), "--out", str(tmp_path),
+                                   "--tau", "0.5", "--json"])
+    assert res.exit_code == 0, res.stderr
+    assert json.loads(res.stdout)["tau"] == 0.5
+    res = CliRunner().invoke(app, ["diagnose", str(root / "a"), "--out", str(tmp_path / "no"),
+                                   "--tau", "65"])
+    assert res.exit_code != 0 and not (tmp_path / "no").exists()
+    for bad in (65.0, 0.0, -0.5):  # a UserError: the CLI's one handler prints it, exit 2
+        with pytest.raises(UserError, match="0 < tau <= 1"):
+            check_tau(bad)

@@ -52,7 +52,8 @@ TOOLWORLD_TESTS = ["tests/envs/toolworlds/test_invariants.py",
 # costs about 7 s per mutant, hours over these modules; the spec tests pin the same rules.
 DIAGNOSE_TESTS = ["tests/diagnose/test_diagnose.py", "tests/mutations/test_mutations.py",
                   "tests/diagnose/test_diagnose_spec.py", "tests/diagnose/test_pairs_spec.py",
-                  "tests/scoring/test_rescore_spec.py", "tests/mutations/test_apply_spec.py"]
+                  "tests/scoring/test_rescore_spec.py", "tests/mutations/test_apply_spec.py",
+                  "tests/diagnose/test_readings.py"]
 CORE: dict[str, list[str]] = {
     "archive/passk.py": ["tests/archive/test_passk_properties.py",
                          "tests/archive/test_archive_taubench.py"],
@@ -97,6 +98,8 @@ CORE: dict[str, list[str]] = {
     "mutations/apply.py": DIAGNOSE_TESTS,  # the mutations and their inverse maps
     "diagnose/pairs.py": DIAGNOSE_TESTS,
     "diagnose/metrics.py": DIAGNOSE_TESTS,  # VRG, MSR, MTR, rescored gap, excess flips
+    "diagnose/readings.py": DIAGNOSE_TESTS,  # readings from named predicates
+    "diagnose/family.py": DIAGNOSE_TESTS,  # Holm over the diagnosed groups
     "assess/envelope.py": ["tests/assess/test_envelope.py", "tests/assess/test_envelope_spec.py",
                            "tests/assess/test_cases.py",
                            "tests/assess/test_assess_store.py"],  # unresolved-outcome bounds

@@ -39,6 +39,7 @@ def diagnose_cmd(
     analysis_seed: int = typer.Option(0, "--analysis-seed", min=0,
                                       help="Seed of the bootstrap intervals."),
     json_out: bool = typer.Option(False, "--json", help="Print diagnose.json."),
+    tau: float = typer.Option(0.65, "--tau", help="Pass threshold of MSR/MTR (0-1 scale)."),
     judge_model: JudgeModelOpt = None,
     base_url: BaseUrlOpt = None,
     api_key_env: ApiKeyEnvOpt = None,
@@ -49,7 +50,7 @@ def diagnose_cmd(
     judges = [target_from_spec(f"{AGENT_PREFIX}{m}", base_url=base_url, api_key_env=api_key_env,
                                max_retries=1) for m in judge_model or []]
     try:
-        doc = diagnose_store(store, analysis_seed, judges, judge_calls, judge_episodes)
+        doc = diagnose_store(store, analysis_seed, judges, judge_calls, judge_episodes, tau=tau)
     except UserError:
         raise  # no mutated administrations, no original to show a judge: the one handler
     except (ValueError, LedgerError, OSError) as exc:  # a damaged store: its first line

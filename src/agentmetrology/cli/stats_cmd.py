@@ -42,6 +42,7 @@ from agentmetrology.results import (
     build_comparison,
     build_summary,
     describe,
+    parse_range,
 )
 from agentmetrology.stats import DEFAULT_MARGIN
 
@@ -261,6 +262,8 @@ StrataOpt = Annotated[
 ]
 MarginOpt = Annotated[float, typer.Option("--margin", help="Equivalence margin.")]
 FlipTauOpt = Annotated[float, typer.Option("--tau", help="Pass threshold for flip counts.")]
+RangeOpt = Annotated[str | None, typer.Option("--range", help="LOW,HIGH: the value columns' "
+                                              "range when no scorer declares it.")]
 DrawsOpt = Annotated[
     int, typer.Option("--draws", help=f"Monte-Carlo sign vectors (at most {MAX_DRAWS:,}).")
 ]
@@ -293,6 +296,7 @@ def compare(
     draws: DrawsOpt = 100_000,
     rerun_of_a: RerunOpt = None,
     factor: FactorOpt = None,
+    score_range: RangeOpt = None,
     json_output: JsonOpt = False,
 ) -> None:
     """Paired B - A: difference with CIs, sign-flip p (Holm), sign test, Cliff's delta, flips."""
@@ -312,6 +316,7 @@ def compare(
             factor=factor,
             margin=margin,
             tau=tau,
+            score_range=parse_range(score_range),
             analysis_seed=_analysis_seed(analysis_seed, seed),
             resamples=resamples,
             confidence=confidence,

@@ -54,6 +54,7 @@ def _comparison_rows(doc: Mapping[str, Any], c: Mapping[str, Any]) -> list[tuple
          f"{p['dropped_excluded']} dropped because a row was excluded "
          f"({p['excluded_a']} in A, {p['excluded_b']} in B)"),
         ("units", f"{r['n_units']} {r['unit']}s"),
+        ("scale", c["scale"]["text"].split(": ", 1)[1]),
         ("mean difference",
          f"{fmt(r['difference']['value'])} {pct} CI {fmt_ci(r['difference']['interval'])}"),
         ("equivalence",
@@ -95,6 +96,8 @@ def print_comparison(doc: Mapping[str, Any]) -> None:
                                 show_header=False)
         console.print(table)
     lines = [_tests_note(doc), f"rows read {doc['rows']['read']}, {describe(doc['excluded'])}"]
+    if doc["scales"]:
+        lines.append(doc["scales"])
     for v in doc["variance"] or []:
         sh = v["shares"]
         lines.append(

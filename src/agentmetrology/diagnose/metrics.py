@@ -3,8 +3,10 @@
 VRG = S(original) − S(mutated) (positive: lower under mutation); the rescored gap replaces
 S(mutated) by the same trajectory rescored under the inverse map. MSR_tau = Pr[S(mutated) >=
 tau]; MTR_tau = Pr[S(mutated) >= tau | S(original) >= tau], undefined (null), never 0, when no
-original passes. Paired Δ and the rescored gap carry task-cluster bootstrap intervals; the
-excess flip rate subtracts the flip rate of the repeat control (docs/diagnose.md, docs/stats.md).
+original passes; both are also given at every threshold of the sweep. Paired Δ and the rescored
+gap carry task-cluster bootstrap intervals, with bootstrap p-values a family can Holm-adjust;
+the excess flip rate subtracts the flip rate of the repeat control (docs/diagnose.md,
+docs/stats.md). Readings come from named predicates (`diagnose.readings`).
 """
 
 from __future__ import annotations
@@ -16,11 +18,19 @@ from typing import Any
 
 import numpy as np
 
+from agentmetrology.diagnose.family import adjust_family
 from agentmetrology.diagnose.pairs import GroupKey, Pair
-from agentmetrology.stats import cluster_bootstrap, compare_paired, excess_flip_rate
+from agentmetrology.diagnose.readings import kind_of, predicates, read, verdict_of
+from agentmetrology.stats import (
+    bootstrap_p_values,
+    cluster_bootstrap,
+    compare_paired,
+    excess_flip_rate,
+)
 
-TAU = 0.5
+TAU = 0.65  # the pass threshold of MSR/MTR (the TRACE paper's)
 MARGIN = 0.10
+SWEEP = (0.5, 0.65, 0.8)  # thresholds every reading is also given at
 
 
 def _ci(values: list[float], clusters: list[str], seed: int) -> dict[str, Any] | None:
@@ -33,11 +43,12 @@ def _ci(values: list[float], clusters: list[str], seed: int) -> dict[str, Any] |
     return {"value": est["value"], "interval": est["interval"], "method": est["method"]}
 
 
-def _excludes_zero(ci: dict[str, Any] | None) -> bool:
-    iv = None if ci is None else ci.get("interval")
-    if not iv:
-        return False
-    return bool(iv[0] > 0 or iv[1] < 0)
+def pass_rates(original: list[float], mutated: list[float], tau: float) -> dict[str, Any]:
+    """Return MSR, MSR of the originals and MTR at threshold `tau` (MTR null if none passes)."""
+    passed = [o >= tau for o in original]
+    kept = [m >= tau for m, ok in zip(mutated, passed, strict=True) if ok]
+    return {"msr": fmean(m >= tau for m in mutated), "msr_original": fmean(passed),
+            "mtr": fmean(kept) if kept else None}  # undefined, never 0, when none passes
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,20 +91,21 @@ def group_metrics(pairs: list[Pair], seed: int, tau: float = TAU,
     gaps = [o - m for o, m in zip(x.original, x.mutated, strict=True)]
     resc = [(t, o - r) for t, o, r in zip(x.tasks, x.original, x.rescored, strict=True)
             if r is not None]
-    passed = [o >= tau for o in x.original]
-    kept = [m >= tau for m, ok in zip(x.mutated, passed, strict=True) if ok]
     out.update(
-        vrg=_ci(gaps, x.tasks, seed),
+        tasks=len(set(x.tasks)), vrg=_ci(gaps, x.tasks, seed),
         rescored_gap=_ci([g for _, g in resc], [t for t, _ in resc], seed) if resc else None,
-        msr=fmean(m >= tau for m in x.mutated), msr_original=fmean(passed),
-        mtr=fmean(kept) if kept else None,  # undefined, never 0, when no original passes
+        **pass_rates(x.original, x.mutated, tau),
         ptd=fmean(x.ptd) if x.ptd else None, behaviour_changed=fmean(x.changed),
-        truth_original=fmean(x.truth_original), truth_mutated=fmean(x.truth_mutated))
+        truth_original=fmean(x.truth_original), truth_mutated=fmean(x.truth_mutated),
+        sweep={repr(t): pass_rates(x.original, x.mutated, t) for t in SWEEP})
     try:
-        cmp = compare_paired(np.array(x.mutated), np.array(x.original), clusters=x.tasks,
-                             margin=margin, tau=tau, seed=seed).to_dict()
+        a, b = np.array(x.mutated), np.array(x.original)
+        res = compare_paired(a, b, clusters=x.tasks, margin=margin, tau=tau, seed=seed)
+        p_diff, p_eq = bootstrap_p_values(a, b, res.equivalence, clusters=x.tasks)
+        cmp = res.to_dict()
         out["paired"] = {"difference": cmp["difference"], "equivalence": cmp["equivalence"],
-                         "sign_flip_p": cmp["sign_flip"]["p_value"], "unit": cmp["unit"]}
+                         "sign_flip_p": cmp["sign_flip"]["p_value"], "unit": cmp["unit"],
+                         "p_values": {"difference": p_diff, "equivalence": p_eq}}
     except ValueError as exc:  # e.g. too few pairs: stated, never a 0
         out["paired"] = {"note": f"not computable: {exc}"}
     return out
@@ -119,38 +131,44 @@ def add_excess_flips(groups: dict[GroupKey, dict[str, Any]],
         m["excess_flip_rate"] = res
 
 
-def reading(m: dict[str, Any], mutation: str) -> tuple[str, str]:
-    """Return (reading, why) for one group: which explanation its numbers support."""
-    if mutation == "repeat":
+def reading(m: dict[str, Any], mutation: str, margin: float = MARGIN) -> tuple[str, str]:
+    """Return (reading, why) for one group, from the named predicates over its numbers."""
+    v = verdict_of(m, mutation, margin, {t: r["reading"] for t, r in m.get("sweep", {}).items()
+                                         if "reading" in r})
+    if v.verdict == "repeat control":
         gap = (m.get("vrg") or {}).get("value")
-        text = "n/a" if gap is None else f"{gap:.3f}"
-        return "repeat control", f"identical rerun: mean gap {text}"
-    if not m.get("complete"):
-        return "inconclusive", "no complete, measured pair"
-    vrg, resc = m.get("vrg"), m.get("rescored_gap")
-    label = ((m.get("paired") or {}).get("equivalence") or {}).get("label")
-    if m["msr"] == 0 and m["msr_original"] == 0:
-        return "fails regardless", ("fails in both conditions (MSR 0): a small gap here is not "
-                                    "robustness")
-    if _excludes_zero(vrg):
-        if resc is not None and not _excludes_zero(resc) and abs(resc["value"]) < MARGIN \
-                and m["behaviour_changed"] == 0:
-            return "evaluator sensitivity", ("the gap closes when the same trajectories are "
-                                             "rescored under the inverse map")
-        return "behavioural failure", ("the gap remains after rescoring, or the agent's "
-                                       "operations or outcomes changed")
-    if label == "equivalent":
-        return "robust", f"equivalent within ±{MARGIN} (90% interval)"
-    return "inconclusive", "the interval neither excludes 0 nor lies within the margin"
+        return v.verdict, "identical rerun: mean gap " + ("n/a" if gap is None else f"{gap:.3f}")
+    return v.verdict, v.why
 
 
-def diagnose_pairs(pairs: list[Pair], seed: int) -> dict[GroupKey, dict[str, Any]]:
-    """Return metrics and the reading of every (environment, target, level, mutation) group."""
+def read_group(m: dict[str, Any], mutation: str, margin: float) -> None:
+    """Add to a group its predicates, readings per threshold, reading, verdict and stability."""
+    kind = kind_of(mutation)
+    for rates in (m.get("sweep") or {}).values():
+        rates["reading"] = read(predicates(m, margin, (rates["msr"], rates["msr_original"])),
+                                kind)
+    m["predicates"] = predicates(m, margin)
+    m["reading"], m["why"] = reading(m, mutation, margin)
+    m["verdict"] = verdict_of(m, mutation, margin, {t: r["reading"] for t, r in
+                                                     (m.get("sweep") or {}).items()}).to_dict()
+    m["stability"] = ("stable across thresholds" if m["verdict"]["stable"]
+                      else "unstable across thresholds")
+
+
+def diagnose_pairs(pairs: list[Pair], seed: int, tau: float = TAU,
+                   margin: float = MARGIN) -> dict[GroupKey, dict[str, Any]]:
+    """Return metrics and the reading of every (environment, target, level, mutation) group.
+
+    Difference and equivalence p-values are Holm-adjusted over the family of every group
+    that is diagnosed (not the repeat control, not an evaluator change) before it is read.
+    """
     by: dict[GroupKey, list[Pair]] = defaultdict(list)
     for p in pairs:
         by[p.group].append(p)
-    groups = {g: group_metrics(ps, seed) for g, ps in sorted(by.items())}
-    add_excess_flips(groups, by, seed)
+    groups = {g: group_metrics(ps, seed, tau, margin) for g, ps in sorted(by.items())}
+    add_excess_flips(groups, by, seed, tau)
+    adjust_family(groups)
     for (_, _, _, mutation), m in groups.items():
-        m["reading"], m["why"] = reading(m, mutation)
+        read_group(m, mutation, margin)
     return groups
+

@@ -9,8 +9,9 @@ from typing import Any
 from agentmetrology import __version__
 from agentmetrology.agents.llm.target import LLMTarget
 from agentmetrology.archive.importers.agm_store import environment_of, open_store, planned_keys
+from agentmetrology.diagnose.family import describe_family
 from agentmetrology.diagnose.judge import run_judge_audit
-from agentmetrology.diagnose.metrics import MARGIN, TAU, diagnose_pairs
+from agentmetrology.diagnose.metrics import MARGIN, SWEEP, TAU, diagnose_pairs
 from agentmetrology.diagnose.pairs import collect_pairs, scorers_of
 from agentmetrology.envs.registry import get_env
 from agentmetrology.mutations import MUTATIONS, split_condition
@@ -44,7 +45,7 @@ def _gap_only_ranking(groups: dict[str, Any]) -> dict[str, Any]:
             continue
         name = f"{g['environment']}|{g['target']}|{g['level']}"
         gaps.setdefault(name, []).append(abs(g["vrg"]["value"]))
-        fails[name] = fails.get(name, True) and g["reading"] == "fails regardless"
+        fails[name] = fails.get(name, True) and g["predicates"]["fails_both"] is True
     order = sorted(gaps, key=lambda n: (sum(gaps[n]) / len(gaps[n]), n))
     top = order[0] if order else None
     warning = (f"a gap-only ranking calls {top} the most robust, but it fails in every "
@@ -80,9 +81,19 @@ def _originals(store: EvidenceStore, limit: int) -> tuple[list[tuple[str, Episod
     return out, native
 
 
+def check_tau(tau: float) -> float:
+    """Return a pass threshold on the 0-1 scale of diagnose's scores, or refuse it."""
+    if not 0.0 < tau <= 1.0:
+        raise UserError(f"--tau {tau} is not a pass threshold: diagnose reads every verifier on "
+                        "a 0-1 scale (a 0-100 judge is divided by 100), so give 0 < tau <= 1")
+    return tau
+
+
 def diagnose_store(path: Path, seed: int = 0, judges: Sequence[LLMTarget] = (),
-                   judge_calls: int = 3, judge_episodes: int = 20) -> dict[str, Any]:
+                   judge_calls: int = 3, judge_episodes: int = 20, *,
+                   tau: float = TAU) -> dict[str, Any]:
     """Return diagnose.json for the store at `path` (with the judge audit when judges given)."""
+    check_tau(tau)
     judge_doc: dict[str, Any] | None = None
     with open_store(path) as store:
         pairs, scorers = collect_pairs(store)
@@ -97,13 +108,17 @@ def diagnose_store(path: Path, seed: int = 0, judges: Sequence[LLMTarget] = (),
                         "campaign with `mutations = [...]` first (or give --judge-model)")
     groups = {"|".join(k): {"environment": k[0], "target": k[1], "level": k[2],
                             "mutation": k[3], **v}
-              for k, v in diagnose_pairs(pairs, seed).items()}
+              for k, v in diagnose_pairs(pairs, seed, tau).items()}
     readings: dict[str, dict[str, str]] = {}
     for g in groups.values():
         readings.setdefault(f"{g['environment']}|{g['target']}|{g['level']}", {})[
             g["mutation"]] = g["reading"]
     doc = {"schema": SCHEMA, "package": {"name": "agentmetrology", "version": __version__},
-           "store": path.name, "analysis_seed": seed, "tau": TAU, "margin": MARGIN,
+           "store": path.name, "analysis_seed": seed, "tau": tau, "margin": MARGIN,
+           "thresholds": {"tau": tau, "sweep": list(SWEEP),
+                          "unstable": [k for k, g in groups.items()
+                                       if g["stability"] != "stable across thresholds"]},
+           "holm": describe_family(groups),
            "scorers": {env: {"shipped": s.shipped, "shipped_scale": s.shipped_scale,
                              "truth": s.truth, "truth_component": s.truth_component}
                        for env, s in scorers.items()},

@@ -222,6 +222,8 @@ class EnvSpec:
     serve_name: str = ""  # MCP server name (default agentmetrology-NAME)
     # The task contracts and the evidence capture `agm assess` checks them on (None: no contract).
     contract: ContractHooks | None = None
+    # Each scorer's score range, scorer name -> (low, high); a scorer not listed scores 0-1.
+    score_ranges: Mapping[str, tuple[float, float]] = field(default_factory=dict)
 
     @property
     def levels(self) -> tuple[Level, ...]:

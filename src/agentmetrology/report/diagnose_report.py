@@ -8,10 +8,16 @@ from agentmetrology.report.blocks import Doc, code, to_html, to_markdown
 from agentmetrology.report.diagnose_svg import GapRow, gap_chart, msr_vrg_chart
 from agentmetrology.report.numberguard import NumberGuard
 
-READINGS = ("evaluator sensitivity", "behavioural failure", "robust", "fails regardless",
-            "inconclusive", "repeat control")
+PREDICATES = ("different", "equivalent", "rescoring_closes", "behaviour_changed", "fails_both")
 
 
+def _said(g: dict[str, Any], with_n: bool = True) -> str:
+    """Return a group's reading as printed: with its n (unless a column beside it says n),
+    always with it when withheld, and flagged when thresholds move it."""
+    v = g.get("verdict") or {}
+    text = v.get("text") or g["reading"] if with_n or not v.get("sufficient") else g["reading"]
+    unstable = g.get("stability") == "unstable across thresholds"
+    return f"{text}, unstable across thresholds" if unstable else text
 
 
 def _first_screen(d: Doc, doc: dict[str, Any]) -> None:
@@ -24,9 +30,13 @@ def _first_screen(d: Doc, doc: dict[str, Any]) -> None:
     rows = []
     for key, by_mut in doc["readings"].items():
         env, target, level = key.split("|")
-        rows.append([code(target), code(env), level,
-                     "; ".join(f"{m}: {r}" for m, r in sorted(by_mut.items()))])
-    d.table(["policy", "environment", "level", "reading per mutation"], rows,
+        groups = {m: doc["groups"][f"{key}|{m}"] for m in by_mut}
+        ns = {g.get("tasks") for g in groups.values()}
+        one = len(ns) == 1  # one n for the row: said once, in its own column
+        said = {m: _said(g, with_n=not one) for m, g in groups.items()}
+        rows.append([code(target), code(env), level, next(iter(ns)) if one else "varies",
+                     "; ".join(f"{m}: {r}" for m, r in sorted(said.items()))])
+    d.table(["policy", "environment", "level", "n (tasks)", "reading per mutation"], rows,
             "Which reading holds, per policy")
     pc = doc["positive_control"]
     d.p(f"Positive control (misleading): {pc['status']}. {pc['why']}.")
@@ -48,9 +58,45 @@ def _groups(d: Doc, doc: dict[str, Any]) -> None:
              "behaviour changed", "PTD", "equivalence", "reading"], rows,
             f"tau {d.g.fmt(doc['tau'])}, margin ±{d.g.fmt(doc['margin'])}; MTR is n/a when "
             "no original passes")
-    notes = [f"{code(g['target'])} under {code(g['mutation'])}: {g['why']}"
+    notes = [f"{code(g['target'])} under {code(g['mutation'])}: {_said(g)}: {g['why']}"
              for g in doc["groups"].values()]
     d.bullets(notes)
+
+
+def _mark(value: Any) -> str:
+    return "n/a" if value is None else "yes" if value else "no"
+
+
+def _predicates(d: Doc, doc: dict[str, Any]) -> None:
+    d.h("Why each reading: its predicates")
+    rows = []
+    for g in doc["groups"].values():
+        p, holm = g.get("predicates") or {}, (g.get("paired") or {}).get("holm") or {}
+        rows.append([code(g["target"]), code(g["mutation"]), g.get("tasks"),
+                     _mark(p.get("different")), holm.get("difference"),
+                     _mark(p.get("equivalent")), holm.get("equivalence"),
+                     _mark(p.get("rescoring_closes")), _mark(p.get("behaviour_changed")),
+                     _mark(p.get("fails_both")), g["reading"]])
+    d.table(["policy", "mutation", "tasks", "different", "Holm p", "equivalent", "Holm p",
+             "rescoring closes", "behaviour changed", "fails both (MSR 0)", "reading"], rows,
+            "A reading is chosen from these predicates only (docs/diagnose.md); n/a: the "
+            "number does not exist")
+    h = doc["holm"]
+    d.p(f"Multiplicity: the difference and equivalence p-values are Holm-adjusted over one "
+        f"family of {h['size']} tests each, at {d.g.fmt(h['alpha'])}: {h['family']}.")
+
+
+def _sweep(d: Doc, doc: dict[str, Any]) -> None:
+    t = doc["thresholds"]
+    d.h("Readings across pass thresholds")
+    taus = [repr(x) for x in t["sweep"]]
+    rows = [[code(g["target"]), code(g["mutation"]),
+             *[f"{(g.get('sweep') or {}).get(x, {}).get('reading', 'n/a')} (MSR "
+               f"{d.g.fmt((g.get('sweep') or {}).get(x, {}).get('msr'))})" for x in taus],
+             g.get("stability", "n/a")] for g in doc["groups"].values()]
+    d.table(["policy", "mutation", *[f"tau {x}" for x in taus], "stability"], rows,
+            f"the reading above uses tau {d.g.fmt(t['tau'])}; a reading that changes across "
+            "the sweep is unstable across thresholds")
 
 
 def _figures(d: Doc, doc: dict[str, Any]) -> None:
@@ -103,6 +149,8 @@ def render_diagnose_report(doc: dict[str, Any]) -> tuple[str, str]:
     _first_screen(d, doc)
     if doc["groups"]:
         _groups(d, doc)
+        _predicates(d, doc)
+        _sweep(d, doc)
         _figures(d, doc)
     _judges(d, doc)
     guard.check(*(t for b in d.blocks for t in b.texts()))

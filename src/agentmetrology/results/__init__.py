@@ -21,6 +21,7 @@ from agentmetrology.results.limits import (
 from agentmetrology.results.pairing import PairSpec, align_pairs, check_groups, collect_pairs
 from agentmetrology.results.reading import read_results
 from agentmetrology.results.request import ComparisonRequest, Resampling, SummaryRequest
+from agentmetrology.results.scales import Scale, parse_range, scale_of
 from agentmetrology.results.summary import build_summary
 from agentmetrology.results.table import ABSENT, ResultsTable, label
 from agentmetrology.results.values import MAX_MAGNITUDE, measurement_failure, read_value
@@ -39,6 +40,7 @@ __all__ = [
     "PairSpec",
     "Resampling",
     "ResultsTable",
+    "Scale",
     "StatisticsRefused",
     "SummaryRequest",
     "TableError",
@@ -52,6 +54,8 @@ __all__ = [
     "describe",
     "label",
     "measurement_failure",
+    "parse_range",
     "read_results",
     "read_value",
+    "scale_of",
 ]

@@ -27,6 +27,7 @@ from agentmetrology.results.pairing import (
 )
 from agentmetrology.results.reading import read_results
 from agentmetrology.results.request import ComparisonRequest
+from agentmetrology.results.scales import Scale, scale_of
 from agentmetrology.results.table import ResultsTable
 from agentmetrology.stats import compare_paired, excess_flip_rate, holm, sign_test
 
@@ -41,6 +42,7 @@ class _Compared:
     keys: list[tuple[str, ...]]
     a: Pairing
     b: Pairing
+    scale: Scale
 
 
 def _no_pairs(spec: PairSpec, counts: dict[str, Any], excluded: dict[str, Any]) -> TableError:
@@ -63,8 +65,10 @@ def _one(table: ResultsTable, spec: PairSpec, request: ComparisonRequest) -> _Co
     if not keys:
         raise _no_pairs(spec, pair_counts, pairs.excluded.to_dict())
     a_side, b_side = pairs.a.values, pairs.b.values
-    x = [a_side[k][0] for k in keys]
-    y = [b_side[k][0] for k in keys]
+    scale = scale_of(spec.value, [v[0] for v in (*a_side.values(), *b_side.values())],
+                     request.score_range, request.margin)
+    x = scale.fraction([a_side[k][0] for k in keys])
+    y = scale.fraction([b_side[k][0] for k in keys])
     result = compare_paired(
         x, y,
         clusters=[a_side[k][1] for k in keys] if spec.cluster else None,
@@ -80,11 +84,12 @@ def _one(table: ResultsTable, spec: PairSpec, request: ComparisonRequest) -> _Co
         "excluded_by_group": {"a": pairs.a.excluded.to_dict(), "b": pairs.b.excluded.to_dict()},
         "coerced": pairs.coerced.to_dict(),
         "pairs": pair_counts,
+        "scale": scale.describe(spec.value, request.margin, request.tau),
         "result": result.to_dict(),
         "sign_test": {**sign_test(up, down).to_dict(), "n_up": up, "n_down": down,
                       "ties": len(keys) - up - down},
     }
-    return _Compared(doc=doc, keys=keys, a=a_side, b=b_side)
+    return _Compared(doc=doc, keys=keys, a=a_side, b=b_side, scale=scale)
 
 
 def _excess(table: ResultsTable, spec: PairSpec, c: _Compared,
@@ -96,9 +101,12 @@ def _excess(table: ResultsTable, spec: PairSpec, c: _Compared,
         return {"value": None, "why": f"no pair of {spec.a!r}, {spec.b!r} and {rerun!r} shares "
                                       "a key"}
     tau = request.tau
-    a = [int(c.a[k][0] >= tau) for k in keys]
-    r = excess_flip_rate(a, [int(c.b[k][0] >= tau) for k in keys], a,
-                         [int(side[k][0] >= tau) for k in keys], confidence=request.confidence,
+
+    def passed(values: Pairing) -> list[int]:  # tau is a fraction of the column's range
+        return [int(v >= tau) for v in c.scale.fraction([values[k][0] for k in keys])]
+
+    a = passed(c.a)
+    r = excess_flip_rate(a, passed(c.b), a, passed(side), confidence=request.confidence,
                          resamples=request.resamples, seed=request.analysis_seed)
     return {**r.to_dict(), "rerun_group": rerun, "why": ""}
 
@@ -114,6 +122,18 @@ def _family(table: ResultsTable, request: ComparisonRequest) -> list[dict[str, A
         c.doc["excess_flip"] = None if rerun is None else _excess(
             table, request.spec(c.doc["value"], c.doc["b"]), c, request, rerun)
     return [c.doc for c in compared]
+
+
+def _scales_note(family: list[dict[str, Any]]) -> str:
+    """Return the notice for a family whose value columns lie on different ranges ('' if one)."""
+    ranges = {c["value"]: c["scale"]["range"] for c in family}
+    if len({None if r is None else tuple(r) for r in ranges.values()}) < 2:
+        return ""
+    shown = ", ".join(f"{v} " + ("not declared" if r is None else f"{r[0]:g}-{r[1]:g}")
+                      for v, r in ranges.items())
+    own = " (an undeclared one in its own units)" if None in ranges.values() else ""
+    return (f"the value columns lie on different ranges ({shown}): each is compared as "
+            f"fractions of its own range{own}, and the margin and tau are taken per column")
 
 
 def build_comparison(request: ComparisonRequest) -> dict[str, Any]:
@@ -136,6 +156,7 @@ def build_comparison(request: ComparisonRequest) -> dict[str, Any]:
         "excluded": first["excluded"], "excluded_by_group": first["excluded_by_group"],
         "coerced": first["coerced"], "pairs": first["pairs"], "result": first["result"],
         "sign_test": first["sign_test"],
+        "scale": first["scale"], "scales": _scales_note(family),
         "holm": {"family": len(family), "alpha": ALPHA,
                  "method": "Holm step-down over the sign-flip p of every --value x --b"},
         "comparisons": family,

@@ -65,8 +65,9 @@ class ComparisonRequest(Resampling):
     strata: str | None = None
     rerun_of_a: str | None = None
     factor: str | None = None
-    margin: float = DEFAULT_MARGIN
+    margin: float = DEFAULT_MARGIN  # a fraction of each value column's range (scales.py)
     draws: int = 100_000
+    score_range: tuple[float, float] | None = None  # for columns no scorer declares
 
     def __post_init__(self) -> None:
         check_limits(self.resamples, self.draws)

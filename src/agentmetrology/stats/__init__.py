@@ -11,7 +11,7 @@ from .bootstrap import DEFAULT_RESAMPLES, bootstrap_ci, bootstrap_cis, cvar_coun
 from .cell import cvar, mean, reliability_at, reliability_gap, worst
 from .cluster import cluster_bootstrap, cluster_means
 from .compare import PairedComparison, compare_paired
-from .equivalence import DEFAULT_MARGIN, equivalence, equivalence_label
+from .equivalence import DEFAULT_MARGIN, bootstrap_p_values, equivalence, equivalence_label
 from .flips import excess_flip_rate, flips
 from .intervals import wilson
 from .paired import (
@@ -58,6 +58,7 @@ __all__ = [
     "agreement",
     "bootstrap_ci",
     "bootstrap_cis",
+    "bootstrap_p_values",
     "cliffs_delta_paired",
     "cluster_bootstrap",
     "cluster_means",

@@ -14,7 +14,7 @@ import numpy.typing as npt
 from .bootstrap import DEFAULT_RESAMPLES, bootstrap_distributions, percentile_interval, reducer
 from .cluster import Labels, unit_differences
 from .results import EquivalenceResult, Interval
-from .validate import check_count, check_finite
+from .validate import FloatArray, check_count, check_finite
 
 DEFAULT_MARGIN = 0.10
 
@@ -37,6 +37,23 @@ def _check_margin(margin: float) -> float:
     return m
 
 
+def _draw(
+    a: npt.ArrayLike,
+    b: npt.ArrayLike,
+    clusters: Labels | None,
+    strata: Labels | None,
+    resamples: int,
+    seed: int,
+) -> tuple[FloatArray, FloatArray]:
+    """Return the unit differences and the bootstrap distribution of their mean."""
+    check_count(resamples, "resamples")
+    d, unit_strata = unit_differences(a, b, clusters, strata)
+    (dist,) = bootstrap_distributions(
+        d, [reducer("mean")], resamples=resamples, seed=seed, strata=unit_strata
+    )
+    return d, dist
+
+
 def equivalence(
     a: npt.ArrayLike,
     b: npt.ArrayLike,
@@ -49,11 +66,7 @@ def equivalence(
 ) -> EquivalenceResult:
     """Return the equivalence label of mean(b - a), with 90% and 95% intervals from one draw."""
     m = _check_margin(margin)
-    check_count(resamples, "resamples")
-    d, unit_strata = unit_differences(a, b, clusters, strata)
-    (dist,) = bootstrap_distributions(
-        d, [reducer("mean")], resamples=resamples, seed=seed, strata=unit_strata
-    )
+    d, dist = _draw(a, b, clusters, strata, resamples, seed)
     ci90 = percentile_interval(dist, 0.90)
     ci95 = percentile_interval(dist, 0.95)
     unit = "pairs" if clusters is None else "clusters"
@@ -70,3 +83,31 @@ def equivalence(
         seed=seed,
         resamples=resamples,
     )
+
+
+def bootstrap_p_values(
+    a: npt.ArrayLike,
+    b: npt.ArrayLike,
+    of: EquivalenceResult,
+    *,
+    clusters: Labels | None = None,
+    strata: Labels | None = None,
+) -> tuple[float, float]:
+    """Return (difference p, equivalence p) of mean(b - a) from the draw behind `of`.
+
+    `of` is `equivalence(a, b, ...)` of the same data and units; its margin, resamples and
+    seed give the same bootstrap distribution, so these p-values agree with its labels: the
+    difference p is twice the smaller tail at 0 (below 0.05 about when the 95% interval
+    excludes 0); the equivalence p is the larger tail beyond ±margin (below 0.05 about when
+    the 90% interval lies inside it). Tails count (k + 1) / (B + 1) so a p-value is never 0;
+    a family of them can be Holm-adjusted.
+    """
+    _, dist = _draw(a, b, clusters, strata, of.resamples, of.seed)
+    m = of.margin
+
+    def tail(hits: int) -> float:
+        return (hits + 1) / (dist.size + 1)
+
+    p_diff = min(1.0, 2.0 * min(tail(int((dist <= 0.0).sum())), tail(int((dist >= 0.0).sum()))))
+    p_equiv = max(tail(int((dist <= -m).sum())), tail(int((dist >= m).sum())))
+    return p_diff, min(1.0, p_equiv)

@@ -85,8 +85,11 @@ def test_census_table_pins_kinds_criteria_and_claims(census):
     assert res.exit_code == 0, res.output
     rows = _rows(out)
     shape = rows["shape_task"]["scorers"][0]
+    # --limit 2 is below the 3 samples a kind read from scores needs: the census withholds the
+    # kind, says why with n, and licenses nothing (`agm audit inspect` on all 3: shape and
+    # self-report compliance, tests/audit/inspect/test_inspect_audit.py)
     assert (shape["kind"], shape["criterion"], shape["claim"]) == (
-        "shape", "fail", "self-report compliance")
+        "insufficient evidence (n = 2 samples probed, needs 3)", "fail", "no claim licensed")
     assert (shape["empty_passed"], shape["empty_scored"]) == (2, 2)
     match = rows["gsm8k_style"]["scorers"][0]
     assert (match["kind"], match["criterion"]) == ("string-match", "pass")
@@ -94,7 +97,9 @@ def test_census_table_pins_kinds_criteria_and_claims(census):
     assert judged["criterion"] == "not probed" and "needs a judge" in judged["criterion_reason"]
     atb = {s["scorer"]: s for s in rows["inspect_evals/agent_threat_bench_data_exfil"]["scorers"]}
     sec = atb["inspect_evals/agent_threat_bench_scorer[security]"]
-    assert (sec["kind"], sec["empty_passed"], sec["empty_scored"]) == ("shape", 2, 2)
+    assert (sec["kind"], sec["empty_passed"], sec["empty_scored"]) == (
+        "insufficient evidence (n = 2 samples probed, needs 3)", 2, 2)
+    assert sec["claim"] == "no claim licensed"
 
 
 def test_census_builtin_comtrade_judge_is_shape_and_tau2_has_no_answer_target(census):

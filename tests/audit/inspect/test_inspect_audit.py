@@ -75,8 +75,28 @@ def test_a_scorer_blind_to_content_is_shape_and_licenses_self_report_only():
     c = _config(doc)
     assert c["scorer_kind"] == "shape"
     assert c["licensed_claim"] == "self-report compliance"
+    verdict = doc["target"]["scorers"][0]["verdict"]
+    assert (verdict["n"], verdict["minimum"], verdict["text"]) == (
+        3, 3, "shape (n = 3 samples probed)")
     assert "empty = correct" in c["rows"]["criterion_sensitivity"]["evidence"]["offending"]
     assert doc["target"]["scorers"][0]["empty_trajectory"]["passed"] == 3
+
+
+@pytest.mark.parametrize("limit", [1, 2])
+def test_below_three_samples_a_kind_read_from_scores_is_withheld(limit: int) -> None:
+    doc = audit_inspect(load_task(toy("shape_task"), limit=limit))
+    c = _config(doc)
+    text = f"insufficient evidence (n = {limit} samples probed, needs 3)"
+    assert c["scorer_kind"] == text and c["rows"]["scorer_kind"]["status"] == text
+    assert c["licensed_claim"] == "no claim licensed"  # shape would license self-report
+    k = doc["target"]["scorers"][0]
+    assert k["basis"].startswith(f"n = {limit} samples probed, needs 3; withheld: shape")
+
+
+def test_a_kind_from_the_code_needs_no_minimum() -> None:
+    doc = audit_inspect(load_task(toy("gsm8k_style"), limit=1))
+    assert _config(doc)["scorer_kind"] == "string-match"
+    assert doc["target"]["scorers"][0]["verdict"]["minimum"] == 0
 
 
 def test_tool_task_do_nothing_trajectory_passes_every_sample():

@@ -7,6 +7,10 @@ judges the episode (outcome); a scorer whose verdict the output text never chang
 it gives every output full credit, else outcome (it judges the episode); a scorer that reads the
 episode (store, sandbox, messages) or whose do-nothing verdicts differ across samples is outcome;
 any other check of the output against the target is specification.
+
+The kinds read from the scores (shape, outcome by an unchanging or varying verdict,
+specification) rest on the samples probed and need at least MIN_SAMPLES of them; below that
+the kind is "insufficient evidence (n = k, needs 3)" and licenses nothing (`kind_verdict`).
 """
 
 from __future__ import annotations
@@ -15,12 +19,25 @@ import types
 from typing import Any
 
 from agentmetrology.audit.target import ScorerKind
+from agentmetrology.records.verdict import Verdict
 
 STRING_MATCH = frozenset({"match", "includes", "exact", "pattern", "answer", "choice", "f1"})
 JUDGE_NAMES = frozenset({"get_model", "model_graded_qa", "model_graded_fact"})
 EPISODE_NAMES = frozenset({"store", "store_as", "sandbox", "messages", "tool_calls"})
 FULL_EPS = 1e-9
 MAX_DEPTH = 4  # closures of closures: enough for scorer factories and multi_scorer wrappers
+# A kind read from scores needs this many probed samples: with n samples that all credit a
+# forged output, the one-sided 95% lower bound on how often the scorer credits one is
+# 0.05 ** (1 / n), 0.05 at n = 1 and 0.22 at n = 2: one or two samples a do-nothing agent
+# happens to pass (tau2 airline's first two) cannot tell "credits everything" from an outcome
+# scorer; at 3 the first failing sample shows up on tau2 airline and the kind is the
+# full-domain one.
+MIN_SAMPLES = 3
+CREDITS_ALL = "every forged output, correct or not, got full credit"
+NEVER_CHANGES = "the output text never changes its verdict: it judges the episode"
+EMPTY_DIFFERS = "its do-nothing verdicts differ across samples: it reads task state"
+AGAINST_TARGET = "checks the output against the sample's target"
+FROM_SCORES = frozenset({CREDITS_ALL, NEVER_CHANGES, EMPTY_DIFFERS, AGAINST_TARGET})
 
 
 def code_names(fn: Any, depth: int = 0, seen: set[int] | None = None) -> set[str]:
@@ -79,10 +96,16 @@ def classify(name: str, fn: Any, judge_calls: int, forged_scores: list[list[floa
     full = [s for s in forged_scores if len(s) >= 2]
     if full and all(len(set(s)) == 1 for s in full):
         if all(s[0] >= 1.0 - FULL_EPS for s in full):
-            return "shape", "every forged output, correct or not, got full credit"
-        return "outcome", "the output text never changes its verdict: it judges the episode"
+            return "shape", CREDITS_ALL
+        return "outcome", NEVER_CHANGES
     if names & EPISODE_NAMES:
         return "outcome", "reads the episode (" + ", ".join(sorted(names & EPISODE_NAMES)) + ")"
     if len(set(empty_scores)) > 1:
-        return "outcome", "its do-nothing verdicts differ across samples: it reads task state"
-    return "specification", "checks the output against the sample's target"
+        return "outcome", EMPTY_DIFFERS
+    return "specification", AGAINST_TARGET
+
+
+def kind_verdict(kind: str, basis: str, samples: int) -> Verdict:
+    """Return the kind as a Verdict: n = samples probed; a kind read from scores needs 3."""
+    return Verdict.judged(kind, samples, "samples probed",
+                          MIN_SAMPLES if basis in FROM_SCORES else 0, why=basis)

@@ -17,7 +17,7 @@ from agentmetrology.audit.env_audit import seal
 from agentmetrology.audit.generic_audit import audit_target
 from agentmetrology.audit.target import Ownership, Probe, ScoreOutcome, ScorerKind, TaskRef
 from agentmetrology.audit.targets.inspect_forge import PROBE_NAMES, Forged, forge
-from agentmetrology.audit.targets.inspect_kind import classify
+from agentmetrology.audit.targets.inspect_kind import classify, kind_verdict
 from agentmetrology.audit.targets.inspect_load import LoadedTask
 from agentmetrology.audit.targets.inspect_run import (
     NEEDS_JUDGE,
@@ -160,8 +160,15 @@ def audit_inspect(loaded: LoadedTask, *, task_args: dict[str, Any] | None = None
         for label, cells in _scorer_cells(res, i, name):
             empties = [c.value for (s, p), c in cells.items()
                        if p == "empty_trajectory" and c.value is not None]
-            kind, basis = classify(name, fn, calls, _forged_scores(battery, cells), empties)
-            kinds.append({"scorer": label, "kind": kind, "basis": basis,
+            forged_scores = _forged_scores(battery, cells)
+            kind, basis = classify(name, fn, calls, forged_scores, empties)
+            probed = sum(1 for x in forged_scores if len(x) >= 2)
+            verdict = kind_verdict(kind, basis, probed).to_dict()
+            kinds.append({"scorer": label, "kind": verdict["text"] if not verdict["sufficient"]
+                          else kind,
+                          "basis": basis if verdict["sufficient"] else
+                          f"n = {probed} samples probed, needs {verdict['minimum']}; withheld: "
+                          f"{kind} ({basis})", "verdict": verdict,
                           "empty_trajectory": _empty_summary(loaded, cells)
                           if empty_trajectory else None})
             docs.append(audit_target(InspectScorerTarget(loaded, label, kind, battery, cells)))
@@ -225,6 +232,16 @@ def _explain_criterion(config: dict[str, Any], kind: dict[str, Any], loaded: Loa
         config["licensed_claim"] = "no claim licensed"
 
 
+def _withhold_kind(config: dict[str, Any], kind: dict[str, Any]) -> None:
+    """Below the samples a kind read from scores needs, withhold it and the claim it licenses."""
+    if kind["verdict"]["sufficient"]:
+        return
+    config["scorer_kind"] = kind["kind"]  # "insufficient evidence (n = k ..., needs 3)"
+    config["rows"]["scorer_kind"]["status"] = kind["verdict"]["text"]
+    config["rows"]["scorer_kind"]["evidence"]["verdict"] = kind["verdict"]
+    config["licensed_claim"] = "no claim licensed"
+
+
 def _merge(loaded: LoadedTask, docs: list[dict[str, Any]], kinds: list[dict[str, Any]],
            task_args: dict[str, Any] | None, judge: Judge | None) -> dict[str, Any]:
     if not docs:
@@ -235,6 +252,7 @@ def _merge(loaded: LoadedTask, docs: list[dict[str, Any]], kinds: list[dict[str,
                                d["stages"]["probes"]["shipped"] for j, d in enumerate(docs)}
     for config, k in zip(configs, kinds, strict=False):
         _explain_criterion(config, k, loaded, doc)
+        _withhold_kind(config, k)
     doc["card"]["configurations"] = configs
     doc["card"]["benchmark"] = loaded.spec
     doc["card"]["shipped_configuration"] = configs[0]["scorer"]

@@ -126,6 +126,7 @@ SPEC = EnvSpec(
     description="ComtradeBench: paginated trade-data extraction with injected faults and "
                 "exact ground truth",
     tasks=TASKS, make=_make, scorers=SCORERS,
+    score_ranges={"shape_judge": (0.0, 100.0)},
     agents={name: partial(make_agent, name) for name in agent_names()},
     prompts=Prompts(PROMPTS, SYSTEM_PROMPT, LEVEL_INSTRUCTIONS,
                     cast(Any, task_message)),

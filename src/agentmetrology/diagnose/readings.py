@@ -1,0 +1,112 @@
+"""Readings derived from named predicates over a group's printed numbers (docs/diagnose.md).
+
+A reading is a sentence about a policy; it must never contradict the numbers printed beside it.
+So it is not computed from the numbers directly but from five named predicates over them, each
+printed with the reading, and the table in `read` is the only place a reading is chosen (a test
+walks every combination of predicate values). A predicate is None when its number does not
+exist (no inverse map, no comparison); None never satisfies a predicate a reading requires.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from agentmetrology.mutations import get_mutation
+from agentmetrology.records.verdict import Verdict
+
+ALPHA = 0.05  # level of the Holm-adjusted difference and equivalence tests
+# A task-cluster bootstrap over fewer than 3 tasks has at most 3 distinct resamples: an
+# "interval" from it is no interval, so no reading is given below 3 tasks.
+MIN_TASKS = 3
+PREDICATES = ("different", "equivalent", "rescoring_closes", "behaviour_changed", "fails_both")
+Predicates = dict[str, bool | None]
+Kind = Literal["control", "evaluator", "mutation"]
+
+WHY = {
+    "repeat control": "the identity mutation: how much outcomes move by chance",
+    "evaluator change (by construction)": ("the mutation changes the scorer itself, so its gap "
+                                           "measures the new rubric, not the agent"),
+    "fails regardless": "fails in both conditions (MSR 0): a small gap here is not robustness",
+    "robust": "equivalent within the margin (Holm-adjusted) and the operations did not change",
+    "robust score, changed behaviour": ("equivalent within the margin (Holm-adjusted), but the "
+                                        "operations or outcomes changed"),
+    "evaluator sensitivity": ("the gap is real, the operations did not change, and it closes when "
+                              "the same trajectories are rescored under the inverse map"),
+    "behavioural failure": ("the gap is real, the operations or outcomes changed, and rescoring "
+                            "does not close it"),
+    "score change without behaviour change": ("the gap is real and rescoring does not close it, "
+                                              "but the operations and outcomes did not change: "
+                                              "the mutation moved the score, not the agent"),
+    "inconclusive": "neither a real gap nor equivalence within the margin, or mixed evidence",
+}
+READINGS = tuple(WHY)
+
+
+def kind_of(mutation: str) -> Kind:
+    """Return whether a mutation is the repeat control, an evaluator change, or diagnosable."""
+    side = get_mutation(mutation).side
+    return "control" if side == "none" else "evaluator" if side == "scorer" else "mutation"
+
+
+def _covers_zero(est: dict[str, Any]) -> bool:
+    iv = est.get("interval")
+    return not iv or (iv[0] <= 0 <= iv[1])
+
+
+def adjusted_p(m: dict[str, Any], test: str) -> float | None:
+    """Return a group's Holm-adjusted p of `test` (a group read alone is a family of one)."""
+    paired = m.get("paired") or {}
+    holm = (paired.get("holm") or {}).get(test)
+    return holm if holm is not None else (paired.get("p_values") or {}).get(test)
+
+
+def predicates(m: dict[str, Any], margin: float, msr: tuple[float, float] | None = None
+               ) -> Predicates:
+    """Return the named predicates of a group's numbers (at the pass rates `msr`, if given)."""
+    p_diff, p_eq = adjusted_p(m, "difference"), adjusted_p(m, "equivalence")
+    resc = m.get("rescored_gap")
+    changed = m.get("behaviour_changed")
+    rates = msr if msr is not None else (m.get("msr"), m.get("msr_original"))
+    return {
+        "different": None if p_diff is None else p_diff < ALPHA,
+        "equivalent": None if p_eq is None else p_eq < ALPHA,
+        "rescoring_closes": None if resc is None else bool(
+            _covers_zero(resc) and abs(resc["value"]) < margin),
+        "behaviour_changed": None if changed is None else changed > 0,
+        "fails_both": None if rates[0] is None or rates[1] is None else (
+            rates[0] == 0 and rates[1] == 0),
+    }
+
+
+def read(p: Predicates, kind: Kind) -> str:
+    """Return the one reading a combination of predicates supports (the only such table)."""
+    if kind == "control":
+        return "repeat control"
+    if kind == "evaluator":
+        return "evaluator change (by construction)"
+    if p["fails_both"] is True:
+        return "fails regardless"
+    changed = p["behaviour_changed"]
+    if p["equivalent"] is True and changed is not None:
+        return "robust score, changed behaviour" if changed else "robust"
+    if p["different"] is True:
+        closes = p["rescoring_closes"] is True
+        if changed is False:
+            return "evaluator sensitivity" if closes else "score change without behaviour change"
+        if changed is True and not closes:
+            return "behavioural failure"
+    return "inconclusive"
+
+
+def verdict_of(m: dict[str, Any], mutation: str, margin: float,
+               sweep: dict[str, str] | None = None) -> Verdict:
+    """Return a group's reading as a Verdict: n tasks, the VRG interval, the sweep's readings."""
+    kind = kind_of(mutation)
+    chosen = read(predicates(m, margin), kind)
+    vrg = m.get("vrg") or {}
+    iv = vrg.get("interval")
+    return Verdict.judged(
+        chosen, int(m.get("tasks") or 0), "tasks", 0 if kind != "mutation" else MIN_TASKS,
+        interval=None if not iv else (float(iv[0]), float(iv[1])),
+        confidence=0.95 if iv else None, interval_of="VRG (task-cluster bootstrap)" if iv else "",
+        consistent=tuple(sorted(set((sweep or {}).values()) | {chosen})), why=WHY[chosen])

@@ -1,0 +1,74 @@
+"""A verdict and the evidence it rests on: n and what was counted, uncertainty, the minimum.
+
+Every instrument's product (a reading, a scorer kind, a licensed claim, a confirmed rule) is a
+sentence a reader will act on, so it never travels without its sample: the count it rests on,
+what was counted, its uncertainty where one exists (an interval, or the other verdicts the data
+also supports), and the minimum the instrument needs. Below that minimum the verdict is
+withheld: it reads "insufficient evidence (n = k, needs m)", never a confident sentence.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+INSUFFICIENT = "insufficient evidence"
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """A verdict with its evidence count, uncertainty and the instrument's minimum."""
+
+    verdict: str
+    n: int
+    counted: str  # what n counts, plural noun: "task clusters", "samples"
+    minimum: int
+    interval: tuple[float, float] | None = None
+    confidence: float | None = None
+    interval_of: str = ""  # which quantity the interval bounds
+    consistent: tuple[str, ...] = field(default=())  # other verdicts the data also supports
+    why: str = ""
+
+    def __post_init__(self) -> None:
+        if self.n < 0 or self.minimum < 0:
+            raise ValueError(f"a verdict's n and minimum are counts >= 0, got {self.n} and "
+                             f"{self.minimum}")
+        if not self.counted:
+            raise ValueError("a verdict must say what its n counts")
+        if self.interval is not None and not all(math.isfinite(x) for x in self.interval):
+            raise ValueError(f"a verdict's interval must be finite, got {self.interval}")
+
+    @classmethod
+    def judged(cls, verdict: str, n: int, counted: str, minimum: int,
+               **rest: Any) -> Verdict:
+        """Return the verdict, or "insufficient evidence" when n is below the minimum."""
+        if n < minimum:
+            why = f"{rest.get('why', '')} (withheld: {verdict})".strip()
+            return cls(INSUFFICIENT, n, counted, minimum, **{**rest, "why": why})
+        return cls(verdict, n, counted, minimum, **rest)
+
+    @property
+    def sufficient(self) -> bool:
+        """Return True when the evidence reaches the instrument's minimum."""
+        return self.n >= self.minimum
+
+    @property
+    def stable(self) -> bool:
+        """Return True when no other verdict is consistent with the data."""
+        return all(v == self.verdict for v in self.consistent)
+
+    def text(self) -> str:
+        """Return the verdict as printed: always with its n (and its minimum when below it)."""
+        if not self.sufficient:
+            return f"{INSUFFICIENT} (n = {self.n} {self.counted}, needs {self.minimum})"
+        return f"{self.verdict} (n = {self.n} {self.counted})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the verdict as plain, canonical-JSON-able data (its text included)."""
+        return {"verdict": self.verdict, "text": self.text(), "n": self.n,
+                "counted": self.counted, "minimum": self.minimum,
+                "sufficient": self.sufficient,
+                "interval": None if self.interval is None else list(self.interval),
+                "confidence": self.confidence, "interval_of": self.interval_of,
+                "consistent": list(self.consistent), "stable": self.stable, "why": self.why}

@@ -1,0 +1,43 @@
+"""A verdict never travels without its n; below the minimum it is withheld."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agentmetrology.records.canonical import canonical_json
+from agentmetrology.records.verdict import INSUFFICIENT, Verdict
+
+
+def test_a_verdict_is_printed_with_its_n() -> None:
+    v = Verdict.judged("robust", 25, "task clusters", 3, interval=(-0.02, 0.01),
+                       confidence=0.95, interval_of="VRG")
+    assert v.sufficient and v.verdict == "robust"
+    assert v.text() == "robust (n = 25 task clusters)"
+    plain = v.to_dict()
+    assert plain["n"] == 25 and plain["interval"] == [-0.02, 0.01]
+    assert json.loads(canonical_json(plain)) == plain
+
+
+def test_below_the_minimum_the_verdict_is_withheld() -> None:
+    v = Verdict.judged("behavioural failure", 1, "task clusters", 3, why="the gap remains",
+                       interval=(0.1, 0.2))
+    assert v.verdict == INSUFFICIENT and not v.sufficient
+    assert v.text() == "insufficient evidence (n = 1 task clusters, needs 3)"
+    assert "withheld: behavioural failure" in v.why
+    assert Verdict.judged("x", 3, "samples", 3).sufficient  # the minimum itself suffices
+
+
+def test_consistent_verdicts_make_it_unstable() -> None:
+    assert Verdict("robust", 5, "tasks", 3, consistent=("robust",)).stable
+    v = Verdict("robust", 5, "tasks", 3, consistent=("robust", "fails regardless"))
+    assert not v.stable and v.to_dict()["stable"] is False
+
+
+@pytest.mark.parametrize("bad", [
+    {"n": -1}, {"minimum": -2}, {"counted": ""}, {"interval": (0.0, float("nan"))}])
+def test_malformed_verdicts_are_refused(bad: dict) -> None:
+    args = {"verdict": "robust", "n": 3, "counted": "tasks", "minimum": 1, **bad}
+    with pytest.raises(ValueError):
+        Verdict(**args)
