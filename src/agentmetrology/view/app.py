@@ -1,11 +1,10 @@
-"""The viewer's ASGI application: read-only routes, a Host-header guard and a path guard."""
+"""The viewer's ASGI application: read-only routes, the Host/Origin guard and a path guard."""
 
 from __future__ import annotations
 
 import logging
 import mimetypes
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping
-from typing import Any
+from collections.abc import Callable, Iterable
 from urllib.parse import unquote
 
 from starlette.applications import Starlette
@@ -13,6 +12,15 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from agentmetrology.records.http_guard import (
+    LOOPBACK_NAMES,
+    ASGIApp,
+    HttpGuard,
+    Receive,
+    Scope,
+    Send,
+    prefix,
+)
 from agentmetrology.store.errors import StoreError
 from agentmetrology.store.reader import StoreReader
 from agentmetrology.view.episode_page import ACTORS, episode_page
@@ -23,21 +31,8 @@ from agentmetrology.view.source import Source
 from agentmetrology.view.store_pages import campaign_page, episodes_page, index_page
 
 log = logging.getLogger("agentmetrology.view")
-LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
-
-
-def host_name(header: str) -> str:
-    """Return the host part of a Host header, without port, lowercased ('[::1]' -> '::1')."""
-    value = header.strip().lower()
-    if value.startswith("["):
-        return value[1:value.find("]")] if "]" in value else value
-    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+# The viewer reads no request body; this bounds what is buffered before a POST is refused.
+MAX_BODY_BYTES = 64 * 1024
 
 
 def unsafe_path(raw: str) -> bool:
@@ -54,31 +49,21 @@ def unsafe_path(raw: str) -> bool:
 
 
 class Guard:
-    """Refuses foreign Host headers (DNS rebinding), unsafe paths, and methods that write."""
+    """Refuses unsafe paths and methods that write (Host and Origin: `HttpGuard` around it)."""
 
-    def __init__(self, app: ASGIApp, hosts: Iterable[str]) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self.hosts = {h.lower().strip("[]") for h in hosts}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Check one request and pass it on, or answer it with an error."""
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1")
-                   for k, v in scope.get("headers") or []}
-        host = headers.get("host")
         raw = (scope.get("raw_path") or scope.get("path", "").encode()).decode("latin-1")
         raw = raw.split("?", 1)[0]
         response: Response | None = None
-        if host is None:
-            response = PlainTextResponse("a Host header is required\n", 400)
-        elif host_name(host) not in self.hosts:
-            # A page of another site whose name resolves to 127.0.0.1 (DNS rebinding).
-            log.warning("refused Host %r for %s", host, raw)
-            response = PlainTextResponse(f"host {host!r} is not served here\n", 421)
-        elif unsafe_path(raw) or unsafe_path(scope.get("path", "")):
-            log.warning("refused path %r: outside what the viewer serves", raw)
+        if unsafe_path(raw) or unsafe_path(scope.get("path", "")):
+            log.warning("refused path %s: outside what the viewer serves", prefix(raw))
             response = PlainTextResponse("not found\n", 404)
         elif scope["method"] not in ("GET", "HEAD"):
             response = PlainTextResponse("the viewer is read-only\n", 405,
@@ -95,8 +80,11 @@ def _html(text: str, status: int = 200) -> HTMLResponse:
 
 
 def create_app(source: Source, *, hosts: Iterable[str] = LOOPBACK_NAMES,
-               secrets: Iterable[str] = ()) -> ASGIApp:
-    """Return the viewer of `source` as an ASGI app (GET only; Host names in `hosts`)."""
+               secrets: Iterable[str] = (), port: int | None = None) -> ASGIApp:
+    """Return the viewer of `source` as an ASGI app (GET only; Host names in `hosts`).
+
+    Origin must be the viewer's own (`port`, or the port a request arrived on when None).
+    """
     h = Html(secrets)
 
     def error(status: int, title: str, message: str) -> HTMLResponse:
@@ -175,4 +163,5 @@ def create_app(source: Source, *, hosts: Iterable[str] = LOOPBACK_NAMES,
         return error(404, "Not found", f"no page {request.url.path}")
 
     app = Starlette(routes=routes, exception_handlers={404: not_found})
-    return Guard(app, hosts)
+    return HttpGuard(Guard(app), hosts=hosts, port=port, max_body=MAX_BODY_BYTES,
+                     headers=SECURITY_HEADERS, log=log)
