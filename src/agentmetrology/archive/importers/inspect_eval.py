@@ -30,6 +30,7 @@ from agentmetrology.archive.importers.inspect_zip import (
     MemberReader,
     loads_tolerant,
     looks_like_inspect,
+    member_names,
 )
 from agentmetrology.archive.importers.limits import MAX_PLANNED_ABSENT, Malformed, count
 from agentmetrology.archive.importers.limits import ident as _text
@@ -163,6 +164,21 @@ def _termination(ep: ArchiveEpisode, sample: dict[str, Any]) -> None:
         ep.termination = "completed"
 
 
+def _sample_ids(ids: list[Any]) -> list[str]:
+    """Return the distinct sample ids as text; Malformed when two read alike (1 and "1")."""
+    first: dict[str, Any] = {}
+    for raw in ids:
+        text = _text(raw)
+        if text is None:
+            raise Malformed("eval.dataset.sample_ids holds a value that is not a string or "
+                            "integer")
+        seen = first.setdefault(text, raw)
+        if type(seen) is not type(raw):
+            raise Malformed(f"eval.dataset.sample_ids holds {seen!r:.40} and {raw!r:.40}, which "
+                            "read as the same id; give every sample a distinct id")
+    return list(first)
+
+
 class _Log:
     """The parts of an Inspect log header that every sample needs (validated)."""
 
@@ -187,11 +203,8 @@ class _Log:
             raise Malformed(f"eval.config.epochs is {raw_epochs!r:.40}, not a positive integer")
         self.epochs = epochs
         ids = _seq(ds.get("sample_ids"), "eval.dataset.sample_ids")
-        texts = [_text(i) for i in ids]
-        if None in texts:
-            raise Malformed("eval.dataset.sample_ids holds a value that is not a string or "
-                            "integer")
-        self.sample_ids = list(dict.fromkeys(t for t in texts if t is not None))
+        self.sample_ids = _sample_ids(ids)
+        self.seen: set[tuple[str, int]] = set()  # (sample id, epoch) already made an episode
         self.planned_count = len(self.sample_ids) * epochs
         status = header.get("status", "unknown")
         self.status = status if isinstance(status, str) else "unknown"
@@ -213,6 +226,12 @@ def _sample_episode(log: _Log, sample: dict[str, Any], where: str,
         archive.problems.append(LoadProblem(where, None, "skipped: sample id must be a string or "
                                             "integer and epoch a positive integer"))
         return
+    if (sid, epoch) in log.seen:
+        archive.problems.append(LoadProblem(where, None, (
+            f"skipped: a second sample with id {sid:.40}, epoch {epoch} (ids such as 1 and "
+            '"1" are one id in the archive, so only the first is kept)')))
+        return
+    log.seen.add((sid, epoch))
     ep = ArchiveEpisode(
         episode_id=f"{log.run}/{sid}/{epoch}", task=sid, model=log.model, scaffold=log.scaffold,
         run=log.run, trial=epoch, meta={"inspect_task": log.task})
@@ -259,7 +278,7 @@ def load_inspect(path: Path, max_member_bytes: int = MAX_MEMBER_BYTES) -> Archiv
     try:
         with zipfile.ZipFile(path) as zf:
             reader = MemberReader(path, zf, max_member_bytes)
-            names = zf.namelist()
+            names = member_names(zf, path)
             log = _header(reader, names, path)
             samples = sorted(n for n in names if _SAMPLE_RE.match(n))
             for name in samples:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentmetrology.archive.importers.limits import kind_name as _kind
+from agentmetrology.archive.importers.limits import score_outside
 from agentmetrology.archive.model import ArchiveEpisode, StoredGrade, is_success
 from agentmetrology.archive.redact import redact
 from agentmetrology.records.numbers import finite_float
@@ -83,6 +84,13 @@ def grade_sample(ep: ArchiveEpisode, sample: dict[str, Any], scorer: str | None)
     if num is None:
         ep.reason = why
         ep.reason_detail = f"scorer {name}: value {_shown(entry.get('value'))}"
+        return
+    if isinstance(entry.get("value"), bool):  # True would count as a pass, as 1.0 does
+        ep.reason = "unsupported_score"
+        ep.reason_detail = f"scorer {name}: value bool: a boolean is not a score"
+        return
+    if (outside := score_outside(num, f"scorer {name}: value")) is not None:
+        ep.reason, ep.reason_detail, ep.stored_score = "score_out_of_range", outside, num
         return
     ep.grade = StoredGrade(score=num, passed=is_success(num),
                            detail={"scorer": name, "value": entry.get("value")})

@@ -14,6 +14,7 @@ import io
 import struct
 import zipfile
 import zlib
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,17 @@ def looks_like_inspect(path: Path) -> bool:
     except (zipfile.BadZipFile, OSError, ValueError):
         return False
     return "header.json" in names or "_journal/start.json" in names
+
+
+def member_names(zf: zipfile.ZipFile, path: Path) -> list[str]:
+    """Return the zip's member names; ArchiveFormatError when one name appears twice."""
+    names = zf.namelist()
+    twice = sorted(n for n, k in Counter(names).items() if k > 1)
+    if twice:
+        shown = ", ".join(twice[:3]) + (f" and {len(twice) - 3} more" if len(twice) > 3 else "")
+        raise ArchiveFormatError(f"{path.name}: the zip holds {shown} more than once; a log "
+                                 "names each member once, so which copy is the log's is unknown")
+    return names
 
 
 def loads_tolerant(raw: bytes | str) -> Any:

@@ -23,6 +23,7 @@ from agentmetrology.archive.importers.limits import (
     kind_name,
     obj,
     parse_json,
+    score_outside,
     seq,
 )
 from agentmetrology.archive.model import (
@@ -181,6 +182,9 @@ def _fill(ep: ArchiveEpisode, row: dict[str, Any]) -> None:
     if score is None:
         ep.reason = "unscored"
         ep.reason_detail = "neither reward nor reward_info.reward is a finite number"
+        return
+    if (why := score_outside(score, "reward")) is not None:
+        ep.reason, ep.reason_detail = "score_out_of_range", why
         return
     checks = obj(reward_info.get("info"), "info.reward_info.info")
     detail_out: dict[str, Any] = {k: checks[k] for k in ("r_actions", "r_outputs") if k in checks}
