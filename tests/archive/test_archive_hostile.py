@@ -159,3 +159,22 @@ def test_a_named_pipe_is_refused(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     with pytest.raises(ArchiveFormatError, match="not a file"):
         load_archive(fifo, "jsonl")
+
+
+def test_escape_sequences_reach_neither_the_screen_nor_the_reports(tmp_path: Path) -> None:
+    f = tmp_path / "esc.jsonl"
+    f.write_text("\n".join(json.dumps(x) for x in (
+        {"task": "m\x1b[5m", "model": "m\x1b]0;title\x07", "grade": None,
+         "reason": "grader_never_ran", "reason_detail": "boom\x1b[2J\x9b1m"},
+        {"task": "t", "model": "m", "grade": 1, "scaffold": "s\u202eevil"})) + "\n")
+    out = tmp_path / "o"
+    res = CliRunner().invoke(app, ["archive", "audit", str(f), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    for text in (res.stdout, res.stderr, (out / "report.md").read_text(),
+                 (out / "report.html").read_text()):
+        assert not any(c in text for c in "\x1b\x07\x9b\u202e"), text
+    assert "boom\\x1b[2J" in (out / "report.md").read_text()
+    bad = tmp_path / "x\x1b[5m.jsonl"
+    bad.write_text("not json\n")
+    res = CliRunner().invoke(app, ["archive", "audit", str(bad), "--out", str(out)])
+    assert res.exit_code == 2 and "\x1b" not in res.stderr and "x\\x1b[5m" in res.stderr
