@@ -178,3 +178,16 @@ def test_escape_sequences_reach_neither_the_screen_nor_the_reports(tmp_path: Pat
     bad.write_text("not json\n")
     res = CliRunner().invoke(app, ["archive", "audit", str(bad), "--out", str(out)])
     assert res.exit_code == 2 and "\x1b" not in res.stderr and "x\\x1b[5m" in res.stderr
+
+
+def test_a_taubench_file_over_the_limit_is_refused_before_reading(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentmetrology.archive.importers import taubench
+
+    monkeypatch.setattr(taubench, "MAX_FILE_BYTES", 1000)
+    f = tmp_path / "gpt-4o-airline.json"
+    f.write_text(json.dumps([{"task_id": 0, "reward": 1, "info": {}, "traj": [],
+                              "pad": "x" * 5000}]))
+    for fmt in ("auto", "taubench"):
+        with pytest.raises(ArchiveFormatError, match="above the limit of 1,000 bytes"):
+            load_archive(f, fmt)
