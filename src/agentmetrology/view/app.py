@@ -79,88 +79,103 @@ def _html(text: str, status: int = 200) -> HTMLResponse:
     return HTMLResponse(text, status, headers=SECURITY_HEADERS)
 
 
+class _Endpoints:
+    """The viewer's HTML error pages, and the wrapper turning a page's refusals into them."""
+
+    def __init__(self, h: Html) -> None:
+        self.h = h
+
+    def error(self, status: int, title: str, message: str) -> HTMLResponse:
+        """Return an error page."""
+        h = self.h
+        return _html(h.page(title, f'<p class="status-INVALID" id="error">{h.t(message)}</p>',
+                            '<a href="/">home</a>'), status)
+
+    def guarded(self, fn: Callable[[Request], str]) -> Callable[[Request], Response]:
+        """Return an endpoint serving fn's page; its refusals become 400/404/500 pages."""
+        def endpoint(request: Request) -> Response:
+            try:
+                return _html(fn(request))
+            except BadRequest as exc:
+                return self.error(400, "Bad request", str(exc))
+            except LookupError as exc:
+                return self.error(404, "Not found", str(exc.args[0]) if exc.args else "not found")
+            except (StoreError, FileReadError) as exc:
+                log.error("%s", exc)
+                return self.error(500, "Cannot read", str(exc))
+        return endpoint
+
+
+def _store_routes(ep: _Endpoints, source: Source) -> list[Route]:
+    """Return the routes of a store: index, campaign, episodes, episode."""
+    h, reader = ep.h, StoreReader(source.root)
+
+    def campaign(request: Request) -> str:
+        name = request.query_params.get("name", "")
+        status = reader.campaign(name)
+        if status is None:
+            raise LookupError(f"no campaign {name!r} in this store")
+        return campaign_page(h, reader, status)
+
+    def episodes(request: Request) -> str:
+        page, size = paging(request.query_params)
+        return episodes_page(h, reader, episode_filter(request.query_params), page, size)
+
+    def episode(request: Request) -> str:
+        key = episode_key(request.query_params)
+        actor = request.query_params.get("actor") or None
+        if actor is not None and actor not in ACTORS:
+            raise BadRequest(f"actor must be one of {', '.join(ACTORS)}, not {actor!r}")
+        data = reader.episode(key)
+        if data is None:
+            raise LookupError("no administration with this key in the store")
+        return episode_page(h, reader, key, data, actor)
+
+    return [Route("/", ep.guarded(lambda r: index_page(h, reader))),
+            Route("/campaign", ep.guarded(campaign)),
+            Route("/episodes", ep.guarded(episodes)),
+            Route("/episode", ep.guarded(episode))]
+
+
+def _file_routes(ep: _Endpoints, source: Source) -> list[Route]:
+    """Return the routes of an audit or archive directory: its page and its files by name."""
+    h = ep.h
+    if source.kind == "audit":
+        index = Route("/", ep.guarded(lambda r: audit_page(h, source)))
+    else:
+        index = Route("/", ep.guarded(lambda r: archive_page(h, source, r.query_params)))
+    allowed = frozenset(source.files)
+
+    def files(request: Request) -> Response:
+        name = request.path_params["name"]
+        # Only the names found when the viewer started: nothing else in or beyond the dir.
+        if name not in allowed:
+            log.warning("refused file %r: not one the viewer serves", name)
+            return ep.error(404, "Not found", "not found")
+        try:
+            data = (source.root / name).read_bytes()
+        except OSError as exc:
+            return ep.error(500, "Cannot read", f"cannot read {name}: {exc}")
+        kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
+        if kind.startswith("text/") or kind == "application/json":
+            kind += "; charset=utf-8"
+        return Response(h.redact_bytes(data), 200, headers=SECURITY_HEADERS, media_type=kind)
+
+    return [index, Route("/files/{name:path}", files)]
+
+
 def create_app(source: Source, *, hosts: Iterable[str] = LOOPBACK_NAMES,
                secrets: Iterable[str] = (), port: int | None = None) -> ASGIApp:
     """Return the viewer of `source` as an ASGI app (GET only; Host names in `hosts`).
 
     Origin must be the viewer's own (`port`, or the port a request arrived on when None).
     """
-    h = Html(secrets)
-
-    def error(status: int, title: str, message: str) -> HTMLResponse:
-        return _html(h.page(title, f'<p class="status-INVALID" id="error">{h.t(message)}</p>',
-                            '<a href="/">home</a>'), status)
-
-    def guarded(fn: Callable[[Request], str]) -> Callable[[Request], Response]:
-        def endpoint(request: Request) -> Response:
-            try:
-                return _html(fn(request))
-            except BadRequest as exc:
-                return error(400, "Bad request", str(exc))
-            except LookupError as exc:
-                return error(404, "Not found", str(exc.args[0]) if exc.args else "not found")
-            except (StoreError, FileReadError) as exc:
-                log.error("%s", exc)
-                return error(500, "Cannot read", str(exc))
-        return endpoint
-
-    routes: list[Route] = []
-    if source.kind == "store":
-        reader = StoreReader(source.root)
-
-        def campaign(request: Request) -> str:
-            name = request.query_params.get("name", "")
-            status = reader.campaign(name)
-            if status is None:
-                raise LookupError(f"no campaign {name!r} in this store")
-            return campaign_page(h, reader, status)
-
-        def episodes(request: Request) -> str:
-            page, size = paging(request.query_params)
-            return episodes_page(h, reader, episode_filter(request.query_params), page, size)
-
-        def episode(request: Request) -> str:
-            key = episode_key(request.query_params)
-            actor = request.query_params.get("actor") or None
-            if actor is not None and actor not in ACTORS:
-                raise BadRequest(f"actor must be one of {', '.join(ACTORS)}, not {actor!r}")
-            data = reader.episode(key)
-            if data is None:
-                raise LookupError("no administration with this key in the store")
-            return episode_page(h, reader, key, data, actor)
-
-        routes += [Route("/", guarded(lambda r: index_page(h, reader))),
-                   Route("/campaign", guarded(campaign)),
-                   Route("/episodes", guarded(episodes)),
-                   Route("/episode", guarded(episode))]
-    else:
-        if source.kind == "audit":
-            routes.append(Route("/", guarded(lambda r: audit_page(h, source))))
-        else:
-            routes.append(Route("/", guarded(lambda r: archive_page(h, source, r.query_params))))
-        allowed = frozenset(source.files)
-
-        def files(request: Request) -> Response:
-            name = request.path_params["name"]
-            # Only the names found when the viewer started: nothing else in or beyond the dir.
-            if name not in allowed:
-                log.warning("refused file %r: not one the viewer serves", name)
-                return error(404, "Not found", "not found")
-            try:
-                data = (source.root / name).read_bytes()
-            except OSError as exc:
-                return error(500, "Cannot read", f"cannot read {name}: {exc}")
-            kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
-            if kind.startswith("text/") or kind == "application/json":
-                kind += "; charset=utf-8"
-            return Response(h.redact_bytes(data), 200, headers=SECURITY_HEADERS,
-                            media_type=kind)
-
-        routes.append(Route("/files/{name:path}", files))
+    ep = _Endpoints(Html(secrets))
+    routes = _store_routes(ep, source) if source.kind == "store" else _file_routes(ep, source)
 
     async def not_found(request: Request, exc: Exception) -> Response:
         log.warning("not found: %s", request.url.path)
-        return error(404, "Not found", f"no page {request.url.path}")
+        return ep.error(404, "Not found", f"no page {request.url.path}")
 
     app = Starlette(routes=routes, exception_handlers={404: not_found})
     return HttpGuard(Guard(app), hosts=hosts, port=port, max_body=MAX_BODY_BYTES,
