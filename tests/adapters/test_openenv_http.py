@@ -7,6 +7,7 @@ Every request goes to a real server on 127.0.0.1 (port 0), started by `running` 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import httpx
@@ -82,3 +83,18 @@ def test_errors_quote_at_most_a_prefix_of_the_input(url: str) -> None:
         r = _post(url, "/reset", body)
         assert r.status_code in (400, 422) and len(r.text) < 1200, r.status_code
         assert "B" * (http_guard.PREFIX_CHARS + 1) not in r.text
+
+
+def test_websocket_errors_quote_at_most_a_prefix(url: str) -> None:
+    from websockets.sync.client import connect
+
+    long = "A" * 3000
+    with connect(url.replace("http://", "ws://") + "/ws", open_timeout=30) as ws:
+        for msg in ({"type": "reset", "data": {"seed": long}},
+                    {"type": "reset", "data": {"task": long}},
+                    {"type": "reset", "data": {"seed": -1}}, {"type": long}):
+            ws.send(json.dumps(msg))
+            frame = json.loads(ws.recv(timeout=30))
+            assert frame["type"] == "error", frame
+            text = json.dumps(frame)
+            assert "A" * (http_guard.PREFIX_CHARS + 1) not in text and len(text) < 600, text

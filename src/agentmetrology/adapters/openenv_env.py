@@ -139,6 +139,8 @@ class AgmEnvironment(Environment[AgmAction, AgmObservation, State]):
             if len(kwargs.get(key) or "") > PREFIX_CHARS:  # no name is this long; never echo it
                 raise AdapterError(f"reset argument {key} is longer than {PREFIX_CHARS} "
                                    "characters; use a name from the environment's list")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+            raise AdapterError("reset argument seed must be a non-negative integer")
         steps = kwargs.get("max_steps")
         if steps is not None and (isinstance(steps, bool) or not isinstance(steps, int)
                                   or steps < 1):

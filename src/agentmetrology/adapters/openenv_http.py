@@ -3,27 +3,42 @@
 OpenEnv's FastAPI app answers a malformed request with the validation errors, each holding the
 input it rejected (a 300 MB string came back whole) and, for a non-finite number, failing to
 serialise them (a 500 with a traceback). Here every error lists where and what was wrong, quotes
-at most a short prefix of what the client sent, and the whole app sits behind
-`records.http_guard` (loopback Host, the server's own Origin, MAX_BODY_BYTES).
+at most a short prefix of what the client sent (on the WebSocket too: OpenEnv's error frames are
+rewritten on their way out), and the whole app sits behind `records.http_guard` (loopback Host,
+the server's own Origin, MAX_BODY_BYTES).
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import re
 from collections.abc import Iterable
 from typing import Any
 
 from agentmetrology.adapters.session import AdapterError
 from agentmetrology.records import http_guard
-from agentmetrology.records.http_guard import PREFIX_CHARS, HttpGuard
+from agentmetrology.records.http_guard import (
+    PREFIX_CHARS,
+    ASGIApp,
+    HttpGuard,
+    Message,
+    Receive,
+    Scope,
+    Send,
+)
 
 log = logging.getLogger("agentmetrology.openenv")
-# An error message of ours names a value and what is allowed; longer means it quotes input.
-MAX_MESSAGE_CHARS = 512
+# An error message of ours names a value and what is allowed (an unknown task lists the known
+# ones, ~250 characters); longer means it quotes input.
+MAX_MESSAGE_CHARS = 320
+_LONG_WORD = re.compile(rf"\S{{{PREFIX_CHARS + 1},}}")
 
 
 def clip(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
-    """Return `text`, cut to `limit` characters with a note when longer."""
+    """Return `text` with every run of over PREFIX_CHARS non-blank characters (a quoted value)
+    cut to a prefix, and the whole cut to `limit` characters; each cut is marked."""
+    text = _LONG_WORD.sub(lambda m: m.group()[:PREFIX_CHARS] + "...", text)
     return text if len(text) <= limit else f"{text[:limit]}... (cut at {limit} characters)"
 
 
@@ -68,7 +83,45 @@ def install_handlers(app: Any) -> None:
     app.add_exception_handler(HTTPException, http_error)
 
 
+def quiet_frame(text: str) -> str:
+    """Return a WebSocket frame, its error message clipped and its validation errors plain."""
+    if not text.startswith('{"type":"error"'):
+        return text  # only OpenEnv's error frames quote the client's input
+    try:
+        frame = json.loads(text)
+    except ValueError:
+        return text
+    data = frame.get("data")
+    if not isinstance(data, dict):
+        return text
+    data = dict(data)
+    if "message" in data:
+        data["message"] = clip(str(data["message"]))
+    if "errors" in data:
+        data["errors"] = plain_errors(data["errors"])
+    return json.dumps({**frame, "data": data})
+
+
+class QuietErrors:
+    """Passes requests to `app`; rewrites its WebSocket error frames with `quiet_frame`."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serve one connection; error frames sent on a WebSocket quote no more than a prefix."""
+        if scope["type"] != "websocket":
+            await self.app(scope, receive, send)
+            return
+
+        async def quiet(message: Message) -> None:
+            if message["type"] == "websocket.send" and message.get("text"):
+                message = {**message, "text": quiet_frame(message["text"])}
+            await send(message)
+        await self.app(scope, receive, quiet)
+
+
 def guarded(app: Any, port: int, hosts: Iterable[str] = ()) -> HttpGuard:
     """Return `app` behind the shared guard for a server on 127.0.0.1:`port` (+ `hosts`)."""
-    return HttpGuard(app, hosts={*http_guard.LOOPBACK_NAMES, *hosts}, port=port,
+    return HttpGuard(QuietErrors(app), hosts={*http_guard.LOOPBACK_NAMES, *hosts}, port=port,
                      max_body=http_guard.MAX_BODY_BYTES, log=log)
