@@ -102,26 +102,20 @@ def quiet_frame(text: str) -> str:
     return json.dumps({**frame, "data": data})
 
 
-class QuietErrors:
-    """Passes requests to `app`; rewrites its WebSocket error frames with `quiet_frame`."""
+def quiet_errors(app: ASGIApp) -> ASGIApp:
+    """Return `app` with its WebSocket error frames rewritten by `quiet_frame` on the way out."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Serve one connection; error frames sent on a WebSocket quote no more than a prefix."""
-        if scope["type"] != "websocket":
-            await self.app(scope, receive, send)
-            return
-
+    async def serve(scope: Scope, receive: Receive, send: Send) -> None:
         async def quiet(message: Message) -> None:
             if message["type"] == "websocket.send" and message.get("text"):
                 message = {**message, "text": quiet_frame(message["text"])}
             await send(message)
-        await self.app(scope, receive, quiet)
+        # Only a WebSocket sends frames; HTTP responses go out as the app wrote them.
+        await app(scope, receive, quiet if scope["type"] == "websocket" else send)
+    return serve
 
 
 def guarded(app: Any, port: int, hosts: Iterable[str] = ()) -> HttpGuard:
     """Return `app` behind the shared guard for a server on 127.0.0.1:`port` (+ `hosts`)."""
-    return HttpGuard(QuietErrors(app), hosts={*http_guard.LOOPBACK_NAMES, *hosts}, port=port,
+    return HttpGuard(quiet_errors(app), hosts={*http_guard.LOOPBACK_NAMES, *hosts}, port=port,
                      max_body=http_guard.MAX_BODY_BYTES, log=log)
