@@ -32,7 +32,7 @@ from agentmetrology.archive.importers.inspect_zip import (
     looks_like_inspect,
     member_names,
 )
-from agentmetrology.archive.importers.limits import MAX_PLANNED_ABSENT, Malformed, count
+from agentmetrology.archive.importers.limits import MAX_PLANNED_ABSENT, Malformed, cost, count
 from agentmetrology.archive.importers.limits import ident as _text
 from agentmetrology.archive.importers.limits import kind_name as _kind
 from agentmetrology.archive.importers.limits import obj as _obj
@@ -138,7 +138,14 @@ def _span(ev: dict[str, Any], ep: ArchiveEpisode, index: int) -> TraceSpan:
                                        + _tokens(usage, "input_tokens_cache_write", index)),
         output_tokens=_tokens(usage, "output_tokens", index),
         cached_tokens=_tokens(usage, "input_tokens_cache_read", index),
-        cost=finite_float(usage.get("total_cost")), run=ep.run, episode_id=ep.episode_id)
+        cost=_cost(usage.get("total_cost")), run=ep.run, episode_id=ep.episode_id)
+
+
+def _cost(raw: Any) -> float | None:
+    """Return a model event's cost: None when absent or NaN (unknown), Malformed when negative."""
+    # Inspect writes NaN for what it could not compute; a finite cost outside [0, MAX_COST]
+    # would make totals infinite and their ratios NaN, so the sample cannot be trusted.
+    return None if finite_float(raw) is None and not isinstance(raw, int) else cost(raw)
 
 
 def _tokens(usage: dict[str, Any], key: str, index: int) -> int:
