@@ -153,3 +153,9 @@ def test_host_name_and_unsafe_path() -> None:
         assert host_name(malformed) is None, malformed
     assert unsafe_path("/files/%252e%252e/x") and not unsafe_path("/files/report.html")
     assert not unsafe_path("/episode")
+
+
+def test_control_characters_in_shown_text_become_visible_escapes() -> None:
+    from agentmetrology.view.html import Html
+
+    assert Html(()).t("m\x1b[5m<b>\u202e") == "m\\x1b[5m&lt;b&gt;\\u202e"
