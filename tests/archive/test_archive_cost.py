@@ -106,3 +106,21 @@ def test_pareto_rows_enter_and_leave() -> None:
 def test_pareto_frontier_basic() -> None:
     rows = [("a", 1.0, 0.5), ("b", 2.0, 0.4), ("c", 3.0, 0.9), ("d", 1.0, 0.5)]
     assert pareto_frontier(rows) == {"a", "c", "d"}
+
+
+def test_a_long_parent_chain_is_linear() -> None:
+    # 50,000 spans in one chain, model calls and tool spans alternating, the run named only at
+    # the root: every walk up the chain (model parent, depth, cycle, run) was quadratic, and a
+    # chain this long would not finish within the test run.
+    n = 50_000
+    spans = [TraceSpan(f"s{i}", f"s{i - 1}" if i else None, "model" if i % 2 == 0 else "tool",
+                       input_tokens=i + 1, output_tokens=1, cost=0.01, run="r" if i == 0 else None)
+             for i in range(n)]
+    spans.append(TraceSpan("loop-a", "loop-b", "model", input_tokens=1))  # a model cycle
+    spans.append(TraceSpan("loop-b", "loop-a", "model", input_tokens=2))
+    c = _section(spans)
+    assert c["model_spans"] == n // 2 + 2 and c["alignment"]["orphans"] == 0
+    assert [r["run"] for r in c["runs"]] == ["(unattributed)", "r"]
+    assert c["runs"][1]["billable_events"] == n // 2  # distinct usage: no copies
+    al = align_spans(spans)
+    assert {"s0", "loop-a", "loop-b"} <= al.roots and len(al.roots) == 3

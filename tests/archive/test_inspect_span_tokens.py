@@ -20,3 +20,16 @@ def test_cache_reads_and_writes_are_part_of_the_input() -> None:
     assert (span.input_tokens, span.cached_tokens, span.output_tokens) == (1100, 400, 20)
     plain = _span(_event({"input_tokens": 600, "output_tokens": 20}), ep, 1)
     assert (plain.input_tokens, plain.cached_tokens) == (600, 0)
+
+
+def test_a_cost_outside_the_range_is_malformed_and_nan_is_unknown() -> None:
+    import pytest
+
+    from agentmetrology.archive.importers.limits import Malformed
+
+    ep = ArchiveEpisode("e1", "t1", "openai/m")
+    for bad in (-1e308, -0.01, 1e308):
+        with pytest.raises(Malformed, match="cost must be a number from 0 to"):
+            _span(_event({"input_tokens": 1, "total_cost": bad}), ep, 0)
+    assert _span(_event({"input_tokens": 1, "total_cost": float("nan")}), ep, 0).cost is None
+    assert _span(_event({"input_tokens": 1, "total_cost": None}), ep, 0).cost is None

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
+import threading
 from pathlib import Path
+from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from agentmetrology.cli.campaign_cmd import campaign_app
+from agentmetrology.run.campaign import toml_files
 from campaign.campaign_fixtures import model_free, with_llm, write
 from support.agm_runs import agm
 
@@ -97,3 +102,31 @@ def test_incomplete_campaign_exits_1(tmp_path: Path) -> None:
     assert res.exit_code == 1, res.output
     assert "stopped launching: budget: max_tokens 1 reached" in res.stderr
     assert "not launched (3): budget: max_tokens 1 reached" in res.stdout
+
+
+def _in_thread(fn: Any) -> Any:
+    """Run `fn` in a thread; a call still blocked after a minute fails instead of hanging."""
+    out: list[Any] = []
+    thread = threading.Thread(target=lambda: out.append(fn()), daemon=True)
+    thread.start()
+    thread.join(60)
+    assert not thread.is_alive(), "the command blocked on its input"
+    return out[0]
+
+
+def test_validate_refuses_a_named_pipe_at_once(tmp_path: Path) -> None:
+    fifo = tmp_path / "campaign.toml"
+    os.mkfifo(fifo)
+    res = _in_thread(lambda: runner.invoke(campaign_app, ["validate", str(fifo)]))
+    assert res.exit_code == 2
+    assert "is a named pipe, not a regular file" in " ".join(res.stderr.split())
+
+
+def test_validate_refuses_a_file_over_the_limit_before_reading_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(toml_files, "MAX_TOML_BYTES", 1000)
+    huge = tmp_path / "huge.toml"
+    huge.write_bytes(b"#" + b"x" * 5000)  # one line, no break: read whole by read_text before
+    res = runner.invoke(campaign_app, ["validate", str(huge)])
+    assert res.exit_code == 2
+    assert "5,001 bytes is above the limit of 1,000 bytes" in " ".join(res.stderr.split())

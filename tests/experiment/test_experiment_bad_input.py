@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from agentmetrology.cli.main import app
 from agentmetrology.experiment import load_plan, register
 from agentmetrology.experiment.plan import smallest_holm_p
+from agentmetrology.run.campaign import toml_files
 from agentmetrology.store import EvidenceStore
 
 
@@ -88,3 +90,12 @@ def test_power_uses_the_paired_t_above_100_pairs_and_says_so() -> None:
     assert small["test"] == "sign-flip" and "sign-flip test" in small["method"]
     assert large["test"] == "t" and "paired t test" in large["method"]
     assert large["power"] > small["power"] and large["family"] == 2
+
+
+def test_status_refuses_a_plan_over_the_limit(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(toml_files, "MAX_TOML_BYTES", 1000)
+    plan = tmp_path / "plan.toml"
+    plan.write_bytes(b"#" + b"x" * 5000)
+    code, out = agm("experiment", "status", str(plan), "--store", str(tmp_path / "s"))
+    assert code == 2 and "5,001 bytes is above the limit of 1,000 bytes" in out, out

@@ -16,7 +16,7 @@ import pytest
 from agentmetrology.envs.comtrade import faults
 from agentmetrology.envs.comtrade.generator import generate_rows
 from agentmetrology.envs.comtrade.payload import build_metadata
-from agentmetrology.envs.comtrade.scoring import judge_rows
+from agentmetrology.envs.comtrade.scoring import judge_rows, streamed
 from agentmetrology.envs.comtrade.scoring.ground_truth import ground_truth_f1
 from agentmetrology.envs.comtrade.scoring.judge import shape_judge
 from agentmetrology.envs.comtrade.scoring.streamed import read_streamed_dir
@@ -123,6 +123,17 @@ def test_bad_utf8_and_missing_data_match_the_directory_reader(tmp_path: Path) ->
     (gone / "data.jsonl").mkdir()
     assert _both(read_streamed_dir(gone)) == _both(read_submission_dir(gone))
     assert _both(read_streamed_dir(gone))[0].reasons == ("data.jsonl is not a regular file",)
+
+
+def test_a_line_over_the_limit_is_invalid_without_reading_it_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(streamed, "MAX_LINE_BYTES", 1000)
+    good = ("\n".join(_lines()[:5]) + "\n").encode("utf-8")
+    root = _write(tmp_path / "long", good + b'{"pad": "' + b"x" * 5000 + b'"}\n' + good)
+    gt = _both(read_streamed_dir(root))[0]
+    assert gt.status == "INVALID" and gt.score is None
+    assert gt.reasons == ("data.jsonl line 6 is longer than 1,000 bytes, the limit for one "
+                          "record",)
 
 
 def test_shared_dedup_keys_count_the_same(monkeypatch: pytest.MonkeyPatch) -> None:

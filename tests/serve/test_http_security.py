@@ -17,6 +17,7 @@ import uvicorn
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
+from agentmetrology.records import http_guard
 from agentmetrology.serve import McpEpisode, build_server
 from agentmetrology.serve.mcp_server import LOOPBACK, serve_http
 from support.comtrade_runs import COMTRADE
@@ -86,6 +87,29 @@ def test_foreign_origin_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     app, _ = _served_app(tmp_path, monkeypatch)
     [status] = _statuses(app, (f"127.0.0.1:{PORT}", "http://evil.example"))
     assert status == 403
+
+
+def test_origin_on_another_port_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Another port on this machine is another origin (another local server's pages).
+    app, _ = _served_app(tmp_path, monkeypatch)
+    assert _statuses(app, (f"127.0.0.1:{PORT}", "http://localhost:9999"),
+                     (f"127.0.0.1:{PORT}", f"http://127.0.0.1:{PORT}")) == [403, 200]
+
+
+def test_malformed_host_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    app, _ = _served_app(tmp_path, monkeypatch)
+    assert _statuses(app, ("localhost:80@evil.example", None)) == [421]
+
+
+def test_oversized_body_refused_without_echo(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(http_guard, "MAX_BODY_BYTES", 1000)
+    app, _ = _served_app(tmp_path, monkeypatch)
+    body = b'{"jsonrpc": "2.0", "pad": "' + b"X" * 5000 + b'"}'
+    with TestClient(app) as client:
+        r = client.post("/mcp", content=body, headers={
+            "host": f"127.0.0.1:{PORT}", "accept": ACCEPT, "content-type": "application/json"})
+    assert r.status_code == 413 and b"XXXXXXXXXX" not in r.content
 
 
 def test_positive_control_check_off_accepts_foreign(tmp_path: Path) -> None:

@@ -60,7 +60,10 @@ def _with_control(source_path: Path) -> Any:
         return HTMLResponse("<!DOCTYPE html><title>control</title><p>control</p>"
                             "<script>console.error('control error'); undefined_fn();</script>")
 
-    app.app.router.routes.append(Route("/control", control))  # type: ignore[attr-defined]
+    inner = app
+    while not hasattr(inner, "router"):  # through the guards to the Starlette app
+        inner = inner.app  # type: ignore[attr-defined]
+    inner.router.routes.append(Route("/control", control))  # type: ignore[attr-defined]
     return app
 
 

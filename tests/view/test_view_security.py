@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from agentmetrology.records.http_guard import host_name
 from agentmetrology.view import create_app, detect_source
-from agentmetrology.view.app import host_name, unsafe_path
+from agentmetrology.view.app import unsafe_path
 from view.view_fixtures import live_server
 
 TRAVERSALS = [
@@ -25,12 +26,12 @@ TRAVERSALS = [
 
 
 def _asgi(app: Any, raw_path: bytes, host: bytes | None = b"127.0.0.1:8765",
-          method: str = "GET") -> tuple[int, bytes]:
+          method: str = "GET", extra: tuple[tuple[bytes, bytes], ...] = ()) -> tuple[int, bytes]:
     """Send one request to an ASGI app exactly as given (no client normalises the path)."""
     from urllib.parse import unquote
 
     path = unquote(raw_path.decode("latin-1"))
-    headers = [(b"host", host)] if host is not None else []
+    headers = ([(b"host", host)] if host is not None else []) + list(extra)
     scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
              "method": method, "scheme": "http", "path": path, "raw_path": raw_path,
              "query_string": b"", "root_path": "", "headers": headers,
@@ -64,6 +65,22 @@ def test_foreign_hosts_are_refused(store_dir: Path, host: str,
         status, body = _asgi(create_app(detect_source(store_dir)), b"/", host.encode())
     assert status == 421 and b"not served here" in body
     assert any("refused Host" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize("host", ["localhost:80@evil.example", "127.0.0.1:8765/evil.example",
+                                  "localhost:http", "localhost:99999", "127.0.0.1 evil.example"])
+def test_malformed_hosts_are_refused(store_dir: Path, host: str) -> None:
+    status, body = _asgi(create_app(detect_source(store_dir)), b"/", host.encode())
+    assert status == 421 and b"not served here" in body
+
+
+@pytest.mark.parametrize(("origin", "status"), [
+    ("http://127.0.0.1:8765", 200), ("http://localhost:8765", 200),
+    ("http://localhost:9999", 403), ("http://evil.example:8765", 403), ("null", 403)])
+def test_origin_must_be_the_viewers_own(store_dir: Path, origin: str, status: int) -> None:
+    # _asgi's server is 127.0.0.1:8765: another port on the same machine is another origin
+    app = create_app(detect_source(store_dir))
+    assert _asgi(app, b"/", extra=((b"origin", origin.encode()),))[0] == status
 
 
 def test_missing_host_is_400(store_dir: Path) -> None:
@@ -131,6 +148,14 @@ def test_writing_methods_are_refused(store_dir: Path) -> None:
 
 def test_host_name_and_unsafe_path() -> None:
     assert host_name("[::1]:8080") == "::1" and host_name("Example.COM:1") == "example.com"
-    assert host_name("::1") == "::1"
+    # strictly host[:port]: a bare IPv6 address, userinfo or a non-numeric port is no Host
+    for malformed in ("::1", "localhost:80@evil.example", "localhost:x", "localhost:", ""):
+        assert host_name(malformed) is None, malformed
     assert unsafe_path("/files/%252e%252e/x") and not unsafe_path("/files/report.html")
     assert not unsafe_path("/episode")
+
+
+def test_control_characters_in_shown_text_become_visible_escapes() -> None:
+    from agentmetrology.view.html import Html
+
+    assert Html(()).t("m\x1b[5m<b>\u202e") == "m\\x1b[5m&lt;b&gt;\\u202e"

@@ -23,10 +23,13 @@ from functools import partial
 from typing import Any, Literal
 
 from agentmetrology.adapters.extras import require
+from agentmetrology.adapters.openenv_http import guarded, install_handlers
 from agentmetrology.adapters.session import AdapterError, EpisodeSession, Pending, reward_scorer
 from agentmetrology.envs.registry import get_env
+from agentmetrology.records import http_guard
 from agentmetrology.records.canonical import to_plain
 from agentmetrology.records.environment import EnvSpec
+from agentmetrology.records.http_guard import PREFIX_CHARS
 from agentmetrology.records.policy import ToolCall
 from agentmetrology.view.server import DEFAULT_HOST, bind
 
@@ -133,6 +136,11 @@ class AgmEnvironment(Environment[AgmAction, AgmObservation, State]):
         for key in ("task", "level", "profile", "condition"):
             if kwargs.get(key) is not None and not isinstance(kwargs[key], str):
                 raise AdapterError(f"reset argument {key} must be a string")
+            if len(kwargs.get(key) or "") > PREFIX_CHARS:  # no name is this long; never echo it
+                raise AdapterError(f"reset argument {key} is longer than {PREFIX_CHARS} "
+                                   "characters; use a name from the environment's list")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+            raise AdapterError("reset argument seed must be a non-negative integer")
         steps = kwargs.get("max_steps")
         if steps is not None and (isinstance(steps, bool) or not isinstance(steps, int)
                                   or steps < 1):
@@ -216,16 +224,8 @@ def openenv_app(env_name: str, *, task: str | None = None, level: str | None = N
                                                     defaults_for(spec, task, level, seed))
     app = create_fastapi_app(factory, AgmAction, AgmObservation,
                              max_concurrent_envs=max_sessions)
-    # OpenEnv's plain-HTTP routes are stateless (a fresh environment per request): a refused
-    # request there (e.g. /step without a session) is a 400 with the reason, not a traceback.
-    app.add_exception_handler(AdapterError, _refused)
+    install_handlers(app)  # refusals, invalid requests: the reason, never the input echoed
     return app
-
-
-async def _refused(request: Any, exc: Exception) -> Any:
-    from fastapi.responses import JSONResponse
-
-    return JSONResponse({"error": str(exc)}, status_code=400)
 
 
 class AgmEnvClient(EnvClient[AgmAction, AgmObservation, State]):
@@ -251,15 +251,16 @@ def _server(app: Any, sock: Any) -> Any:
     import uvicorn
 
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
-                            server_header=False, ws="websockets-sansio")
+                            server_header=False, ws="websockets-sansio",
+                            ws_max_size=http_guard.MAX_BODY_BYTES)
     return uvicorn.Server(config)
 
 
 def serve(env_name: str, host: str = DEFAULT_HOST, port: int = 8000,
           announce: Callable[[str], None] = print, **defaults: Any) -> None:
     """Serve `env_name` as an OpenEnv server until interrupted (127.0.0.1 unless told)."""
-    app = openenv_app(env_name, **defaults)
     sock = bind(host, port)
+    app = guarded(openenv_app(env_name, **defaults), sock.getsockname()[1], {host})
     announce(f"OpenEnv server for {env_name!r}: http://{host}:{sock.getsockname()[1]}/ "
              "(Ctrl-C to stop)")
     try:
@@ -271,9 +272,8 @@ def serve(env_name: str, host: str = DEFAULT_HOST, port: int = 8000,
 @contextmanager
 def running(env_name: str, port: int = 0, **defaults: Any) -> Iterator[str]:
     """Serve `env_name` on 127.0.0.1 in a background thread; yield its base URL."""
-    app = openenv_app(env_name, **defaults)
     sock = bind(DEFAULT_HOST, port)
-    server = _server(app, sock)
+    server = _server(guarded(openenv_app(env_name, **defaults), sock.getsockname()[1]), sock)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     try:

@@ -11,14 +11,15 @@ With k_b copies of billable event b of cost c_b: C_all / C* = 1 + Σ_b (c_b / C*
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from agentmetrology.archive.model import Archive, TraceSpan
 
 MODEL_KINDS = frozenset({"model", "llm", "generation", "chat", "completion", "model_call"})
 UNATTRIBUTED = "(unattributed)"
+T = TypeVar("T")
 
 
 def is_model_span(span: TraceSpan) -> bool:
@@ -49,22 +50,58 @@ def _index(spans: Iterable[TraceSpan], al: Alignment) -> dict[str, TraceSpan]:
     return by_id
 
 
-def _model_parent(span: TraceSpan, by_id: dict[str, TraceSpan], al: Alignment) -> str | None:
-    """Return the nearest model-call ancestor's id (None at a root); counts orphans."""
-    seen = {span.span_id}
-    pid = span.parent_id
-    while pid is not None:
+def _follow(start: str, memo: dict[str, T], look: Callable[[str], tuple[bool, Any]],
+            on_cycle: T) -> T:
+    """Return the answer for `start` along its parent chain, memoising it for every span walked.
+
+    `look(id)` returns (True, answer) or (False, next id up). A chain that comes back to a span
+    already walked is a cycle: every span on the walk gets `on_cycle`. Each span is looked at
+    once over all calls, so a chain of n spans costs O(n), not O(n²).
+    """
+    path: list[str] = []
+    walked: set[str] = set()
+    cur = start
+    while True:
+        if cur in memo:
+            value = memo[cur]
+            break
+        if cur in walked:
+            value = on_cycle
+            break
+        path.append(cur)
+        walked.add(cur)
+        done, found = look(cur)
+        if done:
+            value = found
+            break
+        cur = found
+    for sid in path:
+        memo[sid] = value
+    return value
+
+
+def _model_parents(models: list[TraceSpan], by_id: dict[str, TraceSpan],
+                   al: Alignment) -> dict[str, str | None]:
+    """Return each model span's nearest model-call ancestor (None at a root); count orphans."""
+    memo: dict[str, tuple[str | None, bool]] = {}
+
+    def look(sid: str) -> tuple[bool, Any]:
+        pid = by_id[sid].parent_id
+        if pid is None:
+            return True, (None, False)
         parent = by_id.get(pid)
         if parent is None:
-            al.orphans += 1
-            return None
-        if parent.span_id in seen:  # a cycle: treat as a root rather than loop
-            return None
-        seen.add(parent.span_id)
+            return True, (None, True)  # an orphan: its parent is not in the trace
         if is_model_span(parent):
-            return parent.span_id
-        pid = parent.parent_id
-    return None
+            return True, (parent.span_id, False)
+        return False, parent.span_id
+
+    out: dict[str, str | None] = {}
+    for s in models:
+        up, orphan = _follow(s.span_id, memo, look, (None, False))
+        al.orphans += orphan
+        out[s.span_id] = None if up == s.span_id else up  # a loop back to itself: a root
+    return out
 
 
 def _match(span: TraceSpan, kids: list[TraceSpan]) -> tuple[str, list[TraceSpan]]:
@@ -90,10 +127,10 @@ def align_spans(spans: Sequence[TraceSpan]) -> Alignment:
     al = Alignment()
     by_id = _index(spans, al)
     models = [s for s in by_id.values() if is_model_span(s)]
-    parent = {s.span_id: _model_parent(s, by_id, al) for s in models}
+    parent = _model_parents(models, by_id, al)
     # model spans whose parent ids loop among themselves are roots (a hostile or broken trace
     # must not send the bottom-up pass to a copy not yet aligned)
-    for sid in [sid for sid in parent if _on_cycle(sid, parent)]:
+    for sid in _on_cycles(parent):
         parent[sid] = None
     kids: dict[str, list[TraceSpan]] = defaultdict(list)
     for s in models:
@@ -102,7 +139,8 @@ def align_spans(spans: Sequence[TraceSpan]) -> Alignment:
             al.roots.add(s.span_id)
         else:
             kids[up].append(s)
-    for s in sorted(models, key=lambda m: -_depth(m.span_id, parent)):
+    depth = _depths(parent)
+    for s in sorted(models, key=lambda m: -depth[m.span_id]):
         children = kids.get(s.span_id, [])
         method, dup = _match(s, children) if children else ("leaf", [])
         al.method[s.span_id] = method
@@ -117,23 +155,36 @@ def align_spans(spans: Sequence[TraceSpan]) -> Alignment:
     return al
 
 
-def _on_cycle(span_id: str, parent: dict[str, str | None]) -> bool:
-    """Return True when following model parents from span_id comes back to it."""
-    cur, seen = parent.get(span_id), set()
-    while cur is not None and cur not in seen:
-        if cur == span_id:
-            return True
-        seen.add(cur)
-        cur = parent.get(cur)
-    return False
+def _on_cycles(parent: dict[str, str | None]) -> list[str]:
+    """Return the spans that following model parents leads back to (each walked once)."""
+    state: dict[str, int] = {}  # 1: on the walk in progress, 2: settled
+    out: list[str] = []
+    for start in parent:
+        path: list[str] = []
+        cur: str | None = start
+        while cur is not None and cur in parent and cur not in state:
+            state[cur] = 1
+            path.append(cur)
+            cur = parent[cur]
+        if cur is not None and state.get(cur) == 1:  # came back into this walk: a cycle
+            out += path[path.index(cur):]
+        for sid in path:
+            state[sid] = 2
+    return out
 
 
-def _depth(span_id: str, parent: dict[str, str | None]) -> int:
-    depth, cur, seen = 0, parent.get(span_id), {span_id}
-    while cur is not None and cur not in seen:
-        seen.add(cur)
-        depth += 1
-        cur = parent.get(cur)
+def _depths(parent: dict[str, str | None]) -> dict[str, int]:
+    """Return each span's number of model ancestors (parents form a forest by now)."""
+    depth: dict[str, int] = {}
+    for start in parent:
+        path: list[str] = []
+        cur: str | None = start
+        while cur is not None and cur not in depth:
+            path.append(cur)
+            cur = parent.get(cur)
+        base = -1 if cur is None else depth[cur]
+        for i, sid in enumerate(reversed(path), start=1):
+            depth[sid] = base + i
     return depth
 
 
@@ -184,18 +235,21 @@ def _section(models: list[TraceSpan], al: Alignment) -> dict[str, Any]:
     }
 
 
-def _run_of(span: TraceSpan, by_id: dict[str, TraceSpan], ep_runs: dict[str, str]) -> str:
-    """Return a span's run: its own, its episode's, or the nearest ancestor's."""
-    cur: TraceSpan | None = span
-    seen: set[str] = set()
-    while cur is not None and cur.span_id not in seen:
-        seen.add(cur.span_id)
-        if cur.run:
-            return cur.run
-        if cur.episode_id and cur.episode_id in ep_runs:
-            return ep_runs[cur.episode_id]
-        cur = by_id.get(cur.parent_id) if cur.parent_id else None
-    return UNATTRIBUTED
+def _runs_of(spans: list[TraceSpan], by_id: dict[str, TraceSpan],
+             ep_runs: dict[str, str]) -> list[str]:
+    """Return each span's run: its own, its episode's, or the nearest ancestor's."""
+    memo: dict[str, str] = {}
+
+    def look(sid: str) -> tuple[bool, Any]:
+        span = by_id[sid]
+        if span.run:
+            return True, span.run
+        if span.episode_id and span.episode_id in ep_runs:
+            return True, ep_runs[span.episode_id]
+        parent = by_id.get(span.parent_id) if span.parent_id else None
+        return (True, UNATTRIBUTED) if parent is None else (False, parent.span_id)
+
+    return [_follow(s.span_id, memo, look, UNATTRIBUTED) for s in spans]
 
 
 def pareto_frontier(rows: Sequence[tuple[str, float, float]]) -> set[str]:
@@ -266,8 +320,8 @@ def cost_section(archive: Archive, accuracy_by_run: dict[str, float] | None = No
     out["alignment"] = _alignment_summary(models, al, out["weight"])
     ep_runs = {e.episode_id: e.run for e in archive.episodes if e.run}
     groups: dict[str, list[TraceSpan]] = defaultdict(list)
-    for s in models:
-        groups[_run_of(s, by_id, ep_runs)].append(s)
+    for s, run in zip(models, _runs_of(models, by_id, ep_runs), strict=True):
+        groups[run].append(s)
     out["runs"] = [{"run": run, **_section(ms, al)} for run, ms in sorted(groups.items())]
     out["pareto"] = _pareto(out["runs"], accuracy_by_run or {})
     return out

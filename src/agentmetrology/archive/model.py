@@ -28,6 +28,7 @@ REASONS: dict[str, str] = {
     "never_ran": "planned administration never recorded (never ran)",
     "unscored": "grader ran but stored no usable score (None or NaN)",
     "unsupported_score": "stored score value cannot be read as a number",
+    "score_out_of_range": "stored score outside the format's declared range [0, 1]",
     "malformed_record": "the archived record is malformed, so its grade cannot be trusted",
     "no_grade_recorded": "no grade recorded in the archive",
     "not_in_archive": "planned episode absent from the archive",

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from agentmetrology.archive import (
     ArchiveFormatError,
@@ -31,6 +32,7 @@ from agentmetrology.archive.score_row import store_facts
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.evidence_banner import print_banner, store_evidence
 from agentmetrology.records.canonical import canonical_json
+from agentmetrology.records.display import printable
 from agentmetrology.report.archive_report import render_archive_report, render_regrade_report
 from agentmetrology.report.numberguard import NumberGuardError
 from agentmetrology.store.qualify import banner
@@ -49,13 +51,18 @@ MemberOpt = Annotated[int, typer.Option(
 DEFAULT_MEMBER_MB = MAX_MEMBER_BYTES >> 20
 
 
+def _text(value: object) -> Text:
+    """Return archive text for a table: control characters shown as escapes, no markup."""
+    return Text(printable(str(value)))
+
+
 def _fail(message: str) -> typer.Exit:
     """Print one error line to stderr and return the exit (code 2) to raise.
 
     Not the one handler's line: these messages quote a hostile file (member names, parser
     errors), so they are redacted and flattened to one line first.
     """
-    typer.echo(f"error: {redact(message, limit=500)}", err=True)
+    typer.echo(f"error: {printable(redact(message, limit=500))}", err=True)
     return typer.Exit(code=2)
 
 
@@ -119,7 +126,7 @@ def _summary(doc: dict[str, Any], out: Path) -> None:
     title = f"archive audit: {doc['archive']['source']} ({doc['archive']['format']})"
     if evidence is not None:
         title += f" [evidence: {evidence['result'].upper().replace('_', ' ')}]"
-    table = Table(title=title)
+    table = Table(title=_text(title))
     table.add_column("measure")
     table.add_column("value", justify="right")
     counts = cov["counts"]
@@ -146,7 +153,7 @@ def _summary(doc: dict[str, Any], out: Path) -> None:
                  else "n/a"))
     rows.append(("load problems", doc["load"]["problem_count"]))
     for name, value in rows:
-        table.add_row(name, str(value))
+        table.add_row(_text(name), _text(value))
     console = make_console()
     console.print(table)
     console.print(f"wrote {out / 'archive.json'}, {out / 'report.md'}, {out / 'report.html'}",
@@ -229,7 +236,7 @@ def compare(
         if text is not None:
             typer.secho(f"{side.upper()}: {text}", err=True, fg="red", bold=True)
     for warning in doc["warnings"]:
-        typer.echo(f"warning: {warning}", err=True)
+        typer.echo(f"warning: {printable(warning)}", err=True)
     if as_json:
         typer.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
         return
@@ -238,7 +245,7 @@ def compare(
     if evidence:
         title += " [evidence: " + ", ".join(f"{side} {q['result'].upper().replace('_', ' ')}"
                                             for side, q in evidence.items()) + "]"
-    table = Table(title=title)
+    table = Table(title=_text(title))
     table.add_column("measure")
     table.add_column("value", justify="right")
     for name, value in (("episodes in both", doc["episodes_in_both"]),
@@ -251,7 +258,7 @@ def compare(
                         ("strict rank reversals", doc["rank"]["strict_reversals"]),
                         ("ties", doc["rank"]["ties"]),
                         *(("warning", w) for w in doc["warnings"])):
-        table.add_row(name, str(value))
+        table.add_row(_text(name), _text(value))
     make_console().print(table)
 
 
@@ -280,16 +287,16 @@ def regrade(
     if as_json:
         typer.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
         return
-    table = Table(title=f"regrade: {doc['store']['source']} [evidence: "
-                        f"{doc['evidence']['result'].upper().replace('_', ' ')}]")
+    table = Table(title=_text(f"regrade: {doc['store']['source']} [evidence: "
+                              f"{doc['evidence']['result'].upper().replace('_', ' ')}]"))
     for col in ("scorer", "compared", "score changed", "status changed", "n01", "n10",
                 "flip fraction", "rank reversals"):
         table.add_column(col, justify="left" if col == "scorer" else "right")
     for name, sc in doc["scorers"].items():
         t = sc["transitions"]
-        table.add_row(name, str(sc["compared"]), str(sc["score_changed"]),
+        table.add_row(_text(name), str(sc["compared"]), str(sc["score_changed"]),
                       str(sc["status_changed"]), str(t["n01"]), str(t["n10"]),
                       _f(t["flip_fraction"]), str(sc["rank"]["strict_reversals"]))
     console = make_console()
     console.print(table)
-    console.print(doc["version_note"], markup=False, highlight=False)
+    console.print(printable(doc["version_note"]), markup=False, highlight=False)

@@ -2,14 +2,17 @@
 
 A report is a list of blocks (heading, paragraph, note, list, table, chart, figure); numbers
 are formatted by the number guard, so the guard can check every text before anything is
-written, and table cells are escaped the same way in every report.
+written, and table cells are escaped the same way in every report. Every text is rendered
+through `records.display.printable`: control characters from archived content (escape
+sequences, bidi overrides) appear as visible escapes, never as terminal commands.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from agentmetrology.records.display import printable
 from agentmetrology.report import html as H
 from agentmetrology.report.numberguard import NumberGuard
 from agentmetrology.store.qualify import banner
@@ -103,10 +106,19 @@ class Doc:
         return str(value)
 
 
+def _printable(b: Block) -> Block:
+    """Return the block with every text's control characters shown as escapes (archive text)."""
+    return replace(b, text=printable(b.text), items=[printable(i) for i in b.items],
+                   headers=[printable(h) for h in b.headers],
+                   rows=[[printable(c) for c in r] for r in b.rows],
+                   bars=[replace(x, label=printable(x.label), text=printable(x.text))
+                         for x in b.bars])
+
+
 def to_markdown(blocks: list[Block]) -> str:
     """Return Markdown for the blocks (charts are HTML-only; a figure leaves its caption)."""
     out: list[str] = []
-    for b in blocks:
+    for b in map(_printable, blocks):
         if b.kind == "h":
             out.append("#" * b.level + " " + b.text)
         elif b.kind in ("p", "note"):
@@ -128,7 +140,7 @@ def to_markdown(blocks: list[Block]) -> str:
 def to_html(blocks: list[Block], title: str) -> str:
     """Return a self-contained HTML page for the blocks."""
     parts: list[str] = []
-    for b in blocks:
+    for b in map(_printable, blocks):
         if b.kind == "h":
             parts.append(H.heading(b.text, b.level))
         elif b.kind in ("p", "note"):

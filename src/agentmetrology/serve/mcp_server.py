@@ -11,7 +11,9 @@ silently disappears. One server process serves one episode; after it
 is recorded every tool answers with an error saying so.
 
 The HTTP transport binds to 127.0.0.1 only: the environment is a measurement instrument, not a
-public service, and the SDK's DNS-rebinding protection is on for loopback hosts.
+public service. Every request passes `records.http_guard` first (Host one of the loopback names,
+Origin exactly this server's own, a body of at most MAX_BODY_BYTES), and the SDK's own
+DNS-rebinding protection stays on behind it.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentmetrology.records import http_guard
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.canonical import canonical_json, digest
 from agentmetrology.records.clock import Clock, RealClock
@@ -253,7 +256,10 @@ async def serve_http(episode: McpEpisode, port: int = DEFAULT_PORT) -> None:
     import uvicorn
 
     server = build_server(episode)
-    app = server.streamable_http_app(host=LOOPBACK)
+    limit = http_guard.MAX_BODY_BYTES  # read at call time: a test may lower it
+    app = http_guard.HttpGuard(server.streamable_http_app(host=LOOPBACK,
+                                                          max_request_body_size=limit),
+                               hosts=http_guard.LOOPBACK_NAMES, port=port, max_body=limit)
     print(f"agm: serving {episode.env.task_id} over MCP at http://{LOOPBACK}:{port}/mcp",
           file=sys.stderr)
     try:

@@ -1,11 +1,10 @@
-"""The viewer's ASGI application: read-only routes, a Host-header guard and a path guard."""
+"""The viewer's ASGI application: read-only routes, the Host/Origin guard and a path guard."""
 
 from __future__ import annotations
 
 import logging
 import mimetypes
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping
-from typing import Any
+from collections.abc import Callable, Iterable
 from urllib.parse import unquote
 
 from starlette.applications import Starlette
@@ -13,6 +12,15 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from agentmetrology.records.http_guard import (
+    LOOPBACK_NAMES,
+    ASGIApp,
+    HttpGuard,
+    Receive,
+    Scope,
+    Send,
+    prefix,
+)
 from agentmetrology.store.errors import StoreError
 from agentmetrology.store.reader import StoreReader
 from agentmetrology.view.episode_page import ACTORS, episode_page
@@ -23,21 +31,8 @@ from agentmetrology.view.source import Source
 from agentmetrology.view.store_pages import campaign_page, episodes_page, index_page
 
 log = logging.getLogger("agentmetrology.view")
-LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
-
-
-def host_name(header: str) -> str:
-    """Return the host part of a Host header, without port, lowercased ('[::1]' -> '::1')."""
-    value = header.strip().lower()
-    if value.startswith("["):
-        return value[1:value.find("]")] if "]" in value else value
-    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+# The viewer reads no request body; this bounds what is buffered before a POST is refused.
+MAX_BODY_BYTES = 64 * 1024
 
 
 def unsafe_path(raw: str) -> bool:
@@ -54,31 +49,21 @@ def unsafe_path(raw: str) -> bool:
 
 
 class Guard:
-    """Refuses foreign Host headers (DNS rebinding), unsafe paths, and methods that write."""
+    """Refuses unsafe paths and methods that write (Host and Origin: `HttpGuard` around it)."""
 
-    def __init__(self, app: ASGIApp, hosts: Iterable[str]) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self.hosts = {h.lower().strip("[]") for h in hosts}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Check one request and pass it on, or answer it with an error."""
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1")
-                   for k, v in scope.get("headers") or []}
-        host = headers.get("host")
         raw = (scope.get("raw_path") or scope.get("path", "").encode()).decode("latin-1")
         raw = raw.split("?", 1)[0]
         response: Response | None = None
-        if host is None:
-            response = PlainTextResponse("a Host header is required\n", 400)
-        elif host_name(host) not in self.hosts:
-            # A page of another site whose name resolves to 127.0.0.1 (DNS rebinding).
-            log.warning("refused Host %r for %s", host, raw)
-            response = PlainTextResponse(f"host {host!r} is not served here\n", 421)
-        elif unsafe_path(raw) or unsafe_path(scope.get("path", "")):
-            log.warning("refused path %r: outside what the viewer serves", raw)
+        if unsafe_path(raw) or unsafe_path(scope.get("path", "")):
+            log.warning("refused path %s: outside what the viewer serves", prefix(raw))
             response = PlainTextResponse("not found\n", 404)
         elif scope["method"] not in ("GET", "HEAD"):
             response = PlainTextResponse("the viewer is read-only\n", 405,
@@ -94,30 +79,36 @@ def _html(text: str, status: int = 200) -> HTMLResponse:
     return HTMLResponse(text, status, headers=SECURITY_HEADERS)
 
 
-def _error(h: Html, status: int, title: str, message: str) -> HTMLResponse:
-    return _html(h.page(title, f'<p class="status-INVALID" id="error">{h.t(message)}</p>',
-                        '<a href="/">home</a>'), status)
+class _Endpoints:
+    """The viewer's HTML error pages, and the wrapper turning a page's refusals into them."""
+
+    def __init__(self, h: Html) -> None:
+        self.h = h
+
+    def error(self, status: int, title: str, message: str) -> HTMLResponse:
+        """Return an error page."""
+        h = self.h
+        return _html(h.page(title, f'<p class="status-INVALID" id="error">{h.t(message)}</p>',
+                            '<a href="/">home</a>'), status)
+
+    def guarded(self, fn: Callable[[Request], str]) -> Callable[[Request], Response]:
+        """Return an endpoint serving fn's page; its refusals become 400/404/500 pages."""
+        def endpoint(request: Request) -> Response:
+            try:
+                return _html(fn(request))
+            except BadRequest as exc:
+                return self.error(400, "Bad request", str(exc))
+            except LookupError as exc:
+                return self.error(404, "Not found", str(exc.args[0]) if exc.args else "not found")
+            except (StoreError, FileReadError) as exc:
+                log.error("%s", exc)
+                return self.error(500, "Cannot read", str(exc))
+        return endpoint
 
 
-def _guarded(h: Html, fn: Callable[[Request], str]) -> Callable[[Request], Response]:
-    """Return an endpoint serving `fn`'s page; a bad request, a missing item or an unreadable
-    source becomes an error page (400, 404, 500), never a traceback."""
-    def endpoint(request: Request) -> Response:
-        try:
-            return _html(fn(request))
-        except BadRequest as exc:
-            return _error(h, 400, "Bad request", str(exc))
-        except LookupError as exc:
-            return _error(h, 404, "Not found", str(exc.args[0]) if exc.args else "not found")
-        except (StoreError, FileReadError) as exc:
-            log.error("%s", exc)
-            return _error(h, 500, "Cannot read", str(exc))
-    return endpoint
-
-
-def _store_routes(h: Html, source: Source) -> list[Route]:
-    """Return the pages of an evidence store: index, campaign, episodes, episode."""
-    reader = StoreReader(source.root)
+def _store_routes(ep: _Endpoints, source: Source) -> list[Route]:
+    """Return the routes of a store: index, campaign, episodes, episode."""
+    h, reader = ep.h, StoreReader(source.root)
 
     def campaign(request: Request) -> str:
         name = request.query_params.get("name", "")
@@ -140,19 +131,19 @@ def _store_routes(h: Html, source: Source) -> list[Route]:
             raise LookupError("no administration with this key in the store")
         return episode_page(h, reader, key, data, actor)
 
-    return [Route("/", _guarded(h, lambda r: index_page(h, reader))),
-            Route("/campaign", _guarded(h, campaign)),
-            Route("/episodes", _guarded(h, episodes)),
-            Route("/episode", _guarded(h, episode))]
+    return [Route("/", ep.guarded(lambda r: index_page(h, reader))),
+            Route("/campaign", ep.guarded(campaign)),
+            Route("/episodes", ep.guarded(episodes)),
+            Route("/episode", ep.guarded(episode))]
 
 
-def _file_routes(h: Html, source: Source) -> list[Route]:
-    """Return the pages of an audit or archive-audit directory: its index and its files."""
-    routes: list[Route] = []
+def _file_routes(ep: _Endpoints, source: Source) -> list[Route]:
+    """Return the routes of an audit or archive directory: its page and its files by name."""
+    h = ep.h
     if source.kind == "audit":
-        routes.append(Route("/", _guarded(h, lambda r: audit_page(h, source))))
+        index = Route("/", ep.guarded(lambda r: audit_page(h, source)))
     else:
-        routes.append(Route("/", _guarded(h, lambda r: archive_page(h, source, r.query_params))))
+        index = Route("/", ep.guarded(lambda r: archive_page(h, source, r.query_params)))
     allowed = frozenset(source.files)
 
     def files(request: Request) -> Response:
@@ -160,30 +151,32 @@ def _file_routes(h: Html, source: Source) -> list[Route]:
         # Only the names found when the viewer started: nothing else in or beyond the dir.
         if name not in allowed:
             log.warning("refused file %r: not one the viewer serves", name)
-            return _error(h, 404, "Not found", "not found")
+            return ep.error(404, "Not found", "not found")
         try:
             data = (source.root / name).read_bytes()
         except OSError as exc:
-            return _error(h, 500, "Cannot read", f"cannot read {name}: {exc}")
+            return ep.error(500, "Cannot read", f"cannot read {name}: {exc}")
         kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
         if kind.startswith("text/") or kind == "application/json":
             kind += "; charset=utf-8"
-        return Response(h.redact_bytes(data), 200, headers=SECURITY_HEADERS,
-                        media_type=kind)
+        return Response(h.redact_bytes(data), 200, headers=SECURITY_HEADERS, media_type=kind)
 
-    routes.append(Route("/files/{name:path}", files))
-    return routes
+    return [index, Route("/files/{name:path}", files)]
 
 
 def create_app(source: Source, *, hosts: Iterable[str] = LOOPBACK_NAMES,
-               secrets: Iterable[str] = ()) -> ASGIApp:
-    """Return the viewer of `source` as an ASGI app (GET only; Host names in `hosts`)."""
-    h = Html(secrets)
-    routes = _store_routes(h, source) if source.kind == "store" else _file_routes(h, source)
+               secrets: Iterable[str] = (), port: int | None = None) -> ASGIApp:
+    """Return the viewer of `source` as an ASGI app (GET only; Host names in `hosts`).
+
+    Origin must be the viewer's own (`port`, or the port a request arrived on when None).
+    """
+    ep = _Endpoints(Html(secrets))
+    routes = _store_routes(ep, source) if source.kind == "store" else _file_routes(ep, source)
 
     async def not_found(request: Request, exc: Exception) -> Response:
         log.warning("not found: %s", request.url.path)
-        return _error(h, 404, "Not found", f"no page {request.url.path}")
+        return ep.error(404, "Not found", f"no page {request.url.path}")
 
     app = Starlette(routes=routes, exception_handlers={404: not_found})
-    return Guard(app, hosts)
+    return HttpGuard(Guard(app), hosts=hosts, port=port, max_body=MAX_BODY_BYTES,
+                     headers=SECURITY_HEADERS, log=log)

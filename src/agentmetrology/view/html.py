@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
+from agentmetrology.records.display import printable
 from agentmetrology.records.redaction import PATTERNS
 from agentmetrology.report.html import CSS as REPORT_CSS
 from agentmetrology.report.html import escape
@@ -78,8 +79,8 @@ class Html:
         return self.redactor.bytes(data)
 
     def t(self, value: object) -> str:
-        """Return a value as redacted, escaped text (None as an empty string)."""
-        return "" if value is None else escape(self.redact(str(value)))
+        """Return a value as redacted, escaped, printable text (None as an empty string)."""
+        return "" if value is None else escape(printable(self.redact(str(value))))
 
     def table(self, headers: Sequence[str], rows: Iterable[Sequence[str]],
               css_id: str | None = None) -> str:

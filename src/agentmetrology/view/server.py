@@ -61,7 +61,7 @@ def serve(source: Source, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
     hosts = {*LOOPBACK_NAMES, host}
     if not is_loopback(host):  # reached by this machine's names from elsewhere
         hosts |= {socket.gethostname(), socket.getfqdn()}
-    app = create_app(source, hosts=hosts)
+    app = create_app(source, hosts=hosts, port=bound_port)
     shown = f"[{host}]" if ":" in host else host
     announce(f"agm view: http://{shown}:{bound_port}/ ({source.kind} {source.root}; "
              "read-only; Ctrl-C to stop)")

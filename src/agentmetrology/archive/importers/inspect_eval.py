@@ -3,36 +3,36 @@
 Facts about the format: a `.eval` file is a zip with `header.json` (eval spec, plan, results),
 `samples/<id>_epoch_<n>.json` (one per sample and epoch) and `summaries.json`; members are often
 zstd-compressed (zip method 93), which the standard library cannot read before Python 3.14, so
-we decompress them with the `zstandard` package. Scores the scorer could not produce are written
-as a bare `NaN` token (not valid JSON), errored samples carry an `error` and usually no scores.
-Both are counted as ungraded with a reason, never dropped; an errored sample that still carries
-a score is ungraded too (the error is a measurement failure, its score is not a measurement).
+we decompress them with the `zstandard` package (see `inspect_zip`). Scores the scorer could not
+produce are written as a bare `NaN` token (not valid JSON), errored samples carry an `error` and
+usually no scores. Both are counted as ungraded with a reason, never dropped; an errored sample
+that still carries a score is ungraded too (the error is a measurement failure, its score is not
+a measurement; see `inspect_grades`).
 
-Logs come from elsewhere, so reading is bounded: every member is stream-decompressed with a hard
-cap on the bytes actually produced (a member's declared size is not trusted), the whole log may
-inflate to at most TOTAL_FACTOR times that cap, only stored, deflate and zstd members are read,
-and a header that plans far more episodes than the log holds is refused.
+Logs come from elsewhere, so reading is bounded (`inspect_zip`), a header that plans far more
+episodes than the log holds is refused, and sample ids that read as the same text (`1` and
+`"1"`) are refused rather than merged into one episode.
 """
 
 from __future__ import annotations
 
-import io
 import re
-import struct
 import zipfile
-import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from agentmetrology.archive.importers.limits import (
-    JSON_MEMORY_FACTOR,
-    MAX_PLANNED_ABSENT,
-    Malformed,
-    TooCostlyError,
-    count,
-    parse_json,
+from agentmetrology.archive.importers.inspect_grades import error_text, score_value
+from agentmetrology.archive.importers.inspect_grades import grade_sample as _grade
+from agentmetrology.archive.importers.inspect_zip import (
+    MAX_MEMBER_BYTES,
+    InflateLimitError,
+    MemberReader,
+    loads_tolerant,
+    looks_like_inspect,
+    member_names,
 )
+from agentmetrology.archive.importers.limits import MAX_PLANNED_ABSENT, Malformed, cost, count
 from agentmetrology.archive.importers.limits import ident as _text
 from agentmetrology.archive.importers.limits import kind_name as _kind
 from agentmetrology.archive.importers.limits import obj as _obj
@@ -44,200 +44,25 @@ from agentmetrology.archive.model import (
     ArchiveFormatError,
     ExecutedCall,
     LoadProblem,
-    StoredGrade,
     TraceSpan,
-    is_success,
 )
 from agentmetrology.archive.redact import redact
 from agentmetrology.records.events import ACTORS
 from agentmetrology.records.numbers import finite_float
 
 FORMAT = "inspect"
-ZSTD_METHOD = 93
-READABLE_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, ZSTD_METHOD)
-MAX_MEMBER_BYTES = 64 * 1024 * 1024  # default cap on the bytes one member may inflate to
-TOTAL_FACTOR = 16  # the whole log may inflate to this many times the member cap
-_CHUNK = 1 << 20
-_LOCAL_HEADER = struct.Struct("<4s5H3L2H")
-_LETTER_SCORES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}  # correct, incorrect, partial, no answer
 _ATTACHMENT = "attachment://"
 _SAMPLE_RE = re.compile(r"^samples/.+_epoch_\d+\.json$")
-
-
-class InflateLimitError(ArchiveFormatError):
-    """A member (or the whole log) inflates past the cap: the log is refused, not skipped."""
-
-
-def looks_like_inspect(path: Path) -> bool:
-    """Return True when the file is a zip with an Inspect header or journal member."""
-    if not zipfile.is_zipfile(path):
-        return False
-    try:
-        with zipfile.ZipFile(path) as zf:
-            names = set(zf.namelist())
-    except (zipfile.BadZipFile, OSError, ValueError):
-        return False
-    return "header.json" in names or "_journal/start.json" in names
-
-
-def loads_tolerant(raw: bytes | str) -> Any:
-    """Return parsed JSON accepting bare NaN / Infinity tokens (they become float NaN / inf)."""
-    return parse_json(raw)
-
-
-class MemberReader:
-    """Reads zip members with a cap on the bytes actually inflated, per member and in total."""
-
-    def __init__(self, path: Path, zf: zipfile.ZipFile, max_member: int = MAX_MEMBER_BYTES):
-        self.path, self.zf, self.cap = path, zf, max_member
-        self.total_cap, self.used = max_member * TOTAL_FACTOR, 0
-
-    def _refuse(self, name: str, what: str) -> InflateLimitError:
-        return InflateLimitError(
-            f"{self.path.name}!{name}: {what}; refused as a possible zip bomb (raise the cap "
-            "with --max-member-mb if the log is genuine)")
-
-    def json(self, name: str) -> Any:
-        """Return one member parsed as JSON, refusing text whose parse would need too much."""
-        raw = self.read(name)
-        try:
-            return parse_json(raw, max_memory=JSON_MEMORY_FACTOR * self.cap)
-        except TooCostlyError as exc:
-            raise self._refuse(name, str(exc)) from exc
-
-    def read(self, name: str) -> bytearray:
-        """Return the bytes of one member (stored, deflate or zstd), within the caps."""
-        info = self.zf.getinfo(name)
-        if info.compress_type not in READABLE_METHODS:
-            raise ArchiveFormatError(f"{self.path.name}!{name}: unsupported zip compression "
-                                     f"method {info.compress_type}")
-        if info.file_size > self.cap:
-            raise self._refuse(name, f"declares {info.file_size} bytes, more than the "
-                                     f"{self.cap}-byte member cap")
-        chunks = (self._zstd_chunks(info) if info.compress_type == ZSTD_METHOD
-                  else self._zip_chunks(info))
-        buf = bytearray()
-        for chunk in chunks:
-            buf += chunk
-            if len(buf) > info.file_size:  # zipfile stops at the declared size; zstd may not
-                raise ArchiveFormatError(f"{self.path.name}!{name}: inflates beyond its declared "
-                                         f"{info.file_size} bytes (damaged or hostile member)")
-            if self.used + len(buf) > self.total_cap:
-                raise self._refuse(name, f"the log inflates past {self.total_cap} bytes in total")
-        self.used += len(buf)
-        if info.compress_type == ZSTD_METHOD:
-            if len(buf) < info.file_size:
-                raise ArchiveFormatError(f"{self.path.name}!{name}: zstd member inflates to "
-                                         f"{len(buf)} bytes, not the declared {info.file_size}")
-            if zlib.crc32(buf) != info.CRC:
-                raise ArchiveFormatError(f"{self.path.name}!{name}: CRC mismatch")
-        return buf
-
-    def _zip_chunks(self, info: zipfile.ZipInfo) -> Iterator[bytes]:
-        """Yield a stored or deflate member in bounded chunks (zipfile checks size and CRC)."""
-        try:
-            with self.zf.open(info) as fh:
-                while chunk := fh.read(_CHUNK):
-                    yield chunk
-        except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
-            raise ArchiveFormatError(f"{self.path.name}!{info.filename}: {exc}") from exc
-        except RuntimeError as exc:  # zipfile's "File is encrypted, password required"
-            raise ArchiveFormatError(f"{self.path.name}!{info.filename}: {exc}") from exc
-
-    def _zstd_chunks(self, info: zipfile.ZipInfo) -> Iterator[bytes]:
-        """Yield a zstd member (method 93, unreadable by zipfile before 3.14) in bounded chunks."""
-        try:
-            import zstandard
-        except ImportError as exc:
-            raise ArchiveFormatError(
-                "this .eval log has zstd-compressed members; install the 'zstandard' package "
-                "(pip install zstandard) to read it") from exc
-        with self.path.open("rb") as fh:
-            fh.seek(info.header_offset)
-            head = fh.read(_LOCAL_HEADER.size)
-            if len(head) != _LOCAL_HEADER.size or head[:4] != b"PK\x03\x04":
-                raise ArchiveFormatError(f"{self.path.name}!{info.filename}: bad local zip header")
-            header = _LOCAL_HEADER.unpack(head)
-            fh.seek(info.header_offset + _LOCAL_HEADER.size + header[9] + header[10])
-            raw = fh.read(info.compress_size)
-        try:
-            reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw))
-            while chunk := reader.read(_CHUNK):
-                yield chunk
-        except zstandard.ZstdError as exc:
-            raise ArchiveFormatError(f"{self.path.name}!{info.filename}: zstd: {exc}") from exc
-
-
-def score_value(value: Any) -> tuple[float | None, str]:
-    """Return (numeric score, '') or (None, reason code) for one Inspect score value."""
-    if value is None:
-        return None, "unscored"
-    if isinstance(value, bool):
-        return float(value), ""
-    if isinstance(value, int | float):
-        num = finite_float(value)
-        return (None, "unscored") if num is None else (num, "")
-    if isinstance(value, str):
-        if value in _LETTER_SCORES:
-            return _LETTER_SCORES[value], ""
-        try:
-            num = finite_float(float(value))
-        except ValueError:
-            return None, "unsupported_score"
-        return (num, "") if num is not None else (None, "unscored")
-    return None, "unsupported_score"  # dict / list values need a reducer we do not guess
-
-
-def _error_text(err: Any) -> str:
-    """Return a sample's error message (dict in sample files, string in summaries)."""
-    if isinstance(err, dict):
-        msg = err.get("message", "")
-        return msg if isinstance(msg, str) else _kind(msg)
-    if isinstance(err, str):
-        return err
-    return _kind(err) if err else ""
-
-
-def _shown(raw: Any) -> str:
-    if isinstance(raw, float) and raw != raw:
-        return "NaN"
-    if isinstance(raw, float | int) and not isinstance(raw, bool) and finite_float(raw) is None:
-        return "non-finite or out-of-range number"
-    return type(raw).__name__
-
-
-def _grade(ep: ArchiveEpisode, sample: dict[str, Any], scorer: str | None) -> None:
-    """Set the episode's grade, or its ungraded reason, from the sample's scores and error."""
-    err = _error_text(sample.get("error"))
-    scores = sample.get("scores")
-    if scores is not None and not isinstance(scores, dict):
-        ep.reason = "unsupported_score"
-        ep.reason_detail = f"scores is {_kind(scores)}, not an object of named scores"
-        return
-    scores = scores or {}
-    name = scorer if scorer in scores else (sorted(scores)[0] if scores else None)
-    if name is None:
-        ep.reason = "sample_error" if err else "unscored"
-        ep.reason_detail = redact(err) if err else "no score recorded for this sample"
-        return
-    entry = scores[name]
-    if not isinstance(entry, dict):
-        ep.reason = "unsupported_score"
-        ep.reason_detail = f"scorer {name}: score is {_kind(entry)}, not a score object"
-        return
-    num, why = score_value(entry.get("value"))
-    if err:  # a measurement failure is never a score, even when the scorer stored one
-        ep.reason, ep.stored_score = "sample_error", num
-        ep.reason_detail = redact(err) + ("; its stored score is ignored" if num is not None
-                                          else "")
-        return
-    if num is None:
-        ep.reason = why
-        ep.reason_detail = f"scorer {name}: value {_shown(entry.get('value'))}"
-        return
-    ep.grade = StoredGrade(score=num, passed=is_success(num),
-                           detail={"scorer": name, "value": entry.get("value")})
-    ep.stored_score = num
+# Re-exported: callers name them here (the importer's public face).
+__all__ = [
+    "FORMAT",
+    "MAX_MEMBER_BYTES",
+    "MemberReader",
+    "load_inspect",
+    "loads_tolerant",
+    "looks_like_inspect",
+    "score_value",
+]
 
 
 def _resolved(value: Any, attachments: dict[str, Any]) -> Any:
@@ -313,7 +138,14 @@ def _span(ev: dict[str, Any], ep: ArchiveEpisode, index: int) -> TraceSpan:
                                        + _tokens(usage, "input_tokens_cache_write", index)),
         output_tokens=_tokens(usage, "output_tokens", index),
         cached_tokens=_tokens(usage, "input_tokens_cache_read", index),
-        cost=finite_float(usage.get("total_cost")), run=ep.run, episode_id=ep.episode_id)
+        cost=_cost(usage.get("total_cost")), run=ep.run, episode_id=ep.episode_id)
+
+
+def _cost(raw: Any) -> float | None:
+    """Return a model event's cost: None when absent or NaN (unknown), Malformed when negative."""
+    # Inspect writes NaN for what it could not compute; a finite cost outside [0, MAX_COST]
+    # would make totals infinite and their ratios NaN, so the sample cannot be trusted.
+    return None if finite_float(raw) is None and not isinstance(raw, int) else cost(raw)
 
 
 def _tokens(usage: dict[str, Any], key: str, index: int) -> int:
@@ -330,13 +162,28 @@ def _termination(ep: ArchiveEpisode, sample: dict[str, Any]) -> None:
     """Set the termination from the sample's error or limit fields."""
     limit = sample.get("limit")
     if sample.get("error"):
-        ep.termination, ep.termination_detail = "error", redact(_error_text(sample["error"]))
+        ep.termination, ep.termination_detail = "error", redact(error_text(sample["error"]))
     elif isinstance(limit, dict) and isinstance(limit.get("type"), str) and limit["type"]:
         step = limit["type"] in ("message", "turn")
         ep.termination = "step_limit" if step else "budget_exhausted"
         ep.termination_detail = f"{limit['type']} limit"
     else:
         ep.termination = "completed"
+
+
+def _sample_ids(ids: list[Any]) -> list[str]:
+    """Return the distinct sample ids as text; Malformed when two read alike (1 and "1")."""
+    first: dict[str, Any] = {}
+    for raw in ids:
+        text = _text(raw)
+        if text is None:
+            raise Malformed("eval.dataset.sample_ids holds a value that is not a string or "
+                            "integer")
+        seen = first.setdefault(text, raw)
+        if type(seen) is not type(raw):
+            raise Malformed(f"eval.dataset.sample_ids holds {seen!r:.40} and {raw!r:.40}, which "
+                            "read as the same id; give every sample a distinct id")
+    return list(first)
 
 
 class _Log:
@@ -363,11 +210,8 @@ class _Log:
             raise Malformed(f"eval.config.epochs is {raw_epochs!r:.40}, not a positive integer")
         self.epochs = epochs
         ids = _seq(ds.get("sample_ids"), "eval.dataset.sample_ids")
-        texts = [_text(i) for i in ids]
-        if None in texts:
-            raise Malformed("eval.dataset.sample_ids holds a value that is not a string or "
-                            "integer")
-        self.sample_ids = list(dict.fromkeys(t for t in texts if t is not None))
+        self.sample_ids = _sample_ids(ids)
+        self.seen: set[tuple[str, int]] = set()  # (sample id, epoch) already made an episode
         self.planned_count = len(self.sample_ids) * epochs
         status = header.get("status", "unknown")
         self.status = status if isinstance(status, str) else "unknown"
@@ -389,6 +233,12 @@ def _sample_episode(log: _Log, sample: dict[str, Any], where: str,
         archive.problems.append(LoadProblem(where, None, "skipped: sample id must be a string or "
                                             "integer and epoch a positive integer"))
         return
+    if (sid, epoch) in log.seen:
+        archive.problems.append(LoadProblem(where, None, (
+            f"skipped: a second sample with id {sid:.40}, epoch {epoch} (ids such as 1 and "
+            '"1" are one id in the archive, so only the first is kept)')))
+        return
+    log.seen.add((sid, epoch))
     ep = ArchiveEpisode(
         episode_id=f"{log.run}/{sid}/{epoch}", task=sid, model=log.model, scaffold=log.scaffold,
         run=log.run, trial=epoch, meta={"inspect_task": log.task})
@@ -435,7 +285,7 @@ def load_inspect(path: Path, max_member_bytes: int = MAX_MEMBER_BYTES) -> Archiv
     try:
         with zipfile.ZipFile(path) as zf:
             reader = MemberReader(path, zf, max_member_bytes)
-            names = zf.namelist()
+            names = member_names(zf, path)
             log = _header(reader, names, path)
             samples = sorted(n for n in names if _SAMPLE_RE.match(n))
             for name in samples:

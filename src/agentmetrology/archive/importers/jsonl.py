@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from agentmetrology.archive.importers.limits import count, parse_json
+from agentmetrology.archive.importers.limits import cost, count, parse_json, score_outside
 from agentmetrology.archive.model import (
     Archive,
     ArchiveEpisode,
@@ -33,9 +33,13 @@ from agentmetrology.archive.redact import redact
 from agentmetrology.archive.replay import apply_gate
 from agentmetrology.records.canonical import canonical_json, to_plain
 from agentmetrology.records.episode import MEASUREMENT_FAILURES
+from agentmetrology.records.files import bounded_lines
 from agentmetrology.records.numbers import finite_float
 
 FORMAT = "jsonl"
+# One episode or span per line: a few KB, an episode with a long trajectory a few MB. A longer
+# line is skipped as a problem after reading at most this much of it, never held whole.
+MAX_LINE_BYTES = 64 * 1024 * 1024
 
 
 class LineError(ValueError):
@@ -83,7 +87,7 @@ def parse_span(obj: dict[str, Any]) -> TraceSpan:
         input_tokens=_int(usage.get("input"), "usage.input"),
         output_tokens=_int(usage.get("output"), "usage.output"),
         cached_tokens=_int(usage.get("cached"), "usage.cached"),
-        cost=_num(obj.get("cost"), "cost"), run=_opt_str(obj, "run"),
+        cost=cost(obj.get("cost")), run=_opt_str(obj, "run"),
         episode_id=_opt_str(obj, "episode_id"))
 
 
@@ -180,6 +184,8 @@ def parse_episode(obj: dict[str, Any], line: int) -> ArchiveEpisode:
         replay=_replay(obj.get("replay")), meta={"line": line})
     if ep.stored_score is None and grade is not None:
         ep.stored_score = grade.score
+    if grade is not None and (why := score_outside(grade.score, "grade")) is not None:
+        ep.grade, ep.reason, ep.reason_detail = None, "score_out_of_range", why
     if failed:  # a measurement failure is never a score, whatever the line stored
         ep.grade, ep.reason = None, termination
         ep.reason_detail = ep.reason_detail or ep.termination_detail or f"termination {termination}"
@@ -189,14 +195,20 @@ def parse_episode(obj: dict[str, Any], line: int) -> ArchiveEpisode:
     return ep
 
 
-def _lines(path: Path) -> Iterable[tuple[int, str]]:
-    try:
-        with path.open(encoding="utf-8") as fh:
-            for no, text in enumerate(fh, start=1):
-                if text.strip():
-                    yield no, text
-    except UnicodeDecodeError as exc:
-        raise ArchiveFormatError(f"{path.name}: not UTF-8 text ({exc.reason})") from exc
+def _lines(path: Path) -> Iterable[tuple[int, str | None]]:
+    """Yield (line number, text) of non-blank lines; text None for a line over MAX_LINE_BYTES."""
+    limit = MAX_LINE_BYTES
+    with path.open("rb") as fh:
+        for no, raw in enumerate(bounded_lines(fh, limit), start=1):
+            if raw is None:
+                yield no, None
+                continue
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ArchiveFormatError(f"{path.name}: not UTF-8 text ({exc.reason})") from exc
+            if text.strip():
+                yield no, text
 
 
 def load_jsonl(path: Path, archive: Archive | None = None, spans_only: bool = False) -> Archive:
@@ -205,6 +217,9 @@ def load_jsonl(path: Path, archive: Archive | None = None, spans_only: bool = Fa
     skipped, spans_before, problems_before = 0, len(archive.spans), len(archive.problems)
     for no, text in _lines(path):
         try:
+            if text is None:
+                raise LineError(f"line is longer than {MAX_LINE_BYTES:,} bytes, the limit for "
+                                "one episode or span")
             obj = parse_json(text)
             if not isinstance(obj, dict):
                 raise LineError("line is not a JSON object")

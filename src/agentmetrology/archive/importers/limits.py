@@ -11,12 +11,21 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 MAX_DEPTH = 200  # deepest JSON nesting accepted; real archives stay well under 30 levels
 MAX_COUNT = 2**53  # largest token count / trial number read as exact (floats are exact below)
 MAX_PLANNED_ABSENT = 100_000  # planned-but-absent placeholders one log may ask for
 JSON_MEMORY_FACTOR = 8  # parsing one capped member may use this many times the cap
+# A stored score is read as a success probability (success is |score - 1| <= 1e-6): a number
+# outside [0, 1] is not a score of this kind, and averaging it would give a "rate" above 1.
+SCORE_RANGE = (0.0, 1.0)
+# One span's cost in currency units: far above any real model call, and small enough that sums
+# over 2^53 spans stay finite (ratios of infinities are NaN, which no report can hold).
+MAX_COST = 1e9
+# `\ud800`-style escapes: only text holding one can decode to a lone surrogate.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 class TooDeepError(ValueError):
@@ -25,6 +34,10 @@ class TooDeepError(ValueError):
 
 class TooCostlyError(ValueError):
     """JSON whose parse would need more memory than allowed."""
+
+
+class LoneSurrogateError(ValueError):
+    """JSON text with a `\\ud800`-style escape that is not half of a pair: not Unicode text."""
 
 
 def json_depth_ok(value: Any, limit: int = MAX_DEPTH) -> bool:
@@ -71,7 +84,43 @@ def parse_json(raw: bytes | bytearray | str, max_memory: int | None = None) -> A
     deep_enough = text.count("[") + text.count("{") > MAX_DEPTH  # else no walk is needed
     if isinstance(value, dict | list) and deep_enough and not json_depth_ok(value):
         raise TooDeepError(f"JSON nested too deeply (more than {MAX_DEPTH} levels)")
+    if _SURROGATE_ESCAPE.search(text) and (bad := lone_surrogate(value)) is not None:
+        # It cannot be encoded as UTF-8, so no digest, report or export could hold it.
+        raise LoneSurrogateError(f"JSON holds a lone surrogate ({bad!r}), which is not text")
     return value
+
+
+def lone_surrogate(value: Any) -> str | None:
+    """Return the first string (key or value) in `value` holding a lone surrogate, else None."""
+    stack = [value]
+    while stack:
+        obj = stack.pop()
+        if isinstance(obj, dict):
+            stack.extend(obj.keys())
+            stack.extend(obj.values())
+        elif isinstance(obj, list):
+            stack.extend(obj)
+        elif isinstance(obj, str) and any("\ud800" <= ch <= "\udfff" for ch in obj):
+            return obj[:40]
+    return None
+
+
+def score_outside(score: float, what: str) -> str | None:
+    """Return why `score` is not a score (outside SCORE_RANGE), naming it as `what`; else None."""
+    low, high = SCORE_RANGE
+    if low <= score <= high:
+        return None
+    return f"{what} {score:g} is outside the declared range [{low:g}, {high:g}]"
+
+
+def cost(value: Any) -> float | None:
+    """Return a span cost: None when absent, a float in [0, MAX_COST], else raise Malformed."""
+    if value is None:
+        return None
+    num = None if isinstance(value, bool) or not isinstance(value, int | float) else value
+    if num is None or not (isinstance(num, int) or math.isfinite(num)) or not 0 <= num <= MAX_COST:
+        raise Malformed(f"cost must be a number from 0 to {MAX_COST:g} or null")
+    return float(num)
 
 
 def count(value: Any) -> int | None:

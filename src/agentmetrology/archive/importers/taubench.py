@@ -23,6 +23,7 @@ from agentmetrology.archive.importers.limits import (
     kind_name,
     obj,
     parse_json,
+    score_outside,
     seq,
 )
 from agentmetrology.archive.model import (
@@ -34,9 +35,13 @@ from agentmetrology.archive.model import (
     StoredGrade,
     is_success,
 )
+from agentmetrology.records import files
 from agentmetrology.records.numbers import finite_float
 
 FORMAT = "taubench"
+# A result file is parsed whole (JSON has no lines to stream): the released files are a few MB,
+# and 256 MiB bounds what parsing can take (several times the text, as Python objects).
+MAX_FILE_BYTES = 256 * 1024 * 1024
 STEP_CAP = 30  # tau-bench's default agent step cap: 2 + 2 * 30 = 62 messages
 STOP_TOKEN = "###STOP###"
 TRANSFER_TOOL = "transfer_to_human_agents"
@@ -182,6 +187,9 @@ def _fill(ep: ArchiveEpisode, row: dict[str, Any]) -> None:
         ep.reason = "unscored"
         ep.reason_detail = "neither reward nor reward_info.reward is a finite number"
         return
+    if (why := score_outside(score, "reward")) is not None:
+        ep.reason, ep.reason_detail = "score_out_of_range", why
+        return
     checks = obj(reward_info.get("info"), "info.reward_info.info")
     detail_out: dict[str, Any] = {k: checks[k] for k in ("r_actions", "r_outputs") if k in checks}
     if graded is not None and reward is not None and graded != reward:
@@ -190,9 +198,14 @@ def _fill(ep: ArchiveEpisode, row: dict[str, Any]) -> None:
 
 
 def read_json_file(path: Path) -> Any:
-    """Return the parsed JSON of a file, or raise ArchiveFormatError saying what was wrong."""
+    """Return the parsed JSON of a file, or raise ArchiveFormatError saying what was wrong.
+
+    The file is parsed whole, so only a regular file of at most MAX_FILE_BYTES is read.
+    """
     try:
-        return parse_json(path.read_bytes())
+        return parse_json(files.read_text(path, MAX_FILE_BYTES))
+    except files.FileRefused as exc:
+        raise ArchiveFormatError(f"{path.name}: {str(exc).split(': ', 1)[-1]}") from exc
     except OSError as exc:
         raise ArchiveFormatError(f"{path.name}: cannot be read ({exc.strerror})") from exc
     except UnicodeDecodeError as exc:

@@ -11,14 +11,24 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from agentmetrology.records import files
 from agentmetrology.run.campaign.problems import CampaignConfigError, Problem
+
+# A campaign or experiment plan is a few KB of TOML; 1 MiB is generous, and bounds the memory a
+# mistaken path (a log, a multi-gigabyte file with no line break) can take before parsing.
+MAX_TOML_BYTES = 1024 * 1024
 
 
 def read_text(path: str | Path) -> tuple[str, str]:
-    """Return (text, file name) of a UTF-8 file, or raise CampaignConfigError saying why not."""
+    """Return (text, file name) of a UTF-8 file, or raise CampaignConfigError saying why not.
+
+    Only a regular file of at most MAX_TOML_BYTES is read (a named pipe is refused at once).
+    """
     p = Path(path)
     try:
-        return p.read_text(encoding="utf-8"), p.name
+        return files.read_text(p, MAX_TOML_BYTES), p.name
+    except files.FileRefused as exc:
+        raise CampaignConfigError(str(p), [Problem("", str(exc))]) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise CampaignConfigError(str(p), [Problem("", f"cannot read the file: {exc}")]) from None
 

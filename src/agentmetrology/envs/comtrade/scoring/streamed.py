@@ -6,8 +6,8 @@ in memory: the file is read once to check its UTF-8 and compute the digest, then
 in batches of `BATCH_LINES` raw lines (blank lines count toward a batch and are then dropped, so
 a batch holds at most that many parsed lines). Peak memory is one batch plus what the scorers keep
 (the distinct record ids, the distinct dedup keys), so data.jsonl has no size limit here; its
-metadata.json and run.log keep theirs. One line is still read whole: a file that is one huge line
-costs that line's size.
+metadata.json and run.log keep theirs. One line is read whole only up to MAX_LINE_BYTES: a longer
+line (a file that is one huge line) makes data.jsonl a problem, as invalid UTF-8 does.
 """
 
 from __future__ import annotations
@@ -21,14 +21,19 @@ from typing import Any, Final
 
 from agentmetrology.envs.comtrade.scoring.submission import (
     FILE_NAMES,
+    MAX_DATA_BYTES,
     WHOLE,
     parse_lines,
     read_text_part,
     submission_root,
 )
 from agentmetrology.records.canonical import digest
+from agentmetrology.records.files import bounded_lines
 
 BATCH_LINES: Final = 8192
+# One record of data.jsonl is a few hundred bytes; a line longer than the in-memory reader's
+# whole-file limit is refused (INVALID, with the reason) after reading at most this much of it.
+MAX_LINE_BYTES = MAX_DATA_BYTES
 DATA: Final = "data_jsonl"
 
 
@@ -47,7 +52,11 @@ def _scan(path: Path, metadata_json: str | None, run_log: str | None) -> tuple[s
     h = hashlib.sha256(b'{"data_jsonl":"')
     offset = 0
     with path.open("rb") as fh:
-        for raw in fh:
+        for no, raw in enumerate(bounded_lines(fh, MAX_LINE_BYTES), start=1):
+            if raw is None:
+                why = (f"{FILE_NAMES[DATA]} line {no} is longer than {MAX_LINE_BYTES:,} bytes, "
+                       "the limit for one record")
+                return _digest(None, metadata_json, run_log), why
             try:
                 text = raw.decode("utf-8")  # "\n" is never inside a UTF-8 sequence
             except UnicodeDecodeError as exc:

@@ -1,0 +1,87 @@
+"""Reading files users hand in, bounded: regular files only, sizes and line lengths capped.
+
+A named pipe given as a file would block until a writer comes, a device need never end, and a
+multi-gigabyte file with no line break is read whole by `for line in fh`. Every reader of a
+user's file opens it through `open_regular` (checked on the open descriptor, non-blocking, so a
+pipe is refused at once and nothing can swap the file in between) and reads lines through
+`bounded_lines`, which never holds more than the line limit of one line.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+from agentmetrology.records.errors import UserError
+
+_KINDS = ((stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+_SKIP_CHUNK = 1 << 20  # bytes read at a time while skipping the rest of an over-long line
+
+
+class FileRefused(UserError):
+    """A path that is not a regular file, cannot be opened, or is larger than its limit."""
+
+
+def file_kind(mode: int) -> str:
+    """Return what a file that is not a regular file is, e.g. 'a named pipe'."""
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def open_regular(path: str | Path, max_bytes: int | None = None) -> BinaryIO:
+    """Open `path` for binary reading; FileRefused unless a regular file of at most max_bytes.
+
+    A path that cannot be opened, and a directory, raise the OSError `open` would raise.
+    """
+    p = Path(path)
+    fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK)
+    binary = os.fdopen(fd, "rb")
+    info = os.fstat(fd)
+    if stat.S_ISDIR(info.st_mode):
+        binary.close()
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(p))
+    if not stat.S_ISREG(info.st_mode):
+        binary.close()
+        raise FileRefused(f"{p}: is {file_kind(info.st_mode)}, not a regular file; "
+                          "save it to a file first")
+    if max_bytes is not None and info.st_size > max_bytes:
+        binary.close()
+        raise FileRefused(f"{p}: {info.st_size:,} bytes is above the limit of {max_bytes:,} "
+                          "bytes for this kind of file")
+    return binary
+
+
+def read_text(path: str | Path, max_bytes: int) -> str:
+    """Return a regular UTF-8 file's text; FileRefused when it is not one or is over max_bytes.
+
+    OSError and UnicodeDecodeError pass through as `Path.read_text` raises them.
+    """
+    with open_regular(path, max_bytes) as fh:
+        raw = fh.read(max_bytes + 1)  # the file may have grown since it was checked
+    if len(raw) > max_bytes:
+        raise FileRefused(f"{path}: more than {max_bytes:,} bytes, the limit for this kind "
+                          "of file")
+    return raw.decode("utf-8")
+
+
+def bounded_lines(fh: BinaryIO, max_line: int) -> Iterator[bytes | None]:
+    """Yield each line of `fh` (with its newline), or None for a line over max_line bytes.
+
+    An over-long line is skipped in chunks, never held whole, so the next line is still read.
+    """
+    while True:
+        line = fh.readline(max_line + 1)
+        if not line:
+            return
+        if len(line) <= max_line or (line.endswith(b"\n") and len(line) == max_line + 1):
+            yield line
+            continue
+        while not line.endswith(b"\n"):
+            line = fh.readline(_SKIP_CHUNK)
+            if not line:
+                break
+        yield None

@@ -1,0 +1,37 @@
+"""Bounded reading of users' files: regular files only, capped sizes, capped lines."""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import pytest
+
+from agentmetrology.records.files import FileRefused, bounded_lines, open_regular, read_text
+
+
+def test_a_named_pipe_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(FileRefused, match="is a named pipe, not a regular file"):
+        open_regular(fifo)
+
+
+def test_size_is_checked_before_reading(tmp_path: Path) -> None:
+    f = tmp_path / "big.txt"
+    f.write_bytes(b"x" * 101)
+    with pytest.raises(FileRefused, match="101 bytes is above the limit of 100 bytes"):
+        read_text(f, 100)
+    assert read_text(f, 101) == "x" * 101
+    with pytest.raises(IsADirectoryError):
+        open_regular(tmp_path)
+    with pytest.raises(FileNotFoundError):
+        open_regular(tmp_path / "absent")
+
+
+def test_long_lines_are_skipped_not_held() -> None:
+    data = b"a\n" + b"b" * 50 + b"\n" + b"c" * 10 + b"\n" + b"d" * 11 + b"\n" + b"e" * 30
+    assert list(bounded_lines(io.BytesIO(data), 10)) == [
+        b"a\n", None, b"c" * 10 + b"\n", None, None]
+    assert list(bounded_lines(io.BytesIO(b"x" * 10), 10)) == [b"x" * 10]
