@@ -29,6 +29,7 @@ from agentmetrology.archive.recovery import recover_grades
 from agentmetrology.archive.redact import redact
 from agentmetrology.archive.regrade import regrade_store
 from agentmetrology.archive.score_row import store_facts
+from agentmetrology.archive.tau2_reported import find_claim
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.evidence_banner import print_banner
 from agentmetrology.records.canonical import canonical_json
@@ -41,7 +42,8 @@ from agentmetrology.store.verify import NotAStoreError
 archive_app = typer.Typer(name="archive", help="Audit archived runs without new rollouts.",
                           no_args_is_help=True, add_completion=False)
 
-FormatOpt = Annotated[str, typer.Option("--format", help="auto|agm|taubench|inspect|jsonl")]
+FormatOpt = Annotated[str, typer.Option("--format",
+                                        help="auto|agm|taubench|tau2|inspect|jsonl")]
 OutOpt = Annotated[Path, typer.Option("--out", help="Directory for the output files.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the JSON instead of a summary.")]
 MemberOpt = Annotated[int, typer.Option(
@@ -111,6 +113,19 @@ def _load(path: Path, fmt: str, spans: Path | None = None,
         raise _fail(f"{path.name}: cannot be read as {fmt} ({type(exc).__name__}: {exc})") from exc
 
 
+def _tau2_claim(src: Path, reported: Path | None,
+                inputs: list[tuple[str, Path]]) -> tuple[str, dict[str, Any]] | None:
+    """Return the number a tau2 file's submission reports; its file joins the inputs."""
+    try:
+        found = find_claim(src, _input_file(reported, "--reported") if reported else None)
+    except ArchiveFormatError as exc:
+        raise _fail(str(exc)) from exc
+    if found is None:
+        return None
+    inputs.append(("reported", found[2]))
+    return found[0], found[1]
+
+
 def _qualification(src: Path) -> dict[str, Any]:
     """Return the full qualification of a store read for a report (exit 2 if unreadable)."""
     try:
@@ -151,6 +166,7 @@ def _summary(doc: dict[str, Any], out: Path) -> None:
     rows.append(("provenance candidates", prov.get("candidates") if prov["applicable"]
                  else "n/a"))
     rows.append(("load problems", doc["load"]["problem_count"]))
+    rows += [("tau2 finding", h["code"]) for h in doc.get("tau2", {}).get("headlines", [])]
     for name, value in rows:
         table.add_row(name, str(value))
     console = make_console()
@@ -172,6 +188,9 @@ def audit(
     fmt: FormatOpt = "auto",
     spans: Annotated[Path | None, typer.Option("--spans", help="Trace span JSONL.")] = None,
     max_member_mb: MemberOpt = DEFAULT_MEMBER_MB,
+    reported: Annotated[Path | None, typer.Option(
+        "--reported", help="tau2: the submission.json (or a top level with pass_rate) whose "
+                           "numbers to check; default: a submission.json beside the file.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Audit an archive: coverage and bounds, pass^k, cost, provenance; write the reports."""
@@ -180,12 +199,13 @@ def audit(
     out_dir = _out_dir(out)
     archive = _load(src, fmt, span_file, max_member_mb)
     inputs = _inputs(src) + ([("spans", span_file)] if span_file else [])
+    claim = _tau2_claim(src, reported, inputs) if archive.format == "tau2" else None
     qualification = facts = None
     if archive.format == "agm":  # our own store: bind the report to its qualified evidence
         qualification = _qualification(src)
         with open_store(src) as st:
             facts = store_facts(st)
-    doc = audit_archive(archive, inputs, qualification, facts)
+    doc = audit_archive(archive, inputs, qualification, facts, claim)
     try:
         md, page = render_archive_report(doc)
     except NumberGuardError as exc:

@@ -18,6 +18,12 @@ from agentmetrology.archive.importers.inspect_eval import (
     looks_like_inspect,
 )
 from agentmetrology.archive.importers.jsonl import load_jsonl
+from agentmetrology.archive.importers.tau2 import (
+    load_tau2,
+    looks_like_tau2,
+    looks_like_tau2_head,
+    read_tau2_json,
+)
 from agentmetrology.archive.importers.taubench import (
     load_taubench,
     looks_like_taubench,
@@ -25,13 +31,17 @@ from agentmetrology.archive.importers.taubench import (
 )
 from agentmetrology.archive.model import Archive, ArchiveFormatError, LoadProblem
 
-FORMATS: tuple[str, ...] = ("auto", "agm", "taubench", "inspect", "jsonl")
+FORMATS: tuple[str, ...] = ("auto", "agm", "taubench", "tau2", "inspect", "jsonl")
 _SNIFF_BYTES = 4096
 
 
-def _first_char(path: Path) -> str:
+def _head(path: Path) -> bytes:
     with path.open("rb") as fh:
-        head = fh.read(_SNIFF_BYTES).lstrip()
+        return fh.read(_SNIFF_BYTES).lstrip()
+
+
+def _first_char(path: Path) -> str:
+    head = _head(path)
     return chr(head[0]) if head else ""
 
 
@@ -51,15 +61,20 @@ def _detect(path: Path) -> tuple[str, Any]:
         data = read_json_file(path)
         if looks_like_taubench(data):
             return "taubench", data
-        raise ArchiveFormatError(f"{path.name}: a JSON list, but not tau-bench result rows")
+        if looks_like_tau2(data):
+            return "tau2", data
+        raise ArchiveFormatError(f"{path.name}: a JSON list, but not tau-bench result rows "
+                                 "(nor tau2 simulations)")
+    if first == "{" and looks_like_tau2_head(_head(path)):
+        return "tau2", read_tau2_json(path)
     if first == "{":
         return "jsonl", None
-    raise ArchiveFormatError(f"{path.name}: unrecognised archive format "
-                             "(expected a tau-bench JSON file, an Inspect .eval log or JSONL)")
+    raise ArchiveFormatError(f"{path.name}: unrecognised archive format (expected a "
+                             "tau-bench or tau2 JSON file, an Inspect .eval log or JSONL)")
 
 
 def detect_format(path: Path) -> str:
-    """Return 'agm', 'inspect', 'taubench' or 'jsonl' for a path, or raise ArchiveFormatError."""
+    """Return 'agm', 'inspect', 'taubench', 'tau2' or 'jsonl' for a path, else raise."""
     if looks_like_store(path):
         return "agm"
     if path.is_dir():
@@ -115,6 +130,8 @@ def _load_one(path: Path, fmt: str, max_member_bytes: int) -> tuple[Archive, str
     kind, data = _detect(path) if fmt == "auto" else (fmt, None)
     if kind == "taubench":
         return load_taubench(path, data), kind
+    if kind == "tau2":
+        return load_tau2(path, data), kind
     if kind == "inspect":
         return load_inspect(path, max_member_bytes), kind
     return load_jsonl(path), kind

@@ -1,0 +1,42 @@
+"""The shared tau2 results files (read in place) and small variants derived from them in tmp.
+
+The three files live in ../shared/data/tau2 relative to the repository root (AGM_SHARED_DATA
+names another data folder, for a checkout elsewhere); a test that needs one skips visibly when
+it is absent. Variants are written to a test's tmp_path, never into the repository.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+DATA = Path(os.environ.get("AGM_SHARED_DATA") or (REPO / "../shared/data")).resolve() / "tau2"
+GPT_AIRLINE = "gpt-4.1-airline-1trial.json"
+GPT_TELECOM = "gpt-4.1-telecom-1trial.json"
+QWEN_AIRLINE = "qwen2.5-7b-airline-1trial.json"
+
+
+def shared(name: str) -> Path:
+    """Return the path of a shared tau2 file, or skip when the shared folder is absent."""
+    path = DATA / name
+    if not path.is_file():
+        pytest.skip(f"shared tau2 data not found at {path}")
+    return path
+
+
+def raw(name: str) -> dict[str, Any]:
+    """Return a shared file's parsed JSON (plain json, for by-hand recomputations)."""
+    data: dict[str, Any] = json.loads(shared(name).read_text(encoding="utf-8"))
+    return data
+
+
+def write(tmp: Path, name: str, data: Any) -> Path:
+    """Write a variant as JSON under tmp and return its path."""
+    path = tmp / name
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
