@@ -19,6 +19,18 @@ DATA = Path(os.environ.get("AGM_SHARED_DATA") or (REPO / "../shared/data")).reso
 GPT_AIRLINE = "gpt-4.1-airline-1trial.json"
 GPT_TELECOM = "gpt-4.1-telecom-1trial.json"
 QWEN_AIRLINE = "qwen2.5-7b-airline-1trial.json"
+# airline tools that write nothing: a task whose gold actions are all among them and that
+# requires no output leaves the database as a do-nothing agent does (the README's reading)
+READS = frozenset({"get_user_details", "get_reservation_details", "search_direct_flight",
+                   "search_onestop_flight", "list_all_airports", "calculate",
+                   "transfer_to_human_agents", "get_flight_status"})
+
+
+def writes_nothing_and_says_nothing(task: dict[str, Any]) -> bool:
+    """Return True when a task's gold actions only read and it requires no output."""
+    crit = task["evaluation_criteria"]
+    return (all(a["name"] in READS for a in crit["actions"] or [])
+            and not crit.get("communicate_info"))
 
 
 def shared(name: str) -> Path:
