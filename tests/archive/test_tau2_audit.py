@@ -204,3 +204,30 @@ def test_submission_without_the_domain_is_not_applicable(tmp_path: Path) -> None
     claim = ("submission.json", {"results": {"retail": {"pass_1": 50.0}}})
     rep = _section(shared(GPT_AIRLINE), claim=claim)["reported"]
     assert not rep["applicable"] and "airline" in rep["reason"]
+
+
+def test_pass_k_with_several_trials_matches_by_hand(tmp_path: Path) -> None:
+    data = copy.deepcopy(raw(GPT_AIRLINE))
+    data["info"]["num_trials"] = 2
+    second = copy.deepcopy(data["simulations"])
+    for s in second:
+        s["trial"] = 1
+    for s in second[:6]:  # flip six rewards in the second trial
+        s["reward_info"]["reward"] = 1.0 - s["reward_info"]["reward"]
+    data["simulations"] += second
+    per_task: dict[str, list[float]] = {}
+    for s in data["simulations"]:
+        per_task.setdefault(s["task_id"], []).append(s["reward_info"]["reward"])
+    pass1 = sum(sum(v) for v in per_task.values()) / 40
+    pass2 = sum(1 for v in per_task.values() if v == [1.0, 1.0]) / 20
+    assert (pass1, pass2) == (0.45, 0.3)  # four passes lost, two gained, six tasks pass twice
+    path = write(tmp_path, "two.json", data)
+    claim = {"results": {"airline": {"pass_1": 45.0, "pass_2": 30.0, "pass_3": 20.0}}}
+    t = _section(path, claim=("submission.json", claim))
+    assert t["pass_k"] == pytest.approx([pass1, pass2])
+    rows = t["reported"]["rows"]
+    assert [r["finding"] for r in rows] == [False, False, True]  # pass^3 needs three trials
+    assert rows[1]["recomputed_planned"] == pytest.approx(pass2)
+    claim["results"]["airline"]["pass_2"] = 32.5
+    wrong = _section(path, claim=("submission.json", claim))["reported"]["rows"][1]
+    assert wrong["finding"] and wrong["reported"] == 0.325

@@ -7,13 +7,14 @@ never through the importer's code.
 from __future__ import annotations
 
 import copy
+import json
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from agentmetrology.archive import ArchiveFormatError, detect_format, load_archive
-from agentmetrology.archive.importers.tau2_domain import load_domain
+from agentmetrology.archive.importers.tau2_domain import data_dir, load_domain
 from archive.tau2_files import GPT_AIRLINE, GPT_TELECOM, QWEN_AIRLINE, raw, shared, write
 
 
@@ -166,3 +167,18 @@ def test_unknown_shapes_are_refused_in_one_line(tmp_path: Path, payload: object)
     with pytest.raises(ArchiveFormatError) as info:
         load_archive(path, "tau2")
     assert "not a tau2 results file" in str(info.value) and "\n" not in str(info.value)
+
+
+def test_definitions_that_differ_from_the_shipped_ones_are_named() -> None:
+    shipped = load_domain("airline")
+    if shipped is None:
+        pytest.skip("needs the `inspect` extra (inspect-evals' tau2 data)")
+    root = data_dir()
+    assert root is not None
+    ship = {t["id"]: t for t in json.loads((root / "airline" / "tasks.json").read_text())}
+    mine = {t["id"]: t for t in raw(QWEN_AIRLINE)["tasks"]}
+    by_hand = sorted(i for i, t in mine.items() if t["evaluation_criteria"]["nl_assertions"]
+                     != ship[i]["evaluation_criteria"]["nl_assertions"])
+    assert by_hand == ["1"]
+    notes = load_archive(shared(QWEN_AIRLINE)).notes["tau2"]
+    assert notes["versus_shipped"]["differ"] == 1 and notes["versus_shipped"]["tasks"] == by_hand

@@ -102,7 +102,8 @@ def tau2_section(archive: Archive, claim: tuple[str, dict[str, Any]] | None = No
     doc: dict[str, Any] = {
         "file": {k: notes.get(k) for k in ("shape", "domain", "domain_from", "agent_model",
                                            "user_model", "git_commit", "trials", "definitions",
-                                           "planned_from", "split", "simulations")},
+                                           "planned_from", "split", "simulations",
+                                           "versus_shipped", "ran_not_in_domain")},
         "denominators": {"planned": summary["planned"], "simulations_present": n["present"],
                          "graded": summary["graded"], "valid_recovered":
                          summary["valid_recovered"], "tasks": n["tasks"]},

@@ -66,6 +66,12 @@ def _denominators(d: Doc, t: dict[str, Any]) -> None:
               if f["definitions"] else "no task definitions (none in the file, none shipped)")
     d.p(f"Planned = {f['planned_from']} x {f['trials']} trial(s); {source}. Domain from "
         f"{f['domain_from']}.")
+    vs = f.get("versus_shipped")
+    if vs and vs["compared"]:
+        differ = ", ".join(code(x) for x in vs["tasks"]) or "none"
+        d.p(f"Against {code(vs['shipped'])}: {vs['differ']} of {vs['compared']} task "
+            f"definitions differ in their evaluation criteria ({differ}); the do-nothing "
+            "verdicts below use the file's own.")
     p1 = t["pass_1"]
     d.table(["denominator", "episodes", "pass^1"],
             [["planned (task set x trials)", n["planned"], p1["planned"]],

@@ -19,6 +19,7 @@ from typing import Any
 
 DOMAINS = ("airline", "retail", "telecom")
 _TASK_FILES = ("tasks.json", "tasks.json.gz")
+DEFAULT_BASIS = ("DB", "COMMUNICATE")  # tau2's default when a task names no reward basis
 MAX_DATA_BYTES = 64 << 20  # the largest shipped file (telecom, inflated) is about 40 MiB
 
 
@@ -117,5 +118,17 @@ def criteria_key(task: dict[str, Any]) -> str:
     return json.dumps({"actions": actions, "env_assertions": envs,
                        "communicate_info": crit.get("communicate_info") or [],
                        "nl_assertions": crit.get("nl_assertions") or [],
-                       "reward_basis": sorted(crit.get("reward_basis") or [])},
+                       "reward_basis": sorted(crit.get("reward_basis") or DEFAULT_BASIS)},
                       sort_keys=True, default=str)
+
+
+def differing(defs: dict[str, dict[str, Any]], domain: str | None) -> dict[str, Any] | None:
+    """Return how many of a file's task definitions differ in their criteria from the shipped
+    ones (the do-nothing verdicts use the file's), or None without shipped data."""
+    shipped = load_domain(domain) if domain else None
+    if shipped is None:
+        return None
+    known = [t for t in defs if t in shipped.tasks]
+    differ = sorted(t for t in known if criteria_key(defs[t]) != criteria_key(shipped.tasks[t]))
+    return {"compared": len(known), "differ": len(differ), "tasks": differ[:100],
+            "not_shipped": len(defs) - len(known), "shipped": shipped.source}
