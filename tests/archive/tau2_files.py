@@ -7,6 +7,7 @@ it is absent. Variants are written to a test's tmp_path, never into the reposito
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 from pathlib import Path
@@ -52,3 +53,15 @@ def write(tmp: Path, name: str, data: Any) -> Path:
     path = tmp / name
     path.write_text(json.dumps(data), encoding="utf-8")
     return path
+
+
+def two_trials(name: str, num_trials: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Return a copy of a shared file declaring `num_trials` whose simulations are repeated as
+    trial 1, and the list of those trial-1 simulations (to edit before writing)."""
+    data = copy.deepcopy(raw(name))
+    data["info"]["num_trials"] = num_trials
+    second = copy.deepcopy(data["simulations"])
+    for s in second:
+        s["trial"] = 1
+    data["simulations"] += second
+    return data, second

@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from agentmetrology.archive import audit_archive, load_archive
-from archive.tau2_files import GPT_AIRLINE, GPT_TELECOM, QWEN_AIRLINE, raw, shared, write
+from archive import tau2_files as F
+from archive.tau2_files import raw, shared, two_trials, write
 
 
 def _no_verdicts(domain: str, defs: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -30,12 +31,12 @@ def _section(path: Path, claim: tuple[str, dict[str, Any]] | None = None,
 
 
 def test_gpt_airline_costs_apart_and_messages_sum_to_totals() -> None:
-    sims = raw(GPT_AIRLINE)["simulations"]
+    sims = raw(F.GPT_AIRLINE)["simulations"]
     agent = math.fsum(s["agent_cost"] for s in sims)
     user = math.fsum(s["user_cost"] for s in sims)
     msgs = math.fsum(m["cost"] for s in sims for m in s["messages"] if m["role"] == "assistant")
     assert (round(agent, 4), round(user, 4), round(msgs, 4)) == (0.7833, 0.2279, 0.7833)
-    c = _section(shared(GPT_AIRLINE))["cost"]
+    c = _section(shared(F.GPT_AIRLINE))["cost"]
     assert c["agent"]["total"] == pytest.approx(agent, abs=1e-12)
     assert c["agent"]["messages_total"] == pytest.approx(msgs, abs=1e-12)
     assert c["user_simulator"]["total"] == pytest.approx(user, abs=1e-12)
@@ -47,9 +48,9 @@ def test_gpt_airline_costs_apart_and_messages_sum_to_totals() -> None:
 
 
 def test_qwen_cost_is_unpriced_not_free() -> None:
-    sims = raw(QWEN_AIRLINE)["simulations"]
+    sims = raw(F.QWEN_AIRLINE)["simulations"]
     assert {s["agent_cost"] for s in sims} == {0.0}
-    t = _section(shared(QWEN_AIRLINE))
+    t = _section(shared(F.QWEN_AIRLINE))
     c = t["cost"]
     assert c["unpriced"] and c["unpriced_simulations"] == 50
     assert c["agent_per_pass"] is None and c["agent_per_simulation"] is None
@@ -58,7 +59,7 @@ def test_qwen_cost_is_unpriced_not_free() -> None:
 
 
 def test_a_message_cost_disagreeing_with_its_total_is_a_finding(tmp_path: Path) -> None:
-    data = copy.deepcopy(raw(GPT_AIRLINE))
+    data = copy.deepcopy(raw(F.GPT_AIRLINE))
     data["simulations"][3]["agent_cost"] += 0.01
     c = _section(write(tmp_path, "off.json", data))["cost"]
     assert c["agent"]["disagreeing_simulations"] == 1
@@ -67,7 +68,7 @@ def test_a_message_cost_disagreeing_with_its_total_is_a_finding(tmp_path: Path) 
 
 
 def test_qwen_termination_table_keeps_agent_failures_apart() -> None:
-    rows = {r["termination"]: r for r in _section(shared(QWEN_AIRLINE))["terminations"]}
+    rows = {r["termination"]: r for r in _section(shared(F.QWEN_AIRLINE))["terminations"]}
     assert set(rows) == {"user_stop", "agent_error", "too_many_errors"}
     assert (rows["agent_error"]["simulations"], rows["agent_error"]["reward_by_rule"]) == (9, 9)
     assert rows["too_many_errors"]["ended_by"] == "harness (error cap)"
@@ -76,12 +77,12 @@ def test_qwen_termination_table_keeps_agent_failures_apart() -> None:
 
 
 def test_telecom_reward_basis_and_deciding_components() -> None:
-    tasks = raw(GPT_TELECOM)["tasks"]
+    tasks = raw(F.GPT_TELECOM)["tasks"]
     hand = Counter("+".join(sorted(t["evaluation_criteria"]["reward_basis"])) for t in tasks)
     assert hand == {"ENV_ASSERTION": 28, "ACTION+ENV_ASSERTION": 12}
-    r = _section(shared(GPT_TELECOM))["reward"]
+    r = _section(shared(F.GPT_TELECOM))["reward"]
     assert {b["basis"]: b["tasks"] for b in r["basis"]} == dict(hand)
-    sims = raw(GPT_TELECOM)["simulations"]
+    sims = raw(F.GPT_TELECOM)["simulations"]
     hand_fail = Counter("+".join(sorted(k for k, v in s["reward_info"]["reward_breakdown"].items()
                                         if v < 1))
                         for s in sims if s["reward_info"]["reward"] < 1)
@@ -90,13 +91,13 @@ def test_telecom_reward_basis_and_deciding_components() -> None:
 
 
 def test_action_checks_disagreeing_with_the_reward_are_counted() -> None:
-    sims = raw(GPT_AIRLINE)["simulations"]
+    sims = raw(F.GPT_AIRLINE)["simulations"]
     checked = [s for s in sims if s["reward_info"]["action_checks"]]
     unmatched_pass = sum(1 for s in checked if s["reward_info"]["reward"] == 1
                          and not all(c["action_match"] for c in s["reward_info"]["action_checks"]))
     matched_fail = sum(1 for s in checked if s["reward_info"]["reward"] == 0
                        and all(c["action_match"] for c in s["reward_info"]["action_checks"]))
-    a = _section(shared(GPT_AIRLINE))["reward"]["action_checks"]
+    a = _section(shared(F.GPT_AIRLINE))["reward"]["action_checks"]
     assert a["with_action_checks"] == len(checked)
     assert a["pass_with_unmatched_actions_action_not_in_basis"] == unmatched_pass
     assert a["fail_with_all_actions_matched_action_not_in_basis"] == matched_fail
@@ -104,18 +105,18 @@ def test_action_checks_disagreeing_with_the_reward_are_counted() -> None:
 
 
 def test_share_of_rewards_resting_on_an_nl_assertion(tmp_path: Path) -> None:
-    data = copy.deepcopy(raw(GPT_AIRLINE))
+    data = copy.deepcopy(raw(F.GPT_AIRLINE))
     for task in data["tasks"][:3]:
         task["evaluation_criteria"]["reward_basis"].append("NL_ASSERTION")
     nl = _section(write(tmp_path, "nl.json", data))["reward"]["nl_assertions"]
     assert (nl["resting_on_nl_assertion"], nl["graded"]) == (3, 20)
     assert nl["share"] == pytest.approx(3 / 20)
-    plain = _section(shared(GPT_AIRLINE))["reward"]["nl_assertions"]
+    plain = _section(shared(F.GPT_AIRLINE))["reward"]["nl_assertions"]
     assert plain["share"] == 0.0 and plain["judged_outside_basis"] == 20
 
 
 def test_do_nothing_share_and_first_screen_headline() -> None:
-    sims = raw(QWEN_AIRLINE)["simulations"]
+    sims = raw(F.QWEN_AIRLINE)["simulations"]
     passed = {s["task_id"] for s in sims if s["reward_info"]["reward"] == 1.0}
     passable = passed | {"2", "3"}  # a stated verdict: every pass plus two failures
 
@@ -123,7 +124,7 @@ def test_do_nothing_share_and_first_screen_headline() -> None:
         assert domain == "airline" and len(defs) == 50
         return {t: {"passed": t in passable, "decided_by": "stated"} for t in defs}
 
-    t = _section(shared(QWEN_AIRLINE), evaluator=verdicts)
+    t = _section(shared(F.QWEN_AIRLINE), evaluator=verdicts)
     dn = t["do_nothing"]
     assert dn["passable"] == {"tasks": 11, "episodes": 11, "graded": 11, "passes": 9}
     assert dn["not_passable"]["passes"] == 0 and dn["pass_rate_where_doing_nothing_fails"] == 0
@@ -136,15 +137,15 @@ def test_gpt_airline_passes_do_not_all_rest_on_do_nothing_tasks() -> None:
     def verdicts(domain: str, defs: dict[str, Any]) -> dict[str, dict[str, Any]]:
         return {t: {"passed": t in ("6", "13"), "decided_by": "stated"} for t in defs}
 
-    dn = _section(shared(GPT_AIRLINE), evaluator=verdicts)["do_nothing"]
-    sims = {s["task_id"]: s["reward_info"]["reward"] for s in raw(GPT_AIRLINE)["simulations"]}
+    dn = _section(shared(F.GPT_AIRLINE), evaluator=verdicts)["do_nothing"]
+    sims = {s["task_id"]: s["reward_info"]["reward"] for s in raw(F.GPT_AIRLINE)["simulations"]}
     rest = [r for t, r in sims.items() if t not in ("6", "13")]
     assert dn["pass_rate_where_doing_nothing_fails"] == pytest.approx(sum(rest) / len(rest))
     assert not dn["all_passes_on_passable"]
 
 
 def test_ungraded_episodes_give_bounds_and_three_denominators(tmp_path: Path) -> None:
-    data = copy.deepcopy(raw(GPT_AIRLINE))
+    data = copy.deepcopy(raw(F.GPT_AIRLINE))
     for s in [s for s in data["simulations"] if s["reward_info"]["reward"] == 0][:4]:
         s["termination_reason"], s["reward_info"] = "infrastructure_error", None
     dropped = next(s for s in data["simulations"] if s["reward_info"])
@@ -166,7 +167,7 @@ def test_ungraded_episodes_give_bounds_and_three_denominators(tmp_path: Path) ->
 
 
 def test_custom_top_level_claim_agrees_or_is_a_finding(tmp_path: Path) -> None:
-    sims = raw(GPT_AIRLINE)["simulations"]
+    sims = raw(F.GPT_AIRLINE)["simulations"]
     ok = write(tmp_path, "ok.json", {"pass_rate": 0.5, "passed": 10, "total_tasks": 20,
                                      "domain": "airline", "simulations": sims})
     rep = _section(ok)["reported"]
@@ -184,7 +185,7 @@ def test_custom_top_level_claim_agrees_or_is_a_finding(tmp_path: Path) -> None:
 
 def test_submission_claim_percentages_cost_and_the_denominator_that_explains_it(
         tmp_path: Path) -> None:
-    data = copy.deepcopy(raw(GPT_AIRLINE))
+    data = copy.deepcopy(raw(F.GPT_AIRLINE))
     for s in [s for s in data["simulations"] if s["reward_info"]["reward"] == 0][:4]:
         s["reward_info"] = None  # 16 graded, 10 passes: 62.5% over graded, 50% over planned
     path = write(tmp_path, "sub-airline.json", data)
@@ -202,19 +203,14 @@ def test_submission_claim_percentages_cost_and_the_denominator_that_explains_it(
 
 def test_submission_without_the_domain_is_not_applicable(tmp_path: Path) -> None:
     claim = ("submission.json", {"results": {"retail": {"pass_1": 50.0}}})
-    rep = _section(shared(GPT_AIRLINE), claim=claim)["reported"]
+    rep = _section(shared(F.GPT_AIRLINE), claim=claim)["reported"]
     assert not rep["applicable"] and "airline" in rep["reason"]
 
 
 def test_pass_k_with_several_trials_matches_by_hand(tmp_path: Path) -> None:
-    data = copy.deepcopy(raw(GPT_AIRLINE))
-    data["info"]["num_trials"] = 2
-    second = copy.deepcopy(data["simulations"])
-    for s in second:
-        s["trial"] = 1
+    data, second = two_trials(F.GPT_AIRLINE, 2)
     for s in second[:6]:  # flip six rewards in the second trial
         s["reward_info"]["reward"] = 1.0 - s["reward_info"]["reward"]
-    data["simulations"] += second
     per_task: dict[str, list[float]] = {}
     for s in data["simulations"]:
         per_task.setdefault(s["task_id"], []).append(s["reward_info"]["reward"])

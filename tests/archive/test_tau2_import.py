@@ -15,7 +15,15 @@ import pytest
 
 from agentmetrology.archive import ArchiveFormatError, detect_format, load_archive
 from agentmetrology.archive.importers.tau2_domain import data_dir, load_domain
-from archive.tau2_files import GPT_AIRLINE, GPT_TELECOM, QWEN_AIRLINE, raw, shared, write
+from archive.tau2_files import (
+    GPT_AIRLINE,
+    GPT_TELECOM,
+    QWEN_AIRLINE,
+    raw,
+    shared,
+    two_trials,
+    write,
+)
 
 
 def _by_hand(name: str) -> tuple[int, int, Counter[str]]:
@@ -113,12 +121,7 @@ def test_fewer_simulations_than_tasks_counts_tasks_never_run(tmp_path: Path) -> 
 
 
 def test_several_trials_per_task(tmp_path: Path) -> None:
-    data = copy.deepcopy(raw(GPT_AIRLINE))
-    data["info"]["num_trials"] = 3
-    second = copy.deepcopy(data["simulations"])
-    for s in second:
-        s["trial"] = 1
-    data["simulations"] += second
+    data, _ = two_trials(GPT_AIRLINE, 3)
     archive = load_archive(write(tmp_path, "three.json", data))
     assert len(archive.episodes) == 60  # 20 tasks x 3 trials planned
     assert Counter(e.reason for e in archive.episodes)["never_ran"] == 20
