@@ -65,3 +65,16 @@ def two_trials(name: str, num_trials: int) -> tuple[dict[str, Any], list[dict[st
         s["trial"] = 1
     data["simulations"] += second
     return data, second
+
+
+def stated_verdicts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Replace the do-nothing evaluator by the README's reading of the task definitions (the
+    real evaluator runs in test_tau2_do_nothing.py), with the memo off."""
+    from agentmetrology.archive import tau2_donothing as dn
+
+    def verdicts(domain: str, defs: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        return {t: {"passed": writes_nothing_and_says_nothing(d), "decided_by": "stated"}
+                for t, d in defs.items()}
+
+    monkeypatch.setenv(dn.MEMO_ENV, "")
+    monkeypatch.setattr(dn, "run_evaluator", verdicts)

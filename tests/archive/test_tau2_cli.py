@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from agentmetrology.archive import tau2_donothing as dn
 from agentmetrology.cli.archive_cmd import archive_app
 from archive.tau2_files import (
     GPT_AIRLINE,
@@ -21,21 +20,10 @@ from archive.tau2_files import (
     raw,
     shared,
     write,
-    writes_nothing_and_says_nothing,
 )
 
+pytestmark = pytest.mark.usefixtures("stated_tau2_verdicts")
 runner = CliRunner()
-
-
-@pytest.fixture(autouse=True)
-def stated_verdicts(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A do-nothing agent passes the tasks whose gold actions only read and need no output."""
-    def verdicts(domain: str, defs: dict[str, Any]) -> dict[str, dict[str, Any]]:
-        return {t: {"passed": writes_nothing_and_says_nothing(d), "decided_by": "stated"}
-                for t, d in defs.items()}
-
-    monkeypatch.setenv(dn.MEMO_ENV, "")
-    monkeypatch.setattr(dn, "run_evaluator", verdicts)
 
 
 def _audit(args: list[str]) -> Any:

@@ -30,6 +30,7 @@ from agentmetrology.archive.redact import redact
 from agentmetrology.archive.regrade import regrade_store
 from agentmetrology.archive.score_row import store_facts
 from agentmetrology.archive.tau2_reported import find_claim
+from agentmetrology.cli.archive_tau2_cmd import leaderboard_cmd
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.evidence_banner import print_banner
 from agentmetrology.records.canonical import canonical_json
@@ -41,6 +42,7 @@ from agentmetrology.store.verify import NotAStoreError
 
 archive_app = typer.Typer(name="archive", help="Audit archived runs without new rollouts.",
                           no_args_is_help=True, add_completion=False)
+archive_app.command("leaderboard")(leaderboard_cmd)
 
 FormatOpt = Annotated[str, typer.Option("--format",
                                         help="auto|agm|taubench|tau2|inspect|jsonl")]

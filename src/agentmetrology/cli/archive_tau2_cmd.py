@@ -1,0 +1,69 @@
+"""`agm archive leaderboard`: many tau2 results files, one row per submission and domain.
+
+Thin layer: check paths, call `archive.tau2_leaderboard` and the report, write three files,
+print a summary. Every user error exits with code 2 and one line.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from agentmetrology.archive.model import ArchiveFormatError
+from agentmetrology.archive.tau2_leaderboard import TIE_TOLERANCE, leaderboard
+from agentmetrology.cli.console import make_console
+from agentmetrology.records.canonical import canonical_json
+from agentmetrology.report.numberguard import NumberGuardError
+from agentmetrology.report.tau2_leaderboard_report import render_leaderboard
+
+
+def leaderboard_cmd(
+    paths: Annotated[list[Path], typer.Argument(help="tau2 results files, or folders searched "
+                                                     "for them (e.g. leaderboard submissions).")],
+    out: Annotated[Path, typer.Option("--out", help="Directory for the output files.")],
+    tie: Annotated[float, typer.Option("--tie-tolerance", min=0.0, max=1.0,
+                                       help="Pass rates closer than this are a tie.")
+                   ] = TIE_TOLERANCE,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the JSON instead of a "
+                                                         "summary.")] = False,
+) -> None:
+    """Audit many tau2 submissions: reported vs recomputed, do-nothing share, rank reversals."""
+    try:
+        doc = leaderboard([p.expanduser().resolve() for p in paths], tol=tie)
+        md, page = render_leaderboard(doc)
+        out_dir = out.expanduser().resolve()
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except (ArchiveFormatError, NumberGuardError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code=2) from exc
+    except OSError as exc:
+        typer.echo(f"error: cannot write {out}: {exc.strerror}", err=True)
+        raise typer.Exit(code=2) from exc
+    (out_dir / "leaderboard.json").write_bytes(canonical_json(doc))
+    (out_dir / "report.md").write_text(md, encoding="utf-8")
+    (out_dir / "report.html").write_text(page, encoding="utf-8")
+    if as_json:
+        typer.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
+        return
+    table = Table(title=f"tau2 leaderboard: {doc['submissions']} results file(s)")
+    for col in ("domain", "submission", "reported", "recomputed", "where doing nothing fails",
+                "cost"):
+        table.add_column(col)
+    for domain, view in doc["domains"].items():
+        for r in view["rows"]:
+            table.add_row(domain, r["submission"], _f(r["reported"]), _f(r["recomputed"]),
+                          _f(r["where_doing_nothing_fails"]),
+                          "unpriced" if r["cost_unpriced"] else _f(
+                              r["agent_cost_per_simulation"]))
+    console = make_console()
+    console.print(table)
+    console.print(f"wrote {out_dir / 'leaderboard.json'}, {out_dir / 'report.md'}, "
+                  f"{out_dir / 'report.html'}", markup=False, highlight=False)
+
+
+def _f(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
