@@ -38,6 +38,7 @@ SLOW_MODULES = (
     "tests/audit/test_audit_store.py",
     "tests/audit/inspect/test_tau2_census.py",
     "tests/archive/test_tau2_do_nothing.py",
+    "tests/archive/test_tau2_regrade.py",
     "tests/audit/inspect/test_inspect_audit.py",
     "tests/diagnose/test_researchops_grid.py",
     "tests/store/test_tamper_study.py",

@@ -30,7 +30,7 @@ from agentmetrology.archive.redact import redact
 from agentmetrology.archive.regrade import regrade_store
 from agentmetrology.archive.score_row import store_facts
 from agentmetrology.archive.tau2_reported import find_claim
-from agentmetrology.cli.archive_tau2_cmd import leaderboard_cmd
+from agentmetrology.cli.archive_tau2_cmd import leaderboard_cmd, regrade_file
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.evidence_banner import print_banner
 from agentmetrology.records.canonical import canonical_json
@@ -285,12 +285,16 @@ def compare(
 
 @archive_app.command("regrade")
 def regrade(
-    store: Annotated[Path, typer.Argument(help="Evidence store directory (agm).")],
+    store: Annotated[Path, typer.Argument(help="Evidence store directory (agm), or a tau2 "
+                                                "results file.")],
     out: OutOpt,
     as_json: JsonOpt = False,
 ) -> None:
-    """Re-score every stored episode with the current scorers; compare with the stored ones."""
+    """Re-score every stored episode with the current scorers (a tau2 file: replay each
+    simulation through the domain's database and checks); compare with the stored ones."""
     src = store.expanduser().resolve()
+    if src.is_file():  # a tau2 results file: its simulations replayed through the domain
+        return regrade_file(src, out, as_json)
     if not looks_like_store(src):
         raise _fail(f"not an evidence store (a directory holding {LEDGER_FILE}): {store}")
     out_dir = _out_dir(out)

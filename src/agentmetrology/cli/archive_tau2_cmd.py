@@ -7,18 +7,40 @@ print a summary. Every user error exits with code 2 and one line.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.table import Table
 
+from agentmetrology.archive.audit import file_digest
+from agentmetrology.archive.importers import load_archive
 from agentmetrology.archive.model import ArchiveFormatError
 from agentmetrology.archive.tau2_leaderboard import TIE_TOLERANCE, leaderboard
+from agentmetrology.archive.tau2_regrade import regrade_doc
 from agentmetrology.cli.console import make_console
 from agentmetrology.records.canonical import canonical_json
 from agentmetrology.report.numberguard import NumberGuardError
 from agentmetrology.report.tau2_leaderboard_report import render_leaderboard
+from agentmetrology.report.tau2_regrade_report import render_tau2_regrade
+
+T = TypeVar("T")
+
+
+def _guarded(build: Callable[[], T], out: Path) -> tuple[T, Path]:
+    """Return build()'s result and the created --out directory; user errors exit 2, one line."""
+    try:
+        value = build()
+        out_dir = out.expanduser().resolve()
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except (ArchiveFormatError, NumberGuardError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code=2) from exc
+    except OSError as exc:
+        typer.echo(f"error: cannot write {out}: {exc.strerror}", err=True)
+        raise typer.Exit(code=2) from exc
+    return value, out_dir
 
 
 def leaderboard_cmd(
@@ -32,17 +54,11 @@ def leaderboard_cmd(
                                                          "summary.")] = False,
 ) -> None:
     """Audit many tau2 submissions: reported vs recomputed, do-nothing share, rank reversals."""
-    try:
+    def build() -> tuple[dict[str, Any], tuple[str, str]]:
         doc = leaderboard([p.expanduser().resolve() for p in paths], tol=tie)
-        md, page = render_leaderboard(doc)
-        out_dir = out.expanduser().resolve()
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except (ArchiveFormatError, NumberGuardError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(code=2) from exc
-    except OSError as exc:
-        typer.echo(f"error: cannot write {out}: {exc.strerror}", err=True)
-        raise typer.Exit(code=2) from exc
+        return doc, render_leaderboard(doc)
+
+    (doc, (md, page)), out_dir = _guarded(build, out)
     (out_dir / "leaderboard.json").write_bytes(canonical_json(doc))
     (out_dir / "report.md").write_text(md, encoding="utf-8")
     (out_dir / "report.html").write_text(page, encoding="utf-8")
@@ -67,3 +83,23 @@ def leaderboard_cmd(
 
 def _f(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
+
+
+def regrade_file(src: Path, out: Path, as_json: bool) -> None:
+    """Re-grade a tau2 results file's simulations; write regrade.json and report.md."""
+    def build() -> tuple[dict[str, Any], str]:
+        doc = regrade_doc(load_archive(src, "tau2"), [file_digest(src)])
+        return doc, render_tau2_regrade(doc)
+
+    (doc, md), out_dir = _guarded(build, out)
+    (out_dir / "regrade.json").write_bytes(canonical_json(doc))
+    (out_dir / "report.md").write_text(md, encoding="utf-8")
+    r = doc["regrade"]
+    if as_json:
+        typer.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
+    elif not r["applicable"]:
+        typer.echo(f"not re-graded: {r['reason']}")
+    else:
+        t = r["transitions"]
+        typer.echo(f"re-graded {r['regraded']} of {r['simulations']} simulations: "
+                   f"n01 {t['n01']}, n10 {t['n10']}; wrote {out_dir / 'regrade.json'}")

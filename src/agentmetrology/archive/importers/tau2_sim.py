@@ -136,6 +136,9 @@ def fill_episode(ep: ArchiveEpisode, sim: dict[str, Any]) -> None:
                    agent_cost=finite_float(sim.get("agent_cost")),
                    user_cost=finite_float(sim.get("user_cost")),
                    message_costs=message_costs(messages), roles=dict(roles),
+                   agent_texts=[m.get("content") for m in messages
+                                if m.get("role") == "assistant" and isinstance(m.get("content"),
+                                                                               str)],
                    simulation_id=ident(sim.get("id")))
     raw_info = sim.get("reward_info")
     info = obj(raw_info, "reward_info") if raw_info is not None else None
