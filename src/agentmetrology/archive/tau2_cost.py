@@ -2,9 +2,9 @@
 
 A simulation records `agent_cost` and `user_cost`; each message records its own `cost`. The
 assistant messages' costs should sum to `agent_cost` and the user messages' to `user_cost`; a
-simulation where they do not is a finding. A total of exactly 0 while the messages carry token
-usage (or from a local provider) means no price was applied: the cost is "unpriced", not free,
-and is left out of cost comparisons (cost per pass is then undefined), with the count said.
+simulation where they do not is a finding. An agent total of exactly 0 means no price was
+applied (a local provider, or token usage with no price): the cost is "unpriced", not free, and
+is left out of cost comparisons (cost per pass is then undefined), with the count said.
 """
 
 from __future__ import annotations
