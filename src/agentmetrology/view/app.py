@@ -21,6 +21,7 @@ from agentmetrology.view.html import SECURITY_HEADERS, Html
 from agentmetrology.view.params import BadRequest, episode_filter, episode_key, paging
 from agentmetrology.view.source import Source
 from agentmetrology.view.store_pages import campaign_page, episodes_page, index_page
+from agentmetrology.view.tau2_pages import tau2_routes
 
 log = logging.getLogger("agentmetrology.view")
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
@@ -145,6 +146,8 @@ def create_app(source: Source, *, hosts: Iterable[str] = LOOPBACK_NAMES,
                    Route("/campaign", guarded(campaign)),
                    Route("/episodes", guarded(episodes)),
                    Route("/episode", guarded(episode))]
+    elif source.kind == "tau2" and source.archive_file is not None:
+        routes += tau2_routes(h, source.archive_file, guarded)
     else:
         if source.kind == "audit":
             routes.append(Route("/", guarded(lambda r: audit_page(h, source))))
