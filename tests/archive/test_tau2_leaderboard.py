@@ -82,3 +82,15 @@ def test_leaderboard_cli_writes_three_files_and_refuses_bad_paths(tmp_path: Path
     empty.mkdir()
     res = runner.invoke(archive_app, ["leaderboard", str(empty), "--out", str(out)])
     assert res.exit_code == 2 and "no tau2 results file" in res.output
+
+
+def test_regraded_pass_1_beside_the_stored(tmp_path: Path) -> None:
+    pytest.importorskip("inspect_evals", reason="needs the `inspect` extra (inspect-evals)")
+    data = raw(GPT_AIRLINE)
+    few = {**data, "simulations": [data["simulations"][i] for i in (2, 3, 4)]}
+    path = write(tmp_path, "few-airline.json", few)
+    (row,) = leaderboard([path], regrade=True)["domains"]["airline"]["rows"]
+    by_hand = sum(s["reward_info"]["reward"] for s in few["simulations"]) / 20  # 2 of 20
+    assert row["recomputed"] == row["regraded"] == by_hand == 0.1
+    (plain,) = leaderboard([path])["domains"]["airline"]["rows"]
+    assert plain["regraded"] is None

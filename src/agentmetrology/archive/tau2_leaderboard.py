@@ -17,8 +17,9 @@ from typing import Any
 from agentmetrology import __version__
 from agentmetrology.archive.audit import file_digest
 from agentmetrology.archive.importers.tau2 import load_tau2, looks_like_tau2_head
-from agentmetrology.archive.model import ArchiveFormatError
+from agentmetrology.archive.model import Archive, ArchiveFormatError
 from agentmetrology.archive.tau2_donothing import Evaluator
+from agentmetrology.archive.tau2_regrade import regrade_tau2
 from agentmetrology.archive.tau2_reported import SUBMISSION, find_claim
 from agentmetrology.archive.tau2_section import tau2_section
 from agentmetrology.archive.versions import rank_reversals
@@ -56,7 +57,18 @@ def _is_results(path: Path) -> bool:
     return (head[:1] == b"[" and b'"task_id"' in head) or looks_like_tau2_head(head)
 
 
-def _row(path: Path, evaluator: Evaluator | None) -> tuple[dict[str, Any], list[Path]]:
+def _regraded(archive: Archive) -> float | None:
+    """Return pass^1 over planned episodes after re-grading (None when not re-graded)."""
+    r = regrade_tau2(archive)
+    planned = len(archive.episodes)
+    if not r["applicable"] or not planned:
+        return None
+    t = r["transitions"]
+    return (t["n01"] + t["n11"]) / planned
+
+
+def _row(path: Path, evaluator: Evaluator | None,
+         regrade: bool) -> tuple[dict[str, Any], list[Path]]:
     """Return one leaderboard row for a results file, and the files it was read from."""
     archive = load_tau2(path)
     found = find_claim(path, None)
@@ -72,6 +84,7 @@ def _row(path: Path, evaluator: Evaluator | None) -> tuple[dict[str, Any], list[
         "graded_fraction": n["graded"] / n["planned"] if n["planned"] else None,
         "reported": first["reported"] if first else None,
         "recomputed": t["pass_1"]["planned"], "bounds": t["bounds"],
+        "regraded": _regraded(archive) if regrade else None,
         "reported_finding": bool(rep.get("findings")),
         "do_nothing_share": (dn["passable"]["tasks"] / dn["tasks"]
                              if dn.get("applicable") and dn["tasks"] else None),
@@ -104,11 +117,12 @@ def _domain_view(rows: list[dict[str, Any]], tol: float) -> dict[str, Any]:
 
 
 def leaderboard(paths: list[Path], evaluator: Evaluator | None = None,
-                tol: float = TIE_TOLERANCE) -> dict[str, Any]:
-    """Return leaderboard.json: rows per submission and domain, rankings, reversals, inputs."""
+                tol: float = TIE_TOLERANCE, regrade: bool = False) -> dict[str, Any]:
+    """Return leaderboard.json: rows per submission and domain, rankings, reversals, inputs;
+    with `regrade`, each file's pass^1 after re-grading (tau2_regrade) beside the others."""
     rows, inputs = [], []
     for path in results_files(paths):
-        row, read = _row(path, evaluator)
+        row, read = _row(path, evaluator, regrade)
         row["id"] = f"{row['submission']}/{row['file']}"
         rows.append(row)
         for p in read:
@@ -120,6 +134,7 @@ def leaderboard(paths: list[Path], evaluator: Evaluator | None = None,
         by_domain[row["domain"]].append(row)
     doc = {"schema": SCHEMA, "package": {"name": "agentmetrology", "version": __version__},
            "tie_tolerance": tol, "inputs": inputs, "submissions": len(rows),
+           "regraded": regrade,
            "domains": {d: _domain_view(rs, tol) for d, rs in sorted(by_domain.items())}}
     plain: dict[str, Any] = to_plain(doc)
     return plain

@@ -50,12 +50,15 @@ def leaderboard_cmd(
     tie: Annotated[float, typer.Option("--tie-tolerance", min=0.0, max=1.0,
                                        help="Pass rates closer than this are a tie.")
                    ] = TIE_TOLERANCE,
+    regrade: Annotated[bool, typer.Option(
+        "--regrade", help="Also re-grade every simulation (airline, retail; about a second "
+                          "each) and show its pass^1 beside the reported and stored.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the JSON instead of a "
                                                          "summary.")] = False,
 ) -> None:
     """Audit many tau2 submissions: reported vs recomputed, do-nothing share, rank reversals."""
     def build() -> tuple[dict[str, Any], tuple[str, str]]:
-        doc = leaderboard([p.expanduser().resolve() for p in paths], tol=tie)
+        doc = leaderboard([p.expanduser().resolve() for p in paths], tol=tie, regrade=regrade)
         return doc, render_leaderboard(doc)
 
     (doc, (md, page)), out_dir = _guarded(build, out)

@@ -48,10 +48,11 @@ def _domain(d: Doc, name: str, view: dict[str, Any]) -> None:
     g = d.g
     d.h(f"Domain {code(name)}")
     rows = sorted(view["rows"], key=lambda r: (r["ranks"]["recomputed"] or 1 << 30, r["id"]))
-    d.table(["submission", "model", "reported", "recomputed", "graded", "bounds",
+    d.table(["submission", "model", "reported", "recomputed", "re-graded", "graded", "bounds",
              "do-nothing share", "passes on do-nothing tasks", "where doing nothing fails",
              "agent cost / simulation", "ranks (rep / rec / dn-fail)"],
             [[code(r["submission"]), code(r["model"]), r["reported"], r["recomputed"],
+              r["regraded"],
               f"{r['graded']} / {r['planned']}",
               f"{g.fmt((r['bounds'] or {}).get('lower'))} .. "
               f"{g.fmt((r['bounds'] or {}).get('upper'))}",
@@ -60,7 +61,9 @@ def _domain(d: Doc, name: str, view: dict[str, Any]) -> None:
               "unpriced" if r["cost_unpriced"] else d.money(r["agent_cost_per_simulation"]),
               " / ".join("-" if r["ranks"][m] is None else str(r["ranks"][m])
                          for m in ("reported", "recomputed", "where_doing_nothing_fails"))]
-             for r in rows], "One row per submission; ranks are 1 for the highest value")
+             for r in rows], "One row per submission; ranks are 1 for the highest value; "
+            "re-graded: pass^1 after replaying the simulations (n/a: not asked or not "
+            "re-gradable)")
     flagged = [code(r["submission"]) for r in rows if r["all_passes_do_nothing_passable"]]
     if flagged:
         d.p("**Every pass falls on a task a do-nothing agent also passes:** "
