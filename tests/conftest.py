@@ -37,6 +37,8 @@ SLOW_MODULES = (
     "tests/audit/test_comtrade_audit.py",
     "tests/audit/test_audit_store.py",
     "tests/audit/inspect/test_tau2_census.py",
+    "tests/archive/test_tau2_do_nothing.py",
+    "tests/archive/test_tau2_regrade.py",
     "tests/audit/inspect/test_inspect_audit.py",
     "tests/diagnose/test_researchops_grid.py",
     "tests/store/test_tamper_study.py",
@@ -71,6 +73,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # The status memo (store/verify_memo.py) goes to a scratch folder, never the user's cache;
     # tests of the memo itself set AGM_VERIFY_CACHE per test.
     os.environ.setdefault("AGM_VERIFY_CACHE", tempfile.mkdtemp(prefix="agm-verify-memo-"))
+    os.environ.setdefault("AGM_TAU2_CACHE", tempfile.mkdtemp(prefix="agm-tau2-memo-"))
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     # pytest-xdist (3.6 and later) re-sorts loadscope's modules by their number of tests unless

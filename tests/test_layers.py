@@ -143,6 +143,7 @@ SAME_RANK_ALLOWED = {
     ("scoring", "mutations"): "scoring an episode under a condition applies its mutated scorers",
     ("serve", "run"): "the MCP server builds episodes and names campaigns as `run` does",
     ("diagnose", "archive"): "diagnose reads agm stores through archive's agm_store importer",
+    ("archive", "audit"): "archive's tau2 audit runs the census's do-nothing episode",
     ("inspect_ext", "archive"): "Inspect score values are read by archive's inspect_eval importer",
     ("adapters", "view"): "the OpenEnv server binds its port with the viewer's loopback binder",
     ("view", "report"): "the viewer's pages share the reports' CSS and HTML escaping",

@@ -22,6 +22,14 @@ def taubench_file() -> Path:
 
 
 @pytest.fixture
+def stated_tau2_verdicts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Replace the tau2 do-nothing evaluator by stated verdicts (see archive/tau2_files.py)."""
+    from archive.tau2_files import stated_verdicts
+
+    stated_verdicts(monkeypatch)
+
+
+@pytest.fixture
 def zip_writer() -> Callable[..., None]:
     """Return `write_zip`, a minimal zip writer that can use any compression method id."""
     return write_zip

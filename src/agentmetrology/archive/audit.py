@@ -19,6 +19,8 @@ from agentmetrology.archive.coverage import coverage, pass_k_section, task_view
 from agentmetrology.archive.model import Archive
 from agentmetrology.archive.provenance import provenance_section
 from agentmetrology.archive.score_row import audit_rows
+from agentmetrology.archive.tau2_donothing import Evaluator
+from agentmetrology.archive.tau2_section import tau2_section
 from agentmetrology.records.canonical import to_plain
 
 SCHEMA = "agentmetrology.archive-audit/1"
@@ -91,12 +93,15 @@ def _checks(doc: dict[str, Any]) -> list[dict[str, Any]]:
 
 def audit_archive(archive: Archive, inputs: list[tuple[str, Path]] | None = None,
                   qualification: dict[str, Any] | None = None,
-                  facts: dict[str, Any] | None = None) -> dict[str, Any]:
+                  facts: dict[str, Any] | None = None,
+                  claim: tuple[str, dict[str, Any]] | None = None,
+                  evaluator: Evaluator | None = None) -> dict[str, Any]:
     """Return the archive.json dict: provenance of inputs, and every applicable check.
 
     For an evidence store, `qualification` (store.verify) and `facts` (score_row.store_facts)
     bind the score rows to the store's chain head, task revision, builds and prices; a store
-    that does not qualify carries that in `evidence` and every report shows it.
+    that does not qualify carries that in `evidence` and every report shows it. A tau2 file
+    gets its own section; `claim` is the number its submission reports (see tau2_reported).
     """
     tasks = {e.task for e in archive.episodes}
     doc: dict[str, Any] = {
@@ -118,6 +123,8 @@ def audit_archive(archive: Archive, inputs: list[tuple[str, Path]] | None = None
         "provenance": provenance_section(archive),
         "replay": _replay_section(archive),
     }
+    if archive.format == "tau2":
+        doc["tau2"] = tau2_section(archive, claim, evaluator)
     doc["checks"] = _checks(doc)
     if qualification is not None:
         doc["evidence"] = qualification

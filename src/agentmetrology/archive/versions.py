@@ -62,8 +62,10 @@ def transitions(old: Mapping[EpisodeKey, bool], new: Mapping[EpisodeKey, bool]) 
             "net": float(Fraction(n["n01"] - n["n10"], total)) if total else None}
 
 
-def rank_reversals(s0: Mapping[str, float], s1: Mapping[str, float]) -> dict[str, Any]:
-    """Return strict reversals (d0·d1 < 0) and ties among the n(n−1)/2 pairs of common units."""
+def rank_reversals(s0: Mapping[str, float], s1: Mapping[str, float],
+                   tol: float = 0.0) -> dict[str, Any]:
+    """Return strict reversals (d0·d1 < 0) and ties among the n(n−1)/2 pairs of common units;
+    a pair within `tol` on either side is a tie, never a reversal."""
     units = sorted(set(s0) & set(s1))
     pairs = reversals = ties = 0
     listed = []
@@ -71,11 +73,11 @@ def rank_reversals(s0: Mapping[str, float], s1: Mapping[str, float]) -> dict[str
         for b in units[i + 1:]:
             pairs += 1
             d0, d1 = s0[a] - s0[b], s1[a] - s1[b]
-            if d0 * d1 < 0:
+            if abs(d0) <= tol or abs(d1) <= tol:
+                ties += 1
+            elif d0 * d1 < 0:
                 reversals += 1
                 listed.append({"a": a, "b": b, "d_old": d0, "d_new": d1})
-            elif d0 == 0 or d1 == 0:
-                ties += 1
     return {"units": len(units), "pairs": pairs, "strict_reversals": reversals, "ties": ties,
             "reversed_pairs": listed[:200]}
 

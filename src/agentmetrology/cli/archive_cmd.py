@@ -29,6 +29,8 @@ from agentmetrology.archive.recovery import recover_grades
 from agentmetrology.archive.redact import redact
 from agentmetrology.archive.regrade import regrade_store
 from agentmetrology.archive.score_row import store_facts
+from agentmetrology.archive.tau2_reported import find_claim
+from agentmetrology.cli.archive_tau2_cmd import leaderboard_cmd, regrade_file
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.evidence_banner import print_banner, store_evidence
 from agentmetrology.records.canonical import canonical_json
@@ -40,6 +42,7 @@ from agentmetrology.store.store import LEDGER_FILE
 
 archive_app = typer.Typer(name="archive", help="Audit archived runs without new rollouts.",
                           no_args_is_help=True, add_completion=False)
+archive_app.command("leaderboard")(leaderboard_cmd)
 
 FormatOpt = Annotated[str, typer.Option("--format", help="|".join(format_names()))]
 OutOpt = Annotated[Path, typer.Option("--out", help="Directory for the output files.")]
@@ -120,6 +123,19 @@ def _load(path: Path, fmt: str, spans: Path | None = None,
         raise _fail(f"{path.name}: cannot be read as {fmt} ({type(exc).__name__}: {exc})") from exc
 
 
+def _tau2_claim(src: Path, reported: Path | None,
+                inputs: list[tuple[str, Path]]) -> tuple[str, dict[str, Any]] | None:
+    """Return the number a tau2 file's submission reports; its file joins the inputs."""
+    try:
+        found = find_claim(src, _input_file(reported, "--reported") if reported else None)
+    except ArchiveFormatError as exc:
+        raise _fail(str(exc)) from exc
+    if found is None:
+        return None
+    inputs.append(("reported", found[2]))
+    return found[0], found[1]
+
+
 def _summary(doc: dict[str, Any], out: Path) -> None:
     cov = doc["coverage"]["overall"]
     evidence = doc.get("evidence")
@@ -152,6 +168,7 @@ def _summary(doc: dict[str, Any], out: Path) -> None:
     rows.append(("provenance candidates", prov.get("candidates") if prov["applicable"]
                  else "n/a"))
     rows.append(("load problems", doc["load"]["problem_count"]))
+    rows += [("tau2 finding", h["code"]) for h in doc.get("tau2", {}).get("headlines", [])]
     for name, value in rows:
         table.add_row(_text(name), _text(value))
     console = make_console()
@@ -173,6 +190,9 @@ def audit(
     fmt: FormatOpt = "auto",
     spans: Annotated[Path | None, typer.Option("--spans", help="Trace span JSONL.")] = None,
     max_member_mb: MemberOpt = DEFAULT_MEMBER_MB,
+    reported: Annotated[Path | None, typer.Option(
+        "--reported", help="tau2: the submission.json (or a top level with pass_rate) whose "
+                           "numbers to check; default: a submission.json beside the file.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Audit an archive: coverage and bounds, pass^k, cost, provenance; write the reports."""
@@ -181,12 +201,13 @@ def audit(
     out_dir = _out_dir(out)
     archive = _load(src, fmt, span_file, max_member_mb)
     inputs = _inputs(src) + ([("spans", span_file)] if span_file else [])
+    claim = _tau2_claim(src, reported, inputs) if archive.format == "tau2" else None
     qualification = facts = None
     if archive.format == "agm":  # our own store: bind the report to its qualified evidence
         qualification = store_evidence(src)
         with open_store(src) as st:
             facts = store_facts(st)
-    doc = audit_archive(archive, inputs, qualification, facts)
+    doc = audit_archive(archive, inputs, qualification, facts, claim)
     try:
         md, page = render_archive_report(doc)
     except NumberGuardError as exc:
@@ -264,12 +285,16 @@ def compare(
 
 @archive_app.command("regrade")
 def regrade(
-    store: Annotated[Path, typer.Argument(help="Evidence store directory (agm).")],
+    store: Annotated[Path, typer.Argument(help="Evidence store directory (agm), or a tau2 "
+                                                "results file.")],
     out: OutOpt,
     as_json: JsonOpt = False,
 ) -> None:
-    """Re-score every stored episode with the current scorers; compare with the stored ones."""
+    """Re-score every stored episode with the current scorers (a tau2 file: replay each
+    simulation through the domain's database and checks); compare with the stored ones."""
     src = store.expanduser().resolve()
+    if src.is_file():  # a tau2 results file: its simulations replayed through the domain
+        return regrade_file(src, out, as_json)
     if not looks_like_store(src):
         raise _fail(f"not an evidence store (a directory holding {LEDGER_FILE}): {store}")
     out_dir = _out_dir(out)

@@ -1,4 +1,5 @@
-"""`agm export STORE`: one row per recorded episode as JSON Lines, CSV or Parquet."""
+"""`agm export STORE`: one row per recorded episode as JSON Lines, CSV or Parquet (a tau2-bench
+results file instead of a store: one row per simulation)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ from pathlib import Path
 
 import typer
 
+from agentmetrology.archive.importers import load_archive
+from agentmetrology.archive.model import ArchiveFormatError
+from agentmetrology.archive.tau2_export import tau2_export
 from agentmetrology.cli.args import split_nonempty_names
 from agentmetrology.cli.console import err_console
 from agentmetrology.cli.errors import fail
@@ -17,7 +21,8 @@ from agentmetrology.store.blobs import BlobError
 
 
 def export_cmd(
-    store: Path = typer.Argument(..., metavar="STORE", help="Evidence store directory."),
+    store: Path = typer.Argument(..., metavar="STORE", help="Evidence store directory, or a "
+                                                            "tau2-bench results file."),
     fmt: str = typer.Option(None, "--format", metavar="jsonl|csv|parquet",
                             help="Output format (default: from the --out suffix, else jsonl)."),
     out: Path = typer.Option(None, "--out", metavar="FILE",
@@ -35,8 +40,13 @@ def export_cmd(
         fail(f"{out} exists; give --force to replace it")  # before reading the store
     names = split_nonempty_names(campaign) if campaign is not None else None
     try:
-        with EvidenceStore.open_readonly(store, scrub_env=False) as st:
-            export = export_rows(st, names)
+        if store.is_file():  # a tau2-bench results file: one row per simulation
+            export = tau2_export(load_archive(store, "tau2"))
+        else:
+            with EvidenceStore.open_readonly(store, scrub_env=False) as st:
+                export = export_rows(st, names)
+    except ArchiveFormatError as exc:
+        fail(str(exc))
     except StoreNotFoundError:
         raise  # a UserError saying how to fix it: not "cannot read" below
     except BlobError as exc:

@@ -12,6 +12,8 @@ from typing import Any
 from agentmetrology.report import html as H
 from agentmetrology.report.blocks import Block, Doc, code, to_html, to_markdown
 from agentmetrology.report.numberguard import NumberGuard
+from agentmetrology.report.tau2_report import details as tau2_details
+from agentmetrology.report.tau2_report import first_screen as tau2_first_screen
 
 
 def _header(d: Doc, doc: dict[str, Any]) -> None:
@@ -213,7 +215,8 @@ def build_blocks(doc: dict[str, Any], guard: NumberGuard) -> list[Block]:
     """Return the report's blocks for an archive.json dict (formatting only)."""
     d = Doc(guard)
     d.evidence_banner(doc.get("evidence"))
-    for section in (_header, _coverage, _passk, _tasks, _cost, _provenance, _replay):
+    for section in (_header, tau2_first_screen, _coverage, tau2_details, _passk, _tasks, _cost,
+                    _provenance, _replay):
         section(d, doc)
     return d.blocks
 

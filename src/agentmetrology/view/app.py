@@ -29,6 +29,7 @@ from agentmetrology.view.html import SECURITY_HEADERS, Html
 from agentmetrology.view.params import BadRequest, episode_filter, episode_key, paging
 from agentmetrology.view.source import Source
 from agentmetrology.view.store_pages import campaign_page, episodes_page, index_page
+from agentmetrology.view.tau2_pages import tau2_routes
 
 log = logging.getLogger("agentmetrology.view")
 # The viewer reads no request body; this bounds what is buffered before a POST is refused.
@@ -171,7 +172,12 @@ def create_app(source: Source, *, hosts: Iterable[str] = LOOPBACK_NAMES,
     Origin must be the viewer's own (`port`, or the port a request arrived on when None).
     """
     ep = _Endpoints(Html(secrets))
-    routes = _store_routes(ep, source) if source.kind == "store" else _file_routes(ep, source)
+    if source.kind == "store":
+        routes = _store_routes(ep, source)
+    elif source.kind == "tau2" and source.archive_file is not None:
+        routes = tau2_routes(ep.h, source.archive_file, ep.guarded)
+    else:
+        routes = _file_routes(ep, source)
 
     async def not_found(request: Request, exc: Exception) -> Response:
         log.warning("not found: %s", request.url.path)

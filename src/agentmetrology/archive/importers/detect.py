@@ -35,8 +35,8 @@ def _detect(path: Path) -> tuple[ArchiveFormat, Any]:
             return fmt, claim.data
     if not path.is_file():
         raise ArchiveFormatError(f"{path.name}: not a file")
-    raise ArchiveFormatError(f"{path.name}: unrecognised archive format "
-                             "(expected a tau-bench JSON file, an Inspect .eval log or JSONL)")
+    raise ArchiveFormatError(f"{path.name}: unrecognised archive format (expected a "
+                             "tau-bench or tau2 JSON file, an Inspect .eval log or JSONL)")
 
 
 def detect_format(path: Path) -> str:

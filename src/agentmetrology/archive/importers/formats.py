@@ -1,9 +1,10 @@
 """The archive formats by name: how each recognises a path (for `--format auto`) and loads it.
 
 `ARCHIVE_FORMATS` is the format registry (records/registry.py), in the order `--format auto`
-tries them: an agm evidence store, a tau-bench JSON file, an Inspect `.eval` log (or a directory
-of them), JSONL. A third-party package adds one with an entry point in the group
-`agentmetrology.archive_formats` whose value is an `ArchiveFormat` of the same name.
+tries them: an agm evidence store, a tau-bench JSON file, a tau2-bench results file, an
+Inspect `.eval` log (or a directory of them), JSONL. A third-party package adds one with an
+entry point in the group `agentmetrology.archive_formats` whose value is an `ArchiveFormat` of
+the same name.
 """
 
 from __future__ import annotations
@@ -17,6 +18,12 @@ from typing import Any
 from agentmetrology.archive.importers.agm_store import load_agm, looks_like_store
 from agentmetrology.archive.importers.inspect_eval import load_inspect, looks_like_inspect
 from agentmetrology.archive.importers.jsonl import load_jsonl
+from agentmetrology.archive.importers.tau2 import (
+    load_tau2,
+    looks_like_tau2,
+    looks_like_tau2_head,
+    read_tau2_json,
+)
 from agentmetrology.archive.importers.taubench import (
     load_taubench,
     looks_like_taubench,
@@ -50,10 +57,14 @@ ARCHIVE_FORMATS: Registry[ArchiveFormat] = Registry(
     check=named_instance(ArchiveFormat))
 
 
+def _head(path: Path) -> bytes:
+    with path.open("rb") as fh:
+        return fh.read(_SNIFF_BYTES).lstrip()
+
+
 def first_char(path: Path) -> str:
     """Return the first non-blank character of a file ("" when empty)."""
-    with path.open("rb") as fh:
-        head = fh.read(_SNIFF_BYTES).lstrip()
+    head = _head(path)
     return chr(head[0]) if head else ""
 
 
@@ -121,7 +132,20 @@ def _sniff_taubench(path: Path) -> Claim | None:
     data = read_json_file(path)
     if looks_like_taubench(data):
         return Claim(data)
-    raise ArchiveFormatError(f"{path.name}: a JSON list, but not tau-bench result rows")
+    if looks_like_tau2(data):
+        return None  # a bare list of tau2 simulations: the tau2 format claims it next
+    raise ArchiveFormatError(f"{path.name}: a JSON list, but not tau-bench result rows "
+                             "(nor tau2 simulations)")
+
+
+def _sniff_tau2(path: Path) -> Claim | None:
+    if not path.is_file() or zipfile.is_zipfile(path):
+        return None
+    first = first_char(path)
+    if first == "[" or (first == "{" and looks_like_tau2_head(_head(path))):
+        data = read_tau2_json(path)
+        return Claim(data) if looks_like_tau2(data) else None
+    return None
 
 
 def _sniff_inspect(path: Path) -> Claim | None:
@@ -153,6 +177,8 @@ for _format in (
     ArchiveFormat("agm", lambda p: Claim() if looks_like_store(p) else None, _load_store),
     ArchiveFormat("taubench", _sniff_taubench,
                   reads_file("taubench", lambda p, data, _: load_taubench(p, data))),
+    ArchiveFormat("tau2", _sniff_tau2,
+                  reads_file("tau2", lambda p, data, _: load_tau2(p, data))),
     ArchiveFormat("inspect", _sniff_inspect, _load_inspect),
     ArchiveFormat("jsonl", _sniff_jsonl, reads_file("jsonl", lambda p, _, __: load_jsonl(p))),
 ):

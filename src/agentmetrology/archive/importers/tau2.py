@@ -1,0 +1,206 @@
+"""Importer for tau2-bench results files: every shape seen in public repositories.
+
+Shapes: the runner's `{timestamp, info, tasks, simulations}`; a bare JSON list of simulations
+(no tasks, no info); a custom top level carrying its own `pass_rate` / `passed` / `total_tasks`
+beside `simulations`. The planned episodes are the domain's task set times the trials, not the
+simulations present: the file's own `tasks` when it has them, else the shipped domain data of
+inspect-evals (see tau2_domain), matched by task id; every planned (task, trial) the file lacks
+is a visible `never_ran` placeholder. A simulation of the wrong shape is kept ungraded as a
+`malformed_record` and listed as a load problem; anything else is refused in one line.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from agentmetrology.archive.importers import tau2_domain as dom
+from agentmetrology.archive.importers.limits import (
+    MAX_PLANNED_ABSENT,
+    Malformed,
+    count,
+    ident,
+    obj,
+)
+from agentmetrology.archive.importers.tau2_sim import fill_episode, sim_key
+from agentmetrology.archive.importers.taubench import read_json_file
+from agentmetrology.archive.model import Archive, ArchiveEpisode, ArchiveFormatError, LoadProblem
+from agentmetrology.records.numbers import finite_float
+
+FORMAT = "tau2"
+# refused before parsing: parsing may need ~20 times the text; real files are under 100 MiB
+MAX_FILE_BYTES = 256 << 20
+_HEAD_MARKERS = (b'"simulations"', b'"termination_reason"', b'"reward_info"', b'"user_info"',
+                 b'"agent_info"', b'"environment_info"')
+REPORTED_KEYS = ("pass_rate", "passed", "total_tasks")
+
+
+def _is_sim(row: Any) -> bool:
+    return isinstance(row, dict) and "task_id" in row and "traj" not in row and bool(
+        {"messages", "reward_info", "termination_reason"} & set(row))
+
+
+def looks_like_tau2(data: Any) -> bool:
+    """Return True for parsed JSON of a tau2 results shape (list of simulations or a top level)."""
+    if isinstance(data, list):
+        return bool(data) and _is_sim(data[0])
+    if isinstance(data, dict) and isinstance(data.get("simulations"), list):
+        sims = data["simulations"]
+        return _is_sim(sims[0]) if sims else isinstance(data.get("tasks"), list)
+    return False
+
+
+def looks_like_tau2_head(head: bytes) -> bool:
+    """Return True when the first bytes of a JSON object file name tau2 top-level keys."""
+    return any(marker in head for marker in _HEAD_MARKERS)
+
+
+def read_tau2_json(path: Path) -> Any:
+    """Return the parsed JSON of a results file no larger than MAX_FILE_BYTES (one-line errors)."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise ArchiveFormatError(f"{path.name}: cannot be read ({exc.strerror})") from exc
+    if size > MAX_FILE_BYTES:
+        raise ArchiveFormatError(f"{path.name}: {size >> 20} MiB is larger than the "
+                                 f"{MAX_FILE_BYTES >> 20} MiB a tau2 results file may be")
+    return read_json_file(path)
+
+
+def _shape(data: Any, name: str) -> tuple[str, dict[str, Any], list[Any] | None, list[Any],
+                                          dict[str, Any]]:
+    """Return (shape, info, tasks or None, simulations, custom top-level fields)."""
+    if not looks_like_tau2(data):
+        raise ArchiveFormatError(f"{name}: not a tau2 results file (expected a list of "
+                                 "simulations or an object with a `simulations` list)")
+    if isinstance(data, list):
+        return "bare_list", {}, None, data, {}
+    try:
+        info = obj(data.get("info"), "info")
+    except Malformed as exc:
+        raise ArchiveFormatError(f"{name}: {exc}") from exc
+    tasks = data.get("tasks")
+    custom = {k: data[k] for k in ("agent", "domain", "model", *REPORTED_KEYS) if k in data}
+    shape = "custom" if any(k in data for k in REPORTED_KEYS) else "standard"
+    return shape, info, tasks if isinstance(tasks, list) else None, data["simulations"], custom
+
+
+def _llm(info: dict[str, Any], key: str) -> str | None:
+    part = info.get(key)
+    return ident(part.get("llm")) if isinstance(part, dict) else None
+
+
+def _domain(info: dict[str, Any], custom: dict[str, Any], stem: str, ran: set[str]
+            ) -> tuple[str | None, str]:
+    """Return the domain and how it was found (info, top level, file name, task ids)."""
+    env = info.get("environment_info")
+    named = ident(env.get("domain_name")) if isinstance(env, dict) else None
+    if named:
+        return named, "info.environment_info.domain_name"
+    if isinstance(custom.get("domain"), str):
+        return custom["domain"], "top-level domain"
+    in_name = [d for d in dom.DOMAINS if d in stem.lower()]
+    if len(in_name) == 1:
+        return in_name[0], "file name"
+    guessed = dom.guess_domain(ran)
+    return guessed, "task ids" if guessed else "unknown"
+
+
+def _task_set(tasks: list[Any] | None, domain: str | None, ran: set[str],
+              total: int | None) -> tuple[list[str], dict[str, dict[str, Any]], dict[str, Any]]:
+    """Return planned task ids, definitions by id, and notes on where both came from."""
+    if tasks is not None:
+        defs = {str(ident(t.get("id"))): t for t in tasks
+                if isinstance(t, dict) and ident(t.get("id")) is not None}
+        return list(defs), defs, {"definitions": "file", "planned_from": "the file's tasks",
+                                  "versus_shipped": dom.differing(defs, domain)}
+    shipped = dom.load_domain(domain) if domain else None
+    if shipped is None:
+        why = ("the domain is unknown" if not domain else
+               "the `inspect` extra (inspect-evals) with its tau2 domain data is not installed")
+        return sorted(ran), {}, {"definitions": None, "planned_from": "the simulations present "
+                                 f"(no task set: {why})"}
+    split, ids = dom.planned_split(shipped, ran, total)
+    defs = {i: shipped.tasks[i] for i in ids if i in shipped.tasks}
+    return ids, defs, {"definitions": shipped.source, "split": split,
+                       "planned_from": f"split {split!r} of the shipped {domain} domain",
+                       "ran_not_in_domain": sorted(ran - set(shipped.tasks))}
+
+
+def load_tau2(path: Path, data: Any | None = None) -> Archive:
+    """Return an Archive read from a tau2 results file (one episode per planned task x trial)."""
+    if data is None:
+        data = read_tau2_json(path)
+    shape, info, tasks, sims, custom = _shape(data, path.name)
+    model = (_llm(info, "agent_info") or ident(custom.get("model"))
+             or ident(custom.get("agent")) or path.stem)
+    archive = Archive(source=path.name, format=FORMAT)
+    seen: Counter[str] = Counter()
+    keys: set[tuple[str, int]] = set()
+    for i, raw in enumerate(sims):
+        ep = _one(raw, i, model, path, seen, archive)
+        if ep is None:
+            continue
+        if (ep.task, ep.trial) in keys:
+            archive.problems.append(LoadProblem(path.name, None, f"simulation {i}: task "
+                                                f"{ep.task} trial {ep.trial} repeated; skipped"))
+            continue
+        keys.add((ep.task, ep.trial))
+        archive.episodes.append(ep)
+    ran = {e.task for e in archive.episodes}
+    domain, domain_from = _domain(info, custom, path.stem, ran)
+    total = count(custom.get("total_tasks"))
+    planned, defs, set_notes = _task_set(tasks, domain, ran, total)
+    trials = max(count(info.get("num_trials")) or 1, max((t + 1 for _, t in keys), default=1))
+    _plan(archive, planned, trials, model)
+    for ep in archive.episodes:
+        ep.meta.update(domain=domain, task_definition=defs.get(ep.task))
+    archive.notes = {"tau2": {
+        "shape": shape, "domain": domain, "domain_from": domain_from, "trials": trials,
+        "agent_model": model, "user_model": _llm(info, "user_info"),
+        "git_commit": ident(info.get("git_commit")), "seed": info.get("seed"),
+        "max_steps": count(info.get("max_steps")), "max_errors": count(info.get("max_errors")),
+        "tasks_planned": len(planned), "simulations": len(sims),
+        "reported_top_level": {k: finite_float(custom[k]) for k in REPORTED_KEYS if k in custom},
+        **set_notes}}
+    return archive
+
+
+def _one(raw: Any, i: int, model: str, path: Path, seen: Counter[str],
+         archive: Archive) -> ArchiveEpisode | None:
+    """Return simulation i's episode (malformed: kept ungraded), or None when unreadable."""
+    if not isinstance(raw, dict):
+        archive.problems.append(LoadProblem(path.name, None, f"simulation {i}: not an object"))
+        return None
+    try:
+        task, trial = sim_key(raw, seen)
+    except Malformed as exc:
+        archive.problems.append(LoadProblem(path.name, None, f"simulation {i}: skipped: {exc}"))
+        return None
+    ep = ArchiveEpisode(episode_id=f"{path.stem}/{task}/{trial}", task=task, model=model,
+                        run=path.stem, trial=trial)
+    try:
+        fill_episode(ep, raw)
+    except Malformed as exc:
+        ep.grade, ep.events = None, []
+        ep.reason, ep.reason_detail = "malformed_record", str(exc)
+        archive.problems.append(LoadProblem(path.name, None, f"simulation {i} (task {task}): "
+                                            f"malformed, kept ungraded: {exc}"))
+    return ep
+
+
+def _plan(archive: Archive, planned: list[str], trials: int, model: str) -> None:
+    """Add a `never_ran` placeholder for every planned (task, trial) the file lacks."""
+    have = {(e.task, e.trial) for e in archive.episodes}
+    missing = [(t, k) for t in planned for k in range(trials) if (t, k) not in have]
+    if len(missing) > MAX_PLANNED_ABSENT:
+        raise ArchiveFormatError(f"{archive.source}: {len(planned)} tasks x {trials} trials "
+                                 f"imply {len(missing)} absent simulations; more than "
+                                 f"{MAX_PLANNED_ABSENT} is refused as implausible")
+    run = Path(archive.source).stem
+    for task, trial in missing:
+        archive.episodes.append(ArchiveEpisode(
+            episode_id=f"{run}/{task}/{trial}", task=task, model=model, run=run, trial=trial,
+            reason="never_ran", reason_detail="planned task x trial with no simulation in the "
+                                              "file", meta={"never_ran": True}))

@@ -1,0 +1,78 @@
+"""tau2 costs: the agent's and the user simulator's apart, checked message by message.
+
+A simulation records `agent_cost` and `user_cost`; each message records its own `cost`. The
+assistant messages' costs should sum to `agent_cost` and the user messages' to `user_cost`; a
+simulation where they do not is a finding. An agent total of exactly 0 means no price was
+applied (a local provider, or token usage with no price): the cost is "unpriced", not free, and
+is left out of cost comparisons (cost per pass is then undefined), with the count said.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+from agentmetrology.archive.model import ArchiveEpisode
+
+REL_TOL = 1e-9  # float sums of a few hundred message costs differ from the total by ~1e-15
+ABS_TOL = 1e-9
+LOCAL_PROVIDERS = ("ollama", "ollama_chat", "vllm", "hosted_vllm", "lm_studio", "llamafile")
+MAX_LISTED = 200
+
+
+def _close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=REL_TOL, abs_tol=ABS_TOL)
+
+
+def _side(sims: list[ArchiveEpisode], field: str, role: str) -> dict[str, Any]:
+    """Return the recorded total, the message sum and the simulations where they disagree."""
+    recorded = [ep.meta.get(field) for ep in sims]
+    known = [c for c in recorded if c is not None]
+    msg = [ep.meta["message_costs"][role] for ep in sims]
+    bad = [{"episode_id": ep.episode_id, "recorded": r, "messages": m}
+           for ep, r, m in zip(sims, recorded, msg, strict=True)
+           if r is not None and not _close(r, m)]
+    return {"total": math.fsum(known) if known else None, "missing": len(recorded) - len(known),
+            "messages_total": math.fsum(msg), "disagreeing_simulations": len(bad),
+            "disagreements": bad[:MAX_LISTED]}
+
+
+def _unpriced(model: str, agent: dict[str, Any], tokens: int) -> str | None:
+    """Return why the agent's cost is unpriced, or None when it is a price."""
+    if agent["total"] is None or agent["total"] != 0:
+        return None
+    provider = model.split("/", 1)[0].lower() if "/" in model else ""
+    if provider in LOCAL_PROVIDERS:
+        return f"cost 0 from a local provider ({provider})"
+    if tokens:
+        return f"cost 0 with {tokens} tokens of recorded usage: no price was applied"
+    return "cost 0 with no usage recorded: no price was applied"
+
+
+def _tokens(sims: list[ArchiveEpisode]) -> int:
+    return sum(int(ep.meta["message_costs"]["assistant_tokens"]) for ep in sims)
+
+
+def cost_section(episodes: list[ArchiveEpisode], model: str) -> dict[str, Any]:
+    """Return agent and simulator cost apart, message checks, unpriced status, cost per pass."""
+    sims = [ep for ep in episodes if "message_costs" in ep.meta]
+    if not sims:
+        return {"applicable": False, "reason": "no simulation recorded a cost"}
+    agent, user = _side(sims, "agent_cost", "assistant"), _side(sims, "user_cost", "user")
+    unpriced = _unpriced(model, agent, _tokens(sims))
+    passes = sum(ep.outcome == "pass" for ep in sims)
+    both = (agent["total"] or 0.0) + (user["total"] or 0.0)
+    priced = unpriced is None and agent["total"] is not None
+    return {
+        "applicable": True, "simulations": len(sims), "agent": agent, "user_simulator": user,
+        "unpriced": unpriced is not None, "unpriced_reason": unpriced,
+        "unpriced_simulations": len(sims) if unpriced else 0,
+        "user_share": float(Fraction(user["total"]) / Fraction(both))
+        if priced and user["total"] is not None and both else None,
+        "agent_per_simulation": agent["total"] / len(sims) if priced else None,
+        "total_per_simulation": both / len(sims) if priced else None,
+        "passes": passes,
+        "agent_per_pass": agent["total"] / passes if priced and passes else None,
+        "total_per_pass": both / passes if priced and passes else None,
+    }

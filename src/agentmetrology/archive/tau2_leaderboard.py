@@ -1,0 +1,140 @@
+"""A leaderboard view over many tau2 results files: one row per submission and domain.
+
+Each file is audited as `agm archive audit` audits it (its `tau2` section); the row keeps the
+reported and recomputed pass^1, the graded coverage and bounds, the do-nothing share, the pass
+rate where doing nothing fails and the agent's cost (or that it is unpriced). Within a domain the
+rows are ranked by each measure, and the rankings are compared pair by pair: a strict reversal is
+a pair of submissions whose order flips by more than the tie tolerance on both measures; a pair
+within the tolerance on either is a tie, never a reversal.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from agentmetrology import __version__
+from agentmetrology.archive.audit import file_digest
+from agentmetrology.archive.importers.tau2 import load_tau2, looks_like_tau2_head
+from agentmetrology.archive.model import Archive, ArchiveFormatError
+from agentmetrology.archive.tau2_donothing import Evaluator
+from agentmetrology.archive.tau2_regrade import regrade_tau2
+from agentmetrology.archive.tau2_reported import SUBMISSION, find_claim
+from agentmetrology.archive.tau2_section import tau2_section
+from agentmetrology.archive.versions import rank_reversals
+from agentmetrology.records.canonical import to_plain
+
+SCHEMA = "agentmetrology.tau2-leaderboard/1"
+TIE_TOLERANCE = 0.01  # pass rates closer than one percentage point are a tie
+MAX_FILES = 500
+MEASURES = ("reported", "recomputed", "where_doing_nothing_fails")
+COMPARED = (("reported", "recomputed"), ("recomputed", "where_doing_nothing_fails"))
+
+
+def results_files(paths: list[Path]) -> list[Path]:
+    """Return the tau2 results files among the given files and directories (walked, sorted)."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found += sorted(p for p in path.rglob("*.json")
+                            if p.is_file() and p.name != SUBMISSION and _is_results(p))
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise ArchiveFormatError(f"{path.name}: not found")
+    if len(found) > MAX_FILES:
+        raise ArchiveFormatError(f"{len(found)} results files; more than {MAX_FILES} at once is "
+                                 "refused (give fewer folders)")
+    if not found:
+        raise ArchiveFormatError("no tau2 results file found in the given paths")
+    return found
+
+
+def _is_results(path: Path) -> bool:
+    with path.open("rb") as fh:
+        head = fh.read(4096).lstrip()
+    return (head[:1] == b"[" and b'"task_id"' in head) or looks_like_tau2_head(head)
+
+
+def _regraded(archive: Archive) -> float | None:
+    """Return pass^1 over planned episodes after re-grading (None when not re-graded)."""
+    r = regrade_tau2(archive)
+    planned = len(archive.episodes)
+    if not r["applicable"] or not planned:
+        return None
+    t = r["transitions"]
+    return (t["n01"] + t["n11"]) / planned
+
+
+def _row(path: Path, evaluator: Evaluator | None,
+         regrade: bool) -> tuple[dict[str, Any], list[Path]]:
+    """Return one leaderboard row for a results file, and the files it was read from."""
+    archive = load_tau2(path)
+    found = find_claim(path, None)
+    t = tau2_section(archive, found[:2] if found else None, evaluator)
+    rep, dn, cost, n = t["reported"], t["do_nothing"], t["cost"], t["denominators"]
+    first = rep["rows"][0] if rep.get("applicable") and rep["rows"] and rep["rows"][0]["k"] == 1 \
+        else None
+    submission = found[2].parent.name if found else path.stem
+    row = {
+        "submission": submission, "file": path.name, "model": t["file"]["agent_model"],
+        "domain": t["file"]["domain"] or "unknown", "planned": n["planned"],
+        "graded": n["graded"], "passes": t["outcomes"]["pass"],
+        "graded_fraction": n["graded"] / n["planned"] if n["planned"] else None,
+        "reported": first["reported"] if first else None,
+        "recomputed": t["pass_1"]["planned"], "bounds": t["bounds"],
+        "regraded": _regraded(archive) if regrade else None,
+        "reported_finding": bool(rep.get("findings")),
+        "do_nothing_share": (dn["passable"]["tasks"] / dn["tasks"]
+                             if dn.get("applicable") and dn["tasks"] else None),
+        "passes_on_do_nothing_passable": dn["passable"]["passes"] if dn.get("applicable")
+        else None,
+        "where_doing_nothing_fails": dn.get("pass_rate_where_doing_nothing_fails"),
+        "all_passes_do_nothing_passable": bool(dn.get("all_passes_on_passable")),
+        "cost_unpriced": bool(cost.get("unpriced")),
+        "agent_cost_per_simulation": cost.get("agent_per_simulation"),
+        "headlines": [h["code"] for h in t["headlines"]],
+    }
+    return row, [path] + ([found[2]] if found else [])
+
+
+def _ranks(rows: list[dict[str, Any]], key: str) -> dict[str, int]:
+    ordered = sorted((r for r in rows if r[key] is not None), key=lambda r: (-r[key], r["id"]))
+    return {r["id"]: i + 1 for i, r in enumerate(ordered)}
+
+
+def _domain_view(rows: list[dict[str, Any]], tol: float) -> dict[str, Any]:
+    ranks = {m: _ranks(rows, m) for m in MEASURES}
+    for r in rows:
+        r["ranks"] = {m: ranks[m].get(r["id"]) for m in MEASURES}
+    comparisons = []
+    for first, second in COMPARED:
+        vals = [{r["id"]: r[k] for r in rows if r[k] is not None} for k in (first, second)]
+        comparisons.append({"first": first, "second": second,
+                            **rank_reversals(vals[0], vals[1], tol)})
+    return {"rows": rows, "comparisons": comparisons}
+
+
+def leaderboard(paths: list[Path], evaluator: Evaluator | None = None,
+                tol: float = TIE_TOLERANCE, regrade: bool = False) -> dict[str, Any]:
+    """Return leaderboard.json: rows per submission and domain, rankings, reversals, inputs;
+    with `regrade`, each file's pass^1 after re-grading (tau2_regrade) beside the others."""
+    rows, inputs = [], []
+    for path in results_files(paths):
+        row, read = _row(path, evaluator, regrade)
+        row["id"] = f"{row['submission']}/{row['file']}"
+        rows.append(row)
+        for p in read:
+            digest = file_digest(p)
+            if digest not in inputs:  # one submission.json serves several results files
+                inputs.append(digest)
+    by_domain: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by_domain[row["domain"]].append(row)
+    doc = {"schema": SCHEMA, "package": {"name": "agentmetrology", "version": __version__},
+           "tie_tolerance": tol, "inputs": inputs, "submissions": len(rows),
+           "regraded": regrade,
+           "domains": {d: _domain_view(rs, tol) for d, rs in sorted(by_domain.items())}}
+    plain: dict[str, Any] = to_plain(doc)
+    return plain

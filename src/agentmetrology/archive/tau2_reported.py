@@ -1,0 +1,149 @@
+"""Recomputed vs reported: the pass^1 (and pass^k) a tau2 file's simulations give, beside the
+number the file or its leaderboard submission claims.
+
+A claim comes from `--reported FILE`, else a `submission.json` beside the results file (or one
+folder up, the leaderboard's `trajectories/` layout), else the file's own custom top level
+(`pass_rate`, `passed`, `total_tasks`). A submission's `results.<domain>.pass_k` are
+percentages and its `cost` the average cost of one trajectory. A difference larger than the
+claim's own rounding (half a unit of its last written decimal) is a finding, shown with the
+denominators that explain it: passes over planned episodes, over simulations present, over
+graded ones.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from agentmetrology.archive.coverage import tie_threshold
+from agentmetrology.archive.importers.limits import count, parse_json
+from agentmetrology.archive.model import ArchiveFormatError
+from agentmetrology.records.numbers import finite_float
+
+SUBMISSION = "submission.json"
+MAX_CLAIM_BYTES = 4 << 20
+MAX_K = 8
+
+
+def _tolerance(value: float) -> Fraction:
+    """Return half a unit of the last decimal written in the shortest repr of `value`."""
+    try:
+        exp = Decimal(repr(value)).as_tuple().exponent
+    except InvalidOperation:
+        return Fraction(0)
+    return Fraction(1, 2) * Fraction(10) ** exp if isinstance(exp, int) else Fraction(0)
+
+
+def read_claim(path: Path) -> dict[str, Any]:
+    """Return the parsed claim file (a submission.json or a custom top level); one-line errors."""
+    try:
+        raw = path.read_bytes()
+        if len(raw) > MAX_CLAIM_BYTES:
+            raise ArchiveFormatError(f"{path.name}: larger than {MAX_CLAIM_BYTES >> 20} MiB; "
+                                     "a reported-results file is a small JSON object")
+        data = parse_json(raw)
+    except OSError as exc:
+        raise ArchiveFormatError(f"{path.name}: cannot be read ({exc.strerror})") from exc
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ArchiveFormatError(f"{path.name}: does not parse as JSON ({exc})") from exc
+    if not isinstance(data, dict):
+        raise ArchiveFormatError(f"{path.name}: a reported-results file must be a JSON object "
+                                 "(a leaderboard submission.json or a top level with pass_rate)")
+    return data
+
+
+def find_claim(results_file: Path, given: Path | None) -> tuple[str, dict[str, Any], Path] | None:
+    """Return (source, parsed claim, path) from --reported, or a submission.json beside the
+    results file or one folder up; None when there is neither."""
+    if given is not None:
+        return f"--reported {given.name}", read_claim(given), given
+    for folder in (results_file.parent, results_file.parent.parent):
+        candidate = folder / SUBMISSION
+        if candidate.is_file():
+            return f"{folder.name}/{SUBMISSION}", read_claim(candidate), candidate
+    return None
+
+
+def _claimed(claim: dict[str, Any], domain: str | None) -> dict[str, Any]:
+    """Return the claimed pass^k (fractions), passed, total and cost from either claim shape."""
+    results = claim.get("results")
+    if isinstance(results, dict):
+        dom = results.get(domain or "") if domain else None
+        if not isinstance(dom, dict):
+            return {"error": f"results has no entry for domain {domain!r}"}
+        passk = {k: v / 100.0 for k in range(1, MAX_K + 1)
+                 if (v := finite_float(dom.get(f"pass_{k}"))) is not None}
+        return {"pass_k": passk, "percent": True, "cost": finite_float(dom.get("cost"))}
+    rate = finite_float(claim.get("pass_rate"))
+    percent = rate is not None and rate > 1.0
+    return {"pass_k": {1: rate / 100.0 if percent else rate} if rate is not None else {},
+            "percent": percent, "passed": count(claim.get("passed")),
+            "total_tasks": count(claim.get("total_tasks"))}
+
+
+def _pass1_row(claimed: float, percent: bool, raw: float, n: dict[str, int]) -> dict[str, Any]:
+    """Return the pass^1 comparison: recomputed on each denominator, and whether it agrees."""
+    tol = _tolerance(raw) / (100 if percent else 1)
+    got = Fraction(claimed)
+    bases = {"planned": n["planned"], "simulations_present": n["present"], "graded": n["graded"]}
+    recomputed = {k: Fraction(n["passes"], d) if d else None for k, d in bases.items()}
+    agree = {k: v is not None and abs(v - got) <= tol for k, v in recomputed.items()}
+    tie = tie_threshold(n["planned"], n["passes"], n["planned"] - n["graded"],
+                        got.denominator, got.numerator, 0) if n["planned"] else None
+    return {"reported": claimed, "tolerance": float(tol),
+            "recomputed": {k: None if v is None else float(v) for k, v in recomputed.items()},
+            "agrees_with": [k for k, ok in agree.items() if ok],
+            "finding": not agree["planned"], "denominators": bases,
+            "unresolved_pass_fraction_to_reach": None if tie is None else tie.intercept,
+            "reachable": None if tie is None else tie.possible}
+
+
+def reported_section(claim: tuple[str, dict[str, Any]] | None, top_level: dict[str, Any],
+                     domain: str | None, n: dict[str, int], pass_k: list[float | None],
+                     cost: dict[str, Any]) -> dict[str, Any]:
+    """Return the recomputed-vs-reported section (n: passes, planned, present, graded)."""
+    if claim is None and top_level:
+        claim = ("the file's own top level", top_level)
+    if claim is None:
+        return {"applicable": False, "reason": "no reported number: no custom top level, no "
+                                               "submission.json beside the file, no --reported"}
+    source, data = claim
+    c = _claimed(data, domain)
+    if "error" in c:
+        return {"applicable": False, "source": source, "reason": c["error"]}
+    rows = []
+    for k, v in sorted(c["pass_k"].items()):
+        raw = v * 100 if c["percent"] else v
+        if k == 1:
+            rows.append({"k": 1, **_pass1_row(v, c["percent"], raw, n)})
+            continue
+        mine = pass_k[k - 1] if k <= len(pass_k) else None
+        tol = float(_tolerance(raw) / (100 if c["percent"] else 1))
+        rows.append({"k": k, "reported": v, "tolerance": tol, "recomputed_planned": mine,
+                     "finding": mine is None or abs(mine - v) > tol})
+    out: dict[str, Any] = {"applicable": True, "source": source, "rows": rows,
+                           "findings": sum(bool(r["finding"]) for r in rows)}
+    for key, mine in (("passed", n["passes"]), ("total_tasks", n["tasks"])):
+        if c.get(key) is not None:
+            out[key] = {"reported": c[key], "recomputed": mine, "finding": c[key] != mine}
+            out["findings"] += int(c[key] != mine)
+    if c.get("cost") is not None:
+        out["cost"] = _cost_claim(c["cost"], cost)
+        out["findings"] += int(bool(out["cost"]["finding"]))
+    return out
+
+
+def _cost_claim(claimed: float, cost: dict[str, Any]) -> dict[str, Any]:
+    """Return the claimed average trajectory cost beside the agent-only and agent+user ones."""
+    tol = float(_tolerance(claimed))
+    if cost.get("unpriced"):
+        return {"reported": claimed, "comparable": False, "finding": False,
+                "reason": "the agent's cost is unpriced: no comparison"}
+    mine = {"agent": cost.get("agent_per_simulation"),
+            "agent_and_user": cost.get("total_per_simulation")}
+    agree = [k for k, v in mine.items() if v is not None and abs(v - claimed) <= max(tol, 1e-9)]
+    return {"reported": claimed, "comparable": True, "recomputed": mine, "agrees_with": agree,
+            "tolerance": tol, "finding": not agree}
+

@@ -1,0 +1,229 @@
+"""The tau2 section of an archive audit: every number checked against a by-hand recomputation.
+
+The do-nothing evaluator is replaced here by a stated verdict per task (the real evaluator runs
+in test_tau2_do_nothing.py); everything else is the audit as `agm archive audit` runs it.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentmetrology.archive import audit_archive, load_archive
+from archive import tau2_files as F
+from archive.tau2_files import raw, shared, two_trials, write
+
+
+def _no_verdicts(domain: str, defs: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {t: {"passed": None, "decided_by": "not probed: test"} for t in defs}
+
+
+def _section(path: Path, claim: tuple[str, dict[str, Any]] | None = None,
+             evaluator: Any = _no_verdicts) -> dict[str, Any]:
+    doc = audit_archive(load_archive(path), claim=claim, evaluator=evaluator)
+    section: dict[str, Any] = doc["tau2"]
+    return section
+
+
+def test_gpt_airline_costs_apart_and_messages_sum_to_totals() -> None:
+    sims = raw(F.GPT_AIRLINE)["simulations"]
+    agent = math.fsum(s["agent_cost"] for s in sims)
+    user = math.fsum(s["user_cost"] for s in sims)
+    msgs = math.fsum(m["cost"] for s in sims for m in s["messages"] if m["role"] == "assistant")
+    assert (round(agent, 4), round(user, 4), round(msgs, 4)) == (0.7833, 0.2279, 0.7833)
+    c = _section(shared(F.GPT_AIRLINE))["cost"]
+    assert c["agent"]["total"] == pytest.approx(agent, abs=1e-12)
+    assert c["agent"]["messages_total"] == pytest.approx(msgs, abs=1e-12)
+    assert c["user_simulator"]["total"] == pytest.approx(user, abs=1e-12)
+    assert c["agent"]["disagreeing_simulations"] == 0
+    assert c["user_simulator"]["disagreeing_simulations"] == 0
+    assert not c["unpriced"]
+    assert c["agent_per_pass"] == pytest.approx(agent / 10)
+    assert c["user_share"] == pytest.approx(user / (agent + user))
+
+
+def test_qwen_cost_is_unpriced_not_free() -> None:
+    sims = raw(F.QWEN_AIRLINE)["simulations"]
+    assert {s["agent_cost"] for s in sims} == {0.0}
+    t = _section(shared(F.QWEN_AIRLINE))
+    c = t["cost"]
+    assert c["unpriced"] and c["unpriced_simulations"] == 50
+    assert c["agent_per_pass"] is None and c["agent_per_simulation"] is None
+    assert {"code": "unpriced_cost", "reason": c["unpriced_reason"]} in t["headlines"]
+    assert c["user_simulator"]["total"] == pytest.approx(math.fsum(s["user_cost"] for s in sims))
+
+
+def test_a_message_cost_disagreeing_with_its_total_is_a_finding(tmp_path: Path) -> None:
+    data = copy.deepcopy(raw(F.GPT_AIRLINE))
+    data["simulations"][3]["agent_cost"] += 0.01
+    c = _section(write(tmp_path, "off.json", data))["cost"]
+    assert c["agent"]["disagreeing_simulations"] == 1
+    assert c["agent"]["disagreements"][0]["episode_id"].endswith(
+        f"/{data['simulations'][3]['task_id']}/0")
+
+
+def test_qwen_termination_table_keeps_agent_failures_apart() -> None:
+    rows = {r["termination"]: r for r in _section(shared(F.QWEN_AIRLINE))["terminations"]}
+    assert set(rows) == {"user_stop", "agent_error", "too_many_errors"}
+    assert (rows["agent_error"]["simulations"], rows["agent_error"]["reward_by_rule"]) == (9, 9)
+    assert rows["too_many_errors"]["ended_by"] == "harness (error cap)"
+    assert rows["user_stop"]["ended_by"] == "user simulator"
+    assert (rows["user_stop"]["pass"], rows["user_stop"]["fail"]) == (9, 31)
+
+
+def test_telecom_reward_basis_and_deciding_components() -> None:
+    tasks = raw(F.GPT_TELECOM)["tasks"]
+    hand = Counter("+".join(sorted(t["evaluation_criteria"]["reward_basis"])) for t in tasks)
+    assert hand == {"ENV_ASSERTION": 28, "ACTION+ENV_ASSERTION": 12}
+    r = _section(shared(F.GPT_TELECOM))["reward"]
+    assert {b["basis"]: b["tasks"] for b in r["basis"]} == dict(hand)
+    sims = raw(F.GPT_TELECOM)["simulations"]
+    hand_fail = Counter("+".join(sorted(k for k, v in s["reward_info"]["reward_breakdown"].items()
+                                        if v < 1))
+                        for s in sims if s["reward_info"]["reward"] < 1)
+    got = {d["decided_by"]: d["episodes"] for d in r["decided_by"] if d["outcome"] == "fail"}
+    assert got == dict(hand_fail)
+
+
+def test_action_checks_disagreeing_with_the_reward_are_counted() -> None:
+    sims = raw(F.GPT_AIRLINE)["simulations"]
+    checked = [s for s in sims if s["reward_info"]["action_checks"]]
+    unmatched_pass = sum(1 for s in checked if s["reward_info"]["reward"] == 1
+                         and not all(c["action_match"] for c in s["reward_info"]["action_checks"]))
+    matched_fail = sum(1 for s in checked if s["reward_info"]["reward"] == 0
+                       and all(c["action_match"] for c in s["reward_info"]["action_checks"]))
+    a = _section(shared(F.GPT_AIRLINE))["reward"]["action_checks"]
+    assert a["with_action_checks"] == len(checked)
+    assert a["pass_with_unmatched_actions_action_not_in_basis"] == unmatched_pass
+    assert a["fail_with_all_actions_matched_action_not_in_basis"] == matched_fail
+    assert a["pass_with_unmatched_actions_action_in_basis"] == 0  # ACTION is in no basis here
+
+
+def test_share_of_rewards_resting_on_an_nl_assertion(tmp_path: Path) -> None:
+    data = copy.deepcopy(raw(F.GPT_AIRLINE))
+    for task in data["tasks"][:3]:
+        task["evaluation_criteria"]["reward_basis"].append("NL_ASSERTION")
+    nl = _section(write(tmp_path, "nl.json", data))["reward"]["nl_assertions"]
+    assert (nl["resting_on_nl_assertion"], nl["graded"]) == (3, 20)
+    assert nl["share"] == pytest.approx(3 / 20)
+    plain = _section(shared(F.GPT_AIRLINE))["reward"]["nl_assertions"]
+    assert plain["share"] == 0.0 and plain["judged_outside_basis"] == 20
+
+
+def test_do_nothing_share_and_first_screen_headline() -> None:
+    sims = raw(F.QWEN_AIRLINE)["simulations"]
+    passed = {s["task_id"] for s in sims if s["reward_info"]["reward"] == 1.0}
+    passable = passed | {"2", "3"}  # a stated verdict: every pass plus two failures
+
+    def verdicts(domain: str, defs: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        assert domain == "airline" and len(defs) == 50
+        return {t: {"passed": t in passable, "decided_by": "stated"} for t in defs}
+
+    t = _section(shared(F.QWEN_AIRLINE), evaluator=verdicts)
+    dn = t["do_nothing"]
+    assert dn["passable"] == {"tasks": 11, "episodes": 11, "graded": 11, "passes": 9}
+    assert dn["not_passable"]["passes"] == 0 and dn["pass_rate_where_doing_nothing_fails"] == 0
+    assert dn["all_passes_on_passable"]
+    assert t["headlines"][0] == {"code": "all_passes_do_nothing_passable", "passes": 9,
+                                 "passable_tasks": 11}
+
+
+def test_gpt_airline_passes_do_not_all_rest_on_do_nothing_tasks() -> None:
+    def verdicts(domain: str, defs: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        return {t: {"passed": t in ("6", "13"), "decided_by": "stated"} for t in defs}
+
+    dn = _section(shared(F.GPT_AIRLINE), evaluator=verdicts)["do_nothing"]
+    sims = {s["task_id"]: s["reward_info"]["reward"] for s in raw(F.GPT_AIRLINE)["simulations"]}
+    rest = [r for t, r in sims.items() if t not in ("6", "13")]
+    assert dn["pass_rate_where_doing_nothing_fails"] == pytest.approx(sum(rest) / len(rest))
+    assert not dn["all_passes_on_passable"]
+
+
+def test_ungraded_episodes_give_bounds_and_three_denominators(tmp_path: Path) -> None:
+    data = copy.deepcopy(raw(F.GPT_AIRLINE))
+    for s in [s for s in data["simulations"] if s["reward_info"]["reward"] == 0][:4]:
+        s["termination_reason"], s["reward_info"] = "infrastructure_error", None
+    dropped = next(s for s in data["simulations"] if s["reward_info"])
+    data["simulations"].remove(dropped)  # one task never runs
+    t = _section(write(tmp_path, "infra.json", data))
+    passes = sum(1 for s in data["simulations"] if s["reward_info"]
+                 and s["reward_info"]["reward"] == 1)
+    present, graded = 19, 15  # by hand: 20 tasks, one dropped, four without a reward
+    assert t["denominators"]["planned"] == 20
+    assert (t["denominators"]["simulations_present"], t["denominators"]["graded"]) == (
+        present, graded)
+    assert t["never_ran"] == {"planned_entries_absent": 1, "tasks_never_run": 1,
+                              "tasks": [dropped["task_id"]], "tasks_listed": 1}
+    assert t["bounds"]["lower"] == pytest.approx(passes / 20)
+    assert t["bounds"]["upper"] == pytest.approx(passes / 20 + (20 - graded) / 20)
+    assert t["pass_1"]["graded"] == pytest.approx(passes / graded)
+    assert t["reasons"] == {"infra_error": 4, "never_ran": 1}
+    assert {"code": "ungraded", "episodes": 5} in t["headlines"]
+
+
+def test_custom_top_level_claim_agrees_or_is_a_finding(tmp_path: Path) -> None:
+    sims = raw(F.GPT_AIRLINE)["simulations"]
+    ok = write(tmp_path, "ok.json", {"pass_rate": 0.5, "passed": 10, "total_tasks": 20,
+                                     "domain": "airline", "simulations": sims})
+    rep = _section(ok)["reported"]
+    assert rep["applicable"] and rep["findings"] == 0
+    assert rep["rows"][0]["agrees_with"] == ["planned", "simulations_present", "graded"]
+    bad = write(tmp_path, "bad.json", {"pass_rate": 0.55, "passed": 11, "total_tasks": 20,
+                                       "domain": "airline", "simulations": sims})
+    t = _section(bad)
+    rep = t["reported"]
+    assert rep["findings"] == 2 and rep["passed"] == {"reported": 11, "recomputed": 10,
+                                                      "finding": True}
+    assert rep["rows"][0]["reported"] == 0.55 and rep["rows"][0]["recomputed"]["planned"] == 0.5
+    assert {"code": "reported_disagrees", "findings": 2} in t["headlines"]
+
+
+def test_submission_claim_percentages_cost_and_the_denominator_that_explains_it(
+        tmp_path: Path) -> None:
+    data = copy.deepcopy(raw(F.GPT_AIRLINE))
+    for s in [s for s in data["simulations"] if s["reward_info"]["reward"] == 0][:4]:
+        s["reward_info"] = None  # 16 graded, 10 passes: 62.5% over graded, 50% over planned
+    path = write(tmp_path, "sub-airline.json", data)
+    agent = math.fsum(s["agent_cost"] for s in data["simulations"]) / 20
+    claim = {"results": {"airline": {"pass_1": 62.5, "cost": agent}}}
+    rep = _section(path, claim=("submission.json", claim))["reported"]
+    row = rep["rows"][0]
+    assert row["reported"] == 0.625 and row["finding"]
+    assert row["agrees_with"] == ["graded"] and row["denominators"]["graded"] == 16
+    # the pass fraction the 4 ungraded episodes would need to reach the claim: (20/4)(0.625-0.5)
+    assert row["unresolved_pass_fraction_to_reach"] == pytest.approx(0.625)
+    assert rep["cost"]["agrees_with"] == ["agent"] and not rep["cost"]["finding"]
+    assert "error" not in rep and rep["findings"] == 1
+
+
+def test_submission_without_the_domain_is_not_applicable(tmp_path: Path) -> None:
+    claim = ("submission.json", {"results": {"retail": {"pass_1": 50.0}}})
+    rep = _section(shared(F.GPT_AIRLINE), claim=claim)["reported"]
+    assert not rep["applicable"] and "airline" in rep["reason"]
+
+
+def test_pass_k_with_several_trials_matches_by_hand(tmp_path: Path) -> None:
+    data, second = two_trials(F.GPT_AIRLINE, 2)
+    for s in second[:6]:  # flip six rewards in the second trial
+        s["reward_info"]["reward"] = 1.0 - s["reward_info"]["reward"]
+    per_task: dict[str, list[float]] = {}
+    for s in data["simulations"]:
+        per_task.setdefault(s["task_id"], []).append(s["reward_info"]["reward"])
+    pass1 = sum(sum(v) for v in per_task.values()) / 40
+    pass2 = sum(1 for v in per_task.values() if v == [1.0, 1.0]) / 20
+    assert (pass1, pass2) == (0.45, 0.3)  # four passes lost, two gained, six tasks pass twice
+    path = write(tmp_path, "two.json", data)
+    claim = {"results": {"airline": {"pass_1": 45.0, "pass_2": 30.0, "pass_3": 20.0}}}
+    t = _section(path, claim=("submission.json", claim))
+    assert t["pass_k"] == pytest.approx([pass1, pass2])
+    rows = t["reported"]["rows"]
+    assert [r["finding"] for r in rows] == [False, False, True]  # pass^3 needs three trials
+    assert rows[1]["recomputed_planned"] == pytest.approx(pass2)
+    claim["results"]["airline"]["pass_2"] = 32.5
+    wrong = _section(path, claim=("submission.json", claim))["reported"]["rows"][1]
+    assert wrong["finding"] and wrong["reported"] == 0.325

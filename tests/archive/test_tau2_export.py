@@ -1,0 +1,45 @@
+"""`agm export` on a tau2 results file: one row per simulation, so `agm stats` runs on real runs."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from agentmetrology.cli.main import app
+from archive.tau2_files import GPT_AIRLINE, QWEN_AIRLINE, raw, shared, write
+
+runner = CliRunner()
+
+
+def _rows(path: Path, tmp: Path) -> tuple[list[dict], str]:
+    out = tmp / f"{path.stem}.jsonl"
+    res = runner.invoke(app, ["export", str(path), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    return [json.loads(line) for line in out.read_text().splitlines()], res.output
+
+
+def test_export_rows_match_the_file_by_hand(tmp_path: Path) -> None:
+    rows, _ = _rows(shared(GPT_AIRLINE), tmp_path)
+    sims = raw(GPT_AIRLINE)["simulations"]
+    assert len(rows) == len(sims) == 20
+    assert sum(r["tau2.score"] for r in rows) == sum(s["reward_info"]["reward"] for s in sims)
+    assert {r["target"] for r in rows} == {"gpt-4.1"}
+    by_task = {r["task"]: r for r in rows}
+    assert all(by_task[s["task_id"]]["cost"] == s["agent_cost"] for s in sims)
+    assert {r["tau2.status"] for r in rows} == {"PASS", "FAIL"}
+
+
+def test_unpriced_cost_is_null_and_ungraded_is_never_zero(tmp_path: Path) -> None:
+    rows, _ = _rows(shared(QWEN_AIRLINE), tmp_path)
+    assert {r["cost"] for r in rows} == {None}  # qwen's 0.0 is unpriced, not free
+    data = copy.deepcopy(raw(GPT_AIRLINE))
+    data["simulations"][0].update(termination_reason="infrastructure_error", reward_info=None)
+    del data["simulations"][1]
+    rows, output = _rows(write(tmp_path, "infra.json", data), tmp_path)
+    first = next(r for r in rows if r["task"] == data["simulations"][0]["task_id"])
+    assert first["tau2.score"] is None and first["tau2.status"] == "UNKNOWN"
+    assert first["measurement_failure"] == "infra_error: infrastructure_error"
+    assert len(rows) == 19 and "1 planned administration(s) have no recorded episode" in output

@@ -1,0 +1,187 @@
+"""The tau2 importer on the three shared files and on every variant seen in public repositories.
+
+Every expected number is recomputed by hand from the file's JSON (plain json and arithmetic),
+never through the importer's code.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from agentmetrology.archive import ArchiveFormatError, detect_format, load_archive
+from agentmetrology.archive.importers.tau2_domain import data_dir, load_domain
+from archive.tau2_files import (
+    GPT_AIRLINE,
+    GPT_TELECOM,
+    QWEN_AIRLINE,
+    raw,
+    shared,
+    two_trials,
+    write,
+)
+
+
+def _by_hand(name: str) -> tuple[int, int, Counter[str]]:
+    """Return (passes, simulations, termination reasons) straight from the JSON."""
+    sims = raw(name)["simulations"]
+    passes = sum(1 for s in sims if s["reward_info"] and s["reward_info"]["reward"] == 1.0)
+    return passes, len(sims), Counter(s["termination_reason"] for s in sims)
+
+
+@pytest.mark.parametrize(("name", "passes", "total"), [
+    (GPT_AIRLINE, 10, 20), (QWEN_AIRLINE, 9, 50), (GPT_TELECOM, 18, 40)])
+def test_shared_files_import_with_the_readme_counts(name: str, passes: int, total: int) -> None:
+    hand_passes, hand_total, _ = _by_hand(name)
+    assert (hand_passes, hand_total) == (passes, total)  # the README's numbers, by hand
+    archive = load_archive(shared(name))
+    assert archive.format == "tau2" and detect_format(shared(name)) == "tau2"
+    outcomes = Counter(e.outcome for e in archive.episodes)
+    assert outcomes == {"pass": passes, "fail": total - passes}
+    assert archive.notes["tau2"]["definitions"] == "file"
+    assert archive.notes["tau2"]["tasks_planned"] == len(raw(name)["tasks"]) == total
+
+
+def test_qwen_agent_errors_are_failures_kept_apart() -> None:
+    _, _, reasons = _by_hand(QWEN_AIRLINE)
+    assert reasons == {"user_stop": 40, "agent_error": 9, "too_many_errors": 1}
+    archive = load_archive(shared(QWEN_AIRLINE), "tau2")
+    ended = Counter((e.meta["termination_reason"], e.outcome) for e in archive.episodes)
+    assert ended[("agent_error", "fail")] == 9 and ended[("too_many_errors", "fail")] == 1
+    assert all(e.meta["reward"]["premature"] for e in archive.episodes
+               if e.meta["termination_reason"] != "user_stop")
+    assert archive.notes["tau2"]["agent_model"] == "ollama_chat/qwen2.5:7b"
+
+
+def test_telecom_user_tool_calls_carry_the_user_actor() -> None:
+    sims = raw(GPT_TELECOM)["simulations"]
+    by_hand = Counter(c.get("requestor") for s in sims for m in s["messages"]
+                      for c in (m.get("tool_calls") or []))
+    archive = load_archive(shared(GPT_TELECOM))
+    actors = Counter(ev.actor for e in archive.episodes for ev in e.events)
+    assert actors == {"agent": by_hand["assistant"], "user": by_hand["user"]}
+
+
+def _variant(tmp: Path, shape: str) -> Path:
+    data = copy.deepcopy(raw(GPT_AIRLINE))
+    sims = data["simulations"]
+    if shape == "bare":
+        return write(tmp, "bare-airline.json", sims)
+    if shape == "custom":
+        return write(tmp, "custom.json", {"agent": "my-agent", "domain": "airline",
+                                          "model": "gpt-4.1", "pass_rate": 0.5, "passed": 10,
+                                          "total_tasks": 20, "simulations": sims})
+    raise AssertionError(shape)
+
+
+def test_bare_list_takes_definitions_and_task_set_from_the_shipped_domain(tmp_path: Path) -> None:
+    if load_domain("airline") is None:
+        pytest.skip("needs the `inspect` extra (inspect-evals' tau2 data)")
+    path = _variant(tmp_path, "bare")
+    assert detect_format(path) == "tau2"
+    archive = load_archive(path)
+    notes = archive.notes["tau2"]
+    assert notes["shape"] == "bare_list" and notes["domain_from"] == "file name"
+    assert notes["definitions"].startswith("inspect-evals ")
+    # the 20 tasks the file ran are exactly airline's "test" split (by hand from the file)
+    assert notes["split"] == "test" and notes["tasks_planned"] == 20
+    assert all(e.meta["task_definition"]["id"] == e.task for e in archive.episodes)
+    assert notes["agent_model"] == "bare-airline"  # no info: the file name
+
+
+def test_bare_list_with_fewer_tasks_plans_the_split_and_lists_the_missing(tmp_path: Path
+                                                                          ) -> None:
+    if load_domain("airline") is None:
+        pytest.skip("needs the `inspect` extra (inspect-evals' tau2 data)")
+    sims = raw(GPT_AIRLINE)["simulations"]
+    kept = [s for s in sims if s["task_id"] not in ("2", "6", "8")]
+    archive = load_archive(write(tmp_path, "airline-part.json", kept))
+    missing = sorted(e.task for e in archive.episodes if e.reason == "never_ran")
+    assert missing == ["2", "6", "8"] and len(archive.episodes) == 20
+
+
+def test_custom_top_level_keeps_its_reported_numbers(tmp_path: Path) -> None:
+    archive = load_archive(_variant(tmp_path, "custom"))
+    notes = archive.notes["tau2"]
+    assert notes["shape"] == "custom" and notes["agent_model"] == "gpt-4.1"
+    assert notes["reported_top_level"] == {"pass_rate": 0.5, "passed": 10, "total_tasks": 20}
+
+
+def test_fewer_simulations_than_tasks_counts_tasks_never_run(tmp_path: Path) -> None:
+    data = copy.deepcopy(raw(QWEN_AIRLINE))
+    data["simulations"] = data["simulations"][:30]
+    archive = load_archive(write(tmp_path, "short.json", data))
+    never = [e for e in archive.episodes if e.reason == "never_ran"]
+    assert len(archive.episodes) == 50 and len(never) == 20  # planned = the file's 50 tasks
+    assert all(e.outcome == "ungraded" and e.grade is None for e in never)
+
+
+def test_several_trials_per_task(tmp_path: Path) -> None:
+    data, _ = two_trials(GPT_AIRLINE, 3)
+    archive = load_archive(write(tmp_path, "three.json", data))
+    assert len(archive.episodes) == 60  # 20 tasks x 3 trials planned
+    assert Counter(e.reason for e in archive.episodes)["never_ran"] == 20
+    assert Counter(e.trial for e in archive.episodes if e.outcome == "pass") == {0: 10, 1: 10}
+
+
+def test_null_termination_and_infrastructure_error(tmp_path: Path) -> None:
+    data = copy.deepcopy(raw(GPT_AIRLINE))
+    for s in data["simulations"]:
+        s["termination_reason"] = None
+    infra = data["simulations"][0]
+    infra["termination_reason"], infra["reward_info"] = "infrastructure_error", None
+    # a stored reward beside an infrastructure failure is not counted either
+    data["simulations"][1]["termination_reason"] = "infrastructure_error"
+    archive = load_archive(write(tmp_path, "nulls.json", data))
+    eps = {e.task: e for e in archive.episodes}
+    first, second = eps[infra["task_id"]], eps[data["simulations"][1]["task_id"]]
+    assert first.outcome == second.outcome == "ungraded"
+    assert first.reason == second.reason == "infra_error"
+    rest = [e for e in archive.episodes if e not in (first, second)]
+    assert all(e.meta["ended_by"] == "not recorded" and e.outcome in ("pass", "fail")
+               for e in rest)
+
+
+def test_reward_info_null_is_ungraded_never_zero(tmp_path: Path) -> None:
+    data = copy.deepcopy(raw(GPT_AIRLINE))
+    data["simulations"][0]["reward_info"] = None
+    archive = load_archive(write(tmp_path, "null.json", data))
+    ep = next(e for e in archive.episodes if e.task == data["simulations"][0]["task_id"])
+    assert ep.outcome == "ungraded" and ep.reason == "grader_never_ran"
+    assert ep.stored_score is None
+
+
+def test_malformed_simulation_is_kept_ungraded_and_listed(tmp_path: Path) -> None:
+    data = copy.deepcopy(raw(GPT_AIRLINE))
+    data["simulations"][0]["messages"] = "not a list"
+    archive = load_archive(write(tmp_path, "bad.json", data))
+    assert len(archive.problems) == 1 and "malformed" in str(archive.problems[0])
+    assert Counter(e.reason for e in archive.episodes)["malformed_record"] == 1
+
+
+@pytest.mark.parametrize("payload", [
+    {"simulations": 3}, {"simulations": [{"x": 1}]}, [{"task_id": "1", "foo": 2}]])
+def test_unknown_shapes_are_refused_in_one_line(tmp_path: Path, payload: object) -> None:
+    path = write(tmp_path, "odd.json", payload)
+    with pytest.raises(ArchiveFormatError) as info:
+        load_archive(path, "tau2")
+    assert "not a tau2 results file" in str(info.value) and "\n" not in str(info.value)
+
+
+def test_definitions_that_differ_from_the_shipped_ones_are_named() -> None:
+    shipped = load_domain("airline")
+    if shipped is None:
+        pytest.skip("needs the `inspect` extra (inspect-evals' tau2 data)")
+    root = data_dir()
+    assert root is not None
+    ship = {t["id"]: t for t in json.loads((root / "airline" / "tasks.json").read_text())}
+    mine = {t["id"]: t for t in raw(QWEN_AIRLINE)["tasks"]}
+    by_hand = sorted(i for i, t in mine.items() if t["evaluation_criteria"]["nl_assertions"]
+                     != ship[i]["evaluation_criteria"]["nl_assertions"])
+    assert by_hand == ["1"]
+    notes = load_archive(shared(QWEN_AIRLINE)).notes["tau2"]
+    assert notes["versus_shipped"]["differ"] == 1 and notes["versus_shipped"]["tasks"] == by_hand

@@ -1,0 +1,96 @@
+"""`agm archive leaderboard`: rows per submission and domain, rankings and reversals with ties."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agentmetrology.archive.tau2_leaderboard import leaderboard
+from agentmetrology.archive.versions import rank_reversals
+from agentmetrology.cli.archive_cmd import archive_app
+from archive.tau2_files import (
+    GPT_AIRLINE,
+    QWEN_AIRLINE,
+    raw,
+    shared,
+    write,
+    writes_nothing_and_says_nothing,
+)
+
+pytestmark = pytest.mark.usefixtures("stated_tau2_verdicts")
+runner = CliRunner()
+
+
+def test_reversals_respect_the_tie_tolerance() -> None:
+    a = {"x": 0.50, "y": 0.40, "z": 0.305}
+    b = {"x": 0.10, "y": 0.30, "z": 0.30}
+    # pairs: x-y flips (0.1 vs -0.2); x-z flips (0.195 vs -0.2); y-z: b differs by 0 -> tie
+    out = rank_reversals(a, b, 0.01)
+    assert (out["pairs"], out["strict_reversals"], out["ties"]) == (3, 2, 1)
+    assert rank_reversals(a, b, 0.25)["strict_reversals"] == 0  # every pair within 0.25 somewhere
+
+
+def _submissions(tmp: Path) -> Path:
+    """Two airline submissions in the leaderboard's folder layout, one claiming too much."""
+    for name, sims, claim in (("gpt_org_2025", raw(GPT_AIRLINE)["simulations"], 62.0),
+                              ("qwen_org_2025", raw(QWEN_AIRLINE)["simulations"], 18.0)):
+        folder = tmp / "subs" / name
+        (folder / "trajectories").mkdir(parents=True)
+        write(folder / "trajectories", f"{name}_airline.json",
+              {"info": {"agent_info": {"llm": name}, "environment_info":
+                        {"domain_name": "airline"}}, "simulations": sims,
+               "tasks": raw(GPT_AIRLINE if name.startswith("gpt") else QWEN_AIRLINE)["tasks"]})
+        write(folder, "submission.json", {"results": {"airline": {"pass_1": claim}}})
+    return tmp / "subs"
+
+
+def test_leaderboard_rows_and_reversals_by_hand(tmp_path: Path) -> None:
+    doc = leaderboard([_submissions(tmp_path)])
+    assert doc["submissions"] == 2 and len(doc["inputs"]) == 4
+    rows = {r["submission"]: r for r in doc["domains"]["airline"]["rows"]}
+    gpt, qwen = rows["gpt_org_2025"], rows["qwen_org_2025"]
+    assert (gpt["reported"], gpt["recomputed"], gpt["reported_finding"]) == (0.62, 0.5, True)
+    assert (qwen["reported"], qwen["recomputed"], qwen["reported_finding"]) == (0.18, 0.18, False)
+    assert qwen["all_passes_do_nothing_passable"] and qwen["where_doing_nothing_fails"] == 0
+    assert qwen["cost_unpriced"] and not gpt["cost_unpriced"]
+    # by hand: gpt passes on tasks the stated rule does not pass, over those tasks
+    tasks = {t["id"]: t for t in raw(GPT_AIRLINE)["tasks"]}
+    rest = [s for s in raw(GPT_AIRLINE)["simulations"]
+            if not writes_nothing_and_says_nothing(tasks[s["task_id"]])]
+    assert gpt["where_doing_nothing_fails"] == pytest.approx(
+        sum(s["reward_info"]["reward"] for s in rest) / len(rest))
+    comps = {(c["first"], c["second"]): c for c in doc["domains"]["airline"]["comparisons"]}
+    assert comps[("reported", "recomputed")]["strict_reversals"] == 0
+    assert gpt["ranks"] == {"reported": 1, "recomputed": 1, "where_doing_nothing_fails": 1}
+
+
+def test_leaderboard_cli_writes_three_files_and_refuses_bad_paths(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    res = runner.invoke(archive_app, ["leaderboard", str(_submissions(tmp_path)),
+                                      str(shared(GPT_AIRLINE)), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    doc = json.loads((out / "leaderboard.json").read_text())
+    assert doc["submissions"] == 3
+    md = (out / "report.md").read_text()
+    assert "**Every pass falls on a task a do-nothing agent also passes:** " \
+           "`qwen_org_2025`." in md
+    assert "<svg" in (out / "report.html").read_text()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    res = runner.invoke(archive_app, ["leaderboard", str(empty), "--out", str(out)])
+    assert res.exit_code == 2 and "no tau2 results file" in res.output
+
+
+def test_regraded_pass_1_beside_the_stored(tmp_path: Path) -> None:
+    pytest.importorskip("inspect_evals", reason="needs the `inspect` extra (inspect-evals)")
+    data = raw(GPT_AIRLINE)
+    few = {**data, "simulations": [data["simulations"][i] for i in (2, 3, 4)]}
+    path = write(tmp_path, "few-airline.json", few)
+    (row,) = leaderboard([path], regrade=True)["domains"]["airline"]["rows"]
+    by_hand = sum(s["reward_info"]["reward"] for s in few["simulations"]) / 20  # 2 of 20
+    assert row["recomputed"] == row["regraded"] == by_hand == 0.1
+    (plain,) = leaderboard([path])["domains"]["airline"]["rows"]
+    assert plain["regraded"] is None

@@ -1,0 +1,75 @@
+"""Re-grading tau2 simulations by replaying their tool calls through inspect-evals' airline tools.
+
+Each test keeps a few simulations of the shared gpt-4.1 airline file (the rest become tasks
+never run, which are not re-graded) so the replays stay short.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from agentmetrology.archive import load_archive
+from agentmetrology.archive.tau2_regrade import regrade_tau2
+from agentmetrology.cli.archive_cmd import archive_app
+from archive.tau2_files import GPT_AIRLINE, GPT_TELECOM, raw, shared, write
+
+pytest.importorskip("inspect_evals", reason="needs the `inspect` extra (inspect-evals)")
+
+
+def _few(tmp: Path, picks: tuple[int, ...]) -> tuple[Path, dict[str, Any]]:
+    data = copy.deepcopy(raw(GPT_AIRLINE))
+    data["simulations"] = [data["simulations"][i] for i in picks]
+    return write(tmp, "few.json", data), data
+
+
+def _calls(sim: dict[str, Any], name: str) -> list[dict[str, Any]]:
+    return [c for m in sim["messages"] for c in (m.get("tool_calls") or []) if c["name"] == name]
+
+
+def test_replay_reproduces_the_stored_rewards(tmp_path: Path) -> None:
+    path, data = _few(tmp_path, (2, 3, 4, 6, 9))  # writes of several kinds, passes and fails
+    out = regrade_tau2(load_archive(path))
+    stored = [s["reward_info"]["reward"] for s in data["simulations"]]
+    assert stored == [1.0, 1.0, 0.0, 1.0, 0.0]  # by hand
+    t = out["transitions"]
+    assert (out["regraded"], t["n11"], t["n00"], t["n01"], t["n10"]) == (5, 3, 2, 0, 0)
+
+
+def test_a_changed_write_is_a_named_transition(tmp_path: Path) -> None:
+    data = copy.deepcopy(raw(GPT_AIRLINE))
+    sim = data["simulations"][6]  # task 19: cancel_reservation, stored 1.0
+    _calls(sim, "cancel_reservation")[0]["arguments"]["reservation_id"] = "NOSUCH"
+    data["simulations"] = [sim]
+    out = regrade_tau2(load_archive(write(tmp_path, "changed.json", data)))
+    assert out["transitions"]["n10"] == 1
+    (row,) = out["changed"]
+    assert (row["stored"], row["recomputed"]) == (1.0, 0.0)
+    assert row["components"] == {"DB": False, "COMMUNICATE": True}
+
+
+def test_an_unknown_tool_is_an_invalid_replay_not_a_fail(tmp_path: Path) -> None:
+    data = copy.deepcopy(raw(GPT_AIRLINE))
+    sim = data["simulations"][6]
+    _calls(sim, "cancel_reservation")[0]["name"] = "teleport_passenger"
+    data["simulations"] = [sim]
+    out = regrade_tau2(load_archive(write(tmp_path, "unknown.json", data)))
+    assert out["regraded"] == 0 and out["problems"] == {"invalid replay": 1}
+    assert "teleport_passenger" in out["not_regraded"][0]["problem"]
+
+
+def test_cli_regrades_a_file_and_says_when_a_domain_is_not_replayed(tmp_path: Path) -> None:
+    path, _ = _few(tmp_path, (3,))
+    runner = CliRunner()
+    res = runner.invoke(archive_app, ["regrade", str(path), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 0, res.output
+    doc = json.loads((tmp_path / "o" / "regrade.json").read_text())
+    assert doc["regrade"]["regraded"] == 1 and doc["inputs"][0]["name"] == "few.json"
+    res = runner.invoke(archive_app, ["regrade", str(shared(GPT_TELECOM)), "--out",
+                                      str(tmp_path / "t")])
+    assert res.exit_code == 0 and "not re-graded" in res.output
