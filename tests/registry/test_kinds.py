@@ -143,12 +143,12 @@ def test_audit_subcommands_resolve_to_their_own_app() -> None:
 def test_an_archive_format_resolves_and_an_unknown_one_lists_the_formats(
         tmp_path: Path) -> None:
     assert ARCHIVE_FORMATS.get("taubench").name == "taubench"
-    assert FORMATS == ("auto", "agm", "taubench", "inspect", "jsonl")
+    assert FORMATS == ("auto", "agm", "taubench", "tau2", "inspect", "jsonl")
     with pytest.raises(UnknownNameError, match="unknown archive format 'xml'; known: agm, "
-                                               "taubench, inspect, jsonl"):
+                                               "taubench, tau2, inspect, jsonl"):
         ARCHIVE_FORMATS.get("xml")
     with pytest.raises(ArchiveFormatError, match="unknown format 'xml'; choose one of auto, "
-                                                 "agm, taubench, inspect, jsonl"):
+                                                 "agm, taubench, tau2, inspect, jsonl"):
         load_archive(tmp_path, "xml")
 
 
