@@ -41,6 +41,7 @@ from agentmetrology.agents.llm.target import LLMTarget, Prices
 from agentmetrology.agents.scaffolds.ownership import SCAFFOLD_POLICIES
 from agentmetrology.records.clock import Clock, RealClock
 from agentmetrology.records.episode import BillableAttempt
+from agentmetrology.records.errors import UserError
 from agentmetrology.records.policy import (
     Brief,
     Decision,
@@ -156,6 +157,10 @@ class ChatPolicy:
 
     def reset(self, brief: Brief) -> None:
         """Start a new conversation for a new episode (a fresh client and attempt list)."""
+        if not brief.system_prompt and not brief.task_message:
+            raise UserError(f"environment {brief.environment!r} supplies no prompts "
+                            "(EnvSpec.prompts), so an LLM agent cannot be run on it; use one "
+                            "of its model-free agents")
         self._client = ChatClient(self.target, self._clock, timer=self._timer,
                                   backoff_base_s=self._backoff_base_s, on_attempt=self._sink,
                                   http_client=self._http)

@@ -18,6 +18,7 @@ from agentmetrology.envs.comtrade.payload import (
 )
 from agentmetrology.envs.comtrade.question import FaultNotice, fault_question
 from agentmetrology.records.clock import Clock
+from agentmetrology.records.environment import EnvInstance
 from agentmetrology.records.policy import Policy, Stop
 from agentmetrology.records.recorder import Recorder
 from agentmetrology.records.tools import Observation
@@ -81,7 +82,7 @@ def _harness_submit(env: ComtradeEnv, rec: Recorder, st: _State, started: float)
     rec.call("harness", "submit_results", dict(payload))
 
 
-async def run_l0(shown: ComtradeEnv, policy: Policy, rec: Recorder, max_steps: int) -> str:
+async def run_l0(shown: EnvInstance, policy: Policy, rec: Recorder, max_steps: int) -> str:
     """Run L0: the model pages; the harness retries, cleans, writes and submits."""
     env = _base(shown)
     meant: dict[str, str] = getattr(shown, "original_names", {})  # tool names under a mutation
@@ -118,7 +119,7 @@ async def run_l0(shown: ComtradeEnv, policy: Policy, rec: Recorder, max_steps: i
     return st.stopped
 
 
-async def run_l1(shown: ComtradeEnv, policy: Policy, rec: Recorder, max_steps: int) -> str:
+async def run_l1(shown: EnvInstance, policy: Policy, rec: Recorder, max_steps: int) -> str:
     """Run L1: the harness pages and cleans; the model answers RETRY or SKIP on each fault."""
     env = _base(shown)
     st = _State(RowCollector(), RunLog.start(env.task.task_id))
