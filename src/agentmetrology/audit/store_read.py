@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrology.audit.target import decided_truth
+from agentmetrology.audit.targets.env import audit_hooks
 from agentmetrology.records.canonical import sha256_hex
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.episode import Episode, EpisodeKey, episode_from_plain
@@ -130,18 +131,17 @@ def _assessment(row: dict[str, Any], scorer: str) -> dict[str, Any] | None:
 
 def _truth(row: dict[str, Any], spec: EnvSpec) -> float | None:
     """Return the recorded ground truth (its component when the audit uses one), or None."""
-    assert spec.audit is not None
-    a = _assessment(row, spec.audit.truth_scorer)
+    hooks = audit_hooks(spec)
+    a = _assessment(row, hooks.truth_scorer)
     if a is None:
         return None
     components = (a.get("assessment") or {}).get("components") or {}
     return decided_truth(a.get("status"), a.get("score"), components,
-                         spec.audit.truth_component)
+                         hooks.truth_component)
 
 
 def _shipped(row: dict[str, Any], spec: EnvSpec) -> float | None:
-    assert spec.audit is not None
-    a = _assessment(row, spec.audit.shipped_scorer)
+    a = _assessment(row, audit_hooks(spec).shipped_scorer)
     score = None if a is None else a.get("score")
     # NaN or an infinity (a store written before scorers' scores were checked) is no score.
     return finite_float(score)
@@ -186,8 +186,7 @@ def read_store(path: Path, spec: EnvSpec, levels: Sequence[str] | None = None,
 
 def _read(store: EvidenceStore, path: Path, spec: EnvSpec, levels: tuple[str, ...],
           rescore: Rescore | None, campaigns: set[str]) -> StoreEpisodes:
-    hooks = spec.audit
-    assert hooks is not None
+    hooks = audit_hooks(spec)
     own = spec.ownership or {}
     decision_levels = {lv for lv, m in own.items() if "model" in m.values()}
     cols = ", ".join(f"a.{c}" for c in KEY_COLUMNS)

@@ -32,6 +32,19 @@ _KINDS: dict[str, ScorerKind] = {"outcome": "outcome", "shape": "shape",
                                  "specification": "specification", "llm_judge": "llm-judge"}
 
 
+def audit_hooks(spec: EnvSpec) -> AuditHooks:
+    """Return the environment's audit hooks; without any, hooks that probe nothing.
+
+    An environment that implements only the core is audited all the same: its grade scorer
+    stands as both shipped and valid scorer, and every stage that needs a hook reads
+    `not probed` (no probes, no agents, no tasks), never a default verdict.
+    """
+    if spec.audit is not None:
+        return spec.audit
+    grade = spec.grade_scorer.name
+    return AuditHooks(probe_tasks=(), probes=None, shipped_scorer=grade, truth_scorer=grade)
+
+
 @dataclass(frozen=True, slots=True)
 class EpisodeRun:
     """One audited episode: its identity, digests, and both scores (0-1 scale for both)."""
@@ -52,10 +65,8 @@ class EnvTarget:
 
     def __init__(self, spec: EnvSpec, seeds: int = 3, profile: str | None = None,
                  scorer: UserScore | None = None, scorer_label: str | None = None) -> None:
-        if spec.audit is None:
-            raise ValueError(f"environment {spec.name!r} supplies no audit hooks")
         self.spec = spec
-        self.hooks: AuditHooks = spec.audit
+        self.hooks: AuditHooks = audit_hooks(spec)
         self.name = spec.name
         self.seeds = seeds
         self.profile = profile or spec.profiles[0]
