@@ -1,6 +1,6 @@
 """Any registered environment as a verifiers environment (`verifiers.MultiTurnEnv`).
 
-`load_environment("comtrade", tasks=["T3_duplicates"], seeds=range(5), level="L2")` is a
+`load_environment(NAME, tasks=[TASK], seeds=range(5), level="L2")` is a
 MultiTurnEnv whose dataset has one row per (task, seed): the prompt is what `agm run` tells an
 LLM (the environment's system prompt and task message), the row's tools are the environment's
 tools in OpenAI format. Each rollout steps one `EpisodeSession`: the model's tool calls go to
@@ -25,7 +25,7 @@ from agentmetrology.adapters.extras import require
 from agentmetrology.adapters.session import EpisodeSession, Pending, reward_scorer
 from agentmetrology.agents.llm.policy import parse_arguments, parse_decision
 from agentmetrology.agents.llm.prompts import openai_tools
-from agentmetrology.envs.registry import get_env
+from agentmetrology.envs.registry import DEFAULT_ENVIRONMENT, get_env
 from agentmetrology.records.canonical import to_plain
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.policy import ToolCall
@@ -175,6 +175,6 @@ class AgmVerifiersEnv(vf.MultiTurnEnv):
         return 0.0 if self._outcome(state)["reward"] is None else 1.0
 
 
-def load_environment(env_name: str = "comtrade", **kwargs: Any) -> AgmVerifiersEnv:
+def load_environment(env_name: str = DEFAULT_ENVIRONMENT, **kwargs: Any) -> AgmVerifiersEnv:
     """Return the environment the verifiers tooling loads (`load_environment` convention)."""
     return AgmVerifiersEnv(env_name, **kwargs)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from importlib.metadata import entry_points
 
-from agentmetrology.records.environment import EnvSpec
+from agentmetrology.records.environment import LEGACY_ENVIRONMENT, EnvSpec
 from agentmetrology.records.errors import UserError
 
 ENTRY_POINT_GROUP = "agentmetrology.environments"
@@ -20,6 +20,9 @@ BUILTINS: dict[str, str] = {"comtrade": "agentmetrology.envs.comtrade.spec:SPEC"
                              "permission": "agentmetrology.envs.toolworlds.spec:PERMISSION",
                              "transaction": "agentmetrology.envs.toolworlds.spec:TRANSACTION",
                              "clarification": "agentmetrology.envs.toolworlds.spec:CLARIFICATION"}
+# The environment a command uses when none is named (campaign and experiment files, the demo,
+# adapters): the one stored records without an environment field were recorded with.
+DEFAULT_ENVIRONMENT = LEGACY_ENVIRONMENT
 _loaded: dict[str, EnvSpec] = {}
 _registered: dict[str, EnvSpec] = {}
 

@@ -16,6 +16,7 @@ from typing import Any
 from agentmetrology.envs.registry import get_env
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.canonical import digest
+from agentmetrology.records.environment import LEGACY_ENVIRONMENT
 from agentmetrology.records.episode import Episode, EpisodeKey, Termination, Usage
 from agentmetrology.records.names import slug
 from agentmetrology.run.campaign import parse_campaign, run_campaign
@@ -56,7 +57,7 @@ def parse_price(text: str) -> Price:
 # episodes again instead of resuming its store (ComtradeBench was the only environment before
 # environments were plug-ins). Any other value (another environment, a price, which changes the
 # target, K repeats) is another plan, so another campaign.
-_ADDED_LATER: dict[str, Any] = {"environment": "comtrade", "price": None, "epochs": 1}
+_ADDED_LATER: dict[str, Any] = {"environment": LEGACY_ENVIRONMENT, "price": None, "epochs": 1}
 
 
 @dataclass(frozen=True, slots=True)

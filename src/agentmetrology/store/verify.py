@@ -49,6 +49,7 @@ from agentmetrology.store.qualify import (
     Qualification,
     worst,
 )
+from agentmetrology.store.schema import DEFAULT_ENVIRONMENT
 from agentmetrology.store.verify_episodes import EpisodeChecks, short_text
 
 LEDGER_FILE = "ledger.sqlite"
@@ -336,7 +337,7 @@ class _Verifier(EpisodeChecks):
     def reopened(self, where: str, details: dict[str, Any], task: str, sealed: Any) -> None:
         if self.reopen is None:
             return
-        env = str(details.get("environment") or "comtrade")
+        env = str(details.get("environment") or DEFAULT_ENVIRONMENT)
         now = self.reopen(env, task, str(details.get("profile") or ""))
         self.checked["specifications_reopened"] = self.checked.get(
             "specifications_reopened", 0) + (now is not None)
