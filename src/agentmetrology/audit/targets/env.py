@@ -28,8 +28,6 @@ from agentmetrology.run.episode import run_episode
 # Why a cell is left out of every truth-reading stage (counted in audit.json, card, report).
 TRUTH_EXCLUDED = "ground truth UNKNOWN or INVALID (the valid scorer could not decide it)"
 UserScore = Callable[[str, int | None, dict[str, str]], ScoreOutcome]
-_KINDS: dict[str, ScorerKind] = {"outcome": "outcome", "shape": "shape",
-                                 "specification": "specification", "llm_judge": "llm-judge"}
 
 
 def audit_hooks(spec: EnvSpec) -> AuditHooks:
@@ -77,7 +75,7 @@ class EnvTarget:
         self.shipped_version = None if scorer else shipped.version
         self.truth_version = self._truth.version
         self.truth_label = self.hooks.truth_label or self._truth.name
-        self.scorer_kind: ScorerKind = "user" if scorer else _KINDS[shipped.kind]
+        self.scorer_kind: ScorerKind = "user" if scorer else shipped.kind
         self.scorer_name = scorer_label or shipped.name
         # A user scorer is compared exactly and on a 0-1 scale.
         self.resolution = 0.0 if scorer else self.hooks.shipped_resolution
