@@ -28,6 +28,7 @@ from agentmetrology.agents.llm.prompts import openai_tools
 from agentmetrology.envs.registry import DEFAULT_ENVIRONMENT, get_env
 from agentmetrology.records.canonical import to_plain
 from agentmetrology.records.environment import EnvSpec
+from agentmetrology.records.errors import UserError
 from agentmetrology.records.policy import ToolCall
 
 require("verifiers", "verifiers", "the verifiers adapter")
@@ -81,6 +82,9 @@ class AgmVerifiersEnv(vf.MultiTurnEnv):
                  seeds: Iterable[int] = (0,), level: str | None = None,
                  profile: str | None = None, condition: str = "clean", **kwargs: Any) -> None:
         spec = get_env(env_name)
+        if spec.prompts is None:  # a verifiers rollout is an LLM's: it needs the prompts
+            raise UserError(f"environment {spec.name!r} supplies no prompts (EnvSpec.prompts), "
+                            "so it has no verifiers environment")
         scorer = reward_scorer(spec)
         self.spec = spec
         lv = level or spec.default_level

@@ -19,6 +19,7 @@ from agentmetrology.envs.comtrade.payload import (
 from agentmetrology.envs.comtrade.question import FaultNotice, fault_question
 from agentmetrology.records.clock import Clock
 from agentmetrology.records.environment import EnvInstance
+from agentmetrology.records.events import Actor
 from agentmetrology.records.policy import Policy, Stop
 from agentmetrology.records.recorder import Recorder
 from agentmetrology.records.tools import Observation
@@ -49,14 +50,14 @@ def _base(env: Any) -> ComtradeEnv:
     return env
 
 
-async def _harness_fetch(rec: Recorder, st: _State, page: Any, first_actor: str,
+async def _harness_fetch(rec: Recorder, st: _State, page: Any, first_actor: Actor,
                          clock: Clock, first_name: str = "fetch_page") -> Observation:
     """Fetch with L0's retry policy: up to 3 retries of a `retry: true` result, 2/4/8 s."""
     attempt = 1
     while True:
-        actor = first_actor if attempt == 1 else "harness"
+        actor: Actor = first_actor if attempt == 1 else "harness"
         name = first_name if attempt == 1 else "fetch_page"
-        obs = rec.call(actor, name, {"page": page})  # type: ignore[arg-type]
+        obs = rec.call(actor, name, {"page": page})
         st.log.request(page, attempt, obs)
         if obs.get("retry") and attempt <= len(L0_BACKOFF):
             wait = L0_BACKOFF[attempt - 1]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -61,7 +61,7 @@ def tool_names(brief: Brief) -> dict[str, str]:
             if spec.description in shown and shown[spec.description] != spec.name}
 
 
-def is_fault(obs: Any) -> bool:
+def is_fault(obs: Any) -> TypeGuard[dict[str, Any]]:
     """Return True for a transient-looking failure (a retry flag or an HTTP status, no rows)."""
     return isinstance(obs, dict) and "rows" not in obs and (
         bool(obs.get("retry")) or "status" in obs)

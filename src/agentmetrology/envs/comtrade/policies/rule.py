@@ -41,7 +41,7 @@ class RuleBaseline(ComtradeScripted):
                     break
                 page, retried = page + 1, False
             elif is_fault(obs) and not retried:
-                log.retry(obs.get("status"), 1, RULE_RETRY_WAIT_S)  # type: ignore[union-attr]
+                log.retry(obs.get("status"), 1, RULE_RETRY_WAIT_S)
                 yield Wait(RULE_RETRY_WAIT_S)
                 retried = True
             else:

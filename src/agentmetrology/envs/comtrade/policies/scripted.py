@@ -82,11 +82,11 @@ def walk(brief: Brief, traits: Traits, w: _Walk) -> TimedScript:
             page, attempt = page + 1, 1
         elif is_fault(obs) and traits.refetch and attempt <= MAX_RETRIES_PER_PAGE:
             wait = 2.0 ** attempt
-            w.log.retry(obs.get("status"), attempt, wait)  # type: ignore[union-attr]
+            w.log.retry(obs.get("status"), attempt, wait)
             yield Wait(wait)
             attempt += 1
         elif is_fault(obs):
-            w.log.skip(obs.get("status"), page)  # type: ignore[union-attr]
+            w.log.skip(obs.get("status"), page)
             page, attempt = page + 1, 1
         else:
             return  # the budget is spent or the service refuses
