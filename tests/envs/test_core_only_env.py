@@ -9,7 +9,9 @@ and campaign planning; commands that need a missing capability refuse and name i
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -42,7 +44,8 @@ class Echo:
             raise ValueError(f"unknown task {task!r}")
         self.task_id, self.seed, self.profile, self.condition = task, seed, profile, condition
         self.submitted: dict[str, Any] | None = None
-        self.requests_used, self.budget_exhausted, self.trace = 0, False, []
+        self.requests_used, self.budget_exhausted = 0, False
+        self.trace: list[Any] = []
         self.tools = {"echo": Tool(ECHO, self._echo)}
 
     def _echo(self, word: str) -> Observation:
@@ -153,3 +156,28 @@ def test_an_llm_agent_refuses_without_prompts() -> None:
     assert policy.take_attempts() == []  # refused before any request
     with pytest.raises(UserError, match="supplies no prompts"):
         prompts_of(CORE)
+
+
+def test_it_is_served_over_mcp_with_its_description(tmp_path: Path) -> None:
+    from agentmetrology.serve import McpEpisode, build_server
+
+    ep = McpEpisode(CORE, "hello", 0, out_dir=tmp_path, transport="http", clock=FakeClock())
+    assert ep.instructions() == CORE.description  # no prompts: the description alone
+    assert build_server(ep).name == "agentmetrology-core_only"  # no serving name: derived
+
+
+def test_commands_needing_a_capability_refuse_and_the_rest_fall_back(
+        registered: EnvSpec) -> None:
+    from typer.testing import CliRunner
+
+    from agentmetrology.cli.main import app
+
+    runner = CliRunner()
+    tasks = runner.invoke(app, ["tasks", "core_only", "--json"])
+    assert tasks.exit_code == 0
+    assert [json.loads(line) for line in tasks.stdout.splitlines()] == [
+        {"task_id": "hello"}, {"task_id": "bye"}]
+    truth = runner.invoke(app, ["truth", "core_only", "--task", "hello"])
+    assert truth.exit_code == 2 and "publishes no ground truth" in truth.output
+    score = runner.invoke(app, ["score", "core_only", ".", "--task", "hello"])
+    assert score.exit_code == 2 and "cannot read submissions" in score.output
