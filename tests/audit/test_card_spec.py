@@ -25,7 +25,7 @@ NP = "not probed"
     # system performance: criterion passes, ownership fails
     ("outcome", "pass", "fail", "pass", SYSTEM),
     ("outcome", "pass", "fail", "fail", SYSTEM),
-    ("llm-judge", "pass", "fail", NP, SYSTEM),
+    ("llm_judge", "pass", "fail", NP, SYSTEM),
     # self-report compliance: the scorer is shape-based and the criterion fails
     ("shape", "fail", "pass", "pass", SELF_REPORT),
     ("shape", "fail", NP, NP, SELF_REPORT),
@@ -35,7 +35,7 @@ NP = "not probed"
     ("specification", "pass", NP, NP, SPECIFICATION),
     ("specification", "pass", NP, "pass", SPECIFICATION),
     ("outcome", "pass", NP, "pass", NONE),
-    ("llm-judge", "pass", NP, "pass", NONE),
+    ("llm_judge", "pass", NP, "pass", NONE),
     # a not-probed criterion licenses nothing, whatever else passed
     ("shape", NP, "pass", "pass", NONE),
     ("specification", NP, NP, NP, NONE),

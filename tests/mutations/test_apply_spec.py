@@ -30,7 +30,8 @@ RO = get_env("researchops")
 
 def test_unsupported_names_the_missing_hook() -> None:
     comtrade = get_env("comtrade")
-    assert "constraint" not in comtrade.mutation_hooks
+    assert comtrade.mutation_hook("constraint") is None and comtrade.mutations is None
+    assert RO.mutation_hook("constraint") is not None
     assert unsupported(comtrade, "constraint") == (
         "environment 'comtrade' cannot support mutation 'constraint' (require evidence "
         "citation in the final report): it supplies no hook for it")

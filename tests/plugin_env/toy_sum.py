@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentmetrology.records.assessment import Assessment
-from agentmetrology.records.environment import AuditHooks, EnvSpec, Prompts, ScorerKind
+from agentmetrology.records.environment import AuditHooks, Display, EnvSpec, Prompts, ScorerKind
 from agentmetrology.records.policy import Brief, Level, Move, Question, ToolCall
 from agentmetrology.records.rng import rng
 from agentmetrology.records.tools import Observation, Tool, ToolSpec
@@ -127,7 +127,7 @@ SPEC = EnvSpec(
     prompts=Prompts("toy-1", "You add numbers with tools.", {"L2": "Read all, submit the sum."},
                     lambda task, level, steps: f"Sum {task['count']} numbers."),
     ownership={"L2": {"arithmetic": "model"}}, decisions=("arithmetic",),
-    task_brief=lambda task: (f"Sum {task['count']} numbers", dict(task)),
+    display=Display(task_brief=lambda task: (f"Sum {task['count']} numbers", dict(task))),
     audit=AuditHooks(probe_tasks=tuple(TASKS), probes=_probes, shipped_scorer="exact_sum",
                      truth_scorer="exact_sum", spectrum_agents=("scripted:adder",
                                                                 "scripted:forgetful"),

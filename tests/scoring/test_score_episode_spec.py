@@ -101,8 +101,8 @@ def test_seed_0_is_a_seed_and_a_missing_digest_is_empty() -> None:
 
 
 def test_a_scorer_side_mutation_scores_with_the_mutated_scorers() -> None:
-    spec = replace(SPEC, mutation_hooks={**SPEC.mutation_hooks,
-                                         "rubric": lambda scorers: (_Echo(name="mutated"),)})
+    spec = replace(SPEC, mutations={**(SPEC.mutations or {}),
+                                    "rubric": lambda scorers: (_Echo(name="mutated"),)})
     (a,) = score_submission(spec, None, "T1_single_page", 1, "seeded", condition="mut:rubric")
     assert a.scorer == "mutated"
     ep = replace(_episode(), condition="mut:rubric")

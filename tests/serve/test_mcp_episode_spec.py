@@ -22,6 +22,7 @@ from agentmetrology import __version__
 from agentmetrology.envs.comtrade import ComtradeEnv
 from agentmetrology.records.canonical import canonical_json, digest
 from agentmetrology.records.clock import FakeClock
+from agentmetrology.records.environment import Serving
 from agentmetrology.scoring.episode import score_episode
 from agentmetrology.serve import McpEpisode, build_server
 from agentmetrology.serve.mcp_server import (
@@ -142,8 +143,10 @@ def test_a_client_that_leaves(tmp_path: Path) -> None:
 def test_instructions_are_the_description_and_the_l2_task_message(tmp_path: Path) -> None:
     ep = _episode(tmp_path)
     task = COMTRADE.tasks["T1_single_page"]
+    prompts = COMTRADE.prompts
+    assert prompts is not None
     assert ep.instructions() == (f"{COMTRADE.description}\n\n"
-                                 f"{COMTRADE.prompts.task_message(task, 'L2', 0)}")
+                                 f"{prompts.task_message(task, 'L2', 0)}")
     assert ep.instructions().startswith("ComtradeBench: ")
 
 
@@ -236,7 +239,8 @@ def test_non_ascii_observations_are_sent_as_text(tmp_path: Path) -> None:
 def test_the_server_names_itself_and_gives_the_instructions(tmp_path: Path) -> None:
     ep = _episode(tmp_path)
     server = build_server(ep)
-    assert server.name == "agentmetrology-comtrade" == COMTRADE.serve_name
+    assert COMTRADE.serving is not None
+    assert server.name == "agentmetrology-comtrade" == COMTRADE.serving.name
     assert server.version == __version__ and server.instructions == ep.instructions()
 
 
@@ -295,9 +299,10 @@ def test_client_info_from_a_context_without_one() -> None:
 def test_the_server_name_is_the_environment_s_or_derived(tmp_path: Path) -> None:
     import dataclasses
 
-    for serve_name, expected in (("custom-name", "custom-name"),
-                                 (None, "agentmetrology-comtrade")):
-        spec = dataclasses.replace(COMTRADE, serve_name=serve_name)
+    for serving, expected in ((Serving("custom-name"), "custom-name"),
+                              (Serving(""), "agentmetrology-comtrade"),
+                              (None, "agentmetrology-comtrade")):
+        spec = dataclasses.replace(COMTRADE, serving=serving)
         ep = McpEpisode(spec, "T1_single_page", 0, out_dir=tmp_path, clock=FakeClock())
         assert build_server(ep).name == expected
 

@@ -1,6 +1,6 @@
 """Any registered environment as an OpenEnv environment: server, HTTP app and client.
 
-`openenv_app("comtrade")` is OpenEnv's FastAPI app (reset/step/state over HTTP and the
+`openenv_app(NAME)` is OpenEnv's FastAPI app (reset/step/state over HTTP and the
 WebSocket session its `EnvClient` speaks) around `AgmEnvironment`, which steps one
 `EpisodeSession` per reset. `reset(seed=, task=, level=, profile=, condition=, max_steps=)`
 chooses the episode; the level decides who owns each decision exactly as in `agm run`.

@@ -1,6 +1,6 @@
 """Any registered environment as a verifiers environment (`verifiers.MultiTurnEnv`).
 
-`load_environment("comtrade", tasks=["T3_duplicates"], seeds=range(5), level="L2")` is a
+`load_environment(NAME, tasks=[TASK], seeds=range(5), level="L2")` is a
 MultiTurnEnv whose dataset has one row per (task, seed): the prompt is what `agm run` tells an
 LLM (the environment's system prompt and task message), the row's tools are the environment's
 tools in OpenAI format. Each rollout steps one `EpisodeSession`: the model's tool calls go to
@@ -26,9 +26,10 @@ from agentmetrology.adapters.session import EpisodeSession, Pending, reward_scor
 from agentmetrology.agents.llm.policy import parse_arguments
 from agentmetrology.agents.llm.prompts import openai_tools
 from agentmetrology.agents.llm.turns import parse_decision
-from agentmetrology.envs.registry import get_env
+from agentmetrology.envs.registry import DEFAULT_ENVIRONMENT, get_env
 from agentmetrology.records.canonical import to_plain
 from agentmetrology.records.environment import EnvSpec
+from agentmetrology.records.errors import UserError
 from agentmetrology.records.policy import ToolCall
 
 require("verifiers", "verifiers", "the verifiers adapter")
@@ -82,6 +83,9 @@ class AgmVerifiersEnv(vf.MultiTurnEnv):
                  seeds: Iterable[int] = (0,), level: str | None = None,
                  profile: str | None = None, condition: str = "clean", **kwargs: Any) -> None:
         spec = get_env(env_name)
+        if spec.prompts is None:  # a verifiers rollout is an LLM's: it needs the prompts
+            raise UserError(f"environment {spec.name!r} supplies no prompts (EnvSpec.prompts), "
+                            "so it has no verifiers environment")
         scorer = reward_scorer(spec)
         self.spec = spec
         lv = level or spec.default_level
@@ -176,6 +180,6 @@ class AgmVerifiersEnv(vf.MultiTurnEnv):
         return 0.0 if self._outcome(state)["reward"] is None else 1.0
 
 
-def load_environment(env_name: str = "comtrade", **kwargs: Any) -> AgmVerifiersEnv:
+def load_environment(env_name: str = DEFAULT_ENVIRONMENT, **kwargs: Any) -> AgmVerifiersEnv:
     """Return the environment the verifiers tooling loads (`load_environment` convention)."""
     return AgmVerifiersEnv(env_name, **kwargs)

@@ -20,6 +20,7 @@ from agentmetrology.agents.replay import ReplayPolicy
 from agentmetrology.archive.model import Archive, ArchiveEpisode, StoredGrade
 from agentmetrology.envs.registry import get_env
 from agentmetrology.records.canonical import canonical_json, digest, to_plain
+from agentmetrology.records.environment import LEGACY_ENVIRONMENT
 from agentmetrology.run.episode import run_episode
 
 ACTOR = "grader"  # recovered grades are the grader's, never the agent's
@@ -65,7 +66,7 @@ def replay_episode(ep: ArchiveEpisode) -> Replayed:
         return Replayed(None, "", False, "not an agm episode (no key)", 0, "")
     recorded = _recorded(ep)
     try:
-        spec = get_env(str(ep.meta.get("environment") or "comtrade"))
+        spec = get_env(str(ep.meta.get("environment") or LEGACY_ENVIRONMENT))
         profile = str(ep.meta.get("profile") or spec.profiles[0])
         steps = ep.meta.get("max_steps")
         run = run_episode(spec, key["task"], None if key["seed"] < 0 else key["seed"],
@@ -180,7 +181,8 @@ def recover_grades(archive: Archive) -> dict[str, Any]:
     reason = (f"recovery refused: {refused}" if refused else
               f"replay validated on {validation['graded_episodes']} graded episodes "
               f"(agreement 1); {sources['recovered_by_replay']} grades recovered")
-    envs = sorted({str(e.meta.get("environment") or "comtrade") for e in archive.episodes})
+    envs = sorted({str(e.meta.get("environment") or LEGACY_ENVIRONMENT)
+                   for e in archive.episodes})
     graders = [get_env(n).grade_scorer for n in envs if _known(n)]
     summary = {"available": True, "validated": not refused, "refused": bool(refused),
                "reason": reason, "actor": ACTOR,

@@ -24,7 +24,7 @@ from agentmetrology.archive.importers.agm_store import (
 )
 from agentmetrology.archive.score_row import regrade_rows, store_facts
 from agentmetrology.archive.versions import EpisodeKey, rank_reversals, transitions
-from agentmetrology.envs.registry import get_env
+from agentmetrology.envs.registry import DEFAULT_ENVIRONMENT, get_env
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.canonical import to_plain
 from agentmetrology.records.episode import MEASUREMENT_FAILURES, episode_from_plain
@@ -140,7 +140,7 @@ def regrade_store(path: Path, qualification: dict[str, Any] | None = None) -> di
         rows, planned, campaigns = _rescore(store, current)
         facts = store_facts(store)
     if not current:  # an empty store: report the built-in's scorers, none changed
-        current = get_env("comtrade").scorer_versions()
+        current = get_env(DEFAULT_ENVIRONMENT).scorer_versions()
     scorers = {name: _scorer_section(name, v, rows) for name, v in sorted(current.items())}
     doc = {"schema": SCHEMA, "package": {"name": "agentmetrology", "version": __version__},
            "store": {"source": path.name, "campaigns": campaigns, "planned": planned,

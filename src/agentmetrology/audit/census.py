@@ -21,6 +21,7 @@ from typing import Any
 from agentmetrology import __version__
 from agentmetrology.audit.census_tau2 import tau2_domain, tau2_summary, with_criteria
 from agentmetrology.audit.registry import AUDIT_TARGETS
+from agentmetrology.envs.registry import DEFAULT_ENVIRONMENT
 
 __all__ = ["DEFAULT_TASKS", "census_row", "run_census", "summarize"]
 
@@ -114,16 +115,16 @@ def _builtin_row(name: str, limit: int | None) -> dict[str, Any]:
 
             named = AUDIT_TARGETS.create(name, category="simple_python", limit=limit)
             doc = seal(audit_target(named.target))
-        elif name == "comtrade":
+        elif name == DEFAULT_ENVIRONMENT:
             from agentmetrology.audit.env_audit import audit_env
             from agentmetrology.audit.targets.env import EnvTarget
             from agentmetrology.envs.registry import get_env
 
-            doc = seal(audit_env(EnvTarget(get_env("comtrade"), seeds=2)))
+            doc = seal(audit_env(EnvTarget(get_env(DEFAULT_ENVIRONMENT), seeds=2)))
         else:
             return _not_probed(f"builtin:{name}", "a known built-in target",
                                f"no built-in target {name!r} "
-                               f"(comtrade, {', '.join(AUDIT_TARGETS.names())})")
+                               f"({DEFAULT_ENVIRONMENT}, {', '.join(AUDIT_TARGETS.names())})")
     except ImportError as exc:
         return _not_probed(f"builtin:{name}", f"a Python package ({exc.name})", str(exc))
     except Exception as exc:  # a built-in target that cannot run here is said so, not dropped

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrology.audit.target import decided_truth
+from agentmetrology.audit.targets.env import audit_hooks
 from agentmetrology.records.canonical import sha256_hex
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.episode import Episode, EpisodeKey, episode_from_plain
@@ -129,18 +130,17 @@ def _assessment(row: dict[str, Any], scorer: str) -> dict[str, Any] | None:
 
 def _truth(row: dict[str, Any], spec: EnvSpec) -> float | None:
     """Return the recorded ground truth (its component when the audit uses one), or None."""
-    assert spec.audit is not None
-    a = _assessment(row, spec.audit.truth_scorer)
+    hooks = audit_hooks(spec)
+    a = _assessment(row, hooks.truth_scorer)
     if a is None:
         return None
     components = (a.get("assessment") or {}).get("components") or {}
     return decided_truth(a.get("status"), a.get("score"), components,
-                         spec.audit.truth_component)
+                         hooks.truth_component)
 
 
 def _shipped(row: dict[str, Any], spec: EnvSpec) -> float | None:
-    assert spec.audit is not None
-    a = _assessment(row, spec.audit.shipped_scorer)
+    a = _assessment(row, audit_hooks(spec).shipped_scorer)
     score = None if a is None else a.get("score")
     # NaN or an infinity (a store written before scorers' scores were checked) is no score.
     return finite_float(score)
@@ -241,8 +241,7 @@ def _stored_episode(store: EvidenceStore, spec: EnvSpec, key: EpisodeKey, row: d
 
     `decisions`: the model owns decisions at the episode's level, so its actions are read.
     """
-    hooks = spec.audit
-    assert hooks is not None
+    hooks = audit_hooks(spec)
     needs_record = rescore is not None or (decisions and hooks.actions is not None)
     episode = episode_from_plain(store.get_json(row["episode_digest"])) \
         if needs_record else None

@@ -10,10 +10,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from agentmetrology.records.environment import ScorerKind as EnvScorerKind
 from agentmetrology.records.numbers import finite_float
 
-ScorerKind = Literal["shape", "outcome", "specification", "llm-judge", "string-match",
-                     "unknown", "user"]
+# An environment's scorer kinds (one vocabulary, records.environment) and what the auditor adds
+# for other benchmarks' scorers and a user's --scorer.
+ScorerKind = EnvScorerKind | Literal["string-match", "unknown", "user"]
 
 
 @dataclass(frozen=True, slots=True)

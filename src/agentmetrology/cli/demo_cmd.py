@@ -8,10 +8,10 @@ import typer
 
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.table_fit import Col, fit_table
-from agentmetrology.envs.registry import get_env
+from agentmetrology.envs.registry import DEFAULT_ENVIRONMENT, get_env
 from agentmetrology.run.episode import run_one
 
-DEMO_ENV = "comtrade"
+DEMO_ENV = DEFAULT_ENVIRONMENT
 DEMO_TASKS = ("T3_duplicates", "T4_rate_limit_429", "T5_server_error_500", "T6_page_drift",
               "T8_mixed_faults")
 

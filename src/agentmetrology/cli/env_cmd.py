@@ -37,7 +37,7 @@ from agentmetrology.cli.run_args import (
 from agentmetrology.cli.run_output import RunView, num, print_table
 from agentmetrology.cli.table_fit import Col
 from agentmetrology.envs.registry import env_names, get_env
-from agentmetrology.records.environment import EnvSpec
+from agentmetrology.records.environment import EnvSpec, Offline
 from agentmetrology.records.errors import UserError
 from agentmetrology.run.adhoc import run_request
 from agentmetrology.run.request import make_request
@@ -88,7 +88,8 @@ def tasks_cmd(env: str = typer.Argument(..., help="Environment, e.g. comtrade (a
               json_out: bool = typer.Option(False, "--json", help="Print JSON lines.")) -> None:
     """List the tasks of an environment."""
     spec = env_arg(env)
-    rows = spec.task_rows() if spec.task_rows else [{"task_id": t} for t in spec.tasks]
+    table = spec.display.task_rows if spec.display else None
+    rows = table() if table else [{"task_id": t} for t in spec.tasks]
     if json_out:
         for r in rows:
             print(json.dumps(r))
@@ -112,12 +113,13 @@ def truth_cmd(
     _check(spec.check_task, task)
     prof = profile or spec.profiles[0]
     _check(spec.check_profile, prof)
-    if spec.truth is None:
+    offline = spec.offline or Offline()
+    if offline.truth is None:
         fail(f"environment {spec.name!r} publishes no ground truth")
-    if spec.truth_note:
-        print(spec.truth_note(task, seed, prof), file=sys.stderr)
+    if offline.truth_note:
+        print(offline.truth_note(task, seed, prof), file=sys.stderr)
     out = sys.stdout
-    for row in spec.truth(task, seed, prof):
+    for row in offline.truth(task, seed, prof):
         out.write(json.dumps(row, separators=(",", ":")) + "\n")
 
 
@@ -167,10 +169,11 @@ def score_cmd(
     _check(spec.check_task, task)
     prof = profile or spec.profiles[0]
     _check(spec.check_profile, prof)
-    if spec.read_submission is None:
+    read = spec.offline.read_submission if spec.offline else None
+    if read is None:
         fail(f"environment {spec.name!r} cannot read submissions from a directory")
     try:
-        sub = spec.read_submission(directory)
+        sub = read(directory)
     except (ValueError, OSError) as exc:
         fail(str(exc))
     assessments = score_submission(spec, sub, task, seed, prof)

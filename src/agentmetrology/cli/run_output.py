@@ -129,8 +129,8 @@ def _get(row: dict[str, Any], path: str) -> Any:
 def print_rows(spec: EnvSpec, rows: list[dict[str, Any]], title: str,
                extra: tuple[tuple[Col, str, int], ...] = ()) -> None:
     """Print result rows as a table that fits the terminal; measurement failures say why."""
-    score_cols = spec.columns or tuple(Column(s.label, f"{s.label}.score")
-                                       for s in spec.scorers)
+    shown = spec.display.columns if spec.display else ()
+    score_cols = shown or tuple(Column(s.label, f"{s.label}.score") for s in spec.scorers)
     # The agent and level are in the title: they go first when the terminal is narrow.
     last = len(score_cols) - 1
     cols = [Col("task", 9), Col("seed", 8, True), Col("agent", 2), Col("level", 1),

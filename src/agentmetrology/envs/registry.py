@@ -9,7 +9,7 @@ registry idiom of every kind picked by name (records/registry.py).
 
 from __future__ import annotations
 
-from agentmetrology.records.environment import EnvSpec
+from agentmetrology.records.environment import LEGACY_ENVIRONMENT, EnvSpec
 from agentmetrology.records.registry import BadEntryPointError, Registry, UnknownNameError
 
 ENTRY_POINT_GROUP = "agentmetrology.environments"
@@ -18,6 +18,9 @@ BUILTINS: dict[str, str] = {"comtrade": "agentmetrology.envs.comtrade.spec:SPEC"
                              "permission": "agentmetrology.envs.toolworlds.spec:PERMISSION",
                              "transaction": "agentmetrology.envs.toolworlds.spec:TRANSACTION",
                              "clarification": "agentmetrology.envs.toolworlds.spec:CLARIFICATION"}
+# The environment a command uses when none is named (campaign and experiment files, the demo,
+# adapters): the one stored records without an environment field were recorded with.
+DEFAULT_ENVIRONMENT = LEGACY_ENVIRONMENT
 
 
 class UnknownEnvironmentError(UnknownNameError):

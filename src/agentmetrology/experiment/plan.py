@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentmetrology.envs.registry import get_env
+from agentmetrology.envs.registry import DEFAULT_ENVIRONMENT, get_env
 from agentmetrology.run.campaign.problems import CampaignConfigError, Checker
 from agentmetrology.run.campaign.spec import TargetSpec
 from agentmetrology.run.campaign.targets import check_agent
@@ -21,7 +21,8 @@ from agentmetrology.run.campaign.toml_files import parse_toml, read_text
 from agentmetrology.run.episode import canonical_condition
 
 KINDS = ("ab", "curve")
-ENVIRONMENTS = ("comtrade",)  # outcome metrics are read from ComtradeBench's ground truth
+# Outcome metrics are read from the default environment's (ComtradeBench's) ground truth.
+ENVIRONMENTS = (DEFAULT_ENVIRONMENT,)
 METRICS = ("coverage", "f1")  # coverage = recall of ground_truth_f1; f1 = its score
 GROUND_TRUTH = "ground_truth_f1"
 DEFAULT_ARMS = ("stress:escalating", "stress:constant")
@@ -124,8 +125,9 @@ def _read(ck: Checker, data: dict[str, Any], file: str) -> ExperimentPlan | None
     if hypothesis is not None and not hypothesis.strip():
         ck.error(f"{w}.hypothesis", "must not be empty")
     kind = ck.string(t, "kind", w, required=True, choices=KINDS)
-    env_name = ck.string(t, "environment", w, default="comtrade", choices=ENVIRONMENTS)
-    env = get_env(env_name or "comtrade")
+    env_name = ck.string(t, "environment", w, default=DEFAULT_ENVIRONMENT,
+                        choices=ENVIRONMENTS)
+    env = get_env(env_name or DEFAULT_ENVIRONMENT)
     task = ck.string(t, "task", w, default="T9_clean_ab", choices=env.tasks)
     arms, doses = _arms(ck, t, kind, env)
     levels = ck.strings(t, "levels", w, default=["L1", "L2"])

@@ -18,7 +18,7 @@ from agentmetrology.envs.registry import get_env
 from agentmetrology.inspect_ext.options import EpisodePlan, TaskArgumentError, episode_plan
 from agentmetrology.inspect_ext.scorers import environment_scorers
 from agentmetrology.inspect_ext.solver import episode_solver, sample_metadata
-from agentmetrology.records.environment import EnvSpec
+from agentmetrology.records.environment import EnvSpec, Prompts
 from agentmetrology.records.errors import UserError
 
 
@@ -36,10 +36,19 @@ def sample_id(task_id: str, seed: int) -> str:
     return f"{task_id}:s{seed}"
 
 
+def prompts_of(spec: EnvSpec) -> Prompts:
+    """Return the environment's prompts, or raise UserError: an Inspect sample is a prompt."""
+    if spec.prompts is None:
+        raise UserError(f"environment {spec.name!r} supplies no prompts (EnvSpec.prompts), so "
+                        "it has no Inspect task; add a Prompts to its specification")
+    return spec.prompts
+
+
 def plan_samples(spec: EnvSpec, plan: EpisodePlan) -> list[Sample]:
     """Return the task x seed samples of a plan, in task then seed order."""
     steps = plan.max_steps or spec.max_steps
-    return [Sample(input=spec.prompts.task_message(spec.tasks[t], plan.level, steps),
+    prompts = prompts_of(spec)
+    return [Sample(input=prompts.task_message(spec.tasks[t], plan.level, steps),
                    id=sample_id(t, seed),
                    metadata=sample_metadata(spec.name, t, seed, plan.level, plan.condition,
                                             plan.profile, plan.max_steps))
@@ -54,6 +63,7 @@ def environment_task(name: str, task_id: str = "all", seeds: str | int = "0",
         spec = get_env(name)  # a plug-in that no longer loads says why here
         lv = level or spec.default_level
         plan = episode_plan(spec, task_id, seeds, lv, condition, profile, max_steps)
+        prompts = prompts_of(spec)
     except UserError as exc:
         # Inspect prints a PrerequisiteError as its message alone (its private error type).
         raise InspectTaskArgumentError(str(exc)) from None
@@ -65,7 +75,7 @@ def environment_task(name: str, task_id: str = "all", seeds: str | int = "0",
                                      "profile": plan.profile, "tasks": list(plan.tasks),
                                      "seeds": list(plan.seeds),
                                      "scorer_versions": spec.scorer_versions(),
-                                     "prompt_version": spec.prompts.version}})
+                                     "prompt_version": prompts.version}})
 
 
 def task_factory(name: str) -> Callable[..., Task]:

@@ -22,7 +22,7 @@ from agentmetrology.records.tools import Observation, Tool, ToolSpec
 def unsupported(spec: EnvSpec, name: str) -> str | None:
     """Return why `spec` cannot run mutation `name`, or None when it can."""
     m = get_mutation(name)
-    if m.hook and name not in spec.mutation_hooks:
+    if m.hook and spec.mutation_hook(name) is None:
         return (f"environment {spec.name!r} cannot support mutation {name!r} ({m.description}):"
                 " it supplies no hook for it")
     return None
@@ -117,6 +117,13 @@ class MutatedEnv:
         return self.inner.trace
 
 
+def _hook(spec: EnvSpec, name: str) -> Callable[[Any], Any]:
+    hook = spec.mutation_hook(name)
+    if hook is None:  # `unsupported` refuses such a run before any episode starts
+        raise KeyError(name)
+    return hook
+
+
 def _relayed(tool: Tool, relay: Callable[[Observation], Observation]) -> Callable[..., Any]:
     def call(**kwargs: Any) -> Observation:
         return relay(tool(**kwargs))
@@ -126,7 +133,7 @@ def _relayed(tool: Tool, relay: Callable[[Observation], Observation]) -> Callabl
 def mutate_env(spec: EnvSpec, env: EnvInstance, mutation: str, condition: str) -> EnvInstance:
     """Return `env` under `mutation` (environment hooks applied first, then the agent's view)."""
     if get_mutation(mutation).side == "environment":
-        env = spec.mutation_hooks[mutation](env)
+        env = _hook(spec, mutation)(env)
     return MutatedEnv(env, mutation, condition)
 
 
@@ -138,7 +145,7 @@ def mutate_message(mutation: str | None, text: str) -> str:
 def mutate_scorers(spec: EnvSpec, mutation: str | None) -> tuple[Scorer, ...]:
     """Return the scorers an episode under `mutation` is scored with."""
     if mutation is not None and get_mutation(mutation).side == "scorer":
-        scorers: tuple[Scorer, ...] = spec.mutation_hooks[mutation](spec.scorers)
+        scorers: tuple[Scorer, ...] = _hook(spec, mutation)(spec.scorers)
         return scorers
     return spec.scorers
 

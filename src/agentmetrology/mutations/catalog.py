@@ -3,7 +3,7 @@
 Generic mutations act on the tool protocol and the agent's instructions, so they apply to every
 registered environment: `wording`, `alias`, `format`, `misleading` (the positive control) and
 `repeat` (the identity, the repeat control). The others change an environment's own settings or
-scorer and need a hook the environment supplies (`EnvSpec.mutation_hooks`); an environment
+scorer and need a hook the environment supplies (`EnvSpec.mutations`); an environment
 without the hook cannot support them, and says so before anything runs.
 
 Mutations are picked by name through `MUTATION_REGISTRY` (records/registry.py); a third-party

@@ -9,14 +9,22 @@ never `agents`, `run` or anything above them (DESIGN.md, "Environments are plug-
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.contract import ContractHooks
-from agentmetrology.records.episode import Episode
+from agentmetrology.records.environment_capabilities import (
+    AuditHooks,
+    Column,
+    Display,
+    Forged,
+    MutationHooks,
+    Offline,
+    Prompts,
+    Serving,
+)
 from agentmetrology.records.errors import UserError
 from agentmetrology.records.events import Event
 from agentmetrology.records.policy import LEVELS, Level, Policy
@@ -26,6 +34,16 @@ from agentmetrology.records.tools import Tool
 Owner = Literal["harness", "model"]
 ScorerKind = Literal["outcome", "shape", "specification", "llm_judge"]
 SCORER_KINDS: tuple[str, ...] = ("outcome", "shape", "specification", "llm_judge")
+# The environment of every record that names none (stores, plans, episodes, campaign files and
+# quick runs written before environments were plug-ins): ComtradeBench was the only one. The one
+# place outside its folder that names it; `envs.registry.DEFAULT_ENVIRONMENT` is the same.
+LEGACY_ENVIRONMENT = "comtrade"
+# The optional capabilities, by the EnvSpec attribute that holds each (None: not supplied).
+CAPABILITIES: tuple[str, ...] = ("prompts", "display", "offline", "audit", "mutations",
+                                 "contract", "serving")
+__all__ = ["CAPABILITIES", "LEGACY_ENVIRONMENT", "SCORER_KINDS", "AuditHooks", "Column",
+           "Display", "EnvInstance", "EnvSpec", "Forged", "HarnessProgram", "MutationHooks",
+           "Offline", "Owner", "Prompts", "Scorer", "ScorerKind", "Serving"]
 
 
 class EnvInstance(Protocol):
@@ -123,74 +141,14 @@ agent stopped ('' when it did not stop on its own)."""
 
 
 @dataclass(frozen=True, slots=True)
-class Prompts:
-    """What an LLM agent is told: a system prompt and per-level instructions."""
-
-    version: str
-    system: str
-    instructions: Mapping[str, str]
-    # (task spec, level, max_steps) -> text; max_steps 0 means no limit is enforced (MCP), so
-    # the message must not state one.
-    task_message: Callable[[Any, str, int], str]
-
-
-@dataclass(frozen=True, slots=True)
-class Column:
-    """A column of `agm run`'s table: header and a dotted path into the result row."""
-
-    header: str
-    path: str
-    digits: int = 3
-
-
-@dataclass(frozen=True, slots=True)
-class Forged:
-    """A forged episode for the auditor's probes: a submission with the trajectory it claims.
-
-    Probes of scorers that read the trajectory (tool coverage, evidence gathering) forge both.
-    """
-
-    submission: Any
-    trajectory: tuple[Event, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class AuditHooks:
-    """What the auditor can probe: forged submissions, ownership stages, who acts where.
-
-    Any hook left empty makes the stages that need it `not probed`, never `pass`.
-    """
-
-    probe_tasks: tuple[str, ...]
-    # (task, seed, profile) -> {probe name: submission or Forged}; the first is the correct one.
-    probes: Callable[[str, int | None, str], dict[str, Any]] | None
-    shipped_scorer: str  # the scorer the benchmark ships (its leaderboard number)
-    truth_scorer: str  # the valid scorer used as ground truth
-    truth_component: str | None = None  # a component of the truth assessment used instead
-    truth_label: str = ""  # how reports name the truth (default: the truth scorer's name)
-    shipped_scale: float = 1.0  # the shipped scorer's full scale (e.g. 100)
-    shipped_resolution: float = 0.0  # ties within this are ties
-    claimed: tuple[str, ...] = ()  # decisions the benchmark claims to test
-    # (episode) -> {decision: [0/1 actions where the decision was live]}
-    actions: Callable[[Episode], dict[str, list[int]]] | None = None
-    ownership_tasks: tuple[str, ...] = ()
-    ownership_agents: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # per level
-    joint_agents: tuple[str, ...] = ()
-    spectrum_agents: tuple[str, ...] = ()
-    spectrum_tasks: tuple[str, ...] = ()
-    calibration_agents: tuple[str, ...] = ()  # fixed half-scaffold rules
-    calibration_level: str = "L1"
-    calibration_tasks: tuple[str, ...] = ()
-    replay_agents: tuple[str, ...] = ()
-    replay_tasks: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
 class EnvSpec:
-    """An environment, described once: tasks, tools, decisions, prompts, scorers, agents, probes.
+    """An environment, described once: a required core and optional capabilities.
 
-    `make(task, seed, profile, condition)` builds one episode's environment and raises
-    ValueError with a message a user can act on for anything it cannot build.
+    The core is what every environment says: name, version, tasks, how to make an instance,
+    scorers, model-free agents, levels and who owns each decision. `make(task, seed, profile,
+    condition)` builds one episode's environment and raises ValueError with a message a user
+    can act on for anything it cannot build. Each capability (`CAPABILITIES`) is None when the
+    environment does not supply it; whoever needs it refuses or reports `not probed`.
     """
 
     name: str
@@ -200,30 +158,31 @@ class EnvSpec:
     make: Callable[[str, int | None, str, str], EnvInstance]
     scorers: tuple[Scorer, ...]
     agents: Mapping[str, Callable[[], Policy]]  # model-free agents by name
-    prompts: Prompts
     decisions: tuple[str, ...] = ()
     ownership: Mapping[str, Mapping[str, Owner]] = field(default_factory=dict)
     harness: Mapping[str, HarnessProgram] = field(default_factory=dict)
     profiles: tuple[str, ...] = ("seeded",)
     conditions: Callable[[str], str] | None = None  # canonical name of a condition, or raise
-    task_rows: Callable[[], list[dict[str, Any]]] | None = None  # `agm tasks` columns
-    task_brief: Callable[[Any], tuple[str, dict[str, Any]]] | None = None  # description, query
-    truth: Callable[[str, int | None, str], Iterable[dict[str, Any]]] | None = None
-    truth_note: Callable[[str, int | None, str], str] | None = None  # printed on stderr
-    read_submission: Callable[[Path], Any] | None = None  # a directory -> a submission
-    row_extras: Callable[[Episode], dict[str, Any]] | None = None
-    columns: tuple[Column, ...] = ()
-    audit: AuditHooks | None = None
-    # Environment-specific mutations (docs/diagnose.md): "rubric" maps the scorers to mutated
-    # scorers; "constraint", "proxy_incentive", "observation_access" map an instance to one
-    # with the changed setting. A mutation without its hook is refused for this environment.
-    mutation_hooks: Mapping[str, Callable[[Any], Any]] = field(default_factory=dict)
     max_steps: int = 30
-    serve_name: str = ""  # MCP server name (default agentmetrology-NAME)
-    # The task contracts and the evidence capture `agm assess` checks them on (None: no contract).
+    # Optional capabilities (environment_capabilities.py).
+    prompts: Prompts | None = None  # what an LLM agent is told; without it no LLM runs
+    display: Display | None = None
+    offline: Offline | None = None
+    audit: AuditHooks | None = None
+    mutations: MutationHooks | None = None
+    # The task contracts and the evidence capture `agm assess` checks them on.
     contract: ContractHooks | None = None
     # Each scorer's score range, scorer name -> (low, high); a scorer not listed scores 0-1.
     score_ranges: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    serving: Serving | None = None
+
+    def capabilities(self) -> tuple[str, ...]:
+        """Return the names of the optional capabilities this environment supplies."""
+        return tuple(c for c in CAPABILITIES if getattr(self, c) is not None)
+
+    def mutation_hook(self, name: str) -> Callable[[Any], Any] | None:
+        """Return the environment's hook for mutation `name`, or None without one."""
+        return None if self.mutations is None else self.mutations.get(name)
 
     @property
     def levels(self) -> tuple[Level, ...]:

@@ -1,4 +1,4 @@
-"""A scripted policy: a deterministic generator of tool calls (shared by environment plug-ins)."""
+"""The one scripted-policy base: a deterministic generator of moves (shared by every plug-in)."""
 
 from __future__ import annotations
 
@@ -9,40 +9,66 @@ from agentmetrology.records.episode import BillableAttempt
 from agentmetrology.records.policy import Brief, Decision, Level, Move, Question, Stop, ToolCall
 from agentmetrology.records.tools import Observation
 
-Script = Generator[ToolCall, Observation | None, None]
+
+class Wait(float):
+    """Yielded by a script to wait that many seconds on the episode's clock."""
+
+
+Script = Generator[ToolCall, Observation | None, None]  # tool calls only
+TimedScript = Generator[Move | Wait, Observation | None, None]  # moves, stops and waits
 
 
 class ScriptedPolicy(ABC):
-    """A deterministic policy whose behaviour is a generator script of tool calls."""
+    """A deterministic policy whose behaviour is a generator script; labelled scripted, not a model.
+
+    A script yields moves (or a `Wait`) and receives each observation. Tool calls go out under
+    the names the episode shows (`shown_names`), so a script may use the usual names.
+    """
 
     name = "scripted"
     levels: tuple[Level, ...] = ("L2",)
 
     def __init__(self) -> None:
-        self._gen: Script | None = None
+        self._gen: TimedScript | None = None
         self.brief: Brief | None = None
+        self._names: dict[str, str] = {}
 
     def reset(self, brief: Brief) -> None:
         """Start a new episode."""
         self.brief, self._gen = brief, None
+        self._names = self.shown_names(brief)
+
+    def shown_names(self, brief: Brief) -> dict[str, str]:
+        """Return {usual tool name: the name the episode shows it under}; none by default."""
+        return {}
 
     async def act(self, observation: Observation | None) -> Move:
-        """Return the script's next tool call (Stop when the script ends)."""
+        """Advance the script to its next move, performing any waits on the clock."""
         assert self.brief is not None, "reset() must be called before act()"
-        try:
-            if self._gen is None:
-                self._gen = self.script(self.brief)
-                return next(self._gen)
-            return self._gen.send(observation)
-        except StopIteration:
-            return Stop()
+        send: Observation | None = observation
+        while True:
+            try:
+                if self._gen is None:
+                    self._gen = self.script(self.brief)
+                    item = next(self._gen)
+                else:
+                    item = self._gen.send(send)
+            except StopIteration:
+                return Stop()
+            if isinstance(item, Wait):
+                await self.brief.clock.sleep(float(item))
+                send = None
+                continue
+            if isinstance(item, ToolCall) and item.name in self._names:
+                return ToolCall(self._names[item.name], item.args, item.call_id)
+            return item
 
     @abstractmethod
-    def script(self, brief: Brief) -> Script:
-        """Yield tool calls, receiving each observation."""
+    def script(self, brief: Brief) -> TimedScript:
+        """Yield the moves of one episode, receiving each observation."""
 
     async def decide(self, question: Question) -> Decision:
-        """Return the fallback (these policies act only at L2, where nothing is asked)."""
+        """Return the fallback (a policy that acts only at L2 is asked nothing)."""
         return question.fallback
 
     def take_attempts(self) -> list[BillableAttempt]:

@@ -91,7 +91,7 @@ def result_row(spec: EnvSpec, ep: Episode, assessments: tuple[Assessment, ...] |
         "agent": ep.meta.get("agent", ep.target), "level": ep.level,
         "condition": ep.condition, "termination": ep.termination.kind,
         "requests_used": ep.usage.requests,
-        **(spec.row_extras(ep) if spec.row_extras else {}),
+        **(spec.display.row_extras(ep) if spec.display and spec.display.row_extras else {}),
         "submission_sha256": ep.digests.get("submission"),
     }
     if ep.termination.is_measurement_failure:

@@ -199,6 +199,8 @@ class McpEpisode:
     def instructions(self) -> str:
         """Return the server instructions an MCP client may show its model."""
         task = self.spec.tasks[self.env.task_id]
+        if self.spec.prompts is None:  # an environment without prompts is described only
+            return self.spec.description
         # No step limit is enforced over MCP, so none is stated (max_steps 0).
         return f"{self.spec.description}\n\n{self.spec.prompts.task_message(task, self.level, 0)}"
 
@@ -234,7 +236,8 @@ def build_server(episode: McpEpisode) -> Server[Any]:
 
     from agentmetrology import __version__
 
-    name = episode.spec.serve_name or f"agentmetrology-{episode.spec.name}"
+    serving = episode.spec.serving
+    name = (serving.name if serving else "") or f"agentmetrology-{episode.spec.name}"
     return Server(name, version=__version__, instructions=episode.instructions(),
                   on_list_tools=list_tools, on_call_tool=call_tool)
 

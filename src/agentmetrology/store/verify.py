@@ -50,6 +50,7 @@ from agentmetrology.store.qualify import (
     Qualification,
     worst,
 )
+from agentmetrology.store.schema import DEFAULT_ENVIRONMENT
 from agentmetrology.store.verify_blobs import BlobChecks
 from agentmetrology.store.verify_episodes import EpisodeChecks, short_text
 from agentmetrology.store.verify_heads import HeadWitness
@@ -339,7 +340,7 @@ class _Verifier(BlobChecks, EpisodeChecks):
     def reopened(self, where: str, details: dict[str, Any], task: str, sealed: Any) -> None:
         if self.reopen is None:
             return
-        env = str(details.get("environment") or "comtrade")
+        env = str(details.get("environment") or DEFAULT_ENVIRONMENT)
         now = self.reopen(env, task, str(details.get("profile") or ""))
         self.checked["specifications_reopened"] = self.checked.get(
             "specifications_reopened", 0) + (now is not None)

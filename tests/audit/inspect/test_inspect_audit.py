@@ -110,7 +110,7 @@ def test_tool_task_do_nothing_trajectory_passes_every_sample():
 def test_judge_scorer_without_a_judge_is_not_probed():
     doc = _audit("judged_task")
     c = _config(doc)
-    assert c["scorer_kind"] == "llm-judge"
+    assert c["scorer_kind"] == "llm_judge"
     crit = c["rows"]["criterion_sensitivity"]
     assert crit["status"] == "not probed" and crit["evidence"]["reason"] == NEEDS_JUDGE
     assert {x["message"] for x in doc["stages"]["probes"]["shipped"]["cells"]} == {NEEDS_JUDGE}

@@ -30,6 +30,7 @@ from agentmetrology.agents.llm.usage import PROVIDER_ALLOWANCE_S
 from agentmetrology.agents.registry import AGENT_FAMILIES, AGENT_PREFIX, LLM_FAMILY
 from agentmetrology.records.clock import Clock, RealClock
 from agentmetrology.records.episode import BillableAttempt
+from agentmetrology.records.errors import UserError
 from agentmetrology.records.policy import Brief, Policy
 from agentmetrology.records.tools import Observation
 
@@ -85,6 +86,10 @@ class ChatPolicy(ModelTurns[Completion]):
 
     def reset(self, brief: Brief) -> None:
         """Start a new conversation for a new episode (a fresh client and attempt list)."""
+        if not brief.system_prompt and not brief.task_message:
+            raise UserError(f"environment {brief.environment!r} supplies no prompts "
+                            "(EnvSpec.prompts), so an LLM agent cannot be run on it; use one "
+                            "of its model-free agents")
         self._client = self._new_client()
         self._start(brief.level)
         self._prompt_version = brief.prompt_version

@@ -8,6 +8,8 @@ same loop for every environment.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from agentmetrology.agents.scaffolds.ownership import SCAFFOLD_POLICIES
 from agentmetrology.mutations import mutate_message, split_condition
 from agentmetrology.records.canonical import digest
@@ -50,13 +52,17 @@ def brief_for(spec: EnvSpec, env: EnvInstance, level: str, max_steps: int,
               clock: Clock) -> Brief:
     """Return what the policy is told at the start of an episode of `spec` at `level`."""
     task = spec.tasks[env.task_id]
-    description, query = spec.task_brief(task) if spec.task_brief else ("", {})
+    shown = spec.display.task_brief if spec.display else None
+    description, query = shown(task) if shown else ("", {})
+    brief = Brief(env.task_id, description, query, tuple(t.spec for t in env.tools.values()),
+                  level, spec.model_owned(level), env.seed, max_steps, clock,  # type: ignore[arg-type]
+                  environment=spec.name)
+    if spec.prompts is None:  # a model-free agent needs none; an LLM agent refuses (its reset)
+        return brief
     message = mutate_message(split_condition(env.condition)[1],
                              spec.prompts.task_message(task, level, max_steps))
-    return Brief(env.task_id, description, query, tuple(t.spec for t in env.tools.values()),
-                 level, spec.model_owned(level), env.seed, max_steps, clock,  # type: ignore[arg-type]
-                 environment=spec.name, system_prompt=spec.prompts.system,
-                 task_message=message, prompt_version=spec.prompts.version)
+    return replace(brief, system_prompt=spec.prompts.system, task_message=message,
+                   prompt_version=spec.prompts.version)
 
 
 async def run_episode_async(spec: EnvSpec, env: EnvInstance, policy: Policy, level: str, *,

@@ -28,8 +28,19 @@ from agentmetrology.run.episode import run_episode
 # Why a cell is left out of every truth-reading stage (counted in audit.json, card, report).
 TRUTH_EXCLUDED = "ground truth UNKNOWN or INVALID (the valid scorer could not decide it)"
 UserScore = Callable[[str, int | None, dict[str, str]], ScoreOutcome]
-_KINDS: dict[str, ScorerKind] = {"outcome": "outcome", "shape": "shape",
-                                 "specification": "specification", "llm_judge": "llm-judge"}
+
+
+def audit_hooks(spec: EnvSpec) -> AuditHooks:
+    """Return the environment's audit hooks; without any, hooks that probe nothing.
+
+    An environment that implements only the core is audited all the same: its grade scorer
+    stands as both shipped and valid scorer, and every stage that needs a hook reads
+    `not probed` (no probes, no agents, no tasks), never a default verdict.
+    """
+    if spec.audit is not None:
+        return spec.audit
+    grade = spec.grade_scorer.name
+    return AuditHooks(probe_tasks=(), probes=None, shipped_scorer=grade, truth_scorer=grade)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,10 +63,8 @@ class EnvTarget:
 
     def __init__(self, spec: EnvSpec, seeds: int = 3, profile: str | None = None,
                  scorer: UserScore | None = None, scorer_label: str | None = None) -> None:
-        if spec.audit is None:
-            raise ValueError(f"environment {spec.name!r} supplies no audit hooks")
         self.spec = spec
-        self.hooks: AuditHooks = spec.audit
+        self.hooks: AuditHooks = audit_hooks(spec)
         self.name = spec.name
         self.seeds = seeds
         self.profile = profile or spec.profiles[0]
@@ -66,7 +75,7 @@ class EnvTarget:
         self.shipped_version = None if scorer else shipped.version
         self.truth_version = self._truth.version
         self.truth_label = self.hooks.truth_label or self._truth.name
-        self.scorer_kind: ScorerKind = "user" if scorer else _KINDS[shipped.kind]
+        self.scorer_kind: ScorerKind = "user" if scorer else shipped.kind
         self.scorer_name = scorer_label or shipped.name
         # A user scorer is compared exactly and on a 0-1 scale.
         self.resolution = 0.0 if scorer else self.hooks.shipped_resolution

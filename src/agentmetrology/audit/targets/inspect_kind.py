@@ -1,7 +1,7 @@
-"""Classify an Inspect scorer's kind: llm-judge, string-match, shape, outcome or specification.
+"""Classify an Inspect scorer's kind: llm_judge, string-match, shape, outcome or specification.
 
 In this order: a scorer that calls a model while scoring (observed) or whose code asks for one
-is an llm-judge; Inspect's built-in text comparisons are string-match; one that never returned a
+is an llm_judge; Inspect's built-in text comparisons are string-match; one that never returned a
 number is unknown; with no answer target to forge from, a scorer that still returns verdicts
 judges the episode (outcome); a scorer whose verdict the output text never changes is shape when
 it gives every output full credit, else outcome (it judges the episode); a scorer that reads the
@@ -84,9 +84,9 @@ def classify(name: str, fn: Any, judge_calls: int, forged_scores: list[list[floa
     names = code_names(fn)
     short = name.rsplit("/", 1)[-1]
     if judge_calls:
-        return "llm-judge", f"called a model {judge_calls} times while scoring"
+        return "llm_judge", f"called a model {judge_calls} times while scoring"
     if names & JUDGE_NAMES or "model_graded" in short:
-        return "llm-judge", "its code asks for a model (get_model / model_graded)"
+        return "llm_judge", "its code asks for a model (get_model / model_graded)"
     if name.startswith("inspect_ai/") and short in STRING_MATCH:
         return "string-match", f"Inspect's built-in `{short}` text comparison"
     if not any(forged_scores):

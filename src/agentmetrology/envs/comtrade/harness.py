@@ -18,6 +18,8 @@ from agentmetrology.envs.comtrade.payload import (
 )
 from agentmetrology.envs.comtrade.question import FaultNotice, fault_question
 from agentmetrology.records.clock import Clock
+from agentmetrology.records.environment import EnvInstance
+from agentmetrology.records.events import Actor
 from agentmetrology.records.policy import Policy, Stop
 from agentmetrology.records.recorder import Recorder
 from agentmetrology.records.tools import Observation
@@ -48,14 +50,14 @@ def _base(env: Any) -> ComtradeEnv:
     return env
 
 
-async def _harness_fetch(rec: Recorder, st: _State, page: Any, first_actor: str,
+async def _harness_fetch(rec: Recorder, st: _State, page: Any, first_actor: Actor,
                          clock: Clock, first_name: str = "fetch_page") -> Observation:
     """Fetch with L0's retry policy: up to 3 retries of a `retry: true` result, 2/4/8 s."""
     attempt = 1
     while True:
-        actor = first_actor if attempt == 1 else "harness"
+        actor: Actor = first_actor if attempt == 1 else "harness"
         name = first_name if attempt == 1 else "fetch_page"
-        obs = rec.call(actor, name, {"page": page})  # type: ignore[arg-type]
+        obs = rec.call(actor, name, {"page": page})
         st.log.request(page, attempt, obs)
         if obs.get("retry") and attempt <= len(L0_BACKOFF):
             wait = L0_BACKOFF[attempt - 1]
@@ -81,7 +83,7 @@ def _harness_submit(env: ComtradeEnv, rec: Recorder, st: _State, started: float)
     rec.call("harness", "submit_results", dict(payload))
 
 
-async def run_l0(shown: ComtradeEnv, policy: Policy, rec: Recorder, max_steps: int) -> str:
+async def run_l0(shown: EnvInstance, policy: Policy, rec: Recorder, max_steps: int) -> str:
     """Run L0: the model pages; the harness retries, cleans, writes and submits."""
     env = _base(shown)
     meant: dict[str, str] = getattr(shown, "original_names", {})  # tool names under a mutation
@@ -118,7 +120,7 @@ async def run_l0(shown: ComtradeEnv, policy: Policy, rec: Recorder, max_steps: i
     return st.stopped
 
 
-async def run_l1(shown: ComtradeEnv, policy: Policy, rec: Recorder, max_steps: int) -> str:
+async def run_l1(shown: EnvInstance, policy: Policy, rec: Recorder, max_steps: int) -> str:
     """Run L1: the harness pages and cleans; the model answers RETRY or SKIP on each fault."""
     env = _base(shown)
     st = _State(RowCollector(), RunLog.start(env.task.task_id))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from agentmetrology.envs.comtrade.actions import episode_actions
 from agentmetrology.envs.comtrade.adversary import canonical_condition
@@ -21,15 +21,17 @@ from agentmetrology.envs.comtrade.scoring.streamed import StreamedSubmission, re
 from agentmetrology.envs.comtrade.scoring.submission import (
     FILE_NAMES,
 )
-from agentmetrology.envs.comtrade.tasks import PROFILES, TASKS, ComtradeTask
+from agentmetrology.envs.comtrade.tasks import PROFILES, TASKS, ComtradeTask, profile_of
 from agentmetrology.records.environment import (
     AuditHooks,
     Column,
+    Display,
     EnvInstance,
     EnvSpec,
-    HarnessProgram,
+    Offline,
     Owner,
     Prompts,
+    Serving,
 )
 from agentmetrology.records.episode import Episode
 
@@ -55,10 +57,16 @@ SPECTRUM = ("scripted:careful", "scripted:off_by_one", *JOINT[1:])
 SPECTRUM_TASKS = ("T3_duplicates", "T4_rate_limit_429", "T5_server_error_500",
                   "T6_page_drift", "T8_mixed_faults")
 L1_RULES = ("l1:always-retry", "l1:always-skip", "l1:quota-aware")
+
+
+def _probes(task: str, seed: int | None, profile: str) -> dict[str, Any]:
+    return battery(task, seed, profile_of(profile))
+
+
 AUDIT = AuditHooks(
     # The ten tasks with a fault family of their own (T9_clean_ab is the stress substrate).
     probe_tasks=tuple(t for t in TASKS if t != "T9_clean_ab"),
-    probes=cast(Any, battery),  # probes in PROBE_NAMES order, "correct" first
+    probes=_probes,  # probes in PROBE_NAMES order, "correct" first
     shipped_scorer="shape_judge", truth_scorer="ground_truth_f1", truth_component="f1_exact",
     truth_label="ground_truth_f1_exact",
     shipped_scale=100.0, shipped_resolution=0.1,  # the judge rounds to 0.1 on 0-100
@@ -76,7 +84,7 @@ AUDIT = AuditHooks(
 
 
 def _make(task: str, seed: int | None, profile: str, condition: str) -> EnvInstance:
-    return ComtradeEnv(task, seed, profile, condition)  # type: ignore[arg-type]
+    return ComtradeEnv(task, seed, profile_of(profile), condition)
 
 
 def _conditions(condition: str) -> str:
@@ -96,11 +104,11 @@ def _brief(task: ComtradeTask) -> tuple[str, dict[str, Any]]:
 
 
 def _truth(task: str, seed: int | None, profile: str) -> list[dict[str, Any]]:
-    return generate_rows(task, seed, profile)  # type: ignore[arg-type]
+    return generate_rows(task, seed, profile_of(profile))
 
 
 def _truth_note(task: str, seed: int | None, profile: str) -> str:
-    return f"# generator seed {generator_seed(task, seed, profile)}"  # type: ignore[arg-type]
+    return f"# generator seed {generator_seed(task, seed, profile_of(profile))}"
 
 
 def _read(directory: Path) -> StreamedSubmission:
@@ -128,14 +136,14 @@ SPEC = EnvSpec(
     tasks=TASKS, make=_make, scorers=SCORERS,
     score_ranges={"shape_judge": (0.0, 100.0)},
     agents={name: partial(make_agent, name) for name in agent_names()},
-    prompts=Prompts(PROMPTS, SYSTEM_PROMPT, LEVEL_INSTRUCTIONS,
-                    cast(Any, task_message)),
-    decisions=DECISIONS, ownership=OWNERSHIP,
-    harness={"L0": cast(HarnessProgram, run_l0), "L1": cast(HarnessProgram, run_l1)},
-    profiles=PROFILES, conditions=_conditions, task_rows=_task_rows,
-    task_brief=cast(Any, _brief), truth=_truth, truth_note=_truth_note,
-    read_submission=_read, row_extras=_extras,
-    columns=(Column("GT F1", "ground_truth.f1"), Column("recall", "ground_truth.recall"),
-             Column("precision", "ground_truth.precision"), Column("judge", "judge.total", 1)),
-    audit=AUDIT, max_steps=MAX_STEPS, serve_name="agentmetrology-comtrade", contract=CONTRACT,
+    decisions=DECISIONS, ownership=OWNERSHIP, harness={"L0": run_l0, "L1": run_l1},
+    profiles=PROFILES, conditions=_conditions, max_steps=MAX_STEPS,
+    prompts=Prompts(PROMPTS, SYSTEM_PROMPT, LEVEL_INSTRUCTIONS, task_message),
+    display=Display(
+        task_rows=_task_rows, task_brief=_brief, row_extras=_extras,
+        columns=(Column("GT F1", "ground_truth.f1"), Column("recall", "ground_truth.recall"),
+                 Column("precision", "ground_truth.precision"),
+                 Column("judge", "judge.total", 1))),
+    offline=Offline(truth=_truth, truth_note=_truth_note, read_submission=_read),
+    audit=AUDIT, contract=CONTRACT, serving=Serving("agentmetrology-comtrade"),
 )

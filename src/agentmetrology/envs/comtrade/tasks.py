@@ -4,10 +4,22 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeGuard
 
 Profile = Literal["seeded", "legacy"]
 PROFILES: tuple[str, ...] = ("seeded", "legacy")
+
+
+def is_profile(name: str) -> TypeGuard[Profile]:
+    """Return True when `name` is one of the data profiles."""
+    return name in PROFILES
+
+
+def profile_of(name: str) -> Profile:
+    """Return `name` as a data profile, or raise ValueError naming the profiles."""
+    if not is_profile(name):
+        raise ValueError(f"unknown profile {name!r}; known: {', '.join(PROFILES)}")
+    return name
 
 FaultFamily = Literal[
     "none", "duplicates", "rate_limit", "server_error", "drift", "totals", "mixed", "adaptive"

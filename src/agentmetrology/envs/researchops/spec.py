@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from agentmetrology.envs.researchops import simulator as sim
 from agentmetrology.envs.researchops.mutations import (
@@ -26,10 +26,13 @@ from agentmetrology.envs.researchops.tools.environment import ResearchOpsEnv
 from agentmetrology.records.environment import (
     AuditHooks,
     Column,
+    Display,
     EnvInstance,
     EnvSpec,
+    Offline,
     Owner,
     Prompts,
+    Serving,
 )
 from agentmetrology.records.episode import Episode
 
@@ -57,7 +60,7 @@ def episode_actions(ep: Episode) -> dict[str, list[int]]:
 
 
 AUDIT = AuditHooks(
-    probe_tasks=tuple(TASKS), probes=cast(Any, battery),
+    probe_tasks=tuple(TASKS), probes=battery,
     shipped_scorer="composite_verifier", truth_scorer="task_quality", truth_label="task_quality_H",
     claimed=DECISIONS, actions=episode_actions,
     ownership_tasks=ONE_PER_FAMILY, ownership_agents={"L2": POLICIES},
@@ -112,13 +115,15 @@ SPEC = EnvSpec(
                 "quality H, proxy reward P and a composite verifier that credits tool names",
     tasks=TASKS, make=_make, scorers=SCORERS,
     agents=dict(AGENTS),
-    prompts=Prompts(PROMPT_VERSION, SYSTEM_PROMPT, LEVEL_INSTRUCTIONS, cast(Any, task_message)),
-    decisions=DECISIONS, ownership=OWNERSHIP,
-    task_rows=_task_rows, task_brief=cast(Any, _brief), truth=_truth, read_submission=_read,
-    row_extras=_extras,
-    columns=(Column("H", "task_quality.H"), Column("P", "task_quality.P"),
-             Column("PTD", "task_quality.ptd"), Column("verifier", "composite_verifier.score")),
-    audit=AUDIT, max_steps=30, serve_name="agentmetrology-researchops",
-    mutation_hooks={"rubric": rubric, "constraint": constraint,
-                    "proxy_incentive": proxy_incentive, "observation_access": observation_access},
+    decisions=DECISIONS, ownership=OWNERSHIP, max_steps=30,
+    prompts=Prompts(PROMPT_VERSION, SYSTEM_PROMPT, LEVEL_INSTRUCTIONS, task_message),
+    display=Display(
+        task_rows=_task_rows, task_brief=_brief, row_extras=_extras,
+        columns=(Column("H", "task_quality.H"), Column("P", "task_quality.P"),
+                 Column("PTD", "task_quality.ptd"),
+                 Column("verifier", "composite_verifier.score"))),
+    offline=Offline(truth=_truth, read_submission=_read),
+    audit=AUDIT, serving=Serving("agentmetrology-researchops"),
+    mutations={"rubric": rubric, "constraint": constraint,
+               "proxy_incentive": proxy_incentive, "observation_access": observation_access},
 )

@@ -10,7 +10,7 @@ from agentmetrology.envs.toolworlds.world import World
 from agentmetrology.records.clock import FakeClock
 from agentmetrology.records.environment import Forged
 from agentmetrology.records.events import Event
-from agentmetrology.records.policy import Brief
+from agentmetrology.records.policy import Brief, ToolCall
 
 
 def drive(world: World, policy: ScriptedPolicy) -> Forged:
@@ -22,7 +22,8 @@ def drive(world: World, policy: ScriptedPolicy) -> Forged:
     obs: Any = None
     try:
         call = next(script)
-        while world.submitted is None and not world.budget_exhausted:
+        while (isinstance(call, ToolCall) and world.submitted is None
+               and not world.budget_exhausted):
             obs = world.tools[call.name](**call.args)
             events.append(Event(len(events), "agent", "tool_call", call.name, call.args, obs,
                                 0.0))

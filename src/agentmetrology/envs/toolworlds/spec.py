@@ -18,7 +18,15 @@ from agentmetrology.envs.toolworlds.world import (
     replay,
 )
 from agentmetrology.records.contract import Contract, ContractHooks
-from agentmetrology.records.environment import AuditHooks, Column, EnvInstance, EnvSpec, Prompts
+from agentmetrology.records.environment import (
+    AuditHooks,
+    Column,
+    Display,
+    EnvInstance,
+    EnvSpec,
+    Prompts,
+    Serving,
+)
 
 VERSION = "1.0.0"
 L2 = ("You own every decision. Find out what you may do and what is asked with the tools, act, "
@@ -57,10 +65,11 @@ def world_spec(name: str, world: type[World], tasks: dict[str, dict[str, Any]],
         prompts=Prompts(f"{name}-1", system, {"L2": L2}, _message),
         decisions=("act",), ownership={"L2": {"act": "model"}},
         conditions=partial(canonical_recipe_condition, name, params),
-        task_rows=lambda: [{"task_id": t, "description": s["description"]}
-                           for t, s in tasks.items()],
-        task_brief=lambda task: (task["description"], {"task_id": task["task_id"]}),
-        columns=(Column("goal", "goal.score"), Column("contract", "contract.score")),
+        display=Display(
+            task_rows=lambda: [{"task_id": t, "description": s["description"]}
+                               for t, s in tasks.items()],
+            task_brief=lambda task: (task["description"], {"task_id": task["task_id"]}),
+            columns=(Column("goal", "goal.score"), Column("contract", "contract.score"))),
         # The contract is UNKNOWN without a trusted reply: as the auditor's truth those cells
         # would be excluded (counted, never read as 0), so the goal is its truth here and
         # `agm assess` reports both estimands with their envelopes.
@@ -68,7 +77,7 @@ def world_spec(name: str, world: type[World], tasks: dict[str, dict[str, Any]],
                          shipped_scorer="goal", truth_scorer="goal",
                          spectrum_agents=names, spectrum_tasks=tuple(tasks),
                          replay_agents=names[:1], replay_tasks=tuple(tasks)),
-        max_steps=BUDGET, serve_name=f"agentmetrology-{name}", contract=hooks,
+        max_steps=BUDGET, serving=Serving(f"agentmetrology-{name}"), contract=hooks,
     )
 
 

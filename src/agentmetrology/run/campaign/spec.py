@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentmetrology.agents.llm.target import LLMTarget, Prices
+from agentmetrology.envs.registry import DEFAULT_ENVIRONMENT
 from agentmetrology.records.canonical import to_plain
 from agentmetrology.run.campaign.problems import Problem
 
@@ -74,7 +75,7 @@ class CampaignConfig:
     concurrency: int = 4
     profile: str = "seeded"
     limits: Limits = field(default_factory=Limits)
-    environment: str = "comtrade"
+    environment: str = DEFAULT_ENVIRONMENT
     file: str = "campaign.toml"
     source: str = ""
     warnings: tuple[Problem, ...] = ()

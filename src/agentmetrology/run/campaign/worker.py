@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentmetrology.agents.scaffolds.runner import run_episode_async
-from agentmetrology.envs.registry import get_env
+from agentmetrology.envs.registry import DEFAULT_ENVIRONMENT, get_env
 from agentmetrology.records.clock import Clock
 from agentmetrology.records.drive import drive
 from agentmetrology.records.episode import BillableAttempt, Episode, EpisodeKey, Termination
@@ -34,7 +34,7 @@ class Job:
     profile: str
     max_steps: int
     deadline_s: float | None = None
-    environment: str = "comtrade"
+    environment: str = DEFAULT_ENVIRONMENT
 
 
 def provider_time_s(policy: Policy) -> float | None:

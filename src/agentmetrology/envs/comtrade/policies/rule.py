@@ -10,20 +10,21 @@ from agentmetrology.envs.comtrade.payload import (
     build_metadata,
     encode_payload,
 )
-from agentmetrology.envs.comtrade.policies.base import Script, ScriptedPolicy, Wait, is_fault
+from agentmetrology.envs.comtrade.policies.base import ComtradeScripted, is_fault
 from agentmetrology.envs.comtrade.question import FaultNotice
 from agentmetrology.records.policy import Brief, Decision, ToolCall
+from agentmetrology.records.scripted import TimedScript, Wait
 
 RULE_RETRY_WAIT_S = 3.0
 
 
-class RuleBaseline(ScriptedPolicy):
+class RuleBaseline(ComtradeScripted):
     """Pages 1.. until has_more is false, retries a failed page once, drops totals, dedups."""
 
     name = "rule"
     reads_descriptions = False  # the fixed baseline calls tools by their usual names
 
-    def script(self, brief: Brief) -> Script:
+    def script(self, brief: Brief) -> TimedScript:
         """The rule's moves: fetch, retry once on a fault, stop on an error without rows."""
         log = RunLog.start(brief.task_id)
         pages: list[Any] = []  # cleaned only when the rule writes its own submission
@@ -40,7 +41,7 @@ class RuleBaseline(ScriptedPolicy):
                     break
                 page, retried = page + 1, False
             elif is_fault(obs) and not retried:
-                log.retry(obs.get("status"), 1, RULE_RETRY_WAIT_S)  # type: ignore[union-attr]
+                log.retry(obs.get("status"), 1, RULE_RETRY_WAIT_S)
                 yield Wait(RULE_RETRY_WAIT_S)
                 retried = True
             else:

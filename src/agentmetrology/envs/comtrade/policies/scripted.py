@@ -17,9 +17,10 @@ from agentmetrology.envs.comtrade.payload import (
     build_metadata,
     encode_payload,
 )
-from agentmetrology.envs.comtrade.policies.base import Script, ScriptedPolicy, Wait, is_fault
+from agentmetrology.envs.comtrade.policies.base import ComtradeScripted, is_fault
 from agentmetrology.envs.comtrade.question import FaultNotice
 from agentmetrology.records.policy import Brief, Decision, ToolCall
+from agentmetrology.records.scripted import TimedScript, Wait
 
 SubmitMode = Literal["rows", "empty", "fabricate", "none"]
 MAX_RETRIES_PER_PAGE = 3
@@ -67,7 +68,7 @@ def _room(w: _Walk, brief: Brief) -> bool:
     return w.remaining > 0 and w.steps < brief.max_steps - 1
 
 
-def walk(brief: Brief, traits: Traits, w: _Walk) -> Script:
+def walk(brief: Brief, traits: Traits, w: _Walk) -> TimedScript:
     """Fetch pages 1..n in order; retry faults and recover missing rows when `refetch`."""
     page, attempt = 1, 1
     while _room(w, brief) and (w.total_pages is None or page <= w.total_pages):
@@ -81,11 +82,11 @@ def walk(brief: Brief, traits: Traits, w: _Walk) -> Script:
             page, attempt = page + 1, 1
         elif is_fault(obs) and traits.refetch and attempt <= MAX_RETRIES_PER_PAGE:
             wait = 2.0 ** attempt
-            w.log.retry(obs.get("status"), attempt, wait)  # type: ignore[union-attr]
+            w.log.retry(obs.get("status"), attempt, wait)
             yield Wait(wait)
             attempt += 1
         elif is_fault(obs):
-            w.log.skip(obs.get("status"), page)  # type: ignore[union-attr]
+            w.log.skip(obs.get("status"), page)
             page, attempt = page + 1, 1
         else:
             return  # the budget is spent or the service refuses
@@ -104,7 +105,7 @@ def walk(brief: Brief, traits: Traits, w: _Walk) -> Script:
 
 
 def _payload(brief: Brief, traits: Traits, w: _Walk,
-             policy: ScriptedPolicy) -> dict[str, str]:
+             policy: ComtradeScripted) -> dict[str, str]:
     rows = w.collector.rows
     if traits.submit == "empty":
         rows = []
@@ -132,7 +133,7 @@ def _fabricate(brief: Brief, n: int, gen: Any) -> list[dict[str, Any]]:
     ]
 
 
-class ExtractionProfile(ScriptedPolicy):
+class ExtractionProfile(ComtradeScripted):
     """A profile defined by its traits; `careful` is the correct one."""
 
     def __init__(self, name: str, traits: Traits) -> None:
@@ -140,7 +141,7 @@ class ExtractionProfile(ScriptedPolicy):
         self.name = f"scripted:{name}"
         self.traits = traits
 
-    def script(self, brief: Brief) -> Script:
+    def script(self, brief: Brief) -> TimedScript:
         """get_task_info, walk the pages, then submit according to the traits."""
         w = _Walk(RunLog.start(brief.task_id),
                   RowCollector(dedup=self.traits.dedup, drop_totals=self.traits.drop_totals))
@@ -159,13 +160,13 @@ class ExtractionProfile(ScriptedPolicy):
         return "RETRY" if notice.requests_remaining > 0 else "SKIP"
 
 
-class OffByOne(ScriptedPolicy):
+class OffByOne(ComtradeScripted):
     """Opens with page=0, re-issues it k times, then varies the argument or gives up."""
 
     name = "scripted:off_by_one"
     VARY_PROBABILITY = 0.5
 
-    def script(self, brief: Brief) -> Script:
+    def script(self, brief: Brief) -> TimedScript:
         """Page 0 (k+1 times), then with a seeded coin either walk from page 1 or submit empty."""
         w = _Walk(RunLog.start(brief.task_id), RowCollector())
         w.remaining = 10**9  # this profile never reads the budget
@@ -195,7 +196,7 @@ BEHAVIOURS: dict[str, Traits | None] = {
 }
 
 
-def scripted(name: str) -> ScriptedPolicy:
+def scripted(name: str) -> ComtradeScripted:
     """Return a fresh scripted profile by name, or raise ValueError listing the names."""
     if name not in BEHAVIOURS:
         raise ValueError(f"unknown scripted behaviour {name!r}; known: {', '.join(BEHAVIOURS)}")
