@@ -205,7 +205,7 @@ def _campaign_per_step(base_url: str, episodes: int) -> float:
 
 def scripted_per_step(episodes: int) -> dict[str, Any]:
     """Return ms per tool call of the same task with a scripted policy (no model at all)."""
-    from agentmetrology.records.drive import drive
+    from agentmetrology.runtime.drive import drive
 
     t0, calls = time.perf_counter(), 0
     for seed in range(episodes):

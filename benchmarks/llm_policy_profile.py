@@ -29,8 +29,8 @@ from agentmetrology.agents.scaffolds.runner import brief_for
 from agentmetrology.envs.comtrade import ComtradeEnv
 from agentmetrology.envs.registry import get_env
 from agentmetrology.records.clock import FakeClock
-from agentmetrology.records.drive import drive
 from agentmetrology.records.policy import Stop
+from agentmetrology.runtime.drive import drive
 
 TASK, LEVEL, PAGES = "T10_constrained_budget", "L0", 8
 KEY_ENV = "AGM_BENCH_KEY"

@@ -146,8 +146,8 @@ def scripted_per_tool_call(episodes: int = 64) -> dict[str, Any]:
     """Return CPU ms per tool call of the same task and level with the model-free rule policy:
     the scaffold and environment alone (no model, no HTTP), the part of a step that is not the
     LLM policy or its client."""
-    from agentmetrology.records.drive import drive
     from agentmetrology.run.episode import make_policy
+    from agentmetrology.runtime.drive import drive
 
     def run(seeds: range) -> int:
         calls = 0

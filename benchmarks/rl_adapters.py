@@ -22,9 +22,9 @@ from agentmetrology.adapters.session import EpisodeSession
 from agentmetrology.agents.scaffolds.runner import brief_for
 from agentmetrology.envs.registry import get_env
 from agentmetrology.records.clock import FakeClock
-from agentmetrology.records.drive import drive
 from agentmetrology.records.policy import Policy, Stop, ToolCall
 from agentmetrology.run.episode import make_env, make_policy, run_one
+from agentmetrology.runtime.drive import drive
 
 ENV, TASK, AGENT, LEVEL = "comtrade", "T3_duplicates", "scripted:careful", "L2"
 SEEDS = range(40)

@@ -8,6 +8,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1] / "src" / "agentmetrology"
 RANK = {
     "records": 0, "stats": 0,
+    # What runs below every environment (the tool recorder, the episode driver, the scripted
+    # base, the registry idiom) and the defences at the edges (redaction, bounded reading,
+    # display of untrusted text, the servers' guard): above the data types, below the store.
+    "runtime": 0.5, "edges": 0.5,
     "store": 1,
     "envs": 2, "stress": 2, "scoring": 2, "mutations": 2,
     "agents": 3,
@@ -93,14 +97,16 @@ def test_only_an_environment_imports_its_own_package() -> None:
     assert bad == []
 
 
-def test_environment_plugins_import_only_records() -> None:
-    # A plug-in implements protocols that live in `records`; it never imports agents or run.
+def test_environment_plugins_import_only_the_bottom_layers() -> None:
+    # A plug-in implements protocols that live in `records` and may use the bottom runtime
+    # (the scripted base, the recorder) and edges (bounded reading); never agents or run.
     names = [p.name for p in (ROOT / "envs").iterdir() if p.is_dir() and p.name[0] != "_"]
     for name in names:
         for path in (ROOT / "envs" / name).rglob("*.py"):
             for module in _imports(path):
                 layer = module.split(".")[1]
-                assert layer in ("records", "envs", "stress"), f"{path}: {module}"
+                assert layer in ("records", "runtime", "edges", "envs", "stress"), \
+                    f"{path}: {module}"
                 if layer == "envs":
                     assert module.startswith(f"agentmetrology.envs.{name}"), f"{path}: {module}"
 

@@ -35,9 +35,9 @@ from agentmetrology.adapters.session import AdapterError
 from agentmetrology.agents.scaffolds.runner import brief_for
 from agentmetrology.envs import registry
 from agentmetrology.records.clock import FakeClock
-from agentmetrology.records.drive import drive
 from agentmetrology.records.policy import Question, Stop
 from agentmetrology.run.episode import make_env, make_policy, run_one
+from agentmetrology.runtime.drive import drive
 from support.agm_runs import run_main
 
 # openenv-core 0.2.0's client opens its socket the way websockets 14+ deprecates; not ours.

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from agentmetrology.adapters.openenv_env import running
-from agentmetrology.records import http_guard
+from agentmetrology.edges import http_guard
 
 pytestmark = pytest.mark.filterwarnings("ignore:connect\\(\\) must be used:DeprecationWarning")
 LIMIT = 4096  # the body limit while these tests run (the real one is 8 MiB)

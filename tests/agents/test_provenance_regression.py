@@ -12,10 +12,10 @@ from agentmetrology.agents.scaffolds.runner import run_episode_async
 from agentmetrology.envs.comtrade import ComtradeEnv
 from agentmetrology.envs.comtrade.scoring.submission import submission_from_mapping
 from agentmetrology.records import canonical_json
-from agentmetrology.records.drive import drive
 from agentmetrology.records.episode import BillableAttempt
 from agentmetrology.records.policy import Brief, Decision, Move, Question, ToolCall
 from agentmetrology.run.episode import make_policy
+from agentmetrology.runtime.drive import drive
 from agentmetrology.scoring.episode import score_submission
 from support.comtrade_runs import COMTRADE
 

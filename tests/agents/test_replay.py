@@ -4,7 +4,7 @@ from agentmetrology.agents.replay import ReplayPolicy
 from agentmetrology.agents.scaffolds.runner import run_episode_async
 from agentmetrology.envs.comtrade import ComtradeEnv
 from agentmetrology.records import canonical_json
-from agentmetrology.records.drive import drive
+from agentmetrology.runtime.drive import drive
 from support.comtrade_runs import COMTRADE, run
 
 

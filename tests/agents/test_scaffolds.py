@@ -80,7 +80,7 @@ def test_l1_decisions_are_model_events() -> None:
 def test_quota_aware_skips_when_budget_cannot_cover_the_rest() -> None:
     from agentmetrology.envs.comtrade.policies.l1_rules import L1Rule
     from agentmetrology.envs.comtrade.question import FaultNotice, fault_question
-    from agentmetrology.records.drive import drive
+    from agentmetrology.runtime.drive import drive
 
     rule = L1Rule("quota-aware")
     tight = fault_question(FaultNotice(2, 429, "", 1, 10, 1, 3, 1))  # 1 left, 2 pages to go

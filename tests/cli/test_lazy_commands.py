@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from agentmetrology.cli.lazy_commands import COMMANDS, Lazy, LazyCommands
 from agentmetrology.cli.main import app
-from agentmetrology.records.registry import Registry
+from agentmetrology.runtime.registry import Registry
 
 PROBE = """
 import sys

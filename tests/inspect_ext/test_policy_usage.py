@@ -14,8 +14,8 @@ from agentmetrology.agents.llm.usage import MAX_TOKENS
 from agentmetrology.inspect_ext.policy import InspectModelPolicy
 from agentmetrology.records import canonical_json
 from agentmetrology.records.canonical import decode_json
-from agentmetrology.records.drive import drive
 from agentmetrology.records.policy import Question
+from agentmetrology.runtime.drive import drive
 
 
 class _Model:

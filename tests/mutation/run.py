@@ -104,7 +104,7 @@ CORE: dict[str, list[str]] = {
                            "tests/assess/test_cases.py",
                            "tests/assess/test_assess_store.py"],  # unresolved-outcome bounds
     "records/numbers.py": ["tests/audit/test_non_finite_scores.py"],  # what counts as a score
-    "store/redact.py": ["tests/records/test_redaction.py", "tests/store/test_store_redact.py",
+    "store/redact.py": ["tests/edges/test_redaction.py", "tests/store/test_store_redact.py",
                         "tests/store/test_redact_api.py"],
     "store/ledger.py": [f"tests/store/{name}.py" for name in (  # not the tamper study, not CLI
         "test_store_ledger", "test_store_supersede", "test_ledger_chain", "test_store_billing",

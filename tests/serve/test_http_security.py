@@ -17,7 +17,7 @@ import uvicorn
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from agentmetrology.records import http_guard
+from agentmetrology.edges import http_guard
 from agentmetrology.serve import McpEpisode, build_server
 from agentmetrology.serve.mcp_server import LOOPBACK, serve_http
 from support.comtrade_runs import COMTRADE

@@ -2,8 +2,8 @@ from agentmetrology.agents.scaffolds.runner import run_episode_async
 from agentmetrology.envs.comtrade import ComtradeEnv
 from agentmetrology.envs.registry import get_env
 from agentmetrology.records import Episode
-from agentmetrology.records.drive import drive
 from agentmetrology.run.episode import make_policy
+from agentmetrology.runtime.drive import drive
 
 COMTRADE = get_env("comtrade")
 

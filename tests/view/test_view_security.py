@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from agentmetrology.records.http_guard import host_name
+from agentmetrology.edges.http_guard import host_name
 from agentmetrology.view import create_app, detect_source
 from agentmetrology.view.app import unsafe_path
 from view.view_fixtures import live_server

@@ -25,11 +25,11 @@ from typing import Any, Literal
 from agentmetrology.adapters.extras import require
 from agentmetrology.adapters.openenv_http import guarded, install_handlers
 from agentmetrology.adapters.session import AdapterError, EpisodeSession, Pending, reward_scorer
+from agentmetrology.edges import http_guard
+from agentmetrology.edges.http_guard import PREFIX_CHARS
 from agentmetrology.envs.registry import get_env
-from agentmetrology.records import http_guard
 from agentmetrology.records.canonical import to_plain
 from agentmetrology.records.environment import EnvSpec
-from agentmetrology.records.http_guard import PREFIX_CHARS
 from agentmetrology.records.policy import ToolCall
 from agentmetrology.view.server import DEFAULT_HOST, bind
 

@@ -4,7 +4,7 @@ OpenEnv's FastAPI app answers a malformed request with the validation errors, ea
 input it rejected (a 300 MB string came back whole) and, for a non-finite number, failing to
 serialise them (a 500 with a traceback). Here every error lists where and what was wrong, quotes
 at most a short prefix of what the client sent (on the WebSocket too: OpenEnv's error frames are
-rewritten on their way out), and the whole app sits behind `records.http_guard` (loopback Host,
+rewritten on their way out), and the whole app sits behind `edges.http_guard` (loopback Host,
 the server's own Origin, MAX_BODY_BYTES).
 """
 
@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from agentmetrology.adapters.session import AdapterError
-from agentmetrology.records import http_guard
-from agentmetrology.records.http_guard import (
+from agentmetrology.edges import http_guard
+from agentmetrology.edges.http_guard import (
     PREFIX_CHARS,
     ASGIApp,
     HttpGuard,

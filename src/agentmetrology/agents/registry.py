@@ -15,7 +15,7 @@ from typing import Any
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.errors import UserError
 from agentmetrology.records.policy import Policy
-from agentmetrology.records.registry import FAMILY_SEPARATOR, Registry
+from agentmetrology.runtime.registry import FAMILY_SEPARATOR, Registry
 
 AgentFactory = Callable[..., Policy]
 LLM_FAMILY = "llm"

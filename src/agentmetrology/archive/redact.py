@@ -2,13 +2,13 @@
 
 Archived error messages can quote API keys or bearer tokens (e.g. a provider's "incorrect API key"
 error); reports and summaries must never repeat them. The patterns are the one table in
-`records.redaction`; the values of this machine's credential-named environment variables are
+`edges.redaction`; the values of this machine's credential-named environment variables are
 removed too (in any form, or quoted in part).
 """
 
 from __future__ import annotations
 
-from agentmetrology.records.redaction import env_secret_values, redactor
+from agentmetrology.edges.redaction import env_secret_values, redactor
 
 MAX_DETAIL = 300
 REDACTED = "[redacted]"

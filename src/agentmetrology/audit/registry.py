@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentmetrology.audit.target import AuditTarget
-from agentmetrology.records.registry import Registry
+from agentmetrology.runtime.registry import Registry
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from pathlib import Path
 import agentmetrology
 from agentmetrology.audit.scorer_worker import ScorerLoadError, coerce_score, describe
 from agentmetrology.audit.target import ScoreOutcome
-from agentmetrology.records.redaction import env_secret_values, redactor
+from agentmetrology.edges.redaction import env_secret_values, redactor
 
 __all__ = ["DEFAULT_TIMEOUT", "ScorerLoadError", "UserScorer", "coerce_score", "load_scorer"]
 

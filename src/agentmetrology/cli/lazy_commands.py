@@ -6,7 +6,7 @@ root group therefore knows each command by name and module and builds it on firs
 one command imports that command's module alone; `agm --help` (and anything that walks the
 group's `commands`) still sees every command, loaded then, in the order of `COMMANDS`.
 
-`COMMANDS` is the command registry (records/registry.py): a third-party package adds a root
+`COMMANDS` is the command registry (runtime/registry.py): a third-party package adds a root
 command with an entry point in the group `agentmetrology.commands` whose value is a typer app or
 command function ("package.module:attr"), imported only when that command runs. A command whose
 entry names `subcommands` (`agm audit`) also answers to `agm NAME SUB ...` for every command of
@@ -24,7 +24,7 @@ import typer
 import typer.main
 
 from agentmetrology.cli.help_text import PlainHelpGroup
-from agentmetrology.records.registry import Registry, UnknownNameError
+from agentmetrology.runtime.registry import Registry, UnknownNameError
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint

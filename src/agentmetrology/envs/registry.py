@@ -4,13 +4,13 @@ A third-party package registers an environment with an entry point in the group
 `agentmetrology.environments` whose value is a module attribute holding an `EnvSpec` (or a
 function returning one), e.g. `myenv = "my_package.spec:SPEC"`. Built-ins are imported only
 when first asked for, so `agm --help` does not pay for every environment. `ENV_REGISTRY` is the
-registry idiom of every kind picked by name (records/registry.py).
+registry idiom of every kind picked by name (runtime/registry.py).
 """
 
 from __future__ import annotations
 
 from agentmetrology.records.environment import LEGACY_ENVIRONMENT, EnvSpec
-from agentmetrology.records.registry import BadEntryPointError, Registry, UnknownNameError
+from agentmetrology.runtime.registry import BadEntryPointError, Registry, UnknownNameError
 
 ENTRY_POINT_GROUP = "agentmetrology.environments"
 BUILTINS: dict[str, str] = {"comtrade": "agentmetrology.envs.comtrade.spec:SPEC",

@@ -31,11 +31,11 @@ from inspect_ai.util import LimitExceededError
 
 from agentmetrology.agents.llm.redact import redact
 from agentmetrology.agents.llm.turns import ModelCall, ModelTurns, Reply
+from agentmetrology.edges.redaction import env_secret_values
 from agentmetrology.inspect_ext.usage import checked_usage
 from agentmetrology.records.episode import BillableAttempt
 from agentmetrology.records.errors import InfraError
 from agentmetrology.records.policy import Brief
-from agentmetrology.records.redaction import env_secret_values
 from agentmetrology.records.tools import Observation, ToolSpec
 
 POLICY_NAME = "inspect-model"

@@ -6,7 +6,7 @@ registered environment: `wording`, `alias`, `format`, `misleading` (the positive
 scorer and need a hook the environment supplies (`EnvSpec.mutations`); an environment
 without the hook cannot support them, and says so before anything runs.
 
-Mutations are picked by name through `MUTATION_REGISTRY` (records/registry.py); a third-party
+Mutations are picked by name through `MUTATION_REGISTRY` (runtime/registry.py); a third-party
 package adds a hook mutation with an entry point in the group `agentmetrology.mutations` whose
 value is a `Mutation` (or a function returning one) of the same name.
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from agentmetrology.records.registry import Registry, UnknownNameError, named_instance
+from agentmetrology.runtime.registry import Registry, UnknownNameError, named_instance
 
 Side = Literal["agent_view", "scorer", "environment", "none"]
 

@@ -28,8 +28,7 @@ from agentmetrology.records.environment_capabilities import (
 from agentmetrology.records.errors import UserError
 from agentmetrology.records.events import Event
 from agentmetrology.records.policy import LEVELS, Level, Policy
-from agentmetrology.records.recorder import Recorder
-from agentmetrology.records.tools import Tool
+from agentmetrology.records.tools import Tool, ToolRecorder
 
 Owner = Literal["harness", "model"]
 ScorerKind = Literal["outcome", "shape", "specification", "llm_judge"]
@@ -135,7 +134,7 @@ class Scorer(Protocol):
         ...
 
 
-HarnessProgram = Callable[[EnvInstance, Policy, Recorder, int], Awaitable[str]]
+HarnessProgram = Callable[[EnvInstance, Policy, ToolRecorder, int], Awaitable[str]]
 """A level's harness: runs the episode, owning the harness-owned decisions; returns why the
 agent stopped ('' when it did not stop on its own)."""
 

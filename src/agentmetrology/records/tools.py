@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
+
+from agentmetrology.records.clock import Clock
+from agentmetrology.records.episode import BillableAttempt
+from agentmetrology.records.events import Actor, Event, EventKind
 
 Observation = dict[str, Any]
 
@@ -38,3 +42,21 @@ class Tool:
     def __call__(self, **kwargs: Any) -> Observation:
         """Run the tool and return its observation."""
         return self.fn(**kwargs)
+
+
+class ToolRecorder(Protocol):
+    """What a harness program uses to act on an episode's tools: every call and decision it
+    makes becomes an Event with its actor (runtime/recorder.py is the implementation)."""
+
+    clock: Clock
+    events: list[Event]
+    attempts: list[BillableAttempt]
+
+    def add(self, actor: Actor, kind: EventKind, name: str, args: dict[str, Any],
+            result: Any) -> Event:
+        """Append one event stamped with the clock."""
+        ...
+
+    def call(self, actor: Actor, name: str, args: dict[str, Any]) -> Observation:
+        """Execute a tool as `actor`; unknown tools and bad arguments give error observations."""
+        ...

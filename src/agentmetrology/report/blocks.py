@@ -3,7 +3,7 @@
 A report is a list of blocks (heading, paragraph, note, list, table, chart, figure); numbers
 are formatted by the number guard, so the guard can check every text before anything is
 written, and table cells are escaped the same way in every report. Every text is rendered
-through `records.display.printable`: control characters from archived content (escape
+through `edges.display.printable`: control characters from archived content (escape
 sequences, bidi overrides) appear as visible escapes, never as terminal commands.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from agentmetrology.records.display import printable
+from agentmetrology.edges.display import printable
 from agentmetrology.report import html as H
 from agentmetrology.report.numberguard import NumberGuard
 from agentmetrology.store.qualify import banner

@@ -21,10 +21,10 @@ from agentmetrology.mutations import (
 )
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.clock import Clock
-from agentmetrology.records.drive import drive
 from agentmetrology.records.environment import EnvInstance, EnvSpec
 from agentmetrology.records.episode import Episode
 from agentmetrology.records.policy import Policy
+from agentmetrology.runtime.drive import drive
 from agentmetrology.scoring.episode import score_episode
 
 

@@ -11,7 +11,7 @@ silently disappears. One server process serves one episode; after it
 is recorded every tool answers with an error saying so.
 
 The HTTP transport binds to 127.0.0.1 only: the environment is a measurement instrument, not a
-public service. Every request passes `records.http_guard` first (Host one of the loopback names,
+public service. Every request passes `edges.http_guard` first (Host one of the loopback names,
 Origin exactly this server's own, a body of at most MAX_BODY_BYTES), and the SDK's own
 DNS-rebinding protection stays on behind it.
 """
@@ -27,16 +27,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentmetrology.records import http_guard
+from agentmetrology.edges import http_guard
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.canonical import canonical_json, digest
 from agentmetrology.records.clock import Clock, RealClock
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.episode import Episode, Termination, Usage
 from agentmetrology.records.errors import UserError
-from agentmetrology.records.recorder import Recorder
 from agentmetrology.records.tools import Observation
 from agentmetrology.run.episode import make_env
+from agentmetrology.runtime.recorder import Recorder
 from agentmetrology.scoring.episode import score_episode
 from agentmetrology.serve.mcp_store import McpAdministration, StoreSession
 from agentmetrology.store.redact import Redactor, env_secrets

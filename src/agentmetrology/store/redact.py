@@ -1,6 +1,6 @@
 """Redaction of secrets before any bytes reach the evidence store.
 
-Two passes, both read from the one pattern table in `records.redaction`: the secret values the
+Two passes, both read from the one pattern table in `edges.redaction`: the secret values the
 caller registered (e.g. the API key read from `api_key_env`, in every form: raw, JSON-escaped,
 base64, and any long substring of it), and credential-shaped patterns (provider keys, bearer
 tokens, `"api_key":"…"` fields, URL passwords). Redacted canonical JSON stays valid JSON.
@@ -12,15 +12,15 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
-from agentmetrology.records.redaction import (
+from agentmetrology.edges.redaction import (
     MIN_SECRET_LEN,
     PATTERNS_VERSION,
     SECRET_ENV_NAME,
     SecretValues,
     env_secret_values,
 )
-from agentmetrology.records.redaction import redact_patterns as _redact_patterns
-from agentmetrology.records.redaction import secret_forms as _secret_forms
+from agentmetrology.edges.redaction import redact_patterns as _redact_patterns
+from agentmetrology.edges.redaction import secret_forms as _secret_forms
 
 __all__ = ["MIN_SECRET_LEN", "PATTERNS_VERSION", "REDACTED", "Redactor", "env_secrets",
            "redact_patterns", "secret_forms"]

@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from agentmetrology.records.http_guard import (
+from agentmetrology.edges.http_guard import (
     LOOPBACK_NAMES,
     ASGIApp,
     HttpGuard,

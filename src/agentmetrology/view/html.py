@@ -11,8 +11,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
-from agentmetrology.records.display import printable
-from agentmetrology.records.redaction import PATTERNS
+from agentmetrology.edges.display import printable
+from agentmetrology.edges.redaction import PATTERNS
 from agentmetrology.report.html import CSS as REPORT_CSS
 from agentmetrology.report.html import escape
 from agentmetrology.store.redact import MIN_SECRET_LEN, Redactor, env_secrets

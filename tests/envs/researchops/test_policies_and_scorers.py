@@ -15,9 +15,9 @@ from agentmetrology.envs.researchops.scorers import CompositeVerifierScorer, Tas
 from agentmetrology.envs.researchops.tasks import TASKS
 from agentmetrology.envs.researchops.tools.environment import ResearchOpsEnv
 from agentmetrology.records.canonical import canonical_json, sha256_hex
-from agentmetrology.records.drive import drive
 from agentmetrology.records.episode import Episode
 from agentmetrology.run.episode import ScoredEpisode, make_policy, run_one
+from agentmetrology.runtime.drive import drive
 
 SPEC = get_env("researchops")
 SEEDS = (0, 1, 2)

@@ -3,7 +3,7 @@
 Keys come only from environment variables, but a provider's error message can quote a key (or
 part of it), a proxy can echo an Authorization header, and a model can repeat text it was shown.
 Every string a policy returns or records passes through `redact`, which reads the one pattern
-table in `records.redaction`. Long hex or base64 runs are redacted only in an authentication
+table in `edges.redaction`. Long hex or base64 runs are redacted only in an authentication
 context (after "api_key=", "Authorization:", ...): elsewhere they are digests and record ids
 that the measurement needs intact.
 """
@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
-from agentmetrology.records.redaction import MIN_SECRET_LEN, redactor
+from agentmetrology.edges.redaction import MIN_SECRET_LEN, redactor
 
 __all__ = ["MIN_SECRET_LEN", "REDACTED", "env_secrets", "redact", "redact_value"]
 

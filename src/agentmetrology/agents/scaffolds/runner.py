@@ -18,8 +18,8 @@ from agentmetrology.records.environment import EnvInstance, EnvSpec
 from agentmetrology.records.episode import Episode, EpisodeKey, Termination, Usage
 from agentmetrology.records.errors import InfraError
 from agentmetrology.records.policy import Brief, Policy, Stop
-from agentmetrology.records.recorder import Recorder
 from agentmetrology.records.tools import Observation
+from agentmetrology.runtime.recorder import Recorder
 
 
 async def run_model_owned(env: EnvInstance, policy: Policy, rec: Recorder,

@@ -1,6 +1,6 @@
 """The archive formats by name: how each recognises a path (for `--format auto`) and loads it.
 
-`ARCHIVE_FORMATS` is the format registry (records/registry.py), in the order `--format auto`
+`ARCHIVE_FORMATS` is the format registry (runtime/registry.py), in the order `--format auto`
 tries them: an agm evidence store, a tau-bench JSON file, a tau2-bench results file, an
 Inspect `.eval` log (or a directory of them), JSONL. A third-party package adds one with an
 entry point in the group `agentmetrology.archive_formats` whose value is an `ArchiveFormat` of
@@ -30,7 +30,7 @@ from agentmetrology.archive.importers.taubench import (
     read_json_file,
 )
 from agentmetrology.archive.model import Archive, ArchiveFormatError, LoadProblem
-from agentmetrology.records.registry import Registry, named_instance
+from agentmetrology.runtime.registry import Registry, named_instance
 
 _SNIFF_BYTES = 4096
 

@@ -31,9 +31,9 @@ from agentmetrology.archive.model import (
 )
 from agentmetrology.archive.redact import redact
 from agentmetrology.archive.replay import apply_gate
+from agentmetrology.edges.files import bounded_lines
 from agentmetrology.records.canonical import canonical_json, to_plain
 from agentmetrology.records.episode import MEASUREMENT_FAILURES
-from agentmetrology.records.files import bounded_lines
 from agentmetrology.records.numbers import finite_float
 
 FORMAT = "jsonl"

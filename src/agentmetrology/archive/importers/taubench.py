@@ -35,7 +35,7 @@ from agentmetrology.archive.model import (
     StoredGrade,
     is_success,
 )
-from agentmetrology.records import files
+from agentmetrology.edges import files
 from agentmetrology.records.numbers import finite_float
 
 FORMAT = "taubench"

@@ -21,8 +21,7 @@ from agentmetrology.records.clock import Clock
 from agentmetrology.records.environment import EnvInstance
 from agentmetrology.records.events import Actor
 from agentmetrology.records.policy import Policy, Stop
-from agentmetrology.records.recorder import Recorder
-from agentmetrology.records.tools import Observation
+from agentmetrology.records.tools import Observation, ToolRecorder
 
 MAX_STEPS = 30
 L0_BACKOFF = (2.0, 4.0, 8.0)  # seconds before retries 1, 2 and 3
@@ -50,7 +49,7 @@ def _base(env: Any) -> ComtradeEnv:
     return env
 
 
-async def _harness_fetch(rec: Recorder, st: _State, page: Any, first_actor: Actor,
+async def _harness_fetch(rec: ToolRecorder, st: _State, page: Any, first_actor: Actor,
                          clock: Clock, first_name: str = "fetch_page") -> Observation:
     """Fetch with L0's retry policy: up to 3 retries of a `retry: true` result, 2/4/8 s."""
     attempt = 1
@@ -68,7 +67,7 @@ async def _harness_fetch(rec: Recorder, st: _State, page: Any, first_actor: Acto
         return obs
 
 
-def _harness_submit(env: ComtradeEnv, rec: Recorder, st: _State, started: float) -> None:
+def _harness_submit(env: ComtradeEnv, rec: ToolRecorder, st: _State, started: float) -> None:
     rows = st.collector.rows
     meta = build_metadata(
         env.task.task_id, env.task.query.as_dict(), rows,
@@ -83,7 +82,7 @@ def _harness_submit(env: ComtradeEnv, rec: Recorder, st: _State, started: float)
     rec.call("harness", "submit_results", dict(payload))
 
 
-async def run_l0(shown: EnvInstance, policy: Policy, rec: Recorder, max_steps: int) -> str:
+async def run_l0(shown: EnvInstance, policy: Policy, rec: ToolRecorder, max_steps: int) -> str:
     """Run L0: the model pages; the harness retries, cleans, writes and submits."""
     env = _base(shown)
     meant: dict[str, str] = getattr(shown, "original_names", {})  # tool names under a mutation
@@ -120,7 +119,7 @@ async def run_l0(shown: EnvInstance, policy: Policy, rec: Recorder, max_steps: i
     return st.stopped
 
 
-async def run_l1(shown: EnvInstance, policy: Policy, rec: Recorder, max_steps: int) -> str:
+async def run_l1(shown: EnvInstance, policy: Policy, rec: ToolRecorder, max_steps: int) -> str:
     """Run L1: the harness pages and cleans; the model answers RETRY or SKIP on each fault."""
     env = _base(shown)
     st = _State(RowCollector(), RunLog.start(env.task.task_id))

@@ -21,8 +21,8 @@ from typing import Any
 from agentmetrology.envs.researchops.tasks import NOTES_KEY, TOOL_NAMES
 from agentmetrology.envs.researchops.tools.specs import ROLE_PHRASES
 from agentmetrology.records.policy import Brief, ToolCall
-from agentmetrology.records.scripted import Script, ScriptedPolicy
 from agentmetrology.records.tools import Observation, ToolSpec
+from agentmetrology.runtime.scripted import Script, ScriptedPolicy
 
 RECOMMENDED = re.compile(r"^Recommended setting: (\S+) = (.+)$", re.MULTILINE)
 DIAGNOSIS = re.compile(r"^Diagnosis: (.+)$", re.MULTILINE)

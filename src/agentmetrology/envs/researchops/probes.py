@@ -21,11 +21,11 @@ from agentmetrology.envs.researchops.policies import AGENTS, Script, ScriptedPol
 from agentmetrology.envs.researchops.tasks import get_task
 from agentmetrology.envs.researchops.tools.environment import ResearchOpsEnv
 from agentmetrology.records.clock import FakeClock
-from agentmetrology.records.drive import drive
 from agentmetrology.records.environment import Forged
 from agentmetrology.records.policy import Brief, Policy, Stop, ToolCall
-from agentmetrology.records.recorder import Recorder
 from agentmetrology.records.tools import Tool, ToolSpec
+from agentmetrology.runtime.drive import drive
+from agentmetrology.runtime.recorder import Recorder
 
 PROBE_NAMES: tuple[str, ...] = ("correct", "report_only", "renamed_tools", "keyword_stuffed",
                                 "empty")

@@ -1,11 +1,11 @@
-"""The scripted-policy helpers of the tool worlds (the base lives in records.scripted)."""
+"""The scripted-policy helpers of the tool worlds (the base lives in runtime.scripted)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from agentmetrology.records.scripted import Script, ScriptedPolicy
 from agentmetrology.records.tools import Observation
+from agentmetrology.runtime.scripted import Script, ScriptedPolicy
 
 __all__ = ["Script", "ScriptedPolicy", "get"]
 

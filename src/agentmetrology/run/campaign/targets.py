@@ -6,9 +6,9 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
+from agentmetrology.edges.redaction import redact_patterns
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.policy import LEVELS
-from agentmetrology.records.redaction import redact_patterns
 from agentmetrology.run.campaign.problems import Checker
 from agentmetrology.run.campaign.spec import Limits, TargetSpec
 

@@ -11,7 +11,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from agentmetrology.records import files
+from agentmetrology.edges import files
 from agentmetrology.run.campaign.problems import CampaignConfigError, Problem
 
 # A campaign or experiment plan is a few KB of TOML; 1 MiB is generous, and bounds the memory a

@@ -15,11 +15,11 @@ from typing import Any
 from agentmetrology.agents.scaffolds.runner import run_episode_async
 from agentmetrology.envs.registry import DEFAULT_ENVIRONMENT, get_env
 from agentmetrology.records.clock import Clock
-from agentmetrology.records.drive import drive
 from agentmetrology.records.episode import BillableAttempt, Episode, EpisodeKey, Termination
 from agentmetrology.records.policy import Brief, Decision, Move, Policy, Question, Stop
 from agentmetrology.records.tools import Observation
 from agentmetrology.run.episode import make_env, make_policy
+from agentmetrology.runtime.drive import drive
 from agentmetrology.scoring.episode import score_episode
 from agentmetrology.store.evidence import EpisodeEvidence
 

@@ -10,7 +10,7 @@ from agentmetrology.envs.comtrade.environment import TOOL_SPECS
 from agentmetrology.envs.comtrade.question import FaultNotice, notice_of
 from agentmetrology.records.policy import Brief, Decision, Level, Question
 from agentmetrology.records.rng import rng
-from agentmetrology.records.scripted import ScriptedPolicy
+from agentmetrology.runtime.scripted import ScriptedPolicy
 
 
 class ComtradeScripted(ScriptedPolicy):

@@ -20,7 +20,7 @@ from agentmetrology.envs.comtrade.payload import (
 from agentmetrology.envs.comtrade.policies.base import ComtradeScripted, is_fault
 from agentmetrology.envs.comtrade.question import FaultNotice
 from agentmetrology.records.policy import Brief, Decision, ToolCall
-from agentmetrology.records.scripted import TimedScript, Wait
+from agentmetrology.runtime.scripted import TimedScript, Wait
 
 SubmitMode = Literal["rows", "empty", "fabricate", "none"]
 MAX_RETRIES_PER_PAGE = 3

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from agentmetrology.edges.files import bounded_lines
 from agentmetrology.envs.comtrade.scoring.submission import (
     FILE_NAMES,
     MAX_DATA_BYTES,
@@ -28,7 +29,6 @@ from agentmetrology.envs.comtrade.scoring.submission import (
     submission_root,
 )
 from agentmetrology.records.canonical import digest
-from agentmetrology.records.files import bounded_lines
 
 BATCH_LINES: Final = 8192
 # One record of data.jsonl is a few hundred bytes; a line longer than the in-memory reader's

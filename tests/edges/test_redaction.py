@@ -7,8 +7,8 @@ import json
 
 import pytest
 
+from agentmetrology.edges.redaction import PATTERNS, SecretValues, redact_patterns
 from agentmetrology.records.canonical import canonical_json
-from agentmetrology.records.redaction import PATTERNS, SecretValues, redact_patterns
 from support.encodings import encodings, holds_secret
 
 M = "[redacted]"

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from agentmetrology.records.errors import UserError
-from agentmetrology.records.registry import (
+from agentmetrology.runtime.registry import (
     BadEntryPointError,
     DuplicateNameError,
     Recipe,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentmetrology.records.http_guard import origins, parse_host, prefix
+from agentmetrology.edges.http_guard import origins, parse_host, prefix
 
 
 @pytest.mark.parametrize(("header", "parsed"), [

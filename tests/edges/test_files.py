@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentmetrology.records.files import FileRefused, bounded_lines, open_regular, read_text
+from agentmetrology.edges.files import FileRefused, bounded_lines, open_regular, read_text
 
 
 def test_a_named_pipe_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:

@@ -34,9 +34,9 @@ from agentmetrology.cli.main import app
 from agentmetrology.envs.registry import get_env
 from agentmetrology.mutations import MUTATIONS, UnknownMutationError, get_mutation
 from agentmetrology.mutations.catalog import MUTATION_REGISTRY, Mutation
-from agentmetrology.records.registry import BadEntryPointError, UnknownNameError
 from agentmetrology.run.adhoc import run_request
 from agentmetrology.run.request import make_request
+from agentmetrology.runtime.registry import BadEntryPointError, UnknownNameError
 
 COMTRADE = get_env("comtrade")
 

@@ -1,6 +1,6 @@
 """Control characters from archived text are shown, never executed by a terminal."""
 
-from agentmetrology.records.display import printable
+from agentmetrology.edges.display import printable
 
 
 def test_escapes_become_visible_and_plain_text_is_unchanged() -> None:
