@@ -32,7 +32,7 @@ demo: $(STAMP)
 # redoes every test module's asserts and every `agm` subprocess compiles the package again
 # (docs/testing.md).
 TEST_WORKERS ?= 2
-SERIAL_TESTS := tests/campaign/test_campaign_interrupt.py
+SERIAL_TESTS := tests/run/campaign/test_campaign_interrupt.py
 test: $(STAMP)
 	$(MAKE) --no-print-directory test-lint
 	$(MAKE) --no-print-directory test-parallel

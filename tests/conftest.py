@@ -30,7 +30,7 @@ TERMINAL_VARS = ("COLUMNS", "LINES")
 # tests/inspect_ext/test_eval.py are left out on purpose: test_eval builds those logs early, so
 # they find them ready instead of one worker waiting on the other's build.
 SLOW_MODULES = (
-    "tests/campaign/test_campaign_ray_llm.py",
+    "tests/run/campaign/test_campaign_ray_llm.py",
     "tests/audit/inspect/test_census.py",
     "tests/envs/test_plugin_env.py",
     "tests/inspect_ext/test_eval.py",
@@ -47,11 +47,11 @@ SLOW_MODULES = (
     "tests/view/test_view_browser.py",
     "tests/audit/test_user_scorer_faults.py",
     "tests/archive/test_importer_fuzz.py",
-    "tests/llm/test_llm_price.py",
+    "tests/agents/llm/test_llm_price.py",
     "tests/inspect_ext/test_options.py",
     "tests/envs/researchops/test_every_path.py",
     "tests/records/test_canonical_properties.py",
-    "tests/campaign/test_campaign_kill.py",
+    "tests/run/campaign/test_campaign_kill.py",
 )
 
 
@@ -60,14 +60,14 @@ SLOW_MODULES = (
 # them after the parallel part, beside mypy only (`-m "not serial"`, then `-m serial` on these
 # paths). The marker comes from this list alone: a test marked `serial` by hand elsewhere would
 # run in neither part, so collection refuses it.
-SERIAL_MODULES = ("tests/campaign/test_campaign_interrupt.py",)
+SERIAL_MODULES = ("tests/run/campaign/test_campaign_interrupt.py",)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Register markers; deliverable SIGINT; in an xdist worker, the controller's COLUMNS/LINES.
 
     A shell without job control starts background commands with SIGINT ignored, and children
-    inherit that: the Ctrl-C tests (tests/campaign/test_campaign_interrupt.py) would then see
+    inherit that: the Ctrl-C tests (tests/run/campaign/test_campaign_interrupt.py) would then see
     no KeyboardInterrupt and a run that cannot be interrupted. The suite restores the default.
     """
     # The status memo (store/verify_memo.py) goes to a scratch folder, never the user's cache;

@@ -26,7 +26,7 @@ def test_xdist_keeps_the_slow_first_order(pytestconfig: pytest.Config) -> None:
     # turns it off, so the order below is the order workers get modules in.
     assert getattr(pytestconfig.option, "loadscopereorder", False) is False
     assert [m for m in SLOW_MODULES if not (ROOT / m).is_file()] == []
-    assert SLOW_MODULES[0] == "tests/campaign/test_campaign_ray_llm.py"
+    assert SLOW_MODULES[0] == "tests/run/campaign/test_campaign_ray_llm.py"
 
 
 class Item:

@@ -76,11 +76,11 @@ CORE: dict[str, list[str]] = {
                              "tests/records/test_canonical_properties.py",
                              "tests/records/test_canonical_types.py"],
     "envs/comtrade/scoring/ground_truth.py": ["tests/envs/comtrade/test_f1_properties.py",
-                                              "tests/scoring"],  # incl. test_ground_truth_spec
+                                              "tests/envs/comtrade/scoring"],  # incl. the spec
     "envs/comtrade/faults.py": ["tests/envs/comtrade/test_fidelity.py",
                                 "tests/envs/comtrade/test_service.py",
                                 "tests/envs/comtrade/test_faults_spec.py",
-                                "tests/scoring/test_streamed.py"],  # _shuffle_tail vs shuffle
+                                "tests/envs/comtrade/scoring/test_streamed.py"],  # _shuffle_tail
     "envs/comtrade/generator.py": ["tests/envs/comtrade/test_generator.py",
                                    "tests/envs/comtrade/test_totals_markers.py",
                                    "tests/envs/comtrade/test_generator_spec.py"],
@@ -118,10 +118,10 @@ CORE: dict[str, list[str]] = {
                           "tests/audit/test_truth_unknown.py", "tests/audit/test_audit_store.py",
                           "tests/audit/test_episodes_spec.py"],
     "audit/card.py": ["tests/audit/test_card_spec.py"],
-    "envs/comtrade/scoring/judge.py": ["tests/scoring"],
-    "envs/comtrade/scoring/judge_rows.py": ["tests/scoring"],  # the judge's row terms
-    "envs/comtrade/scoring/streamed.py": ["tests/scoring"],  # agm score's reader
-    "envs/comtrade/scoring/submission.py": ["tests/scoring"],
+    "envs/comtrade/scoring/judge.py": ["tests/envs/comtrade/scoring"],
+    "envs/comtrade/scoring/judge_rows.py": ["tests/envs/comtrade/scoring"],  # the judge's row terms
+    "envs/comtrade/scoring/streamed.py": ["tests/envs/comtrade/scoring"],  # agm score's reader
+    "envs/comtrade/scoring/submission.py": ["tests/envs/comtrade/scoring"],
     "store/chain.py": ["tests/store/test_ledger_chain.py", "tests/store/test_chain_spec.py"],
     "store/verify.py": ["tests/store/test_ledger_chain.py", "tests/store/test_verify_spec.py",
                         "tests/store/test_verify_bindings_spec.py"],

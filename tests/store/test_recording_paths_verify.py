@@ -2,7 +2,7 @@
 
 Inline, process and LLM campaigns here; the store of `agm serve mcp` driven by the official
 `mcp` SDK client is verified in `tests/serve/test_mcp_server.py` (a real `agm` process over
-stdio), the Ray backend's in `tests/campaign/test_campaign_ray_llm.py` (it needs the module's
+stdio), the Ray backend's in `tests/run/campaign/test_campaign_ray_llm.py` (it needs the module's
 Ray instance).
 """
 
@@ -17,7 +17,7 @@ import pytest
 from agentmetrology.run.campaign import parse_campaign, run_campaign
 from agentmetrology.store import EvidenceStore
 from agentmetrology.store.verify import verify_store
-from campaign.campaign_fixtures import model_free, with_llm
+from run.campaign.campaign_fixtures import model_free, with_llm
 from support import fake_openai as fake
 
 

@@ -62,7 +62,7 @@ def _shuffle_tail(getrandbits: Callable[[int], int], x: list[int], start: int) -
 
     Position i is final once step i has run (later steps only touch lower positions), so a
     page at offset `start` needs steps n-1 .. max(start, 1) only. The draw (`_below`) is
-    inlined here, the hot loop of page drift; tests/scoring/test_streamed.py pins both
+    inlined here, the hot loop of page drift; tests/envs/comtrade/scoring/test_streamed.py pins both
     against `shuffle`.
     """
     for i in range(len(x) - 1, max(start, 1) - 1, -1):

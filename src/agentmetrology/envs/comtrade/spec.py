@@ -113,7 +113,7 @@ def _truth_note(task: str, seed: int | None, profile: str) -> str:
 
 def _read(directory: Path) -> StreamedSubmission:
     # `agm score` reads a user's directory streaming: data.jsonl of any size in bounded memory,
-    # the same assessments as the in-memory reader (tests/scoring/test_streamed.py).
+    # the same assessments as the in-memory reader (tests/envs/comtrade/scoring/test_streamed.py).
     sub = read_streamed_dir(directory)
     if not any((directory / name).exists() for name in FILE_NAMES.values()):
         raise ValueError(f"{directory} holds none of {', '.join(FILE_NAMES.values())}; "

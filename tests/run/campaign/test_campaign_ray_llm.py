@@ -22,7 +22,7 @@ from agentmetrology.run.campaign.execute import Progress
 from agentmetrology.run.campaign.ray_cluster import BackendError, RayOptions
 from agentmetrology.store import EvidenceStore
 from agentmetrology.store.verify import verify_store
-from campaign.campaign_fixtures import (
+from run.campaign.campaign_fixtures import (
     episode_digests,
     files_containing,
     kill_9_when,
@@ -31,7 +31,7 @@ from campaign.campaign_fixtures import (
     with_llm,
     write,
 )
-from campaign.ray_fixtures import (
+from run.campaign.ray_fixtures import (
     KEY,
     KEY_ENV,
     episodes,

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from agentmetrology.run.campaign import load_campaign, plan_campaign
-from campaign.campaign_fixtures import kill_9_when, model_free, query, write
+from run.campaign.campaign_fixtures import kill_9_when, model_free, query, write
 from support.agm_runs import run_main
 
 # Heavy tasks (hundreds of rows per page) so that the run lasts a few seconds.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agentmetrology.run.campaign import parse_campaign, plan_campaign
-from campaign.campaign_fixtures import model_free
+from run.campaign.campaign_fixtures import model_free
 
 
 def test_plan_is_deterministic_and_balanced() -> None:

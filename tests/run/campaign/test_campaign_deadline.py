@@ -19,7 +19,7 @@ from agentmetrology.run.campaign import parse_campaign, run_campaign
 from agentmetrology.run.campaign.llm import EpisodeTimeout, within
 from agentmetrology.run.campaign.worker import DeadlinePolicy
 from agentmetrology.store import EvidenceStore
-from campaign.campaign_fixtures import query
+from run.campaign.campaign_fixtures import query
 from support.fake_models import careful_model
 from support.fake_openai import FakeOpenAI, Reply, Script, http_error
 

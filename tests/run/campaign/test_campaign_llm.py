@@ -11,7 +11,7 @@ import pytest
 
 from agentmetrology.run.campaign import llm, parse_campaign, run_campaign
 from agentmetrology.store import EvidenceStore
-from campaign.campaign_fixtures import files_containing, model_free, query, with_llm
+from run.campaign.campaign_fixtures import files_containing, model_free, query, with_llm
 from support import fake_openai as fake
 
 KEY = "sk-test-0123456789abcdefSECRETvalue"

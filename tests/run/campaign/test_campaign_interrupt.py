@@ -18,7 +18,7 @@ from agentmetrology.records import rng
 from agentmetrology.records.clock import Clock
 from agentmetrology.run.campaign import load_campaign, parse_campaign, plan_campaign, run_campaign
 from agentmetrology.store import EvidenceStore
-from campaign.campaign_fixtures import AsyncScripted, model_free, query, with_llm, write
+from run.campaign.campaign_fixtures import AsyncScripted, model_free, query, with_llm, write
 
 
 class _CtrlC(AsyncScripted):

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from agentmetrology.cli.campaign_cmd import campaign_app
 from agentmetrology.run.campaign import toml_files
-from campaign.campaign_fixtures import model_free, with_llm, write
+from run.campaign.campaign_fixtures import model_free, with_llm, write
 from support.agm_runs import agm
 
 runner = CliRunner()

@@ -17,7 +17,7 @@ from agentmetrology.records.tools import Observation
 from agentmetrology.run.campaign import parse_campaign, run_campaign
 from agentmetrology.run.campaign.plan import plan_campaign
 from agentmetrology.store import EvidenceStore
-from campaign.campaign_fixtures import AsyncScripted, model_free, query, with_llm
+from run.campaign.campaign_fixtures import AsyncScripted, model_free, query, with_llm
 
 KEY = "sk-test-retry-0123456789abcdef"
 LLM = "fake-llm"

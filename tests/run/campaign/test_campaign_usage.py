@@ -15,8 +15,8 @@ from agentmetrology.run.campaign import parse_campaign, run_campaign
 from agentmetrology.run.campaign.execute import Budget
 from agentmetrology.run.campaign.spec import Limits
 from agentmetrology.store import Counts, EpisodeEvidence, EvidenceStore
-from campaign.campaign_fixtures import query
-from campaign.test_campaign_faults import llm_only
+from run.campaign.campaign_fixtures import query
+from run.campaign.test_campaign_faults import llm_only
 from support.fake_models import reporting
 from support.fake_openai import FakeOpenAI
 

@@ -21,7 +21,7 @@ from agentmetrology.records.policy import Brief, Decision, Move, Question
 from agentmetrology.records.tools import Observation
 from agentmetrology.run.campaign import parse_campaign, run_campaign
 from agentmetrology.store import EvidenceStore
-from campaign.campaign_fixtures import AsyncScripted, model_free, with_llm
+from run.campaign.campaign_fixtures import AsyncScripted, model_free, with_llm
 from support.agm_runs import agm
 
 runner = CliRunner()

@@ -15,7 +15,7 @@ import ray
 
 from agentmetrology.run.campaign.ray_cluster import RayOptions, connect
 from agentmetrology.store import EvidenceStore
-from campaign.campaign_fixtures import query
+from run.campaign.campaign_fixtures import query
 
 KEY_ENV = "AGM_RAY_TEST_KEY"
 KEY = "sk-raytest-0123456789abcdefSECRETvalue"

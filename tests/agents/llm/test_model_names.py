@@ -13,7 +13,7 @@ from agentmetrology.cli.campaign_cmd import campaign_app
 from agentmetrology.cli.main import app
 from agentmetrology.run.adhoc import campaign_name
 from agentmetrology.run.request import make_request
-from campaign.campaign_fixtures import model_free, with_llm, write
+from run.campaign.campaign_fixtures import model_free, with_llm, write
 from support.fake_models import careful_model
 from support.fake_openai import FakeOpenAI
 

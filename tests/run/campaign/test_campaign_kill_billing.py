@@ -21,7 +21,7 @@ import pytest
 from agentmetrology.run.campaign.execute import Budget
 from agentmetrology.run.campaign.spec import Limits
 from agentmetrology.store import EvidenceStore
-from campaign.campaign_fixtures import kill_9_when, query, write
+from run.campaign.campaign_fixtures import kill_9_when, query, write
 from support.agm_runs import run_main
 from support.fake_models import careful_model
 from support.fake_openai import FakeOpenAI, Reply

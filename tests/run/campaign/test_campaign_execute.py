@@ -13,7 +13,7 @@ from agentmetrology.run.campaign import worker as worker_module
 from agentmetrology.run.campaign.backends import BackendError
 from agentmetrology.run.campaign.ray_cluster import RayOptions
 from agentmetrology.store import CampaignMismatchError, DuplicateEpisodeError, EvidenceStore
-from campaign.campaign_fixtures import (
+from run.campaign.campaign_fixtures import (
     AsyncScripted,
     episode_digests,
     files_containing,

@@ -23,7 +23,7 @@ from agentmetrology.run.campaign import parse_campaign, run_campaign
 from agentmetrology.run.campaign.execute import INFRA_STOP_AFTER, Budget, Progress
 from agentmetrology.run.campaign.spec import Limits
 from agentmetrology.store import Counts, EpisodeEvidence, EvidenceStore
-from campaign.campaign_fixtures import AsyncScripted, model_free, write
+from run.campaign.campaign_fixtures import AsyncScripted, model_free, write
 from support.fake_models import careful_model
 from support.fake_openai import FakeOpenAI
 

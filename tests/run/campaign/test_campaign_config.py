@@ -13,9 +13,9 @@ from agentmetrology.run.campaign import (
     parse_campaign,
 )
 from agentmetrology.run.seeds import parse_seeds as parse_seed_text
-from campaign.campaign_fixtures import model_free, with_llm
+from run.campaign.campaign_fixtures import model_free, with_llm
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 BAD = """\
 [campaign]
