@@ -15,13 +15,12 @@ import typer
 from rich.text import Text
 
 from agentmetrology.archive.evidence_check import qualify_store
+from agentmetrology.archive.report_qualify import qualify_report
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail
-from agentmetrology.records.canonical import digest
 from agentmetrology.store import EvidenceStore, LedgerError, StoreBusyError
 from agentmetrology.store.errors import StoreError
-from agentmetrology.store.ledger_reader import chain_heads
-from agentmetrology.store.qualify import INVALID, QUALIFIED, UNAVAILABLE, banner
+from agentmetrology.store.qualify import QUALIFIED, banner
 from agentmetrology.store.verify import (
     NotAStoreError,
     store_head,
@@ -156,13 +155,6 @@ def _report(report_dir: Path) -> tuple[Path, dict[str, Any]]:
     fail(f"{report_dir} holds no report ({' or '.join(REPORT_FILES)})")
 
 
-def _chain_heads(store: Path) -> dict[str, int]:
-    try:
-        return chain_heads(store)
-    except NotAStoreError as exc:
-        fail(str(exc))
-
-
 @evidence_app.command("qualify")
 def qualify(
     report_dir: Annotated[Path, typer.Argument(help="Directory of an `archive audit` or "
@@ -174,47 +166,9 @@ def qualify(
     """Qualify a report against its store now: exit 1 unless it still qualifies."""
     path, doc = _report(report_dir)
     _sealed_store(store)
-    current = qualify_store(store, "full")
-    problems: list[dict[str, str]] = []
-    recorded = (doc.get("evidence") or {}).get("evidence_digest")
-    heads = _chain_heads(store)
-    notes: list[str] = []
-    if not recorded:
-        problems.append({"kind": "no_evidence_digest", "result": UNAVAILABLE,
-                         "detail": "the report names no evidence digest (built before reports "
-                                   "were bound, or not from an evidence store)"})
-    elif recorded not in heads:
-        problems.append({"kind": "evidence_digest_mismatch", "result": INVALID,
-                         "detail": f"the report was built from evidence {recorded[:12]}, which "
-                                   "is not in the store's chain (the ledger was rewritten)"})
-    elif (doc.get("evidence") or {}).get("chain_length") not in (None, heads[recorded]):
-        problems.append({"kind": "evidence_digest_mismatch", "result": INVALID,
-                         "detail": f"the report names evidence {recorded[:12]} at chain length "
-                                   f"{doc['evidence']['chain_length']}, the store's chain has "
-                                   f"it at {heads[recorded]}"})
-    elif heads[recorded] != current["chain_length"]:
-        notes.append(f"the store grew by {current['chain_length'] - heads[recorded]} chain "
-                     "entries since the report: its numbers cover the earlier state")
-    if (doc.get("evidence") or {}).get("result") not in (None, QUALIFIED):
-        problems.append({"kind": "built_from_unqualified_store", "result": INVALID,
-                         "detail": "the report itself says its store did not qualify when it "
-                                   f"was built ({doc['evidence']['result']})"})
-    for row in doc.get("score_rows") or []:
-        content = {k: v for k, v in row.items() if k != "row_id"}
-        if digest(content) != row.get("row_id"):
-            problems.append({"kind": "score_row_changed", "result": INVALID,
-                             "detail": f"score row {str(row.get('row_id'))[:12]} no longer "
-                                       "hashes to its id (edited)"})
-    if not current["qualified"]:
-        problems.append({"kind": "store_not_qualified", "result": current["result"],
-                         "detail": f"the store does not qualify now: "
-                                   f"{current['problem_count']} problem(s)"})
-    result = (INVALID if any(p["result"] == INVALID for p in problems)
-              else UNAVAILABLE if problems else QUALIFIED)
-    out = {"report": str(path), "store": str(store), "result": result,
-           "qualified": result == QUALIFIED, "report_evidence_digest": recorded,
-           "store_evidence_digest": current["evidence_digest"], "problems": problems,
-           "notes": notes, "store_qualification": current}
+    out = qualify_report(path, doc, store)
+    result, problems, notes = out["result"], out["problems"], out["notes"]
+    current = out["store_qualification"]
     if as_json:
         print(json.dumps(out, indent=2, sort_keys=True))
     else:

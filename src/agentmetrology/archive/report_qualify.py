@@ -1,0 +1,70 @@
+"""Qualify a report now against the store it was built from, without re-running anything.
+
+A report names the evidence digest (the chain head) and chain length it was computed from; it
+still qualifies when that head is in the store's chain at that length, the report itself says
+its store qualified when it was built, every score row still hashes to its id, and the store
+qualifies now (docs/evidence.md, "Reports built from a store").
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agentmetrology.archive.evidence_check import qualify_store
+from agentmetrology.records.canonical import digest
+from agentmetrology.store.ledger_reader import chain_heads
+from agentmetrology.store.qualify import INVALID, QUALIFIED, UNAVAILABLE
+
+
+def _binding_problems(doc: dict[str, Any], heads: dict[str, int], current: dict[str, Any],
+                      notes: list[str]) -> list[dict[str, str]]:
+    """Return the problems of the report's binding to the chain (notes: the store grew)."""
+    problems: list[dict[str, str]] = []
+    recorded = (doc.get("evidence") or {}).get("evidence_digest")
+    if not recorded:
+        problems.append({"kind": "no_evidence_digest", "result": UNAVAILABLE,
+                         "detail": "the report names no evidence digest (built before reports "
+                                   "were bound, or not from an evidence store)"})
+    elif recorded not in heads:
+        problems.append({"kind": "evidence_digest_mismatch", "result": INVALID,
+                         "detail": f"the report was built from evidence {recorded[:12]}, which "
+                                   "is not in the store's chain (the ledger was rewritten)"})
+    elif (doc.get("evidence") or {}).get("chain_length") not in (None, heads[recorded]):
+        problems.append({"kind": "evidence_digest_mismatch", "result": INVALID,
+                         "detail": f"the report names evidence {recorded[:12]} at chain length "
+                                   f"{doc['evidence']['chain_length']}, the store's chain has "
+                                   f"it at {heads[recorded]}"})
+    elif heads[recorded] != current["chain_length"]:
+        notes.append(f"the store grew by {current['chain_length'] - heads[recorded]} chain "
+                     "entries since the report: its numbers cover the earlier state")
+    return problems
+
+
+def qualify_report(path: Path, doc: dict[str, Any], store: Path) -> dict[str, Any]:
+    """Return the qualification of the report `doc` (read from `path`) against `store` now."""
+    current = qualify_store(store, "full")
+    recorded = (doc.get("evidence") or {}).get("evidence_digest")
+    notes: list[str] = []
+    problems = _binding_problems(doc, chain_heads(store), current, notes)
+    if (doc.get("evidence") or {}).get("result") not in (None, QUALIFIED):
+        problems.append({"kind": "built_from_unqualified_store", "result": INVALID,
+                         "detail": "the report itself says its store did not qualify when it "
+                                   f"was built ({doc['evidence']['result']})"})
+    for row in doc.get("score_rows") or []:
+        content = {k: v for k, v in row.items() if k != "row_id"}
+        if digest(content) != row.get("row_id"):
+            problems.append({"kind": "score_row_changed", "result": INVALID,
+                             "detail": f"score row {str(row.get('row_id'))[:12]} no longer "
+                                       "hashes to its id (edited)"})
+    if not current["qualified"]:
+        problems.append({"kind": "store_not_qualified", "result": current["result"],
+                         "detail": f"the store does not qualify now: "
+                                   f"{current['problem_count']} problem(s)"})
+    result = (INVALID if any(p["result"] == INVALID for p in problems)
+              else UNAVAILABLE if problems else QUALIFIED)
+    out = {"report": str(path), "store": str(store), "result": result,
+           "qualified": result == QUALIFIED, "report_evidence_digest": recorded,
+           "store_evidence_digest": current["evidence_digest"], "problems": problems,
+           "notes": notes, "store_qualification": current}
+    return out
