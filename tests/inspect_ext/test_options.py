@@ -84,3 +84,30 @@ def test_inspect_eval_refuses_a_bad_argument_in_one_message(inspect_env: dict[st
     assert "error: -T task: unknown task 'T99' of environment 'comtrade'; known: " in out
     assert "Traceback" not in out
     assert list(tmp_path.iterdir()) == []  # refused before anything ran or was written
+
+
+def test_inspect_eval_takes_the_documented_comma_lists(inspect_env: dict[str, str],
+                                                       tmp_path: Path) -> None:
+    # Inspect's command line turns `a,b` into a list (`0,2` into [0, 2]) before the task sees it.
+    from inspect_ai.log import read_eval_log
+
+    inspect_cli = Path(sys.executable).with_name("inspect")
+    res = subprocess.run([str(inspect_cli), "eval", "agentmetrology/comtrade",
+                          "-T", "task=T3_duplicates,T6_page_drift", "-T", "seeds=0,2",
+                          "--model", "mockllm/model", "--log-dir", str(tmp_path)],
+                         env={**inspect_env, "COLUMNS": "400"}, capture_output=True, text=True,
+                         timeout=300, check=False)
+    assert res.returncode == 0, res.stdout + res.stderr
+    (log_file,) = tmp_path.glob("*.eval")
+    log = read_eval_log(str(log_file))
+    assert log.samples is not None
+    assert sorted((s.metadata["task"], s.metadata["seed"]) for s in log.samples) == [
+        ("T3_duplicates", 0), ("T3_duplicates", 2), ("T6_page_drift", 0), ("T6_page_drift", 2)]
+
+
+def test_a_list_value_is_read_as_the_comma_list_typed() -> None:
+    spec = get_env("comtrade")
+    plan = episode_plan(spec, ["T3_duplicates", "T6_page_drift"], [0, 2], "L2", "clean", None,
+                        None)
+    assert plan.tasks == ("T3_duplicates", "T6_page_drift") and plan.seeds == (0, 2)
+    assert episode_plan(spec, "T3_duplicates", "0-2", "L2", "clean", None, None).seeds == (0, 1, 2)

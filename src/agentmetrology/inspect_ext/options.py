@@ -31,17 +31,26 @@ class EpisodePlan:
     max_steps: int | None
 
 
-def parse_task_list(spec: EnvSpec, value: str) -> tuple[str, ...]:
+def joined(value: object) -> str:
+    """Return a `-T` value as the text a user typed: Inspect's command line turns `a,b` into the
+    list ['a', 'b'] (each item parsed as YAML, so `0,2` becomes [0, 2]); join it back."""
+    if isinstance(value, list | tuple):
+        return ",".join(str(v).strip() for v in value)
+    return str(value)
+
+
+def parse_task_list(spec: EnvSpec, value: object) -> tuple[str, ...]:
     """Return the task ids of "all", one id or a comma list; raise naming the known tasks."""
-    text = str(value).strip()
+    typed = joined(value)
+    text = typed.strip()
     if text == "all":
         return tuple(spec.tasks)
     tasks = tuple(t.strip() for t in text.split(","))
     if not text or "" in tasks:
-        raise TaskArgumentError(f"-T task={value!r}: give a task id, a comma list or 'all'; "
+        raise TaskArgumentError(f"-T task={typed!r}: give a task id, a comma list or 'all'; "
                                 f"known: {', '.join(spec.tasks)}")
     if len(set(tasks)) != len(tasks):
-        raise TaskArgumentError(f"-T task={value!r} lists a task twice; list each task once")
+        raise TaskArgumentError(f"-T task={typed!r} lists a task twice; list each task once")
     for t in tasks:
         try:
             spec.check_task(t)
@@ -50,12 +59,12 @@ def parse_task_list(spec: EnvSpec, value: str) -> tuple[str, ...]:
     return tasks
 
 
-def episode_plan(spec: EnvSpec, task: str, seeds: str | int, level: str, condition: str,
+def episode_plan(spec: EnvSpec, task: object, seeds: object, level: str, condition: str,
                  profile: str | None, max_steps: int | None) -> EpisodePlan:
     """Return the checked plan of the `-T` arguments, or raise TaskArgumentError."""
     tasks = parse_task_list(spec, task)
     try:
-        seed_list = parse_seeds(str(seeds))
+        seed_list = parse_seeds(joined(seeds))
     except ValueError as exc:
         raise TaskArgumentError(f"-T seeds: {exc}") from None
     try:
