@@ -33,6 +33,8 @@ def export_cmd(
 ) -> None:
     """Write one row per recorded episode: key fields, termination, every scorer's score,
     status and version, cost and digests; an unmeasured score is null, never 0."""
+    if out is not None and str(out) == "-":
+        out = None  # `--out -` is stdout, as for every tool that writes a stream
     kind = format_for(fmt, out)
     if out is None and kind == "parquet":
         fail("Parquet is binary: give --out FILE.parquet")

@@ -88,6 +88,13 @@ def render(export: Export, fmt: str) -> bytes:
     return parquet_bytes(export)
 
 
+def _user_file_mode() -> int:
+    """Return the mode a plain `open(path, "w")` would give a new file under the user's umask."""
+    mask = os.umask(0)  # reading the umask means setting it; put it back at once
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def write_atomic(data: bytes, out: Path, *, force: bool) -> None:
     """Write `data` to `out` in one step; ExportError if `out` exists and not `force`."""
     if out.exists() and not force:
@@ -102,6 +109,9 @@ def write_atomic(data: bytes, out: Path, *, force: bool) -> None:
     except OSError as exc:
         raise ExportError(f"cannot write in {parent}: {exc.strerror or exc}") from None
     try:
+        # mkstemp makes the file private (0600); an export is an ordinary output file, made
+        # readable as the user's umask says, like every other file the tool writes.
+        os.fchmod(fd, _user_file_mode())
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()

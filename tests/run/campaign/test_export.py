@@ -4,7 +4,9 @@ round trips, refusal to overwrite, and `campaign status` scores per level and co
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +24,7 @@ from agentmetrology.records.tools import Observation
 from agentmetrology.run.campaign import parse_campaign, run_campaign
 from agentmetrology.store import EvidenceStore
 from run.campaign.campaign_fixtures import AsyncScripted, model_free, with_llm
-from support.agm_runs import agm
+from support.agm_runs import agm, agm_process
 
 runner = CliRunner()
 LLM = "fake-llm"
@@ -189,6 +191,25 @@ def test_jsonl_to_stdout(store: Path) -> None:
     res = runner.invoke(app, ["export", str(store), "--campaign", "mf"])
     assert res.exit_code == 0
     assert len(res.stdout.splitlines()) == 16
+
+
+def test_out_dash_is_stdout(store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    res = agm_process("export", str(store), "--campaign", "mf", "--out", "-")
+    assert res.returncode == 0, res.stderr
+    assert len(res.stdout.splitlines()) == 16
+    assert list(tmp_path.iterdir()) == []  # no file literally named "-"
+
+
+def test_an_export_file_follows_the_users_umask(store: Path, tmp_path: Path) -> None:
+    out = tmp_path / "e.jsonl"
+    old = os.umask(0o022)
+    try:
+        res = agm("export", str(store), "--out", str(out))
+    finally:
+        os.umask(old)
+    assert res.returncode == 0, res.stderr
+    assert stat.S_IMODE(out.stat().st_mode) == 0o644  # as open() makes it, not mkstemp's 0600
 
 
 def _cells(text: str) -> dict[tuple[str, str, str], list[str]]:
