@@ -25,7 +25,7 @@ def export_cmd(
                                                             "tau2-bench results file."),
     fmt: str = typer.Option(None, "--format", metavar="jsonl|csv|parquet",
                             help="Output format (default: from the --out suffix, else jsonl)."),
-    out: Path = typer.Option(None, "--out", metavar="FILE",
+    out: Path | None = typer.Option(None, "--out", metavar="FILE",
                              help="Output file (default: stdout; Parquet needs a file)."),
     campaign: str = typer.Option(None, "--campaign", metavar="NAME[,NAME]",
                                  help="Only these campaigns (default: all)."),

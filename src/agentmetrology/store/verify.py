@@ -298,20 +298,7 @@ class _Verifier(BlobChecks, EpisodeChecks):
             if not isinstance(bound, dict) or not isinstance(versions, dict):
                 self.bad("binding_unreadable", where, "the sealed binding is not a JSON object")
                 continue
-            checks = (("scope_mismatch", "key", bound.get("key"), key),
-                      ("seed_mismatch", "seed", bound.get("seed"), key["seed"]),
-                      ("specification_mismatch", "task_spec_digest",
-                       bound.get("task_spec_digest"), spec),
-                      ("target_mismatch", "target_config_digest",
-                       bound.get("target_config_digest"), target),
-                      ("instrument_mismatch", "scorer_versions", bound.get("scorer_versions"),
-                       versions),
-                      ("registration_mismatch", "registration_id", bound.get("registration_id"),
-                       reg))
-            for kind, name, sealed, now in checks:
-                if sealed != now:
-                    self.bad(kind, where, f"sealed {name} {short_text(sealed)} but the ledger "
-                             f"says {short_text(now)}")
+            self._sealed_fields(where, bound, key, (spec, target, versions, reg))
             campaign = regs.get(key["campaign"])
             if campaign is None:
                 self.bad("registration_mismatch", where, f"campaign {key['campaign']!r} is "
@@ -327,6 +314,30 @@ class _Verifier(BlobChecks, EpisodeChecks):
                  "scorers": bound.get("scorer_versions"), "details": details})
             self.reopened(where, details, key["task"], bound.get("task_spec_digest"))
         self.checked["administrations"] = n
+        self._plans(regs, plans, tagged)
+
+    def _sealed_fields(self, where: str, bound: dict[str, Any], key: dict[str, Any],
+                       ledger: tuple[Any, Any, Any, Any]) -> None:
+        """Name every field whose sealed value differs from what the ledger says now."""
+        spec, target, versions, reg = ledger
+        checks = (("scope_mismatch", "key", bound.get("key"), key),
+                  ("seed_mismatch", "seed", bound.get("seed"), key["seed"]),
+                  ("specification_mismatch", "task_spec_digest",
+                   bound.get("task_spec_digest"), spec),
+                  ("target_mismatch", "target_config_digest",
+                   bound.get("target_config_digest"), target),
+                  ("instrument_mismatch", "scorer_versions", bound.get("scorer_versions"),
+                   versions),
+                  ("registration_mismatch", "registration_id", bound.get("registration_id"),
+                   reg))
+        for kind, name, sealed, now in checks:
+            if sealed != now:
+                self.bad(kind, where, f"sealed {name} {short_text(sealed)} but the ledger "
+                         f"says {short_text(now)}")
+
+    def _plans(self, regs: dict[str, tuple[Any, Any, Any]],
+               plans: dict[str, list[dict[str, Any]]], tagged: bool) -> None:
+        """Check each campaign's sealed bindings against its planned count and plan digest."""
         for name, (_, plan_digest, planned) in regs.items():
             rows = plans[name]
             if len(rows) != planned:
