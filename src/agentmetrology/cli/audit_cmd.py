@@ -213,12 +213,7 @@ def audit_cmd(
     spec = env_arg(target)
     count = _seed_count(seeds)
     levels = store_levels(spec, store, level or [], campaign or [])
-    user: UserScorer | None = None
-    if scorer:
-        try:
-            user = load_scorer(scorer, timeout=scorer_timeout)
-        except ScorerLoadError as exc:
-            fail(str(exc))
+    user = _user_scorer(scorer, scorer_timeout)
     try:
         try:
             env_target = EnvTarget(spec, seeds=count, scorer=user,
@@ -237,6 +232,16 @@ def audit_cmd(
         doc["scorers"]["shipped"]["sha256"] = user.sha256
         doc["scorers"]["shipped"]["timeout_s"] = user.timeout
     _emit(doc, out, json_out)
+
+
+def _user_scorer(scorer: str | None, timeout: float) -> UserScorer | None:
+    """Return the --scorer FILE.py:function loaded in its worker, or None without one."""
+    if not scorer:
+        return None
+    try:
+        return load_scorer(scorer, timeout=timeout)
+    except ScorerLoadError as exc:
+        fail(str(exc))
 
 
 def _audit_named(name: str, category: str, limit: int | None, out: Path,

@@ -8,6 +8,7 @@ built-in auditor.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -154,8 +155,6 @@ def census_cmd(
     """Audit many benchmarks' scorers; write census.json, report.md/html and census.svg."""
     from agentmetrology.audit.census import DEFAULT_TASKS, run_census
     from agentmetrology.audit.census_tau2 import archive_census
-    from agentmetrology.audit.output import write_json
-    from agentmetrology.report.census_report import render_census_report
 
     specs = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else list(DEFAULT_TASKS)
     if not specs:
@@ -176,6 +175,15 @@ def census_cmd(
     doc = run_census(specs, limit, scorer_timeout, worker_timeout, progress)
     tau2 = doc["tau2"]
     doc["taubench_archive"] = archive
+    _write_census(doc, out)
+    _print_census(con, doc, tau2, out)
+
+
+def _write_census(doc: dict[str, Any], out: Path) -> None:
+    """Write census.json, report.md, report.html and census.svg into `out` (one line if not)."""
+    from agentmetrology.audit.output import write_json
+    from agentmetrology.report.census_report import render_census_report
+
     try:
         markdown, html, svg = render_census_report(doc)
     except NumberGuardError as exc:
@@ -188,6 +196,10 @@ def census_cmd(
             (out / name).write_text(text, encoding="utf-8")
     except OSError as exc:
         fail(f"cannot write the census into {out}: {exc.strerror or exc}")
+
+
+def _print_census(con: Any, doc: dict[str, Any], tau2: list[dict[str, Any]], out: Path) -> None:
+    """Print the census summary, what was not probed and the tau2 do-nothing counts."""
     s = doc["summary"]
     con.print(f"{s['probed']} of {s['benchmarks']} benchmarks probed, {s['scorers']} scorers; "
               f"kinds: {s['by_kind']}; criterion: {s['by_criterion']}", markup=False)
@@ -203,6 +215,27 @@ def census_cmd(
         con.print(line, markup=False)
     con.print(f"census.json: {out / 'census.json'}", markup=False)
     con.print(f"HTML report: {(out / 'report.html').resolve()}", markup=False)
+
+
+def _propose_probes(ep: Any, items: list[str], limit: int,
+                    passes: Callable[[str, Any], bool]) -> dict[str, Any]:
+    """Return forged outputs a model proposes for one Inspect task, executed on its scorer."""
+    from agentmetrology.audit.proposals import execute_proposed_probes, propose_probes
+    from agentmetrology.audit.targets.inspect_load import InspectLoadError, load_task
+
+    if len(items) != 1:
+        fail("propose probes takes one Inspect task")
+    try:
+        loaded = load_task(items[0], {}, limit)
+    except InspectLoadError as exc:
+        fail(str(exc))
+    shown = [{"id": i.sample_id, "input": str(s.input)[:2000],
+              "target": list(i.targets)} for s, i in zip(loaded.samples, loaded.infos,
+                                                         strict=True)
+             if i.unusable is None]
+    if not shown:
+        fail(f"{items[0]}: no sample has a usable target to design probes for")
+    return execute_proposed_probes(loaded, propose_probes(ep, shown, passes))
 
 
 def _endpoint(model: str, base_url: str | None, key_env: str | None) -> Any:
@@ -227,9 +260,7 @@ def propose_cmd(
     from agentmetrology.audit.output import write_json
     from agentmetrology.audit.proposals import (
         ProposalError,
-        execute_proposed_probes,
         propose_ownership,
-        propose_probes,
     )
     from agentmetrology.report.proposal_guard import passes
 
@@ -242,21 +273,7 @@ def propose_cmd(
                 fail(f"no such file: {', '.join(missing)}")
             doc = propose_ownership(ep, files, passes)
         elif what == "probes":
-            from agentmetrology.audit.targets.inspect_load import InspectLoadError, load_task
-
-            if len(items) != 1:
-                fail("propose probes takes one Inspect task")
-            try:
-                loaded = load_task(items[0], {}, limit)
-            except InspectLoadError as exc:
-                fail(str(exc))
-            shown = [{"id": i.sample_id, "input": str(s.input)[:2000],
-                      "target": list(i.targets)} for s, i in zip(loaded.samples, loaded.infos,
-                                                                 strict=True)
-                     if i.unusable is None]
-            if not shown:
-                fail(f"{items[0]}: no sample has a usable target to design probes for")
-            doc = execute_proposed_probes(loaded, propose_probes(ep, shown, passes))
+            doc = _propose_probes(ep, items, limit, passes)
         else:
             fail(f"propose {what!r}: use ownership or probes")
     except ProposalError as exc:
