@@ -39,6 +39,8 @@ MAX_SLACK = 20
 B2_PREFIX = "stress:b2:"
 B2_ARMS = ("escalating", "constant")
 B2_SQUEEZE_AT = 0.7
+# Degradation curves on B2's instrument: quota pages + SQUEEZE (8 on T9_clean_ab), no squeeze.
+QUOTA_DOSE_PREFIX = "stress:quota:dose="
 
 
 @dataclass(slots=True)
@@ -64,7 +66,8 @@ def adversary_for(condition: str) -> tuple[Schedule, EscalatingAdversary]:
     """Return the schedule and adversary of a named stress condition.
 
     Conditions: `adaptive` (T9's own escalation), `stress:escalating`, `stress:constant`
-    (matched mean 0.60), `stress:dose=X` (constant intensity X in [0, 1]).
+    (matched mean 0.60), `stress:dose=X` (constant intensity X in [0, 1]), the enforced-quota
+    `stress:squeeze:slack=K`, B2's `stress:b2:ARM:slack=K` and `stress:quota:dose=X`.
     """
     if condition == "adaptive":
         return ADAPTIVE_SCHEDULE, EscalatingAdversary()
@@ -78,18 +81,19 @@ def adversary_for(condition: str) -> tuple[Schedule, EscalatingAdversary]:
                                                         squeeze=SQUEEZE)
     if condition.startswith(B2_PREFIX):
         return _b2_adversary(b2_arm_slack(condition)[0])
-    if condition.startswith("stress:dose="):
+    if condition.startswith(("stress:dose=", QUOTA_DOSE_PREFIX)):
         try:
             level = float(condition.split("=", 1)[1])
         except ValueError:
             level = -1.0
         if not 0.0 <= level <= 1.0:
             raise ValueError(f"bad condition {condition!r}: the dose must be a number in [0, 1]")
-        return ConstantSchedule(level), EscalatingAdversary(totals_at=None)
+        quota = condition.startswith(QUOTA_DOSE_PREFIX)  # B2's instrument, without the squeeze
+        return ConstantSchedule(level), EscalatingAdversary(totals_at=None, overwrite=quota)
     raise ValueError(
         f"unknown condition {condition!r}; known: clean, stress:escalating, stress:constant, "
         "stress:dose=X, stress:squeeze:slack=K, stress:b2:escalating:slack=K, "
-        "stress:b2:constant:slack=K"
+        "stress:b2:constant:slack=K, stress:quota:dose=X"
     )
 
 
@@ -136,9 +140,10 @@ def canonical_condition(condition: str) -> str:
     if condition.startswith(B2_PREFIX):
         arm, slack = b2_arm_slack(condition)
         return f"{B2_PREFIX}{arm}:slack={slack}"
-    if condition.startswith("stress:dose="):
-        text = repr(float(condition.split("=", 1)[1]))
-        return "stress:dose=" + (text[:-2] if text.endswith(".0") else text)
+    if condition.startswith(("stress:dose=", QUOTA_DOSE_PREFIX)):
+        head, _, text = condition.partition("=")
+        text = repr(float(text))
+        return f"{head}=" + (text[:-2] if text.endswith(".0") else text)
     return condition
 
 
@@ -156,5 +161,7 @@ def wrap_fetch(service: ComtradeService, condition: str, seed: int | None) -> Ad
         arm, slack = b2_arm_slack(condition)
         service.budget = service.task.total_pages + SQUEEZE + slack
         label = f"stress:b2:{arm}"
+    elif condition.startswith(QUOTA_DOSE_PREFIX):
+        service.budget = service.task.total_pages + SQUEEZE
     return AdversarialWrapper(ComtradeAdapter(service), schedule, policy,
                               seed=f"{service.task.task_id}:{label}:{seed}")
