@@ -103,3 +103,10 @@ def test_quota_dose_curve_is_pinned_and_gapless_at_dose_zero() -> None:
     # quota-aware equals always-retry's coverage but dies less often at the highest dose
     covs, deaths, _ = _arm("l1:quota-aware", "stress:quota:dose=1", 10)
     assert (round(fmean(covs), 4), deaths) == (0.6173, 1)
+
+
+@pytest.mark.parametrize("slack", [0, 1, 2, 4])
+def test_retry_and_quota_aware_are_indistinguishable_in_outcome(slack: int) -> None:
+    for arm in ("escalating", "constant"):
+        cond = f"stress:b2:{arm}:slack={slack}"
+        assert _arm("l1:always-retry", cond, 20)[0] == _arm("l1:quota-aware", cond, 20)[0]
