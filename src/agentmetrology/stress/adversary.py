@@ -68,6 +68,7 @@ class EscalatingAdversary:
     totals_at: float | None = 0.7
     squeeze_after: int | None = None
     squeeze: int = 0
+    overwrite: bool = False  # duplicates replace rows instead of being inserted (rows lost)
 
     def __call__(self, progress: AgentProgress, intensity: float,
                  rng: np.random.Generator) -> tuple[Perturbation, ...]:
@@ -79,7 +80,8 @@ class EscalatingAdversary:
             return tuple(out)  # a fault replaces the response; nothing else applies
         rate = self.corruption_scale * intensity
         if rate > 0:
-            out.append(Perturbation("corrupt", corruption="duplicate", rate=rate))
+            detail = {"overwrite": True} if self.overwrite else {}
+            out.append(Perturbation("corrupt", corruption="duplicate", rate=rate, detail=detail))
         if self.totals_at is not None and intensity >= self.totals_at:
             out.append(Perturbation("totals"))
         if (self.squeeze_after is not None and self.squeeze

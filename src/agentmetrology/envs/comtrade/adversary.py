@@ -8,6 +8,7 @@ from typing import Any
 
 from agentmetrology.envs.comtrade.service import ComtradeService
 from agentmetrology.stress.adversary import EscalatingAdversary, Perturbation
+from agentmetrology.stress.progress import AgentProgress
 from agentmetrology.stress.schedule import (
     ConstantSchedule,
     LinearSchedule,
@@ -30,6 +31,16 @@ SQUEEZE = 3
 SQUEEZE_AFTER = 2
 SQUEEZE_PREFIX = "stress:squeeze:slack="
 MAX_SLACK = 20
+# The B2 design (docs/comtrade.md): both arms of the matched-mean A/B under one enforced quota
+# of pages + SQUEEZE + K requests; the one-shot squeeze of SQUEEZE fires when the arm's
+# intensity first reaches B2_SQUEEZE_AT, which the escalating ramp crosses (at its 3rd
+# success, intensity 0.8) and the constant arm's 0.60 never does. Its duplicates overwrite
+# rows as the original environment's did (the rows lost set the half-scaffold's ceiling).
+B2_PREFIX = "stress:b2:"
+B2_ARMS = ("escalating", "constant")
+B2_SQUEEZE_AT = 0.7
+# Degradation curves on B2's instrument: quota pages + SQUEEZE (8 on T9_clean_ab), no squeeze.
+QUOTA_DOSE_PREFIX = "stress:quota:dose="
 
 
 @dataclass(slots=True)
@@ -55,7 +66,8 @@ def adversary_for(condition: str) -> tuple[Schedule, EscalatingAdversary]:
     """Return the schedule and adversary of a named stress condition.
 
     Conditions: `adaptive` (T9's own escalation), `stress:escalating`, `stress:constant`
-    (matched mean 0.60), `stress:dose=X` (constant intensity X in [0, 1]).
+    (matched mean 0.60), `stress:dose=X` (constant intensity X in [0, 1]), the enforced-quota
+    `stress:squeeze:slack=K`, B2's `stress:b2:ARM:slack=K` and `stress:quota:dose=X`.
     """
     if condition == "adaptive":
         return ADAPTIVE_SCHEDULE, EscalatingAdversary()
@@ -67,18 +79,41 @@ def adversary_for(condition: str) -> tuple[Schedule, EscalatingAdversary]:
         squeeze_slack(condition)  # raises on a bad slack
         return ESCALATING_SCHEDULE, EscalatingAdversary(squeeze_after=SQUEEZE_AFTER,
                                                         squeeze=SQUEEZE)
-    if condition.startswith("stress:dose="):
+    if condition.startswith(B2_PREFIX):
+        return _b2_adversary(b2_arm_slack(condition)[0])
+    if condition.startswith(("stress:dose=", QUOTA_DOSE_PREFIX)):
         try:
             level = float(condition.split("=", 1)[1])
         except ValueError:
             level = -1.0
         if not 0.0 <= level <= 1.0:
             raise ValueError(f"bad condition {condition!r}: the dose must be a number in [0, 1]")
-        return ConstantSchedule(level), EscalatingAdversary(totals_at=None)
+        quota = condition.startswith(QUOTA_DOSE_PREFIX)  # B2's instrument, without the squeeze
+        return ConstantSchedule(level), EscalatingAdversary(totals_at=None, overwrite=quota)
     raise ValueError(
         f"unknown condition {condition!r}; known: clean, stress:escalating, stress:constant, "
-        "stress:dose=X, stress:squeeze:slack=K"
+        "stress:dose=X, stress:squeeze:slack=K, stress:b2:escalating:slack=K, "
+        "stress:b2:constant:slack=K, stress:quota:dose=X"
     )
+
+
+def _b2_adversary(arm: str) -> tuple[Schedule, EscalatingAdversary]:
+    """Return a B2 arm's schedule and the adversary whose squeeze fires where it crosses."""
+    schedule: Schedule = ESCALATING_SCHEDULE if arm == "escalating" else ConstantSchedule(
+        MATCHED_MEAN)
+    # The first success count whose intensity reaches the threshold; None: never crossed.
+    crossing = next((k for k in range(MAX_SLACK + 1)
+                     if schedule(AgentProgress(k, 0, k)) >= B2_SQUEEZE_AT), None)
+    return schedule, EscalatingAdversary(squeeze_after=crossing, squeeze=SQUEEZE, overwrite=True)
+
+
+def b2_arm_slack(condition: str) -> tuple[str, int]:
+    """Return (arm, K) of `stress:b2:ARM:slack=K`, or raise ValueError."""
+    arm, _, rest = condition[len(B2_PREFIX):].partition(":")
+    if arm not in B2_ARMS or not rest.startswith("slack="):
+        raise ValueError(f"bad condition {condition!r}: spell it stress:b2:escalating:slack=K "
+                         "or stress:b2:constant:slack=K")
+    return arm, squeeze_slack(SQUEEZE_PREFIX + rest[len("slack="):])
 
 
 def squeeze_slack(condition: str) -> int:
@@ -102,9 +137,13 @@ def canonical_condition(condition: str) -> str:
     adversary_for(condition)  # raises with the list of known conditions
     if condition.startswith(SQUEEZE_PREFIX):
         return f"{SQUEEZE_PREFIX}{squeeze_slack(condition)}"
-    if condition.startswith("stress:dose="):
-        text = repr(float(condition.split("=", 1)[1]))
-        return "stress:dose=" + (text[:-2] if text.endswith(".0") else text)
+    if condition.startswith(B2_PREFIX):
+        arm, slack = b2_arm_slack(condition)
+        return f"{B2_PREFIX}{arm}:slack={slack}"
+    if condition.startswith(("stress:dose=", QUOTA_DOSE_PREFIX)):
+        head, _, text = condition.partition("=")
+        text = repr(float(text))
+        return f"{head}=" + (text[:-2] if text.endswith(".0") else text)
     return condition
 
 
@@ -117,5 +156,12 @@ def wrap_fetch(service: ComtradeService, condition: str, seed: int | None) -> Ad
         # the same adversarial sequence, so the quota is the only thing the dose changes.
         service.budget = service.task.total_pages + SQUEEZE + squeeze_slack(condition)
         label = "stress:squeeze"
+    elif condition.startswith(B2_PREFIX):
+        # Both arms under the quota; the slack changes only the quota, never the draws.
+        arm, slack = b2_arm_slack(condition)
+        service.budget = service.task.total_pages + SQUEEZE + slack
+        label = f"stress:b2:{arm}"
+    elif condition.startswith(QUOTA_DOSE_PREFIX):
+        service.budget = service.task.total_pages + SQUEEZE
     return AdversarialWrapper(ComtradeAdapter(service), schedule, policy,
                               seed=f"{service.task.task_id}:{label}:{seed}")

@@ -177,7 +177,11 @@ class ComtradeService:
             rows, _ = faults.inject_duplicates_seeded(
                 f"{t.task_id}:dup:{self.seed}:{counter}", rows, prev, t.dup_rate, t.cross_rate)
         for p in perturbations:
-            if p.kind == "corrupt" and p.corruption == "duplicate" and p.rate > 0:
+            if p.kind == "corrupt" and p.corruption == "duplicate" and p.detail.get("overwrite"):
+                # The original's realisation (B2): copies overwrite rows, so rows are lost.
+                rows = faults.inject_duplicates_legacy(t.task_id, counter, rows, prev, p.rate,
+                                                       p.rate / 2)
+            elif p.kind == "corrupt" and p.corruption == "duplicate" and p.rate > 0:
                 rows, _ = faults.inject_duplicates_seeded(
                     f"{t.task_id}:adv-dup:{self.seed}:{counter}", rows, prev, p.rate, p.rate / 2)
             elif p.kind == "corrupt" and p.corruption == "drop" and p.rate > 0:

@@ -1,0 +1,39 @@
+"""The shipped B2 plan (examples/experiment_b2.toml) runs and reports the pinned calibration."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from agentmetrology.cli.main import app
+
+PLAN = Path(__file__).resolve().parents[2] / "examples" / "experiment_b2.toml"
+ESC, CON = "stress:b2:escalating:slack=0", "stress:b2:constant:slack=0"
+
+
+def test_b2_example_reports_delta_deaths_and_skips(tmp_path: Path) -> None:
+    store, out = str(tmp_path / "s"), str(tmp_path / "o")
+    for cmd in (["run", str(PLAN), "--store", store],
+                ["report", str(PLAN), "--store", store, "--out", out]):
+        r = CliRunner().invoke(app, ["experiment", *cmd])
+        assert r.exit_code == 0, r.output
+    doc = json.loads((tmp_path / "o" / "experiment.json").read_text())
+    arms = {(a["agent"], a["arm"]): (round(a["coverage"], 4), a["quota_deaths"], a["skips"])
+            for a in doc["arms"]}
+    # (coverage, quota deaths, SKIPs) per rule and arm: the values tests/envs/comtrade/test_b2.py
+    # pins, now read back from the stored episodes.
+    assert arms == {
+        ("l1:always-retry", ESC): (0.6473, 19, 0), ("l1:always-retry", CON): (0.7693, 5, 0),
+        ("l1:always-skip", ESC): (0.63, 10, 31), ("l1:always-skip", CON): (0.5293, 0, 42),
+        ("l1:quota-aware", ESC): (0.6473, 19, 5), ("l1:quota-aware", CON): (0.7693, 3, 7),
+    }
+    gt = {c["target"]: (round(c["delta"]["value"], 4), c["verdict"]) for c in doc["cells"]
+          if c["scorer"] == "ground_truth_f1"}
+    assert gt == {"l1:always-retry": (0.122, "confirmed"),
+                  "l1:always-skip": (-0.1007, "not confirmed"),
+                  "l1:quota-aware": (0.122, "confirmed")}
+    # Retrying and quota-aware skipping give the same coverage on every seed in both arms.
+    assert {tuple(map(tuple, d["indistinguishable"])) for d in doc["decision_invariance"]} == \
+        {(("l1:always-retry", "l1:quota-aware"),)}
