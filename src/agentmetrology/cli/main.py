@@ -6,6 +6,8 @@ command's module pulls in what it needs; start-up imports only typer and this pa
 
 from __future__ import annotations
 
+import sys
+
 import typer
 
 from agentmetrology import __version__
@@ -38,12 +40,40 @@ def _root(version: bool = typer.Option(False, "--version", is_eager=True, callba
     """agentmetrology: valid measurement of LLM agents."""
 
 
+# typer's command-line errors, found from its public BadParameter: newer typer vendors click
+# (typer._click), older ones raise click's own classes; the class names are the same.
+_ERRORS = {c.__name__: c for c in typer.BadParameter.__mro__}
+_USAGE_ERROR: type[Exception] = _ERRORS["UsageError"]
+_CLICK_ERROR: type[Exception] = _ERRORS["ClickException"]
+
+
+def _run_app() -> None:
+    """Run the command table; a usage mistake is one line naming it (exit 2), not usage text."""
+    try:
+        code = app(standalone_mode=False)
+    except _USAGE_ERROR as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            exc.show()  # type: ignore[attr-defined]  # `agm GROUP` alone: the help was asked
+            raise SystemExit(getattr(exc, "exit_code", 2)) from None
+        ctx = getattr(exc, "ctx", None)
+        where = ctx.command_path if ctx is not None else "agm"
+        fail_line(f"{where}: {exc.format_message()} (see '{where} --help')",  # type: ignore[attr-defined]
+                  getattr(exc, "exit_code", 2))
+    except _CLICK_ERROR as exc:
+        fail_line(exc.format_message(), getattr(exc, "exit_code", 1))  # type: ignore[attr-defined]
+    except typer.Abort:
+        print("Aborted!", file=sys.stderr)
+        raise SystemExit(1) from None
+    if isinstance(code, int) and code:
+        raise SystemExit(code)
+
+
 def main() -> None:
     """Run the command line; any user error anywhere ends as one line and exit code 2."""
     guard_stdout()
     try:
         load_dotenv()  # API keys from ./.env; never overrides a variable already set
-        app()  # `agm audit inspect|census|propose ...` resolve in the root group (lazy_commands)
+        _run_app()  # `agm audit inspect|census|propose` resolve in the root group
     except UserError as exc:  # the one handler: commands need not catch what users can fix
         fail_line(str(exc))
 

@@ -1,0 +1,43 @@
+"""A command-line mistake is one line naming what was wrong, exit 2 (as every other error)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+AGM = Path(sys.executable).with_name("agm")  # the installed entry point, as a user runs it
+
+
+def agm_process(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(AGM), *args], capture_output=True, text=True, timeout=120,
+                          check=False, env={"COLUMNS": "80", "PATH": "/usr/bin:/bin"})
+
+
+@pytest.mark.parametrize(("args", "line"), [
+    (["run", "--tasks", "x"], "error: agm run: No such option: --tasks (Possible options: "
+                              "--task, --task-arg) (see 'agm run --help')"),
+    (["cases", "admit"], "error: agm cases admit: Missing argument 'CASE_ID'. "
+                         "(see 'agm cases admit --help')"),
+    (["audit", "census", "--limit", "0"], "error: agm audit census: Invalid value for "
+                                          "'--limit': Input should be greater than or equal "
+                                          "to 1 (see 'agm audit census --help')"),
+])
+def test_a_usage_mistake_is_one_line(args: list[str], line: str) -> None:
+    res = agm_process(*args)
+    assert res.returncode == 2
+    assert res.stderr == line + "\n"
+    assert res.stdout == ""
+
+
+def test_a_group_alone_still_shows_its_help() -> None:
+    res = agm_process("stats")
+    assert res.returncode == 2 and "Usage: agm stats [OPTIONS] COMMAND" in res.stderr
+
+
+def test_help_and_version_exit_zero() -> None:
+    assert agm_process("--version").stdout == "agm 0.1.0\n"
+    res = agm_process("envs", "--help")
+    assert res.returncode == 0 and res.stdout.startswith("Usage: agm envs")
