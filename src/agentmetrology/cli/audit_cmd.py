@@ -64,9 +64,29 @@ def card_tables(con: Console, card: dict[str, Any]) -> list[Any]:
     return tables
 
 
-def _print_card(console: Console, card: dict[str, Any]) -> None:
+def not_probed_lines(card: dict[str, Any]) -> list[str]:
+    """Return one line per card row that was not probed, with its reason (scorers that share a
+    reason on a row are named together)."""
+    reasons: dict[tuple[str, str], list[str]] = {}
+    for c in card["configurations"]:
+        for key in CARD_ROWS:
+            row = c["rows"].get(key) or {}
+            if row.get("status") != "not probed":
+                continue
+            why = " ".join(str((row.get("evidence") or {}).get("reason")
+                               or "no reason recorded").split())
+            level = f" at {c['level']}" if c.get("level") else ""
+            reasons.setdefault((key.replace("_", " ") + level, why), []).append(str(c["scorer"]))
+    return [f"not probed: {row} ({', '.join(scorers)}): {why[:REASON_CHARS]}"
+            for (row, why), scorers in reasons.items()]
+
+
+def print_card(console: Console, card: dict[str, Any]) -> None:
+    """Print the card's tables, then why each row that was not probed was not."""
     for table in card_tables(console, card):
         console.print(table)
+    for line in not_probed_lines(card):
+        console.print(line, markup=False)
 
 
 def invalid_lines(doc: dict[str, Any]) -> list[str]:
@@ -150,7 +170,7 @@ def _emit(doc: dict[str, object], out: Path, json_out: bool) -> None:
         return
     # A console per audit: its width follows the terminal (or COLUMNS) at print time.
     console = make_console()
-    _print_card(console, doc["card"])  # type: ignore[arg-type]
+    print_card(console, doc["card"])  # type: ignore[arg-type]
     print_store(console, doc)
     for line in invalid_lines(doc):
         console.print(line, markup=False)

@@ -15,9 +15,9 @@ from typing import Any
 import typer
 
 from agentmetrology.cli.audit_cmd import (
-    card_tables,
     check_writable,
     invalid_lines,
+    print_card,
     write_rendered,
 )
 from agentmetrology.cli.console import make_console
@@ -66,8 +66,7 @@ def emit(doc: dict[str, Any], out: Path, json_out: bool) -> None:
     if paths is None:
         return
     con = make_console()
-    for table in card_tables(con, doc["card"]):
-        con.print(table)
+    print_card(con, doc["card"])
     t = doc["target"]
     con.print(f"samples: {t['samples_audited']} audited of {t['dataset_samples']}, "
               f"{t['samples_without_target']} without a usable target", markup=False)
