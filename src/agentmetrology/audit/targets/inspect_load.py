@@ -14,6 +14,8 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from agentmetrology.records.errors import UserError
+
 __all__ = ["InspectLoadError", "LoadedTask", "SampleInfo", "load_task", "parse_task_args"]
 
 # A sample whose target is shared by every sample is a rubric (tau2: "Performs required
@@ -57,8 +59,23 @@ class LoadedTask:
     needs: str | None  # what the task needs that the audit cannot give (sandbox, docker)
 
 
+class MissingInspectError(UserError):
+    """Raised when auditing an Inspect task without the `inspect` extra installed."""
+
+
+def require_inspect() -> None:
+    """Raise MissingInspectError (one line naming the extra) unless inspect-ai can be imported."""
+    try:
+        import inspect_ai  # noqa: F401
+        import yaml  # noqa: F401  # comes with inspect-ai; task arguments are parsed as YAML
+    except ImportError as exc:
+        raise MissingInspectError("auditing an Inspect task needs the optional extra: pip "
+                                  "install 'agentmetrology[inspect]'") from exc
+
+
 def parse_task_args(items: list[str]) -> dict[str, Any]:
     """Parse `key=value` task arguments (values as YAML scalars); raise ValueError on a bad one."""
+    require_inspect()
     import yaml
 
     out: dict[str, Any] = {}
