@@ -46,10 +46,17 @@ class Transcript:
     exchanges: list[Exchange] = field(default_factory=list)
     # The rest of every request: the model named and the parameters sent with the messages.
     settings: dict[str, Any] = field(default_factory=dict)
+    # The canonical bytes of `messages` when whoever built them has them already (a transcript
+    # is complete when built and never changed after), and the encoding once made.
+    message_bytes: list[bytes] | None = field(default=None, compare=False, repr=False)
+    _encoded: tuple[bytes, list[bytes]] | None = field(default=None, compare=False, repr=False)
 
     def parts(self) -> list[bytes]:
         """Return the canonical bytes of each message, then of the tool declarations."""
-        return [*(canonical_json(m) for m in self.messages), canonical_json(self.tools)]
+        messages = self.message_bytes
+        if messages is None or len(messages) != len(self.messages):
+            messages = [canonical_json(m) for m in self.messages]
+        return [*messages, canonical_json(self.tools)]
 
     def document(self, part_digests: list[str]) -> dict[str, Any]:
         """Return the stored document, given the digests of `parts()` (as stored)."""
@@ -59,8 +66,10 @@ class Transcript:
 
     def encoded(self) -> tuple[bytes, list[bytes]]:
         """Return the document's canonical bytes and the parts' bytes it names."""
-        parts = self.parts()
-        return canonical_json(self.document([sha256_hex(p) for p in parts])), parts
+        if self._encoded is None:
+            parts = self.parts()
+            self._encoded = canonical_json(self.document([sha256_hex(p) for p in parts])), parts
+        return self._encoded
 
     @property
     def digest(self) -> str:

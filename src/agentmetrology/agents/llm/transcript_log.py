@@ -2,8 +2,9 @@
 
 The policy's conversation is append-only, so a request is recorded as how many of the
 conversation's messages it carried (no copy per request); the response is recorded as returned.
-`transcript()` then keeps each distinct message once (redacted of the policy's secrets, like
-every other record of the policy) and names a request's messages by their indexes.
+`transcript()` then keeps each distinct message once (what the model and the policy wrote
+redacted of the policy's secrets, like every other record of the policy; the environment's
+observations as the events keep them) and names a request's messages by their indexes.
 """
 
 from __future__ import annotations
@@ -81,7 +82,9 @@ class TranscriptLog:
         messages: list[dict[str, Any]] = []
         position: list[int] = []
         for message in conversation:
-            clean = redact_value(message, secrets)
+            # A tool result is the environment's observation, kept as the events keep it (the
+            # store redacts it); what the model or the policy wrote is redacted here as well.
+            clean = message if message.get("role") == "tool" else redact_value(message, secrets)
             index = distinct.setdefault(canonical_json(clean), len(messages))
             if index == len(messages):
                 messages.append(clean)
@@ -91,4 +94,4 @@ class TranscriptLog:
                      None if resp is None else redact_value(resp, secrets))
             for n, (o, ids, ended, resp) in enumerate(self.exchanges, 1)]
         return Transcript(messages, redact_value(self.tools, secrets), exchanges,
-                          redact_value(self.settings, secrets))
+                          redact_value(self.settings, secrets), list(distinct))
