@@ -20,6 +20,8 @@ from agentmetrology.run.campaign import parse_campaign, run_campaign
 from agentmetrology.store import EvidenceStore
 from agentmetrology.store.verify import verify_store
 from agentmetrology.view import create_app, detect_source
+from agentmetrology.view.html import Html
+from agentmetrology.view.transcript_view import conversation
 from run.campaign.campaign_fixtures import LLM_TARGET, query
 from support import fake_openai as fake
 from support.fake_models import careful_model
@@ -162,3 +164,52 @@ def _copy_store(src: Path, dst: Path) -> None:
     import shutil
 
     shutil.copytree(src, dst)
+
+
+def test_conversation_pairs_calls_interleaves_events_folds_and_escapes() -> None:
+    evil = '"><script>alert(1)</script>'
+    call = {"id": "c1", "type": "function",
+            "function": {"name": "fetch_page", "arguments": '{"page": 1}'}}
+    bad = {"id": "c0", "type": "function", "function": {"name": evil, "arguments": "{oops"}}
+    transcript = {
+        "messages": [{"role": "system", "content": "sys " + evil},
+                     {"role": "user", "content": "task"},
+                     {"role": "assistant", "content": None, "tool_calls": [call]},
+                     {"role": "tool", "tool_call_id": "c1", "content": json.dumps(
+                         {"rows": ["x" * 2000]})}],
+        "exchanges": [
+            {"request": 1, "messages": [0, 1], "with_tools": True, "attempts": ["r001.1"],
+             "started_t": 0.0, "ended_t": 0.0, "response": None},
+            {"request": 2, "messages": [0, 1], "with_tools": True,
+             "attempts": ["r002.1", "r002.2"], "started_t": 0.0, "ended_t": 0.0,
+             "response": {"content": evil, "tool_calls": [bad, call], "finish_reason": evil,
+                          "request_id": "req-9", "usage": {"prompt_tokens": 5},
+                          "reasoning": "why " + evil}},
+            {"request": 3, "messages": [0, 1, 2, 3], "with_tools": True,
+             "attempts": ["r003.1"], "started_t": 0.0, "ended_t": 0.0,
+             "response": {"content": "done", "tool_calls": [dict(call, id="c2")],
+                          "finish_reason": "tool_calls", "request_id": "req-10", "usage": {}}}]}
+    episode = {"usage": {"attempts": [{"attempt_id": "r002.1", "outcome": "rate_limited"},
+                                      {"attempt_id": "r002.2", "outcome": "ok",
+                                       "request_id": "req-9", "cost": 0.5}]},
+               "events": [{"seq": 0, "actor": "harness", "kind": "note", "name": evil, "t": 0},
+                          {"seq": 1, "actor": "agent", "kind": "tool_call",
+                           "name": "fetch_page", "result": {"rows": []}},
+                          {"seq": 2, "actor": "environment", "kind": "fault", "name": "drift"},
+                          {"seq": 3, "actor": "agent", "kind": "tool_call",
+                           "name": "fetch_page", "result": {"last": evil}},
+                          {"seq": 4, "actor": "grader", "kind": "grade", "name": "f1"}]}
+    html = conversation(Html(), transcript, episode)
+    assert "<script" not in html and "<img" not in html and "&lt;script&gt;" in html
+    assert "No attempt succeeded" in html  # request 1: no response
+    assert "malformed arguments: not executed" in html
+    assert "r002.2 (retry)" in html and "rate_limited" in html
+    # the harness note comes before the first executed call, the fault before the second,
+    # the grader's event after the last request
+    order = [html.index(s) for s in ("harness event #0", 'id="request-3"',
+                                     "environment event #2", "grader event #4")]
+    assert order == sorted(order)
+    assert "sent back to the model" in html and "from the episode&#x27;s events" in html
+    assert "<details><summary>reasoning" in html
+    assert re.search(r"<details><summary>\d+ characters", html)  # the long result folds
+    assert html.count("sys &quot;&gt;&lt;script") == 1  # the system prompt shown once
