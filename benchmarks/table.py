@@ -349,8 +349,7 @@ SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "memory": memory,
     "viewer": viewer,
     "ledger_append": ledger_append,
-    "suite_time": suite_time,
-    "transcript_bytes": transcript_bytes,
+    "suite_time": suite_time, "transcript_bytes": transcript_bytes,
 }
 COLUMNS = ("benchmark", "measure", "ours", "peer", "ratio", "goal", "machine", "command")
 
