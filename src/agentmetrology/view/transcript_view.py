@@ -18,7 +18,8 @@ from agentmetrology.store.reader import StoreReader
 from agentmetrology.view.html import Html, cost_text, num, score_text
 from agentmetrology.view.reader import pretty_json
 
-FOLD = 800  # characters of a message or tool result shown before it folds
+FOLD = 800  # characters of a tool result or response shown before it folds
+FOLD_PROMPT = 4000  # a system prompt or task statement stays open unless it is long
 STYLE = """<style>
 .turn{border-left:3px solid #ccc;margin:.4rem 0;padding:.2rem .6rem}
 .turn-system{border-color:#888}.turn-user{border-color:#2a6}.turn-assistant{border-color:#26a}
@@ -28,13 +29,13 @@ STYLE = """<style>
 </style>"""
 
 
-def _text(h: Html, value: Any) -> str:
+def _text(h: Html, value: Any, fold: int = FOLD) -> str:
     """Return a text or JSON value preformatted, folded behind <details> when long."""
     if value is None:
         return '<span class="note">(none)</span>'
     text = value if isinstance(value, str) else pretty_json(value)
     shown = f"<pre>{h.t(text)}</pre>"
-    folded = len(text) > FOLD  # the first line stays readable in the summary
+    folded = len(text) > fold  # the first line stays readable in the summary
     return (f"<details><summary>{len(text)} characters: <code>{h.t(text[:120])}…</code>"
             f"</summary>{shown}</details>") if folded else shown
 
@@ -101,7 +102,7 @@ def _message(h: Html, m: dict[str, Any]) -> str:
         extra = f" for call <code>{h.t(m.get('tool_call_id'))}</code>"
         body = _text(h, _tool_content(m.get("content")))
     else:
-        body = _text(h, m.get("content"))
+        body = _text(h, m.get("content"), FOLD_PROMPT if role in ("system", "user") else FOLD)
     for call in m.get("tool_calls") or []:
         fn = call.get("function") or {}
         body += f"<p>calls <code>{h.t(fn.get('name'))}</code> {_text(h, fn.get('arguments'))}</p>"
