@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from table_transcripts import transcript_bytes
+
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 OUT = HERE / "README.md"
@@ -347,7 +349,7 @@ SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "memory": memory,
     "viewer": viewer,
     "ledger_append": ledger_append,
-    "suite_time": suite_time,
+    "suite_time": suite_time, "transcript_bytes": transcript_bytes,
 }
 COLUMNS = ("benchmark", "measure", "ours", "peer", "ratio", "goal", "machine", "command")
 

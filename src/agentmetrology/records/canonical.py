@@ -96,7 +96,10 @@ def _to_plain_general(value: Any, tag_non_finite: bool) -> Any:
     if isinstance(value, enum.Enum):
         return to_plain(value.value, tag_non_finite=tag_non_finite)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        names = tuple(f.name for f in dataclasses.fields(value))
+        # A field marked {"canonical": False} is carried in memory only (e.g. an episode's
+        # transcript, stored in blobs of its own and bound by digest).
+        names = tuple(f.name for f in dataclasses.fields(value)
+                      if f.metadata.get("canonical", True))
         _FIELDS[type(value)] = names
         return {name: to_plain(getattr(value, name), tag_non_finite=tag_non_finite)
                 for name in names}

@@ -7,6 +7,7 @@ from typing import Any, Literal, get_args
 
 from agentmetrology.records.canonical import from_plain
 from agentmetrology.records.events import Event
+from agentmetrology.records.transcript import Transcript
 
 TerminationKind = Literal[
     "submitted",
@@ -107,6 +108,10 @@ class Episode:
     usage: Usage
     digests: dict[str, str] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
+    # A model's requests and responses: stored as blobs of their own, bound by
+    # digests["transcript"]; not part of the episode's own JSON (model-free: None).
+    transcript: Transcript | None = field(default=None, compare=False,
+                                          metadata={"canonical": False})
 
 
 def episode_from_plain(plain: dict[str, Any]) -> Episode:

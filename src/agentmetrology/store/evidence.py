@@ -7,6 +7,7 @@ removes registered secret values, hashes and writes.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.canonical import canonical_json, to_plain
 from agentmetrology.records.episode import MEASUREMENT_FAILURES, Episode, EpisodeKey
 from agentmetrology.store.redact import PATTERNS_VERSION, redact_patterns
+from agentmetrology.store.transcripts import TranscriptBlobs, cleaned
 
 
 def _plain_json(plain: Any) -> bytes:
@@ -86,6 +88,8 @@ class EpisodeEvidence:
     # parallel); the store still removes registered secret values itself, and redoes the
     # pattern pass when this is not its current version.
     patterns_redacted: str | None = None
+    # A model's requests and responses (LLM episodes only), bound by the body's digests.
+    transcript: TranscriptBlobs | None = None
 
     @property
     def measurement_failure(self) -> bool:
@@ -97,8 +101,12 @@ class EpisodeEvidence:
                      assessments: Sequence[Assessment] = ()) -> EpisodeEvidence:
         """Return the encoded form of an Episode and its assessments."""
         plain = to_plain(episode, tag_non_finite=True)  # a NaN an agent sent is evidence too
-        return cls.from_plain(plain, tuple(AssessmentEvidence.from_assessment(a)
-                                           for a in assessments))
+        ev = cls.from_plain(plain, tuple(AssessmentEvidence.from_assessment(a)
+                                         for a in assessments))
+        if episode.transcript is None:
+            return ev
+        blobs, body = cleaned(TranscriptBlobs.of(episode.transcript), ev.body, redact_patterns)
+        return dataclasses.replace(ev, body=body, transcript=blobs)
 
     @classmethod
     def from_plain(cls, plain: dict[str, Any],

@@ -40,6 +40,7 @@ from agentmetrology.store.reader_queries import (
 from agentmetrology.store.schema import SCHEMA_VERSION
 from agentmetrology.store.status import CampaignStatus, campaign_status
 from agentmetrology.store.store import LEDGER_FILE
+from agentmetrology.store.transcripts import resolve
 
 
 class StoreReader:
@@ -258,6 +259,14 @@ class StoreReader:
     def blob_json(self, digest: str) -> Any:
         """Return a JSON blob decoded (non-finite floats restored as the store tags them)."""
         return decode_json(self.blob(digest))
+
+    def transcript(self, digest: str) -> dict[str, Any]:
+        """Return a transcript document with its messages and tools read from their blobs
+        (StoreError when one is missing, corrupt or not a transcript)."""
+        try:
+            return resolve(self.blob_json(digest), self.blob_json)
+        except ValueError as exc:
+            raise StoreError(f"transcript {digest[:12]} cannot be read: {exc}") from exc
 
 
 def _one(c: sqlite3.Connection, sql: str, args: Sequence[Any]) -> dict[str, Any] | None:

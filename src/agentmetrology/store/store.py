@@ -32,6 +32,7 @@ from agentmetrology.store.lock import StoreLock
 from agentmetrology.store.paths import inside
 from agentmetrology.store.redact import PATTERNS_VERSION, Redactor
 from agentmetrology.store.status import CampaignStatus, campaign_status
+from agentmetrology.store.transcripts import cleaned
 
 LEDGER_FILE = "ledger.sqlite"
 
@@ -312,8 +313,13 @@ class EvidenceStore:
         # Assessments are small records: kept in the ledger row with their digest, not as files.
         assessments = tuple(dataclasses.replace(a, body=clean(a.body)) for a in ev.assessments)
         ev = dataclasses.replace(ev, assessments=assessments)
+        body = clean(ev.body)
+        if ev.transcript is not None:  # its blobs first: the episode names them
+            transcript, body = cleaned(ev.transcript, body, clean)
+            for part in (*transcript.parts, transcript.document):
+                self.blobs.put(part)
         digests = RecordedDigests(
-            episode=put(ev.body),
+            episode=self.blobs.put(body),
             submission=None if ev.submission is None else put(ev.submission),
             assessments=tuple(hashlib.sha256(a.body).hexdigest() for a in assessments))
         ev = dataclasses.replace(ev, termination_detail=self.redactor.text(ev.termination_detail))

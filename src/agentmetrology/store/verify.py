@@ -9,7 +9,8 @@
   with its columns and its campaign (key, seed, task spec, target config, scorer versions,
   registration id); the plan digest recomputed from the sealed bindings equals the registered
   one; each episode blob belongs to its administration (key) and agrees with its row
-  (submission digest, termination, cost, tokens, counts); each assessment's instrument (scorer
+  (submission digest, termination, cost, tokens, counts) and the transcript it binds is there,
+  unchanged, with every message blob it names; each assessment's instrument (scorer
   name and version) is the sealed one and its text agrees with its columns; optionally the task
   specification re-opened from the installed environment (`reopen`) has the sealed digest.
 The hash-only mode is the baseline: it accepts any rewrite that keeps bytes self-consistent.
@@ -55,6 +56,7 @@ from agentmetrology.store.verify_blobs import BlobChecks
 from agentmetrology.store.verify_episodes import EpisodeChecks, short_text
 from agentmetrology.store.verify_heads import HeadWitness
 from agentmetrology.store.verify_schema import page_problems, schema_problems
+from agentmetrology.store.verify_transcripts import TranscriptChecks
 
 LEDGER_FILE = "ledger.sqlite"
 _BINDING_KEYS = {"key", "registration_id", "seed", "task_spec_digest", "target_config_digest",
@@ -115,7 +117,7 @@ def verify_store(root: str | Path, *, mode: str = "full", reopen: Reopen | None 
         return _Verifier(root, c, mode, reopen, expect).run()
 
 
-class _Verifier(BlobChecks, EpisodeChecks):
+class _Verifier(BlobChecks, TranscriptChecks, EpisodeChecks):
     def __init__(self, root: Path, c: sqlite3.Connection, mode: str,
                  reopen: Reopen | None, expect: tuple[int, str] | None = None) -> None:
         self.root, self.c, self.mode, self.reopen = root, c, mode, reopen

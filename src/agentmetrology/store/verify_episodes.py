@@ -33,6 +33,10 @@ class EpisodeChecks(ABC):
     def episode_json(self, d: str) -> Any | None:
         """Return a verified episode blob's JSON (at least the fields checked here), or None."""
 
+    @abstractmethod
+    def transcript(self, where: str, digest: str) -> None:
+        """Check the transcript an episode binds (see store.verify_transcripts)."""
+
     def episodes(self) -> None:
         """Check every recorded and superseded episode with its assessments."""
         cols = ", ".join(f"a.{k}" for k in KEY_COLUMNS)
@@ -72,6 +76,9 @@ class EpisodeChecks(ABC):
         if recorded is not None and sub_digest is not None and recorded != sub_digest:
             self.bad("scope_mismatch", where, f"submission {sub_digest[:12]} is not the one "
                      f"the episode recorded ({str(recorded)[:12]})")
+        transcript = (plain.get("digests") or {}).get("transcript")
+        if transcript is not None:  # only a model's episode binds one
+            self.transcript(where, str(transcript))
         ledgers = (term, mfail, cost, tin, tout, requests, tools, attempts)
         for name, evidence, ledger in zip(_FACTS, evidences, ledgers, strict=True):
             if evidence != ledger:

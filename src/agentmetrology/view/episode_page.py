@@ -13,6 +13,7 @@ from agentmetrology.store.reader_queries import KEY_FIELDS
 from agentmetrology.view.html import Html, cost_text, num, score_text, url
 from agentmetrology.view.reader import is_measurement_failure, pretty_json
 from agentmetrology.view.store_pages import NAV
+from agentmetrology.view.transcript_view import conversation_section
 
 PREVIEW = 600  # characters of a long argument or observation shown before "show all"
 ACTORS = ("agent", "harness", "environment", "grader", "user", "adversary")
@@ -142,7 +143,7 @@ def episode_page(h: Html, reader: StoreReader, key: EpisodeKey,
               ["bindings", _block(h, _json_or_text(adm["binding"]))]]
     if adm.get("not_launched"):
         facts.append(["not launched", h.t(adm["not_launched"])])
-    parts = [h.table(["field", "value"], facts, "key")]
+    parts = [*conversation_section(h, reader, data), h.table(["field", "value"], facts, "key")]
     if ep is None:
         parts.append("<h2>Termination</h2><p id=\"termination\">No episode recorded "
                      "(pending): no score, and nothing is counted as 0.</p>")

@@ -94,6 +94,7 @@ class Completion:
     message: Any  # openai.types.chat.ChatCompletionMessage or lean.Message (same fields)
     finish_reason: str | None
     request_id: str | None
+    usage: Reported = (None, None, None)  # as reported, for the transcript
 
 
 class ChatClient:
@@ -254,9 +255,10 @@ class ChatClient:
             self._record(attempt_id, rid, (None, None, None), latency, "invalid_response")
             return Failure("invalid_response", True, "response has no choices",
                             reason=f"unusable responses from {self.provider}")
-        self._record(attempt_id, rid, reported_usage(completion), latency, "ok")
+        reported = reported_usage(completion)
+        self._record(attempt_id, rid, reported, latency, "ok")
         choice = completion.choices[0]
-        return Completion(choice.message, choice.finish_reason, rid)
+        return Completion(choice.message, choice.finish_reason, rid, reported)
 
     async def _one_sdk(self, attempt_id: str, kwargs: dict[str, Any]) -> Completion | Failure:
         import openai
@@ -304,8 +306,9 @@ class ChatClient:
             self._record(attempt_id, rid, (None, None, None), latency, "invalid_response")
             return Failure("invalid_response", True, "response has no choices",
                             reason=f"unusable responses from {self.provider}")
-        self._record(attempt_id, rid, reported_usage(completion), latency, "ok")
-        return Completion(choices[0].message, choices[0].finish_reason, rid)
+        reported = reported_usage(completion)
+        self._record(attempt_id, rid, reported, latency, "ok")
+        return Completion(choices[0].message, choices[0].finish_reason, rid, reported)
 
     def _backoff(self, retry_no: int, hint: float | None) -> float:
         wait = self.backoff_base_s * 2 ** (retry_no - 1)

@@ -41,6 +41,10 @@ class Message(msgspec.Struct):
     role: str | None = None
     content: str | None = None
     tool_calls: list[_ToolCall] | None = None
+    # Reasoning some providers return beside the content (kept in the transcript); Any, so
+    # that an unexpected shape never makes a usable completion unreadable.
+    reasoning_content: Any = None
+    reasoning: Any = None
 
 
 class _Choice(msgspec.Struct):

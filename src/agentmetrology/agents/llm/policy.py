@@ -25,6 +25,7 @@ from agentmetrology.agents.llm.prompts import openai_tools
 from agentmetrology.agents.llm.quirks import QUIRKS, Quirk, apply_quirks
 from agentmetrology.agents.llm.redact import redact, redact_value
 from agentmetrology.agents.llm.target import LLMTarget, Prices
+from agentmetrology.agents.llm.transcript_log import Opened, TranscriptLog, response_record
 from agentmetrology.agents.llm.turns import MAX_RECORDED_TEXT, ModelCall, ModelTurns, Reply
 from agentmetrology.agents.llm.usage import PROVIDER_ALLOWANCE_S
 from agentmetrology.agents.registry import AGENT_FAMILIES, AGENT_PREFIX, LLM_FAMILY
@@ -33,6 +34,7 @@ from agentmetrology.records.episode import BillableAttempt
 from agentmetrology.records.errors import UserError
 from agentmetrology.records.policy import Brief, Policy
 from agentmetrology.records.tools import Observation
+from agentmetrology.records.transcript import Transcript
 
 # What json.dumps(content, ensure_ascii=False) builds on every call, built once: the same text.
 _TOOL_JSON = json.JSONEncoder(ensure_ascii=False)
@@ -83,6 +85,8 @@ class ChatPolicy(ModelTurns[Completion]):
         self._conversation = Conversation()
         self._tools: list[dict[str, Any]] = []
         self._templates: dict[bool, RequestTemplate] = {}
+        self._episode_clock: Clock = self._clock  # the brief's: the events' time line
+        self._log = TranscriptLog([], {})
 
     def reset(self, brief: Brief) -> None:
         """Start a new conversation for a new episode (a fresh client and attempt list)."""
@@ -97,6 +101,8 @@ class ChatPolicy(ModelTurns[Completion]):
                                            {"role": "user", "content": brief.task_message}])
         self._tools = openai_tools(brief.tools)
         self._templates = {}
+        self._episode_clock = brief.clock
+        self._log = TranscriptLog(self._tools, {"model": self.target.model, **self._params})
 
     def _new_client(self) -> ChatClient:
         return ChatClient(self.target, self._clock, timer=self._timer,
@@ -155,6 +161,20 @@ class ChatPolicy(ModelTurns[Completion]):
             entry["tool_calls"] = history
         self._conversation.append(entry)
         return Reply(msg.content or "", calls, {"finish_reason": completion.finish_reason})
+
+    def _opened(self, with_tools: bool) -> Opened:
+        return Opened(len(self._conversation.messages), len(self._client.attempts),
+                      self._episode_clock.now(), with_tools)
+
+    def _closed(self, opened: Opened, raw: Completion | None) -> None:
+        ids = [a.attempt_id for a in self._client.attempts[opened.attempts_before:]]
+        response = None if raw is None else response_record(
+            raw.message, raw.finish_reason, raw.request_id, raw.usage)
+        self._log.close(opened, ids, self._episode_clock.now(), response)
+
+    def episode_transcript(self) -> Transcript:
+        """Return the episode's transcript: every request's messages and its response."""
+        return self._log.transcript(self._conversation.messages, self._client.secrets)
 
     def _send_result(self, call: ModelCall, result: Observation) -> None:
         self._conversation.append(_tool_message(call.call_id, result))

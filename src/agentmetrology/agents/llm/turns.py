@@ -120,6 +120,14 @@ class ModelTurns(ABC, Generic[Raw]):
     def _ask(self, text: str) -> None:
         """Append a user message (the environment's question) to the conversation."""
 
+    # A subclass that keeps a transcript overrides these two (the default keeps none).
+    def _opened(self, with_tools: bool) -> Any:
+        """Note a request about to be sent; return what `_closed` needs (None: not kept)."""
+        return None
+
+    def _closed(self, opened: Any, raw: Raw | None) -> None:
+        """Note the response to an `_opened` request (None: no attempt succeeded)."""
+
     def _start(self, level: Level) -> None:
         """Forget the previous episode's turns."""
         self._level = level
@@ -177,8 +185,14 @@ class ModelTurns(ABC, Generic[Raw]):
                 return gave_up
             # Awaited here, not in a helper coroutine: each resumption of a request in flight
             # passes through every coroutine level once.
-            raw = await self._generate(True)
+            opened = self._opened(True)
+            try:
+                raw = await self._generate(True)
+            except BaseException:
+                self._closed(opened, None)  # the failed request stays in the transcript
+                raise
             self._turns += 1
+            self._closed(opened, raw)
             reply = self._absorb(raw, True)
             calls = reply.calls
             if not calls:
@@ -196,8 +210,14 @@ class ModelTurns(ABC, Generic[Raw]):
     async def decide(self, question: Question) -> Decision:
         """Ask the model the environment's question and parse its answer against the options."""
         self._ask(question.text)
-        raw = await self._generate(False)
+        opened = self._opened(False)
+        try:
+            raw = await self._generate(False)
+        except BaseException:
+            self._closed(opened, None)
+            raise
         self._turns += 1
+        self._closed(opened, raw)
         reply = self._absorb(raw, False)
         text = redact(reply.text, self._secrets)
         decision, how = parse_decision(text, question.options, question.fallback)

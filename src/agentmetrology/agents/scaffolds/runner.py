@@ -89,6 +89,8 @@ async def run_episode_async(spec: EnvSpec, env: EnvInstance, policy: Policy, lev
     rec.attempts.extend(policy.take_attempts())
     sub = env.submitted
     notes = getattr(policy, "notes", None)  # e.g. an LLM policy's quirks and handling log
+    transcript = getattr(policy, "episode_transcript", None)  # a model's requests
+    kept = transcript() if callable(transcript) else None
     name = target or policy.name
     seed = env.seed if env.seed is not None else -1
     key = EpisodeKey(campaign, name, env.task_id, seed, env.condition, level, repeat)
@@ -100,4 +102,6 @@ async def run_episode_async(spec: EnvSpec, env: EnvInstance, policy: Policy, lev
         level=level, events=rec.events, submission=sub, termination=termination,
         usage=Usage(tool_calls=rec.tool_calls, requests=env.requests_used,
                     attempts=rec.attempts),
-        digests={"submission": digest(sub)} if sub is not None else {}, meta=meta)
+        digests={**({"submission": digest(sub)} if sub is not None else {}),
+                 **({"transcript": kept.digest} if kept is not None else {})},
+        meta=meta, transcript=kept)

@@ -1,0 +1,215 @@
+"""An LLM campaign against the fake OpenAI-compatible server keeps its whole conversation:
+the store holds it, `agm evidence verify` checks it, the viewer's episode page shows it."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from html import unescape
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+from starlette.testclient import TestClient
+from typer.testing import CliRunner
+
+from agentmetrology.cli.main import app as cli
+from agentmetrology.run.campaign import parse_campaign, run_campaign
+from agentmetrology.store import EvidenceStore
+from agentmetrology.store.verify import verify_store
+from agentmetrology.view import create_app, detect_source
+from agentmetrology.view.html import Html
+from agentmetrology.view.transcript_view import conversation
+from run.campaign.campaign_fixtures import LLM_TARGET, query
+from support import fake_openai as fake
+from support.fake_models import careful_model
+
+KEY = "sk-test-0123456789abcdefTRANSCRIPTkey"
+CAMPAIGN = """
+[campaign]
+name = "tx"
+tasks = ["T3_duplicates"]
+seeds = "0"
+levels = ["L2"]
+
+[limits]
+max_steps = 30
+"""
+
+
+def talking_model(body: dict[str, Any]) -> Any:
+    """The careful fake model, saying what it does and thinking before it does it."""
+    reply = careful_model(body)
+    n = len(body["messages"])
+    message = reply["body"]["choices"][0]["message"]
+    message["content"] = f"Step {n}: <calling> {message['tool_calls'][0]['function']['name']}"
+    message["reasoning_content"] = f"reasoning at {n}"
+    return reply
+
+
+@pytest.fixture(scope="module")
+def llm_store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, Any]]]:
+    """A store of one L2 LLM episode (one 429 retried); the requests the server received."""
+    root = tmp_path_factory.mktemp("transcripts") / "s"
+    os.environ["AGM_TEST_KEY"] = KEY
+    try:
+        script: list[Any] = [fake.http_error(429, "slow down"), *[talking_model] * 30]
+        with fake.FakeOpenAI(script) as srv:
+            text = CAMPAIGN + LLM_TARGET.format(name="fake-llm", base_url=srv.base_url,
+                                                key_env="AGM_TEST_KEY")
+            with EvidenceStore.open(root, scrub_env=False) as st:
+                run_campaign(parse_campaign(text), st)
+            requests = [dict(r) for r in srv.requests]
+    finally:
+        os.environ.pop("AGM_TEST_KEY", None)
+    return root, requests
+
+
+def _episode(root: Path) -> tuple[dict[str, Any], str]:
+    ((digest, *key),) = query(root, "SELECT e.episode_digest, a.campaign, a.target, a.task, "
+                              "a.seed, a.condition, a.level, a.repeat FROM episodes e JOIN "
+                              "administrations a ON a.id = e.administration WHERE a.target = "
+                              "'fake-llm'")
+    names = ("campaign", "target", "task", "seed", "condition", "level", "repeat")
+    blob = root / "blobs" / digest[:2] / digest[2:]
+    return json.loads(blob.read_bytes()), "/episode?" + urlencode(dict(zip(names, key,
+                                                                            strict=True)))
+
+
+def _blob(root: Path, digest: str) -> Any:
+    return json.loads((root / "blobs" / digest[:2] / digest[2:]).read_bytes())
+
+
+def test_the_store_holds_every_message_response_and_request_id(
+        llm_store: tuple[Path, list[dict[str, Any]]]) -> None:
+    root, requests = llm_store
+    episode, _ = _episode(root)
+    doc = _blob(root, episode["digests"]["transcript"])
+    messages = [_blob(root, d) for d in doc["messages"]]
+    exchanges = doc["exchanges"]
+    assert len(requests) == len(episode["usage"]["attempts"]) == 1 + len(exchanges)
+    # Every request the server received is, message for message, the one the transcript keeps
+    # (the first was sent twice: a 429, then the retry; its attempts stay distinct).
+    sent = [r["messages"] for r in requests[1:]]
+    assert [[messages[i] for i in x["messages"]] for x in exchanges] == sent
+    assert exchanges[0]["attempts"] == ["r001.1", "r001.2"]
+    assert messages[0]["role"] == "system" and messages[0]["content"]
+    assert messages[1]["role"] == "user"
+    ids = {a["attempt_id"]: a["request_id"] for a in episode["usage"]["attempts"]}
+    for n, x in enumerate(exchanges, 1):
+        r = x["response"]
+        assert r["content"].startswith("Step ") and r["reasoning_content"].startswith("reason")
+        assert r["tool_calls"] and r["tool_calls"][0]["function"]["name"]
+        assert r["finish_reason"] == "tool_calls"
+        assert r["request_id"] == ids[x["attempts"][-1]] == f"req_{n + 1}"
+        assert r["usage"] == {"prompt_tokens": 1000, "completion_tokens": 50,
+                              "cached_tokens": 400}
+    assert not [p for p in root.rglob("*") if p.is_file() and KEY.encode() in p.read_bytes()]
+
+
+def test_the_episode_page_shows_the_conversation_above_the_evidence(
+        llm_store: tuple[Path, list[dict[str, Any]]]) -> None:
+    root, _ = llm_store
+    episode, url = _episode(root)
+    page = TestClient(create_app(detect_source(root)), base_url="http://127.0.0.1").get(url)
+    assert page.status_code == 200
+    html = page.text
+    assert html.index('id="conversation"') < html.index('id="key"') \
+        < html.index('id="timeline"')
+    convo = html.split('id="transcript"', 1)[1].split("<h2>Evidence</h2>", 1)[0]
+    doc = _blob(root, episode["digests"]["transcript"])
+    assert unescape(re.sub(r"\s+", " ", _blob(root, doc["messages"][0])["content"])[:60]) \
+        in unescape(re.sub(r"\s+", " ", convo))
+    for x in doc["exchanges"]:
+        r = x["response"]
+        assert f'id="request-{x["request"]}"' in convo
+        assert "&lt;calling&gt;" in convo and "<calling>" not in convo  # escaped, not markup
+        assert r["content"].replace("<", "&lt;").replace(">", "&gt;") in convo
+        assert r["request_id"] in convo
+    assert "r001.1" in convo and "r001.2 (retry)" in convo
+    assert convo.count("tool call</span>") == sum(len(x["response"]["tool_calls"])
+                                                   for x in doc["exchanges"])
+    assert "sent back to the model" in convo and 'id="conversation-scores"' in html
+
+
+def test_verify_passes_and_one_altered_transcript_byte_fails_it(
+        llm_store: tuple[Path, list[dict[str, Any]]], tmp_path: Path) -> None:
+    root, _ = llm_store
+    result = CliRunner().invoke(cli, ["evidence", "verify", str(root)])
+    assert result.exit_code == 0, result.output
+    episode, _ = _episode(root)
+    doc = _blob(root, episode["digests"]["transcript"])
+    for digest, kind in ((doc["messages"][-1], "transcript_changed"),
+                         (episode["digests"]["transcript"], "transcript_changed")):
+        copy = tmp_path / digest[:8]
+        _copy_store(root, copy)
+        path = copy / "blobs" / digest[:2] / digest[2:]
+        data = bytearray(path.read_bytes())
+        data[len(data) // 2] ^= 1
+        path.chmod(0o644)
+        path.write_bytes(bytes(data))
+        q = verify_store(copy)
+        assert q.result != "qualified" and kind in {p.kind for p in q.problems}
+        assert CliRunner().invoke(cli, ["evidence", "verify", str(copy)]).exit_code == 1
+    missing = tmp_path / "missing"
+    _copy_store(root, missing)
+    (missing / "blobs" / doc["messages"][0][:2] / doc["messages"][0][2:]).unlink()
+    q = verify_store(missing)
+    assert q.result == "unavailable" and {p.kind for p in q.problems} == {"transcript_missing"}
+
+
+def _copy_store(src: Path, dst: Path) -> None:
+    import shutil
+
+    shutil.copytree(src, dst)
+
+
+def test_conversation_pairs_calls_interleaves_events_folds_and_escapes() -> None:
+    evil = '"><script>alert(1)</script>'
+    call = {"id": "c1", "type": "function",
+            "function": {"name": "fetch_page", "arguments": '{"page": 1}'}}
+    bad = {"id": "c0", "type": "function", "function": {"name": evil, "arguments": "{oops"}}
+    transcript = {
+        "messages": [{"role": "system", "content": "sys " + evil},
+                     {"role": "user", "content": "task"},
+                     {"role": "assistant", "content": None, "tool_calls": [call]},
+                     {"role": "tool", "tool_call_id": "c1", "content": json.dumps(
+                         {"rows": ["x" * 2000]})}],
+        "exchanges": [
+            {"request": 1, "messages": [0, 1], "with_tools": True, "attempts": ["r001.1"],
+             "started_t": 0.0, "ended_t": 0.0, "response": None},
+            {"request": 2, "messages": [0, 1], "with_tools": True,
+             "attempts": ["r002.1", "r002.2"], "started_t": 0.0, "ended_t": 0.0,
+             "response": {"content": evil, "tool_calls": [bad, call], "finish_reason": evil,
+                          "request_id": "req-9", "usage": {"prompt_tokens": 5},
+                          "reasoning": "why " + evil}},
+            {"request": 3, "messages": [0, 1, 2, 3], "with_tools": True,
+             "attempts": ["r003.1"], "started_t": 0.0, "ended_t": 0.0,
+             "response": {"content": "done", "tool_calls": [dict(call, id="c2")],
+                          "finish_reason": "tool_calls", "request_id": "req-10", "usage": {}}}]}
+    episode = {"usage": {"attempts": [{"attempt_id": "r002.1", "outcome": "rate_limited"},
+                                      {"attempt_id": "r002.2", "outcome": "ok",
+                                       "request_id": "req-9", "cost": 0.5}]},
+               "events": [{"seq": 0, "actor": "harness", "kind": "note", "name": evil, "t": 0},
+                          {"seq": 1, "actor": "agent", "kind": "tool_call",
+                           "name": "fetch_page", "result": {"rows": []}},
+                          {"seq": 2, "actor": "environment", "kind": "fault", "name": "drift"},
+                          {"seq": 3, "actor": "agent", "kind": "tool_call",
+                           "name": "fetch_page", "result": {"last": evil}},
+                          {"seq": 4, "actor": "grader", "kind": "grade", "name": "f1"}]}
+    html = conversation(Html(), transcript, episode)
+    assert "<script" not in html and "<img" not in html and "&lt;script&gt;" in html
+    assert "No attempt succeeded" in html  # request 1: no response
+    assert "malformed arguments: not executed" in html
+    assert "r002.2 (retry)" in html and "rate_limited" in html
+    # the harness note comes before the first executed call, the fault before the second,
+    # the grader's event after the last request
+    order = [html.index(s) for s in ("harness event #0", 'id="request-3"',
+                                     "environment event #2", "grader event #4")]
+    assert order == sorted(order)
+    assert "sent back to the model" in html and "from the episode&#x27;s events" in html
+    assert "<details><summary>reasoning" in html
+    assert re.search(r"<details><summary>\d+ characters", html)  # the long result folds
+    assert html.count("sys &quot;&gt;&lt;script") == 1  # the system prompt shown once
