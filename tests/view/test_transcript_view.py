@@ -213,3 +213,45 @@ def test_conversation_pairs_calls_interleaves_events_folds_and_escapes() -> None
     assert "<details><summary>reasoning" in html
     assert re.search(r"<details><summary>\d+ characters", html)  # the long result folds
     assert html.count("sys &quot;&gt;&lt;script") == 1  # the system prompt shown once
+
+
+def test_the_search_box_marks_the_turns_that_contain_the_text(
+        llm_store: tuple[Path, list[dict[str, Any]]]) -> None:
+    root, _ = llm_store
+    episode, url = _episode(root)
+    client = TestClient(create_app(detect_source(root)), base_url="http://127.0.0.1")
+    plain = client.get(url).text
+    assert 'id="transcript-search"' in plain and 'id="search-result"' not in plain
+    form = plain.split('id="transcript-search"', 1)[1].split("</form>", 1)[0]
+    assert 'name="campaign" value="tx"' in form and 'name="find"' in form
+    doc = _blob(root, episode["digests"]["transcript"])
+    # every response reasons (folded behind <details>, still found); ignoring case
+    html = client.get(url + "&find=REASONING+AT").text
+    n = len(doc["exchanges"])
+    assert f"{n} of " in html and f'id="match-{n}"' in html and f'id="match-{n + 1}"' not in html
+    last = doc["exchanges"][-1]["response"]["reasoning_content"]
+    marks = html.split('id="match-', n)[-1]
+    assert last in marks  # the last match is the last response's turn
+    none = client.get(url + "&" + urlencode({"find": '"><b>absent'})).text
+    assert "No turn contains “&quot;&gt;&lt;b&gt;absent”." in none and "<b>absent" not in none
+    assert client.get(url + "&find=" + "x" * 201).status_code == 400
+
+
+def test_search_counts_each_turn_once_and_matches_only_what_is_shown() -> None:
+    transcript = {
+        "messages": [{"role": "system", "content": "Be careful & exact."},
+                     {"role": "user", "content": "task"}],
+        "exchanges": [{"request": 1, "messages": [0, 1], "with_tools": False,
+                       "attempts": ["r001.1"], "started_t": 0.0, "ended_t": 0.0,
+                       "response": {"content": "careful answer", "tool_calls": [],
+                                    "finish_reason": "stop", "request_id": "q", "usage": {}}}]}
+    html = conversation(Html(), transcript, {"usage": {"attempts": []}, "events": []},
+                        "CAREFUL")
+    # four turns (system, user, request 1, its response): the system prompt and the answer
+    assert "2 of 4 turns contain “CAREFUL”" in html
+    assert html.count('class="match"') == 2
+    # markup is not searched: "div" is in every block's tags, in none of their text
+    html = conversation(Html(), transcript, {"usage": {"attempts": []}, "events": []}, "div")
+    assert "No turn contains" in html and 'class="match"' not in html
+    assert "& exact" not in conversation(Html(), transcript, {}, "& exact")  # escaped
+    assert conversation(Html(), transcript, {}, "& exact").count('class="match"') == 1

@@ -26,7 +26,13 @@ from agentmetrology.store.reader import StoreReader
 from agentmetrology.view.episode_page import ACTORS, episode_page
 from agentmetrology.view.file_pages import FileReadError, archive_page, audit_page
 from agentmetrology.view.html import SECURITY_HEADERS, Html
-from agentmetrology.view.params import BadRequest, episode_filter, episode_key, paging
+from agentmetrology.view.params import (
+    BadRequest,
+    episode_filter,
+    episode_key,
+    find_text,
+    paging,
+)
 from agentmetrology.view.source import Source
 from agentmetrology.view.store_pages import campaign_page, episodes_page, index_page
 from agentmetrology.view.tau2_pages import tau2_routes
@@ -127,10 +133,11 @@ def _store_routes(ep: _Endpoints, source: Source) -> list[Route]:
         actor = request.query_params.get("actor") or None
         if actor is not None and actor not in ACTORS:
             raise BadRequest(f"actor must be one of {', '.join(ACTORS)}, not {actor!r}")
+        find = find_text(request.query_params)
         data = reader.episode(key)
         if data is None:
             raise LookupError("no administration with this key in the store")
-        return episode_page(h, reader, key, data, actor)
+        return episode_page(h, reader, key, data, actor, find)
 
     return [Route("/", ep.guarded(lambda r: index_page(h, reader))),
             Route("/campaign", ep.guarded(campaign)),
