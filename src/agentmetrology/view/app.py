@@ -36,6 +36,7 @@ from agentmetrology.view.params import (
 from agentmetrology.view.source import Source
 from agentmetrology.view.store_pages import campaign_page, episodes_page, index_page
 from agentmetrology.view.tau2_pages import tau2_routes
+from agentmetrology.view.taubench_pages import taubench_routes
 
 log = logging.getLogger("agentmetrology.view")
 # The viewer reads no request body; this bounds what is buffered before a POST is refused.
@@ -183,6 +184,8 @@ def create_app(source: Source, *, hosts: Iterable[str] = LOOPBACK_NAMES,
         routes = _store_routes(ep, source)
     elif source.kind == "tau2" and source.archive_file is not None:
         routes = tau2_routes(ep.h, source.archive_file, ep.guarded)
+    elif source.kind == "taubench" and source.archive_file is not None:
+        routes = taubench_routes(ep.h, source.archive_file, ep.guarded)
     else:
         routes = _file_routes(ep, source)
 

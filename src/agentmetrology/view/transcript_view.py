@@ -97,7 +97,8 @@ def _event(h: Html, e: dict[str, Any]) -> str:
             f"{'' if result is None else _text(h, result)}</div>")
 
 
-def _message(h: Html, m: dict[str, Any]) -> str:
+def message_turn(h: Html, m: dict[str, Any]) -> str:
+    """Return one message as a turn: its role, its text (folded when long), its calls."""
     role = str(m.get("role"))
     extra = ""
     if role == "tool":
@@ -198,7 +199,7 @@ def _blocks(h: Html, transcript: dict[str, Any], episode: dict[str, Any]) -> lis
         for index in request[shown:]:
             m = messages[index] if 0 <= index < len(messages) else {}
             if m.get("role") != "tool":  # results are shown with their calls
-                out.append(_message(h, m))
+                out.append(message_turn(h, m))
         out.append(f'<div class="request" id="request-{h.t(x.get("request"))}">Request '
                    f"{h.t(x.get('request'))} ({len(request)} messages"
                    f"{', tools offered' if x.get('with_tools') else ', no tools'}), t="
