@@ -4,67 +4,22 @@ the store holds it, `agm evidence verify` checks it, the viewer's episode page s
 from __future__ import annotations
 
 import json
-import os
 import re
 from html import unescape
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-import pytest
 from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
 from agentmetrology.cli.main import app as cli
-from agentmetrology.run.campaign import parse_campaign, run_campaign
-from agentmetrology.store import EvidenceStore
 from agentmetrology.store.verify import verify_store
 from agentmetrology.view import create_app, detect_source
 from agentmetrology.view.html import Html
 from agentmetrology.view.transcript_view import conversation
-from run.campaign.campaign_fixtures import LLM_TARGET, query
-from support import fake_openai as fake
-from support.fake_models import careful_model
-
-KEY = "sk-test-0123456789abcdefTRANSCRIPTkey"
-CAMPAIGN = """
-[campaign]
-name = "tx"
-tasks = ["T3_duplicates"]
-seeds = "0"
-levels = ["L2"]
-
-[limits]
-max_steps = 30
-"""
-
-
-def talking_model(body: dict[str, Any]) -> Any:
-    """The careful fake model, saying what it does and thinking before it does it."""
-    reply = careful_model(body)
-    n = len(body["messages"])
-    message = reply["body"]["choices"][0]["message"]
-    message["content"] = f"Step {n}: <calling> {message['tool_calls'][0]['function']['name']}"
-    message["reasoning_content"] = f"reasoning at {n}"
-    return reply
-
-
-@pytest.fixture(scope="module")
-def llm_store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, Any]]]:
-    """A store of one L2 LLM episode (one 429 retried); the requests the server received."""
-    root = tmp_path_factory.mktemp("transcripts") / "s"
-    os.environ["AGM_TEST_KEY"] = KEY
-    try:
-        script: list[Any] = [fake.http_error(429, "slow down"), *[talking_model] * 30]
-        with fake.FakeOpenAI(script) as srv:
-            text = CAMPAIGN + LLM_TARGET.format(name="fake-llm", base_url=srv.base_url,
-                                                key_env="AGM_TEST_KEY")
-            with EvidenceStore.open(root, scrub_env=False) as st:
-                run_campaign(parse_campaign(text), st)
-            requests = [dict(r) for r in srv.requests]
-    finally:
-        os.environ.pop("AGM_TEST_KEY", None)
-    return root, requests
+from run.campaign.campaign_fixtures import query
+from view.llm_store_fixtures import KEY
 
 
 def _episode(root: Path) -> tuple[dict[str, Any], str]:
