@@ -26,6 +26,7 @@ from agentmetrology.store.reader import StoreReader
 from agentmetrology.view.episode_page import ACTORS, episode_page
 from agentmetrology.view.file_pages import FileReadError, archive_page, audit_page
 from agentmetrology.view.html import SECURITY_HEADERS, Html
+from agentmetrology.view.inspect_pages import inspect_routes
 from agentmetrology.view.params import (
     BadRequest,
     episode_filter,
@@ -186,6 +187,8 @@ def create_app(source: Source, *, hosts: Iterable[str] = LOOPBACK_NAMES,
         routes = tau2_routes(ep.h, source.archive_file, ep.guarded)
     elif source.kind == "taubench" and source.archive_file is not None:
         routes = taubench_routes(ep.h, source.archive_file, ep.guarded)
+    elif source.kind == "inspect" and source.archive_file is not None:
+        routes = inspect_routes(ep.h, source.archive_file, ep.guarded)
     else:
         routes = _file_routes(ep, source)
 

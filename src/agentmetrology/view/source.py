@@ -11,7 +11,7 @@ from agentmetrology.records.errors import UserError
 
 LEDGER_FILE = "ledger.sqlite"  # the store's documented ledger file name
 ARCHIVE_SCHEMA = "agentmetrology.archive-audit/"
-SourceKind = Literal["store", "audit", "archive", "tau2", "taubench"]
+SourceKind = Literal["store", "audit", "archive", "tau2", "taubench", "inspect"]
 
 
 class ViewSourceError(UserError):
@@ -103,7 +103,11 @@ def detect_source(path: str | Path) -> Source:
         return Source("tau2", p.parent, (), p)
     if _is_taubench(p):  # a tau-bench results file: its rows, read once
         return Source("taubench", p.parent, (), p)
+    from agentmetrology.archive.importers.inspect_zip import looks_like_inspect
+
+    if looks_like_inspect(p):  # an Inspect .eval log: its samples
+        return Source("inspect", p.parent, (), p)
     raise ViewSourceError(f"{p} is not an archive audit (a JSON file with schema "
                           f"{ARCHIVE_SCHEMA}N, as `agm archive audit` writes) nor a tau2 or "
-                          "tau-bench results file; give an evidence store, an audit dir or an "
-                          "archive audit")
+                          "tau-bench results file nor an Inspect .eval log; give an evidence "
+                          "store, an audit dir or an archive audit")

@@ -75,9 +75,18 @@ def row_page(h: Html, f: TaubenchFile, episode_id: str) -> str:
     return h.page(f"Row {ep.task}/{ep.trial}", body, NAV)
 
 
-def taubench_routes(h: Html, path: Path, guarded: Callable[[Callable[[Request], str]],
-                                                         Callable[..., Any]]) -> list[Route]:
+Guard = Callable[[Callable[[Request], str]], Callable[..., Any]]
+
+
+def list_and_item_routes(guarded: Guard, index: Callable[[], str], item_path: str,
+                         item: Callable[[str], str]) -> list[Route]:
+    """Return the routes of a file's viewer: its list at `/`, one item at `item_path?id=`."""
+    return [Route("/", guarded(lambda r: index())),
+            Route(item_path, guarded(lambda r: item(r.query_params.get("id", ""))))]
+
+
+def taubench_routes(h: Html, path: Path, guarded: Guard) -> list[Route]:
     """Return the routes of the tau-bench file viewer (the file is read once, here)."""
     f = TaubenchFile(path)
-    return [Route("/", guarded(lambda r: list_page(h, f))),
-            Route("/row", guarded(lambda r: row_page(h, f, r.query_params.get("id", ""))))]
+    return list_and_item_routes(guarded, lambda: list_page(h, f), "/row",
+                                lambda i: row_page(h, f, i))
