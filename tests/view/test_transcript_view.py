@@ -4,67 +4,22 @@ the store holds it, `agm evidence verify` checks it, the viewer's episode page s
 from __future__ import annotations
 
 import json
-import os
 import re
 from html import unescape
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-import pytest
 from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
 from agentmetrology.cli.main import app as cli
-from agentmetrology.run.campaign import parse_campaign, run_campaign
-from agentmetrology.store import EvidenceStore
 from agentmetrology.store.verify import verify_store
 from agentmetrology.view import create_app, detect_source
 from agentmetrology.view.html import Html
 from agentmetrology.view.transcript_view import conversation
-from run.campaign.campaign_fixtures import LLM_TARGET, query
-from support import fake_openai as fake
-from support.fake_models import careful_model
-
-KEY = "sk-test-0123456789abcdefTRANSCRIPTkey"
-CAMPAIGN = """
-[campaign]
-name = "tx"
-tasks = ["T3_duplicates"]
-seeds = "0"
-levels = ["L2"]
-
-[limits]
-max_steps = 30
-"""
-
-
-def talking_model(body: dict[str, Any]) -> Any:
-    """The careful fake model, saying what it does and thinking before it does it."""
-    reply = careful_model(body)
-    n = len(body["messages"])
-    message = reply["body"]["choices"][0]["message"]
-    message["content"] = f"Step {n}: <calling> {message['tool_calls'][0]['function']['name']}"
-    message["reasoning_content"] = f"reasoning at {n}"
-    return reply
-
-
-@pytest.fixture(scope="module")
-def llm_store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, Any]]]:
-    """A store of one L2 LLM episode (one 429 retried); the requests the server received."""
-    root = tmp_path_factory.mktemp("transcripts") / "s"
-    os.environ["AGM_TEST_KEY"] = KEY
-    try:
-        script: list[Any] = [fake.http_error(429, "slow down"), *[talking_model] * 30]
-        with fake.FakeOpenAI(script) as srv:
-            text = CAMPAIGN + LLM_TARGET.format(name="fake-llm", base_url=srv.base_url,
-                                                key_env="AGM_TEST_KEY")
-            with EvidenceStore.open(root, scrub_env=False) as st:
-                run_campaign(parse_campaign(text), st)
-            requests = [dict(r) for r in srv.requests]
-    finally:
-        os.environ.pop("AGM_TEST_KEY", None)
-    return root, requests
+from run.campaign.campaign_fixtures import query
+from view.llm_store_fixtures import KEY
 
 
 def _episode(root: Path) -> tuple[dict[str, Any], str]:
@@ -213,3 +168,45 @@ def test_conversation_pairs_calls_interleaves_events_folds_and_escapes() -> None
     assert "<details><summary>reasoning" in html
     assert re.search(r"<details><summary>\d+ characters", html)  # the long result folds
     assert html.count("sys &quot;&gt;&lt;script") == 1  # the system prompt shown once
+
+
+def test_the_search_box_marks_the_turns_that_contain_the_text(
+        llm_store: tuple[Path, list[dict[str, Any]]]) -> None:
+    root, _ = llm_store
+    episode, url = _episode(root)
+    client = TestClient(create_app(detect_source(root)), base_url="http://127.0.0.1")
+    plain = client.get(url).text
+    assert 'id="transcript-search"' in plain and 'id="search-result"' not in plain
+    form = plain.split('id="transcript-search"', 1)[1].split("</form>", 1)[0]
+    assert 'name="campaign" value="tx"' in form and 'name="find"' in form
+    doc = _blob(root, episode["digests"]["transcript"])
+    # every response reasons (folded behind <details>, still found); ignoring case
+    html = client.get(url + "&find=REASONING+AT").text
+    n = len(doc["exchanges"])
+    assert f"{n} of " in html and f'id="match-{n}"' in html and f'id="match-{n + 1}"' not in html
+    last = doc["exchanges"][-1]["response"]["reasoning_content"]
+    marks = html.split('id="match-', n)[-1]
+    assert last in marks  # the last match is the last response's turn
+    none = client.get(url + "&" + urlencode({"find": '"><b>absent'})).text
+    assert "No turn contains “&quot;&gt;&lt;b&gt;absent”." in none and "<b>absent" not in none
+    assert client.get(url + "&find=" + "x" * 201).status_code == 400
+
+
+def test_search_counts_each_turn_once_and_matches_only_what_is_shown() -> None:
+    transcript = {
+        "messages": [{"role": "system", "content": "Be careful & exact."},
+                     {"role": "user", "content": "task"}],
+        "exchanges": [{"request": 1, "messages": [0, 1], "with_tools": False,
+                       "attempts": ["r001.1"], "started_t": 0.0, "ended_t": 0.0,
+                       "response": {"content": "careful answer", "tool_calls": [],
+                                    "finish_reason": "stop", "request_id": "q", "usage": {}}}]}
+    html = conversation(Html(), transcript, {"usage": {"attempts": []}, "events": []},
+                        "CAREFUL")
+    # four turns (system, user, request 1, its response): the system prompt and the answer
+    assert "2 of 4 turns contain “CAREFUL”" in html
+    assert html.count('class="match"') == 2
+    # markup is not searched: "div" is in every block's tags, in none of their text
+    html = conversation(Html(), transcript, {"usage": {"attempts": []}, "events": []}, "div")
+    assert "No turn contains" in html and 'class="match"' not in html
+    assert "& exact" not in conversation(Html(), transcript, {}, "& exact")  # escaped
+    assert conversation(Html(), transcript, {}, "& exact").count('class="match"') == 1

@@ -130,3 +130,30 @@ def test_audit_dir_and_its_report_in_chromium(browser: Any, audit_dir: Path) -> 
         assert "[redacted]" in page.content()
         assert console.errors == []
         page.close()
+
+
+def test_an_llm_episode_s_conversation_and_its_search_in_chromium(
+        browser: Any, llm_store: tuple[Path, list[dict[str, Any]]], tmp_path: Path) -> None:
+    root, requests = llm_store
+    with live_server(detect_source(root)) as url:
+        page = browser.new_page()
+        console = Console(page)
+        page.goto(f"{url}/episodes?campaign=tx&target=fake-llm")
+        page.locator("#episodes tbody tr").first.locator("a").first.click()
+        assert "/episode?campaign=tx&target=fake-llm" in page.url
+        # the conversation first, the evidence tables below it
+        assert page.locator("#conversation").bounding_box()["y"] \
+            < page.locator("#key").bounding_box()["y"]
+        responses = len(requests) - 1  # the first request was answered 429, then retried
+        assert page.locator("#transcript .turn-assistant").count() == responses
+        assert page.locator("#transcript .turn-system").count() == 1
+        assert "r001.2 (retry)" in page.locator("#request-1").inner_text()
+        page.fill("#transcript-search input[name=find]", "REASONING AT")
+        page.click("#transcript-search button")
+        assert "find=REASONING+AT" in page.url
+        assert page.locator("#search-result").inner_text().startswith(f"{responses} of ")
+        assert page.locator("#transcript .match").count() == responses
+        page.screenshot(path=str(tmp_path / "conversation.png"), full_page=True)
+        assert (tmp_path / "conversation.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert console.errors == []
+        page.close()

@@ -14,8 +14,10 @@ from agentmetrology.view.source import detect_source
 
 
 def view_cmd(
-    path: Path = typer.Argument(..., help="An evidence store, an audit dir (agm audit --out) "
-                                          "or an archive audit (archive.json or its dir)."),
+    path: Path = typer.Argument(..., help="An evidence store, an audit dir (agm audit --out), "
+                                          "an archive audit (archive.json or its dir), a "
+                                          "tau2-bench or tau-bench results file, or an "
+                                          "Inspect .eval log."),
     port: int = typer.Option(DEFAULT_PORT, "--port", min=0, max=65535,
                              help="Port to listen on (0: any free port)."),
     host: str = typer.Option(DEFAULT_HOST, "--host",

@@ -26,10 +26,18 @@ from agentmetrology.store.reader import StoreReader
 from agentmetrology.view.episode_page import ACTORS, episode_page
 from agentmetrology.view.file_pages import FileReadError, archive_page, audit_page
 from agentmetrology.view.html import SECURITY_HEADERS, Html
-from agentmetrology.view.params import BadRequest, episode_filter, episode_key, paging
+from agentmetrology.view.inspect_pages import inspect_routes
+from agentmetrology.view.params import (
+    BadRequest,
+    episode_filter,
+    episode_key,
+    find_text,
+    paging,
+)
 from agentmetrology.view.source import Source
 from agentmetrology.view.store_pages import campaign_page, episodes_page, index_page
 from agentmetrology.view.tau2_pages import tau2_routes
+from agentmetrology.view.taubench_pages import taubench_routes
 
 log = logging.getLogger("agentmetrology.view")
 # The viewer reads no request body; this bounds what is buffered before a POST is refused.
@@ -127,10 +135,11 @@ def _store_routes(ep: _Endpoints, source: Source) -> list[Route]:
         actor = request.query_params.get("actor") or None
         if actor is not None and actor not in ACTORS:
             raise BadRequest(f"actor must be one of {', '.join(ACTORS)}, not {actor!r}")
+        find = find_text(request.query_params)
         data = reader.episode(key)
         if data is None:
             raise LookupError("no administration with this key in the store")
-        return episode_page(h, reader, key, data, actor)
+        return episode_page(h, reader, key, data, actor, find)
 
     return [Route("/", ep.guarded(lambda r: index_page(h, reader))),
             Route("/campaign", ep.guarded(campaign)),
@@ -176,6 +185,10 @@ def create_app(source: Source, *, hosts: Iterable[str] = LOOPBACK_NAMES,
         routes = _store_routes(ep, source)
     elif source.kind == "tau2" and source.archive_file is not None:
         routes = tau2_routes(ep.h, source.archive_file, ep.guarded)
+    elif source.kind == "taubench" and source.archive_file is not None:
+        routes = taubench_routes(ep.h, source.archive_file, ep.guarded)
+    elif source.kind == "inspect" and source.archive_file is not None:
+        routes = inspect_routes(ep.h, source.archive_file, ep.guarded)
     else:
         routes = _file_routes(ep, source)
 

@@ -132,7 +132,7 @@ def _usage(h: Html, usage: dict[str, Any]) -> str:
 
 
 def episode_page(h: Html, reader: StoreReader, key: EpisodeKey,
-                 data: dict[str, Any], actor: str | None) -> str:
+                 data: dict[str, Any], actor: str | None, find: str | None = None) -> str:
     """Return the page of one administration and its recorded episode (if any)."""
     adm, ep = data["administration"], data["episode"]
     title = f"{key.target} · {key.task} · seed {key.seed} · {key.level} · {key.condition}"
@@ -143,7 +143,8 @@ def episode_page(h: Html, reader: StoreReader, key: EpisodeKey,
               ["bindings", _block(h, _json_or_text(adm["binding"]))]]
     if adm.get("not_launched"):
         facts.append(["not launched", h.t(adm["not_launched"])])
-    parts = [*conversation_section(h, reader, data), h.table(["field", "value"], facts, "key")]
+    parts = [*conversation_section(h, reader, data, key, find),
+             h.table(["field", "value"], facts, "key")]
     if ep is None:
         parts.append("<h2>Termination</h2><p id=\"termination\">No episode recorded "
                      "(pending): no score, and nothing is counted as 0.</p>")

@@ -15,6 +15,7 @@ from agentmetrology.store.reader_queries import (
 PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
 MAX_INT = 2**63 - 1
+MAX_FIND = 200  # characters of a conversation search (a phrase, not a document)
 
 
 class BadRequest(ValueError):
@@ -74,3 +75,11 @@ def episode_key(params: Mapping[str, str]) -> EpisodeKey:
     assert seed is not None and repeat is not None
     return EpisodeKey(params["campaign"], params["target"], params["task"], seed,
                            params["condition"], params["level"], repeat)
+
+
+def find_text(params: Mapping[str, str]) -> str | None:
+    """Return the conversation search of the episode page (None when empty or blank)."""
+    raw = (params.get("find") or "").strip()
+    if len(raw) > MAX_FIND:
+        raise BadRequest(f"find must be at most {MAX_FIND} characters, not {len(raw)}")
+    return raw or None

@@ -11,7 +11,7 @@ from agentmetrology.records.errors import UserError
 
 LEDGER_FILE = "ledger.sqlite"  # the store's documented ledger file name
 ARCHIVE_SCHEMA = "agentmetrology.archive-audit/"
-SourceKind = Literal["store", "audit", "archive", "tau2"]
+SourceKind = Literal["store", "audit", "archive", "tau2", "taubench", "inspect"]
 
 
 class ViewSourceError(UserError):
@@ -25,7 +25,7 @@ class Source:
     kind: SourceKind
     root: Path
     files: tuple[str, ...] = ()  # names directly in `root`; nothing else is ever read
-    archive_file: Path | None = None  # the archive.json (kind "archive") or tau2 file shown
+    archive_file: Path | None = None  # archive.json, or the tau2 / tau-bench file shown
 
 
 # Only what an audit or archive audit writes: a stray file in the folder is not published.
@@ -55,17 +55,28 @@ def _archive_schema(path: Path) -> str | None:
     return schema if isinstance(schema, str) and schema.startswith(ARCHIVE_SCHEMA) else None
 
 
+def _head(path: Path) -> bytes:
+    """Return a file's first bytes, leading whitespace removed (b"" when unreadable)."""
+    try:
+        with path.open("rb") as fh:
+            return fh.read(4096).lstrip()
+    except OSError:
+        return b""
+
+
 def _is_tau2(path: Path) -> bool:
     """Return True when a file's first bytes look like a tau2-bench results file."""
     from agentmetrology.archive.importers.tau2 import looks_like_tau2_head
 
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(4096).lstrip()
-    except OSError:
-        return False
+    head = _head(path)
     return (head[:1] == b"[" and b'"termination_reason"' in head) or (
         head[:1] == b"{" and looks_like_tau2_head(head))
+
+
+def _is_taubench(path: Path) -> bool:
+    """Return True when a file's first bytes look like a tau-bench (v1) results file."""
+    head = _head(path)
+    return head[:1] == b"[" and b'"task_id"' in head and b'"reward"' in head
 
 
 def detect_source(path: str | Path) -> Source:
@@ -90,7 +101,13 @@ def detect_source(path: str | Path) -> Source:
         return Source("archive", p.parent, (), p)
     if _is_tau2(p):  # a tau2-bench results file: its simulations, read once
         return Source("tau2", p.parent, (), p)
+    if _is_taubench(p):  # a tau-bench results file: its rows, read once
+        return Source("taubench", p.parent, (), p)
+    from agentmetrology.archive.importers.inspect_zip import looks_like_inspect
+
+    if looks_like_inspect(p):  # an Inspect .eval log: its samples
+        return Source("inspect", p.parent, (), p)
     raise ViewSourceError(f"{p} is not an archive audit (a JSON file with schema "
-                          f"{ARCHIVE_SCHEMA}N, as `agm archive audit` writes) nor a tau2 "
-                          "results file; give an evidence store, an audit dir or an archive "
-                          "audit")
+                          f"{ARCHIVE_SCHEMA}N, as `agm archive audit` writes) nor a tau2 or "
+                          "tau-bench results file nor an Inspect .eval log; give an evidence "
+                          "store, an audit dir or an archive audit")

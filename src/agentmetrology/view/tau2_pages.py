@@ -42,7 +42,8 @@ class Tau2File:
             if str(ep.meta.get("simulation_id")) in by_id}
 
 
-def _reward(ep: ArchiveEpisode) -> str:
+def reward_text(ep: ArchiveEpisode) -> str:
+    """Return a stored reward with its outcome, or null with why it is no measurement."""
     if ep.outcome in ("pass", "fail"):
         return f"{num(ep.stored_score)} ({ep.outcome})"
     return f"null ({ep.outcome}: {ep.reason})"
@@ -58,7 +59,7 @@ def list_page(h: Html, f: Tau2File, params: Mapping[str, str]) -> str:
            and (not want["task"] or want["task"] in e.task)]
     notes = f.archive.notes.get("tau2") or {}
     rows = [[h.link(url("/simulation", id=e.episode_id), e.task), h.t(e.trial),
-             h.t(_reward(e)), h.t(e.meta.get("termination_reason") or "not recorded"),
+             h.t(reward_text(e)), h.t(e.meta.get("termination_reason") or "not recorded"),
              h.t(e.meta.get("ended_by") or "-"), h.t(len(e.events)),
              h.t("-" if e.meta.get("agent_cost") is None else money(e.meta["agent_cost"]))]
             for e in eps]
@@ -97,7 +98,7 @@ def simulation_page(h: Html, f: Tau2File, sid: str) -> str:
     parts = ep.meta.get("reward") or {}
     breakdown = ", ".join(f"{k}: {num(v)}" for k, v in (parts.get("breakdown") or {}).items())
     body = (f"<p>Task <code>{h.t(ep.task)}</code>, trial {h.t(ep.trial)}. Reward "
-            f"<strong>{h.t(_reward(ep))}</strong>. Termination "
+            f"<strong>{h.t(reward_text(ep))}</strong>. Termination "
             f"<code>{h.t(ep.meta.get('termination_reason') or 'not recorded')}</code>, ended by "
             f"{h.t(ep.meta.get('ended_by') or '-')}.</p>"
             f"<p>Reward basis {h.t('+'.join(parts.get('basis') or []) or '-')}; breakdown "

@@ -13,10 +13,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agentmetrology.records.episode import EpisodeKey
 from agentmetrology.store.errors import StoreError
 from agentmetrology.store.reader import StoreReader
 from agentmetrology.view.html import Html, cost_text, num, score_text
 from agentmetrology.view.reader import pretty_json
+from agentmetrology.view.transcript_search import marked, search_form
 
 FOLD = 800  # characters of a tool result or response shown before it folds
 FOLD_PROMPT = 4000  # a system prompt or task statement stays open unless it is long
@@ -95,7 +97,8 @@ def _event(h: Html, e: dict[str, Any]) -> str:
             f"{'' if result is None else _text(h, result)}</div>")
 
 
-def _message(h: Html, m: dict[str, Any]) -> str:
+def message_turn(h: Html, m: dict[str, Any]) -> str:
+    """Return one message as a turn: its role, its text (folded when long), its calls."""
     role = str(m.get("role"))
     extra = ""
     if role == "tool":
@@ -173,8 +176,16 @@ def _results_sent(messages: list[dict[str, Any]], request: list[int],
     return out
 
 
-def conversation(h: Html, transcript: dict[str, Any], episode: dict[str, Any]) -> str:
-    """Return the conversation: new messages of each request, its attempts and response."""
+def conversation(h: Html, transcript: dict[str, Any], episode: dict[str, Any],
+                 find: str | None = None) -> str:
+    """Return the conversation, the turns containing `find` (when given) marked."""
+    blocks = _blocks(h, transcript, episode)
+    return marked(h, blocks, find) if find else "".join(blocks)
+
+
+def _blocks(h: Html, transcript: dict[str, Any], episode: dict[str, Any]) -> list[str]:
+    """Return the conversation's turns: new messages of each request, its attempts and
+    response (with its tool calls), then the events after the last request."""
     messages = list(transcript.get("messages") or [])
     exchanges = list(transcript.get("exchanges") or [])
     attempts = {str(a.get("attempt_id")): a
@@ -188,7 +199,7 @@ def conversation(h: Html, transcript: dict[str, Any], episode: dict[str, Any]) -
         for index in request[shown:]:
             m = messages[index] if 0 <= index < len(messages) else {}
             if m.get("role") != "tool":  # results are shown with their calls
-                out.append(_message(h, m))
+                out.append(message_turn(h, m))
         out.append(f'<div class="request" id="request-{h.t(x.get("request"))}">Request '
                    f"{h.t(x.get('request'))} ({len(request)} messages"
                    f"{', tools offered' if x.get('with_tools') else ', no tools'}), t="
@@ -203,7 +214,7 @@ def conversation(h: Html, transcript: dict[str, Any], episode: dict[str, Any]) -
         shown = len(request) + (1 if response is not None else 0)
     out.extend(_event(h, e) for e in events.rest() if e.get("actor") != "agent"
                or e.get("kind") != "tool_call")
-    return "".join(out)
+    return out
 
 
 def _scores(h: Html, assessments: list[dict[str, Any]]) -> str:
@@ -213,8 +224,10 @@ def _scores(h: Html, assessments: list[dict[str, Any]]) -> str:
     return h.table(["scorer", "score", "reasons"], rows, "conversation-scores") if rows else ""
 
 
-def conversation_section(h: Html, reader: StoreReader, data: dict[str, Any]) -> list[str]:
-    """Return the episode page's conversation section ([] for an episode without one)."""
+def conversation_section(h: Html, reader: StoreReader, data: dict[str, Any],
+                         key: EpisodeKey, find: str | None = None) -> list[str]:
+    """Return the episode page's conversation section with its search box ([] for an
+    episode without one)."""
     ep = data.get("episode")
     if ep is None:
         return []
@@ -230,6 +243,6 @@ def conversation_section(h: Html, reader: StoreReader, data: dict[str, Any]) -> 
         transcript = reader.transcript(digest)
     except StoreError as exc:
         return [f'{head}<p class="status-INVALID">{h.t(exc)}</p>']
-    return [head + _scores(h, data.get("assessments") or [])
-            + f'<div id="transcript">{conversation(h, transcript, doc)}</div>'
+    return [head + _scores(h, data.get("assessments") or []) + search_form(h, key, find)
+            + f'<div id="transcript">{conversation(h, transcript, doc, find)}</div>'
             + "<h2>Evidence</h2>"]

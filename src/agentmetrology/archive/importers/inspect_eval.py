@@ -61,11 +61,12 @@ __all__ = [
     "load_inspect",
     "loads_tolerant",
     "looks_like_inspect",
+    "resolved",
     "score_value",
 ]
 
 
-def _resolved(value: Any, attachments: dict[str, Any]) -> Any:
+def resolved(value: Any, attachments: dict[str, Any]) -> Any:
     """Return `value` with `attachment://HASH` strings replaced by the sample's attachment.
 
     Inspect moves long strings of events into the sample's `attachments`, and does so for tool
@@ -76,9 +77,9 @@ def _resolved(value: Any, attachments: dict[str, Any]) -> Any:
         found = attachments.get(value[len(_ATTACHMENT):])
         return found if isinstance(found, str) else value
     if isinstance(value, dict):
-        return {k: _resolved(v, attachments) for k, v in value.items()}
+        return {k: resolved(v, attachments) for k, v in value.items()}
     if isinstance(value, list):
-        return [_resolved(v, attachments) for v in value]
+        return [resolved(v, attachments) for v in value]
     return value
 
 
@@ -99,8 +100,8 @@ def _walk_events(ep: ArchiveEpisode, events: list[Any],
             actor = meta.get("actor") if isinstance(meta, dict) else None
             actions.append(ArchiveEvent(
                 seq=len(actions), kind="tool_call", name=_text(ev.get("function")) or "",
-                args=_resolved(args, attachments) if isinstance(args, dict) else None,
-                result=_resolved(ev.get("result"), attachments),
+                args=resolved(args, attachments) if isinstance(args, dict) else None,
+                result=resolved(ev.get("result"), attachments),
                 actor=actor if actor in ACTORS else None, call_id=_text(ev.get("id"))))
         elif kind == "model":
             out = _obj(ev.get("output"), f"events[{i}].output")
@@ -112,7 +113,7 @@ def _walk_events(ep: ArchiveEpisode, events: list[Any],
                     tc = _obj(raw_tc, f"events[{i}] tool_calls[{j}]")
                     args = tc.get("arguments")
                     calls.append(ExecutedCall(_text(tc.get("function")) or "",
-                                              _resolved(args, attachments)
+                                              resolved(args, attachments)
                                               if isinstance(args, dict) else None,
                                               _text(tc.get("id"))))
             spans.append(_span(ev, ep, i))
