@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import sys
 import zlib
 from collections.abc import Callable
@@ -117,7 +118,9 @@ def test_missing_zstandard_gives_clear_error(tmp_path: Path, zip_writer: Callabl
     log = tmp_path / "z.eval"
     zip_writer(log, _members(), method=93, compress=lambda b: b)
     monkeypatch.setitem(sys.modules, "zstandard", None)  # import now raises ImportError
-    with pytest.raises(ArchiveFormatError, match="install the 'zstandard' package"):
+    with pytest.raises(ArchiveFormatError, match=re.escape(
+            "install the 'zstandard' package with the optional extra, pip install "
+            "'agentmetrology[archive]'")):
         load_inspect(log)
 
 

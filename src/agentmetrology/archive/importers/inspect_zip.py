@@ -127,8 +127,8 @@ class MemberReader:
             import zstandard
         except ImportError as exc:
             raise ArchiveFormatError(
-                "this .eval log has zstd-compressed members; install the 'zstandard' package "
-                "(pip install zstandard) to read it") from exc
+                "this .eval log has zstd-compressed members: install the 'zstandard' package "
+                "with the optional extra, pip install 'agentmetrology[archive]'") from exc
         with self.path.open("rb") as fh:
             fh.seek(info.header_offset)
             head = fh.read(_LOCAL_HEADER.size)
