@@ -91,6 +91,9 @@ def test_a_store_runs_and_exports_without_extras_but_parquet_names_its_extra(
     assert rows.returncode == 0 and len(rows.stdout.splitlines()) == 1, rows.stderr
     _one_line_naming(run_core_only(tmp_path, "export", "st", "--out", "x.parquet"), "parquet")
     assert not (tmp_path / "x.parquet").exists()
+    _one_line_naming(run_core_only(tmp_path, "export", "st", "--format", "inspect", "--out",
+                                   "logs"), "inspect")
+    assert not (tmp_path / "logs").exists()
 
 
 def test_the_census_lists_an_inspect_task_as_not_probed(tmp_path: Path) -> None:

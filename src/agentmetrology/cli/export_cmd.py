@@ -23,10 +23,12 @@ from agentmetrology.store.blobs import BlobError
 def export_cmd(
     store: Path = typer.Argument(..., metavar="STORE", help="Evidence store directory, or a "
                                                             "tau2-bench results file."),
-    fmt: str = typer.Option(None, "--format", metavar="jsonl|csv|parquet",
-                            help="Output format (default: from the --out suffix, else jsonl)."),
-    out: Path | None = typer.Option(None, "--out", metavar="FILE",
-                             help="Output file (default: stdout; Parquet needs a file)."),
+    fmt: str = typer.Option(None, "--format", metavar="jsonl|csv|parquet|inspect",
+                            help="Output format (default: from the --out suffix, else jsonl); "
+                                 "inspect writes Inspect AI .eval logs into --out DIR."),
+    out: Path | None = typer.Option(None, "--out", metavar="FILE|DIR",
+                             help="Output file (default: stdout; Parquet needs a file; "
+                                  "inspect a directory)."),
     campaign: str = typer.Option(None, "--campaign", metavar="NAME[,NAME]",
                                  help="Only these campaigns (default: all)."),
     force: bool = typer.Option(False, "--force", help="Replace an existing output file."),
@@ -35,6 +37,9 @@ def export_cmd(
     status and version, cost and digests; an unmeasured score is null, never 0."""
     if out is not None and str(out) == "-":
         out = None  # `--out -` is stdout, as for every tool that writes a stream
+    if fmt == "inspect":
+        _export_inspect(store, out, campaign, force)
+        return
     kind = format_for(fmt, out)
     if out is None and kind == "parquet":
         fail("Parquet is binary: give --out FILE.parquet")
@@ -66,3 +71,33 @@ def export_cmd(
             "and are not rows (agm campaign status)" if export.unrecorded else "")
     err_console.print(f"exported {len(export.rows)} episode(s) as {kind} to {where}{note}",
                markup=False, emoji=False)
+
+
+def _export_inspect(store: Path, out: Path | None, campaign: str | None, force: bool) -> None:
+    """Write the store as Inspect .eval logs, one per campaign × target × level × condition."""
+    if out is None:
+        fail("--format inspect writes a directory of .eval logs: give --out DIR")
+    if out.exists() and not out.is_dir():
+        fail(f"{out} is a file; --format inspect writes .eval logs into a directory")
+    if store.is_file():
+        fail(f"{store} is a file: --format inspect exports an evidence store (a directory)")
+    try:
+        from agentmetrology.inspect_ext.log_export import write_inspect_logs
+    except ImportError as exc:
+        fail(f"--format inspect needs inspect-ai ({exc}): pip install 'agentmetrology[inspect]'")
+    names = split_nonempty_names(campaign) if campaign is not None else None
+    try:
+        with EvidenceStore.open_readonly(store, scrub_env=False) as st:
+            written = write_inspect_logs(st, export_rows(st, names), out, force=force)
+    except StoreNotFoundError:
+        raise
+    except BlobError as exc:
+        fail(f"{store}: {exc}")
+    except (OSError, LedgerError) as exc:
+        fail(f"cannot read the evidence store at {store}: {exc}")
+    for w in written:
+        unmeasured = f", {w.unmeasured} unmeasured" if w.unmeasured else ""
+        err_console.print(f"{w.path}: {w.samples} sample(s){unmeasured}", markup=False,
+                          emoji=False, soft_wrap=True)
+    err_console.print(f"exported {sum(w.samples for w in written)} episode(s) as "
+                      f"{len(written)} Inspect log(s) to {out}", markup=False, emoji=False)
