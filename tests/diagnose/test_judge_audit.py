@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 from agentmetrology.agents.llm.client import BACKOFF_BASE_S
 from agentmetrology.cli.main import app
 from agentmetrology.diagnose import judge
-from agentmetrology.diagnose.judge import parse_verdict, trajectory_text
+from agentmetrology.diagnose.judge import parse_verdict
+from agentmetrology.diagnose.judge_brief import judge_case, judge_prompt
 from agentmetrology.envs.registry import get_env
 from agentmetrology.records.clock import FakeClock
 from agentmetrology.run.episode import run_one
@@ -51,13 +52,30 @@ def name_sensitive(body: dict[str, Any]) -> dict[str, Any]:
 def test_views_carry_the_same_facts() -> None:
     spec = get_env("comtrade")
     ep = run_one(spec, "T3_duplicates", 0, "scripted:careful", "L2").episode
-    tools = ["fetch_page", "get_task_info", "submit_results"]
-    views = {v: trajectory_text(ep, v, tools) for v in ("original", "repeat", "alias", "format")}
+    case = judge_case(spec, "e", ep)
+    views = {v: judge_prompt(case, v) for v in ("original", "repeat", "alias", "format")}
     assert views["original"] == views["repeat"]
     assert "fetch_page" not in views["alias"] and "op_" in views["alias"]
     assert views["format"] != views["original"]
     assert parse_verdict("pass.") == "PASS" and parse_verdict("PASS or FAIL?") is None
     assert parse_verdict("I cannot tell") is None
+    assert parse_verdict("Insufficient: no rows shown") == "INSUFFICIENT"
+    assert parse_verdict("PASS, or INSUFFICIENT") is None
+
+
+def test_the_judge_is_shown_what_a_grader_needs() -> None:
+    spec = get_env("comtrade")
+    ep = run_one(spec, "T3_duplicates", 0, "scripted:careful", "L2").episode
+    assert spec.prompts is not None
+    prompt = judge_prompt(judge_case(spec, "e", ep), "original")
+    statement = spec.prompts.task_message(spec.tasks["T3_duplicates"], "L2", spec.max_steps)
+    assert statement in prompt  # the task exactly as the agent was given it
+    assert spec.prompts.instructions["L2"] in prompt  # the success criteria
+    tools = spec.make("T3_duplicates", 0, "seeded", "clean").tools
+    for name, tool in tools.items():
+        assert f"- {name}: {tool.spec.description}" in prompt
+    assert "called submit_results(" in prompt and "Ended: submitted." in prompt
+    assert "PASS, FAIL or INSUFFICIENT" in prompt
 
 
 @pytest.fixture(scope="module")
@@ -125,3 +143,41 @@ def test_a_dead_judge_endpoint_is_unknown_not_a_crash(store: Path, tmp_path: Pat
     # each of the 4 + 4 calls was retried once (max_retries=1) after the first backoff step
     assert clock.waits == [BACKOFF_BASE_S] * 8
     assert ja["judges"]["llm:j"]["views"]["alias"]["disagreement"] is None
+
+
+def _insufficient_on_t5(body: dict[str, Any]) -> dict[str, Any]:
+    """A judge that finds the T5 records insufficient and passes the rest."""
+    prompt = body["messages"][-1]["content"]
+    return text("INSUFFICIENT: cannot see" if "(task T5_server_error_500," in prompt
+                else "PASS")
+
+
+def test_every_request_carries_the_task_and_insufficient_is_counted_apart(
+        store: Path, tmp_path: Path) -> None:
+    with FakeOpenAI(itertools.repeat(_insufficient_on_t5, 1000)) as srv:
+        res = CliRunner().invoke(app, ["diagnose", str(store), "--out", str(tmp_path / "o"),
+                                       "--judge-model", "j", "--base-url", srv.base_url,
+                                       "--judge-calls", "1", "--json"])
+        requests = [dict(r) for r in srv.requests]
+    assert res.exit_code == 0, res.stderr
+    assert len(requests) == 8 * 4
+    for r in requests:
+        system, user = (m["content"] for m in r["messages"])
+        assert "INSUFFICIENT" in system
+        assert user.startswith("## Task given to the agent\nTask T") and "## Trajectory" in user
+        assert "## Success criteria" in user and "## Tools available" in user
+    ja = json.loads(res.stdout)["judge_audit"]
+    views = ja["judges"]["llm:j"]["views"]
+    assert views["original"]["verdicts"] == {"PASS": 4, "FAIL": 0, "INSUFFICIENT": 4,
+                                             "UNKNOWN": 0}
+    assert ja["insufficient_cells"] == 4 * 4
+    insufficient = 4
+    assert ja["unknown_cells"] == 0  # INSUFFICIENT is an answer, not a failed call
+    native = ja["judges"]["llm:j"]["with_native_reward"]
+    assert native["n"] == 8 - insufficient  # only PASS/FAIL majorities are compared
+    assert native["tasks"] == 1 and "task-cluster bootstrap" in native["interval_method"]
+    lo, hi = native["interval"]
+    assert 0.0 <= lo <= native["raw_agreement"] <= hi <= 1.0
+    assert ja["shown"]["parts"][0].startswith("task statement")
+    spent = ja["billable_attempts"]["llm:j"]
+    assert spent["attempts"] == 32 and spent["failed"] == 0 and len(spent["list"]) == 32

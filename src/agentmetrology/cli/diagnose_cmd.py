@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.console import Console
 
 from agentmetrology.agents.llm.policy import target_from_spec
 from agentmetrology.agents.registry import AGENT_PREFIX
@@ -103,12 +104,37 @@ def _print_summary(doc: dict[str, Any], store: Path, out: Path) -> None:
         top = next(iter(ja["unknown_reasons"]), "")
         console.print(f"judge calls without a verdict (UNKNOWN, excluded): {ja['unknown_cells']} "
                       f"of {ja['cells']}; most common: {top}", markup=False)
-    for name, j in ((doc.get("judge_audit") or {}).get("judges") or {}).items():
-        v = j["views"]
-        console.print(f"judge {name}: disagreement with its own original view: repeat "
-                      f"{v['repeat']['disagreement']}, alias {v['alias']['disagreement']}, "
-                      f"format {v['format']['disagreement']}; kappa with the native reward "
-                      f"{j['with_native_reward']['kappa']}", markup=False)
+    if ja:
+        _judge_lines(console, ja)
     if doc["gap_only_ranking"]["warning"]:
         console.print(f"warning: {doc['gap_only_ranking']['warning']}", markup=False)
     console.print(f"report: {(out / 'report.html').resolve()}", markup=False)
+
+
+def _judge_lines(console: Console, ja: dict[str, Any]) -> None:
+    """Print what the judge was shown, then per judge its verdicts, view disagreement,
+    agreement with the native reward and what its calls cost."""
+    console.print("judge shown: task statement, success criteria, tools, trajectory as "
+                  "recorded; INSUFFICIENT allowed (counted apart, never a verdict)",
+                  markup=False)
+    spent = ja.get("billable_attempts") or {}
+    for name, j in (ja.get("judges") or {}).items():
+        v, nat = j["views"], j["with_native_reward"]
+        counts = v["original"]["verdicts"]
+        console.print(f"judge {name}: original view PASS {counts['PASS']}, FAIL "
+                      f"{counts['FAIL']}, INSUFFICIENT {counts['INSUFFICIENT']}, UNKNOWN "
+                      f"{counts['UNKNOWN']}", markup=False)
+        console.print(f"judge {name}: disagreement with its own original view: repeat "
+                      f"{v['repeat']['disagreement']}, alias {v['alias']['disagreement']}, "
+                      f"format {v['format']['disagreement']}", markup=False)
+        interval = nat.get("interval")
+        shown = "" if not interval else f" [{interval[0]:.3f}, {interval[1]:.3f}]"
+        agree = "n/a" if nat["raw_agreement"] is None else f"{nat['raw_agreement']:.3f}"
+        console.print(f"judge {name}: agreement with the native reward {agree}{shown} "
+                      f"(n = {nat['n']}), kappa {nat['kappa']}", markup=False)
+        if name in spent:
+            a = spent[name]
+            cost = "unknown" if a["cost"] is None else f"{a['cost']:.4f}"
+            console.print(f"judge {name}: {a['attempts']} billable attempt(s), {a['failed']} "
+                          f"failed, {a['input_tokens']}+{a['output_tokens']} tokens, cost "
+                          f"{cost}", markup=False)

@@ -1,63 +1,48 @@
 """The fixed-trajectory judge audit (docs/diagnose.md): the same saved trajectories, several views.
 
-Each recorded original episode is shown to an LLM judge as text in four views — `original`, an
-identical `repeat`, `alias` (tools renamed as the alias mutation renames them) and `format`
-(observation keys reordered) — several calls per view. A judge whose verdicts move between views
-that carry the same facts is measuring presentation, not the work. Reported: per view, the
-share of episodes whose majority verdict differs from the original view's, beside the same share
-for the identical repeat (the baseline), and raw agreement and Cohen's kappa with the native
-reward and between judges. An unparseable verdict or a failed call is UNKNOWN, counted and
-excluded, never a pass or a fail.
+Each recorded original episode is shown to an LLM judge with what a grader needs (the task
+statement, the success criteria, the tools, the trajectory as recorded: judge_brief.py) in four
+views — `original`, an identical `repeat`, `alias` (tools renamed as the alias mutation renames
+them) and `format` (observation keys reordered) — several calls per view. A judge whose verdicts
+move between views that carry the same facts is measuring presentation, not the work.
+Reported per judge and view: the verdict counts, the share of episodes whose majority verdict
+differs from the original view's beside the same share for the identical repeat (the baseline);
+raw agreement (with a task-cluster bootstrap interval) and Cohen's kappa with the native reward,
+and between judges; the judges' billable attempts. INSUFFICIENT (the judge says the record does
+not show enough) is counted apart and does not vote; an unparseable verdict or a failed call is
+UNKNOWN, counted and excluded. Neither is ever a pass or a fail.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from agentmetrology.agents.llm.client import ChatClient
 from agentmetrology.agents.llm.target import LLMTarget
-from agentmetrology.mutations.apply import name_map, reorder
+from agentmetrology.diagnose.judge_brief import (
+    JUDGE_PROMPT_VERSION,
+    SYSTEM,
+    JudgeCase,
+    judge_prompt,
+    shown,
+)
 from agentmetrology.records.clock import RealClock
-from agentmetrology.records.episode import Episode
+from agentmetrology.records.episode import BillableAttempt
 from agentmetrology.records.errors import InfraError
-from agentmetrology.stats import agreement
+from agentmetrology.stats import agreement, cluster_bootstrap
 
 VIEWS: tuple[str, ...] = ("original", "repeat", "alias", "format")
-JUDGE_PROMPT_VERSION = "judge-1"
-MAX_RESULT_CHARS = 400
-SYSTEM = ("You grade an AI agent's work from its trajectory. Answer with one word: PASS if the "
-          "agent completed the task correctly, FAIL otherwise.")
-_WORD = re.compile(r"\b(PASS|FAIL)\b")
-
-
-def trajectory_text(ep: Episode, view: str, tool_names: Sequence[str]) -> str:
-    """Return the episode as the judge reads it under `view` (facts identical in every view)."""
-    names = name_map("alias", tool_names) if view == "alias" else {}
-    lines = [f"Task {ep.task} (seed {ep.seed}).", "Trajectory:"]
-    for e in ep.events:
-        if e.kind not in ("tool_call", "intercepted"):
-            continue
-        result = reorder(e.result) if view == "format" else e.result
-        text = json.dumps(result, ensure_ascii=False)
-        if len(text) > MAX_RESULT_CHARS:
-            text = text[:MAX_RESULT_CHARS] + " ..."
-        args = json.dumps(reorder(e.args) if view == "format" else e.args, ensure_ascii=False)
-        if len(args) > MAX_RESULT_CHARS:
-            args = args[:MAX_RESULT_CHARS] + " ..."
-        lines.append(f"- {e.actor} called {names.get(e.name, e.name)}({args}) -> {text}")
-    lines.append(f"Ended: {ep.termination.kind}.")
-    lines.append("Did the agent complete the task correctly? Answer PASS or FAIL.")
-    return "\n".join(lines)
+VERDICTS = ("PASS", "FAIL", "INSUFFICIENT")
+_WORD = re.compile(r"\b(PASS|FAIL|INSUFFICIENT)\b")
 
 
 def parse_verdict(text: str) -> str | None:
-    """Return PASS or FAIL when the answer names exactly one of them, else None."""
+    """Return PASS, FAIL or INSUFFICIENT when the answer names exactly one of them, else None."""
     found = set(_WORD.findall(text.upper()))
     return found.pop() if len(found) == 1 else None
 
@@ -85,30 +70,32 @@ async def _ask(client: ChatClient, model: str, prompt: str) -> tuple[str | None,
     return verdict, "" if verdict else f"unparseable verdict: {text[:80]!r}"
 
 
-async def judge_episodes(episodes: Sequence[tuple[str, Episode, Sequence[str]]],
-                         target: LLMTarget, calls: int) -> list[Cell]:
-    """Return every judge cell: each episode in each view, `calls` times."""
+async def judge_episodes(cases: Sequence[JudgeCase], target: LLMTarget,
+                         calls: int) -> tuple[list[Cell], list[BillableAttempt]]:
+    """Return every judge cell (each case in each view, `calls` times) and the billable
+    attempts the calls took (retries included)."""
     client = ChatClient(target, RealClock())
     cells = []
     try:
-        for episode_id, ep, tools in episodes:
+        for case in cases:
             for view in VIEWS:
-                prompt = trajectory_text(ep, view, tools)
+                prompt = judge_prompt(case, view)
                 for call in range(calls):
                     verdict, why = await _ask(client, target.model, prompt)
-                    cells.append(Cell(target.name, episode_id, view, call, verdict, why))
+                    cells.append(Cell(target.name, case.episode_id, view, call, verdict, why))
     finally:
         await client.aclose()
-    return cells
+    return cells, list(client.attempts)
 
 
 def _majority(cells: Sequence[Cell]) -> dict[tuple[str, str, str], str | None]:
-    """Return the majority verdict per (judge, episode, view); a tie or no verdict is None."""
+    """Return the majority PASS/FAIL verdict per (judge, episode, view); INSUFFICIENT answers
+    and unparseable ones do not vote, and a tie or no vote is None."""
     votes: dict[tuple[str, str, str], Counter[str]] = {}
     for c in cells:
         votes.setdefault((c.judge, c.episode, c.view), Counter())
-        if c.verdict is not None:
-            votes[(c.judge, c.episode, c.view)][c.verdict] += 1
+        if c.verdict in ("PASS", "FAIL"):
+            votes[(c.judge, c.episode, c.view)][str(c.verdict)] += 1
     out: dict[tuple[str, str, str], str | None] = {}
     for k, v in votes.items():
         top = v.most_common(2)
@@ -123,34 +110,61 @@ def _kappa(a: list[str], b: list[str]) -> dict[str, Any]:
     return {"n": r.n, "raw_agreement": r.raw_agreement, "kappa": r.value}
 
 
-def judge_metrics(cells: Sequence[Cell], native: dict[str, bool]) -> dict[str, Any]:
-    """Return disagreement by view against the repeat baseline, and agreement statistics."""
+def _with_native(scored: list[tuple[str, bool, str]], seed: int) -> dict[str, Any]:
+    """Return agreement of majority verdicts with the native reward: kappa, and the raw
+    agreement with a task-cluster bootstrap interval (episodes of a task resampled together)."""
+    out = _kappa([v for v, _, _ in scored], ["PASS" if n else "FAIL" for _, n, _ in scored])
+    if scored:
+        est = cluster_bootstrap([float((v == "PASS") == n) for v, n, _ in scored],
+                                [t for _, _, t in scored], seed=seed)
+        out["interval"] = None if est.interval is None else list(est.interval)
+        out["interval_method"] = est.method
+        out["tasks"] = est.n
+    return out
+
+
+def _verdict_counts(cells: Sequence[Cell], judge: str, view: str) -> dict[str, int]:
+    mine = [c for c in cells if c.judge == judge and c.view == view]
+    counts = {v: sum(c.verdict == v for c in mine) for v in VERDICTS}
+    return {**counts, "UNKNOWN": sum(c.verdict is None for c in mine)}
+
+
+def _views(cells: Sequence[Cell], maj: dict[tuple[str, str, str], str | None], j: str,
+           eps: list[str]) -> dict[str, Any]:
+    views: dict[str, Any] = {"original": {"verdicts": _verdict_counts(cells, j, "original")}}
+    for view in VIEWS[1:]:
+        both = [(maj[(j, e, "original")], maj[(j, e, view)]) for e in eps
+                if maj.get((j, e, "original")) and maj.get((j, e, view))]
+        views[view] = {"episodes": len(both), "verdicts": _verdict_counts(cells, j, view),
+                       "disagreement": (sum(a != b for a, b in both) / len(both))
+                       if both else None}
+    base = views["repeat"]["disagreement"]
+    for view in ("alias", "format"):
+        d = views[view]["disagreement"]
+        views[view]["excess_over_repeat"] = None if d is None or base is None else d - base
+    return views
+
+
+def judge_metrics(cells: Sequence[Cell], native: dict[str, bool],
+                  tasks: dict[str, str] | None = None, seed: int = 0) -> dict[str, Any]:
+    """Return verdict counts and disagreement by view against the repeat baseline, and
+    agreement statistics (with the native reward: a task-cluster interval over `tasks`)."""
     maj = _majority(cells)
+    task_of = tasks or {}
     judges = sorted({c.judge for c in cells})
     out: dict[str, Any] = {"cells": len(cells),
                            "unknown_cells": sum(c.verdict is None for c in cells),
+                           "insufficient_cells": sum(c.verdict == "INSUFFICIENT"
+                                                     for c in cells),
                            "unknown_reasons": dict(Counter(c.reason for c in cells
                                                            if c.verdict is None).most_common(5)),
                            "judges": {}}
     for j in judges:
         eps = sorted({e for (jj, e, _) in maj if jj == j})
-        views: dict[str, Any] = {}
-        for view in VIEWS[1:]:
-            both = [(maj[(j, e, "original")], maj[(j, e, view)]) for e in eps
-                    if maj.get((j, e, "original")) and maj.get((j, e, view))]
-            views[view] = {"episodes": len(both),
-                           "disagreement": (sum(a != b for a, b in both) / len(both))
-                           if both else None}
-        base = views["repeat"]["disagreement"]
-        for view in ("alias", "format"):
-            d = views[view]["disagreement"]
-            views[view]["excess_over_repeat"] = None if d is None or base is None else d - base
-        scored = [(str(maj[(j, e, "original")]), native[e]) for e in eps
+        scored = [(str(maj[(j, e, "original")]), native[e], task_of.get(e, e)) for e in eps
                   if maj.get((j, e, "original")) and e in native]
-        out["judges"][j] = {
-            "episodes": len(eps), "views": views,
-            "with_native_reward": _kappa([v for v, _ in scored],
-                                         ["PASS" if n else "FAIL" for _, n in scored])}
+        out["judges"][j] = {"episodes": len(eps), "views": _views(cells, maj, j, eps),
+                            "with_native_reward": _with_native(scored, seed)}
     if len(judges) == 2:
         a, b = judges
         common = [e for (j, e, v) in maj if j == a and v == "original"
@@ -160,12 +174,32 @@ def judge_metrics(cells: Sequence[Cell], native: dict[str, bool]) -> dict[str, A
     return out
 
 
-def run_judge_audit(episodes: Sequence[tuple[str, Episode, Sequence[str]]],
-                    targets: Sequence[LLMTarget], calls: int,
-                    native: dict[str, bool]) -> dict[str, Any]:
-    """Return the judge audit of `episodes` by every judge target (`calls` per view)."""
+def _attempts(by_judge: dict[str, list[BillableAttempt]]) -> dict[str, Any]:
+    """Return the judges' billable attempts: totals per judge and every attempt."""
+    out: dict[str, Any] = {}
+    for name, attempts in by_judge.items():
+        costs = [a.cost for a in attempts]
+        out[name] = {"attempts": len(attempts),
+                     "failed": sum(a.outcome != "ok" for a in attempts),
+                     "input_tokens": sum(a.input_tokens or 0 for a in attempts),
+                     "output_tokens": sum(a.output_tokens or 0 for a in attempts),
+                     # unknown when any attempt's price or token count is unknown
+                     "cost": None if any(c is None for c in costs) else sum(
+                         c for c in costs if c is not None),
+                     "list": [asdict(a) for a in attempts]}
+    return out
+
+
+def run_judge_audit(cases: Sequence[JudgeCase], targets: Sequence[LLMTarget], calls: int,
+                    native: dict[str, bool], seed: int = 0) -> dict[str, Any]:
+    """Return the judge audit of `cases` by every judge target (`calls` per view)."""
     cells: list[Cell] = []
+    attempts: dict[str, list[BillableAttempt]] = {}
     for t in targets:
-        cells += asyncio.run(judge_episodes(episodes, t, calls))
+        found, attempts[t.name] = asyncio.run(judge_episodes(cases, t, calls))
+        cells += found
+    tasks = {c.episode_id: c.episode.task for c in cases}
     return {"prompt_version": JUDGE_PROMPT_VERSION, "views": list(VIEWS), "calls": calls,
-            "episodes": len(episodes), **judge_metrics(cells, native)}
+            "episodes": len(cases), "shown": shown(cases),
+            **judge_metrics(cells, native, tasks, seed),
+            "billable_attempts": _attempts(attempts)}

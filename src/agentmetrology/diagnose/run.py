@@ -11,14 +11,14 @@ from agentmetrology.agents.llm.target import LLMTarget
 from agentmetrology.archive.importers.agm_store import environment_of, open_store, planned_keys
 from agentmetrology.diagnose.family import describe_family
 from agentmetrology.diagnose.judge import run_judge_audit
+from agentmetrology.diagnose.judge_brief import JudgeCase, judge_case
 from agentmetrology.diagnose.metrics import MARGIN, SWEEP, TAU, diagnose_pairs
 from agentmetrology.diagnose.pairs import collect_pairs, scorers_of
 from agentmetrology.envs.registry import get_env
 from agentmetrology.mutations import MUTATIONS, split_condition
 from agentmetrology.records.canonical import digest, to_plain
-from agentmetrology.records.episode import Episode, episode_from_plain
+from agentmetrology.records.episode import episode_from_plain
 from agentmetrology.records.errors import UserError
-from agentmetrology.scoring.rescore import original_tool_names
 from agentmetrology.store import EvidenceStore
 from agentmetrology.store.ledger import key_text
 
@@ -55,10 +55,10 @@ def _gap_only_ranking(groups: dict[str, Any]) -> dict[str, Any]:
             "warning": warning}
 
 
-def _originals(store: EvidenceStore, limit: int) -> tuple[list[tuple[str, Episode, list[str]]],
+def _originals(store: EvidenceStore, limit: int) -> tuple[list[JudgeCase],
                                                           dict[str, bool]]:
     """Return up to `limit` recorded original episodes (with tool names) and their truth."""
-    out: list[tuple[str, Episode, list[str]]] = []
+    out: list[JudgeCase] = []
     native: dict[str, bool] = {}
     for campaign in store.campaigns():
         keys = [k for k in planned_keys(store, campaign) if split_condition(k.condition)[1] is None]
@@ -72,7 +72,7 @@ def _originals(store: EvidenceStore, limit: int) -> tuple[list[tuple[str, Episod
                 continue
             ep = episode_from_plain(store.load_episode(k))
             name = key_text(k)
-            out.append((name, ep, original_tool_names(spec, ep)))
+            out.append(judge_case(spec, name, ep))
             status = {a["scorer"]: a["status"] for a in row["assessments"]}.get(truth)
             if status in ("PASS", "FAIL", "PARTIAL"):
                 native[name] = status == "PASS"
@@ -102,7 +102,7 @@ def diagnose_store(path: Path, seed: int = 0, judges: Sequence[LLMTarget] = (),
             if not episodes:
                 raise UserError(f"the store at {path} holds no recorded original episode to "
                                 "show a judge")
-            judge_doc = run_judge_audit(episodes, judges, judge_calls, native)
+            judge_doc = run_judge_audit(episodes, judges, judge_calls, native, seed)
     if not pairs and judge_doc is None:
         raise UserError(f"the store at {path} holds no mutated administrations: run a "
                         "campaign with `mutations = [...]` first (or give --judge-model)")

@@ -126,15 +126,32 @@ def _judges(d: Doc, doc: dict[str, Any]) -> None:
         f"{ja['unknown_cells']} of {ja['cells']} calls gave no usable verdict (UNKNOWN, "
         "excluded). Disagreement is the share of episodes whose majority verdict in a view "
         "differs from the original view's; the identical repeat is the baseline.")
+    shown = ja.get("shown")
+    if shown:
+        d.p("What the judge was shown, in every view: " + "; ".join(shown["parts"]) + ". "
+            f"{ja.get('insufficient_cells', 0)} of {ja['cells']} calls answered INSUFFICIENT "
+            "(counted apart: they neither pass nor fail an episode, and do not vote).")
     rows = []
     for name, j in ja["judges"].items():
-        v = j["views"]
-        rows.append([code(name), j["episodes"], v["repeat"]["disagreement"],
+        v, nat = j["views"], j["with_native_reward"]
+        interval = nat.get("interval")
+        rows.append([code(name), j["episodes"],
+                     (v["original"].get("verdicts") or {}).get("INSUFFICIENT"),
+                     v["repeat"]["disagreement"],
                      v["alias"]["disagreement"], v["alias"].get("excess_over_repeat"),
                      v["format"]["disagreement"], v["format"].get("excess_over_repeat"),
-                     j["with_native_reward"]["raw_agreement"], j["with_native_reward"]["kappa"]])
-    d.table(["judge", "episodes", "repeat", "alias", "alias − repeat", "format",
-             "format − repeat", "agreement with native reward", "kappa"], rows)
+                     nat["raw_agreement"],
+                     "—" if not interval else
+                     f"[{d.g.fmt(interval[0])}, {d.g.fmt(interval[1])}]", nat["kappa"]])
+    d.table(["judge", "episodes", "insufficient (original)", "repeat", "alias",
+             "alias − repeat", "format", "format − repeat", "agreement with native reward",
+             "task-cluster interval", "kappa"], rows)
+    for name, a in (ja.get("billable_attempts") or {}).items():
+        cost = "unknown (a price or token count is missing)" if a["cost"] is None \
+            else d.g.fmt(a["cost"])
+        d.p(f"Judge {code(name)} took {a['attempts']} billable attempt(s) ({a['failed']} "
+            f"failed), {a['input_tokens']} input and {a['output_tokens']} output tokens; "
+            f"cost {cost}. Each attempt is listed in diagnose.json.")
     if ja.get("between_judges"):
         b = ja["between_judges"]
         d.p(f"Between the two judges: raw agreement {d.g.fmt(b['raw_agreement'])}"
