@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-from html import unescape
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -11,7 +9,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from agentmetrology.view import create_app, detect_source
-from view.view_fixtures import CAMPAIGN, RULE_SEEDS, SECRET, snapshot
+from view.view_fixtures import CAMPAIGN, RULE_SEEDS, SECRET, snapshot, table_cells
 
 BASE = "http://127.0.0.1"
 
@@ -29,17 +27,10 @@ def _episode_url(target: str, seed: int, level: str = "L2", **extra: str) -> str
                                     "condition": "clean", "level": level, "repeat": 0, **extra})
 
 
-def _cells(html: str, table_id: str) -> list[list[str]]:
-    body = html.split(f'<table id="{table_id}">', 1)[1].split("</table>", 1)[0]
-    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", body.split("<tbody>", 1)[1], re.S)
-    return [[unescape(re.sub(r"<[^>]+>", "", c)).strip()
-             for c in re.findall(r"<td>(.*?)</td>", r, re.S)] for r in rows]
-
-
 def test_index_lists_campaigns_with_progress_and_unknown_cost(client: TestClient) -> None:
     r = client.get("/")
     assert r.status_code == 200
-    rows = _cells(r.text, "campaigns")
+    rows = table_cells(r.text, "campaigns")
     assert len(rows) == 1
     name, state, planned, done, submitted, agent, infra, remaining, not_launched, cost, _ = \
         rows[0]
@@ -54,7 +45,7 @@ def test_index_lists_campaigns_with_progress_and_unknown_cost(client: TestClient
 def test_campaign_grid_per_target_level_condition(client: TestClient) -> None:
     r = client.get(f"/campaign?name={CAMPAIGN}")
     assert r.status_code == 200
-    rows = {(c[0], c[1], c[2]): c for c in _cells(r.text, "grid")}
+    rows = {(c[0], c[1], c[2]): c for c in table_cells(r.text, "grid")}
     assert set(rows) == {("llm-a", "L2", "clean"), ("rule", "L0", "clean")}
     llm = rows[("llm-a", "L2", "clean")]
     assert llm[3:9] == ["5", "3", "1", "1", "2 (1 errored, not recorded)", "2"]
@@ -67,9 +58,9 @@ def test_campaign_grid_per_target_level_condition(client: TestClient) -> None:
 def test_episode_index_is_paginated_with_deep_links(client: TestClient) -> None:
     first = client.get(f"/episodes?campaign={CAMPAIGN}&target=rule")
     assert f"{RULE_SEEDS} administrations match; showing 1–50 (page 1 of 2)" in first.text
-    assert len(_cells(first.text, "episodes")) == 50
+    assert len(table_cells(first.text, "episodes")) == 50
     second = client.get(f"/episodes?campaign={CAMPAIGN}&target=rule&page=2")
-    rows = _cells(second.text, "episodes")
+    rows = table_cells(second.text, "episodes")
     assert [r[4] for r in rows] == [str(s) for s in range(50, RULE_SEEDS)]
     assert 'href="/episodes?campaign=viewtest&amp;target=rule&amp;page=1"' in second.text
 
@@ -85,12 +76,12 @@ def test_episode_index_is_paginated_with_deep_links(client: TestClient) -> None:
     ("task=T9_none", []),
 ])
 def test_filters(client: TestClient, query: str, seeds: list[str]) -> None:
-    rows = _cells(client.get(f"/episodes?{query}").text, "episodes")
+    rows = table_cells(client.get(f"/episodes?{query}").text, "episodes")
     assert [r[4] for r in rows] == seeds
 
 
 def test_index_shows_null_scores_with_status_and_unknown_cost(client: TestClient) -> None:
-    rows = {r[4]: r for r in _cells(client.get("/episodes?target=llm-a").text, "episodes")}
+    rows = {r[4]: r for r in table_cells(client.get("/episodes?target=llm-a").text, "episodes")}
     assert rows["1"][8] == "infra_error (measurement failure)"
     assert rows["1"][11] == "null (UNKNOWN)"  # never 0
     assert rows["0"][10] == "unknown"  # a request of unknown cost: the total is unknown
@@ -101,7 +92,7 @@ def test_index_shows_null_scores_with_status_and_unknown_cost(client: TestClient
 def test_episode_page_timeline_and_everything_else(client: TestClient) -> None:
     r = client.get(_episode_url("llm-a", 0))
     assert r.status_code == 200
-    events = _cells(r.text, "timeline")
+    events = table_cells(r.text, "timeline")
     assert [(e[0], e[2], e[3], e[4].split()[0]) for e in events] == [
         ("0", "agent", "tool_call", "get_task_info"), ("1", "agent", "tool_call", "fetch_page"),
         ("2", "harness", "decision", "retry"), ("3", "agent", "tool_call", "fetch_page"),
@@ -111,10 +102,10 @@ def test_episode_page_timeline_and_everything_else(client: TestClient) -> None:
     assert "submission" in events[5][4]
     assert '"page": 1' in events[1][5] and "rate limited" in events[1][6]
     assert 'class="actor actor-grader"' in r.text and 'class="ev-harness"' in r.text
-    assessments = _cells(r.text, "assessments")
+    assessments = table_cells(r.text, "assessments")
     assert assessments[1][:4] == ["shape_judge", "1.0.0", "80 PARTIAL",
                                   "run log lacks retry lines"]
-    usage = _cells(r.text, "usage")
+    usage = table_cells(r.text, "usage")
     assert [u[7] for u in usage] == ["0.0020", "unknown"]
     assert "Cost <span class=\"null\">unknown</span>" in r.text
     assert 'id="submission"' in r.text and "record_id" in r.text
@@ -122,7 +113,7 @@ def test_episode_page_timeline_and_everything_else(client: TestClient) -> None:
 
 def test_episode_actor_filter_is_a_deep_link(client: TestClient) -> None:
     r = client.get(_episode_url("llm-a", 0, actor="harness"))
-    assert [e[2] for e in _cells(r.text, "timeline")] == ["harness", "harness"]
+    assert [e[2] for e in table_cells(r.text, "timeline")] == ["harness", "harness"]
     assert "2 of 7 events shown" in r.text
 
 
@@ -131,11 +122,11 @@ def test_measurement_failure_and_errored_episodes(client: TestClient) -> None:
     termination = r.text.split('id="termination">', 1)[1].split("</p>", 1)[0]
     assert "infra_error" in termination and "provider timed out after 4 retries" in termination
     assert "measurement failure" in termination
-    assert _cells(r.text, "assessments")[0][2] == "null (UNKNOWN)"
+    assert table_cells(r.text, "assessments")[0][2] == "null (UNKNOWN)"
     errored = client.get(_episode_url("llm-a", 4))
-    attempts = _cells(errored.text, "attempts")
+    attempts = table_cells(errored.text, "attempts")
     assert attempts[0][1] == "failed" and attempts[0][6] == "worker crashed"
-    billable = _cells(errored.text, "billable")
+    billable = table_cells(errored.text, "billable")
     assert billable[0][1] == "c0" and billable[0][8] == "unknown"
     assert "No episode recorded" in errored.text
 
@@ -228,4 +219,4 @@ def test_a_corrupt_blob_is_said_not_shown(tmp_path: Path) -> None:
     page = client.get(_episode_url("llm-a", 0))
     assert page.status_code == 200  # the ledger's part of the page still shows
     assert f"blob {digest} is corrupt" in page.text
-    assert "get_task_infX" not in page.text and _cells(page.text, "assessments")
+    assert "get_task_infX" not in page.text and table_cells(page.text, "assessments")

@@ -5,9 +5,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from html import unescape
 from pathlib import Path
 from typing import Any
 
@@ -182,3 +184,11 @@ def live_server(source: Source | Any) -> Iterator[str]:
         server.should_exit = True
         thread.join(10)
         sock.close()
+
+
+def table_cells(html: str, table_id: str) -> list[list[str]]:
+    """Return the text of every body cell of the table with id `table_id`, row by row."""
+    body = html.split(f'<table id="{table_id}">', 1)[1].split("</table>", 1)[0]
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", body.split("<tbody>", 1)[1], re.S)
+    return [[unescape(re.sub(r"<[^>]+>", "", c)).strip()
+             for c in re.findall(r"<td>(.*?)</td>", r, re.S)] for r in rows]

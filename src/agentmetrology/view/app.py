@@ -27,6 +27,7 @@ from agentmetrology.view.episode_page import ACTORS, episode_page
 from agentmetrology.view.file_pages import FileReadError, archive_page, audit_page
 from agentmetrology.view.html import SECURITY_HEADERS, Html
 from agentmetrology.view.inspect_pages import inspect_routes
+from agentmetrology.view.pair_page import pair_page
 from agentmetrology.view.params import (
     BadRequest,
     episode_filter,
@@ -141,10 +142,14 @@ def _store_routes(ep: _Endpoints, source: Source) -> list[Route]:
             raise LookupError("no administration with this key in the store")
         return episode_page(h, reader, key, data, actor, find)
 
+    def pair(request: Request) -> str:
+        return pair_page(h, reader, episode_key(request.query_params))
+
     return [Route("/", ep.guarded(lambda r: index_page(h, reader))),
             Route("/campaign", ep.guarded(campaign)),
             Route("/episodes", ep.guarded(episodes)),
-            Route("/episode", ep.guarded(episode))]
+            Route("/episode", ep.guarded(episode)),
+            Route("/pair", ep.guarded(pair))]
 
 
 def _file_routes(ep: _Endpoints, source: Source) -> list[Route]:

@@ -11,6 +11,7 @@ from agentmetrology.store.errors import StoreError
 from agentmetrology.store.reader import StoreReader
 from agentmetrology.store.reader_queries import KEY_FIELDS
 from agentmetrology.view.html import Html, cost_text, num, score_text, url
+from agentmetrology.view.pair_page import key_params, original_key
 from agentmetrology.view.reader import is_measurement_failure, pretty_json
 from agentmetrology.view.store_pages import NAV
 from agentmetrology.view.transcript_view import conversation_section
@@ -143,6 +144,9 @@ def episode_page(h: Html, reader: StoreReader, key: EpisodeKey,
               ["bindings", _block(h, _json_or_text(adm["binding"]))]]
     if adm.get("not_launched"):
         facts.append(["not launched", h.t(adm["not_launched"])])
+    if original_key(key) is not None:  # a mutated episode: beside its original
+        facts.append(["paired view", h.link(url("/pair", **key_params(key)),
+                                            "original and mutated side by side")])
     parts = [*conversation_section(h, reader, data, key, find),
              h.table(["field", "value"], facts, "key")]
     if ep is None:
