@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agentmetrology.envs.comtrade.generator import generate_rows, totals_row
+from agentmetrology.envs.comtrade.generator import ROW_FIELDS, generate_rows, totals_row
 from agentmetrology.envs.comtrade.payload import RunLog, build_metadata, encode_payload
-from agentmetrology.envs.comtrade.tasks import ComtradeTask, Profile, get_task
+from agentmetrology.envs.comtrade.tasks import TASKS, ComtradeTask, Profile, get_task
 from agentmetrology.records.rng import rng
 
 PROBE_NAMES: tuple[str, ...] = (
@@ -39,6 +39,34 @@ def payload_for(task: ComtradeTask, rows: list[dict[str, Any]], *, totals_droppe
     return encode_payload(rows, meta, harness_log(task, pages))
 
 
+def contradicting_metadata(task: ComtradeTask, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Return metadata that contradicts the submitted records in every field the shape judge
+    reads from it (the `contradictory_metadata` probe: correct rows, a false self-report).
+
+    Each field states something false about the rows or the episode: `task_id` names another
+    task (the next in the registry's order, so the judge's efficiency baseline is that task's);
+    `query` differs in all five fields (reporter and partner swapped, the flow reversed, the next
+    HS code, the year before); `row_count` claims 100 rows more than were submitted; `schema`
+    and `dedup_key` name fields the rows do not carry; `totals_handling` says totals handling was
+    off (while claiming rows dropped); `request_count` claims ten times the pages the log shows
+    fetched. What the judge reads that the rows cannot contradict is left as the harness writes
+    it: the run log, the execution time (0 s) and the request statistics.
+    """
+    q = task.query
+    ids = sorted(TASKS)
+    return {
+        "task_id": ids[(ids.index(task.task_id) + 1) % len(ids)],
+        "query": {"reporter": q.partner, "partner": q.reporter,
+                  "flow": "X" if q.flow == "M" else "M",
+                  "hs": f"{(int(q.hs) + 1) % 100:02d}", "year": q.year - 1},
+        "row_count": len(rows) + 100,
+        "schema": [f"{name}_claimed" for name in ROW_FIELDS],
+        "dedup_key": ["claimed_key_a", "claimed_key_b", "claimed_key_c"],
+        "totals_handling": {"enabled": False, "rows_dropped": 7},
+        "request_count": task.total_pages * 10,
+    }
+
+
 def battery(task_id: str, seed: int | None,
             profile: Profile = "seeded") -> dict[str, dict[str, str]]:
     """Return the probes by name, each a submission dict (data, metadata, log).
@@ -61,11 +89,7 @@ def battery(task_id: str, seed: int | None,
     guessed = [{**r, "tradeValue": int(v[0]), "netWeight": int(v[1]), "qty": int(v[2])}
                for r, v in zip(rows, fake, strict=True)]
     doubled = [r for r in rows for _ in range(2)]
-    contradictory = {
-        "row_count": len(rows) + 100,  # claims rows it did not submit
-        "query": {**task.query.as_dict(), "year": task.query.year - 1},
-        "totals_handling": {"enabled": True, "rows_dropped": 7},
-    }
+    contradictory = contradicting_metadata(task, rows)
     return {
         "correct": payload_for(task, rows),
         "empty": payload_for(task, []),
