@@ -18,17 +18,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import pytest
 from mcp import Client, StdioServerParameters, types
 
-from support.agm_runs import AGM, AgmResult, run_batch
-from support.inspect_logs import TOY_SUM_ENTRY_POINT, dist_info
+from support.agm_runs import AGM, Batch, run_batch
 
 HERE = Path(__file__).resolve().parent
 PLUGIN_DIR = HERE.parent / "plugin_env"
@@ -53,17 +51,6 @@ agent = "scripted:forgetful"
 BACKENDS = ("inline", "process", "ray")
 
 
-@pytest.fixture(scope="module")
-def plugin_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """Return an environment in which the toy plug-in is installed by an entry point."""
-    site = tmp_path_factory.mktemp("site")
-    dist_info(site, "toy_sum_env", TOY_SUM_ENTRY_POINT)
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        [str(site), str(PLUGIN_DIR), *filter(None, [env.get("PYTHONPATH")])])
-    return env
-
-
 def agm(env: dict[str, str], *args: str,
         cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """Run `agm ARGS` with the plug-in installed."""
@@ -77,13 +64,6 @@ def _campaign_argvs(root: Path, backend: str) -> dict[str, list[str]]:
             "status": ["campaign", "status", "--store", store, "--json"],
             "again": ["campaign", "run", toml, "--store", store, "--backend", backend],
             "regrade": ["archive", "regrade", store, "--out", str(root / "rg")]}
-
-
-class Batch(NamedTuple):
-    """The batch interpreter's result per command name, and the folder it wrote under."""
-
-    results: dict[str, AgmResult]
-    root: Path
 
 
 @pytest.fixture(scope="module")
