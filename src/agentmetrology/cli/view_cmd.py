@@ -11,6 +11,7 @@ from agentmetrology.cli.errors import fail
 from agentmetrology.store.reader import StoreReader
 from agentmetrology.view.server import DEFAULT_HOST, DEFAULT_PORT, is_loopback, serve
 from agentmetrology.view.source import detect_source
+from agentmetrology.view.workbench_auth import WorkbenchAuth
 
 
 def view_cmd(
@@ -23,9 +24,18 @@ def view_cmd(
     host: str = typer.Option(DEFAULT_HOST, "--host",
                              help="Address to bind; loopback by default, so only this "
                                   "machine can connect."),
+    workbench: bool = typer.Option(False, "--workbench",
+                                   help="Also serve the operator workbench (a store only, "
+                                        "loopback only): the case lifecycle from the browser, "
+                                        "every write needing the login URL printed here."),
 ) -> None:
-    """Serve a read-only web viewer of PATH on 127.0.0.1 (the store is never written)."""
+    """Serve a read-only web viewer of PATH on 127.0.0.1 (the store is never written, unless
+    --workbench: then the case lifecycle writes to it, as `agm cases` does)."""
     source = detect_source(path)  # ViewSourceError: one line, exit 2 (a UserError)
+    if workbench and source.kind != "store":
+        fail(f"--workbench needs an evidence store; {path} is {source.kind}")
+    if workbench and not is_loopback(host):
+        fail(f"--workbench serves on loopback only; {host} is not a loopback address")
     if source.kind == "store":
         StoreReader(source.root).check()  # StoreError (a UserError) for an unreadable ledger
     logging.basicConfig(level=logging.WARNING, format="agm view: %(message)s")
@@ -33,7 +43,8 @@ def view_cmd(
         typer.echo(f"warning: {host} is not a loopback address: anyone who can reach it can "
                    "read this evidence", err=True)
     try:
-        serve(source, host, port, announce=lambda line: typer.echo(line, err=True))
+        serve(source, host, port, announce=lambda line: typer.echo(line, err=True),
+              workbench=WorkbenchAuth() if workbench else None)
     except KeyboardInterrupt:
         pass
     except OSError as exc:

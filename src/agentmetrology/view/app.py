@@ -39,6 +39,8 @@ from agentmetrology.view.source import Source
 from agentmetrology.view.store_pages import campaign_page, episodes_page, index_page
 from agentmetrology.view.tau2_pages import tau2_routes
 from agentmetrology.view.taubench_pages import taubench_routes
+from agentmetrology.view.workbench import workbench_routes
+from agentmetrology.view.workbench_auth import WorkbenchAuth
 
 log = logging.getLogger("agentmetrology.view")
 # The viewer reads no request body; this bounds what is buffered before a POST is refused.
@@ -59,10 +61,11 @@ def unsafe_path(raw: str) -> bool:
 
 
 class Guard:
-    """Refuses unsafe paths and methods that write (Host and Origin: `HttpGuard` around it)."""
+    """Refuses unsafe paths and methods that write (Host and Origin: `HttpGuard` around it);
+    with the workbench, a POST to /workbench/ACTION passes on (the workbench checks it)."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
+    def __init__(self, app: ASGIApp, writes: bool = False) -> None:
+        self.app, self.writes = app, writes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Check one request and pass it on, or answer it with an error."""
@@ -75,7 +78,9 @@ class Guard:
         if unsafe_path(raw) or unsafe_path(scope.get("path", "")):
             log.warning("refused path %s: outside what the viewer serves", prefix(raw))
             response = PlainTextResponse("not found\n", 404)
-        elif scope["method"] not in ("GET", "HEAD"):
+        elif scope["method"] not in ("GET", "HEAD") and not (
+                self.writes and scope["method"] == "POST"
+                and scope.get("path", "").startswith("/workbench/")):
             response = PlainTextResponse("the viewer is read-only\n", 405,
                                          headers={"Allow": "GET, HEAD"})
         if response is not None:
@@ -180,14 +185,20 @@ def _file_routes(ep: _Endpoints, source: Source) -> list[Route]:
 
 
 def create_app(source: Source, *, hosts: Iterable[str] = LOOPBACK_NAMES,
-               secrets: Iterable[str] = (), port: int | None = None) -> ASGIApp:
+               secrets: Iterable[str] = (), port: int | None = None,
+               workbench: WorkbenchAuth | None = None) -> ASGIApp:
     """Return the viewer of `source` as an ASGI app (GET only; Host names in `hosts`).
 
     Origin must be the viewer's own (`port`, or the port a request arrived on when None).
+    With `workbench` (a store only) the operator workbench's POSTs are served too.
     """
     ep = _Endpoints(Html(secrets))
+    if workbench is not None and source.kind != "store":
+        raise ValueError("the workbench needs an evidence store")
     if source.kind == "store":
         routes = _store_routes(ep, source)
+        if workbench is not None:
+            routes += workbench_routes(source.root, ep.h, workbench)
     elif source.kind == "tau2" and source.archive_file is not None:
         routes = tau2_routes(ep.h, source.archive_file, ep.guarded)
     elif source.kind == "taubench" and source.archive_file is not None:
@@ -202,5 +213,5 @@ def create_app(source: Source, *, hosts: Iterable[str] = LOOPBACK_NAMES,
         return ep.error(404, "Not found", f"no page {request.url.path}")
 
     app = Starlette(routes=routes, exception_handlers={404: not_found})
-    return HttpGuard(Guard(app), hosts=hosts, port=port, max_body=MAX_BODY_BYTES,
-                     headers=SECURITY_HEADERS, log=log)
+    return HttpGuard(Guard(app, writes=workbench is not None), hosts=hosts, port=port,
+                     max_body=MAX_BODY_BYTES, headers=SECURITY_HEADERS, log=log)

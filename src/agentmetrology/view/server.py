@@ -10,6 +10,7 @@ from collections.abc import Callable
 from agentmetrology.records.errors import UserError
 from agentmetrology.view.app import LOOPBACK_NAMES, create_app
 from agentmetrology.view.source import Source
+from agentmetrology.view.workbench_auth import WorkbenchAuth
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -52,8 +53,10 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def serve(source: Source, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
-          announce: Callable[[str], None] = print) -> None:
-    """Serve `source` until interrupted; `announce` gets the URL once the port is bound."""
+          announce: Callable[[str], None] = print,
+          workbench: WorkbenchAuth | None = None) -> None:
+    """Serve `source` until interrupted; `announce` gets the URL once the port is bound (and,
+    with the workbench, the login URL holding the run's token)."""
     import uvicorn
 
     sock = bind(host, port)
@@ -61,10 +64,13 @@ def serve(source: Source, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
     hosts = {*LOOPBACK_NAMES, host}
     if not is_loopback(host):  # reached by this machine's names from elsewhere
         hosts |= {socket.gethostname(), socket.getfqdn()}
-    app = create_app(source, hosts=hosts, port=bound_port)
+    app = create_app(source, hosts=hosts, port=bound_port, workbench=workbench)
     shown = f"[{host}]" if ":" in host else host
-    announce(f"agm view: http://{shown}:{bound_port}/ ({source.kind} {source.root}; "
-             "read-only; Ctrl-C to stop)")
+    base = f"http://{shown}:{bound_port}/"
+    mode = "read-only" if workbench is None else "workbench: writes need the login URL below"
+    announce(f"agm view: {base} ({source.kind} {source.root}; {mode}; Ctrl-C to stop)")
+    if workbench is not None:
+        announce(f"agm view: workbench login (keep it private): {workbench.login_url(base)}")
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
                             server_header=False)
     server = uvicorn.Server(config)
