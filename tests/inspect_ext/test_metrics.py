@@ -53,8 +53,9 @@ def test_hand_computed_values_and_excluded_counts() -> None:
 def test_nothing_to_compute_is_absent_not_zero() -> None:
     only_unscored = _scores([float("nan")])
     assert worst_case()(only_unscored) == {"worst": None, "worst_excluded": 1}
-    assert bootstrap_ci()([]) == {"ci_mean": None, "ci_low": None, "ci_high": None,
-                                  "ci_excluded": 0}
+    # Nothing reached the metric at all: it reports nothing (not an excluded count of 0,
+    # which would read as "every sample measured").
+    assert bootstrap_ci()([]) == {} and worst_case()([]) == {} and cvar(0.2)([]) == {}
 
 
 def test_bad_parameters_are_refused_when_the_metric_is_built() -> None:

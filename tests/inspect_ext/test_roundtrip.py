@@ -85,3 +85,12 @@ def test_the_audit_sees_who_acted(audited: dict[str, Any]) -> None:
     assert prov["candidates"] == 1 and prov["unmatched_executed"] == 0
     (listed,) = prov["episodes"]
     assert listed["candidates"] == [{"index": 3, "name": "submit_results"}]
+
+
+def test_logs_of_two_levels_are_two_cells(audited: dict[str, Any]) -> None:
+    cells = {c["cell"]: c["counts"] for c in audited["coverage"]["cells"]}
+    by_level = {level: [name for name in cells if f"[level={level}," in name]
+                for level in ("L0", "L2")}
+    assert all(len(names) == 1 for names in by_level.values()), cells
+    (l0,), (l2,) = by_level["L0"], by_level["L2"]
+    assert l0 != l2 and cells[l0]["pass"] == 1 and cells[l2]["pass"] == 1

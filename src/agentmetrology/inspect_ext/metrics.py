@@ -5,7 +5,10 @@ its value, how many scores it excluded as not measurements (`values.numbers`). I
 drops unscored samples (NaN, `Score.unscored`) before any metric runs and counts them as the
 scorer's `unscored_samples`; a metric's `*_excluded` counts what reached it and still was not a
 number (a dict or list value, an unknown string, a NaN when called on its own). With nothing
-left to compute on, the value is absent (None), never 0.
+left to compute on, the value is absent (None), never 0; with nothing at all (every sample
+unscored before the metric ran) the metric reports nothing rather than an excluded count of 0
+that reads as "all measured" (Inspect then shows NaN), and the task-end report (task_end.py)
+says in words that no sample was measured, and why.
 
     from agentmetrology.inspect_ext.metrics import worst_case, cvar, reliability, bootstrap_ci
     Task(..., scorer=match(), metrics=[accuracy(), worst_case(), cvar(0.2), reliability(0.9),
@@ -31,6 +34,8 @@ def _point(name: str, compute: Callable[[tuple[float, ...]], float | None]) -> M
 
     def run(scores: list[SampleScore]) -> Value:
         got = _numbers(scores)
+        if not got.values and not got.excluded:
+            return {}
         value = compute(got.values) if got.values else None
         return {name: value, f"{name}_excluded": got.excluded}
 
@@ -65,6 +70,8 @@ def bootstrap_ci(confidence: float = 0.95, resamples: int = stats.DEFAULT_RESAMP
 
     def run(scores: list[SampleScore]) -> Value:
         got = _numbers(scores)
+        if not got.values and not got.excluded:
+            return {}
         out: dict[str, float | int | None] = {"ci_mean": None, "ci_low": None, "ci_high": None,
                                               "ci_excluded": got.excluded}
         if got.values:

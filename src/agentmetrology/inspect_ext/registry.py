@@ -15,8 +15,10 @@ from inspect_ai import Task
 from agentmetrology.envs.registry import env_names
 from agentmetrology.inspect_ext.metrics import bootstrap_ci, cvar, reliability, worst_case
 from agentmetrology.inspect_ext.solver import episode_solver
+from agentmetrology.inspect_ext.task_end import UnmeasuredReport
 from agentmetrology.inspect_ext.tasks import task_factory
 
 TASKS: dict[str, Callable[..., Task]] = {name: task_factory(name) for name in env_names()}
 
-__all__ = ["TASKS", "bootstrap_ci", "cvar", "episode_solver", "reliability", "worst_case"]
+__all__ = ["TASKS", "UnmeasuredReport", "bootstrap_ci", "cvar", "episode_solver", "reliability",
+           "worst_case"]

@@ -60,11 +60,21 @@ def _assessments(spec: EnvSpec, state: TaskState) -> list[dict[str, Any]] | None
     return found
 
 
-def _score(spec: EnvSpec, a: dict[str, Any], kind: str) -> Score:
+def _termination(state: TaskState) -> str:
+    """Return how the sample's episode ended ("infra_error: provider down"), or ""."""
+    plain = state.store.get(EPISODE_KEY)
+    term = plain.get("termination") if isinstance(plain, dict) else None
+    if not isinstance(term, dict):
+        return ""
+    detail = str(term.get("detail") or "")
+    return f"{term.get('kind')}: {detail}" if detail else str(term.get("kind") or "")
+
+
+def _score(spec: EnvSpec, a: dict[str, Any], kind: str, termination: str = "") -> Score:
     meta = {"environment": spec.name, "env_version": spec.version, "scorer": a["scorer"],
             "scorer_version": a["scorer_version"], "kind": kind, "status": a["status"],
             "components": a.get("components") or {}, "reasons": list(a.get("reasons") or ()),
-            "evidence_digest": a.get("evidence_digest") or ""}
+            "evidence_digest": a.get("evidence_digest") or "", "termination": termination}
     explanation = "; ".join(meta["reasons"]) or a["status"]
     value = a.get("score")
     if a["status"] not in SCORED or not isinstance(value, int | float):
@@ -90,7 +100,7 @@ def environment_scorer(spec: EnvSpec, name: str) -> Scorer:
                     metadata={"environment": spec.name, "scorer": ours.name,
                               "scorer_version": ours.version, "status": "UNKNOWN"})
             mine = next(a for a in found if a["scorer"] == ours.name)
-            return _score(spec, mine, ours.kind)
+            return _score(spec, mine, ours.kind, _termination(state))
 
         return score
 

@@ -187,6 +187,10 @@ def _sample_ids(ids: list[Any]) -> list[str]:
     return list(first)
 
 
+# Task arguments that define a condition of a run rather than which samples it holds.
+CONDITION_ARGS = ("level", "condition", "profile")
+
+
 class _Log:
     """The parts of an Inspect log header that every sample needs (validated)."""
 
@@ -198,6 +202,14 @@ class _Log:
         steps = _seq(_obj(header.get("plan"), "plan").get("steps"), "plan.steps")
         self.scaffold = _text(spec.get("solver")) or ">".join(
             str(_obj(s, "plan.steps[]").get("solver")) for s in steps)
+        # Logs of one task at two levels (or conditions, or profiles) are two cells, never one:
+        # the task arguments that define a condition are part of the scaffold's name.
+        args = spec.get("task_args")
+        shown = [f"{k}={args[k]}" for k in CONDITION_ARGS
+                 if isinstance(args, dict) and args.get(k) not in (None, "")]
+        if shown:
+            named = f"[{', '.join(shown)}]"
+            self.scaffold = f"{self.scaffold} {named}" if self.scaffold else named
         results = _obj(header.get("results"), "results")
         head = _obj(results.get("headline"), "results.headline").get("scorer")
         scorers = [s.get("name") for s in _seq(spec.get("scorers"), "eval.scorers")
