@@ -106,12 +106,17 @@ def test_bad_task_arguments_are_one_line(args: list[str], message: str) -> None:
     assert res.stderr == message + "\n"
 
 
-def test_limit_keeps_the_first_seeds() -> None:
-    rows = _rows(runner.invoke(app, [*BASE, "--task", "T3_duplicates,T4_rate_limit_429",
-                                     "--seeds", "5-9", "--limit", "2"]))
+def test_limit_keeps_the_first_samples_as_inspect_does() -> None:
+    two_tasks = [*BASE, "--task", "T3_duplicates,T4_rate_limit_429", "--seeds", "5-9"]
+    rows = _rows(runner.invoke(app, [*two_tasks, "--limit", "2"]))
+    assert [(r["task"], r["seed"]) for r in rows] == [("T3_duplicates", 5), ("T3_duplicates", 6)]
+    rows = _rows(runner.invoke(app, [*two_tasks, "--limit", "7"]))  # into the second task
     assert [(r["task"], r["seed"]) for r in rows] == [
-        ("T3_duplicates", 5), ("T3_duplicates", 6), ("T4_rate_limit_429", 5),
+        *(("T3_duplicates", s) for s in range(5, 10)), ("T4_rate_limit_429", 5),
         ("T4_rate_limit_429", 6)]
+    assert len(_rows(runner.invoke(app, [*two_tasks, "--limit", "99"]))) == 10  # all there is
+    epochs = _rows(runner.invoke(app, [*two_tasks, "--limit", "1", "--epochs", "2"]))
+    assert [(r["seed"], r["repeat"]) for r in epochs] == [(5, 0), (5, 1)]  # repeats aren't samples
     res = runner.invoke(app, [*BASE, "--task", "T3_duplicates", "--limit", "0"])
     assert res.exit_code == 2
 

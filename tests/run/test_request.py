@@ -23,6 +23,7 @@ LLM = {"agent": "llm:m", "base_url": "http://127.0.0.1:9/v1"}
     ({"seeds": "x"}, "--seeds"),
     ({"seeds": "3-1"}, "--seeds"),
     ({"limit": 0}, "--limit"),
+    ({**LLM, "task": "T3_duplicates,T4_rate_limit_429", "seeds": "0-2", "limit": 4}, "--limit"),
     ({"profile": "zz"}, "--profile"),
     ({"level": "L7"}, "--level"),
     ({"condition": "weird"}, "--condition"),
@@ -76,8 +77,10 @@ def test_an_unusable_llm_client_is_refused_before_anything_runs(
 def test_a_good_request_holds_what_runs() -> None:
     req = make_request("comtrade", task="T3_duplicates,T4_rate_limit_429", seeds="5-9",
                        limit=2, repeats=2, condition="clean")
+    # The first 2 samples (task-major, as Inspect's --limit) are the first task's seeds 5, 6.
     assert (req.tasks, req.seeds, req.agent, req.level, req.profile, req.repeats) == (
-        ("T3_duplicates", "T4_rate_limit_429"), (5, 6), "rule", "L2", "seeded", 2)
+        ("T3_duplicates",), (5, 6), "rule", "L2", "seeded", 2)
+    assert req.count == 4 and req.limit is None
     assert not req.is_llm and req.target is None
     assert list(req.episodes())[:3] == [("T3_duplicates", 5, 0), ("T3_duplicates", 5, 1),
                                         ("T3_duplicates", 6, 0)]

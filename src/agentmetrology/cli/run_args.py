@@ -102,7 +102,8 @@ TASK_ARG = typer.Option([], "-T", "--task-arg", metavar="KEY=VALUE",
                          help="Task argument, repeatable: task, seeds (or seed), level, "
                               "profile, condition.")
 LIMIT = typer.Option(None, "--limit", min=1, metavar="N",
-                     help="Run only the first N seeds of each task.")
+                     help="Run only the first N samples, (task, seed) in task order, as "
+                          "Inspect's --limit (each runs --epochs times).")
 EPOCHS = typer.Option(1, "--epochs", min=1, max=1000, metavar="K",
                       help="Run each (task, seed) K times, recorded as repeat 0..K-1.")
 JSON_OUT = typer.Option(False, "--json", help="One JSON line per episode.")

@@ -54,7 +54,7 @@ class RunView:
         self.request, self.json_out = request, json_out
         self.spec = request.spec
         self.rows: list[dict[str, Any]] = []
-        self.total = len(request.tasks) * len(request.seeds) * request.repeats
+        self.total = request.count
         self.progress = Progress(TextColumn("{task.description}"), BarColumn(),
                                  MofNCompleteColumn(), console=err_console, transient=True,
                                  disable=request.is_llm or self.total < PROGRESS_AFTER

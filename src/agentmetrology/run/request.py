@@ -40,6 +40,7 @@ class RunRequest:
     store: Path | None = None  # LLM runs: the evidence store (default ./.agm/store)
     target: TargetSpec | None = None  # LLM runs: the endpoint, key variable, retries, prices
     retry_measurement_failures: bool = False  # LLM runs: measure those episodes again
+    limit: int | None = None  # `--limit N`: only the first N (task, seed) samples, as Inspect
 
     @property
     def spec(self) -> EnvSpec:
@@ -51,12 +52,21 @@ class RunRequest:
         """Return True for an `llm:MODEL` agent (run as a resumable campaign in a store)."""
         return self.target is not None
 
+    def samples(self) -> list[tuple[str, int]]:
+        """Return the (task, seed) samples in order (task-major), the first `limit` of them."""
+        pairs = [(task, seed) for task in self.tasks for seed in self.seeds]
+        return pairs if self.limit is None else pairs[:self.limit]
+
     def episodes(self) -> Iterator[tuple[str, int, int]]:
         """Yield (task, seed, repeat) in the order rows are printed."""
-        for task in self.tasks:
-            for seed in self.seeds:
-                for repeat in range(self.repeats):
-                    yield task, seed, repeat
+        for task, seed in self.samples():
+            for repeat in range(self.repeats):
+                yield task, seed, repeat
+
+    @property
+    def count(self) -> int:
+        """Return how many episodes the request runs."""
+        return len(self.samples()) * self.repeats
 
 
 def make_request(environment: str, *, task: str | None, seeds: str = "0", agent: str = "rule",
@@ -67,12 +77,15 @@ def make_request(environment: str, *, task: str | None, seeds: str = "0", agent:
                  retry_measurement_failures: bool = False) -> RunRequest:
     """Return the checked request; raise UserError naming the option of the first bad input.
 
-    `limit` keeps the first N seeds; `price` is "IN,OUT[,CACHED]" per million tokens (or the
+    `limit` keeps the first N (task, seed) samples in task-major order, as Inspect's `--limit`
+    keeps the first N samples (repeats are not samples: each kept sample runs `repeats`
+    times); `price` is "IN,OUT[,CACHED]" per million tokens (or the
     parsed triple). The endpoint options matter only for an `llm:MODEL` agent.
     """
     spec = _environment(environment)
     tasks = _tasks(spec, task)
-    seed_list = _seeds(seeds, limit)
+    seed_list = _seeds(seeds)
+    tasks, seed_list, limit = _limited(tasks, seed_list, limit)
     prof = profile or spec.profiles[0]
     _named("--profile", spec.check_profile, prof)
     if level not in spec.levels:
@@ -87,11 +100,16 @@ def make_request(environment: str, *, task: str | None, seeds: str = "0", agent:
         target = check_llm_target(spec, agent, level, base_url=base_url, api_key_env=api_key_env,
                                   max_retries=max_retries, price=price,
                                   episodes=len(tasks) * len(seed_list) * repeats)
+        if limit is not None:
+            raise UserError(f"--limit {limit} ends task {tasks[-1]!r} part-way through its "
+                            f"{len(seed_list)} seeds; an llm: run records a campaign of every "
+                            "(task, seed), so give --limit a multiple of the seeds per task, "
+                            "or choose them with --task and --seeds")
     elif agent not in spec.agents and agent_family(agent) is None:  # plug-in families run too
         raise UserError(f"--agent: unknown agent {agent!r}; {spec.name} has: "
                         f"{', '.join(spec.agents)} (or llm:MODEL)")
     return RunRequest(spec.name, tuple(tasks), tuple(seed_list), agent, level, prof, cond,
-                      repeats, store, target, retry_measurement_failures)
+                      repeats, store, target, retry_measurement_failures, limit)
 
 
 def _is_llm(agent: str) -> bool:
@@ -122,14 +140,26 @@ def _tasks(spec: EnvSpec, text: str | None) -> list[str]:
     return names
 
 
-def _seeds(text: str, limit: int | None) -> list[int]:
-    if limit is not None and limit < 1:
-        raise UserError(f"--limit {limit}: give a number of seeds >= 1")
+def _seeds(text: str) -> list[int]:
     try:
-        seeds = parse_seeds(text)
+        return parse_seeds(text)
     except ValueError as exc:
         raise UserError(f"--seeds: {exc}") from None
-    return seeds if limit is None else seeds[:limit]
+
+
+def _limited(tasks: list[str], seeds: list[int],
+             limit: int | None) -> tuple[list[str], list[int], int | None]:
+    """Return the tasks and seeds the first `limit` samples cover, and the limit still needed
+    (None when those samples are every (task, seed) of the tasks and seeds returned)."""
+    if limit is None:
+        return tasks, seeds, None
+    if limit < 1:
+        raise UserError(f"--limit {limit}: give a number of samples >= 1")
+    if limit <= len(seeds):  # part of the first task's seeds
+        return tasks[:1], seeds[:limit], None
+    whole, rest = divmod(limit, len(seeds))
+    kept = tasks[:whole + (1 if rest else 0)]
+    return kept, seeds, (limit if rest and len(kept) > whole else None)
 
 
 def _named(option: str, check: Callable[[str], None], value: str) -> None:
