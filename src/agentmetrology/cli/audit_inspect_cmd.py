@@ -22,6 +22,7 @@ from agentmetrology.cli.audit_cmd import (
 )
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail
+from agentmetrology.cli.table_fit import Col, fit_table
 from agentmetrology.records.names import compact_slug
 from agentmetrology.report.numberguard import NumberGuardError
 
@@ -197,14 +198,63 @@ def _write_census(doc: dict[str, Any], out: Path) -> None:
         fail(f"cannot write the census into {out}: {exc.strerror or exc}")
 
 
-def _print_census(con: Any, doc: dict[str, Any], tau2: list[dict[str, Any]], out: Path) -> None:
-    """Print the census summary, what was not probed and the tau2 do-nothing counts."""
-    s = doc["summary"]
-    con.print(f"{s['probed']} of {s['benchmarks']} benchmarks probed, {s['scorers']} scorers; "
-              f"kinds: {s['by_kind']}; criterion: {s['by_criterion']}", markup=False)
+def _scorer_name(benchmark: str, scorer: str) -> str:
+    """Return a scorer's name without the namespace it shares with its benchmark (never cut)."""
+    space = benchmark.rsplit("/", 1)[0] + "/" if "/" in benchmark else ""
+    return scorer[len(space):] if space and scorer.startswith(space) else scorer
+
+
+def census_rows(doc: dict[str, Any]) -> list[list[str]]:
+    """Return one table row per benchmark scorer (one per benchmark not probed)."""
+    out = []
     for r in doc["rows"]:
         if r["status"] != "probed":
-            con.print(f"not probed: {r['benchmark']} needs {r['needs']}", markup=False)
+            out.append([r["benchmark"], "-", "-", "not probed", "-", "-"])
+            continue
+        for s in r["scorers"]:
+            scored = s.get("empty_scored")
+            crit = s["criterion"] + (f" (n={r['samples']})" if r.get("samples") else "")
+            out.append([r["benchmark"], _scorer_name(r["benchmark"], s["scorer"]), s["kind"],
+                        crit, f"{s['empty_passed']}/{scored}" if scored else "-",
+                        s["claim"] or "none"])
+    return out
+
+
+def census_reasons(doc: dict[str, Any]) -> list[str]:
+    """Return one line per benchmark or scorer not probed (or not passing), saying why."""
+    out = []
+    for r in doc["rows"]:
+        if r["status"] != "probed":
+            why = f": {r['reason']}" if r.get("reason") else ""
+            out.append(f"not probed: {r['benchmark']} needs {r['needs']}{why}")
+            continue
+        for s in r["scorers"]:
+            if s["criterion"] != "pass" and s.get("criterion_reason"):
+                out.append(f"criterion {s['criterion']}: {r['benchmark']} "
+                           f"{_scorer_name(r['benchmark'], s['scorer'])}: "
+                           f"{s['criterion_reason']}")
+    return out
+
+
+# At 80 columns the benchmark, the criterion and the claim stay; the reasons follow the table.
+CENSUS_COLS = (Col("benchmark", 9), Col("scorer", 4), Col("kind", 6), Col("criterion", 8),
+               Col("do-nothing", 5, numeric=True), Col("licensed claim", 7))
+
+
+def _print_census(con: Any, doc: dict[str, Any], tau2: list[dict[str, Any]], out: Path) -> None:
+    """Print the census table (every benchmark's scorers, what was not probed and why), the
+    totals and the tau2 do-nothing counts."""
+    s = doc["summary"]
+    con.print(fit_table(con, "census", CENSUS_COLS, census_rows(doc), full="census.json"))
+    for line in census_reasons(doc):
+        con.print(line, markup=False)
+    kinds = ", ".join(f"{k} {n}" for k, n in s["by_kind"].items()) or "none"
+    crit = ", ".join(f"{k} {n}" for k, n in s["by_criterion"].items()) or "none"
+    con.print(f"{s['probed']} of {s['benchmarks']} benchmarks probed, {s['scorers']} scorers; "
+              f"kinds: {kinds}; criterion: {crit}", markup=False)
+    con.print("criterion: does the scorer rank correct work above degraded work (n = samples "
+              "probed); do-nothing: samples an empty trajectory passes / samples scored",
+              markup=False)
     for t in tau2:
         line = f"{t['spec']}: do-nothing passes {t['shipped']['passed']} of " \
                f"{t['shipped']['scored']}"

@@ -45,14 +45,15 @@ def _needed(col: Col, cells: list[str]) -> int:
 
 
 def fit_table(console: Console, title: str, cols: Sequence[Col],
-              rows: Sequence[Sequence[str]]) -> Table:
-    """Return a table of the columns that fit `console`'s width, dropping low priority first."""
+              rows: Sequence[Sequence[str]], full: str = "--json") -> Table:
+    """Return a table of the columns that fit `console`'s width, dropping low priority first
+    (the caption names them and `full`, where every column is)."""
     keep = list(range(len(cols)))
     cells = {i: [r[i] for r in rows] for i in keep}
     while len(keep) > 1 and sum(_needed(cols[i], cells[i]) for i in keep) + 1 > console.width:
         keep.remove(min(keep, key=lambda i: (cols[i].priority, -i)))
     dropped = [cols[i].header for i in range(len(cols)) if i not in keep]
-    caption = f"not shown at this width: {', '.join(dropped)} (see --json)" if dropped else None
+    caption = f"not shown at this width: {', '.join(dropped)} (see {full})" if dropped else None
     table = Table(title=title, caption=caption)
     for i in keep:
         c = cols[i]
