@@ -115,8 +115,9 @@ def stage_progress(con: Console) -> Iterator[AuditProgress | None]:
     if not con.is_terminal:
         yield None  # piped or captured stderr stays clean
         return
-    bar = Progress(TextColumn("audit: {task.description}"), BarColumn(), MofNCompleteColumn(),
-                   TimeElapsedColumn(), console=con, transient=True)
+    # A short bar leaves the stage's words whole at 80 columns (rich cuts the text first).
+    bar = Progress(TextColumn("audit: {task.description}"), BarColumn(bar_width=16),
+                   MofNCompleteColumn(), TimeElapsedColumn(), console=con, transient=True)
     with bar:
         task = bar.add_task("starting", total=None)
 

@@ -18,9 +18,10 @@ from agentmetrology.cli.audit_cmd import (
     check_writable,
     invalid_lines,
     print_card,
+    stage_progress,
     write_rendered,
 )
-from agentmetrology.cli.console import make_console
+from agentmetrology.cli.console import err_console, make_console
 from agentmetrology.cli.errors import fail
 from agentmetrology.cli.table_fit import Col, fit_table
 from agentmetrology.records.names import compact_slug
@@ -127,14 +128,18 @@ def inspect_cmd(
     out = out or Path(f"out/audit-inspect-{compact_slug(task, 'task')}")
     check_writable(out)
     judge = _judge(judge_model, base_url, api_key_env)
-    try:
-        loaded = load_task(task, args, limit)
-    except InspectLoadError as exc:
-        fail(str(exc) + (f" (needs {exc.needs})" if exc.needs else ""))
-    if loaded.needs:
-        fail(f"not probed: {task} needs {loaded.needs}")
-    doc = audit_inspect(loaded, task_args=args, timeout=scorer_timeout, judge=judge,
-                        empty_trajectory=not no_empty)
+    with stage_progress(err_console) as progress:
+        if progress is not None:
+            err_console.print(f"auditing {task}", markup=False, soft_wrap=True)
+            progress("loading the task", 0, 0)
+        try:
+            loaded = load_task(task, args, limit)
+        except InspectLoadError as exc:
+            fail(str(exc) + (f" (needs {exc.needs})" if exc.needs else ""))
+        if loaded.needs:
+            fail(f"not probed: {task} needs {loaded.needs}")
+        doc = audit_inspect(loaded, task_args=args, timeout=scorer_timeout, judge=judge,
+                            empty_trajectory=not no_empty, progress=progress)
     emit(doc, out, json_out)
 
 
@@ -167,12 +172,15 @@ def census_cmd(
         except (ValueError, KeyError, TypeError) as exc:
             fail(str(exc))
     con = make_console()
+    with stage_progress(err_console) as bar:
 
-    def progress(spec: str, done: int, total: int) -> None:
-        if spec != "done":
-            con.print(f"census {done + 1}/{total}: {spec}", markup=False)
+        def progress(spec: str, done: int, total: int) -> None:
+            if bar is not None:  # a terminal: one bar, benchmarks done of total, elapsed
+                bar(f"census {spec}" if spec != "done" else "census done", done, total)
+            elif spec != "done":
+                con.print(f"census {done + 1}/{total}: {spec}", markup=False)
 
-    doc = run_census(specs, limit, scorer_timeout, worker_timeout, progress)
+        doc = run_census(specs, limit, scorer_timeout, worker_timeout, progress)
     tau2 = doc["tau2"]
     doc["taubench_archive"] = archive
     _write_census(doc, out)

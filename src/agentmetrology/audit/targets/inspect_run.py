@@ -16,7 +16,7 @@ import copy
 import io
 import math
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -66,6 +66,8 @@ class RunResult:
     # A scorer returning a dict of numbers (e.g. utility, security): each key's outcome.
     parts: dict[tuple[str, str, int], dict[str, ScoreOutcome]] = field(default_factory=dict)
     timeouts: dict[int, int] = field(default_factory=dict)  # consecutive, per scorer
+    # Called once per sample scored (progress on a terminal); never changes a result.
+    on_sample: Callable[[], None] | None = field(default=None, compare=False)
 
 
 def to_number(value: Any) -> tuple[float | None, str]:
@@ -219,6 +221,8 @@ def _scoring_solver(scorers: Sequence[Any], inner: Any, forged: dict[str, Forged
                     state.choices.mark_choice(ord(f.letter) - ord("A"), True)
             await _score_sample(scorers, state, (sid or key, probe_name), failed, timeout,
                                 has_judge, result)
+            if result.on_sample is not None:
+                result.on_sample()
             return state
 
         return solve
@@ -257,7 +261,7 @@ def _eval(task: Any, model: Any, roles: dict[str, Any] | None, **kw: Any) -> str
 
 
 def run_forged(loaded: LoadedTask, forged: dict[tuple[str, str], Forged], timeout: float,
-               judge: Judge | None) -> RunResult:
+               judge: Judge | None, on_sample: Callable[[], None] | None = None) -> RunResult:
     """Score every (sample, probe) forged output with every scorer of the task."""
     from inspect_ai import task_with
     from inspect_ai.dataset import MemoryDataset
@@ -268,7 +272,7 @@ def run_forged(loaded: LoadedTask, forged: dict[tuple[str, str], Forged], timeou
         key = f"{sid}{SEP}{probe}"
         derived.append(by_id[sid].model_copy(update={"id": key}, deep=True))
         plan[key] = f
-    result = RunResult({}, {})
+    result = RunResult({}, {}, on_sample=on_sample)
     if not derived:
         return result
     scorers = list(loaded.task.scorer or [])
@@ -283,12 +287,13 @@ def run_forged(loaded: LoadedTask, forged: dict[tuple[str, str], Forged], timeou
     return result
 
 
-def run_empty_trajectory(loaded: LoadedTask, timeout: float, judge: Judge | None) -> RunResult:
+def run_empty_trajectory(loaded: LoadedTask, timeout: float, judge: Judge | None,
+                         on_sample: Callable[[], None] | None = None) -> RunResult:
     """Run the task's own solver with a model that answers nothing, then score every sample."""
     from inspect_ai import task_with
     from inspect_ai.dataset import MemoryDataset
 
-    result = RunResult({}, {})
+    result = RunResult({}, {}, on_sample=on_sample)
     samples = [s.model_copy(deep=True) for s in loaded.samples]
     if not samples:
         return result

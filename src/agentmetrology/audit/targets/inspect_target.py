@@ -9,6 +9,7 @@ per scorer; ownership is not probed (the harness's decisions are not exposed by 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -123,22 +124,45 @@ def _scorer_cells(res: RunResult, index: int, name: str) -> list[tuple[str, Cell
     return out
 
 
+# Called as progress(stage, done, total): the CLI draws it; the audit itself never prints.
+Progress = Callable[[str, int, int], None]
+
+
+def _counter(progress: Progress | None, stage: str, total: int) -> Callable[[], None] | None:
+    """Return a per-sample tick that reports `stage` with samples done of `total`."""
+    if progress is None:
+        return None
+    done = [0]
+    progress(stage, 0, total)
+
+    def tick() -> None:
+        done[0] += 1
+        progress(stage, done[0], total)
+
+    return tick
+
+
 def audit_inspect(loaded: LoadedTask, *, task_args: dict[str, Any] | None = None,
                   timeout: float = 10.0, judge: Judge | None = None,
                   empty_trajectory: bool = True,
-                  empty_run: RunResult | None = None) -> dict[str, Any]:
+                  empty_run: RunResult | None = None,
+                  progress: Progress | None = None) -> dict[str, Any]:
     """Probe every scorer of a loaded task; return the sealed audit document.
 
     `empty_run`: the do-nothing run already made (by a caller that scored it with more scorers
     after the task's own, which are the first ones); only the task's scorers' cells are read.
+    `progress(stage, done, total)` is told the samples scored in each run as they finish.
     """
     battery = _battery(loaded)
     forged = {(sid, p.name): p.submission[1] for sid, ps in battery.items() for p in ps}
-    res = run_forged(loaded, forged, timeout, judge)
+    res = run_forged(loaded, forged, timeout, judge,
+                     _counter(progress, "forged outputs scored", len(forged)))
     if not empty_trajectory:
         empty = RunResult({}, {})
     elif empty_run is None:
-        empty = run_empty_trajectory(loaded, timeout, judge)
+        empty = run_empty_trajectory(loaded, timeout, judge,
+                                     _counter(progress, "do-nothing run, samples",
+                                              len(loaded.samples)))
     else:
         n = len(loaded.scorer_names)
         empty = RunResult({k: v for k, v in empty_run.cells.items() if k[2] < n},
