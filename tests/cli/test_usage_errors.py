@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -41,3 +42,15 @@ def test_help_and_version_exit_zero() -> None:
     assert agm_process("--version").stdout == "agm 0.1.0\n"
     res = agm_process("envs", "--help")
     assert res.returncode == 0 and res.stdout.startswith("Usage: agm envs")
+
+
+def test_an_error_names_the_model_as_typed_not_the_agent_it_became(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    res = subprocess.run([str(AGM), "run", "comtrade", "--task", "T3_duplicates", "--model",
+                          "openai/gpt-4o-mini"], capture_output=True, text=True, env=env,
+                         cwd=tmp_path, timeout=120, check=False)
+    assert res.returncode == 2 and res.stdout == ""
+    assert res.stderr == ("error: --model openai/gpt-4o-mini: the endpoint api.openai.com needs "
+                          "an API key and OPENAI_API_KEY is not set; export it, name another "
+                          "variable with --api-key-env, or point --base-url at your server\n")
+    assert not (tmp_path / ".agm").exists()  # nothing ran, no store was made

@@ -116,3 +116,16 @@ def test_each_episode_builds_its_policy_once(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setitem(spec.agents, "rule", counting)
     out = run_request(make_request("comtrade", task="T3_duplicates", seeds="0-2"))
     assert len(out.rows) == 3 and len(built) == 3  # no policy built only to read its levels
+
+
+def test_the_default_endpoint_without_its_key_is_refused_before_anything_runs(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(UserError) as caught:
+        make_request("comtrade", task="T3_duplicates", agent="llm:fake-model")
+    assert str(caught.value) == (
+        "--agent llm:fake-model: the endpoint api.openai.com needs an API key and "
+        "OPENAI_API_KEY is not set; export it, name another variable with --api-key-env, or "
+        "point --base-url at your server")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-real-0123456789")
+    assert make_request("comtrade", task="T3_duplicates", agent="llm:fake-model").is_llm

@@ -123,6 +123,22 @@ def truth_cmd(
         out.write(json.dumps(row, separators=(",", ":")) + "\n")
 
 
+def _as_typed(message: str, model: str | None) -> str:
+    """Return an error about the agent in the words the user typed (`--model P/M`, not the
+    `--agent llm:M` it became)."""
+    if model is None:
+        return message
+    from agentmetrology.agents.llm.target import parse_model_spec
+
+    try:
+        agent = parse_model_spec(model).agent
+    except ValueError:
+        agent = None
+    if agent and f"--agent {agent}" in message:
+        return message.replace(f"--agent {agent}", f"--model {model}", 1)
+    return message.replace("--agent:", f"--model {model}:", 1)
+
+
 def run_cmd(env: str = ENV, task: str = TASK, seeds: str = SEEDS, agent: str = AGENT,
             model: str = MODEL, level: str = LEVEL, profile: str = PROFILE,
             condition: str = CONDITION, task_args: list[str] = TASK_ARG, limit: int = LIMIT,
@@ -143,7 +159,7 @@ def run_cmd(env: str = ENV, task: str = TASK, seeds: str = SEEDS, agent: str = A
             base_url=chosen.base_url, api_key_env=chosen.api_key_env, max_retries=max_retries,
             price=price, retry_measurement_failures=retry_failures)
     except ValueError as exc:  # a UserError, or a bad -T / --model spelling
-        fail(str(exc))
+        fail(_as_typed(str(exc), model))
     view = RunView(request, json_out)
     try:
         with view.progress:

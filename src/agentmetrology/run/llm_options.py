@@ -12,6 +12,7 @@ import math
 import os
 from typing import Any
 
+from agentmetrology.agents.llm.endpoint import key_env_of, provider_of
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.errors import UserError
 from agentmetrology.run.campaign.config import KINDS, MAX_ADMINISTRATIONS, TARGET_NAME_PATTERN
@@ -81,6 +82,12 @@ def check_llm_target(spec: EnvSpec, agent: str, level: str, *, base_url: str | N
     if target.api_key_env and not os.environ.get(target.api_key_env):
         raise UserError(f"--api-key-env: environment variable {target.api_key_env} is not set; "
                         "export it before running")
+    default_key = key_env_of(target.llm_target())
+    if default_key and not os.environ.get(default_key):  # api.openai.com: a key is needed
+        raise UserError(f"--agent {agent}: the endpoint {provider_of(target.llm_target())} "
+                        f"needs an API key and {default_key} is not set; export it, name "
+                        "another variable with --api-key-env, or point --base-url at your "
+                        "server")
     problem_here = llm_policy_problem()
     if problem_here:
         raise UserError(problem_here)
