@@ -48,6 +48,11 @@ def test_one_simulation_shows_conversation_reward_and_termination() -> None:
     assert "ended by user simulator" in page.text and "ENV_ASSERTION" in page.text
     items = re.findall(r'<li class="role-(\w+)">', page.text)
     assert len(items) == len(sim["messages"]) and set(items) == {"assistant", "user", "tool"}
+    # Drawn as the conversation view draws every transcript: turns, calls, results by call.
+    assert page.text.count('<div class="turn turn-') == len(sim["messages"])
+    first_call = next(c for m in sim["messages"] for c in m.get("tool_calls") or [])
+    assert f"calls <code>{first_call['name']}</code>" in page.text
+    assert f"for call <code>{first_call['id']}</code>" in page.text
     assert client.get("/simulation", params={"id": "nope"}).status_code == 404
 
 

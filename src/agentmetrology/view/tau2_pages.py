@@ -20,6 +20,7 @@ from agentmetrology.archive.importers.tau2 import load_tau2, read_tau2_json
 from agentmetrology.archive.model import ArchiveEpisode, ArchiveFormatError
 from agentmetrology.view.html import Html, money, num, url
 from agentmetrology.view.source import ViewSourceError
+from agentmetrology.view.transcript_view import STYLE, message_turn
 
 NAV = '<a href="/">simulations</a>'
 FILTERS = ("outcome", "termination", "task")
@@ -77,16 +78,33 @@ def list_page(h: Html, f: Tau2File, params: Mapping[str, str]) -> str:
     return h.page("Simulations", body, NAV)
 
 
-def _message(h: Html, m: Any) -> str:
+def as_chat(m: Any) -> dict[str, Any]:
+    """Return a tau2 message in the chat shape the conversation view draws: tool calls as
+    calls with JSON arguments (who asked: the agent or the user simulator), a tool result
+    naming the call it answers (an error result marked), long text cut and said so."""
     if not isinstance(m, dict):
-        return f"<li>{h.t(m)}</li>"
+        return {"role": "unknown", "content": str(m)}
     text = str(m.get("content") or "")
-    cut = f" … ({len(text) - MAX_CONTENT} more characters)" if len(text) > MAX_CONTENT else ""
-    calls = "".join(f"<br><code>{h.t(c.get('name'))}({h.t(json.dumps(c.get('arguments')))})"
-                    f"</code>" for c in m.get("tool_calls") or [] if isinstance(c, dict))
-    role = m.get("role")
-    return (f'<li class="role-{h.t(role)}"><strong>{h.t(role)}</strong> '
-            f"{h.t(text[:MAX_CONTENT] + cut)}{calls}</li>")
+    if len(text) > MAX_CONTENT:
+        text = text[:MAX_CONTENT] + f" … ({len(text) - MAX_CONTENT} more characters)"
+    out: dict[str, Any] = {"role": str(m.get("role")), "content": text}
+    if m.get("role") == "tool":
+        out["tool_call_id"] = m.get("id")
+        if m.get("error"):
+            out["content"] = f"(error) {text}"
+    calls = [c for c in m.get("tool_calls") or [] if isinstance(c, dict)]
+    if calls:
+        out["tool_calls"] = [{"id": c.get("id"), "function": {
+            "name": c.get("name"), "arguments": json.dumps(c.get("arguments"))}}
+            for c in calls]
+    return out
+
+
+def _conversation(h: Html, messages: list[Any]) -> str:
+    """Return the simulation's messages as turns, in order (each turn an item of a list)."""
+    items = "".join(f'<li class="role-{h.t(as_chat(m)["role"])}">{message_turn(h, as_chat(m))}'
+                    "</li>" for m in messages)
+    return (f'<h2>Conversation</h2>{STYLE}<ol id="conversation" class="turns">{items}</ol>')
 
 
 def simulation_page(h: Html, f: Tau2File, sid: str) -> str:
@@ -106,8 +124,7 @@ def simulation_page(h: Html, f: Tau2File, sid: str) -> str:
             f"{h.t(sum(a['match'] for a in parts.get('actions') or []))} of "
             f"{h.t(len(parts.get('actions') or []))}; NL assertions met "
             f"{h.t(sum(parts.get('nl') or []))} of {h.t(len(parts.get('nl') or []))}.</p>"
-            + ("<ol id=\"conversation\">" + "".join(_message(h, m) for m in
-                                                    raw.get("messages") or []) + "</ol>"
+            + (_conversation(h, list(raw.get("messages") or []))
                if raw else "<p>No simulation recorded (planned, never run).</p>"))
     return h.page(f"Simulation {ep.task}/{ep.trial}", body, NAV)
 
