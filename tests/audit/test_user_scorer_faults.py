@@ -121,8 +121,8 @@ def test_audit_env_reports_each_stage_to_the_progress_callback() -> None:
     seen: list[tuple[str, int, int]] = []
     # researchops runs every stage as comtrade does (each hook supplied), in 0.1 s, not 2 s
     audit_env(EnvTarget(get_env("researchops"), seeds=1), progress=lambda *a: seen.append(a))
-    assert STAGES == ("probes", "ownership", "2x2", "replay", "spectrum")
-    assert seen == [(s, i, 5) for i, s in enumerate(STAGES)] + [("done", 5, 5)]
+    assert STAGES == ("probes", "ownership", "2x2", "replay", "spectrum", "solvability")
+    assert seen == [(s, i, 6) for i, s in enumerate(STAGES)] + [("done", 6, 6)]
 
 
 def test_ground_truth_only_stages_do_not_call_the_user_scorer(tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ A stage whose hook the environment does not supply is `not probed` on the card, 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,6 +13,7 @@ from agentmetrology import __version__
 from agentmetrology.audit import episodes as E
 from agentmetrology.audit.card import configuration, row
 from agentmetrology.audit.probes import offending_summary, probe_battery
+from agentmetrology.audit.solvability import DEFAULT_BUDGETS, solvability
 from agentmetrology.audit.store_read import StoreEpisodes
 from agentmetrology.audit.target import Probe, ScoreOutcome, ScorerKind, TaskRef
 from agentmetrology.audit.targets.env import TRUTH_EXCLUDED, EnvTarget
@@ -20,7 +21,7 @@ from agentmetrology.records.canonical import digest
 from agentmetrology.records.policy import Level
 
 SPECTRUM_SEEDS = 10
-STAGES = ("probes", "ownership", "2x2", "replay", "spectrum")
+STAGES = ("probes", "ownership", "2x2", "replay", "spectrum", "solvability")
 # Called as progress(stage, stages_done, stages_total) before each stage and once at the end
 # with stage "done": the CLI draws it; the audit itself never prints.
 Progress = Callable[[str, int, int], None]
@@ -145,10 +146,11 @@ class _Stages:
     joint_store: dict[str, Any] | None
     replay: dict[str, Any]
     spectrum: dict[str, Any] | None
+    solvability: dict[str, Any]
 
 
 def _run_stages(target: EnvTarget, seed: int, report: Progress,
-                store: StoreEpisodes | None) -> _Stages:
+                store: StoreEpisodes | None, budgets: Sequence[int]) -> _Stages:
     """Run every stage the environment's hooks allow, reporting each as it starts."""
     refs = target.tasks()
     hooks = target.hooks
@@ -171,9 +173,11 @@ def _run_stages(target: EnvTarget, seed: int, report: Progress,
     replay = E.replay(target, min(target.seeds, 2))
     report(STAGES[4], 4, len(STAGES))
     spectrum = E.reliability(target, SPECTRUM_SEEDS, seed, store)
+    report(STAGES[5], 5, len(STAGES))
+    solvable = solvability(target.spec, budgets, target.seeds)
     report("done", len(STAGES), len(STAGES))
     return _Stages(shipped, truth, ownership, nondeg, calibration, joint, joint_store, replay,
-                   spectrum)
+                   spectrum, solvable)
 
 
 def _configurations(target: EnvTarget, st: _Stages,
@@ -201,13 +205,15 @@ def _configurations(target: EnvTarget, st: _Stages,
 
 
 def audit_env(target: EnvTarget, *, seed: int = 0, progress: Progress | None = None,
-              store: StoreEpisodes | None = None) -> dict[str, Any]:
+              store: StoreEpisodes | None = None,
+              budgets: Sequence[int] = DEFAULT_BUDGETS) -> dict[str, Any]:
     """Run every stage the environment's hooks allow and return the audit.json document.
 
     With `store`, the store's targets join non-degeneracy, the 2x2 and the spectrum from their
-    recorded episodes (never rerun).
+    recorded episodes (never rerun). `budgets`: output tokens of one model response, against
+    which the solvability stage sizes each task's answer.
     """
-    st = _run_stages(target, seed, progress or _no_progress, store)
+    st = _run_stages(target, seed, progress or _no_progress, store, budgets)
     hooks = target.hooks
     configs = _configurations(target, st, store)
     shipped_config = configs[0]
@@ -236,6 +242,7 @@ def audit_env(target: EnvTarget, *, seed: int = 0, progress: Progress | None = N
                                                     "joint agents for the 2x2"),
                    "replay": st.replay,
                    "reliability": st.spectrum or _not_probed("no spectrum agents"),
+                   "solvability": st.solvability,
                    **({"store": {**store.summary(), "joint": st.joint_store or _not_probed(
                        "no store target has episodes at both L0 and L2 and no two model "
                        "targets share an L0 task and seed")}} if store else {})},

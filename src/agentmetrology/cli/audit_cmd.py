@@ -27,6 +27,7 @@ from agentmetrology.audit.scorer_override import (
     UserScorer,
     load_scorer,
 )
+from agentmetrology.audit.solvability import DEFAULT_BUDGETS, solvability_lines
 from agentmetrology.audit.store_read import StoreAuditError, StoreEpisodes, read_store
 from agentmetrology.audit.target import TaskRef
 from agentmetrology.audit.targets.env import EnvTarget
@@ -173,6 +174,10 @@ def _emit(doc: dict[str, object], out: Path, json_out: bool) -> None:
     console = make_console()
     print_card(console, doc["card"])  # type: ignore[arg-type]
     print_store(console, doc)
+    stages = doc.get("stages")
+    if isinstance(stages, dict) and "solvability" in stages:
+        for line in solvability_lines(stages["solvability"]):
+            console.print(line, markup=False)
     for line in invalid_lines(doc):
         console.print(line, markup=False)
     target = doc.get("target")
@@ -181,6 +186,20 @@ def _emit(doc: dict[str, object], out: Path, json_out: bool) -> None:
                       f"{target['deviations']}")
     console.print(f"audit.json: {paths['audit']}")
     console.print(f"HTML report: {paths['html'].resolve()}")
+
+
+BUDGETS_TEXT = ",".join(map(str, DEFAULT_BUDGETS))
+
+
+def parse_budgets(text: str) -> list[int]:
+    """Return the --output-budget list: positive token counts, or fail naming the bad item."""
+    budgets = []
+    for item in (p.strip() for p in text.split(",")):
+        if not item.isdigit() or int(item) <= 0:
+            fail(f"--output-budget takes positive token counts separated by commas, e.g. "
+                 f"8192,16384 (got {item!r})")
+        budgets.append(int(item))
+    return sorted(set(budgets))
 
 
 def _seed_count(text: str) -> int:
@@ -218,6 +237,10 @@ def audit_cmd(
                                     "episodes (repeatable; default all)."),
     campaign: list[str] = typer.Option(None, "--campaign", help="With --store: read only this "
                                        "campaign's episodes (repeatable; default all)."),
+    output_budget: str = typer.Option(
+        BUDGETS_TEXT, "--output-budget",
+        help="Output tokens one model response may hold, comma-separated: the solvability "
+             "stage flags tasks whose answer does not fit."),
 ) -> None:
     """Audit a benchmark with zero model calls; writes audit.json, card.json and reports.
 
@@ -233,6 +256,7 @@ def audit_cmd(
         return
     spec = env_arg(target)
     count = _seed_count(seeds)
+    budgets = parse_budgets(output_budget)
     levels = store_levels(spec, store, level or [], campaign or [])
     user = _user_scorer(scorer, scorer_timeout)
     try:
@@ -245,7 +269,7 @@ def audit_cmd(
                                                             campaign or None)
         with stage_progress(err_console) as progress:
             doc = seal(audit_env(env_target, seed=analysis_seed, progress=progress,
-                                 store=recorded))
+                                 store=recorded, budgets=budgets))
     finally:
         if user is not None:
             user.close()

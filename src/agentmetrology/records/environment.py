@@ -18,6 +18,7 @@ from agentmetrology.records.contract import ContractHooks
 from agentmetrology.records.environment_capabilities import (
     AuditHooks,
     Column,
+    DemandedCall,
     Display,
     Forged,
     MutationHooks,
@@ -41,8 +42,8 @@ LEGACY_ENVIRONMENT = "comtrade"
 CAPABILITIES: tuple[str, ...] = ("prompts", "display", "offline", "audit", "mutations",
                                  "contract", "serving")
 __all__ = ["CAPABILITIES", "LEGACY_ENVIRONMENT", "SCORER_KINDS", "AuditHooks", "Column",
-           "Display", "EnvInstance", "EnvSpec", "Forged", "HarnessProgram", "MutationHooks",
-           "Offline", "Owner", "Prompts", "Scorer", "ScorerKind", "Serving"]
+           "DemandedCall", "Display", "EnvInstance", "EnvSpec", "Forged", "HarnessProgram",
+           "MutationHooks", "Offline", "Owner", "Prompts", "Scorer", "ScorerKind", "Serving"]
 
 
 class EnvInstance(Protocol):

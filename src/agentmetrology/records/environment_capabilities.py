@@ -87,6 +87,18 @@ class Forged:
 
 
 @dataclass(frozen=True, slots=True)
+class DemandedCall:
+    """The one call that writes a task's minimal correct answer, as the model must emit it.
+
+    `text` is the call's whole argument text; `rows` are the parts of it that grow with the
+    answer (one per answer row, as they appear inside `text`, escapes included).
+    """
+
+    text: str
+    rows: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class AuditHooks:
     """What the auditor can probe: forged submissions, ownership stages, who acts where.
 
@@ -115,3 +127,6 @@ class AuditHooks:
     calibration_tasks: tuple[str, ...] = ()
     replay_agents: tuple[str, ...] = ()
     replay_tasks: tuple[str, ...] = ()
+    # (task, seed) -> the answer-writing call; its owner per level is `emission_decision`'s.
+    demanded_call: Callable[[str, int | None], DemandedCall] | None = None
+    emission_decision: str = ""  # the decision whose owner writes the answer rows

@@ -11,6 +11,7 @@ from typing import Any
 
 from agentmetrology.report.blocks import Doc, to_html, to_markdown
 from agentmetrology.report.numberguard import NumberGuard
+from agentmetrology.report.solvability_section import solvability_section
 from agentmetrology.report.spectrum_svg import SpectrumRow, spectrum_chart
 
 ROW_LABELS = {
@@ -279,6 +280,8 @@ def render_audit_report(doc: dict[str, Any]) -> tuple[str, str]:
             section(d, doc)
         if key == "joint" and "store" in stages:
             _store_joint(d, doc)
+    if "solvability" in stages:
+        solvability_section(d, g, stages["solvability"])
     d.h("Digests")
     d.bullets([f"`{k}`: `{v}`" for k, v in doc["digests"].items()])
     g.check(*(t for b in d.blocks for t in b.texts()))

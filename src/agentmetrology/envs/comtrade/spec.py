@@ -9,6 +9,7 @@ from typing import Any
 from agentmetrology.envs.comtrade.actions import episode_actions
 from agentmetrology.envs.comtrade.adversary import canonical_condition
 from agentmetrology.envs.comtrade.contract import HOOKS as CONTRACT
+from agentmetrology.envs.comtrade.demanded import demanded_call
 from agentmetrology.envs.comtrade.environment import ComtradeEnv
 from agentmetrology.envs.comtrade.generator import generate_rows, generator_seed
 from agentmetrology.envs.comtrade.harness import MAX_STEPS, run_l0, run_l1
@@ -80,6 +81,7 @@ AUDIT = AuditHooks(
                        "T9_adaptive_adversary"),
     replay_agents=("rule", "scripted:careful", "scripted:off_by_one"),
     replay_tasks=(*SPECTRUM_TASKS, "T9_adaptive_adversary"),
+    demanded_call=demanded_call, emission_decision="reemission",
 )
 
 
