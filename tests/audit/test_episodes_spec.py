@@ -229,8 +229,9 @@ def test_the_stores_2x2_uses_units_at_both_levels() -> None:
                                     _stored("L2", "T", 5)])
     got = store_joint(StoreEpisodes("comtrade", ["c"], [a, b, rule]), 100.0, "shape_judge")
     assert got is not None
-    assert got["targets"] == [{"target": "a", "model_target": True, "units": 2},
-                              {"target": "rule", "model_target": False, "units": 1}]
+    assert got["targets"] == [
+        {"target": "a", "condition": "clean", "model_target": True, "units": 2},
+        {"target": "rule", "condition": "clean", "model_target": False, "units": 1}]
     runs = {"L0": [Scored("a", True, 0.0, 40.0), Scored("a", True, 0.0, 60.0),
                    Scored("rule", False, 1.0, 10.0)],
             "L2": [Scored("a", True, 1.0, 90.0), Scored("a", True, 0.5, None),
@@ -265,6 +266,17 @@ def test_the_stores_2x2_with_identical_payloads_or_nothing_to_compare() -> None:
     got = store_joint(StoreEpisodes("e", ["c"], [both]), 1.0, "s")
     assert got is not None and got["l0_model_payload_pairs"] == 0
     assert got["l0_model_all_identical"] is False
+
+
+def test_payloads_are_compared_within_one_condition_only() -> None:
+    # Two conditions serve different pages: identical payloads across them are no finding,
+    # and a target under two conditions is two targets.
+    same = {"data": "h"}
+    a = _target("a", "llm", [_stored("L0", payload="x", fields=same)])
+    b = _target("b", "llm", [_stored("L0", payload="x", fields=same)])
+    b.condition = "stress:x"
+    got = store_joint(StoreEpisodes("e", ["c"], [a, b]), 1.0, "s")
+    assert got is None  # no pair within one condition, no target at both levels
 
 
 def test_ownership_completeness_names_the_claims_the_harness_owns() -> None:

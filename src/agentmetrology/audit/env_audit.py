@@ -245,7 +245,8 @@ def audit_env(target: EnvTarget, *, seed: int = 0, progress: Progress | None = N
                    "solvability": st.solvability,
                    **({"store": {**store.summary(), "joint": st.joint_store or _not_probed(
                        "no store target has episodes at both L0 and L2 and no two model "
-                       "targets share an L0 task and seed")}} if store else {})},
+                       "targets share an L0 task and seed"),
+                       "calibration": E.store_calibration(store, target)}} if store else {})},
         "truth_excluded": excluded,
         "digests": {},
     }

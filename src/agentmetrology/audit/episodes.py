@@ -152,6 +152,31 @@ def rule_calibration(target: EnvTarget, seeds: int) -> dict[str, Any] | None:
                      "from SKIP" if invariant else "rules differ: decisions move outcomes")}
 
 
+def store_calibration(store: StoreEpisodes, target: EnvTarget) -> list[dict[str, Any]]:
+    """Return rule calibration from the store: per campaign and condition, the recorded fixed
+    rules' per-unit ground-truth vectors on the units every rule has; identical vectors mean
+    the condition cannot tell the rules' decisions apart (decision-invariant)."""
+    hooks = target.hooks
+    level = hooks.calibration_level
+    groups: dict[tuple[str, str], dict[str, dict[tuple[str, int, int], float]]] = {}
+    for st in store.fixed():
+        if (st.agent or st.target) in hooks.calibration_agents and st.at(level):
+            groups.setdefault((st.campaign, st.condition), {})[st.label] = {
+                (e.task, e.seed, e.repeat): e.truth for e in st.at(level)}
+    out = []
+    for (campaign, condition), rules in sorted(groups.items()):
+        if len(rules) < 2:
+            continue
+        units = sorted(set.intersection(*(set(v) for v in rules.values())))
+        vectors: dict[str, list[float | None]] = {
+            r: [v[u] for u in units] for r, v in sorted(rules.items())}
+        invariant = bool(units) and len({tuple(v) for v in vectors.values()}) == 1
+        out.append({"campaign": campaign, "condition": condition, "level": level,
+                    "units": len(units), "rules": [_rule_row(r, v) for r, v in vectors.items()],
+                    "decision_invariant": invariant})
+    return out
+
+
 def _rule_row(rule: str, vector: list[float | None]) -> dict[str, Any]:
     v = decided(vector)
     return {"rule": rule, "truth_mean": fmean(v) if v else None,
@@ -242,15 +267,17 @@ def store_joint(store: StoreEpisodes, scale: float, scorer: str) -> dict[str, An
         units = sorted(set(by_level["L0"]) & set(by_level["L2"]))
         if not units:
             continue
-        targets.append({"target": st.label, "model_target": st.is_model, "units": len(units)})
+        targets.append({"target": st.label, "condition": st.condition,
+                        "model_target": st.is_model, "units": len(units)})
         for lv in runs:
             runs[lv] += [Scored(st.label, by_level[lv][u].submitted, by_level[lv][u].truth,
                                 by_level[lv][u].shipped) for u in units]
-    by_unit: dict[tuple[str, int, int], dict[str, Any]] = defaultdict(dict)
+    # Payloads are compared within one condition: two conditions serve different pages.
+    by_unit: dict[tuple[str, str, int, int], dict[str, Any]] = defaultdict(dict)
     models = [st for st in store.models() if st.at("L0")]
     for st in models:
         for e in st.at("L0"):
-            by_unit[(e.task, e.seed, e.repeat)][st.label] = e
+            by_unit[(st.condition, e.task, e.seed, e.repeat)][st.label] = e
     pairs = identical = 0
     by_field: dict[str, int] = defaultdict(int)
     for eps in by_unit.values():

@@ -3,8 +3,9 @@
 Each (campaign, target) of the store whose episodes belong to the audited environment becomes a
 store target. Its episodes are read from the ledger and the blobs with the scores recorded for
 them; a measurement failure (`infra_error`, `cancelled`) or an episode without a ground-truth
-score is excluded and counted, never a score. Only episodes under the `clean` condition are
-used (the audit's probes and scripted stages are clean); the others are counted.
+score is excluded and counted, never a score. Episodes of every condition are read: a target
+recorded under two conditions (clean and a stress arm, say) is two store targets, each naming its
+condition, so no row ever pools episodes of different conditions.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from agentmetrology.store.blobs import BlobError
 from agentmetrology.store.errors import StoreError, reading
 from agentmetrology.store.store import LEDGER_FILE
 
-CONDITION = "clean"
+CLEAN = "clean"  # the condition a store target's label leaves unsaid
 MODEL_KINDS = frozenset({"llm"})  # a target whose decisions a model makes
 EXCLUDED_FAILURE = "measurement failure"
 EXCLUDED_NO_TRUTH = "no ground-truth score"
@@ -66,7 +67,8 @@ class StoreTarget:
     model: str | None
     episodes: list[StoredEpisode] = field(default_factory=list)
     excluded: Counter[str] = field(default_factory=Counter)
-    other_conditions: int = 0
+    condition: str = CLEAN
+    agent: str | None = None  # the agent a model-free target runs (from the campaign file)
 
     @property
     def is_model(self) -> bool:
@@ -82,11 +84,11 @@ class StoreTarget:
         levels = sorted({e.level for e in self.episodes})
         return {"target": self.label, "campaign": self.campaign, "kind": self.kind,
                 "model": self.model, "model_target": self.is_model,
+                "condition": self.condition,
                 "episodes": len(self.episodes),
                 "episodes_by_level": {lv: len(self.at(lv)) for lv in levels},
                 "excluded": dict(sorted(self.excluded.items())),
-                "excluded_total": sum(self.excluded.values()),
-                "other_conditions": self.other_conditions}
+                "excluded_total": sum(self.excluded.values())}
 
 
 @dataclass
@@ -107,7 +109,8 @@ class StoreEpisodes:
 
     def summary(self) -> dict[str, Any]:
         """Return what the card says about the store: campaigns and targets with counts."""
-        return {"environment": self.environment, "condition": CONDITION,
+        return {"environment": self.environment,
+                "conditions": sorted({t.condition for t in self.targets}),
                 "campaigns": self.campaigns,
                 "targets": [t.summary() for t in self.targets],
                 "episodes": sum(len(t.episodes) for t in self.targets),
@@ -194,7 +197,7 @@ def _read(store: EvidenceStore, path: Path, spec: EnvSpec, levels: tuple[str, ..
     own = spec.ownership or {}
     decision_levels = {lv for lv, m in own.items() if "model" in m.values()}
     elsewhere: Counter[str] = Counter()
-    targets: dict[tuple[str, str], StoreTarget] = {}
+    targets: dict[tuple[str, str, str], StoreTarget] = {}
     configs: dict[str, dict[str, dict[str, Any]]] = {}
     for r in store.reader.recorded_bindings():
         key = r.key
@@ -209,14 +212,12 @@ def _read(store: EvidenceStore, path: Path, spec: EnvSpec, levels: tuple[str, ..
         if key.campaign not in configs:
             configs[key.campaign] = _configs(store, key.campaign)
         conf = configs[key.campaign].get(key.target, {})
-        st = targets.get((key.campaign, key.target))
+        st = targets.get((key.campaign, key.target, key.condition))
         if st is None:
-            st = targets[(key.campaign, key.target)] = StoreTarget(
+            st = targets[(key.campaign, key.target, key.condition)] = StoreTarget(
                 key.target, key.campaign, key.target, str(conf.get("kind") or "unknown"),
-                conf.get("model"))
-        if key.condition != CONDITION:
-            st.other_conditions += 1
-            continue
+                conf.get("model"), condition=key.condition,
+                agent=str(conf["agent"]) if conf.get("agent") else None)
         row = store.episode(key)
         if row is None:
             continue
@@ -231,7 +232,7 @@ def _read(store: EvidenceStore, path: Path, spec: EnvSpec, levels: tuple[str, ..
                                            key.level in decision_levels))
     _refuse_unusable(list(targets.values()), elsewhere, path, spec, levels, campaigns)
     _label(list(targets.values()))
-    ordered = sorted(targets.values(), key=lambda t: (t.campaign, t.target))
+    ordered = sorted(targets.values(), key=lambda t: (t.campaign, t.target, t.condition))
     return StoreEpisodes(spec.name, sorted({t.campaign for t in ordered}), ordered)
 
 
@@ -268,14 +269,21 @@ def _refuse_unusable(targets: list[StoreTarget], elsewhere: Counter[str], path: 
             + (f" (it holds {others})" if others else ""))
     if not any(t.episodes for t in targets):
         raise StoreAuditError(
-            f"the store at {path} holds no usable {CONDITION} episodes of {spec.name}: "
-            + "; ".join(f"{t.target}: {t.other_conditions} under other conditions, "
-                        f"{sum(t.excluded.values())} measurement failures or unscored"
-                        for t in targets))
+            f"the store at {path} holds no usable episodes of {spec.name}: "
+            + "; ".join(f"{t.target}{_at(t.condition)}: {sum(t.excluded.values())} "
+                        "measurement failures or unscored" for t in targets))
+
+
+def _at(condition: str) -> str:
+    return "" if condition == CLEAN else f" @{condition}"
 
 
 def _label(targets: list[StoreTarget]) -> None:
-    """Name a target by its own name unless two campaigns share it (then `campaign/target`)."""
-    counts = Counter(t.target for t in targets)
+    """Name a target by its own name (`campaign/target` when two campaigns share it), then
+    `@condition` unless clean: a row never hides which condition its episodes ran under."""
+    campaigns: dict[str, set[str]] = {}
     for t in targets:
-        t.label = t.target if counts[t.target] == 1 else f"{t.campaign}/{t.target}"
+        campaigns.setdefault(t.target, set()).add(t.campaign)
+    for t in targets:
+        name = t.target if len(campaigns[t.target]) == 1 else f"{t.campaign}/{t.target}"
+        t.label = name + _at(t.condition)

@@ -345,8 +345,14 @@ def print_store(con: Console, doc: dict[str, Any]) -> None:
         excluded = ", ".join(f"{why}: {n}" for why, n in t["excluded"].items()) or "0"
         rows.append([t["target"], t["kind"], str(t["episodes"]), excluded,
                      *(verdicts.get((t["target"], lv), "-") for lv in levels)])
-    con.print(fit_table(con, f"Store targets ({summary['condition']} episodes, read from the "
-                             "store, never rerun)", cols, rows))
+    con.print(fit_table(con, f"Store targets ({', '.join(summary['conditions'])} episodes, "
+                             "read from the store, never rerun)", cols, rows))
+    for g in doc["stages"]["store"].get("calibration", []):
+        verdict = ("decision-invariant: identical outcomes, the condition cannot tell the "
+                   "rules apart" if g["decision_invariant"] else "rules differ")
+        con.print(f"rule calibration at {g['level']} under {g['condition']} ({g['campaign']}, "
+                  f"{len(g['rules'])} rules, {g['units']} shared units): {verdict}",
+                  markup=False)
     for lv in levels:
         if not nondeg[lv]["model_targets"]:
             con.print(f"non-degeneracy at {lv}: not probed ({nondeg[lv]['reason']})",

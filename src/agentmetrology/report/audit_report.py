@@ -202,18 +202,36 @@ def _non_degeneracy(d: Doc, lv: str, nd: dict[str, Any]) -> None:
 def _store(d: Doc, doc: dict[str, Any]) -> None:
     s = doc["card"]["store"]
     d.h("Store targets")
-    d.p(f"Recorded `{s['condition']}` episodes of `{s['environment']}` read from the evidence "
+    conditions = ", ".join(f"`{c}`" for c in s["conditions"])
+    d.p(f"Recorded episodes of `{s['environment']}` under {conditions} read from the evidence "
         "store (campaigns " + ", ".join(f"`{c}`" for c in s["campaigns"]) + "), never rerun: "
         f"{s['episodes']} used, {s['excluded']} excluded (measurement failures and episodes "
         "without a ground-truth score are never scores). Model targets are the LLM targets; "
-        "rule and scripted targets are fixed rules.")
-    d.table(["store target", "campaign", "kind", "model", "episodes", "by level", "excluded",
-             "other conditions"],
-            [[f"`{t['target']}`", f"`{t['campaign']}`", t["kind"],
+        "rule and scripted targets are fixed rules. A target recorded under several conditions "
+        "is one row per condition, never pooled.")
+    d.table(["store target", "campaign", "condition", "kind", "model", "episodes", "by level",
+             "excluded"],
+            [[f"`{t['target']}`", f"`{t['campaign']}`", f"`{t['condition']}`", t["kind"],
               f"`{t['model']}`" if t["model"] else "-", str(t["episodes"]),
               ", ".join(f"`{lv}` {n}" for lv, n in t["episodes_by_level"].items()) or "none",
-              ", ".join(f"{why}: {n}" for why, n in t["excluded"].items()) or "0",
-              str(t["other_conditions"])] for t in s["targets"]])
+              ", ".join(f"{why}: {n}" for why, n in t["excluded"].items()) or "0"]
+             for t in s["targets"]])
+
+
+def _store_calibration(d: Doc, doc: dict[str, Any]) -> None:
+    groups = doc["stages"]["store"].get("calibration") or []
+    if not groups:
+        return
+    d.h("Rule calibration of the store targets")
+    d.p("Per campaign and condition, the recorded fixed rules' ground truth on the (task, seed, "
+        "repeat) units every rule has. Identical vectors: the condition is decision-invariant "
+        "(it cannot tell the rules' decisions apart).")
+    d.table(["campaign", "condition", "level", "shared units", "rule", "truth mean",
+             "truth worst", "decision-invariant"],
+            [[f"`{g['campaign']}`", f"`{g['condition']}`", f"`{g['level']}`",
+              str(g["units"]), f"`{r['rule']}`", _num(d.g, r["truth_mean"]),
+              _num(d.g, r["truth_worst"]), "yes" if g["decision_invariant"] else "no"]
+             for g in groups for r in g["rules"]])
 
 
 def _store_joint(d: Doc, doc: dict[str, Any]) -> None:
@@ -280,6 +298,7 @@ def render_audit_report(doc: dict[str, Any]) -> tuple[str, str]:
             section(d, doc)
         if key == "joint" and "store" in stages:
             _store_joint(d, doc)
+            _store_calibration(d, doc)
     if "solvability" in stages:
         solvability_section(d, g, stages["solvability"])
     d.h("Digests")
