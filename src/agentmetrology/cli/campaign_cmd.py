@@ -20,6 +20,7 @@ from agentmetrology.store import (
     StoreNotFoundError,
 )
 from agentmetrology.store.qualify import banner
+from agentmetrology.store.status import grader_totals
 from agentmetrology.store.status_memo import campaign_view
 
 if TYPE_CHECKING:
@@ -224,10 +225,11 @@ def status(
         # The cheap check (chain, rows, bindings, blob presence) runs on every status.
         evidence = qualify_store(store, "ledger")
         rows = campaign_rows(st, statuses, evidence) if json_out else []
+        graders = grader_totals(st.grader_calls())
     _print_banner(evidence)
     if json_out:
         print(json.dumps({"store": str(store), "campaigns": [s.to_json() for s in statuses],
-                          "evidence": evidence, "score_rows": rows},
+                          "evidence": evidence, "score_rows": rows, "graders": graders},
                          indent=2, sort_keys=True))
         return
     for name, why in view.cell_errors.items():
@@ -239,6 +241,10 @@ def status(
         _print_status(console, s)
         if s.campaign in view.cells:
             cell_table(console, view.cells[s.campaign])
+    for name, g in graders.items():  # judges' requests: the store's, never a campaign's cost
+        console.print(f"grader {name}: {g['requests']} requests ({g['failed']} failed), cost "
+                      f"{cost_text(g['cost_known'], g['cost_unknown'])} (not in any "
+                      "campaign's cost)", markup=False)
 
 
 def _print_banner(evidence: dict[str, Any]) -> None:

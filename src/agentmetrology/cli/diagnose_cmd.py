@@ -138,3 +138,13 @@ def _judge_lines(console: Console, ja: dict[str, Any]) -> None:
             console.print(f"judge {name}: {a['attempts']} billable attempt(s), {a['failed']} "
                           f"failed, {a['input_tokens']}+{a['output_tokens']} tokens, cost "
                           f"{cost}", markup=False)
+    console.print(in_store_line(ja.get("recorded_in_store") or {}), markup=False)
+
+
+def in_store_line(kept: dict[str, Any]) -> str:
+    """Return where the judges' requests were kept: the store's grader calls, or why not."""
+    if kept.get("reason"):
+        return (f"judge requests: {kept['recorded']} kept in the store, "
+                f"{kept['not_recorded']} not ({kept['reason']})")
+    return (f"judge requests: {kept.get('recorded', 0)} kept in the store (grader calls, "
+            "never an agent's cost; agm campaign status sums them apart)")

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -70,22 +70,36 @@ async def _ask(client: ChatClient, model: str, prompt: str) -> tuple[str | None,
     return verdict, "" if verdict else f"unparseable verdict: {text[:80]!r}"
 
 
+@dataclass(frozen=True, slots=True)
+class JudgeCall:
+    """One provider request of a judge and what it was judging (episode, view, call)."""
+
+    judge: str
+    subject: str
+    attempt: BillableAttempt
+
+
 async def judge_episodes(cases: Sequence[JudgeCase], target: LLMTarget,
-                         calls: int) -> tuple[list[Cell], list[BillableAttempt]]:
+                         calls: int) -> tuple[list[Cell], list[JudgeCall]]:
     """Return every judge cell (each case in each view, `calls` times) and the billable
-    attempts the calls took (retries included)."""
+    attempts the calls took (retries included), each with what it was judging."""
     client = ChatClient(target, RealClock())
     cells = []
+    billed: list[JudgeCall] = []
     try:
         for case in cases:
             for view in VIEWS:
                 prompt = judge_prompt(case, view)
                 for call in range(calls):
+                    before = len(client.attempts)
                     verdict, why = await _ask(client, target.model, prompt)
                     cells.append(Cell(target.name, case.episode_id, view, call, verdict, why))
+                    subject = f"{case.episode_id} view={view} call={call}"
+                    billed += [JudgeCall(target.name, subject, a)
+                               for a in client.attempts[before:]]
     finally:
         await client.aclose()
-    return cells, list(client.attempts)
+    return cells, billed
 
 
 def _majority(cells: Sequence[Cell]) -> dict[tuple[str, str, str], str | None]:
@@ -191,13 +205,20 @@ def _attempts(by_judge: dict[str, list[BillableAttempt]]) -> dict[str, Any]:
 
 
 def run_judge_audit(cases: Sequence[JudgeCase], targets: Sequence[LLMTarget], calls: int,
-                    native: dict[str, bool], seed: int = 0) -> dict[str, Any]:
-    """Return the judge audit of `cases` by every judge target (`calls` per view)."""
+                    native: dict[str, bool], seed: int = 0,
+                    record: Callable[[list[JudgeCall]], None] | None = None) -> dict[str, Any]:
+    """Return the judge audit of `cases` by every judge target (`calls` per view); `record`
+    receives every billable request the judges made (the store keeps them)."""
     cells: list[Cell] = []
     attempts: dict[str, list[BillableAttempt]] = {}
+    billed: list[JudgeCall] = []
     for t in targets:
-        found, attempts[t.name] = asyncio.run(judge_episodes(cases, t, calls))
+        found, calls_made = asyncio.run(judge_episodes(cases, t, calls))
         cells += found
+        billed += calls_made
+        attempts[t.name] = [c.attempt for c in calls_made]
+    if record is not None:
+        record(billed)
     tasks = {c.episode_id: c.episode.task for c in cases}
     return {"prompt_version": JUDGE_PROMPT_VERSION, "views": list(VIEWS), "calls": calls,
             "episodes": len(cases), "shown": shown(cases),

@@ -12,6 +12,7 @@ from agentmetrology.archive.importers.agm_store import environment_of, open_stor
 from agentmetrology.diagnose.family import describe_family
 from agentmetrology.diagnose.judge import run_judge_audit
 from agentmetrology.diagnose.judge_brief import JudgeCase, judge_case
+from agentmetrology.diagnose.judge_record import store_recorder
 from agentmetrology.diagnose.metrics import MARGIN, SWEEP, TAU, diagnose_pairs
 from agentmetrology.diagnose.pairs import collect_pairs, scorers_of
 from agentmetrology.envs.registry import get_env
@@ -102,7 +103,10 @@ def diagnose_store(path: Path, seed: int = 0, judges: Sequence[LLMTarget] = (),
             if not episodes:
                 raise UserError(f"the store at {path} holds no recorded original episode to "
                                 "show a judge")
-            judge_doc = run_judge_audit(episodes, judges, judge_calls, native, seed)
+            in_store: dict[str, object] = {}
+            judge_doc = run_judge_audit(episodes, judges, judge_calls, native, seed,
+                                        store_recorder(path, in_store))
+            judge_doc["recorded_in_store"] = in_store
     if not pairs and judge_doc is None:
         raise UserError(f"the store at {path} holds no mutated administrations: run a "
                         "campaign with `mutations = [...]` first (or give --judge-model)")

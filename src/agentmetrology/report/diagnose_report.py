@@ -152,6 +152,11 @@ def _judges(d: Doc, doc: dict[str, Any]) -> None:
         d.p(f"Judge {code(name)} took {a['attempts']} billable attempt(s) ({a['failed']} "
             f"failed), {a['input_tokens']} input and {a['output_tokens']} output tokens; "
             f"cost {cost}. Each attempt is listed in diagnose.json.")
+    kept = ja.get("recorded_in_store") or {}
+    if kept:
+        d.p(f"The judges' requests kept in the store as grader calls: {kept['recorded']}"
+            + (f"; not kept: {kept['not_recorded']} ({kept['reason']})" if kept.get("reason")
+               else " (sealed in its hash chain; a grader's cost is never an agent's)") + ".")
     if ja.get("between_judges"):
         b = ja["between_judges"]
         d.p(f"Between the two judges: raw agreement {d.g.fmt(b['raw_agreement'])}"

@@ -33,6 +33,7 @@ TABLES: dict[str, tuple[str, tuple[str, ...]]] = {
     "superseded_episodes": ("id", ()),
     "superseded_assessments": ("id", ()),
     "billable_attempts": ("id", ()),
+    "grader_calls": ("id", ()),
     "cases": ("id", ()),
     "case_events": ("id", ()),
     "case_uses": ("id", ()),

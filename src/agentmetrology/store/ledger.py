@@ -302,6 +302,29 @@ class Ledger:
                 self._seal(c, "billable_attempts", [int(cur.lastrowid or 0)])
             return cur.rowcount == 1
 
+    def record_grader_call(self, grader: str, purpose: str, subject: str,
+                           attempt: BillableAttempt) -> bool:
+        """Record one provider request of a grader (a judge); return False if already there."""
+        with self.transaction() as c:
+            cur = c.execute(
+                "INSERT OR IGNORE INTO grader_calls (grader, purpose, subject, billing_id, "
+                "provider, model, request_id, input_tokens, output_tokens, cached_tokens, cost, "
+                "latency_s, outcome, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                "?)",
+                (grader, purpose, subject, attempt.attempt_id, attempt.provider, attempt.model,
+                 attempt.request_id, attempt.input_tokens, attempt.output_tokens,
+                 attempt.cached_tokens, attempt.cost, float(attempt.latency_s),
+                 attempt.outcome, now()))
+            if cur.rowcount == 1:
+                self._seal(c, "grader_calls", [int(cur.lastrowid or 0)])
+            return cur.rowcount == 1
+
+    def grader_calls(self) -> list[dict[str, Any]]:
+        """Return every recorded grader request, in order."""
+        cur = self.conn.execute("SELECT * FROM grader_calls ORDER BY id")
+        cols = [d[0] for d in cur.description]
+        return [dict(zip(cols, r, strict=True)) for r in cur]
+
     def billable_attempts(self, attempt_id: int) -> list[dict[str, Any]]:
         """Return the provider requests recorded for a store attempt, in order."""
         cur = self.conn.execute("SELECT * FROM billable_attempts WHERE attempt=? ORDER BY id",

@@ -30,6 +30,10 @@ DEFAULT_ENVIRONMENT = LEGACY_ENVIRONMENT
 #   consumption receipt, with the digests of the episode it recorded). Append-only, so a
 #   withdrawal keeps earlier evidence and receipts. Created on open, so older stores gain them
 #   unchanged (their chain is untouched: empty tables add no entry).
+# - grader_calls: one row per provider request a grader made (the LLM judges of `agm diagnose
+#   --judge-model`), keyed by the grader and the client's request id (billed once). A grader is
+#   not an agent: its cost is never an episode's and is summed apart. `subject` names what it
+#   judged (episode, view, call). Created on open, so older stores gain it unchanged.
 # Bindings and assessments are small records kept as canonical JSON in their rows, each with
 # the sha256 of that text; blobs hold the evidence (episodes, submissions), one file each.
 SCHEMA = """
@@ -152,6 +156,24 @@ CREATE TABLE IF NOT EXISTS billable_attempts (
     outcome TEXT NOT NULL,
     recorded_at TEXT NOT NULL,
     UNIQUE (attempt, billing_id)
+);
+CREATE TABLE IF NOT EXISTS grader_calls (
+    id INTEGER PRIMARY KEY,
+    grader TEXT NOT NULL,
+    purpose TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    billing_id TEXT NOT NULL,
+    provider TEXT NOT NULL,
+    model TEXT NOT NULL,
+    request_id TEXT,
+    input_tokens INTEGER,
+    output_tokens INTEGER,
+    cached_tokens INTEGER,
+    cost REAL,
+    latency_s REAL NOT NULL,
+    outcome TEXT NOT NULL,
+    recorded_at TEXT NOT NULL,
+    UNIQUE (grader, billing_id)
 );
 CREATE INDEX IF NOT EXISTS superseded_by_administration ON superseded_episodes(administration);
 CREATE TABLE IF NOT EXISTS superseded_assessments (

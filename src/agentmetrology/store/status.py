@@ -317,3 +317,24 @@ def cell_counts(conn: sqlite3.Connection, campaign: str) -> dict[Cell, dict[str,
             else:
                 c.total += float(value)
     return dict(sorted(out.items()))
+
+
+def grader_totals(calls: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Return per grader (an LLM judge) its requests, failed ones and cost: never an agent's.
+
+    `cost` is null when any request's cost is unknown (`cost_known` is the known part).
+    """
+    out: dict[str, dict[str, Any]] = {}
+    for c in calls:
+        g = out.setdefault(c["grader"], {"requests": 0, "failed": 0, "cost_known": 0.0,
+                                         "cost_unknown": 0})
+        g["requests"] += 1
+        g["failed"] += c["outcome"] != "ok"
+        if c["cost"] is None:
+            g["cost_unknown"] += 1
+        else:
+            g["cost_known"] += c["cost"]
+    for g in out.values():
+        g["cost_known"] = round(g["cost_known"], 6)
+        g["cost"] = None if g["cost_unknown"] else g["cost_known"]
+    return dict(sorted(out.items()))

@@ -292,6 +292,21 @@ class EvidenceStore:
         """Return the provider requests recorded for a store attempt, in order."""
         return self.ledger.billable_attempts(attempt_id)
 
+    def record_grader_call(self, grader: str, purpose: str, subject: str,
+                           attempt: BillableAttempt) -> bool:
+        """Record one provider request of a grader (an LLM judge): its cost is never an
+        agent's. Recording the same request twice is a no-op (returns False)."""
+        self._check_writable()
+        red = self.redactor.text
+        rid = attempt.request_id
+        if rid is not None:
+            attempt = dataclasses.replace(attempt, request_id=red(rid))
+        return self.ledger.record_grader_call(red(grader), purpose, red(subject), attempt)
+
+    def grader_calls(self) -> list[dict[str, Any]]:
+        """Return every recorded grader request, in order."""
+        return self.ledger.grader_calls()
+
     def set_not_launched(self, administrations: Iterable[Administration], reason: str) -> None:
         """Record why these administrations were not launched."""
         self._check_writable()
