@@ -163,3 +163,17 @@ def test_a_rollout_cut_while_the_harness_asks_is_no_measurement_not_zero() -> No
     assert math.isnan(out["reward"]) and out["metrics"]["measured"] == 0.0
     assert out["agm"]["status"] == "UNKNOWN" and out["agm"]["termination"] is None
     assert "question was unanswered" in out["agm"]["reasons"][0]
+
+
+def test_the_rollouts_conversation_is_the_episodes_transcript() -> None:
+    # What verifiers showed and the model wrote is kept: one exchange per model turn, bound by
+    # the episode's digest (reported in the rollout's state column).
+    env = load_environment("comtrade", tasks=["T3_duplicates"], seeds=[7], level="L2")
+    (out,), srv = evaluate(env, careful_model)
+    sha = out["agm"]["transcript_sha256"]
+    assert isinstance(sha, str) and len(sha) == 64
+    (again,), _ = evaluate(env, careful_model)
+    assert again["agm"]["transcript_sha256"] == sha  # the same rollout, the same transcript
+    (other,), _ = evaluate(env, half_model)
+    assert other["agm"]["transcript_sha256"] != sha
+    assert len(srv.requests) >= 2

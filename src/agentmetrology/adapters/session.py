@@ -12,10 +12,11 @@ give a byte-identical episode.
 
 from __future__ import annotations
 
-from collections.abc import Coroutine, Generator
+from collections.abc import Coroutine, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from agentmetrology.adapters.seen_transcript import plain_message, seen_transcript
 from agentmetrology.agents.scaffolds.runner import run_episode_async
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.environment import EnvSpec, Scorer
@@ -23,6 +24,7 @@ from agentmetrology.records.episode import BillableAttempt, Episode
 from agentmetrology.records.errors import UserError
 from agentmetrology.records.policy import LEVELS, Brief, Decision, Level, Move, Question, Stop
 from agentmetrology.records.tools import Observation
+from agentmetrology.records.transcript import Transcript
 from agentmetrology.run.episode import make_env
 from agentmetrology.scoring.episode import score_episode
 
@@ -69,6 +71,11 @@ class PushedPolicy:
 
     def __init__(self) -> None:
         self.brief: Brief | None = None
+        self.seen: Transcript | None = None  # the conversation the driver showed, if any
+
+    def episode_transcript(self) -> Transcript | None:
+        """Return the conversation the driver showed (None: it showed none, e.g. OpenEnv)."""
+        return self.seen
 
     def reset(self, brief: Brief) -> None:
         """Keep the brief (what the framework's agent is told)."""
@@ -137,6 +144,14 @@ class EpisodeSession:
         """Send the answer to the pending question; return what the episode asks next."""
         self._expect("decide")
         return self._step(answer)
+
+    def see(self, conversation: Sequence[Any], tools: list[dict[str, Any]],
+            source: str) -> None:
+        """Keep the whole conversation the driver's model has seen and written so far; the
+        episode binds the last one seen as its transcript (call it before the move it
+        carries)."""
+        self.policy.seen = seen_transcript([plain_message(m) for m in conversation],
+                                           tools, source)
 
     def stop(self, text: str = "") -> Pending:
         """End the agent's turn where it is asked to act (the episode ends unsubmitted)."""

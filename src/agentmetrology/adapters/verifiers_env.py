@@ -38,6 +38,7 @@ import verifiers as vf  # noqa: E402
 from datasets import Dataset  # noqa: E402
 
 STATE_KEY = "agm"  # the state column holding each rollout's scores and status
+SOURCE = "verifiers"  # who drove the conversation (and billed its requests)
 
 
 def _session(spec: EnvSpec, info: dict[str, Any]) -> EpisodeSession:
@@ -69,6 +70,12 @@ def dataset_rows(spec: EnvSpec, tasks: Iterable[str], seeds: Iterable[int], leve
             rows.append({"prompt": prompt, "answer": "", "task": f"{spec.name}/{task}",
                          "info": json.dumps(info)})
     return rows
+
+
+def _tools(state: Any) -> list[dict[str, Any]]:
+    """Return the tools the row offered the model (OpenAI format)."""
+    info = state.get("info") if isinstance(state, dict) else None
+    return list((info or {}).get("oai_tools") or [])
 
 
 def _tool_reply(call_id: str, content: Any) -> dict[str, Any]:
@@ -109,6 +116,8 @@ class AgmVerifiersEnv(vf.MultiTurnEnv):
                            **kwargs: Any) -> vf.Messages:
         """Apply the model's turn to the episode; return tool results or the next question."""
         session: EpisodeSession = state["agm_session"]
+        if isinstance(messages, list):  # the whole chat so far: the episode's transcript
+            session.see(messages, _tools(state), SOURCE)
         last = messages[-1] if isinstance(messages, list) and messages else {}
         calls = list(last.get("tool_calls") or []) if isinstance(last, dict) else []
         text = str(last.get("content") or "") if isinstance(last, dict) else ""
@@ -159,12 +168,16 @@ class AgmVerifiersEnv(vf.MultiTurnEnv):
                                    "scorer": self.reward_scorer, "termination": None}
         else:
             if session.pending.kind != "done":  # verifiers stopped it (max_turns, length)
+                chat = [*(state.get("prompt") or []), *(state.get("completion") or [])]
+                if chat:  # the turns after the last env_response (the one verifiers cut)
+                    session.see(chat, _tools(state), SOURCE)
                 session.stop(f"verifiers ended the rollout ({state.get('stop_condition')})")
             out, ep = session.outcome, session.episode
             assert out is not None and ep is not None
             doc = {"reward": out.reward, "status": out.status, "reasons": list(out.reasons),
                    "scorer": out.scorer, "termination": ep.termination.kind,
                    "submission_sha256": ep.digests.get("submission"),
+                   "transcript_sha256": ep.digests.get("transcript"),
                    "assessments": [{"scorer": a.scorer, "status": a.status, "score": a.score}
                                    for a in out.assessments]}
         state[STATE_KEY] = doc
