@@ -77,7 +77,8 @@ def solvability(spec: EnvSpec, budgets: Sequence[int], seeds: int) -> dict[str, 
                 "reason": "the environment does not say what answer a task demands"}
     if not budgets:
         return {"status": "not probed", "reason": "no output budget declared"}
-    owners = {lv: spec.ownership_of(lv).get(hooks.emission_decision, "model")
+    # Without an ownership map (or the decision in it) nothing but the model writes the answer.
+    owners = {lv: (spec.ownership.get(lv) or {}).get(hooks.emission_decision, "model")
               for lv in spec.levels}
     tasks, flagged = [], []
     for task in spec.tasks:
