@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from agentmetrology.agents.llm.transcript_log import json_value
 from agentmetrology.records.canonical import canonical_json
 from agentmetrology.records.transcript import Exchange, Transcript
 
@@ -20,21 +21,8 @@ RESPONSE_FIELDS = ("content", "tool_calls", "reasoning_content", "reasoning")
 
 def plain_message(message: Any) -> dict[str, Any]:
     """Return a chat message as plain JSON data (an SDK object dumped, unknowns as repr)."""
-    dump = getattr(message, "model_dump", None)
-    value = dump() if callable(dump) else message
-    return _plain(value) if isinstance(value, dict) else {"role": "unknown",
-                                                          "content": repr(value)}
-
-
-def _plain(value: Any) -> Any:
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    dump = getattr(value, "model_dump", None)
-    return _plain(dump()) if callable(dump) else repr(value)
+    value = json_value(message)
+    return value if isinstance(value, dict) else {"role": "unknown", "content": repr(message)}
 
 
 def seen_transcript(conversation: Sequence[dict[str, Any]], tools: list[dict[str, Any]],

@@ -289,34 +289,30 @@ class Ledger:
         Allowed whatever the attempt's status: money spent is a fact even for an attempt that
         no longer runs.
         """
-        with self.transaction() as c:
-            cur = c.execute(
-                "INSERT OR IGNORE INTO billable_attempts (attempt, billing_id, provider, model, "
-                "request_id, input_tokens, output_tokens, cached_tokens, cost, latency_s, "
-                "outcome, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (attempt_id, attempt.attempt_id, attempt.provider, attempt.model,
-                 attempt.request_id, attempt.input_tokens, attempt.output_tokens,
-                 attempt.cached_tokens, attempt.cost, float(attempt.latency_s),
-                 attempt.outcome, now()))
-            if cur.rowcount == 1:
-                self._seal(c, "billable_attempts", [int(cur.lastrowid or 0)])
-            return cur.rowcount == 1
+        return self._insert_billed("billable_attempts", {"attempt": attempt_id}, attempt)
 
     def record_grader_call(self, grader: str, purpose: str, subject: str,
                            attempt: BillableAttempt) -> bool:
         """Record one provider request of a grader (a judge); return False if already there."""
+        return self._insert_billed(
+            "grader_calls", {"grader": grader, "purpose": purpose, "subject": subject}, attempt)
+
+    def _insert_billed(self, table: str, owner: dict[str, Any],
+                       attempt: BillableAttempt) -> bool:
+        """Insert one billed provider request under `owner`'s columns (once: the table's UNIQUE
+        key ignores a repeat), sealed in the chain; return whether it was new."""
+        row = {**owner, "billing_id": attempt.attempt_id, "provider": attempt.provider,
+               "model": attempt.model, "request_id": attempt.request_id,
+               "input_tokens": attempt.input_tokens, "output_tokens": attempt.output_tokens,
+               "cached_tokens": attempt.cached_tokens, "cost": attempt.cost,
+               "latency_s": float(attempt.latency_s), "outcome": attempt.outcome,
+               "recorded_at": now()}
         with self.transaction() as c:
-            cur = c.execute(
-                "INSERT OR IGNORE INTO grader_calls (grader, purpose, subject, billing_id, "
-                "provider, model, request_id, input_tokens, output_tokens, cached_tokens, cost, "
-                "latency_s, outcome, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                "?)",
-                (grader, purpose, subject, attempt.attempt_id, attempt.provider, attempt.model,
-                 attempt.request_id, attempt.input_tokens, attempt.output_tokens,
-                 attempt.cached_tokens, attempt.cost, float(attempt.latency_s),
-                 attempt.outcome, now()))
+            # `table` and the column names are this module's constants, never user input.
+            cur = c.execute(f"INSERT OR IGNORE INTO {table} ({', '.join(row)}) VALUES "
+                            f"({', '.join('?' * len(row))})", tuple(row.values()))
             if cur.rowcount == 1:
-                self._seal(c, "grader_calls", [int(cur.lastrowid or 0)])
+                self._seal(c, table, [int(cur.lastrowid or 0)])
             return cur.rowcount == 1
 
     def grader_calls(self) -> list[dict[str, Any]]:

@@ -28,16 +28,16 @@ class Opened:
     with_tools: bool
 
 
-def _json_value(value: Any) -> Any:
+def json_value(value: Any) -> Any:
     """Return a reported value as JSON can hold it (its repr when it is not plain data)."""
     if value is None or isinstance(value, bool | int | float | str):
         return value
     if isinstance(value, list | tuple):
-        return [_json_value(v) for v in value]
+        return [json_value(v) for v in value]
     if isinstance(value, dict):
-        return {str(k): _json_value(v) for k, v in value.items()}
+        return {str(k): json_value(v) for k, v in value.items()}
     dump = getattr(value, "model_dump", None)  # an SDK object
-    return _json_value(dump()) if callable(dump) else repr(value)
+    return json_value(dump()) if callable(dump) else repr(value)
 
 
 def response_record(message: Any, finish_reason: str | None, request_id: str | None,
@@ -54,12 +54,12 @@ def response_record(message: Any, finish_reason: str | None, request_id: str | N
     out: dict[str, Any] = {"content": getattr(message, "content", None), "tool_calls": calls,
                            "finish_reason": finish_reason, "request_id": request_id,
                            "usage": dict(zip(("prompt_tokens", "completion_tokens",
-                                              "cached_tokens"), map(_json_value, usage),
+                                              "cached_tokens"), map(json_value, usage),
                                              strict=True))}
     for name in ("reasoning_content", "reasoning"):
         value = getattr(message, name, None)
         if value is not None:
-            out[name] = _json_value(value)
+            out[name] = json_value(value)
     return out
 
 
