@@ -73,3 +73,26 @@ def test_cli_regrades_a_file_and_says_when_a_domain_is_not_replayed(tmp_path: Pa
     res = runner.invoke(archive_app, ["regrade", str(shared(GPT_TELECOM)), "--out",
                                       str(tmp_path / "t")])
     assert res.exit_code == 0 and "not re-graded" in res.output
+
+
+def test_arguments_that_are_not_an_object_are_a_named_problem(tmp_path: Path) -> None:
+    data = copy.deepcopy(raw(GPT_AIRLINE))
+    sim = data["simulations"][6]
+    _calls(sim, "cancel_reservation")[0]["arguments"] = ["NOSUCH"]  # hostile: a list
+    data["simulations"] = [sim]
+    out = regrade_tau2(load_archive(write(tmp_path, "hostile.json", data)))
+    assert out["regraded"] == 0 and out["problems"] == {"invalid replay": 1}
+    assert "arguments are not an object" in out["not_regraded"][0]["problem"]
+
+
+def test_an_nl_assertion_basis_is_not_regradable_without_a_judge(tmp_path: Path) -> None:
+    data = copy.deepcopy(raw(GPT_AIRLINE))
+    sim = data["simulations"][6]
+    tid = sim["task_id"]
+    (task,) = [t for t in data["tasks"] if t["id"] == tid]
+    task["evaluation_criteria"]["reward_basis"] = ["DB", "NL_ASSERTION"]
+    data["simulations"] = [sim]
+    out = regrade_tau2(load_archive(write(tmp_path, "nl.json", data)))
+    assert out["regraded"] == 0
+    assert out["problems"] == {"not re-gradable without a judge": 1}
+    assert out["not_regraded"][0]["recomputed"] is None

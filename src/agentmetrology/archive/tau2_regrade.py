@@ -80,9 +80,11 @@ def _one(ep: ArchiveEpisode, kit: Any, expected: dict[str, str]) -> dict[str, An
                            "stored": ep.stored_score, "recomputed": None, "problem": None}
     if (ep.meta.get("reward") or {}).get("premature"):
         return {**row, "recomputed": 0.0, "note": "reward 0 by the runner's rule, kept"}
+    if "NL_ASSERTION" in basis:  # a judge model decides these; never a 0 or a pass here
+        return {**row, "problem": "not re-gradable without a judge: NL_ASSERTION in the basis"}
     if basis - REGRADED:
         return {**row, "problem": "not re-graded: " + "+".join(sorted(basis - REGRADED))
-                + " in the basis (NL assertions need a judge model)"}
+                + " in the basis (not replayed by this version)"}
     if ep.task not in expected:
         gold = [(a.get("name"), a.get("arguments") or {}) for a in crit.get("actions") or []]
         expected[ep.task] = _replay(kit, gold, strict=False)
