@@ -41,3 +41,31 @@ def test_malformed_verdicts_are_refused(bad: dict) -> None:
     args = {"verdict": "robust", "n": 3, "counted": "tasks", "minimum": 1, **bad}
     with pytest.raises(ValueError):
         Verdict(**args)
+
+
+def _majority(items):
+    from agentmetrology.records.verdict import Verdict
+    passed = sum(items)
+    return Verdict.judged("passes" if passed * 2 > len(items) else "fails", len(items),
+                          "samples", 2)
+
+
+def test_split_halves_by_index():
+    from agentmetrology.records.verdict import split_halves
+    assert split_halves([0, 1, 2, 3, 4]) == ([0, 2, 4], [1, 3])
+
+
+def test_split_half_labels_disagreeing_halves_unstable():
+    from agentmetrology.records.verdict import split_half
+    items = [1, 0, 1, 0, 1, 0]  # even positions pass, odd fail
+    v = split_half(_majority(items), items, _majority)
+    assert v.verdict == "fails" and v.consistent == ("passes",) and not v.stable
+
+
+def test_split_half_agreeing_halves_stable_and_small_halves_ignored():
+    from agentmetrology.records.verdict import split_half
+    items = [1, 1, 1, 1]
+    assert split_half(_majority(items), items, _majority).stable
+    few = [1, 0, 1]  # odd half has one sample, below the minimum of 2: it adds nothing
+    v = split_half(_majority(few), few, _majority)
+    assert v.verdict == "passes" and v.stable

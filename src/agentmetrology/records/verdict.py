@@ -10,8 +10,11 @@ withheld: it reads "insufficient evidence (n = k, needs m)", never a confident s
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 INSUFFICIENT = "insufficient evidence"
 
@@ -72,3 +75,20 @@ class Verdict:
                 "interval": None if self.interval is None else list(self.interval),
                 "confidence": self.confidence, "interval_of": self.interval_of,
                 "consistent": list(self.consistent), "stable": self.stable, "why": self.why}
+
+
+def split_halves(items: Sequence[T]) -> tuple[list[T], list[T]]:
+    """Return the items at even and at odd positions: a deterministic split by sample index."""
+    return list(items[0::2]), list(items[1::2])
+
+
+def split_half(full: Verdict, items: Sequence[T],
+               judge: Callable[[Sequence[T]], Verdict]) -> Verdict:
+    """Return `full` with the verdicts of each half recorded, so it reads unstable when they differ.
+
+    Each half is judged by the same instrument; a half below the minimum adds nothing (its
+    "insufficient evidence" says nothing about the verdict), so only sufficient halves count.
+    """
+    halves = [judge(half) for half in split_halves(items)]
+    others = tuple(h.verdict for h in halves if h.sufficient and h.verdict != full.verdict)
+    return replace(full, consistent=tuple(dict.fromkeys(full.consistent + others)))
