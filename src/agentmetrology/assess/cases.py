@@ -13,6 +13,10 @@ Calibration runs three controls on the case's environment, task, seed and condit
   checks read withheld must give UNKNOWN "withheld" under the completeness-aware gate, never
   FAIL (the raw checker's view is reported next to it).
 A failed calibration is recorded (the case stays proposed) and names the failing control.
+A proposal that repeats the violation of an admitted (or active) case, the same environment,
+task and contract with the same obligations failing in the same way (its failure signature), from
+another seed, repeat, condition or target, is refused as a duplicate naming that case: the same
+violation is admitted once, whatever episode it is seen in again.
 Admission records the reviewer and the approved revision; the first use makes it active; a
 withdrawal blocks new use and keeps earlier evidence and receipts. Every step out of order is
 refused with one line and changes nothing (store.cases re-checks the state in its transaction).
@@ -42,6 +46,7 @@ from agentmetrology.store.cases import (
     check_writable,
     get_case,
     insert_case,
+    list_cases,
     record_use,
     transition,
 )
@@ -54,6 +59,27 @@ WITHDRAWABLE = ("proposed", "calibrated", "admitted", "active")
 
 class SourceError(UserError):
     """A source episode that cannot found a case (missing evidence, no failing assessment)."""
+
+
+class DuplicateCaseError(UserError):
+    """A proposal repeating the violation of an admitted case (same obligation and signature)."""
+
+
+def failure_signature(spec: EnvSpec, task: str, verdict: dict[str, Any]) -> dict[str, Any]:
+    """Return what makes two failures the same violation: environment, task, contract and the
+    obligations not passed with their status (reasons carry episode values, so not them)."""
+    return {"environment": spec.name, "task": task,
+            "contract": hooks_of(spec).contract(task).ident,
+            "obligations": {n: s for n, s in sorted(verdict["checks"].items())
+                            if s in ("FAIL", "PARTIAL")}}
+
+
+def _duplicate_of(store: EvidenceStore, signature: dict[str, Any]) -> CaseRecord | None:
+    """Return the admitted (or active) case with this failure signature, if any."""
+    for case in list_cases(store):
+        if case.state in USABLE and case.source.get("failure_signature") == signature:
+            return case
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +156,7 @@ def source_record(store: EvidenceStore, key: EpisodeKey) -> tuple[EnvSpec, Episo
                    "assessment_digest": a["assessment_digest"]} for a in row["assessments"]],
               "failing_assessment": {"contract": hooks_of(spec).contract(episode.task).ident,
                                      **verdict},
+              "failure_signature": failure_signature(spec, episode.task, verdict),
               "required_evidence": required,
               "max_steps": episode.meta.get("max_steps")}
     return spec, episode, source
@@ -139,6 +166,12 @@ def propose(store: EvidenceStore, key: EpisodeKey) -> CaseRecord:
     """Propose a case from a recorded failing episode; return it (state proposed)."""
     check_writable(store)
     spec, episode, source = source_record(store, key)
+    dup = _duplicate_of(store, source["failure_signature"])
+    if dup is not None:
+        failed = ", ".join(source["failure_signature"]["obligations"])
+        raise DuplicateCaseError(
+            f"{key_text(key)} duplicates case {dup.id} ({dup.state}; seed {dup.seed}): the same "
+            f"obligation(s) {failed} fail the same way; not proposed again")
     case_id = "case-" + digest(source)[:12]
     profile = str(episode.meta.get("profile") or spec.profiles[0])
     insert_case(store, case_id, {"environment": spec.name, "task": episode.task,

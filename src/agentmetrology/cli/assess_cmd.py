@@ -16,6 +16,8 @@ import typer
 
 from agentmetrology.assess.executions import ESTIMANDS, assess_runs
 from agentmetrology.assess.recorded import assess_store
+from agentmetrology.assess.sweep import sweep
+from agentmetrology.cli.assess_sweep import render_sweep
 from agentmetrology.cli.env_cmd import env_arg
 from agentmetrology.cli.errors import fail
 from agentmetrology.cli.evidence_banner import print_banner, store_evidence
@@ -90,6 +92,10 @@ def assess_cmd(
                                    help="Evidence path to withhold from the evaluator's copy "
                                         "(repeatable), e.g. final.records."),
     json_out: bool = typer.Option(False, "--json", help="Print the assessment as JSON."),
+    sweep_seed: int = typer.Option(None, "--sweep", help="Run the masking sweep with this seed: "
+                                   "random, failure-linked and success-linked masking of 0, "
+                                   "9.9, 30.2 and 50 % of the trajectories (needs --agent and "
+                                   "--mask)."),
     store: Path = typer.Option(None, "--store", help="Assess the recorded episodes of this "
                                                      "evidence store instead (never re-run)."),
     campaign: str = typer.Option(None, "--campaign", help="With --store: only this campaign."),
@@ -100,6 +106,8 @@ def assess_cmd(
     for t in tasks:
         spec.check_task(t)
     if store is not None:
+        if sweep_seed is not None:
+            fail("--sweep runs executions: give --agent, not --store")
         if agent is not None:
             fail("--agent runs executions; --store assesses recorded ones: give one of them")
         given = [f for f, v in (("--seeds", seeds), ("--level", level), ("--profile", profile),
@@ -112,6 +120,8 @@ def assess_cmd(
         return
     if campaign is not None:
         fail("--campaign needs --store")
+    if sweep_seed is not None and not mask:
+        fail("--sweep masks trajectories: give the evidence to withhold with --mask PATH")
     if agent is None:
         fail("give --agent (a model-free agent to run) or --store (recorded episodes)")
     seed_list = parse_seeds(seeds or "0-9")
@@ -121,6 +131,11 @@ def assess_cmd(
     if agent not in spec.agents:
         fail(f"unknown agent {agent!r}; {spec.name} has: {', '.join(spec.agents)}")
     doc = assess_runs(spec, tasks, seed_list, agent, level or "L2", prof, cond, mask)
+    if sweep_seed is not None:
+        doc = {**{k: v for k, v in doc.items() if k not in ("rows", "views")},
+               "sweep_seed": sweep_seed, "sweep": sweep(doc["rows"], sweep_seed)}
+        print(json.dumps(doc) if json_out else render_sweep(doc))
+        return
     print(json.dumps(doc) if json_out else render(doc))
 
 
