@@ -2,24 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from typer.testing import CliRunner
-
-from agentmetrology.cli.main import app
+from support.experiment_runs import run_and_report
 
 PLAN = Path(__file__).resolve().parents[2] / "examples" / "experiment_b2.toml"
 ESC, CON = "stress:b2:escalating:slack=0", "stress:b2:constant:slack=0"
 
 
 def test_b2_example_reports_delta_deaths_and_skips(tmp_path: Path) -> None:
-    store, out = str(tmp_path / "s"), str(tmp_path / "o")
-    for cmd in (["run", str(PLAN), "--store", store],
-                ["report", str(PLAN), "--store", store, "--out", out]):
-        r = CliRunner().invoke(app, ["experiment", *cmd])
-        assert r.exit_code == 0, r.output
-    doc = json.loads((tmp_path / "o" / "experiment.json").read_text())
+    doc = run_and_report(PLAN, tmp_path)
     arms = {(a["agent"], a["arm"]): (round(a["coverage"], 4), a["quota_deaths"], a["skips"])
             for a in doc["arms"]}
     # (coverage, quota deaths, SKIPs) per rule and arm: the values tests/envs/comtrade/test_b2.py
