@@ -30,7 +30,7 @@ DEFAULT_DOSES = (0.0, 0.25, 0.5, 0.75, 1.0)
 NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_-]{0,59}"
 KEYS = ("name", "hypothesis", "kind", "environment", "task", "arms", "doses", "targets",
         "calibration", "levels", "metrics", "scorer", "n", "repeats", "power_effect",
-        "analysis_seed", "registration")
+        "analysis_seed", "registration", "quota")
 RULE = ("confirmed iff the paired bootstrap 95% CI of delta lies above 0 and the Holm-adjusted "
         "sign-flip p < 0.05; delta = arm - arms[0] for every later arm (ab) or lowest dose - "
         "highest dose (curve), paired by seed; Holm over the arms and scorers of one target "
@@ -225,7 +225,13 @@ def _arms(ck: Checker, t: dict[str, Any], kind: str | None,
         if bad or len(set(doses)) != len(doses):
             return [], []
         doses.sort()
-        return [canonical_condition(env, f"stress:dose={x}") for x in doses], doses
+        # `quota = true`: B2's quota-enforced instrument (budget 8, no squeeze) at each dose.
+        quota = t.get("quota", False)
+        if not isinstance(quota, bool):
+            ck.error(f"{w}.quota", "expected true or false")
+            return [], []
+        prefix = "stress:quota:dose=" if quota else "stress:dose="
+        return [canonical_condition(env, f"{prefix}{x}") for x in doses], doses
     if "doses" in t:
         ck.error(f"{w}.doses", "an ab plan lists `arms`, not `doses`")
     arms = ck.strings(t, "arms", w, default=list(DEFAULT_ARMS))

@@ -14,19 +14,18 @@ TASK = "T9_clean_ab"
 # paired bootstrap 95% CI, the sign-flip p, quota deaths (constant, escalating) and SKIPs
 # (constant, escalating) over seeds 0..19; every value rounded to 4 places.
 B2 = {
-    ("l1:always-retry", 0): (0.7693, 0.6473, 0.1220, (0.0693, 0.1700), 0.0005, (5, 19), (0, 0)),
-    ("l1:always-retry", 1): (0.7953, 0.7253, 0.0700, (0.0107, 0.1247), 0.0357, (2, 14), (0, 0)),
-    ("l1:always-retry", 2): (0.8127, 0.7747, 0.0380, (0.0047, 0.0760), 0.0646, (2, 9), (0, 0)),
-    ("l1:always-retry", 4): (0.8300, 0.8127, 0.0173, (-0.0067, 0.0453), 0.2492, (0, 5), (0, 0)),
-    ("l1:always-skip", 0): (0.5293, 0.6300, -0.1007, (-0.1847, -0.0173), 0.0297, (0, 10),
-                            (42, 31)),
-    ("l1:always-skip", 1): (0.5293, 0.6300, -0.1007, (-0.1847, -0.0173), 0.0297, (0, 3), (42, 33)),
-    ("l1:always-skip", 2): (0.5293, 0.6300, -0.1007, (-0.1847, -0.0173), 0.0297, (0, 1), (42, 34)),
-    ("l1:always-skip", 4): (0.5293, 0.6300, -0.1007, (-0.1847, -0.0173), 0.0297, (0, 1), (42, 36)),
-    ("l1:quota-aware", 0): (0.7693, 0.6473, 0.1220, (0.0693, 0.1700), 0.0005, (3, 19), (7, 5)),
-    ("l1:quota-aware", 1): (0.7953, 0.7253, 0.0700, (0.0107, 0.1247), 0.0357, (2, 14), (4, 5)),
-    ("l1:quota-aware", 2): (0.8127, 0.7747, 0.0380, (0.0047, 0.0760), 0.0646, (0, 9), (2, 6)),
-    ("l1:quota-aware", 4): (0.8300, 0.8127, 0.0173, (-0.0067, 0.0453), 0.2492, (0, 5), (0, 5)),
+    ("l1:always-retry", 0): (0.778, 0.6873, 0.0907, (0.0373, 0.1447), 0.0052, (5, 17), (0, 0)),
+    ("l1:always-retry", 1): (0.804, 0.7493, 0.0547, (0.0087, 0.1033), 0.0471, (2, 12), (0, 0)),
+    ("l1:always-retry", 2): (0.8213, 0.8053, 0.016, (-0.0073, 0.04), 0.2664, (1, 6), (0, 0)),
+    ("l1:always-retry", 4): (0.83, 0.8273, 0.0027, (-0.0173, 0.0273), 0.881, (0, 3), (0, 0)),
+    ("l1:always-skip", 0): (0.546, 0.6793, -0.1333, (-0.208, -0.0547), 0.0042, (0, 9), (40, 24)),
+    ("l1:always-skip", 1): (0.546, 0.6793, -0.1333, (-0.208, -0.0547), 0.0042, (0, 3), (40, 27)),
+    ("l1:always-skip", 2): (0.546, 0.6793, -0.1333, (-0.208, -0.0547), 0.0042, (0, 1), (40, 28)),
+    ("l1:always-skip", 4): (0.546, 0.6793, -0.1333, (-0.208, -0.0547), 0.0042, (0, 1), (40, 30)),
+    ("l1:quota-aware", 0): (0.778, 0.6873, 0.0907, (0.0373, 0.1447), 0.0052, (2, 17), (6, 6)),
+    ("l1:quota-aware", 1): (0.804, 0.7493, 0.0547, (0.0087, 0.1033), 0.0471, (2, 12), (3, 6)),
+    ("l1:quota-aware", 2): (0.8213, 0.8053, 0.016, (-0.0073, 0.04), 0.2664, (0, 6), (1, 4)),
+    ("l1:quota-aware", 4): (0.83, 0.8273, 0.0027, (-0.0173, 0.0273), 0.881, (0, 3), (0, 3)),
 }
 # (rule, dose): mean and worst coverage over seeds 0..9 and quota deaths, budget 8, no squeeze.
 CURVE = {
@@ -71,7 +70,7 @@ def test_both_arms_get_the_quota_and_only_escalating_is_squeezed(slack: int) -> 
     for arm in ("escalating", "constant"):
         env = make_env(COMTRADE, TASK, 0, "seeded", f"stress:b2:{arm}:slack={slack}")
         assert env.service.budget == 8 + slack  # type: ignore[attr-defined]
-    # The squeeze fires once, on the fetch after the 3rd success (intensity 0.8 >= 0.70),
+    # The squeeze fires once, on the fetch after the 3rd success (intensity 0.75 >= 0.70),
     # which succeeds here: the trace counts successes after its step.
     assert _squeezes(f"stress:b2:escalating:slack={slack}") == [(4, -3)]
     assert _squeezes(f"stress:b2:constant:slack={slack}") == []

@@ -39,6 +39,12 @@ MAX_SLACK = 20
 B2_PREFIX = "stress:b2:"
 B2_ARMS = ("escalating", "constant")
 B2_SQUEEZE_AT = 0.7
+# B2's ramp is the spec's "0 -> 1.0" over the 5 successes (T9's own escalation) and the constant
+# arm holds its mean over a clean pass (0.50): this reproduces the paper's no-model calibration
+# (always-retry delta +0.091 at slack 0, +0.016 p = .27 at slack 2; paper +0.096, +0.015 p = .30),
+# which the 0.2 -> 1.0 ramp with mean 0.60 overshoots (+0.122, +0.038); docs/experiments.md.
+B2_ESCALATING = ADAPTIVE_SCHEDULE
+B2_CONSTANT = mean_intensity(ADAPTIVE_SCHEDULE, 5)
 # Degradation curves on B2's instrument: quota pages + SQUEEZE (8 on T9_clean_ab), no squeeze.
 QUOTA_DOSE_PREFIX = "stress:quota:dose="
 
@@ -99,8 +105,8 @@ def adversary_for(condition: str) -> tuple[Schedule, EscalatingAdversary]:
 
 def _b2_adversary(arm: str) -> tuple[Schedule, EscalatingAdversary]:
     """Return a B2 arm's schedule and the adversary whose squeeze fires where it crosses."""
-    schedule: Schedule = ESCALATING_SCHEDULE if arm == "escalating" else ConstantSchedule(
-        MATCHED_MEAN)
+    schedule: Schedule = (B2_ESCALATING if arm == "escalating"
+                          else ConstantSchedule(B2_CONSTANT))
     # The first success count whose intensity reaches the threshold; None: never crossed.
     crossing = next((k for k in range(MAX_SLACK + 1)
                      if schedule(AgentProgress(k, 0, k)) >= B2_SQUEEZE_AT), None)
