@@ -15,6 +15,9 @@ from agentmetrology.records.errors import UserError
 from agentmetrology.run.campaign import load_campaign, plan_campaign
 
 GRID = Path(__file__).resolve().parents[2] / "examples" / "researchops_grid.toml"
+CONTROLS = GRID.with_name("researchops_controls.toml")
+PAPER_FAMILIES = ["wording", "alias", "rubric", "constraint", "proxy_incentive",
+                  "observation_access"]  # the TRACE paper's Table 1, in its order
 
 
 def _digests(store: Path) -> dict[tuple[str, ...], str]:
@@ -37,9 +40,25 @@ def grid(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     return root, json.loads((root / "out" / "diagnose.json").read_text())
 
 
+@pytest.fixture(scope="module")
+def controls(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    root = tmp_path_factory.mktemp("controls")
+    res = CliRunner().invoke(app, ["campaign", "run", str(CONTROLS), "--store",
+                                   str(root / "c"), "--quiet"])
+    assert res.exit_code == 0, res.stderr
+    res = CliRunner().invoke(app, ["diagnose", str(root / "c"), "--out", str(root / "out")])
+    assert res.exit_code == 0, res.stderr
+    return root, json.loads((root / "out" / "diagnose.json").read_text())
+
+
 def test_the_grid_has_1575_records_and_reproduces_them_exactly(grid: tuple[Path, dict]) -> None:
     root, _ = grid
-    assert len(plan_campaign(load_campaign(GRID)).administrations) == 1575
+    plan = plan_campaign(load_campaign(GRID))
+    assert len(plan.administrations) == 1575
+    conditions = sorted({a.key.condition for a in plan.administrations})
+    assert conditions == sorted(["clean"] + [f"mut:{m}" for m in PAPER_FAMILIES])
+    assert {(a.key.target, a.key.condition) for a in plan.administrations} == {
+        (t, c) for t in ("careful", "overfit", "shortcut") for c in conditions}
     a, b = _digests(root / "a"), _digests(root / "b")
     assert len(a) == 1575 and a == b
 
@@ -66,16 +85,21 @@ def test_shortcut_fails_regardless_and_the_report_says_so(grid: tuple[Path, dict
     assert doc["gap_only_ranking"]["order"][0] == "researchops|shortcut|L2"
     assert "most robust" in doc["gap_only_ranking"]["warning"]
     assert "fails in every condition" in (root / "out" / "report.md").read_text()
-    ptd = doc["groups"]["researchops|shortcut|L2|repeat"]["ptd"]
+    ptd = doc["groups"]["researchops|shortcut|L2|proxy_incentive"]["ptd"]
     assert ptd is not None and ptd > 0  # the proxy inflates what the truth denies
 
 
-def test_controls(grid: tuple[Path, dict]) -> None:
-    doc = grid[1]
+def test_the_controls_are_their_own_grid(controls: tuple[Path, dict]) -> None:
+    doc = controls[1]
+    assert len(plan_campaign(load_campaign(CONTROLS)).administrations) == 25 * 5 * 3 * 3
     assert doc["positive_control"]["status"] == "detected"
     for policy in ("careful", "overfit", "shortcut"):
         rep = doc["groups"][f"researchops|{policy}|L2|repeat"]
         assert rep["vrg"]["value"] == 0.0 and rep["behaviour_changed"] == 0.0
+
+
+def test_rubric_is_an_evaluator_change(grid: tuple[Path, dict]) -> None:
+    doc = grid[1]
     rubric = doc["groups"]["researchops|overfit|L2|rubric"]
     assert rubric["vrg"]["value"] != 0.0 and rubric["rescored_gap"]["value"] == 0.0
     # a rubric change is a change of the evaluator by construction: labelled, not diagnosed
@@ -94,7 +118,7 @@ def test_no_reading_contradicts_the_numbers_printed_beside_it(grid: tuple[Path, 
             assert g["reading"] == ("repeat control" if g["mutation"] == "repeat"
                                     else "evaluator change (by construction)")
             continue
-        assert holm["family_size"] == doc["holm"]["size"] == 12  # 3 policies x 4 mutations
+        assert holm["family_size"] == doc["holm"]["size"] == 15  # 3 policies x 5 families
         assert p["different"] == (holm["difference"] < 0.05)
         assert p["equivalent"] == (holm["equivalence"] < 0.05)
         if g["reading"] == "behavioural failure":
