@@ -10,11 +10,17 @@ import pytest
 from typer.testing import CliRunner
 
 from agentmetrology.cli.main import app
+from agentmetrology.diagnose.pairs import collect_pairs
 from agentmetrology.diagnose.run import check_tau
+from agentmetrology.diagnose.study import table2
 from agentmetrology.records.errors import UserError
 from agentmetrology.run.campaign import load_campaign, plan_campaign
+from agentmetrology.store import EvidenceStore
 
 GRID = Path(__file__).resolve().parents[2] / "examples" / "researchops_grid.toml"
+CONTROLS = GRID.with_name("researchops_controls.toml")
+PAPER_FAMILIES = ["wording", "alias", "rubric", "constraint", "proxy_incentive",
+                  "observation_access"]  # the TRACE paper's Table 1, in its order
 
 
 def _digests(store: Path) -> dict[tuple[str, ...], str]:
@@ -37,9 +43,25 @@ def grid(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     return root, json.loads((root / "out" / "diagnose.json").read_text())
 
 
+@pytest.fixture(scope="module")
+def controls(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    root = tmp_path_factory.mktemp("controls")
+    res = CliRunner().invoke(app, ["campaign", "run", str(CONTROLS), "--store",
+                                   str(root / "c"), "--quiet"])
+    assert res.exit_code == 0, res.stderr
+    res = CliRunner().invoke(app, ["diagnose", str(root / "c"), "--out", str(root / "out")])
+    assert res.exit_code == 0, res.stderr
+    return root, json.loads((root / "out" / "diagnose.json").read_text())
+
+
 def test_the_grid_has_1575_records_and_reproduces_them_exactly(grid: tuple[Path, dict]) -> None:
     root, _ = grid
-    assert len(plan_campaign(load_campaign(GRID)).administrations) == 1575
+    plan = plan_campaign(load_campaign(GRID))
+    assert len(plan.administrations) == 1575
+    conditions = sorted({a.key.condition for a in plan.administrations})
+    assert conditions == sorted(["clean"] + [f"mut:{m}" for m in PAPER_FAMILIES])
+    assert {(a.key.target, a.key.condition) for a in plan.administrations} == {
+        (t, c) for t in ("careful", "overfit", "shortcut") for c in conditions}
     a, b = _digests(root / "a"), _digests(root / "b")
     assert len(a) == 1575 and a == b
 
@@ -66,16 +88,21 @@ def test_shortcut_fails_regardless_and_the_report_says_so(grid: tuple[Path, dict
     assert doc["gap_only_ranking"]["order"][0] == "researchops|shortcut|L2"
     assert "most robust" in doc["gap_only_ranking"]["warning"]
     assert "fails in every condition" in (root / "out" / "report.md").read_text()
-    ptd = doc["groups"]["researchops|shortcut|L2|repeat"]["ptd"]
+    ptd = doc["groups"]["researchops|shortcut|L2|proxy_incentive"]["ptd"]
     assert ptd is not None and ptd > 0  # the proxy inflates what the truth denies
 
 
-def test_controls(grid: tuple[Path, dict]) -> None:
-    doc = grid[1]
+def test_the_controls_are_their_own_grid(controls: tuple[Path, dict]) -> None:
+    doc = controls[1]
+    assert len(plan_campaign(load_campaign(CONTROLS)).administrations) == 25 * 5 * 3 * 3
     assert doc["positive_control"]["status"] == "detected"
     for policy in ("careful", "overfit", "shortcut"):
         rep = doc["groups"][f"researchops|{policy}|L2|repeat"]
         assert rep["vrg"]["value"] == 0.0 and rep["behaviour_changed"] == 0.0
+
+
+def test_rubric_is_an_evaluator_change(grid: tuple[Path, dict]) -> None:
+    doc = grid[1]
     rubric = doc["groups"]["researchops|overfit|L2|rubric"]
     assert rubric["vrg"]["value"] != 0.0 and rubric["rescored_gap"]["value"] == 0.0
     # a rubric change is a change of the evaluator by construction: labelled, not diagnosed
@@ -94,7 +121,7 @@ def test_no_reading_contradicts_the_numbers_printed_beside_it(grid: tuple[Path, 
             assert g["reading"] == ("repeat control" if g["mutation"] == "repeat"
                                     else "evaluator change (by construction)")
             continue
-        assert holm["family_size"] == doc["holm"]["size"] == 12  # 3 policies x 4 mutations
+        assert holm["family_size"] == doc["holm"]["size"] == 15  # 3 policies x 5 families
         assert p["different"] == (holm["difference"] < 0.05)
         assert p["equivalent"] == (holm["equivalence"] < 0.05)
         if g["reading"] == "behavioural failure":
@@ -150,3 +177,21 @@ def test_tau_is_an_option_and_is_checked(grid: tuple[Path, dict], tmp_path: Path
     for bad in (65.0, 0.0, -0.5):  # a UserError: the CLI's one handler prints it, exit 2
         with pytest.raises(UserError, match="0 < tau <= 1"):
             check_tau(bad)
+
+
+def test_table2_pools_450_pairs_per_policy_beside_the_papers(grid: tuple[Path, dict]) -> None:
+    with EvidenceStore.open(grid[0] / "a") as store:
+        pairs, _ = collect_pairs(store)
+    t = table2(pairs, tau=0.65)
+    assert [r["ours"]["pairs"] for r in t.values()] == [450, 450, 450]
+    shortcut, paper = t["shortcut"]["ours"], t["shortcut"]["paper"]
+    assert paper is not None and shortcut["mtr"] is None and paper["mtr"] is None  # undefined
+    for k in ("gap", "msr"):  # where the paper's Table 2 and ours agree (±0.02)
+        assert abs(shortcut[k] - paper[k]) <= 0.02, k
+    assert shortcut["ptd"] == 0.898  # the paper's 0.932: off by 0.034 (docs/diagnose.md)
+    # careful and overfit are not calibrated yet (issue 38 item 10, docs/diagnose.md): these pin
+    # today's numbers so that the calibration changes them on purpose
+    assert t["careful"]["ours"] == {"pairs": 450, "excluded": 0, "original": 1.0,
+                                 "mutated": 0.95, "gap": 0.05, "msr": 1.0,
+                                 "passing_originals": 450, "mtr": 1.0, "ptd": -0.302}
+    assert (t["overfit"]["ours"]["msr"], t["overfit"]["ours"]["passing_originals"]) == (0.587, 360)
