@@ -79,3 +79,16 @@ def test_regrade_keeps_scorer_names_whole_at_80_columns(
     assert [r.split("│")[1].strip() for r in rows] == ["composite_verifier", "task_quality"]
     assert max(len(line) for line in proc.stdout.splitlines()) <= 80
     assert "not shown at this width: score changed, status changed" in proc.stdout
+
+
+def test_experiment_arms_are_told_apart_at_80_columns(tmp_path: Path) -> None:
+    plan = Path(__file__).parents[2] / "examples" / "experiment_squeeze.toml"
+    store = str(tmp_path / "st")
+    assert agm_at(80, "experiment", "run", str(plan), "--store", store).returncode == 0
+    proc = agm_at(80, "experiment", "status", str(plan), "--store", store)
+    assert proc.returncode == 0, proc.stderr
+    for slack in (0, 1, 2, 4):
+        assert f"stress:squeeze:slack={slack}" in proc.stdout
+    assert "…" not in proc.stdout
+    assert max(len(line) for line in proc.stdout.splitlines()) <= 80
+    assert "not shown at this width: recorded" in proc.stdout
