@@ -92,3 +92,20 @@ def test_experiment_arms_are_told_apart_at_80_columns(tmp_path: Path) -> None:
     assert "…" not in proc.stdout
     assert max(len(line) for line in proc.stdout.splitlines()) <= 80
     assert "not shown at this width: recorded" in proc.stdout
+
+
+def test_stats_summarize_ci_stays_on_one_line_and_task_ids_whole(tmp_path: Path) -> None:
+    run = agm_at(80, "run", "comtrade", "--task", "all", "--seeds", "0-1", "--json")
+    assert run.returncode == 0, run.stderr
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(run.stdout)
+    for columns in (100, 80):
+        proc = agm_at(columns, "stats", "summarize", str(rows), "--value", "ground_truth.f1",
+                      "--group", "task")
+        assert proc.returncode == 0, proc.stderr
+        lines = proc.stdout.splitlines()
+        assert max(len(line) for line in lines) <= columns
+        budget = next(line for line in lines if "T10_constrained_budget" in line)
+        assert "[1.000, 1.000]" in budget  # the interval whole, on the task's line
+        dropped = "not shown at width 80: Rel@0.9, gap" in proc.stdout.replace("\n", " ")
+        assert dropped == (columns == 80), proc.stdout
