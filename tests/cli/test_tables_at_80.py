@@ -5,12 +5,14 @@ must go are named in a caption line."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from support.agm_runs import AGM
+from support.tty import run_in_tty
 
 
 def agm_at(columns: int, *args: str) -> subprocess.CompletedProcess[str]:
@@ -109,3 +111,18 @@ def test_stats_summarize_ci_stays_on_one_line_and_task_ids_whole(tmp_path: Path)
         assert "[1.000, 1.000]" in budget  # the interval whole, on the task's line
         dropped = "not shown at width 80: Rel@0.9, gap" in proc.stdout.replace("\n", " ")
         assert dropped == (columns == 80), proc.stdout
+
+
+def test_campaign_progress_bar_keeps_its_words_whole_at_80_columns(tmp_path: Path) -> None:
+    (tmp_path / "ro.toml").write_text(RESEARCHOPS)
+    env = {**os.environ, "COLUMNS": "80"}
+    code, out = run_in_tty([*AGM, "campaign", "run", str(tmp_path / "ro.toml"), "--store",
+                            str(tmp_path / "st")], env=env)
+    assert code == 0, out
+    lines = re.split(r"[\r\n]+", re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", out))
+    bars = [line for line in lines if "━" in line and line.startswith("campaign ")]
+    assert bars, out
+    for bar in bars:  # was `c… 12… done 1216`: every column cut
+        assert "…" not in bar and len(bar) <= 80, bar
+        assert re.search(r" \d+/50 failed \d+ agent / \d+ infra · cost 0\.0000 \d:\d\d:\d\d$",
+                         bar), bar
