@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from pathlib import Path
 
 from agentmetrology.stats.table import summarize_cell
 from support.agm_runs import AGM
@@ -42,3 +43,40 @@ def test_a_single_episode_has_no_summary() -> None:
     proc = _agm("run", "comtrade", "--task", "T1_single_page", "--seeds", "0")
     assert proc.returncode == 0, proc.stderr
     assert "summary:" not in proc.stdout
+
+
+GRID = """
+[campaign]
+name = "ro-grid"
+environment = "researchops"
+tasks = "all"
+seeds = "0"
+levels = ["L2"]
+mutations = ["alias"]
+
+[[targets]]
+name = "careful"
+kind = "scripted"
+agent = "scripted:careful"
+"""
+
+
+def test_diagnose_explains_the_terms_its_table_prints(tmp_path: Path) -> None:
+    (tmp_path / "grid.toml").write_text(GRID)
+    store = str(tmp_path / "st")
+    assert _agm("campaign", "run", str(tmp_path / "grid.toml"), "--store", store).returncode == 0
+    proc = _agm("diagnose", store, "--out", str(tmp_path / "dg"))
+    assert proc.returncode == 0, proc.stderr
+    text = " ".join(proc.stdout.split())
+    assert "VRG: S(original) - S(mutated), positive when the mutation lowers the score" in text
+    assert "MSR: Pr[S(mutated) >= tau] (--tau)" in text
+
+
+def test_stats_summarize_explains_the_terms_it_shows(tmp_path: Path) -> None:
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(_agm("run", "comtrade", "--task", "all", "--seeds", "0-1", "--json").stdout)
+    proc = _agm("stats", "summarize", str(rows), "--value", "ground_truth.f1", "--group", "task")
+    assert proc.returncode == 0, proc.stderr
+    # At 80 columns Rel@0.9 and gap are left out: only CVaR is shown, so only it is explained.
+    assert "CVaR@0.2: mean of the worst alpha fraction of runs" in proc.stdout
+    assert "Rel@0.9: " not in proc.stdout
