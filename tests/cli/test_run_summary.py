@@ -11,6 +11,7 @@ from pathlib import Path
 
 from agentmetrology.stats.table import summarize_cell
 from support.agm_runs import AGM
+from support.small_campaigns import RESEARCHOPS_GRID as GRID
 
 
 def _agm(*args: str) -> subprocess.CompletedProcess[str]:
@@ -45,20 +46,6 @@ def test_a_single_episode_has_no_summary() -> None:
     assert "summary:" not in proc.stdout
 
 
-GRID = """
-[campaign]
-name = "ro-grid"
-environment = "researchops"
-tasks = "all"
-seeds = "0"
-levels = ["L2"]
-mutations = ["alias"]
-
-[[targets]]
-name = "careful"
-kind = "scripted"
-agent = "scripted:careful"
-"""
 
 
 def test_diagnose_explains_the_terms_its_table_prints(tmp_path: Path) -> None:

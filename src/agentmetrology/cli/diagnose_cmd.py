@@ -15,6 +15,7 @@ from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail
 from agentmetrology.cli.evidence_banner import print_banner, store_evidence
 from agentmetrology.cli.glossary import glossary_line
+from agentmetrology.cli.report_binding import write_binding
 from agentmetrology.cli.table_fit import Col, fit_table
 from agentmetrology.diagnose.run import diagnose_store
 from agentmetrology.records.errors import UserError
@@ -62,6 +63,10 @@ def diagnose_cmd(
         doc["evidence"] = evidence
     print_banner(evidence)
     _write(doc, out)
+    try:
+        write_binding(out, evidence)  # what `agm evidence qualify` checks
+    except OSError as exc:
+        fail(f"cannot write into {out}: {exc.strerror or exc}")
     if json_out:
         print(json.dumps(doc, indent=2, sort_keys=True))
         return

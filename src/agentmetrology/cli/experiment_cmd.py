@@ -14,6 +14,7 @@ from agentmetrology.cli.campaign_cmd import _print_problems, _print_status, _say
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail
 from agentmetrology.cli.evidence_banner import print_banner, store_evidence
+from agentmetrology.cli.report_binding import write_binding
 from agentmetrology.cli.table_fit import Col, fit_table
 from agentmetrology.experiment import (
     ExperimentPlan,
@@ -165,6 +166,7 @@ def report(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML).")
             json.dumps(doc, indent=2, sort_keys=True, allow_nan=False) + "\n", encoding="utf-8")
         (out / "report.md").write_text(md, encoding="utf-8")
         (out / "report.html").write_text(html, encoding="utf-8")
+        write_binding(out, evidence)  # what `agm evidence qualify` checks
     except OSError as exc:
         fail(f"cannot write the report to {out}: {exc}")
     print_banner(evidence)
