@@ -26,14 +26,21 @@ def _ok(*args: str) -> str:
     return proc.stdout
 
 
-def test_diagnose_and_experiment_reports_qualify_against_their_store_only(
-        tmp_path: Path) -> None:
+def _reports(tmp_path: Path) -> tuple[str, str]:
+    """Run a small grid and diagnose it (into dg), the squeeze experiment and its report
+    (into er); return the two stores."""
     (tmp_path / "grid.toml").write_text(GRID)
     grid, exp = str(tmp_path / "grid"), str(tmp_path / "exp")
     _ok("campaign", "run", str(tmp_path / "grid.toml"), "--store", grid)
     _ok("diagnose", grid, "--out", str(tmp_path / "dg"))
     _ok("experiment", "run", str(SQUEEZE), "--store", exp)
     _ok("experiment", "report", str(SQUEEZE), "--store", exp, "--out", str(tmp_path / "er"))
+    return grid, exp
+
+
+def test_diagnose_and_experiment_reports_qualify_against_their_store_only(
+        tmp_path: Path) -> None:
+    grid, exp = _reports(tmp_path)
     binding = json.loads((tmp_path / "dg" / "evidence.json").read_text())
     head = json.loads(_ok("evidence", "head", grid, "--json"))
     assert binding["result"] == "qualified" and len(binding["evidence_digest"]) == 64
@@ -45,3 +52,26 @@ def test_diagnose_and_experiment_reports_qualify_against_their_store_only(
     wrong = _agm("evidence", "qualify", str(tmp_path / "er"), "--store", grid)
     assert wrong.returncode == 1
     assert "invalid_binding" in wrong.stdout and "evidence_digest_mismatch" in wrong.stdout
+
+
+def test_view_opens_diagnose_and_experiment_output(tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from agentmetrology.view import create_app, detect_source
+
+    _reports(tmp_path)
+    dg = TestClient(create_app(detect_source(tmp_path / "dg")), base_url="http://127.0.0.1")
+    page = dg.get("/")
+    assert page.status_code == 200
+    for link in ("/files/diagnose.json", "/files/report.html", "/files/evidence.json"):
+        assert f'href="{link}"' in page.text
+        assert dg.get(link).status_code == 200
+    assert "<td>careful</td><td>alias</td><td>25</td>" in page.text
+    assert "evaluator sensitivity" in page.text
+    er = TestClient(create_app(detect_source(tmp_path / "er")), base_url="http://127.0.0.1")
+    page = er.get("/")
+    assert page.status_code == 200 and 'href="/files/experiment.json"' in page.text
+    doc = json.loads((tmp_path / "er" / "experiment.json").read_text())
+    assert page.text.count("<td>confirmed</td>") == sum(
+        c["verdict"] == "confirmed" for c in doc["cells"]) > 0
+    assert er.get("/files/ledger.sqlite").status_code == 404
