@@ -33,6 +33,7 @@ from agentmetrology.archive.tau2_reported import find_claim
 from agentmetrology.cli.archive_tau2_cmd import leaderboard_cmd, regrade_file
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.evidence_banner import print_banner, store_evidence
+from agentmetrology.cli.table_fit import Col, fit_table
 from agentmetrology.edges.display import printable
 from agentmetrology.records.canonical import canonical_json
 from agentmetrology.report.archive_report import render_archive_report, render_regrade_report
@@ -181,6 +182,23 @@ def _f(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
+# The scorer names the rows; the flip fraction is the regrade's headline, the counts go first.
+REGRADE_COLS = [Col("scorer", 9), Col("compared", 6, True), Col("score changed", 3, True),
+                Col("status changed", 2, True), Col("n01", 5, True), Col("n10", 5, True),
+                Col("flip fraction", 8, True), Col("rank reversals", 4, True)]
+
+
+def _regrade_rows(doc: dict[str, Any]) -> list[list[str]]:
+    """Return one row per scorer of a regrade document, in REGRADE_COLS order."""
+    rows = []
+    for name, sc in doc["scorers"].items():
+        t = sc["transitions"]
+        rows.append([printable(str(name)), str(sc["compared"]), str(sc["score_changed"]),
+                     str(sc["status_changed"]), str(t["n01"]), str(t["n10"]),
+                     _f(t["flip_fraction"]), str(sc["rank"]["strict_reversals"])])
+    return rows
+
+
 @archive_app.command("audit")
 def audit(
     path: Annotated[Path, typer.Argument(help="Archive (tau-bench JSON, .eval, JSONL), an "
@@ -312,16 +330,9 @@ def regrade(
     if as_json:
         typer.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
         return
-    table = Table(title=_text(f"regrade: {doc['store']['source']} [evidence: "
-                              f"{doc['evidence']['result'].upper().replace('_', ' ')}]"))
-    for col in ("scorer", "compared", "score changed", "status changed", "n01", "n10",
-                "flip fraction", "rank reversals"):
-        table.add_column(col, justify="left" if col == "scorer" else "right")
-    for name, sc in doc["scorers"].items():
-        t = sc["transitions"]
-        table.add_row(_text(name), str(sc["compared"]), str(sc["score_changed"]),
-                      str(sc["status_changed"]), str(t["n01"]), str(t["n10"]),
-                      _f(t["flip_fraction"]), str(sc["rank"]["strict_reversals"]))
     console = make_console()
-    console.print(table)
+    title = _text(f"regrade: {doc['store']['source']} [evidence: "
+                  f"{doc['evidence']['result'].upper().replace('_', ' ')}]")
+    console.print(fit_table(console, title, REGRADE_COLS, _regrade_rows(doc),
+                            full="regrade.json or --json", markup=False))
     console.print(printable(doc["version_note"]), markup=False, highlight=False)

@@ -79,31 +79,45 @@ def validate(file: Path = typer.Argument(..., help="Campaign TOML file.")) -> No
                          f"{plan.digest[:12]})", markup=False, emoji=False)
 
 
+BAR_WIDTH = 10
+ELAPSED_WIDTH = 7  # rich's TimeElapsedColumn: H:MM:SS
+
+
+def progress_status(parts: list[str], room: int) -> str:
+    """Return the status parts (most important first) joined by ' · ', leaving out the last
+    ones until the line fits `room` cells: rich would otherwise cut every column mid-word."""
+    while len(parts) > 1 and len(" · ".join(parts)) > room:
+        parts = parts[:-1]
+    return " · ".join(parts)
+
+
 class _Bar:
-    """A rich progress bar fed with run progress snapshots."""
+    """A rich progress bar fed with run progress snapshots, every word whole at any width."""
 
     def __init__(self, console: Console) -> None:
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+        self.console = console
         self.progress = Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(),
+            TextColumn("[bold]{task.description}"), BarColumn(bar_width=BAR_WIDTH),
             TextColumn("{task.completed}/{task.total}"),
-            TextColumn("done {task.fields[done]} · failed {task.fields[failed]} · "
-                       "remaining {task.fields[remaining]} · running {task.fields[running]} · "
-                       "cost {task.fields[cost]}", markup=False),
+            TextColumn("{task.fields[status]}", markup=False),
             TimeElapsedColumn(), console=console, transient=False)
         self.task: Any = None  # a rich TaskID once the first snapshot arrived
 
     def update(self, p: RunProgress) -> None:
         """Show a snapshot."""
-        failed = f"{p.failed_agent} agent / {p.failed_infra} infra"
-        fields: dict[str, Any] = {"done": p.done, "failed": failed, "remaining": p.remaining,
-                                  "running": p.running, "cost": cost_text(p.cost, p.cost_unknown)}
+        count = f"{p.done}/{p.planned}"
+        room = self.console.width - len("campaign") - BAR_WIDTH - len(count) - ELAPSED_WIDTH - 5
+        status = progress_status(
+            [f"failed {p.failed_agent} agent / {p.failed_infra} infra",
+             f"cost {cost_text(p.cost, p.cost_unknown)}", f"running {p.running}",
+             f"remaining {p.remaining}"], room)
         if self.task is None:
             self.task = self.progress.add_task("campaign", total=p.planned, completed=p.done,
-                                               **fields)
+                                               status=status)
         else:
-            self.progress.update(self.task, completed=p.done, **fields)
+            self.progress.update(self.task, completed=p.done, status=status)
 
 
 @campaign_app.command("run")

@@ -2,6 +2,7 @@
 
 Both fit the terminal through `table_fit`: a name or number is never cut; columns that do not
 fit are left out, lowest priority first, and the caption names them (`--json` has everything).
+The outcome (ground-truth) scorer is the first scorer column and the last to go.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from agentmetrology.cli.scorer_order import outcome_first
 from agentmetrology.cli.table_fit import Col, fit_table
 from agentmetrology.store import CampaignStatus
 from agentmetrology.store.status import Cell, CellScore
@@ -25,7 +27,7 @@ def _mean(value: float | None) -> str:
 
 def target_table(console: Console, s: CampaignStatus, cost: dict[str, str]) -> None:
     """Print one row per target: counts, cost (`cost` holds each target's text), mean scores."""
-    scorers = sorted({sc for per in s.scores.values() for sc in per})
+    scorers = outcome_first({sc for per in s.scores.values() for sc in per})
     cols = [Col("target", 10), Col("planned", 7, True), Col("done", 9, True),
             Col("submitted", 3, True), Col("agent fail", 6, True), Col("infra fail", 6, True),
             Col("remaining", 5, True), Col("not launched", 2, True),
@@ -50,7 +52,7 @@ def cell_table(console: Console, cells: dict[Cell, dict[str, CellScore]]) -> Non
     """
     if not cells:
         return
-    scorers = sorted({sc for per in cells.values() for sc in per})
+    scorers = outcome_first({sc for per in cells.values() for sc in per})
     shared = all(len({per[sc].excluded for sc in per}) <= 1 for per in cells.values())
     cols = [Col("target", 10), Col("level", 9), Col("condition", 9), Col("n", 9, True)]
     for i, sc in enumerate(scorers):

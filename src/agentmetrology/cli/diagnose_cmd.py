@@ -14,6 +14,8 @@ from agentmetrology.agents.registry import AGENT_PREFIX
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail
 from agentmetrology.cli.evidence_banner import print_banner, store_evidence
+from agentmetrology.cli.glossary import glossary_line
+from agentmetrology.cli.report_binding import write_binding
 from agentmetrology.cli.table_fit import Col, fit_table
 from agentmetrology.diagnose.run import diagnose_store
 from agentmetrology.records.errors import UserError
@@ -61,6 +63,10 @@ def diagnose_cmd(
         doc["evidence"] = evidence
     print_banner(evidence)
     _write(doc, out)
+    try:
+        write_binding(out, evidence)  # what `agm evidence qualify` checks
+    except OSError as exc:
+        fail(f"cannot write into {out}: {exc.strerror or exc}")
     if json_out:
         print(json.dumps(doc, indent=2, sort_keys=True))
         return
@@ -92,7 +98,9 @@ def _print_summary(doc: dict[str, Any], store: Path, out: Path) -> None:
             for g in doc["groups"].values()]
     cols = [Col("policy", 9), Col("mutation", 9), Col("pairs", 4, True), Col("VRG", 8, True),
             Col("rescored", 7, True), Col("MSR", 6, True), Col("reading", 9)]
-    console.print(fit_table(console, f"Diagnose {store}", cols, rows))
+    table = fit_table(console, f"Diagnose {store}", cols, rows)
+    console.print(table)
+    console.print(glossary_line(str(c.header) for c in table.columns), markup=False)
     pairs = doc["pairs"]
     console.print(f"pairs: {pairs['complete']} complete of {pairs['total']}; half-finished "
                   f"{pairs['half_finished']}, unmeasured {pairs['unmeasured']} (counted, never "

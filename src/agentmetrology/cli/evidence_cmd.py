@@ -18,6 +18,7 @@ from agentmetrology.archive.evidence_check import qualify_store
 from agentmetrology.archive.report_qualify import qualify_report
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail
+from agentmetrology.cli.report_binding import read_binding
 from agentmetrology.store import EvidenceStore, LedgerError, StoreBusyError
 from agentmetrology.store.errors import StoreError
 from agentmetrology.store.qualify import QUALIFIED, banner
@@ -34,7 +35,7 @@ evidence_app = typer.Typer(help="Verify evidence stores and qualify reports buil
 
 StoreArg = Annotated[Path, typer.Argument(help="Evidence store directory.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the qualification as JSON.")]
-REPORT_FILES = ("archive.json", "regrade.json")
+REPORT_FILES = ("archive.json", "regrade.json", "diagnose.json", "experiment.json")
 
 
 def _unsealed(store: Path) -> str:
@@ -151,14 +152,18 @@ def _report(report_dir: Path) -> tuple[Path, dict[str, Any]]:
                 fail(f"{path}: not a readable report ({exc})")
             if not isinstance(doc, dict):
                 fail(f"{path}: not a report (a JSON object is expected)")
+            binding = read_binding(report_dir)  # diagnose and experiment: beside the report
+            if binding is not None and "evidence" not in doc:
+                doc["evidence"] = binding
             return path, doc
     fail(f"{report_dir} holds no report ({' or '.join(REPORT_FILES)})")
 
 
 @evidence_app.command("qualify")
 def qualify(
-    report_dir: Annotated[Path, typer.Argument(help="Directory of an `archive audit` or "
-                                               "`archive regrade` report.")],
+    report_dir: Annotated[Path, typer.Argument(help="Directory of an `archive audit`, "
+                                               "`archive regrade`, `diagnose` or `experiment "
+                                               "report` report.")],
     store: Annotated[Path, typer.Option("--store", help="The evidence store it was built "
                                         "from.")],
     as_json: JsonOpt = False,

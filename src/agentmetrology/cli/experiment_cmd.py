@@ -9,12 +9,13 @@ from typing import Any
 import typer
 from rich import box
 from rich.console import Console
-from rich.table import Table
 
 from agentmetrology.cli.campaign_cmd import _print_problems, _print_status, _say
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail
 from agentmetrology.cli.evidence_banner import print_banner, store_evidence
+from agentmetrology.cli.report_binding import write_binding
+from agentmetrology.cli.table_fit import Col, fit_table
 from agentmetrology.experiment import (
     ExperimentPlan,
     Registration,
@@ -122,15 +123,21 @@ def status(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML).")
                   markup=False, emoji=False)
 
 
+# Arm, level and agent name a row (never cut, the last to go); coverage is the measure.
+# Quota deaths and skips tell the rules apart where coverage cannot, so they outlast `recorded`.
+ARM_COLS = [Col("level", 9), Col("agent", 9), Col("arm", 10), Col("recorded", 2, True),
+            Col("coverage", 8, True), Col("quota deaths", 6, True), Col("skips", 5, True),
+            Col("eps w/ skip", 3, True)]
+
+
 def _print_arms(console: Console, rows: list[dict[str, Any]]) -> None:
-    table = Table(title="per arm", box=box.SIMPLE)
-    for h in ("level", "agent", "arm", "recorded", "coverage", "quota deaths", "skips",
-              "eps w/ skip"):
-        table.add_column(h, justify="left" if h in ("level", "agent", "arm") else "right")
-    for r in rows:
-        cov = "n/a" if r["coverage"] is None else f"{r['coverage']:.3f}"
-        table.add_row(r["level"], r["agent"], r["arm"], f"{r['recorded']}/{r['planned']}", cov,
-                      str(r["quota_deaths"]), str(r["skips"]), str(r["episodes_with_skip"]))
+    cells = [[r["level"], r["agent"], r["arm"], f"{r['recorded']}/{r['planned']}",
+              "n/a" if r["coverage"] is None else f"{r['coverage']:.3f}",
+              str(r["quota_deaths"]), str(r["skips"]), str(r["episodes_with_skip"])]
+             for r in rows]
+    table = fit_table(console, "per arm", ARM_COLS, cells, full="agm experiment report",
+                      markup=False)  # arm names like stress:squeeze:... are not emoji codes
+    table.box = box.SIMPLE
     console.print(table)
 
 
@@ -159,6 +166,7 @@ def report(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML).")
             json.dumps(doc, indent=2, sort_keys=True, allow_nan=False) + "\n", encoding="utf-8")
         (out / "report.md").write_text(md, encoding="utf-8")
         (out / "report.html").write_text(html, encoding="utf-8")
+        write_binding(out, evidence)  # what `agm evidence qualify` checks
     except OSError as exc:
         fail(f"cannot write the report to {out}: {exc}")
     print_banner(evidence)

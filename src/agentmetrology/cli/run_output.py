@@ -117,6 +117,10 @@ class RunView:
         repeat = (REPEAT_COLUMN,) if self.request.repeats > 1 else ()
         rows = [{**r, "cost_text": cost_text(r)} for r in self.rows] if cost else self.rows
         print_rows(self.spec, rows, title, (*repeat, COST_COLUMN) if cost else repeat)
+        if len(self.rows) > 1:  # many episodes end with what they add up to
+            from agentmetrology.cli.run_summary import print_run_summary
+
+            print_run_summary(self.spec, self.rows)
 
 
 def _get(row: dict[str, Any], path: str) -> Any:

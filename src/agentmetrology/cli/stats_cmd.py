@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from agentmetrology.cli.glossary import glossary_line
 from agentmetrology.cli.stats_compare import print_comparison
 from agentmetrology.cli.stats_format import (
     Column,
@@ -190,6 +191,8 @@ def _print_summary(doc: Mapping[str, Any]) -> None:
     console = stats_console()
     table, dropped = _summary_table(doc, console)
     console.print(table)
+    print_lines(console, [glossary_line(h for h in (str(c.header) for c in table.columns)
+                                        if h.startswith(("CVaR", "Rel", "gap")))])
     rows = doc["rows"]
     lines = [f"rows read {rows['read']}, used {rows['used']}, {describe(doc['excluded'])}"]
     lines += exclusion_lines(doc)

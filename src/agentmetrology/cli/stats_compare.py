@@ -87,7 +87,7 @@ def print_comparison(doc: Mapping[str, Any]) -> None:
     console = stats_console()
     columns = [
         Column("statistic", kind="name", justify="left", priority=12),
-        Column("value", justify="left"),
+        Column("value", kind="name", justify="left"),  # sentences: wrap at spaces
     ]
     for c in doc["comparisons"]:
         rows = [[Text(name), Text(text)] for name, text in _comparison_rows(doc, c)]

@@ -52,7 +52,7 @@ class Column:
     """A table column: `priority` orders which columns go first when space runs out."""
 
     header: str
-    kind: str = "number"  # "number" never folds inside a token; "name" may fold
+    kind: str = "number"  # "number" never wraps; "name" may wrap at spaces, never mid-word
     justify: str = "right"
     priority: int = 10
     droppable: bool = False
@@ -69,10 +69,12 @@ def _needs(column: Column, cells: list[Text]) -> tuple[int, int]:
     natural = max(cell_len(line) for t in texts for line in t.splitlines() or [""])
     header_word = max(cell_len(w) for w in _tokens(column.header))
     if column.kind == "number":
-        longest = max(cell_len(w) for c in cells for w in _tokens(c.plain)) if cells else 1
-        return max(header_word, longest), natural
-    # Names may fold (never end in an ellipsis); keep 12 cells of them unless they are shorter.
-    return min(natural, 12), natural
+        # A number or an interval ("[0.412, 0.733]") is read whole: it never wraps.
+        whole = max((cell_len(c.plain) for c in cells), default=1)
+        return max(header_word, whole), natural
+    # A name folds at spaces only: an identifier (task, agent, scorer) is never cut mid-word.
+    longest = max((cell_len(w) for c in cells for w in _tokens(c.plain)), default=1)
+    return max(header_word, longest, min(natural, 12)), natural
 
 
 # Box-drawn first; when that does not fit, the same table without vertical rules (2 cells

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 CELL_PADDING = 3  # rich's default: one space each side plus the separator
 
@@ -20,7 +21,8 @@ CELL_PADDING = 3  # rich's default: one space each side plus the separator
 class Col:
     """A column: header, priority (higher stays longer), numeric (right-aligned, never cut).
 
-    Only `wrap` columns (free text) may fold onto several lines; names and numbers never do.
+    Only `wrap` columns (free text) may fold onto several lines, at spaces only: they are never
+    narrower than their longest word, so names inside them stay whole.
     """
 
     header: str
@@ -32,6 +34,12 @@ class Col:
 TEXT_MIN = 12  # a text column can fold down to this width (or its header's)
 
 
+def _longest_word(cells: list[str]) -> int:
+    """Return the longest space-separated word: a wrapped column is never narrower (no
+    identifier is ever cut mid-word)."""
+    return max((len(w) for c in cells for w in c.split()), default=0)
+
+
 def _natural(col: Col, cells: list[str]) -> int:
     return max([len(col.header), *(len(c) for c in cells)]) + CELL_PADDING
 
@@ -41,13 +49,14 @@ def _needed(col: Col, cells: list[str]) -> int:
     natural = _natural(col, cells)
     if not col.wrap:
         return natural
-    return min(natural, max(len(col.header), TEXT_MIN) + CELL_PADDING)
+    return min(natural, max(len(col.header), TEXT_MIN, _longest_word(cells)) + CELL_PADDING)
 
 
-def fit_table(console: Console, title: str, cols: Sequence[Col],
-              rows: Sequence[Sequence[str]], full: str = "--json") -> Table:
+def fit_table(console: Console, title: str | Text, cols: Sequence[Col],
+              rows: Sequence[Sequence[str]], full: str = "--json", markup: bool = True) -> Table:
     """Return a table of the columns that fit `console`'s width, dropping low priority first
-    (the caption names them and `full`, where every column is)."""
+    (the caption names them and `full`, where every column is); `markup=False` shows cells
+    literally (text from an archive, never interpreted as rich markup)."""
     keep = list(range(len(cols)))
     cells = {i: [r[i] for r in rows] for i in keep}
     while len(keep) > 1 and sum(_needed(cols[i], cells[i]) for i in keep) + 1 > console.width:
@@ -61,8 +70,8 @@ def fit_table(console: Console, title: str, cols: Sequence[Col],
             table.add_column(c.header, justify="right" if c.numeric else "left", no_wrap=True,
                              min_width=_natural(c, cells[i]) - CELL_PADDING)
         else:
-            table.add_column(c.header, overflow="fold",
+            table.add_column(c.header, overflow="fold",  # fold only words past min_width
                              min_width=_needed(c, cells[i]) - CELL_PADDING)
     for r in rows:
-        table.add_row(*(r[i] for i in keep))
+        table.add_row(*(r[i] if markup else Text(r[i]) for i in keep))
     return table

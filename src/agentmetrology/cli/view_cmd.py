@@ -16,6 +16,7 @@ from agentmetrology.view.workbench_auth import WorkbenchAuth
 
 def view_cmd(
     path: Path = typer.Argument(..., help="An evidence store, an audit dir (agm audit --out), "
+                                          "a diagnose or experiment report --out dir, "
                                           "an archive audit (archive.json or its dir), a "
                                           "tau2-bench or tau-bench results file, or an "
                                           "Inspect .eval log."),

@@ -35,6 +35,7 @@ from agentmetrology.view.params import (
     find_text,
     paging,
 )
+from agentmetrology.view.report_pages import report_dir_page
 from agentmetrology.view.source import Source
 from agentmetrology.view.store_pages import campaign_page, episodes_page, index_page
 from agentmetrology.view.tau2_pages import tau2_routes
@@ -162,6 +163,8 @@ def _file_routes(ep: _Endpoints, source: Source) -> list[Route]:
     h = ep.h
     if source.kind == "audit":
         index = Route("/", ep.guarded(lambda r: audit_page(h, source)))
+    elif source.kind == "report":
+        index = Route("/", ep.guarded(lambda r: report_dir_page(h, source)))
     else:
         index = Route("/", ep.guarded(lambda r: archive_page(h, source, r.query_params)))
     allowed = frozenset(source.files)

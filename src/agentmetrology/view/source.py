@@ -11,7 +11,7 @@ from agentmetrology.records.errors import UserError
 
 LEDGER_FILE = "ledger.sqlite"  # the store's documented ledger file name
 ARCHIVE_SCHEMA = "agentmetrology.archive-audit/"
-SourceKind = Literal["store", "audit", "archive", "tau2", "taubench", "inspect"]
+SourceKind = Literal["store", "audit", "archive", "report", "tau2", "taubench", "inspect"]
 
 
 class ViewSourceError(UserError):
@@ -30,6 +30,8 @@ class Source:
 
 # Only what an audit or archive audit writes: a stray file in the folder is not published.
 SERVED = ("card.json", "audit.json", "archive.json", "report.html", "report.md")
+# What `agm diagnose` and `agm experiment report` write.
+REPORT_SERVED = ("diagnose.json", "experiment.json", "evidence.json", "report.html", "report.md")
 
 
 def _served(root: Path, names: tuple[str, ...] = SERVED) -> tuple[str, ...]:
@@ -91,6 +93,8 @@ def detect_source(path: str | Path) -> Source:
             return Source("store", p)
         if (p / "card.json").is_file() or (p / "audit.json").is_file():
             return Source("audit", p, _served(p))
+        if (p / "diagnose.json").is_file() or (p / "experiment.json").is_file():
+            return Source("report", p, _served(p, REPORT_SERVED))
         if (p / "archive.json").is_file() and _archive_schema(p / "archive.json"):
             return Source("archive", p, _served(p), p / "archive.json")
         raise ViewSourceError(f"{p} is not an evidence store (no {LEDGER_FILE}), an audit dir "
