@@ -16,12 +16,12 @@ original status. The gate's envelope is [established passes / N, (passes + maske
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
 from agentmetrology.assess.envelope import envelope_of
+from agentmetrology.records.rng import rng
 
 MECHANISMS = ("random", "failure-linked", "success-linked")
 PROPORTIONS = (Fraction(0), Fraction(99, 1000), Fraction(302, 1000), Fraction(1, 2))
@@ -35,14 +35,12 @@ def mask_count(proportion: Fraction, n: int) -> int:
 
 def choose(original: Sequence[str | None], mechanism: str, k: int, seed: int) -> list[int]:
     """Return the sorted indices of the k trajectories a mechanism masks."""
-    rng = random.Random(f"{mechanism}:{seed}")
+    gen = rng(seed, "mask", mechanism)  # the package's one seeded source (records/rng.py)
     idx = list(range(len(original)))
     if mechanism == "random":
-        return sorted(rng.sample(idx, k))
-    passing = [i for i in idx if original[i] == "PASS"]
-    other = [i for i in idx if original[i] != "PASS"]
-    rng.shuffle(passing)
-    rng.shuffle(other)
+        return sorted(int(i) for i in gen.choice(len(idx), size=k, replace=False))
+    passing = [int(i) for i in gen.permutation([i for i in idx if original[i] == "PASS"])]
+    other = [int(i) for i in gen.permutation([i for i in idx if original[i] != "PASS"])]
     if mechanism == "failure-linked":
         return sorted((other + passing)[:k])
     if mechanism == "success-linked":
