@@ -51,7 +51,7 @@ def test_run_then_status_json(tmp_path: Path) -> None:
     res = runner.invoke(campaign_app, ["run", str(file), "--store", str(store)])
     assert res.exit_code == 0, res.output
     assert "12 recorded this run" in res.stdout and "(complete)" in res.stdout
-    assert "done 12" in res.stderr  # the progress bar's last frame
+    assert "12/12" in res.stderr  # the progress bar's last frame: done of planned
     st = runner.invoke(campaign_app, ["status", "--store", str(store), "--json"])
     assert st.exit_code == 0
     doc = json.loads(st.stdout)["campaigns"][0]
