@@ -21,7 +21,7 @@ from typing import Any
 from agentmetrology import __version__
 from agentmetrology.audit.census_tau2 import tau2_domain, tau2_summary, with_criteria
 from agentmetrology.audit.registry import AUDIT_TARGETS
-from agentmetrology.envs.registry import DEFAULT_ENVIRONMENT
+from agentmetrology.envs.registry import env_names, get_env
 
 __all__ = ["DEFAULT_TASKS", "census_row", "run_census", "summarize"]
 
@@ -41,7 +41,8 @@ DEFAULT_TASKS: tuple[str, ...] = (
     "inspect_evals/mind2web_sc", "inspect_evals/scbench",
     "inspect_evals/gsm8k", "inspect_evals/mmlu_0_shot", "inspect_evals/humaneval",
     "inspect_evals/gpqa_diamond", "inspect_evals/agentdojo", "inspect_evals/agentharm",
-    "builtin:comtrade", "builtin:bfcl",
+    "builtin:comtrade", "builtin:bfcl", "builtin:researchops", "builtin:permission",
+    "builtin:transaction", "builtin:clarification",
 )
 WORKER_TIMEOUT = 900.0  # seconds for one task's whole audit
 Progress = Callable[[str, int, int], None]
@@ -62,8 +63,8 @@ def census_row(spec: str, limit: int | None, timeout: float = 10.0) -> dict[str,
         loaded = load_task(name, args, limit)
     except InspectLoadError as exc:
         return _not_probed(spec, exc.needs or "a working task load", str(exc))
-    if loaded.needs:
-        return _not_probed(spec, loaded.needs, f"the task runs in {loaded.needs}")
+    if loaded.needs:  # forged outputs need no sandbox; the scorer may still read it
+        return _without_sandbox_row(spec, loaded, args, timeout)
     tau2 = None
     domain = tau2_domain(spec)
     if domain is None:
@@ -75,6 +76,45 @@ def census_row(spec: str, limit: int | None, timeout: float = 10.0) -> dict[str,
         empty = run_empty_trajectory(probe, timeout, None)
         doc = audit_inspect(loaded, task_args=args, timeout=timeout, empty_run=empty)
         tau2 = tau2_summary(domain, loaded, probe, empty)
+    return _probed_row(spec, doc, tau2)
+
+
+def _without_sandbox_row(spec: str, loaded: Any, args: dict[str, Any],
+                         timeout: float) -> dict[str, Any]:
+    """Probe a sandboxed task's scorers with forged outputs and no sandbox (no do-nothing run).
+
+    A forged output is written, not produced by tools, so the sandbox is needed only by a
+    scorer that reads it; such a scorer's cells are INVALID naming the missing sandbox. The row
+    counts as probed only if some forged output was scored; otherwise it stays `not probed`.
+    """
+    import dataclasses
+
+    from inspect_ai import task_with
+
+    from agentmetrology.audit.targets.inspect_target import audit_inspect
+
+    needs = loaded.needs
+    bare = dataclasses.replace(
+        loaded, task=task_with(loaded.task, sandbox=None), needs=None,
+        samples=[s.model_copy(update={"sandbox": None}, deep=True) for s in loaded.samples])
+    doc = audit_inspect(bare, task_args=args, timeout=timeout, empty_trajectory=False)
+    row = _probed_row(spec, doc, None)
+    scored = [c for c in doc["card"]["configurations"]
+              if c["rows"]["criterion_sensitivity"]["evidence"].get("pairs_compared")]
+    if not scored:
+        why = next((s["criterion_reason"] for s in row["scorers"] if s["criterion_reason"]),
+                   "no forged output was scored")
+        return _not_probed(spec, needs, f"the task runs in {needs}; its scorer, probed "
+                                        f"without it, scored nothing: {why}")
+    row["without"] = needs
+    for s in row["scorers"]:
+        s["empty_reason"] = f"the do-nothing run needs {needs}"
+    return row
+
+
+def _probed_row(spec: str, doc: dict[str, Any],
+                tau2: dict[str, Any] | None) -> dict[str, Any]:
+    """Return the census row of one audited Inspect task."""
     scorers = []
     for config, kind in zip(doc["card"]["configurations"], doc["target"]["scorers"],
                             strict=True):
@@ -115,16 +155,15 @@ def _builtin_row(name: str, limit: int | None) -> dict[str, Any]:
 
             named = AUDIT_TARGETS.create(name, category="simple_python", limit=limit)
             doc = seal(audit_target(named.target))
-        elif name == DEFAULT_ENVIRONMENT:
+        elif name in env_names():
             from agentmetrology.audit.env_audit import audit_env
             from agentmetrology.audit.targets.env import EnvTarget
-            from agentmetrology.envs.registry import get_env
 
-            doc = seal(audit_env(EnvTarget(get_env(DEFAULT_ENVIRONMENT), seeds=2)))
+            doc = seal(audit_env(EnvTarget(get_env(name), seeds=2)))
         else:
+            known = ", ".join([*env_names(), *AUDIT_TARGETS.names()])
             return _not_probed(f"builtin:{name}", "a known built-in target",
-                               f"no built-in target {name!r} "
-                               f"({DEFAULT_ENVIRONMENT}, {', '.join(AUDIT_TARGETS.names())})")
+                               f"no built-in target {name!r} ({known})")
     except ImportError as exc:
         return _not_probed(f"builtin:{name}", f"a Python package ({exc.name})", str(exc))
     except Exception as exc:  # a built-in target that cannot run here is said so, not dropped
@@ -136,6 +175,8 @@ def _builtin_row(name: str, limit: int | None) -> dict[str, Any]:
                 "kind": c["scorer_kind"], "criterion": c["rows"]["criterion_sensitivity"][
                     "status"],
                 "offending": c["rows"]["criterion_sensitivity"]["evidence"].get("offending", []),
+                "criterion_pairs": c["rows"]["criterion_sensitivity"]["evidence"].get(
+                    "pairs_compared"),
                 "criterion_reason": None, "empty_passed": None, "empty_scored": None,
                 "empty_invalid": None, "claim": c["licensed_claim"]}
                for c in (shipped or configs[:1])]

@@ -221,7 +221,9 @@ def census_rows(doc: dict[str, Any]) -> list[list[str]]:
             continue
         for s in r["scorers"]:
             scored = s.get("empty_scored")
-            crit = s["criterion"] + (f" (n={r['samples']})" if r.get("samples") else "")
+            crit = s["criterion"] + (f" (n={r['samples']})" if r.get("samples") else
+                                     f" (n={s['criterion_pairs']} pairs)"
+                                     if s.get("criterion_pairs") else "")
             out.append([r["benchmark"], _scorer_name(r["benchmark"], s["scorer"]), s["kind"],
                         crit, f"{s['empty_passed']}/{scored}" if scored else "-",
                         s["claim"] or "none"])
@@ -261,7 +263,8 @@ def _print_census(con: Any, doc: dict[str, Any], tau2: list[dict[str, Any]], out
     con.print(f"{s['probed']} of {s['benchmarks']} benchmarks probed, {s['scorers']} scorers; "
               f"kinds: {kinds}; criterion: {crit}", markup=False)
     con.print("criterion: does the scorer rank correct work above degraded work (n = samples "
-              "probed); do-nothing: samples an empty trajectory passes / samples scored",
+              "probed; probe pairs for built-in targets); do-nothing: samples an empty "
+              "trajectory passes / samples scored",
               markup=False)
     for t in tau2:
         line = f"{t['spec']}: do-nothing passes {t['shipped']['passed']} of " \

@@ -88,6 +88,12 @@ def render_census_report(doc: dict[str, Any]) -> tuple[str, str, str]:
                                       if sc["offending"] and sc["criterion"] == "fail" else "")
             if sc.get("criterion_reason"):
                 crit += f" ({sc['criterion_reason']})"
+            if r.get("samples"):  # a verdict is never printed without what it rests on
+                crit += f"; n = {r['samples']} samples"
+            elif sc.get("criterion_pairs"):
+                crit += f"; n = {sc['criterion_pairs']} probe pairs"
+            if r.get("without"):
+                crit += f"; probed without its {r['without']} sandbox (forged outputs only)"
             empty = (f"{sc['empty_passed']} of {sc['empty_scored']}"
                      if sc.get("empty_scored") else "n/a")
             if sc.get("empty_reason") and not sc.get("empty_scored"):

@@ -157,3 +157,43 @@ def test_census_writes_the_figure(census):
     svg = (out / "census.svg").read_text()
     assert svg.startswith("<svg") and "shape_task" in svg
     assert "<svg" in (out / "report.html").read_text()
+
+
+def test_a_sandboxed_task_whose_scorer_reads_the_output_is_probed_without_the_sandbox():
+    # Forged outputs are written, not produced by tools: the scorer runs without docker, and
+    # the row says so; the do-nothing run (the task's own solver and tools) is not made.
+    row = census_mod.census_row(f"{TASKS}@docker_output_task", 3)
+    assert row["status"] == "probed" and row["without"] == "docker"
+    (sc,) = row["scorers"]
+    assert (sc["kind"], sc["criterion"]) == ("string-match", "pass")
+    assert sc["empty_scored"] is None
+    assert sc["empty_reason"] == "the do-nothing run needs docker"
+
+
+def test_a_sandboxed_task_whose_scorer_reads_the_sandbox_is_not_probed():
+    row = census_mod.census_row(f"{TASKS}@docker_state_task", 3)
+    assert row["status"] == "not probed" and row["needs"] == "docker"
+    assert row["reason"].startswith("the task runs in docker; its scorer, probed without it, "
+                                    "scored nothing: scorer raised ProcessLookupError: No "
+                                    "sandbox environment")
+    assert row["scorers"] == []
+
+
+@pytest.mark.parametrize("env", ["researchops", "permission", "transaction", "clarification"])
+def test_every_registered_environment_is_a_builtin_census_target(env):
+    row = census_mod.census_row(f"builtin:{env}", None)
+    assert row["status"] == "probed" and row["source"] == "builtin"
+    (sc,) = row["scorers"]
+    assert sc["criterion_pairs"] > 0  # the verdict's evidence count, printed as n
+    expected = {"researchops": ("L2 + composite_verifier", "specification", "fail",
+                                "no claim licensed"),
+                "permission": ("L2 + goal", "outcome", "pass", "model capability"),
+                "transaction": ("L2 + goal", "outcome", "pass", "model capability"),
+                "clarification": ("L2 + goal", "outcome", "pass", "model capability")}
+    assert (sc["scorer"], sc["kind"], sc["criterion"], sc["claim"]) == expected[env]
+
+
+def test_the_default_census_lists_at_least_twenty_benchmarks_that_can_be_probed_here():
+    builtins = [t for t in census_mod.DEFAULT_TASKS if t.startswith("builtin:")]
+    assert builtins == ["builtin:comtrade", "builtin:bfcl", "builtin:researchops",
+                        "builtin:permission", "builtin:transaction", "builtin:clarification"]

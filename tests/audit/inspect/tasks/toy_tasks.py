@@ -118,3 +118,27 @@ def no_error_message():
 def tool_task() -> Task:
     return Task(dataset=MATH[:3], solver=[use_tools(lookup()), generate()],
                 scorer=no_error_message())
+
+
+@task
+def docker_output_task() -> Task:
+    """Runs in docker, but its scorer reads only the output: probed without the sandbox."""
+    return Task(dataset=MATH[:3], solver=generate(), scorer=match(numeric=True),
+                sandbox="docker")
+
+
+@scorer(metrics=[accuracy()])
+def reads_sandbox():
+    async def score(state: TaskState, target: Target) -> Score:
+        from inspect_ai.util import sandbox
+
+        done = await sandbox().exec(["cat", "/answer"])
+        return Score(value=1.0 if done.stdout.strip() == target.text else 0.0)
+
+    return score
+
+
+@task
+def docker_state_task() -> Task:
+    """Runs in docker and its scorer reads the sandbox: not probed (needs docker)."""
+    return Task(dataset=MATH[:3], solver=generate(), scorer=reads_sandbox(), sandbox="docker")
