@@ -45,6 +45,7 @@ DEFAULT_TASKS: tuple[str, ...] = (
     "builtin:transaction", "builtin:clarification",
 )
 WORKER_TIMEOUT = 900.0  # seconds for one task's whole audit
+MIN_PAIRS = 3  # probe pairs a built-in target's criterion verdict needs (as Inspect's samples)
 Progress = Callable[[str, int, int], None]
 
 
@@ -87,17 +88,12 @@ def _without_sandbox_row(spec: str, loaded: Any, args: dict[str, Any],
     scorer that reads it; such a scorer's cells are INVALID naming the missing sandbox. The row
     counts as probed only if some forged output was scored; otherwise it stays `not probed`.
     """
-    import dataclasses
-
-    from inspect_ai import task_with
-
+    from agentmetrology.audit.targets.inspect_load import without_sandbox
     from agentmetrology.audit.targets.inspect_target import audit_inspect
 
     needs = loaded.needs
-    bare = dataclasses.replace(
-        loaded, task=task_with(loaded.task, sandbox=None), needs=None,
-        samples=[s.model_copy(update={"sandbox": None}, deep=True) for s in loaded.samples])
-    doc = audit_inspect(bare, task_args=args, timeout=timeout, empty_trajectory=False)
+    doc = audit_inspect(without_sandbox(loaded), task_args=args, timeout=timeout,
+                        empty_trajectory=False)
     row = _probed_row(spec, doc, None)
     scored = [c for c in doc["card"]["configurations"]
               if c["rows"]["criterion_sensitivity"]["evidence"].get("pairs_compared")]
@@ -159,7 +155,12 @@ def _builtin_row(name: str, limit: int | None) -> dict[str, Any]:
             from agentmetrology.audit.env_audit import audit_env
             from agentmetrology.audit.targets.env import EnvTarget
 
-            doc = seal(audit_env(EnvTarget(get_env(name), seeds=2)))
+            spec = get_env(name)
+            probes = len(spec.audit.probe_tasks) if spec.audit is not None else 0
+            # Two seeds a task; an environment probing fewer tasks than the census minimum of
+            # pairs (a tool world probes one or two) gets that many seeds.
+            seeds = 2 if probes >= MIN_PAIRS else MIN_PAIRS
+            doc = seal(audit_env(EnvTarget(spec, seeds=seeds)))
         else:
             known = ", ".join([*env_names(), *AUDIT_TARGETS.names()])
             return _not_probed(f"builtin:{name}", "a known built-in target",
@@ -180,6 +181,12 @@ def _builtin_row(name: str, limit: int | None) -> dict[str, Any]:
                 "criterion_reason": None, "empty_passed": None, "empty_scored": None,
                 "empty_invalid": None, "claim": c["licensed_claim"]}
                for c in (shipped or configs[:1])]
+    for sc in scorers:  # a verdict below the minimum is withheld, with the claim it licenses
+        if sc["criterion"] in ("pass", "fail") and (sc["criterion_pairs"] or 0) < MIN_PAIRS:
+            sc["criterion_reason"] = (f"insufficient evidence (n = {sc['criterion_pairs']} "
+                                      f"probe pairs, needs {MIN_PAIRS}); withheld: "
+                                      f"{sc['criterion']}")
+            sc["criterion"], sc["claim"] = "not probed", "no claim licensed"
     return {"benchmark": f"builtin:{name}", "source": "builtin", "status": "probed",
             "needs": None, "reason": None, "samples": (doc.get("target") or {}).get("entries"),
             "dataset_samples": None, "samples_without_target": (doc.get("target") or {}).get(

@@ -72,6 +72,9 @@ def emit(doc: dict[str, Any], out: Path, json_out: bool) -> None:
     t = doc["target"]
     con.print(f"samples: {t['samples_audited']} audited of {t['dataset_samples']}, "
               f"{t['samples_without_target']} without a usable target", markup=False)
+    if t.get("probed_without"):
+        con.print(f"probed without its {t['probed_without']} sandbox: forged outputs only, "
+                  "no do-nothing run", markup=False)
     for k in t["scorers"]:
         e = k.get("empty_trajectory")
         line = f"{k['scorer']}: {k['kind']} ({k['basis']})"
@@ -112,12 +115,17 @@ def inspect_cmd(
     out: Path = typer.Option(None, "--out", help="Output directory "
                              "(default out/audit-inspect-TASK)."),
     json_out: bool = typer.Option(False, "--json", help="Print the card as JSON."),
+    no_sandbox: bool = typer.Option(False, "--without-sandbox",
+                                    help="A task that runs in docker or a sandbox: probe its "
+                                         "scorers with forged outputs and no sandbox (no "
+                                         "do-nothing run)."),
 ) -> None:
     """Probe an Inspect task's own scorers with forged outputs; write a validity card."""
     from agentmetrology.audit.targets.inspect_load import (
         InspectLoadError,
         load_task,
         parse_task_args,
+        without_sandbox,
     )
     from agentmetrology.audit.targets.inspect_target import audit_inspect
 
@@ -136,8 +144,11 @@ def inspect_cmd(
             loaded = load_task(task, args, limit)
         except InspectLoadError as exc:
             fail(str(exc) + (f" (needs {exc.needs})" if exc.needs else ""))
+        if loaded.needs and not no_sandbox:
+            fail(f"not probed: {task} needs {loaded.needs} (--without-sandbox probes its "
+                 "scorers with forged outputs alone)")
         if loaded.needs:
-            fail(f"not probed: {task} needs {loaded.needs}")
+            loaded, no_empty = without_sandbox(loaded), True
         doc = audit_inspect(loaded, task_args=args, timeout=scorer_timeout, judge=judge,
                             empty_trajectory=not no_empty, progress=progress)
     emit(doc, out, json_out)

@@ -113,8 +113,10 @@ def test_census_builtin_comtrade_judge_is_shape_and_tau2_has_no_answer_target(ce
     assert retail["samples_without_target"] == 2
     sc = retail["scorers"][0]
     assert sc["kind"] == "outcome" and sc["criterion"] == "not probed"
-    assert sc["criterion_reason"].startswith("no sample has a usable target (the target is "
-                                             "the same rubric")
+    # Forged outputs cannot probe it (its target is a rubric); the outcome probe replays gold
+    # and corrupted trajectories instead, and two tasks are below its minimum of 3.
+    assert sc["criterion_reason"] == ("insufficient evidence (n = 2 tasks compared (gold vs "
+                                      "corrupted), needs 3)")
     assert (sc["empty_passed"], sc["empty_scored"]) == (0, 2)
     doc = json.loads((out / "census.json").read_text())
     tau2 = {t["domain"]: t for t in doc["tau2"]}
@@ -197,3 +199,20 @@ def test_the_default_census_lists_at_least_twenty_benchmarks_that_can_be_probed_
     builtins = [t for t in census_mod.DEFAULT_TASKS if t.startswith("builtin:")]
     assert builtins == ["builtin:comtrade", "builtin:bfcl", "builtin:researchops",
                         "builtin:permission", "builtin:transaction", "builtin:clarification"]
+
+
+def test_audit_inspect_refuses_a_sandboxed_task_unless_told_to_probe_without_it(tmp_path):
+    runner = CliRunner()
+    res = runner.invoke(inspect_app, ["inspect", f"{TASKS}@docker_output_task", "--out",
+                                      str(tmp_path)])
+    assert res.exit_code == 2
+    assert "needs docker (--without-sandbox probes its scorers with forged outputs alone)" in (
+        res.output)
+    res = runner.invoke(inspect_app, ["inspect", f"{TASKS}@docker_output_task", "--out",
+                                      str(tmp_path), "--without-sandbox"])
+    assert res.exit_code == 0, res.output
+    assert "probed without its docker sandbox: forged outputs only, no do-nothing run" in (
+        res.output)
+    doc = json.loads((tmp_path / "audit.json").read_text())
+    assert doc["target"]["probed_without"] == "docker"
+    assert doc["card"]["configurations"][0]["rows"]["criterion_sensitivity"]["status"] == "pass"

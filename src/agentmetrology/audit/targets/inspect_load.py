@@ -57,6 +57,7 @@ class LoadedTask:
     dataset_size: int
     reordered: bool  # the task shuffles its dataset: samples were put in id order
     needs: str | None  # what the task needs that the audit cannot give (sandbox, docker)
+    without: str | None = None  # the sandbox removed for a forged-output-only probe
 
 
 class MissingInspectError(UserError):
@@ -207,3 +208,18 @@ def _infos(samples: list[Any]) -> list[SampleInfo]:
             reason = None
         out.append(SampleInfo(str(s.id), t, tuple(s.choices or ()), reason))
     return out
+
+
+def without_sandbox(loaded: LoadedTask) -> LoadedTask:
+    """Return the task with its sandbox removed, for probes that write outputs, not use tools.
+
+    A forged output is written, not produced by tools, so only a scorer that reads the sandbox
+    needs it; such a scorer's cells come back INVALID naming the missing sandbox.
+    """
+    import dataclasses
+
+    from inspect_ai import task_with
+
+    return dataclasses.replace(
+        loaded, task=task_with(loaded.task, sandbox=None), needs=None, without=loaded.needs,
+        samples=[s.model_copy(update={"sandbox": None}, deep=True) for s in loaded.samples])

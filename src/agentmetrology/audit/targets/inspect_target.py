@@ -196,7 +196,12 @@ def audit_inspect(loaded: LoadedTask, *, task_args: dict[str, Any] | None = None
                           "empty_trajectory": _empty_summary(loaded, cells)
                           if empty_trajectory else None})
             docs.append(audit_target(InspectScorerTarget(loaded, label, kind, battery, cells)))
-    return seal(_merge(loaded, docs, kinds, task_args, judge))
+    merged = _merge(loaded, docs, kinds, task_args, judge)
+    if empty_trajectory:  # tau2: the episode's semantics perturbed, not its output text
+        from agentmetrology.audit.targets.tau2_outcome import apply_outcome_probe
+
+        apply_outcome_probe(merged, loaded, empty, timeout)
+    return seal(merged)
 
 
 def _output_blind(doc: dict[str, Any], scorer: str) -> bool:
@@ -289,6 +294,7 @@ def _merge(loaded: LoadedTask, docs: list[dict[str, Any]], kinds: list[dict[str,
         "samples_without_target": sum(unusable.values()),
         "samples_without_target_by_reason": dict(sorted(unusable.items())),
         "reordered_by_id": loaded.reordered, "needs": loaded.needs,
+        "probed_without": loaded.without,
         "scorers": kinds, "probes": list(PROBES),
         "judge": None if judge is None else {
             "model": judge.model,
