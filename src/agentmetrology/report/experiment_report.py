@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentmetrology.report.blocks import Doc, code, to_html, to_markdown
+from agentmetrology.report.experiment_dose import dose_section
 from agentmetrology.report.experiment_svg import curve_svg
 from agentmetrology.report.numberguard import NumberGuard
 
@@ -178,6 +179,8 @@ def render_experiment_report(doc: dict[str, Any]) -> tuple[str, str]:
     d.evidence_banner(doc.get("evidence"))
     _first_screen(d, doc)
     _invariance(d, doc)
+    if "dose" in doc:
+        dose_section(d, doc)
     _comparisons(d, doc)
     _arms(d, doc)
     _calibration(d, doc)
