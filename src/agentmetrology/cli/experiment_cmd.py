@@ -28,6 +28,7 @@ from agentmetrology.experiment import (
 )
 from agentmetrology.experiment.arms import arm_table
 from agentmetrology.experiment.power import plan_power
+from agentmetrology.report.experiment_dose import shape_sentence, signed
 from agentmetrology.report.experiment_report import render_experiment_report
 from agentmetrology.report.numberguard import NumberGuardError
 from agentmetrology.run.campaign import CampaignConfigError
@@ -141,6 +142,33 @@ def _print_arms(console: Console, rows: list[dict[str, Any]]) -> None:
     console.print(table)
 
 
+# Target and slack name a row (never cut); delta and its verdict are the measure; deaths and
+# SKIPs tell the rules apart where delta cannot, so they outlast the p-values.
+DOSE_COLS = [Col("target", 10), Col("slack", 10, True), Col("delta [95% CI]", 9),
+             Col("p", 3, True), Col("Holm p", 5, True), Col("verdict", 8),
+             Col("deaths b/a", 6, True), Col("SKIPs b/a", 6, True)]
+
+
+def _f(x: Any) -> str:
+    return "n/a" if x is None else str(x) if isinstance(x, int) else f"{x:.3f}"
+
+
+def _print_dose(console: Console, dose: dict[str, Any]) -> None:
+    cells = [[r["target"], str(r["slack"]),
+              signed(_f, r["delta"]) + ("" if not r["interval"] else
+                                        f" [{_f(r['interval'][0])}, {_f(r['interval'][1])}]"),
+              _f(r["sign_flip_p"]), _f(r["p_holm"]), r["verdict"],
+              f"{_f(r['baseline']['quota_deaths'])}/{_f(r['arm']['quota_deaths'])}",
+              f"{_f(r['baseline']['skips'])}/{_f(r['arm']['skips'])}"] for r in dose["rows"]]
+    title = f"slack dose response: delta = {dose['arm']} - {dose['baseline']} (b = baseline)"
+    table = fit_table(console, title, DOSE_COLS, cells, full="report.md", markup=False)
+    table.box = box.SIMPLE
+    console.print(table)
+    for level in dose["shape"]:
+        console.print(shape_sentence(dose, level, _f).replace("`", ""), markup=False,
+                      emoji=False)
+
+
 @experiment_app.command("report")
 def report(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML)."),
            store: Path = typer.Option(..., "--store", help="Evidence store."),
@@ -170,6 +198,8 @@ def report(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML).")
     except OSError as exc:
         fail(f"cannot write the report to {out}: {exc}")
     print_banner(evidence)
+    if "dose" in doc:
+        _print_dose(make_console(), doc["dose"])
     verdicts = sorted({c["verdict"] for c in doc["cells"]})
     make_console().print(f"wrote {out}/experiment.json, report.md, report.html ("
                          f"{len(doc['cells'])} verdicts: {', '.join(verdicts)}; "

@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 
 from agentmetrology.experiment.arms import agents_at, arm_table
-from agentmetrology.experiment.plan import ALPHA, GROUND_TRUTH, RULE
+from agentmetrology.experiment.dose import dose_response
+from agentmetrology.experiment.plan import ALPHA, DOSE_RULE, GROUND_TRUTH, RULE
 from agentmetrology.experiment.power import plan_power
 from agentmetrology.experiment.registry import Registration
 from agentmetrology.records.episode import EpisodeKey
@@ -203,6 +204,16 @@ def variance_shares(p: dict[str, Any], values: dict[str, Values], agents: list[s
     return out
 
 
+def comparisons(p: dict[str, Any]) -> list[tuple[str, str, int | None]]:
+    """Return (baseline arm, compared arm, slack or None) of every comparison of a plan."""
+    arms = p["arms"]
+    if p["kind"] == "dose":
+        return [(arms[2 * i], arms[2 * i + 1], k) for i, k in enumerate(p["doses"])]
+    if p["kind"] == "ab":
+        return [(arms[0], arm, None) for arm in arms[1:]]
+    return [(arms[-1], arms[0], None)]
+
+
 def analyse(store: EvidenceStore, reg: Registration) -> dict[str, Any]:
     """Return experiment.json: the frozen plan, every cell's comparison, verdicts, deviations."""
     p = reg.plan
@@ -220,13 +231,13 @@ def analyse(store: EvidenceStore, reg: Registration) -> dict[str, Any]:
                 name = f"{target}|{level}|{scorer}"
                 vals = values[name]
                 outcome = p["metrics"][level] if scorer == GROUND_TRUTH else f"{scorer} score"
-                pairs = [(p["arms"][0], arm) for arm in p["arms"][1:]] if p["kind"] == "ab" \
-                    else [(p["arms"][-1], p["arms"][0])]
-                for a, b in pairs:
+                for a, b, slack in comparisons(p):
                     c = {"target": target, "level": level, "scorer": scorer, "outcome": outcome,
                          **compare(vals, a, b, seed),
                          "flips": flip_account(passes[name],
                                                rerun[name] if rerun else None, a, b, seed)}
+                    if slack is not None:
+                        c["slack"] = slack
                     if p["kind"] == "curve":
                         c["curve"] = _curve(vals, p["arms"], p["doses"], seed)
                     family.append(c)
@@ -236,19 +247,21 @@ def analyse(store: EvidenceStore, reg: Registration) -> dict[str, Any]:
     verdicts: dict[str, int] = {}
     for c in cells:
         verdicts[c["verdict"]] = verdicts.get(c["verdict"], 0) + 1
-    return {"schema": SCHEMA, "experiment": p["name"], "registration": reg.campaign,
-            "plan_digest": reg.digest, "plan": p, "decision_rule": RULE, "alpha": ALPHA,
-            "cells": cells, "deviations": devs,
-            "decision_invariance": [x for lv in p["levels"]
-                                    for x in invariance(p, values, list(p["targets"]), lv,
-                                                        "targets")],
-            "variance": [variance_shares(p, values, list(p["targets"]), lv, sc, "targets")
-                         for lv in p["levels"] for sc in (GROUND_TRUTH, p["scorer"])],
-            "arms": arm_table(store, reg.campaign, p),
-            "calibration": calibration(p, values),
-            "power": plan_power(p),
-            "summary": {"cells": len(cells), "deviations": len(devs),
-                        "missing_values": len(missing), "verdicts": dict(sorted(verdicts.items()))}}
+    inv = [x for lv in p["levels"] for x in invariance(p, values, list(p["targets"]), lv,
+                                                       "targets")]
+    arms = arm_table(store, reg.campaign, p)
+    doc = {"schema": SCHEMA, "experiment": p["name"], "registration": reg.campaign,
+           "plan_digest": reg.digest, "plan": p,
+           "decision_rule": DOSE_RULE if p["kind"] == "dose" else RULE, "alpha": ALPHA,
+           "cells": cells, "deviations": devs, "decision_invariance": inv,
+           "variance": [variance_shares(p, values, list(p["targets"]), lv, sc, "targets")
+                        for lv in p["levels"] for sc in (GROUND_TRUTH, p["scorer"])],
+           "arms": arms, "calibration": calibration(p, values), "power": plan_power(p),
+           "summary": {"cells": len(cells), "deviations": len(devs),
+                       "missing_values": len(missing), "verdicts": dict(sorted(verdicts.items()))}}
+    if p["kind"] == "dose":
+        doc["dose"] = dose_response(p, cells, arms, inv)
+    return doc
 
 
 def calibration(p: dict[str, Any], values: dict[str, Values]) -> dict[str, Any]:

@@ -20,21 +20,28 @@ from agentmetrology.run.campaign.targets import check_agent
 from agentmetrology.run.campaign.toml_files import parse_toml, read_text
 from agentmetrology.run.episode import canonical_condition
 
-KINDS = ("ab", "curve")
+KINDS = ("ab", "curve", "dose")
 # Outcome metrics are read from the default environment's (ComtradeBench's) ground truth.
 ENVIRONMENTS = (DEFAULT_ENVIRONMENT,)
 METRICS = ("coverage", "f1")  # coverage = recall of ground_truth_f1; f1 = its score
 GROUND_TRUTH = "ground_truth_f1"
 DEFAULT_ARMS = ("stress:escalating", "stress:constant")
 DEFAULT_DOSES = (0.0, 0.25, 0.5, 0.75, 1.0)
+DEFAULT_SLACKS = (0, 1, 2, 4)  # a dose plan's slack values (the B2 design's dose response)
+MAX_SLACK = 64
 NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_-]{0,59}"
 KEYS = ("name", "hypothesis", "kind", "environment", "task", "arms", "doses", "targets",
         "calibration", "levels", "metrics", "scorer", "n", "repeats", "power_effect",
-        "analysis_seed", "registration", "quota")
+        "analysis_seed", "registration", "quota", "slacks")
 RULE = ("confirmed iff the paired bootstrap 95% CI of delta lies above 0 and the Holm-adjusted "
         "sign-flip p < 0.05; delta = arm - arms[0] for every later arm (ab) or lowest dose - "
         "highest dose (curve), paired by seed; Holm over the arms and scorers of one target "
         "and level")
+# A dose plan's rule: its own text, so that the frozen form of every ab and curve plan (and
+# with it their digests and registrations) stays what it was.
+DOSE_RULE = ("confirmed iff the paired bootstrap 95% CI of delta lies above 0 and the "
+             "Holm-adjusted sign-flip p < 0.05; delta = arms[1] - arms[0] at each slack, paired "
+             "by seed; Holm over the slacks and scorers of one target and level")
 ALPHA = 0.05
 DEFAULT_POWER_EFFECT = 0.5  # standardized paired effect (mean delta / sd of delta)
 
@@ -48,8 +55,10 @@ class ExperimentPlan:
     kind: str
     environment: str
     task: str
-    arms: tuple[str, ...]  # canonical conditions; for a curve, one per dose in dose order
-    doses: tuple[float, ...]  # curve only (empty for ab)
+    # canonical conditions; a curve: one per dose in dose order; a dose plan: per slack in
+    # order, the baseline arm then the compared arm at that slack
+    arms: tuple[str, ...]
+    doses: tuple[float, ...]  # curve: the doses; dose: the slacks (ints); empty for ab
     targets: tuple[str, ...]  # model-free agent names
     calibration: dict[str, tuple[str, ...]]  # fixed rule -> the plan's levels it acts at
     levels: tuple[str, ...]
@@ -72,7 +81,7 @@ class ExperimentPlan:
                 "levels": list(self.levels), "metrics": dict(sorted(self.metrics.items())),
                 "scorer": self.scorer, "n": self.n, "repeats": self.repeats,
                 "power_effect": self.power_effect, "analysis_seed": self.analysis_seed,
-                "decision_rule": RULE}
+                "decision_rule": DOSE_RULE if self.kind == "dose" else RULE}
 
     @property
     def digest(self) -> str:
@@ -150,7 +159,8 @@ def _read(ck: Checker, data: dict[str, Any], file: str) -> ExperimentPlan | None
     seed = ck.integer(t, "analysis_seed", w, default=0, minimum=0, maximum=2**63 - 1)
     registration = ck.string(t, "registration", w, choices=("new",), what="registration")
     if n is not None and kind is not None and not ck.errors:
-        _check_rule_can_confirm(ck, n, len(arms) - 1 if kind == "ab" else 1)
+        comparisons = {"ab": len(arms) - 1, "dose": len(doses)}.get(kind, 1)
+        _check_rule_can_confirm(ck, n, comparisons)
     if ck.errors or None in (name, hypothesis, kind, task, scorer, n, repeats, effect, seed):
         return None
     return ExperimentPlan(str(name), str(hypothesis), str(kind), str(env_name), str(task),
@@ -206,6 +216,10 @@ def _calibration(ck: Checker, t: dict[str, Any], targets: list[str], levels: lis
 def _arms(ck: Checker, t: dict[str, Any], kind: str | None,
           env: Any) -> tuple[list[str], list[float]]:
     w = "experiment"
+    if kind != "dose" and "slacks" in t:
+        ck.error(f"{w}.slacks", "only a dose plan lists `slacks`")
+    if kind == "dose":
+        return _dose_arms(ck, t, env)
     if kind == "curve":
         if "arms" in t:
             ck.error(f"{w}.arms", "a curve plan lists `doses`, not `arms`")
@@ -249,6 +263,38 @@ def _arms(ck: Checker, t: dict[str, Any], kind: str | None,
         ck.error(f"{w}.arms", f"arm {', '.join(twice)} is listed twice: the decision rule "
                               "cannot compare an arm with itself")
     return out, []
+
+
+def _dose_arms(ck: Checker, t: dict[str, Any], env: Any) -> tuple[list[str], list[float]]:
+    """Return a dose plan's arms (baseline, arm at each slack) and its slacks, ascending."""
+    w = "experiment"
+    if "doses" in t:
+        ck.error(f"{w}.doses", "a dose plan lists `slacks`, not `doses`")
+    base = ck.strings(t, "arms", w, default=["stress:b2:escalating", "stress:b2:constant"])
+    if len(base) != 2:
+        ck.error(f"{w}.arms", f"a dose plan has 2 arms (baseline first), got {len(base)}")
+        return [], []
+    raw = t.get("slacks", list(DEFAULT_SLACKS))
+    if not isinstance(raw, list) or not all(type(x) is int and 0 <= x <= MAX_SLACK
+                                             for x in raw):
+        ck.error(f"{w}.slacks", f"expected a list of integers in [0, {MAX_SLACK}]")
+        return [], []
+    if len(set(raw)) != len(raw) or len(raw) < 2:
+        ck.error(f"{w}.slacks", "a dose plan needs at least 2 distinct slacks")
+        return [], []
+    slacks = sorted(raw)
+    out: list[str] = []
+    for k in slacks:
+        for a in base:
+            try:
+                out.append(canonical_condition(env, f"{a}:slack={k}"))
+            except ValueError as exc:
+                ck.error(f"{w}.arms", f"{a!r} takes no slack: {exc}")
+                return [], []
+    if out[0] == out[1]:
+        ck.error(f"{w}.arms", f"arm {out[0]} is listed twice: the decision rule cannot "
+                              "compare an arm with itself")
+    return out, list(slacks)
 
 
 def _metrics(ck: Checker, t: dict[str, Any], levels: list[str]) -> dict[str, str]:

@@ -24,7 +24,10 @@ SIGN_FLIP_MAX_N = 100
 
 
 def comparisons(plan: dict[str, Any]) -> int:
-    """Return the comparisons per target and level (ab: every later arm; curve: one)."""
+    """Return the comparisons per target and level (ab: every later arm; dose: every slack;
+    curve: one)."""
+    if plan["kind"] == "dose":
+        return len(plan["doses"])
     return len(plan["arms"]) - 1 if plan["kind"] == "ab" else 1
 
 

@@ -5,8 +5,30 @@ from __future__ import annotations
 from typing import Any
 
 from agentmetrology.report.blocks import Doc, code, to_html, to_markdown
+from agentmetrology.report.experiment_dose import dose_section
 from agentmetrology.report.experiment_svg import curve_svg
 from agentmetrology.report.numberguard import NumberGuard
+
+
+def _verdicts_of(doc: dict[str, Any], cell: dict[str, Any]) -> str:
+    """Return the verdicts of a cell's target, level and scorer: one, or each with its comparison.
+
+    A plan with several comparisons per target (arms, slacks) has one verdict per comparison;
+    they are named (`confirmed at slack 0; not confirmed at slack 1, 2, 4`) unless all agree.
+    """
+    same = [c for c in doc["cells"] if (c["target"], c["level"], c["scorer"])
+            == (cell["target"], cell["level"], cell["scorer"])]
+    verdicts = list(dict.fromkeys(c["verdict"] for c in same))
+    if len(verdicts) == 1:
+        return verdicts[0]
+    what = "slack " if "slack" in cell else ""
+    return "; ".join(f"{v} at {what}" + ", ".join(_compared(c) for c in same if c["verdict"] == v)
+                     for v in verdicts)
+
+
+def _compared(cell: dict[str, Any]) -> str:
+    """Return what a cell compares: its slack (dose plans) or its arm."""
+    return str(cell["slack"]) if "slack" in cell else code(cell["arm"])
 
 
 def _first_screen(d: Doc, doc: dict[str, Any]) -> None:
@@ -17,14 +39,18 @@ def _first_screen(d: Doc, doc: dict[str, Any]) -> None:
         f"{code(doc['registration'])}), evaluated mechanically. Rule: {doc['decision_rule']}.")
     by: dict[tuple[str, str], dict[str, str]] = {}
     for c in doc["cells"]:
-        by.setdefault((c["target"], c["level"]), {})[c["scorer"]] = c["verdict"]
+        by.setdefault((c["target"], c["level"]), {})[c["scorer"]] = _verdicts_of(doc, c)
     scorer = p["scorer"]
     rows = [[code(t), lv, f"{p['metrics'][lv]} (ground truth)", v.get("ground_truth_f1"),
              v.get(scorer)] for (t, lv), v in by.items()]
     d.table(["target", "level", "outcome", "ground truth", f"designated scorer {scorer}"], rows,
             "Verdict per target, level and scorer")
-    split = [f"{code(t)} at {lv}" for (t, lv), v in by.items()
-             if v.get(scorer) == "confirmed" and v.get("ground_truth_f1") != "confirmed"]
+    truth = {(c["target"], c["level"], c["arm"]): c["verdict"] for c in doc["cells"]
+             if c["scorer"] == "ground_truth_f1"}
+    split = list(dict.fromkeys(
+        f"{code(c['target'])} at {c['level']}" for c in doc["cells"]
+        if c["scorer"] == scorer and c["verdict"] == "confirmed"
+        and truth.get((c["target"], c["level"], c["arm"])) != "confirmed"))
     if split:
         d.note("Confirmed under the designated scorer but not under ground truth: "
                + ", ".join(split) + ".")
@@ -123,10 +149,13 @@ def _comparisons(d: Doc, doc: dict[str, Any]) -> None:
              c["family_size"], None if c["sign_test"] is None else c["sign_test"]["p_value"],
              c["verdict"]] for c in doc["cells"]]
     a = doc["cells"][0]["baseline"]
+    base = ("its slack's baseline (" + code(doc["dose"]["baseline"]) + ")" if "dose" in doc
+            else code(a))
     d.table(["target", "level", "scorer", "outcome", "arm", "pairs", "delta [95% CI]",
              "Cliff's delta [CI]", "sign-flip p", "Holm p", "Holm family",
              "exact sign test p", "verdict"], rows,
-            f"delta = arm − {code(a)}, paired by seed; Holm over the arms and scorers of one "
+            f"delta = arm − {base}, paired by seed; Holm over the "
+            f"{'slacks' if 'dose' in doc else 'arms'} and scorers of one "
             "target and level; the exact sign test (ties dropped) is reported beside the rule.")
     d.h("Flips of PASS between arms", 3)
     frows = []
@@ -178,6 +207,8 @@ def render_experiment_report(doc: dict[str, Any]) -> tuple[str, str]:
     d.evidence_banner(doc.get("evidence"))
     _first_screen(d, doc)
     _invariance(d, doc)
+    if "dose" in doc:
+        dose_section(d, doc)
     _comparisons(d, doc)
     _arms(d, doc)
     _calibration(d, doc)

@@ -1,0 +1,93 @@
+"""The dose table and the sentence on its shape, for report.md/html and the terminal.
+
+Formatting only: every number comes from experiment.json's `dose` section, and the sentence
+states what the section's predicates found (docs/experiments.md, "The slack dose response").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from agentmetrology.report.blocks import Doc, code
+
+Fmt = Callable[[Any], str]
+
+
+def signed(fmt: Fmt, x: float | None) -> str:
+    """Return a delta with its sign (`+0.091`, `-0.133`)."""
+    return "n/a" if x is None else ("+" if x >= 0 else "") + fmt(x)
+
+
+def _list(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def shape_sentence(dose: dict[str, Any], level: str, fmt: Fmt) -> str:
+    """Return one paragraph on the dose response's shape at a level, read off its predicates."""
+    sh = dose["shape"][level]
+    rows = [r for r in dose["rows"] if r["level"] == level]
+    lo, hi = sh["lowest"], sh["highest"]
+    zero = next(x for x in dose["invariance"] if x["level"] == level and x["slack"] == lo)
+    if sh["forced_at_lowest"]:
+        first = (f"at slack {lo} every choice is forced (every target gives the same per-seed "
+                 "coverage in both arms)")
+    else:
+        same = sorted({f"{code(a)} = {code(b)}" for v in (zero["baseline"], zero["arm"]) if v
+                       for a, b in v["indistinguishable"]})
+        distinct = max(v["distinct_vectors"] for v in (zero["baseline"], zero["arm"]) if v)
+        first = (f"at slack {lo} not every choice is forced ({distinct} distinct per-seed "
+                 "coverage vectors among the targets"
+                 + (f"; {_list(same)} on every seed" if same else "") + ")")
+    binding = [k for k, b in zip(sh["slacks"], sh["binds"], strict=True) if b]
+    where = (f"the squeeze binds (a delta confirmed) at slack {_list([str(k) for k in binding])}"
+             if binding else "no delta is confirmed at any slack")
+    last = (f"at slack {hi} it still binds" if sh["binds_at_highest"]
+            else f"at slack {hi} nothing binds (no delta confirmed)")
+    falling = []
+    for target, down in sh["delta_non_increasing"].items():
+        ds = [signed(fmt, r["delta"]) for r in sorted(rows, key=lambda r: r["slack"])
+              if r["target"] == target]
+        falling.append(f"{code(target)} {', '.join(ds)}"
+                       + ("" if down else " (not non-increasing)" if down is False
+                          else " (a slack without delta)"))
+    verdict = "an inverted U" if sh["inverted_u"] else "not an inverted U"
+    return (f"Shape, by these numbers: {verdict} of decision relevance. {first[0].upper()}"
+            f"{first[1:]}; {where}; {last}. Delta by slack: {'; '.join(falling)}.")
+
+
+def dose_section(d: Doc, doc: dict[str, Any]) -> None:
+    """Add the dose table, the invariance per slack and the shape to a report."""
+    dose = doc["dose"]
+    g = d.g
+    d.h("Slack dose response")
+    d.p(f"delta = {code(dose['arm'])} − {code(dose['baseline'])} coverage at each slack, "
+        "paired by seed; Holm over the slacks and scorers of one target and level.")
+    d.table(["target", "level", "slack", "delta [95% CI]", "sign-flip p", "Holm p",
+             "verdict", "coverage (baseline / arm)", "quota deaths (baseline / arm)",
+             "SKIPs (baseline / arm)"],
+            [[code(r["target"]), r["level"], r["slack"],
+              signed(g.fmt, r["delta"]) + ("" if not r["interval"] else
+                                          f" [{g.fmt(r['interval'][0])}, "
+                                          f"{g.fmt(r['interval'][1])}]"),
+              r["sign_flip_p"], r["p_holm"], r["verdict"],
+              f"{g.fmt(r['baseline']['coverage'])} / {g.fmt(r['arm']['coverage'])}",
+              f"{g.fmt(r['baseline']['quota_deaths'])} / {g.fmt(r['arm']['quota_deaths'])}",
+              f"{g.fmt(r['baseline']['skips'])} / {g.fmt(r['arm']['skips'])}"]
+             for r in dose["rows"]],
+            f"Baseline {code(dose['baseline'])}, arm {code(dose['arm'])} (ground truth). A "
+            "quota death: an episode that ran into the request quota; a SKIP: a page given up "
+            "at an L1 decision.")
+    rows = []
+    for x in dose["invariance"]:
+        cells = [("n/a" if v is None else "invariant" if v["invariant"] else
+                  f"{v['distinct_vectors']} distinct"
+                  + "".join(f"; {code(a)} = {code(b)}" for a, b in v["indistinguishable"]))
+                 for v in (x["baseline"], x["arm"])]
+        rows.append([x["level"], x["slack"], *cells, "yes" if x["forced"] else "no"])
+    d.table(["level", "slack", "targets' per-seed coverage, baseline",
+             "targets' per-seed coverage, arm", "forced (decision-invariant)"], rows,
+            "Decision invariance per slack: identical per-seed vectors mean the design cannot "
+            "tell those targets' decisions apart there.")
+    for level in dose["shape"]:
+        d.p(shape_sentence(dose, level, g.fmt))
