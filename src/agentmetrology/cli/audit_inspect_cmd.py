@@ -233,7 +233,7 @@ def census_rows(doc: dict[str, Any]) -> list[list[str]]:
         for s in r["scorers"]:
             scored = s.get("empty_scored")
             crit = s["criterion"] + (f" (n={r['samples']})" if r.get("samples") else
-                                     f" (n={s['criterion_pairs']} pairs)"
+                                     f" (n={s['criterion_pairs']})"
                                      if s.get("criterion_pairs") else "")
             out.append([r["benchmark"], _scorer_name(r["benchmark"], s["scorer"]), s["kind"],
                         crit, f"{s['empty_passed']}/{scored}" if scored else "-",
