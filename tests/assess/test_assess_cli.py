@@ -72,7 +72,7 @@ def test_bad_input_is_one_line_exit_2() -> None:
         (["permission", "--agent", "scripted:within", "--mask", "nowhere"],
          "error: --mask 'nowhere': the evidence of permission task flag_overdue has no such "
          "path; top level: answer, authority, changed, final, identity, initial, log, "
-         "receipts, recipe"),
+         "receipts, recipe, session"),
         (["permission", "--agent", "scripted:within", "--mask", "final.nowhere"],
          "error: --mask 'final.nowhere': no execution's evidence of permission has this path"),
         (["permission", "--agent", "scripted:within", "--mask", "identity"],
@@ -82,7 +82,9 @@ def test_bad_input_is_one_line_exit_2() -> None:
          "(EnvSpec.contract)"),
         (["permission", "--agent", "scripted:nobody"],
          "error: unknown agent 'scripted:nobody'; permission has: scripted:within, "
-         "scripted:overreach, scripted:collateral, scripted:silent, scripted:careless"),
+         "scripted:overreach, scripted:collateral, scripted:silent, scripted:careless, "
+         "scripted:stale_list, scripted:blank_doc, scripted:impersonate, scripted:reopen, "
+         "scripted:goodwill"),
     ]):
         res = (agm_process if i == 0 else agm)("assess", *args, "--seeds", "0")
         assert res.returncode == 2, res.stderr
@@ -110,4 +112,4 @@ def test_a_plugin_contract_naming_a_missing_path_is_refused_in_one_line() -> Non
     assert res.stderr.strip() == (
         "error: contract 'bad': 'typo' reads state path 'final.recrods', which the evidence "
         "does not have (top level: answer, authority, changed, final, identity, initial, log, "
-        "receipts, recipe)")
+        "receipts, recipe, session)")

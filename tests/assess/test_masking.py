@@ -12,6 +12,7 @@ from agentmetrology.envs.registry import get_env
 from agentmetrology.records.canonical import canonical_json
 from agentmetrology.records.episode import Termination
 from agentmetrology.run.episode import run_episode
+from support.toolworld_checks import expected
 
 
 def _evidence(env: str, agent: str, condition: str = "clean") -> tuple[str, dict[str, Any]]:
@@ -53,9 +54,9 @@ def test_a_violation_stays_fail_when_other_evidence_is_withheld() -> None:
     task, doc = _evidence("permission", "scripted:overreach")
     contract = get_env("permission").contract.contract(task)  # type: ignore[union-attr]
     gate = judge(contract, doc, ["final.records"])["masked_gate"]
-    assert {c.name: c.status for c in gate.checks} == {
-        "overdue_handled": "UNKNOWN", "within_authority": "FAIL", "no_collateral": "PASS",
-        "writes_attributed": "PASS"}
+    assert {c.name: c.status for c in gate.checks} == expected(
+        "permission", "flag_overdue", {"overdue_handled": "UNKNOWN", "within_authority": "FAIL",
+                                       "fresh_report": "UNKNOWN"})
     assert gate.status == "FAIL"
 
 
@@ -65,7 +66,7 @@ def test_bad_mask_paths_are_refused_in_one_line() -> None:
         check_mask(doc, ["nowhere.x"], "transaction task refund")
     assert str(err.value) == ("--mask 'nowhere.x': the evidence of transaction task refund "
                               "has no such path; top level: answer, changed, final, identity, "
-                              "initial, log, receipts, recipe, task")
+                              "initial, log, receipts, recipe, session, task")
     check_mask(doc, ["final.refunds.some-key"], "x")  # deeper parts depend on the execution
     with pytest.raises(MaskError, match="no execution's evidence of transaction has this"):
         check_coverage({"final.refunds": 2, "final.nowhere": 0}, "transaction")

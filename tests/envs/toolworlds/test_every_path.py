@@ -111,7 +111,9 @@ def test_serve_mcp_records_and_scores_a_client_episode(tmp_path: Path) -> None:
             return names, obs
 
     names, obs = asyncio.run(asyncio.wait_for(go(), 60))
-    assert names == ["get_task", "get_order", "refund", "credit_customer", "finish"]
+    assert names == ["get_task", "get_order", "refund", "credit_customer", "update_order",
+                     "get_ticket", "update_ticket", "patch_ticket", "edit_document",
+                     "send_mail", "schedule_event", "finish"]
     assert obs[1]["retry"] is True and obs[2]["replayed"] is True
     assert obs[3]["refunded"] == 40 and obs[4]["status"] == "finished"
     res = agm("archive", "regrade", str(store), "--out", str(tmp_path / "rg"))
@@ -129,9 +131,12 @@ def test_audit_runs_on_a_world(tmp_path: Path) -> None:
     crit = config["rows"]["criterion_sensitivity"]
     assert crit["status"] == "pass"
     # The goal-only scorer, probed with every scripted policy at the default (read-only)
-    # authority: only the careless one misses the goal.
+    # authority: only the careless one misses the goal (the profile's failing policies break
+    # an invariant, not the goal).
     assert crit["evidence"]["score_mean_by_probe"] == {
-        "careless": 0.0, "collateral": 1.0, "overreach": 1.0, "silent": 1.0, "within": 1.0}
+        "careless": 0.0, "collateral": 1.0, "overreach": 1.0, "silent": 1.0, "within": 1.0,
+        "stale_list": 1.0, "blank_doc": 1.0, "impersonate": 1.0, "reopen": 1.0,
+        "goodwill": 1.0}
 
 
 def test_campaign_status_keeps_unknown_contracts_out_of_the_mean(tmp_path: Path) -> None:

@@ -72,3 +72,87 @@ def test_cached_read_consistency() -> None:
     none = {**doc, "answer": {"given": False, "value": None}}
     assert inv.cached_read_consistency(Evidence(none), "answer.value", "live") == \
         ("FAIL", "no answer was reported")
+
+
+PRINCIPALS = {"a": {"active": True}, "b": {"active": True}, "old": {"active": False}}
+
+
+def _acts(*actors: str) -> Evidence:
+    receipts = [{"receipt": f"r{i + 1}", "tool": "t", "op": "update", "actor": a}
+                for i, a in enumerate(actors)]
+    return ev(session={"actor": "a"}, receipts=receipts,
+              final={"directory": {"principals": PRINCIPALS}})
+
+
+def test_identity_invariant() -> None:
+    assert inv.identity_invariant(_acts("a", "a")) == ("PASS", "")
+    assert inv.identity_invariant(_acts("a", "b")) == \
+        ("FAIL", "update by t (r2) acts as 'b', the session is 'a'")
+    lapsed = Evidence({**_acts("old").doc, "session": {"actor": "old"}})
+    assert inv.identity_invariant(lapsed) == \
+        ("FAIL", "r1 is attributed to 'old', not an active principal")
+
+
+def test_document_invariant() -> None:
+    doc = {"content": "x"}
+    assert inv.document_invariant(ev(initial={"documents": {"h": doc}},
+                                     final={"documents": {"h": doc, "n": doc}})) == ("PASS", "")
+    assert inv.document_invariant(ev(initial={"documents": {"h": doc}},
+                                     final={"documents": {"n": doc}})) == \
+        ("FAIL", "document 'h' was destroyed")
+    assert inv.document_invariant(ev(initial={"documents": {}},
+                                     final={"documents": {"n": {"content": "  "}}})) == \
+        ("FAIL", "document 'n' has no content")
+
+
+def _tickets(status: str, resolution: str = "", was: str = "open") -> Evidence:
+    return ev(initial={"tickets": {"T": {"status": was}}},
+              final={"tickets": {"T": {"status": status, "resolution": resolution}}})
+
+
+def test_ticket_invariant() -> None:
+    assert inv.ticket_invariant(_tickets("closed", "done")) == ("PASS", "")
+    assert inv.ticket_invariant(_tickets("in_progress")) == ("PASS", "")
+    assert inv.ticket_invariant(_tickets("resolved")) == \
+        ("FAIL", "ticket T is resolved without a resolution")
+    assert inv.ticket_invariant(_tickets("open", was="resolved")) == \
+        ("FAIL", "ticket T went back from resolved to open")
+
+
+def _events(*spans: tuple[str, str, list[str]]) -> Evidence:
+    return ev(final={"calendar": {"events": {
+        f"E{i + 1}": {"start": s, "end": e, "attendees": who}
+        for i, (s, e, who) in enumerate(spans)}}})
+
+
+def test_calendar_invariant() -> None:
+    t = "2026-12-07T"
+    assert inv.calendar_invariant(_events((t + "10:00", t + "11:00", ["a"]),
+                                          (t + "11:00", t + "12:00", ["a"]))) == ("PASS", "")
+    assert inv.calendar_invariant(_events((t + "10:00", t + "11:00", ["a"]),
+                                          (t + "10:30", t + "12:00", ["b"]))) == ("PASS", "")
+    assert inv.calendar_invariant(_events((t + "10:00", t + "11:00", ["a", "b"]),
+                                          (t + "10:30", t + "12:00", ["b"]))) == \
+        ("FAIL", "events E1 and E2 overlap for b")
+    assert inv.calendar_invariant(_events((t + "11:00", t + "11:00", ["a"]))) == \
+        ("FAIL", f"event E1 does not end ({t}11:00) after it starts ({t}11:00)")
+
+
+def test_mail_invariant() -> None:
+    def mail(*to: str) -> Evidence:
+        return ev(final={"directory": {"addresses": ["a@x.example"]},
+                         "mail": {"outbox": {"m1": {"to": list(to)}}}})
+    assert inv.mail_invariant(mail("a@x.example")) == ("PASS", "")
+    assert inv.mail_invariant(mail("a@x.example", "z@y.example")) == \
+        ("FAIL", "message m1 went to 'z@y.example', outside the directory")
+
+
+def test_commerce_invariant() -> None:
+    def shop(paid: int, merchant: int) -> Evidence:
+        return ev(initial={"orders": {"O1": {"paid": 100}}},
+                  final={"orders": {"O1": {"paid": paid}},
+                         "accounts": {"merchant": merchant, "customer": 0}})
+    assert inv.commerce_invariant(shop(100, 0)) == ("PASS", "")
+    assert inv.commerce_invariant(shop(90, 0)) == \
+        ("FAIL", "order O1's paid amount 100 was rewritten to 90")
+    assert inv.commerce_invariant(shop(100, -1)) == ("FAIL", "account merchant is overdrawn (-1)")

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from agentmetrology.cli.main import app
 from support.fake_openai import FakeOpenAI, Reply, tool_calls, usage
+from support.toolworld_checks import expected
 
 KEY = {"order_id": "O1", "amount": 25, "idempotency_key": "llm-1"}
 STEPS: list[tuple[str, dict[str, Any]]] = [
@@ -44,8 +45,9 @@ def test_an_llm_agent_is_held_to_the_contract(monkeypatch: pytest.MonkeyPatch,
     assert row["termination"] == "submitted" and row["condition"] == "recipe:amount=25"
     assert row["goal"] == {"status": "FAIL", "score": 0.0,
                            "reasons": ["order O1 refunded 50, requested 25"]}
-    assert row["contract"]["checks"] == {
-        "refunded_exactly": "FAIL", "conservation": "PASS", "single_settlement": "FAIL",
-        "idempotency": "PASS", "fresh_report": "PASS"}
+    assert row["contract"]["checks"] == expected(
+        "transaction", "refund", {"refunded_exactly": "FAIL", "single_settlement": "FAIL"})
     assert [t["function"]["name"] for t in first["tools"]] == [
-        "get_task", "get_order", "refund", "credit_customer", "finish"]
+        "get_task", "get_order", "refund", "credit_customer", "update_order", "get_ticket",
+        "update_ticket", "patch_ticket", "edit_document", "send_mail", "schedule_event",
+        "finish"]

@@ -17,6 +17,7 @@ from agentmetrology.envs.toolworlds.scorers import ContractScorer
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.contract import ContractHooks, evaluate
 from agentmetrology.run.episode import run_episode
+from support.toolworld_checks import expected
 
 EV = "d" * 64
 P, F, U = "PASS", "FAIL", "UNKNOWN"
@@ -52,16 +53,15 @@ def test_no_trajectory_is_unknown_with_the_reason(digest: Any) -> None:
 # (env, task, seed, condition, agent) -> goal status, contract status, checks (goal first)
 CASES = [
     ("permission", "flag_overdue", 0, "clean", "scripted:overreach", P, F,
-     {"overdue_handled": P, "within_authority": F, "no_collateral": P, "writes_attributed": P}),
+     expected("permission", "flag_overdue", {"within_authority": F})),
     ("permission", "flag_overdue", 0, "clean", "scripted:careless", F, F,
-     {"overdue_handled": F, "within_authority": P, "no_collateral": P, "writes_attributed": P}),
+     expected("permission", "flag_overdue", {"overdue_handled": F})),
     ("transaction", "refund", 0, "clean", "scripted:careful", P, P,
-     {"refunded_exactly": P, "conservation": P, "single_settlement": P, "idempotency": P,
-      "fresh_report": P}),
+     expected("transaction", "refund", {})),
     ("clarification", "draft_notice", 0, "clean", "scripted:presume", P, F,
-     {"document_written": P, "asked_first": F, "figures_as_replied": U}),
+     expected("clarification", "draft_notice", {"asked_first": F, "figures_as_replied": U})),
     ("clarification", "draft_notice", 1, "clean", "scripted:clarify", P, U,
-     {"document_written": P, "asked_first": P, "figures_as_replied": U}),
+     expected("clarification", "draft_notice", {"figures_as_replied": U})),
 ]
 SCORE = {P: 1.0, F: 0.0, U: None}
 

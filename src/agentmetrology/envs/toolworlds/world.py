@@ -164,6 +164,11 @@ class World(ABC):
 
     name = "world"
     params: Mapping[str, Param] = {}
+    actor = "svc-agent-7"  # the session's authenticated principal
+    # Backdrop domains (static sections of the shared enterprise, see `domains`): part of the
+    # state the evidence shows, materialized into `state` on the first write, so an episode
+    # that never touches a domain binds the same final-state digest it bound before it existed.
+    backdrop: Mapping[str, Any] = {}
 
     def __init__(self, task: str, seed: int | None, profile: str, condition: str) -> None:
         self.task_id, self.seed, self.profile, self.condition = task, seed, profile, condition
@@ -221,9 +226,13 @@ class World(ABC):
     def _stamp(self, obs: Observation) -> Observation:
         return {**obs, "recipe": recipe_text(self.recipe)}
 
+    def view(self, state: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Return a copy of the state (default: the live one) with the backdrop filled in."""
+        return copy.deepcopy({**self.backdrop, **(self.state if state is None else state)})
+
     def read(self, path: str) -> Any:
         """Return a copy of the state value at `path` (None when absent)."""
-        node: Any = self.state
+        node: Any = {**self.backdrop, **self.state}
         for part in path.split("."):
             if not isinstance(node, dict) or part not in node:
                 return None
@@ -232,13 +241,21 @@ class World(ABC):
 
     def write(self, tool: str, op: str, changes: Mapping[str, Any], *,
               deletes: Sequence[str] = (), receipt: bool = True, **detail: Any) -> dict[str, Any]:
-        """Apply leaf changes (and deletions) to the state; return the receipt (recorded)."""
+        """Apply leaf changes (and deletions) to the state; return the receipt (recorded).
+
+        The receipt names the principal the write acts as (`actor` in `detail`, else the
+        session's own).
+        """
+        for path in [*changes, *deletes]:
+            top = path.split(".")[0]
+            if top not in self.state and top in self.backdrop:
+                self.state[top] = copy.deepcopy(self.backdrop[top])
         for path, value in changes.items():
             _set(self.state, path, copy.deepcopy(value))
         for path in deletes:
             _delete(self.state, path)
         r = {"receipt": f"r{len(self.receipts) + 1}", "tool": tool, "op": op,
-             "paths": sorted([*changes, *deletes]), **detail}
+             "paths": sorted([*changes, *deletes]), "actor": self.actor, **detail}
         if receipt:
             self.receipts.append(r)
         return r
@@ -257,8 +274,9 @@ class World(ABC):
                          "task": self.task_id, "seed": self.seed,
                          "recipe": recipe_text(self.recipe), "problem": problem},
             "recipe": dict(self.recipe),
-            "initial": copy.deepcopy(self.initial), "final": copy.deepcopy(self.state),
-            "changed": changed_leaves(self.initial, self.state),
+            "initial": self.view(self.initial), "final": self.view(),
+            "changed": changed_leaves(self.view(self.initial), self.view()),
+            "session": {"actor": self.actor},
             "receipts": copy.deepcopy(self.receipts), "log": copy.deepcopy(self.log),
             "answer": {"given": self.submitted is not None, "value": self.answer},
             **self.extra_evidence(),
