@@ -186,7 +186,9 @@ def test_an_audit_target_resolves_and_an_unknown_one_lists_the_targets() -> None
     with pytest.raises(UnknownNameError, match=r"^unknown audit target 'nope'; known: bfcl$"):
         AUDIT_TARGETS.get("nope")
     row = _builtin_row("nope", 1)
-    assert row["status"] != "probed" and "(comtrade, bfcl)" in row["reason"]
+    assert row["status"] != "probed" and row["reason"] == (
+        "no built-in target 'nope' (comtrade, researchops, permission, transaction, "
+        "clarification, bfcl)")
 
 
 def test_a_plugin_audit_target_is_audited_by_name(monkeypatch: pytest.MonkeyPatch,
