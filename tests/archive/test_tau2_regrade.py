@@ -63,7 +63,7 @@ def test_an_unknown_tool_is_an_invalid_replay_not_a_fail(tmp_path: Path) -> None
     assert "teleport_passenger" in out["not_regraded"][0]["problem"]
 
 
-def test_cli_regrades_a_file_and_says_when_a_domain_is_not_replayed(tmp_path: Path) -> None:
+def test_cli_regrades_a_file_of_either_kind(tmp_path: Path) -> None:
     path, _ = _few(tmp_path, (3,))
     runner = CliRunner()
     res = runner.invoke(archive_app, ["regrade", str(path), "--out", str(tmp_path / "o")])
@@ -72,7 +72,7 @@ def test_cli_regrades_a_file_and_says_when_a_domain_is_not_replayed(tmp_path: Pa
     assert doc["regrade"]["regraded"] == 1 and doc["inputs"][0]["name"] == "few.json"
     res = runner.invoke(archive_app, ["regrade", str(shared(GPT_TELECOM)), "--out",
                                       str(tmp_path / "t")])
-    assert res.exit_code == 0 and "not re-graded" in res.output
+    assert res.exit_code == 0 and "re-graded 40 of 40 simulations: n01 0, n10 0" in res.output
 
 
 def test_arguments_that_are_not_an_object_are_a_named_problem(tmp_path: Path) -> None:
@@ -96,3 +96,52 @@ def test_an_nl_assertion_basis_is_not_regradable_without_a_judge(tmp_path: Path)
     assert out["regraded"] == 0
     assert out["problems"] == {"not re-gradable without a judge": 1}
     assert out["not_regraded"][0]["recomputed"] is None
+
+
+def _with_task(tmp: Path, name: str, edit: Any) -> dict[str, Any]:
+    """Re-grade simulation 6 (task 19, stored 1.0) after editing its task definition."""
+    data = copy.deepcopy(raw(GPT_AIRLINE))
+    sim = data["simulations"][6]
+    (task,) = [t for t in data["tasks"] if t["id"] == sim["task_id"]]
+    edit(task["evaluation_criteria"])
+    data["simulations"] = [sim]
+    return regrade_tau2(load_archive(write(tmp, name, data)))
+
+
+def test_an_action_basis_is_recomputed_from_the_gold_actions(tmp_path: Path) -> None:
+    def add_action(crit: dict[str, Any]) -> None:
+        crit["reward_basis"] = ["DB", "COMMUNICATE", "ACTION"]
+    out = _with_task(tmp_path, "action.json", add_action)
+    # every gold action of task 19 was called with its arguments (stored action_match true)
+    assert out["reproduced"] == 1 and out["rows"][0]["components"] == {
+        "DB": True, "COMMUNICATE": True, "ACTION": True}
+
+    def unmatched(crit: dict[str, Any]) -> None:
+        add_action(crit)
+        crit["actions"].append({"action_id": "x", "requestor": "assistant",
+                                "name": "get_user_details", "arguments": {"user_id": "nobody"}})
+    out = _with_task(tmp_path, "unmatched.json", unmatched)
+    (row,) = out["changed"]  # a read leaves the database as it was: only ACTION fails
+    assert row["components"] == {"DB": True, "COMMUNICATE": True, "ACTION": False}
+    assert row["changed_by"] == ["ACTION"] and out["transitions"]["n10"] == 1
+
+
+def test_an_env_assertion_the_domain_lacks_is_a_named_problem(tmp_path: Path) -> None:
+    def assertion(crit: dict[str, Any]) -> None:
+        crit["reward_basis"] = ["DB", "ENV_ASSERTION"]
+        crit["env_assertions"] = [{"env_type": "assistant", "func_name": "assert_nothing",
+                                   "arguments": {}, "assert_value": True}]
+    out = _with_task(tmp_path, "env.json", assertion)
+    assert out["regraded"] == 0 and out["problems"] == {"invalid replay": 1}
+    assert "'assert_nothing' is not a function" in out["not_regraded"][0]["problem"]
+
+
+def test_initialization_data_is_named_not_regraded(tmp_path: Path) -> None:
+    data = copy.deepcopy(raw(GPT_AIRLINE))
+    sim = data["simulations"][6]
+    (task,) = [t for t in data["tasks"] if t["id"] == sim["task_id"]]
+    task["initial_state"] = {"initialization_data": {"agent_data": {"users": {}}}}
+    data["simulations"] = [sim]
+    out = regrade_tau2(load_archive(write(tmp_path, "init.json", data)))
+    assert out["problems"] == {"not re-graded": 1}
+    assert "initialization_data" in out["not_regraded"][0]["problem"]
