@@ -69,12 +69,14 @@ def leaderboard_cmd(
         typer.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
         return
     table = Table(title=f"tau2 leaderboard: {doc['submissions']} results file(s)")
-    for col in ("domain", "submission", "reported", "recomputed", "where doing nothing fails",
-                "cost"):
+    cols = (("domain", "submission", "reported", "recomputed (stored)")
+            + (("re-graded",) if regrade else ()) + ("where doing nothing fails", "cost"))
+    for col in cols:
         table.add_column(col)
     for domain, view in doc["domains"].items():
         for r in view["rows"]:
             table.add_row(domain, r["submission"], _f(r["reported"]), _f(r["recomputed"]),
+                          *((_f(r["regraded"]),) if regrade else ()),
                           _f(r["where_doing_nothing_fails"]),
                           "unpriced" if r["cost_unpriced"] else _f(
                               r["agent_cost_per_simulation"]))
