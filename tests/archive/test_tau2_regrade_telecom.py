@@ -55,6 +55,7 @@ def test_the_whole_file_replays_and_reproduces_every_stored_reward() -> None:
     gold = sum(len(s["reward_info"]["action_checks"]) for s in data["simulations"])
     assert gold == 162
     assert (out["action_checks"]["compared"], out["action_checks"]["disagree"]) == (162, 0)
+    assert out["component_checks"] == {"compared": 28 + 12 * 2, "agree": 52}
 
 
 def test_a_user_call_left_out_fails_the_env_assertion(tmp_path: Path) -> None:

@@ -160,11 +160,15 @@ def regrade_tau2(archive: Archive) -> dict[str, Any]:
     old = {(ep.task, ep.model, ep.scaffold, ep.trial): r["stored"] == 1.0 for ep, r in done}
     new = {(ep.task, ep.model, ep.scaffold, ep.trial): r["recomputed"] == 1.0 for ep, r in done}
     changed = [r for _, r in done if r["recomputed"] != r["stored"]]
+    pairs = [(v, _stored_ok(ep, c)) for ep, r in done for c, v in (r.get("components") or {})
+             .items()]
     return {"applicable": True, "domain": domain, "components": list(REGRADED[domain]),
             "simulations": len(rows), "regraded": len(new),
             "reproduced": len(done) - len(changed), "transitions": transitions(old, new),
             "changed_by": dict(Counter(c for r in changed for c in r["changed_by"])),
             "problems": dict(Counter(r["problem"].split(":")[0] for r in rows if r["problem"])),
+            "component_checks": {"compared": len(pairs),
+                                 "agree": sum(v == stored for v, stored in pairs)},
             "action_checks": _action_checks(eps),
             "rows": rows[:MAX_LISTED], "changed": changed[:MAX_LISTED],
             "not_regraded": [r for r in rows if r["problem"]][:MAX_LISTED]}

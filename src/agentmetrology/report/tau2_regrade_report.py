@@ -32,7 +32,9 @@ def render_tau2_regrade(doc: dict[str, Any], precision: int = 3) -> str:
         if r["not_regraded"]:
             d.table(["episode", "why not re-graded"],
                     [[code(c["episode_id"]), c["problem"]] for c in r["not_regraded"]])
-        a = r["action_checks"]
+        k, a = r["component_checks"], r["action_checks"]
+        d.p(f"Recomputed components against the stored `reward_breakdown`: {k['agree']} of "
+            f"{k['compared']} agree.")
         d.p(f"Stored per-action checks against the replay (whatever the basis): "
             f"{a['agree']} of {a['compared']} gold actions agree, {a['disagree']} disagree.")
         if a["disagreements"]:
