@@ -4,7 +4,7 @@ Counts are derived by hand from the files themselves (their README states the pa
 terminations): gpt-4.1 airline 10 of 20 pass, every basis DB + COMMUNICATE, all end by
 user_stop; qwen2.5:7b airline 9 of 50 pass, 9 agent_error + 1 too_many_errors (reward 0 by the
 runner's rule, kept); gpt-4.1 telecom 18 of 40 pass (its whole-file replay is pinned in
-test_tau2_regrade_telecom). The airline replays take about 0.5 s a simulation.
+test_tau2_regrade_telecom). The airline replays take 0.5 to 1 s a simulation.
 """
 
 from __future__ import annotations
