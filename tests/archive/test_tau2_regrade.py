@@ -145,3 +145,23 @@ def test_initialization_data_is_named_not_regraded(tmp_path: Path) -> None:
     out = regrade_tau2(load_archive(write(tmp_path, "init.json", data)))
     assert out["problems"] == {"not re-graded": 1}
     assert "initialization_data" in out["not_regraded"][0]["problem"]
+
+
+@pytest.mark.parametrize("edit", [
+    lambda t: t.update(initial_state="reset everything"),
+    lambda t: t["evaluation_criteria"].update(actions=["cancel_reservation"]),
+    lambda t: t["evaluation_criteria"]["actions"][0].update(arguments=["NOSUCH"]),
+    lambda t: t["evaluation_criteria"]["actions"][0].update(compare_args="reservation_id"),
+    lambda t: t["evaluation_criteria"].update(env_assertions=[{"func_name": 7}]),
+    lambda t: t["evaluation_criteria"].update(communicate_info="1628"),
+    lambda t: t["evaluation_criteria"].update(reward_basis="DB"),
+])
+def test_a_hostile_task_definition_is_named_never_replayed(tmp_path: Path, edit: Any) -> None:
+    data = copy.deepcopy(raw(GPT_AIRLINE))
+    sim = data["simulations"][6]
+    (task,) = [t for t in data["tasks"] if t["id"] == sim["task_id"]]
+    edit(task)
+    data["simulations"] = [sim]
+    out = regrade_tau2(load_archive(write(tmp_path, "hostile-task.json", data)))
+    assert out["regraded"] == 0 and out["problems"] == {"malformed task definition": 1}
+    assert out["action_checks"]["compared"] == 0

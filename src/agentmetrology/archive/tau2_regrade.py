@@ -53,6 +53,30 @@ def _world(kit: Kit, task: dict[str, Any], calls: list[Call], strict: bool) -> W
     return world
 
 
+def _calls_ok(items: Any, name_key: str) -> bool:
+    """Return whether a task's list of calls (actions, assertions) has the shape tau2 gives it."""
+    return items is None or (isinstance(items, list) and all(
+        isinstance(i, dict) and isinstance(i.get(name_key), str)
+        and isinstance(i.get("arguments") or {}, dict)
+        and isinstance(i.get("requestor", i.get("env_type")) or "", str)
+        and isinstance(i.get("compare_args") or [], list) for i in items))
+
+
+def malformed(task: dict[str, Any]) -> str | None:
+    """Return the part of a task definition whose shape is not tau2's (never replayed), or None."""
+    crit, init = task.get("evaluation_criteria") or {}, task.get("initial_state") or {}
+    if not isinstance(crit, dict) or not isinstance(init, dict):
+        return "evaluation_criteria or initial_state is not an object"
+    checks = {"reward_basis": isinstance(crit.get("reward_basis") or [], list),
+              "actions": _calls_ok(crit.get("actions"), "name"),
+              "env_assertions": _calls_ok(crit.get("env_assertions"), "func_name"),
+              "communicate_info": isinstance(crit.get("communicate_info") or [], list),
+              "initialization_actions": _calls_ok(init.get("initialization_actions"),
+                                                  "func_name")}
+    bad = [k for k, ok in checks.items() if not ok]
+    return ", ".join(bad) + " not of tau2's shape" if bad else None
+
+
 def _unsupported(domain: str, task: dict[str, Any], basis: list[str]) -> str | None:
     """Return why a task cannot be re-graded here, or None."""
     if "NL_ASSERTION" in basis:
@@ -97,11 +121,15 @@ def _components(ep: ArchiveEpisode, kit: Kit, task: dict[str, Any], calls: list[
 
 def _one(ep: ArchiveEpisode, kit: Kit, gold: dict[str, str]) -> dict[str, Any]:
     task = ep.meta["task_definition"]
-    basis = list((task.get("evaluation_criteria") or {}).get("reward_basis") or DEFAULT_BASIS)
+    bad = malformed(task)
+    basis = [] if bad else [str(b) for b in (task.get("evaluation_criteria") or {}).get(
+        "reward_basis") or DEFAULT_BASIS]
     row: dict[str, Any] = {"episode_id": ep.episode_id, "task": ep.task, "basis": basis,
                            "stored": ep.stored_score, "recomputed": None, "problem": None}
     if (ep.meta.get("reward") or {}).get("premature"):
         return {**row, "recomputed": 0.0, "note": "reward 0 by the runner's rule, kept"}
+    if bad:
+        return {**row, "problem": f"malformed task definition: {bad}"}
     why = _unsupported(kit.domain, task, basis)
     if why:
         return {**row, "problem": why}
@@ -122,8 +150,9 @@ def _action_checks(eps: list[ArchiveEpisode]) -> dict[str, Any]:
     """Return stored per-action `action_match` against the replayed match, whatever the basis."""
     agree, disagree = 0, []
     for ep in eps:
-        gold = ((ep.meta.get("task_definition") or {}).get("evaluation_criteria") or {}).get(
-            "actions") or []
+        if malformed(ep.meta["task_definition"]):
+            continue
+        gold = (ep.meta["task_definition"].get("evaluation_criteria") or {}).get("actions") or []
         stored = (ep.meta.get("reward") or {}).get("actions") or []
         if not stored or [s["name"] for s in stored] != [a.get("name") for a in gold]:
             continue  # no checks stored (premature end) or not the task's gold actions

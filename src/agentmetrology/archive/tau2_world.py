@@ -98,7 +98,7 @@ class World:
             getattr(tools, name)(**args)
         except self.kit.tool_error:
             pass  # the requestor saw an error observation; the state is unchanged
-        except (TypeError, ValueError, KeyError, AttributeError) as exc:
+        except (TypeError, ValueError, LookupError, AttributeError) as exc:
             if strict:
                 raise ReplayProblem(f"{name}: argument error ({type(exc).__name__})") from exc
         if self._env is not None:
@@ -115,7 +115,7 @@ class World:
                                 f"tools in {self.kit.domain}")
         try:
             return getattr(tools, name)(**args)
-        except (self.kit.tool_error, TypeError, ValueError, KeyError) as exc:
+        except (self.kit.tool_error, TypeError, ValueError, LookupError, AttributeError) as exc:
             raise ReplayProblem(f"assertion {name!r} cannot run ({type(exc).__name__})") from exc
 
     def db_hash(self) -> str:
