@@ -72,7 +72,8 @@ def test_cli_regrades_a_file_of_either_kind(tmp_path: Path) -> None:
     assert doc["regrade"]["regraded"] == 1 and doc["inputs"][0]["name"] == "few.json"
     res = runner.invoke(archive_app, ["regrade", str(shared(GPT_TELECOM)), "--out",
                                       str(tmp_path / "t")])
-    assert res.exit_code == 0 and "re-graded 40 of 40 simulations: n01 0, n10 0" in res.output
+    assert res.exit_code == 0 and ("re-graded 40 of 40 simulations, 40 reproduce the stored "
+                                   "reward; n01 0, n10 0; wrote") in res.output
 
 
 def test_arguments_that_are_not_an_object_are_a_named_problem(tmp_path: Path) -> None:

@@ -12,9 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 from agentmetrology.archive import load_archive
 from agentmetrology.archive.tau2_regrade import regrade_doc, regrade_tau2
+from agentmetrology.cli.archive_cmd import archive_app
 from agentmetrology.report.tau2_regrade_report import render_tau2_regrade
 from archive.tau2_files import GPT_TELECOM, raw, shared, write
 
@@ -76,6 +78,27 @@ def test_the_report_names_the_transition_and_its_component(tmp_path: Path) -> No
     md = render_tau2_regrade(doc)
     assert "1 of 1 simulations re-graded" in md and "n10 (pass to fail) 1" in md
     assert "| 1.000 | 0.000 | `{'ENV_ASSERTION': False}` | ENV_ASSERTION |" in md
+    data["simulations"].append(copy.deepcopy(data["simulations"][0]))
+    data["simulations"][1]["trial"] = 1
+    for sim in data["simulations"]:
+        sim["messages"][0]["tool_calls"] = [{"id": "x", "name": "fly", "arguments": {},
+                                             "requestor": "user"}]
+    res = CliRunner().invoke(archive_app, ["regrade", str(write(tmp_path, "c.json", data)),
+                                           "--out", str(tmp_path / "o")])
+    assert res.exit_code == 0, res.output
+    assert "re-graded 0 of 2 simulations, 0 reproduce the stored reward" in res.output
+    assert "not re-graded: invalid replay 2" in res.output
+
+
+def test_the_cli_names_the_component_of_a_transition(tmp_path: Path) -> None:
+    data = copy.deepcopy(raw(GPT_TELECOM))
+    data["simulations"] = data["simulations"][:1]
+    _drop_calls(data["simulations"][0], "toggle_data_saver_mode")
+    res = CliRunner().invoke(archive_app, ["regrade", str(write(tmp_path, "c.json", data)),
+                                           "--out", str(tmp_path / "o")])
+    assert res.exit_code == 0, res.output
+    assert ("re-graded 1 of 1 simulations, 0 reproduce the stored reward; n01 0, n10 1 "
+            "(changed by ENV_ASSERTION 1); wrote") in res.output
 
 
 def test_a_gold_action_never_called_fails_the_action_component(tmp_path: Path) -> None:

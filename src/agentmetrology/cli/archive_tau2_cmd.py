@@ -106,5 +106,10 @@ def regrade_file(src: Path, out: Path, as_json: bool) -> None:
         typer.echo(f"not re-graded: {r['reason']}")
     else:
         t = r["transitions"]
-        typer.echo(f"re-graded {r['regraded']} of {r['simulations']} simulations: "
-                   f"n01 {t['n01']}, n10 {t['n10']}; wrote {out_dir / 'regrade.json'}")
+        by = ", ".join(f"{k} {v}" for k, v in sorted(r["changed_by"].items()))
+        why = ", ".join(f"{k} {v}" for k, v in sorted(r["problems"].items()))
+        typer.echo(f"re-graded {r['regraded']} of {r['simulations']} simulations, "
+                   f"{r['reproduced']} reproduce the stored reward; n01 {t['n01']}, n10 "
+                   f"{t['n10']}" + (f" (changed by {by})" if by else "")
+                   + (f"; not re-graded: {why}" if why else "")
+                   + f"; wrote {out_dir / 'regrade.json'}")
