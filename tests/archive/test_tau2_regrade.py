@@ -166,3 +166,32 @@ def test_a_hostile_task_definition_is_named_never_replayed(tmp_path: Path, edit:
     out = regrade_tau2(load_archive(write(tmp_path, "hostile-task.json", data)))
     assert out["regraded"] == 0 and out["problems"] == {"malformed task definition": 1}
     assert out["action_checks"]["compared"] == 0
+
+
+def _retail_sim(task: dict[str, Any], calls: bool, text: str, reward: float) -> dict[str, Any]:
+    gold = task["evaluation_criteria"]["actions"] if calls else []
+    return {"id": f"retail-{task['id']}", "task_id": task["id"], "trial": 0,
+            "termination_reason": "user_stop", "agent_cost": 0.01, "user_cost": 0.01,
+            "messages": [{"role": "assistant", "content": text, "tool_calls": [
+                {"id": f"c{i}", "name": a["name"], "arguments": a["arguments"],
+                 "requestor": "assistant"} for i, a in enumerate(gold)] or None}],
+            "reward_info": {"reward": reward, "reward_basis": ["DB", "COMMUNICATE"],
+                            "reward_breakdown": {"DB": reward, "COMMUNICATE": 1.0}}}
+
+
+def test_retail_replays_on_the_shipped_retail_database(tmp_path: Path) -> None:
+    from agentmetrology.archive.importers.tau2_domain import load_domain
+    shipped = load_domain("retail")
+    assert shipped is not None
+    two, five = copy.deepcopy(shipped.tasks["2"]), copy.deepcopy(shipped.tasks["5"])
+    assert two["evaluation_criteria"]["communicate_info"] == ["10"]
+    data = copy.deepcopy(raw(GPT_AIRLINE))
+    data["info"]["environment_info"]["domain_name"] = "retail"
+    data["tasks"] = [two, five]
+    # task 2 done as the gold actions do it and "10" said; task 5 (a return) never done
+    data["simulations"] = [_retail_sim(two, True, "You will get 10 items back.", 1.0),
+                           _retail_sim(five, False, "Goodbye.", 0.0)]
+    out = regrade_tau2(load_archive(write(tmp_path, "retail.json", data)))
+    assert out["domain"] == "retail" and (out["regraded"], out["reproduced"]) == (2, 2)
+    assert [r["components"] for r in out["rows"]] == [
+        {"DB": True, "COMMUNICATE": True}, {"DB": False, "COMMUNICATE": True}]
