@@ -195,3 +195,15 @@ def test_retail_replays_on_the_shipped_retail_database(tmp_path: Path) -> None:
     assert out["domain"] == "retail" and (out["regraded"], out["reproduced"]) == (2, 2)
     assert [r["components"] for r in out["rows"]] == [
         {"DB": True, "COMMUNICATE": True}, {"DB": False, "COMMUNICATE": True}]
+
+
+def test_an_argument_the_tool_does_not_accept_is_an_invalid_replay(tmp_path: Path) -> None:
+    data = copy.deepcopy(raw(GPT_AIRLINE))
+    sim = data["simulations"][6]
+    call = _calls(sim, "cancel_reservation")[0]
+    call["arguments"] = {"reservation": call["arguments"]["reservation_id"]}  # misnamed
+    data["simulations"] = [sim]
+    out = regrade_tau2(load_archive(write(tmp_path, "argerror.json", data)))
+    assert out["regraded"] == 0 and out["problems"] == {"invalid replay": 1}
+    assert out["not_regraded"][0]["problem"] == (
+        "invalid replay: cancel_reservation: argument error (TypeError)")
