@@ -207,3 +207,20 @@ def test_an_argument_the_tool_does_not_accept_is_an_invalid_replay(tmp_path: Pat
     assert out["regraded"] == 0 and out["problems"] == {"invalid replay": 1}
     assert out["not_regraded"][0]["problem"] == (
         "invalid replay: cancel_reservation: argument error (TypeError)")
+
+
+def test_ungraded_simulations_are_listed_never_replayed(tmp_path: Path) -> None:
+    from agentmetrology.archive.tau2_leaderboard import leaderboard
+    data = copy.deepcopy(raw(GPT_AIRLINE))
+    data["simulations"] = [data["simulations"][i] for i in (3, 4, 6)]  # stored 1, 0, 1
+    data["simulations"][0]["termination_reason"] = "infrastructure_error"  # reward kept: 1
+    data["simulations"][1]["reward_info"] = None
+    path = write(tmp_path, "ungraded.json", data)
+    out = regrade_tau2(load_archive(path))
+    assert (out["simulations"], out["regraded"], out["reproduced"]) == (3, 1, 1)
+    assert out["problems"] == {"ungraded": 2}
+    assert [r["problem"].split(" (")[0] for r in out["not_regraded"]] == [
+        "ungraded: infra_error", "ungraded: grader_never_ran"]
+    # the re-graded pass^1 counts them as the stored one does: 1 pass of 20 planned
+    (row,) = leaderboard([path], regrade=True)["domains"]["airline"]["rows"]
+    assert row["regraded"] == row["recomputed"] == 1 / 20

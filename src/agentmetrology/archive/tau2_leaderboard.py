@@ -64,10 +64,12 @@ def _regraded(archive: Archive) -> dict[str, Any]:
     planned = len(archive.episodes)
     if not r["applicable"]:
         return {"regraded": None, "regrade_note": r["reason"]}
-    missing = r["simulations"] - r["regraded"]
+    # ungraded simulations count as the stored pass^1 counts them (no pass, in the planned)
+    why = {k: v for k, v in r["problems"].items() if k != "ungraded"}
+    missing = sum(why.values())
     if missing or not planned:
         return {"regraded": None, "regrade_note": f"{missing} of {r['simulations']} "
-                f"simulations not re-gradable ({', '.join(sorted(r['problems']))})"}
+                f"simulations not re-gradable ({', '.join(sorted(why))})"}
     t = r["transitions"]
     return {"regraded": (t["n01"] + t["n11"]) / planned,
             "regrade_note": f"{r['reproduced']} of {r['regraded']} stored rewards reproduced"}

@@ -120,12 +120,16 @@ def _components(ep: ArchiveEpisode, kit: Kit, task: dict[str, Any], calls: list[
 
 
 def _one(ep: ArchiveEpisode, kit: Kit, gold: dict[str, str]) -> dict[str, Any]:
-    task = ep.meta["task_definition"]
+    task = ep.meta.get("task_definition") or {}
     bad = malformed(task)
     basis = [] if bad else [str(b) for b in (task.get("evaluation_criteria") or {}).get(
         "reward_basis") or DEFAULT_BASIS]
     row: dict[str, Any] = {"episode_id": ep.episode_id, "task": ep.task, "basis": basis,
                            "stored": ep.stored_score, "recomputed": None, "problem": None}
+    if ep.grade is None:  # ungraded by the audit (harness failure, no reward): never re-graded
+        return {**row, "problem": f"ungraded: {ep.reason} ({ep.reason_detail})"}
+    if not task:
+        return {**row, "problem": "not re-graded: no task definition for the task"}
     if (ep.meta.get("reward") or {}).get("premature"):
         return {**row, "recomputed": 0.0, "note": "reward 0 by the runner's rule, kept"}
     if bad:
@@ -150,9 +154,10 @@ def _action_checks(eps: list[ArchiveEpisode]) -> dict[str, Any]:
     """Return stored per-action `action_match` against the replayed match, whatever the basis."""
     agree, disagree = 0, []
     for ep in eps:
-        if malformed(ep.meta["task_definition"]):
+        task = ep.meta.get("task_definition") or {}
+        if not task or malformed(task):
             continue
-        gold = (ep.meta["task_definition"].get("evaluation_criteria") or {}).get("actions") or []
+        gold = (task.get("evaluation_criteria") or {}).get("actions") or []
         stored = (ep.meta.get("reward") or {}).get("actions") or []
         if not stored or [s["name"] for s in stored] != [a.get("name") for a in gold]:
             continue  # no checks stored (premature end) or not the task's gold actions
@@ -182,8 +187,8 @@ def regrade_tau2(archive: Archive) -> dict[str, Any]:
     except ImportError:
         return {"applicable": False, "reason": "needs the `inspect` extra (inspect-evals)"}
     gold: dict[str, str] = {}
-    eps = [ep for ep in archive.episodes if ep.meta.get("task_definition")
-           and not ep.meta.get("never_ran") and ep.stored_score is not None]
+    eps = [ep for ep in archive.episodes
+           if ep.reason != "never_ran" and not ep.meta.get("never_ran")]  # simulations present
     rows = [_one(ep, kit, gold) for ep in eps]
     done = [(ep, r) for ep, r in zip(eps, rows, strict=True) if r["recomputed"] is not None]
     old = {(ep.task, ep.model, ep.scaffold, ep.trial): r["stored"] == 1.0 for ep, r in done}
