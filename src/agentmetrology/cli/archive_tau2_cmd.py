@@ -51,8 +51,9 @@ def leaderboard_cmd(
                                        help="Pass rates closer than this are a tie.")
                    ] = TIE_TOLERANCE,
     regrade: Annotated[bool, typer.Option(
-        "--regrade", help="Also re-grade every simulation (airline, retail; about a second "
-                          "each) and show its pass^1 beside the reported and stored.")] = False,
+        "--regrade", help="Also re-grade every simulation (airline, retail, telecom; up "
+                          "to a second each) and show its pass^1 beside the reported and "
+                          "stored.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the JSON instead of a "
                                                          "summary.")] = False,
 ) -> None:
