@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 
@@ -89,8 +90,24 @@ def test_regraded_pass_1_beside_the_stored(tmp_path: Path) -> None:
     data = raw(GPT_AIRLINE)
     few = {**data, "simulations": [data["simulations"][i] for i in (2, 3, 4)]}
     path = write(tmp_path, "few-airline.json", few)
-    (row,) = leaderboard([path], regrade=True)["domains"]["airline"]["rows"]
+    view = leaderboard([path], regrade=True)["domains"]["airline"]
+    (row,) = view["rows"]
     by_hand = sum(s["reward_info"]["reward"] for s in few["simulations"]) / 20  # 2 of 20
     assert row["recomputed"] == row["regraded"] == by_hand == 0.1
+    assert row["regrade_note"] == "3 of 3 stored rewards reproduced"
+    assert ("recomputed", "regraded") in {(c["first"], c["second"]) for c in view["comparisons"]}
     (plain,) = leaderboard([path])["domains"]["airline"]["rows"]
-    assert plain["regraded"] is None
+    assert plain["regraded"] is None and "regraded" not in plain["ranks"]
+
+
+def test_a_simulation_not_regradable_leaves_no_regraded_pass_1(tmp_path: Path) -> None:
+    pytest.importorskip("inspect_evals", reason="needs the `inspect` extra (inspect-evals)")
+    data = copy.deepcopy(raw(GPT_AIRLINE))
+    few = {**data, "simulations": [data["simulations"][i] for i in (2, 3)]}
+    (task,) = [t for t in few["tasks"] if t["id"] == few["simulations"][1]["task_id"]]
+    task["evaluation_criteria"]["reward_basis"] = ["DB", "NL_ASSERTION"]
+    path = write(tmp_path, "nl-airline.json", few)
+    (row,) = leaderboard([path], regrade=True)["domains"]["airline"]["rows"]
+    assert row["regraded"] is None  # never a 0 counted for the simulation a judge must grade
+    assert row["regrade_note"] == ("1 of 2 simulations not re-gradable (not re-gradable "
+                                   "without a judge)")

@@ -57,14 +57,22 @@ def _is_results(path: Path) -> bool:
     return (head[:1] == b"[" and b'"task_id"' in head) or looks_like_tau2_head(head)
 
 
-def _regraded(archive: Archive) -> float | None:
-    """Return pass^1 over planned episodes after re-grading (None when not re-graded)."""
+def _regraded(archive: Archive) -> dict[str, Any]:
+    """Return pass^1 over planned episodes after re-grading, or None with why: a simulation
+    that could not be re-graded is never counted as a fail (nor a pass)."""
     r = regrade_tau2(archive)
     planned = len(archive.episodes)
-    if not r["applicable"] or not planned:
-        return None
+    if not r["applicable"]:
+        return {"regraded": None, "regrade_note": r["reason"]}
+    # ungraded simulations count as the stored pass^1 counts them (no pass, in the planned)
+    why = {k: v for k, v in r["problems"].items() if k != "ungraded"}
+    missing = sum(why.values())
+    if missing or not planned:
+        return {"regraded": None, "regrade_note": f"{missing} of {r['simulations']} "
+                f"simulations not re-gradable ({', '.join(sorted(why))})"}
     t = r["transitions"]
-    return (t["n01"] + t["n11"]) / planned
+    return {"regraded": (t["n01"] + t["n11"]) / planned,
+            "regrade_note": f"{r['reproduced']} of {r['regraded']} stored rewards reproduced"}
 
 
 def _row(path: Path, evaluator: Evaluator | None,
@@ -84,7 +92,7 @@ def _row(path: Path, evaluator: Evaluator | None,
         "graded_fraction": n["graded"] / n["planned"] if n["planned"] else None,
         "reported": first["reported"] if first else None,
         "recomputed": t["pass_1"]["planned"], "bounds": t["bounds"],
-        "regraded": _regraded(archive) if regrade else None,
+        **(_regraded(archive) if regrade else {"regraded": None, "regrade_note": None}),
         "reported_finding": bool(rep.get("findings")),
         "do_nothing_share": (dn["passable"]["tasks"] / dn["tasks"]
                              if dn.get("applicable") and dn["tasks"] else None),
@@ -104,12 +112,13 @@ def _ranks(rows: list[dict[str, Any]], key: str) -> dict[str, int]:
     return {r["id"]: i + 1 for i, r in enumerate(ordered)}
 
 
-def _domain_view(rows: list[dict[str, Any]], tol: float) -> dict[str, Any]:
-    ranks = {m: _ranks(rows, m) for m in MEASURES}
+def _domain_view(rows: list[dict[str, Any]], tol: float, regrade: bool) -> dict[str, Any]:
+    measures = MEASURES + (("regraded",) if regrade else ())
+    ranks = {m: _ranks(rows, m) for m in measures}
     for r in rows:
-        r["ranks"] = {m: ranks[m].get(r["id"]) for m in MEASURES}
+        r["ranks"] = {m: ranks[m].get(r["id"]) for m in measures}
     comparisons = []
-    for first, second in COMPARED:
+    for first, second in COMPARED + ((("recomputed", "regraded"),) if regrade else ()):
         vals = [{r["id"]: r[k] for r in rows if r[k] is not None} for k in (first, second)]
         comparisons.append({"first": first, "second": second,
                             **rank_reversals(vals[0], vals[1], tol)})
@@ -135,6 +144,6 @@ def leaderboard(paths: list[Path], evaluator: Evaluator | None = None,
     doc = {"schema": SCHEMA, "package": {"name": "agentmetrology", "version": __version__},
            "tie_tolerance": tol, "inputs": inputs, "submissions": len(rows),
            "regraded": regrade,
-           "domains": {d: _domain_view(rs, tol) for d, rs in sorted(by_domain.items())}}
+           "domains": {d: _domain_view(rs, tol, regrade) for d, rs in sorted(by_domain.items())}}
     plain: dict[str, Any] = to_plain(doc)
     return plain

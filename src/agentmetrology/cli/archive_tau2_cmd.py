@@ -51,8 +51,9 @@ def leaderboard_cmd(
                                        help="Pass rates closer than this are a tie.")
                    ] = TIE_TOLERANCE,
     regrade: Annotated[bool, typer.Option(
-        "--regrade", help="Also re-grade every simulation (airline, retail; about a second "
-                          "each) and show its pass^1 beside the reported and stored.")] = False,
+        "--regrade", help="Also re-grade every simulation (airline, retail, telecom; up "
+                          "to a second each) and show its pass^1 beside the reported and "
+                          "stored.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the JSON instead of a "
                                                          "summary.")] = False,
 ) -> None:
@@ -69,12 +70,14 @@ def leaderboard_cmd(
         typer.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
         return
     table = Table(title=f"tau2 leaderboard: {doc['submissions']} results file(s)")
-    for col in ("domain", "submission", "reported", "recomputed", "where doing nothing fails",
-                "cost"):
+    cols = (("domain", "submission", "reported", "recomputed (stored)")
+            + (("re-graded",) if regrade else ()) + ("where doing nothing fails", "cost"))
+    for col in cols:
         table.add_column(col)
     for domain, view in doc["domains"].items():
         for r in view["rows"]:
             table.add_row(domain, r["submission"], _f(r["reported"]), _f(r["recomputed"]),
+                          *((_f(r["regraded"]),) if regrade else ()),
                           _f(r["where_doing_nothing_fails"]),
                           "unpriced" if r["cost_unpriced"] else _f(
                               r["agent_cost_per_simulation"]))
@@ -104,5 +107,10 @@ def regrade_file(src: Path, out: Path, as_json: bool) -> None:
         typer.echo(f"not re-graded: {r['reason']}")
     else:
         t = r["transitions"]
-        typer.echo(f"re-graded {r['regraded']} of {r['simulations']} simulations: "
-                   f"n01 {t['n01']}, n10 {t['n10']}; wrote {out_dir / 'regrade.json'}")
+        by = ", ".join(f"{k} {v}" for k, v in sorted(r["changed_by"].items()))
+        why = ", ".join(f"{k} {v}" for k, v in sorted(r["problems"].items()))
+        typer.echo(f"re-graded {r['regraded']} of {r['simulations']} simulations, "
+                   f"{r['reproduced']} reproduce the stored reward; n01 {t['n01']}, n10 "
+                   f"{t['n10']}" + (f" (changed by {by})" if by else "")
+                   + (f"; not re-graded: {why}" if why else "")
+                   + f"; wrote {out_dir / 'regrade.json'}")

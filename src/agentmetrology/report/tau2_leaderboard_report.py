@@ -14,7 +14,8 @@ from agentmetrology.report.blocks import Doc, code, to_html, to_markdown
 from agentmetrology.report.numberguard import NumberGuard
 
 _MEASURE = {"reported": "reported pass^1", "recomputed": "recomputed pass^1",
-            "where_doing_nothing_fails": "pass rate where doing nothing fails"}
+            "where_doing_nothing_fails": "pass rate where doing nothing fails",
+            "regraded": "re-graded pass^1"}
 
 
 def scatter_svg(points: list[tuple[str, float, float]], title: str, size: int = 360) -> str:
@@ -48,7 +49,8 @@ def _domain(d: Doc, name: str, view: dict[str, Any]) -> None:
     g = d.g
     d.h(f"Domain {code(name)}")
     rows = sorted(view["rows"], key=lambda r: (r["ranks"]["recomputed"] or 1 << 30, r["id"]))
-    d.table(["submission", "model", "reported", "recomputed", "re-graded", "graded", "bounds",
+    d.table(["submission", "model", "reported", "recomputed (stored)", "re-graded", "graded",
+             "bounds",
              "do-nothing share", "passes on do-nothing tasks", "where doing nothing fails",
              "agent cost / simulation", "ranks (rep / rec / dn-fail)"],
             [[code(r["submission"]), code(r["model"]), r["reported"], r["recomputed"],
@@ -62,8 +64,13 @@ def _domain(d: Doc, name: str, view: dict[str, Any]) -> None:
               " / ".join("-" if r["ranks"][m] is None else str(r["ranks"][m])
                          for m in ("reported", "recomputed", "where_doing_nothing_fails"))]
              for r in rows], "One row per submission; ranks are 1 for the highest value; "
-            "re-graded: pass^1 after replaying the simulations (n/a: not asked or not "
-            "re-gradable)")
+            "recomputed (stored): pass^1 from the stored rewards; re-graded: pass^1 after "
+            "replaying the simulations (n/a: not asked or not re-gradable, see below)")
+    notes = [f"{code(r['submission'])}: {r['regrade_note']}" for r in rows
+             if r.get("regrade_note")]
+    if notes:
+        d.p("Re-grade (replaying each simulation with inspect-evals' tau2 checks): "
+            + "; ".join(notes) + ".")
     flagged = [code(r["submission"]) for r in rows if r["all_passes_do_nothing_passable"]]
     if flagged:
         d.p("**Every pass falls on a task a do-nothing agent also passes:** "
