@@ -33,11 +33,13 @@ from agentmetrology.store.ledger_records import (  # the ledger's records, impor
     LedgerError,
     RecordedDigests,
     Sealing,
+    billed_row,
     binding_environment,
     check_attempt,
     key_text,
     missing_objects,
     now,
+    row_dicts,
 )
 from agentmetrology.store.ledger_records import administration_of as _administration
 from agentmetrology.store.ledger_records import key_values as _key_values
@@ -286,8 +288,7 @@ class Ledger:
     def record_billable(self, attempt_id: int, attempt: BillableAttempt) -> bool:
         """Record one provider request of a store attempt; return False if already recorded.
 
-        Allowed whatever the attempt's status: money spent is a fact even for an attempt that
-        no longer runs.
+        Allowed whatever the attempt's status: money spent is a fact even for one that stopped.
         """
         return self._insert_billed("billable_attempts", {"attempt": attempt_id}, attempt)
 
@@ -299,14 +300,8 @@ class Ledger:
 
     def _insert_billed(self, table: str, owner: dict[str, Any],
                        attempt: BillableAttempt) -> bool:
-        """Insert one billed provider request under `owner`'s columns (once: the table's UNIQUE
-        key ignores a repeat), sealed in the chain; return whether it was new."""
-        row = {**owner, "billing_id": attempt.attempt_id, "provider": attempt.provider,
-               "model": attempt.model, "request_id": attempt.request_id,
-               "input_tokens": attempt.input_tokens, "output_tokens": attempt.output_tokens,
-               "cached_tokens": attempt.cached_tokens, "cost": attempt.cost,
-               "latency_s": float(attempt.latency_s), "outcome": attempt.outcome,
-               "recorded_at": now()}
+        """Insert one billed request under `owner`'s columns, once, sealed; return if new."""
+        row = billed_row(owner, attempt)
         with self.transaction() as c:
             # `table` and the column names are this module's constants, never user input.
             cur = c.execute(f"INSERT OR IGNORE INTO {table} ({', '.join(row)}) VALUES "
@@ -318,15 +313,13 @@ class Ledger:
     def grader_calls(self) -> list[dict[str, Any]]:
         """Return every recorded grader request, in order."""
         cur = self.conn.execute("SELECT * FROM grader_calls ORDER BY id")
-        cols = [d[0] for d in cur.description]
-        return [dict(zip(cols, r, strict=True)) for r in cur]
+        return row_dicts(cur)
 
     def billable_attempts(self, attempt_id: int) -> list[dict[str, Any]]:
         """Return the provider requests recorded for a store attempt, in order."""
         cur = self.conn.execute("SELECT * FROM billable_attempts WHERE attempt=? ORDER BY id",
                                 (attempt_id,))
-        cols = [d[0] for d in cur.description]
-        return [dict(zip(cols, r, strict=True)) for r in cur]
+        return row_dicts(cur)
 
     def record_episode(self, attempt_id: int, ev: EpisodeEvidence,
                        digests: RecordedDigests) -> None:
@@ -370,8 +363,7 @@ class Ledger:
             "SELECT t.id, t.status, t.backend, t.worker, t.started_at, t.ended_at, t.detail, "
             "t.run FROM attempts t JOIN administrations a ON a.id = t.administration WHERE " +
             " AND ".join(f"a.{c}=?" for c in KEY_COLUMNS) + " ORDER BY t.id", _key_values(key))
-        cols = [d[0] for d in cur.description]
-        return [dict(zip(cols, r, strict=True)) for r in cur]
+        return row_dicts(cur)
 
     def episode(self, key: EpisodeKey) -> dict[str, Any] | None:
         """Return the episode row of a key (with its assessments), or None."""
@@ -385,8 +377,7 @@ class Ledger:
         acur = self.conn.execute("SELECT scorer, scorer_version, status, score, evidence_digest, "
                                  "assessment, assessment_digest FROM assessments "
                                  "WHERE administration=? ORDER BY scorer", (out["administration"],))
-        acols = [d[0] for d in acur.description]
-        out["assessments"] = [dict(zip(acols, r, strict=True)) for r in acur]
+        out["assessments"] = row_dicts(acur)
         for a in out["assessments"]:
             a["assessment"] = decode_json(a["assessment"])
         return out

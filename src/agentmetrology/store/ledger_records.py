@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from agentmetrology.records.episode import EpisodeKey
+from agentmetrology.records.episode import BillableAttempt, EpisodeKey
 from agentmetrology.records.errors import UserError
 from agentmetrology.store.evidence import EpisodeEvidence
 from agentmetrology.store.schema import DEFAULT_ENVIRONMENT
@@ -156,3 +156,19 @@ def check_attempt(c: sqlite3.Connection, attempt_id: int, ev: EpisodeEvidence) -
                 f"{key_text(ev.key)}: scorer {a.scorer} version {a.scorer_version} does not "
                 f"match the sealed version {sealed}")
     return adm_id
+
+
+def billed_row(owner: dict[str, Any], attempt: BillableAttempt) -> dict[str, Any]:
+    """Return the columns of one billed provider request under `owner`'s columns."""
+    return {**owner, "billing_id": attempt.attempt_id, "provider": attempt.provider,
+            "model": attempt.model, "request_id": attempt.request_id,
+            "input_tokens": attempt.input_tokens, "output_tokens": attempt.output_tokens,
+            "cached_tokens": attempt.cached_tokens, "cost": attempt.cost,
+            "latency_s": float(attempt.latency_s), "outcome": attempt.outcome,
+            "recorded_at": now()}
+
+
+def row_dicts(cur: sqlite3.Cursor) -> list[dict[str, Any]]:
+    """Return a cursor's rows as {column: value} dicts, in order."""
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, r, strict=True)) for r in cur]
