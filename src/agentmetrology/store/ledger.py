@@ -312,8 +312,7 @@ class Ledger:
 
     def grader_calls(self) -> list[dict[str, Any]]:
         """Return every recorded grader request, in order."""
-        cur = self.conn.execute("SELECT * FROM grader_calls ORDER BY id")
-        return row_dicts(cur)
+        return row_dicts(self.conn.execute("SELECT * FROM grader_calls ORDER BY id"))
 
     def billable_attempts(self, attempt_id: int) -> list[dict[str, Any]]:
         """Return the provider requests recorded for a store attempt, in order."""
@@ -395,7 +394,7 @@ class Ledger:
 
     def binding(self, key: EpisodeKey) -> tuple[str, str] | None:
         """Return (canonical JSON, digest) of the bindings sealed for a key, or None."""
-        row = self.conn.execute(
-            "SELECT binding, binding_digest FROM administrations WHERE " +
-            " AND ".join(f"{c}=?" for c in KEY_COLUMNS), _key_values(key)).fetchone()
+        where = " AND ".join(f"{c}=?" for c in KEY_COLUMNS)
+        row = self.conn.execute(f"SELECT binding, binding_digest FROM administrations WHERE "
+                                f"{where}", _key_values(key)).fetchone()
         return None if row is None else (row[0], row[1])
