@@ -74,6 +74,14 @@ def render(doc: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+# Options declared once here, so the command's signature stays a list of names.
+SWEEP = typer.Option(None, "--sweep", help="Run the masking sweep with this seed: random, "
+                     "failure-linked and success-linked masking of 0, 9.9, 30.2 and 50 % of the "
+                     "trajectories (needs --agent and --mask).")
+CONDITION = typer.Option(None, "--condition", help="clean (the default), or a recipe such as "
+                         "recipe:level=editor (not with --store).")
+
+
 def assess_cmd(
     env: str = typer.Argument(..., help="Environment with task contracts, e.g. permission."),
     task: str = typer.Option("all", "--task", help="Task id, comma-separated ids, or 'all'."),
@@ -85,17 +93,12 @@ def assess_cmd(
                                                     "--store)."),
     profile: str = typer.Option(None, "--profile", help="Data profile (default: the first; "
                                                         "not with --store)."),
-    condition: str = typer.Option(None, "--condition",
-                                  help="clean (the default), or a recipe such as "
-                                       "recipe:level=editor (not with --store)."),
+    condition: str = CONDITION,
     mask: list[str] = typer.Option([], "--mask",
                                    help="Evidence path to withhold from the evaluator's copy "
                                         "(repeatable), e.g. final.records."),
     json_out: bool = typer.Option(False, "--json", help="Print the assessment as JSON."),
-    sweep_seed: int = typer.Option(None, "--sweep", help="Run the masking sweep with this seed: "
-                                   "random, failure-linked and success-linked masking of 0, "
-                                   "9.9, 30.2 and 50 % of the trajectories (needs --agent and "
-                                   "--mask)."),
+    sweep_seed: int = SWEEP,
     store: Path = typer.Option(None, "--store", help="Assess the recorded episodes of this "
                                                      "evidence store instead (never re-run)."),
     campaign: str = typer.Option(None, "--campaign", help="With --store: only this campaign."),

@@ -214,6 +214,16 @@ def _seed_count(text: str) -> int:
     return len(seeds)
 
 
+# Options declared once here, so the command's signature stays a list of names.
+OUTPUT_BUDGET = typer.Option(
+    BUDGETS_TEXT, "--output-budget",
+    help="Output tokens one model response may hold, comma-separated: the solvability stage "
+         "flags tasks whose answer does not fit.")
+SCORER_TIMEOUT = typer.Option(
+    DEFAULT_TIMEOUT, "--scorer-timeout", min=0.001, max=86400.0,
+    help="Seconds one call of the --scorer may take; a slower call is killed and INVALID.")
+
+
 def audit_cmd(
     target: str = typer.Argument(..., help="A registered environment (agm envs) or bfcl."),
     out: Path = typer.Option(None, "--out", help="Output directory (default out/audit-TARGET)."),
@@ -226,9 +236,7 @@ def audit_cmd(
     category: str = typer.Option("simple_python", "--category",
                                  help="bfcl: category (current or older name, e.g. simple)."),
     limit: int = typer.Option(None, "--limit", min=1, help="bfcl: audit the first N entries."),
-    scorer_timeout: float = typer.Option(
-        DEFAULT_TIMEOUT, "--scorer-timeout", min=0.001, max=86400.0,
-        help="Seconds one call of the --scorer may take; a slower call is killed and INVALID."),
+    scorer_timeout: float = SCORER_TIMEOUT,
     json_out: bool = typer.Option(False, "--json", help="Print the card as JSON."),
     store: Path = typer.Option(None, "--store", help="An evidence store: its recorded "
                                "episodes of TARGET join non-degeneracy, the 2x2 and the spectrum "
@@ -237,10 +245,7 @@ def audit_cmd(
                                     "episodes (repeatable; default all)."),
     campaign: list[str] = typer.Option(None, "--campaign", help="With --store: read only this "
                                        "campaign's episodes (repeatable; default all)."),
-    output_budget: str = typer.Option(
-        BUDGETS_TEXT, "--output-budget",
-        help="Output tokens one model response may hold, comma-separated: the solvability "
-             "stage flags tasks whose answer does not fit."),
+    output_budget: str = OUTPUT_BUDGET,
 ) -> None:
     """Audit a benchmark with zero model calls; writes audit.json, card.json and reports.
 
