@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import logging
 import mimetypes
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from urllib.parse import unquote
 
 from starlette.applications import Starlette
@@ -189,11 +190,13 @@ def _file_routes(ep: _Endpoints, source: Source) -> list[Route]:
 
 def create_app(source: Source, *, hosts: Iterable[str] = LOOPBACK_NAMES,
                secrets: Iterable[str] = (), port: int | None = None,
-               workbench: WorkbenchAuth | None = None) -> ASGIApp:
+               workbench: WorkbenchAuth | None = None,
+               reports: Sequence[Path] = ()) -> ASGIApp:
     """Return the viewer of `source` as an ASGI app (GET only; Host names in `hosts`).
 
     Origin must be the viewer's own (`port`, or the port a request arrived on when None).
-    With `workbench` (a store only) the operator workbench's POSTs are served too.
+    With `workbench` (a store only) the operator workbench's POSTs are served too, and it
+    lists `reports` (report directories) with their qualification against the store.
     """
     ep = _Endpoints(Html(secrets))
     if workbench is not None and source.kind != "store":
@@ -201,7 +204,7 @@ def create_app(source: Source, *, hosts: Iterable[str] = LOOPBACK_NAMES,
     if source.kind == "store":
         routes = _store_routes(ep, source)
         if workbench is not None:
-            routes += workbench_routes(source.root, ep.h, workbench)
+            routes += workbench_routes(source.root, ep.h, workbench, reports)
     elif source.kind == "tau2" and source.archive_file is not None:
         routes = tau2_routes(ep.h, source.archive_file, ep.guarded)
     elif source.kind == "taubench" and source.archive_file is not None:
