@@ -36,6 +36,7 @@ from agentmetrology.view.params import (
     find_text,
     paging,
 )
+from agentmetrology.view.regrade_page import regrade_page
 from agentmetrology.view.report_pages import report_dir_page
 from agentmetrology.view.source import Source
 from agentmetrology.view.store_pages import campaign_page, episodes_page, index_page
@@ -152,11 +153,15 @@ def _store_routes(ep: _Endpoints, source: Source) -> list[Route]:
     def pair(request: Request) -> str:
         return pair_page(h, reader, episode_key(request.query_params))
 
+    def regrade(request: Request) -> str:
+        return regrade_page(h, reader, episode_key(request.query_params))
+
     return [Route("/", ep.guarded(lambda r: index_page(h, reader))),
             Route("/campaign", ep.guarded(campaign)),
             Route("/episodes", ep.guarded(episodes)),
             Route("/episode", ep.guarded(episode)),
-            Route("/pair", ep.guarded(pair))]
+            Route("/pair", ep.guarded(pair)),
+            Route("/regrade", ep.guarded(regrade))]
 
 
 def _file_routes(ep: _Endpoints, source: Source) -> list[Route]:
