@@ -8,6 +8,7 @@ which never ran it: a new Inspect process would cost seconds more)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from pathlib import Path
@@ -148,6 +149,36 @@ def test_a_provider_failure_is_unscored_not_zero(logs: dict[str, EvalLog]) -> No
     assert (gt.scored_samples, gt.unscored_samples) == (0, 1)
     assert "worst" not in gt.metrics and "mean" in gt.metrics
     assert math.isnan(gt.metrics["mean"].value)  # Inspect's own mean: undefined, not 0
+
+
+def test_an_inspect_episode_binds_its_transcript(logs: dict[str, EvalLog]) -> None:
+    from agentmetrology.inspect_ext.solver import TRANSCRIPT_KEY
+    from agentmetrology.records.canonical import sha256_hex
+
+    sample = _sample(logs["L2"])
+    ep, kept = _episode(sample), sample.store[TRANSCRIPT_KEY]
+    doc = kept["document"]
+    assert ep["digests"]["transcript"] == kept["digest"] == sha256_hex(canonical_json(doc))
+    assert doc["messages"] == [sha256_hex(canonical_json(m)) for m in kept["messages"]]
+    assert doc["tools"] == sha256_hex(canonical_json(kept["tools"]))
+    system, task = kept["messages"][:2]
+    assert (system["role"], task["role"]) == ("system", "user")
+    assert system["content"] == sample.messages[0].text and "id" not in system
+    exchanges = doc["exchanges"]
+    turns = ep["meta"]["policy_notes"]["model_turns"]
+    assert [x["request"] for x in exchanges] == list(range(1, turns + 1))
+    assert [a for x in exchanges for a in x["attempts"]] == \
+        [a["attempt_id"] for a in ep["usage"]["attempts"]]
+    calls = [c["function"]["name"] for x in exchanges for c in x["response"]["tool_calls"]]
+    assert calls == [e["name"] for e in ep["events"]
+                     if e["kind"] == "tool_call" and e["actor"] == "agent"]
+    # Each request sent the conversation so far: the next one extends it.
+    for before, after in itertools.pairwise(exchanges):
+        assert after["messages"][:len(before["messages"])] == before["messages"]
+    assert exchanges[0]["response"]["usage"]["prompt_tokens"] == 10  # the mock's usage
+    # A provider failure: the request stays in the transcript, with no response.
+    failed = _sample(logs["raise"]).store[TRANSCRIPT_KEY]["document"]["exchanges"]
+    assert [(x["attempts"], x["response"]) for x in failed] == [([], None)]
 
 
 def test_seeds_make_task_by_seed_samples(batch: dict[str, Path]) -> None:

@@ -210,3 +210,32 @@ def test_search_counts_each_turn_once_and_matches_only_what_is_shown() -> None:
     assert "No turn contains" in html and 'class="match"' not in html
     assert "& exact" not in conversation(Html(), transcript, {}, "& exact")  # escaped
     assert conversation(Html(), transcript, {}, "& exact").count('class="match"') == 1
+
+
+def test_the_regrade_page_shows_old_and_new_verdicts_on_the_same_transcript(
+        llm_store: tuple[Path, list[dict[str, Any]]], monkeypatch: Any) -> None:
+    import dataclasses
+
+    from agentmetrology.view import regrade_page
+
+    root, _ = llm_store
+    _, url = _episode(root)
+    client = TestClient(create_app(detect_source(root)), base_url="http://127.0.0.1")
+    assert "/regrade?" in client.get(url).text  # linked from the episode page
+    page = client.get(url.replace("/episode?", "/regrade?"))
+    assert page.status_code == 200
+    rows = page.text.split('id="regrade"', 1)[1].split("</table>", 1)[0]
+    assert "changed" not in rows and rows.count(">same<") >= 1  # same scorers: same verdicts
+    assert 'id="request-1"' in page.text  # the conversation both verdicts judged
+    real = regrade_page.regrade_episode
+
+    def flipped(*args: Any) -> Any:
+        first, *rest = real(*args)
+        status = "FAIL" if first.status == "PASS" else "PASS"
+        return [dataclasses.replace(first, status=status, scorer_version="9.9.9"), *rest]
+
+    monkeypatch.setattr(regrade_page, "regrade_episode", flipped)
+    rows = client.get(url.replace("/episode?", "/regrade?")).text.split('id="regrade"', 1)[1]
+    assert rows.count("changed") == 1 and "→ 9.9.9" in rows
+    assert client.get("/regrade?campaign=x&target=y&task=z&seed=0&condition=clean&level=L2"
+                      "&repeat=0").status_code == 404

@@ -8,6 +8,7 @@ propose → calibrate → admit → use → withdraw, clicked through the forms.
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from contextlib import closing
@@ -142,6 +143,43 @@ def test_the_cli_refuses_a_workbench_on_a_file_or_off_loopback(tmp_path: Path,
     other.write_text("{}")
     res = agm("view", str(store), "--workbench", "--host", "0.0.0.0", "--port", "0")
     assert res.returncode == 2 and "loopback only" in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_reports_are_listed_with_their_qualification_and_rechecked(store: Path,
+                                                                   tmp_path: Path) -> None:
+    audit = tmp_path / "audit"
+    assert agm("archive", "audit", str(store), "--out", str(audit)).returncode == 0
+    edited = tmp_path / "edited"
+    edited.mkdir()
+    doc = json.loads((audit / "archive.json").read_text())
+    doc["score_rows"][0]["score"] = 0.5  # no longer hashes to its id
+    (edited / "archive.json").write_text(json.dumps(doc))
+    auth = WorkbenchAuth()
+    client = TestClient(create_app(detect_source(store), workbench=auth,
+                                   reports=[audit, edited]), base_url=BASE)
+    assert client.get(f"/workbench/login?token={auth.token}").status_code == 200
+    page = client.get("/workbench").text
+    assert re.search(r'id="report-0">qualified<', page)
+    assert re.search(r'id="report-1">invalid_binding<', page)
+    assert "score_row_changed" in page and page.count('value="qualify"') == 2
+    # The report repaired on disk: the page keeps the last result until re-checked.
+    (edited / "archive.json").write_text((audit / "archive.json").read_text())
+    assert re.search(r'id="report-1">invalid_binding<', client.get("/workbench").text)
+    before = _ledger(store)
+    stranger = TestClient(create_app(detect_source(store), workbench=auth,
+                                     reports=[audit, edited]), base_url=BASE)
+    assert _post(stranger, "qualify", auth, report=1).status_code == 403  # no token
+    assert client.post("/workbench/qualify", data={"report": 1}).status_code == 403  # no csrf
+    r = _post(client, "qualify", auth, report=1)
+    assert r.status_code == 200 and f"{edited}: qualified" in r.text
+    assert re.search(r'id="report-1">qualified<', r.text)
+    assert _post(client, "qualify", auth, report=7).status_code == 409
+    assert _ledger(store) == before  # checking writes nothing
+    res = agm("view", str(store), "--report", str(audit), "--port", "0")
+    assert res.returncode == 2 and "add --workbench" in res.stderr
+    res = agm("view", str(store), "--workbench", "--report", str(tmp_path), "--port", "0")
+    assert res.returncode == 2 and "holds no report" in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1
 
 

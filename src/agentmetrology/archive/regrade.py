@@ -27,7 +27,9 @@ from agentmetrology.archive.versions import EpisodeKey, rank_reversals, transiti
 from agentmetrology.envs.registry import DEFAULT_ENVIRONMENT, get_env
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.canonical import to_plain
+from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.episode import MEASUREMENT_FAILURES, episode_from_plain
+from agentmetrology.records.episode import EpisodeKey as StoreKey
 from agentmetrology.scoring.episode import score_submission
 from agentmetrology.store import EvidenceStore
 from agentmetrology.store.ledger import key_text
@@ -41,6 +43,17 @@ def _pair(stored: dict[str, Any], current: Assessment) -> dict[str, Any]:
     return {"stored_status": stored["status"], "stored_score": stored["score"],
             "stored_version": stored["scorer_version"], "current_status": current.status,
             "current_score": current.score, "current_version": current.scorer_version}
+
+
+def regrade_episode(spec: EnvSpec, plain: dict[str, Any], key: StoreKey
+                    ) -> tuple[Assessment, ...]:
+    """Return the current scorers' assessments of a stored episode's own submission and
+    events (no replay: the recorded episode is the evidence)."""
+    profile = str((plain.get("meta") or {}).get("profile") or spec.profiles[0])
+    ep = episode_from_plain(plain)
+    return score_submission(spec, ep.submission, key.task, None if key.seed < 0 else key.seed,
+                            profile, ep.digests.get("submission", ""), ep.events,
+                            key.condition)
 
 
 def _rescore(store: EvidenceStore, current: dict[str, str]
@@ -58,14 +71,9 @@ def _rescore(store: EvidenceStore, current: dict[str, str]
             row = store.episode(key)
             if row is None:
                 continue
-            plain = store.load_episode(key)
             spec = get_env(environment_of(store, key))
             current.update(spec.scorer_versions())
-            profile = str((plain.get("meta") or {}).get("profile") or spec.profiles[0])
-            ep = episode_from_plain(plain)
-            now = score_submission(spec, ep.submission, key.task,
-                                   None if key.seed < 0 else key.seed, profile,
-                                   ep.digests.get("submission", ""), ep.events, key.condition)
+            now = regrade_episode(spec, store.load_episode(key), key)
             stored = {a["scorer"]: a for a in row["assessments"]}
             ekey: EpisodeKey = (f"{campaign}/{task_label(key)}", key.target, key.level,
                                 trials[(key.seed, key.repeat)])

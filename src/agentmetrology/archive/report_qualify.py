@@ -8,13 +8,48 @@ qualifies now (docs/evidence.md, "Reports built from a store").
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 from agentmetrology.archive.evidence_check import qualify_store
 from agentmetrology.records.canonical import digest
+from agentmetrology.records.errors import UserError
 from agentmetrology.store.ledger_reader import chain_heads
 from agentmetrology.store.qualify import INVALID, QUALIFIED, UNAVAILABLE
+
+REPORT_FILES = ("archive.json", "regrade.json", "diagnose.json", "experiment.json")
+BINDING_FILE = "evidence.json"  # beside a diagnose or experiment report (cli.report_binding)
+
+
+def read_binding(report_dir: Path) -> dict[str, Any] | None:
+    """Return the binding beside a report, or None when there is none (or it is unreadable)."""
+    try:
+        doc = json.loads((report_dir / BINDING_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def read_report(report_dir: Path) -> tuple[Path, dict[str, Any]]:
+    """Return a report directory's report file and document, its binding folded in
+    (UserError when the directory holds no readable report)."""
+    if not report_dir.is_dir():
+        raise UserError(f"report directory not found: {report_dir}")
+    for name in REPORT_FILES:
+        path = report_dir / name
+        if path.is_file():
+            try:
+                doc = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                raise UserError(f"{path}: not a readable report ({exc})") from None
+            if not isinstance(doc, dict):
+                raise UserError(f"{path}: not a report (a JSON object is expected)")
+            binding = read_binding(report_dir)  # diagnose and experiment: beside the report
+            if binding is not None and "evidence" not in doc:
+                doc["evidence"] = binding
+            return path, doc
+    raise UserError(f"{report_dir} holds no report ({' or '.join(REPORT_FILES)})")
 
 
 def _binding_problems(doc: dict[str, Any], heads: dict[str, int], current: dict[str, Any],

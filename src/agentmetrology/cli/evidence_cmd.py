@@ -15,10 +15,10 @@ import typer
 from rich.text import Text
 
 from agentmetrology.archive.evidence_check import qualify_store
-from agentmetrology.archive.report_qualify import qualify_report
+from agentmetrology.archive.report_qualify import qualify_report, read_report
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail
-from agentmetrology.cli.report_binding import read_binding
+from agentmetrology.records.errors import UserError
 from agentmetrology.store import EvidenceStore, LedgerError, StoreBusyError
 from agentmetrology.store.errors import StoreError
 from agentmetrology.store.qualify import QUALIFIED, banner
@@ -35,7 +35,6 @@ evidence_app = typer.Typer(help="Verify evidence stores and qualify reports buil
 
 StoreArg = Annotated[Path, typer.Argument(help="Evidence store directory.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the qualification as JSON.")]
-REPORT_FILES = ("archive.json", "regrade.json", "diagnose.json", "experiment.json")
 
 
 def _unsealed(store: Path) -> str:
@@ -140,25 +139,6 @@ def seal(store: StoreArg) -> None:
                          f"run `agm evidence verify {store}`", markup=False)
 
 
-def _report(report_dir: Path) -> tuple[Path, dict[str, Any]]:
-    if not report_dir.is_dir():
-        fail(f"report directory not found: {report_dir}")
-    for name in REPORT_FILES:
-        path = report_dir / name
-        if path.is_file():
-            try:
-                doc = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError) as exc:
-                fail(f"{path}: not a readable report ({exc})")
-            if not isinstance(doc, dict):
-                fail(f"{path}: not a report (a JSON object is expected)")
-            binding = read_binding(report_dir)  # diagnose and experiment: beside the report
-            if binding is not None and "evidence" not in doc:
-                doc["evidence"] = binding
-            return path, doc
-    fail(f"{report_dir} holds no report ({' or '.join(REPORT_FILES)})")
-
-
 @evidence_app.command("qualify")
 def qualify(
     report_dir: Annotated[Path, typer.Argument(help="Directory of an `archive audit`, "
@@ -169,7 +149,10 @@ def qualify(
     as_json: JsonOpt = False,
 ) -> None:
     """Qualify a report against its store now: exit 1 unless it still qualifies."""
-    path, doc = _report(report_dir)
+    try:
+        path, doc = read_report(report_dir)
+    except UserError as exc:
+        fail(str(exc))
     _sealed_store(store)
     out = qualify_report(path, doc, store)
     result, problems, notes = out["result"], out["problems"], out["notes"]

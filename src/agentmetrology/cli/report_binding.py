@@ -11,7 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-BINDING_FILE = "evidence.json"
+from agentmetrology.archive.report_qualify import BINDING_FILE
+
 BOUND_FIELDS = ("evidence_digest", "chain_length", "result")
 
 
@@ -20,12 +21,3 @@ def write_binding(out: Path, evidence: dict[str, Any]) -> None:
     binding = {k: evidence.get(k) for k in BOUND_FIELDS}
     (out / BINDING_FILE).write_text(json.dumps(binding, indent=2, sort_keys=True) + "\n",
                                     encoding="utf-8")
-
-
-def read_binding(report_dir: Path) -> dict[str, Any] | None:
-    """Return the binding beside a report, or None when there is none (or it is unreadable)."""
-    try:
-        doc = json.loads((report_dir / BINDING_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return doc if isinstance(doc, dict) else None

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import typer
 
+from agentmetrology.archive.report_qualify import read_report
 from agentmetrology.cli.errors import fail
+from agentmetrology.records.errors import UserError
 from agentmetrology.store.reader import StoreReader
 from agentmetrology.view.server import DEFAULT_HOST, DEFAULT_PORT, is_loopback, serve
 from agentmetrology.view.source import detect_source
@@ -29,12 +31,24 @@ def view_cmd(
                                    help="Also serve the operator workbench (a store only, "
                                         "loopback only): the case lifecycle from the browser, "
                                         "every write needing the login URL printed here."),
+    report: list[Path] = typer.Option([], "--report",
+                                      help="With --workbench: a report directory built from "
+                                           "this store (archive audit/regrade, diagnose, "
+                                           "experiment report) to list with its "
+                                           "qualification and a re-check button; repeatable."),
 ) -> None:
     """Serve a read-only web viewer of PATH on 127.0.0.1 (the store is never written, unless
     --workbench: then the case lifecycle writes to it, as `agm cases` does)."""
     source = detect_source(path)  # ViewSourceError: one line, exit 2 (a UserError)
     if workbench and source.kind != "store":
         fail(f"--workbench needs an evidence store; {path} is {source.kind}")
+    if report and not workbench:
+        fail("--report lists reports in the workbench; add --workbench")
+    for report_dir in report:
+        try:
+            read_report(report_dir)  # before serving
+        except UserError as exc:
+            fail(str(exc))
     if workbench and not is_loopback(host):
         fail(f"--workbench serves on loopback only; {host} is not a loopback address")
     if source.kind == "store":
@@ -45,7 +59,7 @@ def view_cmd(
                    "read this evidence", err=True)
     try:
         serve(source, host, port, announce=lambda line: typer.echo(line, err=True),
-              workbench=WorkbenchAuth() if workbench else None)
+              workbench=WorkbenchAuth() if workbench else None, reports=report)
     except KeyboardInterrupt:
         pass
     except OSError as exc:

@@ -30,13 +30,21 @@ from inspect_ai.tool import ToolInfo, ToolParams
 from inspect_ai.util import LimitExceededError
 
 from agentmetrology.agents.llm.redact import redact
+from agentmetrology.agents.llm.transcript_log import Opened, TranscriptLog
 from agentmetrology.agents.llm.turns import ModelCall, ModelTurns, Reply
 from agentmetrology.edges.redaction import env_secret_values
+from agentmetrology.inspect_ext.policy_transcript import (
+    message_record,
+    output_record,
+    tool_records,
+)
 from agentmetrology.inspect_ext.usage import checked_usage
+from agentmetrology.records.clock import Clock, FakeClock
 from agentmetrology.records.episode import BillableAttempt
 from agentmetrology.records.errors import InfraError
 from agentmetrology.records.policy import Brief
 from agentmetrology.records.tools import Observation, ToolSpec
+from agentmetrology.records.transcript import Transcript
 
 POLICY_NAME = "inspect-model"
 
@@ -62,6 +70,8 @@ class InspectModelPolicy(ModelTurns[tuple[ModelOutput, float]]):
         self._attempts: list[BillableAttempt] = []
         self._usage_problems: list[dict[str, Any]] = []
         self._prompt_version = ""
+        self._log = TranscriptLog([], {})
+        self._clock: Clock = FakeClock()  # the brief's from reset on: the events' time line
 
     def reset(self, brief: Brief) -> None:
         """Start the conversation of a new episode from the environment's prompts."""
@@ -71,6 +81,8 @@ class InspectModelPolicy(ModelTurns[tuple[ModelOutput, float]]):
         self._start(brief.level)
         self._prompt_version = brief.prompt_version
         self._attempts, self._usage_problems = [], []
+        self._clock = brief.clock
+        self._log = TranscriptLog(tool_records(self._tools), {"model": str(self.model)})
 
     @property
     def _secrets(self) -> Sequence[str]:
@@ -121,6 +133,19 @@ class InspectModelPolicy(ModelTurns[tuple[ModelOutput, float]]):
 
     def _ask(self, text: str) -> None:
         self.messages.append(ChatMessageUser(content=text))
+
+    def _opened(self, with_tools: bool) -> Opened:
+        return Opened(len(self.messages), len(self._attempts), self._clock.now(), with_tools)
+
+    def _closed(self, opened: Opened, raw: tuple[ModelOutput, float] | None) -> None:
+        # The attempt of a response is made in `_absorb`, right after this: name it ahead.
+        ids = () if raw is None else (f"inspect-{self._turns}",)
+        self._log.close(opened, ids, self._clock.now(),
+                        None if raw is None else output_record(raw[0]))
+
+    def episode_transcript(self) -> Transcript:
+        """Return the episode's transcript: every generate call's messages and its output."""
+        return self._log.transcript([message_record(m) for m in self.messages], self._secrets)
 
     def take_attempts(self) -> list[BillableAttempt]:
         """Return and forget the generate calls made since the last call."""

@@ -4,13 +4,17 @@ The sample's metadata names (environment, task, seed, level, condition, profile)
 runs through `run_episode_async` with the eval's model as the agent (`InspectModelPolicy`), and
 its full record (events with actor, submission, termination, usage) goes into the sample's
 store under EPISODE_KEY as canonical plain JSON, where our scorers and the log's readers find
-it. The conversation becomes the sample's messages and output. Events are stamped by a fake
+it. The episode's transcript (every generate call's messages and output, as the chat policy
+records one) goes under TRANSCRIPT_KEY: its digest (what the episode binds), its document and
+the distinct messages and tools the document names by digest. The conversation becomes the
+sample's messages and output. Events are stamped by a fake
 clock, as in `agm run`: the environments are in-process, so a harness's backoff needs no real
 wait, and the same model outputs give a byte-identical episode.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from inspect_ai.model import get_model
@@ -25,6 +29,7 @@ from agentmetrology.records.clock import FakeClock
 from agentmetrology.run.episode import make_env
 
 EPISODE_KEY = "agentmetrology:episode"
+TRANSCRIPT_KEY = "agentmetrology:transcript"
 CAMPAIGN = "inspect"
 
 
@@ -51,6 +56,11 @@ def episode_solver() -> Solver:
             repeat=max(state.epoch - 1, 0))
         record_tool_events(episode)
         state.store.set(EPISODE_KEY, to_plain(episode, tag_non_finite=True))
+        if episode.transcript is not None:
+            t = episode.transcript
+            state.store.set(TRANSCRIPT_KEY, {
+                "digest": t.digest, "document": json.loads(t.encoded()[0]),
+                "messages": t.messages, "tools": t.tools})
         state.messages = list(policy.messages)
         if policy.output is not None:
             state.output = policy.output

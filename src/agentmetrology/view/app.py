@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import logging
 import mimetypes
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from urllib.parse import unquote
 
 from starlette.applications import Starlette
@@ -35,6 +36,7 @@ from agentmetrology.view.params import (
     find_text,
     paging,
 )
+from agentmetrology.view.regrade_page import regrade_page
 from agentmetrology.view.report_pages import report_dir_page
 from agentmetrology.view.source import Source
 from agentmetrology.view.store_pages import campaign_page, episodes_page, index_page
@@ -151,11 +153,15 @@ def _store_routes(ep: _Endpoints, source: Source) -> list[Route]:
     def pair(request: Request) -> str:
         return pair_page(h, reader, episode_key(request.query_params))
 
+    def regrade(request: Request) -> str:
+        return regrade_page(h, reader, episode_key(request.query_params))
+
     return [Route("/", ep.guarded(lambda r: index_page(h, reader))),
             Route("/campaign", ep.guarded(campaign)),
             Route("/episodes", ep.guarded(episodes)),
             Route("/episode", ep.guarded(episode)),
-            Route("/pair", ep.guarded(pair))]
+            Route("/pair", ep.guarded(pair)),
+            Route("/regrade", ep.guarded(regrade))]
 
 
 def _file_routes(ep: _Endpoints, source: Source) -> list[Route]:
@@ -189,11 +195,13 @@ def _file_routes(ep: _Endpoints, source: Source) -> list[Route]:
 
 def create_app(source: Source, *, hosts: Iterable[str] = LOOPBACK_NAMES,
                secrets: Iterable[str] = (), port: int | None = None,
-               workbench: WorkbenchAuth | None = None) -> ASGIApp:
+               workbench: WorkbenchAuth | None = None,
+               reports: Sequence[Path] = ()) -> ASGIApp:
     """Return the viewer of `source` as an ASGI app (GET only; Host names in `hosts`).
 
     Origin must be the viewer's own (`port`, or the port a request arrived on when None).
-    With `workbench` (a store only) the operator workbench's POSTs are served too.
+    With `workbench` (a store only) the operator workbench's POSTs are served too, and it
+    lists `reports` (report directories) with their qualification against the store.
     """
     ep = _Endpoints(Html(secrets))
     if workbench is not None and source.kind != "store":
@@ -201,7 +209,7 @@ def create_app(source: Source, *, hosts: Iterable[str] = LOOPBACK_NAMES,
     if source.kind == "store":
         routes = _store_routes(ep, source)
         if workbench is not None:
-            routes += workbench_routes(source.root, ep.h, workbench)
+            routes += workbench_routes(source.root, ep.h, workbench, reports)
     elif source.kind == "tau2" and source.archive_file is not None:
         routes = tau2_routes(ep.h, source.archive_file, ep.guarded)
     elif source.kind == "taubench" and source.archive_file is not None:

@@ -147,6 +147,9 @@ def episode_page(h: Html, reader: StoreReader, key: EpisodeKey,
     if original_key(key) is not None:  # a mutated episode: beside its original
         facts.append(["paired view", h.link(url("/pair", **key_params(key)),
                                             "original and mutated side by side")])
+    if ep is not None:  # old vs new verdict on the same transcript, as archive regrade
+        facts.append(["re-grade", h.link(url("/regrade", **key_params(key)),
+                                         "stored vs current scorers' verdicts")])
     parts = [*conversation_section(h, reader, data, key, find),
              h.table(["field", "value"], facts, "key")]
     if ep is None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import errno
 import ipaddress
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from agentmetrology.records.errors import UserError
 from agentmetrology.view.app import LOOPBACK_NAMES, create_app
@@ -54,7 +55,7 @@ def bind(host: str, port: int) -> socket.socket:
 
 def serve(source: Source, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
           announce: Callable[[str], None] = print,
-          workbench: WorkbenchAuth | None = None) -> None:
+          workbench: WorkbenchAuth | None = None, reports: Sequence[Path] = ()) -> None:
     """Serve `source` until interrupted; `announce` gets the URL once the port is bound (and,
     with the workbench, the login URL holding the run's token)."""
     import uvicorn
@@ -64,7 +65,8 @@ def serve(source: Source, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
     hosts = {*LOOPBACK_NAMES, host}
     if not is_loopback(host):  # reached by this machine's names from elsewhere
         hosts |= {socket.gethostname(), socket.getfqdn()}
-    app = create_app(source, hosts=hosts, port=bound_port, workbench=workbench)
+    app = create_app(source, hosts=hosts, port=bound_port, workbench=workbench,
+                     reports=reports)
     shown = f"[{host}]" if ":" in host else host
     base = f"http://{shown}:{bound_port}/"
     mode = "read-only" if workbench is None else "workbench: writes need the login URL below"

@@ -11,6 +11,7 @@ the page carries the forms.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import parse_qs
 
@@ -25,6 +26,7 @@ from agentmetrology.store import EvidenceStore, StoreBusyError
 from agentmetrology.view.html import SECURITY_HEADERS, Html
 from agentmetrology.view.workbench_auth import COOKIE, LOGIN_PATH, WorkbenchAuth
 from agentmetrology.view.workbench_page import workbench_page
+from agentmetrology.view.workbench_reports import ReportChecks
 
 log = logging.getLogger("agentmetrology.view")
 # The viewer sends no referrer at all; with that policy a browser posts a form with `Origin:
@@ -32,6 +34,7 @@ log = logging.getLogger("agentmetrology.view")
 # within this server while still sending nothing to other sites.
 HEADERS = {**SECURITY_HEADERS, "Referrer-Policy": "same-origin"}
 ACTIONS = ("propose", "calibrate", "admit", "use", "withdraw")
+CHECK = "qualify"  # re-checks a listed report: writes nothing, still needs the token
 
 
 def _form(body: bytes) -> dict[str, str]:
@@ -86,12 +89,14 @@ def _act(store: EvidenceStore, action: str, form: dict[str, str]) -> str:
 class Workbench:
     """The workbench routes over one store, with the run's write permission."""
 
-    def __init__(self, root: Path, h: Html, auth: WorkbenchAuth) -> None:
+    def __init__(self, root: Path, h: Html, auth: WorkbenchAuth,
+                 reports: Sequence[Path] = ()) -> None:
         self.root, self.h, self.auth = root, h, auth
+        self.reports = ReportChecks(root, reports)
 
     def _page(self, status: int, message: str = "", ok: bool = True) -> Response:
-        return HTMLResponse(workbench_page(self.h, self.root, self.auth.csrf, message, ok),
-                            status, headers=HEADERS)
+        return HTMLResponse(workbench_page(self.h, self.root, self.auth.csrf, self.reports,
+                                           message, ok), status, headers=HEADERS)
 
     def _refused(self, status: int, message: str) -> Response:
         log.warning("%s", message)
@@ -119,12 +124,18 @@ class Workbench:
     async def write(self, request: Request) -> Response:
         """Run one lifecycle step (a POST), refused without the token or out of order."""
         action = request.path_params["action"]
-        if action not in ACTIONS:
+        if action not in (*ACTIONS, CHECK):
             return self._refused(404, f"no workbench action {action!r}")
         form = _form(await request.body())
         why = self.auth.write_refusal(request.cookies.get(COOKIE), form.get("csrf"))
         if why is not None:
             return self._refused(403, why)
+        if action == CHECK:
+            try:
+                message = self.reports.outcome(_int(form, "report"))
+            except UserError as exc:
+                return self._page(409, f"refused: {exc}", ok=False)
+            return self._page(200, message, ok=message.endswith(": qualified"))
         try:
             with EvidenceStore.open(self.root, create=False, write=True) as store:
                 message = _act(store, action, form)
@@ -136,9 +147,10 @@ class Workbench:
         return self._page(200, message, ok="calibration failed" not in message)
 
 
-def workbench_routes(root: Path, h: Html, auth: WorkbenchAuth) -> list[Route]:
+def workbench_routes(root: Path, h: Html, auth: WorkbenchAuth,
+                     reports: Sequence[Path] = ()) -> list[Route]:
     """Return the workbench's routes (the login, the page, one POST per action); it answers
     its own refusals (403 without the token, 404 for an unknown action, 409 out of order)."""
-    wb = Workbench(root, h, auth)
+    wb = Workbench(root, h, auth, reports)
     return [Route(LOGIN_PATH, wb.login), Route("/workbench", wb.page),
             Route("/workbench/{action}", wb.write, methods=["POST"])]

@@ -15,6 +15,7 @@ from agentmetrology.store.reader import StoreReader
 from agentmetrology.store.reader_queries import KEY_FIELDS, EpisodeFilter
 from agentmetrology.view.html import Html, url
 from agentmetrology.view.store_pages import NAV
+from agentmetrology.view.workbench_reports import ReportChecks
 
 MAX_SOURCES = 50  # failing episodes listed to propose from (the episodes page has the rest)
 CONTRACT = "contract"  # the scorer whose FAIL a case is proposed from
@@ -90,7 +91,12 @@ def _sources(h: Html, reader: StoreReader, cases: list[CaseRecord], csrf: str) -
     return h.table(["failing episode (contract FAIL)", ""], out, "sources") + more
 
 
-def workbench_page(h: Html, root: Path, csrf: str, message: str = "", ok: bool = True) -> str:
+def _recheck(h: Html, csrf: str, index: int) -> str:
+    return _form(h, "qualify", csrf, {"report": index}, "", "re-check")
+
+
+def workbench_page(h: Html, root: Path, csrf: str, reports: ReportChecks, message: str = "",
+                   ok: bool = True) -> str:
     """Return the workbench page of the store at `root`, with the outcome of the last step."""
     with EvidenceStore.open_readonly(root, scrub_env=False) as store:
         cases = list_cases(store)
@@ -101,5 +107,6 @@ def workbench_page(h: Html, root: Path, csrf: str, message: str = "", ok: bool =
     body = (shown + "<p>Every step is the library call `agm cases` makes, recorded in the store "
             "with its receipt; a step out of order is refused and changes nothing.</p>"
             "<h2>Cases</h2>" + _cases(h, cases, csrf)
-            + "<h2>Propose from a failing episode</h2>" + _sources(h, reader, cases, csrf))
+            + "<h2>Propose from a failing episode</h2>" + _sources(h, reader, cases, csrf)
+            + "<h2>Reports</h2>" + reports.table(h, lambda i: _recheck(h, csrf, i)))
     return h.page("Workbench", body, NAV + '<a href="/workbench">workbench</a>')
