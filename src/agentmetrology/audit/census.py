@@ -90,7 +90,11 @@ def census_row(spec: str, limit: int | None, timeout: float = 10.0) -> dict[str,
                                              None),
                         "empty_passed": e.get("passed"), "empty_scored": e.get("scored"),
                         "empty_invalid": e.get("invalid"),
-                        "claim": config["licensed_claim"]})
+                        "claim": config["licensed_claim"],
+                        # the verdicts with their n, minimum and split halves (issue 37)
+                        "kind_verdict": kind.get("verdict"),
+                        "criterion_verdict": crit["evidence"].get("verdict"),
+                        "stability": config.get("stability", "stable across split halves")})
     t = doc["target"]
     return {"benchmark": spec, "source": "inspect", "status": "probed", "needs": None,
             "reason": None, "samples": t["samples_audited"],
