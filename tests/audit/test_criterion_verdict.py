@@ -77,3 +77,25 @@ def test_too_few_compared_samples_license_no_claim() -> None:
     c = _config("fail", "self-report compliance")
     _withhold_kind(c, _kind(), _result("fail", 2, ("0",)))
     assert c["licensed_claim"] == "no claim licensed"
+
+
+def test_a_card_cell_prints_its_verdict_with_n() -> None:
+    from agentmetrology.audit.card import cell_text, configuration, row
+    from agentmetrology.audit.env_audit import criterion_row
+
+    res = _result("fail", 2, ("0",))
+    res.update(pairs_invalid=0, by_probe=[], truth_excluded={"cells": 0, "pairs": 0})
+    crit = criterion_row(res)
+    assert cell_text(crit) == "insufficient evidence (n = 2 samples compared, needs 3)"
+    none = row("not probed", {}, None)
+    kind = row("shape", {}, None)
+    c = configuration(None, "s", "shape", {"scorer_kind": kind, "criterion_sensitivity": crit,
+                                           "ownership_completeness": none,
+                                           "non_degeneracy": none, "replay": none})
+    assert c["licensed_claim"] == "no claim licensed"  # shape + fail, but on 2 samples
+    assert cell_text(kind) == "shape (n = 1 scorer declarations)"
+    assert cell_text(none) == "not probed"
+    res = _result("fail", 6, ("0",))
+    res.update(pairs_invalid=0, by_probe=[], truth_excluded={"cells": 0, "pairs": 0})
+    assert cell_text(criterion_row(res)) == (
+        "fail (n = 6 samples compared), unstable across split halves")
