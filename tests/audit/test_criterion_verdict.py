@@ -12,7 +12,8 @@ def _result(status: str, tasks: int, offending: tuple[str, ...] = ()) -> dict[st
     cells = [{"task": str(t), "probe": p, "score": 1.0} for t in range(tasks)
              for p in ("correct", "empty_trajectory")]
     return {"status": status, "cells": cells, "pairs_compared": tasks,
-            "offending": [{"task": t, "probe": "empty_trajectory"} for t in offending]}
+            "offending": [{"task": t, "probe": "empty_trajectory", "relation": "tie"}
+                          for t in offending]}
 
 
 def test_a_fail_on_one_or_two_samples_is_insufficient_evidence() -> None:
