@@ -170,7 +170,8 @@ def report(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML).")
     except OSError as exc:
         fail(f"cannot write the report to {out}: {exc}")
     print_banner(evidence)
-    verdicts = sorted({c["verdict"] for c in doc["cells"]})
+    # each verdict is said with the pairs it rests on (or as insufficient evidence)
+    verdicts = sorted({(c.get("rule") or {}).get("text", c["verdict"]) for c in doc["cells"]})
     make_console().print(f"wrote {out}/experiment.json, report.md, report.html ("
                          f"{len(doc['cells'])} verdicts: {', '.join(verdicts)}; "
                          f"{len(doc['deviations'])} deviations)", markup=False, emoji=False)

@@ -17,14 +17,16 @@ def _first_screen(d: Doc, doc: dict[str, Any]) -> None:
         f"{code(doc['registration'])}), evaluated mechanically. Rule: {doc['decision_rule']}.")
     by: dict[tuple[str, str], dict[str, str]] = {}
     for c in doc["cells"]:
-        by.setdefault((c["target"], c["level"]), {})[c["scorer"]] = c["verdict"]
+        by.setdefault((c["target"], c["level"]), {})[c["scorer"]] = (
+            c.get("rule") or {}).get("text", c["verdict"])  # the verdict with its n
     scorer = p["scorer"]
     rows = [[code(t), lv, f"{p['metrics'][lv]} (ground truth)", v.get("ground_truth_f1"),
              v.get(scorer)] for (t, lv), v in by.items()]
     d.table(["target", "level", "outcome", "ground truth", f"designated scorer {scorer}"], rows,
             "Verdict per target, level and scorer")
     split = [f"{code(t)} at {lv}" for (t, lv), v in by.items()
-             if v.get(scorer) == "confirmed" and v.get("ground_truth_f1") != "confirmed"]
+             if str(v.get(scorer)).startswith("confirmed")
+             and not str(v.get("ground_truth_f1")).startswith("confirmed")]
     if split:
         d.note("Confirmed under the designated scorer but not under ground truth: "
                + ", ".join(split) + ".")
@@ -121,7 +123,7 @@ def _comparisons(d: Doc, doc: dict[str, Any]) -> None:
              c["pairs"], d.estimate(c["delta"]), d.estimate(c["cliffs_delta"]),
              None if c["sign_flip"] is None else c["sign_flip"]["p_value"], c["p_holm"],
              c["family_size"], None if c["sign_test"] is None else c["sign_test"]["p_value"],
-             c["verdict"]] for c in doc["cells"]]
+             (c.get("rule") or {}).get("text", c["verdict"])] for c in doc["cells"]]
     a = doc["cells"][0]["baseline"]
     d.table(["target", "level", "scorer", "outcome", "arm", "pairs", "delta [95% CI]",
              "Cliff's delta [CI]", "sign-flip p", "Holm p", "Holm family",
