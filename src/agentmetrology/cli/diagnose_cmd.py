@@ -98,7 +98,7 @@ def _print_summary(doc: dict[str, Any], store: Path, out: Path) -> None:
             for g in doc["groups"].values()]
     # the reading column is the verdict's text: never a reading without its n
     cols = [Col("policy", 9), Col("mutation", 9), Col("pairs", 4, True), Col("VRG", 8, True),
-            Col("rescored", 7, True), Col("MSR", 6, True), Col("reading (n)", 12)]
+            Col("rescored", 7, True), Col("MSR", 6, True), Col("reading (n)", 9, wrap=True)]
     table = fit_table(console, f"Diagnose {store}", cols, rows)
     console.print(table)
     console.print(glossary_line(str(c.header) for c in table.columns), markup=False)
