@@ -56,7 +56,7 @@ def configuration(level: str | None, scorer: str, scorer_kind: str,
 def cell_text(cell: dict[str, Any]) -> str:
     """Return a card cell as printed: its verdict with n when it has one, else its status."""
     v = (cell.get("evidence") or {}).get("verdict")
-    if not v:
+    if not v or cell["status"] == "not probed":  # nothing was judged: no n to rest on
         return str(cell["status"])
     text = (str(v["text"]) if v["verdict"] == cell["status"] or not v["sufficient"]
             else f"{cell['status']} (n = {v['n']} {v['counted']})")

@@ -196,6 +196,7 @@ def test_below_three_samples_the_criterion_licenses_nothing(limit: int) -> None:
     assert crit["status"] == "fail"
     assert crit["evidence"]["verdict"]["text"] == (
         f"insufficient evidence (n = {limit} samples compared, needs 3)")
+    assert "stability" not in _config(doc)  # withheld, not unstable: halves of 1 say nothing
 
 
 def test_the_kind_and_criterion_carry_their_split_halves() -> None:
