@@ -40,6 +40,7 @@ def diagnosed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     res = CliRunner().invoke(app, ["diagnose", str(root / "store"), "--out", str(root / "out")])
     assert res.exit_code == 0, res.stderr
     assert "positive control (misleading): detected" in res.stdout
+    (root / "stdout.txt").write_text(res.stdout)
     return root, json.loads((root / "out" / "diagnose.json").read_text())
 
 
@@ -138,3 +139,17 @@ def test_the_report_gives_every_reading_its_n_and_its_stability(
     md, _ = render_diagnose_report(doc)
     assert ("| `rule` | `comtrade` | L2 | varies | alias: insufficient evidence (n = 2 tasks, "
             "needs 3), unstable across thresholds;") in md
+
+
+def test_every_printed_reading_carries_its_n(diagnosed: tuple[Path, dict]) -> None:
+    root, doc = diagnosed
+    for g in doc["groups"].values():  # diagnose.json: every reading is a verdict with its n
+        v = g["verdict"]
+        assert (v["n"], v["counted"]) == (g["tasks"], "tasks") and v["minimum"] in (0, 3)
+        assert v["text"] == f"{g['reading']} (n = {g['tasks']} tasks)"
+    out = " ".join((root / "stdout.txt").read_text().split())  # the terminal table
+    assert "reading (n)" in out
+    assert out.count("(n = 3 tasks)") == len(doc["groups"]) == 6
+    md = (root / "out" / "report.md").read_text()
+    assert "| `rule` | `alias` | 3 | behavioural failure (MSR" in md  # the sweep says its n
+    assert "behavioural failure (n = 3 tasks) |" in md  # the metrics table's reading column

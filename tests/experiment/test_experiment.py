@@ -71,6 +71,17 @@ def test_free_retry_ab_gives_zero_delta_for_retrying_agents(ran: Path) -> None:
     judge = cells[("l1:always-retry", "L1", "shape_judge")]
     assert judge["outcome"] == "shape_judge score" and judge["pairs"] == 4
     assert judge["p_holm"] >= judge["sign_flip"]["p_value"]
+    rule = judge["rule"]  # the rule's verdict with its n, CI and the minimum it needs
+    assert (rule["verdict"], rule["n"], rule["counted"], rule["minimum"]) == (
+        "insufficient evidence", 4, "paired seeds", 7)
+    assert rule["interval"] == judge["delta"]["interval"]
+
+
+def test_the_rule_needs_the_pairs_an_exact_sign_flip_can_confirm_with() -> None:
+    from agentmetrology.experiment.analyse import min_pairs
+
+    # 2/2^n x family < 0.05: n = 6 alone (0.031), 7 for 2 (0.031), 8 for 6 (0.047)
+    assert [min_pairs(k) for k in (1, 2, 6, 7)] == [6, 7, 8, 9]
 
 
 def test_careful_curve_is_flat_at_full_coverage_and_rule_degrades(ran: Path) -> None:
@@ -91,8 +102,10 @@ def test_careful_curve_is_flat_at_full_coverage_and_rule_degrades(ran: Path) -> 
 def test_verdict_first_and_same_analysis_is_byte_identical(ran: Path, tmp_path: Path) -> None:
     md = (ran / "out-ab" / "report.md").read_text()
     first = md.split("## ")[0]
-    assert "| `l1:always-retry` | L1 | coverage (ground truth) | not confirmed | not confirmed |" \
-        in first
+    # 4 paired seeds in a Holm family of 2 can never confirm (2/2^4 x 2 = 0.25): said so
+    withheld = "insufficient evidence (n = 4 paired seeds, needs 7)"
+    assert (f"| `l1:always-retry` | L1 | coverage (ground truth) | {withheld} | {withheld} |"
+            in first)
     code, out = agm("experiment", "report", str(ran / "ab.toml"), "--store",
                     str(ran / "store"), "--out", str(tmp_path))
     assert code == 0, out

@@ -86,7 +86,8 @@ def test_report_and_terminal_show_the_dose_table(tmp_path: Path) -> None:
     assert "## Slack dose response" in md
     # the first screen names each slack's verdict, not the last slack's alone
     assert ("| `l1:always-retry` | L1 | coverage (ground truth) | confirmed at slack 0; "
-            "not confirmed at slack 1, 2, 4 | not confirmed |") in md
+            "not confirmed at slack 1, 2, 4 (n = 20 paired seeds each) | "
+            "not confirmed (n = 20 paired seeds) |") in md
     assert "| `l1:always-retry` | L1 | 2 | +0.016 [-0.007, 0.040] | 0.266 | 0.533 |" in md
     assert "`l1:always-retry` +0.091, +0.055, +0.016, +0.003" in md
     assert "Slack dose response" in (out / "report.html").read_text()

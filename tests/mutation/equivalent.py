@@ -1057,12 +1057,10 @@ EQUIVALENT: dict[str, str] = {
         "xǁ_Sidesǁof__mutmut_38", "xǁ_Sidesǁof__mutmut_41", "xǁ_Sidesǁof__mutmut_42",
         "x_group_metrics__mutmut_32", "x_group_metrics__mutmut_35",
         "x_group_metrics__mutmut_36", "x_group_metrics__mutmut_42",
-        "x_group_metrics__mutmut_46", "x_group_metrics__mutmut_47",
-        "x_group_metrics__mutmut_55", "x_group_metrics__mutmut_58",
-        "x_group_metrics__mutmut_59")},
-    "agentmetrology.diagnose.metrics.x_group_metrics__mutmut_85":
+        "x_group_metrics__mutmut_46", "x_group_metrics__mutmut_47")},
+    "agentmetrology.diagnose.metrics.x_group_metrics__mutmut_73":
         "`if resc or True`: with no rescored pair _ci([], [], seed) returns None, the same",
-    "agentmetrology.diagnose.metrics.x_group_metrics__mutmut_115":
+    "agentmetrology.diagnose.metrics.x_group_metrics__mutmut_113":
         "compare_paired without tau=tau: tau only moves its flip and McNemar counts, and the "
         "diagnostics keep the difference, the equivalence, the sign-flip p and the unit",
     "agentmetrology.diagnose.metrics.x_add_excess_flips__mutmut_34":

@@ -69,3 +69,16 @@ def test_split_half_agreeing_halves_stable_and_small_halves_ignored():
     few = [1, 0, 1]  # odd half has one sample, below the minimum of 2: it adds nothing
     v = split_half(_majority(few), few, _majority)
     assert v.verdict == "passes" and v.stable
+
+
+def test_a_withheld_verdict_and_an_empty_half_are_never_unstable():
+    from agentmetrology.records.verdict import Verdict, split_half
+
+    def anything(items):  # a judge that needs no minimum and says something even on nothing
+        return Verdict.judged("empty" if not items else "some", len(items), "samples", 0)
+
+    one = [1]  # the odd half is empty: judged, it would say "empty"
+    assert split_half(anything(one), one, anything).stable
+    withheld = _majority([1])  # below its minimum of 2: already says nothing
+    v = split_half(withheld, [1], lambda half: Verdict("fails", 5, "samples", 0))
+    assert v.text() == "insufficient evidence (n = 1 samples, needs 2)" and v.stable

@@ -105,3 +105,35 @@ def test_scale_of_reads_the_declaration() -> None:
     assert scale_of("ground_truth_f1.score", [0.5], None, 0.1).unit
     with pytest.raises(TableError):
         scale_of("shape_judge.score", [150.0], None, 0.1)
+
+
+def _summarize(path: Path, *more: str) -> tuple[int, str]:
+    r = CliRunner().invoke(stats_app, ["summarize", str(path), "--group", "agent", *more])
+    return r.exit_code, r.output
+
+
+def test_summarize_takes_tau_as_a_fraction_of_the_judges_range(tmp_path: Path) -> None:
+    code, out = _summarize(_csv(tmp_path), "--value", "shape_judge.score", "--tau", "0.8",
+                           "--json")
+    assert code == 0, out
+    doc = json.loads(out)
+    assert doc["scale"]["tau_units"] == pytest.approx(80.0)
+    rel = {g["group"]["agent"]: g["reliability"]["value"] for g in doc["groups"]}
+    # A: 80 and 85 of six reach 80 points; B: 86 and 88 (a 0.8-point threshold: all six)
+    assert rel == {"A": pytest.approx(2 / 6), "B": pytest.approx(2 / 6)}
+    gt = json.loads(_summarize(_csv(tmp_path), "--value", "ground_truth_f1.score", "--tau",
+                               "0.8", "--json")[1])
+    assert {g["group"]["agent"]: g["reliability"]["value"] for g in gt["groups"]} == rel
+    assert {g["group"]["agent"]: g["mean"]["value"] for g in doc["groups"]} == {
+        "A": pytest.approx(72.5), "B": pytest.approx(75.666666, abs=1e-5)}  # still in points
+
+
+def test_summarize_prints_which_scale_tau_is_on(tmp_path: Path) -> None:
+    code, out = _summarize(_csv(tmp_path), "--value", "shape_judge.score")
+    assert code == 0, out
+    assert ("range 0-100 (declared by scorer shape_judge); tau 0.9 of the range = 90 points"
+            in " ".join(out.split()))
+    code, out = _summarize(_csv(tmp_path), "--value", "cost")
+    assert "tau 0.9 in the column's own units" in " ".join(out.split())
+    code, out = _summarize(_csv(tmp_path), "--value", "cost", "--range", "0,10", "--json")
+    assert json.loads(out)["scale"]["tau_units"] == pytest.approx(9.0)

@@ -21,6 +21,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from agentmetrology.records.verdict import Verdict
+
+MIN_ADMISSIBLE = 1  # an envelope over no admissible record says nothing
+
 
 def percent(x: Fraction | None, digits: int = 1) -> str:
     """Return a fraction as a percentage with `digits` decimals ('—' when undefined)."""
@@ -89,7 +93,25 @@ class Envelope:
             "envelope": None if lo is None or hi is None else [float(lo), float(hi)],
             "envelope_counts": None if not exact_n else
             [f"{self.n_pass}{exact_n}", f"{self.n_pass + self.n_unknown}{exact_n}"],
+            "verdict": self.verdict().to_dict(),
         }
+
+    def verdict(self) -> Verdict:
+        """Return the pass rate as a Verdict: n admissible records, the envelope its range.
+
+        An envelope needs one admissible record (MIN_ADMISSIBLE): over none, every pass rate
+        is consistent with the data, so there is nothing to say.
+        """
+        n, lo, hi = self.admissible, self.n_pass, self.n_pass + self.n_unknown
+        said = ("no pass rate" if not n else f"pass rate {lo}/{n}" if lo == hi else
+                f"pass rate between {lo}/{n} and {hi}/{n}")
+        return Verdict.judged(
+            said, n, "admissible records", MIN_ADMISSIBLE,
+            interval=None if not n else (lo / n, hi / n),
+            interval_of="pass rate (accounting envelope: each UNKNOWN a fail, then a pass)"
+            if n else "",
+            why=f"{self.n_unknown} unresolved widen the envelope; {self.n_invalid} invalid and "
+                f"{self.n_unmeasured} measurement failures excluded")
 
 
 def envelope_of(statuses: Iterable[str | None]) -> Envelope:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentmetrology.records.canonical import digest
+from agentmetrology.records.verdict import Verdict
 
 CLAIMS = {
     "capability": "model capability",
@@ -41,5 +42,22 @@ def configuration(level: str | None, scorer: str, scorer_kind: str,
     """Return one (level, scorer) configuration of the card with its licensed claim."""
     claim = licensed_claim(scorer_kind, rows["criterion_sensitivity"]["status"],
                            rows["ownership_completeness"]["status"], rows["replay"]["status"])
+    kind_ev = rows.get("scorer_kind", {}).get("evidence")
+    if isinstance(kind_ev, dict):  # a declared kind rests on one declaration, needs no more
+        kind_ev.setdefault("verdict", Verdict(scorer_kind, 1, "scorer declarations", 0,
+                                              why="declared by the scorer").to_dict())
+    crit = rows["criterion_sensitivity"].get("evidence", {}).get("verdict")
+    if crit and not (crit["sufficient"] and crit["stable"]):
+        claim = CLAIMS["none"]  # too few samples compared, or halves that disagree
     return {"level": level, "scorer": scorer, "scorer_kind": scorer_kind, "rows": rows,
             "licensed_claim": claim}
+
+
+def cell_text(cell: dict[str, Any]) -> str:
+    """Return a card cell as printed: its verdict with n when it has one, else its status."""
+    v = (cell.get("evidence") or {}).get("verdict")
+    if not v or cell["status"] == "not probed":  # nothing was judged: no n to rest on
+        return str(cell["status"])
+    text = (str(v["text"]) if v["verdict"] == cell["status"] or not v["sufficient"]
+            else f"{cell['status']} (n = {v['n']} {v['counted']})")
+    return text if v.get("stable", True) else f"{text}, unstable across split halves"

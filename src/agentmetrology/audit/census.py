@@ -126,7 +126,11 @@ def _probed_row(spec: str, doc: dict[str, Any],
                                              None),
                         "empty_passed": e.get("passed"), "empty_scored": e.get("scored"),
                         "empty_invalid": e.get("invalid"),
-                        "claim": config["licensed_claim"]})
+                        "claim": config["licensed_claim"],
+                        # the verdicts with their n, minimum and split halves (issue 37)
+                        "kind_verdict": kind.get("verdict"),
+                        "criterion_verdict": crit["evidence"].get("verdict"),
+                        "stability": config.get("stability", "stable across split halves")})
     t = doc["target"]
     return {"benchmark": spec, "source": "inspect", "status": "probed", "needs": None,
             "reason": None, "samples": t["samples_audited"],

@@ -12,6 +12,7 @@ from typing import Any
 from agentmetrology import __version__
 from agentmetrology.audit import episodes as E
 from agentmetrology.audit.card import configuration, row
+from agentmetrology.audit.criterion_verdict import criterion_verdict
 from agentmetrology.audit.probes import offending_summary, probe_battery
 from agentmetrology.audit.solvability import DEFAULT_BUDGETS, solvability
 from agentmetrology.audit.store_read import StoreEpisodes
@@ -65,7 +66,8 @@ def criterion_row(res: dict[str, Any]) -> dict[str, Any]:
           "invalid_reasons": res.get("invalid_reasons", []),
           "score_mean_by_probe": {k: v["score_mean"] for k, v in by.items()},
           "truth_mean_by_probe": {k: v["truth_mean"] for k, v in by.items()},
-          "truth_excluded": res["truth_excluded"]}
+          "truth_excluded": res["truth_excluded"],
+          "verdict": criterion_verdict(res).to_dict()}  # n samples compared, split halves
     return row(res["status"], ev, res)
 
 

@@ -17,6 +17,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from agentmetrology.audit.card import cell_text
 from agentmetrology.audit.env_audit import Progress as AuditProgress
 from agentmetrology.audit.env_audit import audit_env, seal
 from agentmetrology.audit.output import write_audit
@@ -58,7 +59,7 @@ def card_tables(con: Console, card: dict[str, Any]) -> list[Any]:
         # The row names and the scorer names stay whole; verdicts and claims fold at spaces.
         cols = [Col("row", priority=9)] + [
             Col(str(c["scorer"]), priority=8 - i, wrap=True) for i, c in enumerate(group)]
-        rows = [[key.replace("_", " "), *(str(c["rows"][key]["status"]) for c in group)]
+        rows = [[key.replace("_", " "), *(cell_text(c["rows"][key]) for c in group)]
                 for key in CARD_ROWS]
         rows.append(["licensed claim", *(str(c["licensed_claim"]) for c in group)])
         tables.append(fit_table(con, title, cols, rows))

@@ -232,9 +232,12 @@ def census_rows(doc: dict[str, Any]) -> list[list[str]]:
             continue
         for s in r["scorers"]:
             scored = s.get("empty_scored")
-            crit = s["criterion"] + (f" (n={r['samples']})" if r.get("samples") else
-                                     f" (n={s['criterion_pairs']})"
-                                     if s.get("criterion_pairs") else "")
+            v = s.get("criterion_verdict")
+            crit = v["text"] if v else s["criterion"] + (
+                f" (n={r['samples']})" if r.get("samples") else
+                f" (n={s['criterion_pairs']})" if s.get("criterion_pairs") else "")
+            if s.get("stability", "").find("unstable") >= 0:
+                crit += ", unstable"
             out.append([r["benchmark"], _scorer_name(r["benchmark"], s["scorer"]), s["kind"],
                         crit, f"{s['empty_passed']}/{scored}" if scored else "-",
                         s["claim"] or "none"])

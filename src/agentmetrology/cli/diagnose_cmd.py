@@ -19,7 +19,7 @@ from agentmetrology.cli.report_binding import write_binding
 from agentmetrology.cli.table_fit import Col, fit_table
 from agentmetrology.diagnose.run import diagnose_store
 from agentmetrology.records.errors import UserError
-from agentmetrology.report.diagnose_report import render_diagnose_report
+from agentmetrology.report.diagnose_report import render_diagnose_report, said
 from agentmetrology.report.numberguard import NumberGuardError
 from agentmetrology.store import LedgerError
 
@@ -94,10 +94,11 @@ def _print_summary(doc: dict[str, Any], store: Path, out: Path) -> None:
     rows = [[g["target"], g["mutation"], str(g["complete"]),
              "n/a" if not g.get("vrg") else f"{g['vrg']['value']:.3f}",
              "n/a" if not g.get("rescored_gap") else f"{g['rescored_gap']['value']:.3f}",
-             "n/a" if g.get("msr") is None else f"{g['msr']:.3f}", g["reading"]]
+             "n/a" if g.get("msr") is None else f"{g['msr']:.3f}", said(g)]
             for g in doc["groups"].values()]
+    # the reading column is the verdict's text: never a reading without its n
     cols = [Col("policy", 9), Col("mutation", 9), Col("pairs", 4, True), Col("VRG", 8, True),
-            Col("rescored", 7, True), Col("MSR", 6, True), Col("reading", 9)]
+            Col("rescored", 7, True), Col("MSR", 6, True), Col("reading (n)", 9, wrap=True)]
     table = fit_table(console, f"Diagnose {store}", cols, rows)
     console.print(table)
     console.print(glossary_line(str(c.header) for c in table.columns), markup=False)

@@ -200,7 +200,8 @@ def report(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML).")
     print_banner(evidence)
     if "dose" in doc:
         _print_dose(make_console(), doc["dose"])
-    verdicts = sorted({c["verdict"] for c in doc["cells"]})
+    # each verdict is said with the pairs it rests on (or as insufficient evidence)
+    verdicts = sorted({(c.get("rule") or {}).get("text", c["verdict"]) for c in doc["cells"]})
     make_console().print(f"wrote {out}/experiment.json, report.md, report.html ("
                          f"{len(doc['cells'])} verdicts: {', '.join(verdicts)}; "
                          f"{len(doc['deviations'])} deviations)", markup=False, emoji=False)

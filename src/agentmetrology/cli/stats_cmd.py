@@ -194,7 +194,8 @@ def _print_summary(doc: Mapping[str, Any]) -> None:
     print_lines(console, [glossary_line(h for h in (str(c.header) for c in table.columns)
                                         if h.startswith(("CVaR", "Rel", "gap")))])
     rows = doc["rows"]
-    lines = [f"rows read {rows['read']}, used {rows['used']}, {describe(doc['excluded'])}"]
+    lines = [f"Rel@tau: {doc['scale']['text']}",
+             f"rows read {rows['read']}, used {rows['used']}, {describe(doc['excluded'])}"]
     lines += exclusion_lines(doc)
     for g in doc["groups"]:
         if g["excluded"]["count"]:
@@ -214,13 +215,16 @@ def summarize(
     file: FileArg,
     value: ValueOpt,
     group: Annotated[str, typer.Option("--group", help="Column(s) to group by, comma-separated.")],
-    tau: Annotated[float, typer.Option("--tau", help="Reliability@tau threshold.")] = 0.9,
+    tau: Annotated[float, typer.Option("--tau", help="Reliability@tau threshold, a fraction "
+                                       "of the column's declared range.")] = 0.9,
     alpha: Annotated[float, typer.Option("--alpha", help="CVaR tail fraction.")] = 0.2,
     analysis_seed: AnalysisSeedOpt = None,
     seed: OldSeedOpt = None,
     resamples: ResamplesOpt = 2000,
     confidence: ConfidenceOpt = 0.95,
     json_output: JsonOpt = False,
+    score_range: Annotated[str | None, typer.Option(
+        "--range", help="LOW,HIGH: the column's range when no scorer declares it.")] = None,
 ) -> None:
     """Per group: n, mean with CI, worst, CVaR, Reliability@tau and the reliability gap."""
     with _guarded():
@@ -234,6 +238,7 @@ def summarize(
             analysis_seed=chosen_seed,
             resamples=resamples,
             confidence=confidence,
+            score_range=parse_range(score_range),
         )
         doc = build_summary(request)
     if json_output:

@@ -20,6 +20,7 @@ from agentmetrology.experiment.power import plan_power
 from agentmetrology.experiment.registry import Registration
 from agentmetrology.records.episode import EpisodeKey
 from agentmetrology.records.numbers import finite_float
+from agentmetrology.records.verdict import Verdict
 from agentmetrology.stats import (
     bootstrap_ci,
     cliffs_delta_paired,
@@ -147,6 +148,29 @@ def _verdicts(family: list[dict[str, Any]]) -> None:
         if c["sign_flip"] is None:
             c["p_holm"] = None
             c["verdict"] = "not evaluable"
+        c["rule"] = rule_verdict(c).to_dict()
+
+
+def min_pairs(family_size: int, alpha: float = ALPHA) -> int:
+    """Return the fewest paired seeds at which the rule can confirm at all.
+
+    The exact two-sided sign-flip p is at least 2 / 2**n, and Holm multiplies the smallest p
+    by the family size: below this n no data can confirm, so "not confirmed" says nothing.
+    """
+    n = 1
+    while 2.0 / 2**n * max(family_size, 1) >= alpha:
+        n += 1
+    return n
+
+
+def rule_verdict(c: dict[str, Any]) -> Verdict:
+    """Return a comparison's confirmed / not confirmed rule as a Verdict with n and its CI."""
+    iv = (c.get("delta") or {}).get("interval")
+    return Verdict.judged(
+        c["verdict"], int(c["pairs"]), "paired seeds", min_pairs(c["family_size"]),
+        interval=None if not iv else (float(iv[0]), float(iv[1])),
+        confidence=0.95 if iv else None, interval_of="delta (paired bootstrap)" if iv else "",
+        why=f"Holm family of {c['family_size']}: an exact sign-flip p is at least 2/2^n")
 
 
 def _curve(vals: Values, arms: list[str], doses: list[float], seed: int) -> dict[str, Any]:

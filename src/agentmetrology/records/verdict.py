@@ -89,6 +89,8 @@ def split_half(full: Verdict, items: Sequence[T],
     Each half is judged by the same instrument; a half below the minimum adds nothing (its
     "insufficient evidence" says nothing about the verdict), so only sufficient halves count.
     """
-    halves = [judge(half) for half in split_halves(items)]
+    if not full.sufficient:
+        return full  # a withheld verdict has no stability to check: it says nothing already
+    halves = [judge(half) for half in split_halves(items) if half]  # an empty half: no verdict
     others = tuple(h.verdict for h in halves if h.sufficient and h.verdict != full.verdict)
     return replace(full, consistent=tuple(dict.fromkeys(full.consistent + others)))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentmetrology.audit.card import cell_text
 from agentmetrology.report.blocks import Doc, to_html, to_markdown
 from agentmetrology.report.numberguard import NumberGuard
 from agentmetrology.report.solvability_section import solvability_section
@@ -36,7 +37,7 @@ def _card(d: Doc, doc: dict[str, Any]) -> None:
            f"{card['licensed_claim']}.")
     configs = card["configurations"]
     headers = ["row", *[_config_label(c) for c in configs]]
-    rows = [[label, *[c["rows"][key]["status"] for c in configs]]
+    rows = [[label, *[cell_text(c["rows"][key]) for c in configs]]
             for key, label in ROW_LABELS.items()]
     rows.append(["licensed claim", *[c["licensed_claim"] for c in configs]])
     d.table(headers, rows)

@@ -11,7 +11,7 @@ from agentmetrology.report.numberguard import NumberGuard
 PREDICATES = ("different", "equivalent", "rescoring_closes", "behaviour_changed", "fails_both")
 
 
-def _said(g: dict[str, Any], with_n: bool = True) -> str:
+def said(g: dict[str, Any], with_n: bool = True) -> str:
     """Return a group's reading as printed: with its n (unless a column beside it says n),
     always with it when withheld, and flagged when thresholds move it."""
     v = g.get("verdict") or {}
@@ -33,9 +33,9 @@ def _first_screen(d: Doc, doc: dict[str, Any]) -> None:
         groups = {m: doc["groups"][f"{key}|{m}"] for m in by_mut}
         ns = {g.get("tasks") for g in groups.values()}
         one = len(ns) == 1  # one n for the row: said once, in its own column
-        said = {m: _said(g, with_n=not one) for m, g in groups.items()}
+        readings = {m: said(g, with_n=not one) for m, g in groups.items()}
         rows.append([code(target), code(env), level, next(iter(ns)) if one else "varies",
-                     "; ".join(f"{m}: {r}" for m, r in sorted(said.items()))])
+                     "; ".join(f"{m}: {r}" for m, r in sorted(readings.items()))])
     d.table(["policy", "environment", "level", "n (tasks)", "reading per mutation"], rows,
             "Which reading holds, per policy")
     pc = doc["positive_control"]
@@ -53,12 +53,12 @@ def _groups(d: Doc, doc: dict[str, Any]) -> None:
         rows.append([code(g["target"]), code(g["mutation"]), g["complete"],
                      d.estimate(g.get("vrg")), d.estimate(g.get("rescored_gap")), g.get("msr"),
                      g.get("mtr"), g.get("behaviour_changed"), g.get("ptd"), eq,
-                     g["reading"]])
+                     said(g)])
     d.table(["policy", "mutation", "pairs", "VRG [CI]", "rescored gap [CI]", "MSR", "MTR",
              "behaviour changed", "PTD", "equivalence", "reading"], rows,
             f"tau {d.g.fmt(doc['tau'])}, margin ±{d.g.fmt(doc['margin'])}; MTR is n/a when "
             "no original passes")
-    notes = [f"{code(g['target'])} under {code(g['mutation'])}: {_said(g)}: {g['why']}"
+    notes = [f"{code(g['target'])} under {code(g['mutation'])}: {said(g)}: {g['why']}"
              for g in doc["groups"].values()]
     d.bullets(notes)
 
@@ -76,7 +76,7 @@ def _predicates(d: Doc, doc: dict[str, Any]) -> None:
                      _mark(p.get("different")), holm.get("difference"),
                      _mark(p.get("equivalent")), holm.get("equivalence"),
                      _mark(p.get("rescoring_closes")), _mark(p.get("behaviour_changed")),
-                     _mark(p.get("fails_both")), g["reading"]])
+                     _mark(p.get("fails_both")), said(g, with_n=False)])
     d.table(["policy", "mutation", "tasks", "different", "Holm p", "equivalent", "Holm p",
              "rescoring closes", "behaviour changed", "fails both (MSR 0)", "reading"], rows,
             "A reading is chosen from these predicates only (docs/diagnose.md); n/a: the "
@@ -90,11 +90,11 @@ def _sweep(d: Doc, doc: dict[str, Any]) -> None:
     t = doc["thresholds"]
     d.h("Readings across pass thresholds")
     taus = [repr(x) for x in t["sweep"]]
-    rows = [[code(g["target"]), code(g["mutation"]),
+    rows = [[code(g["target"]), code(g["mutation"]), g.get("tasks"),
              *[f"{(g.get('sweep') or {}).get(x, {}).get('reading', 'n/a')} (MSR "
                f"{d.g.fmt((g.get('sweep') or {}).get(x, {}).get('msr'))})" for x in taus],
              g.get("stability", "n/a")] for g in doc["groups"].values()]
-    d.table(["policy", "mutation", *[f"tau {x}" for x in taus], "stability"], rows,
+    d.table(["policy", "mutation", "tasks", *[f"tau {x}" for x in taus], "stability"], rows,
             f"the reading above uses tau {d.g.fmt(t['tau'])}; a reading that changes across "
             "the sweep is unstable across thresholds")
 

@@ -18,12 +18,25 @@ def _verdicts_of(doc: dict[str, Any], cell: dict[str, Any]) -> str:
     """
     same = [c for c in doc["cells"] if (c["target"], c["level"], c["scorer"])
             == (cell["target"], cell["level"], cell["scorer"])]
-    verdicts = list(dict.fromkeys(c["verdict"] for c in same))
+    verdicts = list(dict.fromkeys(_said(c) for c in same))
     if len(verdicts) == 1:
         return verdicts[0]
+    rules = [c.get("rule") or {} for c in same]
+    said, each = _said, ""
+    if all(r.get("sufficient") for r in rules) and len({(r.get("n"), r.get("counted"))
+                                                         for r in rules}) == 1:
+        # one n for every comparison: said once, after the verdicts
+        said, each = (lambda c: str(c["verdict"])), (f" (n = {rules[0]['n']} "
+                                                      f"{rules[0]['counted']} each)")
+        verdicts = list(dict.fromkeys(said(c) for c in same))
     what = "slack " if "slack" in cell else ""
-    return "; ".join(f"{v} at {what}" + ", ".join(_compared(c) for c in same if c["verdict"] == v)
-                     for v in verdicts)
+    return "; ".join(f"{v} at {what}" + ", ".join(_compared(c) for c in same if said(c) == v)
+                     for v in verdicts) + each
+
+
+def _said(cell: dict[str, Any]) -> str:
+    """Return a cell's verdict as said: with the pairs it rests on, or as insufficient evidence."""
+    return str((cell.get("rule") or {}).get("text", cell["verdict"]))
 
 
 def _compared(cell: dict[str, Any]) -> str:
@@ -147,7 +160,7 @@ def _comparisons(d: Doc, doc: dict[str, Any]) -> None:
              c["pairs"], d.estimate(c["delta"]), d.estimate(c["cliffs_delta"]),
              None if c["sign_flip"] is None else c["sign_flip"]["p_value"], c["p_holm"],
              c["family_size"], None if c["sign_test"] is None else c["sign_test"]["p_value"],
-             c["verdict"]] for c in doc["cells"]]
+             _said(c)] for c in doc["cells"]]
     a = doc["cells"][0]["baseline"]
     base = ("its slack's baseline (" + code(doc["dose"]["baseline"]) + ")" if "dose" in doc
             else code(a))

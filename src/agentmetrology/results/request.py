@@ -37,6 +37,7 @@ class SummaryRequest(Resampling):
     value: str
     group_by: tuple[str, ...]
     alpha: float = 0.2
+    score_range: tuple[float, float] | None = None  # for a column no scorer declares
 
     def __post_init__(self) -> None:
         check_limits(self.resamples)

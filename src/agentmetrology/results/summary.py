@@ -11,11 +11,27 @@ from agentmetrology.results.exclusions import describe
 from agentmetrology.results.grouping import Groups, collect_groups
 from agentmetrology.results.reading import read_results
 from agentmetrology.results.request import SummaryRequest
-from agentmetrology.stats import reliability_table
+from agentmetrology.results.scales import Scale, scale_of
+from agentmetrology.stats import reliability_at, reliability_table
+
+
+def _scale_doc(scale: Scale, column: str, tau: float) -> dict[str, Any]:
+    """Return the column's range and --tau as a fraction of it and in points, with one line."""
+    if scale.low is None or scale.high is None:
+        return {"column": column, "range": None, "source": scale.source, "tau_fraction": None,
+                "tau_units": tau, "text": f"{column}: range not declared by a scorer; tau "
+                f"{tau:g} in the column's own units (give --range LOW,HIGH to take it as a "
+                "fraction of a range)"}
+    span, units = f"{scale.low:g}-{scale.high:g}", scale.low + tau * (scale.high - scale.low)
+    return {"column": column, "range": [scale.low, scale.high], "source": scale.source,
+            "tau_fraction": tau, "tau_units": units,
+            "text": f"{column}: range {span} ({scale.source}); tau {tau:g} of the range = "
+                    f"{units:g} points"}
 
 
 def _group_entries(
-    request: SummaryRequest, collected: Groups, usable: dict[tuple[str, ...], list[float]]
+    request: SummaryRequest, collected: Groups, usable: dict[tuple[str, ...], list[float]],
+    scale: Scale,
 ) -> list[dict[str, Any]]:
     """Return one entry per group with usable values, in the reliability table's order."""
     rows = reliability_table(
@@ -32,6 +48,9 @@ def _group_entries(
         entry = row.summary.to_dict()
         entry["group"] = dict(zip(request.group_by, row.key, strict=True))
         entry["rank_mean"], entry["rank_worst"] = row.rank_mean, row.rank_worst
+        if not scale.unit:  # Reliability@tau on the fraction of the declared range
+            entry["reliability"] = reliability_at(scale.fraction(usable[row.key]),
+                                                  request.tau).to_dict()
         excluded = collected.by_group.get(row.key)
         entry["excluded"] = excluded.to_dict() if excluded else none
         out.append(entry)
@@ -51,7 +70,9 @@ def build_summary(request: SummaryRequest) -> dict[str, Any]:
                 f"no row of {table.source} has a usable {request.value!r} "
                 f"({describe(collected.excluded.to_dict())})"
             )
-        entries = _group_entries(request, collected, usable)
+        scale = scale_of(request.value, [v for vs in usable.values() for v in vs],
+                         request.score_range, 0.0)
+        entries = _group_entries(request, collected, usable, scale)
     # A group whose every row was excluded still appears, with its exclusions, never as a 0.
     without = [
         {
@@ -68,6 +89,7 @@ def build_summary(request: SummaryRequest) -> dict[str, Any]:
         "value": request.value,
         "group_by": groups,
         "parameters": request.parameters,
+        "scale": _scale_doc(scale, request.value, request.tau),
         "rows": {
             "read": len(table.rows),
             "used": sum(len(v) for v in usable.values()),

@@ -93,6 +93,13 @@ def test_census_table_pins_kinds_criteria_and_claims(census):
     assert (shape["empty_passed"], shape["empty_scored"]) == (2, 2)
     match = rows["gsm8k_style"]["scorers"][0]
     assert (match["kind"], match["criterion"]) == ("string-match", "pass")
+    # a row probed on fewer samples than the minimum never licenses a claim, and says its n
+    assert match["claim"] == "no claim licensed"
+    assert match["criterion_verdict"]["text"] == (
+        "insufficient evidence (n = 2 samples compared, needs 3)")
+    assert shape["kind_verdict"]["text"] == shape["kind"]
+    assert "insufficient evidence (n = 2 samples compared, needs 3)" in " ".join(
+        res.output.split())
     judged = rows["judged_task"]["scorers"][0]
     assert judged["criterion"] == "not probed" and "needs a judge" in judged["criterion_reason"]
     atb = {s["scorer"]: s for s in rows["inspect_evals/agent_threat_bench_data_exfil"]["scorers"]}

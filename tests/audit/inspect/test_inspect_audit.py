@@ -187,3 +187,22 @@ def test_task_that_fails_to_load_exits_2_with_one_line(tmp_path):
 def test_bad_task_argument_exits_2(tmp_path):
     res = RUNNER.invoke(inspect_app, ["inspect", toy("exact_task"), "-T", "novalue"])
     assert res.exit_code == 2 and "is not key=value" in res.output
+
+
+@pytest.mark.parametrize("limit", [1, 2])
+def test_below_three_samples_the_criterion_licenses_nothing(limit: int) -> None:
+    doc = audit_inspect(load_task(toy("shape_task"), limit=limit))
+    crit = _config(doc)["rows"]["criterion_sensitivity"]
+    assert crit["status"] == "fail"
+    assert crit["evidence"]["verdict"]["text"] == (
+        f"insufficient evidence (n = {limit} samples compared, needs 3)")
+    assert "stability" not in _config(doc)  # withheld, not unstable: halves of 1 say nothing
+
+
+def test_the_kind_and_criterion_carry_their_split_halves() -> None:
+    doc = _audit("shape_task")  # 3 samples: halves of 2 and 1, each below the minimum
+    kind = doc["target"]["scorers"][0]["verdict"]
+    crit = _config(doc)["rows"]["criterion_sensitivity"]["evidence"]["verdict"]
+    assert (kind["stable"], kind["consistent"]) == (True, [])
+    assert crit["text"] == "fail (n = 3 samples compared)" and crit["stable"]
+    assert "stability" not in _config(doc)

@@ -9,11 +9,13 @@ per scorer; ownership is not probed (the harness's decisions are not exposed by 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
 from agentmetrology.audit.card import row
+from agentmetrology.audit.criterion_verdict import criterion_verdict
 from agentmetrology.audit.env_audit import seal
 from agentmetrology.audit.generic_audit import audit_target
 from agentmetrology.audit.target import Ownership, Probe, ScoreOutcome, ScorerKind, TaskRef
@@ -27,6 +29,7 @@ from agentmetrology.audit.targets.inspect_run import (
     run_empty_trajectory,
     run_forged,
 )
+from agentmetrology.records.verdict import Verdict, split_half
 
 __all__ = ["PROBES", "RESOLUTION", "InspectScorerTarget", "audit_inspect"]
 
@@ -106,6 +109,23 @@ def _forged_scores(battery: dict[str, list[Probe]], cells: Cells) -> list[list[f
     return out
 
 
+def _kind_on(name: str, fn: Any, calls: int, battery: dict[str, list[Probe]], cells: Cells,
+             sids: Sequence[str]) -> tuple[ScorerKind, str, int]:
+    """Return (kind, basis, samples probed) read from the samples `sids` only (a split half)."""
+    keep = set(sids)
+    empties = [c.value for (s, p), c in cells.items()
+               if s in keep and p == "empty_trajectory" and c.value is not None]
+    forged_scores = _forged_scores({s: battery.get(s, []) for s in sids}, cells)
+    kind, basis = classify(name, fn, calls, forged_scores, empties)
+    return kind, basis, sum(1 for x in forged_scores if len(x) >= 2)
+
+
+def _half_kind(name: str, fn: Any, calls: int, battery: dict[str, list[Probe]], cells: Cells,
+               sids: Sequence[str]) -> Verdict:
+    """Return the kind verdict read from the samples `sids` only (one split half)."""
+    return kind_verdict(*_kind_on(name, fn, calls, battery, cells, sids))
+
+
 def _scorer_cells(res: RunResult, index: int, name: str) -> list[tuple[str, Cells]]:
     """Return (scorer label, its cells): one scorer, or one per key of a dict-valued scorer."""
     mine = {(sid, p): c for (sid, p, i), c in res.cells.items() if i == index}
@@ -182,12 +202,10 @@ def audit_inspect(loaded: LoadedTask, *, task_args: dict[str, Any] | None = None
         fn = loaded.task.scorer[i]
         calls = res.judge_calls.get(i, 0) + empty.judge_calls.get(i, 0)
         for label, cells in _scorer_cells(res, i, name):
-            empties = [c.value for (s, p), c in cells.items()
-                       if p == "empty_trajectory" and c.value is not None]
-            forged_scores = _forged_scores(battery, cells)
-            kind, basis = classify(name, fn, calls, forged_scores, empties)
-            probed = sum(1 for x in forged_scores if len(x) >= 2)
-            verdict = kind_verdict(kind, basis, probed).to_dict()
+            every = list(dict.fromkeys([*battery, *(sid for sid, _ in cells)]))
+            kind, basis, probed = _kind_on(name, fn, calls, battery, cells, every)
+            verdict = split_half(kind_verdict(kind, basis, probed), every, partial(
+                _half_kind, name, fn, calls, battery, cells)).to_dict()
             kinds.append({"scorer": label, "kind": verdict["text"] if not verdict["sufficient"]
                           else kind,
                           "basis": basis if verdict["sufficient"] else
@@ -261,14 +279,25 @@ def _explain_criterion(config: dict[str, Any], kind: dict[str, Any], loaded: Loa
         config["licensed_claim"] = "no claim licensed"
 
 
-def _withhold_kind(config: dict[str, Any], kind: dict[str, Any]) -> None:
-    """Below the samples a kind read from scores needs, withhold it and the claim it licenses."""
-    if kind["verdict"]["sufficient"]:
-        return
-    config["scorer_kind"] = kind["kind"]  # "insufficient evidence (n = k ..., needs 3)"
-    config["rows"]["scorer_kind"]["status"] = kind["verdict"]["text"]
+def _withhold_kind(config: dict[str, Any], kind: dict[str, Any],
+                   probes: dict[str, Any]) -> None:
+    """Below the samples a kind or criterion verdict needs, or when its two halves disagree,
+    withhold the claim it licenses (and the kind itself when too few samples were probed)."""
     config["rows"]["scorer_kind"]["evidence"]["verdict"] = kind["verdict"]
-    config["licensed_claim"] = "no claim licensed"
+    crit = config["rows"]["criterion_sensitivity"]
+    result = dict(probes, status=crit["status"])  # the status after _explain_criterion
+    verdict = criterion_verdict(result).to_dict()
+    crit["evidence"]["verdict"] = verdict
+    unstable = [f"{what} unstable across split halves ({', '.join(v['consistent'])})"
+                for what, v in (("scorer kind", kind["verdict"]), ("criterion", verdict))
+                if not v["stable"]]
+    if unstable:
+        config["stability"] = "; ".join(unstable)
+    if not kind["verdict"]["sufficient"]:
+        config["scorer_kind"] = kind["kind"]  # "insufficient evidence (n = k ..., needs 3)"
+        config["rows"]["scorer_kind"]["status"] = kind["verdict"]["text"]
+    if unstable or not kind["verdict"]["sufficient"] or not verdict["sufficient"]:
+        config["licensed_claim"] = "no claim licensed"
 
 
 def _merge(loaded: LoadedTask, docs: list[dict[str, Any]], kinds: list[dict[str, Any]],
@@ -279,9 +308,9 @@ def _merge(loaded: LoadedTask, docs: list[dict[str, Any]], kinds: list[dict[str,
     configs = [d["card"]["configurations"][0] for d in docs]
     doc["stages"]["probes"] = {("shipped" if j == 0 else f"scorer {j + 1}"):
                                d["stages"]["probes"]["shipped"] for j, d in enumerate(docs)}
-    for config, k in zip(configs, kinds, strict=False):
+    for config, k, d in zip(configs, kinds, docs, strict=False):
         _explain_criterion(config, k, loaded, doc)
-        _withhold_kind(config, k)
+        _withhold_kind(config, k, d["stages"]["probes"]["shipped"])
     doc["card"]["configurations"] = configs
     doc["card"]["benchmark"] = loaded.spec
     doc["card"]["shipped_configuration"] = configs[0]["scorer"]
