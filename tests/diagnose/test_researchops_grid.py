@@ -140,7 +140,8 @@ def test_the_threshold_sweep_is_in_the_json_and_the_report(grid: tuple[Path, dic
     assert doc["tau"] == 0.65 and doc["thresholds"]["sweep"] == [0.5, 0.65, 0.8]
     g = doc["groups"]["researchops|overfit|L2|alias"]
     assert set(g["sweep"]) == {"0.5", "0.65", "0.8"}
-    assert all(r["reading"] == "behavioural failure" for r in g["sweep"].values())
+    assert [g["sweep"][t]["reading"] for t in ("0.5", "0.65", "0.8")] == \
+        ["behavioural failure", "behavioural failure", "fails regardless"]
     assert doc["thresholds"]["unstable"] == [k for k, x in doc["groups"].items()
                                              if x["stability"] == "unstable across thresholds"]
     assert "Readings across pass thresholds" in (root / "out" / "report.md").read_text()
@@ -188,10 +189,13 @@ def test_table2_pools_450_pairs_per_policy_beside_the_papers(grid: tuple[Path, d
     assert paper is not None and shortcut["mtr"] is None and paper["mtr"] is None  # undefined
     for k in ("gap", "msr"):  # where the paper's Table 2 and ours agree (±0.02)
         assert abs(shortcut[k] - paper[k]) <= 0.02, k
-    assert shortcut["ptd"] == 0.898  # the paper's 0.932: off by 0.034 (docs/diagnose.md)
-    # careful and overfit are not calibrated yet (issue 38 item 10, docs/diagnose.md): these pin
-    # today's numbers so that the calibration changes them on purpose
-    assert t["careful"]["ours"] == {"pairs": 450, "excluded": 0, "original": 1.0,
-                                 "mutated": 0.95, "gap": 0.05, "msr": 1.0,
-                                 "passing_originals": 450, "mtr": 1.0, "ptd": -0.302}
-    assert (t["overfit"]["ours"]["msr"], t["overfit"]["ours"]["passing_originals"]) == (0.587, 360)
+    # P is not clipped (4.0 under the incentive), so shortcut's PTD overshoots the paper's 0.932
+    assert shortcut["ptd"] == 1.25
+    careful = t["careful"]["ours"]  # calibrated: every number within ±0.02 of the paper's
+    for k in ("original", "mutated", "gap", "msr", "mtr", "ptd"):
+        assert abs(careful[k] - t["careful"]["paper"][k]) <= 0.02, k
+    assert careful == {"pairs": 450, "excluded": 0, "original": 0.807, "mutated": 0.765,
+                       "gap": 0.042, "msr": 0.867, "passing_originals": 450, "mtr": 0.867,
+                       "ptd": -0.165}
+    # overfit is not calibrated yet (docs/diagnose.md): pinned so a change moves it on purpose
+    assert (t["overfit"]["ours"]["msr"], t["overfit"]["ours"]["passing_originals"]) == (0.06, 54)
