@@ -76,7 +76,8 @@ def test_careful_under_alias_is_evaluator_sensitivity(grid: tuple[Path, dict]) -
 
 def test_overfit_under_alias_is_a_behavioural_failure(grid: tuple[Path, dict]) -> None:
     g = grid[1]["groups"]["researchops|overfit|L2|alias"]
-    assert g["rescored_gap"]["value"] == g["vrg"]["value"] > 0.2  # rescoring cannot help
+    # rescoring cannot help: 0.175 (the paper's 0.130, docs/diagnose.md)
+    assert g["rescored_gap"]["value"] == g["vrg"]["value"] == pytest.approx(0.1754)
     assert g["reading"] == "behavioural failure"
 
 
@@ -198,4 +199,4 @@ def test_table2_pools_450_pairs_per_policy_beside_the_papers(grid: tuple[Path, d
                        "gap": 0.042, "msr": 0.867, "passing_originals": 450, "mtr": 0.867,
                        "ptd": -0.165}
     # overfit is not calibrated yet (docs/diagnose.md): pinned so a change moves it on purpose
-    assert (t["overfit"]["ours"]["msr"], t["overfit"]["ours"]["passing_originals"]) == (0.06, 54)
+    assert (t["overfit"]["ours"]["msr"], t["overfit"]["ours"]["passing_originals"]) == (0.08, 54)

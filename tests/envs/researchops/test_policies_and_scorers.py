@@ -134,11 +134,13 @@ def test_renamed_tools_keep_h_and_cost_careful_exactly_the_tool_credit(task: str
 def test_overfit_gives_up_when_its_tool_names_are_gone() -> None:
     renamed = _renamed_episode("scripted:overfit", "lr_1", 0)
     assert [e.name for e in renamed.events] == ["finish"]
-    assert renamed.submission is not None and renamed.submission["report"] == "No changes made."
+    assert renamed.submission is not None and renamed.submission["report"] == \
+        "No changes made; the root cause was not found."
     assert _score(QUALITY, renamed, renamed.events).score == 0.0
     rescored = _score(VERIFIER, renamed, _alias_back(renamed))
     plain = run_one(SPEC, "lr_1", 0, "scripted:overfit", "L2")
-    assert rescored.score == 0.345 and _v(plain) == 0.595  # the gap stays after rescoring
+    # terms 1/4 (the cue), no tools, uncited: the gap stays after rescoring
+    assert rescored.score == 0.42 and _v(plain) == 0.595
 
 
 def test_shortcut_does_the_same_under_renamed_tools_and_fails_both() -> None:

@@ -240,8 +240,8 @@ def test_the_rubric_mutation_reweights_and_credits_a_mentioned_citation() -> Non
         got = S.RUBRIC_VERIFIER.score(sub, "lr_1", 0, "default", EV, calls)
         c = got.components
         assert c["evidence_mention"] == mention, (report, evidence)
-        raw = 0.30 * c["terms"] + 0.13 * c["tools"] + 0.13 * c["constraints"] \
-            + 0.24 * c["efficiency"] + 0.20 * mention
+        raw = 0.30 * c["terms"] + 0.20 * c["tools"] + 0.21 * c["constraints"] \
+            + 0.24 * c["efficiency"] + 0.05 * mention
         assert got.score == round(raw, 6) and got.scorer_version == "1.0.0+rubric"
     assert "evidence_mention" not in VERIFIER.score(
         _submission(task, report="see the logs", evidence=["logs"]), "lr_1", 0, "default", EV,

@@ -226,8 +226,8 @@ SCORERS = (TaskQualityScorer(), CompositeVerifierScorer())
 # required; expected to move scores — a check of the scorer's sensitivity, not an error.
 RUBRIC_VERIFIER = CompositeVerifierScorer(
     version="1.0.0+rubric",
-    weights=(("terms", 0.30), ("tools", 0.13), ("constraints", 0.13), ("efficiency", 0.24)),
-    mention_weight=0.20)
+    weights=(("terms", 0.30), ("tools", 0.20), ("constraints", 0.21), ("efficiency", 0.24)),
+    mention_weight=0.05)
 
 
 def rubric(scorers: tuple[Any, ...]) -> tuple[Any, ...]:
