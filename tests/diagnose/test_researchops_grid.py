@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from agentmetrology.cli.main import app
 from agentmetrology.diagnose.pairs import collect_pairs
 from agentmetrology.diagnose.run import check_tau
-from agentmetrology.diagnose.study import table2
+from agentmetrology.diagnose.study import PAPER_CAREFUL_MSR_INTERVAL, table2
 from agentmetrology.records.errors import UserError
 from agentmetrology.run.campaign import load_campaign, plan_campaign
 from agentmetrology.store import EvidenceStore
@@ -196,7 +196,11 @@ def test_table2_pools_450_pairs_per_policy_beside_the_papers(grid: tuple[Path, d
     for k in ("original", "mutated", "gap", "msr", "mtr", "ptd"):
         assert abs(careful[k] - t["careful"]["paper"][k]) <= 0.02, k
     assert careful == {"pairs": 450, "excluded": 0, "original": 0.807, "mutated": 0.765,
-                       "gap": 0.042, "msr": 0.867, "passing_originals": 450, "mtr": 0.867,
-                       "ptd": -0.165}
+                       "gap": 0.042, "msr": 0.867, "msr_interval": [0.847, 0.893],
+                       "passing_originals": 450, "mtr": 0.867, "ptd": -0.165}
+    # the paper's task-cluster interval (1,000 resamples, seed 17), each end within ±0.02
+    for ours, theirs in zip(careful["msr_interval"], PAPER_CAREFUL_MSR_INTERVAL, strict=True):
+        assert abs(ours - theirs) <= 0.02
+    assert shortcut["msr_interval"] == [0.0, 0.0]
     # overfit is not calibrated yet (docs/diagnose.md): pinned so a change moves it on purpose
     assert (t["overfit"]["ours"]["msr"], t["overfit"]["ours"]["passing_originals"]) == (0.08, 54)
