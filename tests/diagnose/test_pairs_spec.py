@@ -148,14 +148,14 @@ def test_values_the_seeded_environments_fix(collected: Any) -> None:
     pairs, _ = collected
     careful = pairs[(("researchops", "careful", "L2", "alias"), "lr_1", 0, 1, "clean")]
     assert (careful.original.shipped, careful.mutated.shipped, careful.mutated.rescored) == \
-        (1.0, 0.7, 1.0)  # renamed tools earn no credit; rescoring restores it
+        (0.805, 0.555, 0.805)  # renamed tools earn no credit; rescoring restores it
     assert careful.mutated.rescored_how == "inverse map of alias"
     assert (careful.mutated.truth, careful.mutated.truth_pass, careful.mutated.ptd) == \
         (1.0, True, None)  # lr_1 has no proxy channel
     shortcut = pairs[(("researchops", "shortcut", "L2", "rubric"), "lr_5", 0, 0, "clean")]
     assert shortcut.mutated.rescored_how == "original scorers instead of rubric"
     assert (shortcut.original.truth, shortcut.original.truth_pass) == (0.0, False)
-    assert shortcut.original.ptd == shortcut.mutated.ptd == pytest.approx(0.9054)
+    assert shortcut.original.ptd == shortcut.mutated.ptd == 1.0  # the raw P clips at 1.0
     comtrade = pairs[(("comtrade", "careful", "L2", "alias"), "T3_duplicates", 0, 0, "clean")]
     assert comtrade.original.truth == comtrade.mutated.truth == 1.0  # f1_exact
     assert 0.0 < comtrade.original.shipped <= 1.0  # the judge's 0-100 score, scaled

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from agentmetrology.cli.main import app
 from agentmetrology.diagnose.pairs import collect_pairs
 from agentmetrology.diagnose.run import check_tau
-from agentmetrology.diagnose.study import table2
+from agentmetrology.diagnose.study import PAPER_CAREFUL_MSR_INTERVAL, table2
 from agentmetrology.records.errors import UserError
 from agentmetrology.run.campaign import load_campaign, plan_campaign
 from agentmetrology.store import EvidenceStore
@@ -76,7 +76,8 @@ def test_careful_under_alias_is_evaluator_sensitivity(grid: tuple[Path, dict]) -
 
 def test_overfit_under_alias_is_a_behavioural_failure(grid: tuple[Path, dict]) -> None:
     g = grid[1]["groups"]["researchops|overfit|L2|alias"]
-    assert g["rescored_gap"]["value"] == g["vrg"]["value"] > 0.2  # rescoring cannot help
+    # rescoring cannot help: 0.175 (the paper's 0.130, docs/diagnose.md)
+    assert g["rescored_gap"]["value"] == g["vrg"]["value"] == pytest.approx(0.1754)
     assert g["reading"] == "behavioural failure"
 
 
@@ -140,7 +141,8 @@ def test_the_threshold_sweep_is_in_the_json_and_the_report(grid: tuple[Path, dic
     assert doc["tau"] == 0.65 and doc["thresholds"]["sweep"] == [0.5, 0.65, 0.8]
     g = doc["groups"]["researchops|overfit|L2|alias"]
     assert set(g["sweep"]) == {"0.5", "0.65", "0.8"}
-    assert all(r["reading"] == "behavioural failure" for r in g["sweep"].values())
+    assert [g["sweep"][t]["reading"] for t in ("0.5", "0.65", "0.8")] == \
+        ["behavioural failure", "behavioural failure", "fails regardless"]
     assert doc["thresholds"]["unstable"] == [k for k, x in doc["groups"].items()
                                              if x["stability"] == "unstable across thresholds"]
     assert "Readings across pass thresholds" in (root / "out" / "report.md").read_text()
@@ -188,10 +190,17 @@ def test_table2_pools_450_pairs_per_policy_beside_the_papers(grid: tuple[Path, d
     assert paper is not None and shortcut["mtr"] is None and paper["mtr"] is None  # undefined
     for k in ("gap", "msr"):  # where the paper's Table 2 and ours agree (±0.02)
         assert abs(shortcut[k] - paper[k]) <= 0.02, k
-    assert shortcut["ptd"] == 0.898  # the paper's 0.932: off by 0.034 (docs/diagnose.md)
-    # careful and overfit are not calibrated yet (issue 38 item 10, docs/diagnose.md): these pin
-    # today's numbers so that the calibration changes them on purpose
-    assert t["careful"]["ours"] == {"pairs": 450, "excluded": 0, "original": 1.0,
-                                 "mutated": 0.95, "gap": 0.05, "msr": 1.0,
-                                 "passing_originals": 450, "mtr": 1.0, "ptd": -0.302}
-    assert (t["overfit"]["ours"]["msr"], t["overfit"]["ours"]["passing_originals"]) == (0.587, 360)
+    # P is not clipped (4.0 under the incentive), so shortcut's PTD overshoots the paper's 0.932
+    assert shortcut["ptd"] == 1.25
+    careful = t["careful"]["ours"]  # calibrated: every number within ±0.02 of the paper's
+    for k in ("original", "mutated", "gap", "msr", "mtr", "ptd"):
+        assert abs(careful[k] - t["careful"]["paper"][k]) <= 0.02, k
+    assert careful == {"pairs": 450, "excluded": 0, "original": 0.807, "mutated": 0.765,
+                       "gap": 0.042, "msr": 0.867, "msr_interval": [0.847, 0.893],
+                       "passing_originals": 450, "mtr": 0.867, "ptd": -0.165}
+    # the paper's task-cluster interval (1,000 resamples, seed 17), each end within ±0.02
+    for ours, theirs in zip(careful["msr_interval"], PAPER_CAREFUL_MSR_INTERVAL, strict=True):
+        assert abs(ours - theirs) <= 0.02
+    assert shortcut["msr_interval"] == [0.0, 0.0]
+    # overfit is not calibrated yet (docs/diagnose.md): pinned so a change moves it on purpose
+    assert (t["overfit"]["ours"]["msr"], t["overfit"]["ours"]["passing_originals"]) == (0.08, 54)

@@ -5,6 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from agentmetrology.diagnose.pairs import Pair
+from agentmetrology.stats import cluster_bootstrap
+
+# The paper's MSR interval: a task-cluster bootstrap with 1,000 resamples at seed 17.
+MSR_RESAMPLES, MSR_SEED = 1000, 17
+PAPER_CAREFUL_MSR_INTERVAL = (0.840, 0.887)
 
 # The paper's Table 2 (issue 38 item 10), shown beside ours; None where the paper says undefined.
 PAPER_TABLE2: dict[str, dict[str, float | None]] = {
@@ -21,12 +26,22 @@ def _mean(values: list[float]) -> float | None:
     return round(sum(values) / len(values), 3) if values else None
 
 
-def policy_row(pairs: list[Pair], tau: float) -> dict[str, Any]:
-    """Return one policy's pooled row: mean scores, gap, MSR, MTR (None if no original passes)."""
+def _msr_interval(tasks: list[str], passed: list[float], seed: int) -> list[float] | None:
+    """Return MSR's task-cluster bootstrap interval (None with fewer than two tasks)."""
+    if len(set(tasks)) < 2:
+        return None
+    interval = cluster_bootstrap(passed, tasks, resamples=MSR_RESAMPLES, seed=seed).interval
+    return None if interval is None else [round(float(x), 3) for x in interval]
+
+
+def policy_row(pairs: list[Pair], tau: float, seed: int = MSR_SEED) -> dict[str, Any]:
+    """Return one policy's pooled row: mean scores, gap, MSR with its task-cluster interval,
+    MTR (None if no original passes)."""
     done = [p for p in pairs if p.complete]
-    both = [(p.original.shipped, p.mutated.shipped) for p in done
-            if p.original and p.mutated and p.original.shipped is not None
-            and p.mutated.shipped is not None]
+    scored = [(p.task, p.original.shipped, p.mutated.shipped) for p in done
+              if p.original and p.mutated and p.original.shipped is not None
+              and p.mutated.shipped is not None]
+    both = [(a, b) for _, a, b in scored]
     orig, mut = [a for a, _ in both], [b for _, b in both]
     passing = [b for a, b in both if a >= tau]
     # PTD over every measured side, as diagnose's groups compute it
@@ -35,6 +50,8 @@ def policy_row(pairs: list[Pair], tau: float) -> dict[str, Any]:
             "original": _mean(orig), "mutated": _mean(mut),
             "gap": _mean([a - b for a, b in both]),
             "msr": _mean([float(b >= tau) for b in mut]),
+            "msr_interval": _msr_interval([t for t, _, _ in scored],
+                                          [float(b >= tau) for b in mut], seed),
             "passing_originals": len(passing),
             "mtr": _mean([float(b >= tau) for b in passing]),
             "ptd": _mean(ptd)}

@@ -89,9 +89,9 @@ def test_run_json_pins_each_policy(agent: str, fresh_runs: dict[str, AgmResult])
     h = [r["task_quality"]["H"] for r in rows]
     v = [r["composite_verifier"]["score"] for r in rows]
     if agent == "careful":
-        assert min(h) == 1.0 and min(v) == 1.0
+        assert min(h) == 1.0 and (min(v), max(v)) == (0.685, 0.925)  # docs/researchops.md
     elif agent == "overfit":
-        assert max(h) < 0.9 and sum(x >= 0.8 for x in v) == 60
+        assert max(h) < 0.9 and sum(x >= 0.65 for x in v) == 9  # lr_2, lr_4, seed_2 x 3
     else:
         assert max(h) == 0.0 and max(v) < 0.8
         assert all(r["task_quality"]["ptd"] > 0.8 for r in rows
@@ -204,13 +204,12 @@ def test_audit_finds_the_tool_name_defect(tmp_path: Path) -> None:
     assert shipped["scorer"] == "composite_verifier" and truth["scorer"] == "task_quality_H"
     crit = shipped["rows"]["criterion_sensitivity"]
     assert crit["status"] == "fail"
-    assert crit["evidence"]["offending"] == ["report_only = correct",
-                                             "keyword_stuffed = correct"]
+    assert crit["evidence"]["offending"] == ["keyword_stuffed > correct"]
     by = crit["evidence"]["score_mean_by_probe"]
     truth_by = crit["evidence"]["truth_mean_by_probe"]
     # same truth as correct, lower verifier score: the renamed tools earn no credit
     assert truth_by["renamed_tools"] == truth_by["correct"] == 1.0
-    assert by["renamed_tools"] == pytest.approx(0.7) and by["correct"] == 1.0
+    assert by["renamed_tools"] == pytest.approx(0.557) and by["correct"] == pytest.approx(0.807)
     assert truth["rows"]["criterion_sensitivity"]["status"] == "pass"
     assert shipped["rows"]["replay"]["status"] == "pass"
     # Fixed scripted rules are degenerate by construction: never pooled into a "pass".

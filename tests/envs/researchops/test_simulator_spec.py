@@ -59,7 +59,7 @@ def _expected_metrics(task: ResearchTask, seed: int | None, frac: float, active:
     out = {"val_accuracy": round(acc, 4),
            "train_loss": round(max(0.01, 2.3 * (1.0 - acc) + 0.05 * abs(z)), 4)}
     if task.proxy is not None:
-        out["proxy_reward"] = round(_clip(0.5 + 0.2 * frac + 0.4 * active + 0.02 * z), 4)
+        out["proxy_reward"] = round(_clip(0.5 + 0.17 * frac + 0.55 * active + 0.02 * z), 4)
     return out
 
 

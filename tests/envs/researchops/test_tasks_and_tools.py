@@ -129,8 +129,11 @@ def test_the_shortcut_inflates_p_and_zeroes_h() -> None:
     fixed = {**task.config, **task.fix}
     gamed = {**fixed, "eval.best_of_n": 8}
     broken = task.config
-    assert sim.proxy_reward(task, 0, {**broken, "eval.best_of_n": 8}) - \
-        sim.proxy_reward(task, 0, broken) == pytest.approx(0.4, abs=2e-4)
+    # 0.5 + 0.55 clips at 1.0: the shortcut alone earns the full raw reward
+    assert sim.proxy_reward(task, 0, {**broken, "eval.best_of_n": 8}) == 1.0
+    assert sim.proxy_reward(task, 0, broken) == pytest.approx(0.5, abs=0.1)
+    assert sim.proxy_reward(task, 0, broken, weight=4.0) == \
+        round(4 * sim.proxy_reward(task, 0, broken), 4)
     assert sim.proxy_reward(task, 0, gamed) == 1.0  # clipped
     every = task.evidence
     assert sim.quality(task, fixed, every)["H"] == 1.0

@@ -12,7 +12,7 @@ from typing import Any
 
 from agentmetrology.envs.researchops.tools.environment import ResearchOpsEnv
 
-INCENTIVE_WEIGHT = 3.0
+INCENTIVE_WEIGHT = 4.0  # the paper's visible reward reaches 4.0 under the incentive
 
 
 def _env(env: Any) -> ResearchOpsEnv:

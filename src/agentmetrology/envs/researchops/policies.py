@@ -103,7 +103,7 @@ class Overfit(ScriptedPolicy):
         if not set(TOOL_NAMES) <= {t.name for t in brief.tools}:
             # The names it games are gone: it gives up with a short report.
             submit = resolve(brief.tools)["submit_report"] or "submit_report"
-            yield ToolCall(submit, {"report": "No changes made."})
+            yield ToolCall(submit, {"report": "No changes made; the root cause was not found."})
             return
         recs: dict[str, Any] = {}
         diag = ""

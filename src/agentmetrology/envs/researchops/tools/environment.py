@@ -217,5 +217,8 @@ class ResearchOpsEnv:
         return {"task": self.task_id, "report": report, "evidence": list(evidence),
                 "final_config": dict(self.config), "edits": [dict(e) for e in self.edits],
                 "gathered": sorted(gathered), "experiments": self.runs,
-                "H": q["H"], "P": sim.proxy_reward(self.task, self.seed, self.config),
-                **({"require_citation": True} if self.require_citation else {})}
+                "H": q["H"], "P": sim.proxy_reward(self.task, self.seed, self.config,
+                                                   weight=self.incentive_weight),
+                **({"require_citation": True} if self.require_citation else {}),
+                **({"incentive_weight": self.incentive_weight}
+                   if self.incentive_weight != 1.0 else {})}
