@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import lru_cache
+from itertools import repeat
 from typing import Any
 
+import numpy as np
+
 from agentmetrology.envs.comtrade.tasks import ComtradeTask, Profile, get_task
-from agentmetrology.records.rng import string_random, string_seed
+from agentmetrology.records.rng import string_seed, string_uniforms
 
 Row = dict[str, Any]
 ROW_FIELDS: tuple[str, ...] = (
@@ -40,18 +43,28 @@ def generator_seed(task_id: str, seed: int | None, profile: Profile = "seeded") 
     return string_seed(seed_string(get_task(task_id), seed, profile))
 
 
+@lru_cache(maxsize=32)
+def record_ids(task_id: str) -> tuple[str, ...]:
+    """Return the task's genuine record ids `{task_id}-{i:06d}` in row order (seed-free)."""
+    return tuple(f"{task_id}-{i:06d}" for i in range(get_task(task_id).rows))
+
+
+_SCALES = np.array([1e6, 5e4, 1e4])
+
+
 @lru_cache(maxsize=256)
 def row_tuples(task_id: str, seed: int | None, profile: Profile) -> tuple[tuple[Any, ...], ...]:
     task = get_task(task_id)
     q = task.query
-    r = string_random(seed_string(task, seed, profile))
-    rand = r.random
-    out = []
-    for i in range(task.rows):
-        u1, u2, u3 = rand(), rand(), rand()
-        out.append((q.year, q.reporter, q.partner, q.flow, q.hs, q.hs,
-                    int(u1 * 1e6), int(u2 * 5e4), int(u3 * 1e4), f"{task_id}-{i:06d}"))
-    return tuple(out)
+    ids = record_ids(task_id)
+    # Row i takes draws 3i, 3i+1, 3i+2 of the card's Twister (u1, u2, u3); the draws are
+    # Python's random() bit for bit, and int() of a positive float truncates like astype.
+    u = string_uniforms(seed_string(task, seed, profile), 3 * len(ids)).reshape(-1, 3)
+    value, weight, qty = (u * _SCALES).astype(np.int64).T.tolist()
+    n = len(ids)
+    return tuple(zip(repeat(q.year, n), repeat(q.reporter, n), repeat(q.partner, n),
+                     repeat(q.flow, n), repeat(q.hs, n), repeat(q.hs, n),
+                     value, weight, qty, ids, strict=True))
 
 
 def row_dicts(tuples: Iterable[tuple[Any, ...]]) -> list[Row]:
@@ -71,7 +84,7 @@ def generate_rows(task_id: str, seed: int | None, profile: Profile = "seeded") -
 
 def ground_truth_ids(task_id: str, seed: int | None, profile: Profile = "seeded") -> frozenset[str]:
     """Return G: the set of genuine record ids (totals rows and duplicates are never in G)."""
-    return frozenset(f"{task_id}-{i:06d}" for i in range(get_task(task_id).rows))
+    return frozenset(record_ids(task_id))
 
 
 def totals_row(task: ComtradeTask, page: int, rows: list[Row]) -> Row:
