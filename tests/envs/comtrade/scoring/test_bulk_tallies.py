@@ -1,0 +1,74 @@
+"""The column-wise fast paths of the scorers count exactly what their per-line loops count."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agentmetrology.envs.comtrade.generator import generate_rows
+from agentmetrology.envs.comtrade.scoring import ground_truth
+from agentmetrology.envs.comtrade.scoring.ground_truth import LineTally, _truth, _truth_rows
+
+TASK = "T3_duplicates"
+
+
+def _rows(seed: int = 4) -> list[dict[str, Any]]:
+    return generate_rows(TASK, seed)
+
+
+def _changed(i: int, **fields: Any) -> list[dict[str, Any]]:
+    rows = _rows()
+    rows[i].update(fields)
+    return rows
+
+
+BATCHES: dict[str, list[list[Any]]] = {
+    "perfect": [_rows()],
+    "perfect in two batches": [_rows()[:10], _rows()[10:]],
+    "a value differs": [_changed(3, tradeValue=1)],
+    "year a string": [_changed(0, year="2021")],
+    "year a float": [_changed(0, year=2021.0)],
+    "a bool for an int": [_changed(5, qty=True)],
+    "every year a string": [[{**r, "year": str(r["year"])} for r in _rows()]],
+    "another seed's rows": [_rows(5)],
+    "a spurious id": [_changed(2, record_id="made-up")],
+    "a spurious id and a changed value": [_changed(2, record_id="x") + _changed(7, qty=3)[7:8]],
+    "an id twice in a batch": [_rows() + _rows()[:1]],
+    "an id again in a later batch": [_rows()[:5], _rows()[4:]],
+    "a totals flag": [[*_rows()[:-1], {**_rows()[-1], "isTotal": True}]],
+    "hs TOTAL": [_changed(1, hs="TOTAL")],
+    "a totals id then its plain row": [[{**_rows()[0], "record_id": "t", "hs": "TOTAL"}],
+                                       [{**_rows()[1], "record_id": "t"}]],
+    "a missing field": [[{k: v for k, v in r.items() if k != "qty"} for r in _rows()]],
+    "an extra field": [[{**r, "note": 1} for r in _rows()]],
+    "a field renamed": [[{("value" if k == "qty" else k): v for k, v in r.items()}
+                         for r in _rows()]],
+    "a non-string id": [_changed(0, record_id=7)],
+    "not objects": [[*_rows()[:3], [1, 2], "x", None]],
+    "empty": [[]],
+}
+
+
+@pytest.mark.parametrize("name", BATCHES)
+@pytest.mark.parametrize("with_rows", [True, False])
+def test_bulk_counts_equal_the_per_line_counts(name: str, with_rows: bool,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    def run() -> ground_truth.LineCounts:
+        rows = _truth_rows(TASK, 4, "seeded") if with_rows else None
+        tally = LineTally(_truth(TASK, 4, "seeded"), rows)
+        for batch in BATCHES[name]:
+            tally.add(batch)
+        return tally.counts()
+
+    fast = run()
+    monkeypatch.setattr(LineTally, "_add_plain", lambda self, values: False)
+    assert fast == run()
+
+
+def test_the_bulk_path_takes_plain_rows_and_refuses_the_rest() -> None:
+    tally = LineTally(_truth(TASK, 4, "seeded"), _truth_rows(TASK, 4, "seeded"))
+    assert tally._add_plain(_changed(0, year="2021"))  # mixed types: compared row by row
+    assert tally.counts().mismatched == 1
+    assert not tally._add_plain(_rows())  # every id seen already
+    assert not tally._add_plain(_changed(1, hs="TOTAL"))
