@@ -9,6 +9,7 @@ import pytest
 from agentmetrology.envs.comtrade.generator import generate_rows
 from agentmetrology.envs.comtrade.scoring import ground_truth
 from agentmetrology.envs.comtrade.scoring.ground_truth import LineTally, _truth, _truth_rows
+from agentmetrology.envs.comtrade.scoring.judge_rows import RowTally
 
 TASK = "T3_duplicates"
 
@@ -72,3 +73,49 @@ def test_the_bulk_path_takes_plain_rows_and_refuses_the_rest() -> None:
     assert tally.counts().mismatched == 1
     assert not tally._add_plain(_rows())  # every id seen already
     assert not tally._add_plain(_changed(1, hs="TOTAL"))
+
+
+def _with(**fields: Any) -> list[dict[str, Any]]:
+    return [{**r, **fields} for r in _rows()]
+
+
+JUDGE_BATCHES: dict[str, list[list[Any]]] = {
+    **BATCHES,
+    "years out of range": [_with(year=1899), _with(year=2101), [{**_rows()[0], "year": 2100}]],
+    "float years": [_with(year=2021.0), _with(year=float("nan"))],
+    "bool years": [_with(year=True)],
+    "negative values": [_changed(0, tradeValue=-1), _with(tradeValue=-0.5)],
+    "a nan value": [_with(tradeValue=float("nan"))],
+    "every qty null": [_with(qty=None)],
+    "some qty null": [_changed(3, qty=None)],
+    "quantity aliases": [_with(quantity=3, netWgt=None, value=-2, primaryValue="x")],
+    "a list under a key field": [_changed(0, partner=[1, 2])],
+    "a key field missing": [[{k: v for k, v in r.items() if k != "flow"} for r in _rows()]],
+    "two shapes": [[*_rows()[:5], *_with(extra=1)[5:]]],
+    "keys in another order": [[dict(reversed(r.items())) for r in _rows()]],
+    "empty objects": [[{}, {}]],
+}
+
+
+@pytest.mark.parametrize("name", JUDGE_BATCHES)
+def test_judge_column_tally_equals_the_per_row_tally(name: str,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    def run() -> tuple[Any, ...]:
+        t = RowTally(["year", "reporter", "partner", "flow", "hs", "record_id"],
+                     list(_rows()[0]), 2021)
+        for batch in JUDGE_BATCHES[name]:
+            t.add(batch)
+        return (t.lines, t.objects, t.keys, dict(t.shapes), list(t._counts), t.dedup_points(),
+                t.valid_row_ratio(), t.type_consistency(), t.value_ranges())
+
+    fast = run()
+    monkeypatch.setattr(RowTally, "_add_uniform", lambda self, rows: False)
+    slow = run()
+    assert repr(fast) == repr(slow)  # repr: nan keys compare by identity in the sets
+
+
+def test_the_judge_takes_one_shape_in_bulk_and_refuses_mixed_types() -> None:
+    t = RowTally(None, None, 2021)
+    assert t._add_uniform(_rows())
+    assert not t._add_uniform(_changed(0, year="2021"))
+    assert not t._add_uniform([*_rows()[:2], *_with(extra=1)[2:]])
