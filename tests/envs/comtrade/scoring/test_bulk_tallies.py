@@ -10,6 +10,7 @@ from agentmetrology.envs.comtrade.generator import generate_rows
 from agentmetrology.envs.comtrade.scoring import ground_truth
 from agentmetrology.envs.comtrade.scoring.ground_truth import LineTally, _truth, _truth_rows
 from agentmetrology.envs.comtrade.scoring.judge_rows import RowTally
+from agentmetrology.envs.comtrade.scoring.submission import parse_jsonl, parse_lines
 
 TASK = "T3_duplicates"
 
@@ -119,3 +120,19 @@ def test_the_judge_takes_one_shape_in_bulk_and_refuses_mixed_types() -> None:
     assert t._add_uniform(_rows())
     assert not t._add_uniform(_changed(0, year="2021"))
     assert not t._add_uniform([*_rows()[:2], *_with(extra=1)[2:]])
+
+
+TEXTS = [
+    "", "\n", "\n\n", '{"a":1}', '{"a":1}\n', '{"a":1}\n\n', '\n{"a":1}', '{"a":1}\n  \n{"b":2}\n',
+    ' {"a":1} \r\n\t{"b":2}\t\n', '\xa0{"a":1}\n', '{"a":1}\u2028\n', '{"a":\n1}\n',
+    '[1,\n2]\n3 4\n', '1 2\n', '{"a":1}{"b":2}\n', "NaN\n1e999\n", '"\\ud800"\n',
+    "9" * 5000 + "\n", "[" * 100_000 + "]" * 100_000 + "\n", "garbage\n{}\n", "\ufeff{}\n",
+    "\x0b{}\x1c\n", '{"a":1}\n\x85\n',
+]
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_whole_text_parse_equals_the_line_by_line_parse(text: str) -> None:
+    fast, slow = parse_jsonl(text), parse_lines(text.split("\n"))
+    assert fast.not_json == slow.not_json
+    assert repr(fast.values) == repr(slow.values)  # repr: NaN is not equal to itself
