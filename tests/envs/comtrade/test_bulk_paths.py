@@ -1,4 +1,4 @@
-"""The column-wise fast paths of the scorers count exactly what their per-line loops count."""
+"""The bulk (column-wise) paths of row collection, parsing and scoring equal their loops."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from agentmetrology.envs.comtrade.generator import generate_rows
+from agentmetrology.envs.comtrade.payload import RowCollector
 from agentmetrology.envs.comtrade.scoring import ground_truth
 from agentmetrology.envs.comtrade.scoring.ground_truth import LineTally, _truth, _truth_rows
 from agentmetrology.envs.comtrade.scoring.judge_rows import RowTally
@@ -136,3 +137,43 @@ def test_whole_text_parse_equals_the_line_by_line_parse(text: str) -> None:
     fast, slow = parse_jsonl(text), parse_lines(text.split("\n"))
     assert fast.not_json == slow.not_json
     assert repr(fast.values) == repr(slow.values)  # repr: NaN is not equal to itself
+
+
+PAGES: dict[str, list[Any]] = {
+    **BATCHES,
+    "a totals row first on each page": [[{**_rows()[0], "hs": "TOTAL", "record_id": "T-1"},
+                                         *_rows()[:12]],
+                                        [{"isTotal": True, "record_id": "T-2"}, *_rows()[12:]]],
+    "only totals rows": [[{"is_total": 1, "record_id": "t"}], [{"hs": "TOTAL"}]],
+    "a falsy totals flag": [[{**r, "isTotal": False, "is_total": 0} for r in _rows()]],
+    "a page that is not a list": ["x", {"rows": []}, _rows()],
+    "an unhashable dedup value": [_changed(1, year=[2021])],
+    "a dedup field missing": [[{k: v for k, v in r.items() if k != "hs"} for r in _rows()]],
+    "a page twice": [_rows(), _rows()],
+}
+
+
+@pytest.mark.parametrize("name", PAGES)
+@pytest.mark.parametrize(("dedup", "drop_totals"), [(True, True), (False, True), (True, False),
+                                                    (False, False)])
+def test_page_collector_bulk_equals_its_row_loop(name: str, dedup: bool, drop_totals: bool,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    def run() -> RowCollector:
+        c = RowCollector(dedup=dedup, drop_totals=drop_totals)
+        for page in PAGES[name]:
+            c.add(page)
+        return c
+
+    fast = run()
+    monkeypatch.setattr(RowCollector, "_add_plain", lambda self, rows: False)
+    slow = run()
+    assert (fast.rows, fast.ids, fast._seen, fast.totals_dropped, fast.duplicates_dropped) == (
+        slow.rows, slow.ids, slow._seen, slow.totals_dropped, slow.duplicates_dropped)
+    assert [id(r) for r in fast.rows] == [id(r) for r in slow.rows]  # the same dicts, in order
+
+
+def test_the_collector_takes_plain_pages_in_bulk() -> None:
+    c = RowCollector()
+    assert c._add_plain([{"isTotal": True}, *_rows()]) and c.totals_dropped == 1
+    assert not c._add_plain(_rows()[:1])  # seen already: the loop counts the duplicate
+    assert not RowCollector(drop_totals=False)._add_plain([{"isTotal": True}])
