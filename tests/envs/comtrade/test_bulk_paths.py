@@ -8,7 +8,8 @@ import pytest
 
 from agentmetrology.envs.comtrade.generator import generate_rows
 from agentmetrology.envs.comtrade.payload import RowCollector
-from agentmetrology.envs.comtrade.scoring import ground_truth
+from agentmetrology.envs.comtrade.scoring import ground_truth, judge_rows
+from agentmetrology.envs.comtrade.scoring.columns import uniform_columns
 from agentmetrology.envs.comtrade.scoring.ground_truth import LineTally, _truth, _truth_rows
 from agentmetrology.envs.comtrade.scoring.judge_rows import RowTally
 from agentmetrology.envs.comtrade.scoring.submission import parse_jsonl, parse_lines
@@ -59,7 +60,8 @@ def test_bulk_counts_equal_the_per_line_counts(name: str, with_rows: bool,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     def run() -> ground_truth.LineCounts:
         rows = _truth_rows(TASK, 4, "seeded") if with_rows else None
-        tally = LineTally(_truth(TASK, 4, "seeded"), rows)
+        cols = ground_truth._truth_columns(TASK, 4, "seeded") if with_rows else None
+        tally = LineTally(_truth(TASK, 4, "seeded"), rows, cols)
         for batch in BATCHES[name]:
             tally.add(batch)
         return tally.counts()
@@ -111,16 +113,31 @@ def test_judge_column_tally_equals_the_per_row_tally(name: str,
                 t.valid_row_ratio(), t.type_consistency(), t.value_ranges())
 
     fast = run()
-    monkeypatch.setattr(RowTally, "_add_uniform", lambda self, rows: False)
+    monkeypatch.setattr(judge_rows, "uniform_columns", lambda values: None)
     slow = run()
     assert repr(fast) == repr(slow)  # repr: nan keys compare by identity in the sets
 
 
-def test_the_judge_takes_one_shape_in_bulk_and_refuses_mixed_types() -> None:
-    t = RowTally(None, None, 2021)
-    assert t._add_uniform(_rows())
-    assert not t._add_uniform(_changed(0, year="2021"))
-    assert not t._add_uniform([*_rows()[:2], *_with(extra=1)[2:]])
+def test_uniform_columns_of_one_shape_only() -> None:
+    rows = tuple(_rows())
+    c = uniform_columns(rows)
+    assert c is not None and c.keys == tuple(rows[0]) and c.column("qty") == tuple(
+        r["qty"] for r in rows) and c.column("nope") is None
+    assert uniform_columns(rows) is c  # asked again for the same batch: computed once
+    assert uniform_columns(_changed(0, year="2021")).kinds[0] == {int, str}  # type: ignore[union-attr]
+    assert uniform_columns([*_rows()[:2], *_with(extra=1)[2:]]) is None
+    assert uniform_columns([*_rows(), None]) is None
+    assert uniform_columns([]) is None
+
+
+def test_ground_truth_value_check_by_columns_and_row_by_row() -> None:
+    truth = _truth(TASK, 4, "seeded")
+    rows, cols = _truth_rows(TASK, 4, "seeded"), ground_truth._truth_columns(TASK, 4, "seeded")
+    for batch, mismatched in ((_rows(), 0), (_rows()[3:9], 0), (_changed(4, qty=True), 1),
+                              (_changed(4, year=2021.0), 1), ([*_rows()[1:], _rows()[0]], 0)):
+        tally = LineTally(truth, rows, cols)
+        assert tally._add_plain(batch)
+        assert tally.counts().mismatched == mismatched
 
 
 TEXTS = [

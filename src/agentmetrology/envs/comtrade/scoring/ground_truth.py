@@ -25,6 +25,7 @@ from agentmetrology.envs.comtrade.generator import (
     ground_truth_ids,
     row_tuples,
 )
+from agentmetrology.envs.comtrade.scoring.columns import Columns, uniform_columns
 from agentmetrology.envs.comtrade.scoring.streamed import StreamedSubmission
 from agentmetrology.envs.comtrade.scoring.submission import Scorable, Submission, make_submission
 from agentmetrology.envs.comtrade.tasks import PROFILES, TASKS, Profile
@@ -61,6 +62,16 @@ def _truth_rows(task_id: str, seed: int | None, profile: Profile) -> dict[str, t
 
 
 _FIELDS = operator.itemgetter(*ROW_FIELDS)
+_FIELD_SET = frozenset(ROW_FIELDS)
+TruthColumns = tuple[dict[str, int], tuple[tuple[Any, ...], ...]]
+
+
+@lru_cache(maxsize=64)
+def _truth_columns(task_id: str, seed: int | None, profile: Profile) -> TruthColumns:
+    """Return each generated record id's row index and the generated rows as columns."""
+    rows = row_tuples(task_id, seed, profile)
+    return ({row[-1]: i for i, row in enumerate(rows)},
+            tuple(zip(*rows, strict=True)) if rows else ((),) * len(ROW_FIELDS))
 
 
 def _mismatch(value: dict[str, Any], expected: tuple[Any, ...] | None) -> bool:
@@ -75,19 +86,15 @@ def _mismatch(value: dict[str, Any], expected: tuple[Any, ...] | None) -> bool:
     return got != expected or tuple(map(type, got)) != tuple(map(type, expected))
 
 
-def _types_are(cols: list[tuple[Any, ...]], row: tuple[Any, ...]) -> bool:
-    """Return True when every value of column j has exactly the type of row[j]."""
-    return all(set(map(type, col)) == {type(v)} for col, v in zip(cols, row, strict=True))
-
-
 class LineTally:
     """The line counts of parsed JSONL values against G, accumulated batch by batch."""
 
-    __slots__ = ("duplicates", "lines", "mismatched", "rows", "seen", "spurious", "totals",
-                 "totals_only", "truth", "unparsable")
+    __slots__ = ("columns", "duplicates", "lines", "mismatched", "rows", "seen", "spurious",
+                 "totals", "totals_only", "truth", "unparsable")
 
-    def __init__(self, truth: frozenset[str], rows: dict[str, tuple[Any, ...]] | None) -> None:
-        self.truth, self.rows = truth, rows
+    def __init__(self, truth: frozenset[str], rows: dict[str, tuple[Any, ...]] | None,
+                 columns: TruthColumns | None = None) -> None:
+        self.truth, self.rows, self.columns = truth, rows, columns
         self.seen: set[str] = set()
         # Ids outside G seen so far only on totals rows: a later non-totals line makes them
         # spurious. Counting spurious ids this way keeps one set of ids, not two.
@@ -138,35 +145,47 @@ class LineTally:
     def _add_plain(self, values: Sequence[Any]) -> bool:
         """Absorb a batch of plain rows column by column; return False, absorbing nothing, else.
 
-        Plain: every line an object of exactly the ten row fields (so no isTotal/is_total
-        flag), no hs "TOTAL", string record ids none of which was seen before or repeats. Then
-        no line is unparsable, a totals row or a duplicate, and the counts the per-line loop
-        would make are set operations plus one comparison per matched row.
+        Plain: every line an object with the ten row fields and no other key (so no
+        isTotal/is_total flag), in one order, no hs "TOTAL", string record ids none of which
+        was seen before or repeats. Then no line is unparsable, a totals row or a duplicate,
+        and the counts the per-line loop would make are set operations and, for the value
+        check, column comparisons (row by row only when a column differs).
         """
-        if (not values or set(map(type, values)) != {dict}
-                or set(map(len, values)) != {len(ROW_FIELDS)}):
+        c = uniform_columns(values)
+        if c is None or len(c.keys) != len(ROW_FIELDS) or set(c.keys) != _FIELD_SET:
             return False
-        try:
-            got = list(map(_FIELDS, values))
-        except KeyError:
-            return False
-        cols = list(zip(*got, strict=True))
-        rids, ids = cols[-1], set(cols[-1])
-        if (len(ids) != len(rids) or set(map(type, rids)) != {str} or "TOTAL" in cols[4]
-                or not self.seen.isdisjoint(ids)):
+        cols = dict(zip(c.keys, c.cols, strict=True))
+        rids = cols["record_id"]
+        ids = set(rids)
+        if (len(ids) != len(rids) or c.kinds[c.keys.index("record_id")] != {str}
+                or "TOTAL" in cols["hs"] or not self.seen.isdisjoint(ids)):
             return False
         known = len(ids & self.truth)
-        if self.rows is not None:
-            expected = list(map(self.rows.get, rids))
-            if known == len(rids) and _types_are(cols, next(iter(self.rows.values()))):
-                # every type is the generated one, so a row differs iff its values do
-                self.mismatched += len(got) - sum(map(operator.eq, got, expected))
-            else:
-                self.mismatched += sum(1 for v, e in zip(values, expected, strict=True)
-                                       if _mismatch(v, e))
+        if self.rows is not None and not (known == len(rids) and self._columns_match(c)):
+            self.mismatched += sum(1 for v, e in zip(values, map(self.rows.get, rids),
+                                                     strict=True) if _mismatch(v, e))
         self.seen |= ids
         self.spurious += len(ids) - known
         self.lines += len(values)
+        return True
+
+    def _columns_match(self, c: Columns) -> bool:
+        """Return True when the rows are a run of the generated rows, in order, equal in every
+        field and of its type: then none mismatches."""
+        if self.columns is None:
+            return False
+        index, truth_cols = self.columns
+        rids = c.column("record_id")
+        assert rids is not None
+        k = index.get(rids[0])
+        if k is None:
+            return False
+        end = k + len(rids)
+        # each generated column holds one type (generator.row_tuples), so want[0]'s is all's
+        for key, col, kinds in zip(c.keys, c.cols, c.kinds, strict=True):
+            want = truth_cols[ROW_FIELDS.index(key)][k:end]
+            if kinds != {type(want[0])} or col != want:
+                return False
         return True
 
     def counts(self) -> LineCounts:
@@ -251,7 +270,8 @@ def ground_truth_f1(submission: Scorable | str | bytes | None, task_id: str,
         reason = "no submission" if submission is None else "no submission: data.jsonl is missing"
         return Assessment(GROUND_TRUTH_SCORER, GROUND_TRUTH_VERSION, "FAIL", 0.0, comps,
                           (reason,), ev)
-    tally = LineTally(truth, _truth_rows(task_id, None if prof == "legacy" else seed, prof))
+    key = (task_id, None if prof == "legacy" else seed, prof)
+    tally = LineTally(truth, _truth_rows(*key), _truth_columns(*key))
     for batch in submission.data_batches():  # one batch in memory, many for a streamed file
         tally.add(batch)
     comps = f1_components(tally.counts(), len(truth))

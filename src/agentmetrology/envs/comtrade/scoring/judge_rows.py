@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from operator import itemgetter
 from typing import Any, Final
 
+from agentmetrology.envs.comtrade.scoring.columns import Columns, uniform_columns
+
 VALUE_FIELDS: Final = ("value", "trade_value", "tradeValue", "primaryValue")
 QUANTITY_FIELDS: Final = ("qty", "quantity", "netWgt")
 _RANGE_FIELDS: Final = frozenset(("year", *VALUE_FIELDS, *QUANTITY_FIELDS))
@@ -91,12 +93,18 @@ class RowTally:
 
     def add(self, values: Sequence[Any]) -> None:
         """Absorb one batch of parsed lines (NOT_JSON and non-objects count as lines only)."""
-        rows = [v for v in values if type(v) is dict]
+        c = uniform_columns(values)
+        rows = [v for v in values if type(v) is dict] if c is None else values
         self.lines += len(values)
         self.objects += len(rows)
         if self._pick is not None:
-            self._add_keys(rows)
-        if self._add_uniform(rows):
+            self._add_keys(rows, c)
+        if c is not None and all(len(k) == 1 for k in c.kinds):
+            # one shape: one count, and range checks on columns of a known type
+            types = tuple(next(iter(k)) for k in c.kinds)
+            self.shapes[(c.keys, types)] += len(rows)
+            self._add_ranges({k: (col, t) for k, col, t in zip(c.keys, c.cols, types, strict=True)
+                              if k in _RANGE_FIELDS})
             return
         batch: Counter[tuple[tuple[str, ...], tuple[type, ...]]] = Counter(
             zip(map(tuple, rows), [tuple(map(type, r.values())) for r in rows], strict=True))
@@ -107,35 +115,17 @@ class RowTally:
         self._add_ranges({k: ([r[k] for r in rows if k in r], None)
                           for k in present if k in _RANGE_FIELDS})
 
-    def _add_uniform(self, rows: list[dict[str, Any]]) -> bool:
-        """Absorb rows of one shape column by column; return False, absorbing nothing, else.
-
-        One shape: every row has the same keys in the same order and each column one type,
-        the usual batch; then the shape count is one addition and the range checks see
-        columns whose type is known.
-        """
-        if not rows:
-            return False
-        shapes = set(map(tuple, rows))
-        if len(shapes) != 1:
-            return False
-        cols = list(zip(*map(dict.values, rows), strict=True))
-        kinds = [set(map(type, col)) for col in cols]
-        if any(len(k) != 1 for k in kinds):
-            return False
-        keys, types = shapes.pop(), tuple(k.pop() for k in kinds)
-        self.shapes[(keys, types)] += len(rows)
-        self._add_ranges({k: (col, t) for k, col, t in zip(keys, cols, types, strict=True)})
-        return True
-
-    def _add_keys(self, rows: list[dict[str, Any]]) -> None:
+    def _add_keys(self, rows: Sequence[dict[str, Any]], c: Columns | None) -> None:
         keys, pick = self.keys, self._pick
         assert pick is not None and self.key_fields is not None
         fields = self.key_fields
         share = len(keys) >= _SHARE_AFTER
         if not share:
             try:  # the usual batch: every key field present and hashable
-                keys.update(map(pick, rows))
+                if c is not None and all(f in c.keys for f in fields):
+                    keys.update(zip(*map(c.column, fields), strict=True))
+                else:
+                    keys.update(map(pick, rows))
                 return
             except (KeyError, TypeError):  # the loop adds the rest (re-adding to a set: no harm)
                 pass
