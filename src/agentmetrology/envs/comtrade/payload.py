@@ -68,14 +68,16 @@ class RowCollector:
         """
         if not rows or set(map(type, rows)) != {dict}:
             return False
-        flags = list(map(any, zip(map(_GET_IS_TOTAL, rows), map(_GET_IS_TOTAL_, rows),
-                                  map(operator.eq, map(_GET_HS, rows), repeat("TOTAL")),
-                                  strict=True)))
-        totals = flags.count(True)
-        if totals:
-            if not self.drop_totals:
-                return False
-            rows = list(compress(rows, map(operator.not_, flags)))
+        totals = 0
+        if _may_hold_totals(rows):
+            flags = list(map(any, zip(map(_GET_IS_TOTAL, rows), map(_GET_IS_TOTAL_, rows),
+                                      map(operator.eq, map(_GET_HS, rows), repeat("TOTAL")),
+                                      strict=True)))
+            totals = flags.count(True)
+            if totals:
+                if not self.drop_totals:
+                    return False
+                rows = list(compress(rows, map(operator.not_, flags)))
         if self.dedup:
             try:
                 keys = list(map(_KEY, rows))
@@ -85,7 +87,10 @@ class RowCollector:
             if len(fresh) != len(keys) or not self._seen.isdisjoint(fresh):
                 return False
             self._seen |= fresh
-        rids = list(map(_GET_RID, rows))
+        try:
+            rids = list(map(_RID, rows))
+        except KeyError:
+            rids = list(map(_GET_RID, rows))
         if set(map(type, rids)) == {str}:
             self.ids.update(rids)
         else:
@@ -100,6 +105,19 @@ _GET_IS_TOTAL = operator.methodcaller("get", "isTotal")
 _GET_IS_TOTAL_ = operator.methodcaller("get", "is_total")
 _GET_HS = operator.methodcaller("get", "hs")
 _GET_RID = operator.methodcaller("get", "record_id")
+_RID = operator.itemgetter("record_id")
+_HS = operator.itemgetter("hs")
+
+
+def _may_hold_totals(rows: list[dict[str, Any]]) -> bool:
+    """Return False when no row can be a totals row: no flag key and no hs "TOTAL"."""
+    if any(map(operator.contains, rows, repeat("isTotal"))) or any(
+            map(operator.contains, rows, repeat("is_total"))):
+        return True
+    try:
+        return "TOTAL" in list(map(_HS, rows))
+    except KeyError:  # a row without hs: the per-row test decides
+        return True
 
 
 def _dedup_key(row: dict[str, Any]) -> Any:
