@@ -84,6 +84,12 @@ def generate_rows(task_id: str, seed: int | None, profile: Profile = "seeded") -
 
 def ground_truth_ids(task_id: str, seed: int | None, profile: Profile = "seeded") -> frozenset[str]:
     """Return G: the set of genuine record ids (totals rows and duplicates are never in G)."""
+    return _id_set(task_id)
+
+
+@lru_cache(maxsize=32)
+def _id_set(task_id: str) -> frozenset[str]:
+    # G depends on the task only (ids are `{task_id}-{i:06d}` for every seed and profile)
     return frozenset(record_ids(task_id))
 
 

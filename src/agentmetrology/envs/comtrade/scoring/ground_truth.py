@@ -23,6 +23,7 @@ from typing import Any, Final
 from agentmetrology.envs.comtrade.generator import (
     ROW_FIELDS,
     ground_truth_ids,
+    record_ids,
     row_tuples,
 )
 from agentmetrology.envs.comtrade.scoring.columns import Columns, uniform_columns
@@ -58,7 +59,8 @@ def _truth(task_id: str, seed: int | None, profile: Profile) -> frozenset[str]:
 @lru_cache(maxsize=64)
 def _truth_rows(task_id: str, seed: int | None, profile: Profile) -> dict[str, tuple[Any, ...]]:
     """Return the generated rows of (task, seed, profile) keyed by record id."""
-    return {row[-1]: row for row in row_tuples(task_id, seed, profile)}
+    # row[-1] is the row's record id, record_ids(task_id)[i] (generator.row_tuples)
+    return dict(zip(record_ids(task_id), row_tuples(task_id, seed, profile), strict=True))
 
 
 _FIELDS = operator.itemgetter(*ROW_FIELDS)
@@ -70,8 +72,14 @@ TruthColumns = tuple[dict[str, int], tuple[tuple[Any, ...], ...]]
 def _truth_columns(task_id: str, seed: int | None, profile: Profile) -> TruthColumns:
     """Return each generated record id's row index and the generated rows as columns."""
     rows = row_tuples(task_id, seed, profile)
-    return ({row[-1]: i for i, row in enumerate(rows)},
+    return (_id_index(task_id),
             tuple(zip(*rows, strict=True)) if rows else ((),) * len(ROW_FIELDS))
+
+
+@lru_cache(maxsize=32)
+def _id_index(task_id: str) -> dict[str, int]:
+    """Return each generated record id's row number (the same for every seed and profile)."""
+    return {rid: i for i, rid in enumerate(record_ids(task_id))}
 
 
 def _mismatch(value: dict[str, Any], expected: tuple[Any, ...] | None) -> bool:
