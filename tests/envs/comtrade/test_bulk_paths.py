@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from agentmetrology.envs.comtrade import generator, payload
 from agentmetrology.envs.comtrade.generator import generate_rows
 from agentmetrology.envs.comtrade.payload import RowCollector
 from agentmetrology.envs.comtrade.scoring import ground_truth, judge_rows
@@ -175,6 +176,8 @@ PAGES: dict[str, list[Any]] = {
                                                     (False, False)])
 def test_page_collector_bulk_equals_its_row_loop(name: str, dedup: bool, drop_totals: bool,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(payload, "BULK_MIN_ROWS", 0)  # short test pages take the bulk path too
+
     def run() -> RowCollector:
         c = RowCollector(dedup=dedup, drop_totals=drop_totals)
         for page in PAGES[name]:
@@ -194,3 +197,14 @@ def test_the_collector_takes_plain_pages_in_bulk() -> None:
     assert c._add_plain([{"isTotal": True}, *_rows()]) and c.totals_dropped == 1
     assert not c._add_plain(_rows()[:1])  # seen already: the loop counts the duplicate
     assert not RowCollector(drop_totals=False)._add_plain([{"isTotal": True}])
+
+
+@pytest.mark.parametrize(("task", "seed", "profile"), [
+    ("T3_duplicates", 4, "seeded"), ("T2_multi_page", 11, "seeded"), ("T7_totals_trap", None,
+                                                                        "legacy")])
+def test_numpy_rows_are_the_loop_rows(task: str, seed: int | None, profile: str) -> None:
+    t = generator.get_task(task)
+    text = generator.seed_string(t, seed, profile)  # type: ignore[arg-type]
+    by_loop, by_columns = generator._rows_by_loop(t, text), generator._rows_by_columns(t, text)
+    assert by_loop == by_columns
+    assert [tuple(map(type, r)) for r in by_loop] == [tuple(map(type, r)) for r in by_columns]

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from agentmetrology.envs.comtrade.tasks import ComtradeTask, Profile, get_task
-from agentmetrology.records.rng import string_seed, string_uniforms
+from agentmetrology.records.rng import string_random, string_seed, string_uniforms
 
 Row = dict[str, Any]
 ROW_FIELDS: tuple[str, ...] = (
@@ -49,17 +49,39 @@ def record_ids(task_id: str) -> tuple[str, ...]:
     return tuple(f"{task_id}-{i:06d}" for i in range(get_task(task_id).rows))
 
 
-_SCALES = np.array([1e6, 5e4, 1e4])
-
-
 @lru_cache(maxsize=256)
 def row_tuples(task_id: str, seed: int | None, profile: Profile) -> tuple[tuple[Any, ...], ...]:
     task = get_task(task_id)
+    text = seed_string(task, seed, profile)
+    # numpy's fixed cost per call outweighs the loop's per-row cost below a few hundred rows
+    if task.rows < VECTOR_MIN_ROWS:
+        return _rows_by_loop(task, text)
+    return _rows_by_columns(task, text)
+
+
+VECTOR_MIN_ROWS = 256
+_SCALES = np.array([1e6, 5e4, 1e4])
+
+
+def _rows_by_loop(task: ComtradeTask, text: str) -> tuple[tuple[Any, ...], ...]:
+    """Return the rows from the card's Twister, three `random()` draws per row."""
     q = task.query
-    ids = record_ids(task_id)
+    rand = string_random(text).random
+    out = []
+    for rid in record_ids(task.task_id):
+        u1, u2, u3 = rand(), rand(), rand()
+        out.append((q.year, q.reporter, q.partner, q.flow, q.hs, q.hs,
+                    int(u1 * 1e6), int(u2 * 5e4), int(u3 * 1e4), rid))
+    return tuple(out)
+
+
+def _rows_by_columns(task: ComtradeTask, text: str) -> tuple[tuple[Any, ...], ...]:
+    """Return the same rows as `_rows_by_loop`, the draws and the scaling done by numpy."""
+    q = task.query
+    ids = record_ids(task.task_id)
     # Row i takes draws 3i, 3i+1, 3i+2 of the card's Twister (u1, u2, u3); the draws are
     # Python's random() bit for bit, and int() of a positive float truncates like astype.
-    u = string_uniforms(seed_string(task, seed, profile), 3 * len(ids)).reshape(-1, 3)
+    u = string_uniforms(text, 3 * len(ids)).reshape(-1, 3)
     value, weight, qty = (u * _SCALES).astype(np.int64).T.tolist()
     n = len(ids)
     return tuple(zip(repeat(q.year, n), repeat(q.reporter, n), repeat(q.partner, n),
