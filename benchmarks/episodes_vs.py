@@ -7,8 +7,10 @@
 Checks out REV (default HEAD~1) into a temporary git worktree and measures, alternating the two
 trees round by round so that machine load hits both alike, how many episodes per second each
 runs and scores (rule at L0 and scripted:careful at L2, generation included) of each task
-(default T3_duplicates). Writes benchmarks/results/OUT.json (default episodes_vs) with
-per-round rates, medians, the ratio and the goal ratio (default 0.9: no regression).
+(default T3_duplicates), on each process's CPU clock (the machine is shared: wall time would
+measure the other agents' load as much as the code). Writes benchmarks/results/OUT.json
+(default episodes_vs) with per-round rates, medians, the ratio and the goal ratio (default
+0.9: no regression).
 """
 
 from __future__ import annotations
@@ -43,12 +45,12 @@ except ImportError:
 out = {}
 for task in json.loads(sys.argv[3]):
     for agent, level in json.loads(sys.argv[1]):
-        n, start = 0, time.perf_counter()
+        n, start = 0, time.process_time()
         while True:
             _cache.cache_clear()
             run(task, n, agent, level)
             n += 1
-            elapsed = time.perf_counter() - start
+            elapsed = time.process_time() - start
             if elapsed >= float(sys.argv[2]) and n >= 20:
                 break
         out[f"{task} {agent}@{level}"] = n / elapsed

@@ -138,7 +138,7 @@ def episodes_vs(doc: dict[str, Any]) -> Iterator[Row]:
     for k, ratio in doc["ratio_current_over_base"].items():
         name = k if " " in k else f"{doc['task']} {k}"  # older files: one task, keys config
         met = "" if goal < 1 else (" (met)" if ratio >= goal else
-                                   f" (not met: {_num(ratio / goal, 2)} of the way)")
+                                   f" (not met: {_num(goal - ratio, 2)}x short)")
         yield _row("episodes_vs", f"{name}, this tree vs {doc['base'][:10]} "
                    "(episodes/s, median)", _num(doc["median_episodes_per_s"]["current"][k]),
                    f"base {_num(doc['median_episodes_per_s']['base'][k])}",
