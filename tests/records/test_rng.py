@@ -15,6 +15,7 @@ from agentmetrology.records.rng import (
     string_bits,
     string_random,
     string_seed,
+    string_uniforms,
 )
 
 
@@ -83,3 +84,12 @@ def test_string_bits_draw_what_random_random_draws() -> None:
             assert ours(k) == ref.getrandbits(k)
         assert string_random(text).getrandbits(40) == random.Random(string_seed(text)) \
             .getrandbits(40)
+
+
+def test_string_uniforms_are_random_random_bit_for_bit() -> None:
+    # seeds at the edges of the 32-bit range too: CPython seeds with init_by_array([seed])
+    texts = [f"T2_multi_page:USA:CHN:M:8703:2021:{i}" for i in range(40)]
+    for text in texts:
+        ref = random.Random(string_seed(text))
+        assert string_uniforms(text, 999).tolist() == [ref.random() for _ in range(999)]
+    assert string_uniforms("x", 0).tolist() == []

@@ -12,6 +12,7 @@ from __future__ import annotations
 import _random
 import hashlib
 import random
+import threading
 from collections.abc import Callable
 
 import numpy as np
@@ -66,3 +67,28 @@ def string_bits(text: str) -> Callable[[int], int]:
     which matters on paths that seed a generator per request (duplicates, page drift).
     """
     return _random.Random(string_seed(text)).getrandbits
+
+
+_TWO_26 = np.float64(67108864.0)
+_TWO_53 = np.float64(9007199254740992.0)
+_LOCAL = threading.local()  # one MT19937 per thread, reseeded per call (constructing costs more)
+
+
+def string_uniforms(text: str, n: int) -> np.ndarray:
+    """Return the first n `random()` draws of `string_random(text)` as float64, bit for bit.
+
+    CPython seeds its Twister from an int below 2**32 with init_by_array([seed]), as numpy's
+    MT19937 legacy (RandomState) seeding does for a one-word array, so both produce the same
+    32-bit words. Python's `random()` makes a double from two words (a >> 5, b >> 6) as
+    (a * 2**26 + b) / 2**53; numpy's own doubles are built differently, so the construction is
+    done here on the raw words (exact: the numerator is below 2**53). tests/records/
+    test_rng.py checks the draws against Python's.
+    """
+    bits = getattr(_LOCAL, "mt", None)
+    if bits is None:
+        bits = _LOCAL.mt = np.random.MT19937()
+    bits._legacy_seeding([string_seed(text)])
+    words = bits.random_raw(2 * n).reshape(n, 2)
+    hi = (words[:, 0] >> np.uint64(5)).astype(np.float64)
+    lo = (words[:, 1] >> np.uint64(6)).astype(np.float64)
+    return (hi * _TWO_26 + lo) / _TWO_53

@@ -25,6 +25,7 @@ from agentmetrology.records.environment import EnvInstance, EnvSpec
 from agentmetrology.records.episode import Episode
 from agentmetrology.records.policy import Policy
 from agentmetrology.runtime.drive import drive
+from agentmetrology.runtime.gc_pause import gc_paused
 from agentmetrology.scoring.episode import score_episode
 
 
@@ -112,9 +113,11 @@ def run_episode(spec: EnvSpec, task: str, seed: int | None, agent: str | Policy,
     """Run one model-free episode synchronously (on a fake clock unless one is given)."""
     policy = make_policy(spec, agent) if isinstance(agent, str) else agent
     prof = profile or spec.profiles[0]
-    env = make_env(spec, task, seed, prof, condition)
-    return drive(run_episode_async(spec, env, policy, level, clock=clock, max_steps=max_steps,
-                                   target=target, campaign=campaign, repeat=repeat))
+    with gc_paused():
+        env = make_env(spec, task, seed, prof, condition)
+        return drive(run_episode_async(spec, env, policy, level, clock=clock,
+                                       max_steps=max_steps, target=target, campaign=campaign,
+                                       repeat=repeat))
 
 
 def run_one(spec: EnvSpec, task: str, seed: int | None, agent: str | Policy, level: str,

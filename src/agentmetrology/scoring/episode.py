@@ -18,6 +18,7 @@ from agentmetrology.records.environment import EnvSpec, Scorer
 from agentmetrology.records.episode import Episode
 from agentmetrology.records.events import Event
 from agentmetrology.records.numbers import finite_float
+from agentmetrology.runtime.gc_pause import gc_paused
 
 
 def _score_problem(score: Any) -> str:
@@ -61,8 +62,9 @@ def score_submission(spec: EnvSpec, submission: Any, task: str, seed: int | None
     Under a scorer-side mutation (`rubric`) the environment's mutated scorers are used.
     """
     scorers = mutate_scorers(spec, split_condition(condition)[1])
-    return tuple(_guarded(s, submission, task, seed, profile, evidence_digest, trajectory)
-                 for s in scorers)
+    with gc_paused():
+        return tuple(_guarded(s, submission, task, seed, profile, evidence_digest, trajectory)
+                     for s in scorers)
 
 
 def unmeasured(spec: EnvSpec, episode: Episode) -> tuple[Assessment, ...]:

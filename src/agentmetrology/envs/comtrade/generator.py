@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import lru_cache
+from itertools import repeat
 from typing import Any
 
+import numpy as np
+
 from agentmetrology.envs.comtrade.tasks import ComtradeTask, Profile, get_task
-from agentmetrology.records.rng import string_random, string_seed
+from agentmetrology.records.rng import string_random, string_seed, string_uniforms
 
 Row = dict[str, Any]
 ROW_FIELDS: tuple[str, ...] = (
@@ -40,18 +43,50 @@ def generator_seed(task_id: str, seed: int | None, profile: Profile = "seeded") 
     return string_seed(seed_string(get_task(task_id), seed, profile))
 
 
+@lru_cache(maxsize=32)
+def record_ids(task_id: str) -> tuple[str, ...]:
+    """Return the task's genuine record ids `{task_id}-{i:06d}` in row order (seed-free)."""
+    return tuple(f"{task_id}-{i:06d}" for i in range(get_task(task_id).rows))
+
+
 @lru_cache(maxsize=256)
 def row_tuples(task_id: str, seed: int | None, profile: Profile) -> tuple[tuple[Any, ...], ...]:
     task = get_task(task_id)
+    text = seed_string(task, seed, profile)
+    # numpy's fixed cost per call outweighs the loop's per-row cost below a few hundred rows
+    if task.rows < VECTOR_MIN_ROWS:
+        return _rows_by_loop(task, text)
+    return _rows_by_columns(task, text)
+
+
+VECTOR_MIN_ROWS = 256
+_SCALES = np.array([1e6, 5e4, 1e4])
+
+
+def _rows_by_loop(task: ComtradeTask, text: str) -> tuple[tuple[Any, ...], ...]:
+    """Return the rows from the card's Twister, three `random()` draws per row."""
     q = task.query
-    r = string_random(seed_string(task, seed, profile))
-    rand = r.random
+    rand = string_random(text).random
     out = []
-    for i in range(task.rows):
+    for rid in record_ids(task.task_id):
         u1, u2, u3 = rand(), rand(), rand()
         out.append((q.year, q.reporter, q.partner, q.flow, q.hs, q.hs,
-                    int(u1 * 1e6), int(u2 * 5e4), int(u3 * 1e4), f"{task_id}-{i:06d}"))
+                    int(u1 * 1e6), int(u2 * 5e4), int(u3 * 1e4), rid))
     return tuple(out)
+
+
+def _rows_by_columns(task: ComtradeTask, text: str) -> tuple[tuple[Any, ...], ...]:
+    """Return the same rows as `_rows_by_loop`, the draws and the scaling done by numpy."""
+    q = task.query
+    ids = record_ids(task.task_id)
+    # Row i takes draws 3i, 3i+1, 3i+2 of the card's Twister (u1, u2, u3); the draws are
+    # Python's random() bit for bit, and int() of a positive float truncates like astype.
+    u = string_uniforms(text, 3 * len(ids)).reshape(-1, 3)
+    value, weight, qty = (u * _SCALES).astype(np.int64).T.tolist()
+    n = len(ids)
+    return tuple(zip(repeat(q.year, n), repeat(q.reporter, n), repeat(q.partner, n),
+                     repeat(q.flow, n), repeat(q.hs, n), repeat(q.hs, n),
+                     value, weight, qty, ids, strict=True))
 
 
 def row_dicts(tuples: Iterable[tuple[Any, ...]]) -> list[Row]:
@@ -71,7 +106,13 @@ def generate_rows(task_id: str, seed: int | None, profile: Profile = "seeded") -
 
 def ground_truth_ids(task_id: str, seed: int | None, profile: Profile = "seeded") -> frozenset[str]:
     """Return G: the set of genuine record ids (totals rows and duplicates are never in G)."""
-    return frozenset(f"{task_id}-{i:06d}" for i in range(get_task(task_id).rows))
+    return _id_set(task_id)
+
+
+@lru_cache(maxsize=32)
+def _id_set(task_id: str) -> frozenset[str]:
+    # G depends on the task only (ids are `{task_id}-{i:06d}` for every seed and profile)
+    return frozenset(record_ids(task_id))
 
 
 def totals_row(task: ComtradeTask, page: int, rows: list[Row]) -> Row:

@@ -5,12 +5,17 @@ from __future__ import annotations
 import operator
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import compress, repeat
 from typing import Any
 
 import msgspec
 
 from agentmetrology.envs.comtrade.generator import DEDUP_KEY, ROW_FIELDS
 from agentmetrology.envs.comtrade.service import BUDGET_ERROR
+
+# Below this many rows a page goes through the row loop: the bulk path's fixed cost, and its
+# wasted work when a page has duplicates, outweigh what it saves on a short page.
+BULK_MIN_ROWS = 64
 
 
 @dataclass(slots=True)
@@ -27,7 +32,7 @@ class RowCollector:
 
     def add(self, rows: Any) -> None:
         """Absorb a page's rows (anything that is not a dict is ignored)."""
-        if not isinstance(rows, list):
+        if not isinstance(rows, list) or (len(rows) >= BULK_MIN_ROWS and self._add_plain(rows)):
             return
         # Called for every page by both the harness and the scripted agents: the totals test
         # (generator.is_totals_row) and the dedup key are inlined, with identical semantics.
@@ -58,7 +63,65 @@ class RowCollector:
             kept.append(row)
 
 
+    def _add_plain(self, rows: list[Any]) -> bool:
+        """Absorb a page of plain rows in bulk; return False, absorbing nothing, else.
+
+        Plain: every row a dict, totals rows only when they are dropped, and (when deduplicating)
+        every dedup key present, hashable, new and not repeated on the page: then the loop
+        would keep every non-totals row, so the page is a few C-level passes.
+        """
+        if not rows or set(map(type, rows)) != {dict}:
+            return False
+        totals = 0
+        if _may_hold_totals(rows):
+            flags = list(map(any, zip(map(_GET_IS_TOTAL, rows), map(_GET_IS_TOTAL_, rows),
+                                      map(operator.eq, map(_GET_HS, rows), repeat("TOTAL")),
+                                      strict=True)))
+            totals = flags.count(True)
+            if totals:
+                if not self.drop_totals:
+                    return False
+                rows = list(compress(rows, map(operator.not_, flags)))
+        if self.dedup:
+            try:
+                keys = list(map(_KEY, rows))
+                fresh = set(keys)
+            except (KeyError, TypeError):
+                return False
+            if len(fresh) != len(keys) or not self._seen.isdisjoint(fresh):
+                return False
+            self._seen |= fresh
+        try:
+            rids = list(map(_RID, rows))
+        except KeyError:
+            rids = list(map(_GET_RID, rows))
+        if set(map(type, rids)) == {str}:
+            self.ids.update(rids)
+        else:
+            self.ids.update(rid for rid in rids if type(rid) is str)
+        self.totals_dropped += totals
+        self.rows.extend(rows)
+        return True
+
+
 _KEY = operator.itemgetter(*DEDUP_KEY)
+_GET_IS_TOTAL = operator.methodcaller("get", "isTotal")
+_GET_IS_TOTAL_ = operator.methodcaller("get", "is_total")
+_GET_HS = operator.methodcaller("get", "hs")
+_GET_RID = operator.methodcaller("get", "record_id")
+_RID = operator.itemgetter("record_id")
+_HS = operator.itemgetter("hs")
+
+
+def _may_hold_totals(rows: list[dict[str, Any]]) -> bool:
+    """Return False when no row can be a totals row: no flag key and no hs "TOTAL"."""
+    if any(map(operator.contains, rows, repeat("isTotal"))) or any(
+            map(operator.contains, rows, repeat("is_total"))):
+        return True
+    try:
+        return "TOTAL" in list(map(_HS, rows))
+    except KeyError:  # a row without hs: the per-row test decides
+        return True
 
 
 def _dedup_key(row: dict[str, Any]) -> Any:

@@ -23,8 +23,10 @@ from typing import Any, Final
 from agentmetrology.envs.comtrade.generator import (
     ROW_FIELDS,
     ground_truth_ids,
+    record_ids,
     row_tuples,
 )
+from agentmetrology.envs.comtrade.scoring.columns import Columns, uniform_columns
 from agentmetrology.envs.comtrade.scoring.streamed import StreamedSubmission
 from agentmetrology.envs.comtrade.scoring.submission import Scorable, Submission, make_submission
 from agentmetrology.envs.comtrade.tasks import PROFILES, TASKS, Profile
@@ -57,10 +59,27 @@ def _truth(task_id: str, seed: int | None, profile: Profile) -> frozenset[str]:
 @lru_cache(maxsize=64)
 def _truth_rows(task_id: str, seed: int | None, profile: Profile) -> dict[str, tuple[Any, ...]]:
     """Return the generated rows of (task, seed, profile) keyed by record id."""
-    return {row[-1]: row for row in row_tuples(task_id, seed, profile)}
+    # row[-1] is the row's record id, record_ids(task_id)[i] (generator.row_tuples)
+    return dict(zip(record_ids(task_id), row_tuples(task_id, seed, profile), strict=True))
 
 
 _FIELDS = operator.itemgetter(*ROW_FIELDS)
+_FIELD_SET = frozenset(ROW_FIELDS)
+TruthColumns = tuple[dict[str, int], tuple[tuple[Any, ...], ...]]
+
+
+@lru_cache(maxsize=64)
+def _truth_columns(task_id: str, seed: int | None, profile: Profile) -> TruthColumns:
+    """Return each generated record id's row index and the generated rows as columns."""
+    rows = row_tuples(task_id, seed, profile)
+    return (_id_index(task_id),
+            tuple(zip(*rows, strict=True)) if rows else ((),) * len(ROW_FIELDS))
+
+
+@lru_cache(maxsize=32)
+def _id_index(task_id: str) -> dict[str, int]:
+    """Return each generated record id's row number (the same for every seed and profile)."""
+    return {rid: i for i, rid in enumerate(record_ids(task_id))}
 
 
 def _mismatch(value: dict[str, Any], expected: tuple[Any, ...] | None) -> bool:
@@ -78,11 +97,12 @@ def _mismatch(value: dict[str, Any], expected: tuple[Any, ...] | None) -> bool:
 class LineTally:
     """The line counts of parsed JSONL values against G, accumulated batch by batch."""
 
-    __slots__ = ("duplicates", "lines", "mismatched", "rows", "seen", "spurious", "totals",
-                 "totals_only", "truth", "unparsable")
+    __slots__ = ("columns", "duplicates", "lines", "mismatched", "rows", "seen", "spurious",
+                 "totals", "totals_only", "truth", "unparsable")
 
-    def __init__(self, truth: frozenset[str], rows: dict[str, tuple[Any, ...]] | None) -> None:
-        self.truth, self.rows = truth, rows
+    def __init__(self, truth: frozenset[str], rows: dict[str, tuple[Any, ...]] | None,
+                 columns: TruthColumns | None = None) -> None:
+        self.truth, self.rows, self.columns = truth, rows, columns
         self.seen: set[str] = set()
         # Ids outside G seen so far only on totals rows: a later non-totals line makes them
         # spurious. Counting spurious ids this way keeps one set of ids, not two.
@@ -92,6 +112,8 @@ class LineTally:
 
     def add(self, values: Sequence[Any]) -> None:
         """Absorb one batch of parsed lines, in file order."""
+        if self._add_plain(values):
+            return
         seen, totals_only, truth, rows = self.seen, self.totals_only, self.truth, self.rows
         duplicates = totals = unparsable = mismatched = spurious = 0
         for value in values:
@@ -127,6 +149,52 @@ class LineTally:
         self.unparsable += unparsable
         self.mismatched += mismatched
         self.spurious += spurious
+
+    def _add_plain(self, values: Sequence[Any]) -> bool:
+        """Absorb a batch of plain rows column by column; return False, absorbing nothing, else.
+
+        Plain: every line an object with the ten row fields and no other key (so no
+        isTotal/is_total flag), in one order, no hs "TOTAL", string record ids none of which
+        was seen before or repeats. Then no line is unparsable, a totals row or a duplicate,
+        and the counts the per-line loop would make are set operations and, for the value
+        check, column comparisons (row by row only when a column differs).
+        """
+        c = uniform_columns(values)
+        if c is None or len(c.keys) != len(ROW_FIELDS) or set(c.keys) != _FIELD_SET:
+            return False
+        cols = dict(zip(c.keys, c.cols, strict=True))
+        rids = cols["record_id"]
+        ids = set(rids)
+        if (len(ids) != len(rids) or c.kinds[c.keys.index("record_id")] != {str}
+                or "TOTAL" in cols["hs"] or not self.seen.isdisjoint(ids)):
+            return False
+        known = len(ids & self.truth)
+        if self.rows is not None and not (known == len(rids) and self._columns_match(c)):
+            self.mismatched += sum(1 for v, e in zip(values, map(self.rows.get, rids),
+                                                     strict=True) if _mismatch(v, e))
+        self.seen |= ids
+        self.spurious += len(ids) - known
+        self.lines += len(values)
+        return True
+
+    def _columns_match(self, c: Columns) -> bool:
+        """Return True when the rows are a run of the generated rows, in order, equal in every
+        field and of its type: then none mismatches."""
+        if self.columns is None:
+            return False
+        index, truth_cols = self.columns
+        rids = c.column("record_id")
+        assert rids is not None
+        k = index.get(rids[0])
+        if k is None:
+            return False
+        end = k + len(rids)
+        # each generated column holds one type (generator.row_tuples), so want[0]'s is all's
+        for key, col, kinds in zip(c.keys, c.cols, c.kinds, strict=True):
+            want = truth_cols[ROW_FIELDS.index(key)][k:end]
+            if kinds != {type(want[0])} or col != want:
+                return False
+        return True
 
     def counts(self) -> LineCounts:
         """Return the counts so far."""
@@ -210,7 +278,8 @@ def ground_truth_f1(submission: Scorable | str | bytes | None, task_id: str,
         reason = "no submission" if submission is None else "no submission: data.jsonl is missing"
         return Assessment(GROUND_TRUTH_SCORER, GROUND_TRUTH_VERSION, "FAIL", 0.0, comps,
                           (reason,), ev)
-    tally = LineTally(truth, _truth_rows(task_id, None if prof == "legacy" else seed, prof))
+    key = (task_id, None if prof == "legacy" else seed, prof)
+    tally = LineTally(truth, _truth_rows(*key), _truth_columns(*key))
     for batch in submission.data_batches():  # one batch in memory, many for a streamed file
         tally.add(batch)
     comps = f1_components(tally.counts(), len(truth))

@@ -15,8 +15,11 @@ from collections.abc import Sequence
 from operator import itemgetter
 from typing import Any, Final
 
+from agentmetrology.envs.comtrade.scoring.columns import Columns, uniform_columns
+
 VALUE_FIELDS: Final = ("value", "trade_value", "tradeValue", "primaryValue")
 QUANTITY_FIELDS: Final = ("qty", "quantity", "netWgt")
+_RANGE_FIELDS: Final = frozenset(("year", *VALUE_FIELDS, *QUANTITY_FIELDS))
 _NONE: Final = type(None)
 # Past this many distinct dedup keys the key values are shared through a small memo (equal
 # values, so set membership is unchanged): a streamed million-row file then stores one copy of
@@ -41,6 +44,16 @@ def valid_dedup_key(dedup_key: object) -> list[str] | None:
             and all(isinstance(k, str) for k in dedup_key)):
         return dedup_key
     return None
+
+
+def _numbers_in(col: Sequence[Any], kind: type | None, lo: int, hi: int | None = None) -> int:
+    """Return how many values of col are an int or float in [lo, hi]; kind: their one type."""
+    if kind is int and col and lo <= min(col) and (hi is None or max(col) <= hi):
+        return len(col)  # all ints, all within: the usual column, without a loop
+    if kind is not None and kind is not int and kind is not float:
+        return 0
+    return sum(1 for v in col if (type(v) is int or type(v) is float)
+               and lo <= v and (hi is None or v <= hi))
 
 
 class RowTally:
@@ -80,24 +93,42 @@ class RowTally:
 
     def add(self, values: Sequence[Any]) -> None:
         """Absorb one batch of parsed lines (NOT_JSON and non-objects count as lines only)."""
-        rows = [v for v in values if type(v) is dict]
+        c = uniform_columns(values)
+        rows = [v for v in values if type(v) is dict] if c is None else values
         self.lines += len(values)
         self.objects += len(rows)
         if self._pick is not None:
-            self._add_keys(rows)
+            self._add_keys(rows, c)
+        if c is not None and all(len(k) == 1 for k in c.kinds):
+            # one shape: one count, and range checks on columns of a known type
+            types = tuple(next(iter(k)) for k in c.kinds)
+            self.shapes[(c.keys, types)] += len(rows)
+            self._add_ranges({k: (col, t) for k, col, t in zip(c.keys, c.cols, types, strict=True)
+                              if k in _RANGE_FIELDS})
+            return
         batch: Counter[tuple[tuple[str, ...], tuple[type, ...]]] = Counter(
             zip(map(tuple, rows), [tuple(map(type, r.values())) for r in rows], strict=True))
         self.shapes.update(batch)
         present: set[str] = set()
         for keys, _ in batch:
             present.update(keys)
-        self._add_ranges(rows, present)
+        self._add_ranges({k: ([r[k] for r in rows if k in r], None)
+                          for k in present if k in _RANGE_FIELDS})
 
-    def _add_keys(self, rows: list[dict[str, Any]]) -> None:
+    def _add_keys(self, rows: Sequence[dict[str, Any]], c: Columns | None) -> None:
         keys, pick = self.keys, self._pick
         assert pick is not None and self.key_fields is not None
         fields = self.key_fields
         share = len(keys) >= _SHARE_AFTER
+        if not share:
+            try:  # the usual batch: every key field present and hashable
+                if c is not None and all(f in c.keys for f in fields):
+                    keys.update(zip(*map(c.column, fields), strict=True))
+                else:
+                    keys.update(map(pick, rows))
+                return
+            except (KeyError, TypeError):  # the loop adds the rest (re-adding to a set: no harm)
+                pass
         memo = self._memo
         for row in rows:
             try:
@@ -114,28 +145,30 @@ class RowTally:
             except TypeError:  # an object or array value under a key field
                 keys.add(tuple(_freeze(v) for v in key))
 
-    def _add_ranges(self, rows: list[dict[str, Any]], present: set[str]) -> None:
-        """Count the range checks; a field no row of the batch has adds nothing (skipped)."""
+    def _add_ranges(self, columns: dict[str, tuple[Sequence[Any], type | None]]) -> None:
+        """Count the range checks of the present fields' columns (values, and their one type
+        or None when mixed); a field no row of the batch has adds nothing."""
         c, year = self._counts, self.year
-        years = [r["year"] for r in rows if "year" in r] if "year" in present else []
-        c[0] += len(years)
-        for y in years:
-            if type(y) is int or type(y) is float:
-                c[1] += 1900 <= y <= 2100
-                c[2] += y == year  # the bonus: +0.5 to both passed and total
+        if "year" in columns:
+            years, kind = columns["year"]
+            c[0] += len(years)
+            c[1] += _numbers_in(years, kind, 1900, 2100)
+            if kind is int:
+                c[2] += years.count(year)  # the bonus: +0.5 to both passed and total
+            elif kind is None or kind is float:
+                c[2] += sum(1 for y in years if (type(y) is int or type(y) is float) and y == year)
         for k in VALUE_FIELDS:
-            if k not in present:
-                continue
-            vals = [r[k] for r in rows if k in r]
-            c[3] += len(vals)
-            c[4] += sum(1 for v in vals if (type(v) is int or type(v) is float) and v >= 0)
+            if k in columns:
+                vals, kind = columns[k]
+                c[3] += len(vals)
+                c[4] += _numbers_in(vals, kind, 0)
         for k in QUANTITY_FIELDS:
-            if k not in present:
-                continue
-            vals = [r[k] for r in rows if k in r]
-            c[5] += len(vals)
-            c[6] += sum(1 for v in vals
-                        if v is None or ((type(v) is int or type(v) is float) and v >= 0))
+            if k in columns:
+                vals, kind = columns[k]
+                c[5] += len(vals)
+                nulls = len(vals) if kind is _NONE else (
+                    sum(1 for v in vals if v is None) if kind is None else 0)
+                c[6] += nulls + _numbers_in(vals, kind, 0)
 
     # ---- the terms ----------------------------------------------------------------------------
 
