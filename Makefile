@@ -40,7 +40,7 @@ demo: $(CORE_STAMP)
 # redoes every test module's asserts and every `agm` subprocess compiles the package again
 # (docs/testing.md).
 TEST_WORKERS ?= 2
-SERIAL_TESTS := tests/run/campaign/test_campaign_interrupt.py
+SERIAL_TESTS := tests/run/campaign/test_campaign_interrupt.py tests/run/campaign/test_campaign_ray_nodes.py
 test: $(STAMP)
 	$(MAKE) --no-print-directory test-lint
 	$(MAKE) --no-print-directory test-parallel
