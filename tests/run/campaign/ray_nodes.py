@@ -42,11 +42,13 @@ class Cluster:
 
 
 def wait_for_new_node(before: set[str], node: LoopbackNode, timeout_s: float = 60) -> str:
-    """Return the id of the node that joined after `before` was taken."""
+    """Return the id of the node that joined after `before` was taken, once Ray's node table
+    shows its CPU (a node's resources appear there shortly after the node itself)."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         assert node.proc.poll() is None, "the Ray node exited"
-        new = {n["NodeID"] for n in ray.nodes() if n["Alive"]} - before
+        new = {n["NodeID"] for n in ray.nodes() if n["Alive"]
+               and n.get("Resources", {}).get("CPU", 0) > 0} - before
         if new:
             return new.pop()
         time.sleep(0.2)

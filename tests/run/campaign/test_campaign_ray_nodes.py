@@ -65,7 +65,9 @@ def test_every_node_advertises_and_listens_on_loopback_only(cluster: Cluster) ->
 
 
 def _slow(body: dict[str, Any]) -> Reply:
-    return {**careful_model(body), "delay": 0.01}
+    # An LLM episode then lasts about a second: a node killed once it recorded one still has
+    # episodes running.
+    return {**careful_model(body), "delay": 0.05}
 
 
 def _campaign(name: str, seeds: str, base_url: str) -> str:
@@ -121,5 +123,67 @@ def test_model_free_and_llm_episodes_run_on_both_nodes_and_only_the_driver_write
     counts = ledger_invariants(store)
     assert counts["episodes"] == counts["keys_with_episode"] == planned
     assert counts["billable"] == counts["billable_distinct"] == counts["recorded_requests"]
+    check = verify_store(store)
+    assert check.qualified, [p.text() for p in check.problems]
+
+
+LOST = ("SELECT COUNT(*) FROM attempts WHERE status = 'failed' AND (detail LIKE "
+        "'%Ray actor running this episode died%' OR detail LIKE '%Ray worker running this "
+        "batch was lost%')")
+
+
+def test_a_worker_node_lost_mid_campaign_loses_no_episode_and_bills_nothing_twice(
+        cluster: Cluster, tmp_path: Path) -> None:
+    # A third node, killed (every process of it, SIGKILL) once episodes of both kinds were
+    # recorded from it: the machine it stands for is gone.
+    doomed, doomed_id = cluster.add_worker('{"doomed": 1}')
+    store = tmp_path / "s"
+    killed: list[int] = []
+
+    def kill_once_it_ran_llm(p: Progress) -> None:
+        # Its LLM actor (one per node) runs 2 episodes at once, back to back: once one of
+        # them is recorded, the next ones are running.
+        if killed:
+            return
+        ran = query(store, "SELECT COUNT(*) FROM attempts t JOIN administrations a ON a.id = "
+                           f"t.administration WHERE t.worker LIKE 'node={doomed_id} %' AND "
+                           "a.target = 'fake-llm'")
+        if ran[0][0] >= 1:
+            doomed.kill()
+            killed.append(p.done)
+
+    with FakeOpenAI(itertools.repeat(_slow, 20000)) as srv:
+        config = parse_campaign(_campaign("lost-node", "0-5", srv.base_url))
+        options = RayOptions(address=cluster.address, actors=3, concurrency=2)
+        with EvidenceStore.open(store, scrub_env=False) as st:
+            first = run_campaign(config, st, backend="ray", progress=kill_once_it_ran_llm,
+                                 ray=options)
+        planned = 4 * 2 * 6 * 2  # targets x tasks x seeds x levels
+        assert killed and killed[0] < planned
+        lost = query(store, LOST)[0][0]
+        # What ran on the lost node when it died failed (the batches and the LLM episodes
+        # there), nothing else; the run went on on the other nodes.
+        assert lost >= 1 and first.failed_attempts == lost
+        assert first.recorded == planned - lost and first.stop_reason is None
+        mid = ledger_invariants(store)
+        assert mid["started"] == 0 and mid["billable"] == mid["billable_distinct"]
+        llm_lost = query(store, LOST.replace("WHERE", "WHERE detail LIKE '%actor%' AND"))[0][0]
+        # At most one request per LLM episode running there was answered and not recorded.
+        assert len(srv.requests) - mid["billable"] <= llm_lost
+        # The same command runs what the node took with it, each once, on the nodes left.
+        with EvidenceStore.open(store, scrub_env=False) as st:
+            resumed = run_campaign(config, st, backend="ray", ray=options)
+    assert resumed.status.complete and resumed.recorded == lost and resumed.duplicates == 0
+    after = ledger_invariants(store)
+    assert after["episodes"] == after["keys_with_episode"] == planned and after["started"] == 0
+    assert after["billable"] == after["billable_distinct"]
+    assert after["billable"] - after["recorded_requests"] == mid["billable"] \
+        - mid["recorded_requests"]
+    # The resumed episodes ran on the nodes left; those recorded before the loss keep its id.
+    resumed_on = {r[0].split()[0] for r in query(
+        store, "SELECT worker FROM attempts WHERE run = (SELECT MAX(id) FROM runs)")}
+    assert len(resumed_on) >= 1 and f"node={doomed_id}" not in resumed_on
+    assert f"node={doomed_id}" in {r[0].split()[0] for r in query(
+        store, "SELECT worker FROM attempts WHERE status = 'finished'")}
     check = verify_store(store)
     assert check.qualified, [p.text() for p in check.problems]

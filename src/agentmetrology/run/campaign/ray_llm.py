@@ -193,8 +193,25 @@ class LLMActors:
         # new attempt the ledger never saw. A replacement is made here, explicitly.
         return self.cls.options(name=self.name(i), max_concurrency=self.per_actor,
                                 num_cpus=0, max_restarts=0, max_task_retries=0,
-                                scheduling_strategy="SPREAD").remote(self.factory,
-                                                                     self.driver)
+                                scheduling_strategy=self._placement(i)).remote(self.factory,
+                                                                               self.driver)
+
+    def _placement(self, i: int) -> Any:
+        """Return where slot i's actor goes: the live nodes with CPUs in turn, a replacement
+        on the next one. Hard affinity: an actor whose node is gone before it starts dies, and
+        is replaced like any dead actor.
+
+        Ray's SPREAD, and a soft affinity, may put every zero-CPU actor on the driver's node
+        while another node's CPU is busy.
+        """
+        nodes = sorted(n["NodeID"] for n in self.ray.nodes()
+                       if n["Alive"] and n.get("Resources", {}).get("CPU", 0) > 0)
+        if not nodes:
+            return "SPREAD"
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        return NodeAffinitySchedulingStrategy(nodes[(i + self.generation[i]) % len(nodes)],
+                                              soft=False)
 
     async def run(self, slot: int, job: Job, target: LLMTarget,
                   sink: AttemptSink) -> tuple[LLMOutcome | JobFailure, str | None]:
