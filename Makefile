@@ -78,6 +78,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/episodes_vs.py --base HEAD~1
 	$(BIN)/python benchmarks/llm_throughput.py
 	$(BIN)/python benchmarks/llm_campaign_ray.py
+	$(BIN)/python benchmarks/ray_nodes.py
 	$(BIN)/python benchmarks/suite_time.py
 	$(BIN)/python benchmarks/table.py
 

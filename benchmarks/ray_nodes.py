@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import platform
+import secrets
 import shutil
 import sqlite3
 import subprocess
@@ -106,7 +107,9 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=50)
     args = ap.parse_args()
     temp = Path("/tmp") / f"agm-bn-{os.getpid()}"  # short: Ray's socket paths are limited
-    env = {**os.environ, "RAY_AUTH_MODE": "disabled", "RAY_health_check_period_ms": "500",
+    # Token authentication on, one token for the nodes and this driver.
+    os.environ.update(RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=secrets.token_hex(16))
+    env = {**os.environ, "RAY_health_check_period_ms": "500",
            "RAY_health_check_failure_threshold": "2"}
     env.pop("RAY_ADDRESS", None)
     port = free_port()

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import time
 from collections.abc import Iterator
@@ -64,13 +65,16 @@ def alive_nodes() -> list[dict[str, object]]:
 def cluster() -> Iterator[Cluster]:
     """A head node (1 CPU) and a worker node (1 CPU), the test process their driver.
 
-    The nodes get the key variable (the LLM actors read it where they run) and
-    RAY_AUTH_MODE=disabled (every port is on loopback).
+    The nodes get the key variable (the LLM actors read it where they run); the nodes and the
+    driver share a token of this module's own (Ray's token authentication stays on: another
+    user of this machine can reach loopback too).
     """
     temp = Path("/tmp") / f"agm-r2-{os.getpid()}"  # short: Ray's socket paths are limited
-    previous = os.environ.get(KEY_ENV)
-    os.environ[KEY_ENV] = KEY
-    env = {**os.environ, "RAY_AUTH_MODE": "disabled", **HEALTH_CHECK}
+    auth = {KEY_ENV: KEY, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(16)}
+    previous = {name: os.environ.get(name) for name in auth}
+    os.environ.update(auth)
+    _reload_auth()
+    env = {**os.environ, **HEALTH_CHECK}
     env.pop("RAY_ADDRESS", None)
     port = free_port()
     made = Cluster(f"127.0.0.1:{port}", temp, env)
@@ -87,7 +91,17 @@ def cluster() -> Iterator[Cluster]:
         for node in made.nodes:
             node.kill()
         shutil.rmtree(temp, ignore_errors=True)
-        if previous is None:
-            os.environ.pop(KEY_ENV, None)
-        else:
-            os.environ[KEY_ENV] = previous
+        for name, value in previous.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        _reload_auth()
+
+
+def _reload_auth() -> None:
+    # Ray reads RAY_AUTH_MODE and the token once per process: this one imported Ray before.
+    from ray._raylet import AuthenticationTokenLoader, Config
+
+    Config.initialize("")
+    AuthenticationTokenLoader.instance().reset_cache()

@@ -64,8 +64,8 @@ class LoopbackNode:
 
     Each node gets its own agent and metrics ports (two nodes on one machine would otherwise
     both want Ray's defaults). `env` is the nodes' environment: the API key variables LLM
-    targets name, and for a local test cluster RAY_AUTH_MODE=disabled (every port is on
-    loopback; across machines, share the cluster's token instead).
+    targets name, and Ray's token authentication (RAY_AUTH_MODE=token and the same
+    RAY_AUTH_TOKEN for every node and the driver).
     """
 
     def __init__(self, args: list[str], env: dict[str, str], temp_dir: Path,
