@@ -32,7 +32,7 @@ import ray
 
 from agentmetrology.run.campaign import parse_campaign, run_campaign
 from agentmetrology.run.campaign.ray_cluster import RayOptions, connect
-from agentmetrology.run.campaign.ray_loopback import LoopbackNode, free_port
+from agentmetrology.run.campaign.ray_loopback import LoopbackNode, free_port, reload_auth
 from agentmetrology.store import EvidenceStore
 
 OUT = Path(__file__).resolve().parent / "results" / "ray_nodes.json"
@@ -109,6 +109,7 @@ def main() -> None:
     temp = Path("/tmp") / f"agm-bn-{os.getpid()}"  # short: Ray's socket paths are limited
     # Token authentication on, one token for the nodes and this driver.
     os.environ.update(RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=secrets.token_hex(16))
+    reload_auth()
     env = {**os.environ, "RAY_health_check_period_ms": "500",
            "RAY_health_check_failure_threshold": "2"}
     env.pop("RAY_ADDRESS", None)

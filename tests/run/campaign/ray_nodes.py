@@ -15,7 +15,7 @@ import pytest
 import ray
 
 from agentmetrology.run.campaign.ray_cluster import RayOptions, connect
-from agentmetrology.run.campaign.ray_loopback import LoopbackNode, free_port
+from agentmetrology.run.campaign.ray_loopback import LoopbackNode, free_port, reload_auth
 from run.campaign.ray_fixtures import KEY, KEY_ENV
 
 # A lost node is declared dead after about 2 missed health checks of 0.5 s (Ray's default,
@@ -73,7 +73,7 @@ def cluster() -> Iterator[Cluster]:
     auth = {KEY_ENV: KEY, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(16)}
     previous = {name: os.environ.get(name) for name in auth}
     os.environ.update(auth)
-    _reload_auth()
+    reload_auth()
     env = {**os.environ, **HEALTH_CHECK}
     env.pop("RAY_ADDRESS", None)
     port = free_port()
@@ -96,12 +96,4 @@ def cluster() -> Iterator[Cluster]:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
-        _reload_auth()
-
-
-def _reload_auth() -> None:
-    # Ray reads RAY_AUTH_MODE and the token once per process: this one imported Ray before.
-    from ray._raylet import AuthenticationTokenLoader, Config
-
-    Config.initialize("")
-    AuthenticationTokenLoader.instance().reset_cache()
+        reload_auth()

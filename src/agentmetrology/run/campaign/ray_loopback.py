@@ -51,6 +51,15 @@ def keep_loopback() -> bool:
     return True
 
 
+def reload_auth() -> None:
+    """Make Ray in this process read RAY_AUTH_MODE and RAY_AUTH_TOKEN again (it reads them once:
+    a process that imported Ray before setting them would not present the token)."""
+    import ray._raylet as raylet  # a compiled module: no type stubs for these two
+
+    raylet.Config.initialize("")  # type: ignore[attr-defined]
+    raylet.AuthenticationTokenLoader.instance().reset_cache()  # type: ignore[attr-defined]
+
+
 def free_port() -> int:
     """Return a TCP port nothing listens on at 127.0.0.1 now."""
     with socket.socket() as s:
