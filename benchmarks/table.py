@@ -234,7 +234,7 @@ def ray_nodes(doc: dict[str, Any]) -> Iterator[Row]:
                f"each, episodes per node {'/'.join(map(str, two['episodes_per_node']))}) beside "
                f"1 node (before and after: {ones}), {doc['episodes']} episodes recorded; inline "
                f"{_num(inline['episodes_per_s'])}. On 2 shared cores a second node adds a worker "
-               "process, not a core, and Ray's SPREAD split the batches unevenly: this shows "
+               "process, not a core (the driver and two workers share them): this shows "
                "episodes spread over nodes and recorded by one driver, not how a cluster of "
                "machines scales",
                _num(two["episodes_per_s"]), f"1 node {_num(mean_one)}",

@@ -30,7 +30,7 @@ class _Remote:
 
 def _backend(outcome: Any) -> RayBackend:
     backend = object.__new__(RayBackend)  # no cluster: only run() is exercised
-    backend.ray, backend.remote = ray, _Remote(outcome)
+    backend.ray, backend.remote, backend.places, backend.sent = ray, _Remote(outcome), [], 0
     return backend
 
 
