@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ipaddress
 import itertools
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +18,10 @@ from agentmetrology.run.campaign.execute import Progress
 from agentmetrology.run.campaign.ray_cluster import RayOptions
 from agentmetrology.store import EvidenceStore
 from agentmetrology.store.verify import verify_store
-from run.campaign.campaign_fixtures import model_free, query, with_llm
+from run.campaign.campaign_fixtures import model_free, query, with_llm, write
 from run.campaign.ray_fixtures import KEY_ENV, ledger_invariants
 from run.campaign.ray_nodes import Cluster, alive_nodes, cluster
+from support.agm_runs import AGM
 from support.fake_models import careful_model
 from support.fake_openai import FakeOpenAI, Reply
 
@@ -188,3 +190,18 @@ def test_a_worker_node_lost_mid_campaign_loses_no_episode_and_bills_nothing_twic
         store, "SELECT worker FROM attempts WHERE status = 'finished'")}
     check = verify_store(store)
     assert check.qualified, [p.text() for p in check.problems]
+
+
+def test_agm_campaign_run_with_ray_address_uses_the_cluster_s_nodes(
+        cluster: Cluster, tmp_path: Path) -> None:
+    # A fresh driver process: `--ray-address 127.0.0.1:PORT` must stay on loopback (Ray would
+    # rewrite it to the interface address, where nothing listens) and present the token.
+    file = write(tmp_path, model_free(name="cli-nodes", tasks='["T3_duplicates"]', seeds="0-3"))
+    store = tmp_path / "s"
+    res = subprocess.run([*AGM, "campaign", "run", str(file), "--store", str(store), "--quiet",
+                          "--backend", "ray", "--ray-address", cluster.address],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    nodes = {n["NodeID"] for n in alive_nodes()}
+    assert _nodes_of(store, llm=False) == nodes and len(nodes) == 2
+    assert query(store, "SELECT COUNT(*) FROM episodes") == [(3 * 4 * 2,)]
