@@ -1,6 +1,7 @@
 """Campaigns on a Ray cluster of separate nodes on one machine: every address on loopback,
 episodes on every node (each attempt names the node it ran on), the driver the store's only
-writer, and a worker node lost mid-campaign costs no episode and no billed request twice."""
+writer, a worker node lost mid-campaign costs no episode and no billed request twice, and
+`agm campaign run --ray-address` from a fresh process reaches the cluster on loopback."""
 
 from __future__ import annotations
 
