@@ -40,7 +40,7 @@ demo: $(CORE_STAMP)
 # redoes every test module's asserts and every `agm` subprocess compiles the package again
 # (docs/testing.md).
 TEST_WORKERS ?= 2
-SERIAL_TESTS := tests/run/campaign/test_campaign_interrupt.py
+SERIAL_TESTS := tests/run/campaign/test_campaign_interrupt.py tests/run/campaign/test_campaign_ray_nodes.py
 test: $(STAMP)
 	$(MAKE) --no-print-directory test-lint
 	$(MAKE) --no-print-directory test-parallel
@@ -78,6 +78,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/episodes_vs.py --base HEAD~1
 	$(BIN)/python benchmarks/llm_throughput.py
 	$(BIN)/python benchmarks/llm_campaign_ray.py
+	$(BIN)/python benchmarks/ray_nodes.py
 	$(BIN)/python benchmarks/suite_time.py
 	$(BIN)/python benchmarks/table.py
 

@@ -229,6 +229,26 @@ def llm_campaign_ray(doc: dict[str, Any]) -> Iterator[Row]:
                    f"{_num(r['ratio_ray_vs_inline'], 2)}x", "", mach, cmd)
 
 
+def ray_nodes(doc: dict[str, Any]) -> Iterator[Row]:
+    """Rows of benchmarks/ray_nodes.py: a model-free campaign on 2 Ray nodes beside 1 node."""
+    mach, cmd = _machine(doc), doc.get("command", "python benchmarks/ray_nodes.py")
+    runs = doc["runs"]
+    one = [r for r in runs if r["backend"] == "ray" and r["nodes"] == 1]
+    two = next(r for r in runs if r["nodes"] == 2)
+    inline = next(r for r in runs if r["backend"] == "inline")
+    ones = " and ".join(_num(r["episodes_per_s"]) for r in one)
+    mean_one = sum(r["episodes_per_s"] for r in one) / len(one)
+    yield _row("ray_nodes", f"model-free campaign episodes/s on a 2-node Ray cluster (1 CPU "
+               f"each, episodes per node {'/'.join(map(str, two['episodes_per_node']))}) beside "
+               f"1 node (before and after: {ones}), {doc['episodes']} episodes recorded; inline "
+               f"{_num(inline['episodes_per_s'])}. On 2 shared cores a second node adds a worker "
+               "process, not a core (the driver and two workers share them): this shows "
+               "episodes spread over nodes and recorded by one driver, not how a cluster of "
+               "machines scales",
+               _num(two["episodes_per_s"]), f"1 node {_num(mean_one)}",
+               f"{_num(doc['two_over_one_node'], 2)}x", "", mach, cmd)
+
+
 def _div(a: Any, b: Any) -> float | None:
     return a / b if isinstance(a, int | float) and isinstance(b, int | float) and b else None
 
@@ -355,6 +375,7 @@ SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "diagnose_grid": diagnose_grid,
     "rl_adapters": rl_adapters,
     "llm_campaign_ray": llm_campaign_ray,
+    "ray_nodes": ray_nodes,
     "memory": memory,
     "viewer": viewer,
     "ledger_append": ledger_append,

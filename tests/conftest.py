@@ -59,8 +59,10 @@ SLOW_MODULES = (
 # machine can break (Ctrl-C must end a run within 10 s): marked `serial`, and `make test` runs
 # them after the parallel part, beside mypy only (`-m "not serial"`, then `-m serial` on these
 # paths). The marker comes from this list alone: a test marked `serial` by hand elsewhere would
-# run in neither part, so collection refuses it.
-SERIAL_MODULES = ("tests/run/campaign/test_campaign_interrupt.py",)
+# run in neither part, so collection refuses it. The Ray cluster module starts nodes of its own
+# (processes and ports beside a test worker's local Ray instance): it runs there too.
+SERIAL_MODULES = ("tests/run/campaign/test_campaign_interrupt.py",
+                  "tests/run/campaign/test_campaign_ray_nodes.py")
 
 
 def pytest_configure(config: pytest.Config) -> None:

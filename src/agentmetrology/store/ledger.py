@@ -277,11 +277,13 @@ class Ledger:
             self._seal(c, "attempts", ids)
         return ids
 
-    def fail_attempt(self, attempt_id: int, detail: str) -> None:
-        """Mark a started attempt as failed (an execution error outside the agent)."""
+    def fail_attempt(self, attempt_id: int, detail: str, worker: str | None = None) -> None:
+        """Mark a started attempt as failed (an execution error outside the agent); a given
+        `worker` replaces the one recorded at its start."""
         with self.transaction() as c:
-            cur = c.execute("UPDATE attempts SET status='failed', ended_at=?, detail=? "
-                            "WHERE id=? AND status='started'", (now(), detail, attempt_id))
+            cur = c.execute("UPDATE attempts SET status='failed', ended_at=?, detail=?, "
+                            "worker=COALESCE(?, worker) WHERE id=? AND status='started'",
+                            (now(), detail, worker, attempt_id))
             if cur.rowcount:
                 self._seal(c, "attempts", [attempt_id])
 
@@ -321,8 +323,9 @@ class Ledger:
         return row_dicts(cur)
 
     def record_episode(self, attempt_id: int, ev: EpisodeEvidence,
-                       digests: RecordedDigests) -> None:
-        """Record an episode and its assessments and finish its attempt, in one transaction."""
+                       digests: RecordedDigests, worker: str | None = None) -> None:
+        """Record an episode and its assessments and finish its attempt, in one transaction
+        (a given `worker`, where it ran, replaces the one recorded at its start)."""
         try:
             with self.transaction() as c:
                 adm_id = check_attempt(c, attempt_id, ev)
@@ -338,8 +341,8 @@ class Ledger:
                     [(adm_id, a.scorer, a.scorer_version, a.status, a.score, a.evidence_digest,
                       a.body.decode("utf-8"), d)
                      for a, d in zip(ev.assessments, digests.assessments, strict=True)])
-                c.execute("UPDATE attempts SET status='finished', ended_at=? WHERE id=?",
-                          (now(), attempt_id))
+                c.execute("UPDATE attempts SET status='finished', ended_at=?, "
+                          "worker=COALESCE(?, worker) WHERE id=?", (now(), worker, attempt_id))
                 if self.sealed:  # one batch: the hot path of every recorded episode
                     seal_rows(c, [("episodes", adm_id), *(("assessments", r[0]) for r in
                                   c.execute("SELECT id FROM assessments WHERE "

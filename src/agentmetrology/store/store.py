@@ -270,10 +270,11 @@ class EvidenceStore:
         return self.ledger.start_attempts([a.id for a in administrations], run_id, backend,
                                           worker)
 
-    def fail_attempt(self, attempt_id: int, detail: str) -> None:
-        """Record an attempt as failed outside the agent (detail redacted)."""
+    def fail_attempt(self, attempt_id: int, detail: str, worker: str | None = None) -> None:
+        """Record an attempt as failed outside the agent (detail redacted); `worker`, when
+        given, replaces where the attempt ran (a Ray node and pid)."""
         self._check_writable()
-        self.ledger.fail_attempt(attempt_id, self.redactor.text(detail))
+        self.ledger.fail_attempt(attempt_id, self.redactor.text(detail), worker)
 
     def record_billable(self, attempt_id: int, attempt: BillableAttempt) -> bool:
         """Record one provider request of a running attempt as soon as it is answered.
@@ -312,8 +313,10 @@ class EvidenceStore:
         self._check_writable()
         self.ledger.set_not_launched((a.id for a in administrations), reason)
 
-    def record(self, attempt_id: int, ev: EpisodeEvidence) -> RecordedDigests:
-        """Write an episode's blobs (redacted) and record it with its assessments atomically.
+    def record(self, attempt_id: int, ev: EpisodeEvidence,
+               worker: str | None = None) -> RecordedDigests:
+        """Write an episode's blobs (redacted) and record it with its assessments atomically;
+        `worker`, when given, replaces where the attempt ran (a Ray node and pid).
 
         Raises DuplicateEpisodeError when the key already has an episode.
         """
@@ -338,7 +341,7 @@ class EvidenceStore:
             submission=None if ev.submission is None else put(ev.submission),
             assessments=tuple(hashlib.sha256(a.body).hexdigest() for a in assessments))
         ev = dataclasses.replace(ev, termination_detail=self.redactor.text(ev.termination_detail))
-        self.ledger.record_episode(attempt_id, ev, digests)
+        self.ledger.record_episode(attempt_id, ev, digests, worker)
         return digests
 
     def record_episode(self, attempt_id: int, episode: Episode,

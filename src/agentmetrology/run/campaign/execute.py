@@ -34,7 +34,7 @@ from agentmetrology.run.campaign.backends import (
     Backend,
     BackendError,
     BrokenBackend,
-    Outcome,
+    Ran,
     batch_size,
     make_backend,
 )
@@ -55,9 +55,9 @@ from agentmetrology.run.campaign.ray_cluster import (
     import_ray,
     llm_slots,
 )
-from agentmetrology.run.campaign.ray_llm import LLMActors, WorkerLost
+from agentmetrology.run.campaign.ray_llm import LLMActors
 from agentmetrology.run.campaign.spec import CampaignConfig
-from agentmetrology.run.campaign.worker import Job, JobFailure
+from agentmetrology.run.campaign.worker import Job, JobFailure, WorkerLost
 from agentmetrology.store.evidence import EpisodeEvidence
 from agentmetrology.store.ledger import Administration, DuplicateEpisodeError
 from agentmetrology.store.status import CampaignStatus
@@ -194,17 +194,20 @@ class _Runner:
                 self.budget.bill(attempt_id, ba)
         return record
 
-    def _llm_slot(self, slot: int) -> Callable[[list[Job]], Awaitable[list[Outcome]]]:
-        """Return the runner of LLM consumer `slot` (bound to one actor on Ray)."""
-        async def run(jobs: list[Job]) -> list[Outcome]:
-            return [await self._run_llm(slot, job) for job in jobs]
+    def _llm_slot(self, slot: int) -> Callable[[list[Job]], Awaitable[Ran]]:
+        """Return the runner of LLM consumer `slot` (bound to one actor on Ray); its batches
+        hold one job."""
+        async def run(jobs: list[Job]) -> Ran:
+            (job,) = jobs
+            return await self._run_llm(slot, job)
         return run
 
-    async def _run_llm(self, slot: int, job: Job) -> Outcome:
+    async def _run_llm(self, slot: int, job: Job) -> Ran:
         target = self.plan.config.target(job.key.target).llm_target()
         result: LLMOutcome | JobFailure
+        worker = None
         if self.actors is not None:
-            result = await self.actors.run(slot, job, target, self._sink(job.attempt_id))
+            result, worker = await self.actors.run(slot, job, target, self._sink(job.attempt_id))
         else:
             if self.factory is None:
                 self.factory = default_policy_factory()
@@ -214,10 +217,10 @@ class _Runner:
             except Exception as exc:  # an execution error is an infrastructure failure
                 result = JobFailure(f"{type(exc).__name__}: {exc}")
         if isinstance(result, JobFailure):
-            return result
+            return Ran([result], worker)
         if result.failure is not None:
             self.failures[job.attempt_id] = f"target {job.key.target}: {result.failure}"
-        return result.evidence
+        return Ran([result.evidence], worker)
 
     def _llm_result(self, attempt_id: int, failure: str | None) -> None:
         """Track LLM outcomes; stop launching when every one so far fails the same way."""
@@ -233,7 +236,7 @@ class _Runner:
                                "way and none succeeded; fix it and run again to resume)")
 
     async def _consume(self, it: Iterator[tuple[Administration, Planned]],
-                       run: Callable[[list[Job]], Awaitable[list[Outcome]]], size: int,
+                       run: Callable[[list[Job]], Awaitable[Ran]], size: int,
                        spends: bool) -> None:
         # A budget limits spending: model-free administrations spend nothing and keep running.
         while True:
@@ -246,8 +249,9 @@ class _Runner:
             if not items:
                 return
             jobs = self._start(items)
+            worker = None  # where the batch ran, when it differs from the driver
             try:
-                outcomes = await run(jobs)
+                outcomes, worker = await run(jobs)
             except BrokenBackend as exc:
                 outcomes = [JobFailure(str(exc))] * len(jobs)
                 self.broken = str(exc)
@@ -257,14 +261,14 @@ class _Runner:
                 self.running -= len(jobs)
             for job, outcome in zip(jobs, outcomes, strict=True):
                 if isinstance(outcome, WorkerLost):
-                    self._fail(job, outcome.detail)
+                    self._fail(job, outcome.detail, worker)
                     continue  # a dead worker says nothing about the endpoint
                 if isinstance(outcome, JobFailure):
-                    self._fail(job, outcome.detail)
+                    self._fail(job, outcome.detail, worker)
                     failure: str | None = f"target {job.key.target}: {outcome.detail}"
                 else:
                     failure = self.failures.pop(job.attempt_id, None)
-                    if not self._record(job, outcome):
+                    if not self._record(job, outcome, worker):
                         continue  # a duplicate says nothing about the endpoint
                 if spends:
                     self._llm_result(job.attempt_id, failure)
@@ -284,15 +288,16 @@ class _Runner:
         self.running += len(jobs)
         return jobs
 
-    def _fail(self, job: Job, detail: str) -> None:
-        self.store.fail_attempt(job.attempt_id, detail)
+    def _fail(self, job: Job, detail: str, worker: str | None = None) -> None:
+        self.store.fail_attempt(job.attempt_id, detail, worker)
         self.errors += 1
         self.failed_infra += 1
 
-    def _record(self, job: Job, ev: EpisodeEvidence) -> bool:
-        """Record an episode; return False if its key already had one."""
+    def _record(self, job: Job, ev: EpisodeEvidence, worker: str | None) -> bool:
+        """Record an episode (and where it ran, when given); return False if its key already
+        had one."""
         try:
-            self.store.record(job.attempt_id, ev)
+            self.store.record(job.attempt_id, ev, worker)
         except DuplicateEpisodeError:
             self.duplicates += 1  # the ledger kept the first episode; this attempt is failed
             return False

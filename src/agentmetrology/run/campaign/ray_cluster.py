@@ -16,6 +16,7 @@ from types import ModuleType
 from typing import Any
 
 from agentmetrology.records.errors import UserError
+from agentmetrology.run.campaign.ray_loopback import keep_loopback
 
 # host:port, or a Ray Client address ray://host:port.
 _ADDRESS = re.compile(r"^(ray://)?[A-Za-z0-9_.\-\[\]:]+:\d{1,5}$")
@@ -71,6 +72,9 @@ def connect(options: RayOptions) -> bool:
     given = options.address or os.environ.get("RAY_ADDRESS") or None
     # Normalised before the comparison: " local" must get the loopback-only local instance.
     address = None if given is None else check_address(given)
+    # Ray would otherwise turn 127.0.0.1 (of a local instance or an address) into this
+    # machine's interface address: the cluster stays on loopback (ray_loopback.py).
+    keep_loopback()
     kwargs: dict[str, Any] = {"log_to_driver": False, "configure_logging": False,
                               **(options.init or {})}
     if address is None or address == "local":
@@ -103,6 +107,11 @@ def _reachable(address: str) -> None:
     except OSError as exc:
         raise BackendError(f"cannot connect to the Ray cluster at {address}: "
                            f"{exc.strerror or exc}") from None
+
+
+def ray_worker() -> str:
+    """Return where this Ray worker runs, as an attempt's `worker`: `node=<node id> pid=<pid>`."""
+    return f"node={import_ray().get_runtime_context().get_node_id()} pid={os.getpid()}"
 
 
 def cluster_cpus() -> int:

@@ -45,19 +45,27 @@ from agentmetrology.run.campaign.llm import (
     default_policy_factory,
     run_llm_job,
 )
-from agentmetrology.run.campaign.ray_cluster import BackendError, first_line, import_ray
-from agentmetrology.run.campaign.worker import Job, JobFailure, process_gone, watch_process
+from agentmetrology.run.campaign.ray_cluster import (
+    BackendError,
+    first_line,
+    import_ray,
+    ray_worker,
+)
+from agentmetrology.run.campaign.worker import (
+    Job,
+    JobFailure,
+    WorkerLost,
+    process_gone,
+    watch_process,
+)
 
 # How often one actor slot may be replaced in a run before the pool counts as broken.
 REPLACEMENTS = 3
 # How often an actor on the driver's node checks that the driver still runs (a syscall).
 WATCH_S = 0.005
 
-Item = tuple[str, Any]  # ("attempt", BillableAttempt) | ("done", LLMOutcome) | ("error", str)
-
-
-class WorkerLost(JobFailure):
-    """A job whose actor died while running it (not an endpoint failure)."""
+# ("attempt", BillableAttempt) | ("done", (LLMOutcome, worker)) | ("error", str)
+Item = tuple[str, Any]
 
 
 class LLMWorker:
@@ -70,6 +78,7 @@ class LLMWorker:
         if node == import_ray().get_runtime_context().get_node_id() and not process_gone(pid):
             watch_process(pid, WATCH_S)
         self.factory = factory if factory is not None else default_policy_factory()
+        self.worker = ray_worker()
 
     def probe(self, env_names: list[str]) -> tuple[int, list[str]]:
         """Return this actor's pid and which of `env_names` its environment lacks."""
@@ -114,7 +123,7 @@ class LLMWorker:
         except Exception as exc:  # an execution error is an infrastructure failure
             yield ("error", f"{type(exc).__name__}: {exc}")
             return
-        yield ("done", outcome)
+        yield ("done", (outcome, self.worker))
 
 
 class GatedPolicy:
@@ -184,12 +193,31 @@ class LLMActors:
         # new attempt the ledger never saw. A replacement is made here, explicitly.
         return self.cls.options(name=self.name(i), max_concurrency=self.per_actor,
                                 num_cpus=0, max_restarts=0, max_task_retries=0,
-                                scheduling_strategy="SPREAD").remote(self.factory,
-                                                                     self.driver)
+                                scheduling_strategy=self._placement(i)).remote(self.factory,
+                                                                               self.driver)
+
+    def _placement(self, i: int) -> Any:
+        """Return where slot i's actor goes: the live nodes with CPUs in turn, a replacement
+        on the next one. Hard affinity: an actor whose node is gone before it starts dies, and
+        is replaced like any dead actor.
+
+        Ray's SPREAD, and a soft affinity, may put every zero-CPU actor on the driver's node
+        while another node's CPU is busy.
+        """
+        nodes = sorted(n["NodeID"] for n in self.ray.nodes()
+                       if n["Alive"] and n.get("Resources", {}).get("CPU", 0) > 0)
+        if not nodes:
+            return "SPREAD"
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        return NodeAffinitySchedulingStrategy(nodes[(i + self.generation[i]) % len(nodes)],
+                                              soft=False)
 
     async def run(self, slot: int, job: Job, target: LLMTarget,
-                  sink: AttemptSink) -> LLMOutcome | JobFailure:
-        """Run a job on slot's actor; hand each streamed request to `sink` as it arrives."""
+                  sink: AttemptSink) -> tuple[LLMOutcome | JobFailure, str | None]:
+        """Run a job on slot's actor; hand each streamed request to `sink` as it arrives.
+
+        Returns the outcome and where the actor ran (None when that is unknown)."""
         i = slot % len(self.handles)
         handle = self.handles[i]
         try:
@@ -200,15 +228,20 @@ class LLMActors:
                 if kind == "attempt":
                     sink(value)
                 elif kind == "done":
-                    return value
+                    outcome, worker = value
+                    return outcome, worker
                 else:
-                    return JobFailure(str(value))
-        except self.ray.exceptions.RayActorError as exc:
+                    return JobFailure(str(value)), None
+        except self.ray.exceptions.RayError as exc:
+            errors = self.ray.exceptions
+            if isinstance(exc, errors.RayTaskError) and not isinstance(exc, errors.RayActorError):
+                raise  # the actor's code failed, not the actor: the runner fails the job
+            # The actor died, or its node with the stream's items (ObjectLostError).
             self._replace(i, handle)
             return WorkerLost(f"the Ray actor running this episode died "
                               f"({first_line(exc)[:200]}); rerun the "
-                              "same command to resume it")
-        return JobFailure("the Ray actor ended the episode without a result")
+                              "same command to resume it"), None
+        return JobFailure("the Ray actor ended the episode without a result"), None
 
     def _replace(self, i: int, dead: Any) -> None:
         """Replace slot i's actor once, however many of its episodes report its death."""

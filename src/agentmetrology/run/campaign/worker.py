@@ -144,6 +144,11 @@ class JobFailure:
     detail: str
 
 
+class WorkerLost(JobFailure):
+    """A job whose worker (a Ray actor or task, its node) died while running it: not an
+    endpoint failure, and not the job's own error."""
+
+
 def run_jobs(jobs: list[Job]) -> list[EpisodeEvidence | JobFailure]:
     """Run a batch of jobs; an error in one is returned as its JobFailure, not raised.
 
