@@ -26,12 +26,17 @@ def _verdicts_of(doc: dict[str, Any], cell: dict[str, Any]) -> str:
     if all(r.get("sufficient") for r in rules) and len({(r.get("n"), r.get("counted"))
                                                          for r in rules}) == 1:
         # one n for every comparison: said once, after the verdicts
-        said, each = (lambda c: str(c["verdict"])), (f" (n = {rules[0]['n']} "
+        said, each = _bare, (f" (n = {rules[0]['n']} "
                                                       f"{rules[0]['counted']} each)")
         verdicts = list(dict.fromkeys(said(c) for c in same))
     what = "slack " if "slack" in cell else ""
     return "; ".join(f"{v} at {what}" + ", ".join(_compared(c) for c in same if said(c) == v)
                      for v in verdicts) + each
+
+
+def _bare(cell: dict[str, Any]) -> str:
+    """Return a cell's verdict alone (its n said elsewhere)."""
+    return str(cell["verdict"])
 
 
 def _said(cell: dict[str, Any]) -> str:
