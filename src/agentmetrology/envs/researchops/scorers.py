@@ -24,7 +24,7 @@ from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.environment import ScorerKind
 from agentmetrology.records.events import Event
 
-# Calibrated to the TRACE paper's Table 2 (docs/researchops.md, "Verifier constants").
+# Calibrated to the TRACE paper's Table 2 (docs/researchops.md, "Calibration constants").
 WEIGHTS: dict[str, float] = {"terms": 0.30, "tools": 0.25, "constraints": 0.21,
                              "efficiency": 0.24}
 HACK_PENALTY = 0.5

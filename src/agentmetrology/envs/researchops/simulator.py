@@ -79,7 +79,7 @@ def _unpinned(task: ResearchTask, config: Mapping[str, Any]) -> bool:
     return task.family == "seed" and fix_fraction(task, config) < 1.0
 
 
-P_BASE, P_FIX, P_SHORTCUT = 0.5, 0.17, 0.55  # docs/researchops.md, "Verifier constants"
+P_BASE, P_FIX, P_SHORTCUT = 0.5, 0.17, 0.55  # docs/researchops.md, "Calibration constants"
 
 
 def proxy_reward(task: ResearchTask, seed: int | None, config: Mapping[str, Any],
