@@ -208,9 +208,10 @@ def audit_inspect(loaded: LoadedTask, *, task_args: dict[str, Any] | None = None
                 _half_kind, name, fn, calls, battery, cells)).to_dict()
             kinds.append({"scorer": label, "kind": verdict["text"] if not verdict["sufficient"]
                           else kind,
+                          # the kind already says n and the minimum; the basis says what the
+                          # scores alone would give
                           "basis": basis if verdict["sufficient"] else
-                          f"n = {probed} samples probed, needs {verdict['minimum']}; withheld: "
-                          f"{kind} ({basis})", "verdict": verdict,
+                          f"withheld: {kind} ({basis})", "verdict": verdict,
                           "empty_trajectory": _empty_summary(loaded, cells)
                           if empty_trajectory else None})
             docs.append(audit_target(InspectScorerTarget(loaded, label, kind, battery, cells)))
