@@ -42,4 +42,4 @@ def test_unpriced_cost_is_null_and_ungraded_is_never_zero(tmp_path: Path) -> Non
     first = next(r for r in rows if r["task"] == data["simulations"][0]["task_id"])
     assert first["tau2.score"] is None and first["tau2.status"] == "UNKNOWN"
     assert first["measurement_failure"] == "infra_error: infrastructure_error"
-    assert len(rows) == 19 and "1 planned administration(s) have no recorded episode" in output
+    assert len(rows) == 19 and "1 task(s) of the file's task list have no simulation" in output

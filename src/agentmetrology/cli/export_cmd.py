@@ -67,8 +67,12 @@ def export_cmd(
     else:
         write_atomic(data, out, force=force)
     where = "stdout" if out is None else str(out)
-    note = (f"; {export.unrecorded} planned administration(s) have no recorded episode yet "
-            "and are not rows (agm campaign status)" if export.unrecorded else "")
+    # what is absent, said in the source's own terms (a results file has no campaign)
+    absent = (f"task(s) of the file's task list have no simulation and are not rows (agm "
+              f"archive audit {store.name})" if store.is_file() else
+              "planned administration(s) have no recorded episode yet and are not rows "
+              "(agm campaign status)")
+    note = f"; {export.unrecorded} {absent}" if export.unrecorded else ""
     err_console.print(f"exported {len(export.rows)} episode(s) as {kind} to {where}{note}",
                markup=False, emoji=False)
 
