@@ -61,7 +61,8 @@ def census(tmp_path_factory) -> tuple[Any, Path, dict[str, tuple[Any, Any]], dic
         mp.setattr(inspect_run, "run_empty_trajectory", empty)
         mp.setattr(inspect_target, "run_empty_trajectory", empty)
         res = CliRunner().invoke(inspect_app, ["census", "--tasks", ",".join(SPECS),
-                                               "--limit", "2", "--out", str(out)])
+                                               "--limit", "2", "--scorer-timeout", "600",
+                                               "--out", str(out)])
     return res, out, both, empty_runs
 
 

@@ -87,6 +87,9 @@ def test_audit_inspect_reads_tau2_criterion_from_the_outcome_probe(tmp_path):
     # Airline's first four tasks: 2 can be corrupted (a write, a required output); 2 cannot
     # (a do-nothing agent passes them). Two comparisons are below the minimum of 3.
     res = CliRunner().invoke(inspect_app, ["inspect", "inspect_evals/tau2_airline", "--limit", "4",
+                                           # generous: a loaded CI machine must not turn a
+                                           # slow tau2 scorer into an unscored cell
+                                           "--scorer-timeout", "600",
                                            "--json", "--out", str(tmp_path)])
     assert res.exit_code == 0, res.output
     doc = json.loads((tmp_path / "audit.json").read_text())
