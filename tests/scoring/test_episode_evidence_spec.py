@@ -5,17 +5,17 @@ blob the store never held (comtrade's scorers do so when called with None)."""
 from __future__ import annotations
 
 from agentmetrology.envs.registry import get_env
-from agentmetrology.records.episode import Episode, EpisodeKey, Termination, Usage
+from agentmetrology.records.episode import Episode
 from agentmetrology.scoring.episode import score_episode, score_submission
+from support.stores import episode, episode_key
 
 SPEC = get_env("comtrade")
 SUBMISSION = {"data.jsonl": "{}\n"}
 
 
 def _episode(digests: dict[str, str]) -> Episode:
-    key = EpisodeKey("c", "t", "T1_single_page", 4, "clean", "L2")
-    return Episode(key, "t", "T1_single_page", 4, "clean", "L2", [], SUBMISSION,
-                   Termination("submitted", ""), Usage(), digests=digests, meta={})
+    return episode(episode_key(4, "c", "t", task="T1_single_page"), sub=SUBMISSION,
+                   digests=digests)
 
 
 def test_an_episode_without_a_submission_digest_cites_no_evidence() -> None:

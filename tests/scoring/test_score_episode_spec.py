@@ -10,7 +10,7 @@ import pytest
 
 from agentmetrology.envs.registry import get_env
 from agentmetrology.records.assessment import Assessment
-from agentmetrology.records.episode import Episode, EpisodeKey, Termination, Usage
+from agentmetrology.records.episode import Episode
 from agentmetrology.records.events import Event
 from agentmetrology.scoring.episode import (
     _guarded,
@@ -19,6 +19,7 @@ from agentmetrology.scoring.episode import (
     score_submission,
     unmeasured,
 )
+from support.stores import episode, episode_key
 
 
 @dataclass(frozen=True)
@@ -50,11 +51,10 @@ SPEC = replace(get_env("comtrade"), scorers=(_Echo(), _Raises()), profiles=("see
 
 def _episode(kind: str = "submitted", detail: str = "", seed: int = 4,
              meta: dict[str, Any] | None = None) -> Episode:
-    key = EpisodeKey("c", "t", "T1_single_page", seed, "clean", "L2")
-    return Episode(key, "t", "T1_single_page", seed, "clean", "L2",
-                   [Event(0, "agent", "tool_call", "fetch_page", {}, None, 0.0)],
-                   {"data.jsonl": "x"}, Termination(kind, detail), Usage(),
-                   digests={"submission": "sub-digest"}, meta=meta or {})
+    return episode(episode_key(seed, "c", "t", task="T1_single_page"), kind,
+                   events=[Event(0, "agent", "tool_call", "fetch_page", {}, None, 0.0)],
+                   sub={"data.jsonl": "x"}, detail=detail,
+                   digests={"submission": "sub-digest"}, meta=meta)
 
 
 def test_every_scorer_in_order_and_a_raising_scorer_is_invalid() -> None:

@@ -21,7 +21,7 @@ from agentmetrology.store import (
     EvidenceStore,
 )
 from agentmetrology.store.chain import GENESIS, head
-from store.evidence_fixtures import key, make_episode, register
+from support.stores import episode_key, make_episode, register
 
 OLD = Path(__file__).resolve().parents[1] / "fixtures" / "pre_plugin_store"
 UNKNOWN = EpisodeKey("nope", "t", "T1_single_page", 0, "clean", "L2", 0)
@@ -33,7 +33,7 @@ def test_reads_of_a_key_the_ledger_does_not_hold(store: EvidenceStore) -> None:
     assert ledger.binding(UNKNOWN) is None and ledger.superseded(UNKNOWN) == []
     assert ledger.episode(UNKNOWN) is None and ledger.attempts(UNKNOWN) == []
     assert ledger.administration(UNKNOWN) is None
-    assert ledger.superseded(key(0)) == []  # held, never superseded
+    assert ledger.superseded(episode_key(0)) == []  # held, never superseded
 
 
 def test_an_unsealed_ledger_stays_unsealed_when_failures_are_superseded(tmp_path: Path) -> None:
@@ -42,18 +42,18 @@ def test_an_unsealed_ledger_stays_unsealed_when_failures_are_superseded(tmp_path
     with EvidenceStore.open(root, scrub_env=False) as st:
         assert not st.sealed
         register(st, 2, campaign="c9")
-        adm = st.ledger.administration(key(0, "c9"))
+        adm = st.ledger.administration(episode_key(0, "c9"))
         assert adm is not None
-        ep, scored = make_episode(key(0, "c9"), "infra_error")
+        ep, scored = make_episode(episode_key(0, "c9"), "infra_error")
         st.record_episode(st.start_attempt(adm, None, "inline"), ep, scored)
         assert st.supersede_measurement_failures("c9", None) == 1
-        assert [r["termination"] for r in st.superseded(key(0, "c9"))] == ["infra_error"]
+        assert [r["termination"] for r in st.superseded(episode_key(0, "c9"))] == ["infra_error"]
         assert head(st.ledger.conn) == (0, GENESIS)  # no partial chain started
         assert not st.sealed
 
 
 def _attempt(st: EvidenceStore, i: int) -> int:
-    adm = st.ledger.administration(key(i))
+    adm = st.ledger.administration(episode_key(i))
     assert adm is not None
     return st.start_attempt(adm, None, "inline")
 
@@ -62,12 +62,12 @@ def test_refusals_name_the_attempt_and_the_keys(store: EvidenceStore) -> None:
     register(store, 2)
     k0 = "c1/t1/T3_duplicates/seed=0/clean/L2/repeat=0"
     k1 = "c1/t1/T3_duplicates/seed=1/clean/L2/repeat=0"
-    ep0, scored0 = make_episode(key(0))
+    ep0, scored0 = make_episode(episode_key(0))
     with pytest.raises(AttemptStateError) as exc:
         store.record_episode(999, ep0, scored0)
     assert str(exc.value) == "attempt 999 is not in the ledger"
     a0 = _attempt(store, 0)
-    ep1, scored1 = make_episode(key(1))
+    ep1, scored1 = make_episode(episode_key(1))
     with pytest.raises(BindingMismatchError) as mismatch:
         store.record_episode(a0, ep1, scored1)
     assert str(mismatch.value) == f"attempt {a0} belongs to {k0}, not to {k1}"
@@ -89,44 +89,44 @@ def test_the_unique_constraint_is_a_duplicate_and_fails_the_attempt(
         store: EvidenceStore) -> None:
     register(store, 1)
     a0 = _attempt(store, 0)
-    ep, scored = make_episode(key(0))
+    ep, scored = make_episode(episode_key(0))
     with pytest.raises(DuplicateEpisodeError) as exc:
         store.record_episode(a0, ep, [scored[0], scored[0]])  # one scorer twice
     unique = ("UNIQUE constraint failed: assessments.administration, assessments.scorer, "
               "assessments.scorer_version")
     assert str(exc.value) == ("the ledger refused the episode of "
                               f"c1/t1/T3_duplicates/seed=0/clean/L2/repeat=0: {unique}")
-    (attempt,) = store.attempts(key(0))
+    (attempt,) = store.attempts(episode_key(0))
     assert (attempt["id"], attempt["status"], attempt["detail"]) == (a0, "failed",
                                                                      f"rejected: {unique}")
-    assert store.episode(key(0)) is None  # nothing of the episode was written
+    assert store.episode(episode_key(0)) is None  # nothing of the episode was written
 
 
 def test_a_check_constraint_is_raised_as_is_and_fails_the_attempt(
         store: EvidenceStore) -> None:
     register(store, 1)
     a0 = _attempt(store, 0)
-    ep, scored = make_episode(key(0))
+    ep, scored = make_episode(episode_key(0))
     bogus = dataclasses.replace(scored[0], status="BOGUS")  # type: ignore[arg-type]
     with pytest.raises(sqlite3.IntegrityError) as exc:
         store.record_episode(a0, ep, [bogus, scored[1]])
     assert str(exc.value).startswith("CHECK constraint failed")
-    (attempt,) = store.attempts(key(0))
+    (attempt,) = store.attempts(episode_key(0))
     assert attempt["status"] == "failed" and attempt["detail"] == f"rejected: {exc.value}"
-    assert store.episode(key(0)) is None
+    assert store.episode(episode_key(0)) is None
 
 
 def test_an_administration_as_the_ledger_holds_it(store: EvidenceStore) -> None:
     register(store, 3)
-    adm = store.ledger.administration(key(2))
+    adm = store.ledger.administration(episode_key(2))
     assert adm is not None
-    text, binding_digest = store.ledger.binding(key(2)) or ("", "")
+    text, binding_digest = store.ledger.binding(episode_key(2)) or ("", "")
     assert (adm.key, adm.ordinal, adm.binding_digest, adm.not_launched) == (
-        key(2), 2, binding_digest, None)
+        episode_key(2), 2, binding_digest, None)
     assert adm.scorer_versions == {"ground_truth_f1": "1.0.0", "shape_judge": "1.0.0"}
     assert hashlib.sha256(text.encode()).hexdigest() == binding_digest
     store.set_not_launched([adm], "budget spent")
-    again = store.ledger.administration(key(2))
+    again = store.ledger.administration(episode_key(2))
     assert again is not None and again.not_launched == "budget spent"
     assert [a.ordinal for a in store.pending("c1")] == [0, 1, 2]
 
@@ -147,7 +147,7 @@ def test_scorer_versions_are_stored_with_sorted_keys(store: EvidenceStore) -> No
 
     versions = {"shape_judge": "1.0.0", "ground_truth_f1": "1.0.0"}  # not in sorted order
     store.register_campaign("c2", "p" * 64, {"name": "c2"},
-                            [Binding(key(0, "c2"), 0, "a" * 64, "b" * 64, versions)])
+                            [Binding(episode_key(0, "c2"), 0, "a" * 64, "b" * 64, versions)])
     (text,) = store.ledger.conn.execute(
         "SELECT scorer_versions FROM administrations WHERE campaign='c2'").fetchone()
     assert text == '{"ground_truth_f1": "1.0.0", "shape_judge": "1.0.0"}'
