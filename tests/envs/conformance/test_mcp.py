@@ -11,14 +11,18 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 from mcp import Client, StdioServerParameters, types
 
-from support.agm_runs import AGM, run_batch
+from support.agm_runs import AGM, AgmResult, run_batch
 from support.conformance import ENVIRONMENTS, McpScript, Observation, spec_of
 from support.env_pins import PINS
+
+PINNED = [env for env in ENVIRONMENTS if PINS[env].mcp is not None]
 
 
 def _script(name: str) -> McpScript:
@@ -52,22 +56,52 @@ def _session(name: str, script: McpScript, env: dict[str, str],
     return asyncio.run(asyncio.wait_for(go(), 60))
 
 
+class Session(NamedTuple):
+    """One server's session: its tools, the observations, then its store read back."""
+
+    names: list[str]
+    obs: list[Observation]
+    status: AgmResult
+    regrade: AgmResult | None
+    root: Path
+
+
+@pytest.fixture(scope="module")
+def sessions(plugin_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
+             ) -> Callable[[str], Session]:
+    """Serve each environment once (on first use); the generic and the pinned test read it."""
+    done: dict[str, Session] = {}
+
+    def get(name: str) -> Session:
+        if name not in done:
+            root, script = tmp_path_factory.mktemp(f"mcp-{name}"), _script(name)
+            names, obs = _session(name, script, plugin_env, root)
+            argvs = [["campaign", "status", "--store", str(root / "store"), "--json"]]
+            if script.calls:  # an episode was recorded: regrade it
+                argvs.append(["archive", "regrade", str(root / "store"), "--out",
+                              str(root / "rg")])
+            status, *regrade = run_batch(argvs, env=plugin_env, cwd=root)
+            done[name] = Session(names, obs, status, regrade[0] if regrade else None, root)
+        return done[name]
+
+    return get
+
+
 @pytest.mark.parametrize("name", ENVIRONMENTS)
-def test_serve_mcp_offers_the_tools_and_records_the_episode(plugin_env: dict[str, str],
-                                                            tmp_path: Path, name: str) -> None:
+def test_serve_mcp_offers_the_tools_and_seals_the_administration(
+        sessions: Callable[[str], Session], name: str) -> None:
     spec, script = spec_of(name), _script(name)
     tools = list(spec.make(script.task, script.seed, spec.profiles[0], "clean").tools)
-    names, obs = _session(name, script, plugin_env, tmp_path)
-    assert names == tools
-    script.check(names, obs)
-    argvs = [["campaign", "status", "--store", str(tmp_path / "store"), "--json"]]
-    if script.calls:  # an episode was recorded: regrade it
-        argvs.append(["archive", "regrade", str(tmp_path / "store"), "--out",
-                      str(tmp_path / "rg")])
-    status, *regrade = run_batch(argvs, env=plugin_env, cwd=tmp_path)
+    got = sessions(name)
+    assert got.names == tools
     # The served administration is sealed in the store before any call.
-    assert status.returncode == 0, status.stderr
-    assert json.loads(status.stdout)["campaigns"][0]["total"]["planned"] == 1
-    for res in regrade:
-        assert res.returncode == 0, res.stderr
-        script.regrade(json.loads((tmp_path / "rg" / "regrade.json").read_text()))
+    assert got.status.returncode == 0, got.status.stderr
+    assert json.loads(got.status.stdout)["campaigns"][0]["total"]["planned"] == 1
+
+
+@pytest.mark.parametrize("name", PINNED)
+def test_environment_pins(sessions: Callable[[str], Session], name: str) -> None:
+    script, got = _script(name), sessions(name)
+    script.check(got.names, got.obs)
+    assert got.regrade is not None and got.regrade.returncode == 0, got.regrade
+    script.regrade(json.loads((got.root / "rg" / "regrade.json").read_text()))
