@@ -32,7 +32,8 @@ TERMINAL_VARS = ("COLUMNS", "LINES")
 SLOW_MODULES = (
     "tests/run/campaign/test_campaign_ray_llm.py",
     "tests/audit/inspect/test_census.py",
-    "tests/envs/test_plugin_env.py",
+    "tests/envs/conformance/test_campaign.py",
+    "tests/envs/conformance/test_audit.py",
     "tests/inspect_ext/test_eval.py",
     "tests/audit/test_comtrade_audit.py",
     "tests/audit/test_audit_store.py",
@@ -49,7 +50,7 @@ SLOW_MODULES = (
     "tests/archive/test_importer_fuzz.py",
     "tests/agents/llm/test_llm_price.py",
     "tests/inspect_ext/test_options.py",
-    "tests/envs/researchops/test_every_path.py",
+    "tests/envs/conformance/test_run.py",
     "tests/records/test_canonical_properties.py",
     "tests/run/campaign/test_campaign_kill.py",
 )

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentmetrology.run.campaign import parse_campaign, plan_campaign, run_campaign
-from agentmetrology.store import EvidenceStore
+from agentmetrology.run.campaign import parse_campaign, plan_campaign
+from support.stores import open_store, record_into
 
 CAMPAIGN = """
 [campaign]
@@ -36,10 +36,10 @@ RECORDED = 24  # 3 targets x 2 tasks x 2 seeds x 2 levels
 
 def build_store(root: Path, name: str = "agm-test", planned_only: str | None = None) -> Path:
     """Run the campaign inline into a new store; `planned_only` registers a second, unrun one."""
-    with EvidenceStore.open(root, scrub_env=False) as st:
-        result = run_campaign(parse_campaign(CAMPAIGN.format(name=name)), st, backend="inline")
-        assert result.status.complete and result.recorded == RECORDED
-        if planned_only:
+    result = record_into(root, CAMPAIGN.format(name=name), backend="inline")
+    assert result.status.complete and result.recorded == RECORDED
+    if planned_only:  # registered after the run: the run above saw one campaign only
+        with open_store(root) as st:
             config = parse_campaign(CAMPAIGN.format(name=planned_only).replace(
                 '"0-1"', '"5"'))
             plan = plan_campaign(config)

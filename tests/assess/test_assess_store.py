@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from agentmetrology.cli.main import app
 from support.agm_runs import agm, agm_process
-from support.recorded_store import record_campaign
+from support.stores import record_campaign
 
 CAMPAIGN = """
 [campaign]

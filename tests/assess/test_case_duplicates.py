@@ -16,7 +16,7 @@ from agentmetrology.assess import cases as C
 from agentmetrology.store import EvidenceStore
 from assess.test_cases import PERMISSION, failing, snapshot
 from support.agm_runs import agm
-from support.recorded_store import record_campaign
+from support.stores import record_campaign
 
 
 @pytest.fixture

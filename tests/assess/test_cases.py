@@ -27,7 +27,7 @@ from agentmetrology.store import EvidenceStore
 from agentmetrology.store.cases import CaseStateError, get_case
 from agentmetrology.store.verify import verify_store
 from support.agm_runs import agm, agm_process
-from support.recorded_store import record_campaign
+from support.stores import record_campaign
 
 PERMISSION = """
 [campaign]

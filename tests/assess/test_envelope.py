@@ -1,4 +1,6 @@
-"""Unresolved outcomes: decided-only ratio, coverage and the accounting envelope, pinned."""
+"""Unresolved outcomes: decided-only ratio, coverage and the accounting envelope, pinned.
+
+The envelope's plain-data form and percentages, every field written out (assess/envelope.py)."""
 
 from __future__ import annotations
 
@@ -52,3 +54,54 @@ def test_nothing_admissible_or_decided_is_undefined_not_zero() -> None:
     assert (only_unknown.lower, only_unknown.upper) == (0, 1)
     with pytest.raises(ValueError, match="unknown status 'MAYBE'"):
         envelope_of(["MAYBE"])
+
+
+def test_percent_defaults_to_one_decimal() -> None:
+    assert percent(Fraction(1, 3)) == "33.3%"
+    assert percent(Fraction(2, 3), 2) == "66.67%"
+    assert percent(None) == "—"
+
+
+def test_as_dict_of_a_mixed_envelope() -> None:
+    env = envelope_of(["PASS", "PASS", "FAIL", "UNKNOWN", "PARTIAL", "INVALID", None, None])
+    assert env == Envelope(2, 1, 1, 1, 1, 2)
+    assert env.as_dict() == {
+        "admissible": 5, "pass": 2, "fail": 1, "partial": 1, "unknown": 1, "decided": 4,
+        "excluded": {"invalid": 1, "measurement_failure": 2},
+        "decided_ratio": 0.5, "decided_ratio_exact": "1/2",
+        "coverage": 0.8, "coverage_exact": "4/5",
+        "envelope": [0.4, 0.6], "envelope_counts": ["2/5", "3/5"],
+        "verdict": {"verdict": "pass rate between 2/5 and 3/5", "n": 5,
+                    "counted": "admissible records", "minimum": 1, "sufficient": True,
+                    "text": "pass rate between 2/5 and 3/5 (n = 5 admissible records)",
+                    "interval": [0.4, 0.6], "confidence": None,
+                    "interval_of": "pass rate (accounting envelope: each UNKNOWN a fail, "
+                                   "then a pass)",
+                    "consistent": [], "stable": True,
+                    "why": "1 unresolved widen the envelope; 1 invalid and 2 measurement "
+                           "failures excluded"}}
+
+
+def test_as_dict_with_nothing_admissible_or_nothing_decided() -> None:
+    assert envelope_of(["INVALID", None]).as_dict() == {
+        "admissible": 0, "pass": 0, "fail": 0, "partial": 0, "unknown": 0, "decided": 0,
+        "excluded": {"invalid": 1, "measurement_failure": 1},
+        "decided_ratio": None, "decided_ratio_exact": None,
+        "coverage": None, "coverage_exact": None,
+        "envelope": None, "envelope_counts": None,
+        "verdict": {"verdict": "insufficient evidence", "n": 0,
+                    "counted": "admissible records", "minimum": 1, "sufficient": False,
+                    "text": "insufficient evidence (n = 0 admissible records, needs 1)",
+                    "interval": None, "confidence": None, "interval_of": "",
+                    "consistent": [], "stable": True,
+                    "why": "0 unresolved widen the envelope; 1 invalid and 1 measurement "
+                           "failures excluded (withheld: no pass rate)"}}
+    undecided = envelope_of(["UNKNOWN", "UNKNOWN"]).as_dict()  # exact fractions are reduced
+    assert (undecided["decided_ratio"], undecided["coverage_exact"], undecided["envelope"],
+            undecided["envelope_counts"]) == (None, "0/1", [0.0, 1.0], ["0/2", "2/2"])
+
+
+def test_a_decided_envelope_is_one_pass_rate() -> None:
+    v = envelope_of(["PASS", "FAIL", "PASS"]).verdict()
+    assert v.text() == "pass rate 2/3 (n = 3 admissible records)"
+    assert v.interval == (2 / 3, 2 / 3)

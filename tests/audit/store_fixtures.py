@@ -24,10 +24,9 @@ from typing import Any
 import pytest
 
 from agentmetrology.records.clock import FakeClock
-from agentmetrology.run.campaign import parse_campaign, run_campaign
-from agentmetrology.store import EvidenceStore
 from support.fake_models import careful_model
 from support.fake_openai import FakeOpenAI, Reply, text, tool_calls, usage
+from support.stores import record_into
 
 KEY_ENV = "AGM_AUDIT_STORE_TEST_KEY"
 TASKS = '["T4_rate_limit_429", "T5_server_error_500", "T8_mixed_faults"]'
@@ -82,12 +81,6 @@ def fake_model(body: dict[str, Any]) -> Reply:
     return careful_model(body)
 
 
-def _run(store: Path, toml: str) -> None:
-    with EvidenceStore.open(store, scrub_env=False) as st:
-        result = run_campaign(parse_campaign(toml), st)
-    assert result.status.to_json()["total"]["remaining"] == 0
-
-
 def build_store(store: Path) -> None:
     """Record the three campaigns of the module docstring into `store`."""
     head = HEAD.format(tasks=TASKS, seeds="0-2", levels='["L0", "L1", "L2"]', name="{name}")
@@ -95,16 +88,16 @@ def build_store(store: Path) -> None:
         mp.setenv(KEY_ENV, "sk-test-0123456789abcdefAUDITstore")
         mp.setattr("agentmetrology.run.campaign.llm.RealClock", FakeClock)
         mp.setattr("agentmetrology.run.campaign.llm.FastForwardClock", FakeClock)
-        _run(store, (head.format(name="aud") + SCRIPTED
+        record_into(store, (head.format(name="aud") + SCRIPTED
                      + llm("retry-llm", "always-retry", ["L1"])
                      + llm("varied-llm", "varies", ["L1"])
                      + llm("llm-a", "careful-a", ["L0", "L2"])
                      + llm("llm-b", "careful-b", ["L0", "L2"])).replace("BASE", srv.base_url))
-        _run(store, (head.format(name="short")
+        record_into(store, (head.format(name="short")
                      + llm("llm-short", "page-one", ["L0"])).replace("BASE", srv.base_url))
         broken = HEAD.format(name="broken", tasks='["T4_rate_limit_429"]', seeds="0-1",
                              levels='["L2"]')
-        _run(store, broken + llm("broken-llm", "x", ["L2"], "http://127.0.0.1:9/v1",
+        record_into(store, broken + llm("broken-llm", "x", ["L2"], "http://127.0.0.1:9/v1",
                                  "max_retries = 0\n"))
 
 
@@ -118,4 +111,4 @@ def build_model_free_store(store: Path, environment: str = "comtrade") -> None:
                 .replace("[campaign]", f'[campaign]\nenvironment = "{environment}"')
                 + '\n[[targets]]\nname = "careful"\nkind = "scripted"\n'
                   'agent = "scripted:careful"\n')
-    _run(store, toml)
+    record_into(store, toml)

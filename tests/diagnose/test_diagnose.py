@@ -11,7 +11,7 @@ from agentmetrology.diagnose.metrics import group_metrics, reading
 from agentmetrology.diagnose.pairs import Pair, Side
 from agentmetrology.records.episode import EpisodeKey
 from support.agm_runs import agm
-from support.recorded_store import record_campaign
+from support.stores import record_campaign
 
 CAMPAIGN = """
 [campaign]

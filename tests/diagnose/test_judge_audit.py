@@ -22,7 +22,7 @@ from agentmetrology.envs.registry import get_env
 from agentmetrology.records.clock import FakeClock
 from agentmetrology.run.episode import run_one
 from support.fake_openai import FakeOpenAI, text
-from support.recorded_store import record_campaign
+from support.stores import record_campaign
 
 CAMPAIGN = """
 [campaign]

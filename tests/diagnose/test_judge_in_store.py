@@ -17,7 +17,7 @@ from agentmetrology.store import EvidenceStore
 from diagnose.test_judge_audit import CAMPAIGN
 from support.agm_runs import agm
 from support.fake_openai import FakeOpenAI, text
-from support.recorded_store import record_campaign
+from support.stores import record_campaign
 
 
 @pytest.fixture(scope="module")

@@ -14,9 +14,8 @@ from typing import Any
 
 import pytest
 
-from agentmetrology.run.campaign import parse_campaign, run_campaign
-from agentmetrology.store import EvidenceStore
 from run.campaign.campaign_fixtures import LLM_TARGET, model_free
+from support.stores import record_into
 from view.llm_store_fixtures import KEY, build_llm_store
 
 AGM = Path(sys.executable).with_name("agm")  # the installed entry point, as a user runs it
@@ -60,8 +59,7 @@ def mixed_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     text = model_free(tasks='["T3_duplicates"]', seeds="0-1") + dead
     os.environ["AGM_TEST_KEY"] = "sk-unused-0123456789"
     try:
-        with EvidenceStore.open(root, scrub_env=False) as st:
-            run_campaign(parse_campaign(text), st)
+        record_into(root, text)
     finally:
         os.environ.pop("AGM_TEST_KEY", None)
     return root

@@ -44,25 +44,22 @@ STATS_TESTS = [f"tests/stats/{name}" for name in (
     "test_paired_spec.py")]
 RESEARCHOPS_TESTS = [f"tests/envs/researchops/{name}.py" for name in (  # in-process ones
     "test_policies_and_scorers", "test_tasks_and_tools", "test_mutation_hooks",
-    "test_simulator_spec", "test_scorers_spec")]
+    "test_simulator", "test_scorers")]
 TOOLWORLD_TESTS = ["tests/envs/toolworlds/test_invariants.py",
                    "tests/envs/toolworlds/test_worlds.py",
-                   "tests/envs/toolworlds/test_scorers_spec.py"]
+                   "tests/envs/toolworlds/test_scorers.py"]
 # Not the ResearchOps grid (tests/diagnose/test_researchops_grid.py): its 1,575-record campaign
 # costs about 7 s per mutant, hours over these modules; the spec tests pin the same rules.
 DIAGNOSE_TESTS = ["tests/diagnose/test_diagnose.py", "tests/mutations/test_mutations.py",
-                  "tests/diagnose/test_diagnose_spec.py", "tests/diagnose/test_pairs_spec.py",
-                  "tests/scoring/test_rescore_spec.py", "tests/mutations/test_apply_spec.py",
+                  "tests/diagnose/test_metrics.py", "tests/diagnose/test_pairs.py",
+                  "tests/scoring/test_rescore.py", "tests/mutations/test_apply.py",
                   "tests/diagnose/test_readings.py"]
 CORE: dict[str, list[str]] = {
     "archive/passk.py": ["tests/archive/test_passk_properties.py",
                          "tests/archive/test_archive_taubench.py"],
-    "archive/cost.py": ["tests/archive/test_archive_cost.py", "tests/archive/test_cost_spec.py"],
-    "archive/coverage.py": ["tests/archive/test_archive_coverage.py",
-                            "tests/archive/test_coverage_spec.py"],
-    "archive/versions.py": ["tests/archive/test_archive_versions.py",
-                            "tests/archive/test_compare_spec.py",
-                            "tests/archive/test_versions_spec.py"],
+    "archive/cost.py": ["tests/archive/test_cost.py"],
+    "archive/coverage.py": ["tests/archive/test_coverage.py"],
+    "archive/versions.py": ["tests/archive/test_versions.py"],
     "stats/bootstrap.py": ["tests/stats/test_stats_bootstrap.py",
                            "tests/stats/test_bootstrap_properties.py",
                            "tests/stats/test_bootstrap_spec.py"],
@@ -79,13 +76,11 @@ CORE: dict[str, list[str]] = {
                                               "tests/envs/comtrade/scoring"],  # incl. the spec
     "envs/comtrade/faults.py": ["tests/envs/comtrade/test_fidelity.py",
                                 "tests/envs/comtrade/test_service.py",
-                                "tests/envs/comtrade/test_faults_spec.py",
+                                "tests/envs/comtrade/test_faults.py",
                                 "tests/envs/comtrade/scoring/test_streamed.py"],  # _shuffle_tail
     "envs/comtrade/generator.py": ["tests/envs/comtrade/test_generator.py",
-                                   "tests/envs/comtrade/test_totals_markers.py",
-                                   "tests/envs/comtrade/test_generator_spec.py"],
-    "scoring/episode.py": ["tests/scoring/test_score_episode_spec.py",
-                           "tests/scoring/test_episode_evidence_spec.py",
+                                   "tests/envs/comtrade/test_totals_markers.py"],
+    "scoring/episode.py": ["tests/scoring/test_episode.py",
                            "tests/envs/toolworlds/test_worlds.py"],
     "envs/researchops/simulator.py": RESEARCHOPS_TESTS,  # its ground truth H and proxy P
     "envs/researchops/scorers.py": RESEARCHOPS_TESTS,
@@ -93,40 +88,39 @@ CORE: dict[str, list[str]] = {
     "envs/toolworlds/scorers.py": TOOLWORLD_TESTS,
     "records/contract.py": [*TOOLWORLD_TESTS, "tests/assess/test_contract.py",  # the contract
                             "tests/assess/test_comtrade_contract.py",  # evaluator
-                            "tests/records/test_contract_spec.py"],
+                            "tests/records/test_contract.py"],
     "scoring/rescore.py": DIAGNOSE_TESTS,  # counterfactual rescoring (docs/diagnose.md)
     "mutations/apply.py": DIAGNOSE_TESTS,  # the mutations and their inverse maps
     "diagnose/pairs.py": DIAGNOSE_TESTS,
     "diagnose/metrics.py": DIAGNOSE_TESTS,  # VRG, MSR, MTR, rescored gap, excess flips
     "diagnose/readings.py": DIAGNOSE_TESTS,  # readings from named predicates
     "diagnose/family.py": DIAGNOSE_TESTS,  # Holm over the diagnosed groups
-    "assess/envelope.py": ["tests/assess/test_envelope.py", "tests/assess/test_envelope_spec.py",
-                           "tests/assess/test_cases.py",
+    "assess/envelope.py": ["tests/assess/test_envelope.py", "tests/assess/test_cases.py",
                            "tests/assess/test_assess_store.py"],  # unresolved-outcome bounds
     "records/numbers.py": ["tests/audit/test_non_finite_scores.py"],  # what counts as a score
     "store/redact.py": ["tests/edges/test_redaction.py", "tests/store/test_store_redact.py",
                         "tests/store/test_redact_api.py"],
     "store/ledger.py": [f"tests/store/{name}.py" for name in (  # not the tamper study, not CLI
-        "test_store_ledger", "test_store_supersede", "test_ledger_chain", "test_store_billing",
-        "test_store_non_finite", "test_store_redact", "test_store_blobs", "test_store_lock",
-        "test_chain_spec", "test_verify_spec", "test_verify_bindings_spec", "test_verify_memo",
-        "test_status_cells", "test_ledger_spec", "test_reader_leaves_ledger")],
-    "store/blobs.py": ["tests/store/test_store_blobs.py", "tests/store/test_blobs_spec.py"],
-    "audit/probes.py": ["tests/audit/test_probe_resolution.py", "tests/audit/test_probes_spec.py"],
+        "test_ledger", "test_store_supersede", "test_ledger_chain", "test_store_billing",
+        "test_store_non_finite", "test_store_redact", "test_blobs", "test_store_lock",
+        "test_chain", "test_verify", "test_verify_bindings", "test_verify_memo",
+        "test_status_cells", "test_reader_leaves_ledger")],
+    "store/blobs.py": ["tests/store/test_blobs.py"],
+    "audit/probes.py": ["tests/audit/test_probes.py"],
     "audit/episodes.py": ["tests/audit/test_replay_mismatch.py",  # replay, ownership, 2x2,
                           "tests/audit/test_comtrade_audit.py",  # spectrum, non-degeneracy
                           "tests/audit/test_truth_unknown.py", "tests/audit/test_audit_store.py",
-                          "tests/audit/test_episodes_spec.py"],
-    "audit/card.py": ["tests/audit/test_card_spec.py"],
+                          "tests/audit/test_episodes.py"],
+    "audit/card.py": ["tests/audit/test_card.py"],
     "envs/comtrade/scoring/judge.py": ["tests/envs/comtrade/scoring"],
     "envs/comtrade/scoring/judge_rows.py": ["tests/envs/comtrade/scoring"],  # the judge's row terms
     "envs/comtrade/scoring/streamed.py": ["tests/envs/comtrade/scoring"],  # agm score's reader
     "envs/comtrade/scoring/submission.py": ["tests/envs/comtrade/scoring"],
-    "store/chain.py": ["tests/store/test_ledger_chain.py", "tests/store/test_chain_spec.py"],
-    "store/verify.py": ["tests/store/test_ledger_chain.py", "tests/store/test_verify_spec.py",
-                        "tests/store/test_verify_bindings_spec.py"],
+    "store/chain.py": ["tests/store/test_ledger_chain.py", "tests/store/test_chain.py"],
+    "store/verify.py": ["tests/store/test_ledger_chain.py", "tests/store/test_verify.py",
+                        "tests/store/test_verify_bindings.py"],
     "serve/mcp_server.py": ["tests/serve/test_http_security.py",
-                            "tests/serve/test_mcp_episode_spec.py"] + [
+                            "tests/serve/test_mcp_server_episode.py"] + [
         f"tests/serve/test_mcp_server.py::{name}" for name in (  # the in-process ones
             "test_client_leaving_without_submitting_is_recorded",
             "test_an_idle_client_records_nothing", "test_only_l2_can_be_served",

@@ -19,10 +19,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agentmetrology.records.canonical import digest
-from agentmetrology.run.campaign import load_campaign, run_campaign
-from agentmetrology.store import EvidenceStore
+from agentmetrology.run.campaign import load_campaign
 from agentmetrology.store.chain import GENESIS, head, seal_all
 from agentmetrology.store.head_log import HEAD_LOG_FILE
+from support.stores import record_into
 
 CAMPAIGN = """
 [campaign]
@@ -56,8 +56,7 @@ def record_store(tmp: Path) -> Path:
     toml = tmp / "tamper.toml"
     toml.write_text(CAMPAIGN)
     store = tmp / "store"
-    with EvidenceStore.open(store, scrub_env=False) as st:
-        run_campaign(load_campaign(toml), st)
+    record_into(store, load_campaign(toml))
     return store
 
 

@@ -10,16 +10,16 @@ from agentmetrology.records import BillableAttempt
 from agentmetrology.store import EvidenceStore
 from agentmetrology.store.chain import GENESIS, head
 from agentmetrology.store.verify import verify_store
-from store.evidence_fixtures import key, make_episode, register
+from support.stores import episode_key, make_episode, register
 
 OLD = Path(__file__).resolve().parents[1] / "fixtures" / "pre_plugin_store"
 
 
 def _record(st: EvidenceStore, i: int, kind: str) -> int:
-    adm = st.ledger.administration(key(i))
+    adm = st.ledger.administration(episode_key(i))
     assert adm is not None
     attempt = st.start_attempt(adm, None, "inline")
-    ep, scored = make_episode(key(i), kind, costs=(0.5,))
+    ep, scored = make_episode(episode_key(i), kind, costs=(0.5,))
     st.record_episode(attempt, ep, scored)
     return attempt
 
@@ -39,7 +39,7 @@ def test_every_write_path_is_sealed(tmp_path: Path) -> None:
         for i, kind in enumerate(("submitted", "infra_error", "agent_error")):
             _record(st, i, kind)
             heads.append(head(st.ledger.conn))
-        adm = st.ledger.administration(key(3))
+        adm = st.ledger.administration(episode_key(3))
         assert adm is not None
         failed = st.start_attempt(adm, run, "inline")
         st.record_billable(failed, BillableAttempt("r1", "p", "m", "q1", 10, 2, 0, 0.01, 0.1,

@@ -6,11 +6,11 @@ import pytest
 
 from agentmetrology.records import BillableAttempt
 from agentmetrology.store import Administration, EvidenceStore
-from store.evidence_fixtures import key, make_episode, register
+from support.stores import episode_key, make_episode, register
 
 
 def _adm(st: EvidenceStore, i: int) -> Administration:
-    adm = st.ledger.administration(key(i))
+    adm = st.ledger.administration(episode_key(i))
     assert adm is not None
     return adm
 
@@ -26,7 +26,7 @@ def test_requests_of_an_interrupted_attempt_count_in_status_once(store: Evidence
     for n in range(2):
         assert store.record_billable(done, _request(n, 0.25))
     assert not store.record_billable(done, _request(1, 0.25))  # the same request again: no-op
-    store.record_episode(done, *make_episode(key(0), costs=(0.25, 0.25)))
+    store.record_episode(done, *make_episode(episode_key(0), costs=(0.25, 0.25)))
     # Key 1: the run died after three answered requests; one had no price.
     killed = store.start_attempt(_adm(store, 1), None, "inline")
     for n, cost in enumerate((0.5, 0.125, None)):
@@ -41,7 +41,7 @@ def test_requests_of_an_interrupted_attempt_count_in_status_once(store: Evidence
     # Key 1 is measured again and recorded: the killed attempt's requests still count, once.
     again = store.start_attempt(_adm(store, 1), None, "inline")
     store.record_billable(again, _request(0, 0.0625))
-    store.record_episode(again, *make_episode(key(1), costs=(0.0625,)))
+    store.record_episode(again, *make_episode(episode_key(1), costs=(0.0625,)))
     t = store.status("c1").total
     assert t.unrecorded_requests == 3 and t.cost == pytest.approx(0.5 + 0.625 + 0.0625)
 
@@ -58,6 +58,6 @@ def test_billable_request_ids_are_redacted(store: EvidenceStore) -> None:
 def test_known_costs_stay_known_without_billing_rows(store: EvidenceStore) -> None:
     register(store, 1)
     attempt = store.start_attempt(_adm(store, 0), None, "inline")
-    store.record_episode(attempt, *make_episode(key(0), costs=(0.5,)))
+    store.record_episode(attempt, *make_episode(episode_key(0), costs=(0.5,)))
     doc = store.status("c1").to_json()["total"]
     assert doc["cost"] == 0.5 and doc["unrecorded_requests"] == 0

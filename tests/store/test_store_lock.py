@@ -13,7 +13,7 @@ from agentmetrology.store import (
     StoreBusyError,
     StoreReadOnlyError,
 )
-from store.evidence_fixtures import register
+from support.stores import register
 
 HOLD = """
 import sys, time

@@ -15,20 +15,20 @@ from agentmetrology.store.ledger_reader import RecordedBinding, chain_heads
 from agentmetrology.store.reader import StoreReader
 from agentmetrology.store.reader_queries import EpisodeFilter
 from agentmetrology.store.verify import NotAStoreError
-from store.evidence_fixtures import VERSIONS, key, make_episode
+from support.stores import VERSIONS, episode_key, make_episode
 
 
 def _bindings(campaign: str, n: int, spec: str = "a" * 64, gt: str = "1.0.0") -> list[Binding]:
     # The last administration names another environment, as a plug-in's campaign would.
     versions = {**VERSIONS, "ground_truth_f1": gt}
-    return [Binding(key(i, campaign), i, spec, "b" * 64, versions,
+    return [Binding(episode_key(i, campaign), i, spec, "b" * 64, versions,
                     {"environment": "toyenv"} if i == n - 1 else {}) for i in range(n)]
 
 
 def _record(st: EvidenceStore, campaign: str, seeds: list[int], version: str = "1.0.0") -> None:
     adm = {a.key: a for a in st.pending(campaign)}
     for seed in seeds:
-        k = key(seed, campaign)
+        k = episode_key(seed, campaign)
         st.record_episode(st.start_attempt(adm[k], None, "inline"),
                           *make_episode(k, version=version))
 
@@ -43,7 +43,7 @@ def root(tmp_path: Path) -> Path:
         _record(st, "c2", [1, 0], version="2.0.0")
         _record(st, "c1", [3, 0, 2])
         adm = {a.key: a for a in st.pending("c1")}
-        failed = st.start_attempt(adm[key(1, "c1")], None, "inline")
+        failed = st.start_attempt(adm[episode_key(1, "c1")], None, "inline")
         st.record_billable(failed, BillableAttempt("x", "fake", "m", "r", 5, None, None, None,
                                                    1.0, "error"))
         st.fail_attempt(failed, "worker crashed")
@@ -52,18 +52,20 @@ def root(tmp_path: Path) -> Path:
 
 def test_administration_keys_are_in_plan_order(root: Path) -> None:
     with EvidenceStore.open_readonly(root, scrub_env=False) as st:
-        assert st.reader.administration_keys("c1") == [key(i, "c1") for i in range(4)]
+        assert st.reader.administration_keys("c1") == [episode_key(i, "c1") for i in range(4)]
         assert st.reader.administration_keys("nope") == []
 
 
 def test_recorded_bindings_in_campaign_and_plan_order(root: Path) -> None:
     with EvidenceStore.open_readonly(root, scrub_env=False) as st:
         recorded = st.reader.recorded_bindings()
-    assert [r.key for r in recorded] == [key(0, "c1"), key(2, "c1"), key(3, "c1"),
-                                         key(0, "c2"), key(1, "c2")]
+    assert [r.key for r in recorded] == [
+        episode_key(0, "c1"), episode_key(2, "c1"), episode_key(3, "c1"), episode_key(0, "c2"),
+        episode_key(1, "c2")]
     assert [r.environment for r in recorded] == ["comtrade", "comtrade", "toyenv",
                                                  "comtrade", "toyenv"]
-    assert RecordedBinding(key(0), None).environment == "comtrade"  # an older store's binding
+    # an older store's binding
+    assert RecordedBinding(episode_key(0), None).environment == "comtrade"
 
 
 def test_distinct_task_specs_and_assessment_versions(root: Path) -> None:
@@ -102,12 +104,12 @@ def test_episode_index_filters_pages_and_scores(root: Path) -> None:
 
 def test_one_administration_with_attempts_billing_and_assessments(root: Path) -> None:
     reader = StoreReader(root)
-    data = reader.episode(key(1, "c1"))
+    data = reader.episode(episode_key(1, "c1"))
     assert data is not None and data["episode"] is None
     (attempt,) = data["attempts"]
     assert attempt["status"] == "failed" and [b["outcome"] for b in attempt["billable"]] == [
         "error"]
-    done = reader.episode(key(0, "c2"))
+    done = reader.episode(episode_key(0, "c2"))
     assert done is not None and [a["scorer"] for a in done["assessments"]] == [
         "ground_truth_f1", "shape_judge"]
     assert done["assessments"][0]["record"]["scorer_version"] == "2.0.0"
@@ -124,7 +126,7 @@ def test_summaries_count_progress_and_errors(root: Path) -> None:
 
 def test_a_corrupt_blob_is_a_store_error(root: Path) -> None:
     reader = StoreReader(root)
-    data = reader.episode(key(0, "c1"))
+    data = reader.episode(episode_key(0, "c1"))
     assert data is not None
     digest = data["episode"]["episode_digest"]
     (root / "blobs" / digest[:2] / digest[2:]).write_bytes(b"{}")

@@ -60,7 +60,7 @@ def test_key_quoted_without_prefix_or_as_base64_never_reaches_the_store(tmp_path
     import base64
 
     from agentmetrology.store import EvidenceStore
-    from store.evidence_fixtures import key, make_episode, register
+    from support.stores import episode_key, make_episode, register
 
     bare = KEY[len("sk-proj-"):]
     b64 = base64.urlsafe_b64encode(KEY.encode()).decode().rstrip("=")
@@ -68,11 +68,11 @@ def test_key_quoted_without_prefix_or_as_base64_never_reaches_the_store(tmp_path
     with EvidenceStore.open(tmp_path / "s", scrub_env=False, secrets=[KEY]) as st:
         register(st, 2)
         first, second = st.pending("c1")
-        ep, scored = make_episode(key(0), kind="infra_error", text=error)
+        ep, scored = make_episode(episode_key(0), kind="infra_error", text=error)
         st.record_episode(st.start_attempt(first, None, "inline"), ep, scored)
         st.fail_attempt(st.start_attempt(second, None, "inline"), error)
-        assert "[redacted]" in st.episode(key(0))["termination_detail"]  # type: ignore[index]
-        assert "[redacted]" in st.attempts(key(1))[0]["detail"]
+        assert "[redacted]" in st.episode(episode_key(0))["termination_detail"]  # type: ignore[index]
+        assert "[redacted]" in st.attempts(episode_key(1))[0]["detail"]
     leaks = [p for p in (tmp_path / "s").rglob("*") if p.is_file()
              and any(s in p.read_bytes() for s in (bare[:12].encode(), b64.encode()))]
     assert leaks == []

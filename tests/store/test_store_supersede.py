@@ -9,14 +9,14 @@ import pytest
 
 from agentmetrology.store import DuplicateEpisodeError, EvidenceStore
 from agentmetrology.store.schema import SCHEMA
-from store.evidence_fixtures import key, make_episode, register
+from support.stores import episode_key, make_episode, register
 
 
 def _record(st: EvidenceStore, i: int, kind: str, cost: float) -> int:
-    adm = st.ledger.administration(key(i))
+    adm = st.ledger.administration(episode_key(i))
     assert adm is not None
     attempt = st.start_attempt(adm, None, "inline")
-    ep, scored = make_episode(key(i), kind, costs=(cost,))
+    ep, scored = make_episode(episode_key(i), kind, costs=(cost,))
     st.record_episode(attempt, ep, scored)
     return attempt
 
@@ -30,12 +30,12 @@ def test_supersede_moves_only_measurement_failures(store: EvidenceStore) -> None
     run = store.begin_run("c1", "inline")
     assert store.supersede_measurement_failures("c1", run) == 2
     assert [a.key.seed for a in store.pending("c1")] == [1, 2]
-    assert store.episode(key(1)) is None and store.episode(key(3)) is not None
-    [old] = store.superseded(key(1))
+    assert store.episode(episode_key(1)) is None and store.episode(episode_key(3)) is not None
+    [old] = store.superseded(episode_key(1))
     assert old["termination"] == "infra_error" and old["superseded_by_run"] == run
     assert [a["scorer"] for a in old["assessments"]] == ["ground_truth_f1", "shape_judge"]
-    assert store.superseded(key(3)) == [] and store.superseded(key(0)) == []
-    assert [a["status"] for a in store.attempts(key(1))] == ["finished"]  # untouched
+    assert store.superseded(episode_key(3)) == [] and store.superseded(episode_key(0)) == []
+    assert [a["status"] for a in store.attempts(episode_key(1))] == ["finished"]  # untouched
     after = store.status("c1").total
     assert after.done == 2 and after.failed_infra == 0 and after.superseded == 2
     assert after.cost == pytest.approx(2.0) and after.superseded_cost == pytest.approx(1.0)
@@ -52,11 +52,11 @@ def test_re_recorded_episode_adds_cost_and_stays_unique(store: EvidenceStore) ->
     assert total.done == 1 and total.submitted == 1 and total.superseded == 1
     assert total.cost == pytest.approx(0.75) and total.superseded_cost == pytest.approx(0.25)
     assert total.input_tokens == 200 and total.to_json()["superseded_cost"] == 0.25
-    adm = store.ledger.administration(key(0))
+    adm = store.ledger.administration(episode_key(0))
     assert adm is not None
     third = store.start_attempt(adm, None, "inline")
     with pytest.raises(DuplicateEpisodeError):  # still one current episode per key
-        store.record_episode(third, *make_episode(key(0)))
+        store.record_episode(third, *make_episode(episode_key(0)))
 
 
 def test_supersede_is_one_transaction(store: EvidenceStore) -> None:

@@ -18,8 +18,8 @@ from agentmetrology.run.episode import make_policy
 from agentmetrology.store import EvidenceStore
 from agentmetrology.store.evidence import EpisodeEvidence
 from agentmetrology.store.verify import verify_store
-from store.evidence_fixtures import key, make_episode, register
 from support.comtrade_runs import COMTRADE
+from support.stores import episode_key, make_episode, register
 
 STORE_ONLY = "store-only-SECRET-value-0123456789"  # registered with the store alone
 SYSTEM = {"role": "system", "content": "You are careful."}
@@ -56,7 +56,7 @@ def test_each_distinct_message_is_kept_once_and_a_request_names_its_messages() -
 def _record(store: EvidenceStore, transcript: Transcript) -> str:
     register(store, 1)
     (adm,) = store.pending("c1")
-    ep, scored = make_episode(key(0))
+    ep, scored = make_episode(episode_key(0))
     ep.transcript = transcript
     ep.digests["transcript"] = transcript.digest
     digests = store.record(store.start_attempt(adm, None, "inline"),
@@ -87,7 +87,7 @@ def test_a_transcript_that_is_not_one_is_a_named_problem(tmp_path: Path) -> None
     with EvidenceStore.open(tmp_path / "s", scrub_env=False) as store:
         register(store, 1)
         (adm,) = store.pending("c1")
-        ep, scored = make_episode(key(0))
+        ep, scored = make_episode(episode_key(0))
         ep.digests["transcript"] = store.put_bytes(b'{"messages": 3}')
         store.record_episode(store.start_attempt(adm, None, "inline"), ep, scored)
     q = verify_store(tmp_path / "s")

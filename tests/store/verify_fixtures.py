@@ -16,20 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from agentmetrology.records import (
-    Assessment,
-    BillableAttempt,
-    Episode,
-    EpisodeKey,
-    Event,
-    Termination,
-    Usage,
-)
+from agentmetrology.records import Assessment, Episode, EpisodeKey, Event, Usage
 from agentmetrology.records.canonical import digest, to_plain
-from agentmetrology.store import Binding, EvidenceStore
+from agentmetrology.store import Binding
 from agentmetrology.store.chain import GENESIS, next_head, seal_rows
 from agentmetrology.store.evidence import EpisodeEvidence
 from agentmetrology.store.qualify import Qualification
+from support import stores
 
 VERSIONS = {"ground_truth_f1": "1.0.0", "shape_judge": "2.0.0"}
 DETAILS = {"environment": "comtrade", "profile": "seeded", "max_steps": 30, "deadline_s": 60.0}
@@ -42,13 +35,13 @@ BOUND = {"administrations": 3, "episodes": 3}
 
 def key(seed: int) -> EpisodeKey:
     """Return the key of the administration of `seed` (0, 1, 2)."""
-    return EpisodeKey("c1", "t1", "T3_duplicates", seed, "clean", "L2", 0)
+    return stores.episode_key(seed)
 
 
 def bindings(details: dict[str, object] | None = None) -> list[Binding]:
     """Return the campaign's three bindings."""
-    return [Binding(key(i), i, SPEC, TARGET, dict(VERSIONS), dict(details or DETAILS))
-            for i in range(3)]
+    return stores.bindings([key(i) for i in range(3)], SPEC, TARGET, VERSIONS,
+                           details or DETAILS)
 
 
 def plan_digest(bs: list[Binding], name: str = "c1") -> str:
@@ -60,26 +53,22 @@ def plan_digest(bs: list[Binding], name: str = "c1") -> str:
 
 def episode(k: EpisodeKey, kind: str, costs: tuple[float, ...]) -> tuple[Episode, list[Assessment]]:
     """Return an episode of `k` ending with `kind` and its two assessments of its submission."""
-    attempts = [BillableAttempt(f"a{j}", "fake", "m", f"req{j}", 100 + j, 10 + j, 0, c, 0.01,
-                                "ok") for j, c in enumerate(costs)]
-    sub = {"data_jsonl": "", "metadata_json": "{}", "run_log": kind} \
-        if kind == "submitted" else None
-    ep = Episode(k, k.target, k.task, k.seed, k.condition, k.level,
-                 [Event(0, "agent", "message", "note", {}, kind, 0.0)], sub,
-                 Termination(kind, kind), Usage(3, 2, attempts))  # type: ignore[arg-type]
+    ep = stores.episode(k, kind, events=[Event(0, "agent", "message", "note", {}, kind, 0.0)],
+                        sub=stores.submission(kind) if kind == "submitted" else None,
+                        detail=kind, usage=Usage(3, 2, stores.attempts(costs, step=1)))
     plain = EpisodeEvidence.from_records(ep).submission
     evidence = "" if plain is None else hashlib.sha256(plain).hexdigest()
-    scored = [Assessment("ground_truth_f1", VERSIONS["ground_truth_f1"], "PASS", 1.0, {}, (),
-                         evidence),
-              Assessment("shape_judge", VERSIONS["shape_judge"], "PARTIAL", 50.0, {}, (),
-                         evidence)]
+    scored = [stores.assessment("ground_truth_f1", "PASS", 1.0, evidence=evidence,
+                                version=VERSIONS["ground_truth_f1"]),
+              stores.assessment("shape_judge", "PARTIAL", 50.0, evidence=evidence,
+                                version=VERSIONS["shape_judge"])]
     return ep, scored
 
 
 def build(root: Path, details: dict[str, object] | None = None) -> Path:
     """Record the campaign into a new store at `root` and return `root`."""
     bs = bindings(details)
-    with EvidenceStore.open(root, scrub_env=False) as st:
+    with stores.open_store(root) as st:
         st.register_campaign("c1", plan_digest(bs), {"name": "c1"}, bs,
                              source_text="[campaign]\nname = 'c1'\n")
         run = st.begin_run("c1", "inline")

@@ -38,7 +38,6 @@ import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
 # `agm` in a fresh interpreter, as the console script runs it.
 AGM = [sys.executable, "-c", "from agentmetrology.cli.main import main; main()"]
@@ -51,13 +50,6 @@ class AgmResult:
     returncode: int
     stdout: str
     stderr: str
-
-
-class Batch(NamedTuple):
-    """A batch interpreter's result per command name, and the folder the commands wrote under."""
-
-    results: dict[str, AgmResult]
-    root: Path
 
 
 def _stream() -> io.TextIOWrapper:

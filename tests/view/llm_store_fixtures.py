@@ -7,11 +7,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from agentmetrology.run.campaign import parse_campaign, run_campaign
-from agentmetrology.store import EvidenceStore
 from run.campaign.campaign_fixtures import LLM_TARGET
 from support import fake_openai as fake
 from support.fake_models import careful_model
+from support.stores import record_into
 
 KEY = "sk-test-0123456789abcdefTRANSCRIPTkey"
 CAMPAIGN = """
@@ -44,8 +43,7 @@ def build_llm_store(root: Path) -> tuple[Path, list[dict[str, Any]]]:
         with fake.FakeOpenAI(script) as srv:
             text = CAMPAIGN + LLM_TARGET.format(name="fake-llm", base_url=srv.base_url,
                                                 key_env="AGM_TEST_KEY")
-            with EvidenceStore.open(root, scrub_env=False) as st:
-                run_campaign(parse_campaign(text), st)
+            record_into(root, text)
             requests = [dict(r) for r in srv.requests]
     finally:
         os.environ.pop("AGM_TEST_KEY", None)

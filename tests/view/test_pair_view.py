@@ -16,7 +16,7 @@ from agentmetrology.run.episode import run_one
 from agentmetrology.view import create_app, detect_source
 from agentmetrology.view.pair_page import first_divergence
 from diagnose.test_diagnose import CAMPAIGN as DIAGNOSE_CAMPAIGN
-from support.recorded_store import record_campaign
+from support.stores import record_campaign
 from view.view_fixtures import table_cells
 
 # The diagnose tests' campaign (rule and careful at L2), one task and seed, two mutations.

@@ -24,7 +24,7 @@ from agentmetrology.view import create_app, detect_source
 from agentmetrology.view.workbench_auth import COOKIE, WorkbenchAuth
 from assess.test_cases import PERMISSION
 from support.agm_runs import agm
-from support.recorded_store import record_campaign
+from support.stores import record_campaign
 
 BASE = "http://127.0.0.1"
 

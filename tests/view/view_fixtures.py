@@ -19,13 +19,11 @@ from agentmetrology.records import (
     Episode,
     EpisodeKey,
     Event,
-    Termination,
     Usage,
 )
-from agentmetrology.store import Binding, EvidenceStore
 from agentmetrology.view.source import Source
+from support import stores
 
-VERSIONS = {"ground_truth_f1": "1.0.0", "shape_judge": "1.0.0"}
 CAMPAIGN = "viewtest"
 # Written to the store in the clear (the store only scrubs what it was told); the viewer is
 # given it as a credential-named environment variable and must never show it.
@@ -35,7 +33,7 @@ RULE_SEEDS = 60  # more than one index page (50 per page)
 
 def key(target: str, seed: int, level: str = "L2") -> EpisodeKey:
     """Return the key of one administration of the test campaign."""
-    return EpisodeKey(CAMPAIGN, target, "T3_duplicates", seed, "clean", level, 0)
+    return stores.episode_key(seed, CAMPAIGN, target, level=level)
 
 
 def _llm_episode(k: EpisodeKey) -> tuple[Episode, list[Assessment]]:
@@ -55,22 +53,19 @@ def _llm_episode(k: EpisodeKey) -> tuple[Episode, list[Assessment]]:
                 BillableAttempt("b1", "fake", "model-x", "req-1", None, None, None, None, 60.0,
                                 "timeout")]
     sub = {"data_jsonl": "{\"record_id\":\"r1\"}", "metadata_json": "{}", "run_log": "done"}
-    ep = Episode(k, k.target, k.task, k.seed, k.condition, k.level, events, sub,
-                 Termination("submitted", ""), Usage(3, 2, attempts))
-    return ep, [Assessment("ground_truth_f1", "1.0.0", "PASS", 1.0, {"f1": 1.0}, (), "d" * 64),
-                Assessment("shape_judge", "1.0.0", "PARTIAL", 80.0, {},
-                           ("run log lacks retry lines",), "d" * 64)]
+    ep = stores.episode(k, events=events, sub=sub, usage=Usage(3, 2, attempts))
+    return ep, [stores.assessment("ground_truth_f1", "PASS", 1.0, detail={"f1": 1.0}),
+                stores.assessment("shape_judge", "PARTIAL", 80.0,
+                                  reasons=("run log lacks retry lines",))]
 
 
 def _simple(k: EpisodeKey, kind: str, status: str, score: float | None,
             reasons: tuple[str, ...] = (), detail: str = "") -> tuple[Episode, list[Assessment]]:
-    sub = {"data_jsonl": "", "metadata_json": "{}", "run_log": ""} if kind == "submitted" \
-        else None
-    ep = Episode(k, k.target, k.task, k.seed, k.condition, k.level,
-                 [Event(0, "agent", "tool_call", "get_task_info", {}, {}, 0.0)], sub,
-                 Termination(kind, detail), Usage(1, 0, []))  # type: ignore[arg-type]
-    return ep, [Assessment("ground_truth_f1", "1.0.0", status, score, {}, reasons,  # type: ignore[arg-type]
-                           "d" * 64)]
+    ep = stores.episode(k, kind, events=[Event(0, "agent", "tool_call", "get_task_info", {}, {},
+                                              0.0)],
+                        sub=stores.submission() if kind == "submitted" else None, detail=detail,
+                        usage=Usage(1, 0, []))
+    return ep, [stores.assessment("ground_truth_f1", status, score, reasons=reasons)]
 
 
 def build_store(root: Path) -> Path:
@@ -78,8 +73,8 @@ def build_store(root: Path) -> Path:
     llm = [key("llm-a", s) for s in range(5)]
     rule = [key("rule", s, "L0") for s in range(RULE_SEEDS)]
     keys = llm + rule
-    binds = [Binding(k, i, "a" * 64, "b" * 64, dict(VERSIONS)) for i, k in enumerate(keys)]
-    with EvidenceStore.open(root, scrub_env=False) as st:
+    binds = stores.bindings(keys)
+    with stores.open_store(root) as st:
         st.register_campaign(CAMPAIGN, "p" * 64, {"name": CAMPAIGN}, binds)
         run = st.begin_run(CAMPAIGN, "inline")
         adm = {a.key: a for a in st.pending(CAMPAIGN)}

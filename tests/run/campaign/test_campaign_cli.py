@@ -86,7 +86,7 @@ def test_incomplete_campaign_exits_1(tmp_path: Path) -> None:
     # Pre-spend the token budget with a recorded episode, so nothing LLM is launched.
     from agentmetrology.run.campaign import parse_campaign, plan_campaign
     from agentmetrology.store import EvidenceStore
-    from store.evidence_fixtures import make_episode
+    from support.stores import make_episode
 
     config = parse_campaign(text)
     plan = plan_campaign(config)

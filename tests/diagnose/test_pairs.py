@@ -23,7 +23,7 @@ from agentmetrology.envs.registry import get_env
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.episode import EpisodeKey, episode_from_plain
 from agentmetrology.records.events import Event
-from support.recorded_store import record_campaign
+from support.stores import record_campaign
 
 PLAIN = """
 [campaign]

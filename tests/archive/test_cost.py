@@ -1,20 +1,139 @@
-"""The cost section of archive.json pinned on hand-derived trace trees (docs/archive.md, "cost").
+"""Cost over trace trees: alignment, multiplicity, retries kept apart, Pareto shifts.
+
+The cost section of archive.json pinned on hand-derived trace trees (docs/archive.md, "cost").
 
 Every expected number below is worked out by hand from the spec, not read back from the code:
 C_all sums every model-call span, the root total only spans without a model-call ancestor, C*
 the billable events (spans no aligned parent copies), and the multiplicity is
-1 + Σ_b (c_b / C*)(k_b − 1). Costs are binary fractions so the sums are exact.
-"""
+1 + Σ_b (c_b / C*)(k_b − 1). Costs are binary fractions so the sums are exact."""
 
 from __future__ import annotations
 
 import pytest
 
-from agentmetrology.archive.cost import UNATTRIBUTED, cost_section, pareto_frontier
+from agentmetrology.archive.cost import UNATTRIBUTED, align_spans, cost_section, pareto_frontier
 from agentmetrology.archive.model import Archive, ArchiveEpisode, TraceSpan
+from agentmetrology.archive.synthetic import synthetic_archive
 
 
-def _m(sid: str, parent: str | None, usage: tuple[int, int, int], cost: float | None, *,
+def _m(sid: str, parent: str | None, usage: tuple[int, int], cost: float,
+       response: str | None = None, attempt: str | None = None, run: str | None = None
+       ) -> TraceSpan:
+    return TraceSpan(sid, parent, "model", "m", response, attempt, usage[0], usage[1], 0, cost,
+                     run=run)
+
+
+def _section(spans: list[TraceSpan]) -> dict:
+    return cost_section(Archive("x", "jsonl", spans=spans))
+
+
+def test_outer_span_with_same_response_is_a_copy() -> None:
+    spans = [TraceSpan("root", None, "agent"), _m("outer", "root", (100, 10), 1.0, "r1"),
+             _m("inner", "outer", (100, 10), 1.0, "r1", "a1")]
+    c = _section(spans)
+    assert c["all_spans"]["cost"] == 2.0 and c["corrected"]["cost"] == 1.0
+    assert c["root_spans"]["cost"] == 1.0
+    assert c["multiplicity"] == 2.0 and c["ratio_all_to_corrected"] == 2.0
+    assert c["alignment"]["by_response_id"] == 1 and c["extra_copies"] == 1
+
+
+def test_identical_retries_are_two_billable_events() -> None:
+    # same usage, same (absent) response id, different attempt ids: never deduplicated
+    spans = [TraceSpan("step", None, "step"),
+             _m("try1", "step", (50, 5), 0.5, attempt="a1"),
+             _m("try2", "step", (50, 5), 0.5, attempt="a2")]
+    c = _section(spans)
+    assert c["billable_events"] == 2 and c["multiplicity"] == 1.0
+    assert c["corrected"]["cost"] == 1.0
+
+
+def test_aggregate_outer_span_over_two_retries() -> None:
+    spans = [_m("outer", None, (100, 10), 1.0), _m("t1", "outer", (50, 5), 0.5, attempt="a1"),
+             _m("t2", "outer", (50, 5), 0.5, attempt="a2")]
+    al = align_spans(spans)
+    assert al.method["outer"] == "usage_sum"
+    assert al.copies == {"t1": 2, "t2": 2}
+    assert _section(spans)["multiplicity"] == 2.0
+
+
+def test_unresolved_outer_span_is_kept_and_reported() -> None:
+    spans = [_m("plan", None, (700, 70), 2.0, "p1"), _m("call", "plan", (100, 10), 1.0, "c1")]
+    c = _section(spans)
+    assert c["alignment"]["unresolved"] == 1 and c["alignment"]["unresolved_share"] == 1.0
+    assert c["billable_events"] == 2 and c["multiplicity"] == 1.0
+    assert c["alignment"]["unresolved_span_ids"] == ["plan"]
+
+
+def test_orphans_duplicates_and_tokens_weight() -> None:
+    spans = [_m("a", "missing", (10, 1), 0.1), _m("a", None, (10, 1), 0.1),
+             TraceSpan("b", None, "model", input_tokens=5, output_tokens=5)]
+    c = _section(spans)
+    assert c["alignment"]["orphans"] == 1 and c["alignment"]["duplicate_span_ids"] == 1
+    assert c["weight"] == "tokens"  # one span has no cost: fall back to token weights
+
+
+def test_not_applicable_without_model_spans() -> None:
+    assert _section([])["applicable"] is False
+    assert _section([TraceSpan("x", None, "tool")])["applicable"] is False
+
+
+def test_multiplicity_formula_equals_ratio() -> None:
+    archive, truth = synthetic_archive(3)
+    c = cost_section(archive)
+    assert c["multiplicity"] == pytest.approx(c["ratio_all_to_corrected"], rel=1e-12)
+    assert c["multiplicity"] == pytest.approx(truth.c_all / truth.c_star, rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 11])
+def test_synthetic_duplicates_recovered_exactly(seed: int) -> None:
+    archive, truth = synthetic_archive(seed)
+    c = cost_section(archive)
+    assert c["extra_copies"] == truth.extra_copies
+    assert c["duplicated_events"] == truth.duplicated_events
+    assert c["billable_events"] == truth.billable_events
+    assert c["alignment"]["unresolved"] == truth.unresolved_spans
+    assert c["all_spans"]["cost"] == pytest.approx(truth.c_all)
+    assert c["corrected"]["cost"] == pytest.approx(truth.c_star)
+    assert truth.retry_pairs > 0 and truth.extra_copies > 0
+
+
+def test_pareto_rows_enter_and_leave() -> None:
+    spans = [_m("r1", None, (1, 1), 10.0, "x1", run="r1"),
+             _m("w2", None, (1, 1), 10.0, "x2", run="r2"),
+             _m("v2", "w2", (1, 1), 10.0, "x2", run="r2"),
+             _m("u2", "v2", (1, 1), 10.0, "x2", run="r2"),
+             _m("r3", None, (1, 1), 25.0, "x3", run="r3")]
+    c = cost_section(Archive("x", "jsonl", spans=spans), {"r1": 0.5, "r2": 0.6, "r3": 0.7})
+    p = c["pareto"]
+    assert p["applicable"] and p["entering"] == ["r2"] and p["leaving"] == ["r1"]
+    runs = {r["run"]: r for r in c["runs"]}
+    assert runs["r2"]["ratio_all_to_corrected"] == 3.0
+
+
+def test_pareto_frontier_basic() -> None:
+    rows = [("a", 1.0, 0.5), ("b", 2.0, 0.4), ("c", 3.0, 0.9), ("d", 1.0, 0.5)]
+    assert pareto_frontier(rows) == {"a", "c", "d"}
+
+
+def test_a_long_parent_chain_is_linear() -> None:
+    # 50,000 spans in one chain, model calls and tool spans alternating, the run named only at
+    # the root: every walk up the chain (model parent, depth, cycle, run) was quadratic, and a
+    # chain this long would not finish within the test run.
+    n = 50_000
+    spans = [TraceSpan(f"s{i}", f"s{i - 1}" if i else None, "model" if i % 2 == 0 else "tool",
+                       input_tokens=i + 1, output_tokens=1, cost=0.01, run="r" if i == 0 else None)
+             for i in range(n)]
+    spans.append(TraceSpan("loop-a", "loop-b", "model", input_tokens=1))  # a model cycle
+    spans.append(TraceSpan("loop-b", "loop-a", "model", input_tokens=2))
+    c = _section(spans)
+    assert c["model_spans"] == n // 2 + 2 and c["alignment"]["orphans"] == 0
+    assert [r["run"] for r in c["runs"]] == ["(unattributed)", "r"]
+    assert c["runs"][1]["billable_events"] == n // 2  # distinct usage: no copies
+    al = align_spans(spans)
+    assert {"s0", "loop-a", "loop-b"} <= al.roots and len(al.roots) == 3
+
+
+def _span(sid: str, parent: str | None, usage: tuple[int, int, int], cost: float | None, *,
        response: str | None = None, attempt: str | None = None, run: str | None = None,
        episode: str | None = None, kind: str = "model") -> TraceSpan:
     return TraceSpan(sid, parent, kind, "m", response, attempt, usage[0], usage[1], usage[2],
@@ -28,16 +147,16 @@ def _totals(spans: int, inp: int, out: int, cached: int, cost: float | None) -> 
 # Run A is named on a non-model ancestor; B through an episode; C on the span itself; Z nowhere.
 WORKED = [
     TraceSpan("A.agent", None, "agent", run="A"),
-    _m("A.out", "A.agent", (100, 10, 5), 1.0, response="rA"),  # copy of A.in by response id
-    _m("A.in", "A.out", (100, 10, 5), 1.0, response="rA"),
-    _m("B.wrap", None, (60, 6, 0), 0.5, episode="e1"),  # copy of t1 + t2 by usage sum
-    _m("B.t1", "B.wrap", (30, 3, 0), 0.25, attempt="x"),
-    _m("B.t2", "B.wrap", (30, 3, 0), 0.25, attempt="x"),  # same attempt id: flagged, not merged
-    _m("B.u", None, (20, 2, 1), 0.25, response="rU", run="B"),  # copy of B.v by equal usage
-    _m("B.v", "B.u", (20, 2, 1), 0.25, attempt="y", episode="e2"),  # e2 has no run: ancestor
-    _m("C.plan", None, (70, 7, 0), 2.0, response="p", run="C"),  # unresolved: kept as billable
-    _m("C.call", "C.plan", (10, 1, 0), 0.5, response="c", run="C"),
-    _m("Z", None, (5, 5, 0), 0.125, episode="e2"),
+    _span("A.out", "A.agent", (100, 10, 5), 1.0, response="rA"),  # copy of A.in by response id
+    _span("A.in", "A.out", (100, 10, 5), 1.0, response="rA"),
+    _span("B.wrap", None, (60, 6, 0), 0.5, episode="e1"),  # copy of t1 + t2 by usage sum
+    _span("B.t1", "B.wrap", (30, 3, 0), 0.25, attempt="x"),
+    _span("B.t2", "B.wrap", (30, 3, 0), 0.25, attempt="x"),  # same attempt id: flagged, not merged
+    _span("B.u", None, (20, 2, 1), 0.25, response="rU", run="B"),  # copy of B.v by equal usage
+    _span("B.v", "B.u", (20, 2, 1), 0.25, attempt="y", episode="e2"),  # e2 has no run: ancestor
+    _span("C.plan", None, (70, 7, 0), 2.0, response="p", run="C"),  # unresolved: kept as billable
+    _span("C.call", "C.plan", (10, 1, 0), 0.5, response="c", run="C"),
+    _span("Z", None, (5, 5, 0), 0.125, episode="e2"),
 ]
 
 
@@ -117,11 +236,11 @@ def test_pareto_needs_two_runs_with_accuracy() -> None:
 
 def test_pareto_on_tokens_when_a_run_has_no_cost() -> None:
     # tokens weight = input + output. Stored: R1 100, R2 60, R4 80; corrected: R1 50, R2 60, R4 40
-    spans = [_m("p", None, (40, 10, 0), None, response="q", run="R1"),
-             _m("k", "p", (40, 10, 0), None, response="q"),
-             _m("s", None, (30, 30, 0), 0.5, run="R2"),
-             _m("w", None, (40, 0, 0), None, response="z", run="R4"),
-             _m("w2", "w", (40, 0, 0), None, response="z")]
+    spans = [_span("p", None, (40, 10, 0), None, response="q", run="R1"),
+             _span("k", "p", (40, 10, 0), None, response="q"),
+             _span("s", None, (30, 30, 0), 0.5, run="R2"),
+             _span("w", None, (40, 0, 0), None, response="z", run="R4"),
+             _span("w2", "w", (40, 0, 0), None, response="z")]
     c = cost_section(Archive("x", "jsonl", spans=spans), {"R1": 0.9, "R2": 0.8, "R4": 0.7})
     assert c["weight"] == "tokens" and c["all_spans"] == _totals(5, 190, 50, 0, None)
     assert c["ratio_all_to_corrected"] == 240 / 150 and c["ratio_all_to_root"] == 240 / 150
@@ -138,8 +257,8 @@ def test_pareto_on_tokens_when_a_run_has_no_cost() -> None:
 
 def test_zero_usage_parent_is_unresolved_and_zero_weight_has_no_ratio() -> None:
     # usage (0, 0, 0) matches nothing (equal zeros prove no copy); all weights zero: no ratios
-    spans = [_m("o", None, (0, 0, 0), 0.0), _m("i1", "o", (0, 0, 0), 0.0),
-             _m("i2", "o", (0, 0, 0), 0.0)]
+    spans = [_span("o", None, (0, 0, 0), 0.0), _span("i1", "o", (0, 0, 0), 0.0),
+             _span("i2", "o", (0, 0, 0), 0.0)]
     c = cost_section(Archive("x", "jsonl", spans=spans))
     assert c["alignment"]["unresolved_span_ids"] == ["o"]
     assert c["alignment"]["unresolved_weight_share"] is None
@@ -149,31 +268,31 @@ def test_zero_usage_parent_is_unresolved_and_zero_weight_has_no_ratio() -> None:
 
 def test_response_id_mismatch_is_never_aligned_by_usage() -> None:
     # parent and child both carry (different) response ids: equal usage is not evidence
-    spans = [_m("o", None, (9, 1, 0), 1.0, response="a"), _m("i", "o", (9, 1, 0), 1.0,
+    spans = [_span("o", None, (9, 1, 0), 1.0, response="a"), _span("i", "o", (9, 1, 0), 1.0,
                                                              response="b")]
     al = cost_section(Archive("x", "jsonl", spans=spans))["alignment"]
     assert al["unresolved"] == 1 and al["by_usage"] == 0
     # one child with an id and one without: the id-less one may match by usage
-    spans = [_m("o", None, (9, 1, 0), 1.0, response="a"),
-             _m("i", "o", (9, 1, 0), 1.0, response="b"), _m("j", "o", (9, 1, 0), 1.0)]
+    spans = [_span("o", None, (9, 1, 0), 1.0, response="a"),
+             _span("i", "o", (9, 1, 0), 1.0, response="b"), _span("j", "o", (9, 1, 0), 1.0)]
     c = cost_section(Archive("x", "jsonl", spans=spans))
     assert c["alignment"]["by_usage"] == 1 and c["billable_events"] == 2
 
 
 def test_single_child_is_never_a_usage_sum() -> None:
     # one child whose usage differs cannot be "the sum of the children"
-    spans = [_m("o", None, (20, 2, 0), 1.0), _m("i", "o", (10, 1, 0), 0.5)]
+    spans = [_span("o", None, (20, 2, 0), 1.0), _span("i", "o", (10, 1, 0), 0.5)]
     assert cost_section(Archive("x", "jsonl", spans=spans))["alignment"]["unresolved"] == 1
 
 
 def test_orphans_duplicate_ids_and_cycles_are_counted_not_fatal() -> None:
-    spans = [_m("o1", "gone1", (1, 1, 0), 0.5), _m("o2", "gone2", (1, 1, 0), 0.5),
-             _m("o1", None, (7, 7, 0), 9.0), _m("o2", None, (7, 7, 0), 9.0),
+    spans = [_span("o1", "gone1", (1, 1, 0), 0.5), _span("o2", "gone2", (1, 1, 0), 0.5),
+             _span("o1", None, (7, 7, 0), 9.0), _span("o2", None, (7, 7, 0), 9.0),
              TraceSpan("c1", "c2", "agent"), TraceSpan("c2", "c1", "agent"),
-             _m("m", "c1", (1, 1, 0), 0.5),
+             _span("m", "c1", (1, 1, 0), 0.5),
              # two model spans whose parent ids loop, with identical usage
-             _m("x1", "x2", (3, 1, 0), 0.25), _m("x2", "x1", (3, 1, 0), 0.25),
-             _m("x0", "x1", (3, 1, 0), 0.25)]
+             _span("x1", "x2", (3, 1, 0), 0.25), _span("x2", "x1", (3, 1, 0), 0.25),
+             _span("x0", "x1", (3, 1, 0), 0.25)]
     c = cost_section(Archive("x", "jsonl", spans=spans))
     assert c["alignment"]["orphans"] == 2 and c["alignment"]["duplicate_span_ids"] == 2
     assert c["spans"] == 10 and c["model_spans"] == 6  # the first of each duplicated id is kept
@@ -184,10 +303,10 @@ def test_orphans_duplicate_ids_and_cycles_are_counted_not_fatal() -> None:
 
 def test_nested_copies_chain_to_one_billable_event() -> None:
     # three levels carrying one response: one billable event with three copies (k = 3)
-    spans = [_m("a", None, (4, 4, 0), 0.5, response="r"),
-             _m("b", "a", (4, 4, 0), 0.5, response="r"),
+    spans = [_span("a", None, (4, 4, 0), 0.5, response="r"),
+             _span("b", "a", (4, 4, 0), 0.5, response="r"),
              TraceSpan("tool", "b", "tool"),
-             _m("c", "tool", (4, 4, 0), 0.5, response="r")]
+             _span("c", "tool", (4, 4, 0), 0.5, response="r")]
     c = cost_section(Archive("x", "jsonl", spans=spans))
     assert c["billable_events"] == 1 and c["extra_copies"] == 2
     assert c["multiplicity"] == 3.0 and c["ratio_all_to_root"] == 3.0
@@ -205,8 +324,8 @@ def test_not_applicable_reasons() -> None:
 def test_unresolved_span_ids_list_is_capped_at_100() -> None:
     spans = []
     for i in range(101):
-        spans += [_m(f"p{i:03d}", None, (5, 5, 0), 1.0, response=f"p{i}"),
-                  _m(f"c{i:03d}", f"p{i:03d}", (1, 1, 0), 0.5, response=f"c{i}")]
+        spans += [_span(f"p{i:03d}", None, (5, 5, 0), 1.0, response=f"p{i}"),
+                  _span(f"c{i:03d}", f"p{i:03d}", (1, 1, 0), 0.5, response=f"c{i}")]
     al = cost_section(Archive("x", "jsonl", spans=spans))["alignment"]
     assert al["unresolved"] == 101 and len(al["unresolved_span_ids"]) == 100
     assert al["unresolved_span_ids"][0] == "p000" and al["unresolved_span_ids"][-1] == "p099"

@@ -1,5 +1,9 @@
 """The one scoring function (scoring/episode.py): every scorer, in order; a measurement failure
-is UNKNOWN with a null score and the reason; a scorer that raises is INVALID, never a crash."""
+is UNKNOWN with a null score and the reason; a scorer that raises is INVALID, never a crash.
+
+score_episode's evidence digest is the episode's recorded submission digest, or "" when the
+episode recorded none: never None, which lets a scorer digest the submission itself and cite a
+blob the store never held (comtrade's scorers do so when called with None)."""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ import pytest
 
 from agentmetrology.envs.registry import get_env
 from agentmetrology.records.assessment import Assessment
-from agentmetrology.records.episode import Episode, EpisodeKey, Termination, Usage
+from agentmetrology.records.episode import Episode
 from agentmetrology.records.events import Event
 from agentmetrology.scoring.episode import (
     _guarded,
@@ -19,6 +23,7 @@ from agentmetrology.scoring.episode import (
     score_submission,
     unmeasured,
 )
+from support.stores import episode, episode_key
 
 
 @dataclass(frozen=True)
@@ -50,11 +55,10 @@ SPEC = replace(get_env("comtrade"), scorers=(_Echo(), _Raises()), profiles=("see
 
 def _episode(kind: str = "submitted", detail: str = "", seed: int = 4,
              meta: dict[str, Any] | None = None) -> Episode:
-    key = EpisodeKey("c", "t", "T1_single_page", seed, "clean", "L2")
-    return Episode(key, "t", "T1_single_page", seed, "clean", "L2",
-                   [Event(0, "agent", "tool_call", "fetch_page", {}, None, 0.0)],
-                   {"data.jsonl": "x"}, Termination(kind, detail), Usage(),
-                   digests={"submission": "sub-digest"}, meta=meta or {})
+    return episode(episode_key(seed, "c", "t", task="T1_single_page"), kind,
+                   events=[Event(0, "agent", "tool_call", "fetch_page", {}, None, 0.0)],
+                   sub={"data.jsonl": "x"}, detail=detail,
+                   digests={"submission": "sub-digest"}, meta=meta)
 
 
 def test_every_scorer_in_order_and_a_raising_scorer_is_invalid() -> None:
@@ -153,3 +157,26 @@ def test_a_scorer_that_returns_no_assessment_is_invalid(value: Any) -> None:
                              (f"the scorer returned {type(value).__name__}, not an Assessment",),
                              "e" * 64)
     assert _guarded(_Returns(value), None, "t", 0, "default", None, None).evidence_digest == ""
+
+
+COMTRADE = get_env("comtrade")
+SUBMISSION = {"data.jsonl": "{}\n"}
+
+
+def _submitted(digests: dict[str, str]) -> Episode:
+    return episode(episode_key(4, "c", "t", task="T1_single_page"), sub=SUBMISSION,
+                   digests=digests)
+
+
+def test_an_episode_without_a_submission_digest_cites_no_evidence() -> None:
+    assessed = score_episode(COMTRADE, _submitted({}))
+    assert [(a.scorer, a.evidence_digest) for a in assessed] == [
+        ("ground_truth_f1", ""), ("shape_judge", "")]
+    # called directly with no digest, the same scorers digest the submission themselves
+    direct = score_submission(COMTRADE, SUBMISSION, "T1_single_page", 4, "seeded")
+    assert all(len(a.evidence_digest) == 64 for a in direct)
+
+
+def test_an_episode_cites_its_recorded_submission_digest() -> None:
+    assessed = score_episode(COMTRADE, _submitted({"submission": "ab" * 32}))
+    assert [a.evidence_digest for a in assessed] == ["ab" * 32, "ab" * 32]

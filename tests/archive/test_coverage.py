@@ -1,10 +1,11 @@
-"""The coverage section pinned on a hand-counted archive (docs/archive.md, "coverage").
+"""Coverage arithmetic: the spec's reference values, exactly.
+
+The coverage section pinned on a hand-counted archive (docs/archive.md, "coverage").
 
 Two cells: "m" (6 planned: 3 pass, 1 fail, 1 ungraded with a grade recovered by replay, 1
 invalid replay) and "m / s" (2 planned: 1 pass, 1 fail). Every number below is counted by hand:
 graded-only score = passes / graded, stored score = passes / planned, bounds
-[S_stored, S_stored + (1 − f)], and the pairwise difference bounds and tie threshold.
-"""
+[S_stored, S_stored + (1 − f)], and the pairwise difference bounds and tie threshold."""
 
 from __future__ import annotations
 
@@ -18,16 +19,89 @@ from agentmetrology.archive.coverage import (
     bounds_from_counts,
     cell_summary,
     coverage,
+    difference_bounds,
+    identification_bounds,
     pass_k_section,
     task_view,
     tie_threshold,
 )
 from agentmetrology.archive.model import REASONS, Archive, ArchiveEpisode, StoredGrade
+from agentmetrology.archive.passk import pass_hat_k, pass_hat_k_fraction
+
+
+def test_tie_threshold_reference() -> None:
+    t = tie_threshold(n_a=100, p_a=30, u_a=50, n_b=100, p_b=43, u_b=2)
+    assert (t.intercept, t.slope) == (0.26, 0.04)
+    assert (t.at_qb0, t.at_qb1) == (0.26, 0.3)
+    assert t.possible
+
+
+def test_tie_threshold_impossible_and_fixed() -> None:
+    assert not tie_threshold(100, 10, 5, 100, 90, 0).possible  # q_A* far above 1
+    fixed = tie_threshold(100, 43, 0, 100, 40, 5)  # S_A fixed at 0.43 inside B's 0.40..0.45
+    assert fixed.intercept is None and fixed.possible
+    assert not tie_threshold(100, 50, 0, 100, 40, 5).possible
+
+
+def test_identification_bounds_reference() -> None:
+    assert bounds_from_counts(100, 30, 50) == (b := bounds_from_counts(100, 30, 50))
+    assert (b.lower, b.upper) == (0.3, 0.8)  # stored 30% at f = 0.5 allows 30-80%
+    b2 = bounds_from_counts(100, 43, 98)
+    assert (b2.lower, b2.upper) == (0.43, 0.45)  # stored 43% at f = 0.98 allows 43-45%
+    f = identification_bounds(0.3, 0.5)
+    assert (f.lower, f.upper) == (0.3, 0.8)
+    assert identification_bounds(0.43, 0.98).upper == pytest.approx(0.45)
+
+
+def test_difference_bounds() -> None:
+    d = difference_bounds(0.13, f_a=0.98, f_b=0.5)
+    assert d.lower == pytest.approx(0.13 - 0.5)
+    assert d.upper == pytest.approx(0.13 + 0.02)
+
+
+def test_pass_hat_k_exact() -> None:
+    counts = [(4, 4), (4, 2), (4, 0)]
+    assert pass_hat_k_fraction(counts, 1) == Fraction(1, 2)
+    assert pass_hat_k_fraction(counts, 2) == (1 + Fraction(1, 6)) / 3
+    assert pass_hat_k(counts, 4) == pytest.approx(1 / 3)
+    assert pass_hat_k(counts, 5) is None
+    with pytest.raises(ValueError):
+        pass_hat_k([(2, 3)], 1)
+
+
+def _ep(i: int, model: str, grade: float | None, reason: str | None = None) -> ArchiveEpisode:
+    g = None if grade is None else StoredGrade(grade, grade == 1.0)
+    return ArchiveEpisode(episode_id=f"{model}/{i}", task=str(i % 10), model=model, trial=i // 10,
+                          grade=g, reason=reason, stored_score=grade)
+
+
+def test_cells_pairs_reproduce_reference() -> None:
+    a = [_ep(i, "A", 1.0) for i in range(30)] + [_ep(i, "A", 0.0) for i in range(30, 50)]
+    a += [_ep(i, "A", None, "sample_error") for i in range(50, 100)]
+    b = [_ep(i, "B", 1.0) for i in range(43)] + [_ep(i, "B", 0.0) for i in range(43, 98)]
+    b += [_ep(i, "B", None, "unscored") for i in range(98, 100)]
+    cov = coverage(Archive("x", "jsonl", episodes=a + b))
+    (tie,) = cov["ties"]
+    assert (tie["a"], tie["b"], tie["intercept"], tie["slope"]) == ("A", "B", 0.26, 0.04)
+    (diff,) = cov["differences"]
+    assert diff["delta_stored"] == pytest.approx(-0.13)
+    assert (diff["lower"], diff["upper"]) == (pytest.approx(-0.15), pytest.approx(0.37))
+    assert not diff["sign_identified"]
+    cells = {c["cell"]: c for c in cov["cells"]}
+    assert cells["A"]["bounds"]["upper"] == 0.8 and cells["B"]["bounds"]["upper"] == 0.45
+    assert cells["A"]["reasons"] == {"sample_error": 50}
+    assert cov["reason_codes"].keys() == {"sample_error", "unscored"}
+
+
+def test_empty_cell_summary_has_no_nan() -> None:
+    s = cell_summary([])
+    assert s["planned"] == 0 and s["score_stored"] is None and s["bounds"] is None
+
 
 PASS, FAIL = StoredGrade(1.0, True), StoredGrade(0.0, False)
 
 
-def _ep(eid: str, task: str, trial: int, grade: StoredGrade | None, stored: float | None, *,
+def _episode(eid: str, task: str, trial: int, grade: StoredGrade | None, stored: float | None, *,
         scaffold: str = "", reason: str | None = None, invalid: str | None = None,
         recovered: StoredGrade | None = None) -> ArchiveEpisode:
     return ArchiveEpisode(eid, task, "m", scaffold=scaffold, trial=trial, grade=grade,
@@ -36,14 +110,14 @@ def _ep(eid: str, task: str, trial: int, grade: StoredGrade | None, stored: floa
 
 
 EPISODES = [
-    _ep("e1", "t1", 0, PASS, 1.0),
-    _ep("e2", "t1", 1, FAIL, 0.0),
-    _ep("e3", "t1", 2, None, 0.0, reason="step_cap", recovered=PASS),  # tau-bench stores 0
-    _ep("e4", "t2", 0, PASS, 1.0),
-    _ep("e5", "t2", 1, PASS, 1.0, reason="invalid_replay", invalid="no declared mode"),
-    _ep("e6", "t2", 2, PASS, 0.75),
-    _ep("s1", "t1", 0, PASS, None, scaffold="s"),
-    _ep("s2", "t1", 1, FAIL, None, scaffold="s"),
+    _episode("e1", "t1", 0, PASS, 1.0),
+    _episode("e2", "t1", 1, FAIL, 0.0),
+    _episode("e3", "t1", 2, None, 0.0, reason="step_cap", recovered=PASS),  # tau-bench stores 0
+    _episode("e4", "t2", 0, PASS, 1.0),
+    _episode("e5", "t2", 1, PASS, 1.0, reason="invalid_replay", invalid="no declared mode"),
+    _episode("e6", "t2", 2, PASS, 0.75),
+    _episode("s1", "t1", 0, PASS, None, scaffold="s"),
+    _episode("s2", "t1", 1, FAIL, None, scaffold="s"),
 ]
 
 
@@ -91,7 +165,7 @@ def test_coverage_section_cells_unresolved_and_pairs() -> None:
 
 
 def test_sign_identified_when_bounds_exclude_zero() -> None:
-    eps = [_ep(f"a{i}", "t", i, PASS, 1.0) for i in range(3)]
+    eps = [_episode(f"a{i}", "t", i, PASS, 1.0) for i in range(3)]
     eps += [ArchiveEpisode(f"b{i}", "t", "n", trial=i, grade=FAIL) for i in range(3)]
     eps += [ArchiveEpisode("b3", "t", "n", trial=3, grade=None, reason="step_cap")]
     (d,) = coverage(Archive("x", "jsonl", episodes=eps))["differences"]
@@ -120,8 +194,8 @@ def test_task_view_counts_and_outcome_strings() -> None:
     assert v["mixed"][0] == {"cell": "m", "task": "t1", "trials": 3, "pass": 1, "fail": 1,
                              "ungraded": 1, "invalid_replay": 0, "outcomes": "PFU"}
     assert [m["outcomes"] for m in v["mixed"]] == ["PFU", "PIP", "PF"]
-    eps = [_ep("p", "a", 0, PASS, 1.0), _ep("q", "a", 1, PASS, 1.0),
-           _ep("r", "bb", 0, FAIL, 0.0)]
+    eps = [_episode("p", "a", 0, PASS, 1.0), _episode("q", "a", 1, PASS, 1.0),
+           _episode("r", "bb", 0, FAIL, 0.0)]
     assert task_view(Archive("x", "jsonl", episodes=eps))["counts"] == {
         "tasks": 2, "mixed": 0, "pass_and_fail": 0, "always_pass": 1, "always_fail": 1,
         "with_unresolved": 0}
