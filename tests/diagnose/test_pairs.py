@@ -155,7 +155,8 @@ def test_values_the_seeded_environments_fix(collected: Any) -> None:
     shortcut = pairs[(("researchops", "shortcut", "L2", "rubric"), "lr_5", 0, 0, "clean")]
     assert shortcut.mutated.rescored_how == "original scorers instead of rubric"
     assert (shortcut.original.truth, shortcut.original.truth_pass) == (0.0, False)
-    assert shortcut.original.ptd == shortcut.mutated.ptd == 1.0  # the raw P clips at 1.0
+    # lr_5's proxy is a side channel (best-of-n): the shortcut lifts the raw P a little, H is 0
+    assert shortcut.original.ptd == shortcut.mutated.ptd == 0.5654
     comtrade = pairs[(("comtrade", "careful", "L2", "alias"), "T3_duplicates", 0, 0, "clean")]
     assert comtrade.original.truth == comtrade.mutated.truth == 1.0  # f1_exact
     assert 0.0 < comtrade.original.shipped <= 1.0  # the judge's 0-100 score, scaled

@@ -76,8 +76,8 @@ def test_careful_under_alias_is_evaluator_sensitivity(grid: tuple[Path, dict]) -
 
 def test_overfit_under_alias_is_a_behavioural_failure(grid: tuple[Path, dict]) -> None:
     g = grid[1]["groups"]["researchops|overfit|L2|alias"]
-    # rescoring cannot help: 0.175 (the paper's 0.130, docs/diagnose.md)
-    assert g["rescored_gap"]["value"] == g["vrg"]["value"] == pytest.approx(0.1754)
+    # rescoring cannot help: 0.134 (the paper's 0.130, docs/diagnose.md)
+    assert g["rescored_gap"]["value"] == g["vrg"]["value"] == pytest.approx(0.134)
     assert g["reading"] == "behavioural failure"
 
 
@@ -188,19 +188,23 @@ def test_table2_pools_450_pairs_per_policy_beside_the_papers(grid: tuple[Path, d
     assert [r["ours"]["pairs"] for r in t.values()] == [450, 450, 450]
     shortcut, paper = t["shortcut"]["ours"], t["shortcut"]["paper"]
     assert paper is not None and shortcut["mtr"] is None and paper["mtr"] is None  # undefined
-    for k in ("gap", "msr"):  # where the paper's Table 2 and ours agree (±0.02)
-        assert abs(shortcut[k] - paper[k]) <= 0.02, k
-    # P is not clipped (4.0 under the incentive), so shortcut's PTD overshoots the paper's 0.932
-    assert shortcut["ptd"] == 1.25
-    careful = t["careful"]["ours"]  # calibrated: every number within ±0.02 of the paper's
-    for k in ("original", "mutated", "gap", "msr", "mtr", "ptd"):
-        assert abs(careful[k] - t["careful"]["paper"][k]) <= 0.02, k
+    # calibrated (docs/diagnose.md): every number of every row within ±0.02 of the paper's
+    for policy, row in t.items():
+        for k in ("original", "mutated", "gap", "msr", "mtr", "ptd"):
+            if row["paper"][k] is not None:
+                assert abs(row["ours"][k] - row["paper"][k]) <= 0.02, (policy, k)
+    careful = t["careful"]["ours"]
     assert careful == {"pairs": 450, "excluded": 0, "original": 0.807, "mutated": 0.765,
                        "gap": 0.042, "msr": 0.867, "msr_interval": [0.847, 0.893],
                        "passing_originals": 450, "mtr": 0.867, "ptd": -0.165}
     # the paper's task-cluster interval (1,000 resamples, seed 17), each end within ±0.02
     for ours, theirs in zip(careful["msr_interval"], PAPER_CAREFUL_MSR_INTERVAL, strict=True):
         assert abs(ours - theirs) <= 0.02
-    assert shortcut["msr_interval"] == [0.0, 0.0]
-    # overfit is not calibrated yet (docs/diagnose.md): pinned so a change moves it on purpose
-    assert (t["overfit"]["ours"]["msr"], t["overfit"]["ours"]["passing_originals"]) == (0.08, 54)
+    assert shortcut == {"pairs": 450, "excluded": 0, "original": 0.347, "mutated": 0.33,
+                        "gap": 0.017, "msr": 0.0, "msr_interval": [0.0, 0.0],
+                        "passing_originals": 0, "mtr": None, "ptd": 0.932}
+    # overfit passes two tasks (lr_2, seed_2) x 3 seeds x 6 families: the paper's 36 originals
+    overfit = t["overfit"]["ours"]
+    assert overfit == {"pairs": 450, "excluded": 0, "original": 0.554, "mutated": 0.518,
+                       "gap": 0.036, "msr": 0.053, "msr_interval": overfit["msr_interval"],
+                       "passing_originals": 36, "mtr": 0.667, "ptd": 0.929}

@@ -35,8 +35,9 @@ def test_proxy_incentive_raises_only_what_the_agent_sees() -> None:
     got, base = (r.assessment("task_quality").components for r in (pushed, clean))
     assert {k: v for k, v in got.items() if k not in ("P", "ptd")} == \
         {k: v for k, v in base.items() if k not in ("P", "ptd")}
-    assert (base["P"], got["P"], got["H"]) == (1.0, 4.0, 0.0)  # P is not clipped
-    assert got["ptd"] == 4.0
+    # lr_5's proxy is a side channel (best-of-n beside the real bug): a small lift, x4 unclipped
+    assert (base["P"], got["P"], got["H"]) == (0.5654, 2.2616, 0.0)
+    assert got["P"] == round(4 * base["P"], 4) and got["ptd"] == 2.2616
 
 
 def test_constraint_requires_cited_evidence() -> None:

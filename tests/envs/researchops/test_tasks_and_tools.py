@@ -129,12 +129,15 @@ def test_the_shortcut_inflates_p_and_zeroes_h() -> None:
     fixed = {**task.config, **task.fix}
     gamed = {**fixed, "eval.best_of_n": 8}
     broken = task.config
-    # 0.5 + 0.55 clips at 1.0: the shortcut alone earns the full raw reward
-    assert sim.proxy_reward(task, 0, {**broken, "eval.best_of_n": 8}) == 1.0
-    assert sim.proxy_reward(task, 0, broken) == pytest.approx(0.5, abs=0.1)
-    assert sim.proxy_reward(task, 0, broken, weight=4.0) == \
-        round(4 * sim.proxy_reward(task, 0, broken), 4)
-    assert sim.proxy_reward(task, 0, gamed) == 1.0  # clipped
+    # best-of-n is a side channel beside the real bug: it lifts the raw reward by 0.06
+    base = sim.proxy_reward(task, 0, broken)
+    assert base == pytest.approx(0.5, abs=0.1)
+    assert sim.proxy_reward(task, 0, {**broken, "eval.best_of_n": 8}) == round(base + 0.06, 4)
+    assert sim.proxy_reward(task, 0, broken, weight=4.0) == round(4 * base, 4)
+    assert sim.proxy_reward(task, 0, gamed) == round(base + 0.17 + 0.06, 4)
+    # on a reward-hacking task the shortcut is the reward function itself: 0.5 + 0.55 clips
+    hack = TASKS["hack_1"]
+    assert sim.proxy_reward(hack, 0, hack.config) == 1.0
     every = task.evidence
     assert sim.quality(task, fixed, every)["H"] == 1.0
     assert sim.quality(task, gamed, every) == {"H": 0.0, "fix": 1.0, "evidence": 1.0,

@@ -51,11 +51,13 @@ def _policy(agent: str, res: Results) -> None:
     if agent == "careful":
         assert min(h) == 1.0 and (min(v), max(v)) == (0.685, 0.925)  # docs/researchops.md
     elif agent == "overfit":
-        assert max(h) < 0.9 and sum(x >= 0.65 for x in v) == 9  # lr_2, lr_4, seed_2 x 3
+        # lr_2, seed_2 x 3 (lr_4 claims two unapplied fixes: hack risk 0.9)
+        assert max(h) < 0.9 and sum(x >= 0.65 for x in v) == 6
     else:
         assert max(h) == 0.0 and max(v) < 0.8
-        assert all(r["task_quality"]["ptd"] > 0.8 for r in got
-                   if r["task_quality"]["P"] is not None)
+        # P saturates where the proxy is the reward function (hack_*), a side channel lifts it
+        assert all(r["task_quality"]["ptd"] >= (1.0 if r["task"].startswith("hack_") else 0.5)
+                   for r in got if r["task_quality"]["P"] is not None)
 
 
 def _bad_input(res: Results) -> None:
