@@ -33,11 +33,11 @@ from agentmetrology.archive.tau2_reported import find_claim
 from agentmetrology.cli.archive_tau2_cmd import leaderboard_cmd, regrade_file
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.evidence_banner import print_banner, store_evidence
-from agentmetrology.cli.table_fit import Col, fit_table
 from agentmetrology.edges.display import printable
 from agentmetrology.records.canonical import canonical_json
 from agentmetrology.report.archive_report import render_archive_report, render_regrade_report
 from agentmetrology.report.numberguard import NumberGuardError
+from agentmetrology.report.terminal.table_fit import Col, fit_table
 from agentmetrology.store.qualify import banner
 from agentmetrology.store.store import LEDGER_FILE
 

@@ -35,12 +35,12 @@ from agentmetrology.audit.targets.env import EnvTarget
 from agentmetrology.cli.console import err_console, make_console
 from agentmetrology.cli.env_cmd import env_arg
 from agentmetrology.cli.errors import fail
-from agentmetrology.cli.table_fit import Col, fit_table
 from agentmetrology.records.canonical import to_plain
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.episode import Episode
 from agentmetrology.report.audit_report import render_audit_report
 from agentmetrology.report.numberguard import NumberGuardError
+from agentmetrology.report.terminal.table_fit import Col, fit_table
 from agentmetrology.run.seeds import parse_seeds
 
 CARD_ROWS = ("scorer_kind", "criterion_sensitivity", "ownership_completeness",

@@ -23,9 +23,9 @@ from agentmetrology.cli.audit_cmd import (
 )
 from agentmetrology.cli.console import err_console, make_console
 from agentmetrology.cli.errors import fail
-from agentmetrology.cli.table_fit import Col, fit_table
 from agentmetrology.records.names import compact_slug
 from agentmetrology.report.numberguard import NumberGuardError
+from agentmetrology.report.terminal.table_fit import Col, fit_table
 
 PLACEHOLDER_KEY = "agm-no-key"  # a local judge ignores the key; never a real credential
 REASON_CHARS = 160

@@ -10,8 +10,8 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from agentmetrology.cli.scorer_order import outcome_first
-from agentmetrology.cli.table_fit import Col, fit_table
+from agentmetrology.report.terminal.scorer_order import outcome_first
+from agentmetrology.report.terminal.table_fit import Col, fit_table
 from agentmetrology.store import CampaignStatus
 from agentmetrology.store.status import Cell, CellScore
 

@@ -7,8 +7,8 @@ from statistics import fmean
 import typer
 
 from agentmetrology.cli.console import make_console
-from agentmetrology.cli.table_fit import Col, fit_table
 from agentmetrology.envs.registry import DEFAULT_ENVIRONMENT, get_env
+from agentmetrology.report.terminal.table_fit import Col, fit_table
 from agentmetrology.run.episode import run_one
 
 DEMO_ENV = DEFAULT_ENVIRONMENT

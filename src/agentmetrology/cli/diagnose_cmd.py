@@ -14,13 +14,13 @@ from agentmetrology.agents.registry import AGENT_PREFIX
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail
 from agentmetrology.cli.evidence_banner import print_banner, store_evidence
-from agentmetrology.cli.glossary import glossary_line
 from agentmetrology.cli.report_binding import write_binding
-from agentmetrology.cli.table_fit import Col, fit_table
 from agentmetrology.diagnose.run import diagnose_store
 from agentmetrology.records.errors import UserError
 from agentmetrology.report.diagnose_report import render_diagnose_report, said
 from agentmetrology.report.numberguard import NumberGuardError
+from agentmetrology.report.terminal.glossary import glossary_line
+from agentmetrology.report.terminal.table_fit import Col, fit_table
 from agentmetrology.store import LedgerError
 
 # The LLM-judge audit's options (used only with --judge-model).

@@ -35,10 +35,10 @@ from agentmetrology.cli.run_args import (
     parse_task_args,
 )
 from agentmetrology.cli.run_output import RunView, num, print_table
-from agentmetrology.cli.table_fit import Col
 from agentmetrology.envs.registry import env_names, get_env
 from agentmetrology.records.environment import EnvSpec, Offline
 from agentmetrology.records.errors import UserError
+from agentmetrology.report.terminal.table_fit import Col
 from agentmetrology.run.adhoc import run_request
 from agentmetrology.run.request import make_request
 from agentmetrology.scoring.episode import score_submission

@@ -15,7 +15,6 @@ from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail
 from agentmetrology.cli.evidence_banner import print_banner, store_evidence
 from agentmetrology.cli.report_binding import write_binding
-from agentmetrology.cli.table_fit import Col, fit_table
 from agentmetrology.experiment import (
     ExperimentPlan,
     Registration,
@@ -31,6 +30,7 @@ from agentmetrology.experiment.power import plan_power
 from agentmetrology.report.experiment_dose import shape_sentence, signed
 from agentmetrology.report.experiment_report import render_experiment_report
 from agentmetrology.report.numberguard import NumberGuardError
+from agentmetrology.report.terminal.table_fit import Col, fit_table
 from agentmetrology.run.campaign import CampaignConfigError
 from agentmetrology.run.campaign.backends import BACKENDS
 from agentmetrology.store import (

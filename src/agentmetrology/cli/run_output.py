@@ -9,8 +9,8 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from agentmetrology.cli.console import err_console, make_console
-from agentmetrology.cli.table_fit import Col, fit_table
 from agentmetrology.records.environment import Column, EnvSpec
+from agentmetrology.report.terminal.table_fit import Col, fit_table
 from agentmetrology.run.adhoc import RunOutcome
 from agentmetrology.run.request import RunRequest
 

@@ -11,8 +11,8 @@ from collections import defaultdict
 from typing import Any
 
 from agentmetrology.cli.console import make_console
-from agentmetrology.cli.table_fit import Col, fit_table
 from agentmetrology.records.environment import EnvSpec
+from agentmetrology.report.terminal.table_fit import Col, fit_table
 from agentmetrology.stats.bootstrap import DEFAULT_RESAMPLES
 from agentmetrology.stats.table import summarize_cell
 
