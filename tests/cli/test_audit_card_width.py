@@ -12,8 +12,9 @@ import typer
 from rich.console import Console
 from typer.testing import CliRunner
 
-from agentmetrology.cli.audit_cmd import CARD_ROWS, card_tables, stage_progress
+from agentmetrology.cli.audit_cmd import stage_progress
 from agentmetrology.cli.main import app
+from support.card_text import assert_card_whole
 
 
 @pytest.fixture(scope="module")
@@ -26,31 +27,9 @@ def audited(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def _assert_whole(text: str, card: dict, width: int) -> None:
-    assert "…" not in text
-    assert max(len(line) for line in text.splitlines()) <= width
-    lines = text.splitlines()
-    for key in CARD_ROWS:
-        assert any(key.replace("_", " ") in line for line in lines), key
-    for c in card["configurations"]:
-        assert any(c["scorer"] in line for line in lines), c["scorer"]
-        for word in str(c["licensed_claim"]).split():
-            assert word in text
-    assert "not shown at this width" not in text  # every configuration is on screen
-
-
 def test_card_at_80_columns_through_the_cli(audited: Path) -> None:
     card = json.loads((audited / "card.json").read_text())
-    _assert_whole((audited / "stdout.txt").read_text(), card, 80)
-
-
-@pytest.mark.parametrize("width", [80, 90, 100])
-def test_card_tables_fit_without_cutting_names(audited: Path, width: int) -> None:
-    card = json.loads((audited / "card.json").read_text())
-    con = Console(file=io.StringIO(), width=width, highlight=False)
-    for table in card_tables(con, card):
-        con.print(table)
-    _assert_whole(con.file.getvalue(), card, width)  # type: ignore[attr-defined]
+    assert_card_whole((audited / "stdout.txt").read_text(), card, 80)
 
 
 @pytest.mark.parametrize("command", ["run", "audit"])
