@@ -11,8 +11,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
-from rich.text import Text
 
 from agentmetrology.archive import (
     ArchiveFormatError,
@@ -37,7 +35,11 @@ from agentmetrology.edges.display import printable
 from agentmetrology.records.canonical import canonical_json
 from agentmetrology.report.archive_report import render_archive_report, render_regrade_report
 from agentmetrology.report.numberguard import NumberGuardError
-from agentmetrology.report.terminal.table_fit import Col, fit_table
+from agentmetrology.report.terminal.archive_tables import (
+    print_archive_audit,
+    print_archive_compare,
+    print_store_regrade,
+)
 from agentmetrology.store.qualify import banner
 from agentmetrology.store.store import LEDGER_FILE
 
@@ -53,11 +55,6 @@ MemberOpt = Annotated[int, typer.Option(
     help="Largest size (MiB) one member of an Inspect .eval log may inflate to; the whole log "
          "may inflate to 16 times that. Bytes actually produced are counted, not declared ones.")]
 DEFAULT_MEMBER_MB = MAX_MEMBER_BYTES >> 20
-
-
-def _text(value: object) -> Text:
-    """Return archive text for a table: control characters shown as escapes, no markup."""
-    return Text(printable(str(value)))
 
 
 def _fail(message: str) -> typer.Exit:
@@ -137,68 +134,6 @@ def _tau2_claim(src: Path, reported: Path | None,
     return found[0], found[1]
 
 
-def _summary(doc: dict[str, Any], out: Path) -> None:
-    cov = doc["coverage"]["overall"]
-    evidence = doc.get("evidence")
-    title = f"archive audit: {doc['archive']['source']} ({doc['archive']['format']})"
-    if evidence is not None:
-        title += f" [evidence: {evidence['result'].upper().replace('_', ' ')}]"
-    table = Table(title=_text(title))
-    table.add_column("measure")
-    table.add_column("value", justify="right")
-    counts = cov["counts"]
-    rows: list[tuple[str, Any]] = [
-        ("episodes", doc["archive"]["episodes"]), ("tasks", doc["archive"]["tasks"]),
-        ("graded", cov["graded"]), ("pass / fail", f"{counts['pass']} / {counts['fail']}"),
-        ("ungraded", counts["ungraded"]), ("invalid replay", counts["invalid_replay"]),
-        ("recovered by replay", cov["recovered"]),
-        ("ungraded reasons", ", ".join(f"{k}: {v}" for k, v in cov["reasons"].items()) or "-"),
-        ("stored score", _f(cov["score_stored"])),
-        ("bounds", f"{_f((cov['bounds'] or {}).get('lower'))} .. "
-                   f"{_f((cov['bounds'] or {}).get('upper'))}"),
-    ]
-    for cell in doc["pass_hat_k"]:
-        rows.append((f"pass^k stored ({cell['cell']})",
-                     " / ".join(_f(r["stored"]) for r in cell["rows"])))
-        rows.append((f"pass^k upper ({cell['cell']})",
-                     " / ".join(_f(r["upper"]) for r in cell["rows"])))
-    rows.append(("tasks with mixed outcomes", doc["tasks"]["counts"]["mixed"]))
-    cost, prov = doc["cost"], doc["provenance"]
-    rows.append(("cost multiplicity", _f(cost.get("multiplicity")) if cost["applicable"]
-                 else "n/a"))
-    rows.append(("provenance candidates", prov.get("candidates") if prov["applicable"]
-                 else "n/a"))
-    rows.append(("load problems", doc["load"]["problem_count"]))
-    rows += [("tau2 finding", h["code"]) for h in doc.get("tau2", {}).get("headlines", [])]
-    for name, value in rows:
-        table.add_row(_text(name), _text(value))
-    console = make_console()
-    console.print(table)
-    console.print(f"wrote {out / 'archive.json'}, {out / 'report.md'}, {out / 'report.html'}",
-                  markup=False, highlight=False)
-
-
-def _f(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3f}"
-
-
-# The scorer names the rows; the flip fraction is the regrade's headline, the counts go first.
-REGRADE_COLS = [Col("scorer", 9), Col("compared", 6, True), Col("score changed", 3, True),
-                Col("status changed", 2, True), Col("n01", 5, True), Col("n10", 5, True),
-                Col("flip fraction", 8, True), Col("rank reversals", 4, True)]
-
-
-def _regrade_rows(doc: dict[str, Any]) -> list[list[str]]:
-    """Return one row per scorer of a regrade document, in REGRADE_COLS order."""
-    rows = []
-    for name, sc in doc["scorers"].items():
-        t = sc["transitions"]
-        rows.append([printable(str(name)), str(sc["compared"]), str(sc["score_changed"]),
-                     str(sc["status_changed"]), str(t["n01"]), str(t["n10"]),
-                     _f(t["flip_fraction"]), str(sc["rank"]["strict_reversals"])])
-    return rows
-
-
 @archive_app.command("audit")
 def audit(
     path: Annotated[Path, typer.Argument(help="Archive (tau-bench JSON, .eval, JSONL), an "
@@ -237,7 +172,7 @@ def audit(
     if as_json:
         typer.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
     else:
-        _summary(doc, out_dir)
+        print_archive_audit(make_console(), doc, out_dir)
 
 
 @archive_app.command("compare")
@@ -279,26 +214,7 @@ def compare(
     if as_json:
         typer.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
         return
-    t = doc["transitions"]
-    title = f"compare: {a_old.source} -> {a_new.source}"
-    if evidence:
-        title += " [evidence: " + ", ".join(f"{side} {q['result'].upper().replace('_', ' ')}"
-                                            for side, q in evidence.items()) + "]"
-    table = Table(title=_text(title))
-    table.add_column("measure")
-    table.add_column("value", justify="right")
-    for name, value in (("episodes in both", doc["episodes_in_both"]),
-                        ("not comparable (ungraded in one)", doc["not_comparable"]),
-                        ("n01 (fail -> pass)", t["n01"]), ("n10 (pass -> fail)", t["n10"]),
-                        ("net (n01 - n10)", t["net_count"]),
-                        ("net fraction", _f(t["net"])),
-                        ("flip fraction", _f(t["flip_fraction"])),
-                        ("units", doc["rank"]["units"]), ("pairs", doc["rank"]["pairs"]),
-                        ("strict rank reversals", doc["rank"]["strict_reversals"]),
-                        ("ties", doc["rank"]["ties"]),
-                        *(("warning", w) for w in doc["warnings"])):
-        table.add_row(_text(name), _text(value))
-    make_console().print(table)
+    print_archive_compare(make_console(), doc, a_old.source, a_new.source, evidence)
 
 
 @archive_app.command("regrade")
@@ -330,9 +246,4 @@ def regrade(
     if as_json:
         typer.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
         return
-    console = make_console()
-    title = _text(f"regrade: {doc['store']['source']} [evidence: "
-                  f"{doc['evidence']['result'].upper().replace('_', ' ')}]")
-    console.print(fit_table(console, title, REGRADE_COLS, _regrade_rows(doc),
-                            full="regrade.json or --json", markup=False))
-    console.print(printable(doc["version_note"]), markup=False, highlight=False)
+    print_store_regrade(make_console(), doc)
