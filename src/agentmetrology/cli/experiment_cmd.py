@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import typer
-from rich import box
-from rich.console import Console
 
 from agentmetrology.cli.campaign_cmd import _print_problems, _print_status, _say
 from agentmetrology.cli.console import make_console
@@ -27,10 +24,9 @@ from agentmetrology.experiment import (
 )
 from agentmetrology.experiment.arms import arm_table
 from agentmetrology.experiment.power import plan_power
-from agentmetrology.report.experiment_dose import shape_sentence, signed
 from agentmetrology.report.experiment_report import render_experiment_report
 from agentmetrology.report.numberguard import NumberGuardError
-from agentmetrology.report.terminal.table_fit import Col, fit_table
+from agentmetrology.report.terminal.experiment_tables import print_arms, print_dose, print_power
 from agentmetrology.run.campaign import CampaignConfigError
 from agentmetrology.run.campaign.backends import BACKENDS
 from agentmetrology.store import (
@@ -110,63 +106,12 @@ def status(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML).")
         reg = _registered(st, plan, store)
         s = st.status(reg.campaign)
         arms = arm_table(st, reg.campaign, reg.plan)
-    pw = plan_power(reg.plan)
     console = make_console()
     console.print(f"experiment {plan.name}: {reg.campaign} (plan {reg.digest[:12]})",
                   markup=False, emoji=False)
     _print_status(console, s)
-    _print_arms(console, arms)
-    console.print(f"power of the rule at n = {pw['n']} for a standardized effect of "
-                  f"{pw['effect']:g}: {pw['power']:.3f} [{pw['interval'][0]:.3f}, "
-                  f"{pw['interval'][1]:.3f}] (lower bound: sign-flip at alpha/{pw['family']}, "
-                  f"{pw['simulations']} seeded simulations; size {pw['size']:.3f})"
-                  + ("" if pw["can_confirm"] else "; the rule can never confirm at this n"),
-                  markup=False, emoji=False)
-
-
-# Arm, level and agent name a row (never cut, the last to go); coverage is the measure.
-# Quota deaths and skips tell the rules apart where coverage cannot, so they outlast `recorded`.
-ARM_COLS = [Col("level", 9), Col("agent", 9), Col("arm", 10), Col("recorded", 2, True),
-            Col("coverage", 8, True), Col("quota deaths", 6, True), Col("skips", 5, True),
-            Col("eps w/ skip", 3, True)]
-
-
-def _print_arms(console: Console, rows: list[dict[str, Any]]) -> None:
-    cells = [[r["level"], r["agent"], r["arm"], f"{r['recorded']}/{r['planned']}",
-              "n/a" if r["coverage"] is None else f"{r['coverage']:.3f}",
-              str(r["quota_deaths"]), str(r["skips"]), str(r["episodes_with_skip"])]
-             for r in rows]
-    table = fit_table(console, "per arm", ARM_COLS, cells, full="agm experiment report",
-                      markup=False)  # arm names like stress:squeeze:... are not emoji codes
-    table.box = box.SIMPLE
-    console.print(table)
-
-
-# Target and slack name a row (never cut); delta and its verdict are the measure; deaths and
-# SKIPs tell the rules apart where delta cannot, so they outlast the p-values.
-DOSE_COLS = [Col("target", 10), Col("slack", 10, True), Col("delta [95% CI]", 9),
-             Col("p", 3, True), Col("Holm p", 5, True), Col("verdict", 8),
-             Col("deaths b/a", 6, True), Col("SKIPs b/a", 6, True)]
-
-
-def _f(x: Any) -> str:
-    return "n/a" if x is None else str(x) if isinstance(x, int) else f"{x:.3f}"
-
-
-def _print_dose(console: Console, dose: dict[str, Any]) -> None:
-    cells = [[r["target"], str(r["slack"]),
-              signed(_f, r["delta"]) + ("" if not r["interval"] else
-                                        f" [{_f(r['interval'][0])}, {_f(r['interval'][1])}]"),
-              _f(r["sign_flip_p"]), _f(r["p_holm"]), r["verdict"],
-              f"{_f(r['baseline']['quota_deaths'])}/{_f(r['arm']['quota_deaths'])}",
-              f"{_f(r['baseline']['skips'])}/{_f(r['arm']['skips'])}"] for r in dose["rows"]]
-    title = f"slack dose response: delta = {dose['arm']} - {dose['baseline']} (b = baseline)"
-    table = fit_table(console, title, DOSE_COLS, cells, full="report.md", markup=False)
-    table.box = box.SIMPLE
-    console.print(table)
-    for level in dose["shape"]:
-        console.print(shape_sentence(dose, level, _f).replace("`", ""), markup=False,
-                      emoji=False)
+    print_arms(console, arms)
+    print_power(console, plan_power(reg.plan))
 
 
 @experiment_app.command("report")
@@ -199,7 +144,7 @@ def report(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML).")
         fail(f"cannot write the report to {out}: {exc}")
     print_banner(evidence)
     if "dose" in doc:
-        _print_dose(make_console(), doc["dose"])
+        print_dose(make_console(), doc["dose"])
     # each verdict is said with the pairs it rests on (or as insufficient evidence)
     verdicts = sorted({(c.get("rule") or {}).get("text", c["verdict"]) for c in doc["cells"]})
     make_console().print(f"wrote {out}/experiment.json, report.md, report.html ("
