@@ -34,11 +34,11 @@ from agentmetrology.cli.run_args import (
     merge_task_args,
     parse_task_args,
 )
-from agentmetrology.cli.run_output import RunView, num, print_table
+from agentmetrology.cli.run_output import RunView
 from agentmetrology.envs.registry import env_names, get_env
 from agentmetrology.records.environment import EnvSpec, Offline
 from agentmetrology.records.errors import UserError
-from agentmetrology.report.terminal.table_fit import Col
+from agentmetrology.report.terminal.run_table import print_envs, print_scores, print_tasks
 from agentmetrology.run.adhoc import run_request
 from agentmetrology.run.request import make_request
 from agentmetrology.scoring.episode import score_submission
@@ -76,12 +76,7 @@ def envs_cmd(json_out: bool = typer.Option(False, "--json", help="Print JSON lin
         for r in rows:
             print(json.dumps(r))
         return
-    cols = [Col("name", 9), Col("version", 5), Col("tasks", 6, True), Col("levels", 4),
-            Col("scorers", 8, wrap=True), Col("description", 2, wrap=True)]
-    cells = [[r["name"], r.get("version", "—"), str(r.get("tasks", "—")),
-              ",".join(r.get("levels", [])), "; ".join(r.get("scorers", [])),
-              r.get("description") or r.get("error", "")] for r in rows]
-    print_table("Environments", cols, cells)
+    print_envs(make_console(), rows)
 
 
 def tasks_cmd(env: str = typer.Argument(..., help="Environment, e.g. comtrade (agm envs)."),
@@ -94,11 +89,7 @@ def tasks_cmd(env: str = typer.Argument(..., help="Environment, e.g. comtrade (a
         for r in rows:
             print(json.dumps(r))
         return
-    keys = [k for k in rows[0] if k != "description"] if rows else ["task_id"]
-    cols = [Col(k, 9 if k == "task_id" else 3,
-                all(isinstance(r.get(k), int | float) for r in rows)) for k in keys]
-    cells = [[str(r.get(k, "")) for k in keys] for r in rows]
-    print_table(f"{spec.name} tasks", cols, cells)
+    print_tasks(make_console(), spec.name, rows)
 
 
 def truth_cmd(
@@ -200,15 +191,8 @@ def score_cmd(
     if json_out:
         print(json.dumps(doc))
         return
-    cols = [Col("scorer", 9), Col("status", 8), Col("score", 9, True),
-            Col("details", 1, wrap=True)]
-    cells = [[s.name, a.status, num(a.score), ", ".join(
-        f"{k}={num(v, 3) if isinstance(v, float) else v}" for k, v in a.components.items())]
-        for s, a in zip(spec.scorers, assessments, strict=True)]
-    print_table(f"{directory} on {task} seed {seed} ({prof})", cols, cells)
-    for a in assessments:
-        for reason in a.reasons:
-            make_console().print(f"  - {a.scorer}: {reason}", markup=False)
+    print_scores(make_console(), f"{directory} on {task} seed {seed} ({prof})", spec,
+                 assessments)
 
 
 __all__ = ["envs_cmd", "run_cmd", "score_cmd", "tasks_cmd", "truth_cmd"]
