@@ -5,9 +5,7 @@ TARGET is any registered environment (`agm envs`) or `bfcl`.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,28 +17,25 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from agentmetrology.audit.env_audit import Progress as AuditProgress
 from agentmetrology.audit.env_audit import audit_env, seal
-from agentmetrology.audit.output import write_audit
-from agentmetrology.audit.registry import AUDIT_TARGETS
-from agentmetrology.audit.scorer_override import (
-    DEFAULT_TIMEOUT,
-    ScorerLoadError,
-    UserScorer,
-    load_scorer,
+from agentmetrology.audit.options import (
+    check_writable,
+    parse_budgets,
+    read_recorded,
+    seed_count,
+    store_levels,
+    user_scorer,
 )
+from agentmetrology.audit.registry import AUDIT_TARGETS
+from agentmetrology.audit.scorer_override import DEFAULT_TIMEOUT
 from agentmetrology.audit.solvability import DEFAULT_BUDGETS
-from agentmetrology.audit.store_read import StoreAuditError, StoreEpisodes, read_store
-from agentmetrology.audit.target import TaskRef
 from agentmetrology.audit.targets.env import EnvTarget
 from agentmetrology.cli.console import err_console, make_console
 from agentmetrology.cli.env_cmd import env_arg
-from agentmetrology.cli.errors import fail
+from agentmetrology.cli.errors import fail, user_errors
 from agentmetrology.records.canonical import to_plain
-from agentmetrology.records.environment import EnvSpec
-from agentmetrology.records.episode import Episode
+from agentmetrology.report.audit_files import write_files
 from agentmetrology.report.audit_report import render_audit_report
-from agentmetrology.report.numberguard import NumberGuardError
 from agentmetrology.report.terminal.audit_card import print_audit
-from agentmetrology.run.seeds import parse_seeds
 
 
 @contextmanager
@@ -65,38 +60,12 @@ def write_rendered(doc: Any, out: Path, json_out: bool,
                    render: Callable[[Any], tuple[str, str]]) -> dict[str, Path] | None:
     """Render and write an audit's artifacts; return their paths, or None after printing the
     card as JSON (`--json`). A refused report or an unwritable folder ends in one line."""
-    try:
-        markdown, html = render(doc)
-    except NumberGuardError as exc:
-        fail(f"report refused by the number guard: {exc}")
-    try:
-        paths = write_audit(out, doc, markdown, html)
-    except OSError as exc:
-        fail(f"cannot write the audit into {out}: {exc.strerror or exc}")
+    with user_errors():
+        paths = write_files(doc, out, render)
     if json_out:
         print(json.dumps(to_plain(doc["card"]), indent=2, sort_keys=True))
         return None
     return paths
-
-
-def check_writable(out: Path) -> None:
-    """Refuse an output folder that cannot be written before any work is done (one line).
-
-    It is probed by creating it and a file in it; what the probe created is removed again, so a
-    refused or failed audit leaves nothing behind.
-    """
-    created = [p for p in (out, *out.parents) if not p.exists()]
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out / f".agm-write-probe-{os.getpid()}"
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as exc:
-        fail(f"cannot write the audit into {out}: {exc.strerror or exc}")
-    finally:
-        for p in created:  # innermost first
-            with contextlib.suppress(OSError):
-                p.rmdir()
 
 
 def _emit(doc: dict[str, Any], out: Path, json_out: bool) -> None:
@@ -106,29 +75,6 @@ def _emit(doc: dict[str, Any], out: Path, json_out: bool) -> None:
 
 
 BUDGETS_TEXT = ",".join(map(str, DEFAULT_BUDGETS))
-
-
-def parse_budgets(text: str) -> list[int]:
-    """Return the --output-budget list: positive token counts, or fail naming the bad item."""
-    budgets = []
-    for item in (p.strip() for p in text.split(",")):
-        if not item.isdigit() or int(item) <= 0:
-            fail(f"--output-budget takes positive token counts separated by commas, e.g. "
-                 f"8192,16384 (got {item!r})")
-        budgets.append(int(item))
-    return sorted(set(budgets))
-
-
-def _seed_count(text: str) -> int:
-    try:
-        seeds = parse_seeds(text)
-    except ValueError as exc:
-        fail(str(exc))
-    if seeds != list(range(len(seeds))):
-        fail(f"the audit runs seeds 0..N-1: give --seeds 0-{len(seeds) - 1} (got {text!r})")
-    if len(seeds) > 100:
-        fail("the audit takes at most 100 seeds (--seeds 0-99)")
-    return len(seeds)
 
 
 # Options declared once here, so the command's signature stays a list of names.
@@ -170,45 +116,36 @@ def audit_cmd(
     (each has its own --help; docs/inspect.md).
     """
     out = out or Path(f"out/audit-{target}")
-    check_writable(out)
-    if target in AUDIT_TARGETS:  # a registered audit target (bfcl), else an environment
-        if store is not None:
-            fail(f"--store audits recorded episodes of a registered environment, not {target}")
-        _audit_named(target, category, limit, out, json_out)
-        return
-    spec = env_arg(target)
-    count = _seed_count(seeds)
-    budgets = parse_budgets(output_budget)
-    levels = store_levels(spec, store, level or [], campaign or [])
-    user = _user_scorer(scorer, scorer_timeout)
-    try:
+    with user_errors():  # the options are checked before any work is done
+        check_writable(out)
+        if target in AUDIT_TARGETS:  # a registered audit target (bfcl), else an environment
+            if store is not None:
+                fail(f"--store audits recorded episodes of a registered environment, not "
+                     f"{target}")
+            _audit_named(target, category, limit, out, json_out)
+            return
+        spec = env_arg(target)
+        count, budgets = seed_count(seeds), parse_budgets(output_budget)
+        levels = store_levels(spec, store, level or [], campaign or [])
+        user = user_scorer(scorer, scorer_timeout)
         try:
-            env_target = EnvTarget(spec, seeds=count, scorer=user,
-                                   scorer_label=user.label if user else None)
-        except ValueError as exc:
-            fail(str(exc))
-        recorded = None if store is None else read_recorded(store, env_target, levels,
-                                                            campaign or None)
-        with stage_progress(err_console) as progress:
-            doc = seal(audit_env(env_target, seed=analysis_seed, progress=progress,
-                                 store=recorded, budgets=budgets))
-    finally:
-        if user is not None:
-            user.close()
+            try:
+                env_target = EnvTarget(spec, seeds=count, scorer=user,
+                                       scorer_label=user.label if user else None)
+            except ValueError as exc:
+                fail(str(exc))
+            recorded = None if store is None else read_recorded(store, env_target, levels,
+                                                                campaign or None)
+            with stage_progress(err_console) as progress:
+                doc = seal(audit_env(env_target, seed=analysis_seed, progress=progress,
+                                     store=recorded, budgets=budgets))
+        finally:
+            if user is not None:
+                user.close()
     if user is not None:
         doc["scorers"]["shipped"]["sha256"] = user.sha256
         doc["scorers"]["shipped"]["timeout_s"] = user.timeout
     _emit(doc, out, json_out)
-
-
-def _user_scorer(scorer: str | None, timeout: float) -> UserScorer | None:
-    """Return the --scorer FILE.py:function loaded in its worker, or None without one."""
-    if not scorer:
-        return None
-    try:
-        return load_scorer(scorer, timeout=timeout)
-    except ScorerLoadError as exc:
-        fail(str(exc))
 
 
 def _audit_named(name: str, category: str, limit: int | None, out: Path,
@@ -222,28 +159,3 @@ def _audit_named(name: str, category: str, limit: int | None, out: Path,
     except (ImportError, ValueError) as exc:
         fail(str(exc))
     _emit(seal(audit_target(named.target, extra=named.extra)), out, json_out)
-
-
-def store_levels(spec: EnvSpec, store: Path | None, levels: list[str],
-                 campaigns: list[str]) -> list[str] | None:
-    """Return the levels to read from the store (None: all); exit 2 on an unknown level."""
-    if (levels or campaigns) and store is None:
-        fail(f"{'--level' if levels else '--campaign'} selects what is read from --store; "
-             "give --store DIR")
-    bad = [lv for lv in levels if lv not in spec.levels]
-    if bad:
-        fail(f"unknown level {bad[0]!r} ({spec.name} has {', '.join(spec.levels)})")
-    return list(dict.fromkeys(levels)) or None
-
-
-def read_recorded(store: Path, target: EnvTarget, levels: list[str] | None,
-                  campaigns: list[str] | None) -> StoreEpisodes:
-    """Return the store's recorded episodes of the target's environment; exit 2 if unusable."""
-    rescore = None
-    if target.scorer_kind == "user":
-        def rescore(ep: Episode) -> float | None:  # the user's scorer on the stored submission
-            return target.score(TaskRef(ep.task, ep.seed), ep.submission, ep.events).value
-    try:
-        return read_store(store, target.spec, levels, rescore, campaigns)
-    except StoreAuditError as exc:
-        fail(str(exc))

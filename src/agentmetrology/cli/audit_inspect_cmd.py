@@ -7,25 +7,22 @@ built-in auditor.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from agentmetrology.cli.audit_cmd import check_writable, stage_progress, write_rendered
+from agentmetrology.audit.options import check_writable
+from agentmetrology.cli.audit_cmd import stage_progress, write_rendered
 from agentmetrology.cli.console import err_console, make_console
-from agentmetrology.cli.errors import fail
+from agentmetrology.cli.errors import fail, user_errors
 from agentmetrology.records.names import compact_slug
-from agentmetrology.report.numberguard import NumberGuardError
+from agentmetrology.report.audit_files import write_census
 from agentmetrology.report.terminal.inspect_audit import (
     print_census,
     print_inspect,
     print_proposals,
 )
-
-PLACEHOLDER_KEY = "agm-no-key"  # a local judge ignores the key; never a real credential
 
 inspect_app = typer.Typer(name="audit", no_args_is_help=True, add_completion=False,
                           pretty_exceptions_enable=False, rich_markup_mode=None,
@@ -35,26 +32,6 @@ inspect_app = typer.Typer(name="audit", no_args_is_help=True, add_completion=Fal
 @inspect_app.callback()
 def _group() -> None:
     """Audit Inspect AI tasks' scorers (`inspect TASK`) or many at once (`census`)."""
-
-
-def _judge(model: str | None, base_url: str | None, key_env: str | None) -> Any:
-    from agentmetrology.audit.targets.inspect_run import Judge
-
-    if model is None:
-        if base_url or key_env:
-            fail("--base-url and --api-key-env need --judge-model")
-        return None
-    if key_env:
-        key = os.environ.get(key_env)
-        if not key:
-            fail(f"the API key variable {key_env} is not set")
-    elif base_url:
-        key = PLACEHOLDER_KEY
-    else:
-        key = os.environ.get("OPENAI_API_KEY") or ""
-        if not key:
-            fail("--judge-model without --base-url needs OPENAI_API_KEY (or --api-key-env)")
-    return Judge(model, base_url, key)
 
 
 def emit(doc: dict[str, Any], out: Path, json_out: bool) -> None:
@@ -104,9 +81,12 @@ def inspect_cmd(
         args = parse_task_args(task_arg)
     except ValueError as exc:
         fail(str(exc))
+    from agentmetrology.audit.targets.inspect_run import judge_from_options
+
     out = out or Path(f"out/audit-inspect-{compact_slug(task, 'task')}")
-    check_writable(out)
-    judge = _judge(judge_model, base_url, api_key_env)
+    with user_errors():
+        check_writable(out)
+        judge = judge_from_options(judge_model, base_url, api_key_env)
     with stage_progress(err_console) as progress:
         if progress is not None:
             err_console.print(f"auditing {task}", markup=False, soft_wrap=True)
@@ -146,7 +126,8 @@ def census_cmd(
     specs = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else list(DEFAULT_TASKS)
     if not specs:
         fail("--tasks names no benchmark")
-    check_writable(out)
+    with user_errors():
+        check_writable(out)
     archive = None
     if taubench_archive is not None:
         try:
@@ -165,55 +146,9 @@ def census_cmd(
         doc = run_census(specs, limit, scorer_timeout, worker_timeout, progress)
     tau2 = doc["tau2"]
     doc["taubench_archive"] = archive
-    _write_census(doc, out)
+    with user_errors():
+        write_census(doc, out)
     print_census(con, doc, tau2, out)
-
-
-def _write_census(doc: dict[str, Any], out: Path) -> None:
-    """Write census.json, report.md, report.html and census.svg into `out` (one line if not)."""
-    from agentmetrology.audit.output import write_json
-    from agentmetrology.report.census_report import render_census_report
-
-    try:
-        markdown, html, svg = render_census_report(doc)
-    except NumberGuardError as exc:
-        fail(f"report refused by the number guard: {exc}")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        write_json(out / "census.json", doc)
-        for name, text in (("report.md", markdown), ("report.html", html),
-                           ("census.svg", svg)):
-            (out / name).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        fail(f"cannot write the census into {out}: {exc.strerror or exc}")
-
-
-def _propose_probes(ep: Any, items: list[str], limit: int,
-                    passes: Callable[[str, Any], bool]) -> dict[str, Any]:
-    """Return forged outputs a model proposes for one Inspect task, executed on its scorer."""
-    from agentmetrology.audit.proposals import execute_proposed_probes, propose_probes
-    from agentmetrology.audit.targets.inspect_load import InspectLoadError, load_task
-
-    if len(items) != 1:
-        fail("propose probes takes one Inspect task")
-    try:
-        loaded = load_task(items[0], {}, limit)
-    except InspectLoadError as exc:
-        fail(str(exc))
-    shown = [{"id": i.sample_id, "input": str(s.input)[:2000],
-              "target": list(i.targets)} for s, i in zip(loaded.samples, loaded.infos,
-                                                         strict=True)
-             if i.unusable is None]
-    if not shown:
-        fail(f"{items[0]}: no sample has a usable target to design probes for")
-    return execute_proposed_probes(loaded, propose_probes(ep, shown, passes))
-
-
-def _endpoint(model: str, base_url: str | None, key_env: str | None) -> Any:
-    from agentmetrology.audit.proposals import Endpoint
-
-    judge = _judge(model, base_url, key_env)
-    return Endpoint(judge.model, judge.base_url, judge.api_key)
 
 
 @inspect_app.command("propose")
@@ -230,12 +165,18 @@ def propose_cmd(
     """Ask a model for proposals (ownership map, forged outputs); never a verdict."""
     from agentmetrology.audit.output import write_json
     from agentmetrology.audit.proposals import (
+        Endpoint,
         ProposalError,
         propose_ownership,
+        propose_task_probes,
     )
+    from agentmetrology.audit.targets.inspect_run import judge_from_options
     from agentmetrology.report.proposal_guard import passes
 
-    ep = _endpoint(model, base_url, api_key_env)
+    with user_errors():
+        judge = judge_from_options(model, base_url, api_key_env)
+    assert judge is not None  # --model is required
+    ep = Endpoint(judge.model, judge.base_url, judge.api_key)
     try:
         if what == "ownership":
             files = [Path(f) for f in items]
@@ -244,7 +185,8 @@ def propose_cmd(
                 fail(f"no such file: {', '.join(missing)}")
             doc = propose_ownership(ep, files, passes)
         elif what == "probes":
-            doc = _propose_probes(ep, items, limit, passes)
+            with user_errors():
+                doc = propose_task_probes(ep, items, limit, passes)
         else:
             fail(f"propose {what!r}: use ownership or probes")
     except ProposalError as exc:
