@@ -12,12 +12,13 @@ from pathlib import Path
 
 import typer
 
+from agentmetrology.archive.report_qualify import store_evidence
 from agentmetrology.assess.executions import assess_runs
 from agentmetrology.assess.recorded import assess_store
 from agentmetrology.assess.sweep import sweep
 from agentmetrology.cli.env_cmd import env_arg
 from agentmetrology.cli.errors import fail
-from agentmetrology.cli.evidence_banner import print_banner, store_evidence
+from agentmetrology.cli.evidence_banner import print_banner
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.report.terminal.assess_text import render_assessment, render_sweep
 from agentmetrology.run.episode import canonical_condition

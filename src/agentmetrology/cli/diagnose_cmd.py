@@ -10,10 +10,10 @@ import typer
 
 from agentmetrology.agents.llm.policy import target_from_spec
 from agentmetrology.agents.registry import AGENT_PREFIX
+from agentmetrology.archive.report_qualify import store_evidence, write_binding
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail
-from agentmetrology.cli.evidence_banner import print_banner, store_evidence
-from agentmetrology.cli.report_binding import write_binding
+from agentmetrology.cli.evidence_banner import print_banner
 from agentmetrology.diagnose.run import diagnose_store
 from agentmetrology.records.errors import UserError
 from agentmetrology.report.diagnose_report import render_diagnose_report

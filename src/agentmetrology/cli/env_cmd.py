@@ -30,9 +30,6 @@ from agentmetrology.cli.run_args import (
     STORE,
     TASK,
     TASK_ARG,
-    choose_agent,
-    merge_task_args,
-    parse_task_args,
 )
 from agentmetrology.cli.run_output import RunView
 from agentmetrology.envs.registry import env_names, get_env
@@ -41,6 +38,7 @@ from agentmetrology.records.errors import UserError
 from agentmetrology.report.terminal.run_table import print_envs, print_scores, print_tasks
 from agentmetrology.run.adhoc import run_request
 from agentmetrology.run.request import make_request
+from agentmetrology.run.task_args import choose_agent, merge_task_args, parse_task_args
 from agentmetrology.scoring.episode import score_submission
 
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import typer
 
+from agentmetrology.archive.report_qualify import store_evidence, write_binding
 from agentmetrology.cli.campaign_cmd import _print_problems, _print_status, _say
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail
-from agentmetrology.cli.evidence_banner import print_banner, store_evidence
-from agentmetrology.cli.report_binding import write_binding
+from agentmetrology.cli.evidence_banner import print_banner
 from agentmetrology.experiment import (
     ExperimentPlan,
     Registration,
