@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from agentmetrology.agents.llm.policy import target_from_spec
 from agentmetrology.agents.registry import AGENT_PREFIX
-from agentmetrology.archive.report_qualify import store_evidence, write_binding
+from agentmetrology.archive.report_qualify import store_evidence
 from agentmetrology.cli.console import make_console
-from agentmetrology.cli.errors import fail
+from agentmetrology.cli.errors import fail, user_errors
 from agentmetrology.cli.evidence_banner import print_banner
 from agentmetrology.diagnose.run import diagnose_store
 from agentmetrology.records.errors import UserError
-from agentmetrology.report.diagnose_report import render_diagnose_report
-from agentmetrology.report.numberguard import NumberGuardError
+from agentmetrology.report.analysis_files import write_diagnose
 from agentmetrology.report.terminal.diagnose_summary import print_diagnose
 from agentmetrology.store import LedgerError
 
@@ -60,27 +59,9 @@ def diagnose_cmd(
     if not evidence["qualified"]:  # a qualified analysis stays byte-identical across stores
         doc["evidence"] = evidence
     print_banner(evidence)
-    _write(doc, out)
-    try:
-        write_binding(out, evidence)  # what `agm evidence qualify` checks
-    except OSError as exc:
-        fail(f"cannot write into {out}: {exc.strerror or exc}")
+    with user_errors():
+        write_diagnose(out, doc, evidence)
     if json_out:
         print(json.dumps(doc, indent=2, sort_keys=True))
         return
     print_diagnose(make_console(), doc, store, out)
-
-
-def _write(doc: dict[str, Any], out: Path) -> None:
-    """Render the report and write diagnose.json, report.md and report.html into `out`."""
-    try:
-        markdown, html = render_diagnose_report(doc)
-    except NumberGuardError as exc:
-        fail(f"report refused by the number guard: {exc}")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "diagnose.json").write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
-        (out / "report.md").write_text(markdown)
-        (out / "report.html").write_text(html)
-    except OSError as exc:
-        fail(f"cannot write into {out}: {exc.strerror or exc}")

@@ -32,13 +32,18 @@ from agentmetrology.cli.run_args import (
     TASK_ARG,
 )
 from agentmetrology.cli.run_output import RunView
-from agentmetrology.envs.registry import env_names, get_env
+from agentmetrology.envs.registry import env_summaries, get_env
 from agentmetrology.records.environment import EnvSpec, Offline
 from agentmetrology.records.errors import UserError
 from agentmetrology.report.terminal.run_table import print_envs, print_scores, print_tasks
 from agentmetrology.run.adhoc import run_request
 from agentmetrology.run.request import make_request
-from agentmetrology.run.task_args import choose_agent, merge_task_args, parse_task_args
+from agentmetrology.run.task_args import (
+    as_typed,
+    choose_agent,
+    merge_task_args,
+    parse_task_args,
+)
 from agentmetrology.scoring.episode import score_submission
 
 
@@ -59,17 +64,7 @@ def _check(fn: Any, *args: Any) -> None:
 
 def envs_cmd(json_out: bool = typer.Option(False, "--json", help="Print JSON lines.")) -> None:
     """List the registered environments: name, version, tasks, levels, scorers."""
-    rows: list[dict[str, Any]] = []
-    for name in env_names():
-        try:
-            spec = get_env(name)
-        except ValueError as exc:  # a broken third-party entry point: listed, not fatal
-            rows.append({"name": name, "error": str(exc)})
-            continue
-        rows.append({"name": spec.name, "version": spec.version, "tasks": len(spec.tasks),
-                     "levels": list(spec.levels), "profiles": list(spec.profiles),
-                     "scorers": [f"{s.name} {s.version} ({s.kind})" for s in spec.scorers],
-                     "agents": len(spec.agents), "description": spec.description})
+    rows = env_summaries()
     if json_out:
         for r in rows:
             print(json.dumps(r))
@@ -112,22 +107,6 @@ def truth_cmd(
         out.write(json.dumps(row, separators=(",", ":")) + "\n")
 
 
-def _as_typed(message: str, model: str | None) -> str:
-    """Return an error about the agent in the words the user typed (`--model P/M`, not the
-    `--agent llm:M` it became)."""
-    if model is None:
-        return message
-    from agentmetrology.agents.llm.target import parse_model_spec
-
-    try:
-        agent = parse_model_spec(model).agent
-    except ValueError:
-        agent = None
-    if agent and f"--agent {agent}" in message:
-        return message.replace(f"--agent {agent}", f"--model {model}", 1)
-    return message.replace("--agent:", f"--model {model}:", 1)
-
-
 def run_cmd(env: str = ENV, task: str = TASK, seeds: str = SEEDS, agent: str = AGENT,
             model: str = MODEL, level: str = LEVEL, profile: str = PROFILE,
             condition: str = CONDITION, task_args: list[str] = TASK_ARG, limit: int = LIMIT,
@@ -148,7 +127,7 @@ def run_cmd(env: str = ENV, task: str = TASK, seeds: str = SEEDS, agent: str = A
             base_url=chosen.base_url, api_key_env=chosen.api_key_env, max_retries=max_retries,
             price=price, retry_measurement_failures=retry_failures)
     except ValueError as exc:  # a UserError, or a bad -T / --model spelling
-        fail(_as_typed(str(exc), model))
+        fail(as_typed(str(exc), model))
     view = RunView(request, json_out)
     try:
         with view.progress:

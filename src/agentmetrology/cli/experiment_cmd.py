@@ -2,30 +2,25 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import typer
 
-from agentmetrology.archive.report_qualify import store_evidence, write_binding
+from agentmetrology.archive.report_qualify import store_evidence
 from agentmetrology.cli.campaign_cmd import _print_problems, _print_status, _say
 from agentmetrology.cli.console import make_console
-from agentmetrology.cli.errors import fail
+from agentmetrology.cli.errors import fail, user_errors
 from agentmetrology.cli.evidence_banner import print_banner
 from agentmetrology.experiment import (
     ExperimentPlan,
-    Registration,
     analyse,
-    find,
     load_plan,
-    refusal,
-    registrations,
+    registered,
     run_experiment,
 )
 from agentmetrology.experiment.arms import arm_table
 from agentmetrology.experiment.power import plan_power
-from agentmetrology.report.experiment_report import render_experiment_report
-from agentmetrology.report.numberguard import NumberGuardError
+from agentmetrology.report.analysis_files import write_experiment
 from agentmetrology.report.terminal.experiment_tables import print_arms, print_dose, print_power
 from agentmetrology.run.campaign import CampaignConfigError
 from agentmetrology.run.campaign.backends import BACKENDS
@@ -63,17 +58,6 @@ def _open(path: Path, create: bool, readonly: bool = False) -> EvidenceStore:
         fail(f"cannot open the evidence store at {path}: {exc}")
 
 
-def _registered(st: EvidenceStore, plan: ExperimentPlan, store: Path) -> Registration:
-    reg = find(st, plan)
-    if reg is not None:
-        return reg
-    existing = registrations(st, plan.name)
-    if existing:
-        fail(refusal(existing[-1], plan))
-    fail(f"experiment {plan.name!r} is not registered in {store}; run `agm experiment run` "
-          "first")
-
-
 @experiment_app.command("run")
 def run(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML)."),
         store: Path = typer.Option(..., "--store", help="Evidence store (created if new)."),
@@ -103,7 +87,8 @@ def status(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML).")
     """Show the registration and the progress of an experiment."""
     plan = _plan(plan_file)
     with _open(store, create=False, readonly=True) as st:
-        reg = _registered(st, plan, store)
+        with user_errors():
+            reg = registered(st, plan, store)
         s = st.status(reg.campaign)
         arms = arm_table(st, reg.campaign, reg.plan)
     console = make_console()
@@ -121,7 +106,8 @@ def report(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML).")
     """Evaluate the frozen rule on the stored episodes: experiment.json, report.md/html."""
     plan = _plan(plan_file)
     with _open(store, create=False, readonly=True) as st:
-        reg = _registered(st, plan, store)
+        with user_errors():
+            reg = registered(st, plan, store)
         if st.status(reg.campaign).total.done == 0:
             fail(f"the store at {store} holds none of the episodes of {reg.campaign}; run "
                  "`agm experiment run` first")
@@ -129,19 +115,8 @@ def report(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML).")
     evidence = store_evidence(store)
     if not evidence["qualified"]:  # a qualified analysis stays byte-identical across stores
         doc["evidence"] = evidence
-    try:
-        md, html = render_experiment_report(doc)
-    except NumberGuardError as exc:
-        fail(str(exc))
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "experiment.json").write_text(
-            json.dumps(doc, indent=2, sort_keys=True, allow_nan=False) + "\n", encoding="utf-8")
-        (out / "report.md").write_text(md, encoding="utf-8")
-        (out / "report.html").write_text(html, encoding="utf-8")
-        write_binding(out, evidence)  # what `agm evidence qualify` checks
-    except OSError as exc:
-        fail(f"cannot write the report to {out}: {exc}")
+    with user_errors():
+        write_experiment(out, doc, evidence)
     print_banner(evidence)
     if "dose" in doc:
         print_dose(make_console(), doc["dose"])

@@ -35,7 +35,9 @@ from agentmetrology.results import (
     SummaryRequest,
     build_comparison,
     build_summary,
+    choose_analysis_seed,
     parse_range,
+    split_column_names,
 )
 from agentmetrology.stats import DEFAULT_MARGIN
 
@@ -89,31 +91,11 @@ def _emit_json(doc: dict[str, Any]) -> None:
     typer.echo(json.dumps(doc, indent=2, sort_keys=True, allow_nan=False))
 
 
-def _analysis_seed(analysis_seed: int | None, old_seed: int | None) -> int:
-    """Return the analysis seed (default 0), honouring the deprecated --seed spelling."""
-    if old_seed is None:
-        return 0 if analysis_seed is None else analysis_seed
-    if analysis_seed is not None and analysis_seed != old_seed:
-        raise UserError(
-            f"--seed {old_seed} and --analysis-seed {analysis_seed} disagree; "
-            "use --analysis-seed only (--seed is deprecated)"
-        )
-    return old_seed
-
-
 def _warn_deprecated_seed(old_seed: int | None) -> None:
     """Tell the user, after the output, that --seed is now --analysis-seed."""
     if old_seed is not None:
         sys.stdout.flush()
         typer.echo("agm stats: warning: --seed is deprecated; use --analysis-seed", err=True)
-
-
-def split_column_names(text: str, option: str) -> tuple[str, ...]:
-    """Split a comma-separated list of column names, rejecting empty names."""
-    names = tuple(part.strip() for part in text.split(","))
-    if not text.strip() or any(not name for name in names):
-        raise UserError(f"{option} needs comma-separated column names, got {text!r}")
-    return names
 
 
 @contextmanager
@@ -151,7 +133,7 @@ def summarize(
 ) -> None:
     """Per group: n, mean with CI, worst, CVaR, Reliability@tau and the reliability gap."""
     with _guarded():
-        chosen_seed = _analysis_seed(analysis_seed, seed)
+        chosen_seed = choose_analysis_seed(analysis_seed, seed)
         request = SummaryRequest(
             source=file,
             value=value,
@@ -248,7 +230,7 @@ def compare(
             margin=margin,
             tau=tau,
             score_range=parse_range(score_range),
-            analysis_seed=_analysis_seed(analysis_seed, seed),
+            analysis_seed=choose_analysis_seed(analysis_seed, seed),
             resamples=resamples,
             confidence=confidence,
             draws=draws,

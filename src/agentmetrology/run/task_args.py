@@ -77,3 +77,19 @@ def choose_agent(agent: str | None, model: str | None, base_url: str | None,
     spec = parse_model_spec(model, base_url=base_url)
     return AgentChoice(spec.agent, base_url if base_url is not None else spec.base_url,
                        api_key_env if api_key_env is not None else spec.api_key_env)
+
+
+def as_typed(message: str, model: str | None) -> str:
+    """Return an error about the agent in the words the user typed (`--model P/M`, not the
+    `--agent llm:M` it became)."""
+    if model is None:
+        return message
+    from agentmetrology.agents.llm.target import parse_model_spec
+
+    try:
+        agent = parse_model_spec(model).agent
+    except ValueError:
+        agent = None
+    if agent and f"--agent {agent}" in message:
+        return message.replace(f"--agent {agent}", f"--model {model}", 1)
+    return message.replace("--agent:", f"--model {model}:", 1)
