@@ -14,15 +14,14 @@ import typer
 
 from agentmetrology.archive.report_qualify import store_evidence
 from agentmetrology.assess.executions import assess_runs
+from agentmetrology.assess.options import check_recorded, executions, task_list
 from agentmetrology.assess.recorded import assess_store
 from agentmetrology.assess.sweep import sweep
 from agentmetrology.cli.env_cmd import env_arg
-from agentmetrology.cli.errors import fail
+from agentmetrology.cli.errors import fail, user_errors
 from agentmetrology.cli.evidence_banner import print_banner
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.report.terminal.assess_text import render_assessment, render_sweep
-from agentmetrology.run.episode import canonical_condition
-from agentmetrology.run.seeds import parse_seeds
 from agentmetrology.store import EvidenceStore, LedgerError, StoreNotFoundError
 
 # Options declared once here, so the command's signature stays a list of names.
@@ -56,35 +55,17 @@ def assess_cmd(
 ) -> None:
     """Check executions against their task contracts: goal-only and full-contract estimands."""
     spec = env_arg(env)
-    tasks = list(spec.tasks) if task == "all" else [t for t in task.split(",") if t]
-    for t in tasks:
-        spec.check_task(t)
-    if store is not None:
-        if sweep_seed is not None:
-            fail("--sweep runs executions: give --agent, not --store")
-        if agent is not None:
-            fail("--agent runs executions; --store assesses recorded ones: give one of them")
-        given = [f for f, v in (("--seeds", seeds), ("--level", level), ("--profile", profile),
-                                ("--condition", condition)) if v is not None]
-        if given:
-            fail(f"{', '.join(given)} choose the executions --agent runs; --store assesses the "
-                 "recorded episodes as they were run: drop "
-                 f"{'it' if len(given) == 1 else 'them'} (select with --campaign or --task)")
-        _recorded(spec, store, campaign, None if task == "all" else tasks, mask, json_out)
-        return
-    if campaign is not None:
-        fail("--campaign needs --store")
-    if sweep_seed is not None and not mask:
-        fail("--sweep masks trajectories: give the evidence to withhold with --mask PATH")
-    if agent is None:
-        fail("give --agent (a model-free agent to run) or --store (recorded episodes)")
-    seed_list = parse_seeds(seeds or "0-9")
-    prof = profile or spec.profiles[0]
-    spec.check_profile(prof)
-    cond = canonical_condition(spec, condition or "clean")
-    if agent not in spec.agents:
-        fail(f"unknown agent {agent!r}; {spec.name} has: {', '.join(spec.agents)}")
-    doc = assess_runs(spec, tasks, seed_list, agent, level or "L2", prof, cond, mask)
+    with user_errors():
+        tasks = task_list(spec, task)
+        if store is not None:
+            check_recorded(agent, sweep_seed, {"--seeds": seeds, "--level": level,
+                                               "--profile": profile, "--condition": condition})
+            _recorded(spec, store, campaign, None if task == "all" else tasks, mask, json_out)
+            return
+        run = executions(spec, agent, seeds, level, profile, condition, campaign=campaign,
+                         sweep_seed=sweep_seed, masks=mask)
+    doc = assess_runs(spec, tasks, run.seeds, run.agent, run.level, run.profile, run.condition,
+                      mask)
     if sweep_seed is not None:
         doc = {**{k: v for k, v in doc.items() if k not in ("rows", "views")},
                "sweep_seed": sweep_seed, "sweep": sweep(doc["rows"], sweep_seed)}
