@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 import typer
 
 from agentmetrology.cli.console import make_console
-from agentmetrology.cli.errors import fail
+from agentmetrology.cli.errors import fail, user_errors
 from agentmetrology.cli.run_args import (
     AGENT,
     API_KEY_ENV,
@@ -33,7 +32,7 @@ from agentmetrology.cli.run_args import (
 )
 from agentmetrology.cli.run_output import RunView
 from agentmetrology.envs.registry import env_summaries, get_env
-from agentmetrology.records.environment import EnvSpec, Offline
+from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.errors import UserError
 from agentmetrology.report.terminal.run_table import print_envs, print_scores, print_tasks
 from agentmetrology.run.adhoc import run_request
@@ -44,20 +43,13 @@ from agentmetrology.run.task_args import (
     merge_task_args,
     parse_task_args,
 )
-from agentmetrology.scoring.episode import score_submission
+from agentmetrology.scoring.offline import ground_truth, score_directory
 
 
 def env_arg(name: str) -> EnvSpec:
     """Return the environment called `name`, or exit 2 naming the known ones."""
     try:
         return get_env(name)
-    except ValueError as exc:
-        fail(str(exc))
-
-
-def _check(fn: Any, *args: Any) -> None:
-    try:
-        fn(*args)
     except ValueError as exc:
         fail(str(exc))
 
@@ -94,16 +86,12 @@ def truth_cmd(
 ) -> None:
     """Print the ground truth of (task, seed) as JSONL (the generator card)."""
     spec = env_arg(env)
-    _check(spec.check_task, task)
-    prof = profile or spec.profiles[0]
-    _check(spec.check_profile, prof)
-    offline = spec.offline or Offline()
-    if offline.truth is None:
-        fail(f"environment {spec.name!r} publishes no ground truth")
-    if offline.truth_note:
-        print(offline.truth_note(task, seed, prof), file=sys.stderr)
+    with user_errors():
+        note, rows = ground_truth(spec, task, seed, profile)
+    if note is not None:
+        print(note, file=sys.stderr)
     out = sys.stdout
-    for row in offline.truth(task, seed, prof):
+    for row in rows():
         out.write(json.dumps(row, separators=(",", ":")) + "\n")
 
 
@@ -150,26 +138,13 @@ def score_cmd(
 ) -> None:
     """Score a submission directory with every scorer of the environment."""
     spec = env_arg(env)
-    _check(spec.check_task, task)
-    prof = profile or spec.profiles[0]
-    _check(spec.check_profile, prof)
-    read = spec.offline.read_submission if spec.offline else None
-    if read is None:
-        fail(f"environment {spec.name!r} cannot read submissions from a directory")
-    try:
-        sub = read(directory)
-    except (ValueError, OSError) as exc:
-        fail(str(exc))
-    assessments = score_submission(spec, sub, task, seed, prof)
-    doc: dict[str, Any] = {"environment": spec.name, "task": task, "seed": seed,
-                           "profile": prof, "submission_sha256": getattr(sub, "digest", None)}
-    for s, a in zip(spec.scorers, assessments, strict=True):
-        doc[s.label] = {**s.summary(a), "reasons": list(a.reasons)}
+    with user_errors():
+        scored = score_directory(spec, directory, task, seed, profile)
     if json_out:
-        print(json.dumps(doc))
+        print(json.dumps(scored.doc))
         return
-    print_scores(make_console(), f"{directory} on {task} seed {seed} ({prof})", spec,
-                 assessments)
+    print_scores(make_console(), f"{directory} on {task} seed {seed} ({scored.profile})", spec,
+                 scored.assessments)
 
 
 __all__ = ["envs_cmd", "run_cmd", "score_cmd", "tasks_cmd", "truth_cmd"]
