@@ -69,12 +69,7 @@ def inspect_cmd(
                                          "do-nothing run)."),
 ) -> None:
     """Probe an Inspect task's own scorers with forged outputs; write a validity card."""
-    from agentmetrology.audit.targets.inspect_load import (
-        InspectLoadError,
-        load_task,
-        parse_task_args,
-        without_sandbox,
-    )
+    from agentmetrology.audit.targets.inspect_load import load_for_audit, parse_task_args
     from agentmetrology.audit.targets.inspect_target import audit_inspect
 
     try:
@@ -91,15 +86,9 @@ def inspect_cmd(
         if progress is not None:
             err_console.print(f"auditing {task}", markup=False, soft_wrap=True)
             progress("loading the task", 0, 0)
-        try:
-            loaded = load_task(task, args, limit)
-        except InspectLoadError as exc:
-            fail(str(exc) + (f" (needs {exc.needs})" if exc.needs else ""))
-        if loaded.needs and not no_sandbox:
-            fail(f"not probed: {task} needs {loaded.needs} (--without-sandbox probes its "
-                 "scorers with forged outputs alone)")
-        if loaded.needs:
-            loaded, no_empty = without_sandbox(loaded), True
+        with user_errors():
+            loaded, sandboxless = load_for_audit(task, args, limit, no_sandbox)
+        no_empty = no_empty or sandboxless
         doc = audit_inspect(loaded, task_args=args, timeout=scorer_timeout, judge=judge,
                             empty_trajectory=not no_empty, progress=progress)
     emit(doc, out, json_out)
