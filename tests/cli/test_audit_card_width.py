@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import io
 import json
 import re
 from pathlib import Path
 
 import pytest
 import typer
-from rich.console import Console
 from typer.testing import CliRunner
 
-from agentmetrology.cli.audit_cmd import stage_progress
 from agentmetrology.cli.main import app
 from support.card_text import assert_card_whole
 
@@ -43,18 +40,3 @@ def test_help_at_80_columns_shows_every_option_name_whole(command: str) -> None:
     assert "--help" not in names and len(names) > 5
     for name in [*names, "--help"]:
         assert re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", res.stdout), name
-
-
-def test_stage_progress_draws_stage_names_only_on_a_terminal() -> None:
-    tty = Console(file=io.StringIO(), force_terminal=True, width=80)
-    with stage_progress(tty) as update:
-        assert update is not None
-        for i, stage in enumerate(("probes", "ownership", "2x2", "replay", "spectrum")):
-            update(stage, i, 5)
-    drawn = tty.file.getvalue()  # type: ignore[attr-defined]
-    for stage in ("probes", "ownership", "2x2", "replay", "spectrum"):
-        assert f"audit: {stage}" in drawn
-    piped = Console(file=io.StringIO(), force_terminal=False, width=80)
-    with stage_progress(piped) as update:
-        assert update is None
-    assert piped.file.getvalue() == ""  # type: ignore[attr-defined]

@@ -6,16 +6,12 @@ TARGET is any registered environment (`agm envs`) or `bfcl`.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from agentmetrology.audit.env_audit import Progress as AuditProgress
 from agentmetrology.audit.env_audit import audit_env, seal
 from agentmetrology.audit.options import (
     check_writable,
@@ -36,24 +32,7 @@ from agentmetrology.records.canonical import to_plain
 from agentmetrology.report.audit_files import write_files
 from agentmetrology.report.audit_report import render_audit_report
 from agentmetrology.report.terminal.audit_card import print_audit
-
-
-@contextmanager
-def stage_progress(con: Console) -> Iterator[AuditProgress | None]:
-    """Yield a progress callback drawing the audit's stages on `con`, or None off a terminal."""
-    if not con.is_terminal:
-        yield None  # piped or captured stderr stays clean
-        return
-    # A short bar leaves the stage's words whole at 80 columns (rich cuts the text first).
-    bar = Progress(TextColumn("audit: {task.description}"), BarColumn(bar_width=16),
-                   MofNCompleteColumn(), TimeElapsedColumn(), console=con, transient=True)
-    with bar:
-        task = bar.add_task("starting", total=None)
-
-        def update(stage: str, done: int, total: int) -> None:
-            bar.update(task, description=stage, completed=done, total=total, refresh=True)
-
-        yield update
+from agentmetrology.report.terminal.progress import stage_progress
 
 
 def write_rendered(doc: Any, out: Path, json_out: bool,

@@ -13,7 +13,7 @@ from typing import Any
 import typer
 
 from agentmetrology.audit.options import check_writable
-from agentmetrology.cli.audit_cmd import stage_progress, write_rendered
+from agentmetrology.cli.audit_cmd import write_rendered
 from agentmetrology.cli.console import err_console, make_console
 from agentmetrology.cli.errors import fail, user_errors
 from agentmetrology.records.names import compact_slug
@@ -23,6 +23,7 @@ from agentmetrology.report.terminal.inspect_audit import (
     print_inspect,
     print_proposals,
 )
+from agentmetrology.report.terminal.progress import stage_progress
 
 inspect_app = typer.Typer(name="audit", no_args_is_help=True, add_completion=False,
                           pretty_exceptions_enable=False, rich_markup_mode=None,
