@@ -11,12 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrology.archive.importers import load_archive
-from agentmetrology.archive.importers.agm_store import looks_like_store
+from agentmetrology.archive.importers.agm_store import looks_like_store, open_store
 from agentmetrology.archive.importers.detect import format_names
 from agentmetrology.archive.importers.formats import log_files
 from agentmetrology.archive.importers.inspect_eval import MAX_MEMBER_BYTES
 from agentmetrology.archive.model import Archive, ArchiveFormatError
 from agentmetrology.archive.recovery import recover_grades
+from agentmetrology.archive.report_qualify import store_evidence
+from agentmetrology.archive.score_row import store_facts
 from agentmetrology.archive.tau2_reported import find_claim
 from agentmetrology.records.errors import UserError
 from agentmetrology.store.store import LEDGER_FILE
@@ -96,3 +98,14 @@ def tau2_claim(src: Path, reported: Path | None,
         return None
     inputs.append(("reported", found[2]))
     return found[0], found[1]
+
+
+def store_binding(archive: Archive, src: Path) -> tuple[dict[str, Any] | None,
+                                                        dict[str, Any] | None]:
+    """Return our own store's qualification and score-row facts, which bind its report to its
+    qualified evidence; (None, None) for every other format."""
+    if archive.format != "agm":
+        return None, None
+    qualification = store_evidence(src)
+    with open_store(src) as st:
+        return qualification, store_facts(st)

@@ -19,7 +19,7 @@ from agentmetrology.archive import (
     audit_archive,
     compare_archives,
 )
-from agentmetrology.archive.importers.agm_store import looks_like_store, open_store
+from agentmetrology.archive.importers.agm_store import looks_like_store
 from agentmetrology.archive.importers.detect import format_names
 from agentmetrology.archive.inputs import (
     DEFAULT_MEMBER_MB,
@@ -28,13 +28,13 @@ from agentmetrology.archive.inputs import (
     load_checked,
     make_out_dir,
     read_from,
+    store_binding,
     tau2_claim,
 )
 from agentmetrology.archive.model import Archive
 from agentmetrology.archive.redact import redact
 from agentmetrology.archive.regrade import regrade_store
 from agentmetrology.archive.report_qualify import store_evidence
-from agentmetrology.archive.score_row import store_facts
 from agentmetrology.cli.archive_tau2_cmd import leaderboard_cmd, regrade_file
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.evidence_banner import print_banner
@@ -104,11 +104,7 @@ def audit(
         archive = load_checked(src, fmt, span_file, max_member_mb)
         inputs = read_from(src) + ([("spans", span_file)] if span_file else [])
         claim = tau2_claim(src, reported, inputs) if archive.format == "tau2" else None
-    qualification = facts = None
-    if archive.format == "agm":  # our own store: bind the report to its qualified evidence
-        qualification = store_evidence(src)
-        with open_store(src) as st:
-            facts = store_facts(st)
+    qualification, facts = store_binding(archive, src)
     doc = audit_archive(archive, inputs, qualification, facts, claim)
     try:
         md, page = render_archive_report(doc)
