@@ -46,7 +46,7 @@ def profile(root: Path, cold: bool) -> dict[str, Any]:
     from agentmetrology.archive.evidence_check import reopened_spec_digest
     from agentmetrology.cli import main  # noqa: F401  (what `agm` imports first)
     from agentmetrology.cli.campaign_cmd import _open_store, _print_status
-    from agentmetrology.cli.campaign_tables import cell_table
+    from agentmetrology.report.terminal.campaign_tables import cell_table
     from agentmetrology.store import verify
     from agentmetrology.store.status_memo import campaign_view
     clock.lap("imports")

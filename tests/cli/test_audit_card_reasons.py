@@ -1,10 +1,12 @@
-"""Every `not probed` on the terminal card says why (the report and card.json already did)."""
+"""Every `not probed` on the terminal card says why (the report and card.json already did).
+
+The card's own unit test is tests/report/terminal/test_audit_card.py.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from agentmetrology.cli.audit_cmd import not_probed_lines
 from support.agm_runs import agm
 
 
@@ -16,9 +18,3 @@ def test_the_demo_card_says_why_non_degeneracy_was_not_probed(tmp_path: Path) ->
         assert (f"not probed: non degeneracy at {level} (shape_judge, ground_truth_f1_exact): "
                 "no model targets") in text
 
-
-def test_rows_without_a_recorded_reason_say_so() -> None:
-    card = {"configurations": [
-        {"scorer": "s", "level": None, "rows": {"replay": {"status": "not probed"},
-                                                "scorer_kind": {"status": "pass"}}}]}
-    assert not_probed_lines(card) == ["not probed: replay (s): no reason recorded"]

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import io
 import json
 import re
 from pathlib import Path
 
 import pytest
 import typer
-from rich.console import Console
 from typer.testing import CliRunner
 
-from agentmetrology.cli.audit_cmd import CARD_ROWS, card_tables, stage_progress
 from agentmetrology.cli.main import app
+from support.card_text import assert_card_whole
 
 
 @pytest.fixture(scope="module")
@@ -26,31 +24,9 @@ def audited(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def _assert_whole(text: str, card: dict, width: int) -> None:
-    assert "…" not in text
-    assert max(len(line) for line in text.splitlines()) <= width
-    lines = text.splitlines()
-    for key in CARD_ROWS:
-        assert any(key.replace("_", " ") in line for line in lines), key
-    for c in card["configurations"]:
-        assert any(c["scorer"] in line for line in lines), c["scorer"]
-        for word in str(c["licensed_claim"]).split():
-            assert word in text
-    assert "not shown at this width" not in text  # every configuration is on screen
-
-
 def test_card_at_80_columns_through_the_cli(audited: Path) -> None:
     card = json.loads((audited / "card.json").read_text())
-    _assert_whole((audited / "stdout.txt").read_text(), card, 80)
-
-
-@pytest.mark.parametrize("width", [80, 90, 100])
-def test_card_tables_fit_without_cutting_names(audited: Path, width: int) -> None:
-    card = json.loads((audited / "card.json").read_text())
-    con = Console(file=io.StringIO(), width=width, highlight=False)
-    for table in card_tables(con, card):
-        con.print(table)
-    _assert_whole(con.file.getvalue(), card, width)  # type: ignore[attr-defined]
+    assert_card_whole((audited / "stdout.txt").read_text(), card, 80)
 
 
 @pytest.mark.parametrize("command", ["run", "audit"])
@@ -64,18 +40,3 @@ def test_help_at_80_columns_shows_every_option_name_whole(command: str) -> None:
     assert "--help" not in names and len(names) > 5
     for name in [*names, "--help"]:
         assert re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", res.stdout), name
-
-
-def test_stage_progress_draws_stage_names_only_on_a_terminal() -> None:
-    tty = Console(file=io.StringIO(), force_terminal=True, width=80)
-    with stage_progress(tty) as update:
-        assert update is not None
-        for i, stage in enumerate(("probes", "ownership", "2x2", "replay", "spectrum")):
-            update(stage, i, 5)
-    drawn = tty.file.getvalue()  # type: ignore[attr-defined]
-    for stage in ("probes", "ownership", "2x2", "replay", "spectrum"):
-        assert f"audit: {stage}" in drawn
-    piped = Console(file=io.StringIO(), force_terminal=False, width=80)
-    with stage_progress(piped) as update:
-        assert update is None
-    assert piped.file.getvalue() == ""  # type: ignore[attr-defined]

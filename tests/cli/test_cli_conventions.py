@@ -18,9 +18,7 @@ from typer.testing import CliRunner
 
 from agentmetrology import __version__
 from agentmetrology.agents.llm.target import ModelSpec, parse_model_spec
-from agentmetrology.cli.dotenv import DotenvError, load_dotenv, parse_dotenv
 from agentmetrology.cli.main import app
-from agentmetrology.cli.run_args import choose_agent
 from support.fake_models import careful_model
 from support.fake_openai import FakeOpenAI
 
@@ -159,13 +157,6 @@ def test_model_specs_as_inspect_writes_them(text: str, spec: ModelSpec) -> None:
     assert parse_model_spec(text, {"MY_LAB_BASE_URL": "http://lab:9/v1"}) == spec
 
 
-def test_explicit_endpoint_options_win_over_the_provider() -> None:
-    got = choose_agent(None, "anthropic/claude-x", "http://127.0.0.1:1/v1", "MY_KEY")
-    assert (got.agent, got.base_url, got.api_key_env) == ("llm:claude-x",
-                                                         "http://127.0.0.1:1/v1", "MY_KEY")
-    assert choose_agent(None, None, None, None).agent == "rule"
-
-
 @pytest.mark.parametrize(("args", "message"), [
     (["--model", "gpt-4o"], "error: --model 'gpt-4o': expected PROVIDER/MODEL, e.g. "
      "openai/gpt-4o-mini (providers: openai, anthropic, google, mistral, groq, together, "
@@ -196,35 +187,6 @@ def test_model_openai_is_the_llm_agent_and_resumes_its_store(
     rows = _rows(first)
     assert [(r["agent"], r["ground_truth"]["f1"]) for r in rows] == [("llm:gpt-4o-mini", 1.0)]
     assert again.stdout == first.stdout
-
-
-def test_dotenv_parsing() -> None:
-    text = ("# keys\n\nexport A_KEY=abc\nB='x y # not a comment'\nC=\"line\\nnext\"\n"
-            "D=plain value # a comment\nE=\n")
-    assert parse_dotenv(text) == {"A_KEY": "abc", "B": "x y # not a comment",
-                                  "C": "line\nnext", "D": "plain value", "E": ""}
-
-
-@pytest.mark.parametrize(("text", "message"), [
-    ("A=1\nsk-secret-value\n", ".env line 2: expected NAME=VALUE"),
-    ("1A=x\n", ".env line 1: the variable name is not a valid name (letters, digits and _, "
-     "not starting with a digit)"),
-    ("A=\"sk-secret-value\n", ".env line 1: unterminated double quote"),
-    ("\n\nA='sk-secret-value\n", ".env line 3: unterminated single quote"),
-    ("A='x' sk-secret-value\n", ".env line 1: text after the closing quote"),
-])
-def test_a_malformed_dotenv_line_is_named_not_printed(text: str, message: str) -> None:
-    with pytest.raises(DotenvError) as err:
-        parse_dotenv(text)
-    assert str(err.value) == message and "sk-secret" not in str(err.value)
-
-
-def test_dotenv_never_overrides_a_set_variable(tmp_path: Path) -> None:
-    (tmp_path / ".env").write_text("KEEP=from-file\nNEW=from-file\n")
-    environ = {"KEEP": "from-shell"}
-    assert load_dotenv(tmp_path, environ) == ["NEW"]
-    assert environ == {"KEEP": "from-shell", "NEW": "from-file"}
-    assert load_dotenv(tmp_path / "nowhere", environ) == []
 
 
 def _agm(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -19,7 +19,25 @@ from agentmetrology.store.ledger_reader import chain_heads
 from agentmetrology.store.qualify import INVALID, QUALIFIED, UNAVAILABLE
 
 REPORT_FILES = ("archive.json", "regrade.json", "diagnose.json", "experiment.json")
-BINDING_FILE = "evidence.json"  # beside a diagnose or experiment report (cli.report_binding)
+BINDING_FILE = "evidence.json"  # beside a diagnose or experiment report (write_binding)
+BOUND_FIELDS = ("evidence_digest", "chain_length", "result")
+
+
+def store_evidence(store: Path) -> dict[str, Any]:
+    """Return the full qualification of a store a report is built from (NotAStoreError if none)."""
+    return qualify_store(store, "full")
+
+
+def write_binding(out: Path, evidence: dict[str, Any]) -> None:
+    """Write the evidence digest and chain length `evidence` names into `out`/evidence.json.
+
+    A diagnose or experiment analysis file stays byte-identical across stores when the store
+    qualifies (it carries no digest then), so the binding `agm evidence qualify` checks is
+    written next to it (docs/evidence.md).
+    """
+    binding = {k: evidence.get(k) for k in BOUND_FIELDS}
+    (out / BINDING_FILE).write_text(json.dumps(binding, indent=2, sort_keys=True) + "\n",
+                                    encoding="utf-8")
 
 
 def read_binding(report_dir: Path) -> dict[str, Any] | None:

@@ -23,8 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentmetrology.records.errors import UserError
+
 __all__ = ["DECISIONS", "Endpoint", "ProposalError", "confirm_probes", "propose_ownership",
-           "propose_probes"]
+           "propose_probes", "propose_task_probes"]
 
 DECISIONS = ("retry", "pagination", "deduplication", "cleaning", "submission")
 OWNERS = ("harness", "model")
@@ -204,3 +206,23 @@ def execute_proposed_probes(loaded: Any, proposal: dict[str, Any],
                if i == 0 and probe == "correct"}
     scored = {(sid, probe): c.value for (sid, probe, i), c in cells.items() if i == 0}
     return confirm_probes(proposal, correct, scored)
+
+
+def propose_task_probes(ep: Endpoint, items: list[str], limit: int,
+                        passes: Callable[[str, Any], bool]) -> dict[str, Any]:
+    """Return forged outputs a model proposes for one Inspect task, executed on its scorer."""
+    from agentmetrology.audit.targets.inspect_load import InspectLoadError, load_task
+
+    if len(items) != 1:
+        raise UserError("propose probes takes one Inspect task")
+    try:
+        loaded = load_task(items[0], {}, limit)
+    except InspectLoadError as exc:
+        raise UserError(str(exc)) from exc
+    shown = [{"id": i.sample_id, "input": str(s.input)[:2000],
+              "target": list(i.targets)} for s, i in zip(loaded.samples, loaded.infos,
+                                                         strict=True)
+             if i.unusable is None]
+    if not shown:
+        raise UserError(f"{items[0]}: no sample has a usable target to design probes for")
+    return execute_proposed_probes(loaded, propose_probes(ep, shown, passes))

@@ -7,37 +7,46 @@ Every user error (missing file, unknown or unreadable format) exits with code 2 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
-from rich.table import Table
-from rich.text import Text
 
 from agentmetrology.archive import (
     ArchiveFormatError,
     audit_archive,
     compare_archives,
-    load_archive,
 )
-from agentmetrology.archive.importers.agm_store import looks_like_store, open_store
+from agentmetrology.archive.importers.agm_store import looks_like_store
 from agentmetrology.archive.importers.detect import format_names
-from agentmetrology.archive.importers.formats import log_files
-from agentmetrology.archive.importers.inspect_eval import MAX_MEMBER_BYTES
+from agentmetrology.archive.inputs import (
+    DEFAULT_MEMBER_MB,
+    InputRefused,
+    input_file,
+    load_checked,
+    make_out_dir,
+    read_from,
+    store_binding,
+    tau2_claim,
+)
 from agentmetrology.archive.model import Archive
-from agentmetrology.archive.recovery import recover_grades
 from agentmetrology.archive.redact import redact
 from agentmetrology.archive.regrade import regrade_store
-from agentmetrology.archive.score_row import store_facts
-from agentmetrology.archive.tau2_reported import find_claim
+from agentmetrology.archive.report_qualify import store_evidence
 from agentmetrology.cli.archive_tau2_cmd import leaderboard_cmd, regrade_file
 from agentmetrology.cli.console import make_console
-from agentmetrology.cli.evidence_banner import print_banner, store_evidence
-from agentmetrology.cli.table_fit import Col, fit_table
+from agentmetrology.cli.evidence_banner import print_banner
 from agentmetrology.edges.display import printable
 from agentmetrology.records.canonical import canonical_json
 from agentmetrology.report.archive_report import render_archive_report, render_regrade_report
 from agentmetrology.report.numberguard import NumberGuardError
+from agentmetrology.report.terminal.archive_tables import (
+    print_archive_audit,
+    print_archive_compare,
+    print_store_regrade,
+)
 from agentmetrology.store.qualify import banner
 from agentmetrology.store.store import LEDGER_FILE
 
@@ -52,12 +61,6 @@ MemberOpt = Annotated[int, typer.Option(
     "--max-member-mb", min=1, max=65536,
     help="Largest size (MiB) one member of an Inspect .eval log may inflate to; the whole log "
          "may inflate to 16 times that. Bytes actually produced are counted, not declared ones.")]
-DEFAULT_MEMBER_MB = MAX_MEMBER_BYTES >> 20
-
-
-def _text(value: object) -> Text:
-    """Return archive text for a table: control characters shown as escapes, no markup."""
-    return Text(printable(str(value)))
 
 
 def _fail(message: str) -> typer.Exit:
@@ -70,133 +73,13 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(code=2)
 
 
-def _input_file(path: Path, what: str, dir_ok: bool = False) -> Path:
-    """Return the resolved input; with dir_ok an agm store or a directory of .eval logs."""
-    resolved = path.expanduser().resolve()
-    if not resolved.exists():
-        raise _fail(f"{what} not found: {path}")
-    if dir_ok and resolved.is_dir():
-        if looks_like_store(resolved) or log_files(resolved):
-            return resolved
-        raise _fail(f"{what} is a directory that is neither an evidence store (holding "
-                    f"{LEDGER_FILE}) nor holds Inspect .eval logs: {path}")
-    if not resolved.is_file():
-        raise _fail(f"{what} is not a regular file" + (", an evidence store or a directory "
-                                                         "of .eval logs" if dir_ok else "")
-                    + f": {path}")
-    return resolved
-
-
-def _inputs(src: Path) -> list[tuple[str, Path]]:
-    """Return the files an archive was read from (a store by its ledger, a log dir by its logs)."""
-    if looks_like_store(src):
-        return [("archive", src / LEDGER_FILE)]
-    if src.is_dir():
-        return [("archive", f) for f in log_files(src)]
-    return [("archive", src)]
-
-
-def _out_dir(path: Path) -> Path:
-    resolved = path.expanduser().resolve()
-    if resolved.exists() and not resolved.is_dir():
-        raise _fail(f"--out exists and is not a directory: {path}")
+@contextmanager
+def _refused() -> Iterator[None]:
+    """Print a refused input (archive.inputs) as `_fail` does and exit 2."""
     try:
-        resolved.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise _fail(f"cannot create --out directory {path}: {exc.strerror}") from exc
-    return resolved
-
-
-def _load(path: Path, fmt: str, spans: Path | None = None,
-          max_member_mb: int = DEFAULT_MEMBER_MB) -> Archive:
-    if fmt not in (names := format_names()):
-        raise _fail(f"unknown --format {fmt!r}; choose one of {', '.join(names)}")
-    try:
-        archive = load_archive(path, fmt, spans, max_member_bytes=max_member_mb << 20)
-        if archive.format == "agm":
-            recover_grades(archive)
-        return archive
-    except ArchiveFormatError as exc:
+        yield
+    except InputRefused as exc:
         raise _fail(str(exc)) from exc
-    except RecursionError as exc:  # a parser path the importers do not guard yet
-        raise _fail(f"{path.name}: cannot be read as {fmt} (nested too deeply)") from exc
-    except (OSError, ValueError, KeyError, TypeError, ArithmeticError) as exc:
-        raise _fail(f"{path.name}: cannot be read as {fmt} ({type(exc).__name__}: {exc})") from exc
-
-
-def _tau2_claim(src: Path, reported: Path | None,
-                inputs: list[tuple[str, Path]]) -> tuple[str, dict[str, Any]] | None:
-    """Return the number a tau2 file's submission reports; its file joins the inputs."""
-    try:
-        found = find_claim(src, _input_file(reported, "--reported") if reported else None)
-    except ArchiveFormatError as exc:
-        raise _fail(str(exc)) from exc
-    if found is None:
-        return None
-    inputs.append(("reported", found[2]))
-    return found[0], found[1]
-
-
-def _summary(doc: dict[str, Any], out: Path) -> None:
-    cov = doc["coverage"]["overall"]
-    evidence = doc.get("evidence")
-    title = f"archive audit: {doc['archive']['source']} ({doc['archive']['format']})"
-    if evidence is not None:
-        title += f" [evidence: {evidence['result'].upper().replace('_', ' ')}]"
-    table = Table(title=_text(title))
-    table.add_column("measure")
-    table.add_column("value", justify="right")
-    counts = cov["counts"]
-    rows: list[tuple[str, Any]] = [
-        ("episodes", doc["archive"]["episodes"]), ("tasks", doc["archive"]["tasks"]),
-        ("graded", cov["graded"]), ("pass / fail", f"{counts['pass']} / {counts['fail']}"),
-        ("ungraded", counts["ungraded"]), ("invalid replay", counts["invalid_replay"]),
-        ("recovered by replay", cov["recovered"]),
-        ("ungraded reasons", ", ".join(f"{k}: {v}" for k, v in cov["reasons"].items()) or "-"),
-        ("stored score", _f(cov["score_stored"])),
-        ("bounds", f"{_f((cov['bounds'] or {}).get('lower'))} .. "
-                   f"{_f((cov['bounds'] or {}).get('upper'))}"),
-    ]
-    for cell in doc["pass_hat_k"]:
-        rows.append((f"pass^k stored ({cell['cell']})",
-                     " / ".join(_f(r["stored"]) for r in cell["rows"])))
-        rows.append((f"pass^k upper ({cell['cell']})",
-                     " / ".join(_f(r["upper"]) for r in cell["rows"])))
-    rows.append(("tasks with mixed outcomes", doc["tasks"]["counts"]["mixed"]))
-    cost, prov = doc["cost"], doc["provenance"]
-    rows.append(("cost multiplicity", _f(cost.get("multiplicity")) if cost["applicable"]
-                 else "n/a"))
-    rows.append(("provenance candidates", prov.get("candidates") if prov["applicable"]
-                 else "n/a"))
-    rows.append(("load problems", doc["load"]["problem_count"]))
-    rows += [("tau2 finding", h["code"]) for h in doc.get("tau2", {}).get("headlines", [])]
-    for name, value in rows:
-        table.add_row(_text(name), _text(value))
-    console = make_console()
-    console.print(table)
-    console.print(f"wrote {out / 'archive.json'}, {out / 'report.md'}, {out / 'report.html'}",
-                  markup=False, highlight=False)
-
-
-def _f(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3f}"
-
-
-# The scorer names the rows; the flip fraction is the regrade's headline, the counts go first.
-REGRADE_COLS = [Col("scorer", 9), Col("compared", 6, True), Col("score changed", 3, True),
-                Col("status changed", 2, True), Col("n01", 5, True), Col("n10", 5, True),
-                Col("flip fraction", 8, True), Col("rank reversals", 4, True)]
-
-
-def _regrade_rows(doc: dict[str, Any]) -> list[list[str]]:
-    """Return one row per scorer of a regrade document, in REGRADE_COLS order."""
-    rows = []
-    for name, sc in doc["scorers"].items():
-        t = sc["transitions"]
-        rows.append([printable(str(name)), str(sc["compared"]), str(sc["score_changed"]),
-                     str(sc["status_changed"]), str(t["n01"]), str(t["n10"]),
-                     _f(t["flip_fraction"]), str(sc["rank"]["strict_reversals"])])
-    return rows
 
 
 @archive_app.command("audit")
@@ -214,17 +97,14 @@ def audit(
     as_json: JsonOpt = False,
 ) -> None:
     """Audit an archive: coverage and bounds, pass^k, cost, provenance; write the reports."""
-    src = _input_file(path, "archive", dir_ok=True)
-    span_file = _input_file(spans, "spans file") if spans is not None else None
-    out_dir = _out_dir(out)
-    archive = _load(src, fmt, span_file, max_member_mb)
-    inputs = _inputs(src) + ([("spans", span_file)] if span_file else [])
-    claim = _tau2_claim(src, reported, inputs) if archive.format == "tau2" else None
-    qualification = facts = None
-    if archive.format == "agm":  # our own store: bind the report to its qualified evidence
-        qualification = store_evidence(src)
-        with open_store(src) as st:
-            facts = store_facts(st)
+    with _refused():
+        src = input_file(path, "archive", dir_ok=True)
+        span_file = input_file(spans, "spans file") if spans is not None else None
+        out_dir = make_out_dir(out)
+        archive = load_checked(src, fmt, span_file, max_member_mb)
+        inputs = read_from(src) + ([("spans", span_file)] if span_file else [])
+        claim = tau2_claim(src, reported, inputs) if archive.format == "tau2" else None
+    qualification, facts = store_binding(archive, src)
     doc = audit_archive(archive, inputs, qualification, facts, claim)
     try:
         md, page = render_archive_report(doc)
@@ -237,7 +117,7 @@ def audit(
     if as_json:
         typer.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
     else:
-        _summary(doc, out_dir)
+        print_archive_audit(make_console(), doc, out_dir)
 
 
 @archive_app.command("compare")
@@ -254,15 +134,17 @@ def compare(
     as_json: JsonOpt = False,
 ) -> None:
     """Compare two archives of the same tasks: transitions, flip fraction, rank reversals."""
-    old_src, new_src = _input_file(old, "OLD", dir_ok=True), _input_file(new, "NEW", dir_ok=True)
-    a_old = _load(old_src, fmt, max_member_mb=max_member_mb)
-    a_new = _load(new_src, fmt, max_member_mb=max_member_mb)
-    crossed: list[Archive | None] = []
-    if v1_g0 is not None or v0_g1 is not None:
-        crossed = [_load(_input_file(p, "crossed archive", dir_ok=True), fmt,
-                         max_member_mb=max_member_mb) if p else None
-                   for p in (v1_g0, v0_g1)]
-    out_dir = _out_dir(out)
+    with _refused():
+        old_src, new_src = input_file(old, "OLD", dir_ok=True), input_file(new, "NEW",
+                                                                            dir_ok=True)
+        a_old = load_checked(old_src, fmt, max_member_mb=max_member_mb)
+        a_new = load_checked(new_src, fmt, max_member_mb=max_member_mb)
+        crossed: list[Archive | None] = []
+        if v1_g0 is not None or v0_g1 is not None:
+            crossed = [load_checked(input_file(p, "crossed archive", dir_ok=True), fmt,
+                                    max_member_mb=max_member_mb) if p else None
+                       for p in (v1_g0, v0_g1)]
+        out_dir = make_out_dir(out)
     doc = compare_archives(a_old, a_new, crossed)
     # Our own stores: the comparison carries each side's qualification, banner when unqualified.
     evidence = {side: store_evidence(src) for side, src, arc in
@@ -279,26 +161,7 @@ def compare(
     if as_json:
         typer.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
         return
-    t = doc["transitions"]
-    title = f"compare: {a_old.source} -> {a_new.source}"
-    if evidence:
-        title += " [evidence: " + ", ".join(f"{side} {q['result'].upper().replace('_', ' ')}"
-                                            for side, q in evidence.items()) + "]"
-    table = Table(title=_text(title))
-    table.add_column("measure")
-    table.add_column("value", justify="right")
-    for name, value in (("episodes in both", doc["episodes_in_both"]),
-                        ("not comparable (ungraded in one)", doc["not_comparable"]),
-                        ("n01 (fail -> pass)", t["n01"]), ("n10 (pass -> fail)", t["n10"]),
-                        ("net (n01 - n10)", t["net_count"]),
-                        ("net fraction", _f(t["net"])),
-                        ("flip fraction", _f(t["flip_fraction"])),
-                        ("units", doc["rank"]["units"]), ("pairs", doc["rank"]["pairs"]),
-                        ("strict rank reversals", doc["rank"]["strict_reversals"]),
-                        ("ties", doc["rank"]["ties"]),
-                        *(("warning", w) for w in doc["warnings"])):
-        table.add_row(_text(name), _text(value))
-    make_console().print(table)
+    print_archive_compare(make_console(), doc, a_old.source, a_new.source, evidence)
 
 
 @archive_app.command("regrade")
@@ -315,7 +178,8 @@ def regrade(
         return regrade_file(src, out, as_json)
     if not looks_like_store(src):
         raise _fail(f"not an evidence store (a directory holding {LEDGER_FILE}): {store}")
-    out_dir = _out_dir(out)
+    with _refused():
+        out_dir = make_out_dir(out)
     evidence = store_evidence(src)  # NotAStoreError (a UserError) for an unreadable ledger
     try:
         doc = regrade_store(src, evidence)
@@ -330,9 +194,4 @@ def regrade(
     if as_json:
         typer.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
         return
-    console = make_console()
-    title = _text(f"regrade: {doc['store']['source']} [evidence: "
-                  f"{doc['evidence']['result'].upper().replace('_', ' ')}]")
-    console.print(fit_table(console, title, REGRADE_COLS, _regrade_rows(doc),
-                            full="regrade.json or --json", markup=False))
-    console.print(printable(doc["version_note"]), markup=False, highlight=False)
+    print_store_regrade(make_console(), doc)

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
-from rich.table import Table
 
 from agentmetrology.archive.audit import file_digest
 from agentmetrology.archive.importers import load_archive
@@ -24,6 +23,7 @@ from agentmetrology.records.canonical import canonical_json
 from agentmetrology.report.numberguard import NumberGuardError
 from agentmetrology.report.tau2_leaderboard_report import render_leaderboard
 from agentmetrology.report.tau2_regrade_report import render_tau2_regrade
+from agentmetrology.report.terminal.archive_tables import print_leaderboard, tau2_regrade_line
 
 T = TypeVar("T")
 
@@ -69,26 +69,10 @@ def leaderboard_cmd(
     if as_json:
         typer.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
         return
-    table = Table(title=f"tau2 leaderboard: {doc['submissions']} results file(s)")
-    cols = (("domain", "submission", "reported", "recomputed (stored)")
-            + (("re-graded",) if regrade else ()) + ("where doing nothing fails", "cost"))
-    for col in cols:
-        table.add_column(col)
-    for domain, view in doc["domains"].items():
-        for r in view["rows"]:
-            table.add_row(domain, r["submission"], _f(r["reported"]), _f(r["recomputed"]),
-                          *((_f(r["regraded"]),) if regrade else ()),
-                          _f(r["where_doing_nothing_fails"]),
-                          "unpriced" if r["cost_unpriced"] else _f(
-                              r["agent_cost_per_simulation"]))
     console = make_console()
-    console.print(table)
+    print_leaderboard(console, doc, regrade)
     console.print(f"wrote {out_dir / 'leaderboard.json'}, {out_dir / 'report.md'}, "
                   f"{out_dir / 'report.html'}", markup=False, highlight=False)
-
-
-def _f(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3f}"
 
 
 def regrade_file(src: Path, out: Path, as_json: bool) -> None:
@@ -106,11 +90,4 @@ def regrade_file(src: Path, out: Path, as_json: bool) -> None:
     elif not r["applicable"]:
         typer.echo(f"not re-graded: {r['reason']}")
     else:
-        t = r["transitions"]
-        by = ", ".join(f"{k} {v}" for k, v in sorted(r["changed_by"].items()))
-        why = ", ".join(f"{k} {v}" for k, v in sorted(r["problems"].items()))
-        typer.echo(f"re-graded {r['regraded']} of {r['simulations']} simulations, "
-                   f"{r['reproduced']} reproduce the stored reward; n01 {t['n01']}, n10 "
-                   f"{t['n10']}" + (f" (changed by {by})" if by else "")
-                   + (f"; not re-graded: {why}" if why else "")
-                   + f"; wrote {out_dir / 'regrade.json'}")
+        typer.echo(tau2_regrade_line(r) + f"; wrote {out_dir / 'regrade.json'}")

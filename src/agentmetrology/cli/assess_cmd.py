@@ -8,71 +8,21 @@ unqualified store gets the evidence banner).
 from __future__ import annotations
 
 import json
-import textwrap
 from pathlib import Path
-from typing import Any
 
 import typer
 
-from agentmetrology.assess.executions import ESTIMANDS, assess_runs
+from agentmetrology.archive.report_qualify import store_evidence
+from agentmetrology.assess.executions import assess_runs
+from agentmetrology.assess.options import check_recorded, executions, task_list
 from agentmetrology.assess.recorded import assess_store
 from agentmetrology.assess.sweep import sweep
-from agentmetrology.cli.assess_sweep import render_sweep
 from agentmetrology.cli.env_cmd import env_arg
-from agentmetrology.cli.errors import fail
-from agentmetrology.cli.evidence_banner import print_banner, store_evidence
+from agentmetrology.cli.errors import fail, user_errors
+from agentmetrology.cli.evidence_banner import print_banner
 from agentmetrology.records.environment import EnvSpec
-from agentmetrology.run.episode import canonical_condition
-from agentmetrology.run.seeds import parse_seeds
+from agentmetrology.report.terminal.assess_text import render_assessment, render_sweep
 from agentmetrology.store import EvidenceStore, LedgerError, StoreNotFoundError
-
-WIDTH = 80
-VIEW_LABEL = {"original": "original", "masked_raw": "masked/raw",
-              "masked_gate": "masked/gate"}
-
-
-def _pct(x: float | None) -> str:
-    return "—" if x is None else f"{x * 100:.1f}%"
-
-
-def _line(view: str, estimand: str, e: dict[str, Any]) -> str:
-    env = e["envelope"]
-    band = "—" if env is None else f"[{_pct(env[0])}, {_pct(env[1])}]"
-    ratio = "—" if e["decided_ratio"] is None else \
-        f"{e['pass']}/{e['decided']} {_pct(e['decided_ratio'])}"
-    fails = e["fail"] + e["partial"]
-    return (f"{VIEW_LABEL[view]:<11} {estimand:<8} {e['admissible']:>4} {e['pass']:>4} "
-            f"{fails:>4} {e['unknown']:>4}  {band:<16} {ratio:<14} {_pct(e['coverage']):>6}")
-
-
-def render(doc: dict[str, Any]) -> str:
-    """Return the assessment as text that fits 80 columns."""
-    where = f"recorded in campaign {doc['campaign']}: " if "campaign" in doc else ""
-    out = textwrap.wrap(f"{doc['environment']}: {where}{doc['agent']} at {doc['level']}, "
-                        f"{doc['executions']} executions ({', '.join(doc['tasks'])}; condition "
-                        f"{doc['condition']})", WIDTH, subsequent_indent="  ")
-    if doc["masked"]:
-        held = ", ".join(f"{p} ({n} of {doc['executions']})"
-                         for p, n in doc["withheld_in"].items())
-        out.extend(textwrap.wrap(f"withheld from the evaluator's copy: {held}", WIDTH,
-                                 subsequent_indent="  "))
-    out.append(f"{'view':<11} {'estimand':<8} {'N':>4} {'pass':>4} {'fail':>4} {'unkn':>4}  "
-               f"{'envelope':<16} {'decided':<14} {'cover':>6}")
-    excluded = {"invalid": 0, "measurement_failure": 0}
-    for view, est in doc["views"].items():
-        for e in ESTIMANDS:
-            out.append(_line(view, e, est[e]))
-        for k in excluded:
-            excluded[k] = max(excluded[k], est["contract"]["excluded"][k])
-    out.append(f"excluded (not admissible): {excluded['invalid']} invalid, "
-               f"{excluded['measurement_failure']} measurement failures")
-    for view, est in doc["views"].items():
-        checks = "; ".join(f"{name} " + " ".join(f"{s}={n}" for s, n in sorted(c.items()))
-                           for name, c in est["checks"].items())
-        out.extend(textwrap.wrap(f"checks ({VIEW_LABEL[view]}): {checks}", WIDTH,
-                                 subsequent_indent="  ", break_on_hyphens=False))
-    return "\n".join(out)
-
 
 # Options declared once here, so the command's signature stays a list of names.
 SWEEP = typer.Option(None, "--sweep", help="Run the masking sweep with this seed: random, "
@@ -105,41 +55,23 @@ def assess_cmd(
 ) -> None:
     """Check executions against their task contracts: goal-only and full-contract estimands."""
     spec = env_arg(env)
-    tasks = list(spec.tasks) if task == "all" else [t for t in task.split(",") if t]
-    for t in tasks:
-        spec.check_task(t)
-    if store is not None:
-        if sweep_seed is not None:
-            fail("--sweep runs executions: give --agent, not --store")
-        if agent is not None:
-            fail("--agent runs executions; --store assesses recorded ones: give one of them")
-        given = [f for f, v in (("--seeds", seeds), ("--level", level), ("--profile", profile),
-                                ("--condition", condition)) if v is not None]
-        if given:
-            fail(f"{', '.join(given)} choose the executions --agent runs; --store assesses the "
-                 "recorded episodes as they were run: drop "
-                 f"{'it' if len(given) == 1 else 'them'} (select with --campaign or --task)")
-        _recorded(spec, store, campaign, None if task == "all" else tasks, mask, json_out)
-        return
-    if campaign is not None:
-        fail("--campaign needs --store")
-    if sweep_seed is not None and not mask:
-        fail("--sweep masks trajectories: give the evidence to withhold with --mask PATH")
-    if agent is None:
-        fail("give --agent (a model-free agent to run) or --store (recorded episodes)")
-    seed_list = parse_seeds(seeds or "0-9")
-    prof = profile or spec.profiles[0]
-    spec.check_profile(prof)
-    cond = canonical_condition(spec, condition or "clean")
-    if agent not in spec.agents:
-        fail(f"unknown agent {agent!r}; {spec.name} has: {', '.join(spec.agents)}")
-    doc = assess_runs(spec, tasks, seed_list, agent, level or "L2", prof, cond, mask)
+    with user_errors():
+        tasks = task_list(spec, task)
+        if store is not None:
+            check_recorded(agent, sweep_seed, {"--seeds": seeds, "--level": level,
+                                               "--profile": profile, "--condition": condition})
+            _recorded(spec, store, campaign, None if task == "all" else tasks, mask, json_out)
+            return
+        run = executions(spec, agent, seeds, level, profile, condition, campaign=campaign,
+                         sweep_seed=sweep_seed, masks=mask)
+    doc = assess_runs(spec, tasks, run.seeds, run.agent, run.level, run.profile, run.condition,
+                      mask)
     if sweep_seed is not None:
         doc = {**{k: v for k, v in doc.items() if k not in ("rows", "views")},
                "sweep_seed": sweep_seed, "sweep": sweep(doc["rows"], sweep_seed)}
         print(json.dumps(doc) if json_out else render_sweep(doc))
         return
-    print(json.dumps(doc) if json_out else render(doc))
+    print(json.dumps(doc) if json_out else render_assessment(doc))
 
 
 def _recorded(spec: EnvSpec, store: Path, campaign: str | None, tasks: list[str] | None,
@@ -159,4 +91,4 @@ def _recorded(spec: EnvSpec, store: Path, campaign: str | None, tasks: list[str]
     if json_out:
         print(json.dumps(doc))
         return
-    print("\n\n".join(render(g) for g in doc["groups"]))
+    print("\n\n".join(render_assessment(g) for g in doc["groups"]))

@@ -5,214 +5,55 @@ TARGET is any registered environment (`agm envs`) or `bfcl`.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from agentmetrology.audit.card import cell_text
-from agentmetrology.audit.env_audit import Progress as AuditProgress
 from agentmetrology.audit.env_audit import audit_env, seal
-from agentmetrology.audit.output import write_audit
-from agentmetrology.audit.registry import AUDIT_TARGETS
-from agentmetrology.audit.scorer_override import (
-    DEFAULT_TIMEOUT,
-    ScorerLoadError,
-    UserScorer,
-    load_scorer,
+from agentmetrology.audit.options import (
+    check_writable,
+    parse_budgets,
+    read_recorded,
+    seed_count,
+    store_levels,
+    user_scorer,
 )
-from agentmetrology.audit.solvability import DEFAULT_BUDGETS, solvability_lines
-from agentmetrology.audit.store_read import StoreAuditError, StoreEpisodes, read_store
-from agentmetrology.audit.target import TaskRef
+from agentmetrology.audit.registry import AUDIT_TARGETS
+from agentmetrology.audit.scorer_override import DEFAULT_TIMEOUT
+from agentmetrology.audit.solvability import DEFAULT_BUDGETS
 from agentmetrology.audit.targets.env import EnvTarget
 from agentmetrology.cli.console import err_console, make_console
 from agentmetrology.cli.env_cmd import env_arg
-from agentmetrology.cli.errors import fail
-from agentmetrology.cli.table_fit import Col, fit_table
+from agentmetrology.cli.errors import fail, user_errors
 from agentmetrology.records.canonical import to_plain
-from agentmetrology.records.environment import EnvSpec
-from agentmetrology.records.episode import Episode
+from agentmetrology.report.audit_files import write_files
 from agentmetrology.report.audit_report import render_audit_report
-from agentmetrology.report.numberguard import NumberGuardError
-from agentmetrology.run.seeds import parse_seeds
-
-CARD_ROWS = ("scorer_kind", "criterion_sensitivity", "ownership_completeness",
-             "non_degeneracy", "replay")
-REASON_CHARS = 160  # a reason line on the terminal (audit.json has the whole text)
-
-
-def card_tables(con: Console, card: dict[str, Any]) -> list[Any]:
-    """Return the card as one fitted table per level: row names and scorer names never cut."""
-    configs: list[dict[str, Any]] = card["configurations"]
-    levels = list(dict.fromkeys(c["level"] for c in configs))
-    tables = []
-    for level in levels:
-        group = [c for c in configs if c["level"] == level]
-        title = f"Validity card: {card['benchmark']}" + (f" at {level}" if level else "")
-        # The row names and the scorer names stay whole; verdicts and claims fold at spaces.
-        cols = [Col("row", priority=9)] + [
-            Col(str(c["scorer"]), priority=8 - i, wrap=True) for i, c in enumerate(group)]
-        rows = [[key.replace("_", " "), *(cell_text(c["rows"][key]) for c in group)]
-                for key in CARD_ROWS]
-        rows.append(["licensed claim", *(str(c["licensed_claim"]) for c in group)])
-        tables.append(fit_table(con, title, cols, rows))
-    return tables
-
-
-def not_probed_lines(card: dict[str, Any]) -> list[str]:
-    """Return one line per card row that was not probed, with its reason (scorers that share a
-    reason on a row are named together)."""
-    reasons: dict[tuple[str, str], list[str]] = {}
-    for c in card["configurations"]:
-        for key in CARD_ROWS:
-            row = c["rows"].get(key) or {}
-            if row.get("status") != "not probed":
-                continue
-            why = " ".join(str((row.get("evidence") or {}).get("reason")
-                               or "no reason recorded").split())
-            level = f" at {c['level']}" if c.get("level") else ""
-            reasons.setdefault((key.replace("_", " ") + level, why), []).append(str(c["scorer"]))
-    return [f"not probed: {row} ({', '.join(scorers)}): {why[:REASON_CHARS]}"
-            for (row, why), scorers in reasons.items()]
-
-
-def print_card(console: Console, card: dict[str, Any]) -> None:
-    """Print the card's tables, then why each row that was not probed was not."""
-    for table in card_tables(console, card):
-        console.print(table)
-    for line in not_probed_lines(card):
-        console.print(line, markup=False)
-
-
-def invalid_lines(doc: dict[str, Any]) -> list[str]:
-    """Return why probe cells were INVALID, per scorer: counts and the most common reasons."""
-    stages = doc.get("stages") or {}
-    batteries = stages.get("probes") or {}
-    lines = []
-    for res in batteries.values():
-        bad = res.get("cells_invalid", 0)
-        if not bad:
-            continue
-        total = len(res.get("cells", []))
-        lines.append(f"criterion sensitivity {res['status']} for {res['scorer']}: {bad} of "
-                     f"{total} probe cells INVALID")
-        for r in res.get("invalid_reasons", []):
-            text = " ".join(str(r["reason"]).split())
-            if len(text) > REASON_CHARS:
-                text = text[:REASON_CHARS] + "…"
-            lines.append(f"  {r['cells']} × {text}")
-    return lines
-
-
-@contextmanager
-def stage_progress(con: Console) -> Iterator[AuditProgress | None]:
-    """Yield a progress callback drawing the audit's stages on `con`, or None off a terminal."""
-    if not con.is_terminal:
-        yield None  # piped or captured stderr stays clean
-        return
-    # A short bar leaves the stage's words whole at 80 columns (rich cuts the text first).
-    bar = Progress(TextColumn("audit: {task.description}"), BarColumn(bar_width=16),
-                   MofNCompleteColumn(), TimeElapsedColumn(), console=con, transient=True)
-    with bar:
-        task = bar.add_task("starting", total=None)
-
-        def update(stage: str, done: int, total: int) -> None:
-            bar.update(task, description=stage, completed=done, total=total, refresh=True)
-
-        yield update
+from agentmetrology.report.terminal.audit_card import print_audit
+from agentmetrology.report.terminal.progress import stage_progress
 
 
 def write_rendered(doc: Any, out: Path, json_out: bool,
                    render: Callable[[Any], tuple[str, str]]) -> dict[str, Path] | None:
     """Render and write an audit's artifacts; return their paths, or None after printing the
     card as JSON (`--json`). A refused report or an unwritable folder ends in one line."""
-    try:
-        markdown, html = render(doc)
-    except NumberGuardError as exc:
-        fail(f"report refused by the number guard: {exc}")
-    try:
-        paths = write_audit(out, doc, markdown, html)
-    except OSError as exc:
-        fail(f"cannot write the audit into {out}: {exc.strerror or exc}")
+    with user_errors():
+        paths = write_files(doc, out, render)
     if json_out:
         print(json.dumps(to_plain(doc["card"]), indent=2, sort_keys=True))
         return None
     return paths
 
 
-def check_writable(out: Path) -> None:
-    """Refuse an output folder that cannot be written before any work is done (one line).
-
-    It is probed by creating it and a file in it; what the probe created is removed again, so a
-    refused or failed audit leaves nothing behind.
-    """
-    created = [p for p in (out, *out.parents) if not p.exists()]
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out / f".agm-write-probe-{os.getpid()}"
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as exc:
-        fail(f"cannot write the audit into {out}: {exc.strerror or exc}")
-    finally:
-        for p in created:  # innermost first
-            with contextlib.suppress(OSError):
-                p.rmdir()
-
-
-def _emit(doc: dict[str, object], out: Path, json_out: bool) -> None:
+def _emit(doc: dict[str, Any], out: Path, json_out: bool) -> None:
     paths = write_rendered(doc, out, json_out, render_audit_report)
-    if paths is None:
-        return
-    # A console per audit: its width follows the terminal (or COLUMNS) at print time.
-    console = make_console()
-    print_card(console, doc["card"])  # type: ignore[arg-type]
-    print_store(console, doc)
-    stages = doc.get("stages")
-    if isinstance(stages, dict) and "solvability" in stages:
-        for line in solvability_lines(stages["solvability"]):
-            console.print(line, markup=False)
-    for line in invalid_lines(doc):
-        console.print(line, markup=False)
-    target = doc.get("target")
-    if isinstance(target, dict) and "deviations" in target:
-        console.print(f"cells: {target['cells']}, deviations from ground truth: "
-                      f"{target['deviations']}")
-    console.print(f"audit.json: {paths['audit']}")
-    console.print(f"HTML report: {paths['html'].resolve()}")
+    if paths is not None:  # a console per audit: its width follows the terminal at print time
+        print_audit(make_console(), doc, paths)
 
 
 BUDGETS_TEXT = ",".join(map(str, DEFAULT_BUDGETS))
-
-
-def parse_budgets(text: str) -> list[int]:
-    """Return the --output-budget list: positive token counts, or fail naming the bad item."""
-    budgets = []
-    for item in (p.strip() for p in text.split(",")):
-        if not item.isdigit() or int(item) <= 0:
-            fail(f"--output-budget takes positive token counts separated by commas, e.g. "
-                 f"8192,16384 (got {item!r})")
-        budgets.append(int(item))
-    return sorted(set(budgets))
-
-
-def _seed_count(text: str) -> int:
-    try:
-        seeds = parse_seeds(text)
-    except ValueError as exc:
-        fail(str(exc))
-    if seeds != list(range(len(seeds))):
-        fail(f"the audit runs seeds 0..N-1: give --seeds 0-{len(seeds) - 1} (got {text!r})")
-    if len(seeds) > 100:
-        fail("the audit takes at most 100 seeds (--seeds 0-99)")
-    return len(seeds)
 
 
 # Options declared once here, so the command's signature stays a list of names.
@@ -254,45 +95,36 @@ def audit_cmd(
     (each has its own --help; docs/inspect.md).
     """
     out = out or Path(f"out/audit-{target}")
-    check_writable(out)
-    if target in AUDIT_TARGETS:  # a registered audit target (bfcl), else an environment
-        if store is not None:
-            fail(f"--store audits recorded episodes of a registered environment, not {target}")
-        _audit_named(target, category, limit, out, json_out)
-        return
-    spec = env_arg(target)
-    count = _seed_count(seeds)
-    budgets = parse_budgets(output_budget)
-    levels = store_levels(spec, store, level or [], campaign or [])
-    user = _user_scorer(scorer, scorer_timeout)
-    try:
+    with user_errors():  # the options are checked before any work is done
+        check_writable(out)
+        if target in AUDIT_TARGETS:  # a registered audit target (bfcl), else an environment
+            if store is not None:
+                fail(f"--store audits recorded episodes of a registered environment, not "
+                     f"{target}")
+            _audit_named(target, category, limit, out, json_out)
+            return
+        spec = env_arg(target)
+        count, budgets = seed_count(seeds), parse_budgets(output_budget)
+        levels = store_levels(spec, store, level or [], campaign or [])
+        user = user_scorer(scorer, scorer_timeout)
         try:
-            env_target = EnvTarget(spec, seeds=count, scorer=user,
-                                   scorer_label=user.label if user else None)
-        except ValueError as exc:
-            fail(str(exc))
-        recorded = None if store is None else read_recorded(store, env_target, levels,
-                                                            campaign or None)
-        with stage_progress(err_console) as progress:
-            doc = seal(audit_env(env_target, seed=analysis_seed, progress=progress,
-                                 store=recorded, budgets=budgets))
-    finally:
-        if user is not None:
-            user.close()
+            try:
+                env_target = EnvTarget(spec, seeds=count, scorer=user,
+                                       scorer_label=user.label if user else None)
+            except ValueError as exc:
+                fail(str(exc))
+            recorded = None if store is None else read_recorded(store, env_target, levels,
+                                                                campaign or None)
+            with stage_progress(err_console) as progress:
+                doc = seal(audit_env(env_target, seed=analysis_seed, progress=progress,
+                                     store=recorded, budgets=budgets))
+        finally:
+            if user is not None:
+                user.close()
     if user is not None:
         doc["scorers"]["shipped"]["sha256"] = user.sha256
         doc["scorers"]["shipped"]["timeout_s"] = user.timeout
     _emit(doc, out, json_out)
-
-
-def _user_scorer(scorer: str | None, timeout: float) -> UserScorer | None:
-    """Return the --scorer FILE.py:function loaded in its worker, or None without one."""
-    if not scorer:
-        return None
-    try:
-        return load_scorer(scorer, timeout=timeout)
-    except ScorerLoadError as exc:
-        fail(str(exc))
 
 
 def _audit_named(name: str, category: str, limit: int | None, out: Path,
@@ -306,67 +138,3 @@ def _audit_named(name: str, category: str, limit: int | None, out: Path,
     except (ImportError, ValueError) as exc:
         fail(str(exc))
     _emit(seal(audit_target(named.target, extra=named.extra)), out, json_out)
-
-
-def store_levels(spec: EnvSpec, store: Path | None, levels: list[str],
-                 campaigns: list[str]) -> list[str] | None:
-    """Return the levels to read from the store (None: all); exit 2 on an unknown level."""
-    if (levels or campaigns) and store is None:
-        fail(f"{'--level' if levels else '--campaign'} selects what is read from --store; "
-             "give --store DIR")
-    bad = [lv for lv in levels if lv not in spec.levels]
-    if bad:
-        fail(f"unknown level {bad[0]!r} ({spec.name} has {', '.join(spec.levels)})")
-    return list(dict.fromkeys(levels)) or None
-
-
-def read_recorded(store: Path, target: EnvTarget, levels: list[str] | None,
-                  campaigns: list[str] | None) -> StoreEpisodes:
-    """Return the store's recorded episodes of the target's environment; exit 2 if unusable."""
-    rescore = None
-    if target.scorer_kind == "user":
-        def rescore(ep: Episode) -> float | None:  # the user's scorer on the stored submission
-            return target.score(TaskRef(ep.task, ep.seed), ep.submission, ep.events).value
-    try:
-        return read_store(store, target.spec, levels, rescore, campaigns)
-    except StoreAuditError as exc:
-        fail(str(exc))
-
-
-def print_store(con: Console, doc: dict[str, Any]) -> None:
-    """Print the store's targets: kind, episodes used and excluded, non-degeneracy per level."""
-    summary = doc["card"].get("store")
-    if not summary:
-        return
-    nondeg = doc["stages"]["ownership"]["non_degeneracy"]
-    levels = list(nondeg)
-    verdicts = {(t["target"], lv): t["status"] for lv in levels
-                for t in nondeg[lv]["model_targets"] + nondeg[lv]["fixed_rules"]
-                if t["source"] == "store"}
-    cols = [Col("store target", priority=9), Col("kind", priority=7),
-            Col("episodes", priority=8), Col("excluded", priority=8, wrap=True),
-            *(Col(f"non-degeneracy {lv}", priority=6, wrap=True) for lv in levels)]
-    rows = []
-    for t in summary["targets"]:
-        excluded = ", ".join(f"{why}: {n}" for why, n in t["excluded"].items()) or "0"
-        rows.append([t["target"], t["kind"], str(t["episodes"]), excluded,
-                     *(verdicts.get((t["target"], lv), "-") for lv in levels)])
-    con.print(fit_table(con, f"Store targets ({', '.join(summary['conditions'])} episodes, "
-                             "read from the store, never rerun)", cols, rows))
-    for g in doc["stages"]["store"].get("calibration", []):
-        verdict = ("decision-invariant: identical outcomes, the condition cannot tell the "
-                   "rules apart" if g["decision_invariant"] else "rules differ")
-        con.print(f"rule calibration at {g['level']} under {g['condition']} ({g['campaign']}, "
-                  f"{len(g['rules'])} rules, {g['units']} shared units): {verdict}",
-                  markup=False)
-    for lv in levels:
-        if not nondeg[lv]["model_targets"]:
-            con.print(f"non-degeneracy at {lv}: not probed ({nondeg[lv]['reason']})",
-                      markup=False)
-    for c in doc["card"]["configurations"]:
-        cell = c["rows"]["non_degeneracy"]
-        ev = cell["evidence"]
-        if "model_payload_pairs" in ev and c["scorer_kind"] == "outcome":
-            con.print(f"non-degeneracy at {c['level']} (no model-owned decision): "
-                      f"{ev['byte_identical_pairs']} of {ev['model_payload_pairs']} model-target "
-                      f"payload pairs byte-identical: {cell['status']}", markup=False)

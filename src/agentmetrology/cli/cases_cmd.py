@@ -10,7 +10,7 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -18,8 +18,9 @@ from agentmetrology.assess import cases as C
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail
 from agentmetrology.records.episode import EpisodeKey
+from agentmetrology.report.terminal.cases_text import case_line, control_lines, proposed_line
 from agentmetrology.store import EvidenceStore, LedgerError, StoreBusyError, StoreNotFoundError
-from agentmetrology.store.cases import CaseRecord, list_cases
+from agentmetrology.store.cases import list_cases
 
 cases_app = typer.Typer(help="Failure-derived cases: propose, calibrate, admit, use, withdraw.",
                         no_args_is_help=True, add_completion=False,
@@ -61,9 +62,7 @@ def propose(
     """Propose a case from a recorded failing episode (its source record is kept)."""
     with _open(store) as st:
         case = C.propose(st, EpisodeKey(campaign, target, task, seed, condition, level, repeat))
-    failing = case.source["failing_assessment"]
-    _say(f"{case.id}: proposed from {campaign}/{target}/{task}/seed={seed} "
-         f"({case.environment}; contract FAIL: {'; '.join(failing['reasons'])})")
+    _say(proposed_line(case, f"{campaign}/{target}/{task}/seed={seed}"))
 
 
 @cases_app.command("calibrate")
@@ -76,10 +75,8 @@ def calibrate(
     """Run the positive, defect and missingness controls; calibrated when all three hold."""
     with _open(store) as st:
         result = C.calibrate(st, case_id, positive)
-    for name, c in result.controls.items():
-        extra = f" (raw checker: {c['raw_checker']})" if "raw_checker" in c else ""
-        _say(f"  {name:<12} must {c['must']:<16} got {c['got']}{extra}: "
-             f"{'ok' if c['ok'] else 'FAILED'}")
+    for line in control_lines(result.controls):
+        _say(line)
     if not result.passed:
         _say(f"{case_id}: calibration failed ({', '.join(result.failed())}); the case stays "
              "proposed")
@@ -128,13 +125,6 @@ def withdraw(
     _say(f"{case_id}: withdrawn ({len(case.uses)} earlier use(s) kept)")
 
 
-def _row(case: CaseRecord) -> dict[str, Any]:
-    return {"id": case.id, "state": case.state, "environment": case.environment,
-            "task": case.task, "seed": case.seed, "condition": case.condition,
-            "level": case.level, "uses": len(case.uses),
-            "source": "/".join(str(v) for v in case.source["store_key"].values())}
-
-
 @cases_app.command("list")
 def list_cmd(store: StoreOpt, as_json: JsonOpt = False) -> None:
     """List the store's cases with their state and number of uses."""
@@ -146,6 +136,5 @@ def list_cmd(store: StoreOpt, as_json: JsonOpt = False) -> None:
     if not cases:
         _say(f"{store}: no cases")
         return
-    for c in (_row(x) for x in cases):
-        _say(f"{c['id']}  {c['state']:<10} {c['environment']}/{c['task']}/seed={c['seed']}/"
-             f"{c['condition']}/{c['level']}  uses {c['uses']}")
+    for case in cases:
+        _say(case_line(case))

@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 import typer
 
 from agentmetrology.cli.console import make_console
-from agentmetrology.cli.errors import fail
+from agentmetrology.cli.errors import fail, user_errors
 from agentmetrology.cli.run_args import (
     AGENT,
     API_KEY_ENV,
@@ -30,18 +29,21 @@ from agentmetrology.cli.run_args import (
     STORE,
     TASK,
     TASK_ARG,
+)
+from agentmetrology.cli.run_output import RunView
+from agentmetrology.envs.registry import env_summaries, get_env
+from agentmetrology.records.environment import EnvSpec
+from agentmetrology.records.errors import UserError
+from agentmetrology.report.terminal.run_table import print_envs, print_scores, print_tasks
+from agentmetrology.run.adhoc import run_request
+from agentmetrology.run.request import make_request
+from agentmetrology.run.task_args import (
+    as_typed,
     choose_agent,
     merge_task_args,
     parse_task_args,
 )
-from agentmetrology.cli.run_output import RunView, num, print_table
-from agentmetrology.cli.table_fit import Col
-from agentmetrology.envs.registry import env_names, get_env
-from agentmetrology.records.environment import EnvSpec, Offline
-from agentmetrology.records.errors import UserError
-from agentmetrology.run.adhoc import run_request
-from agentmetrology.run.request import make_request
-from agentmetrology.scoring.episode import score_submission
+from agentmetrology.scoring.offline import ground_truth, score_directory
 
 
 def env_arg(name: str) -> EnvSpec:
@@ -52,36 +54,14 @@ def env_arg(name: str) -> EnvSpec:
         fail(str(exc))
 
 
-def _check(fn: Any, *args: Any) -> None:
-    try:
-        fn(*args)
-    except ValueError as exc:
-        fail(str(exc))
-
-
 def envs_cmd(json_out: bool = typer.Option(False, "--json", help="Print JSON lines.")) -> None:
     """List the registered environments: name, version, tasks, levels, scorers."""
-    rows: list[dict[str, Any]] = []
-    for name in env_names():
-        try:
-            spec = get_env(name)
-        except ValueError as exc:  # a broken third-party entry point: listed, not fatal
-            rows.append({"name": name, "error": str(exc)})
-            continue
-        rows.append({"name": spec.name, "version": spec.version, "tasks": len(spec.tasks),
-                     "levels": list(spec.levels), "profiles": list(spec.profiles),
-                     "scorers": [f"{s.name} {s.version} ({s.kind})" for s in spec.scorers],
-                     "agents": len(spec.agents), "description": spec.description})
+    rows = env_summaries()
     if json_out:
         for r in rows:
             print(json.dumps(r))
         return
-    cols = [Col("name", 9), Col("version", 5), Col("tasks", 6, True), Col("levels", 4),
-            Col("scorers", 8, wrap=True), Col("description", 2, wrap=True)]
-    cells = [[r["name"], r.get("version", "—"), str(r.get("tasks", "—")),
-              ",".join(r.get("levels", [])), "; ".join(r.get("scorers", [])),
-              r.get("description") or r.get("error", "")] for r in rows]
-    print_table("Environments", cols, cells)
+    print_envs(make_console(), rows)
 
 
 def tasks_cmd(env: str = typer.Argument(..., help="Environment, e.g. comtrade (agm envs)."),
@@ -94,11 +74,7 @@ def tasks_cmd(env: str = typer.Argument(..., help="Environment, e.g. comtrade (a
         for r in rows:
             print(json.dumps(r))
         return
-    keys = [k for k in rows[0] if k != "description"] if rows else ["task_id"]
-    cols = [Col(k, 9 if k == "task_id" else 3,
-                all(isinstance(r.get(k), int | float) for r in rows)) for k in keys]
-    cells = [[str(r.get(k, "")) for k in keys] for r in rows]
-    print_table(f"{spec.name} tasks", cols, cells)
+    print_tasks(make_console(), spec.name, rows)
 
 
 def truth_cmd(
@@ -110,33 +86,13 @@ def truth_cmd(
 ) -> None:
     """Print the ground truth of (task, seed) as JSONL (the generator card)."""
     spec = env_arg(env)
-    _check(spec.check_task, task)
-    prof = profile or spec.profiles[0]
-    _check(spec.check_profile, prof)
-    offline = spec.offline or Offline()
-    if offline.truth is None:
-        fail(f"environment {spec.name!r} publishes no ground truth")
-    if offline.truth_note:
-        print(offline.truth_note(task, seed, prof), file=sys.stderr)
+    with user_errors():
+        note, rows = ground_truth(spec, task, seed, profile)
+    if note is not None:
+        print(note, file=sys.stderr)
     out = sys.stdout
-    for row in offline.truth(task, seed, prof):
+    for row in rows():
         out.write(json.dumps(row, separators=(",", ":")) + "\n")
-
-
-def _as_typed(message: str, model: str | None) -> str:
-    """Return an error about the agent in the words the user typed (`--model P/M`, not the
-    `--agent llm:M` it became)."""
-    if model is None:
-        return message
-    from agentmetrology.agents.llm.target import parse_model_spec
-
-    try:
-        agent = parse_model_spec(model).agent
-    except ValueError:
-        agent = None
-    if agent and f"--agent {agent}" in message:
-        return message.replace(f"--agent {agent}", f"--model {model}", 1)
-    return message.replace("--agent:", f"--model {model}:", 1)
 
 
 def run_cmd(env: str = ENV, task: str = TASK, seeds: str = SEEDS, agent: str = AGENT,
@@ -159,7 +115,7 @@ def run_cmd(env: str = ENV, task: str = TASK, seeds: str = SEEDS, agent: str = A
             base_url=chosen.base_url, api_key_env=chosen.api_key_env, max_retries=max_retries,
             price=price, retry_measurement_failures=retry_failures)
     except ValueError as exc:  # a UserError, or a bad -T / --model spelling
-        fail(_as_typed(str(exc), model))
+        fail(as_typed(str(exc), model))
     view = RunView(request, json_out)
     try:
         with view.progress:
@@ -182,33 +138,13 @@ def score_cmd(
 ) -> None:
     """Score a submission directory with every scorer of the environment."""
     spec = env_arg(env)
-    _check(spec.check_task, task)
-    prof = profile or spec.profiles[0]
-    _check(spec.check_profile, prof)
-    read = spec.offline.read_submission if spec.offline else None
-    if read is None:
-        fail(f"environment {spec.name!r} cannot read submissions from a directory")
-    try:
-        sub = read(directory)
-    except (ValueError, OSError) as exc:
-        fail(str(exc))
-    assessments = score_submission(spec, sub, task, seed, prof)
-    doc: dict[str, Any] = {"environment": spec.name, "task": task, "seed": seed,
-                           "profile": prof, "submission_sha256": getattr(sub, "digest", None)}
-    for s, a in zip(spec.scorers, assessments, strict=True):
-        doc[s.label] = {**s.summary(a), "reasons": list(a.reasons)}
+    with user_errors():
+        scored = score_directory(spec, directory, task, seed, profile)
     if json_out:
-        print(json.dumps(doc))
+        print(json.dumps(scored.doc))
         return
-    cols = [Col("scorer", 9), Col("status", 8), Col("score", 9, True),
-            Col("details", 1, wrap=True)]
-    cells = [[s.name, a.status, num(a.score), ", ".join(
-        f"{k}={num(v, 3) if isinstance(v, float) else v}" for k, v in a.components.items())]
-        for s, a in zip(spec.scorers, assessments, strict=True)]
-    print_table(f"{directory} on {task} seed {seed} ({prof})", cols, cells)
-    for a in assessments:
-        for reason in a.reasons:
-            make_console().print(f"  - {a.scorer}: {reason}", markup=False)
+    print_scores(make_console(), f"{directory} on {task} seed {seed} ({scored.profile})", spec,
+                 scored.assessments)
 
 
 __all__ = ["envs_cmd", "run_cmd", "score_cmd", "tasks_cmd", "truth_cmd"]

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import NoReturn
 
 import typer
 from rich.text import Text
 
 from agentmetrology.cli.console import err_console
+from agentmetrology.records.errors import UserError
 
 PREFIX = "error:"
 
@@ -22,3 +25,13 @@ def fail_line(message: str, code: int = 2) -> NoReturn:
     """Print `error: message` on stderr and exit the process with `code` (outside typer)."""
     err_console.print(Text.assemble((PREFIX, "bold red"), " ", message), emoji=False)
     raise SystemExit(code)
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Print a library's UserError as `error: message` and exit 2 inside a command, as `agm`'s
+    one handler does (typer's test runner calls commands without that handler)."""
+    try:
+        yield
+    except UserError as exc:
+        fail(str(exc))

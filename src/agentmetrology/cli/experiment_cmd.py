@@ -2,35 +2,26 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import typer
-from rich import box
-from rich.console import Console
 
+from agentmetrology.archive.report_qualify import store_evidence
 from agentmetrology.cli.campaign_cmd import _print_problems, _print_status, _say
 from agentmetrology.cli.console import make_console
-from agentmetrology.cli.errors import fail
-from agentmetrology.cli.evidence_banner import print_banner, store_evidence
-from agentmetrology.cli.report_binding import write_binding
-from agentmetrology.cli.table_fit import Col, fit_table
+from agentmetrology.cli.errors import fail, user_errors
+from agentmetrology.cli.evidence_banner import print_banner
 from agentmetrology.experiment import (
     ExperimentPlan,
-    Registration,
     analyse,
-    find,
     load_plan,
-    refusal,
-    registrations,
+    registered,
     run_experiment,
 )
 from agentmetrology.experiment.arms import arm_table
 from agentmetrology.experiment.power import plan_power
-from agentmetrology.report.experiment_dose import shape_sentence, signed
-from agentmetrology.report.experiment_report import render_experiment_report
-from agentmetrology.report.numberguard import NumberGuardError
+from agentmetrology.report.analysis_files import write_experiment
+from agentmetrology.report.terminal.experiment_tables import print_arms, print_dose, print_power
 from agentmetrology.run.campaign import CampaignConfigError
 from agentmetrology.run.campaign.backends import BACKENDS
 from agentmetrology.store import (
@@ -67,17 +58,6 @@ def _open(path: Path, create: bool, readonly: bool = False) -> EvidenceStore:
         fail(f"cannot open the evidence store at {path}: {exc}")
 
 
-def _registered(st: EvidenceStore, plan: ExperimentPlan, store: Path) -> Registration:
-    reg = find(st, plan)
-    if reg is not None:
-        return reg
-    existing = registrations(st, plan.name)
-    if existing:
-        fail(refusal(existing[-1], plan))
-    fail(f"experiment {plan.name!r} is not registered in {store}; run `agm experiment run` "
-          "first")
-
-
 @experiment_app.command("run")
 def run(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML)."),
         store: Path = typer.Option(..., "--store", help="Evidence store (created if new)."),
@@ -107,66 +87,16 @@ def status(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML).")
     """Show the registration and the progress of an experiment."""
     plan = _plan(plan_file)
     with _open(store, create=False, readonly=True) as st:
-        reg = _registered(st, plan, store)
+        with user_errors():
+            reg = registered(st, plan, store)
         s = st.status(reg.campaign)
         arms = arm_table(st, reg.campaign, reg.plan)
-    pw = plan_power(reg.plan)
     console = make_console()
     console.print(f"experiment {plan.name}: {reg.campaign} (plan {reg.digest[:12]})",
                   markup=False, emoji=False)
     _print_status(console, s)
-    _print_arms(console, arms)
-    console.print(f"power of the rule at n = {pw['n']} for a standardized effect of "
-                  f"{pw['effect']:g}: {pw['power']:.3f} [{pw['interval'][0]:.3f}, "
-                  f"{pw['interval'][1]:.3f}] (lower bound: sign-flip at alpha/{pw['family']}, "
-                  f"{pw['simulations']} seeded simulations; size {pw['size']:.3f})"
-                  + ("" if pw["can_confirm"] else "; the rule can never confirm at this n"),
-                  markup=False, emoji=False)
-
-
-# Arm, level and agent name a row (never cut, the last to go); coverage is the measure.
-# Quota deaths and skips tell the rules apart where coverage cannot, so they outlast `recorded`.
-ARM_COLS = [Col("level", 9), Col("agent", 9), Col("arm", 10), Col("recorded", 2, True),
-            Col("coverage", 8, True), Col("quota deaths", 6, True), Col("skips", 5, True),
-            Col("eps w/ skip", 3, True)]
-
-
-def _print_arms(console: Console, rows: list[dict[str, Any]]) -> None:
-    cells = [[r["level"], r["agent"], r["arm"], f"{r['recorded']}/{r['planned']}",
-              "n/a" if r["coverage"] is None else f"{r['coverage']:.3f}",
-              str(r["quota_deaths"]), str(r["skips"]), str(r["episodes_with_skip"])]
-             for r in rows]
-    table = fit_table(console, "per arm", ARM_COLS, cells, full="agm experiment report",
-                      markup=False)  # arm names like stress:squeeze:... are not emoji codes
-    table.box = box.SIMPLE
-    console.print(table)
-
-
-# Target and slack name a row (never cut); delta and its verdict are the measure; deaths and
-# SKIPs tell the rules apart where delta cannot, so they outlast the p-values.
-DOSE_COLS = [Col("target", 10), Col("slack", 10, True), Col("delta [95% CI]", 9),
-             Col("p", 3, True), Col("Holm p", 5, True), Col("verdict", 8),
-             Col("deaths b/a", 6, True), Col("SKIPs b/a", 6, True)]
-
-
-def _f(x: Any) -> str:
-    return "n/a" if x is None else str(x) if isinstance(x, int) else f"{x:.3f}"
-
-
-def _print_dose(console: Console, dose: dict[str, Any]) -> None:
-    cells = [[r["target"], str(r["slack"]),
-              signed(_f, r["delta"]) + ("" if not r["interval"] else
-                                        f" [{_f(r['interval'][0])}, {_f(r['interval'][1])}]"),
-              _f(r["sign_flip_p"]), _f(r["p_holm"]), r["verdict"],
-              f"{_f(r['baseline']['quota_deaths'])}/{_f(r['arm']['quota_deaths'])}",
-              f"{_f(r['baseline']['skips'])}/{_f(r['arm']['skips'])}"] for r in dose["rows"]]
-    title = f"slack dose response: delta = {dose['arm']} - {dose['baseline']} (b = baseline)"
-    table = fit_table(console, title, DOSE_COLS, cells, full="report.md", markup=False)
-    table.box = box.SIMPLE
-    console.print(table)
-    for level in dose["shape"]:
-        console.print(shape_sentence(dose, level, _f).replace("`", ""), markup=False,
-                      emoji=False)
+    print_arms(console, arms)
+    print_power(console, plan_power(reg.plan))
 
 
 @experiment_app.command("report")
@@ -176,7 +106,8 @@ def report(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML).")
     """Evaluate the frozen rule on the stored episodes: experiment.json, report.md/html."""
     plan = _plan(plan_file)
     with _open(store, create=False, readonly=True) as st:
-        reg = _registered(st, plan, store)
+        with user_errors():
+            reg = registered(st, plan, store)
         if st.status(reg.campaign).total.done == 0:
             fail(f"the store at {store} holds none of the episodes of {reg.campaign}; run "
                  "`agm experiment run` first")
@@ -184,22 +115,11 @@ def report(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML).")
     evidence = store_evidence(store)
     if not evidence["qualified"]:  # a qualified analysis stays byte-identical across stores
         doc["evidence"] = evidence
-    try:
-        md, html = render_experiment_report(doc)
-    except NumberGuardError as exc:
-        fail(str(exc))
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "experiment.json").write_text(
-            json.dumps(doc, indent=2, sort_keys=True, allow_nan=False) + "\n", encoding="utf-8")
-        (out / "report.md").write_text(md, encoding="utf-8")
-        (out / "report.html").write_text(html, encoding="utf-8")
-        write_binding(out, evidence)  # what `agm evidence qualify` checks
-    except OSError as exc:
-        fail(f"cannot write the report to {out}: {exc}")
+    with user_errors():
+        write_experiment(out, doc, evidence)
     print_banner(evidence)
     if "dose" in doc:
-        _print_dose(make_console(), doc["dose"])
+        print_dose(make_console(), doc["dose"])
     # each verdict is said with the pairs it rests on (or as insufficient evidence)
     verdicts = sorted({(c.get("rule") or {}).get("text", c["verdict"]) for c in doc["cells"]})
     make_console().print(f"wrote {out}/experiment.json, report.md, report.html ("

@@ -11,10 +11,10 @@ import sys
 import typer
 
 from agentmetrology import __version__
-from agentmetrology.cli.dotenv import load_dotenv
 from agentmetrology.cli.errors import fail_line
 from agentmetrology.cli.lazy_commands import LazyRootGroup
 from agentmetrology.cli.pipes import guard_stdout
+from agentmetrology.edges.dotenv import load_dotenv
 from agentmetrology.records.errors import UserError
 
 app = typer.Typer(

@@ -9,42 +9,18 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from agentmetrology.cli.console import err_console, make_console
-from agentmetrology.cli.table_fit import Col, fit_table
-from agentmetrology.records.environment import Column, EnvSpec
+from agentmetrology.report.terminal.run_table import (
+    COST_COLUMN,
+    REPEAT_COLUMN,
+    cost_text,
+    failure_line,
+    print_rows,
+    print_run_summary,
+)
 from agentmetrology.run.adhoc import RunOutcome
 from agentmetrology.run.request import RunRequest
 
 PROGRESS_AFTER = 20  # episodes: below this a run takes well under a second
-REPEAT_COLUMN = (Col("repeat", 7, True), "repeat", 0)  # the table column of --epochs runs
-COST_COLUMN = (Col("cost", 5, True), "cost_text", -1)  # LLM runs
-
-
-def print_table(title: str, cols: list[Col], cells: list[list[str]]) -> None:
-    """Print a table that fits the terminal (or COLUMNS) at print time."""
-    console = make_console()  # a console per table: its width is read now
-    console.print(fit_table(console, title, cols, cells))
-
-
-def num(x: object, digits: int = 3) -> str:
-    """Return a number with `digits` decimals, or an em dash for a missing value."""
-    if isinstance(x, bool) or not isinstance(x, int | float):
-        return "—"
-    return f"{x:.{digits}f}"
-
-
-def cost_text(row: dict[str, Any]) -> str:
-    """Return a row's cost: a number, 'unknown' (a price is missing) or 'none' (no request)."""
-    if not row.get("model_attempts"):
-        return "none"
-    return "unknown" if row.get("cost") is None else f"{row['cost']:.4f}"
-
-
-def failure_line(row: dict[str, Any]) -> str:
-    """Return the line naming a measurement failure's episode (its repeat, with --epochs) and
-    why it could not be measured."""
-    again = f" repeat {row['repeat']}" if "repeat" in row else ""
-    return f"measurement failure: {row['task']} seed {row['seed']}{again}: " \
-           f"{row['measurement_failure']}"
 
 
 class RunView:
@@ -116,54 +92,13 @@ class RunView:
     def _table(self, title: str, cost: bool = False) -> None:
         repeat = (REPEAT_COLUMN,) if self.request.repeats > 1 else ()
         rows = [{**r, "cost_text": cost_text(r)} for r in self.rows] if cost else self.rows
-        print_rows(self.spec, rows, title, (*repeat, COST_COLUMN) if cost else repeat)
+        print_rows(make_console(), err_console, self.spec, rows, title,
+                   (*repeat, COST_COLUMN) if cost else repeat)
         if len(self.rows) > 1:  # many episodes end with what they add up to
-            from agentmetrology.cli.run_summary import print_run_summary
+            from agentmetrology.run.summary import score_path, summarize_run
 
-            print_run_summary(self.spec, self.rows)
-
-
-def _get(row: dict[str, Any], path: str) -> Any:
-    value: Any = row
-    for part in path.split("."):
-        value = value.get(part) if isinstance(value, dict) else None
-    return value
-
-
-def print_rows(spec: EnvSpec, rows: list[dict[str, Any]], title: str,
-               extra: tuple[tuple[Col, str, int], ...] = ()) -> None:
-    """Print result rows as a table that fits the terminal; measurement failures say why."""
-    shown = spec.display.columns if spec.display else ()
-    score_cols = shown or tuple(Column(s.label, f"{s.label}.score") for s in spec.scorers)
-    # The agent and level are in the title: they go first when the terminal is narrow.
-    last = len(score_cols) - 1
-    cols = [Col("task", 9), Col("seed", 8, True), Col("agent", 2), Col("level", 1),
-            Col("termination", 7), Col("requests", 3, True),
-            *(Col(c.header, 6 if i == 0 else (5 if i == last else 4), True)
-              for i, c in enumerate(score_cols)),
-            *(c for c, _, _ in extra)]
-    failures = [r for r in rows if r.get("measurement_failure")]
-    if failures:  # why an episode could not be measured, in the table itself
-        cols.append(Col("not measured because", 6, wrap=True))
-    cells = []
-    for r in rows:
-        line = [str(r["task"]), str(r["seed"]), str(r["agent"]), str(r["level"]),
-                str(r["termination"]), str(r["requests_used"])]
-        for c in score_cols:
-            value = _get(r, c.path)
-            status = _get(r, c.path.split(".")[0] + ".status")
-            line.append(str(status) if value is None and status in ("INVALID", "UNKNOWN")
-                        else num(value, c.digits))
-        line += [num(_get(r, path), digits) if digits >= 0 else str(_get(r, path) or "—")
-                 for _, path, digits in extra]
-        if failures:
-            line.append(str(r.get("measurement_failure") or ""))
-        cells.append(line)
-    print_table(title, cols, cells)
-    for r in failures[:5]:
-        err_console.print(failure_line(r), markup=False)
-    if len(failures) > 5:
-        err_console.print(f"... and {len(failures) - 5} more measurement failures", markup=False)
+            print_run_summary(make_console(), score_path(self.spec),
+                              summarize_run(self.spec, self.rows))
 
 
 def exit_for_failures(rows: list[dict[str, Any]]) -> None:

@@ -12,29 +12,22 @@ out and named instead.
 from __future__ import annotations
 
 import json
+import os
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
-from agentmetrology.cli.glossary import glossary_line
-from agentmetrology.cli.stats_compare import print_comparison
-from agentmetrology.cli.stats_format import (
-    Column,
-    exclusion_lines,
-    fitted_table,
-    fmt,
-    fmt_ci,
-    print_lines,
-    stats_console,
-)
-from agentmetrology.cli.stats_format import fmt_p as fmt_p  # re-exported: callers import it here
+from agentmetrology.cli.console import make_console
 from agentmetrology.records.errors import UserError
+from agentmetrology.report.terminal.stats_compare import print_comparison
+from agentmetrology.report.terminal.stats_format import (
+    fmt_p as fmt_p,  # re-exported: callers import it here
+)
+from agentmetrology.report.terminal.stats_summary import print_summary
 from agentmetrology.results import (
     MAX_DRAWS,
     MAX_RESAMPLES,
@@ -42,8 +35,9 @@ from agentmetrology.results import (
     SummaryRequest,
     build_comparison,
     build_summary,
-    describe,
+    choose_analysis_seed,
     parse_range,
+    split_column_names,
 )
 from agentmetrology.stats import DEFAULT_MARGIN
 
@@ -77,6 +71,14 @@ ConfidenceOpt = Annotated[float, typer.Option("--confidence", help="Interval con
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document instead.")]
 
 
+def stats_console() -> Console:
+    """Return the stdout console; an explicit COLUMNS sets the width even when piped."""
+    columns = os.environ.get("COLUMNS", "").strip()
+    if columns.isdigit() and int(columns) >= 20:
+        return Console(highlight=False, width=int(columns))
+    return make_console()
+
+
 def _fail(message: object) -> NoReturn:
     """Print one line on stderr and exit with status 2 (bad input)."""
     text = " ".join(str(message).split())  # one line, whatever the message held
@@ -89,31 +91,11 @@ def _emit_json(doc: dict[str, Any]) -> None:
     typer.echo(json.dumps(doc, indent=2, sort_keys=True, allow_nan=False))
 
 
-def _analysis_seed(analysis_seed: int | None, old_seed: int | None) -> int:
-    """Return the analysis seed (default 0), honouring the deprecated --seed spelling."""
-    if old_seed is None:
-        return 0 if analysis_seed is None else analysis_seed
-    if analysis_seed is not None and analysis_seed != old_seed:
-        raise UserError(
-            f"--seed {old_seed} and --analysis-seed {analysis_seed} disagree; "
-            "use --analysis-seed only (--seed is deprecated)"
-        )
-    return old_seed
-
-
 def _warn_deprecated_seed(old_seed: int | None) -> None:
     """Tell the user, after the output, that --seed is now --analysis-seed."""
     if old_seed is not None:
         sys.stdout.flush()
         typer.echo("agm stats: warning: --seed is deprecated; use --analysis-seed", err=True)
-
-
-def split_column_names(text: str, option: str) -> tuple[str, ...]:
-    """Split a comma-separated list of column names, rejecting empty names."""
-    names = tuple(part.strip() for part in text.split(","))
-    if not text.strip() or any(not name for name in names):
-        raise UserError(f"{option} needs comma-separated column names, got {text!r}")
-    return names
 
 
 @contextmanager
@@ -131,83 +113,6 @@ def _guarded() -> Iterator[None]:
         _fail("the input is nested too deeply to read; flatten the rows")
     except MemoryError:
         _fail("ran out of memory; lower --resamples (or --draws), or split the input")
-
-
-def _group_name(group: Mapping[str, str]) -> str:
-    """Return 'agent=llm, task=t2' for a group key."""
-    return ", ".join(f"{k}={v}" for k, v in group.items())
-
-
-# --------------------------------------------------------------------------- summarize
-
-
-def _summary_table(doc: Mapping[str, Any], console: Console) -> tuple[Table, list[str]]:
-    """Return the summarize table fitted to the console, and the columns left out."""
-    params, names = doc["parameters"], doc["group_by"]
-    columns = [
-        Column("rank mean", priority=8, droppable=True),
-        Column("rank worst", priority=12),
-        *(Column(name, kind="name", justify="left", priority=11) for name in names),
-        Column("n", priority=9, droppable=True),
-        Column("mean", priority=12),
-        Column("CI", priority=7, droppable=True),
-        Column("worst", priority=12),
-        Column(f"CVaR@{params['alpha']:g}", priority=6, droppable=True),
-        Column(f"Rel@{params['tau']:g}", priority=5, droppable=True),
-        Column("gap", priority=4, droppable=True),
-    ]
-    rows = []
-    for g in doc["groups"]:
-        moved = g["rank_mean"] != g["rank_worst"]
-        rows.append(
-            [
-                Text(str(g["rank_mean"])),
-                Text(str(g["rank_worst"]), style="bold yellow" if moved else ""),
-                *(Text(g["group"][name]) for name in names),
-                Text(str(g["n"])),
-                Text(fmt(g["mean"]["value"])),
-                Text(fmt_ci(g["mean"]["interval"])),
-                Text(fmt(g["worst"]["value"])),
-                Text(fmt(g["cvar"]["value"])),
-                Text(fmt(g["reliability"]["value"])),
-                Text(fmt(g["gap"]["value"])),
-            ]
-        )
-    conf = f"{params['confidence'] * 100:g}%"
-    return fitted_table(
-        console,
-        columns,
-        rows,
-        title=Text(f"{doc['value']} by {', '.join(names)} (sorted by mean)"),
-        caption=Text(
-            f"{conf} percentile bootstrap, {params['resamples']} resamples, "
-            f"analysis seed {params['analysis_seed']}"
-        ),
-    )
-
-
-def _print_summary(doc: Mapping[str, Any]) -> None:
-    """Render the summarize document: the table, then every exclusion per group and reason."""
-    console = stats_console()
-    table, dropped = _summary_table(doc, console)
-    console.print(table)
-    print_lines(console, [glossary_line(h for h in (str(c.header) for c in table.columns)
-                                        if h.startswith(("CVaR", "Rel", "gap")))])
-    rows = doc["rows"]
-    lines = [f"Rel@tau: {doc['scale']['text']}",
-             f"rows read {rows['read']}, used {rows['used']}, {describe(doc['excluded'])}"]
-    lines += exclusion_lines(doc)
-    for g in doc["groups"]:
-        if g["excluded"]["count"]:
-            lines.append(f"{_group_name(g['group'])}: {describe(g['excluded'])}")
-    for g in doc["groups_without_values"]:
-        lines.append(f"{_group_name(g['group'])}: no usable value, {describe(g['excluded'])}")
-    if dropped:
-        lines.append(
-            f"not shown at width {console.width}: {', '.join(dropped)} "
-            "(widen the terminal, set COLUMNS, or use --json)"
-        )
-    print_lines(console, lines)
 
 
 @stats_app.command()
@@ -228,7 +133,7 @@ def summarize(
 ) -> None:
     """Per group: n, mean with CI, worst, CVaR, Reliability@tau and the reliability gap."""
     with _guarded():
-        chosen_seed = _analysis_seed(analysis_seed, seed)
+        chosen_seed = choose_analysis_seed(analysis_seed, seed)
         request = SummaryRequest(
             source=file,
             value=value,
@@ -244,7 +149,7 @@ def summarize(
     if json_output:
         _emit_json(doc)
     else:
-        _print_summary(doc)
+        print_summary(doc, stats_console())
     _warn_deprecated_seed(seed)
 
 
@@ -325,7 +230,7 @@ def compare(
             margin=margin,
             tau=tau,
             score_range=parse_range(score_range),
-            analysis_seed=_analysis_seed(analysis_seed, seed),
+            analysis_seed=choose_analysis_seed(analysis_seed, seed),
             resamples=resamples,
             confidence=confidence,
             draws=draws,
@@ -334,5 +239,5 @@ def compare(
     if json_output:
         _emit_json(doc)
     else:
-        print_comparison(doc)
+        print_comparison(doc, stats_console())
     _warn_deprecated_seed(seed)

@@ -9,6 +9,8 @@ registry idiom of every kind picked by name (runtime/registry.py).
 
 from __future__ import annotations
 
+from typing import Any
+
 from agentmetrology.records.environment import LEGACY_ENVIRONMENT, EnvSpec
 from agentmetrology.runtime.registry import BadEntryPointError, Registry, UnknownNameError
 
@@ -73,3 +75,20 @@ def env_names() -> list[str]:
 def get_env(name: str) -> EnvSpec:
     """Return the environment called `name`, or raise UnknownEnvironmentError naming them all."""
     return ENV_REGISTRY.get(name)
+
+
+def env_summaries() -> list[dict[str, Any]]:
+    """Return one row per registered environment: name, version, tasks, levels, profiles,
+    scorers, agents and description (a broken third-party entry point: its name and error)."""
+    rows: list[dict[str, Any]] = []
+    for name in env_names():
+        try:
+            spec = get_env(name)
+        except ValueError as exc:  # a broken third-party entry point: listed, not fatal
+            rows.append({"name": name, "error": str(exc)})
+            continue
+        rows.append({"name": spec.name, "version": spec.version, "tasks": len(spec.tasks),
+                     "levels": list(spec.levels), "profiles": list(spec.profiles),
+                     "scorers": [f"{s.name} {s.version} ({s.kind})" for s in spec.scorers],
+                     "agents": len(spec.agents), "description": spec.description})
+    return rows

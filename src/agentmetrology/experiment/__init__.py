@@ -8,9 +8,11 @@ from agentmetrology.experiment.registry import (
     find,
     refusal,
     register,
+    registered,
     registrations,
     run_experiment,
 )
 
 __all__ = ["ExperimentPlan", "PlanChangedError", "Registration", "analyse", "find",
-           "load_plan", "parse_plan", "refusal", "register", "registrations", "run_experiment"]
+           "load_plan", "parse_plan", "refusal", "register", "registered", "registrations",
+           "run_experiment"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from agentmetrology.experiment.plan import ExperimentPlan, changed_fields, plan_digest
@@ -90,6 +91,19 @@ def refusal(latest: Registration, plan: ExperimentPlan) -> str:
     return (f"experiment {plan.name!r} is registered ({latest.campaign}, plan "
             f"{latest.digest[:12]}) and this plan changes {', '.join(fields)}; restore it, or "
             "declare registration = \"new\" to register a new experiment")
+
+
+def registered(store: EvidenceStore, plan: ExperimentPlan, where: Path) -> Registration:
+    """Return the registration of `plan` in the store at `where`; a UserError when the plan
+    changed since it was registered (naming what changed) or was never registered."""
+    reg = find(store, plan)
+    if reg is not None:
+        return reg
+    existing = registrations(store, plan.name)
+    if existing:
+        raise UserError(refusal(existing[-1], plan))
+    raise UserError(f"experiment {plan.name!r} is not registered in {where}; run "
+                    "`agm experiment run` first")
 
 
 def register(store: EvidenceStore, plan: ExperimentPlan) -> tuple[Registration, bool]:

@@ -20,7 +20,13 @@ from agentmetrology.results.limits import (
 )
 from agentmetrology.results.pairing import PairSpec, align_pairs, check_groups, collect_pairs
 from agentmetrology.results.reading import read_results
-from agentmetrology.results.request import ComparisonRequest, Resampling, SummaryRequest
+from agentmetrology.results.request import (
+    ComparisonRequest,
+    Resampling,
+    SummaryRequest,
+    choose_analysis_seed,
+    split_column_names,
+)
 from agentmetrology.results.scales import Scale, parse_range, scale_of
 from agentmetrology.results.summary import build_summary
 from agentmetrology.results.table import ABSENT, ResultsTable, label
@@ -49,6 +55,7 @@ __all__ = [
     "build_summary",
     "check_groups",
     "check_limits",
+    "choose_analysis_seed",
     "collect_groups",
     "collect_pairs",
     "describe",
@@ -58,4 +65,5 @@ __all__ = [
     "read_results",
     "read_value",
     "scale_of",
+    "split_column_names",
 ]

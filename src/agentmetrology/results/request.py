@@ -17,6 +17,26 @@ def _check_names(option: str, names: tuple[str, ...]) -> None:
         raise TableError(f"{option} needs column or group names, got {list(names)!r}")
 
 
+def split_column_names(text: str, option: str) -> tuple[str, ...]:
+    """Split a comma-separated list of column names, rejecting empty names."""
+    names = tuple(part.strip() for part in text.split(","))
+    if not text.strip() or any(not name for name in names):
+        raise TableError(f"{option} needs comma-separated column names, got {text!r}")
+    return names
+
+
+def choose_analysis_seed(analysis_seed: int | None, old_seed: int | None) -> int:
+    """Return the analysis seed (default 0), honouring the deprecated --seed spelling."""
+    if old_seed is None:
+        return 0 if analysis_seed is None else analysis_seed
+    if analysis_seed is not None and analysis_seed != old_seed:
+        raise TableError(
+            f"--seed {old_seed} and --analysis-seed {analysis_seed} disagree; "
+            "use --analysis-seed only (--seed is deprecated)"
+        )
+    return old_seed
+
+
 @dataclass(frozen=True, kw_only=True)
 class Resampling:
     """The parameters every analysis shares: the pass threshold `tau`, the analysis seed, and

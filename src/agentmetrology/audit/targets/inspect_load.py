@@ -223,3 +223,20 @@ def without_sandbox(loaded: LoadedTask) -> LoadedTask:
     return dataclasses.replace(
         loaded, task=task_with(loaded.task, sandbox=None), needs=None, without=loaded.needs,
         samples=[s.model_copy(update={"sandbox": None}, deep=True) for s in loaded.samples])
+
+
+def load_for_audit(spec: str, args: dict[str, Any], limit: int | None,
+                   sandbox_optional: bool) -> tuple[LoadedTask, bool]:
+    """Return the task to audit and whether it runs without its sandbox (then it has no
+    do-nothing run); a task that cannot be loaded, or needs a sandbox while
+    `sandbox_optional` (--without-sandbox) is off, is a UserError in one line."""
+    try:
+        loaded = load_task(spec, args, limit)
+    except InspectLoadError as exc:
+        raise UserError(str(exc) + (f" (needs {exc.needs})" if exc.needs else "")) from exc
+    if loaded.needs and not sandbox_optional:
+        raise UserError(f"not probed: {spec} needs {loaded.needs} (--without-sandbox probes its "
+                        "scorers with forged outputs alone)")
+    if loaded.needs:
+        return without_sandbox(loaded), True
+    return loaded, False

@@ -15,6 +15,7 @@ import contextlib
 import copy
 import io
 import math
+import os
 import tempfile
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
@@ -24,6 +25,7 @@ from typing import Any
 from agentmetrology.audit.target import ScoreOutcome
 from agentmetrology.audit.targets.inspect_forge import Forged
 from agentmetrology.audit.targets.inspect_load import LoadedTask
+from agentmetrology.records.errors import UserError
 
 __all__ = [
     "NEEDS_JUDGE",
@@ -55,6 +57,31 @@ class Judge:
     model: str
     base_url: str | None
     api_key: str
+
+
+PLACEHOLDER_KEY = "agm-no-key"  # a local judge ignores the key; never a real credential
+
+
+def judge_from_options(model: str | None, base_url: str | None,
+                       key_env: str | None) -> Judge | None:
+    """Return the judge `--judge-model`, `--base-url` and `--api-key-env` name (None without a
+    model); a missing key is a UserError naming the variable to set."""
+    if model is None:
+        if base_url or key_env:
+            raise UserError("--base-url and --api-key-env need --judge-model")
+        return None
+    if key_env:
+        key = os.environ.get(key_env)
+        if not key:
+            raise UserError(f"the API key variable {key_env} is not set")
+    elif base_url:
+        key = PLACEHOLDER_KEY
+    else:
+        key = os.environ.get("OPENAI_API_KEY") or ""
+        if not key:
+            raise UserError("--judge-model without --base-url needs OPENAI_API_KEY (or "
+                            "--api-key-env)")
+    return Judge(model, base_url, key)
 
 
 @dataclass

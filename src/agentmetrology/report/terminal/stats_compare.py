@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rich.console import Console
 from rich.text import Text
 
-from agentmetrology.cli.stats_format import (
+from agentmetrology.report.terminal.stats_format import (
     Column,
     exclusion_lines,
     fitted_table,
@@ -19,7 +20,6 @@ from agentmetrology.cli.stats_format import (
     fmt_ci,
     fmt_p,
     print_lines,
-    stats_console,
 )
 from agentmetrology.results import describe
 
@@ -82,9 +82,8 @@ def _comparison_rows(doc: Mapping[str, Any], c: Mapping[str, Any]) -> list[tuple
     return rows
 
 
-def print_comparison(doc: Mapping[str, Any]) -> None:
+def print_comparison(doc: Mapping[str, Any], console: Console) -> None:
     """Render each comparison as a two-column table, then eta squared, exclusions and notes."""
-    console = stats_console()
     columns = [
         Column("statistic", kind="name", justify="left", priority=12),
         Column("value", kind="name", justify="left"),  # sentences: wrap at spaces

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -13,17 +12,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from agentmetrology.cli.console import make_console
-
 P_FLOOR = 1e-4  # p-values below this print as "< 1e-4" (JSON keeps the number)
-
-
-def stats_console() -> Console:
-    """Return the stdout console; an explicit COLUMNS sets the width even when piped."""
-    columns = os.environ.get("COLUMNS", "").strip()
-    if columns.isdigit() and int(columns) >= 20:
-        return Console(highlight=False, width=int(columns))
-    return make_console()
 
 
 def fmt(value: float | None, digits: int = 3) -> str:

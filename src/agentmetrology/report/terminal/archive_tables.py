@@ -1,0 +1,150 @@
+"""Archive audits on the terminal: the measures of `agm archive audit`, the transitions of
+`compare`, the per-scorer regrade table and the tau2 leaderboard.
+
+Text read from an archive is shown literally (control characters escaped, never markup).
+The documents are built by `archive`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from agentmetrology.edges.display import printable
+from agentmetrology.report.terminal.table_fit import Col, fit_table
+
+
+def _text(value: object) -> Text:
+    """Return archive text for a table: control characters shown as escapes, no markup."""
+    return Text(printable(str(value)))
+
+
+def print_archive_audit(console: Console, doc: dict[str, Any], out: Path) -> None:
+    """Print an archive audit's measures (coverage, bounds, pass^k, cost, provenance) and
+    where its files were written."""
+    cov = doc["coverage"]["overall"]
+    evidence = doc.get("evidence")
+    title = f"archive audit: {doc['archive']['source']} ({doc['archive']['format']})"
+    if evidence is not None:
+        title += f" [evidence: {evidence['result'].upper().replace('_', ' ')}]"
+    table = Table(title=_text(title))
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    counts = cov["counts"]
+    rows: list[tuple[str, Any]] = [
+        ("episodes", doc["archive"]["episodes"]), ("tasks", doc["archive"]["tasks"]),
+        ("graded", cov["graded"]), ("pass / fail", f"{counts['pass']} / {counts['fail']}"),
+        ("ungraded", counts["ungraded"]), ("invalid replay", counts["invalid_replay"]),
+        ("recovered by replay", cov["recovered"]),
+        ("ungraded reasons", ", ".join(f"{k}: {v}" for k, v in cov["reasons"].items()) or "-"),
+        ("stored score", _f(cov["score_stored"])),
+        ("bounds", f"{_f((cov['bounds'] or {}).get('lower'))} .. "
+                   f"{_f((cov['bounds'] or {}).get('upper'))}"),
+    ]
+    for cell in doc["pass_hat_k"]:
+        rows.append((f"pass^k stored ({cell['cell']})",
+                     " / ".join(_f(r["stored"]) for r in cell["rows"])))
+        rows.append((f"pass^k upper ({cell['cell']})",
+                     " / ".join(_f(r["upper"]) for r in cell["rows"])))
+    rows.append(("tasks with mixed outcomes", doc["tasks"]["counts"]["mixed"]))
+    cost, prov = doc["cost"], doc["provenance"]
+    rows.append(("cost multiplicity", _f(cost.get("multiplicity")) if cost["applicable"]
+                 else "n/a"))
+    rows.append(("provenance candidates", prov.get("candidates") if prov["applicable"]
+                 else "n/a"))
+    rows.append(("load problems", doc["load"]["problem_count"]))
+    rows += [("tau2 finding", h["code"]) for h in doc.get("tau2", {}).get("headlines", [])]
+    for name, value in rows:
+        table.add_row(_text(name), _text(value))
+    console.print(table)
+    console.print(f"wrote {out / 'archive.json'}, {out / 'report.md'}, {out / 'report.html'}",
+                  markup=False, highlight=False)
+
+
+def _f(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+# The scorer names the rows; the flip fraction is the regrade's headline, the counts go first.
+REGRADE_COLS = [Col("scorer", 9), Col("compared", 6, True), Col("score changed", 3, True),
+                Col("status changed", 2, True), Col("n01", 5, True), Col("n10", 5, True),
+                Col("flip fraction", 8, True), Col("rank reversals", 4, True)]
+
+
+def _regrade_rows(doc: dict[str, Any]) -> list[list[str]]:
+    """Return one row per scorer of a regrade document, in REGRADE_COLS order."""
+    rows = []
+    for name, sc in doc["scorers"].items():
+        t = sc["transitions"]
+        rows.append([printable(str(name)), str(sc["compared"]), str(sc["score_changed"]),
+                     str(sc["status_changed"]), str(t["n01"]), str(t["n10"]),
+                     _f(t["flip_fraction"]), str(sc["rank"]["strict_reversals"])])
+    return rows
+
+
+def print_archive_compare(console: Console, doc: dict[str, Any], old: str, new: str,
+                          evidence: dict[str, Any]) -> None:
+    """Print a comparison's transitions, flip fraction and rank reversals as one table."""
+    t = doc["transitions"]
+    title = f"compare: {old} -> {new}"
+    if evidence:
+        title += " [evidence: " + ", ".join(f"{side} {q['result'].upper().replace('_', ' ')}"
+                                            for side, q in evidence.items()) + "]"
+    table = Table(title=_text(title))
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    for name, value in (("episodes in both", doc["episodes_in_both"]),
+                        ("not comparable (ungraded in one)", doc["not_comparable"]),
+                        ("n01 (fail -> pass)", t["n01"]), ("n10 (pass -> fail)", t["n10"]),
+                        ("net (n01 - n10)", t["net_count"]),
+                        ("net fraction", _f(t["net"])),
+                        ("flip fraction", _f(t["flip_fraction"])),
+                        ("units", doc["rank"]["units"]), ("pairs", doc["rank"]["pairs"]),
+                        ("strict rank reversals", doc["rank"]["strict_reversals"]),
+                        ("ties", doc["rank"]["ties"]),
+                        *(("warning", w) for w in doc["warnings"])):
+        table.add_row(_text(name), _text(value))
+    console.print(table)
+
+
+def print_store_regrade(console: Console, doc: dict[str, Any]) -> None:
+    """Print a store regrade: one row per scorer, then the versions note."""
+    title = _text(f"regrade: {doc['store']['source']} [evidence: "
+                  f"{doc['evidence']['result'].upper().replace('_', ' ')}]")
+    console.print(fit_table(console, title, REGRADE_COLS, _regrade_rows(doc),
+                            full="regrade.json or --json", markup=False))
+    console.print(printable(doc["version_note"]), markup=False, highlight=False)
+
+
+def print_leaderboard(console: Console, doc: dict[str, Any], regrade: bool) -> None:
+    """Print one row per tau2 submission and domain: reported, recomputed (and re-graded)
+    pass rates, where doing nothing fails, and the cost per simulation."""
+    table = Table(title=f"tau2 leaderboard: {doc['submissions']} results file(s)")
+    cols = (("domain", "submission", "reported", "recomputed (stored)")
+            + (("re-graded",) if regrade else ()) + ("where doing nothing fails", "cost"))
+    for col in cols:
+        table.add_column(col)
+    for domain, view in doc["domains"].items():
+        for r in view["rows"]:
+            table.add_row(domain, r["submission"], _f(r["reported"]), _f(r["recomputed"]),
+                          *((_f(r["regraded"]),) if regrade else ()),
+                          _f(r["where_doing_nothing_fails"]),
+                          "unpriced" if r["cost_unpriced"] else _f(
+                              r["agent_cost_per_simulation"]))
+    console.print(table)
+
+
+def tau2_regrade_line(r: dict[str, Any]) -> str:
+    """Return what re-grading a tau2 file found: simulations re-graded and reproduced, the
+    transitions, and what changed or could not be re-graded."""
+    t = r["transitions"]
+    by = ", ".join(f"{k} {v}" for k, v in sorted(r["changed_by"].items()))
+    why = ", ".join(f"{k} {v}" for k, v in sorted(r["problems"].items()))
+    return (f"re-graded {r['regraded']} of {r['simulations']} simulations, "
+            f"{r['reproduced']} reproduce the stored reward; n01 {t['n01']}, n10 "
+            f"{t['n10']}" + (f" (changed by {by})" if by else "")
+            + (f"; not re-graded: {why}" if why else ""))

@@ -1,0 +1,141 @@
+"""The validity card on the terminal: one fitted table per level, then why each row that was
+not probed was not, the store's targets, the solvability and INVALID probe lines.
+
+Row names and scorer names are never cut; the audit's documents are built by `audit`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from agentmetrology.audit.card import cell_text
+from agentmetrology.audit.solvability import solvability_lines
+from agentmetrology.report.terminal.table_fit import Col, fit_table
+
+CARD_ROWS = ("scorer_kind", "criterion_sensitivity", "ownership_completeness",
+             "non_degeneracy", "replay")
+REASON_CHARS = 160  # a reason line on the terminal (audit.json has the whole text)
+
+
+def card_tables(con: Console, card: dict[str, Any]) -> list[Any]:
+    """Return the card as one fitted table per level: row names and scorer names never cut."""
+    configs: list[dict[str, Any]] = card["configurations"]
+    levels = list(dict.fromkeys(c["level"] for c in configs))
+    tables = []
+    for level in levels:
+        group = [c for c in configs if c["level"] == level]
+        title = f"Validity card: {card['benchmark']}" + (f" at {level}" if level else "")
+        # The row names and the scorer names stay whole; verdicts and claims fold at spaces.
+        cols = [Col("row", priority=9)] + [
+            Col(str(c["scorer"]), priority=8 - i, wrap=True) for i, c in enumerate(group)]
+        rows = [[key.replace("_", " "), *(cell_text(c["rows"][key]) for c in group)]
+                for key in CARD_ROWS]
+        rows.append(["licensed claim", *(str(c["licensed_claim"]) for c in group)])
+        tables.append(fit_table(con, title, cols, rows))
+    return tables
+
+
+def not_probed_lines(card: dict[str, Any]) -> list[str]:
+    """Return one line per card row that was not probed, with its reason (scorers that share a
+    reason on a row are named together)."""
+    reasons: dict[tuple[str, str], list[str]] = {}
+    for c in card["configurations"]:
+        for key in CARD_ROWS:
+            row = c["rows"].get(key) or {}
+            if row.get("status") != "not probed":
+                continue
+            why = " ".join(str((row.get("evidence") or {}).get("reason")
+                               or "no reason recorded").split())
+            level = f" at {c['level']}" if c.get("level") else ""
+            reasons.setdefault((key.replace("_", " ") + level, why), []).append(str(c["scorer"]))
+    return [f"not probed: {row} ({', '.join(scorers)}): {why[:REASON_CHARS]}"
+            for (row, why), scorers in reasons.items()]
+
+
+def print_card(console: Console, card: dict[str, Any]) -> None:
+    """Print the card's tables, then why each row that was not probed was not."""
+    for table in card_tables(console, card):
+        console.print(table)
+    for line in not_probed_lines(card):
+        console.print(line, markup=False)
+
+
+def invalid_lines(doc: dict[str, Any]) -> list[str]:
+    """Return why probe cells were INVALID, per scorer: counts and the most common reasons."""
+    stages = doc.get("stages") or {}
+    batteries = stages.get("probes") or {}
+    lines = []
+    for res in batteries.values():
+        bad = res.get("cells_invalid", 0)
+        if not bad:
+            continue
+        total = len(res.get("cells", []))
+        lines.append(f"criterion sensitivity {res['status']} for {res['scorer']}: {bad} of "
+                     f"{total} probe cells INVALID")
+        for r in res.get("invalid_reasons", []):
+            text = " ".join(str(r["reason"]).split())
+            if len(text) > REASON_CHARS:
+                text = text[:REASON_CHARS] + "…"
+            lines.append(f"  {r['cells']} × {text}")
+    return lines
+
+
+def print_store(con: Console, doc: dict[str, Any]) -> None:
+    """Print the store's targets: kind, episodes used and excluded, non-degeneracy per level."""
+    summary = doc["card"].get("store")
+    if not summary:
+        return
+    nondeg = doc["stages"]["ownership"]["non_degeneracy"]
+    levels = list(nondeg)
+    verdicts = {(t["target"], lv): t["status"] for lv in levels
+                for t in nondeg[lv]["model_targets"] + nondeg[lv]["fixed_rules"]
+                if t["source"] == "store"}
+    cols = [Col("store target", priority=9), Col("kind", priority=7),
+            Col("episodes", priority=8), Col("excluded", priority=8, wrap=True),
+            *(Col(f"non-degeneracy {lv}", priority=6, wrap=True) for lv in levels)]
+    rows = []
+    for t in summary["targets"]:
+        excluded = ", ".join(f"{why}: {n}" for why, n in t["excluded"].items()) or "0"
+        rows.append([t["target"], t["kind"], str(t["episodes"]), excluded,
+                     *(verdicts.get((t["target"], lv), "-") for lv in levels)])
+    con.print(fit_table(con, f"Store targets ({', '.join(summary['conditions'])} episodes, "
+                             "read from the store, never rerun)", cols, rows))
+    for g in doc["stages"]["store"].get("calibration", []):
+        verdict = ("decision-invariant: identical outcomes, the condition cannot tell the "
+                   "rules apart" if g["decision_invariant"] else "rules differ")
+        con.print(f"rule calibration at {g['level']} under {g['condition']} ({g['campaign']}, "
+                  f"{len(g['rules'])} rules, {g['units']} shared units): {verdict}",
+                  markup=False)
+    for lv in levels:
+        if not nondeg[lv]["model_targets"]:
+            con.print(f"non-degeneracy at {lv}: not probed ({nondeg[lv]['reason']})",
+                      markup=False)
+    for c in doc["card"]["configurations"]:
+        cell = c["rows"]["non_degeneracy"]
+        ev = cell["evidence"]
+        if "model_payload_pairs" in ev and c["scorer_kind"] == "outcome":
+            con.print(f"non-degeneracy at {c['level']} (no model-owned decision): "
+                      f"{ev['byte_identical_pairs']} of {ev['model_payload_pairs']} model-target "
+                      f"payload pairs byte-identical: {cell['status']}", markup=False)
+
+
+def print_audit(console: Console, doc: dict[str, Any], paths: dict[str, Path]) -> None:
+    """Print an environment's (or a registered target's) audit: the card, the store's targets,
+    the solvability and INVALID lines, the deviations and where the artifacts were written."""
+    print_card(console, doc["card"])
+    print_store(console, doc)
+    stages = doc.get("stages")
+    if isinstance(stages, dict) and "solvability" in stages:
+        for line in solvability_lines(stages["solvability"]):
+            console.print(line, markup=False)
+    for line in invalid_lines(doc):
+        console.print(line, markup=False)
+    target = doc.get("target")
+    if isinstance(target, dict) and "deviations" in target:
+        console.print(f"cells: {target['cells']}, deviations from ground truth: "
+                      f"{target['deviations']}")
+    console.print(f"audit.json: {paths['audit']}")
+    console.print(f"HTML report: {paths['html'].resolve()}")

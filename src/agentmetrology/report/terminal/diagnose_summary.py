@@ -1,0 +1,85 @@
+"""Diagnose on the terminal: per policy and mutation the gaps, MSR and reading with its n,
+the pair counts, the positive control and the LLM-judge audit. The document is built by
+`diagnose`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from agentmetrology.report.diagnose_report import said
+from agentmetrology.report.terminal.glossary import glossary_line
+from agentmetrology.report.terminal.table_fit import Col, fit_table
+
+
+def print_diagnose(console: Console, doc: dict[str, Any], store: Path, out: Path) -> None:
+    """Print the groups' table, the pair counts, the controls and the judge audit's lines."""
+    rows = [[g["target"], g["mutation"], str(g["complete"]),
+             "n/a" if not g.get("vrg") else f"{g['vrg']['value']:.3f}",
+             "n/a" if not g.get("rescored_gap") else f"{g['rescored_gap']['value']:.3f}",
+             "n/a" if g.get("msr") is None else f"{g['msr']:.3f}", said(g)]
+            for g in doc["groups"].values()]
+    # the reading column is the verdict's text: never a reading without its n
+    cols = [Col("policy", 9), Col("mutation", 9), Col("pairs", 4, True), Col("VRG", 8, True),
+            Col("rescored", 7, True), Col("MSR", 6, True), Col("reading (n)", 9, wrap=True)]
+    table = fit_table(console, f"Diagnose {store}", cols, rows)
+    console.print(table)
+    console.print(glossary_line(str(c.header) for c in table.columns), markup=False)
+    pairs = doc["pairs"]
+    console.print(f"pairs: {pairs['complete']} complete of {pairs['total']}; half-finished "
+                  f"{pairs['half_finished']}, unmeasured {pairs['unmeasured']} (counted, never "
+                  "scored)", markup=False)
+    pc = doc["positive_control"]
+    console.print(f"positive control (misleading): {pc['status']}", markup=False)
+    ja = doc.get("judge_audit") or {}
+    if ja.get("unknown_cells"):
+        top = next(iter(ja["unknown_reasons"]), "")
+        console.print(f"judge calls without a verdict (UNKNOWN, excluded): {ja['unknown_cells']} "
+                      f"of {ja['cells']}; most common: {top}", markup=False)
+    if ja:
+        _judge_lines(console, ja)
+    if doc["gap_only_ranking"]["warning"]:
+        console.print(f"warning: {doc['gap_only_ranking']['warning']}", markup=False)
+    console.print(f"report: {(out / 'report.html').resolve()}", markup=False)
+
+
+def _judge_lines(console: Console, ja: dict[str, Any]) -> None:
+    """Print what the judge was shown, then per judge its verdicts, view disagreement,
+    agreement with the native reward and what its calls cost."""
+    console.print("judge shown: task statement, success criteria, tools, trajectory as "
+                  "recorded; INSUFFICIENT allowed (counted apart, never a verdict)",
+                  markup=False)
+    spent = ja.get("billable_attempts") or {}
+    for name, j in (ja.get("judges") or {}).items():
+        v, nat = j["views"], j["with_native_reward"]
+        counts = v["original"]["verdicts"]
+        console.print(f"judge {name}: original view PASS {counts['PASS']}, FAIL "
+                      f"{counts['FAIL']}, INSUFFICIENT {counts['INSUFFICIENT']}, UNKNOWN "
+                      f"{counts['UNKNOWN']}", markup=False)
+        console.print(f"judge {name}: disagreement with its own original view: repeat "
+                      f"{v['repeat']['disagreement']}, alias {v['alias']['disagreement']}, "
+                      f"format {v['format']['disagreement']}", markup=False)
+        interval = nat.get("interval")
+        shown = "" if not interval else f" [{interval[0]:.3f}, {interval[1]:.3f}]"
+        agree = "n/a" if nat["raw_agreement"] is None else f"{nat['raw_agreement']:.3f}"
+        console.print(f"judge {name}: agreement with the native reward {agree}{shown} "
+                      f"(n = {nat['n']}), kappa {nat['kappa']}", markup=False)
+        if name in spent:
+            a = spent[name]
+            cost = "unknown" if a["cost"] is None else f"{a['cost']:.4f}"
+            console.print(f"judge {name}: {a['attempts']} billable attempt(s), {a['failed']} "
+                          f"failed, {a['input_tokens']}+{a['output_tokens']} tokens, cost "
+                          f"{cost}", markup=False)
+    console.print(in_store_line(ja.get("recorded_in_store") or {}), markup=False)
+
+
+def in_store_line(kept: dict[str, Any]) -> str:
+    """Return where the judges' requests were kept: the store's grader calls, or why not."""
+    if kept.get("reason"):
+        return (f"judge requests: {kept['recorded']} kept in the store, "
+                f"{kept['not_recorded']} not ({kept['reason']})")
+    return (f"judge requests: {kept.get('recorded', 0)} kept in the store (grader calls, "
+            "never an agent's cost; agm campaign status sums them apart)")

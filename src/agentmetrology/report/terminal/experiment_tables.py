@@ -1,0 +1,70 @@
+"""Experiments on the terminal: progress per arm, the rule's power at the planned n and the
+slack dose response. The documents are built by `experiment`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich import box
+from rich.console import Console
+
+from agentmetrology.report.experiment_dose import shape_sentence, signed
+from agentmetrology.report.terminal.table_fit import Col, fit_table
+
+
+def print_power(console: Console, pw: dict[str, Any]) -> None:
+    """Print the power of the frozen rule at the planned n, with its interval and size."""
+    console.print(f"power of the rule at n = {pw['n']} for a standardized effect of "
+                  f"{pw['effect']:g}: {pw['power']:.3f} [{pw['interval'][0]:.3f}, "
+                  f"{pw['interval'][1]:.3f}] (lower bound: sign-flip at alpha/{pw['family']}, "
+                  f"{pw['simulations']} seeded simulations; size {pw['size']:.3f})"
+                  + ("" if pw["can_confirm"] else "; the rule can never confirm at this n"),
+                  markup=False, emoji=False)
+
+
+# Arm, level and agent name a row (never cut, the last to go); coverage is the measure.
+# Quota deaths and skips tell the rules apart where coverage cannot, so they outlast `recorded`.
+ARM_COLS = [Col("level", 9), Col("agent", 9), Col("arm", 10), Col("recorded", 2, True),
+            Col("coverage", 8, True), Col("quota deaths", 6, True), Col("skips", 5, True),
+            Col("eps w/ skip", 3, True)]
+
+
+def print_arms(console: Console, rows: list[dict[str, Any]]) -> None:
+    """Print per arm: episodes recorded of planned, coverage, quota deaths and skips."""
+    cells = [[r["level"], r["agent"], r["arm"], f"{r['recorded']}/{r['planned']}",
+              "n/a" if r["coverage"] is None else f"{r['coverage']:.3f}",
+              str(r["quota_deaths"]), str(r["skips"]), str(r["episodes_with_skip"])]
+             for r in rows]
+    table = fit_table(console, "per arm", ARM_COLS, cells, full="agm experiment report",
+                      markup=False)  # arm names like stress:squeeze:... are not emoji codes
+    table.box = box.SIMPLE
+    console.print(table)
+
+
+# Target and slack name a row (never cut); delta and its verdict are the measure; deaths and
+# SKIPs tell the rules apart where delta cannot, so they outlast the p-values.
+DOSE_COLS = [Col("target", 10), Col("slack", 10, True), Col("delta [95% CI]", 9),
+             Col("p", 3, True), Col("Holm p", 5, True), Col("verdict", 8),
+             Col("deaths b/a", 6, True), Col("SKIPs b/a", 6, True)]
+
+
+def _f(x: Any) -> str:
+    return "n/a" if x is None else str(x) if isinstance(x, int) else f"{x:.3f}"
+
+
+def print_dose(console: Console, dose: dict[str, Any]) -> None:
+    """Print the slack dose response: delta per target and slack, then its shape per level."""
+    cells = [[r["target"], str(r["slack"]),
+              signed(_f, r["delta"]) + ("" if not r["interval"] else
+                                        f" [{_f(r['interval'][0])}, {_f(r['interval'][1])}]"),
+              _f(r["sign_flip_p"]), _f(r["p_holm"]), r["verdict"],
+              f"{_f(r['baseline']['quota_deaths'])}/{_f(r['arm']['quota_deaths'])}",
+              f"{_f(r['baseline']['skips'])}/{_f(r['arm']['skips'])}"] for r in dose["rows"]]
+    title = f"slack dose response: delta = {dose['arm']} - {dose['baseline']} (b = baseline)"
+    table = fit_table(console, title, DOSE_COLS, cells, full="report.md", markup=False)
+    table.box = box.SIMPLE
+    console.print(table)
+    for level in dose["shape"]:
+        console.print(shape_sentence(dose, level, _f).replace("`", ""), markup=False,
+                      emoji=False)

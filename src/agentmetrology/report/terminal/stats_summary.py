@@ -1,0 +1,97 @@
+"""How `agm stats summarize` prints its document: the fitted table, then every exclusion.
+
+The document itself is built by `agentmetrology.results.build_summary`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from agentmetrology.report.terminal.glossary import glossary_line
+from agentmetrology.report.terminal.stats_format import (
+    Column,
+    exclusion_lines,
+    fitted_table,
+    fmt,
+    fmt_ci,
+    print_lines,
+)
+from agentmetrology.results import describe
+
+
+def _group_name(group: Mapping[str, str]) -> str:
+    """Return 'agent=llm, task=t2' for a group key."""
+    return ", ".join(f"{k}={v}" for k, v in group.items())
+
+
+def _summary_table(doc: Mapping[str, Any], console: Console) -> tuple[Table, list[str]]:
+    """Return the summarize table fitted to the console, and the columns left out."""
+    params, names = doc["parameters"], doc["group_by"]
+    columns = [
+        Column("rank mean", priority=8, droppable=True),
+        Column("rank worst", priority=12),
+        *(Column(name, kind="name", justify="left", priority=11) for name in names),
+        Column("n", priority=9, droppable=True),
+        Column("mean", priority=12),
+        Column("CI", priority=7, droppable=True),
+        Column("worst", priority=12),
+        Column(f"CVaR@{params['alpha']:g}", priority=6, droppable=True),
+        Column(f"Rel@{params['tau']:g}", priority=5, droppable=True),
+        Column("gap", priority=4, droppable=True),
+    ]
+    rows = []
+    for g in doc["groups"]:
+        moved = g["rank_mean"] != g["rank_worst"]
+        rows.append(
+            [
+                Text(str(g["rank_mean"])),
+                Text(str(g["rank_worst"]), style="bold yellow" if moved else ""),
+                *(Text(g["group"][name]) for name in names),
+                Text(str(g["n"])),
+                Text(fmt(g["mean"]["value"])),
+                Text(fmt_ci(g["mean"]["interval"])),
+                Text(fmt(g["worst"]["value"])),
+                Text(fmt(g["cvar"]["value"])),
+                Text(fmt(g["reliability"]["value"])),
+                Text(fmt(g["gap"]["value"])),
+            ]
+        )
+    conf = f"{params['confidence'] * 100:g}%"
+    return fitted_table(
+        console,
+        columns,
+        rows,
+        title=Text(f"{doc['value']} by {', '.join(names)} (sorted by mean)"),
+        caption=Text(
+            f"{conf} percentile bootstrap, {params['resamples']} resamples, "
+            f"analysis seed {params['analysis_seed']}"
+        ),
+    )
+
+
+def print_summary(doc: Mapping[str, Any], console: Console) -> None:
+    """Render the summarize document: the table, then every exclusion per group and reason."""
+    table, dropped = _summary_table(doc, console)
+    console.print(table)
+    print_lines(console, [glossary_line(h for h in (str(c.header) for c in table.columns)
+                                        if h.startswith(("CVaR", "Rel", "gap")))])
+    rows = doc["rows"]
+    lines = [f"Rel@tau: {doc['scale']['text']}",
+             f"rows read {rows['read']}, used {rows['used']}, {describe(doc['excluded'])}"]
+    lines += exclusion_lines(doc)
+    for g in doc["groups"]:
+        if g["excluded"]["count"]:
+            lines.append(f"{_group_name(g['group'])}: {describe(g['excluded'])}")
+    for g in doc["groups_without_values"]:
+        lines.append(f"{_group_name(g['group'])}: no usable value, {describe(g['excluded'])}")
+    if dropped:
+        lines.append(
+            f"not shown at width {console.width}: {', '.join(dropped)} "
+            "(widen the terminal, set COLUMNS, or use --json)"
+        )
+    print_lines(console, lines)
