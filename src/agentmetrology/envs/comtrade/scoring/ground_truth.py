@@ -178,8 +178,13 @@ class LineTally:
         return True
 
     def _columns_match(self, c: Columns) -> bool:
-        """Return True when the rows are a run of the generated rows, in order, equal in every
-        field and of its type: then none mismatches."""
+        """Return True when every row equals its generated row in every field and type (the
+        ids all in G and distinct): then none mismatches.
+
+        A run of the generated rows in order compares column slices; rows in any other order
+        (an agent that keeps first copies of shuffled or duplicated pages) compare each column
+        gathered by the rows' generated indices, still one comparison per column.
+        """
         if self.columns is None:
             return False
         index, truth_cols = self.columns
@@ -189,9 +194,13 @@ class LineTally:
         if k is None:
             return False
         end = k + len(rids)
+        at: list[int] | None = None
+        if truth_cols[ROW_FIELDS.index("record_id")][k:end] != rids:
+            at = [index[rid] for rid in rids]  # every id is in G (the caller checked)
         # each generated column holds one type (generator.row_tuples), so want[0]'s is all's
         for key, col, kinds in zip(c.keys, c.cols, c.kinds, strict=True):
-            want = truth_cols[ROW_FIELDS.index(key)][k:end]
+            truth = truth_cols[ROW_FIELDS.index(key)]
+            want = truth[k:end] if at is None else tuple(map(truth.__getitem__, at))
             if kinds != {type(want[0])} or col != want:
                 return False
         return True
