@@ -15,7 +15,7 @@ can be earned by guessing ids with invented values (or by replaying another seed
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final
@@ -194,13 +194,15 @@ class LineTally:
         if k is None:
             return False
         end = k + len(rids)
-        at: list[int] | None = None
-        if truth_cols[ROW_FIELDS.index("record_id")][k:end] != rids:
-            at = [index[rid] for rid in rids]  # every id is in G (the caller checked)
+        gather: Callable[[tuple[Any, ...]], tuple[Any, ...]] | None = None
+        if len(rids) > 1 and truth_cols[ROW_FIELDS.index("record_id")][k:end] != rids:
+            # every id is in G (the caller checked); with two or more indices an itemgetter
+            # returns the tuple of them, gathered in C
+            gather = operator.itemgetter(*map(index.__getitem__, rids))
         # each generated column holds one type (generator.row_tuples), so want[0]'s is all's
         for key, col, kinds in zip(c.keys, c.cols, c.kinds, strict=True):
             truth = truth_cols[ROW_FIELDS.index(key)]
-            want = truth[k:end] if at is None else tuple(map(truth.__getitem__, at))
+            want = truth[k:end] if gather is None else gather(truth)
             if kinds != {type(want[0])} or col != want:
                 return False
         return True
