@@ -36,11 +36,11 @@ def entropy_words(digest: bytes) -> np.ndarray:
     array gives the identical pool, without its slow int-to-words loop (tests/records/
     test_rng.py checks both constructions agree, leading zero words included).
     """
-    words = np.frombuffer(digest[::-1], dtype="<u4").astype(np.uint32)
-    n = len(words)
-    while n > 1 and words[n - 1] == 0:
+    rev = digest[::-1]
+    n = len(rev) // 4
+    while n > 1 and not any(rev[4 * n - 4:4 * n]):  # bytes compare, not numpy scalars
         n -= 1
-    return words[:n]
+    return np.frombuffer(rev, dtype="<u4", count=n).astype(np.uint32, copy=False)
 
 
 def rng(seed: int | str, *labels: object) -> np.random.Generator:

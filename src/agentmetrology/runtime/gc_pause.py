@@ -9,18 +9,25 @@ counting frees all of it either way; a cycle made meanwhile is collected after t
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
+from types import TracebackType
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Disable the cyclic collector for the block, re-enabling it only if it was enabled."""
-    if not gc.isenabled():  # already paused (nested, or by the caller): leave it to them
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
+class gc_paused:  # lower case: used as `with gc_paused():`, like contextlib managers
+    """Disable the cyclic collector for the block, re-enabling it only if it was enabled.
+
+    A class, not a @contextmanager generator: every episode enters it twice (run, score), and
+    the generator protocol costs several times the two gc calls it wraps.
+    """
+
+    __slots__ = ("_resume",)
+
+    def __enter__(self) -> None:
+        # Already paused (nested, or by the caller): leave re-enabling to them.
+        self._resume = gc.isenabled()
+        if self._resume:
+            gc.disable()
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if self._resume:
+            gc.enable()

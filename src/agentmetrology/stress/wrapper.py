@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
-from agentmetrology.records.rng import rng
+import numpy as np
+
+from agentmetrology.records.rng_first import LazyRng
 from agentmetrology.records.tools import Observation
 from agentmetrology.stress.adversary import AdversaryPolicy, Perturbation
 from agentmetrology.stress.progress import AgentProgress
@@ -63,7 +65,9 @@ class AdversarialWrapper:
         step = len(self.trace)
         progress = AgentProgress(self.successes, self.failures, step, self.adapter.budget_left())
         intensity = self.schedule(progress)
-        perts = self.policy(progress, intensity, rng(self.seed, step))
+        # rng(seed, step), built only if the policy asks more than one random() of it
+        draws = cast(np.random.Generator, LazyRng(self.seed, step))
+        perts = self.policy(progress, intensity, draws)
         obs = self.adapter.realise(perts, args)
         ok = self.adapter.succeeded(obs)
         if ok:

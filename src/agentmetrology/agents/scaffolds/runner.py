@@ -8,8 +8,6 @@ same loop for every environment.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from agentmetrology.agents.scaffolds.ownership import SCAFFOLD_POLICIES
 from agentmetrology.mutations import mutate_message, split_condition
 from agentmetrology.records.canonical import digest
@@ -54,15 +52,16 @@ def brief_for(spec: EnvSpec, env: EnvInstance, level: str, max_steps: int,
     task = spec.tasks[env.task_id]
     shown = spec.display.task_brief if spec.display else None
     description, query = shown(task) if shown else ("", {})
-    brief = Brief(env.task_id, description, query, tuple(t.spec for t in env.tools.values()),
-                  level, spec.model_owned(level), env.seed, max_steps, clock,  # type: ignore[arg-type]
-                  environment=spec.name)
-    if spec.prompts is None:  # a model-free agent needs none; an LLM agent refuses (its reset)
-        return brief
-    message = mutate_message(split_condition(env.condition)[1],
-                             spec.prompts.task_message(task, level, max_steps))
-    return replace(brief, system_prompt=spec.prompts.system, task_message=message,
-                   prompt_version=spec.prompts.version)
+    prompts = {}  # a model-free agent needs none; an LLM agent refuses without them (its reset)
+    if spec.prompts is not None:
+        message = mutate_message(split_condition(env.condition)[1],
+                                 spec.prompts.task_message(task, level, max_steps))
+        prompts = {"system_prompt": spec.prompts.system, "task_message": message,
+                   "prompt_version": spec.prompts.version}
+    # One construction (every episode makes a brief): dataclasses.replace costs as much again.
+    return Brief(env.task_id, description, query, tuple(t.spec for t in env.tools.values()),
+                 level, spec.model_owned(level), env.seed, max_steps, clock,  # type: ignore[arg-type]
+                 environment=spec.name, **prompts)
 
 
 async def run_episode_async(spec: EnvSpec, env: EnvInstance, policy: Policy, level: str, *,

@@ -54,10 +54,7 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (GET_TASK_INFO, FETCH_PAGE, SUBMIT_RESULTS)
 
 def _guard(fn: Callable[..., Observation], spec: ToolSpec) -> Callable[..., Observation]:
     """Turn unexpected or missing arguments into an error observation instead of an exception."""
-    props = spec.parameters.get("properties", {})
-    required = spec.parameters.get("required", [])
-    allowed = frozenset(props)
-    needed = frozenset(required)
+    props, required, allowed, needed = _ARGS.get(id(spec)) or _arg_sets(spec)
 
     def call(**kwargs: Any) -> Observation:
         # Two set comparisons on the keys view settle a well-formed call (every call of an
@@ -73,6 +70,18 @@ def _guard(fn: Callable[..., Observation], spec: ToolSpec) -> Callable[..., Obse
         return {"error": f"{spec.name}: missing required argument(s) {', '.join(missing)}"}
 
     return call
+
+
+def _arg_sets(spec: ToolSpec) -> tuple[Any, Any, frozenset[str], frozenset[str]]:
+    """Return a tool spec's properties, required list and their name sets."""
+    props = spec.parameters.get("properties", {})
+    required = spec.parameters.get("required", [])
+    return props, required, frozenset(props), frozenset(required)
+
+
+# The three tools' argument sets, made once (every episode guards its three tools); keyed by
+# identity: module constants live as long as the process, so no other object shares their id.
+_ARGS = {id(s): _arg_sets(s) for s in TOOL_SPECS}
 
 
 class ComtradeEnv:

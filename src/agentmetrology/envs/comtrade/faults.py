@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from agentmetrology.envs.comtrade.tasks import ComtradeTask, Profile
@@ -62,16 +63,20 @@ def _shuffle_tail(getrandbits: Callable[[int], int], x: list[int], start: int) -
 
     Position i is final once step i has run (later steps only touch lower positions), so a
     page at offset `start` needs steps n-1 .. max(start, 1) only. The draw (`_below`) is
-    inlined here, the hot loop of page drift; tests/envs/comtrade/scoring/test_streamed.py pins both
-    against `shuffle`.
+    inlined here, the hot loop of page drift, with each step's (i, i + 1, bit length) made
+    once per length; tests/envs/comtrade/scoring/test_streamed.py pins both against `shuffle`.
     """
-    for i in range(len(x) - 1, max(start, 1) - 1, -1):
-        n = i + 1
-        k = n.bit_length()
+    for i, n, k in _shuffle_steps(len(x))[:max(len(x) - max(start, 1), 0)]:
         j = getrandbits(k)
         while j >= n:
             j = getrandbits(k)
         x[i], x[j] = x[j], x[i]
+
+
+@lru_cache(maxsize=64)
+def _shuffle_steps(n: int) -> tuple[tuple[int, int, int], ...]:
+    """Return shuffle's steps over n items, in order: (i, i + 1, (i + 1).bit_length())."""
+    return tuple((i, i + 1, (i + 1).bit_length()) for i in range(n - 1, 0, -1))
 
 
 def inject_duplicates_legacy(task_id: str, counter: int, page: list[Row], previous: list[Row],

@@ -148,8 +148,7 @@ class ComtradeService:
             # Drift re-serves every row many times: copy a dict built once per episode.
             if self._templates is None:
                 self._templates = row_dicts(self._rows)
-            template = self._templates.__getitem__
-            rows = [template(i).copy() for i in order]
+            rows = list(map(dict.copy, map(self._templates.__getitem__, order)))
         else:
             rows = row_dicts(self._rows[start:start + ps])
         rows = self._duplicates(counter, page, rows, perturbations)

@@ -15,7 +15,7 @@ can be earned by guessing ids with invented values (or by replaying another seed
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final
@@ -178,8 +178,13 @@ class LineTally:
         return True
 
     def _columns_match(self, c: Columns) -> bool:
-        """Return True when the rows are a run of the generated rows, in order, equal in every
-        field and of its type: then none mismatches."""
+        """Return True when every row equals its generated row in every field and type (the
+        ids all in G and distinct): then none mismatches.
+
+        A run of the generated rows in order compares column slices; rows in any other order
+        (an agent that keeps first copies of shuffled or duplicated pages) compare each column
+        gathered by the rows' generated indices, still one comparison per column.
+        """
         if self.columns is None:
             return False
         index, truth_cols = self.columns
@@ -189,9 +194,15 @@ class LineTally:
         if k is None:
             return False
         end = k + len(rids)
+        gather: Callable[[tuple[Any, ...]], tuple[Any, ...]] | None = None
+        if len(rids) > 1 and truth_cols[ROW_FIELDS.index("record_id")][k:end] != rids:
+            # every id is in G (the caller checked); with two or more indices an itemgetter
+            # returns the tuple of them, gathered in C
+            gather = operator.itemgetter(*map(index.__getitem__, rids))
         # each generated column holds one type (generator.row_tuples), so want[0]'s is all's
         for key, col, kinds in zip(c.keys, c.cols, c.kinds, strict=True):
-            want = truth_cols[ROW_FIELDS.index(key)][k:end]
+            truth = truth_cols[ROW_FIELDS.index(key)]
+            want = truth[k:end] if gather is None else gather(truth)
             if kinds != {type(want[0])} or col != want:
                 return False
         return True

@@ -1,0 +1,86 @@
+"""The first `random()` of `rng(seed, *labels)` without building the generator.
+
+The adversarial wrapper seeds a fresh generator per step (records/rng.py) and its policies draw
+one `random()` from it. Most of that construction is numpy's fixed per-object cost: PCG64's
+seeding asks SeedSequence.generate_state (an errstate context and eight hash rounds) and then
+builds the bit generator and the Generator around it. Here SeedSequence still mixes the entropy
+into its pool (the part that needs the most arithmetic), and the rest — generate_state's eight
+hash rounds, PCG64's seeding step and its first XSL-RR output, the double from its top 53 bits
+— is done on Python ints, bit for bit (tests/records/test_rng.py checks it against `rng`).
+`LazyRng` hands that draw out where a Generator is expected and builds the real one only when
+something more is asked of it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from agentmetrology.records.rng import _label_digest, entropy_words, rng
+
+_M32 = 0xFFFFFFFF
+_M64 = (1 << 64) - 1
+_M128 = (1 << 128) - 1
+_PCG_MULT = 0x2360ED051FC65DA44385DF649FCCF645  # PCG_DEFAULT_MULTIPLIER_128
+
+
+def _hash_constants(n: int) -> tuple[tuple[int, int], ...]:
+    """Return generate_state's (xor, multiplier) pair per output word (they depend on nothing)."""
+    out, h = [], 0x8B51F9DD  # INIT_B
+    for _ in range(n):
+        nxt = (h * 0x58F38DED) & _M32  # MULT_B
+        out.append((h, nxt))
+        h = nxt
+    return tuple(out)
+
+
+_STATE_HASH = _hash_constants(8)  # four uint64 words: PCG64's seed and increment
+
+
+def first_random(seed: int | str, *labels: object) -> float:
+    """Return `rng(seed, *labels).random()`, computed without constructing the generator."""
+    pool = np.random.SeedSequence(entropy_words(_label_digest(seed, *labels))).pool.tolist()
+    w = []
+    for k, (xor, mult) in enumerate(_STATE_HASH):  # SeedSequence.generate_state(4, uint64)
+        v = ((pool[k & 3] ^ xor) * mult) & _M32
+        w.append(v ^ (v >> 16))
+    # uint64 word j is w[2j] | w[2j+1] << 32; PCG64 seeds with (words 0, 1) and inc (2, 3)
+    state = (w[1] << 96) | (w[0] << 64) | (w[3] << 32) | w[2]
+    inc = ((((w[5] << 96) | (w[4] << 64) | (w[7] << 32) | w[6]) << 1) | 1) & _M128
+    state = (((inc + state) & _M128) * _PCG_MULT + inc) & _M128  # pcg_setseq_128_srandom_r
+    state = (state * _PCG_MULT + inc) & _M128  # the draw's own step
+    x = ((state >> 64) ^ state) & _M64  # XSL-RR output
+    rot = state >> 122
+    out = ((x >> rot) | (x << (-rot & 63))) & _M64
+    return (out >> 11) * (1.0 / 9007199254740992.0)
+
+
+class LazyRng:
+    """Stands in for `rng(seed, *labels)`: its first bare `random()` is `first_random`, and any
+    other use builds the real generator (advanced past a draw already handed out)."""
+
+    __slots__ = ("_drawn", "_generator", "_labels", "_seed")
+
+    def __init__(self, seed: int | str, *labels: object) -> None:
+        self._seed, self._labels = seed, labels
+        self._generator: np.random.Generator | None = None
+        self._drawn = False
+
+    def random(self, *args: Any, **kwargs: Any) -> Any:
+        """Return the next `random(...)` of the generator."""
+        if not (args or kwargs or self._drawn or self._generator is not None):
+            self._drawn = True
+            return first_random(self._seed, *self._labels)
+        return self.generator().random(*args, **kwargs)
+
+    def generator(self) -> np.random.Generator:
+        """Return the real generator, in the state this stand-in's draws have left it."""
+        if self._generator is None:
+            self._generator = rng(self._seed, *self._labels)
+            if self._drawn:
+                self._generator.random()
+        return self._generator
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.generator(), name)
