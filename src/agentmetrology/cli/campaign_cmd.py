@@ -8,13 +8,18 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
-from rich.text import Text
 
-from agentmetrology.cli.campaign_tables import cell_table, target_table
 from agentmetrology.cli.console import err_console, make_console
 from agentmetrology.cli.errors import fail
+from agentmetrology.report.terminal.campaign_tables import cell_table
+from agentmetrology.report.terminal.campaign_text import (
+    cost_text,
+    print_problems,
+    print_status,
+    say,
+    unknown_cost_notice,
+)
 from agentmetrology.store import (
-    CampaignStatus,
     EvidenceStore,
     LedgerError,
     StoreNotFoundError,
@@ -24,8 +29,6 @@ from agentmetrology.store.status import grader_totals
 from agentmetrology.store.status_memo import campaign_view
 
 if TYPE_CHECKING:
-    from agentmetrology.agents.llm.target import Prices
-    from agentmetrology.run.campaign import CampaignConfigError
     from agentmetrology.run.campaign.execute import Progress as RunProgress
     from agentmetrology.run.campaign.ray_cluster import RayOptions
 
@@ -38,27 +41,17 @@ campaign_app = typer.Typer(help="Run resumable campaigns into an evidence store.
                            pretty_exceptions_enable=False)
 
 
-def _say(message: str, style: str) -> None:
-    """Print a message on stderr in `style`, literally: config text like `[[targets]]` stays."""
-    err_console.print(Text(message, style=style), highlight=False)
-
-
-def _print_problems(err: CampaignConfigError) -> None:
-    for p in err.problems:
-        _say(p.render(err.file), "yellow" if p.severity == "warning" else "red")
-
-
 def _load(file: Path) -> Any:
     from agentmetrology.run.campaign import CampaignConfigError, load_campaign
 
     try:
         config = load_campaign(file)
     except CampaignConfigError as exc:
-        _print_problems(exc)
+        print_problems(err_console, exc)
         n = sum(p.severity == "error" for p in exc.problems)
         fail(f"{file}: {n} problem{'s' if n != 1 else ''}; nothing was run")
     for w in config.warnings:
-        _say(w.render(config.file), "yellow")
+        say(err_console, w.render(config.file), "yellow")
     return config
 
 
@@ -70,7 +63,7 @@ def validate(file: Path = typer.Argument(..., help="Campaign TOML file.")) -> No
     config = _load(file)
     env = check_environment(config, severity="warning")
     for p in env:
-        _say(p.render(config.file), "yellow")
+        say(err_console, p.render(config.file), "yellow")
     from agentmetrology.run.campaign.plan import plan_campaign
 
     plan = plan_campaign(config)
@@ -151,7 +144,7 @@ def run(
     config = _load(file)
     env_problems = check_environment(config)
     if env_problems:  # before the store is created: a failed start leaves nothing behind
-        _print_problems(CampaignConfigError(config.file, env_problems))
+        print_problems(err_console, CampaignConfigError(config.file, env_problems))
         fail(f"{file}: the environment is not ready; nothing was run")
     if backend != "ray" and (ray_address or ray_actors or ray_concurrency):
         fail("--ray-address, --ray-actors and --ray-concurrency need --backend ray")
@@ -184,7 +177,7 @@ def _run(config: Any, store: Path, backend: str, workers: int | None, options: R
                 return run_campaign(config, st, backend=backend, workers=workers, ray=options,
                                     progress=bar.update, retry_measurement_failures=retry)
     except CampaignConfigError as exc:
-        _print_problems(exc)
+        print_problems(err_console, exc)
         fail(f"{config.file}: the environment is not ready; nothing was run")
     except KeyboardInterrupt:
         fail("interrupted: attempts in flight stay recorded as interrupted; run the same "
@@ -204,15 +197,15 @@ def _summary(config: Any, store: Path, result: Any, backend: str, retry: bool) -
                   f"{result.elapsed_s:.2f} s with the {backend} backend"
                   + (f"; {result.superseded} measurement failures re-opened"
                      if retry else ""), markup=False, emoji=False)
-    _print_status(console, s)
+    print_status(console, s)
     for name, c in s.targets.items():
         target = config.target(name)
         if c.cost_unknown and not target.model_free:
-            _say(unknown_cost_notice(name, c.cost_unknown, target.llm_target().prices,
+            say(err_console, unknown_cost_notice(name, c.cost_unknown, target.llm_target().prices,
                                      "add price = { input_per_m = ..., output_per_m = ... } "
                                      "to the target"), "yellow")
     if result.stop_reason:
-        _say(f"stopped launching: {result.stop_reason}", "")
+        say(err_console, f"stopped launching: {result.stop_reason}", "")
     if not s.complete:
         raise typer.Exit(1)
 
@@ -247,12 +240,12 @@ def status(
                          indent=2, sort_keys=True))
         return
     for name, why in view.cell_errors.items():
-        _say(f"{name}: scores per level and condition not shown: {why}", "red")
+        say(err_console, f"{name}: scores per level and condition not shown: {why}", "red")
     console = make_console()
     if not statuses:
         console.print(f"{store}: no campaigns yet")
     for s in statuses:
-        _print_status(console, s)
+        print_status(console, s)
         if s.campaign in view.cells:
             cell_table(console, view.cells[s.campaign])
     for name, g in graders.items():  # judges' requests: the store's, never a campaign's cost
@@ -265,7 +258,7 @@ def _print_banner(evidence: dict[str, Any]) -> None:
     """Print the banner of an unqualified store on stderr (the summary and --json alike)."""
     text = banner(evidence)
     if text is not None:
-        _say(text, "bold red")
+        say(err_console, text, "bold red")
 
 
 def _open_store(path: Path, create: bool) -> EvidenceStore:
@@ -275,53 +268,6 @@ def _open_store(path: Path, create: bool) -> EvidenceStore:
         raise  # a UserError saying how to fix it: not "cannot open" below
     except (OSError, LedgerError) as exc:
         fail(f"cannot open the evidence store at {path}: {exc}")
-
-
-def unknown_cost_notice(target: str, n: int, prices: Prices, how: str) -> str:
-    """Return the one notice a run prints about a target's unknown cost, and the way out."""
-    if prices.input_per_m is None or prices.output_per_m is None:
-        why = f"no complete price table ({how})"
-    else:
-        why = ("the server reported no token counts for some requests (timeouts, dropped "
-               "connections, or answers without a usage block), which may have been billed")
-    return (f"note: target {target}: cost unknown for {n} episode(s) or unfinished "
-            f"attempt(s): {why}")
-
-
-def _print_status(console: Console, s: CampaignStatus) -> None:
-    t = s.total
-    state = "complete" if s.complete else "incomplete"
-    line = Text.assemble((s.campaign, "bold"), (
-        f" ({state}): planned {t.planned}, done {t.done}, failed {t.failed_agent} agent / "
-        f"{t.failed_infra + t.errored} infrastructure, remaining {t.remaining}, cost "
-        f"{cost_text(t.cost, t.cost_unknown)}"
-        + (f", superseded {t.superseded} measurement failures (cost "
-           f"{cost_text(t.superseded_cost, t.superseded_cost_unknown)}, included)"
-           if t.superseded else "")
-        + (f", {t.unrecorded_requests} requests of interrupted or failed attempts (cost "
-           f"{cost_text(t.unrecorded_cost, t.unrecorded_cost_unknown)}, included)"
-           if t.unrecorded_requests else "")))
-    console.print(line)
-    target_table(console, s, {name: cost_text(c.cost, c.cost_unknown, short=True)
-                              for name, c in s.targets.items()})
-    for reason, n in s.not_launched_reasons.items():
-        console.print(f"not launched ({n}): {reason}", markup=False, emoji=False)
-
-
-def money(cost: float) -> str:
-    """Return a known cost: 4 decimals, or 2 significant digits below 0.0001 (never 0.0000
-    for a cost that is not 0)."""
-    return f"{cost:.4f}" if cost == 0 or abs(cost) >= 0.0001 else f"{cost:.2g}"
-
-
-def cost_text(cost: float, unknown: int, short: bool = False) -> str:
-    """Return a total cost, or "unknown (N without a cost[, X known])" when any part is unknown
-    ("unknown (N)" if `short`): an unknown cost never prints as a number."""
-    if not unknown:
-        return money(cost)
-    if short:
-        return f"unknown ({unknown})"
-    return f"unknown ({unknown} without a cost" + (f", {money(cost)} known)" if cost else ")")
 
 
 if __name__ == "__main__":

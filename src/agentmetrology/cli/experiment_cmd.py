@@ -7,8 +7,7 @@ from pathlib import Path
 import typer
 
 from agentmetrology.archive.report_qualify import store_evidence
-from agentmetrology.cli.campaign_cmd import _print_problems, _print_status, _say
-from agentmetrology.cli.console import make_console
+from agentmetrology.cli.console import err_console, make_console
 from agentmetrology.cli.errors import fail, user_errors
 from agentmetrology.cli.evidence_banner import print_banner
 from agentmetrology.experiment import (
@@ -21,6 +20,7 @@ from agentmetrology.experiment import (
 from agentmetrology.experiment.arms import arm_table
 from agentmetrology.experiment.power import plan_power
 from agentmetrology.report.analysis_files import write_experiment
+from agentmetrology.report.terminal.campaign_text import print_problems, print_status, say
 from agentmetrology.report.terminal.experiment_tables import print_arms, print_dose, print_power
 from agentmetrology.run.campaign import CampaignConfigError
 from agentmetrology.run.campaign.backends import BACKENDS
@@ -39,11 +39,11 @@ def _plan(file: Path) -> ExperimentPlan:
     try:
         plan = load_plan(file)
     except CampaignConfigError as exc:
-        _print_problems(exc)
+        print_problems(err_console, exc)
         n = len([p for p in exc.problems if p.severity == "error"])
         fail(f"{file}: {n} problem{'s' if n != 1 else ''}; nothing was run")
     for w in plan.warnings:
-        _say(w, "yellow")
+        say(err_console, w, "yellow")
     return plan
 
 
@@ -76,7 +76,7 @@ def run(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML)."),
     console.print(f"experiment {plan.name}: {'registered' if new else 'resumed'} "
                   f"{reg.campaign} (plan {reg.digest[:12]}); {result.recorded} episodes "
                   "recorded this run", markup=False, emoji=False)
-    _print_status(console, result.status)
+    print_status(console, result.status)
     if not result.status.complete:
         raise typer.Exit(1)
 
@@ -94,7 +94,7 @@ def status(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML).")
     console = make_console()
     console.print(f"experiment {plan.name}: {reg.campaign} (plan {reg.digest[:12]})",
                   markup=False, emoji=False)
-    _print_status(console, s)
+    print_status(console, s)
     print_arms(console, arms)
     print_power(console, plan_power(reg.plan))
 

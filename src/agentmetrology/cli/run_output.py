@@ -79,7 +79,7 @@ class RunView:
             raise typer.Exit(1)
 
     def _unknown_cost_notice(self) -> None:
-        from agentmetrology.cli.campaign_cmd import unknown_cost_notice
+        from agentmetrology.report.terminal.campaign_text import unknown_cost_notice
         from agentmetrology.run.llm_options import PRICE_FORMAT
 
         unknown = sum(1 for r in self.rows if r.get("model_attempts") and r.get("cost") is None)

@@ -1,0 +1,78 @@
+"""The text lines of `agm campaign` and `agm experiment`: status, costs and config problems.
+
+A cost that is not fully known never prints as a number ("unknown (N without a cost)"); a
+config problem prints literally (config text like `[[targets]]` is not rich markup).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+from rich.text import Text
+
+from agentmetrology.report.terminal.campaign_tables import target_table
+from agentmetrology.store import CampaignStatus
+
+if TYPE_CHECKING:
+    from agentmetrology.agents.llm.target import Prices
+    from agentmetrology.run.campaign import CampaignConfigError
+
+
+def say(console: Console, message: str, style: str) -> None:
+    """Print a message in `style`, literally: config text like `[[targets]]` stays."""
+    console.print(Text(message, style=style), highlight=False)
+
+
+def print_problems(console: Console, err: CampaignConfigError) -> None:
+    """Print a campaign file's problems, warnings in yellow and errors in red."""
+    for p in err.problems:
+        say(console, p.render(err.file), "yellow" if p.severity == "warning" else "red")
+
+
+def print_status(console: Console, s: CampaignStatus) -> None:
+    """Print a campaign's status line, its per-target table and why cells were not launched."""
+    t = s.total
+    state = "complete" if s.complete else "incomplete"
+    line = Text.assemble((s.campaign, "bold"), (
+        f" ({state}): planned {t.planned}, done {t.done}, failed {t.failed_agent} agent / "
+        f"{t.failed_infra + t.errored} infrastructure, remaining {t.remaining}, cost "
+        f"{cost_text(t.cost, t.cost_unknown)}"
+        + (f", superseded {t.superseded} measurement failures (cost "
+           f"{cost_text(t.superseded_cost, t.superseded_cost_unknown)}, included)"
+           if t.superseded else "")
+        + (f", {t.unrecorded_requests} requests of interrupted or failed attempts (cost "
+           f"{cost_text(t.unrecorded_cost, t.unrecorded_cost_unknown)}, included)"
+           if t.unrecorded_requests else "")))
+    console.print(line)
+    target_table(console, s, {name: cost_text(c.cost, c.cost_unknown, short=True)
+                              for name, c in s.targets.items()})
+    for reason, n in s.not_launched_reasons.items():
+        console.print(f"not launched ({n}): {reason}", markup=False, emoji=False)
+
+
+def money(cost: float) -> str:
+    """Return a known cost: 4 decimals, or 2 significant digits below 0.0001 (never 0.0000
+    for a cost that is not 0)."""
+    return f"{cost:.4f}" if cost == 0 or abs(cost) >= 0.0001 else f"{cost:.2g}"
+
+
+def cost_text(cost: float, unknown: int, short: bool = False) -> str:
+    """Return a total cost, or "unknown (N without a cost[, X known])" when any part is unknown
+    ("unknown (N)" if `short`): an unknown cost never prints as a number."""
+    if not unknown:
+        return money(cost)
+    if short:
+        return f"unknown ({unknown})"
+    return f"unknown ({unknown} without a cost" + (f", {money(cost)} known)" if cost else ")")
+
+
+def unknown_cost_notice(target: str, n: int, prices: Prices, how: str) -> str:
+    """Return the one notice a run prints about a target's unknown cost, and the way out."""
+    if prices.input_per_m is None or prices.output_per_m is None:
+        why = f"no complete price table ({how})"
+    else:
+        why = ("the server reported no token counts for some requests (timeouts, dropped "
+               "connections, or answers without a usage block), which may have been billed")
+    return (f"note: target {target}: cost unknown for {n} episode(s) or unfinished "
+            f"attempt(s): {why}")
