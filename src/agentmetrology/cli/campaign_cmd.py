@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
 
 from agentmetrology.cli.console import err_console, make_console
 from agentmetrology.cli.errors import fail
@@ -29,7 +28,6 @@ from agentmetrology.store.status import grader_totals
 from agentmetrology.store.status_memo import campaign_view
 
 if TYPE_CHECKING:
-    from agentmetrology.run.campaign.execute import Progress as RunProgress
     from agentmetrology.run.campaign.ray_cluster import RayOptions
 
 # What only `run` and `validate` use (the campaign runner, its backends, Ray, progress bars) is
@@ -70,47 +68,6 @@ def validate(file: Path = typer.Argument(..., help="Campaign TOML file.")) -> No
     make_console().print(f"{file}: ok: campaign {config.name!r}, {len(config.targets)} targets, "
                          f"{len(plan.administrations)} administrations (plan "
                          f"{plan.digest[:12]})", markup=False, emoji=False)
-
-
-BAR_WIDTH = 10
-ELAPSED_WIDTH = 7  # rich's TimeElapsedColumn: H:MM:SS
-
-
-def progress_status(parts: list[str], room: int) -> str:
-    """Return the status parts (most important first) joined by ' · ', leaving out the last
-    ones until the line fits `room` cells: rich would otherwise cut every column mid-word."""
-    while len(parts) > 1 and len(" · ".join(parts)) > room:
-        parts = parts[:-1]
-    return " · ".join(parts)
-
-
-class _Bar:
-    """A rich progress bar fed with run progress snapshots, every word whole at any width."""
-
-    def __init__(self, console: Console) -> None:
-        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-        self.console = console
-        self.progress = Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(bar_width=BAR_WIDTH),
-            TextColumn("{task.completed}/{task.total}"),
-            TextColumn("{task.fields[status]}", markup=False),
-            TimeElapsedColumn(), console=console, transient=False)
-        self.task: Any = None  # a rich TaskID once the first snapshot arrived
-
-    def update(self, p: RunProgress) -> None:
-        """Show a snapshot."""
-        count = f"{p.done}/{p.planned}"
-        room = self.console.width - len("campaign") - BAR_WIDTH - len(count) - ELAPSED_WIDTH - 5
-        status = progress_status(
-            [f"failed {p.failed_agent} agent / {p.failed_infra} infra",
-             f"cost {cost_text(p.cost, p.cost_unknown)}", f"running {p.running}",
-             f"remaining {p.remaining}"], room)
-        if self.task is None:
-            self.task = self.progress.add_task("campaign", total=p.planned, completed=p.done,
-                                               status=status)
-        else:
-            self.progress.update(self.task, completed=p.done, status=status)
 
 
 @campaign_app.command("run")
@@ -164,9 +121,10 @@ def run(
 def _run(config: Any, store: Path, backend: str, workers: int | None, options: RayOptions,
          quiet: bool, retry: bool) -> Any:
     """Run the campaign into the store; print one error line (exit 2) for what the user can fix."""
+    from agentmetrology.report.terminal.campaign_progress import CampaignBar
     from agentmetrology.run.campaign import CampaignConfigError, run_campaign
 
-    bar = _Bar(err_console)
+    bar = CampaignBar(err_console)
     st = _open_store(store, create=True)
     try:
         with st:
