@@ -110,7 +110,10 @@ def test_rejected_request_is_a_configuration_infra_error() -> None:
 def test_timeout_is_an_attempt_with_unknown_cost(recwarn: pytest.WarningsRecorder) -> None:
     slow = {**text("late"), "delay": 1.0}
     ep, _, _ = run_llm([slow, text("done")], timeout_s=0.3)
-    assert not recwarn.list  # noted in the episode; the CLI prints one notice per run
+    # noted in the episode, not warned; the CLI prints one notice per run. (The garbage
+    # collector may surface another test's unclosed socket here: that is not this test's.)
+    assert not [w for w in recwarn.list if issubclass(w.category, UserWarning)
+                and not issubclass(w.category, pytest.PytestWarning)]
     assert any("no token counts" in w for w in ep.meta["llm"]["warnings"])
     first = ep.usage.attempts[0]
     assert outcomes(ep) == ["timeout", "ok"]
