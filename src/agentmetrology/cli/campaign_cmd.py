@@ -222,6 +222,9 @@ def status(
     store: Path = typer.Option(..., "--store", help="Evidence store directory."),
     campaign: str | None = typer.Option(None, "--campaign", help="Only this campaign."),
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
+    full_check: bool = typer.Option(
+        False, "--full-check", help="Check the whole ledger, not only what was appended since "
+        "the head checked last (the default once a check found the store qualified)."),
 ) -> None:
     """Show planned, done, failed (agent vs infrastructure), remaining and cost so far."""
     from agentmetrology.archive.evidence_check import qualify_store
@@ -236,8 +239,10 @@ def status(
         # Memoised while the ledger is unchanged (store/status_memo.py); cells for the text.
         view = campaign_view(st, names, cells=not json_out)
         statuses = view.statuses
-        # The cheap check (chain, rows, bindings, blob presence) runs on every status.
-        evidence = qualify_store(store, "ledger")
+        # The cheap check (chain, rows, bindings, blob presence) runs on every status: over
+        # what was appended since the head checked last when the chain grew since (store/
+        # verify_scope.py), in full otherwise or with --full-check.
+        evidence = qualify_store(store, "ledger", incremental=not full_check)
         rows = campaign_rows(st, statuses, evidence) if json_out else []
         graders = grader_totals(st.grader_calls())
     _print_banner(evidence)
@@ -259,6 +264,11 @@ def status(
         console.print(f"grader {name}: {g['requests']} requests ({g['failed']} failed), cost "
                       f"{cost_text(g['cost_known'], g['cost_unknown'])} (not in any "
                       "campaign's cost)", markup=False)
+    if evidence.get("incremental_since"):  # a full check is what status always did: unsaid
+        from agentmetrology.store.verify_checkpoint import describe
+
+        console.print(f"evidence: {describe(evidence)}; --full-check re-checks everything",
+                      markup=False, emoji=False)
 
 
 def _print_banner(evidence: dict[str, Any]) -> None:

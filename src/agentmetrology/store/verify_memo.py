@@ -34,7 +34,9 @@ MEMO_ENV = "AGM_VERIFY_CACHE"
 FORMAT = 2  # 2: blob files listed per folder through its descriptor
 _CODE = ("verify.py", "verify_episodes.py", "episode_head.py", "chain.py", "qualify.py",
          "verify_memo.py", "verify_blobs.py", "verify_heads.py", "verify_schema.py",
-         "head_log.py", "evidence.py", "schema.py")
+         "head_log.py", "evidence.py", "schema.py", "verify_scope.py",
+         "verify_checkpoint.py", "verify_bindings.py")
+CODE = _CODE  # the checking code, which a verified head (store.verify_checkpoint) is bound to
 Reopen = Callable[[str, str, str], str | None]
 
 
