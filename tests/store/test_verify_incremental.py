@@ -153,3 +153,16 @@ def test_verify_says_which_check_it_made(store: Path) -> None:
     assert f"full check, incremental from head {length}:{head[:12]}" in r.stdout
     r = runner.invoke(app, ["evidence", "verify", str(store), "--incremental", "--hash-only"])
     assert r.exit_code == 2 and "do not combine" in r.stderr
+
+
+def test_a_head_log_rewritten_before_the_verified_head_is_read_whole(store: Path) -> None:
+    qualify_store(store, "full", incremental=True)
+    _append(store)
+    log = store / "ledger.heads"
+    lines = log.read_bytes().split(b"\n")
+    n, _ = lines[1].split(b" ")
+    lines[1] = n + b" " + b"2" * 64  # a witnessed head before the verified one, rewritten
+    log.write_bytes(b"\n".join(lines))
+    doc = qualify_store(store, "full", incremental=True)
+    assert "incremental_since" in doc and doc["problem_kinds"] == {"head_log_mismatch": 1}
+    assert f"length {int(n)}" in doc["problems"][0]["where"]

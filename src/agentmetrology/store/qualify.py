@@ -51,7 +51,7 @@ class Qualification:
     notes: tuple[str, ...] = ()
     migrated_at: str | None = None
     since: str | None = None  # an incremental check: the verified head it started from
-    counts: dict[str, int] | None = None  # rows per table, when qualified (for a checkpoint)
+    resume: Any = None  # when qualified: the store.verify_scope.Checkpoint it leaves
 
     @property
     def qualified(self) -> bool:

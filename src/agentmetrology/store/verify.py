@@ -146,7 +146,8 @@ class _Verifier(BlobChecks, TranscriptChecks, EpisodeChecks, BindingChecks):
         self.expected: dict[str, dict[str, str | None]] = {t: {} for t in TABLES}
         self.touched = self.expected  # incremental: the rows the appended entries name
         self.blob_base = str(root / "blobs")
-        self.witness = HeadWitness(c, root, expect)
+        self.witness = HeadWitness(c, root, expect, None if since is None else (
+            since.log_size, since.log_digest))
 
     def bad(self, kind: str, where: str, detail: str, result: str = INVALID) -> None:
         self.problems.append(Problem(kind, result, where, detail))
@@ -185,7 +186,9 @@ class _Verifier(BlobChecks, TranscriptChecks, EpisodeChecks, BindingChecks):
                              tuple(self.problems), self.checked, tuple(self.notes),
                              None if row is None else str(row[0]),
                              None if self.since is None else self.since.text(),
-                             self.counts if not self.problems else None)
+                             None if self.problems else Checkpoint(
+                                 length, head, self.counts, self.mode, self.witness.log.size,
+                                 self.witness.log.digest))
 
     # -- structure and bytes --------------------------------------------------------------------
 

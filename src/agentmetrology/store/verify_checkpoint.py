@@ -61,10 +61,9 @@ def save(root: Path, q: Qualification, reopened: Reopened) -> None:
     """Keep the head of a qualified `full` or `ledger` check (nothing for any other)."""
     path = _path(root, q.mode)
     code = _code()
-    if (path is None or not code or q.mode not in CHECKS or not q.qualified or q.head is None
-            or q.counts is None):
+    cp = q.resume
+    if path is None or not code or q.mode not in CHECKS or not isinstance(cp, Checkpoint):
         return
-    cp = Checkpoint(q.chain_length, q.head, dict(q.counts), q.mode)
     verify_memo.write_doc(path, {
         "format": verify_memo.FORMAT, "key": code, "store": str(root.resolve()),
         "checkpoint": checkpoint_json(cp),

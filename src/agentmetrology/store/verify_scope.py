@@ -32,6 +32,8 @@ class Checkpoint:
     head: str
     rows: dict[str, int] = field(default_factory=dict)
     mode: str = "full"  # the check that found the store qualified there: full | ledger
+    log_size: int = 0  # the head log's whole lines then, and their sha256 (store.head_log)
+    log_digest: str = ""
 
     def text(self) -> str:
         """Return the head as `LENGTH:HEAD` (the form `agm evidence head` prints)."""
@@ -96,14 +98,16 @@ def expected_counts(c: sqlite3.Connection, since: Checkpoint,
 
 def checkpoint_json(cp: Checkpoint) -> dict[str, Any]:
     """Return a checkpoint as plain JSON data."""
-    return {"length": cp.length, "head": cp.head, "rows": dict(cp.rows), "mode": cp.mode}
+    return {"length": cp.length, "head": cp.head, "rows": dict(cp.rows), "mode": cp.mode,
+            "log_size": cp.log_size, "log_digest": cp.log_digest}
 
 
 def checkpoint_from(doc: Any) -> Checkpoint | None:
     """Return the checkpoint a JSON document holds, None when it is not of this shape."""
     try:
         cp = Checkpoint(int(doc["length"]), str(doc["head"]),
-                        {str(k): int(v) for k, v in doc["rows"].items()}, str(doc["mode"]))
+                        {str(k): int(v) for k, v in doc["rows"].items()}, str(doc["mode"]),
+                        int(doc.get("log_size", 0)), str(doc.get("log_digest", "")))
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
     return cp if len(cp.head) == 64 and cp.length >= 0 else None
