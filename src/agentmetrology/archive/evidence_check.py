@@ -76,7 +76,11 @@ def _ledger_check(root: Path, incremental: bool = False) -> dict[str, Any]:
     hit = verify_memo.lookup(root, key, reopened_spec_digest)
     if hit is not None and (incremental or "incremental_since" not in hit):
         return dict(hit)  # a full check asked for is never answered by an incremental one
+    ledger = verify_memo.ledger_lines(root)
     doc, reopened = _checked(root, "ledger", None, incremental, grown_only=True)
-    if verify_memo.fingerprint(root) == key:  # nothing was written while the check ran
+    # Kept under the fingerprint taken before the check: a file changed while it ran has moved
+    # on (ctime never goes back), so that key is never matched again. Only the ledger is
+    # compared again (cheap): a write meanwhile keeps nothing.
+    if verify_memo.ledger_lines(root) == ledger:
         verify_memo.store(root, key, [(*k, v) for k, v in reopened.items()], doc)
     return doc
