@@ -11,20 +11,17 @@ import pytest
 
 from agentmetrology.store import EvidenceStore, verify_memo
 from agentmetrology.store.status_memo import campaign_view, touched_campaigns
-from archive.agm_fixtures import build_store
+from store.incremental_fixtures import append, first_store, fresh_copy
 
 
 @pytest.fixture(scope="module")
 def first(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A store of one recorded campaign, `first`."""
-    return build_store(tmp_path_factory.mktemp("growth") / "s", name="first")
+    return first_store(tmp_path_factory)
 
 
 @pytest.fixture
 def store(first: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A copy of `first` with a memo folder of its own."""
-    monkeypatch.setenv(verify_memo.MEMO_ENV, str(tmp_path / "memo"))
-    return Path(shutil.copytree(first, tmp_path / "store"))
+    return fresh_copy(first, tmp_path, monkeypatch)
 
 
 def _view(store: Path, computed: list[str]) -> dict[str, object]:
@@ -44,7 +41,7 @@ def test_an_untouched_campaign_is_reused_after_an_append(store: Path) -> None:
     computed: list[str] = []
     _view(store, computed)
     assert computed == ["first"]
-    build_store(store, name="second")
+    append(store)
     computed.clear()
     grown = _view(store, computed)
     assert computed == ["second"]  # `first` came from the memo
@@ -67,7 +64,7 @@ def test_a_ledger_edited_without_growing_is_computed_again(store: Path) -> None:
 def test_a_run_of_an_older_campaign_names_it(store: Path) -> None:
     with sqlite3.connect(store / "ledger.sqlite") as c:
         length = c.execute("SELECT MAX(seq) FROM chain").fetchone()[0]
-    build_store(store, name="second")
+    append(store)
     with EvidenceStore.open(store, create=False, write=True, scrub_env=False) as st:
         run = st.begin_run("first", "inline")
         st.end_run(run, "done")

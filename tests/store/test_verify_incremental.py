@@ -8,7 +8,6 @@ status` and `evidence verify` say which check they made.
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
 from pathlib import Path
 
@@ -18,34 +17,28 @@ from typer.testing import CliRunner
 from agentmetrology.archive import evidence_check
 from agentmetrology.archive.evidence_check import qualify_store
 from agentmetrology.cli.main import app
-from agentmetrology.store import verify_memo
 from agentmetrology.store.verify import store_head
-from archive.agm_fixtures import RECORDED, build_store
+from archive.agm_fixtures import RECORDED
+from store.incremental_fixtures import append as _append
+from store.incremental_fixtures import first_store, fresh_copy
 
 runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
 def first(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A store of one recorded campaign, `first`."""
-    return build_store(tmp_path_factory.mktemp("incremental") / "s", name="first")
+    return first_store(tmp_path_factory)
 
 
 @pytest.fixture
 def store(first: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A copy of `first`, with a check cache of its own (no head verified yet)."""
-    monkeypatch.setenv(verify_memo.MEMO_ENV, str(tmp_path / "cache"))
-    return Path(shutil.copytree(first, tmp_path / "store"))
+    return fresh_copy(first, tmp_path, monkeypatch)
 
 
 def _sql(store: Path, *statements: str) -> None:
     with sqlite3.connect(store / "ledger.sqlite") as c:
         for s in statements:
             c.execute(s)
-
-
-def _append(store: Path) -> None:
-    build_store(store, name="second")  # a second campaign, recorded through the ledger's API
 
 
 def test_an_append_is_re_checked_from_the_verified_head(store: Path) -> None:
