@@ -15,11 +15,14 @@ hard-linked: blobs are never rewritten) with a check cache of its own, then:
    the ledger check re-checks only what was appended since the verified head);
 5. warm `campaign status` again, then `campaign status --full-check` (the whole ledger);
 6. `evidence verify` (the full check: every row re-hashed, every blob's bytes), a second
-   append, then `evidence verify --incremental` (only what that append added).
+   append, then `evidence verify --incremental` (only what that append added);
+7. `agm export STORE --out F.jsonl` on the cached stores of each --export-sizes: rows per
+   second (rows / wall time of the whole command) and peak RSS per episode, which must not
+   grow with the store (goal: at least 50,000 rows/s, memory bounded).
 Each command runs in a child process (benchmarks/memory.py's `measure`: wall, CPU, peak RSS).
 Writes benchmarks/results/store_scale.json (or --out).
 Run: .venv/bin/python benchmarks/store_scale.py [--work /tmp/agm-scale] [--episodes N]
-     [--append N] [--repeat N] [--no-full-verify]
+     [--append N] [--repeat N] [--no-full-verify] [--export-sizes N ...] [--export-only]
 """
 
 from __future__ import annotations
@@ -127,6 +130,30 @@ def run(work: Path, src: Path, episodes: int, append: int, repeat: int,
             "uptime": subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()}
 
 
+def export_cases(work: Path, src: Path, sizes: list[int]) -> list[dict[str, Any]]:
+    """Measure `agm export` of each cached store (built on first use): rows/s, peak RSS."""
+    cwd = work / "export-cwd"
+    cwd.mkdir(exist_ok=True)
+    base_rss = measure(["--version"], src, cwd)["peak_rss_mib"]
+    out = []
+    for n in sizes:
+        root = work / f"store-{n}"
+        if not (root / "ledger.sqlite").exists():
+            build_store(root, n)
+        case = measure(["export", str(root), "--out", str(cwd / "export.jsonl"), "--force"],
+                       src, cwd)
+        if case["exit_code"] != 0:
+            raise SystemExit(f"export: exit {case['exit_code']}: {case['stderr_tail']}")
+        rows = sum(1 for _ in (cwd / "export.jsonl").open("rb"))
+        extra = max(0.0, case["peak_rss_mib"] - base_rss)
+        out.append({**case, "case": f"agm export STORE --out F.jsonl, {rows:,} rows",
+                    "rows": rows, "rows_per_s": round(rows / case["wall_s"]),
+                    "rows_per_cpu_s": round(rows / case["cpu_s"]), "baseline_rss_mib": base_rss,
+                    "kib_per_episode": round(extra * 1024 / rows, 3), "goal_rows_per_s": 50_000})
+        print(f"export {rows:,} rows: {case['wall_s']} s, {case['peak_rss_mib']} MiB", flush=True)
+    return out
+
+
 def main() -> None:
     """Parse arguments, measure, write the JSON."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -137,13 +164,20 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-full-verify", dest="full_verify", action="store_false")
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--export-sizes", type=int, nargs="*", default=[20_000, 100_000])
+    ap.add_argument("--export-only", action="store_true",
+                    help="measure the exports only, into the existing result file")
     args = ap.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(args.src)], check=True)
-    doc = run(args.work, args.src.resolve(), args.episodes, args.append, args.repeat,
-              args.full_verify)
-    doc["median_warm_s"] = statistics.median(
-        c["wall_s"] for c in doc["cases"] if "warm" in c["case"])
+    if args.export_only:
+        doc = json.loads(args.out.read_text(encoding="utf-8"))
+    else:
+        doc = run(args.work, args.src.resolve(), args.episodes, args.append, args.repeat,
+                  args.full_verify)
+        doc["median_warm_s"] = statistics.median(
+            c["wall_s"] for c in doc["cases"] if "warm" in c["case"])
+    doc["exports"] = export_cases(args.work, args.src.resolve(), args.export_sizes)
     args.out.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
 

@@ -30,3 +30,16 @@ def store_scale(doc: dict[str, Any]) -> Iterator[dict[str, str]]:
                           f"beyond `agm --version` {doc['baseline_rss_mib']:.1f} MiB)",
                "ours": f"{c['wall_s']:.2f}", "peer": "—", "ratio": "—", "goal": goal,
                "machine": f"{mach}, load {c.get('load') or load}", "command": f"`{CMD}`"}
+    for e in doc.get("exports", []):
+        met = e["rows_per_s"] >= e["goal_rows_per_s"]
+        yield {"benchmark": "store_scale",
+               "measure": f"`agm export STORE --out F.jsonl`, {e['rows']:,} rows (rows/s of the "
+                          f"whole command; wall {e['wall_s']:.2f} s, CPU {e['cpu_s']:.2f} s, "
+                          f"{e['rows_per_cpu_s']:,} rows per CPU s; peak RSS "
+                          f"{e['peak_rss_mib']:.1f} MiB, {e['kib_per_episode']:.2f} KiB/episode "
+                          f"beyond `agm --version` {e['baseline_rss_mib']:.1f} MiB)",
+               "ours": f"{e['rows_per_s']:,}", "peer": "—", "ratio": "—",
+               "goal": f"≥ {e['goal_rows_per_s']:,} rows/s, KiB/episode not growing (" +
+                       ("met" if met else
+                        f"missed by {e['goal_rows_per_s'] / e['rows_per_s']:.1f}x") + ")",
+               "machine": f"{mach}, load {e.get('load') or load}", "command": f"`{CMD}`"}
