@@ -57,6 +57,11 @@ def csv_text(export: Export) -> str:
     return buf.getvalue()
 
 
+# One encoder for every row: `json.dumps` with options builds a new one per call (the text is
+# the same as jsonl_text's).
+_ROW_JSON = json.JSONEncoder(allow_nan=False, ensure_ascii=False).encode
+
+
 def stream_bytes(columns: list[str], rows: Iterable[dict[str, Any]], fmt: str,
                  batch: int = 2000) -> Iterator[bytes]:
     """Yield JSON Lines or CSV (`fmt`) of streamed rows in chunks of `batch` rows: the bytes
@@ -69,7 +74,7 @@ def stream_bytes(columns: list[str], rows: Iterable[dict[str, Any]], fmt: str,
         if fmt == "csv":
             writer.writerow(["" if r[c] is None else r[c] for c in columns])
         else:
-            buf.write(json.dumps(r, allow_nan=False, ensure_ascii=False) + "\n")
+            buf.write(_ROW_JSON(r) + "\n")
         if n % batch == 0:
             yield buf.getvalue().encode("utf-8")
             buf.seek(0)

@@ -30,7 +30,7 @@ _ROWS = (f"SELECT a.id, {', '.join(f'a.{c}' for c in KEY_COLUMNS)}, a.binding, "
          f"{', '.join(f's.{c}' for c in ASSESSMENT_COLUMNS)} "
          "FROM administrations a JOIN episodes e ON e.administration = a.id "
          "LEFT JOIN assessments s ON s.administration = a.id "
-         "WHERE a.campaign = ? ORDER BY a.ordinal, s.scorer, s.id")
+         "WHERE a.campaign = ? ORDER BY a.ordinal, s.scorer, s.scorer_version")  # indexes' order
 # (key, episode row with its assessments, the sealed binding parsed, the binding digest)
 Recorded = tuple[EpisodeKey, dict[str, Any], dict[str, Any], str]
 
