@@ -147,19 +147,20 @@ def _evidence(i: int, key: EpisodeKey, bases: _Bases) -> EpisodeEvidence:
     return EpisodeEvidence.from_plain(clone, assessments)
 
 
-def build_store(root: Path, episodes: int) -> dict[str, Any]:
-    """Write the store at `root` (a new directory); return what it holds."""
+def build_store(root: Path, episodes: int, name: str = CAMPAIGN) -> dict[str, Any]:
+    """Write campaign `name` into the store at `root` (new, or one to append to); return what
+    it holds."""
     seeds = seeds_for(episodes)
-    config = parse_campaign(CONFIG.format(name=CAMPAIGN, tasks=json.dumps(list(TASKS)),
+    config = parse_campaign(CONFIG.format(name=name, tasks=json.dumps(list(TASKS)),
                                           last_seed=seeds - 1, repeats=REPEATS))
     plan = plan_campaign(config)
     bases = _Bases()
     counts = {"planned": len(plan.bindings), "recorded": 0, "not_launched": 0,
               "interrupted": 0, "failed": 0, "billable_requests": 0}
     with EvidenceStore.open(root, scrub_env=False) as st:
-        st.register_campaign(CAMPAIGN, plan.digest, config.to_json(), plan.bindings)
-        run = st.begin_run(CAMPAIGN, "inline")
-        pending = st.pending(CAMPAIGN)
+        st.register_campaign(name, plan.digest, config.to_json(), plan.bindings)
+        run = st.begin_run(name, "inline")
+        pending = st.pending(name)
         skipped = [a for a in pending if a.ordinal % 173 == 5]
         st.set_not_launched(skipped, "budget: max_cost 5.0 reached")
         counts["not_launched"] = len(skipped)

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from table_store_scale import store_scale
 from table_transcripts import transcript_bytes
 
 HERE = Path(__file__).resolve().parent
@@ -377,6 +378,7 @@ SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "llm_campaign_ray": llm_campaign_ray,
     "ray_nodes": ray_nodes,
     "memory": memory,
+    "store_scale": store_scale,
     "viewer": viewer,
     "ledger_append": ledger_append,
     "suite_time": suite_time, "transcript_bytes": transcript_bytes,

@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrology.run.campaign.plan import task_spec_digest
-from agentmetrology.store import verify_memo
-from agentmetrology.store.verify import verify_store
+from agentmetrology.store import verify_checkpoint, verify_memo
+from agentmetrology.store.verify import store_head, verify_store
+from agentmetrology.store.verify_checkpoint import Reopened
 
 
 @lru_cache(maxsize=4096)
@@ -27,36 +28,59 @@ def reopened_spec_digest(environment: str, task: str, profile: str) -> str | Non
         return None
 
 
-def qualify_store(path: Path, mode: str = "full",
-                  expect: tuple[int, str] | None = None) -> dict[str, Any]:
+def qualify_store(path: Path, mode: str = "full", expect: tuple[int, str] | None = None,
+                  incremental: bool = False) -> dict[str, Any]:
     """Return the JSON qualification of the store at `path` for a report (store by name).
 
     The cheap `ledger` check is memoised while nothing it read has changed (store.verify_memo);
     the full and hash-only checks always run. `expect` pins a (length, head) the chain must
-    still have (full and hash-only). Raises store.verify.NotAStoreError when `path` holds no
-    readable ledger.
+    still have (full and hash-only). `incremental` starts a `full` or `ledger` check from the
+    head verified last (store.verify_checkpoint): a `full` one whenever there is one, a
+    `ledger` one only when the chain grew since (a ledger that changed without growing is
+    checked in full). Raises store.verify.NotAStoreError when `path` holds no readable ledger.
     """
     root = Path(path)
-    doc = _ledger_check(root) if mode == "ledger" else \
-        verify_store(root, mode=mode, reopen=reopened_spec_digest, expect=expect).to_json()
+    if mode == "ledger":
+        doc = _ledger_check(root, incremental)
+    elif mode == "full":
+        doc = _checked(root, mode, expect, incremental)[0]
+    else:
+        doc = verify_store(root, mode=mode, reopen=reopened_spec_digest, expect=expect).to_json()
     doc["store"] = root.name  # reports are byte-identical wherever the store lives
     return doc
 
 
-def _ledger_check(root: Path) -> dict[str, Any]:
-    """Return the ledger check's JSON: memoised, or run (and memoised if the store held still)."""
-    key = verify_memo.fingerprint(root)
-    hit = verify_memo.lookup(root, key, reopened_spec_digest)
-    if hit is not None:
-        return dict(hit)
-    reopened: dict[tuple[str, str, str], str | None] = {}
+def _checked(root: Path, mode: str, expect: tuple[int, str] | None, incremental: bool,
+             grown_only: bool = False) -> tuple[dict[str, Any], Reopened]:
+    """Run a `full` or `ledger` check (from the verified head if `incremental`), keep its head
+    when it qualifies; return its JSON and the specifications it re-opened."""
+    start = verify_checkpoint.load(root, mode, reopened_spec_digest) if incremental else None
+    if start is not None and grown_only and store_head(root)[0] <= start[0].length:
+        start = None  # changed without growing: only an edit does that; check in full
+    reopened: Reopened = dict(start[1]) if start is not None else {}
 
     def reopen(environment: str, task: str, profile: str) -> str | None:
         sealed = reopened_spec_digest(environment, task, profile)
         reopened[(environment, task, profile)] = sealed
         return sealed
 
-    doc = verify_store(root, mode="ledger", reopen=reopen).to_json()
-    if verify_memo.fingerprint(root) == key:  # nothing was written while the check ran
+    q = verify_store(root, mode=mode, reopen=reopen, expect=expect,
+                     since=None if start is None else start[0])
+    verify_checkpoint.save(root, q, reopened)
+    return q.to_json(), reopened
+
+
+def _ledger_check(root: Path, incremental: bool = False) -> dict[str, Any]:
+    """Return the ledger check's JSON: memoised, or run (and memoised if the store held still)."""
+    key = verify_memo.fingerprint(root)
+    hit = verify_memo.lookup(root, key, reopened_spec_digest)
+    if hit is not None and (incremental or "incremental_since" not in hit):
+        return dict(hit)  # a full check asked for is never answered by an incremental one
+    ledger = verify_memo.ledger_lines(root)
+    doc, reopened = _checked(root, "ledger", None, incremental, grown_only=True)
+    # Kept under the fingerprint taken before the check: a file changed while it ran has moved
+    # on (ctime never goes back), so that key is never matched again. Only the ledger is
+    # compared again (cheap): a write meanwhile keeps nothing.
+    if verify_memo.ledger_lines(root) == ledger:
         verify_memo.store(root, key, [(*k, v) for k, v in reopened.items()], doc)
     return doc

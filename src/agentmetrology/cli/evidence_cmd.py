@@ -27,6 +27,7 @@ from agentmetrology.store.verify import (
     store_head,
     store_is_sealed,
 )
+from agentmetrology.store.verify_checkpoint import describe
 from agentmetrology.store.verify_heads import parse_head
 
 evidence_app = typer.Typer(help="Verify evidence stores and qualify reports built from them.",
@@ -61,6 +62,9 @@ def _print(doc: dict[str, Any]) -> None:
         console.print(Text.assemble((f"{doc['store']}: qualified", "bold green"),
                                     f" ({doc['mode']} check: {checked}); evidence digest "
                                     f"{doc['evidence_digest']}"))
+        if doc.get("incremental_since"):
+            console.print(Text(f"note: {describe(doc)}; without --incremental the whole store "
+                               "is re-checked", style="yellow"))
         if banner(doc):  # sealed by migration: unchained before its seal point
             console.print(Text(banner(doc) or "", style="bold yellow"))
     else:
@@ -84,11 +88,17 @@ def verify(
         "--expect-head", metavar="LEN:HEAD",
         help="A head pinned earlier (`agm evidence head`): fail when the chain is shorter or "
              "has another head at that length.")] = None,
+    incremental: Annotated[bool, typer.Option(
+        "--incremental", help="Re-check only what was appended since the head the last full "
+                              "check on this machine found qualified (full when there is "
+                              "none); older rows and blobs are not re-read.")] = False,
 ) -> None:
     """Check a store without re-execution; exit 1 and name every problem unless qualified."""
     expect = _expected_head(expect_head)
+    if incremental and hash_only:
+        fail("--incremental and --hash-only do not combine: the baseline is always a full read")
     _sealed_store(store)
-    doc = qualify_store(store, "hash-only" if hash_only else "full", expect)
+    doc = qualify_store(store, "hash-only" if hash_only else "full", expect, incremental)
     doc["store"] = str(store)
     if as_json:
         print(json.dumps(doc, indent=2, sort_keys=True))

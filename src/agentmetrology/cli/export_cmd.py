@@ -4,7 +4,9 @@ results file instead of a store: one row per simulation)."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -14,8 +16,8 @@ from agentmetrology.archive.tau2_export import tau2_export
 from agentmetrology.cli.args import split_nonempty_names
 from agentmetrology.cli.console import err_console
 from agentmetrology.cli.errors import fail
-from agentmetrology.run.export import export_rows
-from agentmetrology.run.export_write import format_for, render, write_atomic
+from agentmetrology.run.export import export_rows, stream_rows
+from agentmetrology.run.export_write import format_for, render, stream_bytes, write_atomic
 from agentmetrology.store import EvidenceStore, LedgerError, StoreNotFoundError
 from agentmetrology.store.blobs import BlobError
 
@@ -49,9 +51,11 @@ def export_cmd(
     try:
         if store.is_file():  # a tau2-bench results file: one row per simulation
             export = tau2_export(load_archive(store, "tau2"))
+            rows, unrecorded = len(export.rows), export.unrecorded
+            _write(render(export, kind), out, force)
         else:
             with EvidenceStore.open_readonly(store, scrub_env=False) as st:
-                export = export_rows(st, names)
+                rows, unrecorded = _export_store(st, names, kind, out, force)
     except ArchiveFormatError as exc:
         fail(str(exc))
     except StoreNotFoundError:
@@ -60,21 +64,46 @@ def export_cmd(
         fail(f"{store}: {exc}")
     except (OSError, LedgerError) as exc:
         fail(f"cannot read the evidence store at {store}: {exc}")
-    data = render(export, kind)
-    if out is None:
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
-    else:
-        write_atomic(data, out, force=force)
     where = "stdout" if out is None else str(out)
     # what is absent, said in the source's own terms (a results file has no campaign)
     absent = (f"task(s) of the file's task list have no simulation and are not rows (agm "
               f"archive audit {store.name})" if store.is_file() else
               "planned administration(s) have no recorded episode yet and are not rows "
               "(agm campaign status)")
-    note = f"; {export.unrecorded} {absent}" if export.unrecorded else ""
-    err_console.print(f"exported {len(export.rows)} episode(s) as {kind} to {where}{note}",
-               markup=False, emoji=False)
+    note = f"; {unrecorded} {absent}" if unrecorded else ""
+    err_console.print(f"exported {rows} episode(s) as {kind} to {where}{note}",
+                      markup=False, emoji=False)
+
+
+def _export_store(st: EvidenceStore, names: list[str] | None, kind: str, out: Path | None,
+                  force: bool) -> tuple[int, int]:
+    """Write the store's export; return (rows, administrations without an episode).
+
+    JSON Lines and CSV are streamed (bounded memory); Parquet is built whole, then written.
+    """
+    if kind == "parquet":
+        export = export_rows(st, names)
+        _write(render(export, kind), out, force)
+        return len(export.rows), export.unrecorded
+    stream = stream_rows(st, names)
+    count = [0]
+
+    def counted() -> Iterator[dict[str, Any]]:
+        for row in stream.rows:
+            count[0] += 1
+            yield row
+    _write(stream_bytes(stream.columns, counted(), kind), out, force)
+    return count[0], stream.unrecorded
+
+
+def _write(data: bytes | Iterable[bytes], out: Path | None, force: bool) -> None:
+    """Write bytes (or chunks of them) to `out`, atomically, or to stdout when None."""
+    if out is not None:
+        write_atomic(data, out, force=force)
+        return
+    for chunk in [data] if isinstance(data, bytes) else data:
+        sys.stdout.buffer.write(chunk)
+    sys.stdout.flush()
 
 
 def _export_inspect(store: Path, out: Path | None, campaign: str | None, force: bool) -> None:

@@ -21,6 +21,7 @@ from agentmetrology.records.episode import MEASUREMENT_FAILURES, EpisodeKey
 from agentmetrology.records.errors import UserError
 from agentmetrology.store import EvidenceStore
 from agentmetrology.store.errors import reading
+from agentmetrology.store.export_query import recorded_episodes, scorer_names, unrecorded_count
 from agentmetrology.store.schema import DEFAULT_ENVIRONMENT
 from agentmetrology.store.status import Cell, CellScore
 
@@ -106,13 +107,7 @@ def export_rows(store: EvidenceStore, campaigns: Sequence[str] | None = None) ->
 
 
 def _export(store: EvidenceStore, campaigns: Sequence[str] | None) -> Export:
-    names = store.campaigns()
-    if campaigns is not None:
-        for c in campaigns:
-            if c not in names:
-                raise UserError(f"no campaign {c!r} in the store at {store.root} "
-                                f"(have: {', '.join(names) or 'none'})")
-        names = [n for n in names if n in campaigns]
+    names = _names(store, campaigns)
     rows: list[dict[str, Any]] = []
     unrecorded = 0
     for name in names:
@@ -127,6 +122,56 @@ def _export(store: EvidenceStore, campaigns: Sequence[str] | None) -> Export:
     # Every row has every column (null where it has no such scorer), so CSV and Parquet agree.
     full = [{c: r.get(c) for c in columns} for r in rows]
     return Export(full, columns, unrecorded, scorers)
+
+
+@dataclass
+class ExportStream:
+    """An export read as it is written: its columns, then its rows one at a time."""
+
+    columns: list[str]
+    scorers: list[str]
+    unrecorded: int
+    rows: Iterator[dict[str, Any]]
+
+
+def stream_rows(store: EvidenceStore, campaigns: Sequence[str] | None = None) -> ExportStream:
+    """Return the export of the store's recorded episodes as a stream: the same rows, in the
+    same order, as `export_rows`, one streamed query per campaign and never all in memory.
+
+    UserError names an unknown campaign; StoreError an unreadable ledger; BlobCorruptError,
+    raised while the rows are read, a binding that no longer hashes to its digest.
+    """
+    with reading(store.root):
+        names = _names(store, campaigns)
+        scorers = scorer_names(store, names)
+        unrecorded = unrecorded_count(store, names)
+    columns = [*BASE_FIELDS, *(f"{s}.{p}" for s in scorers for p in SCORER_PARTS),
+               *DIGEST_FIELDS]
+    return ExportStream(columns, scorers, unrecorded, _stream(store, names, columns))
+
+
+def _stream(store: EvidenceStore, names: list[str], columns: list[str]
+            ) -> Iterator[dict[str, Any]]:
+    with reading(store.root):
+        for name in names:
+            plan = store.ledger.campaign(name)
+            plan_digest = "" if plan is None else str(plan["plan_digest"])
+            for key, led, bound, binding_digest in recorded_episodes(store, name):
+                row = episode_row(key, led, bound, plan_digest)
+                row["binding_digest"] = binding_digest
+                yield {c: row.get(c) for c in columns}
+
+
+def _names(store: EvidenceStore, campaigns: Sequence[str] | None) -> list[str]:
+    """Return the store's campaigns, or those of `campaigns` (UserError names an unknown one)."""
+    names = store.campaigns()
+    if campaigns is None:
+        return names
+    for c in campaigns:
+        if c not in names:
+            raise UserError(f"no campaign {c!r} in the store at {store.root} "
+                            f"(have: {', '.join(names) or 'none'})")
+    return [n for n in names if n in campaigns]
 
 
 def cell_scores(export: Export) -> dict[Cell, dict[str, CellScore]]:

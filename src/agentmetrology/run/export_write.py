@@ -10,8 +10,10 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
+import json
 import os
 import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +57,31 @@ def csv_text(export: Export) -> str:
     return buf.getvalue()
 
 
+# One encoder for every row: `json.dumps` with options builds a new one per call (the text is
+# the same as jsonl_text's).
+_ROW_JSON = json.JSONEncoder(allow_nan=False, ensure_ascii=False).encode
+
+
+def stream_bytes(columns: list[str], rows: Iterable[dict[str, Any]], fmt: str,
+                 batch: int = 2000) -> Iterator[bytes]:
+    """Yield JSON Lines or CSV (`fmt`) of streamed rows in chunks of `batch` rows: the bytes
+    `render` gives for the same rows."""
+    buf = io.StringIO(newline="")
+    writer = csv.writer(buf, lineterminator="\n")
+    if fmt == "csv":
+        writer.writerow(columns)
+    for n, r in enumerate(rows, 1):
+        if fmt == "csv":
+            writer.writerow(["" if r[c] is None else r[c] for c in columns])
+        else:
+            buf.write(_ROW_JSON(r) + "\n")
+        if n % batch == 0:
+            yield buf.getvalue().encode("utf-8")
+            buf.seek(0)
+            buf.truncate()
+    yield buf.getvalue().encode("utf-8")
+
+
 def parquet_bytes(export: Export) -> bytes:
     """Return the rows as a Parquet file with explicit column types (nulls typed too)."""
     try:
@@ -95,8 +122,9 @@ def _user_file_mode() -> int:
     return 0o666 & ~mask
 
 
-def write_atomic(data: bytes, out: Path, *, force: bool) -> None:
-    """Write `data` to `out` in one step; ExportError if `out` exists and not `force`."""
+def write_atomic(data: bytes | Iterable[bytes], out: Path, *, force: bool) -> None:
+    """Write `data` (bytes, or chunks of them) to `out` in one step; ExportError if `out`
+    exists and not `force` (a failure while the chunks are made leaves no file)."""
     if out.exists() and not force:
         raise ExportError(f"{out} exists; give --force to replace it")
     if out.is_dir():
@@ -113,7 +141,8 @@ def write_atomic(data: bytes, out: Path, *, force: bool) -> None:
         # readable as the user's umask says, like every other file the tool writes.
         os.fchmod(fd, _user_file_mode())
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            for chunk in [data] if isinstance(data, bytes) else data:
+                f.write(chunk)
             f.flush()
             os.fsync(f.fileno())
         if force:

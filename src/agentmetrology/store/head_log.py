@@ -21,6 +21,7 @@ is not caught by this (nor by any check made on the store alone): pin a head els
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sqlite3
 from dataclasses import dataclass, field
@@ -135,18 +136,35 @@ class LogRead:
     entries: list[tuple[int, str]] = field(default_factory=list)
     bad_lines: list[int] = field(default_factory=list)  # 1-based line numbers
     torn: bool = False  # a last line without its newline (a write cut by a kill)
+    size: int = 0  # the bytes of its whole lines, and their sha256 (where a later read resumes)
+    digest: str = ""
 
 
-def read_log(path: Path) -> LogRead:
-    """Return the entries of a head log (exists=False when there is none)."""
+def read_log(path: Path, resume: tuple[int, str] | None = None) -> LogRead:
+    """Return the entries of a head log (exists=False when there is none).
+
+    `resume` = (size, digest) of a prefix read and verified before: when the log still starts
+    with those bytes, only its first and last entries are parsed again (the lines between are
+    unchanged), with every line after; otherwise the whole log is.
+    """
     try:
         data = path.read_bytes()
     except FileNotFoundError:
         return LogRead(False)
-    lines = data.split(b"\n")
+    end = data.rfind(b"\n") + 1
+    whole = hashlib.sha256(memoryview(data)[:end]).hexdigest()
+    size, digest = resume or (0, "")
+    kept = 0 < size <= end and (whole if size == end else hashlib.sha256(
+        memoryview(data)[:size]).hexdigest()) == digest
+    if kept:  # the verified prefix: its first and last lines stand for it
+        first = data.split(b"\n", 1)[0]
+        last = data[data.rfind(b"\n", 0, size - 1) + 1:size - 1]
+        lines = [first] + ([last] if last != first else []) + data[size:].split(b"\n")
+    else:
+        lines = data.split(b"\n")
     torn = lines.pop() != b""  # what follows the last newline: nothing, or a cut line
     out = _parse(lines)
-    out.torn = torn
+    out.torn, out.size, out.digest = torn, end, whole
     return out
 
 

@@ -11,7 +11,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from agentmetrology.records.canonical import decode_json
 from agentmetrology.records.episode import BillableAttempt, EpisodeKey
 from agentmetrology.store.chain import (
     CHAIN_META,
@@ -36,6 +35,7 @@ from agentmetrology.store.ledger_records import (  # the ledger's records, impor
     billed_row,
     binding_environment,
     check_attempt,
+    episode_row,
     key_text,
     missing_objects,
     now,
@@ -369,20 +369,7 @@ class Ledger:
 
     def episode(self, key: EpisodeKey) -> dict[str, Any] | None:
         """Return the episode row of a key (with its assessments), or None."""
-        cur = self.conn.execute(
-            "SELECT e.* FROM episodes e JOIN administrations a ON a.id = e.administration "
-            "WHERE " + " AND ".join(f"a.{c}=?" for c in KEY_COLUMNS), _key_values(key))
-        row = cur.fetchone()
-        if row is None:
-            return None
-        out = dict(zip([d[0] for d in cur.description], row, strict=True))
-        acur = self.conn.execute("SELECT scorer, scorer_version, status, score, evidence_digest, "
-                                 "assessment, assessment_digest FROM assessments "
-                                 "WHERE administration=? ORDER BY scorer", (out["administration"],))
-        out["assessments"] = row_dicts(acur)
-        for a in out["assessments"]:
-            a["assessment"] = decode_json(a["assessment"])
-        return out
+        return episode_row(self.conn, key)
 
     def supersede_measurement_failures(self, campaign: str, run_id: int | None) -> int:
         """Re-open every measurement failure of a campaign (one transaction); return how many."""

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from agentmetrology.records.canonical import decode_json
 from agentmetrology.records.episode import BillableAttempt, EpisodeKey
 from agentmetrology.records.errors import UserError
 from agentmetrology.store.evidence import EpisodeEvidence
@@ -172,3 +173,21 @@ def row_dicts(cur: sqlite3.Cursor) -> list[dict[str, Any]]:
     """Return a cursor's rows as {column: value} dicts, in order."""
     cols = [d[0] for d in cur.description]
     return [dict(zip(cols, r, strict=True)) for r in cur]
+
+
+def episode_row(conn: sqlite3.Connection, key: EpisodeKey) -> dict[str, Any] | None:
+    """Return the episode row of a key (with its assessments), or None."""
+    cur = conn.execute(
+        "SELECT e.* FROM episodes e JOIN administrations a ON a.id = e.administration "
+        "WHERE " + " AND ".join(f"a.{c}=?" for c in KEY_COLUMNS), key_values(key))
+    row = cur.fetchone()
+    if row is None:
+        return None
+    out = dict(zip([d[0] for d in cur.description], row, strict=True))
+    acur = conn.execute("SELECT scorer, scorer_version, status, score, evidence_digest, "
+                        "assessment, assessment_digest FROM assessments "
+                        "WHERE administration=? ORDER BY scorer", (out["administration"],))
+    out["assessments"] = row_dicts(acur)
+    for a in out["assessments"]:
+        a["assessment"] = decode_json(a["assessment"])
+    return out

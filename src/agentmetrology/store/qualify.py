@@ -50,6 +50,8 @@ class Qualification:
     checked: dict[str, int] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     migrated_at: str | None = None
+    since: str | None = None  # an incremental check: the verified head it started from
+    resume: Any = None  # when qualified: the store.verify_scope.Checkpoint it leaves
 
     @property
     def qualified(self) -> bool:
@@ -57,17 +59,21 @@ class Qualification:
         return self.result == QUALIFIED
 
     def to_json(self) -> dict[str, Any]:
-        """Return plain JSON data (problems listed up to MAX_LISTED, all counted)."""
+        """Return plain JSON data (problems listed up to MAX_LISTED, all counted; an incremental
+        check adds `incremental_since`, the head it started from)."""
         kinds: dict[str, int] = {}
         for p in self.problems:
             kinds[p.kind] = kinds.get(p.kind, 0) + 1
-        return {"store": self.store, "mode": self.mode, "result": self.result,
-                "qualified": self.qualified, "evidence_digest": self.head,
-                "chain_length": self.chain_length, "migrated_at": self.migrated_at,
-                "problem_count": len(self.problems), "problem_kinds": dict(sorted(kinds.items())),
-                "problems": [{"kind": p.kind, "result": p.result, "where": p.where,
-                              "detail": p.detail} for p in self.problems[:MAX_LISTED]],
-                "checked": dict(self.checked), "notes": list(self.notes)}
+        doc = {"store": self.store, "mode": self.mode, "result": self.result,
+               "qualified": self.qualified, "evidence_digest": self.head,
+               "chain_length": self.chain_length, "migrated_at": self.migrated_at,
+               "problem_count": len(self.problems), "problem_kinds": dict(sorted(kinds.items())),
+               "problems": [{"kind": p.kind, "result": p.result, "where": p.where,
+                             "detail": p.detail} for p in self.problems[:MAX_LISTED]],
+               "checked": dict(self.checked), "notes": list(self.notes)}
+        if self.since is not None:  # a full check's document is as it always was
+            doc["incremental_since"] = self.since
+        return doc
 
 
 def worst(problems: tuple[Problem, ...] | list[Problem]) -> str:

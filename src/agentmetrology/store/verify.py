@@ -21,14 +21,10 @@ listing of the blob directories instead of one stat per reference.
 from __future__ import annotations
 
 import hashlib
-import json
 import sqlite3
-from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
-from typing import Any
 
-from agentmetrology.records.canonical import digest, from_plain
 from agentmetrology.records.errors import UserError
 from agentmetrology.store.chain import (
     CHAIN_META,
@@ -42,7 +38,6 @@ from agentmetrology.store.chain import (
     next_head,
 )
 from agentmetrology.store.head_log import was_chained
-from agentmetrology.store.ledger import KEY_COLUMNS
 from agentmetrology.store.qualify import (
     INVALID,
     UNAVAILABLE,
@@ -51,18 +46,23 @@ from agentmetrology.store.qualify import (
     Qualification,
     worst,
 )
-from agentmetrology.store.schema import DEFAULT_ENVIRONMENT
+from agentmetrology.store.verify_bindings import BindingChecks, Reopen
+from agentmetrology.store.verify_bindings import _plan_digest as _plan_digest  # tests hold it
 from agentmetrology.store.verify_blobs import BlobChecks
-from agentmetrology.store.verify_episodes import EpisodeChecks, short_text
+from agentmetrology.store.verify_episodes import EpisodeChecks
 from agentmetrology.store.verify_heads import HeadWitness
 from agentmetrology.store.verify_schema import page_problems, schema_problems
+from agentmetrology.store.verify_scope import (
+    Checkpoint,
+    expected_counts,
+    refs_param,
+    row_counts,
+    stored_head,
+    stored_heads,
+)
 from agentmetrology.store.verify_transcripts import TranscriptChecks
 
 LEDGER_FILE = "ledger.sqlite"
-_BINDING_KEYS = {"key", "registration_id", "seed", "task_spec_digest", "target_config_digest",
-                 "scorer_versions"}
-# (environment, task, profile) -> the task specification digest now, or None if not installed
-Reopen = Callable[[str, str, str], str | None]
 
 
 class NotAStoreError(UserError):
@@ -103,10 +103,13 @@ def store_head(root: Path) -> tuple[int, str]:
 
 
 def verify_store(root: str | Path, *, mode: str = "full", reopen: Reopen | None = None,
-                 expect: tuple[int, str] | None = None) -> Qualification:
+                 expect: tuple[int, str] | None = None,
+                 since: Checkpoint | None = None) -> Qualification:
     """Return the qualification of the store at `root` (mode: full | hash-only | ledger).
 
     `expect` is a pinned (length, head): the chain must still have that head at that length.
+    `since` makes the check incremental from that verified head (store.verify_scope); when the
+    chain no longer has it there, the check is full and says why.
     """
     root = Path(root)
     with closing(open_ledger_readonly(root)) as c:
@@ -114,24 +117,48 @@ def verify_store(root: str | Path, *, mode: str = "full", reopen: Reopen | None 
             return Qualification(str(root), mode, UNSEALED, None, 0, notes=(
                 "older layout: the ledger has no hash chain; `agm evidence seal STORE` seals "
                 "it as it is now",))
-        return _Verifier(root, c, mode, reopen, expect).run()
+        notes = []
+        try:
+            moved = since is not None and stored_head(c, since.length) != since.head
+        except sqlite3.DatabaseError:
+            moved = True
+        if since is not None and moved:
+            notes.append(f"the chain no longer has the head verified last ({since.length}:"
+                         f"{since.head[:12]}): checked in full, not incrementally")
+            since = None
+        v = _Verifier(root, c, mode, reopen, expect, since)
+        v.notes.extend(notes)
+        return v.run()
 
 
-class _Verifier(BlobChecks, TranscriptChecks, EpisodeChecks):
+class _Verifier(BlobChecks, TranscriptChecks, EpisodeChecks, BindingChecks):
     def __init__(self, root: Path, c: sqlite3.Connection, mode: str,
-                 reopen: Reopen | None, expect: tuple[int, str] | None = None) -> None:
-        self.root, self.c, self.mode, self.reopen = root, c, mode, reopen
+                 reopen: Reopen | None, expect: tuple[int, str] | None = None,
+                 since: Checkpoint | None = None) -> None:
+        self.root, self.c, self.mode, self.reopen, self.since = root, c, mode, reopen, since
         self.problems: list[Problem] = []
         self.checked: dict[str, int] = {}
         self.notes: list[str] = []
         self.blob_ok: dict[str, bool] = {}
+        self.counts: dict[str, int] = {}
+        self.kinds: dict[str, str | None] = {}  # incremental: blob digest -> file | link | None
         self._listing: tuple[set[str], set[str]] | None = None
         self.expected: dict[str, dict[str, str | None]] = {t: {} for t in TABLES}
+        self.touched = self.expected  # incremental: the rows the appended entries name
         self.blob_base = str(root / "blobs")
-        self.witness = HeadWitness(c, root, expect)
+        self.witness = HeadWitness(c, root, expect, None if since is None else (
+            since.log_size, since.log_digest))
 
     def bad(self, kind: str, where: str, detail: str, result: str = INVALID) -> None:
         self.problems.append(Problem(kind, result, where, detail))
+
+    def only(self, table: str, column: str, join: str = "WHERE") -> tuple[str, tuple[str, ...]]:
+        """Return the SQL condition (and its parameter) keeping the rows an incremental check
+        re-checks: `column` names a row of `table` the appended entries touched ("" if full)."""
+        if self.since is None:
+            return "", ()
+        return (f" {join} {column} IN (SELECT value FROM json_each(?))",
+                (refs_param(self.touched.get(table, {})),))
 
     def run(self) -> Qualification:
         length, head = 0, GENESIS
@@ -157,13 +184,17 @@ class _Verifier(BlobChecks, TranscriptChecks, EpisodeChecks):
                               "were sealed as found, not as appended")
         return Qualification(str(self.root), self.mode, worst(self.problems), head, length,
                              tuple(self.problems), self.checked, tuple(self.notes),
-                             None if row is None else str(row[0]))
+                             None if row is None else str(row[0]),
+                             None if self.since is None else self.since.text(),
+                             None if self.problems else Checkpoint(
+                                 length, head, self.counts, self.mode, self.witness.log.size,
+                                 self.witness.log.digest))
 
     # -- structure and bytes --------------------------------------------------------------------
 
     def structure(self) -> None:
         """Check SQLite's pages (not in the cheap mode) and the schema against the code's."""
-        if self.mode != "ledger":
+        if self.mode != "ledger" and self.since is None:  # pages: the whole file, full only
             for where, detail in page_problems(self.c, quick=self.mode == "hash-only"):
                 self.bad("ledger_pages_corrupt", where, detail)
         for where, detail in schema_problems(self.c):
@@ -181,14 +212,19 @@ class _Verifier(BlobChecks, TranscriptChecks, EpisodeChecks):
         self.notes.extend(notes)
 
     def chain(self) -> tuple[int, str]:
-        h, last, n = GENESIS, GENESIS, 0
+        h, last, n, start = GENESIS, GENESIS, 0, 0
+        if self.since is not None:  # from the verified head: its heads as stored (checked then)
+            h, last, start = self.since.head, self.since.head, self.since.length
+            self.witness.seen.update(stored_heads(
+                self.c, (x for x in self.witness.wanted if x <= start)))
         broken: list[int] = []
         # The latest sealed digest of every row, per table (in chain order of first sealing),
         # gathered in the same pass for `rows` (one read of the chain, not two).
         expected = self.expected
         wanted, seen = self.witness.wanted, self.witness.seen  # the lengths the log names
         for seq, tbl, ref, d, stored in self.c.execute(
-                "SELECT seq, tbl, ref, row_digest, head FROM chain ORDER BY seq"):
+                "SELECT seq, tbl, ref, row_digest, head FROM chain WHERE seq > ? ORDER BY seq",
+                (start,)):
             h = next_head(h, tbl, ref, d)  # always from the recomputed head: one edit, one flag
             last = stored
             n += 1
@@ -206,13 +242,15 @@ class _Verifier(BlobChecks, TranscriptChecks, EpisodeChecks):
                      f"{len(broken)} head(s) do not follow from the entries before them "
                      "(the chain was edited)")
         self.checked["chain_entries"] = n
-        return n, last
+        return start + n, last
 
     def rows(self) -> None:
         expected = self.expected  # filled by `chain`, which runs first
         n = 0
         for table, (ident, _) in TABLES.items():
             sealed_rows = expected[table]
+            if self.since is not None and not sealed_rows:
+                continue  # nothing appended to it: its count is checked below
             if not self.has_table(table):
                 # an older store never opened by a writer since the table was added has no
                 # sealed row of it; one that had rows lost them with the table
@@ -221,7 +259,9 @@ class _Verifier(BlobChecks, TranscriptChecks, EpisodeChecks):
             cols = columns(self.c, table)
             seen = set()
             count = 0
-            for row in self.c.execute(f"SELECT {ident}, {', '.join(cols)} FROM {table}"):
+            where, params = self.only(table, ident)
+            for row in self.c.execute(f"SELECT {ident}, {', '.join(cols)} FROM {table}{where}",
+                                      params):
                 n += 1
                 count += 1
                 ref = str(row[0])
@@ -245,7 +285,23 @@ class _Verifier(BlobChecks, TranscriptChecks, EpisodeChecks):
                 self.bad("row_count_mismatch", table, f"{count} rows, but the chain seals "
                          f"{live}")
         self.checked["rows"] = n
+        self.counts = row_counts(self.c, TABLES)  # for the checkpoint this check may leave
+        if self.since is not None:
+            self.row_counts(expected_counts(self.c, self.since, expected))
+        else:
+            self.touched = {}
         self.expected = {}  # a digest per chain entry: freed before the episodes are read
+
+    def row_counts(self, want: dict[str, int]) -> None:
+        """Name every table whose row count is not what the verified head and the appended
+        entries give (incremental: a row added or removed outside the ledger's API)."""
+        assert self.since is not None
+        for table, n in want.items():
+            if self.counts[table] != n:
+                self.bad("row_count_mismatch", table, f"{self.counts[table]} rows, but the "
+                         f"head verified last ({self.since.length}) and the entries appended "
+                         f"since give {n}: a row was added or removed outside the ledger's "
+                         "API (the full check names it)")
 
     def deleted(self, table: str, ident: str, sealed_rows: dict[str, str | None],
                 seen: set[str]) -> None:
@@ -256,125 +312,36 @@ class _Verifier(BlobChecks, TranscriptChecks, EpisodeChecks):
                          "the ledger", UNAVAILABLE)
 
     def texts(self) -> None:
+        where, params = self.only("administrations", "id")
         for adm, text, d in self.c.execute(
-                "SELECT id, binding, binding_digest FROM administrations"):
+                "SELECT id, binding, binding_digest FROM administrations" + where, params):
             if hashlib.sha256(text.encode("utf-8")).hexdigest() != d:
                 self.bad("binding_text_changed", f"administration {adm}",
                          "the sealed binding no longer hashes to binding_digest")
         for table in ("assessments", "superseded_assessments"):
+            where, params = self.only(table, "id")
             for aid, text, d in self.c.execute(
-                    f"SELECT id, assessment, assessment_digest FROM {table}"):
+                    f"SELECT id, assessment, assessment_digest FROM {table}{where}", params):
                 if hashlib.sha256(text.encode("utf-8")).hexdigest() != d:
                     self.bad("assessment_text_changed", f"{table} id={aid}",
                              "the assessment no longer hashes to assessment_digest")
+
+    def episode_scope(self) -> tuple[str | None, str | None]:
+        """Return the recorded and superseded episodes an incremental check re-reads (as
+        json_each arrays: those appended, or with an assessment appended), None when full."""
+        if self.since is None:
+            return None, None
+        t = self.touched
+        recorded = set(t.get("episodes", {})) | {str(a) for (a,) in self.c.execute(
+            "SELECT administration FROM assessments WHERE id IN (SELECT value FROM "
+            "json_each(?))", (refs_param(t.get("assessments", {})),))}
+        superseded = set(t.get("superseded_episodes", {})) | {str(s) for (s,) in self.c.execute(
+            "SELECT superseded FROM superseded_assessments WHERE id IN (SELECT value FROM "
+            "json_each(?))", (refs_param(t.get("superseded_assessments", {})),))}
+        return refs_param(recorded), refs_param(superseded)
 
     def has_table(self, table: str) -> bool:
         # A view under a table's name is read too (its rows are checked; the schema check
         # names the view itself).
         return self.c.execute("SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') "
                               "AND name=?", (table,)).fetchone() is not None
-
-    # -- bindings -------------------------------------------------------------------------------
-
-    def bindings(self) -> None:
-        regs = {n: (r, p, planned) for n, r, p, planned in self.c.execute(
-            "SELECT name, registration_id, plan_digest, planned FROM campaigns")}
-        plans: dict[str, list[dict[str, Any]]] = {n: [] for n in regs}
-        cols = ", ".join(KEY_COLUMNS)
-        n = 0
-        tagged = False  # a binding text holding a tag-like key needs the full canonical walk
-        for row in self.c.execute(
-                f"SELECT id, {cols}, task_spec_digest, target_config_digest, scorer_versions, "
-                "registration_id, binding FROM administrations ORDER BY campaign, ordinal"):
-            n += 1
-            adm, key = row[0], dict(zip(KEY_COLUMNS, row[1:8], strict=True))
-            spec, target, versions_text, reg, text = row[8:13]
-            where = f"administration {adm}"
-            tagged = tagged or '"$' in text or "\\u00" in text  # "\u0024float" spells one too
-            try:
-                bound = json.loads(text)
-                versions = json.loads(versions_text)
-            except ValueError:
-                self.bad("binding_unreadable", where, "the sealed binding is not JSON")
-                continue
-            if not isinstance(bound, dict) or not isinstance(versions, dict):
-                self.bad("binding_unreadable", where, "the sealed binding is not a JSON object")
-                continue
-            self._sealed_fields(where, bound, key, (spec, target, versions, reg))
-            campaign = regs.get(key["campaign"])
-            if campaign is None:
-                self.bad("registration_mismatch", where, f"campaign {key['campaign']!r} is "
-                         "not registered")
-                continue
-            if reg != campaign[0]:
-                self.bad("registration_mismatch", where, f"registration {reg[:12]} is not the "
-                         f"campaign's ({campaign[0][:12]})")
-            details = {k: v for k, v in bound.items() if k not in _BINDING_KEYS}
-            plans[key["campaign"]].append(
-                {"key": bound.get("key"), "task": bound.get("task_spec_digest"),
-                 "target": bound.get("target_config_digest"),
-                 "scorers": bound.get("scorer_versions"), "details": details})
-            self.reopened(where, details, key["task"], bound.get("task_spec_digest"))
-        self.checked["administrations"] = n
-        self._plans(regs, plans, tagged)
-
-    def _sealed_fields(self, where: str, bound: dict[str, Any], key: dict[str, Any],
-                       ledger: tuple[Any, Any, Any, Any]) -> None:
-        """Name every field whose sealed value differs from what the ledger says now."""
-        spec, target, versions, reg = ledger
-        checks = (("scope_mismatch", "key", bound.get("key"), key),
-                  ("seed_mismatch", "seed", bound.get("seed"), key["seed"]),
-                  ("specification_mismatch", "task_spec_digest",
-                   bound.get("task_spec_digest"), spec),
-                  ("target_mismatch", "target_config_digest",
-                   bound.get("target_config_digest"), target),
-                  ("instrument_mismatch", "scorer_versions", bound.get("scorer_versions"),
-                   versions),
-                  ("registration_mismatch", "registration_id", bound.get("registration_id"),
-                   reg))
-        for kind, name, sealed, now in checks:
-            if sealed != now:
-                self.bad(kind, where, f"sealed {name} {short_text(sealed)} but the ledger "
-                         f"says {short_text(now)}")
-
-    def _plans(self, regs: dict[str, tuple[Any, Any, Any]],
-               plans: dict[str, list[dict[str, Any]]], tagged: bool) -> None:
-        """Check each campaign's sealed bindings against its planned count and plan digest."""
-        for name, (_, plan_digest, planned) in regs.items():
-            rows = plans[name]
-            if len(rows) != planned:
-                self.bad("scope_mismatch", f"campaign {name}", f"{len(rows)} administrations "
-                         f"sealed, {planned} planned")
-            again = _plan_digest(name, rows, tagged)
-            if again != plan_digest:
-                self.bad("plan_mismatch", f"campaign {name}", f"the sealed bindings give plan "
-                         f"{again[:12]}, the campaign was registered with {plan_digest[:12]}")
-
-    def reopened(self, where: str, details: dict[str, Any], task: str, sealed: Any) -> None:
-        if self.reopen is None:
-            return
-        env = str(details.get("environment") or DEFAULT_ENVIRONMENT)
-        now = self.reopen(env, task, str(details.get("profile") or ""))
-        self.checked["specifications_reopened"] = self.checked.get(
-            "specifications_reopened", 0) + (now is not None)
-        if now is not None and now != sealed:
-            self.bad("specification_mismatch", where, f"task {task} of {env} now has "
-                     f"specification {now[:12]}, sealed {short_text(sealed)}")
-
-def _plan_digest(name: str, rows: list[dict[str, Any]], tagged: bool) -> str:
-    """Return the digest of a campaign's sealed plan, as `records.canonical.digest` gives it.
-
-    The rows are parsed from the sealed canonical texts, so a tag in them (a non-finite float,
-    an escaped mapping) is decoded first: canonical JSON then encodes it exactly as registration
-    did (encoding the tag itself would escape it again). Without a tag-like key canonical JSON
-    is one `json.dumps`, byte-identical to the full walk (a test holds them equal).
-    """
-    doc = {"campaign": name, "bindings": rows}
-    if tagged:
-        return digest(from_plain(doc))
-    try:
-        text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                          allow_nan=False)
-    except ValueError:  # a bare NaN token a forger wrote: the walk tags it
-        return digest(from_plain(doc))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -12,6 +12,7 @@ import hashlib
 import os
 import re
 import sqlite3
+import stat
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Any
 
 from agentmetrology.store.episode_head import episode_fields
 from agentmetrology.store.qualify import INVALID, UNAVAILABLE
+from agentmetrology.store.verify_scope import Checkpoint
 
 _DIGEST = re.compile("[0-9a-f]{3,}")  # what store.paths accepts as a blob name
 
@@ -33,6 +35,12 @@ class BlobChecks(ABC):
     blob_ok: dict[str, bool]
     blob_base: str
     _listing: tuple[set[str], set[str]] | None
+    since: Checkpoint | None  # incremental: blobs looked up one by one
+    kinds: dict[str, str | None]
+
+    @abstractmethod
+    def only(self, table: str, column: str, join: str = "WHERE") -> tuple[str, tuple[str, ...]]:
+        """Return the SQL condition keeping the rows an incremental check re-checks."""
 
     @abstractmethod
     def bad(self, kind: str, where: str, detail: str, result: str = INVALID) -> None:
@@ -44,20 +52,25 @@ class BlobChecks(ABC):
 
     def referenced(self) -> Iterator[tuple[str, str]]:
         """Yield (digest, where) of every blob the ledger references."""
+        where, params = self.only("campaigns", "name")
         for name, cfg, src in self.c.execute(
-                "SELECT name, config_digest, source_digest FROM campaigns"):
+                "SELECT name, config_digest, source_digest FROM campaigns" + where, params):
             yield cfg, f"campaign {name} config"
             if src is not None:
                 yield src, f"campaign {name} source"
         for table, ident in (("episodes", "administration"), ("superseded_episodes", "id")):
+            where, params = self.only(table, ident)
             for ref, ep, sub in self.c.execute(
-                    f"SELECT {ident}, episode_digest, submission_digest FROM {table}"):
+                    f"SELECT {ident}, episode_digest, submission_digest FROM {table}{where}",
+                    params):
                 yield ep, f"{table} {ident}={ref} episode"
                 if sub is not None:
                     yield sub, f"{table} {ident}={ref} submission"
         if self.has_table("case_uses"):  # a consumption receipt names the episode it recorded
+            where, params = self.only("case_uses", "id")
             for ref, ep, sub in self.c.execute(
-                    "SELECT id, episode_digest, submission_digest FROM case_uses"):
+                    "SELECT id, episode_digest, submission_digest FROM case_uses" + where,
+                    params):
                 yield ep, f"case_uses id={ref} episode"
                 if sub is not None:
                     yield sub, f"case_uses id={ref} submission"
@@ -106,12 +119,28 @@ class BlobChecks(ABC):
         return self._listing
 
     def present(self, d: str) -> bool:
-        """Return True when the blob file of `d` exists (one directory listing, then a set)."""
-        return _DIGEST.fullmatch(d) is not None and d in self._names()[0]
+        """Return True when the blob file of `d` exists (one directory listing, then a set;
+        incremental: its own lookup, since it reads only the blobs appended)."""
+        if _DIGEST.fullmatch(d) is None:
+            return False
+        return self._kind(d) == "file" if self.since is not None else d in self._names()[0]
 
     def linked(self, d: str) -> bool:
         """Return True when the blob of `d` is a symbolic link."""
-        return d in self._names()[1]
+        return self._kind(d) == "link" if self.since is not None else d in self._names()[1]
+
+    def _kind(self, d: str) -> str | None:
+        """Return "file", "link" (the file or its folder) or None, as `blob_names` tells them."""
+        if d not in self.kinds:
+            folder = os.path.join(self.blob_base, d[:2])
+            try:
+                st = os.lstat(os.path.join(folder, d[2:]))
+            except OSError:
+                self.kinds[d] = None
+            else:
+                link = stat.S_ISLNK(st.st_mode) or os.path.islink(folder)
+                self.kinds[d] = "link" if link else "file" if stat.S_ISREG(st.st_mode) else None
+        return self.kinds[d]
 
     def episode_json(self, d: str) -> Any | None:
         """Return a verified episode blob's JSON (at least the fields checked), or None."""

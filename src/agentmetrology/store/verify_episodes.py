@@ -37,16 +37,24 @@ class EpisodeChecks(ABC):
     def transcript(self, where: str, digest: str) -> None:
         """Check the transcript an episode binds (see store.verify_transcripts)."""
 
+    @abstractmethod
+    def episode_scope(self) -> tuple[str | None, str | None]:
+        """Return the recorded and superseded episodes to check (JSON arrays), None for all."""
+
     def episodes(self) -> None:
-        """Check every recorded and superseded episode with its assessments."""
+        """Check every recorded and superseded episode with its assessments (or those in
+        scope, for an incremental check)."""
         cols = ", ".join(f"a.{k}" for k in KEY_COLUMNS)
-        n = self.recorded_episodes(cols)  # one streamed query, not one per episode
+        recorded, superseded = self.episode_scope()
+        n = self.recorded_episodes(cols, recorded)  # one streamed query, not one per episode
+        where, params = ("", ()) if superseded is None else (
+            " WHERE e.id IN (SELECT value FROM json_each(?))", (superseded,))
         for row in self.c.execute(
                 f"SELECT e.id, a.id, a.scorer_versions, {cols}, e.episode_digest, "
                 "e.submission_digest, e.termination, e.measurement_failure, e.cost, "
                 "e.input_tokens, e.output_tokens, e.requests, e.tool_calls, "
                 "e.model_attempts FROM superseded_episodes e "
-                "JOIN administrations a ON a.id = e.administration"):
+                "JOIN administrations a ON a.id = e.administration" + where, params):
             n += 1
             ref, adm, versions_text = row[0], row[1], row[2]
             key = dict(zip(KEY_COLUMNS, row[3:10], strict=True))
@@ -85,11 +93,9 @@ class EpisodeChecks(ABC):
                 self.bad("row_disagrees_with_evidence", where, f"{name} is {ledger!r} in the "
                          f"ledger but {evidence!r} in the episode blob")
 
-    def recorded_episodes(self, cols: str) -> int:
-        """Check every recorded episode, then its assessments, in one streamed query.
-
-        Returns how many episodes were checked.
-        """
+    def recorded_episodes(self, cols: str, scope: str | None = None) -> int:
+        """Check every recorded episode (or those in `scope`, a JSON array of administration
+        ids), then its assessments, in one streamed query; return how many were checked."""
         n, last = 0, None
         versions: dict[str, dict[str, str]] = {}  # parsed once per distinct text
         for row in self.c.execute(
@@ -99,7 +105,10 @@ class EpisodeChecks(ABC):
                 "s.id, s.scorer, s.scorer_version, s.status, s.score, s.evidence_digest, "
                 "s.assessment FROM episodes e JOIN administrations a ON a.id = e.administration "
                 "LEFT JOIN assessments s ON s.administration = e.administration "
-                "ORDER BY e.administration, s.scorer, s.scorer_version"):
+                + ("" if scope is None else
+                   "WHERE e.administration IN (SELECT value FROM json_each(?)) ")
+                + "ORDER BY e.administration, s.scorer, s.scorer_version",
+                () if scope is None else (scope,)):
             adm, versions_text = row[0], row[1]
             if adm != last:
                 n, last = n + 1, adm

@@ -33,8 +33,10 @@ class HeadWitness:
     """The head log and the pinned head of one check, and the chain's heads at their lengths."""
 
     def __init__(self, c: sqlite3.Connection, root: Path,
-                 expect: tuple[int, str] | None = None) -> None:
-        self.log: LogRead = read_log(root / HEAD_LOG_FILE)
+                 expect: tuple[int, str] | None = None,
+                 resume: tuple[int, str] | None = None) -> None:
+        # resume: the log's bytes verified by the check an incremental one starts from
+        self.log: LogRead = read_log(root / HEAD_LOG_FILE, resume)
         self.expect = expect
         row = c.execute("SELECT value FROM meta WHERE key=?", (HEAD_LOG_META,)).fetchone()
         self.start: str | None = None if row is None else str(row[0])

@@ -11,7 +11,9 @@ in the store: a reader does not write there) under a fingerprint of everything i
   removed blob misses), and each blob folder's device;
 - the checking code (the package version and the bytes of the verification modules);
 - the task specification digests it re-opened, compared again on every use.
-A miss runs the check and stores its result when nothing changed while it ran. The full check
+A miss runs the check and stores its result under the fingerprint taken before it, when the
+ledger did not change while it ran (a blob changed meanwhile has moved its ctime on, so that
+fingerprint is never matched again). The full check
 (`agm evidence verify`, archive audits) never uses the memo. `AGM_VERIFY_CACHE=DIR` moves the
 memo; `AGM_VERIFY_CACHE=` (empty) turns it off. An unwritable cache only costs the time. The
 folder, the ledger's metadata lines and the file format are shared with store/status_memo.py.
@@ -34,7 +36,9 @@ MEMO_ENV = "AGM_VERIFY_CACHE"
 FORMAT = 2  # 2: blob files listed per folder through its descriptor
 _CODE = ("verify.py", "verify_episodes.py", "episode_head.py", "chain.py", "qualify.py",
          "verify_memo.py", "verify_blobs.py", "verify_heads.py", "verify_schema.py",
-         "head_log.py", "evidence.py", "schema.py")
+         "head_log.py", "evidence.py", "schema.py", "verify_scope.py",
+         "verify_checkpoint.py", "verify_bindings.py")
+CODE = _CODE  # the checking code, which a verified head (store.verify_checkpoint) is bound to
 Reopen = Callable[[str, str, str], str | None]
 
 
@@ -133,13 +137,15 @@ def memo_path(folder: Path, root: Path, kind: str = "") -> Path:
     return folder / f"{name}{'.' + kind if kind else ''}.json"
 
 
-def read_doc(path: Path, key: str) -> dict[str, Any] | None:
-    """Return the memo document at `path` when it was kept for fingerprint `key`, else None."""
+def read_doc(path: Path, key: str | None) -> dict[str, Any] | None:
+    """Return the memo document at `path` when it was kept for fingerprint `key` (any, if None),
+    else None."""
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("key") != key:
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT or (
+            key is not None and doc.get("key") != key):
         return None
     return doc
 

@@ -1,0 +1,186 @@
+"""A large store kept usable: `campaign status` and `evidence verify`, full and incremental.
+
+Issue 40 goal 1 asks that a store of 1,000,000 episodes stay as usable as a small one. This
+script measures it at the size given (default 100,000 episodes: what builds in a few minutes on
+the shared 2-core machine; the JSON says the size measured, never more). The store comes from
+benchmarks/memory_stores.py (real episodes cloned across 5 targets, 3 tasks, 2 levels, 2
+conditions and repeats, with measurement failures, ungraded episodes, billable requests and
+unrecorded attempts), cached under --work; each run works on a copy (ledger copied, blobs
+hard-linked: blobs are never rewritten) with a check cache of its own, then:
+1. `campaign status` with no head verified yet on this machine: the full ledger check runs
+   (and leaves its head in the cache, store/verify_checkpoint.py);
+2. warm `campaign status` (nothing changed: the memo answers), the median of --repeat runs;
+3. a campaign of --append episodes is appended through the store's API (a second run);
+4. `campaign status` after the append: the cold case of a growing store (the memos are stale;
+   the ledger check re-checks only what was appended since the verified head);
+5. warm `campaign status` again, then `campaign status --full-check` (the whole ledger);
+6. `evidence verify` (the full check: every row re-hashed, every blob's bytes), a second
+   append, then `evidence verify --incremental` (only what that append added);
+7. `agm export STORE --out F.jsonl` on the cached stores of each --export-sizes: rows per
+   second (rows / wall time of the whole command) and peak RSS per episode, which must not
+   grow with the store (goal: at least 50,000 rows/s, memory bounded).
+Each command runs in a child process (benchmarks/memory.py's `measure`: wall, CPU, peak RSS).
+Writes benchmarks/results/store_scale.json (or --out).
+Run: .venv/bin/python benchmarks/store_scale.py [--work /tmp/agm-scale] [--episodes N]
+     [--append N] [--repeat N] [--no-full-verify] [--export-sizes N ...] [--export-only]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from memory import measure
+from memory_stores import build_store
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "results" / "store_scale.json"
+GOALS = {"cold": 2.0, "warm": 0.5}
+
+
+def _copy(base: Path, dest: Path) -> None:
+    """Copy a store: the ledger and its head log as files, the blobs as hard links."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    for name in ("ledger.sqlite", "ledger.heads"):
+        shutil.copy2(base / name, dest / name)
+    subprocess.run(["cp", "-al", str(base / "blobs"), str(dest / "blobs")], check=True)
+
+
+def _case(name: str, args: list[str], src: Path, cwd: Path, goal: float | None = None,
+          repeat: int = 1) -> dict[str, Any]:
+    runs = [measure(args, src, cwd) for _ in range(repeat)]
+    best = sorted(runs, key=lambda r: r["wall_s"])[len(runs) // 2]  # the median run
+    out = {"case": name, **best, "stdout_tail": (cwd / "stdout.txt").read_text()[-400:]}
+    if repeat > 1:
+        out["runs_wall_s"] = [r["wall_s"] for r in runs]
+        out["runs_cpu_s"] = [r["cpu_s"] for r in runs]
+    if goal is not None:
+        out["goal_s"] = goal
+        out["goal_met"] = best["wall_s"] < goal
+        out["missed_by"] = None if out["goal_met"] else f"{best['wall_s'] / goal:.1f}x"
+    if best["exit_code"] != 0:
+        raise SystemExit(f"{name}: exit {best['exit_code']}: {best['stderr_tail']}")
+    print(f"{name}: {best['wall_s']} s wall, {best['cpu_s']} s CPU, "
+          f"{best['peak_rss_mib']} MiB", flush=True)
+    return out
+
+
+def _append(root: Path, n: int, name: str) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    built = build_store(root, n, name=name)
+    return {"campaign": name, **built, "wall_s": round(time.perf_counter() - t0, 1)}
+
+
+def _episodes(root: Path) -> int:
+    import sqlite3
+
+    with sqlite3.connect(f"file:{root / 'ledger.sqlite'}?mode=ro", uri=True) as c:
+        return int(c.execute("SELECT COUNT(*) FROM episodes").fetchone()[0])
+
+
+def run(work: Path, src: Path, episodes: int, append: int, repeat: int,
+        full_verify: bool) -> dict[str, Any]:
+    """Measure every case on a copy of the cached store; return the result document."""
+    base = work / f"store-{episodes}"
+    built: dict[str, Any] | str = "reused"
+    if not (base / "ledger.sqlite").exists():
+        t0 = time.perf_counter()
+        built = {**build_store(base, episodes), "build_s": round(time.perf_counter() - t0, 1)}
+    root, cwd = work / f"scale-{episodes}", work / f"scale-{episodes}-cwd"
+    _copy(base, root)
+    shutil.rmtree(cwd, ignore_errors=True)
+    cwd.mkdir()
+    status = ["campaign", "status", "--store", str(root)]
+    size = _episodes(root)
+    cases = [_case("campaign status, no head verified yet (full ledger check)", status, src,
+                   cwd, GOALS["cold"]),
+             _case("campaign status, warm (nothing changed)", status, src, cwd,
+                   GOALS["warm"], repeat)]
+    appended = [_append(root, append, "append-1")]
+    cases += [_case(f"campaign status after {appended[0]['recorded']:,} episodes appended "
+                    "(incremental ledger check)", status, src, cwd, GOALS["cold"]),
+              _case("campaign status, warm after the append", status, src, cwd,
+                    GOALS["warm"], repeat),
+              _case("campaign status --full-check", [*status, "--full-check"], src, cwd)]
+    if full_verify:
+        cases.append(_case("evidence verify (full)", ["evidence", "verify", str(root)], src,
+                           cwd))
+    appended.append(_append(root, append, "append-2"))
+    cases.append(_case(f"evidence verify --incremental after {appended[1]['recorded']:,} more "
+                       "episodes appended", ["evidence", "verify", str(root), "--incremental"],
+                       src, cwd))
+    base_rss = measure(["--version"], src, cwd)["peak_rss_mib"]
+    for c in cases:
+        c["kib_per_episode"] = round(max(0.0, c["peak_rss_mib"] - base_rss) * 1024 / size, 3)
+    return {"episodes": size, "episodes_after_appends": _episodes(root), "built": built,
+            "appended": appended, "baseline_rss_mib": base_rss, "cases": cases,
+            "machine": platform.machine(), "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "uptime": subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()}
+
+
+def export_cases(work: Path, src: Path, sizes: list[int]) -> list[dict[str, Any]]:
+    """Measure `agm export` of each cached store (built on first use): rows/s, peak RSS."""
+    cwd = work / "export-cwd"
+    cwd.mkdir(exist_ok=True)
+    base_rss = measure(["--version"], src, cwd)["peak_rss_mib"]
+    out = []
+    for n in sizes:
+        root = work / f"store-{n}"
+        if not (root / "ledger.sqlite").exists():
+            build_store(root, n)
+        case = measure(["export", str(root), "--out", str(cwd / "export.jsonl"), "--force"],
+                       src, cwd)
+        if case["exit_code"] != 0:
+            raise SystemExit(f"export: exit {case['exit_code']}: {case['stderr_tail']}")
+        rows = sum(1 for _ in (cwd / "export.jsonl").open("rb"))
+        extra = max(0.0, case["peak_rss_mib"] - base_rss)
+        out.append({**case, "case": f"agm export STORE --out F.jsonl, {rows:,} rows",
+                    "rows": rows, "rows_per_s": round(rows / case["wall_s"]),
+                    "rows_per_cpu_s": round(rows / case["cpu_s"]), "baseline_rss_mib": base_rss,
+                    "kib_per_episode": round(extra * 1024 / rows, 3), "goal_rows_per_s": 50_000})
+        print(f"export {rows:,} rows: {case['wall_s']} s, {case['peak_rss_mib']} MiB", flush=True)
+    return out
+
+
+def main() -> None:
+    """Parse arguments, measure, write the JSON."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--work", type=Path, default=Path("/tmp/agm-scale"))
+    ap.add_argument("--src", type=Path, default=HERE.parent / "src")
+    ap.add_argument("--episodes", type=int, default=100_000)
+    ap.add_argument("--append", type=int, default=1_200)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--no-full-verify", dest="full_verify", action="store_false")
+    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--export-sizes", type=int, nargs="*", default=[20_000, 100_000])
+    ap.add_argument("--export-only", action="store_true",
+                    help="measure the exports only, into the existing result file")
+    args = ap.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(args.src)], check=True)
+    if args.export_only:
+        doc = json.loads(args.out.read_text(encoding="utf-8"))
+    else:
+        doc = run(args.work, args.src.resolve(), args.episodes, args.append, args.repeat,
+                  args.full_verify)
+        doc["median_warm_s"] = statistics.median(
+            c["wall_s"] for c in doc["cases"] if "warm" in c["case"])
+    doc["exports"] = export_cases(args.work, args.src.resolve(), args.export_sizes)
+    args.out.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

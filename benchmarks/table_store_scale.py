@@ -1,0 +1,45 @@
+"""Rows of benchmarks/store_scale.py for benchmarks/table.py: a large store's status and verify."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+CMD = "python benchmarks/store_scale.py"
+
+
+def store_scale(doc: dict[str, Any]) -> Iterator[dict[str, str]]:
+    """Yield one row per measured command: wall time, CPU, peak RSS and KiB per episode."""
+    load = str(doc.get("uptime", "")).split("load average:")[-1].strip()
+    mach = f"{doc['machine']}, {doc['cpus']} cpus, py {doc['python']}"
+    for c in doc["cases"]:
+        goal = ""
+        if "goal_s" in c:  # wall time on a shared machine; the CPU time says what load hid
+            cpu = ("; its CPU time within" if c["cpu_s"] < c["goal_s"] else
+                   f"; CPU {c['cpu_s'] / c['goal_s']:.1f}x")
+            goal = f"< {c['goal_s']} s (" + ("met" if c["goal_met"] else
+                                             f"missed by {c['missed_by']} wall{cpu}") + ")"
+        runs = (f"; runs {', '.join(f'{w:.2f}' for w in c['runs_wall_s'])} s"
+                if c.get("runs_wall_s") else "")
+        yield {"benchmark": "store_scale",
+               "measure": f"`{re.sub(r'/[^ ]*/scale-[0-9]+', 'STORE', c['command'])}`: "
+                          f"{c['case']}, {doc['episodes']:,}-episode store "
+                          f"(wall s; CPU {c['cpu_s']:.2f} s{runs}; peak RSS "
+                          f"{c['peak_rss_mib']:.1f} MiB, {c['kib_per_episode']:.2f} KiB/episode "
+                          f"beyond `agm --version` {doc['baseline_rss_mib']:.1f} MiB)",
+               "ours": f"{c['wall_s']:.2f}", "peer": "—", "ratio": "—", "goal": goal,
+               "machine": f"{mach}, load {c.get('load') or load}", "command": f"`{CMD}`"}
+    for e in doc.get("exports", []):
+        met = e["rows_per_s"] >= e["goal_rows_per_s"]
+        yield {"benchmark": "store_scale",
+               "measure": f"`agm export STORE --out F.jsonl`, {e['rows']:,} rows (rows/s of the "
+                          f"whole command; wall {e['wall_s']:.2f} s, CPU {e['cpu_s']:.2f} s, "
+                          f"{e['rows_per_cpu_s']:,} rows per CPU s; peak RSS "
+                          f"{e['peak_rss_mib']:.1f} MiB, {e['kib_per_episode']:.2f} KiB/episode "
+                          f"beyond `agm --version` {e['baseline_rss_mib']:.1f} MiB)",
+               "ours": f"{e['rows_per_s']:,}", "peer": "—", "ratio": "—",
+               "goal": f"≥ {e['goal_rows_per_s']:,} rows/s, KiB/episode not growing (" +
+                       ("met" if met else
+                        f"missed by {e['goal_rows_per_s'] / e['rows_per_s']:.1f}x") + ")",
+               "machine": f"{mach}, load {e.get('load') or load}", "command": f"`{CMD}`"}

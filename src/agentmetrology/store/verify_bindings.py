@@ -1,0 +1,157 @@
+"""The verifier's checks of sealed bindings: each administration against its sealed binding and
+its campaign, and each campaign's plan digest recomputed from its sealed bindings (see
+store.verify). An incremental check reads the administrations appended since its verified head
+and every administration of a campaign registered since (its plan is recomputed from all).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import Any
+
+from agentmetrology.records.canonical import digest, from_plain
+from agentmetrology.store.ledger import KEY_COLUMNS
+from agentmetrology.store.qualify import INVALID
+from agentmetrology.store.schema import DEFAULT_ENVIRONMENT
+from agentmetrology.store.verify_episodes import short_text
+from agentmetrology.store.verify_scope import Checkpoint, refs_param
+
+_BINDING_KEYS = {"key", "registration_id", "seed", "task_spec_digest", "target_config_digest",
+                 "scorer_versions"}
+# (environment, task, profile) -> the task specification digest now, or None if not installed
+Reopen = Callable[[str, str, str], str | None]
+
+
+class BindingChecks(ABC):
+    """The binding checks of `store.verify._Verifier` (a base class of it)."""
+
+    c: sqlite3.Connection
+    checked: dict[str, int]
+    reopen: Reopen | None
+    since: Checkpoint | None
+    touched: dict[str, dict[str, str | None]]
+
+    @abstractmethod
+    def bad(self, kind: str, where: str, detail: str, result: str = INVALID) -> None:
+        """Record a problem (the verifier's own)."""
+
+    @abstractmethod
+    def only(self, table: str, column: str, join: str = "WHERE") -> tuple[str, tuple[str, ...]]:
+        """Return the SQL condition keeping the rows an incremental check re-checks."""
+
+    def bindings(self) -> None:
+        regs = {n: (r, p, planned) for n, r, p, planned in self.c.execute(
+            "SELECT name, registration_id, plan_digest, planned FROM campaigns")}
+        plans: dict[str, list[dict[str, Any]]] = {n: [] for n in regs}
+        cols = ", ".join(KEY_COLUMNS)
+        # incremental: the administrations appended, and every one of a campaign registered
+        # since (its plan digest is recomputed from all of them)
+        where, params = self.only("administrations", "id")
+        if self.since is not None:
+            where += " OR campaign IN (SELECT value FROM json_each(?))"
+            params += (refs_param(self.touched.get("campaigns", {})),)
+            regs_planned = {n: v for n, v in regs.items() if n in self.touched.get("campaigns", {})}
+        else:
+            regs_planned = regs
+        n = 0
+        tagged = False  # a binding text holding a tag-like key needs the full canonical walk
+        for row in self.c.execute(
+                f"SELECT id, {cols}, task_spec_digest, target_config_digest, scorer_versions, "
+                f"registration_id, binding FROM administrations{where} "
+                "ORDER BY campaign, ordinal", params):
+            n += 1
+            adm, key = row[0], dict(zip(KEY_COLUMNS, row[1:8], strict=True))
+            spec, target, versions_text, reg, text = row[8:13]
+            where = f"administration {adm}"
+            tagged = tagged or '"$' in text or "\\u00" in text  # "\u0024float" spells one too
+            try:
+                bound = json.loads(text)
+                versions = json.loads(versions_text)
+            except ValueError:
+                self.bad("binding_unreadable", where, "the sealed binding is not JSON")
+                continue
+            if not isinstance(bound, dict) or not isinstance(versions, dict):
+                self.bad("binding_unreadable", where, "the sealed binding is not a JSON object")
+                continue
+            self._sealed_fields(where, bound, key, (spec, target, versions, reg))
+            campaign = regs.get(key["campaign"])
+            if campaign is None:
+                self.bad("registration_mismatch", where, f"campaign {key['campaign']!r} is "
+                         "not registered")
+                continue
+            if reg != campaign[0]:
+                self.bad("registration_mismatch", where, f"registration {reg[:12]} is not the "
+                         f"campaign's ({campaign[0][:12]})")
+            details = {k: v for k, v in bound.items() if k not in _BINDING_KEYS}
+            plans[key["campaign"]].append(
+                {"key": bound.get("key"), "task": bound.get("task_spec_digest"),
+                 "target": bound.get("target_config_digest"),
+                 "scorers": bound.get("scorer_versions"), "details": details})
+            self.reopened(where, details, key["task"], bound.get("task_spec_digest"))
+        self.checked["administrations"] = n
+        self._plans(regs_planned, plans, tagged)
+
+    def _sealed_fields(self, where: str, bound: dict[str, Any], key: dict[str, Any],
+                       ledger: tuple[Any, Any, Any, Any]) -> None:
+        """Name every field whose sealed value differs from what the ledger says now."""
+        spec, target, versions, reg = ledger
+        checks = (("scope_mismatch", "key", bound.get("key"), key),
+                  ("seed_mismatch", "seed", bound.get("seed"), key["seed"]),
+                  ("specification_mismatch", "task_spec_digest",
+                   bound.get("task_spec_digest"), spec),
+                  ("target_mismatch", "target_config_digest",
+                   bound.get("target_config_digest"), target),
+                  ("instrument_mismatch", "scorer_versions", bound.get("scorer_versions"),
+                   versions),
+                  ("registration_mismatch", "registration_id", bound.get("registration_id"),
+                   reg))
+        for kind, name, sealed, now in checks:
+            if sealed != now:
+                self.bad(kind, where, f"sealed {name} {short_text(sealed)} but the ledger "
+                         f"says {short_text(now)}")
+
+    def _plans(self, regs: dict[str, tuple[Any, Any, Any]],
+               plans: dict[str, list[dict[str, Any]]], tagged: bool) -> None:
+        """Check each campaign's sealed bindings against its planned count and plan digest."""
+        for name, (_, plan_digest, planned) in regs.items():
+            rows = plans[name]
+            if len(rows) != planned:
+                self.bad("scope_mismatch", f"campaign {name}", f"{len(rows)} administrations "
+                         f"sealed, {planned} planned")
+            again = _plan_digest(name, rows, tagged)
+            if again != plan_digest:
+                self.bad("plan_mismatch", f"campaign {name}", f"the sealed bindings give plan "
+                         f"{again[:12]}, the campaign was registered with {plan_digest[:12]}")
+
+    def reopened(self, where: str, details: dict[str, Any], task: str, sealed: Any) -> None:
+        if self.reopen is None:
+            return
+        env = str(details.get("environment") or DEFAULT_ENVIRONMENT)
+        now = self.reopen(env, task, str(details.get("profile") or ""))
+        self.checked["specifications_reopened"] = self.checked.get(
+            "specifications_reopened", 0) + (now is not None)
+        if now is not None and now != sealed:
+            self.bad("specification_mismatch", where, f"task {task} of {env} now has "
+                     f"specification {now[:12]}, sealed {short_text(sealed)}")
+
+def _plan_digest(name: str, rows: list[dict[str, Any]], tagged: bool) -> str:
+    """Return the digest of a campaign's sealed plan, as `records.canonical.digest` gives it.
+
+    The rows are parsed from the sealed canonical texts, so a tag in them (a non-finite float,
+    an escaped mapping) is decoded first: canonical JSON then encodes it exactly as registration
+    did (encoding the tag itself would escape it again). Without a tag-like key canonical JSON
+    is one `json.dumps`, byte-identical to the full walk (a test holds them equal).
+    """
+    doc = {"campaign": name, "bindings": rows}
+    if tagged:
+        return digest(from_plain(doc))
+    try:
+        text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                          allow_nan=False)
+    except ValueError:  # a bare NaN token a forger wrote: the walk tags it
+        return digest(from_plain(doc))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
