@@ -1,0 +1,160 @@
+"""Every viewer page on a large store: server time per page type, cold and warm (issue 40).
+
+Issue 40 goal 1 asks that every page of `agm view STORE` answer in under 1 s on a large store.
+The store comes from benchmarks/memory_stores.py (a real campaign plan: 5 targets, 3 tasks, 2
+levels, 2 conditions, repeats; real episodes cloned, with measurement failures, ungraded
+episodes, billable and unrecorded attempts, administrations not launched), cached under --work
+at the size given (the JSON says the size measured, never more).
+
+Each page type is timed in a child process of its own (imports done before the clock starts,
+as in a server that is already up): a new app (`view.app.create_app`, the one `agm view`
+serves) answers the page once (cold: the app's caches empty, and any import the page makes
+lazily is paid here as a first visitor would) and then --repeat more times (warm: the median
+and the maximum). Requests go through starlette's TestClient in process, so the times are the
+server's alone (no socket, no browser). The workbench page is served with its token cookie.
+Writes benchmarks/results/view_scale.json (or --out).
+Run: .venv/bin/python benchmarks/view_scale.py [--episodes 30000] [--work /tmp/agm-view-scale]
+     [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "results" / "view_scale.json"
+GOAL_S = 1.0
+KEY = ("campaign", "target", "task", "seed", "condition", "level", "repeat")
+
+
+def _key_of(row: dict[str, Any]) -> str:
+    return urlencode({k: row[k] for k in KEY})
+
+
+def pages(root: Path) -> dict[str, str]:
+    """Return each page type's path on this store (keys looked up read-only)."""
+    from agentmetrology.store.reader import StoreReader
+    from agentmetrology.store.reader_queries import EpisodeFilter
+
+    reader = StoreReader(root)
+    campaign = reader.summaries()[0]["campaign"]
+    recorded, total = reader.episodes(EpisodeFilter(status="recorded"), 1, 0)
+    llm, _ = reader.episodes(EpisodeFilter(status="recorded", target="llm-priced"), 1, 0)
+    pending, _ = reader.episodes(EpisodeFilter(status="pending"), 1, 0)
+    _, all_rows = reader.episodes(EpisodeFilter(), 1, 0)
+    last = max(1, -(-all_rows // 50))
+    out = {
+        "front page (every campaign's totals)": "/",
+        "campaign grid": "/campaign?" + urlencode({"name": campaign}),
+        "episode index, page 1": "/episodes",
+        "episode index, last page": f"/episodes?page={last}",
+        "episode index, 500 a page": "/episodes?per=500",
+        "episode index, target+level+verdict filter":
+            "/episodes?target=careful&level=L2&verdict=UNKNOWN",
+        "episode index, status=pending": "/episodes?status=pending",
+        "episode index, status=measurement_failure": "/episodes?status=measurement_failure",
+        "episode index, seed filter": "/episodes?seed=3",
+        "episode page (recorded, model-free)": "/episode?" + _key_of(recorded[0]),
+        "episode page (recorded, LLM target, billing)": "/episode?" + _key_of(llm[0]),
+        "episode page, actor filter": "/episode?" + _key_of(recorded[0]) + "&actor=agent",
+        "episode page (never recorded)": "/episode?" + _key_of(pending[0]),
+        "re-grade page": "/regrade?" + _key_of(recorded[0]),
+        "workbench": "/workbench",
+        "not found (404)": "/no-such-page",
+    }
+    del total
+    return out
+
+
+def child(root: Path, path: str, repeat: int) -> dict[str, Any]:
+    """Serve `path` from a new app: the first answer (cold) and `repeat` more (warm)."""
+    from starlette.testclient import TestClient
+
+    from agentmetrology.view.app import create_app
+    from agentmetrology.view.source import detect_source
+    from agentmetrology.view.workbench_auth import COOKIE, WorkbenchAuth
+
+    auth = WorkbenchAuth()
+    app = create_app(detect_source(root), workbench=auth)
+    client = TestClient(app, base_url="http://127.0.0.1")
+    client.cookies.set(COOKIE, auth.token)
+    t = time.perf_counter()
+    first = client.get(path)
+    cold = time.perf_counter() - t
+    warm = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        r = client.get(path)
+        warm.append(time.perf_counter() - t)
+        assert r.status_code == first.status_code
+    return {"path": path, "status": first.status_code, "bytes": len(first.content),
+            "cold_s": round(cold, 4), "warm_median_s": round(statistics.median(warm), 4),
+            "warm_max_s": round(max(warm), 4),
+            "under_goal": cold < GOAL_S and statistics.median(warm) < GOAL_S}
+
+
+def _measure(root: Path, name: str, path: str, repeat: int) -> dict[str, Any]:
+    load = os.getloadavg()[0]
+    proc = subprocess.run([sys.executable, __file__, "--child", str(root), path,
+                           "--repeat", str(repeat)], capture_output=True, text=True,
+                          check=False, env=dict(os.environ))
+    if proc.returncode != 0:
+        raise SystemExit(f"{name}: {proc.stderr[-800:]}")
+    out = {"page": name, **json.loads(proc.stdout), "load_before": round(load, 2)}
+    print(f"{name}: cold {out['cold_s']} s, warm {out['warm_median_s']} s "
+          f"(HTTP {out['status']}, {out['bytes']} bytes)", flush=True)
+    return out
+
+
+def main() -> None:
+    """Build (or reuse) the store, time every page type, and write the JSON result."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--episodes", type=int, default=30_000)
+    ap.add_argument("--work", type=Path, default=Path("/tmp/agm-view-scale"))
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--child", nargs=2, metavar=("STORE", "PATH"), help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        print(json.dumps(child(Path(args.child[0]), args.child[1], args.repeat)))
+        return
+    sys.path.insert(0, str(HERE))
+    from memory_stores import build_store
+
+    root = args.work / f"store-{args.episodes}"
+    built: dict[str, Any] | str = "reused"
+    if not (root / "ledger.sqlite").exists():
+        t = time.perf_counter()
+        built = {**build_store(root, args.episodes), "build_s": round(time.perf_counter() - t, 1)}
+    from agentmetrology.store.reader import StoreReader
+
+    summary = StoreReader(root).summaries()
+    rows = [_measure(root, name, path, args.repeat) for name, path in pages(root).items()]
+    slow = [r["page"] for r in rows if not r["under_goal"]]
+    doc = {
+        "benchmark": "view_scale", "goal_s": GOAL_S,
+        "administrations": sum(s["planned"] for s in summary),
+        "recorded": sum(s["done"] for s in summary), "build": built,
+        "store_mib": round(sum(f.stat().st_size for f in root.rglob("*") if f.is_file())
+                           / 2**20, 1),
+        "pages": rows, "pages_over_goal": slow,
+        "machine": platform.machine(), "cpus": os.cpu_count(),
+        "python": sys.version.split()[0], "loadavg_end": [round(x, 2) for x in os.getloadavg()],
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(doc, indent=2) + "\n")
+    print(f"{len(rows)} pages, over {GOAL_S} s: {slow or 'none'}")
+
+
+if __name__ == "__main__":
+    main()
