@@ -142,7 +142,7 @@ def main() -> None:
     rows = [_measure(root, name, path, args.repeat) for name, path in pages(root).items()]
     slow = [r["page"] for r in rows if not r["under_goal"]]
     doc = {
-        "benchmark": "view_scale", "goal_s": GOAL_S,
+        "benchmark": "view_scale", "goal_s": GOAL_S, "repeat": args.repeat,
         "administrations": sum(s["planned"] for s in summary),
         "recorded": sum(s["done"] for s in summary), "build": built,
         "store_mib": round(sum(f.stat().st_size for f in root.rglob("*") if f.is_file())
