@@ -12,9 +12,11 @@ serves) answers the page once (cold: the app's caches empty, and any import the 
 lazily is paid here as a first visitor would) and then --repeat more times (warm: the median
 and the maximum). Requests go through starlette's TestClient in process, so the times are the
 server's alone (no socket, no browser). The workbench page is served with its token cookie.
+With --before SRC each page is also timed, right after, on an older source tree (kept as
+`before`: what a change gained under about the same load).
 Writes benchmarks/results/view_scale.json (or --out).
 Run: .venv/bin/python benchmarks/view_scale.py [--episodes 30000] [--work /tmp/agm-view-scale]
-     [--repeat 5]
+     [--repeat 5] [--before OLD_SRC --before-label REV]
 """
 
 from __future__ import annotations
@@ -103,16 +105,29 @@ def child(root: Path, path: str, repeat: int) -> dict[str, Any]:
             "under_goal": cold < GOAL_S and statistics.median(warm) < GOAL_S}
 
 
-def _measure(root: Path, name: str, path: str, repeat: int) -> dict[str, Any]:
-    load = os.getloadavg()[0]
+def _child(root: Path, name: str, path: str, repeat: int, src: Path | None) -> dict[str, Any]:
+    env = dict(os.environ)
+    if src is not None:  # an older source tree, measured the same way
+        env["PYTHONPATH"] = str(src)
     proc = subprocess.run([sys.executable, __file__, "--child", str(root), path,
                            "--repeat", str(repeat)], capture_output=True, text=True,
-                          check=False, env=dict(os.environ))
+                          check=False, env=env)
     if proc.returncode != 0:
         raise SystemExit(f"{name}: {proc.stderr[-800:]}")
-    out = {"page": name, **json.loads(proc.stdout), "load_before": round(load, 2)}
+    return dict(json.loads(proc.stdout))
+
+
+def _measure(root: Path, name: str, path: str, repeat: int,
+             before: Path | None) -> dict[str, Any]:
+    load = os.getloadavg()[0]
+    out = {"page": name, **_child(root, name, path, repeat, None), "load_before": round(load, 2)}
+    if before is not None:  # right after, so both see about the same load
+        old = _child(root, name, path, repeat, before)
+        out["before"] = {k: old[k] for k in ("status", "bytes", "cold_s", "warm_median_s")}
     print(f"{name}: cold {out['cold_s']} s, warm {out['warm_median_s']} s "
-          f"(HTTP {out['status']}, {out['bytes']} bytes)", flush=True)
+          f"(HTTP {out['status']}, {out['bytes']} bytes)"
+          + (f"; before: cold {out['before']['cold_s']} s, warm "
+             f"{out['before']['warm_median_s']} s" if before else ""), flush=True)
     return out
 
 
@@ -123,6 +138,9 @@ def main() -> None:
     ap.add_argument("--work", type=Path, default=Path("/tmp/agm-view-scale"))
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--before", type=Path, help="also time each page with this older src/ "
+                    "(run right after, page by page), kept as `before`")
+    ap.add_argument("--before-label", default="", help="what --before is (a commit)")
     ap.add_argument("--child", nargs=2, metavar=("STORE", "PATH"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -139,7 +157,8 @@ def main() -> None:
     from agentmetrology.store.reader import StoreReader
 
     summary = StoreReader(root).summaries()
-    rows = [_measure(root, name, path, args.repeat) for name, path in pages(root).items()]
+    rows = [_measure(root, name, path, args.repeat, args.before)
+            for name, path in pages(root).items()]
     slow = [r["page"] for r in rows if not r["under_goal"]]
     doc = {
         "benchmark": "view_scale", "goal_s": GOAL_S, "repeat": args.repeat,
@@ -147,7 +166,7 @@ def main() -> None:
         "recorded": sum(s["done"] for s in summary), "build": built,
         "store_mib": round(sum(f.stat().st_size for f in root.rglob("*") if f.is_file())
                            / 2**20, 1),
-        "pages": rows, "pages_over_goal": slow,
+        "pages": rows, "pages_over_goal": slow, "before": args.before_label or None,
         "machine": platform.machine(), "cpus": os.cpu_count(),
         "python": sys.version.split()[0], "loadavg_end": [round(x, 2) for x in os.getloadavg()],
     }
