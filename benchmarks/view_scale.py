@@ -11,7 +11,10 @@ as in a server that is already up): a new app (`view.app.create_app`, the one `a
 serves) answers the page once (cold: the app's caches empty, and any import the page makes
 lazily is paid here as a first visitor would) and then --repeat more times (warm: the median
 and the maximum). Requests go through starlette's TestClient in process, so the times are the
-server's alone (no socket, no browser). The workbench page is served with its token cookie.
+server's alone (no socket, no browser). Each child gets an empty memo folder (AGM_VERIFY_CACHE),
+so cold means nothing kept; one more row times the campaign page of a viewer started again on
+the unchanged store, whose first visit the overview kept by the earlier run answers. The
+workbench page is served with its token cookie.
 With --before SRC each page is also timed, right after, on an older source tree (kept as
 `before`: what a change gained under about the same load).
 Writes benchmarks/results/view_scale.json (or --out).
@@ -25,9 +28,11 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -105,13 +110,18 @@ def child(root: Path, path: str, repeat: int) -> dict[str, Any]:
             "under_goal": cold < GOAL_S and statistics.median(warm) < GOAL_S}
 
 
-def _child(root: Path, name: str, path: str, repeat: int, src: Path | None) -> dict[str, Any]:
-    env = dict(os.environ)
+def _child(root: Path, name: str, path: str, repeat: int, src: Path | None,
+           cache: Path | None = None) -> dict[str, Any]:
+    # Cold means nothing kept: each page gets an empty memo folder unless `cache` is given.
+    folder = cache or Path(tempfile.mkdtemp(prefix="agm-vs-"))
+    env = dict(os.environ, AGM_VERIFY_CACHE=str(folder))
     if src is not None:  # an older source tree, measured the same way
         env["PYTHONPATH"] = str(src)
     proc = subprocess.run([sys.executable, __file__, "--child", str(root), path,
                            "--repeat", str(repeat)], capture_output=True, text=True,
                           check=False, env=env)
+    if cache is None:
+        shutil.rmtree(folder, ignore_errors=True)
     if proc.returncode != 0:
         raise SystemExit(f"{name}: {proc.stderr[-800:]}")
     return dict(json.loads(proc.stdout))
@@ -128,6 +138,20 @@ def _measure(root: Path, name: str, path: str, repeat: int,
           f"(HTTP {out['status']}, {out['bytes']} bytes)"
           + (f"; before: cold {out['before']['cold_s']} s, warm "
              f"{out['before']['warm_median_s']} s" if before else ""), flush=True)
+    return out
+
+
+def _restarted(root: Path, path: str, repeat: int) -> dict[str, Any]:
+    """Time the campaign page of a viewer started again on the unchanged store: the overview
+    an earlier run kept (store.overview_memo) answers the first visit."""
+    name = "campaign grid, viewer restarted on the unchanged store"
+    cache = Path(tempfile.mkdtemp(prefix="agm-vs-"))
+    _child(root, name, path, 1, None, cache)  # the earlier run, which keeps the overview
+    load = os.getloadavg()[0]
+    out = {"page": name, **_child(root, name, path, repeat, None, cache),
+           "load_before": round(load, 2)}
+    shutil.rmtree(cache, ignore_errors=True)
+    print(f"{name}: cold {out['cold_s']} s, warm {out['warm_median_s']} s", flush=True)
     return out
 
 
@@ -159,6 +183,7 @@ def main() -> None:
     summary = StoreReader(root).summaries()
     rows = [_measure(root, name, path, args.repeat, args.before)
             for name, path in pages(root).items()]
+    rows.insert(2, _restarted(root, pages(root)["campaign grid"], args.repeat))
     slow = [r["page"] for r in rows if not r["under_goal"]]
     doc = {
         "benchmark": "view_scale", "goal_s": GOAL_S, "repeat": args.repeat,

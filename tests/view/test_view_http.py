@@ -238,3 +238,30 @@ def test_a_corrupt_blob_is_said_not_shown(tmp_path: Path) -> None:
     assert page.status_code == 200  # the ledger's part of the page still shows
     assert f"blob {digest} is corrupt" in page.text
     assert "get_task_infX" not in page.text and table_cells(page.text, "assessments")
+
+
+def test_campaign_page_is_kept_across_viewer_runs_until_the_ledger_changes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import agentmetrology.store.reader as reader_module
+    from agentmetrology.store import EvidenceStore
+    from view.view_fixtures import build_store, key
+
+    monkeypatch.setenv("AGM_VERIFY_CACHE", str(tmp_path / "cache"))
+    root = build_store(tmp_path / "s")
+    page = f"/campaign?name={CAMPAIGN}"
+    first = TestClient(create_app(detect_source(root)), base_url=BASE).get(page).text
+    assert len(list((tmp_path / "cache").glob("*.view.json"))) == 1
+    calls: list[str] = []
+    real = reader_module.campaign_overview
+    monkeypatch.setattr(reader_module, "campaign_overview",
+                        lambda c, name: calls.append(name) or real(c, name))
+    # A viewer started again on the unchanged store: the same page, without walking the ledger.
+    again = TestClient(create_app(detect_source(root)), base_url=BASE).get(page).text
+    assert (again, calls) == (first, [])
+    with EvidenceStore.open(root, scrub_env=False) as st:
+        st.set_not_launched([a for a in st.pending(CAMPAIGN) if a.key == key("llm-a", 3)],
+                            "max_cost reached")
+    changed = TestClient(create_app(detect_source(root)), base_url=BASE).get(page).text
+    assert calls == [CAMPAIGN]
+    assert "not launched (1): max_cost reached" in changed
+    assert "not launched" not in first

@@ -28,6 +28,7 @@ from agentmetrology.store.campaign_overview import (
     rows_if_any,
 )
 from agentmetrology.store.errors import StoreError
+from agentmetrology.store.overview_memo import kept_overview
 from agentmetrology.store.paths import StorePathError, blob_path
 from agentmetrology.store.reader_queries import (
     KEY_FIELDS,
@@ -157,8 +158,10 @@ class StoreReader:
         return self._kept(("overview", campaign), lambda: self._overview(campaign))
 
     def _overview(self, campaign: str) -> CampaignOverview | None:
-        with self.connect() as c:
-            return campaign_overview(c, campaign)
+        def compute() -> CampaignOverview | None:
+            with self.connect() as c:
+                return campaign_overview(c, campaign)
+        return kept_overview(self.root, campaign, compute)
 
     def _kept(self, key: tuple[str, ...], compute: Callable[[], Any]) -> Any:
         """Return compute()'s answer, reused while the ledger's state signature is unchanged."""
