@@ -15,7 +15,8 @@ def view_scale(doc: dict[str, Any]) -> Iterator[dict[str, str]]:
     for p in doc["pages"]:
         worst = max(p["cold_s"], p["warm_median_s"])
         goal = f"< {doc['goal_s']} s cold and warm (" + (
-            "met" if p["under_goal"] else f"missed by {worst / doc['goal_s']:.1f}x") + ")"
+            "met" if p["under_goal"] else f"missed by {worst / doc['goal_s']:.2f}x"
+            + (f": {p['why']}" if p.get("why") else "")) + ")"
         old = p.get("before")
         was = (f"; before ({doc['before']}): cold {old['cold_s']:.3f} s, warm "
                f"{old['warm_median_s']:.4f} s" if old else "")
