@@ -72,6 +72,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/researchops.py
 	$(BIN)/python benchmarks/diagnose_grid.py
 	$(BIN)/python benchmarks/viewer.py
+	$(BIN)/python benchmarks/view_scale.py
 	$(BIN)/python benchmarks/rl_adapters.py
 	$(BIN)/python benchmarks/memory.py
 	$(BIN)/python benchmarks/ledger_append.py

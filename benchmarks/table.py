@@ -18,6 +18,7 @@ from typing import Any
 
 from table_store_scale import store_scale
 from table_transcripts import transcript_bytes
+from table_view_scale import view_scale
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
@@ -380,6 +381,7 @@ SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "memory": memory,
     "store_scale": store_scale,
     "viewer": viewer,
+    "view_scale": view_scale,
     "ledger_append": ledger_append,
     "suite_time": suite_time, "transcript_bytes": transcript_bytes,
 }

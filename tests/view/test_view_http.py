@@ -176,12 +176,15 @@ def test_a_store_being_written_is_read_through_its_log(tmp_path: Path) -> None:
         assert client.get(f"/campaign?name={CAMPAIGN}").status_code == 200
 
 
-def test_front_page_totals_equal_the_store_status(tmp_path: Path) -> None:
+def test_front_page_and_campaign_totals_equal_the_store_status(tmp_path: Path) -> None:
     from agentmetrology.store import EvidenceStore
     from agentmetrology.store.reader import StoreReader
     from view.view_fixtures import build_store, key
 
     root = build_store(tmp_path / "s")
+    reader = StoreReader(root)
+    before = reader.overview(CAMPAIGN)
+    assert before is not None and before.total["superseded"] == 0
     with EvidenceStore.open(root, scrub_env=False) as st:
         pending = [a for a in st.pending(CAMPAIGN) if a.key == key("llm-a", 3)]
         st.set_not_launched(pending, "max_cost reached")
@@ -199,6 +202,21 @@ def test_front_page_totals_equal_the_store_status(tmp_path: Path) -> None:
     assert summary["cost"] == pytest.approx(total.cost, abs=1e-12)
     assert (total.not_launched, total.errored, total.superseded, total.unrecorded_requests) == \
         (1, 1, 1, 1)  # every kind the summary reads is present
+    # The campaign page's totals (its grid's sums plus what no cell holds) follow the same
+    # rules; the reader kept the earlier answer only until the ledger changed.
+    overview = reader.overview(CAMPAIGN)
+    assert overview is not None and overview is not before
+    status = StoreReader(root).campaign(CAMPAIGN)
+    assert status is not None
+    expected.update(superseded=total.superseded, unrecorded_requests=total.unrecorded_requests)
+    assert {k: overview.total[k] for k in expected} == expected
+    assert overview.total["cost"] == pytest.approx(total.cost, abs=1e-12)
+    assert overview.not_launched_reasons == status.not_launched_reasons == {
+        "max_cost reached": 1}
+    assert (overview.registration_id, overview.plan_digest, overview.complete) == \
+        (status.registration_id, status.plan_digest, status.complete)
+    assert reader.overview(CAMPAIGN) is overview  # unchanged ledger: the kept answer
+    assert reader.overview("missing") is None
 
 
 def test_a_corrupt_blob_is_said_not_shown(tmp_path: Path) -> None:
@@ -220,3 +238,30 @@ def test_a_corrupt_blob_is_said_not_shown(tmp_path: Path) -> None:
     assert page.status_code == 200  # the ledger's part of the page still shows
     assert f"blob {digest} is corrupt" in page.text
     assert "get_task_infX" not in page.text and table_cells(page.text, "assessments")
+
+
+def test_campaign_page_is_kept_across_viewer_runs_until_the_ledger_changes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import agentmetrology.store.reader as reader_module
+    from agentmetrology.store import EvidenceStore
+    from view.view_fixtures import build_store, key
+
+    monkeypatch.setenv("AGM_VERIFY_CACHE", str(tmp_path / "cache"))
+    root = build_store(tmp_path / "s")
+    page = f"/campaign?name={CAMPAIGN}"
+    first = TestClient(create_app(detect_source(root)), base_url=BASE).get(page).text
+    assert len(list((tmp_path / "cache").glob("*.view.json"))) == 1
+    calls: list[str] = []
+    real = reader_module.campaign_overview
+    monkeypatch.setattr(reader_module, "campaign_overview",
+                        lambda c, name: calls.append(name) or real(c, name))
+    # A viewer started again on the unchanged store: the same page, without walking the ledger.
+    again = TestClient(create_app(detect_source(root)), base_url=BASE).get(page).text
+    assert (again, calls) == (first, [])
+    with EvidenceStore.open(root, scrub_env=False) as st:
+        st.set_not_launched([a for a in st.pending(CAMPAIGN) if a.key == key("llm-a", 3)],
+                            "max_cost reached")
+    changed = TestClient(create_app(detect_source(root)), base_url=BASE).get(page).text
+    assert calls == [CAMPAIGN]
+    assert "not launched (1): max_cost reached" in changed
+    assert "not launched" not in first

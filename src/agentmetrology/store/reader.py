@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
@@ -21,20 +21,22 @@ from urllib.parse import quote
 
 from agentmetrology.records.canonical import decode_json
 from agentmetrology.records.episode import EpisodeKey
+from agentmetrology.store.campaign_overview import (
+    CampaignOverview,
+    campaign_grid,
+    campaign_overview,
+    rows_if_any,
+)
 from agentmetrology.store.errors import StoreError
+from agentmetrology.store.overview_memo import kept_overview
 from agentmetrology.store.paths import StorePathError, blob_path
 from agentmetrology.store.reader_queries import (
-    GRID_ERRORED,
-    GRID_NOT_LAUNCHED,
-    GRID_PROGRESS,
-    GRID_SCORES,
     KEY_FIELDS,
     SUMMARY,
     SUMMARY_ERRORED,
     SUMMARY_NOT_LAUNCHED,
     SUMMARY_SUPERSEDED,
     SUMMARY_UNRECORDED,
-    UNSCORED,
     EpisodeFilter,
 )
 from agentmetrology.store.schema import SCHEMA_VERSION
@@ -50,6 +52,8 @@ class StoreReader:
         self.root = root
         self.ledger = root / LEDGER_FILE
         self._choices: tuple[tuple[int, ...], dict[str, list[Any]]] | None = None
+        # Answers kept per question until the ledger's state signature changes.
+        self._memo: dict[tuple[str, ...], tuple[tuple[int, ...], Any]] = {}
 
     def state(self) -> tuple[int, ...]:
         """Return a cheap signature of the ledger's state (size and mtime of it and its log)."""
@@ -116,7 +120,11 @@ class StoreReader:
         `store.status.campaign_status` computes more (attempt counts, per-target scores) and
         reads every wide administration row several times; the front page needs only these
         totals, read through the key index (a test holds them equal to the store's status).
+        Kept until the ledger changes.
         """
+        return list(self._kept(("summaries",), self._summaries))
+
+    def _summaries(self) -> list[dict[str, Any]]:
         with self.connect() as c:
             rows = {r[0]: {"campaign": r[0], "registration_id": r[1], "planned": 0, "done": 0,
                            "submitted": 0, "failed_agent": 0, "failed_infra": 0, "errored": 0,
@@ -128,10 +136,10 @@ class StoreReader:
                                   failed_infra=infra, cost=float(cost), cost_unknown=unknown)
             for query, field in ((SUMMARY_NOT_LAUNCHED, "not_launched"),
                                  (SUMMARY_ERRORED, "errored")):
-                for name, n in _rows(c, query):
+                for name, n in rows_if_any(c, query):
                     rows[name][field] = n
             for query in (SUMMARY_SUPERSEDED, SUMMARY_UNRECORDED):
-                for name, cost, unknown in _rows(c, query):
+                for name, cost, unknown in rows_if_any(c, query):
                     rows[name]["cost"] += float(cost)
                     rows[name]["cost_unknown"] += unknown
         for r in rows.values():
@@ -141,33 +149,29 @@ class StoreReader:
 
     def grid(self, campaign: str) -> list[dict[str, Any]]:
         """Return progress and per-scorer scores per target × level × condition."""
-        cells: dict[tuple[str, str, str], dict[str, Any]] = {}
         with self.connect() as c:
-            for r in c.execute(GRID_PROGRESS, (campaign,)):
-                cells[(r[0], r[1], r[2])] = {
-                    "target": r[0], "level": r[1], "condition": r[2], "planned": r[3],
-                    "done": r[4], "submitted": r[5], "failed_agent": r[6], "failed_infra": r[7],
-                    "not_launched": 0, "cost_known": float(r[8]), "cost_unknown": r[9],
-                    "errored": 0, "scores": {}}
-            for target, level, cond, n in _rows(c, GRID_NOT_LAUNCHED, (campaign,)):
-                cells[(target, level, cond)]["not_launched"] = n
-            for target, level, cond, n in _rows(c, GRID_ERRORED, (campaign,)):
-                cells[(target, level, cond)]["errored"] = n
-            for target, level, cond, scorer, status, n, total, scored in c.execute(
-                    GRID_SCORES, (campaign,)):
-                cell = cells[(target, level, cond)]
-                s = cell["scores"].setdefault(scorer, {"n": 0, "statuses": {}, "_sum": 0.0,
-                                                       "scored": 0})
-                s["n"] += n
-                s["statuses"][status] = n
-                if status not in UNSCORED:
-                    s["_sum"] += total
-                    s["scored"] += scored
-        for cell in cells.values():
-            for s in cell["scores"].values():
-                total = s.pop("_sum")
-                s["mean"] = total / s["scored"] if s["scored"] else None
-        return [cells[k] for k in sorted(cells)]
+            return campaign_grid(c, campaign)
+
+    def overview(self, campaign: str) -> CampaignOverview | None:
+        """Return one campaign's totals and grid (None if no such campaign), kept until the
+        ledger changes: on a large store each walks the whole campaign."""
+        return self._kept(("overview", campaign), lambda: self._overview(campaign))
+
+    def _overview(self, campaign: str) -> CampaignOverview | None:
+        def compute() -> CampaignOverview | None:
+            with self.connect() as c:
+                return campaign_overview(c, campaign)
+        return kept_overview(self.root, campaign, compute)
+
+    def _kept(self, key: tuple[str, ...], compute: Callable[[], Any]) -> Any:
+        """Return compute()'s answer, reused while the ledger's state signature is unchanged."""
+        state = self.state()
+        hit = self._memo.get(key)
+        if hit is not None and hit[0] == state:
+            return hit[1]
+        value = compute()
+        self._memo[key] = (state, value)
+        return value
 
     # -- episodes -----------------------------------------------------------------------------
 
@@ -283,15 +287,6 @@ def _all(c: sqlite3.Connection, sql: str, args: Sequence[Any]) -> list[dict[str,
         raise
     cols = [d[0] for d in cur.description]
     return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
-
-
-def _rows(c: sqlite3.Connection, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-    try:
-        return c.execute(sql, args).fetchall()
-    except sqlite3.OperationalError as exc:
-        if "no such table" in str(exc):  # an older store without the later history tables
-            return []
-        raise
 
 
 def _attach_scores(c: sqlite3.Connection, rows: list[dict[str, Any]]) -> None:

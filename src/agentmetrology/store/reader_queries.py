@@ -142,3 +142,26 @@ WHERE a.campaign = ? AND e.measurement_failure = 0
 GROUP BY a.target, a.level, a.condition, s.scorer, s.status
 """
 
+# One campaign's totals beyond its grid's cells, by the rules of store.status: superseded
+# measurement failures (count, known cost, unknown costs) and the billable requests of attempts
+# that recorded no episode (count, known cost, attempts with an unknown cost).
+CAMPAIGN_SUPERSEDED = """
+SELECT COUNT(*), TOTAL(s.cost), COALESCE(SUM(s.cost IS NULL), 0)
+FROM superseded_episodes s JOIN administrations a ON a.id = s.administration
+WHERE a.campaign = ?
+"""
+CAMPAIGN_UNRECORDED = """
+SELECT COUNT(*), TOTAL(b.cost), COUNT(DISTINCT CASE WHEN b.cost IS NULL THEN b.attempt END)
+FROM billable_attempts b JOIN attempts t ON t.id = b.attempt
+JOIN administrations a ON a.id = t.administration
+WHERE a.campaign = ?
+  AND NOT EXISTS (SELECT 1 FROM episodes e WHERE e.attempt = b.attempt)
+  AND NOT EXISTS (SELECT 1 FROM superseded_episodes s WHERE s.attempt = b.attempt)
+"""
+CAMPAIGN_NOT_LAUNCHED_REASONS = """
+SELECT a.not_launched, COUNT(*)
+FROM administrations a INDEXED BY sqlite_autoindex_administrations_2
+LEFT JOIN episodes e ON e.administration = a.id
+WHERE a.campaign = ? AND e.administration IS NULL AND a.not_launched IS NOT NULL
+GROUP BY a.not_launched ORDER BY a.not_launched
+"""

@@ -130,10 +130,10 @@ def _store_routes(ep: _Endpoints, source: Source) -> list[Route]:
 
     def campaign(request: Request) -> str:
         name = request.query_params.get("name", "")
-        status = reader.campaign(name)
-        if status is None:
+        overview = reader.overview(name)
+        if overview is None:
             raise LookupError(f"no campaign {name!r} in this store")
-        return campaign_page(h, reader, status)
+        return campaign_page(h, overview)
 
     def episodes(request: Request) -> str:
         page, size = paging(request.query_params)

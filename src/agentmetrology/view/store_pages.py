@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentmetrology.store.campaign_overview import CampaignOverview
 from agentmetrology.store.reader import StoreReader
 from agentmetrology.store.reader_queries import STATES, VERDICTS, EpisodeFilter
-from agentmetrology.store.status import CampaignStatus
 from agentmetrology.view.html import Html, cost_text, money, num, score_text, url
 from agentmetrology.view.params import PAGE_SIZE
 
@@ -39,10 +39,10 @@ def index_page(h: Html, reader: StoreReader) -> str:
     return h.page("Campaigns", body, NAV)
 
 
-def campaign_page(h: Html, reader: StoreReader, s: CampaignStatus) -> str:
+def campaign_page(h: Html, s: CampaignOverview) -> str:
     """Return one campaign: totals, then progress and scores per target × level × condition."""
     t = s.total
-    grid = reader.grid(s.campaign)
+    grid = s.grid
     scorers = sorted({sc for cell in grid for sc in cell["scores"]})
     rows = []
     for cell in grid:
@@ -61,19 +61,20 @@ def campaign_page(h: Html, reader: StoreReader, s: CampaignStatus) -> str:
             row.append(_score_cell(h, cell["scores"].get(sc), ep, sc))
         rows.append(row)
     extra = []
-    if t.superseded:
-        extra.append(f"{t.superseded} measurement failures were re-opened and kept as history "
-                     f"(their cost is included)")
-    if t.unrecorded_requests:
-        extra.append(f"{t.unrecorded_requests} provider requests of interrupted or failed "
+    if t["superseded"]:
+        extra.append(f"{t['superseded']} measurement failures were re-opened and kept as "
+                     f"history (their cost is included)")
+    if t["unrecorded_requests"]:
+        extra.append(f"{t['unrecorded_requests']} provider requests of interrupted or failed "
                      "attempts (their cost is included)")
     extra.extend(f"not launched ({n}): {reason}" for reason, n in s.not_launched_reasons.items())
     body = (
         f"<p>Registration <code>{h.t(s.registration_id)}</code>, plan "
         f"<code>{h.t(s.plan_digest[:12])}</code>. "
-        f"{'Complete' if s.complete else 'Incomplete'}: planned {t.planned}, done {t.done}, "
-        f"failed {t.failed_agent} agent / {t.failed_infra + t.errored} infrastructure, "
-        f"remaining {t.remaining}, cost {total_cost(h, t.cost, t.cost_unknown)}.</p>"
+        f"{'Complete' if s.complete else 'Incomplete'}: planned {t['planned']}, done "
+        f"{t['done']}, failed {t['failed_agent']} agent / {t['failed_infra'] + t['errored']} "
+        f"infrastructure, remaining {t['remaining']}, cost "
+        f"{total_cost(h, t['cost'], t['cost_unknown'])}.</p>"
         + "".join(f"<p class=\"note\">{h.t(x)}</p>" for x in extra)
         + "<h2>Per target × level × condition</h2>"
         "<p class=\"note\">Means are over scored episodes only: UNKNOWN and INVALID "
