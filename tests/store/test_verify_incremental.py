@@ -126,7 +126,7 @@ def test_status_is_incremental_only_when_the_chain_grew(store: Path) -> None:
     grown, _ = status()
     assert grown["qualified"] and grown["incremental_since"] == f"{length}:{head}"
     text = runner.invoke(app, ["campaign", "status", "--store", str(store)]).stdout
-    assert "evidence: ledger check, incremental from head" in text  # the memo's hit says so
+    assert "evidence: ledger check of what was appended since head" in text  # the memo's hit says so
     full, _ = status("--full-check")
     assert "incremental_since" not in full and full["checked"]["episodes"] == 2 * RECORDED
     # an edit that does not grow the chain: the check is full and names it
@@ -143,7 +143,7 @@ def test_verify_says_which_check_it_made(store: Path) -> None:
     _append(store)
     r = runner.invoke(app, ["evidence", "verify", str(store), "--incremental"])
     assert r.exit_code == 0
-    assert f"full check, incremental from head {length}:{head[:12]}" in r.stdout
+    assert f"full check of what was appended since head {length}:{head[:12]}" in r.stdout
     r = runner.invoke(app, ["evidence", "verify", str(store), "--incremental", "--hash-only"])
     assert r.exit_code == 2 and "do not combine" in r.stderr
 

@@ -76,6 +76,8 @@ def describe(doc: dict[str, Any]) -> str:
     if not since:
         return f"{doc.get('mode')} check, full"
     length, _, head = str(since).partition(":")
-    return (f"{doc.get('mode')} check, incremental from head {length}:{head[:12]}"
-            f" ({doc.get('checked', {}).get('chain_entries', 0)} chain entries appended since "
-            "re-checked; older rows and blobs not re-read)")
+    # "full check of what was appended", not "full check, incremental": the mode names
+    # what is checked (ledger, or hashes too), the head where the checked part begins
+    return (f"{doc.get('mode')} check of what was appended since head {length}:{head[:12]}"
+            f" ({doc.get('checked', {}).get('chain_entries', 0)} chain entries re-checked; "
+            "older rows and blobs not re-read)")
