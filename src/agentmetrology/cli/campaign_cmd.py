@@ -9,14 +9,10 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from agentmetrology.cli.console import err_console, make_console
-from agentmetrology.cli.errors import fail
+from agentmetrology.cli.errors import fail, user_errors
 from agentmetrology.report.terminal.campaign_report import print_run_summary, print_store_status
 from agentmetrology.report.terminal.campaign_text import print_problems, say
-from agentmetrology.store import (
-    EvidenceStore,
-    LedgerError,
-    StoreNotFoundError,
-)
+from agentmetrology.store.opening import open_store
 from agentmetrology.store.qualify import banner
 from agentmetrology.store.status import grader_totals
 from agentmetrology.store.status_memo import campaign_view
@@ -119,7 +115,8 @@ def _run(config: Any, store: Path, backend: str, workers: int | None, options: R
     from agentmetrology.run.campaign import CampaignConfigError, run_campaign
 
     bar = CampaignBar(err_console)
-    st = _open_store(store, create=True)
+    with user_errors():
+        st = open_store(store, create=True)
     try:
         with st:
             if quiet:
@@ -161,7 +158,9 @@ def status(
     from agentmetrology.archive.evidence_check import qualify_store
     from agentmetrology.archive.score_row import campaign_rows
 
-    with _open_store(store, create=False) as st:
+    with user_errors():
+        st = open_store(store)
+    with st:
         names = st.campaigns()
         if campaign is not None:
             if campaign not in names:
@@ -190,15 +189,6 @@ def _print_banner(evidence: dict[str, Any]) -> None:
     text = banner(evidence)
     if text is not None:
         say(err_console, text, "bold red")
-
-
-def _open_store(path: Path, create: bool) -> EvidenceStore:
-    try:
-        return EvidenceStore.open(path, create=create)
-    except StoreNotFoundError:
-        raise  # a UserError saying how to fix it: not "cannot open" below
-    except (OSError, LedgerError) as exc:
-        fail(f"cannot open the evidence store at {path}: {exc}")
 
 
 if __name__ == "__main__":
