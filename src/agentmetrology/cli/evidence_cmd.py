@@ -16,7 +16,7 @@ import typer
 from agentmetrology.archive.evidence_check import qualify_store
 from agentmetrology.archive.report_qualify import qualify_report, read_report
 from agentmetrology.cli.console import make_console
-from agentmetrology.cli.errors import fail
+from agentmetrology.cli.errors import fail, user_errors
 from agentmetrology.records.errors import UserError
 from agentmetrology.report.terminal.evidence_text import (
     print_report_qualification,
@@ -27,6 +27,7 @@ from agentmetrology.store.errors import StoreError
 from agentmetrology.store.qualify import QUALIFIED
 from agentmetrology.store.verify import (
     NotAStoreError,
+    require_sealed,
     store_head,
     store_is_sealed,
 )
@@ -40,21 +41,10 @@ StoreArg = Annotated[Path, typer.Argument(help="Evidence store directory.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the qualification as JSON.")]
 
 
-def _unsealed(store: Path) -> str:
-    return (f"{store}: unsealed ledger (older layout): it has no hash chain, so it cannot be "
-            f"qualified; run `agm evidence seal {store}` to seal it as it is now (nothing was "
-            "changed)")
-
-
-def _sealed_store(store: Path) -> Path:
-    """Return the store path after checking it is a sealed store (exit 2 otherwise)."""
-    try:
-        sealed = store_is_sealed(store)
-    except NotAStoreError as exc:
-        fail(str(exc))
-    if not sealed:
-        fail(_unsealed(store))
-    return store
+def _sealed_store(store: Path) -> None:
+    """Exit 2 with one line unless `store` is a sealed store."""
+    with user_errors():
+        require_sealed(store)
 
 
 @evidence_app.command("verify")
