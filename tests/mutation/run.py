@@ -33,15 +33,12 @@ ROOT = Path(__file__).resolve().parents[2]
 # module under src/agentmetrology -> the fast tests that exercise it (no subprocess-spawning
 # tests: a child process would import the unmutated code and kill nothing).
 STATS_TESTS = [f"tests/stats/{name}" for name in (
-    "test_bootstrap_properties.py", "test_cliffs_delta_pinned.py", "test_stats_bootstrap.py",
-    "test_stats_cell.py", "test_stats_compare_family.py", "test_stats_design.py",
-    "test_stats_equivalence_flips.py", "test_stats_overflow.py", "test_stats_paired.py",
-    "test_stats_reference.py", "test_stats_validation.py", "test_wilson_edges.py",
-    "test_agreement_reversals_spec.py", "test_cluster_spec.py", "test_bootstrap_spec.py",
-    "test_cell_spec.py", "test_variance_spec.py", "test_flips_spec.py",
-    "test_equivalence_spec.py", "test_compare_spec.py", "test_power_spec.py",
-    "test_results_spec.py", "test_table_spec.py", "test_validate_spec.py",
-    "test_paired_spec.py")]
+    "test_bootstrap_properties.py", "test_cliffs_delta_pinned.py", "test_bootstrap.py",
+    "test_cell.py", "test_stats_compare_family.py", "test_stats_design.py",
+    "test_stats_equivalence_flips.py", "test_results.py", "test_paired.py",
+    "test_stats_reference.py", "test_validate.py", "test_wilson_edges.py",
+    "test_agreement_reversals.py", "test_cluster.py", "test_variance.py", "test_flips.py",
+    "test_equivalence.py", "test_compare.py", "test_power.py", "test_table.py")]
 RESEARCHOPS_TESTS = [f"tests/envs/researchops/{name}.py" for name in (  # in-process ones
     "test_policies_and_scorers", "test_tasks_and_tools", "test_mutation_hooks",
     "test_simulator", "test_scorers")]
@@ -60,14 +57,13 @@ CORE: dict[str, list[str]] = {
     "archive/cost.py": ["tests/archive/test_cost.py"],
     "archive/coverage.py": ["tests/archive/test_coverage.py"],
     "archive/versions.py": ["tests/archive/test_versions.py"],
-    "stats/bootstrap.py": ["tests/stats/test_stats_bootstrap.py",
-                           "tests/stats/test_bootstrap_properties.py",
-                           "tests/stats/test_bootstrap_spec.py"],
-    "stats/cluster.py": ["tests/stats/test_stats_bootstrap.py",
+    "stats/bootstrap.py": ["tests/stats/test_bootstrap.py",
+                           "tests/stats/test_bootstrap_properties.py"],
+    "stats/cluster.py": ["tests/stats/test_bootstrap.py",
                          "tests/stats/test_bootstrap_properties.py",
-                         "tests/stats/test_cluster_spec.py"],
+                         "tests/stats/test_cluster.py"],
     "stats/intervals.py": ["tests/stats/test_stats_reference.py",
-                           "tests/stats/test_stats_validation.py",
+                           "tests/stats/test_validate.py",
                            "tests/stats/test_wilson_edges.py"],
     "records/canonical.py": ["tests/records/test_canonical.py",
                              "tests/records/test_canonical_properties.py",

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrology.archive.evidence_check import qualify_store
+from agentmetrology.archive.model import Archive
+from agentmetrology.archive.versions import compare_archives
 from agentmetrology.records.canonical import digest
 from agentmetrology.records.errors import UserError
 from agentmetrology.store.ledger_reader import chain_heads
@@ -26,6 +28,19 @@ BOUND_FIELDS = ("evidence_digest", "chain_length", "result")
 def store_evidence(store: Path) -> dict[str, Any]:
     """Return the full qualification of a store a report is built from (NotAStoreError if none)."""
     return qualify_store(store, "full")
+
+
+def compare_with_evidence(old: tuple[Path, Archive], new: tuple[Path, Archive],
+                          crossed: list[Archive | None]) -> tuple[dict[str, Any],
+                                                                  dict[str, Any]]:
+    """Return the comparison of two archives (each with its source path) and, for those that
+    are our own stores, their qualification by side, also carried in the comparison."""
+    doc = compare_archives(old[1], new[1], crossed)
+    evidence = {side: store_evidence(src) for side, (src, arc) in
+                (("old", old), ("new", new)) if arc.format == "agm"}
+    if evidence:
+        doc["evidence"] = evidence
+    return doc, evidence
 
 
 def write_binding(out: Path, evidence: dict[str, Any]) -> None:

@@ -11,11 +11,14 @@ unrecorded, as an evidence store's unrecorded administrations are.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from agentmetrology.archive.importers import load_archive
 from agentmetrology.archive.model import Archive, ArchiveEpisode
 from agentmetrology.archive.tau2_cost import cost_section
 from agentmetrology.run.export import BASE_FIELDS, DIGEST_FIELDS, SCORER_PARTS, Export
+from agentmetrology.run.export_write import export_errors, render, write_output
 
 SCORER = "tau2"
 _STATUS = {"pass": "PASS", "fail": "FAIL"}
@@ -52,3 +55,13 @@ def tau2_export(archive: Archive) -> Export:
             for e in present]
     full = [{c: r.get(c) for c in columns} for r in rows]
     return Export(full, columns, len(archive.episodes) - len(present), [SCORER])
+
+
+def export_tau2_file(path: Path, kind: str, out: Path | None, *,
+                     force: bool) -> tuple[int, int]:
+    """Write the export of the tau2 results file at `path` to `out` (stdout when None); return
+    (rows, planned simulations absent from the file)."""
+    with export_errors(path):
+        export = tau2_export(load_archive(path, "tau2"))
+        write_output(render(export, kind), out, force=force)
+    return len(export.rows), export.unrecorded

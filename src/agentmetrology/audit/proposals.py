@@ -25,8 +25,8 @@ from typing import Any
 
 from agentmetrology.records.errors import UserError
 
-__all__ = ["DECISIONS", "Endpoint", "ProposalError", "confirm_probes", "propose_ownership",
-           "propose_probes", "propose_task_probes"]
+__all__ = ["DECISIONS", "Endpoint", "ProposalError", "confirm_probes", "propose",
+           "propose_ownership", "propose_probes", "propose_task_probes", "write_proposal"]
 
 DECISIONS = ("retry", "pagination", "deduplication", "cleaning", "submission")
 OWNERS = ("harness", "model")
@@ -226,3 +226,29 @@ def propose_task_probes(ep: Endpoint, items: list[str], limit: int,
     if not shown:
         raise UserError(f"{items[0]}: no sample has a usable target to design probes for")
     return execute_proposed_probes(loaded, propose_probes(ep, shown, passes))
+
+
+def propose(what: str, ep: Endpoint, items: list[str], limit: int,
+            passes: Callable[[str, Any], bool]) -> dict[str, Any]:
+    """Return the proposals `what` names: `ownership` (from source files `items`) or `probes`
+    (for the one Inspect task `items` names); UserError for anything else or a missing file."""
+    if what == "ownership":
+        files = [Path(f) for f in items]
+        missing = [str(f) for f in files if not f.is_file()]
+        if missing:
+            raise UserError(f"no such file: {', '.join(missing)}")
+        return propose_ownership(ep, files, passes)
+    if what == "probes":
+        return propose_task_probes(ep, items, limit, passes)
+    raise UserError(f"propose {what!r}: use ownership or probes")
+
+
+def write_proposal(out: Path, doc: dict[str, Any]) -> None:
+    """Write the proposals to `out` (its folder made); UserError when it cannot be written."""
+    from agentmetrology.audit.output import write_json
+
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        write_json(out, doc)
+    except OSError as exc:
+        raise UserError(f"cannot write {out}: {exc.strerror or exc}") from None

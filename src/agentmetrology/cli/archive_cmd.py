@@ -14,11 +14,7 @@ from typing import Annotated
 
 import typer
 
-from agentmetrology.archive import (
-    ArchiveFormatError,
-    audit_archive,
-    compare_archives,
-)
+from agentmetrology.archive import ArchiveFormatError, audit_archive
 from agentmetrology.archive.importers.agm_store import looks_like_store
 from agentmetrology.archive.importers.detect import format_names
 from agentmetrology.archive.inputs import (
@@ -34,13 +30,14 @@ from agentmetrology.archive.inputs import (
 from agentmetrology.archive.model import Archive
 from agentmetrology.archive.redact import redact
 from agentmetrology.archive.regrade import regrade_store
-from agentmetrology.archive.report_qualify import store_evidence
+from agentmetrology.archive.report_qualify import compare_with_evidence, store_evidence
 from agentmetrology.cli.archive_tau2_cmd import leaderboard_cmd, regrade_file
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.evidence_banner import print_banner
 from agentmetrology.edges.display import printable
 from agentmetrology.records.canonical import canonical_json
-from agentmetrology.report.archive_report import render_archive_report, render_regrade_report
+from agentmetrology.report.archive_files import write_archive_audit, write_regrade
+from agentmetrology.report.archive_report import render_regrade_report
 from agentmetrology.report.numberguard import NumberGuardError
 from agentmetrology.report.terminal.archive_tables import (
     print_archive_audit,
@@ -107,12 +104,9 @@ def audit(
     qualification, facts = store_binding(archive, src)
     doc = audit_archive(archive, inputs, qualification, facts, claim)
     try:
-        md, page = render_archive_report(doc)
+        write_archive_audit(doc, out_dir)
     except NumberGuardError as exc:
         raise _fail(str(exc)) from exc
-    (out_dir / "archive.json").write_bytes(canonical_json(doc))
-    (out_dir / "report.md").write_text(md, encoding="utf-8")
-    (out_dir / "report.html").write_text(page, encoding="utf-8")
     print_banner(doc.get("evidence"))  # the summary and --json alike
     if as_json:
         typer.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
@@ -145,12 +139,8 @@ def compare(
                                     max_member_mb=max_member_mb) if p else None
                        for p in (v1_g0, v0_g1)]
         out_dir = make_out_dir(out)
-    doc = compare_archives(a_old, a_new, crossed)
     # Our own stores: the comparison carries each side's qualification, banner when unqualified.
-    evidence = {side: store_evidence(src) for side, src, arc in
-                (("old", old_src, a_old), ("new", new_src, a_new)) if arc.format == "agm"}
-    if evidence:
-        doc["evidence"] = evidence
+    doc, evidence = compare_with_evidence((old_src, a_old), (new_src, a_new), crossed)
     (out_dir / "compare.json").write_bytes(canonical_json(doc))
     for side, q in evidence.items():
         text = banner(q)
@@ -188,8 +178,7 @@ def regrade(
         raise _fail(str(exc)) from exc
     except (OSError, ValueError, KeyError) as exc:
         raise _fail(f"{store.name}: cannot be re-graded ({type(exc).__name__}: {exc})") from exc
-    (out_dir / "regrade.json").write_bytes(canonical_json(doc))
-    (out_dir / "report.md").write_text(md, encoding="utf-8")
+    write_regrade(doc, md, out_dir)
     print_banner(doc.get("evidence"))  # the summary and --json alike
     if as_json:
         typer.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))

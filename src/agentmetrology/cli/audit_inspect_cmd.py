@@ -153,38 +153,18 @@ def propose_cmd(
     out: Path = typer.Option(Path("out/audit-proposal.json"), "--out", help="Output JSON."),
 ) -> None:
     """Ask a model for proposals (ownership map, forged outputs); never a verdict."""
-    from agentmetrology.audit.output import write_json
-    from agentmetrology.audit.proposals import (
-        Endpoint,
-        ProposalError,
-        propose_ownership,
-        propose_task_probes,
-    )
+    from agentmetrology.audit.proposals import Endpoint, ProposalError, propose, write_proposal
     from agentmetrology.audit.targets.inspect_run import judge_from_options
     from agentmetrology.report.proposal_guard import passes
 
     with user_errors():
         judge = judge_from_options(model, base_url, api_key_env)
-    assert judge is not None  # --model is required
-    ep = Endpoint(judge.model, judge.base_url, judge.api_key)
-    try:
-        if what == "ownership":
-            files = [Path(f) for f in items]
-            missing = [str(f) for f in files if not f.is_file()]
-            if missing:
-                fail(f"no such file: {', '.join(missing)}")
-            doc = propose_ownership(ep, files, passes)
-        elif what == "probes":
-            with user_errors():
-                doc = propose_task_probes(ep, items, limit, passes)
-        else:
-            fail(f"propose {what!r}: use ownership or probes")
-    except ProposalError as exc:
-        fail(str(exc))
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        write_json(out, doc)
-    except OSError as exc:
-        fail(f"cannot write {out}: {exc.strerror or exc}")
+        assert judge is not None  # --model is required
+        try:
+            doc = propose(what, Endpoint(judge.model, judge.base_url, judge.api_key), items,
+                          limit, passes)
+        except ProposalError as exc:
+            fail(str(exc))
+        write_proposal(out, doc)
     print_proposals(make_console(), what, doc)
     make_console().print(f"proposals (labelled, no verdict changed): {out}", markup=False)

@@ -9,20 +9,10 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from agentmetrology.cli.console import err_console, make_console
-from agentmetrology.cli.errors import fail
-from agentmetrology.report.terminal.campaign_tables import cell_table
-from agentmetrology.report.terminal.campaign_text import (
-    cost_text,
-    print_problems,
-    print_status,
-    say,
-    unknown_cost_notice,
-)
-from agentmetrology.store import (
-    EvidenceStore,
-    LedgerError,
-    StoreNotFoundError,
-)
+from agentmetrology.cli.errors import fail, user_errors
+from agentmetrology.report.terminal.campaign_report import print_run_summary, print_store_status
+from agentmetrology.report.terminal.campaign_text import print_problems, say
+from agentmetrology.store.opening import open_store
 from agentmetrology.store.qualify import banner
 from agentmetrology.store.status import grader_totals
 from agentmetrology.store.status_memo import campaign_view
@@ -125,7 +115,8 @@ def _run(config: Any, store: Path, backend: str, workers: int | None, options: R
     from agentmetrology.run.campaign import CampaignConfigError, run_campaign
 
     bar = CampaignBar(err_console)
-    st = _open_store(store, create=True)
+    with user_errors():
+        st = open_store(store, create=True)
     try:
         with st:
             if quiet:
@@ -146,27 +137,11 @@ def _summary(config: Any, store: Path, result: Any, backend: str, retry: bool) -
     """Print what the run did and the campaign's status; exit 1 if it is not complete."""
     from agentmetrology.archive.evidence_check import qualify_store
 
-    s = result.status
-    console = make_console()
     # what this run appended is checked from the head checked last (in full the first time),
     # as `agm campaign status` does: a large store is not re-read after every run
     _print_banner(qualify_store(store, "ledger", incremental=True))
-    console.print(f"campaign {s.campaign}: {result.recorded} recorded this run "
-                  f"({result.launched} launched, {result.failed_attempts} failed attempts, "
-                  f"{result.recovered} interrupted attempts recovered) in "
-                  f"{result.elapsed_s:.2f} s with the {backend} backend"
-                  + (f"; {result.superseded} measurement failures re-opened"
-                     if retry else ""), markup=False, emoji=False)
-    print_status(console, s)
-    for name, c in s.targets.items():
-        target = config.target(name)
-        if c.cost_unknown and not target.model_free:
-            say(err_console, unknown_cost_notice(name, c.cost_unknown, target.llm_target().prices,
-                                     "add price = { input_per_m = ..., output_per_m = ... } "
-                                     "to the target"), "yellow")
-    if result.stop_reason:
-        say(err_console, f"stopped launching: {result.stop_reason}", "")
-    if not s.complete:
+    print_run_summary(make_console(), err_console, config, result, backend, retry)
+    if not result.status.complete:
         raise typer.Exit(1)
 
 
@@ -183,7 +158,9 @@ def status(
     from agentmetrology.archive.evidence_check import qualify_store
     from agentmetrology.archive.score_row import campaign_rows
 
-    with _open_store(store, create=False) as st:
+    with user_errors():
+        st = open_store(store)
+    with st:
         names = st.campaigns()
         if campaign is not None:
             if campaign not in names:
@@ -204,24 +181,7 @@ def status(
                           "evidence": evidence, "score_rows": rows, "graders": graders},
                          indent=2, sort_keys=True))
         return
-    for name, why in view.cell_errors.items():
-        say(err_console, f"{name}: scores per level and condition not shown: {why}", "red")
-    console = make_console()
-    if not statuses:
-        console.print(f"{store}: no campaigns yet")
-    for s in statuses:
-        print_status(console, s)
-        if s.campaign in view.cells:
-            cell_table(console, view.cells[s.campaign])
-    for name, g in graders.items():  # judges' requests: the store's, never a campaign's cost
-        console.print(f"grader {name}: {g['requests']} requests ({g['failed']} failed), cost "
-                      f"{cost_text(g['cost_known'], g['cost_unknown'])} (not in any "
-                      "campaign's cost)", markup=False)
-    if evidence.get("incremental_since"):  # a full check is what status always did: unsaid
-        from agentmetrology.store.verify_checkpoint import describe
-
-        console.print(f"evidence: {describe(evidence)}; --full-check re-checks everything",
-                      markup=False, emoji=False)
+    print_store_status(make_console(), err_console, store, view, graders, evidence)
 
 
 def _print_banner(evidence: dict[str, Any]) -> None:
@@ -229,15 +189,6 @@ def _print_banner(evidence: dict[str, Any]) -> None:
     text = banner(evidence)
     if text is not None:
         say(err_console, text, "bold red")
-
-
-def _open_store(path: Path, create: bool) -> EvidenceStore:
-    try:
-        return EvidenceStore.open(path, create=create)
-    except StoreNotFoundError:
-        raise  # a UserError saying how to fix it: not "cannot open" below
-    except (OSError, LedgerError) as exc:
-        fail(f"cannot open the evidence store at {path}: {exc}")
 
 
 if __name__ == "__main__":

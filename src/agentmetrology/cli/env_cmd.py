@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from agentmetrology.cli.console import make_console
+from agentmetrology.cli.console import err_console, make_console
 from agentmetrology.cli.errors import fail, user_errors
 from agentmetrology.cli.run_args import (
     AGENT,
@@ -30,11 +30,11 @@ from agentmetrology.cli.run_args import (
     TASK,
     TASK_ARG,
 )
-from agentmetrology.cli.run_output import RunView
 from agentmetrology.envs.registry import env_summaries, get_env
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.errors import UserError
 from agentmetrology.report.terminal.run_table import print_envs, print_scores, print_tasks
+from agentmetrology.report.terminal.run_view import RunView
 from agentmetrology.run.adhoc import run_request
 from agentmetrology.run.request import make_request
 from agentmetrology.run.task_args import (
@@ -116,15 +116,18 @@ def run_cmd(env: str = ENV, task: str = TASK, seeds: str = SEEDS, agent: str = A
             price=price, retry_measurement_failures=retry_failures)
     except ValueError as exc:  # a UserError, or a bad -T / --model spelling
         fail(as_typed(str(exc), model))
-    view = RunView(request, json_out)
+    view = RunView(request, json_out, make_console, err_console)
     try:
         with view.progress:
             outcome = run_request(request, view.row)
     except KeyboardInterrupt:
         view.interrupted()
+        raise typer.Exit(130) from None
     except UserError as exc:
         fail(str(exc))
-    view.finish(outcome)
+    code = view.finish(outcome)
+    if code:
+        raise typer.Exit(code)
 
 
 def score_cmd(

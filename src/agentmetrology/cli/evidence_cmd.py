@@ -9,25 +9,28 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
-from rich.text import Text
 
 from agentmetrology.archive.evidence_check import qualify_store
 from agentmetrology.archive.report_qualify import qualify_report, read_report
 from agentmetrology.cli.console import make_console
-from agentmetrology.cli.errors import fail
+from agentmetrology.cli.errors import fail, user_errors
 from agentmetrology.records.errors import UserError
+from agentmetrology.report.terminal.evidence_text import (
+    print_report_qualification,
+    print_store_qualification,
+)
 from agentmetrology.store import EvidenceStore, LedgerError, StoreBusyError
 from agentmetrology.store.errors import StoreError
-from agentmetrology.store.qualify import QUALIFIED, banner
+from agentmetrology.store.qualify import QUALIFIED
 from agentmetrology.store.verify import (
     NotAStoreError,
+    require_sealed,
     store_head,
     store_is_sealed,
 )
-from agentmetrology.store.verify_checkpoint import describe
 from agentmetrology.store.verify_heads import parse_head
 
 evidence_app = typer.Typer(help="Verify evidence stores and qualify reports built from them.",
@@ -38,43 +41,10 @@ StoreArg = Annotated[Path, typer.Argument(help="Evidence store directory.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the qualification as JSON.")]
 
 
-def _unsealed(store: Path) -> str:
-    return (f"{store}: unsealed ledger (older layout): it has no hash chain, so it cannot be "
-            f"qualified; run `agm evidence seal {store}` to seal it as it is now (nothing was "
-            "changed)")
-
-
-def _sealed_store(store: Path) -> Path:
-    """Return the store path after checking it is a sealed store (exit 2 otherwise)."""
-    try:
-        sealed = store_is_sealed(store)
-    except NotAStoreError as exc:
-        fail(str(exc))
-    if not sealed:
-        fail(_unsealed(store))
-    return store
-
-
-def _print(doc: dict[str, Any]) -> None:
-    console = make_console()
-    checked = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in doc["checked"].items())
-    if doc["qualified"]:
-        console.print(Text.assemble((f"{doc['store']}: qualified", "bold green"),
-                                    f" ({doc['mode']} check: {checked}); evidence digest "
-                                    f"{doc['evidence_digest']}"))
-        if doc.get("incremental_since"):
-            console.print(Text(f"note: {describe(doc)}; without --incremental the whole store "
-                               "is re-checked", style="yellow"))
-        if banner(doc):  # sealed by migration: unchained before its seal point
-            console.print(Text(banner(doc) or "", style="bold yellow"))
-    else:
-        console.print(Text(banner(doc) or "", style="bold red"))
-        for p in doc["problems"]:
-            console.print(Text(f"  {p['kind']}: {p['where']}: {p['detail']}"))
-        if doc["problem_count"] > len(doc["problems"]):
-            console.print(f"  ... and {doc['problem_count'] - len(doc['problems'])} more")
-    for note in doc["notes"]:
-        console.print(Text(f"note: {note}", style="yellow"))
+def _sealed_store(store: Path) -> None:
+    """Exit 2 with one line unless `store` is a sealed store."""
+    with user_errors():
+        require_sealed(store)
 
 
 @evidence_app.command("verify")
@@ -103,7 +73,7 @@ def verify(
     if as_json:
         print(json.dumps(doc, indent=2, sort_keys=True))
     else:
-        _print(doc)
+        print_store_qualification(make_console(), doc)
     if not doc["qualified"]:
         raise typer.Exit(1)
 
@@ -165,21 +135,10 @@ def qualify(
         fail(str(exc))
     _sealed_store(store)
     out = qualify_report(path, doc, store)
-    result, problems, notes = out["result"], out["problems"], out["notes"]
-    current = out["store_qualification"]
     if as_json:
         print(json.dumps(out, indent=2, sort_keys=True))
     else:
-        console = make_console()
-        style = "bold green" if result == QUALIFIED else "bold red"
-        console.print(Text(f"{path}: {result}", style=style))
-        for p in problems:
-            console.print(Text(f"  {p['kind']}: {p['detail']}"))
-        for note in notes:
-            console.print(Text(f"note: {note}", style="yellow"))
-        if not current["qualified"]:
-            for p in current["problems"]:
-                console.print(Text(f"  store: {p['kind']}: {p['where']}: {p['detail']}"))
-    if result != QUALIFIED:
+        print_report_qualification(make_console(), path, out)
+    if out["result"] != QUALIFIED:
         raise typer.Exit(1)
 

@@ -24,11 +24,7 @@ from agentmetrology.report.terminal.campaign_text import print_problems, print_s
 from agentmetrology.report.terminal.experiment_tables import print_arms, print_dose, print_power
 from agentmetrology.run.campaign import CampaignConfigError
 from agentmetrology.run.campaign.backends import BACKENDS
-from agentmetrology.store import (
-    EvidenceStore,
-    LedgerError,
-    StoreNotFoundError,
-)
+from agentmetrology.store.opening import open_store
 
 experiment_app = typer.Typer(help="Pre-registered experiments: freeze a plan, run it, judge it.",
                              no_args_is_help=True, add_completion=False,
@@ -47,17 +43,6 @@ def _plan(file: Path) -> ExperimentPlan:
     return plan
 
 
-def _open(path: Path, create: bool, readonly: bool = False) -> EvidenceStore:
-    try:
-        if readonly:
-            return EvidenceStore.open_readonly(path)
-        return EvidenceStore.open(path, create=create)
-    except StoreNotFoundError:
-        raise  # a UserError saying how to fix it: not "cannot open" below
-    except (OSError, LedgerError) as exc:
-        fail(f"cannot open the evidence store at {path}: {exc}")
-
-
 @experiment_app.command("run")
 def run(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML)."),
         store: Path = typer.Option(..., "--store", help="Evidence store (created if new)."),
@@ -67,8 +52,10 @@ def run(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML)."),
     if backend not in BACKENDS:
         fail(f"unknown backend {backend!r}; use one of: {', '.join(BACKENDS)}")
     plan = _plan(plan_file)
+    with user_errors():
+        st = open_store(store, create=True)
     try:  # a changed plan, a busy store or a backend that cannot start: UserErrors
-        with _open(store, create=True) as st:
+        with st:
             reg, new, result = run_experiment(st, plan, backend=backend, workers=workers)
     except KeyboardInterrupt:
         fail("interrupted: run the same command to resume", code=130)
@@ -86,7 +73,9 @@ def status(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML).")
            store: Path = typer.Option(..., "--store", help="Evidence store.")) -> None:
     """Show the registration and the progress of an experiment."""
     plan = _plan(plan_file)
-    with _open(store, create=False, readonly=True) as st:
+    with user_errors():
+        st = open_store(store, readonly=True)
+    with st:
         with user_errors():
             reg = registered(st, plan, store)
         s = st.status(reg.campaign)
@@ -105,7 +94,9 @@ def report(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML).")
            out: Path = typer.Option(..., "--out", help="Output directory.")) -> None:
     """Evaluate the frozen rule on the stored episodes: experiment.json, report.md/html."""
     plan = _plan(plan_file)
-    with _open(store, create=False, readonly=True) as st:
+    with user_errors():
+        st = open_store(store, readonly=True)
+    with st:
         with user_errors():
             reg = registered(st, plan, store)
         if st.status(reg.campaign).total.done == 0:

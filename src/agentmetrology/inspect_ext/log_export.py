@@ -51,7 +51,8 @@ from agentmetrology.inspect_ext.scorers import scorer_name
 from agentmetrology.inspect_ext.tasks import sample_id
 from agentmetrology.records.canonical import canonical_json, sha256_hex
 from agentmetrology.records.errors import UserError
-from agentmetrology.run.export import Export
+from agentmetrology.run.export import Export, export_rows
+from agentmetrology.run.export_write import export_errors
 from agentmetrology.store import EvidenceStore
 from agentmetrology.store.blobs import BlobError
 from agentmetrology.store.errors import StoreError
@@ -314,3 +315,11 @@ def write_inspect_logs(store: EvidenceStore, export: Export, out: Path,
         unmeasured = sum(1 for s in log.samples or [] if s.error is not None)
         written.append(WrittenLog(planned[g], g, len(rows), unmeasured))
     return written
+
+
+def export_inspect_logs(store: Path, names: Sequence[str] | None, out: Path, *,
+                        force: bool) -> list[WrittenLog]:
+    """Write the evidence store at `store` (only campaigns `names`, or all) as `.eval` logs
+    into directory `out`; a store that cannot be read is an ExportError naming it."""
+    with export_errors(store), EvidenceStore.open_readonly(store, scrub_env=False) as st:
+        return write_inspect_logs(st, export_rows(st, names), out, force=force)

@@ -12,13 +12,17 @@ import csv
 import io
 import json
 import os
+import sys
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from agentmetrology.records.errors import UserError
-from agentmetrology.run.export import Export, jsonl_text
+from agentmetrology.run.export import Export, export_rows, jsonl_text, stream_rows
+from agentmetrology.store import EvidenceStore, LedgerError, StoreNotFoundError
+from agentmetrology.store.blobs import BlobError
 
 FORMATS = ("jsonl", "csv", "parquet")
 SUFFIXES = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".parquet": "parquet",
@@ -159,3 +163,73 @@ def write_atomic(data: bytes | Iterable[bytes], out: Path, *, force: bool) -> No
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+
+
+def check_destination(kind: str, out: Path | None, *, force: bool) -> None:
+    """ExportError when Parquet would go to stdout or `out` exists unforced (checked before
+    the source is read)."""
+    if out is None and kind == "parquet":
+        raise ExportError("Parquet is binary: give --out FILE.parquet")
+    if out is not None and out.exists() and not force:
+        raise ExportError(f"{out} exists; give --force to replace it")
+
+
+def check_inspect_destination(store: Path, out: Path | None) -> Path:
+    """Return `out`, the directory Inspect logs go to; ExportError when it is missing or a file,
+    or when `store` is a file (only an evidence store exports as Inspect logs)."""
+    if out is None:
+        raise ExportError("--format inspect writes a directory of .eval logs: give --out DIR")
+    if out.exists() and not out.is_dir():
+        raise ExportError(f"{out} is a file; --format inspect writes .eval logs into a "
+                          "directory")
+    if store.is_file():
+        raise ExportError(f"{store} is a file: --format inspect exports an evidence store "
+                          "(a directory)")
+    return out
+
+
+def write_output(data: bytes | Iterable[bytes], out: Path | None, *, force: bool) -> None:
+    """Write bytes (or chunks of them) to `out`, atomically, or to stdout when None."""
+    if out is not None:
+        write_atomic(data, out, force=force)
+        return
+    for chunk in [data] if isinstance(data, bytes) else data:
+        sys.stdout.buffer.write(chunk)
+    sys.stdout.flush()
+
+
+@contextmanager
+def export_errors(source: Path) -> Iterator[None]:
+    """Turn a failure to read `source` into an ExportError naming it (a missing store keeps its
+    own UserError, which says how to fix it)."""
+    try:
+        yield
+    except StoreNotFoundError:
+        raise
+    except BlobError as exc:
+        raise ExportError(f"{source}: {exc}") from None
+    except (OSError, LedgerError) as exc:
+        raise ExportError(f"cannot read the evidence store at {source}: {exc}") from None
+
+
+def export_store(store: Path, names: Sequence[str] | None, kind: str, out: Path | None, *,
+                 force: bool) -> tuple[int, int]:
+    """Write the export of the store at `store` to `out` (stdout when None); return (rows,
+    administrations without an episode).
+
+    JSON Lines and CSV are streamed (bounded memory); Parquet is built whole, then written.
+    """
+    with export_errors(store), EvidenceStore.open_readonly(store, scrub_env=False) as st:
+        if kind == "parquet":
+            export = export_rows(st, names)
+            write_output(render(export, kind), out, force=force)
+            return len(export.rows), export.unrecorded
+        stream = stream_rows(st, names)
+        count = [0]
+
+        def counted() -> Iterator[dict[str, Any]]:
+            for row in stream.rows:
+                count[0] += 1
+                yield row
+        write_output(stream_bytes(stream.columns, counted(), kind), out, force=force)
+        return count[0], stream.unrecorded

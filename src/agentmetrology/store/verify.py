@@ -92,6 +92,16 @@ def store_is_sealed(root: Path) -> bool:
         return is_sealed(c) or was_chained(c, root / LEDGER_FILE)
 
 
+def require_sealed(root: Path) -> None:
+    """NotAStoreError unless `root` is a sealed store (an older, unsealed layout cannot be
+    qualified: the message says how to seal it; nothing is changed)."""
+    if not store_is_sealed(root):
+        raise NotAStoreError(
+            f"{root}: unsealed ledger (older layout): it has no hash chain, so it cannot be "
+            f"qualified; run `agm evidence seal {root}` to seal it as it is now (nothing was "
+            "changed)")
+
+
 def store_head(root: Path) -> tuple[int, str]:
     """Return (length, head) of a store's chain as stored (NotAStoreError if none to read)."""
     with closing(open_ledger_readonly(root)) as c:
