@@ -126,7 +126,8 @@ def test_status_is_incremental_only_when_the_chain_grew(store: Path) -> None:
     grown, _ = status()
     assert grown["qualified"] and grown["incremental_since"] == f"{length}:{head}"
     text = runner.invoke(app, ["campaign", "status", "--store", str(store)]).stdout
-    assert "evidence: ledger check of what was appended since head" in text  # the memo's hit says so
+    # the memo's hit says so
+    assert "evidence: ledger check of what was appended since head" in text
     full, _ = status("--full-check")
     assert "incremental_since" not in full and full["checked"]["episodes"] == 2 * RECORDED
     # an edit that does not grow the chain: the check is full and names it
