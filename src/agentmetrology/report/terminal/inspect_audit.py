@@ -26,7 +26,9 @@ def print_inspect(con: Console, doc: dict[str, Any], paths: dict[str, Path]) -> 
                   "no do-nothing run", markup=False)
     for k in t["scorers"]:
         e = k.get("empty_trajectory")
-        line = f"{k['scorer']}: {k['kind']} ({k['basis']})"
+        # the kind with the samples it rests on, as the card prints it
+        said = (k.get("verdict") or {}).get("text") or k["kind"]
+        line = f"{k['scorer']}: {said} ({k['basis']})"
         if e:
             line += f"; do-nothing passes {e['passed']} of {e['scored']} scored"
             if e["invalid"]:
