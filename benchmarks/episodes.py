@@ -133,7 +133,7 @@ OTHER = "scaffold, policy, tool calls, recording"
 # innermost frame wins, else the next frame outwards is tried.
 CATEGORIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("fault realisation", "envs/comtrade/faults.py", ()),
-    ("fault realisation", "records/rng.py", ()),
+    ("fault realisation", "runtime/rng.py", ()),
     ("fault realisation", "agentmetrology/stress/", ()),
     ("fault realisation", "envs/comtrade/adversary.py", ()),
     ("fault realisation", "envs/comtrade/service.py", ("_fault", "_duplicates")),

@@ -111,9 +111,10 @@ def test_environment_plugins_import_only_the_bottom_layers() -> None:
                     assert module.startswith(f"agentmetrology.envs.{name}"), f"{path}: {module}"
 
 
-def test_the_test_plugin_imports_only_records() -> None:
+def test_the_test_plugin_imports_only_records_and_runtime() -> None:
+    # The protocols it implements (records) and the seeded rng it draws its data from (runtime).
     path = ROOT.parents[1] / "tests" / "plugin_env" / "toy_sum.py"
-    assert {m.split(".")[1] for m in _imports(path)} == {"records"}
+    assert {m.split(".")[1] for m in _imports(path)} == {"records", "runtime"}
 
 
 _SQL_ATTRS = {"conn", "execute", "executemany", "executescript"}

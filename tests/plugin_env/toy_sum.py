@@ -13,8 +13,8 @@ from typing import Any
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.environment import AuditHooks, Display, EnvSpec, Prompts, ScorerKind
 from agentmetrology.records.policy import Brief, Level, Move, Question, ToolCall
-from agentmetrology.records.rng import rng
 from agentmetrology.records.tools import Observation, Tool, ToolSpec
+from agentmetrology.runtime.rng import rng
 
 TASKS = {"sum3": {"count": 3, "budget": 5}, "sum8": {"count": 8, "budget": 10}}
 READ = ToolSpec("read_number", "Return the number at a 0-based index.",

@@ -2,7 +2,7 @@ import pytest
 
 from agentmetrology.envs.comtrade import ComtradeEnv
 from agentmetrology.envs.comtrade.adversary import MATCHED_MEAN, adversary_for
-from agentmetrology.records import rng
+from agentmetrology.runtime.rng import rng
 from agentmetrology.stress import (
     AgentProgress,
     ConstantSchedule,

@@ -5,7 +5,7 @@ agent never used, and ambiguous leaks that copy an action the agent did execute)
 episodes with reason codes, duplicated model-call spans (outer spans repeating a response, by
 response id, by usage, twice over, or as an aggregate of two calls), unresolved outer spans, and
 charged retries with identical usage that must stay two billable events. `SyntheticTruth` holds
-the exact counts. All randomness comes from `records.rng.rng(seed, *labels)`.
+the exact counts. All randomness comes from `runtime.rng.rng(seed, *labels)`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from agentmetrology.archive.model import (
     StoredGrade,
     TraceSpan,
 )
-from agentmetrology.records.rng import rng
+from agentmetrology.runtime.rng import rng
 
 TOOLS = ("db.lookup", "db.update", "mail.send", "calc.add")
 UNGRADED_REASONS = ("step_cap", "sample_error", "unscored")

@@ -21,7 +21,7 @@ from fractions import Fraction
 from typing import Any
 
 from agentmetrology.assess.envelope import envelope_of
-from agentmetrology.records.rng import rng
+from agentmetrology.runtime.rng import rng
 
 MECHANISMS = ("random", "failure-linked", "success-linked")
 PROPORTIONS = (Fraction(0), Fraction(99, 1000), Fraction(302, 1000), Fraction(1, 2))
@@ -35,7 +35,7 @@ def mask_count(proportion: Fraction, n: int) -> int:
 
 def choose(original: Sequence[str | None], mechanism: str, k: int, seed: int) -> list[int]:
     """Return the sorted indices of the k trajectories a mechanism masks."""
-    gen = rng(seed, "mask", mechanism)  # the package's one seeded source (records/rng.py)
+    gen = rng(seed, "mask", mechanism)  # the package's one seeded source (runtime/rng.py)
     idx = list(range(len(original)))
     if mechanism == "random":
         return sorted(int(i) for i in gen.choice(len(idx), size=k, replace=False))

@@ -1,4 +1,4 @@
-"""Pure data types: events, episodes, assessments, canonical JSON and the seeded RNG."""
+"""Pure data types: events, episodes, assessments, canonical JSON (randomness: runtime.rng)."""
 
 from agentmetrology.records.assessment import STATUSES, Assessment, Status
 from agentmetrology.records.canonical import canonical_json, digest, sha256_hex, to_plain
@@ -12,7 +12,6 @@ from agentmetrology.records.episode import (
     Usage,
 )
 from agentmetrology.records.events import ACTORS, Actor, Event
-from agentmetrology.records.rng import rng, string_random, string_seed
 
 __all__ = [
     "ACTORS",
@@ -30,9 +29,6 @@ __all__ = [
     "Usage",
     "canonical_json",
     "digest",
-    "rng",
     "sha256_hex",
-    "string_random",
-    "string_seed",
     "to_plain",
 ]

@@ -8,8 +8,8 @@ from typing import Any, Protocol, cast
 
 import numpy as np
 
-from agentmetrology.records.rng_first import LazyRng
 from agentmetrology.records.tools import Observation
+from agentmetrology.runtime.rng_first import LazyRng
 from agentmetrology.stress.adversary import AdversaryPolicy, Perturbation
 from agentmetrology.stress.progress import AgentProgress
 from agentmetrology.stress.schedule import Schedule

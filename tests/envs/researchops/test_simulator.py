@@ -19,7 +19,7 @@ import pytest
 
 from agentmetrology.envs.researchops import simulator as sim
 from agentmetrology.envs.researchops.tasks import TASKS, Proxy, ResearchTask
-from agentmetrology.records.rng import rng
+from agentmetrology.runtime.rng import rng
 
 SEEDS = (None, 0, 3, 11)
 RUNS = (0, 1, 2, 65)  # 65: the 64 draws wrap around

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from agentmetrology.agents.llm.target import LLMTarget
-from agentmetrology.records import rng
 from agentmetrology.records.clock import Clock
 from agentmetrology.run.campaign import load_campaign, parse_campaign, plan_campaign, run_campaign
+from agentmetrology.runtime.rng import rng
 from agentmetrology.store import EvidenceStore
 from run.campaign.campaign_fixtures import AsyncScripted, model_free, query, with_llm, write
 

@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import Any
 
 from agentmetrology.envs.comtrade.tasks import ComtradeTask, Profile
-from agentmetrology.records.rng import string_bits, string_random
+from agentmetrology.runtime.rng import string_bits, string_random
 
 Row = dict[str, Any]
 

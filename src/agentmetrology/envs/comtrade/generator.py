@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from agentmetrology.envs.comtrade.tasks import ComtradeTask, Profile, get_task
-from agentmetrology.records.rng import string_random, string_seed, string_uniforms
+from agentmetrology.runtime.rng import string_random, string_seed, string_uniforms
 
 Row = dict[str, Any]
 ROW_FIELDS: tuple[str, ...] = (

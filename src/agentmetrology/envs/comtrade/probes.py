@@ -8,7 +8,7 @@ from typing import Any
 from agentmetrology.envs.comtrade.generator import ROW_FIELDS, generate_rows, totals_row
 from agentmetrology.envs.comtrade.payload import RunLog, build_metadata, encode_payload
 from agentmetrology.envs.comtrade.tasks import TASKS, ComtradeTask, Profile, get_task
-from agentmetrology.records.rng import rng
+from agentmetrology.runtime.rng import rng
 
 PROBE_NAMES: tuple[str, ...] = (
     "correct", "empty", "fabricated", "duplicate_laden", "totals_laden", "truncated",

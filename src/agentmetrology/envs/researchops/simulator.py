@@ -24,7 +24,7 @@ from functools import lru_cache
 from typing import Any
 
 from agentmetrology.envs.researchops.tasks import ResearchTask
-from agentmetrology.records.rng import rng
+from agentmetrology.runtime.rng import rng
 
 W_FIX, W_EVIDENCE = 0.6, 0.4
 PASS_H = 0.9  # task_quality passes iff H >= 0.9

@@ -34,8 +34,8 @@ from agentmetrology.envs.toolworlds.policies import Script, ScriptedPolicy, get,
 from agentmetrology.envs.toolworlds.world import Param, World, choice, token
 from agentmetrology.records.contract import Contract, Evidence, Obligation, Verdict
 from agentmetrology.records.policy import Brief, ToolCall
-from agentmetrology.records.rng import rng
 from agentmetrology.records.tools import Observation, ToolSpec
+from agentmetrology.runtime.rng import rng
 
 REPLIES = ("include", "omit", "unavailable")
 REPLY_CONDITIONS = ("seeded", "available", "withheld")

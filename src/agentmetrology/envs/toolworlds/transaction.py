@@ -29,8 +29,8 @@ from agentmetrology.envs.toolworlds.policies import Script, ScriptedPolicy, get,
 from agentmetrology.envs.toolworlds.world import Param, World, int_range
 from agentmetrology.records.contract import Contract, Evidence, Obligation, Verdict
 from agentmetrology.records.policy import Brief, ToolCall
-from agentmetrology.records.rng import rng
 from agentmetrology.records.tools import Observation, ToolSpec
+from agentmetrology.runtime.rng import rng
 
 ORDER = "O1"
 TIMEOUT = "504 gateway timeout: the refund may or may not have been applied; a retry with the " \

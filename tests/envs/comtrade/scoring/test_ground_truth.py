@@ -19,8 +19,9 @@ from agentmetrology.envs.comtrade.scoring.ground_truth import (
 )
 from agentmetrology.envs.comtrade.scoring.submission import Submission, make_submission
 from agentmetrology.envs.comtrade.tasks import PROFILES, TASKS, get_task
-from agentmetrology.records import STATUSES, digest, rng
+from agentmetrology.records import STATUSES, digest
 from agentmetrology.records.assessment import Assessment
+from agentmetrology.runtime.rng import rng
 
 T2 = "T2_multi_page"
 

@@ -29,7 +29,8 @@ from agentmetrology.envs.comtrade.scoring.judge import (
 )
 from agentmetrology.envs.comtrade.scoring.submission import Submission
 from agentmetrology.envs.comtrade.tasks import get_task
-from agentmetrology.records import STATUSES, digest, rng
+from agentmetrology.records import STATUSES, digest
+from agentmetrology.runtime.rng import rng
 
 T2 = "T2_multi_page"
 

@@ -27,7 +27,7 @@ from agentmetrology.envs.comtrade.scoring.streamed import read_streamed_dir
 from agentmetrology.envs.comtrade.scoring.submission import read_submission_dir
 from agentmetrology.envs.comtrade.tasks import TASKS, get_task
 from agentmetrology.records.canonical import digest
-from agentmetrology.records.rng import string_seed
+from agentmetrology.runtime.rng import string_seed
 
 TASK, SEED, LINES = "T2_multi_page", 3, 20_000
 

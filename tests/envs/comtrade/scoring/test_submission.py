@@ -30,7 +30,8 @@ from agentmetrology.envs.comtrade.scoring.submission import (
     submission_from_mapping,
     submission_root,
 )
-from agentmetrology.records import digest, rng
+from agentmetrology.records import digest
+from agentmetrology.runtime.rng import rng
 
 ROW = {"year": 2020, "reporter": "392", "record_id": "T3_duplicates-000000"}
 

@@ -9,7 +9,7 @@ import numpy as np
 from agentmetrology.envs.comtrade.environment import TOOL_SPECS
 from agentmetrology.envs.comtrade.question import FaultNotice, notice_of
 from agentmetrology.records.policy import Brief, Decision, Level, Question
-from agentmetrology.records.rng import rng
+from agentmetrology.runtime.rng import rng
 from agentmetrology.runtime.scripted import ScriptedPolicy
 
 

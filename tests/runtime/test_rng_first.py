@@ -7,9 +7,9 @@ import hashlib
 import numpy as np
 import pytest
 
-from agentmetrology.records import rng_first
-from agentmetrology.records.rng import rng
-from agentmetrology.records.rng_first import LazyRng, first_random
+from agentmetrology.runtime import rng_first
+from agentmetrology.runtime.rng import rng
+from agentmetrology.runtime.rng_first import LazyRng, first_random
 
 
 def test_first_random_equals_the_generators_first_draw() -> None:

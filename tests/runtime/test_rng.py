@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 
-from agentmetrology.records.rng import (
+from agentmetrology.runtime.rng import (
     entropy_words,
     rng,
     seed_material,
@@ -93,3 +93,32 @@ def test_string_uniforms_are_random_random_bit_for_bit() -> None:
         ref = random.Random(string_seed(text))
         assert string_uniforms(text, 999).tolist() == [ref.random() for _ in range(999)]
     assert string_uniforms("x", 0).tolist() == []
+
+
+def test_rng_is_deterministic_and_label_sensitive() -> None:
+    assert rng(1, "a").random() == rng(1, "a").random()
+    assert rng(1, "a").random() != rng(1, "b").random()
+    assert rng(1, "a").random() != rng(2, "a").random()
+
+
+def test_string_seed_is_first_8_hex_of_sha256() -> None:
+    # T1's legacy seed string; the spec's fingerprint.
+    assert string_seed("T1_single_page:840:156:M:85:2021") == 2916913234
+
+
+def test_no_other_randomness_in_package() -> None:
+    # All randomness comes from runtime/rng.py (and stats' own seeded helper).
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "src" / "agentmetrology"
+    allowed = {root / "runtime" / "rng.py", root / "stats" / "_seeding.py"}
+    offenders = []
+    for path in root.rglob("*.py"):
+        if path in allowed:
+            continue
+        text = path.read_text()
+        for needle in ("import random", "from random", "default_rng(", "np.random.seed",
+                       "random.Random(", "PCG64(", "time.time()"):
+            if needle in text:
+                offenders.append(f"{path.relative_to(root)}: {needle}")
+    assert offenders == []

@@ -1,6 +1,6 @@
 """The first `random()` of `rng(seed, *labels)` without building the generator.
 
-The adversarial wrapper seeds a fresh generator per step (records/rng.py) and its policies draw
+The adversarial wrapper seeds a fresh generator per step (runtime/rng.py) and its policies draw
 one `random()` from it. Most of that construction is numpy's fixed per-object cost: PCG64's
 seeding asks SeedSequence.generate_state (an errstate context and eight hash rounds) and then
 builds the bit generator and the Generator around it. Here SeedSequence still mixes the entropy
@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from agentmetrology.records.rng import _label_digest, entropy_words, rng
+from agentmetrology.runtime.rng import _label_digest, entropy_words, rng
 
 _M32 = 0xFFFFFFFF
 _M64 = (1 << 64) - 1
