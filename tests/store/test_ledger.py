@@ -282,7 +282,7 @@ def test_the_environment_a_binding_names() -> None:
 
     assert binding_environment('{"environment": "toolworlds"}') == "toolworlds"
     for text in (None, "", "{}", '{"environment": null}', "{not json"):
-        assert binding_environment(text) == "comtrade", text
+        assert binding_environment(text) == "", text  # names none: the registry's default
 
 
 def test_a_ledger_of_another_schema_is_refused(tmp_path: Path) -> None:
@@ -317,8 +317,13 @@ def test_a_reader_adds_no_writer_index(tmp_path: Path) -> None:
 
 def test_a_binding_text_that_is_not_an_object_names_the_default_environment() -> None:
     # An edited binding (JSON, but not an object) reads as an older store's, never a crash:
-    # the store check names the edit (binding_text_changed).
-    from agentmetrology.store.ledger import DEFAULT_ENVIRONMENT, binding_environment
-    for text in ("[1]", '"x"', "1", "null", "not json", None):
-        assert binding_environment(text) == DEFAULT_ENVIRONMENT
+    # the store check names the edit (binding_text_changed). The store hands up "" (names
+    # none); the registry above it reads that as its default.
+    from agentmetrology.envs.registry import DEFAULT_ENVIRONMENT, environment_or_default
+    from agentmetrology.store.ledger import binding_environment
+    for text in ("[1]", '"x"', "1", "null", "not json", None, '{"environment": null}'):
+        assert binding_environment(text) == ""
+        assert environment_or_default(binding_environment(text)) == DEFAULT_ENVIRONMENT
+    assert DEFAULT_ENVIRONMENT == "comtrade"
     assert binding_environment('{"environment": "permission"}') == "permission"
+    assert environment_or_default("permission") == "permission"

@@ -32,7 +32,9 @@ def test_reopen_sees_the_defaults_of_bindings_without_environment_or_profile(
         return None  # not installed: skipped, not counted
 
     q = verify_store(root, reopen=reopen)
-    assert q.qualified and calls == [("comtrade", "T3_duplicates", "")] * 3
+    # as sealed: "" for the environment and the profile the bindings do not name (the caller's
+    # reopen reads "" as its default)
+    assert q.qualified and calls == [("", "T3_duplicates", "")] * 3
     assert q.checked["specifications_reopened"] == 0
 
 
@@ -44,6 +46,15 @@ def test_a_specification_that_changed_since_sealing(root: Path) -> None:
                          f"task T3_duplicates of comtrade now has specification {'9' * 12}, "
                          f"sealed {'5' * 12}") for i in (1, 2, 3)]
 
+
+
+def test_a_changed_specification_of_a_binding_that_names_no_environment(tmp_path: Path) -> None:
+    # An older store names no environment: the store never names the default itself.
+    root = vf.build(tmp_path / "s", details={"max_steps": 30})
+    q = verify_store(root, reopen=lambda env, task, profile: "9" * 64)
+    assert q.result == "invalid_binding"
+    assert texts(q)[0][3] == (f"task T3_duplicates of the default environment now has "
+                              f"specification {'9' * 12}, sealed {'5' * 12}")
 
 # -- bindings (full and ledger modes) ------------------------------------------------------------
 

@@ -10,6 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from agentmetrology.envs.registry import environment_or_default
 from agentmetrology.run.campaign.plan import task_spec_digest
 from agentmetrology.store import verify_checkpoint, verify_memo
 from agentmetrology.store.verify import store_head, verify_store
@@ -23,7 +24,7 @@ def reopened_spec_digest(environment: str, task: str, profile: str) -> str | Non
     None when the environment or the task is not installed here (nothing to compare with).
     """
     try:
-        return task_spec_digest(task, profile, environment)
+        return task_spec_digest(task, profile, environment_or_default(environment))
     except (KeyError, ValueError, TypeError):
         return None
 

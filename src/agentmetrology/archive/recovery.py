@@ -18,9 +18,8 @@ from typing import Any
 
 from agentmetrology.agents.replay import ReplayPolicy
 from agentmetrology.archive.model import Archive, ArchiveEpisode, StoredGrade
-from agentmetrology.envs.registry import get_env
+from agentmetrology.envs.registry import DEFAULT_ENVIRONMENT, get_env
 from agentmetrology.records.canonical import canonical_json, digest, to_plain
-from agentmetrology.records.environment import LEGACY_ENVIRONMENT
 from agentmetrology.run.episode import run_episode
 
 ACTOR = "grader"  # recovered grades are the grader's, never the agent's
@@ -66,7 +65,7 @@ def replay_episode(ep: ArchiveEpisode) -> Replayed:
         return Replayed(None, "", False, "not an agm episode (no key)", 0, "")
     recorded = _recorded(ep)
     try:
-        spec = get_env(str(ep.meta.get("environment") or LEGACY_ENVIRONMENT))
+        spec = get_env(str(ep.meta.get("environment") or DEFAULT_ENVIRONMENT))
         profile = str(ep.meta.get("profile") or spec.profiles[0])
         steps = ep.meta.get("max_steps")
         run = run_episode(spec, key["task"], None if key["seed"] < 0 else key["seed"],
@@ -181,7 +180,7 @@ def recover_grades(archive: Archive) -> dict[str, Any]:
     reason = (f"recovery refused: {refused}" if refused else
               f"replay validated on {validation['graded_episodes']} graded episodes "
               f"(agreement 1); {sources['recovered_by_replay']} grades recovered")
-    envs = sorted({str(e.meta.get("environment") or LEGACY_ENVIRONMENT)
+    envs = sorted({str(e.meta.get("environment") or DEFAULT_ENVIRONMENT)
                    for e in archive.episodes})
     graders = [get_env(n).grade_scorer for n in envs if _known(n)]
     summary = {"available": True, "validated": not refused, "refused": bool(refused),

@@ -30,7 +30,7 @@ from typing import Any
 from agentmetrology.agents.replay import ReplayPolicy
 from agentmetrology.assess.executions import hooks_of, judge_episode
 from agentmetrology.assess.masking import check_mask
-from agentmetrology.envs.registry import get_env
+from agentmetrology.envs.registry import environment_or_default, get_env
 from agentmetrology.records.canonical import digest, to_plain
 from agentmetrology.records.contract import WITHHELD
 from agentmetrology.records.environment import EnvSpec
@@ -118,7 +118,7 @@ def _environment(store: EvidenceStore, key: EpisodeKey) -> EnvSpec:
     sealed = store.ledger.binding(key)
     if sealed is None:
         raise SourceError(f"cannot propose a case: no administration {key_text(key)}")
-    return get_env(binding_environment(sealed[0]))
+    return get_env(environment_or_default(binding_environment(sealed[0])))
 
 
 def _failing_paths(spec: EnvSpec, task: str, verdict: dict[str, Any]) -> list[str]:

@@ -19,6 +19,7 @@ from typing import Any
 
 from agentmetrology.audit.target import decided_truth
 from agentmetrology.audit.targets.env import audit_hooks
+from agentmetrology.envs.registry import environment_or_default
 from agentmetrology.records.canonical import sha256_hex
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.episode import Episode, EpisodeKey, episode_from_plain
@@ -203,7 +204,7 @@ def _read(store: EvidenceStore, path: Path, spec: EnvSpec, levels: tuple[str, ..
         key = r.key
         if key.campaign not in campaigns:
             continue
-        env = r.environment
+        env = environment_or_default(r.environment)
         if env != spec.name:
             elsewhere[env] += 1
             continue

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentmetrology.records.environment import LEGACY_ENVIRONMENT, EnvSpec
+from agentmetrology.records.environment import EnvSpec
 from agentmetrology.runtime.registry import BadEntryPointError, Registry, UnknownNameError
 
 ENTRY_POINT_GROUP = "agentmetrology.environments"
@@ -21,8 +21,16 @@ BUILTINS: dict[str, str] = {"comtrade": "agentmetrology.envs.comtrade.spec:SPEC"
                              "transaction": "agentmetrology.envs.toolworlds.spec:TRANSACTION",
                              "clarification": "agentmetrology.envs.toolworlds.spec:CLARIFICATION"}
 # The environment a command uses when none is named (campaign and experiment files, the demo,
-# adapters): the one stored records without an environment field were recorded with.
-DEFAULT_ENVIRONMENT = LEGACY_ENVIRONMENT
+# adapters), and the environment of every record that names none (stores, plans, episodes,
+# campaign files and quick runs written before environments were plug-ins: ComtradeBench was the
+# only one). The one place outside its folder that names it; the store below this layer hands
+# such records up with an empty name, and `environment_or_default` reads them.
+DEFAULT_ENVIRONMENT = "comtrade"
+
+
+def environment_or_default(name: object) -> str:
+    """Return the environment a record names, or DEFAULT_ENVIRONMENT when it names none."""
+    return str(name or DEFAULT_ENVIRONMENT)
 
 
 class UnknownEnvironmentError(UnknownNameError):

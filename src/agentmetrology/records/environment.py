@@ -34,14 +34,10 @@ from agentmetrology.records.tools import Tool, ToolRecorder
 Owner = Literal["harness", "model"]
 ScorerKind = Literal["outcome", "shape", "specification", "llm_judge"]
 SCORER_KINDS: tuple[str, ...] = ("outcome", "shape", "specification", "llm_judge")
-# The environment of every record that names none (stores, plans, episodes, campaign files and
-# quick runs written before environments were plug-ins): ComtradeBench was the only one. The one
-# place outside its folder that names it; `envs.registry.DEFAULT_ENVIRONMENT` is the same.
-LEGACY_ENVIRONMENT = "comtrade"
 # The optional capabilities, by the EnvSpec attribute that holds each (None: not supplied).
 CAPABILITIES: tuple[str, ...] = ("prompts", "display", "offline", "audit", "mutations",
                                  "contract", "serving")
-__all__ = ["CAPABILITIES", "LEGACY_ENVIRONMENT", "SCORER_KINDS", "AuditHooks", "Column",
+__all__ = ["CAPABILITIES", "SCORER_KINDS", "AuditHooks", "Column",
            "DemandedCall", "Display", "EnvInstance", "EnvSpec", "Forged", "HarnessProgram",
            "MutationHooks", "Offline", "Owner", "Prompts", "Scorer", "ScorerKind", "Serving"]
 

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentmetrology.envs.registry import DEFAULT_ENVIRONMENT
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.canonical import digest
-from agentmetrology.records.environment import LEGACY_ENVIRONMENT
 from agentmetrology.records.episode import EpisodeKey, episode_from_plain
 from agentmetrology.records.errors import UserError
 from agentmetrology.records.names import slug
@@ -87,7 +87,7 @@ def _run_model_free(request: RunRequest, sink: RowSink) -> list[dict[str, Any]]:
 # episodes again instead of resuming its store (ComtradeBench was the only environment before
 # environments were plug-ins). Any other value (another environment, a price, which changes the
 # target, K repeats) is another plan, so another campaign.
-_ADDED_LATER: dict[str, Any] = {"environment": LEGACY_ENVIRONMENT, "price": None, "epochs": 1}
+_ADDED_LATER: dict[str, Any] = {"environment": DEFAULT_ENVIRONMENT, "price": None, "epochs": 1}
 
 
 def campaign_name(request: RunRequest) -> str:

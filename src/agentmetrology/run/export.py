@@ -17,12 +17,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentmetrology.envs.registry import environment_or_default
 from agentmetrology.records.episode import MEASUREMENT_FAILURES, EpisodeKey
 from agentmetrology.records.errors import UserError
 from agentmetrology.store import EvidenceStore
 from agentmetrology.store.errors import reading
 from agentmetrology.store.export_query import recorded_episodes, scorer_names, unrecorded_count
-from agentmetrology.store.schema import DEFAULT_ENVIRONMENT
 from agentmetrology.store.status import Cell, CellScore
 
 KEY_FIELDS = ("campaign", "target", "task", "seed", "condition", "level", "repeat")
@@ -57,7 +57,7 @@ def episode_row(key: EpisodeKey, led: dict[str, Any], binding: dict[str, Any],
     """Return the flat export row of one recorded episode (ledger row + sealed bindings)."""
     failure = _failure(str(led["termination"]), str(led.get("termination_detail") or ""))
     row: dict[str, Any] = {f: getattr(key, f) for f in KEY_FIELDS}
-    row.update(environment=str(binding.get("environment") or DEFAULT_ENVIRONMENT),
+    row.update(environment=environment_or_default(binding.get("environment")),
                profile=binding.get("profile"), termination=led["termination"],
                termination_detail=led.get("termination_detail") or "",
                measurement_failure=failure, requests=led["requests"],

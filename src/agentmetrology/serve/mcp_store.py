@@ -21,7 +21,6 @@ from typing import Any
 from agentmetrology.envs.registry import DEFAULT_ENVIRONMENT
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.canonical import digest, to_plain
-from agentmetrology.records.environment import LEGACY_ENVIRONMENT
 from agentmetrology.records.episode import Episode, EpisodeKey
 from agentmetrology.records.errors import UserError
 from agentmetrology.records.names import slug
@@ -69,9 +68,9 @@ class McpAdministration:
     def campaign(self) -> str:
         """Return the campaign name: readable parts and a digest of every parameter."""
         params = {k: getattr(self, k) for k in self.__dataclass_fields__}
-        if self.environment == LEGACY_ENVIRONMENT:
+        if self.environment == DEFAULT_ENVIRONMENT:
             del params["environment"]  # names given before environments were plug-ins stay
-        prefix = "" if self.environment == LEGACY_ENVIRONMENT else f"{slug(self.environment)}-"
+        prefix = "" if self.environment == DEFAULT_ENVIRONMENT else f"{slug(self.environment)}-"
         return (f"serve-{prefix}{slug(self.target)}-{slug(self.task)}-seed{self.seed}-"
                 f"r{self.repeat}-{digest(params)[:10]}")
 

@@ -43,10 +43,10 @@ from agentmetrology.store.ledger_records import (  # the ledger's records, impor
 )
 from agentmetrology.store.ledger_records import administration_of as _administration
 from agentmetrology.store.ledger_records import key_values as _key_values
-from agentmetrology.store.schema import DEFAULT_ENVIRONMENT, SCHEMA, SCHEMA_VERSION, WRITER_INDEXES
+from agentmetrology.store.schema import SCHEMA, SCHEMA_VERSION, WRITER_INDEXES
 from agentmetrology.store.supersede import supersede_measurement_failures, superseded_episodes
 
-__all__ = ["DEFAULT_ENVIRONMENT", "KEY_COLUMNS", "Administration", "CampaignMismatchError",
+__all__ = ["KEY_COLUMNS", "Administration", "CampaignMismatchError",
            "DuplicateEpisodeError", "Ledger", "LedgerError", "RecordedDigests", "Sealing",
            "binding_environment", "key_text", "missing_objects", "now"]
 

@@ -29,7 +29,7 @@ class RecordedBinding:
 
     @property
     def environment(self) -> str:
-        """Return the environment the sealed binding names (ComtradeBench for older stores)."""
+        """Return the environment the sealed binding names ("" for older stores: they name none)."""
         return binding_environment(self.binding)
 
 

@@ -14,7 +14,6 @@ from agentmetrology.records.canonical import decode_json
 from agentmetrology.records.episode import BillableAttempt, EpisodeKey
 from agentmetrology.records.errors import UserError
 from agentmetrology.store.evidence import EpisodeEvidence
-from agentmetrology.store.schema import DEFAULT_ENVIRONMENT
 
 KEY_COLUMNS = ("campaign", "target", "task", "seed", "condition", "level", "repeat")
 # the key columns of an administration row aliased `a` in the ledger's queries
@@ -53,14 +52,18 @@ def key_text(key: EpisodeKey) -> str:
 
 
 def binding_environment(binding: str | None) -> str:
-    """Return the environment a sealed binding text names (ComtradeBench for older stores)."""
+    """Return the environment a sealed binding text names, "" when it names none.
+
+    Stores written before environments were plug-ins name none; the environment registry, above
+    the store, reads "" as its default (`envs.registry.environment_or_default`).
+    """
     try:
         bound = json.loads(binding or "{}")
     except ValueError:
-        return DEFAULT_ENVIRONMENT
+        return ""
     if not isinstance(bound, dict):  # an edited text (the store check names it), not a crash
-        return DEFAULT_ENVIRONMENT
-    return str(bound.get("environment") or DEFAULT_ENVIRONMENT)
+        return ""
+    return str(bound.get("environment") or "")
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-from agentmetrology.records.environment import LEGACY_ENVIRONMENT
-
 SCHEMA_VERSION = "1"
-# The environment of stores and campaign files written before environments were plug-ins
-# (they name none).
-DEFAULT_ENVIRONMENT = LEGACY_ENVIRONMENT
 
 # Why each constraint exists:
 # - administrations UNIQUE(key): the idempotency key; planning twice never duplicates.

@@ -16,7 +16,6 @@ from typing import Any
 from agentmetrology.records.canonical import digest, from_plain
 from agentmetrology.store.ledger import KEY_COLUMNS
 from agentmetrology.store.qualify import INVALID
-from agentmetrology.store.schema import DEFAULT_ENVIRONMENT
 from agentmetrology.store.verify_episodes import short_text
 from agentmetrology.store.verify_scope import Checkpoint, refs_param
 
@@ -130,12 +129,15 @@ class BindingChecks(ABC):
     def reopened(self, where: str, details: dict[str, Any], task: str, sealed: Any) -> None:
         if self.reopen is None:
             return
-        env = str(details.get("environment") or DEFAULT_ENVIRONMENT)
+        # As sealed: "" for a binding that names no environment (or profile), as older stores'
+        # do; the caller's `reopen` reads "" as its default, as for the profile.
+        env = str(details.get("environment") or "")
         now = self.reopen(env, task, str(details.get("profile") or ""))
         self.checked["specifications_reopened"] = self.checked.get(
             "specifications_reopened", 0) + (now is not None)
         if now is not None and now != sealed:
-            self.bad("specification_mismatch", where, f"task {task} of {env} now has "
+            self.bad("specification_mismatch", where, f"task {task} of "
+                     f"{env or 'the default environment'} now has "
                      f"specification {now[:12]}, sealed {short_text(sealed)}")
 
 def _plan_digest(name: str, rows: list[dict[str, Any]], tagged: bool) -> str:

@@ -15,10 +15,9 @@ import json
 from itertools import zip_longest
 from typing import Any
 
-from agentmetrology.envs.registry import get_env
+from agentmetrology.envs.registry import DEFAULT_ENVIRONMENT, get_env
 from agentmetrology.mutations import get_mutation, split_condition
 from agentmetrology.mutations.apply import invert_trajectory
-from agentmetrology.records.environment import LEGACY_ENVIRONMENT
 from agentmetrology.records.episode import Episode, EpisodeKey, episode_from_plain
 from agentmetrology.records.errors import UserError
 from agentmetrology.scoring.rescore import original_tool_names, rescore_episode
@@ -142,7 +141,7 @@ def pair_page(h: Html, reader: StoreReader, key: EpisodeKey) -> str:
     if mutated is None or original is None:
         return h.page(title, links + '<p class="note">One side has no recorded episode yet: '
                       "nothing to compare.</p>", NAV)
-    name = str(mutated.meta.get("environment") or LEGACY_ENVIRONMENT)
+    name = str(mutated.meta.get("environment") or DEFAULT_ENVIRONMENT)
     try:
         spec = get_env(name)
     except UserError as exc:  # a plug-in no longer installed: say so, as a missing page

@@ -8,8 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentmetrology.archive.regrade import regrade_episode
-from agentmetrology.envs.registry import get_env
-from agentmetrology.records.environment import LEGACY_ENVIRONMENT
+from agentmetrology.envs.registry import DEFAULT_ENVIRONMENT, get_env
 from agentmetrology.records.episode import EpisodeKey
 from agentmetrology.records.errors import UserError
 from agentmetrology.store.reader import StoreReader
@@ -43,7 +42,7 @@ def regrade_page(h: Html, reader: StoreReader, key: EpisodeKey) -> str:
     plain = reader.blob_json(ep["episode_digest"])
     if not isinstance(plain, dict):
         raise LookupError("the episode's record cannot be read")
-    name = str((plain.get("meta") or {}).get("environment") or LEGACY_ENVIRONMENT)
+    name = str((plain.get("meta") or {}).get("environment") or DEFAULT_ENVIRONMENT)
     try:
         spec = get_env(name)
     except UserError as exc:  # a plug-in no longer installed: say so, as a missing page

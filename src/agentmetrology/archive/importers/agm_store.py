@@ -30,7 +30,7 @@ from agentmetrology.archive.model import (
     TraceSpan,
 )
 from agentmetrology.archive.redact import redact
-from agentmetrology.envs.registry import get_env
+from agentmetrology.envs.registry import environment_or_default, get_env
 from agentmetrology.records.canonical import decode_json
 from agentmetrology.records.episode import MEASUREMENT_FAILURES, EpisodeKey
 from agentmetrology.store import EvidenceStore, StoreNotFoundError
@@ -84,7 +84,7 @@ def trial_index(keys: list[EpisodeKey]) -> dict[tuple[int, int], int]:
 def environment_of(store: EvidenceStore, key: EpisodeKey) -> str:
     """Return the environment a key's sealed bindings name (ComtradeBench for older stores)."""
     bound = store.ledger.binding(key)
-    return binding_environment(None if bound is None else bound[0])
+    return environment_or_default(binding_environment(None if bound is None else bound[0]))
 
 
 def grade_scorer(environment: str) -> str:

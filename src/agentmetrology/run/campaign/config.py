@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from agentmetrology.envs.registry import get_env
+from agentmetrology.envs.registry import DEFAULT_ENVIRONMENT, get_env
 from agentmetrology.mutations import get_mutation, mutated_condition, split_condition, unsupported
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.run.campaign.problems import CampaignConfigError, Checker, Problem
@@ -19,7 +19,6 @@ from agentmetrology.run.campaign.targets import check_agent, check_decoding, che
 from agentmetrology.run.campaign.toml_files import parse_toml, read_text
 from agentmetrology.run.episode import canonical_condition
 from agentmetrology.run.seeds import MAX_SEED, parse_seeds
-from agentmetrology.store.schema import DEFAULT_ENVIRONMENT
 
 KINDS = ("rule", "scripted", "llm")
 NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._:+-]{0,99}"
