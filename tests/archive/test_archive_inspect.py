@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from agentmetrology.archive import ArchiveFormatError, audit_archive, detect_format, load_archive
-from agentmetrology.archive.importers import inspect_eval
-from agentmetrology.archive.importers.inspect_eval import load_inspect, loads_tolerant
+from agentmetrology.inspect_ext.logs import importer as inspect_eval
+from agentmetrology.inspect_ext.logs.importer import load_inspect, loads_tolerant
 
 HAVE_INSPECT = importlib.util.find_spec("inspect_ai") is not None
 HAVE_ZSTD = importlib.util.find_spec("zstandard") is not None

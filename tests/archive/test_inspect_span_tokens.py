@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agentmetrology.archive.importers.inspect_eval import _span
 from agentmetrology.archive.model import ArchiveEpisode
+from agentmetrology.inspect_ext.logs.importer import _span
 
 
 def _event(usage: dict[str, object]) -> dict[str, object]:

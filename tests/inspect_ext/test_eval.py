@@ -152,7 +152,7 @@ def test_a_provider_failure_is_unscored_not_zero(logs: dict[str, EvalLog]) -> No
 
 
 def test_an_inspect_episode_binds_its_transcript(logs: dict[str, EvalLog]) -> None:
-    from agentmetrology.inspect_ext.solver import TRANSCRIPT_KEY
+    from agentmetrology.inspect_ext.task.solver import TRANSCRIPT_KEY
     from agentmetrology.records.canonical import sha256_hex
 
     sample = _sample(logs["L2"])

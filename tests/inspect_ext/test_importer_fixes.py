@@ -8,8 +8,8 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from agentmetrology.archive.importers.inspect_eval import load_inspect
 from agentmetrology.archive.provenance import provenance_section
+from agentmetrology.inspect_ext.logs.importer import load_inspect
 
 LONG = "x" * 500
 

@@ -13,8 +13,8 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model
 from inspect_ai.scorer import SampleScore, Score, match
 
 from agentmetrology import stats
-from agentmetrology.inspect_ext.metrics import bootstrap_ci, cvar, reliability, worst_case
-from agentmetrology.inspect_ext.values import as_number, numbers
+from agentmetrology.inspect_ext.task.metrics import bootstrap_ci, cvar, reliability, worst_case
+from agentmetrology.inspect_ext.task.values import as_number, numbers
 
 # 1.0, 0.0, 0.5 and "C" (= 1.0) are measurements; NaN (Inspect's unscored) and a dict are not.
 VALUES: list[object] = [1.0, 0.0, 0.5, "C", float("nan"), {"a": 1}]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agentmetrology.envs.registry import env_names, get_env
-from agentmetrology.inspect_ext.options import TaskArgumentError, episode_plan, parse_task_list
+from agentmetrology.inspect_ext.task.options import TaskArgumentError, episode_plan, parse_task_list
 from agentmetrology.records.errors import UserError
 
 
@@ -48,7 +48,7 @@ def test_bad_arguments_are_refused_with_what_is_known(env: str, kw: dict[str, ob
 
 
 def test_a_plan_and_its_samples() -> None:
-    from agentmetrology.inspect_ext.tasks import environment_task
+    from agentmetrology.inspect_ext.task.tasks import environment_task
 
     task = environment_task("comtrade", "T3_duplicates,T1_single_page", "0-1", "L1",
                             "clean", None, 12)

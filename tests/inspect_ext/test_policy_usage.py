@@ -11,7 +11,7 @@ import pytest
 from inspect_ai.model import ModelOutput, ModelUsage
 
 from agentmetrology.agents.llm.usage import MAX_TOKENS
-from agentmetrology.inspect_ext.policy import InspectModelPolicy
+from agentmetrology.inspect_ext.task.policy import InspectModelPolicy
 from agentmetrology.records import canonical_json
 from agentmetrology.records.canonical import decode_json
 from agentmetrology.records.policy import Question

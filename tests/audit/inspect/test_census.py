@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from agentmetrology.audit import census as census_mod
-from agentmetrology.audit import census_worker
-from agentmetrology.audit.targets import inspect_run, inspect_target
 from agentmetrology.cli.audit_inspect_cmd import inspect_app
+from agentmetrology.inspect_ext.audit import census as census_mod
+from agentmetrology.inspect_ext.audit import census_worker
+from agentmetrology.inspect_ext.audit import run as inspect_run
+from agentmetrology.inspect_ext.audit import target as inspect_target
 
 TASKS = Path(__file__).resolve().parent / "tasks" / "toy_tasks.py"
 SPECS = [f"{TASKS}@shape_task", f"{TASKS}@gsm8k_style", f"{TASKS}@judged_task",

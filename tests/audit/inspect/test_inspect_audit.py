@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from agentmetrology.audit.targets.inspect_load import load_task
-from agentmetrology.audit.targets.inspect_run import NEEDS_JUDGE, Judge
-from agentmetrology.audit.targets.inspect_target import audit_inspect
 from agentmetrology.cli.audit_inspect_cmd import inspect_app
+from agentmetrology.inspect_ext.audit.load import load_task
+from agentmetrology.inspect_ext.audit.run import NEEDS_JUDGE, Judge
+from agentmetrology.inspect_ext.audit.target import audit_inspect
 from support.fake_openai import FakeOpenAI, text
 
 RUNNER = CliRunner()

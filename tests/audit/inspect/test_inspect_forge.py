@@ -1,6 +1,6 @@
 """The forged outputs of a sample: exact texts and truths by construction."""
 
-from agentmetrology.audit.targets.inspect_forge import Forged, forge
+from agentmetrology.inspect_ext.audit.forge import Forged, forge
 
 
 def _by_name(index, targets, choices=()):

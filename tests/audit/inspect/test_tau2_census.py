@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agentmetrology.audit.census_tau2 import archive_census, tau2_census
+from agentmetrology.inspect_ext.audit.census_tau2 import archive_census, tau2_census
 
 ARCHIVE = (Path(__file__).resolve().parents[3].parent / "shared" / "data" / "taubench"
            / "gpt-4o-airline.json")
@@ -66,7 +66,7 @@ def test_unknown_tau2_domain_is_refused():
 
 def test_tau2_rubric_target_is_counted_as_no_usable_target():
     pytest.importorskip("inspect_evals", reason="needs the `inspect` extra (inspect-evals)")
-    from agentmetrology.audit.targets.inspect_load import load_task
+    from agentmetrology.inspect_ext.audit.load import load_task
 
     loaded = load_task("inspect_evals/tau2_retail", {"shuffle": True}, limit=2)
     assert loaded.reordered  # a shuffled dataset is put back in id order

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from agentmetrology.audit.targets.inspect_load import load_task
-from agentmetrology.audit.targets.tau2_outcome import outcome_verdict, scripts
-from agentmetrology.audit.targets.tau2_tools import end_state, toolkit
 from agentmetrology.cli.audit_inspect_cmd import inspect_app
+from agentmetrology.inspect_ext.audit.load import load_task
+from agentmetrology.inspect_ext.audit.tau2_outcome import outcome_verdict, scripts
+from agentmetrology.inspect_ext.audit.tau2_tools import end_state, toolkit
 
 
 @pytest.fixture(scope="module")

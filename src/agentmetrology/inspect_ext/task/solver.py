@@ -22,8 +22,8 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from agentmetrology.agents.scaffolds.runner import run_episode_async
 from agentmetrology.envs.registry import get_env
-from agentmetrology.inspect_ext.policy import InspectModelPolicy
-from agentmetrology.inspect_ext.transcript import record_tool_events
+from agentmetrology.inspect_ext.task.policy import InspectModelPolicy
+from agentmetrology.inspect_ext.task.transcript import record_tool_events
 from agentmetrology.records.canonical import to_plain
 from agentmetrology.records.clock import FakeClock
 from agentmetrology.run.episode import make_env

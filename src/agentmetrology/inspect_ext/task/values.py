@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from agentmetrology.archive.importers.inspect_eval import score_value
+from agentmetrology.inspect_ext.logs.grades import score_value
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,13 +3,13 @@
 Facts about the format: a `.eval` file is a zip with `header.json` (eval spec, plan, results),
 `samples/<id>_epoch_<n>.json` (one per sample and epoch) and `summaries.json`; members are often
 zstd-compressed (zip method 93), which the standard library cannot read before Python 3.14, so
-we decompress them with the `zstandard` package (see `inspect_zip`). Scores the scorer could not
+we decompress them with the `zstandard` package (see `zip_members`). Scores the scorer could not
 produce are written as a bare `NaN` token (not valid JSON), errored samples carry an `error` and
 usually no scores. Both are counted as ungraded with a reason, never dropped; an errored sample
 that still carries a score is ungraded too (the error is a measurement failure, its score is not
-a measurement; see `inspect_grades`).
+a measurement; see `grades`).
 
-Logs come from elsewhere, so reading is bounded (`inspect_zip`), a header that plans far more
+Logs come from elsewhere, so reading is bounded (`zip_members`), a header that plans far more
 episodes than the log holds is refused, and sample ids that read as the same text (`1` and
 `"1"`) are refused rather than merged into one episode.
 """
@@ -22,16 +22,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from agentmetrology.archive.importers.inspect_grades import error_text, score_value
-from agentmetrology.archive.importers.inspect_grades import grade_sample as _grade
-from agentmetrology.archive.importers.inspect_zip import (
-    MAX_MEMBER_BYTES,
-    InflateLimitError,
-    MemberReader,
-    loads_tolerant,
-    looks_like_inspect,
-    member_names,
-)
 from agentmetrology.archive.importers.limits import MAX_PLANNED_ABSENT, Malformed, cost, count
 from agentmetrology.archive.importers.limits import ident as _text
 from agentmetrology.archive.importers.limits import kind_name as _kind
@@ -47,6 +37,16 @@ from agentmetrology.archive.model import (
     TraceSpan,
 )
 from agentmetrology.archive.redact import redact
+from agentmetrology.inspect_ext.logs.grades import error_text, score_value
+from agentmetrology.inspect_ext.logs.grades import grade_sample as _grade
+from agentmetrology.inspect_ext.logs.zip_members import (
+    MAX_MEMBER_BYTES,
+    InflateLimitError,
+    MemberReader,
+    loads_tolerant,
+    looks_like_inspect,
+    member_names,
+)
 from agentmetrology.records.events import ACTORS
 from agentmetrology.records.numbers import finite_float
 

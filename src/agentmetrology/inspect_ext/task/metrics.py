@@ -10,7 +10,7 @@ unscored before the metric ran) the metric reports nothing rather than an exclud
 that reads as "all measured" (Inspect then shows NaN), and the task-end report (task_end.py)
 says in words that no sample was measured, and why.
 
-    from agentmetrology.inspect_ext.metrics import worst_case, cvar, reliability, bootstrap_ci
+    from agentmetrology.inspect_ext.task.metrics import worst_case, cvar, reliability, bootstrap_ci
     Task(..., scorer=match(), metrics=[accuracy(), worst_case(), cvar(0.2), reliability(0.9),
                                         bootstrap_ci(seed=0)])
 """
@@ -22,7 +22,7 @@ from collections.abc import Callable
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
 from agentmetrology import stats
-from agentmetrology.inspect_ext.values import Numbers, numbers
+from agentmetrology.inspect_ext.task.values import Numbers, numbers
 
 
 def _numbers(scores: list[SampleScore]) -> Numbers:

@@ -15,9 +15,9 @@ from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from agentmetrology.envs.registry import get_env
-from agentmetrology.inspect_ext.options import EpisodePlan, TaskArgumentError, episode_plan
-from agentmetrology.inspect_ext.scorers import environment_scorers
-from agentmetrology.inspect_ext.solver import episode_solver, sample_metadata
+from agentmetrology.inspect_ext.task.options import EpisodePlan, TaskArgumentError, episode_plan
+from agentmetrology.inspect_ext.task.scorers import environment_scorers
+from agentmetrology.inspect_ext.task.solver import episode_solver, sample_metadata
 from agentmetrology.records.environment import EnvSpec, Prompts
 from agentmetrology.records.errors import UserError
 

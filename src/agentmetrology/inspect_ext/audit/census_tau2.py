@@ -47,8 +47,8 @@ def _criterion(cells: dict[tuple[str, str, int], Any], ids: list[str],
 
 def tau2_census(domain: str, limit: int | None = None, timeout: float = 60.0) -> dict[str, Any]:
     """Run the do-nothing episode on a tau2 domain's tasks and count passes per criterion."""
-    from agentmetrology.audit.targets.inspect_load import load_task
-    from agentmetrology.audit.targets.inspect_run import run_empty_trajectory
+    from agentmetrology.inspect_ext.audit.load import load_task
+    from agentmetrology.inspect_ext.audit.run import run_empty_trajectory
 
     if domain not in TAU2_DOMAINS:
         raise ValueError(f"tau2 domain {domain!r} is not one of {', '.join(TAU2_DOMAINS)}")
@@ -67,7 +67,7 @@ def tau2_domain(spec: str) -> str | None:
 def with_criteria(domain: str, loaded: Any) -> Any:
     """Return a copy of a loaded tau2 task scored by its shipped scorer, then by its two criteria
     (db_match, score_communicated_info) where the shipped scorer is their combination."""
-    from agentmetrology.audit.targets.inspect_load import scorer_name
+    from agentmetrology.inspect_ext.audit.load import scorer_name
 
     scorers = list(loaded.task.scorer or [])
     if domain in SPLIT_DOMAINS:

@@ -19,9 +19,9 @@ from collections.abc import Callable
 from typing import Any
 
 from agentmetrology import __version__
-from agentmetrology.audit.census_tau2 import tau2_domain, tau2_summary, with_criteria
 from agentmetrology.audit.registry import AUDIT_TARGETS
 from agentmetrology.envs.registry import env_names, get_env
+from agentmetrology.inspect_ext.audit.census_tau2 import tau2_domain, tau2_summary, with_criteria
 
 __all__ = ["DEFAULT_TASKS", "census_row", "run_census", "summarize"]
 
@@ -53,11 +53,11 @@ def census_row(spec: str, limit: int | None, timeout: float = 10.0) -> dict[str,
     """Audit one benchmark in this process and return its census row."""
     if spec.startswith("builtin:"):
         return _builtin_row(spec.removeprefix("builtin:"), limit)
-    from agentmetrology.audit.targets.inspect_load import InspectLoadError, load_task
-    from agentmetrology.audit.targets.inspect_target import audit_inspect
+    from agentmetrology.inspect_ext.audit.load import InspectLoadError, load_task
+    from agentmetrology.inspect_ext.audit.target import audit_inspect
 
     name, _, argtext = spec.partition(" ")
-    from agentmetrology.audit.targets.inspect_load import parse_task_args
+    from agentmetrology.inspect_ext.audit.load import parse_task_args
 
     args = parse_task_args(argtext.split()) if argtext else {}
     try:
@@ -71,7 +71,7 @@ def census_row(spec: str, limit: int | None, timeout: float = 10.0) -> dict[str,
     if domain is None:
         doc = audit_inspect(loaded, task_args=args, timeout=timeout)
     else:  # one do-nothing run scored by the shipped scorer and by its criteria, one by one
-        from agentmetrology.audit.targets.inspect_run import run_empty_trajectory
+        from agentmetrology.inspect_ext.audit.run import run_empty_trajectory
 
         probe = with_criteria(domain, loaded)
         empty = run_empty_trajectory(probe, timeout, None)
@@ -88,8 +88,8 @@ def _without_sandbox_row(spec: str, loaded: Any, args: dict[str, Any],
     scorer that reads it; such a scorer's cells are INVALID naming the missing sandbox. The row
     counts as probed only if some forged output was scored; otherwise it stays `not probed`.
     """
-    from agentmetrology.audit.targets.inspect_load import without_sandbox
-    from agentmetrology.audit.targets.inspect_target import audit_inspect
+    from agentmetrology.inspect_ext.audit.load import without_sandbox
+    from agentmetrology.inspect_ext.audit.target import audit_inspect
 
     needs = loaded.needs
     doc = audit_inspect(without_sandbox(loaded), task_args=args, timeout=timeout,
@@ -201,7 +201,7 @@ def _builtin_row(name: str, limit: int | None) -> dict[str, Any]:
 def _in_worker(spec: str, limit: int | None, timeout: float,
                worker_timeout: float) -> dict[str, Any]:
     """Run census_row in a child process; a hang or crash is a `not probed` row with why."""
-    cmd = [sys.executable, "-m", "agentmetrology.audit.census_worker", spec,
+    cmd = [sys.executable, "-m", "agentmetrology.inspect_ext.audit.census_worker", spec,
            str(limit or 0), str(timeout)]
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=worker_timeout,

@@ -47,8 +47,8 @@ from inspect_ai.scorer import Score
 from inspect_ai.tool import ToolCall
 
 from agentmetrology.envs.registry import get_env
-from agentmetrology.inspect_ext.scorers import scorer_name
-from agentmetrology.inspect_ext.tasks import sample_id
+from agentmetrology.inspect_ext.task.scorers import scorer_name
+from agentmetrology.inspect_ext.task.tasks import sample_id
 from agentmetrology.records.canonical import canonical_json, sha256_hex
 from agentmetrology.records.errors import UserError
 from agentmetrology.run.export import Export, export_rows

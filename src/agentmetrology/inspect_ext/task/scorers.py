@@ -17,8 +17,8 @@ from typing import Any
 from inspect_ai.scorer import Metric, Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
-from agentmetrology.inspect_ext.metrics import bootstrap_ci, cvar, reliability, worst_case
-from agentmetrology.inspect_ext.solver import EPISODE_KEY
+from agentmetrology.inspect_ext.task.metrics import bootstrap_ci, cvar, reliability, worst_case
+from agentmetrology.inspect_ext.task.solver import EPISODE_KEY
 from agentmetrology.records.canonical import digest, to_plain
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.episode import episode_from_plain

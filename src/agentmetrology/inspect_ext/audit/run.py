@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentmetrology.audit.target import ScoreOutcome
-from agentmetrology.audit.targets.inspect_forge import Forged
-from agentmetrology.audit.targets.inspect_load import LoadedTask
+from agentmetrology.inspect_ext.audit.forge import Forged
+from agentmetrology.inspect_ext.audit.load import LoadedTask
 from agentmetrology.records.errors import UserError
 
 __all__ = [

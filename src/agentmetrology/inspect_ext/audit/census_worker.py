@@ -10,7 +10,7 @@ import contextlib
 import json
 import sys
 
-from agentmetrology.audit.census import census_row
+from agentmetrology.inspect_ext.audit.census import census_row
 from agentmetrology.records.canonical import to_plain
 
 

@@ -19,12 +19,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from agentmetrology.archive.importers.limits import JSON_MEMORY_FACTOR, TooCostlyError, parse_json
+from agentmetrology.archive.importers.limits import (
+    JSON_MEMORY_FACTOR,
+    MAX_MEMBER_BYTES,
+    TooCostlyError,
+    parse_json,
+)
 from agentmetrology.archive.model import ArchiveFormatError
 
 ZSTD_METHOD = 93
 READABLE_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, ZSTD_METHOD)
-MAX_MEMBER_BYTES = 64 * 1024 * 1024  # default cap on the bytes one member may inflate to
 TOTAL_FACTOR = 16  # the whole log may inflate to this many times the member cap
 _CHUNK = 1 << 20
 _LOCAL_HEADER = struct.Struct("<4s5H3L2H")

@@ -1,7 +1,7 @@
 """The `inspect` audit target: any Inspect AI task's own scorers, probed with forged outputs.
 
 Oracle: the sample's target rendered as the output (None, and counted, when the sample has no
-usable target). Probes: correct, empty, fabricated, format_only, truncated (inspect_forge) and the
+usable target). Probes: correct, empty, fabricated, format_only, truncated (forge) and the
 empty trajectory (the task's solver with a model that answers nothing). One card configuration
 per scorer; ownership is not probed (the harness's decisions are not exposed by Inspect).
 """
@@ -19,10 +19,10 @@ from agentmetrology.audit.criterion_verdict import criterion_verdict
 from agentmetrology.audit.env_audit import seal
 from agentmetrology.audit.generic_audit import audit_target
 from agentmetrology.audit.target import Ownership, Probe, ScoreOutcome, ScorerKind, TaskRef
-from agentmetrology.audit.targets.inspect_forge import PROBE_NAMES, Forged, forge
-from agentmetrology.audit.targets.inspect_kind import classify, kind_verdict
-from agentmetrology.audit.targets.inspect_load import LoadedTask
-from agentmetrology.audit.targets.inspect_run import (
+from agentmetrology.inspect_ext.audit.forge import PROBE_NAMES, Forged, forge
+from agentmetrology.inspect_ext.audit.kind import classify, kind_verdict
+from agentmetrology.inspect_ext.audit.load import LoadedTask
+from agentmetrology.inspect_ext.audit.run import (
     NEEDS_JUDGE,
     Judge,
     RunResult,
@@ -217,7 +217,7 @@ def audit_inspect(loaded: LoadedTask, *, task_args: dict[str, Any] | None = None
             docs.append(audit_target(InspectScorerTarget(loaded, label, kind, battery, cells)))
     merged = _merge(loaded, docs, kinds, task_args, judge)
     if empty_trajectory:  # tau2: the episode's semantics perturbed, not its output text
-        from agentmetrology.audit.targets.tau2_outcome import apply_outcome_probe
+        from agentmetrology.inspect_ext.audit.tau2_outcome import apply_outcome_probe
 
         apply_outcome_probe(merged, loaded, empty, timeout)
     return seal(merged)

@@ -33,12 +33,12 @@ from agentmetrology.agents.llm.redact import redact
 from agentmetrology.agents.llm.transcript_log import Opened, TranscriptLog
 from agentmetrology.agents.llm.turns import ModelCall, ModelTurns, Reply
 from agentmetrology.edges.redaction import env_secret_values
-from agentmetrology.inspect_ext.policy_transcript import (
+from agentmetrology.inspect_ext.task.policy_transcript import (
     message_record,
     output_record,
     tool_records,
 )
-from agentmetrology.inspect_ext.usage import checked_usage
+from agentmetrology.inspect_ext.task.usage import checked_usage
 from agentmetrology.records.clock import Clock, FakeClock
 from agentmetrology.records.episode import BillableAttempt
 from agentmetrology.records.errors import InfraError

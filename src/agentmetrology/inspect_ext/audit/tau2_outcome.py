@@ -26,8 +26,8 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from agentmetrology.audit.targets.inspect_load import LoadedTask
-from agentmetrology.audit.targets.inspect_run import (
+from agentmetrology.inspect_ext.audit.load import LoadedTask
+from agentmetrology.inspect_ext.audit.run import (
     SEP,
     USER_STOPS,
     RunResult,
@@ -35,7 +35,7 @@ from agentmetrology.audit.targets.inspect_run import (
     _fill_errors,
     _scoring_solver,
 )
-from agentmetrology.audit.targets.tau2_tools import DOMAINS, Toolkit, end_state, toolkit
+from agentmetrology.inspect_ext.audit.tau2_tools import DOMAINS, Toolkit, end_state, toolkit
 
 PROBES = ("gold", "corrupted")
 SCRIPT_KEY = "agm_outcome_script"  # the sample store key the scripted agent reads its calls from
