@@ -36,9 +36,9 @@ def test_a_log_without_our_entry_point_is_not_our_task(inspect_env: dict[str, st
                              if "site" not in Path(p).name)])}
     spec = [{"env": "comtrade", "behaviour": "text", "task_args": {"task": "T3_duplicates"},
              "log_dir": str(tmp_path)}]
-    res = subprocess.run([sys.executable, str(Path(__file__).with_name("inspect_mock.py")),
-                          json.dumps(spec)], env=env, capture_output=True, text=True,
-                         timeout=300, check=False)
+    mock = Path(__file__).resolve().parents[1] / "inspect_mock.py"
+    res = subprocess.run([sys.executable, str(mock), json.dumps(spec)], env=env,
+                         capture_output=True, text=True, timeout=300, check=False)
     assert res.returncode != 0
     assert list(tmp_path.glob("*.eval")) == []
 

@@ -89,7 +89,7 @@ def test_census_table_pins_kinds_criteria_and_claims(census):
     shape = rows["shape_task"]["scorers"][0]
     # --limit 2 is below the 3 samples a kind read from scores needs: the census withholds the
     # kind, says why with n, and licenses nothing (`agm audit inspect` on all 3: shape and
-    # self-report compliance, tests/audit/inspect/test_inspect_audit.py)
+    # self-report compliance, tests/inspect_ext/audit/test_target.py)
     assert (shape["kind"], shape["criterion"], shape["claim"]) == (
         "insufficient evidence (n = 2 samples probed, needs 3)", "fail", "no claim licensed")
     assert (shape["empty_passed"], shape["empty_scored"]) == (2, 2)
