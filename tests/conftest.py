@@ -27,20 +27,20 @@ TERMINAL_VARS = ("COLUMNS", "LINES")
 # (docs/testing.md, "Suite time"), slowest first; the Ray module first of all: it waits on Ray
 # more than it computes, so it is the longest unit of work on a quiet machine. The modules that
 # read the session's shared Inspect logs (tests/support/inspect_logs.py) other than
-# tests/inspect_ext/test_eval.py are left out on purpose: test_eval builds those logs early, so
+# tests/inspect_ext/task/test_eval.py are left out on purpose: test_eval builds those logs early, so
 # they find them ready instead of one worker waiting on the other's build.
 SLOW_MODULES = (
     "tests/run/campaign/test_campaign_ray_llm.py",
-    "tests/audit/inspect/test_census.py",
+    "tests/inspect_ext/audit/test_census.py",
     "tests/envs/conformance/test_campaign.py",
     "tests/envs/conformance/test_audit.py",
-    "tests/inspect_ext/test_eval.py",
+    "tests/inspect_ext/task/test_eval.py",
     "tests/audit/test_comtrade_audit.py",
     "tests/audit/test_audit_store.py",
-    "tests/audit/inspect/test_tau2_census.py",
+    "tests/inspect_ext/audit/test_tau2_census.py",
     "tests/archive/test_tau2_do_nothing.py",
     "tests/archive/test_tau2_regrade.py",
-    "tests/audit/inspect/test_inspect_audit.py",
+    "tests/inspect_ext/audit/test_target.py",
     "tests/diagnose/test_researchops_grid.py",
     "tests/store/test_tamper_study.py",
     "tests/report/test_audit_report.py",
@@ -49,7 +49,7 @@ SLOW_MODULES = (
     "tests/audit/test_user_scorer_faults.py",
     "tests/archive/test_importer_fuzz.py",
     "tests/agents/llm/test_llm_price.py",
-    "tests/inspect_ext/test_options.py",
+    "tests/inspect_ext/task/test_options.py",
     "tests/envs/conformance/test_run.py",
     "tests/records/test_canonical_properties.py",
     "tests/run/campaign/test_campaign_kill.py",

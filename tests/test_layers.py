@@ -17,7 +17,9 @@ RANK = {
     "agents": 3,
     "run": 4, "serve": 4,
     "audit": 5, "archive": 5, "diagnose": 5, "assess": 5, "experiment": 5,
-    "inspect_ext": 5,
+    # Inspect AI's tasks, logs and scorer audits: above the auditor and the archive, whose
+    # registries name its entries by module path (as plug-ins), below the renderers.
+    "inspect_ext": 5.5,
     "results": 5,
     "report": 6, "view": 6, "adapters": 6,
     "cli": 7,
@@ -150,8 +152,6 @@ SAME_RANK_ALLOWED = {
     ("scoring", "mutations"): "scoring an episode under a condition applies its mutated scorers",
     ("serve", "run"): "the MCP server builds episodes and names campaigns as `run` does",
     ("diagnose", "archive"): "diagnose reads agm stores through archive's agm_store importer",
-    ("archive", "audit"): "archive's tau2 audit runs the census's do-nothing episode",
-    ("inspect_ext", "archive"): "Inspect score values are read by archive's inspect_eval importer",
     ("adapters", "view"): "the OpenEnv server binds its port with the viewer's loopback binder",
     ("view", "report"): "the viewer's pages share the reports' CSS and HTML escaping",
 }

@@ -16,11 +16,11 @@ from typer.testing import CliRunner
 
 from agentmetrology.archive import ArchiveFormatError, audit_archive, load_archive
 from agentmetrology.archive import passk as passk_mod
-from agentmetrology.archive.importers.inspect_eval import load_inspect
 from agentmetrology.archive.importers.jsonl import load_jsonl
 from agentmetrology.archive.importers.taubench import load_taubench
 from agentmetrology.archive.passk import pass_hat_k, pass_hat_k_curve, pass_hat_k_fraction
 from agentmetrology.cli.main import app
+from agentmetrology.inspect_ext.logs.importer import load_inspect
 
 HEADER = {"status": "success", "eval": {
     "task": "demo", "model": "m", "run_id": "R1",

@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 
 from agentmetrology.archive import ArchiveFormatError, audit_archive, load_archive
 from agentmetrology.archive.importers import jsonl as jsonl_mod
-from agentmetrology.archive.importers.inspect_eval import load_inspect
 from agentmetrology.archive.importers.jsonl import load_jsonl
 from agentmetrology.cli.main import app
+from agentmetrology.inspect_ext.logs.importer import load_inspect
 
 HEADER = {"status": "success", "eval": {
     "task": "demo", "model": "m", "run_id": "R1",

@@ -11,7 +11,8 @@ from pathlib import Path
 from support.tty import run_in_tty
 
 AGM = Path(sys.executable).with_name("agm")
-TOY = Path(__file__).resolve().parent / "inspect" / "tasks" / "toy_tasks.py"
+TOY = (Path(__file__).resolve().parents[1] / "inspect_ext" / "audit" / "tasks"
+       / "toy_tasks.py")
 
 
 def _env() -> dict[str, str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentmetrology.audit.criterion_verdict import criterion_verdict
-from agentmetrology.audit.targets.inspect_target import _withhold_kind
+from agentmetrology.inspect_ext.audit.target import _withhold_kind
 
 
 def _result(status: str, tasks: int, offending: tuple[str, ...] = ()) -> dict[str, Any]:

@@ -148,7 +148,7 @@ def test_a_campaign_plans_for_it(registered: EnvSpec) -> None:
 def test_an_llm_agent_refuses_without_prompts() -> None:
     from agentmetrology.agents.llm.policy import ChatPolicy
     from agentmetrology.agents.llm.target import LLMTarget
-    from agentmetrology.inspect_ext.tasks import prompts_of
+    from agentmetrology.inspect_ext.task.tasks import prompts_of
 
     policy = ChatPolicy(LLMTarget("m", "m"), clock=FakeClock())
     with pytest.raises(UserError, match="'core_only' supplies no prompts"):

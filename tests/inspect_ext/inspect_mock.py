@@ -94,8 +94,8 @@ def main(spec: dict[str, Any]) -> str:
 
 
 def archive_demo(log_dir: str) -> str:
-    """Write tests/archive's demo log into `log_dir` and return its location."""
-    path = Path(__file__).resolve().parents[1] / "archive" / "inspect_log_writer.py"
+    """Write tests/inspect_ext/logs' demo log into `log_dir` and return its location."""
+    path = Path(__file__).resolve().parent / "logs" / "inspect_log_writer.py"
     spec = importlib.util.spec_from_file_location("inspect_log_writer", path)
     assert spec is not None and spec.loader is not None
     writer = importlib.util.module_from_spec(spec)

@@ -179,8 +179,8 @@ def test_a_plugin_archive_format_is_detected_and_chosen(monkeypatch: pytest.Monk
 
 
 def test_an_audit_target_resolves_and_an_unknown_one_lists_the_targets() -> None:
-    from agentmetrology.audit.census import _builtin_row
     from agentmetrology.audit.targets.bfcl import bfcl_target
+    from agentmetrology.inspect_ext.audit.census import _builtin_row
 
     assert AUDIT_TARGETS.get("bfcl") is bfcl_target and "comtrade" not in AUDIT_TARGETS
     with pytest.raises(UnknownNameError, match=r"^unknown audit target 'nope'; known: bfcl$"):

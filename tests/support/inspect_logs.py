@@ -28,7 +28,8 @@ TESTS = Path(__file__).resolve().parents[1]
 SRC = TESTS.parent / "src"
 PLUGIN_DIR = TESTS / "plugin_env"
 INSPECT_MOCK = TESTS / "inspect_ext" / "inspect_mock.py"
-ARCHIVE_DEMO = "archive_demo"  # tests/archive/inspect_log_writer.py's log: errors, NaN, epochs
+# tests/inspect_ext/logs/inspect_log_writer.py's log: errors, NaN, epochs
+ARCHIVE_DEMO = "archive_demo"
 
 Eval = tuple[str, str, dict[str, object]]  # (environment, mock behaviour, task arguments)
 T3 = {"task": "T3_duplicates", "seeds": "0"}

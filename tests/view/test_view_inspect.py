@@ -16,7 +16,7 @@ from agentmetrology.view.inspect_pages import chat_message
 
 @pytest.fixture(scope="module")
 def real_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The log tests/archive/inspect_log_writer.py writes (six samples x two epochs)."""
+    """The log tests/inspect_ext/logs/inspect_log_writer.py writes (six samples x two epochs)."""
     if importlib.util.find_spec("inspect_ai") is None:
         pytest.skip("inspect-ai is not installed (pip install inspect-ai zstandard)")
     from support.inspect_logs import ARCHIVE_DEMO, shared_logs

@@ -14,7 +14,7 @@ from agentmetrology.archive.importers import load_archive
 from agentmetrology.archive.importers.agm_store import looks_like_store, open_store
 from agentmetrology.archive.importers.detect import format_names
 from agentmetrology.archive.importers.formats import log_files
-from agentmetrology.archive.importers.inspect_eval import MAX_MEMBER_BYTES
+from agentmetrology.archive.importers.limits import MAX_MEMBER_BYTES
 from agentmetrology.archive.model import Archive, ArchiveFormatError
 from agentmetrology.archive.recovery import recover_grades
 from agentmetrology.archive.report_qualify import store_evidence

@@ -14,9 +14,10 @@ from typing import Any
 
 from agentmetrology.records.verdict import Verdict, split_half
 
-# The same floor as a scorer kind read from scores (inspect_kind.MIN_SAMPLES), for the same
-# reason: at n = 2 a verdict that holds on every sample still has a one-sided 95% lower bound
-# of 0.22 on how often it holds, which cannot tell a scorer's rule from its first samples' luck.
+# The same floor as a scorer kind read from scores (inspect_ext/audit/kind.py: MIN_SAMPLES),
+# for the same reason: at n = 2 a verdict that holds on every sample still has a one-sided 95%
+# lower bound of 0.22 on how often it holds, which cannot tell a scorer's rule from its first
+# samples' luck.
 MIN_SAMPLES = 3
 COUNTED = "samples compared"
 

@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrology.records.errors import UserError
+from agentmetrology.runtime.registry import Registry
 
-__all__ = ["DECISIONS", "Endpoint", "ProposalError", "confirm_probes", "propose",
-           "propose_ownership", "propose_probes", "propose_task_probes", "write_proposal"]
+__all__ = ["DECISIONS", "PROPOSERS", "Endpoint", "ProposalError", "confirm_probes", "propose",
+           "propose_ownership", "propose_probes", "write_proposal"]
 
 DECISIONS = ("retry", "pagination", "deduplication", "cleaning", "submission")
 OWNERS = ("harness", "model")
@@ -185,62 +186,33 @@ def confirm_probes(proposal: dict[str, Any], correct: dict[str, float | None],
     return {**proposal, "probes": out}
 
 
-def execute_proposed_probes(loaded: Any, proposal: dict[str, Any],
-                            timeout: float = 10.0) -> dict[str, Any]:
-    """Score each proposed output (and each sample's correct output) with the task's first
-    scorer, in-process through Inspect, and return the proposal marked by the result."""
-    from agentmetrology.audit.targets.inspect_forge import Forged
-    from agentmetrology.audit.targets.inspect_run import run_forged
-
-    infos = {i.sample_id: i for i in loaded.infos}
-    forged: dict[tuple[str, str], Forged] = {}
-    for p in proposal["probes"]:
-        info = infos.get(p["sample"])
-        if info is None or info.unusable is not None:
-            continue
-        forged[(p["sample"], "correct")] = Forged(info.targets[0])
-        forged[(p["sample"], p["name"])] = Forged(p["output"])
-    res = run_forged(loaded, forged, timeout, None) if forged else None
-    cells = res.cells if res is not None else {}
-    correct = {sid: c.value for (sid, probe, i), c in cells.items()
-               if i == 0 and probe == "correct"}
-    scored = {(sid, probe): c.value for (sid, probe, i), c in cells.items() if i == 0}
-    return confirm_probes(proposal, correct, scored)
-
-
-def propose_task_probes(ep: Endpoint, items: list[str], limit: int,
-                        passes: Callable[[str, Any], bool]) -> dict[str, Any]:
-    """Return forged outputs a model proposes for one Inspect task, executed on its scorer."""
-    from agentmetrology.audit.targets.inspect_load import InspectLoadError, load_task
-
-    if len(items) != 1:
-        raise UserError("propose probes takes one Inspect task")
-    try:
-        loaded = load_task(items[0], {}, limit)
-    except InspectLoadError as exc:
-        raise UserError(str(exc)) from exc
-    shown = [{"id": i.sample_id, "input": str(s.input)[:2000],
-              "target": list(i.targets)} for s, i in zip(loaded.samples, loaded.infos,
-                                                         strict=True)
-             if i.unusable is None]
-    if not shown:
-        raise UserError(f"{items[0]}: no sample has a usable target to design probes for")
-    return execute_proposed_probes(loaded, propose_probes(ep, shown, passes))
-
-
 def propose(what: str, ep: Endpoint, items: list[str], limit: int,
             passes: Callable[[str, Any], bool]) -> dict[str, Any]:
     """Return the proposals `what` names: `ownership` (from source files `items`) or `probes`
     (for the one Inspect task `items` names); UserError for anything else or a missing file."""
-    if what == "ownership":
-        files = [Path(f) for f in items]
-        missing = [str(f) for f in files if not f.is_file()]
-        if missing:
-            raise UserError(f"no such file: {', '.join(missing)}")
-        return propose_ownership(ep, files, passes)
-    if what == "probes":
-        return propose_task_probes(ep, items, limit, passes)
-    raise UserError(f"propose {what!r}: use ownership or probes")
+    if what not in PROPOSERS:
+        raise UserError(f"propose {what!r}: use ownership or probes")
+    return PROPOSERS.get(what)(ep, items, limit, passes)
+
+
+def _propose_from_files(ep: Endpoint, items: list[str], limit: int,
+                        passes: Callable[[str, Any], bool]) -> dict[str, Any]:
+    """Return the ownership proposal for the harness source files `items`."""
+    files = [Path(f) for f in items]
+    missing = [str(f) for f in files if not f.is_file()]
+    if missing:
+        raise UserError(f"no such file: {', '.join(missing)}")
+    return propose_ownership(ep, files, passes)
+
+
+# What `agm audit propose WHAT` runs. Probe design executes forged outputs on an Inspect task's
+# scorer, which the Inspect package does from above the auditor: it is named by module path and
+# imported when asked for, as a plug-in would be.
+Proposer = Callable[[Endpoint, list[str], int, Guard], dict[str, Any]]
+PROPOSERS: Registry[Proposer] = Registry("proposal")
+PROPOSERS.add("ownership", _propose_from_files)
+PROPOSERS.add_lazy("probes",
+                   "agentmetrology.inspect_ext.audit.probe_proposals:propose_task_probes")
 
 
 def write_proposal(out: Path, doc: dict[str, Any]) -> None:

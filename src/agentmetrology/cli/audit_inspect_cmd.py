@@ -70,14 +70,14 @@ def inspect_cmd(
                                          "do-nothing run)."),
 ) -> None:
     """Probe an Inspect task's own scorers with forged outputs; write a validity card."""
-    from agentmetrology.audit.targets.inspect_load import load_for_audit, parse_task_args
-    from agentmetrology.audit.targets.inspect_target import audit_inspect
+    from agentmetrology.inspect_ext.audit.load import load_for_audit, parse_task_args
+    from agentmetrology.inspect_ext.audit.target import audit_inspect
 
     try:
         args = parse_task_args(task_arg)
     except ValueError as exc:
         fail(str(exc))
-    from agentmetrology.audit.targets.inspect_run import judge_from_options
+    from agentmetrology.inspect_ext.audit.run import judge_from_options
 
     out = out or Path(f"out/audit-inspect-{compact_slug(task, 'task')}")
     with user_errors():
@@ -110,8 +110,8 @@ def census_cmd(
     out: Path = typer.Option(Path("out/audit-census"), "--out", help="Output directory."),
 ) -> None:
     """Audit many benchmarks' scorers; write census.json, report.md/html and census.svg."""
-    from agentmetrology.audit.census import DEFAULT_TASKS, run_census
-    from agentmetrology.audit.census_tau2 import archive_census
+    from agentmetrology.inspect_ext.audit.census import DEFAULT_TASKS, run_census
+    from agentmetrology.inspect_ext.audit.census_tau2 import archive_census
 
     specs = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else list(DEFAULT_TASKS)
     if not specs:
@@ -154,7 +154,7 @@ def propose_cmd(
 ) -> None:
     """Ask a model for proposals (ownership map, forged outputs); never a verdict."""
     from agentmetrology.audit.proposals import Endpoint, ProposalError, propose, write_proposal
-    from agentmetrology.audit.targets.inspect_run import judge_from_options
+    from agentmetrology.inspect_ext.audit.run import judge_from_options
     from agentmetrology.report.proposal_guard import passes
 
     with user_errors():

@@ -63,7 +63,7 @@ def _export_inspect(store: Path, out: Path | None, campaign: str | None, force: 
     with user_errors():
         out = check_inspect_destination(store, out)
     try:
-        from agentmetrology.inspect_ext.log_export import export_inspect_logs
+        from agentmetrology.inspect_ext.logs.export import export_inspect_logs
     except ImportError as exc:
         fail(f"--format inspect needs inspect-ai ({exc}): pip install 'agentmetrology[inspect]'")
     names = split_nonempty_names(campaign) if campaign is not None else None

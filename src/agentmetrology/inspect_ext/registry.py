@@ -13,10 +13,10 @@ from collections.abc import Callable
 from inspect_ai import Task
 
 from agentmetrology.envs.registry import env_names
-from agentmetrology.inspect_ext.metrics import bootstrap_ci, cvar, reliability, worst_case
-from agentmetrology.inspect_ext.solver import episode_solver
-from agentmetrology.inspect_ext.task_end import UnmeasuredReport
-from agentmetrology.inspect_ext.tasks import task_factory
+from agentmetrology.inspect_ext.task.metrics import bootstrap_ci, cvar, reliability, worst_case
+from agentmetrology.inspect_ext.task.solver import episode_solver
+from agentmetrology.inspect_ext.task.task_end import UnmeasuredReport
+from agentmetrology.inspect_ext.task.tasks import task_factory
 
 TASKS: dict[str, Callable[..., Task]] = {name: task_factory(name) for name in env_names()}
 

@@ -19,9 +19,9 @@ from typing import Any
 
 from starlette.routing import Route
 
-from agentmetrology.archive.importers.inspect_eval import MemberReader, load_inspect, resolved
-from agentmetrology.archive.importers.inspect_zip import member_names
 from agentmetrology.archive.model import ArchiveEpisode, ArchiveFormatError
+from agentmetrology.inspect_ext.logs.importer import MemberReader, load_inspect, resolved
+from agentmetrology.inspect_ext.logs.zip_members import member_names
 from agentmetrology.view.html import Html, url
 from agentmetrology.view.source import ViewSourceError
 from agentmetrology.view.tau2_pages import reward_text

@@ -107,7 +107,7 @@ def detect_source(path: str | Path) -> Source:
         return Source("tau2", p.parent, (), p)
     if _is_taubench(p):  # a tau-bench results file: its rows, read once
         return Source("taubench", p.parent, (), p)
-    from agentmetrology.archive.importers.inspect_zip import looks_like_inspect
+    from agentmetrology.inspect_ext.logs.zip_members import looks_like_inspect
 
     if looks_like_inspect(p):  # an Inspect .eval log: its samples
         return Source("inspect", p.parent, (), p)

@@ -13,9 +13,9 @@ At L1 the model answers the environment's question; the answer is read against i
 `parse_decision`, and one naming none of them is the question's fallback.
 
 `ModelTurns` holds this logic; a subclass speaks one model API (an OpenAI-compatible endpoint in
-`policy.ChatPolicy`, Inspect's `Model.generate` in `inspect_ext`): it requests a completion,
-keeps the conversation in that API's message types, and turns a response into a `Reply`.
-Everything recorded passes through `redact` with the subclass's secrets.
+`policy.ChatPolicy`, Inspect's `Model.generate` in `inspect_ext.task.policy`): it requests a
+completion, keeps the conversation in that API's message types, and turns a response into a
+`Reply`. Everything recorded passes through `redact` with the subclass's secrets.
 """
 
 from __future__ import annotations

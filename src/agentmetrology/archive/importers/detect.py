@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrology.archive.importers.formats import ARCHIVE_FORMATS, ArchiveFormat
-from agentmetrology.archive.importers.inspect_eval import MAX_MEMBER_BYTES
 from agentmetrology.archive.importers.jsonl import load_jsonl
+from agentmetrology.archive.importers.limits import MAX_MEMBER_BYTES
 from agentmetrology.archive.model import Archive, ArchiveFormatError
 
 AUTO = "auto"

@@ -2,9 +2,10 @@
 
 `ARCHIVE_FORMATS` is the format registry (runtime/registry.py), in the order `--format auto`
 tries them: an agm evidence store, a tau-bench JSON file, a tau2-bench results file, an
-Inspect `.eval` log (or a directory of them), JSONL. A third-party package adds one with an
-entry point in the group `agentmetrology.archive_formats` whose value is an `ArchiveFormat` of
-the same name.
+Inspect `.eval` log (or a directory of them: the Inspect package's format, registered here by
+module path and imported when reached, since that package sits above the archive), JSONL. A
+third-party package adds one with an entry point in the group `agentmetrology.archive_formats`
+whose value is an `ArchiveFormat` of the same name.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrology.archive.importers.agm_store import load_agm, looks_like_store
-from agentmetrology.archive.importers.inspect_eval import load_inspect, looks_like_inspect
 from agentmetrology.archive.importers.jsonl import load_jsonl
 from agentmetrology.archive.importers.tau2 import (
     load_tau2,
@@ -29,7 +29,7 @@ from agentmetrology.archive.importers.taubench import (
     looks_like_taubench,
     read_json_file,
 )
-from agentmetrology.archive.model import Archive, ArchiveFormatError, LoadProblem
+from agentmetrology.archive.model import Archive, ArchiveFormatError
 from agentmetrology.runtime.registry import Registry, named_instance
 
 _SNIFF_BYTES = 4096
@@ -71,39 +71,6 @@ def first_char(path: Path) -> str:
 def log_files(path: Path) -> list[Path]:
     """Return the Inspect `.eval` logs directly inside a directory, sorted by name."""
     return sorted(p for p in path.glob("*.eval") if p.is_file())
-
-
-def _no_logs(path: Path) -> ArchiveFormatError:
-    return ArchiveFormatError(f"{path.name}: a directory that is neither an agm evidence "
-                              "store nor holds Inspect .eval logs")
-
-
-def load_log_dir(path: Path, max_member_bytes: int) -> Archive:
-    """Return one Archive of every `.eval` log in a directory; unreadable logs are problems."""
-    files = log_files(path)
-    if not files:
-        raise _no_logs(path)
-    archive = Archive(source=path.name, format="inspect")
-    logs: dict[str, Any] = {}
-    for f in files:
-        try:
-            one = load_inspect(f, max_member_bytes)
-        except ArchiveFormatError as exc:
-            archive.problems.append(LoadProblem(f.name, None, f"log not imported: {exc}"))
-            logs[f.name] = {"imported": False}
-            continue
-        archive.episodes.extend(one.episodes)
-        archive.spans.extend(one.spans)
-        archive.problems.extend(one.problems)
-        logs[f.name] = {"imported": True, "episodes": len(one.episodes), **one.notes}
-    imported = sum(1 for v in logs.values() if v["imported"])
-    if not imported:
-        raise ArchiveFormatError(f"{path.name}: none of its {len(files)} .eval log(s) could be "
-                                 f"read; first: {archive.problems[0]}")
-    archive.notes.update({"log_directory": True, "logs_found": len(files),
-                          "logs_imported": imported, "logs": logs,
-                          "planned": sum(v.get("planned", 0) for v in logs.values())})
-    return archive
 
 
 def reads_file(name: str, load: Callable[[Path, Any, int], Archive]
@@ -148,26 +115,6 @@ def _sniff_tau2(path: Path) -> Claim | None:
     return None
 
 
-def _sniff_inspect(path: Path) -> Claim | None:
-    if path.is_dir():
-        if log_files(path):
-            return Claim()
-        raise _no_logs(path)
-    if not path.is_file() or not zipfile.is_zipfile(path):
-        return None
-    if looks_like_inspect(path):
-        return Claim()
-    raise ArchiveFormatError(f"{path.name}: a zip file but not an Inspect .eval log")
-
-
-def _load_inspect(path: Path, data: Any, max_member_bytes: int) -> Archive:
-    if path.is_dir():
-        return load_log_dir(path, max_member_bytes)
-    if not path.is_file():
-        raise ArchiveFormatError(f"{path.name}: not a file")
-    return load_inspect(path, max_member_bytes)
-
-
 def _sniff_jsonl(path: Path) -> Claim | None:
     ok = path.is_file() and not zipfile.is_zipfile(path) and first_char(path) == "{"
     return Claim() if ok else None
@@ -179,7 +126,10 @@ for _format in (
                   reads_file("taubench", lambda p, data, _: load_taubench(p, data))),
     ArchiveFormat("tau2", _sniff_tau2,
                   reads_file("tau2", lambda p, data, _: load_tau2(p, data))),
-    ArchiveFormat("inspect", _sniff_inspect, _load_inspect),
-    ArchiveFormat("jsonl", _sniff_jsonl, reads_file("jsonl", lambda p, _, __: load_jsonl(p))),
 ):
     ARCHIVE_FORMATS.add(_format.name, _format)
+# The Inspect package plugs its log format in above the archive, as a plug-in would: named by
+# its module, imported when `--format auto` reaches it (after tau2, before JSONL) or when asked.
+ARCHIVE_FORMATS.add_lazy("inspect", "agentmetrology.inspect_ext.logs.archive_format:INSPECT")
+ARCHIVE_FORMATS.add("jsonl", ArchiveFormat(
+    "jsonl", _sniff_jsonl, reads_file("jsonl", lambda p, _, __: load_jsonl(p))))

@@ -18,6 +18,8 @@ MAX_DEPTH = 200  # deepest JSON nesting accepted; real archives stay well under 
 MAX_COUNT = 2**53  # largest token count / trial number read as exact (floats are exact below)
 MAX_PLANNED_ABSENT = 100_000  # planned-but-absent placeholders one log may ask for
 JSON_MEMORY_FACTOR = 8  # parsing one capped member may use this many times the cap
+# Default cap on the bytes one member of a zipped log (an Inspect `.eval`) may inflate to.
+MAX_MEMBER_BYTES = 64 * 1024 * 1024
 # A stored score is read as a success probability (success is |score - 1| <= 1e-6): a number
 # outside [0, 1] is not a score of this kind, and averaging it would give a "rate" above 1.
 SCORE_RANGE = (0.0, 1.0)

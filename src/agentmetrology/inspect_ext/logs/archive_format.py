@@ -1,0 +1,72 @@
+"""The `inspect` archive format: an Inspect `.eval` log, or a directory of them, as an Archive.
+
+The archive's format registry names this module's `INSPECT` (archive/importers/formats.py) and
+imports it when `--format auto` reaches it or `--format inspect` asks for it, as it would a
+third-party format: the archive never imports the Inspect package.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from agentmetrology.archive.importers.formats import ArchiveFormat, Claim, log_files
+from agentmetrology.archive.model import Archive, ArchiveFormatError, LoadProblem
+from agentmetrology.inspect_ext.logs.importer import load_inspect, looks_like_inspect
+
+
+def _no_logs(path: Path) -> ArchiveFormatError:
+    return ArchiveFormatError(f"{path.name}: a directory that is neither an agm evidence "
+                              "store nor holds Inspect .eval logs")
+
+
+def load_log_dir(path: Path, max_member_bytes: int) -> Archive:
+    """Return one Archive of every `.eval` log in a directory; unreadable logs are problems."""
+    files = log_files(path)
+    if not files:
+        raise _no_logs(path)
+    archive = Archive(source=path.name, format="inspect")
+    logs: dict[str, Any] = {}
+    for f in files:
+        try:
+            one = load_inspect(f, max_member_bytes)
+        except ArchiveFormatError as exc:
+            archive.problems.append(LoadProblem(f.name, None, f"log not imported: {exc}"))
+            logs[f.name] = {"imported": False}
+            continue
+        archive.episodes.extend(one.episodes)
+        archive.spans.extend(one.spans)
+        archive.problems.extend(one.problems)
+        logs[f.name] = {"imported": True, "episodes": len(one.episodes), **one.notes}
+    imported = sum(1 for v in logs.values() if v["imported"])
+    if not imported:
+        raise ArchiveFormatError(f"{path.name}: none of its {len(files)} .eval log(s) could be "
+                                 f"read; first: {archive.problems[0]}")
+    archive.notes.update({"log_directory": True, "logs_found": len(files),
+                          "logs_imported": imported, "logs": logs,
+                          "planned": sum(v.get("planned", 0) for v in logs.values())})
+    return archive
+
+
+def _sniff_inspect(path: Path) -> Claim | None:
+    if path.is_dir():
+        if log_files(path):
+            return Claim()
+        raise _no_logs(path)
+    if not path.is_file() or not zipfile.is_zipfile(path):
+        return None
+    if looks_like_inspect(path):
+        return Claim()
+    raise ArchiveFormatError(f"{path.name}: a zip file but not an Inspect .eval log")
+
+
+def _load_inspect(path: Path, data: Any, max_member_bytes: int) -> Archive:
+    if path.is_dir():
+        return load_log_dir(path, max_member_bytes)
+    if not path.is_file():
+        raise ArchiveFormatError(f"{path.name}: not a file")
+    return load_inspect(path, max_member_bytes)
+
+
+INSPECT = ArchiveFormat("inspect", _sniff_inspect, _load_inspect)
