@@ -84,13 +84,15 @@ def render_census_report(doc: dict[str, Any]) -> tuple[str, str, str]:
         if r["status"] != "probed":
             continue
         for sc in r["scorers"]:
-            crit = sc["criterion"] + (f" ({', '.join(sc['offending'])})"
-                                      if sc["offending"] and sc["criterion"] == "fail" else "")
+            v = sc.get("criterion_verdict")  # the verdict with the n it rests on
+            crit = (v["text"] if v else sc["criterion"]) + (
+                f" ({', '.join(sc['offending'])})"
+                if sc["offending"] and sc["criterion"] == "fail" else "")
             if sc.get("criterion_reason"):
                 crit += f" ({sc['criterion_reason']})"
-            if r.get("samples"):  # a verdict is never printed without what it rests on
+            if v is None and r.get("samples"):  # never a verdict without what it rests on
                 crit += f"; n = {r['samples']} samples"
-            elif sc.get("criterion_pairs"):
+            elif v is None and sc.get("criterion_pairs"):
                 crit += f"; n = {sc['criterion_pairs']} probe pairs"
             if r.get("without"):
                 crit += f"; probed without its {r['without']} sandbox (forged outputs only)"

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agentmetrology import __version__
+from agentmetrology.audit.criterion_verdict import MIN_SAMPLES
 from agentmetrology.audit.registry import AUDIT_TARGETS
 from agentmetrology.envs.registry import env_names, get_env
 from agentmetrology.inspect_ext.audit.census_tau2 import tau2_domain, tau2_summary, with_criteria
@@ -45,7 +46,6 @@ DEFAULT_TASKS: tuple[str, ...] = (
     "builtin:transaction", "builtin:clarification",
 )
 WORKER_TIMEOUT = 900.0  # seconds for one task's whole audit
-MIN_PAIRS = 3  # probe pairs a built-in target's criterion verdict needs (as Inspect's samples)
 Progress = Callable[[str, int, int], None]
 
 
@@ -161,9 +161,10 @@ def _builtin_row(name: str, limit: int | None) -> dict[str, Any]:
 
             spec = get_env(name)
             probes = len(spec.audit.probe_tasks) if spec.audit is not None else 0
-            # Two seeds a task; an environment probing fewer tasks than the census minimum of
-            # pairs (a tool world probes one or two) gets that many seeds.
-            seeds = 2 if probes >= MIN_PAIRS else MIN_PAIRS
+            # Two seeds a task; an environment probing fewer tasks than a criterion verdict's
+            # minimum of samples (a tool world probes one or two) gets that many seeds: each
+            # (task, seed) instance is a sample (audit.criterion_verdict).
+            seeds = 2 if probes >= MIN_SAMPLES else MIN_SAMPLES
             doc = seal(audit_env(EnvTarget(spec, seeds=seeds)))
         else:
             known = ", ".join([*env_names(), *AUDIT_TARGETS.names()])
@@ -183,14 +184,12 @@ def _builtin_row(name: str, limit: int | None) -> dict[str, Any]:
                 "criterion_pairs": c["rows"]["criterion_sensitivity"]["evidence"].get(
                     "pairs_compared"),
                 "criterion_reason": None, "empty_passed": None, "empty_scored": None,
-                "empty_invalid": None, "claim": c["licensed_claim"]}
+                "empty_invalid": None, "claim": c["licensed_claim"],
+                # the card's own verdict (n = samples compared, its minimum, split halves), as
+                # an Inspect row's: one rule for both, and the claim the card licenses with it
+                "criterion_verdict": c["rows"]["criterion_sensitivity"]["evidence"].get(
+                    "verdict")}
                for c in (shipped or configs[:1])]
-    for sc in scorers:  # a verdict below the minimum is withheld, with the claim it licenses
-        if sc["criterion"] in ("pass", "fail") and (sc["criterion_pairs"] or 0) < MIN_PAIRS:
-            sc["criterion_reason"] = (f"insufficient evidence (n = {sc['criterion_pairs']} "
-                                      f"probe pairs, needs {MIN_PAIRS}); withheld: "
-                                      f"{sc['criterion']}")
-            sc["criterion"], sc["claim"] = "not probed", "no claim licensed"
     return {"benchmark": f"builtin:{name}", "source": "builtin", "status": "probed",
             "needs": None, "reason": None, "samples": (doc.get("target") or {}).get("entries"),
             "dataset_samples": None, "samples_without_target": (doc.get("target") or {}).get(
@@ -238,6 +237,16 @@ def run_census(specs: list[str], limit: int | None, timeout: float = 10.0,
             "tau2": tau2}
 
 
+def criterion_reading(scorer: dict[str, Any]) -> str:
+    """Return a census scorer's criterion as its verdict reads it (never a withheld status)."""
+    v = scorer.get("criterion_verdict")
+    if v and not v.get("sufficient", True):
+        return "insufficient evidence"
+    if v and not v.get("stable", True):
+        return f"{scorer['criterion']}, unstable"
+    return str(scorer["criterion"])
+
+
 def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Return counts: benchmarks probed / not probed, scorers by kind, criterion and claim."""
     scorers = [s for r in rows for s in r["scorers"]]
@@ -246,6 +255,6 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "not_probed": sum(1 for r in rows if r["status"] != "probed"),
             "scorers": len(scorers),
             "by_kind": dict(sorted(Counter(s["kind"] for s in scorers).items())),
-            "by_criterion": dict(sorted(Counter(s["criterion"] for s in scorers).items())),
+            "by_criterion": dict(sorted(Counter(criterion_reading(s) for s in scorers).items())),
             "by_claim": dict(sorted(Counter(s["claim"] for s in scorers).items())),
             "needs": dict(sorted(Counter(r["needs"] for r in rows if r["needs"]).items()))}

@@ -91,8 +91,10 @@ def census_reasons(doc: dict[str, Any]) -> list[str]:
 
 
 # At 80 columns the benchmark, the criterion and the claim stay; the reasons follow the table.
-CENSUS_COLS = (Col("benchmark", 9), Col("scorer", 4), Col("kind", 6), Col("criterion", 8),
-               Col("do-nothing", 5, numeric=True), Col("licensed claim", 7))
+# The criterion is a verdict with its n (`fail (n = 20 samples compared)`): it folds at spaces.
+CENSUS_COLS = (Col("benchmark", 9), Col("scorer", 4), Col("kind", 6),
+               Col("criterion", 8, wrap=True), Col("do-nothing", 5, numeric=True),
+               Col("licensed claim", 7))
 
 
 def print_census(con: Console, doc: dict[str, Any], tau2: list[dict[str, Any]], out: Path) -> None:
@@ -107,8 +109,8 @@ def print_census(con: Console, doc: dict[str, Any], tau2: list[dict[str, Any]], 
     con.print(f"{s['probed']} of {s['benchmarks']} benchmarks probed, {s['scorers']} scorers; "
               f"kinds: {kinds}; criterion: {crit}", markup=False)
     con.print("criterion: does the scorer rank correct work above degraded work (n = samples "
-              "probed; probe pairs for built-in targets); do-nothing: samples an empty "
-              "trajectory passes / samples scored",
+              "compared; a seeded built-in target's samples are its (task, seed) instances); "
+              "do-nothing: samples an empty trajectory passes / samples scored",
               markup=False)
     for t in tau2:
         line = f"{t['spec']}: do-nothing passes {t['shipped']['passed']} of " \

@@ -1,0 +1,40 @@
+"""A census row's criterion is the card's verdict, with one rule for built-in and Inspect rows:
+n counts samples compared (a seeded target's (task, seed) instances), and the summary counts a
+verdict below its minimum as insufficient evidence, never as the status it withholds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentmetrology.audit.criterion_verdict import MIN_SAMPLES
+from agentmetrology.inspect_ext.audit.census import census_row, criterion_reading, summarize
+
+
+def _scorer(criterion: str, verdict: dict[str, Any] | None) -> dict[str, Any]:
+    return {"criterion": criterion, "criterion_verdict": verdict, "kind": "outcome",
+            "claim": "no claim licensed"}
+
+
+def test_a_built_in_row_carries_the_cards_criterion_verdict_in_samples() -> None:
+    row = census_row("builtin:permission", limit=None)
+    (sc,) = row["scorers"]
+    v = sc["criterion_verdict"]
+    # one probe task on MIN_SAMPLES seeds: three samples, each with its probe pairs
+    assert (v["verdict"], v["n"], v["counted"], v["minimum"]) == (
+        "pass", MIN_SAMPLES, "samples compared", MIN_SAMPLES)
+    assert v["sufficient"] and v["text"] == "pass (n = 3 samples compared)"
+    assert sc["criterion"] == "pass" and sc["claim"] == "model capability"
+    assert sc["criterion_pairs"] >= v["n"]  # pairs are what each sample compared, not n
+
+
+def test_the_summary_counts_what_each_verdict_reads() -> None:
+    low = {"verdict": "pass", "n": 2, "sufficient": False, "stable": True}
+    split = {"verdict": "fail", "n": 8, "sufficient": True, "stable": False}
+    ok = {"verdict": "fail", "n": 20, "sufficient": True, "stable": True}
+    scorers = [_scorer("pass", low), _scorer("fail", split), _scorer("fail", ok),
+               _scorer("not probed", None)]
+    assert [criterion_reading(s) for s in scorers] == [
+        "insufficient evidence", "fail, unstable", "fail", "not probed"]
+    doc = summarize([{"status": "probed", "needs": None, "scorers": scorers}])
+    assert doc["by_criterion"] == {"fail": 1, "fail, unstable": 1, "insufficient evidence": 1,
+                                   "not probed": 1}
