@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentmetrology.inspect_ext.audit.census import criterion_reading
 from agentmetrology.report import html as H
 from agentmetrology.report.blocks import Doc, to_html, to_markdown
 from agentmetrology.report.numberguard import NumberGuard
@@ -32,8 +33,8 @@ def census_figure(doc: dict[str, Any]) -> str:
                 continue
             bars.append(H.Bar(f"{r['benchmark'].removeprefix('inspect_evals/')}",
                               rate, f"{s['empty_passed']} of {s['empty_scored']} · "
-                                    f"{s['kind']} · criterion {s['criterion']}",
-                              COLORS.get(s["criterion"], COLORS["not probed"])))
+                                    f"{s['kind']} · criterion {criterion_reading(s)}",
+                              COLORS.get(criterion_reading(s), COLORS["not probed"])))
     return H.bar_chart(bars, "Do-nothing (empty trajectory) pass rate by benchmark",
                        max_value=1.0)
 
