@@ -231,3 +231,14 @@ def test_numpy_rows_are_the_loop_rows(task: str, seed: int | None, profile: str)
     by_loop, by_columns = generator._rows_by_loop(t, text), generator._rows_by_columns(t, text)
     assert by_loop == by_columns
     assert [tuple(map(type, r)) for r in by_loop] == [tuple(map(type, r)) for r in by_columns]
+
+
+def test_generated_rows_are_built_only_when_rows_are_checked_one_by_one() -> None:
+    key = (TASK, 4, "seeded")
+    lazy = LineTally(_truth(*key), None, ground_truth._truth_columns(*key), rows_of=key)
+    lazy.add(tuple(_rows()))  # every row equals its generated row, column by column
+    assert lazy._rows is None and lazy.counts().mismatched == 0
+    lazy = LineTally(_truth(*key), None, ground_truth._truth_columns(*key), rows_of=key)
+    lazy.add(tuple(_changed(3, tradeValue=1)))
+    assert lazy._rows is _truth_rows(*key) and lazy.counts().mismatched == 1
+    assert not LineTally(_truth(*key), None).checks_values
