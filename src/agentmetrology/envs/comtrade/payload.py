@@ -125,7 +125,8 @@ def _totals_at(rows: list[dict[str, Any]]) -> set[int]:
         hs = list(map(_HS, rows))
     except KeyError:  # a row without hs: get() gives None there, never "TOTAL"
         hs = list(map(_GET_HS, rows))
-    at.update(compress(where, map(operator.eq, hs, repeat("TOTAL"))))
+    if "TOTAL" in hs:  # one C-level scan first: most pages have no such row
+        at.update(compress(where, map(operator.eq, hs, repeat("TOTAL"))))
     return at
 
 
