@@ -183,7 +183,7 @@ class LineTally:
         if (len(ids) != len(rids) or c.kinds[c.keys.index("record_id")] != {str}
                 or "TOTAL" in cols["hs"] or not self.seen.isdisjoint(ids)):
             return False
-        known = len(ids & self.truth)
+        known = len(ids) if ids <= self.truth else len(ids & self.truth)  # <=: no new set
         if self.checks_values and not (known == len(rids) and self._columns_match(c)):
             rows = self.rows
             assert rows is not None
@@ -226,7 +226,9 @@ class LineTally:
 
     def counts(self) -> LineCounts:
         """Return the counts so far."""
-        matched = len(self.seen & self.truth)  # CPython iterates the smaller of the two sets
+        seen, truth = self.seen, self.truth
+        # |U| = |S ∩ G|; a subset test builds no set, and a valid answer's ids are all in G
+        matched = len(seen) if seen <= truth else len(seen & truth)
         return LineCounts(self.lines, matched, self.duplicates, self.totals, self.spurious,
                           self.unparsable, self.mismatched)
 
