@@ -68,7 +68,11 @@ _FIELD_SET = frozenset(ROW_FIELDS)
 TruthColumns = tuple[dict[str, int], tuple[tuple[Any, ...], ...]]
 
 
-@lru_cache(maxsize=64)
+# A campaign scores every episode of one (task, seed) before the next (run/campaign/plan.py
+# orders seed, task, then condition, level and target innermost), so a few entries serve it.
+# Kept few on purpose: ten new column tuples per entry stay tracked by the cyclic collector
+# until a collection walks them, and 64 entries of T2 made that walk ~600,000 elements long.
+@lru_cache(maxsize=8)
 def _truth_columns(task_id: str, seed: int | None, profile: Profile) -> TruthColumns:
     """Return each generated record id's row index and the generated rows as columns."""
     rows = row_tuples(task_id, seed, profile)
