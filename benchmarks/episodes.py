@@ -140,7 +140,7 @@ CATEGORIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("row generation", "envs/comtrade/generator.py", ("row_tuples",)),
     ("page serving", "envs/comtrade/generator.py", ("row_dicts", "totals_row")),
     ("page serving", "envs/comtrade/service.py", ("_serve",)),
-    ("row cleaning", "envs/comtrade/payload.py", ("add", "_dedup_key")),
+    ("row cleaning", "envs/comtrade/payload.py", ("add", "_add_plain", "_totals_at", "_dedup_key")),
     ("submission: log, metadata, encode, digest", "envs/comtrade/payload.py", ()),
     ("submission: log, metadata, encode, digest", "records/canonical.py", ()),
     ("submission: log, metadata, encode, digest", "envs/comtrade/service.py", ("submit",)),

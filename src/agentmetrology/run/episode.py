@@ -125,6 +125,9 @@ def run_one(spec: EnvSpec, task: str, seed: int | None, agent: str | Policy, lev
             max_steps: int | None = None, *, repeat: int = 0) -> ScoredEpisode:
     """Run and score one model-free episode; its key carries `repeat` (an epoch index)."""
     prof = profile or spec.profiles[0]
-    ep = run_episode(spec, task, seed, agent, level, profile=prof, condition=condition,
-                     max_steps=max_steps, repeat=repeat)
-    return ScoredEpisode(spec, ep, prof, score_episode(spec, ep))
+    # One pause over running and scoring (each also pauses on its own): the collector,
+    # re-enabled between them, would walk the whole live episode once before scoring.
+    with gc_paused():
+        ep = run_episode(spec, task, seed, agent, level, profile=prof, condition=condition,
+                         max_steps=max_steps, repeat=repeat)
+        return ScoredEpisode(spec, ep, prof, score_episode(spec, ep))

@@ -63,6 +63,18 @@ class ScriptedPolicy(ABC):
                 return ToolCall(self._names[item.name], item.args, item.call_id)
             return item
 
+    def end_episode(self) -> None:
+        """Close the episode's script (the runner calls this once the record is built).
+
+        A script usually stays suspended at its last yield (the submission ends the episode),
+        and its frame holds this policy: a reference cycle that only the cyclic collector
+        frees, with everything the script kept (a large task's rows and dedup keys) walked
+        by that collection. Closing it now is what that collection would do, done at once.
+        """
+        gen, self._gen = self._gen, None
+        if gen is not None:
+            gen.close()
+
     @abstractmethod
     def script(self, brief: Brief) -> TimedScript:
         """Yield the moves of one episode, receiving each observation."""

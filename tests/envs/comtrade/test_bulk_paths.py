@@ -182,6 +182,11 @@ PAGES: dict[str, list[Any]] = {
                                         [{"isTotal": True, "record_id": "T-2"}, *_rows()[12:]]],
     "only totals rows": [[{"is_total": 1, "record_id": "t"}], [{"hs": "TOTAL"}]],
     "a falsy totals flag": [[{**r, "isTotal": False, "is_total": 0} for r in _rows()]],
+    "totals flags mixed": [[{**_rows()[0], "isTotal": 0, "is_total": "y"},
+                            {**_rows()[1], "isTotal": [], "hs": "TOTAL"},
+                            {**_rows()[2], "is_total": None}, *_rows()[3:]]],
+    "a totals row last and in the middle": [[*_rows()[:5], {"isTotal": 1, "record_id": "m"},
+                                             *_rows()[5:], {"hs": "TOTAL", "record_id": "e"}]],
     "a page that is not a list": ["x", {"rows": []}, _rows()],
     "an unhashable dedup value": [_changed(1, year=[2021])],
     "a dedup field missing": [[{k: v for k, v in r.items() if k != "hs"} for r in _rows()]],
@@ -226,3 +231,14 @@ def test_numpy_rows_are_the_loop_rows(task: str, seed: int | None, profile: str)
     by_loop, by_columns = generator._rows_by_loop(t, text), generator._rows_by_columns(t, text)
     assert by_loop == by_columns
     assert [tuple(map(type, r)) for r in by_loop] == [tuple(map(type, r)) for r in by_columns]
+
+
+def test_generated_rows_are_built_only_when_rows_are_checked_one_by_one() -> None:
+    key = (TASK, 4, "seeded")
+    lazy = LineTally(_truth(*key), None, ground_truth._truth_columns(*key), rows_of=key)
+    lazy.add(tuple(_rows()))  # every row equals its generated row, column by column
+    assert lazy._rows is None and lazy.counts().mismatched == 0
+    lazy = LineTally(_truth(*key), None, ground_truth._truth_columns(*key), rows_of=key)
+    lazy.add(tuple(_changed(3, tradeValue=1)))
+    assert lazy._rows is _truth_rows(*key) and lazy.counts().mismatched == 1
+    assert not LineTally(_truth(*key), None).checks_values

@@ -3,7 +3,9 @@ from collections import Counter
 import pytest
 
 from agentmetrology.envs.comtrade import ComtradeEnv, generate_rows
-from agentmetrology.envs.comtrade.service import ALREADY_SUBMITTED, BUDGET_ERROR
+from agentmetrology.envs.comtrade.generator import totals_row
+from agentmetrology.envs.comtrade.service import ALREADY_SUBMITTED, BUDGET_ERROR, non_blank_lines
+from agentmetrology.envs.comtrade.tasks import get_task
 
 
 def fetch(env: ComtradeEnv, page: object, **kw: object) -> dict:
@@ -114,6 +116,13 @@ def test_totals_row_shape_t7() -> None:
     assert (total["year"], total["reporter"], total["flow"]) == (2017, "826", "M")
 
 
+def test_totals_row_sums_count_a_missing_value_as_zero_and_convert_with_int() -> None:
+    task = get_task("T7_totals_trap")
+    rows = [{"tradeValue": 5, "netWeight": 2.9, "qty": True}, {"tradeValue": "7", "qty": 1}]
+    total = totals_row(task, 1, rows)  # type: ignore[arg-type]
+    assert (total["tradeValue"], total["netWeight"], total["qty"]) == (12, 2, 2)
+
+
 @pytest.mark.parametrize("task", ["T3_duplicates", "T10_constrained_budget"])
 def test_seeded_duplicates_really_inject_and_lose_nothing(task: str) -> None:
     env = ComtradeEnv(task, 0)
@@ -181,3 +190,13 @@ def test_bad_environment_arguments_raise_clear_errors() -> None:
         ComtradeEnv("T1_single_page", 0, "nope")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="condition"):
         ComtradeEnv("T9_clean_ab", 0, condition="chaos")
+
+
+@pytest.mark.parametrize("text", [
+    "", "\n", "a", "a\n", "a\n\nb", "\na\n", "a\n \nb", "a\r\nb", "a\rb", "a\x0bb\x0c",
+    "a\x1cb\x1d\x1e\x1f", "\t\n", "a\x85b", "a\u2028b", "\xa0\n", "{\"x\": 1}\n{}\n",
+])
+def test_lines_received_counts_non_blank_lines_as_splitlines_and_strip_do(text: str) -> None:
+    # The fast path (ASCII, "\n" the only whitespace) and the general one agree with the
+    # definition the acknowledgement has always used.
+    assert non_blank_lines(text) == sum(map(bool, map(str.strip, text.splitlines())))

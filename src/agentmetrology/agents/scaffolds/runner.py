@@ -96,7 +96,7 @@ async def run_episode_async(spec: EnvSpec, env: EnvInstance, policy: Policy, lev
     meta = {"environment": spec.name, "profile": env.profile, "agent": policy.name,
             "ownership": ownership, "scaffold_policy": SCAFFOLD_POLICIES[level],
             "max_steps": steps, **({"policy_notes": notes()} if callable(notes) else {})}
-    return Episode(
+    episode = Episode(
         key=key, target=name, task=env.task_id, seed=seed, condition=env.condition,
         level=level, events=rec.events, submission=sub, termination=termination,
         usage=Usage(tool_calls=rec.tool_calls, requests=env.requests_used,
@@ -104,3 +104,7 @@ async def run_episode_async(spec: EnvSpec, env: EnvInstance, policy: Policy, lev
         digests={**({"submission": digest(sub)} if sub is not None else {}),
                  **({"transcript": kept.digest} if kept is not None else {})},
         meta=meta, transcript=kept)
+    end = getattr(policy, "end_episode", None)  # e.g. a scripted policy's suspended script
+    if callable(end):
+        end()
+    return episode

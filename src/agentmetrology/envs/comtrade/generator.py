@@ -8,6 +8,7 @@ sha256("{task_id}:{reporter}:{partner}:{flow}:{hs}:{year}") — with ":{seed}" a
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 from functools import lru_cache
 from itertools import repeat
@@ -121,12 +122,24 @@ def totals_row(task: ComtradeTask, page: int, rows: list[Row]) -> Row:
     return {
         "year": q.year, "reporter": q.reporter, "partner": "WLD", "flow": q.flow,
         "hs": "TOTAL",
-        "tradeValue": sum(int(r.get("tradeValue", 0)) for r in rows),
-        "netWeight": sum(int(r.get("netWeight", 0)) for r in rows),
-        "qty": sum(int(r.get("qty", 0)) for r in rows),
+        "tradeValue": _page_sum(rows, "tradeValue"),
+        "netWeight": _page_sum(rows, "netWeight"),
+        "qty": _page_sum(rows, "qty"),
         "record_id": f"{task.task_id}-TOTAL-{page:04d}",
         "isTotal": True, "is_total": True,
     }
+
+
+def _page_sum(rows: list[Row], key: str) -> int:
+    """Return sum(int(r.get(key, 0)) for r in rows), column-wise when every row has the key.
+
+    A totals-family page sums three columns of a few hundred rows per fetch (T7 serves 750
+    rows): map() over an itemgetter does in C what the generator expression does per row.
+    """
+    try:
+        return sum(map(int, map(operator.itemgetter(key), rows)))
+    except KeyError:  # a row without the key counts 0
+        return sum(int(r.get(key, 0)) for r in rows)
 
 
 def is_totals_row(row: Any) -> bool:

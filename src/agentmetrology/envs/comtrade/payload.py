@@ -72,16 +72,15 @@ class RowCollector:
         """
         if not rows or set(map(type, rows)) != {dict}:
             return False
-        totals = 0
-        if _may_hold_totals(rows):
-            flags = list(map(any, zip(map(_GET_IS_TOTAL, rows), map(_GET_IS_TOTAL_, rows),
-                                      map(operator.eq, map(_GET_HS, rows), repeat("TOTAL")),
-                                      strict=True)))
-            totals = flags.count(True)
-            if totals:
-                if not self.drop_totals:
-                    return False
-                rows = list(compress(rows, map(operator.not_, flags)))
+        at = _totals_at(rows)
+        totals = len(at)
+        if totals:
+            if not self.drop_totals:
+                return False
+            keep = [True] * len(rows)
+            for i in at:
+                keep[i] = False
+            rows = list(compress(rows, keep))
         if self.dedup:
             try:
                 keys = list(map(_KEY, rows))
@@ -105,23 +104,30 @@ class RowCollector:
 
 
 _KEY = operator.itemgetter(*DEDUP_KEY)
-_GET_IS_TOTAL = operator.methodcaller("get", "isTotal")
-_GET_IS_TOTAL_ = operator.methodcaller("get", "is_total")
 _GET_HS = operator.methodcaller("get", "hs")
 _GET_RID = operator.methodcaller("get", "record_id")
 _RID = operator.itemgetter("record_id")
 _HS = operator.itemgetter("hs")
 
 
-def _may_hold_totals(rows: list[dict[str, Any]]) -> bool:
-    """Return False when no row can be a totals row: no flag key and no hs "TOTAL"."""
-    if any(map(operator.contains, rows, repeat("isTotal"))) or any(
-            map(operator.contains, rows, repeat("is_total"))):
-        return True
+def _totals_at(rows: list[dict[str, Any]]) -> set[int]:
+    """Return the positions of the totals rows (generator.is_totals_row) among dicts.
+
+    The test is `get("isTotal") or get("is_total") or get("hs") == "TOTAL"`; a flag can only
+    be truthy where its key is present, so the C-level passes find the few candidates (a
+    totals-family page has one, at the front) and only those are looked at one by one.
+    """
+    where = range(len(rows))
+    flagged = set(compress(where, map(operator.contains, rows, repeat("isTotal"))))
+    flagged.update(compress(where, map(operator.contains, rows, repeat("is_total"))))
+    at = {i for i in flagged if rows[i].get("isTotal") or rows[i].get("is_total")}
     try:
-        return "TOTAL" in list(map(_HS, rows))
-    except KeyError:  # a row without hs: the per-row test decides
-        return True
+        hs = list(map(_HS, rows))
+    except KeyError:  # a row without hs: get() gives None there, never "TOTAL"
+        hs = list(map(_GET_HS, rows))
+    if "TOTAL" in hs:  # one C-level scan first: most pages have no such row
+        at.update(compress(where, map(operator.eq, hs, repeat("TOTAL"))))
+    return at
 
 
 def _dedup_key(row: dict[str, Any]) -> Any:

@@ -68,7 +68,11 @@ _FIELD_SET = frozenset(ROW_FIELDS)
 TruthColumns = tuple[dict[str, int], tuple[tuple[Any, ...], ...]]
 
 
-@lru_cache(maxsize=64)
+# A campaign scores every episode of one (task, seed) before the next (run/campaign/plan.py
+# orders seed, task, then condition, level and target innermost), so a few entries serve it.
+# Kept few on purpose: ten new column tuples per entry stay tracked by the cyclic collector
+# until a collection walks them, and 64 entries of T2 made that walk ~600,000 elements long.
+@lru_cache(maxsize=8)
 def _truth_columns(task_id: str, seed: int | None, profile: Profile) -> TruthColumns:
     """Return each generated record id's row index and the generated rows as columns."""
     rows = row_tuples(task_id, seed, profile)
@@ -97,18 +101,33 @@ def _mismatch(value: dict[str, Any], expected: tuple[Any, ...] | None) -> bool:
 class LineTally:
     """The line counts of parsed JSONL values against G, accumulated batch by batch."""
 
-    __slots__ = ("columns", "duplicates", "lines", "mismatched", "rows", "seen", "spurious",
-                 "totals", "totals_only", "truth", "unparsable")
+    __slots__ = ("_rows", "_rows_of", "columns", "duplicates", "lines", "mismatched", "seen",
+                 "spurious", "totals", "totals_only", "truth", "unparsable")
 
     def __init__(self, truth: frozenset[str], rows: dict[str, tuple[Any, ...]] | None,
-                 columns: TruthColumns | None = None) -> None:
-        self.truth, self.rows, self.columns = truth, rows, columns
+                 columns: TruthColumns | None = None, *,
+                 rows_of: tuple[str, int | None, Profile] | None = None) -> None:
+        # `rows_of` names (task, seed, profile) whose rows are built on first use instead:
+        # rows that match their generated row column by column never need them.
+        self.truth, self._rows, self._rows_of, self.columns = truth, rows, rows_of, columns
         self.seen: set[str] = set()
         # Ids outside G seen so far only on totals rows: a later non-totals line makes them
         # spurious. Counting spurious ids this way keeps one set of ids, not two.
         self.totals_only: set[str] = set()
         self.lines = self.duplicates = self.totals = self.unparsable = self.mismatched = 0
         self.spurious = 0
+
+    @property
+    def rows(self) -> dict[str, tuple[Any, ...]] | None:
+        """Return the generated rows by record id (None: values are not checked)."""
+        if self._rows is None and self._rows_of is not None:
+            self._rows = _truth_rows(*self._rows_of)
+        return self._rows
+
+    @property
+    def checks_values(self) -> bool:
+        """Return True when matched rows are compared with their generated rows."""
+        return self._rows is not None or self._rows_of is not None
 
     def add(self, values: Sequence[Any]) -> None:
         """Absorb one batch of parsed lines, in file order."""
@@ -168,9 +187,11 @@ class LineTally:
         if (len(ids) != len(rids) or c.kinds[c.keys.index("record_id")] != {str}
                 or "TOTAL" in cols["hs"] or not self.seen.isdisjoint(ids)):
             return False
-        known = len(ids & self.truth)
-        if self.rows is not None and not (known == len(rids) and self._columns_match(c)):
-            self.mismatched += sum(1 for v, e in zip(values, map(self.rows.get, rids),
+        known = len(ids) if ids <= self.truth else len(ids & self.truth)  # <=: no new set
+        if self.checks_values and not (known == len(rids) and self._columns_match(c)):
+            rows = self.rows
+            assert rows is not None
+            self.mismatched += sum(1 for v, e in zip(values, map(rows.get, rids),
                                                      strict=True) if _mismatch(v, e))
         self.seen |= ids
         self.spurious += len(ids) - known
@@ -209,7 +230,9 @@ class LineTally:
 
     def counts(self) -> LineCounts:
         """Return the counts so far."""
-        matched = len(self.seen & self.truth)  # CPython iterates the smaller of the two sets
+        seen, truth = self.seen, self.truth
+        # |U| = |S ∩ G|; a subset test builds no set, and a valid answer's ids are all in G
+        matched = len(seen) if seen <= truth else len(seen & truth)
         return LineCounts(self.lines, matched, self.duplicates, self.totals, self.spurious,
                           self.unparsable, self.mismatched)
 
@@ -290,7 +313,7 @@ def ground_truth_f1(submission: Scorable | str | bytes | None, task_id: str,
         return Assessment(GROUND_TRUTH_SCORER, GROUND_TRUTH_VERSION, "FAIL", 0.0, comps,
                           (reason,), ev)
     key = (task_id, None if prof == "legacy" else seed, prof)
-    tally = LineTally(truth, _truth_rows(*key), _truth_columns(*key))
+    tally = LineTally(truth, None, _truth_columns(*key), rows_of=key)
     for batch in submission.data_batches():  # one batch in memory, many for a streamed file
         tally.add(batch)
     comps = f1_components(tally.counts(), len(truth))
