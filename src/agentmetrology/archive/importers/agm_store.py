@@ -38,6 +38,7 @@ from agentmetrology.envs.registry import get_env
 from agentmetrology.records.canonical import decode_json, sha256_hex
 from agentmetrology.records.episode import MEASUREMENT_FAILURES, EpisodeKey
 from agentmetrology.store import EvidenceStore, StoreNotFoundError
+from agentmetrology.store.archive_rows import Planned, planned_episodes
 from agentmetrology.store.blobs import BlobError, BlobStore
 from agentmetrology.store.errors import StoreError, reading
 from agentmetrology.store.ledger import KEY_COLUMNS, binding_environment, key_text
@@ -247,14 +248,14 @@ def _never_ran(store: EvidenceStore, key: EpisodeKey) -> str:
     return "planned, never attempted"
 
 
-def _episode(store: EvidenceStore, key: EpisodeKey, trial: int, archive: Archive) -> None:
+def _episode(store: EvidenceStore, planned: Planned, trial: int, archive: Archive) -> None:
+    key, row = planned.key, planned.episode
     ep = ArchiveEpisode(episode_id=key_text(key), task=task_label(key), model=key.target,
                         scaffold=key.level, run=key.campaign, trial=trial,
                         meta={"key": {c: getattr(key, c) for c in KEY_COLUMNS}})
     archive.episodes.append(ep)
-    env = environment_of(store, key)
+    env = binding_environment(planned.binding)
     ep.meta["environment"] = env
-    row = store.episode(key)
     if row is None:
         ep.reason, ep.reason_detail = "never_ran", _never_ran(store, key)
         return
@@ -291,10 +292,10 @@ def load_agm(path: Path) -> Archive:
             with reading(path):
                 campaigns = store.campaigns()
                 for campaign in campaigns:
-                    keys = planned_keys(store, campaign)
-                    trials = trial_index(keys)
-                    for key in keys:
-                        _episode(store, key, trials[(key.seed, key.repeat)], archive)
+                    trials = trial_index(planned_keys(store, campaign))
+                    for planned in planned_episodes(store, campaign):  # one streamed read
+                        key = planned.key
+                        _episode(store, planned, trials[(key.seed, key.repeat)], archive)
         except StoreError as exc:
             raise ArchiveFormatError(f"{path.name}: {LEDGER_FILE} is not a readable ledger "
                                      f"({exc.detail})") from exc
