@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 
 from agentmetrology.archive import load_archive, recovery
-from agentmetrology.archive.importers.agm_store import events_fingerprint
+from agentmetrology.archive.importers.agm_store import decode_blob, events_fingerprint
 from agentmetrology.archive.model import ArchiveEpisode, ArchiveEvent, actor_counts, count_actors
 from agentmetrology.archive.recovery import Replayed, replay_episode
+from agentmetrology.records.canonical import decode_json
 from archive.agm_fixtures import build_store
 
 
@@ -107,3 +108,17 @@ def test_the_fingerprint_tells_values_and_types_apart() -> None:
 @pytest.mark.parametrize("text", [b'{"x": {"$float": "nan"}}', b"NaN", b"-Infinity"])
 def test_no_fingerprint_when_the_blob_may_hold_a_non_finite_float(text: bytes) -> None:
     assert events_fingerprint([_ev({"page": None})], text) is None
+
+
+@pytest.mark.parametrize("blob", [
+    b'{"events":[{"args":{"page":1},"result":[1.5,-0.0,2.5e-7,true,null]}],"n":12345678901234567890123}',
+    b'{"x":{"$float":"nan"},"y":{"$literal":{"$float":"inf"}}}', b'{"x":NaN}', b'[1e400]',
+    b'"\\ud800"', b'"\\u0024float"', '{"t":"日本"}'.encode(), b'{"a":1,"a":2}'])
+def test_a_blob_decodes_as_decode_json_decodes_it(blob: bytes) -> None:
+    want, got = decode_json(blob), decode_blob(blob)
+    assert repr(got) == repr(want)  # types too (1 is not 1.0), and NaN compared by its text
+
+
+def test_a_broken_blob_raises_as_decode_json_does() -> None:
+    with pytest.raises(ValueError):
+        decode_blob(b'{"events": [')
