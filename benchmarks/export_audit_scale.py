@@ -14,10 +14,15 @@ older tree's, one after the other in the same run, on the same stores:
    store under the same name for both trees (the reports name it), ms per planned episode and
    peak RSS; the two trees' reports (archive.json, report.md, report.html) are compared byte
    for byte. --before-audit-sizes limits the older tree to the sizes it can finish in time.
+3. where the time goes, on this tree: the CPU seconds of each step of a JSON Lines export
+   (ledger walk, row values, encoding, writing) and of an audit (import, grade recovery,
+   evidence check, the checks, the reports), each in a child process (--steps-only: this
+   alone, into the existing result file).
 Stores come from benchmarks/memory_stores.py, cached under --work as store-N (built on first
 use). Writes benchmarks/results/export_audit_scale.json (or --out).
 Run: .venv/bin/python benchmarks/export_audit_scale.py [--work /tmp/agm-scale] [--before SRC]
      [--export-sizes N ...] [--audit-sizes N ...] [--before-audit-sizes N ...]
+     [--steps-only] [--steps-sizes EXPORT_N AUDIT_N]
 """
 
 from __future__ import annotations
@@ -156,6 +161,75 @@ def audits(work: Path, trees: dict[str, Path], sizes: list[int], before_sizes: l
     return out
 
 
+# Where the time goes, run in a child process on this tree: CPU seconds of each step, each
+# step measured on its own (a step's time is its own work: the ones before it run again inside
+# it and are subtracted).
+_EXPORT_STEPS = """import json, sys, time
+from pathlib import Path
+from agentmetrology.run.export import stream_rows
+from agentmetrology.run.export_encode import text_chunks
+from agentmetrology.run.export_write import export_store
+from agentmetrology.store import EvidenceStore
+from agentmetrology.store.export_query import recorded_rows
+root, dest = Path(sys.argv[1]), Path(sys.argv[2])
+def cpu(f):
+    t = time.process_time(); f(); return time.process_time() - t
+def encoded(st):
+    s = stream_rows(st, None)
+    for _ in text_chunks(s.columns, s.values, "jsonl"):
+        pass
+with EvidenceStore.open_readonly(root, scrub_env=False) as st:
+    walk = cpu(lambda: [sum(1 for _ in recorded_rows(st, c)) for c in st.campaigns()])
+    values = cpu(lambda: sum(1 for _ in stream_rows(st, None).values))
+    encode = cpu(lambda: encoded(st))
+whole = cpu(lambda: export_store(root, None, "jsonl", dest, force=True))
+print(json.dumps({"ledger walk (2 streamed queries, bindings hashed)": walk,
+                  "row values (binding fields decoded, scorer slots)": values - walk,
+                  "JSON Lines encoding": encode - values,
+                  "opening the store, its column queries, writing the file (fsync)":
+                      whole - encode}))"""
+_AUDIT_STEPS = """import json, sys, time
+from pathlib import Path
+from agentmetrology.archive import audit_archive, load_archive
+from agentmetrology.archive.inputs import read_from, store_binding
+from agentmetrology.archive.recovery import recover_grades
+from agentmetrology.report.archive_files import write_archive_audit
+src, out = Path(sys.argv[1]), Path(sys.argv[2])
+out.mkdir(exist_ok=True)
+steps = {}
+def cpu(name, f):
+    t = time.process_time(); r = f(); steps[name] = time.process_time() - t; return r
+archive = cpu("import (ledger walk, each episode blob read once)",
+              lambda: load_archive(src, "agm"))
+cpu("grade recovery by replay (validation + recovery)", lambda: recover_grades(archive))
+q, facts = cpu("evidence check of the store (store.verify, full)",
+               lambda: store_binding(archive, src))
+doc = cpu("the audit's checks", lambda: audit_archive(archive, read_from(src), q, facts, None))
+cpu("writing archive.json, report.md, report.html", lambda: write_archive_audit(doc, out))
+print(json.dumps(steps))"""
+
+
+def where_time_goes(work: Path, src: Path, export_n: int, audit_n: int) -> dict[str, Any]:
+    """Return the CPU seconds of each step of an export and of an audit, on this tree."""
+    env = dict(os.environ, PYTHONPATH=str(src))
+    cwd = work / "steps"
+    shutil.rmtree(cwd, ignore_errors=True)
+    cwd.mkdir()
+    _copy(_store(work, audit_n), cwd / "S")
+
+    def run(code: str, *args: str) -> dict[str, float]:
+        out = subprocess.run([sys.executable, "-c", code, *args], env=env, cwd=cwd,
+                             capture_output=True, text=True, check=True).stdout
+        return {k: round(v, 3) for k, v in json.loads(out.splitlines()[-1]).items()}
+    steps = {"export": {"rows_of_store": export_n, "format": "jsonl",
+                        "cpu_s": run(_EXPORT_STEPS, str(_store(work, export_n)),
+                                     str(cwd / "steps.jsonl"))},
+             "audit": {"planned_of_store": audit_n,
+                       "cpu_s": run(_AUDIT_STEPS, str(cwd / "S"), str(cwd / "out"))}}
+    shutil.rmtree(cwd)
+    return steps
+
+
 def _planned(root: Path) -> int:
     import sqlite3
 
@@ -174,6 +248,10 @@ def main() -> None:
     ap.add_argument("--export-sizes", type=int, nargs="*", default=[20_000, 100_000])
     ap.add_argument("--audit-sizes", type=int, nargs="*", default=[10_000, 100_000])
     ap.add_argument("--before-audit-sizes", type=int, nargs="*", default=[10_000])
+    ap.add_argument("--steps-only", action="store_true",
+                    help="measure where the time goes only, into the existing result file")
+    ap.add_argument("--steps-sizes", type=int, nargs=2, default=[100_000, 10_000],
+                    metavar=("EXPORT_N", "AUDIT_N"))
     args = ap.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     trees = {"this": args.src.resolve(),
@@ -185,7 +263,15 @@ def main() -> None:
     base = {name: measure(["--version"], tree, scratch)["peak_rss_mib"]
             for name, tree in trees.items()}
     uptime = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-    doc = {"benchmark": "export_audit_scale", "baseline_rss_mib": base,
+    steps = {**where_time_goes(args.work, trees["this"], *args.steps_sizes),
+             "uptime": uptime}
+    if args.steps_only:
+        doc = json.loads(args.out.read_text(encoding="utf-8"))
+        doc["where_time_goes"] = steps
+        args.out.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+        print(f"wrote {args.out}")
+        return
+    doc = {"where_time_goes": steps, "benchmark": "export_audit_scale", "baseline_rss_mib": base,
            "before_revision": args.before_revision,
            "exports": exports(args.work, trees, args.export_sizes, base),
            "audits": audits(args.work, trees, args.audit_sizes, args.before_audit_sizes, base),
