@@ -19,21 +19,19 @@ from typing import Any
 
 from agentmetrology.records.episode import MEASUREMENT_FAILURES, EpisodeKey
 from agentmetrology.records.errors import UserError
-from agentmetrology.run.export_values import export_values
+from agentmetrology.run.export_values import (
+    BASE_FIELDS,
+    DIGEST_FIELDS,
+    KEY_FIELDS,
+    SCORER_PARTS,
+    UNMEASURED_STATUSES,
+    export_values,
+)
 from agentmetrology.store import EvidenceStore
 from agentmetrology.store.errors import reading
 from agentmetrology.store.export_query import scorer_names, unrecorded_count
 from agentmetrology.store.schema import DEFAULT_ENVIRONMENT
 from agentmetrology.store.status import Cell, CellScore
-
-KEY_FIELDS = ("campaign", "target", "task", "seed", "condition", "level", "repeat")
-# Fields of every row, in column order; scorer groups follow, then the digests.
-BASE_FIELDS = (*KEY_FIELDS, "environment", "profile", "termination", "termination_detail",
-               "measurement_failure", "requests", "tool_calls", "model_attempts",
-               "input_tokens", "output_tokens", "cost")
-SCORER_PARTS = ("score", "status", "version", "digest")
-DIGEST_FIELDS = ("episode_digest", "submission_digest", "binding_digest", "plan_digest")
-UNMEASURED_STATUSES = frozenset({"UNKNOWN", "INVALID"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,10 +21,15 @@ from agentmetrology.store.errors import reading
 from agentmetrology.store.export_query import recorded_rows
 from agentmetrology.store.schema import DEFAULT_ENVIRONMENT
 
-# The run.export names, repeated here (that module builds on this one): where each group sits.
-KEY_COUNT = 7  # campaign, target, task, seed, condition, level, repeat
-BASE_COUNT = 18  # the key, environment ... cost (run.export.BASE_FIELDS)
+KEY_FIELDS = ("campaign", "target", "task", "seed", "condition", "level", "repeat")
+# Fields of every row, in column order; scorer groups follow, then the digests.
+BASE_FIELDS = (*KEY_FIELDS, "environment", "profile", "termination", "termination_detail",
+               "measurement_failure", "requests", "tool_calls", "model_attempts",
+               "input_tokens", "output_tokens", "cost")
+SCORER_PARTS = ("score", "status", "version", "digest")
+DIGEST_FIELDS = ("episode_digest", "submission_digest", "binding_digest", "plan_digest")
 UNMEASURED_STATUSES = frozenset({"UNKNOWN", "INVALID"})
+KEY_COUNT, BASE_COUNT = len(KEY_FIELDS), len(BASE_FIELDS)  # where each group of values sits
 
 
 class _Bound(msgspec.Struct):
