@@ -10,6 +10,7 @@ slots. The binding is still checked against its digest for every row.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -39,7 +40,17 @@ class _Bound(msgspec.Struct):
     profile: Any = None
 
 
-_decode_bound = msgspec.json.Decoder(_Bound).decode
+_DECODE_BOUND = msgspec.json.Decoder(_Bound).decode
+
+
+def _decode_bound(text: str) -> _Bound:
+    """Return a binding's environment and profile; a text msgspec refuses (never one the store
+    seals: NaN, a lone surrogate, a float out of range) is read by json, as it always was."""
+    try:
+        return _DECODE_BOUND(text)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        bound = dict(json.loads(text))
+        return _Bound(bound.get("environment"), bound.get("profile"))
 
 
 def campaign_values(store: EvidenceStore, campaign: str, scorers: Sequence[str]

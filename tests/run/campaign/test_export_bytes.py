@@ -18,6 +18,7 @@ import pytest
 from agentmetrology.run import export_encode
 from agentmetrology.run.export import export_rows, stream_rows
 from agentmetrology.run.export_encode import lines_encoder, parquet_chunks, text_chunks
+from agentmetrology.run.export_values import _decode_bound
 from agentmetrology.run.export_write import export_store, render
 from agentmetrology.store import EvidenceStore
 from run.campaign import test_export_stream
@@ -91,3 +92,13 @@ def test_a_non_finite_float_raises_as_json_does(bad: float) -> None:
 def test_only_escaped_characters_make_a_string_not_plain() -> None:
     assert export_encode._plain("abc 日本 \x7f")
     assert not any(export_encode._plain(f"a{c}b") for c in ['"', "\\", "\n", "\x00", "\x1f"])
+
+
+@pytest.mark.parametrize("text", [
+    '{"environment":"comtrade","profile":"seeded","key":{"seed":1}}', '{"profile":null}',
+    '{"environment":"","profile":{"nested":[1,2.5]}}', '{"x":NaN,"profile":"p"}',
+    '{"environment":"e","x":1e400}', '{"environment":"\\ud800"}'])
+def test_a_binding_gives_the_fields_json_reads_from_it(text: str) -> None:
+    bound = json.loads(text)
+    got = _decode_bound(text)
+    assert (got.environment, got.profile) == (bound.get("environment"), bound.get("profile"))
