@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from table_export_audit import export_audit_scale
 from table_store_scale import store_scale
 from table_transcripts import transcript_bytes
 from table_view_scale import view_scale
@@ -380,6 +381,7 @@ SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "ray_nodes": ray_nodes,
     "memory": memory,
     "store_scale": store_scale,
+    "export_audit_scale": export_audit_scale,
     "viewer": viewer,
     "view_scale": view_scale,
     "ledger_append": ledger_append,

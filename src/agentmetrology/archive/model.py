@@ -51,6 +51,18 @@ class ArchiveEvent:
     call_id: str | None = None
 
 
+def count_actors(events: Iterable[ArchiveEvent]) -> Counter[str]:
+    """Return how many events each actor has ('(unlabelled)' for events without one)."""
+    return Counter(e.actor or "(unlabelled)" for e in events)
+
+
+def actor_counts(events: Iterable[ArchiveEvent]) -> Counter[str]:
+    """Return an episode's events per actor, from the summary its event list keeps when it has
+    one (a list read from storage on each walk), else by walking it."""
+    kept = getattr(events, "actor_counts", None)
+    return kept() if callable(kept) else count_actors(events)
+
+
 @dataclass(frozen=True, slots=True)
 class ExecutedCall:
     """One tool call the model emitted, from the raw model log (independent of the action list)."""

@@ -15,7 +15,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentmetrology.archive.model import Archive, ArchiveEpisode, ArchiveEvent, cell_labels
+from agentmetrology.archive.model import (
+    Archive,
+    ArchiveEpisode,
+    ArchiveEvent,
+    actor_counts,
+    cell_labels,
+)
 from agentmetrology.records.canonical import CanonicalError, canonical_json
 
 Key = tuple[str, str]
@@ -97,7 +103,9 @@ def episode_alignment(ep: ArchiveEpisode) -> Alignment | None:
 
 def provenance_section(archive: Archive) -> dict[str, Any]:
     """Return the provenance section of archive.json (counts and listed candidates)."""
-    actors = Counter(e.actor or "(unlabelled)" for ep in archive.episodes for e in ep.events)
+    actors: Counter[str] = Counter()
+    for ep in archive.episodes:
+        actors.update(actor_counts(ep.events))
     checked = [(ep, episode_alignment(ep)) for ep in archive.episodes]
     done = [(ep, al) for ep, al in checked if al is not None]
     base: dict[str, Any] = {"actor_labels": dict(sorted(actors.items())),

@@ -11,6 +11,7 @@ own environment and their events stay in their own stream: the agent's events ar
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
@@ -19,7 +20,14 @@ from typing import Any
 from agentmetrology.agents.replay import ReplayPolicy
 from agentmetrology.archive.model import Archive, ArchiveEpisode, StoredGrade
 from agentmetrology.envs.registry import DEFAULT_ENVIRONMENT, get_env
-from agentmetrology.records.canonical import canonical_json, digest, to_plain
+from agentmetrology.records.canonical import (
+    FLOAT_TAG,
+    CanonicalError,
+    canonical_json,
+    digest,
+    sha256_hex,
+    to_plain,
+)
 from agentmetrology.run.episode import run_episode
 
 ACTOR = "grader"  # recovered grades are the grader's, never the agent's
@@ -58,11 +66,19 @@ def _divergence(recorded: list[dict[str, Any]], replayed: list[dict[str, Any]]) 
     return ""
 
 
-def replay_episode(ep: ArchiveEpisode) -> Replayed:
-    """Replay an agm episode's agent actions in a fresh environment and score the submission."""
+def replay_episode(ep: ArchiveEpisode, memo: dict[str, Replayed] | None = None) -> Replayed:
+    """Replay an agm episode's agent actions in a fresh environment and score the submission.
+
+    With `memo`, a replay whose every input was replayed before (environment, task, seed,
+    level, condition, profile, step limit and the recorded actions, byte for byte) is not run
+    again: an episode is a deterministic function of those, so the result is the same.
+    """
     key = ep.meta.get("key")
     if not key:
         return Replayed(None, "", False, "not an agm episode (no key)", 0, "")
+    inputs = None if memo is None else _replay_inputs(ep, key)
+    if inputs is not None and memo is not None and inputs in memo:
+        return _fresh(memo[inputs])
     recorded = _recorded(ep)
     try:
         spec = get_env(str(ep.meta.get("environment") or DEFAULT_ENVIRONMENT))
@@ -77,8 +93,7 @@ def replay_episode(ep: ArchiveEpisode) -> Replayed:
         return Replayed(None, "", False, f"replay failed: {type(exc).__name__}: {exc}", 0, "")
     replayed = [{"actor": e.actor, "kind": e.kind, "name": e.name, "args": e.args,
                  "result": e.result} for e in run.events]
-    plain = to_plain(replayed)
-    why = _divergence(to_plain(recorded), plain)
+    why, events_digest = _compare(recorded, replayed)
     scorer = spec.grade_scorer
     a = scorer.score(run.submission, key["task"], None if key["seed"] < 0 else key["seed"],
                      profile, run.digests.get("submission", ""), run.events)
@@ -90,7 +105,48 @@ def replay_episode(ep: ArchiveEpisode) -> Replayed:
                              "actor": ACTOR})
     elif not why:
         why = f"replayed submission is {a.status}: " + "; ".join(a.reasons)
-    return Replayed(grade, a.status, not why, why, len(replayed), digest(plain))
+    out = Replayed(grade, a.status, not why, why, len(replayed), events_digest)
+    if inputs is not None and memo is not None:
+        memo[inputs] = out
+    return _fresh(out)
+
+
+def _compare(recorded: list[dict[str, Any]], replayed: list[dict[str, Any]]
+             ) -> tuple[str, str]:
+    """Return where the replay leaves the record ('' when nowhere) and the replayed events'
+    digest: one canonical encoding of each side, event by event only when they differ."""
+    mine, theirs = canonical_json(replayed), canonical_json(recorded)
+    if FLOAT_TAG.encode() in mine or FLOAT_TAG.encode() in theirs:
+        # a non-finite float (or text that looks like one): the plain walk raises on the
+        # former as it always did, so take the event-by-event path
+        plain = to_plain(replayed)
+        return _divergence(to_plain(recorded), plain), digest(plain)
+    if mine == theirs:  # the same canonical bytes: the same events, one by one
+        return "", sha256_hex(mine)
+    return _divergence(to_plain(recorded), to_plain(replayed)), sha256_hex(mine)
+
+
+def _replay_inputs(ep: ArchiveEpisode, key: dict[str, Any]) -> str | None:
+    """Return the digest of everything a replay is made from, or None when the episode's
+    events keep no fingerprint of themselves (that replay is then run, and never shared)."""
+    fingerprint = getattr(ep.events, "replay_fingerprint", None)
+    if not isinstance(fingerprint, str):
+        return None
+    try:
+        return digest({"environment": ep.meta.get("environment"),
+                       "profile": ep.meta.get("profile"), "max_steps": ep.meta.get("max_steps"),
+                       **{k: key.get(k) for k in ("task", "seed", "level", "condition")},
+                       "recorded": fingerprint})
+    except (CanonicalError, TypeError):
+        return None
+
+
+def _fresh(r: Replayed) -> Replayed:
+    """Return a replay result whose grade is a copy (each episode owns the grade it is given)."""
+    if r.grade is None:
+        return r
+    return dataclasses.replace(r, grade=StoredGrade(r.grade.score, r.grade.passed,
+                                                    dict(r.grade.detail)))
 
 
 def _same(a: StoredGrade, b: StoredGrade) -> bool:
@@ -98,11 +154,12 @@ def _same(a: StoredGrade, b: StoredGrade) -> bool:
         a.detail.get("status") == b.detail.get("status")
 
 
-def _validate(graded: list[ArchiveEpisode]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def _validate(graded: list[ArchiveEpisode], memo: dict[str, Replayed]
+              ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Replay every graded episode; return the validation summary and per-episode rows."""
     agree, mismatched, rows, disagreeing = 0, 0, [], []
     for ep in graded:
-        r = replay_episode(ep)
+        r = replay_episode(ep, memo)
         assert ep.grade is not None
         same = r.grade is not None and _same(r.grade, ep.grade)
         agree += same
@@ -133,7 +190,8 @@ def _refusal(validation: dict[str, Any]) -> str:
     return ""
 
 
-def _recover_one(ep: ArchiveEpisode, refused: str) -> dict[str, Any]:
+def _recover_one(ep: ArchiveEpisode, refused: str, memo: dict[str, Replayed]
+                 ) -> dict[str, Any]:
     """Try to recover one ungraded episode's grade; return its row."""
     row: dict[str, Any] = {"episode_id": ep.episode_id, "actor": ACTOR}
     if ep.reason in NOT_REPLAYABLE or not ep.events:
@@ -143,7 +201,7 @@ def _recover_one(ep: ArchiveEpisode, refused: str) -> dict[str, Any]:
     if refused:
         ep.grade_source = "not_recovered"
         return {**row, "source": "not_recovered", "why": f"recovery refused: {refused}"}
-    r = replay_episode(ep)
+    r = replay_episode(ep, memo)
     row.update(replay_events=r.events, replay_events_digest=r.events_digest)
     if r.grade is None or not r.matches_record:
         ep.grade_source = "invalid_replay"
@@ -171,9 +229,10 @@ def recover_grades(archive: Archive) -> dict[str, Any]:
         archive.recovery = summary
         return summary
     graded = [e for e in archive.episodes if e.grade is not None and e.invalid_replay is None]
-    validation, rows = _validate(graded)
+    memo: dict[str, Replayed] = {}  # replays of the same inputs (a deterministic agent's repeats)
+    validation, rows = _validate(graded, memo)
     refused = _refusal(validation)
-    rows += [_recover_one(e, refused) for e in archive.episodes if e.grade is None
+    rows += [_recover_one(e, refused, memo) for e in archive.episodes if e.grade is None
              and e.invalid_replay is None]
     sources = Counter(r["source"] for r in rows)
     why = Counter(r["why"] for r in rows if r["source"] == "not_recovered")

@@ -20,19 +20,18 @@ from typing import Any
 from agentmetrology.envs.registry import environment_or_default
 from agentmetrology.records.episode import MEASUREMENT_FAILURES, EpisodeKey
 from agentmetrology.records.errors import UserError
+from agentmetrology.run.export_values import (
+    BASE_FIELDS,
+    DIGEST_FIELDS,
+    KEY_FIELDS,
+    SCORER_PARTS,
+    UNMEASURED_STATUSES,
+    export_values,
+)
 from agentmetrology.store import EvidenceStore
 from agentmetrology.store.errors import reading
-from agentmetrology.store.export_query import recorded_episodes, scorer_names, unrecorded_count
+from agentmetrology.store.export_query import scorer_names, unrecorded_count
 from agentmetrology.store.status import Cell, CellScore
-
-KEY_FIELDS = ("campaign", "target", "task", "seed", "condition", "level", "repeat")
-# Fields of every row, in column order; scorer groups follow, then the digests.
-BASE_FIELDS = (*KEY_FIELDS, "environment", "profile", "termination", "termination_detail",
-               "measurement_failure", "requests", "tool_calls", "model_attempts",
-               "input_tokens", "output_tokens", "cost")
-SCORER_PARTS = ("score", "status", "version", "digest")
-DIGEST_FIELDS = ("episode_digest", "submission_digest", "binding_digest", "plan_digest")
-UNMEASURED_STATUSES = frozenset({"UNKNOWN", "INVALID"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,17 +125,23 @@ def _export(store: EvidenceStore, campaigns: Sequence[str] | None) -> Export:
 
 @dataclass
 class ExportStream:
-    """An export read as it is written: its columns, then its rows one at a time."""
+    """An export read as it is written: its columns, then its rows one at a time (`values`:
+    each row's values in column order; `rows`: the same rows as dicts)."""
 
     columns: list[str]
     scorers: list[str]
     unrecorded: int
-    rows: Iterator[dict[str, Any]]
+    values: Iterator[list[Any]]
+
+    @property
+    def rows(self) -> Iterator[dict[str, Any]]:
+        """Return the rows as dicts keyed by column (the values stream, consumed)."""
+        return (dict(zip(self.columns, v, strict=True)) for v in self.values)
 
 
 def stream_rows(store: EvidenceStore, campaigns: Sequence[str] | None = None) -> ExportStream:
     """Return the export of the store's recorded episodes as a stream: the same rows, in the
-    same order, as `export_rows`, one streamed query per campaign and never all in memory.
+    same order, as `export_rows`, one streamed walk per campaign and never all in memory.
 
     UserError names an unknown campaign; StoreError an unreadable ledger; BlobCorruptError,
     raised while the rows are read, a binding that no longer hashes to its digest.
@@ -147,19 +152,7 @@ def stream_rows(store: EvidenceStore, campaigns: Sequence[str] | None = None) ->
         unrecorded = unrecorded_count(store, names)
     columns = [*BASE_FIELDS, *(f"{s}.{p}" for s in scorers for p in SCORER_PARTS),
                *DIGEST_FIELDS]
-    return ExportStream(columns, scorers, unrecorded, _stream(store, names, columns))
-
-
-def _stream(store: EvidenceStore, names: list[str], columns: list[str]
-            ) -> Iterator[dict[str, Any]]:
-    with reading(store.root):
-        for name in names:
-            plan = store.ledger.campaign(name)
-            plan_digest = "" if plan is None else str(plan["plan_digest"])
-            for key, led, bound, binding_digest in recorded_episodes(store, name):
-                row = episode_row(key, led, bound, plan_digest)
-                row["binding_digest"] = binding_digest
-                yield {c: row.get(c) for c in columns}
+    return ExportStream(columns, scorers, unrecorded, export_values(store, names, scorers))
 
 
 def _names(store: EvidenceStore, campaigns: Sequence[str] | None) -> list[str]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
-import json
 import os
 import sys
 import tempfile
@@ -20,15 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrology.records.errors import UserError
-from agentmetrology.run.export import Export, export_rows, jsonl_text, stream_rows
+from agentmetrology.run.export import Export, jsonl_text, stream_rows
+from agentmetrology.run.export_encode import arrow_type, parquet_chunks, text_chunks
 from agentmetrology.store import EvidenceStore, LedgerError, StoreNotFoundError
 from agentmetrology.store.blobs import BlobError
 
 FORMATS = ("jsonl", "csv", "parquet")
 SUFFIXES = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".parquet": "parquet",
             ".pq": "parquet"}
-INT_FIELDS = frozenset({"seed", "repeat", "requests", "tool_calls", "model_attempts",
-                        "input_tokens", "output_tokens"})
 
 
 class ExportError(UserError):
@@ -61,33 +59,15 @@ def csv_text(export: Export) -> str:
     return buf.getvalue()
 
 
-# One encoder for every row: `json.dumps` with options builds a new one per call (the text is
-# the same as jsonl_text's).
-_ROW_JSON = json.JSONEncoder(allow_nan=False, ensure_ascii=False).encode
-
-
 def stream_bytes(columns: list[str], rows: Iterable[dict[str, Any]], fmt: str,
                  batch: int = 2000) -> Iterator[bytes]:
     """Yield JSON Lines or CSV (`fmt`) of streamed rows in chunks of `batch` rows: the bytes
     `render` gives for the same rows."""
-    buf = io.StringIO(newline="")
-    writer = csv.writer(buf, lineterminator="\n")
-    if fmt == "csv":
-        writer.writerow(columns)
-    for n, r in enumerate(rows, 1):
-        if fmt == "csv":
-            writer.writerow(["" if r[c] is None else r[c] for c in columns])
-        else:
-            buf.write(_ROW_JSON(r) + "\n")
-        if n % batch == 0:
-            yield buf.getvalue().encode("utf-8")
-            buf.seek(0)
-            buf.truncate()
-    yield buf.getvalue().encode("utf-8")
+    return text_chunks(columns, ([r[c] for c in columns] for r in rows), fmt, batch)
 
 
-def parquet_bytes(export: Export) -> bytes:
-    """Return the rows as a Parquet file with explicit column types (nulls typed too)."""
+def _arrow() -> tuple[Any, Any]:
+    """Return (pyarrow, pyarrow.parquet); ExportError saying how to install them."""
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -95,19 +75,17 @@ def parquet_bytes(export: Export) -> bytes:
         raise ExportError("writing Parquet needs pyarrow: pip install pyarrow "
                           "(or agentmetrology[parquet]), or export --format jsonl or csv"
                           ) from None
-    schema = pa.schema([(c, _arrow_type(pa, c)) for c in export.columns])
+    return pa, pq
+
+
+def parquet_bytes(export: Export) -> bytes:
+    """Return the rows as a Parquet file with explicit column types (nulls typed too)."""
+    pa, pq = _arrow()
+    schema = pa.schema([(c, arrow_type(pa, c)) for c in export.columns])
     table = pa.Table.from_pylist(export.rows, schema=schema)
     sink = io.BytesIO()
     pq.write_table(table, sink)
     return sink.getvalue()
-
-
-def _arrow_type(pa: Any, column: str) -> Any:
-    if column in INT_FIELDS:
-        return pa.int64()
-    if column == "cost" or column.endswith(".score"):
-        return pa.float64()
-    return pa.string()
 
 
 def render(export: Export, fmt: str) -> bytes:
@@ -217,19 +195,21 @@ def export_store(store: Path, names: Sequence[str] | None, kind: str, out: Path 
     """Write the export of the store at `store` to `out` (stdout when None); return (rows,
     administrations without an episode).
 
-    JSON Lines and CSV are streamed (bounded memory); Parquet is built whole, then written.
+    Every format is streamed (memory bounded by a batch of rows, whatever the store's size);
+    the bytes are those `render` gives for the whole export.
     """
     with export_errors(store), EvidenceStore.open_readonly(store, scrub_env=False) as st:
-        if kind == "parquet":
-            export = export_rows(st, names)
-            write_output(render(export, kind), out, force=force)
-            return len(export.rows), export.unrecorded
         stream = stream_rows(st, names)
         count = [0]
 
-        def counted() -> Iterator[dict[str, Any]]:
-            for row in stream.rows:
+        def counted() -> Iterator[list[Any]]:
+            for values in stream.values:
                 count[0] += 1
-                yield row
-        write_output(stream_bytes(stream.columns, counted(), kind), out, force=force)
+                yield values
+        if kind == "parquet":
+            pa, pq = _arrow()
+            chunks = parquet_chunks(pa, pq, stream.columns, counted())
+        else:
+            chunks = text_chunks(stream.columns, counted(), kind)
+        write_output(chunks, out, force=force)
         return count[0], stream.unrecorded

@@ -1,0 +1,286 @@
+"""`agm export` and `agm archive audit` on large stores: this tree beside an older one.
+
+Issue 40 goal 1 asks that `agm export` stream at least 50,000 rows/s with bounded memory and
+that `agm archive audit` of our own store run at least 10x its earlier rate per episode. Each
+command runs in a child process (benchmarks/memory.py's `measure`: wall, CPU, peak RSS), with
+this tree's sources and, given --before SRC (e.g. `git archive REV src | tar -x -C DIR`), the
+older tree's, one after the other in the same run, on the same stores:
+1. exports: `agm export STORE --out F.{jsonl,csv,parquet}` of the cached stores of each
+   --export-sizes (opened read-only): rows per second of the whole command, rows per CPU
+   second, peak RSS and KiB per row beyond a bare `agm --version`; the outputs of the two trees
+   are compared (bytes; Parquet, whose streamed row groups differ in layout from the one table
+   written before, also by its read-back table and schema);
+2. audits: `agm archive audit S --format agm --out D` of each --audit-sizes, on a copy of the
+   store under the same name for both trees (the reports name it), ms per planned episode and
+   peak RSS; the two trees' reports (archive.json, report.md, report.html) are compared byte
+   for byte. --before-audit-sizes limits the older tree to the sizes it can finish in time.
+3. where the time goes, on this tree: the CPU seconds of each step of a JSON Lines export
+   (ledger walk, row values, encoding, writing) and of an audit (import, grade recovery,
+   evidence check, the checks, the reports), each in a child process (--steps-only: this
+   alone, into the existing result file).
+Stores come from benchmarks/memory_stores.py, cached under --work as store-N (built on first
+use). Writes benchmarks/results/export_audit_scale.json (or --out).
+Run: .venv/bin/python benchmarks/export_audit_scale.py [--work /tmp/agm-scale] [--before SRC]
+     [--export-sizes N ...] [--audit-sizes N ...] [--before-audit-sizes N ...]
+     [--steps-only] [--steps-sizes EXPORT_N AUDIT_N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from memory import measure
+from memory_stores import build_store
+from store_scale import _copy  # the ledger copied, the blobs hard-linked
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "results" / "export_audit_scale.json"
+EXPORT_GOAL_ROWS_S = 50_000
+AUDIT_GOAL_X = 10.0
+FORMATS = ("jsonl", "csv", "parquet")
+REPORTS = ("archive.json", "report.md", "report.html")
+
+
+def _store(work: Path, n: int) -> Path:
+    root = work / f"store-{n}"
+    if not (root / "ledger.sqlite").exists():
+        build_store(root, n)
+    return root
+
+
+def _sha(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+_SAME_PARQUET = """import sys, pyarrow.parquet as pq
+a, b = sys.argv[1:]
+same = pq.read_table(a).equals(pq.read_table(b)) and pq.read_schema(a).equals(
+    pq.read_schema(b), check_metadata=True)
+print("same" if same else "differ")"""
+
+
+def _same_parquet(a: Path, b: Path) -> bool:
+    """Compare two Parquet files' tables and schemas in a child process: this process stays
+    small, since a child forked from it starts at its size (and peak RSS counts from there)."""
+    out = subprocess.run([sys.executable, "-c", _SAME_PARQUET, str(a), str(b)],
+                         capture_output=True, text=True, check=True).stdout
+    return out.strip() == "same"
+
+
+def _run(args: list[str], src: Path, cwd: Path, base_rss: float, per: int) -> dict[str, Any]:
+    case = measure(args, src, cwd)
+    if case["exit_code"] != 0:
+        raise SystemExit(f"{' '.join(args)}: exit {case['exit_code']}: {case['stderr_tail']}")
+    case["kib_per_episode"] = round(max(0.0, case["peak_rss_mib"] - base_rss) * 1024 / per, 3)
+    return case
+
+
+def exports(work: Path, trees: dict[str, Path], sizes: list[int],
+            base: dict[str, float]) -> list[dict[str, Any]]:
+    """Measure `agm export` of each cached store in every format with every tree."""
+    out = []
+    for n in sizes:
+        root = _store(work, n)
+        for fmt in FORMATS:
+            got: dict[str, Any] = {}
+            for name, src in trees.items():
+                cwd = work / f"export-{name}"
+                cwd.mkdir(exist_ok=True)
+                dest = cwd / f"export.{fmt}"
+                c = measure(["export", str(root), "--out", str(dest), "--force"], src, cwd)
+                if c["exit_code"] != 0:
+                    raise SystemExit(f"export: exit {c['exit_code']}: {c['stderr_tail']}")
+                rows = int((cwd / "stderr.txt").read_text().split("exported ")[1].split()[0])
+                extra = max(0.0, c["peak_rss_mib"] - base[name])
+                got[name] = {**c, "rows": rows, "rows_per_s": round(rows / c["wall_s"]),
+                             "rows_per_cpu_s": round(rows / c["cpu_s"]),
+                             "baseline_rss_mib": base[name], "sha256": _sha(dest),
+                             "bytes": dest.stat().st_size,
+                             "kib_per_row": round(extra * 1024 / rows, 3)}
+                print(f"export {fmt} {rows:,} rows [{name}]: {c['wall_s']} s wall, "
+                      f"{c['cpu_s']} s CPU, {c['peak_rss_mib']} MiB", flush=True)
+            case = {"format": fmt, "store_episodes": n, "this": got["this"],
+                    "goal_rows_per_s": EXPORT_GOAL_ROWS_S}
+            if "before" in got:
+                case["before"] = got["before"]
+                same = got["before"]["sha256"] == got["this"]["sha256"]
+                case["bytes_identical"] = same
+                if fmt == "parquet" and not same:
+                    case["parquet_table_identical"] = _same_parquet(
+                        work / "export-before" / "export.parquet",
+                        work / "export-this" / "export.parquet")
+            out.append(case)
+    return out
+
+
+def audits(work: Path, trees: dict[str, Path], sizes: list[int], before_sizes: list[int],
+           base: dict[str, float]) -> list[dict[str, Any]]:
+    """Measure `agm archive audit --format agm` of a copy of each store with each tree."""
+    out = []
+    for n in sizes:
+        base_store = _store(work, n)
+        got: dict[str, Any] = {}
+        for name, src in trees.items():
+            if name == "before" and n not in before_sizes:
+                continue
+            cwd = work / f"audit-{name}-{n}"
+            shutil.rmtree(cwd, ignore_errors=True)
+            cwd.mkdir(parents=True)
+            _copy(base_store, cwd / "S")  # the same name for both trees: reports name it
+            planned = _planned(cwd / "S")
+            c = _run(["archive", "audit", "S", "--format", "agm", "--out", "out"], src, cwd,
+                     base[name], planned)
+            got[name] = {**c, "episodes": planned,
+                         "ms_per_episode": round(c["wall_s"] * 1000 / planned, 3),
+                         "cpu_ms_per_episode": round(c["cpu_s"] * 1000 / planned, 3),
+                         "reports": {r: _sha(cwd / "out" / r) for r in REPORTS}}
+            print(f"audit {planned:,} episodes [{name}]: {c['wall_s']} s wall, {c['cpu_s']} s "
+                  f"CPU, {c['peak_rss_mib']} MiB", flush=True)
+            shutil.rmtree(cwd / "S")
+        case: dict[str, Any] = {"store_episodes": n, "this": got["this"],
+                                "goal_x": AUDIT_GOAL_X}
+        if "before" in got:
+            case["before"] = got["before"]
+            case["reports_identical"] = got["before"]["reports"] == got["this"]["reports"]
+            case["x_wall"] = round(got["before"]["wall_s"] / got["this"]["wall_s"], 2)
+            case["x_cpu"] = round(got["before"]["cpu_s"] / got["this"]["cpu_s"], 2)
+        out.append(case)
+    return out
+
+
+# Where the time goes, run in a child process on this tree: CPU seconds of each step, each
+# step measured on its own (a step's time is its own work: the ones before it run again inside
+# it and are subtracted).
+_EXPORT_STEPS = """import json, sys, time
+from pathlib import Path
+from agentmetrology.run.export import stream_rows
+from agentmetrology.run.export_encode import text_chunks
+from agentmetrology.run.export_write import export_store
+from agentmetrology.store import EvidenceStore
+from agentmetrology.store.export_query import recorded_rows
+root, dest = Path(sys.argv[1]), Path(sys.argv[2])
+def cpu(f):
+    t = time.process_time(); f(); return time.process_time() - t
+def encoded(st):
+    s = stream_rows(st, None)
+    for _ in text_chunks(s.columns, s.values, "jsonl"):
+        pass
+with EvidenceStore.open_readonly(root, scrub_env=False) as st:
+    walk = cpu(lambda: [sum(1 for _ in recorded_rows(st, c)) for c in st.campaigns()])
+    values = cpu(lambda: sum(1 for _ in stream_rows(st, None).values))
+    encode = cpu(lambda: encoded(st))
+whole = cpu(lambda: export_store(root, None, "jsonl", dest, force=True))
+print(json.dumps({"ledger walk (2 streamed queries, bindings hashed)": walk,
+                  "row values (binding fields decoded, scorer slots)": values - walk,
+                  "JSON Lines encoding": encode - values,
+                  "opening the store, its column queries, writing the file (fsync)":
+                      whole - encode}))"""
+_AUDIT_STEPS = """import json, sys, time
+from pathlib import Path
+from agentmetrology.archive import audit_archive, load_archive
+from agentmetrology.archive.inputs import read_from, store_binding
+from agentmetrology.archive.recovery import recover_grades
+from agentmetrology.report.archive_files import write_archive_audit
+src, out = Path(sys.argv[1]), Path(sys.argv[2])
+out.mkdir(exist_ok=True)
+steps = {}
+def cpu(name, f):
+    t = time.process_time(); r = f(); steps[name] = time.process_time() - t; return r
+archive = cpu("import (ledger walk, each episode blob read once)",
+              lambda: load_archive(src, "agm"))
+cpu("grade recovery by replay (validation + recovery)", lambda: recover_grades(archive))
+q, facts = cpu("evidence check of the store (store.verify, full)",
+               lambda: store_binding(archive, src))
+doc = cpu("the audit's checks", lambda: audit_archive(archive, read_from(src), q, facts, None))
+cpu("writing archive.json, report.md, report.html", lambda: write_archive_audit(doc, out))
+print(json.dumps(steps))"""
+
+
+def where_time_goes(work: Path, src: Path, export_n: int, audit_n: int) -> dict[str, Any]:
+    """Return the CPU seconds of each step of an export and of an audit, on this tree."""
+    env = dict(os.environ, PYTHONPATH=str(src))
+    cwd = work / "steps"
+    shutil.rmtree(cwd, ignore_errors=True)
+    cwd.mkdir()
+    _copy(_store(work, audit_n), cwd / "S")
+
+    def run(code: str, *args: str) -> dict[str, float]:
+        out = subprocess.run([sys.executable, "-c", code, *args], env=env, cwd=cwd,
+                             capture_output=True, text=True, check=True).stdout
+        return {k: round(v, 3) for k, v in json.loads(out.splitlines()[-1]).items()}
+    steps = {"export": {"rows_of_store": export_n, "format": "jsonl",
+                        "cpu_s": run(_EXPORT_STEPS, str(_store(work, export_n)),
+                                     str(cwd / "steps.jsonl"))},
+             "audit": {"planned_of_store": audit_n,
+                       "cpu_s": run(_AUDIT_STEPS, str(cwd / "S"), str(cwd / "out"))}}
+    shutil.rmtree(cwd)
+    return steps
+
+
+def _planned(root: Path) -> int:
+    import sqlite3
+
+    with sqlite3.connect(f"file:{root / 'ledger.sqlite'}?mode=ro", uri=True) as c:
+        return int(c.execute("SELECT COUNT(*) FROM administrations").fetchone()[0])
+
+
+def main() -> None:
+    """Parse arguments, measure, write the JSON."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--work", type=Path, default=Path("/tmp/agm-scale"))
+    ap.add_argument("--src", type=Path, default=HERE.parent / "src")
+    ap.add_argument("--before", type=Path, default=None, help="an older tree's src directory")
+    ap.add_argument("--before-revision", default=None, help="the revision --before holds")
+    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--export-sizes", type=int, nargs="*", default=[20_000, 100_000])
+    ap.add_argument("--audit-sizes", type=int, nargs="*", default=[10_000, 100_000])
+    ap.add_argument("--before-audit-sizes", type=int, nargs="*", default=[10_000])
+    ap.add_argument("--steps-only", action="store_true",
+                    help="measure where the time goes only, into the existing result file")
+    ap.add_argument("--steps-sizes", type=int, nargs=2, default=[100_000, 10_000],
+                    metavar=("EXPORT_N", "AUDIT_N"))
+    args = ap.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    trees = {"this": args.src.resolve(),
+             **({"before": args.before.resolve()} if args.before else {})}
+    for tree in trees.values():
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree)], check=True)
+    scratch = args.work / "export-this"
+    scratch.mkdir(exist_ok=True)
+    base = {name: measure(["--version"], tree, scratch)["peak_rss_mib"]
+            for name, tree in trees.items()}
+    uptime = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    steps = {**where_time_goes(args.work, trees["this"], *args.steps_sizes),
+             "uptime": uptime}
+    if args.steps_only:
+        doc = json.loads(args.out.read_text(encoding="utf-8"))
+        doc["where_time_goes"] = steps
+        args.out.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+        print(f"wrote {args.out}")
+        return
+    doc = {"where_time_goes": steps, "benchmark": "export_audit_scale", "baseline_rss_mib": base,
+           "before_revision": args.before_revision,
+           "exports": exports(args.work, trees, args.export_sizes, base),
+           "audits": audits(args.work, trees, args.audit_sizes, args.before_audit_sizes, base),
+           "machine": platform.machine(), "cpus": os.cpu_count(),
+           "python": platform.python_version(), "uptime_at_start": uptime,
+           "uptime": subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()}
+    args.out.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
