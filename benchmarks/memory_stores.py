@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,7 @@ CONFIG = """
 [campaign]
 name = "{name}"
 tasks = {tasks}
-seeds = "0-{last_seed}"
+seeds = "{first_seed}-{last_seed}"
 levels = ["L0", "L2"]
 conditions = ["clean", "stress:escalating"]
 repeats = {repeats}
@@ -147,16 +148,19 @@ def _evidence(i: int, key: EpisodeKey, bases: _Bases) -> EpisodeEvidence:
     return EpisodeEvidence.from_plain(clone, assessments)
 
 
-def build_store(root: Path, episodes: int, name: str = CAMPAIGN) -> dict[str, Any]:
+def build_store(root: Path, episodes: int, name: str = CAMPAIGN, first_seed: int = 0,
+                keep_going: Callable[[], bool] | None = None) -> dict[str, Any]:
     """Write campaign `name` into the store at `root` (new, or one to append to); return what
-    it holds."""
+    it holds. Its seeds start at `first_seed`; `keep_going`, asked before each chunk of 2,000
+    administrations, stops the campaign where it is when it returns False (`stopped` says so)."""
     seeds = seeds_for(episodes)
     config = parse_campaign(CONFIG.format(name=name, tasks=json.dumps(list(TASKS)),
-                                          last_seed=seeds - 1, repeats=REPEATS))
+                                          first_seed=first_seed,
+                                          last_seed=first_seed + seeds - 1, repeats=REPEATS))
     plan = plan_campaign(config)
     bases = _Bases()
     counts = {"planned": len(plan.bindings), "recorded": 0, "not_launched": 0,
-              "interrupted": 0, "failed": 0, "billable_requests": 0}
+              "interrupted": 0, "failed": 0, "billable_requests": 0, "stopped": False}
     with EvidenceStore.open(root, scrub_env=False) as st:
         st.register_campaign(name, plan.digest, config.to_json(), plan.bindings)
         run = st.begin_run(name, "inline")
@@ -166,6 +170,9 @@ def build_store(root: Path, episodes: int, name: str = CAMPAIGN) -> dict[str, An
         counts["not_launched"] = len(skipped)
         todo = [a for a in pending if a.ordinal % 173 != 5]
         for start in range(0, len(todo), 2000):
+            if keep_going is not None and not keep_going():
+                counts["stopped"] = True
+                break
             chunk = todo[start:start + 2000]
             for adm, attempt in zip(chunk, st.start_attempts(chunk, run, "inline"), strict=True):
                 i = adm.ordinal

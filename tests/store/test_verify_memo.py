@@ -12,6 +12,7 @@ import pytest
 from agentmetrology.archive import evidence_check
 from agentmetrology.archive.evidence_check import qualify_store
 from agentmetrology.store import verify_memo
+from agentmetrology.store.blobs import contents
 from archive.agm_fixtures import build_store
 
 
@@ -61,7 +62,7 @@ def test_a_changed_blob_misses(store: Path) -> None:
         digest = c.execute("SELECT episode_digest FROM episodes LIMIT 1").fetchone()[0]
     blob = store / "blobs" / digest[:2] / digest[2:]
     blob.chmod(0o644)
-    blob.write_bytes(blob.read_bytes().replace(b'"termination":{"detail":""',
+    blob.write_bytes(contents(blob.read_bytes()).replace(b'"termination":{"detail":""',
                                                b'"termination":{"detail":"x"', 1))
     # the bytes are not re-hashed by the cheap check, but the memo is not reused either: the
     # check runs again and reads the blob (here still agreeing with its row)

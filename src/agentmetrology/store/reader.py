@@ -11,7 +11,6 @@ reading leaves every byte and timestamp of the store as it was.
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager
@@ -21,6 +20,7 @@ from urllib.parse import quote
 
 from agentmetrology.records.canonical import decode_json
 from agentmetrology.records.episode import EpisodeKey
+from agentmetrology.store.blobs import BlobCorruptError, read_blob_file
 from agentmetrology.store.campaign_overview import (
     CampaignOverview,
     campaign_grid,
@@ -252,13 +252,12 @@ class StoreReader:
         except StorePathError as exc:
             raise StoreError(str(exc)) from exc
         try:
-            data = path.read_bytes()
+            return read_blob_file(path, digest)  # inflated when compressed, then checked
         except OSError as exc:
             raise StoreError(f"blob {digest} cannot be read: {exc}") from exc
-        if hashlib.sha256(data).hexdigest() != digest:
+        except BlobCorruptError as exc:
             raise StoreError(f"blob {digest} is corrupt: its bytes no longer hash to its "
-                                 "digest")
-        return data
+                             f"digest ({exc})") from exc
 
     def blob_json(self, digest: str) -> Any:
         """Return a JSON blob decoded (non-finite floats restored as the store tags them)."""
