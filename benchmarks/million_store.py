@@ -4,7 +4,9 @@ Each campaign is benchmarks/memory_stores.py's plan (5 targets, 3 tasks, L0 and 
 stress, repeats, with its measurement failures, ungraded episodes, billable requests and
 unrecorded attempts) over seeds of its own, so no two campaigns share an episode: every
 episode is really run or cloned from a run, recorded through the store's API with its own
-blob and chain entries. Campaigns already in the store are skipped (a stopped build resumes).
+blob and chain entries. Campaigns the log says were built are skipped; a stopped one resumes
+where it stopped.
+With --encoders N (default 1), N processes encode episodes while the writer records them.
 The build stops, between chunks of 2,000 administrations, when the disk holding the store has
 less than --min-free GiB free or the --until time (UTC, HH:MM) has passed; the log says so.
 Writes a progress line per campaign to --log (JSON lines) and prints it.
@@ -18,18 +20,19 @@ import argparse
 import datetime as dt
 import json
 import shutil
-import sqlite3
 import time
 from pathlib import Path
 
 from memory_stores import build_store, seeds_for
 
 
-def _has_campaign(root: Path, name: str) -> bool:
-    if not (root / "ledger.sqlite").exists():
-        return False
-    with sqlite3.connect(f"file:{root / 'ledger.sqlite'}?mode=ro", uri=True) as c:
-        return c.execute("SELECT 1 FROM campaigns WHERE name = ?", (name,)).fetchone() is not None
+def _done(log: Path) -> set[str]:
+    """Return the campaigns the log says were built to the end (a stopped one is resumed:
+    its administrations not yet recorded are run, as `campaign run` resumes)."""
+    if not log.exists():
+        return set()
+    lines = [json.loads(x) for x in log.read_text(encoding="utf-8").splitlines() if x]
+    return {x["campaign"] for x in lines if not x["stopped"]}
 
 
 def _past(until: str | None) -> bool:
@@ -49,6 +52,8 @@ def main() -> None:
     ap.add_argument("--until", default=None, help="UTC HH:MM after which no chunk starts")
     ap.add_argument("--min-free", type=float, default=6.0, help="GiB the disk must keep free")
     ap.add_argument("--log", type=Path, default=None)
+    ap.add_argument("--encoders", type=int, default=1,
+                    help="processes encoding episodes while this one records them")
     args = ap.parse_args()
     args.root.parent.mkdir(parents=True, exist_ok=True)
     log = args.log or args.root.with_suffix(".build.jsonl")
@@ -63,15 +68,16 @@ def main() -> None:
         return not why
 
     seeds = seeds_for(args.per_campaign)
+    done = _done(log)
     for k in range(args.campaigns):
         name = f"scale-{k:02d}"
-        if _has_campaign(args.root, name):
+        if name in done:
             continue
         if not keep_going():
             break
         t0 = time.perf_counter()
         built = build_store(args.root, args.per_campaign, name=name, first_seed=k * seeds,
-                            keep_going=keep_going)
+                            keep_going=keep_going, encoders=args.encoders)
         line = {"campaign": name, "first_seed": k * seeds, **built,
                 "wall_s": round(time.perf_counter() - t0, 1),
                 "free_gib": round(shutil.disk_usage(args.root.parent).free / 2**30, 2),

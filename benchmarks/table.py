@@ -380,8 +380,9 @@ SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "ray_nodes": ray_nodes,
     "memory": memory,
     "store_scale": store_scale,
+    "store_scale_small": store_scale, "store_scale_million": store_scale,
     "viewer": viewer,
-    "view_scale": view_scale,
+    "view_scale": view_scale, "view_scale_million": view_scale,
     "ledger_append": ledger_append,
     "suite_time": suite_time, "transcript_bytes": transcript_bytes,
 }

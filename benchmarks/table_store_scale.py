@@ -23,7 +23,7 @@ def store_scale(doc: dict[str, Any]) -> Iterator[dict[str, str]]:
         runs = (f"; runs {', '.join(f'{w:.2f}' for w in c['runs_wall_s'])} s"
                 if c.get("runs_wall_s") else "")
         yield {"benchmark": "store_scale",
-               "measure": f"`{re.sub(r'/[^ ]*/scale-[0-9]+', 'STORE', c['command'])}`: "
+               "measure": f"`{re.sub(r'/[^ ]*/(scale|store)-[0-9]+', 'STORE', c['command'])}`: "
                           f"{c['case']}, {doc['episodes']:,}-episode store "
                           f"(wall s; CPU {c['cpu_s']:.2f} s{runs}; peak RSS "
                           f"{c['peak_rss_mib']:.1f} MiB, {c['kib_per_episode']:.2f} KiB/episode "
