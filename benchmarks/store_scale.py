@@ -42,14 +42,15 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 from memory import measure
-from memory_stores import build_store
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "results" / "store_scale.json"
+SRC = HERE.parent / "src"  # the tree the stores are built with (--src is what is measured)
 GOALS = {"cold": 2.0, "warm": 0.5}
 
 
@@ -82,6 +83,22 @@ def _case(name: str, args: list[str], src: Path, cwd: Path, goal: float | None =
     return out
 
 
+def build_store(root: Path, n: int, name: str | None = None) -> dict[str, Any]:
+    """Run memory_stores.build_store in a child process and return what it built.
+
+    Never in this process: a child's peak RSS (ru_maxrss) includes the memory of the process
+    it was forked from, so this one stays small (it imports no agentmetrology) and the peaks
+    measured are the commands' own.
+    """
+    code = ("import json, sys; from pathlib import Path; from memory_stores import build_store; "
+            "a = json.loads(sys.argv[1]); "
+            "print(json.dumps(build_store(Path(a[0]), a[1], **({'name': a[2]} if a[2] else {}))))")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SRC), str(HERE)]))
+    out = subprocess.run([sys.executable, "-c", code, json.dumps([str(root), n, name])],
+                         env=env, capture_output=True, text=True, check=True)
+    return dict(json.loads(out.stdout.splitlines()[-1]))
+
+
 def _append(root: Path, n: int, name: str) -> dict[str, Any]:
     t0 = time.perf_counter()
     built = build_store(root, n, name=name)
@@ -93,7 +110,7 @@ def _fresh(root: Path, name: str) -> str:
     store measured in place keeps the campaigns appended by an earlier run)."""
     import sqlite3
 
-    with sqlite3.connect(f"file:{root / 'ledger.sqlite'}?mode=ro", uri=True) as c:
+    with closing(sqlite3.connect(f"file:{root / 'ledger.sqlite'}?mode=ro", uri=True)) as c:
         names = {r[0] for r in c.execute("SELECT name FROM campaigns")}
     k, out = 1, name
     while out in names:
@@ -116,7 +133,7 @@ def _disk(root: Path) -> dict[str, Any]:
 def _episodes(root: Path) -> int:
     import sqlite3
 
-    with sqlite3.connect(f"file:{root / 'ledger.sqlite'}?mode=ro", uri=True) as c:
+    with closing(sqlite3.connect(f"file:{root / 'ledger.sqlite'}?mode=ro", uri=True)) as c:
         return int(c.execute("SELECT COUNT(*) FROM episodes").fetchone()[0])
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from agentmetrology.archive import evidence_check
 from agentmetrology.archive.evidence_check import qualify_store
-from agentmetrology.store import verify_memo
+from agentmetrology.store import EvidenceStore, verify_memo
 from agentmetrology.store.blobs import contents
 from archive.agm_fixtures import build_store
 
@@ -138,3 +138,22 @@ def test_turned_off_or_unwritable_the_check_just_runs(store: Path, tmp_path: Pat
     monkeypatch.setenv(verify_memo.MEMO_ENV, str(blocked / "cache"))
     assert qualify_store(store, "ledger")["result"] == "qualified"
     assert qualify_store(store, "ledger")["result"] == "qualified"
+
+
+def test_a_writer_closed_beside_an_open_reader_leaves_the_memo_valid(store: Path) -> None:
+    """A reader left open elsewhere (a viewer) keeps SQLite from emptying the write-ahead log
+    at the writer's close; a full log is in the fingerprint, and SQLite run as root re-owns it
+    at every open (its ctime moves): the writer empties it itself, so the memo still hits."""
+    reader = sqlite3.connect(f"file:{store / 'ledger.sqlite'}?mode=ro", uri=True)
+    try:
+        reader.execute("SELECT COUNT(*) FROM episodes").fetchone()  # open, idle
+        build_store(store, name="second")  # a writer appends and closes
+        wal = store / "ledger.sqlite-wal"
+        assert not wal.exists() or wal.stat().st_size == 0
+        assert qualify_store(store, "ledger")["result"] == "qualified"
+        assert not _miss(store)
+        with EvidenceStore.open_readonly(store) as st:  # another reader opens and closes
+            assert st.ledger.campaign("second") is not None
+        assert not _miss(store)
+    finally:
+        reader.close()
