@@ -30,6 +30,16 @@ def store_scale(doc: dict[str, Any]) -> Iterator[dict[str, str]]:
                           f"beyond `agm --version` {doc['baseline_rss_mib']:.1f} MiB)",
                "ours": f"{c['wall_s']:.2f}", "peer": "—", "ratio": "—", "goal": goal,
                "machine": f"{mach}, load {c.get('load') or load}", "command": f"`{CMD}`"}
+    disk = doc.get("disk")
+    if disk:  # blobs written zlib-compressed since issue 40 (an older store's stay as they were)
+        total = disk["ledger_mib"] + disk["blobs_mib"]
+        yield {"benchmark": "store_scale",
+               "measure": f"store on disk, {doc['episodes']:,}-episode store (MiB: ledger and "
+                          f"its log {disk['ledger_mib']:,.1f}, blobs {disk['blobs_mib']:,.1f} "
+                          f"in {disk['blob_files']:,} files; "
+                          f"{total * 1024 / doc['episodes']:.1f} KiB/episode)",
+               "ours": f"{total:,.1f}", "peer": "—", "ratio": "—", "goal": "",
+               "machine": mach, "command": f"`{CMD}`"}
     for e in doc.get("exports", []):
         met = e["rows_per_s"] >= e["goal_rows_per_s"]
         yield {"benchmark": "store_scale",
