@@ -125,9 +125,16 @@ def _disk(root: Path) -> dict[str, Any]:
         out = subprocess.run(["du", "-sk", *map(str, paths)], capture_output=True, text=True)
         return round(sum(int(x.split()[0]) for x in out.stdout.splitlines()) / 1024, 1)
     ledger = [p for p in root.glob("ledger.sqlite*")]
+    folders = sorted(e.path for e in os.scandir(root / "blobs") if e.is_dir())
+    sample = [os.path.join(f, n) for f in folders[:8] for n in sorted(os.listdir(f))[:250]]
+    packed = 0
+    for path in sample:  # store/blobs.py's MAGIC: a compressed blob file
+        with open(path, "rb") as fh:
+            packed += fh.read(6) == b"\x00agmz\x01"
     return {"ledger_mib": du(*ledger), "blobs_mib": du(root / "blobs"),
-            "blob_files": sum(len(os.listdir(e.path)) for e in os.scandir(root / "blobs")
-                              if e.is_dir())}
+            "blob_files": sum(len(os.listdir(f)) for f in folders),
+            "compressed_share_of_sample": round(packed / max(1, len(sample)), 3),
+            "sampled": len(sample)}
 
 
 def _episodes(root: Path) -> int:

@@ -36,7 +36,9 @@ def store_scale(doc: dict[str, Any]) -> Iterator[dict[str, str]]:
         yield {"benchmark": "store_scale",
                "measure": f"store on disk, {doc['episodes']:,}-episode store (MiB: ledger and "
                           f"its log {disk['ledger_mib']:,.1f}, blobs {disk['blobs_mib']:,.1f} "
-                          f"in {disk['blob_files']:,} files; "
+                          f"in {disk['blob_files']:,} files, "
+                          f"{disk.get('compressed_share_of_sample', 0):.0%} of a sample "
+                          "compressed; "
                           f"{total * 1024 / doc['episodes']:.1f} KiB/episode)",
                "ours": f"{total:,.1f}", "peer": "—", "ratio": "—", "goal": "",
                "machine": mach, "command": f"`{CMD}`"}
