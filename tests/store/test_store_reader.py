@@ -173,3 +173,22 @@ def test_a_failed_write_is_worded_as_one(tmp_path: Path) -> None:
         raise sqlite3.OperationalError("disk I/O error")
     with reading(tmp_path):
         pass  # nothing raised, nothing turned into an error
+
+
+def test_filter_choices_by_index_seeks_are_the_distinct_values(root: Path) -> None:
+    """Each field's choices walked through its index equal SELECT DISTINCT's, and a store
+    without the writer's indexes is answered by that DISTINCT."""
+    from agentmetrology.store.reader_choices import WALKS, distinct_values
+
+    def plain(c: sqlite3.Connection, field: str) -> list[object]:
+        table = WALKS[field][0]
+        return [r[0] for r in c.execute(f"SELECT DISTINCT {field} FROM {table} ORDER BY 1")]
+
+    with sqlite3.connect(root / "ledger.sqlite") as c:
+        walked = {f: distinct_values(c, f) for f in WALKS}
+        assert walked == {f: plain(c, f) for f in WALKS}
+        assert walked["campaign"] == ["c1", "c2"] and walked["scorer"]
+        for index in ("administrations_cells", "assessments_scorers"):
+            c.execute(f"DROP INDEX {index}")
+        assert {f: distinct_values(c, f) for f in WALKS} == walked
+    assert StoreReader(root).choices() == walked

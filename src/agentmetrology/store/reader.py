@@ -31,6 +31,7 @@ from agentmetrology.store.campaign_overview import (
 from agentmetrology.store.errors import StoreError
 from agentmetrology.store.overview_memo import kept_overview
 from agentmetrology.store.paths import StorePathError, blob_path
+from agentmetrology.store.reader_choices import distinct_values
 from agentmetrology.store.reader_queries import (
     KEY_FIELDS,
     SUMMARY,
@@ -220,12 +221,9 @@ class StoreReader:
         if self._choices is not None and self._choices[0] == state:
             return self._choices[1]
         out: dict[str, list[Any]] = {}
-        with self.connect() as c:
-            for name in ("campaign", "target", "task", "level", "condition"):
-                out[name] = [r[0] for r in c.execute(
-                    f"SELECT DISTINCT {name} FROM administrations ORDER BY {name} LIMIT 1000")]
-            out["scorer"] = [r[0] for r in c.execute(
-                "SELECT DISTINCT scorer FROM assessments ORDER BY scorer LIMIT 100")]
+        with self.connect() as c:  # by index seeks, not a read of every row
+            for name in ("campaign", "target", "task", "level", "condition", "scorer"):
+                out[name] = distinct_values(c, name)
         self._choices = (state, out)
         return out
 
