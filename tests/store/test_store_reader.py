@@ -120,6 +120,26 @@ def test_episode_index_pages_as_the_joined_query_does(root: Path, f: EpisodeFilt
     assert (n, [r["id"] for r in rows]) == (total, ids) and total > 0
 
 
+
+@pytest.mark.parametrize("f", [EpisodeFilter(verdict="PASS"), EpisodeFilter(scorer="schema"),
+                               EpisodeFilter(verdict="PASS", scorer="ground_truth_f1"),
+                               EpisodeFilter(campaign="c1", verdict="FAIL")])
+def test_a_verdict_filter_finds_what_a_per_row_exists_finds(root: Path, f: EpisodeFilter) -> None:
+    """The verdict and scorer filters are answered from the assessments; the same ids as an
+    EXISTS over each administration's assessments."""
+    keys = {k: getattr(f, k) for k in ("campaign",) if getattr(f, k) is not None}
+    conds = ["EXISTS (SELECT 1 FROM assessments s WHERE s.administration = a.id"
+             + "".join(f" AND s.{c} = ?" for c, v in (("status", f.verdict),
+                                                      ("scorer", f.scorer)) if v is not None)
+             + ")", *(f"a.{k} = ?" for k in keys)]
+    values = [v for v in (f.verdict, f.scorer) if v is not None] + list(keys.values())
+    with sqlite3.connect(root / "ledger.sqlite") as c:
+        want = [r[0] for r in c.execute("SELECT a.id FROM administrations a WHERE "
+                                        + " AND ".join(conds) + " ORDER BY a.id", values)]
+    rows, n = StoreReader(root).episodes(f, 50, 0)
+    assert ([r["id"] for r in rows], n) == (want, len(want))
+
+
 def test_one_administration_with_attempts_billing_and_assessments(root: Path) -> None:
     reader = StoreReader(root)
     data = reader.episode(episode_key(1, "c1"))
