@@ -19,7 +19,8 @@ def store_scale(doc: dict[str, Any]) -> Iterator[dict[str, str]]:
             cpu = ("; its CPU time within" if c["cpu_s"] < c["goal_s"] else
                    f"; CPU {c['cpu_s'] / c['goal_s']:.1f}x")
             goal = f"< {c['goal_s']} s (" + ("met" if c["goal_met"] else
-                                             f"missed by {c['missed_by']} wall{cpu}") + ")"
+                                             f"missed by {c['missed_by']} wall{cpu}"
+                                             + (f": {c['why']}" if c.get("why") else "")) + ")"
         runs = (f"; runs {', '.join(f'{w:.2f}' for w in c['runs_wall_s'])} s"
                 if c.get("runs_wall_s") else "")
         yield {"benchmark": "store_scale",
