@@ -18,6 +18,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import multiprocessing as mp
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +41,7 @@ CONFIG = """
 [campaign]
 name = "{name}"
 tasks = {tasks}
-seeds = "0-{last_seed}"
+seeds = "{first_seed}-{last_seed}"
 levels = ["L0", "L2"]
 conditions = ["clean", "stress:escalating"]
 repeats = {repeats}
@@ -147,50 +149,96 @@ def _evidence(i: int, key: EpisodeKey, bases: _Bases) -> EpisodeEvidence:
     return EpisodeEvidence.from_plain(clone, assessments)
 
 
-def build_store(root: Path, episodes: int, name: str = CAMPAIGN) -> dict[str, Any]:
+_WORKER: dict[str, _Bases] = {}  # an encoder process's base episodes
+
+
+def _encode(items: list[tuple[int, EpisodeKey]]) -> tuple[list[EpisodeEvidence], int]:
+    """Return the evidence of each (plan position, key) and the base episodes run so far (in an
+    encoder process: the store's writer only records)."""
+    bases = _WORKER.setdefault("bases", _Bases())
+    return [_evidence(i, key, bases) for i, key in items], len(bases.cache)
+
+
+def _unrecorded(i: int) -> bool:
+    return i % 211 == 7 or i % 199 == 3  # interrupted or failed, never recorded
+
+
+def build_store(root: Path, episodes: int, name: str = CAMPAIGN, first_seed: int = 0,
+                keep_going: Callable[[], bool] | None = None,
+                encoders: int = 0) -> dict[str, Any]:
     """Write campaign `name` into the store at `root` (new, or one to append to); return what
-    it holds."""
+    it holds. Its seeds start at `first_seed`; `keep_going`, asked before each chunk of 2,000
+    administrations, stops the campaign where it is when it returns False (`stopped` says so).
+    With `encoders` > 0, that many processes run and encode the episodes (one chunk ahead of
+    the writer) while this one records them: the same evidence, recorded the same way."""
     seeds = seeds_for(episodes)
     config = parse_campaign(CONFIG.format(name=name, tasks=json.dumps(list(TASKS)),
-                                          last_seed=seeds - 1, repeats=REPEATS))
+                                          first_seed=first_seed,
+                                          last_seed=first_seed + seeds - 1, repeats=REPEATS))
     plan = plan_campaign(config)
     bases = _Bases()
     counts = {"planned": len(plan.bindings), "recorded": 0, "not_launched": 0,
-              "interrupted": 0, "failed": 0, "billable_requests": 0}
-    with EvidenceStore.open(root, scrub_env=False) as st:
-        st.register_campaign(name, plan.digest, config.to_json(), plan.bindings)
-        run = st.begin_run(name, "inline")
-        pending = st.pending(name)
-        skipped = [a for a in pending if a.ordinal % 173 == 5]
-        st.set_not_launched(skipped, "budget: max_cost 5.0 reached")
-        counts["not_launched"] = len(skipped)
-        todo = [a for a in pending if a.ordinal % 173 != 5]
-        for start in range(0, len(todo), 2000):
-            chunk = todo[start:start + 2000]
-            for adm, attempt in zip(chunk, st.start_attempts(chunk, run, "inline"), strict=True):
-                i = adm.ordinal
-                llm = adm.key.target.startswith("llm")
-                if i % 211 == 7 or i % 199 == 3:  # interrupted or failed, never recorded
-                    if llm:
-                        st.record_billable(attempt, _attempts(i, adm.key.target)[0])
-                        counts["billable_requests"] += 1
-                    if i % 199 == 3:
-                        st.fail_attempt(attempt, "worker lost: connection refused")
-                        counts["failed"] += 1
-                    else:
-                        counts["interrupted"] += 1
-                    continue
-                ev = _evidence(i, adm.key, bases)
-                if llm:
-                    for a in _attempts(i, adm.key.target):
-                        st.record_billable(attempt, a)
-                        counts["billable_requests"] += 1
-                st.record(attempt, ev)
-                counts["recorded"] += 1
-        st.recover()  # the attempts left `started` become interrupted, as after a killed run
-        st.end_run(run, "done")
-    counts["base_episodes_run"] = len(bases.cache)
+              "interrupted": 0, "failed": 0, "billable_requests": 0, "stopped": False}
+    # Forked before the store is opened: the encoders hold none of its files or locks.
+    pool = mp.get_context("fork").Pool(encoders) if encoders > 0 else None
+    try:
+        with EvidenceStore.open(root, scrub_env=False) as st:
+            st.register_campaign(name, plan.digest, config.to_json(), plan.bindings)
+            run = st.begin_run(name, "inline")
+            pending = st.pending(name)
+            skipped = [a for a in pending if a.ordinal % 173 == 5]
+            st.set_not_launched(skipped, "budget: max_cost 5.0 reached")
+            counts["not_launched"] = len(skipped)
+            todo = [a for a in pending if a.ordinal % 173 != 5]
+            chunks = [todo[k:k + 2000] for k in range(0, len(todo), 2000)]
+            items = [[(a.ordinal, a.key) for a in c if not _unrecorded(a.ordinal)]
+                     for c in chunks]
+            ahead: list[Any] = []
+            for n, chunk in enumerate(chunks):
+                if keep_going is not None and not keep_going():
+                    counts["stopped"] = True
+                    break
+                if pool is not None:  # keep one chunk encoding ahead: memory stays bounded
+                    while len(ahead) < 2 and n + len(ahead) < len(chunks):
+                        ahead.append(pool.apply_async(_encode, (items[n + len(ahead)],)))
+                    evs, counts["base_episodes_run"] = ahead.pop(0).get()
+                else:
+                    evs = [_evidence(i, key, bases) for i, key in items[n]]
+                encoded = iter(evs)
+                _record_chunk(st, run, chunk, encoded, counts)
+            st.recover()  # the attempts left `started` become interrupted, as after a kill
+            st.end_run(run, "done")
+    finally:
+        if pool is not None:
+            pool.terminate()
+    if pool is None:
+        counts["base_episodes_run"] = len(bases.cache)
     return counts
+
+
+def _record_chunk(st: EvidenceStore, run: int, chunk: list[Any],
+                  encoded: Iterator[EpisodeEvidence], counts: dict[str, Any]) -> None:
+    """Start a chunk's attempts and record each (or leave it interrupted or failed)."""
+    for adm, attempt in zip(chunk, st.start_attempts(chunk, run, "inline"), strict=True):
+        i = adm.ordinal
+        llm = adm.key.target.startswith("llm")
+        if _unrecorded(i):
+            if llm:
+                st.record_billable(attempt, _attempts(i, adm.key.target)[0])
+                counts["billable_requests"] += 1
+            if i % 199 == 3:
+                st.fail_attempt(attempt, "worker lost: connection refused")
+                counts["failed"] += 1
+            else:
+                counts["interrupted"] += 1
+            continue
+        ev = next(encoded)
+        if llm:
+            for a in _attempts(i, adm.key.target):
+                st.record_billable(attempt, a)
+                counts["billable_requests"] += 1
+        st.record(attempt, ev)
+        counts["recorded"] += 1
 
 
 def write_spans(path: Path, spans: int) -> dict[str, Any]:

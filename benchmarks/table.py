@@ -382,8 +382,9 @@ SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "memory": memory,
     "store_scale": store_scale,
     "export_audit_scale": export_audit_scale,
+    "store_scale_small": store_scale, "store_scale_million": store_scale,
     "viewer": viewer,
-    "view_scale": view_scale,
+    "view_scale": view_scale, "view_scale_million": view_scale,
     "ledger_append": ledger_append,
     "suite_time": suite_time, "transcript_bytes": transcript_bytes,
 }

@@ -19,17 +19,30 @@ def store_scale(doc: dict[str, Any]) -> Iterator[dict[str, str]]:
             cpu = ("; its CPU time within" if c["cpu_s"] < c["goal_s"] else
                    f"; CPU {c['cpu_s'] / c['goal_s']:.1f}x")
             goal = f"< {c['goal_s']} s (" + ("met" if c["goal_met"] else
-                                             f"missed by {c['missed_by']} wall{cpu}") + ")"
+                                             f"missed by {c['missed_by']} wall{cpu}"
+                                             + (f": {c['why']}" if c.get("why") else "")) + ")"
         runs = (f"; runs {', '.join(f'{w:.2f}' for w in c['runs_wall_s'])} s"
                 if c.get("runs_wall_s") else "")
         yield {"benchmark": "store_scale",
-               "measure": f"`{re.sub(r'/[^ ]*/scale-[0-9]+', 'STORE', c['command'])}`: "
+               "measure": f"`{re.sub(r'/[^ ]*/(scale|store)-[0-9]+', 'STORE', c['command'])}`: "
                           f"{c['case']}, {doc['episodes']:,}-episode store "
                           f"(wall s; CPU {c['cpu_s']:.2f} s{runs}; peak RSS "
                           f"{c['peak_rss_mib']:.1f} MiB, {c['kib_per_episode']:.2f} KiB/episode "
                           f"beyond `agm --version` {doc['baseline_rss_mib']:.1f} MiB)",
                "ours": f"{c['wall_s']:.2f}", "peer": "—", "ratio": "—", "goal": goal,
                "machine": f"{mach}, load {c.get('load') or load}", "command": f"`{CMD}`"}
+    disk = doc.get("disk")
+    if disk:  # blobs written zlib-compressed since issue 40 (an older store's stay as they were)
+        total = disk["ledger_mib"] + disk["blobs_mib"]
+        yield {"benchmark": "store_scale",
+               "measure": f"store on disk, {doc['episodes']:,}-episode store (MiB: ledger and "
+                          f"its log {disk['ledger_mib']:,.1f}, blobs {disk['blobs_mib']:,.1f} "
+                          f"in {disk['blob_files']:,} files, "
+                          f"{disk.get('compressed_share_of_sample', 0):.0%} of a sample "
+                          "compressed; "
+                          f"{total * 1024 / doc['episodes']:.1f} KiB/episode)",
+               "ours": f"{total:,.1f}", "peer": "—", "ratio": "—", "goal": "",
+               "machine": mach, "command": f"`{CMD}`"}
     for e in doc.get("exports", []):
         met = e["rows_per_s"] >= e["goal_rows_per_s"]
         yield {"benchmark": "store_scale",

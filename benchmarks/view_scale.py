@@ -44,7 +44,11 @@ GOAL_S = 1.0
 # Where a page's first visit spends its time, said in the result when the page misses the goal.
 WHY = {"campaign grid": "the first visit walks the campaign: per administration its episode "
                         "and assessments (the grid's progress and scores, "
-                        "store/campaign_overview.py); kept in memory and across restarts after"}
+                        "store/campaign_overview.py); kept in memory and across restarts after",
+       "front page (every campaign's totals)":
+           "the first visit sums every administration with its episode, grouped by campaign, "
+           "in one pass over the ledger (store/reader_queries.py SUMMARY: it grows with the "
+           "store); kept in memory until the ledger changes, not across restarts"}
 KEY = ("campaign", "target", "task", "seed", "condition", "level", "repeat")
 
 

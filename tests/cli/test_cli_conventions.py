@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from agentmetrology import __version__
 from agentmetrology.agents.llm.target import ModelSpec, parse_model_spec
 from agentmetrology.cli.main import app
+from agentmetrology.store.blobs import contents
 from support.fake_models import careful_model
 from support.fake_openai import FakeOpenAI
 
@@ -208,7 +209,7 @@ def test_the_key_comes_from_dotenv_and_is_never_printed_or_stored(tmp_path: Path
     assert SECRET not in res.stdout + res.stderr
     for path in (tmp_path / "s").rglob("*"):
         if path.is_file():
-            assert SECRET.encode() not in path.read_bytes(), path
+            assert SECRET.encode() not in contents(path.read_bytes()), path
 
 
 def test_a_malformed_dotenv_stops_the_cli_with_one_line(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from agentmetrology.records.canonical import digest
 from agentmetrology.run.campaign import load_campaign
+from agentmetrology.store.blobs import contents
 from agentmetrology.store.chain import GENESIS, head, seal_all
 from agentmetrology.store.head_log import HEAD_LOG_FILE
 from support.stores import record_into
@@ -277,7 +278,7 @@ def blob_changed(column: str) -> Edit:
         d = c.execute(f"SELECT {column} FROM episodes ORDER BY administration").fetchone()[0]
         path = _blob(store, d)
         path.chmod(0o644)
-        path.write_bytes(path.read_bytes().replace(b'"', b"'", 1))
+        path.write_bytes(contents(path.read_bytes()).replace(b'"', b"'", 1))
     return edit
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from agentmetrology.records.canonical import decode_json
 from agentmetrology.store import episode_head
+from agentmetrology.store.blobs import contents
 from agentmetrology.store.episode_head import FIELDS, episode_fields
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -40,7 +41,7 @@ def blobs(tmp_path_factory: pytest.TempPathFactory) -> list[bytes]:
         digests = [r[0] for r in c.execute(
             "SELECT episode_digest FROM episodes UNION SELECT episode_digest "
             "FROM superseded_episodes")]
-    return [(root / "blobs" / d[:2] / d[2:]).read_bytes() for d in digests]
+    return [contents((root / "blobs" / d[:2] / d[2:]).read_bytes()) for d in digests]
 
 
 def test_every_recorded_episode_reads_the_same(blobs: list[bytes],

@@ -186,3 +186,45 @@ def test_evidence_head_of_not_a_store_or_an_unsealed_one_is_exit_2(tmp_path: Pat
                     tmp_path / "old")
     res = run_main(["evidence", "head", str(tmp_path / "old")])
     assert res.returncode == 2 and "unsealed" in res.stderr
+
+
+@pytest.mark.parametrize("first_len", [64, 5000, 1 << 20, (1 << 20) + 3])
+def test_a_verified_prefix_is_hashed_as_a_stream(tmp_path: Path, first_len: int) -> None:
+    """Resumed from a verified prefix, the log reads as before: its first and last lines stand
+    for the prefix (however long a line), the lines after it whole, the same size and digest."""
+    import hashlib
+
+    good = [f"{n} {hashlib.sha256(str(n).encode()).hexdigest()}".encode() for n in range(1, 300)]
+    first = b"x" * first_len  # a bad first line, longer than a read of the prefix if asked
+    data = b"\n".join([first, *good[:200], b"y" * 9000, *good[200:250]]) + b"\n"
+    prefix = len(data)
+    data += b"\n".join(good[250:]) + b"\n" + b"299 torn"
+    path = tmp_path / HEAD_LOG_FILE
+    path.write_bytes(data)
+    full = read_log(path)
+    resumed = read_log(path, (prefix, hashlib.sha256(data[:prefix]).hexdigest()))
+    assert (resumed.size, resumed.digest, resumed.torn) == (full.size, full.digest, True)
+    assert full.digest == hashlib.sha256(data[:data.rfind(b"\n") + 1]).hexdigest()
+    last = [int(x.split()[0]) for x in good[249:]]
+    assert [n for n, _ in resumed.entries] == last and resumed.bad_lines == [1]
+    changed = read_log(path, (prefix, "0" * 64))  # the prefix no longer verified: read whole
+    assert (changed.entries, changed.bad_lines) == (full.entries, full.bad_lines)
+
+
+def test_a_resumed_read_does_not_hold_the_prefix(tmp_path: Path) -> None:
+    """A million transactions make a head log of about 110 MB: resumed from a verified
+    prefix, a read holds the lines appended since, not the prefix (here 16 MB)."""
+    import hashlib
+    import tracemalloc
+
+    line = b"%d " + b"a" * 64 + b"\n"
+    data = b"".join(line % n for n in range(1, 230_001))
+    path = tmp_path / HEAD_LOG_FILE
+    path.write_bytes(data + line % 230_001)
+    resume = (len(data), hashlib.sha256(data).hexdigest())
+    tracemalloc.start()
+    log = read_log(path, resume)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert [n for n, _ in log.entries] == [1, 230_000, 230_001] and len(data) > 16_000_000
+    assert peak < 4_000_000

@@ -102,6 +102,44 @@ def test_episode_index_filters_pages_and_scores(root: Path) -> None:
     assert reader.choices()["campaign"] == ["c1", "c2"]
 
 
+@pytest.mark.parametrize("f", [EpisodeFilter(), EpisodeFilter(campaign="c2"),
+                               EpisodeFilter(seed=1), EpisodeFilter(verdict="PASS"),
+                               EpisodeFilter(status="recorded"), EpisodeFilter(status="pending")])
+@pytest.mark.parametrize(("limit", "offset"), [(2, 0), (2, 2), (50, 0), (3, 5)])
+def test_episode_index_pages_as_the_joined_query_does(root: Path, f: EpisodeFilter, limit: int,
+                                                      offset: int) -> None:
+    """A filter on administrations alone is counted and paged without the episodes' join: the
+    same rows, in the same order, and the same total as the joined query."""
+    where, values = f.where()
+    with sqlite3.connect(root / "ledger.sqlite") as c:
+        join = "FROM administrations a LEFT JOIN episodes e ON e.administration = a.id"
+        total = c.execute(f"SELECT COUNT(*) {join}{where}", values).fetchone()[0]
+        ids = [r[0] for r in c.execute(f"SELECT a.id {join}{where} ORDER BY a.id LIMIT ? "
+                                       "OFFSET ?", [*values, limit, offset])]
+    rows, n = StoreReader(root).episodes(f, limit, offset)
+    assert (n, [r["id"] for r in rows]) == (total, ids) and total > 0
+
+
+
+@pytest.mark.parametrize("f", [EpisodeFilter(verdict="PASS"), EpisodeFilter(scorer="schema"),
+                               EpisodeFilter(verdict="PASS", scorer="ground_truth_f1"),
+                               EpisodeFilter(campaign="c1", verdict="FAIL")])
+def test_a_verdict_filter_finds_what_a_per_row_exists_finds(root: Path, f: EpisodeFilter) -> None:
+    """The verdict and scorer filters are answered from the assessments; the same ids as an
+    EXISTS over each administration's assessments."""
+    keys = {k: getattr(f, k) for k in ("campaign",) if getattr(f, k) is not None}
+    conds = ["EXISTS (SELECT 1 FROM assessments s WHERE s.administration = a.id"
+             + "".join(f" AND s.{c} = ?" for c, v in (("status", f.verdict),
+                                                      ("scorer", f.scorer)) if v is not None)
+             + ")", *(f"a.{k} = ?" for k in keys)]
+    values = [v for v in (f.verdict, f.scorer) if v is not None] + list(keys.values())
+    with sqlite3.connect(root / "ledger.sqlite") as c:
+        want = [r[0] for r in c.execute("SELECT a.id FROM administrations a WHERE "
+                                        + " AND ".join(conds) + " ORDER BY a.id", values)]
+    rows, n = StoreReader(root).episodes(f, 50, 0)
+    assert ([r["id"] for r in rows], n) == (want, len(want))
+
+
 def test_one_administration_with_attempts_billing_and_assessments(root: Path) -> None:
     reader = StoreReader(root)
     data = reader.episode(episode_key(1, "c1"))
@@ -155,3 +193,22 @@ def test_a_failed_write_is_worded_as_one(tmp_path: Path) -> None:
         raise sqlite3.OperationalError("disk I/O error")
     with reading(tmp_path):
         pass  # nothing raised, nothing turned into an error
+
+
+def test_filter_choices_by_index_seeks_are_the_distinct_values(root: Path) -> None:
+    """Each field's choices walked through its index equal SELECT DISTINCT's, and a store
+    without the writer's indexes is answered by that DISTINCT."""
+    from agentmetrology.store.reader_choices import WALKS, distinct_values
+
+    def plain(c: sqlite3.Connection, field: str) -> list[object]:
+        table = WALKS[field][0]
+        return [r[0] for r in c.execute(f"SELECT DISTINCT {field} FROM {table} ORDER BY 1")]
+
+    with sqlite3.connect(root / "ledger.sqlite") as c:
+        walked = {f: distinct_values(c, f) for f in WALKS}
+        assert walked == {f: plain(c, f) for f in WALKS}
+        assert walked["campaign"] == ["c1", "c2"] and walked["scorer"]
+        for index in ("administrations_cells", "assessments_scorers"):
+            c.execute(f"DROP INDEX {index}")
+        assert {f: distinct_values(c, f) for f in WALKS} == walked
+    assert StoreReader(root).choices() == walked

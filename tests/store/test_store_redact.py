@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from agentmetrology.records import canonical_json
+from agentmetrology.store.blobs import contents
 from agentmetrology.store.redact import Redactor, env_secrets, redact_patterns
 
 SECRET = 'plain-secret-value-1234"quoted'
@@ -74,7 +75,7 @@ def test_key_quoted_without_prefix_or_as_base64_never_reaches_the_store(tmp_path
         assert "[redacted]" in st.episode(episode_key(0))["termination_detail"]  # type: ignore[index]
         assert "[redacted]" in st.attempts(episode_key(1))[0]["detail"]
     leaks = [p for p in (tmp_path / "s").rglob("*") if p.is_file()
-             and any(s in p.read_bytes() for s in (bare[:12].encode(), b64.encode()))]
+             and any(s in contents(p.read_bytes()) for s in (bare[:12].encode(), b64.encode()))]
     assert leaks == []
 
 

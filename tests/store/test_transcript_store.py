@@ -16,6 +16,7 @@ from agentmetrology.records import canonical_json
 from agentmetrology.records.transcript import Transcript
 from agentmetrology.run.episode import make_policy
 from agentmetrology.store import EvidenceStore
+from agentmetrology.store.blobs import contents
 from agentmetrology.store.evidence import EpisodeEvidence
 from agentmetrology.store.verify import verify_store
 from support.comtrade_runs import COMTRADE
@@ -76,7 +77,7 @@ def test_redaction_renames_the_references_so_verify_still_passes(tmp_path: Path)
         assert user["role"] == "user" and "[redacted]" in user["content"]
         assert store.get_json(doc["messages"][0]) == SYSTEM
     assert not [p for p in (tmp_path / "s").rglob("*")
-                if p.is_file() and STORE_ONLY.encode() in p.read_bytes()]
+                if p.is_file() and STORE_ONLY.encode() in contents(p.read_bytes())]
     q = verify_store(tmp_path / "s")  # (the fixture's hand-made plan is not checked here)
     assert not [p for p in q.problems if p.kind.startswith("transcript")], q.problems
     # the document, 6 distinct messages, the tool declarations

@@ -16,6 +16,7 @@ import pytest
 
 import store.verify_fixtures as vf
 from agentmetrology.store import EvidenceStore
+from agentmetrology.store.blobs import contents
 from agentmetrology.store.chain import head
 from agentmetrology.store.qualify import Qualification
 from agentmetrology.store.verify import NotAStoreError, store_is_sealed, verify_store
@@ -263,7 +264,7 @@ def test_an_edited_episode_blob(root: Path) -> None:
     ep, _ = episode_digests(root, 1)
     path = vf.blob(root, ep)
     path.chmod(0o644)
-    path.write_bytes(path.read_bytes().replace(b'"', b"'", 1))
+    path.write_bytes(contents(path.read_bytes()).replace(b'"', b"'", 1))  # stored as is
     now = hashlib.sha256(path.read_bytes()).hexdigest()
     q = verify_store(root, mode="hash-only")
     assert texts(q) == [("blob_changed", "invalid_binding", "episodes administration=1 episode",
@@ -407,7 +408,7 @@ def test_an_episode_blob_whose_usage_is_not_an_object(root: Path) -> None:
     # names it, never a TypeError out of the check.
     import json
     ep, _ = vf.episode_digests(root, 1)
-    plain = json.loads(vf.blob(root, ep).read_bytes())
+    plain = json.loads(contents(vf.blob(root, ep).read_bytes()))
     plain["usage"] = [1]
     data = json.dumps(plain, sort_keys=True, separators=(",", ":")).encode()
     forged = hashlib.sha256(data).hexdigest()

@@ -8,6 +8,7 @@ status` and `evidence verify` say which check they made.
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -160,3 +161,27 @@ def test_a_head_log_rewritten_before_the_verified_head_is_read_whole(store: Path
     doc = qualify_store(store, "full", incremental=True)
     assert "incremental_since" in doc and doc["problem_kinds"] == {"head_log_mismatch": 1}
     assert f"length {int(n)}" in doc["problems"][0]["where"]
+
+
+@pytest.mark.parametrize("statement", [None, "DELETE FROM episodes WHERE administration = 1"])
+def test_the_chain_index_changes_no_answer(store: Path, tmp_path: Path,
+                                           statement: str | None) -> None:
+    """`chain_by_ref` (a writer creates it) makes whether a touched row was live at the
+    verified head a lookup; a store read without it answers the same by reading the chain."""
+    qualify_store(store, "full", incremental=True)
+    _append(store)
+    if statement is not None:
+        _sql(store, statement)
+    with sqlite3.connect(store / "ledger.sqlite") as c:
+        assert c.execute("SELECT 1 FROM sqlite_master WHERE name = 'chain_by_ref'").fetchone()
+    cache = tmp_path / "cache"
+    kept = shutil.copytree(cache, tmp_path / "kept")  # the verified head, before either check
+    with_index = qualify_store(store, "full", incremental=True)
+    _sql(store, "DROP INDEX chain_by_ref")
+    shutil.rmtree(cache)
+    shutil.copytree(kept, cache)
+    without = qualify_store(store, "full", incremental=True)
+    assert "incremental_since" in with_index and with_index == without
+    assert with_index["qualified"] is (statement is None)
+    if statement is not None:
+        assert "row_count_mismatch" in with_index["problem_kinds"]

@@ -14,6 +14,7 @@ from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
 from agentmetrology.cli.main import app as cli
+from agentmetrology.store.blobs import contents
 from agentmetrology.store.verify import verify_store
 from agentmetrology.view import create_app, detect_source
 from agentmetrology.view.html import Html
@@ -29,12 +30,12 @@ def _episode(root: Path) -> tuple[dict[str, Any], str]:
                               "'fake-llm'")
     names = ("campaign", "target", "task", "seed", "condition", "level", "repeat")
     blob = root / "blobs" / digest[:2] / digest[2:]
-    return json.loads(blob.read_bytes()), "/episode?" + urlencode(dict(zip(names, key,
+    return json.loads(contents(blob.read_bytes())), "/episode?" + urlencode(dict(zip(names, key,
                                                                             strict=True)))
 
 
 def _blob(root: Path, digest: str) -> Any:
-    return json.loads((root / "blobs" / digest[:2] / digest[2:]).read_bytes())
+    return json.loads(contents((root / "blobs" / digest[:2] / digest[2:]).read_bytes()))
 
 
 def test_the_store_holds_every_message_response_and_request_id(
@@ -61,7 +62,8 @@ def test_the_store_holds_every_message_response_and_request_id(
         assert r["request_id"] == ids[x["attempts"][-1]] == f"req_{n + 1}"
         assert r["usage"] == {"prompt_tokens": 1000, "completion_tokens": 50,
                               "cached_tokens": 400}
-    assert not [p for p in root.rglob("*") if p.is_file() and KEY.encode() in p.read_bytes()]
+    assert not [p for p in root.rglob("*")
+                if p.is_file() and KEY.encode() in contents(p.read_bytes())]
 
 
 def test_the_episode_page_shows_the_conversation_above_the_evidence(

@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 import pytest
 from starlette.testclient import TestClient
 
+from agentmetrology.store.blobs import contents
 from agentmetrology.view import create_app, detect_source
 from view.view_fixtures import CAMPAIGN, RULE_SEEDS, SECRET, snapshot, table_cells
 
@@ -232,7 +233,7 @@ def test_a_corrupt_blob_is_said_not_shown(tmp_path: Path) -> None:
             "ON a.id = e.administration WHERE a.target = 'llm-a' AND a.seed = 0").fetchall()
     blob = root / "blobs" / digest[:2] / digest[2:]
     os.chmod(blob, 0o644)
-    blob.write_bytes(blob.read_bytes().replace(b"get_task_info", b"get_task_infX"))
+    blob.write_bytes(contents(blob.read_bytes()).replace(b"get_task_info", b"get_task_infX"))
     client = TestClient(create_app(detect_source(root)), base_url=BASE)
     page = client.get(_episode_url("llm-a", 0))
     assert page.status_code == 200  # the ledger's part of the page still shows

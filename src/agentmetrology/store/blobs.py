@@ -1,4 +1,14 @@
-"""Content-addressed blobs: bytes stored under their sha256, written atomically, never rewritten."""
+"""Content-addressed blobs: bytes stored under their sha256, written atomically, never rewritten.
+
+A blob's name is the sha256 of its contents (the canonical bytes); its file holds them
+compressed: `MAGIC` then a zlib stream (a JSON episode shrinks about 8x, so a store of a
+million episodes fits on a disk). Files written before compression (the contents as they are)
+stay readable unchanged, and so does a blob compression would not shrink. Which one a file is,
+the digest decides: a file is the blob of `d` when its contents hash to `d`, whether read
+inflated or as stored, so a legacy blob that happens to begin with `MAGIC` is still read right.
+A compressed file never inflates past `MAX_INFLATED` bytes (a hostile file is a corrupt blob,
+never an out-of-memory): larger blobs are written as they are.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +16,14 @@ import contextlib
 import hashlib
 import itertools
 import os
+import zlib
 from pathlib import Path
 
 from agentmetrology.store.paths import blob_path
+
+MAGIC = b"\x00agmz\x01"  # never the start of canonical JSON (which never holds a NUL byte)
+MAX_INFLATED = 64 * 1024 * 1024  # the largest blob written compressed, and read inflated
+LEVEL = 3  # zlib level: measured as fast as level 1 on episode blobs, and smaller
 
 
 class BlobError(Exception):
@@ -24,6 +39,84 @@ class BlobMissingError(BlobError, KeyError):
 
 class BlobCorruptError(BlobError):
     """Raised when a blob's bytes no longer hash to its digest."""
+
+
+def pack(data: bytes) -> bytes:
+    """Return the file bytes of a blob: compressed with `MAGIC`, or as they are when that
+    would not be smaller (or the blob is larger than `MAX_INFLATED`)."""
+    if len(data) > MAX_INFLATED:
+        return data
+    packed = MAGIC + zlib.compress(data, LEVEL)
+    return packed if len(packed) < len(data) else data
+
+
+def inflate(raw: bytes) -> bytes | None:
+    """Return the contents of a compressed file, None when `raw` is not one (no `MAGIC`).
+
+    Raises BlobCorruptError when the stream is broken or inflates past `MAX_INFLATED`.
+    """
+    if not raw.startswith(MAGIC):
+        return None
+    z = zlib.decompressobj()
+    try:
+        out = z.decompress(memoryview(raw)[len(MAGIC):], MAX_INFLATED)
+        if z.unconsumed_tail:
+            raise BlobCorruptError(f"its compressed stream inflates past {MAX_INFLATED:,} bytes "
+                                   "(the most a blob is written compressed)")
+        if not z.eof or z.unused_data:
+            raise BlobCorruptError("its compressed stream is truncated or has bytes "
+                                   "after its end")
+    except zlib.error as exc:
+        raise BlobCorruptError(f"its compressed stream is broken: {exc}") from None
+    return out
+
+
+def contents(raw: bytes) -> bytes:
+    """Return a blob file's contents without checking them against a digest (inflated when
+    compressed; BlobCorruptError on a broken stream). Use `unpack` where the digest is known."""
+    out = inflate(raw)
+    return raw if out is None else out
+
+
+def unpack(raw: bytes, digest: str) -> bytes:
+    """Return the contents of the file `raw` of blob `digest`, checked to hash to it.
+
+    Raises BlobCorruptError (saying what they hash to) when neither the inflated contents nor
+    the bytes as stored (a legacy file) hash to `digest`.
+    """
+    out, problem = _resolve(raw, digest)
+    if out is None:
+        raise BlobCorruptError(f"blob {digest} is corrupt: {problem}")
+    return out
+
+
+def problem(raw: bytes, digest: str) -> str | None:
+    """Return why the file `raw` is not blob `digest` ("its bytes now hash to …"), or None."""
+    return _resolve(raw, digest)[1] or None
+
+
+def _resolve(raw: bytes, digest: str) -> tuple[bytes | None, str]:
+    try:
+        out = inflate(raw)
+    except BlobCorruptError as exc:
+        out, why = None, str(exc)
+    else:
+        stored = raw if out is None else out
+        actual = hashlib.sha256(stored).hexdigest()
+        if actual == digest:
+            return stored, ""
+        why = f"its bytes now hash to {actual[:12]}"
+    legacy = out is not None or raw.startswith(MAGIC)  # a file as stored beginning with MAGIC
+    if legacy and hashlib.sha256(raw).hexdigest() == digest:
+        return raw, ""
+    return None, why
+
+
+def read_blob_file(path: str | Path, digest: str) -> bytes:
+    """Return the checked contents of the blob file at `path` (OSError when unreadable,
+    BlobCorruptError when they do not hash to `digest`)."""
+    with open(path, "rb") as f:
+        return unpack(f.read(), digest)
 
 
 class BlobStore:
@@ -58,10 +151,11 @@ class BlobStore:
             os.makedirs(folder, exist_ok=True)
             self._dirs.add(folder)
         tmp = os.path.join(folder, f".tmp-{os.getpid()}-{next(self._tmp)}")
+        packed = pack(data)
         # Created read-only: evidence is never edited in place (the creating fd may still write).
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o444)
         try:
-            view = memoryview(data)
+            view = memoryview(packed)
             while view:
                 view = view[os.write(fd, view):]
             if self.fsync:
@@ -82,10 +176,6 @@ class BlobStore:
         """Return the bytes of a blob after checking they still hash to `digest`."""
         path = self.path(digest)
         try:
-            data = path.read_bytes()
+            return read_blob_file(path, digest)
         except FileNotFoundError:
             raise BlobMissingError(f"blob {digest} is not in the store at {self.root}") from None
-        actual = hashlib.sha256(data).hexdigest()
-        if actual != digest:
-            raise BlobCorruptError(f"blob {digest} is corrupt: its bytes hash to {actual}")
-        return data

@@ -26,6 +26,7 @@ import os
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, BinaryIO
 
 from agentmetrology.store.chain import GENESIS, head
 
@@ -145,27 +146,65 @@ def read_log(path: Path, resume: tuple[int, str] | None = None) -> LogRead:
 
     `resume` = (size, digest) of a prefix read and verified before: when the log still starts
     with those bytes, only its first and last entries are parsed again (the lines between are
-    unchanged), with every line after; otherwise the whole log is.
+    unchanged), with every line after; otherwise the whole log is. The prefix is hashed as a
+    stream, never held: a million transactions make a log of about 110 MB.
     """
     try:
-        data = path.read_bytes()
+        f = path.open("rb")
     except FileNotFoundError:
         return LogRead(False)
-    end = data.rfind(b"\n") + 1
-    whole = hashlib.sha256(memoryview(data)[:end]).hexdigest()
-    size, digest = resume or (0, "")
-    kept = 0 < size <= end and (whole if size == end else hashlib.sha256(
-        memoryview(data)[:size]).hexdigest()) == digest
-    if kept:  # the verified prefix: its first and last lines stand for it
-        first = data.split(b"\n", 1)[0]
-        last = data[data.rfind(b"\n", 0, size - 1) + 1:size - 1]
-        lines = [first] + ([last] if last != first else []) + data[size:].split(b"\n")
-    else:
-        lines = data.split(b"\n")
+    with f:
+        size, digest = resume or (0, "")
+        prefix = _prefix(f, size, digest) if size > 0 else None
+        if prefix is None:  # no verified prefix, or the log no longer starts with it
+            f.seek(0)
+            data = f.read()
+            end = data.rfind(b"\n") + 1
+            lines = data.split(b"\n")
+            whole = hashlib.sha256(memoryview(data)[:end]).hexdigest()
+        else:
+            h, first, last = prefix
+            rest = f.read()  # what was appended since: small
+            end_rest = rest.rfind(b"\n") + 1
+            h.update(memoryview(rest)[:end_rest])
+            whole = h.hexdigest()
+            lines = [first] + ([last] if last != first else []) + rest.split(b"\n")
     torn = lines.pop() != b""  # what follows the last newline: nothing, or a cut line
     out = _parse(lines)
-    out.torn, out.size, out.digest = torn, end, whole
+    out.torn, out.size, out.digest = torn, (end if prefix is None else size + end_rest), whole
     return out
+
+
+def _prefix(f: BinaryIO, size: int, digest: str) -> tuple[Any, bytes, bytes] | None:
+    """Return (the running sha256, first line, last line) of the log's first `size` bytes when
+    they hash to `digest` and end a line, else None."""
+    h = hashlib.sha256()
+    first: bytes | None = None
+    left = size
+    while left > 0:
+        chunk = f.read(min(left, 1 << 20))
+        if not chunk:
+            return None  # the log is shorter than the prefix
+        if first is None:
+            first = chunk.split(b"\n", 1)[0]  # a line longer than a chunk: see below
+        h.update(chunk)
+        left -= len(chunk)
+    if h.hexdigest() != digest:
+        return None
+    window = 4096
+    while True:  # the last line of the prefix, read back from its end
+        f.seek(max(0, size - window))
+        tail = f.read(min(size, window))
+        at = tail.rfind(b"\n", 0, len(tail) - 1)
+        if at >= 0 or window >= size:
+            break
+        window *= 2
+    last = tail[at + 1:len(tail) - 1]
+    if first is None or len(first) >= min(size, 1 << 20) - 1:  # it filled the first chunk
+        f.seek(0)
+        first = f.read(size).split(b"\n", 1)[0]
+    f.seek(size)
+    return h, first, last
 
 
 def _parse(lines: list[bytes]) -> LogRead:

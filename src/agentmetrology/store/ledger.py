@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -129,9 +130,17 @@ class Ledger:
         return n
 
     def close(self) -> None:
-        """Close the connection and the head log."""
+        """Close the connection and the head log (a writer first empties the write-ahead log)."""
         if self.heads is not None:
             self.heads.close()
+        if not self.readonly:
+            # Into the ledger file, and the log truncated to nothing: SQLite only does that on
+            # the last connection's close, and a reader open elsewhere (a viewer) leaves the log
+            # full. A full log is in the stat-keyed memos (store.verify_memo), and SQLite run
+            # as root re-owns it at every open, which moves its ctime: every status would miss
+            # and check the whole ledger again. Busy (a reader mid-read): left as it is.
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         self.conn.close()
 
     @contextmanager

@@ -54,14 +54,18 @@ class EpisodeFilter:
             parts.append("e.termination = ?")
             values.append(s)
         if self.verdict is not None or self.scorer is not None:
-            sub = "SELECT 1 FROM assessments s WHERE s.administration = a.id"
+            # The administrations with such an assessment, found from the assessments (a
+            # scorer through its index): SQLite then looks each one up by its id, where an
+            # EXISTS per administration read all of them (a million on a large store).
+            conds = []
             if self.verdict is not None:
-                sub += " AND s.status = ?"
+                conds.append("s.status = ?")
                 values.append(self.verdict)
             if self.scorer is not None:
-                sub += " AND s.scorer = ?"
+                conds.append("s.scorer = ?")
                 values.append(self.scorer)
-            parts.append(f"EXISTS ({sub})")
+            parts.append("a.id IN (SELECT s.administration FROM assessments s WHERE "
+                         + " AND ".join(conds) + ")")
         return (" WHERE " + " AND ".join(parts)) if parts else "", values
 
 

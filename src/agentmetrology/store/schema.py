@@ -224,10 +224,18 @@ CREATE TABLE IF NOT EXISTS case_uses (
 # the viewer read of every assessment, in the order of the UNIQUE index (so sums run in the
 # same order), without reading the assessment rows, which carry their full JSON text;
 # `administrations_revisions` gives the task revisions of score rows (a set) without reading
-# the administrations' rows. Indexes are not rows: the hash chain does not see them.
+# the administrations' rows; `chain_by_ref` finds a row's chain entries up to a verified head
+# without reading the chain's prefix (an incremental check, store.verify_scope: on a store of a
+# million episodes that prefix is seven million entries); `administrations_cells` and
+# `assessments_scorers` give the episode index's filter choices (the distinct levels,
+# conditions and scorers) by a few seeks instead of a read of every row (store.reader_choices).
+# Indexes are not rows: the hash chain does not see them.
 WRITER_INDEXES = """
 CREATE INDEX IF NOT EXISTS assessments_verdicts
     ON assessments(administration, scorer, scorer_version, status, score);
 CREATE INDEX IF NOT EXISTS administrations_revisions
-    ON administrations(campaign, target, task_spec_digest)
+    ON administrations(campaign, target, task_spec_digest);
+CREATE INDEX IF NOT EXISTS chain_by_ref ON chain(tbl, ref, seq);
+CREATE INDEX IF NOT EXISTS administrations_cells ON administrations(level, condition);
+CREATE INDEX IF NOT EXISTS assessments_scorers ON assessments(scorer)
 """

@@ -8,7 +8,6 @@ folders (never one stat per reference); bytes are hashed in the full and hash-on
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import sqlite3
@@ -18,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from agentmetrology.store.blobs import BlobCorruptError, contents, problem
 from agentmetrology.store.episode_head import episode_fields
 from agentmetrology.store.qualify import INVALID, UNAVAILABLE
 from agentmetrology.store.verify_scope import Checkpoint
@@ -98,12 +98,11 @@ class BlobChecks(ABC):
             if self.mode == "ledger":
                 self.blob_ok[d] = True
                 continue
-            actual = hashlib.sha256(self.blob_path(d).read_bytes()).hexdigest()
+            why = problem(self.blob_path(d).read_bytes(), d)  # inflated when compressed
             hashed += 1
-            self.blob_ok[d] = actual == d
-            if actual != d:
-                self.bad("blob_changed", where, f"blob {d[:12]}'s bytes now hash to "
-                         f"{actual[:12]}")
+            self.blob_ok[d] = why is None
+            if why is not None:
+                self.bad("blob_changed", where, f"blob {d[:12]}'s {why.removeprefix('its ')}")
         self.checked["blob_references"] = n
         self.checked["blobs_hashed"] = hashed  # a missing blob is not hashed (nor counted)
 
@@ -148,8 +147,8 @@ class BlobChecks(ABC):
             return None
         try:  # a plain string path: pathlib's joins were a tenth of reading 100,000 blobs
             with open(os.path.join(self.blob_base, d[:2], d[2:]), "rb") as f:
-                data = f.read()
-        except OSError:
+                data = contents(f.read())
+        except (OSError, BlobCorruptError):
             return None
         return episode_fields(data)
 

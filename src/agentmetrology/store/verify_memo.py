@@ -7,8 +7,15 @@ in the store: a reader does not write there) under a fingerprint of everything i
   empty log counts as empty). The kernel sets ctime on every change of a file and it cannot be
   set back (`touch -d` restores mtime, not ctime), so an edit in place always misses;
 - the head log (store.head_log): device, inode, size, mtime and ctime, or its absence;
-- every blob file: name, inode, size, mtime and ctime, symlinks followed (an edited, added or
-  removed blob misses), and each blob folder's device;
+- the blob folders (`blobs/` and each `blobs/ab/`): name, device, inode, mtime and ctime, and
+  whether it is a symbolic link. A blob added, removed, renamed, or replaced by a rename (the
+  way the store writes, and how an editor saves) changes its folder's mtime and ctime: a miss.
+  One stat per folder (257 at most), not one per blob file: on a store of a million episodes
+  one stat per blob cost seconds, every status. What the memo does not see: bytes written into
+  an existing blob file in place (blob files are read-only: that takes a `chmod` first, or
+  root). `agm evidence verify` re-hashes every blob and sees it, and so does every check that
+  does not use the memo (`campaign status --full-check`, a miss for any other reason), as far
+  as the ledger check reads blobs (docs/evidence.md);
 - the checking code (the package version and the bytes of the verification modules);
 - the task specification digests it re-opened, compared again on every use.
 A miss runs the check and stores its result under the fingerprint taken before it, when the
@@ -33,7 +40,7 @@ from agentmetrology.store.head_log import HEAD_LOG_FILE
 from agentmetrology.store.verify import LEDGER_FILE  # the file the check reads
 
 MEMO_ENV = "AGM_VERIFY_CACHE"
-FORMAT = 2  # 2: blob files listed per folder through its descriptor
+FORMAT = 3  # 3: blob folders' metadata, not one stat per blob file
 _CODE = ("verify.py", "verify_episodes.py", "episode_head.py", "chain.py", "qualify.py",
          "verify_memo.py", "verify_blobs.py", "verify_heads.py", "verify_schema.py",
          "head_log.py", "evidence.py", "schema.py", "verify_scope.py",
@@ -83,33 +90,28 @@ def ledger_lines(root: Path) -> str:
     return "".join(lines)
 
 
-def _blob_lines(base: Path) -> Iterator[bytes]:
-    """Yield, per blob folder in name order, its files' name, inode, size, mtime and ctime.
-
-    One listing and one stat per file through the folder's descriptor (no path built per
-    file): the stats are most of the cost of a warm `campaign status`.
-    """
+def _folder_lines(base: Path) -> Iterator[bytes]:
+    """Yield the metadata line of the blob folder and of each folder in it, in name order."""
     try:
-        subdirs = sorted(e.name for e in os.scandir(base) if e.is_dir())
+        st = os.stat(base)
     except FileNotFoundError:
+        yield b"blobs|missing\n"
         return
-    for sub in subdirs:
-        fd = os.open(base / sub, os.O_RDONLY | os.O_DIRECTORY)
+    yield _folder_line("blobs", False, st)
+    with os.scandir(base) as it:
+        entries = sorted(it, key=lambda e: e.name)
+    for e in entries:
         try:
-            dev = os.fstat(fd).st_dev
-            rows = [_file_row(name, fd) for name in sorted(os.listdir(fd))]
-        finally:
-            os.close(fd)
-        yield f"{sub}|{dev}|{rows!r}\n".encode()
+            st = e.stat()  # symlinks followed: the check reads through them (and flags them)
+        except OSError:
+            yield f"{e.name}|gone\n".encode()
+            continue
+        yield _folder_line(e.name, e.is_symlink(), st)
 
 
-def _file_row(name: str, fd: int) -> tuple[str, int, int, int, int] | tuple[str, None]:
-    # Symlinks are followed, as the check reads them; a file gone or dangling is its own state.
-    try:
-        st = os.stat(name, dir_fd=fd)
-    except OSError:
-        return (name, None)
-    return (name, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+def _folder_line(name: str, link: bool, st: os.stat_result) -> bytes:
+    return (f"{name}|{int(link)}|{st.st_mode:o}|{st.st_dev}|{st.st_ino}|{st.st_mtime_ns}|"
+            f"{st.st_ctime_ns}\n").encode()
 
 
 def fingerprint(root: Path) -> str:
@@ -126,7 +128,7 @@ def fingerprint(root: Path) -> str:
         h.update(_stat_line(HEAD_LOG_FILE, os.stat(root / HEAD_LOG_FILE)).encode())
     except FileNotFoundError:
         h.update(f"{HEAD_LOG_FILE}|missing\n".encode())
-    for line in _blob_lines(root / "blobs"):
+    for line in _folder_lines(root / "blobs"):
         h.update(line)
     return h.hexdigest()
 

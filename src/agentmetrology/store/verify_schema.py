@@ -27,7 +27,8 @@ CORE_TABLES = frozenset({"meta", "chain", "campaigns", "runs", "administrations"
                          "episodes", "assessments"})
 META_KEYS = frozenset({"schema", CHAIN_META, MIGRATED_META, HEAD_LOG_META})
 # Read-side indexes a writer adds (see store.schema): a store only ever read may lack them.
-OPTIONAL = frozenset({"assessments_verdicts", "administrations_revisions"})
+OPTIONAL = frozenset({"assessments_verdicts", "administrations_revisions", "chain_by_ref",
+                      "administrations_cells", "assessments_scorers"})
 MAX_PAGE_MESSAGES = 20
 _OBJECT = re.compile(r"\b(index|table) ([A-Za-z_][\w]*)")
 

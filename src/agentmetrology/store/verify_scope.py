@@ -78,15 +78,17 @@ def expected_counts(c: sqlite3.Connection, since: Checkpoint,
     A touched row counts as before when it was live at the checkpoint (its latest entry up to
     there sealed a digest), which one read of the chain's prefix tells for all of them.
     """
-    refs = {ref for per in touched.values() for ref in per}
     before: dict[tuple[str, str], bool] = {}
-    if refs:
-        for tbl, ref, d in c.execute(
-                "SELECT tbl, ref, row_digest FROM chain WHERE seq <= ? AND ref IN "
-                "(SELECT value FROM json_each(?)) ORDER BY seq",
-                (since.length, refs_param(refs))):
-            if ref in touched.get(tbl, {}):
-                before[(tbl, ref)] = d is not None
+    for tbl, per in touched.items():
+        if not per:
+            continue
+        # Per table: with the writer's index on (tbl, ref, seq) each ref is a lookup, not a
+        # read of the chain's whole prefix (a store only ever read falls back to that read).
+        for ref, d in c.execute(
+                "SELECT ref, row_digest FROM chain WHERE tbl = ? AND ref IN "
+                "(SELECT value FROM json_each(?)) AND seq <= ? ORDER BY seq",
+                (tbl, refs_param(per), since.length)):
+            before[(tbl, ref)] = d is not None
     out = {}
     for table in TABLES:
         per = touched.get(table, {})

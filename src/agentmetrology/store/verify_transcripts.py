@@ -9,12 +9,12 @@ in the full mode; the cheap mode checks presence), and the document must be one
 
 from __future__ import annotations
 
-import hashlib
 import json
 from abc import ABC, abstractmethod
 from pathlib import Path
 
 from agentmetrology.records.transcript import part_digests
+from agentmetrology.store.blobs import BlobCorruptError, contents, problem
 from agentmetrology.store.qualify import INVALID, UNAVAILABLE
 
 
@@ -48,8 +48,8 @@ class TranscriptChecks(ABC):
         if not self.transcript_blob(where, digest, hash_it=True):
             return
         try:
-            parts = part_digests(json.loads(self.blob_path(digest).read_bytes()))
-        except (OSError, ValueError) as exc:
+            parts = part_digests(json.loads(contents(self.blob_path(digest).read_bytes())))
+        except (OSError, ValueError, BlobCorruptError) as exc:
             self.bad("transcript_unreadable", where, f"document {digest[:12]} is not a "
                      f"transcript ({exc})")
             return
@@ -76,9 +76,8 @@ class TranscriptChecks(ABC):
         if self.mode == "ledger" and not hash_it:
             self.blob_ok[d] = True
             return True
-        actual = hashlib.sha256(self.blob_path(d).read_bytes()).hexdigest()
-        self.blob_ok[d] = actual == d
-        if actual != d:
-            self.bad("transcript_changed", where, f"blob {d[:12]}'s bytes now hash to "
-                     f"{actual[:12]}")
-        return actual == d
+        why = problem(self.blob_path(d).read_bytes(), d)  # inflated when compressed
+        self.blob_ok[d] = why is None
+        if why is not None:
+            self.bad("transcript_changed", where, f"blob {d[:12]}'s {why.removeprefix('its ')}")
+        return why is None

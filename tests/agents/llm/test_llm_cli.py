@@ -8,6 +8,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from agentmetrology.cli.main import app
+from agentmetrology.store.blobs import contents
 from support.fake_models import careful_model
 from support.fake_openai import FakeOpenAI, http_error
 
@@ -41,7 +42,7 @@ def test_llm_agent_runs_from_the_cli_into_a_store(monkeypatch: pytest.MonkeyPatc
     assert any(SECRET in json.dumps(h) for h in headers)  # the key was really sent
     for path in store.rglob("*"):
         if path.is_file():
-            assert SECRET.encode() not in path.read_bytes(), path
+            assert SECRET.encode() not in contents(path.read_bytes()), path
 
 
 def test_llm_agent_with_unreachable_endpoint_is_an_infra_error(tmp_path: Path) -> None:

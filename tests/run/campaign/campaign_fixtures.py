@@ -18,6 +18,7 @@ from agentmetrology.records.clock import Clock
 from agentmetrology.records.policy import Brief, Decision, Move, Question
 from agentmetrology.records.tools import Observation
 from agentmetrology.run.episode import make_policy
+from agentmetrology.store.blobs import contents
 from support.comtrade_runs import COMTRADE
 
 MODEL_FREE = """
@@ -145,7 +146,7 @@ def episode_digests(store_dir: Path) -> dict[tuple[Any, ...], str]:
 
 def files_containing(root: Path, needle: bytes) -> list[Path]:
     """Return every file under root whose bytes contain `needle`."""
-    return [p for p in root.rglob("*") if p.is_file() and needle in p.read_bytes()]
+    return [p for p in root.rglob("*") if p.is_file() and needle in contents(p.read_bytes())]
 
 
 def kill_9_when(command: list[str], ready: Callable[[], bool], *, timeout: float = 60) -> int:

@@ -15,6 +15,7 @@ import ray
 
 from agentmetrology.run.campaign.ray_cluster import RayOptions, connect
 from agentmetrology.store import EvidenceStore
+from agentmetrology.store.blobs import contents
 from run.campaign.campaign_fixtures import query
 
 KEY_ENV = "AGM_RAY_TEST_KEY"
@@ -132,7 +133,7 @@ def files_with(root: Path, needle: bytes) -> list[Path]:
     out = []
     for p in root.rglob("*"):
         try:
-            if p.is_file() and not p.is_symlink() and needle in p.read_bytes():
+            if p.is_file() and not p.is_symlink() and needle in contents(p.read_bytes()):
                 out.append(p)
         except OSError:
             continue  # a file Ray removed meanwhile
