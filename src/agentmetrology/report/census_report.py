@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentmetrology.inspect_ext.audit.census import criterion_reading
+from agentmetrology.inspect_ext.audit.census import criterion_reading, judged
 from agentmetrology.report import html as H
 from agentmetrology.report.blocks import Doc, to_html, to_markdown
 from agentmetrology.report.numberguard import NumberGuard
@@ -85,15 +85,16 @@ def render_census_report(doc: dict[str, Any]) -> tuple[str, str, str]:
         if r["status"] != "probed":
             continue
         for sc in r["scorers"]:
-            v = sc.get("criterion_verdict")  # the verdict with the n it rests on
+            # the verdict with the n it rests on; nothing judged (not probed) rests on no n
+            v = sc.get("criterion_verdict") if judged(sc) else None
             crit = (v["text"] if v else sc["criterion"]) + (
                 f" ({', '.join(sc['offending'])})"
                 if sc["offending"] and sc["criterion"] == "fail" else "")
             if sc.get("criterion_reason"):
                 crit += f" ({sc['criterion_reason']})"
-            if v is None and r.get("samples"):  # never a verdict without what it rests on
+            if v is None and judged(sc) and r.get("samples"):  # never a verdict without its n
                 crit += f"; n = {r['samples']} samples"
-            elif v is None and sc.get("criterion_pairs"):
+            elif v is None and judged(sc) and sc.get("criterion_pairs"):
                 crit += f"; n = {sc['criterion_pairs']} probe pairs"
             if r.get("without"):
                 crit += f"; probed without its {r['without']} sandbox (forged outputs only)"

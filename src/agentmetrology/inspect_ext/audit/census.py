@@ -237,6 +237,13 @@ def run_census(specs: list[str], limit: int | None, timeout: float = 10.0,
             "tau2": tau2}
 
 
+def judged(scorer: dict[str, Any]) -> bool:
+    """Return whether a census scorer's criterion was judged at all (its verdict's own word when
+    it has one: a tau2 row's outcome probe below its minimum was judged, on too few tasks)."""
+    v = scorer.get("criterion_verdict")
+    return (v["verdict"] if v else scorer["criterion"]) != "not probed"
+
+
 def criterion_reading(scorer: dict[str, Any]) -> str:
     """Return a census scorer's criterion as its verdict reads it (never a withheld status)."""
     v = scorer.get("criterion_verdict")

@@ -11,6 +11,7 @@ from typing import Any
 
 from rich.console import Console
 
+from agentmetrology.inspect_ext.audit.census import judged
 from agentmetrology.report.terminal.audit_card import REASON_CHARS, invalid_lines, print_card
 from agentmetrology.report.terminal.table_fit import Col, fit_table
 
@@ -63,9 +64,12 @@ def census_rows(doc: dict[str, Any]) -> list[list[str]]:
         for s in r["scorers"]:
             scored = s.get("empty_scored")
             v = s.get("criterion_verdict")
-            crit = v["text"] if v else s["criterion"] + (
-                f" (n={r['samples']})" if r.get("samples") else
-                f" (n={s['criterion_pairs']})" if s.get("criterion_pairs") else "")
+            if not judged(s):  # nothing was judged: no n to rest on (as the card says it)
+                crit = "not probed"
+            else:
+                crit = v["text"] if v else s["criterion"] + (
+                    f" (n={r['samples']})" if r.get("samples") else
+                    f" (n={s['criterion_pairs']})" if s.get("criterion_pairs") else "")
             if s.get("stability", "").find("unstable") >= 0:
                 crit += ", unstable"
             out.append([r["benchmark"], _scorer_name(r["benchmark"], s["scorer"]), s["kind"],
