@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -266,3 +267,34 @@ def test_campaign_page_is_kept_across_viewer_runs_until_the_ledger_changes(
     assert calls == [CAMPAIGN]
     assert "not launched (1): max_cost reached" in changed
     assert "not launched" not in first
+
+
+def test_front_page_totals_are_kept_across_viewer_runs_until_the_ledger_changes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # On a million episodes the totals walk every administration (~1 s): a restarted viewer on
+    # an unchanged store reuses them; any write to the ledger computes them again.
+    from agentmetrology.store import EvidenceStore
+    from agentmetrology.store.reader import StoreReader
+    from view.view_fixtures import build_store, key
+
+    monkeypatch.setenv("AGM_VERIFY_CACHE", str(tmp_path / "cache"))
+    root = build_store(tmp_path / "s")
+    first = TestClient(create_app(detect_source(root)), base_url=BASE).get("/").text
+    calls: list[int] = []
+    real = StoreReader._summaries
+    monkeypatch.setattr(StoreReader, "_summaries",
+                        lambda self: calls.append(1) or real(self))
+    again = TestClient(create_app(detect_source(root)), base_url=BASE).get("/").text
+    assert (again, calls) == (first, [])
+    with EvidenceStore.open(root, scrub_env=False) as st:
+        st.set_not_launched([a for a in st.pending(CAMPAIGN) if a.key == key("llm-a", 3)],
+                            "max_cost reached")
+    changed = TestClient(create_app(detect_source(root)), base_url=BASE).get("/").text
+    assert calls == [1] and changed != first
+    # the campaign page's kept overview and the totals share one memo document
+    campaign = f"/campaign?name={CAMPAIGN}"
+    TestClient(create_app(detect_source(root)), base_url=BASE).get(campaign)
+    docs = list((tmp_path / "cache").glob("*.view.json"))
+    assert len(docs) == 1
+    doc = json.loads(docs[0].read_text())
+    assert set(doc) >= {"campaigns", "summaries"}

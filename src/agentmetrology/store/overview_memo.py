@@ -1,11 +1,13 @@
-"""The campaign page's overview kept across viewer runs while the ledger file is unchanged.
+"""The campaign page's overview and the front page's totals kept across viewer runs while the
+ledger file is unchanged.
 
-A campaign's overview (store.campaign_overview) walks the whole campaign; a viewer restarted on
-an unchanged store would walk it again on the first visit. It is kept in the same cache as the
-ledger check's and the status's memos (store.verify_memo: same folder, same `AGM_VERIFY_CACHE`
-switch, never in the store) under a fingerprint of the ledger file and its write-ahead log
-(any write moves their ctime) and of the code that computes it. A miss computes the overview
-and keeps it when the ledger did not change meanwhile.
+A campaign's overview (store.campaign_overview) walks the whole campaign, and the front page's
+totals (`StoreReader.summaries`) every administration; a viewer restarted on an unchanged store
+would walk them again on the first visit (about a second at a million episodes). Both are
+kept in the same cache as the ledger check's and the status's memos (store.verify_memo: same
+folder, same `AGM_VERIFY_CACHE` switch, never in the store) under a fingerprint of the ledger
+file and its write-ahead log (any write moves their ctime) and of the code that computes them.
+A miss computes the answer and keeps it when the ledger did not change meanwhile.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from agentmetrology.store import verify_memo
 from agentmetrology.store.campaign_overview import CampaignOverview
 
 KIND = "view"
-_CODE = ("campaign_overview.py", "reader_queries.py", "overview_memo.py", "schema.py")
+_CODE = ("campaign_overview.py", "reader.py", "reader_queries.py", "overview_memo.py",
+         "schema.py")
 
 
 def _key(root: Path) -> str:
@@ -28,6 +31,33 @@ def _key(root: Path) -> str:
     if code is None:
         return ""
     return hashlib.sha256(code + verify_memo.ledger_lines(root).encode()).hexdigest()
+
+
+def _write(path: Path, key: str, root: Path, doc: dict[str, Any], **part: Any) -> None:
+    """Write the memo with `part` replacing its field, keeping the other (overviews, totals)."""
+    kept: dict[str, Any] = {k: doc[k] for k in ("campaigns", "summaries") if k in doc}
+    verify_memo.write_doc(path, {"format": verify_memo.FORMAT, "key": key,
+                                 "store": str(root.resolve()), **kept, **part},
+                          sort_keys=False)  # the grid's and the front page's order are kept
+
+
+def kept_summaries(root: Path,
+                   compute: Callable[[], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Return the front page's per-campaign totals kept while the ledger is unchanged, else
+    compute()'s (kept for next time)."""
+    folder = verify_memo.memo_dir()
+    key = _key(root) if folder is not None else ""
+    if folder is None or not key:
+        return compute()
+    path = verify_memo.memo_path(folder, root, KIND)
+    doc = verify_memo.read_doc(path, key) or {}
+    hit = doc.get("summaries")
+    if isinstance(hit, list) and all(isinstance(r, dict) for r in hit):
+        return hit
+    rows = compute()
+    if _key(root) == key:  # nothing was written meanwhile
+        _write(path, key, root, doc, summaries=rows)
+    return rows
 
 
 def kept_overview(root: Path, campaign: str,
@@ -51,7 +81,5 @@ def kept_overview(root: Path, campaign: str,
     overview = compute()
     if overview is not None and _key(root) == key:  # nothing was written meanwhile
         kept[campaign] = asdict(overview)
-        verify_memo.write_doc(path, {"format": verify_memo.FORMAT, "key": key,
-                                     "store": str(root.resolve()), "campaigns": kept},
-                              sort_keys=False)  # the grid's order is the page's
+        _write(path, key, root, doc, campaigns=kept)
     return overview

@@ -29,7 +29,7 @@ from agentmetrology.store.campaign_overview import (
     rows_if_any,
 )
 from agentmetrology.store.errors import StoreError
-from agentmetrology.store.overview_memo import kept_overview
+from agentmetrology.store.overview_memo import kept_overview, kept_summaries
 from agentmetrology.store.paths import StorePathError, blob_path
 from agentmetrology.store.reader_choices import distinct_values
 from agentmetrology.store.reader_queries import (
@@ -122,9 +122,10 @@ class StoreReader:
         `store.status.campaign_status` computes more (attempt counts, per-target scores) and
         reads every wide administration row several times; the front page needs only these
         totals, read through the key index (a test holds them equal to the store's status).
-        Kept until the ledger changes.
+        Kept until the ledger changes, also across viewer runs (store.overview_memo).
         """
-        return list(self._kept(("summaries",), self._summaries))
+        return list(self._kept(("summaries",),
+                               lambda: kept_summaries(self.root, self._summaries)))
 
     def _summaries(self) -> list[dict[str, Any]]:
         with self.connect() as c:
