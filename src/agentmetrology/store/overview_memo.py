@@ -41,16 +41,25 @@ def _write(path: Path, key: str, root: Path, doc: dict[str, Any], **part: Any) -
                           sort_keys=False)  # the grid's and the front page's order are kept
 
 
+def _opened(root: Path) -> tuple[Path, str, dict[str, Any]] | None:
+    """Return the memo's path, its key and what it keeps under that key ({} when nothing),
+    or None when the memo is off (or the code cannot be fingerprinted)."""
+    folder = verify_memo.memo_dir()
+    key = _key(root) if folder is not None else ""
+    if folder is None or not key:
+        return None
+    path = verify_memo.memo_path(folder, root, KIND)
+    return path, key, verify_memo.read_doc(path, key) or {}
+
+
 def kept_summaries(root: Path,
                    compute: Callable[[], list[dict[str, Any]]]) -> list[dict[str, Any]]:
     """Return the front page's per-campaign totals kept while the ledger is unchanged, else
     compute()'s (kept for next time)."""
-    folder = verify_memo.memo_dir()
-    key = _key(root) if folder is not None else ""
-    if folder is None or not key:
+    opened = _opened(root)
+    if opened is None:
         return compute()
-    path = verify_memo.memo_path(folder, root, KIND)
-    doc = verify_memo.read_doc(path, key) or {}
+    path, key, doc = opened
     hit = doc.get("summaries")
     if isinstance(hit, list) and all(isinstance(r, dict) for r in hit):
         return hit
@@ -64,12 +73,10 @@ def kept_overview(root: Path, campaign: str,
                   compute: Callable[[], CampaignOverview | None]) -> CampaignOverview | None:
     """Return the kept overview of `campaign` when the ledger is unchanged, else compute()'s
     (kept for next time)."""
-    folder = verify_memo.memo_dir()
-    key = _key(root) if folder is not None else ""
-    if folder is None or not key:
+    opened = _opened(root)
+    if opened is None:
         return compute()
-    path = verify_memo.memo_path(folder, root, KIND)
-    doc = verify_memo.read_doc(path, key) or {}
+    path, key, doc = opened
     found = doc.get("campaigns")
     kept: dict[str, Any] = found if isinstance(found, dict) else {}
     hit = kept.get(campaign)

@@ -26,6 +26,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
+from agentmetrology.archive.tau2_world import Kit
 from agentmetrology.inspect_ext.audit.load import LoadedTask
 from agentmetrology.inspect_ext.audit.run import (
     SEP,
@@ -35,7 +36,7 @@ from agentmetrology.inspect_ext.audit.run import (
     _fill_errors,
     _scoring_solver,
 )
-from agentmetrology.inspect_ext.audit.tau2_tools import DOMAINS, Toolkit, end_state, toolkit
+from agentmetrology.inspect_ext.audit.tau2_tools import DOMAINS, end_state, toolkit
 
 PROBES = ("gold", "corrupted")
 SCRIPT_KEY = "agm_outcome_script"  # the sample store key the scripted agent reads its calls from
@@ -87,7 +88,7 @@ def _corruptions(calls: tuple[tuple[str, dict[str, Any]], ...]
     return out
 
 
-def scripts(metadata: dict[str, Any], kit: Toolkit | None) -> dict[str, Script | str]:
+def scripts(metadata: dict[str, Any], kit: Kit | None) -> dict[str, Script | str]:
     """Return the gold and corrupted scripts of one tau2 sample (a string: why not formable).
 
     The corruption is the first single-argument change of a write action that changes the

@@ -15,7 +15,6 @@ from typing import Any
 from agentmetrology.archive.tau2_world import Kit, World, open_kit
 
 DOMAINS = ("airline", "retail")  # telecom's gold actions include the user's own device
-Toolkit = Kit
 
 
 def toolkit(domain: str) -> Kit:
