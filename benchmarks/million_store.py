@@ -35,12 +35,15 @@ def _done(log: Path) -> set[str]:
     return {x["campaign"] for x in lines if not x["stopped"]}
 
 
-def _past(until: str | None) -> bool:
+def _deadline(until: str | None) -> dt.datetime | None:
+    """Return the next UTC time at HH:MM from now (tomorrow's when today's has gone by), so a
+    build started at 23:30 with --until 01:40 runs past midnight."""
     if until is None:
-        return False
+        return None
     now = dt.datetime.now(dt.UTC)
     hh, mm = (int(x) for x in until.split(":"))
-    return (now.hour, now.minute) >= (hh, mm)
+    at = now.replace(hour=hh, minute=mm, second=0, microsecond=0)
+    return at if at > now else at + dt.timedelta(days=1)
 
 
 def main() -> None:
@@ -58,12 +61,13 @@ def main() -> None:
     args.root.parent.mkdir(parents=True, exist_ok=True)
     log = args.log or args.root.with_suffix(".build.jsonl")
     why: list[str] = []
+    deadline = _deadline(args.until)
 
     def keep_going() -> bool:
         free = shutil.disk_usage(args.root.parent).free / 2**30
         if free < args.min_free:
             why.append(f"disk: {free:.1f} GiB free < {args.min_free} GiB")
-        elif _past(args.until):
+        elif deadline is not None and dt.datetime.now(dt.UTC) >= deadline:
             why.append(f"time: past {args.until} UTC")
         return not why
 
@@ -74,6 +78,7 @@ def main() -> None:
         if name in done:
             continue
         if not keep_going():
+            print(f"stopped before {name}: {why[0]}", flush=True)
             break
         t0 = time.perf_counter()
         built = build_store(args.root, args.per_campaign, name=name, first_seed=k * seeds,
