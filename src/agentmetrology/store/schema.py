@@ -228,7 +228,9 @@ CREATE TABLE IF NOT EXISTS case_uses (
 # without reading the chain's prefix (an incremental check, store.verify_scope: on a store of a
 # million episodes that prefix is seven million entries); `administrations_cells` and
 # `assessments_scorers` give the episode index's filter choices (the distinct levels,
-# conditions and scorers) by a few seeks instead of a read of every row (store.reader_choices).
+# conditions and scorers) by a few seeks instead of a read of every row (store.reader_choices);
+# `administrations_not_launched` finds the few administrations not launched for the viewer's
+# front page (store.reader_queries) without reading every administration row.
 # Indexes are not rows: the hash chain does not see them.
 WRITER_INDEXES = """
 CREATE INDEX IF NOT EXISTS assessments_verdicts
@@ -237,5 +239,7 @@ CREATE INDEX IF NOT EXISTS administrations_revisions
     ON administrations(campaign, target, task_spec_digest);
 CREATE INDEX IF NOT EXISTS chain_by_ref ON chain(tbl, ref, seq);
 CREATE INDEX IF NOT EXISTS administrations_cells ON administrations(level, condition);
-CREATE INDEX IF NOT EXISTS assessments_scorers ON assessments(scorer)
+CREATE INDEX IF NOT EXISTS assessments_scorers ON assessments(scorer);
+CREATE INDEX IF NOT EXISTS administrations_not_launched ON administrations(campaign)
+    WHERE not_launched IS NOT NULL
 """
