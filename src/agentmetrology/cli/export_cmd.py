@@ -7,7 +7,6 @@ from pathlib import Path
 
 import typer
 
-from agentmetrology.archive.tau2_export import export_tau2_file
 from agentmetrology.cli.args import split_nonempty_names
 from agentmetrology.cli.console import err_console
 from agentmetrology.cli.errors import fail, user_errors
@@ -44,6 +43,9 @@ def export_cmd(
         kind = format_for(fmt, out)
         check_destination(kind, out, force=force)  # before reading the source
         if store.is_file():  # a tau2-bench results file: one row per simulation
+            # imported here: the archive importers it loads cost a store export ~0.1 s
+            from agentmetrology.archive.tau2_export import export_tau2_file
+
             rows, unrecorded = export_tau2_file(store, kind, out, force=force)
         else:
             rows, unrecorded = export_store(store, names, kind, out, force=force)

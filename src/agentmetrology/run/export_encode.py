@@ -16,6 +16,7 @@ import io
 import json
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import islice
 from json.encoder import encode_basestring
 from typing import Any
 
@@ -104,31 +105,27 @@ def text_chunks(columns: list[str], values: Iterable[list[Any]], fmt: str,
         yield from _csv_chunks(columns, values, batch)
         return
     encode = lines_encoder(columns)
-    rows: list[list[Any]] = []
-    for v in values:
-        rows.append(v)
-        if len(rows) == batch:
-            yield encode(rows).encode("utf-8")
-            rows.clear()
-    yield encode(rows).encode("utf-8")
+    values = iter(values)
+    while rows := list(islice(values, batch)):  # a batch taken in C, not row by row
+        yield encode(rows).encode("utf-8")
 
 
 def _csv_chunks(columns: list[str], values: Iterable[list[Any]], batch: int
                 ) -> Iterator[bytes]:
     buf = io.StringIO(newline="")
+    # csv writes None as an empty cell, as "" is written (a row of one empty cell is quoted
+    # alike): the rows go in as they come, with no copy of each to blank its nulls
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(columns)
-    rows: list[list[Any]] = []
-    for v in values:
-        rows.append(["" if x is None else x for x in v])  # a null is an empty cell
-        if len(rows) == batch:
-            writer.writerows(rows)
-            rows.clear()
-            yield buf.getvalue().encode("utf-8")
-            buf.seek(0)
-            buf.truncate()
-    writer.writerows(rows)
-    yield buf.getvalue().encode("utf-8")
+    values = iter(values)
+    while True:
+        rows = list(islice(values, batch))
+        writer.writerows(rows)
+        yield buf.getvalue().encode("utf-8")
+        if len(rows) < batch:
+            return
+        buf.seek(0)
+        buf.truncate()
 
 
 def arrow_type(pa: Any, column: str) -> Any:
@@ -180,22 +177,18 @@ def parquet_chunks(pa: Any, pq: Any, columns: list[str], values: Iterable[list[A
     schema = pa.schema([(c, arrow_type(pa, c)) for c in columns])
     sink = _Drain()
     writer = pq.ParquetWriter(sink, schema)
-    held: list[list[Any]] = []
+    values = iter(values)
     groups = 0
-
-    def group() -> bytes:
-        nonlocal groups
+    while True:
+        held = list(islice(values, batch))  # a row group taken in C, not row by row
+        if groups and not held:  # (an empty export has one group of no rows, as before)
+            break
         cols = zip(*held, strict=True) if held else ([] for _ in columns)
         arrays = [pa.array(list(col), type=f.type) for col, f in zip(cols, schema, strict=True)]
         writer.write_table(pa.Table.from_arrays(arrays, schema=schema))
-        held.clear()
         groups += 1
-        return sink.take()
-    for v in values:
-        held.append(v)
-        if len(held) == batch:
-            yield group()
-    if held or not groups:  # the last group (an empty export has one of no rows, as before)
-        yield group()
+        yield sink.take()
+        if len(held) < batch:
+            break
     writer.close()
     yield sink.take()
