@@ -187,8 +187,10 @@ def parquet_chunks(pa: Any, pq: Any, columns: list[str], values: Iterable[list[A
         arrays = [pa.array(list(col), type=f.type) for col, f in zip(cols, schema, strict=True)]
         writer.write_table(pa.Table.from_arrays(arrays, schema=schema))
         groups += 1
+        full = len(held) == batch
+        del held, cols, arrays  # before the next group is taken: one group in memory at a time
         yield sink.take()
-        if len(held) < batch:
+        if not full:
             break
     writer.close()
     yield sink.take()

@@ -99,10 +99,31 @@ def unrecorded_count(store: EvidenceStore, campaigns: Sequence[str]) -> int:
         "(SELECT 1 FROM episodes e WHERE e.administration = a.id)", params).fetchone()[0])
 
 
+# The distinct scorers of the whole store by one index seek each (the writer's
+# `assessments_scorers` index), each kept when one of its assessments is of a recorded episode
+# of the campaigns: when every campaign is exported that is the first one found, where the
+# DISTINCT over the join reads every assessment (0.06 s of a 100k-episode export).
+_SCORERS_BY_SEEKS = """WITH RECURSIVE d(scorer) AS (
+    SELECT MIN(scorer) FROM assessments
+    UNION ALL
+    SELECT (SELECT MIN(scorer) FROM assessments WHERE scorer > d.scorer) FROM d
+    WHERE d.scorer IS NOT NULL)
+SELECT d.scorer FROM d WHERE d.scorer IS NOT NULL AND EXISTS (
+    SELECT 1 FROM assessments s JOIN administrations a ON a.id = s.administration
+    JOIN episodes e ON e.administration = a.id WHERE s.scorer = d.scorer AND {where})"""
+_SCORERS_BY_JOIN = ("SELECT DISTINCT s.scorer FROM assessments s JOIN administrations a "
+                    "ON a.id = s.administration JOIN episodes e ON e.administration = a.id "
+                    "WHERE {where}")
+
+
 def scorer_names(store: EvidenceStore, campaigns: Sequence[str]) -> list[str]:
     """Return the scorers of the recorded episodes of `campaigns`, sorted."""
     where, params = _in(campaigns)
-    return sorted(str(r[0]) for r in store.ledger.conn.execute(
-        "SELECT DISTINCT s.scorer FROM assessments s JOIN administrations a "
-        f"ON a.id = s.administration JOIN episodes e ON e.administration = a.id WHERE {where}",
-        params))
+    conn = store.ledger.conn
+    # Seeks only for the whole store: for a few of its campaigns, a scorer of the others alone
+    # would be looked for through all its assessments, where the join reads only theirs.
+    every = bool(campaigns) and set(campaigns) == set(store.campaigns())
+    indexed = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND "
+                           "name = 'assessments_scorers'").fetchone() is not None
+    sql = _SCORERS_BY_SEEKS if every and indexed else _SCORERS_BY_JOIN
+    return sorted(str(r[0]) for r in conn.execute(sql.format(where=where), params))
