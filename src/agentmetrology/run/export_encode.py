@@ -20,6 +20,8 @@ from itertools import islice
 from json.encoder import encode_basestring
 from typing import Any
 
+from agentmetrology.run.export_csv import csv_encoder
+
 INT_FIELDS = frozenset({"seed", "repeat", "requests", "tool_calls", "model_attempts",
                         "input_tokens", "output_tokens"})
 PARQUET_ROW_GROUP = 16_384  # rows held before a row group is written (bounds the memory)
@@ -112,20 +114,13 @@ def text_chunks(columns: list[str], values: Iterable[list[Any]], fmt: str,
 
 def _csv_chunks(columns: list[str], values: Iterable[list[Any]], batch: int
                 ) -> Iterator[bytes]:
-    buf = io.StringIO(newline="")
-    # csv writes None as an empty cell, as "" is written (a row of one empty cell is quoted
-    # alike): the rows go in as they come, with no copy of each to blank its nulls
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(columns)
+    header = io.StringIO(newline="")
+    csv.writer(header, lineterminator="\n").writerow(columns)
+    yield header.getvalue().encode("utf-8")
+    encode = csv_encoder(columns)
     values = iter(values)
-    while True:
-        rows = list(islice(values, batch))
-        writer.writerows(rows)
-        yield buf.getvalue().encode("utf-8")
-        if len(rows) < batch:
-            return
-        buf.seek(0)
-        buf.truncate()
+    while rows := list(islice(values, batch)):  # a batch taken in C, not row by row
+        yield encode(rows).encode("utf-8")
 
 
 def arrow_type(pa: Any, column: str) -> Any:
