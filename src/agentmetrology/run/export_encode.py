@@ -25,6 +25,9 @@ from agentmetrology.run.export_csv import csv_encoder
 INT_FIELDS = frozenset({"seed", "repeat", "requests", "tool_calls", "model_attempts",
                         "input_tokens", "output_tokens"})
 PARQUET_ROW_GROUP = 16_384  # rows held before a row group is written (bounds the memory)
+# rows encoded at a time as JSON Lines or CSV: a batch's values stay in the CPU's caches while
+# its columns are checked and its lines built (500 encoded ~10% faster than 2,000)
+TEXT_BATCH = 500
 
 # One encoder for every row: `json.dumps` with options builds a new one per call.
 ROW_JSON = json.JSONEncoder(allow_nan=False, ensure_ascii=False).encode
@@ -101,7 +104,7 @@ def lines_encoder(columns: list[str]) -> Callable[[list[list[Any]]], str]:
 
 
 def text_chunks(columns: list[str], values: Iterable[list[Any]], fmt: str,
-                batch: int = 2000) -> Iterator[bytes]:
+                batch: int = TEXT_BATCH) -> Iterator[bytes]:
     """Yield JSON Lines or CSV (`fmt`) of streamed rows in chunks of `batch` rows."""
     if fmt == "csv":
         yield from _csv_chunks(columns, values, batch)

@@ -22,7 +22,7 @@ from typing import Any
 
 from agentmetrology.records.errors import UserError
 from agentmetrology.run.export import Export, jsonl_text, stream_rows
-from agentmetrology.run.export_encode import arrow_type, parquet_chunks, text_chunks
+from agentmetrology.run.export_encode import TEXT_BATCH, arrow_type, parquet_chunks, text_chunks
 from agentmetrology.store import EvidenceStore, LedgerError, StoreNotFoundError
 from agentmetrology.store.blobs import BlobError
 
@@ -62,7 +62,7 @@ def csv_text(export: Export) -> str:
 
 
 def stream_bytes(columns: list[str], rows: Iterable[dict[str, Any]], fmt: str,
-                 batch: int = 2000) -> Iterator[bytes]:
+                 batch: int = TEXT_BATCH) -> Iterator[bytes]:
     """Yield JSON Lines or CSV (`fmt`) of streamed rows in chunks of `batch` rows: the bytes
     `render` gives for the same rows."""
     return text_chunks(columns, ([r[c] for c in columns] for r in rows), fmt, batch)
