@@ -50,7 +50,7 @@ _BINDING_TEXT = "SELECT binding FROM administrations WHERE id = ?"
 # tuples in (scorer, version) order
 RecordedRow = tuple[tuple[Any, ...], Sequence[tuple[Any, ...]]]
 KEY_AT = 3  # where the key's columns start in a recorded row
-_NONE: tuple[Any, ...] = ()
+_NO_ASSESSMENTS: tuple[Any, ...] = ()
 
 
 def recorded_rows(store: EvidenceStore, campaign: str) -> Iterator[RecordedRow]:
@@ -63,15 +63,15 @@ def recorded_rows(store: EvidenceStore, campaign: str) -> Iterator[RecordedRow]:
     # administration in C (both walks are in plan order), not merged row by row in Python.
     groups = groupby(conn.execute(_ASSESSMENTS, (campaign,)), itemgetter(0))
     sha256 = hashlib.sha256
-    at, own = next(groups, (None, _NONE))
+    at, own = next(groups, (None, _NO_ASSESSMENTS))
     for row in episodes:
         if sha256(row[1]).hexdigest() != row[2]:
             row = _as_text(conn, row)
         if at == row[0]:
             yield row, list(own)
-            at, own = next(groups, (None, _NONE))
+            at, own = next(groups, (None, _NO_ASSESSMENTS))
         else:
-            yield row, _NONE
+            yield row, _NO_ASSESSMENTS
 
 
 def _as_text(conn: sqlite3.Connection, row: tuple[Any, ...]) -> tuple[Any, ...]:
