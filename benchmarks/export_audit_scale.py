@@ -6,8 +6,10 @@ command runs in a child process (benchmarks/memory.py's `measure`: wall, CPU, pe
 this tree's sources and, given --before SRC (e.g. `git archive REV src | tar -x -C DIR`), the
 older tree's, one after the other in the same run, on the same stores:
 1. exports: `agm export STORE --out F.{jsonl,csv,parquet}` of the cached stores of each
-   --export-sizes (opened read-only): rows per second of the whole command, rows per CPU
-   second, peak RSS and KiB per row beyond a bare `agm --version`; the outputs of the two trees
+   --export-sizes (opened read-only), --export-repeats times per tree, the trees taking turns:
+   rows per second of the whole command and rows per CPU second of the run of median CPU time
+   (every run's wall and CPU kept beside), the highest peak RSS and KiB per row beyond a bare
+   `agm --version`; the outputs of the two trees
    are compared (bytes; Parquet, whose streamed row groups differ in layout from the one table
    written before, also by its read-back table and schema);
 2. audits: `agm archive audit S --format agm --out D` of each --audit-sizes, on a copy of the
@@ -21,7 +23,7 @@ older tree's, one after the other in the same run, on the same stores:
 Stores come from benchmarks/memory_stores.py, cached under --work as store-N (built on first
 use). Writes benchmarks/results/export_audit_scale.json (or --out).
 Run: .venv/bin/python benchmarks/export_audit_scale.py [--work /tmp/agm-scale] [--before SRC]
-     [--export-sizes N ...] [--audit-sizes N ...] [--before-audit-sizes N ...]
+     [--export-sizes N ...] [--export-repeats N] [--audit-sizes N ...] [--before-audit-sizes N ...]
      [--steps-only] [--steps-sizes EXPORT_N AUDIT_N]
 """
 
@@ -88,32 +90,48 @@ def _run(args: list[str], src: Path, cwd: Path, base_rss: float, per: int) -> di
     return case
 
 
+def _export_once(root: Path, fmt: str, name: str, src: Path, work: Path) -> dict[str, Any]:
+    cwd = work / f"export-{name}"
+    cwd.mkdir(exist_ok=True)
+    dest = cwd / f"export.{fmt}"
+    c = measure(["export", str(root), "--out", str(dest), "--force"], src, cwd)
+    if c["exit_code"] != 0:
+        raise SystemExit(f"export: exit {c['exit_code']}: {c['stderr_tail']}")
+    c["rows"] = int((cwd / "stderr.txt").read_text().split("exported ")[1].split()[0])
+    c["sha256"], c["bytes"] = _sha(dest), dest.stat().st_size
+    return c
+
+
+def _summary(runs: list[dict[str, Any]], base_rss: float) -> dict[str, Any]:
+    """The run of median CPU time (rows/s from it), with every run's wall and CPU beside it and
+    the highest peak RSS of them all (the machine is shared: one run alone is noise)."""
+    c = sorted(runs, key=lambda r: r["cpu_s"])[len(runs) // 2]
+    rows, peak = c["rows"], max(r["peak_rss_mib"] for r in runs)
+    extra = max(0.0, peak - base_rss)
+    return {**c, "peak_rss_mib": peak, "rows_per_s": round(rows / c["wall_s"]),
+            "rows_per_cpu_s": round(rows / c["cpu_s"]), "baseline_rss_mib": base_rss,
+            "kib_per_row": round(extra * 1024 / rows, 3),
+            "runs_wall_cpu_s": [[r["wall_s"], r["cpu_s"]] for r in runs]}
+
+
 def exports(work: Path, trees: dict[str, Path], sizes: list[int],
-            base: dict[str, float]) -> list[dict[str, Any]]:
-    """Measure `agm export` of each cached store in every format with every tree."""
+            base: dict[str, float], repeats: int = 1) -> list[dict[str, Any]]:
+    """Measure `agm export` of each cached store in every format with every tree, `repeats`
+    times each, the trees taking turns."""
     out = []
     for n in sizes:
         root = _store(work, n)
         for fmt in FORMATS:
-            got: dict[str, Any] = {}
-            for name, src in trees.items():
-                cwd = work / f"export-{name}"
-                cwd.mkdir(exist_ok=True)
-                dest = cwd / f"export.{fmt}"
-                c = measure(["export", str(root), "--out", str(dest), "--force"], src, cwd)
-                if c["exit_code"] != 0:
-                    raise SystemExit(f"export: exit {c['exit_code']}: {c['stderr_tail']}")
-                rows = int((cwd / "stderr.txt").read_text().split("exported ")[1].split()[0])
-                extra = max(0.0, c["peak_rss_mib"] - base[name])
-                got[name] = {**c, "rows": rows, "rows_per_s": round(rows / c["wall_s"]),
-                             "rows_per_cpu_s": round(rows / c["cpu_s"]),
-                             "baseline_rss_mib": base[name], "sha256": _sha(dest),
-                             "bytes": dest.stat().st_size,
-                             "kib_per_row": round(extra * 1024 / rows, 3)}
-                print(f"export {fmt} {rows:,} rows [{name}]: {c['wall_s']} s wall, "
-                      f"{c['cpu_s']} s CPU, {c['peak_rss_mib']} MiB", flush=True)
+            runs: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
+            for _ in range(repeats):
+                for name, src in trees.items():
+                    c = _export_once(root, fmt, name, src, work)
+                    runs[name].append(c)
+                    print(f"export {fmt} {c['rows']:,} rows [{name}]: {c['wall_s']} s wall, "
+                          f"{c['cpu_s']} s CPU, {c['peak_rss_mib']} MiB", flush=True)
+            got = {name: _summary(r, base[name]) for name, r in runs.items()}
             case = {"format": fmt, "store_episodes": n, "this": got["this"],
-                    "goal_rows_per_s": EXPORT_GOAL_ROWS_S}
+                    "goal_rows_per_s": EXPORT_GOAL_ROWS_S, "repeats": repeats}
             if "before" in got:
                 case["before"] = got["before"]
                 same = got["before"]["sha256"] == got["this"]["sha256"]
@@ -246,6 +264,8 @@ def main() -> None:
     ap.add_argument("--before-revision", default=None, help="the revision --before holds")
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--export-sizes", type=int, nargs="*", default=[20_000, 100_000])
+    ap.add_argument("--export-repeats", type=int, default=3,
+                    help="runs of each export per tree, taking turns (the median CPU's kept)")
     ap.add_argument("--audit-sizes", type=int, nargs="*", default=[10_000, 100_000])
     ap.add_argument("--before-audit-sizes", type=int, nargs="*", default=[10_000])
     ap.add_argument("--steps-only", action="store_true",
@@ -273,7 +293,7 @@ def main() -> None:
         return
     doc = {"where_time_goes": steps, "benchmark": "export_audit_scale", "baseline_rss_mib": base,
            "before_revision": args.before_revision,
-           "exports": exports(args.work, trees, args.export_sizes, base),
+           "exports": exports(args.work, trees, args.export_sizes, base, args.export_repeats),
            "audits": audits(args.work, trees, args.audit_sizes, args.before_audit_sizes, base),
            "machine": platform.machine(), "cpus": os.cpu_count(),
            "python": platform.python_version(), "uptime_at_start": uptime,

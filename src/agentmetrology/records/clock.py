@@ -3,7 +3,6 @@ real time but skip the waits a simulated environment asks for."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Protocol
 
@@ -47,6 +46,8 @@ class RealClock:
 
     async def sleep(self, seconds: float) -> None:
         """Sleep for real."""
+        import asyncio  # here, not at the top: commands that only read records (export) skip it
+
         await asyncio.sleep(seconds)
 
 
@@ -70,4 +71,6 @@ class FastForwardClock:
     async def sleep(self, seconds: float) -> None:
         """Add `seconds` to the clock's time and yield to the event loop once."""
         self.skipped += max(seconds, 0.0)
+        import asyncio  # as in RealClock.sleep
+
         await asyncio.sleep(0)

@@ -17,7 +17,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentmetrology.envs.registry import environment_or_default
 from agentmetrology.records.episode import MEASUREMENT_FAILURES, EpisodeKey
 from agentmetrology.records.errors import UserError
 from agentmetrology.run.export_values import (
@@ -54,6 +53,9 @@ def _failure(termination: str, detail: str) -> str | None:
 def episode_row(key: EpisodeKey, led: dict[str, Any], binding: dict[str, Any],
                 plan_digest: str) -> dict[str, Any]:
     """Return the flat export row of one recorded episode (ledger row + sealed bindings)."""
+    # imported here: the streamed export (run.export_values) does without the registry
+    from agentmetrology.envs.registry import environment_or_default
+
     failure = _failure(str(led["termination"]), str(led.get("termination_detail") or ""))
     row: dict[str, Any] = {f: getattr(key, f) for f in KEY_FIELDS}
     row.update(environment=environment_or_default(binding.get("environment")),

@@ -16,12 +16,18 @@ import io
 import json
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import islice
 from json.encoder import encode_basestring
 from typing import Any
+
+from agentmetrology.run.export_csv import csv_encoder
 
 INT_FIELDS = frozenset({"seed", "repeat", "requests", "tool_calls", "model_attempts",
                         "input_tokens", "output_tokens"})
 PARQUET_ROW_GROUP = 16_384  # rows held before a row group is written (bounds the memory)
+# rows encoded at a time as JSON Lines or CSV: a batch's values stay in the CPU's caches while
+# its columns are checked and its lines built (500 encoded ~10% faster than 2,000)
+TEXT_BATCH = 500
 
 # One encoder for every row: `json.dumps` with options builds a new one per call.
 ROW_JSON = json.JSONEncoder(allow_nan=False, ensure_ascii=False).encode
@@ -98,37 +104,26 @@ def lines_encoder(columns: list[str]) -> Callable[[list[list[Any]]], str]:
 
 
 def text_chunks(columns: list[str], values: Iterable[list[Any]], fmt: str,
-                batch: int = 2000) -> Iterator[bytes]:
+                batch: int = TEXT_BATCH) -> Iterator[bytes]:
     """Yield JSON Lines or CSV (`fmt`) of streamed rows in chunks of `batch` rows."""
     if fmt == "csv":
         yield from _csv_chunks(columns, values, batch)
         return
     encode = lines_encoder(columns)
-    rows: list[list[Any]] = []
-    for v in values:
-        rows.append(v)
-        if len(rows) == batch:
-            yield encode(rows).encode("utf-8")
-            rows.clear()
-    yield encode(rows).encode("utf-8")
+    values = iter(values)
+    while rows := list(islice(values, batch)):  # a batch taken in C, not row by row
+        yield encode(rows).encode("utf-8")
 
 
 def _csv_chunks(columns: list[str], values: Iterable[list[Any]], batch: int
                 ) -> Iterator[bytes]:
-    buf = io.StringIO(newline="")
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(columns)
-    rows: list[list[Any]] = []
-    for v in values:
-        rows.append(["" if x is None else x for x in v])  # a null is an empty cell
-        if len(rows) == batch:
-            writer.writerows(rows)
-            rows.clear()
-            yield buf.getvalue().encode("utf-8")
-            buf.seek(0)
-            buf.truncate()
-    writer.writerows(rows)
-    yield buf.getvalue().encode("utf-8")
+    header = io.StringIO(newline="")
+    csv.writer(header, lineterminator="\n").writerow(columns)
+    yield header.getvalue().encode("utf-8")
+    encode = csv_encoder(columns)
+    values = iter(values)
+    while rows := list(islice(values, batch)):  # a batch taken in C, not row by row
+        yield encode(rows).encode("utf-8")
 
 
 def arrow_type(pa: Any, column: str) -> Any:
@@ -180,22 +175,20 @@ def parquet_chunks(pa: Any, pq: Any, columns: list[str], values: Iterable[list[A
     schema = pa.schema([(c, arrow_type(pa, c)) for c in columns])
     sink = _Drain()
     writer = pq.ParquetWriter(sink, schema)
-    held: list[list[Any]] = []
+    values = iter(values)
     groups = 0
-
-    def group() -> bytes:
-        nonlocal groups
+    while True:
+        held = list(islice(values, batch))  # a row group taken in C, not row by row
+        if groups and not held:  # (an empty export has one group of no rows, as before)
+            break
         cols = zip(*held, strict=True) if held else ([] for _ in columns)
         arrays = [pa.array(list(col), type=f.type) for col, f in zip(cols, schema, strict=True)]
         writer.write_table(pa.Table.from_arrays(arrays, schema=schema))
-        held.clear()
         groups += 1
-        return sink.take()
-    for v in values:
-        held.append(v)
-        if len(held) == batch:
-            yield group()
-    if held or not groups:  # the last group (an empty export has one of no rows, as before)
-        yield group()
+        full = len(held) == batch
+        del held, cols, arrays  # before the next group is taken: one group in memory at a time
+        yield sink.take()
+        if not full:
+            break
     writer.close()
     yield sink.take()

@@ -16,7 +16,6 @@ from typing import Any
 
 import msgspec
 
-from agentmetrology.envs.registry import DEFAULT_ENVIRONMENT
 from agentmetrology.records.episode import MEASUREMENT_FAILURES
 from agentmetrology.store import EvidenceStore
 from agentmetrology.store.errors import reading
@@ -30,7 +29,7 @@ BASE_FIELDS = (*KEY_FIELDS, "environment", "profile", "termination", "terminatio
 SCORER_PARTS = ("score", "status", "version", "digest")
 DIGEST_FIELDS = ("episode_digest", "submission_digest", "binding_digest", "plan_digest")
 UNMEASURED_STATUSES = frozenset({"UNKNOWN", "INVALID"})
-KEY_COUNT, BASE_COUNT = len(KEY_FIELDS), len(BASE_FIELDS)  # where each group of values sits
+BASE_COUNT = len(BASE_FIELDS)  # where the scorer groups start
 
 
 class _Bound(msgspec.Struct):
@@ -43,14 +42,22 @@ class _Bound(msgspec.Struct):
 _DECODE_BOUND = msgspec.json.Decoder(_Bound).decode
 
 
-def _decode_bound(text: str) -> _Bound:
-    """Return a binding's environment and profile; a text msgspec refuses (never one the store
-    seals: NaN, a lone surrogate, a float out of range) is read by json, as it always was."""
+def _decode_bound(text: str | bytes) -> _Bound:
+    """Return a binding's environment and profile from its text (or the text's UTF-8 bytes); a
+    text msgspec refuses (never one the store seals: NaN, a lone surrogate, a float out of
+    range) is read by json, as it always was."""
     try:
         return _DECODE_BOUND(text)
     except (msgspec.DecodeError, msgspec.ValidationError):
-        bound = dict(json.loads(text))
+        bound = dict(json.loads(text if isinstance(text, str) else text.decode("utf-8")))
         return _Bound(bound.get("environment"), bound.get("profile"))
+
+
+def _default_environment() -> str:
+    """Return the environment of a record that names none (only such rows load the registry)."""
+    from agentmetrology.envs.registry import DEFAULT_ENVIRONMENT
+
+    return DEFAULT_ENVIRONMENT
 
 
 def campaign_values(store: EvidenceStore, campaign: str, scorers: Sequence[str]
@@ -61,20 +68,24 @@ def campaign_values(store: EvidenceStore, campaign: str, scorers: Sequence[str]
     plan_digest = "" if plan is None else str(plan["plan_digest"])
     slot = {s: BASE_COUNT + 4 * i for i, s in enumerate(scorers)}
     empty = [None] * (4 * len(scorers))
-    failures, unmeasured, default = MEASUREMENT_FAILURES, UNMEASURED_STATUSES, DEFAULT_ENVIRONMENT
+    failures, unmeasured, decode = MEASUREMENT_FAILURES, UNMEASURED_STATUSES, _decode_bound
     for row, assessments in recorded_rows(store, campaign):
-        (text, binding_digest, termination, detail, requests, tool_calls, model_attempts,
-         input_tokens, output_tokens, cost, episode_digest, submission_digest) = row[KEY_COUNT:]
-        bound = _decode_bound(text)
+        # one unpacking into names and one list display: the fewest Python steps per row
+        (_, text, binding_digest, name, target, task, seed, condition, level, repeat,
+         termination, detail, requests, tool_calls, model_attempts, input_tokens,
+         output_tokens, cost, episode_digest, submission_digest) = row
+        bound = decode(text)
+        environment = bound.environment
         detail = detail or ""
         failure = None
         if str(termination) in failures:
             failure = f"{termination}: {detail}" if detail else str(termination)
-        values = [*row[:KEY_COUNT], str(bound.environment or default), bound.profile,
+        values = [name, target, task, seed, condition, level, repeat,
+                  str(environment) if environment else _default_environment(), bound.profile,
                   termination, detail, failure, requests, tool_calls, model_attempts,
                   input_tokens, output_tokens, cost, *empty, episode_digest, submission_digest,
                   binding_digest, plan_digest]
-        for scorer, version, status, score, digest in assessments:
+        for _, scorer, version, status, score, digest in assessments:
             i = slot.get(str(scorer))
             if i is None:  # a scorer recorded after the columns were read: not a column
                 continue

@@ -15,12 +15,14 @@ import sys
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from itertools import count
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
 from agentmetrology.records.errors import UserError
 from agentmetrology.run.export import Export, jsonl_text, stream_rows
-from agentmetrology.run.export_encode import arrow_type, parquet_chunks, text_chunks
+from agentmetrology.run.export_encode import TEXT_BATCH, arrow_type, parquet_chunks, text_chunks
 from agentmetrology.store import EvidenceStore, LedgerError, StoreNotFoundError
 from agentmetrology.store.blobs import BlobError
 
@@ -60,7 +62,7 @@ def csv_text(export: Export) -> str:
 
 
 def stream_bytes(columns: list[str], rows: Iterable[dict[str, Any]], fmt: str,
-                 batch: int = 2000) -> Iterator[bytes]:
+                 batch: int = TEXT_BATCH) -> Iterator[bytes]:
     """Yield JSON Lines or CSV (`fmt`) of streamed rows in chunks of `batch` rows: the bytes
     `render` gives for the same rows."""
     return text_chunks(columns, ([r[c] for c in columns] for r in rows), fmt, batch)
@@ -200,16 +202,13 @@ def export_store(store: Path, names: Sequence[str] | None, kind: str, out: Path 
     """
     with export_errors(store), EvidenceStore.open_readonly(store, scrub_env=False) as st:
         stream = stream_rows(st, names)
-        count = [0]
-
-        def counted() -> Iterator[list[Any]]:
-            for values in stream.values:
-                count[0] += 1
-                yield values
+        # counted in C as the rows pass (a Python generator here cost a step per row)
+        tally = count()
+        counted = map(itemgetter(0), zip(stream.values, tally, strict=False))  # tally never ends
         if kind == "parquet":
             pa, pq = _arrow()
-            chunks = parquet_chunks(pa, pq, stream.columns, counted())
+            chunks = parquet_chunks(pa, pq, stream.columns, counted)
         else:
-            chunks = text_chunks(stream.columns, counted(), kind)
+            chunks = text_chunks(stream.columns, counted, kind)
         write_output(chunks, out, force=force)
-        return count[0], stream.unrecorded
+        return next(tally), stream.unrecorded

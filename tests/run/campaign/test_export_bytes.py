@@ -7,9 +7,11 @@ campaign (test_export_stream's): measurement failures, ungraded episodes, unknow
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import math
+import random
 from pathlib import Path
 from typing import Any
 
@@ -102,3 +104,33 @@ def test_a_binding_gives_the_fields_json_reads_from_it(text: str) -> None:
     bound = json.loads(text)
     got = _decode_bound(text)
     assert (got.environment, got.profile) == (bound.get("environment"), bound.get("profile"))
+
+
+def _writer_csv(columns: list[str], rows: list[list[Any]]) -> str:
+    buf = io.StringIO(newline="")
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(columns)
+    writer.writerows(["" if v is None else v for v in r] for r in rows)  # the earlier path
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("batch", [1, 2, 3])
+def test_csv_lines_are_the_writers(batch: int) -> None:
+    got = b"".join(text_chunks(ODD_COLUMNS, iter(ODD_ROWS), "csv", batch=batch))
+    assert got.decode("utf-8") == _writer_csv(ODD_COLUMNS, ODD_ROWS)
+
+
+_CELLS = ["a", "", " x ", "é日", "1,2", 'q"q', "l\nb", "c\rr", "t\tb", "\x7f", "%s", None, 0,
+          -3, 10**20, 0.1, -0.0, 1e300, math.inf, math.nan, True]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_csv_of_random_cells_is_the_writers(seed: int) -> None:
+    rng = random.Random(seed)
+    width = rng.choice([1, 2, 5])
+    columns = [f"c{i}" for i in range(width)]
+    # a column draws from a few cells, so that many batches go through the line template
+    pools = [rng.sample(_CELLS, rng.choice([1, 2, 3])) for _ in columns]
+    rows = [[rng.choice(p) for p in pools] for _ in range(rng.randrange(0, 12))]
+    got = b"".join(text_chunks(columns, iter(rows), "csv", batch=rng.choice([1, 4, 100])))
+    assert got.decode("utf-8") == _writer_csv(columns, rows)
