@@ -3,7 +3,6 @@ results file instead of a store: one row per simulation)."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import typer
@@ -43,8 +42,6 @@ def export_cmd(
     with user_errors():
         kind = format_for(fmt, out)
         check_destination(kind, out, force=force)  # before reading the source
-        if kind == "parquet":
-            _pyarrow_without_pandas()
         if store.is_file():  # a tau2-bench results file: one row per simulation
             # imported here: the archive importers it loads cost a store export ~0.1 s
             from agentmetrology.archive.tau2_export import export_tau2_file
@@ -61,41 +58,6 @@ def export_cmd(
     note = f"; {unrecorded} {absent}" if unrecorded else ""
     err_console.print(f"exported {rows} episode(s) as {kind} to {where}{note}",
                       markup=False, emoji=False)
-
-
-class _NoPandas:
-    """An import finder that says pandas is not installed (see _pyarrow_without_pandas)."""
-
-    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
-        """Refuse pandas and its submodules; leave every other import to the next finder."""
-        if name.partition(".")[0] == "pandas":
-            raise ModuleNotFoundError(f"No module named {name!r} (agm export: not needed)",
-                                      name=name)
-
-
-def _pyarrow_without_pandas() -> None:
-    """Let pyarrow's first conversion find no pandas (the command never hands it pandas data).
-
-    pyarrow's `pa.array` asks, on its first call in a process, whether pandas can be imported
-    (to tell its objects from plain lists) and imports it: 0.2 s of CPU, a tenth of a 100k-row
-    Parquet export, for columns that are plain lists of typed values, which convert the same
-    either way. That first question is asked here with pandas' import refused, then the
-    refusal is withdrawn: pyarrow remembers the answer for the process (it imports pandas
-    again only where its API requires it, e.g. `Table.to_pandas`); pandas itself stays
-    importable. Nothing is done when pandas is already imported.
-    """
-    if "pandas" in sys.modules:
-        return
-    try:
-        import pyarrow as pa
-    except ImportError:
-        return  # export_store says how to install it
-    finder = _NoPandas()
-    sys.meta_path.insert(0, finder)
-    try:
-        pa.array([], type=pa.int64())
-    finally:
-        sys.meta_path.remove(finder)
 
 
 def _export_inspect(store: Path, out: Path | None, campaign: str | None, force: bool) -> None:
