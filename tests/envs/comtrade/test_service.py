@@ -1,6 +1,8 @@
 from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentmetrology.envs.comtrade import ComtradeEnv, generate_rows
 from agentmetrology.envs.comtrade.generator import totals_row
@@ -195,8 +197,15 @@ def test_bad_environment_arguments_raise_clear_errors() -> None:
 @pytest.mark.parametrize("text", [
     "", "\n", "a", "a\n", "a\n\nb", "\na\n", "a\n \nb", "a\r\nb", "a\rb", "a\x0bb\x0c",
     "a\x1cb\x1d\x1e\x1f", "\t\n", "a\x85b", "a\u2028b", "\xa0\n", "{\"x\": 1}\n{}\n",
+    "\na", "a\nb", "\na\nb\n", "\n\n", "\n\na\n\n\nb\n", "ab\n\n",
 ])
 def test_lines_received_counts_non_blank_lines_as_splitlines_and_strip_do(text: str) -> None:
     # The fast path (ASCII, "\n" the only whitespace) and the general one agree with the
     # definition the acknowledgement has always used.
+    assert non_blank_lines(text) == sum(map(bool, map(str.strip, text.splitlines())))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="\na{}", max_size=12))
+def test_lines_received_of_any_newline_pattern(text: str) -> None:
     assert non_blank_lines(text) == sum(map(bool, map(str.strip, text.splitlines())))

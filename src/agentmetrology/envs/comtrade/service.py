@@ -200,8 +200,12 @@ def non_blank_lines(text: str) -> int:
     lines as the non-empty pieces of split("\n"), found without stripping each line.
     """
     if text.isascii() and not any(map(text.__contains__, _OTHER_SPACE)):
-        pieces = text.split("\n")
-        return len(pieces) - pieces.count("")
+        if not text or "\n\n" in text:
+            pieces = text.split("\n")
+            return len(pieces) - pieces.count("")
+        # No two newlines in a row: the "\n"-separated pieces are all non-empty but for one
+        # before a leading and one after a trailing newline (counted, not split into a list)
+        return text.count("\n") + 1 - text.startswith("\n") - text.endswith("\n")
     return sum(map(bool, map(str.strip, text.splitlines())))
 
 
