@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentmetrology.envs.comtrade import ComtradeEnv, generate_rows
-from agentmetrology.envs.comtrade.generator import totals_row
+from agentmetrology.envs.comtrade.generator import is_totals_row, totals_row
 from agentmetrology.envs.comtrade.service import ALREADY_SUBMITTED, BUDGET_ERROR, non_blank_lines
 from agentmetrology.envs.comtrade.tasks import get_task
 
@@ -116,6 +116,25 @@ def test_totals_row_shape_t7() -> None:
     assert total["tradeValue"] == sum(r["tradeValue"] for r in genuine)
     assert total["qty"] == sum(r["qty"] for r in genuine)
     assert (total["year"], total["reporter"], total["flow"]) == (2017, "826", "M")
+
+
+@pytest.mark.parametrize(("task", "seed", "profile"), [
+    ("T7_totals_trap", 0, "seeded"), ("T7_totals_trap", None, "legacy"),
+    ("T9_adaptive_adversary", None, "legacy"), ("T9_adaptive_adversary", 2, "seeded"),
+])
+def test_served_totals_rows_sum_the_rows_they_head(task: str, seed: int | None,
+                                                   profile: str) -> None:
+    # The service sums a fault-free page from its generated tuples; a page a fault changed
+    # (T9's legacy duplicates) from its dicts: either way the sums of the rows served.
+    env = ComtradeEnv(task, seed, profile)  # type: ignore[arg-type]
+    heads = 0
+    for page in range(1, env.task.rows // env.task.page_size + 2):
+        obs = fetch(env, page)
+        rows = obs.get("rows") or []
+        if rows and is_totals_row(rows[0]):
+            heads += 1
+            assert rows[0] == totals_row(env.task, page, rows[1:])
+    assert heads
 
 
 def test_totals_row_sums_count_a_missing_value_as_zero_and_convert_with_int() -> None:
