@@ -374,7 +374,7 @@ SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "llm_throughput": llm_throughput, "harness": harness, "episodes": episodes,
     "score_memory": score_memory,
     "episodes_vs": episodes_vs, "episodes_vs_large": episodes_vs,
-    "episodes_vs_redesign": episodes_vs, "stats": stats,
+    "episodes_vs_redesign": episodes_vs, "episodes_vs_small": episodes_vs, "stats": stats,
     "researchops": researchops,
     "diagnose_grid": diagnose_grid,
     "rl_adapters": rl_adapters,

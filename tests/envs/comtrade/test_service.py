@@ -1,9 +1,11 @@
 from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentmetrology.envs.comtrade import ComtradeEnv, generate_rows
-from agentmetrology.envs.comtrade.generator import totals_row
+from agentmetrology.envs.comtrade.generator import is_totals_row, totals_row
 from agentmetrology.envs.comtrade.service import ALREADY_SUBMITTED, BUDGET_ERROR, non_blank_lines
 from agentmetrology.envs.comtrade.tasks import get_task
 
@@ -116,6 +118,25 @@ def test_totals_row_shape_t7() -> None:
     assert (total["year"], total["reporter"], total["flow"]) == (2017, "826", "M")
 
 
+@pytest.mark.parametrize(("task", "seed", "profile"), [
+    ("T7_totals_trap", 0, "seeded"), ("T7_totals_trap", None, "legacy"),
+    ("T9_adaptive_adversary", None, "legacy"), ("T9_adaptive_adversary", 2, "seeded"),
+])
+def test_served_totals_rows_sum_the_rows_they_head(task: str, seed: int | None,
+                                                   profile: str) -> None:
+    # The service sums a fault-free page from its generated tuples; a page a fault changed
+    # (T9's legacy duplicates) from its dicts: either way the sums of the rows served.
+    env = ComtradeEnv(task, seed, profile)  # type: ignore[arg-type]
+    heads = 0
+    for page in range(1, env.task.rows // env.task.page_size + 2):
+        obs = fetch(env, page)
+        rows = obs.get("rows") or []
+        if rows and is_totals_row(rows[0]):
+            heads += 1
+            assert rows[0] == totals_row(env.task, page, rows[1:])
+    assert heads
+
+
 def test_totals_row_sums_count_a_missing_value_as_zero_and_convert_with_int() -> None:
     task = get_task("T7_totals_trap")
     rows = [{"tradeValue": 5, "netWeight": 2.9, "qty": True}, {"tradeValue": "7", "qty": 1}]
@@ -195,8 +216,15 @@ def test_bad_environment_arguments_raise_clear_errors() -> None:
 @pytest.mark.parametrize("text", [
     "", "\n", "a", "a\n", "a\n\nb", "\na\n", "a\n \nb", "a\r\nb", "a\rb", "a\x0bb\x0c",
     "a\x1cb\x1d\x1e\x1f", "\t\n", "a\x85b", "a\u2028b", "\xa0\n", "{\"x\": 1}\n{}\n",
+    "\na", "a\nb", "\na\nb\n", "\n\n", "\n\na\n\n\nb\n", "ab\n\n",
 ])
 def test_lines_received_counts_non_blank_lines_as_splitlines_and_strip_do(text: str) -> None:
     # The fast path (ASCII, "\n" the only whitespace) and the general one agree with the
     # definition the acknowledgement has always used.
+    assert non_blank_lines(text) == sum(map(bool, map(str.strip, text.splitlines())))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="\na{}", max_size=12))
+def test_lines_received_of_any_newline_pattern(text: str) -> None:
     assert non_blank_lines(text) == sum(map(bool, map(str.strip, text.splitlines())))

@@ -9,7 +9,7 @@ sha256("{task_id}:{reporter}:{partner}:{flow}:{hs}:{year}") — with ":{seed}" a
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from itertools import repeat
 from typing import Any
@@ -116,15 +116,33 @@ def _id_set(task_id: str) -> frozenset[str]:
     return frozenset(record_ids(task_id))
 
 
-def totals_row(task: ComtradeTask, page: int, rows: list[Row]) -> Row:
-    """Return the summary row placed at the front of a page in the totals family."""
+_VALUE_AT = (ROW_FIELDS.index("tradeValue"), ROW_FIELDS.index("netWeight"),
+             ROW_FIELDS.index("qty"))
+
+
+def tuple_sums(tuples: Sequence[tuple[Any, ...]]) -> tuple[int, int, int]:
+    """Return the tradeValue, netWeight and qty sums of generated row tuples (int columns)."""
+    v, w, q = (sum(map(operator.itemgetter(i), tuples)) for i in _VALUE_AT)
+    return v, w, q
+
+
+def totals_row(task: ComtradeTask, page: int, rows: list[Row],
+               sums: tuple[int, int, int] | None = None) -> Row:
+    """Return the summary row placed at the front of a page in the totals family.
+
+    `sums` are the page's three column sums when the caller has them (tuple_sums of the
+    generated tuples the rows were made from: the same ints, summed without the dicts).
+    """
     q = task.query
+    if sums is None:
+        sums = (_page_sum(rows, "tradeValue"), _page_sum(rows, "netWeight"),
+                _page_sum(rows, "qty"))
     return {
         "year": q.year, "reporter": q.reporter, "partner": "WLD", "flow": q.flow,
         "hs": "TOTAL",
-        "tradeValue": _page_sum(rows, "tradeValue"),
-        "netWeight": _page_sum(rows, "netWeight"),
-        "qty": _page_sum(rows, "qty"),
+        "tradeValue": sums[0],
+        "netWeight": sums[1],
+        "qty": sums[2],
         "record_id": f"{task.task_id}-TOTAL-{page:04d}",
         "isTotal": True, "is_total": True,
     }

@@ -27,6 +27,7 @@ from agentmetrology.envs.comtrade.generator import (
     row_tuples,
 )
 from agentmetrology.envs.comtrade.scoring.columns import Columns, uniform_columns
+from agentmetrology.envs.comtrade.scoring.genuine import adopt_genuine
 from agentmetrology.envs.comtrade.scoring.streamed import StreamedSubmission
 from agentmetrology.envs.comtrade.scoring.submission import Scorable, Submission, make_submission
 from agentmetrology.envs.comtrade.tasks import PROFILES, TASKS, Profile
@@ -313,7 +314,10 @@ def ground_truth_f1(submission: Scorable | str | bytes | None, task_id: str,
         return Assessment(GROUND_TRUTH_SCORER, GROUND_TRUTH_VERSION, "FAIL", 0.0, comps,
                           (reason,), ev)
     key = (task_id, None if prof == "legacy" else seed, prof)
-    tally = LineTally(truth, None, _truth_columns(*key), rows_of=key)
+    columns = _truth_columns(*key)
+    if isinstance(submission, Submission):  # the usual clean answer is not parsed at all
+        adopt_genuine(submission, *key, columns[1])
+    tally = LineTally(truth, None, columns, rows_of=key)
     for batch in submission.data_batches():  # one batch in memory, many for a streamed file
         tally.add(batch)
     comps = f1_components(tally.counts(), len(truth))

@@ -225,6 +225,15 @@ class Submission:
         """Return data.jsonl parsed line by line (cached: both scorers share one parse)."""
         return parse_jsonl(self.data_jsonl or "")
 
+    def parse_cached(self) -> bool:
+        """Return True once data.jsonl has been parsed (or its parse adopted)."""
+        return "parsed_data" in self.__dict__
+
+    def adopt_parse(self, parsed: ParsedLines) -> None:
+        """Cache `parsed` as the parse of data.jsonl; the caller guarantees it equals
+        parse_jsonl(data_jsonl), value for value and type for type (scoring/genuine.py)."""
+        self.__dict__["parsed_data"] = parsed  # where cached_property keeps its value
+
     @cached_property
     def digest(self) -> str:
         """Return the evidence digest: digest of {data_jsonl, metadata_json, run_log} texts."""

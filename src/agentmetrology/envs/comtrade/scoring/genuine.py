@@ -1,0 +1,91 @@
+"""Recognising a data.jsonl made of the generated rows' own lines, so that it is not parsed.
+
+The harness and the scripted agents write data.jsonl with msgspec's compact encoder, one row
+dict per line, keys in ROW_FIELDS order; a complete, clean answer (every large task's usual
+submission) is therefore byte for byte the encoding of the generated rows in generation order,
+and an answer that reorders, repeats or leaves out rows (duplicates kept, drifted pages, a spent
+budget) is still made of those rows' lines. Decoding such a line gives back its row exactly
+(every generated value is an int or an ASCII str, which round-trip through JSON unchanged, key
+order included), so the parse and its columns are known without reading the text: a fresh dict
+per line, and the generated columns (gathered in the lines' order). Any line that is not one of
+them, one byte apart, and the text is parsed as before.
+tests/envs/comtrade/scoring/test_genuine.py checks both against the parse for every task.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import msgspec
+
+from agentmetrology.envs.comtrade.generator import ROW_FIELDS, row_dicts, row_tuples
+from agentmetrology.envs.comtrade.scoring.columns import Columns, remember_columns
+from agentmetrology.envs.comtrade.scoring.submission import ParsedLines, Submission
+from agentmetrology.envs.comtrade.tasks import Profile
+
+# The encoder payload.encode_payload writes data.jsonl with (compact, insertion key order).
+_ENCODER = msgspec.json.Encoder()
+# A generated column holds one type; a value of any other type might not round-trip exactly.
+_EXACT_TYPES = (int, str)
+# Every generated row's line starts with the query's fields, the same on every line.
+_FIRST_VARYING = b',"tradeValue":'
+
+
+def _known(values: tuple[dict[str, Any], ...],
+           columns: tuple[tuple[Any, ...], ...]) -> ParsedLines:
+    """Return the parse of lines known to decode to `values`, remembering their columns."""
+    parsed = ParsedLines(values, 0)
+    remember_columns(values, Columns(ROW_FIELDS, columns,
+                                     tuple(frozenset((type(c[0]),)) for c in columns)))
+    return parsed
+
+
+def genuine_parse(text: str, task_id: str, seed: int | None, profile: Profile,
+                  columns: tuple[tuple[Any, ...], ...]) -> ParsedLines | None:
+    """Return parse_jsonl(text) without parsing when every line of text is a generated row's
+    line, else None; `columns` are the generated rows as columns (ground_truth._truth_columns)."""
+    rows = row_tuples(task_id, seed, profile)
+    if not rows or not text.isascii() or any(type(c[0]) not in _EXACT_TYPES for c in columns):
+        return None
+    first = _ENCODER.encode_lines(row_dicts(rows[:1]))
+    # The shared start of every generated line: most other texts fail here, before any work
+    if not text.startswith(first[:first.index(_FIRST_VARYING)].decode("ascii")):
+        return None
+    values = row_dicts(rows)
+    encoded = _ENCODER.encode_lines(values)
+    data = text.encode("ascii")
+    if encoded == data:  # the whole answer, in order: the generated rows themselves
+        return _known(tuple(values), columns)
+    if not data.endswith(b"\n"):
+        return None
+    lines = encoded.decode("ascii").split("\n")
+    lines.pop()  # the empty piece after the final newline
+    index = dict(zip(lines, range(len(rows)), strict=True))  # each row's line: its index
+    pieces = text.split("\n")
+    pieces.pop()  # the empty piece after the final newline
+    if not pieces or not all(map(index.__contains__, pieces)):  # a blank piece is no row's
+        return None
+    at = list(map(index.__getitem__, pieces))
+    if len(at) == 1:
+        gathered = tuple((col[at[0]],) for col in columns)
+    else:  # with two or more indices an itemgetter returns the tuple of them, gathered in C
+        gathered = tuple(map(operator.itemgetter(*at), columns))
+    if len(set(at)) == len(at):  # each row's line once: its dict, made above, serves alone
+        return _known(tuple(map(values.__getitem__, at)), gathered)
+    return _known(tuple(row_dicts(map(rows.__getitem__, at))), gathered)  # a dict per line
+
+
+def adopt_genuine(submission: Submission, task_id: str, seed: int | None, profile: Profile,
+                  columns: tuple[tuple[Any, ...], ...]) -> bool:
+    """Give the submission its parse without parsing when data.jsonl is made of the generated
+    rows' lines; return True when it did (a parse already made, or another text, is left
+    alone)."""
+    text = submission.data_jsonl
+    if text is None or submission.parse_cached():
+        return False
+    parsed = genuine_parse(text, task_id, seed, profile, columns)
+    if parsed is None:
+        return False
+    submission.adopt_parse(parsed)
+    return True

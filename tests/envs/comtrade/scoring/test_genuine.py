@@ -1,0 +1,169 @@
+"""A data.jsonl that is the generated rows' own text: its adopted parse is the real one."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import msgspec
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentmetrology.envs.comtrade.generator import generate_rows
+from agentmetrology.envs.comtrade.scoring import columns, ground_truth
+from agentmetrology.envs.comtrade.scoring.genuine import adopt_genuine, genuine_parse
+from agentmetrology.envs.comtrade.scoring.ground_truth import ground_truth_f1
+from agentmetrology.envs.comtrade.scoring.judge import shape_judge
+from agentmetrology.envs.comtrade.scoring.submission import Submission, make_submission, parse_jsonl
+from agentmetrology.envs.comtrade.tasks import TASKS, Profile
+
+_ENC = msgspec.json.Encoder()
+_TARGETS = [(t, s, p) for t in TASKS for s, p in ((0, "seeded"), (7, "seeded"), (None, "legacy"))]
+
+
+def _text(task: str, seed: int | None, profile: Profile) -> str:
+    return _ENC.encode_lines(generate_rows(task, seed, profile)).decode("utf-8")
+
+
+def _typed(values: tuple[Any, ...]) -> list[Any]:
+    """Return the values with every field's type and key order made explicit."""
+    return [[(k, type(v), v) for k, v in d.items()] for d in values]
+
+
+def _cols(task: str, seed: int | None, profile: Profile) -> tuple[tuple[Any, ...], ...]:
+    return ground_truth._truth_columns(task, seed, profile)[1]
+
+
+@pytest.mark.parametrize(("task", "seed", "profile"), _TARGETS)
+def test_genuine_text_parse_and_columns_equal_parsing(task: str, seed: int | None,
+                                                      profile: Profile) -> None:
+    text = _text(task, seed, profile)
+    got = genuine_parse(text, task, seed, profile, _cols(task, seed, profile))
+    want = parse_jsonl(text)
+    assert got is not None and got.not_json == want.not_json == 0
+    assert _typed(got.values) == _typed(want.values)
+    # the remembered columns are what the columns of the parse are
+    assert columns.uniform_columns(got.values) == columns._columns(want.values)
+
+
+def _lines(text: str) -> list[str]:
+    return text.split("\n")[:-1]
+
+
+def _join(lines: list[str]) -> str:
+    return "".join(f"{line}\n" for line in lines)
+
+
+def _known_variants(text: str) -> dict[str, str]:
+    lines = _lines(text)
+    return {
+        "reversed": _join(lines[::-1]),
+        "every other line": _join(lines[::2]),
+        "the first line moved last": _join([*lines[1:], lines[0]]),
+        "a line twice": _join([lines[0], *lines]),
+        "one line": _join(lines[-1:]),
+        "every line twice, interleaved": _join([x for line in lines for x in (line, line)]),
+    }
+
+
+@pytest.mark.parametrize("task", ["T1_single_page", "T3_duplicates", "T6_page_drift",
+                                  "T7_totals_trap", "T9_adaptive_adversary"])
+def test_lines_of_generated_rows_in_any_order_equal_parsing(task: str) -> None:
+    text = _text(task, 3, "seeded")
+    for name, other in _known_variants(text).items():
+        got = genuine_parse(other, task, 3, "seeded", _cols(task, 3, "seeded"))
+        want = parse_jsonl(other)
+        assert got is not None, name
+        assert _typed(got.values) == _typed(want.values), name
+        assert columns.uniform_columns(got.values) == columns._columns(want.values), name
+
+
+def _other_variants(text: str, task: str) -> list[str]:
+    lines = _lines(text)
+    return [
+        text[:-1],  # no final newline
+        text + "\n",  # a blank line more
+        _join([lines[0], "", *lines[1:]]),  # a blank line inside
+        " " + text,  # whitespace the parse strips
+        _join([*lines[:-1], lines[-1] + " "]),
+        text.replace('"tradeValue":', '"tradeValue":1', 1),  # one value changed
+        text.replace(',"qty":', ',"qty":-', 1),
+        text.replace('"year":', '"year":1.0,"x":', 1),
+        re.sub(r'"year":(\d+)', r'"year":\1.0', text, count=1),  # an equal float
+        text.replace("\n", "\r\n", 1),
+        _join([*lines[1:], lines[0].replace("}", ',"isTotal":true}')]),
+        _join([*lines, _lines(_text(task, 4, "seeded"))[0]]),  # another seed's line
+        _join([*lines, json.dumps(json.loads(lines[0]))]),  # the same row, spaced
+        "",
+    ]
+
+
+@pytest.mark.parametrize("task", ["T1_single_page", "T3_duplicates", "T7_totals_trap"])
+def test_other_texts_are_parsed(task: str) -> None:
+    text = _text(task, 3, "seeded")
+    for other in [*_other_variants(text, task), _text(task, 4, "seeded")]:
+        assert other != text
+        assert genuine_parse(other, task, 3, "seeded", _cols(task, 3, "seeded")) is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10**6), st.sampled_from(["", "0", "1", " ", "\n", '"', "}", "x", ".5"]),
+       st.integers(0, 2))
+def test_a_mutated_text_is_taken_only_for_its_own_parse(at: int, piece: str, cut: int) -> None:
+    task = "T4_rate_limit_429"
+    text = _text(task, 5, "seeded")
+    i = at % (len(text) + 1)
+    other = text[:i] + piece + text[i + cut:]
+    got = genuine_parse(other, task, 5, "seeded", _cols(task, 5, "seeded"))
+    want = parse_jsonl(other)
+    if got is not None:  # e.g. a cut that removes one whole line
+        assert set(_lines(other)) <= set(_lines(text))
+        assert _typed(got.values) == _typed(want.values)
+        assert columns.uniform_columns(got.values) == columns._columns(want.values)
+    elif other == text:
+        pytest.fail("the generated text itself was not recognised")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 29), min_size=1, max_size=40))
+def test_any_choice_of_generated_lines_equals_parsing(at: list[int]) -> None:
+    task = "T5_server_error_500"  # 30 rows
+    other = _join([_lines(_text(task, 2, "seeded"))[i] for i in at])
+    got = genuine_parse(other, task, 2, "seeded", _cols(task, 2, "seeded"))
+    want = parse_jsonl(other)
+    assert got is not None
+    assert _typed(got.values) == _typed(want.values)
+    assert len(set(map(id, got.values))) == len(at)  # a dict of its own per line, as parsed
+    assert columns.uniform_columns(got.values) == columns._columns(want.values)
+
+
+@pytest.mark.parametrize(("task", "seed", "profile"), _TARGETS)
+def test_scores_with_and_without_the_adopted_parse_are_equal(task: str, seed: int | None,
+                                                             profile: Profile) -> None:
+    text = _text(task, seed, profile)
+    for name, other in {"generated": text, **_known_variants(text)}.items():
+        meta = json.dumps({"task_id": task, "schema": ["year", "hs", "record_id"],
+                           "dedup_key": ["year", "hs", "record_id"],
+                           "row_count": other.count("\n")})
+        adopted = make_submission(other, meta, "page=1\ncomplete")
+        parsed = make_submission(other, meta, "page=1\ncomplete")
+        assert parsed.parsed_data.lines == other.count("\n")  # parsed now: nothing to adopt
+        assert not adopt_genuine(parsed, task, seed, profile, _cols(task, seed, profile))
+        a_gt = ground_truth_f1(adopted, task, seed, profile)
+        assert adopted.parse_cached(), name  # the scorer adopted the known parse
+        assert a_gt == ground_truth_f1(parsed, task, seed, profile), name
+        if name in ("generated", "reversed", "the first line moved last"):  # every row once
+            assert a_gt.score == 1.0 and a_gt.status == "PASS", name
+        else:
+            assert a_gt.score is not None and a_gt.score < 1.0, name
+        assert shape_judge(adopted, task) == shape_judge(parsed, task), name
+
+
+def test_a_parse_already_made_is_kept() -> None:
+    task = "T2_multi_page"
+    sub = Submission(_text(task, 1, "seeded"))
+    made = sub.parsed_data
+    assert not adopt_genuine(sub, task, 1, "seeded", _cols(task, 1, "seeded"))
+    assert sub.parsed_data is made
