@@ -221,6 +221,33 @@ def test_front_page_and_campaign_totals_equal_the_store_status(tmp_path: Path) -
     assert reader.overview("missing") is None
 
 
+def test_not_launched_counts_are_the_same_without_the_writers_partial_index(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The not-launched administrations are found through the writer's partial index when the
+    store has it, and through the campaign's key index when it does not (a store no writer of
+    this version opened): the same front page, grid and reasons."""
+    import sqlite3
+
+    from agentmetrology.store import EvidenceStore
+    from agentmetrology.store.reader import StoreReader
+    from view.view_fixtures import build_store, key
+
+    monkeypatch.setenv("AGM_VERIFY_CACHE", "")  # nothing kept across readers: both computed
+    root = build_store(tmp_path / "s")
+    with EvidenceStore.open(root, scrub_env=False) as st:
+        st.set_not_launched([a for a in st.pending(CAMPAIGN) if a.key == key("llm-a", 3)],
+                            "max_cost reached")
+    with_index = (StoreReader(root).summaries(), StoreReader(root).overview(CAMPAIGN))
+    with sqlite3.connect(root / "ledger.sqlite") as c:
+        c.execute("DROP INDEX administrations_not_launched")
+    without = (StoreReader(root).summaries(), StoreReader(root).overview(CAMPAIGN))
+    assert without == with_index
+    assert with_index[0][0]["not_launched"] == 1
+    overview = with_index[1]
+    assert overview is not None and overview.not_launched_reasons == {"max_cost reached": 1}
+    assert sum(cell["not_launched"] for cell in overview.grid) == 1
+
+
 def test_a_corrupt_blob_is_said_not_shown(tmp_path: Path) -> None:
     import os
     import sqlite3

@@ -23,6 +23,8 @@ from agentmetrology.store.reader_queries import (
     GRID_NOT_LAUNCHED,
     GRID_PROGRESS,
     GRID_SCORES,
+    KEY_INDEX,
+    NOT_LAUNCHED_INDEX,
     UNSCORED,
 )
 
@@ -59,6 +61,13 @@ def rows_if_any(c: sqlite3.Connection, sql: str, args: Sequence[Any] = ()
         raise
 
 
+def not_launched_query(c: sqlite3.Connection, sql: str) -> str:
+    """Return a not-launched query through the writer's partial index when the store has it."""
+    has = c.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?",
+                    (NOT_LAUNCHED_INDEX,)).fetchone()
+    return sql.format(index=NOT_LAUNCHED_INDEX if has else KEY_INDEX)
+
+
 def campaign_grid(c: sqlite3.Connection, campaign: str) -> list[dict[str, Any]]:
     """Return progress and per-scorer scores per target × level × condition."""
     cells: dict[tuple[str, str, str], dict[str, Any]] = {}
@@ -68,7 +77,8 @@ def campaign_grid(c: sqlite3.Connection, campaign: str) -> list[dict[str, Any]]:
             "done": r[4], "submitted": r[5], "failed_agent": r[6], "failed_infra": r[7],
             "not_launched": 0, "cost_known": float(r[8]), "cost_unknown": r[9],
             "errored": 0, "scores": {}}
-    for target, level, cond, n in rows_if_any(c, GRID_NOT_LAUNCHED, (campaign,)):
+    for target, level, cond, n in rows_if_any(c, not_launched_query(c, GRID_NOT_LAUNCHED),
+                                              (campaign,)):
         cells[(target, level, cond)]["not_launched"] = n
     for target, level, cond, n in rows_if_any(c, GRID_ERRORED, (campaign,)):
         cells[(target, level, cond)]["errored"] = n
@@ -107,7 +117,8 @@ def campaign_overview(c: sqlite3.Connection, campaign: str) -> CampaignOverview 
         total["cost_unknown"] += int(unknown)
     total["remaining"] = total["planned"] - total["done"]
     reasons = {str(reason): int(n) for reason, n in
-               rows_if_any(c, CAMPAIGN_NOT_LAUNCHED_REASONS, (campaign,))}
+               rows_if_any(c, not_launched_query(c, CAMPAIGN_NOT_LAUNCHED_REASONS),
+                           (campaign,))}
     return CampaignOverview(campaign, str(head[0]), str(head[1]), total, grid, reasons)
 
 
