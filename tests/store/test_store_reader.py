@@ -162,29 +162,6 @@ def test_summaries_count_progress_and_errors(root: Path) -> None:
     assert sums["c2"]["complete"] and not sums["c1"]["complete"]
 
 
-def test_summaries_are_the_same_when_a_campaigns_ids_are_not_one_run(root: Path) -> None:
-    """The front page sums a campaign whose ids are one run by a range read of the episodes;
-    a campaign whose ids are not (a store written otherwise than by one registration) is
-    summed through the join, to the same totals, and the range never takes another's."""
-    def totals() -> list[dict[str, object]]:
-        return StoreReader(root).summaries()
-
-    before = totals()
-    with EvidenceStore.open_readonly(root, scrub_env=False) as st:
-        first = st.reader.administration_keys("c2")[0]
-    with sqlite3.connect(root / "ledger.sqlite") as c:
-        (old,) = c.execute("SELECT id FROM administrations WHERE campaign='c2' AND seed=?",
-                           (first.seed,)).fetchone()
-        # c2 (registered first) has its first administration moved past every other id: its
-        # ids are no longer one run, and the run from its lowest to its highest id holds c1's
-        for table, column in (("administrations", "id"), ("episodes", "administration"),
-                              ("attempts", "administration"),
-                              ("assessments", "administration")):
-            c.execute(f"UPDATE {table} SET {column} = 1000 WHERE {column} = ?", (old,))
-    assert totals() == before
-    assert [s["done"] for s in before] == [2, 3]
-
-
 def test_a_corrupt_blob_is_a_store_error(root: Path) -> None:
     reader = StoreReader(root)
     data = reader.episode(episode_key(0, "c1"))

@@ -33,10 +33,8 @@ from agentmetrology.store.overview_memo import kept_overview, kept_summaries
 from agentmetrology.store.paths import StorePathError, blob_path
 from agentmetrology.store.reader_choices import distinct_values
 from agentmetrology.store.reader_queries import (
-    CAMPAIGN_IDS,
-    EPISODES_IN_RANGE,
-    EPISODES_OF_CAMPAIGN,
     KEY_FIELDS,
+    SUMMARY,
     SUMMARY_ERRORED,
     SUMMARY_NOT_LAUNCHED,
     SUMMARY_SUPERSEDED,
@@ -136,8 +134,9 @@ class StoreReader:
                            "not_launched": 0, "cost": 0.0, "cost_unknown": 0}
                     for r in c.execute("SELECT name, registration_id FROM campaigns "
                                        "ORDER BY created_at")}
-            for name, row in rows.items():
-                row.update(_episode_totals(c, name))
+            for name, planned, done, sub, agent, infra, cost, unknown in c.execute(SUMMARY):
+                rows[name].update(planned=planned, done=done, submitted=sub, failed_agent=agent,
+                                  failed_infra=infra, cost=float(cost), cost_unknown=unknown)
             for query, field in ((SUMMARY_NOT_LAUNCHED, "not_launched"),
                                  (SUMMARY_ERRORED, "errored")):
                 for name, n in rows_if_any(c, query):
@@ -316,16 +315,3 @@ def _attach_scores(c: sqlite3.Connection, rows: list[dict[str, Any]]) -> None:
             f"WHERE administration IN ({marks}) ORDER BY scorer", list(by_id)):
         by_id[adm]["scores"][scorer] = {"status": status, "score": score}
 
-
-def _episode_totals(c: sqlite3.Connection, campaign: str) -> dict[str, Any]:
-    """Return a campaign's planned count and its recorded episodes' totals (reader_queries)."""
-    first, last, planned = c.execute(CAMPAIGN_IDS, (campaign,)).fetchone()
-    if not planned:
-        return {"planned": 0}
-    if last - first + 1 == planned:  # one run of ids: every id in it is this campaign's
-        row = c.execute(EPISODES_IN_RANGE, (first, last)).fetchone()
-    else:
-        row = c.execute(EPISODES_OF_CAMPAIGN, (campaign,)).fetchone()
-    done, sub, agent, infra, cost, unknown = row
-    return {"planned": planned, "done": done, "submitted": sub, "failed_agent": agent,
-            "failed_infra": infra, "cost": float(cost), "cost_unknown": unknown}
