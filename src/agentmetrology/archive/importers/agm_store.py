@@ -39,6 +39,7 @@ from agentmetrology.records.canonical import decode_json, sha256_hex
 from agentmetrology.records.episode import MEASUREMENT_FAILURES, EpisodeKey
 from agentmetrology.store import EvidenceStore, StoreNotFoundError
 from agentmetrology.store.archive_rows import Planned, planned_episodes
+from agentmetrology.store.blob_reads import BlobReads
 from agentmetrology.store.blobs import BlobError, BlobStore
 from agentmetrology.store.errors import StoreError, reading
 from agentmetrology.store.ledger import KEY_COLUMNS, binding_environment, key_text
@@ -263,7 +264,8 @@ def _never_ran(store: EvidenceStore, key: EpisodeKey) -> str:
     return "planned, never attempted"
 
 
-def _episode(store: EvidenceStore, planned: Planned, trial: int, archive: Archive) -> None:
+def _episode(store: EvidenceStore, planned: Planned, trial: int, archive: Archive,
+             reads: BlobReads) -> None:
     key, row = planned.key, planned.episode
     ep = ArchiveEpisode(episode_id=key_text(key), task=task_label(key), model=key.target,
                         scaffold=key.level, run=key.campaign, trial=trial,
@@ -284,8 +286,10 @@ def _episode(store: EvidenceStore, planned: Planned, trial: int, archive: Archiv
         archive.problems.append(LoadProblem(archive.source, None,
                                             redact(f"{ep.episode_id}: ledger row: {exc}")))
     try:
-        data = store.get_bytes(str(row["episode_digest"]))  # verified; its row is read already
+        digest = str(row["episode_digest"])
+        data = reads.get(store.blobs, digest)  # verified, the verdict kept for the store check
         plain = decode_blob(data)
+        reads.episode(digest, plain)
         events = _events(plain.get("events") or [])  # unreadable events are a problem
     except (BlobError, KeyError, ValueError) as exc:
         archive.problems.append(LoadProblem(archive.source, None,
@@ -301,7 +305,8 @@ def _episode(store: EvidenceStore, planned: Planned, trial: int, archive: Archiv
 
 def load_agm(path: Path) -> Archive:
     """Return the Archive of every campaign in an evidence store (planned episodes included)."""
-    archive = Archive(source=path.name, format=FORMAT)
+    reads = BlobReads()  # handed to the store check that follows (archive.inputs)
+    archive = Archive(source=path.name, format=FORMAT, blob_reads=reads)
     with open_store(path) as store:
         try:
             with reading(path):
@@ -310,7 +315,8 @@ def load_agm(path: Path) -> Archive:
                     trials = trial_index(planned_keys(store, campaign))
                     for planned in planned_episodes(store, campaign):  # one streamed read
                         key = planned.key
-                        _episode(store, planned, trials[(key.seed, key.repeat)], archive)
+                        _episode(store, planned, trials[(key.seed, key.repeat)], archive,
+                                 reads)
         except StoreError as exc:
             raise ArchiveFormatError(f"{path.name}: {LEDGER_FILE} is not a readable ledger "
                                      f"({exc.detail})") from exc
