@@ -10,6 +10,7 @@ import os
 import sqlite3
 import zlib
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -123,7 +124,7 @@ def test_an_intact_store_is_checked_without_reading_an_episode_blob_again(
     monkeypatch.setattr(verify_blobs, "problem", lambda raw, d: hashed.append(d) or real(raw, d))
     monkeypatch.setattr(BlobChecks, "episode_json", lambda self, d: pytest.fail("read again"))
     shared = qualify_store(store, "full", reads=reads)
-    with sqlite3.connect(store / "ledger.sqlite") as c:
+    with closing(sqlite3.connect(store / "ledger.sqlite")) as c:
         episodes = {r[0] for r in c.execute("SELECT episode_digest FROM episodes")}
     assert hashed and not episodes & set(hashed)  # the others (submissions, config): hashed
     monkeypatch.undo()
@@ -144,7 +145,7 @@ def test_a_damaged_store_is_reported_the_same(recorded: tuple[Path, dict[str, by
     finally:
         tf.restore(store, files)
     if label in ("zip bomb", "truncated stream", "episode blob bytes changed"):
-        with sqlite3.connect(store / "ledger.sqlite") as c:
+        with closing(sqlite3.connect(store / "ledger.sqlite")) as c:
             seen = reads.seen(_first(c))
         assert seen is not None and seen.why, label  # found by the import's read, not re-read
 
@@ -171,7 +172,7 @@ def test_the_transcript_an_episode_binds_is_still_checked(tmp_path: Path) -> Non
     store, message = _transcript_store(tmp_path / "s")
     shared, alone, reads = _both(store)
     assert shared == alone and len(reads) == 1
-    with sqlite3.connect(store / "ledger.sqlite") as c:
+    with closing(sqlite3.connect(store / "ledger.sqlite")) as c:
         seen = reads.seen(_first(c))
     assert seen is not None and seen.token and seen.transcript  # so the blob is not read again
     assert shared["checked"]["transcripts"] == 1 and shared["checked"]["transcript_blobs"] == 8
