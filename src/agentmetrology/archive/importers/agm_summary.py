@@ -51,8 +51,6 @@ class _Episode(msgspec.Struct):
 
 _DECODE = msgspec.json.Decoder(_Episode).decode
 _ENCODE = msgspec.json.encode
-# Text json reads as a non-finite float: such events get no fingerprint (as before).
-_NON_FINITE_TEXT = (b"NaN", b"Infinity")
 
 
 class Summary(msgspec.Struct, frozen=True):
@@ -78,7 +76,7 @@ def summarise(data: bytes) -> Summary | None:
     events = doc.events or []
     texts = [(int(i if e.seq is _UNSET else e.seq), "" if e.kind is _UNSET else str(e.kind),
               "" if e.name is _UNSET else str(e.name)) for i, e in enumerate(events)]
-    fingerprint = _fingerprint(events, texts, data)
+    fingerprint = _fingerprint(events, texts)
     actors = Counter(e.actor or "(unlabelled)" for e in events)
     plain = {f: getattr(doc, f) for f in PLAIN_FIELDS}
     return Summary(plain, len(events), dict(actors), fingerprint)
@@ -94,12 +92,12 @@ def _utf8(data: bytes) -> bool:
     return True
 
 
-def _fingerprint(events: list[_Event], texts: list[tuple[int, str, str]],
-                 data: bytes) -> str | None:
+def _fingerprint(events: list[_Event], texts: list[tuple[int, str, str]]) -> str | None:
     """Return the digest of every event's actor, kind, name and the JSON texts of its arguments
-    and result (see the module docstring), None when the blob may hold a non-finite float."""
-    if any(t in data for t in _NON_FINITE_TEXT):
-        return None
+    and result (see the module docstring), None when one cannot be encoded (a huge int).
+
+    No non-finite float is looked for, unlike `agm_store.events_fingerprint`, which encodes the
+    decoded values (where NaN and null would be one): the texts are digested as they are."""
     try:
         text = _ENCODE([(e.actor, kind, name, e.args, e.result)
                         for e, (_, kind, name) in zip(events, texts, strict=True)])
