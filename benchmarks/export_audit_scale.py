@@ -301,7 +301,7 @@ def main() -> None:
         print(f"wrote {args.out}")
         return
     doc = {"where_time_goes": steps, "benchmark": "export_audit_scale", "baseline_rss_mib": base,
-           "before_revision": args.before_revision,
+           "before_revision": args.before_revision, "uncompressed_stores": args.uncompressed,
            "exports": exports(args.work, trees, args.export_sizes, base),
            "audits": audits(args.work, trees, args.audit_sizes, args.before_audit_sizes, base),
            "machine": platform.machine(), "cpus": os.cpu_count(),
