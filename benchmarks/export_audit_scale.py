@@ -21,10 +21,12 @@ older tree's, one after the other in the same run, on the same stores:
    evidence check, the checks, the reports), each in a child process (--steps-only: this
    alone, into the existing result file).
 Stores come from benchmarks/memory_stores.py, cached under --work as store-N (built on first
-use). Writes benchmarks/results/export_audit_scale.json (or --out).
+use); with --uncompressed, copies of them whose blobs are stored uncompressed (under
+WORK/uncompressed), which a tree from before blob compression (0e9bb3e, e.g. 138f8b1) reads.
+Writes benchmarks/results/export_audit_scale.json (or --out).
 Run: .venv/bin/python benchmarks/export_audit_scale.py [--work /tmp/agm-scale] [--before SRC]
-     [--export-sizes N ...] [--export-repeats N] [--audit-sizes N ...] [--before-audit-sizes N ...]
-     [--steps-only] [--steps-sizes EXPORT_N AUDIT_N]
+     [--export-sizes N ...] [--export-repeats N] [--audit-sizes N ...]
+     [--before-audit-sizes N ...] [--uncompressed] [--steps-only] [--steps-sizes EXPORT_N AUDIT_N]
 """
 
 from __future__ import annotations
@@ -52,11 +54,33 @@ FORMATS = ("jsonl", "csv", "parquet")
 REPORTS = ("archive.json", "report.md", "report.html")
 
 
+UNCOMPRESSED = "uncompressed"  # --uncompressed: the stores' copies under WORK/uncompressed
+
+
 def _store(work: Path, n: int) -> Path:
     root = work / f"store-{n}"
     if not (root / "ledger.sqlite").exists():
-        build_store(root, n)
+        if work.name == UNCOMPRESSED:
+            _uncompressed_copy(_store(work.parent, n), root)
+        else:
+            build_store(root, n)
     return root
+
+
+def _uncompressed_copy(src: Path, dst: Path) -> None:
+    """Copy a store with every blob file holding its contents as they are (the layout before
+    blobs were compressed, 0e9bb3e, which a tree older than that reads; this one reads both)."""
+    from agentmetrology.store.blobs import contents
+
+    dst.mkdir(parents=True, exist_ok=True)
+    for f in src.iterdir():
+        if f.is_file() and f.name != "ledger.sqlite":
+            shutil.copy2(f, dst / f.name)
+    for sub in (src / "blobs").iterdir():
+        (dst / "blobs" / sub.name).mkdir(parents=True, exist_ok=True)
+        for b in sub.iterdir():
+            (dst / "blobs" / sub.name / b.name).write_bytes(contents(b.read_bytes()))
+    shutil.copy2(src / "ledger.sqlite", dst / "ledger.sqlite")  # last: the copy is complete
 
 
 def _sha(path: Path) -> str:
@@ -268,11 +292,16 @@ def main() -> None:
                     help="runs of each export per tree, taking turns (the median CPU's kept)")
     ap.add_argument("--audit-sizes", type=int, nargs="*", default=[10_000, 100_000])
     ap.add_argument("--before-audit-sizes", type=int, nargs="*", default=[10_000])
+    ap.add_argument("--uncompressed", action="store_true",
+                    help="use copies of the stores whose blobs are stored uncompressed, which a "
+                         "tree from before blob compression (e.g. 138f8b1) can read")
     ap.add_argument("--steps-only", action="store_true",
                     help="measure where the time goes only, into the existing result file")
     ap.add_argument("--steps-sizes", type=int, nargs=2, default=[100_000, 10_000],
                     metavar=("EXPORT_N", "AUDIT_N"))
     args = ap.parse_args()
+    if args.uncompressed:
+        args.work = args.work / UNCOMPRESSED
     args.work.mkdir(parents=True, exist_ok=True)
     trees = {"this": args.src.resolve(),
              **({"before": args.before.resolve()} if args.before else {})}
@@ -292,7 +321,7 @@ def main() -> None:
         print(f"wrote {args.out}")
         return
     doc = {"where_time_goes": steps, "benchmark": "export_audit_scale", "baseline_rss_mib": base,
-           "before_revision": args.before_revision,
+           "before_revision": args.before_revision, "uncompressed_stores": args.uncompressed,
            "exports": exports(args.work, trees, args.export_sizes, base, args.export_repeats),
            "audits": audits(args.work, trees, args.audit_sizes, args.before_audit_sizes, base),
            "machine": platform.machine(), "cpus": os.cpu_count(),

@@ -13,6 +13,7 @@ from typing import Any
 from agentmetrology.envs.registry import environment_or_default
 from agentmetrology.run.campaign.plan import task_spec_digest
 from agentmetrology.store import verify_checkpoint, verify_memo
+from agentmetrology.store.blob_reads import BlobReads
 from agentmetrology.store.verify import store_head, verify_store
 from agentmetrology.store.verify_checkpoint import Reopened
 
@@ -30,7 +31,7 @@ def reopened_spec_digest(environment: str, task: str, profile: str) -> str | Non
 
 
 def qualify_store(path: Path, mode: str = "full", expect: tuple[int, str] | None = None,
-                  incremental: bool = False) -> dict[str, Any]:
+                  incremental: bool = False, reads: BlobReads | None = None) -> dict[str, Any]:
     """Return the JSON qualification of the store at `path` for a report (store by name).
 
     The cheap `ledger` check is memoised while nothing it read has changed (store.verify_memo);
@@ -38,13 +39,16 @@ def qualify_store(path: Path, mode: str = "full", expect: tuple[int, str] | None
     still have (full and hash-only). `incremental` starts a `full` or `ledger` check from the
     head verified last (store.verify_checkpoint): a `full` one whenever there is one, a
     `ledger` one only when the chain grew since (a ledger that changed without growing is
-    checked in full). Raises store.verify.NotAStoreError when `path` holds no readable ledger.
+    checked in full). `reads`: what an import of the store found in the blobs it read in this
+    process (store.blob_reads): a full check takes those verdicts instead of reading the blobs
+    again, and still covers every byte. Raises store.verify.NotAStoreError when `path` holds no
+    readable ledger.
     """
     root = Path(path)
     if mode == "ledger":
         doc = _ledger_check(root, incremental)
     elif mode == "full":
-        doc = _checked(root, mode, expect, incremental)[0]
+        doc = _checked(root, mode, expect, incremental, reads=reads)[0]
     else:
         doc = verify_store(root, mode=mode, reopen=reopened_spec_digest, expect=expect).to_json()
     doc["store"] = root.name  # reports are byte-identical wherever the store lives
@@ -52,7 +56,8 @@ def qualify_store(path: Path, mode: str = "full", expect: tuple[int, str] | None
 
 
 def _checked(root: Path, mode: str, expect: tuple[int, str] | None, incremental: bool,
-             grown_only: bool = False) -> tuple[dict[str, Any], Reopened]:
+             grown_only: bool = False, reads: BlobReads | None = None
+             ) -> tuple[dict[str, Any], Reopened]:
     """Run a `full` or `ledger` check (from the verified head if `incremental`), keep its head
     when it qualifies; return its JSON and the specifications it re-opened."""
     start = verify_checkpoint.load(root, mode, reopened_spec_digest) if incremental else None
@@ -66,7 +71,7 @@ def _checked(root: Path, mode: str, expect: tuple[int, str] | None, incremental:
         return sealed
 
     q = verify_store(root, mode=mode, reopen=reopen, expect=expect,
-                     since=None if start is None else start[0])
+                     since=None if start is None else start[0], reads=reads)
     verify_checkpoint.save(root, q, reopened)
     return q.to_json(), reopened
 

@@ -103,9 +103,11 @@ def tau2_claim(src: Path, reported: Path | None,
 def store_binding(archive: Archive, src: Path) -> tuple[dict[str, Any] | None,
                                                         dict[str, Any] | None]:
     """Return our own store's qualification and score-row facts, which bind its report to its
-    qualified evidence; (None, None) for every other format."""
+    qualified evidence; (None, None) for every other format. The full check of the store takes
+    what the import found in the blobs it read (each blob read once), then lets it go."""
     if archive.format != "agm":
         return None, None
-    qualification = store_evidence(src)
+    reads, archive.blob_reads = archive.blob_reads, None
+    qualification = store_evidence(src, reads)
     with open_store(src) as st:
         return qualification, store_facts(st)

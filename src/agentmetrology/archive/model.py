@@ -10,9 +10,12 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from agentmetrology.records.errors import UserError
+
+if TYPE_CHECKING:
+    from agentmetrology.store.blob_reads import BlobReads
 
 Outcome = Literal["pass", "fail", "ungraded", "invalid_replay"]
 OUTCOMES: tuple[str, ...] = get_args(Outcome)
@@ -172,6 +175,9 @@ class Archive:
     problems: list[LoadProblem] = field(default_factory=list)
     notes: dict[str, Any] = field(default_factory=dict)
     recovery: dict[str, Any] | None = None  # grade recovery by replay, when it was attempted
+    # Our own store: what the import found in the blobs it read (store.blob_reads), for the
+    # store check that follows; never part of a report, nor of an archive's equality.
+    blob_reads: BlobReads | None = field(default=None, repr=False, compare=False)
 
 
 def cell_label(model: str, scaffold: str) -> str:

@@ -17,6 +17,7 @@ from agentmetrology.archive.model import Archive
 from agentmetrology.archive.versions import compare_archives
 from agentmetrology.records.canonical import digest
 from agentmetrology.records.errors import UserError
+from agentmetrology.store.blob_reads import BlobReads
 from agentmetrology.store.ledger_reader import chain_heads
 from agentmetrology.store.qualify import INVALID, QUALIFIED, UNAVAILABLE
 
@@ -25,9 +26,10 @@ BINDING_FILE = "evidence.json"  # beside a diagnose or experiment report (write_
 BOUND_FIELDS = ("evidence_digest", "chain_length", "result")
 
 
-def store_evidence(store: Path) -> dict[str, Any]:
-    """Return the full qualification of a store a report is built from (NotAStoreError if none)."""
-    return qualify_store(store, "full")
+def store_evidence(store: Path, reads: BlobReads | None = None) -> dict[str, Any]:
+    """Return the full qualification of a store a report is built from (NotAStoreError if none);
+    `reads`: what its import found in the blobs it read (evidence_check.qualify_store)."""
+    return qualify_store(store, "full", reads=reads)
 
 
 def compare_with_evidence(old: tuple[Path, Archive], new: tuple[Path, Archive],

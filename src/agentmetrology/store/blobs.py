@@ -84,7 +84,7 @@ def unpack(raw: bytes, digest: str) -> bytes:
     Raises BlobCorruptError (saying what they hash to) when neither the inflated contents nor
     the bytes as stored (a legacy file) hash to `digest`.
     """
-    out, problem = _resolve(raw, digest)
+    out, problem = resolve(raw, digest)
     if out is None:
         raise BlobCorruptError(f"blob {digest} is corrupt: {problem}")
     return out
@@ -92,10 +92,11 @@ def unpack(raw: bytes, digest: str) -> bytes:
 
 def problem(raw: bytes, digest: str) -> str | None:
     """Return why the file `raw` is not blob `digest` ("its bytes now hash to …"), or None."""
-    return _resolve(raw, digest)[1] or None
+    return resolve(raw, digest)[1] or None
 
 
-def _resolve(raw: bytes, digest: str) -> tuple[bytes | None, str]:
+def resolve(raw: bytes, digest: str) -> tuple[bytes | None, str]:
+    """Return (the contents, "") when the file `raw` is blob `digest`, else (None, why)."""
     try:
         out = inflate(raw)
     except BlobCorruptError as exc:

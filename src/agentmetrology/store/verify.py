@@ -26,6 +26,7 @@ from contextlib import closing
 from pathlib import Path
 
 from agentmetrology.records.errors import UserError
+from agentmetrology.store.blob_reads import BlobReads
 from agentmetrology.store.chain import (
     CHAIN_META,
     GENESIS,
@@ -114,12 +115,14 @@ def store_head(root: Path) -> tuple[int, str]:
 
 def verify_store(root: str | Path, *, mode: str = "full", reopen: Reopen | None = None,
                  expect: tuple[int, str] | None = None,
-                 since: Checkpoint | None = None) -> Qualification:
+                 since: Checkpoint | None = None,
+                 reads: BlobReads | None = None) -> Qualification:
     """Return the qualification of the store at `root` (mode: full | hash-only | ledger).
 
     `expect` is a pinned (length, head): the chain must still have that head at that length.
     `since` makes the check incremental from that verified head (store.verify_scope); when the
-    chain no longer has it there, the check is full and says why.
+    chain no longer has it there, the check is full and says why. `reads`: what a reader found
+    in the blobs it read in this process (store.blob_reads), used instead of reading them again.
     """
     root = Path(root)
     with closing(open_ledger_readonly(root)) as c:
@@ -136,7 +139,7 @@ def verify_store(root: str | Path, *, mode: str = "full", reopen: Reopen | None 
             notes.append(f"the chain no longer has the head verified last ({since.length}:"
                          f"{since.head[:12]}): checked in full, not incrementally")
             since = None
-        v = _Verifier(root, c, mode, reopen, expect, since)
+        v = _Verifier(root, c, mode, reopen, expect, since, reads)
         v.notes.extend(notes)
         return v.run()
 
@@ -144,8 +147,9 @@ def verify_store(root: str | Path, *, mode: str = "full", reopen: Reopen | None 
 class _Verifier(BlobChecks, TranscriptChecks, EpisodeChecks, BindingChecks):
     def __init__(self, root: Path, c: sqlite3.Connection, mode: str,
                  reopen: Reopen | None, expect: tuple[int, str] | None = None,
-                 since: Checkpoint | None = None) -> None:
+                 since: Checkpoint | None = None, reads: BlobReads | None = None) -> None:
         self.root, self.c, self.mode, self.reopen, self.since = root, c, mode, reopen, since
+        self.reads = reads
         self.problems: list[Problem] = []
         self.checked: dict[str, int] = {}
         self.notes: list[str] = []

@@ -15,12 +15,15 @@ import stat
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentmetrology.store.blobs import BlobCorruptError, contents, problem
 from agentmetrology.store.episode_head import episode_fields
 from agentmetrology.store.qualify import INVALID, UNAVAILABLE
 from agentmetrology.store.verify_scope import Checkpoint
+
+if TYPE_CHECKING:
+    from agentmetrology.store.blob_reads import BlobReads
 
 _DIGEST = re.compile("[0-9a-f]{3,}")  # what store.paths accepts as a blob name
 
@@ -37,6 +40,7 @@ class BlobChecks(ABC):
     _listing: tuple[set[str], set[str]] | None
     since: Checkpoint | None  # incremental: blobs looked up one by one
     kinds: dict[str, str | None]
+    reads: BlobReads | None  # verdicts of the blobs the import read (store.blob_reads)
 
     @abstractmethod
     def only(self, table: str, column: str, join: str = "WHERE") -> tuple[str, tuple[str, ...]]:
@@ -98,13 +102,21 @@ class BlobChecks(ABC):
             if self.mode == "ledger":
                 self.blob_ok[d] = True
                 continue
-            why = problem(self.blob_path(d).read_bytes(), d)  # inflated when compressed
+            why = self.verdict(d)
             hashed += 1
             self.blob_ok[d] = why is None
             if why is not None:
                 self.bad("blob_changed", where, f"blob {d[:12]}'s {why.removeprefix('its ')}")
         self.checked["blob_references"] = n
         self.checked["blobs_hashed"] = hashed  # a missing blob is not hashed (nor counted)
+
+    def verdict(self, d: str) -> str | None:
+        """Return why the file of blob `d` is not the blob (None: it is), hashing its bytes
+        (inflated when compressed) unless the import already did in this process."""
+        seen = None if self.reads is None else self.reads.seen(d)
+        if seen is not None:
+            return seen.why
+        return problem(self.blob_path(d).read_bytes(), d)
 
     def blob_path(self, d: str) -> Path:
         """Return the file of blob `d` (a name no blob has when `d` is not a blob name)."""

@@ -7,15 +7,19 @@ episode, never a whole result in memory); superseded episodes, few, are walked o
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentmetrology.records.episode import MEASUREMENT_FAILURES
 from agentmetrology.store.evidence import recorded_cost
 from agentmetrology.store.ledger import KEY_COLUMNS
 from agentmetrology.store.qualify import INVALID
+
+if TYPE_CHECKING:
+    from agentmetrology.store.blob_reads import BlobReads
 
 
 class EpisodeChecks(ABC):
@@ -24,6 +28,7 @@ class EpisodeChecks(ABC):
     c: sqlite3.Connection
     checked: dict[str, int]
     blob_ok: dict[str, bool]
+    reads: BlobReads | None  # what the import found in the blobs it read (store.blob_reads)
 
     @abstractmethod
     def bad(self, kind: str, where: str, detail: str, result: str = INVALID) -> None:
@@ -65,6 +70,15 @@ class EpisodeChecks(ABC):
     def episode(self, where: str, key: dict[str, Any], row: tuple[Any, ...]) -> None:
         """Check one episode blob against its administration (key) and its ledger row."""
         ep_digest, sub_digest, term, mfail, cost, tin, tout, requests, tools, attempts = row
+        ledgers = (term, mfail, cost, tin, tout, requests, tools, attempts)
+        seen = None if self.reads is None else self.reads.seen(ep_digest)
+        if (seen is not None and seen.token is not None and self.blob_ok.get(ep_digest)
+                and seen.token == _token(key, sub_digest, ledgers)):
+            # The blob, read once by the import, agrees with the row: what the checks below
+            # find of it is nothing but its transcript's checks.
+            if seen.transcript is not None:
+                self.transcript(where, seen.transcript)
+            return
         plain = self.episode_json(ep_digest)
         if not isinstance(plain, dict):
             if self.blob_ok.get(ep_digest):  # its bytes are the sealed ones (or, cheap, present)
@@ -87,7 +101,6 @@ class EpisodeChecks(ABC):
         transcript = (plain.get("digests") or {}).get("transcript")
         if transcript is not None:  # only a model's episode binds one
             self.transcript(where, str(transcript))
-        ledgers = (term, mfail, cost, tin, tout, requests, tools, attempts)
         for name, evidence, ledger in zip(_FACTS, evidences, ledgers, strict=True):
             if evidence != ledger:
                 self.bad("row_disagrees_with_evidence", where, f"{name} is {ledger!r} in the "
@@ -173,6 +186,35 @@ def _evidence_facts(plain: dict[str, Any]) -> tuple[Any, tuple[Any, ...]]:
                       sum(a.get("output_tokens") or 0 for a in atts),
                       int(usage.get("requests") or 0), int(usage.get("tool_calls") or 0),
                       len(atts))
+
+
+def episode_token(plain: Any) -> tuple[bytes, str | None] | None:
+    """Return the token of what `EpisodeChecks.episode` compares of an episode blob (decoded
+    as `plain`) with its ledger row, and the transcript it binds; None when the check must read
+    the blob itself (not an object, unreadable facts, a value the token cannot hold)."""
+    if not isinstance(plain, dict):
+        return None
+    try:
+        recorded, evidences = _evidence_facts(plain)
+        transcript = (plain.get("digests") or {}).get("transcript")
+    except (AttributeError, TypeError, ValueError):
+        return None
+    token = _token(plain.get("key"), recorded, evidences)
+    return None if token is None else (token, None if transcript is None else str(transcript))
+
+
+def _token(key: Any, submission: Any, facts: tuple[Any, ...]) -> bytes | None:
+    """Return the digest of (key, submission, facts) as JSON, None when JSON cannot hold them
+    exactly. Equal JSON texts are equal values (type for type: 1, 1.0 and true differ; NaN and
+    the infinities are refused), so a blob whose token is its row's agrees with the row: the
+    same key, the submission the row names, the same facts. Unequal tokens prove nothing (a
+    submission the blob leaves out, -0.0): the blob is then read and compared as it always was.
+    """
+    try:
+        text = json.dumps([key, submission, facts], sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return hashlib.sha256(text.encode("utf-8")).digest()
 
 
 def sealed_versions(text: str) -> dict[str, str]:

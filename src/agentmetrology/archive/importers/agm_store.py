@@ -23,6 +23,7 @@ from typing import Any
 
 import msgspec
 
+from agentmetrology.archive.importers.agm_summary import summarise
 from agentmetrology.archive.model import (
     Archive,
     ArchiveEpisode,
@@ -39,6 +40,7 @@ from agentmetrology.records.canonical import decode_json, sha256_hex
 from agentmetrology.records.episode import MEASUREMENT_FAILURES, EpisodeKey
 from agentmetrology.store import EvidenceStore, StoreNotFoundError
 from agentmetrology.store.archive_rows import Planned, planned_episodes
+from agentmetrology.store.blob_reads import BlobReads
 from agentmetrology.store.blobs import BlobError, BlobStore
 from agentmetrology.store.errors import StoreError, reading
 from agentmetrology.store.ledger import KEY_COLUMNS, binding_environment, key_text
@@ -119,12 +121,16 @@ class StoredEvents(MutableSequence[ArchiveEvent]):
     __slots__ = ("_actors", "_blobs", "_digest", "_fingerprint", "_held", "_n")
 
     def __init__(self, blobs: BlobStore, digest: str, events: list[ArchiveEvent],
-                 fingerprint: str | None = None) -> None:
-        self._blobs, self._digest, self._n = blobs, digest, len(events)
+                 fingerprint: str | None = None, *,
+                 summary: tuple[int, dict[Any, int]] | None = None) -> None:
+        # `summary`: the event count and events per actor when the import read no events
+        # (agm_summary); else they are taken from `events`.
+        count, actors = summary or (len(events), dict(count_actors(events)))
+        self._blobs, self._digest, self._n = blobs, digest, count
         self._held: list[ArchiveEvent] | None = None
         # What the analyses ask of every episode, kept from the import's one read so that they
         # need not read the blob again: the actor counts and what a replay is made from.
-        self._actors = dict(count_actors(events))
+        self._actors = actors
         self._fingerprint = fingerprint
 
     def actor_counts(self) -> Counter[str]:
@@ -263,7 +269,8 @@ def _never_ran(store: EvidenceStore, key: EpisodeKey) -> str:
     return "planned, never attempted"
 
 
-def _episode(store: EvidenceStore, planned: Planned, trial: int, archive: Archive) -> None:
+def _episode(store: EvidenceStore, planned: Planned, trial: int, archive: Archive,
+             reads: BlobReads, scorers: dict[str, str]) -> None:
     key, row = planned.key, planned.episode
     ep = ArchiveEpisode(episode_id=key_text(key), task=task_label(key), model=key.target,
                         scaffold=key.level, run=key.campaign, trial=trial,
@@ -276,23 +283,35 @@ def _episode(store: EvidenceStore, planned: Planned, trial: int, archive: Archiv
         return
     ep.termination = str(row.get("termination") or "") or None
     ep.termination_detail = redact(str(row.get("termination_detail") or ""))
+    if env not in scorers:  # looked up once per environment, not once per episode
+        scorers[env] = grade_scorer(env)
     try:
-        _grade(ep, row, grade_scorer(env))
+        _grade(ep, row, scorers[env])
     except (KeyError, ValueError, TypeError, ArithmeticError) as exc:  # a damaged ledger row
         ep.grade, ep.stored_score = None, None
         ep.reason, ep.reason_detail = "malformed_record", redact(f"{type(exc).__name__}: {exc}")
         archive.problems.append(LoadProblem(archive.source, None,
                                             redact(f"{ep.episode_id}: ledger row: {exc}")))
     try:
-        data = store.get_bytes(str(row["episode_digest"]))  # verified; its row is read already
-        plain = decode_blob(data)
-        events = _events(plain.get("events") or [])  # unreadable events are a problem
+        digest = str(row["episode_digest"])
+        data = reads.get(store.blobs, digest)  # verified, the verdict kept for the store check
+        summary = summarise(data)  # no event's values built; None: read in full, as before
+        if summary is None:
+            plain = decode_blob(data)
+            reads.episode(digest, plain)
+            events = _events(plain.get("events") or [])  # unreadable events are a problem
+        else:
+            plain = summary.plain
+            reads.episode(digest, plain)
     except (BlobError, KeyError, ValueError) as exc:
         archive.problems.append(LoadProblem(archive.source, None,
                                             redact(f"{ep.episode_id}: episode blob: {exc}")))
         return
-    ep.events = StoredEvents(store.blobs, str(row["episode_digest"]), events,
-                             events_fingerprint(events, data))
+    if summary is None:
+        ep.events = StoredEvents(store.blobs, digest, events, events_fingerprint(events, data))
+    else:
+        ep.events = StoredEvents(store.blobs, digest, [], summary.fingerprint,
+                                 summary=(summary.count, summary.actors))
     meta = plain.get("meta") or {}
     ep.meta.update(profile=meta.get("profile", "seeded"), max_steps=meta.get("max_steps"),
                    submission_digest=(plain.get("digests") or {}).get("submission"))
@@ -301,7 +320,9 @@ def _episode(store: EvidenceStore, planned: Planned, trial: int, archive: Archiv
 
 def load_agm(path: Path) -> Archive:
     """Return the Archive of every campaign in an evidence store (planned episodes included)."""
-    archive = Archive(source=path.name, format=FORMAT)
+    reads = BlobReads()  # handed to the store check that follows (archive.inputs)
+    scorers: dict[str, str] = {}
+    archive = Archive(source=path.name, format=FORMAT, blob_reads=reads)
     with open_store(path) as store:
         try:
             with reading(path):
@@ -310,7 +331,8 @@ def load_agm(path: Path) -> Archive:
                     trials = trial_index(planned_keys(store, campaign))
                     for planned in planned_episodes(store, campaign):  # one streamed read
                         key = planned.key
-                        _episode(store, planned, trials[(key.seed, key.repeat)], archive)
+                        _episode(store, planned, trials[(key.seed, key.repeat)], archive,
+                                 reads, scorers)
         except StoreError as exc:
             raise ArchiveFormatError(f"{path.name}: {LEDGER_FILE} is not a readable ledger "
                                      f"({exc.detail})") from exc
