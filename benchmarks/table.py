@@ -384,6 +384,7 @@ SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "store_scale": store_scale,
     "export_audit_scale": export_audit_scale,
     "export_audit_scale_export50": export_audit_scale, "export_scale_million": export_audit_scale,
+    "export_audit_scale_audit10": export_audit_scale,
     "store_scale_small": store_scale, "store_scale_million": store_scale,
     "viewer": viewer,
     "view_scale": view_scale, "view_scale_million": view_scale,
