@@ -35,12 +35,12 @@ def _done(log: Path) -> set[str]:
     return {x["campaign"] for x in lines if not x["stopped"]}
 
 
-def _deadline(until: str | None) -> dt.datetime | None:
-    """Return the next UTC time at HH:MM from now (tomorrow's when today's has gone by), so a
+def _deadline(until: str | None, now: dt.datetime | None = None) -> dt.datetime | None:
+    """Return the next UTC time at HH:MM after `now` (tomorrow's when today's has gone by), so a
     build started at 23:30 with --until 01:40 runs past midnight."""
     if until is None:
         return None
-    now = dt.datetime.now(dt.UTC)
+    now = now or dt.datetime.now(dt.UTC)
     hh, mm = (int(x) for x in until.split(":"))
     at = now.replace(hour=hh, minute=mm, second=0, microsecond=0)
     return at if at > now else at + dt.timedelta(days=1)

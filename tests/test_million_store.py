@@ -1,0 +1,34 @@
+"""benchmarks/million_store.py stops at the next --until time, past midnight too."""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _script() -> ModuleType:
+    sys.path.insert(0, str(ROOT / "benchmarks"))  # it imports memory_stores beside it
+    try:
+        spec = importlib.util.spec_from_file_location("million_store",
+                                                      ROOT / "benchmarks" / "million_store.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+
+
+def test_until_is_the_next_such_time_from_the_start() -> None:
+    deadline = _script()._deadline
+    at = dt.datetime(2026, 12, 5, 23, 30, 15, tzinfo=dt.UTC)
+    # before midnight, a time of the small hours is tomorrow's (it once stopped the build at once)
+    assert deadline("01:40", at) == dt.datetime(2026, 12, 6, 1, 40, tzinfo=dt.UTC)
+    assert deadline("23:45", at) == dt.datetime(2026, 12, 5, 23, 45, tzinfo=dt.UTC)
+    assert deadline("23:30", at) == dt.datetime(2026, 12, 6, 23, 30, tzinfo=dt.UTC)
+    assert deadline(None, at) is None
