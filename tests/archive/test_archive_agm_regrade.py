@@ -91,3 +91,34 @@ def test_cli_store_errors_exit_2(tmp_path: Path) -> None:
     res = runner.invoke(app, ["archive", "audit", str(tmp_path), "--format", "agm", "--out",
                               str(tmp_path / "o")])
     assert res.exit_code == 2 and "Traceback" not in res.output
+
+
+@pytest.mark.parametrize("of_store", [True, False])
+def test_an_audit_of_a_store_runs_with_the_cyclic_collector_paused(
+        store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, of_store: bool) -> None:
+    """The audit of an evidence store pauses the cyclic collector while it imports and
+    checks (nothing it builds is in a cycle; the collector's rescans of the growing heap were
+    a fifth of its time) and resumes it after; an archive file's audit leaves it running."""
+    import gc
+
+    import agentmetrology.cli.archive_cmd as cmd
+
+    seen: list[bool] = []
+    original = cmd.audit_archive
+
+    def spy(*args: object, **kwargs: object) -> object:
+        seen.append(gc.isenabled())
+        return original(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cmd, "audit_archive", spy)
+    if of_store:
+        src = store
+    else:
+        src = tmp_path / "runs.jsonl"
+        src.write_text(json.dumps({"task": "t1", "model": "m", "trial": 0,
+                                   "grade": {"score": 1.0}}) + "\n")
+    assert gc.isenabled()
+    res = runner.invoke(app, ["archive", "audit", str(src), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 0, res.output
+    assert seen == [not of_store] and gc.isenabled()
+

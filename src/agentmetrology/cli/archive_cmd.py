@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Annotated
 
@@ -44,6 +44,7 @@ from agentmetrology.report.terminal.archive_tables import (
     print_archive_compare,
     print_store_regrade,
 )
+from agentmetrology.runtime.gc_pause import gc_paused
 from agentmetrology.store.qualify import banner
 from agentmetrology.store.store import LEDGER_FILE
 
@@ -98,11 +99,18 @@ def audit(
         src = input_file(path, "archive", dir_ok=True)
         span_file = input_file(spans, "spans file") if spans is not None else None
         out_dir = make_out_dir(out)
-        archive = load_checked(src, fmt, span_file, max_member_mb)
-        inputs = read_from(src) + ([("spans", span_file)] if span_file else [])
-        claim = tau2_claim(src, reported, inputs) if archive.format == "tau2" else None
-    qualification, facts = store_binding(archive, src)
-    doc = audit_archive(archive, inputs, qualification, facts, claim)
+    # An evidence store's audit builds a heap that lives to the end (every episode imported)
+    # out of objects in no reference cycle; the cyclic collector, triggered by allocation
+    # counts, scans that whole heap again and again and frees nothing (a fifth of the audit's
+    # time on 100k episodes, the same peak memory without it). Paused for stores only: the
+    # other formats' parsers were not measured.
+    with gc_paused() if looks_like_store(src) else nullcontext():
+        with _refused():
+            archive = load_checked(src, fmt, span_file, max_member_mb)
+            inputs = read_from(src) + ([("spans", span_file)] if span_file else [])
+            claim = tau2_claim(src, reported, inputs) if archive.format == "tau2" else None
+        qualification, facts = store_binding(archive, src)
+        doc = audit_archive(archive, inputs, qualification, facts, claim)
     try:
         write_archive_audit(doc, out_dir)
     except NumberGuardError as exc:
