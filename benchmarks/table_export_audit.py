@@ -76,7 +76,9 @@ def _audits(doc: dict[str, Any]) -> Iterator[dict[str, str]]:
         else:
             peer, x, how = "—", None, ""
         same = ("; reports byte-identical to before" if a.get("reports_identical") else
-                "; reports NOT identical" if b is not None else "")
+                "; reports NOT identical" + (f" ({doc['reports_note']})"
+                                             if doc.get("reports_note") else "")
+                if b is not None else "")
         goal = f"≥ {a['goal_x']:.0f}x the earlier rate per episode" + (
             "" if x is None else f" ({'met' if x >= a['goal_x'] else 'not met'}: {x:.1f}x "
                                  f"wall, {how})")
