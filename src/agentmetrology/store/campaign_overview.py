@@ -27,6 +27,7 @@ from agentmetrology.store.reader_queries import (
     NOT_LAUNCHED_INDEX,
     UNSCORED,
 )
+from agentmetrology.store.verify_schema import expected_objects
 
 # The totals the campaign page shows; a cell's count of the same name sums into each.
 CELL_SUMS = ("planned", "done", "submitted", "failed_agent", "failed_infra", "errored",
@@ -62,10 +63,14 @@ def rows_if_any(c: sqlite3.Connection, sql: str, args: Sequence[Any] = ()
 
 
 def not_launched_query(c: sqlite3.Connection, sql: str) -> str:
-    """Return a not-launched query through the writer's partial index when the store has it."""
-    has = c.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?",
+    """Return a not-launched query through the writer's partial index when the store has it
+    as the writer defines it (an index of that name defined otherwise, in an edited store,
+    could leave SQLite no way to answer through it: the key index answers then)."""
+    row = c.execute("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?",
                     (NOT_LAUNCHED_INDEX,)).fetchone()
-    return sql.format(index=NOT_LAUNCHED_INDEX if has else KEY_INDEX)
+    ours = row is not None and " ".join(str(row[0]).split()) == \
+        expected_objects()[NOT_LAUNCHED_INDEX][2]
+    return sql.format(index=NOT_LAUNCHED_INDEX if ours else KEY_INDEX)
 
 
 def campaign_grid(c: sqlite3.Connection, campaign: str) -> list[dict[str, Any]]:
