@@ -44,6 +44,7 @@ def test_tag_lookalike_mappings_are_escaped_and_round_trip() -> None:
         encoded = canonical_json(value)
         back = decode_json(encoded)
         assert _same(back, value), (value, encoded)
+        assert _same(decode_json(encoded.decode("utf-8")), value)  # a str (a ledger's text)
     assert canonical_json({"$float": "nan"}) == b'{"$literal":{"$float":"nan"}}'
     assert canonical_json({"$float": "nan", "other": 1}) == b'{"$float":"nan","other":1}'
 
@@ -88,6 +89,7 @@ def test_any_record_with_non_finite_numbers_round_trips() -> None:
         value = _random_value(g, 0)
         encoded = canonical_json(value)
         assert _same(decode_json(encoded), value), (i, value, encoded)
+        assert _same(decode_json(encoded.decode("utf-8")), value), (i, value, encoded)
         assert canonical_json(decode_json(encoded)) == encoded  # stable and deterministic
         assert digest(value) == digest(decode_json(encoded))
     ev = Event(0, "agent", "tool_call", "fetch_page", {"page": math.nan}, None, 0.0)

@@ -154,10 +154,13 @@ def canonical_json(value: Any) -> bytes:
 def decode_json(data: bytes | str) -> Any:
     """Return canonical JSON decoded, with tagged non-finite floats restored (inverse of above)."""
     # Text with no `$` and no `\u00` escape (which could spell one) holds no tag: the walk
-    # would return what json.loads gives, so it is skipped (an episode's events are most of it).
-    if isinstance(data, bytes) and b"$" not in data and b"\\u00" not in data:
-        return json.loads(data)
-    return from_plain(json.loads(data))
+    # would return what json.loads gives, so it is skipped (an episode's events are most of it;
+    # an assessment's text, read from the ledger as a str, likewise).
+    if isinstance(data, bytes):
+        tagless = b"$" not in data and b"\\u00" not in data
+    else:
+        tagless = "$" not in data and "\\u00" not in data
+    return json.loads(data) if tagless else from_plain(json.loads(data))
 
 
 def sha256_hex(data: bytes | str) -> str:

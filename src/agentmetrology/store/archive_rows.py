@@ -10,7 +10,6 @@ reads.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -32,15 +31,6 @@ _ASSESSMENTS = (f"SELECT s.administration, {', '.join(f's.{c}' for c in ASSESSME
                 "FROM administrations a JOIN episodes e ON e.administration = a.id "
                 "JOIN assessments s ON s.administration = a.id "
                 "WHERE a.campaign = ? ORDER BY a.ordinal, s.scorer, s.scorer_version")
-
-
-def _decoded(text: Any) -> Any:
-    """Return an assessment's text decoded as `decode_json` decodes it: a text with no `$` and
-    no `\\u00` escape holds no tag (decode_json's own test, which it applies to bytes only), so
-    the tag walk would return what json.loads gives and is skipped."""
-    if isinstance(text, str) and "$" not in text and "\\u00" not in text:
-        return json.loads(text)
-    return decode_json(text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +61,7 @@ def planned_episodes(store: EvidenceStore, campaign: str) -> Iterator[Planned]:
         own: list[dict[str, Any]] = []
         while pending is not None and pending[0] == row[0]:
             a = dict(zip(ASSESSMENT_COLUMNS, pending[1:], strict=True))
-            a["assessment"] = _decoded(a["assessment"])
+            a["assessment"] = decode_json(a["assessment"])
             own.append(a)
             pending = next(assessments, None)
         episode["assessments"] = own
