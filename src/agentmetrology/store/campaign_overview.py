@@ -27,7 +27,7 @@ from agentmetrology.store.reader_queries import (
     NOT_LAUNCHED_INDEX,
     UNSCORED,
 )
-from agentmetrology.store.verify_schema import expected_objects
+from agentmetrology.store.verify_schema import has_index_as_defined
 
 # The totals the campaign page shows; a cell's count of the same name sums into each.
 CELL_SUMS = ("planned", "done", "submitted", "failed_agent", "failed_infra", "errored",
@@ -64,13 +64,9 @@ def rows_if_any(c: sqlite3.Connection, sql: str, args: Sequence[Any] = ()
 
 def not_launched_query(c: sqlite3.Connection, sql: str) -> str:
     """Return a not-launched query through the writer's partial index when the store has it
-    as the writer defines it (an index of that name defined otherwise, in an edited store,
-    could leave SQLite no way to answer through it: the key index answers then)."""
-    row = c.execute("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?",
-                    (NOT_LAUNCHED_INDEX,)).fetchone()
-    ours = row is not None and " ".join(str(row[0]).split()) == \
-        expected_objects()[NOT_LAUNCHED_INDEX][2]
-    return sql.format(index=NOT_LAUNCHED_INDEX if ours else KEY_INDEX)
+    (store.verify_schema.has_index_as_defined), else through the key index."""
+    return sql.format(index=NOT_LAUNCHED_INDEX if has_index_as_defined(c, NOT_LAUNCHED_INDEX)
+                      else KEY_INDEX)
 
 
 def campaign_grid(c: sqlite3.Connection, campaign: str) -> list[dict[str, Any]]:

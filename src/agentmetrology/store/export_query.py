@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from agentmetrology.records.episode import EpisodeKey
 from agentmetrology.store.blobs import BlobCorruptError
 from agentmetrology.store.ledger_records import KEY_COLUMNS
+from agentmetrology.store.verify_schema import has_index_as_defined
 
 if TYPE_CHECKING:
     from agentmetrology.store.store import EvidenceStore
@@ -123,7 +124,6 @@ def scorer_names(store: EvidenceStore, campaigns: Sequence[str]) -> list[str]:
     # Seeks only for the whole store: for a few of its campaigns, a scorer of the others alone
     # would be looked for through all its assessments, where the join reads only theirs.
     every = bool(campaigns) and set(campaigns) == set(store.campaigns())
-    indexed = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND "
-                           "name = 'assessments_scorers'").fetchone() is not None
+    indexed = has_index_as_defined(conn, "assessments_scorers")
     sql = _SCORERS_BY_SEEKS if every and indexed else _SCORERS_BY_JOIN
     return sorted(str(r[0]) for r in conn.execute(sql.format(where=where), params))

@@ -13,6 +13,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from agentmetrology.store.verify_schema import has_index_as_defined
+
 # field -> (table, index, its columns up to the field); autoindex_1 is the key's UNIQUE index
 # (campaign, target, task, seed, condition, level, repeat)
 WALKS: dict[str, tuple[str, str, tuple[str, ...]]] = {
@@ -31,8 +33,7 @@ def distinct_values(c: sqlite3.Connection, field: str) -> list[Any]:
     """Return the distinct non-null values of a key field, sorted (at most the form's limit)."""
     table, index, cols = WALKS[field]
     limit = LIMITS.get(field, 1000)
-    if c.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?",
-                 (index,)).fetchone() is None:
+    if not has_index_as_defined(c, index):
         return [r[0] for r in c.execute(
             f"SELECT DISTINCT {field} FROM {table} ORDER BY {field} LIMIT {limit}")]
     found: set[Any] = set()

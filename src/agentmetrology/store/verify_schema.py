@@ -50,6 +50,18 @@ def expected_objects() -> dict[str, tuple[str, str, str | None]]:
             "SELECT type, name, tbl_name, sql FROM sqlite_master")}
 
 
+def has_index_as_defined(c: sqlite3.Connection, name: str) -> bool:
+    """Return True when the ledger has the index `name` as the ledger's code defines it.
+
+    A query that names an index (INDEXED BY) or is chosen for one asks this first: a store only
+    read may lack a writer's read-side index, and an edited store may define one otherwise
+    (SQLite could then find no way to answer through it); either is answered without it.
+    """
+    row = c.execute("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?",
+                    (name,)).fetchone()
+    return row is not None and _norm(row[0]) == expected_objects()[name][2]
+
+
 def schema_problems(c: sqlite3.Connection) -> Iterator[tuple[str, str]]:
     """Yield (where, detail) for every way the ledger's schema differs from the code's."""
     expected = expected_objects()
