@@ -151,16 +151,20 @@ def canonical_json(value: Any) -> bytes:
     ).encode("utf-8")
 
 
+def may_hold_tag(data: bytes | str) -> bool:
+    """Return False when canonical JSON text `data` certainly holds no tag: no `$` and no
+    `\\u00` escape (which could spell one). Text that holds none decodes to what json.loads
+    gives, so decode_json (and faster decoders that must read as it does) skip the tag walk."""
+    if isinstance(data, bytes):
+        return b"$" in data or b"\\u00" in data
+    return "$" in data or "\\u00" in data
+
+
 def decode_json(data: bytes | str) -> Any:
     """Return canonical JSON decoded, with tagged non-finite floats restored (inverse of above)."""
-    # Text with no `$` and no `\u00` escape (which could spell one) holds no tag: the walk
-    # would return what json.loads gives, so it is skipped (an episode's events are most of it;
-    # an assessment's text, read from the ledger as a str, likewise).
-    if isinstance(data, bytes):
-        tagless = b"$" not in data and b"\\u00" not in data
-    else:
-        tagless = "$" not in data and "\\u00" not in data
-    return json.loads(data) if tagless else from_plain(json.loads(data))
+    # The walk over the decoded value is skipped for text that holds no tag (an episode's
+    # events are most of its text; an assessment's text is read from the ledger as a str).
+    return from_plain(json.loads(data)) if may_hold_tag(data) else json.loads(data)
 
 
 def sha256_hex(data: bytes | str) -> str:

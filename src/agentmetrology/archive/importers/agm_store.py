@@ -36,7 +36,7 @@ from agentmetrology.archive.model import (
 )
 from agentmetrology.archive.redact import redact
 from agentmetrology.envs.registry import environment_or_default, get_env
-from agentmetrology.records.canonical import decode_json, sha256_hex
+from agentmetrology.records.canonical import decode_json, may_hold_tag, sha256_hex
 from agentmetrology.records.episode import MEASUREMENT_FAILURES, EpisodeKey
 from agentmetrology.store import EvidenceStore, StoreNotFoundError
 from agentmetrology.store.archive_rows import Planned, planned_episodes
@@ -183,7 +183,7 @@ def decode_blob(data: bytes) -> Any:
     (several times faster on an episode) when the text holds no tag and nothing msgspec reads
     otherwise than json does (it refuses, never misreads: NaN, a lone surrogate, a float out of
     range), else by decode_json itself."""
-    if b"$" not in data and b"\\u00" not in data:  # decode_json's own test for "no tag"
+    if not may_hold_tag(data):  # decode_json's own test
         try:
             return _DECODE(data)
         except (msgspec.DecodeError, msgspec.ValidationError):

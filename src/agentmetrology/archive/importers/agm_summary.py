@@ -24,7 +24,7 @@ from typing import Any
 
 import msgspec
 
-from agentmetrology.records.canonical import sha256_hex
+from agentmetrology.records.canonical import may_hold_tag, sha256_hex
 
 PLAIN_FIELDS = ("key", "digests", "usage", "termination", "meta")
 _NULL = msgspec.Raw(b"null")  # an absent value reads as None, as a null one does
@@ -67,7 +67,7 @@ def summarise(data: bytes) -> Summary | None:
     """Return the summary of an episode blob's contents, None when the full decode must read it
     (ValueError or TypeError as `agm_store._events` raises them for an event's seq, kind or
     name)."""
-    if b"$" in data or b"\\u00" in data or not _utf8(data):
+    if may_hold_tag(data) or not _utf8(data):
         return None
     try:
         doc = _DECODE(data)
