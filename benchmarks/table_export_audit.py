@@ -100,6 +100,8 @@ def _steps(doc: dict[str, Any]) -> Iterator[dict[str, str]]:
     mach = f"{doc['machine']}, {doc['cpus']} cpus, py {doc['python']}, load {load}"
     for what, part, n in (("`agm export` as JSON Lines", "export", "rows_of_store"),
                           ("`agm archive audit --format agm`", "audit", "planned_of_store")):
+        if part not in w:
+            continue  # a run measured only the export's (or only the audit's) steps
         steps = w[part]["cpu_s"]
         parts = "; ".join(f"{k} {v:.2f}" for k, v in steps.items())
         yield {"benchmark": "export_audit_scale",

@@ -1,0 +1,41 @@
+"""benchmarks/README.md is the table benchmarks/table.py makes from the committed results."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _table() -> ModuleType:
+    sys.path.insert(0, str(ROOT / "benchmarks"))  # it imports its table_* modules beside it
+    try:
+        path = ROOT / "benchmarks" / "table.py"
+        spec = importlib.util.spec_from_file_location("bench_table", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+
+
+def test_every_committed_result_is_read_and_the_readme_is_current() -> None:
+    table = _table()
+    rows = table.rows()
+    unreadable = [r["benchmark"] + ": " + r["measure"] for r in rows
+                  if r["measure"].startswith("unreadable result")]
+    assert unreadable == []
+    assert (ROOT / "benchmarks" / "README.md").read_text(encoding="utf-8") == table.render(rows)
+
+
+def test_a_result_with_only_the_exports_steps_gives_only_those_steps() -> None:
+    doc = {"machine": "x86_64", "cpus": 2, "python": "3.11.2", "exports": [], "audits": [],
+           "where_time_goes": {"uptime": "up 1 day, load average: 0.5, 0.6, 0.7",
+                               "export": {"rows_of_store": 20, "cpu_s": {"walk": 0.25}}}}
+    rows = list(_table().SOURCES["export_audit_scale"](doc))
+    assert [r["ours"] for r in rows] == ["0.25"]
+    assert "20 episodes" in rows[0]["measure"] and "walk 0.25" in rows[0]["measure"]
