@@ -155,7 +155,8 @@ class ComtradeService:
         rows = self._duplicates(counter, page, rows, perturbations)
         self.last_rows = rows
         add_totals = t.totals or (t.adaptive and self.profile == "legacy" and page > 4)
-        add_totals = add_totals or any(p.kind == "totals" for p in perturbations)
+        add_totals = add_totals or (bool(perturbations)  # most calls have none
+                                    and any(p.kind == "totals" for p in perturbations))
         if add_totals and rows:
             # Rows that no fault replaced (a fault returns a new list) are the generated
             # slice's: its tuples give the same sums without reading the dicts.
