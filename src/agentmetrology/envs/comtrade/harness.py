@@ -74,7 +74,7 @@ def _harness_submit(env: ComtradeEnv, rec: ToolRecorder, st: _State, started: fl
         execution_time_seconds=rec.clock.now() - started,
     )
     payload = encode_payload(rows, meta, st.log.finish(st.complete))
-    rec.call("harness", "submit_results", dict(payload))
+    rec.call("harness", "submit_results", payload)  # a fresh dict: recorded as it is
 
 
 async def run_l0(shown: EnvInstance, policy: Policy, rec: ToolRecorder, max_steps: int) -> str:

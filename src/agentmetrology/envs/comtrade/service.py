@@ -106,13 +106,18 @@ class ComtradeService:
         """Accept the episode's one submission; later calls get an error observation."""
         if self.submission is not None:
             return {"error": ALREADY_SUBMITTED}
-        for name, value in (("data_jsonl", data_jsonl), ("metadata_json", metadata_json),
-                            ("run_log", run_log)):
-            if not isinstance(value, str):
-                return {"error": f"{name} must be a string, got {type(value).__name__}; "
-                                 "nothing was submitted"}
-        size = sum(len(s) if s.isascii() else len(s.encode("utf-8", "surrogatepass"))
-                   for s in (data_jsonl, metadata_json, run_log))
+        texts = (data_jsonl, metadata_json, run_log)
+        if not (isinstance(data_jsonl, str) and isinstance(metadata_json, str)
+                and isinstance(run_log, str)):
+            for name, value in zip(("data_jsonl", "metadata_json", "run_log"), texts,
+                                   strict=True):
+                if not isinstance(value, str):
+                    return {"error": f"{name} must be a string, got {type(value).__name__}; "
+                                     "nothing was submitted"}
+        if data_jsonl.isascii() and metadata_json.isascii() and run_log.isascii():
+            size = len(data_jsonl) + len(metadata_json) + len(run_log)  # the usual payload
+        else:
+            size = sum(len(s.encode("utf-8", "surrogatepass")) for s in texts)
         if size > MAX_SUBMISSION_BYTES:
             return {"error": f"submission too large: {size} bytes > {MAX_SUBMISSION_BYTES}; "
                              "nothing was submitted"}
