@@ -17,6 +17,7 @@ BUDGET_ERROR = "Request limit exceeded for this episode."
 ALREADY_SUBMITTED = "Already submitted. Only one submission per episode is allowed."
 MAX_SUBMISSION_BYTES = 8 * 1024 * 1024  # a tool limit: larger payloads get an error observation
 MAX_PAGE_SIZE = 10_000
+DEFAULT_PAGE_SIZE = 500  # fetch's default: ignored, as any plain page size is
 _REASONS = {404: "Not Found", 422: "Unprocessable Entity", 429: "Too Many Requests",
             500: "Internal Server Error"}
 
@@ -79,7 +80,7 @@ class ComtradeService:
             "requests_remaining": max(self.budget - self.requests_used, 0),
         }
 
-    def fetch(self, page: Any, page_size: Any = 500,
+    def fetch(self, page: Any, page_size: Any = DEFAULT_PAGE_SIZE,
               perturbations: Sequence[Perturbation] = ()) -> Observation:
         """Serve one page request, applying the task's faults and any adversary intents."""
         for p in perturbations:
@@ -92,11 +93,12 @@ class ComtradeService:
         fault = self._fault(counter, page, perturbations)
         if fault is not None:
             return fault
-        invalid = _validate(page)
+        # An int page >= 1 and the default page size need no check (every usual call).
+        invalid = "" if type(page) is int and page >= 1 else _validate(page)
         if invalid:
             return http_error(422, invalid, retry=not self.honest_422)
         out = self._serve(counter, page, perturbations)
-        if not _plain_page_size(page_size):
+        if page_size is not DEFAULT_PAGE_SIZE and not _plain_page_size(page_size):
             # Accepted and ignored, as the spec says; the note tells the caller why.
             out["note"] = (f"page_size {page_size!r} ignored: the task's page size "
                            f"{self.task.page_size} applies")
