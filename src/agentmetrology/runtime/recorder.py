@@ -42,9 +42,9 @@ class Recorder:
     def call(self, actor: Actor, name: str, args: dict[str, Any]) -> Observation:
         """Execute a tool as `actor`; unknown tools and bad arguments give error observations."""
         self.tool_calls += 1
+        env = self.env
         # Under a mutation the agent sees renamed tools; the harness keeps the originals.
-        tools = getattr(self.env, "harness_tools", self.env.tools) if actor == "harness" \
-            else self.env.tools
+        tools = getattr(env, "harness_tools", env.tools) if actor == "harness" else env.tools
         tool = tools.get(name)
         if tool is None:
             result: Observation = {"error": f"unknown tool {name!r}; available: "
@@ -52,9 +52,14 @@ class Recorder:
         elif not isinstance(args, dict):
             result = {"error": f"{name}: arguments must be a JSON object"}
         else:
-            result = tool(**args)
-        self.add(actor, "tool_call", name, args if isinstance(args, dict) else {}, result)
-        self._sync_trace()
+            # Tool.__call__ only forwards to fn: calling fn skips one keyword repacking (every
+            # tool call of every episode comes through here).
+            result = tool.fn(**args) if type(tool) is Tool else tool(**args)
+        events = self.events
+        events.append(Event(len(events), actor, "tool_call", name,
+                            args if isinstance(args, dict) else {}, result, self.clock.now()))
+        if len(env.trace) > self._trace_seen:
+            self._sync_trace()
         return result
 
     def _sync_trace(self) -> None:

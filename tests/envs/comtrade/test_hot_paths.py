@@ -32,6 +32,22 @@ PINNED = [
      "3b51472a43825d3793456844f2065df6c0dc3ee725bec7803d32d1ef11b87e1b"),
     ("T10_constrained_budget", "rule", "L1", 6, "clean",
      "116a7068bda70ef4edfa76e41596521ad057acaa1bc945ae3580cbf433d2563e"),
+    # Pinned from 965be0e, before the per-call scaffold work: the L0 harness's inline first
+    # fetch and its retries, adversary events recorded between calls, a mutation's renamed
+    # tools, careful's get_task_info and own submission, the run log's status counts and the
+    # service's submit and fetch checks.
+    ("T4_rate_limit_429", "rule", "L0", 7, "clean",
+     "2255743f5b888905a3d008fdaf47e488f2b68fe414e46451ed8e3c91f69246ff"),
+    ("T5_server_error_500", "scripted:careful", "L0", 8, "clean",
+     "bea76544ca1169f3f7a0c7f7deb34e597cfbec6ccaef777e2473feeb77c65164"),
+    ("T10_constrained_budget", "rule", "L0", 9, "clean",
+     "c47daf350aae10248f67393224725cf9d3db1e358131f23d16193f7bff84fff3"),
+    ("T8_mixed_faults", "scripted:careful", "L2", 10, "clean",
+     "7c868da1bd2778ea14b070049714dad49f2aee6b1dfb88a27de9046d02948ac2"),
+    ("T3_duplicates", "rule", "L0", 11, "mut:alias",
+     "5f27bc096202dbaf7d0f3b84118c152484d45fb0b9948ad9013d7d8ef9c93a04"),
+    ("T9_clean_ab", "rule", "L0", 12, "stress:escalating",
+     "6356a1bf12c53bc73b58a7c9e173acaff695e8a902342e38c3d45c07e5dd32cd"),
 ]
 
 

@@ -6,7 +6,12 @@ from hypothesis import strategies as st
 
 from agentmetrology.envs.comtrade import ComtradeEnv, generate_rows
 from agentmetrology.envs.comtrade.generator import is_totals_row, totals_row
-from agentmetrology.envs.comtrade.service import ALREADY_SUBMITTED, BUDGET_ERROR, non_blank_lines
+from agentmetrology.envs.comtrade.service import (
+    ALREADY_SUBMITTED,
+    BUDGET_ERROR,
+    MAX_SUBMISSION_BYTES,
+    non_blank_lines,
+)
 from agentmetrology.envs.comtrade.tasks import get_task
 
 
@@ -202,6 +207,25 @@ def test_bad_submissions_are_error_observations_and_do_not_consume_the_submissio
     assert "too large" in submit(data_jsonl=big, metadata_json="{}")["error"]
     assert env.submission is None
     assert submit(data_jsonl="", metadata_json="{}")["status"] == "accepted"
+
+
+def test_submission_size_is_utf8_bytes_and_the_first_non_string_is_named() -> None:
+    submit = ComtradeEnv("T1_single_page", 0).tools["submit_results"]
+    # Under the limit in characters, over it in UTF-8 bytes (a lone surrogate is 3 bytes).
+    wide = "\u00e9" * (MAX_SUBMISSION_BYTES // 2) + "\ud800"
+    assert len(wide) < MAX_SUBMISSION_BYTES
+    want = f"submission too large: {MAX_SUBMISSION_BYTES + 3 + 2} bytes"
+    assert submit(data_jsonl=wide, metadata_json="{}")["error"].startswith(want)
+    ascii_at_limit = "x" * (MAX_SUBMISSION_BYTES - 2)
+    assert submit(data_jsonl=ascii_at_limit, metadata_json="", run_log="ab")["status"] == \
+        "accepted"
+    submit = ComtradeEnv("T1_single_page", 0).tools["submit_results"]
+    assert submit(data_jsonl="", metadata_json=3)["error"].startswith(
+        "metadata_json must be a string, got int")
+    assert submit(data_jsonl=b"", metadata_json=3)["error"].startswith(
+        "data_jsonl must be a string, got bytes")
+    assert submit(data_jsonl="", metadata_json="", run_log=None)["error"].startswith(
+        "run_log must be a string, got NoneType")
 
 
 def test_bad_environment_arguments_raise_clear_errors() -> None:

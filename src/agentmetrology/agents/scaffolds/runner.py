@@ -8,11 +8,13 @@ same loop for every environment.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from agentmetrology.agents.scaffolds.ownership import SCAFFOLD_POLICIES
 from agentmetrology.mutations import mutate_message, split_condition
 from agentmetrology.records.canonical import digest
 from agentmetrology.records.clock import Clock, FakeClock
-from agentmetrology.records.environment import EnvInstance, EnvSpec
+from agentmetrology.records.environment import EnvInstance, EnvSpec, Owner
 from agentmetrology.records.episode import Episode, EpisodeKey, Termination, Usage
 from agentmetrology.records.errors import InfraError
 from agentmetrology.records.policy import Brief, Policy, Stop
@@ -36,8 +38,9 @@ async def run_model_owned(env: EnvInstance, policy: Policy, rec: Recorder,
     return ""
 
 
-def _termination(env: EnvInstance, stopped: str, max_steps: int) -> Termination:
-    if env.submitted is not None:
+def _termination(env: EnvInstance, submitted: object, stopped: str,
+                 max_steps: int) -> Termination:
+    if submitted is not None:
         return Termination("submitted", stopped)
     if env.budget_exhausted:
         return Termination("budget_exhausted", "request budget spent without a submission")
@@ -47,8 +50,9 @@ def _termination(env: EnvInstance, stopped: str, max_steps: int) -> Termination:
 
 
 def brief_for(spec: EnvSpec, env: EnvInstance, level: str, max_steps: int,
-              clock: Clock) -> Brief:
-    """Return what the policy is told at the start of an episode of `spec` at `level`."""
+              clock: Clock, ownership: Mapping[str, Owner] | None = None) -> Brief:
+    """Return what the policy is told at the start of an episode of `spec` at `level`
+    (`ownership`: `spec.ownership_of(level)` when the caller has it already)."""
     task = spec.tasks[env.task_id]
     shown = spec.display.task_brief if spec.display else None
     description, query = shown(task) if shown else ("", {})
@@ -58,9 +62,11 @@ def brief_for(spec: EnvSpec, env: EnvInstance, level: str, max_steps: int,
                                  spec.prompts.task_message(task, level, max_steps))
         prompts = {"system_prompt": spec.prompts.system, "task_message": message,
                    "prompt_version": spec.prompts.version}
+    own = spec.ownership_of(level) if ownership is None else ownership
     # One construction (every episode makes a brief): dataclasses.replace costs as much again.
+    owned = tuple(d for d, who in own.items() if who == "model")  # spec.model_owned(level)
     return Brief(env.task_id, description, query, tuple(t.spec for t in env.tools.values()),
-                 level, spec.model_owned(level), env.seed, max_steps, clock,  # type: ignore[arg-type]
+                 level, owned, env.seed, max_steps, clock,  # type: ignore[arg-type]
                  environment=spec.name, **prompts)
 
 
@@ -76,17 +82,19 @@ async def run_episode_async(spec: EnvSpec, env: EnvInstance, policy: Policy, lev
     steps = spec.max_steps if max_steps is None else max_steps
     clock = clock or FakeClock()
     rec = Recorder(env, clock)
-    policy.reset(brief_for(spec, env, level, steps, clock))
+    policy.reset(brief_for(spec, env, level, steps, clock, ownership))
     program = spec.harness.get(level, run_model_owned)
     try:
         stopped = await program(env, policy, rec, steps)
-        termination = _termination(env, stopped, steps)
+        sub = env.submitted  # read once: an environment may build it on every read
+        termination = _termination(env, sub, stopped, steps)
     except InfraError as exc:
         termination = Termination("infra_error", str(exc))
+        sub = env.submitted
     except Exception as exc:  # an agent bug is an agent failure, recorded, never a crash
         termination = Termination("agent_error", f"{type(exc).__name__}: {exc}")
+        sub = env.submitted
     rec.attempts.extend(policy.take_attempts())
-    sub = env.submitted
     notes = getattr(policy, "notes", None)  # e.g. an LLM policy's quirks and handling log
     transcript = getattr(policy, "episode_transcript", None)  # a model's requests
     kept = transcript() if callable(transcript) else None

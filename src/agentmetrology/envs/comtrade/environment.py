@@ -107,6 +107,8 @@ class ComtradeEnv:
             self.adversary = wrap_fetch(self.service, condition, seed)
         elif self.task.adaptive and profile == "seeded":
             self.adversary = wrap_fetch(self.service, "adaptive", seed)
+        # The trace is read after every tool call: one list per episode, not one per read.
+        self._trace: list[TraceEntry] = self.adversary.trace if self.adversary else []
         fetch: Callable[..., Observation] = self.adversary or self.service.fetch
         self.tools: dict[str, Tool] = {
             GET_TASK_INFO.name: Tool(GET_TASK_INFO, _guard(self.service.task_info, GET_TASK_INFO)),
@@ -137,4 +139,4 @@ class ComtradeEnv:
     @property
     def trace(self) -> list[TraceEntry]:
         """Return the adversarial trace (empty when no adversary is attached)."""
-        return self.adversary.trace if self.adversary else []
+        return self._trace

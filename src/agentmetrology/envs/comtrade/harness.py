@@ -19,7 +19,6 @@ from agentmetrology.envs.comtrade.payload import (
 from agentmetrology.envs.comtrade.question import FaultNotice, fault_question
 from agentmetrology.records.clock import Clock
 from agentmetrology.records.environment import EnvInstance
-from agentmetrology.records.events import Actor
 from agentmetrology.records.policy import Policy, Stop
 from agentmetrology.records.tools import Observation, ToolRecorder
 
@@ -49,22 +48,18 @@ def _base(env: Any) -> ComtradeEnv:
     return env
 
 
-async def _harness_fetch(rec: ToolRecorder, st: _State, page: Any, first_actor: Actor,
-                         clock: Clock, first_name: str = "fetch_page") -> Observation:
-    """Fetch with L0's retry policy: up to 3 retries of a `retry: true` result, 2/4/8 s."""
-    attempt = 1
-    while True:
-        actor: Actor = first_actor if attempt == 1 else "harness"
-        name = first_name if attempt == 1 else "fetch_page"
-        obs = rec.call(actor, name, {"page": page})
+async def _harness_retry(rec: ToolRecorder, st: _State, page: Any, obs: Observation,
+                         clock: Clock, attempt: int = 1) -> Observation:
+    """Apply L0's retry policy after attempt `attempt` gave `obs`: up to 3 retries of a
+    `retry: true` result, 2/4/8 s apart, each a harness call."""
+    while obs.get("retry") and attempt <= len(L0_BACKOFF):
+        wait = L0_BACKOFF[attempt - 1]
+        st.log.retry(obs.get("status"), attempt, wait)
+        await clock.sleep(wait)
+        attempt += 1
+        obs = rec.call("harness", "fetch_page", {"page": page})
         st.log.request(page, attempt, obs)
-        if obs.get("retry") and attempt <= len(L0_BACKOFF):
-            wait = L0_BACKOFF[attempt - 1]
-            st.log.retry(obs.get("status"), attempt, wait)
-            await clock.sleep(wait)
-            attempt += 1
-            continue
-        return obs
+    return obs
 
 
 def _harness_submit(env: ComtradeEnv, rec: ToolRecorder, st: _State, started: float) -> None:
@@ -79,7 +74,7 @@ def _harness_submit(env: ComtradeEnv, rec: ToolRecorder, st: _State, started: fl
         execution_time_seconds=rec.clock.now() - started,
     )
     payload = encode_payload(rows, meta, st.log.finish(st.complete))
-    rec.call("harness", "submit_results", dict(payload))
+    rec.call("harness", "submit_results", payload)  # a fresh dict: recorded as it is
 
 
 async def run_l0(shown: EnvInstance, policy: Policy, rec: ToolRecorder, max_steps: int) -> str:
@@ -108,7 +103,12 @@ async def run_l0(shown: EnvInstance, policy: Policy, rec: ToolRecorder, max_step
             obs = rec.call("agent", move.name, move.args)
             continue
         page = move.args.get("page") if isinstance(move.args, dict) else None
-        obs = await _harness_fetch(rec, st, page, "agent", rec.clock, move.name)
+        # The first attempt inline (an agent call under its shown name); harness retries only
+        # after a `retry: true` result: most fetches succeed at once.
+        obs = rec.call("agent", move.name, {"page": page})
+        st.log.request(page, 1, obs)
+        if obs.get("retry"):
+            obs = await _harness_retry(rec, st, page, obs, rec.clock)
         if "rows" in obs:
             st.log.page(page)
             st.collector.add(obs["rows"])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import operator
-from collections import Counter
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 from typing import Any
@@ -147,7 +146,9 @@ class RunLog:
     lines: list[str] = field(default_factory=list)
     requests: int = 0
     retries: int = 0
-    statuses: Counter[str] = field(default_factory=Counter)
+    # A plain dict: a Counter costs more to make than the rest of the log (an episode makes
+    # one or two logs); counts are added with get, as a Counter would.
+    statuses: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def start(cls, task_id: str) -> RunLog:
@@ -173,12 +174,14 @@ class RunLog:
     def retry(self, status: Any, attempt: int, wait_s: float) -> None:
         """Log a retry after a failed attempt."""
         self.retries += 1
-        self.statuses[str(status)] += 1
+        key = str(status)
+        self.statuses[key] = self.statuses.get(key, 0) + 1
         self.lines.append(f"retry status={status} attempt={attempt} wait_s={wait_s:g}")
 
     def skip(self, status: Any, page: Any) -> None:
         """Log a page given up after a fault."""
-        self.statuses[str(status)] += 1
+        key = str(status)
+        self.statuses[key] = self.statuses.get(key, 0) + 1
         self.lines.append(f"skip status={status} page={page}")
 
     def page(self, page: Any) -> None:

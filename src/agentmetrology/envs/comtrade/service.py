@@ -17,6 +17,7 @@ BUDGET_ERROR = "Request limit exceeded for this episode."
 ALREADY_SUBMITTED = "Already submitted. Only one submission per episode is allowed."
 MAX_SUBMISSION_BYTES = 8 * 1024 * 1024  # a tool limit: larger payloads get an error observation
 MAX_PAGE_SIZE = 10_000
+DEFAULT_PAGE_SIZE = 500  # fetch's default: ignored, as any plain page size is
 _REASONS = {404: "Not Found", 422: "Unprocessable Entity", 429: "Too Many Requests",
             500: "Internal Server Error"}
 
@@ -79,7 +80,7 @@ class ComtradeService:
             "requests_remaining": max(self.budget - self.requests_used, 0),
         }
 
-    def fetch(self, page: Any, page_size: Any = 500,
+    def fetch(self, page: Any, page_size: Any = DEFAULT_PAGE_SIZE,
               perturbations: Sequence[Perturbation] = ()) -> Observation:
         """Serve one page request, applying the task's faults and any adversary intents."""
         for p in perturbations:
@@ -92,11 +93,12 @@ class ComtradeService:
         fault = self._fault(counter, page, perturbations)
         if fault is not None:
             return fault
-        invalid = _validate(page)
+        # An int page >= 1 and the default page size need no check (every usual call).
+        invalid = "" if type(page) is int and page >= 1 else _validate(page)
         if invalid:
             return http_error(422, invalid, retry=not self.honest_422)
         out = self._serve(counter, page, perturbations)
-        if not _plain_page_size(page_size):
+        if page_size is not DEFAULT_PAGE_SIZE and not _plain_page_size(page_size):
             # Accepted and ignored, as the spec says; the note tells the caller why.
             out["note"] = (f"page_size {page_size!r} ignored: the task's page size "
                            f"{self.task.page_size} applies")
@@ -106,13 +108,18 @@ class ComtradeService:
         """Accept the episode's one submission; later calls get an error observation."""
         if self.submission is not None:
             return {"error": ALREADY_SUBMITTED}
-        for name, value in (("data_jsonl", data_jsonl), ("metadata_json", metadata_json),
-                            ("run_log", run_log)):
-            if not isinstance(value, str):
-                return {"error": f"{name} must be a string, got {type(value).__name__}; "
-                                 "nothing was submitted"}
-        size = sum(len(s) if s.isascii() else len(s.encode("utf-8", "surrogatepass"))
-                   for s in (data_jsonl, metadata_json, run_log))
+        texts = (data_jsonl, metadata_json, run_log)
+        if not (isinstance(data_jsonl, str) and isinstance(metadata_json, str)
+                and isinstance(run_log, str)):
+            for name, value in zip(("data_jsonl", "metadata_json", "run_log"), texts,
+                                   strict=True):
+                if not isinstance(value, str):
+                    return {"error": f"{name} must be a string, got {type(value).__name__}; "
+                                     "nothing was submitted"}
+        if data_jsonl.isascii() and metadata_json.isascii() and run_log.isascii():
+            size = len(data_jsonl) + len(metadata_json) + len(run_log)  # the usual payload
+        else:
+            size = sum(len(s.encode("utf-8", "surrogatepass")) for s in texts)
         if size > MAX_SUBMISSION_BYTES:
             return {"error": f"submission too large: {size} bytes > {MAX_SUBMISSION_BYTES}; "
                              "nothing was submitted"}
@@ -155,7 +162,8 @@ class ComtradeService:
         rows = self._duplicates(counter, page, rows, perturbations)
         self.last_rows = rows
         add_totals = t.totals or (t.adaptive and self.profile == "legacy" and page > 4)
-        add_totals = add_totals or any(p.kind == "totals" for p in perturbations)
+        add_totals = add_totals or (bool(perturbations)  # most calls have none
+                                    and any(p.kind == "totals" for p in perturbations))
         if add_totals and rows:
             # Rows that no fault replaced (a fault returns a new list) are the generated
             # slice's: its tuples give the same sums without reading the dicts.
