@@ -105,6 +105,32 @@ def test_parse_json_reports_a_reason() -> None:
     assert parse_json("[" * 100_000)[1] is not None  # RecursionError, caught
 
 
+
+def _loads_or_reason(text: str) -> tuple[object, str | None]:
+    """The old parse_json: json.loads alone."""
+    try:
+        return json.loads(text), None
+    except json.JSONDecodeError as exc:
+        return None, f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+    except (ValueError, RecursionError) as exc:
+        return None, f"not valid JSON ({type(exc).__name__}: {str(exc)[:120]})"
+
+
+@pytest.mark.parametrize("text", [
+    '{"a": 1, "a": 2}', "123456789012345678901234567890", "1e400", '{"x": -1e400}',
+    '"\\ud800"', '{"a": NaN}', " {\"a\": 1}\n ", "\ufeff{}", "1.5e-400", "[1, 2",
+    '{"a": -0.0, "b": 0.1, "c": 1E5, "d": 2.5e-3}', '"\u2028"', '{"a": 1}\x0c', "",
+    '{"q": {"year": 2020, "hs": "87"}, "s": ["a", "b"], "t": true, "n": null}',
+    "[" * 499 + "]" * 499, "[" * 499 + "{}" + "]" * 499, "[" * 2000 + "]" * 2000,
+])
+def test_parse_json_equals_json_loads(text: str) -> None:
+    # The msgspec fast path must give json.loads' value (and type) or json.loads' reason.
+    got, want = parse_json(text), _loads_or_reason(text)
+    assert got[1] == want[1]
+    assert json.dumps(got[0]) == json.dumps(want[0])
+    assert type(got[0]) is type(want[0])
+
+
 def test_make_submission_decodes_utf8_bytes() -> None:
     sub = make_submission("é".encode(), b"{}", None)
     assert sub.data_jsonl == "é"
