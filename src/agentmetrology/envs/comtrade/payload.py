@@ -67,8 +67,9 @@ class RowCollector:
         """Absorb a page of plain rows in bulk; return False, absorbing nothing, else.
 
         Plain: every row a dict, totals rows only when they are dropped, and (when deduplicating)
-        every dedup key present, hashable, new and not repeated on the page: then the loop
-        would keep every non-totals row, so the page is a few C-level passes.
+        every dedup key present and hashable. Then the loop would keep each non-totals row whose
+        key it has not seen (on an earlier page or earlier on this one), so the page is a few
+        C-level passes, and a pass over the keys only when some key repeats.
         """
         if not rows or set(map(type, rows)) != {dict}:
             return False
@@ -81,16 +82,24 @@ class RowCollector:
             for i in at:
                 keep[i] = False
             rows = list(compress(rows, keep))
+        kept = rows
         if self.dedup:
             try:
                 keys = list(map(_KEY, rows))
                 fresh = set(keys)
             except (KeyError, TypeError):
                 return False
-            if len(fresh) != len(keys) or not self._seen.isdisjoint(fresh):
-                return False
-            self._seen |= fresh
-        try:
+            seen = self._seen
+            if len(fresh) == len(keys) and seen.isdisjoint(fresh):
+                seen |= fresh
+            else:  # a repeated key: the loop keeps each key's first row, as this does
+                kept = []
+                for row, key in zip(rows, keys):
+                    if key not in seen:
+                        seen.add(key)
+                        kept.append(row)
+                self.duplicates_dropped += len(rows) - len(kept)
+        try:  # the loop adds the id of every non-totals row, a duplicate's too
             rids = list(map(_RID, rows))
         except KeyError:
             rids = list(map(_GET_RID, rows))
@@ -99,7 +108,7 @@ class RowCollector:
         else:
             self.ids.update(rid for rid in rids if type(rid) is str)
         self.totals_dropped += totals
-        self.rows.extend(rows)
+        self.rows.extend(kept)
         return True
 
 
