@@ -94,7 +94,7 @@ class RowCollector:
                 seen |= fresh
             else:  # a repeated key: the loop keeps each key's first row, as this does
                 kept = []
-                for row, key in zip(rows, keys):
+                for row, key in zip(rows, keys, strict=True):
                     if key not in seen:
                         seen.add(key)
                         kept.append(row)
