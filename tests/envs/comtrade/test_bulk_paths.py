@@ -192,6 +192,9 @@ PAGES: dict[str, list[Any]] = {
     "an unhashable dedup value": [_changed(1, year=[2021])],
     "a dedup field missing": [[{k: v for k, v in r.items() if k != "hs"} for r in _rows()]],
     "a page twice": [_rows(), _rows()],
+    "hs totals rows first, inside and last": [[
+        {"hs": "TOTAL", "record_id": "a"}, *_rows()[:8], {"hs": "TOTAL", "record_id": "b"},
+        {"hs": "TOTAL", "record_id": "c"}, *_rows()[8:], {**_rows()[0], "hs": "TOTAL"}]],
     "a row repeated on its page": [[*_rows()[:5], _rows()[2], *_rows()[5:12], _rows()[0]]],
     "earlier pages' rows among new ones": [_rows()[:10], [_rows()[3], *_rows()[10:20],
                                                           _rows()[9], *_rows()[20:]]],

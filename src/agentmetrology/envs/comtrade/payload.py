@@ -135,7 +135,13 @@ def _totals_at(rows: list[dict[str, Any]]) -> set[int]:
     except KeyError:  # a row without hs: get() gives None there, never "TOTAL"
         hs = list(map(_GET_HS, rows))
     if "TOTAL" in hs:  # one C-level scan first: most pages have no such row
-        at.update(compress(where, map(operator.eq, hs, repeat("TOTAL"))))
+        i = -1
+        try:  # list.index compares as `in` does, in C, from each hit on: few rows are totals
+            while True:
+                i = hs.index("TOTAL", i + 1)
+                at.add(i)
+        except ValueError:  # no further one
+            pass
     return at
 
 
