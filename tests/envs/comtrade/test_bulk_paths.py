@@ -225,9 +225,9 @@ def test_page_collector_bulk_equals_its_row_loop(name: str, dedup: bool, drop_to
     assert [id(r) for r in fast.rows] == [id(r) for r in slow.rows]  # the same dicts, in order
 
 
-@pytest.mark.parametrize("task", ["T3_duplicates", "T8_mixed_faults", "T9_adaptive_adversary",
-                                  "T10_constrained_budget"])
-def test_served_pages_with_duplicates_bulk_equals_the_row_loop(
+@pytest.mark.parametrize("task", ["T3_duplicates", "T7_totals_trap", "T8_mixed_faults",
+                                  "T9_adaptive_adversary", "T10_constrained_budget"])
+def test_served_pages_bulk_equals_the_row_loop(
         task: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(payload, "BULK_MIN_ROWS", 0)
     for seed in range(20):

@@ -78,23 +78,25 @@ class RowCollector:
         if totals:
             if not self.drop_totals:
                 return False
-            keep = [True] * len(rows)
-            for i in at:
-                keep[i] = False
-            rows = list(compress(rows, keep))
+            if at == {0}:  # the totals family's page: its one summary row first
+                rows = rows[1:]
+            else:
+                keep = [True] * len(rows)
+                for i in at:
+                    keep[i] = False
+                rows = list(compress(rows, keep))
         kept = rows
         if self.dedup:
             try:
-                keys = list(map(_KEY, rows))
-                fresh = set(keys)
+                fresh = set(map(_KEY, rows))
             except (KeyError, TypeError):
                 return False
             seen = self._seen
-            if len(fresh) == len(keys) and seen.isdisjoint(fresh):
+            if len(fresh) == len(rows) and seen.isdisjoint(fresh):
                 seen |= fresh
             else:  # a repeated key: the loop keeps each key's first row, as this does
                 kept = []
-                for row, key in zip(rows, keys, strict=True):
+                for row, key in zip(rows, map(_KEY, rows), strict=True):
                     if key not in seen:
                         seen.add(key)
                         kept.append(row)
