@@ -19,7 +19,10 @@ import numpy as np
 
 
 def _label_digest(seed: int | str, *labels: object) -> bytes:
-    text = ":".join(str(x) for x in (seed, *labels))
+    # One label (the stress wrapper's step, every step) is formatted without the generator;
+    # `!s` is str(), as join's, whatever a value's __format__ would say.
+    text = (f"{seed!s}:{labels[0]!s}" if len(labels) == 1
+            else ":".join(str(x) for x in (seed, *labels)))
     return hashlib.sha256(text.encode("utf-8")).digest()
 
 
