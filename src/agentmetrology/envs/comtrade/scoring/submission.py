@@ -148,10 +148,11 @@ def parse_json(text: str) -> tuple[Any, str | None]:
     """Return (value, None) for a JSON document, or (None, reason) when it is not JSON."""
     if text.count("[") + text.count("{") < _SHALLOW:
         # msgspec decodes standard JSON to the values json.loads makes, several times faster;
-        # whatever it rejects (NaN, 1e400, lone surrogates, bad syntax) json.loads decides.
+        # whatever it rejects (NaN, 1e400, lone surrogates, escaped or raw, bad syntax)
+        # json.loads decides.
         try:
             return _FAST_DECODE(text), None
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, UnicodeEncodeError):
             pass
     try:
         return json.loads(text), None
