@@ -15,7 +15,7 @@ tests/envs/comtrade/scoring/test_genuine.py checks both against the parse for ev
 from __future__ import annotations
 
 import operator
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
@@ -65,9 +65,10 @@ def genuine_parse(text: str, task_id: str, seed: int | None, profile: Profile,
     index = dict(zip(lines, range(len(rows)), strict=True))  # each row's line: its index
     pieces = text.split("\n")
     pieces.pop()  # the empty piece after the final newline
-    at = list(map(index.get, pieces))
-    if not at or None in at:  # a blank piece is no row's
+    found = list(map(index.get, pieces))
+    if not found or None in found:  # a blank piece is no row's
         return None
+    at = cast("list[int]", found)  # every piece found: no None left
     if len(at) == 1:
         gathered = tuple((col[at[0]],) for col in columns)
     else:  # with two or more indices an itemgetter returns the tuple of them, gathered in C
