@@ -41,9 +41,15 @@ def entropy_words(digest: bytes) -> np.ndarray:
     """
     rev = digest[::-1]
     n = len(rev) // 4
-    while n > 1 and not any(rev[4 * n - 4:4 * n]):  # bytes compare, not numpy scalars
+    while n > 1 and rev[4 * n - 4:4 * n] == _ZERO_WORD:  # bytes compare, not numpy scalars
         n -= 1
-    return np.frombuffer(rev, dtype="<u4", count=n).astype(np.uint32, copy=False)
+    words = np.frombuffer(rev, dtype=_LE_WORD, count=n)
+    return words if _LE_IS_NATIVE else words.astype(np.uint32)
+
+
+_ZERO_WORD = bytes(4)
+_LE_WORD = np.dtype("<u4")
+_LE_IS_NATIVE = np.dtype(np.uint32) == _LE_WORD  # little-endian machines: no conversion
 
 
 def rng(seed: int | str, *labels: object) -> np.random.Generator:
