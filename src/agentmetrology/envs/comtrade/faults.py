@@ -143,7 +143,7 @@ def _copies(bits: Callable[[int], int], rows: list[Row], count: int) -> list[Row
         j = bits(k)
         while j >= m:
             j = bits(k)
-        out.append(dict(rows[j]))
+        out.append(dict.copy(rows[j]))  # rows are dicts: copy() clones without re-inserting
     return out
 
 
