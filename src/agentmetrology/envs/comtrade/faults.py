@@ -49,22 +49,14 @@ def drift_order(task: ComtradeTask, seed: int | None, profile: Profile,
     return order
 
 
-def _below(getrandbits: Callable[[int], int], n: int) -> int:
-    """Return `Random.randrange(n)` for n >= 1: CPython's `_randbelow_with_getrandbits`."""
-    k = n.bit_length()
-    j = getrandbits(k)
-    while j >= n:
-        j = getrandbits(k)
-    return j
-
-
 def _shuffle_tail(getrandbits: Callable[[int], int], x: list[int], start: int) -> None:
     """Do what `Random.shuffle(x)` does with this generator, until x[start:] is final.
 
     Position i is final once step i has run (later steps only touch lower positions), so a
-    page at offset `start` needs steps n-1 .. max(start, 1) only. The draw (`_below`) is
-    inlined here, the hot loop of page drift, with each step's (i, i + 1, bit length) made
-    once per length; tests/envs/comtrade/scoring/test_streamed.py pins both against `shuffle`.
+    page at offset `start` needs steps n-1 .. max(start, 1) only. The draw (`randrange`:
+    CPython's `_randbelow_with_getrandbits`) is inlined here, the hot loop of page drift,
+    with each step's (i, i + 1, bit length) made once per length;
+    tests/envs/comtrade/scoring/test_streamed.py pins both against `shuffle`.
     """
     for i, n, k in _shuffle_steps(len(x))[:max(len(x) - max(start, 1), 0)]:
         j = getrandbits(k)
@@ -111,7 +103,7 @@ def inject_duplicates_seeded(label: str, page: list[Row], previous: list[Row], r
     Returns the new page and the number of copies inserted. The draws are those of
     `r = string_random(label)`: ceil(n*rate) sources `r.randrange(n)` on the page, then
     ceil(n*cross_rate) sources `r.randrange(len(previous))` on the previous response, then
-    each copy's position `r.randrange(len(out) + 1)` as it is inserted (`_below`, inlined:
+    each copy's position `r.randrange(len(out) + 1)` as it is inserted (`randrange` inlined:
     this runs on every page of the duplicate tasks; tests/envs/comtrade/test_faults.py pins
     it against Random).
     """
