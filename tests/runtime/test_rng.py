@@ -70,6 +70,20 @@ def test_seed_material_is_the_sha256_integer() -> None:
     assert seed_material(3, "a", 1) == int(hashlib.sha256(b"3:a:1").hexdigest(), 16)
 
 
+
+class _Formats(int):
+    """A label whose format() differs from its str(): the join uses str()."""
+
+    def __format__(self, spec: str) -> str:
+        return "formatted"
+
+
+@pytest.mark.parametrize("label", [4, "4", True, 2.5, None, _Formats(9), ("a", 1)])
+def test_one_label_is_joined_as_str(label: object) -> None:
+    want = int(hashlib.sha256(("s:" + str(label)).encode()).hexdigest(), 16)
+    assert seed_material("s", label) == want
+    assert rng("s", label).random() == _reference_rng("s", label).random()
+
 def test_string_seed_is_the_first_8_hex_digits() -> None:
     for i in range(500):
         text = f"T3_duplicates:dup:{i}:{i % 7}"

@@ -8,6 +8,7 @@ from agentmetrology.stress import (
     ConstantSchedule,
     EscalatingAdversary,
     LinearSchedule,
+    Perturbation,
     PlateauSchedule,
     StepSchedule,
     mean_intensity,
@@ -51,6 +52,39 @@ def test_escalating_adversary_probabilities() -> None:
     assert all(any(x.kind == "corrupt" and x.rate == pytest.approx(0.24) for x in o)
                for o in non_fault)
 
+
+
+def _intents_made_fresh(adv: EscalatingAdversary, progress: AgentProgress, intensity: float,
+                        u: float) -> tuple[Perturbation, ...]:
+    """The adversary's intents for a draw u, each built anew (as before they were shared)."""
+    if u < adv.fault_base + adv.fault_scale * intensity:
+        return (Perturbation("fault", status=adv.fault_status),)
+    out = []
+    rate = adv.corruption_scale * intensity
+    if rate > 0:
+        out.append(Perturbation("corrupt", corruption="duplicate", rate=rate,
+                                detail={"overwrite": True} if adv.overwrite else {}))
+    if adv.totals_at is not None and intensity >= adv.totals_at:
+        out.append(Perturbation("totals"))
+    if adv.squeeze_after is not None and adv.squeeze and progress.successes == adv.squeeze_after:
+        out.append(Perturbation("budget", budget_delta=-abs(adv.squeeze)))
+    return tuple(out)
+
+
+def test_shared_intents_equal_intents_made_fresh() -> None:
+    adversaries = [EscalatingAdversary(), EscalatingAdversary(overwrite=True),
+                   EscalatingAdversary(fault_status=500, totals_at=None),
+                   EscalatingAdversary(squeeze_after=2, squeeze=3, corruption_scale=1),
+                   EscalatingAdversary(fault_base=0.2, fault_scale=0.0, corruption_scale=0.0)]
+    for i in range(400):
+        adv = adversaries[i % len(adversaries)]
+        intensity = (0.0, 0.2, 0.25, 0.5, 0.6, 0.7, 0.75, 0.8, 1.0, 1, 1 / 3)[i % 11]
+        progress = p(i % 5)
+        got = adv(progress, intensity, rng("shared", i))
+        want = _intents_made_fresh(adv, progress, intensity, rng("shared", i).random())
+        assert got == want
+        assert [x.as_dict() for x in got] == [x.as_dict() for x in want]
+        assert [type(x.rate) for x in got] == [type(x.rate) for x in want]
 
 def _walk(env: ComtradeEnv) -> list[dict]:
     out, page = [], 1

@@ -19,7 +19,10 @@ import numpy as np
 
 
 def _label_digest(seed: int | str, *labels: object) -> bytes:
-    text = ":".join(str(x) for x in (seed, *labels))
+    # One label (the stress wrapper's step, every step) is formatted without the generator;
+    # `!s` is str(), as join's, whatever a value's __format__ would say.
+    text = (f"{seed!s}:{labels[0]!s}" if len(labels) == 1
+            else ":".join(str(x) for x in (seed, *labels)))
     return hashlib.sha256(text.encode("utf-8")).digest()
 
 
@@ -38,9 +41,15 @@ def entropy_words(digest: bytes) -> np.ndarray:
     """
     rev = digest[::-1]
     n = len(rev) // 4
-    while n > 1 and not any(rev[4 * n - 4:4 * n]):  # bytes compare, not numpy scalars
+    while n > 1 and rev[4 * n - 4:4 * n] == _ZERO_WORD:  # bytes compare, not numpy scalars
         n -= 1
-    return np.frombuffer(rev, dtype="<u4", count=n).astype(np.uint32, copy=False)
+    words = np.frombuffer(rev, dtype=_LE_WORD, count=n)
+    return words if _LE_IS_NATIVE else words.astype(np.uint32)
+
+
+_ZERO_WORD = bytes(4)
+_LE_WORD = np.dtype("<u4")
+_LE_IS_NATIVE = np.dtype(np.uint32) == _LE_WORD  # little-endian machines: no conversion
 
 
 def rng(seed: int | str, *labels: object) -> np.random.Generator:

@@ -38,22 +38,42 @@ def _hash_constants(n: int) -> tuple[tuple[int, int], ...]:
 _STATE_HASH = _hash_constants(8)  # four uint64 words: PCG64's seed and increment
 
 
+# generate_state's (xor, multiplier) per word, unpacked for the unrolled rounds below
+(_X0, _U0), (_X1, _U1), (_X2, _U2), (_X3, _U3), (_X4, _U4), (_X5, _U5), (_X6, _U6), \
+    (_X7, _U7) = _STATE_HASH
+_DOUBLE = 1.0 / 9007199254740992.0
+
+
 def first_random(seed: int | str, *labels: object) -> float:
     """Return `rng(seed, *labels).random()`, computed without constructing the generator."""
-    pool = np.random.SeedSequence(entropy_words(_label_digest(seed, *labels))).pool.tolist()
-    w = []
-    for k, (xor, mult) in enumerate(_STATE_HASH):  # SeedSequence.generate_state(4, uint64)
-        v = ((pool[k & 3] ^ xor) * mult) & _M32
-        w.append(v ^ (v >> 16))
+    p0, p1, p2, p3 = np.random.SeedSequence(
+        entropy_words(_label_digest(seed, *labels))).pool.tolist()
+    # SeedSequence.generate_state(4, uint64), word k hashing pool[k & 3], unrolled (the loop
+    # and its list cost as much as the arithmetic)
+    w0 = ((p0 ^ _X0) * _U0) & _M32
+    w1 = ((p1 ^ _X1) * _U1) & _M32
+    w2 = ((p2 ^ _X2) * _U2) & _M32
+    w3 = ((p3 ^ _X3) * _U3) & _M32
+    w4 = ((p0 ^ _X4) * _U4) & _M32
+    w5 = ((p1 ^ _X5) * _U5) & _M32
+    w6 = ((p2 ^ _X6) * _U6) & _M32
+    w7 = ((p3 ^ _X7) * _U7) & _M32
+    w0 ^= w0 >> 16
+    w1 ^= w1 >> 16
+    w2 ^= w2 >> 16
+    w3 ^= w3 >> 16
+    w4 ^= w4 >> 16
+    w5 ^= w5 >> 16
+    w6 ^= w6 >> 16
+    w7 ^= w7 >> 16
     # uint64 word j is w[2j] | w[2j+1] << 32; PCG64 seeds with (words 0, 1) and inc (2, 3)
-    state = (w[1] << 96) | (w[0] << 64) | (w[3] << 32) | w[2]
-    inc = ((((w[5] << 96) | (w[4] << 64) | (w[7] << 32) | w[6]) << 1) | 1) & _M128
+    state = (w1 << 96) | (w0 << 64) | (w3 << 32) | w2
+    inc = ((w5 << 97) | (w4 << 65) | (w7 << 33) | (w6 << 1) | 1) & _M128
     state = (((inc + state) & _M128) * _PCG_MULT + inc) & _M128  # pcg_setseq_128_srandom_r
     state = (state * _PCG_MULT + inc) & _M128  # the draw's own step
     x = ((state >> 64) ^ state) & _M64  # XSL-RR output
     rot = state >> 122
-    out = ((x >> rot) | (x << (-rot & 63))) & _M64
-    return (out >> 11) * (1.0 / 9007199254740992.0)
+    return ((((x >> rot) | (x << (-rot & 63))) & _M64) >> 11) * _DOUBLE
 
 
 class LazyRng:

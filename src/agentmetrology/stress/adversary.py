@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Literal, Protocol
 
 import numpy as np
@@ -73,18 +74,34 @@ class EscalatingAdversary:
     def __call__(self, progress: AgentProgress, intensity: float,
                  rng: np.random.Generator) -> tuple[Perturbation, ...]:
         """Return this step's intents, drawing all randomness from `rng`."""
-        out: list[Perturbation] = []
         u = rng.random()  # always drawn, so the sequence does not depend on the branch taken
         if u < self.fault_base + self.fault_scale * intensity:
-            out.append(Perturbation("fault", status=self.fault_status))
-            return tuple(out)  # a fault replaces the response; nothing else applies
+            # a fault replaces the response; nothing else applies
+            return (_intent("fault", self.fault_status, 0.0, False),)
+        out: list[Perturbation] = []
         rate = self.corruption_scale * intensity
         if rate > 0:
-            detail = {"overwrite": True} if self.overwrite else {}
-            out.append(Perturbation("corrupt", corruption="duplicate", rate=rate, detail=detail))
+            out.append(_intent("corrupt", None, rate, self.overwrite))
         if self.totals_at is not None and intensity >= self.totals_at:
-            out.append(Perturbation("totals"))
+            out.append(_TOTALS)
         if (self.squeeze_after is not None and self.squeeze
                 and progress.successes == self.squeeze_after):
             out.append(Perturbation("budget", budget_delta=-abs(self.squeeze)))
         return tuple(out)
+
+
+_TOTALS = Perturbation("totals")
+
+
+@lru_cache(maxsize=256, typed=True)  # typed: 1 and 1.0 (or True) stay apart
+def _intent(kind: PerturbationKind, status: int | None, rate: float,
+            overwrite: bool) -> Perturbation:
+    """Return the fault or duplicate-corruption intent, one shared instance per value.
+
+    An adversary emits the same few intents step after step (its rates follow the schedule's
+    few intensities): being frozen, and their detail never written, they are made once.
+    """
+    if kind == "fault":
+        return Perturbation("fault", status=status)
+    detail = {"overwrite": True} if overwrite else {}
+    return Perturbation("corrupt", corruption="duplicate", rate=rate, detail=detail)

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from agentmetrology.envs.comtrade import generator, payload
+from agentmetrology.envs.comtrade import ComtradeEnv, generator, payload
 from agentmetrology.envs.comtrade.generator import generate_rows
 from agentmetrology.envs.comtrade.payload import RowCollector
 from agentmetrology.envs.comtrade.scoring import ground_truth, judge_rows
@@ -14,6 +14,7 @@ from agentmetrology.envs.comtrade.scoring.columns import uniform_columns
 from agentmetrology.envs.comtrade.scoring.ground_truth import LineTally, _truth, _truth_rows
 from agentmetrology.envs.comtrade.scoring.judge_rows import RowTally
 from agentmetrology.envs.comtrade.scoring.submission import parse_jsonl, parse_lines
+from agentmetrology.envs.comtrade.tasks import TASKS
 
 TASK = "T3_duplicates"
 
@@ -191,6 +192,15 @@ PAGES: dict[str, list[Any]] = {
     "an unhashable dedup value": [_changed(1, year=[2021])],
     "a dedup field missing": [[{k: v for k, v in r.items() if k != "hs"} for r in _rows()]],
     "a page twice": [_rows(), _rows()],
+    "hs totals rows first, inside and last": [[
+        {"hs": "TOTAL", "record_id": "a"}, *_rows()[:8], {"hs": "TOTAL", "record_id": "b"},
+        {"hs": "TOTAL", "record_id": "c"}, *_rows()[8:], {**_rows()[0], "hs": "TOTAL"}]],
+    "a row repeated on its page": [[*_rows()[:5], _rows()[2], *_rows()[5:12], _rows()[0]]],
+    "earlier pages' rows among new ones": [_rows()[:10], [_rows()[3], *_rows()[10:20],
+                                                          _rows()[9], *_rows()[20:]]],
+    "duplicates, a totals row and a non-string id": [[
+        {"isTotal": True, "record_id": "T-9"}, *_rows()[:6], _rows()[1],
+        {**_rows()[1], "record_id": 7}, {**_rows()[1], "record_id": 7}]],
 }
 
 
@@ -215,10 +225,36 @@ def test_page_collector_bulk_equals_its_row_loop(name: str, dedup: bool, drop_to
     assert [id(r) for r in fast.rows] == [id(r) for r in slow.rows]  # the same dicts, in order
 
 
+@pytest.mark.parametrize("task", ["T3_duplicates", "T7_totals_trap", "T8_mixed_faults",
+                                  "T9_adaptive_adversary", "T10_constrained_budget"])
+def test_served_pages_bulk_equals_the_row_loop(
+        task: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(payload, "BULK_MIN_ROWS", 0)
+    for seed in range(20):
+        env = ComtradeEnv(task, seed)
+        pages = [obs["rows"] for page in range(1, TASKS[task].total_pages + 1)
+                 for obs in (env.tools["fetch_page"](page=page) for _ in range(4))
+                 if "rows" in obs]
+        collectors = []
+        for plain in (RowCollector._add_plain, lambda self, rows: False):
+            monkeypatch.setattr(RowCollector, "_add_plain", plain)
+            c = RowCollector()
+            for page in pages:
+                c.add(page)
+            collectors.append(c)
+        fast, slow = collectors
+        assert fast.duplicates_dropped == slow.duplicates_dropped
+        assert (fast.rows, fast.ids, fast._seen, fast.totals_dropped) == (
+            slow.rows, slow.ids, slow._seen, slow.totals_dropped)
+        assert [id(r) for r in fast.rows] == [id(r) for r in slow.rows]
+
+
 def test_the_collector_takes_plain_pages_in_bulk() -> None:
     c = RowCollector()
     assert c._add_plain([{"isTotal": True}, *_rows()]) and c.totals_dropped == 1
-    assert not c._add_plain(_rows()[:1])  # seen already: the loop counts the duplicate
+    assert c._add_plain([*_rows()[:1], _rows()[2], _rows()[2]])  # keys seen or repeated
+    assert (c.duplicates_dropped, len(c.rows)) == (3, len(_rows()))
+    assert not c._add_plain([_changed(1, year=[2021])[1]])  # an unhashable key: the loop's
     assert not RowCollector(drop_totals=False)._add_plain([{"isTotal": True}])
 
 

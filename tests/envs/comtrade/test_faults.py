@@ -7,10 +7,12 @@ every version: a changed draw silently changes every seeded episode.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from agentmetrology.envs.comtrade import faults
 from agentmetrology.envs.comtrade.tasks import TASKS
+from agentmetrology.runtime.rng import string_random
 
 PAGE = [{"i": i} for i in range(10)]
 PREVIOUS = [{"p": i} for i in range(5)]
@@ -59,6 +61,33 @@ def test_seeded_duplicates_insert_ceil_counts_at_pinned_positions() -> None:
                                              1.0, 1.0)
     assert (n, _ids(out)) == (4, [0, 1, "p0", "p0", 1, 0])
 
+
+
+def _seeded_by_random(label: str, page: list[dict], previous: list[dict], rate: float,
+                      cross_rate: float) -> tuple[list[dict], int]:
+    """The seeded insertion written with random.Random's own randrange."""
+    if not page:
+        return page, 0
+    r = string_random(label)
+    out = list(page)
+    copies = [dict(page[r.randrange(len(page))]) for _ in range(math.ceil(len(page) * rate))]
+    if previous:
+        copies += [dict(previous[r.randrange(len(previous))])
+                   for _ in range(math.ceil(len(page) * cross_rate))]
+    for row in copies:
+        out.insert(r.randrange(len(out) + 1), row)
+    return out, len(copies)
+
+
+def test_seeded_duplicates_draw_what_random_draws() -> None:
+    for i in range(600):
+        page = [{"i": j} for j in range(1 + i % 23)]
+        previous = [{"p": j} for j in range(i % 7)]
+        rate, cross = (0.05, 0.08, 0.3, 0.5, 1.0)[i % 5], (0.0, 0.03, 0.15, 0.5)[i % 4]
+        label = f"T8_mixed_faults:dup:{i}:{i % 9}"
+        got = faults.inject_duplicates_seeded(label, page, previous, rate, cross)
+        assert got == _seeded_by_random(label, page, previous, rate, cross)
+        assert all(row is not src for row in got[0] for src in previous)  # copies, not aliases
 
 def test_legacy_duplicates_overwrite_and_one_row_pages_still_get_cross_copies() -> None:
     out = faults.inject_duplicates_legacy("T", 0, [{"i": 0}], [{"p": 3}], 0.0, 1.0)

@@ -49,22 +49,14 @@ def drift_order(task: ComtradeTask, seed: int | None, profile: Profile,
     return order
 
 
-def _below(getrandbits: Callable[[int], int], n: int) -> int:
-    """Return `Random.randrange(n)` for n >= 1: CPython's `_randbelow_with_getrandbits`."""
-    k = n.bit_length()
-    j = getrandbits(k)
-    while j >= n:
-        j = getrandbits(k)
-    return j
-
-
 def _shuffle_tail(getrandbits: Callable[[int], int], x: list[int], start: int) -> None:
     """Do what `Random.shuffle(x)` does with this generator, until x[start:] is final.
 
     Position i is final once step i has run (later steps only touch lower positions), so a
-    page at offset `start` needs steps n-1 .. max(start, 1) only. The draw (`_below`) is
-    inlined here, the hot loop of page drift, with each step's (i, i + 1, bit length) made
-    once per length; tests/envs/comtrade/scoring/test_streamed.py pins both against `shuffle`.
+    page at offset `start` needs steps n-1 .. max(start, 1) only. The draw (`randrange`:
+    CPython's `_randbelow_with_getrandbits`) is inlined here, the hot loop of page drift,
+    with each step's (i, i + 1, bit length) made once per length;
+    tests/envs/comtrade/scoring/test_streamed.py pins both against `shuffle`.
     """
     for i, n, k in _shuffle_steps(len(x))[:max(len(x) - max(start, 1), 0)]:
         j = getrandbits(k)
@@ -108,20 +100,43 @@ def inject_duplicates_seeded(label: str, page: list[Row], previous: list[Row], r
                              cross_rate: float) -> tuple[list[Row], int]:
     """Insert copies at random positions (the page grows; no genuine row is lost).
 
-    Returns the new page and the number of copies inserted.
+    Returns the new page and the number of copies inserted. The draws are those of
+    `r = string_random(label)`: ceil(n*rate) sources `r.randrange(n)` on the page, then
+    ceil(n*cross_rate) sources `r.randrange(len(previous))` on the previous response, then
+    each copy's position `r.randrange(len(out) + 1)` as it is inserted (`randrange` inlined:
+    this runs on every page of the duplicate tasks; tests/envs/comtrade/test_faults.py pins
+    it against Random).
     """
     n = len(page)
     if n == 0:
         return page, 0
-    bits = string_bits(label)  # _below(bits, m) is r.randrange(m), same draws
-    out = list(page)
-    copies = [dict(page[_below(bits, n)]) for _ in range(math.ceil(n * rate))]
+    bits = string_bits(label)
+    copies = _copies(bits, page, math.ceil(n * rate))
     if previous:
-        m = len(previous)
-        copies += [dict(previous[_below(bits, m)]) for _ in range(math.ceil(n * cross_rate))]
+        copies += _copies(bits, previous, math.ceil(n * cross_rate))
+    out = list(page)
+    size = n
     for row in copies:
-        out.insert(_below(bits, len(out) + 1), row)
+        size += 1  # the positions 0 .. len(out)
+        k = size.bit_length()
+        j = bits(k)
+        while j >= size:
+            j = bits(k)
+        out.insert(j, row)
     return out, len(copies)
+
+
+def _copies(bits: Callable[[int], int], rows: list[Row], count: int) -> list[Row]:
+    """Return copies of `count` rows drawn as `randrange(len(rows))` each, in order."""
+    m = len(rows)
+    k = m.bit_length()
+    out = []
+    for _ in range(count):
+        j = bits(k)
+        while j >= m:
+            j = bits(k)
+        out.append(dict.copy(rows[j]))  # rows are dicts: copy() clones without re-inserting
+    return out
 
 
 def drop_rows(label: str, page: list[Row], rate: float) -> list[Row]:

@@ -66,8 +66,9 @@ class RowCollector:
         """Absorb a page of plain rows in bulk; return False, absorbing nothing, else.
 
         Plain: every row a dict, totals rows only when they are dropped, and (when deduplicating)
-        every dedup key present, hashable, new and not repeated on the page: then the loop
-        would keep every non-totals row, so the page is a few C-level passes.
+        every dedup key present and hashable. Then the loop would keep each non-totals row whose
+        key it has not seen (on an earlier page or earlier on this one), so the page is a few
+        C-level passes, and a pass over the keys only when some key repeats.
         """
         if not rows or set(map(type, rows)) != {dict}:
             return False
@@ -76,20 +77,30 @@ class RowCollector:
         if totals:
             if not self.drop_totals:
                 return False
-            keep = [True] * len(rows)
-            for i in at:
-                keep[i] = False
-            rows = list(compress(rows, keep))
+            if at == {0}:  # the totals family's page: its one summary row first
+                rows = rows[1:]
+            else:
+                keep = [True] * len(rows)
+                for i in at:
+                    keep[i] = False
+                rows = list(compress(rows, keep))
+        kept = rows
         if self.dedup:
             try:
-                keys = list(map(_KEY, rows))
-                fresh = set(keys)
+                fresh = set(map(_KEY, rows))
             except (KeyError, TypeError):
                 return False
-            if len(fresh) != len(keys) or not self._seen.isdisjoint(fresh):
-                return False
-            self._seen |= fresh
-        try:
+            seen = self._seen
+            if len(fresh) == len(rows) and seen.isdisjoint(fresh):
+                seen |= fresh
+            else:  # a repeated key: the loop keeps each key's first row, as this does
+                kept = []
+                for row, key in zip(rows, map(_KEY, rows), strict=True):
+                    if key not in seen:
+                        seen.add(key)
+                        kept.append(row)
+                self.duplicates_dropped += len(rows) - len(kept)
+        try:  # the loop adds the id of every non-totals row, a duplicate's too
             rids = list(map(_RID, rows))
         except KeyError:
             rids = list(map(_GET_RID, rows))
@@ -98,7 +109,7 @@ class RowCollector:
         else:
             self.ids.update(rid for rid in rids if type(rid) is str)
         self.totals_dropped += totals
-        self.rows.extend(rows)
+        self.rows.extend(kept)
         return True
 
 
@@ -125,7 +136,13 @@ def _totals_at(rows: list[dict[str, Any]]) -> set[int]:
     except KeyError:  # a row without hs: get() gives None there, never "TOTAL"
         hs = list(map(_GET_HS, rows))
     if "TOTAL" in hs:  # one C-level scan first: most pages have no such row
-        at.update(compress(where, map(operator.eq, hs, repeat("TOTAL"))))
+        i = -1
+        try:  # list.index compares as `in` does, in C, from each hit on: few rows are totals
+            while True:
+                i = hs.index("TOTAL", i + 1)
+                at.add(i)
+        except ValueError:  # no further one
+            pass
     return at
 
 

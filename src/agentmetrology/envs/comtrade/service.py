@@ -133,10 +133,13 @@ class ComtradeService:
         for p in perturbations:
             if p.kind == "fault":
                 return http_error(p.status or 429)
-        for code, fails in ((429, self._fail_429), (500, self._fail_500)):
-            if counter in fails and (code, counter) not in self.fired:
-                self.fired.add((code, counter))
-                return http_error(code)
+        # the task's fail lists, 429 first (no tuple of pairs built per request)
+        if counter in self._fail_429 and (429, counter) not in self.fired:
+            self.fired.add((429, counter))
+            return http_error(429)
+        if counter in self._fail_500 and (500, counter) not in self.fired:
+            self.fired.add((500, counter))
+            return http_error(500)
         if (self.task.adaptive and self.profile == "legacy" and isinstance(page, int)
                 and page > 3 and counter % 3 == 0 and (429, counter) not in self.fired):
             self.fired.add((429, counter))

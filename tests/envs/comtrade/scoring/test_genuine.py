@@ -36,6 +36,19 @@ def _cols(task: str, seed: int | None, profile: Profile) -> tuple[tuple[Any, ...
     return ground_truth._truth_columns(task, seed, profile)[1]
 
 
+def _gathered_as_claimed(values: tuple[Any, ...], task: str, seed: int | None,
+                         profile: Profile) -> None:
+    """The remembered columns name the generated columns they were gathered from, and are
+    those columns at each line's own row index (what lets ground truth skip comparing)."""
+    c = columns.uniform_columns(values)
+    truth = _cols(task, seed, profile)
+    assert c is not None and c.gathered_from is truth
+    index = ground_truth._id_index(task)
+    ids = c.column("record_id")
+    assert ids is not None
+    assert c.cols == tuple(tuple(col[index[r]] for r in ids) for col in truth)
+
+
 @pytest.mark.parametrize(("task", "seed", "profile"), _TARGETS)
 def test_genuine_text_parse_and_columns_equal_parsing(task: str, seed: int | None,
                                                       profile: Profile) -> None:
@@ -46,6 +59,7 @@ def test_genuine_text_parse_and_columns_equal_parsing(task: str, seed: int | Non
     assert _typed(got.values) == _typed(want.values)
     # the remembered columns are what the columns of the parse are
     assert columns.uniform_columns(got.values) == columns._columns(want.values)
+    _gathered_as_claimed(got.values, task, seed, profile)
 
 
 def _lines(text: str) -> list[str]:
@@ -78,6 +92,7 @@ def test_lines_of_generated_rows_in_any_order_equal_parsing(task: str) -> None:
         assert got is not None, name
         assert _typed(got.values) == _typed(want.values), name
         assert columns.uniform_columns(got.values) == columns._columns(want.values), name
+        _gathered_as_claimed(got.values, task, 3, "seeded")
 
 
 def _other_variants(text: str, task: str) -> list[str]:
@@ -122,6 +137,7 @@ def test_a_mutated_text_is_taken_only_for_its_own_parse(at: int, piece: str, cut
         assert set(_lines(other)) <= set(_lines(text))
         assert _typed(got.values) == _typed(want.values)
         assert columns.uniform_columns(got.values) == columns._columns(want.values)
+        _gathered_as_claimed(got.values, task, 5, "seeded")
     elif other == text:
         pytest.fail("the generated text itself was not recognised")
 
@@ -137,6 +153,7 @@ def test_any_choice_of_generated_lines_equals_parsing(at: list[int]) -> None:
     assert _typed(got.values) == _typed(want.values)
     assert len(set(map(id, got.values))) == len(at)  # a dict of its own per line, as parsed
     assert columns.uniform_columns(got.values) == columns._columns(want.values)
+    _gathered_as_claimed(got.values, task, 2, "seeded")
 
 
 @pytest.mark.parametrize(("task", "seed", "profile"), _TARGETS)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from agentmetrology.envs.comtrade.scoring import submission
 from agentmetrology.envs.comtrade.scoring.submission import (
     MAX_DATA_BYTES,
     MAX_METADATA_BYTES,
@@ -103,6 +104,25 @@ def test_parse_json_reports_a_reason() -> None:
     value, reason = parse_json("{nope")
     assert value is None and reason is not None and reason.startswith("not valid JSON")
     assert parse_json("[" * 100_000)[1] is not None  # RecursionError, caught
+
+
+
+@pytest.mark.parametrize("text", [
+    '{"a": 1, "a": 2}', "123456789012345678901234567890", "1e400", '{"x": -1e400}',
+    '"\\ud800"', '"\ud800"', '{"\udfff": 1}', '{"a": NaN}', " {\"a\": 1}\n ", "\ufeff{}",
+    "1.5e-400", "[1, 2",
+    '{"a": -0.0, "b": 0.1, "c": 1E5, "d": 2.5e-3}', '"\u2028"', '{"a": 1}\x0c', "",
+    '{"q": {"year": 2020, "hs": "87"}, "s": ["a", "b"], "t": true, "n": null}',
+    "[" * 499 + "]" * 499, "[" * 499 + "{}" + "]" * 499, "[" * 2000 + "]" * 2000,
+])
+def test_parse_json_equals_json_loads(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The msgspec fast path must give json.loads' value (and type) or json.loads' reason.
+    got = parse_json(text)
+    monkeypatch.setattr(submission, "_SHALLOW", 0)  # no document is shallow: json.loads alone
+    want = parse_json(text)
+    assert got[1] == want[1]
+    assert json.dumps(got[0]) == json.dumps(want[0])
+    assert type(got[0]) is type(want[0])
 
 
 def test_make_submission_decodes_utf8_bytes() -> None:

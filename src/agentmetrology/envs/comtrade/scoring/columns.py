@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -20,6 +20,9 @@ class Columns:
     keys: tuple[str, ...]
     cols: tuple[tuple[Any, ...], ...]
     kinds: tuple[frozenset[type], ...]
+    # The generated columns these were gathered from by the rows' own record ids, when known
+    # (scoring/genuine.py): then each row equals its generated row, with nothing to compare.
+    gathered_from: tuple[tuple[Any, ...], ...] | None = field(default=None, compare=False)
 
     def column(self, key: str) -> tuple[Any, ...] | None:
         """Return the column of `key`, or None when the rows do not have it."""

@@ -15,7 +15,7 @@ tests/envs/comtrade/scoring/test_genuine.py checks both against the parse for ev
 from __future__ import annotations
 
 import operator
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
@@ -32,12 +32,13 @@ _EXACT_TYPES = (int, str)
 _FIRST_VARYING = b',"tradeValue":'
 
 
-def _known(values: tuple[dict[str, Any], ...],
-           columns: tuple[tuple[Any, ...], ...]) -> ParsedLines:
-    """Return the parse of lines known to decode to `values`, remembering their columns."""
+def _known(values: tuple[dict[str, Any], ...], columns: tuple[tuple[Any, ...], ...],
+           truth: tuple[tuple[Any, ...], ...]) -> ParsedLines:
+    """Return the parse of lines known to decode to `values`, remembering their columns
+    (`truth`'s, gathered by the lines' row indices)."""
     parsed = ParsedLines(values, 0)
     remember_columns(values, Columns(ROW_FIELDS, columns,
-                                     tuple(frozenset((type(c[0]),)) for c in columns)))
+                                     tuple(frozenset((type(c[0]),)) for c in columns), truth))
     return parsed
 
 
@@ -56,7 +57,7 @@ def genuine_parse(text: str, task_id: str, seed: int | None, profile: Profile,
     encoded = _ENCODER.encode_lines(values)
     data = text.encode("ascii")
     if encoded == data:  # the whole answer, in order: the generated rows themselves
-        return _known(tuple(values), columns)
+        return _known(tuple(values), columns, columns)
     if not data.endswith(b"\n"):
         return None
     lines = encoded.decode("ascii").split("\n")
@@ -64,16 +65,18 @@ def genuine_parse(text: str, task_id: str, seed: int | None, profile: Profile,
     index = dict(zip(lines, range(len(rows)), strict=True))  # each row's line: its index
     pieces = text.split("\n")
     pieces.pop()  # the empty piece after the final newline
-    if not pieces or not all(map(index.__contains__, pieces)):  # a blank piece is no row's
+    found = list(map(index.get, pieces))
+    if not found or None in found:  # a blank piece is no row's
         return None
-    at = list(map(index.__getitem__, pieces))
+    at = cast("list[int]", found)  # every piece found: no None left
     if len(at) == 1:
         gathered = tuple((col[at[0]],) for col in columns)
     else:  # with two or more indices an itemgetter returns the tuple of them, gathered in C
         gathered = tuple(map(operator.itemgetter(*at), columns))
     if len(set(at)) == len(at):  # each row's line once: its dict, made above, serves alone
-        return _known(tuple(map(values.__getitem__, at)), gathered)
-    return _known(tuple(row_dicts(map(rows.__getitem__, at))), gathered)  # a dict per line
+        return _known(tuple(map(values.__getitem__, at)), gathered, columns)
+    # a dict per line
+    return _known(tuple(row_dicts(map(rows.__getitem__, at))), gathered, columns)
 
 
 def adopt_genuine(submission: Submission, task_id: str, seed: int | None, profile: Profile,
