@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
+
+from bench_scripts import load
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _table() -> ModuleType:
-    sys.path.insert(0, str(ROOT / "benchmarks"))  # it imports its table_* modules beside it
-    try:
-        path = ROOT / "benchmarks" / "table.py"
-        spec = importlib.util.spec_from_file_location("bench_table", path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+    return load("table")
 
 
 def test_every_committed_result_is_read_and_the_readme_is_current() -> None:

@@ -3,25 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 
-ROOT = Path(__file__).resolve().parent.parent
+from bench_scripts import load
 
 
 def _script() -> ModuleType:
-    sys.path.insert(0, str(ROOT / "benchmarks"))  # it imports memory_stores beside it
-    try:
-        spec = importlib.util.spec_from_file_location("million_store",
-                                                      ROOT / "benchmarks" / "million_store.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+    return load("million_store")
 
 
 def test_until_is_the_next_such_time_from_the_start() -> None:
