@@ -17,6 +17,7 @@ from agentmetrology.records.canonical import digest, from_plain
 from agentmetrology.store.ledger import KEY_COLUMNS
 from agentmetrology.store.qualify import INVALID
 from agentmetrology.store.verify_episodes import short_text
+from agentmetrology.store.verify_json import loads
 from agentmetrology.store.verify_scope import Checkpoint, refs_param
 
 _BINDING_KEYS = {"key", "registration_id", "seed", "task_spec_digest", "target_config_digest",
@@ -68,8 +69,8 @@ class BindingChecks(ABC):
             where = f"administration {adm}"
             tagged = tagged or '"$' in text or "\\u00" in text  # "\u0024float" spells one too
             try:
-                bound = json.loads(text)
-                versions = json.loads(versions_text)
+                bound = loads(text)
+                versions = loads(versions_text)
             except ValueError:
                 self.bad("binding_unreadable", where, "the sealed binding is not JSON")
                 continue

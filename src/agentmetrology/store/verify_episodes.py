@@ -17,6 +17,7 @@ from agentmetrology.records.episode import MEASUREMENT_FAILURES
 from agentmetrology.store.evidence import recorded_cost
 from agentmetrology.store.ledger import KEY_COLUMNS
 from agentmetrology.store.qualify import INVALID
+from agentmetrology.store.verify_json import loads
 
 if TYPE_CHECKING:
     from agentmetrology.store.blob_reads import BlobReads
@@ -151,7 +152,7 @@ class EpisodeChecks(ABC):
             self.bad("instrument_mismatch", where, f"scorer {scorer} version {version} is "
                      f"not the sealed version {versions.get(scorer)}")
         try:
-            body = json.loads(text)
+            body = loads(text)
         except ValueError:
             self.bad("assessment_unreadable", where, "not JSON")
             return
@@ -220,7 +221,7 @@ def _token(key: Any, submission: Any, facts: tuple[Any, ...]) -> bytes | None:
 def sealed_versions(text: str) -> dict[str, str]:
     """Return the sealed scorer versions, {} when unreadable (the binding check names that)."""
     try:
-        versions = json.loads(text)
+        versions = loads(text)
     except ValueError:
         return {}
     return versions if isinstance(versions, dict) else {}
