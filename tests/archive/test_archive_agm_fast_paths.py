@@ -114,3 +114,19 @@ def test_the_store_check_finds_the_same_without_the_fast_paths(
         tf.restore(root, files)
     assert fast == slow, label
     assert not fast["qualified"], label
+
+
+def test_episode_tokens_tell_values_apart_type_for_type() -> None:
+    from agentmetrology.store.verify_episodes import _token
+
+    key = {"campaign": "c", "seed": 0}
+    facts = ("submitted", 0, 0.0, 1, 2, 3, 4, 5)
+    tokens = [_token(key, "s", facts), _token({**key, "seed": 0.0}, "s", facts),
+              _token({**key, "seed": False}, "s", facts), _token(key, None, facts),
+              _token(key, "s", ("submitted", 0, -0.0, 1, 2, 3, 4, 5)),
+              _token(key, "s", ("submitted", 0, 0, 1, 2, 3, 4, 5)),
+              _token(key, "\ud800", facts), _token({**key, "nested": [1]}, "s", facts)]
+    assert None not in tokens and len(set(tokens)) == len(tokens)
+    assert _token(dict(reversed(key.items())), "s", facts) == tokens[0]  # key order aside
+    assert _token(key, "s", ("submitted", 0, float("nan"), 1, 2, 3, 4, 5)) is None
+    assert _token(key, "s", ("submitted", 0, float("inf"), 1, 2, 3, 4, 5)) is None

@@ -99,21 +99,25 @@ def _fast_row_text(table: str, ref: str, values: dict[str, Any]) -> bytes | None
     exactly a str, int, float or None (anything else takes json, as always)."""
     if type(table) is not str or type(ref) is not str:
         return None
-    out: dict[str, Any] = {}
-    for k, v in values.items():
-        kind = type(v)
-        if kind is float:
-            text = float.__repr__(v)
-            v = msgspec.Raw(_NON_FINITE_TEXT.get(text) or text.encode())
-        elif kind is not str and kind is not int and v is not None:
-            return None
-        if type(k) is not str:
-            return None
-        out[k] = v
+    kinds = set(map(type, values.values()))  # one pass in C: most rows need no other
+    if not kinds <= _PLAIN or not set(map(type, values)) <= _STR:
+        return None
+    if float in kinds:
+        values = {k: _float_text(v) if type(v) is float else v for k, v in values.items()}
     try:
-        return _ROW_FAST([table, ref, out])
+        return _ROW_FAST([table, ref, values])
     except (msgspec.EncodeError, TypeError, ValueError, OverflowError):
         return None  # json decides (a lone surrogate: json's encode raises, as always)
+
+
+_PLAIN = frozenset({str, int, float, type(None)})
+_STR = frozenset({str})
+
+
+def _float_text(v: float) -> msgspec.Raw:
+    """Return a float as json writes it (repr; NaN, Infinity, -Infinity), to be kept as is."""
+    text = float.__repr__(v)
+    return msgspec.Raw(_NON_FINITE_TEXT.get(text) or text.encode())
 
 
 def content_digest(table: str, ref: str, values: dict[str, Any]) -> str:
