@@ -19,7 +19,8 @@ older tree's, one after the other in the same run, on the same stores:
 3. where the time goes, on this tree: the CPU seconds of each step of a JSON Lines export
    (ledger walk, row values, encoding, writing) and of an audit (import, grade recovery,
    evidence check, the checks, the reports), each in a child process (--steps-only: this
-   alone, into the existing result file).
+   alone, into the existing result file); with --steps-before SRC, on that tree as well
+   (`where_time_goes_before`), in the same run.
 Stores come from benchmarks/memory_stores.py, cached under --work as store-N (built on first
 use); with --uncompressed, copies of them whose blobs are stored uncompressed (under
 WORK/uncompressed), which a tree from before blob compression (0e9bb3e, e.g. 138f8b1) reads.
@@ -27,6 +28,7 @@ Writes benchmarks/results/export_audit_scale.json (or --out).
 Run: .venv/bin/python benchmarks/export_audit_scale.py [--work /tmp/agm-scale] [--before SRC]
      [--export-sizes N ...] [--export-repeats N] [--audit-sizes N ...]
      [--before-audit-sizes N ...] [--uncompressed] [--steps-only] [--steps-sizes EXPORT_N AUDIT_N]
+     [--steps-before SRC [--steps-before-revision REV]] [--reports-note TEXT]
 """
 
 from __future__ import annotations
@@ -279,8 +281,7 @@ def _planned(root: Path) -> int:
         return int(c.execute("SELECT COUNT(*) FROM administrations").fetchone()[0])
 
 
-def main() -> None:
-    """Parse arguments, measure, write the JSON."""
+def _args() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--work", type=Path, default=Path("/tmp/agm-scale"))
     ap.add_argument("--src", type=Path, default=HERE.parent / "src")
@@ -299,7 +300,27 @@ def main() -> None:
                     help="measure where the time goes only, into the existing result file")
     ap.add_argument("--steps-sizes", type=int, nargs=2, default=[100_000, 10_000],
                     metavar=("EXPORT_N", "AUDIT_N"))
-    args = ap.parse_args()
+    ap.add_argument("--steps-before", type=Path, default=None,
+                    help="also measure where the time goes on this src directory (a tree of "
+                         "the same API, e.g. the revision this one changes), in the same run")
+    ap.add_argument("--steps-before-revision", default=None, help="the revision it holds")
+    ap.add_argument("--reports-note", default=None,
+                    help="why the two trees' reports differ, when they must (kept in the JSON)")
+    return ap.parse_args()
+
+
+def _steps_before(args: argparse.Namespace) -> dict[str, Any]:
+    """Return where the time goes on the --steps-before tree, with its revision and load."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(args.steps_before)],
+                   check=True)
+    return {**where_time_goes(args.work, args.steps_before.resolve(), *args.steps_sizes),
+            "revision": args.steps_before_revision,
+            "uptime": subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()}
+
+
+def main() -> None:
+    """Parse arguments, measure, write the JSON."""
+    args = _args()
     if args.uncompressed:
         args.work = args.work / UNCOMPRESSED
     args.work.mkdir(parents=True, exist_ok=True)
@@ -314,9 +335,14 @@ def main() -> None:
     uptime = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     steps = {**where_time_goes(args.work, trees["this"], *args.steps_sizes),
              "uptime": uptime}
+    extra: dict[str, Any] = {}
+    if args.steps_before is not None:
+        extra["where_time_goes_before"] = _steps_before(args)
+    if args.reports_note:
+        extra["reports_note"] = args.reports_note
     if args.steps_only:
         doc = json.loads(args.out.read_text(encoding="utf-8"))
-        doc["where_time_goes"] = steps
+        doc.update(where_time_goes=steps, **extra)
         args.out.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
         print(f"wrote {args.out}")
         return
@@ -326,7 +352,8 @@ def main() -> None:
            "audits": audits(args.work, trees, args.audit_sizes, args.before_audit_sizes, base),
            "machine": platform.machine(), "cpus": os.cpu_count(),
            "python": platform.python_version(), "uptime_at_start": uptime,
-           "uptime": subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()}
+           "uptime": subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip(),
+           **extra}
     args.out.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
 

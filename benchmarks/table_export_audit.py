@@ -93,9 +93,14 @@ def _audits(doc: dict[str, Any]) -> Iterator[dict[str, str]]:
 
 
 def _steps(doc: dict[str, Any]) -> Iterator[dict[str, str]]:
-    w = doc.get("where_time_goes")
-    if not w:
-        return
+    for key, tree in (("where_time_goes", "this tree"), ("where_time_goes_before", None)):
+        w = doc.get(key)
+        if w:
+            yield from _steps_of(doc, w, tree or f"the tree at {w.get('revision') or '?'}, "
+                                                 "in the same run")
+
+
+def _steps_of(doc: dict[str, Any], w: dict[str, Any], tree: str) -> Iterator[dict[str, str]]:
     load = str(w.get("uptime", "")).split("load average:")[-1].strip()
     mach = f"{doc['machine']}, {doc['cpus']} cpus, py {doc['python']}, load {load}"
     for what, part, n in (("`agm export` as JSON Lines", "export", "rows_of_store"),
@@ -104,7 +109,7 @@ def _steps(doc: dict[str, Any]) -> Iterator[dict[str, str]]:
         parts = "; ".join(f"{k} {v:.2f}" for k, v in steps.items())
         yield {"benchmark": "export_audit_scale",
                "measure": f"where the CPU goes: {what}, the store built for {w[part][n]:,} "
-                          "episodes (CPU s, each step on its own, this tree; interpreter "
+                          f"episodes (CPU s, each step on its own, {tree}; interpreter "
                           f"start not counted: {parts})",
                "ours": f"{sum(steps.values()):.2f}", "peer": "—", "ratio": "—", "goal": "",
                "machine": mach, "command": CMD}

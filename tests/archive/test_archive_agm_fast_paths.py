@@ -9,6 +9,7 @@ of the tamper study, must be exactly what they are with them on.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,13 @@ def test_the_reports_are_byte_identical_without_the_fast_paths(
     _slow(monkeypatch)
     assert _audit(store, tmp_path / "slow") == fast
     assert b'"agrees":true,' in fast["archive.json"]  # replays ran and matched the record
+
+
+def test_the_audit_leaves_the_collector_as_it_found_it(store: Path, tmp_path: Path) -> None:
+    # the heap is frozen while the reports are written (cli.archive_cmd), then thawed
+    enabled = gc.isenabled()
+    _audit(store, tmp_path / "out")
+    assert gc.get_freeze_count() == 0 and gc.isenabled() == enabled
 
 
 def test_the_records_canonical_text_is_canonical_json(store: Path) -> None:
