@@ -159,6 +159,7 @@ class _Verifier(BlobChecks, TranscriptChecks, EpisodeChecks, BindingChecks):
         self._listing: tuple[set[str], set[str]] | None = None
         self.expected: dict[str, dict[str, str | None]] = {t: {} for t in TABLES}
         self.touched = self.expected  # incremental: the rows the appended entries name
+        self.chained: set[str] = set()  # full: the tables the chain's entries name
         self.blob_base = str(root / "blobs")
         self.witness = HeadWitness(c, root, expect, None if since is None else (
             since.log_size, since.log_digest))
@@ -238,6 +239,7 @@ class _Verifier(BlobChecks, TranscriptChecks, EpisodeChecks, BindingChecks):
         # whole ledger held at once was most of the check's memory.
         expected = self.expected if self.since is not None else None
         wanted, seen = self.witness.wanted, self.witness.seen  # the lengths the log names
+        chained = self.chained
         for seq, tbl, ref, d, stored in self.c.execute(
                 "SELECT seq, tbl, ref, row_digest, head FROM chain WHERE seq > ? ORDER BY seq",
                 (start,)):
@@ -253,6 +255,8 @@ class _Verifier(BlobChecks, TranscriptChecks, EpisodeChecks, BindingChecks):
                 if per is None:
                     per = expected[tbl] = {}
                 per[ref] = d
+            else:
+                chained.add(tbl)  # `sealed` reads only the tables the chain names
         if broken:
             self.bad("chain_broken", f"chain entries {', '.join(map(str, broken[:10]))}"
                      + (f" and {len(broken) - 10} more" if len(broken) > 10 else ""),
@@ -313,6 +317,8 @@ class _Verifier(BlobChecks, TranscriptChecks, EpisodeChecks, BindingChecks):
         """Return the latest sealed digest of every row of `table` the chain names, in chain
         order of first sealing (a full check: the chain, read for this table alone)."""
         out: dict[str, str | None] = {}
+        if table not in self.chained:
+            return out  # no entry names it: no need to read the chain again
         for ref, d in self.c.execute("SELECT ref, row_digest FROM chain NOT INDEXED "
                                      "WHERE tbl=? ORDER BY seq", (table,)):
             out[ref] = d
