@@ -14,7 +14,8 @@ older tree's, one after the other in the same run, on the same stores:
    written before, also by its read-back table and schema);
 2. audits: `agm archive audit S --format agm --out D` of each --audit-sizes, on a copy of the
    store under the same name for both trees (the reports name it), ms per planned episode and
-   peak RSS; the two trees' reports (archive.json, report.md, report.html) are compared byte
+   peak RSS, --audit-repeats times per tree, the trees taking turns (the run of median CPU
+   kept); the two trees' reports (archive.json, report.md, report.html) are compared byte
    for byte. --before-audit-sizes limits the older tree to the sizes it can finish in time.
 3. where the time goes, on this tree: the CPU seconds of each step of a JSON Lines export
    (ledger walk, row values, encoding, writing) and of an audit (import, grade recovery,
@@ -27,7 +28,8 @@ WORK/uncompressed), which a tree from before blob compression (0e9bb3e, e.g. 138
 Writes benchmarks/results/export_audit_scale.json (or --out).
 Run: .venv/bin/python benchmarks/export_audit_scale.py [--work /tmp/agm-scale] [--before SRC]
      [--export-sizes N ...] [--export-repeats N] [--audit-sizes N ...]
-     [--before-audit-sizes N ...] [--uncompressed] [--steps-only] [--steps-sizes EXPORT_N AUDIT_N]
+     [--before-audit-sizes N ...] [--audit-repeats N] [--uncompressed] [--steps-only]
+     [--steps-sizes EXPORT_N AUDIT_N]
      [--steps-before SRC [--steps-before-revision REV]] [--reports-note TEXT]
 """
 
@@ -170,32 +172,42 @@ def exports(work: Path, trees: dict[str, Path], sizes: list[int],
     return out
 
 
+def _audit_once(work: Path, n: int, name: str, src: Path, base_rss: float) -> dict[str, Any]:
+    """Audit a fresh copy of the store of about n episodes with one tree; return the run."""
+    cwd = work / f"audit-{name}-{n}"
+    shutil.rmtree(cwd, ignore_errors=True)
+    cwd.mkdir(parents=True)
+    _copy(_store(work, n), cwd / "S")  # the same name for both trees: reports name it
+    planned = _planned(cwd / "S")
+    c = _run(["archive", "audit", "S", "--format", "agm", "--out", "out"], src, cwd, base_rss,
+             planned)
+    print(f"audit {planned:,} episodes [{name}]: {c['wall_s']} s wall, {c['cpu_s']} s "
+          f"CPU, {c['peak_rss_mib']} MiB", flush=True)
+    shutil.rmtree(cwd / "S")
+    return {**c, "episodes": planned, "ms_per_episode": round(c["wall_s"] * 1000 / planned, 3),
+            "cpu_ms_per_episode": round(c["cpu_s"] * 1000 / planned, 3),
+            "reports": {r: _sha(cwd / "out" / r) for r in REPORTS}}
+
+
 def audits(work: Path, trees: dict[str, Path], sizes: list[int], before_sizes: list[int],
-           base: dict[str, float]) -> list[dict[str, Any]]:
-    """Measure `agm archive audit --format agm` of a copy of each store with each tree."""
+           base: dict[str, float], repeats: int = 1) -> list[dict[str, Any]]:
+    """Measure `agm archive audit --format agm` of a copy of each store with each tree,
+    `repeats` times each, the trees taking turns: the run of median CPU time is kept, with
+    every run's wall and CPU beside it (the machine is shared: one run alone is noise)."""
     out = []
     for n in sizes:
-        base_store = _store(work, n)
-        got: dict[str, Any] = {}
-        for name, src in trees.items():
-            if name == "before" and n not in before_sizes:
-                continue
-            cwd = work / f"audit-{name}-{n}"
-            shutil.rmtree(cwd, ignore_errors=True)
-            cwd.mkdir(parents=True)
-            _copy(base_store, cwd / "S")  # the same name for both trees: reports name it
-            planned = _planned(cwd / "S")
-            c = _run(["archive", "audit", "S", "--format", "agm", "--out", "out"], src, cwd,
-                     base[name], planned)
-            got[name] = {**c, "episodes": planned,
-                         "ms_per_episode": round(c["wall_s"] * 1000 / planned, 3),
-                         "cpu_ms_per_episode": round(c["cpu_s"] * 1000 / planned, 3),
-                         "reports": {r: _sha(cwd / "out" / r) for r in REPORTS}}
-            print(f"audit {planned:,} episodes [{name}]: {c['wall_s']} s wall, {c['cpu_s']} s "
-                  f"CPU, {c['peak_rss_mib']} MiB", flush=True)
-            shutil.rmtree(cwd / "S")
+        names = [m for m in trees if m == "this" or n in before_sizes]
+        runs: dict[str, list[dict[str, Any]]] = {m: [] for m in names}
+        for _ in range(repeats):
+            for name in names:
+                runs[name].append(_audit_once(work, n, name, trees[name], base[name]))
+        got = {}
+        for name, r in runs.items():
+            assert len({json.dumps(x["reports"]) for x in r}) == 1, f"{name}: reports vary"
+            got[name] = {**sorted(r, key=lambda x: x["cpu_s"])[len(r) // 2],
+                         "runs_wall_cpu_s": [[x["wall_s"], x["cpu_s"]] for x in r]}
         case: dict[str, Any] = {"store_episodes": n, "this": got["this"],
-                                "goal_x": AUDIT_GOAL_X}
+                                "goal_x": AUDIT_GOAL_X, "repeats": repeats}
         if "before" in got:
             case["before"] = got["before"]
             case["reports_identical"] = got["before"]["reports"] == got["this"]["reports"]
@@ -274,6 +286,18 @@ def where_time_goes(work: Path, src: Path, export_n: int, audit_n: int) -> dict[
     return steps
 
 
+def trees_and_baselines(src: Path, before: Path | None, scratch: Path
+                        ) -> tuple[dict[str, Path], dict[str, float]]:
+    """Return the trees to measure ("this", and "before" when given), each compiled, and the
+    peak RSS of a bare `agm --version` of each (run in `scratch`)."""
+    trees = {"this": src.resolve(), **({"before": before.resolve()} if before else {})}
+    for tree in trees.values():
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree)], check=True)
+    scratch.mkdir(parents=True, exist_ok=True)
+    return trees, {name: measure(["--version"], tree, scratch)["peak_rss_mib"]
+                   for name, tree in trees.items()}
+
+
 def _planned(root: Path) -> int:
     import sqlite3
 
@@ -293,6 +317,8 @@ def _args() -> argparse.Namespace:
                     help="runs of each export per tree, taking turns (the median CPU's kept)")
     ap.add_argument("--audit-sizes", type=int, nargs="*", default=[10_000, 100_000])
     ap.add_argument("--before-audit-sizes", type=int, nargs="*", default=[10_000])
+    ap.add_argument("--audit-repeats", type=int, default=1,
+                    help="runs of each audit per tree, taking turns (the median CPU's kept)")
     ap.add_argument("--uncompressed", action="store_true",
                     help="use copies of the stores whose blobs are stored uncompressed, which a "
                          "tree from before blob compression (e.g. 138f8b1) can read")
@@ -324,14 +350,7 @@ def main() -> None:
     if args.uncompressed:
         args.work = args.work / UNCOMPRESSED
     args.work.mkdir(parents=True, exist_ok=True)
-    trees = {"this": args.src.resolve(),
-             **({"before": args.before.resolve()} if args.before else {})}
-    for tree in trees.values():
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree)], check=True)
-    scratch = args.work / "export-this"
-    scratch.mkdir(exist_ok=True)
-    base = {name: measure(["--version"], tree, scratch)["peak_rss_mib"]
-            for name, tree in trees.items()}
+    trees, base = trees_and_baselines(args.src, args.before, args.work / "export-this")
     uptime = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     steps = {**where_time_goes(args.work, trees["this"], *args.steps_sizes),
              "uptime": uptime}
@@ -349,7 +368,8 @@ def main() -> None:
     doc = {"where_time_goes": steps, "benchmark": "export_audit_scale", "baseline_rss_mib": base,
            "before_revision": args.before_revision, "uncompressed_stores": args.uncompressed,
            "exports": exports(args.work, trees, args.export_sizes, base, args.export_repeats),
-           "audits": audits(args.work, trees, args.audit_sizes, args.before_audit_sizes, base),
+           "audits": audits(args.work, trees, args.audit_sizes, args.before_audit_sizes, base,
+                            args.audit_repeats),
            "machine": platform.machine(), "cpus": os.cpu_count(),
            "python": platform.python_version(), "uptime_at_start": uptime,
            "uptime": subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip(),

@@ -121,3 +121,24 @@ def export_audit_scale(doc: dict[str, Any]) -> Iterator[dict[str, str]]:
     yield from _exports(doc)
     yield from _audits(doc)
     yield from _steps(doc)
+
+
+def evidence_verify_memory(doc: dict[str, Any]) -> Iterator[dict[str, str]]:
+    """Yield one row per store of benchmarks/evidence_verify_memory.py."""
+    rev = doc.get("before_revision") or "the older tree"
+    cmd = "`python benchmarks/evidence_verify_memory.py`"
+    for c in doc["cases"]:
+        t, b = c["this"], c.get("before")
+        same = ("; the same findings as before" if c.get("same_findings") else
+                "; findings NOT the same as before" if b else "")
+        yield {"benchmark": "evidence_verify_memory",
+               "measure": f"`agm evidence verify S` (full check), {t['episodes']:,} episodes, "
+                          f"{t['result']} (peak RSS MiB; {t['wall_s']:.1f} s wall, "
+                          f"{t['cpu_s']:.1f} s CPU; {t['kib_per_episode']:.2f} KiB/episode "
+                          f"beyond `agm --version`{same})",
+               "ours": f"{t['peak_rss_mib']:.1f}",
+               "peer": (f"before ({rev}) {b['peak_rss_mib']:.1f} MiB, {b['wall_s']:.1f} s "
+                        f"wall, {b['cpu_s']:.1f} s CPU" if b else "—"),
+               "ratio": f"{b['peak_rss_mib'] / t['peak_rss_mib']:.2f}x less" if b else "—",
+               "goal": "memory not growing with the store as it did", "machine": _mach(doc, t),
+               "command": cmd}
