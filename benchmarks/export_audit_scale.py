@@ -56,6 +56,7 @@ EXPORT_GOAL_ROWS_S = 50_000
 AUDIT_GOAL_X = 10.0
 FORMATS = ("jsonl", "csv", "parquet")
 REPORTS = ("archive.json", "report.md", "report.html")
+REPEAT_UP_TO = 20_000  # --audit-repeats: larger stores are audited once (minutes per run)
 
 
 UNCOMPRESSED = "uncompressed"  # --uncompressed: the stores' copies under WORK/uncompressed
@@ -190,15 +191,17 @@ def _audit_once(work: Path, n: int, name: str, src: Path, base_rss: float) -> di
 
 
 def audits(work: Path, trees: dict[str, Path], sizes: list[int], before_sizes: list[int],
-           base: dict[str, float], repeats: int = 1) -> list[dict[str, Any]]:
+           base: dict[str, float], repeats: int = 1,
+           repeat_up_to: int = REPEAT_UP_TO) -> list[dict[str, Any]]:
     """Measure `agm archive audit --format agm` of a copy of each store with each tree,
-    `repeats` times each, the trees taking turns: the run of median CPU time is kept, with
-    every run's wall and CPU beside it (the machine is shared: one run alone is noise)."""
+    `repeats` times each (stores of up to `repeat_up_to` episodes; larger ones once), the
+    trees taking turns: the run of median CPU time is kept, with every run's wall and CPU
+    beside it (the machine is shared: one run alone is noise)."""
     out = []
     for n in sizes:
         names = [m for m in trees if m == "this" or n in before_sizes]
         runs: dict[str, list[dict[str, Any]]] = {m: [] for m in names}
-        for _ in range(repeats):
+        for _ in range(repeats if n <= repeat_up_to else 1):
             for name in names:
                 runs[name].append(_audit_once(work, n, name, trees[name], base[name]))
         got = {}
@@ -207,7 +210,7 @@ def audits(work: Path, trees: dict[str, Path], sizes: list[int], before_sizes: l
             got[name] = {**sorted(r, key=lambda x: x["cpu_s"])[len(r) // 2],
                          "runs_wall_cpu_s": [[x["wall_s"], x["cpu_s"]] for x in r]}
         case: dict[str, Any] = {"store_episodes": n, "this": got["this"],
-                                "goal_x": AUDIT_GOAL_X, "repeats": repeats}
+                                "goal_x": AUDIT_GOAL_X, "repeats": len(runs["this"])}
         if "before" in got:
             case["before"] = got["before"]
             case["reports_identical"] = got["before"]["reports"] == got["this"]["reports"]
@@ -318,7 +321,8 @@ def _args() -> argparse.Namespace:
     ap.add_argument("--audit-sizes", type=int, nargs="*", default=[10_000, 100_000])
     ap.add_argument("--before-audit-sizes", type=int, nargs="*", default=[10_000])
     ap.add_argument("--audit-repeats", type=int, default=1,
-                    help="runs of each audit per tree, taking turns (the median CPU's kept)")
+                    help="runs of each audit per tree, taking turns (the median CPU's kept), "
+                         f"for stores of up to {REPEAT_UP_TO:,} episodes")
     ap.add_argument("--uncompressed", action="store_true",
                     help="use copies of the stores whose blobs are stored uncompressed, which a "
                          "tree from before blob compression (e.g. 138f8b1) can read")
