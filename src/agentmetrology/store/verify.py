@@ -319,8 +319,9 @@ class _Verifier(BlobChecks, TranscriptChecks, EpisodeChecks, BindingChecks):
         out: dict[str, str | None] = {}
         if table not in self.chained:
             return out  # no entry names it: no need to read the chain again
+        # The entries `chain` walked (seq > 0), in its order, whatever index the ledger has.
         for ref, d in self.c.execute("SELECT ref, row_digest FROM chain NOT INDEXED "
-                                     "WHERE tbl=? ORDER BY seq", (table,)):
+                                     "WHERE tbl=? AND seq > 0 ORDER BY seq", (table,)):
             out[ref] = d
         return out
 
