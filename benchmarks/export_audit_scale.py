@@ -21,7 +21,8 @@ older tree's, one after the other in the same run, on the same stores:
    (ledger walk, row values, encoding, writing) and of an audit (import, grade recovery,
    evidence check, the checks, the reports), each in a child process (--steps-only: this
    alone, into the existing result file); with --steps-before SRC, on that tree as well
-   (`where_time_goes_before`), in the same run.
+   (`where_time_goes_before`), in the same run; --steps-repeats runs each, the trees taking
+   turns, each step's least CPU kept.
 Stores come from benchmarks/memory_stores.py, cached under --work as store-N (built on first
 use); with --uncompressed, copies of them whose blobs are stored uncompressed (under
 WORK/uncompressed), which a tree from before blob compression (0e9bb3e, e.g. 138f8b1) reads.
@@ -30,7 +31,8 @@ Run: .venv/bin/python benchmarks/export_audit_scale.py [--work /tmp/agm-scale] [
      [--export-sizes N ...] [--export-repeats N] [--audit-sizes N ...]
      [--before-audit-sizes N ...] [--audit-repeats N] [--uncompressed] [--steps-only]
      [--steps-sizes EXPORT_N AUDIT_N]
-     [--steps-before SRC [--steps-before-revision REV]] [--reports-note TEXT]
+     [--steps-before SRC [--steps-before-revision REV]] [--steps-repeats N]
+     [--reports-note TEXT]
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from export_audit_steps import where_time_goes
 from memory import measure
 from memory_stores import build_store
 from store_scale import _copy  # the ledger copied, the blobs hard-linked
@@ -220,75 +223,6 @@ def audits(work: Path, trees: dict[str, Path], sizes: list[int], before_sizes: l
     return out
 
 
-# Where the time goes, run in a child process on this tree: CPU seconds of each step, each
-# step measured on its own (a step's time is its own work: the ones before it run again inside
-# it and are subtracted).
-_EXPORT_STEPS = """import json, sys, time
-from pathlib import Path
-from agentmetrology.run.export import stream_rows
-from agentmetrology.run.export_encode import text_chunks
-from agentmetrology.run.export_write import export_store
-from agentmetrology.store import EvidenceStore
-from agentmetrology.store.export_query import recorded_rows
-root, dest = Path(sys.argv[1]), Path(sys.argv[2])
-def cpu(f):
-    t = time.process_time(); f(); return time.process_time() - t
-def encoded(st):
-    s = stream_rows(st, None)
-    for _ in text_chunks(s.columns, s.values, "jsonl"):
-        pass
-with EvidenceStore.open_readonly(root, scrub_env=False) as st:
-    walk = cpu(lambda: [sum(1 for _ in recorded_rows(st, c)) for c in st.campaigns()])
-    values = cpu(lambda: sum(1 for _ in stream_rows(st, None).values))
-    encode = cpu(lambda: encoded(st))
-whole = cpu(lambda: export_store(root, None, "jsonl", dest, force=True))
-print(json.dumps({"ledger walk (2 streamed queries, bindings hashed)": walk,
-                  "row values (binding fields decoded, scorer slots)": values - walk,
-                  "JSON Lines encoding": encode - values,
-                  "opening the store, its column queries, writing the file (fsync)":
-                      whole - encode}))"""
-_AUDIT_STEPS = """import json, sys, time
-from pathlib import Path
-from agentmetrology.archive import audit_archive, load_archive
-from agentmetrology.archive.inputs import read_from, store_binding
-from agentmetrology.archive.recovery import recover_grades
-from agentmetrology.report.archive_files import write_archive_audit
-src, out = Path(sys.argv[1]), Path(sys.argv[2])
-out.mkdir(exist_ok=True)
-steps = {}
-def cpu(name, f):
-    t = time.process_time(); r = f(); steps[name] = time.process_time() - t; return r
-archive = cpu("import (ledger walk, each episode blob read once)",
-              lambda: load_archive(src, "agm"))
-cpu("grade recovery by replay (validation + recovery)", lambda: recover_grades(archive))
-q, facts = cpu("evidence check of the store (store.verify, full)",
-               lambda: store_binding(archive, src))
-doc = cpu("the audit's checks", lambda: audit_archive(archive, read_from(src), q, facts, None))
-cpu("writing archive.json, report.md, report.html", lambda: write_archive_audit(doc, out))
-print(json.dumps(steps))"""
-
-
-def where_time_goes(work: Path, src: Path, export_n: int, audit_n: int) -> dict[str, Any]:
-    """Return the CPU seconds of each step of an export and of an audit, on this tree."""
-    env = dict(os.environ, PYTHONPATH=str(src))
-    cwd = work / "steps"
-    shutil.rmtree(cwd, ignore_errors=True)
-    cwd.mkdir()
-    _copy(_store(work, audit_n), cwd / "S")
-
-    def run(code: str, *args: str) -> dict[str, float]:
-        out = subprocess.run([sys.executable, "-c", code, *args], env=env, cwd=cwd,
-                             capture_output=True, text=True, check=True).stdout
-        return {k: round(v, 3) for k, v in json.loads(out.splitlines()[-1]).items()}
-    steps = {"export": {"rows_of_store": export_n, "format": "jsonl",
-                        "cpu_s": run(_EXPORT_STEPS, str(_store(work, export_n)),
-                                     str(cwd / "steps.jsonl"))},
-             "audit": {"planned_of_store": audit_n,
-                       "cpu_s": run(_AUDIT_STEPS, str(cwd / "S"), str(cwd / "out"))}}
-    shutil.rmtree(cwd)
-    return steps
-
-
 def trees_and_baselines(src: Path, before: Path | None, scratch: Path
                         ) -> tuple[dict[str, Path], dict[str, float]]:
     """Return the trees to measure ("this", and "before" when given), each compiled, and the
@@ -299,6 +233,10 @@ def trees_and_baselines(src: Path, before: Path | None, scratch: Path
     scratch.mkdir(parents=True, exist_ok=True)
     return trees, {name: measure(["--version"], tree, scratch)["peak_rss_mib"]
                    for name, tree in trees.items()}
+
+
+def _uptime() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
 
 
 def _planned(root: Path) -> int:
@@ -334,18 +272,38 @@ def _args() -> argparse.Namespace:
                     help="also measure where the time goes on this src directory (a tree of "
                          "the same API, e.g. the revision this one changes), in the same run")
     ap.add_argument("--steps-before-revision", default=None, help="the revision it holds")
+    ap.add_argument("--steps-repeats", type=int, default=1,
+                    help="runs of the steps per tree, taking turns (each step's least CPU kept)")
     ap.add_argument("--reports-note", default=None,
                     help="why the two trees' reports differ, when they must (kept in the JSON)")
     return ap.parse_args()
 
 
-def _steps_before(args: argparse.Namespace) -> dict[str, Any]:
-    """Return where the time goes on the --steps-before tree, with its revision and load."""
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(args.steps_before)],
-                   check=True)
-    return {**where_time_goes(args.work, args.steps_before.resolve(), *args.steps_sizes),
-            "revision": args.steps_before_revision,
-            "uptime": subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()}
+def _steps(args: argparse.Namespace, src: Path) -> dict[str, Any]:
+    """Return where the time goes on this tree and, with --steps-before, on that one too:
+    --steps-repeats runs of each, the trees taking turns, each step's least CPU kept (the
+    machine is shared: a run's CPU seconds grow with the load, never shrink)."""
+    trees = {"where_time_goes": src}
+    if args.steps_before is not None:
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(args.steps_before)],
+                       check=True)
+        trees["where_time_goes_before"] = args.steps_before.resolve()
+    runs: dict[str, list[dict[str, Any]]] = {k: [] for k in trees}
+    for _ in range(args.steps_repeats):
+        for key, tree in trees.items():
+            runs[key].append(where_time_goes(tree, _store(args.work, args.steps_sizes[0]),
+                                             _store(args.work, args.steps_sizes[1]),
+                                             args.work / "steps"))
+    out: dict[str, Any] = {}
+    for key, got in runs.items():
+        least = got[0]
+        for part in ("export", "audit"):
+            least[part]["cpu_s"] = {k: min(r[part]["cpu_s"][k] for r in got)
+                                    for k in least[part]["cpu_s"]}
+        out[key] = {**least, "runs": len(got), "uptime": _uptime()}
+    if "where_time_goes_before" in out:
+        out["where_time_goes_before"]["revision"] = args.steps_before_revision
+    return out
 
 
 def main() -> None:
@@ -355,29 +313,23 @@ def main() -> None:
         args.work = args.work / UNCOMPRESSED
     args.work.mkdir(parents=True, exist_ok=True)
     trees, base = trees_and_baselines(args.src, args.before, args.work / "export-this")
-    uptime = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-    steps = {**where_time_goes(args.work, trees["this"], *args.steps_sizes),
-             "uptime": uptime}
-    extra: dict[str, Any] = {}
-    if args.steps_before is not None:
-        extra["where_time_goes_before"] = _steps_before(args)
+    uptime = _uptime()
+    extra = _steps(args, trees["this"])
     if args.reports_note:
         extra["reports_note"] = args.reports_note
     if args.steps_only:
-        doc = json.loads(args.out.read_text(encoding="utf-8"))
-        doc.update(where_time_goes=steps, **extra)
-        args.out.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-        print(f"wrote {args.out}")
-        return
-    doc = {"where_time_goes": steps, "benchmark": "export_audit_scale", "baseline_rss_mib": base,
-           "before_revision": args.before_revision, "uncompressed_stores": args.uncompressed,
-           "exports": exports(args.work, trees, args.export_sizes, base, args.export_repeats),
-           "audits": audits(args.work, trees, args.audit_sizes, args.before_audit_sizes, base,
-                            args.audit_repeats),
-           "machine": platform.machine(), "cpus": os.cpu_count(),
-           "python": platform.python_version(), "uptime_at_start": uptime,
-           "uptime": subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip(),
-           **extra}
+        doc = {**json.loads(args.out.read_text(encoding="utf-8")), **extra}
+    else:
+        doc = {"benchmark": "export_audit_scale", "baseline_rss_mib": base,
+               "before_revision": args.before_revision,
+               "uncompressed_stores": args.uncompressed,
+               "exports": exports(args.work, trees, args.export_sizes, base,
+                                  args.export_repeats),
+               "audits": audits(args.work, trees, args.audit_sizes, args.before_audit_sizes,
+                                base, args.audit_repeats),
+               "machine": platform.machine(), "cpus": os.cpu_count(),
+               "python": platform.python_version(), "uptime_at_start": uptime,
+               "uptime": _uptime(), **extra}
     args.out.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
 
