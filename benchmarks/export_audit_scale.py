@@ -22,7 +22,7 @@ older tree's, one after the other in the same run, on the same stores:
    evidence check, the checks, the reports), each in a child process (--steps-only: this
    alone, into the existing result file); with --steps-before SRC, on that tree as well
    (`where_time_goes_before`), in the same run; --steps-repeats runs each, the trees taking
-   turns, each step's least CPU kept.
+   turns, the run of least CPU kept.
 Stores come from benchmarks/memory_stores.py, cached under --work as store-N (built on first
 use); with --uncompressed, copies of them whose blobs are stored uncompressed (under
 WORK/uncompressed), which a tree from before blob compression (0e9bb3e, e.g. 138f8b1) reads.
@@ -176,6 +176,14 @@ def exports(work: Path, trees: dict[str, Path], sizes: list[int],
     return out
 
 
+def ratios(this: list[list[float]], before: list[list[float]]) -> dict[str, float]:
+    """Return the older tree's median wall and CPU over this tree's ([wall, cpu] per run)."""
+    def median(runs: list[list[float]], i: int) -> float:
+        return sorted(r[i] for r in runs)[len(runs) // 2]
+    return {"x_wall": round(median(before, 0) / median(this, 0), 2),
+            "x_cpu": round(median(before, 1) / median(this, 1), 2)}
+
+
 def _audit_once(work: Path, n: int, name: str, src: Path, base_rss: float) -> dict[str, Any]:
     """Audit a fresh copy of the store of about n episodes with one tree; return the run."""
     cwd = work / f"audit-{name}-{n}"
@@ -199,7 +207,8 @@ def audits(work: Path, trees: dict[str, Path], sizes: list[int], before_sizes: l
     """Measure `agm archive audit --format agm` of a copy of each store with each tree,
     `repeats` times each (stores of up to `repeat_up_to` episodes; larger ones once), the
     trees taking turns: the run of median CPU time is kept, with every run's wall and CPU
-    beside it (the machine is shared: one run alone is noise)."""
+    beside it, and the ratios are of each tree's medians (the machine is shared: one run
+    alone is noise)."""
     out = []
     for n in sizes:
         names = [m for m in trees if m == "this" or n in before_sizes]
@@ -217,8 +226,7 @@ def audits(work: Path, trees: dict[str, Path], sizes: list[int], before_sizes: l
         if "before" in got:
             case["before"] = got["before"]
             case["reports_identical"] = got["before"]["reports"] == got["this"]["reports"]
-            case["x_wall"] = round(got["before"]["wall_s"] / got["this"]["wall_s"], 2)
-            case["x_cpu"] = round(got["before"]["cpu_s"] / got["this"]["cpu_s"], 2)
+            case.update(ratios(got["this"]["runs_wall_cpu_s"], got["before"]["runs_wall_cpu_s"]))
         out.append(case)
     return out
 
@@ -273,7 +281,7 @@ def _args() -> argparse.Namespace:
                          "the same API, e.g. the revision this one changes), in the same run")
     ap.add_argument("--steps-before-revision", default=None, help="the revision it holds")
     ap.add_argument("--steps-repeats", type=int, default=1,
-                    help="runs of the steps per tree, taking turns (each step's least CPU kept)")
+                    help="runs of the steps per tree, taking turns (the least CPU run kept)")
     ap.add_argument("--reports-note", default=None,
                     help="why the two trees' reports differ, when they must (kept in the JSON)")
     return ap.parse_args()
@@ -281,8 +289,8 @@ def _args() -> argparse.Namespace:
 
 def _steps(args: argparse.Namespace, src: Path) -> dict[str, Any]:
     """Return where the time goes on this tree and, with --steps-before, on that one too:
-    --steps-repeats runs of each, the trees taking turns, each step's least CPU kept (the
-    machine is shared: a run's CPU seconds grow with the load, never shrink)."""
+    --steps-repeats runs of each, the trees taking turns, the run of least CPU kept for the
+    export and for the audit (the machine is shared: CPU seconds grow with the load)."""
     trees = {"where_time_goes": src}
     if args.steps_before is not None:
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(args.steps_before)],
@@ -296,10 +304,8 @@ def _steps(args: argparse.Namespace, src: Path) -> dict[str, Any]:
                                              args.work / "steps"))
     out: dict[str, Any] = {}
     for key, got in runs.items():
-        least = got[0]
-        for part in ("export", "audit"):
-            least[part]["cpu_s"] = {k: min(r[part]["cpu_s"][k] for r in got)
-                                    for k in least[part]["cpu_s"]}
+        least = {part: min((r[part] for r in got), key=lambda p: sum(p["cpu_s"].values()))
+                 for part in ("export", "audit")}  # a step is a difference: one run's, whole
         out[key] = {**least, "runs": len(got), "uptime": _uptime()}
     if "where_time_goes_before" in out:
         out["where_time_goes_before"]["revision"] = args.steps_before_revision

@@ -107,9 +107,10 @@ def _steps_of(doc: dict[str, Any], w: dict[str, Any], tree: str) -> Iterator[dic
                           ("`agm archive audit --format agm`", "audit", "planned_of_store")):
         steps = w[part]["cpu_s"]
         parts = "; ".join(f"{k} {v:.2f}" for k, v in steps.items())
+        runs = f", least of {w['runs']} runs" if w.get("runs", 1) > 1 else ""
         yield {"benchmark": "export_audit_scale",
                "measure": f"where the CPU goes: {what}, the store built for {w[part][n]:,} "
-                          f"episodes (CPU s, each step on its own, {tree}; interpreter "
+                          f"episodes (CPU s, each step on its own{runs}, {tree}; interpreter "
                           f"start not counted: {parts})",
                "ours": f"{sum(steps.values()):.2f}", "peer": "—", "ratio": "—", "goal": "",
                "machine": mach, "command": CMD}
@@ -140,5 +141,6 @@ def evidence_verify_memory(doc: dict[str, Any]) -> Iterator[dict[str, str]]:
                "peer": (f"before ({rev}) {b['peak_rss_mib']:.1f} MiB, {b['wall_s']:.1f} s "
                         f"wall, {b['cpu_s']:.1f} s CPU" if b else "—"),
                "ratio": f"{b['peak_rss_mib'] / t['peak_rss_mib']:.2f}x less" if b else "—",
-               "goal": "memory not growing with the store as it did", "machine": _mach(doc, t),
+               "goal": "peak RSS not growing with the store as the older tree's does; the "
+                       "same findings", "machine": _mach(doc, t),
                "command": cmd}
