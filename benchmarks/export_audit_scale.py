@@ -14,19 +14,25 @@ older tree's, one after the other in the same run, on the same stores:
    written before, also by its read-back table and schema);
 2. audits: `agm archive audit S --format agm --out D` of each --audit-sizes, on a copy of the
    store under the same name for both trees (the reports name it), ms per planned episode and
-   peak RSS; the two trees' reports (archive.json, report.md, report.html) are compared byte
+   peak RSS, --audit-repeats times per tree, the trees taking turns (the run of median CPU
+   kept); the two trees' reports (archive.json, report.md, report.html) are compared byte
    for byte. --before-audit-sizes limits the older tree to the sizes it can finish in time.
 3. where the time goes, on this tree: the CPU seconds of each step of a JSON Lines export
    (ledger walk, row values, encoding, writing) and of an audit (import, grade recovery,
    evidence check, the checks, the reports), each in a child process (--steps-only: this
-   alone, into the existing result file).
+   alone, into the existing result file); with --steps-before SRC, on that tree as well
+   (`where_time_goes_before`), in the same run; --steps-repeats runs each, the trees taking
+   turns, the run of least CPU kept.
 Stores come from benchmarks/memory_stores.py, cached under --work as store-N (built on first
 use); with --uncompressed, copies of them whose blobs are stored uncompressed (under
 WORK/uncompressed), which a tree from before blob compression (0e9bb3e, e.g. 138f8b1) reads.
 Writes benchmarks/results/export_audit_scale.json (or --out).
 Run: .venv/bin/python benchmarks/export_audit_scale.py [--work /tmp/agm-scale] [--before SRC]
      [--export-sizes N ...] [--export-repeats N] [--audit-sizes N ...]
-     [--before-audit-sizes N ...] [--uncompressed] [--steps-only] [--steps-sizes EXPORT_N AUDIT_N]
+     [--before-audit-sizes N ...] [--audit-repeats N] [--uncompressed] [--steps-only]
+     [--steps-sizes EXPORT_N AUDIT_N]
+     [--steps-before SRC [--steps-before-revision REV]] [--steps-repeats N]
+     [--reports-note TEXT]
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from export_audit_steps import where_time_goes
 from memory import measure
 from memory_stores import build_store
 from store_scale import _copy  # the ledger copied, the blobs hard-linked
@@ -52,6 +59,7 @@ EXPORT_GOAL_ROWS_S = 50_000
 AUDIT_GOAL_X = 10.0
 FORMATS = ("jsonl", "csv", "parquet")
 REPORTS = ("archive.json", "report.md", "report.html")
+REPEAT_UP_TO = 20_000  # --audit-repeats: larger stores are audited once (minutes per run)
 
 
 UNCOMPRESSED = "uncompressed"  # --uncompressed: the stores' copies under WORK/uncompressed
@@ -168,108 +176,75 @@ def exports(work: Path, trees: dict[str, Path], sizes: list[int],
     return out
 
 
+def ratios(this: list[list[float]], before: list[list[float]]) -> dict[str, float]:
+    """Return the older tree's median wall and CPU over this tree's ([wall, cpu] per run)."""
+    def median(runs: list[list[float]], i: int) -> float:
+        return sorted(r[i] for r in runs)[len(runs) // 2]
+    return {"x_wall": round(median(before, 0) / median(this, 0), 2),
+            "x_cpu": round(median(before, 1) / median(this, 1), 2)}
+
+
+def _audit_once(work: Path, n: int, name: str, src: Path, base_rss: float) -> dict[str, Any]:
+    """Audit a fresh copy of the store of about n episodes with one tree; return the run."""
+    cwd = work / f"audit-{name}-{n}"
+    shutil.rmtree(cwd, ignore_errors=True)
+    cwd.mkdir(parents=True)
+    _copy(_store(work, n), cwd / "S")  # the same name for both trees: reports name it
+    planned = _planned(cwd / "S")
+    c = _run(["archive", "audit", "S", "--format", "agm", "--out", "out"], src, cwd, base_rss,
+             planned)
+    print(f"audit {planned:,} episodes [{name}]: {c['wall_s']} s wall, {c['cpu_s']} s "
+          f"CPU, {c['peak_rss_mib']} MiB", flush=True)
+    shutil.rmtree(cwd / "S")
+    return {**c, "episodes": planned, "ms_per_episode": round(c["wall_s"] * 1000 / planned, 3),
+            "cpu_ms_per_episode": round(c["cpu_s"] * 1000 / planned, 3),
+            "reports": {r: _sha(cwd / "out" / r) for r in REPORTS}}
+
+
 def audits(work: Path, trees: dict[str, Path], sizes: list[int], before_sizes: list[int],
-           base: dict[str, float]) -> list[dict[str, Any]]:
-    """Measure `agm archive audit --format agm` of a copy of each store with each tree."""
+           base: dict[str, float], repeats: int = 1,
+           repeat_up_to: int = REPEAT_UP_TO) -> list[dict[str, Any]]:
+    """Measure `agm archive audit --format agm` of a copy of each store with each tree,
+    `repeats` times each (stores of up to `repeat_up_to` episodes; larger ones once), the
+    trees taking turns: the run of median CPU time is kept, with every run's wall and CPU
+    beside it, and the ratios are of each tree's medians (the machine is shared: one run
+    alone is noise)."""
     out = []
     for n in sizes:
-        base_store = _store(work, n)
-        got: dict[str, Any] = {}
-        for name, src in trees.items():
-            if name == "before" and n not in before_sizes:
-                continue
-            cwd = work / f"audit-{name}-{n}"
-            shutil.rmtree(cwd, ignore_errors=True)
-            cwd.mkdir(parents=True)
-            _copy(base_store, cwd / "S")  # the same name for both trees: reports name it
-            planned = _planned(cwd / "S")
-            c = _run(["archive", "audit", "S", "--format", "agm", "--out", "out"], src, cwd,
-                     base[name], planned)
-            got[name] = {**c, "episodes": planned,
-                         "ms_per_episode": round(c["wall_s"] * 1000 / planned, 3),
-                         "cpu_ms_per_episode": round(c["cpu_s"] * 1000 / planned, 3),
-                         "reports": {r: _sha(cwd / "out" / r) for r in REPORTS}}
-            print(f"audit {planned:,} episodes [{name}]: {c['wall_s']} s wall, {c['cpu_s']} s "
-                  f"CPU, {c['peak_rss_mib']} MiB", flush=True)
-            shutil.rmtree(cwd / "S")
+        names = [m for m in trees if m == "this" or n in before_sizes]
+        runs: dict[str, list[dict[str, Any]]] = {m: [] for m in names}
+        for _ in range(repeats if n <= repeat_up_to else 1):
+            for name in names:
+                runs[name].append(_audit_once(work, n, name, trees[name], base[name]))
+        got = {}
+        for name, r in runs.items():
+            assert len({json.dumps(x["reports"]) for x in r}) == 1, f"{name}: reports vary"
+            got[name] = {**sorted(r, key=lambda x: x["cpu_s"])[len(r) // 2],
+                         "runs_wall_cpu_s": [[x["wall_s"], x["cpu_s"]] for x in r]}
         case: dict[str, Any] = {"store_episodes": n, "this": got["this"],
-                                "goal_x": AUDIT_GOAL_X}
+                                "goal_x": AUDIT_GOAL_X, "repeats": len(runs["this"])}
         if "before" in got:
             case["before"] = got["before"]
             case["reports_identical"] = got["before"]["reports"] == got["this"]["reports"]
-            case["x_wall"] = round(got["before"]["wall_s"] / got["this"]["wall_s"], 2)
-            case["x_cpu"] = round(got["before"]["cpu_s"] / got["this"]["cpu_s"], 2)
+            case.update(ratios(got["this"]["runs_wall_cpu_s"], got["before"]["runs_wall_cpu_s"]))
         out.append(case)
     return out
 
 
-# Where the time goes, run in a child process on this tree: CPU seconds of each step, each
-# step measured on its own (a step's time is its own work: the ones before it run again inside
-# it and are subtracted).
-_EXPORT_STEPS = """import json, sys, time
-from pathlib import Path
-from agentmetrology.run.export import stream_rows
-from agentmetrology.run.export_encode import text_chunks
-from agentmetrology.run.export_write import export_store
-from agentmetrology.store import EvidenceStore
-from agentmetrology.store.export_query import recorded_rows
-root, dest = Path(sys.argv[1]), Path(sys.argv[2])
-def cpu(f):
-    t = time.process_time(); f(); return time.process_time() - t
-def encoded(st):
-    s = stream_rows(st, None)
-    for _ in text_chunks(s.columns, s.values, "jsonl"):
-        pass
-with EvidenceStore.open_readonly(root, scrub_env=False) as st:
-    walk = cpu(lambda: [sum(1 for _ in recorded_rows(st, c)) for c in st.campaigns()])
-    values = cpu(lambda: sum(1 for _ in stream_rows(st, None).values))
-    encode = cpu(lambda: encoded(st))
-whole = cpu(lambda: export_store(root, None, "jsonl", dest, force=True))
-print(json.dumps({"ledger walk (2 streamed queries, bindings hashed)": walk,
-                  "row values (binding fields decoded, scorer slots)": values - walk,
-                  "JSON Lines encoding": encode - values,
-                  "opening the store, its column queries, writing the file (fsync)":
-                      whole - encode}))"""
-_AUDIT_STEPS = """import json, sys, time
-from pathlib import Path
-from agentmetrology.archive import audit_archive, load_archive
-from agentmetrology.archive.inputs import read_from, store_binding
-from agentmetrology.archive.recovery import recover_grades
-from agentmetrology.report.archive_files import write_archive_audit
-src, out = Path(sys.argv[1]), Path(sys.argv[2])
-out.mkdir(exist_ok=True)
-steps = {}
-def cpu(name, f):
-    t = time.process_time(); r = f(); steps[name] = time.process_time() - t; return r
-archive = cpu("import (ledger walk, each episode blob read once)",
-              lambda: load_archive(src, "agm"))
-cpu("grade recovery by replay (validation + recovery)", lambda: recover_grades(archive))
-q, facts = cpu("evidence check of the store (store.verify, full)",
-               lambda: store_binding(archive, src))
-doc = cpu("the audit's checks", lambda: audit_archive(archive, read_from(src), q, facts, None))
-cpu("writing archive.json, report.md, report.html", lambda: write_archive_audit(doc, out))
-print(json.dumps(steps))"""
+def trees_and_baselines(src: Path, before: Path | None, scratch: Path
+                        ) -> tuple[dict[str, Path], dict[str, float]]:
+    """Return the trees to measure ("this", and "before" when given), each compiled, and the
+    peak RSS of a bare `agm --version` of each (run in `scratch`)."""
+    trees = {"this": src.resolve(), **({"before": before.resolve()} if before else {})}
+    for tree in trees.values():
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree)], check=True)
+    scratch.mkdir(parents=True, exist_ok=True)
+    return trees, {name: measure(["--version"], tree, scratch)["peak_rss_mib"]
+                   for name, tree in trees.items()}
 
 
-def where_time_goes(work: Path, src: Path, export_n: int, audit_n: int) -> dict[str, Any]:
-    """Return the CPU seconds of each step of an export and of an audit, on this tree."""
-    env = dict(os.environ, PYTHONPATH=str(src))
-    cwd = work / "steps"
-    shutil.rmtree(cwd, ignore_errors=True)
-    cwd.mkdir()
-    _copy(_store(work, audit_n), cwd / "S")
-
-    def run(code: str, *args: str) -> dict[str, float]:
-        out = subprocess.run([sys.executable, "-c", code, *args], env=env, cwd=cwd,
-                             capture_output=True, text=True, check=True).stdout
-        return {k: round(v, 3) for k, v in json.loads(out.splitlines()[-1]).items()}
-    steps = {"export": {"rows_of_store": export_n, "format": "jsonl",
-                        "cpu_s": run(_EXPORT_STEPS, str(_store(work, export_n)),
-                                     str(cwd / "steps.jsonl"))},
-             "audit": {"planned_of_store": audit_n,
-                       "cpu_s": run(_AUDIT_STEPS, str(cwd / "S"), str(cwd / "out"))}}
-    shutil.rmtree(cwd)
-    return steps
+def _uptime() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
 
 
 def _planned(root: Path) -> int:
@@ -279,8 +254,7 @@ def _planned(root: Path) -> int:
         return int(c.execute("SELECT COUNT(*) FROM administrations").fetchone()[0])
 
 
-def main() -> None:
-    """Parse arguments, measure, write the JSON."""
+def _args() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--work", type=Path, default=Path("/tmp/agm-scale"))
     ap.add_argument("--src", type=Path, default=HERE.parent / "src")
@@ -292,6 +266,9 @@ def main() -> None:
                     help="runs of each export per tree, taking turns (the median CPU's kept)")
     ap.add_argument("--audit-sizes", type=int, nargs="*", default=[10_000, 100_000])
     ap.add_argument("--before-audit-sizes", type=int, nargs="*", default=[10_000])
+    ap.add_argument("--audit-repeats", type=int, default=1,
+                    help="runs of each audit per tree, taking turns (the median CPU's kept), "
+                         f"for stores of up to {REPEAT_UP_TO:,} episodes")
     ap.add_argument("--uncompressed", action="store_true",
                     help="use copies of the stores whose blobs are stored uncompressed, which a "
                          "tree from before blob compression (e.g. 138f8b1) can read")
@@ -299,34 +276,66 @@ def main() -> None:
                     help="measure where the time goes only, into the existing result file")
     ap.add_argument("--steps-sizes", type=int, nargs=2, default=[100_000, 10_000],
                     metavar=("EXPORT_N", "AUDIT_N"))
-    args = ap.parse_args()
+    ap.add_argument("--steps-before", type=Path, default=None,
+                    help="also measure where the time goes on this src directory (a tree of "
+                         "the same API, e.g. the revision this one changes), in the same run")
+    ap.add_argument("--steps-before-revision", default=None, help="the revision it holds")
+    ap.add_argument("--steps-repeats", type=int, default=1,
+                    help="runs of the steps per tree, taking turns (the least CPU run kept)")
+    ap.add_argument("--reports-note", default=None,
+                    help="why the two trees' reports differ, when they must (kept in the JSON)")
+    return ap.parse_args()
+
+
+def _steps(args: argparse.Namespace, src: Path) -> dict[str, Any]:
+    """Return where the time goes on this tree and, with --steps-before, on that one too:
+    --steps-repeats runs of each, the trees taking turns, the run of least CPU kept for the
+    export and for the audit (the machine is shared: CPU seconds grow with the load)."""
+    trees = {"where_time_goes": src}
+    if args.steps_before is not None:
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(args.steps_before)],
+                       check=True)
+        trees["where_time_goes_before"] = args.steps_before.resolve()
+    runs: dict[str, list[dict[str, Any]]] = {k: [] for k in trees}
+    for _ in range(args.steps_repeats):
+        for key, tree in trees.items():
+            runs[key].append(where_time_goes(tree, _store(args.work, args.steps_sizes[0]),
+                                             _store(args.work, args.steps_sizes[1]),
+                                             args.work / "steps"))
+    out: dict[str, Any] = {}
+    for key, got in runs.items():
+        least = {part: min((r[part] for r in got), key=lambda p: sum(p["cpu_s"].values()))
+                 for part in ("export", "audit")}  # a step is a difference: one run's, whole
+        out[key] = {**least, "runs": len(got), "uptime": _uptime()}
+    if "where_time_goes_before" in out:
+        out["where_time_goes_before"]["revision"] = args.steps_before_revision
+    return out
+
+
+def main() -> None:
+    """Parse arguments, measure, write the JSON."""
+    args = _args()
     if args.uncompressed:
         args.work = args.work / UNCOMPRESSED
     args.work.mkdir(parents=True, exist_ok=True)
-    trees = {"this": args.src.resolve(),
-             **({"before": args.before.resolve()} if args.before else {})}
-    for tree in trees.values():
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree)], check=True)
-    scratch = args.work / "export-this"
-    scratch.mkdir(exist_ok=True)
-    base = {name: measure(["--version"], tree, scratch)["peak_rss_mib"]
-            for name, tree in trees.items()}
-    uptime = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-    steps = {**where_time_goes(args.work, trees["this"], *args.steps_sizes),
-             "uptime": uptime}
+    trees, base = trees_and_baselines(args.src, args.before, args.work / "export-this")
+    uptime = _uptime()
+    extra = _steps(args, trees["this"])
+    if args.reports_note:
+        extra["reports_note"] = args.reports_note
     if args.steps_only:
-        doc = json.loads(args.out.read_text(encoding="utf-8"))
-        doc["where_time_goes"] = steps
-        args.out.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-        print(f"wrote {args.out}")
-        return
-    doc = {"where_time_goes": steps, "benchmark": "export_audit_scale", "baseline_rss_mib": base,
-           "before_revision": args.before_revision, "uncompressed_stores": args.uncompressed,
-           "exports": exports(args.work, trees, args.export_sizes, base, args.export_repeats),
-           "audits": audits(args.work, trees, args.audit_sizes, args.before_audit_sizes, base),
-           "machine": platform.machine(), "cpus": os.cpu_count(),
-           "python": platform.python_version(), "uptime_at_start": uptime,
-           "uptime": subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()}
+        doc = {**json.loads(args.out.read_text(encoding="utf-8")), **extra}
+    else:
+        doc = {"benchmark": "export_audit_scale", "baseline_rss_mib": base,
+               "before_revision": args.before_revision,
+               "uncompressed_stores": args.uncompressed,
+               "exports": exports(args.work, trees, args.export_sizes, base,
+                                  args.export_repeats),
+               "audits": audits(args.work, trees, args.audit_sizes, args.before_audit_sizes,
+                                base, args.audit_repeats),
+               "machine": platform.machine(), "cpus": os.cpu_count(),
+               "python": platform.python_version(), "uptime_at_start": uptime,
+               "uptime": _uptime(), **extra}
     args.out.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from table_export_audit import export_audit_scale
+from table_export_audit import evidence_verify_memory, export_audit_scale
 from table_store_scale import store_scale
 from table_transcripts import transcript_bytes
 from table_view_scale import view_scale
@@ -390,6 +390,7 @@ SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "export_audit_scale": export_audit_scale,
     "export_audit_scale_export50": export_audit_scale, "export_scale_million": export_audit_scale,
     "export_audit_scale_audit10": export_audit_scale,
+    "evidence_verify_memory": evidence_verify_memory,
     "store_scale_small": store_scale, "store_scale_million": store_scale,
     "viewer": viewer,
     "view_scale": view_scale, "view_scale_million": view_scale,

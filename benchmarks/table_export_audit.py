@@ -93,9 +93,14 @@ def _audits(doc: dict[str, Any]) -> Iterator[dict[str, str]]:
 
 
 def _steps(doc: dict[str, Any]) -> Iterator[dict[str, str]]:
-    w = doc.get("where_time_goes")
-    if not w:
-        return
+    for key, tree in (("where_time_goes", "this tree"), ("where_time_goes_before", None)):
+        w = doc.get(key)
+        if w:
+            yield from _steps_of(doc, w, tree or f"the tree at {w.get('revision') or '?'}, "
+                                                 "in the same run")
+
+
+def _steps_of(doc: dict[str, Any], w: dict[str, Any], tree: str) -> Iterator[dict[str, str]]:
     load = str(w.get("uptime", "")).split("load average:")[-1].strip()
     mach = f"{doc['machine']}, {doc['cpus']} cpus, py {doc['python']}, load {load}"
     for what, part, n in (("`agm export` as JSON Lines", "export", "rows_of_store"),
@@ -104,9 +109,10 @@ def _steps(doc: dict[str, Any]) -> Iterator[dict[str, str]]:
             continue  # a run measured only the export's (or only the audit's) steps
         steps = w[part]["cpu_s"]
         parts = "; ".join(f"{k} {v:.2f}" for k, v in steps.items())
+        runs = f", least of {w['runs']} runs" if w.get("runs", 1) > 1 else ""
         yield {"benchmark": "export_audit_scale",
                "measure": f"where the CPU goes: {what}, the store built for {w[part][n]:,} "
-                          "episodes (CPU s, each step on its own, this tree; interpreter "
+                          f"episodes (CPU s, each step on its own{runs}, {tree}; interpreter "
                           f"start not counted: {parts})",
                "ours": f"{sum(steps.values()):.2f}", "peer": "—", "ratio": "—", "goal": "",
                "machine": mach, "command": CMD}
@@ -118,3 +124,25 @@ def export_audit_scale(doc: dict[str, Any]) -> Iterator[dict[str, str]]:
     yield from _exports(doc)
     yield from _audits(doc)
     yield from _steps(doc)
+
+
+def evidence_verify_memory(doc: dict[str, Any]) -> Iterator[dict[str, str]]:
+    """Yield one row per store of benchmarks/evidence_verify_memory.py."""
+    rev = doc.get("before_revision") or "the older tree"
+    cmd = "`python benchmarks/evidence_verify_memory.py`"
+    for c in doc["cases"]:
+        t, b = c["this"], c.get("before")
+        same = ("; the same findings as before" if c.get("same_findings") else
+                "; findings NOT the same as before" if b else "")
+        yield {"benchmark": "evidence_verify_memory",
+               "measure": f"`agm evidence verify S` (full check), {t['episodes']:,} episodes, "
+                          f"{t['result']} (peak RSS MiB; {t['wall_s']:.1f} s wall, "
+                          f"{t['cpu_s']:.1f} s CPU; {t['kib_per_episode']:.2f} KiB/episode "
+                          f"beyond `agm --version`{same})",
+               "ours": f"{t['peak_rss_mib']:.1f}",
+               "peer": (f"before ({rev}) {b['peak_rss_mib']:.1f} MiB, {b['wall_s']:.1f} s "
+                        f"wall, {b['cpu_s']:.1f} s CPU" if b else "—"),
+               "ratio": f"{b['peak_rss_mib'] / t['peak_rss_mib']:.2f}x less" if b else "—",
+               "goal": "peak RSS not growing with the store as the older tree's does; the "
+                       "same findings", "machine": _mach(doc, t),
+               "command": cmd}

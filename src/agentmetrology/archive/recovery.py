@@ -11,7 +11,7 @@ own environment and their events stay in their own stream: the agent's events ar
 
 from __future__ import annotations
 
-import dataclasses
+import json
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
@@ -22,6 +22,7 @@ from agentmetrology.archive.model import Archive, ArchiveEpisode, StoredGrade
 from agentmetrology.envs.registry import DEFAULT_ENVIRONMENT, get_env
 from agentmetrology.records.canonical import (
     FLOAT_TAG,
+    LITERAL_TAG,
     CanonicalError,
     canonical_json,
     digest,
@@ -93,7 +94,7 @@ def replay_episode(ep: ArchiveEpisode, memo: dict[str, Replayed] | None = None) 
         return Replayed(None, "", False, f"replay failed: {type(exc).__name__}: {exc}", 0, "")
     replayed = [{"actor": e.actor, "kind": e.kind, "name": e.name, "args": e.args,
                  "result": e.result} for e in run.events]
-    why, events_digest = _compare(recorded, replayed)
+    why, events_digest = _compare(recorded, replayed, _plain_json(ep, recorded))
     scorer = spec.grade_scorer
     a = scorer.score(run.submission, key["task"], None if key["seed"] < 0 else key["seed"],
                      profile, run.digests.get("submission", ""), run.events)
@@ -111,11 +112,36 @@ def replay_episode(ep: ArchiveEpisode, memo: dict[str, Replayed] | None = None) 
     return _fresh(out)
 
 
-def _compare(recorded: list[dict[str, Any]], replayed: list[dict[str, Any]]
-             ) -> tuple[str, str]:
+def _plain_json(ep: ArchiveEpisode, recorded: list[dict[str, Any]]) -> bytes | None:
+    """Return the canonical JSON of recorded events read from their blob, written by json
+    alone, or None (then `canonical_json` writes it).
+
+    Events read from a blob (as imported, never edited: they keep a fingerprint) are decoded
+    JSON: str keys, lists, str, int, float, bool and None. Of such data canonical JSON is one
+    `json.dumps` (the walk before it changes nothing) unless a float is not finite (json
+    refuses it here) or a mapping looks like a tag ("$float", "$literal": not taken here)."""
+    if not isinstance(getattr(ep.events, "replay_fingerprint", None), str):
+        return None
+    try:
+        text = _JSON(recorded).encode("utf-8")
+    except ValueError:
+        return None
+    return None if _TAG_TEXT[0] in text or _TAG_TEXT[1] in text else text
+
+
+_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                         allow_nan=False).encode
+_TAG_TEXT = (FLOAT_TAG.encode(), LITERAL_TAG.encode())
+
+
+def _compare(recorded: list[dict[str, Any]], replayed: list[dict[str, Any]],
+             theirs: bytes | None = None) -> tuple[str, str]:
     """Return where the replay leaves the record ('' when nowhere) and the replayed events'
-    digest: one canonical encoding of each side, event by event only when they differ."""
-    mine, theirs = canonical_json(replayed), canonical_json(recorded)
+    digest: one canonical encoding of each side (`theirs`: the record's, when known), event by
+    event only when they differ."""
+    mine = canonical_json(replayed)
+    if theirs is None:
+        theirs = canonical_json(recorded)
     if FLOAT_TAG.encode() in mine or FLOAT_TAG.encode() in theirs:
         # a non-finite float (or text that looks like one): the plain walk raises on the
         # former as it always did, so take the event-by-event path
@@ -132,6 +158,12 @@ def _replay_inputs(ep: ArchiveEpisode, key: dict[str, Any]) -> str | None:
     fingerprint = getattr(ep.events, "replay_fingerprint", None)
     if not isinstance(fingerprint, str):
         return None
+    inputs = (ep.meta.get("environment"), ep.meta.get("profile"), ep.meta.get("max_steps"),
+              *(key.get(k) for k in ("task", "seed", "level", "condition")), fingerprint)
+    if all(type(v) in _SCALARS for v in inputs):
+        # The repr of a tuple of these exact types is one text per value, type for type (1,
+        # 1.0 and True differ, and so do 0.0 and -0.0), at a fraction of a digest's cost.
+        return repr(inputs)
     try:
         return digest({"environment": ep.meta.get("environment"),
                        "profile": ep.meta.get("profile"), "max_steps": ep.meta.get("max_steps"),
@@ -141,12 +173,15 @@ def _replay_inputs(ep: ArchiveEpisode, key: dict[str, Any]) -> str | None:
         return None
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def _fresh(r: Replayed) -> Replayed:
     """Return a replay result whose grade is a copy (each episode owns the grade it is given)."""
     if r.grade is None:
         return r
-    return dataclasses.replace(r, grade=StoredGrade(r.grade.score, r.grade.passed,
-                                                    dict(r.grade.detail)))
+    return Replayed(StoredGrade(r.grade.score, r.grade.passed, dict(r.grade.detail)),
+                    r.status, r.matches_record, r.why, r.events, r.events_digest)
 
 
 def _same(a: StoredGrade, b: StoredGrade) -> bool:

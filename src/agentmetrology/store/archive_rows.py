@@ -14,9 +14,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agentmetrology.records.canonical import decode_json
 from agentmetrology.records.episode import EpisodeKey
 from agentmetrology.store.ledger_records import KEY_COLUMNS
+from agentmetrology.store.verify_json import decode_canonical
 
 if TYPE_CHECKING:
     from agentmetrology.store.store import EvidenceStore
@@ -61,7 +61,7 @@ def planned_episodes(store: EvidenceStore, campaign: str) -> Iterator[Planned]:
         own: list[dict[str, Any]] = []
         while pending is not None and pending[0] == row[0]:
             a = dict(zip(ASSESSMENT_COLUMNS, pending[1:], strict=True))
-            a["assessment"] = decode_json(a["assessment"])
+            a["assessment"] = decode_canonical(a["assessment"])
             own.append(a)
             pending = next(assessments, None)
         episode["assessments"] = own

@@ -48,10 +48,10 @@ from agentmetrology.store.qualify import (
     worst,
 )
 from agentmetrology.store.verify_bindings import BindingChecks, Reopen
-from agentmetrology.store.verify_bindings import _plan_digest as _plan_digest  # tests hold it
 from agentmetrology.store.verify_blobs import BlobChecks
 from agentmetrology.store.verify_episodes import EpisodeChecks
 from agentmetrology.store.verify_heads import HeadWitness
+from agentmetrology.store.verify_plan import _plan_digest as _plan_digest  # tests hold it
 from agentmetrology.store.verify_schema import page_problems, schema_problems
 from agentmetrology.store.verify_scope import (
     Checkpoint,
@@ -159,6 +159,7 @@ class _Verifier(BlobChecks, TranscriptChecks, EpisodeChecks, BindingChecks):
         self._listing: tuple[set[str], set[str]] | None = None
         self.expected: dict[str, dict[str, str | None]] = {t: {} for t in TABLES}
         self.touched = self.expected  # incremental: the rows the appended entries name
+        self.chained: set[str] = set()  # full: the tables the chain's entries name
         self.blob_base = str(root / "blobs")
         self.witness = HeadWitness(c, root, expect, None if since is None else (
             since.log_size, since.log_digest))
@@ -232,10 +233,13 @@ class _Verifier(BlobChecks, TranscriptChecks, EpisodeChecks, BindingChecks):
             self.witness.seen.update(stored_heads(
                 self.c, (x for x in self.witness.wanted if x <= start)))
         broken: list[int] = []
-        # The latest sealed digest of every row, per table (in chain order of first sealing),
-        # gathered in the same pass for `rows` (one read of the chain, not two).
-        expected = self.expected
+        # Incremental: the latest sealed digest of every row the appended entries name, per
+        # table (in chain order of first sealing), gathered in the same pass (few). A full
+        # check reads them one table at a time in `rows` instead: a digest per row of the
+        # whole ledger held at once was most of the check's memory.
+        expected = self.expected if self.since is not None else None
         wanted, seen = self.witness.wanted, self.witness.seen  # the lengths the log names
+        chained = self.chained
         for seq, tbl, ref, d, stored in self.c.execute(
                 "SELECT seq, tbl, ref, row_digest, head FROM chain WHERE seq > ? ORDER BY seq",
                 (start,)):
@@ -246,10 +250,13 @@ class _Verifier(BlobChecks, TranscriptChecks, EpisodeChecks, BindingChecks):
                 seen[seq] = h
             if stored != h:
                 broken.append(int(seq))
-            per = expected.get(tbl)
-            if per is None:
-                per = expected[tbl] = {}
-            per[ref] = d
+            if expected is not None:
+                per = expected.get(tbl)
+                if per is None:
+                    per = expected[tbl] = {}
+                per[ref] = d
+            else:
+                chained.add(tbl)  # `sealed` reads only the tables the chain names
         if broken:
             self.bad("chain_broken", f"chain entries {', '.join(map(str, broken[:10]))}"
                      + (f" and {len(broken) - 10} more" if len(broken) > 10 else ""),
@@ -259,10 +266,10 @@ class _Verifier(BlobChecks, TranscriptChecks, EpisodeChecks, BindingChecks):
         return start + n, last
 
     def rows(self) -> None:
-        expected = self.expected  # filled by `chain`, which runs first
+        expected = self.expected  # incremental: filled by `chain`, which runs first
         n = 0
         for table, (ident, _) in TABLES.items():
-            sealed_rows = expected[table]
+            sealed_rows = expected[table] if self.since is not None else self.sealed(table)
             if self.since is not None and not sealed_rows:
                 continue  # nothing appended to it: its count is checked below
             if not self.has_table(table):
@@ -305,6 +312,18 @@ class _Verifier(BlobChecks, TranscriptChecks, EpisodeChecks, BindingChecks):
         else:
             self.touched = {}
         self.expected = {}  # a digest per chain entry: freed before the episodes are read
+
+    def sealed(self, table: str) -> dict[str, str | None]:
+        """Return the latest sealed digest of every row of `table` the chain names, in chain
+        order of first sealing (a full check: the chain, read for this table alone)."""
+        out: dict[str, str | None] = {}
+        if table not in self.chained:
+            return out  # no entry names it: no need to read the chain again
+        # The entries `chain` walked (seq > 0), in its order, whatever index the ledger has.
+        for ref, d in self.c.execute("SELECT ref, row_digest FROM chain NOT INDEXED "
+                                     "WHERE tbl=? AND seq > 0 ORDER BY seq", (table,)):
+            out[ref] = d
+        return out
 
     def row_counts(self, want: dict[str, int]) -> None:
         """Name every table whose row count is not what the verified head and the appended

@@ -6,21 +6,18 @@ and every administration of a campaign registered since (its plan is recomputed 
 
 from __future__ import annotations
 
-import hashlib
-import json
 import sqlite3
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
 
-from agentmetrology.records.canonical import digest, from_plain
 from agentmetrology.store.ledger import KEY_COLUMNS
 from agentmetrology.store.qualify import INVALID
 from agentmetrology.store.verify_episodes import short_text
+from agentmetrology.store.verify_json import loads
+from agentmetrology.store.verify_plan import PlanDigests, plan_row
 from agentmetrology.store.verify_scope import Checkpoint, refs_param
 
-_BINDING_KEYS = {"key", "registration_id", "seed", "task_spec_digest", "target_config_digest",
-                 "scorer_versions"}
 # (environment, task, profile) -> the task specification digest now, or None if not installed
 Reopen = Callable[[str, str, str], str | None]
 
@@ -45,7 +42,7 @@ class BindingChecks(ABC):
     def bindings(self) -> None:
         regs = {n: (r, p, planned) for n, r, p, planned in self.c.execute(
             "SELECT name, registration_id, plan_digest, planned FROM campaigns")}
-        plans: dict[str, list[dict[str, Any]]] = {n: [] for n in regs}
+        plans = PlanDigests(regs)
         cols = ", ".join(KEY_COLUMNS)
         # incremental: the administrations appended, and every one of a campaign registered
         # since (its plan digest is recomputed from all of them)
@@ -68,8 +65,8 @@ class BindingChecks(ABC):
             where = f"administration {adm}"
             tagged = tagged or '"$' in text or "\\u00" in text  # "\u0024float" spells one too
             try:
-                bound = json.loads(text)
-                versions = json.loads(versions_text)
+                bound = loads(text)
+                versions = loads(versions_text)
             except ValueError:
                 self.bad("binding_unreadable", where, "the sealed binding is not JSON")
                 continue
@@ -85,12 +82,9 @@ class BindingChecks(ABC):
             if reg != campaign[0]:
                 self.bad("registration_mismatch", where, f"registration {reg[:12]} is not the "
                          f"campaign's ({campaign[0][:12]})")
-            details = {k: v for k, v in bound.items() if k not in _BINDING_KEYS}
-            plans[key["campaign"]].append(
-                {"key": bound.get("key"), "task": bound.get("task_spec_digest"),
-                 "target": bound.get("target_config_digest"),
-                 "scorers": bound.get("scorer_versions"), "details": details})
-            self.reopened(where, details, key["task"], bound.get("task_spec_digest"))
+            row = plan_row(bound)
+            plans.add(key["campaign"], row)
+            self.reopened(where, row["details"], key["task"], bound.get("task_spec_digest"))
         self.checked["administrations"] = n
         self._plans(regs_planned, plans, tagged)
 
@@ -113,18 +107,33 @@ class BindingChecks(ABC):
                 self.bad(kind, where, f"sealed {name} {short_text(sealed)} but the ledger "
                          f"says {short_text(now)}")
 
-    def _plans(self, regs: dict[str, tuple[Any, Any, Any]],
-               plans: dict[str, list[dict[str, Any]]], tagged: bool) -> None:
+    def _plans(self, regs: dict[str, tuple[Any, Any, Any]], plans: PlanDigests,
+               tagged: bool) -> None:
         """Check each campaign's sealed bindings against its planned count and plan digest."""
         for name, (_, plan_digest, planned) in regs.items():
-            rows = plans[name]
-            if len(rows) != planned:
-                self.bad("scope_mismatch", f"campaign {name}", f"{len(rows)} administrations "
+            count = plans.counts[name]
+            if count != planned:
+                self.bad("scope_mismatch", f"campaign {name}", f"{count} administrations "
                          f"sealed, {planned} planned")
-            again = _plan_digest(name, rows, tagged)
+            again = plans.digest(name, tagged, self._plan_rows)
             if again != plan_digest:
                 self.bad("plan_mismatch", f"campaign {name}", f"the sealed bindings give plan "
                          f"{again[:12]}, the campaign was registered with {plan_digest[:12]}")
+
+    def _plan_rows(self, campaign: str) -> list[dict[str, Any]]:
+        """Return a campaign's plan rows read again, as `bindings` reads them (the rare plan
+        `PlanDigests` cannot hash as it goes)."""
+        rows = []
+        for text, versions_text in self.c.execute(
+                "SELECT binding, scorer_versions FROM administrations WHERE campaign=? "
+                "ORDER BY ordinal", (campaign,)):
+            try:
+                bound, versions = loads(text), loads(versions_text)
+            except ValueError:
+                continue
+            if isinstance(bound, dict) and isinstance(versions, dict):
+                rows.append(plan_row(bound))
+        return rows
 
     def reopened(self, where: str, details: dict[str, Any], task: str, sealed: Any) -> None:
         if self.reopen is None:
@@ -139,21 +148,3 @@ class BindingChecks(ABC):
             self.bad("specification_mismatch", where, f"task {task} of "
                      f"{env or 'the default environment'} now has "
                      f"specification {now[:12]}, sealed {short_text(sealed)}")
-
-def _plan_digest(name: str, rows: list[dict[str, Any]], tagged: bool) -> str:
-    """Return the digest of a campaign's sealed plan, as `records.canonical.digest` gives it.
-
-    The rows are parsed from the sealed canonical texts, so a tag in them (a non-finite float,
-    an escaped mapping) is decoded first: canonical JSON then encodes it exactly as registration
-    did (encoding the tag itself would escape it again). Without a tag-like key canonical JSON
-    is one `json.dumps`, byte-identical to the full walk (a test holds them equal).
-    """
-    doc = {"campaign": name, "bindings": rows}
-    if tagged:
-        return digest(from_plain(doc))
-    try:
-        text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                          allow_nan=False)
-    except ValueError:  # a bare NaN token a forger wrote: the walk tags it
-        return digest(from_plain(doc))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -1,0 +1,87 @@
+"""Each campaign's plan digest recomputed from its sealed bindings, without holding them.
+
+The plan digest is the canonical digest of {"campaign": name, "bindings": rows}, one row per
+administration in plan order (`_plan_digest`). Its text, sorted keys and no whitespace, is
+`{"bindings":[` then each row's own text, comma-separated, then `],"campaign":`, the name's
+text and `}`: `PlanDigests` hashes each row's text as the binding is read, so the full check
+holds no campaign's rows (they were most of its memory: a parsed binding per administration).
+Where that text is not the canonical one (a binding text holding a tag-like key, or a NaN json
+will not write), the campaign's rows are read again and digested by `_plan_digest`, as before.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from agentmetrology.records.canonical import digest, from_plain
+
+BINDING_KEYS = {"key", "registration_id", "seed", "task_spec_digest", "target_config_digest",
+                "scorer_versions"}
+_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                         allow_nan=False).encode
+
+
+def plan_row(bound: dict[str, Any]) -> dict[str, Any]:
+    """Return a sealed binding's row of its campaign's plan."""
+    return {"key": bound.get("key"), "task": bound.get("task_spec_digest"),
+            "target": bound.get("target_config_digest"),
+            "scorers": bound.get("scorer_versions"), "details": details(bound)}
+
+
+def details(bound: dict[str, Any]) -> dict[str, Any]:
+    """Return a sealed binding's details: every field but the administration's own."""
+    return {k: v for k, v in bound.items() if k not in BINDING_KEYS}
+
+
+class PlanDigests:
+    """The plan digest of each campaign, hashed row by row as its bindings are read."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self._hashes = {n: hashlib.sha256(b'{"bindings":[') for n in names}
+        self.counts = dict.fromkeys(self._hashes, 0)
+        self._walk: set[str] = set()  # campaigns json cannot write alone (a NaN)
+
+    def add(self, name: str, row: dict[str, Any]) -> None:
+        """Add the next row of campaign `name`'s plan."""
+        n = self.counts[name]
+        self.counts[name] = n + 1
+        if name in self._walk:
+            return
+        try:
+            text = _JSON(row)
+        except ValueError:  # a bare NaN token a forger wrote: the walk tags it
+            self._walk.add(name)
+            return
+        self._hashes[name].update((b"," if n else b"") + text.encode("utf-8"))
+
+    def digest(self, name: str, tagged: bool,
+               rows: Callable[[str], list[dict[str, Any]]]) -> str:
+        """Return campaign `name`'s plan digest; `rows(name)` reads its rows again when the
+        text hashed is not the canonical one (`tagged`: a binding holds a tag-like key)."""
+        if tagged or name in self._walk:
+            return _plan_digest(name, rows(name), tagged)
+        h = self._hashes[name].copy()
+        h.update(b'],"campaign":' + _JSON(name).encode("utf-8") + b"}")
+        return h.hexdigest()
+
+
+def _plan_digest(name: str, rows: list[dict[str, Any]], tagged: bool) -> str:
+    """Return the digest of a campaign's sealed plan, as `records.canonical.digest` gives it.
+
+    The rows are parsed from the sealed canonical texts, so a tag in them (a non-finite float,
+    an escaped mapping) is decoded first: canonical JSON then encodes it exactly as registration
+    did (encoding the tag itself would escape it again). Without a tag-like key canonical JSON
+    is one `json.dumps`, byte-identical to the full walk (a test holds them equal).
+    """
+    doc = {"campaign": name, "bindings": rows}
+    if tagged:
+        return digest(from_plain(doc))
+    try:
+        text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                          allow_nan=False)
+    except ValueError:  # a bare NaN token a forger wrote: the walk tags it
+        return digest(from_plain(doc))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
