@@ -6,6 +6,7 @@ command's module pulls in what it needs; start-up imports only typer and this pa
 
 from __future__ import annotations
 
+import os
 import sys
 
 import typer
@@ -73,6 +74,11 @@ def main() -> None:
     guard_stdout()
     try:
         load_dotenv()  # API keys from ./.env; never overrides a variable already set
+        # numpy's OpenBLAS starts a thread per core at import, which spins for about 0.1 s of
+        # CPU (`import numpy`: 0.15-0.18 s user CPU, 0.06-0.09 s with one thread; a warm
+        # `campaign status` imports it). agm does no BLAS work a thread would help (one small
+        # dot product in stats.agreement), so one thread unless the user or .env asks for more.
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
         _run_app()  # `agm audit inspect|census|propose` resolve in the root group
     except UserError as exc:  # the one handler: commands need not catch what users can fix
         fail_line(str(exc))
