@@ -15,6 +15,7 @@ controller's values (unset stays unset).
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import tempfile
 from typing import Any
@@ -66,6 +67,22 @@ SERIAL_MODULES = ("tests/run/campaign/test_campaign_interrupt.py",
                   "tests/run/campaign/test_campaign_ray_nodes.py")
 
 
+_SCRATCH: list[str] = []  # the scratch folders this process made (xdist workers inherit them)
+
+
+def _scratch_folder(variable: str, prefix: str) -> None:
+    """Point `variable` at a new scratch folder unless it is set; remember it for removal."""
+    if variable not in os.environ:
+        os.environ[variable] = tempfile.mkdtemp(prefix=prefix)
+        _SCRATCH.append(os.environ[variable])
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove the scratch folders made in pytest_configure (every run left two in /tmp)."""
+    while _SCRATCH:
+        shutil.rmtree(_SCRATCH.pop(), ignore_errors=True)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Register markers; deliverable SIGINT; in an xdist worker, the controller's COLUMNS/LINES.
 
@@ -75,8 +92,8 @@ def pytest_configure(config: pytest.Config) -> None:
     """
     # The status memo (store/verify_memo.py) goes to a scratch folder, never the user's cache;
     # tests of the memo itself set AGM_VERIFY_CACHE per test.
-    os.environ.setdefault("AGM_VERIFY_CACHE", tempfile.mkdtemp(prefix="agm-verify-memo-"))
-    os.environ.setdefault("AGM_TAU2_CACHE", tempfile.mkdtemp(prefix="agm-tau2-memo-"))
+    _scratch_folder("AGM_VERIFY_CACHE", "agm-verify-memo-")
+    _scratch_folder("AGM_TAU2_CACHE", "agm-tau2-memo-")
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     # pytest-xdist (3.6 and later) re-sorts loadscope's modules by their number of tests unless
