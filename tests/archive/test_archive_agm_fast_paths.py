@@ -68,6 +68,25 @@ def test_the_audit_leaves_the_collector_as_it_found_it(store: Path, tmp_path: Pa
     assert gc.get_freeze_count() == 0 and gc.isenabled() == enabled
 
 
+def test_the_audit_leaves_a_callers_frozen_heap_frozen(store: Path, tmp_path: Path) -> None:
+    # a caller (a server freezing its heap before it forks) froze objects of its own: the
+    # audit's thaw must not move them back to the collector's generations
+    mine = [[]]  # a container the collector tracks
+    gc.freeze()
+    try:
+        assert not _collectable(mine)  # frozen: in no generation
+        _audit(store, tmp_path / "out")
+        assert not _collectable(mine)
+    finally:
+        gc.unfreeze()
+    assert _collectable(mine)
+
+
+def _collectable(obj: object) -> bool:
+    """Return True when `obj` is in one of the collector's generations (not frozen)."""
+    return any(o is obj for o in gc.get_objects())
+
+
 def test_the_records_canonical_text_is_canonical_json(store: Path) -> None:
     episodes = [e for e in load_archive(store, "agm").episodes if e.events]
     assert episodes

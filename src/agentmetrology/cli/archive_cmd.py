@@ -108,19 +108,23 @@ def audit(
     # (gc.freeze) while the reports are written: else the collector, resumed, scans it in each
     # generation in turn, freeing nothing (5% of the audit's CPU on 10,000 episodes).
     store = looks_like_store(src)
-    with gc_paused() if store else nullcontext():
-        with _refused():
-            archive = load_checked(src, fmt, span_file, max_member_mb)
-            inputs = read_from(src) + ([("spans", span_file)] if span_file else [])
-            claim = tau2_claim(src, reported, inputs) if archive.format == "tau2" else None
-        qualification, facts = store_binding(archive, src)
-        doc = audit_archive(archive, inputs, qualification, facts, claim)
-        if store:
-            gc.freeze()  # still paused: no collection between the two
+    # gc.unfreeze thaws every frozen object, a caller's too: freeze only when nothing is
+    # frozen (a caller's frozen heap stays frozen). Decided before the try, so an interrupt
+    # right after the freeze still thaws.
+    freeze = store and gc.get_freeze_count() == 0
     try:
+        with gc_paused() if store else nullcontext():
+            with _refused():
+                archive = load_checked(src, fmt, span_file, max_member_mb)
+                inputs = read_from(src) + ([("spans", span_file)] if span_file else [])
+                claim = tau2_claim(src, reported, inputs) if archive.format == "tau2" else None
+            qualification, facts = store_binding(archive, src)
+            doc = audit_archive(archive, inputs, qualification, facts, claim)
+            if freeze:
+                gc.freeze()  # still paused: no collection between the two
         _write_audit(doc, out_dir, as_json)
     finally:
-        if store:
+        if freeze:
             gc.unfreeze()  # a caller in the same process keeps its collector as it was
 
 

@@ -8,7 +8,10 @@ from __future__ import annotations
 import errno
 import json
 import pickle
+import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -104,6 +107,35 @@ def test_parse_json_reports_a_reason() -> None:
     value, reason = parse_json("{nope")
     assert value is None and reason is not None and reason.startswith("not valid JSON")
     assert parse_json("[" * 100_000)[1] is not None  # RecursionError, caught
+
+
+def test_parse_json_reason_when_the_stack_is_short(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A shallow document (under _SHALLOW brackets) met with little stack left (a caller deep
+    # in its own recursion): msgspec's RecursionError must not escape; json.loads' reason,
+    # as without the fast path.
+    text = "[" * 400 + "]" * 400
+
+    def near_the_limit(parse: Callable[[str], Any]) -> Any:
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(_depth() + 100)  # room for 100 more frames, not 400 levels
+        try:
+            return parse(text)
+        finally:
+            sys.setrecursionlimit(limit)
+
+    got = near_the_limit(parse_json)
+    monkeypatch.setattr(submission, "_SHALLOW", 0)  # json.loads alone
+    want = near_the_limit(parse_json)
+    assert want[0] is None and want[1] is not None and "RecursionError" in want[1]
+    assert got == want
+
+
+def _depth() -> int:
+    """Return the number of frames on the current stack."""
+    frame, n = sys._getframe(), 0
+    while frame is not None:
+        frame, n = frame.f_back, n + 1
+    return n
 
 
 

@@ -149,10 +149,10 @@ def parse_json(text: str) -> tuple[Any, str | None]:
     if text.count("[") + text.count("{") < _SHALLOW:
         # msgspec decodes standard JSON to the values json.loads makes, several times faster;
         # whatever it rejects (NaN, 1e400, lone surrogates, escaped or raw, bad syntax)
-        # json.loads decides.
+        # json.loads decides (a RecursionError too: little stack left, json gives the reason).
         try:
             return _FAST_DECODE(text), None
-        except (msgspec.DecodeError, UnicodeEncodeError):
+        except (msgspec.DecodeError, UnicodeEncodeError, RecursionError):
             pass
     try:
         return json.loads(text), None
