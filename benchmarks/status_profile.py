@@ -44,13 +44,14 @@ def profile(root: Path, cold: bool) -> dict[str, Any]:
         shutil.rmtree(folder, ignore_errors=True)
     clock.lap("interpreter and package")
     from agentmetrology.archive.evidence_check import reopened_spec_digest
-    from agentmetrology.cli import main  # noqa: F401  (what `agm` imports first)
-    from agentmetrology.cli.campaign_cmd import _open_store, _print_status
-    from agentmetrology.report.terminal.campaign_tables import cell_table
+    from agentmetrology.cli import campaign_cmd, main  # noqa: F401  (agm's first imports)
+    from agentmetrology.report.terminal.campaign_report import print_store_status
     from agentmetrology.store import verify
+    from agentmetrology.store.opening import open_store
+    from agentmetrology.store.status import grader_totals
     from agentmetrology.store.status_memo import campaign_view
     clock.lap("imports")
-    with _open_store(root, create=False) as st:
+    with open_store(root) as st:
         names = st.campaigns()
         view = campaign_view(st, names, cells=True)
         clock.lap("status numbers (memo hit)" if view.reused else "status numbers (computed)")
@@ -62,15 +63,17 @@ def profile(root: Path, cold: bool) -> dict[str, Any]:
         else:
             with closing(verify.open_ledger_readonly(root)) as c:
                 v = verify._Verifier(root, c, "ledger", reopened_spec_digest)
-                for step in ("chain", "rows", "texts", "blobs", "bindings", "episodes"):
+                v.structure()
+                v.heads(v.chain()[0])  # the order of _Verifier.run
+                clock.lap("ledger check: chain")
+                for step in ("rows", "texts", "blobs", "bindings", "episodes"):
                     getattr(v, step)()
                     clock.lap(f"ledger check: {step}")
         from rich.console import Console
 
         console = Console(file=io.StringIO(), width=160)
-        for s in view.statuses:
-            _print_status(console, s)
-            cell_table(console, view.cells.get(s.campaign, {}))
+        print_store_status(console, console, root, view, grader_totals(st.grader_calls()),
+                           {"result": "QUALIFIED"})
         clock.lap("rendering")
     total_cpu = round(sum(p["cpu_s"] for p in clock.phases.values()), 3)
     return {"state": "cold" if cold else "warm", "phases": clock.phases, "cpu_s": total_cpu}
