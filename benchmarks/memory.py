@@ -47,7 +47,7 @@ OUT = HERE / "results" / "memory.json"
 STATUS_EPISODES = 100_000
 AUDIT_EPISODES = (10_000, 25_000, 50_000)
 SPANS = (25_000, 100_000)
-STATUS_GOAL_S = 2.0
+STATUS_GOAL_S = {"cold": 2.0, "warm": 0.5}  # issue 40: status cold < 2 s, warm < 0.5 s
 
 
 def measure(args: list[str], src: Path, cwd: Path, memo: str = "verify-memo") -> dict[str, Any]:
@@ -176,8 +176,8 @@ def run(work: Path, src: Path, status_n: int, audits: tuple[int, ...],
             for name, got in runs.items():
                 c = _median(got)
                 c.update(case="campaign status" + (" --json" if extra else "") + f" ({state})",
-                         episodes=n, goal_s=STATUS_GOAL_S,
-                         meets_goal=c["wall_s"] < STATUS_GOAL_S)
+                         episodes=n, goal_s=STATUS_GOAL_S[state],
+                         meets_goal=c["wall_s"] < STATUS_GOAL_S[state])
                 _beyond(c, bases[name]["peak_rss_mib"], n, "episode")
                 (cases if name == "this" else earlier).append(c)
     if before is not None and earlier:
