@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 import store.verify_fixtures as vf
 from agentmetrology.cli.main import app
+from agentmetrology.store.blobs import contents
 from agentmetrology.store.chain import TABLES, columns, head, next_head
 from agentmetrology.store.verify import verify_store
 from store.verify_fixtures import (  # built_store, store_copy: the built and root fixtures
@@ -188,3 +189,36 @@ def test_campaign_status_of_a_raw_blob_binding(root: Path) -> None:
     assert r.exit_code == 0 and r.exception is None
     assert r.stderr.startswith("UNQUALIFIED EVIDENCE (invalid_binding)")
     assert "c1: scores per level and condition not shown: the bindings of" in r.stderr
+
+
+def test_a_resealed_episode_blob_nested_too_deep(root: Path) -> None:
+    # A forger's own blob (named by its digest), the row pointed at it and resealed.
+    deep = 100_000
+    data = ('{"key":' * deep + "1" + "}" * deep).encode()
+    d = hashlib.sha256(data).hexdigest()
+    vf.blob(root, d).parent.mkdir(exist_ok=True)
+    vf.blob(root, d).write_bytes(data)
+    vf.reseal(root, f"UPDATE episodes SET episode_digest='{d}' WHERE administration=1",
+              rows=(("episodes", 1),))
+    for mode in ("full", "ledger"):
+        assert ("row_disagrees_with_evidence", "episodes administration=1",
+                f"the episode blob {d[:12]} is nested too deep to read") in _kinds(root, mode)
+
+
+def test_a_transcript_nested_too_deep(root: Path) -> None:
+    # The episode blob rewritten to bind a forger's transcript document, resealed.
+    deep = 100_000
+    doc = ("[" * deep + "]" * deep).encode()
+    ep, _ = vf.episode_digests(root, 1)
+    plain = json.loads(contents(vf.blob(root, ep).read_bytes()))
+    plain["digests"]["transcript"] = hashlib.sha256(doc).hexdigest()
+    data = json.dumps(plain, sort_keys=True, separators=(",", ":")).encode()
+    new = hashlib.sha256(data).hexdigest()
+    for digest, body in ((plain["digests"]["transcript"], doc), (new, data)):
+        vf.blob(root, digest).parent.mkdir(exist_ok=True)
+        vf.blob(root, digest).write_bytes(body)
+    vf.reseal(root, f"UPDATE episodes SET episode_digest='{new}' WHERE administration=1",
+              rows=(("episodes", 1),))
+    for mode in ("full", "ledger"):
+        found = _kinds(root, mode)
+        assert [k for k, w, _ in found if "transcript" in w] == ["transcript_unreadable"], found

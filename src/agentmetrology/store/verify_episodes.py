@@ -73,6 +73,13 @@ class EpisodeChecks(ABC):
 
     def episode(self, where: str, key: dict[str, Any], row: tuple[Any, ...]) -> None:
         """Check one episode blob against its administration (key) and its ledger row."""
+        try:
+            self._episode(where, key, row)
+        except RecursionError:  # a forger's blob nested deeper than Python reads or shows
+            self.bad("row_disagrees_with_evidence", where, f"the episode blob {row[0][:12]} "
+                     "is nested too deep to read")
+
+    def _episode(self, where: str, key: dict[str, Any], row: tuple[Any, ...]) -> None:
         ep_digest, sub_digest, term, mfail, cost, tin, tout, requests, tools, attempts = row
         ledgers = (term, mfail, cost, tin, tout, requests, tools, attempts)
         seen = None if self.reads is None else self.reads.seen(ep_digest)
