@@ -390,7 +390,10 @@ def test_a_chain_entry_for_a_table_the_ledger_does_not_keep(root: Path) -> None:
                      f"VALUES ('notes', '1', '{'c' * 64}', 'x')")
     relink(root)
     q = verify_store(root, mode="hash-only")
-    assert q.qualified and q.chain_length == 28  # it moves the head; no row to check
+    # A forged entry, heads relinked: no row backs it, so it is named (it once qualified)
+    assert q.chain_length == 28 and texts(q) == [(
+        "schema_changed", "invalid_binding", "chain entries of table 'notes'",
+        "the chain seals rows of a table the ledger's code never creates")]
 
 
 def test_an_assessment_text_that_is_json_but_not_an_object(root: Path) -> None:

@@ -62,6 +62,7 @@ from agentmetrology.store.verify_scope import (
     stored_heads,
 )
 from agentmetrology.store.verify_transcripts import TranscriptChecks
+from agentmetrology.store.verify_values import not_text, undigestable
 
 LEDGER_FILE = "ledger.sqlite"
 
@@ -262,6 +263,10 @@ class _Verifier(BlobChecks, TranscriptChecks, EpisodeChecks, BindingChecks):
                      + (f" and {len(broken) - 10} more" if len(broken) > 10 else ""),
                      f"{len(broken)} head(s) do not follow from the entries before them "
                      "(the chain was edited)")
+        for tbl in sorted((chained if expected is None else set(expected)) - TABLES.keys(),
+                          key=str):
+            self.bad("schema_changed", f"chain entries of table {tbl!r}", "the chain seals "
+                     "rows of a table the ledger's code never creates")
         self.checked["chain_entries"] = n
         return start + n, last
 
@@ -292,10 +297,15 @@ class _Verifier(BlobChecks, TranscriptChecks, EpisodeChecks, BindingChecks):
                              "chain entry (added outside the ledger's API)")
                     continue
                 sealed = sealed_rows[ref]
-                actual = content_digest(table, ref, dict(zip(cols, row[1:], strict=True)))
+                try:
+                    actual = content_digest(table, ref, dict(zip(cols, row[1:], strict=True)))
+                except TypeError:  # a value no writer stores (a BLOB): no digest to compare
+                    actual = None
                 if sealed is None:
                     self.bad("row_not_sealed", f"{table} {ident}={ref}",
                              "the chain records this row as removed")
+                elif actual is None:
+                    self.bad("row_changed", f"{table} {ident}={ref}", undigestable(cols, row))
                 elif actual != sealed:
                     self.bad("row_changed", f"{table} {ident}={ref}", "its content no longer "
                              f"hashes to the digest sealed for it ({sealed[:12]}): edited in "
@@ -348,16 +358,26 @@ class _Verifier(BlobChecks, TranscriptChecks, EpisodeChecks, BindingChecks):
         where, params = self.only("administrations", "id")
         for adm, text, d in self.c.execute(
                 "SELECT id, binding, binding_digest FROM administrations" + where, params):
-            if hashlib.sha256(text.encode("utf-8")).hexdigest() != d:
+            try:
+                changed = hashlib.sha256(text.encode("utf-8")).hexdigest() != d
+            except AttributeError:  # a raw BLOB a forger stored: no sealed text
+                changed = True
+            if changed:
                 self.bad("binding_text_changed", f"administration {adm}",
-                         "the sealed binding no longer hashes to binding_digest")
+                         "the sealed binding no longer hashes to binding_digest"
+                         + not_text(text))
         for table in ("assessments", "superseded_assessments"):
             where, params = self.only(table, "id")
             for aid, text, d in self.c.execute(
                     f"SELECT id, assessment, assessment_digest FROM {table}{where}", params):
-                if hashlib.sha256(text.encode("utf-8")).hexdigest() != d:
+                try:
+                    changed = hashlib.sha256(text.encode("utf-8")).hexdigest() != d
+                except AttributeError:  # a raw BLOB a forger stored: no sealed text
+                    changed = True
+                if changed:
                     self.bad("assessment_text_changed", f"{table} id={aid}",
-                             "the assessment no longer hashes to assessment_digest")
+                             "the assessment no longer hashes to assessment_digest"
+                             + not_text(text))
 
     def episode_scope(self) -> tuple[str | None, str | None]:
         """Return the recorded and superseded episodes an incremental check re-reads (as

@@ -15,7 +15,7 @@ from agentmetrology.store.ledger import KEY_COLUMNS
 from agentmetrology.store.qualify import INVALID
 from agentmetrology.store.verify_episodes import short_text
 from agentmetrology.store.verify_json import loads
-from agentmetrology.store.verify_plan import PlanDigests, plan_row
+from agentmetrology.store.verify_plan import PlanDigests, UnhashablePlan, details, plan_row
 from agentmetrology.store.verify_scope import Checkpoint, refs_param
 
 # (environment, task, profile) -> the task specification digest now, or None if not installed
@@ -63,6 +63,10 @@ class BindingChecks(ABC):
             adm, key = row[0], dict(zip(KEY_COLUMNS, row[1:8], strict=True))
             spec, target, versions_text, reg, text = row[8:13]
             where = f"administration {adm}"
+            if type(text) is not str:  # a raw BLOB (the row check names it)
+                self.bad("binding_unreadable", where, f"the sealed binding is no text but a "
+                         f"{type(text).__name__}")
+                continue
             tagged = tagged or '"$' in text or "\\u00" in text  # "\u0024float" spells one too
             try:
                 bound = loads(text)
@@ -70,10 +74,19 @@ class BindingChecks(ABC):
             except ValueError:
                 self.bad("binding_unreadable", where, "the sealed binding is not JSON")
                 continue
+            except RecursionError:  # no writer nests so deep: Python cannot read it
+                self.bad("binding_unreadable", where, "the sealed binding is nested too deep "
+                         "to read")
+                continue
             if not isinstance(bound, dict) or not isinstance(versions, dict):
                 self.bad("binding_unreadable", where, "the sealed binding is not a JSON object")
                 continue
-            self._sealed_fields(where, bound, key, (spec, target, versions, reg))
+            try:  # read, but too deep for what shows or hashes it (a forger's nesting)
+                self._sealed_fields(where, bound, key, (spec, target, versions, reg))
+                self.reopened(where, details(bound), key["task"], bound.get("task_spec_digest"))
+            except RecursionError:
+                self.bad("binding_unreadable", where, "the sealed binding is nested too deep "
+                         "to check")
             campaign = regs.get(key["campaign"])
             if campaign is None:
                 self.bad("registration_mismatch", where, f"campaign {key['campaign']!r} is "
@@ -82,9 +95,7 @@ class BindingChecks(ABC):
             if reg != campaign[0]:
                 self.bad("registration_mismatch", where, f"registration {reg[:12]} is not the "
                          f"campaign's ({campaign[0][:12]})")
-            row = plan_row(bound)
-            plans.add(key["campaign"], row)
-            self.reopened(where, row["details"], key["task"], bound.get("task_spec_digest"))
+            plans.add(key["campaign"], plan_row(bound))
         self.checked["administrations"] = n
         self._plans(regs_planned, plans, tagged)
 
@@ -115,7 +126,12 @@ class BindingChecks(ABC):
             if count != planned:
                 self.bad("scope_mismatch", f"campaign {name}", f"{count} administrations "
                          f"sealed, {planned} planned")
-            again = plans.digest(name, tagged, self._plan_rows)
+            try:
+                again = plans.digest(name, tagged, self._plan_rows)
+            except UnhashablePlan as exc:
+                self.bad("plan_mismatch", f"campaign {name}", f"the sealed bindings give no plan "
+                         f"digest ({exc}), the campaign was registered with {plan_digest[:12]}")
+                continue
             if again != plan_digest:
                 self.bad("plan_mismatch", f"campaign {name}", f"the sealed bindings give plan "
                          f"{again[:12]}, the campaign was registered with {plan_digest[:12]}")
@@ -129,7 +145,7 @@ class BindingChecks(ABC):
                 "ORDER BY ordinal", (campaign,)):
             try:
                 bound, versions = loads(text), loads(versions_text)
-            except ValueError:
+            except (ValueError, RecursionError, TypeError):  # named by `bindings` already
                 continue
             if isinstance(bound, dict) and isinstance(versions, dict):
                 rows.append(plan_row(bound))

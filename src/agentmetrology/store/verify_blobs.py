@@ -132,7 +132,7 @@ class BlobChecks(ABC):
     def present(self, d: str) -> bool:
         """Return True when the blob file of `d` exists (one directory listing, then a set;
         incremental: its own lookup, since it reads only the blobs appended)."""
-        if _DIGEST.fullmatch(d) is None:
+        if type(d) is not str or _DIGEST.fullmatch(d) is None:  # a raw BLOB: no blob name
             return False
         return self._kind(d) == "file" if self.since is not None else d in self._names()[0]
 

@@ -73,6 +73,13 @@ class EpisodeChecks(ABC):
 
     def episode(self, where: str, key: dict[str, Any], row: tuple[Any, ...]) -> None:
         """Check one episode blob against its administration (key) and its ledger row."""
+        try:
+            self._episode(where, key, row)
+        except RecursionError:  # a forger's blob nested deeper than Python reads or shows
+            self.bad("row_disagrees_with_evidence", where, f"the episode blob {row[0][:12]} "
+                     "is nested too deep to read")
+
+    def _episode(self, where: str, key: dict[str, Any], row: tuple[Any, ...]) -> None:
         ep_digest, sub_digest, term, mfail, cost, tin, tout, requests, tools, attempts = row
         ledgers = (term, mfail, cost, tin, tout, requests, tools, attempts)
         seen = None if self.reads is None else self.reads.seen(ep_digest)
@@ -159,6 +166,9 @@ class EpisodeChecks(ABC):
         except ValueError:
             self.bad("assessment_unreadable", where, "not JSON")
             return
+        except RecursionError:  # no writer nests so deep: Python cannot read it
+            self.bad("assessment_unreadable", where, "nested too deep to read")
+            return
         if not isinstance(body, dict):
             self.bad("assessment_unreadable", where, "not a JSON object")
             return
@@ -167,8 +177,11 @@ class EpisodeChecks(ABC):
             if body.get(name) != col:
                 self.bad("instrument_mismatch" if name.startswith("scorer") else
                          "row_disagrees_with_evidence", where,
-                         f"{name} is {col!r} in the ledger but {body.get(name)!r} in the "
-                         "sealed assessment")
+                         f"{name} is {col!r} in the ledger but {_shown(body.get(name))} in "
+                         "the sealed assessment")
+        if type(body.get("score")) is bool:  # true == 1.0 in Python; no column holds a bool
+            self.bad("row_disagrees_with_evidence", where, f"score is {score!r} in the ledger "
+                     f"but {body['score']!r} (a boolean, not a number) in the sealed assessment")
         if submission is not None and evd != submission:
             self.bad("scope_mismatch", where, f"assessed evidence {str(evd)[:12]} is not "
                      f"the episode's submission {submission[:12]}")
@@ -251,14 +264,26 @@ def sealed_versions(text: str) -> dict[str, str]:
     """Return the sealed scorer versions, {} when unreadable (the binding check names that)."""
     try:
         versions = loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}
     return versions if isinstance(versions, dict) else {}
 
 
+def _shown(value: Any) -> str:
+    """Return a sealed value's repr, or what it is when it is nested too deep to show."""
+    try:
+        return repr(value)
+    except RecursionError:
+        return f"a {type(value).__name__} nested too deep to show"
+
+
 def short_text(value: Any) -> str:
     """Return a value as a problem message shows it: a digest's 12 digits, else 80 characters."""
-    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    try:  # a raw BLOB shows as its repr; a value nested too deep is named so
+        text = value if isinstance(value, str) else json.dumps(value, sort_keys=True,
+                                                               default=repr)
+    except (RecursionError, TypeError, ValueError):
+        text = f"a {type(value).__name__} too deeply nested (or keyed) to show"
     return text[:12] if isinstance(value, str) and len(text) == 64 else text[:80]
 
 

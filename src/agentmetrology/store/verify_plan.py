@@ -36,6 +36,14 @@ def details(bound: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in bound.items() if k not in BINDING_KEYS}
 
 
+class UnhashablePlan(ValueError):
+    """Raised when a campaign's sealed bindings give no plan digest (no text can hold them)."""
+
+
+_SURROGATE = "a sealed binding holds a lone surrogate, which no UTF-8 text holds"
+_DEEP = "a sealed binding is nested too deep to hash"
+
+
 class PlanDigests:
     """The plan digest of each campaign, hashed row by row as its bindings are read."""
 
@@ -43,26 +51,41 @@ class PlanDigests:
         self._hashes = {n: hashlib.sha256(b'{"bindings":[') for n in names}
         self.counts = dict.fromkeys(self._hashes, 0)
         self._walk: set[str] = set()  # campaigns json cannot write alone (a NaN)
+        self._unhashable: dict[str, str] = {}  # campaign -> why no plan digest exists
 
     def add(self, name: str, row: dict[str, Any]) -> None:
         """Add the next row of campaign `name`'s plan."""
         n = self.counts[name]
         self.counts[name] = n + 1
-        if name in self._walk:
+        if name in self._walk or name in self._unhashable:
             return
         try:
-            text = _JSON(row)
+            text = _JSON(row).encode("utf-8")
+        except UnicodeEncodeError:  # registration could not have hashed it either
+            self._unhashable[name] = _SURROGATE
+            return
         except ValueError:  # a bare NaN token a forger wrote: the walk tags it
             self._walk.add(name)
             return
-        self._hashes[name].update((b"," if n else b"") + text.encode("utf-8"))
+        except RecursionError:
+            self._unhashable[name] = _DEEP
+            return
+        self._hashes[name].update((b"," if n else b"") + text)
 
     def digest(self, name: str, tagged: bool,
                rows: Callable[[str], list[dict[str, Any]]]) -> str:
         """Return campaign `name`'s plan digest; `rows(name)` reads its rows again when the
-        text hashed is not the canonical one (`tagged`: a binding holds a tag-like key)."""
+        text hashed is not the canonical one (`tagged`: a binding holds a tag-like key).
+        Raises UnhashablePlan when no text holds them (a lone surrogate, nesting too deep)."""
+        if name in self._unhashable:
+            raise UnhashablePlan(self._unhashable[name])
         if tagged or name in self._walk:
-            return _plan_digest(name, rows(name), tagged)
+            try:
+                return _plan_digest(name, rows(name), tagged)
+            except UnicodeEncodeError as exc:
+                raise UnhashablePlan(_SURROGATE) from exc
+            except RecursionError as exc:
+                raise UnhashablePlan(_DEEP) from exc
         h = self._hashes[name].copy()
         h.update(b'],"campaign":' + _JSON(name).encode("utf-8") + b"}")
         return h.hexdigest()

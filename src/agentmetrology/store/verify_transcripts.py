@@ -49,7 +49,7 @@ class TranscriptChecks(ABC):
             return
         try:
             parts = part_digests(json.loads(contents(self.blob_path(digest).read_bytes())))
-        except (OSError, ValueError, BlobCorruptError) as exc:
+        except (OSError, ValueError, BlobCorruptError, RecursionError) as exc:
             self.bad("transcript_unreadable", where, f"document {digest[:12]} is not a "
                      f"transcript ({exc})")
             return
