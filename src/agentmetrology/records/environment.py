@@ -136,6 +136,11 @@ HarnessProgram = Callable[[EnvInstance, Policy, ToolRecorder, int], Awaitable[st
 agent stopped ('' when it did not stop on its own)."""
 
 
+def model_owned_in(ownership: Mapping[str, Owner]) -> tuple[str, ...]:
+    """Return the decisions an ownership map (decision -> owner) gives the model."""
+    return tuple(d for d, who in ownership.items() if who == "model")
+
+
 @dataclass(frozen=True, slots=True)
 class EnvSpec:
     """An environment, described once: a required core and optional capabilities.
@@ -203,7 +208,7 @@ class EnvSpec:
 
     def model_owned(self, level: str) -> tuple[str, ...]:
         """Return the decisions the model owns at `level`."""
-        return tuple(d for d, who in self.ownership_of(level).items() if who == "model")
+        return model_owned_in(self.ownership_of(level))
 
     def scorer(self, name: str) -> Scorer:
         """Return a scorer by name, or raise ValueError naming the scorers."""

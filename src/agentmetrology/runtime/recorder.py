@@ -55,9 +55,7 @@ class Recorder:
             # Tool.__call__ only forwards to fn: calling fn skips one keyword repacking (every
             # tool call of every episode comes through here).
             result = tool.fn(**args) if type(tool) is Tool else tool(**args)
-        events = self.events
-        events.append(Event(len(events), actor, "tool_call", name,
-                            args if isinstance(args, dict) else {}, result, self.clock.now()))
+        self.add(actor, "tool_call", name, args if isinstance(args, dict) else {}, result)
         if len(env.trace) > self._trace_seen:
             self._sync_trace()
         return result

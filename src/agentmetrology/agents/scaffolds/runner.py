@@ -14,7 +14,7 @@ from agentmetrology.agents.scaffolds.ownership import SCAFFOLD_POLICIES
 from agentmetrology.mutations import mutate_message, split_condition
 from agentmetrology.records.canonical import digest
 from agentmetrology.records.clock import Clock, FakeClock
-from agentmetrology.records.environment import EnvInstance, EnvSpec, Owner
+from agentmetrology.records.environment import EnvInstance, EnvSpec, Owner, model_owned_in
 from agentmetrology.records.episode import Episode, EpisodeKey, Termination, Usage
 from agentmetrology.records.errors import InfraError
 from agentmetrology.records.policy import Brief, Policy, Stop
@@ -64,7 +64,7 @@ def brief_for(spec: EnvSpec, env: EnvInstance, level: str, max_steps: int,
                    "prompt_version": spec.prompts.version}
     own = spec.ownership_of(level) if ownership is None else ownership
     # One construction (every episode makes a brief): dataclasses.replace costs as much again.
-    owned = tuple(d for d, who in own.items() if who == "model")  # spec.model_owned(level)
+    owned = model_owned_in(own)
     return Brief(env.task_id, description, query, tuple(t.spec for t in env.tools.values()),
                  level, owned, env.seed, max_steps, clock,  # type: ignore[arg-type]
                  environment=spec.name, **prompts)
