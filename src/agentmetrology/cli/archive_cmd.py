@@ -6,7 +6,6 @@ Every user error (missing file, unknown or unreadable format) exits with code 2 
 
 from __future__ import annotations
 
-import gc
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
@@ -45,7 +44,7 @@ from agentmetrology.report.terminal.archive_tables import (
     print_archive_compare,
     print_store_regrade,
 )
-from agentmetrology.runtime.gc_pause import gc_paused
+from agentmetrology.runtime.gc_pause import gc_frozen, gc_paused
 from agentmetrology.store.qualify import banner
 from agentmetrology.store.store import LEDGER_FILE
 
@@ -108,11 +107,7 @@ def audit(
     # (gc.freeze) while the reports are written: else the collector, resumed, scans it in each
     # generation in turn, freeing nothing (5% of the audit's CPU on 10,000 episodes).
     store = looks_like_store(src)
-    # gc.unfreeze thaws every frozen object, a caller's too: freeze only when nothing is
-    # frozen (a caller's frozen heap stays frozen). Decided before the try, so an interrupt
-    # right after the freeze still thaws.
-    freeze = store and gc.get_freeze_count() == 0
-    try:
+    with gc_frozen() as heap:  # thawed however the audit ends (runtime.gc_pause)
         with gc_paused() if store else nullcontext():
             with _refused():
                 archive = load_checked(src, fmt, span_file, max_member_mb)
@@ -120,12 +115,9 @@ def audit(
                 claim = tau2_claim(src, reported, inputs) if archive.format == "tau2" else None
             qualification, facts = store_binding(archive, src)
             doc = audit_archive(archive, inputs, qualification, facts, claim)
-            if freeze:
-                gc.freeze()  # still paused: no collection between the two
+            if store:
+                heap.freeze()  # still paused: no collection between the two
         _write_audit(doc, out_dir, as_json)
-    finally:
-        if freeze:
-            gc.unfreeze()  # a caller in the same process keeps its collector as it was
 
 
 def _write_audit(doc: dict[str, Any], out_dir: Path, as_json: bool) -> None:
