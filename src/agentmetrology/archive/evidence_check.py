@@ -10,8 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from agentmetrology.envs.registry import environment_or_default
-from agentmetrology.run.campaign.plan import task_spec_digest
+from agentmetrology.envs.registry import environment_or_default, task_spec_digest
 from agentmetrology.store import verify_checkpoint, verify_memo
 from agentmetrology.store.blob_reads import BlobReads
 from agentmetrology.store.verify import store_head, verify_store

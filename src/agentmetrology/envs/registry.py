@@ -9,8 +9,11 @@ registry idiom of every kind picked by name (runtime/registry.py).
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Mapping
 from typing import Any
 
+from agentmetrology.records.canonical import digest, to_plain
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.runtime.registry import BadEntryPointError, Registry, UnknownNameError
 
@@ -20,6 +23,12 @@ BUILTINS: dict[str, str] = {"comtrade": "agentmetrology.envs.comtrade.spec:SPEC"
                              "permission": "agentmetrology.envs.toolworlds.spec:PERMISSION",
                              "transaction": "agentmetrology.envs.toolworlds.spec:TRANSACTION",
                              "clarification": "agentmetrology.envs.toolworlds.spec:CLARIFICATION"}
+# Where a built-in's task table lives, importable without the rest of the environment: every
+# `agm campaign status` re-opens the task specifications its store binds (the evidence check),
+# and ComtradeBench's environment loads numpy. Each is the very object its EnvSpec's `tasks` is
+# (tests/envs/test_registry_tasks.py).
+BUILTIN_TASKS: dict[str, str] = {"comtrade": "agentmetrology.envs.comtrade.tasks:TASKS",
+                                  "researchops": "agentmetrology.envs.researchops.tasks:TASKS"}
 # The environment a command uses when none is named (campaign and experiment files, the demo,
 # adapters), and the environment of every record that names none (stores, plans, episodes,
 # campaign files and quick runs written before environments were plug-ins: ComtradeBench was the
@@ -83,6 +92,23 @@ def env_names() -> list[str]:
 def get_env(name: str) -> EnvSpec:
     """Return the environment called `name`, or raise UnknownEnvironmentError naming them all."""
     return ENV_REGISTRY.get(name)
+
+
+def env_tasks(name: str) -> Mapping[str, Any]:
+    """Return the task table of environment `name` (a built-in's without importing the rest of
+    it, unless a registration in this process replaced the built-in)."""
+    where = BUILTIN_TASKS.get(name)
+    if where is None or ENV_REGISTRY.target(name) != BUILTINS[name]:
+        return get_env(name).tasks
+    module, _, attr = where.partition(":")
+    tasks: Mapping[str, Any] = getattr(importlib.import_module(module), attr)
+    return tasks
+
+
+def task_spec_digest(task: str, profile: str, environment: str = DEFAULT_ENVIRONMENT) -> str:
+    """Return the digest of a task's specification under a profile (KeyError: no such task)."""
+    return digest({"environment": environment, "profile": profile,
+                   "task": to_plain(env_tasks(environment)[task])})
 
 
 def env_summaries() -> list[dict[str, Any]]:

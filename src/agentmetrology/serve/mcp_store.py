@@ -18,13 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentmetrology.envs.registry import DEFAULT_ENVIRONMENT
+from agentmetrology.envs.registry import DEFAULT_ENVIRONMENT, task_spec_digest
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.canonical import digest, to_plain
 from agentmetrology.records.episode import Episode, EpisodeKey
 from agentmetrology.records.errors import UserError
 from agentmetrology.records.names import slug
-from agentmetrology.run.campaign.plan import scorer_versions, task_spec_digest
+from agentmetrology.run.campaign.plan import scorer_versions
 from agentmetrology.store import (
     AttemptStateError,
     Binding,

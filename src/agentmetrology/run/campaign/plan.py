@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agentmetrology.envs.registry import DEFAULT_ENVIRONMENT, get_env
+from agentmetrology.envs.registry import get_env, task_spec_digest
 from agentmetrology.mutations import mutate_scorers, split_condition
 from agentmetrology.records.canonical import digest, to_plain
 from agentmetrology.records.episode import EpisodeKey
@@ -34,13 +34,6 @@ class Plan:
     def by_key(self) -> dict[EpisodeKey, Planned]:
         """Return the administrations indexed by key."""
         return {p.key: p for p in self.administrations}
-
-
-def task_spec_digest(task: str, profile: str, environment: str = DEFAULT_ENVIRONMENT) -> str:
-    """Return the digest of a task's specification under a profile."""
-    spec = get_env(environment)
-    return digest({"environment": environment, "profile": profile,
-                   "task": to_plain(spec.tasks[task])})
 
 
 def scorer_versions(environment: str, condition: str = "clean") -> dict[str, str]:

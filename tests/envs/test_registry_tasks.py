@@ -1,0 +1,77 @@
+"""A built-in's task table read without its environment, and the lazy ComtradeBench package."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+
+import pytest
+
+from agentmetrology.envs.registry import (
+    BUILTIN_TASKS,
+    BUILTINS,
+    env_tasks,
+    get_env,
+    register,
+    task_spec_digest,
+    unregister,
+)
+from agentmetrology.records.canonical import digest, to_plain
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN_TASKS))
+def test_builtin_task_table_is_the_specs_own(name: str) -> None:
+    assert name in BUILTINS
+    assert env_tasks(name) is get_env(name).tasks
+
+
+def test_task_spec_digest_is_the_digest_of_the_specs_task() -> None:
+    spec = get_env("comtrade")
+    want = digest({"environment": "comtrade", "profile": "default",
+                   "task": to_plain(spec.tasks["T3_duplicates"])})
+    assert task_spec_digest("T3_duplicates", "default", "comtrade") == want
+    with pytest.raises(KeyError):
+        task_spec_digest("T99_missing", "default", "comtrade")
+
+
+def test_a_registration_replacing_a_builtin_gives_its_own_tasks() -> None:
+    spec = get_env("researchops")
+    first = next(iter(spec.tasks))
+    replaced = register(dataclasses.replace(spec, tasks={first: spec.tasks[first]}))
+    try:
+        assert env_tasks("researchops") is replaced.tasks
+        assert list(env_tasks("researchops")) == [first]
+    finally:
+        unregister("researchops")
+    assert env_tasks("researchops") is get_env("researchops").tasks
+
+
+def test_specification_digests_need_no_numpy() -> None:
+    # `agm campaign status` re-opens every bound task specification: the task tables alone
+    code = ("import sys\n"
+            "from agentmetrology.envs.registry import task_spec_digest\n"
+            "task_spec_digest('T3_duplicates', 'default', 'comtrade')\n"
+            "import agentmetrology.envs.comtrade as c\n"
+            "c.TASKS, c.get_task\n"
+            "assert 'numpy' not in sys.modules, 'numpy imported'\n"
+            "c.ComtradeEnv\n"
+            "assert 'numpy' in sys.modules\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_lazy_package_names_what_it_exports() -> None:
+    import agentmetrology.envs.comtrade as c
+    from agentmetrology.envs.comtrade.environment import ComtradeEnv
+    from agentmetrology.envs.comtrade.generator import generate_rows
+
+    assert c.ComtradeEnv is ComtradeEnv and c.generate_rows is generate_rows
+    assert set(c.__all__) <= set(dir(c))
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        c.nothing  # noqa: B018
+
+
+def test_every_exported_name_has_a_home() -> None:
+    import agentmetrology.envs.comtrade as c
+
+    assert sorted(c.__all__) == sorted(c._HOME)
