@@ -1,7 +1,11 @@
 """Episodes per second for model-free agents, next to each task's floor.
 
 The floor of a task is the work no agent can avoid: generating its rows, serialising a perfect
-submission and scoring it with both scorers. An episode adds the agent, the scaffold, the tool
+submission and scoring it with both scorers. The floor's submission is the least a valid one
+can be: the exact rows, metadata naming only the task and no run log, so the shape judge's
+metadata and log checks, which every agent's submission goes through, count in an episode's
+"scoring" extra (and the floor's judge score is lower than a careful agent's: correctness is
+the ground truth's, not the judge's). An episode adds the agent, the scaffold, the tool
 envelopes and the event record. Writes benchmarks/results/episodes.json.
 
 The machine is shared, so floor and episode are timed in alternating rounds (ROUNDS of each, on
