@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from agentmetrology.runtime.rng import _label_digest, entropy_words, rng
+from agentmetrology.runtime.rng import _LE_IS_NATIVE, _ZERO_WORD, _label_digest, entropy_words, rng
 
 _M32 = 0xFFFFFFFF
 _M64 = (1 << 64) - 1
@@ -42,14 +42,21 @@ _STATE_HASH = _hash_constants(8)  # four uint64 words: PCG64's seed and incremen
 (_X0, _U0), (_X1, _U1), (_X2, _U2), (_X3, _U3), (_X4, _U4), (_X5, _U5), (_X6, _U6), \
     (_X7, _U7) = _STATE_HASH
 _DOUBLE = 1.0 / 9007199254740992.0
+# PCG64's seeding step and the draw's own step as one: s1 = (inc + s0) * M + inc, then
+# s2 = s1 * M + inc = (inc + s0) * M**2 + inc * (M + 1), all modulo 2**128.
+_PCG_MULT_2 = (_PCG_MULT * _PCG_MULT) & _M128
+_PCG_MULT_1 = _PCG_MULT + 1
+_U32 = np.dtype(np.uint32)
 
 
 def first_random(seed: int | str, *labels: object) -> float:
     """Return `rng(seed, *labels).random()`, computed without constructing the generator."""
-    p0, p1, p2, p3 = np.random.SeedSequence(
-        entropy_words(_label_digest(seed, *labels))).pool.tolist()
-    # SeedSequence.generate_state(4, uint64), word k hashing pool[k & 3], unrolled (the loop
-    # and its list cost as much as the arithmetic)
+    digest = _label_digest(seed, *labels)
+    # entropy_words(digest), inline for the usual digest: its top word is not zero (all but
+    # 2**-32 of them), so the words are the reversed bytes read as little-endian uint32
+    words = (np.frombuffer(digest[::-1], _U32) if _LE_IS_NATIVE and digest[:4] != _ZERO_WORD
+             else entropy_words(digest))
+    p0, p1, p2, p3 = np.random.SeedSequence(words).pool.tolist()
     w0 = ((p0 ^ _X0) * _U0) & _M32
     w1 = ((p1 ^ _X1) * _U1) & _M32
     w2 = ((p2 ^ _X2) * _U2) & _M32
@@ -69,8 +76,8 @@ def first_random(seed: int | str, *labels: object) -> float:
     # uint64 word j is w[2j] | w[2j+1] << 32; PCG64 seeds with (words 0, 1) and inc (2, 3)
     state = (w1 << 96) | (w0 << 64) | (w3 << 32) | w2
     inc = ((w5 << 97) | (w4 << 65) | (w7 << 33) | (w6 << 1) | 1) & _M128
-    state = (((inc + state) & _M128) * _PCG_MULT + inc) & _M128  # pcg_setseq_128_srandom_r
-    state = (state * _PCG_MULT + inc) & _M128  # the draw's own step
+    # pcg_setseq_128_srandom_r and the draw's own step, as one step
+    state = ((inc + state) * _PCG_MULT_2 + inc * _PCG_MULT_1) & _M128
     x = ((state >> 64) ^ state) & _M64  # XSL-RR output
     rot = state >> 122
     return ((((x >> rot) | (x << (-rot & 63))) & _M64) >> 11) * _DOUBLE

@@ -225,6 +225,32 @@ def test_page_collector_bulk_equals_its_row_loop(name: str, dedup: bool, drop_to
     assert [id(r) for r in fast.rows] == [id(r) for r in slow.rows]  # the same dicts, in order
 
 
+ODD_ROWS: dict[str, list[list[Any]]] = {
+    "falsy totals flags": [[{**_rows()[0], "isTotal": False}, {**_rows()[1], "is_total": 0},
+                            {**_rows()[2], "isTotal": None, "is_total": ""}, _rows()[0]]],
+    "an unhashable key value, twice": [[_changed(1, year=[2021])[1]] * 2 + _rows()[:3]],
+    "a dict subclass": [[type("Row", (dict,), {})(_rows()[0]), _rows()[0], _rows()[1]]],
+    "a missing record id": [[{k: v for k, v in r.items() if k != "record_id"}
+                             for r in _rows()[:3]] * 2],
+}
+
+
+@pytest.mark.parametrize("name", [*PAGES, *ODD_ROWS])
+@pytest.mark.parametrize(("dedup", "drop_totals"), [(True, True), (False, True), (True, False),
+                                                    (False, False)])
+def test_page_loop_equals_the_general_rule_row_by_row(name: str, dedup: bool,
+                                                      drop_totals: bool) -> None:
+    """The loop's plain-row steps do what `_add_row` (the general rule) does with each row."""
+    fast, slow = (RowCollector(dedup=dedup, drop_totals=drop_totals) for _ in range(2))
+    for page in {**PAGES, **ODD_ROWS}[name]:
+        fast.add(page)  # short pages: the loop (BULK_MIN_ROWS)
+        for row in page:
+            slow._add_row(row)
+    assert (fast.rows, fast.ids, fast._seen, fast.totals_dropped, fast.duplicates_dropped) == (
+        slow.rows, slow.ids, slow._seen, slow.totals_dropped, slow.duplicates_dropped)
+    assert [id(r) for r in fast.rows] == [id(r) for r in slow.rows]  # the same dicts, in order
+
+
 @pytest.mark.parametrize("task", ["T3_duplicates", "T7_totals_trap", "T8_mixed_faults",
                                   "T9_adaptive_adversary", "T10_constrained_budget"])
 def test_served_pages_bulk_equals_the_row_loop(

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agentmetrology.envs.comtrade.service import ComtradeService
+from agentmetrology.envs.comtrade.service import DEFAULT_PAGE_SIZE, ComtradeService
 from agentmetrology.stress.adversary import EscalatingAdversary, Perturbation
 from agentmetrology.stress.progress import AgentProgress
 from agentmetrology.stress.schedule import (
@@ -57,7 +57,9 @@ class ComtradeAdapter:
 
     def realise(self, perturbations: Sequence[Perturbation], args: dict[str, Any]) -> Observation:
         """Run fetch_page with the intents applied inside the service's fetch pipeline."""
-        return self.service.fetch(args.get("page"), args.get("page_size", 500), perturbations)
+        # the service's own default object: fetch tells it from an explicit 500 by identity
+        return self.service.fetch(args.get("page"), args.get("page_size", DEFAULT_PAGE_SIZE),
+                                  perturbations)
 
     def succeeded(self, observation: Observation) -> bool:
         """A fetch succeeded when it returned rows (an empty page past the end counts)."""

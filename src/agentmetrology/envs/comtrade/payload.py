@@ -33,34 +33,59 @@ class RowCollector:
         """Absorb a page's rows (anything that is not a dict is ignored)."""
         if not isinstance(rows, list) or (len(rows) >= BULK_MIN_ROWS and self._add_plain(rows)):
             return
-        # Called for every page by both the harness and the scripted agents: the totals test
-        # (generator.is_totals_row) and the dedup key are inlined, with identical semantics.
-        seen, kept, ids = self._seen, self.rows, self.ids
-        dedup, drop_totals = self.dedup, self.drop_totals
+        # Called for every page by both the harness and the scripted agents. A plain row (a
+        # dict without totals flags whose key fields are all there: every generated row) is
+        # tested and keyed here in a few C-level steps: its hs and record id are in its dedup
+        # key, and one set insertion says whether the key was new. Any other row goes through
+        # `_add_row`, the general test, before anything is done for it.
+        seen, kept, ids, dedup = self._seen, self.rows, self.ids, self.dedup
+        hs_at, rid_at = _HS_AT, _RID_AT
         for row in rows:
-            if not isinstance(row, dict):
+            if type(row) is not dict or "isTotal" in row or "is_total" in row:
+                self._add_row(row)
                 continue
-            get = row.get
-            if get("isTotal") or get("is_total") or get("hs") == "TOTAL":
-                if drop_totals:
-                    self.totals_dropped += 1
-                    continue
-            elif type(rid := get("record_id")) is str:
-                ids.add(rid)
+            try:
+                key = _KEY(row)
+            except KeyError:  # a key field missing
+                self._add_row(row)
+                continue
+            if key[hs_at] == "TOTAL":  # a totals row
+                self._add_row(row)
+                continue
+            fresh = True
             if dedup:
+                before = len(seen)
                 try:
-                    key = _KEY(row)
-                    if key in seen:  # hashes the key: unhashable values raise TypeError
-                        self.duplicates_dropped += 1
-                        continue
-                except (KeyError, TypeError):
-                    key = _dedup_key(row)
-                    if key in seen:
-                        self.duplicates_dropped += 1
-                        continue
-                seen.add(key)
-            kept.append(row)
+                    seen.add(key)
+                except TypeError:  # an unhashable value: nothing was done for this row yet
+                    self._add_row(row)
+                    continue
+                fresh = len(seen) != before
+            if type(rid := key[rid_at]) is str:  # every non-totals row's id, a duplicate's too
+                ids.add(rid)
+            if fresh:
+                kept.append(row)
+            else:
+                self.duplicates_dropped += 1
 
+    def _add_row(self, row: Any) -> None:
+        """Absorb one row by the general rule (generator.is_totals_row, then the dedup key)."""
+        if not isinstance(row, dict):
+            return
+        get = row.get
+        if get("isTotal") or get("is_total") or get("hs") == "TOTAL":
+            if self.drop_totals:
+                self.totals_dropped += 1
+                return
+        elif type(rid := get("record_id")) is str:
+            self.ids.add(rid)
+        if self.dedup:
+            key = _dedup_key(row)
+            if key in self._seen:
+                self.duplicates_dropped += 1
+                return
+            self._seen.add(key)
+        self.rows.append(row)
 
     def _add_plain(self, rows: list[Any]) -> bool:
         """Absorb a page of plain rows in bulk; return False, absorbing nothing, else.
@@ -114,6 +139,7 @@ class RowCollector:
 
 
 _KEY = operator.itemgetter(*DEDUP_KEY)
+_HS_AT, _RID_AT = DEDUP_KEY.index("hs"), DEDUP_KEY.index("record_id")
 _GET_HS = operator.methodcaller("get", "hs")
 _GET_RID = operator.methodcaller("get", "record_id")
 _RID = operator.itemgetter("record_id")
