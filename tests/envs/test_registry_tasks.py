@@ -9,10 +9,12 @@ import sys
 import pytest
 
 from agentmetrology.envs.registry import (
+    BUILTIN_OUTCOME_SCORERS,
     BUILTIN_TASKS,
     BUILTINS,
     env_tasks,
     get_env,
+    outcome_scorers,
     register,
     task_spec_digest,
     unregister,
@@ -75,3 +77,30 @@ def test_every_exported_name_has_a_home() -> None:
     import agentmetrology.envs.comtrade as c
 
     assert sorted(c.__all__) == sorted(c._HOME)
+
+
+@pytest.mark.parametrize("name", sorted(BUILTINS))
+def test_declared_outcome_scorers_are_the_specs(name: str) -> None:
+    assert name in BUILTIN_OUTCOME_SCORERS
+    spec = get_env(name)
+    assert outcome_scorers(name) == {s.name for s in spec.scorers if s.kind == "outcome"}
+
+
+def test_a_registration_replacing_a_builtin_gives_its_own_outcome_scorers() -> None:
+    spec = get_env("comtrade")
+    shape = [s for s in spec.scorers if s.kind != "outcome"]
+    register(dataclasses.replace(spec, scorers=tuple(shape)))
+    try:
+        assert outcome_scorers("comtrade") == frozenset()
+    finally:
+        unregister("comtrade")
+    assert outcome_scorers("comtrade") == {"ground_truth_f1"}
+
+
+def test_status_tables_order_scorers_without_numpy() -> None:
+    code = ("import sys\n"
+            "from agentmetrology.report.terminal.scorer_order import outcome_first\n"
+            "assert outcome_first(['shape_judge', 'ground_truth_f1']) == "
+            "['ground_truth_f1', 'shape_judge']\n"
+            "assert 'numpy' not in sys.modules, 'numpy imported'\n")
+    subprocess.run([sys.executable, "-c", code], check=True)

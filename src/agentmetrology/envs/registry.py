@@ -23,12 +23,16 @@ BUILTINS: dict[str, str] = {"comtrade": "agentmetrology.envs.comtrade.spec:SPEC"
                              "permission": "agentmetrology.envs.toolworlds.spec:PERMISSION",
                              "transaction": "agentmetrology.envs.toolworlds.spec:TRANSACTION",
                              "clarification": "agentmetrology.envs.toolworlds.spec:CLARIFICATION"}
-# Where a built-in's task table lives, importable without the rest of the environment: every
-# `agm campaign status` re-opens the task specifications its store binds (the evidence check),
-# and ComtradeBench's environment loads numpy. Each is the very object its EnvSpec's `tasks` is
-# (tests/envs/test_registry_tasks.py).
+# What `agm campaign status` needs of a built-in, known without importing the rest of it (its
+# evidence check re-opens the task specifications the store binds; its tables put the outcome
+# scorers first; ComtradeBench's environment loads numpy): where its task table lives, the very
+# object its EnvSpec's `tasks` is, and the outcome scorers it declares, the names its EnvSpec's
+# scorers of kind "outcome" have. tests/envs/test_registry_tasks.py holds both to the specs.
 BUILTIN_TASKS: dict[str, str] = {"comtrade": "agentmetrology.envs.comtrade.tasks:TASKS",
                                   "researchops": "agentmetrology.envs.researchops.tasks:TASKS"}
+BUILTIN_OUTCOME_SCORERS: dict[str, frozenset[str]] = {
+    "comtrade": frozenset({"ground_truth_f1"}), "researchops": frozenset({"task_quality"}),
+    **dict.fromkeys(("permission", "transaction", "clarification"), frozenset({"goal"}))}
 # The environment a command uses when none is named (campaign and experiment files, the demo,
 # adapters), and the environment of every record that names none (stores, plans, episodes,
 # campaign files and quick runs written before environments were plug-ins: ComtradeBench was the
@@ -94,15 +98,28 @@ def get_env(name: str) -> EnvSpec:
     return ENV_REGISTRY.get(name)
 
 
+def _builtin(name: str) -> bool:
+    """Whether `name` is a built-in that no registration in this process replaced."""
+    return name in BUILTINS and ENV_REGISTRY.target(name) == BUILTINS[name]
+
+
 def env_tasks(name: str) -> Mapping[str, Any]:
     """Return the task table of environment `name` (a built-in's without importing the rest of
     it, unless a registration in this process replaced the built-in)."""
     where = BUILTIN_TASKS.get(name)
-    if where is None or ENV_REGISTRY.target(name) != BUILTINS[name]:
+    if where is None or not _builtin(name):
         return get_env(name).tasks
     module, _, attr = where.partition(":")
     tasks: Mapping[str, Any] = getattr(importlib.import_module(module), attr)
     return tasks
+
+
+def outcome_scorers(name: str) -> frozenset[str]:
+    """Return the names of the outcome scorers environment `name` declares (a built-in's
+    without importing it, unless a registration in this process replaced the built-in)."""
+    if name in BUILTIN_OUTCOME_SCORERS and _builtin(name):
+        return BUILTIN_OUTCOME_SCORERS[name]
+    return frozenset(s.name for s in get_env(name).scorers if s.kind == "outcome")
 
 
 def task_spec_digest(task: str, profile: str, environment: str = DEFAULT_ENVIRONMENT) -> str:

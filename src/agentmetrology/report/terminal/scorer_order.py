@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from agentmetrology.envs.registry import env_names, get_env
+from agentmetrology.envs.registry import env_names, outcome_scorers
 
 
 def outcome_scorer_names() -> frozenset[str]:
@@ -14,10 +14,9 @@ def outcome_scorer_names() -> frozenset[str]:
     names: set[str] = set()
     for env in env_names():
         try:
-            spec = get_env(env)
+            names.update(outcome_scorers(env))
         except ValueError:  # a broken third-party entry point: `agm envs` reports it
             continue
-        names.update(s.name for s in spec.scorers if s.kind == "outcome")
     return frozenset(names)
 
 
