@@ -75,8 +75,8 @@ def main() -> None:
     try:
         load_dotenv()  # API keys from ./.env; never overrides a variable already set
         # numpy's OpenBLAS starts a thread per core at import, which spins for 0.05-0.1 s of
-        # CPU (`import numpy`: 0.12-0.18 s user CPU, 0.06-0.09 s with one thread; a warm
-        # `campaign status` imports it). agm does no BLAS work a thread would help (one small
+        # CPU (`import numpy`: 0.12-0.18 s user CPU, 0.06-0.09 s with one thread; most
+        # commands import it). agm does no BLAS work a thread would help (one small
         # dot product in stats.agreement), so one thread unless the user or .env asks for more.
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
         _run_app()  # `agm audit inspect|census|propose` resolve in the root group
