@@ -8,6 +8,7 @@ from agentmetrology.envs.registry import get_env
 from agentmetrology.records.canonical import to_plain
 from agentmetrology.records.clock import FakeClock
 from agentmetrology.records.policy import Brief, sync_act
+from agentmetrology.run.campaign.worker import DeadlinePolicy
 from agentmetrology.run.episode import make_policy, run_episode
 
 
@@ -30,6 +31,19 @@ def test_a_plain_act_is_offered_only_on_a_fake_clock() -> None:
     policy.reset(_brief(_AwaitedClock()))
     assert sync_act(policy) is None
     assert sync_act(object()) is None  # type: ignore[arg-type]  # no offer: the awaited act
+
+
+def test_a_wrapper_that_forwards_attributes_does_not_hand_out_the_inner_act() -> None:
+    spec = get_env("comtrade")
+    inner = make_policy(spec, "rule")
+    wrapped = DeadlinePolicy(inner, 5.0)
+    wrapped.reset(_brief(FakeClock()))
+    assert callable(sync_act(inner)) and callable(wrapped.sync_act)  # forwarded, yet:
+    assert sync_act(wrapped) is None
+    # ... so its deadline still ends an episode whose waits pass it on the fake clock
+    ep = run_episode(spec, "T4_rate_limit_429", 0, DeadlinePolicy(make_policy(spec, "rule"),
+                                                                   1.0), "L2")
+    assert ep.events[-1].kind == "message" and "deadline" in str(ep.events[-1].result)
 
 
 @pytest.mark.parametrize(("task", "agent", "level", "condition"), [

@@ -110,7 +110,9 @@ def sync_act(policy: Policy) -> Callable[[Observation | None], Move] | None:
 
     A policy offers one (`sync_act()`, after `reset`) only when its moves never await and it
     makes no model calls, e.g. a scripted policy on a fake clock: a runner then saves a
-    coroutine and an attempts read per move.
+    coroutine and an attempts read per move. The offer is looked up on the policy's class: a
+    wrapper that forwards unknown attributes to its inner policy (a campaign's deadline) must
+    not hand out the inner act, which would skip its own.
     """
-    offer = getattr(policy, "sync_act", None)
-    return offer() if offer is not None else None
+    offer = getattr(type(policy), "sync_act", None)
+    return offer(policy) if offer is not None else None
