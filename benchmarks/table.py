@@ -380,7 +380,7 @@ SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "episodes_vs": episodes_vs, "episodes_vs_large": episodes_vs,
     "episodes_vs_redesign": episodes_vs, "episodes_vs_small": episodes_vs,
     "episodes_vs_overhead": episodes_vs, "episodes_vs_faults11": episodes_vs,
-    "episodes_vs_faults12": episodes_vs, "stats": stats,
+    "episodes_vs_faults12": episodes_vs, "episodes_vs_loop12": episodes_vs, "stats": stats,
     "researchops": researchops,
     "diagnose_grid": diagnose_grid,
     "rl_adapters": rl_adapters,

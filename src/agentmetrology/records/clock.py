@@ -31,6 +31,10 @@ class FakeClock:
 
     async def sleep(self, seconds: float) -> None:
         """Advance the fake time by `seconds` without waiting."""
+        self.advance(seconds)
+
+    def advance(self, seconds: float) -> None:
+        """Advance the fake time by `seconds` (what `sleep` does, without a coroutine)."""
         self.t += max(seconds, 0.0)
 
 

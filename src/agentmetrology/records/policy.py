@@ -8,7 +8,7 @@ the scaffold can drive them without an event loop; an LLM policy awaits its prov
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -40,7 +40,9 @@ class Brief:
     prompt_version: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: a policy makes one per move, and a frozen slotted dataclass costs three times as
+# much to make (each field set through object.__setattr__); nothing keeps or hashes one.
+@dataclass(slots=True)
 class ToolCall:
     """A proposed tool call."""
 
@@ -100,3 +102,17 @@ class Policy(Protocol):
     def take_attempts(self) -> list[BillableAttempt]:
         """Return and forget the billable model attempts made since the last call."""
         ...
+
+
+def sync_act(policy: Policy) -> Callable[[Observation | None], Move] | None:
+    """Return the policy's `act` as a plain function if it offers one for this episode, else
+    None (then `act` is awaited and `take_attempts` read after each move).
+
+    A policy offers one (`sync_act()`, after `reset`) only when its moves never await and it
+    makes no model calls, e.g. a scripted policy on a fake clock: a runner then saves a
+    coroutine and an attempts read per move. The offer is looked up on the policy's class: a
+    wrapper that forwards unknown attributes to its inner policy (a campaign's deadline) must
+    not hand out the inner act, which would skip its own.
+    """
+    offer = getattr(type(policy), "sync_act", None)
+    return offer(policy) if offer is not None else None

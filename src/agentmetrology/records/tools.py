@@ -27,7 +27,9 @@ class ToolSpec:
                 "parameters": self.parameters}
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: every episode makes its tools (ComtradeEnv three), and a frozen slotted dataclass
+# costs three times as much to make; its spec holds a dict, so a Tool was never hashable.
+@dataclass(slots=True)
 class Tool:
     """A tool: its spec and the callable that executes it with keyword arguments."""
 

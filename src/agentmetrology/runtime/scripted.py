@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 
+from agentmetrology.records.clock import FakeClock
 from agentmetrology.records.episode import BillableAttempt
 from agentmetrology.records.policy import Brief, Decision, Level, Move, Question, Stop, ToolCall
 from agentmetrology.records.tools import Observation
@@ -42,26 +43,45 @@ class ScriptedPolicy(ABC):
         """Return {usual tool name: the name the episode shows it under}; none by default."""
         return {}
 
+    def _next(self, send: Observation | None) -> Move | Wait:
+        """Advance the script once: its next move (under the shown name) or wait."""
+        try:
+            if self._gen is None:
+                self._gen = self.script(self.brief)  # type: ignore[arg-type]
+                item = next(self._gen)
+            else:
+                item = self._gen.send(send)
+        except StopIteration:
+            return Stop()
+        if isinstance(item, ToolCall) and item.name in self._names:
+            return ToolCall(self._names[item.name], item.args, item.call_id)
+        return item
+
     async def act(self, observation: Observation | None) -> Move:
         """Advance the script to its next move, performing any waits on the clock."""
         assert self.brief is not None, "reset() must be called before act()"
-        send: Observation | None = observation
-        while True:
-            try:
-                if self._gen is None:
-                    self._gen = self.script(self.brief)
-                    item = next(self._gen)
-                else:
-                    item = self._gen.send(send)
-            except StopIteration:
-                return Stop()
-            if isinstance(item, Wait):
-                await self.brief.clock.sleep(float(item))
-                send = None
-                continue
-            if isinstance(item, ToolCall) and item.name in self._names:
-                return ToolCall(self._names[item.name], item.args, item.call_id)
-            return item
+        item = self._next(observation)
+        while isinstance(item, Wait):
+            await self.brief.clock.sleep(float(item))
+            item = self._next(None)
+        return item
+
+    def sync_act(self) -> Callable[[Observation | None], Move] | None:
+        """Return `act` as a plain function when the episode's clock waits at once (a
+        FakeClock), else None.
+
+        A runner that takes it makes no coroutine per move and reads no attempts per move (a
+        script makes no model calls); the moves, waits and clock times are those of `act`.
+        """
+        assert self.brief is not None, "reset() must be called before sync_act()"
+        return self._act_now if type(self.brief.clock) is FakeClock else None
+
+    def _act_now(self, observation: Observation | None) -> Move:
+        item = self._next(observation)
+        while isinstance(item, Wait):
+            self.brief.clock.advance(float(item))  # type: ignore[union-attr]
+            item = self._next(None)
+        return item
 
     def end_episode(self) -> None:
         """Close the episode's script (the runner calls this once the record is built).

@@ -48,6 +48,17 @@ PINNED = [
      "5f27bc096202dbaf7d0f3b84118c152484d45fb0b9948ad9013d7d8ef9c93a04"),
     ("T9_clean_ab", "rule", "L0", 12, "stress:escalating",
      "6356a1bf12c53bc73b58a7c9e173acaff695e8a902342e38c3d45c07e5dd32cd"),
+    # Pinned from c717c82, before the scripted policies' plain-function act: the rule's own
+    # submission at L2 after a retry (its run log written from what each fetch gave), waits
+    # on the fake clock, a mutation's renamed tools found by description.
+    ("T4_rate_limit_429", "rule", "L2", 13, "clean",
+     "fcce50459776ce25ae63e9a49a75aa6885ca8aae92ab0151cd684cad3fafe3ce"),
+    ("T5_server_error_500", "rule", "L2", 14, "clean",
+     "2959b86c70bf5ccf72d7a949d00626561627a72316e8755791a0a4fe78be6545"),
+    ("T6_page_drift", "scripted:careful", "L2", 15, "mut:alias",
+     "c5a0149e5731769a608e6ce914aed86195a33f2f5661925158f0db8be161c8ba"),
+    ("T4_rate_limit_429", "scripted:careful", "L2", 16, "clean",
+     "8f1035c4feb85e0057fbbf582ba88d1be6a1a379d47ac70bf05591da4c548700"),
 ]
 
 

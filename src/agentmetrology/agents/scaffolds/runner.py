@@ -17,7 +17,7 @@ from agentmetrology.records.clock import Clock, FakeClock
 from agentmetrology.records.environment import EnvInstance, EnvSpec, Owner, model_owned_in
 from agentmetrology.records.episode import Episode, EpisodeKey, Termination, Usage
 from agentmetrology.records.errors import InfraError
-from agentmetrology.records.policy import Brief, Policy, Stop
+from agentmetrology.records.policy import Brief, Policy, Stop, sync_act
 from agentmetrology.records.tools import Observation
 from agentmetrology.runtime.recorder import Recorder
 
@@ -27,9 +27,13 @@ async def run_model_owned(env: EnvInstance, policy: Policy, rec: Recorder,
     """Run a level where the model owns every decision: its calls reach the tools unchanged."""
     obs: Observation | None = None
     steps = 0
+    now = sync_act(policy)
     while steps < max_steps and env.submitted is None:
-        move = await policy.act(obs)
-        rec.attempts.extend(policy.take_attempts())
+        if now is not None:
+            move = now(obs)
+        else:
+            move = await policy.act(obs)
+            rec.attempts.extend(policy.take_attempts())
         if isinstance(move, Stop):
             rec.add("agent", "message", "stop", {}, move.text)
             return "agent stopped without submitting"

@@ -19,7 +19,7 @@ from agentmetrology.envs.comtrade.payload import (
 from agentmetrology.envs.comtrade.question import FaultNotice, fault_question
 from agentmetrology.records.clock import Clock
 from agentmetrology.records.environment import EnvInstance
-from agentmetrology.records.policy import Policy, Stop
+from agentmetrology.records.policy import Policy, Stop, sync_act
 from agentmetrology.records.tools import Observation, ToolRecorder
 
 MAX_STEPS = 30
@@ -84,9 +84,13 @@ async def run_l0(shown: EnvInstance, policy: Policy, rec: ToolRecorder, max_step
     st = _State(RowCollector(), RunLog.start(env.task.task_id))
     started = rec.clock.now()
     obs: Observation | None = None
+    now = sync_act(policy)
     while st.steps < max_steps:
-        move = await policy.act(obs)
-        rec.attempts.extend(policy.take_attempts())
+        if now is not None:
+            move = now(obs)
+        else:
+            move = await policy.act(obs)
+            rec.attempts.extend(policy.take_attempts())
         if isinstance(move, Stop):
             rec.add("agent", "message", "stop", {}, move.text)
             st.stopped = "agent stopped"

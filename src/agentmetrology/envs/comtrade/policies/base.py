@@ -56,6 +56,8 @@ class ComtradeScripted(ScriptedPolicy):
 
 def tool_names(brief: Brief) -> dict[str, str]:
     """Return {usual tool name: the name the episode shows it under}, found by description."""
+    if brief.tools == TOOL_SPECS:
+        return {}  # the usual tools (the same objects, compared by identity first) keep their names
     shown = {t.description: t.name for t in brief.tools}
     return {spec.name: shown[spec.description] for spec in TOOL_SPECS
             if spec.description in shown and shown[spec.description] != spec.name}
