@@ -7,9 +7,12 @@ import pytest
 from agentmetrology.envs.registry import get_env
 from agentmetrology.records.canonical import to_plain
 from agentmetrology.records.clock import FakeClock
-from agentmetrology.records.policy import Brief, sync_act
+from agentmetrology.records.episode import BillableAttempt
+from agentmetrology.records.policy import Brief, Move, Stop, sync_act
+from agentmetrology.records.tools import Observation
 from agentmetrology.run.campaign.worker import DeadlinePolicy
 from agentmetrology.run.episode import make_policy, run_episode
+from agentmetrology.runtime.scripted import ScriptedPolicy, TimedScript
 
 
 class _AwaitedClock(FakeClock):
@@ -68,3 +71,25 @@ def test_the_plain_act_and_the_awaited_act_record_the_same_episode(
         waited += fake.t
     if task in ("T4_rate_limit_429", "T5_server_error_500"):
         assert waited > 0  # the faults were waited out, on both paths alike
+
+
+class _Plain(ScriptedPolicy):
+    def script(self, brief: Brief) -> TimedScript:
+        yield Stop()
+
+
+class _Logged(_Plain):
+    async def act(self, observation: Observation | None) -> Move:
+        return await super().act(observation)
+
+
+class _Billing(_Plain):
+    def take_attempts(self) -> list[BillableAttempt]:
+        return []
+
+
+def test_a_subclass_with_its_own_act_or_attempts_is_awaited() -> None:
+    for cls, offered in ((_Plain, True), (_Logged, False), (_Billing, False)):
+        policy = cls()
+        policy.reset(_brief(FakeClock()))
+        assert (sync_act(policy) is not None) is offered, cls.__name__

@@ -74,6 +74,10 @@ class ScriptedPolicy(ABC):
         script makes no model calls); the moves, waits and clock times are those of `act`.
         """
         assert self.brief is not None, "reset() must be called before sync_act()"
+        cls = type(self)
+        if cls.act is not ScriptedPolicy.act or cls.take_attempts is not \
+                ScriptedPolicy.take_attempts:
+            return None  # a subclass's own act or attempts: the runner must await and read them
         return self._act_now if type(self.brief.clock) is FakeClock else None
 
     def _act_now(self, observation: Observation | None) -> Move:
