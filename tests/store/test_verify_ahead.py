@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import store.tamper_fixtures as tf
-from agentmetrology.archive.evidence_check import qualify_store
+from agentmetrology.archive.evidence_check import qualify_store, reopened_spec_digest
 from agentmetrology.archive.importers.agm_store import load_agm
 from agentmetrology.store import verify
 from agentmetrology.store.verify_ahead import LedgerAhead, LedgerHalf, ledger_half
@@ -28,7 +28,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, d
 
 
 def _ahead(store: Path) -> LedgerHalf | None:
-    with LedgerAhead(store) as ahead:
+    with LedgerAhead(store, reopened_spec_digest) as ahead:  # as the audit starts it
         return ahead.result()
 
 
@@ -36,7 +36,7 @@ def _same(store: Path) -> dict[str, object]:
     """Return the check with the import's reads and the ledger half from another process,
     after holding it equal to the whole check run here (with and without the reads)."""
     half = _ahead(store)
-    assert half is not None and half == ledger_half(store)
+    assert half is not None and half == ledger_half(store, reopened_spec_digest)
     reads = load_agm(store).blob_reads
     shared = qualify_store(store, "full", reads=reads, ledger=half)
     assert shared == qualify_store(store, "full", reads=reads) == qualify_store(store, "full")
@@ -48,8 +48,11 @@ def test_an_intact_store_takes_the_half_instead_of_running_it(
     store, _ = recorded
     half = _ahead(store)
     assert half is not None and not half.failed and half.length > 0
+    assert half.bindings.reopened and half.bindings.checked["specifications_reopened"]
     monkeypatch.setattr(verify._Verifier, "ledger_steps",
                         lambda self: pytest.fail("the ledger steps ran again"))
+    monkeypatch.setattr(verify._Verifier, "bindings",
+                        lambda self: pytest.fail("the binding checks ran again"))
     q = qualify_store(store, "full", ledger=half)
     monkeypatch.undo()
     assert q == qualify_store(store, "full") and q["qualified"]
@@ -78,7 +81,7 @@ def test_damaged_pages_are_reported_the_same(recorded: tuple[Path, dict[str, byt
             f.seek((pages[0] - 1) * size)
             f.write(b"\x00" * 16)  # the chain's b-tree header: no query of it finishes
         half = _ahead(store)
-        assert half is not None and half.failed
+        assert half is not None and half.failed and half.bindings.checked == {}
         assert "ledger_pages_corrupt" in {p.kind for p in half.problems}
         assert qualify_store(store, "full", ledger=half) == qualify_store(store, "full")
     finally:

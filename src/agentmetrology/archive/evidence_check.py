@@ -73,8 +73,12 @@ def _checked(root: Path, mode: str, expect: tuple[int, str] | None, incremental:
         reopened[(environment, task, profile)] = sealed
         return sealed
 
+    if start is not None or mode != "full" or expect is not None:
+        ledger = None  # (verify_store takes the ledger half of a whole full check alone)
     q = verify_store(root, mode=mode, reopen=reopen, expect=expect,
                      since=None if start is None else start[0], reads=reads, ledger=ledger)
+    if ledger is not None:  # the specifications its binding checks re-opened, as asked
+        reopened.update(ledger.bindings.reopened)
     verify_checkpoint.save(root, q, reopened)
     return q.to_json(), reopened
 

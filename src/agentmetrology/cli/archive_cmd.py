@@ -15,6 +15,7 @@ from typing import Annotated, Any
 import typer
 
 from agentmetrology.archive import ArchiveFormatError, audit_archive
+from agentmetrology.archive.evidence_check import reopened_spec_digest
 from agentmetrology.archive.importers.agm_ahead import reader_count
 from agentmetrology.archive.importers.agm_store import looks_like_store
 from agentmetrology.archive.importers.detect import format_names
@@ -127,7 +128,8 @@ def _ledger_ahead(src: Path, store: bool) -> AbstractContextManager[LedgerAhead 
     """Start the ledger half of the store's full check in another process, to run while the
     store is imported (store.verify_ahead), where the import reads its blobs ahead in one too
     (AGM_ARCHIVE_READERS, archive.importers.agm_ahead); else nothing."""
-    return LedgerAhead(src) if store and reader_count() > 0 else nullcontext()
+    return (LedgerAhead(src, reopened_spec_digest) if store and reader_count() > 0
+            else nullcontext())
 
 
 def _write_audit(doc: dict[str, Any], out_dir: Path, as_json: bool) -> None:

@@ -197,7 +197,7 @@ class _Verifier(BlobChecks, TextChecks, TranscriptChecks, EpisodeChecks, Binding
             if self.ledger is None or not self.ledger.failed:
                 self.blobs()
                 if self.mode != "hash-only":
-                    self.bindings()
+                    self.bindings() if self.ledger is None else self.take(self.ledger, True)
                     self.episodes()
         except sqlite3.DatabaseError as exc:  # pages too damaged for a query to finish
             self.pages_failed(exc)
@@ -230,8 +230,15 @@ class _Verifier(BlobChecks, TextChecks, TranscriptChecks, EpisodeChecks, Binding
         """Name the ledger's pages as too damaged for a query of the check to finish."""
         self.bad("ledger_pages_corrupt", LEDGER_FILE, f"reading the ledger failed ({exc})")
 
-    def take(self, half: LedgerHalf) -> None:
-        """Take what `ledger_steps` found, run for this check in another process."""
+    def take(self, half: LedgerHalf, bindings: bool = False) -> None:
+        """Take what `ledger_steps` (or, `bindings`, the binding checks) found, run for this
+        check in another process; what stopped the binding checks stops this check here."""
+        if bindings:
+            self.problems.extend(half.bindings.problems)
+            self.checked.update(half.bindings.checked)
+            if half.bindings.failed is not None:
+                raise sqlite3.DatabaseError(half.bindings.failed)
+            return
         self.problems.extend(half.problems)
         self.checked.update(half.checked)
         self.notes.extend(half.notes)
