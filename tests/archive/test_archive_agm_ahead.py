@@ -20,10 +20,11 @@ from agentmetrology.archive.evidence_check import qualify_store
 from agentmetrology.archive.importers import agm_ahead
 from agentmetrology.archive.importers.agm_ahead import BlobsAhead, reader_count
 from agentmetrology.archive.importers.agm_blob import read_episode
-from agentmetrology.archive.importers.agm_store import load_agm
+from agentmetrology.archive.importers.agm_store import _bound_environment, load_agm
 from agentmetrology.archive.model import Archive, actor_counts
 from agentmetrology.records.errors import UserError
 from agentmetrology.store.blobs import BlobStore
+from agentmetrology.store.ledger import binding_environment
 from archive.test_archive_agm_blob_reads import EXTRA
 
 
@@ -151,3 +152,16 @@ def test_the_readers_knob(monkeypatch: pytest.MonkeyPatch) -> None:
     assert reader_count() == 0  # one CPU: read in the importing process
     monkeypatch.setattr(os, "sched_getaffinity", lambda _: {0, 1})
     assert reader_count() == 1
+
+
+BINDINGS = ['{"environment":"comtrade","seed":1}', '{"seed":1}', '{"environment":null}',
+            '{"environment":"a","environment":"b"}', '{"x":NaN,"environment":"a"}', "[1]",
+            '{"environment":1e999}', '{"environment":"\\ud800"}',
+            '{"environment":12345678901234567890123}',
+            '{"environment":{"a":[1,2.5,true,null]}}', '{"environment":-0.0}', "", "not json",
+            '{"environment":""}', '{"environment":false}', '"text"']
+
+
+@pytest.mark.parametrize("text", [*BINDINGS, None])
+def test_the_bound_environment_is_read_as_the_ledger_reads_it(text: str | None) -> None:
+    assert _bound_environment(text) == binding_environment(text)

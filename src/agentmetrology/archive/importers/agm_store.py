@@ -21,6 +21,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from agentmetrology.archive.importers.agm_ahead import BlobsAhead
 from agentmetrology.archive.importers.agm_blob import (  # noqa: F401  (kept importable here)
     Found,
@@ -236,7 +238,7 @@ def _episode(store: EvidenceStore, planned: Planned, found: Found | None, trial:
                         scaffold=key.level, run=key.campaign, trial=trial,
                         meta={"key": {c: getattr(key, c) for c in KEY_COLUMNS}})
     archive.episodes.append(ep)
-    env = environment_or_default(binding_environment(planned.binding))
+    env = environment_or_default(_bound_environment(planned.binding))
     ep.meta["environment"] = env
     if row is None:
         ep.reason, ep.reason_detail = "never_ran", _never_ran(store, key)
@@ -271,6 +273,25 @@ def _episode(store: EvidenceStore, planned: Planned, found: Found | None, trial:
     ep.meta.update(profile=meta.get("profile", "seeded"), max_steps=meta.get("max_steps"),
                    submission_digest=(plain.get("digests") or {}).get("submission"))
     archive.spans.extend(_spans(ep, plain.get("usage") or {}))
+
+
+class _Bound(msgspec.Struct):
+    environment: Any = None
+
+
+_BOUND = msgspec.json.Decoder(_Bound).decode
+
+
+def _bound_environment(binding: str | None) -> str:
+    """Return `binding_environment(binding)`: read by msgspec (that one field decoded) where it
+    reads the text as json does, else by binding_environment itself (msgspec refuses, never
+    misreads: NaN, a float out of range, a lone surrogate, a text that is not an object)."""
+    if binding:
+        try:
+            return str(_BOUND(binding).environment or "")
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            pass
+    return binding_environment(binding)
 
 
 def _digest(item: tuple[Planned, int]) -> str | None:
