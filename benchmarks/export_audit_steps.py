@@ -1,7 +1,9 @@
 """Where the time goes in `agm export` and `agm archive audit` (for export_audit_scale.py).
 
 Each step runs in a child process on a given tree; its CPU seconds are its own work (the steps
-before it run again inside it and are subtracted).
+before it run again inside it and are subtracted). The audit's steps run in that one process
+(AGM_ARCHIVE_READERS=0: no blob reader, no ledger half of the store check beside it), so each
+step's CPU is all of its work, wherever the command itself runs it.
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ def where_time_goes(src: Path, export_store: Path, audit_store: Path, cwd: Path,
     """Return the CPU seconds of each step of a JSON Lines export of `export_store` and of an
     audit of a copy of `audit_store` (its ledger copied, its blobs hard-linked), on tree `src`,
     in the scratch folder `cwd` (removed after)."""
-    env = dict(os.environ, PYTHONPATH=str(src))
+    env = dict(os.environ, PYTHONPATH=str(src), AGM_ARCHIVE_READERS="0")
     shutil.rmtree(cwd, ignore_errors=True)
     cwd.mkdir()
     _copy(audit_store, cwd / "S")

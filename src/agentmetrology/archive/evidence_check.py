@@ -14,6 +14,7 @@ from agentmetrology.envs.registry import environment_or_default, task_spec_diges
 from agentmetrology.store import verify_checkpoint, verify_memo
 from agentmetrology.store.blob_reads import BlobReads
 from agentmetrology.store.verify import store_head, verify_store
+from agentmetrology.store.verify_ahead import LedgerHalf
 from agentmetrology.store.verify_checkpoint import Reopened
 
 
@@ -30,7 +31,8 @@ def reopened_spec_digest(environment: str, task: str, profile: str) -> str | Non
 
 
 def qualify_store(path: Path, mode: str = "full", expect: tuple[int, str] | None = None,
-                  incremental: bool = False, reads: BlobReads | None = None) -> dict[str, Any]:
+                  incremental: bool = False, reads: BlobReads | None = None,
+                  ledger: LedgerHalf | None = None) -> dict[str, Any]:
     """Return the JSON qualification of the store at `path` for a report (store by name).
 
     The cheap `ledger` check is memoised while nothing it read has changed (store.verify_memo);
@@ -40,14 +42,15 @@ def qualify_store(path: Path, mode: str = "full", expect: tuple[int, str] | None
     `ledger` one only when the chain grew since (a ledger that changed without growing is
     checked in full). `reads`: what an import of the store found in the blobs it read in this
     process (store.blob_reads): a full check takes those verdicts instead of reading the blobs
-    again, and still covers every byte. Raises store.verify.NotAStoreError when `path` holds no
-    readable ledger.
+    again, and still covers every byte. `ledger`: the ledger half of a full check of `path`, run
+    meanwhile in another process (store.verify_ahead), taken in its place. Raises
+    store.verify.NotAStoreError when `path` holds no readable ledger.
     """
     root = Path(path)
     if mode == "ledger":
         doc = _ledger_check(root, incremental)
     elif mode == "full":
-        doc = _checked(root, mode, expect, incremental, reads=reads)[0]
+        doc = _checked(root, mode, expect, incremental, reads=reads, ledger=ledger)[0]
     else:
         doc = verify_store(root, mode=mode, reopen=reopened_spec_digest, expect=expect).to_json()
     doc["store"] = root.name  # reports are byte-identical wherever the store lives
@@ -55,8 +58,8 @@ def qualify_store(path: Path, mode: str = "full", expect: tuple[int, str] | None
 
 
 def _checked(root: Path, mode: str, expect: tuple[int, str] | None, incremental: bool,
-             grown_only: bool = False, reads: BlobReads | None = None
-             ) -> tuple[dict[str, Any], Reopened]:
+             grown_only: bool = False, reads: BlobReads | None = None,
+             ledger: LedgerHalf | None = None) -> tuple[dict[str, Any], Reopened]:
     """Run a `full` or `ledger` check (from the verified head if `incremental`), keep its head
     when it qualifies; return its JSON and the specifications it re-opened."""
     start = verify_checkpoint.load(root, mode, reopened_spec_digest) if incremental else None
@@ -69,8 +72,12 @@ def _checked(root: Path, mode: str, expect: tuple[int, str] | None, incremental:
         reopened[(environment, task, profile)] = sealed
         return sealed
 
+    if start is not None or mode != "full" or expect is not None:
+        ledger = None  # (verify_store takes the ledger half of a whole full check alone)
     q = verify_store(root, mode=mode, reopen=reopen, expect=expect,
-                     since=None if start is None else start[0], reads=reads)
+                     since=None if start is None else start[0], reads=reads, ledger=ledger)
+    if ledger is not None:  # the specifications its binding checks re-opened, as asked
+        reopened.update(ledger.bindings.reopened)
     verify_checkpoint.save(root, q, reopened)
     return q.to_json(), reopened
 

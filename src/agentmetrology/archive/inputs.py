@@ -22,6 +22,7 @@ from agentmetrology.archive.score_row import store_facts
 from agentmetrology.archive.tau2_reported import find_claim
 from agentmetrology.records.errors import UserError
 from agentmetrology.store.store import LEDGER_FILE
+from agentmetrology.store.verify_ahead import LedgerHalf
 
 DEFAULT_MEMBER_MB = MAX_MEMBER_BYTES >> 20
 
@@ -100,14 +101,15 @@ def tau2_claim(src: Path, reported: Path | None,
     return found[0], found[1]
 
 
-def store_binding(archive: Archive, src: Path) -> tuple[dict[str, Any] | None,
-                                                        dict[str, Any] | None]:
+def store_binding(archive: Archive, src: Path, ledger: LedgerHalf | None = None
+                  ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """Return our own store's qualification and score-row facts, which bind its report to its
     qualified evidence; (None, None) for every other format. The full check of the store takes
-    what the import found in the blobs it read (each blob read once), then lets it go."""
+    what the import found in the blobs it read (each blob read once), then lets it go, and
+    `ledger`, its ledger half run meanwhile (store.verify_ahead)."""
     if archive.format != "agm":
         return None, None
     reads, archive.blob_reads = archive.blob_reads, None
-    qualification = store_evidence(src, reads)
+    qualification = store_evidence(src, reads, ledger)
     with open_store(src) as st:
         return qualification, store_facts(st)

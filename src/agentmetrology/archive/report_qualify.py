@@ -20,16 +20,19 @@ from agentmetrology.records.errors import UserError
 from agentmetrology.store.blob_reads import BlobReads
 from agentmetrology.store.ledger_reader import chain_heads
 from agentmetrology.store.qualify import INVALID, QUALIFIED, UNAVAILABLE
+from agentmetrology.store.verify_ahead import LedgerHalf
 
 REPORT_FILES = ("archive.json", "regrade.json", "diagnose.json", "experiment.json")
 BINDING_FILE = "evidence.json"  # beside a diagnose or experiment report (write_binding)
 BOUND_FIELDS = ("evidence_digest", "chain_length", "result")
 
 
-def store_evidence(store: Path, reads: BlobReads | None = None) -> dict[str, Any]:
+def store_evidence(store: Path, reads: BlobReads | None = None,
+                   ledger: LedgerHalf | None = None) -> dict[str, Any]:
     """Return the full qualification of a store a report is built from (NotAStoreError if none);
-    `reads`: what its import found in the blobs it read (evidence_check.qualify_store)."""
-    return qualify_store(store, "full", reads=reads)
+    `reads`: what its import found in the blobs it read, `ledger`: the check's ledger half run
+    meanwhile (evidence_check.qualify_store)."""
+    return qualify_store(store, "full", reads=reads, ledger=ledger)
 
 
 def compare_with_evidence(old: tuple[Path, Archive], new: tuple[Path, Archive],

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from agentmetrology.archive import ArchiveFormatError, audit_archive
+from agentmetrology.archive.evidence_check import reopened_spec_digest
+from agentmetrology.archive.importers.agm_ahead import reader_count
 from agentmetrology.archive.importers.agm_store import looks_like_store
 from agentmetrology.archive.importers.detect import format_names
 from agentmetrology.archive.inputs import (
@@ -47,6 +49,7 @@ from agentmetrology.report.terminal.archive_tables import (
 from agentmetrology.runtime.gc_pause import gc_frozen, gc_paused
 from agentmetrology.store.qualify import banner
 from agentmetrology.store.store import LEDGER_FILE
+from agentmetrology.store.verify_ahead import LedgerAhead
 
 archive_app = typer.Typer(name="archive", help="Audit archived runs without new rollouts.",
                           no_args_is_help=True, add_completion=False)
@@ -108,16 +111,25 @@ def audit(
     # generation in turn, freeing nothing (5% of the audit's CPU on 10,000 episodes).
     store = looks_like_store(src)
     with gc_frozen() as heap:  # thawed however the audit ends (runtime.gc_pause)
-        with gc_paused() if store else nullcontext():
+        with gc_paused() if store else nullcontext(), _ledger_ahead(src, store) as ledger:
             with _refused():
                 archive = load_checked(src, fmt, span_file, max_member_mb)
                 inputs = read_from(src) + ([("spans", span_file)] if span_file else [])
                 claim = tau2_claim(src, reported, inputs) if archive.format == "tau2" else None
-            qualification, facts = store_binding(archive, src)
+            qualification, facts = store_binding(
+                archive, src, ledger.result() if ledger is not None else None)
             doc = audit_archive(archive, inputs, qualification, facts, claim)
             if store:
                 heap.freeze()  # still paused: no collection between the two
         _write_audit(doc, out_dir, as_json)
+
+
+def _ledger_ahead(src: Path, store: bool) -> AbstractContextManager[LedgerAhead | None]:
+    """Start the ledger half of the store's full check in another process, to run while the
+    store is imported (store.verify_ahead), where the import reads its blobs ahead in one too
+    (AGM_ARCHIVE_READERS, archive.importers.agm_ahead); else nothing."""
+    return (LedgerAhead(src, reopened_spec_digest) if store and reader_count() > 0
+            else nullcontext())
 
 
 def _write_audit(doc: dict[str, Any], out_dir: Path, as_json: bool) -> None:

@@ -63,6 +63,11 @@ class BlobReads:
         if found is not None:
             self._seen[digest] = BlobRead(None, *found)
 
+    def keep(self, digest: str, read: BlobRead) -> None:
+        """Keep what a reader of blob `digest` found through `get` and `episode` elsewhere (a
+        reader process of the same import: archive.importers.agm_ahead)."""
+        self._seen[digest] = read
+
     def seen(self, digest: str) -> BlobRead | None:
         """Return what was found of blob `digest`, None when it was not read here."""
         return self._seen.get(digest)

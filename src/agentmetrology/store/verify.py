@@ -20,10 +20,10 @@ listing of the blob directories instead of one stat per reference.
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 from contextlib import closing
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentmetrology.records.errors import UserError
 from agentmetrology.store.blob_reads import BlobReads
@@ -61,8 +61,12 @@ from agentmetrology.store.verify_scope import (
     stored_head,
     stored_heads,
 )
+from agentmetrology.store.verify_texts import TextChecks
 from agentmetrology.store.verify_transcripts import TranscriptChecks
-from agentmetrology.store.verify_values import not_text, undigestable
+from agentmetrology.store.verify_values import undigestable
+
+if TYPE_CHECKING:
+    from agentmetrology.store.verify_ahead import LedgerHalf
 
 LEDGER_FILE = "ledger.sqlite"
 
@@ -117,13 +121,16 @@ def store_head(root: Path) -> tuple[int, str]:
 def verify_store(root: str | Path, *, mode: str = "full", reopen: Reopen | None = None,
                  expect: tuple[int, str] | None = None,
                  since: Checkpoint | None = None,
-                 reads: BlobReads | None = None) -> Qualification:
+                 reads: BlobReads | None = None,
+                 ledger: LedgerHalf | None = None) -> Qualification:
     """Return the qualification of the store at `root` (mode: full | hash-only | ledger).
 
     `expect` is a pinned (length, head): the chain must still have that head at that length.
     `since` makes the check incremental from that verified head (store.verify_scope); when the
     chain no longer has it there, the check is full and says why. `reads`: what a reader found
     in the blobs it read in this process (store.blob_reads), used instead of reading them again.
+    `ledger`: what `ledger_steps` found of this store in a full check, run meanwhile in another
+    process (store.verify_ahead), taken in their place (never with `since`).
     """
     root = Path(root)
     with closing(open_ledger_readonly(root)) as c:
@@ -142,15 +149,18 @@ def verify_store(root: str | Path, *, mode: str = "full", reopen: Reopen | None 
             since = None
         v = _Verifier(root, c, mode, reopen, expect, since, reads)
         v.notes.extend(notes)
+        v.ledger = ledger if since is None and mode == "full" and expect is None else None
         return v.run()
 
 
-class _Verifier(BlobChecks, TranscriptChecks, EpisodeChecks, BindingChecks):
+class _Verifier(BlobChecks, TextChecks, TranscriptChecks, EpisodeChecks, BindingChecks):
     def __init__(self, root: Path, c: sqlite3.Connection, mode: str,
                  reopen: Reopen | None, expect: tuple[int, str] | None = None,
                  since: Checkpoint | None = None, reads: BlobReads | None = None) -> None:
         self.root, self.c, self.mode, self.reopen, self.since = root, c, mode, reopen, since
         self.reads = reads
+        self.ledger: LedgerHalf | None = None
+        self.at = 0, GENESIS  # the chain's length and head, once walked
         self.problems: list[Problem] = []
         self.checked: dict[str, int] = {}
         self.notes: list[str] = []
@@ -177,19 +187,20 @@ class _Verifier(BlobChecks, TranscriptChecks, EpisodeChecks, BindingChecks):
                 (refs_param(self.touched.get(table, {})),))
 
     def run(self) -> Qualification:
-        length, head = 0, GENESIS
+        log = self.witness.log.size, self.witness.log.digest
         try:
-            self.structure()
-            length, head = self.chain()
-            self.heads(length)
-            self.rows()
-            self.texts()
-            self.blobs()
-            if self.mode != "hash-only":
-                self.bindings()
-                self.episodes()
+            if self.ledger is None:
+                self.ledger_steps()
+            else:  # run elsewhere meanwhile (store.verify_ahead): what it found, in its place
+                self.take(self.ledger)
+                log = self.ledger.log_size, self.ledger.log_digest
+            if self.ledger is None or not self.ledger.failed:
+                self.blobs()
+                if self.mode != "hash-only":
+                    self.bindings() if self.ledger is None else self.take(self.ledger, True)
+                    self.episodes()
         except sqlite3.DatabaseError as exc:  # pages too damaged for a query to finish
-            self.bad("ledger_pages_corrupt", LEDGER_FILE, f"reading the ledger failed ({exc})")
+            self.pages_failed(exc)
         try:
             row = self.c.execute("SELECT value FROM meta WHERE key=?",
                                  (MIGRATED_META,)).fetchone()
@@ -198,13 +209,41 @@ class _Verifier(BlobChecks, TranscriptChecks, EpisodeChecks, BindingChecks):
         if row is not None:
             self.notes.append(f"sealed by migration at {row[0]}: rows recorded before then "
                               "were sealed as found, not as appended")
+        length, head = self.at
         return Qualification(str(self.root), self.mode, worst(self.problems), head, length,
                              tuple(self.problems), self.checked, tuple(self.notes),
                              None if row is None else str(row[0]),
                              None if self.since is None else self.since.text(),
                              None if self.problems else Checkpoint(
-                                 length, head, self.counts, self.mode, self.witness.log.size,
-                                 self.witness.log.digest))
+                                 length, head, self.counts, self.mode, *log))
+
+    def ledger_steps(self) -> None:
+        """Check the ledger's pages, schema, chain, head log, rows and sealed texts: all that
+        reads no blob (`self.at`: the chain's length and head, once walked)."""
+        self.structure()
+        self.at = self.chain()
+        self.heads(self.at[0])
+        self.rows()
+        self.texts()
+
+    def pages_failed(self, exc: sqlite3.DatabaseError) -> None:
+        """Name the ledger's pages as too damaged for a query of the check to finish."""
+        self.bad("ledger_pages_corrupt", LEDGER_FILE, f"reading the ledger failed ({exc})")
+
+    def take(self, half: LedgerHalf, bindings: bool = False) -> None:
+        """Take what `ledger_steps` (or, `bindings`, the binding checks) found, run for this
+        check in another process; what stopped the binding checks stops this check here."""
+        if bindings:
+            self.problems.extend(half.bindings.problems)
+            self.checked.update(half.bindings.checked)
+            if half.bindings.failed is not None:
+                raise sqlite3.DatabaseError(half.bindings.failed)
+            return
+        self.problems.extend(half.problems)
+        self.checked.update(half.checked)
+        self.notes.extend(half.notes)
+        self.counts, self.at = dict(half.counts), (half.length, half.head)
+        self.touched, self.expected = {}, {}
 
     # -- structure and bytes --------------------------------------------------------------------
 
@@ -353,45 +392,6 @@ class _Verifier(BlobChecks, TranscriptChecks, EpisodeChecks, BindingChecks):
             if d is not None and ref not in seen:
                 self.bad("row_deleted", f"{table} {ident}={ref}", "sealed but no longer in "
                          "the ledger", UNAVAILABLE)
-
-    def texts(self) -> None:
-        where, params = self.only("administrations", "id")
-        for adm, text, d in self.c.execute(
-                "SELECT id, binding, binding_digest FROM administrations" + where, params):
-            try:
-                changed = hashlib.sha256(text.encode("utf-8")).hexdigest() != d
-            except AttributeError:  # a raw BLOB a forger stored: no sealed text
-                changed = True
-            if changed:
-                self.bad("binding_text_changed", f"administration {adm}",
-                         "the sealed binding no longer hashes to binding_digest"
-                         + not_text(text))
-        for table in ("assessments", "superseded_assessments"):
-            where, params = self.only(table, "id")
-            for aid, text, d in self.c.execute(
-                    f"SELECT id, assessment, assessment_digest FROM {table}{where}", params):
-                try:
-                    changed = hashlib.sha256(text.encode("utf-8")).hexdigest() != d
-                except AttributeError:  # a raw BLOB a forger stored: no sealed text
-                    changed = True
-                if changed:
-                    self.bad("assessment_text_changed", f"{table} id={aid}",
-                             "the assessment no longer hashes to assessment_digest"
-                             + not_text(text))
-
-    def episode_scope(self) -> tuple[str | None, str | None]:
-        """Return the recorded and superseded episodes an incremental check re-reads (as
-        json_each arrays: those appended, or with an assessment appended), None when full."""
-        if self.since is None:
-            return None, None
-        t = self.touched
-        recorded = set(t.get("episodes", {})) | {str(a) for (a,) in self.c.execute(
-            "SELECT administration FROM assessments WHERE id IN (SELECT value FROM "
-            "json_each(?))", (refs_param(t.get("assessments", {})),))}
-        superseded = set(t.get("superseded_episodes", {})) | {str(s) for (s,) in self.c.execute(
-            "SELECT superseded FROM superseded_assessments WHERE id IN (SELECT value FROM "
-            "json_each(?))", (refs_param(t.get("superseded_assessments", {})),))}
-        return refs_param(recorded), refs_param(superseded)
 
     def has_table(self, table: str) -> bool:
         # A view under a table's name is read too (its rows are checked; the schema check

@@ -21,6 +21,7 @@ from agentmetrology.store.evidence import recorded_cost
 from agentmetrology.store.ledger import KEY_COLUMNS
 from agentmetrology.store.qualify import INVALID
 from agentmetrology.store.verify_json import loads
+from agentmetrology.store.verify_scope import Checkpoint, refs_param
 
 if TYPE_CHECKING:
     from agentmetrology.store.blob_reads import BlobReads
@@ -33,6 +34,8 @@ class EpisodeChecks(ABC):
     checked: dict[str, int]
     blob_ok: dict[str, bool]
     reads: BlobReads | None  # what the import found in the blobs it read (store.blob_reads)
+    since: Checkpoint | None  # incremental: from this verified head
+    touched: dict[str, dict[str, str | None]]  # incremental: the rows appended entries name
 
     @abstractmethod
     def bad(self, kind: str, where: str, detail: str, result: str = INVALID) -> None:
@@ -46,9 +49,19 @@ class EpisodeChecks(ABC):
     def transcript(self, where: str, digest: str) -> None:
         """Check the transcript an episode binds (see store.verify_transcripts)."""
 
-    @abstractmethod
     def episode_scope(self) -> tuple[str | None, str | None]:
-        """Return the recorded and superseded episodes to check (JSON arrays), None for all."""
+        """Return the recorded and superseded episodes an incremental check re-reads (as
+        json_each arrays: those appended, or with an assessment appended), None when full."""
+        if self.since is None:
+            return None, None
+        t = self.touched
+        recorded = set(t.get("episodes", {})) | {str(a) for (a,) in self.c.execute(
+            "SELECT administration FROM assessments WHERE id IN (SELECT value FROM "
+            "json_each(?))", (refs_param(t.get("assessments", {})),))}
+        superseded = set(t.get("superseded_episodes", {})) | {str(s) for (s,) in self.c.execute(
+            "SELECT superseded FROM superseded_assessments WHERE id IN (SELECT value FROM "
+            "json_each(?))", (refs_param(t.get("superseded_assessments", {})),))}
+        return refs_param(recorded), refs_param(superseded)
 
     def episodes(self) -> None:
         """Check every recorded and superseded episode with its assessments (or those in

@@ -23,7 +23,13 @@ from typing import Any
 
 import msgspec
 
-from agentmetrology.archive.importers.agm_summary import summarise
+from agentmetrology.archive.importers.agm_ahead import BlobsAhead
+from agentmetrology.archive.importers.agm_blob import (  # noqa: F401  (kept importable here)
+    Found,
+    _events,
+    decode_blob,
+    events_fingerprint,
+)
 from agentmetrology.archive.model import (
     Archive,
     ArchiveEpisode,
@@ -36,7 +42,6 @@ from agentmetrology.archive.model import (
 )
 from agentmetrology.archive.redact import redact
 from agentmetrology.envs.registry import environment_or_default, get_env
-from agentmetrology.records.canonical import decode_json, may_hold_tag, sha256_hex
 from agentmetrology.records.episode import MEASUREMENT_FAILURES, EpisodeKey
 from agentmetrology.store import EvidenceStore, StoreNotFoundError
 from agentmetrology.store.archive_rows import Planned, planned_episodes
@@ -178,49 +183,6 @@ class StoredEvents(MutableSequence[ArchiveEvent]):
     __hash__ = None  # type: ignore[assignment]
 
 
-def decode_blob(data: bytes) -> Any:
-    """Return a JSON blob decoded as `records.canonical.decode_json` decodes it: by msgspec
-    (several times faster on an episode) when the text holds no tag and nothing msgspec reads
-    otherwise than json does (it refuses, never misreads: NaN, a lone surrogate, a float out of
-    range), else by decode_json itself."""
-    if not may_hold_tag(data):  # decode_json's own test
-        try:
-            return _DECODE(data)
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            pass  # decode_json reads it, or raises as it always did
-    return decode_json(data)
-
-
-_DECODE = msgspec.json.decode
-
-# Text json reads as a non-finite float (a tag, or the literals json.loads accepts): msgspec
-# writes such a float as null, so events holding one get no fingerprint.
-_NON_FINITE_TEXT = (b"$float", b"NaN", b"Infinity")
-
-
-def events_fingerprint(events: list[ArchiveEvent], blob: bytes) -> str | None:
-    """Return the digest of every event's (actor, kind, name, args, result), what a replay is
-    made from: equal digests are equal events, value for value and type for type (plain JSON
-    from the blob, every float finite), or None when the blob may hold a non-finite float."""
-    if any(t in blob for t in _NON_FINITE_TEXT):
-        return None
-    try:
-        text = _ENCODE([(e.actor, e.kind, e.name, e.args, e.result) for e in events])
-    except (TypeError, ValueError, OverflowError, msgspec.EncodeError):  # e.g. a huge int
-        return None
-    return sha256_hex(text)
-
-
-_ENCODE = msgspec.json.encode
-
-
-def _events(raw: list[dict[str, Any]]) -> list[ArchiveEvent]:
-    return [ArchiveEvent(seq=int(e.get("seq", i)), kind=str(e.get("kind", "")),
-                         name=str(e.get("name", "")), args=e.get("args"), result=e.get("result"),
-                         actor=e.get("actor"))
-            for i, e in enumerate(raw)]
-
-
 def _spans(ep: ArchiveEpisode, usage: dict[str, Any]) -> list[TraceSpan]:
     out = []
     for i, a in enumerate(usage.get("attempts") or []):
@@ -269,14 +231,14 @@ def _never_ran(store: EvidenceStore, key: EpisodeKey) -> str:
     return "planned, never attempted"
 
 
-def _episode(store: EvidenceStore, planned: Planned, trial: int, archive: Archive,
-             reads: BlobReads, scorers: dict[str, str]) -> None:
+def _episode(store: EvidenceStore, planned: Planned, found: Found | None, trial: int,
+             archive: Archive, reads: BlobReads, scorers: dict[str, str]) -> None:
     key, row = planned.key, planned.episode
     ep = ArchiveEpisode(episode_id=key_text(key), task=task_label(key), model=key.target,
                         scaffold=key.level, run=key.campaign, trial=trial,
                         meta={"key": {c: getattr(key, c) for c in KEY_COLUMNS}})
     archive.episodes.append(ep)
-    env = environment_or_default(binding_environment(planned.binding))
+    env = environment_or_default(_bound_environment(planned.binding))
     ep.meta["environment"] = env
     if row is None:
         ep.reason, ep.reason_detail = "never_ran", _never_ran(store, key)
@@ -294,28 +256,58 @@ def _episode(store: EvidenceStore, planned: Planned, trial: int, archive: Archiv
                                             redact(f"{ep.episode_id}: ledger row: {exc}")))
     try:
         digest = str(row["episode_digest"])
-        data = reads.get(store.blobs, digest)  # verified, the verdict kept for the store check
-        summary = summarise(data)  # no event's values built; None: read in full, as before
-        if summary is None:
-            plain = decode_blob(data)
-            reads.episode(digest, plain)
-            events = _events(plain.get("events") or [])  # unreadable events are a problem
-        else:
-            plain = summary.plain
-            reads.episode(digest, plain)
+        assert found is not None  # the walk read the blob of every row naming one
+        if found.verdict is not None:
+            reads.keep(digest, found.verdict)  # for the store check that follows
+        if found.error is not None:
+            raise found.error  # where reading it here would have raised it
     except (BlobError, KeyError, ValueError) as exc:
         archive.problems.append(LoadProblem(archive.source, None,
                                             redact(f"{ep.episode_id}: episode blob: {exc}")))
         return
-    if summary is None:
-        ep.events = StoredEvents(store.blobs, digest, events, events_fingerprint(events, data))
-    else:
-        ep.events = StoredEvents(store.blobs, digest, [], summary.fingerprint,
-                                 summary=(summary.count, summary.actors))
+    assert found.plain is not None and found.actors is not None
+    ep.events = StoredEvents(store.blobs, digest, [], found.fingerprint,
+                             summary=(found.event_count, found.actors))
+    plain = found.plain
     meta = plain.get("meta") or {}
     ep.meta.update(profile=meta.get("profile", "seeded"), max_steps=meta.get("max_steps"),
                    submission_digest=(plain.get("digests") or {}).get("submission"))
     archive.spans.extend(_spans(ep, plain.get("usage") or {}))
+
+
+class _Bound(msgspec.Struct):
+    environment: Any = None
+
+
+_BOUND = msgspec.json.Decoder(_Bound).decode
+
+
+def _bound_environment(binding: str | None) -> str:
+    """Return `binding_environment(binding)`: read by msgspec (that one field decoded) where it
+    reads the text as json does, else by binding_environment itself (msgspec refuses, never
+    misreads: NaN, a float out of range, a lone surrogate, a text that is not an object)."""
+    if binding:
+        try:
+            return str(_BOUND(binding).environment or "")
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            pass
+    return binding_environment(binding)
+
+
+def _digest(item: tuple[Planned, int]) -> str | None:
+    """Return the episode blob a planned row names (None: no episode, or no digest)."""
+    row = item[0].episode
+    if row is None or "episode_digest" not in row:
+        return None
+    return str(row["episode_digest"])
+
+
+def _planned(store: EvidenceStore, campaigns: list[str]) -> Iterator[tuple[Planned, int]]:
+    """Yield every administration of every campaign, in plan order, with its trial number."""
+    for campaign in campaigns:
+        trials = trial_index(planned_keys(store, campaign))
+        for planned in planned_episodes(store, campaign):  # one streamed read
+            yield planned, trials[(planned.key.seed, planned.key.repeat)]
 
 
 def load_agm(path: Path) -> Archive:
@@ -327,12 +319,10 @@ def load_agm(path: Path) -> Archive:
         try:
             with reading(path):
                 campaigns = store.campaigns()
-                for campaign in campaigns:
-                    trials = trial_index(planned_keys(store, campaign))
-                    for planned in planned_episodes(store, campaign):  # one streamed read
-                        key = planned.key
-                        _episode(store, planned, trials[(key.seed, key.repeat)], archive,
-                                 reads, scorers)
+                with BlobsAhead(store.blobs) as ahead:  # blobs read ahead, on another core
+                    for (planned, trial), found in ahead.walk(_planned(store, campaigns),
+                                                              _digest):
+                        _episode(store, planned, found, trial, archive, reads, scorers)
         except StoreError as exc:
             raise ArchiveFormatError(f"{path.name}: {LEDGER_FILE} is not a readable ledger "
                                      f"({exc.detail})") from exc

@@ -1,0 +1,43 @@
+"""Worker processes forked from this one, to run work beside it on the machine's other cores.
+
+Forked, a worker starts with this process's code already imported (a process started afresh
+would import it all again, most of what a short job costs). A worker ignores Ctrl-C: the
+terminal sends it to the whole process group, and the process that started the workers stops
+them (`ProcessPoolExecutor.shutdown`) however it ends, so no worker outlives it and none
+prints a traceback of its own.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+
+def usable_cpus() -> int:
+    """Return the CPUs this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def can_fork() -> bool:
+    """Return True when workers can be forked here."""
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def forked_pool(workers: int, initializer: Callable[..., None] | None = None,
+                initargs: tuple[Any, ...] = ()) -> ProcessPoolExecutor:
+    """Return a pool of `workers` forked processes (see the module docstring); each runs
+    `initializer(*initargs)` first (handed over by the fork, never pickled)."""
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
+                               initializer=_start, initargs=(initializer, initargs))
+
+
+def _start(initializer: Callable[..., None] | None, initargs: tuple[Any, ...]) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the caller stops us (module docstring)
+    if initializer is not None:
+        initializer(*initargs)

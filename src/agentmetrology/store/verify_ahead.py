@@ -1,0 +1,150 @@
+"""The ledger half of a full store check, run in a forked process while the store is imported.
+
+`agm archive audit` of our own store imports it and then checks it in full (store.verify).
+Most of the check reads the ledger alone, nothing the import reads: its pages and schema, the
+hash chain against the head log, every row against its sealed digest, the sealed texts
+(`_Verifier.ledger_steps`), and the sealed bindings (`BindingChecks.bindings`, run after the
+blob checks: their findings are placed there). `LedgerAhead` runs those in a forked process
+(see store.forked) while the import runs here; the check then takes what they found
+(`verify_store(ledger=...)`) in their place and runs the rest itself, with the import's blob
+verdicts. Both halves open the ledger read-only, as the check always did (each query reads the
+ledger as it is then), and the qualification is the one the whole check run here gives (its
+problems in the same order). When the process cannot run or its result cannot come back, the
+check runs every step here.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+import sqlite3
+from contextlib import closing
+from dataclasses import dataclass, field, replace
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+
+from agentmetrology.store.chain import is_sealed
+from agentmetrology.store.head_log import was_chained
+from agentmetrology.store.qualify import Problem
+from agentmetrology.store.verify import LEDGER_FILE, _Verifier, open_ledger_readonly
+from agentmetrology.store.verify_bindings import Reopen
+
+
+@dataclass(frozen=True)
+class BindingsPart:
+    """What the binding checks (`BindingChecks.bindings`) found: their problems and counts,
+    why a query of theirs failed (None: none did), and each specification they re-opened with
+    its digest now, in the order they asked (`reopen`'s answers)."""
+
+    problems: tuple[Problem, ...] = ()
+    checked: dict[str, int] = field(default_factory=dict)
+    failed: str | None = None
+    reopened: tuple[tuple[tuple[str, str, str], str | None], ...] = ()
+
+
+@dataclass(frozen=True)
+class LedgerHalf:
+    """What `_Verifier.ledger_steps` found of a store in a full check: its problems, counts
+    and notes, the chain's length and head, the head log's size and digest as read, whether
+    the ledger's pages failed a query (the check then reads nothing more), and what the binding
+    checks found, run after them."""
+
+    problems: tuple[Problem, ...]
+    checked: dict[str, int]
+    notes: tuple[str, ...]
+    counts: dict[str, int]
+    length: int
+    head: str
+    log_size: int
+    log_digest: str
+    failed: bool
+    bindings: BindingsPart = BindingsPart()
+
+
+def ledger_half(root: Path, reopen: Reopen | None = None) -> LedgerHalf | None:
+    """Return what the ledger steps and the binding checks of a full check of `root` find
+    (`reopen` as `verify_store` takes it), None for an unsealed ledger (the check says so
+    itself); NotAStoreError when there is no readable ledger."""
+    asked: dict[tuple[str, str, str], str | None] = {}
+
+    def ask(environment: str, task: str, profile: str) -> str | None:
+        assert reopen is not None
+        asked[(environment, task, profile)] = now = reopen(environment, task, profile)
+        return now
+
+    with closing(open_ledger_readonly(root)) as c:
+        if not (is_sealed(c) or was_chained(c, root / LEDGER_FILE)):
+            return None
+        v = _Verifier(root, c, "full", None if reopen is None else ask)
+        failed = False
+        try:
+            v.ledger_steps()
+        except sqlite3.DatabaseError as exc:  # as `_Verifier.run` names it
+            v.pages_failed(exc)
+            failed = True
+        half = LedgerHalf(tuple(v.problems), dict(v.checked), tuple(v.notes), dict(v.counts),
+                          *v.at, v.witness.log.size, v.witness.log.digest, failed)
+        if failed:
+            return half
+        v.problems, v.checked, why = [], {}, None
+        try:  # they read the ledger alone too; their findings follow the blob checks'
+            v.bindings()
+        except sqlite3.DatabaseError as exc:
+            why = str(exc)
+        part = BindingsPart(tuple(v.problems), dict(v.checked), why, tuple(asked.items()))
+        return replace(half, bindings=part)
+
+
+class LedgerAhead:
+    """The ledger half of a full check of `root`, started in a forked process on entering (a
+    context manager: leaving it stops the process if it still runs); `result` waits for it."""
+
+    def __init__(self, root: Path, reopen: Reopen | None = None) -> None:
+        self.root, self.reopen = root, reopen
+        self._proc: BaseProcess | None = None
+        self._recv: Connection | None = None
+
+    def __enter__(self) -> LedgerAhead:
+        ctx = multiprocessing.get_context("fork")
+        recv, send = ctx.Pipe(duplex=False)
+        try:
+            self._proc = ctx.Process(target=_run, args=(self.root, self.reopen, send),
+                                     daemon=True)  # handed over by the fork, never pickled
+            self._proc.start()
+            self._recv = recv
+        except OSError:  # no process to be had: the check runs every step here
+            self._proc = None
+            recv.close()
+        send.close()  # the child holds its own end: EOF here when it ends without a result
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._proc is not None:
+            if self._proc.is_alive():  # the audit ended early (an error, Ctrl-C): not needed
+                self._proc.terminate()
+            self._proc.join()
+            self._proc = None
+        if self._recv is not None:
+            self._recv.close()
+            self._recv = None
+
+    def result(self) -> LedgerHalf | None:
+        """Return what the ledger half found, None when the check must run it here."""
+        if self._recv is None:
+            return None
+        try:
+            half = self._recv.recv()
+        except (EOFError, OSError):  # it died without a result
+            return None
+        return half if isinstance(half, LedgerHalf) else None
+
+
+def _run(root: Path, reopen: Reopen | None, send: Connection) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the audit stops us (store.forked)
+    try:
+        half = ledger_half(root, reopen)
+    except Exception:  # the check runs every step itself, and says why
+        half = None
+    send.send(half)
+    send.close()
