@@ -24,26 +24,20 @@ class TextChecks(ABC):
         """Record a problem (the verifier's own)."""
 
     def texts(self) -> None:
-        where, params = self.only("administrations", "id")
-        for adm, text, d in self.c.execute(
-                "SELECT id, binding, binding_digest FROM administrations" + where, params):
+        """Check every sealed text (bindings, assessments) against its digest, in table order."""
+        self._sealed("administrations", "binding", "binding_text_changed", "administration {}",
+                     "the sealed binding no longer hashes to binding_digest")
+        for table in ("assessments", "superseded_assessments"):
+            self._sealed(table, "assessment", "assessment_text_changed", f"{table} id={{}}",
+                         "the assessment no longer hashes to assessment_digest")
+
+    def _sealed(self, table: str, column: str, kind: str, where_at: str, detail: str) -> None:
+        where, params = self.only(table, "id")
+        for rid, text, d in self.c.execute(
+                f"SELECT id, {column}, {column}_digest FROM {table}{where}", params):
             try:
                 changed = hashlib.sha256(text.encode("utf-8")).hexdigest() != d
             except AttributeError:  # a raw BLOB a forger stored: no sealed text
                 changed = True
             if changed:
-                self.bad("binding_text_changed", f"administration {adm}",
-                         "the sealed binding no longer hashes to binding_digest"
-                         + not_text(text))
-        for table in ("assessments", "superseded_assessments"):
-            where, params = self.only(table, "id")
-            for aid, text, d in self.c.execute(
-                    f"SELECT id, assessment, assessment_digest FROM {table}{where}", params):
-                try:
-                    changed = hashlib.sha256(text.encode("utf-8")).hexdigest() != d
-                except AttributeError:  # a raw BLOB a forger stored: no sealed text
-                    changed = True
-                if changed:
-                    self.bad("assessment_text_changed", f"{table} id={aid}",
-                             "the assessment no longer hashes to assessment_digest"
-                             + not_text(text))
+                self.bad(kind, where_at.format(rid), detail + not_text(text))
