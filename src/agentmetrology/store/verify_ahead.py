@@ -16,6 +16,7 @@ check runs every step here.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
 import sqlite3
 from contextlib import closing
@@ -25,6 +26,7 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from agentmetrology.store.chain import is_sealed
+from agentmetrology.store.forked import die_with_parent
 from agentmetrology.store.head_log import was_chained
 from agentmetrology.store.qualify import Problem
 from agentmetrology.store.verify import LEDGER_FILE, _Verifier, open_ledger_readonly
@@ -109,7 +111,8 @@ class LedgerAhead:
         ctx = multiprocessing.get_context("fork")
         recv, send = ctx.Pipe(duplex=False)
         try:
-            self._proc = ctx.Process(target=_run, args=(self.root, self.reopen, send),
+            self._proc = ctx.Process(target=_run, args=(self.root, self.reopen, send, recv,
+                                                        os.getpid()),
                                      daemon=True)  # handed over by the fork, never pickled
             self._proc.start()
             self._recv = recv
@@ -140,8 +143,11 @@ class LedgerAhead:
         return half if isinstance(half, LedgerHalf) else None
 
 
-def _run(root: Path, reopen: Reopen | None, send: Connection) -> None:
+def _run(root: Path, reopen: Reopen | None, send: Connection, recv: Connection,
+         parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the audit stops us (store.forked)
+    die_with_parent(parent)  # a killed audit leaves no check running
+    recv.close()  # the audit's end: held here too, a send could wait for ever on a full pipe
     try:
         half = ledger_half(root, reopen)
     except Exception:  # the check runs every step itself, and says why
