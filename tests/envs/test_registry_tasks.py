@@ -104,3 +104,16 @@ def test_status_tables_order_scorers_without_numpy() -> None:
             "['ground_truth_f1', 'shape_judge']\n"
             "assert 'numpy' not in sys.modules, 'numpy imported'\n")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_builtin_replaced_and_restored_keeps_its_place() -> None:
+    from agentmetrology.envs.registry import env_names
+
+    before = env_names()
+    spec = get_env("researchops")
+    register(dataclasses.replace(spec, tasks=dict(spec.tasks)))
+    try:
+        assert env_names() == before
+    finally:
+        unregister("researchops")
+    assert env_names() == before

@@ -74,18 +74,27 @@ for _name, _target in BUILTINS.items():
     ENV_REGISTRY.add_lazy(_name, _target)
 
 
+def _place(name: str) -> int | None:
+    """Return where a built-in is listed (the order of BUILTINS), None for any other name."""
+    if name not in BUILTINS:
+        return None
+    listed = ENV_REGISTRY.names(plugins=False)
+    return sum(1 for b in list(BUILTINS)[:list(BUILTINS).index(name)] if b in listed)
+
+
 def register(spec: EnvSpec) -> EnvSpec:
     """Register an environment in this process (tests, notebooks), in place of any other of
-    that name; return it."""
+    that name (a built-in replaced keeps its place in the list); return it."""
     ENV_REGISTRY.remove(spec.name)
-    return ENV_REGISTRY.add(spec.name, spec)
+    return ENV_REGISTRY.add(spec.name, spec, at=_place(spec.name))
 
 
 def unregister(name: str) -> None:
-    """Forget an environment registered in this process (a built-in comes back)."""
+    """Forget an environment registered in this process (a built-in comes back, in its
+    place)."""
     ENV_REGISTRY.remove(name)
     if name in BUILTINS:
-        ENV_REGISTRY.add_lazy(name, BUILTINS[name])
+        ENV_REGISTRY.add_lazy(name, BUILTINS[name], at=_place(name))
 
 
 def env_names() -> list[str]:

@@ -115,13 +115,13 @@ class Registry(Generic[T]):
         self._families: dict[str, str] = {}  # family name -> what follows the colon
         self._plugins: dict[str, EntryPoint] | None = None
 
-    def _claim(self, name: str, family: str | None) -> None:
+    def _claim(self, name: str, family: str | None, at: int | None = None) -> None:
         if not name or (family is not None and FAMILY_SEPARATOR in name):
             raise ValueError(f"a {self.kind} family name is a plain word, got {name!r}")
         if name in self._order:
             raise DuplicateNameError(f"{self.kind} {name!r} is registered twice; "
                                      "choose another name")
-        self._order.append(name)
+        self._order.insert(len(self._order) if at is None else at, name)
         if family is not None:
             self._families[name] = family
 
@@ -132,15 +132,18 @@ class Registry(Generic[T]):
             return obj
         return decorate
 
-    def add(self, name: str, obj: T, *, family: str | None = None) -> T:
-        """Register `obj` under `name`; refuse a name already taken. Return `obj`."""
-        self._claim(name, family)
+    def add(self, name: str, obj: T, *, family: str | None = None, at: int | None = None) -> T:
+        """Register `obj` under `name` (listed at place `at`, else last); refuse a name already
+        taken. Return `obj`."""
+        self._claim(name, family, at)
         self._entries[name] = obj
         return obj
 
-    def add_lazy(self, name: str, target: str, *, family: str | None = None) -> None:
-        """Register the object at `target` ("module:attr"), imported when first asked for."""
-        self._claim(name, family)
+    def add_lazy(self, name: str, target: str, *, family: str | None = None,
+                 at: int | None = None) -> None:
+        """Register the object at `target` ("module:attr"), imported when first asked for
+        (listed at place `at`, else last)."""
+        self._claim(name, family, at)
         self._lazy[name] = target
 
     def remove(self, name: str) -> None:
