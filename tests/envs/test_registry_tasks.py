@@ -49,16 +49,21 @@ def test_a_registration_replacing_a_builtin_gives_its_own_tasks() -> None:
     assert env_tasks("researchops") is get_env("researchops").tasks
 
 
+def _run_without_numpy(body: str) -> None:
+    """Run `body` in a fresh interpreter and fail if numpy was imported by the end of it."""
+    code = f"import sys\n{body}assert 'numpy' not in sys.modules, 'numpy imported'\n"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
 def test_specification_digests_need_no_numpy() -> None:
     # `agm campaign status` re-opens every bound task specification: the task tables alone
-    code = ("import sys\n"
-            "from agentmetrology.envs.registry import task_spec_digest\n"
-            "task_spec_digest('T3_duplicates', 'default', 'comtrade')\n"
-            "import agentmetrology.envs.comtrade as c\n"
-            "c.TASKS, c.get_task\n"
-            "assert 'numpy' not in sys.modules, 'numpy imported'\n"
-            "c.ComtradeEnv\n"
-            "assert 'numpy' in sys.modules\n")
+    _run_without_numpy("from agentmetrology.envs.registry import task_spec_digest\n"
+                       "task_spec_digest('T3_duplicates', 'default', 'comtrade')\n"
+                       "import agentmetrology.envs.comtrade as c\n"
+                       "c.TASKS, c.get_task\n")
+    # the control: the environment itself does load numpy
+    code = "import sys, agentmetrology.envs.comtrade as c\nc.ComtradeEnv\n" \
+           "assert 'numpy' in sys.modules\n"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -98,12 +103,9 @@ def test_a_registration_replacing_a_builtin_gives_its_own_outcome_scorers() -> N
 
 
 def test_status_tables_order_scorers_without_numpy() -> None:
-    code = ("import sys\n"
-            "from agentmetrology.report.terminal.scorer_order import outcome_first\n"
-            "assert outcome_first(['shape_judge', 'ground_truth_f1']) == "
-            "['ground_truth_f1', 'shape_judge']\n"
-            "assert 'numpy' not in sys.modules, 'numpy imported'\n")
-    subprocess.run([sys.executable, "-c", code], check=True)
+    _run_without_numpy("from agentmetrology.report.terminal.scorer_order import outcome_first\n"
+                       "assert outcome_first(['shape_judge', 'ground_truth_f1']) == "
+                       "['ground_truth_f1', 'shape_judge']\n")
 
 
 def test_a_builtin_replaced_and_restored_keeps_its_place() -> None:
