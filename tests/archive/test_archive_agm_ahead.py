@@ -9,6 +9,7 @@ import os
 import signal
 import sqlite3
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -123,6 +124,22 @@ def test_a_reader_that_dies_is_replaced_by_a_read_here(
                 for pid in ahead._pool._processes:  # type: ignore[attr-defined]
                     os.kill(pid, signal.SIGKILL)
             got.append((row, found))
+    assert got == [(d, read_episode(blobs, d)) for d in digests]
+
+
+def test_a_reader_that_cannot_be_forked_is_replaced_by_a_read_here(
+        recorded: tuple[Path, dict[str, bytes]], monkeypatch: pytest.MonkeyPatch) -> None:
+    store, _ = recorded
+    blobs, digests = BlobStore(store), _digests(store)
+    monkeypatch.setattr(agm_ahead, "CHUNK", 3)
+
+    def no_fork(*args: object, **kwargs: object) -> None:
+        raise BlockingIOError(11, "Resource temporarily unavailable")  # fork at its limit
+
+    monkeypatch.setattr(ProcessPoolExecutor, "submit", no_fork)
+    with BlobsAhead(blobs, readers=1) as ahead:
+        got = list(ahead.walk(digests, lambda d: d))
+        assert ahead._pool is None and ahead.readers == 0
     assert got == [(d, read_episode(blobs, d)) for d in digests]
 
 

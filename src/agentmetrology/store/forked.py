@@ -57,9 +57,15 @@ def die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
+def worker_start(parent: int) -> None:
+    """Begin a forked worker's life: ignore Ctrl-C (the parent stops us, module docstring) and
+    end with the process `parent`."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(parent)
+
+
 def _start(parent: int, initializer: Callable[..., None] | None,
            initargs: tuple[Any, ...]) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the caller stops us (module docstring)
-    die_with_parent(parent)
+    worker_start(parent)
     if initializer is not None:
         initializer(*initargs)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import signal
 import sqlite3
 from contextlib import closing
 from dataclasses import dataclass, field, replace
@@ -26,7 +25,7 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from agentmetrology.store.chain import is_sealed
-from agentmetrology.store.forked import die_with_parent
+from agentmetrology.store.forked import worker_start
 from agentmetrology.store.head_log import was_chained
 from agentmetrology.store.qualify import Problem
 from agentmetrology.store.verify import LEDGER_FILE, _Verifier, open_ledger_readonly
@@ -145,8 +144,7 @@ class LedgerAhead:
 
 def _run(root: Path, reopen: Reopen | None, send: Connection, recv: Connection,
          parent: int) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the audit stops us (store.forked)
-    die_with_parent(parent)  # a killed audit leaves no check running
+    worker_start(parent)  # Ctrl-C is the audit's to handle; a killed audit leaves no check
     recv.close()  # the audit's end: held here too, a send could wait for ever on a full pipe
     try:
         half = ledger_half(root, reopen)

@@ -122,7 +122,8 @@ class BlobsAhead:
             if job.future is None and job.found is None and job.digests:
                 try:
                     job.future = self._pool.submit(_read_chunk, job.digests)
-                except BrokenProcessPool:  # a reader died: every blob left is read here
+                except (BrokenProcessPool, OSError):  # a reader died, or could not be forked
+                    # (submit forks it: process limit, memory): every blob left is read here
                     self._pool.shutdown(wait=False)
                     self._pool, self.readers = None, 0
                     return
