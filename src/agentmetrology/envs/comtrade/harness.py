@@ -49,9 +49,10 @@ def _base(env: Any) -> ComtradeEnv:
 
 
 async def _harness_retry(rec: ToolRecorder, st: _State, page: Any, obs: Observation,
-                         clock: Clock, attempt: int = 1) -> Observation:
-    """Apply L0's retry policy after attempt `attempt` gave `obs`: up to 3 retries of a
+                         clock: Clock) -> Observation:
+    """Apply L0's retry policy after the first attempt gave `obs`: up to 3 retries of a
     `retry: true` result, 2/4/8 s apart, each a harness call."""
+    attempt = 1
     while obs.get("retry") and attempt <= len(L0_BACKOFF):
         wait = L0_BACKOFF[attempt - 1]
         st.log.retry(obs.get("status"), attempt, wait)
