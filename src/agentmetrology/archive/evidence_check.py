@@ -6,6 +6,7 @@ installed environments, which live above it, so the callback is built here and h
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from agentmetrology.envs.registry import environment_or_default, task_spec_diges
 from agentmetrology.store import verify_checkpoint, verify_memo
 from agentmetrology.store.blob_reads import BlobReads
 from agentmetrology.store.verify import store_head, verify_store
-from agentmetrology.store.verify_ahead import LedgerHalf
+from agentmetrology.store.verify_ahead import LedgerAhead, LedgerHalf, worth_splitting
 from agentmetrology.store.verify_checkpoint import Reopened
 
 
@@ -74,10 +75,17 @@ def _checked(root: Path, mode: str, expect: tuple[int, str] | None, incremental:
 
     if start is not None or mode != "full" or expect is not None:
         ledger = None  # (verify_store takes the ledger half of a whole full check alone)
-    q = verify_store(root, mode=mode, reopen=reopen, expect=expect,
-                     since=None if start is None else start[0], reads=reads, ledger=ledger)
-    if ledger is not None:  # the specifications its binding checks re-opened, as asked
-        reopened.update(ledger.bindings.reopened)
+    # A whole check of a large store runs its ledger half on the other core (store.
+    # verify_split); not in an audit, which runs it beside the import itself (or chose not to)
+    split = (start is None and expect is None and ledger is None and reads is None
+             and mode in ("full", "ledger") and worth_splitting(root))
+    with LedgerAhead(root, reopen, mode) if split else nullcontext() as ahead:
+        q = verify_store(root, mode=mode, reopen=reopen, expect=expect,
+                         since=None if start is None else start[0], reads=reads,
+                         ledger=ledger, ahead=ahead)
+    for half in (ledger, None if ahead is None else ahead.taken):
+        if half is not None:  # the specifications its binding checks re-opened, as asked
+            reopened.update(half.bindings.reopened)
     verify_checkpoint.save(root, q, reopened)
     return q.to_json(), reopened
 

@@ -61,6 +61,7 @@ from agentmetrology.store.verify_scope import (
     stored_head,
     stored_heads,
 )
+from agentmetrology.store.verify_split import PendingHalf, SplitChecks
 from agentmetrology.store.verify_texts import TextChecks
 from agentmetrology.store.verify_transcripts import TranscriptChecks
 from agentmetrology.store.verify_values import undigestable
@@ -122,7 +123,8 @@ def verify_store(root: str | Path, *, mode: str = "full", reopen: Reopen | None 
                  expect: tuple[int, str] | None = None,
                  since: Checkpoint | None = None,
                  reads: BlobReads | None = None,
-                 ledger: LedgerHalf | None = None) -> Qualification:
+                 ledger: LedgerHalf | None = None,
+                 ahead: PendingHalf | None = None) -> Qualification:
     """Return the qualification of the store at `root` (mode: full | hash-only | ledger).
 
     `expect` is a pinned (length, head): the chain must still have that head at that length.
@@ -130,7 +132,9 @@ def verify_store(root: str | Path, *, mode: str = "full", reopen: Reopen | None 
     chain no longer has it there, the check is full and says why. `reads`: what a reader found
     in the blobs it read in this process (store.blob_reads), used instead of reading them again.
     `ledger`: what `ledger_steps` found of this store in a full check, run meanwhile in another
-    process (store.verify_ahead), taken in their place (never with `since`).
+    process (store.verify_ahead), taken in their place (never with `since`). `ahead`: the
+    ledger half of this whole `full` or `ledger` check, running meanwhile in another process
+    (store.verify_split; ignored for any other check).
     """
     root = Path(root)
     with closing(open_ledger_readonly(root)) as c:
@@ -149,17 +153,21 @@ def verify_store(root: str | Path, *, mode: str = "full", reopen: Reopen | None 
             since = None
         v = _Verifier(root, c, mode, reopen, expect, since, reads)
         v.notes.extend(notes)
-        v.ledger = ledger if since is None and mode == "full" and expect is None else None
+        whole = since is None and expect is None
+        v.ledger = ledger if whole and mode == "full" else None
+        v.ahead = ahead if whole and mode in ("full", "ledger") and v.ledger is None else None
         return v.run()
 
 
-class _Verifier(BlobChecks, TextChecks, TranscriptChecks, EpisodeChecks, BindingChecks):
+class _Verifier(BlobChecks, TextChecks, TranscriptChecks, EpisodeChecks, BindingChecks,
+                SplitChecks):
     def __init__(self, root: Path, c: sqlite3.Connection, mode: str,
                  reopen: Reopen | None, expect: tuple[int, str] | None = None,
                  since: Checkpoint | None = None, reads: BlobReads | None = None) -> None:
         self.root, self.c, self.mode, self.reopen, self.since = root, c, mode, reopen, since
         self.reads = reads
         self.ledger: LedgerHalf | None = None
+        self.ahead: PendingHalf | None = None
         self.at = 0, GENESIS  # the chain's length and head, once walked
         self.problems: list[Problem] = []
         self.checked: dict[str, int] = {}
@@ -188,19 +196,8 @@ class _Verifier(BlobChecks, TextChecks, TranscriptChecks, EpisodeChecks, Binding
 
     def run(self) -> Qualification:
         log = self.witness.log.size, self.witness.log.digest
-        try:
-            if self.ledger is None:
-                self.ledger_steps()
-            else:  # run elsewhere meanwhile (store.verify_ahead): what it found, in its place
-                self.take(self.ledger)
-                log = self.ledger.log_size, self.ledger.log_digest
-            if self.ledger is None or not self.ledger.failed:
-                self.blobs()
-                if self.mode != "hash-only":
-                    self.bindings() if self.ledger is None else self.take(self.ledger, True)
-                    self.episodes()
-        except sqlite3.DatabaseError as exc:  # pages too damaged for a query to finish
-            self.pages_failed(exc)
+        # the ledger half elsewhere meanwhile and the blob half here, or every step here
+        log = (self.split_steps(self.ahead) if self.ahead is not None else self.steps()) or log
         try:
             row = self.c.execute("SELECT value FROM meta WHERE key=?",
                                  (MIGRATED_META,)).fetchone()
@@ -229,21 +226,6 @@ class _Verifier(BlobChecks, TextChecks, TranscriptChecks, EpisodeChecks, Binding
     def pages_failed(self, exc: sqlite3.DatabaseError) -> None:
         """Name the ledger's pages as too damaged for a query of the check to finish."""
         self.bad("ledger_pages_corrupt", LEDGER_FILE, f"reading the ledger failed ({exc})")
-
-    def take(self, half: LedgerHalf, bindings: bool = False) -> None:
-        """Take what `ledger_steps` (or, `bindings`, the binding checks) found, run for this
-        check in another process; what stopped the binding checks stops this check here."""
-        if bindings:
-            self.problems.extend(half.bindings.problems)
-            self.checked.update(half.bindings.checked)
-            if half.bindings.failed is not None:
-                raise sqlite3.DatabaseError(half.bindings.failed)
-            return
-        self.problems.extend(half.problems)
-        self.checked.update(half.checked)
-        self.notes.extend(half.notes)
-        self.counts, self.at = dict(half.counts), (half.length, half.head)
-        self.touched, self.expected = {}, {}
 
     # -- structure and bytes --------------------------------------------------------------------
 

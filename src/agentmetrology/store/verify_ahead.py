@@ -24,12 +24,14 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
+from agentmetrology.records.errors import UserError
 from agentmetrology.store.chain import is_sealed
-from agentmetrology.store.forked import worker_start
+from agentmetrology.store.forked import can_fork, usable_cpus, worker_start
 from agentmetrology.store.head_log import was_chained
 from agentmetrology.store.qualify import Problem
-from agentmetrology.store.verify import LEDGER_FILE, _Verifier, open_ledger_readonly
+from agentmetrology.store.verify import LEDGER_FILE, _Verifier, open_ledger_readonly, store_head
 from agentmetrology.store.verify_bindings import Reopen
+from agentmetrology.store.verify_split import SPLIT_FROM
 
 
 @dataclass(frozen=True)
@@ -63,10 +65,11 @@ class LedgerHalf:
     bindings: BindingsPart = BindingsPart()
 
 
-def ledger_half(root: Path, reopen: Reopen | None = None) -> LedgerHalf | None:
-    """Return what the ledger steps and the binding checks of a full check of `root` find
-    (`reopen` as `verify_store` takes it), None for an unsealed ledger (the check says so
-    itself); NotAStoreError when there is no readable ledger."""
+def ledger_half(root: Path, reopen: Reopen | None = None,
+                mode: str = "full") -> LedgerHalf | None:
+    """Return what the ledger steps and the binding checks of a whole `mode` check (`full`
+    or `ledger`) of `root` find (`reopen` as `verify_store` takes it), None for an unsealed
+    ledger (the check says so itself); NotAStoreError when there is no readable ledger."""
     asked: dict[tuple[str, str, str], str | None] = {}
 
     def ask(environment: str, task: str, profile: str) -> str | None:
@@ -77,7 +80,7 @@ def ledger_half(root: Path, reopen: Reopen | None = None) -> LedgerHalf | None:
     with closing(open_ledger_readonly(root)) as c:
         if not (is_sealed(c) or was_chained(c, root / LEDGER_FILE)):
             return None
-        v = _Verifier(root, c, "full", None if reopen is None else ask)
+        v = _Verifier(root, c, mode, None if reopen is None else ask)
         failed = False
         try:
             v.ledger_steps()
@@ -97,21 +100,34 @@ def ledger_half(root: Path, reopen: Reopen | None = None) -> LedgerHalf | None:
         return replace(half, bindings=part)
 
 
-class LedgerAhead:
-    """The ledger half of a full check of `root`, started in a forked process on entering (a
-    context manager: leaving it stops the process if it still runs); `result` waits for it."""
+def worth_splitting(root: Path) -> bool:
+    """Return True when a whole check of `root` should run its ledger half in another process
+    (store.verify_split): a second CPU, fork, and a chain of at least SPLIT_FROM entries."""
+    if usable_cpus() < 2 or not can_fork():
+        return False
+    try:
+        return store_head(root)[0] >= SPLIT_FROM
+    except UserError:  # no readable chain: the check itself says so
+        return False
 
-    def __init__(self, root: Path, reopen: Reopen | None = None) -> None:
-        self.root, self.reopen = root, reopen
+
+class LedgerAhead:
+    """The ledger half of a whole `mode` check of `root`, started in a forked process on
+    entering (a context manager: leaving it stops the process if it still runs); `result`
+    waits for it."""
+
+    def __init__(self, root: Path, reopen: Reopen | None = None, mode: str = "full") -> None:
+        self.root, self.reopen, self.mode = root, reopen, mode
         self._proc: BaseProcess | None = None
         self._recv: Connection | None = None
+        self.taken: LedgerHalf | None = None  # what `result` returned
 
     def __enter__(self) -> LedgerAhead:
         ctx = multiprocessing.get_context("fork")
         recv, send = ctx.Pipe(duplex=False)
         try:
-            self._proc = ctx.Process(target=_run, args=(self.root, self.reopen, send, recv,
-                                                        os.getpid()),
+            self._proc = ctx.Process(target=_run, args=(self.root, self.reopen, self.mode, send,
+                                                        recv, os.getpid()),
                                      daemon=True)  # handed over by the fork, never pickled
             self._proc.start()
             self._recv = recv
@@ -132,22 +148,26 @@ class LedgerAhead:
             self._recv = None
 
     def result(self) -> LedgerHalf | None:
-        """Return what the ledger half found, None when the check must run it here."""
+        """Return what the ledger half found, None when the check must run it here (kept:
+        `taken` holds it afterwards)."""
         if self._recv is None:
-            return None
+            return self.taken
         try:
             half = self._recv.recv()
         except (EOFError, OSError):  # it died without a result
-            return None
-        return half if isinstance(half, LedgerHalf) else None
+            half = None
+        self._recv.close()
+        self._recv = None
+        self.taken = half if isinstance(half, LedgerHalf) else None
+        return self.taken
 
 
-def _run(root: Path, reopen: Reopen | None, send: Connection, recv: Connection,
+def _run(root: Path, reopen: Reopen | None, mode: str, send: Connection, recv: Connection,
          parent: int) -> None:
     worker_start(parent)  # Ctrl-C is the audit's to handle; a killed audit leaves no check
     recv.close()  # the audit's end: held here too, a send could wait for ever on a full pipe
     try:
-        half = ledger_half(root, reopen)
+        half = ledger_half(root, reopen, mode)
     except Exception:  # the check runs every step itself, and says why
         half = None
     send.send(half)

@@ -1,0 +1,174 @@
+"""The order of a store check's steps, run here or split across two processes.
+
+`SplitChecks.steps` runs them in one process: the ledger steps, the blob checks, the binding
+checks, the episode checks; a query that fails on damaged pages stops the check there. In an
+archive audit the ledger half (ledger steps and binding checks) may have run in another
+process while the store was imported (store.verify_ahead): `take` puts its findings in their
+steps' place.
+
+A whole check on two cores (`split_steps`): its ledger half in a forked process, its blob half
+here.
+
+A `full` or `ledger` check of a whole store (no verified head to start from) reads the ledger
+alone in two of its steps: the ledger steps (pages, schema, chain, head log, rows, sealed texts)
+and the binding checks. The other two read blobs: the blob checks (presence, and the bytes'
+hashes unless cheap) and the episode checks (each episode blob against its row). Neither pair
+needs what the other finds, so `store.verify_ahead.LedgerAhead` runs the first pair in a forked
+process while this one runs the second; the findings are then put in the order the check run
+in one process gives (ledger steps, blobs, bindings, episodes, with what stops a check where
+it stops it), so the qualification is the same, byte for byte. When no process could be had
+or its result did not come back, the ledger half runs here, after the blob half.
+
+On a large store this is most of the first `agm campaign status` of a store this machine never
+checked, and of `agm evidence verify` (benchmarks/store_scale.py). Below SPLIT_FROM chain
+entries a check is too short for the fork to pay.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from agentmetrology.store.qualify import Problem
+
+if TYPE_CHECKING:
+    from agentmetrology.store.verify_ahead import LedgerHalf
+
+# Chain entries (about six an episode) from which a whole check forks its ledger half. A check
+# of 20,000 entries takes about 1 s on this machine's cores, a fork and the half's result a
+# few milliseconds; below it the gain is too small to be worth a process.
+SPLIT_FROM = 20_000
+
+
+class PendingHalf(Protocol):
+    """A ledger half running elsewhere (store.verify_ahead.LedgerAhead)."""
+
+    def result(self) -> LedgerHalf | None:
+        """Wait for it; None when it could not run (the check then runs it here)."""
+
+
+@dataclass(frozen=True)
+class _Part:
+    """What one step run here found, and the query failure that stopped it (None: none)."""
+
+    problems: list[Problem]
+    checked: dict[str, int]
+    failure: sqlite3.DatabaseError | None
+
+
+class SplitChecks(ABC):
+    """The order of a check's steps, with its ledger half run here or elsewhere (the module)."""
+
+    problems: list[Problem]
+    checked: dict[str, int]
+    notes: list[str]
+    counts: dict[str, int]
+    at: tuple[int, str]
+    touched: dict[str, dict[str, str | None]]
+    expected: dict[str, dict[str, str | None]]
+    mode: str
+    ledger: LedgerHalf | None
+
+    @abstractmethod
+    def ledger_steps(self) -> None:
+        """Check all that reads no blob (store.verify)."""
+
+    @abstractmethod
+    def blobs(self) -> None:
+        """Check every referenced blob (store.verify_blobs)."""
+
+    @abstractmethod
+    def bindings(self) -> None:
+        """Check the sealed bindings (store.verify_bindings)."""
+
+    @abstractmethod
+    def episodes(self) -> None:
+        """Check every episode blob against its row (store.verify_episodes)."""
+
+    @abstractmethod
+    def pages_failed(self, exc: sqlite3.DatabaseError) -> None:
+        """Name the ledger's pages as too damaged for a query to finish."""
+
+    def steps(self) -> tuple[int, str] | None:
+        """Run every step here, or take the ledger half's findings in its steps' place; return
+        the head log's (size, digest) as the half read it (None: as read here)."""
+        log = None
+        try:
+            if self.ledger is None:
+                self.ledger_steps()
+            else:  # run elsewhere meanwhile (store.verify_ahead): what it found, in its place
+                self.take(self.ledger)
+                log = self.ledger.log_size, self.ledger.log_digest
+            if self.ledger is None or not self.ledger.failed:
+                self.blobs()
+                if self.mode != "hash-only":
+                    self.bindings() if self.ledger is None else self.take(self.ledger, True)
+                    self.episodes()
+        except sqlite3.DatabaseError as exc:  # pages too damaged for a query to finish
+            self.pages_failed(exc)
+        return log
+
+    def take(self, half: LedgerHalf, bindings: bool = False) -> None:
+        """Take what `ledger_steps` (or, `bindings`, the binding checks) found, run for this
+        check in another process; what stopped the binding checks stops this check here."""
+        if bindings:
+            self.problems.extend(half.bindings.problems)
+            self.checked.update(half.bindings.checked)
+            if half.bindings.failed is not None:
+                raise sqlite3.DatabaseError(half.bindings.failed)
+            return
+        self.problems.extend(half.problems)
+        self.checked.update(half.checked)
+        self.notes.extend(half.notes)
+        self.counts, self.at = dict(half.counts), (half.length, half.head)
+        self.touched, self.expected = {}, {}
+
+    def split_steps(self, ahead: PendingHalf) -> tuple[int, str] | None:
+        """Run the blob and episode checks here while `ahead` runs the ledger half; put every
+        finding in the one-process order. Return the head log's (size, digest) as the half
+        read it, None when the half ran here (the check's own reading holds)."""
+        prior = self.problems, self.checked
+        parts = self._blob_half()
+        half = ahead.result()
+        self.problems, self.checked = prior
+        if half is None:  # no process, or it ended without a result: the ledger half here
+            try:
+                self.ledger_steps()
+            except sqlite3.DatabaseError as exc:
+                self.pages_failed(exc)
+                return None
+        else:
+            self.take(half)
+            if half.failed:  # the check stops at the pages, as it does in one process
+                return half.log_size, half.log_digest
+        log = None if half is None else (half.log_size, half.log_digest)
+        for i, part in enumerate(parts):
+            if i == 1:  # the binding checks run between the blob and the episode checks
+                try:
+                    self.bindings() if half is None else self.take(half, True)
+                except sqlite3.DatabaseError as exc:
+                    self.pages_failed(exc)
+                    return log
+            self.problems.extend(part.problems)
+            self.checked.update(part.checked)
+            if part.failure is not None:
+                self.pages_failed(part.failure)
+                return log
+        return log
+
+    def _blob_half(self) -> list[_Part]:
+        """Run the blob checks, then (unless hash-only) the episode checks, each apart."""
+        parts: list[_Part] = []
+        for step in (self.blobs,) if self.mode == "hash-only" else (self.blobs, self.episodes):
+            self.problems, self.checked = [], {}
+            failure = None
+            try:
+                step()
+            except sqlite3.DatabaseError as exc:
+                failure = exc
+            parts.append(_Part(self.problems, self.checked, failure))
+            if failure is not None:
+                break
+        return parts

@@ -1,0 +1,139 @@
+"""A whole check with its ledger half in a forked process (store.verify_split) gives the
+qualification the check run in one process gives, byte for byte: intact, every byte and binding
+intervention of the tamper study, damaged pages, in the full and the cheap (`ledger`) modes;
+the half is really run elsewhere; when it cannot come back the check runs it here; small
+stores and checks from a verified head are not split."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import store.tamper_fixtures as tf
+from agentmetrology.archive.evidence_check import qualify_store
+from agentmetrology.store import verify, verify_ahead
+
+STUDY = ([(label, edit, reseal) for _, label, edit, reseal in tf.byte_interventions()]
+         + [(label, edit, True) for _, label, edit in tf.binding_interventions()])
+MODES = ("full", "ledger")
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, bytes]]]:
+    store = tf.record_store(tmp_path_factory.mktemp("split"))
+    yield store, tf.snapshot(store)
+
+
+@pytest.fixture(autouse=True)
+def no_memo(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every call runs the check (no memo answers, no verified head to start from)."""
+    monkeypatch.setenv("AGM_VERIFY_CACHE", "")
+
+
+def _check(store: Path, mode: str, split: bool, monkeypatch: pytest.MonkeyPatch,
+           elsewhere: bool = True) -> str:
+    """Return the check's JSON text, split across two processes or not."""
+    monkeypatch.setattr(verify_ahead, "SPLIT_FROM", 0 if split else 10**12)
+    if split and elsewhere:  # the ledger half must not run in this process
+        here, steps = os.getpid(), verify._Verifier.ledger_steps
+
+        def ledger_steps(self: verify._Verifier) -> None:
+            assert os.getpid() != here, "the ledger half ran in the checking process"
+            steps(self)
+
+        monkeypatch.setattr(verify._Verifier, "ledger_steps", ledger_steps)
+    try:
+        return json.dumps(qualify_store(store, mode), sort_keys=False)
+    finally:
+        monkeypatch.undo()
+        monkeypatch.setenv("AGM_VERIFY_CACHE", "")
+
+
+def _same(store: Path, mode: str, monkeypatch: pytest.MonkeyPatch,
+          elsewhere: bool = True) -> dict[str, object]:
+    text = _check(store, mode, True, monkeypatch, elsewhere)
+    assert text == _check(store, mode, False, monkeypatch)  # keys in the same order too
+    doc: dict[str, object] = json.loads(text)
+    return doc
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_intact_store_is_qualified_the_same(recorded: tuple[Path, dict[str, bytes]],
+                                               mode: str,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    doc = _same(recorded[0], mode, monkeypatch)
+    assert doc["qualified"] and doc["checked"]["chain_entries"] > 0  # type: ignore[index]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("label, edit, reseal", STUDY, ids=[s[0] for s in STUDY])
+def test_a_tampered_store_is_reported_the_same(recorded: tuple[Path, dict[str, bytes]],
+                                               label: str, edit: tf.Edit, reseal: bool,
+                                               mode: str,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    store, files = recorded
+    tf.apply(store, edit, reseal)
+    try:
+        doc = _same(store, mode, monkeypatch)
+        # (the cheap check reads no blob's bytes: it may miss a blob changed in place)
+        assert mode == "ledger" or not doc["qualified"], label
+    finally:
+        tf.restore(store, files)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("table", ["chain", "episodes"])
+def test_damaged_pages_are_reported_the_same(recorded: tuple[Path, dict[str, bytes]], mode: str,
+                                             table: str,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pages the ledger half cannot read (the chain), or the blob half (the episodes). A chain
+    that no query can read is not split (the check stops at once: nothing to share)."""
+    store, files = recorded
+    try:
+        with sqlite3.connect(store / "ledger.sqlite") as c:
+            c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            size = c.execute("PRAGMA page_size").fetchone()[0]
+            pages = [r[0] for r in c.execute("SELECT rootpage FROM sqlite_master "
+                                             "WHERE type='table' AND name=?", (table,))]
+        with open(store / "ledger.sqlite", "r+b") as f:
+            f.seek((pages[0] - 1) * size)
+            f.write(b"\x00" * 16)  # the table's b-tree header: no query of it finishes
+        doc = _same(store, mode, monkeypatch, elsewhere=table != "chain")
+        assert "ledger_pages_corrupt" in {p["kind"] for p in doc["problems"]}  # type: ignore
+    finally:
+        tf.restore(store, files)
+
+
+def test_a_half_that_does_not_come_back_runs_here(recorded: tuple[Path, dict[str, bytes]],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    store, _ = recorded
+    expected = _check(store, "full", False, monkeypatch)
+    monkeypatch.setattr(verify_ahead, "SPLIT_FROM", 0)
+    monkeypatch.setattr(verify_ahead, "_run", lambda *a: os._exit(3))  # dies without a result
+    ran: list[int] = []
+    steps = verify._Verifier.ledger_steps
+    monkeypatch.setattr(verify._Verifier, "ledger_steps",
+                        lambda self: (ran.append(os.getpid()), steps(self))[1])
+    assert json.dumps(qualify_store(store, "full")) == expected
+    assert ran == [os.getpid()]
+
+
+def test_small_stores_and_incremental_checks_are_not_split(
+        recorded: tuple[Path, dict[str, bytes]], monkeypatch: pytest.MonkeyPatch,
+        tmp_path: Path) -> None:
+    store, _ = recorded
+    assert not verify_ahead.worth_splitting(store)  # far below SPLIT_FROM chain entries
+    assert not verify_ahead.worth_splitting(tmp_path)  # no ledger: the check says so itself
+    monkeypatch.setattr(verify_ahead, "SPLIT_FROM", 0)
+    assert verify_ahead.worth_splitting(store)
+    monkeypatch.setenv("AGM_VERIFY_CACHE", str(tmp_path / "cache"))
+    first = qualify_store(store, "full", incremental=True)  # whole (split): leaves its head
+    monkeypatch.setattr(verify_ahead.LedgerAhead, "__enter__",
+                        lambda self: pytest.fail("a check from a verified head was split"))
+    again = qualify_store(store, "full", incremental=True)
+    assert first["qualified"] and again["qualified"] and again["incremental_since"]
