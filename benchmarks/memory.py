@@ -38,6 +38,7 @@ import platform
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,71 @@ SPANS = (25_000, 100_000)
 STATUS_GOAL_S = {"cold": 2.0, "warm": 0.5}  # issue 40: status cold < 2 s, warm < 0.5 s
 
 
+class TreePss:
+    """The peak, sampled, of the command's processes' memory together (Linux; else None).
+
+    ru_maxrss is the high-water mark of the largest single process: a command that forks
+    workers (the store check's ledger half, the audit's blob reader) holds more than that at
+    once. Every SAMPLE_S this sums the proportional set size (Pss: a page shared by n processes
+    counts 1/n in each, so pages a fork shares are counted once) of the process and every
+    descendant; `processes` is how many were seen in all."""
+
+    SAMPLE_S = 0.05
+
+    def __init__(self, pid: int) -> None:
+        self.pid, self.peak_kib, self.seen = pid, 0, {pid}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> TreePss:
+        if Path(f"/proc/{self.pid}").exists():
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join()
+
+    @property
+    def peak_mib(self) -> float | None:
+        return round(self.peak_kib / 1024, 1) if self.peak_kib else None
+
+    @property
+    def processes(self) -> int:
+        return len(self.seen)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.SAMPLE_S):
+            pids = _tree(self.pid)
+            self.seen.update(pids)
+            self.peak_kib = max(self.peak_kib, sum(map(_pss_kib, pids)))
+
+
+def _tree(pid: int) -> list[int]:
+    """Return `pid` and its descendants alive now (from /proc's children lists)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        try:
+            for task in Path(f"/proc/{p}/task").iterdir():
+                todo.extend(int(c) for c in (task / "children").read_text().split())
+        except OSError:
+            continue
+    return out
+
+
+def _pss_kib(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
 def measure(args: list[str], src: Path, cwd: Path, memo: str = "verify-memo") -> dict[str, Any]:
     """Run `agm ARGS` in a child process; return its wall time, peak RSS and exit code."""
     # The ledger check's memo lives in the scratch folder, so cold and warm runs are controlled.
@@ -60,11 +126,13 @@ def measure(args: list[str], src: Path, cwd: Path, memo: str = "verify-memo") ->
     t0 = time.perf_counter()
     with open(cwd / "stdout.txt", "wb") as out, open(cwd / "stderr.txt", "wb") as err:
         proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=err, cwd=cwd)
-        _, status, usage = os.wait4(proc.pid, 0)
+        with TreePss(proc.pid) as tree:
+            _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
     return {"command": "agm " + " ".join(args), "exit_code": proc.returncode,
             "wall_s": round(wall, 3), "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
+            "peak_tree_pss_mib": tree.peak_mib, "processes": tree.processes,
             "cpu_s": round(usage.ru_utime + usage.ru_stime, 3), "load": load,
             "stdout_bytes": (cwd / "stdout.txt").stat().st_size,
             "stderr_tail": (cwd / "stderr.txt").read_text(errors="replace")[-300:]}

@@ -205,6 +205,9 @@ def run(work: Path, src: Path, episodes: int, append: int, repeat: int,
     def case(name: str, args: list[str], goal: float | None = None, times: int = 1) -> None:
         c = _case(name, args, src, cwd, goal, times)
         c["kib_per_episode"] = round(max(0.0, c["peak_rss_mib"] - base_rss) * 1024 / size, 3)
+        if c.get("processes", 1) > 1 and c.get("peak_tree_pss_mib"):  # it forked: all together
+            c["tree_kib_per_episode"] = round(
+                max(0.0, c["peak_tree_pss_mib"] - base_rss) * 1024 / size, 3)
         for start, why in WHY.items():
             if name.startswith(start) and not c.get("goal_met", True):
                 c["why"] = why

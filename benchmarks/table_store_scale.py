@@ -9,6 +9,14 @@ from typing import Any
 CMD = "python benchmarks/store_scale.py"
 
 
+def _tree(c: dict[str, Any]) -> str:
+    """Return what a command that forked held in all its processes together, or ""."""
+    if not c.get("tree_kib_per_episode"):
+        return ""
+    return (f"; its {c['processes']} processes together peak {c['peak_tree_pss_mib']:.1f} MiB "
+            f"PSS, sampled, {c['tree_kib_per_episode']:.2f} KiB/episode")
+
+
 def store_scale(doc: dict[str, Any]) -> Iterator[dict[str, str]]:
     """Yield one row per measured command: wall time, CPU, peak RSS and KiB per episode."""
     load = str(doc.get("uptime", "")).split("load average:")[-1].strip()
@@ -28,7 +36,8 @@ def store_scale(doc: dict[str, Any]) -> Iterator[dict[str, str]]:
                           f"{c['case']}, {doc['episodes']:,}-episode store "
                           f"(wall s; CPU {c['cpu_s']:.2f} s{runs}; peak RSS "
                           f"{c['peak_rss_mib']:.1f} MiB, {c['kib_per_episode']:.2f} KiB/episode "
-                          f"beyond `agm --version` {doc['baseline_rss_mib']:.1f} MiB)",
+                          f"beyond `agm --version` {doc['baseline_rss_mib']:.1f} MiB"
+                          f"{_tree(c)})",
                "ours": f"{c['wall_s']:.2f}", "peer": "—", "ratio": "—", "goal": goal,
                "machine": f"{mach}, load {c.get('load') or load}", "command": f"`{CMD}`"}
     disk = doc.get("disk")

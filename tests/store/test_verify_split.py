@@ -131,6 +131,9 @@ def test_small_stores_and_incremental_checks_are_not_split(
     assert not verify_ahead.worth_splitting(tmp_path)  # no ledger: the check says so itself
     monkeypatch.setattr(verify_ahead, "SPLIT_FROM", 0)
     assert verify_ahead.worth_splitting(store)
+    monkeypatch.setenv("AGM_CHECK_SPLIT", "0")  # one process asked for
+    assert not verify_ahead.worth_splitting(store)
+    monkeypatch.delenv("AGM_CHECK_SPLIT")
     monkeypatch.setenv("AGM_VERIFY_CACHE", str(tmp_path / "cache"))
     first = qualify_store(store, "full", incremental=True)  # whole (split): leaves its head
     monkeypatch.setattr(verify_ahead.LedgerAhead, "__enter__",

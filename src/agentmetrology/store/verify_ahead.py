@@ -102,13 +102,17 @@ def ledger_half(root: Path, reopen: Reopen | None = None,
 
 def worth_splitting(root: Path) -> bool:
     """Return True when a whole check of `root` should run its ledger half in another process
-    (store.verify_split): a second CPU, fork, and a chain of at least SPLIT_FROM entries."""
-    if usable_cpus() < 2 or not can_fork():
+    (store.verify_split): a second CPU, fork, a chain of at least SPLIT_FROM entries, and not
+    `AGM_CHECK_SPLIT=0` (one process: less memory in all, more time)."""
+    if os.environ.get(SPLIT_ENV, "").strip() == "0" or usable_cpus() < 2 or not can_fork():
         return False
     try:
         return store_head(root)[0] >= SPLIT_FROM
     except UserError:  # no readable chain: the check itself says so
         return False
+
+
+SPLIT_ENV = "AGM_CHECK_SPLIT"
 
 
 class LedgerAhead:
