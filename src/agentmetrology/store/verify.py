@@ -151,11 +151,14 @@ def verify_store(root: str | Path, *, mode: str = "full", reopen: Reopen | None 
             notes.append(f"the chain no longer has the head verified last ({since.length}:"
                          f"{since.head[:12]}): checked in full, not incrementally")
             since = None
-        v = _Verifier(root, c, mode, reopen, expect, since, reads)
-        v.notes.extend(notes)
         whole = since is None and expect is None
-        v.ledger = ledger if whole and mode == "full" else None
-        v.ahead = ahead if whole and mode in ("full", "ledger") and v.ledger is None else None
+        ledger = ledger if whole and mode == "full" else None
+        ahead = ahead if whole and mode in ("full", "ledger") and ledger is None else None
+        # the head log is read by whichever process walks the chain (here: before it does)
+        v = _Verifier(root, c, mode, reopen, expect, since, reads,
+                      read_log_now=ledger is None and ahead is None)
+        v.notes.extend(notes)
+        v.ledger, v.ahead = ledger, ahead
         return v.run()
 
 
@@ -163,7 +166,8 @@ class _Verifier(BlobChecks, TextChecks, TranscriptChecks, EpisodeChecks, Binding
                 SplitChecks):
     def __init__(self, root: Path, c: sqlite3.Connection, mode: str,
                  reopen: Reopen | None, expect: tuple[int, str] | None = None,
-                 since: Checkpoint | None = None, reads: BlobReads | None = None) -> None:
+                 since: Checkpoint | None = None, reads: BlobReads | None = None,
+                 read_log_now: bool = True) -> None:
         self.root, self.c, self.mode, self.reopen, self.since = root, c, mode, reopen, since
         self.reads = reads
         self.ledger: LedgerHalf | None = None
@@ -180,8 +184,17 @@ class _Verifier(BlobChecks, TextChecks, TranscriptChecks, EpisodeChecks, Binding
         self.touched = self.expected  # incremental: the rows the appended entries name
         self.chained: set[str] = set()  # full: the tables the chain's entries name
         self.blob_base = str(root / "blobs")
-        self.witness = HeadWitness(c, root, expect, None if since is None else (
-            since.log_size, since.log_digest))
+        self._witness_of = expect, None if since is None else (since.log_size, since.log_digest)
+        self._witness: HeadWitness | None = None
+        if read_log_now:
+            self._witness = HeadWitness(c, root, *self._witness_of)
+
+    @property
+    def witness(self) -> HeadWitness:
+        """The head log as read at the start of this check (or before its chain walk)."""
+        if self._witness is None:
+            self._witness = HeadWitness(self.c, self.root, *self._witness_of)
+        return self._witness
 
     def bad(self, kind: str, where: str, detail: str, result: str = INVALID) -> None:
         self.problems.append(Problem(kind, result, where, detail))
@@ -195,9 +208,9 @@ class _Verifier(BlobChecks, TextChecks, TranscriptChecks, EpisodeChecks, Binding
                 (refs_param(self.touched.get(table, {})),))
 
     def run(self) -> Qualification:
-        log = self.witness.log.size, self.witness.log.digest
         # the ledger half elsewhere meanwhile and the blob half here, or every step here
-        log = (self.split_steps(self.ahead) if self.ahead is not None else self.steps()) or log
+        log = ((self.split_steps(self.ahead) if self.ahead is not None else self.steps())
+               or (self.witness.log.size, self.witness.log.digest))
         try:
             row = self.c.execute("SELECT value FROM meta WHERE key=?",
                                  (MIGRATED_META,)).fetchone()
