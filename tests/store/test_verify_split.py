@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -134,6 +135,15 @@ def test_small_stores_and_incremental_checks_are_not_split(
     monkeypatch.setenv("AGM_CHECK_SPLIT", "0")  # one process asked for
     assert not verify_ahead.worth_splitting(store)
     monkeypatch.delenv("AGM_CHECK_SPLIT")
+    busy = threading.Event()
+    other = threading.Thread(target=busy.wait)  # a server's thread: no fork from here
+    other.start()
+    try:
+        assert not verify_ahead.worth_splitting(store)
+    finally:
+        busy.set()
+        other.join()
+    assert verify_ahead.worth_splitting(store)
     monkeypatch.setenv("AGM_VERIFY_CACHE", str(tmp_path / "cache"))
     first = qualify_store(store, "full", incremental=True)  # whole (split): leaves its head
     monkeypatch.setattr(verify_ahead.LedgerAhead, "__enter__",

@@ -18,6 +18,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sqlite3
+import threading
 from contextlib import closing
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
@@ -102,9 +103,13 @@ def ledger_half(root: Path, reopen: Reopen | None = None,
 
 def worth_splitting(root: Path) -> bool:
     """Return True when a whole check of `root` should run its ledger half in another process
-    (store.verify_split): a second CPU, fork, a chain of at least SPLIT_FROM entries, and not
-    `AGM_CHECK_SPLIT=0` (one process: less memory in all, more time)."""
-    if os.environ.get(SPLIT_ENV, "").strip() == "0" or usable_cpus() < 2 or not can_fork():
+    (store.verify_split): a second CPU, fork, a chain of at least SPLIT_FROM entries, not
+    `AGM_CHECK_SPLIT=0` (one process: less memory in all, more time), and no other thread in
+    this process: a fork copies only the calling thread, so a lock another one holds then (in
+    SQLite, say: the viewer's request threads read the store) would never be released in the
+    forked process, which could wait on it for ever."""
+    if (os.environ.get(SPLIT_ENV, "").strip() == "0" or usable_cpus() < 2 or not can_fork()
+            or threading.active_count() > 1):
         return False
     try:
         return store_head(root)[0] >= SPLIT_FROM
