@@ -6,12 +6,14 @@ installed environments, which live above it, so the callback is built here and h
 
 from __future__ import annotations
 
-from contextlib import nullcontext
+from collections.abc import Callable
+from contextlib import nullcontext, suppress
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from agentmetrology.envs.registry import environment_or_default, task_spec_digest
+from agentmetrology.records.errors import UserError
 from agentmetrology.store import verify_checkpoint, verify_memo
 from agentmetrology.store.blob_reads import BlobReads
 from agentmetrology.store.verify import store_head, verify_store
@@ -31,9 +33,13 @@ def reopened_spec_digest(environment: str, task: str, profile: str) -> str | Non
         return None
 
 
+Notice = Callable[[int], None]  # told a whole check's chain length before it starts
+
+
 def qualify_store(path: Path, mode: str = "full", expect: tuple[int, str] | None = None,
                   incremental: bool = False, reads: BlobReads | None = None,
-                  ledger: LedgerHalf | None = None) -> dict[str, Any]:
+                  ledger: LedgerHalf | None = None,
+                  notice: Notice | None = None) -> dict[str, Any]:
     """Return the JSON qualification of the store at `path` for a report (store by name).
 
     The cheap `ledger` check is memoised while nothing it read has changed (store.verify_memo);
@@ -44,14 +50,17 @@ def qualify_store(path: Path, mode: str = "full", expect: tuple[int, str] | None
     checked in full). `reads`: what an import of the store found in the blobs it read in this
     process (store.blob_reads): a full check takes those verdicts instead of reading the blobs
     again, and still covers every byte. `ledger`: the ledger half of a full check of `path`, run
-    meanwhile in another process (store.verify_ahead), taken in its place. Raises
-    store.verify.NotAStoreError when `path` holds no readable ledger.
+    meanwhile in another process (store.verify_ahead), taken in its place. `notice(chain
+    length)` is called before a `full` or `ledger` check of the whole store runs (not one from
+    a verified head, nor a memoised answer): a command tells its user why this one takes
+    longer. Raises store.verify.NotAStoreError when `path` holds no readable ledger.
     """
     root = Path(path)
     if mode == "ledger":
-        doc = _ledger_check(root, incremental)
+        doc = _ledger_check(root, incremental, notice)
     elif mode == "full":
-        doc = _checked(root, mode, expect, incremental, reads=reads, ledger=ledger)[0]
+        doc = _checked(root, mode, expect, incremental, reads=reads, ledger=ledger,
+                       notice=notice)[0]
     else:
         doc = verify_store(root, mode=mode, reopen=reopened_spec_digest, expect=expect).to_json()
     doc["store"] = root.name  # reports are byte-identical wherever the store lives
@@ -60,7 +69,8 @@ def qualify_store(path: Path, mode: str = "full", expect: tuple[int, str] | None
 
 def _checked(root: Path, mode: str, expect: tuple[int, str] | None, incremental: bool,
              grown_only: bool = False, reads: BlobReads | None = None,
-             ledger: LedgerHalf | None = None) -> tuple[dict[str, Any], Reopened]:
+             ledger: LedgerHalf | None = None,
+             notice: Notice | None = None) -> tuple[dict[str, Any], Reopened]:
     """Run a `full` or `ledger` check (from the verified head if `incremental`), keep its head
     when it qualifies; return its JSON and the specifications it re-opened."""
     start = verify_checkpoint.load(root, mode, reopened_spec_digest) if incremental else None
@@ -79,6 +89,9 @@ def _checked(root: Path, mode: str, expect: tuple[int, str] | None, incremental:
     # verify_split); not in an audit, which runs it beside the import itself (or chose not to)
     split = (start is None and expect is None and ledger is None and reads is None
              and mode in ("full", "ledger") and worth_splitting(root))
+    if start is None and notice is not None:
+        with suppress(UserError):  # no chain to be read: the check says why, at once
+            notice(store_head(root)[0])
     with LedgerAhead(root, reopen, mode) if split else nullcontext() as ahead:
         q = verify_store(root, mode=mode, reopen=reopen, expect=expect,
                          since=None if start is None else start[0], reads=reads,
@@ -90,14 +103,15 @@ def _checked(root: Path, mode: str, expect: tuple[int, str] | None, incremental:
     return q.to_json(), reopened
 
 
-def _ledger_check(root: Path, incremental: bool = False) -> dict[str, Any]:
+def _ledger_check(root: Path, incremental: bool = False,
+                  notice: Notice | None = None) -> dict[str, Any]:
     """Return the ledger check's JSON: memoised, or run (and memoised if the store held still)."""
     key = verify_memo.fingerprint(root)
     hit = verify_memo.lookup(root, key, reopened_spec_digest)
     if hit is not None and (incremental or "incremental_since" not in hit):
         return dict(hit)  # a full check asked for is never answered by an incremental one
     ledger = verify_memo.ledger_lines(root)
-    doc, reopened = _checked(root, "ledger", None, incremental, grown_only=True)
+    doc, reopened = _checked(root, "ledger", None, incremental, grown_only=True, notice=notice)
     # Kept under the fingerprint taken before the check: a file changed while it ran has moved
     # on (ctime never goes back), so that key is never matched again. Only the ledger is
     # compared again (cheap): a write meanwhile keeps nothing.

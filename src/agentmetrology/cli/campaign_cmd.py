@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -12,6 +13,7 @@ from agentmetrology.cli.console import err_console, make_console
 from agentmetrology.cli.errors import fail, user_errors
 from agentmetrology.report.terminal.campaign_report import print_run_summary, print_store_status
 from agentmetrology.report.terminal.campaign_text import print_problems, say
+from agentmetrology.report.terminal.evidence_text import whole_check_notice
 from agentmetrology.store.opening import open_store
 from agentmetrology.store.qualify import banner
 from agentmetrology.store.status import grader_totals
@@ -139,7 +141,7 @@ def _summary(config: Any, store: Path, result: Any, backend: str, retry: bool) -
 
     # what this run appended is checked from the head checked last (in full the first time),
     # as `agm campaign status` does: a large store is not re-read after every run
-    _print_banner(qualify_store(store, "ledger", incremental=True))
+    _print_banner(qualify_store(store, "ledger", incremental=True, notice=_notice()))
     print_run_summary(make_console(), err_console, config, result, backend, retry)
     if not result.status.complete:
         raise typer.Exit(1)
@@ -172,7 +174,8 @@ def status(
         # The cheap check (chain, rows, bindings, blob presence) runs on every status: over
         # what was appended since the head checked last when the chain grew since (store/
         # verify_scope.py), in full otherwise or with --full-check.
-        evidence = qualify_store(store, "ledger", incremental=not full_check)
+        evidence = qualify_store(store, "ledger", incremental=not full_check,
+                                 notice=_notice(full_check))
         rows = campaign_rows(st, statuses, evidence) if json_out else []
         graders = grader_totals(st.grader_calls())
     _print_banner(evidence)
@@ -182,6 +185,13 @@ def status(
                          indent=2, sort_keys=True))
         return
     print_store_status(make_console(), err_console, store, view, graders, evidence)
+
+
+def _notice(full_check: bool = False) -> Callable[[int], None]:
+    """Say on stderr why this status's evidence check reads the whole store (a large one)."""
+    return whole_check_notice(err_console, "--full-check" if full_check else
+                              "no verified head here to start from; later checks re-read "
+                              "only what was appended")
 
 
 def _print_banner(evidence: dict[str, Any]) -> None:

@@ -15,12 +15,13 @@ import typer
 
 from agentmetrology.archive.evidence_check import qualify_store
 from agentmetrology.archive.report_qualify import qualify_report, read_report
-from agentmetrology.cli.console import make_console
+from agentmetrology.cli.console import err_console, make_console
 from agentmetrology.cli.errors import fail, user_errors
 from agentmetrology.records.errors import UserError
 from agentmetrology.report.terminal.evidence_text import (
     print_report_qualification,
     print_store_qualification,
+    whole_check_notice,
 )
 from agentmetrology.store import EvidenceStore, LedgerError, StoreBusyError
 from agentmetrology.store.errors import StoreError
@@ -68,7 +69,11 @@ def verify(
     if incremental and hash_only:
         fail("--incremental and --hash-only do not combine: the baseline is always a full read")
     _sealed_store(store)
-    doc = qualify_store(store, "hash-only" if hash_only else "full", expect, incremental)
+    notice = whole_check_notice(err_console, (
+        "no head verified by a full check here to start from" if incremental else
+        "and every blob; --incremental re-reads only what was appended since"))
+    doc = qualify_store(store, "hash-only" if hash_only else "full", expect, incremental,
+                        notice=notice)
     doc["store"] = str(store)
     if as_json:
         print(json.dumps(doc, indent=2, sort_keys=True))

@@ -3,6 +3,7 @@ qualification, every problem named, notes in yellow."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,18 @@ from rich.text import Text
 
 from agentmetrology.store.qualify import QUALIFIED, banner
 from agentmetrology.store.verify_checkpoint import describe
+
+NOTICE_FROM = 20_000  # chain entries (about 3,000 episodes): a whole check of a few seconds
+
+
+def whole_check_notice(console: Console, why: str) -> Callable[[int], None]:
+    """Return what tells the user, before a whole check of a large store, why it takes longer
+    (`why`: which check this is); nothing below NOTICE_FROM chain entries."""
+    def notice(length: int) -> None:
+        if length >= NOTICE_FROM:
+            console.print(Text(f"checking all {length:,} chain entries of the store ({why})",
+                               style="dim"))
+    return notice
 
 
 def print_store_qualification(console: Console, doc: dict[str, Any]) -> None:
