@@ -10,8 +10,10 @@ import json
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -43,9 +45,9 @@ def _check(store: Path, mode: str, split: bool, monkeypatch: pytest.MonkeyPatch,
     if split and elsewhere:  # the ledger half must not run in this process
         here, steps = os.getpid(), verify._Verifier.ledger_steps
 
-        def ledger_steps(self: verify._Verifier) -> None:
+        def ledger_steps(self: verify._Verifier, *walked: Any) -> None:
             assert os.getpid() != here, "the ledger half ran in the checking process"
-            steps(self)
+            steps(self, *walked)
 
         monkeypatch.setattr(verify._Verifier, "ledger_steps", ledger_steps)
     try:
@@ -119,9 +121,55 @@ def test_a_half_that_does_not_come_back_runs_here(recorded: tuple[Path, dict[str
     ran: list[int] = []
     steps = verify._Verifier.ledger_steps
     monkeypatch.setattr(verify._Verifier, "ledger_steps",
-                        lambda self: (ran.append(os.getpid()), steps(self))[1])
+                        lambda self, *w: (ran.append(os.getpid()), steps(self, *w))[1])
     assert json.dumps(qualify_store(store, "full")) == expected
     assert ran == [os.getpid()]
+
+
+def test_a_half_that_ends_after_its_walk_leaves_every_step_here(
+        recorded: tuple[Path, dict[str, bytes]], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The blob half read after the other process's walk is read again after this one's."""
+    store, _ = recorded
+    expected = _check(store, "ledger", False, monkeypatch)
+    monkeypatch.setattr(verify_ahead, "SPLIT_FROM", 0)
+    monkeypatch.setattr(verify_ahead, "ledger_half",
+                        lambda root, reopen, mode, walked: (walked(), os._exit(3)))
+    blobs = verify._Verifier.blobs
+    counted: list[int] = []
+    monkeypatch.setattr(verify._Verifier, "blobs", lambda self: (counted.append(1), blobs(self)))
+    assert json.dumps(qualify_store(store, "ledger")) == expected
+    assert len(counted) == 2  # once beside the half, once after the walk run here
+
+
+def test_the_blob_half_starts_after_the_chain_walk(recorded: tuple[Path, dict[str, bytes]],
+                                                    monkeypatch: pytest.MonkeyPatch,
+                                                    tmp_path: Path) -> None:
+    """As in one process: the blob and episode queries then see every chain entry the walk
+    saw, so the head the check leaves covers only episodes it read (a writer appending
+    meanwhile cannot slip an entry under it)."""
+    store, _ = recorded
+    monkeypatch.setattr(verify_ahead, "SPLIT_FROM", 0)
+    here, log = os.getpid(), tmp_path / "times"
+    chain, blobs = verify._Verifier.chain, verify._Verifier.blobs
+
+    def slow_chain(self: verify._Verifier) -> tuple[int, str]:
+        time.sleep(0.3)  # a long walk: the blob half must still wait for its end
+        at = chain(self)
+        with open(log, "a") as f:
+            f.write(f"walked {time.monotonic()}\n")
+        return at
+
+    def timed_blobs(self: verify._Verifier) -> None:
+        if os.getpid() == here:
+            with open(log, "a") as f:
+                f.write(f"blobs {time.monotonic()}\n")
+        blobs(self)
+
+    monkeypatch.setattr(verify._Verifier, "chain", slow_chain)
+    monkeypatch.setattr(verify._Verifier, "blobs", timed_blobs)
+    assert qualify_store(store, "ledger")["qualified"]
+    times = dict(line.split() for line in log.read_text().splitlines())
+    assert float(times["blobs"]) > float(times["walked"])
 
 
 def test_small_stores_and_incremental_checks_are_not_split(

@@ -21,6 +21,7 @@ listing of the blob directories instead of one stat per reference.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -227,11 +228,14 @@ class _Verifier(BlobChecks, TextChecks, TranscriptChecks, EpisodeChecks, Binding
                              None if self.problems else Checkpoint(
                                  length, head, self.counts, self.mode, *log))
 
-    def ledger_steps(self) -> None:
+    def ledger_steps(self, walked: Callable[[], None] | None = None) -> None:
         """Check the ledger's pages, schema, chain, head log, rows and sealed texts: all that
-        reads no blob (`self.at`: the chain's length and head, once walked)."""
+        reads no blob (`self.at`: the chain's length and head, once walked; `walked()` is
+        called then)."""
         self.structure()
         self.at = self.chain()
+        if walked is not None:
+            walked()
         self.heads(self.at[0])
         self.rows()
         self.texts()

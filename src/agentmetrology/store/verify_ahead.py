@@ -19,6 +19,7 @@ import multiprocessing
 import os
 import sqlite3
 import threading
+from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
@@ -66,11 +67,12 @@ class LedgerHalf:
     bindings: BindingsPart = BindingsPart()
 
 
-def ledger_half(root: Path, reopen: Reopen | None = None,
-                mode: str = "full") -> LedgerHalf | None:
+def ledger_half(root: Path, reopen: Reopen | None = None, mode: str = "full",
+                walked: Callable[[], None] | None = None) -> LedgerHalf | None:
     """Return what the ledger steps and the binding checks of a whole `mode` check (`full`
     or `ledger`) of `root` find (`reopen` as `verify_store` takes it), None for an unsealed
-    ledger (the check says so itself); NotAStoreError when there is no readable ledger."""
+    ledger (the check says so itself); NotAStoreError when there is no readable ledger.
+    `walked()` is called once the chain is walked (store.verify_split waits for it)."""
     asked: dict[tuple[str, str, str], str | None] = {}
 
     def ask(environment: str, task: str, profile: str) -> str | None:
@@ -84,7 +86,7 @@ def ledger_half(root: Path, reopen: Reopen | None = None,
         v = _Verifier(root, c, mode, None if reopen is None else ask)
         failed = False
         try:
-            v.ledger_steps()
+            v.ledger_steps(walked)
         except sqlite3.DatabaseError as exc:  # as `_Verifier.run` names it
             v.pages_failed(exc)
             failed = True
@@ -118,6 +120,7 @@ def worth_splitting(root: Path) -> bool:
 
 
 SPLIT_ENV = "AGM_CHECK_SPLIT"
+WALKED = "walked"  # sent once the half's chain walk is over, before its result
 
 
 class LedgerAhead:
@@ -156,6 +159,21 @@ class LedgerAhead:
             self._recv.close()
             self._recv = None
 
+    def walked(self) -> bool:
+        """Wait until the half has walked the chain (or found it cannot: damaged pages);
+        False when it could not start or ended first (the check then runs here)."""
+        if self._recv is None:
+            return False
+        try:
+            said = self._recv.recv()
+        except (EOFError, OSError):
+            said = None
+        if said == WALKED:
+            return True
+        self._recv.close()  # ended without walking: no result will come
+        self._recv = None
+        return False
+
     def result(self) -> LedgerHalf | None:
         """Return what the ledger half found, None when the check must run it here (kept:
         `taken` holds it afterwards)."""
@@ -163,6 +181,8 @@ class LedgerAhead:
             return self.taken
         try:
             half = self._recv.recv()
+            if half == WALKED:  # (`walked` was not asked for)
+                half = self._recv.recv()
         except (EOFError, OSError):  # it died without a result
             half = None
         self._recv.close()
@@ -175,9 +195,17 @@ def _run(root: Path, reopen: Reopen | None, mode: str, send: Connection, recv: C
          parent: int) -> None:
     worker_start(parent)  # Ctrl-C is the audit's to handle; a killed audit leaves no check
     recv.close()  # the audit's end: held here too, a send could wait for ever on a full pipe
+    told = []
+
+    def walked() -> None:
+        send.send(WALKED)
+        told.append(True)
+
     try:
-        half = ledger_half(root, reopen, mode)
+        half = ledger_half(root, reopen, mode, walked)
     except Exception:  # the check runs every step itself, and says why
         half = None
+    if not told:  # stopped before the walk (damaged pages, no chain): nothing to wait for
+        send.send(WALKED)
     send.send(half)
     send.close()

@@ -17,7 +17,7 @@ needs what the other finds, so `store.verify_ahead.LedgerAhead` runs the first p
 process while this one runs the second; the findings are then put in the order the check run
 in one process gives (ledger steps, blobs, bindings, episodes, with what stops a check where
 it stops it), so the qualification is the same, byte for byte. When no process could be had
-or its result did not come back, the ledger half runs here, after the blob half.
+or its result did not come back, every step runs here, in order.
 
 On a large store this is most of the first `agm campaign status` of a store this machine never
 checked, and of `agm evidence verify` (benchmarks/store_scale.py). Below SPLIT_FROM chain
@@ -45,6 +45,9 @@ SPLIT_FROM = 20_000
 class PendingHalf(Protocol):
     """A ledger half running elsewhere (store.verify_ahead.LedgerAhead)."""
 
+    def walked(self) -> bool:
+        """Wait until it has walked the chain; False when it could not start or ended first."""
+
     def result(self) -> LedgerHalf | None:
         """Wait for it; None when it could not run (the check then runs it here)."""
 
@@ -70,6 +73,9 @@ class SplitChecks(ABC):
     expected: dict[str, dict[str, str | None]]
     mode: str
     ledger: LedgerHalf | None
+    blob_ok: dict[str, bool]
+    kinds: dict[str, str | None]
+    _listing: tuple[set[str], set[str]] | None
 
     @abstractmethod
     def ledger_steps(self) -> None:
@@ -128,26 +134,27 @@ class SplitChecks(ABC):
     def split_steps(self, ahead: PendingHalf) -> tuple[int, str] | None:
         """Run the blob and episode checks here while `ahead` runs the ledger half; put every
         finding in the one-process order. Return the head log's (size, digest) as the half
-        read it, None when the half ran here (the check's own reading holds)."""
+        read it, None when every step ran here (the check's own reading holds)."""
+        # The blob half starts once the chain is walked, as in one process: its queries then
+        # see every entry the walk saw, so the head this check may leave covers only episodes
+        # it read (a writer appending meanwhile adds entries the next check reads).
+        if not ahead.walked():  # no process, or it ended first: every step here, in order
+            return self.steps()
         prior = self.problems, self.checked
         parts = self._blob_half()
         half = ahead.result()
         self.problems, self.checked = prior
-        if half is None:  # no process, or it ended without a result: the ledger half here
-            try:
-                self.ledger_steps()
-            except sqlite3.DatabaseError as exc:
-                self.pages_failed(exc)
-                return None
-        else:
-            self.take(half)
-            if half.failed:  # the check stops at the pages, as it does in one process
-                return half.log_size, half.log_digest
-        log = None if half is None else (half.log_size, half.log_digest)
+        if half is None:  # it ended without its findings: every step here, blobs read again
+            self.blob_ok, self.kinds, self._listing = {}, {}, None  # after this walk
+            return self.steps()
+        self.take(half)
+        log = half.log_size, half.log_digest
+        if half.failed:  # the check stops at the pages, as it does in one process
+            return log
         for i, part in enumerate(parts):
             if i == 1:  # the binding checks run between the blob and the episode checks
                 try:
-                    self.bindings() if half is None else self.take(half, True)
+                    self.take(half, True)
                 except sqlite3.DatabaseError as exc:
                     self.pages_failed(exc)
                     return log
