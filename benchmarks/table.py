@@ -301,6 +301,9 @@ def memory(doc: dict[str, Any]) -> Iterator[Row]:
         yield _row("memory", f"`{c['case']}`, {size} (wall s; CPU {_num(c['cpu_s'], 2)} s; "
                    f"peak RSS {_num(c['peak_rss_mib'])} MiB, `agm --version` "
                    f"{_num(c.get('baseline_rss_mib', base))} MiB; {per}"
+                   + (f"; its {c['processes']} processes together peak "
+                      f"{_num(c['peak_tree_pss_mib'])} MiB PSS, sampled"
+                      if c.get("processes", 1) > 1 and c.get("peak_tree_pss_mib") else "")
                    + (f"; measured at {c['revision']}" if c.get("revision") else "") + ")",
                    _num(c["wall_s"], 2),
                    _before(doc, c), "—", goal,
