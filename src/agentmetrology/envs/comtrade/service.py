@@ -153,12 +153,12 @@ class ComtradeService:
         total_pages = math.ceil(t.rows / ps)
         start = (page - 1) * ps
         if t.drift:
-            order = faults.drift_order(t, self.seed, self.profile, counter,
-                                      start)[start:start + ps]
             # Drift re-serves every row many times: copy a dict built once per episode.
             if self._templates is None:
                 self._templates = row_dicts(self._rows)
-            rows = list(map(dict.copy, map(self._templates.__getitem__, order)))
+            rows = faults.drift_rows(self._templates,
+                                     faults.drift_label(t, self.seed, self.profile, counter),
+                                     start, ps)
         else:
             rows = row_dicts(self._rows[start:start + ps])
         served = rows
