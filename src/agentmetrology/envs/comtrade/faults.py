@@ -144,16 +144,25 @@ def inject_duplicates_seeded(label: str, page: list[Row], previous: list[Row], r
                              cross_rate: float) -> tuple[list[Row], int]:
     """Insert copies at random positions (the page grows; no genuine row is lost).
 
-    Returns the new page and the number of copies inserted. The draws are those of
-    `r = string_random(label)`: ceil(n*rate) sources `r.randrange(n)` on the page, then
-    ceil(n*cross_rate) sources `r.randrange(len(previous))` on the previous response, then
-    each copy's position `r.randrange(len(out) + 1)` as it is inserted (`randrange` inlined:
-    this runs on every page of the duplicate tasks; tests/envs/comtrade/test_faults.py pins
-    it against Random).
+    Returns the new page and the number of copies inserted (`insert_copies` gives the copies).
+    """
+    out, copies = insert_copies(label, page, previous, rate, cross_rate)
+    return out, len(copies)
+
+
+def insert_copies(label: str, page: list[Row], previous: list[Row], rate: float,
+                  cross_rate: float) -> tuple[list[Row], list[Row]]:
+    """Return the page with copies inserted at random positions, and the copies inserted.
+
+    The draws are those of `r = string_random(label)`: ceil(n*rate) sources `r.randrange(n)`
+    on the page, then ceil(n*cross_rate) sources `r.randrange(len(previous))` on the previous
+    response, then each copy's position `r.randrange(len(out) + 1)` as it is inserted
+    (`randrange` inlined: this runs on every page of the duplicate tasks;
+    tests/envs/comtrade/test_faults.py pins it against Random). An empty page gets none.
     """
     n = len(page)
     if n == 0:
-        return page, 0
+        return page, []
     bits = string_bits(label)
     copies = _copies(bits, page, math.ceil(n * rate))
     if previous:
@@ -167,7 +176,7 @@ def inject_duplicates_seeded(label: str, page: list[Row], previous: list[Row], r
         while j >= size:
             j = bits(k)
         out.insert(j, row)
-    return out, len(copies)
+    return out, copies
 
 
 def _copies(bits: Callable[[int], int], rows: list[Row], count: int) -> list[Row]:
