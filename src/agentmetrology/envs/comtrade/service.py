@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +21,7 @@ from agentmetrology.stress.adversary import Perturbation
 
 Observation = dict[str, Any]
 Row = dict[str, Any]
+_KIND = operator.attrgetter("kind")  # `kind in map(_KIND, ...)`: no generator frame per step
 BUDGET_ERROR = "Request limit exceeded for this episode."
 ALREADY_SUBMITTED = "Already submitted. Only one submission per episode is allowed."
 MAX_SUBMISSION_BYTES = 8 * 1024 * 1024  # a tool limit: larger payloads get an error observation
@@ -172,7 +174,7 @@ class ComtradeService:
         self.last_rows = rows
         add_totals = t.totals or (t.adaptive and self.profile == "legacy" and page > 4)
         add_totals = add_totals or (bool(perturbations)  # most calls have none
-                                    and any(p.kind == "totals" for p in perturbations))
+                                    and "totals" in map(_KIND, perturbations))
         if add_totals and rows:
             # Rows that no fault replaced or removed are the generated slice's plus the copies
             # inserted: its tuples and the copies give the same sums without reading the page.
