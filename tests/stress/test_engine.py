@@ -1,3 +1,6 @@
+from typing import cast
+
+import numpy as np
 import pytest
 
 from agentmetrology.envs.comtrade import ComtradeEnv
@@ -85,6 +88,29 @@ def test_shared_intents_equal_intents_made_fresh() -> None:
         assert got == want
         assert [x.as_dict() for x in got] == [x.as_dict() for x in want]
         assert [type(x.rate) for x in got] == [type(x.rate) for x in want]
+
+
+class _NoDraws:
+    """A generator stand-in that fails the test if anything is drawn from it."""
+
+    def random(self) -> float:
+        raise AssertionError("drew from the step's generator")
+
+
+def test_a_fault_probability_outside_0_1_decides_without_a_draw() -> None:
+    # p <= 0 never fires and p >= 1 always does, whatever u in [0, 1): the same intents as
+    # the rule with a drawn u (u = 0.0 and a u just below 1 are the extremes), and no draw.
+    cases = [(EscalatingAdversary(), 0.0), (EscalatingAdversary(fault_base=-0.5), 0.6),
+             (EscalatingAdversary(fault_base=1.0, fault_scale=0.0), 0.3),
+             (EscalatingAdversary(fault_scale=2.0), 0.5), (EscalatingAdversary(fault_scale=2.0), 1)]
+    no_draws = cast(np.random.Generator, _NoDraws())
+    for adv, intensity in cases:
+        for successes in range(4):
+            got = adv(p(successes), intensity, no_draws)
+            for u in (0.0, 0.5, 1.0 - 2.0 ** -53):
+                assert got == _intents_made_fresh(adv, p(successes), intensity, u)
+    assert EscalatingAdversary(fault_base=1.0)(p(0), 0.0, no_draws)[0].kind == "fault"
+    assert EscalatingAdversary()(p(0), 0.0, no_draws) == ()
 
 def _walk(env: ComtradeEnv) -> list[dict]:
     out, page = [], 1

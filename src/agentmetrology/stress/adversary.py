@@ -74,8 +74,11 @@ class EscalatingAdversary:
     def __call__(self, progress: AgentProgress, intensity: float,
                  rng: np.random.Generator) -> tuple[Perturbation, ...]:
         """Return this step's intents, drawing all randomness from `rng`."""
-        u = rng.random()  # always drawn, so the sequence does not depend on the branch taken
-        if u < self.fault_base + self.fault_scale * intensity:
+        # u = rng.random() is in [0, 1), so a fault probability <= 0 never fires and one >= 1
+        # always does, whatever u is: those steps skip the draw (each step's generator is its
+        # own, rng(seed, step), and u is its only draw, so skipping it changes no other draw).
+        p = self.fault_base + self.fault_scale * intensity
+        if p >= 1.0 or (p > 0.0 and rng.random() < p):
             # a fault replaces the response; nothing else applies
             return (_intent("fault", self.fault_status, 0.0, False),)
         out: list[Perturbation] = []

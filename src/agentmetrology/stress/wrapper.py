@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast
-
-import numpy as np
+from typing import Any, Protocol
 
 from agentmetrology.records.tools import Observation
 from agentmetrology.runtime.rng_first import LazyRng
@@ -62,17 +60,18 @@ class AdversarialWrapper:
 
     def __call__(self, **args: Any) -> Observation:
         """Run one step: consult schedule and policy, realise through the adapter, trace it."""
-        step = len(self.trace)
-        progress = AgentProgress(self.successes, self.failures, step, self.adapter.budget_left())
+        trace, adapter = self.trace, self.adapter
+        step = len(trace)
+        progress = AgentProgress(self.successes, self.failures, step, adapter.budget_left())
         intensity = self.schedule(progress)
         # rng(seed, step), built only if the policy asks more than one random() of it
-        draws = cast(np.random.Generator, LazyRng(self.seed, step))
+        draws: Any = LazyRng(self.seed, step)  # a Generator to the policy (no cast per step)
         perts = self.policy(progress, intensity, draws)
-        obs = self.adapter.realise(perts, args)
-        ok = self.adapter.succeeded(obs)
+        obs = adapter.realise(perts, args)
+        ok = adapter.succeeded(obs)
         if ok:
             self.successes += 1
         else:
             self.failures += 1
-        self.trace.append(TraceEntry(step, intensity, self.successes, perts, ok))
+        trace.append(TraceEntry(step, intensity, self.successes, perts, ok))
         return obs

@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+import pytest
+
 from agentmetrology.envs.comtrade import faults
 from agentmetrology.envs.comtrade.tasks import TASKS
 from agentmetrology.runtime.rng import string_random
@@ -106,3 +108,29 @@ def test_drop_rows_removes_ceil_count_keeping_order() -> None:
     assert faults.drop_rows("l", PAGE, 1.0) == [] == faults.drop_rows("l", PAGE, 3.0)
     assert faults.drop_rows("l", [], 0.5) == []
     assert faults.drop_rows("l", PAGE, -0.5) == PAGE  # a negative rate drops nothing
+
+
+def test_sample_draws_what_random_sample_draws() -> None:
+    # the pool branch (populations up to 21) through string_bits, larger ones by Random itself
+    for i in range(1500):
+        population = list(range(2, 2 + i % 30))
+        k = (i // 30) % (len(population) + 1)
+        label = f"T8_mixed_faults:fail{(429, 500)[i % 2]}:{i}"
+        assert faults.sample(label, population, k) == string_random(label).sample(population, k)
+    with pytest.raises(ValueError, match="Sample larger than population"):
+        faults.sample("x", [2, 3], 3)
+
+
+def test_drift_rows_are_the_drift_orders_rows_copied() -> None:
+    t = TASKS["T6_page_drift"]
+    rows = [{"i": i} for i in range(t.rows)]
+    for seed, profile in ((0, "seeded"), (7, "seeded"), (None, "legacy")):
+        for counter in range(1, 30):
+            label = faults.drift_label(t, seed, profile, counter)
+            for start in range(0, t.rows + t.page_size, t.page_size):
+                order = faults.drift_order(t, seed, profile, counter, start)
+                got = faults.drift_rows(rows, label, start, t.page_size)
+                assert got == [rows[j] for j in order[start:start + t.page_size]]
+                assert not any(g is r for g in got for r in rows)  # copies, not the rows
+    assert faults.drift_label(t, 3, "seeded", 2) == "T6_page_drift:drift:2:3"
+    assert faults.drift_label(t, 3, "legacy", 2) == "T6_page_drift:drift:2"

@@ -142,6 +142,34 @@ def test_served_totals_rows_sum_the_rows_they_head(task: str, seed: int | None,
     assert heads
 
 
+def test_totals_over_inserted_copies_sum_the_rows_they_head_whatever_the_agent_did() -> None:
+    # With inserted copies the service sums the generated tuples plus the copies; a copy of a
+    # previous row the agent changed (a float, a bool, a string, a missing key) sends it back
+    # to summing the page as totals_row does. Overwrites and drops always do.
+    from agentmetrology.envs.comtrade.service import ComtradeService
+    from agentmetrology.stress.adversary import Perturbation
+
+    dup = Perturbation("corrupt", corruption="duplicate", rate=0.6)
+    kinds = [(dup,), (Perturbation("corrupt", corruption="drop", rate=0.2), dup),
+             (Perturbation("corrupt", corruption="duplicate", rate=0.6,
+                           detail={"overwrite": True}),), (dup, dup)]
+    edits = [None, ("netWeight", 2.5), ("qty", True), ("tradeValue", "41"), ("qty", None)]
+    for seed in range(6):
+        service = ComtradeService(get_task("T9_clean_ab"), seed)
+        for page in range(1, 7):
+            edit = edits[(seed + page) % len(edits)]
+            if edit and service.last_rows:
+                key, value = edit
+                if value is None:
+                    del service.last_rows[0][key]
+                else:
+                    service.last_rows[0][key] = value
+            perts = (*kinds[(seed + page) % len(kinds)], Perturbation("totals"))
+            rows = service.fetch(page, perturbations=perts)["rows"]
+            if rows:
+                assert rows[0] == totals_row(service.task, page, rows[1:])
+
+
 def test_totals_row_sums_count_a_missing_value_as_zero_and_convert_with_int() -> None:
     task = get_task("T7_totals_trap")
     rows = [{"tradeValue": 5, "netWeight": 2.9, "qty": True}, {"tradeValue": "7", "qty": 1}]

@@ -24,6 +24,9 @@ ADAPTIVE_SCHEDULE = LinearSchedule(horizon=4, start=0.0, end=1.0)  # 0, .25, .5,
 ESCALATING_SCHEDULE = LinearSchedule(horizon=4, start=0.2, end=1.0)  # .2, .4, .6, .8, 1
 # The constant arm holds the escalating ramp's mean over a clean 5-page pass (0.60).
 MATCHED_MEAN = mean_intensity(ESCALATING_SCHEDULE, 5)
+MATCHED_SCHEDULE = ConstantSchedule(MATCHED_MEAN)
+# The reference adversary, made once: it is frozen, so every episode can share it.
+_REFERENCE = EscalatingAdversary()
 # The enforced-quota variant (docs/comtrade.md): the escalating arm with a quota of
 # pages + SQUEEZE + K requests and a one-shot squeeze of SQUEEZE after SQUEEZE_AFTER successes,
 # so K requests of slack remain for the whole extraction (quota 8, squeeze -3, 5 pages: K = 0).
@@ -78,11 +81,11 @@ def adversary_for(condition: str) -> tuple[Schedule, EscalatingAdversary]:
     `stress:squeeze:slack=K`, B2's `stress:b2:ARM:slack=K` and `stress:quota:dose=X`.
     """
     if condition == "adaptive":
-        return ADAPTIVE_SCHEDULE, EscalatingAdversary()
+        return ADAPTIVE_SCHEDULE, _REFERENCE
     if condition == "stress:escalating":
-        return ESCALATING_SCHEDULE, EscalatingAdversary()
+        return ESCALATING_SCHEDULE, _REFERENCE
     if condition == "stress:constant":
-        return ConstantSchedule(MATCHED_MEAN), EscalatingAdversary()
+        return MATCHED_SCHEDULE, _REFERENCE
     if condition.startswith(SQUEEZE_PREFIX):
         squeeze_slack(condition)  # raises on a bad slack
         return ESCALATING_SCHEDULE, EscalatingAdversary(squeeze_after=SQUEEZE_AFTER,

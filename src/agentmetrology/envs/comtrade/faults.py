@@ -30,9 +30,38 @@ def fail_lists(task: ComtradeTask, seed: int | None,
         if not k:  # no draw is made, so the generator is not even seeded
             out.append(frozenset())
             continue
-        r = string_random(f"{task.task_id}:fail{code}:{seed}")
-        out.append(frozenset(r.sample(candidates, k)))
+        out.append(frozenset(sample(f"{task.task_id}:fail{code}:{seed}", candidates, k)))
     return out[0], out[1]
+
+
+# random.sample's set size is 21 plus a term for k > 5: a population this small always takes
+# its pool branch, whatever k is.
+_POOL_SAMPLE_MAX = 21
+
+
+def sample(label: str, population: list[int], k: int) -> list[int]:
+    """Return `string_random(label).sample(population, k)`, drawn through `string_bits`.
+
+    CPython's sample on a population of at most 21 items keeps a pool: draw i takes
+    j = randbelow(n - i), keeps pool[j] and moves pool[n - i - 1] into its place (randbelow:
+    the `randrange` inlined below). The generator is seeded without the Python-level
+    wrapper (it serves every episode of the fail-list tasks); larger populations go to
+    `random.Random`. tests/envs/comtrade/test_faults.py pins it against Random.
+    """
+    n = len(population)
+    if n > _POOL_SAMPLE_MAX or not 0 <= k <= n:
+        return string_random(label).sample(population, k)  # and its errors
+    bits = string_bits(label)
+    pool = list(population)
+    out = []
+    for m in range(n, n - k, -1):  # m = n - i
+        b = m.bit_length()
+        j = bits(b)
+        while j >= m:
+            j = bits(b)
+        out.append(pool[j])
+        pool[j] = pool[m - 1]
+    return out
 
 
 def drift_order(task: ComtradeTask, seed: int | None, profile: Profile,
@@ -41,15 +70,30 @@ def drift_order(task: ComtradeTask, seed: int | None, profile: Profile,
 
     With `start`, only positions `start`.. are exact (the ones a page at that offset reads).
     """
-    label = f"{task.task_id}:drift:{counter}"
-    if profile == "seeded":
-        label += f":{seed}"
     order = list(range(task.rows))
-    _shuffle_tail(string_bits(label), order, start)
+    _shuffle_tail(string_bits(drift_label(task, seed, profile, counter)), order, start)
     return order
 
 
-def _shuffle_tail(getrandbits: Callable[[int], int], x: list[int], start: int) -> None:
+def drift_label(task: ComtradeTask, seed: int | None, profile: Profile, counter: int) -> str:
+    """Return the label whose generator permutes the rows for request `counter`."""
+    if profile == "seeded":
+        return f"{task.task_id}:drift:{counter}:{seed}"
+    return f"{task.task_id}:drift:{counter}"
+
+
+def drift_rows(rows: list[Row], label: str, start: int, size: int) -> list[Row]:
+    """Return copies of rows[start:start + size] after the permutation `label` draws.
+
+    The same swaps as `drift_order`'s (they depend on the generator and the length only),
+    made on a copy of the rows themselves rather than on their indices.
+    """
+    order = list(rows)
+    _shuffle_tail(string_bits(label), order, start)
+    return list(map(dict.copy, order[start:start + size]))
+
+
+def _shuffle_tail(getrandbits: Callable[[int], int], x: list[Any], start: int) -> None:
     """Do what `Random.shuffle(x)` does with this generator, until x[start:] is final.
 
     Position i is final once step i has run (later steps only touch lower positions), so a
@@ -100,16 +144,25 @@ def inject_duplicates_seeded(label: str, page: list[Row], previous: list[Row], r
                              cross_rate: float) -> tuple[list[Row], int]:
     """Insert copies at random positions (the page grows; no genuine row is lost).
 
-    Returns the new page and the number of copies inserted. The draws are those of
-    `r = string_random(label)`: ceil(n*rate) sources `r.randrange(n)` on the page, then
-    ceil(n*cross_rate) sources `r.randrange(len(previous))` on the previous response, then
-    each copy's position `r.randrange(len(out) + 1)` as it is inserted (`randrange` inlined:
-    this runs on every page of the duplicate tasks; tests/envs/comtrade/test_faults.py pins
-    it against Random).
+    Returns the new page and the number of copies inserted (`insert_copies` gives the copies).
+    """
+    out, copies = insert_copies(label, page, previous, rate, cross_rate)
+    return out, len(copies)
+
+
+def insert_copies(label: str, page: list[Row], previous: list[Row], rate: float,
+                  cross_rate: float) -> tuple[list[Row], list[Row]]:
+    """Return the page with copies inserted at random positions, and the copies inserted.
+
+    The draws are those of `r = string_random(label)`: ceil(n*rate) sources `r.randrange(n)`
+    on the page, then ceil(n*cross_rate) sources `r.randrange(len(previous))` on the previous
+    response, then each copy's position `r.randrange(len(out) + 1)` as it is inserted
+    (`randrange` inlined: this runs on every page of the duplicate tasks;
+    tests/envs/comtrade/test_faults.py pins it against Random). An empty page gets none.
     """
     n = len(page)
     if n == 0:
-        return page, 0
+        return page, []
     bits = string_bits(label)
     copies = _copies(bits, page, math.ceil(n * rate))
     if previous:
@@ -123,7 +176,7 @@ def inject_duplicates_seeded(label: str, page: list[Row], previous: list[Row], r
         while j >= size:
             j = bits(k)
         out.insert(j, row)
-    return out, len(copies)
+    return out, copies
 
 
 def _copies(bits: Callable[[int], int], rows: list[Row], count: int) -> list[Row]:

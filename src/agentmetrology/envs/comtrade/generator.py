@@ -126,6 +126,20 @@ def tuple_sums(tuples: Sequence[tuple[Any, ...]]) -> tuple[int, int, int]:
     return v, w, q
 
 
+def row_int_sums(rows: Iterable[Row]) -> tuple[int, int, int] | None:
+    """Return the tradeValue, netWeight and qty sums of row dicts, or None unless every one of
+    those values is an int (then they are the sums `totals_row` makes of these rows)."""
+    v = w = q = 0
+    for row in rows:
+        a, b, c = row.get("tradeValue"), row.get("netWeight"), row.get("qty")
+        if type(a) is not int or type(b) is not int or type(c) is not int:
+            return None  # bools, floats, strings or a missing key: int() decides, not this
+        v += a
+        w += b
+        q += c
+    return v, w, q
+
+
 def totals_row(task: ComtradeTask, page: int, rows: list[Row],
                sums: tuple[int, int, int] | None = None) -> Row:
     """Return the summary row placed at the front of a page in the totals family.

@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from agentmetrology.envs.comtrade import faults
-from agentmetrology.envs.comtrade.generator import row_dicts, row_tuples, totals_row, tuple_sums
+from agentmetrology.envs.comtrade.generator import (
+    row_dicts,
+    row_int_sums,
+    row_tuples,
+    totals_row,
+    tuple_sums,
+)
 from agentmetrology.envs.comtrade.tasks import ComtradeTask, Profile
 from agentmetrology.stress.adversary import Perturbation
 
 Observation = dict[str, Any]
+Row = dict[str, Any]
+_KIND = operator.attrgetter("kind")  # `kind in map(_KIND, ...)`: no generator frame per step
 BUDGET_ERROR = "Request limit exceeded for this episode."
 ALREADY_SUBMITTED = "Already submitted. Only one submission per episode is allowed."
 MAX_SUBMISSION_BYTES = 8 * 1024 * 1024  # a tool limit: larger payloads get an error observation
@@ -153,31 +162,35 @@ class ComtradeService:
         total_pages = math.ceil(t.rows / ps)
         start = (page - 1) * ps
         if t.drift:
-            order = faults.drift_order(t, self.seed, self.profile, counter,
-                                      start)[start:start + ps]
             # Drift re-serves every row many times: copy a dict built once per episode.
             if self._templates is None:
                 self._templates = row_dicts(self._rows)
-            rows = list(map(dict.copy, map(self._templates.__getitem__, order)))
+            rows = faults.drift_rows(self._templates,
+                                     faults.drift_label(t, self.seed, self.profile, counter),
+                                     start, ps)
         else:
             rows = row_dicts(self._rows[start:start + ps])
-        served = rows
-        rows = self._duplicates(counter, page, rows, perturbations)
+        rows, added = self._duplicates(counter, page, rows, perturbations)
         self.last_rows = rows
         add_totals = t.totals or (t.adaptive and self.profile == "legacy" and page > 4)
         add_totals = add_totals or (bool(perturbations)  # most calls have none
-                                    and any(p.kind == "totals" for p in perturbations))
+                                    and "totals" in map(_KIND, perturbations))
         if add_totals and rows:
-            # Rows that no fault replaced (a fault returns a new list) are the generated
-            # slice's: its tuples give the same sums without reading the dicts.
-            sums = tuple_sums(self._rows[start:start + ps]) if rows is served and not t.drift \
-                else None
+            # Rows that no fault replaced or removed are the generated slice's plus the copies
+            # inserted: its tuples and the copies give the same sums without reading the page.
+            sums = None if t.drift or added is None \
+                else _sums_with(self._rows[start:start + ps], added)
             rows = [totals_row(t, page, rows, sums), *rows]
         return {"rows": rows, "page": page, "page_size": ps, "total_pages": total_pages,
                 "total_rows": t.rows, "has_more": page < total_pages, "task_id": t.task_id}
 
-    def _duplicates(self, counter: int, page: int, rows: list[dict[str, Any]],
-                    perturbations: Sequence[Perturbation]) -> list[dict[str, Any]]:
+    def _duplicates(self, counter: int, page: int, rows: list[Row],
+                    perturbations: Sequence[Perturbation]) -> tuple[list[Row], list[Row] | None]:
+        """Return the page after its duplicate faults and the copies they inserted.
+
+        The copies are None once a fault overwrote or dropped rows (legacy and overwrite
+        duplicates, drops): the page is then not the served rows plus insertions.
+        """
         t = self.task
         prev = self.last_rows
         if self.profile == "legacy":
@@ -186,23 +199,38 @@ class ComtradeService:
                 rate = min(0.05 + 0.03 * (page - 1), 0.40)
                 cross = rate / 2
             if rate or cross:
-                rows = faults.inject_duplicates_legacy(t.task_id, counter, rows, prev, rate, cross)
-            return rows
+                return faults.inject_duplicates_legacy(t.task_id, counter, rows, prev, rate,
+                                                       cross), None
+            return rows, []
+        added: list[Row] | None = []
         if t.dup_rate or t.cross_rate:
-            rows, _ = faults.inject_duplicates_seeded(
-                f"{t.task_id}:dup:{self.seed}:{counter}", rows, prev, t.dup_rate, t.cross_rate)
+            rows, added = faults.insert_copies(f"{t.task_id}:dup:{self.seed}:{counter}", rows,
+                                               prev, t.dup_rate, t.cross_rate)
         for p in perturbations:
             if p.kind == "corrupt" and p.corruption == "duplicate" and p.detail.get("overwrite"):
                 # The original's realisation (B2): copies overwrite rows, so rows are lost.
                 rows = faults.inject_duplicates_legacy(t.task_id, counter, rows, prev, p.rate,
                                                        p.rate / 2)
+                added = None
             elif p.kind == "corrupt" and p.corruption == "duplicate" and p.rate > 0:
-                rows, _ = faults.inject_duplicates_seeded(
-                    f"{t.task_id}:adv-dup:{self.seed}:{counter}", rows, prev, p.rate, p.rate / 2)
+                rows, copies = faults.insert_copies(f"{t.task_id}:adv-dup:{self.seed}:{counter}",
+                                                    rows, prev, p.rate, p.rate / 2)
+                added = None if added is None else added + copies
             elif p.kind == "corrupt" and p.corruption == "drop" and p.rate > 0:
                 rows = faults.drop_rows(f"{t.task_id}:adv-drop:{self.seed}:{counter}", rows,
                                         p.rate)
-        return rows
+                added = None
+        return rows, added
+
+
+def _sums_with(tuples: Sequence[tuple[Any, ...]], added: list[Row]) -> tuple[int, int, int] | None:
+    """Return the column sums of the generated tuples plus the inserted copies' (None when a
+    copy's values are not all ints: the page is then summed as totals_row does)."""
+    extra = row_int_sums(added) if added else (0, 0, 0)
+    if extra is None:
+        return None
+    v, w, q = tuple_sums(tuples)
+    return v + extra[0], w + extra[1], q + extra[2]
 
 
 # The ASCII characters other than "\n" that str.splitlines splits on or str.strip strips.
@@ -232,5 +260,7 @@ def _validate(page: Any) -> str:
 
 def _plain_page_size(page_size: Any) -> bool:
     """Return True for a page_size that needs no note (absent, or an int in 1..MAX)."""
+    if type(page_size) is int:  # the usual explicit size, checked without isinstance
+        return 1 <= page_size <= MAX_PAGE_SIZE
     return page_size is None or (not isinstance(page_size, bool) and isinstance(page_size, int)
                                  and 1 <= page_size <= MAX_PAGE_SIZE)
