@@ -60,12 +60,14 @@ def genuine_parse(text: str, task_id: str, seed: int | None, profile: Profile,
         return _known(tuple(values), columns, columns)
     if not data.endswith(b"\n"):
         return None
-    pieces = text.split("\n")
+    # Bytes throughout: the pieces are compared with the generated lines as encoded, so
+    # neither side is decoded, and int() reads the digits of a bytes slice as of a str
+    pieces = data.split(b"\n")
     pieces.pop()  # the empty piece after the final newline
     at = _row_numbers(pieces, len(rows))
     if at is None:
         return None
-    lines = encoded.decode("ascii").split("\n")
+    lines = encoded.split(b"\n")
     # Each piece must be the very line of the row its id names: the guess is checked here,
     # byte for byte, so a piece that only looks like a row's (another value, another seed,
     # a blank) fails, and the text is parsed.
@@ -86,7 +88,7 @@ def genuine_parse(text: str, task_id: str, seed: int | None, profile: Profile,
 _DIGITS = operator.itemgetter(slice(-8, -2))
 
 
-def _row_numbers(pieces: list[str], n: int) -> list[int] | None:
+def _row_numbers(pieces: list[bytes], n: int) -> list[int] | None:
     """Return the row number each piece's record id names, or None when one names none of the
     n rows: a guess, cheaper than looking each whole line up, that the caller checks."""
     if not pieces:
