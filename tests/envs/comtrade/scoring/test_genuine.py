@@ -123,6 +123,22 @@ def test_other_texts_are_parsed(task: str) -> None:
         assert genuine_parse(other, task, 3, "seeded", _cols(task, 3, "seeded")) is None
 
 
+def test_a_line_whose_id_names_another_row_is_parsed() -> None:
+    """The row a line's id names is only a guess at which generated line it is: a line whose
+    digits name another row, no row, or a negative one is read by parsing."""
+    task = "T3_duplicates"
+    lines = _lines(_text(task, 3, "seeded"))
+    wrong = [lines[0].replace("-000000\"}", "-000001\"}"),  # row 0's values, row 1's id
+             lines[1].replace("-000001\"}", "-000099\"}"),  # no such row
+             lines[2].replace("-000002\"}", "--00002\"}"),  # a negative number
+             lines[3].replace("-000003\"}", "-0000_3\"}")]  # int() reads it: still no row's
+    for line in wrong:
+        assert line not in lines
+        other = _join([*lines[5:], line, *lines[:5]])  # out of order: the id path
+        assert genuine_parse(other, task, 3, "seeded", _cols(task, 3, "seeded")) is None, line
+        assert ground_truth_f1(make_submission(other), task, 3).components["lines"] == 26
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 10**6), st.sampled_from(["", "0", "1", " ", "\n", '"', "}", "x", ".5"]),
        st.integers(0, 2))

@@ -102,3 +102,27 @@ def test_values_json_cannot_encode_stay_distinct(monkeypatch: pytest.MonkeyPatch
     rows = ({"year": [1], "reporter": 0, "partner": 0}, {"year": [2], "reporter": 0, "partner": 0})
     assert len(tally(rows, KEY).keys) == 2
     assert json.dumps([1]) == "[1]"  # only the module's reference was replaced
+
+
+
+@pytest.mark.parametrize(("batches", "distinct"), [
+    ([[{"year": 1, "reporter": 1, "partner": i} for i in range(5)]], 5),  # kept as columns
+    ([[{"year": 1, "reporter": 1, "partner": i} for i in range(5)],  # ... then the set is
+      [{"year": 1, "reporter": 1, "partner": i} for i in (3, 4, 5)]], 6),  # built: 3, 4 again
+    ([[{"year": i % 2, "reporter": i % 3, "partner": 0} for i in range(6)]], 6),  # last repeats
+    ([[{"year": i % 2, "reporter": 0, "partner": 0} for i in range(6)]], 2),
+    ([[{"year": 1, "reporter": 1, "partner": p} for p in (1, 1.0, True, "1")]], 2),  # 1 == 1.0
+    ([[{"year": [1], "reporter": 1, "partner": i} for i in range(3)]], 3),  # unhashable
+    ([[{"year": 1, "reporter": 1, "partner": i} for i in range(3)],
+      [{"year": 1, "partner": 0}, "not an object", {"year": 1, "reporter": None,
+                                                     "partner": 0}]], 4),  # null when missing
+])
+def test_the_dedup_count_is_the_number_of_distinct_keys(batches: list[list[object]],
+                                                         distinct: int) -> None:
+    t = RowTally(KEY, [], 0)
+    for batch in batches:
+        t.add(tuple(batch))
+    points = 6.0 * distinct / sum(map(len, batches))
+    assert t.dedup_points() == pytest.approx(points)  # before the set is asked for
+    assert len(t.keys) == distinct
+    assert t.dedup_points() == pytest.approx(points)

@@ -15,7 +15,7 @@ tests/envs/comtrade/scoring/test_genuine.py checks both against the parse for ev
 from __future__ import annotations
 
 import operator
-from typing import Any, cast
+from typing import Any
 
 import msgspec
 
@@ -60,15 +60,19 @@ def genuine_parse(text: str, task_id: str, seed: int | None, profile: Profile,
         return _known(tuple(values), columns, columns)
     if not data.endswith(b"\n"):
         return None
-    lines = encoded.decode("ascii").split("\n")
-    lines.pop()  # the empty piece after the final newline
-    index = dict(zip(lines, range(len(rows)), strict=True))  # each row's line: its index
-    pieces = text.split("\n")
+    # Bytes throughout: the pieces are compared with the generated lines as encoded, so
+    # neither side is decoded, and int() reads the digits of a bytes slice as of a str
+    pieces = data.split(b"\n")
     pieces.pop()  # the empty piece after the final newline
-    found = list(map(index.get, pieces))
-    if not found or None in found:  # a blank piece is no row's
+    at = _row_numbers(pieces, len(rows))
+    if at is None:
         return None
-    at = cast("list[int]", found)  # every piece found: no None left
+    lines = encoded.split(b"\n")
+    # Each piece must be the very line of the row its id names: the guess is checked here,
+    # byte for byte, so a piece that only looks like a row's (another value, another seed,
+    # a blank) fails, and the text is parsed.
+    if list(map(lines.__getitem__, at)) != pieces:
+        return None
     if len(at) == 1:
         gathered = tuple((col[at[0]],) for col in columns)
     else:  # with two or more indices an itemgetter returns the tuple of them, gathered in C
@@ -77,6 +81,23 @@ def genuine_parse(text: str, task_id: str, seed: int | None, profile: Profile,
         return _known(tuple(map(values.__getitem__, at)), gathered, columns)
     # a dict per line
     return _known(tuple(row_dicts(map(rows.__getitem__, at))), gathered, columns)
+
+
+# A generated row's line ends with its record id `{task_id}-{i:06d}` and '"}': the six
+# digits name the row the line should be (record_ids and ROW_FIELDS, record_id last).
+_DIGITS = operator.itemgetter(slice(-8, -2))
+
+
+def _row_numbers(pieces: list[bytes], n: int) -> list[int] | None:
+    """Return the row number each piece's record id names, or None when one names none of the
+    n rows: a guess, cheaper than looking each whole line up, that the caller checks."""
+    if not pieces:
+        return None
+    try:
+        at = list(map(int, map(_DIGITS, pieces)))
+    except ValueError:  # not digits where a generated line has them
+        return None
+    return at if min(at) >= 0 and max(at) < n else None
 
 
 def adopt_genuine(submission: Submission, task_id: str, seed: int | None, profile: Profile,

@@ -21,6 +21,8 @@ VALUE_FIELDS: Final = ("value", "trade_value", "tradeValue", "primaryValue")
 QUANTITY_FIELDS: Final = ("qty", "quantity", "netWgt")
 _RANGE_FIELDS: Final = frozenset(("year", *VALUE_FIELDS, *QUANTITY_FIELDS))
 _NONE: Final = type(None)
+# Types whose values are hashable as they are (what a parsed JSON scalar is)
+_HASHABLE: Final = frozenset((int, float, str, bool, _NONE))
 # Past this many distinct dedup keys the key values are shared through a small memo (equal
 # values, so set membership is unchanged): a streamed million-row file then stores one copy of
 # each repeated year/reporter/flow instead of one per line.
@@ -61,12 +63,13 @@ class RowTally:
 
     __slots__ = (
         "_counts",
+        "_deferred",
         "_half",
+        "_keys",
         "_memo",
         "_names",
         "_pick",
         "key_fields",
-        "keys",
         "lines",
         "objects",
         "schema",
@@ -83,7 +86,10 @@ class RowTally:
         self.year = year
         self.lines = 0  # every non-blank line
         self.objects = 0  # lines that are JSON objects
-        self.keys: set[tuple[object, ...]] = set()
+        self._keys: set[tuple[object, ...]] = set()
+        # A first batch's key columns whose keys are known distinct: the set is built from
+        # them only when asked for it or when another batch comes (see _keys_of)
+        self._deferred: tuple[tuple[Any, ...], ...] | None = None
         # objects per shape (their keys and value types): rows nearly always share a few
         # shapes, and the valid-row and type terms depend on the shape only
         self.shapes: Counter[tuple[tuple[str, ...], tuple[type, ...]]] = Counter()
@@ -98,7 +104,7 @@ class RowTally:
         self.lines += len(values)
         self.objects += len(rows)
         if self._pick is not None:
-            self._add_keys(rows, c)
+            self._keys_of(rows, c)
         if c is not None and all(len(k) == 1 for k in c.kinds):
             # one shape: one count, and range checks on columns of a known type
             types = tuple(next(iter(k)) for k in c.kinds)
@@ -114,6 +120,38 @@ class RowTally:
             present.update(keys)
         self._add_ranges({k: ([r[k] for r in rows if k in r], None)
                           for k in present if k in _RANGE_FIELDS})
+
+    @property
+    def keys(self) -> set[tuple[object, ...]]:
+        """Return the distinct dedup keys of the lines so far."""
+        if self._deferred is not None:
+            cols, self._deferred = self._deferred, None
+            self._keys.update(zip(*cols, strict=True))
+        return self._keys
+
+    def _keys_of(self, rows: Sequence[dict[str, Any]], c: Columns | None) -> None:
+        """Absorb a batch's dedup keys; a first batch whose keys are all distinct only keeps
+        its key columns, as the count is then its row count.
+
+        The keys are distinct when the last key field's column (where an id usually is) holds
+        no value twice: tuples that differ in one place differ. Every value must be of a
+        hashable type (a set of them is built later), as in _add_keys' usual batch.
+        """
+        fields = self.key_fields
+        if (c is None or self._deferred is not None or self._keys or fields is None
+                or not all(f in c.keys for f in fields)):
+            self._add_keys(rows, c)
+            return
+        at = [c.keys.index(f) for f in fields]
+        last = c.cols[at[-1]]
+        if (all(c.kinds[i] <= _HASHABLE for i in at) and len(set(last)) == len(last)):
+            self._deferred = tuple(c.cols[i] for i in at)
+            return
+        self._add_keys(rows, c)
+
+    def _key_count(self) -> int:
+        """Return the number of distinct dedup keys so far (without building a deferred set)."""
+        return len(self._deferred[0]) if self._deferred is not None else len(self._keys)
 
     def _add_keys(self, rows: Sequence[dict[str, Any]], c: Columns | None) -> None:
         keys, pick = self.keys, self._pick
@@ -178,7 +216,7 @@ class RowTally:
             return 0.0
         if not self.lines:
             return 6.0
-        return 6.0 * len(self.keys) / self.lines
+        return 6.0 * self._key_count() / self.lines
 
     def valid_row_ratio(self) -> float:
         """Return the share of lines that are objects carrying >= half the schema names."""
