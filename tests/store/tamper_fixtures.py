@@ -16,6 +16,7 @@ import json
 import shutil
 import sqlite3
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 
 from agentmetrology.records.canonical import digest
@@ -59,6 +60,18 @@ def record_store(tmp: Path) -> Path:
     store = tmp / "store"
     record_into(store, load_campaign(toml))
     return store
+
+
+def damage_table(store: Path, table: str) -> None:
+    """Zero the b-tree header of a ledger table's root page: no query of it finishes."""
+    with closing(sqlite3.connect(store / "ledger.sqlite")) as c:  # closed here, not by gc
+        c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        size = c.execute("PRAGMA page_size").fetchone()[0]
+        pages = [r[0] for r in c.execute("SELECT rootpage FROM sqlite_master "
+                                         "WHERE type='table' AND name=?", (table,))]
+    with open(store / "ledger.sqlite", "r+b") as f:
+        f.seek((pages[0] - 1) * size)
+        f.write(b"\x00" * 16)
 
 
 def snapshot(store: Path) -> dict[str, bytes]:

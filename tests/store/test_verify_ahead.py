@@ -72,14 +72,7 @@ def test_a_tampered_store_is_reported_the_same(recorded: tuple[Path, dict[str, b
 def test_damaged_pages_are_reported_the_same(recorded: tuple[Path, dict[str, bytes]]) -> None:
     store, files = recorded
     try:
-        with sqlite3.connect(store / "ledger.sqlite") as c:
-            c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            size = c.execute("PRAGMA page_size").fetchone()[0]
-            pages = [r[0] for r in c.execute("SELECT rootpage FROM sqlite_master "
-                                             "WHERE type='table' AND name='chain'")]
-        with open(store / "ledger.sqlite", "r+b") as f:
-            f.seek((pages[0] - 1) * size)
-            f.write(b"\x00" * 16)  # the chain's b-tree header: no query of it finishes
+        tf.damage_table(store, "chain")
         half = _ahead(store)
         assert half is not None and half.failed and half.bindings.checked == {}
         assert "ledger_pages_corrupt" in {p.kind for p in half.problems}

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import threading
 import time
 from collections.abc import Iterator
@@ -98,14 +97,7 @@ def test_damaged_pages_are_reported_the_same(recorded: tuple[Path, dict[str, byt
     that no query can read is not split (the check stops at once: nothing to share)."""
     store, files = recorded
     try:
-        with sqlite3.connect(store / "ledger.sqlite") as c:
-            c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            size = c.execute("PRAGMA page_size").fetchone()[0]
-            pages = [r[0] for r in c.execute("SELECT rootpage FROM sqlite_master "
-                                             "WHERE type='table' AND name=?", (table,))]
-        with open(store / "ledger.sqlite", "r+b") as f:
-            f.seek((pages[0] - 1) * size)
-            f.write(b"\x00" * 16)  # the table's b-tree header: no query of it finishes
+        tf.damage_table(store, table)
         doc = _same(store, mode, monkeypatch, elsewhere=table != "chain")
         assert "ledger_pages_corrupt" in {p["kind"] for p in doc["problems"]}  # type: ignore
     finally:
