@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from table_export_audit import evidence_verify_memory, export_audit_scale
-from table_store_scale import store_scale
+from table_store_scale import check_split, store_scale
 from table_transcripts import transcript_bytes
 from table_view_scale import view_scale
 
@@ -392,7 +392,7 @@ SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "llm_campaign_ray": llm_campaign_ray,
     "ray_nodes": ray_nodes,
     "memory": memory,
-    "store_scale": store_scale,
+    "store_scale": store_scale, "check_split": check_split,
     "export_audit_scale": export_audit_scale,
     "export_audit_scale_export50": export_audit_scale, "export_scale_million": export_audit_scale,
     "export_audit_scale_audit10": export_audit_scale,

@@ -65,3 +65,24 @@ def store_scale(doc: dict[str, Any]) -> Iterator[dict[str, str]]:
                        ("met" if met else
                         f"missed by {e['goal_rows_per_s'] / e['rows_per_s']:.1f}x") + ")",
                "machine": f"{mach}, load {e.get('load') or load}", "command": f"`{CMD}`"}
+
+
+def check_split(doc: dict[str, Any]) -> Iterator[dict[str, str]]:
+    """Yield one row per command of benchmarks/check_split.py: two processes beside one."""
+    mach = f"{doc['machine']}, {doc['cpus']} cpus, py {doc['python']}"
+    by = {(c["command"], c["way"].split(" (")[0]): c for c in doc["cases"]}
+    for cmd in dict.fromkeys(c["command"] for c in doc["cases"]):
+        two, one = by[(cmd, "two processes")], by[(cmd, "one process")]
+        yield {"benchmark": "check_split",
+               "measure": f"`{cmd}`, {doc['episodes']:,}-episode store, "
+                          f"{doc['chain_entries']:,} chain entries (wall s, run of median "
+                          f"wall of {doc['rounds']}, the ways taking turns; two processes: "
+                          f"runs {', '.join(f'{w:.1f}' for w in two['runs_wall_s'])} s, CPU "
+                          f"{two['cpu_s']:.1f} s, largest process {two['peak_rss_mib']:.1f} "
+                          f"MiB, all together {two['peak_tree_pss_mib']:.1f} MiB PSS; one "
+                          f"process: runs {', '.join(f'{w:.1f}' for w in one['runs_wall_s'])} "
+                          f"s, CPU {one['cpu_s']:.1f} s, {one['peak_rss_mib']:.1f} MiB)",
+               "ours": f"{two['wall_s']:.2f}", "peer": f"one process {one['wall_s']:.2f}",
+               "ratio": f"{one['wall_s'] / two['wall_s']:.2f}x", "goal": "",
+               "machine": f"{mach}, load {two['load']}",
+               "command": "`python benchmarks/check_split.py --store S`"}

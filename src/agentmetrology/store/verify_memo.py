@@ -41,10 +41,15 @@ from agentmetrology.store.verify import LEDGER_FILE  # the file the check reads
 
 MEMO_ENV = "AGM_VERIFY_CACHE"
 FORMAT = 3  # 3: blob folders' metadata, not one stat per blob file
+# Every module of this package the check imports, directly or not (a test holds the list to
+# the imports): a change to any of them may change what a check finds.
 _CODE = ("verify.py", "verify_episodes.py", "episode_head.py", "chain.py", "qualify.py",
          "verify_memo.py", "verify_blobs.py", "verify_heads.py", "verify_schema.py",
          "head_log.py", "evidence.py", "schema.py", "verify_scope.py",
-         "verify_checkpoint.py", "verify_bindings.py")
+         "verify_checkpoint.py", "verify_bindings.py", "verify_ahead.py", "verify_split.py",
+         "verify_texts.py", "verify_transcripts.py", "verify_values.py", "verify_json.py",
+         "verify_plan.py", "blob_reads.py", "blobs.py", "forked.py", "ledger.py",
+         "ledger_records.py", "paths.py", "redact.py", "supersede.py", "transcripts.py")
 CODE = _CODE  # the checking code, which a verified head (store.verify_checkpoint) is bound to
 Reopen = Callable[[str, str, str], str | None]
 

@@ -14,14 +14,17 @@ alone in two of its steps: the ledger steps (pages, schema, chain, head log, row
 and the binding checks. The other two read blobs: the blob checks (presence, and the bytes'
 hashes unless cheap) and the episode checks (each episode blob against its row). Neither pair
 needs what the other finds, so `store.verify_ahead.LedgerAhead` runs the first pair in a forked
-process while this one runs the second; the findings are then put in the order the check run
-in one process gives (ledger steps, blobs, bindings, episodes, with what stops a check where
+process while this one runs the second, starting once the other has walked the chain (as in
+one process, where the walk comes first: the blob and episode queries then see every entry the
+walk saw, so the verified head a check leaves covers no episode it did not read, however a
+writer appended meanwhile); the findings are then put in the order the check run in one
+process gives (ledger steps, blobs, bindings, episodes, with what stops a check where
 it stops it), so the qualification is the same, byte for byte. When no process could be had
 or its result did not come back, every step runs here, in order.
 
 On a large store this is most of the first `agm campaign status` of a store this machine never
-checked, and of `agm evidence verify` (benchmarks/store_scale.py). Below SPLIT_FROM chain
-entries a check is too short for the fork to pay.
+checked, and of `agm evidence verify` (benchmarks/check_split.py measures both ways side by
+side). Below SPLIT_FROM chain entries a check is too short for the fork to pay.
 """
 
 from __future__ import annotations
