@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 
 import store.tamper_fixtures as tf
+from agentmetrology.archive import recovery
 from agentmetrology.archive.evidence_check import qualify_store
-from agentmetrology.archive.importers import agm_ahead
+from agentmetrology.archive.importers import agm_ahead, agm_store
 from agentmetrology.archive.importers.agm_ahead import BlobsAhead, reader_count
 from agentmetrology.archive.importers.agm_blob import read_episode
 from agentmetrology.archive.importers.agm_store import _bound_environment, load_agm
@@ -154,6 +155,51 @@ def test_a_walk_left_early_leaves_no_reader(recorded: tuple[Path, dict[str, byte
             pids |= set(ahead._pool._processes)  # type: ignore[attr-defined]
             raise KeyError("the import failed")
     assert pids and all(_zombie_or_gone(pid) for pid in pids)
+
+
+def _recovered(archive: Archive) -> tuple[dict[str, Any], Any]:
+    """The recovery's summary and the archive as it leaves it."""
+    return recovery.recover_grades(archive), _plain(archive)[:3]
+
+
+def _runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    calls: list[int] = []
+    real = recovery.run_episode
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(recovery, "run_episode", run)
+    return calls
+
+
+def test_replays_run_ahead_by_a_reader_recover_what_replays_run_here_do(
+        recorded: tuple[Path, dict[str, bytes]], monkeypatch: pytest.MonkeyPatch) -> None:
+    store, _ = recorded
+    here = _load(store, 0, monkeypatch)
+    assert not here.replays  # read here: nothing run ahead
+    runs = _runs(monkeypatch)
+    want = _recovered(here)
+    all_here = len(runs)
+    ahead = _load(store, 1, monkeypatch)
+    assert ahead.replays and all(isinstance(r, recovery.Replayed) for r in ahead.replays.values())
+    runs.clear()
+    assert _recovered(ahead) == want
+    assert len(runs) < all_here  # the reader's replays were not run again here
+    assert not ahead.replays  # handed to the recovery, then let go
+
+
+def test_a_replay_that_fails_ahead_is_run_by_the_recovery(
+        recorded: tuple[Path, dict[str, bytes]], monkeypatch: pytest.MonkeyPatch) -> None:
+    store, _ = recorded
+    want = _recovered(_load(store, 0, monkeypatch))
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise MemoryError("no room for a replay in the reader")
+    monkeypatch.setattr(agm_store, "replay_episode", broken)  # inherited by the reader's fork
+    ahead = _load(store, 1, monkeypatch)
+    assert not ahead.replays
+    assert _recovered(ahead) == want
 
 
 def test_the_readers_knob(monkeypatch: pytest.MonkeyPatch) -> None:
