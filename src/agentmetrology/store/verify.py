@@ -119,19 +119,18 @@ def store_head(root: Path) -> tuple[int, str]:
 
 
 def verify_store(root: str | Path, *, mode: str = "full", reopen: Reopen | None = None,
-                 expect: tuple[int, str] | None = None,
-                 since: Checkpoint | None = None,
-                 reads: BlobReads | None = None,
-                 ledger: LedgerHalf | None = None) -> Qualification:
+                 expect: tuple[int, str] | None = None, since: Checkpoint | None = None,
+                 reads: BlobReads | None = None, ledger: LedgerHalf | None = None
+                 ) -> Qualification:
     """Return the qualification of the store at `root` (mode: full | hash-only | ledger).
 
     `expect` is a pinned (length, head): the chain must still have that head at that length.
     `since` makes the check incremental from that verified head (store.verify_scope); when the
     chain no longer has it there, the check is full and says why. `reads`: what a reader found
     in the blobs it read in this process (store.blob_reads), used instead of reading them again.
-    `ledger`: what `ledger_steps` found of this store in a full check, run meanwhile in another
-    process (store.verify_ahead), taken in their place (never with `since`).
-    """
+    `ledger`: what the ledger steps (head log included), the binding checks and the episode
+    checks' walk of the ledger found in a full check run meanwhile in another process
+    (store.verify_ahead), taken in their place (never with `since`)."""
     root = Path(root)
     with closing(open_ledger_readonly(root)) as c:
         if not (is_sealed(c) or was_chained(c, root / LEDGER_FILE)):
@@ -147,19 +146,20 @@ def verify_store(root: str | Path, *, mode: str = "full", reopen: Reopen | None 
             notes.append(f"the chain no longer has the head verified last ({since.length}:"
                          f"{since.head[:12]}): checked in full, not incrementally")
             since = None
-        v = _Verifier(root, c, mode, reopen, expect, since, reads)
+        half = ledger if since is None and mode == "full" and expect is None else None
+        v = _Verifier(root, c, mode, reopen, expect, since, reads, half)
         v.notes.extend(notes)
-        v.ledger = ledger if since is None and mode == "full" and expect is None else None
         return v.run()
 
 
 class _Verifier(BlobChecks, TextChecks, TranscriptChecks, EpisodeChecks, BindingChecks):
     def __init__(self, root: Path, c: sqlite3.Connection, mode: str,
                  reopen: Reopen | None, expect: tuple[int, str] | None = None,
-                 since: Checkpoint | None = None, reads: BlobReads | None = None) -> None:
+                 since: Checkpoint | None = None, reads: BlobReads | None = None,
+                 ledger: LedgerHalf | None = None) -> None:
         self.root, self.c, self.mode, self.reopen, self.since = root, c, mode, reopen, since
-        self.reads = reads
-        self.ledger: LedgerHalf | None = None
+        self.reads, self.ledger = reads, ledger
+        self.episodes_found = None if ledger is None else ledger.episodes
         self.at = 0, GENESIS  # the chain's length and head, once walked
         self.problems: list[Problem] = []
         self.checked: dict[str, int] = {}
@@ -172,8 +172,9 @@ class _Verifier(BlobChecks, TextChecks, TranscriptChecks, EpisodeChecks, Binding
         self.touched = self.expected  # incremental: the rows the appended entries name
         self.chained: set[str] = set()  # full: the tables the chain's entries name
         self.blob_base = str(root / "blobs")
-        self.witness = HeadWitness(c, root, expect, None if since is None else (
-            since.log_size, since.log_digest))
+        if ledger is None:  # the head log, read first (the ledger half read it: not here)
+            self.witness: HeadWitness = HeadWitness(c, root, expect, None if since is None else (
+                since.log_size, since.log_digest))
 
     def bad(self, kind: str, where: str, detail: str, result: str = INVALID) -> None:
         self.problems.append(Problem(kind, result, where, detail))
@@ -187,13 +188,13 @@ class _Verifier(BlobChecks, TextChecks, TranscriptChecks, EpisodeChecks, Binding
                 (refs_param(self.touched.get(table, {})),))
 
     def run(self) -> Qualification:
-        log = self.witness.log.size, self.witness.log.digest
+        log = ((self.witness.log.size, self.witness.log.digest) if self.ledger is None
+               else (self.ledger.log_size, self.ledger.log_digest))
         try:
             if self.ledger is None:
                 self.ledger_steps()
             else:  # run elsewhere meanwhile (store.verify_ahead): what it found, in its place
                 self.take(self.ledger)
-                log = self.ledger.log_size, self.ledger.log_digest
             if self.ledger is None or not self.ledger.failed:
                 self.blobs()
                 if self.mode != "hash-only":
@@ -202,8 +203,7 @@ class _Verifier(BlobChecks, TextChecks, TranscriptChecks, EpisodeChecks, Binding
         except sqlite3.DatabaseError as exc:  # pages too damaged for a query to finish
             self.pages_failed(exc)
         try:
-            row = self.c.execute("SELECT value FROM meta WHERE key=?",
-                                 (MIGRATED_META,)).fetchone()
+            row = self.c.execute("SELECT value FROM meta WHERE key=?", (MIGRATED_META,)).fetchone()
         except sqlite3.DatabaseError:
             row = None
         if row is not None:
@@ -231,8 +231,8 @@ class _Verifier(BlobChecks, TextChecks, TranscriptChecks, EpisodeChecks, Binding
         self.bad("ledger_pages_corrupt", LEDGER_FILE, f"reading the ledger failed ({exc})")
 
     def take(self, half: LedgerHalf, bindings: bool = False) -> None:
-        """Take what `ledger_steps` (or, `bindings`, the binding checks) found, run for this
-        check in another process; what stopped the binding checks stops this check here."""
+        """Take what `ledger_steps` (`bindings`: the binding checks) found in another process;
+        what stopped the binding checks stops this check here."""
         if bindings:
             self.problems.extend(half.bindings.problems)
             self.checked.update(half.bindings.checked)

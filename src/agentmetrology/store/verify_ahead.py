@@ -3,8 +3,10 @@
 `agm archive audit` of our own store imports it and then checks it in full (store.verify).
 Most of the check reads the ledger alone, nothing the import reads: its pages and schema, the
 hash chain against the head log, every row against its sealed digest, the sealed texts
-(`_Verifier.ledger_steps`), and the sealed bindings (`BindingChecks.bindings`, run after the
-blob checks: their findings are placed there). `LedgerAhead` runs those in a forked process
+(`_Verifier.ledger_steps`), the sealed bindings (`BindingChecks.bindings`), and the episode
+checks' walk of the ledger (`EpisodeChecks.episodes`: each assessment checked, each episode's
+row and token kept in order for the check to compare with the blob it reads), these two after
+the blob checks (their findings are placed there). `LedgerAhead` runs those in a forked process
 (see store.forked) while the import runs here; the check then takes what they found
 (`verify_store(ledger=...)`) in their place and runs the rest itself, with the import's blob
 verdicts. Both halves open the ledger read-only, as the check always did (each query reads the
@@ -23,13 +25,17 @@ from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
+from types import EllipsisType
+from typing import Any
 
 from agentmetrology.store.chain import is_sealed
 from agentmetrology.store.forked import worker_start
 from agentmetrology.store.head_log import was_chained
-from agentmetrology.store.qualify import Problem
+from agentmetrology.store.ledger import KEY_COLUMNS
+from agentmetrology.store.qualify import INVALID, Problem
 from agentmetrology.store.verify import LEDGER_FILE, _Verifier, open_ledger_readonly
 from agentmetrology.store.verify_bindings import Reopen
+from agentmetrology.store.verify_episodes import EpisodeItem, EpisodesPart, row_token
 
 
 @dataclass(frozen=True)
@@ -61,6 +67,7 @@ class LedgerHalf:
     log_digest: str
     failed: bool
     bindings: BindingsPart = BindingsPart()
+    episodes: EpisodesPart | None = None  # None: the check runs the episode checks itself
 
 
 def ledger_half(root: Path, reopen: Reopen | None = None) -> LedgerHalf | None:
@@ -77,7 +84,7 @@ def ledger_half(root: Path, reopen: Reopen | None = None) -> LedgerHalf | None:
     with closing(open_ledger_readonly(root)) as c:
         if not (is_sealed(c) or was_chained(c, root / LEDGER_FILE)):
             return None
-        v = _Verifier(root, c, "full", None if reopen is None else ask)
+        v = _Half(root, c, "full", None if reopen is None else ask)
         failed = False
         try:
             v.ledger_steps()
@@ -94,7 +101,38 @@ def ledger_half(root: Path, reopen: Reopen | None = None) -> LedgerHalf | None:
         except sqlite3.DatabaseError as exc:
             why = str(exc)
         part = BindingsPart(tuple(v.problems), dict(v.checked), why, tuple(asked.items()))
-        return replace(half, bindings=part)
+        return replace(half, bindings=part, episodes=None if why else _episodes(v))
+
+
+def _episodes(v: _Half) -> EpisodesPart:
+    """Return what the episode checks find of the ledger alone (after the binding checks)."""
+    v.checked, v.recording, why = {}, [], None
+    try:
+        v.episodes()
+    except sqlite3.DatabaseError as exc:  # where the check stops, after the items before it
+        why = str(exc)
+    return EpisodesPart(tuple(v.recording), dict(v.checked), why)
+
+
+class _Half(_Verifier):
+    """The ledger half's verifier: once `recording`, its episode checks keep what they find
+    (each problem, each episode to check against its blob, in order) for the check to take."""
+
+    recording: list[Problem | EpisodeItem] | None = None
+
+    def bad(self, kind: str, where: str, detail: str, result: str = INVALID) -> None:
+        if self.recording is None:
+            super().bad(kind, where, detail, result)
+        else:
+            self.recording.append(Problem(kind, result, where, detail))
+
+    def episode(self, where: str, key: dict[str, Any], row: tuple[Any, ...],
+                token: bytes | EllipsisType | None = ...) -> None:
+        if self.recording is None:
+            super().episode(where, key, row, token)
+        else:  # the blob is the check's to read: the row and its token, for it
+            self.recording.append((where, tuple(key[k] for k in KEY_COLUMNS), tuple(row),
+                                   row_token(key, row)))
 
 
 class LedgerAhead:
