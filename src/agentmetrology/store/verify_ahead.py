@@ -106,7 +106,7 @@ def ledger_half(root: Path, reopen: Reopen | None = None) -> LedgerHalf | None:
 
 def _episodes(v: _Half) -> EpisodesPart:
     """Return what the episode checks find of the ledger alone (after the binding checks)."""
-    v.checked, v.recording, why = {}, [], None
+    v.checked, v.recording, v.shared, why = {}, [], {}, None
     try:
         v.episodes()
     except sqlite3.DatabaseError as exc:  # where the check stops, after the items before it
@@ -119,6 +119,9 @@ class _Half(_Verifier):
     (each problem, each episode to check against its blob, in order) for the check to take."""
 
     recording: list[Problem | EpisodeItem] | None = None
+    # One object per distinct text of the keys and rows recorded (campaign, target, task,
+    # termination ...): pickled once each, so the check holds each once, not once per episode.
+    shared: dict[str, str]
 
     def bad(self, kind: str, where: str, detail: str, result: str = INVALID) -> None:
         if self.recording is None:
@@ -131,8 +134,12 @@ class _Half(_Verifier):
         if self.recording is None:
             super().episode(where, key, row, token)
         else:  # the blob is the check's to read: the row and its token, for it
-            self.recording.append((where, tuple(key[k] for k in KEY_COLUMNS), tuple(row),
-                                   row_token(key, row)))
+            one = self.shared.setdefault
+            values = [key[k] for k in KEY_COLUMNS]
+            self.recording.append((
+                where, tuple(one(v, v) if type(v) is str else v for v in values),
+                (*row[:2], *(one(v, v) if type(v) is str else v for v in row[2:])),
+                row_token(key, row)))
 
 
 class LedgerAhead:
