@@ -28,6 +28,7 @@ from agentmetrology.records.errors import UserError
 from agentmetrology.store.blobs import BlobStore
 from agentmetrology.store.ledger import binding_environment
 from archive.test_archive_agm_blob_reads import EXTRA
+from archive.test_archive_agm_replay_memo import _counted
 
 
 @pytest.fixture(scope="module")
@@ -162,23 +163,12 @@ def _recovered(archive: Archive) -> tuple[dict[str, Any], Any]:
     return recovery.recover_grades(archive), _plain(archive)[:3]
 
 
-def _runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    calls: list[int] = []
-    real = recovery.run_episode
-
-    def run(*args: Any, **kwargs: Any) -> Any:
-        calls.append(1)
-        return real(*args, **kwargs)
-    monkeypatch.setattr(recovery, "run_episode", run)
-    return calls
-
-
 def test_replays_run_ahead_by_a_reader_recover_what_replays_run_here_do(
         recorded: tuple[Path, dict[str, bytes]], monkeypatch: pytest.MonkeyPatch) -> None:
     store, _ = recorded
     here = _load(store, 0, monkeypatch)
     assert not here.replays  # read here: nothing run ahead
-    runs = _runs(monkeypatch)
+    runs = _counted(monkeypatch)  # replays run in this process
     want = _recovered(here)
     all_here = len(runs)
     ahead = _load(store, 1, monkeypatch)
