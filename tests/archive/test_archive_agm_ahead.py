@@ -21,7 +21,7 @@ from agentmetrology.archive import recovery
 from agentmetrology.archive.evidence_check import qualify_store
 from agentmetrology.archive.importers import agm_ahead, agm_store
 from agentmetrology.archive.importers.agm_ahead import BlobsAhead, reader_count
-from agentmetrology.archive.importers.agm_blob import read_episode
+from agentmetrology.archive.importers.agm_blob import _kept, read_episode
 from agentmetrology.archive.importers.agm_store import _bound_environment, load_agm
 from agentmetrology.archive.model import Archive, actor_counts
 from agentmetrology.records.errors import UserError
@@ -218,3 +218,29 @@ BINDINGS = ['{"environment":"comtrade","seed":1}', '{"seed":1}', '{"environment"
 @pytest.mark.parametrize("text", [*BINDINGS, None])
 def test_the_bound_environment_is_read_as_the_ledger_reads_it(text: str | None) -> None:
     assert _bound_environment(text) == binding_environment(text)
+
+
+def _reads(plain: dict[str, Any]) -> tuple[Any, ...]:
+    """What the import reads of a blob's kept fields (agm_store._episode and _spans)."""
+    out: list[Any] = []
+    for name, keys in (("meta", (("profile", "seeded"), ("max_steps", None))),
+                       ("digests", (("submission", None),)), ("usage", (("attempts", None),))):
+        value = plain.get(name) or {}
+        try:
+            out.append(tuple(value.get(k, default) for k, default in keys))
+        except AttributeError as exc:  # the import raises it there too
+            out.append(("raises", type(exc)))
+    return tuple(out)
+
+
+SHAPES = [None, {}, [], "", 0, "text", [1], 7, {"profile": "x", "max_steps": 3, "other": [1]},
+          {"submission": "ab", "transcript": "cd"}, {"attempts": [{"cost": 1}], "requests": 2},
+          {"profile": None}, {"max_steps": 0.0}, {"attempts": None}, {"x": {"y": 1}}]
+
+
+@pytest.mark.parametrize("value", SHAPES, ids=repr)
+def test_the_kept_fields_read_as_the_whole_fields_do(value: Any) -> None:
+    for plain in ({"meta": value, "digests": value, "usage": value}, {"meta": value},
+                  {"digests": value, "events": []}, {"usage": value, "key": {}}):
+        assert _reads(_kept(plain)) == _reads(plain)
+        assert set(_kept(plain)) == {"meta", "digests", "usage"}
