@@ -17,16 +17,18 @@ from typing import Any
 import pytest
 
 import store.tamper_fixtures as tf
+from agentmetrology.archive import recovery
 from agentmetrology.archive.evidence_check import qualify_store
-from agentmetrology.archive.importers import agm_ahead
+from agentmetrology.archive.importers import agm_ahead, agm_store
 from agentmetrology.archive.importers.agm_ahead import BlobsAhead, reader_count
-from agentmetrology.archive.importers.agm_blob import read_episode
+from agentmetrology.archive.importers.agm_blob import _kept, read_episode
 from agentmetrology.archive.importers.agm_store import _bound_environment, load_agm
 from agentmetrology.archive.model import Archive, actor_counts
 from agentmetrology.records.errors import UserError
 from agentmetrology.store.blobs import BlobStore
 from agentmetrology.store.ledger import binding_environment
 from archive.test_archive_agm_blob_reads import EXTRA
+from archive.test_archive_agm_replay_memo import _counted
 
 
 @pytest.fixture(scope="module")
@@ -156,6 +158,40 @@ def test_a_walk_left_early_leaves_no_reader(recorded: tuple[Path, dict[str, byte
     assert pids and all(_zombie_or_gone(pid) for pid in pids)
 
 
+def _recovered(archive: Archive) -> tuple[dict[str, Any], Any]:
+    """The recovery's summary and the archive as it leaves it."""
+    return recovery.recover_grades(archive), _plain(archive)[:3]
+
+
+def test_replays_run_ahead_by_a_reader_recover_what_replays_run_here_do(
+        recorded: tuple[Path, dict[str, bytes]], monkeypatch: pytest.MonkeyPatch) -> None:
+    store, _ = recorded
+    here = _load(store, 0, monkeypatch)
+    assert not here.replays  # read here: nothing run ahead
+    runs = _counted(monkeypatch)  # replays run in this process
+    want = _recovered(here)
+    all_here = len(runs)
+    ahead = _load(store, 1, monkeypatch)
+    assert ahead.replays and all(isinstance(r, recovery.Replayed) for r in ahead.replays.values())
+    runs.clear()
+    assert _recovered(ahead) == want
+    assert len(runs) < all_here  # the reader's replays were not run again here
+    assert not ahead.replays  # handed to the recovery, then let go
+
+
+def test_a_replay_that_fails_ahead_is_run_by_the_recovery(
+        recorded: tuple[Path, dict[str, bytes]], monkeypatch: pytest.MonkeyPatch) -> None:
+    store, _ = recorded
+    want = _recovered(_load(store, 0, monkeypatch))
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise MemoryError("no room for a replay in the reader")
+    monkeypatch.setattr(agm_store, "replay_episode", broken)  # inherited by the reader's fork
+    ahead = _load(store, 1, monkeypatch)
+    assert not ahead.replays
+    assert _recovered(ahead) == want
+
+
 def test_the_readers_knob(monkeypatch: pytest.MonkeyPatch) -> None:
     for text, want in (("0", 0), (" 2 ", 2)):
         monkeypatch.setenv(agm_ahead.READERS_ENV, text)
@@ -182,3 +218,29 @@ BINDINGS = ['{"environment":"comtrade","seed":1}', '{"seed":1}', '{"environment"
 @pytest.mark.parametrize("text", [*BINDINGS, None])
 def test_the_bound_environment_is_read_as_the_ledger_reads_it(text: str | None) -> None:
     assert _bound_environment(text) == binding_environment(text)
+
+
+def _reads(plain: dict[str, Any]) -> tuple[Any, ...]:
+    """What the import reads of a blob's kept fields (agm_store._episode and _spans)."""
+    out: list[Any] = []
+    for name, keys in (("meta", (("profile", "seeded"), ("max_steps", None))),
+                       ("digests", (("submission", None),)), ("usage", (("attempts", None),))):
+        value = plain.get(name) or {}
+        try:
+            out.append(tuple(value.get(k, default) for k, default in keys))
+        except AttributeError as exc:  # the import raises it there too
+            out.append(("raises", type(exc)))
+    return tuple(out)
+
+
+SHAPES = [None, {}, [], "", 0, "text", [1], 7, {"profile": "x", "max_steps": 3, "other": [1]},
+          {"submission": "ab", "transcript": "cd"}, {"attempts": [{"cost": 1}], "requests": 2},
+          {"profile": None}, {"max_steps": 0.0}, {"attempts": None}, {"x": {"y": 1}}]
+
+
+@pytest.mark.parametrize("value", SHAPES, ids=repr)
+def test_the_kept_fields_read_as_the_whole_fields_do(value: Any) -> None:
+    for plain in ({"meta": value, "digests": value, "usage": value}, {"meta": value},
+                  {"digests": value, "events": []}, {"usage": value, "key": {}}):
+        assert _reads(_kept(plain)) == _reads(plain)
+        assert set(_kept(plain)) == {"meta", "digests", "usage"}

@@ -105,12 +105,12 @@ def test_replay_memo_keys_tell_types_apart(store: Path) -> None:
     seen = set()
     for value in (steps, float(steps), str(steps), None, 0, 0.0, -0.0, False):
         ep.meta["max_steps"] = value
-        seen.add(recovery._replay_inputs(ep, key))
+        seen.add(recovery.replay_inputs(ep, key))
     assert None not in seen and len(seen) == 8
     ep.meta["max_steps"] = steps
-    assert recovery._replay_inputs(ep, dict(key)) == recovery._replay_inputs(ep, key)
+    assert recovery.replay_inputs(ep, dict(key)) == recovery.replay_inputs(ep, key)
     ep.meta["max_steps"] = [steps]  # not a scalar: the canonical digest, as before
-    assert recovery._replay_inputs(ep, key) == recovery.digest({
+    assert recovery.replay_inputs(ep, key) == recovery.digest({
         "environment": ep.meta["environment"], "profile": ep.meta["profile"],
         "max_steps": [steps], **{k: key[k] for k in ("task", "seed", "level", "condition")},
         "recorded": ep.events.replay_fingerprint})  # type: ignore[attr-defined]

@@ -53,6 +53,9 @@ def test_an_intact_store_takes_the_half_instead_of_running_it(
                         lambda self: pytest.fail("the ledger steps ran again"))
     monkeypatch.setattr(verify._Verifier, "bindings",
                         lambda self: pytest.fail("the binding checks ran again"))
+    assert half.episodes is not None and half.episodes.checked["episodes"] > 0
+    monkeypatch.setattr(verify._Verifier, "recorded_episodes",
+                        lambda self, *a: pytest.fail("the episode checks read the ledger again"))
     q = qualify_store(store, "full", ledger=half)
     monkeypatch.undo()
     assert q == qualify_store(store, "full") and q["qualified"]
@@ -77,6 +80,28 @@ def test_damaged_pages_are_reported_the_same(recorded: tuple[Path, dict[str, byt
         assert half is not None and half.failed and half.bindings.checked == {}
         assert "ledger_pages_corrupt" in {p.kind for p in half.problems}
         assert qualify_store(store, "full", ledger=half) == qualify_store(store, "full")
+    finally:
+        tf.restore(store, files)
+
+
+def test_episode_checks_stopped_by_the_ledger_stop_the_check_where_they_did(
+        recorded: tuple[Path, dict[str, bytes]], monkeypatch: pytest.MonkeyPatch) -> None:
+    store, files = recorded
+    tf.apply(store, tf.blob_changed("episode_digest"), False)  # a problem before the stop
+    real = verify._Verifier.recorded_episodes
+
+    def stopped(self: verify._Verifier, *args: object) -> int:
+        real(self, *args)
+        raise sqlite3.DatabaseError("database disk image is malformed")
+    monkeypatch.setattr(verify._Verifier, "recorded_episodes", stopped)
+    try:
+        half = ledger_half(store, reopened_spec_digest)
+        assert half is not None and half.episodes is not None and half.episodes.failed
+        reads = load_agm(store).blob_reads
+        got = qualify_store(store, "full", reads=reads, ledger=half)
+        assert got == qualify_store(store, "full", reads=reads) == qualify_store(store, "full")
+        kinds = [p["kind"] for p in got["problems"]]
+        assert kinds[-1] == "ledger_pages_corrupt" and "blob_changed" in kinds
     finally:
         tf.restore(store, files)
 

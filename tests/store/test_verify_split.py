@@ -125,7 +125,7 @@ def test_a_half_that_ends_after_its_walk_leaves_every_step_here(
     expected = _check(store, "ledger", False, monkeypatch)
     monkeypatch.setattr(verify_ahead, "SPLIT_FROM", 0)
     monkeypatch.setattr(verify_ahead, "ledger_half",
-                        lambda root, reopen, mode, walked: (walked(), os._exit(3)))
+                        lambda root, reopen, mode, walked, *rest: (walked(), os._exit(3)))
     blobs = verify._Verifier.blobs
     counted: list[int] = []
     monkeypatch.setattr(verify._Verifier, "blobs", lambda self: (counted.append(1), blobs(self)))

@@ -38,6 +38,11 @@ def file_digest(path: Path) -> dict[str, Any]:
     return {"name": path.name, "sha256": h.hexdigest(), "bytes": size}
 
 
+def input_digests(inputs: list[tuple[str, Path]]) -> list[dict[str, Any]]:
+    """Return the `inputs` entries of archive.json: {role, name, sha256, bytes} of each file."""
+    return [{"role": role, **file_digest(p)} for role, p in inputs]
+
+
 def _accuracy_by_run(archive: Archive) -> tuple[dict[str, float], dict[str, int]]:
     """Return each run's pass rate over graded episodes, and its unresolved (excluded) count.
 
@@ -95,19 +100,21 @@ def audit_archive(archive: Archive, inputs: list[tuple[str, Path]] | None = None
                   qualification: dict[str, Any] | None = None,
                   facts: dict[str, Any] | None = None,
                   claim: tuple[str, dict[str, Any]] | None = None,
-                  evaluator: Evaluator | None = None) -> dict[str, Any]:
+                  evaluator: Evaluator | None = None,
+                  digested: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Return the archive.json dict: provenance of inputs, and every applicable check.
 
     For an evidence store, `qualification` (store.verify) and `facts` (score_row.store_facts)
     bind the score rows to the store's chain head, task revision, builds and prices; a store
     that does not qualify carries that in `evidence` and every report shows it. A tau2 file
     gets its own section; `claim` is the number its submission reports (see tau2_reported).
+    `digested`: `input_digests(inputs)`, when taken already (else taken here).
     """
     tasks = {e.task for e in archive.episodes}
     doc: dict[str, Any] = {
         "schema": SCHEMA,
         "package": {"name": "agentmetrology", "version": __version__},
-        "inputs": [{"role": role, **file_digest(p)} for role, p in inputs or []],
+        "inputs": input_digests(inputs or []) if digested is None else digested,
         "archive": {"source": archive.source, "format": archive.format,
                     "episodes": len(archive.episodes), "tasks": len(tasks),
                     "cells": len({(e.model, e.scaffold) for e in archive.episodes}),

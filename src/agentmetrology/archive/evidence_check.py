@@ -92,7 +92,7 @@ def _checked(root: Path, mode: str, expect: tuple[int, str] | None, incremental:
     if start is None and notice is not None:
         with suppress(UserError):  # no chain to be read: the check says why, at once
             notice(store_head(root)[0])
-    with LedgerAhead(root, reopen, mode) if split else nullcontext() as ahead:
+    with LedgerAhead(root, reopen, mode, episodes=False) if split else nullcontext() as ahead:
         q = verify_store(root, mode=mode, reopen=reopen, expect=expect,
                          since=None if start is None else start[0], reads=reads,
                          ledger=ledger, ahead=ahead)

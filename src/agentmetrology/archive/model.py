@@ -178,6 +178,9 @@ class Archive:
     # Our own store: what the import found in the blobs it read (store.blob_reads), for the
     # store check that follows; never part of a report, nor of an archive's equality.
     blob_reads: BlobReads | None = field(default=None, repr=False, compare=False)
+    # And the replays its reader process ran ahead (archive.recovery's memo, by inputs), for
+    # the recovery that follows; likewise never compared.
+    replays: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 def cell_label(model: str, scaffold: str) -> str:

@@ -77,7 +77,7 @@ def replay_episode(ep: ArchiveEpisode, memo: dict[str, Replayed] | None = None) 
     key = ep.meta.get("key")
     if not key:
         return Replayed(None, "", False, "not an agm episode (no key)", 0, "")
-    inputs = None if memo is None else _replay_inputs(ep, key)
+    inputs = None if memo is None else replay_inputs(ep, key)
     if inputs is not None and memo is not None and inputs in memo:
         return _fresh(memo[inputs])
     recorded = _recorded(ep)
@@ -152,7 +152,7 @@ def _compare(recorded: list[dict[str, Any]], replayed: list[dict[str, Any]],
     return _divergence(to_plain(recorded), to_plain(replayed)), sha256_hex(mine)
 
 
-def _replay_inputs(ep: ArchiveEpisode, key: dict[str, Any]) -> str | None:
+def replay_inputs(ep: ArchiveEpisode, key: dict[str, Any]) -> str | None:
     """Return the digest of everything a replay is made from, or None when the episode's
     events keep no fingerprint of themselves (that replay is then run, and never shared)."""
     fingerprint = getattr(ep.events, "replay_fingerprint", None)
@@ -264,7 +264,10 @@ def recover_grades(archive: Archive) -> dict[str, Any]:
         archive.recovery = summary
         return summary
     graded = [e for e in archive.episodes if e.grade is not None and e.invalid_replay is None]
-    memo: dict[str, Replayed] = {}  # replays of the same inputs (a deterministic agent's repeats)
+    # Replays of the same inputs (a deterministic agent's repeats), starting from those the
+    # import's reader ran ahead (agm_ahead): each a replay of exactly the inputs it is kept by.
+    memo: dict[str, Replayed] = archive.replays
+    archive.replays = {}
     validation, rows = _validate(graded, memo)
     refused = _refusal(validation)
     rows += [_recover_one(e, refused, memo) for e in archive.episodes if e.grade is None

@@ -132,9 +132,10 @@ def verify_store(root: str | Path, *, mode: str = "full", reopen: Reopen | None 
     `since` makes the check incremental from that verified head (store.verify_scope); when the
     chain no longer has it there, the check is full and says why. `reads`: what a reader found
     in the blobs it read in this process (store.blob_reads), used instead of reading them again.
-    `ledger`: what `ledger_steps` found of this store in a full check, run meanwhile in another
-    process (store.verify_ahead), taken in their place (never with `since`). `ahead`: the
-    ledger half of this whole `full` or `ledger` check, running meanwhile in another process
+    `ledger`: what the ledger steps (head log included), the binding checks and the episode
+    checks' walk of the ledger found in a full check run meanwhile in another process
+    (store.verify_ahead), taken in their place (never with `since`). `ahead`: the ledger half
+    of this whole `full` or `ledger` check, running meanwhile in another process
     (store.verify_split; ignored for any other check).
     """
     root = Path(root)
@@ -156,10 +157,10 @@ def verify_store(root: str | Path, *, mode: str = "full", reopen: Reopen | None 
         ledger = ledger if whole and mode == "full" else None
         ahead = ahead if whole and mode in ("full", "ledger") and ledger is None else None
         # the head log is read by whichever process walks the chain (here: before it does)
-        v = _Verifier(root, c, mode, reopen, expect, since, reads,
+        v = _Verifier(root, c, mode, reopen, expect, since, reads, ledger,
                       read_log_now=ledger is None and ahead is None)
         v.notes.extend(notes)
-        v.ledger, v.ahead = ledger, ahead
+        v.ahead = ahead
         return v.run()
 
 
@@ -168,10 +169,10 @@ class _Verifier(BlobChecks, TextChecks, TranscriptChecks, EpisodeChecks, Binding
     def __init__(self, root: Path, c: sqlite3.Connection, mode: str,
                  reopen: Reopen | None, expect: tuple[int, str] | None = None,
                  since: Checkpoint | None = None, reads: BlobReads | None = None,
-                 read_log_now: bool = True) -> None:
+                 ledger: LedgerHalf | None = None, read_log_now: bool = True) -> None:
         self.root, self.c, self.mode, self.reopen, self.since = root, c, mode, reopen, since
-        self.reads = reads
-        self.ledger: LedgerHalf | None = None
+        self.reads, self.ledger = reads, ledger
+        self.episodes_found = None if ledger is None else ledger.episodes
         self.ahead: PendingHalf | None = None
         self.at = 0, GENESIS  # the chain's length and head, once walked
         self.problems: list[Problem] = []
@@ -213,8 +214,7 @@ class _Verifier(BlobChecks, TextChecks, TranscriptChecks, EpisodeChecks, Binding
         log = ((self.split_steps(self.ahead) if self.ahead is not None else self.steps())
                or (self.witness.log.size, self.witness.log.digest))
         try:
-            row = self.c.execute("SELECT value FROM meta WHERE key=?",
-                                 (MIGRATED_META,)).fetchone()
+            row = self.c.execute("SELECT value FROM meta WHERE key=?", (MIGRATED_META,)).fetchone()
         except sqlite3.DatabaseError:
             row = None
         if row is not None:

@@ -3,8 +3,10 @@
 `agm archive audit` of our own store imports it and then checks it in full (store.verify).
 Most of the check reads the ledger alone, nothing the import reads: its pages and schema, the
 hash chain against the head log, every row against its sealed digest, the sealed texts
-(`_Verifier.ledger_steps`), and the sealed bindings (`BindingChecks.bindings`, run after the
-blob checks: their findings are placed there). `LedgerAhead` runs those in a forked process
+(`_Verifier.ledger_steps`), the sealed bindings (`BindingChecks.bindings`), and the episode
+checks' walk of the ledger (`EpisodeChecks.episodes`: each assessment checked, each episode's
+row and token kept in order for the check to compare with the blob it reads), these two after
+the blob checks (their findings are placed there). `LedgerAhead` runs those in a forked process
 (see store.forked) while the import runs here; the check then takes what they found
 (`verify_store(ledger=...)`) in their place and runs the rest itself, with the import's blob
 verdicts. Both halves open the ledger read-only, as the check always did (each query reads the
@@ -25,14 +27,18 @@ from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
+from types import EllipsisType
+from typing import Any
 
 from agentmetrology.records.errors import UserError
 from agentmetrology.store.chain import is_sealed
 from agentmetrology.store.forked import can_fork, usable_cpus, worker_start
 from agentmetrology.store.head_log import was_chained
-from agentmetrology.store.qualify import Problem
+from agentmetrology.store.ledger import KEY_COLUMNS
+from agentmetrology.store.qualify import INVALID, Problem
 from agentmetrology.store.verify import LEDGER_FILE, _Verifier, open_ledger_readonly, store_head
 from agentmetrology.store.verify_bindings import Reopen
+from agentmetrology.store.verify_episodes import EpisodeItem, EpisodesPart, row_token
 from agentmetrology.store.verify_split import SPLIT_FROM
 
 
@@ -65,14 +71,18 @@ class LedgerHalf:
     log_digest: str
     failed: bool
     bindings: BindingsPart = BindingsPart()
+    episodes: EpisodesPart | None = None  # None: the check runs the episode checks itself
 
 
 def ledger_half(root: Path, reopen: Reopen | None = None, mode: str = "full",
-                walked: Callable[[], None] | None = None) -> LedgerHalf | None:
+                walked: Callable[[], None] | None = None,
+                episodes: bool = True) -> LedgerHalf | None:
     """Return what the ledger steps and the binding checks of a whole `mode` check (`full`
     or `ledger`) of `root` find (`reopen` as `verify_store` takes it), None for an unsealed
     ledger (the check says so itself); NotAStoreError when there is no readable ledger.
-    `walked()` is called once the chain is walked (store.verify_split waits for it)."""
+    `walked()` is called once the chain is walked (store.verify_split waits for it).
+    `episodes`: also walk the episode checks' ledger reads (the audit's half, whose check
+    compares each row with the import's read of its blob; a split check runs them itself)."""
     asked: dict[tuple[str, str, str], str | None] = {}
 
     def ask(environment: str, task: str, profile: str) -> str | None:
@@ -83,7 +93,7 @@ def ledger_half(root: Path, reopen: Reopen | None = None, mode: str = "full",
     with closing(open_ledger_readonly(root)) as c:
         if not (is_sealed(c) or was_chained(c, root / LEDGER_FILE)):
             return None
-        v = _Verifier(root, c, mode, None if reopen is None else ask)
+        v = _Half(root, c, mode, None if reopen is None else ask)
         failed = False
         try:
             v.ledger_steps(walked)
@@ -100,7 +110,46 @@ def ledger_half(root: Path, reopen: Reopen | None = None, mode: str = "full",
         except sqlite3.DatabaseError as exc:
             why = str(exc)
         part = BindingsPart(tuple(v.problems), dict(v.checked), why, tuple(asked.items()))
-        return replace(half, bindings=part)
+        return replace(half, bindings=part,
+                       episodes=_episodes(v) if episodes and why is None else None)
+
+
+def _episodes(v: _Half) -> EpisodesPart:
+    """Return what the episode checks find of the ledger alone (after the binding checks)."""
+    v.checked, v.recording, v.shared, why = {}, [], {}, None
+    try:
+        v.episodes()
+    except sqlite3.DatabaseError as exc:  # where the check stops, after the items before it
+        why = str(exc)
+    return EpisodesPart(tuple(v.recording), dict(v.checked), why)
+
+
+class _Half(_Verifier):
+    """The ledger half's verifier: once `recording`, its episode checks keep what they find
+    (each problem, each episode to check against its blob, in order) for the check to take."""
+
+    recording: list[Problem | EpisodeItem] | None = None
+    # One object per distinct text of the keys and rows recorded (campaign, target, task,
+    # termination ...): pickled once each, so the check holds each once, not once per episode.
+    shared: dict[str, str]
+
+    def bad(self, kind: str, where: str, detail: str, result: str = INVALID) -> None:
+        if self.recording is None:
+            super().bad(kind, where, detail, result)
+        else:
+            self.recording.append(Problem(kind, result, where, detail))
+
+    def episode(self, where: str, key: dict[str, Any], row: tuple[Any, ...],
+                token: bytes | EllipsisType | None = ...) -> None:
+        if self.recording is None:
+            super().episode(where, key, row, token)
+        else:  # the blob is the check's to read: the row and its token, for it
+            one = self.shared.setdefault
+            values = [key[k] for k in KEY_COLUMNS]
+            self.recording.append((
+                where, tuple(one(v, v) if type(v) is str else v for v in values),
+                (*row[:2], *(one(v, v) if type(v) is str else v for v in row[2:])),
+                row_token(key, row)))
 
 
 def worth_splitting(root: Path) -> bool:
@@ -128,8 +177,9 @@ class LedgerAhead:
     entering (a context manager: leaving it stops the process if it still runs); `result`
     waits for it."""
 
-    def __init__(self, root: Path, reopen: Reopen | None = None, mode: str = "full") -> None:
-        self.root, self.reopen, self.mode = root, reopen, mode
+    def __init__(self, root: Path, reopen: Reopen | None = None, mode: str = "full",
+                 episodes: bool = True) -> None:
+        self.root, self.reopen, self.mode, self.episodes = root, reopen, mode, episodes
         self._proc: BaseProcess | None = None
         self._recv: Connection | None = None
         self.taken: LedgerHalf | None = None  # what `result` returned
@@ -138,8 +188,9 @@ class LedgerAhead:
         ctx = multiprocessing.get_context("fork")
         recv, send = ctx.Pipe(duplex=False)
         try:
-            self._proc = ctx.Process(target=_run, args=(self.root, self.reopen, self.mode, send,
-                                                        recv, os.getpid()),
+            self._proc = ctx.Process(target=_run, args=(self.root, self.reopen, self.mode,
+                                                        self.episodes, send, recv,
+                                                        os.getpid()),
                                      daemon=True)  # handed over by the fork, never pickled
             self._proc.start()
             self._recv = recv
@@ -191,8 +242,8 @@ class LedgerAhead:
         return self.taken
 
 
-def _run(root: Path, reopen: Reopen | None, mode: str, send: Connection, recv: Connection,
-         parent: int) -> None:
+def _run(root: Path, reopen: Reopen | None, mode: str, episodes: bool, send: Connection,
+         recv: Connection, parent: int) -> None:
     worker_start(parent)  # Ctrl-C is the audit's to handle; a killed audit leaves no check
     recv.close()  # the audit's end: held here too, a send could wait for ever on a full pipe
     told = []
@@ -202,7 +253,7 @@ def _run(root: Path, reopen: Reopen | None, mode: str, send: Connection, recv: C
         told.append(True)
 
     try:
-        half = ledger_half(root, reopen, mode, walked)
+        half = ledger_half(root, reopen, mode, walked, episodes)
     except Exception:  # the check runs every step itself, and says why
         half = None
     if not told:  # stopped before the walk (damaged pages, no chain): nothing to wait for

@@ -12,6 +12,8 @@ import json
 import math
 import sqlite3
 from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from types import EllipsisType
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -19,12 +21,28 @@ import msgspec
 from agentmetrology.records.episode import MEASUREMENT_FAILURES
 from agentmetrology.store.evidence import recorded_cost
 from agentmetrology.store.ledger import KEY_COLUMNS
-from agentmetrology.store.qualify import INVALID
+from agentmetrology.store.qualify import INVALID, Problem
 from agentmetrology.store.verify_json import loads
 from agentmetrology.store.verify_scope import Checkpoint, refs_param
 
 if TYPE_CHECKING:
     from agentmetrology.store.blob_reads import BlobReads
+
+
+# An episode to check against its blob: where, its key's values (KEY_COLUMNS order), its row,
+# and the row's token (`row_token`).
+EpisodeItem = tuple[str, tuple[Any, ...], tuple[Any, ...], bytes | None]
+
+
+@dataclass(frozen=True)
+class EpisodesPart:
+    """What the episode checks find reading the ledger alone (run elsewhere: the ledger half,
+    store.verify_ahead), in the order they found it: each problem, and each episode to check
+    against its blob; their counts, and why a query of theirs failed (None: none did)."""
+
+    items: tuple[Problem | EpisodeItem, ...] = ()
+    checked: dict[str, int] = field(default_factory=dict)
+    failed: str | None = None
 
 
 class EpisodeChecks(ABC):
@@ -36,6 +54,7 @@ class EpisodeChecks(ABC):
     reads: BlobReads | None  # what the import found in the blobs it read (store.blob_reads)
     since: Checkpoint | None  # incremental: from this verified head
     touched: dict[str, dict[str, str | None]]  # incremental: the rows appended entries name
+    episodes_found: EpisodesPart | None = None  # what `episodes` found elsewhere, to take
 
     @abstractmethod
     def bad(self, kind: str, where: str, detail: str, result: str = INVALID) -> None:
@@ -65,7 +84,11 @@ class EpisodeChecks(ABC):
 
     def episodes(self) -> None:
         """Check every recorded and superseded episode with its assessments (or those in
-        scope, for an incremental check)."""
+        scope, for an incremental check); or take what these checks found of the ledger
+        elsewhere (`episodes_found`) and check each episode it names against its blob."""
+        if self.episodes_found is not None:
+            self.take_episodes(self.episodes_found)
+            return
         cols = ", ".join(f"a.{k}" for k in KEY_COLUMNS)
         recorded, superseded = self.episode_scope()
         n = self.recorded_episodes(cols, recorded)  # one streamed query, not one per episode
@@ -84,20 +107,36 @@ class EpisodeChecks(ABC):
             self.superseded_assessments(ref, adm, sealed_versions(versions_text), row[11])
         self.checked["episodes"] = n
 
-    def episode(self, where: str, key: dict[str, Any], row: tuple[Any, ...]) -> None:
-        """Check one episode blob against its administration (key) and its ledger row."""
+    def take_episodes(self, part: EpisodesPart) -> None:
+        """Do, in order, what the episode checks found reading the ledger elsewhere: record
+        each problem, check each episode against its blob; then stop where they stopped."""
+        for item in part.items:
+            if isinstance(item, Problem):
+                self.bad(item.kind, item.where, item.detail, item.result)
+            else:
+                where, key, row, token = item
+                self.episode(where, dict(zip(KEY_COLUMNS, key, strict=True)), row, token)
+        self.checked.update(part.checked)
+        if part.failed is not None:
+            raise sqlite3.DatabaseError(part.failed)
+
+    def episode(self, where: str, key: dict[str, Any], row: tuple[Any, ...],
+                token: bytes | EllipsisType | None = ...) -> None:
+        """Check one episode blob against its administration (key) and its ledger row
+        (`token`: the row's `row_token`, when it was taken already)."""
         try:
-            self._episode(where, key, row)
+            self._episode(where, key, row, token)
         except RecursionError:  # a forger's blob nested deeper than Python reads or shows
             self.bad("row_disagrees_with_evidence", where, f"the episode blob {row[0][:12]} "
                      "is nested too deep to read")
 
-    def _episode(self, where: str, key: dict[str, Any], row: tuple[Any, ...]) -> None:
+    def _episode(self, where: str, key: dict[str, Any], row: tuple[Any, ...],
+                 token: bytes | EllipsisType | None = ...) -> None:
         ep_digest, sub_digest, term, mfail, cost, tin, tout, requests, tools, attempts = row
         ledgers = (term, mfail, cost, tin, tout, requests, tools, attempts)
         seen = None if self.reads is None else self.reads.seen(ep_digest)
         if (seen is not None and seen.token is not None and self.blob_ok.get(ep_digest)
-                and seen.token == _token(key, sub_digest, ledgers)):
+                and seen.token == (row_token(key, row) if token is ... else token)):
             # The blob, read once by the import, agrees with the row: what the checks below
             # find of it is nothing but its transcript's checks.
             if seen.transcript is not None:
@@ -231,6 +270,12 @@ def episode_token(plain: Any) -> tuple[bytes, str | None] | None:
         return None
     token = _token(plain.get("key"), recorded, evidences)
     return None if token is None else (token, None if transcript is None else str(transcript))
+
+
+def row_token(key: dict[str, Any], row: tuple[Any, ...]) -> bytes | None:
+    """Return the token of an episode's ledger row (as `EpisodeChecks.episode` takes it), to
+    compare with its blob's (`episode_token`)."""
+    return _token(key, row[1], tuple(row[2:10]))
 
 
 def _token(key: Any, submission: Any, facts: tuple[Any, ...]) -> bytes | None:

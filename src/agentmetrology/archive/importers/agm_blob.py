@@ -20,7 +20,9 @@ from agentmetrology.records.canonical import decode_json, may_hold_tag, sha256_h
 from agentmetrology.store.blob_reads import BlobRead, BlobReads
 from agentmetrology.store.blobs import BlobStore
 
-KEPT = ("meta", "digests", "usage")  # what the import reads of a blob's top level
+# What the import reads of a blob's top level, and of each of those fields when it is an object:
+# only that is kept (and sent back by a reader process: the rest of `meta` was most of it).
+KEPT = {"meta": ("profile", "max_steps"), "digests": ("submission",), "usage": ("attempts",)}
 
 
 class Found(NamedTuple):
@@ -28,7 +30,7 @@ class Found(NamedTuple):
 
     `verdict`: what the store check is handed (None when the file could not be read);
     `error`: the exception the import raises (or records) at this episode, else None; the
-    event count, events per actor and replay fingerprint; and the blob's `KEPT` fields.
+    event count, events per actor and replay fingerprint; and the blob's `KEPT` fields (_kept).
     """
 
     verdict: BlobRead | None
@@ -61,7 +63,16 @@ def read_episode(blobs: BlobStore, digest: str) -> Found:
 
 
 def _kept(plain: dict[str, Any]) -> dict[str, Any]:
-    return {k: plain.get(k) for k in KEPT}  # an absent field reads as None, as before
+    """Return the `KEPT` fields of a blob's top level (an absent one reads as None, as
+    before), each object among them cut to the keys the import reads: what it reads of
+    them (`.get`, a default for an absent key) is what it read of the whole; a value of
+    any other type is kept as it is, to fail where it failed."""
+    out: dict[str, Any] = {}
+    for name, keys in KEPT.items():
+        value = plain.get(name)
+        out[name] = ({k: value[k] for k in keys if k in value} if type(value) is dict
+                     else value)
+    return out
 
 
 def decode_blob(data: bytes) -> Any:

@@ -16,7 +16,7 @@ one episode at a time), nor is its submission (its digest is).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, MutableSequence, Sequence
+from collections.abc import Callable, Iterator, MutableSequence, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,7 @@ from agentmetrology.archive.model import (
     TraceSpan,
     count_actors,
 )
+from agentmetrology.archive.recovery import Replayed, replay_episode, replay_inputs
 from agentmetrology.archive.redact import redact
 from agentmetrology.envs.registry import environment_or_default, get_env
 from agentmetrology.records.episode import MEASUREMENT_FAILURES, EpisodeKey
@@ -310,8 +311,47 @@ def _planned(store: EvidenceStore, campaigns: list[str]) -> Iterator[tuple[Plann
             yield planned, trials[(planned.key.seed, planned.key.repeat)]
 
 
+def _replay_ask(scorers: dict[str, str]) -> Callable[[tuple[Planned, int]], Any]:
+    """Return what a reader is asked to replay ahead of a planned row: its environment and
+    key (None where the recovery never replays it: no episode, a measurement failure)."""
+    def ask(item: tuple[Planned, int]) -> tuple[str, dict[str, Any]] | None:
+        planned, row = item[0], item[0].episode
+        if (row is None or "episode_digest" not in row
+                or str(row.get("termination") or "") in MEASUREMENT_FAILURES):
+            return None
+        env = environment_or_default(_bound_environment(planned.binding))
+        if env not in scorers:  # the environment loaded here, before a reader is forked
+            scorers[env] = grade_scorer(env)  # (which then replays it without loading it)
+        return env, {c: getattr(planned.key, c) for c in KEY_COLUMNS}
+    return ask
+
+
+def _replay_ahead(blobs: BlobStore, digest: str, found: Found,
+                  ask: tuple[str, dict[str, Any]], memo: dict[str, Any]
+                  ) -> tuple[str, Replayed] | None:
+    """In a reader: run the replay the recovery will ask of this episode, unless its inputs
+    were run here before; return (its inputs, the result), as `replay_episode` keeps them in
+    its memo. The episode is the one `_episode` builds, in all a replay reads of it."""
+    if found.error is not None or found.plain is None or found.fingerprint is None:
+        return None
+    meta = found.plain.get("meta") or {}
+    env, key = ask
+    ep = ArchiveEpisode(episode_id="", task="", model="", meta={
+        "key": key, "environment": env, "profile": meta.get("profile", "seeded"),
+        "max_steps": meta.get("max_steps")})
+    ep.events = StoredEvents(blobs, digest, [], found.fingerprint,
+                             summary=(found.event_count, found.actors or {}))
+    inputs = replay_inputs(ep, key)
+    if inputs is None or inputs in memo:
+        return None
+    replay_episode(ep, memo)
+    return (inputs, memo[inputs]) if inputs in memo else None
+
+
 def load_agm(path: Path) -> Archive:
-    """Return the Archive of every campaign in an evidence store (planned episodes included)."""
+    """Return the Archive of every campaign in an evidence store (planned episodes included).
+
+    The archive's `replays` are those a reader ran ahead (agm_ahead), for the recovery."""
     reads = BlobReads()  # handed to the store check that follows (archive.inputs)
     scorers: dict[str, str] = {}
     archive = Archive(source=path.name, format=FORMAT, blob_reads=reads)
@@ -319,10 +359,12 @@ def load_agm(path: Path) -> Archive:
         try:
             with reading(path):
                 campaigns = store.campaigns()
-                with BlobsAhead(store.blobs) as ahead:  # blobs read ahead, on another core
-                    for (planned, trial), found in ahead.walk(_planned(store, campaigns),
-                                                              _digest):
+                # blobs read (and replays run) ahead, on another core
+                with BlobsAhead(store.blobs, ahead=_replay_ahead) as ahead:
+                    for (planned, trial), found in ahead.walk(
+                            _planned(store, campaigns), _digest, _replay_ask(scorers)):
                         _episode(store, planned, found, trial, archive, reads, scorers)
+                    archive.replays = ahead.results
         except StoreError as exc:
             raise ArchiveFormatError(f"{path.name}: {LEDGER_FILE} is not a readable ledger "
                                      f"({exc.detail})") from exc
