@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 import store.tamper_fixtures as tf
+from agentmetrology.archive import evidence_check
 from agentmetrology.archive.evidence_check import qualify_store
 from agentmetrology.store import verify, verify_ahead
 
@@ -40,7 +41,7 @@ def no_memo(monkeypatch: pytest.MonkeyPatch) -> None:
 def _check(store: Path, mode: str, split: bool, monkeypatch: pytest.MonkeyPatch,
            elsewhere: bool = True) -> str:
     """Return the check's JSON text, split across two processes or not."""
-    monkeypatch.setattr(verify_ahead, "SPLIT_FROM", 0 if split else 10**12)
+    monkeypatch.setattr(evidence_check, "worth_splitting", lambda root: split)
     if split and elsewhere:  # the ledger half must not run in this process
         here, steps = os.getpid(), verify._Verifier.ledger_steps
 
@@ -108,7 +109,7 @@ def test_a_half_that_does_not_come_back_runs_here(recorded: tuple[Path, dict[str
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     store, _ = recorded
     expected = _check(store, "full", False, monkeypatch)
-    monkeypatch.setattr(verify_ahead, "SPLIT_FROM", 0)
+    monkeypatch.setattr(evidence_check, "worth_splitting", lambda root: True)
     monkeypatch.setattr(verify_ahead, "_run", lambda *a: os._exit(3))  # dies without a result
     ran: list[int] = []
     steps = verify._Verifier.ledger_steps
@@ -123,7 +124,7 @@ def test_a_half_that_ends_after_its_walk_leaves_every_step_here(
     """The blob half read after the other process's walk is read again after this one's."""
     store, _ = recorded
     expected = _check(store, "ledger", False, monkeypatch)
-    monkeypatch.setattr(verify_ahead, "SPLIT_FROM", 0)
+    monkeypatch.setattr(evidence_check, "worth_splitting", lambda root: True)
     monkeypatch.setattr(verify_ahead, "ledger_half",
                         lambda root, reopen, mode, walked, *rest: (walked(), os._exit(3)))
     blobs = verify._Verifier.blobs
@@ -140,7 +141,7 @@ def test_the_blob_half_starts_after_the_chain_walk(recorded: tuple[Path, dict[st
     saw, so the head the check leaves covers only episodes it read (a writer appending
     meanwhile cannot slip an entry under it)."""
     store, _ = recorded
-    monkeypatch.setattr(verify_ahead, "SPLIT_FROM", 0)
+    monkeypatch.setattr(evidence_check, "worth_splitting", lambda root: True)
     here, log = os.getpid(), tmp_path / "times"
     chain, blobs = verify._Verifier.chain, verify._Verifier.blobs
 
@@ -168,6 +169,9 @@ def test_small_stores_and_incremental_checks_are_not_split(
         recorded: tuple[Path, dict[str, bytes]], monkeypatch: pytest.MonkeyPatch,
         tmp_path: Path) -> None:
     store, _ = recorded
+    # (this process's other threads are counted as one: an earlier test may have left some)
+    threads = [1]
+    monkeypatch.setattr(verify_ahead.threading, "active_count", lambda: threads[0])
     assert not verify_ahead.worth_splitting(store)  # far below SPLIT_FROM chain entries
     assert not verify_ahead.worth_splitting(tmp_path)  # no ledger: the check says so itself
     monkeypatch.setattr(verify_ahead, "SPLIT_FROM", 0)
@@ -175,14 +179,9 @@ def test_small_stores_and_incremental_checks_are_not_split(
     monkeypatch.setenv("AGM_CHECK_SPLIT", "0")  # one process asked for
     assert not verify_ahead.worth_splitting(store)
     monkeypatch.delenv("AGM_CHECK_SPLIT")
-    busy = threading.Event()
-    other = threading.Thread(target=busy.wait)  # a server's thread: no fork from here
-    other.start()
-    try:
-        assert not verify_ahead.worth_splitting(store)
-    finally:
-        busy.set()
-        other.join()
+    threads[0] = 2  # a server's thread beside this one: no fork from here
+    assert not verify_ahead.worth_splitting(store)
+    threads[0] = 1
     assert verify_ahead.worth_splitting(store)
     monkeypatch.setenv("AGM_VERIFY_CACHE", str(tmp_path / "cache"))
     first = qualify_store(store, "full", incremental=True)  # whole (split): leaves its head
@@ -190,3 +189,17 @@ def test_small_stores_and_incremental_checks_are_not_split(
                         lambda self: pytest.fail("a check from a verified head was split"))
     again = qualify_store(store, "full", incremental=True)
     assert first["qualified"] and again["qualified"] and again["incremental_since"]
+
+
+def test_a_process_with_another_thread_does_not_split(
+        recorded: tuple[Path, dict[str, bytes]], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The count is the threading module's own: a thread started here is counted."""
+    monkeypatch.setattr(verify_ahead, "SPLIT_FROM", 0)
+    busy = threading.Event()
+    other = threading.Thread(target=busy.wait)
+    other.start()
+    try:
+        assert not verify_ahead.worth_splitting(recorded[0])
+    finally:
+        busy.set()
+        other.join()
