@@ -86,10 +86,18 @@ def _audits(doc: dict[str, Any]) -> Iterator[dict[str, str]]:
                "measure": f"`agm archive audit S --format agm --out D`, {t['episodes']:,} "
                           f"planned episodes (ms per episode, wall; {t['wall_s']:.1f} s wall, "
                           f"{t['cpu_s']:.1f} s CPU; peak RSS {t['peak_rss_mib']:.1f} MiB, "
-                          f"{t['kib_per_episode']:.2f} KiB/episode{same})",
+                          f"{t['kib_per_episode']:.2f} KiB/episode{_together(t)}{same})",
                "ours": f"{t['ms_per_episode']:.2f}", "peer": peer,
                "ratio": "—" if x is None else f"{x:.1f}x", "goal": goal,
                "machine": _mach(doc, t), "command": CMD}
+
+
+def _together(t: dict[str, Any]) -> str:
+    """Return what an audit that forked held in all its processes together, or ""."""
+    if t.get("processes", 1) <= 1 or not t.get("peak_tree_pss_mib"):
+        return ""
+    return (f"; its {t['processes']} processes together peak {t['peak_tree_pss_mib']:.1f} "
+            "MiB PSS, sampled")
 
 
 def _steps(doc: dict[str, Any]) -> Iterator[dict[str, str]]:
