@@ -1,13 +1,14 @@
 """The checking code a memo and a verified head are bound to (store.verify_memo.CODE) is every
 module of the store package the check imports, directly or not: a change to any of them may
-change what a check finds, so a memo or head kept by the code before must not be reused."""
+change what a check finds, so a memo or head kept by the code before must not be reused. The
+same holds for the code of `campaign status`'s numbers and their memo (store.status_memo)."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-from agentmetrology.store import verify_memo
+from agentmetrology.store import status_memo, verify_memo
 
 STORE = Path(verify_memo.__file__).parent
 ENTRIES = ("verify.py", "verify_ahead.py", "verify_split.py", "verify_memo.py",
@@ -26,13 +27,23 @@ def _imports(name: str) -> set[str]:
     return out
 
 
-def test_every_module_the_check_imports_is_checking_code() -> None:
+def _closure(entries: tuple[str, ...]) -> set[str]:
+    """Return the store modules `entries` import, directly or not, and themselves."""
     seen: set[str] = set()
-    todo = list(ENTRIES)
+    todo = list(entries)
     while todo:
         name = todo.pop()
         if name not in seen:
             seen.add(name)
             todo.extend(_imports(name))
+    return seen
+
+
+def test_every_module_the_status_numbers_import_is_their_code() -> None:
+    assert _closure(("status.py",)) - set(status_memo._CODE) == set()
+
+
+def test_every_module_the_check_imports_is_checking_code() -> None:
+    seen = _closure(ENTRIES)
     assert seen - set(verify_memo.CODE) == set()
     assert set(verify_memo.CODE) - seen == set()  # nothing listed that the check never reads
