@@ -110,6 +110,10 @@ class BlobChecks(ABC):
         self.checked["blob_references"] = n
         self.checked["blobs_hashed"] = hashed  # a missing blob is not hashed (nor counted)
 
+    def forget_blobs(self) -> None:
+        """Forget every blob verdict, kind and the folders' listing: the next step reads anew."""
+        self.blob_ok, self.kinds, self._listing = {}, {}, None
+
     def verdict(self, d: str) -> str | None:
         """Return why the file of blob `d` is not the blob (None: it is), hashing its bytes
         (inflated when compressed) unless the import already did in this process."""

@@ -6,21 +6,19 @@ archive audit the ledger half (ledger steps and binding checks) may have run in 
 process while the store was imported (store.verify_ahead): `take` puts its findings in their
 steps' place.
 
-A whole check on two cores (`split_steps`): its ledger half in a forked process, its blob half
-here.
-
-A `full` or `ledger` check of a whole store (no verified head to start from) reads the ledger
-alone in two of its steps: the ledger steps (pages, schema, chain, head log, rows, sealed texts)
-and the binding checks. The other two read blobs: the blob checks (presence, and the bytes'
-hashes unless cheap) and the episode checks (each episode blob against its row). Neither pair
-needs what the other finds, so `store.verify_ahead.LedgerAhead` runs the first pair in a forked
-process while this one runs the second, starting once the other has walked the chain (as in
-one process, where the walk comes first: the blob and episode queries then see every entry the
-walk saw, so the verified head a check leaves covers no episode it did not read, however a
-writer appended meanwhile); the findings are then put in the order the check run in one
-process gives (ledger steps, blobs, bindings, episodes, with what stops a check where
-it stops it), so the qualification is the same, byte for byte. When no process could be had
-or its result did not come back, every step runs here, in order.
+A whole check on two cores (`split_steps`): a `full` or `ledger` check of a whole store (no
+verified head to start from) reads the ledger alone in two of its steps: the ledger steps
+(pages, schema, chain, head log, rows, sealed texts) and the binding checks. The other two read
+blobs: the blob checks (presence, and the bytes' hashes unless cheap) and the episode checks
+(each episode blob against its row). Neither pair needs what the other finds, so
+`store.verify_ahead.LedgerAhead` runs the first pair in a forked process while this one runs the
+second, starting once the other has walked the chain (as in one process, where the walk comes
+first: the blob and episode queries then see every entry the walk saw, so the verified head a
+check leaves covers no episode it did not read, however a writer appended meanwhile); the
+findings are then put in the order the check run in one process gives (ledger steps, blobs,
+bindings, episodes, with what stops a check where it stops it), so the qualification is the
+same, byte for byte. When no process could be had or its result did not come back, every step
+runs here, in order.
 
 On a large store this is most of the first `agm campaign status` of a store this machine never
 checked, and of `agm evidence verify` (benchmarks/check_split.py measures both ways side by
@@ -76,9 +74,6 @@ class SplitChecks(ABC):
     expected: dict[str, dict[str, str | None]]
     mode: str
     ledger: LedgerHalf | None
-    blob_ok: dict[str, bool]
-    kinds: dict[str, str | None]
-    _listing: tuple[set[str], set[str]] | None
 
     @abstractmethod
     def ledger_steps(self) -> None:
@@ -95,6 +90,10 @@ class SplitChecks(ABC):
     @abstractmethod
     def episodes(self) -> None:
         """Check every episode blob against its row (store.verify_episodes)."""
+
+    @abstractmethod
+    def forget_blobs(self) -> None:
+        """Forget what the blob checks found (store.verify_blobs)."""
 
     @abstractmethod
     def pages_failed(self, exc: sqlite3.DatabaseError) -> None:
@@ -148,7 +147,7 @@ class SplitChecks(ABC):
         half = ahead.result()
         self.problems, self.checked = prior
         if half is None:  # it ended without its findings: every step here, blobs read again
-            self.blob_ok, self.kinds, self._listing = {}, {}, None  # after this walk
+            self.forget_blobs()  # read again after this walk
             return self.steps()
         self.take(half)
         log = half.log_size, half.log_digest
