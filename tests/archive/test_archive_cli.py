@@ -6,11 +6,13 @@ import hashlib
 import json
 from pathlib import Path
 
+import pytest
+import typer
 from typer.testing import CliRunner
 
 from agentmetrology.archive.importers.jsonl import episode_to_line, span_to_line, write_jsonl
 from agentmetrology.archive.synthetic import synthetic_archive
-from agentmetrology.cli.archive_cmd import archive_app
+from agentmetrology.cli.archive_cmd import _fail, _given_label, archive_app
 from agentmetrology.records.canonical import digest
 
 runner = CliRunner()
@@ -65,6 +67,31 @@ def test_user_errors_exit_2_with_one_line(taubench_file: Path, tmp_path: Path) -
     blocker.write_text("")
     assert "not a directory" in _errors(["audit", str(taubench_file), "--out", str(blocker)])
     _errors(["audit", str(taubench_file)])  # --out is required
+
+
+def test_a_file_named_like_a_credential_label_is_named_not_redacted(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A file called `passwd` or `token` is the user's own word: the message keeps its name
+    and its next word (the redaction read `NAME: word` as a credential and hid `word`), and a
+    link is named as given, not by its target."""
+    out = str(tmp_path / "o")
+    for name in ("passwd", "token", "secret"):
+        (tmp_path / name).write_text("hello")
+        line = _errors(["audit", str(tmp_path / name), "--out", out])
+        assert line.strip() == f"error: {name}: unrecognised archive format (expected a " \
+            "tau-bench or tau2 JSON file, an Inspect .eval log or JSONL)"
+    link = tmp_path / "link.json"
+    link.symlink_to(tmp_path / "passwd")
+    assert _errors(["audit", str(link), "--out", out]).startswith(
+        "error: link.json: unrecognised archive format")
+    # what follows the name is still redacted (a message quoting the file's own text)
+    assert _given_label("token: api_key=sk-abcdefghijklmnop1234", (link, tmp_path / "token")) \
+        == ("token: ", "api_key=sk-abcdefghijklmnop1234")
+    assert _given_label("passwd: x", (link,)) == ("link.json: ", "x")  # named as given
+    assert _given_label("other: x", (link,)) == ("", "other: x")
+    with pytest.raises(typer.Exit):
+        raise _fail("token: api_key=sk-abcdefghijklmnop1234", (tmp_path / "token",))
+    assert capsys.readouterr().err == "error: token: api_key=[redacted]\n"
 
 
 def _write_archive(path: Path, seed: int) -> Path:

@@ -66,23 +66,40 @@ MemberOpt = Annotated[int, typer.Option(
          "may inflate to 16 times that. Bytes actually produced are counted, not declared ones.")]
 
 
-def _fail(message: str) -> typer.Exit:
+def _fail(message: str, given: tuple[Path | None, ...] = ()) -> typer.Exit:
     """Print one error line to stderr and return the exit (code 2) to raise.
 
     Not the one handler's line: these messages quote a hostile file (member names, parser
-    errors), so they are redacted and flattened to one line first.
+    errors), so they are redacted and flattened to one line first. A message that starts
+    with the name of a file the user gave (`NAME: ...`) keeps that name as given: it is the
+    user's own word, and redacting it would read a file called `token` or `passwd` as a
+    credential label and hide the message's next word.
     """
-    typer.echo(f"error: {printable(redact(message, limit=500))}", err=True)
+    label, rest = _given_label(message, given)
+    typer.echo(f"error: {printable(label)}{printable(redact(rest, limit=500))}", err=True)
     return typer.Exit(code=2)
 
 
+def _given_label(message: str, given: tuple[Path | None, ...]) -> tuple[str, str]:
+    """Split `NAME: ` off `message` when NAME is a given path's name (a link's or its
+    target's, which the importers name): the label, named as the user gave it, and the rest."""
+    for path in given:
+        if path is None:
+            continue
+        for name in (path.name, path.expanduser().resolve().name):
+            if name and message.startswith(name + ": "):
+                return path.name + ": ", message[len(name) + 2:]
+    return "", message
+
+
 @contextmanager
-def _refused() -> Iterator[None]:
-    """Print a refused input (archive.inputs) as `_fail` does and exit 2."""
+def _refused(*given: Path | None) -> Iterator[None]:
+    """Print a refused input (archive.inputs) as `_fail` does and exit 2; `given` are the
+    paths the user named (see `_fail`)."""
     try:
         yield
     except InputRefused as exc:
-        raise _fail(str(exc)) from exc
+        raise _fail(str(exc), given) from exc
 
 
 @archive_app.command("audit")
@@ -100,7 +117,7 @@ def audit(
     as_json: JsonOpt = False,
 ) -> None:
     """Audit an archive: coverage and bounds, pass^k, cost, provenance; write the reports."""
-    with _refused():
+    with _refused(path, spans, out):
         src = input_file(path, "archive", dir_ok=True)
         span_file = input_file(spans, "spans file") if spans is not None else None
         out_dir = make_out_dir(out)
@@ -117,7 +134,7 @@ def audit(
     store = looks_like_store(src)
     with gc_frozen() as heap:  # thawed however the audit ends (runtime.gc_pause)
         with gc_paused() if store else nullcontext(), _ledger_ahead(src, store) as ledger:
-            with _refused():
+            with _refused(path, spans, reported):
                 archive = load_checked(src, fmt, span_file, max_member_mb)
                 inputs = read_from(src) + ([("spans", span_file)] if span_file else [])
                 claim = tau2_claim(src, reported, inputs) if archive.format == "tau2" else None
@@ -167,7 +184,7 @@ def compare(
     as_json: JsonOpt = False,
 ) -> None:
     """Compare two archives of the same tasks: transitions, flip fraction, rank reversals."""
-    with _refused():
+    with _refused(old, new, v1_g0, v0_g1, out):
         old_src, new_src = input_file(old, "OLD", dir_ok=True), input_file(new, "NEW",
                                                                             dir_ok=True)
         a_old = load_checked(old_src, fmt, max_member_mb=max_member_mb)
@@ -214,9 +231,10 @@ def regrade(
         doc = regrade_store(src, evidence)
         md = render_regrade_report(doc)
     except (ArchiveFormatError, NumberGuardError) as exc:
-        raise _fail(str(exc)) from exc
+        raise _fail(str(exc), (store,)) from exc
     except (OSError, ValueError, KeyError) as exc:
-        raise _fail(f"{store.name}: cannot be re-graded ({type(exc).__name__}: {exc})") from exc
+        raise _fail(f"{store.name}: cannot be re-graded ({type(exc).__name__}: {exc})",
+                    (store,)) from exc
     write_regrade(doc, md, out_dir)
     print_banner(doc.get("evidence"))  # the summary and --json alike
     if as_json:
