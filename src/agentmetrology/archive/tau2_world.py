@@ -17,6 +17,8 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from agentmetrology.edges.scratch import scratch_tempdir
+
 DOMAINS = ("airline", "retail", "telecom")
 SKIPPED_TOOLS = frozenset({"calculate", "transfer_to_human_agents"})  # change no state
 NOT_TOOLS = frozenset({"initialize"})
@@ -61,7 +63,8 @@ def open_kit(domain: str) -> Kit:
     bases = {}
     for who, cls in classes.items():
         base = cls(instance=f"agm_regrade_{uuid.uuid4()}")
-        base.initialize()
+        with scratch_tempdir("agm-tau2-db-"):  # it inflates the database into a file it keeps
+            base.initialize()
         # JSON text, validated afresh per world: a few times faster than a deep model copy
         bases[who] = (type(base.db), base.db.model_dump_json())
     return Kit(domain, classes, bases, {w: _public(c) for w, c in classes.items()}, ToolError)

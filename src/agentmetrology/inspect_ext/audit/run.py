@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentmetrology.audit.target import ScoreOutcome
+from agentmetrology.edges.scratch import scratch_tempdir
 from agentmetrology.inspect_ext.audit.forge import Forged
 from agentmetrology.inspect_ext.audit.load import LoadedTask
 from agentmetrology.records.errors import UserError
@@ -276,8 +277,11 @@ def _eval(task: Any, model: Any, roles: dict[str, Any] | None, **kw: Any) -> str
     """Run the task (no sample logs: they cost more than the run) and return its error."""
     from inspect_ai import eval as inspect_eval
 
+    # scratch_tempdir: a tau2 task's tools inflate their database into a temporary file each
+    # sample and keep it (edges.scratch); the folder holding them goes when the run ends.
     with tempfile.TemporaryDirectory(prefix="agm-inspect-") as logs, \
-            contextlib.redirect_stdout(io.StringIO()), _no_store_events():
+            contextlib.redirect_stdout(io.StringIO()), _no_store_events(), \
+            scratch_tempdir("agm-inspect-tmp-"):
         done = list(inspect_eval(task, model=model, model_roles=roles, display="none",
                                  log_dir=logs, fail_on_error=False, log_samples=False,
                                  log_realtime=False, score=False, **kw))
