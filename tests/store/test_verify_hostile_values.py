@@ -222,3 +222,17 @@ def test_a_transcript_nested_too_deep(root: Path) -> None:
     for mode in ("full", "ledger"):
         found = _kinds(root, mode)
         assert [k for k, w, _ in found if "transcript" in w] == ["transcript_unreadable"], found
+
+
+def test_archive_audit_of_texts_nested_too_deep_is_unqualified(root: Path,
+                                                                tmp_path: Path) -> None:
+    # The audit imports the store, reading its bindings and assessments: a text nested deeper
+    # than Python reads is a problem the store check names (unqualified), never a refusal.
+    deep = 100_000
+    vf.set_binding(root, 1, '{"a":' * deep + "1" + "}" * deep)
+    _assessment(root, 2, "[" * deep + "]" * deep)
+    r = CliRunner().invoke(app, ["archive", "audit", str(root), "--out", str(tmp_path / "o")])
+    assert r.exit_code == 0 and r.exception is None, r.output
+    assert r.stderr.startswith("UNQUALIFIED EVIDENCE (invalid_binding)")
+    doc = json.loads((tmp_path / "o" / "archive.json").read_text())
+    assert doc["evidence"]["qualified"] is False

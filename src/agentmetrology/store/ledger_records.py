@@ -59,7 +59,7 @@ def binding_environment(binding: str | None) -> str:
     """
     try:
         bound = json.loads(binding or "{}")
-    except ValueError:
+    except (ValueError, RecursionError):  # nested deeper than Python reads: a forger's text
         return ""
     if not isinstance(bound, dict):  # an edited text (the store check names it), not a crash
         return ""

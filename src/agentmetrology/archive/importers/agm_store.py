@@ -290,7 +290,7 @@ def _bound_environment(binding: str | None) -> str:
     if binding:
         try:
             return str(_BOUND(binding).environment or "")
-        except (msgspec.DecodeError, msgspec.ValidationError):
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
             pass
     return binding_environment(binding)
 
