@@ -28,6 +28,7 @@ folder, the ledger's metadata lines and the file format are shared with store/st
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -67,8 +68,11 @@ def _stat_line(name: str, st: os.stat_result) -> str:
     return f"{name}|{st.st_dev}|{st.st_ino}|{st.st_size}|{st.st_mtime_ns}|{st.st_ctime_ns}\n"
 
 
+@functools.lru_cache(maxsize=16)
 def code_digest(names: tuple[str, ...]) -> bytes | None:
     """Return the digest of these modules of this folder, None when one cannot be read."""
+    # Once per process: the code running is the code imported when it started, whatever
+    # happens to the files later (a viewer's pages would otherwise re-read 40 files each).
     here = Path(__file__).parent
     h = hashlib.sha256(f"{FORMAT}|{__version__}\n".encode())
     try:
