@@ -9,8 +9,9 @@ from typing import Any
 
 import msgspec
 
+from agentmetrology.envs.comtrade import encoded
 from agentmetrology.envs.comtrade.generator import DEDUP_KEY, ROW_FIELDS
-from agentmetrology.envs.comtrade.service import BUDGET_ERROR, note_lines
+from agentmetrology.envs.comtrade.service import BUDGET_ERROR
 
 # Below this many rows a page goes through the row loop: the bulk path's fixed cost, and its
 # wasted work when a page has duplicates, outweigh what it saves on a short page.
@@ -275,10 +276,6 @@ def encode_payload(rows: list[dict[str, Any]], metadata: dict[str, Any],
                    run_log: str) -> dict[str, str]:
     """Return the three submission strings (compact JSONL, indented metadata, the log)."""
     data = _LINES.encode_lines(rows).decode("utf-8") if rows else ""
-    if data.isascii():
-        # One JSON value per line, and JSON escapes every ASCII character that splitlines
-        # breaks at, so the lines are the rows, none blank: the service's acknowledgement
-        # of this text (lines_received) need not count them again.
-        note_lines(data, len(rows))
+    encoded.note(data, rows)  # for the acknowledgement and the scorers of this very text
     meta = msgspec.json.format(_LINES.encode(metadata), indent=2).decode("utf-8")
     return {"data_jsonl": data, "metadata_json": meta, "run_log": run_log}

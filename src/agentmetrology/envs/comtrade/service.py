@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import math
 import operator
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agentmetrology.envs.comtrade import faults
+from agentmetrology.envs.comtrade import encoded, faults
 from agentmetrology.envs.comtrade.generator import (
     row_dicts,
     row_int_sums,
@@ -238,27 +237,17 @@ def _sums_with(tuples: Sequence[tuple[Any, ...]], added: list[Row]) -> tuple[int
 _OTHER_SPACE = (" ", "\t", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
 
 
-# The last data.jsonl an encoder counted as it wrote it (payload.encode_payload), and its count.
-_NOTED = threading.local()
-
-
-def note_lines(text: str, count: int) -> None:
-    """Record that `text` has `count` non-blank lines, which its maker guarantees (one JSON
-    value per line, all ASCII), so acknowledging that very text needs no pass over it."""
-    _NOTED.entry = (text, count)  # holds the text, so its id cannot be reused meanwhile
-
-
 def non_blank_lines(text: str) -> int:
     """Return sum(map(bool, map(str.strip, text.splitlines()))): the lines an agent sent.
 
-    The text an encoder just noted (note_lines: every model-free agent's submission) has its
-    count already. ASCII text whose only whitespace is "\n" (compact JSONL, every large
+    The text the encoder just wrote (encoded.note: every model-free agent's submission) has
+    its count already. ASCII text whose only whitespace is "\n" (compact JSONL, every large
     payload) has those lines as the non-empty pieces of split("\n"), found without stripping
     each line.
     """
-    noted = getattr(_NOTED, "entry", None)
-    if noted is not None and noted[0] is text:
-        return noted[1]
+    noted = encoded.line_count(text)
+    if noted is not None:
+        return noted
     if text.isascii() and not any(map(text.__contains__, _OTHER_SPACE)):
         pieces = text.split("\n")  # faster than str.count("\n") on a long text
         return len(pieces) - pieces.count("")
