@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentmetrology.envs.comtrade import ComtradeEnv, generate_rows
+from agentmetrology.envs.comtrade import ComtradeEnv, encoded, generate_rows
 from agentmetrology.envs.comtrade.generator import is_totals_row, totals_row
 from agentmetrology.envs.comtrade.payload import encode_payload
 from agentmetrology.envs.comtrade.service import (
@@ -297,3 +297,15 @@ def test_lines_received_of_an_encoded_payload_is_its_line_count(
     env = ComtradeEnv("T1_single_page", 0)
     got = env.service.submit(data, "{}", "")
     assert got["lines_received"] == sum(map(bool, map(str.strip, data.splitlines())))
+
+
+def test_a_large_payload_is_not_remembered_past_its_acknowledgement() -> None:
+    # The encoder's note holds its text until the next one: a large text is never held, and
+    # the line count is the definition's either way.
+    rows = [{"i": i} for i in range(encoded.MAX_ROWS + 1)]
+    small = encode_payload(rows[:3], {"task_id": "T1_single_page"}, "")["data_jsonl"]
+    assert encoded.line_count(small) == 3
+    data = encode_payload(rows, {"task_id": "T1_single_page"}, "")["data_jsonl"]
+    assert encoded.line_count(data) is None and encoded.rows_of(data) is None
+    assert encoded.line_count(small) is None  # the earlier note is gone, not kept
+    assert non_blank_lines(data) == encoded.MAX_ROWS + 1

@@ -12,14 +12,16 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-MAX_ROWS = 4096  # rows kept for the scorer's hint at most (small tasks; large ones are in order)
+# Texts of at most this many rows are remembered (every small task's; the entry lives until the
+# thread's next note, so a large text and its rows are never kept past their episode).
+MAX_ROWS = 4096
 _LAST = threading.local()
 
 
 def note(text: str, rows: list[Any]) -> None:
     """Record that `text` is the encoding of `rows`, one compact JSON value per line."""
-    _LAST.entry = (text, rows if len(rows) <= MAX_ROWS else None,
-                   len(rows) if text.isascii() else None)
+    _LAST.entry = ((text, rows, len(rows) if text.isascii() else None)
+                   if len(rows) <= MAX_ROWS else None)
 
 
 def line_count(text: str) -> int | None:
