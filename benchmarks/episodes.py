@@ -20,7 +20,10 @@ floors again and files each sample under the category of its innermost frame tha
 the rest is the scaffold, policy, tool calls and recording). Episodes and floors are sampled in
 alternating chunks; a category's share of a side's samples times that side's CPU µs from the
 split is its µs. `profile_us` holds both sides and `extra_us` the episode's excess
-over the floor per category: what a ratio above the goal is made of.
+over the floor per category: what a ratio above the goal is made of. `seeded_generators` counts
+the generators the spec has an episode seed beyond its rows (a Mersenne Twister per duplicating
+or drifting request and per fail list, a SeedSequence per stress step) and times each in place:
+the part of fault realisation no implementation of the spec avoids.
 
     python benchmarks/episodes.py [--rounds N] [--tasks T3_duplicates,T9_adaptive_adversary]
 """
@@ -40,12 +43,13 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from agentmetrology.envs.comtrade import TASKS, generate_rows
+from agentmetrology.envs.comtrade import TASKS, faults, generate_rows
 from agentmetrology.envs.comtrade.generator import row_tuples
 from agentmetrology.envs.comtrade.payload import encode_payload
 from agentmetrology.envs.comtrade.scoring.submission import make_submission
 from agentmetrology.envs.registry import get_env
 from agentmetrology.run.episode import run_episode, run_one
+from agentmetrology.runtime import rng_first
 from agentmetrology.scoring.episode import score_episode, score_submission
 
 COMTRADE = get_env("comtrade")
@@ -208,6 +212,48 @@ def profile(task: str, agent: str, level: str, parts: dict[str, float]) -> dict[
             "extra_us": {c: round(side["episode"][c] - side["floor"][c], 1) for c in names}}
 
 
+# The generators the spec has an episode seed beyond its rows': a Mersenne Twister per
+# duplicating or drifting request and per fail list (faults.py's string_bits/string_random), a
+# SeedSequence per stress step (runtime/rng_first.py's first draw, or the whole generator).
+SEEDED = (("mersenne_twister", faults, ("string_bits", "string_random")),
+          ("seed_sequence", rng_first, ("first_random", "rng")))
+GENERATOR_EPISODES = 300
+
+
+def seeded_generators(task: str, agent: str, level: str) -> dict[str, dict[str, float]]:
+    """Return, per kind, the generators an episode seeds and the CPU µs each took in place.
+
+    Each construction is timed on its own inside whole episodes (their caches and branch
+    history as the episode leaves them, which is what the profile's fault realisation sees).
+    """
+    clock, spent = time.process_time_ns, {kind: [0, 0] for kind, _, _ in SEEDED}
+    saved = [(mod, name, getattr(mod, name)) for _, mod, names in SEEDED for name in names]
+
+    def timed(kind: str, fn: Any) -> Any:
+        def call(*args: Any) -> Any:
+            t0 = clock()
+            try:
+                return fn(*args)
+            finally:
+                spent[kind][0] += clock() - t0
+                spent[kind][1] += 1
+        return call
+
+    for kind, mod, names in SEEDED:
+        for name in names:
+            setattr(mod, name, timed(kind, getattr(mod, name)))
+    try:
+        for i in range(GENERATOR_EPISODES):
+            episode(task, agent, level, 30_000 + i)  # seeds no other measurement uses
+    finally:
+        for mod, name, fn in saved:
+            setattr(mod, name, fn)
+    return {kind: {"per_episode": round(n / GENERATOR_EPISODES, 2),
+                   "us_each": round(ns / n / 1000, 1) if n else 0.0,
+                   "us_per_episode": round(ns / GENERATOR_EPISODES / 1000, 1)}
+            for kind, (ns, n) in spent.items()}
+
+
 def episode(task: str, agent: str, level: str, i: int) -> None:
     """Run and score one episode at seed i (generation included)."""
     row_tuples.cache_clear()
@@ -234,9 +280,11 @@ def main() -> None:
             results.append({"task": task, "rows": TASKS[task].rows, "agent": agent,
                             "level": level, "episodes_per_s": round(e, 1),
                             "floor_per_s": round(f, 1), "cost_vs_floor": round(cost, 2),
-                            "cpu_us": parts, **prof})
+                            "cpu_us": parts, **prof,
+                            "seeded_generators": seeded_generators(task, agent, level)})
             print(f"{task:24s} {agent:18s} {level}  {e:9.1f} eps/s  floor {f:9.1f}/s  "
-                  f"x{cost:.2f}  {parts}\n    extra µs over the floor: {prof['extra_us']}",
+                  f"x{cost:.2f}  {parts}\n    extra µs over the floor: {prof['extra_us']}"
+                  f"\n    seeded generators: {results[-1]['seeded_generators']}",
                   flush=True)
     if args.tasks:
         return

