@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,7 @@ from typer.testing import CliRunner
 from agentmetrology.archive.importers.jsonl import episode_to_line, span_to_line, write_jsonl
 from agentmetrology.archive.synthetic import synthetic_archive
 from agentmetrology.cli.archive_cmd import _fail, _given_label, archive_app
+from agentmetrology.edges.files import FileRefused
 from agentmetrology.records.canonical import digest
 
 runner = CliRunner()
@@ -89,6 +92,18 @@ def test_a_file_named_like_a_credential_label_is_named_not_redacted(
         == ("token: ", "api_key=sk-abcdefghijklmnop1234")
     assert _given_label("passwd: x", (link,)) == ("link.json: ", "x")  # named as given
     assert _given_label("other: x", (link,)) == ("", "other: x")
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)  # a link to itself: every archive command refuses it (a user error)
+    for args in (["audit", str(loop)], ["regrade", str(loop)], ["leaderboard", str(loop)],
+                 ["compare", str(loop), str(loop)], ["audit", str(link)]):
+        out_dir = str(loop) if args[-1] == str(link) else out
+        res = runner.invoke(archive_app, [*args, "--out", out_dir])
+        assert isinstance(res.exception, FileRefused), res.output
+        assert str(res.exception) == f"{loop}: a symbolic link loop (no file at its end)"
+    proc = subprocess.run([sys.executable, "-m", "agentmetrology.cli.main", "archive", "audit",
+                           str(loop), "--out", out], capture_output=True, text=True, check=False)
+    assert (proc.returncode, proc.stderr) == (
+        2, f"error: {loop}: a symbolic link loop (no file at its end)\n")
     with pytest.raises(typer.Exit):
         raise _fail("token: api_key=sk-abcdefghijklmnop1234", (tmp_path / "token",))
     assert capsys.readouterr().err == "error: token: api_key=[redacted]\n"

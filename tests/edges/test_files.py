@@ -35,3 +35,13 @@ def test_long_lines_are_skipped_not_held() -> None:
     assert list(bounded_lines(io.BytesIO(data), 10)) == [
         b"a\n", None, b"c" * 10 + b"\n", None, None]
     assert list(bounded_lines(io.BytesIO(b"x" * 10), 10)) == [b"x" * 10]
+
+
+def test_resolved_names_a_link_loop_in_one_line(tmp_path: Path) -> None:
+    from agentmetrology.edges.files import FileRefused, resolved
+
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    with pytest.raises(FileRefused, match=r"a: a symbolic link loop \(no file at its end\)"):
+        resolved(tmp_path / "a")
+    assert resolved(tmp_path / "." / "c") == tmp_path.resolve() / "c"  # a missing file is fine

@@ -20,6 +20,7 @@ from agentmetrology.archive.recovery import recover_grades
 from agentmetrology.archive.report_qualify import store_evidence
 from agentmetrology.archive.score_row import store_facts
 from agentmetrology.archive.tau2_reported import find_claim
+from agentmetrology.edges.files import resolved as resolved_path
 from agentmetrology.records.errors import UserError
 from agentmetrology.store.store import LEDGER_FILE
 from agentmetrology.store.verify_ahead import LedgerHalf
@@ -33,7 +34,7 @@ class InputRefused(UserError):
 
 def input_file(path: Path, what: str, dir_ok: bool = False) -> Path:
     """Return the resolved input; with dir_ok an agm store or a directory of .eval logs."""
-    resolved = path.expanduser().resolve()
+    resolved = resolved_path(path)
     if not resolved.exists():
         raise InputRefused(f"{what} not found: {path}")
     if dir_ok and resolved.is_dir():
@@ -58,7 +59,7 @@ def read_from(src: Path) -> list[tuple[str, Path]]:
 
 def make_out_dir(path: Path) -> Path:
     """Return the resolved --out directory, created if new."""
-    resolved = path.expanduser().resolve()
+    resolved = resolved_path(path)
     if resolved.exists() and not resolved.is_dir():
         raise InputRefused(f"--out exists and is not a directory: {path}")
     try:

@@ -32,6 +32,7 @@ from pathlib import Path
 import agentmetrology
 from agentmetrology.audit.scorer_worker import ScorerLoadError, coerce_score, describe
 from agentmetrology.audit.target import ScoreOutcome
+from agentmetrology.edges.files import resolved
 from agentmetrology.edges.redaction import env_secret_values, redactor
 
 __all__ = ["DEFAULT_TIMEOUT", "ScorerLoadError", "UserScorer", "coerce_score", "load_scorer"]
@@ -218,7 +219,7 @@ def load_scorer(spec: str, *, root: Path | None = None,
     path = Path(file_part).expanduser()
     if not path.is_absolute():
         path = (root or Path.cwd()) / path
-    path = path.resolve()
+    path = resolved(path)
     if not path.is_file() or path.suffix != ".py":
         raise ScorerLoadError(f"scorer file {str(path)!r} is not an existing .py file")
     try:

@@ -39,6 +39,7 @@ from agentmetrology.cli.archive_tau2_cmd import leaderboard_cmd, regrade_file
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.evidence_banner import print_banner
 from agentmetrology.edges.display import printable
+from agentmetrology.edges.files import FileRefused, resolved
 from agentmetrology.records.canonical import canonical_json
 from agentmetrology.report.archive_files import write_archive_audit, write_regrade
 from agentmetrology.report.archive_report import render_regrade_report
@@ -86,7 +87,11 @@ def _given_label(message: str, given: tuple[Path | None, ...]) -> tuple[str, str
     for path in given:
         if path is None:
             continue
-        for name in (path.name, path.expanduser().resolve().name):
+        try:
+            target = resolved(path).name
+        except FileRefused:
+            target = path.name
+        for name in (path.name, target):
             if name and message.startswith(name + ": "):
                 return path.name + ": ", message[len(name) + 2:]
     return "", message
@@ -219,7 +224,7 @@ def regrade(
 ) -> None:
     """Re-score every stored episode with the current scorers (a tau2 file: replay each
     simulation through the domain's database and checks); compare with the stored ones."""
-    src = store.expanduser().resolve()
+    src = resolved(store)  # FileRefused (a UserError) for a link loop
     if src.is_file():  # a tau2 results file: its simulations replayed through the domain
         return regrade_file(src, out, as_json)
     if not looks_like_store(src):

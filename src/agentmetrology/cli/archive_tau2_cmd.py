@@ -19,6 +19,7 @@ from agentmetrology.archive.model import ArchiveFormatError
 from agentmetrology.archive.tau2_leaderboard import TIE_TOLERANCE, leaderboard
 from agentmetrology.archive.tau2_regrade import regrade_doc
 from agentmetrology.cli.console import make_console
+from agentmetrology.edges.files import resolved
 from agentmetrology.records.canonical import canonical_json
 from agentmetrology.report.numberguard import NumberGuardError
 from agentmetrology.report.tau2_leaderboard_report import render_leaderboard
@@ -32,7 +33,7 @@ def _guarded(build: Callable[[], T], out: Path) -> tuple[T, Path]:
     """Return build()'s result and the created --out directory; user errors exit 2, one line."""
     try:
         value = build()
-        out_dir = out.expanduser().resolve()
+        out_dir = resolved(out)
         out_dir.mkdir(parents=True, exist_ok=True)
     except (ArchiveFormatError, NumberGuardError) as exc:
         typer.echo(f"error: {exc}", err=True)
@@ -59,7 +60,7 @@ def leaderboard_cmd(
 ) -> None:
     """Audit many tau2 submissions: reported vs recomputed, do-nothing share, rank reversals."""
     def build() -> tuple[dict[str, Any], tuple[str, str]]:
-        doc = leaderboard([p.expanduser().resolve() for p in paths], tol=tie, regrade=regrade)
+        doc = leaderboard([resolved(p) for p in paths], tol=tie, regrade=regrade)
         return doc, render_leaderboard(doc)
 
     (doc, (md, page)), out_dir = _guarded(build, out)

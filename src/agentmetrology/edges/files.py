@@ -27,6 +27,17 @@ class FileRefused(UserError):
     """A path that is not a regular file, cannot be opened, or is larger than its limit."""
 
 
+def resolved(path: Path) -> Path:
+    """Return `path` with `~` expanded and every link followed; FileRefused for a path that
+    cannot be (a symbolic link loop: Python 3.11 raises RuntimeError there, not OSError)."""
+    try:
+        return path.expanduser().resolve()
+    except RuntimeError as exc:
+        raise FileRefused(f"{path}: a symbolic link loop (no file at its end)") from exc
+    except OSError as exc:
+        raise FileRefused(f"{path}: cannot be resolved ({exc.strerror or exc})") from exc
+
+
 def file_kind(mode: int) -> str:
     """Return what a file that is not a regular file is, e.g. 'a named pipe'."""
     return next((name for test, name in _KINDS if test(mode)), "not a regular file")
