@@ -29,7 +29,8 @@ WORK/uncompressed), which a tree from before blob compression (0e9bb3e, e.g. 138
 Writes benchmarks/results/export_audit_scale.json (or --out).
 Run: .venv/bin/python benchmarks/export_audit_scale.py [--work /tmp/agm-scale] [--before SRC]
      [--export-sizes N ...] [--export-repeats N] [--audit-sizes N ...]
-     [--before-audit-sizes N ...] [--audit-repeats N] [--uncompressed] [--steps-only]
+     [--before-audit-sizes N ...] [--audit-repeats N] [--repeat-up-to N] [--uncompressed]
+     [--steps-only]
      [--steps-sizes EXPORT_N AUDIT_N]
      [--steps-before SRC [--steps-before-revision REV]] [--steps-repeats N]
      [--reports-note TEXT]
@@ -268,7 +269,10 @@ def _args() -> argparse.Namespace:
     ap.add_argument("--before-audit-sizes", type=int, nargs="*", default=[10_000])
     ap.add_argument("--audit-repeats", type=int, default=1,
                     help="runs of each audit per tree, taking turns (the median CPU's kept), "
-                         f"for stores of up to {REPEAT_UP_TO:,} episodes")
+                         "for stores of up to --repeat-up-to episodes")
+    ap.add_argument("--repeat-up-to", type=int, default=REPEAT_UP_TO,
+                    help=f"the largest store audited --audit-repeats times (default "
+                         f"{REPEAT_UP_TO:,}; larger ones once)")
     ap.add_argument("--uncompressed", action="store_true",
                     help="use copies of the stores whose blobs are stored uncompressed, which a "
                          "tree from before blob compression (e.g. 138f8b1) can read")
@@ -332,7 +336,7 @@ def main() -> None:
                "exports": exports(args.work, trees, args.export_sizes, base,
                                   args.export_repeats),
                "audits": audits(args.work, trees, args.audit_sizes, args.before_audit_sizes,
-                                base, args.audit_repeats),
+                                base, args.audit_repeats, args.repeat_up_to),
                "machine": platform.machine(), "cpus": os.cpu_count(),
                "python": platform.python_version(), "uptime_at_start": uptime,
                "uptime": _uptime(), **extra}

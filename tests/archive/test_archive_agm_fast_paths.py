@@ -1,7 +1,8 @@
 """`agm archive audit` of our own store with its fast paths and without them: the same bytes.
 
 The audit's faster ways of doing what it always did (row digests written by msgspec, ledger
-texts read by msgspec, replay memo keys by repr, the record's canonical text by json alone)
+texts read by msgspec, replay memo keys by repr, the record's canonical text by json alone,
+details redacted once per text in an import)
 are switched off here one and all, and the reports (archive.json, report.md, report.html) and
 the full store check, of an intact store and after every byte, row and binding intervention
 of the tamper study, must be exactly what they are with them on.
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterator
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +22,10 @@ from typer.testing import CliRunner
 
 import store.tamper_fixtures as tf
 from agentmetrology.archive import load_archive, recovery
+from agentmetrology.archive import redact as redact_module
 from agentmetrology.archive.evidence_check import qualify_store
+from agentmetrology.archive.importers import agm_store
+from agentmetrology.archive.redact import redact, redact_memo
 from agentmetrology.cli.archive_cmd import archive_app
 from agentmetrology.records.canonical import canonical_json
 from agentmetrology.store import chain, verify_json
@@ -39,6 +44,7 @@ def _slow(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(verify_json, "_DECODE", _refuse)
     monkeypatch.setattr(recovery, "_plain_json", lambda *_: None)
     monkeypatch.setattr(recovery, "_SCALARS", frozenset())
+    monkeypatch.setattr(agm_store, "redact_memo", nullcontext)
 
 
 @pytest.fixture(scope="module")
@@ -157,3 +163,20 @@ def test_episode_tokens_tell_values_apart_type_for_type() -> None:
     assert _token(dict(reversed(key.items())), "s", facts) == tokens[0]  # key order aside
     assert _token(key, "s", ("submitted", 0, float("nan"), 1, 2, 3, 4, 5)) is None
     assert _token(key, "s", ("submitted", 0, float("inf"), 1, 2, 3, 4, 5)) is None
+
+
+def test_a_redaction_memo_gives_what_redact_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+    secret = "sk-" + "q" * 40
+    monkeypatch.setenv("SOME_API_KEY", "a-credential-value-of-this-machine")
+    texts = ["connection reset", f"bad key {secret}", "  ", "", "x" * 400,
+             "value a-credential-value-of-this-machine quoted", "connection reset"]
+    plain = [redact(t) for t in texts] + [redact(t, limit=10) for t in texts]
+    with redact_memo():
+        with redact_memo():  # nested: the outer memo serves both
+            inner = [redact(t) for t in texts]
+        memo = redact_module._memo
+        assert memo is not None and len(memo) == 4  # the distinct texts with something in them
+        again = [redact(t) for t in texts] + [redact(t, limit=10) for t in texts]
+    assert redact_module._memo is None
+    assert inner == plain[:len(texts)] and again == plain
+    assert "[redacted]" in plain[1] and "a-credential" not in plain[5]

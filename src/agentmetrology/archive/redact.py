@@ -19,6 +19,37 @@ def redact(text: str, limit: int = MAX_DETAIL) -> str:
     """Return `text` with credential-like substrings replaced and cut to `limit` characters."""
     if not text or text.isspace():
         return ""  # most details are empty: skip reading the environment (per field, per row)
+    if _memo is not None:
+        got = _memo.get((text, limit))
+        if got is None:
+            got = _memo[(text, limit)] = _redacted(text, limit)
+        return got
+    return _redacted(text, limit)
+
+
+class redact_memo:  # lower case: used as `with redact_memo():`, like contextlib managers
+    """Within the block, `redact` of a text it was given before in the block returns what it
+    returned then: an import gives it the same few details (a termination's, a never-ran
+    episode's) on thousands of rows, and each call read every environment variable anew.
+    Blocks nest (the outermost one's memo is used)."""
+
+    __slots__ = ("_outer",)
+
+    def __enter__(self) -> None:
+        global _memo
+        self._outer = _memo
+        if _memo is None:
+            _memo = {}
+
+    def __exit__(self, *exc: object) -> None:
+        global _memo
+        _memo = self._outer
+
+
+_memo: dict[tuple[str, int], str] | None = None  # redact_memo's, while a block runs
+
+
+def _redacted(text: str, limit: int) -> str:
     out = _redact(text, env_secret_values())
     out = " ".join(out.split())  # one line: details go into tables and one-line messages
     if len(out) > limit:

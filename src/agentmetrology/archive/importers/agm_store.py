@@ -41,7 +41,7 @@ from agentmetrology.archive.model import (
     count_actors,
 )
 from agentmetrology.archive.recovery import Replayed, replay_episode, replay_inputs
-from agentmetrology.archive.redact import redact
+from agentmetrology.archive.redact import redact, redact_memo
 from agentmetrology.envs.registry import environment_or_default, get_env
 from agentmetrology.records.episode import MEASUREMENT_FAILURES, EpisodeKey
 from agentmetrology.store import EvidenceStore, StoreNotFoundError
@@ -355,7 +355,7 @@ def load_agm(path: Path) -> Archive:
     reads = BlobReads()  # handed to the store check that follows (archive.inputs)
     scorers: dict[str, str] = {}
     archive = Archive(source=path.name, format=FORMAT, blob_reads=reads)
-    with open_store(path) as store:
+    with open_store(path) as store, redact_memo():  # the same details on many rows
         try:
             with reading(path):
                 campaigns = store.campaigns()
