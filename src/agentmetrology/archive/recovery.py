@@ -158,9 +158,11 @@ def replay_inputs(ep: ArchiveEpisode, key: dict[str, Any]) -> str | None:
     fingerprint = getattr(ep.events, "replay_fingerprint", None)
     if not isinstance(fingerprint, str):
         return None
-    inputs = (ep.meta.get("environment"), ep.meta.get("profile"), ep.meta.get("max_steps"),
-              *(key.get(k) for k in ("task", "seed", "level", "condition")), fingerprint)
-    if all(type(v) in _SCALARS for v in inputs):
+    meta = ep.meta  # (every episode is asked this, by the recovery and by a reader: no loops)
+    inputs = (meta.get("environment"), meta.get("profile"), meta.get("max_steps"),
+              key.get("task"), key.get("seed"), key.get("level"), key.get("condition"),
+              fingerprint)
+    if _SCALARS.issuperset(map(type, inputs)):
         # The repr of a tuple of these exact types is one text per value, type for type (1,
         # 1.0 and True differ, and so do 0.0 and -0.0), at a fraction of a digest's cost.
         return repr(inputs)

@@ -232,14 +232,14 @@ def _never_ran(store: EvidenceStore, key: EpisodeKey) -> str:
     return "planned, never attempted"
 
 
-def _episode(store: EvidenceStore, planned: Planned, found: Found | None, trial: int,
-             archive: Archive, reads: BlobReads, scorers: dict[str, str]) -> None:
+def _episode(store: EvidenceStore, item: Item, found: Found | None, archive: Archive,
+             reads: BlobReads, scorers: dict[str, str]) -> None:
+    planned, trial, env = item
     key, row = planned.key, planned.episode
     ep = ArchiveEpisode(episode_id=key_text(key), task=task_label(key), model=key.target,
                         scaffold=key.level, run=key.campaign, trial=trial,
                         meta={"key": {c: getattr(key, c) for c in KEY_COLUMNS}})
     archive.episodes.append(ep)
-    env = environment_or_default(_bound_environment(planned.binding))
     ep.meta["environment"] = env
     if row is None:
         ep.reason, ep.reason_detail = "never_ran", _never_ran(store, key)
@@ -295,7 +295,7 @@ def _bound_environment(binding: str | None) -> str:
     return binding_environment(binding)
 
 
-def _digest(item: tuple[Planned, int]) -> str | None:
+def _digest(item: Item) -> str | None:
     """Return the episode blob a planned row names (None: no episode, or no digest)."""
     row = item[0].episode
     if row is None or "episode_digest" not in row:
@@ -303,23 +303,29 @@ def _digest(item: tuple[Planned, int]) -> str | None:
     return str(row["episode_digest"])
 
 
-def _planned(store: EvidenceStore, campaigns: list[str]) -> Iterator[tuple[Planned, int]]:
-    """Yield every administration of every campaign, in plan order, with its trial number."""
+# A planned administration, its trial number and the environment its sealed binding names.
+Item = tuple[Planned, int, str]
+
+
+def _planned(store: EvidenceStore, campaigns: list[str]) -> Iterator[Item]:
+    """Yield every administration of every campaign, in plan order, with its trial number and
+    environment (read from its binding once, for the replay asked ahead and the episode)."""
     for campaign in campaigns:
         trials = trial_index(planned_keys(store, campaign))
         for planned in planned_episodes(store, campaign):  # one streamed read
-            yield planned, trials[(planned.key.seed, planned.key.repeat)]
+            yield (planned, trials[(planned.key.seed, planned.key.repeat)],
+                   environment_or_default(_bound_environment(planned.binding)))
 
 
-def _replay_ask(scorers: dict[str, str]) -> Callable[[tuple[Planned, int]], Any]:
+def _replay_ask(scorers: dict[str, str]) -> Callable[[Item], Any]:
     """Return what a reader is asked to replay ahead of a planned row: its environment and
     key (None where the recovery never replays it: no episode, a measurement failure)."""
-    def ask(item: tuple[Planned, int]) -> tuple[str, dict[str, Any]] | None:
-        planned, row = item[0], item[0].episode
+    def ask(item: Item) -> tuple[str, dict[str, Any]] | None:
+        planned, _, env = item
+        row = planned.episode
         if (row is None or "episode_digest" not in row
                 or str(row.get("termination") or "") in MEASUREMENT_FAILURES):
             return None
-        env = environment_or_default(_bound_environment(planned.binding))
         if env not in scorers:  # the environment loaded here, before a reader is forked
             scorers[env] = grade_scorer(env)  # (which then replays it without loading it)
         return env, {c: getattr(planned.key, c) for c in KEY_COLUMNS}
@@ -361,9 +367,9 @@ def load_agm(path: Path) -> Archive:
                 campaigns = store.campaigns()
                 # blobs read (and replays run) ahead, on another core
                 with BlobsAhead(store.blobs, ahead=_replay_ahead) as ahead:
-                    for (planned, trial), found in ahead.walk(
+                    for item, found in ahead.walk(
                             _planned(store, campaigns), _digest, _replay_ask(scorers)):
-                        _episode(store, planned, found, trial, archive, reads, scorers)
+                        _episode(store, item, found, archive, reads, scorers)
                     archive.replays = ahead.results
         except StoreError as exc:
             raise ArchiveFormatError(f"{path.name}: {LEDGER_FILE} is not a readable ledger "
