@@ -180,3 +180,13 @@ def test_a_redaction_memo_gives_what_redact_gives(monkeypatch: pytest.MonkeyPatc
     assert redact_module._memo is None
     assert inner == plain[:len(texts)] and again == plain
     assert "[redacted]" in plain[1] and "a-credential" not in plain[5]
+
+
+def test_a_redaction_memo_keeps_a_bounded_number_of_details(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(redact_module, "_MEMO_ENTRIES", 3)
+    with redact_memo():
+        out = [redact(f"row {i} failed") for i in range(10)]
+        assert len(redact_module._memo or {}) == 3  # details unique to a row are not all kept
+        assert redact("row 7 failed") == "row 7 failed"  # beyond the bound: redacted anew
+    assert out == [f"row {i} failed" for i in range(10)]

@@ -22,7 +22,9 @@ def redact(text: str, limit: int = MAX_DETAIL) -> str:
     if _memo is not None:
         got = _memo.get((text, limit))
         if got is None:
-            got = _memo[(text, limit)] = _redacted(text, limit)
+            got = _redacted(text, limit)
+            if len(_memo) < _MEMO_ENTRIES:  # details unique to each row are not kept
+                _memo[(text, limit)] = got
         return got
     return _redacted(text, limit)
 
@@ -47,6 +49,7 @@ class redact_memo:  # lower case: used as `with redact_memo():`, like contextlib
 
 
 _memo: dict[tuple[str, int], str] | None = None  # redact_memo's, while a block runs
+_MEMO_ENTRIES = 4096  # the few repeated details fit; a million unique ones would not
 
 
 def _redacted(text: str, limit: int) -> str:
