@@ -285,7 +285,8 @@ def _args() -> argparse.Namespace:
                          "the same API, e.g. the revision this one changes), in the same run")
     ap.add_argument("--steps-before-revision", default=None, help="the revision it holds")
     ap.add_argument("--steps-repeats", type=int, default=1,
-                    help="runs of the steps per tree, taking turns (the least CPU run kept)")
+                    help="runs of the steps per tree, taking turns (the least CPU run kept); "
+                         "0: the steps are not measured")
     ap.add_argument("--reports-note", default=None,
                     help="why the two trees' reports differ, when they must (kept in the JSON)")
     return ap.parse_args()
@@ -294,7 +295,10 @@ def _args() -> argparse.Namespace:
 def _steps(args: argparse.Namespace, src: Path) -> dict[str, Any]:
     """Return where the time goes on this tree and, with --steps-before, on that one too:
     --steps-repeats runs of each, the trees taking turns, the run of least CPU kept for the
-    export and for the audit (the machine is shared: CPU seconds grow with the load)."""
+    export and for the audit (the machine is shared: CPU seconds grow with the load);
+    --steps-repeats 0: none."""
+    if args.steps_repeats < 1:
+        return {}
     trees = {"where_time_goes": src}
     if args.steps_before is not None:
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(args.steps_before)],

@@ -30,3 +30,17 @@ def test_a_result_with_only_the_exports_steps_gives_only_those_steps() -> None:
     rows = list(_table().SOURCES["export_audit_scale"](doc))
     assert [r["ours"] for r in rows] == ["0.25"]
     assert "20 episodes" in rows[0]["measure"] and "walk 0.25" in rows[0]["measure"]
+
+
+def test_an_episode_rows_gap_is_the_paired_ratios_share_not_the_splits_alone() -> None:
+    # The split (lower quartile of each part, summed) put this episode 2.5 µs above 1.5x its
+    # floor while the paired rounds (whole calls) measured 1.91x: the gap follows the verdict.
+    r = {"task": "T9_clean_ab", "rows": 75, "agent": "rule", "level": "L0",
+         "episodes_per_s": 2863.2, "floor_per_s": 5486.0, "cost_vs_floor": 1.91,
+         "cpu_us": {"episode_run_us": 271.3, "episode_score_us": 182.5,
+                    "floor_generate_encode_us": 105.0, "floor_score_us": 195.9},
+         "extra_us": {"scoring": 24.8}}
+    gap = _table()._episode_gap(r)
+    assert "would cost 21% less (about 97.4 of its 453.8 split µs" in gap
+    assert "the split alone puts it at 1.51x" in gap and "scoring 24.8" in gap
+    assert _table()._episode_gap({**r, "cost_vs_floor": 1.5}) == ""
