@@ -23,8 +23,8 @@ def agm_process(*args: str) -> subprocess.CompletedProcess[str]:
     (["cases", "admit"], "error: agm cases admit: Missing argument 'CASE_ID'. "
                          "(see 'agm cases admit --help')"),
     (["audit", "census", "--limit", "0"], "error: agm audit census: Invalid value for "
-                                          "'--limit': Input should be greater than or equal "
-                                          "to 1 (see 'agm audit census --help')"),
+                                          "'--limit': 0 is not in the range x>=1. "
+                                          "(see 'agm audit census --help')"),
 ])
 def test_a_usage_mistake_is_one_line(args: list[str], line: str) -> None:
     res = agm_process(*args)
