@@ -58,12 +58,17 @@ class TreePss:
     workers (the store check's ledger half, the audit's blob reader) holds more than that at
     once. Every SAMPLE_S this sums the proportional set size (Pss: a page shared by n processes
     counts 1/n in each, so pages a fork shares are counted once) of the process and every
-    descendant; `processes` is how many were seen in all."""
+    descendant; `processes` is how many were seen in all. Reading smaps_rollup walks every
+    page of a process: at a few GiB one sample took a fifth of a core at 50 ms apart, taken
+    from the two cores the command runs on. So the wait after a sample is at least COST_SHARE
+    times what the sample took (the sampler stays near a tenth of a core), and never less than
+    SAMPLE_S; `samples` is how many were taken."""
 
     SAMPLE_S = 0.05
+    COST_SHARE = 9  # wait >= 9x a sample's time: the sampler holds at most ~10% of a core
 
     def __init__(self, pid: int) -> None:
-        self.pid, self.peak_kib, self.seen = pid, 0, {pid}
+        self.pid, self.peak_kib, self.seen, self.samples = pid, 0, {pid}, 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -86,10 +91,14 @@ class TreePss:
         return len(self.seen)
 
     def _run(self) -> None:
-        while not self._stop.wait(self.SAMPLE_S):
+        wait = self.SAMPLE_S
+        while not self._stop.wait(wait):
+            t0 = time.perf_counter()
             pids = _tree(self.pid)
             self.seen.update(pids)
             self.peak_kib = max(self.peak_kib, sum(map(_pss_kib, pids)))
+            self.samples += 1
+            wait = max(self.SAMPLE_S, self.COST_SHARE * (time.perf_counter() - t0))
 
 
 def _tree(pid: int) -> list[int]:
@@ -133,6 +142,7 @@ def measure(args: list[str], src: Path, cwd: Path, memo: str = "verify-memo") ->
     return {"command": "agm " + " ".join(args), "exit_code": proc.returncode,
             "wall_s": round(wall, 3), "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
             "peak_tree_pss_mib": tree.peak_mib, "processes": tree.processes,
+            "pss_samples": tree.samples,
             "cpu_s": round(usage.ru_utime + usage.ru_stime, 3), "load": load,
             "stdout_bytes": (cwd / "stdout.txt").stat().st_size,
             "stderr_tail": (cwd / "stderr.txt").read_text(errors="replace")[-300:]}

@@ -44,3 +44,17 @@ def test_an_episode_rows_gap_is_the_paired_ratios_share_not_the_splits_alone() -
     assert "would cost 21% less (about 97.4 of its 453.8 split µs" in gap
     assert "the split alone puts it at 1.51x" in gap and "scoring 24.8" in gap
     assert _table()._episode_gap({**r, "cost_vs_floor": 1.5}) == ""
+
+
+def test_an_audit_without_an_older_tree_at_its_size_gets_no_verdict() -> None:
+    # A million-episode audit measured alone is not set against another run's figure taken at
+    # 50,400 episodes: the goal's verdict stays with the rows that ran the older tree beside it.
+    run = {"episodes": 1_028_400, "wall_s": 262.6, "cpu_s": 427.0, "peak_rss_mib": 4402.9,
+           "kib_per_episode": 4.35, "ms_per_episode": 0.255, "load": "1.95 2.17 1.33",
+           "processes": 1}
+    doc = {"machine": "x86_64", "cpus": 2, "python": "3.11.2", "exports": [],
+           "audits": [{"store_episodes": 1_000_000, "this": run, "goal_x": 10.0}]}
+    rows = list(_table().SOURCES["export_audit_scale"](doc))
+    assert [(r["ours"], r["peer"], r["ratio"]) for r in rows] == [("0.26", "—", "—")]
+    assert "no older tree measured at this size" in rows[0]["goal"]
+    assert "met" not in rows[0]["goal"]
