@@ -12,7 +12,8 @@ older tree's, one after the other in the same run, on the same stores:
    `agm --version`; the outputs of the two trees
    are compared (bytes; Parquet, whose streamed row groups differ in layout from the one table
    written before, also by its read-back table and schema);
-2. audits: `agm archive audit S --format agm --out D` of each --audit-sizes, on a copy of the
+2. audits: `agm archive audit S --format agm --out D` of each --audit-sizes (every file of
+   the store read once first, so no run reads it from disk), on a copy of the
    store under the same name for both trees (the reports name it), ms per planned episode and
    peak RSS, --audit-repeats times per tree, the trees taking turns (the run of median CPU
    kept); the two trees' reports (archive.json, report.md, report.html) are compared byte
@@ -52,7 +53,7 @@ from typing import Any
 from export_audit_steps import where_time_goes
 from memory import measure
 from memory_stores import build_store
-from store_scale import _copy  # the ledger copied, the blobs hard-linked
+from store_scale import _copy, warm  # the ledger copied, the blobs hard-linked
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "results" / "export_audit_scale.json"
@@ -214,6 +215,9 @@ def audits(work: Path, trees: dict[str, Path], sizes: list[int], before_sizes: l
     for n in sizes:
         names = [m for m in trees if m == "this" or n in before_sizes]
         runs: dict[str, list[dict[str, Any]]] = {m: [] for m in names}
+        warm(_store(work, n))  # neither tree's first run reads the store from disk: the
+        # first of this tree's runs met a store a larger benchmark had pushed out of the page
+        # cache and took 49.7 s where the next took about 24 s
         for _ in range(repeats if n <= repeat_up_to else 1):
             for name in names:
                 runs[name].append(_audit_once(work, n, name, trees[name], base[name]))
