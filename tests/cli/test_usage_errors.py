@@ -25,6 +25,16 @@ def agm_process(*args: str) -> subprocess.CompletedProcess[str]:
     (["audit", "census", "--limit", "0"], "error: agm audit census: Invalid value for "
                                           "'--limit': 0 is not in the range x>=1. "
                                           "(see 'agm audit census --help')"),
+    # click's ranges let NaN through (every comparison with it is false): cli.args.finite
+    (["archive", "leaderboard", "x.json", "--out", "o", "--tie-tolerance", "nan"],
+     "error: agm archive leaderboard: Invalid value for '--tie-tolerance': nan is not a "
+     "finite number. (see 'agm archive leaderboard --help')"),
+    (["audit", "comtrade", "--scorer-timeout", "nan"],
+     "error: agm audit: Invalid value for '--scorer-timeout': nan is not a finite number. "
+     "(see 'agm audit --help')"),
+    (["audit", "census", "--task-timeout", "NaN"],
+     "error: agm audit census: Invalid value for '--task-timeout': nan is not a finite "
+     "number. (see 'agm audit census --help')"),
 ])
 def test_a_usage_mistake_is_one_line(args: list[str], line: str) -> None:
     res = agm_process(*args)

@@ -18,6 +18,7 @@ from agentmetrology.archive.importers import load_archive
 from agentmetrology.archive.model import ArchiveFormatError
 from agentmetrology.archive.tau2_leaderboard import TIE_TOLERANCE, leaderboard
 from agentmetrology.archive.tau2_regrade import regrade_doc
+from agentmetrology.cli.args import finite
 from agentmetrology.cli.console import make_console
 from agentmetrology.edges.files import resolved
 from agentmetrology.records.canonical import canonical_json
@@ -48,7 +49,7 @@ def leaderboard_cmd(
     paths: Annotated[list[Path], typer.Argument(help="tau2 results files, or folders searched "
                                                      "for them (e.g. leaderboard submissions).")],
     out: Annotated[Path, typer.Option("--out", help="Directory for the output files.")],
-    tie: Annotated[float, typer.Option("--tie-tolerance", min=0.0, max=1.0,
+    tie: Annotated[float, typer.Option("--tie-tolerance", min=0.0, max=1.0, callback=finite,
                                        help="Pass rates closer than this are a tie.")
                    ] = TIE_TOLERANCE,
     regrade: Annotated[bool, typer.Option(

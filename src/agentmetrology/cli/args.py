@@ -1,8 +1,21 @@
-"""Parsing of CLI argument values that typer cannot check by itself (name lists)."""
+"""Parsing of CLI argument values that typer cannot check by itself (name lists, NaN)."""
 
 from __future__ import annotations
+
+import math
+
+import typer
 
 
 def split_nonempty_names(text: str) -> list[str]:
     """Return the non-empty comma-separated names of `text`, skipping empty ones."""
     return [p.strip() for p in text.split(",") if p.strip()]
+
+
+def finite(value: float | None) -> float | None:
+    """Refuse a float option given as nan or inf (a typer callback): click's `min`/`max` let
+    NaN through, since every comparison with it is false (`--tie-tolerance nan` reached a
+    canonical encoder and ended in a traceback)."""
+    if value is not None and not math.isfinite(value):
+        raise typer.BadParameter(f"{value} is not a finite number.")
+    return value

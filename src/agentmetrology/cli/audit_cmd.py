@@ -25,6 +25,7 @@ from agentmetrology.audit.registry import AUDIT_TARGETS
 from agentmetrology.audit.scorer_override import DEFAULT_TIMEOUT
 from agentmetrology.audit.solvability import DEFAULT_BUDGETS
 from agentmetrology.audit.targets.env import EnvTarget
+from agentmetrology.cli.args import finite
 from agentmetrology.cli.console import err_console, make_console
 from agentmetrology.cli.env_cmd import env_arg
 from agentmetrology.cli.errors import fail, user_errors
@@ -62,7 +63,7 @@ OUTPUT_BUDGET = typer.Option(
     help="Output tokens one model response may hold, comma-separated: the solvability stage "
          "flags tasks whose answer does not fit.")
 SCORER_TIMEOUT = typer.Option(
-    DEFAULT_TIMEOUT, "--scorer-timeout", min=0.001, max=86400.0,
+    DEFAULT_TIMEOUT, "--scorer-timeout", min=0.001, max=86400.0, callback=finite,
     help="Seconds one call of the --scorer may take; a slower call is killed and INVALID.")
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import typer
 
 from agentmetrology.audit.options import check_writable
+from agentmetrology.cli.args import finite
 from agentmetrology.cli.audit_cmd import write_rendered
 from agentmetrology.cli.console import err_console, make_console
 from agentmetrology.cli.errors import fail, user_errors
@@ -57,6 +58,7 @@ def inspect_cmd(
     api_key_env: str = typer.Option(None, "--api-key-env", help="Variable holding the judge's "
                                     "key (default: none for --base-url)."),
     scorer_timeout: float = typer.Option(10.0, "--scorer-timeout", min=0.001, max=86400.0,
+                                         callback=finite,
                                          help="Seconds one scorer call may take; a slower "
                                               "call is INVALID."),
     no_empty: bool = typer.Option(False, "--no-empty-trajectory",
@@ -102,8 +104,10 @@ def census_cmd(
                               "list in docs/inspect.md)."),
     limit: int = typer.Option(5, "--limit", min=1, help="Samples per Inspect task."),
     scorer_timeout: float = typer.Option(10.0, "--scorer-timeout", min=0.001, max=86400.0,
+                                         callback=finite,
                                          help="Seconds one scorer call may take."),
     worker_timeout: float = typer.Option(900.0, "--task-timeout", min=1.0, max=86400.0,
+                                         callback=finite,
                                          help="Seconds one benchmark's whole audit may take."),
     taubench_archive: Path = typer.Option(None, "--taubench-archive", help="A tau-bench run "
                                           "archive (JSON rows) for the do-nothing count."),
