@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from agentmetrology.archive import ArchiveFormatError, audit_archive, detect_format, load_archive
+from agentmetrology.archive.audit import audit_body
 from agentmetrology.archive.importers.agm_store import _grade
 from agentmetrology.archive.model import ArchiveEpisode
 from archive.agm_fixtures import RECORDED, build_store
@@ -48,6 +49,12 @@ def test_planned_but_never_recorded_is_ungraded_never_ran(store: Path) -> None:
     o = doc["coverage"]["overall"]
     assert (o["planned"], o["graded"], o["counts"]["ungraded"]) == (36, 24, 12)
     assert doc["coverage"]["reason_codes"]["never_ran"].startswith("planned administration")
+    # the CLI computes the checks first, while the store's check finishes in its process, then
+    # binds the inputs and the qualification: the same document, keys in the same order
+    ahead = audit_archive(a, body=audit_body(a))
+    assert ahead == doc and list(ahead) == list(doc)
+    assert list(doc)[:4] == ["schema", "package", "inputs", "archive"]
+    assert list(doc)[-2:] == ["checks", "score_rows"]
 
 
 def test_infrastructure_failure_is_ungraded_whatever_was_scored() -> None:

@@ -96,25 +96,13 @@ def _checks(doc: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def audit_archive(archive: Archive, inputs: list[tuple[str, Path]] | None = None,
-                  qualification: dict[str, Any] | None = None,
-                  facts: dict[str, Any] | None = None,
-                  claim: tuple[str, dict[str, Any]] | None = None,
-                  evaluator: Evaluator | None = None,
-                  digested: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """Return the archive.json dict: provenance of inputs, and every applicable check.
-
-    For an evidence store, `qualification` (store.verify) and `facts` (score_row.store_facts)
-    bind the score rows to the store's chain head, task revision, builds and prices; a store
-    that does not qualify carries that in `evidence` and every report shows it. A tau2 file
-    gets its own section; `claim` is the number its submission reports (see tau2_reported).
-    `digested`: `input_digests(inputs)`, when taken already (else taken here).
-    """
+def audit_body(archive: Archive, claim: tuple[str, dict[str, Any]] | None = None,
+               evaluator: Evaluator | None = None) -> dict[str, Any]:
+    """Return the part of archive.json that reads the archive alone (every check, before the
+    inputs' digests and the store's qualification are bound to it): a store's audit computes
+    it while its check's other process finishes (cli.archive_cmd)."""
     tasks = {e.task for e in archive.episodes}
-    doc: dict[str, Any] = {
-        "schema": SCHEMA,
-        "package": {"name": "agentmetrology", "version": __version__},
-        "inputs": input_digests(inputs or []) if digested is None else digested,
+    body: dict[str, Any] = {
         "archive": {"source": archive.source, "format": archive.format,
                     "episodes": len(archive.episodes), "tasks": len(tasks),
                     "cells": len({(e.model, e.scaffold) for e in archive.episodes}),
@@ -131,8 +119,35 @@ def audit_archive(archive: Archive, inputs: list[tuple[str, Path]] | None = None
         "replay": _replay_section(archive),
     }
     if archive.format == "tau2":
-        doc["tau2"] = tau2_section(archive, claim, evaluator)
-    doc["checks"] = _checks(doc)
+        body["tau2"] = tau2_section(archive, claim, evaluator)
+    body["checks"] = _checks(body)
+    return body
+
+
+def audit_archive(archive: Archive, inputs: list[tuple[str, Path]] | None = None,
+                  qualification: dict[str, Any] | None = None,
+                  facts: dict[str, Any] | None = None,
+                  claim: tuple[str, dict[str, Any]] | None = None,
+                  evaluator: Evaluator | None = None,
+                  digested: list[dict[str, Any]] | None = None,
+                  body: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Return the archive.json dict: provenance of inputs, and every applicable check.
+
+    For an evidence store, `qualification` (store.verify) and `facts` (score_row.store_facts)
+    bind the score rows to the store's chain head, task revision, builds and prices; a store
+    that does not qualify carries that in `evidence` and every report shows it. A tau2 file
+    gets its own section; `claim` is the number its submission reports (see tau2_reported).
+    `digested`: `input_digests(inputs)`, when taken already (else taken here); `body`:
+    `audit_body(archive, claim, evaluator)`, when computed already.
+    """
+    if body is None:
+        body = audit_body(archive, claim, evaluator)
+    doc: dict[str, Any] = {  # the keys in the order they always had
+        "schema": SCHEMA,
+        "package": {"name": "agentmetrology", "version": __version__},
+        "inputs": input_digests(inputs or []) if digested is None else digested,
+        **body,
+    }
     if qualification is not None:
         doc["evidence"] = qualification
     doc["score_rows"] = audit_rows(doc, facts, qualification)

@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import typer
 
 from agentmetrology.archive import ArchiveFormatError, audit_archive
-from agentmetrology.archive.audit import input_digests
+from agentmetrology.archive.audit import audit_body, input_digests
 from agentmetrology.archive.evidence_check import reopened_spec_digest
 from agentmetrology.archive.importers.agm_ahead import reader_count
 from agentmetrology.archive.importers.agm_store import looks_like_store
@@ -145,10 +145,12 @@ def audit(
                 claim = tau2_claim(src, reported, inputs) if archive.format == "tau2" else None
             with ThreadPoolExecutor(1) as hashing:  # the inputs hashed meanwhile (see above)
                 digested = hashing.submit(input_digests, inputs)
+                # the checks read the archive alone: done while the ledger half may still run
+                body = audit_body(archive, claim)
                 qualification, facts = store_binding(
                     archive, src, ledger.result() if ledger is not None else None)
                 doc = audit_archive(archive, inputs, qualification, facts, claim,
-                                    digested=digested.result())
+                                    digested=digested.result(), body=body)
             if store:
                 heap.freeze()  # still paused: no collection between the two
         _write_audit(doc, out_dir, as_json)
