@@ -72,3 +72,15 @@ def test_significant_digits_for_costs() -> None:
     assert g.sig(0.000123456) == "0.0001235"
     g.check("cost 0.0001235 and 1234567")
     assert g.sig(1234567.0) == "1234567.000"  # never scientific notation in prose
+
+
+def test_a_repeated_value_keeps_the_forms_of_each_type_and_sign() -> None:
+    # numbers are given their forms once per (type, value, sign at zero): 1 and 1.0 print
+    # apart, and so do 0.0 and -0.0, whichever comes first
+    for source in ([1, 1.0, 0.0, -0.0] * 3, [-0.0, 0.0, 1.0, 1] * 3):
+        allowed = NumberGuard({"xs": source})._allowed
+        assert {"1", "1.000", "1.0", "0.0", "-0.0", "0.000", "100.0%"} <= allowed
+    deep: object = 2.5
+    for _ in range(5000):  # deeper than the interpreter's recursion limit
+        deep = [deep]
+    NumberGuard({"deep": deep}).check("2.500")

@@ -34,20 +34,24 @@ class NumberGuardError(ValueError):
 
 def _numbers(value: Any) -> Iterable[int | float | str]:
     """Yield every number of a JSON value, and every number token inside its strings."""
-    if isinstance(value, bool) or value is None:
-        return
-    if isinstance(value, int | float):
-        yield value
-    elif isinstance(value, str):
-        for m in NUMBER.finditer(value):
-            yield m.group(0)
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            yield from _numbers(k)
-            yield from _numbers(v)
-    elif isinstance(value, list | tuple):
-        for v in value:
-            yield from _numbers(v)
+    # A walk with its own stack, not nested generators: an audit's source holds some 50,000
+    # values, and every level of `yield from` re-yielded each number below it.
+    stack = [value]
+    pop, push = stack.pop, stack.extend
+    while stack:
+        v = pop()
+        if isinstance(v, bool) or v is None:
+            continue
+        if isinstance(v, int | float):
+            yield v
+        elif isinstance(v, str):
+            for m in NUMBER.finditer(v):
+                yield m.group(0)
+        elif isinstance(v, dict):
+            push(v.keys())
+            push(v.values())
+        elif isinstance(v, list | tuple):
+            push(v)
 
 
 def _clean(token: str) -> str:
@@ -65,11 +69,18 @@ class NumberGuard:
     _allowed: set[str] = field(default_factory=set, init=False, repr=False)
 
     def __post_init__(self) -> None:
+        allowed, seen = self._allowed, set()
         for num in _numbers(self.source):
             if isinstance(num, str):
-                self._allowed.add(num)
-            else:
-                self._allowed.update(self.forms(num))
+                allowed.add(num)
+                continue
+            # Each distinct number's forms once (an audit's source repeats a few thousand
+            # values some 40,000 times): by type (1 and 1.0 print apart) and by sign at zero
+            # (-0.0 == 0.0, but str() tells them apart).
+            key = (num.__class__, num, math.copysign(1.0, num) if num == 0 else 1.0)
+            if key not in seen:
+                seen.add(key)
+                allowed.update(self.forms(num))
 
     def fmt(self, value: float | int | None, missing: str = "n/a") -> str:
         """Return a number as the report prints it: ints as is, floats at the precision."""
