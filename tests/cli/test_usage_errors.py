@@ -35,6 +35,21 @@ def agm_process(*args: str) -> subprocess.CompletedProcess[str]:
     (["audit", "census", "--task-timeout", "NaN"],
      "error: agm audit census: Invalid value for '--task-timeout': nan is not a finite "
      "number. (see 'agm audit census --help')"),
+    # seeds and repeats past SQLite's integers: an OverflowError traceback (cli.args.seed_value)
+    (["cases", "propose", "--store", "s", "--campaign", "c", "--target", "t", "--task", "x",
+      "--seed", str(2**64)],
+     f"error: agm cases propose: Invalid value for '--seed': {2**64} is outside 0 .. 2**63-1. "
+     "(see 'agm cases propose --help')"),
+    (["serve", "mcp", "comtrade", "--task", "T3_duplicates", "--repeat", str(2**63)],
+     f"error: agm serve mcp: Invalid value for '--repeat': {2**63} is outside 0 .. 2**63-1. "
+     "(see 'agm serve mcp --help')"),
+    (["truth", "comtrade", "--task", "T3_duplicates", "--seed", str(2**63)],
+     f"error: agm truth: Invalid value for '--seed': {2**63} is outside 0 .. 2**63-1. "
+     "(see 'agm truth --help')"),
+    # a count with no ceiling ran for ever
+    (["demo", "--seeds", str(10**30)],
+     f"error: agm demo: Invalid value for '--seeds': {10**30} is not in the range "
+     "1<=x<=100000. (see 'agm demo --help')"),
 ])
 def test_a_usage_mistake_is_one_line(args: list[str], line: str) -> None:
     res = agm_process(*args)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from agentmetrology.store.errors import StoreError
 from agentmetrology.store.ledger import Ledger, LedgerError, missing_objects
 from agentmetrology.store.schema import SCHEMA
 from agentmetrology.store.store import LEDGER_FILE, EvidenceStore
@@ -64,3 +65,24 @@ def test_a_statement_of_another_form_counts_as_missing(tmp_path: Path) -> None:
     stmts = ["CREATE TABLE IF NOT EXISTS a (x)", "CREATE VIEW IF NOT EXISTS v AS SELECT 1"]
     assert missing_objects(c, stmts) == [stmts[1]]
     c.close()
+
+
+def test_a_reader_of_an_empty_ledger_file_refuses_and_makes_nothing(tmp_path: Path) -> None:
+    # Before, `agm campaign status`, `export`, `cases list` and `diagnose` on a zero-byte
+    # ledger.sqlite (a truncated store) wrote a new, empty ledger there and reported no campaigns.
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / LEDGER_FILE).write_bytes(b"")
+    with pytest.raises(StoreError, match=r"not a readable ledger \(an empty file: 0 bytes\)"):
+        EvidenceStore.open_readonly(tmp_path / "s")
+    assert sorted(p.name for p in (tmp_path / "s").iterdir()) == [LEDGER_FILE]
+    assert (tmp_path / "s" / LEDGER_FILE).stat().st_size == 0
+
+
+def test_a_reader_of_a_foreign_database_refuses_and_adds_no_table(tmp_path: Path) -> None:
+    ledger = tmp_path / LEDGER_FILE
+    with sqlite3.connect(ledger) as c:
+        c.execute("CREATE TABLE foo (x)")
+    with pytest.raises(LedgerError, match=r"has no schema version \(an empty or foreign file\)"):
+        Ledger(ledger, readonly=True)
+    with sqlite3.connect(ledger) as c:
+        assert [r[0] for r in c.execute("SELECT name FROM sqlite_master")] == ["foo"]

@@ -1,10 +1,12 @@
-"""Parsing of CLI argument values that typer cannot check by itself (name lists, NaN)."""
+"""Parsing of CLI argument values that typer cannot check by itself (name lists, NaN, seeds)."""
 
 from __future__ import annotations
 
 import math
 
 import typer
+
+from agentmetrology.run.seeds import MAX_SEED
 
 
 def split_nonempty_names(text: str) -> list[str]:
@@ -18,4 +20,13 @@ def finite(value: float | None) -> float | None:
     canonical encoder and ended in a traceback)."""
     if value is not None and not math.isfinite(value):
         raise typer.BadParameter(f"{value} is not a finite number.")
+    return value
+
+
+def seed_value(value: int | None) -> int | None:
+    """Refuse a seed, repeat or analysis seed outside 0 .. 2**63-1 (a typer callback): the
+    ledger stores them as SQLite integers, and `cases propose --seed 2**64` ended in an
+    OverflowError traceback; a callback keeps the option's help as it was."""
+    if value is not None and not 0 <= value <= MAX_SEED:
+        raise typer.BadParameter(f"{value} is outside 0 .. 2**63-1.")
     return value

@@ -25,7 +25,7 @@ from agentmetrology.audit.registry import AUDIT_TARGETS
 from agentmetrology.audit.scorer_override import DEFAULT_TIMEOUT
 from agentmetrology.audit.solvability import DEFAULT_BUDGETS
 from agentmetrology.audit.targets.env import EnvTarget
-from agentmetrology.cli.args import finite
+from agentmetrology.cli.args import finite, seed_value
 from agentmetrology.cli.console import err_console, make_console
 from agentmetrology.cli.env_cmd import env_arg
 from agentmetrology.cli.errors import fail, user_errors
@@ -74,7 +74,7 @@ def audit_cmd(
                                "FILE.py:function(task_id, seed, submission) -> number."),
     seeds: str = typer.Option("0-4", "--seeds", help="Episode seeds for probes, ownership and "
                                                      "the 2x2: a range from 0, e.g. 0-4."),
-    analysis_seed: int = typer.Option(0, "--analysis-seed", min=0,
+    analysis_seed: int = typer.Option(0, "--analysis-seed", min=0, callback=seed_value,
                                       help="Seed of the bootstrap intervals."),
     category: str = typer.Option("simple_python", "--category",
                                  help="bfcl: category (current or older name, e.g. simple)."),

@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 
 from agentmetrology.assess import cases as C
+from agentmetrology.cli.args import seed_value
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail
 from agentmetrology.records.episode import EpisodeKey
@@ -54,10 +55,12 @@ def propose(
     campaign: Annotated[str, typer.Option("--campaign", help="Campaign of the source.")],
     target: Annotated[str, typer.Option("--target", help="Target of the source episode.")],
     task: Annotated[str, typer.Option("--task", help="Task of the source episode.")],
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the source episode.")],
+    seed: Annotated[int, typer.Option("--seed", callback=seed_value,
+                                                help="Seed of the source episode.")],
     condition: Annotated[str, typer.Option("--condition", help="Its condition.")] = "clean",
     level: Annotated[str, typer.Option("--level", help="Its scaffold level.")] = "L2",
-    repeat: Annotated[int, typer.Option("--repeat", help="Its repeat.")] = 0,
+    repeat: Annotated[int, typer.Option("--repeat", callback=seed_value,
+                                                    help="Its repeat.")] = 0,
 ) -> None:
     """Propose a case from a recorded failing episode (its source record is kept)."""
     with _open(store) as st:

@@ -11,6 +11,7 @@ import typer
 from agentmetrology.agents.llm.policy import target_from_spec
 from agentmetrology.agents.registry import AGENT_PREFIX
 from agentmetrology.archive.report_qualify import store_evidence
+from agentmetrology.cli.args import seed_value
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail, user_errors
 from agentmetrology.cli.evidence_banner import print_banner
@@ -36,7 +37,7 @@ JudgeEpisodesOpt = Annotated[int, typer.Option("--judge-episodes", min=1, max=10
 def diagnose_cmd(
     store: Path = typer.Argument(..., help="Evidence store of a campaign with mutations."),
     out: Path = typer.Option(Path("out/diagnose"), "--out", help="Output directory."),
-    analysis_seed: int = typer.Option(0, "--analysis-seed", min=0,
+    analysis_seed: int = typer.Option(0, "--analysis-seed", min=0, callback=seed_value,
                                       help="Seed of the bootstrap intervals."),
     json_out: bool = typer.Option(False, "--json", help="Print diagnose.json."),
     tau: float = typer.Option(0.65, "--tau", help="Pass threshold of MSR/MTR (0-1 scale)."),

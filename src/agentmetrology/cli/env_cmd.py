@@ -8,6 +8,7 @@ from pathlib import Path
 
 import typer
 
+from agentmetrology.cli.args import seed_value
 from agentmetrology.cli.console import err_console, make_console
 from agentmetrology.cli.errors import fail, user_errors
 from agentmetrology.cli.run_args import (
@@ -80,8 +81,8 @@ def tasks_cmd(env: str = typer.Argument(..., help="Environment, e.g. comtrade (a
 def truth_cmd(
     env: str = typer.Argument(..., help="Environment, e.g. comtrade."),
     task: str = typer.Option(..., "--task", help="Task id, e.g. T3_duplicates."),
-    seed: int = typer.Option(0, "--seed", min=0, help="Episode seed (ignored by a legacy "
-                                                      "profile)."),
+    seed: int = typer.Option(0, "--seed", min=0, callback=seed_value,
+                              help="Episode seed (ignored by a legacy profile)."),
     profile: str = typer.Option(None, "--profile", help="Data profile (default: the first)."),
 ) -> None:
     """Print the ground truth of (task, seed) as JSONL (the generator card)."""
@@ -135,7 +136,8 @@ def score_cmd(
     directory: Path = typer.Argument(..., help="Submission directory (for comtrade: "
                                                 "data.jsonl, metadata.json, run.log)."),
     task: str = typer.Option(..., "--task", help="Task id."),
-    seed: int = typer.Option(0, "--seed", min=0, help="Seed of the episode."),
+    seed: int = typer.Option(0, "--seed", min=0, callback=seed_value,
+                              help="Seed of the episode."),
     profile: str = typer.Option(None, "--profile", help="Data profile (default: the first)."),
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:

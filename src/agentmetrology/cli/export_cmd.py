@@ -41,7 +41,7 @@ def export_cmd(
     names = split_nonempty_names(campaign) if campaign is not None else None
     with user_errors():
         kind = format_for(fmt, out)
-        check_destination(kind, out, force=force)  # before reading the source
+        check_destination(kind, out, force=force, source=store)  # before reading it
         if store.is_file():  # a tau2-bench results file: one row per simulation
             # imported here: the archive importers it loads cost a store export ~0.1 s
             from agentmetrology.archive.tau2_export import export_tau2_file

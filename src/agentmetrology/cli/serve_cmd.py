@@ -9,6 +9,7 @@ from pathlib import Path
 
 import typer
 
+from agentmetrology.cli.args import seed_value
 from agentmetrology.cli.env_cmd import env_arg
 from agentmetrology.cli.errors import fail
 from agentmetrology.run.adhoc import DEFAULT_STORE
@@ -34,7 +35,8 @@ def _serve() -> None:
 def serve_mcp(
     env: str = typer.Argument(..., help="Environment to serve, e.g. comtrade (agm envs)."),
     task: str = typer.Option(..., "--task", help="Task id, e.g. T3_duplicates."),
-    seed: int = typer.Option(0, "--seed", min=0, help="Seed of the episode."),
+    seed: int = typer.Option(0, "--seed", min=0, callback=seed_value,
+                              help="Seed of the episode."),
     level: str = typer.Option("L2", "--level", help="Scaffold level; only L2 can be served."),
     profile: str = typer.Option(None, "--profile", help="Data profile (default: the first)."),
     condition: str = typer.Option("clean", "--condition", help="clean | stress:..."),
@@ -48,8 +50,9 @@ def serve_mcp(
                                                         "JSON to this directory."),
     target: str = typer.Option("mcp-client", "--target", help="Name recorded for the client "
                                                               "under test."),
-    repeat: int = typer.Option(0, "--repeat", min=0, help="Repeat index: record another "
-                                                          "episode of the same task and seed."),
+    repeat: int = typer.Option(0, "--repeat", min=0, callback=seed_value,
+                                help="Repeat index: record another episode of the same "
+                                     "task and seed."),
 ) -> None:
     """Expose an environment's tools over MCP; record and score the episode on submit."""
     spec = env_arg(env)
@@ -76,7 +79,8 @@ def serve_openenv(
                                                   "first)."),
     level: str = typer.Option(None, "--level", help="Default scaffold level of a reset "
                                                     "(default L2)."),
-    seed: int = typer.Option(0, "--seed", min=0, help="Default seed of a reset."),
+    seed: int = typer.Option(0, "--seed", min=0, callback=seed_value,
+                              help="Default seed of a reset."),
     port: int = typer.Option(8000, "--port", min=0, max=65535,
                              help="Port on 127.0.0.1 (0: any free port)."),
 ) -> None:

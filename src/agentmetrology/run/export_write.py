@@ -11,6 +11,7 @@ import contextlib
 import csv
 import io
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
@@ -20,6 +21,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
+from agentmetrology.edges.files import file_kind, resolved
 from agentmetrology.records.errors import UserError
 from agentmetrology.run.export import Export, jsonl_text, stream_rows
 from agentmetrology.run.export_encode import TEXT_BATCH, arrow_type, parquet_chunks, text_chunks
@@ -109,10 +111,9 @@ def _user_file_mode() -> int:
 def write_atomic(data: bytes | Iterable[bytes], out: Path, *, force: bool) -> None:
     """Write `data` (bytes, or chunks of them) to `out` in one step; ExportError if `out`
     exists and not `force` (a failure while the chunks are made leaves no file)."""
+    check_file_name(out)
     if out.exists() and not force:
         raise ExportError(f"{out} exists; give --force to replace it")
-    if out.is_dir():
-        raise ExportError(f"{out} is a directory; give a file name")
     parent = out.parent if str(out.parent) else Path(".")
     if not parent.is_dir():
         raise ExportError(f"{parent}: no such directory")
@@ -145,12 +146,42 @@ def write_atomic(data: bytes | Iterable[bytes], out: Path, *, force: bool) -> No
             os.unlink(tmp)
 
 
-def check_destination(kind: str, out: Path | None, *, force: bool) -> None:
-    """ExportError when Parquet would go to stdout or `out` exists unforced (checked before
-    the source is read)."""
-    if out is None and kind == "parquet":
-        raise ExportError("Parquet is binary: give --out FILE.parquet")
-    if out is not None and out.exists() and not force:
+def check_file_name(out: Path) -> None:
+    """ExportError when `out` is a directory or exists as something other than a regular file:
+    the export replaces the name, so `--force` would swap a device or a named pipe (`/dev/null`
+    as root) for a regular file."""
+    if out.is_dir():
+        raise ExportError(f"{out} is a directory; give a file name")
+    with contextlib.suppress(OSError):  # a name that cannot be looked at is refused later
+        mode = out.stat().st_mode
+        if not stat.S_ISREG(mode):
+            raise ExportError(f"{out} is {file_kind(mode)}, not a regular file; give a file "
+                              "name (or leave out --out to write to stdout)")
+
+
+def check_not_source(source: Path, out: Path) -> None:
+    """ExportError when `out` is the results file exported or lies inside the store exported:
+    `--force` would replace the evidence with its own export (`--out STORE/ledger.sqlite`)."""
+    src, dst = resolved(source), resolved(out)
+    if dst == src and not src.is_dir():
+        raise ExportError(f"{out} is the file being exported; write the export elsewhere")
+    if src.is_dir() and dst.is_relative_to(src):
+        raise ExportError(f"{out} is inside the evidence store {source}; write the export "
+                          "outside it")
+
+
+def check_destination(kind: str, out: Path | None, *, force: bool,
+                      source: Path | None = None) -> None:
+    """ExportError when Parquet would go to stdout, `out` is no file name, is (or is in) the
+    `source` read, or exists unforced (checked before the source is read)."""
+    if out is None:
+        if kind == "parquet":
+            raise ExportError("Parquet is binary: give --out FILE.parquet")
+        return
+    check_file_name(out)
+    if source is not None:
+        check_not_source(source, out)
+    if out.exists() and not force:
         raise ExportError(f"{out} exists; give --force to replace it")
 
 
@@ -162,9 +193,14 @@ def check_inspect_destination(store: Path, out: Path | None) -> Path:
     if out.exists() and not out.is_dir():
         raise ExportError(f"{out} is a file; --format inspect writes .eval logs into a "
                           "directory")
+    above = next((p for p in out.parents if p.exists()), None)
+    if above is not None and not above.is_dir():
+        raise ExportError(f"{above} is a file, so --out {out} cannot be made; give a directory")
     if store.is_file():
         raise ExportError(f"{store} is a file: --format inspect exports an evidence store "
                           "(a directory)")
+    if store.is_dir():
+        check_not_source(store, out)
     return out
 
 

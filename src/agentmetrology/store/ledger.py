@@ -81,7 +81,7 @@ class Ledger:
             for stmt in statements:
                 self.conn.execute(stmt)
             row = self.conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-            if row is None:
+            if row is None and not readonly:  # a reader never makes a ledger of an empty file
                 self.conn.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
                 # A new ledger is sealed from its first row; an older one stays unsealed until
                 # `agm evidence seal` migrates it (never silently, see store.qualify).
@@ -95,7 +95,7 @@ class Ledger:
     def _check_schema(self, row: tuple[Any, ...] | None) -> None:
         """Refuse a ledger written by another schema version (or with no version at all)."""
         if row is None or row[0] != SCHEMA_VERSION:
-            found = "no schema version" if row is None else f"schema {row[0]}"
+            found = f"schema {row[0]}" if row else "no schema version (an empty or foreign file)"
             raise LedgerError(f"ledger {self.path} has {found}; this version reads "
                               f"schema {SCHEMA_VERSION}")
 

@@ -18,7 +18,7 @@ from agentmetrology.records.canonical import canonical_json, decode_json
 from agentmetrology.records.episode import BillableAttempt, Episode, EpisodeKey
 from agentmetrology.records.errors import UserError
 from agentmetrology.store.blobs import BlobCorruptError, BlobStore
-from agentmetrology.store.errors import reading
+from agentmetrology.store.errors import reading, unreadable
 from agentmetrology.store.evidence import EpisodeEvidence
 from agentmetrology.store.ledger import (
     Administration,
@@ -97,6 +97,8 @@ class EvidenceStore:
                 raise StoreNotFoundError(f"no evidence store at {self.root} (no {LEDGER_FILE})")
             check_new_store_dir(self.root)
             self.root.mkdir(parents=True, exist_ok=True)
+        elif not self.writable and ledger_path.stat().st_size == 0:  # nothing made in its place
+            raise unreadable(self.root, LedgerError("an empty file: 0 bytes"))
         self._lock: StoreLock | None = None
         if self.writable:
             self._lock = StoreLock(self.root, ledger_path).acquire()
