@@ -49,7 +49,7 @@ from agentmetrology.store.archive_rows import Planned, planned_episodes
 from agentmetrology.store.blob_reads import BlobReads
 from agentmetrology.store.blobs import BlobError, BlobStore
 from agentmetrology.store.errors import StoreError, reading
-from agentmetrology.store.ledger import KEY_COLUMNS, binding_environment, key_text
+from agentmetrology.store.ledger import KEY_COLUMNS, LedgerError, binding_environment, key_text
 from agentmetrology.store.store import LEDGER_FILE
 
 FORMAT = "agm"
@@ -72,6 +72,9 @@ def open_store(path: Path) -> Iterator[EvidenceStore]:
     except StoreError as exc:
         raise ArchiveFormatError(f"{path.name}: {LEDGER_FILE} is not a readable ledger "
                                  f"({exc.detail})") from exc
+    except LedgerError as exc:  # another schema, or none (a foreign SQLite file)
+        raise ArchiveFormatError(f"{path.name}: {LEDGER_FILE} is not a ledger this version "
+                                 f"reads ({exc})") from exc
     try:
         yield store
     finally:
