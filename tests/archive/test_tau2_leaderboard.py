@@ -111,3 +111,27 @@ def test_a_simulation_not_regradable_leaves_no_regraded_pass_1(tmp_path: Path) -
     assert row["regraded"] is None  # never a 0 counted for the simulation a judge must grade
     assert row["regrade_note"] == ("1 of 2 simulations not re-gradable (not re-gradable "
                                    "without a judge)")
+
+
+def test_a_file_given_twice_is_refused_not_ranked_against_itself(tmp_path: Path) -> None:
+    # Before, `leaderboard q.json q.json` (or a folder and a file in it) made two identical
+    # rows, the one submission ranked 1 and 2 against itself.
+    path = write(tmp_path, "q.json", raw(QWEN_AIRLINE))
+    for twice in ([path, path], [tmp_path, path]):
+        res = runner.invoke(archive_app, ["leaderboard", *map(str, twice), "--out",
+                                          str(tmp_path / "out")])
+        assert res.exit_code == 2
+        assert f"{path}: given twice (named twice, or also found in a folder given); give " \
+               "each results file once" in " ".join(res.output.split())
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_named_pipe_is_named_not_called_missing(tmp_path: Path) -> None:
+    import os
+
+    os.mkfifo(tmp_path / "p.json")  # was: "p.json: not found"
+    res = runner.invoke(archive_app, ["leaderboard", str(tmp_path / "p.json"), "--out",
+                                      str(tmp_path / "out")])
+    assert res.exit_code == 2
+    assert f"{tmp_path / 'p.json'}: is a named pipe, neither a tau2 results file nor a " \
+           "folder" in " ".join(res.output.split())

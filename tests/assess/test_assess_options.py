@@ -51,3 +51,8 @@ def test_tasks_all_or_each_checked() -> None:
     assert task_list(PERMISSION, "all") == list(PERMISSION.tasks)
     with pytest.raises(UserError, match="unknown task 'T99'"):
         task_list(PERMISSION, "T99")
+    # was: the task assessed twice (PASS=2 from one seed), or nothing assessed and exit 0
+    with pytest.raises(UserError, match="lists flag_overdue more than once; list each task"):
+        task_list(PERMISSION, "flag_overdue,flag_overdue")
+    with pytest.raises(UserError, match="--task needs a task id"):
+        task_list(PERMISSION, ",")

@@ -30,6 +30,16 @@ def test_size_is_checked_before_reading(tmp_path: Path) -> None:
         open_regular(tmp_path / "absent")
 
 
+def test_a_directory_is_named_by_its_path_and_its_descriptor_closed(tmp_path: Path) -> None:
+    # Before, os.fdopen refused the directory first: "[Errno 21] Is a directory: 3" (the fd,
+    # left open), which `agm campaign validate DIR` printed as is.
+    before = len(os.listdir("/proc/self/fd"))
+    with pytest.raises(IsADirectoryError) as caught:
+        open_regular(tmp_path)
+    assert caught.value.filename == str(tmp_path)
+    assert len(os.listdir("/proc/self/fd")) == before
+
+
 def test_long_lines_are_skipped_not_held() -> None:
     data = b"a\n" + b"b" * 50 + b"\n" + b"c" * 10 + b"\n" + b"d" * 11 + b"\n" + b"e" * 30
     assert list(bounded_lines(io.BytesIO(data), 10)) == [

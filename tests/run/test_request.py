@@ -20,6 +20,7 @@ LLM = {"agent": "llm:m", "base_url": "http://127.0.0.1:9/v1"}
     ({"task": None}, "--task"),
     ({"task": "T99"}, "--task"),
     ({"task": " , "}, "--task"),
+    ({"task": "T3_duplicates, T3_duplicates"}, "--task"),  # was run twice: weighed double
     ({"seeds": "x"}, "--seeds"),
     ({"seeds": "3-1"}, "--seeds"),
     ({"limit": 0}, "--limit"),

@@ -10,6 +10,7 @@ within the tolerance on either is a tie, never a reversal.
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from agentmetrology.archive.tau2_regrade import regrade_tau2
 from agentmetrology.archive.tau2_reported import SUBMISSION, find_claim
 from agentmetrology.archive.tau2_section import tau2_section
 from agentmetrology.archive.versions import rank_reversals
+from agentmetrology.edges.files import file_kind
 from agentmetrology.records.canonical import to_plain
 
 SCHEMA = "agentmetrology.tau2-leaderboard/1"
@@ -41,14 +43,29 @@ def results_files(paths: list[Path]) -> list[Path]:
                             if p.is_file() and p.name != SUBMISSION and _is_results(p))
         elif path.is_file():
             found.append(path)
+        elif path.exists():  # a named pipe or a device: never read (it may never end)
+            raise ArchiveFormatError(f"{path}: is {file_kind(path.stat().st_mode)}, neither a "
+                                     "tau2 results file nor a folder")
         else:
             raise ArchiveFormatError(f"{path.name}: not found")
+    _check_once(found)
     if len(found) > MAX_FILES:
         raise ArchiveFormatError(f"{len(found)} results files; more than {MAX_FILES} at once is "
                                  "refused (give fewer folders)")
     if not found:
         raise ArchiveFormatError("no tau2 results file found in the given paths")
     return found
+
+
+def _check_once(found: list[Path]) -> None:
+    """ArchiveFormatError when one file is among `found` twice (named twice, or by a file and a
+    folder holding it): it would be two rows, ranked against itself."""
+    seen: dict[str, Path] = {}
+    for path in found:
+        first = seen.setdefault(os.path.realpath(path), path)
+        if first is not path:
+            raise ArchiveFormatError(f"{path}: given twice (named twice, or also found in a "
+                                     "folder given); give each results file once")
 
 
 def _is_results(path: Path) -> bool:

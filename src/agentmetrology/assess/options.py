@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.errors import UserError
 from agentmetrology.run.episode import canonical_condition
+from agentmetrology.run.request import task_names
 from agentmetrology.run.seeds import parse_seeds
 
 DEFAULT_SEEDS = "0-9"
@@ -29,11 +30,9 @@ class Executions:
 
 
 def task_list(spec: EnvSpec, task: str) -> list[str]:
-    """Return the tasks `--task` names ('all' or comma-separated ids), each checked."""
-    tasks = list(spec.tasks) if task == "all" else [t for t in task.split(",") if t]
-    for t in tasks:
-        spec.check_task(t)
-    return tasks
+    """Return the tasks `--task` names ('all' or comma-separated ids), each checked, as `agm
+    run` reads them (none, or one listed twice, is refused: it was assessed twice)."""
+    return task_names(spec, task)
 
 
 def check_recorded(agent: str | None, sweep_seed: int | None,

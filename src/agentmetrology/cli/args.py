@@ -14,6 +14,15 @@ def split_nonempty_names(text: str) -> list[str]:
     return [p.strip() for p in text.split(",") if p.strip()]
 
 
+def some_names(value: str | None) -> str | None:
+    """Refuse a name list that names nothing, e.g. `--campaign ,` (a typer callback): an empty
+    selection exported no row and exited 0, as if the store were empty."""
+    if value is not None and not split_nonempty_names(value):
+        raise typer.BadParameter(f"{value!r} names nothing; give NAME[,NAME], or leave the "
+                                 "option out for all.")
+    return value
+
+
 def finite(value: float | None) -> float | None:
     """Refuse a float option given as nan or inf (a typer callback): click's `min`/`max` let
     NaN through, since every comparison with it is false (`--tie-tolerance nan` reached a

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from agentmetrology.cli.args import split_nonempty_names
+from agentmetrology.cli.args import some_names, split_nonempty_names
 from agentmetrology.cli.console import err_console
 from agentmetrology.cli.errors import fail, user_errors
 from agentmetrology.run.export_write import (
@@ -28,7 +28,7 @@ def export_cmd(
                              help="Output file (default: stdout; Parquet needs a file; "
                                   "inspect a directory)."),
     campaign: str = typer.Option(None, "--campaign", metavar="NAME[,NAME]",
-                                 help="Only these campaigns (default: all)."),
+                                 callback=some_names, help="Only these campaigns (default: all)."),
     force: bool = typer.Option(False, "--force", help="Replace an existing output file."),
 ) -> None:
     """Write one row per recorded episode: key fields, termination, every scorer's score,

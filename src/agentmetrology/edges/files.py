@@ -50,11 +50,11 @@ def open_regular(path: str | Path, max_bytes: int | None = None) -> BinaryIO:
     """
     p = Path(path)
     fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK)
-    binary = os.fdopen(fd, "rb")
     info = os.fstat(fd)
-    if stat.S_ISDIR(info.st_mode):
-        binary.close()
+    if stat.S_ISDIR(info.st_mode):  # before fdopen, which refuses a directory by its fd number
+        os.close(fd)
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(p))
+    binary = os.fdopen(fd, "rb")
     if not stat.S_ISREG(info.st_mode):
         binary.close()
         raise FileRefused(f"{p}: is {file_kind(info.st_mode)}, not a regular file; "

@@ -83,7 +83,7 @@ def make_request(environment: str, *, task: str | None, seeds: str = "0", agent:
     parsed triple). The endpoint options matter only for an `llm:MODEL` agent.
     """
     spec = _environment(environment)
-    tasks = _tasks(spec, task)
+    tasks = task_names(spec, task)
     seed_list = _seeds(seeds)
     tasks, seed_list, limit = _limited(tasks, seed_list, limit)
     prof = profile or spec.profiles[0]
@@ -126,7 +126,9 @@ def _environment(name: str) -> EnvSpec:
         raise UserError(str(exc)) from None
 
 
-def _tasks(spec: EnvSpec, text: str | None) -> list[str]:
+def task_names(spec: EnvSpec, text: str | None) -> list[str]:
+    """Return the tasks `--task` names ('all' or comma-separated ids), each checked; UserError
+    for none, an unknown one, or one listed twice (run twice, it would silently weigh double)."""
     if text is None:
         raise UserError("give the task: --task ID (or -T task=ID), a comma-separated list, "
                         "or 'all'")
@@ -137,6 +139,10 @@ def _tasks(spec: EnvSpec, text: str | None) -> list[str]:
         raise UserError("--task needs a task id, a comma-separated list, or 'all'")
     for t in names:
         _named("--task", spec.check_task, t)
+    if len(set(names)) != len(names):
+        twice = sorted({t for t in names if names.count(t) > 1})
+        raise UserError(f"--task {text!r} lists {', '.join(twice)} more than once; list each "
+                        "task once")
     return names
 
 

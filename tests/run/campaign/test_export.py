@@ -172,6 +172,10 @@ def test_an_existing_file_is_refused_without_force(store: Path, tmp_path: Path) 
      "(readers pick the format by suffix)\n"),
     (["--format", "parquet"], "error: Parquet is binary: give --out FILE.parquet\n"),
     (["--campaign", "nope"], "error: no campaign 'nope' in the store at {store} (have: mf)\n"),
+    # was: "exported 0 episode(s)", exit 0, as if the store were empty
+    (["--campaign", ","], "error: agm export: Invalid value for '--campaign': ',' names "
+                          "nothing; give NAME[,NAME], or leave the option out for all. "
+                          "(see 'agm export --help')\n"),
 ])
 def test_bad_export_arguments_are_one_line(store: Path, tmp_path: Path, args: list[str],
                                            message: str) -> None:
