@@ -71,3 +71,13 @@ def test_a_name_listed_twice_is_refused(tmp_path: Path, option: str, names: str,
                           "0,1", *(x for kv in given.items() for x in kv))
     assert err == f"agm stats: error: {option} {names!r} names {twice} more than once; name " \
                   "each once\n"
+
+
+def test_a_header_naming_a_column_twice_is_refused(tmp_path: Path) -> None:
+    # Before, `agent,score,score` read the last cell of the two as the score, silently.
+    table = tmp_path / "r.csv"
+    table.write_text("agent,score,score\na,1,0\nb,0,1\n")
+    err = _one_line_error("summarize", str(table), "--value", "score", "--group", "agent",
+                          "--range", "0,1")
+    assert err == f"agm stats: error: {table} line 1: the header names 'score' more than " \
+                  "once; name each column once\n"
