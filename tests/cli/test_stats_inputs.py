@@ -55,3 +55,29 @@ def test_a_lone_surrogate_is_refused_not_a_traceback(tmp_path: Path) -> None:
     path.write_text('{"agent": "a\\ud800", "v": 1}\n{"agent": "b", "v": 0.5}\n')
     err = _one_line_error("summarize", str(path), "--value", "v", "--group", "agent")
     assert f"{path} line 1: a JSON string holds the lone surrogate \\ud800" in err
+
+
+@pytest.mark.parametrize(("option", "names", "twice"), [
+    ("--value", "score,score", "score"), ("--b", "b, b", "b"), ("--pair-by", "task,seed,task",
+                                                                  "task")])
+def test_a_name_listed_twice_is_refused(tmp_path: Path, option: str, names: str,
+                                        twice: str) -> None:
+    # Before, `--value score,score` (or `--b b,b`) compared the same pair twice and the Holm
+    # adjustment over the two doubled its p (0.061 -> 0.123).
+    table = tmp_path / "r.csv"
+    table.write_text("task,seed,agent,score\nt1,0,a,1\nt1,0,b,0\nt2,0,a,0\nt2,0,b,1\n")
+    given = {"--value": "score", "--b": "b", "--pair-by": "task,seed", option: names}
+    err = _one_line_error("compare", str(table), "--group", "agent", "--a", "a", "--range",
+                          "0,1", *(x for kv in given.items() for x in kv))
+    assert err == f"agm stats: error: {option} {names!r} names {twice} more than once; name " \
+                  "each once\n"
+
+
+def test_a_header_naming_a_column_twice_is_refused(tmp_path: Path) -> None:
+    # Before, `agent,score,score` read the last cell of the two as the score, silently.
+    table = tmp_path / "r.csv"
+    table.write_text("agent,score,score\na,1,0\nb,0,1\n")
+    err = _one_line_error("summarize", str(table), "--value", "score", "--group", "agent",
+                          "--range", "0,1")
+    assert err == f"agm stats: error: {table} line 1: the header names 'score' more than " \
+                  "once; name each column once\n"

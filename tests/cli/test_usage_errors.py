@@ -46,6 +46,9 @@ def agm_process(*args: str) -> subprocess.CompletedProcess[str]:
     (["truth", "comtrade", "--task", "T3_duplicates", "--seed", str(2**63)],
      f"error: agm truth: Invalid value for '--seed': {2**63} is outside 0 .. 2**63-1. "
      "(see 'agm truth --help')"),
+    # an empty list ran the whole default census (31 benchmarks), as if --tasks were not given
+    (["audit", "census", "--tasks", "", "--out", "/nonexistent/census"],
+     "error: --tasks names no benchmark"),
     # a count with no ceiling ran for ever
     (["demo", "--seeds", str(10**30)],
      f"error: agm demo: Invalid value for '--seeds': {10**30} is not in the range "

@@ -63,6 +63,30 @@ def test_corrupt_and_missing_blobs_are_reported(tmp_path: Path) -> None:
         blobs.get("0" * 64)
 
 
+@pytest.mark.parametrize("target", ["a copy", "/dev/zero", "a named pipe"])
+def test_a_blob_that_is_a_link_or_not_a_file_is_corrupt_never_read(tmp_path: Path,
+                                                                    target: str) -> None:
+    # Before, a blob linked to /dev/zero was read until memory ran out (`agm audit --store`
+    # ended in a MemoryError traceback), a named pipe blocked, and a link to a copy was read
+    # as the store's own blob; `verify` already calls these blob_not_regular.
+    blobs = BlobStore(tmp_path)
+    d = blobs.put(b"evidence")
+    path = blobs.path(d)
+    path.chmod(0o644)
+    path.unlink()
+    if target == "a named pipe":
+        os.mkfifo(path)
+        why = "is not a regular file"
+    else:
+        if target == "a copy":
+            (tmp_path / "copy").write_bytes(b"evidence")
+        path.symlink_to(tmp_path / "copy" if target == "a copy" else target)
+        why = "is a symbolic link, not a file of the store"
+    assert blobs.read(d) == (None, f"{path} {why}")
+    with pytest.raises(BlobCorruptError, match=f"blob {d} is corrupt: .* {why}"):
+        blobs.get(d)
+
+
 @pytest.mark.parametrize("bad", ["../" + "a" * 62, "A" * 64, "abc", "../../etc/passwd"])
 def test_malformed_digests_cannot_address_files(tmp_path: Path, bad: str) -> None:
     with pytest.raises(StorePathError):

@@ -228,3 +228,26 @@ def test_a_resumed_read_does_not_hold_the_prefix(tmp_path: Path) -> None:
     tracemalloc.stop()
     assert [n for n, _ in log.entries] == [1, 230_000, 230_001] and len(data) > 16_000_000
     assert peak < 4_000_000
+
+
+@pytest.mark.parametrize("kind", ["directory", "named pipe", "link to /dev/zero"])
+def test_a_head_log_that_is_not_a_file_is_one_line(root: Path, kind: str) -> None:
+    # Before: a directory raised IsADirectoryError out of `campaign status` and `verify`, a link
+    # to /dev/zero was read until memory ran out, and a named pipe blocked every reader.
+    import os
+
+    log = root / HEAD_LOG_FILE
+    log.unlink()
+    if kind == "directory":
+        log.mkdir()
+    elif kind == "named pipe":
+        os.mkfifo(log)
+    else:
+        log.symlink_to("/dev/zero")
+    shown = {"directory": "a directory", "named pipe": "a named pipe",
+             "link to /dev/zero": "a character device"}[kind]
+    line = (f"error: {log} is {shown}, not a file: a store's head log is a regular file; "
+            "restore the store from a copy\n")
+    for args in (["campaign", "status", "--store", str(root)], ["evidence", "verify", str(root)]):
+        res = run_main(args, timeout=60)
+        assert (res.returncode, res.stderr) == (2, line)

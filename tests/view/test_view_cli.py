@@ -63,6 +63,17 @@ def test_not_a_source_is_one_line_exit_2(tmp_path: Path, make: str) -> None:
         assert "Traceback" not in proc.stderr
 
 
+def test_a_named_pipe_is_refused_not_waited_on(tmp_path: Path) -> None:
+    # Before, `agm view FIFO` blocked in open() for ever, and `agm view /dev/zero` read it
+    # whole into a MemoryError traceback (as an Inspect log's zip directory).
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    res = _agm("view", str(fifo), "--port", "0", timeout=20)
+    assert res.returncode == 2
+    assert res.stderr == (f"error: {fifo} is a named pipe, not a regular file; give an evidence "
+                          "store, an audit dir or an archive audit\n")
+
+
 def test_port_in_use_is_one_line_naming_it(store_dir: Path) -> None:
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))

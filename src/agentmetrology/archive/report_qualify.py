@@ -13,14 +13,18 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrology.archive.evidence_check import qualify_store
+from agentmetrology.archive.importers.limits import parse_json
 from agentmetrology.archive.model import Archive
 from agentmetrology.archive.versions import compare_archives
+from agentmetrology.edges.files import FileRefused, read_text
 from agentmetrology.records.canonical import digest
 from agentmetrology.records.errors import UserError
 from agentmetrology.store.blob_reads import BlobReads
 from agentmetrology.store.ledger_reader import chain_heads
 from agentmetrology.store.qualify import INVALID, QUALIFIED, UNAVAILABLE
 from agentmetrology.store.verify_ahead import LedgerHalf
+
+MAX_REPORT_BYTES = 256 << 20  # as an archive file (archive.importers): a report is smaller
 
 REPORT_FILES = ("archive.json", "regrade.json", "diagnose.json", "experiment.json")
 BINDING_FILE = "evidence.json"  # beside a diagnose or experiment report (write_binding)
@@ -60,11 +64,17 @@ def write_binding(out: Path, evidence: dict[str, Any]) -> None:
                                     encoding="utf-8")
 
 
+def _json_file(path: Path) -> Any:
+    """Return a report file's JSON, read as an archive is (a regular file of bounded size and
+    nesting): '['*100000 was a RecursionError traceback, a named pipe blocked for ever."""
+    return parse_json(read_text(path, MAX_REPORT_BYTES))
+
+
 def read_binding(report_dir: Path) -> dict[str, Any] | None:
     """Return the binding beside a report, or None when there is none (or it is unreadable)."""
     try:
-        doc = json.loads((report_dir / BINDING_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        doc = _json_file(report_dir / BINDING_FILE)
+    except (OSError, ValueError, FileRefused):
         return None
     return doc if isinstance(doc, dict) else None
 
@@ -78,8 +88,8 @@ def read_report(report_dir: Path) -> tuple[Path, dict[str, Any]]:
         path = report_dir / name
         if path.is_file():
             try:
-                doc = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError) as exc:
+                doc = _json_file(path)
+            except (OSError, ValueError, FileRefused) as exc:
                 raise UserError(f"{path}: not a readable report ({exc})") from None
             if not isinstance(doc, dict):
                 raise UserError(f"{path}: not a report (a JSON object is expected)")

@@ -117,7 +117,9 @@ def census_cmd(
     from agentmetrology.inspect_ext.audit.census import DEFAULT_TASKS, run_census
     from agentmetrology.inspect_ext.audit.census_tau2 import archive_census
 
-    specs = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else list(DEFAULT_TASKS)
+    # `--tasks ""` names nothing, as `--tasks ,` does: only a missing option means the list
+    specs = ([t.strip() for t in tasks.split(",") if t.strip()] if tasks is not None
+             else list(DEFAULT_TASKS))
     if not specs:
         fail("--tasks names no benchmark")
     with user_errors():

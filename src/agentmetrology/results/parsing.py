@@ -50,6 +50,11 @@ def parse_csv(stream: TextIO, source: str, delimiter: str, max_line_chars: int) 
     rows: list[dict[str, Any]] = []
     lines: list[int] = []
     try:
+        header = reader.fieldnames or []
+        if len(set(header)) != len(header):  # DictReader keeps the last cell of a repeated name
+            twice = sorted({n for n in header if header.count(n) > 1})
+            raise TableError(f"{source} line 1: the header names {', '.join(map(repr, twice))} "
+                             "more than once; name each column once")
         for row in reader:
             rows.append({k: v for k, v in row.items() if k is not None})
             lines.append(reader.line_num)

@@ -18,10 +18,15 @@ def _check_names(option: str, names: tuple[str, ...]) -> None:
 
 
 def split_column_names(text: str, option: str) -> tuple[str, ...]:
-    """Split a comma-separated list of column names, rejecting empty names."""
+    """Split a comma-separated list of column names, rejecting empty names and repeats (a
+    `--value` or `--b` named twice was compared twice, doubling its Holm-adjusted p)."""
     names = tuple(part.strip() for part in text.split(","))
     if not text.strip() or any(not name for name in names):
         raise TableError(f"{option} needs comma-separated column names, got {text!r}")
+    if len(set(names)) != len(names):
+        twice = sorted({n for n in names if names.count(n) > 1})
+        raise TableError(f"{option} {text!r} names {', '.join(twice)} more than once; name "
+                         "each once")
     return names
 
 

@@ -13,9 +13,11 @@ never an out-of-memory): larger blobs are written as they are.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import itertools
 import os
+import stat
 import zlib
 from pathlib import Path
 
@@ -113,11 +115,30 @@ def resolve(raw: bytes, digest: str) -> tuple[bytes | None, str]:
     return None, why
 
 
+def read_regular(path: str | Path) -> bytes:
+    """Return a blob file's bytes; BlobCorruptError when it is a link or not a regular file (a
+    link to /dev/zero was read until memory ran out, a named pipe blocked its reader)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        raise BlobCorruptError(f"{path} is a symbolic link, not a file of the store") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise BlobCorruptError(f"{path} is not a regular file")
+        f = open(fd, "rb")  # noqa: SIM115  # it owns the descriptor from here
+    except BaseException:
+        os.close(fd)
+        raise
+    with f:
+        return f.read()
+
+
 def read_blob_file(path: str | Path, digest: str) -> bytes:
     """Return the checked contents of the blob file at `path` (OSError when unreadable,
-    BlobCorruptError when they do not hash to `digest`)."""
-    with open(path, "rb") as f:
-        return unpack(f.read(), digest)
+    BlobCorruptError when they do not hash to `digest` or it is no regular file)."""
+    return unpack(read_regular(path), digest)
 
 
 class BlobStore:
@@ -187,8 +208,9 @@ class BlobStore:
         # A plain string path: pathlib's joins were a tenth of an archive import's own time.
         path = os.path.join(self._base, digest[:2], digest[2:])
         try:
-            with open(path, "rb") as f:
-                raw = f.read()
+            raw = read_regular(path)
         except FileNotFoundError:
             raise BlobMissingError(f"blob {digest} is not in the store at {self.root}") from None
+        except BlobCorruptError as exc:
+            return None, str(exc)
         return resolve(raw, digest)

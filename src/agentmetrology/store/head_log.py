@@ -24,16 +24,37 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from agentmetrology.edges.files import file_kind
 from agentmetrology.store.chain import GENESIS, head
+from agentmetrology.store.errors import StoreError
 
 HEAD_LOG_FILE = "ledger.heads"
 HEAD_LOG_META = "head_log"  # the chain length at which the log started
 _HEX = frozenset("0123456789abcdef")
 _LINE = 86  # a line's most bytes: a length of up to 20 digits, a space, 64 digits, a newline
+
+
+def _exists(path: Path) -> bool:
+    """Return whether the head log exists; StoreError when it is not a regular file: a
+    directory raised IsADirectoryError out of `agm campaign status`, a link to /dev/zero was
+    read until memory ran out, and a named pipe would block its reader or writer."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return False
+    except OSError as exc:  # a link loop, a component that is a file
+        raise StoreError(f"{path}: the head log cannot be read ({exc.strerror or exc}); "
+                         "restore the store from a copy") from None
+    if not stat.S_ISREG(mode):
+        kind = "a directory" if stat.S_ISDIR(mode) else file_kind(mode)
+        raise StoreError(f"{path} is {kind}, not a file: a store's head log is a regular "
+                         "file; restore the store from a copy")
+    return True
 
 
 def log_path(ledger_path: Path) -> Path:
@@ -55,7 +76,8 @@ class HeadLog:
         Call inside a write transaction (starting a log records where it started in `meta`).
         """
         path = log_path(ledger_path)
-        _drop_torn_line(path)
+        if _exists(path):
+            _drop_torn_line(path)
         length, now = head(c)
         row = c.execute("SELECT value FROM meta WHERE key=?", (HEAD_LOG_META,)).fetchone()
         log = cls(path, length, fsync)
@@ -92,6 +114,8 @@ class HeadLog:
 
 def last_entry(path: Path) -> tuple[int, str] | None:
     """Return the last complete entry of a head log (its tail only), None if none is readable."""
+    if not _exists(path):
+        return None
     try:
         with open(path, "rb") as f:
             size = f.seek(0, os.SEEK_END)
@@ -149,6 +173,8 @@ def read_log(path: Path, resume: tuple[int, str] | None = None) -> LogRead:
     unchanged), with every line after; otherwise the whole log is. The prefix is hashed as a
     stream, never held: a million transactions make a log of about 110 MB.
     """
+    if not _exists(path):
+        return LogRead(False)
     try:
         f = path.open("rb")
     except FileNotFoundError:

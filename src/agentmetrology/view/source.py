@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from agentmetrology.edges.files import file_kind
 from agentmetrology.records.errors import UserError
 
 LEDGER_FILE = "ledger.sqlite"  # the store's documented ledger file name
@@ -100,6 +101,9 @@ def detect_source(path: str | Path) -> Source:
         raise ViewSourceError(f"{p} is not an evidence store (no {LEDGER_FILE}), an audit dir "
                               "(no card.json or audit.json) or an archive audit dir (no "
                               "archive.json)")
+    if not p.is_file():  # a named pipe would block the probes below, a device never end
+        raise ViewSourceError(f"{p} is {file_kind(p.stat().st_mode)}, not a regular file; give "
+                              "an evidence store, an audit dir or an archive audit")
     if _archive_schema(p):
         # Pointed at one file: that file is all the viewer reads.
         return Source("archive", p.parent, (), p)

@@ -41,6 +41,27 @@ def test_archive_unreadable_is_a_value_error(tmp_path):
         archive_census(bad)
 
 
+@pytest.mark.parametrize(("text", "message"), [
+    ("[" * 100_000, "cannot read the tau-bench archive .*: does not parse as JSON \\(JSON nested "
+                    "too deeply\\)"),  # was: a RecursionError traceback
+    ('[{"task_id": 1, "info": 5}]', "not a tau-bench run archive \\(AttributeError"),  # was too
+    ('{"task_id": 1}', "not a tau-bench run archive \\(a JSON list of result rows\\)"),
+])
+def test_an_archive_of_another_shape_is_a_value_error(tmp_path, text, message):
+    bad = tmp_path / "x.json"
+    bad.write_text(text)
+    with pytest.raises(ValueError, match=message):
+        archive_census(bad)
+
+
+def test_a_named_pipe_is_refused_not_waited_on(tmp_path):
+    import os
+
+    os.mkfifo(tmp_path / "p.json")  # was: read until a writer came (for ever); /dev/zero, whole
+    with pytest.raises(ValueError, match="is a named pipe, not a regular file"):
+        archive_census(tmp_path / "p.json")
+
+
 def test_tau2_retail_first_three_tasks_criteria_separately():
     pytest.importorskip("inspect_evals", reason="needs the `inspect` extra (inspect-evals)")
     r = tau2_census("retail", 3)

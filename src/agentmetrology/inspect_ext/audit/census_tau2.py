@@ -14,10 +14,12 @@ Two sources, two criteria reported separately (docs/inspect.md):
 from __future__ import annotations
 
 import copy
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
+
+from agentmetrology.archive.importers.taubench import read_json_file
+from agentmetrology.archive.model import ArchiveFormatError
 
 __all__ = ["READ_ONLY_TOOLS", "TAU2_DOMAINS", "archive_census", "tau2_census", "tau2_domain",
            "tau2_summary", "with_criteria"]
@@ -99,21 +101,35 @@ def tau2_summary(domain: str, loaded: Any, probe: Any, run: Any) -> dict[str, An
     return out
 
 
+def _archive_rows(path: Path) -> list[dict[str, Any]]:
+    """Return the rows of a tau-bench run archive, read as the archive importer reads one (a
+    regular file of bounded size, bounded nesting); ValueError saying what was wrong."""
+    try:
+        rows = read_json_file(path)
+    except ArchiveFormatError as exc:  # before: /dev/zero was read whole, a FIFO never ended
+        raise ValueError(f"cannot read the tau-bench archive {path}: "
+                         f"{str(exc).split(': ', 1)[-1]}") from exc
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise ValueError(f"{path}: not a tau-bench run archive (a JSON list of result rows)")
+    return rows
+
+
 def archive_census(path: Path) -> dict[str, Any]:
     """Count, from a tau-bench run archive, the tasks a do-nothing trajectory satisfies."""
-    try:
-        rows = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"cannot read the tau-bench archive {path}: {exc}") from exc
     tasks: dict[int, dict[str, Any]] = {}
     hashes: dict[int, set[str]] = {}
-    for r in rows:
-        info = r.get("info") or {}
-        tid = int(r["task_id"])
-        tasks.setdefault(tid, info.get("task") or {})
-        grader = ((info.get("reward_info") or {}).get("info")) or {}
-        if "gt_data_hash" in grader:
-            hashes.setdefault(tid, set()).add(str(grader["gt_data_hash"]))
+    rows = _archive_rows(path)
+    try:
+        for r in rows:
+            info = r.get("info") or {}
+            tid = int(r["task_id"])
+            tasks.setdefault(tid, info.get("task") or {})
+            grader = ((info.get("reward_info") or {}).get("info")) or {}
+            if "gt_data_hash" in grader:
+                hashes.setdefault(tid, set()).add(str(grader["gt_data_hash"]))
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:  # a row of another shape
+        raise ValueError(f"{path}: not a tau-bench run archive ({type(exc).__name__}: {exc})"
+                         ) from exc
     no_write = sorted(t for t, task in tasks.items()
                       if all(a.get("name") in READ_ONLY_TOOLS for a in task.get("actions", [])))
     no_output = sorted(t for t, task in tasks.items() if not task.get("outputs"))
