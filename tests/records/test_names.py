@@ -17,3 +17,10 @@ def test_compact_slug_collapses_runs_trims_and_falls_back() -> None:
     assert compact_slug("café", "task") == "caf"
     assert compact_slug("@@@", "task") == "task"
     assert compact_slug("a--b", "task") == "a--b"
+
+
+def test_repeated_names_each_item_given_more_than_once_sorted() -> None:
+    from agentmetrology.records.names import repeated
+
+    assert repeated(["b", "a", "b", "c", "a", "b"]) == ["a", "b"]
+    assert repeated([3, 1, 3]) == [3] and repeated(["x", "y"]) == []

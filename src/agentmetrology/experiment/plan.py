@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrology.envs.registry import DEFAULT_ENVIRONMENT, get_env
+from agentmetrology.records.names import repeated
 from agentmetrology.run.campaign.problems import CampaignConfigError, Checker
 from agentmetrology.run.campaign.spec import TargetSpec
 from agentmetrology.run.campaign.targets import check_agent
@@ -257,7 +258,7 @@ def _arms(ck: Checker, t: dict[str, Any], kind: str | None,
             out.append(canonical_condition(env, a))
         except ValueError as exc:
             ck.error(f"{w}.arms", str(exc))
-    twice = sorted({a for a in out if out.count(a) > 1})
+    twice = repeated(out)
     if twice:
         # An arm compared with itself gives delta 0 by construction: the rule cannot be evaluated.
         ck.error(f"{w}.arms", f"arm {', '.join(twice)} is listed twice: the decision rule "

@@ -26,6 +26,7 @@ from typing import Any, Literal, get_args
 from agentmetrology.records.assessment import Status
 from agentmetrology.records.errors import UserError
 from agentmetrology.records.events import Event
+from agentmetrology.records.names import repeated
 
 ObligationKind = Literal["goal", "permission", "side_effect", "transaction", "interaction"]
 OBLIGATION_KINDS: tuple[str, ...] = get_args(ObligationKind)
@@ -139,7 +140,7 @@ class Contract:
 
     def __post_init__(self) -> None:
         names = [o.name for o in self.checks]
-        dup = sorted({n for n in names if names.count(n) > 1})
+        dup = repeated(names)
         if dup:
             raise ContractError(f"contract {self.name!r} names {', '.join(dup)} twice; "
                                 "obligation names must be unique")

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Sequence
+from typing import TypeVar
+
+Named = TypeVar("Named", str, int)
 
 
 def slug(text: str) -> str:
@@ -13,3 +18,8 @@ def slug(text: str) -> str:
 def compact_slug(text: str, empty: str) -> str:
     """Return `text` with each run outside [A-Za-z0-9_.-] made one `-`, ends trimmed, or `empty`."""
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-") or empty
+
+
+def repeated(items: Sequence[Named]) -> list[Named]:
+    """Return, sorted, every item `items` holds more than once (a name or seed given twice)."""
+    return sorted(item for item, n in Counter(items).items() if n > 1)

@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterator
 from typing import Any, TextIO
 
+from agentmetrology.records.names import repeated
 from agentmetrology.results.errors import TableError
 from agentmetrology.results.limits import MAX_DEPTH
 
@@ -52,7 +53,7 @@ def parse_csv(stream: TextIO, source: str, delimiter: str, max_line_chars: int) 
     try:
         header = reader.fieldnames or []
         if len(set(header)) != len(header):  # DictReader keeps the last cell of a repeated name
-            twice = sorted({n for n in header if header.count(n) > 1})
+            twice = repeated(header)
             raise TableError(f"{source} line 1: the header names {', '.join(map(repr, twice))} "
                              "more than once; name each column once")
         for row in reader:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agentmetrology.records.names import repeated
 from agentmetrology.results.errors import TableError
 from agentmetrology.results.limits import check_limits
 from agentmetrology.results.pairing import PairSpec
@@ -24,7 +25,7 @@ def split_column_names(text: str, option: str) -> tuple[str, ...]:
     if not text.strip() or any(not name for name in names):
         raise TableError(f"{option} needs comma-separated column names, got {text!r}")
     if len(set(names)) != len(names):
-        twice = sorted({n for n in names if names.count(n) > 1})
+        twice = repeated(names)
         raise TableError(f"{option} {text!r} names {', '.join(twice)} more than once; name "
                          "each once")
     return names

@@ -19,6 +19,7 @@ from agentmetrology.agents.registry import agent_family
 from agentmetrology.envs.registry import get_env
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.errors import UserError
+from agentmetrology.records.names import repeated
 from agentmetrology.run.campaign.spec import TargetSpec
 from agentmetrology.run.episode import canonical_condition
 from agentmetrology.run.llm_options import Price, check_llm_target
@@ -140,7 +141,7 @@ def task_names(spec: EnvSpec, text: str | None) -> list[str]:
     for t in names:
         _named("--task", spec.check_task, t)
     if len(set(names)) != len(names):
-        twice = sorted({t for t in names if names.count(t) > 1})
+        twice = repeated(names)
         raise UserError(f"--task {text!r} lists {', '.join(twice)} more than once; list each "
                         "task once")
     return names

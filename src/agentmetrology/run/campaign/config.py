@@ -13,6 +13,7 @@ from typing import Any
 from agentmetrology.envs.registry import DEFAULT_ENVIRONMENT, get_env
 from agentmetrology.mutations import get_mutation, mutated_condition, split_condition, unsupported
 from agentmetrology.records.environment import EnvSpec
+from agentmetrology.records.names import repeated
 from agentmetrology.run.campaign.problems import CampaignConfigError, Checker, Problem
 from agentmetrology.run.campaign.spec import CampaignConfig, Limits, TargetSpec
 from agentmetrology.run.campaign.targets import check_agent, check_decoding, check_targets
@@ -147,7 +148,7 @@ def _seeds(ck: Checker, camp: dict[str, Any]) -> list[int]:
         ck.error(loc, "expected a range like \"0-9\" or a non-empty list of integers in "
                       "0 .. 2**63-1")
         return []
-    dupes = sorted({s for s in items if items.count(s) > 1})
+    dupes = repeated(items)
     if dupes:
         ck.error(loc, f"duplicate seeds: {', '.join(map(str, dupes))}")
     return list(dict.fromkeys(items))
