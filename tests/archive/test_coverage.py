@@ -20,6 +20,7 @@ from agentmetrology.archive.coverage import (
     cell_summary,
     coverage,
     difference_bounds,
+    exact_mean,
     identification_bounds,
     pass_k_section,
     task_view,
@@ -313,3 +314,18 @@ def test_an_unresolved_episode_names_the_cell_it_is_counted_in() -> None:
     assert [(u["episode_id"], u["cell"]) for u in c["unresolved_episodes"]] == [
         ("e1", '["x / y", ""]'), ("e2", '["x", "y"]')]
     assert {u["cell"] for u in c["unresolved_episodes"]} == {x["cell"] for x in c["cells"]}
+
+
+def test_exact_mean_equals_the_mean_of_one_fraction_per_value() -> None:
+    """Grouping equal values changes nothing: the exact sum is rounded once, as before."""
+    import random
+
+    gen = random.Random(7)
+    for _ in range(200):
+        pool = [gen.random() for _ in range(gen.randint(1, 5))] + [0.0, -0.0, 1, 0.1, 1e-300]
+        values = [gen.choice(pool) for _ in range(gen.randint(1, 300))]
+        want = float(sum(Fraction(v) for v in values) / len(values))
+        assert exact_mean(values) == want
+    assert exact_mean([0.1] * 3) == float(Fraction(0.1))  # not 0.1+0.1+0.1 over 3 in floats
+    with pytest.raises(ValueError):
+        exact_mean([float("nan")])  # as Fraction(nan) always raised

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # `agm` in a fresh interpreter, as the console script runs it.
-AGM = [sys.executable, "-c", "from agentmetrology.cli.main import main; main()"]
+AGM = [sys.executable, "-c", "from agentmetrology.cli.main import entry; entry()"]
 
 
 @dataclass(frozen=True)

@@ -77,6 +77,14 @@ def _ratio(num: int, den: int) -> float | None:
     return float(Fraction(num, den)) if den else None
 
 
+def exact_mean(values: Sequence[float]) -> float:
+    """Return the mean of `values` computed exactly and rounded once (a Fraction per distinct
+    value times its count: an archive's scores take few values, and a Fraction per episode
+    was most of a 10,000-episode coverage section)."""
+    total = sum((Fraction(v) * n for v, n in Counter(values).items()), Fraction(0))
+    return float(total / len(values))
+
+
 def cell_summary(episodes: Sequence[ArchiveEpisode]) -> dict[str, Any]:
     """Return counts, the three denominators, reasons, scores and bounds for one cell."""
     counts = Counter(e.outcome for e in episodes)
@@ -101,8 +109,7 @@ def cell_summary(episodes: Sequence[ArchiveEpisode]) -> dict[str, Any]:
         "score_graded_only": _ratio(passes, graded),
         "score_stored": _ratio(passes, planned),
         "stored_values": {"count": len(stored),
-                          "mean": float(sum(Fraction(s) for s in stored) / len(stored))
-                          if stored else None,
+                          "mean": exact_mean(stored) if stored else None,
                           "excluded_unresolved": excluded},
         "bounds": None,
     }

@@ -35,6 +35,7 @@ from agentmetrology.archive.model import Archive
 from agentmetrology.archive.redact import redact
 from agentmetrology.archive.regrade import regrade_store
 from agentmetrology.archive.report_qualify import compare_with_evidence, store_evidence
+from agentmetrology.cli import heap_exit
 from agentmetrology.cli.archive_tau2_cmd import leaderboard_cmd, regrade_file
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.evidence_banner import print_banner
@@ -154,6 +155,7 @@ def audit(
             if store:
                 heap.freeze()  # still paused: no collection between the two
         _write_audit(doc, out_dir, as_json)
+    heap_exit.keep(archive, body, doc)  # written: the process ends without freeing them
 
 
 def _ledger_ahead(src: Path, store: bool) -> AbstractContextManager[LedgerAhead | None]:

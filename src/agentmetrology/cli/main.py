@@ -12,6 +12,7 @@ import sys
 import typer
 
 from agentmetrology import __version__
+from agentmetrology.cli import heap_exit
 from agentmetrology.cli.errors import fail_line
 from agentmetrology.cli.lazy_commands import LazyRootGroup
 from agentmetrology.cli.pipes import guard_stdout
@@ -84,5 +85,18 @@ def main() -> None:
         fail_line(str(exc))
 
 
+def entry() -> None:
+    """Run the command line as the `agm` console script: `main`, then end the process without
+    freeing a heap a command kept (cli.heap_exit)."""
+    heap_exit.arm()
+    try:
+        main()
+    except SystemExit as exc:
+        if exc.code is None or isinstance(exc.code, int):
+            heap_exit.end(heap_exit.exit_code(exc.code))
+        raise
+    heap_exit.end(0)
+
+
 if __name__ == "__main__":
-    main()
+    entry()

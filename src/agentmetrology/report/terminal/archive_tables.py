@@ -46,10 +46,11 @@ def print_archive_audit(console: Console, doc: dict[str, Any], out: Path) -> Non
                    f"{_f((cov['bounds'] or {}).get('upper'))}"),
     ]
     for cell in doc["pass_hat_k"]:
+        shown = shown_k_rows(cell["rows"])
         rows.append((f"pass^k stored ({cell['cell']})",
-                     " / ".join(_f(r["stored"]) for r in cell["rows"])))
+                     ", ".join(f"k={r['k']} {_f(r['stored'])}" for r in shown)))
         rows.append((f"pass^k upper ({cell['cell']})",
-                     " / ".join(_f(r["upper"]) for r in cell["rows"])))
+                     ", ".join(f"k={r['k']} {_f(r['upper'])}" for r in shown)))
     rows.append(("tasks with mixed outcomes", doc["tasks"]["counts"]["mixed"]))
     cost, prov = doc["cost"], doc["provenance"]
     rows.append(("cost multiplicity", _f(cost.get("multiplicity")) if cost["applicable"]
@@ -63,6 +64,13 @@ def print_archive_audit(console: Console, doc: dict[str, Any], out: Path) -> Non
     console.print(table)
     console.print(f"wrote {out / 'archive.json'}, {out / 'report.md'}, {out / 'report.html'}",
                   markup=False, highlight=False)
+
+
+def shown_k_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Return the pass^k rows a summary shows: k = 1, 2, 4, 8, ... and the last one (every
+    k is in archive.json and the reports; a hundred values per row filled a terminal)."""
+    last = rows[-1]["k"] if rows else 0
+    return [r for r in rows if r["k"] == last or r["k"] & (r["k"] - 1) == 0]
 
 
 def _f(value: float | None) -> str:
