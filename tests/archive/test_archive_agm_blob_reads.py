@@ -216,3 +216,40 @@ def test_the_import_tokens_exactly_what_the_check_reads() -> None:
         tokens += got is not None
     assert tokens >= 6
 
+
+
+def _alone_and_reading_twice(store: Path, monkeypatch: pytest.MonkeyPatch
+                             ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Return the full check alone (each episode blob read once: its blob check keeps the
+    token) and the same check made to read each episode blob again, as it did before."""
+    alone = qualify_store(store, "full")
+    with monkeypatch.context() as m:
+        m.setattr(BlobChecks, "_keep_token", lambda self, d, stored: None)
+        twice = qualify_store(store, "full")
+    return alone, twice
+
+
+def test_a_full_check_alone_reads_each_episode_blob_once(
+        recorded: tuple[Path, dict[str, bytes]], monkeypatch: pytest.MonkeyPatch) -> None:
+    store, _ = recorded
+    real = BlobChecks.episode_json
+    again: list[str] = []
+    monkeypatch.setattr(BlobChecks, "episode_json",
+                        lambda self, d: again.append(d) or real(self, d))
+    alone, twice = _alone_and_reading_twice(store, monkeypatch)
+    assert alone == twice and alone["result"] == "qualified"
+    assert len(again) == 36  # the check made to read twice; the check alone read none again
+
+
+@pytest.mark.parametrize("label, edit, reseal", STUDY, ids=[s[0] for s in STUDY])
+def test_a_full_check_alone_reports_damage_as_reading_twice_did(
+        recorded: tuple[Path, dict[str, bytes]], monkeypatch: pytest.MonkeyPatch,
+        label: str, edit: Edit, reseal: bool) -> None:
+    store, files = recorded
+    tf.apply(store, edit, reseal)
+    try:
+        alone, twice = _alone_and_reading_twice(store, monkeypatch)
+        assert alone == twice, label
+        assert alone["qualified"] == (label in QUALIFIES), label
+    finally:
+        tf.restore(store, files)

@@ -15,15 +15,14 @@ import stat
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from agentmetrology.store.blobs import BlobCorruptError, contents, problem
+from agentmetrology.store.blob_reads import BlobRead, BlobReads
+from agentmetrology.store.blobs import BlobCorruptError, contents, problem, resolve
 from agentmetrology.store.episode_head import episode_fields
 from agentmetrology.store.qualify import INVALID, UNAVAILABLE
+from agentmetrology.store.verify_episodes import episode_token
 from agentmetrology.store.verify_scope import Checkpoint
-
-if TYPE_CHECKING:
-    from agentmetrology.store.blob_reads import BlobReads
 
 _DIGEST = re.compile("[0-9a-f]{3,}")  # what store.paths accepts as a blob name
 
@@ -102,7 +101,7 @@ class BlobChecks(ABC):
             if self.mode == "ledger":
                 self.blob_ok[d] = True
                 continue
-            why = self.verdict(d)
+            why = self.verdict(d, where.endswith(" episode"))
             hashed += 1
             self.blob_ok[d] = why is None
             if why is not None:
@@ -114,13 +113,33 @@ class BlobChecks(ABC):
         """Forget every blob verdict, kind and the folders' listing: the next step reads anew."""
         self.blob_ok, self.kinds, self._listing = {}, {}, None
 
-    def verdict(self, d: str) -> str | None:
+    def verdict(self, d: str, episode: bool = False) -> str | None:
         """Return why the file of blob `d` is not the blob (None: it is), hashing its bytes
-        (inflated when compressed) unless the import already did in this process."""
+        (inflated when compressed) unless the import already did in this process. An
+        `episode` blob a full check hashes here keeps the token of what the episode checks
+        compare with its row (store.blob_reads), so that they need not read and inflate it
+        again (they did: twice per episode blob, a sixth of a whole check)."""
         seen = None if self.reads is None else self.reads.seen(d)
         if seen is not None:
             return seen.why
-        return problem(self.blob_path(d).read_bytes(), d)
+        raw = self.blob_path(d).read_bytes()
+        if not episode or self.mode != "full":
+            return problem(raw, d)
+        stored, why = resolve(raw, d)
+        if stored is not None:
+            self._keep_token(d, stored)
+        return why or None
+
+    def _keep_token(self, d: str, stored: bytes) -> None:
+        """Keep the token of episode blob `d` (its checked bytes `stored`), when it has one."""
+        try:
+            found = episode_token(episode_fields(stored))
+        except RecursionError:  # nested too deep: the episode check reads it and names it
+            return
+        if found is not None:
+            if self.reads is None:
+                self.reads = BlobReads()
+            self.reads.keep(d, BlobRead(None, *found))
 
     def blob_path(self, d: str) -> Path:
         """Return the file of blob `d` (a name no blob has when `d` is not a blob name)."""
