@@ -1,7 +1,8 @@
 """Parse the text formats of a results table (CSV, TSV, JSON Lines, a JSON array) from a text
 stream, line by line where the format allows, each line capped in length before it is parsed.
 
-Every way the text can be wrong ends as a TableError naming the source and line.
+Every way the text can be wrong ends as a TableError naming the source and line: a JSON object
+that names a key twice too (a JSON reader keeps the last value and drops the others silently).
 """
 
 from __future__ import annotations
@@ -66,10 +67,27 @@ def parse_csv(stream: TextIO, source: str, delimiter: str, max_line_chars: int) 
     return rows, lines
 
 
+class _RepeatedKeys(dict[str, Any]):
+    """An object that named a key more than once (`twice`, sorted): marked while parsing, refused
+    by `_check_row`, which knows its row's line (the parser's hook does not)."""
+
+    twice: list[str]
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """Return a parsed JSON object as a dict, marked when it named a key more than once."""
+    obj = dict(pairs)
+    if len(obj) == len(pairs):
+        return obj
+    marked = _RepeatedKeys(obj)
+    marked.twice = repeated([key for key, _ in pairs])
+    return marked
+
+
 def _loads(text: str, source: str, line: int | None) -> Any:
     """Parse JSON text, turning every way it can fail into a TableError with the line."""
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_object)
     except json.JSONDecodeError as exc:
         raise TableError(
             f"{source} line {line or exc.lineno}: not valid JSON ({exc.msg})"
@@ -100,11 +118,18 @@ def _check_text(text: str, source: str, line: int) -> None:
 
 
 def _check_row(obj: Any, source: str, line: int, escapes: bool) -> None:
-    """Raise TableError if `obj` nests deeper than MAX_DEPTH levels or (with `escapes`, when
-    the text had a \\u escape) holds a lone surrogate in a key or a string."""
+    """Raise TableError if `obj` names a key twice in one object, nests deeper than MAX_DEPTH
+    levels or (with `escapes`, when the text had a \\u escape) holds a lone surrogate in a key
+    or a string."""
     stack: list[tuple[Any, int]] = [(obj, 1)]
     while stack:
         node, depth = stack.pop()
+        if isinstance(node, _RepeatedKeys):
+            raise TableError(
+                f"{source} line {line}: a JSON object names "
+                f"{', '.join(map(repr, node.twice))} more than once (only the last value "
+                "would be read); give each key once"
+            )
         if depth > MAX_DEPTH:
             raise TableError(
                 f"{source} line {line}: JSON nested more than {MAX_DEPTH} levels deep; "
