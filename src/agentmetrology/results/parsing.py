@@ -2,7 +2,8 @@
 stream, line by line where the format allows, each line capped in length before it is parsed.
 
 Every way the text can be wrong ends as a TableError naming the source and line: a JSON object
-that names a key twice too (a JSON reader keeps the last value and drops the others silently).
+that names a key twice too (a JSON reader keeps the last value and drops the others silently),
+and a CSV row with more or fewer cells than the header (a reader drops or invents cells).
 """
 
 from __future__ import annotations
@@ -45,6 +46,18 @@ def physical_lines(stream: TextIO, source: str, max_line_chars: int) -> Iterator
         yield line
 
 
+def _check_cells(row: dict[str | None, Any], columns: int, source: str, line: int) -> None:
+    """Raise TableError unless a CSV row has one cell per header column: DictReader keeps the
+    extra cells of a longer row under the key None and fills a shorter one with None."""
+    extra = len(row.get(None) or ())
+    missing = sum(value is None for key, value in row.items() if key is not None)
+    if extra or missing:
+        cells = columns + extra - missing
+        raise TableError(f"{source} line {line}: {cells} cell{'s' * (cells != 1)}, but the "
+                         f"header names {columns} columns; give each row one cell per column "
+                         "(quote a cell that holds the delimiter)")
+
+
 def parse_csv(stream: TextIO, source: str, delimiter: str, max_line_chars: int) -> Rows:
     """Parse delimited text with a header row; line numbers count the header as line 1."""
     lines_in = physical_lines(stream, source, max_line_chars)
@@ -58,7 +71,8 @@ def parse_csv(stream: TextIO, source: str, delimiter: str, max_line_chars: int) 
             raise TableError(f"{source} line 1: the header names {', '.join(map(repr, twice))} "
                              "more than once; name each column once")
         for row in reader:
-            rows.append({k: v for k, v in row.items() if k is not None})
+            _check_cells(row, len(header), source, reader.line_num)
+            rows.append(row)
             lines.append(reader.line_num)
     except csv.Error as exc:
         raise TableError(f"{source} line {reader.line_num}: malformed CSV ({exc})") from None
