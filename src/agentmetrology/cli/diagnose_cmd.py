@@ -11,7 +11,7 @@ import typer
 from agentmetrology.agents.llm.policy import target_from_spec
 from agentmetrology.agents.registry import AGENT_PREFIX
 from agentmetrology.archive.report_qualify import store_evidence
-from agentmetrology.cli.args import seed_value
+from agentmetrology.cli.args import plain_zero, seed_value
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail, user_errors
 from agentmetrology.cli.evidence_banner import print_banner
@@ -40,7 +40,8 @@ def diagnose_cmd(
     analysis_seed: int = typer.Option(0, "--analysis-seed", min=0, callback=seed_value,
                                       help="Seed of the bootstrap intervals."),
     json_out: bool = typer.Option(False, "--json", help="Print diagnose.json."),
-    tau: float = typer.Option(0.65, "--tau", help="Pass threshold of MSR/MTR (0-1 scale)."),
+    tau: float = typer.Option(0.65, "--tau", callback=plain_zero,
+                              help="Pass threshold of MSR/MTR (0-1 scale)."),
     judge_model: JudgeModelOpt = None,
     base_url: BaseUrlOpt = None,
     api_key_env: ApiKeyEnvOpt = None,
