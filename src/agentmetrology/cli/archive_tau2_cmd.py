@@ -26,17 +26,20 @@ from agentmetrology.report.numberguard import NumberGuardError
 from agentmetrology.report.tau2_leaderboard_report import render_leaderboard
 from agentmetrology.report.tau2_regrade_report import render_tau2_regrade
 from agentmetrology.report.terminal.archive_tables import print_leaderboard, tau2_regrade_line
+from agentmetrology.store.enclosing import InsideStoreError, refuse_inside_store
 
 T = TypeVar("T")
 
 
 def _guarded(build: Callable[[], T], out: Path) -> tuple[T, Path]:
-    """Return build()'s result and the created --out directory; user errors exit 2, one line."""
+    """Return build()'s result and the created --out directory; user errors exit 2, one line.
+    An --out inside an evidence store is refused before anything is built."""
     try:
+        refuse_inside_store(out, "report")
         value = build()
         out_dir = resolved(out)
         out_dir.mkdir(parents=True, exist_ok=True)
-    except (ArchiveFormatError, NumberGuardError) as exc:
+    except (ArchiveFormatError, NumberGuardError, InsideStoreError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(code=2) from exc
     except OSError as exc:

@@ -20,6 +20,7 @@ from agentmetrology.records.errors import UserError
 from agentmetrology.report.analysis_files import write_diagnose
 from agentmetrology.report.terminal.diagnose_summary import print_diagnose
 from agentmetrology.store import LedgerError
+from agentmetrology.store.enclosing import refuse_inside_store
 
 # The LLM-judge audit's options (used only with --judge-model).
 JudgeModelOpt = Annotated[list[str] | None, typer.Option(
@@ -49,6 +50,8 @@ def diagnose_cmd(
     judge_episodes: JudgeEpisodesOpt = 20,
 ) -> None:
     """Tell agent, environment and scorer apart: gaps, rescored gaps, MSR/MTR, readings."""
+    with user_errors():  # before any work (a judge's calls are paid for)
+        refuse_inside_store(out, "report")
     judges = [target_from_spec(f"{AGENT_PREFIX}{m}", base_url=base_url, api_key_env=api_key_env,
                                max_retries=1) for m in judge_model or []]
     try:
