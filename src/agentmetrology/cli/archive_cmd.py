@@ -38,7 +38,7 @@ from agentmetrology.archive.report_qualify import compare_with_evidence, store_e
 from agentmetrology.cli.archive_tau2_cmd import leaderboard_cmd, regrade_file
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.evidence_banner import print_banner
-from agentmetrology.edges.display import printable
+from agentmetrology.edges.display import one_line, printable
 from agentmetrology.edges.files import FileRefused, resolved
 from agentmetrology.records.canonical import canonical_json
 from agentmetrology.report.archive_files import write_archive_audit, write_regrade
@@ -77,7 +77,9 @@ def _fail(message: str, given: tuple[Path | None, ...] = ()) -> typer.Exit:
     credential label and hide the message's next word.
     """
     label, rest = _given_label(message, given)
-    typer.echo(f"error: {printable(label)}{printable(redact(rest, limit=500))}", err=True)
+    # one_line before redact, whose flattening would show a path's newline as a space
+    typer.echo(f"error: {one_line(label)}{printable(redact(one_line(rest), limit=500))}",
+               err=True)
     return typer.Exit(code=2)
 
 

@@ -20,6 +20,7 @@ from agentmetrology.archive.tau2_leaderboard import TIE_TOLERANCE, leaderboard
 from agentmetrology.archive.tau2_regrade import regrade_doc
 from agentmetrology.cli.args import finite
 from agentmetrology.cli.console import make_console
+from agentmetrology.edges.display import one_line
 from agentmetrology.edges.files import resolved
 from agentmetrology.records.canonical import canonical_json
 from agentmetrology.report.numberguard import NumberGuardError
@@ -40,10 +41,10 @@ def _guarded(build: Callable[[], T], out: Path) -> tuple[T, Path]:
         out_dir = resolved(out)
         out_dir.mkdir(parents=True, exist_ok=True)
     except (ArchiveFormatError, NumberGuardError, InsideStoreError) as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"error: {one_line(str(exc))}", err=True)
         raise typer.Exit(code=2) from exc
     except OSError as exc:
-        typer.echo(f"error: cannot write {out}: {exc.strerror}", err=True)
+        typer.echo(f"error: cannot write {one_line(str(out))}: {exc.strerror}", err=True)
         raise typer.Exit(code=2) from exc
     return value, out_dir
 

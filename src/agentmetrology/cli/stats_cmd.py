@@ -23,6 +23,7 @@ from rich.console import Console
 
 from agentmetrology.cli.args import plain_zero
 from agentmetrology.cli.console import make_console
+from agentmetrology.edges.display import one_line
 from agentmetrology.records.errors import UserError
 from agentmetrology.report.terminal.stats_compare import print_comparison
 from agentmetrology.report.terminal.stats_format import (
@@ -85,8 +86,7 @@ def stats_console() -> Console:
 
 def _fail(message: object) -> NoReturn:
     """Print one line on stderr and exit with status 2 (bad input)."""
-    text = " ".join(str(message).split())  # one line, whatever the message held
-    typer.echo(f"agm stats: error: {text}", err=True)
+    typer.echo(f"agm stats: error: {one_line(str(message))}", err=True)
     raise typer.Exit(code=2)
 
 
