@@ -22,13 +22,13 @@ def _one_line(res: object) -> str:
 
 @pytest.mark.parametrize(("argv", "line"), [
     (["diagnose", "{p}", "--out", "{o}"],
-     "error: {name}: not an agm evidence store (no ledger.sqlite)\n"),
+     "error: {name}: not an agm evidence store (no ledger.sqlite)\n"),  # importer: its name
     (["export", "{p}", "--format", "csv"], "error: no evidence store at {shown} (no "
                                            "ledger.sqlite)\n"),
     (["stats", "summarize", "{p}.csv", "--value", "v", "--group", "g"],
      "agm stats: error: {shown}.csv: no such file\n"),
     (["archive", "audit", "{p}.json", "--out", "{o}"], "error: archive not found: {shown}.json\n"),
-    (["archive", "leaderboard", "{p}.json", "--out", "{o}"], "error: {name}.json: not found\n"),
+    (["archive", "leaderboard", "{p}.json", "--out", "{o}"], "error: {shown}.json: not found\n"),
 ])
 def test_a_path_holding_a_newline_is_shown_on_one_line(tmp_path: Path, argv: list[str],
                                                        line: str) -> None:

@@ -24,7 +24,7 @@ from agentmetrology.archive.tau2_regrade import regrade_tau2
 from agentmetrology.archive.tau2_reported import SUBMISSION, find_claim
 from agentmetrology.archive.tau2_section import tau2_section
 from agentmetrology.archive.versions import rank_reversals
-from agentmetrology.edges.files import file_kind
+from agentmetrology.edges.files import file_kind, resolved
 from agentmetrology.records.canonical import to_plain
 
 SCHEMA = "agentmetrology.tau2-leaderboard/1"
@@ -35,19 +35,21 @@ COMPARED = (("reported", "recomputed"), ("recomputed", "where_doing_nothing_fail
 
 
 def results_files(paths: list[Path]) -> list[Path]:
-    """Return the tau2 results files among the given files and directories (walked, sorted)."""
+    """Return the tau2 results files among the given files and directories (walked, sorted),
+    each resolved (`~` expanded, links followed); errors name a path as it was given."""
     found: list[Path] = []
-    for path in paths:
+    for given in paths:
+        path = resolved(given)
         if path.is_dir():
             found += sorted(p for p in path.rglob("*.json")
                             if p.is_file() and p.name != SUBMISSION and _is_results(p))
         elif path.is_file():
             found.append(path)
         elif path.exists():  # a named pipe or a device: never read (it may never end)
-            raise ArchiveFormatError(f"{path}: is {file_kind(path.stat().st_mode)}, neither a "
-                                     "tau2 results file nor a folder")
+            raise ArchiveFormatError(f"{given}: is {file_kind(path.stat().st_mode)}, neither "
+                                     "a tau2 results file nor a folder")
         else:
-            raise ArchiveFormatError(f"{path.name}: not found")
+            raise ArchiveFormatError(f"{given}: not found")
     _check_once(found)
     if len(found) > MAX_FILES:
         raise ArchiveFormatError(f"{len(found)} results files; more than {MAX_FILES} at once is "

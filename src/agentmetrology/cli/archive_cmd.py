@@ -72,8 +72,9 @@ def _fail(message: str, given: tuple[Path | None, ...] = ()) -> typer.Exit:
 
     Not the one handler's line: these messages quote a hostile file (member names, parser
     errors), so they are redacted and flattened to one line first. A message that starts
-    with the name of a file the user gave (`NAME: ...`) keeps that name as given: it is the
-    user's own word, and redacting it would read a file called `token` or `passwd` as a
+    with the name of a file the user gave (`NAME: ...`, as the importers name it) starts with
+    the path as the user gave it instead: it is the user's own word (and clearer than its
+    last part), and redacting it would read a file called `token` or `passwd` as a
     credential label and hide the message's next word.
     """
     label, rest = _given_label(message, given)
@@ -85,7 +86,8 @@ def _fail(message: str, given: tuple[Path | None, ...] = ()) -> typer.Exit:
 
 def _given_label(message: str, given: tuple[Path | None, ...]) -> tuple[str, str]:
     """Split `NAME: ` off `message` when NAME is a given path's name (a link's or its
-    target's, which the importers name): the label, named as the user gave it, and the rest."""
+    target's, which the importers name): the label, the path as the user gave it, and the
+    rest."""
     for path in given:
         if path is None:
             continue
@@ -95,7 +97,7 @@ def _given_label(message: str, given: tuple[Path | None, ...]) -> tuple[str, str
             target = path.name
         for name in (path.name, target):
             if name and message.startswith(name + ": "):
-                return path.name + ": ", message[len(name) + 2:]
+                return f"{path}: ", message[len(name) + 2:]
     return "", message
 
 
@@ -242,7 +244,7 @@ def regrade(
     except (ArchiveFormatError, NumberGuardError) as exc:
         raise _fail(str(exc), (store,)) from exc
     except (OSError, ValueError, KeyError) as exc:
-        raise _fail(f"{store.name}: cannot be re-graded ({type(exc).__name__}: {exc})",
+        raise _fail(f"{store}: cannot be re-graded ({type(exc).__name__}: {exc})",
                     (store,)) from exc
     write_regrade(doc, md, out_dir)
     print_banner(doc.get("evidence"))  # the summary and --json alike

@@ -65,7 +65,7 @@ def leaderboard_cmd(
 ) -> None:
     """Audit many tau2 submissions: reported vs recomputed, do-nothing share, rank reversals."""
     def build() -> tuple[dict[str, Any], tuple[str, str]]:
-        doc = leaderboard([resolved(p) for p in paths], tol=tie, regrade=regrade)
+        doc = leaderboard(paths, tol=tie, regrade=regrade)  # resolved there, named as given
         return doc, render_leaderboard(doc)
 
     (doc, (md, page)), out_dir = _guarded(build, out)
