@@ -39,7 +39,8 @@ def test_a_named_pipe_a_device_and_a_dangling_link_are_named(tmp_path: Path) -> 
     dangling.symlink_to(tmp_path / "nothing")
     for path, said in ((fifo, "is a named pipe, not a directory"),
                        (Path("/dev/null"), "is a character device, not a directory"),
-                       (dangling, f"is a symbolic link to nothing ({tmp_path / 'nothing'})")):
+                       (dangling, f"is a symbolic link to nothing ({tmp_path / 'nothing'}), "
+                                  "not a directory")):
         with pytest.raises(NotAStoreError) as refused:
             EvidenceStore.open(path, scrub_env=False)
         assert str(refused.value) == f"{path} {said}; give a new or empty directory"

@@ -6,8 +6,6 @@ import contextlib
 import dataclasses
 import hashlib
 import json
-import os
-import stat
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -15,7 +13,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from agentmetrology.edges.files import file_kind
+from agentmetrology.edges.files import path_kind
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.canonical import canonical_json, decode_json
 from agentmetrology.records.episode import BillableAttempt, Episode, EpisodeKey
@@ -52,19 +50,13 @@ def check_new_store_dir(root: Path) -> None:
     """Raise NotAStoreError unless `root` is missing or an empty directory (or already a store).
 
     A store is never created beside other files: `--store out/` pointing at an audit's output
-    folder would otherwise mix a ledger into it. What is there instead of a directory is named
-    (a named pipe was called "a file").
+    folder would otherwise mix a ledger into it.
     """
-    if root.is_symlink() and not root.exists():  # mkdir would fail with "File exists"
-        raise NotAStoreError(f"{root} is a symbolic link to nothing ({os.readlink(root)}); give "
-                             "a new or empty directory")
-    if (root / LEDGER_FILE).exists() or not root.exists():
+    if (root / LEDGER_FILE).exists() or not (root.exists() or root.is_symlink()):
         return
-    if not root.is_dir():
-        mode = root.stat().st_mode
-        kind = "a file" if stat.S_ISREG(mode) else file_kind(mode)
-        raise NotAStoreError(f"{root} is {kind}, not a directory; give a new or empty "
-                             "directory")
+    if not root.is_dir():  # a file, a named pipe, a link to nothing (mkdir: "File exists")
+        raise NotAStoreError(f"{root} is {path_kind(root)}, not a directory; give a new or "
+                             "empty directory")
     if any(root.iterdir()):
         raise NotAStoreError(f"{root} is not an evidence store (no {LEDGER_FILE}) and is not "
                              "empty; give a new or empty directory, or an existing store")
