@@ -74,23 +74,24 @@ def test_user_errors_exit_2_with_one_line(taubench_file: Path, tmp_path: Path) -
 
 def test_a_file_named_like_a_credential_label_is_named_not_redacted(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """A file called `passwd` or `token` is the user's own word: the message keeps its name
-    and its next word (the redaction read `NAME: word` as a credential and hid `word`), and a
-    link is named as given, not by its target."""
+    """A file called `passwd` or `token` is the user's own word: the message keeps its path as
+    given and its next word (the redaction read `NAME: word` as a credential and hid `word`),
+    and a link is named as given, not by its target. (Before, only the file's last part was
+    named: `passwd: ...` for `DIR/passwd`.)"""
     out = str(tmp_path / "o")
     for name in ("passwd", "token", "secret"):
         (tmp_path / name).write_text("hello")
         line = _errors(["audit", str(tmp_path / name), "--out", out])
-        assert line.strip() == f"error: {name}: unrecognised archive format (expected a " \
-            "tau-bench or tau2 JSON file, an Inspect .eval log or JSONL)"
+        assert line.strip() == f"error: {tmp_path / name}: unrecognised archive format " \
+            "(expected a tau-bench or tau2 JSON file, an Inspect .eval log or JSONL)"
     link = tmp_path / "link.json"
     link.symlink_to(tmp_path / "passwd")
     assert _errors(["audit", str(link), "--out", out]).startswith(
-        "error: link.json: unrecognised archive format")
+        f"error: {link}: unrecognised archive format")
     # what follows the name is still redacted (a message quoting the file's own text)
     assert _given_label("token: api_key=sk-abcdefghijklmnop1234", (link, tmp_path / "token")) \
-        == ("token: ", "api_key=sk-abcdefghijklmnop1234")
-    assert _given_label("passwd: x", (link,)) == ("link.json: ", "x")  # named as given
+        == (f"{tmp_path / 'token'}: ", "api_key=sk-abcdefghijklmnop1234")
+    assert _given_label("passwd: x", (link,)) == (f"{link}: ", "x")  # named as given
     assert _given_label("other: x", (link,)) == ("", "other: x")
     loop = tmp_path / "loop"
     loop.symlink_to(loop)  # a link to itself: every archive command refuses it (a user error)
@@ -106,7 +107,7 @@ def test_a_file_named_like_a_credential_label_is_named_not_redacted(
         2, f"error: {loop}: a symbolic link loop (no file at its end)\n")
     with pytest.raises(typer.Exit):
         raise _fail("token: api_key=sk-abcdefghijklmnop1234", (tmp_path / "token",))
-    assert capsys.readouterr().err == "error: token: api_key=[redacted]\n"
+    assert capsys.readouterr().err == f"error: {tmp_path / 'token'}: api_key=[redacted]\n"
 
 
 def _write_archive(path: Path, seed: int) -> Path:

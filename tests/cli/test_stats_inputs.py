@@ -81,3 +81,39 @@ def test_a_header_naming_a_column_twice_is_refused(tmp_path: Path) -> None:
                           "--range", "0,1")
     assert err == f"agm stats: error: {table} line 1: the header names 'score' more than " \
                   "once; name each column once\n"
+
+
+@pytest.mark.parametrize(("name", "text", "line", "key"), [
+    ("r.jsonl", '{"agent": "a", "score": 0.5}\n{"agent": "a", "score": 0.1, "score": 0.9}\n',
+     2, "score"),
+    ("r.json", '[{"agent": "a", "score": 0.5},\n {"agent": "a", "x": {"k": 1, "k": 2}, '
+     '"score": 1}]', 2, "k"),
+])
+def test_a_json_object_naming_a_key_twice_is_refused(tmp_path: Path, name: str, text: str,
+                                                     line: int, key: str) -> None:
+    # Before, `{"score": 0.1, "score": 0.9}` was read as a score of 0.9, silently (JSON readers
+    # keep the last value), and a nested key twice the same way.
+    table = tmp_path / name
+    table.write_text(text)
+    err = _one_line_error("summarize", str(table), "--value", "score", "--group", "agent",
+                          "--range", "0,1")
+    assert err == f"agm stats: error: {table} line {line}: a JSON object names {key!r} more " \
+                  "than once (only the last value would be read); give each key once\n"
+
+
+@pytest.mark.parametrize(("name", "text", "cells"), [
+    ("r.csv", "agent,score\na,0.5\na,0.1,0.9\n", "3 cells"),
+    ("r.csv", "agent,score\na,0.5\na\n", "1 cell"),
+    ("r.tsv", "agent\tscore\na\t0.5\na\t0.1\t0.9\n", "3 cells"),
+])
+def test_a_csv_row_with_more_or_fewer_cells_than_the_header_is_refused(
+        tmp_path: Path, name: str, text: str, cells: str) -> None:
+    # Before, `a,0.1,0.9` under `agent,score` dropped the cell 0.9 silently (exit 0), and `a`
+    # alone was read as a missing score, excluded as "value null".
+    table = tmp_path / name
+    table.write_text(text)
+    err = _one_line_error("summarize", str(table), "--value", "score", "--group", "agent",
+                          "--range", "0,1")
+    assert err == f"agm stats: error: {table} line 3: {cells}, but the header names 2 " \
+                  "columns; give each row one cell per column (quote a cell that holds the " \
+                  "delimiter)\n"

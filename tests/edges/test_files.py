@@ -8,7 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from agentmetrology.edges.files import FileRefused, bounded_lines, open_regular, read_text
+from agentmetrology.edges.files import (
+    FileRefused,
+    bounded_lines,
+    open_regular,
+    path_kind,
+    read_text,
+)
 
 
 def test_a_named_pipe_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:
@@ -55,3 +61,12 @@ def test_resolved_names_a_link_loop_in_one_line(tmp_path: Path) -> None:
     with pytest.raises(FileRefused, match=r"a: a symbolic link loop \(no file at its end\)"):
         resolved(tmp_path / "a")
     assert resolved(tmp_path / "." / "c") == tmp_path.resolve() / "c"  # a missing file is fine
+
+
+def test_path_kind_names_what_is_there(tmp_path: Path) -> None:
+    (tmp_path / "f").write_text("x")
+    os.mkfifo(tmp_path / "p")
+    (tmp_path / "l").symlink_to(tmp_path / "gone")
+    assert [path_kind(tmp_path / n) for n in ("", "f", "p", "l", "none")] == [
+        "a directory", "a file", "a named pipe", f"a symbolic link to nothing ({tmp_path}/gone)",
+        "missing"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -9,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from agentmetrology.store import EvidenceStore, NotAStoreError
+from run.campaign.campaign_fixtures import model_free
+from support.agm_runs import agm
 
 
 def test_a_non_empty_directory_that_is_not_a_store_is_refused(tmp_path: Path) -> None:
@@ -25,6 +29,32 @@ def test_a_file_is_refused(tmp_path: Path) -> None:
     f.write_text("x", encoding="utf-8")
     with pytest.raises(NotAStoreError, match="is a file"):
         EvidenceStore.open(f, scrub_env=False)
+
+
+def test_a_named_pipe_a_device_and_a_dangling_link_are_named(tmp_path: Path) -> None:
+    # Before, a named pipe or /dev/null as --store was called "a file", and a link to nothing
+    # ended in "[Errno 17] File exists".
+    fifo, dangling = tmp_path / "pipe", tmp_path / "link"
+    os.mkfifo(fifo)
+    dangling.symlink_to(tmp_path / "nothing")
+    for path, said in ((fifo, "is a named pipe, not a directory"),
+                       (Path("/dev/null"), "is a character device, not a directory"),
+                       (dangling, f"is a symbolic link to nothing ({tmp_path / 'nothing'}), "
+                                  "not a directory")):
+        with pytest.raises(NotAStoreError) as refused:
+            EvidenceStore.open(path, scrub_env=False)
+        assert str(refused.value) == f"{path} {said}; give a new or empty directory"
+    assert stat.S_ISFIFO(fifo.lstat().st_mode) and not (tmp_path / "nothing").exists()
+
+
+def test_campaign_run_names_a_named_pipe_in_one_line(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    (tmp_path / "c.toml").write_text(model_free(tasks='["T3_duplicates"]', seeds="0"))
+    res = agm("campaign", "run", str(tmp_path / "c.toml"), "--store", str(fifo))
+    assert (res.returncode, res.stdout) == (2, "")
+    assert res.stderr == (f"error: cannot open the evidence store at {fifo}: {fifo} is a named "
+                          "pipe, not a directory; give a new or empty directory\n")
 
 
 def test_missing_empty_and_existing_stores_open(tmp_path: Path) -> None:

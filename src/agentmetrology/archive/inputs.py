@@ -22,6 +22,7 @@ from agentmetrology.archive.score_row import store_facts
 from agentmetrology.archive.tau2_reported import find_claim
 from agentmetrology.edges.files import resolved as resolved_path
 from agentmetrology.records.errors import UserError
+from agentmetrology.store.enclosing import InsideStoreError, refuse_inside_store
 from agentmetrology.store.store import LEDGER_FILE
 from agentmetrology.store.verify_ahead import LedgerHalf
 
@@ -58,7 +59,11 @@ def read_from(src: Path) -> list[tuple[str, Path]]:
 
 
 def make_out_dir(path: Path) -> Path:
-    """Return the resolved --out directory, created if new."""
+    """Return the resolved --out directory, created if new; refused inside an evidence store."""
+    try:
+        refuse_inside_store(path, "report")
+    except InsideStoreError as exc:
+        raise InputRefused(str(exc)) from None
     resolved = resolved_path(path)
     if resolved.exists() and not resolved.is_dir():
         raise InputRefused(f"--out exists and is not a directory: {path}")

@@ -24,30 +24,35 @@ from agentmetrology.archive.tau2_regrade import regrade_tau2
 from agentmetrology.archive.tau2_reported import SUBMISSION, find_claim
 from agentmetrology.archive.tau2_section import tau2_section
 from agentmetrology.archive.versions import rank_reversals
-from agentmetrology.edges.files import file_kind
+from agentmetrology.edges.files import file_kind, resolved
 from agentmetrology.records.canonical import to_plain
 
 SCHEMA = "agentmetrology.tau2-leaderboard/1"
 TIE_TOLERANCE = 0.01  # pass rates closer than one percentage point are a tie
 MAX_FILES = 500
+# Files and folders looked at below one folder given: the leaderboard's submissions folder holds
+# a few per submission, and `/` or a home folder holds millions (the search walked them all).
+MAX_WALKED = 100_000
 MEASURES = ("reported", "recomputed", "where_doing_nothing_fails")
 COMPARED = (("reported", "recomputed"), ("recomputed", "where_doing_nothing_fails"))
 
 
 def results_files(paths: list[Path]) -> list[Path]:
-    """Return the tau2 results files among the given files and directories (walked, sorted)."""
+    """Return the tau2 results files among the given files and directories (walked, sorted),
+    each resolved (`~` expanded, links followed); errors name a path as it was given."""
     found: list[Path] = []
-    for path in paths:
+    for given in paths:
+        path = resolved(given)
         if path.is_dir():
-            found += sorted(p for p in path.rglob("*.json")
+            found += sorted(p for p in _json_below(path, given)
                             if p.is_file() and p.name != SUBMISSION and _is_results(p))
         elif path.is_file():
             found.append(path)
         elif path.exists():  # a named pipe or a device: never read (it may never end)
-            raise ArchiveFormatError(f"{path}: is {file_kind(path.stat().st_mode)}, neither a "
-                                     "tau2 results file nor a folder")
+            raise ArchiveFormatError(f"{given}: is {file_kind(path.stat().st_mode)}, neither "
+                                     "a tau2 results file nor a folder")
         else:
-            raise ArchiveFormatError(f"{path.name}: not found")
+            raise ArchiveFormatError(f"{given}: not found")
     _check_once(found)
     if len(found) > MAX_FILES:
         raise ArchiveFormatError(f"{len(found)} results files; more than {MAX_FILES} at once is "
@@ -55,6 +60,40 @@ def results_files(paths: list[Path]) -> list[Path]:
     if not found:
         raise ArchiveFormatError("no tau2 results file found in the given paths")
     return found
+
+
+def _json_below(folder: Path, given: Path) -> list[Path]:
+    """Return the `*.json` paths at any depth below `folder`, as `Path.rglob` finds them (links
+    to folders not followed, unreadable folders skipped), after looking at no more than
+    MAX_WALKED files and folders; ArchiveFormatError, naming `given`, beyond that."""
+    found: list[Path] = []
+    todo, walked = [folder], 0
+    while todo:
+        current = todo.pop()
+        try:
+            with os.scandir(current) as entries:
+                for entry in entries:
+                    walked += 1
+                    if walked > MAX_WALKED:
+                        raise ArchiveFormatError(
+                            f"{given}: more than {MAX_WALKED:,} files and folders below it, "
+                            "where a folder of submissions holds a few per submission; give "
+                            "the folder of the results files, not one far above it")
+                    if _is_folder(entry):
+                        todo.append(current / entry.name)
+                    if entry.name.endswith(".json"):
+                        found.append(current / entry.name)
+        except PermissionError:
+            continue  # as Path.rglob skips a folder it may not read
+    return found
+
+
+def _is_folder(entry: os.DirEntry[str]) -> bool:
+    """Return True for a folder that is not a symbolic link (what rglob descends into)."""
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 def _check_once(found: list[Path]) -> None:

@@ -15,16 +15,19 @@ from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.episode import Episode
 from agentmetrology.records.errors import UserError
 from agentmetrology.run.seeds import parse_seeds
+from agentmetrology.store.enclosing import refuse_inside_store
 
 MAX_SEEDS = 100  # an audit runs every stage once per seed
 
 
 def check_writable(out: Path) -> None:
-    """Refuse an output folder that cannot be written before any work is done.
+    """Refuse an output folder that cannot be written, or lies inside an evidence store, before
+    any work is done.
 
     It is probed by creating it and a file in it; what the probe created is removed again, so a
     refused or failed audit leaves nothing behind.
     """
+    refuse_inside_store(out, "audit")
     created = [p for p in (out, *out.parents) if not p.exists()]
     try:
         out.mkdir(parents=True, exist_ok=True)

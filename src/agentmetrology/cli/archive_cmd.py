@@ -39,7 +39,7 @@ from agentmetrology.cli import heap_exit
 from agentmetrology.cli.archive_tau2_cmd import leaderboard_cmd, regrade_file
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.evidence_banner import print_banner
-from agentmetrology.edges.display import printable
+from agentmetrology.edges.display import one_line, printable
 from agentmetrology.edges.files import FileRefused, resolved
 from agentmetrology.records.canonical import canonical_json
 from agentmetrology.report.archive_files import write_archive_audit, write_regrade
@@ -73,18 +73,22 @@ def _fail(message: str, given: tuple[Path | None, ...] = ()) -> typer.Exit:
 
     Not the one handler's line: these messages quote a hostile file (member names, parser
     errors), so they are redacted and flattened to one line first. A message that starts
-    with the name of a file the user gave (`NAME: ...`) keeps that name as given: it is the
-    user's own word, and redacting it would read a file called `token` or `passwd` as a
+    with the name of a file the user gave (`NAME: ...`, as the importers name it) starts with
+    the path as the user gave it instead: it is the user's own word (and clearer than its
+    last part), and redacting it would read a file called `token` or `passwd` as a
     credential label and hide the message's next word.
     """
     label, rest = _given_label(message, given)
-    typer.echo(f"error: {printable(label)}{printable(redact(rest, limit=500))}", err=True)
+    # one_line before redact, whose flattening would show a path's newline as a space
+    typer.echo(f"error: {one_line(label)}{printable(redact(one_line(rest), limit=500))}",
+               err=True)
     return typer.Exit(code=2)
 
 
 def _given_label(message: str, given: tuple[Path | None, ...]) -> tuple[str, str]:
     """Split `NAME: ` off `message` when NAME is a given path's name (a link's or its
-    target's, which the importers name): the label, named as the user gave it, and the rest."""
+    target's, which the importers name): the label, the path as the user gave it, and the
+    rest."""
     for path in given:
         if path is None:
             continue
@@ -94,7 +98,7 @@ def _given_label(message: str, given: tuple[Path | None, ...]) -> tuple[str, str
             target = path.name
         for name in (path.name, target):
             if name and message.startswith(name + ": "):
-                return path.name + ": ", message[len(name) + 2:]
+                return f"{path}: ", message[len(name) + 2:]
     return "", message
 
 
@@ -242,7 +246,7 @@ def regrade(
     except (ArchiveFormatError, NumberGuardError) as exc:
         raise _fail(str(exc), (store,)) from exc
     except (OSError, ValueError, KeyError) as exc:
-        raise _fail(f"{store.name}: cannot be re-graded ({type(exc).__name__}: {exc})",
+        raise _fail(f"{store}: cannot be re-graded ({type(exc).__name__}: {exc})",
                     (store,)) from exc
     write_regrade(doc, md, out_dir)
     print_banner(doc.get("evidence"))  # the summary and --json alike

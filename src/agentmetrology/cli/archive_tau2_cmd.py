@@ -20,27 +20,31 @@ from agentmetrology.archive.tau2_leaderboard import TIE_TOLERANCE, leaderboard
 from agentmetrology.archive.tau2_regrade import regrade_doc
 from agentmetrology.cli.args import finite
 from agentmetrology.cli.console import make_console
+from agentmetrology.edges.display import one_line
 from agentmetrology.edges.files import resolved
 from agentmetrology.records.canonical import canonical_json
 from agentmetrology.report.numberguard import NumberGuardError
 from agentmetrology.report.tau2_leaderboard_report import render_leaderboard
 from agentmetrology.report.tau2_regrade_report import render_tau2_regrade
 from agentmetrology.report.terminal.archive_tables import print_leaderboard, tau2_regrade_line
+from agentmetrology.store.enclosing import InsideStoreError, refuse_inside_store
 
 T = TypeVar("T")
 
 
 def _guarded(build: Callable[[], T], out: Path) -> tuple[T, Path]:
-    """Return build()'s result and the created --out directory; user errors exit 2, one line."""
+    """Return build()'s result and the created --out directory; user errors exit 2, one line.
+    An --out inside an evidence store is refused before anything is built."""
     try:
+        refuse_inside_store(out, "report")
         value = build()
         out_dir = resolved(out)
         out_dir.mkdir(parents=True, exist_ok=True)
-    except (ArchiveFormatError, NumberGuardError) as exc:
-        typer.echo(f"error: {exc}", err=True)
+    except (ArchiveFormatError, NumberGuardError, InsideStoreError) as exc:
+        typer.echo(f"error: {one_line(str(exc))}", err=True)
         raise typer.Exit(code=2) from exc
     except OSError as exc:
-        typer.echo(f"error: cannot write {out}: {exc.strerror}", err=True)
+        typer.echo(f"error: cannot write {one_line(str(out))}: {exc.strerror}", err=True)
         raise typer.Exit(code=2) from exc
     return value, out_dir
 
@@ -61,7 +65,7 @@ def leaderboard_cmd(
 ) -> None:
     """Audit many tau2 submissions: reported vs recomputed, do-nothing share, rank reversals."""
     def build() -> tuple[dict[str, Any], tuple[str, str]]:
-        doc = leaderboard([resolved(p) for p in paths], tol=tie, regrade=regrade)
+        doc = leaderboard(paths, tol=tie, regrade=regrade)  # resolved there, named as given
         return doc, render_leaderboard(doc)
 
     (doc, (md, page)), out_dir = _guarded(build, out)

@@ -23,13 +23,19 @@ def some_names(value: str | None) -> str | None:
     return value
 
 
+def plain_zero(value: float | None) -> float | None:
+    """Return a float option with -0.0 made 0.0 (a typer callback): `--tau -0` is zero, and
+    kept negative it was printed as `-0.0` in the JSON and `Rel@-0` in the table."""
+    return 0.0 if value == 0 else value
+
+
 def finite(value: float | None) -> float | None:
-    """Refuse a float option given as nan or inf (a typer callback): click's `min`/`max` let
-    NaN through, since every comparison with it is false (`--tie-tolerance nan` reached a
-    canonical encoder and ended in a traceback)."""
+    """Refuse a float option given as nan or inf, and make -0.0 0.0 (a typer callback):
+    click's `min`/`max` let NaN through, since every comparison with it is false
+    (`--tie-tolerance nan` reached a canonical encoder and ended in a traceback)."""
     if value is not None and not math.isfinite(value):
         raise typer.BadParameter(f"{value} is not a finite number.")
-    return value
+    return plain_zero(value)
 
 
 def seed_value(value: int | None) -> int | None:

@@ -25,6 +25,7 @@ from agentmetrology.report.terminal.inspect_audit import (
     print_proposals,
 )
 from agentmetrology.report.terminal.progress import stage_progress
+from agentmetrology.store.enclosing import refuse_inside_store
 
 inspect_app = typer.Typer(name="audit", no_args_is_help=True, add_completion=False,
                           pretty_exceptions_enable=False, rich_markup_mode=None,
@@ -164,6 +165,7 @@ def propose_cmd(
     from agentmetrology.report.proposal_guard import passes
 
     with user_errors():
+        refuse_inside_store(out, "proposals")  # before the model is asked
         judge = judge_from_options(model, base_url, api_key_env)
         assert judge is not None  # --model is required
         try:

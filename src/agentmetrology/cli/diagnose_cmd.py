@@ -11,7 +11,7 @@ import typer
 from agentmetrology.agents.llm.policy import target_from_spec
 from agentmetrology.agents.registry import AGENT_PREFIX
 from agentmetrology.archive.report_qualify import store_evidence
-from agentmetrology.cli.args import seed_value
+from agentmetrology.cli.args import plain_zero, seed_value
 from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail, user_errors
 from agentmetrology.cli.evidence_banner import print_banner
@@ -20,6 +20,7 @@ from agentmetrology.records.errors import UserError
 from agentmetrology.report.analysis_files import write_diagnose
 from agentmetrology.report.terminal.diagnose_summary import print_diagnose
 from agentmetrology.store import LedgerError
+from agentmetrology.store.enclosing import refuse_inside_store
 
 # The LLM-judge audit's options (used only with --judge-model).
 JudgeModelOpt = Annotated[list[str] | None, typer.Option(
@@ -40,7 +41,8 @@ def diagnose_cmd(
     analysis_seed: int = typer.Option(0, "--analysis-seed", min=0, callback=seed_value,
                                       help="Seed of the bootstrap intervals."),
     json_out: bool = typer.Option(False, "--json", help="Print diagnose.json."),
-    tau: float = typer.Option(0.65, "--tau", help="Pass threshold of MSR/MTR (0-1 scale)."),
+    tau: float = typer.Option(0.65, "--tau", callback=plain_zero,
+                              help="Pass threshold of MSR/MTR (0-1 scale)."),
     judge_model: JudgeModelOpt = None,
     base_url: BaseUrlOpt = None,
     api_key_env: ApiKeyEnvOpt = None,
@@ -48,6 +50,8 @@ def diagnose_cmd(
     judge_episodes: JudgeEpisodesOpt = 20,
 ) -> None:
     """Tell agent, environment and scorer apart: gaps, rescored gaps, MSR/MTR, readings."""
+    with user_errors():  # before any work (a judge's calls are paid for)
+        refuse_inside_store(out, "report")
     judges = [target_from_spec(f"{AGENT_PREFIX}{m}", base_url=base_url, api_key_env=api_key_env,
                                max_retries=1) for m in judge_model or []]
     try:

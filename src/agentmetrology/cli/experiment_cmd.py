@@ -24,6 +24,7 @@ from agentmetrology.report.terminal.campaign_text import print_problems, print_s
 from agentmetrology.report.terminal.experiment_tables import print_arms, print_dose, print_power
 from agentmetrology.run.campaign import CampaignConfigError
 from agentmetrology.run.campaign.backends import BACKENDS
+from agentmetrology.store.enclosing import refuse_inside_store
 from agentmetrology.store.opening import open_store
 
 experiment_app = typer.Typer(help="Pre-registered experiments: freeze a plan, run it, judge it.",
@@ -95,6 +96,7 @@ def report(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML).")
     """Evaluate the frozen rule on the stored episodes: experiment.json, report.md/html."""
     plan = _plan(plan_file)
     with user_errors():
+        refuse_inside_store(out, "report")
         st = open_store(store, readonly=True)
     with st:
         with user_errors():

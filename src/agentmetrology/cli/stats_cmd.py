@@ -21,7 +21,9 @@ from typing import Annotated, Any, NoReturn
 import typer
 from rich.console import Console
 
+from agentmetrology.cli.args import plain_zero
 from agentmetrology.cli.console import make_console
+from agentmetrology.edges.display import one_line
 from agentmetrology.records.errors import UserError
 from agentmetrology.report.terminal.stats_compare import print_comparison
 from agentmetrology.report.terminal.stats_format import (
@@ -67,7 +69,10 @@ OldSeedOpt = Annotated[int | None, typer.Option("--seed", hidden=True)]
 ResamplesOpt = Annotated[
     int, typer.Option("--resamples", help=f"Bootstrap resamples (at most {MAX_RESAMPLES:,}).")
 ]
-ConfidenceOpt = Annotated[float, typer.Option("--confidence", help="Interval confidence level.")]
+# Float options go through plain_zero only: the statistics refuse NaN and ranges themselves,
+# in this command's own words (`tau must be in [0, 1], got nan`).
+ConfidenceOpt = Annotated[float, typer.Option("--confidence", callback=plain_zero,
+                                              help="Interval confidence level.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document instead.")]
 
 
@@ -81,8 +86,7 @@ def stats_console() -> Console:
 
 def _fail(message: object) -> NoReturn:
     """Print one line on stderr and exit with status 2 (bad input)."""
-    text = " ".join(str(message).split())  # one line, whatever the message held
-    typer.echo(f"agm stats: error: {text}", err=True)
+    typer.echo(f"agm stats: error: {one_line(str(message))}", err=True)
     raise typer.Exit(code=2)
 
 
@@ -120,9 +124,11 @@ def summarize(
     file: FileArg,
     value: ValueOpt,
     group: Annotated[str, typer.Option("--group", help="Column(s) to group by, comma-separated.")],
-    tau: Annotated[float, typer.Option("--tau", help="Reliability@tau threshold, a fraction "
-                                       "of the column's declared range.")] = 0.9,
-    alpha: Annotated[float, typer.Option("--alpha", help="CVaR tail fraction.")] = 0.2,
+    tau: Annotated[float, typer.Option("--tau", callback=plain_zero, help="Reliability@tau "
+                                       "threshold, a fraction of the column's declared range.")
+                   ] = 0.9,
+    alpha: Annotated[float, typer.Option("--alpha", callback=plain_zero,
+                                         help="CVaR tail fraction.")] = 0.2,
     analysis_seed: AnalysisSeedOpt = None,
     seed: OldSeedOpt = None,
     resamples: ResamplesOpt = 2000,
@@ -173,8 +179,10 @@ ClusterOpt = Annotated[
 StrataOpt = Annotated[
     str | None, typer.Option("--strata", help="Resample clusters within these strata.")
 ]
-MarginOpt = Annotated[float, typer.Option("--margin", help="Equivalence margin.")]
-FlipTauOpt = Annotated[float, typer.Option("--tau", help="Pass threshold for flip counts.")]
+MarginOpt = Annotated[float, typer.Option("--margin", callback=plain_zero,
+                                          help="Equivalence margin.")]
+FlipTauOpt = Annotated[float, typer.Option("--tau", callback=plain_zero,
+                                           help="Pass threshold for flip counts.")]
 RangeOpt = Annotated[str | None, typer.Option("--range", help="LOW,HIGH: the value columns' "
                                               "range when no scorer declares it.")]
 DrawsOpt = Annotated[

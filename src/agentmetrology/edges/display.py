@@ -22,3 +22,11 @@ def _shown(match: re.Match[str]) -> str:
 def printable(text: str) -> str:
     """Return `text` with control characters (ESC, CR, C1, bidi overrides) shown as escapes."""
     return _CONTROL.sub(_shown, text)
+
+
+def one_line(text: str) -> str:
+    """Return `text` as one printable line: `printable`, and a line break shown as `\\n`.
+
+    For error lines: a path the user gave may hold a newline (`$'a\\nb'`), and printed as is
+    it made the message two lines, the second read as something else."""
+    return printable(text.strip("\n")).replace("\n", "\\n")

@@ -43,6 +43,19 @@ def file_kind(mode: int) -> str:
     return next((name for test, name in _KINDS if test(mode)), "not a regular file")
 
 
+def path_kind(path: Path) -> str:
+    """Return what `path` is, for a message: 'a directory', 'a file', 'a named pipe', ...,
+    'a symbolic link to nothing (TARGET)', or 'missing'."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return f"a symbolic link to nothing ({os.readlink(path)})" if path.is_symlink() \
+            else "missing"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    return "a file" if stat.S_ISREG(mode) else file_kind(mode)
+
+
 def open_regular(path: str | Path, max_bytes: int | None = None) -> BinaryIO:
     """Open `path` for binary reading; FileRefused unless a regular file of at most max_bytes.
 

@@ -1,7 +1,9 @@
 """Parse the text formats of a results table (CSV, TSV, JSON Lines, a JSON array) from a text
 stream, line by line where the format allows, each line capped in length before it is parsed.
 
-Every way the text can be wrong ends as a TableError naming the source and line.
+Every way the text can be wrong ends as a TableError naming the source and line: a JSON object
+that names a key twice too (a JSON reader keeps the last value and drops the others silently),
+and a CSV row with more or fewer cells than the header (a reader drops or invents cells).
 """
 
 from __future__ import annotations
@@ -44,6 +46,18 @@ def physical_lines(stream: TextIO, source: str, max_line_chars: int) -> Iterator
         yield line
 
 
+def _check_cells(row: dict[str | None, Any], columns: int, source: str, line: int) -> None:
+    """Raise TableError unless a CSV row has one cell per header column: DictReader keeps the
+    extra cells of a longer row under the key None and fills a shorter one with None."""
+    extra = len(row.get(None) or ())
+    missing = sum(value is None for key, value in row.items() if key is not None)
+    if extra or missing:
+        cells = columns + extra - missing
+        raise TableError(f"{source} line {line}: {cells} cell{'s' * (cells != 1)}, but the "
+                         f"header names {columns} columns; give each row one cell per column "
+                         "(quote a cell that holds the delimiter)")
+
+
 def parse_csv(stream: TextIO, source: str, delimiter: str, max_line_chars: int) -> Rows:
     """Parse delimited text with a header row; line numbers count the header as line 1."""
     lines_in = physical_lines(stream, source, max_line_chars)
@@ -57,7 +71,8 @@ def parse_csv(stream: TextIO, source: str, delimiter: str, max_line_chars: int) 
             raise TableError(f"{source} line 1: the header names {', '.join(map(repr, twice))} "
                              "more than once; name each column once")
         for row in reader:
-            rows.append({k: v for k, v in row.items() if k is not None})
+            _check_cells(row, len(header), source, reader.line_num)
+            rows.append(row)
             lines.append(reader.line_num)
     except csv.Error as exc:
         raise TableError(f"{source} line {reader.line_num}: malformed CSV ({exc})") from None
@@ -66,10 +81,27 @@ def parse_csv(stream: TextIO, source: str, delimiter: str, max_line_chars: int) 
     return rows, lines
 
 
+class _RepeatedKeys(dict[str, Any]):
+    """An object that named a key more than once (`twice`, sorted): marked while parsing, refused
+    by `_check_row`, which knows its row's line (the parser's hook does not)."""
+
+    twice: list[str]
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """Return a parsed JSON object as a dict, marked when it named a key more than once."""
+    obj = dict(pairs)
+    if len(obj) == len(pairs):
+        return obj
+    marked = _RepeatedKeys(obj)
+    marked.twice = repeated([key for key, _ in pairs])
+    return marked
+
+
 def _loads(text: str, source: str, line: int | None) -> Any:
     """Parse JSON text, turning every way it can fail into a TableError with the line."""
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_object)
     except json.JSONDecodeError as exc:
         raise TableError(
             f"{source} line {line or exc.lineno}: not valid JSON ({exc.msg})"
@@ -100,11 +132,18 @@ def _check_text(text: str, source: str, line: int) -> None:
 
 
 def _check_row(obj: Any, source: str, line: int, escapes: bool) -> None:
-    """Raise TableError if `obj` nests deeper than MAX_DEPTH levels or (with `escapes`, when
-    the text had a \\u escape) holds a lone surrogate in a key or a string."""
+    """Raise TableError if `obj` names a key twice in one object, nests deeper than MAX_DEPTH
+    levels or (with `escapes`, when the text had a \\u escape) holds a lone surrogate in a key
+    or a string."""
     stack: list[tuple[Any, int]] = [(obj, 1)]
     while stack:
         node, depth = stack.pop()
+        if isinstance(node, _RepeatedKeys):
+            raise TableError(
+                f"{source} line {line}: a JSON object names "
+                f"{', '.join(map(repr, node.twice))} more than once (only the last value "
+                "would be read); give each key once"
+            )
         if depth > MAX_DEPTH:
             raise TableError(
                 f"{source} line {line}: JSON nested more than {MAX_DEPTH} levels deep; "

@@ -27,6 +27,7 @@ from agentmetrology.run.export import Export, jsonl_text, stream_rows
 from agentmetrology.run.export_encode import TEXT_BATCH, arrow_type, parquet_chunks, text_chunks
 from agentmetrology.store import EvidenceStore, LedgerError, StoreNotFoundError
 from agentmetrology.store.blobs import BlobError
+from agentmetrology.store.enclosing import refuse_inside_store
 
 FORMATS = ("jsonl", "csv", "parquet")
 SUFFIXES = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".parquet": "parquet",
@@ -160,14 +161,13 @@ def check_file_name(out: Path) -> None:
 
 
 def check_not_source(source: Path, out: Path) -> None:
-    """ExportError when `out` is the results file exported or lies inside the store exported:
-    `--force` would replace the evidence with its own export (`--out STORE/ledger.sqlite`)."""
+    """ExportError when `out` is the results file exported, InsideStoreError when it lies inside
+    an evidence store (the one exported or another): `--force` would replace the evidence with
+    its own export (`--out STORE/ledger.sqlite`)."""
     src, dst = resolved(source), resolved(out)
     if dst == src and not src.is_dir():
         raise ExportError(f"{out} is the file being exported; write the export elsewhere")
-    if src.is_dir() and dst.is_relative_to(src):
-        raise ExportError(f"{out} is inside the evidence store {source}; write the export "
-                          "outside it")
+    refuse_inside_store(out, "export")  # the store exported, or any other
 
 
 def check_destination(kind: str, out: Path | None, *, force: bool,

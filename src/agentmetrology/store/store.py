@@ -13,6 +13,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from agentmetrology.edges.files import path_kind
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.canonical import canonical_json, decode_json
 from agentmetrology.records.episode import BillableAttempt, Episode, EpisodeKey
@@ -51,11 +52,11 @@ def check_new_store_dir(root: Path) -> None:
     A store is never created beside other files: `--store out/` pointing at an audit's output
     folder would otherwise mix a ledger into it.
     """
-    if (root / LEDGER_FILE).exists() or not root.exists():
+    if (root / LEDGER_FILE).exists() or not (root.exists() or root.is_symlink()):
         return
-    if not root.is_dir():
-        raise NotAStoreError(f"{root} is a file, not an evidence store; give a new or empty "
-                             "directory")
+    if not root.is_dir():  # a file, a named pipe, a link to nothing (mkdir: "File exists")
+        raise NotAStoreError(f"{root} is {path_kind(root)}, not a directory; give a new or "
+                             "empty directory")
     if any(root.iterdir()):
         raise NotAStoreError(f"{root} is not an evidence store (no {LEDGER_FILE}) and is not "
                              "empty; give a new or empty directory, or an existing store")
