@@ -2,9 +2,9 @@
 
 An audit of a large store builds a heap that lives until the command ends (every episode
 imported): freeing it object by object when the command returns, then again as the
-interpreter tears its modules down, took 0.05 s of a 10,000-episode audit's 2.2 s and about
-0.3 s of a 100,000-episode one's 23 s, and frees nothing the operating system would not take
-back at once. A command that has written everything it writes may `keep` such a heap: the
+interpreter tears its modules down, took about 0.05 s of a 10,000-episode audit's 2.2 s and
+0.25 s of a 100,000-episode one's 23 s (timed by hand), and frees nothing the operating system
+would not take back at once. A command that has written everything it writes may `keep` such a heap: the
 console script (`cli.main.entry`, never `main()` itself, which tests call in-process) then
 ends the process with `os._exit` after flushing stdout and stderr and running the atexit
 handlers, which is what a normal exit does before the teardown. It does so only when the

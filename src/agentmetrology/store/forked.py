@@ -68,8 +68,8 @@ def worker_start(parent: int) -> None:
 # How much lower a helper process runs than the command it helps (os.nice), where the command
 # is the longer path: in `agm archive audit` the importing process is (its own walk, then the
 # reports), so the reader processes and the ledger half give way to it when they outnumber
-# the cores (on two CPUs, three processes: an audit of 10,200 episodes took 2.05 s instead of
-# 2.10, medians of 12 runs each taking turns); on more cores nothing waits.
+# the cores (on two CPUs, three processes: a small gain, within the runs' spread; see
+# docs/archive.md); on more cores nothing waits.
 HELPER_NICENESS = 10
 
 
