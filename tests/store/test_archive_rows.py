@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from agentmetrology.store import EvidenceStore
-from agentmetrology.store.archive_rows import planned_episodes
+from agentmetrology.store.archive_rows import assessment_body, planned_episodes
 from archive.agm_fixtures import RECORDED, build_store
 
 
@@ -31,3 +31,22 @@ def test_the_streamed_rows_are_the_per_key_reads(store: Path) -> None:
                 seen += 1
     assert recorded == RECORDED and seen > RECORDED  # the unrun campaign is planned only
     assert several == RECORDED  # every episode has more than one assessment to merge
+
+
+def test_records_left_as_stored_decode_to_the_same_bodies(store: Path) -> None:
+    """`bodies=False` (the import's read) leaves each assessment's record as stored; decoded
+    with `assessment_body` it is the record the default read gives."""
+    with EvidenceStore.open_readonly(store, scrub_env=False) as st:
+        for campaign in st.campaigns():
+            decoded = list(planned_episodes(st, campaign))
+            stored = list(planned_episodes(st, campaign, bodies=False))
+            assert [p.key for p in stored] == [p.key for p in decoded]
+            for d, s in zip(decoded, stored, strict=True):
+                if d.episode is None:
+                    assert s.episode is None
+                    continue
+                assert s.episode is not None
+                for a, b in zip(d.episode["assessments"], s.episode["assessments"], strict=True):
+                    assert isinstance(b["assessment"], str)
+                    assert assessment_body(b["assessment"]) == a["assessment"] is not None
+                    assert {**b, "assessment": a["assessment"]} == a

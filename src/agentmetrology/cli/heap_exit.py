@@ -2,14 +2,15 @@
 
 An audit of a large store builds a heap that lives until the command ends (every episode
 imported): freeing it object by object when the command returns, then again as the
-interpreter tears its modules down, took about 0.05 s of a 10,000-episode audit's 2.2 s and
-0.25 s of a 100,000-episode one's 23 s (timed by hand), and frees nothing the operating system
-would not take back at once. A command that has written everything it writes may `keep` such a heap: the
-console script (`cli.main.entry`, never `main()` itself, which tests call in-process) then
-ends the process with `os._exit` after flushing stdout and stderr and running the atexit
-handlers, which is what a normal exit does before the teardown. It does so only when the
-main thread is the only one left (a thread still running is joined by a normal exit, never
-cut off); otherwise, and whenever nothing was kept, the exit is the normal one.
+interpreter tears its modules down, took about 0.05 s of a 10,000-episode audit's 2.2 s
+and 0.25 s of a 100,000-episode one's 23 s (timed by hand), and frees nothing the operating
+system would not take back at once. A command that has written everything it writes may
+`keep` such a heap: the console script (`cli.main.entry`, never `main()` itself, which
+tests call in-process) then ends the process with `os._exit` after flushing stdout and
+stderr and running the atexit handlers, which is what a normal exit does before the
+teardown. It does so only when the main thread is the only one left (a thread still running
+is joined by a normal exit, never cut off); otherwise, and whenever nothing was kept, the
+exit is the normal one.
 """
 
 from __future__ import annotations
