@@ -48,9 +48,9 @@ def print_archive_audit(console: Console, doc: dict[str, Any], out: Path) -> Non
     for cell in doc["pass_hat_k"]:
         shown = shown_k_rows(cell["rows"])
         rows.append((f"pass^k stored ({cell['cell']})",
-                     ", ".join(f"k={r['k']} {_f(r['stored'])}" for r in shown)))
+                     ", ".join(f"k{r['k']}={_f(r['stored'])}" for r in shown)))
         rows.append((f"pass^k upper ({cell['cell']})",
-                     ", ".join(f"k={r['k']} {_f(r['upper'])}" for r in shown)))
+                     ", ".join(f"k{r['k']}={_f(r['upper'])}" for r in shown)))
     rows.append(("tasks with mixed outcomes", doc["tasks"]["counts"]["mixed"]))
     cost, prov = doc["cost"], doc["provenance"]
     rows.append(("cost multiplicity", _f(cost.get("multiplicity")) if cost["applicable"]
