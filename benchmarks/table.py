@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from table_export_audit import evidence_verify_memory, export_audit_scale
+from table_json_keys import json_keys
 from table_store_scale import check_split, store_scale
 from table_transcripts import transcript_bytes
 from table_view_scale import view_scale
@@ -431,6 +432,7 @@ SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "view_scale": view_scale, "view_scale_million": view_scale,
     "ledger_append": ledger_append,
     "suite_time": suite_time, "transcript_bytes": transcript_bytes,
+    "json_keys": json_keys,
 }
 COLUMNS = ("benchmark", "measure", "ours", "peer", "ratio", "goal", "machine", "command")
 

@@ -93,6 +93,9 @@ def test_a_file_named_like_a_credential_label_is_named_not_redacted(
         == (f"{tmp_path / 'token'}: ", "api_key=sk-abcdefghijklmnop1234")
     assert _given_label("passwd: x", (link,)) == (f"{link}: ", "x")  # named as given
     assert _given_label("other: x", (link,)) == ("", "other: x")
+    # an Inspect log's member is named after the log as given too (before: `x.eval!m: ...`)
+    assert _given_label("passwd!samples/a.json: CRC mismatch", (link,)) == (
+        f"{link}!", "samples/a.json: CRC mismatch")
     loop = tmp_path / "loop"
     loop.symlink_to(loop)  # a link to itself: every archive command refuses it (a user error)
     for args in (["audit", str(loop)], ["regrade", str(loop)], ["leaderboard", str(loop)],

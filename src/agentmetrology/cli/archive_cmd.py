@@ -86,9 +86,9 @@ def _fail(message: str, given: tuple[Path | None, ...] = ()) -> typer.Exit:
 
 
 def _given_label(message: str, given: tuple[Path | None, ...]) -> tuple[str, str]:
-    """Split `NAME: ` off `message` when NAME is a given path's name (a link's or its
-    target's, which the importers name): the label, the path as the user gave it, and the
-    rest."""
+    """Split `NAME: ` (or an Inspect log's `NAME!` before a member's name) off `message` when
+    NAME is a given path's name (a link's or its target's, which the importers name): the
+    label, the path as the user gave it, and the rest."""
     for path in given:
         if path is None:
             continue
@@ -97,8 +97,9 @@ def _given_label(message: str, given: tuple[Path | None, ...]) -> tuple[str, str
         except FileRefused:
             target = path.name
         for name in (path.name, target):
-            if name and message.startswith(name + ": "):
-                return f"{path}: ", message[len(name) + 2:]
+            for sep in (": ", "!"):  # the member's name after `!` is the file's text: redacted
+                if name and message.startswith(name + sep):
+                    return f"{path}{sep}", message[len(name) + len(sep):]
     return "", message
 
 

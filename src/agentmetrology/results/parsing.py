@@ -13,6 +13,7 @@ import json
 from collections.abc import Iterator
 from typing import Any, TextIO
 
+from agentmetrology.edges.json_keys import KeyMarks, RepeatedKeys, names_twice
 from agentmetrology.records.names import repeated
 from agentmetrology.results.errors import TableError
 from agentmetrology.results.limits import MAX_DEPTH
@@ -81,27 +82,10 @@ def parse_csv(stream: TextIO, source: str, delimiter: str, max_line_chars: int) 
     return rows, lines
 
 
-class _RepeatedKeys(dict[str, Any]):
-    """An object that named a key more than once (`twice`, sorted): marked while parsing, refused
-    by `_check_row`, which knows its row's line (the parser's hook does not)."""
-
-    twice: list[str]
-
-
-def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """Return a parsed JSON object as a dict, marked when it named a key more than once."""
-    obj = dict(pairs)
-    if len(obj) == len(pairs):
-        return obj
-    marked = _RepeatedKeys(obj)
-    marked.twice = repeated([key for key, _ in pairs])
-    return marked
-
-
 def _loads(text: str, source: str, line: int | None) -> Any:
     """Parse JSON text, turning every way it can fail into a TableError with the line."""
     try:
-        return json.loads(text, object_pairs_hook=_object)
+        return json.loads(text, object_pairs_hook=KeyMarks())
     except json.JSONDecodeError as exc:
         raise TableError(
             f"{source} line {line or exc.lineno}: not valid JSON ({exc.msg})"
@@ -138,12 +122,9 @@ def _check_row(obj: Any, source: str, line: int, escapes: bool) -> None:
     stack: list[tuple[Any, int]] = [(obj, 1)]
     while stack:
         node, depth = stack.pop()
-        if isinstance(node, _RepeatedKeys):
-            raise TableError(
-                f"{source} line {line}: a JSON object names "
-                f"{', '.join(map(repr, node.twice))} more than once (only the last value "
-                "would be read); give each key once"
-            )
+        if isinstance(node, RepeatedKeys):  # marked by the parse (`_loads`)
+            raise TableError(f"{source} line {line}: {names_twice(node.twice)} (only the last "
+                             "value would be read); give each key once")
         if depth > MAX_DEPTH:
             raise TableError(
                 f"{source} line {line}: JSON nested more than {MAX_DEPTH} levels deep; "

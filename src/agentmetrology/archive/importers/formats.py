@@ -22,12 +22,12 @@ from agentmetrology.archive.importers.tau2 import (
     load_tau2,
     looks_like_tau2,
     looks_like_tau2_head,
-    read_tau2_json,
+    read_tau2_doc,
 )
 from agentmetrology.archive.importers.taubench import (
     load_taubench,
     looks_like_taubench,
-    read_json_file,
+    read_json_doc,
 )
 from agentmetrology.archive.model import Archive, ArchiveFormatError
 from agentmetrology.runtime.registry import Registry, named_instance
@@ -37,7 +37,8 @@ _SNIFF_BYTES = 4096
 
 @dataclass(frozen=True)
 class Claim:
-    """A format's claim on a path, with what it already read there (parsed once)."""
+    """A format's claim on a path, with what it already read there (parsed once; the JSON
+    formats' JsonDoc, which says whether any object in it named a key twice)."""
 
     data: Any = None
 
@@ -96,10 +97,10 @@ def _load_store(path: Path, data: Any, max_member_bytes: int) -> Archive:
 def _sniff_taubench(path: Path) -> Claim | None:
     if not path.is_file() or zipfile.is_zipfile(path) or first_char(path) != "[":
         return None
-    data = read_json_file(path)
-    if looks_like_taubench(data):
-        return Claim(data)
-    if looks_like_tau2(data):
+    doc = read_json_doc(path)
+    if looks_like_taubench(doc.value):
+        return Claim(doc)
+    if looks_like_tau2(doc.value):
         return None  # a bare list of tau2 simulations: the tau2 format claims it next
     raise ArchiveFormatError(f"{path.name}: a JSON list, but not tau-bench result rows "
                              "(nor tau2 simulations)")
@@ -110,8 +111,8 @@ def _sniff_tau2(path: Path) -> Claim | None:
         return None
     first = first_char(path)
     if first == "[" or (first == "{" and looks_like_tau2_head(_head(path))):
-        data = read_tau2_json(path)
-        return Claim(data) if looks_like_tau2(data) else None
+        doc = read_tau2_doc(path)
+        return Claim(doc) if looks_like_tau2(doc.value) else None
     return None
 
 

@@ -4,8 +4,9 @@ Episode line: `{task, model, [episode_id, scaffold, run, trial, events, executed
 stored_score, termination, termination_detail, reason, reason_detail, replay]}`; `grade` is
 `{score, passed?}`, a bare number, or null. Span line: `{span_id, parent_id, kind, model,
 response_id, attempt_id, usage: {input, output, cached}, cost, [run, episode_id]}`.
-A malformed line is reported with file and line number and skipped; a line nested too deeply or
-holding numbers beyond the float range is malformed too. An episode whose termination is a
+A malformed line is reported with file and line number and skipped; a line nested too deeply,
+holding numbers beyond the float range or an object naming a key twice (readers differ on which
+value counts) is malformed too. An episode whose termination is a
 measurement failure (`infra_error`, `cancelled`) is ungraded whatever grade the line stores. A
 spans file from which no span can be read is refused.
 """
@@ -16,7 +17,13 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from agentmetrology.archive.importers.limits import cost, count, parse_json, score_outside
+from agentmetrology.archive.importers.limits import (
+    cost,
+    count,
+    parse_json,
+    score_outside,
+    twice_text,
+)
 from agentmetrology.archive.model import (
     Archive,
     ArchiveEpisode,
@@ -32,6 +39,7 @@ from agentmetrology.archive.model import (
 from agentmetrology.archive.redact import redact
 from agentmetrology.archive.replay import apply_gate
 from agentmetrology.edges.files import bounded_lines
+from agentmetrology.edges.json_keys import KeyMarks, first_repeated
 from agentmetrology.records.canonical import canonical_json, to_plain
 from agentmetrology.records.episode import MEASUREMENT_FAILURES
 from agentmetrology.records.numbers import finite_float
@@ -211,6 +219,17 @@ def _lines(path: Path) -> Iterable[tuple[int, str | None]]:
                 yield no, text
 
 
+def _parse_line(text: str) -> dict[str, Any]:
+    """Return a line's JSON object; raise LineError when it is none or names a key twice."""
+    marks = KeyMarks()
+    obj = parse_json(text, marks=marks)
+    if not isinstance(obj, dict):
+        raise LineError("line is not a JSON object")
+    if marks.count:
+        raise LineError(twice_text(first_repeated(obj) or []))
+    return obj
+
+
 def load_jsonl(path: Path, archive: Archive | None = None, spans_only: bool = False) -> Archive:
     """Return an Archive of the episodes and spans in a JSONL file; bad lines become problems."""
     archive = archive or Archive(source=path.name, format=FORMAT)
@@ -220,9 +239,7 @@ def load_jsonl(path: Path, archive: Archive | None = None, spans_only: bool = Fa
             if text is None:
                 raise LineError(f"line is longer than {MAX_LINE_BYTES:,} bytes, the limit for "
                                 "one episode or span")
-            obj = parse_json(text)
-            if not isinstance(obj, dict):
-                raise LineError("line is not a JSON object")
+            obj = _parse_line(text)
             if "span_id" in obj:
                 archive.spans.append(parse_span(obj))
             elif spans_only:

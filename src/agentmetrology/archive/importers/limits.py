@@ -4,7 +4,8 @@ Archives come from elsewhere, so every importer parses JSON through `parse_json`
 nesting too deep for Python's parser (RecursionError) or for the recursive code after it into a
 `ValueError` with a plain message, and reads numbers through `count` (here) and
 `records.numbers.finite_float`, which treat non-finite floats and integers too large for a
-float as unreadable rather than raising.
+float as unreadable rather than raising. Given `KeyMarks`, `parse_json` marks every object that
+names a key twice (edges.json_keys), and `repeated_key` says which record holds one.
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
+from typing import Any, NamedTuple
+
+from agentmetrology.edges.json_keys import KeyMarks, RepeatedKeys, first_repeated, names_twice
 
 MAX_DEPTH = 200  # deepest JSON nesting accepted; real archives stay well under 30 levels
 MAX_COUNT = 2**53  # largest token count / trial number read as exact (floats are exact below)
@@ -68,19 +71,21 @@ def parse_cost(raw: bytes | bytearray | str) -> int:
     return 2 * len(raw) + 64 * containers + 24 * items
 
 
-def parse_json(raw: bytes | bytearray | str, max_memory: int | None = None) -> Any:
+def parse_json(raw: bytes | bytearray | str, max_memory: int | None = None,
+               marks: KeyMarks | None = None) -> Any:
     """Return parsed JSON; raise ValueError for bad JSON and TooDeepError for deep nesting.
 
     Bare NaN / Infinity tokens are accepted as Python's parser does (Inspect writes them); the
     readers decide what a non-finite number means. With `max_memory`, text whose parse would
-    need more (see `parse_cost`) is refused before parsing.
+    need more (see `parse_cost`) is refused before parsing. With `marks`, each object naming a
+    key twice is marked (a RepeatedKeys) and counted in `marks`.
     """
     if max_memory is not None and (cost := parse_cost(raw)) > max_memory:
         raise TooCostlyError(f"parsing would need about {cost >> 20} MiB, more than the "
                          f"{max_memory >> 20} MiB allowed")
     text = raw if isinstance(raw, str) else raw.decode("utf-8")
     try:
-        value = json.loads(text)
+        value = json.loads(text, object_pairs_hook=marks)  # None: the parser's fast path
     except RecursionError as exc:
         raise TooDeepError("JSON nested too deeply") from exc
     deep_enough = text.count("[") + text.count("{") > MAX_DEPTH  # else no walk is needed
@@ -90,6 +95,47 @@ def parse_json(raw: bytes | bytearray | str, max_memory: int | None = None) -> A
         # It cannot be encoded as UTF-8, so no digest, report or export could hold it.
         raise LoneSurrogateError(f"JSON holds a lone surrogate ({bad!r}), which is not text")
     return value
+
+
+class JsonDoc(NamedTuple):
+    """A parsed JSON file and whether any object in it named a key twice (then marked)."""
+
+    value: Any
+    repeated: bool
+
+
+def parse_doc(text: str) -> JsonDoc:
+    """Return the parsed JSON of a whole file with its objects naming a key twice marked."""
+    marks = KeyMarks()
+    value = parse_json(text, marks=marks)
+    return JsonDoc(value, marks.count > 0)
+
+
+def unpack(data: Any) -> tuple[Any, bool]:
+    """Return (parsed value, whether it may hold a marked object) of what a loader was given: a
+    JsonDoc knows; a bare value may (its records are then searched, never assumed clean)."""
+    if isinstance(data, JsonDoc):
+        return data.value, data.repeated
+    return data, True
+
+
+def twice_text(twice: list[str]) -> str:
+    """Return the problem text for an object naming the keys `twice` more than once."""
+    return f"{names_twice(twice)} (JSON readers differ on which value counts)"
+
+
+def repeated_key(record: Any, may_hold: bool, identity: tuple[str, ...]) -> str | None:
+    """Return why `record` cannot be read when an object in it names a key twice, else None.
+
+    Raise Malformed when `record`'s own `identity` fields (its task, its trial) are among them:
+    then no episode can be named for it.
+    """
+    if not may_hold or (twice := first_repeated(record)) is None:
+        return None
+    own = record.twice if isinstance(record, RepeatedKeys) else []
+    if set(own) & set(identity):
+        raise Malformed(twice_text(own))
+    return twice_text(twice)
 
 
 def lone_surrogate(value: Any) -> str | None:

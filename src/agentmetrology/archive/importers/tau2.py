@@ -6,7 +6,10 @@ beside `simulations`. The planned episodes are the domain's task set times the t
 simulations present: the file's own `tasks` when it has them, else the shipped domain data of
 inspect-evals (see tau2_domain), matched by task id; every planned (task, trial) the file lacks
 is a visible `never_ran` placeholder. A simulation of the wrong shape is kept ungraded as a
-`malformed_record` and listed as a load problem; anything else is refused in one line.
+`malformed_record` and listed as a load problem; anything else is refused in one line. A JSON
+object naming a key twice (readers differ on which value counts) makes its simulation such a
+record, with no stored score (skipped when it names its own task_id or trial twice); outside
+the simulations (info, tasks, the top level), the file is refused.
 """
 
 from __future__ import annotations
@@ -18,14 +21,19 @@ from typing import Any
 from agentmetrology.archive.importers import tau2_domain as dom
 from agentmetrology.archive.importers.limits import (
     MAX_PLANNED_ABSENT,
+    JsonDoc,
     Malformed,
     count,
     ident,
     obj,
+    repeated_key,
+    twice_text,
+    unpack,
 )
 from agentmetrology.archive.importers.tau2_sim import fill_episode, sim_key
-from agentmetrology.archive.importers.taubench import read_json_file
+from agentmetrology.archive.importers.taubench import read_json_doc
 from agentmetrology.archive.model import Archive, ArchiveEpisode, ArchiveFormatError, LoadProblem
+from agentmetrology.edges.json_keys import RepeatedKeys, first_repeated
 from agentmetrology.records.numbers import finite_float
 
 FORMAT = "tau2"
@@ -34,6 +42,7 @@ MAX_FILE_BYTES = 256 << 20
 _HEAD_MARKERS = (b'"simulations"', b'"termination_reason"', b'"reward_info"', b'"user_info"',
                  b'"agent_info"', b'"environment_info"')
 REPORTED_KEYS = ("pass_rate", "passed", "total_tasks")
+KEY_FIELDS = ("task_id", "trial")  # a simulation naming one of them twice names no episode
 
 
 def _is_sim(row: Any) -> bool:
@@ -57,7 +66,13 @@ def looks_like_tau2_head(head: bytes) -> bool:
 
 
 def read_tau2_json(path: Path) -> Any:
-    """Return the parsed JSON of a results file no larger than MAX_FILE_BYTES (one-line errors)."""
+    """Return the parsed JSON of a results file (see `read_tau2_doc`)."""
+    return read_tau2_doc(path).value
+
+
+def read_tau2_doc(path: Path) -> JsonDoc:
+    """Return the parsed JSON of a results file no larger than MAX_FILE_BYTES, objects naming a
+    key twice marked (one-line errors)."""
     try:
         size = path.stat().st_size
     except OSError as exc:
@@ -65,7 +80,18 @@ def read_tau2_json(path: Path) -> Any:
     if size > MAX_FILE_BYTES:
         raise ArchiveFormatError(f"{path.name}: {size >> 20} MiB is larger than the "
                                  f"{MAX_FILE_BYTES >> 20} MiB a tau2 results file may be")
-    return read_json_file(path)
+    return read_json_doc(path)
+
+
+def _outside_simulations(data: Any, name: str) -> None:
+    """Raise ArchiveFormatError when an object outside the simulations names a key twice."""
+    if not isinstance(data, dict):
+        return  # a bare list holds simulations only
+    own = data.twice if isinstance(data, RepeatedKeys) else None
+    twice = own or first_repeated([v for k, v in data.items() if k != "simulations"])
+    if twice is not None:
+        raise ArchiveFormatError(f"{name}: outside the simulations, {twice_text(twice)}; "
+                                 "the file is refused")
 
 
 def _shape(data: Any, name: str) -> tuple[str, dict[str, Any], list[Any] | None, list[Any],
@@ -129,17 +155,19 @@ def _task_set(tasks: list[Any] | None, domain: str | None, ran: set[str],
 
 
 def load_tau2(path: Path, data: Any | None = None) -> Archive:
-    """Return an Archive read from a tau2 results file (one episode per planned task x trial)."""
-    if data is None:
-        data = read_tau2_json(path)
+    """Return an Archive read from a tau2 results file (one episode per planned task x trial);
+    `data`: its parsed JSON (a JsonDoc, or a bare value that is then searched for marks)."""
+    data, may_repeat = unpack(read_tau2_doc(path) if data is None else data)
     shape, info, tasks, sims, custom = _shape(data, path.name)
+    if may_repeat:
+        _outside_simulations(data, path.name)
     model = (_llm(info, "agent_info") or ident(custom.get("model"))
              or ident(custom.get("agent")) or path.stem)
     archive = Archive(source=path.name, format=FORMAT)
     seen: Counter[str] = Counter()
     keys: set[tuple[str, int]] = set()
     for i, raw in enumerate(sims):
-        ep = _one(raw, i, model, path, seen, archive)
+        ep = _one(raw, i, model, path, seen, archive, may_repeat)
         if ep is None:
             continue
         if (ep.task, ep.trial) in keys:
@@ -168,12 +196,13 @@ def load_tau2(path: Path, data: Any | None = None) -> Archive:
 
 
 def _one(raw: Any, i: int, model: str, path: Path, seen: Counter[str],
-         archive: Archive) -> ArchiveEpisode | None:
+         archive: Archive, may_repeat: bool) -> ArchiveEpisode | None:
     """Return simulation i's episode (malformed: kept ungraded), or None when unreadable."""
     if not isinstance(raw, dict):
         archive.problems.append(LoadProblem(path.name, None, f"simulation {i}: not an object"))
         return None
     try:
+        twice = repeated_key(raw, may_repeat, KEY_FIELDS)
         task, trial = sim_key(raw, seen)
     except Malformed as exc:
         archive.problems.append(LoadProblem(path.name, None, f"simulation {i}: skipped: {exc}"))
@@ -181,6 +210,8 @@ def _one(raw: Any, i: int, model: str, path: Path, seen: Counter[str],
     ep = ArchiveEpisode(episode_id=f"{path.stem}/{task}/{trial}", task=task, model=model,
                         run=path.stem, trial=trial)
     try:
+        if twice is not None:  # no part of it is read: no stored score, no events
+            raise Malformed(twice)
         fill_episode(ep, raw)
     except Malformed as exc:
         ep.grade, ep.events = None, []

@@ -6,7 +6,10 @@ message list where an assistant message carries at most one tool call and the to
 the message right after it. Tool-call ids are sometimes reused within a row, so calls and results
 are paired by position, never by id. A row of the wrong shape (a `traj` that is not a list of
 messages, an `info` that is not an object, ...) is kept as an ungraded `malformed_record` episode
-and reported as a load problem naming the row; nothing in a row can raise past the importer.
+and reported as a load problem naming the row; nothing in a row can raise past the importer. So is
+a row whose tool-call arguments (JSON text) name a key twice, and a row in which a JSON object
+names a key twice, with no stored score either: readers differ on which value counts. A row
+naming its own task_id or trial twice is skipped.
 """
 
 from __future__ import annotations
@@ -17,14 +20,19 @@ from typing import Any
 
 from agentmetrology.archive.importers.limits import (
     MAX_PLANNED_ABSENT,
+    JsonDoc,
     Malformed,
     count,
     ident,
     kind_name,
     obj,
+    parse_doc,
     parse_json,
+    repeated_key,
     score_outside,
     seq,
+    twice_text,
+    unpack,
 )
 from agentmetrology.archive.model import (
     Archive,
@@ -36,6 +44,7 @@ from agentmetrology.archive.model import (
     is_success,
 )
 from agentmetrology.edges import files
+from agentmetrology.edges.json_keys import KeyMarks, first_repeated
 from agentmetrology.records.numbers import finite_float
 
 FORMAT = "taubench"
@@ -44,6 +53,7 @@ FORMAT = "taubench"
 MAX_FILE_BYTES = 256 * 1024 * 1024
 STEP_CAP = 30  # tau-bench's default agent step cap: 2 + 2 * 30 = 62 messages
 STOP_TOKEN = "###STOP###"
+KEY_FIELDS = ("task_id", "trial")  # a row naming one of them twice names no episode
 TRANSFER_TOOL = "transfer_to_human_agents"
 _DOMAINS = ("airline", "retail")
 
@@ -68,10 +78,13 @@ def _parse_args(raw: Any) -> dict[str, Any] | None:
     if isinstance(raw, dict):
         return raw
     if isinstance(raw, str):
+        marks = KeyMarks()
         try:
-            val = parse_json(raw)
+            val = parse_json(raw, marks=marks)
         except ValueError:  # not JSON, or nested too deeply: no readable arguments
             return None
+        if marks.count:
+            raise Malformed(f"tool-call arguments: {twice_text(first_repeated(val) or [])}")
         return val if isinstance(val, dict) else None
     return None
 
@@ -144,17 +157,22 @@ def _key(row: dict[str, Any]) -> tuple[str, int]:
     return task, trial
 
 
-def _episode(row: dict[str, Any], model: str, domain: str, run: str) -> ArchiveEpisode:
+def _episode(row: dict[str, Any], model: str, domain: str, run: str,
+             may_repeat: bool) -> ArchiveEpisode:
     """Return one ArchiveEpisode built from a tau-bench row."""
+    twice = repeated_key(row, may_repeat, KEY_FIELDS)
     task, trial = _key(row)
     ep = ArchiveEpisode(episode_id=f"{run}/{task}/{trial}", task=task, model=model, scaffold="",
                         run=run, trial=trial, meta={"domain": domain, "pairing": {}})
     try:
+        if twice is not None:
+            raise Malformed(twice)
         _fill(ep, row)
     except Malformed as exc:
         # The row cannot be trusted as a whole: keep the episode, ungraded, and say why.
         ep.grade, ep.events, ep.termination, ep.termination_detail = None, [], None, ""
-        ep.stored_score = finite_float(row.get("reward"))
+        # a row naming a key twice has no stored score either: which reward would it be?
+        ep.stored_score = None if twice else finite_float(row.get("reward"))
         ep.reason, ep.reason_detail = "malformed_record", str(exc)
         ep.meta["malformed"] = str(exc)
     return ep
@@ -198,12 +216,18 @@ def _fill(ep: ArchiveEpisode, row: dict[str, Any]) -> None:
 
 
 def read_json_file(path: Path) -> Any:
-    """Return the parsed JSON of a file, or raise ArchiveFormatError saying what was wrong.
+    """Return the parsed JSON of a file (see `read_json_doc`), or raise ArchiveFormatError."""
+    return read_json_doc(path).value
+
+
+def read_json_doc(path: Path) -> JsonDoc:
+    """Return the parsed JSON of a file, objects naming a key twice marked, or raise
+    ArchiveFormatError saying what was wrong.
 
     The file is parsed whole, so only a regular file of at most MAX_FILE_BYTES is read.
     """
     try:
-        return parse_json(files.read_text(path, MAX_FILE_BYTES))
+        return parse_doc(files.read_text(path, MAX_FILE_BYTES))
     except files.FileRefused as exc:
         raise ArchiveFormatError(f"{path.name}: {str(exc).split(': ', 1)[-1]}") from exc
     except OSError as exc:
@@ -215,9 +239,9 @@ def read_json_file(path: Path) -> Any:
 
 
 def load_taubench(path: Path, data: Any | None = None) -> Archive:
-    """Return an Archive read from a tau-bench result file (rows are episodes)."""
-    if data is None:
-        data = read_json_file(path)
+    """Return an Archive read from a tau-bench result file (rows are episodes); `data`: its
+    parsed JSON (a JsonDoc, or a bare value whose rows are then searched for marks)."""
+    data, may_repeat = unpack(read_json_doc(path) if data is None else data)
     if not looks_like_taubench(data):
         raise ArchiveFormatError(f"{path.name}: not a tau-bench result file "
                                  "(expected a list of rows with task_id, reward, info, traj)")
@@ -229,7 +253,7 @@ def load_taubench(path: Path, data: Any | None = None) -> Archive:
             archive.problems.append(LoadProblem(path.name, None, f"row {i}: not a tau-bench row"))
             continue
         try:
-            ep = _episode(row, model, domain, path.stem)
+            ep = _episode(row, model, domain, path.stem, may_repeat)
         except Malformed as exc:
             archive.problems.append(LoadProblem(path.name, None, f"row {i}: skipped: {exc}"))
             continue
