@@ -22,7 +22,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from agentmetrology.archive.importers.limits import MAX_PLANNED_ABSENT, Malformed, cost, count
+from agentmetrology.archive.importers.limits import (
+    MAX_PLANNED_ABSENT,
+    Malformed,
+    cost,
+    count,
+    repeated_key,
+    twice_text,
+)
 from agentmetrology.archive.importers.limits import ident as _text
 from agentmetrology.archive.importers.limits import kind_name as _kind
 from agentmetrology.archive.importers.limits import obj as _obj
@@ -37,6 +44,7 @@ from agentmetrology.archive.model import (
     TraceSpan,
 )
 from agentmetrology.archive.redact import redact
+from agentmetrology.edges.json_keys import KeyMarks, first_repeated
 from agentmetrology.inspect_ext.logs.grades import error_text, score_value
 from agentmetrology.inspect_ext.logs.grades import grade_sample as _grade
 from agentmetrology.inspect_ext.logs.zip_members import (
@@ -237,8 +245,16 @@ class _Log:
 
 
 def _sample_episode(log: _Log, sample: dict[str, Any], where: str,
-                    archive: Archive) -> None:
-    """Add one ArchiveEpisode for an Inspect sample (or sample summary), or a load problem."""
+                    archive: Archive, repeated: bool = False) -> None:
+    """Add one ArchiveEpisode for an Inspect sample (or sample summary), or a load problem;
+    `repeated`: the sample's member named a key twice somewhere (the sample is then kept
+    ungraded as malformed, or skipped when its own id or epoch is the repeated key)."""
+    if repeated:
+        try:
+            repeated_key(sample, True, ("id", "epoch"))
+        except Malformed as exc:
+            archive.problems.append(LoadProblem(where, None, f"skipped: {exc}"))
+            return
     sid = _text(sample.get("id"))
     raw_epoch = sample.get("epoch")
     epoch = 1 if raw_epoch is None else count(raw_epoch)
@@ -256,6 +272,8 @@ def _sample_episode(log: _Log, sample: dict[str, Any], where: str,
         episode_id=f"{log.run}/{sid}/{epoch}", task=sid, model=log.model, scaffold=log.scaffold,
         run=log.run, trial=epoch, meta={"inspect_task": log.task})
     try:
+        if repeated and (why := repeated_key(sample, True, ("id", "epoch"))) is not None:
+            raise Malformed(why)
         _grade(ep, sample, log.scorer)
         _termination(ep, sample)
         attachments = sample.get("attachments")
@@ -276,14 +294,17 @@ def _header(reader: MemberReader, names: list[str], path: Path) -> _Log:
     if head_name not in names:
         raise ArchiveFormatError(f"{path.name}: no header.json: not an Inspect .eval log")
     where = f"{path.name}!{head_name}"
+    marks = KeyMarks()
     try:
-        header = reader.json(head_name)
+        header = reader.json(head_name, marks)
     except ArchiveFormatError:  # already names the member and what was wrong
         raise
     except ValueError as exc:
         raise ArchiveFormatError(f"{where}: not readable JSON ({exc})") from exc
     if not isinstance(header, dict):
         raise ArchiveFormatError(f"{where}: the header is {_kind(header)}, not an object")
+    if marks.count:  # the model, task, scorer and plan of every sample: none can be trusted
+        raise ArchiveFormatError(f"{where}: {twice_text(first_repeated(header) or [])}")
     try:
         return _Log(header, path.stem)
     except Malformed as exc:
@@ -302,9 +323,11 @@ def load_inspect(path: Path, max_member_bytes: int = MAX_MEMBER_BYTES) -> Archiv
             log = _header(reader, names, path)
             samples = sorted(n for n in names if _SAMPLE_RE.match(n))
             for name in samples:
-                rec = _read_record(reader, name, archive)
+                marks = KeyMarks()
+                rec = _read_record(reader, name, archive, marks)
                 if rec is not None:
-                    _sample_episode(log, rec, f"{path.name}!{name}", archive)
+                    _sample_episode(log, rec, f"{path.name}!{name}", archive,
+                                    marks.count > 0)
             if not samples and "summaries.json" in names:
                 _read_summaries(reader, log, archive)
     except (zipfile.BadZipFile, zipfile.LargeZipFile) as exc:
@@ -315,11 +338,13 @@ def load_inspect(path: Path, max_member_bytes: int = MAX_MEMBER_BYTES) -> Archiv
     return archive
 
 
-def _read_record(reader: MemberReader, name: str, archive: Archive) -> dict[str, Any] | None:
-    """Return one parsed sample record; an unreadable member becomes a load problem."""
+def _read_record(reader: MemberReader, name: str, archive: Archive,
+                 marks: KeyMarks | None = None) -> dict[str, Any] | None:
+    """Return one parsed sample record (objects naming a key twice marked in `marks`); an
+    unreadable member becomes a load problem."""
     where = f"{reader.path.name}!{name}"
     try:
-        rec = reader.json(name)
+        rec = reader.json(name, marks)
     except InflateLimitError:
         raise
     except (ValueError, OSError) as exc:
@@ -336,8 +361,9 @@ def _read_summaries(reader: MemberReader, log: _Log, archive: Archive) -> None:
     """Add episodes from summaries.json (a list of sample summaries) when no sample files exist."""
     where = f"{reader.path.name}!summaries.json"
     archive.notes["samples_from"] = "summaries.json (log has no sample files)"
+    marks = KeyMarks()
     try:
-        records = reader.json("summaries.json")
+        records = reader.json("summaries.json", marks)
     except InflateLimitError:
         raise
     except (ValueError, OSError) as exc:
@@ -349,7 +375,7 @@ def _read_summaries(reader: MemberReader, log: _Log, archive: Archive) -> None:
         return
     for i, rec in enumerate(records):
         if isinstance(rec, dict):
-            _sample_episode(log, rec, f"{where}[{i}]", archive)
+            _sample_episode(log, rec, f"{where}[{i}]", archive, marks.count > 0)
         else:
             archive.problems.append(LoadProblem(where, None,
                                                 f"entry {i} is {_kind(rec)}, not an object"))

@@ -26,6 +26,7 @@ from agentmetrology.archive.importers.limits import (
     parse_json,
 )
 from agentmetrology.archive.model import ArchiveFormatError
+from agentmetrology.edges.json_keys import KeyMarks
 
 ZSTD_METHOD = 93
 READABLE_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, ZSTD_METHOD)
@@ -78,11 +79,12 @@ class MemberReader:
             f"{self.path.name}!{name}: {what}; refused as a possible zip bomb (raise the cap "
             "with --max-member-mb if the log is genuine)")
 
-    def json(self, name: str) -> Any:
-        """Return one member parsed as JSON, refusing text whose parse would need too much."""
+    def json(self, name: str, marks: KeyMarks | None = None) -> Any:
+        """Return one member parsed as JSON, refusing text whose parse would need too much;
+        with `marks`, each object in it naming a key twice is marked and counted there."""
         raw = self.read(name)
         try:
-            return parse_json(raw, max_memory=JSON_MEMORY_FACTOR * self.cap)
+            return parse_json(raw, max_memory=JSON_MEMORY_FACTOR * self.cap, marks=marks)
         except TooCostlyError as exc:
             raise self._refuse(name, str(exc)) from exc
 
