@@ -249,12 +249,11 @@ def _sample_episode(log: _Log, sample: dict[str, Any], where: str,
     """Add one ArchiveEpisode for an Inspect sample (or sample summary), or a load problem;
     `repeated`: the sample's member named a key twice somewhere (the sample is then kept
     ungraded as malformed, or skipped when its own id or epoch is the repeated key)."""
-    if repeated:
-        try:
-            repeated_key(sample, True, ("id", "epoch"))
-        except Malformed as exc:
-            archive.problems.append(LoadProblem(where, None, f"skipped: {exc}"))
-            return
+    try:
+        twice = repeated_key(sample, repeated, ("id", "epoch"))
+    except Malformed as exc:  # its own id or epoch named twice: no episode can be named
+        archive.problems.append(LoadProblem(where, None, f"skipped: {exc}"))
+        return
     sid = _text(sample.get("id"))
     raw_epoch = sample.get("epoch")
     epoch = 1 if raw_epoch is None else count(raw_epoch)
@@ -272,8 +271,8 @@ def _sample_episode(log: _Log, sample: dict[str, Any], where: str,
         episode_id=f"{log.run}/{sid}/{epoch}", task=sid, model=log.model, scaffold=log.scaffold,
         run=log.run, trial=epoch, meta={"inspect_task": log.task})
     try:
-        if repeated and (why := repeated_key(sample, True, ("id", "epoch"))) is not None:
-            raise Malformed(why)
+        if twice is not None:
+            raise Malformed(twice)
         _grade(ep, sample, log.scorer)
         _termination(ep, sample)
         attachments = sample.get("attachments")
