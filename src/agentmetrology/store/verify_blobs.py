@@ -81,28 +81,8 @@ class BlobChecks(ABC):
     def blobs(self) -> None:
         """Check that every referenced blob is a file of the store (and its bytes, unless cheap)."""
         n = hashed = 0
-        # The common reference, told in a few steps (a tenth of the loop's cost on 200,000
-        # references): a whole check's blob name that is a file of the store and no link,
-        # fine already, or needing no hash (cheap), or hashed fine by the import. Any other
-        # goes through the steps below, which say what is wrong in the same order as ever.
-        names, links = self._names() if self.since is None else (frozenset(), frozenset())
-        ok, cheap = self.blob_ok, self.mode == "ledger"
-        seen = None if self.reads is None else self.reads.seen
         for d, where in self.referenced():
             n += 1
-            if type(d) is str and d in names and d not in links and _DIGEST.fullmatch(d):
-                known = ok.get(d)
-                if known:
-                    continue
-                if known is None:
-                    if cheap:
-                        ok[d] = True
-                        continue
-                    found = None if seen is None else seen(d)
-                    if found is not None and found.why is None:
-                        ok[d] = True
-                        hashed += 1
-                        continue
             if self.linked(d):
                 self.blob_ok[d] = False
                 self.bad("blob_not_regular", where, f"blob {d[:12]} is a symbolic link, not a "
