@@ -7,7 +7,6 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -63,37 +62,3 @@ def test_an_unguarded_worker_outlives_it() -> None:  # the control: the guard is
         assert alive
     finally:
         os.kill(worker, signal.SIGKILL)
-
-
-def test_the_audits_helpers_give_way_to_it(tmp_path: Path) -> None:
-    """A reader process of an archive import and the audit's ledger half run HELPER_NICENESS
-    below the audit (capped at 19, as the kernel caps it); a pool's worker does not."""
-    from agentmetrology.archive.importers import agm_ahead
-    from agentmetrology.store.blobs import BlobStore
-    from agentmetrology.store.forked import HELPER_NICENESS, forked_pool
-
-    mine = os.nice(0)
-    want = min(19, mine + HELPER_NICENESS)
-    with forked_pool(1, agm_ahead._start, (BlobStore(tmp_path), None)) as pool:
-        assert pool.submit(os.nice, 0).result() == want
-    with forked_pool(1) as pool:
-        assert pool.submit(os.nice, 0).result() == mine
-
-
-@pytest.mark.parametrize("give_way", [True, False])
-def test_the_ledger_half_gives_way_only_when_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                   give_way: bool) -> None:
-    """`agm archive audit` asks it to (cli.archive_cmd); a status or verify split does not."""
-    from agentmetrology.store import verify_ahead
-    from agentmetrology.store.forked import HELPER_NICENESS
-
-    seen = tmp_path / "nice"
-
-    def half(*args: object) -> None:  # runs in the forked half: say its niceness
-        seen.write_text(str(os.nice(0)))
-
-    monkeypatch.setattr(verify_ahead, "ledger_half", half)
-    with verify_ahead.LedgerAhead(tmp_path, give_way=give_way) as ahead:
-        assert ahead.result() is None
-    mine = os.nice(0)
-    assert int(seen.read_text()) == (min(19, mine + HELPER_NICENESS) if give_way else mine)

@@ -167,8 +167,7 @@ def _ledger_ahead(src: Path, store: bool) -> AbstractContextManager[LedgerAhead 
     """Start the ledger half of the store's full check in another process, to run while the
     store is imported (store.verify_ahead), where the import reads its blobs ahead in one too
     (AGM_ARCHIVE_READERS, archive.importers.agm_ahead); else nothing."""
-    return (LedgerAhead(src, reopened_spec_digest, give_way=True)
-            if store and reader_count() > 0
+    return (LedgerAhead(src, reopened_spec_digest) if store and reader_count() > 0
             else nullcontext())
 
 

@@ -11,7 +11,6 @@ running, or blocked on a pipe nobody reads, after `kill -9` of the command.
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import multiprocessing
 import os
@@ -63,20 +62,6 @@ def worker_start(parent: int) -> None:
     end with the process `parent`."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with_parent(parent)
-
-
-# How much lower a helper process runs than the command it helps (os.nice), where the command
-# is the longer path: in `agm archive audit` the importing process is (its own walk, then the
-# reports), so the reader processes and the ledger half give way to it when they outnumber
-# the cores (on two CPUs, three processes: a small gain, within the runs' spread; see
-# docs/archive.md); on more cores nothing waits.
-HELPER_NICENESS = 10
-
-
-def yield_cpu() -> None:
-    """In a forked helper: run at HELPER_NICENESS below the process that forked it."""
-    with contextlib.suppress(OSError):  # not permitted here: it runs at the parent's priority
-        os.nice(HELPER_NICENESS)
 
 
 def _start(parent: int, initializer: Callable[..., None] | None,

@@ -32,7 +32,7 @@ from typing import Any
 
 from agentmetrology.records.errors import UserError
 from agentmetrology.store.chain import is_sealed
-from agentmetrology.store.forked import can_fork, usable_cpus, worker_start, yield_cpu
+from agentmetrology.store.forked import can_fork, usable_cpus, worker_start
 from agentmetrology.store.head_log import was_chained
 from agentmetrology.store.ledger import KEY_COLUMNS
 from agentmetrology.store.qualify import INVALID, Problem
@@ -178,9 +178,8 @@ class LedgerAhead:
     waits for it."""
 
     def __init__(self, root: Path, reopen: Reopen | None = None, mode: str = "full",
-                 episodes: bool = True, give_way: bool = False) -> None:
+                 episodes: bool = True) -> None:
         self.root, self.reopen, self.mode, self.episodes = root, reopen, mode, episodes
-        self.give_way = give_way  # run below this process's priority (store.forked.yield_cpu)
         self._proc: BaseProcess | None = None
         self._recv: Connection | None = None
         self.taken: LedgerHalf | None = None  # what `result` returned
@@ -191,7 +190,7 @@ class LedgerAhead:
         try:
             self._proc = ctx.Process(target=_run, args=(self.root, self.reopen, self.mode,
                                                         self.episodes, send, recv,
-                                                        os.getpid(), self.give_way),
+                                                        os.getpid()),
                                      daemon=True)  # handed over by the fork, never pickled
             self._proc.start()
             self._recv = recv
@@ -244,10 +243,8 @@ class LedgerAhead:
 
 
 def _run(root: Path, reopen: Reopen | None, mode: str, episodes: bool, send: Connection,
-         recv: Connection, parent: int, give_way: bool = False) -> None:
+         recv: Connection, parent: int) -> None:
     worker_start(parent)  # Ctrl-C is the audit's to handle; a killed audit leaves no check
-    if give_way:
-        yield_cpu()
     recv.close()  # the audit's end: held here too, a send could wait for ever on a full pipe
     told = []
 

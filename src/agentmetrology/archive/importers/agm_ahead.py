@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 from agentmetrology.archive.importers.agm_blob import Found, read_episode
 from agentmetrology.records.errors import UserError
 from agentmetrology.store.blobs import BlobStore
-from agentmetrology.store.forked import can_fork, forked_pool, usable_cpus, yield_cpu
+from agentmetrology.store.forked import can_fork, forked_pool, usable_cpus
 
 READERS_ENV = "AGM_ARCHIVE_READERS"
 CHUNK = 256  # administrations per request to a reader
@@ -71,7 +71,6 @@ def reader_count() -> int:
 
 def _start(blobs: BlobStore, ahead: Ahead | None = None) -> None:
     global _BLOBS, _AHEAD
-    yield_cpu()  # the import, which waits for every chunk in turn, runs first (store.forked)
     _BLOBS, _AHEAD = blobs, ahead
     _MEMO.clear()
 
