@@ -87,6 +87,39 @@ def test_a_blob_that_is_a_link_or_not_a_file_is_corrupt_never_read(tmp_path: Pat
         blobs.get(d)
 
 
+@pytest.mark.parametrize("size", [0, 1, 4095, 4096, 70_000])
+def test_a_blob_file_is_read_whole_in_one_read_or_on_to_its_end(
+        tmp_path: Path, size: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # One read of size + 1 bytes is the usual path; a file that grew after its fstat (here:
+    # fstat reporting less than is there) and a file past the one-read limit are read on
+    # until a read returns nothing, so no byte is ever cut off.
+    import agentmetrology.store.blobs as blob_module
+
+    path = tmp_path / "f"
+    data = bytes(range(256)) * (size // 256) + bytes(size % 256)
+    path.write_bytes(data)
+    assert blob_module.read_regular(path) == data
+    reads: list[int] = []
+    real_read, real_fstat = os.read, os.fstat
+
+    def counted(fd: int, n: int) -> bytes:
+        reads.append(n)
+        return real_read(fd, n)
+
+    monkeypatch.setattr(blob_module.os, "read", counted)
+    assert blob_module.read_regular(path) == data
+    assert reads == [size + 1]
+    reads.clear()
+    monkeypatch.setattr(blob_module.os, "fstat", lambda fd: os.stat_result(
+        (*real_fstat(fd)[:6], max(size // 2 - 1, 0), *real_fstat(fd)[7:])))
+    assert blob_module.read_regular(path) == data  # grew since its fstat: read on
+    monkeypatch.setattr(blob_module.os, "fstat", real_fstat)
+    monkeypatch.setattr(blob_module, "_ONE_READ_MAX", 0)
+    reads.clear()
+    assert blob_module.read_regular(path) == data  # past one read: read on to the end
+    assert reads[-1] == 1 << 20 and len(reads) >= 2
+
+
 @pytest.mark.parametrize("bad", ["../" + "a" * 62, "A" * 64, "abc", "../../etc/passwd"])
 def test_malformed_digests_cannot_address_files(tmp_path: Path, bad: str) -> None:
     with pytest.raises(StorePathError):
