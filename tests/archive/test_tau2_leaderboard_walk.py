@@ -1,11 +1,13 @@
 """`agm archive leaderboard FOLDER` searches a bounded tree: before, `agm archive leaderboard /`
 walked the whole file system (27 s, then failed on some unrelated `.json` far away); now a folder
 with more than MAX_WALKED files and folders below it is refused in one line naming the bound,
-and the search finds exactly what `Path.rglob("*.json")` found."""
+and the search finds exactly what `Path.rglob("*.json")` found, except that a folder it
+cannot read is refused by name where rglob skipped it."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -58,3 +60,33 @@ def test_a_folder_above_the_bound_is_refused_in_one_line(
 def test_the_bound_is_the_documented_one() -> None:
     docs = " ".join((Path(__file__).parents[2] / "docs" / "archive.md").read_text().split())
     assert board.MAX_WALKED == 100_000 and "at most 100,000 files and folders" in docs
+
+
+def test_a_folder_that_cannot_be_read_is_refused_never_skipped(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Before, an unreadable folder was skipped as rglob skips it: the submissions in it were
+    # missing from the rankings and nothing said so. (Tests run as root, where permissions do
+    # not stop a read: the refusal is simulated at os.scandir.)
+    subs = _tree(tmp_path)
+    real = board.os.scandir
+    locked = subs / "a"
+
+    def scandir(path: Any) -> Any:
+        if Path(path) in (locked, blocked[0]):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    blocked = [locked]
+    monkeypatch.setattr(board.os, "scandir", scandir)
+    with pytest.raises(ArchiveFormatError, match=(
+            f"^{subs}: cannot read the folder {locked} below it \\(Permission denied\\)")):
+        board.results_files([subs])
+    res = runner.invoke(archive_app, ["leaderboard", str(subs), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 2 and not (tmp_path / "o").exists()
+    assert " ".join(res.output.split()) == (
+        f"error: {subs}: cannot read the folder {locked} below it (Permission denied); its "
+        "results files would be missing from the leaderboard: make it readable, or give the "
+        "other folders one by one")
+    blocked[0] = subs
+    with pytest.raises(ArchiveFormatError, match=f"^{subs}: cannot read this folder "):
+        board.results_files([subs])

@@ -64,8 +64,8 @@ def results_files(paths: list[Path]) -> list[Path]:
 
 def _json_below(folder: Path, given: Path) -> list[Path]:
     """Return the `*.json` paths at any depth below `folder`, as `Path.rglob` finds them (links
-    to folders not followed, unreadable folders skipped), after looking at no more than
-    MAX_WALKED files and folders; ArchiveFormatError, naming `given`, beyond that."""
+    to folders not followed), after looking at no more than MAX_WALKED files and folders;
+    ArchiveFormatError, naming `given`, beyond that, and for a folder that cannot be read."""
     found: list[Path] = []
     todo, walked = [folder], 0
     while todo:
@@ -83,8 +83,15 @@ def _json_below(folder: Path, given: Path) -> list[Path]:
                         todo.append(current / entry.name)
                     if entry.name.endswith(".json"):
                         found.append(current / entry.name)
-        except PermissionError:
-            continue  # as Path.rglob skips a folder it may not read
+        except OSError as exc:
+            # Never skipped as rglob skips it: the submissions in it would be missing from the
+            # rankings with nothing saying so.
+            where = "this folder" if current == folder else f"the folder {current} below it"
+            raise ArchiveFormatError(
+                f"{given}: cannot read {where} ({exc.strerror or type(exc).__name__}); its "
+                "results files would be missing "
+                "from the leaderboard: make it readable, or give the other folders "
+                "one by one") from None
     return found
 
 
