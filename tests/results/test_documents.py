@@ -156,3 +156,16 @@ def test_compare_pairs_and_counts_incomplete(runs: Path) -> None:
     assert result["sign_flip"]["exact"] is True
     assert result["unit"] == "pair"
     assert result["flips"]["n"] == 8
+
+
+def test_a_negative_zero_is_read_as_zero(tmp_path: Path) -> None:
+    # `-0` in a CSV cell or a JSON number is the score 0: the worst case and CVaR of a group
+    # holding it were -0.0, printed "-0.000" and written -0.0, as if a run scored below 0.
+    doc = _csv_summary(tmp_path, "model,ground_truth.f1\nA,-0\nA,1\nB,-0.0\n", "model")
+    for group in doc["groups"]:
+        for name in ("worst", "cvar", "mean"):
+            assert str(group[name]["value"])[0] != "-", (group["group"], name, group[name])
+    (tmp_path / "r.jsonl").write_text('{"m": "A", "v": -0.0}\n', encoding="utf-8")
+    doc = build_summary(SummaryRequest(source=str(tmp_path / "r.jsonl"), value="v",
+                                       group_by=("m",)))
+    assert str(doc["groups"][0]["worst"]["value"]) == "0.0"
