@@ -144,6 +144,9 @@ def test_qualify_a_report(store: Path, tmp_path: Path) -> None:
     code, out, _ = agm("evidence", "qualify", str(out_dir), "--store", str(store), "--json")
     kinds = [p["kind"] for p in json.loads(out)["problems"]]
     assert code == 1 and kinds == ["evidence_digest_mismatch", "store_not_qualified"]
+    # the detail names both causes: a report of another store was "the ledger was rewritten"
+    assert "the report is of another store (give it with --store), or this ledger was " \
+        "rewritten" in json.loads(out)["problems"][0]["detail"]
 
 
 def test_a_report_whose_rendered_numbers_were_edited_does_not_qualify(

@@ -112,7 +112,9 @@ def _binding_problems(doc: dict[str, Any], heads: dict[str, int], current: dict[
     elif recorded not in heads:
         problems.append({"kind": "evidence_digest_mismatch", "result": INVALID,
                          "detail": f"the report was built from evidence {recorded[:12]}, which "
-                                   "is not in the store's chain (the ledger was rewritten)"})
+                                   "is not in the store's chain: the report is of another "
+                                   "store (give it with --store), or this ledger was "
+                                   "rewritten"})
     elif (doc.get("evidence") or {}).get("chain_length") not in (None, heads[recorded]):
         problems.append({"kind": "evidence_digest_mismatch", "result": INVALID,
                          "detail": f"the report names evidence {recorded[:12]} at chain length "
