@@ -183,6 +183,32 @@ def test_custom_top_level_claim_agrees_or_is_a_finding(tmp_path: Path) -> None:
     assert {"code": "reported_disagrees", "findings": 2} in t["headlines"]
 
 
+@pytest.mark.parametrize("bad", [None, -5.0, "0.02"])
+def test_a_simulation_without_a_usable_cost_is_unknown_not_free(tmp_path: Path,
+                                                                 bad: Any) -> None:
+    # Before, the other 19 costs were summed and divided by 20 simulations (and by the
+    # passes), reading the missing one as 0; a negative cost was summed (total -4.24, a
+    # negative cost per pass); a claim was then compared with that understated average.
+    from agentmetrology.report.archive_report import render_archive_report
+
+    data = copy.deepcopy(raw(F.GPT_AIRLINE))
+    data["simulations"][0]["agent_cost"] = bad
+    others = math.fsum(s["agent_cost"] for s in data["simulations"][1:])
+    path = write(tmp_path, "gap-airline.json", data)
+    doc = audit_archive(load_archive(path), evaluator=_no_verdicts,
+                        claim=("submission.json", {"results": {"airline": {"cost": 0.04}}}))
+    c = doc["tau2"]["cost"]
+    assert c["agent"]["missing"] == 1 and c["agent"]["total"] == pytest.approx(others)
+    assert not c["unpriced"]
+    for key in ("agent_per_simulation", "total_per_simulation", "agent_per_pass",
+                "total_per_pass", "user_share"):
+        assert c[key] is None, key
+    claim = doc["tau2"]["reported"]["cost"]
+    assert not claim["comparable"] and not claim["finding"]
+    assert "Simulations with no usable cost recorded: 1 agent, 0 user simulator" in (
+        render_archive_report(doc)[0])
+
+
 def test_submission_claim_percentages_cost_and_the_denominator_that_explains_it(
         tmp_path: Path) -> None:
     data = copy.deepcopy(raw(F.GPT_AIRLINE))

@@ -3,6 +3,7 @@ groups, ranks, exclusions per group and reason, and pairs."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -156,3 +157,31 @@ def test_compare_pairs_and_counts_incomplete(runs: Path) -> None:
     assert result["sign_flip"]["exact"] is True
     assert result["unit"] == "pair"
     assert result["flips"]["n"] == 8
+
+
+def test_a_negative_zero_is_read_as_zero(tmp_path: Path) -> None:
+    # `-0` in a CSV cell or a JSON number is the score 0: the worst case and CVaR of a group
+    # holding it were -0.0, printed "-0.000" and written -0.0, as if a run scored below 0.
+    doc = _csv_summary(tmp_path, "model,ground_truth.f1\nA,-0\nA,1\nB,-0.0\n", "model")
+    for group in doc["groups"]:
+        for name in ("worst", "cvar", "mean"):
+            assert str(group[name]["value"])[0] != "-", (group["group"], name, group[name])
+    (tmp_path / "r.jsonl").write_text('{"m": "A", "v": -0.0}\n', encoding="utf-8")
+    doc = build_summary(SummaryRequest(source=str(tmp_path / "r.jsonl"), value="v",
+                                       group_by=("m",)))
+    assert str(doc["groups"][0]["worst"]["value"]) == "0.0"
+
+
+def test_a_groups_numbers_do_not_depend_on_the_order_of_its_rows(tmp_path: Path) -> None:
+    # The same six runs in three orders: numpy's mean of them is 0.5229999999999999, 0.523 or
+    # 0.5230000000000001 by order, so the groups were ranked 1, 2, 3 by a mean printed 0.523
+    # for each, with three different bootstrap intervals.
+    orders = {"a": (0.758, 0.421, 0.511, 0.405, 0.784, 0.259),
+              "b": (0.758, 0.421, 0.259, 0.511, 0.405, 0.784),
+              "c": (0.758, 0.421, 0.259, 0.511, 0.784, 0.405)}
+    assert len({sum(v) for v in orders.values()}) > 1  # the float sums differ by order
+    text = "".join(f"{g},{v}\n" for g, vs in orders.items() for v in vs)
+    doc = _csv_summary(tmp_path, "model,ground_truth.f1\n" + text, "model")
+    assert [g["rank_mean"] for g in doc["groups"]] == [1, 1, 1]
+    for name in ("mean", "cvar", "worst", "reliability", "gap"):
+        assert len({json.dumps(g[name], sort_keys=True) for g in doc["groups"]}) == 1, name

@@ -144,6 +144,39 @@ def test_qualify_a_report(store: Path, tmp_path: Path) -> None:
     code, out, _ = agm("evidence", "qualify", str(out_dir), "--store", str(store), "--json")
     kinds = [p["kind"] for p in json.loads(out)["problems"]]
     assert code == 1 and kinds == ["evidence_digest_mismatch", "store_not_qualified"]
+    # the detail names both causes: a report of another store was "the ledger was rewritten"
+    assert "the report is of another store (give it with --store), or this ledger was " \
+        "rewritten" in json.loads(out)["problems"][0]["detail"]
+
+
+def test_a_report_whose_rendered_numbers_were_edited_does_not_qualify(
+        store: Path, tmp_path: Path) -> None:
+    # Before, only the JSON's binding and score rows were checked: report.md with its stored
+    # score replaced, or archive.json's coverage edited (no score row touched), qualified.
+    audit, regrade = tmp_path / "audit", tmp_path / "regrade"
+    assert agm("archive", "audit", str(store), "--out", str(audit))[0] == 0
+    assert agm("archive", "regrade", str(store), "--out", str(regrade))[0] == 0
+    for out_dir in (audit, regrade):
+        code, out, _ = agm("evidence", "qualify", str(out_dir), "--store", str(store), "--json")
+        assert code == 0 and json.loads(out)["result"] == "qualified"
+    for out_dir, name in ((audit, "report.md"), (audit, "report.html"), (regrade, "report.md")):
+        edited = tmp_path / f"edited-{out_dir.name}-{name}"
+        shutil.copytree(out_dir, edited)
+        text = (edited / name).read_text(encoding="utf-8")
+        assert "0.0" in text  # the report's counts and scores: one is changed below
+        (edited / name).write_text(text.replace("0.0", "0.9", 1), encoding="utf-8")
+        code, out, _ = agm("evidence", "qualify", str(edited), "--store", str(store), "--json")
+        problems = json.loads(out)["problems"]
+        assert code == 1 and [p["kind"] for p in problems] == ["report_text_changed"]
+        assert problems[0]["detail"].startswith(f"{name} is not what ")
+    edited = tmp_path / "edited-json"
+    shutil.copytree(audit, edited)
+    report = json.loads((edited / "archive.json").read_text())
+    report["coverage"]["overall"]["score_stored"] = 0.25  # a number outside the score rows
+    (edited / "archive.json").write_text(json.dumps(report))
+    code, out, _ = agm("evidence", "qualify", str(edited), "--store", str(store), "--json")
+    assert code == 1 and {p["kind"] for p in json.loads(out)["problems"]} == {
+        "report_text_changed"}
 
 
 def test_qualify_a_report_after_a_rollback_below_its_head(store: Path, tmp_path: Path) -> None:

@@ -70,6 +70,14 @@ def test_not_a_store(tmp_path: Path) -> None:
     with pytest.raises(NotAStoreError) as garbage:
         store_is_sealed(tmp_path)
     assert str(garbage.value).startswith(f"{tmp_path}: ledger.sqlite is not a readable ledger (")
+    assert str(garbage.value).endswith("; give another store, or restore this one from a copy")
+    (tmp_path / "ledger.sqlite").write_bytes(b"")  # a truncated store: was "no such table: meta"
+    with pytest.raises(NotAStoreError) as empty:
+        verify_store(tmp_path)
+    assert str(empty.value) == (f"{tmp_path}: ledger.sqlite is not a readable ledger (an empty "
+                                "file: 0 bytes); give another store, or restore this one from "
+                                "a copy")
+    assert (tmp_path / "ledger.sqlite").read_bytes() == b""
     (tmp_path / "ledger.sqlite").unlink()
     (tmp_path / "ledger.sqlite").mkdir()
     with pytest.raises(NotAStoreError):

@@ -112,7 +112,9 @@ def _binding_problems(doc: dict[str, Any], heads: dict[str, int], current: dict[
     elif recorded not in heads:
         problems.append({"kind": "evidence_digest_mismatch", "result": INVALID,
                          "detail": f"the report was built from evidence {recorded[:12]}, which "
-                                   "is not in the store's chain (the ledger was rewritten)"})
+                                   "is not in the store's chain: the report is of another "
+                                   "store (give it with --store), or this ledger was "
+                                   "rewritten"})
     elif (doc.get("evidence") or {}).get("chain_length") not in (None, heads[recorded]):
         problems.append({"kind": "evidence_digest_mismatch", "result": INVALID,
                          "detail": f"the report names evidence {recorded[:12]} at chain length "
@@ -124,12 +126,14 @@ def _binding_problems(doc: dict[str, Any], heads: dict[str, int], current: dict[
     return problems
 
 
-def qualify_report(path: Path, doc: dict[str, Any], store: Path) -> dict[str, Any]:
-    """Return the qualification of the report `doc` (read from `path`) against `store` now."""
+def qualify_report(path: Path, doc: dict[str, Any], store: Path,
+                   found: list[dict[str, str]] | None = None) -> dict[str, Any]:
+    """Return the qualification of the report `doc` (read from `path`) against `store` now;
+    `found`: problems a caller found in the report's files (report.report_texts)."""
     current = qualify_store(store, "full")
     recorded = (doc.get("evidence") or {}).get("evidence_digest")
     notes: list[str] = []
-    problems = _binding_problems(doc, chain_heads(store), current, notes)
+    problems = _binding_problems(doc, chain_heads(store), current, notes) + list(found or [])
     if (doc.get("evidence") or {}).get("result") not in (None, QUALIFIED):
         problems.append({"kind": "built_from_unqualified_store", "result": INVALID,
                          "detail": "the report itself says its store did not qualify when it "

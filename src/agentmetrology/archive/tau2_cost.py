@@ -63,16 +63,19 @@ def cost_section(episodes: list[ArchiveEpisode], model: str) -> dict[str, Any]:
     unpriced = _unpriced(model, agent, _tokens(sims))
     passes = sum(ep.outcome == "pass" for ep in sims)
     both = (agent["total"] or 0.0) + (user["total"] or 0.0)
-    priced = unpriced is None and agent["total"] is not None
+    # A simulation with no usable cost is unknown, not free: dividing the others' sum by every
+    # simulation (or pass) would read it as 0, so a side with one missing has no average.
+    priced = unpriced is None and agent["total"] is not None and not agent["missing"]
+    both_known = priced and user["total"] is not None and not user["missing"]
     return {
         "applicable": True, "simulations": len(sims), "agent": agent, "user_simulator": user,
         "unpriced": unpriced is not None, "unpriced_reason": unpriced,
         "unpriced_simulations": len(sims) if unpriced else 0,
         "user_share": float(Fraction(user["total"]) / Fraction(both))
-        if priced and user["total"] is not None and both else None,
+        if both_known and both else None,
         "agent_per_simulation": agent["total"] / len(sims) if priced else None,
-        "total_per_simulation": both / len(sims) if priced else None,
+        "total_per_simulation": both / len(sims) if both_known else None,
         "passes": passes,
         "agent_per_pass": agent["total"] / passes if priced and passes else None,
-        "total_per_pass": both / passes if priced and passes else None,
+        "total_per_pass": both / passes if both_known and passes else None,
     }

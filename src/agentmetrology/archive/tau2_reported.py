@@ -143,6 +143,9 @@ def _cost_claim(claimed: float, cost: dict[str, Any]) -> dict[str, Any]:
                 "reason": "the agent's cost is unpriced: no comparison"}
     mine = {"agent": cost.get("agent_per_simulation"),
             "agent_and_user": cost.get("total_per_simulation")}
+    if all(v is None for v in mine.values()):
+        return {"reported": claimed, "comparable": False, "finding": False,
+                "reason": "a simulation recorded no usable agent cost: no comparison"}
     agree = [k for k, v in mine.items() if v is not None and abs(v - claimed) <= max(tol, 1e-9)]
     return {"reported": claimed, "comparable": True, "recomputed": mine, "agrees_with": agree,
             "tolerance": tol, "finding": not agree}

@@ -14,10 +14,11 @@ from typing import Annotated
 import typer
 
 from agentmetrology.archive.evidence_check import qualify_store
-from agentmetrology.archive.report_qualify import qualify_report, read_report
+from agentmetrology.archive.report_qualify import read_report
 from agentmetrology.cli.console import err_console, make_console
 from agentmetrology.cli.errors import fail, user_errors
 from agentmetrology.records.errors import UserError
+from agentmetrology.report.report_texts import qualify_report_files
 from agentmetrology.report.terminal.evidence_text import (
     print_report_qualification,
     print_store_qualification,
@@ -139,7 +140,7 @@ def qualify(
     except UserError as exc:
         fail(str(exc))
     _sealed_store(store)
-    out = qualify_report(path, doc, store)
+    out = qualify_report_files(path, doc, store)
     if as_json:
         print(json.dumps(out, indent=2, sort_keys=True))
     else:

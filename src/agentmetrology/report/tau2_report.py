@@ -159,6 +159,11 @@ def _cost(d: Doc, t: dict[str, Any]) -> None:
               c[key]["disagreeing_simulations"]]
              for side, key in (("agent", "agent"), ("user simulator", "user_simulator"))],
             "Per-message costs checked against each simulation's totals")
+    missing = (c["agent"]["missing"], c["user_simulator"]["missing"])
+    if any(missing):
+        d.p(f"Simulations with no usable cost recorded: {missing[0]} agent, {missing[1]} user "
+            "simulator. The totals above leave them out; an average they would enter (per "
+            "simulation, per pass, the simulator's share) is not computed.")
     if c["unpriced"]:
         d.p(f"Agent cost unpriced for {c['unpriced_simulations']} simulation(s): "
             f"{c['unpriced_reason']}. Cost per pass is undefined.")

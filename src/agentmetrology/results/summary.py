@@ -64,7 +64,10 @@ def build_summary(request: SummaryRequest) -> dict[str, Any]:
         table = read_results(request.source)
         table.require([request.value, *groups])
         collected = collect_groups(table, request.value, groups)
-        usable = {key: values for key, values in collected.values.items() if values}
+        # Each group's numbers are a function of its values, not of the rows' order: a float
+        # sum's last bit and the bootstrap's draws follow the order, so a group's values are
+        # taken sorted (the same runs listed in another order ranked 1, 2, 3 by mean).
+        usable = {key: sorted(values) for key, values in collected.values.items() if values}
         if not usable:
             raise TableError(
                 f"no row of {table.source} has a usable {request.value!r} "

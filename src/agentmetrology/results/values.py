@@ -130,7 +130,9 @@ def _checked(table: ResultsTable, number: float, raw: Any, line: int, column: st
             f"is {_shown(raw)}; values must lie within +/-{MAX_MAGNITUDE:g} so that sums "
             "and differences cannot overflow (rescale the column)",
         )
-    return number
+    # -0.0 + 0.0 is +0.0 (and every other number is unchanged): a cell written `-0` is the
+    # score 0, and would otherwise print as a worst case or CVaR of "-0.000".
+    return number + 0.0
 
 
 def read_value(

@@ -82,11 +82,14 @@ def open_ledger_readonly(root: Path) -> sqlite3.Connection:
     path = root / LEDGER_FILE
     if not path.is_file():
         raise NotAStoreError(f"{root} is not an evidence store (no {LEDGER_FILE})")
+    # SQLite reads an empty file as an empty database ("no such table: meta"): say what it is
+    why = "an empty file: 0 bytes" if path.stat().st_size == 0 else None
     try:
         conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=30.0)
         conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
     except sqlite3.DatabaseError as exc:
-        raise NotAStoreError(f"{root}: {LEDGER_FILE} is not a readable ledger ({exc})") from exc
+        raise NotAStoreError(f"{root}: {LEDGER_FILE} is not a readable ledger ({why or exc}); "
+                             "give another store, or restore this one from a copy") from exc
     return conn
 
 

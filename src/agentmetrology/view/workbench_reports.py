@@ -9,8 +9,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agentmetrology.archive.report_qualify import qualify_report, read_report
+from agentmetrology.archive.report_qualify import read_report
 from agentmetrology.records.errors import UserError
+from agentmetrology.report.report_texts import qualify_report_files
 from agentmetrology.store.qualify import QUALIFIED
 from agentmetrology.view.html import Html
 
@@ -28,7 +29,7 @@ class ReportChecks:
             raise UserError(f"no listed report {index}")
         try:
             path, doc = read_report(self.reports[index])
-            out = qualify_report(path, doc, self.store)
+            out = qualify_report_files(path, doc, self.store)
         except UserError as exc:  # gone or unreadable since startup: not qualified
             out = {"result": "unavailable", "problems": [{"kind": "unreadable_report",
                                                           "detail": str(exc)}]}

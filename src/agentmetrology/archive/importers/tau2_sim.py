@@ -62,6 +62,13 @@ def _tool_events(messages: list[Any]) -> tuple[list[ArchiveEvent], Counter[str]]
     return events, roles
 
 
+def a_cost(value: Any) -> float | None:
+    """Return a recorded cost, or None when it is none (missing, not finite, or negative: no
+    provider pays us, so a sum holding it would be read as a cost lower than was paid)."""
+    cost = finite_float(value)
+    return cost if cost is not None and cost >= 0 else None
+
+
 def message_costs(messages: list[Any]) -> dict[str, Any]:
     """Return per-role sums of message `cost` and usage tokens (agent = assistant, simulator =
     user), and how many messages carried a cost."""
@@ -71,7 +78,7 @@ def message_costs(messages: list[Any]) -> dict[str, Any]:
         role = m.get("role") if isinstance(m, dict) else None
         if role not in costs:
             continue
-        cost = finite_float(m.get("cost"))
+        cost = a_cost(m.get("cost"))
         if cost is not None:
             costs[role].append(cost)
         usage = m.get("usage") if isinstance(m.get("usage"), dict) else {}
@@ -133,8 +140,8 @@ def fill_episode(ep: ArchiveEpisode, sim: dict[str, Any]) -> None:
     who, termination, klass = termination_of(reason)
     ep.termination, ep.termination_detail = termination, reason or "not recorded"
     ep.meta.update(termination_reason=reason, ended_by=who, termination_class=klass,
-                   agent_cost=finite_float(sim.get("agent_cost")),
-                   user_cost=finite_float(sim.get("user_cost")),
+                   agent_cost=a_cost(sim.get("agent_cost")),
+                   user_cost=a_cost(sim.get("user_cost")),
                    message_costs=message_costs(messages), roles=dict(roles),
                    agent_texts=[m.get("content") for m in messages
                                 if m.get("role") == "assistant" and isinstance(m.get("content"),

@@ -128,22 +128,34 @@ def print_store_regrade(console: Console, doc: dict[str, Any]) -> None:
     console.print(printable(doc["version_note"]), markup=False, highlight=False)
 
 
+LEADERBOARD_COLS = {"domain": Col("domain", 9), "submission": Col("submission", 10, wrap=True),
+                    "reported": Col("reported", 6, True), "recomputed": Col("recomputed", 8, True),
+                    "re-graded": Col("re-graded", 7, True),  # asked for: kept over reported
+                    "nothing": Col("where doing nothing fails", 4, True),
+                    "cost": Col("cost", 5, True)}
+
+
 def print_leaderboard(console: Console, doc: dict[str, Any], regrade: bool) -> None:
-    """Print one row per tau2 submission and domain: reported, recomputed (and re-graded)
-    pass rates, where doing nothing fails, and the cost per simulation."""
-    table = Table(title=f"tau2 leaderboard: {doc['submissions']} results file(s)")
-    cols = (("domain", "submission", "reported", "recomputed (stored)")
-            + (("re-graded",) if regrade else ()) + ("where doing nothing fails", "cost"))
-    for col in cols:
-        table.add_column(col)
+    """Print one row per tau2 submission and domain: reported, recomputed (from the stored
+    rewards) and re-graded pass rates, where doing nothing fails, the cost per simulation.
+
+    Submission names are shown whole (they are all that tells two rows apart) and literally;
+    columns that do not fit are left out and named, never cut to `gpt-4.1-…`."""
+    keys = [k for k in LEADERBOARD_COLS if regrade or k != "re-graded"]
+    rows = []
     for domain, view in doc["domains"].items():
         for r in view["rows"]:
-            table.add_row(domain, r["submission"], _f(r["reported"]), _f(r["recomputed"]),
-                          *((_f(r["regraded"]),) if regrade else ()),
-                          _f(r["where_doing_nothing_fails"]),
-                          "unpriced" if r["cost_unpriced"] else _f(
-                              r["agent_cost_per_simulation"]))
-    console.print(table)
+            name = printable(str(r["submission"]))
+            cells = {"domain": printable(str(domain)), "submission": name,
+                     "reported": _f(r["reported"]), "recomputed": _f(r["recomputed"]),
+                     "re-graded": _f(r.get("regraded")),
+                     "nothing": _f(r["where_doing_nothing_fails"]),
+                     "cost": "unpriced" if r["cost_unpriced"] else _f(
+                         r["agent_cost_per_simulation"])}
+            rows.append([cells[k] for k in keys])
+    title = f"tau2 leaderboard: {doc['submissions']} results file(s)"
+    console.print(fit_table(console, title, [LEADERBOARD_COLS[k] for k in keys], rows,
+                            full="leaderboard.json or --json", markup=False))
 
 
 def tau2_regrade_line(r: dict[str, Any]) -> str:
