@@ -127,12 +127,14 @@ def _binding_problems(doc: dict[str, Any], heads: dict[str, int], current: dict[
 
 
 def qualify_report(path: Path, doc: dict[str, Any], store: Path,
-                   found: list[dict[str, str]] | None = None) -> dict[str, Any]:
+                   found: list[dict[str, str]] | None = None,
+                   noted: list[str] | None = None) -> dict[str, Any]:
     """Return the qualification of the report `doc` (read from `path`) against `store` now;
-    `found`: problems a caller found in the report's files (report.report_texts)."""
+    `found` and `noted`: problems and notes a caller found in the report's files
+    (report.report_texts)."""
     current = qualify_store(store, "full")
     recorded = (doc.get("evidence") or {}).get("evidence_digest")
-    notes: list[str] = []
+    notes: list[str] = list(noted or [])
     problems = _binding_problems(doc, chain_heads(store), current, notes) + list(found or [])
     if (doc.get("evidence") or {}).get("result") not in (None, QUALIFIED):
         problems.append({"kind": "built_from_unqualified_store", "result": INVALID,

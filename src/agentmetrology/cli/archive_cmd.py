@@ -174,12 +174,12 @@ def _ledger_ahead(src: Path, store: bool) -> AbstractContextManager[LedgerAhead 
 def _write_audit(doc: dict[str, Any], out_dir: Path, as_json: bool) -> None:
     """Write the audit's files and print its summary (or the JSON)."""
     try:
-        write_archive_audit(doc, out_dir)
+        written = write_archive_audit(doc, out_dir)
     except NumberGuardError as exc:
         raise _fail(str(exc)) from exc
     print_banner(doc.get("evidence"))  # the summary and --json alike
-    if as_json:
-        typer.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
+    if as_json:  # archive.json's content, the rendered files' digests included
+        typer.echo(json.dumps(written, indent=2, sort_keys=True, ensure_ascii=False))
     else:
         print_archive_audit(make_console(), doc, out_dir)
 
@@ -249,9 +249,9 @@ def regrade(
     except (OSError, ValueError, KeyError) as exc:
         raise _fail(f"{store}: cannot be re-graded ({type(exc).__name__}: {exc})",
                     (store,)) from exc
-    write_regrade(doc, md, out_dir)
+    written = write_regrade(doc, md, out_dir)
     print_banner(doc.get("evidence"))  # the summary and --json alike
     if as_json:
-        typer.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
+        typer.echo(json.dumps(written, indent=2, sort_keys=True, ensure_ascii=False))
         return
     print_store_regrade(make_console(), doc)

@@ -1,20 +1,29 @@
 """A report's rendered files against its JSON, for `agm evidence qualify`.
 
-`report.md` and `report.html` of an archive audit or a store regrade are rendered from the JSON
-alone (archive_report), byte for byte; a rendered file that is not what its JSON renders now
-was edited after it was written, and the numbers a reader sees there are not the qualified
-ones. Before, a report.md whose numbers were replaced still qualified: only the JSON's score
-rows and binding were checked.
+`report.md` and `report.html` of an archive audit (`report.md` of a store regrade) are rendered
+from the JSON beside them, which records the sha256 of each as it was written (`RENDERED`,
+report.archive_files). A rendered file whose bytes no longer hash to what the JSON records was
+changed after it was written: the numbers a reader sees there are not the qualified ones
+(`report_text_changed`). Before, a report.md whose numbers were replaced still qualified: only
+the JSON's score rows and binding were checked.
+
+The JSON is also rendered again here. Where that does not give the recorded files, either the
+JSON was edited after it was written or another agm rendered it (a renderer changes between
+versions, and a report must stay qualifiable later without running anything again): that is a
+note, never an accusation. A JSON that records no digests (written before they were recorded)
+is noted as unchecked.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from agentmetrology.archive.report_qualify import MAX_REPORT_BYTES, qualify_report
-from agentmetrology.edges.files import FileRefused, read_text
+from agentmetrology.edges.files import FileRefused, open_regular
+from agentmetrology.report.archive_files import RENDERED, rendered_digests
 from agentmetrology.report.archive_report import render_archive_report, render_regrade_report
 from agentmetrology.store.qualify import INVALID
 
@@ -30,40 +39,60 @@ def _regrade_texts(doc: dict[str, Any]) -> dict[str, str]:
 
 RENDERERS: dict[str, Callable[[dict[str, Any]], dict[str, str]]] = {
     "archive.json": _audit_texts, "regrade.json": _regrade_texts}
+RENDERED_FILES = {"archive.json": ("report.md", "report.html"), "regrade.json": ("report.md",)}
 
 
-def _problem(kind: str, detail: str) -> dict[str, str]:
-    return {"kind": kind, "result": INVALID, "detail": detail}
-
-
-def text_problems(path: Path, doc: dict[str, Any]) -> list[dict[str, str]]:
-    """Return the problems of the rendered files beside the report JSON at `path` (none for a
-    kind whose files are not rendered from its JSON alone, or a file that is absent)."""
-    render = RENDERERS.get(path.name)
-    present = [n for n in ("report.md", "report.html") if (path.parent / n).exists()]
-    if render is None or not present:
-        return []
+def _file_digest(path: Path) -> str | None:
+    """Return the sha256 of a regular file of at most MAX_REPORT_BYTES, else None."""
     try:
-        texts = render(doc)
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-        return [_problem("report_text_changed", f"{path.name} no longer renders a report "
-                                                f"({type(exc).__name__}: {exc}): edited")]
-    problems = []
-    for name in present:
-        if name not in texts:
+        with open_regular(path, MAX_REPORT_BYTES) as fh:
+            raw = fh.read(MAX_REPORT_BYTES + 1)
+    except (OSError, FileRefused):
+        return None
+    return hashlib.sha256(raw).hexdigest() if len(raw) <= MAX_REPORT_BYTES else None
+
+
+def _renders_as_recorded(name: str, doc: dict[str, Any], recorded: dict[str, Any]) -> bool:
+    """Return True when this agm renders the JSON `doc` into the files it records."""
+    try:
+        texts = RENDERERS[name]({k: v for k, v in doc.items() if k != RENDERED})
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+        return False  # no longer a report this agm renders: edited, or another agm's
+    return rendered_digests(texts) == {n: recorded.get(n) for n in texts}
+
+
+def text_check(path: Path, doc: dict[str, Any]) -> tuple[list[dict[str, str]], list[str]]:
+    """Return the problems and notes of the rendered files beside the report JSON at `path`
+    (none for a kind whose files are not rendered from its JSON alone)."""
+    names = RENDERED_FILES.get(path.name)
+    if names is None:
+        return [], []
+    present = [n for n in names if (path.parent / n).exists()]
+    recorded = doc.get(RENDERED)
+    if not isinstance(recorded, dict):
+        return [], ([f"{', '.join(present)} not checked: {path.name} records no digest of "
+                     "the files rendered from it (written before agm recorded them)"]
+                    if present else [])
+    problems, notes = [], []
+    for name in names:
+        if name not in present:
+            if name in recorded:
+                notes.append(f"{name}, rendered from {path.name}, is not in the folder")
             continue
-        try:
-            same = read_text(path.parent / name, MAX_REPORT_BYTES) == texts[name]
-        except (OSError, ValueError, FileRefused):
-            same = False
-        if not same:
-            problems.append(_problem("report_text_changed", f"{name} is not what {path.name} "
-                                     f"renders (edited after it was written); render it again "
-                                     f"with the command that wrote it"))
-    return problems
+        if _file_digest(path.parent / name) != recorded.get(name):
+            problems.append({"kind": "report_text_changed", "result": INVALID,
+                             "detail": f"{name} was changed after it was written (it does not "
+                                       f"hash to the digest {path.name} records): its numbers "
+                                       "are not the qualified ones; write the report again"})
+    if not _renders_as_recorded(path.name, doc, recorded):
+        notes.append(f"this agm does not render {path.name} into the files it records: it "
+                     "was rendered by another agm, or edited after it was written (only its "
+                     "binding and score rows are checked against the store)")
+    return problems, notes
 
 
 def qualify_report_files(path: Path, doc: dict[str, Any], store: Path) -> dict[str, Any]:
     """Return the qualification of a report against its store now, its rendered files
-    included (archive.report_qualify.qualify_report plus text_problems)."""
-    return qualify_report(path, doc, store, text_problems(path, doc))
+    included (archive.report_qualify.qualify_report plus text_check)."""
+    problems, notes = text_check(path, doc)
+    return qualify_report(path, doc, store, problems, notes)
