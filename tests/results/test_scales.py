@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from agentmetrology.cli.stats_cmd import stats_app
 from agentmetrology.results import Scale, TableError, parse_range, scale_of
 from agentmetrology.stats import compare_paired
+from agentmetrology.stats.equivalence import SIGN_FLIP_MINIMUM
 
 JUDGE_A = [60.0, 70.0, 80.0, 65.0, 75.0, 85.0]
 JUDGE_B = [64.0, 71.0, 86.0, 66.0, 79.0, 88.0]
@@ -45,7 +46,7 @@ def test_the_judge_is_compared_on_the_fraction_of_its_range(tmp_path: Path) -> N
     assert scale["normalised"] and scale["margin_units"] == pytest.approx(10.0)
     assert scale["tau_units"] == pytest.approx(90.0)
     want = compare_paired(np.array(JUDGE_A) / 100, np.array(JUDGE_B) / 100, margin=0.1,
-                          tau=0.9, seed=0).to_dict()
+                          tau=0.9, seed=0, minimum=SIGN_FLIP_MINIMUM).to_dict()
     assert doc["result"] == want  # the same numbers as the 0-1 column
     assert doc["result"]["equivalence"]["label"] == "equivalent"  # a 3.2-point gap, margin 10
 
@@ -137,3 +138,17 @@ def test_summarize_prints_which_scale_tau_is_on(tmp_path: Path) -> None:
     assert "tau 0.9 in the column's own units" in " ".join(out.split())
     code, out = _summarize(_csv(tmp_path), "--value", "cost", "--range", "0,10", "--json")
     assert json.loads(out)["scale"]["tau_units"] == pytest.approx(9.0)
+
+
+def test_one_pair_gets_no_equivalence_label_and_says_what_it_lacks(tmp_path: Path) -> None:
+    # Before: `different` beside a sign-flip p of 1.0000, from one pair.
+    path = tmp_path / "one.csv"
+    path.write_text("agent,task,v\nA,t,1\nB,t,0\n")
+    code, out = _compare(path, "--value", "v", "--json")
+    assert code == 0, out
+    eq = json.loads(out)["result"]["equivalence"]
+    assert eq["label"] == "insufficient evidence" and eq["n"] == 1
+    code, out = _compare(path, "--value", "v")
+    text = " ".join(out.split())
+    assert "│ units │ 1 pair │" in text
+    assert "insufficient evidence (n = 1 pairs, needs 6)" in text

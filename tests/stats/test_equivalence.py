@@ -97,3 +97,25 @@ def test_refusals_name_the_argument(kwargs: dict[str, float], message: str) -> N
     assert str(info.value) == message
     with pytest.raises(ValueError, match=r"^margin must be a finite number, got inf$"):
         stats.equivalence_label((0.0, 0.0), (0.0, 0.0), float("inf"))
+
+
+def test_below_the_minimum_the_label_is_withheld_whatever_the_interval_says() -> None:
+    # One pair, or five, with every difference alike: the bootstrap interval collapses onto
+    # them and "excludes 0", while no exact sign-flip test on so few can reach p < 0.05
+    # (least p 2 / 2**n: 0.0625 at n = 5). `agm stats compare` once labelled one pair
+    # `different` beside its own sign-flip p of 1.0.
+    from agentmetrology.stats.equivalence import INSUFFICIENT, SIGN_FLIP_MINIMUM
+
+    assert SIGN_FLIP_MINIMUM == 6 and 2 / 2**5 > 0.05 > 2 / 2**6
+    for n in (1, 5):
+        r = stats.equivalence(np.zeros(n), np.ones(n), minimum=SIGN_FLIP_MINIMUM)
+        assert r.label == INSUFFICIENT and r.excludes_zero and r.n == n
+        assert r.method.endswith("; insufficient evidence below 6 pairs")
+        assert stats.equivalence(np.zeros(n), np.ones(n)).label == "different"  # no minimum
+    six = stats.equivalence(np.zeros(6), np.ones(6), minimum=SIGN_FLIP_MINIMUM)
+    assert six.label == "different" and stats.sign_flip_test(
+        np.zeros(6), np.ones(6)).p_value == pytest.approx(2 / 2**6)
+    clustered = stats.equivalence(np.zeros(10), np.ones(10), clusters=[0, 0, 1, 1, 2, 2, 3, 3,
+                                                                         4, 4],
+                                  minimum=SIGN_FLIP_MINIMUM)
+    assert clustered.label == INSUFFICIENT and clustered.n == 5  # units are the clusters

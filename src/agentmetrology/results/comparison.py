@@ -30,6 +30,7 @@ from agentmetrology.results.request import ComparisonRequest
 from agentmetrology.results.scales import Scale, scale_of
 from agentmetrology.results.table import ResultsTable
 from agentmetrology.stats import compare_paired, excess_flip_rate, holm, sign_test
+from agentmetrology.stats.equivalence import SIGN_FLIP_MINIMUM
 
 ALPHA = 0.05  # the Holm family's level
 
@@ -75,6 +76,7 @@ def _one(table: ResultsTable, spec: PairSpec, request: ComparisonRequest) -> _Co
         strata=[a_side[k][2] for k in keys] if spec.strata else None,
         margin=request.margin, tau=request.tau, confidence=request.confidence,
         resamples=request.resamples, draws=request.draws, seed=request.analysis_seed,
+        minimum=SIGN_FLIP_MINIMUM,  # fewer units: no label (one pair was called `different`)
     )
     d = np.asarray(y) - np.asarray(x)
     up, down = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d < 0))

@@ -83,15 +83,18 @@ def compare_paired(
     resamples: int = DEFAULT_RESAMPLES,
     draws: int = DEFAULT_DRAWS,
     seed: int = 0,
+    minimum: int = 0,
 ) -> PairedComparison:
     """Return every paired statistic of b vs a; units are clusters when `clusters` is given.
 
     Flips and McNemar count pairs as pass/fail at value >= tau (for 0/1 outcomes, the outcome).
+    Below `minimum` units the equivalence label is `insufficient evidence`.
     """
     x, y = as_pair(a, b)
     t = check_fraction(tau, "tau", allow_zero=True)
     equiv = equivalence(
-        x, y, margin=margin, clusters=clusters, strata=strata, resamples=resamples, seed=seed
+        x, y, margin=margin, clusters=clusters, strata=strata, resamples=resamples, seed=seed,
+        minimum=minimum,
     )
     diff = _difference(x, y, equiv, clusters, strata, confidence)
     delta = cliffs_delta_paired(

@@ -3,7 +3,9 @@
 Precedence (documented in docs/stats.md): `equivalent` wins when the 90% interval lies inside
 [-m, m], even if the 95% interval also excludes 0; such a difference is real but smaller than
 anything the margin says matters, and `excludes_zero` stays True so it remains visible.
-Otherwise `different` when the 95% interval excludes 0, else `inconclusive`.
+Otherwise `different` when the 95% interval excludes 0, else `inconclusive`. Below `minimum`
+units (pairs, or clusters) the label is `insufficient evidence`: a bootstrap interval of one
+to a few differences collapses to their range, so it "excludes 0" from one pair.
 """
 
 from __future__ import annotations
@@ -17,6 +19,10 @@ from .results import EquivalenceResult, Interval
 from .validate import FloatArray, check_count, check_finite
 
 DEFAULT_MARGIN = 0.10
+INSUFFICIENT = "insufficient evidence"
+# The fewest units with which an exact two-sided sign-flip test can reach p < 0.05: its least
+# p is 2 / 2**n, 0.0625 at n = 5 and 0.03125 at n = 6.
+SIGN_FLIP_MINIMUM = 6
 
 
 def equivalence_label(interval90: Interval, interval95: Interval, margin: float) -> str:
@@ -63,15 +69,18 @@ def equivalence(
     strata: Labels | None = None,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
+    minimum: int = 0,
 ) -> EquivalenceResult:
-    """Return the equivalence label of mean(b - a), with 90% and 95% intervals from one draw."""
+    """Return the equivalence label of mean(b - a), with 90% and 95% intervals from one draw
+    (`insufficient evidence` below `minimum` units)."""
     m = _check_margin(margin)
     d, dist = _draw(a, b, clusters, strata, resamples, seed)
     ci90 = percentile_interval(dist, 0.90)
     ci95 = percentile_interval(dist, 0.95)
     unit = "pairs" if clusters is None else "clusters"
+    label = equivalence_label(ci90, ci95, m) if d.size >= minimum else INSUFFICIENT
     return EquivalenceResult(
-        label=equivalence_label(ci90, ci95, m),
+        label=label,
         value=float(np.mean(d)),
         interval=ci95,
         interval90=ci90,
@@ -79,7 +88,8 @@ def equivalence(
         excludes_zero=ci95[0] > 0.0 or ci95[1] < 0.0,
         within_margin=-m <= ci90[0] and ci90[1] <= m,
         n=d.size,
-        method=f"bootstrap equivalence over {unit}: 90% in [-m, m] else 95% excludes 0",
+        method=f"bootstrap equivalence over {unit}: 90% in [-m, m] else 95% excludes 0"
+               + (f"; {INSUFFICIENT} below {minimum} {unit}" if minimum else ""),
         seed=seed,
         resamples=resamples,
     )

@@ -22,6 +22,7 @@ from agentmetrology.report.terminal.stats_format import (
     print_lines,
 )
 from agentmetrology.results import describe
+from agentmetrology.stats.equivalence import INSUFFICIENT, SIGN_FLIP_MINIMUM
 
 
 def _tests_note(doc: Mapping[str, Any]) -> str:
@@ -36,6 +37,13 @@ def _tests_note(doc: Mapping[str, Any]) -> str:
         f"(value >= {tau:g}), so the two can disagree; the exact sign test counts "
         "unclustered pairs by the sign of B - A."
     )
+
+
+def _label(eq: Mapping[str, Any], r: Mapping[str, Any]) -> str:
+    """Return the equivalence label, with the count it lacks when it is withheld."""
+    if eq["label"] != INSUFFICIENT:
+        return str(eq["label"])
+    return f"{INSUFFICIENT} (n = {r['n_units']} {r['unit']}s, needs {SIGN_FLIP_MINIMUM})"
 
 
 def _comparison_rows(doc: Mapping[str, Any], c: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -53,12 +61,12 @@ def _comparison_rows(doc: Mapping[str, Any], c: Mapping[str, Any]) -> list[tuple
          f"({p['only_a']} only in A, {p['only_b']} only in B), "
          f"{p['dropped_excluded']} dropped because a row was excluded "
          f"({p['excluded_a']} in A, {p['excluded_b']} in B)"),
-        ("units", f"{r['n_units']} {r['unit']}s"),
+        ("units", f"{r['n_units']} {r['unit']}{'' if r['n_units'] == 1 else 's'}"),
         ("scale", c["scale"]["text"].split(": ", 1)[1]),
         ("mean difference",
          f"{fmt(r['difference']['value'])} {pct} CI {fmt_ci(r['difference']['interval'])}"),
         ("equivalence",
-         f"{eq['label']} (margin {eq['margin']:g}; 90% CI "
+         f"{_label(eq, r)} (margin {eq['margin']:g}; 90% CI "
          f"{fmt_ci(eq['interval90'])}, 95% CI {fmt_ci(eq['interval'])})"),
         ("sign-flip p",
          f"{fmt_p(sf['p_value'])} ({kind}, {sf['permutations']} sign vectors"
