@@ -128,6 +128,21 @@ def test_several_trials_per_task(tmp_path: Path) -> None:
     assert Counter(e.trial for e in archive.episodes if e.outcome == "pass") == {0: 10, 1: 10}
 
 
+@pytest.mark.parametrize("declared", ["3", 0, -1, 2.5, True, None])
+def test_a_declared_trial_count_that_is_no_count_is_named_never_ignored(
+        tmp_path: Path, declared: object) -> None:
+    # Before, "3" (or 0) was passed over in silence and the plan took the trials present.
+    data = copy.deepcopy(raw(GPT_AIRLINE))
+    data["info"]["num_trials"] = declared
+    archive = load_archive(write(tmp_path, "declared.json", data))
+    assert len(archive.episodes) == 20  # the trials present: one
+    assert [p.message for p in archive.problems] == [
+        f"info.num_trials {declared!r} is not a whole number of trials >= 1: ignored; the "
+        "plan takes the trials present (1)"]
+    data["info"]["num_trials"] = 1
+    assert not load_archive(write(tmp_path, "one.json", data)).problems
+
+
 def test_null_termination_and_infrastructure_error(tmp_path: Path) -> None:
     data = copy.deepcopy(raw(GPT_AIRLINE))
     for s in data["simulations"]:

@@ -180,7 +180,8 @@ def load_tau2(path: Path, data: Any | None = None) -> Archive:
     domain, domain_from = _domain(info, custom, path.stem, ran)
     total = count(custom.get("total_tasks"))
     planned, defs, set_notes = _task_set(tasks, domain, ran, total)
-    trials = max(count(info.get("num_trials")) or 1, max((t + 1 for _, t in keys), default=1))
+    present = max((t + 1 for _, t in keys), default=1)
+    trials = max(_declared_trials(info, present, archive, path.name) or 1, present)
     _plan(archive, planned, trials, model)
     for ep in archive.episodes:
         ep.meta.update(domain=domain, task_definition=defs.get(ep.task))
@@ -193,6 +194,22 @@ def load_tau2(path: Path, data: Any | None = None) -> Archive:
         "reported_top_level": {k: finite_float(custom[k]) for k in REPORTED_KEYS if k in custom},
         **set_notes}}
     return archive
+
+
+def _declared_trials(info: dict[str, Any], present: int, archive: Archive,
+                     name: str) -> int | None:
+    """Return info.num_trials as a count >= 1, else None with a load problem saying that the
+    plan takes the trials present instead (a file that declared 3 trials and ran 1, with its
+    count written "3", would otherwise be planned as 1 trial with nothing said)."""
+    if "num_trials" not in info:
+        return None
+    declared = count(info["num_trials"])
+    if declared:
+        return declared
+    archive.problems.append(LoadProblem(
+        name, None, f"info.num_trials {info['num_trials']!r} is not a whole number of trials "
+                    f">= 1: ignored; the plan takes the trials present ({present})"))
+    return None
 
 
 def _one(raw: Any, i: int, model: str, path: Path, seen: Counter[str],
