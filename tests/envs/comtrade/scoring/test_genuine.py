@@ -44,7 +44,7 @@ def _gathered_as_claimed(values: tuple[Any, ...], task: str, seed: int | None,
     c = columns.uniform_columns(values)
     truth = _cols(task, seed, profile)
     assert c is not None and c.gathered_from is truth
-    index = ground_truth._id_index(task)
+    index = genuine.id_index(task)
     ids = c.column("record_id")
     assert ids is not None
     assert c.cols == tuple(tuple(col[index[r]] for r in ids) for col in truth)
@@ -224,7 +224,8 @@ def test_the_encoders_rows_name_the_lines_or_are_ignored(at: list[int], change: 
     generated = generate_rows(task, seed)
     rows = [dict(generated[i]) for i in at]
     text = encode_payload(rows, {"task_id": task}, "")["data_jsonl"]
-    hinted = genuine._hinted_rows(text, 30)
+    index = genuine.id_index(task)
+    hinted = genuine._hinted_rows(text, index)
     assert hinted == at  # every row's own number, before any change
     if change == "reordered":
         rows.reverse()
@@ -237,8 +238,8 @@ def test_the_encoders_rows_name_the_lines_or_are_ignored(at: list[int], change: 
     elif change == "emptied":
         rows.clear()
     if change != "kept" and not (change == "reordered" and at == at[::-1]):
-        assert genuine._hinted_rows(text, 30) != at  # a wrong hint: the text path decides
+        assert genuine._hinted_rows(text, index) != at  # a wrong hint: the text path decides
     _check_parse(text, task, seed)
     other = text.encode().decode()  # the same text, another object: no hint at all
-    assert other is not text and genuine._hinted_rows(other, 30) is None
+    assert other is not text and genuine._hinted_rows(other, index) is None
     _check_parse(other, task, seed)

@@ -15,12 +15,13 @@ tests/envs/comtrade/scoring/test_genuine.py checks both against the parse for ev
 from __future__ import annotations
 
 import operator
+from functools import lru_cache
 from typing import Any
 
 import msgspec
 
 from agentmetrology.envs.comtrade.encoded import rows_of as encoded_rows
-from agentmetrology.envs.comtrade.generator import ROW_FIELDS, row_dicts, row_tuples
+from agentmetrology.envs.comtrade.generator import ROW_FIELDS, record_ids, row_dicts, row_tuples
 from agentmetrology.envs.comtrade.scoring.columns import Columns, remember_columns
 from agentmetrology.envs.comtrade.scoring.submission import ParsedLines, Submission
 from agentmetrology.envs.comtrade.tasks import Profile
@@ -61,7 +62,7 @@ def genuine_parse(text: str, task_id: str, seed: int | None, profile: Profile,
         return _known(tuple(values), columns, columns)
     if not data.endswith(b"\n"):
         return None
-    at = _lines_at(text, data, encoded.split(b"\n"), len(rows))
+    at = _lines_at(text, data, encoded.split(b"\n"), task_id, len(rows))
     if at is None:
         return None
     if len(at) == 1:
@@ -74,12 +75,13 @@ def genuine_parse(text: str, task_id: str, seed: int | None, profile: Profile,
     return _known(tuple(row_dicts(map(rows.__getitem__, at))), gathered, columns)
 
 
-def _lines_at(text: str, data: bytes, lines: list[bytes], n: int) -> list[int] | None:
+def _lines_at(text: str, data: bytes, lines: list[bytes], task_id: str,
+              n: int) -> list[int] | None:
     """Return the generated row of each line of `data` (`lines`: the generated rows' lines,
-    split), or None when some line is not one of them, byte for byte."""
+    split, n of them), or None when some line is not one of them, byte for byte."""
     # The rows the encoder wrote this very text from name the lines' rows (a guess: they are
     # the agent's and may have changed since): then no piece of the text need be made.
-    at = _hinted_rows(text, n)
+    at = _hinted_rows(text, id_index(task_id))
     if at is not None:
         joined = b"\n".join(map(lines.__getitem__, at))
         if len(data) == len(joined) + 1 and data.startswith(joined):  # data ends with \n
@@ -95,21 +97,26 @@ def _lines_at(text: str, data: bytes, lines: list[bytes], n: int) -> list[int] |
     return at if at is not None and list(map(lines.__getitem__, at)) == pieces else None
 
 
+@lru_cache(maxsize=32)
+def id_index(task_id: str) -> dict[str, int]:
+    """Return each generated record id's row number (the same for every seed and profile)."""
+    return {rid: i for i, rid in enumerate(record_ids(task_id))}
+
+
 _RID = operator.itemgetter("record_id")
-_LAST_SIX = operator.itemgetter(slice(-6, None))
 
 
-def _hinted_rows(text: str, n: int) -> list[int] | None:
-    """Return the row number each row the encoder wrote `text` from names by its record id
-    (`{task_id}-{i:06d}`), or None without such rows or when one names none of the n."""
+def _hinted_rows(text: str, index: dict[str, int]) -> list[int] | None:
+    """Return the row number of each row the encoder wrote `text` from, by its record id
+    (`index`: id_index of the task), or None without such rows or when one is no row's."""
     rows = encoded_rows(text)
     if not rows:
         return None
+    # A dict lookup per row costs about half of reading the id's six digits as an int.
     try:
-        at = list(map(int, map(_LAST_SIX, map(_RID, rows))))
-    except (KeyError, TypeError, ValueError, IndexError):  # not rows as generated ones are
+        return list(map(index.__getitem__, map(_RID, rows)))
+    except (KeyError, TypeError):  # no id, no row's id, not a dict, or an unhashable id
         return None
-    return at if min(at) >= 0 and max(at) < n else None
 
 
 # A generated row's line ends with its record id `{task_id}-{i:06d}` and '"}': the six
