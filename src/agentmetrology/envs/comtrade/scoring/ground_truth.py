@@ -178,7 +178,7 @@ class LineTally:
             return False
         cols = dict(zip(c.keys, c.cols, strict=True))
         rids = cols["record_id"]
-        ids = set(rids)
+        ids = c.value_set("record_id")
         if (len(ids) != len(rids) or c.kinds[c.keys.index("record_id")] != {str}
                 or "TOTAL" in cols["hs"] or not self.seen.isdisjoint(ids)):
             return False
