@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agentmetrology.envs.comtrade import encoded
 from agentmetrology.envs.comtrade.generator import generate_rows
 from agentmetrology.envs.comtrade.payload import encode_payload
 from agentmetrology.envs.comtrade.scoring import columns, genuine, ground_truth
@@ -225,7 +226,11 @@ def test_the_encoders_rows_name_the_lines_or_are_ignored(at: list[int], change: 
     rows = [dict(generated[i]) for i in at]
     text = encode_payload(rows, {"task_id": task}, "")["data_jsonl"]
     index = genuine.id_index(task)
-    hinted = genuine._hinted_rows(text, index)
+
+    def hinted_rows(text: str) -> list[int] | None:
+        return genuine._hinted_rows(encoded.rows_of(text), index)
+
+    hinted = hinted_rows(text)
     assert hinted == at  # every row's own number, before any change
     if change == "reordered":
         rows.reverse()
@@ -238,8 +243,29 @@ def test_the_encoders_rows_name_the_lines_or_are_ignored(at: list[int], change: 
     elif change == "emptied":
         rows.clear()
     if change != "kept" and not (change == "reordered" and at == at[::-1]):
-        assert genuine._hinted_rows(text, index) != at  # a wrong hint: the text path decides
+        assert hinted_rows(text) != at  # a wrong hint: the text path decides
     _check_parse(text, task, seed)
     other = text.encode().decode()  # the same text, another object: no hint at all
-    assert other is not text and genuine._hinted_rows(other, index) is None
+    assert other is not text and hinted_rows(other) is None
     _check_parse(other, task, seed)
+
+
+@pytest.mark.parametrize("change", ["kept", "a value", "an id", "a row dropped", "not a dict"])
+def test_the_encoders_rows_in_generation_order_take_the_whole_text_path(change: str) -> None:
+    """Rows noted in generation order are read by comparing the whole text, not by the hint;
+    changed after encoding, in order or not, the text still decides."""
+    task, seed = "T4_rate_limit_429", 1
+    rows = generate_rows(task, seed)
+    text = encode_payload(rows, {"task_id": task}, "")["data_jsonl"]
+    ids = ground_truth._truth_columns(task, seed, "seeded")[1][genuine._RID_AT]
+    assert genuine._in_order(encoded.rows_of(text), ids)
+    if change == "a value":
+        rows[3]["tradeValue"] += 1  # ids still in order
+    elif change == "an id":
+        rows[3]["record_id"] = rows[4]["record_id"]
+    elif change == "a row dropped":
+        rows.pop()
+    elif change == "not a dict":
+        rows[0] = 7  # type: ignore[call-overload]
+    assert genuine._in_order(encoded.rows_of(text), ids) == (change in ("kept", "a value"))
+    _check_parse(text, task, seed)  # the parse of the text as encoded, whatever the rows now

@@ -55,37 +55,42 @@ def genuine_parse(text: str, task_id: str, seed: int | None, profile: Profile,
     # The shared start of every generated line: most other texts fail here, before any work
     if not text.startswith(first[:first.index(_FIRST_VARYING)].decode("ascii")):
         return None
+    data = text.encode("ascii")
+    # The rows the encoder wrote this very text from name the lines' rows (a guess: they are
+    # the agent's and may have changed since): then only the lines' own rows are made and
+    # encoded, and the bytes decide. Rows in generation order take the path below.
+    noted = encoded_rows(text)
+    at = None if _in_order(noted, columns[_RID_AT]) else _hinted_rows(noted, id_index(task_id))
+    if at is not None:
+        values = row_dicts(map(rows.__getitem__, at))  # a dict per line
+        if _ENCODER.encode_lines(values) == data:
+            return _known(tuple(values), _gathered(columns, at), columns)
     values = row_dicts(rows)
     encoded = _ENCODER.encode_lines(values)
-    data = text.encode("ascii")
     if encoded == data:  # the whole answer, in order: the generated rows themselves
         return _known(tuple(values), columns, columns)
     if not data.endswith(b"\n"):
         return None
-    at = _lines_at(text, data, encoded.split(b"\n"), task_id, len(rows))
+    at = _lines_at(data, encoded.split(b"\n"), len(rows))
     if at is None:
         return None
-    if len(at) == 1:
-        gathered = tuple((col[at[0]],) for col in columns)
-    else:  # with two or more indices an itemgetter returns the tuple of them, gathered in C
-        gathered = tuple(map(operator.itemgetter(*at), columns))
     if len(set(at)) == len(at):  # each row's line once: its dict, made above, serves alone
-        return _known(tuple(map(values.__getitem__, at)), gathered, columns)
+        return _known(tuple(map(values.__getitem__, at)), _gathered(columns, at), columns)
     # a dict per line
-    return _known(tuple(row_dicts(map(rows.__getitem__, at))), gathered, columns)
+    return _known(tuple(row_dicts(map(rows.__getitem__, at))), _gathered(columns, at), columns)
 
 
-def _lines_at(text: str, data: bytes, lines: list[bytes], task_id: str,
-              n: int) -> list[int] | None:
+def _gathered(columns: tuple[tuple[Any, ...], ...], at: list[int]) -> tuple[tuple[Any, ...], ...]:
+    """Return the generated columns at the rows `at` (in that order, repeats kept)."""
+    if len(at) == 1:
+        return tuple((col[at[0]],) for col in columns)
+    # with two or more indices an itemgetter returns the tuple of them, gathered in C
+    return tuple(map(operator.itemgetter(*at), columns))
+
+
+def _lines_at(data: bytes, lines: list[bytes], n: int) -> list[int] | None:
     """Return the generated row of each line of `data` (`lines`: the generated rows' lines,
     split, n of them), or None when some line is not one of them, byte for byte."""
-    # The rows the encoder wrote this very text from name the lines' rows (a guess: they are
-    # the agent's and may have changed since): then no piece of the text need be made.
-    at = _hinted_rows(text, id_index(task_id))
-    if at is not None:
-        joined = b"\n".join(map(lines.__getitem__, at))
-        if len(data) == len(joined) + 1 and data.startswith(joined):  # data ends with \n
-            return at
     # Bytes throughout: the pieces are compared with the generated lines as encoded, so
     # neither side is decoded, and int() reads the digits of a bytes slice as of a str
     pieces = data.split(b"\n")
@@ -104,12 +109,23 @@ def id_index(task_id: str) -> dict[str, int]:
 
 
 _RID = operator.itemgetter("record_id")
+_RID_AT = ROW_FIELDS.index("record_id")
 
 
-def _hinted_rows(text: str, index: dict[str, int]) -> list[int] | None:
-    """Return the row number of each row the encoder wrote `text` from, by its record id
-    (`index`: id_index of the task), or None without such rows or when one is no row's."""
-    rows = encoded_rows(text)
+def _in_order(rows: list[Any] | None, ids: tuple[str, ...]) -> bool:
+    """Return True when `rows` are dicts whose record ids are `ids` (the generated ones), in
+    order: the usual complete answer, which the whole-text comparison reads without a hint."""
+    if not rows or len(rows) != len(ids):
+        return False
+    try:
+        return tuple(map(_RID, rows)) == ids
+    except (KeyError, TypeError):  # not rows as generated ones are
+        return False
+
+
+def _hinted_rows(rows: list[Any] | None, index: dict[str, int]) -> list[int] | None:
+    """Return the row number of each of the rows (the encoder's, see encoded.rows_of) by its
+    record id (`index`: id_index of the task), or None without rows or when one is no row's."""
     if not rows:
         return None
     # A dict lookup per row costs about half of reading the id's six digits as an int.
