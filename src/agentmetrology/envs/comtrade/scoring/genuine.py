@@ -62,9 +62,10 @@ def genuine_parse(text: str, task_id: str, seed: int | None, profile: Profile,
     noted = encoded_rows(text)
     at = None if _in_order(noted, columns[_RID_AT]) else _hinted_rows(noted, id_index(task_id))
     if at is not None:
-        values = row_dicts(map(rows.__getitem__, at))  # a dict per line
+        picked = list(map(rows.__getitem__, at))
+        values = row_dicts(picked)  # a dict per line
         if _ENCODER.encode_lines(values) == data:
-            return _known(tuple(values), _gathered(columns, at), columns)
+            return _known(tuple(values), _transposed(picked), columns)
     values = row_dicts(rows)
     encoded = _ENCODER.encode_lines(values)
     if encoded == data:  # the whole answer, in order: the generated rows themselves
@@ -74,18 +75,17 @@ def genuine_parse(text: str, task_id: str, seed: int | None, profile: Profile,
     at = _lines_at(data, encoded.split(b"\n"), len(rows))
     if at is None:
         return None
+    picked = list(map(rows.__getitem__, at))
     if len(set(at)) == len(at):  # each row's line once: its dict, made above, serves alone
-        return _known(tuple(map(values.__getitem__, at)), _gathered(columns, at), columns)
+        return _known(tuple(map(values.__getitem__, at)), _transposed(picked), columns)
     # a dict per line
-    return _known(tuple(row_dicts(map(rows.__getitem__, at))), _gathered(columns, at), columns)
+    return _known(tuple(row_dicts(picked)), _transposed(picked), columns)
 
 
-def _gathered(columns: tuple[tuple[Any, ...], ...], at: list[int]) -> tuple[tuple[Any, ...], ...]:
-    """Return the generated columns at the rows `at` (in that order, repeats kept)."""
-    if len(at) == 1:
-        return tuple((col[at[0]],) for col in columns)
-    # with two or more indices an itemgetter returns the tuple of them, gathered in C
-    return tuple(map(operator.itemgetter(*at), columns))
+def _transposed(rows: list[tuple[Any, ...]]) -> tuple[tuple[Any, ...], ...]:
+    """Return the columns of generated rows (at least one): the generated columns gathered at
+    those rows. zip moves the values in C; an itemgetter per column looks each one up."""
+    return tuple(zip(*rows, strict=True))
 
 
 def _lines_at(data: bytes, lines: list[bytes], n: int) -> list[int] | None:
