@@ -228,7 +228,7 @@ def test_the_encoders_rows_name_the_lines_or_are_ignored(at: list[int], change: 
     index = genuine.id_index(task)
 
     def hinted_rows(text: str) -> list[int] | None:
-        return genuine._hinted_rows(encoded.rows_of(text), index)
+        return genuine._hinted_rows(genuine._record_ids(encoded.rows_of(text)), index)
 
     hinted = hinted_rows(text)
     assert hinted == at  # every row's own number, before any change
@@ -258,7 +258,7 @@ def test_the_encoders_rows_in_generation_order_take_the_whole_text_path(change: 
     rows = generate_rows(task, seed)
     text = encode_payload(rows, {"task_id": task}, "")["data_jsonl"]
     ids = ground_truth._truth_columns(task, seed, "seeded")[1][genuine._RID_AT]
-    assert genuine._in_order(encoded.rows_of(text), ids)
+    assert genuine._record_ids(encoded.rows_of(text)) == ids  # in generation order
     if change == "a value":
         rows[3]["tradeValue"] += 1  # ids still in order
     elif change == "an id":
@@ -267,5 +267,6 @@ def test_the_encoders_rows_in_generation_order_take_the_whole_text_path(change: 
         rows.pop()
     elif change == "not a dict":
         rows[0] = 7  # type: ignore[call-overload]
-    assert genuine._in_order(encoded.rows_of(text), ids) == (change in ("kept", "a value"))
+    in_order = genuine._record_ids(encoded.rows_of(text)) == ids
+    assert in_order == (change in ("kept", "a value"))
     _check_parse(text, task, seed)  # the parse of the text as encoded, whatever the rows now

@@ -59,8 +59,8 @@ def genuine_parse(text: str, task_id: str, seed: int | None, profile: Profile,
     # The rows the encoder wrote this very text from name the lines' rows (a guess: they are
     # the agent's and may have changed since): then only the lines' own rows are made and
     # encoded, and the bytes decide. Rows in generation order take the path below.
-    noted = encoded_rows(text)
-    at = None if _in_order(noted, columns[_RID_AT]) else _hinted_rows(noted, id_index(task_id))
+    noted = _record_ids(encoded_rows(text))
+    at = None if noted == columns[_RID_AT] else _hinted_rows(noted, id_index(task_id))
     if at is not None:
         picked = list(map(rows.__getitem__, at))
         values = row_dicts(picked)  # a dict per line
@@ -112,26 +112,26 @@ _RID = operator.itemgetter("record_id")
 _RID_AT = ROW_FIELDS.index("record_id")
 
 
-def _in_order(rows: list[Any] | None, ids: tuple[str, ...]) -> bool:
-    """Return True when `rows` are dicts whose record ids are `ids` (the generated ones), in
-    order: the usual complete answer, which the whole-text comparison reads without a hint."""
-    if not rows or len(rows) != len(ids):
-        return False
-    try:
-        return tuple(map(_RID, rows)) == ids
-    except (KeyError, TypeError):  # not rows as generated ones are
-        return False
-
-
-def _hinted_rows(rows: list[Any] | None, index: dict[str, int]) -> list[int] | None:
-    """Return the row number of each of the rows (the encoder's, see encoded.rows_of) by its
-    record id (`index`: id_index of the task), or None without rows or when one is no row's."""
+def _record_ids(rows: list[Any] | None) -> tuple[Any, ...] | None:
+    """Return the record ids of the rows (the encoder's, see encoded.rows_of), or None without
+    rows or when one is not a dict with a record id."""
     if not rows:
+        return None
+    try:
+        return tuple(map(_RID, rows))
+    except (KeyError, TypeError):
+        return None
+
+
+def _hinted_rows(ids: tuple[Any, ...] | None, index: dict[str, int]) -> list[int] | None:
+    """Return the row number of each record id (`index`: id_index of the task), or None
+    without ids or when one is no row's (or unhashable)."""
+    if ids is None:
         return None
     # A dict lookup per row costs about half of reading the id's six digits as an int.
     try:
-        return list(map(index.__getitem__, map(_RID, rows)))
-    except (KeyError, TypeError):  # no id, no row's id, not a dict, or an unhashable id
+        return list(map(index.__getitem__, ids))
+    except (KeyError, TypeError):
         return None
 
 
