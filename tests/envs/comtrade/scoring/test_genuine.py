@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agentmetrology.envs.comtrade import encoded
 from agentmetrology.envs.comtrade.generator import generate_rows
 from agentmetrology.envs.comtrade.payload import encode_payload
 from agentmetrology.envs.comtrade.scoring import columns, genuine, ground_truth
@@ -44,7 +45,7 @@ def _gathered_as_claimed(values: tuple[Any, ...], task: str, seed: int | None,
     c = columns.uniform_columns(values)
     truth = _cols(task, seed, profile)
     assert c is not None and c.gathered_from is truth
-    index = ground_truth._id_index(task)
+    index = genuine.id_index(task)
     ids = c.column("record_id")
     assert ids is not None
     assert c.cols == tuple(tuple(col[index[r]] for r in ids) for col in truth)
@@ -224,7 +225,12 @@ def test_the_encoders_rows_name_the_lines_or_are_ignored(at: list[int], change: 
     generated = generate_rows(task, seed)
     rows = [dict(generated[i]) for i in at]
     text = encode_payload(rows, {"task_id": task}, "")["data_jsonl"]
-    hinted = genuine._hinted_rows(text, 30)
+    index = genuine.id_index(task)
+
+    def hinted_rows(text: str) -> list[int] | None:
+        return genuine._hinted_rows(genuine._record_ids(encoded.rows_of(text)), index)
+
+    hinted = hinted_rows(text)
     assert hinted == at  # every row's own number, before any change
     if change == "reordered":
         rows.reverse()
@@ -237,8 +243,30 @@ def test_the_encoders_rows_name_the_lines_or_are_ignored(at: list[int], change: 
     elif change == "emptied":
         rows.clear()
     if change != "kept" and not (change == "reordered" and at == at[::-1]):
-        assert genuine._hinted_rows(text, 30) != at  # a wrong hint: the text path decides
+        assert hinted_rows(text) != at  # a wrong hint: the text path decides
     _check_parse(text, task, seed)
     other = text.encode().decode()  # the same text, another object: no hint at all
-    assert other is not text and genuine._hinted_rows(other, 30) is None
+    assert other is not text and hinted_rows(other) is None
     _check_parse(other, task, seed)
+
+
+@pytest.mark.parametrize("change", ["kept", "a value", "an id", "a row dropped", "not a dict"])
+def test_the_encoders_rows_in_generation_order_take_the_whole_text_path(change: str) -> None:
+    """Rows noted in generation order are read by comparing the whole text, not by the hint;
+    changed after encoding, in order or not, the text still decides."""
+    task, seed = "T4_rate_limit_429", 1
+    rows = generate_rows(task, seed)
+    text = encode_payload(rows, {"task_id": task}, "")["data_jsonl"]
+    ids = ground_truth._truth_columns(task, seed, "seeded")[1][genuine._RID_AT]
+    assert genuine._record_ids(encoded.rows_of(text)) == ids  # in generation order
+    if change == "a value":
+        rows[3]["tradeValue"] += 1  # ids still in order
+    elif change == "an id":
+        rows[3]["record_id"] = rows[4]["record_id"]
+    elif change == "a row dropped":
+        rows.pop()
+    elif change == "not a dict":
+        rows[0] = 7  # type: ignore[call-overload]
+    in_order = genuine._record_ids(encoded.rows_of(text)) == ids
+    assert in_order == (change in ("kept", "a value"))
+    _check_parse(text, task, seed)  # the parse of the text as encoded, whatever the rows now

@@ -10,6 +10,7 @@ import pytest
 from agentmetrology.envs.comtrade.generator import DEDUP_KEY, ROW_FIELDS, generate_rows
 from agentmetrology.envs.comtrade.scoring.judge import (
     JUDGE_SCORER,
+    QUERY_FIELDS,
     correctness,
     data_quality,
     dedup_points,
@@ -28,7 +29,7 @@ from agentmetrology.envs.comtrade.scoring.judge import (
     value_ranges,
 )
 from agentmetrology.envs.comtrade.scoring.submission import Submission
-from agentmetrology.envs.comtrade.tasks import get_task
+from agentmetrology.envs.comtrade.tasks import TASKS, get_task
 from agentmetrology.records import STATUSES, digest
 from agentmetrology.runtime.rng import rng
 
@@ -243,6 +244,12 @@ def test_query_comparison_is_type_sensitive() -> None:
     assert query_points(dict(q.as_dict(), year=2022.0), q) == pytest.approx(3.2)
     assert query_points(dict(q.as_dict(), reporter=276, partner=250), q) == pytest.approx(2.4)
     assert query_points({}, q) == 0.0 and query_points(None, q) == 0.0
+
+
+def test_the_query_fields_are_every_tasks_query() -> None:
+    """query_points reads QUERY_FIELDS off the task's query: they are its fields, all five."""
+    for task in TASKS.values():
+        assert tuple(task.query.as_dict()) == QUERY_FIELDS
 
 
 def test_dedup_points() -> None:

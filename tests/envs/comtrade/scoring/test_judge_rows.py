@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from agentmetrology.envs.comtrade.scoring import columns
 from agentmetrology.envs.comtrade.scoring.judge_rows import (
     RowTally,
     dedup_points,
@@ -126,3 +127,17 @@ def test_the_dedup_count_is_the_number_of_distinct_keys(batches: list[list[objec
     assert t.dedup_points() == pytest.approx(points)  # before the set is asked for
     assert len(t.keys) == distinct
     assert t.dedup_points() == pytest.approx(points)
+
+
+def test_a_column_value_set_is_made_once_and_refuses_unhashable_values() -> None:
+    """Both scorers read the record ids' set from the batch's columns: it is the column's set,
+    the same object for the second asker, and a list value raises as set() does."""
+    rows = ({"a": "x", "b": 1}, {"a": "y", "b": 1}, {"a": "x", "b": 2})
+    c = columns._columns(rows)
+    assert c is not None
+    assert c.value_set("a") == {"x", "y"} and c.value_set("b") == {1, 2}
+    assert c.value_set("a") is c.value_set("a")
+    listed = columns._columns(({"a": ["x"]}, {"a": "y"}))
+    assert listed is not None
+    with pytest.raises(TypeError, match="unhashable"):
+        listed.value_set("a")

@@ -23,10 +23,20 @@ class Columns:
     # The generated columns these were gathered from by the rows' own record ids, when known
     # (scoring/genuine.py): then each row equals its generated row, with nothing to compare.
     gathered_from: tuple[tuple[Any, ...], ...] | None = field(default=None, compare=False)
+    # The columns' value sets made so far, by key: both scorers ask for the record ids'
+    sets: dict[str, frozenset[Any]] = field(default_factory=dict, compare=False, repr=False)
 
     def column(self, key: str) -> tuple[Any, ...] | None:
         """Return the column of `key`, or None when the rows do not have it."""
         return self.cols[self.keys.index(key)] if key in self.keys else None
+
+    def value_set(self, key: str) -> frozenset[Any]:
+        """Return the distinct values of the column of `key` (a key the rows have); raise
+        TypeError when one is unhashable, as building a set of them does."""
+        found = self.sets.get(key)
+        if found is None:
+            found = self.sets[key] = frozenset(self.cols[self.keys.index(key)])
+        return found
 
 
 _LAST = threading.local()  # the last batch and its columns: one scorer asks after the other

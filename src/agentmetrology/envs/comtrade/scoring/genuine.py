@@ -15,12 +15,13 @@ tests/envs/comtrade/scoring/test_genuine.py checks both against the parse for ev
 from __future__ import annotations
 
 import operator
+from functools import lru_cache
 from typing import Any
 
 import msgspec
 
 from agentmetrology.envs.comtrade.encoded import rows_of as encoded_rows
-from agentmetrology.envs.comtrade.generator import ROW_FIELDS, row_dicts, row_tuples
+from agentmetrology.envs.comtrade.generator import ROW_FIELDS, record_ids, row_dicts, row_tuples
 from agentmetrology.envs.comtrade.scoring.columns import Columns, remember_columns
 from agentmetrology.envs.comtrade.scoring.submission import ParsedLines, Submission
 from agentmetrology.envs.comtrade.tasks import Profile
@@ -54,36 +55,42 @@ def genuine_parse(text: str, task_id: str, seed: int | None, profile: Profile,
     # The shared start of every generated line: most other texts fail here, before any work
     if not text.startswith(first[:first.index(_FIRST_VARYING)].decode("ascii")):
         return None
+    data = text.encode("ascii")
+    # The rows the encoder wrote this very text from name the lines' rows (a guess: they are
+    # the agent's and may have changed since): then only the lines' own rows are made and
+    # encoded, and the bytes decide. Rows in generation order take the path below.
+    noted = _record_ids(encoded_rows(text))
+    at = None if noted == columns[_RID_AT] else _hinted_rows(noted, id_index(task_id))
+    if at is not None:
+        picked = list(map(rows.__getitem__, at))
+        values = row_dicts(picked)  # a dict per line
+        if _ENCODER.encode_lines(values) == data:
+            return _known(tuple(values), _transposed(picked), columns)
     values = row_dicts(rows)
     encoded = _ENCODER.encode_lines(values)
-    data = text.encode("ascii")
     if encoded == data:  # the whole answer, in order: the generated rows themselves
         return _known(tuple(values), columns, columns)
     if not data.endswith(b"\n"):
         return None
-    at = _lines_at(text, data, encoded.split(b"\n"), len(rows))
+    at = _lines_at(data, encoded.split(b"\n"), len(rows))
     if at is None:
         return None
-    if len(at) == 1:
-        gathered = tuple((col[at[0]],) for col in columns)
-    else:  # with two or more indices an itemgetter returns the tuple of them, gathered in C
-        gathered = tuple(map(operator.itemgetter(*at), columns))
+    picked = list(map(rows.__getitem__, at))
     if len(set(at)) == len(at):  # each row's line once: its dict, made above, serves alone
-        return _known(tuple(map(values.__getitem__, at)), gathered, columns)
+        return _known(tuple(map(values.__getitem__, at)), _transposed(picked), columns)
     # a dict per line
-    return _known(tuple(row_dicts(map(rows.__getitem__, at))), gathered, columns)
+    return _known(tuple(row_dicts(picked)), _transposed(picked), columns)
 
 
-def _lines_at(text: str, data: bytes, lines: list[bytes], n: int) -> list[int] | None:
+def _transposed(rows: list[tuple[Any, ...]]) -> tuple[tuple[Any, ...], ...]:
+    """Return the columns of generated rows (at least one): the generated columns gathered at
+    those rows. zip moves the values in C; an itemgetter per column looks each one up."""
+    return tuple(zip(*rows, strict=True))
+
+
+def _lines_at(data: bytes, lines: list[bytes], n: int) -> list[int] | None:
     """Return the generated row of each line of `data` (`lines`: the generated rows' lines,
-    split), or None when some line is not one of them, byte for byte."""
-    # The rows the encoder wrote this very text from name the lines' rows (a guess: they are
-    # the agent's and may have changed since): then no piece of the text need be made.
-    at = _hinted_rows(text, n)
-    if at is not None:
-        joined = b"\n".join(map(lines.__getitem__, at))
-        if len(data) == len(joined) + 1 and data.startswith(joined):  # data ends with \n
-            return at
+    split, n of them), or None when some line is not one of them, byte for byte."""
     # Bytes throughout: the pieces are compared with the generated lines as encoded, so
     # neither side is decoded, and int() reads the digits of a bytes slice as of a str
     pieces = data.split(b"\n")
@@ -95,21 +102,37 @@ def _lines_at(text: str, data: bytes, lines: list[bytes], n: int) -> list[int] |
     return at if at is not None and list(map(lines.__getitem__, at)) == pieces else None
 
 
+@lru_cache(maxsize=32)
+def id_index(task_id: str) -> dict[str, int]:
+    """Return each generated record id's row number (the same for every seed and profile)."""
+    return {rid: i for i, rid in enumerate(record_ids(task_id))}
+
+
 _RID = operator.itemgetter("record_id")
-_LAST_SIX = operator.itemgetter(slice(-6, None))
+_RID_AT = ROW_FIELDS.index("record_id")
 
 
-def _hinted_rows(text: str, n: int) -> list[int] | None:
-    """Return the row number each row the encoder wrote `text` from names by its record id
-    (`{task_id}-{i:06d}`), or None without such rows or when one names none of the n."""
-    rows = encoded_rows(text)
+def _record_ids(rows: list[Any] | None) -> tuple[Any, ...] | None:
+    """Return the record ids of the rows (the encoder's, see encoded.rows_of), or None without
+    rows or when one is not a dict with a record id."""
     if not rows:
         return None
     try:
-        at = list(map(int, map(_LAST_SIX, map(_RID, rows))))
-    except (KeyError, TypeError, ValueError, IndexError):  # not rows as generated ones are
+        return tuple(map(_RID, rows))
+    except (KeyError, TypeError):
         return None
-    return at if min(at) >= 0 and max(at) < n else None
+
+
+def _hinted_rows(ids: tuple[Any, ...] | None, index: dict[str, int]) -> list[int] | None:
+    """Return the row number of each record id (`index`: id_index of the task), or None
+    without ids or when one is no row's (or unhashable)."""
+    if ids is None:
+        return None
+    # A dict lookup per row costs about half of reading the id's six digits as an int.
+    try:
+        return list(map(index.__getitem__, ids))
+    except (KeyError, TypeError):
+        return None
 
 
 # A generated row's line ends with its record id `{task_id}-{i:06d}` and '"}': the six

@@ -27,7 +27,7 @@ from agentmetrology.envs.comtrade.generator import (
     row_tuples,
 )
 from agentmetrology.envs.comtrade.scoring.columns import Columns, uniform_columns
-from agentmetrology.envs.comtrade.scoring.genuine import adopt_genuine
+from agentmetrology.envs.comtrade.scoring.genuine import adopt_genuine, id_index
 from agentmetrology.envs.comtrade.scoring.streamed import StreamedSubmission
 from agentmetrology.envs.comtrade.scoring.submission import Scorable, Submission, make_submission
 from agentmetrology.envs.comtrade.tasks import PROFILES, TASKS, Profile
@@ -77,14 +77,8 @@ TruthColumns = tuple[dict[str, int], tuple[tuple[Any, ...], ...]]
 def _truth_columns(task_id: str, seed: int | None, profile: Profile) -> TruthColumns:
     """Return each generated record id's row index and the generated rows as columns."""
     rows = row_tuples(task_id, seed, profile)
-    return (_id_index(task_id),
+    return (id_index(task_id),
             tuple(zip(*rows, strict=True)) if rows else ((),) * len(ROW_FIELDS))
-
-
-@lru_cache(maxsize=32)
-def _id_index(task_id: str) -> dict[str, int]:
-    """Return each generated record id's row number (the same for every seed and profile)."""
-    return {rid: i for i, rid in enumerate(record_ids(task_id))}
 
 
 def _mismatch(value: dict[str, Any], expected: tuple[Any, ...] | None) -> bool:
@@ -184,7 +178,7 @@ class LineTally:
             return False
         cols = dict(zip(c.keys, c.cols, strict=True))
         rids = cols["record_id"]
-        ids = set(rids)
+        ids = c.value_set("record_id")
         if (len(ids) != len(rids) or c.kinds[c.keys.index("record_id")] != {str}
                 or "TOTAL" in cols["hs"] or not self.seen.isdisjoint(ids)):
             return False

@@ -73,6 +73,9 @@ def _clamp(x: float, lo: float, hi: float) -> float:
     return lo if x < lo else hi if x > hi else x
 
 
+_JSON_TYPES: Final[dict[type, str]] = {dict: "object", list: "array", str: "string"}
+
+
 def _json_type(v: object) -> str:
     """Return the JSON type name of a parsed value, for reasons."""
     if v is None:
@@ -81,8 +84,7 @@ def _json_type(v: object) -> str:
         return "boolean"
     if _num(v):
         return "number"
-    names: dict[type, str] = {dict: "object", list: "array", str: "string"}
-    return names.get(type(v), type(v).__name__)
+    return _JSON_TYPES.get(type(v), type(v).__name__)
 
 
 # ---- dimensions -------------------------------------------------------------------------------
@@ -102,8 +104,8 @@ def query_points(declared: object, query: Query) -> float:
     if not isinstance(declared, dict):
         return 0.0
     hits = 0
-    for name, want in query.as_dict().items():
-        got = declared.get(name, None)
+    for name in QUERY_FIELDS:  # the task's query fields, read without building its dict
+        want, got = getattr(query, name), declared.get(name, None)
         # Type-sensitive: "2022" or 2022.0 for the int year do not count, nor 276 for "276".
         if type(got) is type(want) and got == want:
             hits += 1

@@ -144,7 +144,9 @@ class RowTally:
             return
         at = [c.keys.index(f) for f in fields]
         last = c.cols[at[-1]]
-        if (all(c.kinds[i] <= _HASHABLE for i in at) and len(set(last)) == len(last)):
+        # the set of the record ids (the usual last field) is ground truth's, made before
+        if (all(c.kinds[i] <= _HASHABLE for i in at)
+                and len(c.value_set(fields[-1])) == len(last)):
             self._deferred = tuple(c.cols[i] for i in at)
             return
         self._add_keys(rows, c)
