@@ -101,6 +101,18 @@ def test_unparsable_and_idless_lines_count_in_the_denominator() -> None:
     assert a.components["precision"] == pytest.approx(25 / 30)
 
 
+@pytest.mark.parametrize("bad_id", [["an id in a list"], {"id": 1}, 5, None])
+def test_a_record_id_of_another_type_in_plain_rows_is_an_unparsable_line(bad_id: object) -> None:
+    # Every row with the ten fields (the column-by-column path): a list record id made the
+    # scorer raise building the id set, so the whole submission was INVALID (a measurement
+    # failure) instead of one line counted as not a record.
+    rows = generate_rows("T3_duplicates", 0)
+    rows[0] = dict(rows[0], record_id=bad_id)
+    a = ground_truth_f1(jsonl(rows), "T3_duplicates", 0)
+    assert a.status == "PARTIAL" and a.components["unparsable"] == 1
+    assert a.components["lines"] == 25 and a.score == pytest.approx(2 * (24 / 25) ** 2 / (48 / 25))
+
+
 def test_duplicate_spurious_ids_count_once_as_spurious() -> None:
     rows = generate_rows("T3_duplicates", 0)
     fake = dict(rows[0], record_id="nope")

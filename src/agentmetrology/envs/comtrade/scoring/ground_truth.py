@@ -178,9 +178,10 @@ class LineTally:
             return False
         cols = dict(zip(c.keys, c.cols, strict=True))
         rids = cols["record_id"]
+        if c.kinds[c.keys.index("record_id")] != {str}:  # before the set: a list id is no key
+            return False
         ids = c.value_set("record_id")
-        if (len(ids) != len(rids) or c.kinds[c.keys.index("record_id")] != {str}
-                or "TOTAL" in cols["hs"] or not self.seen.isdisjoint(ids)):
+        if len(ids) != len(rids) or "TOTAL" in cols["hs"] or not self.seen.isdisjoint(ids):
             return False
         known = len(ids) if ids <= self.truth else len(ids & self.truth)  # <=: no new set
         if self.checks_values and not (known == len(rids) and self._columns_match(c)):
