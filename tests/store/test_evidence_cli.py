@@ -8,6 +8,7 @@ import shutil
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -200,6 +201,72 @@ def test_a_report_json_that_does_not_render_its_files_is_noted_never_accused(
     assert code == 0 and doc["notes"] == [
         "report.md not checked: archive.json records no digest of the files rendered from it "
         "(written before agm recorded them)"]
+
+
+def test_recompute_catches_a_forged_number_that_every_other_check_passes(
+        store: Path, tmp_path: Path) -> None:
+    # A number edited in archive.json, the files rendered again and their digests recorded:
+    # binding, score rows and rendered files all agree, so qualify passes it; recomputing the
+    # audit from the store at the report's chain length does not.
+    from agentmetrology.archive.report_qualify import read_report
+    from agentmetrology.archive.report_recompute import recomputed
+    from agentmetrology.report.archive_files import write_archive_audit
+
+    audit, forged, regrade = tmp_path / "audit", tmp_path / "forged", tmp_path / "regrade"
+    assert agm("archive", "audit", str(store), "--out", str(audit))[0] == 0
+    code, out, _ = agm("evidence", "qualify", str(audit), "--store", str(store), "--recompute",
+                       "--json")
+    assert code == 0 and json.loads(out)["notes"] == [
+        "recomputed from the store: every section of the report is equal"]
+    forged.mkdir()
+    doc = json.loads((audit / "archive.json").read_text())
+    true_value = doc["coverage"]["overall"]["score_stored"]
+    doc["coverage"]["overall"]["score_stored"] = 0.999
+    del doc["rendered"]
+    write_archive_audit(doc, forged)
+    code, out, _ = agm("evidence", "qualify", str(forged), "--store", str(store), "--json")
+    assert code == 0 and json.loads(out)["result"] == "qualified"  # what the forger counts on
+    code, out, _ = agm("evidence", "qualify", str(forged), "--store", str(store), "--recompute",
+                       "--json")
+    got = json.loads(out)
+    assert code == 1 and [p["kind"] for p in got["problems"]] == ["report_recomputed_differs"]
+    assert got["problems"][0]["detail"] == (
+        "recomputed from the store, archive.json differs: coverage.overall.score_stored: "
+        f"0.999 in the report, {true_value!r} recomputed")
+    # a store that grew since (or shrank) is not recomputed: another state, only noted
+    path, report = read_report(audit)
+    length = report["evidence"]["chain_length"]
+    assert recomputed(path, report, store, {"chain_length": length + 3}) == ([], [
+        f"not recomputed: the store's chain is {length + 3} entries long, the report's was "
+        f"{length}; a recomputed audit would cover another state"])
+    assert agm("archive", "regrade", str(store), "--out", str(regrade))[0] == 0
+    code, out, _ = agm("evidence", "qualify", str(regrade), "--store", str(store), "--recompute",
+                       "--json")
+    assert code == 0 and json.loads(out)["notes"] == [
+        "not recomputed: --recompute applies to an archive audit of a store, and regrade.json "
+        "is not one"]
+
+
+@pytest.mark.parametrize(("edit", "why"), [
+    (lambda d: d.__setitem__("evidence", 5), "its evidence is not a JSON object"),
+    (lambda d: d["evidence"].__setitem__("evidence_digest", 5),
+     "its evidence digest is not a string"),
+    (lambda d: d.__setitem__("score_rows", "abc"),
+     "its score_rows are not a list of JSON objects"),
+    (lambda d: d.__setitem__("score_rows", [1]), "its score_rows are not a list of JSON objects"),
+])
+def test_a_report_of_the_wrong_shape_is_refused_in_one_line(
+        store: Path, tmp_path: Path, edit: Any, why: str) -> None:
+    # `"evidence": 5` was an AttributeError traceback.
+    audit = tmp_path / "audit"
+    assert agm("archive", "audit", str(store), "--out", str(audit))[0] == 0
+    doc = json.loads((audit / "archive.json").read_text())
+    edit(doc)
+    (audit / "archive.json").write_text(json.dumps(doc))
+    code, out, err = agm("evidence", "qualify", str(audit), "--store", str(store))
+    assert code == 2 and "Traceback" not in out + err
+    assert " ".join((out + err).split()) == (
+        f"error: {audit / 'archive.json'}: not a report: {why} (edited, or not written by agm)")
 
 
 def test_qualify_a_report_after_a_rollback_below_its_head(store: Path, tmp_path: Path) -> None:

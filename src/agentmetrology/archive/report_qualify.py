@@ -96,8 +96,24 @@ def read_report(report_dir: Path) -> tuple[Path, dict[str, Any]]:
             binding = read_binding(report_dir)  # diagnose and experiment: beside the report
             if binding is not None and "evidence" not in doc:
                 doc["evidence"] = binding
+            _check_shape(path, doc)
             return path, doc
     raise UserError(f"{report_dir} holds no report ({' or '.join(REPORT_FILES)})")
+
+
+def _check_shape(path: Path, doc: dict[str, Any]) -> None:
+    """Raise UserError for a report whose binding or score rows are not of a report's shape
+    (an `evidence` of 5 was an AttributeError traceback)."""
+    evidence, rows = doc.get("evidence"), doc.get("score_rows")
+    why = ("its evidence is not a JSON object" if evidence is not None
+           and not isinstance(evidence, dict)
+           else "its evidence digest is not a string" if isinstance(evidence, dict)
+           and not isinstance(evidence.get("evidence_digest"), str | None)
+           else "its score_rows are not a list of JSON objects" if rows is not None
+           and not (isinstance(rows, list) and all(isinstance(r, dict) for r in rows))
+           else "")
+    if why:
+        raise UserError(f"{path}: not a report: {why} (edited, or not written by agm)")
 
 
 def _binding_problems(doc: dict[str, Any], heads: dict[str, int], current: dict[str, Any],
@@ -150,10 +166,19 @@ def qualify_report(path: Path, doc: dict[str, Any], store: Path,
         problems.append({"kind": "store_not_qualified", "result": current["result"],
                          "detail": f"the store does not qualify now: "
                                    f"{current['problem_count']} problem(s)"})
-    result = (INVALID if any(p["result"] == INVALID for p in problems)
-              else UNAVAILABLE if problems else QUALIFIED)
-    out = {"report": str(path), "store": str(store), "result": result,
-           "qualified": result == QUALIFIED, "report_evidence_digest": recorded,
-           "store_evidence_digest": current["evidence_digest"], "problems": problems,
+    out = {"report": str(path), "store": str(store), "result": QUALIFIED, "qualified": True,
+           "report_evidence_digest": recorded,
+           "store_evidence_digest": current["evidence_digest"], "problems": [],
            "notes": notes, "store_qualification": current}
-    return out
+    return with_findings(out, problems, [])
+
+
+def with_findings(out: dict[str, Any], problems: list[dict[str, str]],
+                  notes: list[str]) -> dict[str, Any]:
+    """Return a report's qualification `out` with more problems and notes, its result
+    derived again (invalid over unavailable over qualified)."""
+    found = [*out["problems"], *problems]
+    result = (INVALID if any(p["result"] == INVALID for p in found)
+              else UNAVAILABLE if found else QUALIFIED)
+    return {**out, "problems": found, "notes": [*out["notes"], *notes], "result": result,
+            "qualified": result == QUALIFIED}

@@ -132,6 +132,9 @@ def qualify(
                                                "report` report.")],
     store: Annotated[Path, typer.Option("--store", help="The evidence store it was built "
                                         "from.")],
+    recompute: Annotated[bool, typer.Option(
+        "--recompute", help="Also recompute an archive audit from the store and compare every "
+                            "number (as long as one audit of the store).")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Qualify a report against its store now: exit 1 unless it still qualifies."""
@@ -140,7 +143,8 @@ def qualify(
     except UserError as exc:
         fail(str(exc))
     _sealed_store(store)
-    out = qualify_report_files(path, doc, store)
+    with user_errors():  # a store the audit cannot read: one line, exit 2
+        out = qualify_report_files(path, doc, store, recompute)
     if as_json:
         print(json.dumps(out, indent=2, sort_keys=True))
     else:

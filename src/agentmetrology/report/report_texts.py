@@ -21,7 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agentmetrology.archive.report_qualify import MAX_REPORT_BYTES, qualify_report
+from agentmetrology.archive.report_qualify import MAX_REPORT_BYTES, qualify_report, with_findings
+from agentmetrology.archive.report_recompute import recomputed
 from agentmetrology.edges.files import FileRefused, open_regular
 from agentmetrology.report.archive_files import RENDERED, rendered_digests
 from agentmetrology.report.archive_report import render_archive_report, render_regrade_report
@@ -91,8 +92,13 @@ def text_check(path: Path, doc: dict[str, Any]) -> tuple[list[dict[str, str]], l
     return problems, notes
 
 
-def qualify_report_files(path: Path, doc: dict[str, Any], store: Path) -> dict[str, Any]:
+def qualify_report_files(path: Path, doc: dict[str, Any], store: Path,
+                         recompute: bool = False) -> dict[str, Any]:
     """Return the qualification of a report against its store now, its rendered files
-    included (archive.report_qualify.qualify_report plus text_check)."""
+    included (archive.report_qualify.qualify_report plus text_check), and with `recompute`
+    the report recomputed from the store (archive.report_recompute)."""
     problems, notes = text_check(path, doc)
-    return qualify_report(path, doc, store, problems, notes)
+    out = qualify_report(path, doc, store, problems, notes)
+    if not recompute:
+        return out
+    return with_findings(out, *recomputed(path, doc, store, out["store_qualification"]))
