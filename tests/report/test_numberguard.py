@@ -84,3 +84,30 @@ def test_a_repeated_value_keeps_the_forms_of_each_type_and_sign() -> None:
     for _ in range(5000):  # deeper than the interpreter's recursion limit
         deep = [deep]
     NumberGuard({"deep": deep}).check("2.500")
+
+
+def test_the_allowed_set_is_every_value_walked_plainly() -> None:
+    # Each distinct string's number tokens are read once (an audit repeats its keys and labels
+    # in every cell): the allowed set is the one a plain walk of every value gives.
+    import math
+
+    from agentmetrology.report.numberguard import NUMBER
+
+    cell = {"cell": "m / A", "score 0.5 of 12": 0.5, "counts": {"pass": 3, "fail": 0},
+            "note": "3 of 12 tasks, 25%", "flags": [True, None, -0.0, 0.0, 1, 1.0, math.inf]}
+    doc = {"cells": [dict(cell, n=i) for i in range(40)], "title": "run 7 of 2026",
+           "nested": [[["deep 41.5"]], ("tuple", 2.25)]}
+    guard = NumberGuard(doc)
+    allowed: set[str] = set()
+    stack: list[object] = [doc]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            stack += [*v.keys(), *v.values()]
+        elif isinstance(v, list | tuple):
+            stack += list(v)
+        elif isinstance(v, str):
+            allowed.update(m.group(0) for m in NUMBER.finditer(v))
+        elif isinstance(v, int | float) and not isinstance(v, bool):
+            allowed.update(guard.forms(v))
+    assert guard._allowed == allowed and {"-0.0", "41.5", "2026", "25%"} <= allowed
