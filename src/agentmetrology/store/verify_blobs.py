@@ -13,7 +13,7 @@ import re
 import sqlite3
 import stat
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -81,33 +81,48 @@ class BlobChecks(ABC):
     def blobs(self) -> None:
         """Check that every referenced blob is a file of the store (and its bytes, unless cheap)."""
         n = hashed = 0
+        ok, linked, present = self.blob_ok, *self._lookups()
         for d, where in self.referenced():
             n += 1
-            if self.linked(d):
-                self.blob_ok[d] = False
+            if linked(d):
+                ok[d] = False
                 self.bad("blob_not_regular", where, f"blob {d[:12]} is a symbolic link, not a "
                          "file of the store")
                 continue
-            if d in self.blob_ok:
-                if not self.blob_ok[d]:
-                    self.bad("blob_missing" if not self.present(d) else
+            if d in ok:
+                if not ok[d]:
+                    self.bad("blob_missing" if not present(d) else
                              "blob_changed", where, f"blob {d[:12]} (see above)",
-                             UNAVAILABLE if not self.present(d) else INVALID)
+                             UNAVAILABLE if not present(d) else INVALID)
                 continue
-            if not self.present(d):
-                self.blob_ok[d] = False
+            if not present(d):
+                ok[d] = False
                 self.bad("blob_missing", where, f"blob {d} is not in the store", UNAVAILABLE)
                 continue
             if self.mode == "ledger":
-                self.blob_ok[d] = True
+                ok[d] = True
                 continue
             why = self.verdict(d, where.endswith(" episode"))
             hashed += 1
-            self.blob_ok[d] = why is None
+            ok[d] = why is None
             if why is not None:
                 self.bad("blob_changed", where, f"blob {d[:12]}'s {why.removeprefix('its ')}")
         self.checked["blob_references"] = n
         self.checked["blobs_hashed"] = hashed  # a missing blob is not hashed (nor counted)
+
+    def _lookups(self) -> tuple[Callable[[Any], bool], Callable[[Any], bool]]:
+        """Return `linked` and `present` for one pass over the references: on the listing's
+        two sets when the whole store is checked (20,000 references of a 10,000-episode store
+        went through two method calls and a regex each), else the methods themselves."""
+        if self.since is not None:
+            return self.linked, self.present
+        names, links = self._names()
+        match = _DIGEST.fullmatch
+
+        def present(d: Any) -> bool:  # as `present`, the set first: most names are files
+            return d in names and type(d) is str and match(d) is not None
+
+        return links.__contains__, present
 
     def forget_blobs(self) -> None:
         """Forget every blob verdict, kind and the folders' listing: the next step reads anew."""
