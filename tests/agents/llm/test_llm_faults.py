@@ -157,3 +157,16 @@ def test_a_request_cut_in_flight_reaches_the_sink_with_an_unknown_cost(
         srv.close()
     assert [(a.attempt_id, a.outcome, a.input_tokens, a.output_tokens, a.cost)
             for a in seen] == [("r001.1", "cancelled", None, None, None)]
+
+
+def test_a_null_message_is_an_unusable_response_never_the_agents_text_turn() -> None:
+    # A 200 whose only choice has no message is the provider's failure: a measurement failure
+    # after the retries, on both paths alike, never an agent that stopped without submitting.
+    null = {"status": 200, "body": {"id": "x", "choices": [{"index": 0, "message": None}]}}
+    with FakeOpenAI([null, null]) as srv:
+        ep = _episode(srv.base_url)
+    assert ep.termination.kind == "infra_error"
+    assert [a.outcome for a in ep.usage.attempts] == ["invalid_response"] * 2
+    assert ep.termination.detail.endswith(
+        "last error: unusable response body: Expected `object`, got `null` - at "
+        "`$.choices[0].message`")

@@ -90,6 +90,9 @@ BACKOFF_CAP_S = 60.0
 AttemptSink = Callable[[BillableAttempt], None]
 
 
+# What msgspec says of a null message on the lean path; the SDK path says the same.
+NULL_MESSAGE = "Expected `object`, got `null` - at `$.choices[0].message`"
+
 @dataclass(frozen=True, slots=True)
 class Completion:
     """A successful chat completion: the first choice's message and why generation stopped."""
@@ -311,10 +314,12 @@ class ChatClient:
         latency = self.timer() - started
         rid = request_id_of(raw.headers, getattr(completion, "id", None))
         choices = getattr(completion, "choices", None)
-        if not choices:
+        if not choices or choices[0].message is None:
+            # A null message is no answer of the model's, as the lean path's decoder says.
             self._record(attempt_id, rid, (None, None, None), latency, "invalid_response")
-            return Failure("invalid_response", True, "response has no choices",
-                            reason=f"unusable responses from {self.provider}")
+            return Failure("invalid_response", True, "response has no choices" if not choices
+                           else f"unusable response body: {NULL_MESSAGE}",
+                           reason=f"unusable responses from {self.provider}")
         reported = reported_usage(completion)
         self._record(attempt_id, rid, reported, latency, "ok")
         return Completion(choices[0].message, choices[0].finish_reason, rid, reported)
