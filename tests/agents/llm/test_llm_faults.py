@@ -107,3 +107,66 @@ def test_a_sink_that_cannot_record_ends_the_episode_as_infra_error() -> None:
         sent = len(srv.requests)
     assert ep.termination.kind == "infra_error" and sent == 1  # no further request paid for
     assert "cannot record a billable attempt (OSError: disk full)" in ep.termination.detail
+
+
+@pytest.mark.parametrize("broken_sink", [False, True])
+def test_a_request_cut_in_flight_reaches_the_sink_with_an_unknown_cost(
+        broken_sink: bool) -> None:
+    # A server that reads the request and never answers: the episode is cancelled while the
+    # request is in flight (a campaign's hard deadline, or Ctrl-C). The request was sent and
+    # may be billed, so it is handed over as `cancelled`, cost unknown, never lost as a 0.
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen()
+    port = srv.getsockname()[1]
+    seen: list[BillableAttempt] = []
+    received, release = threading.Event(), threading.Event()
+
+    def serve() -> None:
+        conn, _ = srv.accept()
+        conn.recv(65536)
+        received.set()
+        release.wait(30)  # hold the connection open, unanswered, until the test ends
+        conn.close()
+
+    def sink(a: BillableAttempt) -> None:
+        seen.append(a)
+        if broken_sink:
+            raise OSError("disk full")
+
+    async def go() -> None:
+        target = LLMTarget("llm:m", "m", f"http://127.0.0.1:{port}/v1", None, {}, PRICED, 1,
+                           60.0)
+        policy = ChatPolicy(target, clock=FakeClock())
+        policy.set_attempt_sink(sink)
+        task = asyncio.ensure_future(run_episode_async(
+            COMTRADE, ComtradeEnv("T1_single_page", 0), policy, "L2"))
+        while not received.is_set():
+            await asyncio.sleep(0.01)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):  # the cancellation goes on, sink or not
+            await task
+        await policy.aclose()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        asyncio.run(go())
+    finally:
+        release.set()
+        srv.close()
+    assert [(a.attempt_id, a.outcome, a.input_tokens, a.output_tokens, a.cost)
+            for a in seen] == [("r001.1", "cancelled", None, None, None)]
+
+
+def test_a_null_message_is_an_unusable_response_never_the_agents_text_turn() -> None:
+    # A 200 whose only choice has no message is the provider's failure: a measurement failure
+    # after the retries, on both paths alike, never an agent that stopped without submitting.
+    null = {"status": 200, "body": {"id": "x", "choices": [{"index": 0, "message": None}]}}
+    with FakeOpenAI([null, null]) as srv:
+        ep = _episode(srv.base_url)
+    assert ep.termination.kind == "infra_error"
+    assert [a.outcome for a in ep.usage.attempts] == ["invalid_response"] * 2
+    assert ep.termination.detail.endswith(
+        "last error: unusable response body: Expected `object`, got `null` - at "
+        "`$.choices[0].message`")

@@ -71,6 +71,21 @@ def test_negative_and_huge_counts_are_kept_as_reported_and_never_billed() -> Non
         reported
 
 
+def test_counts_of_the_wrong_type_are_unknown_and_the_completion_is_used() -> None:
+    # A usable completion whose counts are no integers: the counts are unknown, the answer is
+    # used (never an unusable response retried and paid again), on both HTTP paths alike.
+    ep = _episode({"prompt_tokens": 100.5, "completion_tokens": True})
+    assert ep.termination.kind == "submitted"
+    assert [a.outcome for a in ep.usage.attempts] == ["ok"] * len(ep.usage.attempts)
+    a = ep.usage.attempts[0]
+    assert (a.input_tokens, a.output_tokens, a.cached_tokens, a.cost) == (None, None, None, None)
+    assert ep.meta["policy_notes"]["usage_problems"][0] == {
+        "attempt_id": "r001.1",
+        "reported": {"prompt_tokens": "100.5", "completion_tokens": "True"},
+        "reason": "prompt_tokens 100.5 is not an integer; completion_tokens True is not an "
+                  "integer"}
+
+
 def test_counts_are_checked_one_by_one() -> None:
     assert checked_usage(1000, 50, 400) == ((1000, 50, 400), None)
     assert checked_usage(None, None, None) == ((None, None, None), None)

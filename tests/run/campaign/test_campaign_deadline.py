@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import socket
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -159,3 +161,42 @@ def test_the_hard_cut_counts_the_agents_time_too() -> None:
     assert asyncio.run(run(waiting=True)) == "done"  # 0.2 s of waiting on the provider
     with pytest.raises(EpisodeTimeout, match=r"0\.05 s of the agent's time"):
         asyncio.run(run(waiting=False))
+
+
+def test_a_request_cut_at_the_hard_deadline_stays_billed_with_an_unknown_cost(
+        tmp_path: Path) -> None:
+    # A server that sends its headers, then a byte every 50 ms, forever: every read comes
+    # within timeout_s, so only the hard cut (deadline + timeout_s) ends the request. It was
+    # sent and may be billed: the ledger keeps it, and the campaign's cost is unknown, not 0.
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen()
+    stop = threading.Event()
+
+    def serve() -> None:
+        conn, _ = srv.accept()
+        conn.recv(65536)
+        conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+                     b"content-length: 1000000\r\n\r\n")
+        while not stop.wait(0.05):
+            conn.sendall(b" ")
+        conn.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    text = CAMPAIGN.format(base_url=f"http://127.0.0.1:{srv.getsockname()[1]}/v1")
+    text = text.replace('levels = ["L0", "L2"]', 'levels = ["L2"]')
+    text = text.replace("max_retries = 1", "max_retries = 1\ntimeout_s = 0.5\n"
+                        "price = { input_per_m = 1, output_per_m = 2 }")
+    try:
+        with EvidenceStore.open(tmp_path / "s", scrub_env=False) as st:
+            result = run_campaign(parse_campaign(text), st, policy_factory=factory)
+    finally:
+        stop.set()
+        srv.close()
+    assert query(tmp_path / "s", "SELECT status FROM attempts") == [("failed",)]
+    assert query(tmp_path / "s", "SELECT billing_id, outcome, input_tokens, output_tokens, "
+                                 "cost FROM billable_attempts") == \
+        [("r001.1", "cancelled", None, None, None)]
+    total = result.status.total
+    assert (total.unrecorded_requests, total.cost_unknown) == (1, 1)

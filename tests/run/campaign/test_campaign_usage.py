@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 from pathlib import Path
+from typing import Any
 
 from typer.testing import CliRunner
 
@@ -17,8 +18,8 @@ from agentmetrology.run.campaign.spec import Limits
 from agentmetrology.store import Counts, EpisodeEvidence, EvidenceStore
 from run.campaign.campaign_fixtures import query
 from run.campaign.test_campaign_faults import llm_only
-from support.fake_models import reporting
-from support.fake_openai import FakeOpenAI
+from support.fake_models import careful_model, reporting
+from support.fake_openai import FakeOpenAI, Reply
 
 runner = CliRunner()
 
@@ -74,3 +75,38 @@ def test_the_budget_treats_a_negative_cost_as_unknown() -> None:
                          "submitted", "", -0.5, 100, 10, 1, 1, 1)
     budget.add(1, ev)
     assert (budget.cost, budget.cost_unknown) == (0.0, 1)
+
+
+def _without_usage(body: dict[str, Any]) -> Reply:
+    reply = careful_model(body)
+    del reply["body"]["usage"]  # an endpoint that reports no token counts at all
+    return reply
+
+
+def test_unknown_token_counts_stop_a_token_capped_campaign(tmp_path: Path) -> None:
+    # Counting unknown tokens as 0 would never reach max_tokens: every episode would run.
+    text = llm_only("URL").replace("max_cost = 5", "max_tokens = 1_000_000")
+    with FakeOpenAI(itertools.repeat(_without_usage, 400)) as srv:
+        config = parse_campaign(text.replace("URL", srv.base_url))
+        results = []
+        for _ in range(2):  # the resumed run finds the unknown counts in the ledger
+            with EvidenceStore.open(tmp_path / "s", scrub_env=False) as st:
+                results.append(run_campaign(config, st))
+        sent = len(srv.requests)
+    first, resumed = results
+    assert first.recorded == 1 and resumed.recorded == 0
+    assert first.stop_reason == resumed.stop_reason == (
+        f"budget: max_tokens 1000000 cannot be checked, {sent} request(s) have unknown token "
+        "counts (the server reported none, or counts no bill can have)")
+    assert resumed.status.targets["m"].not_launched == 9
+
+
+def test_the_budget_counts_requests_without_token_counts_as_unknown() -> None:
+    budget = Budget(Limits(max_tokens=1000), Counts())
+    budget.bill(1, BillableAttempt("r1", "p", "m", None, 100, 10, 0, 0.1, 0.1, "ok"))
+    assert budget.exceeded() is None
+    budget.bill(1, BillableAttempt("r2", "p", "m", None, None, None, None, None, 0.1, "timeout"))
+    assert "max_tokens 1000 cannot be checked, 1 request(s)" in (budget.exceeded() or "")
+    assert Budget(Limits(max_tokens=1000), Counts(), tokens_unknown=2).exceeded() == (
+        "budget: max_tokens 1000 cannot be checked, 2 request(s) have unknown token counts "
+        "(the server reported none, or counts no bill can have)")

@@ -19,7 +19,8 @@ Cost convention (one rule per outcome, see docs/llm.md "Cost"):
 - `timeout` (no answer after the request was sent), `connection_lost` (the connection broke after
   the request was sent) and unusable bodies may have been processed and billed upstream, so
   their tokens and cost are unknown (None), which makes the episode's total cost None: honest,
-  and visible, rather than a silent 0.
+  and visible, rather than a silent 0. So is `cancelled`: a request in flight when its episode
+  was cancelled (cut at the hard deadline, or the run interrupted).
 - The token counts a completion reports are checked (`usage.py`): a count that is not an integer
   in 0..MAX_TOKENS, or cached tokens above the input tokens, is unknown in the attempt, kept as
   reported in `usage_problems`, and makes the attempt's cost unknown with the reason.
@@ -31,6 +32,8 @@ loses at most the request in flight.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import inspect
 import time
 from collections.abc import Callable, Coroutine
@@ -86,6 +89,9 @@ BACKOFF_CAP_S = 60.0
 
 AttemptSink = Callable[[BillableAttempt], None]
 
+
+# What msgspec says of a null message on the lean path; the SDK path says the same.
+NULL_MESSAGE = "Expected `object`, got `null` - at `$.choices[0].message`"
 
 @dataclass(frozen=True, slots=True)
 class Completion:
@@ -205,6 +211,12 @@ class ChatClient:
                                         f": {exc}); no further requests are sent",
                                         self.secrets)) from None
 
+    def _record_cancelled(self, attempt_id: str, latency: float) -> None:
+        # The request may have been sent and billed: an unknown cost, never a silent 0 and
+        # never lost. The cancellation goes on whatever the sink does.
+        with contextlib.suppress(InfraError):
+            self._record(attempt_id, None, (None, None, None), latency, "cancelled")
+
     def _one(self, attempt_id: str, kwargs: dict[str, Any],
              body: bytes | None) -> Coroutine[Any, Any, Completion | Failure]:
         # The path's coroutine itself, not one wrapping it: every resumption of a request in
@@ -302,10 +314,12 @@ class ChatClient:
         latency = self.timer() - started
         rid = request_id_of(raw.headers, getattr(completion, "id", None))
         choices = getattr(completion, "choices", None)
-        if not choices:
+        if not choices or choices[0].message is None:
+            # A null message is no answer of the model's, as the lean path's decoder says.
             self._record(attempt_id, rid, (None, None, None), latency, "invalid_response")
-            return Failure("invalid_response", True, "response has no choices",
-                            reason=f"unusable responses from {self.provider}")
+            return Failure("invalid_response", True, "response has no choices" if not choices
+                           else f"unusable response body: {NULL_MESSAGE}",
+                           reason=f"unusable responses from {self.provider}")
         reported = reported_usage(completion)
         self._record(attempt_id, rid, reported, latency, "ok")
         return Completion(choices[0].message, choices[0].finish_reason, rid, reported)
@@ -326,7 +340,12 @@ class ChatClient:
         failures: list[str] = []
         for try_no in range(1, self.target.max_retries + 2):
             attempt_id = f"r{self._requests:03d}.{try_no}"
-            result = await self._one(attempt_id, kwargs, body)
+            started = self.timer()
+            try:
+                result = await self._one(attempt_id, kwargs, body)
+            except asyncio.CancelledError:  # cut at the hard deadline, or the run interrupted
+                self._record_cancelled(attempt_id, self.timer() - started)
+                raise
             if isinstance(result, Completion):
                 self.failure = None
                 return result

@@ -53,15 +53,17 @@ class _Choice(msgspec.Struct):
     index: int = 0
 
 
+# The counts are Any: a count of the wrong type (100.5, "100", true) is checked where usage is
+# (usage.py: unknown, kept as reported), as on the SDK path; the completion stays usable.
 class _Details(msgspec.Struct):
-    cached_tokens: int | None = None
+    cached_tokens: Any = None
 
 
 class Usage(msgspec.Struct):
-    """Token counts of a completion."""
+    """Token counts of a completion, as reported (checked in usage.py)."""
 
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
+    prompt_tokens: Any = None
+    completion_tokens: Any = None
     prompt_tokens_details: _Details | None = None
 
 

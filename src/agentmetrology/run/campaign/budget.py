@@ -22,14 +22,16 @@ class Budget:
     attempts that never recorded an episode), then counts each request as it is answered.
     Unknown cost is treated conservatively: one request or episode whose cost is unknown (no
     price, no token counts, or counts no bill can have) stops LLM launches under `max_cost`,
-    because the cap can no longer be checked; a negative cost counts as unknown.
+    because the cap can no longer be checked; a negative cost counts as unknown. So do unknown
+    token counts under `max_tokens` (`tokens_unknown`: the campaign's requests without them).
     """
 
-    def __init__(self, limits: Limits, spent: Counts) -> None:
+    def __init__(self, limits: Limits, spent: Counts, tokens_unknown: int = 0) -> None:
         self.limits = limits
         self.cost = spent.cost
         self.cost_unknown = spent.cost_unknown
         self.tokens = spent.input_tokens + spent.output_tokens
+        self.tokens_unknown = tokens_unknown
         # What each running attempt's requests added so far: (cost, unknown, tokens).
         self._streamed: dict[int, tuple[float, bool, int]] = {}
 
@@ -37,6 +39,7 @@ class Budget:
         """Count one answered request of a running attempt."""
         cost, unknown, tokens = self._streamed.get(attempt_id, (0.0, False, 0))
         n = (ba.input_tokens or 0) + (ba.output_tokens or 0)
+        self.tokens_unknown += int(ba.input_tokens is None or ba.output_tokens is None)
         known = known_cost(ba.cost)
         self.cost += known or 0.0
         self.tokens += n
@@ -64,6 +67,11 @@ class Budget:
                         "can have)")
             if self.cost >= lim.max_cost:
                 return f"budget: max_cost {lim.max_cost:g} reached (spent {self.cost:.6g})"
-        if lim.max_tokens is not None and self.tokens >= lim.max_tokens:
-            return f"budget: max_tokens {lim.max_tokens} reached (used {self.tokens})"
+        if lim.max_tokens is not None:
+            if self.tokens_unknown:
+                return (f"budget: max_tokens {lim.max_tokens} cannot be checked, "
+                        f"{self.tokens_unknown} request(s) have unknown token counts (the "
+                        "server reported none, or counts no bill can have)")
+            if self.tokens >= lim.max_tokens:
+                return f"budget: max_tokens {lim.max_tokens} reached (used {self.tokens})"
         return None

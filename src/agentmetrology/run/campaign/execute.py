@@ -125,7 +125,8 @@ class _Runner:
         self.config = plan.config
         self.progress, self.factory = progress, factory
         status = store.status(self.config.name)
-        self.budget = Budget(self.config.limits, status.total)
+        self.budget = Budget(self.config.limits, status.total,
+                             store.reader.unknown_token_requests(self.config.name))
         self.planned, self.done = status.total.planned, status.total.done
         # Errored administrations are pending: they are counted again when they run.
         self.failed_agent, self.failed_infra = status.total.failed_agent, status.total.failed_infra
