@@ -29,7 +29,10 @@ def target_table(console: Console, s: CampaignStatus, cost: dict[str, str]) -> N
     """Print one row per target: counts, cost (`cost` holds each target's text), mean scores."""
     scorers = outcome_first({sc for per in s.scores.values() for sc in per})
     cols = [Col("target", 10), Col("planned", 7, True), Col("done", 9, True),
-            Col("submitted", 3, True), Col("agent fail", 6, True), Col("infra fail", 6, True),
+            Col("submitted", 3, True), Col("agent fail", 6, True),
+            # the episodes the scores leave out (measurement failures): kept as long as the
+            # done count, never dropped before the cost (an 80-column table hid 20 of them)
+            Col("infra fail", 9, True),
             Col("remaining", 5, True), Col("not launched", 2, True),
             Col("interrupted", 2, True), Col("cost", 7, True),
             *(Col(sc, 8 if i == 0 else 5, True) for i, sc in enumerate(scorers))]
