@@ -23,6 +23,7 @@ from agentmetrology.archive.importers.detect import (
     FORMATS,
     detect_format,
     format_names,
+    known_format,
     load_archive,
 )
 from agentmetrology.archive.importers.formats import ARCHIVE_FORMATS, ArchiveFormat, Claim
@@ -173,9 +174,21 @@ def test_a_plugin_archive_format_is_detected_and_chosen(monkeypatch: pytest.Monk
         archive = load_archive(tmp_path / "run.csv")
         assert archive.notes["sniffed"] == "csv rows" and len(archive.episodes) == 1
         assert load_archive(tmp_path / "run.csv", "csvish").notes["sniffed"] is None
+        assert known_format("csvish") and not known_format("csvy")
     finally:
         ARCHIVE_FORMATS.remove("csvish")
         ARCHIVE_FORMATS.refresh()
+
+
+def test_a_built_in_format_is_known_without_reading_the_entry_points(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # `agm archive audit S --format agm` read every installed package's entry points (and
+    # imported importlib.metadata) before it could start its other processes.
+    def refuse() -> dict[str, object]:
+        raise AssertionError("entry points read")
+
+    monkeypatch.setattr(ARCHIVE_FORMATS, "_plugin_points", refuse)
+    assert all(known_format(f) for f in ("auto", "agm", "taubench", "tau2", "inspect", "jsonl"))
 
 
 def test_an_audit_target_resolves_and_an_unknown_one_lists_the_targets() -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from agentmetrology.archive.importers import load_archive
 from agentmetrology.archive.importers.agm_store import looks_like_store, open_store
-from agentmetrology.archive.importers.detect import format_names
+from agentmetrology.archive.importers.detect import format_names, known_format
 from agentmetrology.archive.importers.formats import log_files
 from agentmetrology.archive.importers.limits import MAX_MEMBER_BYTES
 from agentmetrology.archive.model import Archive, ArchiveFormatError
@@ -78,8 +78,9 @@ def load_checked(path: Path, fmt: str, spans: Path | None = None,
                  max_member_mb: int = DEFAULT_MEMBER_MB) -> Archive:
     """Return the archive at `path` read as `fmt` (an agm store's grades recovered by replay);
     any way the file cannot be read is refused in one message."""
-    if fmt not in (names := format_names()):
-        raise InputRefused(f"unknown --format {fmt!r}; choose one of {', '.join(names)}")
+    if not known_format(fmt):
+        raise InputRefused(f"unknown --format {fmt!r}; choose one of "
+                           f"{', '.join(format_names())}")
     try:
         archive = load_archive(path, fmt, spans, max_member_bytes=max_member_mb << 20)
         if archive.format == "agm":

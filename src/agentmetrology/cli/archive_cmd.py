@@ -20,7 +20,7 @@ from agentmetrology.archive.audit import audit_body, input_digests
 from agentmetrology.archive.evidence_check import reopened_spec_digest
 from agentmetrology.archive.importers.agm_ahead import reader_count
 from agentmetrology.archive.importers.agm_store import looks_like_store
-from agentmetrology.archive.importers.detect import format_names
+from agentmetrology.archive.importers.detect import FORMATS
 from agentmetrology.archive.inputs import (
     DEFAULT_MEMBER_MB,
     InputRefused,
@@ -59,7 +59,10 @@ archive_app = typer.Typer(name="archive", help="Audit archived runs without new 
                           no_args_is_help=True, add_completion=False)
 archive_app.command("leaderboard")(leaderboard_cmd)
 
-FormatOpt = Annotated[str, typer.Option("--format", help="|".join(format_names()))]
+# The built-in formats: listing the plug-ins' would read every installed package's entry
+# points on each archive command, --help or not.
+FormatOpt = Annotated[str, typer.Option("--format", help="|".join(FORMATS)
+                                        + " (or an installed plug-in's format)")]
 OutOpt = Annotated[Path, typer.Option("--out", help="Directory for the output files.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the JSON instead of a summary.")]
 MemberOpt = Annotated[int, typer.Option(

@@ -10,7 +10,6 @@ files are read as data: nothing of inspect-evals is imported here.
 from __future__ import annotations
 
 import gzip
-import importlib.metadata
 import importlib.util
 import json
 from dataclasses import dataclass
@@ -47,6 +46,8 @@ def data_dir() -> Path | None:
 
 def package_version() -> str | None:
     """Return the installed inspect-evals version, or None."""
+    import importlib.metadata  # here: every archive command imports this module, few ask
+
     try:
         return importlib.metadata.version("inspect_evals")
     except importlib.metadata.PackageNotFoundError:
