@@ -35,6 +35,14 @@ def _tree(root: Path) -> Path:
     return root / "subs"
 
 
+def _refused(subs: Path, tmp_path: Path) -> str:
+    """Run `agm archive leaderboard subs`; return its one-line refusal (exit 2, nothing
+    written)."""
+    res = runner.invoke(archive_app, ["leaderboard", str(subs), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 2 and not (tmp_path / "o").exists()
+    return " ".join(res.output.split())
+
+
 def test_the_search_finds_what_rglob_found(tmp_path: Path) -> None:
     subs = _tree(tmp_path)
     assert sorted(board._json_below(subs, subs)) == sorted(subs.rglob("*.json"))
@@ -49,9 +57,7 @@ def test_a_folder_above_the_bound_is_refused_in_one_line(
     monkeypatch.setattr(board, "MAX_WALKED", 7)
     with pytest.raises(ArchiveFormatError, match=f"^{subs}: more than 7 files and folders"):
         board.results_files([subs])
-    res = runner.invoke(archive_app, ["leaderboard", str(subs), "--out", str(tmp_path / "o")])
-    assert res.exit_code == 2 and not (tmp_path / "o").exists()
-    assert " ".join(res.output.split()) == (
+    assert _refused(subs, tmp_path) == (
         f"error: {subs}: more than 7 files and folders below it, where a folder of submissions "
         "holds a few per submission; give the folder of the results files, not one far above "
         "it")
@@ -81,9 +87,7 @@ def test_a_folder_that_cannot_be_read_is_refused_never_skipped(
     with pytest.raises(ArchiveFormatError, match=(
             f"^{subs}: cannot read the folder {locked} below it \\(Permission denied\\)")):
         board.results_files([subs])
-    res = runner.invoke(archive_app, ["leaderboard", str(subs), "--out", str(tmp_path / "o")])
-    assert res.exit_code == 2 and not (tmp_path / "o").exists()
-    assert " ".join(res.output.split()) == (
+    assert _refused(subs, tmp_path) == (
         f"error: {subs}: cannot read the folder {locked} below it (Permission denied); its "
         "results files would be missing from the leaderboard: make it readable, or give the "
         "other folders one by one")

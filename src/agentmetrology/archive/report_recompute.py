@@ -75,6 +75,8 @@ def recomputed(path: Path, doc: dict[str, Any], store: Path,
     if was != now:
         return [], [f"not recomputed: the store's chain is {now} entries long, the report's "
                     f"was {was}; a recomputed audit would cover another state"]
+    if not current.get("qualified"):  # a broken store: its problems are the finding
+        return [], ["not recomputed: the store does not qualify now"]
     archive = load_checked(store, "agm")
     with open_store(store, readonly=True) as st:
         facts = store_facts(st)

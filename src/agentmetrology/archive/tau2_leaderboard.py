@@ -89,9 +89,8 @@ def _json_below(folder: Path, given: Path) -> list[Path]:
             where = "this folder" if current == folder else f"the folder {current} below it"
             raise ArchiveFormatError(
                 f"{given}: cannot read {where} ({exc.strerror or type(exc).__name__}); its "
-                "results files would be missing "
-                "from the leaderboard: make it readable, or give the other folders "
-                "one by one") from None
+                "results files would be missing from the leaderboard: make it readable, or "
+                "give the other folders one by one") from None
     return found
 
 

@@ -79,17 +79,23 @@ def open_regular(path: str | Path, max_bytes: int | None = None) -> BinaryIO:
     return binary
 
 
-def read_text(path: str | Path, max_bytes: int) -> str:
-    """Return a regular UTF-8 file's text; FileRefused when it is not one or is over max_bytes.
-
-    OSError and UnicodeDecodeError pass through as `Path.read_text` raises them.
-    """
+def read_bytes(path: str | Path, max_bytes: int) -> bytes:
+    """Return a regular file's bytes; FileRefused when it is not one or is over max_bytes
+    (OSError passes through as `Path.read_bytes` raises it)."""
     with open_regular(path, max_bytes) as fh:
         raw = fh.read(max_bytes + 1)  # the file may have grown since it was checked
     if len(raw) > max_bytes:
         raise FileRefused(f"{path}: more than {max_bytes:,} bytes, the limit for this kind "
                           "of file")
-    return raw.decode("utf-8")
+    return raw
+
+
+def read_text(path: str | Path, max_bytes: int) -> str:
+    """Return a regular UTF-8 file's text; FileRefused when it is not one or is over max_bytes.
+
+    OSError and UnicodeDecodeError pass through as `Path.read_text` raises them.
+    """
+    return read_bytes(path, max_bytes).decode("utf-8")
 
 
 def bounded_lines(fh: BinaryIO, max_line: int) -> Iterator[bytes | None]:

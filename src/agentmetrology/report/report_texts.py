@@ -23,7 +23,7 @@ from typing import Any
 
 from agentmetrology.archive.report_qualify import MAX_REPORT_BYTES, qualify_report, with_findings
 from agentmetrology.archive.report_recompute import recomputed
-from agentmetrology.edges.files import FileRefused, open_regular
+from agentmetrology.edges.files import FileRefused, read_bytes
 from agentmetrology.report.archive_files import RENDERED, rendered_digests
 from agentmetrology.report.archive_report import render_archive_report, render_regrade_report
 from agentmetrology.store.qualify import INVALID
@@ -46,11 +46,9 @@ RENDERED_FILES = {"archive.json": ("report.md", "report.html"), "regrade.json": 
 def _file_digest(path: Path) -> str | None:
     """Return the sha256 of a regular file of at most MAX_REPORT_BYTES, else None."""
     try:
-        with open_regular(path, MAX_REPORT_BYTES) as fh:
-            raw = fh.read(MAX_REPORT_BYTES + 1)
+        return hashlib.sha256(read_bytes(path, MAX_REPORT_BYTES)).hexdigest()
     except (OSError, FileRefused):
         return None
-    return hashlib.sha256(raw).hexdigest() if len(raw) <= MAX_REPORT_BYTES else None
 
 
 def _renders_as_recorded(name: str, doc: dict[str, Any], recorded: dict[str, Any]) -> bool:

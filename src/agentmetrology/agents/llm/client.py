@@ -93,6 +93,7 @@ AttemptSink = Callable[[BillableAttempt], None]
 # What msgspec says of a null message on the lean path; the SDK path says the same.
 NULL_MESSAGE = "Expected `object`, got `null` - at `$.choices[0].message`"
 
+
 @dataclass(frozen=True, slots=True)
 class Completion:
     """A successful chat completion: the first choice's message and why generation stopped."""
