@@ -269,6 +269,20 @@ def test_a_report_of_the_wrong_shape_is_refused_in_one_line(
         f"error: {audit / 'archive.json'}: not a report: {why} (edited, or not written by agm)")
 
 
+def test_recompute_leaves_a_store_that_does_not_qualify_to_its_problems(
+        store: Path, tmp_path: Path) -> None:
+    audit = tmp_path / "audit"
+    assert agm("archive", "audit", str(store), "--out", str(audit))[0] == 0
+    blob = next(p for p in (store / "blobs").rglob("*") if p.is_file())
+    blob.chmod(0o644)
+    blob.write_bytes(b"tampered")
+    code, out, _ = agm("evidence", "qualify", str(audit), "--store", str(store), "--recompute",
+                       "--json")
+    got = json.loads(out)
+    assert code == 1 and "store_not_qualified" in [p["kind"] for p in got["problems"]]
+    assert "not recomputed: the store does not qualify now" in got["notes"]
+
+
 def test_qualify_a_report_after_a_rollback_below_its_head(store: Path, tmp_path: Path) -> None:
     out_dir = tmp_path / "audit"
     assert agm("archive", "audit", str(store), "--out", str(out_dir))[0] == 0
