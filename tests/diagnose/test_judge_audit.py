@@ -19,7 +19,9 @@ from agentmetrology.diagnose import judge
 from agentmetrology.diagnose.judge import parse_verdict
 from agentmetrology.diagnose.judge_brief import judge_case, judge_prompt
 from agentmetrology.envs.registry import get_env
+from agentmetrology.records import BillableAttempt
 from agentmetrology.records.clock import FakeClock
+from agentmetrology.report.diagnose_report import judge_tokens
 from agentmetrology.run.episode import run_one
 from support.fake_openai import FakeOpenAI, text
 from support.stores import record_campaign
@@ -181,3 +183,17 @@ def test_every_request_carries_the_task_and_insufficient_is_counted_apart(
     assert ja["shown"]["parts"][0].startswith("task statement")
     spent = ja["billable_attempts"]["llm:j"]
     assert spent["attempts"] == 32 and spent["failed"] == 0 and len(spent["list"]) == 32
+
+
+def test_a_judge_attempt_without_token_counts_makes_the_totals_unknown() -> None:
+    ok = BillableAttempt("r1", "p", "j", "q1", 100, 10, 0, 0.5, 0.1, "ok")
+    lost = BillableAttempt("r2", "p", "j", None, None, None, None, None, 60.0, "timeout")
+    spent = judge._attempts({"llm:j": [ok, lost], "llm:k": [ok, ok]})
+    j, k = spent["llm:j"], spent["llm:k"]
+    assert (j["input_tokens"], j["output_tokens"], j["cost"]) == (None, None, None)
+    assert (j["input_tokens_known"], j["output_tokens_known"], j["tokens_unknown"]) == (100, 10,
+                                                                                        1)
+    assert (k["input_tokens"], k["output_tokens"], k["tokens_unknown"]) == (200, 20, 0)
+    assert judge_tokens(j) == ("at least 100 input and 10 output tokens (1 attempt(s) with "
+                               "unknown token counts)")
+    assert judge_tokens(k) == "200 input and 20 output tokens"

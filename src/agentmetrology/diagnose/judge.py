@@ -193,10 +193,17 @@ def _attempts(by_judge: dict[str, list[BillableAttempt]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, attempts in by_judge.items():
         costs = [a.cost for a in attempts]
+        # a count no attempt reported (a timeout, no usage) makes the totals unknown: null,
+        # with the known part beside it, never a sum that counts it as 0
+        unknown = sum(a.input_tokens is None or a.output_tokens is None for a in attempts)
+        tin, tout = (sum(a.input_tokens or 0 for a in attempts),
+                     sum(a.output_tokens or 0 for a in attempts))
         out[name] = {"attempts": len(attempts),
                      "failed": sum(a.outcome != "ok" for a in attempts),
-                     "input_tokens": sum(a.input_tokens or 0 for a in attempts),
-                     "output_tokens": sum(a.output_tokens or 0 for a in attempts),
+                     "input_tokens": None if unknown else tin,
+                     "output_tokens": None if unknown else tout,
+                     "input_tokens_known": tin, "output_tokens_known": tout,
+                     "tokens_unknown": unknown,
                      # unknown when any attempt's price or token count is unknown
                      "cost": None if any(c is None for c in costs) else sum(
                          c for c in costs if c is not None),

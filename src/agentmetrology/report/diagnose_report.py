@@ -20,6 +20,17 @@ def said(g: dict[str, Any], with_n: bool = True) -> str:
     return f"{text}, unstable across thresholds" if unstable else text
 
 
+def judge_tokens(a: dict[str, Any]) -> str:
+    """Return a judge's token totals in words: the known part as a lower bound when some
+    attempt's counts are unknown (diagnose.judge), never that part as the total."""
+    known = (f"{a.get('input_tokens_known', a['input_tokens'])} input and "
+             f"{a.get('output_tokens_known', a['output_tokens'])} output tokens")
+    unknown = a.get("tokens_unknown") or 0
+    if not unknown:
+        return known
+    return f"at least {known} ({unknown} attempt(s) with unknown token counts)"
+
+
 def _first_screen(d: Doc, doc: dict[str, Any]) -> None:
     d.h(f"Diagnose: {code(doc['store'])}", 1)
     p = doc["pairs"]
@@ -150,7 +161,7 @@ def _judges(d: Doc, doc: dict[str, Any]) -> None:
         cost = "unknown (a price or token count is missing)" if a["cost"] is None \
             else d.g.fmt(a["cost"])
         d.p(f"Judge {code(name)} took {a['attempts']} billable attempt(s) ({a['failed']} "
-            f"failed), {a['input_tokens']} input and {a['output_tokens']} output tokens; "
+            f"failed), {judge_tokens(a)}; "
             f"cost {cost}. Each attempt is listed in diagnose.json.")
     kept = ja.get("recorded_in_store") or {}
     if kept:

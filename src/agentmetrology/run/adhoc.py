@@ -156,8 +156,11 @@ def recorded_row(store: EvidenceStore, request: RunRequest,
     episode = episode_from_plain(store.load_episode(key))
     assessments = [stored_assessment(a["assessment"]) for a in led["assessments"]]
     row = result_row(request.spec, episode, assessments, request.profile)
-    row.update(cost=led["cost"], input_tokens=led["input_tokens"],
-               output_tokens=led["output_tokens"], model_attempts=led["model_attempts"],
+    # the ledger's counts sum the known ones: null when a request of the episode had none
+    known = not store.ledger.tokens_unknown(led["attempt"])
+    row.update(cost=led["cost"], input_tokens=led["input_tokens"] if known else None,
+               output_tokens=led["output_tokens"] if known else None,
+               model_attempts=led["model_attempts"],
                campaign=key.campaign)
     if request.repeats > 1:
         row["repeat"] = key.repeat

@@ -51,8 +51,9 @@ def _failure(termination: str, detail: str) -> str | None:
 
 
 def episode_row(key: EpisodeKey, led: dict[str, Any], binding: dict[str, Any],
-                plan_digest: str) -> dict[str, Any]:
-    """Return the flat export row of one recorded episode (ledger row + sealed bindings)."""
+                plan_digest: str, tokens_unknown: int = 0) -> dict[str, Any]:
+    """Return the flat export row of one recorded episode (ledger row + sealed bindings;
+    `tokens_unknown`: its requests without token counts, `Ledger.tokens_unknown`)."""
     # imported here: the streamed export (run.export_values) does without the registry
     from agentmetrology.envs.registry import environment_or_default
 
@@ -63,7 +64,9 @@ def episode_row(key: EpisodeKey, led: dict[str, Any], binding: dict[str, Any],
                termination_detail=led.get("termination_detail") or "",
                measurement_failure=failure, requests=led["requests"],
                tool_calls=led["tool_calls"], model_attempts=led["model_attempts"],
-               input_tokens=led["input_tokens"], output_tokens=led["output_tokens"],
+               # the ledger's counts sum the known ones: null when a request had none
+               input_tokens=None if tokens_unknown else led["input_tokens"],
+               output_tokens=None if tokens_unknown else led["output_tokens"],
                cost=led["cost"])  # null when any request's price or token count is unknown
     for a in led.get("assessments") or []:
         status = str(a["status"])
@@ -88,7 +91,8 @@ def _campaign_rows(store: EvidenceStore, campaign: str) -> Iterator[dict[str, An
             yield None
             continue
         bound = store.binding(key)  # verified against its digest: a tampered binding raises
-        row = episode_row(key, led, bound, plan_digest)
+        row = episode_row(key, led, bound, plan_digest,
+                          store.ledger.tokens_unknown(led["attempt"]))
         row["binding_digest"] = _binding_digest(store, key)
         yield row
 

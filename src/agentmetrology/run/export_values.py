@@ -73,7 +73,9 @@ def campaign_values(store: EvidenceStore, campaign: str, scorers: Sequence[str]
         # one unpacking into names and one list display: the fewest Python steps per row
         (_, text, binding_digest, name, target, task, seed, condition, level, repeat,
          termination, detail, requests, tool_calls, model_attempts, input_tokens,
-         output_tokens, cost, episode_digest, submission_digest) = row
+         output_tokens, cost, episode_digest, submission_digest, tokens_unknown) = row
+        if tokens_unknown:  # the row sums the known counts: the totals are not known
+            input_tokens = output_tokens = None
         bound = decode(text)
         environment = bound.environment
         detail = detail or ""

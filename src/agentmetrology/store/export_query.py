@@ -38,7 +38,11 @@ ASSESSMENT_COLUMNS = ("scorer", "scorer_version", "status", "score", "assessment
 # no decoding into a str and encoding back for every episode.
 _EPISODES = (f"SELECT a.id, CAST(a.binding AS BLOB), a.binding_digest, "
              f"{', '.join(f'a.{c}' for c in KEY_COLUMNS)}, "
-             f"{', '.join(f'e.{c}' for c in EPISODE_COLUMNS)} "
+             f"{', '.join(f'e.{c}' for c in EPISODE_COLUMNS)}, "
+             # whether a request of the episode has unknown token counts (the row's counts
+             # sum the known ones): one index seek, nothing found for a model-free episode
+             "EXISTS (SELECT 1 FROM billable_attempts b WHERE b.attempt = e.attempt AND "
+             "(b.input_tokens IS NULL OR b.output_tokens IS NULL)) "
              "FROM administrations a JOIN episodes e ON e.administration = a.id "
              "WHERE a.campaign = ? ORDER BY a.ordinal")
 _ASSESSMENTS = (f"SELECT s.administration, {', '.join(f's.{c}' for c in ASSESSMENT_COLUMNS)} "
@@ -47,8 +51,9 @@ _ASSESSMENTS = (f"SELECT s.administration, {', '.join(f's.{c}' for c in ASSESSME
                 "WHERE a.campaign = ? ORDER BY a.ordinal, s.scorer, s.scorer_version")
 _BINDING_TEXT = "SELECT binding FROM administrations WHERE id = ?"
 # (the administration's id, the binding's UTF-8 bytes, its digest, the key's columns, then
-# EPISODE_COLUMNS), and the episode's assessments as (administration, *ASSESSMENT_COLUMNS)
-# tuples in (scorer, version) order
+# EPISODE_COLUMNS, then 1 when a request's token counts are unknown, else 0), and the
+# episode's assessments as (administration, *ASSESSMENT_COLUMNS) tuples in (scorer, version)
+# order
 RecordedRow = tuple[tuple[Any, ...], Sequence[tuple[Any, ...]]]
 KEY_AT = 3  # where the key's columns start in a recorded row
 _NO_ASSESSMENTS: tuple[Any, ...] = ()

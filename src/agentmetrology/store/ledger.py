@@ -380,6 +380,13 @@ class Ledger:
         """Return the episode row of a key (with its assessments), or None."""
         return episode_row(self.conn, key)
 
+    def tokens_unknown(self, attempt_id: int) -> int:
+        """Return how many provider requests of an attempt have an unknown input or output
+        token count (its episode row sums the known ones: a lower bound when this is > 0)."""
+        return int(self.conn.execute(
+            "SELECT COUNT(*) FROM billable_attempts WHERE attempt = ? "
+            "AND (input_tokens IS NULL OR output_tokens IS NULL)", (attempt_id,)).fetchone()[0])
+
     def supersede_measurement_failures(self, campaign: str, run_id: int | None) -> int:
         """Re-open every measurement failure of a campaign (one transaction); return how many."""
         with self.transaction() as c:

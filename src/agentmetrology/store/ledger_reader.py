@@ -70,16 +70,6 @@ class LedgerReader:
                 "SELECT DISTINCT a.campaign, a.target, s.scorer, s.scorer_version "
                 "FROM assessments s JOIN administrations a ON a.id = s.administration"))
 
-    def unknown_token_requests(self, campaign: str) -> int:
-        """Return how many of a campaign's provider requests have an unknown token count
-        (timeouts, lost connections, answers without usable usage), recorded or not."""
-        with reading(self.root):
-            return int(self._conn.execute(
-                "SELECT COUNT(*) FROM billable_attempts b JOIN attempts t ON t.id = b.attempt "
-                "JOIN administrations a ON a.id = t.administration WHERE a.campaign = ? "
-                "AND (b.input_tokens IS NULL OR b.output_tokens IS NULL)",
-                (campaign,)).fetchone()[0])
-
 
 def chain_heads(root: Path) -> dict[str, int]:
     """Return {chain head: sequence number} of a store's ledger (NotAStoreError if no store)."""

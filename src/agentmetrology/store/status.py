@@ -75,6 +75,15 @@ WHERE a.campaign = ?
   AND NOT EXISTS (SELECT 1 FROM superseded_episodes s WHERE s.attempt = b.attempt)
 GROUP BY a.target
 """
+# Provider requests whose input or output token count is unknown (a timeout, a cancelled request,
+# an answer without usable usage), recorded or not: the token totals are a lower bound then.
+_TOKENS_UNKNOWN = """
+SELECT a.target, COUNT(*)
+FROM billable_attempts b JOIN attempts t ON t.id = b.attempt
+JOIN administrations a ON a.id = t.administration
+WHERE a.campaign = ? AND (b.input_tokens IS NULL OR b.output_tokens IS NULL)
+GROUP BY a.target
+"""
 _SUPERSEDED = """
 SELECT a.target, COUNT(*), TOTAL(s.cost), COALESCE(SUM(s.cost IS NULL), 0),
        TOTAL(s.input_tokens), TOTAL(s.output_tokens)
@@ -107,8 +116,9 @@ class Counts:
     cost: float = 0.0  # the known part of the cost; the total is unknown if cost_unknown > 0
     # Episodes (superseded included) and unrecorded attempts whose cost is unknown.
     cost_unknown: int = 0
-    input_tokens: int = 0
+    input_tokens: int = 0  # the known part; a lower bound if tokens_unknown > 0
     output_tokens: int = 0
+    tokens_unknown: int = 0  # provider requests whose token counts are unknown
     superseded: int = 0  # measurement failures re-opened and kept as history
     superseded_cost: float = 0.0  # their known cost (already included in `cost`)
     superseded_cost_unknown: int = 0  # of them, how many have unknown cost (in cost_unknown)
@@ -140,6 +150,11 @@ class Counts:
                    failed_infrastructure=self.failed_infra + self.errored,
                    cost=None if self.cost_unknown else round(self.cost, 6),
                    cost_known=round(self.cost, 6),
+                   # tokens likewise: null when any request's count is unknown
+                   input_tokens=None if self.tokens_unknown else self.input_tokens,
+                   output_tokens=None if self.tokens_unknown else self.output_tokens,
+                   input_tokens_known=self.input_tokens,
+                   output_tokens_known=self.output_tokens,
                    superseded_cost=round(self.superseded_cost, 6),
                    unrecorded_cost=round(self.unrecorded_cost, 6))
         return out
@@ -204,6 +219,8 @@ def campaign_status(conn: sqlite3.Connection, campaign: dict[str, Any]) -> Campa
                               cost=c.cost + float(cost), cost_unknown=c.cost_unknown + unknown,
                               input_tokens=c.input_tokens + int(tin),
                               output_tokens=c.output_tokens + int(tout))
+    for target, n in conn.execute(_TOKENS_UNKNOWN, (name,)):
+        per[target] = replace(per[target], tokens_unknown=int(n))
     total = Counts()
     for c in per.values():
         total = total.plus(c)

@@ -116,6 +116,18 @@ def _attempts(h: Html, attempts: list[dict[str, Any]]) -> str:
     return out
 
 
+def _tokens(h: Html, ep: dict[str, Any], attempts: list[dict[str, Any]]) -> str:
+    """Return the episode's token counts in words: the ledger row sums the known counts, so
+    when a request of its attempt has none they are a lower bound, said so (never a plain 0)."""
+    unknown = sum(1 for t in attempts if t["id"] == ep["attempt"] for b in t["billable"]
+                  if b["input_tokens"] is None or b["output_tokens"] is None)
+    counts = f"{h.t(ep['input_tokens'])} input and {h.t(ep['output_tokens'])} output tokens"
+    if not unknown:
+        return counts
+    return (f"at least {counts} ({unknown} request{'s' if unknown > 1 else ''} with unknown "
+            "token counts)")
+
+
 def _usage(h: Html, usage: dict[str, Any]) -> str:
     rows = []
     for a in usage.get("attempts") or []:
@@ -162,8 +174,8 @@ def episode_page(h: Html, reader: StoreReader, key: EpisodeKey,
             f"</strong>{': ' + h.t(ep['termination_detail']) if ep['termination_detail'] else ''}"
             + (" — a measurement failure: it says nothing about the agent and its scores are "
                "excluded" if failure else "") + "</p>"
-            f"<p>Cost {cost_text(ep['cost'])}; {h.t(ep['input_tokens'])} input and "
-            f"{h.t(ep['output_tokens'])} output tokens; {h.t(ep['tool_calls'])} tool calls; "
+            f"<p>Cost {cost_text(ep['cost'])}; {_tokens(h, ep, data['attempts'])}; "
+            f"{h.t(ep['tool_calls'])} tool calls; "
             f"{h.t(ep['model_attempts'])} billable model attempts; recorded "
             f"{h.t(ep['recorded_at'])}.</p>")
     parts.append("<h2>Assessments</h2>" + _assessments(h, data["assessments"]))

@@ -96,3 +96,25 @@ def test_an_empty_model_name_is_refused() -> None:
     result = CliRunner().invoke(app, ["run", "comtrade", "--task", "T1_single_page",
                                       "--agent", "llm:", "--level", "L2"])
     assert result.exit_code == 2 and "model name" in result.stderr
+
+
+def _no_usage(body: dict) -> dict:
+    reply = careful_model(body)
+    del reply["body"]["usage"]  # an endpoint that reports no token counts
+    return reply
+
+
+def test_unknown_token_counts_are_null_in_the_rows(monkeypatch: pytest.MonkeyPatch,
+                                                   tmp_path: Path) -> None:
+    # The first request reports no usage: its episode's token totals are unknown (null, never
+    # the sum of the known ones); the other episodes' are known.
+    monkeypatch.setenv("AGM_CLI_KEY", SECRET)
+    with FakeOpenAI(itertools.chain([_no_usage], itertools.repeat(careful_model, 200))) as srv:
+        result = _run(srv.base_url, tmp_path / "store", "--json")
+    assert result.exit_code == 0, result.stderr
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    unknown = [r for r in rows if r["input_tokens"] is None]
+    assert len(rows) == 4 and len(unknown) == 1
+    assert unknown[0]["output_tokens"] is None and unknown[0]["cost"] is None
+    assert all(r["input_tokens"] > 0 and r["output_tokens"] > 0 for r in rows
+               if r is not unknown[0])

@@ -3,19 +3,25 @@ negative total), every request is recorded (never an overflow), and resuming pay
 
 from __future__ import annotations
 
+import csv
 import itertools
 import json
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
+import pyarrow.parquet as pq
+from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
 from agentmetrology.cli.campaign_cmd import campaign_app
+from agentmetrology.cli.main import app as cli
 from agentmetrology.records import BillableAttempt, EpisodeKey
 from agentmetrology.run.campaign import parse_campaign, run_campaign
 from agentmetrology.run.campaign.execute import Budget
 from agentmetrology.run.campaign.spec import Limits
 from agentmetrology.store import Counts, EpisodeEvidence, EvidenceStore
+from agentmetrology.view import create_app, detect_source
 from run.campaign.campaign_fixtures import query
 from run.campaign.test_campaign_faults import llm_only
 from support.fake_models import careful_model, reporting
@@ -110,3 +116,70 @@ def test_the_budget_counts_requests_without_token_counts_as_unknown() -> None:
     assert Budget(Limits(max_tokens=1000), Counts(), tokens_unknown=2).exceeded() == (
         "budget: max_tokens 1000 cannot be checked, 2 request(s) have unknown token counts "
         "(the server reported none, or counts no bill can have)")
+
+
+def test_unknown_token_counts_are_never_shown_as_known(tmp_path: Path) -> None:
+    # One request of the episode reports no usage: the ledger's episode row sums the known
+    # counts, a lower bound, so every output says the totals are unknown (never that sum).
+    text = llm_only("URL").replace("max_cost = 5\n", "").replace('seeds = "0-9"', 'seeds = "0"')
+    with FakeOpenAI(itertools.chain([_without_usage], itertools.repeat(careful_model,
+                                                                       400))) as srv:
+        config = parse_campaign(text.replace("URL", srv.base_url))
+        with EvidenceStore.open(tmp_path / "s", scrub_env=False) as st:
+            result = run_campaign(config, st)
+        sent = len(srv.requests)
+    store = tmp_path / "s"
+    assert result.status.complete and sent > 2
+    known = query(store, "SELECT SUM(input_tokens), SUM(output_tokens) FROM billable_attempts")
+    ((tin, tout),) = known
+    assert tin > 0 and tout > 0  # the other requests' counts are known
+    assert query(store, "SELECT input_tokens, output_tokens FROM episodes") == [(tin, tout)]
+    (doc,) = json.loads(runner.invoke(campaign_app, ["status", "--store", str(store),
+                                                     "--json"]).stdout)["campaigns"]
+    for counts in (doc["targets"]["m"], doc["total"]):
+        assert counts["input_tokens"] is None and counts["output_tokens"] is None
+        assert (counts["input_tokens_known"], counts["output_tokens_known"]) == (tin, tout)
+        assert counts["tokens_unknown"] == 1
+    assert result.status.total.tokens_unknown == 1
+    # agm export: the token columns are null, as the cost is when a price is unknown.
+    out = tmp_path / "e.jsonl"
+    res = runner.invoke(cli, ["export", str(store), "--format", "jsonl", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    (row,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert row["input_tokens"] is None and row["output_tokens"] is None
+    assert row["model_attempts"] == sent
+    csv_out, parquet_out = tmp_path / "e.csv", tmp_path / "e.parquet"
+    for f, fmt in ((csv_out, "csv"), (parquet_out, "parquet")):
+        assert runner.invoke(cli, ["export", str(store), "--format", fmt, "--out",
+                                   str(f)]).exit_code == 0
+    (cells,) = list(csv.DictReader(csv_out.read_text().splitlines()))
+    assert cells["input_tokens"] == cells["output_tokens"] == ""
+    table = pq.read_table(parquet_out).to_pylist()
+    assert [(r["input_tokens"], r["output_tokens"]) for r in table] == [(None, None)]
+    # The viewer's episode page gives the known sums as a lower bound, and how many are unknown.
+    ((task, condition, level),) = query(store, "SELECT task, condition, level FROM "
+                                               "administrations")
+    page = TestClient(create_app(detect_source(store)), base_url="http://127.0.0.1").get(
+        "/episode?" + urlencode({"campaign": "llm", "target": "m", "task": task, "seed": 0,
+                                 "condition": condition, "level": level, "repeat": 0}))
+    assert page.status_code == 200
+    assert (f"at least {tin} input and {tout} output tokens (1 request with unknown token "
+            "counts)") in page.text
+
+
+def test_known_token_counts_are_shown_as_they_are(tmp_path: Path) -> None:
+    text = llm_only("URL").replace("max_cost = 5\n", "").replace('seeds = "0-9"', 'seeds = "0"')
+    with FakeOpenAI(itertools.repeat(careful_model, 400)) as srv:
+        config = parse_campaign(text.replace("URL", srv.base_url))
+        with EvidenceStore.open(tmp_path / "s", scrub_env=False) as st:
+            run_campaign(config, st)
+    store = tmp_path / "s"
+    ((tin, tout),) = query(store, "SELECT input_tokens, output_tokens FROM episodes")
+    (doc,) = json.loads(runner.invoke(campaign_app, ["status", "--store", str(store),
+                                                     "--json"]).stdout)["campaigns"]
+    m = doc["targets"]["m"]
+    assert (m["input_tokens"], m["output_tokens"], m["tokens_unknown"]) == (tin, tout, 0)
+    out = tmp_path / "e.jsonl"
+    assert runner.invoke(cli, ["export", str(store), "--out", str(out)]).exit_code == 0
+    (row,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert (row["input_tokens"], row["output_tokens"]) == (tin, tout) and tin > 0

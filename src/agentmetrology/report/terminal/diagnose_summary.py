@@ -10,7 +10,7 @@ from typing import Any
 
 from rich.console import Console
 
-from agentmetrology.report.diagnose_report import said
+from agentmetrology.report.diagnose_report import judge_tokens, said
 from agentmetrology.report.terminal.glossary import glossary_line
 from agentmetrology.report.terminal.table_fit import Col, fit_table
 
@@ -71,7 +71,7 @@ def _judge_lines(console: Console, ja: dict[str, Any]) -> None:
             a = spent[name]
             cost = "unknown" if a["cost"] is None else f"{a['cost']:.4f}"
             console.print(f"judge {name}: {a['attempts']} billable attempt(s), {a['failed']} "
-                          f"failed, {a['input_tokens']}+{a['output_tokens']} tokens, cost "
+                          f"failed, {judge_tokens(a)}, cost "
                           f"{cost}", markup=False)
     console.print(in_store_line(ja.get("recorded_in_store") or {}), markup=False)
 
