@@ -135,13 +135,15 @@ def test_a_long_parent_chain_is_linear() -> None:
 
 def _span(sid: str, parent: str | None, usage: tuple[int, int, int], cost: float | None, *,
        response: str | None = None, attempt: str | None = None, run: str | None = None,
-       episode: str | None = None, kind: str = "model") -> TraceSpan:
+       episode: str | None = None, kind: str = "model", known: bool = True) -> TraceSpan:
     return TraceSpan(sid, parent, kind, "m", response, attempt, usage[0], usage[1], usage[2],
-                     cost, run=run, episode_id=episode)
+                     cost, run=run, episode_id=episode, usage_known=known)
 
 
-def _totals(spans: int, inp: int, out: int, cached: int, cost: float | None) -> dict:
-    return {"spans": spans, "input": inp, "output": out, "cached": cached, "cost": cost}
+def _totals(spans: int, inp: int, out: int, cached: int, cost: float | None,
+            unknown: int = 0) -> dict:
+    return {"spans": spans, "input": inp, "output": out, "cached": cached, "cost": cost,
+            "usage_unknown": unknown}
 
 
 # Run A is named on a non-model ancestor; B through an episode; C on the span itself; Z nowhere.
@@ -193,7 +195,7 @@ def _run(spans: int, all_: tuple, root: tuple, corrected: tuple, ratios: tuple[f
             "root_spans": _totals(*root), "corrected": _totals(*corrected),
             "ratio_all_to_root": ratios[0], "ratio_all_to_corrected": ratios[1],
             "multiplicity": mult, "billable_events": counts[0], "duplicated_events": counts[1],
-            "extra_copies": counts[2], "shared_attempt_ids": counts[3]}
+            "extra_copies": counts[2], "shared_attempt_ids": counts[3], "weight_unknown": 0}
 
 
 def test_worked_tree_per_run_sections() -> None:
@@ -218,7 +220,8 @@ def test_worked_tree_per_run_sections() -> None:
 def test_worked_tree_pareto_rows_on_cost() -> None:
     # C (2.5, 0.45) is dominated by A (2.0 stored / 1.0 corrected, 0.5) both ways
     p = _worked({"A": 0.5, "B": 0.4, "C": 0.45, "ghost": 1.0})["pareto"]
-    assert p == {"applicable": True, "weight": "cost", "entering": [], "leaving": [], "rows": [
+    assert p == {"applicable": True, "weight": "cost", "entering": [], "leaving": [],
+                 "excluded_usage_unknown": [], "rows": [
         {"run": "A", "accuracy": 0.5, "cost_stored": 2.0, "cost_corrected": 1.0,
          "frontier_stored": True, "frontier_corrected": True},
         {"run": "B", "accuracy": 0.4, "cost_stored": 1.5, "cost_corrected": 0.75,
@@ -228,7 +231,8 @@ def test_worked_tree_pareto_rows_on_cost() -> None:
 
 
 def test_pareto_needs_two_runs_with_accuracy() -> None:
-    refused = {"applicable": False, "reason": "fewer than two runs with both cost and accuracy"}
+    refused = {"applicable": False, "reason": "fewer than two runs with both cost and accuracy",
+               "excluded_usage_unknown": []}
     assert _worked()["pareto"] == refused
     assert _worked({"A": 0.5})["pareto"] == refused
     assert _worked({"A": 0.5, "B": 0.4})["pareto"]["applicable"] is True
@@ -334,3 +338,41 @@ def test_unresolved_span_ids_list_is_capped_at_100() -> None:
 def test_equal_accuracy_at_lower_cost_dominates() -> None:
     rows = [("cheap", 1.0, 0.5), ("dear", 2.0, 0.5), ("best", 3.0, 0.9)]
     assert pareto_frontier(rows) == {"cheap", "best"}
+
+
+def test_spans_without_token_counts_are_counted_and_never_aligned_by_usage() -> None:
+    # o's counts are unknown (0s): it matches its child by nothing, so both stay billable. p's
+    # children sum to p's usage only if the unknown q3 counts as 0: not proven, unresolved.
+    spans = [_span("o", None, (0, 0, 0), None, run="R", known=False),
+             _span("i", "o", (0, 0, 0), None, run="R", known=False),
+             _span("p", None, (30, 3, 0), None, run="R"),
+             _span("q1", "p", (15, 2, 0), None, run="R"),
+             _span("q2", "p", (15, 1, 0), None, run="R"),
+             _span("q3", "p", (0, 0, 0), None, run="R", known=False)]
+    c = cost_section(Archive("x", "jsonl", spans=spans))
+    assert c["weight"] == "tokens"
+    assert c["all_spans"] == _totals(6, 60, 6, 0, None, unknown=3)
+    a = c["alignment"]
+    assert (a["by_usage"], a["by_usage_sum"], a["unresolved"]) == (0, 0, 2)  # o and p
+    assert c["billable_events"] == 6 and c["weight_unknown"] == 3
+    assert c["multiplicity"] == 1.0  # no copies among the events whose weight is known
+    # with q3's counts known to be 0, p is the sum of its children: one copy of each
+    known = [*spans[:5], _span("q3", "p", (0, 0, 0), None, run="R")]
+    k = cost_section(Archive("x", "jsonl", spans=known))
+    assert k["alignment"]["by_usage_sum"] == 1 and k["weight_unknown"] == 2
+
+
+def test_a_run_with_unknown_token_counts_is_left_off_a_token_frontier() -> None:
+    spans = [_span("a", None, (40, 10, 0), None, run="R1"),
+             _span("b", None, (30, 30, 0), None, run="R2"),
+             _span("c", None, (10, 0, 0), None, run="R3"),
+             _span("c2", None, (0, 0, 0), None, run="R3", known=False)]
+    acc = {"R1": 0.9, "R2": 0.8, "R3": 0.95}
+    p = cost_section(Archive("x", "jsonl", spans=spans), acc)["pareto"]
+    # R3's total (10 tokens known) would dominate both: it is a lower bound, so R3 is left out
+    assert p["applicable"] and p["excluded_usage_unknown"] == ["R3"]
+    assert [r["run"] for r in p["rows"]] == ["R1", "R2"]
+    alone = cost_section(Archive("x", "jsonl", spans=spans[:1] + spans[2:]), acc)["pareto"]
+    assert alone == {"applicable": False, "excluded_usage_unknown": ["R3"], "reason":
+                     "fewer than two runs with both cost and accuracy (left out, some of their "
+                     "spans have no token counts: R3)"}

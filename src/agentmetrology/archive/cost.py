@@ -110,12 +110,14 @@ def _match(span: TraceSpan, kids: list[TraceSpan]) -> tuple[str, list[TraceSpan]
         same = [k for k in kids if k.response_id == span.response_id]
         if len(same) == 1:
             return "response_id", same
-    nonzero = any(span.usage)
-    comparable = [k for k in kids if span.response_id is None or k.response_id is None]
+    # a span without token counts (0s standing for unknown) matches nothing by usage
+    nonzero = span.usage_known and any(span.usage)
+    comparable = [k for k in kids if k.usage_known
+                  and (span.response_id is None or k.response_id is None)]
     same_usage = [k for k in comparable if k.usage == span.usage]
     if nonzero and len(same_usage) == 1:
         return "usage", same_usage
-    if nonzero and len(kids) >= 2:
+    if nonzero and len(kids) >= 2 and all(k.usage_known for k in kids):
         total = tuple(sum(k.usage[i] for k in kids) for i in range(3))
         if total == span.usage:
             return "usage_sum", kids
@@ -194,6 +196,8 @@ def _totals(spans: Iterable[TraceSpan]) -> dict[str, Any]:
     return {"spans": len(items), "input": sum(s.input_tokens for s in items),
             "output": sum(s.output_tokens for s in items),
             "cached": sum(s.cached_tokens for s in items),
+            # spans without token counts: the token sums above are lower bounds then
+            "usage_unknown": sum(1 for s in items if not s.usage_known),
             "cost": None if any(c is None for c in costs) or not items
             else sum(c for c in costs if c is not None)}
 
@@ -230,6 +234,10 @@ def _section(models: list[TraceSpan], al: Alignment) -> dict[str, Any]:
         "billable_events": len(billable),
         "duplicated_events": sum(1 for b in billable if al.copies[b] > 1),
         "extra_copies": sum(al.copies[b] - 1 for b in billable),
+        # billable events weighted by tokens they have no counts for: the ratios and the
+        # multiplicity are over the events whose weight is known then
+        "weight_unknown": sum(1 for s in billable.values()
+                              if by == "tokens" and not s.usage_known),
         # kept apart, never merged: equal attempt ids on two billable spans need a human look
         "shared_attempt_ids": sum(1 for n in attempts.values() if n > 1),
     }
@@ -284,9 +292,17 @@ def _alignment_summary(models: list[TraceSpan], al: Alignment, by: str) -> dict[
 def _pareto(runs: list[dict[str, Any]], accuracy: dict[str, float]) -> dict[str, Any]:
     """Return the cost–accuracy frontier on stored (all-span) and corrected costs."""
     rows = [r for r in runs if r["run"] in accuracy and r["ratio_all_to_corrected"] is not None]
-    if len(rows) < 2:
-        return {"applicable": False, "reason": "fewer than two runs with both cost and accuracy"}
     key = "cost" if all(r["weight"] == "cost" for r in rows) else "tokens"
+    # a run whose token total is a lower bound (spans without counts) has no place on a
+    # frontier of token totals: it could sit anywhere above its bound
+    unknown = sorted(r["run"] for r in rows if key == "tokens"
+                     and (r["all_spans"]["usage_unknown"] or r["corrected"]["usage_unknown"]))
+    rows = [r for r in rows if r["run"] not in unknown]
+    if len(rows) < 2:
+        return {"applicable": False, "reason": "fewer than two runs with both cost and accuracy"
+                + (f" (left out, some of their spans have no token counts: "
+                   f"{', '.join(unknown)})" if unknown else ""),
+                "excluded_usage_unknown": unknown}
 
     def weight(t: dict[str, Any]) -> float:
         return float(t["cost"]) if key == "cost" else float(t["input"] + t["output"])
@@ -300,6 +316,7 @@ def _pareto(runs: list[dict[str, Any]], accuracy: dict[str, float]) -> dict[str,
                   "frontier_stored": s[0] in f0, "frontier_corrected": s[0] in f1}
                  for s, c in zip(stored, corrected, strict=True)],
         "entering": sorted(f1 - f0), "leaving": sorted(f0 - f1),
+        "excluded_usage_unknown": unknown,
     }
 
 

@@ -144,6 +144,9 @@ class TraceSpan:
     cost: float | None = None
     run: str | None = None
     episode_id: str | None = None
+    # False when the source gave no input or output token count (a timed-out request, an
+    # event without usage): the counts above are 0 then, and totals over it a lower bound
+    usage_known: bool = True
 
     @property
     def usage(self) -> tuple[int, int, int]:

@@ -143,9 +143,17 @@ def _cost(d: Doc, doc: dict[str, Any]) -> None:
         f"{g.fmt(c['ratio_all_to_corrected'])}; cost-weighted multiplicity "
         f"`C_all / C*` = {g.fmt(c['multiplicity'])}.")
     d.table(["total", "spans", "input", "output", "cached", "cost"],
-            [[name, t["spans"], t["input"], t["output"], t["cached"], d.money(t["cost"])]
+            [[name, t["spans"], _tokens(d, t, "input"), _tokens(d, t, "output"), t["cached"],
+              d.money(t["cost"])]
              for name, t in (("all spans", c["all_spans"]), ("root spans", c["root_spans"]),
                              ("corrected", c["corrected"]))])
+    unknown = c["all_spans"].get("usage_unknown") or 0
+    if unknown:
+        d.p(f"{unknown} model-call span(s) have no token counts (a request that timed out, an "
+            "event without usage): the token totals marked ≥ are lower bounds"
+            + (f", and the ratios and the multiplicity weigh only the billable events whose "
+               f"tokens are known ({c.get('weight_unknown', 0)} are not)"
+               if c["weight"] == "tokens" else "") + ".")
     a = c["alignment"]
     d.p(f"Alignment of outer spans: {a['by_response_id']} by response id, {a['by_usage']} by "
         f"usage, {a['by_usage_sum']} by summed usage; {a['unresolved']} unresolved (share "
@@ -156,9 +164,15 @@ def _cost(d: Doc, doc: dict[str, Any]) -> None:
     d.table(["run", "all-span cost", "corrected cost", "all-span input", "corrected input",
              "all / corrected", "multiplicity"],
             [[code(r["run"]), d.money(r["all_spans"]["cost"]), d.money(r["corrected"]["cost"]),
-              r["all_spans"]["input"], r["corrected"]["input"], r["ratio_all_to_corrected"],
+              _tokens(d, r["all_spans"], "input"), _tokens(d, r["corrected"], "input"),
+              r["ratio_all_to_corrected"],
               r["multiplicity"]] for r in c["runs"]], "Per run")
     _pareto(d, c["pareto"])
+
+
+def _tokens(d: Doc, t: dict[str, Any], key: str) -> Any:
+    """Return a token total as shown: `≥ N` when some span had no counts (a lower bound)."""
+    return f"≥ {d.cell(t[key])}" if t.get("usage_unknown") else t[key]
 
 
 def _pareto(d: Doc, p: dict[str, Any]) -> None:
@@ -175,6 +189,10 @@ def _pareto(d: Doc, p: dict[str, Any]) -> None:
     enter = ", ".join(code(x) for x in p["entering"]) or "none"
     leave = ", ".join(code(x) for x in p["leaving"]) or "none"
     d.p(f"Rows entering the frontier on corrected costs: {enter}. Rows leaving it: {leave}.")
+    if p.get("excluded_usage_unknown"):
+        d.p("Left out of the frontier, some of their spans having no token counts (their "
+            "totals are lower bounds): "
+            + ", ".join(code(x) for x in p["excluded_usage_unknown"]) + ".")
 
 
 def _provenance(d: Doc, doc: dict[str, Any]) -> None:

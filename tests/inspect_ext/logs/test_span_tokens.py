@@ -33,3 +33,11 @@ def test_a_cost_outside_the_range_is_malformed_and_nan_is_unknown() -> None:
             _span(_event({"input_tokens": 1, "total_cost": bad}), ep, 0)
     assert _span(_event({"input_tokens": 1, "total_cost": float("nan")}), ep, 0).cost is None
     assert _span(_event({"input_tokens": 1, "total_cost": None}), ep, 0).cost is None
+
+
+def test_an_event_without_token_counts_has_unknown_usage() -> None:
+    ep = ArchiveEpisode("e1", "t1", "openai/m")
+    assert _span(_event({"input_tokens": 6, "output_tokens": 2}), ep, 0).usage_known
+    assert _span(_event({"input_tokens": 0, "output_tokens": 0}), ep, 0).usage_known
+    for usage in ({}, {"input_tokens": 6}, {"output_tokens": 2}):
+        assert not _span(_event(usage), ep, 0).usage_known

@@ -198,7 +198,8 @@ def _spans(ep: ArchiveEpisode, usage: dict[str, Any]) -> list[TraceSpan]:
             input_tokens=int(a.get("input_tokens") or 0),
             output_tokens=int(a.get("output_tokens") or 0),
             cached_tokens=int(a.get("cached_tokens") or 0), cost=a.get("cost"), run=ep.run,
-            episode_id=ep.episode_id))
+            episode_id=ep.episode_id, usage_known=a.get("input_tokens") is not None
+            and a.get("output_tokens") is not None))
     return out
 
 

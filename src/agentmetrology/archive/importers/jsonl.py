@@ -96,7 +96,8 @@ def parse_span(obj: dict[str, Any]) -> TraceSpan:
         output_tokens=_int(usage.get("output"), "usage.output"),
         cached_tokens=_int(usage.get("cached"), "usage.cached"),
         cost=cost(obj.get("cost")), run=_opt_str(obj, "run"),
-        episode_id=_opt_str(obj, "episode_id"))
+        episode_id=_opt_str(obj, "episode_id"),
+        usage_known=usage.get("input") is not None and usage.get("output") is not None)
 
 
 def _events(raw: Any) -> list[ArchiveEvent]:
@@ -276,7 +277,9 @@ def span_to_line(span: TraceSpan) -> dict[str, Any]:
             "model": span.model, "response_id": span.response_id,
             "attempt_id": span.attempt_id, "cost": span.cost, "run": span.run,
             "episode_id": span.episode_id,
-            "usage": {"input": span.input_tokens, "output": span.output_tokens,
+            # unknown counts stay unknown (null), never a known 0, when read back
+            "usage": {"input": span.input_tokens if span.usage_known else None,
+                      "output": span.output_tokens if span.usage_known else None,
                       "cached": span.cached_tokens}}
 
 

@@ -147,7 +147,9 @@ def _span(ev: dict[str, Any], ep: ArchiveEpisode, index: int) -> TraceSpan:
                                        + _tokens(usage, "input_tokens_cache_write", index)),
         output_tokens=_tokens(usage, "output_tokens", index),
         cached_tokens=_tokens(usage, "input_tokens_cache_read", index),
-        cost=_cost(usage.get("total_cost")), run=ep.run, episode_id=ep.episode_id)
+        cost=_cost(usage.get("total_cost")), run=ep.run, episode_id=ep.episode_id,
+        usage_known=usage.get("input_tokens") is not None
+        and usage.get("output_tokens") is not None)
 
 
 def _cost(raw: Any) -> float | None:
