@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from agentmetrology.records.episode import EpisodeKey
 from agentmetrology.store.blobs import BlobCorruptError
 from agentmetrology.store.ledger_records import KEY_COLUMNS
+from agentmetrology.store.schema import TOKENS_UNKNOWN_SQL
 from agentmetrology.store.verify_schema import has_index_as_defined
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ _EPISODES = (f"SELECT a.id, CAST(a.binding AS BLOB), a.binding_digest, "
              # whether a request of the episode has unknown token counts (the row's counts
              # sum the known ones): one index seek, nothing found for a model-free episode
              "EXISTS (SELECT 1 FROM billable_attempts b WHERE b.attempt = e.attempt AND "
-             "(b.input_tokens IS NULL OR b.output_tokens IS NULL)) "
+             f"{TOKENS_UNKNOWN_SQL}) "
              "FROM administrations a JOIN episodes e ON e.administration = a.id "
              "WHERE a.campaign = ? ORDER BY a.ordinal")
 _ASSESSMENTS = (f"SELECT s.administration, {', '.join(f's.{c}' for c in ASSESSMENT_COLUMNS)} "

@@ -44,7 +44,12 @@ from agentmetrology.store.ledger_records import (  # the ledger's records, impor
 )
 from agentmetrology.store.ledger_records import administration_of as _administration
 from agentmetrology.store.ledger_records import key_values as _key_values
-from agentmetrology.store.schema import SCHEMA, SCHEMA_VERSION, WRITER_INDEXES
+from agentmetrology.store.schema import (
+    SCHEMA,
+    SCHEMA_VERSION,
+    TOKENS_UNKNOWN_SQL,
+    WRITER_INDEXES,
+)
 from agentmetrology.store.supersede import supersede_measurement_failures, superseded_episodes
 
 __all__ = ["KEY_COLUMNS", "Administration", "CampaignMismatchError",
@@ -384,8 +389,8 @@ class Ledger:
         """Return how many provider requests of an attempt have an unknown input or output
         token count (its episode row sums the known ones: a lower bound when this is > 0)."""
         return int(self.conn.execute(
-            "SELECT COUNT(*) FROM billable_attempts WHERE attempt = ? "
-            "AND (input_tokens IS NULL OR output_tokens IS NULL)", (attempt_id,)).fetchone()[0])
+            f"SELECT COUNT(*) FROM billable_attempts b WHERE b.attempt = ? AND "
+            f"{TOKENS_UNKNOWN_SQL}", (attempt_id,)).fetchone()[0])
 
     def supersede_measurement_failures(self, campaign: str, run_id: int | None) -> int:
         """Re-open every measurement failure of a campaign (one transaction); return how many."""

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 SCHEMA_VERSION = "1"
 
+# A provider request (a `billable_attempts` row, as `b`) whose input or output token count is
+# unknown: a timeout, a cancelled request, an answer without usable usage. Sums of the known
+# counts are lower bounds wherever one exists (status, export, agm run, the budget).
+TOKENS_UNKNOWN_SQL = "(b.input_tokens IS NULL OR b.output_tokens IS NULL)"
+
 # Why each constraint exists:
 # - administrations UNIQUE(key): the idempotency key; planning twice never duplicates.
 # - attempts are append-only history: a rerun adds a row, never replaces one.

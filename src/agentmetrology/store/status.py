@@ -19,6 +19,7 @@ from typing import Any
 
 from agentmetrology.records.episode import MEASUREMENT_FAILURES, EpisodeKey
 from agentmetrology.store.blobs import BlobCorruptError
+from agentmetrology.store.schema import TOKENS_UNKNOWN_SQL
 
 UNMEASURED = frozenset({"UNKNOWN", "INVALID"})  # a missing measurement: never a zero
 
@@ -77,11 +78,11 @@ GROUP BY a.target
 """
 # Provider requests whose input or output token count is unknown (a timeout, a cancelled request,
 # an answer without usable usage), recorded or not: the token totals are a lower bound then.
-_TOKENS_UNKNOWN = """
+_TOKENS_UNKNOWN = f"""
 SELECT a.target, COUNT(*)
 FROM billable_attempts b JOIN attempts t ON t.id = b.attempt
 JOIN administrations a ON a.id = t.administration
-WHERE a.campaign = ? AND (b.input_tokens IS NULL OR b.output_tokens IS NULL)
+WHERE a.campaign = ? AND {TOKENS_UNKNOWN_SQL}
 GROUP BY a.target
 """
 _SUPERSEDED = """

@@ -113,7 +113,7 @@ def test_the_budget_counts_requests_without_token_counts_as_unknown() -> None:
     assert budget.exceeded() is None
     budget.bill(1, BillableAttempt("r2", "p", "m", None, None, None, None, None, 0.1, "timeout"))
     assert "max_tokens 1000 cannot be checked, 1 request(s)" in (budget.exceeded() or "")
-    assert Budget(Limits(max_tokens=1000), Counts(), tokens_unknown=2).exceeded() == (
+    assert Budget(Limits(max_tokens=1000), Counts(tokens_unknown=2)).exceeded() == (
         "budget: max_tokens 1000 cannot be checked, 2 request(s) have unknown token counts "
         "(the server reported none, or counts no bill can have)")
 

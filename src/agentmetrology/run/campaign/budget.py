@@ -23,15 +23,16 @@ class Budget:
     Unknown cost is treated conservatively: one request or episode whose cost is unknown (no
     price, no token counts, or counts no bill can have) stops LLM launches under `max_cost`,
     because the cap can no longer be checked; a negative cost counts as unknown. So do unknown
-    token counts under `max_tokens` (`tokens_unknown`: the campaign's requests without them).
+    token counts under `max_tokens` (`spent.tokens_unknown`: the campaign's requests without
+    them).
     """
 
-    def __init__(self, limits: Limits, spent: Counts, tokens_unknown: int = 0) -> None:
+    def __init__(self, limits: Limits, spent: Counts) -> None:
         self.limits = limits
         self.cost = spent.cost
         self.cost_unknown = spent.cost_unknown
         self.tokens = spent.input_tokens + spent.output_tokens
-        self.tokens_unknown = tokens_unknown
+        self.tokens_unknown = spent.tokens_unknown
         # What each running attempt's requests added so far: (cost, unknown, tokens).
         self._streamed: dict[int, tuple[float, bool, int]] = {}
 

@@ -125,7 +125,7 @@ class _Runner:
         self.config = plan.config
         self.progress, self.factory = progress, factory
         status = store.status(self.config.name)
-        self.budget = Budget(self.config.limits, status.total, status.total.tokens_unknown)
+        self.budget = Budget(self.config.limits, status.total)
         self.planned, self.done = status.total.planned, status.total.done
         # Errored administrations are pending: they are counted again when they run.
         self.failed_agent, self.failed_infra = status.total.failed_agent, status.total.failed_infra
