@@ -216,3 +216,25 @@ n = 4
     by_arm = {x["arm"]: x["invariant"] for x in doc["decision_invariance"]}
     assert by_arm == {"stress:squeeze:slack=0": True, "stress:squeeze:slack=4": False}
     assert "Decision-invariant design" in (out / "report.md").read_text()
+
+
+def test_a_target_with_nothing_measured_fails_the_run(ran: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    # Model-free experiment episodes cannot fail to be measured on their own; the campaign's
+    # finding is injected, so what is tested is what `experiment run` does with it.
+    import dataclasses
+
+    from agentmetrology.cli import experiment_cmd
+
+    real = experiment_cmd.run_experiment
+
+    def unmeasured(*args, **kwargs):  # type: ignore[no-untyped-def]
+        reg, new, result = real(*args, **kwargs)
+        return reg, new, dataclasses.replace(result, unmeasured={"rule": [("scorer crashed", 4)]})
+
+    monkeypatch.setattr(experiment_cmd, "run_experiment", unmeasured)
+    code, out = agm("experiment", "run", str(ran / "curve.toml"), "--store", str(ran / "store"))
+    assert code == 1, out
+    assert "error: target rule: none of its" in out
+    assert "(measurement failures: 4 episodes: scorer crashed); the analysis has no episode " \
+           "of it" in " ".join(out.split())

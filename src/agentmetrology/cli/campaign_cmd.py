@@ -136,14 +136,15 @@ def _run(config: Any, store: Path, backend: str, workers: int | None, options: R
 
 
 def _summary(config: Any, store: Path, result: Any, backend: str, retry: bool) -> None:
-    """Print what the run did and the campaign's status; exit 1 if it is not complete."""
+    """Print what the run did and the campaign's status; exit 1 if it is not complete or a
+    target's episodes are all measurement failures."""
     from agentmetrology.archive.evidence_check import qualify_store
 
     # what this run appended is checked from the head checked last (in full the first time),
     # as `agm campaign status` does: a large store is not re-read after every run
     _print_banner(qualify_store(store, "ledger", incremental=True, notice=_notice()))
     print_run_summary(make_console(), err_console, config, result, backend, retry)
-    if not result.status.complete:
+    if not result.status.complete or result.unmeasured:  # a target measured nothing: not done
         raise typer.Exit(1)
 
 

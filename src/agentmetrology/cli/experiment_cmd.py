@@ -20,7 +20,12 @@ from agentmetrology.experiment import (
 from agentmetrology.experiment.arms import arm_table
 from agentmetrology.experiment.power import plan_power
 from agentmetrology.report.analysis_files import write_experiment
-from agentmetrology.report.terminal.campaign_text import print_problems, print_status, say
+from agentmetrology.report.terminal.campaign_text import (
+    print_problems,
+    print_status,
+    say,
+    unmeasured_notice,
+)
 from agentmetrology.report.terminal.experiment_tables import print_arms, print_dose, print_power
 from agentmetrology.run.campaign import CampaignConfigError
 from agentmetrology.run.campaign.backends import BACKENDS
@@ -65,7 +70,10 @@ def run(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML)."),
                   f"{reg.campaign} (plan {reg.digest[:12]}); {result.recorded} episodes "
                   "recorded this run", markup=False, emoji=False)
     print_status(console, result.status)
-    if not result.status.complete:
+    for name, reasons in result.unmeasured.items():
+        say(err_console, unmeasured_notice(name, result.status.targets[name].done, reasons,
+                                           "the analysis has no episode of it"), "red")
+    if not result.status.complete or result.unmeasured:  # a target measured nothing: not done
         raise typer.Exit(1)
 
 

@@ -178,6 +178,12 @@ class CampaignStatus:
         """Return True when every planned administration has a recorded episode."""
         return self.total.remaining == 0
 
+    @property
+    def unmeasured_targets(self) -> list[str]:
+        """Return the targets with recorded episodes that are all measurement failures
+        (nothing about them was measured: a dead endpoint, an unset key)."""
+        return [t for t, c in self.targets.items() if c.done and c.failed_infra == c.done]
+
     def to_json(self) -> dict[str, Any]:
         """Return the status as plain JSON data."""
         return {"campaign": self.campaign, "registration_id": self.registration_id,
@@ -227,6 +233,22 @@ def campaign_status(conn: sqlite3.Connection, campaign: dict[str, Any]) -> Campa
         total = total.plus(c)
     return CampaignStatus(name, campaign["registration_id"], campaign["plan_digest"], total,
                           dict(sorted(per.items())), _scores(conn, name), reasons)
+
+
+_FAILURE_REASONS = """
+SELECT e.termination_detail, COUNT(*) AS n
+FROM administrations a JOIN episodes e ON e.administration = a.id
+WHERE a.campaign = ? AND a.target = ? AND e.measurement_failure = 1
+GROUP BY e.termination_detail ORDER BY n DESC, e.termination_detail LIMIT ?
+"""
+
+
+def failure_reasons(conn: sqlite3.Connection, campaign: str, target: str,
+                    limit: int = 3) -> list[tuple[str, int]]:
+    """Return the most frequent reasons of a target's recorded measurement failures, with
+    how many episodes gave each (most frequent first)."""
+    return [(str(r), int(n)) for r, n in conn.execute(_FAILURE_REASONS,
+                                                      (campaign, target, limit))]
 
 
 def _scores(conn: sqlite3.Connection, name: str) -> dict[str, dict[str, dict[str, Any]]]:

@@ -32,7 +32,7 @@ from agentmetrology.store.ledger_reader import LedgerReader
 from agentmetrology.store.lock import StoreLock
 from agentmetrology.store.paths import inside
 from agentmetrology.store.redact import PATTERNS_VERSION, Redactor
-from agentmetrology.store.status import CampaignStatus, campaign_status
+from agentmetrology.store.status import CampaignStatus, campaign_status, failure_reasons
 from agentmetrology.store.transcripts import cleaned
 
 LEDGER_FILE = "ledger.sqlite"
@@ -235,6 +235,10 @@ class EvidenceStore:
         if row is None:
             raise KeyError(f"no campaign {campaign!r} in the store at {self.root}")
         return campaign_status(self.ledger.conn, row)
+
+    def failure_reasons(self, campaign: str, target: str) -> list[tuple[str, int]]:
+        """Return the most frequent reasons of a target's recorded measurement failures."""
+        return failure_reasons(self.ledger.conn, campaign, target)
 
     def pending(self, campaign: str) -> list[Administration]:
         """Return the administrations without a recorded episode, in plan order."""

@@ -91,6 +91,41 @@ def test_a_refusing_endpoint_stops_the_run_with_that_reason(tmp_path: Path,
     assert f"not launched (4): {reason}" in again.stdout
 
 
+def test_a_complete_campaign_that_measured_nothing_of_a_target_exits_1(
+        tmp_path: Path, refusing_port: int) -> None:
+    # Two episodes: fewer than INFRA_STOP_AFTER, so both run and the campaign completes with
+    # nothing measured of its only target. Complete is not success: exit 1, with the reason.
+    text = llm_only(f"http://127.0.0.1:{refusing_port}/v1").replace('"0-9"', '"0-1"')
+    file = write(tmp_path, text)
+    store = tmp_path / "s"
+    refused = f"connection refused by 127.0.0.1:{refusing_port}"
+    for run in ("first", "resumed"):  # resuming records nothing new and still says so
+        res = runner.invoke(campaign_app, ["run", str(file), "--store", str(store), "--quiet"])
+        assert res.exit_code == 1, (run, res.output)
+        assert "llm (complete): planned 2, done 2, failed 0 agent / 2 infrastructure" \
+            in res.stdout.replace("\n", " ")
+        notice = [line for line in res.stderr.splitlines() if "could be measured" in line]
+        assert len(notice) == 1 and notice[0].startswith(
+            "error: target m: none of its 2 recorded episode(s) could be measured "
+            f"(measurement failures: 2 episodes: {refused}")
+        assert notice[0].endswith("; fix the cause and run again with "
+                                  "--retry-measurement-failures")
+        assert "Traceback" not in res.output
+
+
+def test_a_target_with_one_measured_episode_is_not_flagged(tmp_path: Path) -> None:
+    _Down.succeed, _Down.made = {1}, itertools.count()
+    text = llm_only("http://127.0.0.1:9/v1", name="one").replace('"0-9"', '"0-1"')
+    with EvidenceStore.open(tmp_path / "s", scrub_env=False) as st:
+        result = run_campaign(parse_campaign(text), st, policy_factory=_Down)
+        assert result.status.complete and result.status.targets["m"].failed_infra == 1
+        assert result.unmeasured == {}  # one of two measured: the target has numbers
+        _Down.succeed, _Down.made = set(), itertools.count()
+        none = run_campaign(parse_campaign(text.replace('"one"', '"none"')), st,
+                            policy_factory=_Down)
+        assert none.unmeasured == {"m": [("HTTP 503 from the endpoint", 2)]}
+
+
 class _Down(AsyncScripted):
     """Bills a request, then fails like an endpoint that is down (unless told to succeed)."""
 

@@ -14,6 +14,7 @@ from agentmetrology.report.terminal.campaign_text import (
     print_status,
     say,
     unknown_cost_notice,
+    unmeasured_notice,
 )
 from agentmetrology.store import CampaignStatus
 from agentmetrology.store.status_memo import StatusView
@@ -39,6 +40,9 @@ def print_run_summary(console: Console, err: Console, config: Any, result: Any, 
                                          "to the target"), "yellow")
     if result.stop_reason:
         say(err, f"stopped launching: {result.stop_reason}", "")
+    for name, reasons in result.unmeasured.items():
+        say(err, unmeasured_notice(name, s.targets[name].done, reasons), "red")
+
 
 
 def print_store_status(console: Console, err: Console, store: Path, view: StatusView,

@@ -24,6 +24,17 @@ def say(console: Console, message: str, style: str) -> None:
     console.print(Text(message, style=style), highlight=False)
 
 
+RETRY_HINT = "fix the cause and run again with --retry-measurement-failures"
+
+
+def unmeasured_notice(target: str, done: int, reasons: list[tuple[str, int]],
+                      hint: str = RETRY_HINT) -> str:
+    """Return the line saying that none of a target's recorded episodes could be measured."""
+    why = "; ".join(f"{n} episode{'' if n == 1 else 's'}: {reason}" for reason, n in reasons)
+    return (f"error: target {target}: none of its {done} recorded episode(s) could be measured "
+            f"(measurement failures: {why}); {hint}")
+
+
 def print_problems(console: Console, err: CampaignConfigError) -> None:
     """Print a campaign file's problems, warnings in yellow and errors in red."""
     for p in err.problems:

@@ -26,7 +26,7 @@ import itertools
 import os
 import time
 from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from agentmetrology.records.episode import BillableAttempt
 from agentmetrology.run.campaign.backends import (
@@ -114,6 +114,9 @@ class RunResult:
     elapsed_s: float
     status: CampaignStatus
     superseded: int = 0  # measurement failures re-opened by this run
+    # Targets whose recorded episodes are all measurement failures: their most frequent
+    # reasons (reason, episodes). Nothing was measured of them, so the run is not a success.
+    unmeasured: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
 
 
 class _Runner:
@@ -350,6 +353,8 @@ def run_campaign(config: CampaignConfig, store: EvidenceStore, *, backend: str =
         recovered, superseded, runner, status = _run_locked(
             config, plan, store, backend, workers, actors, progress, policy_factory,
             retry_measurement_failures)
+        unmeasured = {t: store.failure_reasons(config.name, t)
+                      for t in status.unmeasured_targets}
     finally:
         if actors is not None:
             actors.close()
@@ -357,7 +362,7 @@ def run_campaign(config: CampaignConfig, store: EvidenceStore, *, backend: str =
             import_ray().shutdown()
     return RunResult(config.name, backend, recovered, runner.launched, runner.recorded,
                      runner.errors, runner.duplicates, runner.not_launched, runner.stop_reason,
-                     time.perf_counter() - t0, status, superseded)
+                     time.perf_counter() - t0, status, superseded, unmeasured)
 
 
 def _anything_to_run(store: EvidenceStore, campaign: str) -> bool:
