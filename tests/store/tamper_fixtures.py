@@ -249,17 +249,31 @@ def scope(i: int, how: str) -> Edit:
             _set_binding(c, adm, target=f"ghost{i}")
             _replan(c)
         elif how == "dropped":  # an administration removed from the sealed plan
-            for table in ("assessments", "episodes"):
-                c.execute(f"DELETE FROM {table} WHERE administration=?", (adm,))
-            c.execute("DELETE FROM billable_attempts WHERE attempt IN (SELECT id FROM attempts "
-                      "WHERE administration=?)", (adm,))
-            c.execute("DELETE FROM attempts WHERE administration=?", (adm,))
-            c.execute("DELETE FROM administrations WHERE id=?", (adm,))
+            _drop(c, adm)
+        elif how == "dropped_replanned":  # one cell cut out, planned count and digest redone
+            _drop(c, adm)
+            _replan(c)
+        elif how == "seed_dropped_replanned":  # a whole seed cut out: the grid stays whole
+            seed = c.execute("SELECT seed FROM administrations WHERE id=?", (adm,)).fetchone()[0]
+            for (other,) in c.execute("SELECT id FROM administrations WHERE seed=?",
+                                      (seed,)).fetchall():
+                _drop(c, other)
+            _replan(c)
     return edit
 
 
+def _drop(c: sqlite3.Connection, adm: int) -> None:
+    """Remove an administration and everything recorded of it."""
+    for table in ("assessments", "episodes"):
+        c.execute(f"DELETE FROM {table} WHERE administration=?", (adm,))
+    c.execute("DELETE FROM billable_attempts WHERE attempt IN (SELECT id FROM attempts "
+              "WHERE administration=?)", (adm,))
+    c.execute("DELETE FROM attempts WHERE administration=?", (adm,))
+    c.execute("DELETE FROM administrations WHERE id=?", (adm,))
+
+
 def binding_interventions() -> list[tuple[str, str, Edit]]:
-    """Return (kind, label, edit) of the resealed binding interventions (52)."""
+    """Return (kind, label, edit) of the resealed binding interventions (54)."""
     out: list[tuple[str, str, Edit]] = []
     for i in range(5):
         out.append(("specification", f"spec digest #{i}", specification(i, False)))
@@ -276,6 +290,8 @@ def binding_interventions() -> list[tuple[str, str, Edit]]:
             out.append(("scope", f"{how} #{i}", scope(i, how)))
     out.append(("scope", "administration dropped", scope(5, "dropped")))
     out.append(("scope", "administration dropped #2", scope(6, "dropped")))
+    out.append(("scope", "administration dropped + plan", scope(5, "dropped_replanned")))
+    out.append(("scope", "seed dropped + plan", scope(5, "seed_dropped_replanned")))
     return out
 
 

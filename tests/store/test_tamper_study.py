@@ -50,10 +50,10 @@ def test_tamper_study(recorded: tuple[Path, dict[str, bytes]]) -> None:
         assert not full["qualified"], label
         tf.restore(store, files)
         assert _check(store) == original, f"restoring after {label!r} did not restore"
-    assert len(study) == 66 and sum(total[k] for k in (
-        "specification", "seed", "registration", "instrument", "scope")) == 50
+    assert len(study) == 68 and sum(total[k] for k in (
+        "specification", "seed", "registration", "instrument", "scope")) == 52
     assert dict(total) == {"specification": 10, "seed": 10, "registration": 6,
-                           "instrument": 10, "scope": 14, "blob": 4, "row": 8,
+                           "instrument": 10, "scope": 16, "blob": 4, "row": 8,
                            "resealed row": 4}
     assert caught_full == total
     # The baseline misses every resealed binding edit and resealed row edit except the one
@@ -62,6 +62,6 @@ def test_tamper_study(recorded: tuple[Path, dict[str, bytes]]) -> None:
     assert results == Counter({
         "specification:invalid_binding": 10, "seed:invalid_binding": 10,
         "registration:invalid_binding": 6, "instrument:invalid_binding": 10,
-        "scope:invalid_binding": 14, "blob:invalid_binding": 2, "blob:unavailable": 2,
+        "scope:invalid_binding": 16, "blob:invalid_binding": 2, "blob:unavailable": 2,
         "row:invalid_binding": 7, "row:unavailable": 1, "resealed row:unavailable": 1,
         "resealed row:invalid_binding": 3})

@@ -11,7 +11,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentmetrology.store.verify_plan import PlanDigests, _plan_digest, plan_row
+from agentmetrology.store.verify_plan import PlanDigests, PlanGrids, _plan_digest, plan_row
 
 _LEAF = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=8),
                   st.floats(allow_nan=False, allow_infinity=False))
@@ -50,3 +50,45 @@ def test_a_row_json_will_not_write_takes_the_rows_again() -> None:
     plans = PlanDigests(["c1"])
     plans.add("c1", plan_row({"note": math.nan}))
     assert plans.counts == {"c1": 1}
+
+
+def _grid(keys: list[tuple[str, str, str, int, str, int]]) -> PlanGrids:
+    grids = PlanGrids(["c"])
+    for target, level, task, seed, condition, repeat in keys:
+        grids.add("c", {"target": target, "level": level, "task": task, "seed": seed,
+                        "condition": condition, "repeat": repeat})
+    return grids
+
+
+_CONFIG = {"targets": [{"name": "rule"}, {"name": "careful"}], "tasks": ["T3", "T7"],
+           "seeds": [0, 1], "conditions": ["clean"], "repeats": 1}
+_FULL = [(t, lv, task, s, "clean", 0) for t, lv in (("rule", "L2"), ("careful", "L0"),
+                                                    ("careful", "L2"))
+         for task in ("T3", "T7") for s in (0, 1)]
+
+
+def test_a_full_grid_has_no_gap_whatever_levels_its_targets_run_at() -> None:
+    assert _grid(_FULL).gaps("c", len(_FULL), _CONFIG) == []
+    assert _grid([]).gaps("c", 0, _CONFIG) == []
+    # a served episode's configuration names no repeats: the fields it names are compared
+    assert _grid(_FULL[:1]).gaps("c", 1, {"tasks": ["T3"], "seeds": [0], "repeat": 0}) == []
+
+
+def test_a_cell_cut_out_of_the_plan_is_a_gap() -> None:
+    """A target's failing administrations dropped, the planned count and plan digest redone."""
+    cut = [k for k in _FULL if not (k[0] == "rule" and k[2] == "T7")]
+    assert _grid(cut).gaps("c", len(cut), _CONFIG) == [
+        "10 administrations sealed, but the plan crosses 3 target-level pair(s) x 2 task(s) "
+        "x 2 seed(s) x 1 condition(s) x 1 repeat(s) = 12: administrations were cut out of "
+        "the plan"]
+
+
+def test_a_whole_seed_cut_out_disagrees_with_the_stored_configuration() -> None:
+    cut = [k for k in _FULL if k[3] == 0]
+    assert _grid(cut).gaps("c", len(cut), _CONFIG) == [
+        "its stored configuration names seeds [0, 1], the sealed administrations have [0]"]
+    assert _grid(cut).gaps("c", len(cut), None) == []  # an unreadable blob: named elsewhere
+    renamed = {**_CONFIG, "targets": [{"name": "rule"}, {"name": "ghost"}]}
+    assert _grid(_FULL).gaps("c", len(_FULL), renamed) == [
+        "its stored configuration names targets [ghost, rule], the sealed administrations "
+        "have [careful, rule]"]

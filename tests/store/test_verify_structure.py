@@ -8,6 +8,7 @@ an episode blob that is not JSON (sealed as such) or a symbolic link.
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -174,6 +175,20 @@ def test_a_symlinked_blob_is_named(root: Path, mode: str, tmp_path: Path) -> Non
     q = verify_store(root, mode=mode)
     assert ("blob_not_regular", "invalid_binding", "episodes administration=1 episode",
             f"blob {ep[:12]} is a symbolic link, not a file of the store") in texts(q)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_symlinked_blobs_folder_is_named(root: Path, mode: str, tmp_path: Path) -> None:
+    """The whole `blobs` folder moved outside the store and linked back: every blob's bytes
+    live outside it, as for one blob or one `blobs/ab` folder linked (it qualified)."""
+    ep, _ = episode_digests(root, 1)
+    outside = tmp_path / "outside-blobs"
+    shutil.move(root / "blobs", outside)
+    os.symlink(outside, root / "blobs")
+    q = verify_store(root, mode=mode)
+    assert ("blob_not_regular", "invalid_binding", "episodes administration=1 episode",
+            f"blob {ep[:12]} is a symbolic link, not a file of the store") in texts(q)
+    assert not q.qualified
 
 
 def test_campaign_status_names_a_non_json_episode_blob(root: Path) -> None:

@@ -8,11 +8,12 @@
 - bindings (full and ledger modes, not hash-only): each administration's sealed binding agrees
   with its columns and its campaign (key, seed, task spec, target config, scorer versions,
   registration id); the plan digest recomputed from the sealed bindings equals the registered
-  one; each episode blob belongs to its administration (key) and agrees with its row
-  (submission digest, termination, cost, tokens, counts) and the transcript it binds is there,
-  unchanged, with every message blob it names; each assessment's instrument (scorer
-  name and version) is the sealed one and its text agrees with its columns; optionally the task
-  specification re-opened from the installed environment (`reopen`) has the sealed digest.
+  one, and they are the whole grid the campaign's stored configuration names; each episode
+  blob belongs to its administration (key) and agrees with its row (submission digest,
+  termination, cost, tokens, counts) and the transcript it binds is there, unchanged, with
+  every message blob it names; each assessment's instrument (scorer name and version) is the
+  sealed one and its text agrees with its columns; optionally the task specification
+  re-opened from the installed environment (`reopen`) has the sealed digest.
 The hash-only mode is the baseline: it accepts any rewrite that keeps bytes self-consistent.
 Rows are streamed from SQLite (never fetched all at once); blob presence is read from one
 listing of the blob directories instead of one stat per reference.

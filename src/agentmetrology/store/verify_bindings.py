@@ -9,13 +9,22 @@ from __future__ import annotations
 import sqlite3
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from agentmetrology.store.blobs import BlobError, read_blob_file
 from agentmetrology.store.ledger import KEY_COLUMNS
+from agentmetrology.store.paths import StorePathError, blob_path
 from agentmetrology.store.qualify import INVALID
 from agentmetrology.store.verify_episodes import short_text
 from agentmetrology.store.verify_json import loads
-from agentmetrology.store.verify_plan import PlanDigests, UnhashablePlan, details, plan_row
+from agentmetrology.store.verify_plan import (
+    PlanDigests,
+    PlanGrids,
+    UnhashablePlan,
+    details,
+    plan_row,
+)
 from agentmetrology.store.verify_scope import Checkpoint, refs_param
 
 # (environment, task, profile) -> the task specification digest now, or None if not installed
@@ -26,6 +35,7 @@ class BindingChecks(ABC):
     """The binding checks of `store.verify._Verifier` (a base class of it)."""
 
     c: sqlite3.Connection
+    root: Path
     checked: dict[str, int]
     reopen: Reopen | None
     since: Checkpoint | None
@@ -40,9 +50,9 @@ class BindingChecks(ABC):
         """Return the SQL condition keeping the rows an incremental check re-checks."""
 
     def bindings(self) -> None:
-        regs = {n: (r, p, planned) for n, r, p, planned in self.c.execute(
-            "SELECT name, registration_id, plan_digest, planned FROM campaigns")}
-        plans = PlanDigests(regs)
+        regs = {n: (r, p, planned, cfg) for n, r, p, planned, cfg in self.c.execute(
+            "SELECT name, registration_id, plan_digest, planned, config_digest FROM campaigns")}
+        plans, grids = PlanDigests(regs), PlanGrids(regs)
         cols = ", ".join(KEY_COLUMNS)
         # incremental: the administrations appended, and every one of a campaign registered
         # since (its plan digest is recomputed from all of them)
@@ -96,8 +106,20 @@ class BindingChecks(ABC):
                 self.bad("registration_mismatch", where, f"registration {reg[:12]} is not the "
                          f"campaign's ({campaign[0][:12]})")
             plans.add(key["campaign"], plan_row(bound))
+            grids.add(key["campaign"], key)
         self.checked["administrations"] = n
         self._plans(regs_planned, plans, tagged)
+        for name, (*_, config_digest) in regs_planned.items():
+            for detail in grids.gaps(name, plans.counts[name], self._config(config_digest)):
+                self.bad("scope_mismatch", f"campaign {name}", detail)
+
+    def _config(self, d: Any) -> Any:
+        """Return a campaign's stored configuration decoded, None when its blob cannot be read
+        as JSON (the blob checks name a missing or changed blob)."""
+        try:
+            return loads(read_blob_file(blob_path(self.root, d), d))
+        except (OSError, BlobError, StorePathError, ValueError, RecursionError):
+            return None
 
     def _sealed_fields(self, where: str, bound: dict[str, Any], key: dict[str, Any],
                        ledger: tuple[Any, Any, Any, Any]) -> None:
@@ -118,10 +140,10 @@ class BindingChecks(ABC):
                 self.bad(kind, where, f"sealed {name} {short_text(sealed)} but the ledger "
                          f"says {short_text(now)}")
 
-    def _plans(self, regs: dict[str, tuple[Any, Any, Any]], plans: PlanDigests,
+    def _plans(self, regs: dict[str, tuple[Any, Any, Any, Any]], plans: PlanDigests,
                tagged: bool) -> None:
         """Check each campaign's sealed bindings against its planned count and plan digest."""
-        for name, (_, plan_digest, planned) in regs.items():
+        for name, (_, plan_digest, planned, _) in regs.items():
             count = plans.counts[name]
             if count != planned:
                 self.bad("scope_mismatch", f"campaign {name}", f"{count} administrations "

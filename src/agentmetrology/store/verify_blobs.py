@@ -187,7 +187,8 @@ class BlobChecks(ABC):
             except OSError:
                 self.kinds[d] = None
             else:
-                link = stat.S_ISLNK(st.st_mode) or os.path.islink(folder)
+                link = (stat.S_ISLNK(st.st_mode) or os.path.islink(folder)
+                        or os.path.islink(self.blob_base))
                 self.kinds[d] = "link" if link else "file" if stat.S_ISREG(st.st_mode) else None
         return self.kinds[d]
 
@@ -211,8 +212,9 @@ def blob_names(base: Path) -> tuple[set[str], set[str]]:
         subdirs = [e for e in os.scandir(base) if e.is_dir()]
     except OSError:
         return names, links
+    outside = base.is_symlink()  # `blobs` itself linked: every blob is outside the store
     for sub in subdirs:
-        linked = sub.is_symlink()  # a folder elsewhere: every blob in it is outside the store
+        linked = outside or sub.is_symlink()  # a folder elsewhere: so is every blob in it
         with os.scandir(sub.path) as entries:
             for e in entries:
                 if linked or e.is_symlink():

@@ -108,3 +108,69 @@ def _plan_digest(name: str, rows: list[dict[str, Any]], tagged: bool) -> str:
     except ValueError:  # a bare NaN token a forger wrote: the walk tags it
         return digest(from_plain(doc))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# The dimensions a campaign's plan crosses (run.campaign.plan): every (target, level) a target
+# runs at, by every task, seed, condition and repeat; and the configuration field naming each.
+_AXES = (("tasks", "task", "tasks"), ("seeds", "seed", "seeds"),
+         ("conditions", "condition", "conditions"))
+
+
+class PlanGrids:
+    """The distinct values of each plan dimension of each campaign, gathered as its sealed
+    administrations are read: a plan is a full grid, so one with a cell cut out (a target's
+    failing administrations dropped, the planned count and plan digest recomputed) is not."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self._axes: dict[str, dict[str, set[Any]]] = {
+            n: {"pairs": set(), "task": set(), "seed": set(), "condition": set(),
+                "repeat": set()} for n in names}
+
+    def add(self, name: str, key: dict[str, Any]) -> None:
+        """Add the key of the next administration of campaign `name`."""
+        axes = self._axes[name]
+        axes["pairs"].add((key["target"], key["level"]))
+        for axis in ("task", "seed", "condition", "repeat"):
+            axes[axis].add(key[axis])
+
+    def gaps(self, name: str, count: int, config: Any) -> list[str]:
+        """Return why campaign `name`'s `count` sealed administrations are not the grid their
+        values cross, nor the one its stored configuration names (`config`: the decoded
+        configuration blob, None when it cannot be read: the blob checks say why)."""
+        axes = self._axes[name]
+        sizes = [len(axes[a]) for a in ("pairs", "task", "seed", "condition", "repeat")]
+        full = sizes[0] * sizes[1] * sizes[2] * sizes[3] * sizes[4]
+        out = []
+        if count != full:
+            out.append(f"{count} administrations sealed, but the plan crosses {sizes[0]} "
+                       f"target-level pair(s) x {sizes[1]} task(s) x {sizes[2]} seed(s) x "
+                       f"{sizes[3]} condition(s) x {sizes[4]} repeat(s) = {full}: "
+                       "administrations were cut out of the plan")
+        if not isinstance(config, dict):
+            return out
+        named = {field: config.get(field) for field, _, _ in _AXES}
+        named["repeats"] = (list(range(config["repeats"])) if type(config.get("repeats"))
+                            is int else None)
+        targets = config.get("targets")
+        named["targets"] = ([t.get("name") for t in targets] if isinstance(targets, list)
+                            and all(isinstance(t, dict) for t in targets) else None)
+        sealed = {**{field: axes[axis] for field, axis, _ in _AXES},
+                  "repeats": axes["repeat"], "targets": {t for t, _ in axes["pairs"]}}
+        for field, values in named.items():
+            if not isinstance(values, list) or not count:
+                continue  # a configuration of another shape (a served episode's) names none
+            try:
+                differs = set(values) != sealed[field]
+            except TypeError:  # an unhashable value: no writer stores one
+                differs = True
+            if differs:
+                out.append(f"its stored configuration names {field} {_few(values)}, the "
+                           f"sealed administrations have {_few(sealed[field])}")
+        return out
+
+
+def _few(values: Iterable[Any]) -> str:
+    """Return up to six values, sorted as text, for a message."""
+    shown = sorted(map(str, values))
+    return "[" + ", ".join(shown[:6]) + (f", ... {len(shown) - 6} more" if len(shown) > 6
+                                         else "") + "]"
