@@ -58,3 +58,23 @@ def test_scorer_timeout_must_be_positive(tmp_path: Path) -> None:
                                    "--scorer-timeout", "0"])
     assert res.exit_code == 2 and "--scorer-timeout" in res.stderr
     assert "Traceback" not in res.output
+
+
+def test_the_invalid_line_says_the_verdict_the_card_says(tmp_path: Path) -> None:
+    # Scored on one sample only (T1, seed 0), where it ties: the card withholds 'fail' below
+    # 3 samples, and the INVALID line under it must not print the bare 'fail'.
+    scorer = tmp_path / "t1only.py"
+    scorer.write_text(
+        "def score(task_id, seed, submission):\n"
+        "    if not task_id.startswith('T1_'):\n"
+        "        raise ValueError('only T1')\n"
+        "    return 1.0\n")
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["audit", "comtrade", "--seeds", "0-0", "--out", str(out),
+                                   "--scorer", f"{scorer}:score"], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    withheld = "insufficient evidence (n = 1 samples compared, needs 3)"
+    assert f"│ criterion sensitivity  │ {withheld}" in res.stdout
+    assert f"criterion sensitivity {withheld} for t1only.py:score: 72 of 80 probe cells " \
+           "INVALID" in res.stdout
+    assert "criterion sensitivity fail" not in res.stdout

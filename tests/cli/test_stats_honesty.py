@@ -380,3 +380,17 @@ def test_compare_at_80_columns_shows_every_number_whole(wide: Path) -> None:
     tokens = set(re.findall(r"-?\d+(?:\.\d+)?", table))
     for number in numbers:
         assert number in tokens, (number, table)
+
+
+def test_a_nonzero_difference_never_prints_as_zero_beside_its_verdict(tmp_path: Path) -> None:
+    # B beats A by 1e-4 to 4e-4 on every task: 'different' at margin 0.0001, p = 2/256.
+    ups = [1e-4, 2e-4, 3e-4, 1e-4, 2e-4, 4e-4, 1e-4, 2e-4]
+    rows = [row("rule", f"t{i}", 0, 0.5) for i in range(8)]
+    rows += [row("llm", f"t{i}", 0, 0.5 + d) for i, d in enumerate(ups)]
+    path = write_rows(tmp_path / "tiny.jsonl", rows)
+    code, out, err = _cmp(path, "--margin", "0.0001", columns=80)
+    assert code == 0, err
+    assert "mean difference   │ 0.0002 95% CI [0.000137, 0.000275]" in out
+    text = " ".join(out.replace("│", " ").split())
+    assert ("equivalence different (margin 0.0001; 90% CI [0.00015, 0.000262], "
+            "95% CI [0.000137, 0.000275])") in text

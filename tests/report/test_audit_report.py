@@ -123,3 +123,14 @@ def test_report_renders_in_headless_chromium_without_console_errors(
                    "undefined_fn();</script></body></html>")
     _, bad_err = _open(bad, tmp_path)
     assert _console_errors(bad_err), bad_err[-1000:]
+
+
+def test_worst_case_order_marks_ties_as_ties(doc: dict) -> None:
+    # careful and keeps_totals both have worst case 1.0: neither is better than the other.
+    md, _ = render_audit_report(doc)
+    line = next(ln for ln in md.splitlines() if ln.startswith("Ranking by worst case"))
+    worst = {r["target"]: r["summary"]["worst"]["value"]
+             for r in doc["stages"]["reliability"]["rows"]}
+    assert worst["scripted:careful"] == worst["scripted:keeps_totals"] == 1.0
+    assert "`scripted:careful` = `scripted:keeps_totals` > `scripted:single_pass`" in line
+    assert "`scripted:empty_submit` = `scripted:fabricator` = `scripted:never_submits`" in line

@@ -89,3 +89,14 @@ def test_table_defaults_and_refusal() -> None:
     with pytest.raises(ValueError) as info:
         stats.reliability_table({})
     assert str(info.value) == "groups must not be empty"
+
+
+def test_means_equal_up_to_rounding_share_a_rank() -> None:
+    # (0.1 + 0.2) / 2 is 0.15000000000000002 and (0.3 + 0) / 2 is 0.15: all three means are
+    # 0.15 and tie at rank 1, then sort by the worst case.
+    rows = stats.reliability_table({"a": [0.1, 0.2], "b": [0.15, 0.15], "c": [0.3, 0.0]})
+    assert [(r.key, r.rank_mean, r.rank_worst) for r in rows] == [
+        (("b",), 1, 1), (("a",), 1, 2), (("c",), 1, 3)]
+    # A real difference far above rounding still ranks.
+    rows = stats.reliability_table({"a": [0.15], "b": [0.1500001]})
+    assert [(r.key, r.rank_mean) for r in rows] == [(("b",), 1), (("a",), 2)]

@@ -7,6 +7,7 @@ Identifiers (targets, tasks, probes, scorers, digests) are printed as `code span
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 from agentmetrology.audit.card import cell_text
@@ -148,8 +149,17 @@ def _spectrum(d: Doc, doc: dict[str, Any]) -> None:
     d.figure(spectrum_chart(figure_rows, "Ground-truth F1 at L2 by target"),
              "Box: quartiles; dot: mean; cross: worst case; square: CVaR. Sorted by mean.")
     if s["worst_case_reorders"]:
-        d.p("Ranking by worst case reorders the targets: "
-               + " > ".join(f"`{t}`" for t in s["order_by_worst"]) + ".")
+        d.p("Ranking by worst case reorders the targets: " + _worst_chain(s) + ".")
+
+
+def _worst_chain(s: dict[str, Any]) -> str:
+    """Return the targets in worst-case order, '=' between equal worst cases and '>' else."""
+    worst = {r["target"]: r["summary"]["worst"]["value"] for r in s["rows"]}
+    order = s["order_by_worst"]
+    # Targets with the same worst case are tied on it (listed by mean): never 'better'.
+    return f"`{order[0]}`" + "".join(
+        f" {'=' if worst[b] == worst[a] else '>'} `{b}`"
+        for a, b in pairwise(order))
 
 
 def _ownership(d: Doc, doc: dict[str, Any]) -> None:

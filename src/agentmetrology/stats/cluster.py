@@ -15,6 +15,7 @@ import numpy.typing as npt
 
 from .bootstrap import DEFAULT_RESAMPLES, bootstrap_distributions, percentile_interval, reducer
 from .results import Estimate
+from .rounding import cancel_to_zero
 from .validate import (
     FloatArray,
     IntArray,
@@ -92,7 +93,11 @@ def unit_differences(
     x, y = as_pair(a, b)
     d = y - x
     if clusters is not None:
-        return cluster_means(d, clusters, strata)
+        means, unit_strata = cluster_means(d, clusters, strata)
+        # Differences that cancel (+0.1 and -0.1) must average to 0, not to rounding noise
+        # whose sign every test would then read as an effect.
+        magnitudes, _ = cluster_means(np.abs(d), clusters)
+        return cancel_to_zero(means, magnitudes), unit_strata
     if strata is None:
         return d, None
     return d, as_labels(strata, "strata", d.size)

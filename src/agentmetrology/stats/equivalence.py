@@ -16,6 +16,7 @@ import numpy.typing as npt
 from .bootstrap import DEFAULT_RESAMPLES, bootstrap_distributions, percentile_interval, reducer
 from .cluster import Labels, unit_differences
 from .results import EquivalenceResult, Interval
+from .rounding import widened
 from .validate import FloatArray, check_count, check_finite
 
 DEFAULT_MARGIN = 0.10
@@ -28,11 +29,17 @@ SIGN_FLIP_MINIMUM = 6
 def equivalence_label(interval90: Interval, interval95: Interval, margin: float) -> str:
     """Return `equivalent`, `different` or `inconclusive` for two intervals and a margin."""
     m = _check_margin(margin)
-    if -m <= interval90[0] and interval90[1] <= m:
+    if _inside(interval90, m):
         return "equivalent"
     if interval95[0] > 0.0 or interval95[1] < 0.0:
         return "different"
     return "inconclusive"
+
+
+def _inside(interval: Interval, m: float) -> bool:
+    """Return whether an interval lies inside [-m, m], ends inclusive up to float rounding."""
+    # 0.4 - 0.3 is 0.10000000000000003: a difference of exactly the margin is inside it.
+    return -widened(m) <= interval[0] and interval[1] <= widened(m)
 
 
 def _check_margin(margin: float) -> float:
@@ -86,7 +93,7 @@ def equivalence(
         interval90=ci90,
         margin=m,
         excludes_zero=ci95[0] > 0.0 or ci95[1] < 0.0,
-        within_margin=-m <= ci90[0] and ci90[1] <= m,
+        within_margin=_inside(ci90, m),
         n=d.size,
         method=f"bootstrap equivalence over {unit}: 90% in [-m, m] else 95% excludes 0"
                + (f"; {INSUFFICIENT} below {minimum} {unit}" if minimum else ""),
@@ -119,5 +126,7 @@ def bootstrap_p_values(
         return (hits + 1) / (dist.size + 1)
 
     p_diff = min(1.0, 2.0 * min(tail(int((dist <= 0.0).sum())), tail(int((dist >= 0.0).sum()))))
-    p_equiv = max(tail(int((dist <= -m).sum())), tail(int((dist >= m).sum())))
+    # Beyond the margin by more than rounding, as the labels read it (ends inclusive).
+    outside = widened(m)
+    p_equiv = max(tail(int((dist < -outside).sum())), tail(int((dist > outside).sum())))
     return p_diff, min(1.0, p_equiv)

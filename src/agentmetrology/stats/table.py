@@ -16,6 +16,7 @@ from .bootstrap import DEFAULT_RESAMPLES, bootstrap_cis
 from .cell import reliability_gap, worst
 from .intervals import wilson
 from .results import Estimate, Record, check_finite_record
+from .rounding import REL_TOL
 from .validate import as_values, check_fraction
 
 
@@ -87,8 +88,11 @@ def summarize_cell(
 
 def _competition_ranks(scores: list[float]) -> list[int]:
     """Return 1-based ranks, higher score better, ties sharing the best rank (1, 2, 2, 4)."""
-    ordered = np.sort(np.asarray(scores))
-    greater = ordered.size - np.searchsorted(ordered, scores, side="right")
+    x = np.asarray(scores)
+    ordered = np.sort(x)
+    # A tie up to rounding: the mean of 0.1 and 0.2 is 0.15000000000000002, that of 0.15 and
+    # 0.15 is 0.15; both are 0.15 and must share a rank, not be ranked 1 and 2.
+    greater = ordered.size - np.searchsorted(ordered, x + REL_TOL * np.abs(x), side="right")
     return [1 + int(g) for g in greater]
 
 

@@ -63,6 +63,16 @@ def print_card(console: Console, card: dict[str, Any]) -> None:
         console.print(line, markup=False)
 
 
+def _criterion_said(doc: dict[str, Any], battery: dict[str, Any]) -> str:
+    """Return the criterion verdict the card prints for a battery's scorer (its withheld
+    verdict below the minimum), or the battery's status when the card has no such scorer."""
+    for c in (doc.get("card") or {}).get("configurations", []):
+        row = c["rows"].get("criterion_sensitivity")
+        if c.get("scorer") == battery["scorer"] and row:
+            return cell_text(row)
+    return str(battery["status"])
+
+
 def invalid_lines(doc: dict[str, Any]) -> list[str]:
     """Return why probe cells were INVALID, per scorer: counts and the most common reasons."""
     stages = doc.get("stages") or {}
@@ -73,8 +83,8 @@ def invalid_lines(doc: dict[str, Any]) -> list[str]:
         if not bad:
             continue
         total = len(res.get("cells", []))
-        lines.append(f"criterion sensitivity {res['status']} for {res['scorer']}: {bad} of "
-                     f"{total} probe cells INVALID")
+        lines.append(f"criterion sensitivity {_criterion_said(doc, res)} for {res['scorer']}: "
+                     f"{bad} of {total} probe cells INVALID")
         for r in res.get("invalid_reasons", []):
             text = " ".join(str(r["reason"]).split())
             if len(text) > REASON_CHARS:

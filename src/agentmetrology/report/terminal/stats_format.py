@@ -16,11 +16,15 @@ P_FLOOR = 1e-4  # p-values below this print as "< 1e-4" (JSON keeps the number)
 
 
 def fmt(value: float | None, digits: int = 3) -> str:
-    """Format a number for a table: fixed point, scientific beyond 1e6; None shows as a dash."""
+    """Format a number for a table: fixed point, scientific beyond 1e6, and significant digits
+    for a nonzero value that fixed point would print as 0; None shows as a dash."""
     if value is None:
         return "-"
     if abs(value) >= 1e6:
         return f"{value:.{digits}e}"
+    if value != 0 and abs(value) < 0.5 * 10.0**-digits:
+        # 0.000 beside "different" or a rejecting p would read as no difference at all.
+        return f"{value:.{digits}g}"
     return f"{value:.{digits}f}"
 
 
