@@ -185,3 +185,17 @@ def test_a_groups_numbers_do_not_depend_on_the_order_of_its_rows(tmp_path: Path)
     assert [g["rank_mean"] for g in doc["groups"]] == [1, 1, 1]
     for name in ("mean", "cvar", "worst", "reliability", "gap"):
         assert len({json.dumps(g[name], sort_keys=True) for g in doc["groups"]}) == 1, name
+
+
+def test_a_termination_in_capitals_is_a_measurement_failure_too(tmp_path: Path) -> None:
+    # The status beside a value is compared case-insensitively; the termination must be too,
+    # or `INFRA_ERROR` (a hand-written table) would be scored as the agent's 0.
+    path = tmp_path / "caps.jsonl"
+    rows = [{"agent": "a", "ground_truth": {"f1": 1.0}, "termination": "submitted"},
+            {"agent": "a", "ground_truth": {"f1": 0.0}, "termination": " INFRA_ERROR "},
+            {"agent": "a", "ground_truth": {"f1": 0.0}, "termination": "Cancelled"}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (group,) = _summary(path, group_by=("agent",))["groups"]
+    assert group["n"] == 1 and group["mean"]["value"] == 1.0
+    assert group["excluded"]["by_reason"]["measurement failure"]["details"] == {
+        "termination cancelled": 1, "termination infra_error": 1}

@@ -69,8 +69,9 @@ def measurement_failure(table: ResultsTable, row: Mapping[str, Any], value: str)
     if isinstance(status, str) and status.strip().upper() in _FAILED_STATUSES:
         return f"status {status.strip().upper()}"
     termination = table.get(row, "termination")
-    if isinstance(termination, str) and termination.strip() in _FAILED_TERMINATIONS:
-        return f"termination {termination.strip()}"
+    # compared case-insensitively, as the status is: `INFRA_ERROR` is no score either
+    if isinstance(termination, str) and termination.strip().lower() in _FAILED_TERMINATIONS:
+        return f"termination {termination.strip().lower()}"
     return None
 
 
