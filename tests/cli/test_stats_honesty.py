@@ -394,3 +394,25 @@ def test_a_nonzero_difference_never_prints_as_zero_beside_its_verdict(tmp_path: 
     text = " ".join(out.replace("│", " ").split())
     assert ("equivalence different (margin 0.0001; 90% CI [0.00015, 0.000262], "
             "95% CI [0.000137, 0.000275])") in text
+
+
+def test_a_different_label_its_own_test_does_not_confirm_is_said_so(tmp_path: Path) -> None:
+    # 8 tasks, B - A = .12, -.02, .09, -.04, -.02, .26, .28, .12: the bootstrap's 95% interval
+    # excludes 0 (the spec's 'different'), the exact sign-flip p is 16/256 = 0.0625.
+    ups = [0.12, -0.02, 0.09, -0.04, -0.02, 0.26, 0.28, 0.12]
+    rows = [row("rule", f"t{i}", 0, 0.5) for i in range(8)]
+    rows += [row("llm", f"t{i}", 0, 0.5 + d) for i, d in enumerate(ups)]
+    path = write_rows(tmp_path / "disagree.jsonl", rows)
+    code, out, err = _cmp(path, columns=80)
+    assert code == 0, err
+    text = " ".join(out.replace("│", " ").split())
+    assert "equivalence different (margin 0.1;" in text
+    assert ("ground_truth.f1: llm - rule reads 'different' from the bootstrap interval, but "
+            "the sign-flip test does not reject (Holm p 0.0625): the difference is not "
+            "confirmed; more units would tell") in text
+    # a difference the test confirms carries no such note
+    rows = [row("rule", f"t{i}", 0, 0.5) for i in range(8)]
+    rows += [row("llm", f"t{i}", 0, 0.5 + abs(d)) for i, d in enumerate(ups)]
+    code, out, _ = _cmp(write_rows(tmp_path / "agree.jsonl", rows), columns=80)
+    assert code == 0 and "equivalence different" in " ".join(out.replace("│", " ").split())
+    assert "not confirmed" not in out

@@ -39,6 +39,20 @@ def _tests_note(doc: Mapping[str, Any]) -> str:
     )
 
 
+def _unconfirmed(c: Mapping[str, Any]) -> str | None:
+    """Return the note for a `different` label its own test does not confirm, else None.
+
+    The label reads the bootstrap's 95% interval (the spec's rule), which is liberal with few
+    units: 8 pairs can exclude 0 where the exact sign-flip test gives 0.0625. Both are printed;
+    the note says which one a decision should wait for.
+    """
+    if c["result"]["equivalence"]["label"] != "different" or c["holm_rejects"]:
+        return None
+    return (f"{c['value']}: {c['b']} - {c['a']} reads 'different' from the bootstrap interval, "
+            f"but the sign-flip test does not reject (Holm p {fmt_p(c['p_holm'])}): the "
+            "difference is not confirmed; more units would tell")
+
+
 def _label(eq: Mapping[str, Any], r: Mapping[str, Any]) -> str:
     """Return the equivalence label, with the count it lacks when it is withheld."""
     if eq["label"] != INSUFFICIENT:
@@ -102,7 +116,8 @@ def print_comparison(doc: Mapping[str, Any], console: Console) -> None:
                                 title=Text(f"{c['value']}: {c['b']} - {c['a']} (paired)"),
                                 show_header=False)
         console.print(table)
-    lines = [_tests_note(doc), f"rows read {doc['rows']['read']}, {describe(doc['excluded'])}"]
+    lines = [note for c in doc["comparisons"] if (note := _unconfirmed(c)) is not None]
+    lines += [_tests_note(doc), f"rows read {doc['rows']['read']}, {describe(doc['excluded'])}"]
     if doc["scales"]:
         lines.append(doc["scales"])
     for v in doc["variance"] or []:
