@@ -33,21 +33,48 @@ def _episode(tmp_path: Path) -> McpEpisode:
     return McpEpisode(COMTRADE, "T1_single_page", 0, out_dir=tmp_path, transport="http")
 
 
+class BoundSocket:
+    """What `serve_http` binds, stubbed: the address it asked for, no real port taken."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.address = (host, port)
+        self.closed = False
+
+    def getsockname(self) -> tuple[str, int]:
+        return self.address
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def stub_bind(monkeypatch: pytest.MonkeyPatch, seen: dict[str, Any]) -> None:
+    """Replace the loopback binder of `serve_http`; the socket it hands out goes in `seen`."""
+    from agentmetrology.serve import mcp_server
+
+    def bind(host: str, port: int) -> BoundSocket:
+        seen["socket"] = BoundSocket(host, port)
+        return seen["socket"]  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(mcp_server, "bind", bind)
+
+
 def _served_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
-    """Run `serve_http` with uvicorn stubbed out; return the app and config it would serve."""
+    """Run `serve_http` with uvicorn stubbed out; return the app it would serve and the
+    socket it would serve it on."""
     seen: dict[str, Any] = {}
 
     class CapturingServer:
         def __init__(self, config: uvicorn.Config) -> None:
             seen["config"] = config
 
-        async def serve(self) -> None:
-            return None
+        async def serve(self, sockets: Any = None) -> None:
+            seen["sockets"] = sockets
 
     monkeypatch.setattr(uvicorn, "Server", CapturingServer)
+    stub_bind(monkeypatch, seen)
     asyncio.run(serve_http(_episode(tmp_path), port=PORT))
-    config = seen["config"]
-    return config.app, config
+    assert seen["sockets"] == [seen["socket"]] and seen["socket"].closed
+    return seen["config"].app, seen["socket"]
 
 
 def _statuses(app: Starlette, *requests: tuple[str, str | None]) -> list[int]:
@@ -64,9 +91,8 @@ def _statuses(app: Starlette, *requests: tuple[str, str | None]) -> list[int]:
 
 def test_served_app_binds_loopback_only(tmp_path: Path,
                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    _, config = _served_app(tmp_path, monkeypatch)
-    assert config.host == LOOPBACK == "127.0.0.1"
-    assert config.port == PORT
+    _, sock = _served_app(tmp_path, monkeypatch)
+    assert sock.address == (LOOPBACK, PORT) and LOOPBACK == "127.0.0.1"
 
 
 def test_loopback_host_and_origin_accepted(tmp_path: Path,

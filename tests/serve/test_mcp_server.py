@@ -200,6 +200,20 @@ def test_streamable_http_on_loopback(tmp_path: Path) -> None:
     assert doc["assessments"][0]["score"] == 1.0
 
 
+def test_a_port_in_use_is_one_line(tmp_path: Path) -> None:
+    """It printed "serving ... at http://127.0.0.1:PORT/mcp" (false), then uvicorn's ERROR
+    log line, and exited 3; now one `error:` line, exit 2, as `agm view` and OpenEnv."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        res = run_main(["serve", "mcp", "comtrade", "--task", "T3_duplicates", "--http",
+                        "--port", str(port), "--store", str(tmp_path / "s")])
+    assert res.returncode == 2, res.stderr
+    assert res.stderr == (f"error: port {port} on 127.0.0.1 is in use; choose another with "
+                          "--port (or --port 0 for any free port)\n")
+
+
 # -- the evidence store ----------------------------------------------------------------------
 
 def _status(store: Path) -> dict[str, Any]:

@@ -35,6 +35,7 @@ from agentmetrology.serve.mcp_server import (
     servable_levels,
 )
 from agentmetrology.store.redact import Redactor
+from serve.test_http_security import stub_bind
 from support.comtrade_runs import COMTRADE
 
 EMPTY = {"data_jsonl": "", "metadata_json": "{}", "run_log": ""}
@@ -159,7 +160,11 @@ def test_record_episode_redacts_before_digesting(tmp_path: Path) -> None:
     raw = path.read_bytes()
     assert b"s3cr3t-value-1234" not in raw
     doc = json.loads(raw)
-    assert doc["episode_digest"] == hashlib.sha256(redact(canonical_json(record))).hexdigest()
+    assert doc["episode_digest"] == hashlib.sha256(canonical_json(doc["episode"])).hexdigest()
+    # the submission was redacted, so the episode names the redacted bytes' digest
+    submission = canonical_json(doc["episode"]["submission"])
+    assert b"[redacted]" in submission
+    assert doc["episode"]["digests"]["submission"] == hashlib.sha256(submission).hexdigest()
     assert doc["assessments"] == []
     assert path.name == f"T1_single_page-seed0-{doc['episode_digest'][:16]}.json"
     # the default redaction is the store's: credential patterns
@@ -257,16 +262,17 @@ def test_serve_http_announces_the_loopback_url_and_records_on_stop(
         def __init__(self, config: uvicorn.Config) -> None:
             seen["config"] = config
 
-        async def serve(self) -> None:
+        async def serve(self, sockets: Any = None) -> None:
             raise KeyboardInterrupt
 
     monkeypatch.setattr(uvicorn, "Server", StoppedServer)
+    stub_bind(monkeypatch, seen)
     ep = _episode(tmp_path)
     ep.call("get_task_info", {})
     with pytest.raises(KeyboardInterrupt):
         asyncio.run(serve_http(ep, port=9999))
-    config = seen["config"]
-    assert (config.host, config.port, config.log_level) == ("127.0.0.1", 9999, "warning")
+    assert seen["socket"].address == ("127.0.0.1", 9999) and seen["socket"].closed
+    assert seen["config"].log_level == "warning"
     err = capsys.readouterr().err
     assert err.startswith("agm: serving T1_single_page over MCP at http://127.0.0.1:9999/mcp\n")
     assert ep.recorded is not None and "agm: episode recorded in" in err  # closed on the way out
@@ -416,3 +422,30 @@ def test_the_export_is_redacted_as_the_store_redacts(tmp_path: Path,
     with EvidenceStore.open(store, create=False) as st:
         row = st.episode(ep.adm.key)
     assert row is not None and row["episode_digest"] == exported["episode_digest"]
+
+
+def test_a_submission_the_store_redacts_still_verifies(tmp_path: Path) -> None:
+    """A client that puts a credential-shaped text in its submission: the store keeps it
+    redacted, under a new digest, and the episode, its assessments and the export name that
+    digest. They named the unredacted bytes' before, so the store's own check found
+    scope_mismatch (3 problems) on an honest episode and the store was unqualified."""
+    from agentmetrology.store import EvidenceStore
+    from agentmetrology.store.verify import verify_store
+
+    store, out = tmp_path / "store", tmp_path / "out"
+    ep = McpEpisode(COMTRADE, "T1_single_page", 0, store=store, out_dir=out, clock=FakeClock())
+    ep.call("submit_results", {**EMPTY, "run_log": "key sk-proj-ABCDEFGHIJKLMNOPQRSTUV12345"})
+    ep.close()
+    q = verify_store(store, mode="full")
+    assert q.qualified, [p.text() for p in q.problems]
+    with EvidenceStore.open(store, create=False) as st:
+        row = st.episode(ep.adm.key)
+        assert row is not None
+        sub = row["submission_digest"]
+        assert st.get_json(sub)["run_log"] == "key [redacted]"
+        assert st.load_episode(ep.adm.key)["digests"]["submission"] == sub
+        assert {a["evidence_digest"] for a in row["assessments"]} == {sub}
+    assert ep.path is not None
+    exported = json.loads(ep.path.read_bytes())
+    assert exported["episode_digest"] == row["episode_digest"]
+    assert {a["evidence_digest"] for a in exported["assessments"]} == {sub}

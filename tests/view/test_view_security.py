@@ -99,6 +99,22 @@ def test_traversal_is_404_and_logged(audit_dir: Path, raw: str,
                for r in caplog.records)
 
 
+def test_an_unknown_path_is_logged_quoted_and_cut(store_dir: Path,
+                                                  caplog: pytest.LogCaptureFixture) -> None:
+    """Any web page can make a browser GET a path (an <img> sends no Origin): its escape
+    sequences reached the operator's terminal raw in the not-found log line, and a 100,000
+    character path was logged and echoed whole."""
+    app = create_app(detect_source(store_dir))
+    with caplog.at_level(logging.WARNING, "agentmetrology.view"):
+        status, _ = _asgi(app, b"/%1b%5b2J%1b%5b31mRED%e2%80%ae")
+        long_status, body = _asgi(app, b"/" + b"a" * 100_000)
+    assert status == long_status == 404
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines[0] == r"not found: '/\x1b[2J\x1b[31mRED\u202e'"
+    assert lines[1] == ("not found: '/" + "a" * 63 + "' (cut at 64 of 100,001 characters)")
+    assert len(body) < 5_000
+
+
 def test_traversal_over_a_real_socket(archive_file: Path) -> None:
     # The neighbour secret.txt is beside the archive file, which alone was given.
     with live_server(detect_source(archive_file)) as url:

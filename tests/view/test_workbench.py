@@ -128,6 +128,16 @@ def test_no_write_without_the_token_or_the_csrf_field(store: Path) -> None:
                        headers={"Origin": "http://evil.example"})
     assert r.status_code == 403  # another site's page, refused by the request guard
     assert _post(logged_in, "nothing", auth).status_code == 404
+    # Non-ASCII where the token or the csrf field goes is refused (it was a 500: TypeError in
+    # hmac.compare_digest); so is a form that is not UTF-8.
+    assert anonymous.get("/workbench/login?token=%C3%A9").status_code == 403
+    raw_cookie = f"{COOKIE}=caf\u00e9".encode()
+    assert anonymous.get("/workbench", headers={"Cookie": raw_cookie}).status_code == 403
+    r = logged_in.post("/workbench/propose", data={**SOURCE, "csrf": "\u00e9" * 64})
+    assert r.status_code == 403 and "csrf" in r.text
+    r = logged_in.post("/workbench/propose", content=b"csrf=\xff\xfe&campaign=perm",
+                       headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert r.status_code == 403
     assert _ledger(store) == before
 
 

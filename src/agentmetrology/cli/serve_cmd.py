@@ -42,8 +42,8 @@ def serve_mcp(
     condition: str = typer.Option("clean", "--condition", help="clean | stress:..."),
     http: bool = typer.Option(False, "--http", help="Streamable HTTP on 127.0.0.1 instead of "
                                                     "stdio."),
-    port: int = typer.Option(DEFAULT_PORT, "--port", min=1, max=65535,
-                             help="Port for --http (bound to 127.0.0.1)."),
+    port: int = typer.Option(DEFAULT_PORT, "--port", min=0, max=65535,
+                             help="Port for --http (bound to 127.0.0.1; 0: any free port)."),
     store: Path = typer.Option(DEFAULT_STORE, "--store", help="Evidence store the episode is "
                                                               "recorded in."),
     out: Path | None = typer.Option(None, "--out", help="Also export the episode as canonical "

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentmetrology.edges import http_guard
+from agentmetrology.edges.listen import bind
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.canonical import canonical_json, digest
 from agentmetrology.records.clock import Clock, RealClock
@@ -39,6 +40,7 @@ from agentmetrology.run.episode import make_env
 from agentmetrology.runtime.recorder import Recorder
 from agentmetrology.scoring.episode import score_episode
 from agentmetrology.serve.mcp_store import McpAdministration, StoreSession
+from agentmetrology.store.evidence import EpisodeEvidence
 from agentmetrology.store.redact import Redactor, env_secrets
 
 if TYPE_CHECKING:
@@ -80,11 +82,13 @@ def record_episode(episode: Episode, assessments: Sequence[Assessment],
     to a temporary file and renamed: a reader never sees half a record and a rerun never
     overwrites another episode.
     """
-    clean = redact or Redactor(env_secrets()).bytes
-    ep_bytes = clean(canonical_json(episode))
-    ep_digest = hashlib.sha256(ep_bytes).hexdigest()
-    record = {"episode": json.loads(ep_bytes), "episode_digest": ep_digest,
-              "assessments": [json.loads(clean(canonical_json(a))) for a in assessments]}
+    # Encoded and cleaned as the store does, so a redacted submission's new digest is the one
+    # the episode and its assessments name here too.
+    ev = EpisodeEvidence.from_records(episode, assessments).cleaned(
+        redact or Redactor(env_secrets()).bytes)
+    ep_digest = hashlib.sha256(ev.body).hexdigest()
+    record = {"episode": json.loads(ev.body), "episode_digest": ep_digest,
+              "assessments": [json.loads(a.body) for a in ev.assessments]}
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{episode.task}-seed{episode.seed}-{ep_digest[:16]}.json"
@@ -255,9 +259,18 @@ async def serve_stdio(episode: McpEpisode) -> None:
 
 
 async def serve_http(episode: McpEpisode, port: int = DEFAULT_PORT) -> None:
-    """Serve the episode over streamable HTTP at http://127.0.0.1:PORT/mcp until stopped."""
+    """Serve the episode over streamable HTTP at http://127.0.0.1:PORT/mcp until stopped
+    (port 0: any free port, announced on stderr)."""
     import uvicorn
 
+    try:
+        # Bound before announcing: a port in use is a PortError (one line), not a "serving"
+        # line followed by uvicorn's log and exit code.
+        sock = bind(LOOPBACK, port)
+    except BaseException:
+        episode.close()
+        raise
+    port = sock.getsockname()[1]  # the one bound: --port 0 picks a free one
     server = build_server(episode)
     limit = http_guard.MAX_BODY_BYTES  # read at call time: a test may lower it
     app = http_guard.HttpGuard(server.streamable_http_app(host=LOOPBACK,
@@ -266,7 +279,7 @@ async def serve_http(episode: McpEpisode, port: int = DEFAULT_PORT) -> None:
     print(f"agm: serving {episode.env.task_id} over MCP at http://{LOOPBACK}:{port}/mcp",
           file=sys.stderr)
     try:
-        await uvicorn.Server(uvicorn.Config(app, host=LOOPBACK, port=port,
-                                            log_level="warning")).serve()
+        await uvicorn.Server(uvicorn.Config(app, log_level="warning")).serve(sockets=[sock])
     finally:
+        sock.close()
         episode.close()

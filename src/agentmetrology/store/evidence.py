@@ -8,8 +8,9 @@ removes registered secret values, hashes and writes.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -116,10 +117,10 @@ class EpisodeEvidence:
         attempts = usage.get("attempts") or []
         sub = plain.get("submission")
         term = plain.get("termination") or {}
-        return cls(
+        raw = cls(
             key=EpisodeKey(**plain["key"]),
-            body=redact_patterns(_plain_json(plain)),
-            submission=None if sub is None else redact_patterns(_plain_json(sub)),
+            body=_plain_json(plain),
+            submission=None if sub is None else _plain_json(sub),
             termination=str(term.get("kind", "")),
             termination_detail=str(term.get("detail", "")),
             cost=recorded_cost(plain),
@@ -129,5 +130,26 @@ class EpisodeEvidence:
             tool_calls=int(usage.get("tool_calls") or 0),
             model_attempts=len(attempts),
             assessments=assessments,
-            patterns_redacted=PATTERNS_VERSION,
         )
+        return dataclasses.replace(raw.cleaned(redact_patterns), patterns_redacted=PATTERNS_VERSION)
+
+    def cleaned(self, clean: Callable[[bytes], bytes]) -> EpisodeEvidence:
+        """Return this evidence with `clean` (a redaction) applied to its episode, submission and
+        assessments, each reference to the submission's digest renamed to the cleaned bytes'.
+
+        A submission holding a credential-shaped text is stored redacted, so under another
+        digest than the one the episode and its scorers recorded for it; the records must
+        name the bytes the store holds, or the store's own check finds them mismatched.
+        """
+        body = clean(self.body)
+        assessments = tuple(dataclasses.replace(a, body=clean(a.body)) for a in self.assessments)
+        sub = None if self.submission is None else clean(self.submission)
+        if sub is not None and self.submission is not None and sub != self.submission:
+            was = hashlib.sha256(self.submission).hexdigest()
+            now = hashlib.sha256(sub).hexdigest()
+            body = body.replace(was.encode(), now.encode())
+            assessments = tuple(dataclasses.replace(
+                a, body=a.body.replace(was.encode(), now.encode()),
+                evidence_digest=now if a.evidence_digest == was else a.evidence_digest)
+                for a in assessments)
+        return dataclasses.replace(self, body=body, submission=sub, assessments=assessments)

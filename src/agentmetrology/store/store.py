@@ -332,21 +332,17 @@ class EvidenceStore:
         if ev.patterns_redacted == PATTERNS_VERSION:
             clean = self.redactor.exact  # the pattern pass already ran where the episode ran
 
-        def put(data: bytes) -> str:
-            return self.blobs.put(clean(data))
-
         # Assessments are small records: kept in the ledger row with their digest, not as files.
-        assessments = tuple(dataclasses.replace(a, body=clean(a.body)) for a in ev.assessments)
-        ev = dataclasses.replace(ev, assessments=assessments)
-        body = clean(ev.body)
+        ev = ev.cleaned(clean)
+        body = ev.body
         if ev.transcript is not None:  # its blobs first: the episode names them
             transcript, body = cleaned(ev.transcript, body, clean)
             for part in (*transcript.parts, transcript.document):
                 self.blobs.put(part)
         digests = RecordedDigests(
             episode=self.blobs.put(body),
-            submission=None if ev.submission is None else put(ev.submission),
-            assessments=tuple(hashlib.sha256(a.body).hexdigest() for a in assessments))
+            submission=None if ev.submission is None else self.blobs.put(ev.submission),
+            assessments=tuple(hashlib.sha256(a.body).hexdigest() for a in ev.assessments))
         ev = dataclasses.replace(ev, termination_detail=self.redactor.text(ev.termination_detail))
         self.ledger.record_episode(attempt_id, ev, digests, worker)
         return digests

@@ -179,7 +179,7 @@ def _file_routes(ep: _Endpoints, source: Source) -> list[Route]:
         name = request.path_params["name"]
         # Only the names found when the viewer started: nothing else in or beyond the dir.
         if name not in allowed:
-            log.warning("refused file %r: not one the viewer serves", name)
+            log.warning("refused file %s: not one the viewer serves", prefix(name))
             return ep.error(404, "Not found", "not found")
         try:
             data = (source.root / name).read_bytes()
@@ -220,8 +220,10 @@ def create_app(source: Source, *, hosts: Iterable[str] = LOOPBACK_NAMES,
         routes = _file_routes(ep, source)
 
     async def not_found(request: Request, exc: Exception) -> Response:
-        log.warning("not found: %s", request.url.path)
-        return ep.error(404, "Not found", f"no page {request.url.path}")
+        # Quoted and cut: a path is what any web page can make a browser send (an <img> needs
+        # no Origin), and raw it would write its escape sequences to the operator's terminal.
+        log.warning("not found: %s", prefix(request.url.path))
+        return ep.error(404, "Not found", f"no page {prefix(request.url.path)}")
 
     app = Starlette(routes=routes, exception_handlers={404: not_found})
     return HttpGuard(Guard(app, writes=workbench is not None), hosts=hosts, port=port,

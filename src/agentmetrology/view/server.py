@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-import errno
 import ipaddress
 import socket
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from agentmetrology.records.errors import UserError
+from agentmetrology.edges.listen import bind
 from agentmetrology.view.app import LOOPBACK_NAMES, create_app
 from agentmetrology.view.source import Source
 from agentmetrology.view.workbench_auth import WorkbenchAuth
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
-
-
-class PortError(UserError):
-    """Raised when the viewer cannot bind its address (in use, not allowed, unknown host)."""
 
 
 def is_loopback(host: str) -> bool:
@@ -29,28 +24,6 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
-
-
-def bind(host: str, port: int) -> socket.socket:
-    """Return a listening socket on host:port; PortError (one line) when it cannot be had."""
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except socket.gaierror as exc:
-        raise PortError(f"cannot resolve host {host!r}: {exc.strerror}") from None
-    family, _, _, _, addr = infos[0]
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    try:
-        # SO_REUSEADDR lets a restart reuse a port in TIME_WAIT; it never shares a listener.
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(addr)
-        sock.listen(128)
-    except OSError as exc:
-        sock.close()
-        if exc.errno == errno.EADDRINUSE:
-            raise PortError(f"port {port} on {host} is in use; choose another with --port "
-                            "(or --port 0 for any free port)") from None
-        raise PortError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
-    return sock
 
 
 def serve(source: Source, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,

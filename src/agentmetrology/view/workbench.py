@@ -20,6 +20,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from agentmetrology.assess import cases as C
+from agentmetrology.edges.http_guard import prefix
 from agentmetrology.records.episode import EpisodeKey
 from agentmetrology.records.errors import UserError
 from agentmetrology.store import EvidenceStore, StoreBusyError
@@ -125,7 +126,7 @@ class Workbench:
         """Run one lifecycle step (a POST), refused without the token or out of order."""
         action = request.path_params["action"]
         if action not in (*ACTIONS, CHECK):
-            return self._refused(404, f"no workbench action {action!r}")
+            return self._refused(404, f"no workbench action {prefix(action)}")
         form = _form(await request.body())
         why = self.auth.write_refusal(request.cookies.get(COOKIE), form.get("csrf"))
         if why is not None:

@@ -36,14 +36,17 @@ class WorkbenchAuth:
 
     def token_ok(self, presented: str | None) -> bool:
         """Return True when `presented` is this run's token (compared in constant time)."""
-        return presented is not None and hmac.compare_digest(presented, self.token)
+        # Compared as bytes: compare_digest raises TypeError on a str with non-ASCII characters
+        # (a cookie or a query parameter anyone can send), which was a 500, not a refusal.
+        return presented is not None and hmac.compare_digest(presented.encode(),
+                                                             self.token.encode())
 
     def write_refusal(self, cookie: str | None, csrf: str | None) -> str | None:
         """Return why a write is refused (None when it may proceed)."""
         if not self.token_ok(cookie):
             return ("write refused: this browser has no workbench token; open the login URL "
                     "`agm view --workbench` printed on the terminal")
-        if csrf is None or not hmac.compare_digest(csrf, self.csrf):
+        if csrf is None or not hmac.compare_digest(csrf.encode(), self.csrf.encode()):
             return "write refused: the form's csrf field is missing or wrong; reload the page"
         return None
 
