@@ -449,3 +449,49 @@ def test_a_submission_the_store_redacts_still_verifies(tmp_path: Path) -> None:
     exported = json.loads(ep.path.read_bytes())
     assert exported["episode_digest"] == row["episode_digest"]
     assert {a["evidence_digest"] for a in exported["assessments"]} == {sub}
+
+
+def test_a_served_episode_s_token_counts_are_unknown_everywhere(tmp_path: Path) -> None:
+    """The client's model requests are never seen: its row holds 0 and 0 tokens, which status,
+    export, `agm run`-style rows and the viewer must show as unknown, as its cost is."""
+    from urllib.parse import urlencode
+
+    from starlette.testclient import TestClient
+    from typer.testing import CliRunner
+
+    from agentmetrology.cli.main import app as cli
+    from agentmetrology.store import EvidenceStore
+    from agentmetrology.view import create_app, detect_source
+
+    store = tmp_path / "store"
+    ep = McpEpisode(COMTRADE, "T1_single_page", 0, store=store, out_dir=tmp_path / "out",
+                    clock=FakeClock())
+    ep.call("fetch_page", {"page": 1})
+    ep.call("submit_results", EMPTY)
+    ep.close()
+    key = ep.adm.key
+    runner = CliRunner()
+    (doc,) = json.loads(runner.invoke(cli, ["campaign", "status", "--store", str(store),
+                                            "--json"]).stdout)["campaigns"]
+    for counts in (doc["targets"][key.target], doc["total"]):
+        assert counts["cost"] is None and counts["cost_unknown"] == 1
+        assert (counts["input_tokens"], counts["output_tokens"]) == (None, None)
+        assert (counts["input_tokens_known"], counts["tokens_unknown"]) == (0, 1)
+    out = tmp_path / "e.jsonl"
+    assert runner.invoke(cli, ["export", str(store), "--out", str(out)]).exit_code == 0
+    (row,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert (row["cost"], row["input_tokens"], row["output_tokens"]) == (None, None, None)
+    with EvidenceStore.open(store, create=False) as st:
+        led = st.episode(key)
+        assert led is not None and st.ledger.tokens_unknown(led["attempt"]) == 1
+    page = TestClient(create_app(detect_source(store)), base_url="http://127.0.0.1").get(
+        "/episode?" + urlencode({"campaign": key.campaign, "target": key.target,
+                                 "task": key.task, "seed": key.seed,
+                                 "condition": key.condition, "level": key.level,
+                                 "repeat": key.repeat}))
+    assert page.status_code == 200
+    text = " ".join(page.text.split())
+    assert ("token counts unknown (served to an outside client, whose model requests this "
+            "store never sees)") in text
+    assert "0 input and 0 output tokens" not in text
+    assert "a model-free agent makes none" not in text

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from agentmetrology.records.episode import EpisodeKey
 from agentmetrology.store.blobs import BlobCorruptError
 from agentmetrology.store.ledger_records import KEY_COLUMNS
-from agentmetrology.store.schema import TOKENS_UNKNOWN_SQL
+from agentmetrology.store.schema import SERVED_EPISODE_SQL, TOKENS_UNKNOWN_SQL
 from agentmetrology.store.verify_schema import has_index_as_defined
 
 if TYPE_CHECKING:
@@ -41,9 +41,10 @@ _EPISODES = (f"SELECT a.id, CAST(a.binding AS BLOB), a.binding_digest, "
              f"{', '.join(f'a.{c}' for c in KEY_COLUMNS)}, "
              f"{', '.join(f'e.{c}' for c in EPISODE_COLUMNS)}, "
              # whether a request of the episode has unknown token counts (the row's counts
-             # sum the known ones): one index seek, nothing found for a model-free episode
-             "EXISTS (SELECT 1 FROM billable_attempts b WHERE b.attempt = e.attempt AND "
-             f"{TOKENS_UNKNOWN_SQL}) "
+             # sum the known ones): one index seek, nothing found for a model-free episode;
+             # or the episode was served to a client whose requests are never seen
+             f"({SERVED_EPISODE_SQL} OR EXISTS (SELECT 1 FROM billable_attempts b "
+             f"WHERE b.attempt = e.attempt AND {TOKENS_UNKNOWN_SQL})) "
              "FROM administrations a JOIN episodes e ON e.administration = a.id "
              "WHERE a.campaign = ? ORDER BY a.ordinal")
 _ASSESSMENTS = (f"SELECT s.administration, {', '.join(f's.{c}' for c in ASSESSMENT_COLUMNS)} "

@@ -47,6 +47,7 @@ from agentmetrology.store.ledger_records import key_values as _key_values
 from agentmetrology.store.schema import (
     SCHEMA,
     SCHEMA_VERSION,
+    SERVED_EPISODE_SQL,
     TOKENS_UNKNOWN_SQL,
     WRITER_INDEXES,
 )
@@ -387,10 +388,12 @@ class Ledger:
 
     def tokens_unknown(self, attempt_id: int) -> int:
         """Return how many provider requests of an attempt have an unknown input or output
-        token count (its episode row sums the known ones: a lower bound when this is > 0)."""
+        token count, plus 1 when its episode was served to an outside client (whose requests
+        are never seen): its episode row sums the known ones, a lower bound when this is > 0."""
         return int(self.conn.execute(
-            f"SELECT COUNT(*) FROM billable_attempts b WHERE b.attempt = ? AND "
-            f"{TOKENS_UNKNOWN_SQL}", (attempt_id,)).fetchone()[0])
+            f"SELECT (SELECT COUNT(*) FROM billable_attempts b WHERE b.attempt = ? AND "
+            f"{TOKENS_UNKNOWN_SQL}) + (SELECT COUNT(*) FROM episodes e WHERE e.attempt = ? AND "
+            f"{SERVED_EPISODE_SQL})", (attempt_id, attempt_id)).fetchone()[0])
 
     def supersede_measurement_failures(self, campaign: str, run_id: int | None) -> int:
         """Re-open every measurement failure of a campaign (one transaction); return how many."""

@@ -8,6 +8,16 @@ SCHEMA_VERSION = "1"
 # unknown: a timeout, a cancelled request, an answer without usable usage. Sums of the known
 # counts are lower bounds wherever one exists (status, export, agm run, the budget).
 TOKENS_UNKNOWN_SQL = "(b.input_tokens IS NULL OR b.output_tokens IS NULL)"
+# An episode served to an outside client (`agm serve mcp`, as `e`): its model requests are the
+# client's, never seen here, so its token counts are unknown although its row holds 0 and 0.
+# store.evidence.recorded_cost makes a cost unknown only for such an episode or for a request
+# of unknown cost, and an episode with no model attempt has no such request: so this is it.
+SERVED_EPISODE_SQL = "(e.cost IS NULL AND e.model_attempts = 0)"
+
+
+def served_episode(cost: float | None, model_attempts: int) -> bool:
+    """Return SERVED_EPISODE_SQL for one episode row's values."""
+    return cost is None and model_attempts == 0
 
 # Why each constraint exists:
 # - administrations UNIQUE(key): the idempotency key; planning twice never duplicates.

@@ -19,14 +19,14 @@ from typing import Any
 
 from agentmetrology.records.episode import MEASUREMENT_FAILURES, EpisodeKey
 from agentmetrology.store.blobs import BlobCorruptError
-from agentmetrology.store.schema import TOKENS_UNKNOWN_SQL
+from agentmetrology.store.schema import SERVED_EPISODE_SQL, TOKENS_UNKNOWN_SQL
 
 UNMEASURED = frozenset({"UNKNOWN", "INVALID"})  # a missing measurement: never a zero
 
 # Read through the key index alone (campaign, target, ...: it covers every column used here),
 # never the administrations' rows, whose sealed bindings make them large: on a big store that
 # was most of the time. The sums run in the same order as before (the index's).
-_EPISODE_COUNTS = """
+_EPISODE_COUNTS = f"""
 SELECT a.target,
        COUNT(*),
        COUNT(e.administration),
@@ -34,7 +34,8 @@ SELECT a.target,
        COALESCE(SUM(e.termination != 'submitted' AND e.measurement_failure = 0), 0),
        COALESCE(SUM(e.measurement_failure = 1), 0),
        COALESCE(SUM(e.administration IS NOT NULL AND e.cost IS NULL), 0),
-       TOTAL(e.cost), TOTAL(e.input_tokens), TOTAL(e.output_tokens)
+       TOTAL(e.cost), TOTAL(e.input_tokens), TOTAL(e.output_tokens),
+       COALESCE(SUM({SERVED_EPISODE_SQL}), 0)
 FROM administrations a LEFT JOIN episodes e ON e.administration = a.id
 WHERE a.campaign = ? GROUP BY a.target
 """
@@ -119,7 +120,9 @@ class Counts:
     cost_unknown: int = 0
     input_tokens: int = 0  # the known part; a lower bound if tokens_unknown > 0
     output_tokens: int = 0
-    tokens_unknown: int = 0  # provider requests whose token counts are unknown
+    # provider requests whose token counts are unknown, and episodes served to an outside
+    # client (each counts once: its requests are the client's, never seen here)
+    tokens_unknown: int = 0
     superseded: int = 0  # measurement failures re-opened and kept as history
     superseded_cost: float = 0.0  # their known cost (already included in `cost`)
     superseded_cost_unknown: int = 0  # of them, how many have unknown cost (in cost_unknown)
@@ -206,7 +209,7 @@ def campaign_status(conn: sqlite3.Connection, campaign: dict[str, Any]) -> Campa
         per[r[0]] = Counts(planned=r[1], done=r[2], submitted=r[3], failed_agent=r[4],
                            failed_infra=r[5], not_launched=launch.get(r[0], 0),
                            cost_unknown=r[6], cost=float(r[7]), input_tokens=int(r[8]),
-                           output_tokens=int(r[9]))
+                           output_tokens=int(r[9]), tokens_unknown=int(r[10]))
     for target, status, n in conn.execute(_ATTEMPT_COUNTS, (name,)):
         if status in ("interrupted", "failed"):
             per[target] = replace(per[target], **{f"{status}_attempts": n})
@@ -226,8 +229,8 @@ def campaign_status(conn: sqlite3.Connection, campaign: dict[str, Any]) -> Campa
                               cost=c.cost + float(cost), cost_unknown=c.cost_unknown + unknown,
                               input_tokens=c.input_tokens + int(tin),
                               output_tokens=c.output_tokens + int(tout))
-    for target, n in conn.execute(_TOKENS_UNKNOWN, (name,)):
-        per[target] = replace(per[target], tokens_unknown=int(n))
+    for target, n in conn.execute(_TOKENS_UNKNOWN, (name,)):  # beside served episodes'
+        per[target] = replace(per[target], tokens_unknown=per[target].tokens_unknown + int(n))
     total = Counts()
     for c in per.values():
         total = total.plus(c)

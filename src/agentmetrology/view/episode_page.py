@@ -10,6 +10,7 @@ from agentmetrology.records.episode import EpisodeKey
 from agentmetrology.store.errors import StoreError
 from agentmetrology.store.reader import StoreReader
 from agentmetrology.store.reader_queries import KEY_FIELDS
+from agentmetrology.store.schema import served_episode
 from agentmetrology.view.html import Html, cost_text, num, score_text, url
 from agentmetrology.view.pair_page import key_params, original_key
 from agentmetrology.view.reader import is_measurement_failure, pretty_json
@@ -95,7 +96,10 @@ def _assessments(h: Html, rows: list[dict[str, Any]]) -> str:
                    "assessments")
 
 
-def _attempts(h: Html, attempts: list[dict[str, Any]]) -> str:
+SERVED = "served to an outside client, whose model requests this store never sees"
+
+
+def _attempts(h: Html, attempts: list[dict[str, Any]], served: bool) -> str:
     rows = []
     bill = []
     for i, t in enumerate(attempts):
@@ -112,13 +116,18 @@ def _attempts(h: Html, attempts: list[dict[str, Any]]) -> str:
     out += "<h3>Billable provider requests (ledger)</h3>"
     out += h.table(["attempt", "billing id", "provider", "model", "request id", "input",
                     "output", "cached", "cost", "latency s", "outcome"], bill, "billable") \
-        if bill else "<p>None recorded in the ledger (a model-free agent makes none).</p>"
+        if bill else ("<p>None recorded in the ledger (the episode was "
+                      f"{SERVED}).</p>" if served else
+                      "<p>None recorded in the ledger (a model-free agent makes none).</p>")
     return out
 
 
 def _tokens(h: Html, ep: dict[str, Any], attempts: list[dict[str, Any]]) -> str:
     """Return the episode's token counts in words: the ledger row sums the known counts, so
-    when a request of its attempt has none they are a lower bound, said so (never a plain 0)."""
+    when a request of its attempt has none they are a lower bound, said so (never a plain 0);
+    an episode served to an outside client has none known at all."""
+    if served_episode(ep["cost"], ep["model_attempts"]):
+        return f"token counts unknown ({SERVED})"
     unknown = sum(1 for t in attempts if t["id"] == ep["attempt"] for b in t["billable"]
                   if b["input_tokens"] is None or b["output_tokens"] is None)
     counts = f"{h.t(ep['input_tokens'])} input and {h.t(ep['output_tokens'])} output tokens"
@@ -179,7 +188,8 @@ def episode_page(h: Html, reader: StoreReader, key: EpisodeKey,
             f"{h.t(ep['model_attempts'])} billable model attempts; recorded "
             f"{h.t(ep['recorded_at'])}.</p>")
     parts.append("<h2>Assessments</h2>" + _assessments(h, data["assessments"]))
-    parts.append("<h2>Attempts</h2>" + _attempts(h, data["attempts"]))
+    served = ep is not None and served_episode(ep["cost"], ep["model_attempts"])
+    parts.append("<h2>Attempts</h2>" + _attempts(h, data["attempts"], served))
     if ep is not None:
         try:
             doc = reader.blob_json(ep["episode_digest"])
