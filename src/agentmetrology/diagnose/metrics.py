@@ -20,7 +20,7 @@ import numpy as np
 
 from agentmetrology.diagnose.family import adjust_family
 from agentmetrology.diagnose.pairs import GroupKey, Pair
-from agentmetrology.diagnose.readings import kind_of, predicates, read, verdict_of
+from agentmetrology.diagnose.readings import kind_of, predicates, read, verdict_of, withheld
 from agentmetrology.stats import (
     bootstrap_p_values,
     cluster_bootstrap,
@@ -145,8 +145,9 @@ def read_group(m: dict[str, Any], mutation: str, margin: float) -> None:
     """Add to a group its predicates, readings per threshold, reading, verdict and stability."""
     kind = kind_of(mutation)
     for rates in (m.get("sweep") or {}).values():
-        rates["reading"] = read(predicates(m, margin, (rates["msr"], rates["msr_original"])),
-                                kind)
+        rates["reading"] = withheld(read(predicates(m, margin, (rates["msr"],
+                                                                 rates["msr_original"])), kind),
+                                    m, kind)
     m["predicates"] = predicates(m, margin)
     m["reading"], m["why"] = reading(m, mutation, margin)
     m["verdict"] = verdict_of(m, mutation, margin, {t: r["reading"] for t, r in
