@@ -121,6 +121,12 @@ def _operations(ep: Episode, mutation: str | None, names: list[str]) -> bytes:
                            if e.actor == "agent" and e.kind in ("tool_call", "intercepted")])
 
 
+def has_inverse(mutation: str) -> bool:
+    """Return True when a mutation can be undone for rescoring: a tool map or the old scorers."""
+    m = get_mutation(mutation)
+    return m.invertible or m.side == "scorer"
+
+
 def _side(store: EvidenceStore, spec: EnvSpec, sc: Scorers, key: EpisodeKey,
           rescore: bool) -> Side | None:
     row = store.episode(key)
@@ -203,7 +209,9 @@ def collect_pairs(store: EvidenceStore) -> tuple[list[Pair], dict[str, Scorers]]
             pid = (k.campaign, k.target, k.task, k.seed, k.level, k.repeat, base, mutation)
             pair = pairs[pid] = Pair((env, labels[(campaign, k.target)], k.level, mutation),
                                      k.task, k.seed, k.repeat, base)
-            pair.mutated = _side(store, spec, sc, k, rescore=True)
+            # Without an inverse map there is nothing to undo: rescoring "as recorded" would
+            # print the gap again as a rescored gap (docs/diagnose.md: n/a without one).
+            pair.mutated = _side(store, spec, sc, k, rescore=has_inverse(mutation))
             pair.original = _side(store, spec, sc, orig, rescore=False) if orig in by_key \
                 else None
     return list(pairs.values()), used
