@@ -36,10 +36,10 @@ SWEEP = (0.5, 0.65, 0.8)  # thresholds every reading is also given at
 def _ci(values: list[float], clusters: list[str], seed: int) -> dict[str, Any] | None:
     if not values:
         return None
-    if len(set(clusters)) < 2:
-        return {"value": fmean(values), "interval": None,
-                "note": "one task only: no task-cluster interval"}
     est = cluster_bootstrap(np.array(values), clusters, seed=seed).to_dict()
+    if len(set(clusters)) < 2:
+        return {"value": est["value"], "interval": None,
+                "note": "one task only: no task-cluster interval"}
     return {"value": est["value"], "interval": est["interval"], "method": est["method"]}
 
 
