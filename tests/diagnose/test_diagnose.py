@@ -153,3 +153,45 @@ def test_every_printed_reading_carries_its_n(diagnosed: tuple[Path, dict]) -> No
     md = (root / "out" / "report.md").read_text()
     assert "| `rule` | `alias` | 3 | behavioural failure (MSR" in md  # the sweep says its n
     assert "behavioural failure (n = 3 tasks) |" in md  # the metrics table's reading column
+
+
+def test_a_positive_control_read_on_too_few_tasks_is_insufficient_not_missed(
+        tmp_path: Path) -> None:
+    # 2 tasks: the misleading reading is withheld although rule's gap interval excludes 0, so
+    # the control is neither detected nor missed (it said "not detected: no target's gap
+    # interval excludes 0" beside the interval [0.92, 0.97]).
+    toml = CAMPAIGN.replace('"T3_duplicates", "T4_rate_limit_429", "T8_mixed_faults"',
+                            '"T3_duplicates", "T4_rate_limit_429"')
+    store = record_campaign(tmp_path, toml)
+    res = CliRunner().invoke(app, ["diagnose", str(store), "--out", str(tmp_path / "out")])
+    assert res.exit_code == 0, res.stderr
+    doc = json.loads((tmp_path / "out" / "diagnose.json").read_text())
+    rule = doc["groups"]["comtrade|rule|L2|misleading"]
+    assert rule["vrg"]["interval"][0] > 0 and rule["reading"] == "insufficient evidence"
+    assert doc["positive_control"] == {
+        "status": "insufficient evidence", "targets": [],
+        "why": "the misleading reading is withheld for careful (insufficient evidence (n = 2 "
+               "tasks, needs 3)), rule (insufficient evidence (n = 2 tasks, needs 3))"}
+    assert "positive control (misleading): insufficient evidence" in res.stdout
+
+
+def test_a_missed_positive_control_names_the_readings_not_a_false_interval() -> None:
+    from agentmetrology.diagnose.run import positive_control
+
+    def group(target: str, reading: str, interval: list[float]) -> dict:
+        return {"mutation": "misleading", "target": target, "reading": reading,
+                "vrg": {"value": 0.3, "interval": interval},
+                "verdict": {"sufficient": True, "text": f"{reading} (n = 5 tasks)"}}
+
+    # a gap whose interval excludes 0, read as fails regardless: not a detection, and the
+    # why must not claim that no interval excludes 0
+    missed = positive_control({"a": group("shortcut", "fails regardless", [0.2, 0.4])})
+    assert missed == {"status": "not detected", "targets": [],
+                      "why": "no target reads as a behavioural failure whose gap interval "
+                             "excludes 0 (shortcut: fails regardless): the pipeline may be "
+                             "blind to a real effect"}
+    # a behavioural failure whose printed interval covers 0 is not a detection either
+    assert positive_control({"a": group("x", "behavioural failure", [-0.1, 0.4])})[
+        "status"] == "not detected"
+    assert positive_control({"a": group("x", "behavioural failure", [-0.4, -0.1])})[
+        "targets"] == ["x"]

@@ -253,3 +253,17 @@ def test_excess_flips_reach_every_group_whatever_comes_first() -> None:
     add_excess_flips(groups, pairs, seed=0)
     assert "excess_flip_rate" in groups[("e", "t", "L2", "alias")]
     assert "excess_flip_rate" not in groups[("e", "u", "L2", "alias")]
+
+
+def test_gaps_that_cancel_within_a_task_are_a_gap_of_0_not_rounding_noise() -> None:
+    # Found: per-task gaps 0.3-0.2, 0.7-0.8, 0.1-0.2, 0.9-0.8 (cancelling) gave VRG
+    # -3.5e-17 with the interval [-3.5e-17, -3.5e-17]: a negative gap whose interval excludes
+    # 0 (printed -0.000), beside a paired difference of exactly 0; the same noise in the
+    # rescored gap made rescoring_closes false (its interval did not cover 0).
+    steps = [(0.3, 0.2), (0.7, 0.8), (0.1, 0.2), (0.9, 0.8)]
+    pairs = [_pair(f"t{i}", _side(o), _side(m, rescored=m)) for i in range(4) for o, m in steps]
+    m = group_metrics(pairs, seed=0)
+    assert m["vrg"]["value"] == 0.0 and m["vrg"]["interval"] == [0.0, 0.0]
+    assert m["rescored_gap"]["value"] == 0.0 and m["paired"]["difference"]["value"] == 0.0
+    one = group_metrics([_pair("t0", _side(o), _side(m)) for o, m in steps], seed=0)
+    assert one["vrg"]["value"] == 0.0 and one["vrg"]["interval"] is None

@@ -304,3 +304,30 @@ def test_the_truth_is_the_named_component_not_the_score(store_path: Path) -> Non
     assert side is not None and side.truth == 0.25 and side.measured
     assert gone is not None and (gone.truth, gone.truth_pass, gone.ptd) == (None, None, None)
     assert gone.measured is False
+
+
+def _named(campaign: str, agent: str) -> str:
+    """Return PLAIN as campaign CAMPAIGN with the alias mutation, target 'p' running AGENT."""
+    return (PLAIN.replace('"a_plain"', f'"{campaign}"\nmutations = ["alias"]')
+            .replace('name = "careful"', 'name = "p"').replace("scripted:careful", agent))
+
+
+def test_one_target_name_running_two_agents_is_never_pooled(tmp_path: Path) -> None:
+    # Found: campaigns partA (p = scripted:careful) and partB (p = scripted:overfit) in one
+    # store were read as one policy 'p': 'behavioural failure' over both agents' pairs.
+    for campaign, agent in (("partA", "scripted:careful"), ("partB", "scripted:overfit"),
+                            ("partC", "scripted:careful")):
+        record_campaign(tmp_path, _named(campaign, agent))
+    with open_store(tmp_path / "store") as store:
+        pairs, _ = P.collect_pairs(store)
+    assert sorted((p.group[1], p.original.key.campaign) for p in pairs if p.original) == [
+        ("partA/p", "partA"), ("partB/p", "partB"), ("partC/p", "partC")]
+
+
+def test_one_target_running_one_agent_in_two_campaigns_is_pooled(tmp_path: Path) -> None:
+    for campaign in ("partA", "partC"):
+        record_campaign(tmp_path, _named(campaign, "scripted:careful"))
+    with open_store(tmp_path / "store") as store:
+        pairs, _ = P.collect_pairs(store)
+    assert [(p.group[1], p.original.key.campaign) for p in pairs if p.original] == [
+        ("p", "partA"), ("p", "partC")]

@@ -171,3 +171,22 @@ def test_a_family_without_a_comparison_adjusts_nothing() -> None:
     groups: dict[Any, dict[str, Any]] = {("e", "t", "L2", "alias"): {"paired": {"note": "x"}}}
     adjust_family(groups)
     assert "holm" not in groups[("e", "t", "L2", "alias")]["paired"]
+
+
+def test_a_withheld_reading_is_withheld_at_every_threshold_and_never_unstable() -> None:
+    # Below 3 tasks the reading is withheld; the sweep must not print the reading it withheld
+    # (robust at 1 task) at each threshold, nor call the same reading at every threshold
+    # "unstable across thresholds" (found: insufficient evidence ..., unstable across thresholds).
+    sweep = {t: {"msr": 1.0, "msr_original": 1.0, "mtr": 1.0} for t in ("0.5", "0.65", "0.8")}
+    m = _m(tasks=1, paired={"p_values": {"difference": 0.5, "equivalence": 0.01}}, sweep=sweep)
+    read_group(m, "alias", 0.10)
+    assert m["verdict"]["text"] == "insufficient evidence (n = 1 tasks, needs 3)"
+    assert [r["reading"] for r in m["sweep"].values()] == ["insufficient evidence"] * 3
+    assert m["stability"] == "stable across thresholds"
+    assert m["verdict"]["consistent"] == ["insufficient evidence"]
+    assert m["verdict"]["stable"] is True
+    assert "withheld: robust" in m["why"]
+    enough = _m(tasks=MIN_TASKS, paired={"p_values": {"difference": 0.5, "equivalence": 0.01}},
+                sweep=sweep)
+    read_group(enough, "alias", 0.10)
+    assert [r["reading"] for r in enough["sweep"].values()] == ["robust"] * 3

@@ -102,6 +102,19 @@ def test_the_controls_are_their_own_grid(controls: tuple[Path, dict]) -> None:
         assert rep["vrg"]["value"] == 0.0 and rep["behaviour_changed"] == 0.0
 
 
+def test_a_mutation_without_an_inverse_map_has_no_rescored_gap(grid: tuple[Path, dict]) -> None:
+    # Found: wording, constraint, proxy_incentive and observation_access were "rescored" as
+    # recorded, so the rescored column repeated the gap (overfit under constraint: 0.042 and
+    # 0.042) and rescoring_closes was true/false where the docs say n/a without an inverse map.
+    root, doc = grid
+    for key, g in doc["groups"].items():
+        inverse = key.split("|")[3] in ("alias", "rubric")
+        assert (g["rescored_gap"] is not None) is inverse, key
+        assert (g["predicates"]["rescoring_closes"] is not None) is inverse, key
+    assert "| `overfit` | `constraint` | 75 | 0.042 [0.021, 0.063] | n/a | 0.000 |" in (
+        root / "out" / "report.md").read_text()
+
+
 def test_rubric_is_an_evaluator_change(grid: tuple[Path, dict]) -> None:
     doc = grid[1]
     rubric = doc["groups"]["researchops|overfit|L2|rubric"]

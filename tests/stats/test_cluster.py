@@ -84,3 +84,11 @@ def test_strata_codes_are_integers_and_the_default_seed_is_0() -> None:
     assert strata is not None and strata.dtype == np.int64
     assert cluster_bootstrap([1.0, 0.0, 0.5], ["a", "b", "c"], resamples=30) == \
         cluster_bootstrap([1.0, 0.0, 0.5], ["a", "b", "c"], resamples=30, seed=0)
+
+
+def test_signed_values_that_cancel_within_a_cluster_average_to_exactly_0() -> None:
+    gaps = [0.3 - 0.2, 0.7 - 0.8, 0.1 - 0.2, 0.9 - 0.8] * 2
+    est = cluster_bootstrap(gaps, ["a"] * 4 + ["b"] * 4, seed=0)
+    assert est.value == 0.0 and est.interval == (0.0, 0.0)
+    kept = cluster_bootstrap([0.1, 0.3, 0.5, 0.7], ["a", "a", "b", "b"], seed=0)
+    assert kept.value == pytest.approx(0.4)  # non-negative values are never cancelled

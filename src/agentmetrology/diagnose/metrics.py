@@ -20,7 +20,7 @@ import numpy as np
 
 from agentmetrology.diagnose.family import adjust_family
 from agentmetrology.diagnose.pairs import GroupKey, Pair
-from agentmetrology.diagnose.readings import kind_of, predicates, read, verdict_of
+from agentmetrology.diagnose.readings import kind_of, predicates, read, verdict_of, withheld
 from agentmetrology.stats import (
     bootstrap_p_values,
     cluster_bootstrap,
@@ -36,10 +36,10 @@ SWEEP = (0.5, 0.65, 0.8)  # thresholds every reading is also given at
 def _ci(values: list[float], clusters: list[str], seed: int) -> dict[str, Any] | None:
     if not values:
         return None
-    if len(set(clusters)) < 2:
-        return {"value": fmean(values), "interval": None,
-                "note": "one task only: no task-cluster interval"}
     est = cluster_bootstrap(np.array(values), clusters, seed=seed).to_dict()
+    if len(set(clusters)) < 2:
+        return {"value": est["value"], "interval": None,
+                "note": "one task only: no task-cluster interval"}
     return {"value": est["value"], "interval": est["interval"], "method": est["method"]}
 
 
@@ -145,8 +145,9 @@ def read_group(m: dict[str, Any], mutation: str, margin: float) -> None:
     """Add to a group its predicates, readings per threshold, reading, verdict and stability."""
     kind = kind_of(mutation)
     for rates in (m.get("sweep") or {}).values():
-        rates["reading"] = read(predicates(m, margin, (rates["msr"], rates["msr_original"])),
-                                kind)
+        rates["reading"] = withheld(read(predicates(m, margin, (rates["msr"],
+                                                                 rates["msr_original"])), kind),
+                                    m, kind)
     m["predicates"] = predicates(m, margin)
     m["reading"], m["why"] = reading(m, mutation, margin)
     m["verdict"] = verdict_of(m, mutation, margin, {t: r["reading"] for t, r in

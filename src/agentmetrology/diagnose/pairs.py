@@ -9,6 +9,7 @@ never scored.
 from __future__ import annotations
 
 import json
+from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
@@ -120,6 +121,12 @@ def _operations(ep: Episode, mutation: str | None, names: list[str]) -> bytes:
                            if e.actor == "agent" and e.kind in ("tool_call", "intercepted")])
 
 
+def has_inverse(mutation: str) -> bool:
+    """Return True when a mutation can be undone for rescoring: a tool map or the old scorers."""
+    m = get_mutation(mutation)
+    return m.invertible or m.side == "scorer"
+
+
 def _side(store: EvidenceStore, spec: EnvSpec, sc: Scorers, key: EpisodeKey,
           rescore: bool) -> Side | None:
     row = store.episode(key)
@@ -150,16 +157,48 @@ def _side(store: EvidenceStore, spec: EnvSpec, sc: Scorers, key: EpisodeKey,
     return side
 
 
+def _target_config(store: EvidenceStore, key: EpisodeKey) -> str:
+    """Return the target configuration digest a key's sealed binding names ("" if none)."""
+    bound = store.ledger.binding(key)
+    try:
+        doc = json.loads(bound[0]) if bound is not None else {}
+    except (ValueError, RecursionError):  # an edited binding: `agm evidence verify` names it
+        return ""
+    return str(doc.get("target_config_digest") or "") if isinstance(doc, dict) else ""
+
+
+def _target_labels(store: EvidenceStore, campaigns: dict[str, list[EpisodeKey]],
+                   envs: dict[str, str]) -> dict[tuple[str, str], str]:
+    """Return each (campaign, target)'s label in the groups: its name, unless that name runs
+    other configurations in other campaigns (then `campaign/target`, so they are never pooled)."""
+    configs: dict[tuple[str, str], set[str]] = defaultdict(set)
+    firsts: dict[tuple[str, str], EpisodeKey] = {}
+    for campaign, keys in campaigns.items():
+        for k in keys:
+            firsts.setdefault((campaign, k.target), k)
+    for (campaign, target), k in firsts.items():
+        configs[(envs[campaign], target)].add(_target_config(store, k))
+    return {(campaign, target): f"{campaign}/{target}"
+            if len(configs[(envs[campaign], target)]) > 1 else target
+            for campaign, target in firsts}
+
+
 def collect_pairs(store: EvidenceStore) -> tuple[list[Pair], dict[str, Scorers]]:
-    """Return every original/mutated pair of every campaign in the store, and the scorers used."""
+    """Return every original/mutated pair of every campaign in the store, and the scorers used.
+
+    A target's pairs are pooled across the store's campaigns when its name runs one
+    configuration in all of them; a name that runs different agents is kept apart per campaign.
+    """
     pairs: dict[tuple[Any, ...], Pair] = {}
     used: dict[str, Scorers] = {}
-    for campaign in store.campaigns():
-        keys = planned_keys(store, campaign)
+    plans = {c: planned_keys(store, c) for c in store.campaigns()}
+    plans = {c: keys for c, keys in plans.items()
+             if any(split_condition(k.condition)[1] is not None for k in keys)}
+    envs = {c: environment_of(store, keys[0]) for c, keys in plans.items()}
+    labels = _target_labels(store, plans, envs)
+    for campaign, keys in plans.items():
         muts = [k for k in keys if split_condition(k.condition)[1] is not None]
-        if not muts:
-            continue
-        env = environment_of(store, keys[0])
+        env = envs[campaign]
         spec = get_env(env)
         sc = used.setdefault(env, scorers_of(spec))
         by_key = set(keys)
@@ -168,9 +207,11 @@ def collect_pairs(store: EvidenceStore) -> tuple[list[Pair], dict[str, Scorers]]
             assert mutation is not None
             orig = EpisodeKey(k.campaign, k.target, k.task, k.seed, base, k.level, k.repeat)
             pid = (k.campaign, k.target, k.task, k.seed, k.level, k.repeat, base, mutation)
-            pair = pairs[pid] = Pair((env, k.target, k.level, mutation), k.task, k.seed,
-                                     k.repeat, base)
-            pair.mutated = _side(store, spec, sc, k, rescore=True)
+            pair = pairs[pid] = Pair((env, labels[(campaign, k.target)], k.level, mutation),
+                                     k.task, k.seed, k.repeat, base)
+            # Without an inverse map there is nothing to undo: rescoring "as recorded" would
+            # print the gap again as a rescored gap (docs/diagnose.md: n/a without one).
+            pair.mutated = _side(store, spec, sc, k, rescore=has_inverse(mutation))
             pair.original = _side(store, spec, sc, orig, rescore=False) if orig in by_key \
                 else None
     return list(pairs.values()), used

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from agentmetrology.mutations import get_mutation
-from agentmetrology.records.verdict import Verdict
+from agentmetrology.records.verdict import INSUFFICIENT, Verdict
 
 ALPHA = 0.05  # level of the Holm-adjusted difference and equivalence tests
 # A task-cluster bootstrap over fewer than 3 tasks has at most 3 distinct resamples: an
@@ -98,6 +98,16 @@ def read(p: Predicates, kind: Kind) -> str:
     return "inconclusive"
 
 
+def _minimum(kind: Kind) -> int:
+    """Return the tasks a reading of this kind needs (labels by construction need none)."""
+    return 0 if kind != "mutation" else MIN_TASKS
+
+
+def withheld(reading: str, m: dict[str, Any], kind: Kind) -> str:
+    """Return the reading as it may be printed: "insufficient evidence" below the minimum."""
+    return INSUFFICIENT if int(m.get("tasks") or 0) < _minimum(kind) else reading
+
+
 def verdict_of(m: dict[str, Any], mutation: str, margin: float,
                sweep: dict[str, str] | None = None) -> Verdict:
     """Return a group's reading as a Verdict: n tasks, the VRG interval, the sweep's readings."""
@@ -105,8 +115,11 @@ def verdict_of(m: dict[str, Any], mutation: str, margin: float,
     chosen = read(predicates(m, margin), kind)
     vrg = m.get("vrg") or {}
     iv = vrg.get("interval")
+    # The other thresholds' readings are compared with the reading as printed: a withheld
+    # reading is withheld at every threshold, so it is never "unstable" (it says nothing).
     return Verdict.judged(
-        chosen, int(m.get("tasks") or 0), "tasks", 0 if kind != "mutation" else MIN_TASKS,
+        chosen, int(m.get("tasks") or 0), "tasks", _minimum(kind),
         interval=None if not iv else (float(iv[0]), float(iv[1])),
         confidence=0.95 if iv else None, interval_of="VRG (task-cluster bootstrap)" if iv else "",
-        consistent=tuple(sorted(set((sweep or {}).values()) | {chosen})), why=WHY[chosen])
+        consistent=tuple(sorted(set((sweep or {}).values()) | {withheld(chosen, m, kind)})),
+        why=WHY[chosen])

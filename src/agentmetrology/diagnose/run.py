@@ -26,15 +26,33 @@ from agentmetrology.store.ledger import key_text
 SCHEMA = "agentmetrology.diagnose/1"
 
 
-def _positive_control(groups: dict[str, Any]) -> dict[str, Any]:
+def _excludes_zero(interval: list[float] | None) -> bool:
+    return interval is not None and len(interval) == 2 and (interval[0] > 0 or interval[1] < 0)
+
+
+def positive_control(groups: dict[str, Any]) -> dict[str, Any]:
+    """Return whether misleading names were detected: a behavioural failure whose gap excludes 0.
+
+    A misleading group whose reading is withheld (too few tasks) can neither detect nor miss
+    the effect, so with no detection it makes the control insufficient evidence, not a miss.
+    """
     rows = [g for g in groups.values() if g["mutation"] == "misleading"]
-    detected = [g["target"] for g in rows
-                if (g.get("vrg") or {}).get("interval") and g["reading"] == "behavioural failure"]
     if not rows:
         return {"status": "not run", "why": "no misleading (positive control) pairs"}
-    return {"status": "detected" if detected else "not detected", "targets": detected,
-            "why": "the gap's interval excludes 0 for these targets" if detected else
-            "no target's gap interval excludes 0: the pipeline may be blind to a real effect"}
+    detected = [g["target"] for g in rows if g["reading"] == "behavioural failure"
+                and _excludes_zero((g.get("vrg") or {}).get("interval"))]
+    if detected:
+        return {"status": "detected", "targets": detected,
+                "why": "the gap's interval excludes 0 for these targets"}
+    withheld = [g for g in rows if not g["verdict"]["sufficient"]]
+    if withheld:
+        return {"status": "insufficient evidence", "targets": [],
+                "why": "the misleading reading is withheld for " + ", ".join(
+                    f"{g['target']} ({g['verdict']['text']})" for g in withheld)}
+    return {"status": "not detected", "targets": [],
+            "why": "no target reads as a behavioural failure whose gap interval excludes 0 ("
+                   + ", ".join(f"{g['target']}: {g['reading']}" for g in rows)
+                   + "): the pipeline may be blind to a real effect"}
 
 
 def _gap_only_ranking(groups: dict[str, Any]) -> dict[str, Any]:
@@ -136,7 +154,7 @@ def diagnose_store(path: Path, seed: int = 0, judges: Sequence[LLMTarget] = (),
                      "unmeasured": sum(1 for p in pairs
                                        if p.original and p.mutated and not p.complete)},
            "groups": groups, "readings": readings,
-           "positive_control": _positive_control(groups),
+           "positive_control": positive_control(groups),
            "gap_only_ranking": _gap_only_ranking(groups),
            "judge_audit": judge_doc}
     plain: dict[str, Any] = to_plain(doc)

@@ -61,6 +61,11 @@ def cluster_bootstrap(
     check_confidence(confidence)
     check_count(resamples, "resamples")
     means, cluster_strata = cluster_means(values, clusters, strata)
+    # Signed values that cancel within a cluster (gaps of +0.1 and -0.1) must average to 0,
+    # not to rounding noise whose sign an interval would then exclude 0 by (as in
+    # unit_differences); non-negative values are never changed by this.
+    magnitudes, _ = cluster_means(np.abs(as_values(values)), clusters)
+    means = cancel_to_zero(means, magnitudes)
     (dist,) = bootstrap_distributions(
         means, [reducer("mean")], resamples=resamples, seed=seed, strata=cluster_strata
     )
