@@ -71,7 +71,8 @@ def test_status_counts_equal_the_old_queries(store: Path) -> None:
             assert (t.planned, t.done, t.submitted, t.failed_agent, t.failed_infra,
                     t.not_launched) == tuple(r[1:7])
             # the sums (cost, tokens) are the old ones bit for bit: same rows, same order
-            assert new_counts[r[0]][6:] == r[7:]
+            assert new_counts[r[0]][6:10] == r[7:]
+            assert new_counts[r[0]][10] == 0  # served episodes (none in this store)
         attempts = {(t, st_): n for t, st_, n in c.execute(OLD_ATTEMPT_COUNTS, (CAMPAIGN,))}
         errored = dict(c.execute(OLD_ERRORED, (CAMPAIGN,)).fetchall())
         reasons = {str(k): int(n) for k, n in c.execute(OLD_NOT_LAUNCHED, (CAMPAIGN,))}
