@@ -171,7 +171,8 @@ def test_excess_flips_against_the_repeat_control_of_the_same_group() -> None:
     add_excess_flips(groups, pairs, seed=3)
     want = excess_flip_rate(np.array([1, 1, 0, 1]), np.array([0, 1, 1, 1]),
                             np.array([1, 1, 0]), np.array([1, 0, 0]), same_units=False,
-                            seed=3).to_dict()
+                            seed=3, clusters=(["t0", "t1", "t2", "t3"], ["t0", "t1", "t2"])
+                            ).to_dict()
     assert groups[("e", "t", "L2", "alias")]["excess_flip_rate"] == want
     assert "excess_flip_rate" not in groups[("e", "t", "L2", "repeat")]
     assert "excess_flip_rate" not in groups[("e", "other", "L2", "format")]

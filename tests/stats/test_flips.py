@@ -80,6 +80,30 @@ def test_independent_units_resample_each_set_on_its_own() -> None:
     assert -0.5 < lo < -0.2 < hi < 0.0
 
 
+def test_task_clusters_resample_whole_tasks_on_each_side() -> None:
+    # 10 tasks x 4 units: on 3 tasks every condition unit flips, on the others none (12 of 40);
+    # reruns never flip. The rates are the units' (0.3), but the evidence is 10 tasks, not 40
+    # units: the clustered interval is wider, and exactly the one of the task-level shares.
+    tasks = np.repeat(np.arange(10), 4)
+    cond_a = np.zeros(40, dtype=int)
+    cond_b = (tasks < 3).astype(int)
+    rerun = np.zeros(40, dtype=int)
+    units = stats.excess_flip_rate(cond_a, cond_b, rerun, rerun, same_units=False, seed=5)
+    clustered = stats.excess_flip_rate(cond_a, cond_b, rerun, rerun, same_units=False, seed=5,
+                                       clusters=(tasks, tasks))
+    assert clustered.value == units.value == pytest.approx(0.3)
+    assert clustered.method == "excess flip rate, independent task-cluster bootstrap"
+    assert clustered.interval[1] - clustered.interval[0] > \
+        1.5 * (units.interval[1] - units.interval[0])
+    # With equal cluster sizes the ratio of sums is the mean of the per-task shares.
+    per_task = stats.excess_flip_rate(np.zeros(10, dtype=int), (np.arange(10) < 3).astype(int),
+                                      np.zeros(10, dtype=int), np.zeros(10, dtype=int),
+                                      same_units=False, seed=5, clusters=(range(10), range(10)))
+    assert clustered.interval == pytest.approx(per_task.interval)
+    with pytest.raises(ValueError, match="clusters need same_units=False"):
+        stats.excess_flip_rate(cond_a, cond_b, rerun, rerun, clusters=(tasks, tasks))
+
+
 @pytest.mark.parametrize(
     ("args", "kwargs", "message"),
     [

@@ -125,9 +125,12 @@ def add_excess_flips(groups: dict[GroupKey, dict[str, Any]],
         def side(ps: list[Pair], which: str) -> np.ndarray:
             return np.array([int((getattr(p, which).shipped or 0.0) >= tau) for p in ps])
 
+        # whole tasks resampled on each side, as every other interval here is task-clustered
         res = excess_flip_rate(side(mine, "original"), side(mine, "mutated"),
                                side(reps, "original"), side(reps, "mutated"),
-                               same_units=False, seed=seed).to_dict()
+                               same_units=False, seed=seed,
+                               clusters=([p.task for p in mine], [p.task for p in reps])
+                               ).to_dict()
         m["excess_flip_rate"] = res
 
 

@@ -7,7 +7,14 @@ import numpy.typing as npt
 
 from .bootstrap import DEFAULT_RESAMPLES, bootstrap_distributions, percentile_interval, reducer
 from .results import ExcessFlipResult, FlipResult
-from .validate import FloatArray, IntArray, as_binary, check_confidence, check_count
+from .validate import (
+    FloatArray,
+    IntArray,
+    as_binary,
+    as_labels,
+    check_confidence,
+    check_count,
+)
 
 
 def _matched(a: npt.ArrayLike, b: npt.ArrayLike, names: tuple[str, str]) -> tuple[IntArray, ...]:
@@ -37,6 +44,7 @@ def excess_flip_rate(
     rerun_b: npt.ArrayLike,
     *,
     same_units: bool = True,
+    clusters: tuple[npt.ArrayLike, npt.ArrayLike] | None = None,
     confidence: float = 0.95,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
@@ -45,6 +53,10 @@ def excess_flip_rate(
 
     With `same_units` the four arrays describe the same units in the same order and units are
     resampled jointly; otherwise the condition and rerun units are resampled independently.
+    `clusters` (independent units only): the cluster label (e.g. task) of each condition unit
+    and of each rerun unit; whole clusters are resampled on each side, so units of one task,
+    which share its difficulty, are not counted as independent evidence. The rates stay the
+    share of flipping units.
     """
     check_confidence(confidence)
     check_count(resamples, "resamples")
@@ -52,6 +64,13 @@ def excess_flip_rate(
     ra, rb = _matched(rerun_a, rerun_b, ("rerun_a", "rerun_b"))
     cond = (ca != cb).astype(np.float64)
     rerun = (ra != rb).astype(np.float64)
+    if clusters is not None:
+        if same_units:
+            raise ValueError("clusters need same_units=False (each side's clusters are "
+                             "resampled on their own)")
+        dist = _clustered_excess(cond, rerun, clusters, resamples, seed)
+        return _excess_result(cond, rerun, dist, "independent task-cluster bootstrap",
+                              seed, confidence, resamples)
     if same_units:
         if cond.size != rerun.size:
             raise ValueError(
@@ -64,17 +83,51 @@ def excess_flip_rate(
         )
     else:
         dist = _independent_excess(cond, rerun, resamples, seed)
+    return _excess_result(cond, rerun, dist,
+                          f"{'joint' if same_units else 'independent'} unit bootstrap",
+                          seed, confidence, resamples)
+
+
+def _excess_result(cond: FloatArray, rerun: FloatArray, dist: FloatArray, how: str, seed: int,
+                   confidence: float, resamples: int) -> ExcessFlipResult:
+    """Return the excess flip rate of the per-unit flips with the interval of `dist`."""
     return ExcessFlipResult(
         value=float(cond.mean() - rerun.mean()),
         interval=percentile_interval(dist, confidence),
         n=cond.size,
         condition_rate=float(cond.mean()),
         rerun_rate=float(rerun.mean()),
-        method=f"excess flip rate, {'joint' if same_units else 'independent'} unit bootstrap",
+        method=f"excess flip rate, {how}",
         seed=seed,
         confidence=confidence,
         resamples=resamples,
     )
+
+
+def _clustered_excess(cond: FloatArray, rerun: FloatArray,
+                      clusters: tuple[npt.ArrayLike, npt.ArrayLike], resamples: int,
+                      seed: int) -> FloatArray:
+    """Bootstrap each side's clusters independently (two strata of one array of cluster
+    indices); a resample's rate on a side is its flips over its units (a ratio of sums)."""
+    sums, counts = [], []
+    for flipped, labels, name in ((cond, clusters[0], "condition clusters"),
+                                  (rerun, clusters[1], "rerun clusters")):
+        codes = as_labels(np.asarray(labels) if not isinstance(labels, np.ndarray) else labels,
+                          name, flipped.size)
+        counts.append(np.bincount(codes).astype(np.float64))
+        sums.append(np.bincount(codes, weights=flipped))
+    k = counts[0].size
+    flip_sum, unit_sum = np.concatenate(sums), np.concatenate(counts)
+    strata = np.repeat(np.array([0, 1], dtype=np.int64), (k, counts[1].size))
+
+    def excess(m: FloatArray) -> FloatArray:
+        at = m.astype(np.int64)  # the resampled cluster indices
+        f, u = flip_sum[at], unit_sum[at]
+        return f[:k].sum(axis=0) / u[:k].sum(axis=0) - f[k:].sum(axis=0) / u[k:].sum(axis=0)
+
+    (dist,) = bootstrap_distributions(np.arange(flip_sum.size, dtype=np.float64), [excess],
+                                      resamples=resamples, seed=seed, strata=strata)
+    return dist
 
 
 def _independent_excess(
