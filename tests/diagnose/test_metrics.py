@@ -81,7 +81,9 @@ def test_group_metrics_value_by_value() -> None:
     assert m["msr"] == 0.75  # 0.4 fails; 0.8, 0.5 (at tau exactly) and 0.6 pass
     assert m["msr_original"] == 0.75  # 1.0, 0.8, 0.6 pass; 0.2 fails
     assert m["mtr"] == pytest.approx(2 / 3)  # of the three passing originals, t0 fell
+    assert m["rescored_excluded"] == 1  # t1's rescoring was not measurable: said, not hidden
     assert m["ptd"] == pytest.approx(fmean([0.1, -0.2, 0.3]))
+    assert m["ptd_pairs"] == 3  # t1 reports no proxy reward
     assert m["behaviour_changed"] == 0.5  # t1: the truth outcome, t2: the operations
     assert m["truth_original"] == 0.625 and m["truth_mutated"] == 0.5
     a, b = np.array([0.4, 0.8, 0.5, 0.6]), np.array([1.0, 0.8, 0.6, 0.2])

@@ -94,6 +94,9 @@ def group_metrics(pairs: list[Pair], seed: int, tau: float = TAU,
     out.update(
         tasks=len(set(x.tasks)), vrg=_ci(gaps, x.tasks, seed),
         rescored_gap=_ci([g for _, g in resc], [t for t, _ in resc], seed) if resc else None,
+        # complete pairs the rescored gap leaves out: rescoring was not measurable (UNKNOWN or
+        # INVALID) or there is no inverse map; and the pairs PTD averages (those reporting it)
+        rescored_excluded=len(done) - len(resc), ptd_pairs=len(x.ptd),
         **pass_rates(x.original, x.mutated, tau),
         ptd=fmean(x.ptd) if x.ptd else None, behaviour_changed=fmean(x.changed),
         truth_original=fmean(x.truth_original), truth_mutated=fmean(x.truth_mutated),
