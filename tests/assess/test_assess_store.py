@@ -117,3 +117,36 @@ def test_an_episode_blob_that_is_not_an_episode_is_a_measurement_failure(
     c = doc["groups"][0]["views"]["original"]["contract"]
     assert c["admissible"] == 29 and c["excluded"]["measurement_failure"] == 1
     assert doc["evidence"]["result"] != "qualified"
+
+
+def test_planned_episodes_never_recorded_are_said(tmp_path: Path) -> None:
+    # A target whose endpoint refuses: 3 measurement failures, then the 4th is not launched.
+    # Its group says 3 executions of 4 planned; a group with nothing recorded is listed too.
+    campaign = CAMPAIGN.replace('seeds = "0-29"', 'seeds = "0-3"\nconcurrency = 1') + """
+[[targets]]
+name = "dead"
+kind = "llm"
+model = "m"
+base_url = "http://127.0.0.1:9/v1"
+api_key_env = "AGM_DEAD_KEY"
+max_retries = 0
+"""
+    file = tmp_path / "c.toml"
+    file.write_text(campaign)
+    store = str(tmp_path / "store")
+    ran = CliRunner().invoke(app, ["campaign", "run", str(file), "--store", store, "--quiet"],
+                             env={"AGM_DEAD_KEY": "k" * 20})
+    assert ran.exit_code == 1, ran.output  # not launched: the campaign is incomplete
+    doc = _json("--store", store)
+    by = {g["agent"]: g for g in doc["groups"]}
+    assert (by["ignore"]["executions"], by["ignore"]["planned"], by["ignore"]["not_recorded"]) \
+        == (4, 4, 0)
+    assert (by["dead"]["executions"], by["dead"]["planned"], by["dead"]["not_recorded"]) \
+        == (3, 4, 1)
+    assert (doc["executions"], doc["planned"]) == (7, 8)
+    res = CliRunner().invoke(app, ["assess", "clarification", "--store", store],
+                             env={"COLUMNS": "80"})
+    text = " ".join(res.stdout.split())
+    assert "dead at L2, 3 executions of 4 planned (1 not recorded: not launched or pending)" \
+        in text
+    assert "ignore at L2, 4 executions (draft_notice" in text

@@ -65,9 +65,17 @@ def assess_store(store: EvidenceStore, spec: EnvSpec, campaign: str | None,
         hooks.contract(task)
         check_mask(hooks.capture(None, task, 0, spec.profiles[0], ()), masks,
                    f"{spec.name} task {task}")
-    groups: dict[tuple[str, str, str, str], list[dict[str, Any]]] = {}
+    # Every planned group, in plan order, with how many it planned: an administration never
+    # recorded (not launched, still pending) is said, never silently left out of N.
+    planned: dict[tuple[str, str, str, str], int] = {}
+    for camp in dict.fromkeys(k.campaign for k in keys):
+        for k in store.reader.administration_keys(camp):
+            if tasks is None or k.task in tasks:
+                group = (k.campaign, k.target, k.level, k.condition)
+                planned[group] = planned.get(group, 0) + 1
+    groups: dict[tuple[str, str, str, str], list[dict[str, Any]]] = {g: [] for g in planned}
     for key in keys:
-        groups.setdefault((key.campaign, key.target, key.level, key.condition), []).append(
+        groups[(key.campaign, key.target, key.level, key.condition)].append(
             _judge_recorded(store, spec, key, masks))
     held = {group: withheld_counts(rows, masks) for group, rows in groups.items()}
     withheld_in = {p: sum(h[p] for h in held.values()) for p in masks}
@@ -82,6 +90,8 @@ def assess_store(store: EvidenceStore, spec: EnvSpec, campaign: str | None,
                      "tasks": sorted({r["task"] for r in rows}),
                      "seeds": sorted({r["seed"] for r in rows}), "masked": list(masks),
                      "withheld_in": held[group], "executions": len(rows),
+                     "planned": planned[group], "not_recorded": planned[group] - len(rows),
                      "views": summarise(rows, masks), "rows": rows})
     return {"environment": spec.name, "source": "store", "campaign": campaign,
-            "masked": list(masks), "executions": len(keys), "groups": docs}
+            "masked": list(masks), "executions": len(keys), "planned": sum(planned.values()),
+            "groups": docs}

@@ -32,9 +32,12 @@ def _line(view: str, estimand: str, e: dict[str, Any]) -> str:
 def render_assessment(doc: dict[str, Any]) -> str:
     """Return the assessment as text that fits 80 columns."""
     where = f"recorded in campaign {doc['campaign']}: " if "campaign" in doc else ""
+    missing = doc.get("not_recorded") or 0  # planned in a store, never recorded
+    of = (f" of {doc['planned']} planned ({missing} not recorded: not launched or pending)"
+          if missing else "")
     out = textwrap.wrap(f"{doc['environment']}: {where}{doc['agent']} at {doc['level']}, "
-                        f"{doc['executions']} executions ({', '.join(doc['tasks'])}; condition "
-                        f"{doc['condition']})", WIDTH, subsequent_indent="  ")
+                        f"{doc['executions']} executions{of} ({', '.join(doc['tasks'])}; "
+                        f"condition {doc['condition']})", WIDTH, subsequent_indent="  ")
     if doc["masked"]:
         held = ", ".join(f"{p} ({n} of {doc['executions']})"
                          for p, n in doc["withheld_in"].items())
