@@ -241,11 +241,15 @@ def _one(raw: Any, i: int, model: str, path: Path, seen: Counter[str],
 def _plan(archive: Archive, planned: list[str], trials: int, model: str) -> None:
     """Add a `never_ran` placeholder for every planned (task, trial) the file lacks."""
     have = {(e.task, e.trial) for e in archive.episodes}
-    missing = [(t, k) for t in planned for k in range(trials) if (t, k) not in have]
-    if len(missing) > MAX_PLANNED_ABSENT:
+    # Counted before any is built: one simulation with trial 10**9 would otherwise list
+    # billions of placeholders (all memory) before the limit below could refuse them.
+    tasks = set(planned)
+    absent = len(tasks) * trials - sum(t in tasks and k < trials for t, k in have)
+    if absent > MAX_PLANNED_ABSENT:
         raise ArchiveFormatError(f"{archive.source}: {len(planned)} tasks x {trials} trials "
-                                 f"imply {len(missing)} absent simulations; more than "
+                                 f"imply {absent} absent simulations; more than "
                                  f"{MAX_PLANNED_ABSENT} is refused as implausible")
+    missing = [(t, k) for t in planned for k in range(trials) if (t, k) not in have]
     run = Path(archive.source).stem
     for task, trial in missing:
         archive.episodes.append(ArchiveEpisode(
