@@ -183,12 +183,13 @@ def test_custom_top_level_claim_agrees_or_is_a_finding(tmp_path: Path) -> None:
     assert {"code": "reported_disagrees", "findings": 2} in t["headlines"]
 
 
-@pytest.mark.parametrize("bad", [None, -5.0, "0.02"])
+@pytest.mark.parametrize("bad", [None, -5.0, "0.02", 1e308])
 def test_a_simulation_without_a_usable_cost_is_unknown_not_free(tmp_path: Path,
                                                                  bad: Any) -> None:
     # Before, the other 19 costs were summed and divided by 20 simulations (and by the
     # passes), reading the missing one as 0; a negative cost was summed (total -4.24, a
     # negative cost per pass); a claim was then compared with that understated average.
+    # 1e308 was taken as a known cost (a user share of 2e-309; two of them overflowed the sum).
     from agentmetrology.report.archive_report import render_archive_report
 
     data = copy.deepcopy(raw(F.GPT_AIRLINE))
@@ -225,6 +226,25 @@ def test_submission_claim_percentages_cost_and_the_denominator_that_explains_it(
     assert row["unresolved_pass_fraction_to_reach"] == pytest.approx(0.625)
     assert rep["cost"]["agrees_with"] == ["agent"] and not rep["cost"]["finding"]
     assert "error" not in rep and rep["findings"] == 1
+
+
+def test_costs_beyond_any_run_are_unknown_never_an_overflow(tmp_path: Path) -> None:
+    # Before, every simulation's agent_cost 1e308 raised OverflowError out of the audit (a
+    # traceback), and one message cost 1e308 made the file "cannot be read".
+    data = copy.deepcopy(raw(F.GPT_AIRLINE))
+    for s in data["simulations"]:
+        s["agent_cost"] = 1e308
+    for m in data["simulations"][1]["messages"]:
+        m["cost"] = 1e308
+    c = _section(write(tmp_path, "huge-airline.json", data))["cost"]
+    assert c["agent"]["missing"] == 20 and c["agent"]["total"] is None
+    assert c["agent_per_simulation"] is None and c["user_share"] is None
+    # simulation 1's messages carry no usable cost: its user side disagrees with its total
+    users = [m["cost"] for i, s in enumerate(data["simulations"]) if i != 1
+             for m in s["messages"] if m["role"] == "user"]
+    assert c["user_simulator"]["missing"] == 0
+    assert c["user_simulator"]["messages_total"] == pytest.approx(math.fsum(users))
+    assert c["user_simulator"]["disagreeing_simulations"] == 1
 
 
 def test_submission_without_the_domain_is_not_applicable(tmp_path: Path) -> None:
