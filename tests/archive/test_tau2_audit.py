@@ -247,6 +247,23 @@ def test_costs_beyond_any_run_are_unknown_never_an_overflow(tmp_path: Path) -> N
     assert c["user_simulator"]["disagreeing_simulations"] == 1
 
 
+@pytest.mark.parametrize(("written", "passes", "planned", "finding"), [
+    (13.6, 3, 22, False), (13.7, 3, 22, True), (14.0, 7, 50, False), (14.1, 7, 50, True)])
+def test_a_percent_claim_keeps_the_rounding_of_its_written_decimal(
+        tmp_path: Path, written: float, passes: int, planned: int, finding: bool) -> None:
+    # 13.6 / 100 * 100 is 13.600000000000001: the tolerance was taken from that, 5e-17, so a
+    # claim rounded to one decimal (3 of 22 = 13.64%) was a finding; it is half of 0.1 point.
+    data = copy.deepcopy(raw(F.QWEN_AIRLINE))
+    data["tasks"], data["simulations"] = data["tasks"][:planned], data["simulations"][:planned]
+    for i, s in enumerate(data["simulations"]):
+        s["task_id"], s["reward_info"]["reward"] = data["tasks"][i]["id"], float(i < passes)
+    path = write(tmp_path, "claim-airline.json", data)
+    for claim in ({"results": {"airline": {"pass_1": written}}}, {"pass_rate": written}):
+        row = _section(path, claim=("submission.json", claim))["reported"]["rows"][0]
+        assert row["recomputed"]["planned"] == pytest.approx(passes / planned)
+        assert row["tolerance"] == pytest.approx(0.0005) and row["finding"] is finding
+
+
 def test_submission_without_the_domain_is_not_applicable(tmp_path: Path) -> None:
     claim = ("submission.json", {"results": {"retail": {"pass_1": 50.0}}})
     rep = _section(shared(F.GPT_AIRLINE), claim=claim)["reported"]

@@ -73,12 +73,14 @@ def _claimed(claim: dict[str, Any], domain: str | None) -> dict[str, Any]:
         dom = results.get(domain or "") if domain else None
         if not isinstance(dom, dict):
             return {"error": f"results has no entry for domain {domain!r}"}
-        passk = {k: v / 100.0 for k in range(1, MAX_K + 1)
-                 if (v := finite_float(dom.get(f"pass_{k}"))) is not None}
-        return {"pass_k": passk, "percent": True, "cost": finite_float(dom.get("cost"))}
+        written = {k: v for k in range(1, MAX_K + 1)
+                   if (v := finite_float(dom.get(f"pass_{k}"))) is not None}
+        return {"pass_k": {k: v / 100.0 for k, v in written.items()}, "written": written,
+                "percent": True, "cost": finite_float(dom.get("cost"))}
     rate = finite_float(claim.get("pass_rate"))
     percent = rate is not None and rate > 1.0
     return {"pass_k": {1: rate / 100.0 if percent else rate} if rate is not None else {},
+            "written": {1: rate} if rate is not None else {},
             "percent": percent, "passed": count(claim.get("passed")),
             "total_tasks": count(claim.get("total_tasks"))}
 
@@ -115,7 +117,9 @@ def reported_section(claim: tuple[str, dict[str, Any]] | None, top_level: dict[s
         return {"applicable": False, "source": source, "reason": c["error"]}
     rows = []
     for k, v in sorted(c["pass_k"].items()):
-        raw = v * 100 if c["percent"] else v
+        # The number as written, not v * 100: 13.6 / 100 * 100 is 13.600000000000001, whose
+        # last decimal would shrink the claim's rounding tolerance to 5e-17.
+        raw = c["written"][k]
         if k == 1:
             rows.append({"k": 1, **_pass1_row(v, c["percent"], raw, n)})
             continue
