@@ -135,3 +135,18 @@ def test_a_named_pipe_is_named_not_called_missing(tmp_path: Path) -> None:
     assert res.exit_code == 2
     assert f"{tmp_path / 'p.json'}: is a named pipe, neither a tau2 results file nor a " \
            "folder" in " ".join(res.output.split())
+
+
+def test_two_folders_files_of_one_name_are_two_submissions_ranked_apart(tmp_path: Path) -> None:
+    # Before, both rows were `airline/airline.json`: the rankings, keyed by that id, gave 0.500
+    # and 0.180 the same rank 2 and compared one unit (0 pairs) instead of two (1 pair).
+    for folder, name in (("a", GPT_AIRLINE), ("b", QWEN_AIRLINE)):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "airline.json").write_bytes(shared(name).read_bytes())
+    view = leaderboard([tmp_path])["domains"]["airline"]
+    got = {r["id"]: (r["submission"], r["recomputed"], r["ranks"]["recomputed"])
+           for r in view["rows"]}
+    assert got == {"a/airline.json": ("a/airline", 0.5, 1),
+                   "b/airline.json": ("b/airline", 0.18, 2)}
+    dn = next(c for c in view["comparisons"] if c["second"] == "where_doing_nothing_fails")
+    assert (dn["units"], dn["pairs"]) == (2, 1)

@@ -169,6 +169,25 @@ def _row(path: Path, evaluator: Evaluator | None,
     return row, [path] + ([found[2]] if found else [])
 
 
+def _distinct(rows: list[dict[str, Any]], files: list[Path]) -> None:
+    """Name rows whose ids coincide by the shortest ending of their paths that tells them
+    apart (as id and submission): two folders' `airline.json` without a submission.json were
+    one id, so the rankings, keyed by id, gave both the same rank and compared neither."""
+    groups: dict[str, list[tuple[dict[str, Any], Path]]] = defaultdict(list)
+    for row, path in zip(rows, files, strict=True):
+        groups[row["id"]].append((row, path))
+    for group in (g for g in groups.values() if len(g) > 1):
+        for depth in range(2, max(len(p.parts) for _, p in group) + 1):
+            labels = ["/".join(p.parts[-depth:]) for _, p in group]
+            if len(set(labels)) == len(labels):
+                break
+        for (row, path), label in zip(group, labels, strict=True):
+            row["id"], row["submission"] = label, label.removesuffix(path.suffix)
+    if len({r["id"] for r in rows}) < len(rows):  # a new label met another row's: full paths
+        for row, path in zip(rows, files, strict=True):
+            row["id"] = str(path)
+
+
 def _ranks(rows: list[dict[str, Any]], key: str) -> dict[str, int]:
     ordered = sorted((r for r in rows if r[key] is not None), key=lambda r: (-r[key], r["id"]))
     return {r["id"]: i + 1 for i, r in enumerate(ordered)}
@@ -191,8 +210,8 @@ def leaderboard(paths: list[Path], evaluator: Evaluator | None = None,
                 tol: float = TIE_TOLERANCE, regrade: bool = False) -> dict[str, Any]:
     """Return leaderboard.json: rows per submission and domain, rankings, reversals, inputs;
     with `regrade`, each file's pass^1 after re-grading (tau2_regrade) beside the others."""
-    rows, inputs = [], []
-    for path in results_files(paths):
+    rows, inputs, files = [], [], results_files(paths)
+    for path in files:
         row, read = _row(path, evaluator, regrade)
         row["id"] = f"{row['submission']}/{row['file']}"
         rows.append(row)
@@ -200,6 +219,7 @@ def leaderboard(paths: list[Path], evaluator: Evaluator | None = None,
             digest = file_digest(p)
             if digest not in inputs:  # one submission.json serves several results files
                 inputs.append(digest)
+    _distinct(rows, files)
     by_domain: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
         by_domain[row["domain"]].append(row)
