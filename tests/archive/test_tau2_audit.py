@@ -264,6 +264,21 @@ def test_a_percent_claim_keeps_the_rounding_of_its_written_decimal(
         assert row["tolerance"] == pytest.approx(0.0005) and row["finding"] is finding
 
 
+def test_a_simulation_of_a_task_outside_the_task_set_is_named(tmp_path: Path) -> None:
+    # Before, its episode joined the planned count (21 for the file's 20 tasks) while the
+    # report said "Planned = the file's tasks x 1 trial(s)", naming it nowhere.
+    from agentmetrology.report.archive_report import render_archive_report
+
+    data = copy.deepcopy(raw(F.GPT_AIRLINE))
+    data["simulations"][0]["task_id"] = "zzz"
+    doc = audit_archive(load_archive(write(tmp_path, "foreign-airline.json", data)),
+                        evaluator=_no_verdicts)
+    t = doc["tau2"]
+    assert t["denominators"]["planned"] == 21 and t["file"]["ran_not_in_domain"] == ["zzz"]
+    assert ("Tasks ran that the task set does not hold (`zzz`): their simulations are counted "
+            "in the planned episodes beside it.") in render_archive_report(doc)[0]
+
+
 def test_submission_without_the_domain_is_not_applicable(tmp_path: Path) -> None:
     claim = ("submission.json", {"results": {"retail": {"pass_1": 50.0}}})
     rep = _section(shared(F.GPT_AIRLINE), claim=claim)["reported"]

@@ -10,6 +10,8 @@ from typing import Any
 from agentmetrology.report import html as H
 from agentmetrology.report.blocks import Doc, code
 
+MAX_NAMED = 20  # tasks named in a sentence; archive.json lists them all
+
 
 def _headline(h: dict[str, Any]) -> str:
     kind = h["code"]
@@ -66,6 +68,12 @@ def _denominators(d: Doc, t: dict[str, Any]) -> None:
               if f["definitions"] else "no task definitions (none in the file, none shipped)")
     d.p(f"Planned = {f['planned_from']} x {f['trials']} trial(s); {source}. Domain from "
         f"{f['domain_from']}.")
+    if outside := f.get("ran_not_in_domain"):
+        # They are in the planned count, which the task set alone would not give.
+        more = ", ..." if len(outside) > MAX_NAMED else ""
+        d.p("Tasks ran that the task set does not hold ("
+            + ", ".join(code(x) for x in outside[:MAX_NAMED]) + more
+            + "): their simulations are counted in the planned episodes beside it.")
     vs = f.get("versus_shipped")
     if vs and vs["compared"]:
         differ = ", ".join(code(x) for x in vs["tasks"]) or "none"

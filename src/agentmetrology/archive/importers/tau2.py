@@ -140,7 +140,8 @@ def _task_set(tasks: list[Any] | None, domain: str | None, ran: set[str],
         defs = {str(ident(t.get("id"))): t for t in tasks
                 if isinstance(t, dict) and ident(t.get("id")) is not None}
         return list(defs), defs, {"definitions": "file", "planned_from": "the file's tasks",
-                                  "versus_shipped": dom.differing(defs, domain)}
+                                  "versus_shipped": dom.differing(defs, domain),
+                                  "ran_not_in_domain": sorted(ran - set(defs))}
     shipped = dom.load_domain(domain) if domain else None
     if shipped is None:
         why = ("the domain is unknown" if not domain else
