@@ -257,11 +257,18 @@ def test_a_percent_claim_keeps_the_rounding_of_its_written_decimal(
     data["tasks"], data["simulations"] = data["tasks"][:planned], data["simulations"][:planned]
     for i, s in enumerate(data["simulations"]):
         s["task_id"], s["reward_info"]["reward"] = data["tasks"][i]["id"], float(i < passes)
+    from agentmetrology.report.archive_report import render_archive_report
+
     path = write(tmp_path, "claim-airline.json", data)
     for claim in ({"results": {"airline": {"pass_1": written}}}, {"pass_rate": written}):
-        row = _section(path, claim=("submission.json", claim))["reported"]["rows"][0]
+        doc = audit_archive(load_archive(path), claim=("submission.json", claim),
+                            evaluator=_no_verdicts)
+        row = doc["tau2"]["reported"]["rows"][0]
         assert row["recomputed"]["planned"] == pytest.approx(passes / planned)
         assert row["tolerance"] == pytest.approx(0.0005) and row["finding"] is finding
+        # the report shows the rounding as it is (at 3 decimals 0.0005 read 0.001)
+        assert f"| pass^1 | {written / 100:g} | {passes / planned:.3f} | 0.0005 |" in (
+            render_archive_report(doc)[0])
 
 
 def test_a_simulation_of_a_task_outside_the_task_set_is_named(tmp_path: Path) -> None:

@@ -189,7 +189,9 @@ def _reported(d: Doc, t: dict[str, Any]) -> None:
     rows = []
     for row in r["rows"]:
         mine = row.get("recomputed", {}).get("planned", row.get("recomputed_planned"))
-        rows.append([f"pass^{row['k']}", row["reported"], mine, row["tolerance"],
+        # The claim and its rounding with significant digits: at 3 decimals a claim of 42.15%
+        # read 0.421 and its tolerance 0.0005 read 0.001, twice what it is.
+        rows.append([f"pass^{row['k']}", d.money(row["reported"]), mine, d.money(row["tolerance"]),
                      ", ".join(row.get("agrees_with", [])) or "-", row["finding"]])
     d.table(["number", "reported", "recomputed (planned)", "rounding", "agrees with",
              "finding"], rows, f"Reported by {r['source']}")
