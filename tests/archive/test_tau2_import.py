@@ -194,6 +194,25 @@ def test_malformed_simulation_is_kept_ungraded_and_listed(tmp_path: Path) -> Non
     assert Counter(e.reason for e in archive.episodes)["malformed_record"] == 1
 
 
+@pytest.mark.parametrize("first", [[], "x", {"x": 1}])
+def test_a_first_simulation_of_the_wrong_shape_is_listed_not_the_file_refused(
+        tmp_path: Path, first: object) -> None:
+    # Before, only the first simulation was looked at: the file was then no tau2 file, read
+    # as JSONL and refused ("no episode could be read as jsonl"), 19 good simulations unread.
+    data = copy.deepcopy(raw(GPT_AIRLINE))
+    lost = data["simulations"][0]["task_id"]
+    data["simulations"][0] = first
+    path = write(tmp_path, "first.json", data)
+    assert detect_format(path) == "tau2"
+    archive = load_archive(path)
+    assert [p.message for p in archive.problems] == (
+        ["simulation 0: not an object"] if not isinstance(first, dict) else
+        ["simulation 0: skipped: task_id is null, not a string or integer"])
+    assert Counter(e.outcome for e in archive.episodes) == {"pass": 9, "fail": 10,
+                                                             "ungraded": 1}
+    assert next(e for e in archive.episodes if e.task == lost).reason == "never_ran"
+
+
 @pytest.mark.parametrize("payload", [
     {"simulations": 3}, {"simulations": [{"x": 1}]}, [{"task_id": "1", "foo": 2}]])
 def test_unknown_shapes_are_refused_in_one_line(tmp_path: Path, payload: object) -> None:

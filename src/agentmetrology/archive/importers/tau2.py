@@ -55,8 +55,10 @@ def looks_like_tau2(data: Any) -> bool:
     if isinstance(data, list):
         return bool(data) and _is_sim(data[0])
     if isinstance(data, dict) and isinstance(data.get("simulations"), list):
+        # Any simulation, not the first: a first one of the wrong shape is that simulation's
+        # problem (listed), not a reason to read the whole file as JSONL and refuse it.
         sims = data["simulations"]
-        return _is_sim(sims[0]) if sims else isinstance(data.get("tasks"), list)
+        return any(map(_is_sim, sims)) if sims else isinstance(data.get("tasks"), list)
     return False
 
 
