@@ -150,3 +150,18 @@ def test_two_folders_files_of_one_name_are_two_submissions_ranked_apart(tmp_path
                    "b/airline.json": ("b/airline", 0.18, 2)}
     dn = next(c for c in view["comparisons"] if c["second"] == "where_doing_nothing_fails")
     assert (dn["units"], dn["pairs"]) == (2, 1)
+
+
+def test_do_nothing_share_is_over_the_tasks_probed(tmp_path: Path) -> None:
+    # Before, the tasks the evaluator could not score were in the denominator: 5 passable of
+    # 10 probed among 20 tasks read 0.25 where the docs (and the column) say 0.5.
+    def half_probed(domain: str, defs: dict[str, object]) -> dict[str, dict[str, object]]:
+        return {t: {"passed": None if i % 2 else i % 4 == 0, "decided_by": "stated"}
+                for i, t in enumerate(sorted(defs))}
+
+    row = leaderboard([shared(GPT_AIRLINE)], evaluator=half_probed)["domains"]["airline"][
+        "rows"][0]
+    assert row["do_nothing_share"] == 0.5
+    none = leaderboard([shared(GPT_AIRLINE)], evaluator=lambda d, defs: {
+        t: {"passed": None, "decided_by": "stated"} for t in defs})
+    assert none["domains"]["airline"]["rows"][0]["do_nothing_share"] is None

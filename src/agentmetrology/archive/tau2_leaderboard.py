@@ -137,6 +137,15 @@ def _regraded(archive: Archive) -> dict[str, Any]:
             "regrade_note": f"{r['reproduced']} of {r['regraded']} stored rewards reproduced"}
 
 
+def _do_nothing_share(dn: dict[str, Any]) -> float | None:
+    """Return do-nothing-passable tasks over the tasks probed (a task the evaluator could not
+    score is neither; over every task, 5 passable of 10 probed among 20 read 0.25)."""
+    if not dn.get("applicable"):
+        return None
+    probed = dn["passable"]["tasks"] + dn["not_passable"]["tasks"]
+    return dn["passable"]["tasks"] / probed if probed else None
+
+
 def _row(path: Path, evaluator: Evaluator | None,
          regrade: bool) -> tuple[dict[str, Any], list[Path]]:
     """Return one leaderboard row for a results file, and the files it was read from."""
@@ -156,8 +165,7 @@ def _row(path: Path, evaluator: Evaluator | None,
         "recomputed": t["pass_1"]["planned"], "bounds": t["bounds"],
         **(_regraded(archive) if regrade else {"regraded": None, "regrade_note": None}),
         "reported_finding": bool(rep.get("findings")),
-        "do_nothing_share": (dn["passable"]["tasks"] / dn["tasks"]
-                             if dn.get("applicable") and dn["tasks"] else None),
+        "do_nothing_share": _do_nothing_share(dn),
         "passes_on_do_nothing_passable": dn["passable"]["passes"] if dn.get("applicable")
         else None,
         "where_doing_nothing_fails": dn.get("pass_rate_where_doing_nothing_fails"),
