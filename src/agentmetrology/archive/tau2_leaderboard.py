@@ -220,7 +220,12 @@ def leaderboard(paths: list[Path], evaluator: Evaluator | None = None,
     with `regrade`, each file's pass^1 after re-grading (tau2_regrade) beside the others."""
     rows, inputs, files = [], [], results_files(paths)
     for path in files:
-        row, read = _row(path, evaluator, regrade)
+        try:
+            row, read = _row(path, evaluator, regrade)
+        except ArchiveFormatError as exc:
+            # By its whole path: a leaderboard's folders each hold an `airline.json`.
+            raise ArchiveFormatError(f"{path}: {str(exc).removeprefix(path.name + ': ')}"
+                                     ) from exc
         row["id"] = f"{row['submission']}/{row['file']}"
         rows.append(row)
         for p in read:
