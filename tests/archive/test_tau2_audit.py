@@ -286,6 +286,28 @@ def test_a_simulation_of_a_task_outside_the_task_set_is_named(tmp_path: Path) ->
             "in the planned episodes beside it.") in render_archive_report(doc)[0]
 
 
+def test_a_claimed_number_that_is_no_number_is_said_never_agreed_with(tmp_path: Path) -> None:
+    # Before, {"pass_1": "55.0"} gave "applicable, 0 findings" and an empty table: a claim
+    # that could not be read read as one that agrees; a top level's "55" vanished alike.
+    from agentmetrology.report.archive_report import render_archive_report
+
+    claim = {"results": {"airline": {"pass_1": "55.0", "cost": "0.5"}}}
+    rep = _section(shared(F.GPT_AIRLINE), claim=("submission.json", claim))["reported"]
+    assert not rep["applicable"] and rep["reason"] == (
+        'no reported number could be read (results.airline.pass_1: "55.0"; '
+        'results.airline.cost: "0.5")')
+    sims = raw(F.GPT_AIRLINE)["simulations"]
+    path = write(tmp_path, "top-airline.json", {"pass_rate": "55", "passed": 10.5,
+                                                "total_tasks": 20, "domain": "airline",
+                                                "simulations": sims})
+    doc = audit_archive(load_archive(path), evaluator=_no_verdicts)
+    rep = doc["tau2"]["reported"]
+    assert rep["applicable"] and rep["rows"] == [] and rep["findings"] == 0
+    assert rep["unreadable"] == ['pass_rate: "55"', "passed: 10.5"]
+    assert ("Claimed but not readable as numbers of their kind, so not compared: "
+            '`pass_rate: "55"`, `passed: 10.5`.') in render_archive_report(doc)[0]
+
+
 def test_submission_without_the_domain_is_not_applicable(tmp_path: Path) -> None:
     claim = ("submission.json", {"results": {"retail": {"pass_1": 50.0}}})
     rep = _section(shared(F.GPT_AIRLINE), claim=claim)["reported"]

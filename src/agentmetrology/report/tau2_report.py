@@ -193,8 +193,14 @@ def _reported(d: Doc, t: dict[str, Any]) -> None:
         # read 0.421 and its tolerance 0.0005 read 0.001, twice what it is.
         rows.append([f"pass^{row['k']}", d.money(row["reported"]), mine, d.money(row["tolerance"]),
                      ", ".join(row.get("agrees_with", [])) or "-", row["finding"]])
-    d.table(["number", "reported", "recomputed (planned)", "rounding", "agrees with",
-             "finding"], rows, f"Reported by {r['source']}")
+    if rows:
+        d.table(["number", "reported", "recomputed (planned)", "rounding", "agrees with",
+                 "finding"], rows, f"Reported by {r['source']}")
+    else:
+        d.p(f"Reported by {r['source']}: no pass^k.")
+    if r.get("unreadable"):
+        d.p("Claimed but not readable as numbers of their kind, so not compared: "
+            + ", ".join(code(x) for x in r["unreadable"]) + ".")
     for key in ("passed", "total_tasks"):
         if key in r:
             d.p(f"{code(key)}: reported {r[key]['reported']}, recomputed "

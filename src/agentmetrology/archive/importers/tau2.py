@@ -14,6 +14,7 @@ the simulations (info, tasks, the top level), the file is refused.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -194,9 +195,19 @@ def load_tau2(path: Path, data: Any | None = None) -> Archive:
         "git_commit": ident(info.get("git_commit")), "seed": info.get("seed"),
         "max_steps": count(info.get("max_steps")), "max_errors": count(info.get("max_errors")),
         "tasks_planned": len(planned), "simulations": len(sims),
-        "reported_top_level": {k: finite_float(custom[k]) for k in REPORTED_KEYS if k in custom},
+        "reported_top_level": {k: _as_noted(custom[k]) for k in REPORTED_KEYS if k in custom},
         **set_notes}}
     return archive
+
+
+def _as_noted(value: Any) -> Any:
+    """Return a claimed top-level number as the notes keep it: a finite number as a float;
+    anything else as it was where JSON can hold it (a string, a boolean, null), else as its
+    JSON text (NaN, 1e400): the claim check says it could not read it, never that it is absent."""
+    num = finite_float(value)
+    if num is not None or value is None or isinstance(value, str | bool):
+        return value if num is None else num
+    return json.dumps(value)[:40]
 
 
 def _declared_trials(info: dict[str, Any], present: int, archive: Archive,
