@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import struct
 import zlib
 from collections.abc import Callable
@@ -10,7 +11,10 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-TAUBENCH = (REPO / "../shared/data/taubench/gpt-4o-airline.json").resolve()
+# AGM_SHARED_DATA names another data folder (a checkout elsewhere, a git worktree), as in
+# tau2_files.py
+TAUBENCH = (Path(os.environ.get("AGM_SHARED_DATA") or (REPO / "../shared/data")).resolve()
+            / "taubench" / "gpt-4o-airline.json")
 
 
 @pytest.fixture(scope="session")

@@ -144,3 +144,23 @@ def test_passed_must_be_a_real_boolean(tmp_path: Path) -> None:
     a = load_archive(path, "jsonl")
     assert [e.episode_id for e in a.episodes] == ["b"]
     assert len(a.problems) == 1 and "passed" in a.problems[0].message
+
+
+def test_a_repeated_episode_line_is_listed_and_lines_without_a_trial_are_trials(
+        tmp_path: Path) -> None:
+    # Before, every line without a trial was trial 0 and a line repeating (task, trial) was
+    # kept: the audit counted t1 twice (stored 1 of 3, pass^1 0.25) while `compare`, keyed by
+    # (task, model, scaffold, trial), kept one of the two silently.
+    f = tmp_path / "a.jsonl"
+    lines = [{"task": "t1", "model": "m", "grade": 1.0},
+             {"task": "t1", "model": "m", "grade": 0.0},
+             {"task": "t1", "model": "m", "trial": 1, "grade": 1.0},
+             {"task": "t2", "model": "m", "trial": 0, "grade": 0.0},
+             {"task": "t2", "model": "m", "trial": 0, "grade": 1.0}]
+    f.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    archive = load_jsonl(f)
+    assert [(e.task, e.trial, e.grade.score if e.grade else None)
+            for e in archive.episodes] == [("t1", 0, 1.0), ("t1", 1, 0.0), ("t2", 0, 0.0)]
+    assert [str(p) for p in archive.problems] == [
+        "a.jsonl:3: skipped: task t1 trial 1 of m repeats an earlier line's",
+        "a.jsonl:5: skipped: task t2 trial 0 of m repeats an earlier line's"]

@@ -102,3 +102,24 @@ def test_missing_or_non_finite_reward_is_never_read_as_zero(taubench_file: Path,
     assert a.episodes[0].outcome == "pass"
     assert a.episodes[1].outcome == "ungraded" and a.episodes[1].reason == "unscored"
     assert a.episodes[2].outcome == "pass" and a.episodes[2].grade.score == 1.0
+
+
+def test_a_repeated_task_and_trial_is_listed_and_skipped(taubench_file: Path,
+                                                         tmp_path: Path) -> None:
+    # Before, a second row for (task 0, trial 0) was a fifth trial of task 0: 201 planned
+    # episodes, stored score 84/201, no load problem; `compare` kept one of the two silently.
+    import json as _json
+
+    rows = _json.loads(taubench_file.read_text())
+    first = next(r for r in rows if r["reward"] == 0.0)
+    twin = {**_json.loads(_json.dumps(next(r for r in rows if r["reward"] == 1.0))),
+            "task_id": first["task_id"], "trial": first["trial"]}
+    path = tmp_path / "gpt-4o-airline.json"
+    path.write_text(_json.dumps([*rows, twin]))
+    doc = audit_archive(load_archive(path))
+    overall = doc["coverage"]["overall"]
+    assert (overall["planned"], overall["counts"]["pass"], overall["score_stored"]) == (
+        200, 84, 0.42)
+    assert doc["load"]["problems"] == [f"gpt-4o-airline.json: row 200: task "
+                                       f"{first['task_id']} trial {first['trial']} repeated; "
+                                       "skipped"]

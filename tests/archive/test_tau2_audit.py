@@ -183,12 +183,13 @@ def test_custom_top_level_claim_agrees_or_is_a_finding(tmp_path: Path) -> None:
     assert {"code": "reported_disagrees", "findings": 2} in t["headlines"]
 
 
-@pytest.mark.parametrize("bad", [None, -5.0, "0.02"])
+@pytest.mark.parametrize("bad", [None, -5.0, "0.02", 1e308])
 def test_a_simulation_without_a_usable_cost_is_unknown_not_free(tmp_path: Path,
                                                                  bad: Any) -> None:
     # Before, the other 19 costs were summed and divided by 20 simulations (and by the
     # passes), reading the missing one as 0; a negative cost was summed (total -4.24, a
     # negative cost per pass); a claim was then compared with that understated average.
+    # 1e308 was taken as a known cost (a user share of 2e-309; two of them overflowed the sum).
     from agentmetrology.report.archive_report import render_archive_report
 
     data = copy.deepcopy(raw(F.GPT_AIRLINE))
@@ -225,6 +226,86 @@ def test_submission_claim_percentages_cost_and_the_denominator_that_explains_it(
     assert row["unresolved_pass_fraction_to_reach"] == pytest.approx(0.625)
     assert rep["cost"]["agrees_with"] == ["agent"] and not rep["cost"]["finding"]
     assert "error" not in rep and rep["findings"] == 1
+
+
+def test_costs_beyond_any_run_are_unknown_never_an_overflow(tmp_path: Path) -> None:
+    # Before, every simulation's agent_cost 1e308 raised OverflowError out of the audit (a
+    # traceback), and one message cost 1e308 made the file "cannot be read".
+    data = copy.deepcopy(raw(F.GPT_AIRLINE))
+    for s in data["simulations"]:
+        s["agent_cost"] = 1e308
+    for m in data["simulations"][1]["messages"]:
+        m["cost"] = 1e308
+    c = _section(write(tmp_path, "huge-airline.json", data))["cost"]
+    assert c["agent"]["missing"] == 20 and c["agent"]["total"] is None
+    assert c["agent_per_simulation"] is None and c["user_share"] is None
+    # simulation 1's messages carry no usable cost: its user side disagrees with its total
+    users = [m["cost"] for i, s in enumerate(data["simulations"]) if i != 1
+             for m in s["messages"] if m["role"] == "user"]
+    assert c["user_simulator"]["missing"] == 0
+    assert c["user_simulator"]["messages_total"] == pytest.approx(math.fsum(users))
+    assert c["user_simulator"]["disagreeing_simulations"] == 1
+
+
+@pytest.mark.parametrize(("written", "passes", "planned", "finding"), [
+    (13.6, 3, 22, False), (13.7, 3, 22, True), (14.0, 7, 50, False), (14.1, 7, 50, True)])
+def test_a_percent_claim_keeps_the_rounding_of_its_written_decimal(
+        tmp_path: Path, written: float, passes: int, planned: int, finding: bool) -> None:
+    # 13.6 / 100 * 100 is 13.600000000000001: the tolerance was taken from that, 5e-17, so a
+    # claim rounded to one decimal (3 of 22 = 13.64%) was a finding; it is half of 0.1 point.
+    data = copy.deepcopy(raw(F.QWEN_AIRLINE))
+    data["tasks"], data["simulations"] = data["tasks"][:planned], data["simulations"][:planned]
+    for i, s in enumerate(data["simulations"]):
+        s["task_id"], s["reward_info"]["reward"] = data["tasks"][i]["id"], float(i < passes)
+    from agentmetrology.report.archive_report import render_archive_report
+
+    path = write(tmp_path, "claim-airline.json", data)
+    for claim in ({"results": {"airline": {"pass_1": written}}}, {"pass_rate": written}):
+        doc = audit_archive(load_archive(path), claim=("submission.json", claim),
+                            evaluator=_no_verdicts)
+        row = doc["tau2"]["reported"]["rows"][0]
+        assert row["recomputed"]["planned"] == pytest.approx(passes / planned)
+        assert row["tolerance"] == pytest.approx(0.0005) and row["finding"] is finding
+        # the report shows the rounding as it is (at 3 decimals 0.0005 read 0.001)
+        assert f"| pass^1 | {written / 100:g} | {passes / planned:.3f} | 0.0005 |" in (
+            render_archive_report(doc)[0])
+
+
+def test_a_simulation_of_a_task_outside_the_task_set_is_named(tmp_path: Path) -> None:
+    # Before, its episode joined the planned count (21 for the file's 20 tasks) while the
+    # report said "Planned = the file's tasks x 1 trial(s)", naming it nowhere.
+    from agentmetrology.report.archive_report import render_archive_report
+
+    data = copy.deepcopy(raw(F.GPT_AIRLINE))
+    data["simulations"][0]["task_id"] = "zzz"
+    doc = audit_archive(load_archive(write(tmp_path, "foreign-airline.json", data)),
+                        evaluator=_no_verdicts)
+    t = doc["tau2"]
+    assert t["denominators"]["planned"] == 21 and t["file"]["ran_not_in_domain"] == ["zzz"]
+    assert ("Tasks ran that the task set does not hold (`zzz`): their simulations are counted "
+            "in the planned episodes beside it.") in render_archive_report(doc)[0]
+
+
+def test_a_claimed_number_that_is_no_number_is_said_never_agreed_with(tmp_path: Path) -> None:
+    # Before, {"pass_1": "55.0"} gave "applicable, 0 findings" and an empty table: a claim
+    # that could not be read read as one that agrees; a top level's "55" vanished alike.
+    from agentmetrology.report.archive_report import render_archive_report
+
+    claim = {"results": {"airline": {"pass_1": "55.0", "cost": "0.5"}}}
+    rep = _section(shared(F.GPT_AIRLINE), claim=("submission.json", claim))["reported"]
+    assert not rep["applicable"] and rep["reason"] == (
+        'no reported number could be read (results.airline.pass_1: "55.0"; '
+        'results.airline.cost: "0.5")')
+    sims = raw(F.GPT_AIRLINE)["simulations"]
+    path = write(tmp_path, "top-airline.json", {"pass_rate": "55", "passed": 10.5,
+                                                "total_tasks": 20, "domain": "airline",
+                                                "simulations": sims})
+    doc = audit_archive(load_archive(path), evaluator=_no_verdicts)
+    rep = doc["tau2"]["reported"]
+    assert rep["applicable"] and rep["rows"] == [] and rep["findings"] == 0
+    assert rep["unreadable"] == ['pass_rate: "55"', "passed: 10.5"]
+    assert ("Claimed but not readable as numbers of their kind, so not compared: "
+            '`pass_rate: "55"`, `passed: 10.5`.') in render_archive_report(doc)[0]
 
 
 def test_submission_without_the_domain_is_not_applicable(tmp_path: Path) -> None:

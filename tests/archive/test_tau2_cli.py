@@ -88,3 +88,25 @@ def test_tau2_user_errors_exit_2_in_one_line(tmp_path: Path) -> None:
         res = runner.invoke(archive_app, ["audit", *args, "--out", str(tmp_path / "o")])
         assert res.exit_code == 2, res.output
         assert "Traceback" not in res.output and len(res.output.strip().splitlines()) == 1
+
+
+def test_regrade_of_a_missing_path_says_not_found(tmp_path: Path) -> None:
+    # Before: "not an evidence store (a directory holding ledger.sqlite): ..." for a typo.
+    missing = tmp_path / "gpt-airline.json"
+    res = runner.invoke(archive_app, ["regrade", str(missing), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 2
+    assert " ".join(res.output.split()) == (f"error: not found: {missing} (give an evidence "
+                                            "store directory or a tau2 results file)")
+
+
+def test_leaderboard_names_a_bad_file_by_its_path(tmp_path: Path) -> None:
+    # Before: "error: airline.json: does not parse ..." with a folder per submission, each
+    # holding an airline.json: which one was not said.
+    for name, text in (("a", shared(GPT_AIRLINE).read_text()), ("b", '{"simulations": [')):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "airline.json").write_text(text)
+    res = runner.invoke(archive_app, ["leaderboard", str(tmp_path), "--out",
+                                      str(tmp_path / "o")])
+    assert res.exit_code == 2
+    assert " ".join(res.output.split()).startswith(
+        f"error: {tmp_path / 'b' / 'airline.json'}: does not parse as JSON")

@@ -170,12 +170,47 @@ def test_reward_info_null_is_ungraded_never_zero(tmp_path: Path) -> None:
     assert ep.stored_score is None
 
 
+@pytest.mark.parametrize("reward", [5.0, -1.0, 1.5])
+def test_a_reward_outside_0_1_is_no_score(tmp_path: Path, reward: float) -> None:
+    # Before, a tau2 reward of 5 or -1 was graded a failure and entered the mean of stored
+    # values (0.75 for one 5 among 10 passes of 20), unlike every other importer.
+    data = copy.deepcopy(raw(GPT_AIRLINE))
+    sim = next(s for s in data["simulations"] if s["reward_info"]["reward"] == 0.0)
+    sim["reward_info"]["reward"] = reward
+    archive = load_archive(write(tmp_path, "range.json", data))
+    ep = next(e for e in archive.episodes if e.task == sim["task_id"])
+    assert ep.outcome == "ungraded" and ep.reason == "score_out_of_range" and ep.grade is None
+    assert ep.stored_score == reward
+    assert ep.reason_detail == f"reward {reward:g} is outside the declared range [0, 1]"
+    assert Counter(e.outcome for e in archive.episodes) == {"pass": 10, "fail": 9,
+                                                             "ungraded": 1}
+
+
 def test_malformed_simulation_is_kept_ungraded_and_listed(tmp_path: Path) -> None:
     data = copy.deepcopy(raw(GPT_AIRLINE))
     data["simulations"][0]["messages"] = "not a list"
     archive = load_archive(write(tmp_path, "bad.json", data))
     assert len(archive.problems) == 1 and "malformed" in str(archive.problems[0])
     assert Counter(e.reason for e in archive.episodes)["malformed_record"] == 1
+
+
+@pytest.mark.parametrize("first", [[], "x", {"x": 1}])
+def test_a_first_simulation_of_the_wrong_shape_is_listed_not_the_file_refused(
+        tmp_path: Path, first: object) -> None:
+    # Before, only the first simulation was looked at: the file was then no tau2 file, read
+    # as JSONL and refused ("no episode could be read as jsonl"), 19 good simulations unread.
+    data = copy.deepcopy(raw(GPT_AIRLINE))
+    lost = data["simulations"][0]["task_id"]
+    data["simulations"][0] = first
+    path = write(tmp_path, "first.json", data)
+    assert detect_format(path) == "tau2"
+    archive = load_archive(path)
+    assert [p.message for p in archive.problems] == (
+        ["simulation 0: not an object"] if not isinstance(first, dict) else
+        ["simulation 0: skipped: task_id is null, not a string or integer"])
+    assert Counter(e.outcome for e in archive.episodes) == {"pass": 9, "fail": 10,
+                                                             "ungraded": 1}
+    assert next(e for e in archive.episodes if e.task == lost).reason == "never_ran"
 
 
 @pytest.mark.parametrize("payload", [

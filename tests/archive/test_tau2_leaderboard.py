@@ -135,3 +135,33 @@ def test_a_named_pipe_is_named_not_called_missing(tmp_path: Path) -> None:
     assert res.exit_code == 2
     assert f"{tmp_path / 'p.json'}: is a named pipe, neither a tau2 results file nor a " \
            "folder" in " ".join(res.output.split())
+
+
+def test_two_folders_files_of_one_name_are_two_submissions_ranked_apart(tmp_path: Path) -> None:
+    # Before, both rows were `airline/airline.json`: the rankings, keyed by that id, gave 0.500
+    # and 0.180 the same rank 2 and compared one unit (0 pairs) instead of two (1 pair).
+    for folder, name in (("a", GPT_AIRLINE), ("b", QWEN_AIRLINE)):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "airline.json").write_bytes(shared(name).read_bytes())
+    view = leaderboard([tmp_path])["domains"]["airline"]
+    got = {r["id"]: (r["submission"], r["recomputed"], r["ranks"]["recomputed"])
+           for r in view["rows"]}
+    assert got == {"a/airline.json": ("a/airline", 0.5, 1),
+                   "b/airline.json": ("b/airline", 0.18, 2)}
+    dn = next(c for c in view["comparisons"] if c["second"] == "where_doing_nothing_fails")
+    assert (dn["units"], dn["pairs"]) == (2, 1)
+
+
+def test_do_nothing_share_is_over_the_tasks_probed(tmp_path: Path) -> None:
+    # Before, the tasks the evaluator could not score were in the denominator: 5 passable of
+    # 10 probed among 20 tasks read 0.25 where the docs (and the column) say 0.5.
+    def half_probed(domain: str, defs: dict[str, object]) -> dict[str, dict[str, object]]:
+        return {t: {"passed": None if i % 2 else i % 4 == 0, "decided_by": "stated"}
+                for i, t in enumerate(sorted(defs))}
+
+    row = leaderboard([shared(GPT_AIRLINE)], evaluator=half_probed)["domains"]["airline"][
+        "rows"][0]
+    assert row["do_nothing_share"] == 0.5
+    none = leaderboard([shared(GPT_AIRLINE)], evaluator=lambda d, defs: {
+        t: {"passed": None, "decided_by": "stated"} for t in defs})
+    assert none["domains"]["airline"]["rows"][0]["do_nothing_share"] is None

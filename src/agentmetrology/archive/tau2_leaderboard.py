@@ -137,6 +137,15 @@ def _regraded(archive: Archive) -> dict[str, Any]:
             "regrade_note": f"{r['reproduced']} of {r['regraded']} stored rewards reproduced"}
 
 
+def _do_nothing_share(dn: dict[str, Any]) -> float | None:
+    """Return do-nothing-passable tasks over the tasks probed (a task the evaluator could not
+    score is neither; over every task, 5 passable of 10 probed among 20 read 0.25)."""
+    if not dn.get("applicable"):
+        return None
+    probed = dn["passable"]["tasks"] + dn["not_passable"]["tasks"]
+    return dn["passable"]["tasks"] / probed if probed else None
+
+
 def _row(path: Path, evaluator: Evaluator | None,
          regrade: bool) -> tuple[dict[str, Any], list[Path]]:
     """Return one leaderboard row for a results file, and the files it was read from."""
@@ -156,8 +165,7 @@ def _row(path: Path, evaluator: Evaluator | None,
         "recomputed": t["pass_1"]["planned"], "bounds": t["bounds"],
         **(_regraded(archive) if regrade else {"regraded": None, "regrade_note": None}),
         "reported_finding": bool(rep.get("findings")),
-        "do_nothing_share": (dn["passable"]["tasks"] / dn["tasks"]
-                             if dn.get("applicable") and dn["tasks"] else None),
+        "do_nothing_share": _do_nothing_share(dn),
         "passes_on_do_nothing_passable": dn["passable"]["passes"] if dn.get("applicable")
         else None,
         "where_doing_nothing_fails": dn.get("pass_rate_where_doing_nothing_fails"),
@@ -167,6 +175,25 @@ def _row(path: Path, evaluator: Evaluator | None,
         "headlines": [h["code"] for h in t["headlines"]],
     }
     return row, [path] + ([found[2]] if found else [])
+
+
+def _distinct(rows: list[dict[str, Any]], files: list[Path]) -> None:
+    """Name rows whose ids coincide by the shortest ending of their paths that tells them
+    apart (as id and submission): two folders' `airline.json` without a submission.json were
+    one id, so the rankings, keyed by id, gave both the same rank and compared neither."""
+    groups: dict[str, list[tuple[dict[str, Any], Path]]] = defaultdict(list)
+    for row, path in zip(rows, files, strict=True):
+        groups[row["id"]].append((row, path))
+    for group in (g for g in groups.values() if len(g) > 1):
+        for depth in range(2, max(len(p.parts) for _, p in group) + 1):
+            labels = ["/".join(p.parts[-depth:]) for _, p in group]
+            if len(set(labels)) == len(labels):
+                break
+        for (row, path), label in zip(group, labels, strict=True):
+            row["id"], row["submission"] = label, label.removesuffix(path.suffix)
+    if len({r["id"] for r in rows}) < len(rows):  # a new label met another row's: full paths
+        for row, path in zip(rows, files, strict=True):
+            row["id"] = str(path)
 
 
 def _ranks(rows: list[dict[str, Any]], key: str) -> dict[str, int]:
@@ -191,15 +218,21 @@ def leaderboard(paths: list[Path], evaluator: Evaluator | None = None,
                 tol: float = TIE_TOLERANCE, regrade: bool = False) -> dict[str, Any]:
     """Return leaderboard.json: rows per submission and domain, rankings, reversals, inputs;
     with `regrade`, each file's pass^1 after re-grading (tau2_regrade) beside the others."""
-    rows, inputs = [], []
-    for path in results_files(paths):
-        row, read = _row(path, evaluator, regrade)
+    rows, inputs, files = [], [], results_files(paths)
+    for path in files:
+        try:
+            row, read = _row(path, evaluator, regrade)
+        except ArchiveFormatError as exc:
+            # By its whole path: a leaderboard's folders each hold an `airline.json`.
+            raise ArchiveFormatError(f"{path}: {str(exc).removeprefix(path.name + ': ')}"
+                                     ) from exc
         row["id"] = f"{row['submission']}/{row['file']}"
         rows.append(row)
         for p in read:
             digest = file_digest(p)
             if digest not in inputs:  # one submission.json serves several results files
                 inputs.append(digest)
+    _distinct(rows, files)
     by_domain: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
         by_domain[row["domain"]].append(row)

@@ -12,6 +12,7 @@ graded ones.
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from pathlib import Path
@@ -73,14 +74,32 @@ def _claimed(claim: dict[str, Any], domain: str | None) -> dict[str, Any]:
         dom = results.get(domain or "") if domain else None
         if not isinstance(dom, dict):
             return {"error": f"results has no entry for domain {domain!r}"}
-        passk = {k: v / 100.0 for k in range(1, MAX_K + 1)
-                 if (v := finite_float(dom.get(f"pass_{k}"))) is not None}
-        return {"pass_k": passk, "percent": True, "cost": finite_float(dom.get("cost"))}
+        written = {k: v for k in range(1, MAX_K + 1)
+                   if (v := finite_float(dom.get(f"pass_{k}"))) is not None}
+        keys = [f"pass_{k}" for k in range(1, MAX_K + 1)] + ["cost"]
+        return {"pass_k": {k: v / 100.0 for k, v in written.items()}, "written": written,
+                "percent": True, "cost": finite_float(dom.get("cost")),
+                "unreadable": _unreadable(dom, keys, f"results.{domain}.")}
     rate = finite_float(claim.get("pass_rate"))
     percent = rate is not None and rate > 1.0
     return {"pass_k": {1: rate / 100.0 if percent else rate} if rate is not None else {},
+            "written": {1: rate} if rate is not None else {},
             "percent": percent, "passed": count(claim.get("passed")),
-            "total_tasks": count(claim.get("total_tasks"))}
+            "total_tasks": count(claim.get("total_tasks")),
+            "unreadable": _unreadable(claim, list(REPORTED_READERS), "")}
+
+
+# How a custom top level's claimed numbers are read: a rate or cost is any finite number, a
+# count a whole number >= 0.
+REPORTED_READERS = {"pass_rate": finite_float, "passed": count, "total_tasks": count}
+
+
+def _unreadable(part: dict[str, Any], keys: list[str], where: str) -> list[str]:
+    """Return `where+key: value` for each claimed number present but not readable as one (a
+    string "55.0", NaN, a fraction of a task): said, never read as no claim at all."""
+    read = {k: REPORTED_READERS.get(k, finite_float) for k in keys}
+    return [f"{where}{k}: {json.dumps(part[k])[:40]}" for k in keys
+            if part.get(k) is not None and read[k](part[k]) is None]
 
 
 def _pass1_row(claimed: float, percent: bool, raw: float, n: dict[str, int]) -> dict[str, Any]:
@@ -115,7 +134,9 @@ def reported_section(claim: tuple[str, dict[str, Any]] | None, top_level: dict[s
         return {"applicable": False, "source": source, "reason": c["error"]}
     rows = []
     for k, v in sorted(c["pass_k"].items()):
-        raw = v * 100 if c["percent"] else v
+        # The number as written, not v * 100: 13.6 / 100 * 100 is 13.600000000000001, whose
+        # last decimal would shrink the claim's rounding tolerance to 5e-17.
+        raw = c["written"][k]
         if k == 1:
             rows.append({"k": 1, **_pass1_row(v, c["percent"], raw, n)})
             continue
@@ -123,8 +144,13 @@ def reported_section(claim: tuple[str, dict[str, Any]] | None, top_level: dict[s
         tol = float(_tolerance(raw) / (100 if c["percent"] else 1))
         rows.append({"k": k, "reported": v, "tolerance": tol, "recomputed_planned": mine,
                      "finding": mine is None or abs(mine - v) > tol})
+    bad = c["unreadable"]
+    if not rows and all(c.get(k) is None for k in ("passed", "total_tasks", "cost")):
+        why = "no reported number could be read" + (f" ({'; '.join(bad)})" if bad else "")
+        return {"applicable": False, "source": source, "reason": why, "unreadable": bad}
     out: dict[str, Any] = {"applicable": True, "source": source, "rows": rows,
-                           "findings": sum(bool(r["finding"]) for r in rows)}
+                           "findings": sum(bool(r["finding"]) for r in rows),
+                           "unreadable": bad}
     for key, mine in (("passed", n["passes"]), ("total_tasks", n["tasks"])):
         if c.get(key) is not None:
             out[key] = {"reported": c[key], "recomputed": mine, "finding": c[key] != mine}

@@ -239,6 +239,9 @@ def regrade(
     src = resolved(store)  # FileRefused (a UserError) for a link loop
     if src.is_file():  # a tau2 results file: its simulations replayed through the domain
         return regrade_file(src, out, as_json)
+    if not src.exists():  # else it read as "not an evidence store", which it also is not
+        raise _fail(f"not found: {store} (give an evidence store directory or a tau2 results "
+                    "file)")
     if not looks_like_store(src):
         raise _fail(f"not an evidence store (a directory holding {LEDGER_FILE}): {store}")
     with _refused():

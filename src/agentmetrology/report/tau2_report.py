@@ -10,6 +10,8 @@ from typing import Any
 from agentmetrology.report import html as H
 from agentmetrology.report.blocks import Doc, code
 
+MAX_NAMED = 20  # tasks named in a sentence; archive.json lists them all
+
 
 def _headline(h: dict[str, Any]) -> str:
     kind = h["code"]
@@ -66,6 +68,12 @@ def _denominators(d: Doc, t: dict[str, Any]) -> None:
               if f["definitions"] else "no task definitions (none in the file, none shipped)")
     d.p(f"Planned = {f['planned_from']} x {f['trials']} trial(s); {source}. Domain from "
         f"{f['domain_from']}.")
+    if outside := f.get("ran_not_in_domain"):
+        # They are in the planned count, which the task set alone would not give.
+        more = ", ..." if len(outside) > MAX_NAMED else ""
+        d.p("Tasks ran that the task set does not hold ("
+            + ", ".join(code(x) for x in outside[:MAX_NAMED]) + more
+            + "): their simulations are counted in the planned episodes beside it.")
     vs = f.get("versus_shipped")
     if vs and vs["compared"]:
         differ = ", ".join(code(x) for x in vs["tasks"]) or "none"
@@ -181,10 +189,18 @@ def _reported(d: Doc, t: dict[str, Any]) -> None:
     rows = []
     for row in r["rows"]:
         mine = row.get("recomputed", {}).get("planned", row.get("recomputed_planned"))
-        rows.append([f"pass^{row['k']}", row["reported"], mine, row["tolerance"],
+        # The claim and its rounding with significant digits: at 3 decimals a claim of 42.15%
+        # read 0.421 and its tolerance 0.0005 read 0.001, twice what it is.
+        rows.append([f"pass^{row['k']}", d.money(row["reported"]), mine, d.money(row["tolerance"]),
                      ", ".join(row.get("agrees_with", [])) or "-", row["finding"]])
-    d.table(["number", "reported", "recomputed (planned)", "rounding", "agrees with",
-             "finding"], rows, f"Reported by {r['source']}")
+    if rows:
+        d.table(["number", "reported", "recomputed (planned)", "rounding", "agrees with",
+                 "finding"], rows, f"Reported by {r['source']}")
+    else:
+        d.p(f"Reported by {r['source']}: no pass^k.")
+    if r.get("unreadable"):
+        d.p("Claimed but not readable as numbers of their kind, so not compared: "
+            + ", ".join(code(x) for x in r["unreadable"]) + ".")
     for key in ("passed", "total_tasks"):
         if key in r:
             d.p(f"{code(key)}: reported {r[key]['reported']}, recomputed "

@@ -171,13 +171,20 @@ def _names(raw: Any, key: str) -> tuple[str, ...]:
     return tuple(raw)
 
 
-def parse_episode(obj: dict[str, Any], line: int) -> ArchiveEpisode:
-    """Return an ArchiveEpisode from one episode line (raises LineError on a bad shape)."""
+def parse_episode(obj: dict[str, Any], line: int,
+                  taken: set[tuple[Any, ...]] | None = None) -> ArchiveEpisode:
+    """Return an ArchiveEpisode from one episode line (raises LineError on a bad shape); a
+    line without a trial gets the smallest trial its (model, scaffold, run, task) has not
+    `taken` (0 without them), as a tau2 simulation without one gets its occurrence."""
     task, model = _opt_str(obj, "task"), _opt_str(obj, "model")
     if not task or not model:
         raise LineError("task and model are required")
-    trial = _int(obj.get("trial"), "trial")
     run = _opt_str(obj, "run") or ""
+    trial = _int(obj.get("trial"), "trial")
+    if obj.get("trial") is None and taken:
+        unit = (model, _opt_str(obj, "scaffold") or "", run, task)
+        while (*unit, trial) in taken:
+            trial += 1
     grade = _grade(obj.get("grade"))
     termination = _opt_str(obj, "termination")
     failed = termination in MEASUREMENT_FAILURES
@@ -235,6 +242,7 @@ def load_jsonl(path: Path, archive: Archive | None = None, spans_only: bool = Fa
     """Return an Archive of the episodes and spans in a JSONL file; bad lines become problems."""
     archive = archive or Archive(source=path.name, format=FORMAT)
     skipped, spans_before, problems_before = 0, len(archive.spans), len(archive.problems)
+    keys: set[tuple[Any, ...]] = set()
     for no, text in _lines(path):
         try:
             if text is None:
@@ -246,7 +254,15 @@ def load_jsonl(path: Path, archive: Archive | None = None, spans_only: bool = Fa
             elif spans_only:
                 raise LineError("not a span (no span_id)")
             else:
-                archive.episodes.append(parse_episode(obj, no))
+                ep = parse_episode(obj, no, keys)
+                ident = (ep.model, ep.scaffold, ep.run, ep.task, ep.trial)
+                if ident in keys:
+                    # One (cell, run, task, trial) is one episode: a second line for it was a
+                    # second trial in the audit and, silently, one of the two in a comparison.
+                    raise LineError(f"task {ep.task} trial {ep.trial} of {ep.model} repeats "
+                                    "an earlier line's")
+                keys.add(ident)
+                archive.episodes.append(ep)
         except (LineError, TypeError, ValueError) as exc:  # JSONDecodeError is a ValueError
             skipped += 1
             msg = getattr(exc, "msg", None) or str(exc)

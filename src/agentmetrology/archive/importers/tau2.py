@@ -14,6 +14,7 @@ the simulations (info, tasks, the top level), the file is refused.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -55,8 +56,10 @@ def looks_like_tau2(data: Any) -> bool:
     if isinstance(data, list):
         return bool(data) and _is_sim(data[0])
     if isinstance(data, dict) and isinstance(data.get("simulations"), list):
+        # Any simulation, not the first: a first one of the wrong shape is that simulation's
+        # problem (listed), not a reason to read the whole file as JSONL and refuse it.
         sims = data["simulations"]
-        return _is_sim(sims[0]) if sims else isinstance(data.get("tasks"), list)
+        return any(map(_is_sim, sims)) if sims else isinstance(data.get("tasks"), list)
     return False
 
 
@@ -140,7 +143,8 @@ def _task_set(tasks: list[Any] | None, domain: str | None, ran: set[str],
         defs = {str(ident(t.get("id"))): t for t in tasks
                 if isinstance(t, dict) and ident(t.get("id")) is not None}
         return list(defs), defs, {"definitions": "file", "planned_from": "the file's tasks",
-                                  "versus_shipped": dom.differing(defs, domain)}
+                                  "versus_shipped": dom.differing(defs, domain),
+                                  "ran_not_in_domain": sorted(ran - set(defs))}
     shipped = dom.load_domain(domain) if domain else None
     if shipped is None:
         why = ("the domain is unknown" if not domain else
@@ -191,9 +195,19 @@ def load_tau2(path: Path, data: Any | None = None) -> Archive:
         "git_commit": ident(info.get("git_commit")), "seed": info.get("seed"),
         "max_steps": count(info.get("max_steps")), "max_errors": count(info.get("max_errors")),
         "tasks_planned": len(planned), "simulations": len(sims),
-        "reported_top_level": {k: finite_float(custom[k]) for k in REPORTED_KEYS if k in custom},
+        "reported_top_level": {k: _as_noted(custom[k]) for k in REPORTED_KEYS if k in custom},
         **set_notes}}
     return archive
+
+
+def _as_noted(value: Any) -> Any:
+    """Return a claimed top-level number as the notes keep it: a finite number as a float;
+    anything else as it was where JSON can hold it (a string, a boolean, null), else as its
+    JSON text (NaN, 1e400): the claim check says it could not read it, never that it is absent."""
+    num = finite_float(value)
+    if num is not None or value is None or isinstance(value, str | bool):
+        return value if num is None else num
+    return json.dumps(value)[:40]
 
 
 def _declared_trials(info: dict[str, Any], present: int, archive: Archive,
@@ -241,11 +255,15 @@ def _one(raw: Any, i: int, model: str, path: Path, seen: Counter[str],
 def _plan(archive: Archive, planned: list[str], trials: int, model: str) -> None:
     """Add a `never_ran` placeholder for every planned (task, trial) the file lacks."""
     have = {(e.task, e.trial) for e in archive.episodes}
-    missing = [(t, k) for t in planned for k in range(trials) if (t, k) not in have]
-    if len(missing) > MAX_PLANNED_ABSENT:
+    # Counted before any is built: one simulation with trial 10**9 would otherwise list
+    # billions of placeholders (all memory) before the limit below could refuse them.
+    tasks = set(planned)
+    absent = len(tasks) * trials - sum(t in tasks and k < trials for t, k in have)
+    if absent > MAX_PLANNED_ABSENT:
         raise ArchiveFormatError(f"{archive.source}: {len(planned)} tasks x {trials} trials "
-                                 f"imply {len(missing)} absent simulations; more than "
+                                 f"imply {absent} absent simulations; more than "
                                  f"{MAX_PLANNED_ABSENT} is refused as implausible")
+    missing = [(t, k) for t in planned for k in range(trials) if (t, k) not in have]
     run = Path(archive.source).stem
     for task, trial in missing:
         archive.episodes.append(ArchiveEpisode(

@@ -13,7 +13,16 @@ import math
 from collections import Counter, defaultdict, deque
 from typing import Any
 
-from agentmetrology.archive.importers.limits import Malformed, count, ident, kind_name, obj, seq
+from agentmetrology.archive.importers.limits import (
+    MAX_COST,
+    Malformed,
+    count,
+    ident,
+    kind_name,
+    obj,
+    score_outside,
+    seq,
+)
 from agentmetrology.archive.model import ArchiveEpisode, ArchiveEvent, StoredGrade, is_success
 from agentmetrology.records.numbers import finite_float
 
@@ -63,10 +72,11 @@ def _tool_events(messages: list[Any]) -> tuple[list[ArchiveEvent], Counter[str]]
 
 
 def a_cost(value: Any) -> float | None:
-    """Return a recorded cost, or None when it is none (missing, not finite, or negative: no
-    provider pays us, so a sum holding it would be read as a cost lower than was paid)."""
+    """Return a recorded cost, or None when it is none (missing, not finite, negative: no
+    provider pays us, so a sum holding it would be read as a cost lower than was paid; or
+    above MAX_COST, far beyond any run, where sums would overflow to infinity)."""
     cost = finite_float(value)
-    return cost if cost is not None and cost >= 0 else None
+    return cost if cost is not None and 0 <= cost <= MAX_COST else None
 
 
 def message_costs(messages: list[Any]) -> dict[str, Any]:
@@ -163,6 +173,11 @@ def fill_episode(ep: ArchiveEpisode, sim: dict[str, Any]) -> None:
         return
     if reward is None:
         ep.reason, ep.reason_detail = "unscored", "reward_info.reward is not a finite number"
+        return
+    if (outside := score_outside(reward, "reward")) is not None:
+        # tau2 rewards are success probabilities: 5 or -1 is no such score, and a mean over
+        # it would not be a rate (kept in stored_score, counted ungraded like any other).
+        ep.reason, ep.reason_detail = "score_out_of_range", outside
         return
     ep.grade = StoredGrade(score=reward, passed=is_success(reward),
                            detail={"basis": ep.meta["reward"]["basis"]})

@@ -248,6 +248,7 @@ def load_taubench(path: Path, data: Any | None = None) -> Archive:
     model, domain = _model_and_domain(path.stem)
     archive = Archive(source=path.name, format=FORMAT)
     totals: Counter[str] = Counter()
+    keys: set[tuple[str, int]] = set()
     for i, row in enumerate(data):
         if not isinstance(row, dict) or "task_id" not in row:
             archive.problems.append(LoadProblem(path.name, None, f"row {i}: not a tau-bench row"))
@@ -257,6 +258,13 @@ def load_taubench(path: Path, data: Any | None = None) -> Archive:
         except Malformed as exc:
             archive.problems.append(LoadProblem(path.name, None, f"row {i}: skipped: {exc}"))
             continue
+        if (ep.task, ep.trial) in keys:
+            # One (task, trial) is one episode: a second row for it would be a fifth trial of
+            # a 4-trial task in the audit, and one of the two, silently, in a comparison.
+            archive.problems.append(LoadProblem(path.name, None, f"row {i}: task {ep.task} "
+                                                f"trial {ep.trial} repeated; skipped"))
+            continue
+        keys.add((ep.task, ep.trial))
         if "malformed" in ep.meta:
             archive.problems.append(LoadProblem(
                 path.name, None, f"row {i} (task {ep.task}): malformed, kept ungraded: "

@@ -170,14 +170,18 @@ def _mock_model(text: str = "") -> Any:
         out.usage = ModelUsage(input_tokens=0, output_tokens=0, total_tokens=0)
         return out
 
-    return get_model("mockllm/model", custom_outputs=reply, memoize=False)
+    # The first model Inspect builds in a process prints its hooks banner on stdout, which
+    # would land inside `agm archive audit --json` output (as _eval's run is, it is dropped).
+    with contextlib.redirect_stdout(io.StringIO()):
+        return get_model("mockllm/model", custom_outputs=reply, memoize=False)
 
 
 def _judge_model(judge: Judge) -> Any:
     from inspect_ai.model import get_model
 
-    return get_model(f"openai-api/agmjudge/{judge.model}", base_url=judge.base_url,
-                     api_key=judge.api_key, memoize=False)
+    with contextlib.redirect_stdout(io.StringIO()):  # the hooks banner, as in _mock_model
+        return get_model(f"openai-api/agmjudge/{judge.model}", base_url=judge.base_url,
+                         api_key=judge.api_key, memoize=False)
 
 
 async def _score_sample(scorers: Sequence[Any], state: Any, cell: tuple[str, str],

@@ -1,0 +1,31 @@
+"""Inspect's models are built without a word on stdout (where `--json` output goes)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agentmetrology.inspect_ext.audit import run as inspect_run
+from agentmetrology.inspect_ext.audit.run import Judge
+
+
+def test_the_first_model_of_a_process_prints_no_hooks_banner(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # Before, the first model Inspect built in a process printed "inspect_ai v... hooks
+    # enabled: 1 ..." on stdout: `agm archive audit TAU2_FILE --json` with a cold do-nothing
+    # memo wrote it above the JSON, which then did not parse.
+    from inspect_ai.hooks import _startup
+
+    monkeypatch.setattr(_startup, "_registry_hooks_loaded", False)
+    _startup.init_hooks()
+    if "hooks enabled" not in capsys.readouterr().out:
+        pytest.skip("no Inspect hook is installed here: nothing would be printed")
+    builders: list[Any] = [inspect_run._mock_model,
+                           lambda: inspect_run._judge_model(Judge(model="m", base_url=
+                                                                  "http://127.0.0.1:9/v1",
+                                                                  api_key="k"))]
+    for build in builders:
+        monkeypatch.setattr(_startup, "_registry_hooks_loaded", False)
+        build()
+        assert capsys.readouterr().out == ""
