@@ -330,7 +330,17 @@ def test_pass_k_with_several_trials_matches_by_hand(tmp_path: Path) -> None:
     assert t["pass_k"] == pytest.approx([pass1, pass2])
     rows = t["reported"]["rows"]
     assert [r["finding"] for r in rows] == [False, False, True]  # pass^3 needs three trials
+    assert rows[2]["unsupported"] == ("the file's simulations give no pass^3 (no task has 3 "
+                                      "trials), so the claim rests on runs the file does not "
+                                      "hold")
+    assert t["reported"]["unsupported"] == 1 and "unsupported" not in rows[1]
     assert rows[1]["recomputed_planned"] == pytest.approx(pass2)
+    from agentmetrology.report.archive_report import render_archive_report
+
+    report = render_archive_report(audit_archive(
+        load_archive(path), claim=("submission.json", claim), evaluator=_no_verdicts))[0]
+    assert ("pass^3 is claimed without support: the file's simulations give no pass^3 (no "
+            "task has 3 trials), so the claim rests on runs the file does not hold.") in report
     claim["results"]["airline"]["pass_2"] = 32.5
     wrong = _section(path, claim=("submission.json", claim))["reported"]["rows"][1]
     assert wrong["finding"] and wrong["reported"] == 0.325

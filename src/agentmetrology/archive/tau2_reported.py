@@ -142,14 +142,20 @@ def reported_section(claim: tuple[str, dict[str, Any]] | None, top_level: dict[s
             continue
         mine = pass_k[k - 1] if k <= len(pass_k) else None
         tol = float(_tolerance(raw) / (100 if c["percent"] else 1))
-        rows.append({"k": k, "reported": v, "tolerance": tol, "recomputed_planned": mine,
-                     "finding": mine is None or abs(mine - v) > tol})
+        row: dict[str, Any] = {"k": k, "reported": v, "tolerance": tol,
+                               "recomputed_planned": mine,
+                               "finding": mine is None or abs(mine - v) > tol}
+        if mine is None:  # a finding of another kind than a disagreement: said as such
+            row["unsupported"] = (f"the file's simulations give no pass^{k} (no task has {k} "
+                                  "trials), so the claim rests on runs the file does not hold")
+        rows.append(row)
     bad = c["unreadable"]
     if not rows and all(c.get(k) is None for k in ("passed", "total_tasks", "cost")):
         why = "no reported number could be read" + (f" ({'; '.join(bad)})" if bad else "")
         return {"applicable": False, "source": source, "reason": why, "unreadable": bad}
     out: dict[str, Any] = {"applicable": True, "source": source, "rows": rows,
                            "findings": sum(bool(r["finding"]) for r in rows),
+                           "unsupported": sum("unsupported" in r for r in rows),
                            "unreadable": bad}
     for key, mine in (("passed", n["passes"]), ("total_tasks", n["tasks"])):
         if c.get(key) is not None:

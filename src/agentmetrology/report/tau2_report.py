@@ -198,6 +198,9 @@ def _reported(d: Doc, t: dict[str, Any]) -> None:
                  "finding"], rows, f"Reported by {r['source']}")
     else:
         d.p(f"Reported by {r['source']}: no pass^k.")
+    for row in r["rows"]:
+        if "unsupported" in row:  # a finding, but not a disagreement with a recomputed number
+            d.p(f"pass^{row['k']} is claimed without support: {row['unsupported']}.")
     if r.get("unreadable"):
         d.p("Claimed but not readable as numbers of their kind, so not compared: "
             + ", ".join(code(x) for x in r["unreadable"]) + ".")
