@@ -144,7 +144,7 @@ def test_initialization_data_is_named_not_regraded(tmp_path: Path) -> None:
     task["initial_state"] = {"initialization_data": {"agent_data": {"users": {}}}}
     data["simulations"] = [sim]
     out = regrade_tau2(load_archive(write(tmp_path, "init.json", data)))
-    assert out["problems"] == {"not re-graded": 1}
+    assert out["problems"] == {"unsupported here": 1}
     assert "initialization_data" in out["not_regraded"][0]["problem"]
 
 

@@ -125,5 +125,5 @@ def test_a_db_basis_in_telecom_is_named_not_regraded(tmp_path: Path) -> None:
     def db(task: dict[str, Any]) -> None:
         task["evaluation_criteria"]["reward_basis"] = ["DB", "ENV_ASSERTION"]
     out = _one_sim(tmp_path, 0, "db.json", edit_task=db)
-    assert out["regraded"] == 0 and out["problems"] == {"not re-graded": 1}
+    assert out["regraded"] == 0 and out["problems"] == {"unsupported here": 1}
     assert "telecom's DB check" in out["not_regraded"][0]["problem"]

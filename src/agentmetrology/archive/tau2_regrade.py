@@ -83,12 +83,12 @@ def _unsupported(domain: str, task: dict[str, Any], basis: list[str]) -> str | N
         return "not re-gradable without a judge: NL_ASSERTION in the basis"
     missing = [b for b in basis if b not in REGRADED[domain]]
     if missing:
-        return "not re-graded: " + "; ".join(f"{b} in the basis ({WHY_NOT.get(b, 'unknown')})"
+        return "unsupported here: " + "; ".join(f"{b} in the basis ({WHY_NOT.get(b, 'unknown')})"
                                              for b in missing)
     init = task.get("initial_state") or {}
     for key in ("initialization_data", "message_history"):
         if init.get(key):
-            return f"not re-graded: initial_state.{key} is not applied by this version"
+            return f"unsupported here: initial_state.{key} is not applied by this version"
     return None
 
 
@@ -129,7 +129,7 @@ def _one(ep: ArchiveEpisode, kit: Kit, gold: dict[str, str]) -> dict[str, Any]:
     if ep.grade is None:  # ungraded by the audit (harness failure, no reward): never re-graded
         return {**row, "problem": f"ungraded: {ep.reason} ({ep.reason_detail})"}
     if not task:
-        return {**row, "problem": "not re-graded: no task definition for the task"}
+        return {**row, "problem": "no task definition: the file does not define the task"}
     if (ep.meta.get("reward") or {}).get("premature"):
         return {**row, "recomputed": 0.0, "note": "reward 0 by the runner's rule, kept"}
     if bad:
