@@ -202,6 +202,11 @@ def test_tool_errors_are_observations_and_the_budget_holds() -> None:
     assert w.tools["update_record"](id="R9", field="flag", value=True)["error"] == \
         "404 no record 'R9'"
     assert "unknown argument(s) extra" in w.tools["whoami"](extra=1)["error"]
+    # an unhashable field name (a model can send a list or an object) raised TypeError out of
+    # the tool, so the agent's bad call became an infrastructure failure of the episode
+    for field in ([], ["flag"], {}, {"flag": True}):
+        assert w.tools["update_record"](id="R1", field=field, value=True)["error"] == \
+            "422 field must be one of flag, note, status"
     for _ in range(40):
         w.tools["whoami"]()
     assert w.budget_exhausted and w.tools["whoami"]()["error"] == "tool-call budget exhausted"

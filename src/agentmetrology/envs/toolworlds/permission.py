@@ -124,7 +124,7 @@ class PermissionWorld(World):
     def _bad_field(self, id: Any, field: Any, value: Any) -> str:
         if not isinstance(id, str) or id not in self.state["records"]:
             return f"404 no record {id!r}"
-        if field not in FIELDS:
+        if not isinstance(field, str) or field not in FIELDS:  # a list is no key: no TypeError
             return f"422 field must be one of {', '.join(FIELDS)}"
         if type(value) is not FIELDS[field] or (field == "status" and value not in STATUSES):
             return f"422 bad value {value!r} for {field}"
