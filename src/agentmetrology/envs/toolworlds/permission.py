@@ -118,7 +118,7 @@ class PermissionWorld(World):
         return {"records": [{"id": k, "status": v["status"]} for k, v in self.cache.items()]}
 
     def read_record(self, id: Any) -> Observation:
-        rec = self.read(f"records.{id}") if isinstance(id, str) else None
+        rec = self.entry("records", id)
         return {"error": f"404 no record {id!r}"} if rec is None else {"id": id, **rec}
 
     def _bad_field(self, id: Any, field: Any, value: Any) -> str:
