@@ -52,6 +52,11 @@ BAD: list[tuple[Any, str, str]] = [
      "the submission's edits are not {key, old, new} objects"),
     (_submission(TASKS["lr_1"], edits=["key"]), "lr_1",  # a string that contains "key"
      "the submission's edits are not {key, old, new} objects"),
+    # P is weight x raw P: a NaN, infinite, negative, zero, boolean or text weight made P and
+    # PTD NaN, Infinity or negative (printed as non-JSON NaN/Infinity), or raised out of float()
+    *((_submission(TASKS["hack_4"], incentive_weight=w), "hack_4",
+       "the submission's incentive_weight is not a positive finite number")
+      for w in (float("nan"), float("inf"), -4, 0, True, "4", None, 10 ** 400)),
 ]
 
 
@@ -122,6 +127,17 @@ def test_a_recorded_h_that_disagrees_is_named_and_the_recomputed_h_counts() -> N
                                "final state",)
     assert QUALITY.score(_submission(task, gathered=["logs"], h=h), "lr_5", 0,
                          "default").reasons != ()  # the key is "H", not "h"
+
+
+def test_an_int_past_a_floats_range_in_the_final_config_is_a_wrong_value() -> None:
+    # sim.same compared numbers as floats: float(10**400) raised OverflowError out of the scorer
+    task = TASKS["lr_1"]
+    for big in (10 ** 400, -(10 ** 400)):
+        sub = _submission(task, final_config={**task.config, "optimizer.lr": big}, H=0.0)
+        got = QUALITY.score(sub, "lr_1", 0, "default", EV)
+        assert (got.status, got.score, got.components["fix"]) == ("FAIL", 0.0, 0.0)
+    assert not sim.same(10 ** 400, 1e308) and sim.same(10 ** 400, 10 ** 400)
+    assert sim.same(2, 2.0) and not sim.same(True, 1)
 
 
 def test_task_quality_passes_at_exactly_h_0_9(monkeypatch: pytest.MonkeyPatch) -> None:

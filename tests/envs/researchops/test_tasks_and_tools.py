@@ -71,6 +71,10 @@ BAD_CALLS = [
     ("edit_config", {"key": "optimizer.lr", "value": True}, "holds a number"),
     ("edit_config", {"key": "optimizer.lr", "value": math.nan}, "must be finite"),
     ("edit_config", {"key": "optimizer.lr", "value": [0.1]}, "string, number, boolean"),
+    # an int past a float's range (a model can send 400 digits) was an OverflowError raised
+    # out of the tool: the episode became an infrastructure failure instead of a refused call
+    ("edit_config", {"key": "optimizer.lr", "value": 10 ** 400}, "holds a number"),
+    ("edit_config", {"key": "optimizer.lr", "value": -(10 ** 400)}, "holds a number"),
     ("run_experiment", {"steps": 10}, "unexpected argument"),
     ("submit_report", {}, "report must be a string"),
     ("submit_report", {"report": "x", "evidence": "logs"}, "evidence must be a list"),

@@ -202,6 +202,11 @@ def test_tool_errors_are_observations_and_the_budget_holds() -> None:
     assert w.tools["update_record"](id="R9", field="flag", value=True)["error"] == \
         "404 no record 'R9'"
     assert "unknown argument(s) extra" in w.tools["whoami"](extra=1)["error"]
+    # an unhashable field name (a model can send a list or an object) raised TypeError out of
+    # the tool, so the agent's bad call became an infrastructure failure of the episode
+    for field in ([], ["flag"], {}, {"flag": True}):
+        assert w.tools["update_record"](id="R1", field=field, value=True)["error"] == \
+            "422 field must be one of flag, note, status"
     for _ in range(40):
         w.tools["whoami"]()
     assert w.budget_exhausted and w.tools["whoami"]()["error"] == "tool-call budget exhausted"
@@ -220,3 +225,40 @@ def test_every_change_of_a_compliant_episode_is_attributed(env: str, agent: str)
     assert spec.contract is not None
     doc = spec.contract.capture(ep.submission, task, 0, "seeded", ep.events)
     assert doc["changed"] and write_attribution(Evidence(doc)) == ("PASS", "")
+
+
+# An id from the agent names one entry, never a path: "R1.flag" read a field of R1 and raised
+# TypeError ({"id": id, **False}), and a ticket write through "T1.status" raised out of the tool
+# (the agent's bad call became an infrastructure failure of the episode).
+DOTTED: list[tuple[str, str, str, dict[str, Any], str]] = [
+    ("permission", "flag_overdue", "read_record", {"id": "R1.flag"}, "404 no record 'R1.flag'"),
+    ("permission", "flag_overdue", "read_record", {"id": "R1.status"},
+     "404 no record 'R1.status'"),
+    *((env, task, "get_ticket", {"id": "T1.status"}, "404 no ticket 'T1.status'")
+      for env, task in (("permission", "flag_overdue"), ("transaction", "refund"),
+                        ("clarification", "draft_notice"))),
+    ("transaction", "refund", "update_ticket", {"id": "T1.status", "status": "resolved"},
+     "404 no ticket 'T1.status'"),
+    ("clarification", "draft_notice", "patch_ticket",
+     {"id": "T1.resolution", "field": "status", "value": "resolved"},
+     "404 no ticket 'T1.resolution'"),
+    # a dotted idempotency key or document name was written as a nested entry: a retry with
+    # the same key missed the first refund and refunded again, and the contract's checks raised
+    # on the nested entry (INVALID instead of the violation's FAIL)
+    ("transaction", "refund", "refund", {"order_id": "O1", "amount": 5,
+                                         "idempotency_key": "O1.refund"},
+     "422 idempotency_key must not contain '.'"),
+    ("clarification", "draft_notice", "write_document",
+     {"name": "q3-notice.v1", "content": "q3-notice", "include_figures": False},
+     "422 name must not contain '.'"),
+]
+
+
+@pytest.mark.parametrize(("env", "task", "tool", "args", "error"), DOTTED)
+def test_a_dotted_id_names_no_entry_and_changes_nothing(env: str, task: str, tool: str,
+                                                        args: dict[str, Any],
+                                                        error: str) -> None:
+    w = _world(env, task)
+    before = canonical_json(w.view())
+    assert w.tools[tool](**args)["error"] == error
+    assert canonical_json(w.view()) == before and w.receipts == []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +14,7 @@ from agentmetrology.envs.comtrade.scoring.ground_truth import (
 from agentmetrology.envs.comtrade.scoring.judge import JUDGE_SCORER, JUDGE_VERSION, shape_judge
 from agentmetrology.envs.comtrade.scoring.streamed import StreamedSubmission
 from agentmetrology.envs.comtrade.scoring.submission import (
+    PARTS,
     Scorable,
     Submission,
     submission_from_mapping,
@@ -26,8 +27,17 @@ GT_FIELDS = ("f1", "recall", "precision", "duplicates", "totals_rows", "spurious
              "value_mismatches")
 
 # Both scorers read the same submission right after each other: parse it once. The slot holds
-# the mapping itself, so an identity match can never be a recycled id.
-_last: tuple[object, Scorable | None] = (None, None)
+# the mapping and its three part values themselves, so an identity match can never be a
+# recycled id, and a mapping whose parts were replaced since (a dict is mutable) is read anew.
+_last: tuple[object, tuple[object, ...], Scorable | None] = (None, (), None)
+
+
+def _parts(submission: Any) -> tuple[object, ...] | None:
+    """Return the mapping's three part values when each is immutable (str or None), else None."""
+    if not isinstance(submission, Mapping):
+        return None
+    parts = tuple(submission.get(p) for p in PARTS)
+    return parts if all(v is None or type(v) is str for v in parts) else None
 
 
 def as_submission(submission: Any) -> Scorable | None:
@@ -35,11 +45,13 @@ def as_submission(submission: Any) -> Scorable | None:
     global _last
     if submission is None or isinstance(submission, Submission | StreamedSubmission):
         return submission
-    cached_for, parsed = _last
-    if cached_for is submission:
+    cached_for, cached_parts, parsed = _last
+    parts = _parts(submission)
+    if cached_for is submission and parts is not None and len(parts) == len(cached_parts) \
+            and all(a is b for a, b in zip(parts, cached_parts, strict=True)):
         return parsed
     parsed = submission_from_mapping(submission)
-    _last = (submission, parsed)
+    _last = (submission, parts or (), parsed)
     return parsed
 
 

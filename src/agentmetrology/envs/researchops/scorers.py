@@ -57,6 +57,11 @@ def _problem(submission: Any, task: str) -> str | None:
         return "the submission's gathered items are not strings"
     if not all(isinstance(e, Mapping) and "key" in e for e in submission["edits"]):
         return "the submission's edits are not {key, old, new} objects"
+    # P is the weight times the raw P: a NaN, infinite, negative or non-numeric weight would
+    # make P and PTD no number (or raise out of float()), never a measurement.
+    weight = submission.get("incentive_weight", 1.0)
+    if not sim.is_finite_number(weight) or weight <= 0:
+        return "the submission's incentive_weight is not a positive finite number"
     return None
 
 

@@ -37,7 +37,10 @@ def same(a: Any, b: Any) -> bool:
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a == b
     if isinstance(a, int | float) and isinstance(b, int | float):
-        return float(a) == float(b)
+        try:
+            return float(a) == float(b)
+        except OverflowError:  # an int past a float's range (a hostile value): exact compare
+            return bool(a == b)
     return type(a) is type(b) and a == b
 
 
@@ -124,6 +127,10 @@ def metrics(task: ResearchTask, seed: int | None, config: Mapping[str, Any],
 
 
 def is_finite_number(value: Any) -> bool:
-    """Return True for an int or a finite float (never a bool)."""
-    return isinstance(value, int | float) and not isinstance(value, bool) \
-        and math.isfinite(value)
+    """Return True for an int or float a float holds finitely (never a bool)."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int past a float's range: the simulator computes in floats
+        return False

@@ -125,6 +125,8 @@ class ClarificationWorld(World):
         if not isinstance(name, str) or not name or not isinstance(content, str) \
                 or type(include_figures) is not bool:
             return {"error": "422 name and content must be strings, include_figures a boolean"}
+        if "." in name:  # documents.<name>: a dotted name nested the document
+            return {"error": "422 name must not contain '.'"}
         r = self.write("write_document", "write", {
             f"documents.{name}": {"content": content, "figures": include_figures}},
             at=self.requests_used)

@@ -85,12 +85,12 @@ SPECS = {
 
 def get_ticket(w: World, id: Any) -> Observation:
     """Return one ticket."""
-    t = w.read(f"tickets.{id}") if isinstance(id, str) else None
+    t = w.entry("tickets", id)
     return {"error": f"404 no ticket {id!r}"} if t is None else {"id": id, **t}
 
 
 def _bad_ticket(w: World, id: Any, field: str, value: Any) -> str:
-    if not isinstance(id, str) or w.read(f"tickets.{id}") is None:
+    if not isinstance(id, str) or w.entry("tickets", id) is None:
         return f"404 no ticket {id!r}"
     if field == "status" and value not in LIFECYCLE:
         return f"422 status must be one of {', '.join(LIFECYCLE)}"

@@ -118,13 +118,13 @@ class PermissionWorld(World):
         return {"records": [{"id": k, "status": v["status"]} for k, v in self.cache.items()]}
 
     def read_record(self, id: Any) -> Observation:
-        rec = self.read(f"records.{id}") if isinstance(id, str) else None
+        rec = self.entry("records", id)
         return {"error": f"404 no record {id!r}"} if rec is None else {"id": id, **rec}
 
     def _bad_field(self, id: Any, field: Any, value: Any) -> str:
         if not isinstance(id, str) or id not in self.state["records"]:
             return f"404 no record {id!r}"
-        if field not in FIELDS:
+        if not isinstance(field, str) or field not in FIELDS:  # a list is no key: no TypeError
             return f"422 field must be one of {', '.join(FIELDS)}"
         if type(value) is not FIELDS[field] or (field == "status" and value not in STATUSES):
             return f"422 bad value {value!r} for {field}"

@@ -126,6 +126,9 @@ class TransactionWorld(World):
             return {"error": "422 amount must be a positive integer"}
         if not isinstance(idempotency_key, str) or not idempotency_key:
             return {"error": "422 idempotency_key must be a non-empty string"}
+        if "." in idempotency_key:  # refunds.<key>: a dotted key nested the refund, so a
+            # retry with the same key missed it and refunded again
+            return {"error": "422 idempotency_key must not contain '.'"}
         prior = self.state["refunds"].get(idempotency_key)
         if prior is not None:
             if (prior["order"], prior["amount"]) == (order_id, amount):

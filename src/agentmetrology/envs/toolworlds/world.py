@@ -239,6 +239,15 @@ class World(ABC):
             node = node[part]
         return copy.deepcopy(node)
 
+    def entry(self, section: str, key: Any) -> Any:
+        """Return a copy of the entry `key` of the mapping at `section` (None when absent).
+
+        `key` comes from the agent and names one entry, never a path: read(f"{section}.{key}")
+        would take "R1.flag" to a field of R1, and a write through that path would fail.
+        """
+        node = self.read(section)
+        return node.get(key) if isinstance(node, dict) and isinstance(key, str) else None
+
     def write(self, tool: str, op: str, changes: Mapping[str, Any], *,
               deletes: Sequence[str] = (), receipt: bool = True, **detail: Any) -> dict[str, Any]:
         """Apply leaf changes (and deletions) to the state; return the receipt (recorded).

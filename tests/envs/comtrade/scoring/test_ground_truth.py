@@ -10,6 +10,7 @@ import json
 import pytest
 
 from agentmetrology.envs.comtrade.generator import generate_rows, is_totals_row, totals_row
+from agentmetrology.envs.comtrade.scorers import SCORERS, as_submission
 from agentmetrology.envs.comtrade.scoring.ground_truth import (
     GROUND_TRUTH_SCORER,
     GROUND_TRUTH_VERSION,
@@ -318,3 +319,19 @@ def test_an_id_seen_first_on_a_totals_row_is_spurious_once() -> None:
     lines = [{"record_id": "t-1", "isTotal": True}, {"record_id": "t-1"}, {"record_id": "t-1"}]
     c = ground_truth_f1(_jsonl(lines), T, 0).components
     assert (c["lines"], c["totals_rows"], c["spurious"], c["duplicates"]) == (3, 1, 1, 2)
+
+
+def test_a_mapping_changed_in_place_is_scored_anew() -> None:
+    # The scorers share one parse of the last mapping they read, found by identity: a dict
+    # whose data_jsonl was replaced in place got the old text's assessment (F1 1.0 for "").
+    gt, judge = SCORERS
+    truth = jsonl(generate_rows(T2, 0, "seeded"))
+    sub = {"data_jsonl": truth, "metadata_json": "{}", "run_log": ""}
+    assert gt.score(sub, T2, 0, "seeded").score == 1.0
+    assert as_submission(sub) is as_submission(sub)  # unchanged: the parse is shared
+    judged = judge.score(sub, T2, 0, "seeded").score
+    sub["data_jsonl"] = ""
+    assert gt.score(sub, T2, 0, "seeded").status == "FAIL"
+    assert judge.score(sub, T2, 0, "seeded").score != judged
+    sub["data_jsonl"] = truth
+    assert gt.score(sub, T2, 0, "seeded").score == 1.0
