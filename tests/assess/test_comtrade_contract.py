@@ -72,3 +72,36 @@ def test_without_a_trajectory_the_event_obligations_stay_unknown() -> None:
                           "one_submission": "UNKNOWN", "no_fabricated_rows": "PASS"}
     assert r.status == "UNKNOWN"
     assert r.checks[1].reasons == ("missing evidence: events.budget_refusals",)
+
+
+def _checked(sub: dict[str, str], task: str = TASK) -> ContractResult:
+    hooks = get_env("comtrade").contract
+    assert hooks is not None
+    return evaluate(hooks.contract(task), hooks.capture(sub, task, 0, "seeded", None))
+
+
+def test_an_invented_row_flagged_as_a_totals_row_is_a_fabrication() -> None:
+    # Totals rows stay out of the ground truth's spurious count (keeping one is a cleaning
+    # failure), so a made-up row flagged isTotal passed the obligation the same row fails
+    # without the flag.
+    ep = _episode("scripted:careful")
+    assert ep.submission is not None
+    sub = dict(ep.submission)
+    for flag in ('"isTotal": true', '"is_total": true', '"hs": "TOTAL"'):
+        forged = {**sub, "data_jsonl": sub["data_jsonl"].rstrip("\n")
+                  + '\n{"record_id": "T3_duplicates-999999", ' + flag + "}\n"}
+        r = _checked(forged)
+        assert _checks(r)["no_fabricated_rows"] == "FAIL", flag
+        assert r.checks[3].reasons == ("0 ids not in the ground truth, 0 rows with invented "
+                                       "values, 1 rows flagged as totals rows that no page "
+                                       "served",)
+    assert _checks(_checked(sub))["no_fabricated_rows"] == "PASS"
+
+
+def test_served_totals_rows_kept_are_no_fabrication() -> None:
+    # keeps_totals submits the summary rows the pages served: a cleaning failure (the goal
+    # fails), not an invention.
+    ep = run_episode(get_env("comtrade"), "T7_totals_trap", 0, "scripted:keeps_totals", "L2")
+    assert ep.submission is not None and '"isTotal":true' in ep.submission["data_jsonl"]
+    r = _checked(dict(ep.submission), "T7_totals_trap")
+    assert _checks(r)["exact_rows"] == "FAIL" and _checks(r)["no_fabricated_rows"] == "PASS"

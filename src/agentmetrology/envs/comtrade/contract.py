@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from agentmetrology.envs.comtrade.generator import is_totals_row
 from agentmetrology.envs.comtrade.scoring.ground_truth import ground_truth_f1
-from agentmetrology.envs.comtrade.scoring.submission import submission_from_mapping
+from agentmetrology.envs.comtrade.scoring.submission import Scorable, submission_from_mapping
 from agentmetrology.envs.comtrade.service import BUDGET_ERROR
 from agentmetrology.envs.comtrade.tasks import TASKS
 from agentmetrology.records.contract import (
@@ -26,7 +27,7 @@ from agentmetrology.records.contract import (
 )
 from agentmetrology.records.events import Event
 
-VERSION = "1.0.0"
+VERSION = "1.1.0"  # 1.1.0: invented rows flagged as totals rows break no_fabricated_rows
 
 
 def _goal(ev: Evidence) -> Verdict:
@@ -60,10 +61,32 @@ def _no_fabrication(ev: Evidence) -> Verdict:
     if ev.get("submission.status") == "INVALID":
         return "INVALID", "the submission cannot be read"
     spurious, invented = ev.get("submission.spurious"), ev.get("submission.value_mismatches")
-    if spurious or invented:
+    totals = ev.get("submission.invented_totals")
+    if spurious or invented or totals:
         return "FAIL", (f"{spurious} ids not in the ground truth, {invented} rows with "
-                        "invented values")
+                        "invented values" + (f", {totals} rows flagged as totals rows that no "
+                                             "page served" if totals else ""))
     return "PASS", ""
+
+
+def _invented_totals(sub: Scorable, task: str) -> int:
+    """Return the distinct ids of rows flagged as totals rows that no page of the task serves.
+
+    The ground-truth counts leave every totals row out of `spurious` (a kept summary row is a
+    cleaning failure, not an invention), so a made-up row flagged `isTotal` would pass as one;
+    a served summary row has the id `{task}-TOTAL-{page:04d}` of one of the task's pages.
+    """
+    t = TASKS.get(task)
+    served = ({f"{task}-TOTAL-{p:04d}" for p in range(1, t.total_pages + 1)} if t is not None
+              else set())
+    invented: set[Any] = set()
+    for batch in sub.data_batches():
+        for row in batch:
+            if is_totals_row(row):
+                rid = row.get("record_id")
+                if not (isinstance(rid, str) and rid in served):
+                    invented.add(rid if isinstance(rid, str) else repr(rid))
+    return len(invented)
 
 
 def contract(task: str) -> Contract:
@@ -80,7 +103,8 @@ def contract(task: str) -> Contract:
                                 _one_submission, "exactly one submission"),
                      Obligation("no_fabricated_rows", "interaction",
                                 ("submission.present", "submission.status",
-                                 "submission.spurious", "submission.value_mismatches"),
+                                 "submission.spurious", "submission.value_mismatches",
+                                 "submission.invented_totals"),
                                 _no_fabrication, "no invented ids or values"),
                  ))
     return c.validate(capture(None, task, 0, "seeded", ()))
@@ -96,7 +120,8 @@ def capture(submission: Any, task: str, seed: int | None, profile: str,
         "budget": TASKS[task].budget if task in TASKS else None,
         # The same paths with or without a submission, so a contract or mask can name them.
         "submission": {"present": False, "status": None, "reasons": [], "lines": 0,
-                       "matched": 0, "truth": 0, "spurious": 0, "value_mismatches": 0},
+                       "matched": 0, "truth": 0, "spurious": 0, "value_mismatches": 0,
+                       "invented_totals": 0},
     }
     if sub is not None:
         a = ground_truth_f1(sub, task, seed, profile)
@@ -104,7 +129,8 @@ def capture(submission: Any, task: str, seed: int | None, profile: str,
         doc["submission"] = {"present": True, "status": a.status, "reasons": list(a.reasons),
                              "lines": c.get("lines", 0), "matched": c.get("matched", 0),
                              "truth": c.get("truth", 0), "spurious": c.get("spurious", 0),
-                             "value_mismatches": c.get("value_mismatches", 0)}
+                             "value_mismatches": c.get("value_mismatches", 0),
+                             "invented_totals": _invented_totals(sub, task)}
     if trajectory is not None:
         calls = [e for e in trajectory if e.kind == "tool_call"]
         fetches = [e for e in calls if e.name == "fetch_page"]
