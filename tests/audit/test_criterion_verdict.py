@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentmetrology.audit.card import cell_text
 from agentmetrology.audit.criterion_verdict import criterion_verdict
 from agentmetrology.inspect_ext.audit.target import _withhold_kind
 
@@ -100,3 +101,27 @@ def test_a_card_cell_prints_its_verdict_with_n() -> None:
     res.update(pairs_invalid=0, by_probe=[], truth_excluded={"cells": 0, "pairs": 0})
     assert cell_text(criterion_row(res)) == (
         "fail (n = 6 samples compared), unstable across split halves")
+
+
+def test_the_valid_scorer_ranked_by_itself_reads_pass_by_definition() -> None:
+    # The truth column's probes are ranked by that scorer's own values: a pass there is a
+    # definition holding, not a test passed, and the card says so (never 'pass (n = 30 ...)').
+    from agentmetrology.audit.env_audit import _configurations, _run_stages
+    from agentmetrology.audit.targets.env import EnvTarget
+    from agentmetrology.envs.registry import get_env
+
+    target = EnvTarget(get_env("comtrade"), seeds=1)
+    stages = _run_stages(target, 0, lambda *a: None, None, ())
+    configs = _configurations(target, stages, None)
+    truth = [c for c in configs if c["scorer"] == stages.truth["scorer"]]
+    shipped = [c for c in configs if c["scorer"] == stages.shipped["scorer"]]
+    assert truth and shipped
+    for c in truth:
+        cell = c["rows"]["criterion_sensitivity"]
+        assert cell["evidence"]["by_definition"] == ("the valid scorer is the ground truth the "
+                                                     "probes are ranked by")
+        assert cell_text(cell) == "pass by definition (n = 10 samples compared)"
+    for c in shipped:  # the shipped judge was tested against that truth: no such label
+        cell = c["rows"]["criterion_sensitivity"]
+        assert "by_definition" not in cell["evidence"]
+        assert cell_text(cell) == "fail (n = 10 samples compared)"

@@ -58,6 +58,9 @@ def cell_text(cell: dict[str, Any]) -> str:
     v = (cell.get("evidence") or {}).get("verdict")
     if not v or cell["status"] == "not probed":  # nothing was judged: no n to rest on
         return str(cell["status"])
+    if cell["evidence"].get("by_definition") and v["sufficient"]:
+        # the ground truth ranked by itself: no test was passed, a definition holds
+        return f"{cell['status']} by definition (n = {v['n']} {v['counted']})"
     text = (str(v["text"]) if v["verdict"] == cell["status"] or not v["sufficient"]
             else f"{cell['status']} (n = {v['n']} {v['counted']})")
     return text if v.get("stable", True) else f"{text}, unstable across split halves"
