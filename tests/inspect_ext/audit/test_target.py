@@ -206,3 +206,18 @@ def test_the_kind_and_criterion_carry_their_split_halves() -> None:
     assert (kind["stable"], kind["consistent"]) == (True, [])
     assert crit["text"] == "fail (n = 3 samples compared)" and crit["stable"]
     assert "stability" not in _config(doc)
+
+
+def test_json_output_is_only_json_even_when_inspect_prints_its_hooks_banner(
+        tmp_path, monkeypatch):
+    # Inspect prints "inspect_ai vX / hooks enabled: N" on stdout the first time a model is
+    # made in a process (our own task-end hook is one); --json must stay parseable.
+    import inspect_ai.hooks._startup as startup
+
+    monkeypatch.setattr(startup, "_registry_hooks_loaded", False)
+    monkeypatch.setattr(startup, "init_legacy_hooks", lambda: ["a hook banner"])
+    res = RUNNER.invoke(inspect_app, ["inspect", toy("exact_task"), "--json",
+                                      "--no-empty-trajectory", "--out", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    card = json.loads(res.stdout)
+    assert card["benchmark"] == toy("exact_task")
