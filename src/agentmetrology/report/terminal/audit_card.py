@@ -34,7 +34,7 @@ def card_tables(con: Console, card: dict[str, Any]) -> list[Any]:
         rows = [[key.replace("_", " "), *(cell_text(c["rows"][key]) for c in group)]
                 for key in CARD_ROWS]
         rows.append(["licensed claim", *(str(c["licensed_claim"]) for c in group)])
-        tables.append(fit_table(con, title, cols, rows))
+        tables.append(fit_table(con, title, cols, rows, markup=False))  # names, not markup
     return tables
 
 
