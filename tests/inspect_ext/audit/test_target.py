@@ -272,3 +272,18 @@ def test_a_cancelled_run_is_not_turned_into_a_cell() -> None:
 def test_an_int_beyond_the_float_range_is_not_a_number() -> None:
     assert to_number(10**400) == (None, "returned an int too large for a float, not a number")
     assert to_number(2**53) == (float(2**53), "")
+
+
+@pytest.mark.parametrize("where", ["import", "task"])
+def test_a_task_file_calling_sys_exit_exits_2_with_one_line(tmp_path, where: str) -> None:
+    # Before, agm exited silently with the task's own exit code (4).
+    body = ("from inspect_ai import task\nimport sys\n"
+            + ("sys.exit(4)\n" if where == "import" else "")
+            + "\n@task\ndef quits():\n    sys.exit(4)\n")
+    (tmp_path / "quits.py").write_text(body)
+    res = RUNNER.invoke(inspect_app, ["inspect", f"{tmp_path / 'quits.py'}@quits", "--out",
+                                      str(tmp_path / "out")])
+    assert res.exit_code == 2, res.output
+    lines = [ln for ln in res.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "cannot load Inspect task" in lines[0]
+    assert lines[0].endswith("its code called sys.exit(4)")
