@@ -60,6 +60,7 @@ def test_samples_without_target_are_counted_not_dropped(gsm8k_doc):
     t = gsm8k_doc["target"]
     assert (t["samples_audited"], t["samples_without_target"]) == (4, 1)
     assert t["samples_without_target_by_reason"] == {"no target": 1}
+    assert t["without_oracle"] == {"d": "no target"}  # which sample, and why
     assert t["entries_without_oracle"] == 1
     # the do-nothing run still scores it: an empty answer matches an empty target
     e = t["scorers"][0]["empty_trajectory"]
