@@ -238,6 +238,10 @@ def test_a_scorer_that_breaks_its_sample_is_invalid_alone():
         cells = doc["stages"]["probes"][key]["cells"]
         assert {(c["score"], c["message"]) for c in cells} == {(None, why)}, key
     assert huge["rows"]["criterion_sensitivity"]["status"] == "not probed"
+    # the card's not-probed line said "no reason recorded"
+    assert huge["rows"]["criterion_sensitivity"]["evidence"]["reason"] == (
+        "no correct/degraded pair compared: 15 of 15 probe cells INVALID (most common: scorer "
+        "returned an int too large for a float, not a number)")
 
 
 @pytest.mark.parametrize("exc", [SystemExit(3), KeyboardInterrupt(), GeneratorExit(),
