@@ -73,14 +73,17 @@ def criterion_row(res: dict[str, Any]) -> dict[str, Any]:
     return row(res["status"], ev, res)
 
 
+NO_PAIR = "no correct/degraded pair"  # how a criterion row not probed for want of pairs begins
+
+
 def _no_pair_reason(res: dict[str, Any]) -> str:
     """Return why no correct/degraded pair was compared (INVALID cells, with the commonest)."""
     invalid = res.get("cells_invalid", 0)
     if not invalid:
-        return "no correct/degraded pair to compare"
+        return f"{NO_PAIR} to compare"
     top = res.get("invalid_reasons") or []
     common = f" (most common: {top[0]['reason']})" if top else ""
-    return (f"no correct/degraded pair compared: {invalid} of {len(res.get('cells', []))} "
+    return (f"{NO_PAIR} compared: {invalid} of {len(res.get('cells', []))} "
             f"probe cells INVALID{common}")
 
 
