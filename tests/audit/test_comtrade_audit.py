@@ -261,3 +261,22 @@ def test_a_scorer_that_crashes_on_a_worse_probe_never_licenses_a_claim(tmp_path:
     res = probe_battery(ComtradeTarget(seeds=1, scorer=scorer), ComtradeTarget(1).tasks())
     assert res["offending"] == [] and res["pairs_invalid"] > 0
     assert res["status"] == "not probed"
+
+
+def test_bfcl_entries_without_an_oracle_are_named_on_the_terminal(tmp_path: Path) -> None:
+    pytest.importorskip("bfcl_eval", reason="bfcl-eval not installed: pip install --no-deps "
+                                           "bfcl-eval==2026.3.23")
+    from typer.testing import CliRunner
+
+    from agentmetrology.cli.main import app
+
+    # live_simple_106-63-0 and live_simple_112-68-0: answers that contradict the schema
+    result = CliRunner().invoke(app, ["audit", "bfcl", "--category", "live_simple",
+                                      "--limit", "120", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert ("entries without an oracle (not probed): 2 of 120 (live_simple_106-63-0, "
+            "live_simple_112-68-0; audit.json says why)") in " ".join(result.stdout.split())
+    target = json.loads((tmp_path / "audit.json").read_text())["target"]
+    assert (target["entries"], target["entries_without_oracle"], target["cells"]) == (
+        120, 2, 590)
+    assert sorted(target["without_oracle"]) == ["live_simple_106-63-0", "live_simple_112-68-0"]

@@ -68,7 +68,23 @@ def criterion_row(res: dict[str, Any]) -> dict[str, Any]:
           "truth_mean_by_probe": {k: v["truth_mean"] for k, v in by.items()},
           "truth_excluded": res["truth_excluded"],
           "verdict": criterion_verdict(res).to_dict()}  # n samples compared, split halves
+    if res["status"] == "not probed":  # a not-probed row always says why
+        ev["reason"] = _no_pair_reason(res)
     return row(res["status"], ev, res)
+
+
+NO_PAIR = "no correct/degraded pair"  # how a criterion row not probed for want of pairs begins
+
+
+def _no_pair_reason(res: dict[str, Any]) -> str:
+    """Return why no correct/degraded pair was compared (INVALID cells, with the commonest)."""
+    invalid = res.get("cells_invalid", 0)
+    if not invalid:
+        return f"{NO_PAIR} to compare"
+    top = res.get("invalid_reasons") or []
+    common = f" (most common: {top[0]['reason']})" if top else ""
+    return (f"{NO_PAIR} compared: {invalid} of {len(res.get('cells', []))} "
+            f"probe cells INVALID{common}")
 
 
 def _payload_row(store: StoreEpisodes | None, joint: dict[str, Any] | None) -> dict[str, Any]:

@@ -26,7 +26,12 @@ def audit_target(target: AuditTarget, *, seed: int = 0,
     cells: list[dict[str, Any]] = list(probes["cells"])  # type: ignore[arg-type]
     deviations = sum(1 for c in cells if c["score"] is None
                      or abs(c["score"] - c["truth"]) >= target.resolution)
-    missing_oracles = sum(1 for r in refs if target.oracle(r) is None)
+    # Entries without an oracle get no probes: counted and named with why (bfcl's `defect`:
+    # shipped answers that contradict the schema), never dropped in silence.
+    defect = getattr(target, "defect", None)
+    without = {r.task_id: (defect(r) if callable(defect) else None) or "no oracle"
+               for r in refs if target.oracle(r) is None}
+    missing_oracles = len(without)
     not_probed = row("not probed", {"reason": "the target exposes no ownership map or "
                                               "episodes (single-turn decoding)"}, None)
     rows = {"scorer_kind": row(target.scorer_kind, {"kind": target.scorer_kind}, None),
@@ -40,7 +45,8 @@ def audit_target(target: AuditTarget, *, seed: int = 0,
         "audit": target.name, "tool_version": __version__, "analysis_seed": seed,
         "profile": None, "seeds": None,
         "target": {"name": target.name, "entries": len(refs),
-                   "entries_without_oracle": missing_oracles, "cells": len(cells),
+                   "entries_without_oracle": missing_oracles,
+                   **({"without_oracle": without} if without else {}), "cells": len(cells),
                    "deviations": deviations, **(extra or {})},
         "scorers": {"shipped": {"name": target.scorer_name, "kind": target.scorer_kind,
                                 "resolution": target.resolution}},

@@ -7,6 +7,8 @@ built-in auditor.
 
 from __future__ import annotations
 
+import contextlib
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +88,9 @@ def inspect_cmd(
     with user_errors():
         check_writable(out)
         judge = judge_from_options(judge_model, base_url, api_key_env)
-    with stage_progress(err_console) as progress:
+    # Inspect prints on stdout (its "hooks enabled" banner the first time a model is made, a
+    # task's own prints): stdout is the card's (--json), so all of that goes to stderr.
+    with stage_progress(err_console) as progress, contextlib.redirect_stdout(sys.stderr):
         if progress is not None:
             err_console.print(f"auditing {task}", markup=False, soft_wrap=True)
             progress("loading the task", 0, 0)

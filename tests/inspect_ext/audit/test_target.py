@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -12,7 +14,7 @@ from typer.testing import CliRunner
 
 from agentmetrology.cli.audit_inspect_cmd import inspect_app
 from agentmetrology.inspect_ext.audit.load import load_task
-from agentmetrology.inspect_ext.audit.run import NEEDS_JUDGE, Judge
+from agentmetrology.inspect_ext.audit.run import NEEDS_JUDGE, Judge, call_scorer, to_number
 from agentmetrology.inspect_ext.audit.target import audit_inspect
 from support.fake_openai import FakeOpenAI, text
 
@@ -58,6 +60,7 @@ def test_samples_without_target_are_counted_not_dropped(gsm8k_doc):
     t = gsm8k_doc["target"]
     assert (t["samples_audited"], t["samples_without_target"]) == (4, 1)
     assert t["samples_without_target_by_reason"] == {"no target": 1}
+    assert t["without_oracle"] == {"d": "no target"}  # which sample, and why
     assert t["entries_without_oracle"] == 1
     # the do-nothing run still scores it: an empty answer matches an empty target
     e = t["scorers"][0]["empty_trajectory"]
@@ -206,3 +209,86 @@ def test_the_kind_and_criterion_carry_their_split_halves() -> None:
     assert (kind["stable"], kind["consistent"]) == (True, [])
     assert crit["text"] == "fail (n = 3 samples compared)" and crit["stable"]
     assert "stability" not in _config(doc)
+
+
+def test_json_output_is_only_json_even_when_inspect_prints_its_hooks_banner(
+        tmp_path, monkeypatch):
+    # Inspect prints "inspect_ai vX / hooks enabled: N" on stdout the first time a model is
+    # made in a process (our own task-end hook is one); --json must stay parseable.
+    import inspect_ai.hooks._startup as startup
+
+    monkeypatch.setattr(startup, "_registry_hooks_loaded", False)
+    monkeypatch.setattr(startup, "init_legacy_hooks", lambda: ["a hook banner"])
+    res = RUNNER.invoke(inspect_app, ["inspect", toy("exact_task"), "--json",
+                                      "--no-empty-trajectory", "--out", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    card = json.loads(res.stdout)
+    assert card["benchmark"] == toy("exact_task")
+
+
+def test_a_scorer_that_breaks_its_sample_is_invalid_alone():
+    doc = _audit("crashing_neighbours_task", empty_trajectory=False)
+    huge, _, exact = doc["card"]["configurations"]
+    assert exact["rows"]["criterion_sensitivity"]["status"] == "pass"
+    assert _cell(doc, "b", "correct", "scorer 3")["score"] == 1.0
+    assert _cell(doc, "b", "fabricated", "scorer 3")["score"] == 0.0
+    for key, why in (("shipped", "scorer returned an int too large for a float, not a number"),
+                     ("scorer 2", "scorer raised CancelledError: cancelled by the scorer "
+                                  "itself")):
+        cells = doc["stages"]["probes"][key]["cells"]
+        assert {(c["score"], c["message"]) for c in cells} == {(None, why)}, key
+    assert huge["rows"]["criterion_sensitivity"]["status"] == "not probed"
+    # the card's not-probed line said "no reason recorded"
+    assert huge["rows"]["criterion_sensitivity"]["evidence"]["reason"] == (
+        "no correct/degraded pair compared: 15 of 15 probe cells INVALID (most common: scorer "
+        "returned an int too large for a float, not a number)")
+
+
+@pytest.mark.parametrize("exc", [SystemExit(3), KeyboardInterrupt(), GeneratorExit(),
+                                 asyncio.CancelledError()])
+def test_a_scorer_raising_a_base_exception_is_invalid(exc: BaseException) -> None:
+    # Before, SystemExit and KeyboardInterrupt from a scorer hung the whole audit.
+    async def scorer(state: Any, target: Any) -> Any:
+        raise exc
+
+    state = SimpleNamespace(target=None)
+    try:
+        out, parts = asyncio.run(call_scorer(scorer, state, 5.0))
+    except BaseException as escaped:  # pytest itself would stop on a KeyboardInterrupt
+        pytest.fail(f"{type(escaped).__name__} escaped the scorer call")
+    assert (out.value, out.status, parts) == (None, "INVALID", None)
+    assert out.message.startswith(f"scorer raised {type(exc).__name__}")
+
+
+def test_a_cancelled_run_is_not_turned_into_a_cell() -> None:
+    async def slow(state: Any, target: Any) -> Any:
+        await asyncio.sleep(60)
+
+    async def main() -> None:
+        task = asyncio.ensure_future(call_scorer(slow, SimpleNamespace(target=None), 30.0))
+        await asyncio.sleep(0.05)
+        task.cancel()
+        await task
+
+    with pytest.raises(asyncio.CancelledError):
+        asyncio.run(main())
+
+
+def test_an_int_beyond_the_float_range_is_not_a_number() -> None:
+    assert to_number(10**400) == (None, "returned an int too large for a float, not a number")
+    assert to_number(2**53) == (float(2**53), "")
+
+
+@pytest.mark.parametrize("where", ["import", "task"])
+def test_a_task_file_calling_sys_exit_exits_2_with_one_line(tmp_path, where: str) -> None:
+    # Before, agm exited silently with the task's own exit code (4).
+    body = ("from inspect_ai import task\nimport sys\n"
+            + ("sys.exit(4)\n" if where == "import" else "")
+            + "\n@task\ndef quits():\n    sys.exit(4)\n")
+    (tmp_path / "quits.py").write_text(body)
+    res = RUNNER.invoke(inspect_app, ["inspect", f"{tmp_path / 'quits.py'}@quits", "--out",
+                                      str(tmp_path / "out")])
+    assert res.exit_code == 2, res.output
+    lines = [ln for ln in res.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "cannot load Inspect task" in lines[0]
+    assert lines[0].endswith("its code called sys.exit(4)")

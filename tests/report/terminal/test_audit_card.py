@@ -6,6 +6,7 @@ Moved from tests/cli (the card's tables are rendered by report/terminal/audit_ca
 from __future__ import annotations
 
 import io
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -38,3 +39,46 @@ def test_rows_without_a_recorded_reason_say_so() -> None:
         {"scorer": "s", "level": None, "rows": {"replay": {"status": "not probed"},
                                                 "scorer_kind": {"status": "pass"}}}]}
     assert not_probed_lines(card) == ["not probed: replay (s): no reason recorded"]
+
+
+def _printed(tables: list[Any], width: int = 200) -> str:
+    con = Console(file=io.StringIO(), width=width, highlight=False)
+    for table in tables:
+        con.print(table)
+    return con.file.getvalue()  # type: ignore[attr-defined,no-any-return]
+
+
+def _inspect_card(benchmark: str, scorers: list[str]) -> dict[str, Any]:
+    cell = {"status": "not probed"}
+    return {"benchmark": benchmark, "configurations": [
+        {"scorer": s, "level": None, "licensed_claim": "no claim licensed",
+         "rows": {k: cell for k in ("scorer_kind", "criterion_sensitivity",
+                                    "ownership_completeness", "non_degeneracy", "replay")}}
+        for s in scorers]}
+
+
+def test_a_dict_scorer_key_in_brackets_is_printed_not_read_as_markup() -> None:
+    # agent_threat_bench's scorer returns {security, utility}: each key is its own column,
+    # `name[security]`; rich read `[security]` as a style tag and printed both as `name`.
+    card = _inspect_card("tasks[1].py@qa", ["atb_scorer[security]", "atb_scorer[utility]"])
+    text = _printed(card_tables(Console(width=200), card))
+    assert "atb_scorer[security]" in text and "atb_scorer[utility]" in text
+    assert "tasks[1].py@qa" in text
+    narrow = Console(file=io.StringIO(), width=60, highlight=False)
+    text = _printed(card_tables(narrow, card), 60)
+    assert "not shown at this width: atb_scorer[utility]" in " ".join(text.split())
+
+
+def test_census_scorer_keys_are_printed_not_read_as_markup(tmp_path: Path) -> None:
+    from agentmetrology.inspect_ext.audit.census import summarize
+    from agentmetrology.report.terminal.inspect_audit import print_census
+
+    scorer = {"scorer": "inspect_evals/atb_scorer[security]", "kind": "shape",
+              "criterion": "fail", "criterion_verdict": None, "empty_passed": 3,
+              "empty_scored": 3, "claim": "self-report compliance"}
+    rows = [{"benchmark": "inspect_evals/atb", "status": "probed", "samples": 3,
+             "needs": None, "scorers": [scorer]}]
+    con = Console(file=io.StringIO(), width=200, highlight=False)
+    print_census(con, {"rows": rows, "summary": summarize(rows)}, [], tmp_path)
+    table = con.file.getvalue().split("census.json")[0]  # type: ignore[attr-defined]
+    assert "atb_scorer[security]" in table

@@ -20,6 +20,7 @@ from typing import Any
 
 from agentmetrology import __version__
 from agentmetrology.audit.criterion_verdict import MIN_SAMPLES
+from agentmetrology.audit.env_audit import NO_PAIR
 from agentmetrology.audit.registry import AUDIT_TARGETS
 from agentmetrology.envs.registry import env_names, get_env
 from agentmetrology.inspect_ext.audit.census_tau2 import tau2_domain, tau2_summary, with_criteria
@@ -119,9 +120,7 @@ def _probed_row(spec: str, doc: dict[str, Any],
         scorers.append({"scorer": config["scorer"], "kind": config["scorer_kind"],
                         "criterion": crit["status"],
                         "offending": crit["evidence"].get("offending", []),
-                        "criterion_reason": crit["evidence"].get("reason") or next(
-                            (r["reason"] for r in crit["evidence"].get("invalid_reasons", [])),
-                            None),
+                        "criterion_reason": _criterion_reason(crit["evidence"]),
                         "empty_reason": next((r["reason"] for r in e.get("invalid_reasons", [])),
                                              None),
                         "empty_passed": e.get("passed"), "empty_scored": e.get("scored"),
@@ -137,6 +136,15 @@ def _probed_row(spec: str, doc: dict[str, Any],
             "dataset_samples": t["dataset_samples"],
             "samples_without_target": t["samples_without_target"], "scorers": scorers,
             "card_digest": doc["digests"]["card"], **({"tau2": tau2} if tau2 else {})}
+
+
+def _criterion_reason(evidence: dict[str, Any]) -> str | None:
+    """Return why a criterion row did not pass: its own reason, or, when it only says no pair
+    was compared, the commonest INVALID reason itself (the census line's one reason)."""
+    reason = evidence.get("reason")
+    if reason and not str(reason).startswith(NO_PAIR):
+        return str(reason)
+    return next((r["reason"] for r in evidence.get("invalid_reasons", [])), reason)
 
 
 def _not_probed(spec: str, needs: str, reason: str) -> dict[str, Any]:

@@ -92,6 +92,8 @@ def parse_task_args(items: list[str]) -> dict[str, Any]:
 
 
 def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, SystemExit):  # str(SystemExit(4)) is "4"
+        return f"its code called sys.exit({exc.code!r})"
     text = " ".join(str(exc).split()) or type(exc).__name__
     return text if len(text) <= 300 else text[:300] + "…"
 
@@ -129,7 +131,7 @@ def load_task(spec: str, args: dict[str, Any] | None = None, limit: int | None =
         os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
     try:
         tasks = _create(spec, dict(args or {}))
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # a task file's sys.exit ended agm, silently
         raise InspectLoadError(f"cannot load Inspect task {spec!r}: {_one_line(exc)}",
                                _needs_of_error(exc)) from exc
     if not tasks:
@@ -142,7 +144,7 @@ def load_task(spec: str, args: dict[str, Any] | None = None, limit: int | None =
     task = tasks[0]
     try:
         samples = list(task.dataset)
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:
         raise InspectLoadError(f"cannot read the samples of {spec!r}: {_one_line(exc)}",
                                _needs_of_error(exc)) from exc
     reordered = bool(getattr(task.dataset, "shuffled", False))

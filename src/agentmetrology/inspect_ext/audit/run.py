@@ -103,7 +103,10 @@ def to_number(value: Any) -> tuple[float | None, str]:
     if isinstance(value, bool):
         return float(value), ""
     if isinstance(value, int | float):
-        v = float(value)
+        try:
+            v = float(value)
+        except OverflowError:  # an int beyond the float range (10**400)
+            return None, "returned an int too large for a float, not a number"
         return (v, "") if math.isfinite(v) else (None, f"returned {value!r}, not a number")
     if isinstance(value, str):
         if value.strip().upper() in LETTER_VALUES:
@@ -128,18 +131,36 @@ def _reason(exc: BaseException) -> str:
 Parts = dict[str, ScoreOutcome] | None
 
 
+async def _guarded(scorer: Any, state: Any) -> tuple[Any, BaseException | None]:
+    """Await the scorer; return (its score, None) or (None, what it raised).
+
+    Caught inside the task `wait_for` runs it in: a SystemExit or KeyboardInterrupt that leaves
+    a task is re-raised out of the event loop itself (asyncio), which hung the whole audit.
+    """
+    try:
+        return await scorer(state, state.target), None
+    except asyncio.CancelledError as exc:
+        running = asyncio.current_task()
+        if running is not None and running.cancelling():
+            raise  # cancelled from outside (the timeout, the run's own limit): not a verdict
+        return None, exc
+    except BaseException as exc:  # whatever the scorer raised is the scorer's failure
+        return None, exc
+
+
 async def call_scorer(scorer: Any, state: Any, timeout: float) -> tuple[ScoreOutcome, Parts]:
     """Call one scorer on a state: a number, or INVALID with why (raise, timeout, non-number).
 
     A dict value is INVALID as one number; its keys' values come back as parts, each a number
-    or INVALID on its own.
+    or INVALID on its own. Anything the scorer raises (SystemExit, KeyboardInterrupt and a
+    CancelledError of its own included) is its INVALID cell alone, never the sample's end.
     """
     try:
-        score = await asyncio.wait_for(scorer(state, state.target), timeout)
+        score, raised = await asyncio.wait_for(_guarded(scorer, state), timeout)
     except TimeoutError:
         return ScoreOutcome(None, "INVALID", f"timeout after {timeout:g} s"), None
-    except Exception as exc:  # a scorer crash is a missing measurement, not a zero
-        return ScoreOutcome(None, "INVALID", f"scorer raised {_reason(exc)}"), None
+    if raised is not None:  # a scorer crash is a missing measurement, not a zero
+        return ScoreOutcome(None, "INVALID", f"scorer raised {_reason(raised)}"), None
     if score is None:
         return ScoreOutcome(None, "INVALID", "scorer returned None"), None
     raw = getattr(score, "value", score)

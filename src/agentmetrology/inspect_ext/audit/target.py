@@ -65,6 +65,11 @@ class InspectScorerTarget:
         probes = self._battery.get(ref.task_id)
         return probes[0].submission[1] if probes else None
 
+    def defect(self, ref: TaskRef) -> str | None:
+        """Return why the sample has no oracle (no target, a rubric shared by every sample)."""
+        return next((i.unusable for i in self._loaded.infos if i.sample_id == ref.task_id),
+                    None)
+
     def probes(self, ref: TaskRef, correct: Any) -> list[Probe]:
         """Return the battery built for this sample (submissions are (probe, output) pairs)."""
         return self._battery.get(ref.task_id, [])

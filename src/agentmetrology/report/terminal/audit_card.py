@@ -34,7 +34,7 @@ def card_tables(con: Console, card: dict[str, Any]) -> list[Any]:
         rows = [[key.replace("_", " "), *(cell_text(c["rows"][key]) for c in group)]
                 for key in CARD_ROWS]
         rows.append(["licensed claim", *(str(c["licensed_claim"]) for c in group)])
-        tables.append(fit_table(con, title, cols, rows))
+        tables.append(fit_table(con, title, cols, rows, markup=False))  # names, not markup
     return tables
 
 
@@ -146,6 +146,11 @@ def print_audit(console: Console, doc: dict[str, Any], paths: dict[str, Path]) -
     target = doc.get("target")
     if isinstance(target, dict) and "deviations" in target:
         console.print(f"cells: {target['cells']}, deviations from ground truth: "
-                      f"{target['deviations']}")
+                      f"{target['deviations']}", markup=False)
+        without = target.get("without_oracle") or {}
+        if without:  # the report counts them too: the terminal does not drop them in silence
+            names = ", ".join(list(without)[:5]) + (", ..." if len(without) > 5 else "")
+            console.print(f"entries without an oracle (not probed): {len(without)} of "
+                          f"{target['entries']} ({names}; audit.json says why)", markup=False)
     console.print(f"audit.json: {paths['audit']}")
     console.print(f"HTML report: {paths['html'].resolve()}")

@@ -105,7 +105,8 @@ def print_census(con: Console, doc: dict[str, Any], tau2: list[dict[str, Any]], 
     """Print the census table (every benchmark's scorers, what was not probed and why), the
     totals and the tau2 do-nothing counts."""
     s = doc["summary"]
-    con.print(fit_table(con, "census", CENSUS_COLS, census_rows(doc), full="census.json"))
+    con.print(fit_table(con, "census", CENSUS_COLS, census_rows(doc), full="census.json",
+                        markup=False))  # a dict scorer's key, `scorer[security]`, is no markup
     for line in census_reasons(doc):
         con.print(line, markup=False)
     kinds = ", ".join(f"{k} {n}" for k, n in s["by_kind"].items()) or "none"

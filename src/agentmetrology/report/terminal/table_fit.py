@@ -56,21 +56,25 @@ def fit_table(console: Console, title: str | Text, cols: Sequence[Col],
               rows: Sequence[Sequence[str]], full: str = "--json", markup: bool = True) -> Table:
     """Return a table of the columns that fit `console`'s width, dropping low priority first
     (the caption names them and `full`, where every column is); `markup=False` shows cells
-    literally (text from an archive, never interpreted as rich markup)."""
+    literally (text from an archive, never interpreted as rich markup). The title, headers and
+    caption are always literal: they are names (a dict scorer's key column `scorer[security]`
+    read as markup printed as `scorer`)."""
     keep = list(range(len(cols)))
     cells = {i: [r[i] for r in rows] for i in keep}
     while len(keep) > 1 and sum(_needed(cols[i], cells[i]) for i in keep) + 1 > console.width:
         keep.remove(min(keep, key=lambda i: (cols[i].priority, -i)))
     dropped = [cols[i].header for i in range(len(cols)) if i not in keep]
     caption = f"not shown at this width: {', '.join(dropped)} (see {full})" if dropped else None
-    table = Table(title=title, caption=caption)
+    table = Table(title=Text(title, style="table.title") if isinstance(title, str) else title,
+                  caption=Text(caption, style="table.caption") if caption else None)
     for i in keep:
         c = cols[i]
         if not c.wrap:
-            table.add_column(c.header, justify="right" if c.numeric else "left", no_wrap=True,
+            table.add_column(Text(c.header), justify="right" if c.numeric else "left",
+                             no_wrap=True,
                              min_width=_natural(c, cells[i]) - CELL_PADDING)
         else:
-            table.add_column(c.header, overflow="fold",  # fold only words past min_width
+            table.add_column(Text(c.header), overflow="fold",  # fold only past min_width
                              min_width=_needed(c, cells[i]) - CELL_PADDING)
     for r in rows:
         table.add_row(*(r[i] if markup else Text(r[i]) for i in keep))

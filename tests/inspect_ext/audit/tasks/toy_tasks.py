@@ -142,3 +142,24 @@ def reads_sandbox():
 def docker_state_task() -> Task:
     """Runs in docker and its scorer reads the sandbox: not probed (needs docker)."""
     return Task(dataset=MATH[:3], solver=generate(), scorer=reads_sandbox(), sandbox="docker")
+
+
+@scorer(metrics=[accuracy()])
+def huge_int():
+    async def score(state: TaskState, target: Target) -> Score:
+        return Score(value=10**400)
+    return score
+
+
+@scorer(metrics=[accuracy()])
+def cancels():
+    async def score(state: TaskState, target: Target) -> Score:
+        raise asyncio.CancelledError("cancelled by the scorer itself")
+    return score
+
+
+@task
+def crashing_neighbours_task() -> Task:
+    """Scorers that broke the whole sample (every other scorer's cell with it) beside one that
+    works: each bad cell must be INVALID with its own reason, the good one scored."""
+    return Task(dataset=MATH[:3], solver=generate(), scorer=[huge_int(), cancels(), exact()])
