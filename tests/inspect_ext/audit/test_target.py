@@ -292,3 +292,18 @@ def test_a_task_file_calling_sys_exit_exits_2_with_one_line(tmp_path, where: str
     lines = [ln for ln in res.output.splitlines() if ln.strip()]
     assert len(lines) == 1 and "cannot load Inspect task" in lines[0]
     assert lines[0].endswith("its code called sys.exit(4)")
+
+
+def test_a_task_solver_raising_system_exit_ends_its_run_not_the_audit():
+    # The do-nothing run drives the task's own solver; its SystemExit left the event loop and
+    # hung the audit, as a scorer's did. Each sample's cell is INVALID with the reason.
+    doc = _audit("exiting_solver_task")
+    e = doc["target"]["scorers"][0]["empty_trajectory"]
+    assert (e["samples"], e["scored"], e["invalid"], e["pass_rate"]) == (3, 0, 3, None)
+    assert e["invalid_reasons"] == [{"reason": "the task's solver failed with a model that "
+                                               "answers nothing: SystemExit: 5", "cells": 3}]
+    # the forged outputs are scored as ever; the do-nothing pairs are INVALID, so the
+    # criterion is not probed (a missing measurement never passes), with the reason counted
+    crit = _config(doc)["rows"]["criterion_sensitivity"]
+    assert crit["status"] == "not probed" and crit["evidence"]["pairs_invalid"] == 3
+    assert crit["evidence"]["score_mean_by_probe"]["correct"] == 1.0

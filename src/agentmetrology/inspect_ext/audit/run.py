@@ -148,6 +148,24 @@ async def _guarded(scorer: Any, state: Any) -> tuple[Any, BaseException | None]:
         return None, exc
 
 
+async def _guarded_solver(inner: Any, state: Any, generate: Any
+                          ) -> tuple[Any, BaseException | None]:
+    """Run the task's own solver; return (its state, None) or (None, what it raised).
+
+    As `_guarded`: a SystemExit or KeyboardInterrupt from a task's solver would leave the
+    event loop itself and hang the audit; a cancellation from outside still goes through.
+    """
+    try:
+        return await inner(state, generate), None
+    except asyncio.CancelledError as exc:
+        running = asyncio.current_task()
+        if running is not None and running.cancelling():
+            raise
+        return None, exc
+    except BaseException as exc:  # whatever the solver raised is the episode's failure
+        return None, exc
+
+
 async def call_scorer(scorer: Any, state: Any, timeout: float) -> tuple[ScoreOutcome, Parts]:
     """Call one scorer on a state: a number, or INVALID with why (raise, timeout, non-number).
 
@@ -261,11 +279,12 @@ def _scoring_solver(scorers: Sequence[Any], inner: Any, forged: dict[str, Forged
             probe_name = probe or "empty_trajectory"
             failed: str | None = None
             if inner is not None:
-                try:
-                    state = await inner(state, generate)
-                except Exception as exc:  # the episode did not finish: nothing to score
+                ran, raised = await _guarded_solver(inner, state, generate)
+                if raised is not None:  # the episode did not finish: nothing to score
                     failed = f"the task's solver failed with a model that answers nothing: " \
-                             f"{_reason(exc)}"
+                             f"{_reason(raised)}"
+                else:
+                    state = ran
             if forged is not None:
                 f = forged[key]
                 state.output = ModelOutput.from_content(model="forged", content=f.text)

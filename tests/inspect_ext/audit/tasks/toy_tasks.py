@@ -14,7 +14,7 @@ from inspect_ai.scorer import (
     model_graded_fact,
     scorer,
 )
-from inspect_ai.solver import TaskState, generate, use_tools
+from inspect_ai.solver import TaskState, generate, solver, use_tools
 from inspect_ai.tool import tool
 
 MATH = [Sample(input="2+2?", target="4", id="a"),
@@ -163,3 +163,17 @@ def crashing_neighbours_task() -> Task:
     """Scorers that broke the whole sample (every other scorer's cell with it) beside one that
     works: each bad cell must be INVALID with its own reason, the good one scored."""
     return Task(dataset=MATH[:3], solver=generate(), scorer=[huge_int(), cancels(), exact()])
+
+
+@solver
+def exits():
+    """A solver that calls sys.exit: the do-nothing run must end, not hang the audit."""
+    async def solve(state: TaskState, generate_) -> TaskState:
+        raise SystemExit(5)
+    return solve
+
+
+@task
+def exiting_solver_task() -> Task:
+    """The task's own solver raises SystemExit in the do-nothing run."""
+    return Task(dataset=MATH[:3], solver=exits(), scorer=exact())
