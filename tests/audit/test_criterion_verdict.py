@@ -103,25 +103,54 @@ def test_a_card_cell_prints_its_verdict_with_n() -> None:
         "fail (n = 6 samples compared), unstable across split halves")
 
 
-def test_the_valid_scorer_ranked_by_itself_reads_pass_by_definition() -> None:
-    # The truth column's probes are ranked by that scorer's own values: a pass there is a
-    # definition holding, not a test passed, and the card says so (never 'pass (n = 30 ...)').
+
+def _cards(env: str, seeds: int = 1,
+           **hooks: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Return the (shipped, truth) configurations of a one-seed audit of `env`."""
+    import dataclasses
+
     from agentmetrology.audit.env_audit import _configurations, _run_stages
     from agentmetrology.audit.targets.env import EnvTarget
     from agentmetrology.envs.registry import get_env
 
-    target = EnvTarget(get_env("comtrade"), seeds=1)
+    target = EnvTarget(get_env(env), seeds=seeds)
+    if hooks:
+        target.hooks = dataclasses.replace(target.hooks, **hooks)
     stages = _run_stages(target, 0, lambda *a: None, None, ())
     configs = _configurations(target, stages, None)
-    truth = [c for c in configs if c["scorer"] == stages.truth["scorer"]]
-    shipped = [c for c in configs if c["scorer"] == stages.shipped["scorer"]]
-    assert truth and shipped
+    half = len(configs) // 2  # per level: the shipped configuration, then the truth one
+    return ([c for i, c in enumerate(configs) if i % 2 == 0][:half],
+            [c for i, c in enumerate(configs) if i % 2 == 1][:half])
+
+
+def test_the_valid_scorer_is_checked_against_the_probes_declared_degradation() -> None:
+    # comtrade declares which probes are worse than correct by definition: the ground-truth
+    # column is checked against that, so its pass is a test passed (it was the scorer ranked
+    # by its own values, a check that could not fail).
+    shipped, truth = _cards("comtrade")
     for c in truth:
+        cell = c["rows"]["criterion_sensitivity"]
+        assert cell["evidence"]["quality_from"].startswith("the probes' declared degradation: "
+                                                           "empty, fabricated")
+        assert "by_definition" not in cell["evidence"]
+        assert cell_text(cell) == "pass (n = 10 samples compared)"
+    for c in shipped:  # the judge, checked against the ground truth as before
+        assert cell_text(c["rows"]["criterion_sensitivity"]) == "fail (n = 10 samples compared)"
+    # the check can fail: declaring the correct rows under a lying report degraded, the ground
+    # truth (rightly) scores them as correct, a tie the row names
+    _, wrong = _cards("comtrade", degraded=("contradictory_metadata",))
+    cell = wrong[0]["rows"]["criterion_sensitivity"]
+    assert cell["status"] == "fail"
+    assert cell["evidence"]["offending"] == ["contradictory_metadata = correct"]
+
+
+def test_a_scorer_ranked_by_its_own_values_reads_pass_by_definition() -> None:
+    # The tool worlds ship their goal scorer and use it as the truth, with no declaration:
+    # both columns hold by definition, and say so.
+    shipped, truth = _cards("permission", seeds=3)
+    for c in (*shipped, *truth):
         cell = c["rows"]["criterion_sensitivity"]
         assert cell["evidence"]["by_definition"] == ("the valid scorer is the ground truth the "
                                                      "probes are ranked by")
-        assert cell_text(cell) == "pass by definition (n = 10 samples compared)"
-    for c in shipped:  # the shipped judge was tested against that truth: no such label
-        cell = c["rows"]["criterion_sensitivity"]
-        assert "by_definition" not in cell["evidence"]
-        assert cell_text(cell) == "fail (n = 10 samples compared)"
+        assert cell_text(cell) == f"pass by definition (n = {cell['evidence']['verdict']['n']} " \
+                                  "samples compared)"

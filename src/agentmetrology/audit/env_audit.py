@@ -5,6 +5,7 @@ A stage whose hook the environment does not supply is `not probed` on the card, 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -48,7 +49,14 @@ class _TruthAsScorer:
         return self.inner.oracle(ref)
 
     def probes(self, ref: TaskRef, correct: Any) -> list[Probe] | None:
-        return self.inner.probes(ref, correct)
+        probes = self.inner.probes(ref, correct)
+        declared = self.inner.hooks.degraded
+        if probes is None or not declared:
+            return probes
+        # The valid scorer is what ranks the probes elsewhere; checked here, the quality is
+        # the probes' declared one (worse than correct or not), so its row can fail.
+        return [dataclasses.replace(p, truth=0.0 if p.name in declared else 1.0)
+                for p in probes]
 
     def score(self, ref: TaskRef, submission: Any) -> ScoreOutcome:
         value = self.inner.truth(ref, submission)
@@ -216,7 +224,10 @@ def _configurations(target: EnvTarget, st: _Stages,
                             None)
         for res, kind in ((st.shipped, target.scorer_kind), (st.truth, "outcome")):
             criterion = criterion_row(res)
-            if res is st.truth:
+            if res is st.truth and target.hooks.degraded:
+                criterion["evidence"]["quality_from"] = (
+                    "the probes' declared degradation: " + ", ".join(target.hooks.degraded))
+            elif res is st.truth or target.ships_truth:
                 # The valid scorer measured against itself: its probes' quality is its own
                 # score, so the check holds by definition; said so, never shown as a test.
                 criterion["evidence"]["by_definition"] = (

@@ -112,6 +112,10 @@ class AuditHooks:
     truth_scorer: str  # the valid scorer used as ground truth
     truth_component: str | None = None  # a component of the truth assessment used instead
     truth_label: str = ""  # how reports name the truth (default: the truth scorer's name)
+    # Probes worse than `correct` by their own definition (nothing fetched, invented ids, ...):
+    # the truth scorer is checked against this declaration, the one check of it that can fail.
+    # Left empty, its criterion row can only hold by definition.
+    degraded: tuple[str, ...] = ()
     shipped_scale: float = 1.0  # the shipped scorer's full scale (e.g. 100)
     shipped_resolution: float = 0.0  # ties within this are ties
     claimed: tuple[str, ...] = ()  # decisions the benchmark claims to test

@@ -80,6 +80,10 @@ class EnvTarget:
         # A user scorer is compared exactly and on a 0-1 scale.
         self.resolution = 0.0 if scorer else self.hooks.shipped_resolution
         self.scale = 1.0 if scorer else self.hooks.shipped_scale
+        # The benchmark ships its valid scorer itself (the tool worlds' goal): the shipped
+        # column is then ranked by its own values too.
+        self.ships_truth = scorer is None and shipped is self._truth \
+            and self.hooks.truth_component is None
 
     def ownership_map(self) -> Ownership | None:
         """Return the per-level map and the decisions the benchmark claims to test."""

@@ -70,6 +70,9 @@ AUDIT = AuditHooks(
     probes=_probes,  # probes in PROBE_NAMES order, "correct" first
     shipped_scorer="shape_judge", truth_scorer="ground_truth_f1", truth_component="f1_exact",
     truth_label="ground_truth_f1_exact",
+    # every probe but contradictory_metadata (the correct rows under a lying self-report)
+    degraded=("empty", "fabricated", "duplicate_laden", "totals_laden", "truncated",
+              "guessed_ids"),
     shipped_scale=100.0, shipped_resolution=0.1,  # the judge rounds to 0.1 on 0-100
     claimed=DECISIONS, actions=episode_actions,
     ownership_tasks=("T3_duplicates", "T4_rate_limit_429", "T5_server_error_500",

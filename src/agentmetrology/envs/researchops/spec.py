@@ -62,6 +62,8 @@ def episode_actions(ep: Episode) -> dict[str, list[int]]:
 AUDIT = AuditHooks(
     probe_tasks=tuple(TASKS), probes=battery,
     shipped_scorer="composite_verifier", truth_scorer="task_quality", truth_label="task_quality_H",
+    # renamed_tools is the careful work through other tool names: not worse by definition
+    degraded=("report_only", "keyword_stuffed", "empty"),
     claimed=DECISIONS, actions=episode_actions,
     ownership_tasks=ONE_PER_FAMILY, ownership_agents={"L2": POLICIES},
     spectrum_agents=POLICIES, spectrum_tasks=ONE_PER_FAMILY,
