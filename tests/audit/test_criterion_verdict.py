@@ -128,14 +128,17 @@ def test_the_valid_scorer_is_checked_against_the_probes_declared_degradation() -
     # column is checked against that, so its pass is a test passed (it was the scorer ranked
     # by its own values, a check that could not fail).
     shipped, truth = _cards("comtrade")
+    from agentmetrology.envs.registry import get_env
+
+    n = len(get_env("comtrade").audit.probe_tasks)  # one seed: one sample per probe task
     for c in truth:
         cell = c["rows"]["criterion_sensitivity"]
         assert cell["evidence"]["quality_from"].startswith("the probes' declared degradation: "
                                                            "empty, fabricated")
         assert "by_definition" not in cell["evidence"]
-        assert cell_text(cell) == "pass (n = 10 samples compared)"
+        assert cell_text(cell) == f"pass (n = {n} samples compared)"
     for c in shipped:  # the judge, checked against the ground truth as before
-        assert cell_text(c["rows"]["criterion_sensitivity"]) == "fail (n = 10 samples compared)"
+        assert cell_text(c["rows"]["criterion_sensitivity"]) == f"fail (n = {n} samples compared)"
     # the check can fail: declaring the correct rows under a lying report degraded, the ground
     # truth (rightly) scores them as correct, a tie the row names
     _, wrong = _cards("comtrade", degraded=("contradictory_metadata",))

@@ -36,7 +36,11 @@ def cluster_means(
     x = as_values(values)
     codes = as_labels(clusters, "clusters", x.size)
     counts = np.bincount(codes)
-    means = np.bincount(codes, weights=x) / counts
+    # Signed values that cancel within a cluster (+0.1 and -0.1) average to exactly 0, not to
+    # rounding noise whose sign a test or an interval would read as an effect; a mean of
+    # values of one sign is never changed by this.
+    means = cancel_to_zero(np.bincount(codes, weights=x) / counts,
+                           np.bincount(codes, weights=np.abs(x)) / counts)
     if strata is None:
         return means, None
     s_codes = as_labels(strata, "strata", x.size)
@@ -61,11 +65,6 @@ def cluster_bootstrap(
     check_confidence(confidence)
     check_count(resamples, "resamples")
     means, cluster_strata = cluster_means(values, clusters, strata)
-    # Signed values that cancel within a cluster (gaps of +0.1 and -0.1) must average to 0,
-    # not to rounding noise whose sign an interval would then exclude 0 by (as in
-    # unit_differences); non-negative values are never changed by this.
-    magnitudes, _ = cluster_means(np.abs(as_values(values)), clusters)
-    means = cancel_to_zero(means, magnitudes)
     (dist,) = bootstrap_distributions(
         means, [reducer("mean")], resamples=resamples, seed=seed, strata=cluster_strata
     )
@@ -98,11 +97,7 @@ def unit_differences(
     x, y = as_pair(a, b)
     d = y - x
     if clusters is not None:
-        means, unit_strata = cluster_means(d, clusters, strata)
-        # Differences that cancel (+0.1 and -0.1) must average to 0, not to rounding noise
-        # whose sign every test would then read as an effect.
-        magnitudes, _ = cluster_means(np.abs(d), clusters)
-        return cancel_to_zero(means, magnitudes), unit_strata
+        return cluster_means(d, clusters, strata)
     if strata is None:
         return d, None
     return d, as_labels(strata, "strata", d.size)

@@ -112,8 +112,7 @@ def _plan_digest(name: str, rows: list[dict[str, Any]], tagged: bool) -> str:
 
 # The dimensions a campaign's plan crosses (run.campaign.plan): every (target, level) a target
 # runs at, by every task, seed, condition and repeat; and the configuration field naming each.
-_AXES = (("tasks", "task", "tasks"), ("seeds", "seed", "seeds"),
-         ("conditions", "condition", "conditions"))
+_AXES = (("tasks", "task"), ("seeds", "seed"), ("conditions", "condition"))
 
 
 class PlanGrids:
@@ -148,13 +147,13 @@ class PlanGrids:
                        "administrations were cut out of the plan")
         if not isinstance(config, dict):
             return out
-        named = {field: config.get(field) for field, _, _ in _AXES}
+        named = {field: config.get(field) for field, _ in _AXES}
         named["repeats"] = (list(range(config["repeats"])) if type(config.get("repeats"))
                             is int else None)
         targets = config.get("targets")
         named["targets"] = ([t.get("name") for t in targets] if isinstance(targets, list)
                             and all(isinstance(t, dict) for t in targets) else None)
-        sealed = {**{field: axes[axis] for field, axis, _ in _AXES},
+        sealed = {**{field: axes[axis] for field, axis in _AXES},
                   "repeats": axes["repeat"], "targets": {t for t, _ in axes["pairs"]}}
         for field, values in named.items():
             if not isinstance(values, list) or not count:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agentmetrology.envs.comtrade.generator import is_totals_row
+from agentmetrology.envs.comtrade.generator import is_totals_row, totals_record_id
 from agentmetrology.envs.comtrade.scoring.ground_truth import ground_truth_f1
 from agentmetrology.envs.comtrade.scoring.submission import Scorable, submission_from_mapping
 from agentmetrology.envs.comtrade.service import BUDGET_ERROR
@@ -77,7 +77,7 @@ def _invented_totals(sub: Scorable, task: str) -> int:
     a served summary row has the id `{task}-TOTAL-{page:04d}` of one of the task's pages.
     """
     t = TASKS.get(task)
-    served = ({f"{task}-TOTAL-{p:04d}" for p in range(1, t.total_pages + 1)} if t is not None
+    served = ({totals_record_id(task, p) for p in range(1, t.total_pages + 1)} if t is not None
               else set())
     invented: set[Any] = set()
     for batch in sub.data_batches():

@@ -140,6 +140,11 @@ def row_int_sums(rows: Iterable[Row]) -> tuple[int, int, int] | None:
     return v, w, q
 
 
+def totals_record_id(task_id: str, page: int) -> str:
+    """Return the record id of the summary row a page of the totals family serves."""
+    return f"{task_id}-TOTAL-{page:04d}"
+
+
 def totals_row(task: ComtradeTask, page: int, rows: list[Row],
                sums: tuple[int, int, int] | None = None) -> Row:
     """Return the summary row placed at the front of a page in the totals family.
@@ -157,7 +162,7 @@ def totals_row(task: ComtradeTask, page: int, rows: list[Row],
         "tradeValue": sums[0],
         "netWeight": sums[1],
         "qty": sums[2],
-        "record_id": f"{task.task_id}-TOTAL-{page:04d}",
+        "record_id": totals_record_id(task.task_id, page),
         "isTotal": True, "is_total": True,
     }
 

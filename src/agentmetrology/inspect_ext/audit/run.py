@@ -131,38 +131,22 @@ def _reason(exc: BaseException) -> str:
 Parts = dict[str, ScoreOutcome] | None
 
 
-async def _guarded(scorer: Any, state: Any) -> tuple[Any, BaseException | None]:
-    """Await the scorer; return (its score, None) or (None, what it raised).
+async def _guarded(call: Any, *args: Any) -> tuple[Any, BaseException | None]:
+    """Await `call(*args)` (a scorer, the task's solver); return (its result, None) or (None,
+    what it raised).
 
     Caught inside the task `wait_for` runs it in: a SystemExit or KeyboardInterrupt that leaves
-    a task is re-raised out of the event loop itself (asyncio), which hung the whole audit.
+    a task is re-raised out of the event loop itself (asyncio), which hung the whole audit; a
+    cancellation from outside (the timeout, the run's own limit) still goes through.
     """
     try:
-        return await scorer(state, state.target), None
+        return await call(*args), None
     except asyncio.CancelledError as exc:
         running = asyncio.current_task()
         if running is not None and running.cancelling():
-            raise  # cancelled from outside (the timeout, the run's own limit): not a verdict
+            raise  # cancelled from outside: not a verdict
         return None, exc
-    except BaseException as exc:  # whatever the scorer raised is the scorer's failure
-        return None, exc
-
-
-async def _guarded_solver(inner: Any, state: Any, generate: Any
-                          ) -> tuple[Any, BaseException | None]:
-    """Run the task's own solver; return (its state, None) or (None, what it raised).
-
-    As `_guarded`: a SystemExit or KeyboardInterrupt from a task's solver would leave the
-    event loop itself and hang the audit; a cancellation from outside still goes through.
-    """
-    try:
-        return await inner(state, generate), None
-    except asyncio.CancelledError as exc:
-        running = asyncio.current_task()
-        if running is not None and running.cancelling():
-            raise
-        return None, exc
-    except BaseException as exc:  # whatever the solver raised is the episode's failure
+    except BaseException as exc:  # whatever it raised is its own failure
         return None, exc
 
 
@@ -174,7 +158,8 @@ async def call_scorer(scorer: Any, state: Any, timeout: float) -> tuple[ScoreOut
     CancelledError of its own included) is its INVALID cell alone, never the sample's end.
     """
     try:
-        score, raised = await asyncio.wait_for(_guarded(scorer, state), timeout)
+        score, raised = await asyncio.wait_for(_guarded(scorer, state, state.target),
+                                               timeout)
     except TimeoutError:
         return ScoreOutcome(None, "INVALID", f"timeout after {timeout:g} s"), None
     if raised is not None:  # a scorer crash is a missing measurement, not a zero
@@ -279,7 +264,7 @@ def _scoring_solver(scorers: Sequence[Any], inner: Any, forged: dict[str, Forged
             probe_name = probe or "empty_trajectory"
             failed: str | None = None
             if inner is not None:
-                ran, raised = await _guarded_solver(inner, state, generate)
+                ran, raised = await _guarded(inner, state, generate)
                 if raised is not None:  # the episode did not finish: nothing to score
                     failed = f"the task's solver failed with a model that answers nothing: " \
                              f"{_reason(raised)}"
