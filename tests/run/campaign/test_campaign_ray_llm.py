@@ -133,31 +133,70 @@ def test_llm_campaign_on_ray_records_what_inline_records(
     assert not files_with(ray_temp, KEY.encode())
 
 
-# Attempts in flight with at least one request answered and streamed to the ledger.
-ANSWERED_IN_FLIGHT = ("SELECT COUNT(DISTINCT b.attempt) FROM billable_attempts b JOIN attempts t "
-                      "ON t.id = b.attempt WHERE t.status = 'started'")
+ACTOR_DIED = ("SELECT COUNT(*) FROM attempts WHERE status = 'failed' AND detail "
+              "LIKE '%Ray actor running this episode died%'")
+
+
+class _Gate:
+    """Holds every reply while shut, counting the held requests that follow an answered one."""
+
+    def __init__(self) -> None:
+        self._cond, self._open, self.held_followups = threading.Condition(), True, 0
+
+    def reply(self, body: dict[str, Any]) -> Reply:
+        followup = any(m.get("role") == "assistant" for m in body.get("messages", []))
+        with self._cond:
+            # While open, wait_for returns at once under the lock: the count only ever shows
+            # requests that are really held.
+            self.held_followups += followup
+            self._cond.wait_for(lambda: self._open, timeout=120)
+            self.held_followups -= followup
+        return _slow(body)
+
+    def shut(self) -> None:
+        with self._cond:
+            self._open = False
+
+    def open(self) -> None:
+        with self._cond:
+            self._open = True
+            self._cond.notify_all()
+
+    def holds(self, followups: int, timeout: float) -> bool:
+        with self._cond:
+            return self._cond.wait_for(lambda: self.held_followups >= followups, timeout)
 
 
 def test_a_killed_actor_loses_nothing_and_the_resume_duplicates_nothing(
         ray_instance: tuple[str, Path], tmp_path: Path) -> None:
     killed: list[threading.Thread] = []
-    store = tmp_path / "s"
+    store, gate = tmp_path / "s", _Gate()
 
-    def kill_when_answered() -> None:
-        # Kill actor 0 once at least 4 episodes in flight have answered requests in the ledger:
-        # each actor runs at most 3 at once, so one of the 4 is actor 0's. (A fixed delay after
-        # an episode ended could catch actor 0 between episodes, with nothing answered yet.)
+    def kill_while_held() -> None:
+        # Shut the gate until 4 episodes wait on a request that follows an answered one: each
+        # actor runs at most 3 at once, so one of the 4 is actor 0's, and its answered request
+        # reached the driver before it sent the next (the stream's backpressure). With every reply
+        # held, none of actor 0's episodes can end before the kill; the gate opens once the
+        # driver has recorded the dead actor's failed attempts. (Polling the ledger for answered
+        # episodes in flight raced: one could end between the look and the kill.)
         actor, deadline = ray.get_actor("agm-llm-0.0"), time.monotonic() + 60
-        while time.monotonic() < deadline and query(store, ANSWERED_IN_FLIGHT)[0][0] < 4:
-            time.sleep(0.005)
+        while time.monotonic() < deadline:
+            gate.shut()
+            if gate.holds(4, timeout=1.0):
+                break
+            gate.open()
+            time.sleep(0.02)
         ray.kill(actor, no_restart=True)
+        while time.monotonic() < deadline + 60 and not query(store, ACTOR_DIED)[0][0]:
+            time.sleep(0.01)
+        gate.open()
 
     def kill_one(p: Progress) -> None:
         if p.done >= 4 and not killed:
-            killed.append(threading.Thread(target=kill_when_answered, daemon=True))
+            killed.append(threading.Thread(target=kill_while_held, daemon=True))
             killed[0].start()
 
-    with FakeOpenAI(itertools.repeat(_slow, 5000)) as srv:
+    with FakeOpenAI(itertools.repeat(gate.reply, 5000)) as srv:
         config = parse_campaign(llm_campaign(srv.base_url, name="killed-actor"))
         with EvidenceStore.open(store, scrub_env=False) as st:
             first = run_campaign(config, st, backend="ray", progress=kill_one,
@@ -165,8 +204,7 @@ def test_a_killed_actor_loses_nothing_and_the_resume_duplicates_nothing(
         assert killed
         # The killed actor's episodes ended as failed attempts; the run went on with a
         # replacement actor and recorded every other administration.
-        lost = query(store, "SELECT COUNT(*) FROM attempts WHERE status = 'failed' AND detail "
-                            "LIKE '%Ray actor running this episode died%'")[0][0]
+        lost = query(store, ACTOR_DIED)[0][0]
         assert 1 <= lost <= 3 and first.failed_attempts == lost
         assert first.recorded == PLANNED - lost and first.stop_reason is None
         assert not first.status.complete
