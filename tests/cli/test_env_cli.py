@@ -46,6 +46,8 @@ def test_run_careful_l2_gives_f1_one_on_every_task() -> None:
     assert set(rows[0]["ground_truth"]) >= {"f1", "recall", "precision", "duplicates",
                                             "totals_rows", "spurious"}
     assert set(rows[0]["judge"]) >= {"status", "total", "breakdown"}
+    # Each score names the scorer version that made it.
+    assert (rows[0]["ground_truth"]["version"], rows[0]["judge"]["version"]) == ("1.1.0", "1.0.0")
 
 
 def test_run_is_deterministic() -> None:
@@ -131,7 +133,7 @@ def test_envs_lists_comtrade_with_its_scorers() -> None:
     assert code == 0
     rows = {r["name"]: r for r in map(json.loads, out.splitlines())}
     assert rows["comtrade"]["tasks"] == 11 and rows["comtrade"]["levels"] == ["L0", "L1", "L2"]
-    assert rows["comtrade"]["scorers"] == ["ground_truth_f1 1.0.0 (outcome)",
+    assert rows["comtrade"]["scorers"] == ["ground_truth_f1 1.1.0 (outcome)",
                                            "shape_judge 1.0.0 (shape)"]
 
 
@@ -200,8 +202,9 @@ def test_score_reads_a_data_file_past_the_in_memory_limit(
     from agentmetrology.scoring.episode import score_submission
 
     spec = get_env("comtrade")
-    expected = {s.label: {**s.summary(a), "reasons": list(a.reasons)} for s, a in zip(
-        spec.scorers, score_submission(spec, whole, "T3_duplicates", 2, "seeded"), strict=True)}
+    scored = score_submission(spec, whole, "T3_duplicates", 2, "seeded")
+    expected = {s.label: {"version": a.scorer_version, **s.summary(a), "reasons": list(a.reasons)}
+                for s, a in zip(spec.scorers, scored, strict=True)}
     assert {k: streamed[k] for k in expected} == expected
     assert streamed["submission_sha256"] == whole.digest
 

@@ -114,7 +114,7 @@ def test_it_runs_and_scores_like_agm_run() -> None:
     assert scored.episode.termination.kind == "submitted"
     assert [a.status for a in scored.assessments] == ["PASS"]
     row = result_row(CORE, scored.episode, scored.assessments, scored.profile)
-    assert row["exact"] == {"status": "PASS", "score": 1.0}  # no extra row fields
+    assert row["exact"] == {"version": "1", "status": "PASS", "score": 1.0}  # nothing else
     assert "word" not in row
 
 

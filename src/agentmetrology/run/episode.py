@@ -26,7 +26,7 @@ from agentmetrology.records.episode import Episode
 from agentmetrology.records.policy import Policy
 from agentmetrology.runtime.drive import drive
 from agentmetrology.runtime.gc_pause import gc_paused
-from agentmetrology.scoring.episode import score_episode
+from agentmetrology.scoring.episode import score_episode, summarised
 
 
 def make_policy(spec: EnvSpec, agent: str, **options: Any) -> Policy:
@@ -99,9 +99,7 @@ def result_row(spec: EnvSpec, ep: Episode, assessments: tuple[Assessment, ...] |
         row["measurement_failure"] = ep.termination.detail or ep.termination.kind
     by_name = {a.scorer: a for a in assessments}
     for s in spec.scorers:
-        a = by_name.get(s.name)
-        row[s.label] = s.summary(a) if a is not None else {"status": "UNKNOWN",
-                                                           "reasons": ["not scored"]}
+        row[s.label] = summarised(s, by_name.get(s.name))
     return row
 
 

@@ -91,3 +91,10 @@ def score_episode(spec: EnvSpec, episode: Episode) -> tuple[Assessment, ...]:
     return score_submission(spec, episode.submission, episode.task, seed, profile,
                             episode.digests.get("submission", ""), episode.events,
                             episode.condition)
+
+
+def summarised(scorer: Scorer, a: Assessment | None) -> dict[str, Any]:
+    """Return a result row's part for one scorer: the version that scored, then its summary."""
+    if a is None:
+        return {"version": scorer.version, "status": "UNKNOWN", "reasons": ["not scored"]}
+    return {"version": a.scorer_version, **scorer.summary(a)}

@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrology.records.assessment import Assessment
+from agentmetrology.records.canonical import digest
 from agentmetrology.records.environment import EnvSpec, Offline
 from agentmetrology.records.errors import UserError
-from agentmetrology.scoring.episode import score_submission
+from agentmetrology.scoring.episode import score_submission, summarised
 
 
 def checked_profile(spec: EnvSpec, task: str, profile: str | None) -> str:
@@ -50,11 +51,20 @@ def score_directory(spec: EnvSpec, directory: Path, task: str, seed: int,
         sub = read(directory)
     except (ValueError, OSError) as exc:
         raise UserError(str(exc)) from exc
-    assessments = score_submission(spec, sub, task, seed, prof)
+    # Bound to its evidence as an episode's submission is: the reader's own digest (comtrade's
+    # three texts), else the canonical digest of what was read, so a submission scored from a
+    # directory carries the digest of the episode that produced it.
+    ev = getattr(sub, "digest", None)
+    if not isinstance(ev, str):
+        try:
+            ev = digest(sub)
+        except (ValueError, TypeError, RecursionError):
+            ev = None  # nothing canonical to bind; the scorers say what they make of it
+    assessments = score_submission(spec, sub, task, seed, prof, evidence_digest=ev)
     doc: dict[str, Any] = {"environment": spec.name, "task": task, "seed": seed,
-                           "profile": prof, "submission_sha256": getattr(sub, "digest", None)}
+                           "profile": prof, "submission_sha256": ev}
     for s, a in zip(spec.scorers, assessments, strict=True):
-        doc[s.label] = {**s.summary(a), "reasons": list(a.reasons)}
+        doc[s.label] = {**summarised(s, a), "reasons": list(a.reasons)}
     return ScoredSubmission(prof, assessments, doc)
 
 

@@ -43,7 +43,7 @@ def test_an_llm_agent_is_held_to_the_contract(monkeypatch: pytest.MonkeyPatch,
     assert result.exit_code == 0, result.stderr
     row = json.loads(result.stdout)
     assert row["termination"] == "submitted" and row["condition"] == "recipe:amount=25"
-    assert row["goal"] == {"status": "FAIL", "score": 0.0,
+    assert row["goal"] == {"version": "1.0.0", "status": "FAIL", "score": 0.0,
                            "reasons": ["order O1 refunded 50, requested 25"]}
     assert row["contract"]["checks"] == expected(
         "transaction", "refund", {"refunded_exactly": "FAIL", "single_settlement": "FAIL"})

@@ -19,7 +19,7 @@ def test_plan_is_deterministic_and_balanced() -> None:
     assert [k.seed for k in keys[:12]] == [0] * 12
     again = plan_campaign(parse_campaign(model_free()))
     assert again.digest == plan.digest and [p.key for p in again.administrations] == keys
-    assert plan.bindings[0].scorer_versions == {"ground_truth_f1": "1.0.0",
+    assert plan.bindings[0].scorer_versions == {"ground_truth_f1": "1.1.0",
                                                 "shape_judge": "1.0.0"}
 
 

@@ -33,8 +33,10 @@ BACKENDS = ("inline", "process", "ray")
 def _runs(res: Results) -> None:
     got = rows(res["adder"])
     assert len(got) == 6 and {r["environment"] for r in got} == {"toy_sum"}
-    assert all(r["exact"] == {"status": "PASS", "score": 1.0} for r in got)
-    assert json.loads(res["forgetful"].stdout)["exact"] == {"status": "FAIL", "score": 0.0}
+    # each score names the version of the scorer that made it
+    assert all(r["exact"] == {"version": "1.0.0", "status": "PASS", "score": 1.0} for r in got)
+    assert json.loads(res["forgetful"].stdout)["exact"] == {"version": "1.0.0", "status": "FAIL",
+                                                            "score": 0.0}
     assert res["l0"].returncode == 2 and "has: L2" in res["l0"].stderr
 
 

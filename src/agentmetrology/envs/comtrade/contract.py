@@ -27,7 +27,9 @@ from agentmetrology.records.contract import (
 )
 from agentmetrology.records.events import Event
 
-VERSION = "1.1.0"  # 1.1.0: invented rows flagged as totals rows break no_fabricated_rows
+# 1.1.0: invented rows flagged as totals rows break no_fabricated_rows; 1.2.0: rows are read
+# as the ground truth reads them (a leading UTF-8 byte order mark ignored).
+VERSION = "1.2.0"
 
 
 def _goal(ev: Evidence) -> Verdict:
@@ -80,7 +82,7 @@ def _invented_totals(sub: Scorable, task: str) -> int:
     served = ({totals_record_id(task, p) for p in range(1, t.total_pages + 1)} if t is not None
               else set())
     invented: set[Any] = set()
-    for batch in sub.data_batches():
+    for batch in sub.record_batches():
         for row in batch:
             if is_totals_row(row):
                 rid = row.get("record_id")

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from agentmetrology.edges.files import read_text
 from agentmetrology.envs.researchops import simulator as sim
 from agentmetrology.envs.researchops.mutations import (
     constraint,
@@ -95,15 +96,27 @@ def _truth(task: str, seed: int | None, profile: str) -> list[dict[str, Any]]:
     return rows
 
 
+MAX_SUBMISSION_BYTES = 8 * 1024 * 1024
+
+
 def _read(directory: Path) -> Any:
     path = directory / "submission.json"
-    if not path.is_file():
+    if not path.exists():
         raise ValueError(f"{directory} holds no submission.json; point at a directory with the "
                          "submission as JSON")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        # A genuine submission is a few KB: the limit bounds what a hostile file costs to read.
+        text = read_text(path, MAX_SUBMISSION_BYTES)
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path} is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at "
+                         f"offset {exc.start}); save it as UTF-8") from None
+    try:
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path} is not JSON: {exc}") from None
+    except RecursionError:
+        raise ValueError(f"{path} nests JSON deeper than this reader can follow; a "
+                         "submission is a flat object of the final state") from None
 
 
 def _extras(ep: Episode) -> dict[str, Any]:

@@ -235,7 +235,7 @@ def _zero(truth: int) -> dict[str, float | int]:
 
 def test_unknown_task_or_profile_is_invalid_with_the_known_names() -> None:
     assert ground_truth_f1("", "nope", 0, evidence_digest="d") == Assessment(
-        "ground_truth_f1", "1.0.0", "INVALID", None, {},
+        "ground_truth_f1", "1.1.0", "INVALID", None, {},
         (f"unknown task 'nope'; known tasks: {', '.join(TASKS)}",), "d")
     assert ground_truth_f1("", T, 0, "odd", evidence_digest="d").reasons == (
         f"unknown profile 'odd'; known profiles: {', '.join(PROFILES)}",)
@@ -248,10 +248,10 @@ def test_unknown_task_or_profile_is_invalid_with_the_known_names() -> None:
 def test_no_submission_is_a_measured_zero_not_invalid() -> None:
     n = TASKS[T].rows
     assert ground_truth_f1(None, T, 0) == Assessment(
-        "ground_truth_f1", "1.0.0", "FAIL", 0.0, _zero(n), ("no submission",), "")
+        "ground_truth_f1", "1.1.0", "FAIL", 0.0, _zero(n), ("no submission",), "")
     sub = make_submission(metadata_json="{}")
     assert ground_truth_f1(sub, T, 0) == Assessment(
-        "ground_truth_f1", "1.0.0", "FAIL", 0.0, _zero(n),
+        "ground_truth_f1", "1.1.0", "FAIL", 0.0, _zero(n),
         ("no submission: data.jsonl is missing",), sub.digest)
 
 

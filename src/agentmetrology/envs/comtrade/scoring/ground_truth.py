@@ -29,12 +29,17 @@ from agentmetrology.envs.comtrade.generator import (
 from agentmetrology.envs.comtrade.scoring.columns import Columns, uniform_columns
 from agentmetrology.envs.comtrade.scoring.genuine import adopt_genuine, id_index
 from agentmetrology.envs.comtrade.scoring.streamed import StreamedSubmission
-from agentmetrology.envs.comtrade.scoring.submission import Scorable, Submission, make_submission
+from agentmetrology.envs.comtrade.scoring.submission import (
+    BOM_REASON,
+    Scorable,
+    Submission,
+    make_submission,
+)
 from agentmetrology.envs.comtrade.tasks import PROFILES, TASKS, Profile
 from agentmetrology.records.assessment import Assessment, Status
 
 GROUND_TRUTH_SCORER: Final = "ground_truth_f1"
-GROUND_TRUTH_VERSION: Final = "1.0.0"
+GROUND_TRUTH_VERSION: Final = "1.1.0"  # 1.1.0: a leading UTF-8 byte order mark is ignored
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,12 +320,14 @@ def ground_truth_f1(submission: Scorable | str | bytes | None, task_id: str,
     if isinstance(submission, Submission):  # the usual clean answer is not parsed at all
         adopt_genuine(submission, *key, columns[1])
     tally = LineTally(truth, None, columns, rows_of=key)
-    for batch in submission.data_batches():  # one batch in memory, many for a streamed file
+    for batch in submission.record_batches():  # one batch in memory, many for a streamed file
         tally.add(batch)
     comps = f1_components(tally.counts(), len(truth))
     f1 = float(comps["f1"])
     # PASS needs the rows themselves to be right, not only their ids.
     exact = f1 == 1.0 and comps["value_mismatches"] == 0
     status: Status = "PASS" if exact else ("PARTIAL" if f1 > 0.0 else "FAIL")
-    return Assessment(GROUND_TRUTH_SCORER, GROUND_TRUTH_VERSION, status, f1, comps,
-                      _reasons(comps), ev)
+    reasons = _reasons(comps)
+    if submission.starts_with_bom:
+        reasons = (BOM_REASON, *reasons)
+    return Assessment(GROUND_TRUTH_SCORER, GROUND_TRUTH_VERSION, status, f1, comps, reasons, ev)

@@ -21,6 +21,7 @@ from typing import Any, Final
 
 from agentmetrology.edges.files import bounded_lines
 from agentmetrology.envs.comtrade.scoring.submission import (
+    BOM,
     FILE_NAMES,
     MAX_DATA_BYTES,
     WHOLE,
@@ -101,24 +102,42 @@ class StreamedSubmission:
         """Return the problem reasons affecting the given parts (and the submission as a whole)."""
         return [r for p, r in self.problems.items() if p == WHOLE or p in parts]
 
-    def data_batches(self) -> Iterator[tuple[Any, ...]]:
+    def data_batches(self, *, skip_bom: bool = False) -> Iterator[tuple[Any, ...]]:
         """Yield the parsed non-blank lines of data.jsonl in order, a batch per `batch_lines` lines.
 
         Blank lines are counted toward a batch before `parse_lines` drops them, so a batch may
         hold fewer values (none, for an all-blank stretch); the batch size bounds memory only.
+        With `skip_bom`, a byte order mark that starts the file is left out of its first line.
         """
         if not self.present(DATA):
             return
         assert self.data_path is not None
         pieces: list[str] = []
+        first = skip_bom
         with self.data_path.open("rb") as fh:
             for raw in fh:
-                pieces.append(raw.decode("utf-8"))  # checked when the submission was read
+                piece = raw.decode("utf-8")  # checked when the submission was read
+                if first:
+                    piece, first = piece.removeprefix(BOM), False
+                pieces.append(piece)
                 if len(pieces) >= self.batch_lines:
                     yield parse_lines(pieces).values
                     pieces = []
         if pieces:
             yield parse_lines(pieces).values
+
+    def record_batches(self) -> Iterator[tuple[Any, ...]]:
+        """Yield the parsed data lines as the valid scorers read them: a leading BOM ignored."""
+        return self.data_batches(skip_bom=True)
+
+    @property
+    def starts_with_bom(self) -> bool:
+        """Return True when data.jsonl starts with a UTF-8 byte order mark."""
+        if not self.present(DATA):
+            return False
+        assert self.data_path is not None
+        with self.data_path.open("rb") as fh:
+            return fh.read(3) == BOM.encode("utf-8")
 
 
 def read_streamed_dir(path: str | Path, batch_lines: int = BATCH_LINES) -> StreamedSubmission:

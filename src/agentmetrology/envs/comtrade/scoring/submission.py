@@ -34,6 +34,13 @@ LIMITS: Final[dict[str, int]] = {
 }
 # Key of `Submission.problems` for a problem with the submission as a whole.
 WHOLE: Final = "submission"
+# A UTF-8 byte order mark decodes to U+FEFF at the start of the text. Python's json refuses
+# it as the first character of a value, so the raw parse counts the first line unparsable;
+# the valid scorers read rows as RFC 8259 allows a parser to (the mark ignored), the shape
+# judge as the original release did.
+BOM: Final = "\ufeff"
+BOM_REASON: Final = ("data.jsonl starts with a UTF-8 byte order mark (U+FEFF), ignored: "
+                     "its first line is read without it")
 
 
 class _NotJson:
@@ -233,6 +240,19 @@ class Submission:
         """Yield the parsed data lines: one batch, the whole file (shared by both scorers)."""
         yield self.parsed_data.values
 
+    def record_batches(self) -> Iterator[tuple[Any, ...]]:
+        """Yield the parsed data lines as the valid scorers read them: a leading BOM ignored."""
+        text = self.data_jsonl or ""
+        if text.startswith(BOM):
+            yield parse_jsonl(text[1:]).values  # rare: a second parse, the judge keeps its own
+        else:
+            yield from self.data_batches()
+
+    @property
+    def starts_with_bom(self) -> bool:
+        """Return True when data.jsonl starts with a UTF-8 byte order mark."""
+        return (self.data_jsonl or "").startswith(BOM)
+
     @cached_property
     def parsed_data(self) -> ParsedLines:
         """Return data.jsonl parsed line by line (cached: both scorers share one parse)."""
@@ -283,6 +303,15 @@ class Scorable(Protocol):
 
     def data_batches(self) -> Iterator[tuple[Any, ...]]:
         """Yield the parsed data lines in batches, in file order."""
+        ...
+
+    def record_batches(self) -> Iterator[tuple[Any, ...]]:
+        """Yield the parsed data lines as the valid scorers read them: a leading BOM ignored."""
+        ...
+
+    @property
+    def starts_with_bom(self) -> bool:
+        """Return True when data.jsonl starts with a UTF-8 byte order mark."""
         ...
 
 
