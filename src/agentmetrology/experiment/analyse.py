@@ -310,15 +310,24 @@ def calibration(p: dict[str, Any], values: dict[str, Values]) -> dict[str, Any]:
 
 
 def deviations(p: dict[str, Any], missing: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Return every shortfall against the plan, grouped by target, level, arm, scorer and why."""
+    """Return every shortfall against the plan, grouped by target, level, arm, scorer and why.
+
+    The analysed n and the kind are those of the whole target, level, arm, scorer and repeat:
+    seeds missing for another reason are missing from the analysis too (2 seeds not recorded
+    and 2 measurement failures of n = 4 leave no value: a dropped arm, analysed n 0).
+    """
     groups: dict[tuple[str, str, str, str, str, int], list[int]] = {}
+    lost: dict[tuple[str, str, str, str, int], set[int]] = {}
     for m in missing:
         groups.setdefault((m["target"], m["level"], m["arm"], m["scorer"], m["why"],
                            m["repeat"]), []).append(m["seed"])
+        lost.setdefault((m["target"], m["level"], m["arm"], m["scorer"], m["repeat"]),
+                        set()).add(m["seed"])
     out = []
     for (target, level, arm, scorer, why, repeat), seeds in sorted(groups.items()):
-        kind = "dropped arm" if len(seeds) == p["n"] else "changed n"
-        out.append({"kind": kind, "target": target, "level": level, "arm": arm,
-                    "scorer": scorer, "why": why, "repeat": repeat, "planned_n": p["n"],
-                    "analysed_n": p["n"] - len(seeds), "seeds": sorted(seeds)})
+        analysed = p["n"] - len(lost[(target, level, arm, scorer, repeat)])
+        out.append({"kind": "dropped arm" if analysed == 0 else "changed n", "target": target,
+                    "level": level, "arm": arm, "scorer": scorer, "why": why,
+                    "repeat": repeat, "planned_n": p["n"], "analysed_n": analysed,
+                    "seeds": sorted(seeds)})
     return out

@@ -1,0 +1,31 @@
+"""The analysis's accounting: deviations and Holm families count what the plan planned."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentmetrology.experiment.analyse import deviations
+
+
+def _missing(seeds_why: list[tuple[int, str]], arm: str = "A") -> list[dict[str, Any]]:
+    return [{"target": "rule", "level": "L1", "arm": arm, "seed": s, "scorer": "ground_truth_f1",
+             "why": why, "repeat": 0} for s, why in seeds_why]
+
+
+def test_a_deviation_counts_seeds_missing_for_every_reason() -> None:
+    # 2 seeds not recorded and 2 measurement failures of n = 4: no value is left in the arm.
+    # Each reason had been counted alone: two rows 'changed n', analysed n 2 each.
+    devs = deviations({"n": 4}, _missing([(0, "not recorded"), (1, "not recorded"),
+                                          (2, "measurement failure"),
+                                          (3, "measurement failure")]))
+    assert [(d["kind"], d["why"], d["analysed_n"], d["seeds"]) for d in devs] == [
+        ("dropped arm", "measurement failure", 0, [2, 3]),
+        ("dropped arm", "not recorded", 0, [0, 1])]
+
+
+def test_a_deviation_of_one_reason_and_other_arms_are_counted_apart() -> None:
+    devs = deviations({"n": 5}, _missing([(0, "not recorded"), (3, "measurement failure")])
+                      + _missing([(1, "not recorded")], arm="B"))
+    assert [(d["arm"], d["kind"], d["why"], d["analysed_n"]) for d in devs] == [
+        ("A", "changed n", "measurement failure", 3), ("A", "changed n", "not recorded", 3),
+        ("B", "changed n", "not recorded", 4)]
