@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentmetrology.experiment.analyse import deviations
+from agentmetrology.experiment.analyse import _verdicts, compare, deviations
 
 
 def _missing(seeds_why: list[tuple[int, str]], arm: str = "A") -> list[dict[str, Any]]:
@@ -29,3 +29,17 @@ def test_a_deviation_of_one_reason_and_other_arms_are_counted_apart() -> None:
     assert [(d["arm"], d["kind"], d["why"], d["analysed_n"]) for d in devs] == [
         ("A", "changed n", "measurement failure", 3), ("A", "changed n", "not recorded", 3),
         ("B", "changed n", "not recorded", 4)]
+
+
+def test_a_member_without_pairs_stays_in_the_holm_family() -> None:
+    # Ground truth: 6 paired seeds, every delta +0.1: exact sign-flip p = 2/2^6 = 0.03125.
+    # The designated scorer has one complete pair only: not evaluable. The plan's family is 2
+    # (both scorers); Holm over the 1 testable member had read 0.03125 and 'confirmed'.
+    truth = {"A": {s: 0.5 for s in range(6)}, "B": {s: 0.6 for s in range(6)}}
+    judge = {"A": {0: 50.0}, "B": {0: 60.0, 1: 70.0}}
+    family = [compare(truth, "A", "B", 0), compare(judge, "A", "B", 0)]
+    _verdicts(family)
+    assert family[0]["sign_flip"]["p_value"] == 0.03125
+    assert [(c["family_size"], c["p_holm"], c["verdict"]) for c in family] == [
+        (2, 0.0625, "not confirmed"), (2, None, "not evaluable")]
+    assert family[0]["rule"]["minimum"] == 7  # 2/2^7 x 2 < 0.05

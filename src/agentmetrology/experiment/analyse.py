@@ -136,18 +136,23 @@ def flip_account(passes: Passes, rerun: Passes | None, a: str, b: str,
 
 
 def _verdicts(family: list[dict[str, Any]]) -> None:
-    """Holm-adjust a family in place and add each member's verdict."""
-    tested = [c for c in family if c["sign_flip"] is not None]
-    adjusted = holm([c["sign_flip"]["p_value"] for c in tested], ALPHA).adjusted if tested else ()
-    for c, p in zip(tested, adjusted, strict=True):
-        c["p_holm"] = p
-        lo = c["delta"]["interval"][0]
-        c["verdict"] = "confirmed" if lo > 0 and p < ALPHA else "not confirmed"
-    for c in family:
-        c["family_size"] = len(tested)
+    """Holm-adjust a family in place and add each member's verdict.
+
+    The family is the plan's (every arm and scorer of one target and level): a member without
+    2 complete pairs counts as p = 1, never as a smaller family, so losing a scorer's values
+    cannot make the other members easier to confirm than the frozen rule allows.
+    """
+    p_values = [1.0 if c["sign_flip"] is None else c["sign_flip"]["p_value"] for c in family]
+    adjusted = holm(p_values, ALPHA).adjusted
+    for c, p in zip(family, adjusted, strict=True):
+        c["family_size"] = len(family)
         if c["sign_flip"] is None:
             c["p_holm"] = None
             c["verdict"] = "not evaluable"
+        else:
+            c["p_holm"] = p
+            lo = c["delta"]["interval"][0]
+            c["verdict"] = "confirmed" if lo > 0 and p < ALPHA else "not confirmed"
         c["rule"] = rule_verdict(c).to_dict()
 
 
