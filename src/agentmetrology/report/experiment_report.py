@@ -76,7 +76,7 @@ def _first_screen(d: Doc, doc: dict[str, Any]) -> None:
     d.p(f"Power of the rule at the planned n = {pw['n']} for a standardized effect of "
         f"{d.g.fmt(pw['effect'])}: {d.g.fmt(pw['power'])} (lower bound; see Power)."
         + ("" if pw["can_confirm"] else " The rule can never confirm at this n: the smallest "
-           f"Holm-adjusted p is {d.g.fmt(pw['smallest_holm_p'])}."))
+           f"Holm-adjusted p is {d.g.p(pw['smallest_holm_p'])}."))
     if doc["deviations"]:
         s = doc["summary"]
         d.note(f"{s['deviations']} deviation(s) from the plan ({s['missing_values']} missing "
@@ -155,7 +155,7 @@ def _power(d: Doc, doc: dict[str, Any]) -> None:
              "smallest Holm p", "can confirm"],
             [[pw["power"], f"[{d.g.fmt(pw['interval'][0])}, {d.g.fmt(pw['interval'][1])}]",
               pw["size"], f"[{d.g.fmt(pw['size_interval'][0])}, "
-              f"{d.g.fmt(pw['size_interval'][1])}]", pw["smallest_holm_p"],
+              f"{d.g.fmt(pw['size_interval'][1])}]", d.g.p(pw["smallest_holm_p"]),
               pw["can_confirm"]]])
 
 
@@ -163,8 +163,9 @@ def _comparisons(d: Doc, doc: dict[str, Any]) -> None:
     d.h("Paired comparisons")
     rows = [[code(c["target"]), c["level"], code(c["scorer"]), c["outcome"], code(c["arm"]),
              c["pairs"], d.estimate(c["delta"]), d.estimate(c["cliffs_delta"]),
-             None if c["sign_flip"] is None else c["sign_flip"]["p_value"], c["p_holm"],
-             c["family_size"], None if c["sign_test"] is None else c["sign_test"]["p_value"],
+             d.g.p(None if c["sign_flip"] is None else c["sign_flip"]["p_value"]),
+             d.g.p(c["p_holm"]), c["family_size"],
+             d.g.p(None if c["sign_test"] is None else c["sign_test"]["p_value"]),
              _said(c)] for c in doc["cells"]]
     a = doc["cells"][0]["baseline"]
     base = ("its slack's baseline (" + code(doc["dose"]["baseline"]) + ")" if "dose" in doc

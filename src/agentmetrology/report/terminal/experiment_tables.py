@@ -10,6 +10,7 @@ from rich import box
 from rich.console import Console
 
 from agentmetrology.report.experiment_dose import shape_sentence, signed
+from agentmetrology.report.numberguard import p_text
 from agentmetrology.report.terminal.table_fit import Col, fit_table
 
 
@@ -53,12 +54,16 @@ def _f(x: Any) -> str:
     return "n/a" if x is None else str(x) if isinstance(x, int) else f"{x:.3f}"
 
 
+def _p(x: float | None) -> str:
+    return "n/a" if x is None else p_text(x)
+
+
 def print_dose(console: Console, dose: dict[str, Any]) -> None:
     """Print the slack dose response: delta per target and slack, then its shape per level."""
     cells = [[r["target"], str(r["slack"]),
               signed(_f, r["delta"]) + ("" if not r["interval"] else
                                         f" [{_f(r['interval'][0])}, {_f(r['interval'][1])}]"),
-              _f(r["sign_flip_p"]), _f(r["p_holm"]), r["verdict"],
+              _p(r["sign_flip_p"]), _p(r["p_holm"]), r["verdict"],
               f"{_f(r['baseline']['quota_deaths'])}/{_f(r['arm']['quota_deaths'])}",
               f"{_f(r['baseline']['skips'])}/{_f(r['arm']['skips'])}"] for r in dose["rows"]]
     title = f"slack dose response: delta = {dose['arm']} - {dose['baseline']} (b = baseline)"
