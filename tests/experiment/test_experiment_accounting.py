@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.console import Console
+
 from agentmetrology.experiment.analyse import _verdicts, compare, deviations
+from agentmetrology.report.blocks import Doc, to_markdown
+from agentmetrology.report.experiment_report import _arms
+from agentmetrology.report.numberguard import NumberGuard
+from agentmetrology.report.terminal.experiment_tables import print_arms
 
 
 def _missing(seeds_why: list[tuple[int, str]], arm: str = "A") -> list[dict[str, Any]]:
@@ -43,3 +49,24 @@ def test_a_member_without_pairs_stays_in_the_holm_family() -> None:
     assert [(c["family_size"], c["p_holm"], c["verdict"]) for c in family] == [
         (2, 0.0625, "not confirmed"), (2, None, "not evaluable")]
     assert family[0]["rule"]["minimum"] == 7  # 2/2^7 x 2 < 0.05
+
+
+ARM = {"level": "L1", "agent": "rule", "role": "target", "arm": "stress:constant",
+       "planned": 8, "recorded": 8, "coverage_n": 7, "coverage": 0.925, "quota_deaths": 1,
+       "skips": 2, "episodes_with_skip": 2, "decisions": 11}
+
+
+def test_per_arm_coverage_says_over_how_many_episodes() -> None:
+    # One recorded episode without a value (a measurement failure): the mean is over 7, and
+    # the per-arm table had shown only "8 of 8" recorded beside it.
+    doc = {"arms": [ARM]}
+    d = Doc(NumberGuard(doc))
+    _arms(d, doc)
+    md = to_markdown(d.blocks)
+    assert "| L1 | `rule` | target | `stress:constant` | 8 of 8 | 0.925 | 7 | 1 | 2 | 2 | 11 |" \
+        in md
+    console = Console(record=True, width=200)
+    print_arms(console, [ARM, {**ARM, "arm": "stress:escalating", "coverage_n": 8}])
+    notes = [ln for ln in console.export_text().splitlines() if ln.startswith("coverage of")]
+    assert notes == ["coverage of rule at L1 in stress:constant: over 7 of 8 recorded episodes "
+                     "(1 without a value, left out)"]

@@ -99,11 +99,15 @@ def _invariance(d: Doc, doc: dict[str, Any]) -> None:
 def _arms(d: Doc, doc: dict[str, Any]) -> None:
     d.h("Per arm: coverage, quota deaths, skips")
     d.table(["level", "agent", "role", "arm", "recorded of planned", "coverage (mean)",
-             "quota deaths", "SKIP decisions", "episodes with a SKIP", "decisions"],
+             "episodes with coverage", "quota deaths", "SKIP decisions",
+             "episodes with a SKIP", "decisions"],
             [[r["level"], code(r["agent"]), r["role"], code(r["arm"]),
-              f"{r['recorded']} of {r['planned']}", r["coverage"], r["quota_deaths"],
-              r["skips"], r["episodes_with_skip"], r["decisions"]] for r in doc["arms"]],
-            "Coverage: mean recall of ground truth over the episodes with a value. A quota "
+              f"{r['recorded']} of {r['planned']}", r["coverage"], r["coverage_n"],
+              r["quota_deaths"], r["skips"], r["episodes_with_skip"], r["decisions"]]
+             for r in doc["arms"]],
+            "Coverage: mean recall of ground truth over the episodes with a value (their count "
+            "beside it: a recorded episode without one, a measurement failure, is left out and "
+            "listed under Deviations). A quota "
             "death: the episode ran into the request quota. A SKIP: a page given up at an L1 "
             "decision (levels without that question show 0 decisions).")
 

@@ -41,6 +41,12 @@ def print_arms(console: Console, rows: list[dict[str, Any]]) -> None:
                       markup=False)  # arm names like stress:squeeze:... are not emoji codes
     table.box = box.SIMPLE
     console.print(table)
+    for r in rows:  # a mean over fewer episodes than were recorded says so
+        if r["coverage_n"] < r["recorded"]:
+            console.print(f"coverage of {r['agent']} at {r['level']} in {r['arm']}: over "
+                          f"{r['coverage_n']} of {r['recorded']} recorded episodes ("
+                          f"{r['recorded'] - r['coverage_n']} without a value, left out)",
+                          markup=False, emoji=False)
 
 
 # Target and slack name a row (never cut); delta and its verdict are the measure; deaths and
