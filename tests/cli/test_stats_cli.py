@@ -88,7 +88,9 @@ def test_compare_reports_dropped_pairs_and_clusters(runs: Path, tmp_path: Path) 
     path.write_text(text + extra + "\n", encoding="utf-8")
     doc = _compare_json(path, "--cluster", "task")
     assert doc["pairs"]["incomplete"] == 1 and doc["pairs"]["only_a"] == 1
-    assert doc["pairs"]["examples_only_a"] == [["t3", "0"]]
+    # A key lists its columns sorted by name (seed, task), as `pair_by` echoes them.
+    assert doc["pair_by"] == ["seed", "task"]
+    assert doc["pairs"]["examples_only_a"] == [["0", "t3"]]
     assert doc["result"]["unit"] == "cluster" and doc["result"]["n_units"] == 2
     code, out, _ = _invoke(
         "compare",
@@ -162,3 +164,29 @@ def test_markup_like_names_are_printed_verbatim(tmp_path: Path) -> None:
     code, out, err = _invoke("summarize", str(path), "--value", "score", "--group", "agent")
     assert code == 0, err
     assert "[bold]x[/]" in out and "y[" in out
+
+
+# 12 pairs (task x seed) on which the bootstrap's draws had followed the --pair-by spelling.
+_ORDER_A = [0.64, 0.27, 0.04, 0.02, 0.81, 0.91, 0.61, 0.73, 0.54, 0.94, 0.82, 0.0]
+_ORDER_B = [0.49, 0.33, -0.0, 0.03, 0.84, 0.96, 0.73, 0.91, 0.61, 1.16, 0.83, 0.12]
+
+
+def test_compare_does_not_depend_on_the_order_of_the_pair_by_columns(tmp_path: Path) -> None:
+    lines = ["agent,task,seed,score"]
+    for i, (a, b) in enumerate(zip(_ORDER_A, _ORDER_B, strict=True)):
+        lines += [f"A,t{i % 3},{i // 3},{a}", f"B,t{i % 3},{i // 3},{b}"]
+    path = tmp_path / "order.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    outs = []
+    for key in ("task,seed", "seed,task"):
+        code, out, err = _invoke("compare", str(path), "--value", "score", "--group", "agent",
+                                 "--a", "A", "--b", "B", "--pair-by", key, "--json")
+        assert code == 0, err
+        outs.append(out)
+    # task,seed had read 'different', CI [0.001, 0.110]; seed,task 'equivalent'.
+    assert outs[0] == outs[1]
+    doc = json.loads(outs[0])
+    assert doc["pair_by"] == ["seed", "task"]
+    assert doc["result"]["equivalence"]["label"] == "equivalent"
+    assert doc["result"]["equivalence"]["interval"] == pytest.approx([-2.08333e-05, 0.1075208],
+                                                                      rel=1e-5)

@@ -190,6 +190,12 @@ def test_judge_confirms_careful_degradation_that_ground_truth_does_not(tmp_path:
     first = (tmp_path / "o" / "report.md").read_text().split("## ")[0]
     assert "Confirmed under the designated scorer but not under ground truth: " \
            "`scripted:careful` at L1." in first
+    # every judge delta of one sign on 20 seeds: exact p 2/2^20, Holm p (of 2) twice that;
+    # printed as they are, never as 0.000 beside "confirmed"
+    judge = next(c for c in doc["cells"] if c["scorer"] == "shape_judge")
+    assert (judge["sign_flip"]["p_value"], judge["p_holm"]) == (2 / 2**20, 4 / 2**20)
+    md = (tmp_path / "o" / "report.md").read_text()
+    assert "| 0.00000191 | 0.00000381 | 2 | 0.00000191 | confirmed" in md
 
 
 def test_zero_slack_squeeze_is_reported_decision_invariant(tmp_path: Path) -> None:

@@ -111,3 +111,20 @@ def test_the_allowed_set_is_every_value_walked_plainly() -> None:
         elif isinstance(v, int | float) and not isinstance(v, bool):
             allowed.update(guard.forms(v))
     assert guard._allowed == allowed and {"-0.0", "41.5", "2026", "25%"} <= allowed
+
+
+@pytest.mark.parametrize(("p", "text"), [
+    (1.9073486328125e-06, "0.00000191"),  # 2/2^20: every one of 20 deltas of one sign
+    (0.0001220703125, "0.000122"),
+    (0.00049, "0.000490"),
+    (0.0005, "0.001"),  # three decimals do not print it as 0
+    (0.03125, "0.031"),
+    (0.0, "0.000"),
+    (1.0, "1.000"),
+])
+def test_a_nonzero_p_value_never_prints_as_zero(p: float, text: str) -> None:
+    # Experiment reports had printed 2/2^20 as "0.000" beside "confirmed"; the guard lets the
+    # report print the p-value it holds.
+    g = NumberGuard({"p": p})
+    assert g.p(p) == text and g.p(None) == "n/a"
+    g.check(f"sign-flip p {text}")

@@ -12,6 +12,7 @@ import pytest
 from agentmetrology.results import (
     ComparisonRequest,
     SummaryRequest,
+    TableError,
     build_comparison,
     build_summary,
 )
@@ -199,3 +200,21 @@ def test_a_termination_in_capitals_is_a_measurement_failure_too(tmp_path: Path) 
     assert group["n"] == 1 and group["mean"]["value"] == 1.0
     assert group["excluded"]["by_reason"]["measurement failure"]["details"] == {
         "termination cancelled": 1, "termination infra_error": 1}
+
+
+@pytest.mark.parametrize("extra", [
+    "b,0,0.0,infra_error\n",  # a failed attempt beside seed 0's scored row in B
+    "b,0,,submitted\n",  # a null beside it
+])
+def test_a_second_row_for_a_pair_is_refused_when_either_is_excluded(tmp_path: Path,
+                                                                    extra: str) -> None:
+    # The excluded row had been dropped and the pair counted complete ("8 complete, 0 dropped
+    # because a row was excluded") beside a row of the same key: which is the pair's value?
+    rows = "".join(f"{g},{s},{v},submitted\n" for s in range(8) for g, v in (("a", 0.5),
+                                                                               ("b", 0.6)))
+    path = tmp_path / "dup.csv"
+    path.write_text("agent,seed,score,termination\n" + rows + extra, encoding="utf-8")
+    with pytest.raises(TableError, match=r"^line 18: a second row for pair 0 in one group "
+                       r"\(the first is line 3\); add columns to --pair-by"):
+        build_comparison(ComparisonRequest(source=str(path), group="agent", a="a", bs=("b",),
+                                           values=("score",), pair_by=("seed",)))

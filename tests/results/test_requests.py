@@ -46,6 +46,12 @@ def test_a_comparison_request_is_checked_when_made(
     assert message in str(info.value)
 
 
+def test_a_comparison_request_holds_its_pair_key_columns_sorted_by_name() -> None:
+    # The pairs are sorted by key, so the key's column order had chosen the bootstrap's draws.
+    assert _comparison(pair_by=("task", "seed")).pair_by == ("seed", "task")
+    assert _comparison(pair_by=("seed", "task")).spec("v", "llm").pair_by == ("seed", "task")
+
+
 def test_a_summary_request_is_checked_when_made() -> None:
     with pytest.raises(TableError, match="--resamples 2000000 is above"):
         SummaryRequest(source="-", value="v", group_by=("g",), resamples=2_000_000)

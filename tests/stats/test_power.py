@@ -154,3 +154,30 @@ def test_the_default_1000_sign_vectors_resolve_p_to_1_in_1001() -> None:
                                   seed=1).value
 
     assert (power(1 / 1001), power(1 / 1001.5)) == (1.0, 0.0)
+
+
+def test_exact_sign_flip_power_by_definition_over_all_2_to_the_n_sign_vectors() -> None:
+    result = stats.paired_power(0.5, 1.0, 8, alpha=0.05, simulations=150, test="sign-flip",
+                                exact=True)
+    data = _data(0.5, 1.0, 8, 150, seed=0)
+    every = np.array([[1.0 if (k >> j) & 1 else -1.0 for j in range(8)] for k in range(256)])
+    # Exact: the share of all 256 sign vectors as extreme, the observed one among them.
+    p = np.array([sum(abs(float(row @ s)) >= abs(row.sum()) - 1e-9 * np.abs(row).sum()
+                      for s in every) / 256 for row in data])
+    assert (result.value, result.size) == _expected(p, 150, 0.05)
+    assert result.method == "monte-carlo power of the paired exact sign-flip test (wilson 95% " \
+                            "intervals)"
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"n": 21}, "exact needs the sign-flip test and n <= 20, got 'sign-flip' with n = 21"),
+    ({"test": "t"}, "exact needs the sign-flip test and n <= 20, got 't' with n = 10"),
+])
+def test_exact_power_is_refused_without_an_enumerable_sign_flip_test(
+    kwargs: dict[str, object], message: str
+) -> None:
+    args: dict[str, object] = {"effect": 0.5, "sd": 1.0, "n": 10, "test": "sign-flip",
+                               "exact": True} | kwargs
+    with pytest.raises(ValueError) as info:
+        stats.paired_power(**args)  # type: ignore[arg-type]
+    assert str(info.value) == message

@@ -136,18 +136,23 @@ def flip_account(passes: Passes, rerun: Passes | None, a: str, b: str,
 
 
 def _verdicts(family: list[dict[str, Any]]) -> None:
-    """Holm-adjust a family in place and add each member's verdict."""
-    tested = [c for c in family if c["sign_flip"] is not None]
-    adjusted = holm([c["sign_flip"]["p_value"] for c in tested], ALPHA).adjusted if tested else ()
-    for c, p in zip(tested, adjusted, strict=True):
-        c["p_holm"] = p
-        lo = c["delta"]["interval"][0]
-        c["verdict"] = "confirmed" if lo > 0 and p < ALPHA else "not confirmed"
-    for c in family:
-        c["family_size"] = len(tested)
+    """Holm-adjust a family in place and add each member's verdict.
+
+    The family is the plan's (every arm and scorer of one target and level): a member without
+    2 complete pairs counts as p = 1, never as a smaller family, so losing a scorer's values
+    cannot make the other members easier to confirm than the frozen rule allows.
+    """
+    p_values = [1.0 if c["sign_flip"] is None else c["sign_flip"]["p_value"] for c in family]
+    adjusted = holm(p_values, ALPHA).adjusted
+    for c, p in zip(family, adjusted, strict=True):
+        c["family_size"] = len(family)
         if c["sign_flip"] is None:
             c["p_holm"] = None
             c["verdict"] = "not evaluable"
+        else:
+            c["p_holm"] = p
+            lo = c["delta"]["interval"][0]
+            c["verdict"] = "confirmed" if lo > 0 and p < ALPHA else "not confirmed"
         c["rule"] = rule_verdict(c).to_dict()
 
 
@@ -310,15 +315,24 @@ def calibration(p: dict[str, Any], values: dict[str, Values]) -> dict[str, Any]:
 
 
 def deviations(p: dict[str, Any], missing: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Return every shortfall against the plan, grouped by target, level, arm, scorer and why."""
+    """Return every shortfall against the plan, grouped by target, level, arm, scorer and why.
+
+    The analysed n and the kind are those of the whole target, level, arm, scorer and repeat:
+    seeds missing for another reason are missing from the analysis too (2 seeds not recorded
+    and 2 measurement failures of n = 4 leave no value: a dropped arm, analysed n 0).
+    """
     groups: dict[tuple[str, str, str, str, str, int], list[int]] = {}
+    lost: dict[tuple[str, str, str, str, int], set[int]] = {}
     for m in missing:
         groups.setdefault((m["target"], m["level"], m["arm"], m["scorer"], m["why"],
                            m["repeat"]), []).append(m["seed"])
+        lost.setdefault((m["target"], m["level"], m["arm"], m["scorer"], m["repeat"]),
+                        set()).add(m["seed"])
     out = []
     for (target, level, arm, scorer, why, repeat), seeds in sorted(groups.items()):
-        kind = "dropped arm" if len(seeds) == p["n"] else "changed n"
-        out.append({"kind": kind, "target": target, "level": level, "arm": arm,
-                    "scorer": scorer, "why": why, "repeat": repeat, "planned_n": p["n"],
-                    "analysed_n": p["n"] - len(seeds), "seeds": sorted(seeds)})
+        analysed = p["n"] - len(lost[(target, level, arm, scorer, repeat)])
+        out.append({"kind": "dropped arm" if analysed == 0 else "changed n", "target": target,
+                    "level": level, "arm": arm, "scorer": scorer, "why": why,
+                    "repeat": repeat, "planned_n": p["n"], "analysed_n": analysed,
+                    "seeds": sorted(seeds)})
     return out

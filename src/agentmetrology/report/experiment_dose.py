@@ -70,7 +70,7 @@ def dose_section(d: Doc, doc: dict[str, Any]) -> None:
               signed(g.fmt, r["delta"]) + ("" if not r["interval"] else
                                           f" [{g.fmt(r['interval'][0])}, "
                                           f"{g.fmt(r['interval'][1])}]"),
-              r["sign_flip_p"], r["p_holm"], r["verdict"],
+              g.p(r["sign_flip_p"]), g.p(r["p_holm"]), r["verdict"],
               f"{g.fmt(r['baseline']['coverage'])} / {g.fmt(r['arm']['coverage'])}",
               f"{g.fmt(r['baseline']['quota_deaths'])} / {g.fmt(r['arm']['quota_deaths'])}",
               f"{g.fmt(r['baseline']['skips'])} / {g.fmt(r['arm']['skips'])}"]

@@ -76,7 +76,7 @@ def _first_screen(d: Doc, doc: dict[str, Any]) -> None:
     d.p(f"Power of the rule at the planned n = {pw['n']} for a standardized effect of "
         f"{d.g.fmt(pw['effect'])}: {d.g.fmt(pw['power'])} (lower bound; see Power)."
         + ("" if pw["can_confirm"] else " The rule can never confirm at this n: the smallest "
-           f"Holm-adjusted p is {d.g.fmt(pw['smallest_holm_p'])}."))
+           f"Holm-adjusted p is {d.g.p(pw['smallest_holm_p'])}."))
     if doc["deviations"]:
         s = doc["summary"]
         d.note(f"{s['deviations']} deviation(s) from the plan ({s['missing_values']} missing "
@@ -99,11 +99,15 @@ def _invariance(d: Doc, doc: dict[str, Any]) -> None:
 def _arms(d: Doc, doc: dict[str, Any]) -> None:
     d.h("Per arm: coverage, quota deaths, skips")
     d.table(["level", "agent", "role", "arm", "recorded of planned", "coverage (mean)",
-             "quota deaths", "SKIP decisions", "episodes with a SKIP", "decisions"],
+             "episodes with coverage", "quota deaths", "SKIP decisions",
+             "episodes with a SKIP", "decisions"],
             [[r["level"], code(r["agent"]), r["role"], code(r["arm"]),
-              f"{r['recorded']} of {r['planned']}", r["coverage"], r["quota_deaths"],
-              r["skips"], r["episodes_with_skip"], r["decisions"]] for r in doc["arms"]],
-            "Coverage: mean recall of ground truth over the episodes with a value. A quota "
+              f"{r['recorded']} of {r['planned']}", r["coverage"], r["coverage_n"],
+              r["quota_deaths"], r["skips"], r["episodes_with_skip"], r["decisions"]]
+             for r in doc["arms"]],
+            "Coverage: mean recall of ground truth over the episodes with a value (their count "
+            "beside it: a recorded episode without one, a measurement failure, is left out and "
+            "listed under Deviations). A quota "
             "death: the episode ran into the request quota. A SKIP: a page given up at an L1 "
             "decision (levels without that question show 0 decisions).")
 
@@ -155,7 +159,7 @@ def _power(d: Doc, doc: dict[str, Any]) -> None:
              "smallest Holm p", "can confirm"],
             [[pw["power"], f"[{d.g.fmt(pw['interval'][0])}, {d.g.fmt(pw['interval'][1])}]",
               pw["size"], f"[{d.g.fmt(pw['size_interval'][0])}, "
-              f"{d.g.fmt(pw['size_interval'][1])}]", pw["smallest_holm_p"],
+              f"{d.g.fmt(pw['size_interval'][1])}]", d.g.p(pw["smallest_holm_p"]),
               pw["can_confirm"]]])
 
 
@@ -163,8 +167,9 @@ def _comparisons(d: Doc, doc: dict[str, Any]) -> None:
     d.h("Paired comparisons")
     rows = [[code(c["target"]), c["level"], code(c["scorer"]), c["outcome"], code(c["arm"]),
              c["pairs"], d.estimate(c["delta"]), d.estimate(c["cliffs_delta"]),
-             None if c["sign_flip"] is None else c["sign_flip"]["p_value"], c["p_holm"],
-             c["family_size"], None if c["sign_test"] is None else c["sign_test"]["p_value"],
+             d.g.p(None if c["sign_flip"] is None else c["sign_flip"]["p_value"]),
+             d.g.p(c["p_holm"]), c["family_size"],
+             d.g.p(None if c["sign_test"] is None else c["sign_test"]["p_value"]),
              _said(c)] for c in doc["cells"]]
     a = doc["cells"][0]["baseline"]
     base = ("its slack's baseline (" + code(doc["dose"]["baseline"]) + ")" if "dose" in doc

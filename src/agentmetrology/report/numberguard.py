@@ -60,6 +60,14 @@ def _numbers(value: Any) -> Iterable[int | float | str]:
             push(v)
 
 
+def p_text(value: float, precision: int = 3) -> str:
+    """Return a p-value at `precision` decimals, or, where that would print a nonzero p as 0,
+    with 3 significant digits in plain notation (0.00000191): a permutation p is never 0."""
+    if 0.0 < value < 0.5 * 10.0**-precision:
+        return f"{value:.{2 - math.floor(math.log10(value))}f}"
+    return _clean(f"{value:.{precision}f}")
+
+
 def _clean(token: str) -> str:
     return "0" + token[2:] if token.startswith("-0") and set(token) <= set("-0.%") else token
 
@@ -96,6 +104,10 @@ class NumberGuard:
             return str(value)
         return _clean(f"{value:.{self.precision}f}")
 
+    def p(self, value: float | None, missing: str = "n/a") -> str:
+        """Return a p-value as `p_text` prints it at the report's precision."""
+        return missing if value is None else p_text(value, self.precision)
+
     def pct(self, value: float | None, missing: str = "n/a") -> str:
         """Return a fraction as a percentage at the report's percent precision."""
         if value is None:
@@ -116,6 +128,7 @@ class NumberGuard:
         out = {str(num), self.fmt(num), self.pct(float(num)), self.sig(num)}
         if isinstance(num, float):
             out.add(_clean(f"{num:.{self.precision}f}"))
+            out.add(self.p(num))
             if num.is_integer():
                 out.add(str(int(num)))
         return out

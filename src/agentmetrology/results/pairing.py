@@ -36,6 +36,7 @@ class PairSide:
     values: Pairing = field(default_factory=dict)
     excluded_keys: set[tuple[str, ...]] = field(default_factory=set)
     excluded: Exclusions = field(default_factory=Exclusions)
+    lines: dict[tuple[str, ...], int] = field(default_factory=dict)  # key -> its row's line
 
 
 @dataclass
@@ -82,16 +83,20 @@ def collect_pairs(table: ResultsTable, spec: PairSpec) -> Pairs:
             side.excluded.add(_MISSING_KEY, line)
             continue
         skey = tuple(str(p) for p in key)
+        if skey in side.lines:
+            # Also when either row is excluded: a failed attempt beside a scored one would
+            # otherwise be dropped silently and the pair counted complete.
+            raise TableError(
+                f"line {line}: a second row for pair {', '.join(skey)} in one group (the "
+                f"first is line {side.lines[skey]}); add columns to --pair-by so each pair "
+                "is unique"
+            )
+        side.lines[skey] = line
         got = take_value(table, row, line, spec.value, coerced)
         if isinstance(got, Excluded):
             excluded.add(got.reason, line, got.detail)
             side.excluded.add(got.reason, line, got.detail)
             side.excluded_keys.add(skey)
-        elif skey in side.values:
-            raise TableError(
-                f"line {line}: a second row for pair {', '.join(skey)} in one group; "
-                "add columns to --pair-by so each pair is unique"
-            )
         else:
             side.values[skey] = (got, cl or None, st or None)
     return Pairs(a=sides[spec.a], b=sides[spec.b], excluded=excluded, coerced=coerced)

@@ -79,8 +79,8 @@ class SummaryRequest(Resampling):
 @dataclass(frozen=True)
 class ComparisonRequest(Resampling):
     """A family of paired comparisons: every `values` column x every `bs` group against `a`,
-    rows matched on `pair_by`; `rerun_of_a` adds the excess flip rate, `factor` eta squared;
-    `draws` bounds the Monte-Carlo sign vectors."""
+    rows matched on `pair_by` (held sorted by name); `rerun_of_a` adds the excess flip rate,
+    `factor` eta squared; `draws` bounds the Monte-Carlo sign vectors."""
 
     source: str
     group: str
@@ -106,6 +106,10 @@ class ComparisonRequest(Resampling):
         if self.factor is not None and self.factor not in self.pair_by:
             raise TableError(f"--factor {self.factor!r} must be one of the --pair-by columns "
                              f"({', '.join(self.pair_by)})")
+        # The pairs are sorted by their key and the bootstrap's draws follow that order, so the
+        # key's columns are held sorted by name: `task,seed` and `seed,task` had drawn
+        # different resamples from the same pairs ('different' beside 'equivalent').
+        object.__setattr__(self, "pair_by", tuple(sorted(self.pair_by)))
 
     def spec(self, value: str, b: str) -> PairSpec:
         """Return the columns of the comparison of `b` against `a` on `value`."""

@@ -8,6 +8,7 @@ import numpy as np
 
 from ._seeding import generator
 from .intervals import wilson
+from .paired import EXACT_LIMIT, _signed_subset_sums
 from .results import PowerResult
 from .validate import FloatArray, check_count, check_finite, check_fraction
 
@@ -58,6 +59,25 @@ def _sign_flip_pvalues(d: FloatArray, signs: FloatArray) -> FloatArray:
     return p
 
 
+def _exact_sign_flip_pvalues(d: FloatArray) -> FloatArray:
+    """Return exact sign-flip p-values per row: the share of all 2^n sign vectors as extreme."""
+    n = d.shape[1]
+    half = n // 2
+    p = np.empty(d.shape[0])
+    for i, row in enumerate(d):
+        # Meet in the middle: a full sum is low + high, so |low + high| >= t is counted by two
+        # binary searches of the sorted high halves for each low half (2^(n/2) each, not 2^n).
+        low, high = _signed_subset_sums(row[:half]), np.sort(_signed_subset_sums(row[half:]))
+        t = abs(float(row.sum())) - 1e-9 * float(np.abs(row).sum())
+        if t <= 0.0:  # every sum is as extreme as an all-zero observed one
+            p[i] = 1.0
+            continue
+        above = high.size - np.searchsorted(high, t - low, side="left")
+        below = np.searchsorted(high, -t - low, side="right")
+        p[i] = float(above.sum() + below.sum()) / (1 << n)
+    return p
+
+
 def paired_power(
     effect: float,
     sd: float,
@@ -68,11 +88,13 @@ def paired_power(
     test: str = "t",
     draws: int = 1000,
     seed: int = 0,
+    exact: bool = False,
 ) -> PowerResult:
     """Return the rejection rate at `effect` (power) and at effect 0 (size) of a paired test.
 
     Differences are simulated as Normal(effect, sd) for n pairs; `test` is "t" (paired t) or
-    "sign-flip" (Monte-Carlo sign-flip with `draws` sign vectors shared by all simulations).
+    "sign-flip" (Monte-Carlo sign-flip with `draws` sign vectors shared by all simulations, or
+    with `exact` every one of the 2^n, n <= 20, as the exact sign-flip test does).
     """
     mu = check_finite(effect, "effect")
     sigma = check_finite(sd, "sd")
@@ -84,12 +106,17 @@ def paired_power(
     check_count(draws, "draws")
     if test not in TESTS:
         raise ValueError(f"test must be one of {', '.join(TESTS)}, got {test!r}")
+    if exact and (test != "sign-flip" or pairs > EXACT_LIMIT):
+        raise ValueError(f"exact needs the sign-flip test and n <= {EXACT_LIMIT}, got {test!r} "
+                         f"with n = {pairs}")
     rng = generator(seed)
     z = rng.standard_normal((2, sims, pairs))  # one draw: alternative and null data together
     data = sigma * z
     data[0] += mu
     if test == "t":
         p = _t_pvalues(data.reshape(2 * sims, pairs))
+    elif exact:
+        p = _exact_sign_flip_pvalues(data.reshape(2 * sims, pairs))
     else:
         signs = (2 * rng.integers(0, 2, size=(draws, pairs)) - 1).astype(np.float64)
         p = _sign_flip_pvalues(data.reshape(2 * sims, pairs), signs)
@@ -108,6 +135,7 @@ def paired_power(
         alpha=level,
         test=test,
         simulations=sims,
-        method=f"monte-carlo power of the paired {test} test (wilson 95% intervals)",
+        method=f"monte-carlo power of the paired {'exact ' if exact else ''}{test} test "
+               "(wilson 95% intervals)",
         seed=seed,
     )

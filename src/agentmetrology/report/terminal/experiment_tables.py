@@ -10,6 +10,7 @@ from rich import box
 from rich.console import Console
 
 from agentmetrology.report.experiment_dose import shape_sentence, signed
+from agentmetrology.report.numberguard import p_text
 from agentmetrology.report.terminal.table_fit import Col, fit_table
 
 
@@ -40,6 +41,12 @@ def print_arms(console: Console, rows: list[dict[str, Any]]) -> None:
                       markup=False)  # arm names like stress:squeeze:... are not emoji codes
     table.box = box.SIMPLE
     console.print(table)
+    for r in rows:  # a mean over fewer episodes than were recorded says so
+        if r["coverage_n"] < r["recorded"]:
+            console.print(f"coverage of {r['agent']} at {r['level']} in {r['arm']}: over "
+                          f"{r['coverage_n']} of {r['recorded']} recorded episodes ("
+                          f"{r['recorded'] - r['coverage_n']} without a value, left out)",
+                          markup=False, emoji=False)
 
 
 # Target and slack name a row (never cut); delta and its verdict are the measure; deaths and
@@ -53,12 +60,16 @@ def _f(x: Any) -> str:
     return "n/a" if x is None else str(x) if isinstance(x, int) else f"{x:.3f}"
 
 
+def _p(x: float | None) -> str:
+    return "n/a" if x is None else p_text(x)
+
+
 def print_dose(console: Console, dose: dict[str, Any]) -> None:
     """Print the slack dose response: delta per target and slack, then its shape per level."""
     cells = [[r["target"], str(r["slack"]),
               signed(_f, r["delta"]) + ("" if not r["interval"] else
                                         f" [{_f(r['interval'][0])}, {_f(r['interval'][1])}]"),
-              _f(r["sign_flip_p"]), _f(r["p_holm"]), r["verdict"],
+              _p(r["sign_flip_p"]), _p(r["p_holm"]), r["verdict"],
               f"{_f(r['baseline']['quota_deaths'])}/{_f(r['arm']['quota_deaths'])}",
               f"{_f(r['baseline']['skips'])}/{_f(r['arm']['skips'])}"] for r in dose["rows"]]
     title = f"slack dose response: delta = {dose['arm']} - {dose['baseline']} (b = baseline)"
