@@ -43,6 +43,9 @@ class RunOutcome:
     store: Path | None = None
     campaign: str | None = None
     stopped: str | None = None
+    # Episodes launched and not recorded (their attempt failed: an execution error outside
+    # the episode), one line each saying which and why; the same command runs them again.
+    failed: tuple[str, ...] = ()
 
 
 def run_request(request: RunRequest, on_row: RowSink | None = None) -> RunOutcome:
@@ -125,10 +128,16 @@ def _run_llm(request: RunRequest) -> RunOutcome:
         try:
             result = run_campaign(config, store, backend="inline",
                                   retry_measurement_failures=request.retry_measurement_failures)
-            rows = [row for t, s, r in request.episodes()
-                    if (row := recorded_row(store, request, EpisodeKey(
-                        config.name, request.agent, t, s, request.condition, request.level, r)))
-                    is not None]
+            rows, failed = [], []
+            for t, s, r in request.episodes():
+                key = EpisodeKey(config.name, request.agent, t, s, request.condition,
+                                 request.level, r)
+                row = recorded_row(store, request, key)
+                if row is not None:
+                    rows.append(row)
+                elif (why := failed_attempt(store, key)) is not None:
+                    failed.append(f"{t} seed {s}{f' repeat {r}' if request.repeats > 1 else ''}"
+                                  f": {why}")
         finally:
             store.close()
     except (CampaignConfigError, StoreBusyError, StorePathError, NotAStoreError,
@@ -137,7 +146,16 @@ def _run_llm(request: RunRequest) -> RunOutcome:
     except OSError as exc:
         raise UserError(f"cannot open the evidence store at {request.store or '.agm/store'}: "
                         f"{exc.strerror or exc}") from exc
-    return RunOutcome(rows, root, config.name, result.stop_reason)
+    return RunOutcome(rows, root, config.name, result.stop_reason, tuple(failed))
+
+
+def failed_attempt(store: EvidenceStore, key: EpisodeKey) -> str | None:
+    """Return the first line of why the key's last attempt failed, None if it did not fail."""
+    attempts = store.attempts(key)
+    if not attempts or attempts[-1]["status"] != "failed":
+        return None
+    detail = str(attempts[-1]["detail"] or "").strip().splitlines()
+    return detail[0] if detail else "no reason recorded"
 
 
 def stored_assessment(doc: dict[str, Any]) -> Assessment:

@@ -172,6 +172,30 @@ def test_malformed_arguments_become_an_error_observation() -> None:
     assert handling[-1]["handling"] == "end_turn"
 
 
+def test_arguments_no_record_can_hold_are_refused_and_the_episode_goes_on() -> None:
+    # A lone surrogate escape decodes to a str no UTF-8 record holds: the finished episode
+    # could not be encoded (UnicodeEncodeError), so a campaign recorded nothing, a failed attempt
+    # retried and billed again on every rerun. Nesting of some 400 levels raised RecursionError
+    # in the policy: the episode ended as agent_error there. Both are now malformed arguments.
+    deep = '{"a":' * 500 + "1" + "}" * 500
+    script = [tool_calls(("fetch_page", '{"page": "\\ud800"}', "lone"),
+                         ("fetch_page", deep, "deep"), ("fetch_page", {"page": 1}, "ok")),
+              text("done")]
+    ep, srv, _ = run_llm(script)
+    assert (ep.termination.kind, ep.termination.detail) == (
+        "agent_error", "agent stopped without submitting")  # the model's own text turn
+    assert [e.args for e in ep.events if e.name == "fetch_page"] == [{"page": 1}]
+    handling = ep.meta["llm"]["handling"]
+    malformed = [(h["call_id"], h["error"]) for h in handling
+                 if h["event"] == "malformed_tool_arguments"]
+    assert malformed == [
+        ("lone", "arguments hold a lone surrogate ('\\ud800'), which is not text"),
+        ("deep", "arguments are nested deeper than 64 levels")]
+    sent = {m["tool_call_id"]: m for m in srv.requests[1]["messages"] if m["role"] == "tool"}
+    assert "lone surrogate" in sent["lone"]["content"] and "deeper" in sent["deep"]["content"]
+    canonical_json(ep)  # the whole record encodes
+
+
 def test_repeated_malformed_responses_end_the_turn() -> None:
     ep, srv, _ = run_llm([tool_calls(("fetch_page", "{oops"))] * 5)
     assert len(srv.requests) == 3

@@ -99,12 +99,48 @@ def test_an_unusable_200_is_a_retried_attempt_of_unknown_cost(http_client: str,
         "after 3 attempts (invalid_response, invalid_response, invalid_response)")
 
 
-def test_a_body_of_the_wrong_shape_is_an_invalid_response_on_the_lean_path() -> None:
-    # The SDK does not validate types; the lean decoder does, and says where.
-    bad = {"status": 200, "body": {"choices": [{"message": {"content": 7}}]}, "headers": {}}
-    ep, _ = run([bad, text("done")], "lean")
-    assert [a.outcome for a in ep.usage.attempts] == ["invalid_response", "ok"]
+def _shaped(message: dict[str, Any]) -> dict[str, Any]:
+    return {"status": 200, "headers": {}, "body": {
+        "id": "x", "usage": {"prompt_tokens": 100, "completion_tokens": 20},
+        "choices": [{"index": 0, "finish_reason": "stop",
+                     "message": {"role": "assistant", **message}}]}}
+
+
+WRONG_SHAPES = {
+    "content-int": _shaped({"content": 7}),
+    "content-list": _shaped({"content": [{"type": "text", "text": "hi"}]}),
+    "arguments-object": _shaped({"content": None, "tool_calls": [
+        {"id": "c", "type": "function",
+         "function": {"name": "fetch_page", "arguments": {"page": 1}}}]}),
+    "usage-string": {**_shaped({"content": "hi"}),
+                     "body": {**_shaped({"content": "hi"})["body"], "usage": "lots"}},
+    "nan-count": {"status": 200, "headers": {}, "body": (
+        b'{"id": "x", "usage": {"prompt_tokens": NaN, "completion_tokens": 5}, "choices": '
+        b'[{"index": 0, "message": {"role": "assistant", "content": "hi"}}]}')},
+}
+
+
+@pytest.mark.parametrize("http_client", ["lean", "sdk"])
+@pytest.mark.parametrize("shape", list(WRONG_SHAPES))
+def test_a_body_of_the_wrong_shape_is_an_invalid_response_on_both_paths(
+        http_client: str, shape: str) -> None:
+    # One decoder reads every 200 body, whichever path fetched it, and says where it is wrong.
+    # The SDK does not validate types: on its path a list as content or an object as arguments
+    # reached the policy and raised there, ending the episode as agent_error (the model's 0).
+    ep, srv = run([WRONG_SHAPES[shape], text("done")], http_client)
+    assert len(srv.requests) == 2
+    assert [(a.outcome, a.input_tokens, a.cost) for a in ep.usage.attempts] == \
+        [("invalid_response", None, None), ("ok", 100, 100 * 1e-6 + 20 * 2e-6)]
     assert ep.meta["llm"]["retries"][0]["outcome"] == "invalid_response"
+    assert [h["event"] for h in ep.meta["llm"]["handling"]] == ["text_without_tool_call"]
+    assert ep.termination.detail == "agent stopped without submitting"
+
+
+def test_both_paths_record_a_body_of_the_wrong_shape_alike() -> None:
+    script = [WRONG_SHAPES["content-list"], text("done")]
+    lean, lean_srv = run(list(script), "lean")
+    sdk, sdk_srv = run(list(script), "sdk")
+    assert _without_latency(lean, lean_srv) == _without_latency(sdk, sdk_srv)
 
 
 @pytest.mark.parametrize("http_client", ["lean", "sdk"])

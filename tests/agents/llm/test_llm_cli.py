@@ -118,3 +118,36 @@ def test_unknown_token_counts_are_null_in_the_rows(monkeypatch: pytest.MonkeyPat
     assert unknown[0]["output_tokens"] is None and unknown[0]["cost"] is None
     assert all(r["input_tokens"] > 0 and r["output_tokens"] > 0 for r in rows
                if r is not unknown[0])
+
+
+def test_an_episode_whose_attempt_failed_is_named_and_exits_1(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # An execution error outside the episode (here: encoding it) records no episode. agm run
+    # printed an empty table and exited 0, saying nothing of the episode it had paid for.
+    from agentmetrology.run.campaign import llm
+
+    def broken(*args: object) -> object:
+        raise RuntimeError("cannot encode\nsecond line")
+
+    monkeypatch.setattr(llm, "encode", broken)
+    monkeypatch.setenv("AGM_CLI_KEY", SECRET)
+    with FakeOpenAI(itertools.repeat(careful_model, 200)) as srv:
+        result = _run(srv.base_url, tmp_path / "s")
+        json_run = _run(srv.base_url, tmp_path / "s", "--json")
+    assert result.exit_code == json_run.exit_code == 1
+    # Three failed alike, so the fourth was not launched (docs/campaigns.md, "A failing
+    # endpoint stops the run early"); the stop reason is one line.
+    assert result.stderr.splitlines() == [
+        "stopped launching: target llm:gpt-4o-mini: RuntimeError: cannot encode (3 LLM "
+        "episodes in a row failed this way and none succeeded; fix it and run again to "
+        "resume); 1 episode(s) not launched",
+        *(f"not recorded: {t} seed {s}: RuntimeError: cannot encode"
+          for t, s in (("T3_duplicates", 0), ("T3_duplicates", 1), ("T4_rate_limit_429", 0))),
+        "error: 3 episode(s) not recorded (their attempts failed, see above); run the same "
+        "command to run them again"]
+    assert json_run.stdout == ""
+    monkeypatch.undo()
+    monkeypatch.setenv("AGM_CLI_KEY", SECRET)
+    with FakeOpenAI(itertools.repeat(careful_model, 200)) as srv:
+        again = _run(srv.base_url, tmp_path / "s", "--json")
+    assert again.exit_code == 0 and len(again.stdout.splitlines()) == 4

@@ -96,6 +96,22 @@ def test_parse_arguments() -> None:
     assert parse_arguments("") == ({}, None) and parse_arguments(None) == ({}, None)
     assert parse_arguments('{"page": ')[1] is not None
     assert "JSON object" in (parse_arguments("[1, 2]")[1] or "")
+    # 64 levels of nesting are executed, 65 are not; a lone surrogate is no text (a valid
+    # pair is: 😀), NaN is a number the record keeps.
+    assert parse_arguments('{"a":' * 63 + "[1]" + "}" * 63)[1] is None
+    assert parse_arguments('{"a":' * 64 + "[1]" + "}" * 64) == (
+        None, "arguments are nested deeper than 64 levels")
+    assert parse_arguments("[" * 5000 + "]" * 5000) == (  # deeper than json.loads follows
+        None, "arguments are nested deeper than 64 levels")
+    assert parse_arguments('{"x": ' + "[" * 5000 + "]" * 5000 + "}") == (
+        None, "arguments are nested deeper than 64 levels")
+    assert parse_arguments('{"q": ["\\udc00x"]}') == (
+        None, "arguments hold a lone surrogate ('\\udc00'), which is not text")
+    assert parse_arguments('{"\\ud800": 1}')[1] == (
+        "arguments hold a lone surrogate ('\\ud800'), which is not text")
+    assert parse_arguments('{"q": "\\ud83d\\ude00"}') == ({"q": "\U0001f600"}, None)
+    value, error = parse_arguments('{"page": NaN}')
+    assert error is None and value is not None and value["page"] != value["page"]
 
 
 def test_agent_spec_and_target() -> None:

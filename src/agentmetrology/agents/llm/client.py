@@ -3,8 +3,10 @@
 Two HTTP paths do the request, selected per client (`http_client`, default from the
 AGM_LLM_CLIENT variable, else "lean" when aiohttp is installed): "lean" (aiohttp + msgspec,
 `lean.py`, about a tenth of the CPU per request) or "sdk" (the official `openai` SDK with its own
-retries switched off, max_retries=0). Either way each request the provider sees is recorded here
-exactly once, through the same code: request id, tokens, cached
+retries switched off, max_retries=0). Either way the body of a 200 is decoded by the same
+checked decoder (`lean.decode_completion`: a field of the wrong type is an invalid_response
+that names it), and each request the provider sees is recorded here exactly once, through the
+same code: request id, tokens, cached
 tokens, cost, latency and outcome. Transient failures (429, 408, 409, 5xx, timeouts, connection
 errors, unusable 200 bodies) are retried with exponential backoff on the injectable clock; when
 the budget runs out, or the provider rejects the request itself (other 4xx: a configuration
@@ -34,9 +36,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -90,15 +91,11 @@ BACKOFF_CAP_S = 60.0
 AttemptSink = Callable[[BillableAttempt], None]
 
 
-# What msgspec says of a null message on the lean path; the SDK path says the same.
-NULL_MESSAGE = "Expected `object`, got `null` - at `$.choices[0].message`"
-
-
 @dataclass(frozen=True, slots=True)
 class Completion:
     """A successful chat completion: the first choice's message and why generation stopped."""
 
-    message: Any  # openai.types.chat.ChatCompletionMessage or lean.Message (same fields)
+    message: lean.Message  # decoded by one decoder, whichever path fetched it
     finish_reason: str | None
     request_id: str | None
     usage: Reported = (None, None, None)  # as reported, for the transcript
@@ -256,6 +253,16 @@ class ChatClient:
             return Failure(outcome, retryable, f"HTTP {status}: {lean.error_message(data)}",
                             retry_after_s(headers),
                             f"{self.provider} answered HTTP {status} ({outcome})")
+        return self._answered(attempt_id, headers, data, latency)
+
+    def _answered(self, attempt_id: str, headers: Mapping[str, str], data: bytes,
+                  latency: float) -> Completion | Failure:
+        """Return the completion a 200 body holds, or the invalid_response it is; either path.
+
+        One decoder for both paths: the SDK does not check types, so on its path a list as the
+        content or an object as the arguments reached the policy and raised there (an
+        agent_error, the model's 0) instead of being the provider's unusable answer.
+        """
         try:
             completion = lean.decode_completion(data)
         except ValueError as exc:
@@ -279,9 +286,10 @@ class ChatClient:
         sdk = self._client()
         started = self.timer()
         try:
+            # The raw body, read before the call returns (not streamed): decoded as the lean
+            # path's is, never by the SDK's unchecked models.
             raw = await sdk.chat.completions.with_raw_response.create(**kwargs)
-            parsed = raw.parse()  # synchronous in the SDK's legacy raw-response wrapper
-            completion = await parsed if inspect.isawaitable(parsed) else parsed
+            data = raw.content
         except openai.APIStatusError as exc:
             outcome, retryable = classify_status(exc.status_code)
             headers = exc.response.headers
@@ -305,25 +313,9 @@ class ChatClient:
                          "connection_lost")
             return Failure("connection_lost", True, f"{type(exc).__name__}: {exc}",
                             reason=f"{self.provider} dropped the connection before answering")
-        except (openai.APIResponseValidationError, ValueError) as exc:
-            self._record(attempt_id, None, (None, None, None), self.timer() - started,
-                         "invalid_response")
-            return Failure("invalid_response", True, f"unusable response body: {exc}",
-                            reason=f"unusable responses from {self.provider}")
         except openai.OpenAIError as exc:  # raised before a request was sent: nothing billable
             raise InfraError(redact(f"openai client error: {exc}", self.secrets)) from None
-        latency = self.timer() - started
-        rid = request_id_of(raw.headers, getattr(completion, "id", None))
-        choices = getattr(completion, "choices", None)
-        if not choices or choices[0].message is None:
-            # A null message is no answer of the model's, as the lean path's decoder says.
-            self._record(attempt_id, rid, (None, None, None), latency, "invalid_response")
-            return Failure("invalid_response", True, "response has no choices" if not choices
-                           else f"unusable response body: {NULL_MESSAGE}",
-                           reason=f"unusable responses from {self.provider}")
-        reported = reported_usage(completion)
-        self._record(attempt_id, rid, reported, latency, "ok")
-        return Completion(choices[0].message, choices[0].finish_reason, rid, reported)
+        return self._answered(attempt_id, raw.headers, data, self.timer() - started)
 
     def _backoff(self, retry_no: int, hint: float | None) -> float:
         wait = self.backoff_base_s * 2 ** (retry_no - 1)

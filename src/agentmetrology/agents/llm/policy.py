@@ -26,7 +26,14 @@ from agentmetrology.agents.llm.quirks import QUIRKS, Quirk, apply_quirks
 from agentmetrology.agents.llm.redact import redact, redact_value
 from agentmetrology.agents.llm.target import LLMTarget, Prices
 from agentmetrology.agents.llm.transcript_log import Opened, TranscriptLog, response_record
-from agentmetrology.agents.llm.turns import MAX_RECORDED_TEXT, ModelCall, ModelTurns, Reply
+from agentmetrology.agents.llm.turns import (
+    MAX_ARGUMENT_DEPTH,
+    MAX_RECORDED_TEXT,
+    ModelCall,
+    ModelTurns,
+    Reply,
+    argument_problem,
+)
 from agentmetrology.agents.llm.usage import PROVIDER_ALLOWANCE_S
 from agentmetrology.agents.registry import AGENT_FAMILIES, AGENT_PREFIX, LLM_FAMILY
 from agentmetrology.records.clock import Clock, RealClock
@@ -48,9 +55,12 @@ def parse_arguments(raw: str | None) -> tuple[dict[str, Any] | None, str | None]
         value = json.loads(raw)
     except ValueError as exc:
         return None, f"arguments are not valid JSON ({exc})"
+    except RecursionError:  # deeper than Python's parser follows
+        return None, f"arguments are nested deeper than {MAX_ARGUMENT_DEPTH} levels"
     if not isinstance(value, dict):
         return None, f"arguments must be a JSON object, got {type(value).__name__}"
-    return value, None
+    problem = argument_problem(value)
+    return (None, problem) if problem is not None else (value, None)
 
 
 def _tool_message(call_id: str, content: Observation) -> dict[str, Any]:

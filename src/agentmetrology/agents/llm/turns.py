@@ -37,6 +37,10 @@ from agentmetrology.records.tools import Observation
 # this bound they would cost model requests without ever counting as steps.
 MAX_UNUSABLE_TURNS = 3
 MAX_RECORDED_TEXT = 500  # characters of raw model text kept per handling record
+# Deepest nesting of a tool call's arguments that is executed: far beyond any tool's schema,
+# and below the depth at which the recursive readers of the record (redaction, canonical JSON)
+# reach Python's recursion limit (about 400 levels ended the episode as a RecursionError).
+MAX_ARGUMENT_DEPTH = 64
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 
 Raw = TypeVar("Raw")  # a response as the model API returns it
@@ -61,6 +65,32 @@ class Reply:
     calls: list[ModelCall]
     # The API's own stop field, recorded with text_without_tool_call (finish_reason, ...).
     ending: dict[str, Any] = field(default_factory=dict)
+
+
+def argument_problem(args: dict[str, Any]) -> str | None:
+    """Return why parsed tool-call arguments can be neither executed nor recorded (nested deeper
+    than MAX_ARGUMENT_DEPTH, or a string holding a lone surrogate, which no UTF-8 record can
+    hold), or None."""
+    stack: list[tuple[Any, int]] = [(args, 1)]
+    while stack:  # iterative: the nesting is what is checked
+        value, depth = stack.pop()
+        if isinstance(value, str):
+            if not value.isascii():
+                try:
+                    value.encode("utf-8")
+                except UnicodeEncodeError as exc:
+                    return (f"arguments hold a lone surrogate "
+                            f"({value[exc.start:exc.end]!r}), which is not text")
+            continue
+        items: Any = value.items() if isinstance(value, dict) else (
+            ((None, v) for v in value) if isinstance(value, list) else ())
+        for key, item in items:
+            if depth >= MAX_ARGUMENT_DEPTH and isinstance(item, dict | list):
+                return f"arguments are nested deeper than {MAX_ARGUMENT_DEPTH} levels"
+            if key is not None:
+                stack.append((key, depth))
+            stack.append((item, depth + 1))
+    return None
 
 
 def parse_decision(text: str, options: Sequence[str] = ("RETRY", "SKIP"),

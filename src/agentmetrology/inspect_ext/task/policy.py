@@ -31,7 +31,7 @@ from inspect_ai.util import LimitExceededError
 
 from agentmetrology.agents.llm.redact import redact
 from agentmetrology.agents.llm.transcript_log import Opened, TranscriptLog
-from agentmetrology.agents.llm.turns import ModelCall, ModelTurns, Reply
+from agentmetrology.agents.llm.turns import ModelCall, ModelTurns, Reply, argument_problem
 from agentmetrology.edges.redaction import env_secret_values
 from agentmetrology.inspect_ext.task.policy_transcript import (
     message_record,
@@ -166,4 +166,7 @@ def _model_call(call: InspectToolCall) -> ModelCall:
     if call.parse_error is not None or not isinstance(call.arguments, dict):
         error = call.parse_error or "arguments are not a JSON object"
         return ModelCall(call.id, call.function, None, "", error)
+    problem = argument_problem(call.arguments)
+    if problem is not None:
+        return ModelCall(call.id, call.function, None, "", problem)
     return ModelCall(call.id, call.function, call.arguments, "", None)

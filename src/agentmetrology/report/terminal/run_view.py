@@ -60,7 +60,7 @@ class RunView:
 
     def finish(self, outcome: RunOutcome) -> int:
         """Print the table (or, for LLM runs, the notices too); return the exit code: 1 when
-        nothing counts or launching stopped, else 0."""
+        nothing counts, launching stopped or an episode was not recorded, else 0."""
         r = self.request
         if not r.is_llm:
             if not self.json_out:
@@ -78,11 +78,18 @@ class RunView:
                         f"{outcome.campaign})", cost=True)
         if outcome.stopped:
             self.err.print(f"stopped launching: {outcome.stopped}; "
-                              f"{self.total - len(self.rows)} episode(s) not launched",
+                              f"{self.total - len(self.rows) - len(outcome.failed)} "
+                              "episode(s) not launched",
                               markup=False, emoji=False, soft_wrap=True)
+        for line in outcome.failed:
+            self.err.print(f"not recorded: {line}", markup=False, emoji=False, soft_wrap=True)
+        if outcome.failed:
+            self.err.print(f"error: {len(outcome.failed)} episode(s) not recorded (their "
+                           "attempts failed, see above); run the same command to run them "
+                           "again", markup=False, emoji=False, soft_wrap=True)
         if none_measured(self.err, self.rows):
             return 1
-        return 1 if outcome.stopped else 0
+        return 1 if outcome.stopped or outcome.failed else 0
 
     def _unknown_cost_notice(self) -> None:
         from agentmetrology.report.terminal.campaign_text import unknown_cost_notice

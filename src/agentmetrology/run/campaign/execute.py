@@ -268,7 +268,9 @@ class _Runner:
                     continue  # a dead worker says nothing about the endpoint
                 if isinstance(outcome, JobFailure):
                     self._fail(job, outcome.detail, worker)
-                    failure: str | None = f"target {job.key.target}: {outcome.detail}"
+                    # One line, as every stop reason: a detail can run over several.
+                    first = (outcome.detail.strip().splitlines() or [""])[0]
+                    failure: str | None = f"target {job.key.target}: {first}"
                 else:
                     failure = self.failures.pop(job.attempt_id, None)
                     if not self._record(job, outcome, worker):
