@@ -79,6 +79,23 @@ def test_key_quoted_without_prefix_or_as_base64_never_reaches_the_store(tmp_path
     assert leaks == []
 
 
+def test_a_not_launched_reason_is_redacted(tmp_path: Path) -> None:
+    # the reason quotes the failure that stopped the launches: a provider's error may echo a
+    # key, and campaign status printed it from the ledger as it was given
+    from agentmetrology.store import EvidenceStore
+    from support.stores import register
+
+    reason = f"target m: 401 Incorrect API key provided: {KEY} (3 LLM episodes in a row failed)"
+    with EvidenceStore.open(tmp_path / "s", scrub_env=False) as st:
+        register(st, 2)
+        st.set_not_launched(st.pending("c1"), reason)
+        got = {a.key.seed: a.not_launched for a in st.pending("c1")}
+    assert got == {s: "target m: 401 Incorrect API key provided: [redacted] (3 LLM episodes in "
+                      "a row failed)" for s in (0, 1)}
+    assert not any(KEY.encode() in contents(p.read_bytes())
+                   for p in (tmp_path / "s").rglob("*") if p.is_file())
+
+
 LATER = "plainvalue-set-after-open-0000"  # no credential shape: only its variable names it
 HOME = "plain-home-directory-value-1234"  # as long, under a name that marks no credential
 

@@ -20,7 +20,7 @@ from itertools import islice
 from json.encoder import encode_basestring
 from typing import Any
 
-from agentmetrology.run.export_csv import csv_encoder
+from agentmetrology.run.export_csv import csv_encoder, spreadsheet_safe
 
 INT_FIELDS = frozenset({"seed", "repeat", "requests", "tool_calls", "model_attempts",
                         "input_tokens", "output_tokens"})
@@ -118,7 +118,7 @@ def text_chunks(columns: list[str], values: Iterable[list[Any]], fmt: str,
 def _csv_chunks(columns: list[str], values: Iterable[list[Any]], batch: int
                 ) -> Iterator[bytes]:
     header = io.StringIO(newline="")
-    csv.writer(header, lineterminator="\n").writerow(columns)
+    csv.writer(header, lineterminator="\n").writerow([spreadsheet_safe(c) for c in columns])
     yield header.getvalue().encode("utf-8")
     encode = csv_encoder(columns)
     values = iter(values)

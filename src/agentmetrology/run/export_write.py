@@ -24,6 +24,7 @@ from typing import Any
 from agentmetrology.edges.files import file_kind, resolved
 from agentmetrology.records.errors import UserError
 from agentmetrology.run.export import Export, jsonl_text, stream_rows
+from agentmetrology.run.export_csv import spreadsheet_safe
 from agentmetrology.run.export_encode import TEXT_BATCH, arrow_type, parquet_chunks, text_chunks
 from agentmetrology.store import EvidenceStore, LedgerError, StoreNotFoundError
 from agentmetrology.store.blobs import BlobError
@@ -58,9 +59,9 @@ def csv_text(export: Export) -> str:
     """Return the rows as CSV with a header; a null is an empty cell."""
     buf = io.StringIO(newline="")
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(export.columns)
+    writer.writerow([spreadsheet_safe(c) for c in export.columns])
     for r in export.rows:
-        writer.writerow(["" if r[c] is None else r[c] for c in export.columns])
+        writer.writerow(["" if r[c] is None else spreadsheet_safe(r[c]) for c in export.columns])
     return buf.getvalue()
 
 

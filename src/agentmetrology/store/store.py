@@ -316,9 +316,10 @@ class EvidenceStore:
         return self.ledger.grader_calls()
 
     def set_not_launched(self, administrations: Iterable[Administration], reason: str) -> None:
-        """Record why these administrations were not launched."""
+        """Record why these administrations were not launched (the reason redacted: it quotes
+        a provider's error, which may echo a key)."""
         self._check_writable()
-        self.ledger.set_not_launched((a.id for a in administrations), reason)
+        self.ledger.set_not_launched((a.id for a in administrations), self.redactor.text(reason))
 
     def record(self, attempt_id: int, ev: EpisodeEvidence,
                worker: str | None = None) -> RecordedDigests:

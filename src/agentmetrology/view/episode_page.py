@@ -80,13 +80,13 @@ def _actor_links(h: Html, key: EpisodeKey, events: list[dict[str, Any]],
     return "<p>Actors: " + " · ".join(links) + "</p>"
 
 
-def _assessments(h: Html, rows: list[dict[str, Any]]) -> str:
+def _assessments(h: Html, rows: list[dict[str, Any]], failure: bool) -> str:
     out = []
     for a in rows:
         rec = a.get("record") or {}
         reasons = rec.get("reasons") or []
         out.append([h.t(a["scorer"]), h.t(a["scorer_version"]),
-                    score_text(h, a["status"], a["score"]),
+                    score_text(h, a["status"], a["score"], failure),
                     "<br>".join(h.t(r) for r in reasons) or '<span class="note">none</span>',
                     _block(h, rec.get("components")),
                     f"<code>{h.t(str(a['evidence_digest'])[:12])}</code>"])
@@ -187,7 +187,8 @@ def episode_page(h: Html, reader: StoreReader, key: EpisodeKey,
             f"{h.t(ep['tool_calls'])} tool calls; "
             f"{h.t(ep['model_attempts'])} billable model attempts; recorded "
             f"{h.t(ep['recorded_at'])}.</p>")
-    parts.append("<h2>Assessments</h2>" + _assessments(h, data["assessments"]))
+    parts.append("<h2>Assessments</h2>" + _assessments(
+        h, data["assessments"], ep is not None and is_measurement_failure(ep["termination"])))
     served = ep is not None and served_episode(ep["cost"], ep["model_attempts"])
     parts.append("<h2>Attempts</h2>" + _attempts(h, data["attempts"], served))
     if ep is not None:
@@ -208,7 +209,7 @@ def episode_page(h: Html, reader: StoreReader, key: EpisodeKey,
             f"<h2>Superseded episode (attempt {h.t(s['attempt'])})</h2><p>"
             f"{h.t(s['termination'])}: {h.t(s['termination_detail'])}; re-opened "
             f"{h.t(s['superseded_at'])}; cost {cost_text(s['cost'])}.</p>"
-            + _assessments(h, s["assessments"]))
+            + _assessments(h, s["assessments"], is_measurement_failure(s["termination"])))
     return h.page(title, "\n".join(parts), NAV + h.link(
         url("/episodes", campaign=key.campaign, target=key.target, task=key.task),
         "this target and task"))

@@ -15,6 +15,7 @@ from agentmetrology.edges.display import printable
 from agentmetrology.edges.redaction import PATTERNS
 from agentmetrology.report.html import CSS as REPORT_CSS
 from agentmetrology.report.html import escape
+from agentmetrology.store.reader_queries import UNSCORED
 from agentmetrology.store.redact import MIN_SECRET_LEN, Redactor, env_secrets
 
 
@@ -111,13 +112,18 @@ def url(path: str, **params: Any) -> str:
     return f"{path}?{query}" if query else path
 
 
-def score_text(h: Html, status: str | None, score: float | None) -> str:
-    """Return a score cell: the number and status, or 'null' with its status (never 0)."""
+def score_text(h: Html, status: str | None, score: float | None, failure: bool = False) -> str:
+    """Return a score cell: the number and status, or 'null' with its status (never 0) for
+    an UNKNOWN or INVALID assessment and for any score of a measurement failure (`failure`)."""
     if status is None:
         return '<span class="null">not assessed</span>'
     cls = f"status-{escape(status)}"
-    if score is None:
+    # A scorer may keep a number beside INVALID (the shape judge's 0.0): not a measurement,
+    # so never shown as one, as agm export and agm campaign status leave it out.
+    if score is None or status in UNSCORED:
         return f'<span class="null {cls}">null ({h.t(status)})</span>'
+    if failure:  # the status is kept; the number is not: the episode measured nothing
+        return f'<span class="null {cls}">null ({h.t(status)}; measurement failure)</span>'
     return f'{h.t(_num(score))} <span class="{cls}">{h.t(status)}</span>'
 
 

@@ -24,7 +24,7 @@ from agentmetrology.scoring.rescore import original_tool_names, rescore_episode
 from agentmetrology.store.reader import StoreReader
 from agentmetrology.store.reader_queries import KEY_FIELDS
 from agentmetrology.view.html import Html, score_text, url
-from agentmetrology.view.reader import pretty_json
+from agentmetrology.view.reader import is_measurement_failure, pretty_json
 from agentmetrology.view.store_pages import NAV
 from agentmetrology.view.transcript_view import STYLE, conversation
 
@@ -99,11 +99,16 @@ def _scores(h: Html, orig: dict[str, Any], mut: dict[str, Any],
     def by_scorer(data: dict[str, Any]) -> dict[str, tuple[str, Any]]:
         return {a["scorer"]: (a["status"], a["score"]) for a in data.get("assessments") or []}
 
+    def failed(data: dict[str, Any]) -> bool:
+        return is_measurement_failure((data.get("episode") or {}).get("termination"))
+
     o, m = by_scorer(orig), by_scorer(mut)
+    # the rescored side judges the mutated episode's evidence: its failure is that one's
+    sides = ((o, failed(orig)), (m, failed(mut)), (rescored, failed(mut)))
     rows = []
     for name in sorted(set(o) | set(m) | set(rescored)):
-        cells = [score_text(h, *side[name]) if name in side else '<span class="note">—</span>'
-                 for side in (o, m, rescored)]
+        cells = [score_text(h, *side[name], failure) if name in side else
+                 '<span class="note">—</span>' for side, failure in sides]
         rows.append([h.t(name), *cells])
     return h.table(["scorer", "original", "mutated", f"mutated, rescored ({how})"], rows,
                    "pair-scores")

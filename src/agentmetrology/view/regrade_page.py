@@ -14,15 +14,16 @@ from agentmetrology.records.errors import UserError
 from agentmetrology.store.reader import StoreReader
 from agentmetrology.view.html import Html, score_text, url
 from agentmetrology.view.pair_page import key_params
+from agentmetrology.view.reader import is_measurement_failure
 from agentmetrology.view.store_pages import NAV
 from agentmetrology.view.transcript_view import STYLE, conversation
 
 
-def _verdicts(h: Html, stored: dict[str, Any], now: dict[str, Any]) -> str:
+def _verdicts(h: Html, stored: dict[str, Any], now: dict[str, Any], failure: bool) -> str:
     rows = []
     for name in sorted(set(stored) | set(now)):
         old, new = stored.get(name), now.get(name)
-        cells = [score_text(h, side["status"], side["score"]) if side else
+        cells = [score_text(h, side["status"], side["score"], failure) if side else
                  '<span class="note">—</span>' for side in (old, new)]
         versions = " → ".join(h.t(s["scorer_version"]) for s in (old, new) if s)
         same = old is not None and new is not None and \
@@ -53,7 +54,8 @@ def regrade_page(h: Html, reader: StoreReader, key: EpisodeKey) -> str:
     title = f"Re-grade: {key.task} seed {key.seed}, {key.target} at {key.level}"
     body = (f'<p><a href="{url("/episode", **key_params(key))}">the episode</a> · the same '
             "submission and events scored by the current scorers, as <code>agm archive "
-            "regrade</code> does; nothing is written.</p>" + _verdicts(h, stored, now))
+            "regrade</code> does; nothing is written.</p>"
+            + _verdicts(h, stored, now, is_measurement_failure(ep["termination"])))
     digest = (plain.get("digests") or {}).get("transcript")
     if isinstance(digest, str):
         body += (f"<h2>The conversation both verdicts judged</h2>{STYLE}"

@@ -130,7 +130,8 @@ def episodes_page(h: Html, reader: StoreReader, f: EpisodeFilter, page: int,
             h.t(r["level"]), h.t(r["repeat"]), state, h.t(r["attempts"]),
             cost_text(r["cost"], bool(r["recorded"])),
             *(score_text(h, r["scores"].get(sc, {}).get("status"),
-                         r["scores"].get(sc, {}).get("score")) for sc in scorers)])
+                         r["scores"].get(sc, {}).get("score"), bool(r["measurement_failure"]))
+              for sc in scorers)])
     params = {k: getattr(f, k) for k in ("campaign", "target", "task", "seed", "level",
                                          "condition", "status", "verdict", "scorer")}
     pages = max(1, -(-total // size))

@@ -17,7 +17,7 @@ from agentmetrology.records.episode import EpisodeKey
 from agentmetrology.store.errors import StoreError
 from agentmetrology.store.reader import StoreReader
 from agentmetrology.view.html import Html, cost_text, num, score_text
-from agentmetrology.view.reader import pretty_json
+from agentmetrology.view.reader import is_measurement_failure, pretty_json
 from agentmetrology.view.transcript_search import marked, search_form
 
 FOLD = 800  # characters of a tool result or response shown before it folds
@@ -217,8 +217,8 @@ def _blocks(h: Html, transcript: dict[str, Any], episode: dict[str, Any]) -> lis
     return out
 
 
-def _scores(h: Html, assessments: list[dict[str, Any]]) -> str:
-    rows = [[h.t(a["scorer"]), score_text(h, a["status"], a["score"]),
+def _scores(h: Html, assessments: list[dict[str, Any]], failure: bool) -> str:
+    rows = [[h.t(a["scorer"]), score_text(h, a["status"], a["score"], failure),
              "<br>".join(h.t(r) for r in (a.get("record") or {}).get("reasons") or [])
              or '<span class="note">none</span>'] for a in assessments]
     return h.table(["scorer", "score", "reasons"], rows, "conversation-scores") if rows else ""
@@ -243,6 +243,8 @@ def conversation_section(h: Html, reader: StoreReader, data: dict[str, Any],
         transcript = reader.transcript(digest)
     except StoreError as exc:
         return [f'{head}<p class="status-INVALID">{h.t(exc)}</p>']
-    return [head + _scores(h, data.get("assessments") or []) + search_form(h, key, find)
+    ended = ((data.get("episode") or {}).get("termination"))
+    return [head + _scores(h, data.get("assessments") or [], is_measurement_failure(ended))
+            + search_form(h, key, find)
             + f'<div id="transcript">{conversation(h, transcript, doc, find)}</div>'
             + "<h2>Evidence</h2>"]

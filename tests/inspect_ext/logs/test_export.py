@@ -159,3 +159,35 @@ def test_the_same_store_exports_the_same_logs(mixed_store: Path, tmp_path: Path)
                     "--out", tmp_path / name).returncode == 0
     for log in sorted((tmp_path / "a").glob("*.eval")):
         assert _dump(log) == _dump(tmp_path / "b" / log.name)
+
+
+# targets whose names differ only where a file name cannot (`:`) or by case
+SAME_SAFE_NAMES = "".join(
+    ['[campaign]\nname = "coll"\ntasks = ["T3_duplicates"]\nseeds = "0-1"\nlevels = ["L2"]\n']
+    + [f'[[targets]]\nname = "{name}"\nkind = "{kind}"\nagent = "{agent}"\n'
+       for name, kind, agent in (("qwen2.5:7b", "scripted", "scripted:careful"),
+                                 ("qwen2.5-7b", "scripted", "scripted:empty_submit"),
+                                 ("Rule", "rule", "rule"),
+                                 ("rule", "scripted", "scripted:empty_submit"))])
+
+
+def test_targets_with_the_same_safe_name_get_a_log_each(tmp_path: Path) -> None:
+    # `qwen2.5:7b` and `qwen2.5-7b` both made `coll_qwen2.5-7b_L2_clean.eval`: the second log
+    # replaced the first (the summary said 8 episodes in 4 logs; 3 files held 6 episodes)
+    store, out = tmp_path / "s", tmp_path / "logs"
+    record_into(store, SAME_SAFE_NAMES)
+    summary = _exported(store, out)
+    assert "exported 8 episode(s) as 4 Inspect log(s)" in summary
+    names = sorted(p.name for p in out.glob("*.eval"))
+    # each name that two groups share gets the first 8 hex of its group's digest
+    assert names == ["coll_Rule_L2_clean-04e616cf.eval", "coll_qwen2.5-7b_L2_clean-00e684c2.eval",
+                     "coll_qwen2.5-7b_L2_clean-43ddfefe.eval", "coll_rule_L2_clean-049b20a0.eval"]
+    by_model: dict[str, tuple[int, float]] = {}
+    for name in names:
+        doc = _dump(out / name)
+        (gt,) = [r for r in doc["results"]["scores"] if r["name"] == "comtrade/ground_truth_f1"]
+        by_model[doc["eval"]["model"]] = (len(doc["samples"]), gt["metrics"]["mean"]["value"])
+        assert f"{out / name}: 2 sample(s)" in summary
+    # careful passes both; empty_submit submits nothing at L2 (0.0) and the rule target passes
+    assert by_model == {"qwen2.5:7b": (2, 1.0), "qwen2.5-7b": (2, 0.0), "Rule": (2, 1.0),
+                        "rule": (2, 0.0)}

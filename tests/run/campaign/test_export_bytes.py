@@ -110,7 +110,9 @@ def _writer_csv(columns: list[str], rows: list[list[Any]]) -> str:
     buf = io.StringIO(newline="")
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(columns)
-    writer.writerows(["" if v is None else v for v in r] for r in rows)  # the earlier path
+    # the earlier path, with a text a spreadsheet would run as a formula marked by a '
+    writer.writerows(["" if v is None else "'" + v if isinstance(v, str) and v[:1] in
+                      ("=", "+", "-", "@", "\t", "\r") else v for v in r] for r in rows)
     return buf.getvalue()
 
 
@@ -121,7 +123,8 @@ def test_csv_lines_are_the_writers(batch: int) -> None:
 
 
 _CELLS = ["a", "", " x ", "é日", "1,2", 'q"q', "l\nb", "c\rr", "t\tb", "\x7f", "%s", None, 0,
-          -3, 10**20, 0.1, -0.0, 1e300, math.inf, math.nan, True]
+          -3, 10**20, 0.1, -0.0, 1e300, math.inf, math.nan, True, "=1+1", "+1", "-1", "@A1",
+          "\tx", "\r=x", "a=b", "-", "=", "=SUM(A1,B1)"]
 
 
 @pytest.mark.parametrize("seed", range(20))

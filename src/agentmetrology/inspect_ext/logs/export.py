@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -76,6 +77,18 @@ def _file_name(group: Group) -> str:
     """Return a log's file name: its group's names, safe on every file system."""
     text = "_".join(group)
     return re.sub(r"[^A-Za-z0-9._=-]+", "-", text).strip("-") + ".eval"
+
+
+def file_names(found: Iterable[Group]) -> dict[Group, str]:
+    """Return each group's log file name, distinct even where two groups' safe names are the
+    same (targets `qwen2.5:7b` and `qwen2.5-7b`, or `Rule` and `rule` on a file system that
+    ignores case): each of those gets a suffix drawn from its group, so no log replaces
+    another; every other log keeps its plain name."""
+    plain = {g: _file_name(g) for g in found}
+    seen = Counter(n.casefold() for n in plain.values())
+    return {g: n if seen[n.casefold()] == 1 else
+            f"{n[:-len('.eval')]}-{sha256_hex(canonical_json(list(g)))[:8]}.eval"
+            for g, n in plain.items()}
 
 
 def groups(export: Export) -> dict[Group, list[dict[str, Any]]]:
@@ -297,7 +310,7 @@ def write_inspect_logs(store: EvidenceStore, export: Export, out: Path,
     UserError when a log exists and `force` is not given (nothing is written then).
     """
     found = groups(export)
-    planned = {g: out / _file_name(g) for g in found}
+    planned = {g: out / name for g, name in file_names(found).items()}
     clash = [p for p in planned.values() if p.exists()]
     if clash and not force:
         raise UserError(f"{clash[0]} exists; give --force to replace the logs in {out}")
