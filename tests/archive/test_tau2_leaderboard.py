@@ -190,3 +190,14 @@ def test_do_nothing_share_is_over_the_tasks_probed(tmp_path: Path) -> None:
     none = leaderboard([shared(GPT_AIRLINE)], evaluator=lambda d, defs: {
         t: {"passed": None, "decided_by": "stated"} for t in defs})
     assert none["domains"]["airline"]["rows"][0]["do_nothing_share"] is None
+
+
+def test_equal_pass_rates_share_a_rank(tmp_path: Path) -> None:
+    # Before, two submissions with the same recomputed 10/20 = 0.500 were ranked 1 and 2 by
+    # their names, and the one below them 3: an order the numbers do not have.
+    for folder, name in (("a", GPT_AIRLINE), ("b", GPT_AIRLINE), ("c", QWEN_AIRLINE)):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "airline.json").write_bytes(shared(name).read_bytes())
+    view = leaderboard([tmp_path])["domains"]["airline"]
+    got = {r["submission"]: (r["recomputed"], r["ranks"]["recomputed"]) for r in view["rows"]}
+    assert got == {"a/airline": (0.5, 1), "b/airline": (0.5, 1), "c/airline": (0.18, 3)}
