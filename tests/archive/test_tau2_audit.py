@@ -58,6 +58,39 @@ def test_qwen_cost_is_unpriced_not_free() -> None:
     assert c["user_simulator"]["total"] == pytest.approx(math.fsum(s["user_cost"] for s in sims))
 
 
+
+def test_some_simulations_at_cost_0_for_tokens_used_are_unpriced_not_free(tmp_path: Path) -> None:
+    # Before, 5 of 20 gpt-4.1 simulations recording cost 0 for the tokens their messages used
+    # were summed as free: agent cost per simulation 0.5854 / 20 = 0.02927, a quarter low.
+    data = copy.deepcopy(raw(F.GPT_AIRLINE))
+    for sim in data["simulations"][:5]:
+        sim["agent_cost"] = 0.0
+        for m in sim["messages"]:
+            if m["role"] == "assistant":
+                m["cost"] = 0.0
+    data["simulations"][7]["user_cost"] = 0.0
+    for m in data["simulations"][7]["messages"]:
+        if m["role"] == "user":
+            m["cost"] = 0.0
+    t = _section(write(tmp_path, "zero.json", data))
+    c = t["cost"]
+    assert (c["agent"]["unpriced"], c["user_simulator"]["unpriced"]) == (5, 1)
+    assert c["unpriced"] and c["unpriced_simulations"] == 5
+    assert c["unpriced_reason"] == ("cost 0 with recorded token usage in 5 of 20 simulations: "
+                                    "no price was applied there")
+    assert (c["agent_per_simulation"], c["agent_per_pass"], c["total_per_pass"],
+            c["user_share"]) == (None, None, None, None)
+    assert {"code": "unpriced_cost", "reason": c["unpriced_reason"]} in t["headlines"]
+    # the user simulator's side alone: the agent's averages stand, the simulator's share not
+    data = copy.deepcopy(raw(F.GPT_AIRLINE))
+    data["simulations"][7]["user_cost"] = 0.0
+    c = _section(write(tmp_path, "user.json", data))["cost"]
+    assert not c["unpriced"] and c["user_simulator"]["unpriced"] == 1
+    agent = math.fsum(s["agent_cost"] for s in data["simulations"])
+    assert c["agent_per_simulation"] == pytest.approx(agent / 20)
+    assert (c["user_share"], c["total_per_pass"], c["total_per_simulation"]) == (None, None,
+                                                                                 None)
+
 def test_a_message_cost_disagreeing_with_its_total_is_a_finding(tmp_path: Path) -> None:
     data = copy.deepcopy(raw(F.GPT_AIRLINE))
     data["simulations"][3]["agent_cost"] += 0.01

@@ -172,6 +172,10 @@ def _cost(d: Doc, t: dict[str, Any]) -> None:
         d.p(f"Simulations with no usable cost recorded: {missing[0]} agent, {missing[1]} user "
             "simulator. The totals above leave them out; an average they would enter (per "
             "simulation, per pass, the simulator's share) is not computed.")
+    if c["user_simulator"].get("unpriced"):
+        d.p(f"User-simulator cost 0 for the tokens used in {c['user_simulator']['unpriced']} "
+            "simulation(s): unpriced, not free; the simulator's share and the totals per pass "
+            "are not computed.")
     if c["unpriced"]:
         d.p(f"Agent cost unpriced for {c['unpriced_simulations']} simulation(s): "
             f"{c['unpriced_reason']}. Cost per pass is undefined.")
