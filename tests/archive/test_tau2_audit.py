@@ -304,6 +304,24 @@ def test_a_percent_claim_keeps_the_rounding_of_its_written_decimal(
             render_archive_report(doc)[0])
 
 
+@pytest.mark.parametrize(("written", "tolerance", "finding"), [
+    (14, 0.005, False), (14.0, 0.0005, True), (13.6, 0.0005, False), (15, 0.005, True)])
+def test_an_integer_claim_is_rounded_to_the_unit(tmp_path: Path, written: float,
+                                                 tolerance: float, finding: bool) -> None:
+    # Before, a claim written `14` (3 of 22 = 13.64%, rounded to the unit) was read as 14.0
+    # and given 0.05 points of rounding: a finding; written as an integer it is half a point.
+    data = copy.deepcopy(raw(F.QWEN_AIRLINE))
+    data["tasks"], data["simulations"] = data["tasks"][:22], data["simulations"][:22]
+    for i, s in enumerate(data["simulations"]):
+        s["task_id"], s["reward_info"]["reward"] = data["tasks"][i]["id"], float(i < 3)
+    path = write(tmp_path, "claim-airline.json", data)
+    for claim in ({"results": {"airline": {"pass_1": written}}}, {"pass_rate": written}):
+        doc = audit_archive(load_archive(path), claim=("submission.json", claim),
+                            evaluator=_no_verdicts)
+        (row,) = doc["tau2"]["reported"]["rows"]
+        assert (row["reported"], row["tolerance"], row["finding"]) == (
+            pytest.approx(written / 100), pytest.approx(tolerance), finding)
+
 def test_a_simulation_of_a_task_outside_the_task_set_is_named(tmp_path: Path) -> None:
     # Before, its episode joined the planned count (21 for the file's 20 tasks) while the
     # report said "Planned = the file's tasks x 1 trial(s)", naming it nowhere.
