@@ -395,3 +395,16 @@ def test_pass_k_with_several_trials_matches_by_hand(tmp_path: Path) -> None:
     claim["results"]["airline"]["pass_2"] = 32.5
     wrong = _section(path, claim=("submission.json", claim))["reported"]["rows"][1]
     assert wrong["finding"] and wrong["reported"] == 0.325
+
+
+def test_a_user_simulator_the_file_does_not_name_reads_not_recorded(tmp_path: Path) -> None:
+    # Before, a file with no info.user_info read "user simulator `None`", a name it never gave.
+    from agentmetrology.report.archive_report import render_archive_report
+
+    data = copy.deepcopy(raw(F.GPT_AIRLINE))
+    del data["info"]["user_info"]
+    doc = audit_archive(load_archive(write(tmp_path, "nouser-airline.json", data)),
+                        evaluator=_no_verdicts)
+    md = render_archive_report(doc)[0]
+    assert "Agent `gpt-4.1` on the `airline` domain, user simulator not recorded (" in md
+    assert "`None`" not in md

@@ -39,8 +39,8 @@ def first_screen(d: Doc, doc: dict[str, Any]) -> None:
     f, n, o, g = t["file"], t["denominators"], t["outcomes"], d.g
     d.h("tau2: what this number means")
     bounds = t["bounds"] or {}
-    d.p(f"Agent {code(f['agent_model'])} on the {code(f['domain'])} domain, user simulator "
-        f"{code(f['user_model'])} ({code(f['shape'])} results file). {o['pass']} of "
+    d.p(f"Agent {code(f['agent_model'])} on the {_named(f['domain'])} domain, user simulator "
+        f"{_named(f['user_model'])} ({code(f['shape'])} results file). {o['pass']} of "
         f"{n['planned']} planned episodes pass: pass^1 {g.fmt(t['pass_1']['planned'])} over "
         f"planned episodes, between {g.fmt(bounds.get('lower'))} and "
         f"{g.fmt(bounds.get('upper'))} if every ungraded episode could go either way.")
@@ -157,6 +157,10 @@ def _opened(d: Doc, title: str, part: dict[str, Any]) -> bool:
         d.p(f"Not applicable: {part['reason']}.")
     return bool(part["applicable"])
 
+
+def _named(value: str | None) -> str:
+    """Return a name the file gave as a code span, or that it gave none (`None` read as one)."""
+    return "not recorded" if value is None else code(value)
 
 def _cost(d: Doc, t: dict[str, Any]) -> None:
     c = t["cost"]
