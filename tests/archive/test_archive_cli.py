@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -140,6 +141,8 @@ def test_compare(tmp_path: Path) -> None:
     assert "flip fraction" in res.output
     doc = json.loads((tmp_path / "compare.json").read_text())
     t = doc["transitions"]
+    # the fractions' denominator is printed, not left to subtract from the rows above it
+    assert re.search(rf"compared \(graded in both\) +│ +{t['n']} │", res.output), res.output
     assert t["n01"] + t["n10"] == t["flips"] and t["n"] > 0
     assert doc["rank"]["pairs"] == 1  # two models: one pair
     res = runner.invoke(archive_app, ["compare", str(old), str(new), "--out", str(tmp_path),

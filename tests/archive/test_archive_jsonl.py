@@ -158,9 +158,20 @@ def test_a_repeated_episode_line_is_listed_and_lines_without_a_trial_are_trials(
              {"task": "t2", "model": "m", "trial": 0, "grade": 0.0},
              {"task": "t2", "model": "m", "trial": 0, "grade": 1.0}]
     f.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    # A repeat with another result leaves the episode ungraded (keeping the first made the
+    # score depend on the order of the lines); the same result twice is one episode.
+    lines.append({"task": "t1", "model": "m", "trial": 0, "grade": 1.0})
+    f.write_text("".join(json.dumps(x) + "\n" for x in lines))
     archive = load_jsonl(f)
-    assert [(e.task, e.trial, e.grade.score if e.grade else None)
-            for e in archive.episodes] == [("t1", 0, 1.0), ("t1", 1, 0.0), ("t2", 0, 0.0)]
+    assert [(e.task, e.trial, e.grade.score if e.grade else None, e.reason)
+            for e in archive.episodes] == [("t1", 0, 1.0, None),
+                                           ("t1", 1, None, "malformed_record"),
+                                           ("t2", 0, None, "malformed_record")]
     assert [str(p) for p in archive.problems] == [
-        "a.jsonl:3: skipped: task t1 trial 1 of m repeats an earlier line's",
-        "a.jsonl:5: skipped: task t2 trial 0 of m repeats an earlier line's"]
+        "a.jsonl:3: skipped: task t1 trial 1 of m repeats an earlier line's; kept ungraded: "
+        "recorded twice with different results, fail (0) and pass (1): which one counts is "
+        "not identified",
+        "a.jsonl:5: skipped: task t2 trial 0 of m repeats an earlier line's; kept ungraded: "
+        "recorded twice with different results, fail (0) and pass (1): which one counts is "
+        "not identified",
+        "a.jsonl:6: skipped: task t1 trial 0 of m repeats an earlier line's"]

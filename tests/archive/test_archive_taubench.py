@@ -114,12 +114,23 @@ def test_a_repeated_task_and_trial_is_listed_and_skipped(taubench_file: Path,
     first = next(r for r in rows if r["reward"] == 0.0)
     twin = {**_json.loads(_json.dumps(next(r for r in rows if r["reward"] == 1.0))),
             "task_id": first["task_id"], "trial": first["trial"]}
+    # Then the first of the two was kept: appended, the twin's pass was dropped (84 passes);
+    # put first, it replaced the fail (85). Two results for one episode: neither is counted.
     path = tmp_path / "gpt-4o-airline.json"
-    path.write_text(_json.dumps([*rows, twin]))
-    doc = audit_archive(load_archive(path))
-    overall = doc["coverage"]["overall"]
-    assert (overall["planned"], overall["counts"]["pass"], overall["score_stored"]) == (
-        200, 84, 0.42)
-    assert doc["load"]["problems"] == [f"gpt-4o-airline.json: row 200: task "
-                                       f"{first['task_id']} trial {first['trial']} repeated; "
-                                       "skipped"]
+    for order, row in (([*rows, twin], 200), ([twin, *rows], 1 + rows.index(first))):
+        path.write_text(_json.dumps(order))
+        doc = audit_archive(load_archive(path))
+        overall = doc["coverage"]["overall"]
+        assert (overall["planned"], overall["graded"], overall["counts"]["pass"],
+                overall["score_stored"], overall["bounds"]["upper"]) == (200, 194, 84, 0.42, 0.45)
+        fail, passed = ("fail (0)", "pass (1)") if row == 200 else ("pass (1)", "fail (0)")
+        assert doc["load"]["problems"] == [
+            f"gpt-4o-airline.json: row {row}: task {first['task_id']} trial {first['trial']} "
+            f"repeated, kept ungraded: recorded twice with different results, {fail} and "
+            f"{passed}: which one counts is not identified"]
+    same = {**_json.loads(_json.dumps(first))}
+    path.write_text(_json.dumps([*rows, same]))
+    doc = audit_archive(load_archive(path))  # the same result twice: one episode, as it says
+    assert (doc["coverage"]["overall"]["graded"], doc["load"]["problems"]) == (
+        195, [f"gpt-4o-airline.json: row 200: task {first['task_id']} trial {first['trial']} "
+              "repeated; skipped"])

@@ -58,6 +58,39 @@ def test_qwen_cost_is_unpriced_not_free() -> None:
     assert c["user_simulator"]["total"] == pytest.approx(math.fsum(s["user_cost"] for s in sims))
 
 
+
+def test_some_simulations_at_cost_0_for_tokens_used_are_unpriced_not_free(tmp_path: Path) -> None:
+    # Before, 5 of 20 gpt-4.1 simulations recording cost 0 for the tokens their messages used
+    # were summed as free: agent cost per simulation 0.5854 / 20 = 0.02927, a quarter low.
+    data = copy.deepcopy(raw(F.GPT_AIRLINE))
+    for sim in data["simulations"][:5]:
+        sim["agent_cost"] = 0.0
+        for m in sim["messages"]:
+            if m["role"] == "assistant":
+                m["cost"] = 0.0
+    data["simulations"][7]["user_cost"] = 0.0
+    for m in data["simulations"][7]["messages"]:
+        if m["role"] == "user":
+            m["cost"] = 0.0
+    t = _section(write(tmp_path, "zero.json", data))
+    c = t["cost"]
+    assert (c["agent"]["unpriced"], c["user_simulator"]["unpriced"]) == (5, 1)
+    assert c["unpriced"] and c["unpriced_simulations"] == 5
+    assert c["unpriced_reason"] == ("cost 0 with recorded token usage in 5 of 20 simulations: "
+                                    "no price was applied there")
+    assert (c["agent_per_simulation"], c["agent_per_pass"], c["total_per_pass"],
+            c["user_share"]) == (None, None, None, None)
+    assert {"code": "unpriced_cost", "reason": c["unpriced_reason"]} in t["headlines"]
+    # the user simulator's side alone: the agent's averages stand, the simulator's share not
+    data = copy.deepcopy(raw(F.GPT_AIRLINE))
+    data["simulations"][7]["user_cost"] = 0.0
+    c = _section(write(tmp_path, "user.json", data))["cost"]
+    assert not c["unpriced"] and c["user_simulator"]["unpriced"] == 1
+    agent = math.fsum(s["agent_cost"] for s in data["simulations"])
+    assert c["agent_per_simulation"] == pytest.approx(agent / 20)
+    assert (c["user_share"], c["total_per_pass"], c["total_per_simulation"]) == (None, None,
+                                                                                 None)
+
 def test_a_message_cost_disagreeing_with_its_total_is_a_finding(tmp_path: Path) -> None:
     data = copy.deepcopy(raw(F.GPT_AIRLINE))
     data["simulations"][3]["agent_cost"] += 0.01
@@ -271,6 +304,24 @@ def test_a_percent_claim_keeps_the_rounding_of_its_written_decimal(
             render_archive_report(doc)[0])
 
 
+@pytest.mark.parametrize(("written", "tolerance", "finding"), [
+    (14, 0.005, False), (14.0, 0.0005, True), (13.6, 0.0005, False), (15, 0.005, True)])
+def test_an_integer_claim_is_rounded_to_the_unit(tmp_path: Path, written: float,
+                                                 tolerance: float, finding: bool) -> None:
+    # Before, a claim written `14` (3 of 22 = 13.64%, rounded to the unit) was read as 14.0
+    # and given 0.05 points of rounding: a finding; written as an integer it is half a point.
+    data = copy.deepcopy(raw(F.QWEN_AIRLINE))
+    data["tasks"], data["simulations"] = data["tasks"][:22], data["simulations"][:22]
+    for i, s in enumerate(data["simulations"]):
+        s["task_id"], s["reward_info"]["reward"] = data["tasks"][i]["id"], float(i < 3)
+    path = write(tmp_path, "claim-airline.json", data)
+    for claim in ({"results": {"airline": {"pass_1": written}}}, {"pass_rate": written}):
+        doc = audit_archive(load_archive(path), claim=("submission.json", claim),
+                            evaluator=_no_verdicts)
+        (row,) = doc["tau2"]["reported"]["rows"]
+        assert (row["reported"], row["tolerance"], row["finding"]) == (
+            pytest.approx(written / 100), pytest.approx(tolerance), finding)
+
 def test_a_simulation_of_a_task_outside_the_task_set_is_named(tmp_path: Path) -> None:
     # Before, its episode joined the planned count (21 for the file's 20 tasks) while the
     # report said "Planned = the file's tasks x 1 trial(s)", naming it nowhere.
@@ -344,3 +395,16 @@ def test_pass_k_with_several_trials_matches_by_hand(tmp_path: Path) -> None:
     claim["results"]["airline"]["pass_2"] = 32.5
     wrong = _section(path, claim=("submission.json", claim))["reported"]["rows"][1]
     assert wrong["finding"] and wrong["reported"] == 0.325
+
+
+def test_a_user_simulator_the_file_does_not_name_reads_not_recorded(tmp_path: Path) -> None:
+    # Before, a file with no info.user_info read "user simulator `None`", a name it never gave.
+    from agentmetrology.report.archive_report import render_archive_report
+
+    data = copy.deepcopy(raw(F.GPT_AIRLINE))
+    del data["info"]["user_info"]
+    doc = audit_archive(load_archive(write(tmp_path, "nouser-airline.json", data)),
+                        evaluator=_no_verdicts)
+    md = render_archive_report(doc)[0]
+    assert "Agent `gpt-4.1` on the `airline` domain, user simulator not recorded (" in md
+    assert "`None`" not in md

@@ -128,6 +128,35 @@ def test_several_trials_per_task(tmp_path: Path) -> None:
     assert Counter(e.trial for e in archive.episodes if e.outcome == "pass") == {0: 10, 1: 10}
 
 
+
+def test_a_simulation_repeated_with_another_reward_is_ungraded_whatever_the_order(
+        tmp_path: Path) -> None:
+    # Before, the first of two simulations of one (task, trial) was kept: appended, a failing
+    # twin of a pass left 10 passes (0.500); put first, 9 (0.450): the file's order decided.
+    data = copy.deepcopy(raw(GPT_AIRLINE))
+    sims = data["simulations"]
+    first = next(s for s in sims if s["reward_info"]["reward"] == 1.0)
+    twin = copy.deepcopy(first)
+    twin["reward_info"]["reward"] = 0.0
+    for order, at, said in (([*sims, twin], 20, "pass (1) and fail (0)"),
+                            ([twin, *sims], 1 + sims.index(first), "fail (0) and pass (1)")):
+        archive = load_archive(write(tmp_path, "twice.json", {**data, "simulations": order}))
+        outcomes = Counter(e.outcome for e in archive.episodes)
+        assert (len(archive.episodes), outcomes["pass"], outcomes["fail"],
+                outcomes["ungraded"]) == (20, 9, 10, 1)
+        (ep,) = [e for e in archive.episodes if e.outcome == "ungraded"]
+        assert (ep.task, ep.reason, ep.stored_score) == (first["task_id"], "malformed_record",
+                                                          None)
+        assert [p.message for p in archive.problems] == [
+            f"simulation {at}: task {first['task_id']} trial 0 repeated, kept ungraded: "
+            f"recorded twice with different results, {said}: which one counts is not "
+            "identified"]
+    archive = load_archive(write(tmp_path, "same.json", {**data, "simulations": [
+        *sims, copy.deepcopy(first)]}))  # the same reward twice: one episode, as it says
+    assert Counter(e.outcome for e in archive.episodes) == {"pass": 10, "fail": 10}
+    assert [p.message for p in archive.problems] == [
+        f"simulation 20: task {first['task_id']} trial 0 repeated; skipped"]
+
 @pytest.mark.parametrize("declared", ["3", 0, -1, 2.5, True, None])
 def test_a_declared_trial_count_that_is_no_count_is_named_never_ignored(
         tmp_path: Path, declared: object) -> None:

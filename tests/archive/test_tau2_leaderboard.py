@@ -34,6 +34,31 @@ def test_reversals_respect_the_tie_tolerance() -> None:
     assert rank_reversals(a, b, 0.25)["strict_reversals"] == 0  # every pair within 0.25 somewhere
 
 
+
+def test_a_pair_exactly_one_tolerance_apart_is_a_tie_however_binary_rounds_it() -> None:
+    # Before, 0.50 - 0.49 (0.010000000000000009 in binary) was "more than" 0.01 and counted a
+    # strict reversal, while 0.18 - 0.17 (0.009999999999999981) was a tie: the same written gap.
+    for hi, lo in ((0.50, 0.49), (0.18, 0.17), (0.45, 0.44), (0.30, 0.29)):
+        out = rank_reversals({"a": hi, "b": lo}, {"a": lo, "b": hi}, 0.01)
+        assert (out["strict_reversals"], out["ties"]) == (0, 1), (hi, lo)
+        assert rank_reversals({"a": hi, "b": lo}, {"a": lo, "b": hi})["strict_reversals"] == 1
+    out = rank_reversals({"a": 0.511, "b": 0.50}, {"a": 0.18, "b": 0.50}, 0.01)
+    assert (out["strict_reversals"], out["ties"]) == (1, 0)  # 0.011 apart: more than 0.01
+
+
+def test_claims_one_point_apart_on_the_shared_files_tie_not_reverse(tmp_path: Path) -> None:
+    # gpt-4.1 claims 50.0 and recomputes 10/20 = 0.5; qwen claims 51.0 and recomputes 9/50:
+    # the claims are exactly the 0.01 tolerance apart, a tie, not a strict reversal.
+    for name, source, claim in (("gpt", GPT_AIRLINE, 50.0), ("qwen", QWEN_AIRLINE, 51.0)):
+        folder = tmp_path / "subs" / name
+        folder.mkdir(parents=True)
+        write(folder, source, raw(source))
+        write(folder, "submission.json", {"results": {"airline": {"pass_1": claim}}})
+    view = leaderboard([tmp_path / "subs"])["domains"]["airline"]
+    comps = {(c["first"], c["second"]): c for c in view["comparisons"]}
+    rep = comps[("reported", "recomputed")]
+    assert (rep["pairs"], rep["strict_reversals"], rep["ties"]) == (1, 0, 1)
+
 def _submissions(tmp: Path) -> Path:
     """Two airline submissions in the leaderboard's folder layout, one claiming too much."""
     for name, sims, claim in (("gpt_org_2025", raw(GPT_AIRLINE)["simulations"], 62.0),
@@ -165,3 +190,14 @@ def test_do_nothing_share_is_over_the_tasks_probed(tmp_path: Path) -> None:
     none = leaderboard([shared(GPT_AIRLINE)], evaluator=lambda d, defs: {
         t: {"passed": None, "decided_by": "stated"} for t in defs})
     assert none["domains"]["airline"]["rows"][0]["do_nothing_share"] is None
+
+
+def test_equal_pass_rates_share_a_rank(tmp_path: Path) -> None:
+    # Before, two submissions with the same recomputed 10/20 = 0.500 were ranked 1 and 2 by
+    # their names, and the one below them 3: an order the numbers do not have.
+    for folder, name in (("a", GPT_AIRLINE), ("b", GPT_AIRLINE), ("c", QWEN_AIRLINE)):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "airline.json").write_bytes(shared(name).read_bytes())
+    view = leaderboard([tmp_path])["domains"]["airline"]
+    got = {r["submission"]: (r["recomputed"], r["ranks"]["recomputed"]) for r in view["rows"]}
+    assert got == {"a/airline": (0.5, 1), "b/airline": (0.5, 1), "c/airline": (0.18, 3)}

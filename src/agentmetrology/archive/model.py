@@ -128,6 +128,37 @@ class ArchiveEpisode:
         return "pass" if self.grade.passed else "fail"
 
 
+def _result(ep: ArchiveEpisode) -> tuple[str, float | None, float | None]:
+    return ep.outcome, ep.stored_score, ep.grade.score if ep.grade else None
+
+
+def _stored(ep: ArchiveEpisode) -> str:
+    score = ep.grade.score if ep.grade and ep.stored_score is None else ep.stored_score
+    return f"{ep.outcome} ({'none' if score is None else f'{score:g}'})"
+
+
+def merge_repeat(kept: ArchiveEpisode, again: ArchiveEpisode) -> str | None:
+    """Fold a second record of kept's (task, trial) into it: None when both say the same
+    (outcome, stored score and grade; the repeat is dropped), else why they differ, with kept
+    made an ungraded `malformed_record`: keeping the first made the score depend on the file's
+    order."""
+    if kept.meta.get("repeat_conflict"):
+        return kept.reason_detail  # two results already differ: a third changes nothing
+    if _result(kept) == _result(again):
+        return None
+    why = (f"recorded twice with different results, {_stored(kept)} and {_stored(again)}: "
+           "which one counts is not identified")
+    kept.grade, kept.stored_score = None, None
+    kept.reason, kept.reason_detail = "malformed_record", why
+    kept.meta["repeat_conflict"] = True
+    return why
+
+
+def repeat_text(record: str, again: ArchiveEpisode, why: str | None) -> str:
+    """Return the load problem of a repeated (task, trial) record, as `merge_repeat` left it."""
+    head = f"{record}: task {again.task} trial {again.trial} repeated"
+    return f"{head}; skipped" if why is None else f"{head}, kept ungraded: {why}"
+
 @dataclass(frozen=True, slots=True)
 class TraceSpan:
     """One trace span: tree position, kind, model, response and attempt ids, usage and cost."""

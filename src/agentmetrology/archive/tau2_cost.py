@@ -4,7 +4,10 @@ A simulation records `agent_cost` and `user_cost`; each message records its own 
 assistant messages' costs should sum to `agent_cost` and the user messages' to `user_cost`; a
 simulation where they do not is a finding. An agent total of exactly 0 means no price was
 applied (a local provider, or token usage with no price): the cost is "unpriced", not free, and
-is left out of cost comparisons (cost per pass is then undefined), with the count said.
+is left out of cost comparisons (cost per pass is then undefined), with the count said. So is a
+file where only some simulations record cost 0 for the tokens their messages used; on the user
+simulator's side such a simulation leaves the simulator's share and the totals per pass
+undefined.
 """
 
 from __future__ import annotations
@@ -26,22 +29,32 @@ def _close(a: float, b: float) -> bool:
 
 
 def _side(sims: list[ArchiveEpisode], field: str, role: str) -> dict[str, Any]:
-    """Return the recorded total, the message sum and the simulations where they disagree."""
+    """Return the recorded total, the message sum, the simulations where they disagree, and
+    those recording cost 0 for tokens their messages used (`unpriced`: no price was applied,
+    which is not free)."""
     recorded = [ep.meta.get(field) for ep in sims]
     known = [c for c in recorded if c is not None]
     msg = [ep.meta["message_costs"][role] for ep in sims]
     bad = [{"episode_id": ep.episode_id, "recorded": r, "messages": m}
            for ep, r, m in zip(sims, recorded, msg, strict=True)
            if r is not None and not _close(r, m)]
+    unpriced = sum(r == 0 and ep.meta["message_costs"][f"{role}_tokens"] > 0
+                   for ep, r in zip(sims, recorded, strict=True))
     return {"total": math.fsum(known) if known else None, "missing": len(recorded) - len(known),
-            "messages_total": math.fsum(msg), "disagreeing_simulations": len(bad),
-            "disagreements": bad[:MAX_LISTED]}
+            "unpriced": unpriced, "messages_total": math.fsum(msg),
+            "disagreeing_simulations": len(bad), "disagreements": bad[:MAX_LISTED]}
 
 
-def _unpriced(model: str, agent: dict[str, Any], tokens: int) -> str | None:
+def _unpriced(model: str, agent: dict[str, Any], tokens: int, sims: int) -> str | None:
     """Return why the agent's cost is unpriced, or None when it is a price."""
-    if agent["total"] is None or agent["total"] != 0:
+    if agent["total"] is None:
         return None
+    if agent["total"] != 0:
+        # A priced file with some simulations at cost 0 for tokens used (a model the price
+        # table lacked, runs merged from two setups): summed as 0, they read as free.
+        n = agent["unpriced"]
+        return (f"cost 0 with recorded token usage in {n} of {sims} simulations: no price was "
+                "applied there") if n else None
     provider = model.split("/", 1)[0].lower() if "/" in model else ""
     if provider in LOCAL_PROVIDERS:
         return f"cost 0 from a local provider ({provider})"
@@ -60,17 +73,19 @@ def cost_section(episodes: list[ArchiveEpisode], model: str) -> dict[str, Any]:
     if not sims:
         return {"applicable": False, "reason": "no simulation recorded a cost"}
     agent, user = _side(sims, "agent_cost", "assistant"), _side(sims, "user_cost", "user")
-    unpriced = _unpriced(model, agent, _tokens(sims))
+    unpriced = _unpriced(model, agent, _tokens(sims), len(sims))
     passes = sum(ep.outcome == "pass" for ep in sims)
     both = (agent["total"] or 0.0) + (user["total"] or 0.0)
     # A simulation with no usable cost is unknown, not free: dividing the others' sum by every
     # simulation (or pass) would read it as 0, so a side with one missing has no average.
     priced = unpriced is None and agent["total"] is not None and not agent["missing"]
-    both_known = priced and user["total"] is not None and not user["missing"]
+    both_known = (priced and user["total"] is not None and not user["missing"]
+                  and not user["unpriced"])
     return {
         "applicable": True, "simulations": len(sims), "agent": agent, "user_simulator": user,
         "unpriced": unpriced is not None, "unpriced_reason": unpriced,
-        "unpriced_simulations": len(sims) if unpriced else 0,
+        "unpriced_simulations": 0 if unpriced is None else agent["unpriced"] if agent["total"]
+        else len(sims),
         "user_share": float(Fraction(user["total"]) / Fraction(both))
         if both_known and both else None,
         "agent_per_simulation": agent["total"] / len(sims) if priced else None,

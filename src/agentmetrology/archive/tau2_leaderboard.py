@@ -197,8 +197,14 @@ def _distinct(rows: list[dict[str, Any]], files: list[Path]) -> None:
 
 
 def _ranks(rows: list[dict[str, Any]], key: str) -> dict[str, int]:
+    """Return competition ranks (1 for the highest; equal values share a rank, the next rank
+    skips: 1, 1, 3): numbering equal values 1 and 2 by name claimed an order they do not have."""
     ordered = sorted((r for r in rows if r[key] is not None), key=lambda r: (-r[key], r["id"]))
-    return {r["id"]: i + 1 for i, r in enumerate(ordered)}
+    ranks: dict[str, int] = {}
+    for i, r in enumerate(ordered):
+        tied = i and ordered[i - 1][key] == r[key]
+        ranks[r["id"]] = ranks[ordered[i - 1]["id"]] if tied else i + 1
+    return ranks
 
 
 def _domain_view(rows: list[dict[str, Any]], tol: float, regrade: bool) -> dict[str, Any]:

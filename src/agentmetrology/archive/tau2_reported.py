@@ -28,6 +28,12 @@ MAX_CLAIM_BYTES = 4 << 20
 MAX_K = 8
 
 
+def _as_written(raw: Any, value: float) -> float | int:
+    """Return a claimed number as the file wrote it: an integer stays one (`12` is rounded to
+    the unit, half a unit either way; as the float 12.0 its tolerance was a tenth of that)."""
+    return raw if isinstance(raw, int) and not isinstance(raw, bool) else value
+
+
 def _tolerance(value: float) -> Fraction:
     """Return half a unit of the last decimal written in the shortest repr of `value`."""
     try:
@@ -74,16 +80,16 @@ def _claimed(claim: dict[str, Any], domain: str | None) -> dict[str, Any]:
         dom = results.get(domain or "") if domain else None
         if not isinstance(dom, dict):
             return {"error": f"results has no entry for domain {domain!r}"}
-        written = {k: v for k in range(1, MAX_K + 1)
+        written = {k: _as_written(dom.get(f"pass_{k}"), v) for k in range(1, MAX_K + 1)
                    if (v := finite_float(dom.get(f"pass_{k}"))) is not None}
         keys = [f"pass_{k}" for k in range(1, MAX_K + 1)] + ["cost"]
-        return {"pass_k": {k: v / 100.0 for k, v in written.items()}, "written": written,
+        return {"pass_k": {k: float(v) / 100.0 for k, v in written.items()}, "written": written,
                 "percent": True, "cost": finite_float(dom.get("cost")),
                 "unreadable": _unreadable(dom, keys, f"results.{domain}.")}
     rate = finite_float(claim.get("pass_rate"))
     percent = rate is not None and rate > 1.0
     return {"pass_k": {1: rate / 100.0 if percent else rate} if rate is not None else {},
-            "written": {1: rate} if rate is not None else {},
+            "written": {1: _as_written(claim.get("pass_rate"), rate)} if rate is not None else {},
             "percent": percent, "passed": count(claim.get("passed")),
             "total_tasks": count(claim.get("total_tasks")),
             "unreadable": _unreadable(claim, list(REPORTED_READERS), "")}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -62,20 +63,29 @@ def transitions(old: Mapping[EpisodeKey, bool], new: Mapping[EpisodeKey, bool]) 
             "net": float(Fraction(n["n01"] - n["n10"], total)) if total else None}
 
 
+def _written(value: float) -> Decimal:
+    """Return a rate as the decimal it is written as (its shortest repr): in binary 0.50 − 0.49
+    is 0.010000000000000009 and 0.18 − 0.17 is 0.009999999999999981, so two pairs exactly one
+    tie tolerance (0.01) apart were a reversal and a tie; as written, both differ by 0.01."""
+    return Decimal(repr(value))
+
+
 def rank_reversals(s0: Mapping[str, float], s1: Mapping[str, float],
                    tol: float = 0.0) -> dict[str, Any]:
     """Return strict reversals (d0·d1 < 0) and ties among the n(n−1)/2 pairs of common units;
     a pair within `tol` on either side is a tie, never a reversal."""
     units = sorted(set(s0) & set(s1))
     pairs = reversals = ties = 0
+    limit = _written(tol)
     listed = []
     for i, a in enumerate(units):
         for b in units[i + 1:]:
             pairs += 1
             d0, d1 = s0[a] - s0[b], s1[a] - s1[b]
-            if abs(d0) <= tol or abs(d1) <= tol:
+            e0, e1 = _written(s0[a]) - _written(s0[b]), _written(s1[a]) - _written(s1[b])
+            if abs(e0) <= limit or abs(e1) <= limit:
                 ties += 1
-            elif d0 * d1 < 0:
+            elif (e0 > 0) != (e1 > 0):
                 reversals += 1
                 listed.append({"a": a, "b": b, "d_old": d0, "d_new": d1})
     return {"units": len(units), "pairs": pairs, "strict_reversals": reversals, "ties": ties,

@@ -39,8 +39,8 @@ def first_screen(d: Doc, doc: dict[str, Any]) -> None:
     f, n, o, g = t["file"], t["denominators"], t["outcomes"], d.g
     d.h("tau2: what this number means")
     bounds = t["bounds"] or {}
-    d.p(f"Agent {code(f['agent_model'])} on the {code(f['domain'])} domain, user simulator "
-        f"{code(f['user_model'])} ({code(f['shape'])} results file). {o['pass']} of "
+    d.p(f"Agent {code(f['agent_model'])} on the {_named(f['domain'])} domain, user simulator "
+        f"{_named(f['user_model'])} ({code(f['shape'])} results file). {o['pass']} of "
         f"{n['planned']} planned episodes pass: pass^1 {g.fmt(t['pass_1']['planned'])} over "
         f"planned episodes, between {g.fmt(bounds.get('lower'))} and "
         f"{g.fmt(bounds.get('upper'))} if every ungraded episode could go either way.")
@@ -158,6 +158,10 @@ def _opened(d: Doc, title: str, part: dict[str, Any]) -> bool:
     return bool(part["applicable"])
 
 
+def _named(value: str | None) -> str:
+    """Return a name the file gave as a code span, or that it gave none (`None` read as one)."""
+    return "not recorded" if value is None else code(value)
+
 def _cost(d: Doc, t: dict[str, Any]) -> None:
     c = t["cost"]
     if not _opened(d, "tau2 cost: agent and user simulator apart", c):
@@ -172,6 +176,10 @@ def _cost(d: Doc, t: dict[str, Any]) -> None:
         d.p(f"Simulations with no usable cost recorded: {missing[0]} agent, {missing[1]} user "
             "simulator. The totals above leave them out; an average they would enter (per "
             "simulation, per pass, the simulator's share) is not computed.")
+    if c["user_simulator"].get("unpriced"):
+        d.p(f"User-simulator cost 0 for the tokens used in {c['user_simulator']['unpriced']} "
+            "simulation(s): unpriced, not free; the simulator's share and the totals per pass "
+            "are not computed.")
     if c["unpriced"]:
         d.p(f"Agent cost unpriced for {c['unpriced_simulations']} simulation(s): "
             f"{c['unpriced_reason']}. Cost per pass is undefined.")

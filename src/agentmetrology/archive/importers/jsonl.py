@@ -14,6 +14,7 @@ spans file from which no span can be read is refused.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,7 @@ from agentmetrology.archive.model import (
     StoredGrade,
     TraceSpan,
     is_success,
+    merge_repeat,
 )
 from agentmetrology.archive.redact import redact
 from agentmetrology.archive.replay import apply_gate
@@ -172,7 +174,7 @@ def _names(raw: Any, key: str) -> tuple[str, ...]:
 
 
 def parse_episode(obj: dict[str, Any], line: int,
-                  taken: set[tuple[Any, ...]] | None = None) -> ArchiveEpisode:
+                  taken: AbstractSet[tuple[Any, ...]] | None = None) -> ArchiveEpisode:
     """Return an ArchiveEpisode from one episode line (raises LineError on a bad shape); a
     line without a trial gets the smallest trial its (model, scaffold, run, task) has not
     `taken` (0 without them), as a tau2 simulation without one gets its occurrence."""
@@ -242,7 +244,7 @@ def load_jsonl(path: Path, archive: Archive | None = None, spans_only: bool = Fa
     """Return an Archive of the episodes and spans in a JSONL file; bad lines become problems."""
     archive = archive or Archive(source=path.name, format=FORMAT)
     skipped, spans_before, problems_before = 0, len(archive.spans), len(archive.problems)
-    keys: set[tuple[Any, ...]] = set()
+    keys: dict[tuple[Any, ...], ArchiveEpisode] = {}
     for no, text in _lines(path):
         try:
             if text is None:
@@ -254,14 +256,17 @@ def load_jsonl(path: Path, archive: Archive | None = None, spans_only: bool = Fa
             elif spans_only:
                 raise LineError("not a span (no span_id)")
             else:
-                ep = parse_episode(obj, no, keys)
+                ep = parse_episode(obj, no, keys.keys())
                 ident = (ep.model, ep.scaffold, ep.run, ep.task, ep.trial)
-                if ident in keys:
+                if (kept := keys.get(ident)) is not None:
                     # One (cell, run, task, trial) is one episode: a second line for it was a
-                    # second trial in the audit and, silently, one of the two in a comparison.
+                    # second trial in the audit and, silently, one of the two in a comparison;
+                    # one with another result leaves the episode ungraded (merge_repeat).
+                    why = merge_repeat(kept, ep)
                     raise LineError(f"task {ep.task} trial {ep.trial} of {ep.model} repeats "
-                                    "an earlier line's")
-                keys.add(ident)
+                                    "an earlier line's" + ("" if why is None else
+                                                           f"; kept ungraded: {why}"))
+                keys[ident] = ep
                 archive.episodes.append(ep)
         except (LineError, TypeError, ValueError) as exc:  # JSONDecodeError is a ValueError
             skipped += 1

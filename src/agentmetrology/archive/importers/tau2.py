@@ -33,7 +33,14 @@ from agentmetrology.archive.importers.limits import (
 )
 from agentmetrology.archive.importers.tau2_sim import fill_episode, sim_key
 from agentmetrology.archive.importers.taubench import read_json_doc
-from agentmetrology.archive.model import Archive, ArchiveEpisode, ArchiveFormatError, LoadProblem
+from agentmetrology.archive.model import (
+    Archive,
+    ArchiveEpisode,
+    ArchiveFormatError,
+    LoadProblem,
+    merge_repeat,
+    repeat_text,
+)
 from agentmetrology.edges.json_keys import RepeatedKeys, first_repeated
 from agentmetrology.records.numbers import finite_float
 
@@ -169,16 +176,16 @@ def load_tau2(path: Path, data: Any | None = None) -> Archive:
              or ident(custom.get("agent")) or path.stem)
     archive = Archive(source=path.name, format=FORMAT)
     seen: Counter[str] = Counter()
-    keys: set[tuple[str, int]] = set()
+    keys: dict[tuple[str, int], ArchiveEpisode] = {}
     for i, raw in enumerate(sims):
         ep = _one(raw, i, model, path, seen, archive, may_repeat)
         if ep is None:
             continue
-        if (ep.task, ep.trial) in keys:
-            archive.problems.append(LoadProblem(path.name, None, f"simulation {i}: task "
-                                                f"{ep.task} trial {ep.trial} repeated; skipped"))
+        if (kept := keys.get((ep.task, ep.trial))) is not None:
+            archive.problems.append(LoadProblem(path.name, None, repeat_text(
+                f"simulation {i}", ep, merge_repeat(kept, ep))))
             continue
-        keys.add((ep.task, ep.trial))
+        keys[ep.task, ep.trial] = ep
         archive.episodes.append(ep)
     ran = {e.task for e in archive.episodes}
     domain, domain_from = _domain(info, custom, path.stem, ran)

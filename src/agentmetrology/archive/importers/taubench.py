@@ -42,6 +42,8 @@ from agentmetrology.archive.model import (
     LoadProblem,
     StoredGrade,
     is_success,
+    merge_repeat,
+    repeat_text,
 )
 from agentmetrology.edges import files
 from agentmetrology.edges.json_keys import KeyMarks, first_repeated
@@ -248,7 +250,7 @@ def load_taubench(path: Path, data: Any | None = None) -> Archive:
     model, domain = _model_and_domain(path.stem)
     archive = Archive(source=path.name, format=FORMAT)
     totals: Counter[str] = Counter()
-    keys: set[tuple[str, int]] = set()
+    keys: dict[tuple[str, int], ArchiveEpisode] = {}
     for i, row in enumerate(data):
         if not isinstance(row, dict) or "task_id" not in row:
             archive.problems.append(LoadProblem(path.name, None, f"row {i}: not a tau-bench row"))
@@ -258,13 +260,13 @@ def load_taubench(path: Path, data: Any | None = None) -> Archive:
         except Malformed as exc:
             archive.problems.append(LoadProblem(path.name, None, f"row {i}: skipped: {exc}"))
             continue
-        if (ep.task, ep.trial) in keys:
+        if (kept := keys.get((ep.task, ep.trial))) is not None:
             # One (task, trial) is one episode: a second row for it would be a fifth trial of
-            # a 4-trial task in the audit, and one of the two, silently, in a comparison.
-            archive.problems.append(LoadProblem(path.name, None, f"row {i}: task {ep.task} "
-                                                f"trial {ep.trial} repeated; skipped"))
+            # a 4-trial task in the audit; one with another result leaves it ungraded.
+            archive.problems.append(LoadProblem(path.name, None, repeat_text(
+                f"row {i}", ep, merge_repeat(kept, ep))))
             continue
-        keys.add((ep.task, ep.trial))
+        keys[ep.task, ep.trial] = ep
         if "malformed" in ep.meta:
             archive.problems.append(LoadProblem(
                 path.name, None, f"row {i} (task {ep.task}): malformed, kept ungraded: "

@@ -107,10 +107,12 @@ def print_archive_compare(console: Console, doc: dict[str, Any], old: str, new: 
     table.add_column("value", justify="right")
     for name, value in (("episodes in both", doc["episodes_in_both"]),
                         ("not comparable (ungraded in one)", doc["not_comparable"]),
+                        # the denominator of both fractions below (was left to subtract)
+                        ("compared (graded in both)", t["n"]),
                         ("n01 (fail -> pass)", t["n01"]), ("n10 (pass -> fail)", t["n10"]),
                         ("net (n01 - n10)", t["net_count"]),
-                        ("net fraction", _f(t["net"])),
-                        ("flip fraction", _f(t["flip_fraction"])),
+                        ("net fraction (of compared)", _f(t["net"])),
+                        ("flip fraction (of compared)", _f(t["flip_fraction"])),
                         ("units", doc["rank"]["units"]), ("pairs", doc["rank"]["pairs"]),
                         ("strict rank reversals", doc["rank"]["strict_reversals"]),
                         ("ties", doc["rank"]["ties"]),
