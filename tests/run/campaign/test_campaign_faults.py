@@ -144,6 +144,29 @@ class _Down(AsyncScripted):
         raise InfraError("HTTP 503 from the endpoint")
 
 
+class _EchoesKey(_Down):
+    """Fails as a provider does that quotes the key it refused."""
+
+    async def act(self, observation: Observation | None) -> Move:
+        """Fail every episode with an error that echoes a credential."""
+        self._bill()
+        raise InfraError(f"HTTP 401: Incorrect API key provided: {ECHOED}")
+
+
+ECHOED = "sk-proj-abcdefghijklmnopqrstuvwxyz012345"
+
+
+def test_a_stop_reason_that_quotes_a_key_is_redacted(tmp_path: Path) -> None:
+    # The reason is printed on stderr ('stopped launching: ...') from memory, not from the
+    # ledger (redacted there): it printed the key as the provider echoed it.
+    config = parse_campaign(llm_only("http://127.0.0.1:9/v1", name="echo"))
+    with EvidenceStore.open(tmp_path / "s", scrub_env=False) as st:
+        result = run_campaign(config, st, policy_factory=_EchoesKey)
+    assert result.stop_reason == ("target m: HTTP 401: Incorrect API key provided: [redacted] "
+                                  "(3 LLM episodes in a row failed this way and none "
+                                  "succeeded; fix it and run again to resume)")
+
+
 def _run_down(tmp_path: Path, succeed: set[int]) -> tuple[int, str | None, list[Progress]]:
     _Down.succeed, _Down.made = succeed, itertools.count()
     config = parse_campaign(llm_only("http://127.0.0.1:9/v1", name=f"down{len(succeed)}"))
@@ -223,3 +246,16 @@ def test_a_non_empty_directory_is_not_adopted_as_a_store(tmp_path: Path) -> None
         f"error: cannot open the evidence store at {out}: {out} is not an evidence store (no "
         "ledger.sqlite) and is not empty; give a new or empty directory, or an existing store"]
     assert [p.name for p in out.iterdir()] == ["report.html"]
+
+
+def test_the_unknown_cost_notice_names_cancelled_requests() -> None:
+    # After Ctrl-C, the unknown costs are the requests the interrupted run cancelled: the note
+    # named only timeouts, dropped connections and answers without usage.
+    from agentmetrology.agents.llm.target import Prices
+    from agentmetrology.report.terminal.campaign_text import unknown_cost_notice
+
+    note = unknown_cost_notice("m", 3, Prices(1.0, 2.0), "-")
+    assert note == ("note: target m: cost unknown for 3 episode(s) or unfinished attempt(s): "
+                    "the server reported no token counts for some requests (timeouts, dropped "
+                    "connections, requests cancelled when a run was interrupted, or answers "
+                    "without a usage block), which may have been billed")

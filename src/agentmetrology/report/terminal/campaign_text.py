@@ -84,6 +84,7 @@ def unknown_cost_notice(target: str, n: int, prices: Prices, how: str) -> str:
         why = f"no complete price table ({how})"
     else:
         why = ("the server reported no token counts for some requests (timeouts, dropped "
-               "connections, or answers without a usage block), which may have been billed")
+               "connections, requests cancelled when a run was interrupted, or answers "
+               "without a usage block), which may have been billed")
     return (f"note: target {target}: cost unknown for {n} episode(s) or unfinished "
             f"attempt(s): {why}")

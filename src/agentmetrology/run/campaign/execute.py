@@ -181,9 +181,10 @@ class _Runner:
     @property
     def stop_reason(self) -> str | None:
         """Return why launching stopped early (a broken backend, a failing endpoint, a budget),
-        or None."""
-        return "; ".join(r for r in (self.broken, self.infra_stop, self.budget_stop,
-                                     self.actors_broken) if r) or None
+        or None; redacted as the ledger keeps it (a provider's error may echo a key)."""
+        reason = "; ".join(r for r in (self.broken, self.infra_stop, self.budget_stop,
+                                       self.actors_broken) if r)
+        return self.store.redactor.text(reason) if reason else None
 
     @property
     def actors_broken(self) -> str | None:
