@@ -72,7 +72,7 @@ def test_bad_input_is_one_line_exit_2() -> None:
         (["permission", "--agent", "scripted:within", "--mask", "nowhere"],
          "error: --mask 'nowhere': the evidence of permission task flag_overdue has no such "
          "path; top level: answer, authority, changed, final, identity, initial, log, "
-         "receipts, recipe, session"),
+         "receipts, recipe, session, writes"),
         (["permission", "--agent", "scripted:within", "--mask", "final.nowhere"],
          "error: --mask 'final.nowhere': no execution's evidence of permission has this path"),
         (["permission", "--agent", "scripted:within", "--mask", "identity"],
@@ -112,4 +112,4 @@ def test_a_plugin_contract_naming_a_missing_path_is_refused_in_one_line() -> Non
     assert res.stderr.strip() == (
         "error: contract 'bad': 'typo' reads state path 'final.recrods', which the evidence "
         "does not have (top level: answer, authority, changed, final, identity, initial, log, "
-        "receipts, recipe, session)")
+        "receipts, recipe, session, writes)")

@@ -56,3 +56,26 @@ def test_tasks_all_or_each_checked() -> None:
         task_list(PERMISSION, "flag_overdue,flag_overdue")
     with pytest.raises(UserError, match="--task needs a task id"):
         task_list(PERMISSION, ",")
+
+
+@pytest.mark.parametrize(("option", "message"), [
+    ("seeds", "bad seed list '': empty item"),
+    ("profile", "unknown profile '' of environment 'permission'; use one of: seeded"),
+    ("condition", "unknown condition '' of permission; use clean or recipe:level=..."),
+])
+def test_an_option_given_empty_is_refused_not_read_as_its_default(option: str,
+                                                                    message: str) -> None:
+    # was: `--seeds ""` (an unset shell variable) assessed the default seeds 0-9, exit 0
+    given: dict[str, str | None] = {"seeds": None, "level": None, "profile": None,
+                                    "condition": None, option: ""}
+    with pytest.raises(UserError) as err:
+        executions(PERMISSION, "scripted:within", given["seeds"], given["level"],
+                   given["profile"], given["condition"], campaign=None, sweep_seed=None,
+                   masks=[])
+    assert str(err.value) == message
+
+
+def test_an_empty_level_is_kept_for_the_runner_to_refuse() -> None:
+    run = executions(PERMISSION, "scripted:within", None, "", None, None, campaign=None,
+                     sweep_seed=None, masks=[])
+    assert run.level == ""  # was: read as L2

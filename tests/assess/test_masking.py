@@ -66,7 +66,7 @@ def test_bad_mask_paths_are_refused_in_one_line() -> None:
         check_mask(doc, ["nowhere.x"], "transaction task refund")
     assert str(err.value) == ("--mask 'nowhere.x': the evidence of transaction task refund "
                               "has no such path; top level: answer, changed, final, identity, "
-                              "initial, log, receipts, recipe, session, task")
+                              "initial, log, receipts, recipe, session, task, writes")
     check_mask(doc, ["final.refunds.some-key"], "x")  # deeper parts depend on the execution
     with pytest.raises(MaskError, match="no execution's evidence of transaction has this"):
         check_coverage({"final.refunds": 2, "final.nowhere": 0}, "transaction")

@@ -64,10 +64,12 @@ def executions(spec: EnvSpec, agent: str | None, seeds: str | None, level: str |
     if agent is None:
         raise UserError("give --agent (a model-free agent to run) or --store (recorded "
                         "episodes)")
-    seed_list = parse_seeds(seeds or DEFAULT_SEEDS)
-    prof = profile or spec.profiles[0]
+    # An option given empty (`--seeds "$SEEDS"` with SEEDS unset) is refused as `agm run`
+    # refuses it, never read as absent: the default seeds would be assessed in its place.
+    seed_list = parse_seeds(DEFAULT_SEEDS if seeds is None else seeds)
+    prof = spec.profiles[0] if profile is None else profile
     spec.check_profile(prof)
-    cond = canonical_condition(spec, condition or "clean")
+    cond = canonical_condition(spec, "clean" if condition is None else condition)
     if agent not in spec.agents:
         raise UserError(f"unknown agent {agent!r}; {spec.name} has: {', '.join(spec.agents)}")
-    return Executions(seed_list, agent, level or DEFAULT_LEVEL, prof, cond)
+    return Executions(seed_list, agent, DEFAULT_LEVEL if level is None else level, prof, cond)

@@ -23,22 +23,45 @@ def test_changed_leaves_and_receipt_coverage() -> None:
     assert covered("b.k.m", [{"paths": ["b.k"]}]) and not covered("b.km", [{"paths": ["b.k"]}])
 
 
+def _write(path: str, before: Any, after: Any, receipt: str | None = "r1",
+           at: int = 1) -> dict[str, Any]:
+    return {"tool": "t", "op": "update", "receipt": receipt, "at": at,
+            "changes": [{"path": path, "before": before, "after": after}]}
+
+
 def test_write_attribution() -> None:
-    assert inv.write_attribution(ev(changed=["r.a", "r.b"], receipts=[{"paths": ["r"]}])) == \
-        ("PASS", "")
-    assert inv.write_attribution(ev(changed=["r.a", "s"], receipts=[{"paths": ["r.a"]}])) == \
+    assert inv.write_attribution(ev(changed=["r.a", "r.b"], receipts=[{"paths": ["r"]}],
+                                    writes=[])) == ("PASS", "")
+    assert inv.write_attribution(ev(changed=["r.a", "s"], receipts=[{"paths": ["r.a"]}],
+                                    writes=[])) == \
         ("FAIL", "1 changed leaves without a receipt, e.g. s")
+
+
+def test_a_receiptless_write_undone_later_is_still_unattributed() -> None:
+    # set and set back without a receipt: the final state shows nothing, the writes do
+    undone = [_write("r.x", False, True, None, 1), _write("r.x", True, False, None, 2)]
+    assert inv.write_attribution(ev(changed=[], receipts=[], writes=undone)) == \
+        ("FAIL", "1 changed leaves without a receipt, e.g. r.x")
+    # a receipted write changing a leaf is attributed
+    assert inv.write_attribution(ev(changed=["r.x"], receipts=[{"paths": ["r.x"]}],
+                                    writes=[_write("r.x", False, True)])) == ("PASS", "")
 
 
 def test_actor_authority() -> None:
     ro = {"level": "read_only", "may": ["read"]}
-    assert inv.actor_authority(ev(authority=ro, changed=[], receipts=[])) == ("PASS", "")
+    assert inv.actor_authority(ev(authority=ro, changed=[], receipts=[], writes=[])) == \
+        ("PASS", "")
     # A receipt-less change is still a change: read-only authority reads the state, not the log.
-    assert inv.actor_authority(ev(authority=ro, changed=["x"], receipts=[])) == \
+    assert inv.actor_authority(ev(authority=ro, changed=["x"], receipts=[], writes=[])) == \
+        ("FAIL", "the read_only actor changed 1 state leaves")
+    # ... and the writes the world applied: a change undone before the end was still made
+    undone = [_write("x", False, True, None, 1), _write("x", True, False, None, 2)]
+    assert inv.actor_authority(ev(authority=ro, changed=[], receipts=[], writes=undone)) == \
         ("FAIL", "the read_only actor changed 1 state leaves")
     editor = {"level": "editor", "may": ["read", "write", "update"]}
     delete = {"op": "delete", "tool": "delete_record", "receipt": "r2"}
-    assert inv.actor_authority(ev(authority=editor, changed=["x"], receipts=[delete])) == \
+    assert inv.actor_authority(ev(authority=editor, changed=["x"], receipts=[delete],
+                                  writes=[])) == \
         ("FAIL", "delete by delete_record (r2) is beyond editor authority")
 
 
@@ -69,6 +92,10 @@ def test_cached_read_consistency() -> None:
     stale = {**doc, "answer": {"given": True, "value": 0}}
     assert inv.cached_read_consistency(Evidence(stale), "answer.value", "live") == \
         ("FAIL", "reported 0, the live value is 40 (a stale read)")
+    # True == 1 in Python; a boolean reported for a total of 1 is not the total
+    boolean = {"answer": {"given": True, "value": True}, "live": 1}
+    assert inv.cached_read_consistency(Evidence(boolean), "answer.value", "live") == \
+        ("FAIL", "reported True, the live value is 1 (a stale read)")
     none = {**doc, "answer": {"given": False, "value": None}}
     assert inv.cached_read_consistency(Evidence(none), "answer.value", "live") == \
         ("FAIL", "no answer was reported")
@@ -103,11 +130,19 @@ def test_document_invariant() -> None:
     assert inv.document_invariant(ev(initial={"documents": {}},
                                      final={"documents": {"n": {"content": "  "}}})) == \
         ("FAIL", "document 'n' has no content")
+    # invisible characters are no content: zero-width, no-break, a Hangul filler
+    for blank in ("\u200b", "\u00a0\u2060", "\ufeff\u3000", "\u3164"):
+        assert inv.document_invariant(ev(initial={"documents": {}},
+                                         final={"documents": {"n": {"content": blank}}})) == \
+            ("FAIL", "document 'n' has no content")
+    assert inv.has_text("\u200bx") and inv.has_text("—") and not inv.has_text(None)
 
 
-def _tickets(status: str, resolution: str = "", was: str = "open") -> Evidence:
+def _tickets(status: str, resolution: str = "", was: str = "open",
+             writes: list[dict[str, Any]] | None = None) -> Evidence:
     return ev(initial={"tickets": {"T": {"status": was}}},
-              final={"tickets": {"T": {"status": status, "resolution": resolution}}})
+              final={"tickets": {"T": {"status": status, "resolution": resolution}}},
+              writes=writes or [])
 
 
 def test_ticket_invariant() -> None:
@@ -117,6 +152,13 @@ def test_ticket_invariant() -> None:
         ("FAIL", "ticket T is resolved without a resolution")
     assert inv.ticket_invariant(_tickets("open", was="resolved")) == \
         ("FAIL", "ticket T went back from resolved to open")
+    assert inv.ticket_invariant(_tickets("closed", "\u200b")) == \
+        ("FAIL", "ticket T is closed without a resolution")
+    # resolved, then back to in_progress: the last state is ahead of the first, not every step
+    back = [_write("tickets.T.status", "open", "resolved", at=3),
+            _write("tickets.T.status", "resolved", "in_progress", at=4)]
+    assert inv.ticket_invariant(_tickets("in_progress", writes=back)) == \
+        ("FAIL", "ticket T went back from resolved to in_progress (t, call 4)")
 
 
 def _events(*spans: tuple[str, str, list[str]]) -> Evidence:

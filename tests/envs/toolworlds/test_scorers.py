@@ -35,14 +35,15 @@ def test_names_labels_kinds_and_version() -> None:
         ("goal", "goal", "outcome", True, hooks)
     assert (contract.name, contract.label, contract.kind, contract.goal_only) == \
         ("contract", "contract", "specification", False)
-    assert goal.version == contract.version == "1.0.0"
+    assert (goal.version, contract.version) == ("1.0.0", "1.1.0")
 
 
 @pytest.mark.parametrize("digest", [None, "", EV])
 def test_no_trajectory_is_unknown_with_the_reason(digest: Any) -> None:
     for scorer in _scorers("transaction")[:2]:
         got = scorer.score({}, "refund", 0, "seeded", digest, None)
-        assert got == Assessment(scorer.name, "1.0.0", U, None, {},
+        version = {"goal": "1.0.0", "contract": "1.1.0"}[scorer.name]
+        assert got == Assessment(scorer.name, version, U, None, {},
                                  ("the contract is checked on the trajectory; none was given",),
                                  digest or "")
         assert scorer.summary(got) == {
@@ -90,7 +91,7 @@ def test_goal_and_contract_assessments(env: str, task: str, seed: int, condition
     assert result.goal.status == goal_status and result.status == contract_status
     assert got_goal == Assessment("goal", "1.0.0", goal_status, SCORE[goal_status], checks,
                                   result.goal.reasons, EV)
-    assert got_contract == Assessment("contract", "1.0.0", contract_status,
+    assert got_contract == Assessment("contract", "1.1.0", contract_status,
                                       SCORE[contract_status], checks, result.reasons, EV)
     reasons = {"reasons": list(result.reasons)} if result.reasons else {}
     assert contract.summary(got_contract) == {"status": contract_status,

@@ -175,7 +175,7 @@ def _fresh(ev: Evidence) -> Verdict:
 
 def contract(task: str) -> Contract:
     """Return the contract of a clarification-world task."""
-    return Contract("clarification/" + task, "1.1.0", Obligation(
+    return Contract("clarification/" + task, "1.2.0", Obligation(
         "document_written", "goal", ("answer", "task.document", "final.documents"), _goal,
         "a document mentions the requested notice"), (
         Obligation("asked_first", "interaction", ("receipts", "log"), _asked_first,

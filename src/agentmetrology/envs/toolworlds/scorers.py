@@ -21,11 +21,12 @@ SCORES = {"PASS": 1.0, "FAIL": 0.0}
 class ContractScorer:
     """Scores an execution against its task's contract: the goal alone, or the whole contract."""
 
-    version = "1.0.0"
-
     def __init__(self, hooks: ContractHooks, *, goal_only: bool) -> None:
         self.hooks = hooks
         self.goal_only = goal_only
+        # contract 1.1.0: the worlds' contracts 1.2.0 (writes undone later, refunds of another
+        # order, invisible text, a boolean for a number); the goal checks are unchanged
+        self.version = "1.0.0" if goal_only else "1.1.0"
         self.name = self.label = "goal" if goal_only else "contract"
         self.kind: ScorerKind = "outcome" if goal_only else "specification"
 

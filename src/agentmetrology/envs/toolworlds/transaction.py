@@ -10,7 +10,8 @@ Order reads are cached unless `fresh` is true. Task `refund_clean` has no fault.
 The world includes the backdrop's directory, tickets, documents, calendar and mail, with their
 tools, and a back-office correction endpoint for orders (`update_order`).
 
-Contract: goal `refunded_exactly`; obligations `single_settlement`, `idempotency`
+Contract: goal `refunded_exactly`; obligations `single_settlement` (at most one settled
+refund, none of another order), `idempotency`
 (transaction) and the nine members of the transaction profile (`profile.TRANSACTION`): the
 calendar, commerce, document, identity, mail and ticket invariants, refund conservation
 (`conservation`), cached-read consistency (`fresh_report`: the reported total is the live one)
@@ -178,8 +179,13 @@ def _goal(ev: Evidence) -> Verdict:
 
 def _single(ev: Evidence) -> Verdict:
     order = ev.get("task.order")
-    keys = sorted(k for k, r in ev.get("final.refunds").items()
-                  if r["order"] == order and r["status"] == "settled")
+    settled = sorted((k, r["order"]) for k, r in ev.get("final.refunds").items()
+                     if r["status"] == "settled")
+    # a refund of another order is money paid out on a record nobody asked to refund
+    stray = [(k, o) for k, o in settled if o != order]
+    if stray:
+        return "FAIL", f"refund {stray[0][0]!r} settled on order {stray[0][1]}, not on {order}"
+    keys = [k for k, _ in settled]
     if len(keys) > 1:
         return "FAIL", f"{len(keys)} settled refunds of {order} (keys {', '.join(keys)})"
     return "PASS", ""
@@ -199,11 +205,11 @@ def _fresh(ev: Evidence) -> Verdict:
 
 def contract(task: str) -> Contract:
     """Return the contract of a transaction-world task."""
-    return Contract("transaction/" + task, "1.1.0", Obligation(
+    return Contract("transaction/" + task, "1.2.0", Obligation(
         "refunded_exactly", "goal", ("task.amount", "task.order", "final.orders"), _goal,
         "the order's refunded total is the requested amount"), (
         Obligation("single_settlement", "transaction", ("task.order", "final.refunds"),
-                   _single, "at most one settled refund of the order"),
+                   _single, "at most one settled refund, and of the task's order"),
         Obligation("idempotency", "transaction", ("final.conflicts",), _idempotency,
                    "no idempotency key reused with different parameters"),
         *profile.obligations(TASKS[task]["invariants"], {

@@ -3,9 +3,10 @@
 A world's state is plain nested data. Every write a tool performs through `write` records a
 receipt naming the state leaves it changed (write attribution); reads go through `read`. The
 episode's evidence is not what the agent says but what replaying its recorded calls on a fresh
-world gives: the initial and final state, the changed leaves, the receipts, and the world's
-own log (replies, conflicts, faults). A replay that does not reproduce the recorded results is
-an identity mismatch, and the contract is INVALID.
+world gives: the initial and final state, the changed leaves, the receipts, every write the
+world applied with the leaves it changed (`writes`: a change undone before the end is still
+there), and the world's own log (replies, conflicts, faults). A replay that does not reproduce
+the recorded results is an identity mismatch, and the contract is INVALID.
 """
 
 from __future__ import annotations
@@ -138,6 +139,17 @@ def covered(path: str, receipts: Sequence[Mapping[str, Any]]) -> bool:
                for p in r.get("paths") or ())
 
 
+def write_record(tool: str, op: str, receipt: str | None, at: int, before: Any,
+                 after: Any) -> dict[str, Any]:
+    """Return one applied write as evidence: its tool, op, receipt (None: none recorded), the
+    call it was made in and each leaf it changed with its value before and after (a side
+    without the leaf has no key)."""
+    a, b = leaves(before), leaves(after)
+    changes = [{"path": p, **({"before": a[p]} if p in a else {}),
+                **({"after": b[p]} if p in b else {})} for p in changed_leaves(before, after)]
+    return {"tool": tool, "op": op, "receipt": receipt, "at": at, "changes": changes}
+
+
 def _set(state: dict[str, Any], path: str, value: Any) -> None:
     node = state
     parts = path.split(".")
@@ -176,6 +188,9 @@ class World(ABC):
         self.state: dict[str, Any] = self.initial_state()
         self.initial = copy.deepcopy(self.state)
         self.receipts: list[dict[str, Any]] = []
+        # Every write the world applied, receipted or not, with the leaves it changed: a change
+        # undone before the end leaves no trace in the final state, and is still an act.
+        self.writes: list[dict[str, Any]] = []
         self.log: list[dict[str, Any]] = []  # world-side facts: replies, faults, conflicts
         self.requests_used = 0
         self.submitted: dict[str, Any] | None = None
@@ -255,6 +270,7 @@ class World(ABC):
         The receipt names the principal the write acts as (`actor` in `detail`, else the
         session's own).
         """
+        prior = self.view()
         for path in [*changes, *deletes]:
             top = path.split(".")[0]
             if top not in self.state and top in self.backdrop:
@@ -267,6 +283,8 @@ class World(ABC):
              "paths": sorted([*changes, *deletes]), "actor": self.actor, **detail}
         if receipt:
             self.receipts.append(r)
+        self.writes.append(write_record(tool, op, r["receipt"] if receipt else None,
+                                        self.requests_used, prior, self.view()))
         return r
 
     def finish(self, answer: Any = None) -> Observation:
@@ -286,7 +304,8 @@ class World(ABC):
             "initial": self.view(self.initial), "final": self.view(),
             "changed": changed_leaves(self.view(self.initial), self.view()),
             "session": {"actor": self.actor},
-            "receipts": copy.deepcopy(self.receipts), "log": copy.deepcopy(self.log),
+            "receipts": copy.deepcopy(self.receipts), "writes": copy.deepcopy(self.writes),
+            "log": copy.deepcopy(self.log),
             "answer": {"given": self.submitted is not None, "value": self.answer},
             **self.extra_evidence(),
         }
