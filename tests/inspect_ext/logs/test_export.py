@@ -191,3 +191,29 @@ def test_targets_with_the_same_safe_name_get_a_log_each(tmp_path: Path) -> None:
     # careful passes both; empty_submit submits nothing at L2 (0.0) and the rule target passes
     assert by_model == {"qwen2.5:7b": (2, 1.0), "qwen2.5-7b": (2, 0.0), "Rule": (2, 1.0),
                         "rule": (2, 0.0)}
+
+
+def test_an_export_stopped_midway_leaves_no_log_that_looks_complete(
+        mixed_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A kill after some logs had been written left those logs under their names: `agm archive
+    # audit DIR` read the subset with no sign of the missing ones. Every log is now moved into
+    # place only after all were written; an interrupted export removes what it had written.
+    from agentmetrology.inspect_ext.logs import export
+    from agentmetrology.run.export import export_rows
+    from agentmetrology.store import EvidenceStore
+
+    out, seen = tmp_path / "logs", []
+    real = export.write_eval_log
+
+    def second_stops(log: Any, path: Path, **kw: Any) -> None:
+        seen.append(sorted(p.name for p in out.glob("*.eval")))
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+        real(log, path, **kw)
+
+    monkeypatch.setattr(export, "write_eval_log", second_stops)
+    with (EvidenceStore.open_readonly(mixed_store, scrub_env=False) as st,
+          pytest.raises(KeyboardInterrupt)):
+        export.write_inspect_logs(st, export_rows(st, None), out)
+    assert seen == [[], []]  # the first log was not in place when the second was written
+    assert list(out.iterdir()) == []  # nor anything else after the interruption

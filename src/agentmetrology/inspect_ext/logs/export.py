@@ -316,17 +316,26 @@ def write_inspect_logs(store: EvidenceStore, export: Export, out: Path,
         raise UserError(f"{clash[0]} exists; give --force to replace the logs in {out}")
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for g, rows in found.items():
-        try:
-            log = eval_log(store, g, rows)
-        except (StoreError, BlobError, ValueError) as exc:
-            raise UserError(f"cannot read an episode of {'/'.join(g)}: {exc}") from exc
-        # Written beside its name and moved into place: a reader never sees half a log.
-        partial = planned[g].with_name(f".{planned[g].name}.partial")
-        write_eval_log(log, partial, format="eval")
+    partials: dict[Group, Path] = {}
+    try:
+        for g, rows in found.items():
+            try:
+                log = eval_log(store, g, rows)
+            except (StoreError, BlobError, ValueError) as exc:
+                raise UserError(f"cannot read an episode of {'/'.join(g)}: {exc}") from exc
+            # Every log is written beside its name first and all are moved into place at the
+            # end: a reader never sees half a log, and an export killed midway leaves no
+            # complete-looking subset of the logs (only hidden .partial files).
+            partials[g] = planned[g].with_name(f".{planned[g].name}.partial")
+            write_eval_log(log, partials[g], format="eval")
+            unmeasured = sum(1 for s in log.samples or [] if s.error is not None)
+            written.append(WrittenLog(planned[g], g, len(rows), unmeasured))
+    except BaseException:
+        for partial in partials.values():
+            partial.unlink(missing_ok=True)
+        raise
+    for g, partial in partials.items():
         os.replace(partial, planned[g])
-        unmeasured = sum(1 for s in log.samples or [] if s.error is not None)
-        written.append(WrittenLog(planned[g], g, len(rows), unmeasured))
     return written
 
 
