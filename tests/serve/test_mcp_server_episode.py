@@ -495,3 +495,28 @@ def test_a_served_episode_s_token_counts_are_unknown_everywhere(tmp_path: Path) 
             "store never sees)") in text
     assert "0 input and 0 output tokens" not in text
     assert "a model-free agent makes none" not in text
+
+
+def test_every_client_that_called_a_tool_is_named(tmp_path: Path) -> None:
+    # Over HTTP any client on the machine can reach the server, and MCP's 2026 protocol has no
+    # session to tell two apart by: both clients' calls are the one episode's. The record once
+    # named only the first, so a second client's submission was silently attributed to it.
+    ep = _episode(tmp_path)
+    server = build_server(ep)
+
+    async def go() -> None:
+        first = types.Implementation(name="first", version="1")
+        second = types.Implementation(name="second", version="2")
+        async with Client(server, client_info=first) as a, \
+                Client(server, client_info=second) as b:
+            await a.call_tool("get_task_info", {})
+            await b.call_tool("get_task_info", {})
+            await a.call_tool("get_task_info", {})
+            await b.call_tool("submit_results", EMPTY)
+
+    asyncio.run(asyncio.wait_for(go(), 60))
+    record = ep.episode()
+    assert [e.name for e in record.events] == ["get_task_info"] * 3 + ["submit_results"]
+    assert record.meta["served_over"] == {
+        "protocol": "mcp", "transport": "http", "client": {"name": "first", "version": "1"},
+        "other_clients": [{"name": "second", "version": "2"}]}
