@@ -520,3 +520,17 @@ def test_every_client_that_called_a_tool_is_named(tmp_path: Path) -> None:
     assert record.meta["served_over"] == {
         "protocol": "mcp", "transport": "http", "client": {"name": "first", "version": "1"},
         "other_clients": [{"name": "second", "version": "2"}]}
+
+
+def test_a_lone_surrogate_is_refused_and_the_episode_is_still_recorded(tmp_path: Path) -> None:
+    # An in-process client (or one whose transport reads JSON as json.loads does) can send
+    # "\ud800": such a submission was accepted and then raised UnicodeEncodeError while the
+    # episode was digested, so the client got no answer and the submission was never recorded.
+    ep = _episode(tmp_path)
+    bad = ep.call("submit_results", {**EMPTY, "run_log": "x\ud800"})
+    assert bad["error"].startswith("submit_results: the arguments hold a lone surrogate")
+    assert ep.recorded is None
+    assert ep.call("submit_results", EMPTY)["status"] == "accepted"
+    doc = json.loads((tmp_path / Path(str(ep.path)).name).read_bytes())
+    assert [e["args"]["run_log"] for e in doc["episode"]["events"]] == ["x\\ud800", ""]
+    assert doc["episode"]["termination"]["kind"] == "submitted"
