@@ -259,3 +259,23 @@ def test_every_registered_environment_gives_the_reward_agm_run_scores(env_name: 
         assert obs.submission_sha256 == ran.episode.digests.get("submission"), agent
         played += 1
     assert played >= 3
+
+
+def test_a_lone_surrogate_in_an_action_is_an_error_observation_and_the_episode_goes_on() -> None:
+    # A WebSocket message is read by json.loads, which accepts "\ud800": a submission holding
+    # one once broke the session for good ("cannot reuse already awaited coroutine"), no reward.
+    env = AgmEnvironment(registry.get_env("comtrade"),
+                         defaults_for(registry.get_env("comtrade"), "T1_single_page", "L2"))
+    env.reset(seed=0)
+    bad = env.step(AgmAction(tool="submit_results", args={
+        "data_jsonl": "", "metadata_json": "{}", "run_log": "\ud800"}))
+    assert (bad.done, bad.reward, bad.pending) == (False, 0.0, "act")
+    assert bad.tool_result is not None
+    assert bad.tool_result["error"].startswith("submit_results: the arguments hold a lone "
+                                               "surrogate")
+    last = env.step(AgmAction(tool="submit_results", args={
+        "data_jsonl": "", "metadata_json": "{}", "run_log": ""}))
+    assert (last.done, last.reward, last.score_status, last.termination) == (
+        True, 0.0, "FAIL", "submitted")
+    assert env.session is not None and env.session.episode is not None
+    assert [e.args["run_log"] for e in env.session.episode.events] == ["\\ud800", ""]

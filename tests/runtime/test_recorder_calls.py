@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentmetrology.envs.comtrade import ComtradeEnv
+from agentmetrology.records.canonical import digest
 from agentmetrology.records.clock import FakeClock
 from agentmetrology.records.tools import Observation, Tool
 from agentmetrology.runtime.recorder import Recorder
@@ -34,3 +35,30 @@ def test_recorder_calls_a_tool_subclass_through_its_call_and_records_bad_argumen
         (0, "get_task_info", {}), (1, "fetch_page", {"page": 1}), (2, "fetch_page", {}),
         (3, "nope", {})]
     assert rec.tool_calls == 4
+
+
+SURROGATE_ERROR = (": the arguments hold a lone surrogate (a \\ud800-style code point, written "
+                   "here as its escape), which is not Unicode text; the call was not executed: "
+                   "send the text as UTF-8")
+
+
+def test_a_lone_surrogate_is_refused_and_recorded_as_its_escape() -> None:
+    # No record can hold a lone surrogate (canonical JSON is UTF-8): a submission holding one
+    # was accepted, and the episode then could not be digested (UnicodeEncodeError: an OpenEnv
+    # session broke for good, a served MCP episode was never recorded).
+    env = ComtradeEnv("T1_single_page", 0)
+    rec = Recorder(env, FakeClock())
+    sub = {"data_jsonl": "", "metadata_json": "{}", "run_log": "a\ud800b"}
+    assert rec.call("agent", "submit_results", sub) == {"error": "submit_results"
+                                                        + SURROGATE_ERROR}
+    assert rec.call("agent", "fetch_page", {"p\udfffage": [1, "\ud83d"]}) == {
+        "error": "fetch_page" + SURROGATE_ERROR}
+    assert env.submitted is None and env.requests_used == 0  # neither call was executed
+    assert [(e.name, e.args) for e in rec.events] == [
+        ("submit_results", {"data_jsonl": "", "metadata_json": "{}", "run_log": "a\\ud800b"}),
+        ("fetch_page", {"p\\udfffage": [1, "\\ud83d"]})]
+    assert digest([e.args for e in rec.events])  # the record can be written
+    # text that is Unicode (a surrogate pair's character included) is untouched
+    ok = {"data_jsonl": "", "metadata_json": "{}", "run_log": "\U0001f600 é"}
+    assert rec.call("agent", "submit_results", ok)["status"] == "accepted"
+    assert rec.events[-1].args == ok and rec.tool_calls == 3

@@ -495,3 +495,42 @@ def test_a_served_episode_s_token_counts_are_unknown_everywhere(tmp_path: Path) 
             "store never sees)") in text
     assert "0 input and 0 output tokens" not in text
     assert "a model-free agent makes none" not in text
+
+
+def test_every_client_that_called_a_tool_is_named(tmp_path: Path) -> None:
+    # Over HTTP any client on the machine can reach the server, and MCP's 2026 protocol has no
+    # session to tell two apart by: both clients' calls are the one episode's. The record once
+    # named only the first, so a second client's submission was silently attributed to it.
+    ep = _episode(tmp_path)
+    server = build_server(ep)
+
+    async def go() -> None:
+        first = types.Implementation(name="first", version="1")
+        second = types.Implementation(name="second", version="2")
+        async with Client(server, client_info=first) as a, \
+                Client(server, client_info=second) as b:
+            await a.call_tool("get_task_info", {})
+            await b.call_tool("get_task_info", {})
+            await a.call_tool("get_task_info", {})
+            await b.call_tool("submit_results", EMPTY)
+
+    asyncio.run(asyncio.wait_for(go(), 60))
+    record = ep.episode()
+    assert [e.name for e in record.events] == ["get_task_info"] * 3 + ["submit_results"]
+    assert record.meta["served_over"] == {
+        "protocol": "mcp", "transport": "http", "client": {"name": "first", "version": "1"},
+        "other_clients": [{"name": "second", "version": "2"}]}
+
+
+def test_a_lone_surrogate_is_refused_and_the_episode_is_still_recorded(tmp_path: Path) -> None:
+    # An in-process client (or one whose transport reads JSON as json.loads does) can send
+    # "\ud800": such a submission was accepted and then raised UnicodeEncodeError while the
+    # episode was digested, so the client got no answer and the submission was never recorded.
+    ep = _episode(tmp_path)
+    bad = ep.call("submit_results", {**EMPTY, "run_log": "x\ud800"})
+    assert bad["error"].startswith("submit_results: the arguments hold a lone surrogate")
+    assert ep.recorded is None
+    assert ep.call("submit_results", EMPTY)["status"] == "accepted"
+    doc = json.loads((tmp_path / Path(str(ep.path)).name).read_bytes())
+    assert [e["args"]["run_log"] for e in doc["episode"]["events"]] == ["x\\ud800", ""]
+    assert doc["episode"]["termination"]["kind"] == "submitted"

@@ -21,6 +21,29 @@ class TracedEnv(Protocol):
         ...
 
 
+def _escaped_surrogates(value: Any) -> Any:
+    """Return `value` with every lone surrogate in its strings (keys too) written as its
+    \\uXXXX escape; None when it holds none (the usual case: nothing is copied)."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "backslashreplace").decode("utf-8")
+        return None
+    if isinstance(value, dict):
+        pairs = [(_escaped_surrogates(k), _escaped_surrogates(v)) for k, v in value.items()]
+        if all(k is None and v is None for k, v in pairs):
+            return None
+        return {(k if ek is None else ek): (v if ev is None else ev)
+                for (k, v), (ek, ev) in zip(value.items(), pairs, strict=True)}
+    if isinstance(value, list | tuple):
+        items = [_escaped_surrogates(v) for v in value]
+        if all(v is None for v in items):
+            return None
+        return [v if e is None else e for v, e in zip(value, items, strict=True)]
+    return None
+
+
 class Recorder:
     """Executes tool calls on behalf of an actor and keeps the event list."""
 
@@ -51,6 +74,13 @@ class Recorder:
                                             f"{', '.join(tools)}"}
         elif not isinstance(args, dict):
             result = {"error": f"{name}: arguments must be a JSON object"}
+        elif (escaped := _escaped_surrogates(args)) is not None:
+            # No record can hold a lone surrogate (canonical JSON is UTF-8): the call is
+            # refused, and recorded with each one written as its escape, so nothing is lost.
+            args = escaped
+            result = {"error": f"{name}: the arguments hold a lone surrogate (a \\ud800-style "
+                               "code point, written here as its escape), which is not Unicode "
+                               "text; the call was not executed: send the text as UTF-8"}
         else:
             # Tool.__call__ only forwards to fn: calling fn skips one keyword repacking (every
             # tool call of every episode comes through here).

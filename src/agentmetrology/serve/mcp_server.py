@@ -125,6 +125,10 @@ class McpEpisode:
         self.out_dir = None if out_dir is None else Path(out_dir)
         self.rec = Recorder(self.env, clock or RealClock())
         self.client_info: dict[str, Any] | None = None
+        # Every other client (name, version) that called a tool: over HTTP any client on this
+        # machine can reach the server, and MCP's 2026 protocol has no session to tell them
+        # apart by, so their calls are this episode's; the record names who made them.
+        self.other_clients: list[dict[str, Any]] = []
         self.path: Path | None = None  # the JSON export, when out_dir is given
         self.recorded: str | None = None  # where the episode went, once recorded
         # Opened last: the bindings are sealed only for an episode that can actually be served.
@@ -141,6 +145,15 @@ class McpEpisode:
             self.finish()
         return obs
 
+    def seen_client(self, info: dict[str, Any] | None) -> None:
+        """Note the client (name, version) making a call: the first is the episode's client."""
+        if self.recorded is not None or info is None:
+            return
+        if self.client_info is None:
+            self.client_info = info
+        elif info != self.client_info and info not in self.other_clients:
+            self.other_clients.append(info)
+
     def termination(self) -> Termination:
         """Return how the episode stands: submitted, budget spent, or the client went away."""
         if self.env.submitted is not None:
@@ -153,6 +166,10 @@ class McpEpisode:
         """Return the episode record as it stands."""
         env, key = self.env, self.adm.key
         sub = env.submitted
+        served: dict[str, Any] = {"protocol": "mcp", "transport": self.transport,
+                                  "client": self.client_info}
+        if self.other_clients:  # only then: a one-client record stays as it always was
+            served["other_clients"] = list(self.other_clients)
         return Episode(
             key=key, target=self.target, task=env.task_id, seed=key.seed, condition=env.condition,
             level=self.level, events=list(self.rec.events), submission=sub,
@@ -161,8 +178,7 @@ class McpEpisode:
             digests={"submission": digest(sub)} if sub is not None else {},
             meta={"environment": self.spec.name, "profile": env.profile, "agent": self.target,
                   "ownership": self.spec.ownership_of(self.level),
-                  "served_over": {"protocol": "mcp", "transport": self.transport,
-                                  "client": self.client_info},
+                  "served_over": served,
                   # The client's own model calls are invisible to the server: no attempts,
                   # so cost is unknown here, not zero.
                   "usage_note": "model usage and cost belong to the MCP client; not observed"},
@@ -230,8 +246,7 @@ def build_server(episode: McpEpisode) -> Server[Any]:
             for s in specs])
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        if episode.client_info is None:
-            episode.client_info = _client_info(ctx)
+        episode.seen_client(_client_info(ctx))  # before the call: it may record the episode
         obs = episode.call(params.name, dict(params.arguments or {}))
         # Tool errors are observations the agent must see (is_error marks them for clients).
         return types.CallToolResult(
