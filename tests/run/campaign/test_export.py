@@ -104,7 +104,7 @@ def test_jsonl_rows_have_every_key_field_and_null_for_unmeasured(store: Path,
     careful = [r for r in rows if r["target"] == "careful"]
     assert [r[f"{GT}.score"] for r in careful] == [1.0] * 4
     assert all(r["cost"] == 0.0 and r["model_attempts"] == 0 for r in careful)  # known zero
-    assert {r[f"{GT}.version"] for r in rows} == {"1.0.0"}
+    assert {r[f"{GT}.version"] for r in rows} == {"1.1.0"}
     assert all(re.fullmatch(r"[0-9a-f]{64}", r[k]) for r in rows
                for k in ("episode_digest", "binding_digest", "plan_digest", f"{GT}.digest"))
 
