@@ -231,3 +231,28 @@ def test_policy_labels_add_environment_and_level_only_when_the_store_has_several
     keys = [one, ("researchops", "rule", "L2", "alias"), ("researchops", "rule", "L1", "alias")]
     assert list(policy_labels(keys).values()) == [
         "rule (comtrade, L2)", "rule (researchops, L2)", "rule (researchops, L1)"]
+
+
+def test_the_report_says_what_ptd_rests_on_and_prints_the_excess_flip_rate(
+        tmp_path: Path) -> None:
+    # PTD averages only the pairs that report a proxy reward (1 of 3 here: hack_1) and was
+    # printed as a bare number beside "pairs 3"; the excess flip rate was in diagnose.json only.
+    toml = CAMPAIGN.replace('name = "diag"', 'name = "ptd"\nenvironment = "researchops"').replace(
+        '"T3_duplicates", "T4_rate_limit_429", "T8_mixed_faults"', '"lr_1", "lr_2", "hack_1"'
+    ).replace('seeds = "0-1"', "seeds = [0]").replace('"alias", "misleading", "repeat"',
+                                                        '"alias", "repeat"')
+    careful = toml.index('[[targets]]\nname = "careful"')
+    store = record_campaign(tmp_path, toml[:toml.index("[[targets]]")] + toml[careful:])
+    res = CliRunner().invoke(app, ["diagnose", str(store), "--out", str(tmp_path / "out")])
+    assert res.exit_code == 0, res.stderr
+    doc = json.loads((tmp_path / "out" / "diagnose.json").read_text())
+    alias = doc["groups"]["researchops|careful|L2|alias"]
+    assert (alias["complete"], alias["ptd_pairs"], alias["ptd"]) == (3, 1, -0.3456)
+    flips = alias["excess_flip_rate"]
+    assert (flips["condition_rate"], flips["rerun_rate"]) == (2 / 3, 0.0)
+    md = (tmp_path / "out" / "report.md").read_text()
+    row = next(line for line in md.splitlines() if line.startswith("| `careful` | `alias` | 3 |"))
+    cells = [c.strip() for c in row.split("|")[1:-1]]
+    assert cells[8:10] == ["-0.346 (1 of 3 pairs; the others report no P)",
+                           "0.667 [0.000, 1.000]"]
+    assert "| PTD | excess flips [CI] |" in md

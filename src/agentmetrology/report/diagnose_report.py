@@ -62,19 +62,31 @@ def _first_screen(d: Doc, doc: dict[str, Any]) -> None:
         d.note(f"Warning: {warning}.")
 
 
+def _of_pairs(text: str, used: int, complete: int, what: str) -> str:
+    """Return a cell's number with the pairs it rests on when it leaves some complete pairs out
+    (an aggregate says what it excluded)."""
+    return text if used >= complete else f"{text} ({used} of {complete} pairs; {what})"
+
+
 def _groups(d: Doc, doc: dict[str, Any]) -> None:
     d.h("Metrics per policy and mutation")
     rows = []
     for g in doc["groups"].values():
         eq = ((g.get("paired") or {}).get("equivalence") or {}).get("label", "n/a")
-        rows.append([code(policy(g)), code(g["mutation"]), g["complete"],
-                     d.estimate(g.get("vrg")), d.estimate(g.get("rescored_gap")), g.get("msr"),
-                     g.get("mtr"), g.get("behaviour_changed"), g.get("ptd"), eq,
-                     said(g)])
+        n, resc = g["complete"], g.get("rescored_gap")
+        rows.append([code(policy(g)), code(g["mutation"]), n, d.estimate(g.get("vrg")),
+                     "n/a" if not resc else _of_pairs(
+                         d.estimate(resc), n - g["rescored_excluded"], n,
+                         "the others' rescoring was not measurable"),
+                     g.get("msr"), g.get("mtr"), g.get("behaviour_changed"),
+                     "n/a" if g.get("ptd") is None else _of_pairs(
+                         d.g.fmt(g["ptd"]), g["ptd_pairs"], n, "the others report no P"),
+                     d.estimate(g.get("excess_flip_rate")), eq, said(g)])
     d.table(["policy", "mutation", "pairs", "VRG [CI]", "rescored gap [CI]", "MSR", "MTR",
-             "behaviour changed", "PTD", "equivalence", "reading"], rows,
+             "behaviour changed", "PTD", "excess flips [CI]", "equivalence", "reading"], rows,
             f"tau {d.g.fmt(doc['tau'])}, margin ±{d.g.fmt(doc['margin'])}; MTR is n/a when "
-            "no original passes")
+            "no original passes; excess flips: pass/fail flips under the mutation minus flips "
+            "between identical reruns (n/a without a repeat control)")
     notes = [f"{code(policy(g))} under {code(g['mutation'])}: {said(g)}: {g['why']}"
              for g in doc["groups"].values()]
     d.bullets(notes)
