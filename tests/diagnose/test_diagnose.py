@@ -179,7 +179,7 @@ def test_a_missed_positive_control_names_the_readings_not_a_false_interval() -> 
     from agentmetrology.diagnose.run import positive_control
 
     def group(target: str, reading: str, interval: list[float]) -> dict:
-        return {"mutation": "misleading", "target": target, "reading": reading,
+        return {"mutation": "misleading", "target": target, "policy": target, "reading": reading,
                 "vrg": {"value": 0.3, "interval": interval},
                 "verdict": {"sufficient": True, "text": f"{reading} (n = 5 tasks)"}}
 
@@ -195,3 +195,64 @@ def test_a_missed_positive_control_names_the_readings_not_a_false_interval() -> 
         "status"] == "not detected"
     assert positive_control({"a": group("x", "behavioural failure", [-0.4, -0.1])})[
         "targets"] == ["x"]
+
+
+def test_a_policy_at_two_levels_is_two_rows_that_say_their_level(tmp_path: Path) -> None:
+    # rule at L1 (the harness keeps the tool names: robust) and at L2 (behavioural failure)
+    # printed as two rows "rule | alias" with opposite readings and no level anywhere beside
+    # them, in the terminal table, every report table and the positive control's targets.
+    toml = CAMPAIGN.replace('levels = ["L2"]', 'levels = ["L1", "L2"]').replace(
+        'seeds = "0-1"', "seeds = [0]").replace('"alias", "misleading", "repeat"',
+                                                '"alias", "misleading"')
+    toml = toml[:toml.index("[[targets]]\nname = \"careful\"")]
+    store = record_campaign(tmp_path, toml)
+    res = CliRunner().invoke(app, ["diagnose", str(store), "--out", str(tmp_path / "out")],
+                             env={"COLUMNS": "80"})
+    assert res.exit_code == 0, res.stderr
+    doc = json.loads((tmp_path / "out" / "diagnose.json").read_text())
+    assert {k: (g["policy"], g["reading"]) for k, g in doc["groups"].items()} == {
+        "comtrade|rule|L1|alias": ("rule (L1)", "robust"),
+        "comtrade|rule|L1|misleading": ("rule (L1)", "robust"),
+        "comtrade|rule|L2|alias": ("rule (L2)", "behavioural failure"),
+        "comtrade|rule|L2|misleading": ("rule (L2)", "behavioural failure")}
+    assert doc["positive_control"]["targets"] == ["rule (L2)"]
+    rows = [line for line in res.stdout.splitlines() if "alias" in line]
+    assert [line.split("│")[1].strip() for line in rows] == ["rule (L1)", "rule (L2)"]
+    md = (tmp_path / "out" / "report.md").read_text()
+    assert md.count("| `rule (L2)` | `alias` |") == 3  # metrics, predicates, sweep
+    assert "- `rule (L1)` under `alias`: robust (n = 3 tasks)" in md
+
+
+def test_policy_labels_add_environment_and_level_only_when_the_store_has_several() -> None:
+    from agentmetrology.diagnose.run import policy_labels
+
+    one = ("comtrade", "rule", "L2", "alias")
+    assert policy_labels([one]) == {one: "rule"}
+    keys = [one, ("researchops", "rule", "L2", "alias"), ("researchops", "rule", "L1", "alias")]
+    assert list(policy_labels(keys).values()) == [
+        "rule (comtrade, L2)", "rule (researchops, L2)", "rule (researchops, L1)"]
+
+
+def test_the_report_says_what_ptd_rests_on_and_prints_the_excess_flip_rate(
+        tmp_path: Path) -> None:
+    # PTD averages only the pairs that report a proxy reward (1 of 3 here: hack_1) and was
+    # printed as a bare number beside "pairs 3"; the excess flip rate was in diagnose.json only.
+    toml = CAMPAIGN.replace('name = "diag"', 'name = "ptd"\nenvironment = "researchops"').replace(
+        '"T3_duplicates", "T4_rate_limit_429", "T8_mixed_faults"', '"lr_1", "lr_2", "hack_1"'
+    ).replace('seeds = "0-1"', "seeds = [0]").replace('"alias", "misleading", "repeat"',
+                                                        '"alias", "repeat"')
+    careful = toml.index('[[targets]]\nname = "careful"')
+    store = record_campaign(tmp_path, toml[:toml.index("[[targets]]")] + toml[careful:])
+    res = CliRunner().invoke(app, ["diagnose", str(store), "--out", str(tmp_path / "out")])
+    assert res.exit_code == 0, res.stderr
+    doc = json.loads((tmp_path / "out" / "diagnose.json").read_text())
+    alias = doc["groups"]["researchops|careful|L2|alias"]
+    assert (alias["complete"], alias["ptd_pairs"], alias["ptd"]) == (3, 1, -0.3456)
+    flips = alias["excess_flip_rate"]
+    assert (flips["condition_rate"], flips["rerun_rate"]) == (2 / 3, 0.0)
+    md = (tmp_path / "out" / "report.md").read_text()
+    row = next(line for line in md.splitlines() if line.startswith("| `careful` | `alias` | 3 |"))
+    cells = [c.strip() for c in row.split("|")[1:-1]]
+    assert cells[8:10] == ["-0.346 (1 of 3 pairs; the others report no P)",
+                           "0.667 [0.000, 1.000]"]
+    assert "| PTD | excess flips [CI] |" in md

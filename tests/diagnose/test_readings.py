@@ -190,3 +190,19 @@ def test_a_withheld_reading_is_withheld_at_every_threshold_and_never_unstable() 
                 sweep=sweep)
     read_group(enough, "alias", 0.10)
     assert [r["reading"] for r in enough["sweep"].values()] == ["robust"] * 3
+
+
+def test_a_reading_without_an_inverse_map_never_says_rescoring_was_done() -> None:
+    # constraint (no inverse map): the rescored gap is n/a, but the why printed beside it said
+    # "the gap is real, ..., and rescoring does not close it", a rescoring that never happened
+    assert reading(_m(behaviour_changed=1.0), "constraint") == (
+        "behavioural failure", "the gap is real, the operations or outcomes changed, and there "
+        "is no inverse map to rescore under (rescored gap n/a)")
+    assert reading(_m(), "wording") == (
+        "score change without behaviour change", "the gap is real and there is no inverse map "
+        "to rescore under (rescored gap n/a), but the operations and outcomes did not change: "
+        "the mutation moved the score, not the agent")
+    kept = {"value": 0.3, "interval": [0.1, 0.5]}  # rescored under the alias map: the gap stays
+    assert reading(_m(behaviour_changed=1.0, rescored_gap=kept), "alias") == (
+        "behavioural failure", "the gap is real, the operations or outcomes changed, and "
+        "rescoring does not close it")

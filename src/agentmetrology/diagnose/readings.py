@@ -40,6 +40,16 @@ WHY = {
     "inconclusive": "neither a real gap nor equivalence within the margin, or mixed evidence",
 }
 READINGS = tuple(WHY)
+# Without an inverse map (wording, constraint, ...) nothing was rescored: the gap cannot be the
+# evaluator's to undo, so the reading stands, but its why must not claim a rescoring happened.
+NOT_RESCORED = ("rescoring does not close it",
+                "there is no inverse map to rescore under (rescored gap n/a)")
+
+
+def why_of(reading: str, p: Predicates) -> str:
+    """Return why a reading holds, said of the rescoring that was (or was not) done."""
+    why = WHY[reading]
+    return why.replace(*NOT_RESCORED) if p["rescoring_closes"] is None else why
 
 
 def kind_of(mutation: str) -> Kind:
@@ -112,7 +122,8 @@ def verdict_of(m: dict[str, Any], mutation: str, margin: float,
                sweep: dict[str, str] | None = None) -> Verdict:
     """Return a group's reading as a Verdict: n tasks, the VRG interval, the sweep's readings."""
     kind = kind_of(mutation)
-    chosen = read(predicates(m, margin), kind)
+    p = predicates(m, margin)
+    chosen = read(p, kind)
     vrg = m.get("vrg") or {}
     iv = vrg.get("interval")
     # The other thresholds' readings are compared with the reading as printed: a withheld
@@ -122,4 +133,4 @@ def verdict_of(m: dict[str, Any], mutation: str, margin: float,
         interval=None if not iv else (float(iv[0]), float(iv[1])),
         confidence=0.95 if iv else None, interval_of="VRG (task-cluster bootstrap)" if iv else "",
         consistent=tuple(sorted(set((sweep or {}).values()) | {withheld(chosen, m, kind)})),
-        why=WHY[chosen])
+        why=why_of(chosen, p))

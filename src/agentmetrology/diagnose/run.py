@@ -14,7 +14,7 @@ from agentmetrology.diagnose.judge import run_judge_audit
 from agentmetrology.diagnose.judge_brief import JudgeCase, judge_case
 from agentmetrology.diagnose.judge_record import store_recorder
 from agentmetrology.diagnose.metrics import MARGIN, SWEEP, TAU, diagnose_pairs
-from agentmetrology.diagnose.pairs import collect_pairs, scorers_of
+from agentmetrology.diagnose.pairs import GroupKey, collect_pairs, scorers_of
 from agentmetrology.envs.registry import get_env
 from agentmetrology.mutations import MUTATIONS, split_condition
 from agentmetrology.records.canonical import digest, to_plain
@@ -24,6 +24,18 @@ from agentmetrology.store import EvidenceStore
 from agentmetrology.store.ledger import key_text
 
 SCHEMA = "agentmetrology.diagnose/1"
+
+
+def policy_labels(keys: Sequence[GroupKey]) -> dict[GroupKey, str]:
+    """Return each group's policy as printed: its target, with the environment and level when
+    the store's groups span several, so two rows never read as one policy (`rule (L1)`)."""
+    envs = {k[0] for k in keys}
+    levels = {k[2] for k in keys}
+    out = {}
+    for k in keys:
+        extra = ([k[0]] if len(envs) > 1 else []) + ([k[2]] if len(levels) > 1 else [])
+        out[k] = f"{k[1]} ({', '.join(extra)})" if extra else k[1]
+    return out
 
 
 def _excludes_zero(interval: list[float] | None) -> bool:
@@ -39,7 +51,7 @@ def positive_control(groups: dict[str, Any]) -> dict[str, Any]:
     rows = [g for g in groups.values() if g["mutation"] == "misleading"]
     if not rows:
         return {"status": "not run", "why": "no misleading (positive control) pairs"}
-    detected = [g["target"] for g in rows if g["reading"] == "behavioural failure"
+    detected = [g["policy"] for g in rows if g["reading"] == "behavioural failure"
                 and _excludes_zero((g.get("vrg") or {}).get("interval"))]
     if detected:
         return {"status": "detected", "targets": detected,
@@ -48,10 +60,10 @@ def positive_control(groups: dict[str, Any]) -> dict[str, Any]:
     if withheld:
         return {"status": "insufficient evidence", "targets": [],
                 "why": "the misleading reading is withheld for " + ", ".join(
-                    f"{g['target']} ({g['verdict']['text']})" for g in withheld)}
+                    f"{g['policy']} ({g['verdict']['text']})" for g in withheld)}
     return {"status": "not detected", "targets": [],
             "why": "no target reads as a behavioural failure whose gap interval excludes 0 ("
-                   + ", ".join(f"{g['target']}: {g['reading']}" for g in rows)
+                   + ", ".join(f"{g['policy']}: {g['reading']}" for g in rows)
                    + "): the pipeline may be blind to a real effect"}
 
 
@@ -128,9 +140,11 @@ def diagnose_store(path: Path, seed: int = 0, judges: Sequence[LLMTarget] = (),
     if not pairs and judge_doc is None:
         raise UserError(f"the store at {path} holds no mutated administrations: run a "
                         "campaign with `mutations = [...]` first (or give --judge-model)")
+    metrics = diagnose_pairs(pairs, seed, tau)
+    labels = policy_labels(list(metrics))
     groups = {"|".join(k): {"environment": k[0], "target": k[1], "level": k[2],
-                            "mutation": k[3], **v}
-              for k, v in diagnose_pairs(pairs, seed, tau).items()}
+                            "mutation": k[3], "policy": labels[k], **v}
+              for k, v in metrics.items()}
     readings: dict[str, dict[str, str]] = {}
     for g in groups.values():
         readings.setdefault(f"{g['environment']}|{g['target']}|{g['level']}", {})[

@@ -20,6 +20,12 @@ def said(g: dict[str, Any], with_n: bool = True) -> str:
     return f"{text}, unstable across thresholds" if unstable else text
 
 
+def policy(g: dict[str, Any]) -> str:
+    """Return a group's policy as printed (its target, with environment and level when the
+    store has several; a diagnose.json written before the label existed gives the target)."""
+    return str(g.get("policy") or g["target"])
+
+
 def judge_tokens(a: dict[str, Any]) -> str:
     """Return a judge's token totals in words: the known part as a lower bound when some
     attempt's counts are unknown (diagnose.judge), never that part as the total."""
@@ -56,20 +62,32 @@ def _first_screen(d: Doc, doc: dict[str, Any]) -> None:
         d.note(f"Warning: {warning}.")
 
 
+def _of_pairs(text: str, used: int, complete: int, what: str) -> str:
+    """Return a cell's number with the pairs it rests on when it leaves some complete pairs out
+    (an aggregate says what it excluded)."""
+    return text if used >= complete else f"{text} ({used} of {complete} pairs; {what})"
+
+
 def _groups(d: Doc, doc: dict[str, Any]) -> None:
     d.h("Metrics per policy and mutation")
     rows = []
     for g in doc["groups"].values():
         eq = ((g.get("paired") or {}).get("equivalence") or {}).get("label", "n/a")
-        rows.append([code(g["target"]), code(g["mutation"]), g["complete"],
-                     d.estimate(g.get("vrg")), d.estimate(g.get("rescored_gap")), g.get("msr"),
-                     g.get("mtr"), g.get("behaviour_changed"), g.get("ptd"), eq,
-                     said(g)])
+        n, resc = g["complete"], g.get("rescored_gap")
+        rows.append([code(policy(g)), code(g["mutation"]), n, d.estimate(g.get("vrg")),
+                     "n/a" if not resc else _of_pairs(
+                         d.estimate(resc), n - g["rescored_excluded"], n,
+                         "the others' rescoring was not measurable"),
+                     g.get("msr"), g.get("mtr"), g.get("behaviour_changed"),
+                     "n/a" if g.get("ptd") is None else _of_pairs(
+                         d.g.fmt(g["ptd"]), g["ptd_pairs"], n, "the others report no P"),
+                     d.estimate(g.get("excess_flip_rate")), eq, said(g)])
     d.table(["policy", "mutation", "pairs", "VRG [CI]", "rescored gap [CI]", "MSR", "MTR",
-             "behaviour changed", "PTD", "equivalence", "reading"], rows,
+             "behaviour changed", "PTD", "excess flips [CI]", "equivalence", "reading"], rows,
             f"tau {d.g.fmt(doc['tau'])}, margin ±{d.g.fmt(doc['margin'])}; MTR is n/a when "
-            "no original passes")
-    notes = [f"{code(g['target'])} under {code(g['mutation'])}: {said(g)}: {g['why']}"
+            "no original passes; excess flips: pass/fail flips under the mutation minus flips "
+            "between identical reruns (n/a without a repeat control)")
+    notes = [f"{code(policy(g))} under {code(g['mutation'])}: {said(g)}: {g['why']}"
              for g in doc["groups"].values()]
     d.bullets(notes)
 
@@ -83,7 +101,7 @@ def _predicates(d: Doc, doc: dict[str, Any]) -> None:
     rows = []
     for g in doc["groups"].values():
         p, holm = g.get("predicates") or {}, (g.get("paired") or {}).get("holm") or {}
-        rows.append([code(g["target"]), code(g["mutation"]), g.get("tasks"),
+        rows.append([code(policy(g)), code(g["mutation"]), g.get("tasks"),
                      _mark(p.get("different")), holm.get("difference"),
                      _mark(p.get("equivalent")), holm.get("equivalence"),
                      _mark(p.get("rescoring_closes")), _mark(p.get("behaviour_changed")),
@@ -101,7 +119,7 @@ def _sweep(d: Doc, doc: dict[str, Any]) -> None:
     t = doc["thresholds"]
     d.h("Readings across pass thresholds")
     taus = [repr(x) for x in t["sweep"]]
-    rows = [[code(g["target"]), code(g["mutation"]), g.get("tasks"),
+    rows = [[code(policy(g)), code(g["mutation"]), g.get("tasks"),
              *[f"{(g.get('sweep') or {}).get(x, {}).get('reading', 'n/a')} (MSR "
                f"{d.g.fmt((g.get('sweep') or {}).get(x, {}).get('msr'))})" for x in taus],
              g.get("stability", "n/a")] for g in doc["groups"].values()]
@@ -115,13 +133,13 @@ def _figures(d: Doc, doc: dict[str, Any]) -> None:
     rows = []
     for g in groups:
         v, r = g["vrg"], g.get("rescored_gap")
-        rows.append(GapRow(f"{g['target']} / {g['mutation']}", v["value"],
+        rows.append(GapRow(f"{policy(g)} / {g['mutation']}", v["value"],
                            tuple(v["interval"]) if v.get("interval") else None,
                            None if r is None else r["value"],
                            tuple(r["interval"]) if r and r.get("interval") else None))
     d.figure(gap_chart(rows, "Gap before (red) and after (blue) rescoring"),
              "Dots: mean gap; lines: task-cluster bootstrap intervals.")
-    pts = [(f"{g['target']} / {g['mutation']}", g["vrg"]["value"], g["msr"]) for g in groups]
+    pts = [(f"{policy(g)} / {g['mutation']}", g["vrg"]["value"], g["msr"]) for g in groups]
     d.figure(msr_vrg_chart(pts, "MSR against VRG"),
              "A small gap with MSR 0 is a policy that fails in both conditions, not a robust "
              "one.")

@@ -15,7 +15,9 @@ def _value(est: Any) -> str:
 
 
 def _diagnose_table(h: Html, doc: dict[str, Any]) -> str:
-    rows = [[h.t(g.get("target")), h.t(g.get("mutation")), h.t(g.get("complete")),
+    # the policy as diagnose printed it (with its level when the store has several)
+    rows = [[h.t(g.get("policy") or g.get("target")), h.t(g.get("mutation")),
+             h.t(g.get("complete")),
              _value(g.get("vrg")), _value(g.get("rescored_gap")),
              "n/a" if g.get("msr") is None else num(g["msr"]), h.t(g.get("reading"))]
             for g in (doc.get("groups") or {}).values() if isinstance(g, dict)]

@@ -10,14 +10,14 @@ from typing import Any
 
 from rich.console import Console
 
-from agentmetrology.report.diagnose_report import judge_tokens, said
+from agentmetrology.report.diagnose_report import judge_tokens, policy, said
 from agentmetrology.report.terminal.glossary import glossary_line
 from agentmetrology.report.terminal.table_fit import Col, fit_table
 
 
 def print_diagnose(console: Console, doc: dict[str, Any], store: Path, out: Path) -> None:
     """Print the groups' table, the pair counts, the controls and the judge audit's lines."""
-    rows = [[g["target"], g["mutation"], str(g["complete"]),
+    rows = [[policy(g), g["mutation"], str(g["complete"]),
              "n/a" if not g.get("vrg") else f"{g['vrg']['value']:.3f}",
              "n/a" if not g.get("rescored_gap") else f"{g['rescored_gap']['value']:.3f}",
              "n/a" if g.get("msr") is None else f"{g['msr']:.3f}", said(g)]
