@@ -205,6 +205,11 @@ def test_rows_added_outside_the_ledger(root: Path) -> None:
     assert q.checked["rows"] == 19
 
 
+REMOVED = ("the chain records a removal the ledger's writers never make (only "
+           "--retry-measurement-failures removes a row: an episode or its assessments, moved to "
+           "history)")
+
+
 def test_a_row_the_chain_records_as_removed(root: Path) -> None:
     row = vf.query(root, "SELECT * FROM runs WHERE id=1")[0]
     vf.reseal(root, "DELETE FROM runs WHERE id=1", rows=(("runs", 1),))  # sealed as removed
@@ -215,7 +220,8 @@ def test_a_row_the_chain_records_as_removed(root: Path) -> None:
     conn.close()
     q = verify_store(root, mode="hash-only")
     assert texts(q) == [("row_not_sealed", "invalid_binding", "runs id=1",
-                         "the chain records this row as removed")]
+                         "the chain records this row as removed"),
+                        ("row_removed", "invalid_binding", "runs id=1", REMOVED)]
     assert q.chain_length == 28
 
 
@@ -227,10 +233,13 @@ def test_a_deleted_row_is_unavailable(root: Path) -> None:
                          "sealed but no longer in the ledger")]
 
 
-def test_a_row_removed_through_the_api_is_no_finding(root: Path) -> None:
+def test_a_row_removed_with_a_chain_entry_no_writer_makes(root: Path) -> None:
+    # Before, a run deleted with its removal appended to the chain qualified: only an episode
+    # and its assessments are ever removed (moved to history), so the removal is the finding.
     vf.reseal(root, "DELETE FROM runs WHERE id=1", rows=(("runs", 1),))
     q = verify_store(root, mode="hash-only")
-    assert q.qualified and q.checked["rows"] == 16
+    assert q.checked["rows"] == 16
+    assert texts(q) == [("row_removed", "invalid_binding", "runs id=1", REMOVED)]
 
 
 def test_a_deleted_row_and_an_edited_row_give_invalid(root: Path) -> None:

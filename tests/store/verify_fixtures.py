@@ -19,7 +19,7 @@ import pytest
 from agentmetrology.records import Assessment, Episode, EpisodeKey, Event, Usage
 from agentmetrology.records.canonical import digest, to_plain
 from agentmetrology.store import Binding
-from agentmetrology.store.chain import GENESIS, next_head, seal_rows
+from agentmetrology.store.chain import GENESIS, next_head, row_digest, seal_rows
 from agentmetrology.store.evidence import EpisodeEvidence
 from agentmetrology.store.qualify import Qualification
 from support import stores
@@ -103,16 +103,51 @@ def execute(root: Path, *statements: str) -> None:
         conn.close()
 
 
-def reseal(root: Path, *statements: str, rows: tuple[tuple[str, object], ...] = ()) -> None:
-    """Run SQL statements, then append fresh chain entries for `rows` (a forger using seal)."""
+def reseal(root: Path, *statements: str, rows: tuple[tuple[str, object], ...] = (),
+           append: bool = False) -> None:
+    """Run SQL statements, then seal `rows` again as a forger who rewrites history: the
+    digest of each row's latest chain entry replaced (a row with none, or removed now: an
+    entry appended), every head recomputed and the head log's lines rewritten to match
+    (appending an entry for a row already sealed would be `row_resealed`). `append`: fresh
+    entries appended, the head log left as it is."""
     conn = sqlite3.connect(root / "ledger.sqlite")
     try:
         for s in statements:
             conn.execute(s)
-        seal_rows(conn, rows)
+        if append:
+            seal_rows(conn, rows)
+        else:
+            _rewrite(conn, rows)
         conn.commit()
     finally:
         conn.close()
+    if not append:
+        _rewrite_log(root)
+
+
+def _rewrite(conn: sqlite3.Connection, rows: tuple[tuple[str, object], ...]) -> None:
+    """Put each row's digest now into its latest chain entry (or append one), heads relinked."""
+    for table, ref in rows:
+        d = row_digest(conn, table, ref)
+        latest = conn.execute("SELECT seq FROM chain WHERE tbl=? AND ref=? ORDER BY seq DESC "
+                              "LIMIT 1", (table, str(ref))).fetchone()
+        if latest is None or d is None:
+            seal_rows(conn, [(table, ref)])
+        else:
+            conn.execute("UPDATE chain SET row_digest=? WHERE seq=?", (d, latest[0]))
+    h = GENESIS
+    for seq, tbl, ref, d in list(conn.execute("SELECT seq, tbl, ref, row_digest FROM chain "
+                                              "ORDER BY seq")):
+        h = next_head(h, tbl, ref, d)
+        conn.execute("UPDATE chain SET head=? WHERE seq=?", (h, seq))
+
+
+def _rewrite_log(root: Path) -> None:
+    """Rewrite each line of the head log with the chain's head at its length now."""
+    log = root / "ledger.heads"
+    heads = dict(query(root, "SELECT seq, head FROM chain"))
+    lines = [line.split(" ") for line in log.read_text().splitlines()]
+    log.write_text("".join(f"{n} {heads.get(int(n), h)}\n" for n, h in lines))
 
 
 def set_binding(root: Path, adm: int, text: str) -> None:
@@ -121,10 +156,10 @@ def set_binding(root: Path, adm: int, text: str) -> None:
     try:
         conn.execute("UPDATE administrations SET binding=?, binding_digest=? WHERE id=?",
                      (text, hashlib.sha256(text.encode()).hexdigest(), adm))
-        seal_rows(conn, [("administrations", adm)])
         conn.commit()
     finally:
         conn.close()
+    reseal(root, rows=(("administrations", adm),))
 
 
 def query(root: Path, sql: str, *args: object) -> list[tuple[object, ...]]:

@@ -53,6 +53,7 @@ from agentmetrology.store.verify_bindings import BindingChecks, Reopen
 from agentmetrology.store.verify_blobs import BlobChecks
 from agentmetrology.store.verify_episodes import EpisodeChecks
 from agentmetrology.store.verify_heads import HeadWitness
+from agentmetrology.store.verify_lifecycle import Lifecycle, appended_findings, ref_histories
 from agentmetrology.store.verify_plan import _plan_digest as _plan_digest  # tests hold it
 from agentmetrology.store.verify_schema import page_problems, schema_problems
 from agentmetrology.store.verify_scope import (
@@ -189,6 +190,7 @@ class _Verifier(BlobChecks, TextChecks, TranscriptChecks, EpisodeChecks, Binding
         self.expected: dict[str, dict[str, str | None]] = {t: {} for t in TABLES}
         self.touched = self.expected  # incremental: the rows the appended entries name
         self.chained: set[str] = set()  # full: the tables the chain's entries name
+        self.life = Lifecycle()  # full: each row's entries against its writers' lifecycle
         self.blob_base = str(root / "blobs")
         self._witness_of = expect, None if since is None else (since.log_size, since.log_digest)
         self._witness: HeadWitness | None = None
@@ -361,8 +363,12 @@ class _Verifier(BlobChecks, TextChecks, TranscriptChecks, EpisodeChecks, Binding
         self.counts = row_counts(self.c, TABLES)  # for the checkpoint this check may leave
         if self.since is not None:
             self.row_counts(expected_counts(self.c, self.since, expected))
+            found = appended_findings(self.c, ref_histories(self.c, expected), self.since.length)
         else:
             self.touched = {}
+            found = self.life.findings + self.life.history_findings(self.c, None, None)
+        for kind, where, detail in found:
+            self.bad(kind, where, detail)
         self.expected = {}  # a digest per chain entry: freed before the episodes are read
 
     def sealed(self, table: str) -> dict[str, str | None]:
@@ -372,8 +378,11 @@ class _Verifier(BlobChecks, TextChecks, TranscriptChecks, EpisodeChecks, Binding
         if table not in self.chained:
             return out  # no entry names it: no need to read the chain again
         # The entries `chain` walked (seq > 0), in its order, whatever index the ledger has.
+        step = self.life.step
+        self.life.start()
         for ref, d in self.c.execute("SELECT ref, row_digest FROM chain NOT INDEXED "
                                      "WHERE tbl=? AND seq > 0 ORDER BY seq", (table,)):
+            step(table, ref, d, out.get(ref))
             out[ref] = d
         return out
 

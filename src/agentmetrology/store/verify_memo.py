@@ -46,7 +46,7 @@ FORMAT = 3  # 3: blob folders' metadata, not one stat per blob file
 # the imports): a change to any of them may change what a check finds.
 _CODE = ("verify.py", "verify_episodes.py", "episode_head.py", "chain.py", "qualify.py",
          "verify_memo.py", "verify_blobs.py", "verify_heads.py", "verify_schema.py",
-         "head_log.py", "evidence.py", "schema.py", "verify_scope.py",
+         "verify_lifecycle.py", "head_log.py", "evidence.py", "schema.py", "verify_scope.py",
          "verify_checkpoint.py", "verify_bindings.py", "verify_ahead.py", "verify_split.py",
          "verify_texts.py", "verify_transcripts.py", "verify_values.py", "verify_json.py",
          "verify_plan.py", "blob_reads.py", "blobs.py", "forked.py", "ledger.py",

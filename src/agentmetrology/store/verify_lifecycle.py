@@ -1,0 +1,179 @@
+"""What the chain may record for a row: the lifecycle the ledger's writers give each table.
+
+A chain entry proves that a row had some content when it was appended, not that a writer
+appended it. A forger who edits a row and appends one more entry with its new digest (and
+one more line to the head log) leaves a chain that links, rows that hash to their latest
+entries and a store that only grew since any head pinned before: every check of the bytes
+passes, and a score, an assessment or a whole episode changes. The writers never do that, so
+the order of a row's entries is evidence too:
+
+- every table but `runs` and `attempts` is written once: a row's content is sealed when it is
+  inserted and never again (`row_resealed`);
+- a run and an attempt are sealed when they start and once more when they end (two contents at
+  most, `row_resealed`);
+- only an episode and its assessments are ever removed, by `--retry-measurement-failures`,
+  which moves each to `superseded_episodes` / `superseded_assessments` in the same
+  transaction: every removal of an episode has a history row of its administration, and there
+  are as many removals of assessments as history rows of them (`row_removed`). In a store
+  sealed by migration the history rows superseded before the migration have no removal.
+
+The full check walks every entry in chain order (`Lifecycle.step`, one table at a time, as it
+reads each table's sealed digests); an incremental one reads the whole history of each row the
+appended entries touch (`ref_histories`, through the index `chain_by_ref`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator
+
+from agentmetrology.store.chain import MIGRATED_META, TABLES
+from agentmetrology.store.verify_scope import refs_param
+
+ENDS_ONCE = frozenset({"runs", "attempts"})  # sealed at its start and once at its end
+MOVED = frozenset({"episodes", "assessments"})  # removed only when moved to history
+
+Finding = tuple[str, str, str]  # (kind, where, detail)
+History = dict[tuple[str, str], list[tuple[int, str | None]]]
+
+
+class Lifecycle:
+    """The entries of the chain, one table at a time in chain order, held against its writers.
+
+    `step(table, ref, digest, latest)` is given each entry and the digest sealed for the row
+    before it (None when removed or never sealed); it keeps only what the rules need: the runs
+    and attempts that already ended, and the removals of episodes and assessments.
+    """
+
+    def __init__(self) -> None:
+        self.ended: set[str] = set()  # of the table being walked (runs, attempts)
+        self.removed_episodes: dict[str, int] = {}  # administration -> removals
+        self.removed_assessments = 0
+        self.findings: list[Finding] = []
+
+    def start(self) -> None:
+        """Begin another table (what ended is per table)."""
+        self.ended = set()
+
+    def step(self, table: str, ref: str, d: str | None, latest: str | None) -> None:
+        """Hold one entry against the table's lifecycle."""
+        if d is None:
+            if table not in MOVED or latest is None:
+                self.findings.append((
+                    "row_removed", _where(table, ref),
+                    "the chain records a removal the ledger's writers never make (only "
+                    "--retry-measurement-failures removes a row: an episode or its assessments"
+                    ", moved to history)" if table not in MOVED else
+                    "the chain records the removal of a row it had already removed"))
+            elif table == "episodes":
+                self.removed_episodes[ref] = self.removed_episodes.get(ref, 0) + 1
+            else:
+                self.removed_assessments += 1
+            return
+        if latest is None:  # inserted (or inserted again after a removal)
+            return
+        if table in ENDS_ONCE and ref not in self.ended:
+            self.ended.add(ref)
+            return
+        self.findings.append((
+            "row_resealed", _where(table, ref),
+            "sealed again with another content (" + (
+                "a run or an attempt is sealed when it starts and once when it ends"
+                if table in ENDS_ONCE else "the ledger writes this row once and never "
+                "changes it") + "): an edit appended to the chain"))
+
+    def history_findings(self, c: sqlite3.Connection, episodes: Iterable[str] | None,
+                         assessments_moved: int | None) -> list[Finding]:
+        """Return the removals no history row accounts for: each administration's episodes
+        (`episodes`: those to check, None for every one) and `assessments_moved`, the history
+        rows of assessments the removals counted must match (None: every such row)."""
+        out: list[Finding] = []
+        since = _migrated_at(c)
+        moved = dict(_superseded_episodes(c, None if episodes is None else list(episodes),
+                                          since))
+        for adm in sorted(set(self.removed_episodes) if episodes is None else set(episodes),
+                          key=_order):
+            removed, kept = self.removed_episodes.get(adm, 0), moved.get(adm, 0)
+            if removed != kept:
+                out.append(("row_removed", f"episodes administration={adm}",
+                            f"the chain records {removed} removal(s) of its episode, but "
+                            f"{kept} superseded episode(s) of it are in the history: an "
+                            "episode was removed outside --retry-measurement-failures"))
+        want = (_superseded_assessments(c, since) if assessments_moved is None
+                else assessments_moved)
+        if self.removed_assessments != want:
+            out.append(("row_removed", "assessments",
+                        f"the chain records {self.removed_assessments} removal(s) of "
+                        f"assessments, but {want} superseded assessment(s) were moved to the "
+                        "history with them: an assessment was removed outside "
+                        "--retry-measurement-failures"))
+        return out
+
+
+def _where(table: str, ref: str) -> str:
+    return f"{table} {TABLES[table][0]}={ref}"
+
+
+def _order(ref: str) -> tuple[int, str]:
+    return (int(ref), "") if ref.isdigit() else (-1, ref)
+
+
+def _migrated_at(c: sqlite3.Connection) -> str:
+    """Return when the ledger was sealed by migration ("" when it was sealed since creation):
+    history rows superseded before then were sealed as found, with no removal entry."""
+    try:
+        row = c.execute("SELECT value FROM meta WHERE key=?", (MIGRATED_META,)).fetchone()
+    except sqlite3.DatabaseError:
+        return ""
+    return "" if row is None else str(row[0])
+
+
+def _superseded_episodes(c: sqlite3.Connection, adms: list[str] | None,
+                         since: str) -> Iterator[tuple[str, int]]:
+    where = "" if adms is None else " AND administration IN (SELECT value FROM json_each(?))"
+    params: tuple[str, ...] = (since,) if adms is None else (since, refs_param(adms))
+    for adm, n in c.execute("SELECT administration, COUNT(*) FROM superseded_episodes WHERE "
+                            f"superseded_at >= ?{where} GROUP BY administration", params):
+        yield str(adm), int(n)
+
+
+def _superseded_assessments(c: sqlite3.Connection, since: str) -> int:
+    return int(c.execute(
+        "SELECT COUNT(*) FROM superseded_assessments s JOIN superseded_episodes e "
+        "ON e.id = s.superseded WHERE e.superseded_at >= ?", (since,)).fetchone()[0])
+
+
+def ref_histories(c: sqlite3.Connection, touched: dict[str, dict[str, str | None]]) -> History:
+    """Return every chain entry (seq, digest) of each row the appended entries touched, in
+    chain order: one lookup per row through the index `chain_by_ref`."""
+    out: History = {}
+    for tbl, per in touched.items():
+        if not per:
+            continue
+        for ref, seq, d in c.execute(
+                "SELECT ref, seq, row_digest FROM chain WHERE tbl = ? AND ref IN "
+                "(SELECT value FROM json_each(?)) ORDER BY seq", (tbl, refs_param(per))):
+            out.setdefault((tbl, str(ref)), []).append((int(seq), d))
+    return out
+
+
+def appended_findings(c: sqlite3.Connection, histories: History, length: int) -> list[Finding]:
+    """Return the lifecycle findings of the rows an incremental check re-checks: each row's
+    whole history walked, the removals appended after `length` held against the history rows
+    appended with them."""
+    life = Lifecycle()
+    removed_before = 0
+    new_moved = 0
+    for (tbl, ref), entries in sorted(histories.items()):
+        life.start()
+        latest: str | None = None
+        for seq, d in entries:
+            life.step(tbl, ref, d, latest)
+            latest = d
+            if tbl == "assessments" and d is None and seq <= length:
+                removed_before += 1  # counted above, but verified before
+        if tbl == "superseded_assessments" and entries[0][0] > length:
+            new_moved += 1
+    life.removed_assessments -= removed_before
+    episodes = [ref for (tbl, ref) in histories if tbl == "episodes"]
+    return life.findings + life.history_findings(c, episodes, new_moved)

@@ -1,0 +1,133 @@
+"""A row sealed again, or removed, by an entry appended to the chain: the writers never do it.
+
+Before, a forger who edited a row and appended one chain entry with its new digest (and one
+line to the head log) passed every check, full and incremental, and even a head pinned before
+the edit (the store had only grown since): a stored score, an attempt, a campaign's planned
+count changed, an episode or an assessment vanished, and the store qualified.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import store.verify_fixtures as vf
+from agentmetrology.store import EvidenceStore
+from agentmetrology.store.chain import head, seal_rows
+from agentmetrology.store.head_log import HEAD_LOG_FILE, HEAD_LOG_META
+from agentmetrology.store.verify import store_head, verify_store
+from store.verify_fixtures import (  # built_store, store_copy: the built and root fixtures
+    built_store,  # noqa: F401
+    store_copy,  # noqa: F401
+    texts,
+)
+
+RESEALED_ONCE = ("sealed again with another content (the ledger writes this row once and never "
+                 "changes it): an edit appended to the chain")
+
+
+def _forge(root: Path, rows: list[tuple[str, object]], *statements: tuple[str, tuple]) -> None:
+    """Edit the ledger, append the rows' new digests to the chain and the head to its log."""
+    conn = sqlite3.connect(root / "ledger.sqlite")
+    try:
+        for sql, args in statements:
+            conn.execute(sql, args)
+        seal_rows(conn, rows)
+        conn.commit()
+        length, now = head(conn)
+    finally:
+        conn.close()
+    with (root / HEAD_LOG_FILE).open("a") as log:
+        log.write(f"{length} {now}\n")
+
+
+def _score(root: Path, aid: int, score: float) -> tuple[str, tuple]:
+    """The UPDATE of an assessment's score, in its column and its sealed text (digest too)."""
+    doc = json.loads(str(vf.query(root, "SELECT assessment FROM assessments WHERE id=?",
+                                  aid)[0][0]))
+    text = json.dumps({**doc, "score": score}, sort_keys=True, separators=(",", ":"))
+    return ("UPDATE assessments SET score=?, assessment=?, assessment_digest=? WHERE id=?",
+            (score, text, hashlib.sha256(text.encode()).hexdigest(), aid))
+
+
+def test_a_score_resealed_by_an_appended_entry(root: Path) -> None:
+    verified = verify_store(root)
+    assert verified.qualified and verified.resume is not None
+    pinned = store_head(root)
+    _forge(root, [("assessments", 2)], _score(root, 2, 99.0))
+    want = [("row_resealed", "invalid_binding", "assessments id=2", RESEALED_ONCE)]
+    for mode in ("full", "hash-only", "ledger"):
+        assert texts(verify_store(root, mode=mode)) == want, mode
+    since = verify_store(root, since=verified.resume)
+    assert since.since == f"{pinned[0]}:{pinned[1]}" and texts(since) == want
+    assert texts(verify_store(root, expect=pinned)) == want  # only grew since: still caught
+
+
+def test_an_attempt_sealed_a_third_time(root: Path) -> None:
+    _forge(root, [("attempts", 1)], ("UPDATE attempts SET detail='forged' WHERE id=1", ()))
+    assert texts(verify_store(root, mode="hash-only")) == [(
+        "row_resealed", "invalid_binding", "attempts id=1",
+        "sealed again with another content (a run or an attempt is sealed when it starts and "
+        "once when it ends): an edit appended to the chain")]
+
+
+def test_a_campaign_resealed(root: Path) -> None:
+    _forge(root, [("campaigns", "c1")],
+           ("UPDATE campaigns SET created_at='2000-01-01' WHERE name='c1'", ()))
+    assert texts(verify_store(root, mode="hash-only")) == [
+        ("row_resealed", "invalid_binding", "campaigns name=c1", RESEALED_ONCE)]
+
+
+def test_an_episode_removed_without_history(root: Path) -> None:
+    verified = verify_store(root)
+    assert verified.resume is not None
+    ids = [int(str(r[0])) for r in vf.query(
+        root, "SELECT id FROM assessments WHERE administration=1 ORDER BY id")]
+    _forge(root, [*(("assessments", i) for i in ids), ("episodes", 1)],
+           ("DELETE FROM assessments WHERE administration=1", ()),
+           ("DELETE FROM episodes WHERE administration=1", ()))
+    want = [("row_removed", "invalid_binding", "episodes administration=1",
+             "the chain records 1 removal(s) of its episode, but 0 superseded episode(s) of it "
+             "are in the history: an episode was removed outside --retry-measurement-failures"),
+            ("row_removed", "invalid_binding", "assessments",
+             "the chain records 4 removal(s) of assessments, but 2 superseded assessment(s) "
+             "were moved to the history with them: an assessment was removed outside "
+             "--retry-measurement-failures")]
+    assert texts(verify_store(root, mode="hash-only")) == want
+    since = texts(verify_store(root, since=verified.resume))
+    assert since == [want[0], (*want[1][:3], want[1][3].replace("4 removal", "2 removal")
+                                                 .replace("but 2", "but 0"))]
+
+
+def test_one_assessment_removed(root: Path) -> None:
+    _forge(root, [("assessments", 2)], ("DELETE FROM assessments WHERE id=2", ()))
+    assert [p.kind for p in verify_store(root).problems] == ["row_removed"]
+
+
+def test_a_supersede_and_a_reused_assessment_id_are_no_finding(root: Path) -> None:
+    # administration 2's first episode was moved to history and its assessments' ids reused
+    assert vf.query(root, "SELECT COUNT(*) FROM superseded_assessments")[0][0] == 2
+    assert vf.query(root, "SELECT COUNT(*) FROM chain WHERE tbl='assessments' AND ref IN "
+                          "('3', '4')")[0][0] == 6
+    assert verify_store(root).qualified
+
+
+def test_history_from_before_a_migration_is_no_finding(root: Path, tmp_path: Path) -> None:
+    old = tmp_path / "old"
+    shutil.copytree(root, old)
+    vf.execute(old, "DELETE FROM chain",
+               f"DELETE FROM meta WHERE key IN ('ledger_chain', '{HEAD_LOG_META}')")
+    (old / HEAD_LOG_FILE).unlink()
+    with EvidenceStore.open(old, scrub_env=False) as st:
+        assert st.seal_existing() > 0
+    q = verify_store(old)
+    assert q.qualified, texts(q)
+    ids = [int(str(r[0])) for r in vf.query(
+        old, "SELECT id FROM assessments WHERE administration=1 ORDER BY id")]
+    _forge(old, [*(("assessments", i) for i in ids), ("episodes", 1)],
+           ("DELETE FROM assessments WHERE administration=1", ()),
+           ("DELETE FROM episodes WHERE administration=1", ()))
+    assert [p.kind for p in verify_store(old).problems] == ["row_removed", "row_removed"]
