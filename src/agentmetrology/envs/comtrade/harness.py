@@ -48,17 +48,17 @@ def _base(env: Any) -> ComtradeEnv:
     return env
 
 
-async def _harness_retry(rec: ToolRecorder, st: _State, page: Any, obs: Observation,
-                         clock: Clock) -> Observation:
+async def _harness_retry(rec: ToolRecorder, st: _State, args: dict[str, Any], page: Any,
+                         obs: Observation, clock: Clock) -> Observation:
     """Apply L0's retry policy after the first attempt gave `obs`: up to 3 retries of a
-    `retry: true` result, 2/4/8 s apart, each a harness call."""
+    `retry: true` result, 2/4/8 s apart, each a harness call re-issuing the agent's call."""
     attempt = 1
     while obs.get("retry") and attempt <= len(L0_BACKOFF):
         wait = L0_BACKOFF[attempt - 1]
         st.log.retry(obs.get("status"), attempt, wait)
         await clock.sleep(wait)
         attempt += 1
-        obs = rec.call("harness", "fetch_page", {"page": page})
+        obs = rec.call("harness", "fetch_page", dict(args))
         st.log.request(page, attempt, obs)
     return obs
 
@@ -107,13 +107,15 @@ async def run_l0(shown: EnvInstance, policy: Policy, rec: ToolRecorder, max_step
         if tool != "fetch_page":
             obs = rec.call("agent", move.name, move.args)
             continue
-        page = move.args.get("page") if isinstance(move.args, dict) else None
-        # The first attempt inline (an agent call under its shown name); harness retries only
-        # after a `retry: true` result: most fetches succeed at once.
-        obs = rec.call("agent", move.name, {"page": page})
+        args = move.args
+        page = args.get("page") if isinstance(args, dict) else None
+        # The first attempt inline, the agent's call as it was sent (the tools are the same at
+        # every level: a call the tool refuses at L2 is refused here too, and the record holds
+        # what the agent sent); harness retries only after a `retry: true` result.
+        obs = rec.call("agent", move.name, args)
         st.log.request(page, 1, obs)
         if obs.get("retry"):
-            obs = await _harness_retry(rec, st, page, obs, rec.clock)
+            obs = await _harness_retry(rec, st, args, page, obs, rec.clock)
         if "rows" in obs:
             st.log.page(page)
             st.collector.add(obs["rows"])

@@ -1,0 +1,62 @@
+"""L0: the agent's fetch_page call reaches the tool, and is recorded, exactly as it was sent.
+
+The harness owns retries, cleaning and the submission at L0, not the agent's arguments: the
+tools are the same at every level (docs/comtrade.md, "Tools"), so a call the tool refuses at L2
+(a missing page, an unknown argument) is refused at L0 too, uncounted, and the record holds
+what the agent sent.
+"""
+
+import json
+from typing import Any
+
+from agentmetrology.envs.comtrade import ComtradeEnv
+from agentmetrology.records.policy import Brief, ToolCall
+from agentmetrology.runtime.drive import drive
+from agentmetrology.runtime.scripted import ScriptedPolicy, TimedScript
+from support.comtrade_runs import COMTRADE, run_episode_async
+
+
+class Calls(ScriptedPolicy):
+    """Sends the given fetch_page arguments in order, then stops."""
+
+    name = "scripted:calls"
+    levels = ("L0",)
+
+    def __init__(self, calls: list[dict[str, Any]]) -> None:
+        super().__init__()
+        self.calls = calls
+
+    def script(self, brief: Brief) -> TimedScript:
+        for args in self.calls:
+            yield ToolCall("fetch_page", args)
+
+
+def test_l0_passes_and_records_the_agents_arguments_unchanged() -> None:
+    calls: list[dict[str, Any]] = [{}, {"page": 1, "foo": 1}, {"page": 1, "page_size": 3},
+                                   {"page": 2}, {"page": 3}]
+    env = ComtradeEnv("T3_duplicates", 0)
+    ep = drive(run_episode_async(COMTRADE, env, Calls(calls), "L0"))
+    fetches = [e for e in ep.events if e.name == "fetch_page"]
+    assert [(e.actor, e.args) for e in fetches] == [("agent", c) for c in calls]
+    assert fetches[0].result == {"error": "fetch_page: missing required argument(s) page"}
+    assert fetches[1].result == {
+        "error": "fetch_page: unknown argument(s) foo; expected page, page_size"}
+    assert env.requests_used == 3  # the two refused calls reached no service
+    assert ep.usage.requests == 3
+    sub = ep.submission
+    assert sub is not None
+    assert json.loads(sub["metadata_json"])["row_count"] == 25
+    assert sub["run_log"].splitlines()[-1] == "complete=true"
+
+
+def test_l0_retries_reissue_the_agents_call() -> None:
+    # T4 seed 0 (seeded): the 429 falls on request 3; the harness re-issues the call as sent.
+    env = ComtradeEnv("T4_rate_limit_429", 0)
+    calls: list[dict[str, Any]] = [{"page": 1}, {"page": 2}, {"page": 3, "page_size": 10}]
+    ep = drive(run_episode_async(COMTRADE, env, Calls(calls), "L0"))
+    fetches = [(e.actor, e.args, e.result.get("status")) for e in ep.events
+               if e.name == "fetch_page"]
+    assert fetches == [("agent", {"page": 1}, None), ("agent", {"page": 2}, None),
+                       ("agent", {"page": 3, "page_size": 10}, 429),
+                       ("harness", {"page": 3, "page_size": 10}, None)]
+    assert env.requests_used == 4
