@@ -40,7 +40,7 @@ def test_campaign_status_rows(store: Path) -> None:
     r = rows[("no_dedup", "ground_truth_f1")]
     assert r["counts"] == {"planned": 12, "graded": 12, "ungraded": 0, "invalid": 0,
                            "success": 9, "failure": 0}
-    assert r["score"] == 0.977273 and r["evaluator"]["version"] == "1.0.0"
+    assert r["score"] == 0.977273 and r["evaluator"]["version"] == "1.1.0"
     assert r["evidence"] == {"kind": "evidence-store", "qualification": "qualified",
                              "qualified": True, "digest": doc["evidence"]["evidence_digest"]}
     assert _is_digest(r["task_revision"]) and _is_digest(r["pricing_table"])

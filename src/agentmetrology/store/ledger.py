@@ -175,11 +175,13 @@ class Ledger:
         """Return every campaign name, oldest first."""
         return [r[0] for r in self.conn.execute("SELECT name FROM campaigns ORDER BY created_at")]
 
-    def registered(self, name: str, plan_digest: str) -> str | None:
+    def registered(self, name: str, plan_digest: str,
+                   scorer_versions: Iterable[dict[str, str]] = ()) -> str | None:
         """Return the registration id of this campaign's plan, None if the name is new.
 
         The same name with a different plan is refused, because its keys would mean
-        something else.
+        something else; where the plan's `scorer_versions` differ from the sealed ones (an
+        upgrade changed a scorer), the refusal names them.
         """
         existing = self.campaign(name)
         if existing is None:
@@ -187,9 +189,31 @@ class Ledger:
         if existing["plan_digest"] != plan_digest:
             raise CampaignMismatchError(
                 f"campaign {name!r} is already in this store with a different plan "
-                f"(sealed {existing['plan_digest'][:12]}, now {plan_digest[:12]}); "
-                "use a new campaign name or another store")
+                f"(sealed {existing['plan_digest'][:12]}, now {plan_digest[:12]})"
+                + self._version_changes(name, scorer_versions)
+                + "; use a new campaign name or another store")
         return str(existing["registration_id"])
+
+    def _version_changes(self, name: str, planned: Iterable[dict[str, str]]) -> str:
+        """Return ': scorer X was A, is now B' for each scorer whose versions differ between the
+        campaign's sealed administrations and the plan (empty when none do)."""
+        def versions(docs: Iterable[dict[str, str]]) -> dict[str, set[str]]:
+            out: dict[str, set[str]] = {}
+            for doc in docs:
+                for scorer, version in doc.items():
+                    out.setdefault(scorer, set()).add(version)
+            return out
+
+        now = versions(planned)
+        if not now:
+            return ""
+        sealed = versions(json.loads(text) for (text,) in self.conn.execute(
+            "SELECT DISTINCT scorer_versions FROM administrations WHERE campaign=?", (name,)))
+        changed = [f"scorer {s} was {'/'.join(sorted(sealed.get(s, ()))) or 'absent'}, is now "
+                   f"{'/'.join(sorted(now.get(s, ()))) or 'absent'}"
+                   for s in sorted(set(sealed) | set(now)) if sealed.get(s) != now.get(s)]
+        return (": " + "; ".join(changed) + " (its recorded scores stay as they were scored; "
+                "`agm archive regrade` re-scores them with the current scorers)") if changed else ""
 
     def register_campaign(self, name: str, registration_id: str, plan_digest: str,
                           config_digest: str, source_digest: str | None,
@@ -200,7 +224,7 @@ class Ledger:
         name with a different plan is refused, because its keys would mean something else.
         """
         with self.transaction() as c:
-            existing = self.registered(name, plan_digest)
+            existing = self.registered(name, plan_digest, (s.scorer_versions for s in sealings))
             if existing is not None:
                 return existing
             c.execute("INSERT INTO campaigns VALUES (?, ?, ?, ?, ?, ?, ?)",

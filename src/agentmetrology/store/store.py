@@ -195,7 +195,8 @@ class EvidenceStore:
         another plan raises CampaignMismatchError.
         """
         self._check_writable()
-        existing = self.ledger.registered(name, plan_digest)  # raises on a different plan
+        # raises on a different plan, naming the scorers whose versions changed
+        existing = self.ledger.registered(name, plan_digest, (b.scorer_versions for b in bindings))
         if existing is not None:
             return existing
         registration_id = uuid.uuid4().hex

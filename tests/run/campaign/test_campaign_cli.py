@@ -95,7 +95,9 @@ def test_incomplete_campaign_exits_1(tmp_path: Path) -> None:
                              config.source)
         adm = next(a for a in st.pending(config.name) if a.key.target == "fake-llm")
         attempt = st.start_attempt(adm, None, "inline")
-        ep, scored = make_episode(adm.key, costs=(0.01,))
+        from agentmetrology.envs.comtrade.scoring.ground_truth import GROUND_TRUTH_VERSION
+
+        ep, scored = make_episode(adm.key, costs=(0.01,), version=GROUND_TRUTH_VERSION)
         st.record_episode(attempt, ep, scored)
     res = runner.invoke(campaign_app, ["run", str(file), "--store", str(store)],
                         env={"AGM_TEST_KEY": "k" * 20})
