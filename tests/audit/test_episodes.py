@@ -106,11 +106,13 @@ def test_a_shipped_cell() -> None:
 
 def test_cells_with_no_submitting_target_or_no_score() -> None:
     silent = [Scored("a", False, 1.0, 10.0), Scored("b", False, 0.0, 90.0)]
-    assert _cell(silent, 100.0, False)["spread"] == 0.0  # only submitters spread
+    # only submitters spread; with none scored there is no spread (never 0.0: that reads as
+    # a scorer giving every target the same score)
+    assert _cell(silent, 100.0, False)["spread"] is None
     assert _cell(silent, 100.0, False)["distinct_target_means"] == 0
     empty = [Scored("a", True, None, None)]
     assert _cell(empty, 1.0, True) == {
-        "mean": None, "target_means": {}, "spread": 0.0, "distinct_target_means": 0,
+        "mean": None, "target_means": {}, "spread": None, "distinct_target_means": 0,
         "submitting_targets": 1, "invalid_scores": 0, "truth_excluded": 1}
     assert _cell(empty, 1.0, False)["invalid_scores"] == 1
 

@@ -217,7 +217,9 @@ def _cell(runs: list[Scored], scale: float, use_truth: bool) -> dict[str, Any]:
             per_target[r.agent].append(r.shipped / scale)
     means = {a: fmean(v) for a, v in per_target.items()}
     sub_means = [m for a, m in means.items() if a in submitting]
-    spread = (max(sub_means) - min(sub_means)) if sub_means else 0.0
+    # No scored submitting target: nothing spread, and a 0.0 would read as a scorer that
+    # gives every target the same score (a NaN-returning scorer's 2x2 printed 0.000).
+    spread = (max(sub_means) - min(sub_means)) if sub_means else None
     distinct = len({round(m, 9) for a, m in means.items() if a in submitting})
     return {"mean": fmean(means.values()) if means else None, "target_means": means,
             "spread": spread, "distinct_target_means": distinct,
