@@ -194,3 +194,20 @@ def test_a_scorer_ranked_by_its_own_values_reads_pass_by_definition() -> None:
                                                      "probes are ranked by")
         assert cell_text(cell) == f"pass by definition (n = {cell['evidence']['verdict']['n']} " \
                                   "samples compared)"
+
+
+def test_a_level_with_model_owned_decisions_never_reads_none_owned() -> None:
+    # The tool worlds' model owns `act` at L2 (ownership completeness lists it), but they
+    # supply no way to read an action from an episode: non-degeneracy is not probed for that
+    # reason; it read "no model-owned decision at this level", beside the row listing one.
+    shipped, truth = _cards("permission")
+    for c in (*shipped, *truth):
+        assert c["rows"]["ownership_completeness"]["evidence"]["model_owned"] == ["act"]
+        assert c["rows"]["non_degeneracy"] == {
+            "status": "not probed", "source_digest": None, "evidence": {
+                "reason": "the environment does not say how to read a decision's action from "
+                          "an episode (no AuditHooks.actions)"}}
+    # an environment that reads actions but runs no agent at the level says that instead
+    _, truth = _cards("researchops", ownership_agents={})
+    assert truth[0]["rows"]["non_degeneracy"]["evidence"] == {
+        "reason": "the environment supplies no agents for this level's ownership stage"}

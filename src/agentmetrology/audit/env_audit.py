@@ -20,6 +20,7 @@ from agentmetrology.audit.store_read import StoreEpisodes
 from agentmetrology.audit.target import Probe, ScoreOutcome, ScorerKind, TaskRef
 from agentmetrology.audit.targets.env import TRUTH_EXCLUDED, EnvTarget
 from agentmetrology.records.canonical import digest
+from agentmetrology.records.environment import AuditHooks
 from agentmetrology.records.policy import Level
 
 SPECTRUM_SEEDS = 10
@@ -120,9 +121,18 @@ def _payload_row(store: StoreEpisodes | None, joint: dict[str, Any] | None) -> d
     return row("not probed", ev, joint)
 
 
-def _nondeg_row(nd: dict[str, Any] | None) -> dict[str, Any]:
-    if nd is None or not nd["decisions"]:
-        return row("not probed", {"reason": "no model-owned decision at this level"}, None)
+NO_ACTIONS = ("the environment does not say how to read a decision's action from an episode "
+              "(no AuditHooks.actions)")
+NO_OWNERSHIP_AGENTS = "the environment supplies no agents for this level's ownership stage"
+
+
+def _nondeg_row(nd: dict[str, Any] | None, hooks: AuditHooks) -> dict[str, Any]:
+    """Return the non-degeneracy cell of a level with model-owned decisions."""
+    if nd is None:
+        # The level has model-owned decisions (ownership completeness lists them): what is
+        # missing is the means to observe them, never the decisions.
+        why = NO_ACTIONS if hooks.actions is None else NO_OWNERSHIP_AGENTS
+        return row("not probed", {"reason": why}, None)
     ev: dict[str, Any] = {t["target"]: t["status"] for t in nd["model_targets"]}
     if nd["reason"]:
         ev["reason"] = nd["reason"]
@@ -131,10 +141,11 @@ def _nondeg_row(nd: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def _ownership_rows(own: dict[str, Any], nondeg: dict[str, Any] | None,
-                    payload: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+                    payload: dict[str, Any],
+                    hooks: AuditHooks) -> tuple[dict[str, Any], dict[str, Any]]:
     comp = row(own["status"], {"model_owned": own["model_owned"],
                                "harness_owned_claims": own["harness_owned_claims"]}, own)
-    return comp, payload if not own["model_owned"] else _nondeg_row(nondeg)
+    return comp, payload if not own["model_owned"] else _nondeg_row(nondeg, hooks)
 
 
 def _not_probed(reason: str) -> dict[str, Any]:
@@ -218,7 +229,7 @@ def _configurations(target: EnvTarget, st: _Stages,
     for level in card_levels:
         if level in st.ownership:
             comp, nd = _ownership_rows(st.ownership[level], st.nondeg.get(level),
-                                       _payload_row(store, st.joint_store))
+                                       _payload_row(store, st.joint_store), target.hooks)
         else:
             comp = nd = row("not probed", {"reason": "the environment has no ownership map"},
                             None)
