@@ -221,8 +221,6 @@ def _configurations(target: EnvTarget, st: _Stages,
                     store: StoreEpisodes | None) -> list[dict[str, Any]]:
     """Return the card's configurations: (L0 and L2, or the last level) x (shipped, truth)."""
     replay = st.replay
-    replay_row = row(replay["status"], {"episodes": replay["episodes"],
-                                        "mismatches": replay["mismatches"]}, replay)
     configs = []
     levels = target.spec.levels
     card_levels: list[str] = [lv for lv in ("L0", "L2") if lv in levels] or [levels[-1]]
@@ -233,7 +231,9 @@ def _configurations(target: EnvTarget, st: _Stages,
         else:
             comp = nd = row("not probed", {"reason": "the environment has no ownership map"},
                             None)
-        for res, kind in ((st.shipped, target.scorer_kind), (st.truth, "outcome")):
+        for res, kind, role in ((st.shipped, target.scorer_kind, "shipped"),
+                                (st.truth, "outcome", "ground_truth")):
+            replay_row = _replay_row(replay, role)
             criterion = criterion_row(res)
             if res is st.truth and target.hooks.degraded:
                 criterion["evidence"]["quality_from"] = (
@@ -248,6 +248,13 @@ def _configurations(target: EnvTarget, st: _Stages,
                     "ownership_completeness": comp, "non_degeneracy": nd, "replay": replay_row}
             configs.append(configuration(level, res["scorer"], kind, rows))
     return configs
+
+
+def _replay_row(replay: dict[str, Any], role: str) -> dict[str, Any]:
+    """Return the replay cell of one card column: episode bytes and that column's scores."""
+    mismatches = replay["mismatches_by_scorer"][role]
+    return row(E.replay_status(replay["episodes"], mismatches),
+               {"episodes": replay["episodes"], "mismatches": mismatches}, replay)
 
 
 def audit_env(target: EnvTarget, *, seed: int = 0, progress: Progress | None = None,

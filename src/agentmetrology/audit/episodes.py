@@ -304,6 +304,10 @@ def store_joint(store: StoreEpisodes, scale: float, scorer: str) -> dict[str, An
 def replay(target: EnvTarget, seeds: int) -> dict[str, Any]:
     """Run each (task, seed, target) twice; pass iff episodes and scores are byte-identical."""
     checked = mismatches = 0
+    # Per scorer: reruns whose episode or this scorer's score differ. Each card column reads
+    # its own scorer's: a user's scorer that draws a random number fails its own column's
+    # replay, never the ground truth's beside it (the episodes are identical).
+    by_scorer = {"shipped": 0, "ground_truth": 0}
     hooks = target.hooks
     for agent in hooks.replay_agents:
         for task in hooks.replay_tasks:
@@ -314,11 +318,18 @@ def replay(target: EnvTarget, seeds: int) -> dict[str, Any]:
                     a = target.run_episode(agent, level, task, seed)
                     b = target.run_episode(agent, level, task, seed)
                     checked += 1
-                    same = (a.episode_sha256 == b.episode_sha256 and a.truth == b.truth
-                            and a.shipped == b.shipped)
-                    mismatches += not same
-    status = "not probed" if not checked else ("fail" if mismatches else "pass")
-    return {"status": status, "episodes": checked, "mismatches": mismatches}
+                    same_episode = a.episode_sha256 == b.episode_sha256
+                    by_scorer["shipped"] += not (same_episode and a.shipped == b.shipped)
+                    by_scorer["ground_truth"] += not (same_episode and a.truth == b.truth)
+                    mismatches += not (same_episode and a.truth == b.truth
+                                       and a.shipped == b.shipped)
+    return {"status": replay_status(checked, mismatches), "episodes": checked,
+            "mismatches": mismatches, "mismatches_by_scorer": by_scorer}
+
+
+def replay_status(episodes: int, mismatches: int) -> str:
+    """Return the replay verdict: not probed without reruns, fail on any mismatch."""
+    return "not probed" if not episodes else ("fail" if mismatches else "pass")
 
 
 def _spectrum_row(name: str, source: str, values: np.ndarray, seed: int) -> dict[str, Any]:
