@@ -474,7 +474,8 @@ def test_replay_runs_each_cell_twice_and_skips_l1() -> None:
         "status": "not probed", "episodes": 0, "mismatches": 0,
         "mismatches_by_scorer": {"shipped": 0, "ground_truth": 0}}
     assert replay(_replay_target(("L1",), ("rule",)), seeds=3) == {
-        "status": "not probed", "episodes": 0, "mismatches": 0}
+        "status": "not probed", "episodes": 0, "mismatches": 0,
+        "mismatches_by_scorer": {"shipped": 0, "ground_truth": 0}}
 
 
 def test_the_spectrum_defaults_and_its_tie_break_on_the_mean() -> None:
