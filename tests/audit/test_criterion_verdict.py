@@ -6,6 +6,8 @@ from typing import Any
 
 from agentmetrology.audit.card import cell_text
 from agentmetrology.audit.criterion_verdict import criterion_verdict
+from agentmetrology.audit.probes import probe_battery
+from agentmetrology.audit.target import Probe, ScoreOutcome, TaskRef
 from agentmetrology.inspect_ext.audit.target import _withhold_kind
 
 
@@ -13,6 +15,7 @@ def _result(status: str, tasks: int, offending: tuple[str, ...] = ()) -> dict[st
     cells = [{"task": str(t), "probe": p, "score": 1.0} for t in range(tasks)
              for p in ("correct", "empty_trajectory")]
     return {"status": status, "cells": cells, "pairs_compared": tasks,
+            "samples_compared": [{"task": str(t), "seed": None} for t in range(tasks)],
             "offending": [{"task": t, "probe": "empty_trajectory", "relation": "tie"}
                           for t in offending]}
 
@@ -42,6 +45,40 @@ def test_halves_below_the_minimum_add_nothing() -> None:
 def test_not_probed_is_no_verdict_to_withhold() -> None:
     v = criterion_verdict(_result("not probed", 0))
     assert v.text() == "not probed (n = 0 samples compared)" and v.minimum == 0
+
+
+class _OneTieElseUnscored:
+    """Ten samples: on the first every probe ties `correct`; elsewhere only `correct` scores
+    (the scorer raises on every degraded probe)."""
+
+    name, scorer_kind, scorer_name, resolution = "t", "user", "one_tie.py:score", 0.0
+    tasks = staticmethod(lambda: [TaskRef(f"T{i}", 0) for i in range(10)])
+    ownership_map = staticmethod(lambda: None)
+    oracle = staticmethod(lambda ref: "correct")
+
+    def probes(self, ref: TaskRef, correct: Any) -> list[Probe]:
+        return [Probe(p, p, 1.0 if p == correct else 0.0)
+                for p in (correct, "empty", "fabricated")]
+
+    def score(self, ref: TaskRef, submission: Any) -> ScoreOutcome:
+        if ref.task_id == "T0" or submission == "correct":
+            return ScoreOutcome(1.0)
+        return ScoreOutcome(None, "INVALID", "ValueError: cannot score it")
+
+
+def test_n_counts_only_samples_a_pair_was_compared_on() -> None:
+    # Samples whose `correct` alone was scored compared nothing: the tie on one sample was
+    # read `fail (n = 10 samples compared)`, and the half without it `pass` (unstable).
+    from agentmetrology.audit.env_audit import criterion_row
+
+    target = _OneTieElseUnscored()
+    res = probe_battery(target, target.tasks())
+    assert (res["status"], res["pairs_compared"], res["pairs_invalid"]) == ("fail", 2, 18)
+    v = criterion_verdict(res)
+    assert (v.verdict, v.n, v.consistent) == ("insufficient evidence", 1, ())
+    assert cell_text(criterion_row(res)) == (
+        "insufficient evidence (n = 1 samples compared, needs 3)")
+    assert res["samples_compared"] == [{"task": "T0", "seed": 0}]
 
 
 def _config(criterion: str, claim: str) -> dict[str, Any]:
@@ -157,3 +194,20 @@ def test_a_scorer_ranked_by_its_own_values_reads_pass_by_definition() -> None:
                                                      "probes are ranked by")
         assert cell_text(cell) == f"pass by definition (n = {cell['evidence']['verdict']['n']} " \
                                   "samples compared)"
+
+
+def test_a_level_with_model_owned_decisions_never_reads_none_owned() -> None:
+    # The tool worlds' model owns `act` at L2 (ownership completeness lists it), but they
+    # supply no way to read an action from an episode: non-degeneracy is not probed for that
+    # reason; it read "no model-owned decision at this level", beside the row listing one.
+    shipped, truth = _cards("permission")
+    for c in (*shipped, *truth):
+        assert c["rows"]["ownership_completeness"]["evidence"]["model_owned"] == ["act"]
+        assert c["rows"]["non_degeneracy"] == {
+            "status": "not probed", "source_digest": None, "evidence": {
+                "reason": "the environment does not say how to read a decision's action from "
+                          "an episode (no AuditHooks.actions)"}}
+    # an environment that reads actions but runs no agent at the level says that instead
+    _, truth = _cards("researchops", ownership_agents={})
+    assert truth[0]["rows"]["non_degeneracy"]["evidence"] == {
+        "reason": "the environment supplies no agents for this level's ownership stage"}

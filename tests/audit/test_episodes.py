@@ -106,11 +106,13 @@ def test_a_shipped_cell() -> None:
 
 def test_cells_with_no_submitting_target_or_no_score() -> None:
     silent = [Scored("a", False, 1.0, 10.0), Scored("b", False, 0.0, 90.0)]
-    assert _cell(silent, 100.0, False)["spread"] == 0.0  # only submitters spread
+    # only submitters spread; with none scored there is no spread (never 0.0: that reads as
+    # a scorer giving every target the same score)
+    assert _cell(silent, 100.0, False)["spread"] is None
     assert _cell(silent, 100.0, False)["distinct_target_means"] == 0
     empty = [Scored("a", True, None, None)]
     assert _cell(empty, 1.0, True) == {
-        "mean": None, "target_means": {}, "spread": 0.0, "distinct_target_means": 0,
+        "mean": None, "target_means": {}, "spread": None, "distinct_target_means": 0,
         "submitting_targets": 1, "invalid_scores": 0, "truth_excluded": 1}
     assert _cell(empty, 1.0, False)["invalid_scores"] == 1
 
@@ -459,15 +461,21 @@ def _replay_target(levels: tuple[str, ...], agents: tuple[str, ...],
 
 def test_replay_runs_each_cell_twice_and_skips_l1() -> None:
     target = _replay_target(("L0", "L1", "L2"), ("rule",))
-    assert replay(target, seeds=2) == {"status": "pass", "episodes": 8, "mismatches": 0}
+    assert replay(target, seeds=2) == {"status": "pass", "episodes": 8, "mismatches": 0,
+                                       "mismatches_by_scorer": {"shipped": 0,
+                                                                "ground_truth": 0}}
     assert target.calls == [("rule", lv, t, s) for t in ("T1", "T2") for s in (0, 1)
                             for lv in ("L0", "L0", "L2", "L2")]  # each twice, L1 skipped
     flaky = _replay_target(("L1", "L2"), ("rule",), differ=True)
-    assert replay(flaky, seeds=1) == {"status": "fail", "episodes": 2, "mismatches": 2}
+    assert replay(flaky, seeds=1) == {"status": "fail", "episodes": 2, "mismatches": 2,
+                                      "mismatches_by_scorer": {"shipped": 2,
+                                                               "ground_truth": 2}}
     assert replay(_replay_target(("L0", "L2"), ()), seeds=3) == {
-        "status": "not probed", "episodes": 0, "mismatches": 0}
+        "status": "not probed", "episodes": 0, "mismatches": 0,
+        "mismatches_by_scorer": {"shipped": 0, "ground_truth": 0}}
     assert replay(_replay_target(("L1",), ("rule",)), seeds=3) == {
-        "status": "not probed", "episodes": 0, "mismatches": 0}
+        "status": "not probed", "episodes": 0, "mismatches": 0,
+        "mismatches_by_scorer": {"shipped": 0, "ground_truth": 0}}
 
 
 def test_the_spectrum_defaults_and_its_tie_break_on_the_mean() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -39,7 +40,8 @@ def test_identical_reruns_pass(one_run: EpisodeRun, monkeypatch: pytest.MonkeyPa
     target = _target(one_run, monkeypatch, None)
     res = replay(target, seeds=1)
     assert target.hooks.replay_agents == AGENTS
-    assert res == {"status": "pass", "episodes": res["episodes"], "mismatches": 0}
+    assert res == {"status": "pass", "episodes": res["episodes"], "mismatches": 0,
+                   "mismatches_by_scorer": {"shipped": 0, "ground_truth": 0}}
     assert res["episodes"] > 0
 
 
@@ -61,3 +63,29 @@ def test_score_mismatch_fails(one_run: EpisodeRun, monkeypatch: pytest.MonkeyPat
     res = replay(_target(one_run, monkeypatch, {field: other}), seeds=1)
     assert res["status"] == "fail"
     assert res["mismatches"] == res["episodes"] > 0
+    n = res["episodes"]
+    assert res["mismatches_by_scorer"] == {"shipped": n if field == "shipped" else 0,
+                                           "ground_truth": n if field == "truth" else 0}
+
+
+def test_a_scorer_that_does_not_replay_fails_its_own_column_only(tmp_path: Path) -> None:
+    # A user's scorer drawing a random number: the episodes replay byte for byte and so does
+    # the ground truth, whose column keeps its replay pass and its claim; the replay row was
+    # one for both columns, and the ground truth's `model capability` was lost to it.
+    from agentmetrology.audit.env_audit import audit_env
+    from agentmetrology.audit.scorer_override import load_scorer
+
+    path = tmp_path / "rnd.py"
+    path.write_text("import random\ndef score(task_id, seed, submission):\n"
+                    "    return random.random()\n")
+    with load_scorer(f"{path}:score") as scorer:
+        doc = audit_env(EnvTarget(get_env("permission"), seeds=3, scorer=scorer,
+                                  scorer_label=scorer.label))
+    assert doc["stages"]["replay"] == {"status": "fail", "episodes": 2, "mismatches": 2,
+                                       "mismatches_by_scorer": {"shipped": 2, "ground_truth": 0}}
+    user, truth = doc["card"]["configurations"]
+    assert user["rows"]["replay"]["status"] == "fail"
+    assert user["rows"]["replay"]["evidence"] == {"episodes": 2, "mismatches": 2}
+    assert truth["rows"]["replay"]["status"] == "pass"
+    assert truth["rows"]["replay"]["evidence"] == {"episodes": 2, "mismatches": 0}
+    assert truth["licensed_claim"] == "model capability"

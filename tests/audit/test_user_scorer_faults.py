@@ -15,6 +15,7 @@ from agentmetrology.audit.scorer_override import (
     coerce_score,
     load_scorer,
 )
+from agentmetrology.audit.target import ScoreOutcome
 from agentmetrology.audit.targets.env import EnvTarget
 from agentmetrology.envs.registry import get_env
 
@@ -85,6 +86,23 @@ def test_coerce_score_of_an_int_beyond_float_range() -> None:
     assert coerce_score({"total": -(10 ** 400)}).status == "INVALID"
     assert coerce_score(float("inf")).message == "scorer returned inf: not a finite number"
     assert coerce_score(2 ** 60).value == float(2 ** 60)
+
+
+def test_numpy_scalars_and_fractions_are_numbers_bools_and_decimals_are_not() -> None:
+    # A scorer built on numpy returns np.float32 or np.int64: both were refused as "not a
+    # number", so every cell of a working scorer was INVALID.
+    from decimal import Decimal
+    from fractions import Fraction
+
+    import numpy as np
+
+    assert coerce_score(np.float32(0.5)) == ScoreOutcome(0.5)
+    assert coerce_score({"total": np.int64(3)}) == ScoreOutcome(3.0)
+    assert coerce_score(Fraction(1, 4)) == ScoreOutcome(0.25)
+    assert coerce_score(np.float64("nan")).message == "scorer returned nan: not a finite number"
+    assert coerce_score(np.bool_(True)).message == "scorer returned bool, not a number"
+    assert coerce_score(Decimal("1.5")).message == "scorer returned Decimal, not a number"
+    assert coerce_score(np.array([0.5])).message == "scorer returned ndarray, not a number"
 
 
 def test_error_text_is_redacted_of_key_shapes_and_credential_env_values(

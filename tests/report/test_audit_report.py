@@ -134,3 +134,20 @@ def test_worst_case_order_marks_ties_as_ties(doc: dict) -> None:
     assert worst["scripted:careful"] == worst["scripted:keeps_totals"] == 1.0
     assert "`scripted:careful` = `scripted:keeps_totals` > `scripted:single_pass`" in line
     assert "`scripted:empty_submit` = `scripted:fabricator` = `scripted:never_submits`" in line
+
+
+def test_the_2x2_table_says_how_many_episodes_each_cell_leaves_out(doc: dict) -> None:
+    # A scorer that could score nothing: its cells have no mean and no spread (never 0.000),
+    # and the table says how many episodes were left out, as the store's 2x2 does.
+    import copy
+
+    bad = copy.deepcopy(doc)
+    cells = bad["stages"]["joint"]["cells"]
+    cells["L2|shipped"].update(mean=None, spread=None, target_means={},
+                               distinct_target_means=0, invalid_scores=35)
+    cells["L2|ground_truth"]["truth_excluded"] = 5
+    md, _ = render_audit_report(bad)
+    assert "| `L2` | `shipped` | n/a | n/a | 0 | 6 | 35 |" in md
+    assert "| `L2` | `ground_truth` | 0.523 | 1.000 | 4 | 6 | 5 |" in md
+    assert ("| level | scorer | cell mean | spread (max - min) | distinct target means | "
+            "submitting targets | unscored |") in md

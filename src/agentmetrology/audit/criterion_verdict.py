@@ -33,9 +33,13 @@ def _sample(cell: dict[str, Any]) -> str:
 
 
 def _compared_tasks(result: dict[str, Any]) -> list[str]:
-    """Return the samples whose forged outputs were scored, in battery order (deduplicated)."""
-    return list(dict.fromkeys(_sample(c) for c in result.get("cells", [])
-                              if c.get("score") is not None))
+    """Return the samples a correct/degraded pair was compared on, in battery order.
+
+    Not the samples with any scored cell: a sample whose `correct` alone was scored (every
+    degraded probe INVALID) compared nothing, and counting it let one sample's tie read
+    `fail (n = 10 samples compared)` and made a half of such samples read `pass`.
+    """
+    return list(dict.fromkeys(_sample(s) for s in result.get("samples_compared", [])))
 
 
 def _status_on(result: dict[str, Any], tasks: Sequence[str]) -> str:

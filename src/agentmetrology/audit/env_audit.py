@@ -20,6 +20,7 @@ from agentmetrology.audit.store_read import StoreEpisodes
 from agentmetrology.audit.target import Probe, ScoreOutcome, ScorerKind, TaskRef
 from agentmetrology.audit.targets.env import TRUTH_EXCLUDED, EnvTarget
 from agentmetrology.records.canonical import digest
+from agentmetrology.records.environment import AuditHooks
 from agentmetrology.records.policy import Level
 
 SPECTRUM_SEEDS = 10
@@ -120,9 +121,18 @@ def _payload_row(store: StoreEpisodes | None, joint: dict[str, Any] | None) -> d
     return row("not probed", ev, joint)
 
 
-def _nondeg_row(nd: dict[str, Any] | None) -> dict[str, Any]:
-    if nd is None or not nd["decisions"]:
-        return row("not probed", {"reason": "no model-owned decision at this level"}, None)
+NO_ACTIONS = ("the environment does not say how to read a decision's action from an episode "
+              "(no AuditHooks.actions)")
+NO_OWNERSHIP_AGENTS = "the environment supplies no agents for this level's ownership stage"
+
+
+def _nondeg_row(nd: dict[str, Any] | None, hooks: AuditHooks) -> dict[str, Any]:
+    """Return the non-degeneracy cell of a level with model-owned decisions."""
+    if nd is None:
+        # The level has model-owned decisions (ownership completeness lists them): what is
+        # missing is the means to observe them, never the decisions.
+        why = NO_ACTIONS if hooks.actions is None else NO_OWNERSHIP_AGENTS
+        return row("not probed", {"reason": why}, None)
     ev: dict[str, Any] = {t["target"]: t["status"] for t in nd["model_targets"]}
     if nd["reason"]:
         ev["reason"] = nd["reason"]
@@ -131,10 +141,11 @@ def _nondeg_row(nd: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def _ownership_rows(own: dict[str, Any], nondeg: dict[str, Any] | None,
-                    payload: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+                    payload: dict[str, Any],
+                    hooks: AuditHooks) -> tuple[dict[str, Any], dict[str, Any]]:
     comp = row(own["status"], {"model_owned": own["model_owned"],
                                "harness_owned_claims": own["harness_owned_claims"]}, own)
-    return comp, payload if not own["model_owned"] else _nondeg_row(nondeg)
+    return comp, payload if not own["model_owned"] else _nondeg_row(nondeg, hooks)
 
 
 def _not_probed(reason: str) -> dict[str, Any]:
@@ -210,19 +221,19 @@ def _configurations(target: EnvTarget, st: _Stages,
                     store: StoreEpisodes | None) -> list[dict[str, Any]]:
     """Return the card's configurations: (L0 and L2, or the last level) x (shipped, truth)."""
     replay = st.replay
-    replay_row = row(replay["status"], {"episodes": replay["episodes"],
-                                        "mismatches": replay["mismatches"]}, replay)
     configs = []
     levels = target.spec.levels
     card_levels: list[str] = [lv for lv in ("L0", "L2") if lv in levels] or [levels[-1]]
     for level in card_levels:
         if level in st.ownership:
             comp, nd = _ownership_rows(st.ownership[level], st.nondeg.get(level),
-                                       _payload_row(store, st.joint_store))
+                                       _payload_row(store, st.joint_store), target.hooks)
         else:
             comp = nd = row("not probed", {"reason": "the environment has no ownership map"},
                             None)
-        for res, kind in ((st.shipped, target.scorer_kind), (st.truth, "outcome")):
+        for res, kind, role in ((st.shipped, target.scorer_kind, "shipped"),
+                                (st.truth, "outcome", "ground_truth")):
+            replay_row = _replay_row(replay, role)
             criterion = criterion_row(res)
             if res is st.truth and target.hooks.degraded:
                 criterion["evidence"]["quality_from"] = (
@@ -237,6 +248,13 @@ def _configurations(target: EnvTarget, st: _Stages,
                     "ownership_completeness": comp, "non_degeneracy": nd, "replay": replay_row}
             configs.append(configuration(level, res["scorer"], kind, rows))
     return configs
+
+
+def _replay_row(replay: dict[str, Any], role: str) -> dict[str, Any]:
+    """Return the replay cell of one card column: episode bytes and that column's scores."""
+    mismatches = replay["mismatches_by_scorer"][role]
+    return row(E.replay_status(replay["episodes"], mismatches),
+               {"episodes": replay["episodes"], "mismatches": mismatches}, replay)
 
 
 def audit_env(target: EnvTarget, *, seed: int = 0, progress: Progress | None = None,

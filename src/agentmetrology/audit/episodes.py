@@ -217,7 +217,9 @@ def _cell(runs: list[Scored], scale: float, use_truth: bool) -> dict[str, Any]:
             per_target[r.agent].append(r.shipped / scale)
     means = {a: fmean(v) for a, v in per_target.items()}
     sub_means = [m for a, m in means.items() if a in submitting]
-    spread = (max(sub_means) - min(sub_means)) if sub_means else 0.0
+    # No scored submitting target: nothing spread, and a 0.0 would read as a scorer that
+    # gives every target the same score (a NaN-returning scorer's 2x2 printed 0.000).
+    spread = (max(sub_means) - min(sub_means)) if sub_means else None
     distinct = len({round(m, 9) for a, m in means.items() if a in submitting})
     return {"mean": fmean(means.values()) if means else None, "target_means": means,
             "spread": spread, "distinct_target_means": distinct,
@@ -302,6 +304,10 @@ def store_joint(store: StoreEpisodes, scale: float, scorer: str) -> dict[str, An
 def replay(target: EnvTarget, seeds: int) -> dict[str, Any]:
     """Run each (task, seed, target) twice; pass iff episodes and scores are byte-identical."""
     checked = mismatches = 0
+    # Per scorer: reruns whose episode or this scorer's score differ. Each card column reads
+    # its own scorer's: a user's scorer that draws a random number fails its own column's
+    # replay, never the ground truth's beside it (the episodes are identical).
+    by_scorer = {"shipped": 0, "ground_truth": 0}
     hooks = target.hooks
     for agent in hooks.replay_agents:
         for task in hooks.replay_tasks:
@@ -312,11 +318,18 @@ def replay(target: EnvTarget, seeds: int) -> dict[str, Any]:
                     a = target.run_episode(agent, level, task, seed)
                     b = target.run_episode(agent, level, task, seed)
                     checked += 1
-                    same = (a.episode_sha256 == b.episode_sha256 and a.truth == b.truth
-                            and a.shipped == b.shipped)
-                    mismatches += not same
-    status = "not probed" if not checked else ("fail" if mismatches else "pass")
-    return {"status": status, "episodes": checked, "mismatches": mismatches}
+                    same_episode = a.episode_sha256 == b.episode_sha256
+                    by_scorer["shipped"] += not (same_episode and a.shipped == b.shipped)
+                    by_scorer["ground_truth"] += not (same_episode and a.truth == b.truth)
+                    mismatches += not (same_episode and a.truth == b.truth
+                                       and a.shipped == b.shipped)
+    return {"status": replay_status(checked, mismatches), "episodes": checked,
+            "mismatches": mismatches, "mismatches_by_scorer": by_scorer}
+
+
+def replay_status(episodes: int, mismatches: int) -> str:
+    """Return the replay verdict: not probed without reruns, fail on any mismatch."""
+    return "not probed" if not episodes else ("fail" if mismatches else "pass")
 
 
 def _spectrum_row(name: str, source: str, values: np.ndarray, seed: int) -> dict[str, Any]:

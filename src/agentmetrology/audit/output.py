@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
@@ -9,23 +10,42 @@ from typing import Any
 from agentmetrology.records.canonical import to_plain
 
 
+def _json_text(doc: Any) -> str:
+    """Return `doc` as indented, key-sorted JSON (no NaN), newline-terminated."""
+    return json.dumps(to_plain(doc), indent=2, sort_keys=True, ensure_ascii=False,
+                      allow_nan=False) + "\n"
+
+
 def write_json(path: Path, doc: Any) -> None:
     """Write `doc` as indented, key-sorted JSON (no NaN) atomically."""
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(to_plain(doc), indent=2, sort_keys=True, ensure_ascii=False,
-                              allow_nan=False) + "\n", encoding="utf-8")
+    tmp.write_text(_json_text(doc), encoding="utf-8")
     tmp.replace(path)
 
 
 def write_audit(out: Path, doc: dict[str, Any], markdown: str, html: str) -> dict[str, Path]:
-    """Write the four artifacts into `out` (created if needed) and return their paths."""
+    """Write the four artifacts into `out` (created if needed) and return their paths.
+
+    All four are written beside their names first and moved into place only after the last
+    one is written: an audit interrupted while writing (Ctrl-C, a full disk) leaves the
+    folder's previous four files as they were and no half-set that mixes two audits (a new
+    audit.json beside an old report.html); what it wrote is removed.
+    """
     out.mkdir(parents=True, exist_ok=True)
     paths = {"audit": out / "audit.json", "card": out / "card.json",
              "markdown": out / "report.md", "html": out / "report.html"}
-    write_json(paths["audit"], doc)
-    write_json(paths["card"], {**doc["card"], "audit_digest": doc["digests"].get("card")})
-    for key, text in (("markdown", markdown), ("html", html)):
-        tmp = paths[key].with_suffix(paths[key].suffix + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(paths[key])
+    texts = {"audit": _json_text(doc),
+             "card": _json_text({**doc["card"], "audit_digest": doc["digests"].get("card")}),
+             "markdown": markdown, "html": html}
+    tmps = {k: p.with_suffix(p.suffix + ".tmp") for k, p in paths.items()}
+    try:
+        for key, text in texts.items():
+            tmps[key].write_text(text, encoding="utf-8")
+        for key, path in paths.items():
+            tmps[key].replace(path)
+    except BaseException:
+        for tmp in tmps.values():
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+        raise
     return paths

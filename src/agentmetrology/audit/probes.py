@@ -24,8 +24,13 @@ def probe_battery(target: AuditTarget, refs: list[TaskRef]) -> dict[str, Any]:
     """
     cells: list[dict[str, Any]] = []
     offending: list[dict[str, Any]] = []
+    # The samples at least one correct/degraded pair was compared on: a verdict's n. A sample
+    # whose degraded probes were all unscored (or of undecided truth) is no evidence about the
+    # scorer, though its `correct` cell was scored.
+    samples: list[dict[str, Any]] = []
     compared = invalid_pairs = truth_unknown_pairs = 0
     for ref in refs:
+        compared_before = compared
         correct = target.oracle(ref)
         probes = target.probes(ref, correct) if correct is not None else None
         if not probes:
@@ -50,6 +55,8 @@ def probe_battery(target: AuditTarget, refs: list[TaskRef]) -> dict[str, Any]:
                                   "truth_correct": c_probe.truth, "truth_probe": probe.truth,
                                   "relation": "tie" if abs(c_out.value - out.value)
                                   <= target.resolution else "inversion"})
+        if compared > compared_before:
+            samples.append({"task": ref.task_id, "seed": ref.seed})
     # An unscored pair was not checked: the criterion cannot pass over it (a `not probed` row
     # never licenses its claim), though an offending pair elsewhere still fails it.
     if offending:
@@ -60,7 +67,8 @@ def probe_battery(target: AuditTarget, refs: list[TaskRef]) -> dict[str, Any]:
         status = "pass"
     return {"status": status, "scorer": target.scorer_name, "resolution": target.resolution,
             "pairs_compared": compared, "pairs_invalid": invalid_pairs,
-            "offending": offending, "by_probe": summarize_probes(cells),
+            "samples_compared": samples, "offending": offending,
+            "by_probe": summarize_probes(cells),
             "cells_invalid": sum(1 for c in cells if c["status"] == "INVALID"),
             "invalid_reasons": invalid_reasons(cells),
             "truth_excluded": {"cells": sum(1 for c in cells if c["truth"] is None),

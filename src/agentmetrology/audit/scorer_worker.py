@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import math
+import numbers
 import os
 import signal
 import sys
@@ -37,7 +38,10 @@ def coerce_score(raw: Any) -> ScoreOutcome:
         if "total" not in raw:
             return ScoreOutcome(None, "INVALID", "scorer returned a dict without 'total'")
         raw = raw["total"]
-    if isinstance(raw, bool) or not isinstance(raw, int | float):
+    # Any real number: numpy's scalars (np.float32(0.5), np.int64(3): what a scorer built on
+    # numpy returns) and fractions register as numbers.Real; a bool (Python's or numpy's),
+    # a Decimal, a complex or an array do not, and are refused.
+    if isinstance(raw, bool) or not isinstance(raw, numbers.Real):
         return ScoreOutcome(None, "INVALID",
                             f"scorer returned {type(raw).__name__}, not a number")
     try:
@@ -45,7 +49,8 @@ def coerce_score(raw: Any) -> ScoreOutcome:
     except OverflowError:  # an int beyond the float range, e.g. 10**400
         value = math.inf
     if not math.isfinite(value):
-        shown = "an integer too large for a float" if isinstance(raw, int) else str(value)
+        shown = ("an integer too large for a float" if isinstance(raw, numbers.Integral)
+                 else str(value))
         return ScoreOutcome(None, "INVALID", f"scorer returned {shown}: not a finite number")
     return ScoreOutcome(value)
 

@@ -117,10 +117,20 @@ def _joint(d: Doc, doc: dict[str, Any]) -> None:
     for lv in ("L0", "L2"):
         for sc in ("shipped", "ground_truth"):
             c = j["cells"][f"{lv}|{sc}"]
-            rows.append([f"`{lv}`", f"`{sc}`", _num(g, c["mean"]), _num(g, c["spread"]),
-                         str(c["distinct_target_means"]), str(c["submitting_targets"])])
-    d.table(["level", "scorer", "cell mean", "spread (max - min)", "distinct target means",
-             "submitting targets"], rows)
+            rows.append(_joint_row(g, lv, sc, c))
+    d.table(JOINT_HEADERS, rows)
+
+
+JOINT_HEADERS = ["level", "scorer", "cell mean", "spread (max - min)", "distinct target means",
+                 "submitting targets", "unscored"]
+
+
+def _joint_row(g: NumberGuard, lv: str, sc: str, c: dict[str, Any]) -> list[str]:
+    """Return one 2x2 cell as a table row; `unscored`: the episodes its mean leaves out (the
+    shipped scorer's INVALID scores, or ground truth the valid scorer could not decide)."""
+    unscored = c.get("truth_excluded", 0) if sc == "ground_truth" else c["invalid_scores"]
+    return [f"`{lv}`", f"`{sc}`", _num(g, c["mean"]), _num(g, c["spread"]),
+            str(c["distinct_target_means"]), str(c["submitting_targets"]), str(unscored)]
 
 
 def _spectrum(d: Doc, doc: dict[str, Any]) -> None:
@@ -264,14 +274,8 @@ def _store_joint(d: Doc, doc: dict[str, Any]) -> None:
         return
     d.p("Targets: " + ", ".join(f"`{t['target']}` ({t['units']} task-seed units)"
                                for t in j["targets"]) + ".")
-    rows = []
-    for key, c in j["cells"].items():
-        lv, sc = key.split("|")
-        rows.append([f"`{lv}`", f"`{sc}`", _num(g, c["mean"]), _num(g, c["spread"]),
-                     str(c["distinct_target_means"]), str(c["submitting_targets"]),
-                     str(c["invalid_scores"])])
-    d.table(["level", "scorer", "cell mean", "spread (max - min)", "distinct target means",
-             "submitting targets", "unscored"], rows)
+    d.table(JOINT_HEADERS, [_joint_row(g, key.split("|")[0], key.split("|")[1], c)
+                            for key, c in j["cells"].items()])
 
 
 def render_audit_report(doc: dict[str, Any]) -> tuple[str, str]:
