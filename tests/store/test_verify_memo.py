@@ -132,6 +132,10 @@ def test_turned_off_or_unwritable_the_check_just_runs(store: Path, tmp_path: Pat
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(verify_memo.MEMO_ENV, "")
     assert verify_memo.memo_dir() is None
+    for off in ("0", "off", "No", "false", " none "):  # "0" made a folder named 0 in the cwd
+        monkeypatch.setenv(verify_memo.MEMO_ENV, off)
+        assert verify_memo.memo_dir() is None, off
+    monkeypatch.setenv(verify_memo.MEMO_ENV, "")
     assert qualify_store(store, "ledger")["result"] == "qualified"
     blocked = tmp_path / "file"
     blocked.write_text("not a directory")

@@ -41,6 +41,7 @@ from agentmetrology.store.head_log import HEAD_LOG_FILE
 from agentmetrology.store.verify import LEDGER_FILE  # the file the check reads
 
 MEMO_ENV = "AGM_VERIFY_CACHE"
+OFF_WORDS = frozenset({"", "0", "off", "no", "false", "none"})
 FORMAT = 3  # 3: blob folders' metadata, not one stat per blob file
 # Every module of this package the check imports, directly or not (a test holds the list to
 # the imports): a change to any of them may change what a check finds.
@@ -60,7 +61,9 @@ def memo_dir() -> Path | None:
     """Return the memo directory, or None when the memo is turned off."""
     env = os.environ.get(MEMO_ENV)
     if env is not None:
-        return Path(env) if env else None
+        # Empty turns it off; so do the words people write for "off" (a folder named "0" in
+        # the working directory was made, and once committed, for AGM_VERIFY_CACHE=0).
+        return None if env.strip().lower() in OFF_WORDS else Path(env)
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "agentmetrology" / "verify"
 
