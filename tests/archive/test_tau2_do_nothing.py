@@ -95,3 +95,17 @@ def test_telecom_tasks_fail_when_nothing_is_done(tmp_path: Path,
 def test_without_definitions_nothing_is_probed() -> None:
     out = dn.do_nothing_verdicts(None, {})
     assert not out["applicable"] and "no task definitions" in out["reason"]
+
+
+def test_the_memo_is_turned_off_by_the_words_for_off(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # AGM_TAU2_CACHE=0 named a folder "0" in the working directory (AGM_VERIFY_CACHE was fixed
+    # for the same; both read edges.cache_dir now)
+    for off in ("", "0", "off", "No", "false", " none "):
+        monkeypatch.setenv(dn.MEMO_ENV, off)
+        assert dn.memo_dir() is None, off
+    monkeypatch.setenv(dn.MEMO_ENV, str(tmp_path / "0"))
+    assert dn.memo_dir() == tmp_path / "0"
+    monkeypatch.delenv(dn.MEMO_ENV)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert dn.memo_dir() == tmp_path / "agentmetrology" / "tau2-do-nothing"

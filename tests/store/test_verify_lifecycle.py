@@ -14,8 +14,10 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 import store.verify_fixtures as vf
-from agentmetrology.store import EvidenceStore
+from agentmetrology.store import DuplicateEpisodeError, EvidenceStore
 from agentmetrology.store.chain import head, seal_rows
 from agentmetrology.store.head_log import HEAD_LOG_FILE, HEAD_LOG_META
 from agentmetrology.store.verify import store_head, verify_store
@@ -115,14 +117,19 @@ def test_a_supersede_and_a_reused_assessment_id_are_no_finding(root: Path) -> No
     assert verify_store(root).qualified
 
 
-def test_history_from_before_a_migration_is_no_finding(root: Path, tmp_path: Path) -> None:
-    old = tmp_path / "old"
+def _migrated(root: Path, old: Path) -> Path:
+    """Return a copy of the store at `old` as an older ledger sealed by migration."""
     shutil.copytree(root, old)
     vf.execute(old, "DELETE FROM chain",
                f"DELETE FROM meta WHERE key IN ('ledger_chain', '{HEAD_LOG_META}')")
     (old / HEAD_LOG_FILE).unlink()
     with EvidenceStore.open(old, scrub_env=False) as st:
         assert st.seal_existing() > 0
+    return old
+
+
+def test_history_from_before_a_migration_is_no_finding(root: Path, tmp_path: Path) -> None:
+    old = _migrated(root, tmp_path / "old")
     q = verify_store(old)
     assert q.qualified, texts(q)
     ids = [int(str(r[0])) for r in vf.query(
@@ -131,3 +138,34 @@ def test_history_from_before_a_migration_is_no_finding(root: Path, tmp_path: Pat
            ("DELETE FROM assessments WHERE administration=1", ()),
            ("DELETE FROM episodes WHERE administration=1", ()))
     assert [p.kind for p in verify_store(old).problems] == ["row_removed", "row_removed"]
+
+
+def test_a_retry_after_a_migration_and_a_rejected_attempt_are_no_finding(
+        root: Path, tmp_path: Path) -> None:
+    # The legitimate writers after `agm evidence seal` migrated an older ledger (whose history
+    # predates the migration): --retry-measurement-failures moves a failure to history twice,
+    # a duplicate episode fails its attempt, recovery interrupts another; each run ends once.
+    old = _migrated(root, tmp_path / "old")
+    before = verify_store(old)
+    assert before.qualified and before.resume is not None
+    with vf.stores.open_store(old) as st:
+        run = st.begin_run("c1", "inline")
+        adm = st.ledger.administration(vf.key(2))
+        assert adm is not None
+        for kind in ("infra_error", "infra_error", "submitted"):
+            st.record_episode(st.start_attempt(adm, run, "inline"),
+                              *vf.episode(vf.key(2), kind, (0.1,)))
+            if kind == "infra_error":
+                assert st.supersede_measurement_failures("c1", run) == 1
+        done = st.ledger.administration(vf.key(0))
+        assert done is not None
+        with pytest.raises(DuplicateEpisodeError):
+            st.record_episode(st.start_attempt(done, run, "inline"),
+                              *vf.episode(vf.key(0), "submitted", ()))
+        st.start_attempt(done, run, "inline")
+        assert st.recover() == 1
+        st.end_run(run, "completed")
+    for q in (verify_store(old), verify_store(old, mode="hash-only"),
+              verify_store(old, since=before.resume)):
+        assert q.qualified, texts(q)
+    assert vf.query(old, "SELECT COUNT(*) FROM superseded_episodes")[0][0] == 3

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from agentmetrology.archive.importers.tau2_domain import package_version
+from agentmetrology.edges.cache_dir import cache_dir
 from agentmetrology.runtime.registry import Registry
 
 MEMO_ENV = "AGM_TAU2_CACHE"
@@ -40,11 +40,7 @@ EVALUATORS.add_lazy(DEFAULT_EVALUATOR,
 
 def memo_dir() -> Path | None:
     """Return the memo directory, or None when turned off."""
-    env = os.environ.get(MEMO_ENV)
-    if env is not None:
-        return Path(env) if env else None
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "agentmetrology" / "tau2-do-nothing"
+    return cache_dir(MEMO_ENV, "tau2-do-nothing")
 
 
 def _key(domain: str, definition: dict[str, Any]) -> str:

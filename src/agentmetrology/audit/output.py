@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 from pathlib import Path
 from typing import Any
 
+from agentmetrology.edges.staged import staged_files
 from agentmetrology.records.canonical import to_plain
 
 
@@ -37,15 +37,7 @@ def write_audit(out: Path, doc: dict[str, Any], markdown: str, html: str) -> dic
     texts = {"audit": _json_text(doc),
              "card": _json_text({**doc["card"], "audit_digest": doc["digests"].get("card")}),
              "markdown": markdown, "html": html}
-    tmps = {k: p.with_suffix(p.suffix + ".tmp") for k, p in paths.items()}
-    try:
+    with staged_files(paths, lambda p: p.with_suffix(p.suffix + ".tmp")) as tmps:
         for key, text in texts.items():
             tmps[key].write_text(text, encoding="utf-8")
-        for key, path in paths.items():
-            tmps[key].replace(path)
-    except BaseException:
-        for tmp in tmps.values():
-            with contextlib.suppress(OSError):
-                tmp.unlink()
-        raise
     return paths

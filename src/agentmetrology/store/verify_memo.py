@@ -22,8 +22,9 @@ A miss runs the check and stores its result under the fingerprint taken before i
 ledger did not change while it ran (a blob changed meanwhile has moved its ctime on, so that
 fingerprint is never matched again). The full check
 (`agm evidence verify`, archive audits) never uses the memo. `AGM_VERIFY_CACHE=DIR` moves the
-memo; `AGM_VERIFY_CACHE=` (empty) turns it off. An unwritable cache only costs the time. The
-folder, the ledger's metadata lines and the file format are shared with store/status_memo.py.
+memo; `AGM_VERIFY_CACHE=` (empty, or `0`, `off`: edges.cache_dir) turns it off. An
+unwritable cache only costs the time. The folder, the ledger's metadata lines and the file
+format are shared with store/status_memo.py.
 """
 
 from __future__ import annotations
@@ -37,11 +38,11 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrology import __version__
+from agentmetrology.edges.cache_dir import cache_dir
 from agentmetrology.store.head_log import HEAD_LOG_FILE
 from agentmetrology.store.verify import LEDGER_FILE  # the file the check reads
 
 MEMO_ENV = "AGM_VERIFY_CACHE"
-OFF_WORDS = frozenset({"", "0", "off", "no", "false", "none"})
 FORMAT = 3  # 3: blob folders' metadata, not one stat per blob file
 # Every module of this package the check imports, directly or not (a test holds the list to
 # the imports): a change to any of them may change what a check finds.
@@ -59,13 +60,7 @@ Reopen = Callable[[str, str, str], str | None]
 
 def memo_dir() -> Path | None:
     """Return the memo directory, or None when the memo is turned off."""
-    env = os.environ.get(MEMO_ENV)
-    if env is not None:
-        # Empty turns it off; so do the words people write for "off" (a folder named "0" in
-        # the working directory was made, and once committed, for AGM_VERIFY_CACHE=0).
-        return None if env.strip().lower() in OFF_WORDS else Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "agentmetrology" / "verify"
+    return cache_dir(MEMO_ENV, "verify")
 
 
 def _stat_line(name: str, st: os.stat_result) -> str:

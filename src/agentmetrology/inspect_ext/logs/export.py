@@ -13,7 +13,6 @@ inspect-ai's own types and writer, so `inspect view` and `inspect log dump` open
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -47,6 +46,7 @@ from inspect_ai.model import (
 from inspect_ai.scorer import Score
 from inspect_ai.tool import ToolCall
 
+from agentmetrology.edges.staged import staged_files
 from agentmetrology.envs.registry import get_env
 from agentmetrology.inspect_ext.task.scorers import scorer_name
 from agentmetrology.inspect_ext.task.tasks import sample_id
@@ -316,26 +316,18 @@ def write_inspect_logs(store: EvidenceStore, export: Export, out: Path,
         raise UserError(f"{clash[0]} exists; give --force to replace the logs in {out}")
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    partials: dict[Group, Path] = {}
-    try:
+    # Every log is written beside its name first and all are moved into place at the end: a
+    # reader never sees half a log, and an export killed midway leaves no complete-looking
+    # subset of the logs; what it wrote is removed.
+    with staged_files(planned, lambda p: p.with_name(f".{p.name}.partial")) as partials:
         for g, rows in found.items():
             try:
                 log = eval_log(store, g, rows)
             except (StoreError, BlobError, ValueError) as exc:
                 raise UserError(f"cannot read an episode of {'/'.join(g)}: {exc}") from exc
-            # Every log is written beside its name first and all are moved into place at the
-            # end: a reader never sees half a log, and an export killed midway leaves no
-            # complete-looking subset of the logs (only hidden .partial files).
-            partials[g] = planned[g].with_name(f".{planned[g].name}.partial")
             write_eval_log(log, partials[g], format="eval")
             unmeasured = sum(1 for s in log.samples or [] if s.error is not None)
             written.append(WrittenLog(planned[g], g, len(rows), unmeasured))
-    except BaseException:
-        for partial in partials.values():
-            partial.unlink(missing_ok=True)
-        raise
-    for g, partial in partials.items():
-        os.replace(partial, planned[g])
     return written
 
 
