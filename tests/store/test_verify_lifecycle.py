@@ -169,3 +169,28 @@ def test_a_retry_after_a_migration_and_a_rejected_attempt_are_no_finding(
               verify_store(old, since=before.resume)):
         assert q.qualified, texts(q)
     assert vf.query(old, "SELECT COUNT(*) FROM superseded_episodes")[0][0] == 3
+
+
+@pytest.mark.parametrize("hours", [1, -1])
+def test_a_retry_on_a_machine_whose_clock_disagrees_is_no_finding(
+        root: Path, tmp_path: Path, hours: int) -> None:
+    # The history rows a removal must account for were picked by `superseded_at` against the
+    # migration's time, two machines' clocks: `agm evidence seal` run where the clock was an
+    # hour ahead made an honest retry two row_removed findings. Chain order decides now.
+    from datetime import UTC, datetime, timedelta
+
+    old = _migrated(root, tmp_path / "old")
+    skewed = (datetime.now(UTC) + timedelta(hours=hours)).isoformat(timespec="milliseconds")
+    vf.execute(old, f"UPDATE meta SET value='{skewed}' WHERE key='ledger_chain_migrated_at'")
+    before = verify_store(old)
+    assert before.qualified, texts(before)
+    with vf.stores.open_store(old) as st:
+        run = st.begin_run("c1", "inline")
+        adm = st.ledger.administration(vf.key(2))
+        assert adm is not None
+        st.record_episode(st.start_attempt(adm, run, "inline"),
+                          *vf.episode(vf.key(2), "infra_error", (0.1,)))
+        assert st.supersede_measurement_failures("c1", run) == 1
+        st.end_run(run, "completed")
+    for q in (verify_store(old), verify_store(old, since=before.resume)):
+        assert q.qualified, texts(q)

@@ -14,8 +14,9 @@ the order of a row's entries is evidence too:
 - only an episode and its assessments are ever removed, by `--retry-measurement-failures`,
   which moves each to `superseded_episodes` / `superseded_assessments` in the same
   transaction: every removal of an episode has a history row of its administration, and there
-  are as many removals of assessments as history rows of them (`row_removed`). In a store
-  sealed by migration the history rows superseded before the migration have no removal.
+  are as many removals of assessments as history rows of them (`row_removed`). A history row
+  is counted when its chain entry directly follows its episode's removal, as `supersede`
+  writes them; in a store sealed by migration the rows sealed as found follow none.
 
 The full check walks every entry in chain order (`Lifecycle.step`, one table at a time, as it
 reads each table's sealed digests); an incremental one reads the whole history of each row the
@@ -27,7 +28,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Iterator
 
-from agentmetrology.store.chain import MIGRATED_META, TABLES
+from agentmetrology.store.chain import TABLES
 from agentmetrology.store.verify_scope import refs_param
 
 ENDS_ONCE = frozenset({"runs", "attempts"})  # sealed at its start and once at its end
@@ -88,9 +89,7 @@ class Lifecycle:
         (`episodes`: those to check, None for every one) and `assessments_moved`, the history
         rows of assessments the removals counted must match (None: every such row)."""
         out: list[Finding] = []
-        since = _migrated_at(c)
-        moved = dict(_superseded_episodes(c, None if episodes is None else list(episodes),
-                                          since))
+        moved = dict(_superseded_episodes(c, None if episodes is None else list(episodes)))
         for adm in sorted(set(self.removed_episodes) if episodes is None else set(episodes),
                           key=_order):
             removed, kept = self.removed_episodes.get(adm, 0), moved.get(adm, 0)
@@ -99,7 +98,7 @@ class Lifecycle:
                             f"the chain records {removed} removal(s) of its episode, but "
                             f"{kept} superseded episode(s) of it are in the history: an "
                             "episode was removed outside --retry-measurement-failures"))
-        want = (_superseded_assessments(c, since) if assessments_moved is None
+        want = (_superseded_assessments(c) if assessments_moved is None
                 else assessments_moved)
         if self.removed_assessments != want:
             out.append(("row_removed", "assessments",
@@ -118,29 +117,31 @@ def _order(ref: str) -> tuple[int, str]:
     return (int(ref), "") if ref.isdigit() else (-1, ref)
 
 
-def _migrated_at(c: sqlite3.Connection) -> str:
-    """Return when the ledger was sealed by migration ("" when it was sealed since creation):
-    history rows superseded before then were sealed as found, with no removal entry."""
-    try:
-        row = c.execute("SELECT value FROM meta WHERE key=?", (MIGRATED_META,)).fetchone()
-    except sqlite3.DatabaseError:
-        return ""
-    return "" if row is None else str(row[0])
+# A history row's chain entry follows its episode's removal entry directly: `supersede` seals
+# the removals, then the history rows, in one transaction. Rows sealed as found by a migration
+# (`seal_all`: every row of a table in turn) never follow a removal. Chain order, not the
+# timestamps: `superseded_at` and the migration's time may come from two machines' clocks.
+_AFTER_REMOVAL = ("EXISTS (SELECT 1 FROM chain h JOIN chain p ON p.seq = h.seq - 1 "
+                  "WHERE h.tbl = 'superseded_episodes' AND h.ref = CAST(e.id AS TEXT) "
+                  "AND p.tbl = 'episodes' AND p.ref = CAST(e.administration AS TEXT) "
+                  "AND p.row_digest IS NULL)")
 
 
-def _superseded_episodes(c: sqlite3.Connection, adms: list[str] | None,
-                         since: str) -> Iterator[tuple[str, int]]:
-    where = "" if adms is None else " AND administration IN (SELECT value FROM json_each(?))"
-    params: tuple[str, ...] = (since,) if adms is None else (since, refs_param(adms))
-    for adm, n in c.execute("SELECT administration, COUNT(*) FROM superseded_episodes WHERE "
-                            f"superseded_at >= ?{where} GROUP BY administration", params):
+def _superseded_episodes(c: sqlite3.Connection,
+                         adms: list[str] | None) -> Iterator[tuple[str, int]]:
+    """Yield (administration, history rows moved there by a removal) for `adms` (or all)."""
+    where = "" if adms is None else " AND e.administration IN (SELECT value FROM json_each(?))"
+    params: tuple[str, ...] = () if adms is None else (refs_param(adms),)
+    for adm, n in c.execute(f"SELECT e.administration, COUNT(*) FROM superseded_episodes e "
+                            f"WHERE {_AFTER_REMOVAL}{where} GROUP BY e.administration", params):
         yield str(adm), int(n)
 
 
-def _superseded_assessments(c: sqlite3.Connection, since: str) -> int:
+def _superseded_assessments(c: sqlite3.Connection) -> int:
+    """Return the history rows of assessments moved with an episode by a removal."""
     return int(c.execute(
         "SELECT COUNT(*) FROM superseded_assessments s JOIN superseded_episodes e "
-        "ON e.id = s.superseded WHERE e.superseded_at >= ?", (since,)).fetchone()[0])
+        f"ON e.id = s.superseded WHERE {_AFTER_REMOVAL}").fetchone()[0])
 
 
 def ref_histories(c: sqlite3.Connection, touched: dict[str, dict[str, str | None]]) -> History:
