@@ -23,7 +23,8 @@ class TracedEnv(Protocol):
 
 def _escaped_surrogates(value: Any) -> Any:
     """Return `value` with every lone surrogate in its strings (keys too) written as its
-    \\uXXXX escape; None when it holds none (the usual case: nothing is copied)."""
+    backslash escape (U+D800 as the six characters \\ud800); None when it holds none (the
+    usual case: nothing is copied)."""
     if isinstance(value, str):
         try:
             value.encode("utf-8")
