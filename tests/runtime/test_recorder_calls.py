@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from agentmetrology.envs.comtrade import ComtradeEnv
 from agentmetrology.records.canonical import digest
 from agentmetrology.records.clock import FakeClock
 from agentmetrology.records.tools import Observation, Tool
-from agentmetrology.runtime.recorder import Recorder
+from agentmetrology.runtime.recorder import Recorder, _escaped_surrogates, _surely_unicode
 
 
 class _Loud(Tool):
@@ -62,3 +64,26 @@ def test_a_lone_surrogate_is_refused_and_recorded_as_its_escape() -> None:
     ok = {"data_jsonl": "", "metadata_json": "{}", "run_log": "\U0001f600 é"}
     assert rec.call("agent", "submit_results", ok)["status"] == "accepted"
     assert rec.events[-1].args == ok and rec.tool_calls == 3
+
+
+@pytest.mark.parametrize("args", [
+    {"page": 1, "page_size": "\ud800"},  # after an ASCII key and an int
+    {"page": 1.5, "x": True, "y": None, "z": ["ok", "\udc00"]},  # nested, after scalars
+    {"page": 1, "\udfff": 2},  # a key
+    {"page": 1, "x": {"y": "é\ud800"}},  # non-ASCII text holding one, nested
+])
+def test_the_ascii_fast_path_never_lets_a_surrogate_through(args: dict[str, Any]) -> None:
+    # Most calls skip the surrogate walk (ASCII keys, ASCII or scalar values); any other
+    # value, at any depth, still goes through it and is refused.
+    rec = Recorder(ComtradeEnv("T1_single_page", 0), FakeClock())
+    assert rec.call("agent", "fetch_page", args) == {"error": "fetch_page" + SURROGATE_ERROR}
+    assert digest(rec.events[-1].args)  # recorded escaped
+
+
+def test_the_ascii_fast_path_matches_the_walk() -> None:
+    for args in ({}, {"page": 2}, {"a": 1.0, "b": False, "c": None, "d": "text"},
+                 {"a": "é"}, {"a": [1]}, {1: 2}):
+        if _surely_unicode(args):
+            assert _escaped_surrogates(args) is None
+    assert _surely_unicode({"page": 2, "page_size": 500, "q": "x"})
+    assert not _surely_unicode({"a": "é"}) and not _surely_unicode({"a": [1]})

@@ -45,6 +45,25 @@ def _escaped_surrogates(value: Any) -> Any:
     return None
 
 
+_SCALARS = frozenset({int, float, bool, type(None)})
+
+
+def _surely_unicode(args: dict[Any, Any]) -> bool:
+    """Return True when `args` certainly holds no lone surrogate: ASCII str keys, and values
+    that are ASCII strs or scalars (every tool call of every episode is tested; the walk
+    above costs five times this, and only text that is not ASCII can hold a surrogate)."""
+    for k, v in args.items():
+        if type(k) is not str or not k.isascii():
+            return False
+        t = type(v)
+        if t is str:
+            if not v.isascii():
+                return False
+        elif t not in _SCALARS:
+            return False
+    return True
+
+
 class Recorder:
     """Executes tool calls on behalf of an actor and keeps the event list."""
 
@@ -75,7 +94,7 @@ class Recorder:
                                             f"{', '.join(tools)}"}
         elif not isinstance(args, dict):
             result = {"error": f"{name}: arguments must be a JSON object"}
-        elif (escaped := _escaped_surrogates(args)) is not None:
+        elif not _surely_unicode(args) and (escaped := _escaped_surrogates(args)) is not None:
             # No record can hold a lone surrogate (canonical JSON is UTF-8): the call is
             # refused, and recorded with each one written as its escape, so nothing is lost.
             args = escaped
