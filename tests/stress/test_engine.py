@@ -1,10 +1,12 @@
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 import pytest
 
 from agentmetrology.envs.comtrade import ComtradeEnv
 from agentmetrology.envs.comtrade.adversary import MATCHED_MEAN, adversary_for
+from agentmetrology.records.clock import FakeClock
+from agentmetrology.runtime.recorder import Recorder
 from agentmetrology.runtime.rng import rng
 from agentmetrology.stress import (
     AgentProgress,
@@ -171,3 +173,38 @@ def test_dose_condition_validates() -> None:
         adversary_for("stress:dose=2")
     sched, _ = adversary_for("stress:dose=0.25")
     assert sched(p(3)) == 0.25
+
+
+def _intents(env: ComtradeEnv, pages: list[int]) -> list[dict[str, Any]]:
+    """Fetch `pages` through a Recorder and return the adversary's recorded trace entries."""
+    rec = Recorder(env, FakeClock())
+    for page in pages:
+        rec.call("agent", "fetch_page", {"page": page})
+    return [e.result for e in rec.events if e.actor == "adversary"]
+
+
+def test_intents_the_response_never_met_are_recorded_as_not_realised() -> None:
+    # Budget 8 (5 pages + squeeze 3 + slack 0), squeezed by 3 after the 2nd success: the
+    # 6th call on is refused ("Request limit exceeded"). The record said a 429, duplicates
+    # and a totals row were injected into those refused calls, and duplicates into a 422.
+    entries = _intents(ComtradeEnv("T9_clean_ab", 3, condition="stress:squeeze:slack=0"),
+                       [1, 0, 1, 1, 1, 1, 1, 1, 1])
+    by_step = {e["step"]: e for e in entries}
+    dup_012 = {"kind": "corrupt", "corruption": "duplicate", "rate": 0.12}
+    assert by_step[1]["perturbations"] == [] and by_step[1]["not_realised"] == [dup_012]
+    assert by_step[3]["perturbations"][1] == {"kind": "budget", "budget_delta": -3}
+    assert "not_realised" not in by_step[3]  # applied: served page, the budget cut
+    assert by_step[4]["perturbations"] == [{"kind": "fault", "status": 429}]  # the last request
+    for step in (5, 6, 7, 8):  # refused: the budget was spent
+        assert by_step[step]["perturbations"] == [] and by_step[step]["not_realised"]
+    assert by_step[5]["not_realised"] == [{"kind": "fault", "status": 429}]
+    assert {p["kind"] for p in by_step[6]["not_realised"]} == {"corrupt", "totals"}
+
+
+def test_a_totals_intent_on_a_page_past_the_end_is_not_realised() -> None:
+    # A page past the last one is served empty: no totals row can be put in front of it.
+    entries = _intents(ComtradeEnv("T9_clean_ab", 0, condition="stress:escalating"),
+                       [1, 2, 3, 4, 9, 9, 9, 9])
+    late = [e for e in entries if e["step"] >= 4 and e["succeeded"]]
+    assert late and all({"kind": "totals"} not in e["perturbations"] for e in late)
+    assert any({"kind": "totals"} in e.get("not_realised", []) for e in late)

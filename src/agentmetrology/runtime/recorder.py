@@ -116,8 +116,9 @@ class Recorder:
         while self._trace_seen < len(trace):
             item = trace[self._trace_seen]
             self._trace_seen += 1
-            if getattr(item, "perturbations", True) == ():
-                continue  # nothing was perturbed: no event (skips building the dict)
+            if getattr(item, "perturbations", True) == () \
+                    and not getattr(item, "not_realised", ()):
+                continue  # nothing was perturbed or meant: no event (skips building the dict)
             entry = item.as_dict()
-            if entry["perturbations"]:
+            if entry["perturbations"] or entry.get("not_realised"):
                 self.add("adversary", "perturbation", "intents", {}, entry)

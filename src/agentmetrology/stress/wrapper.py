@@ -20,6 +20,11 @@ class EnvironmentAdapter(Protocol):
         """Execute the wrapped call with these perturbations applied and return its result."""
         ...
 
+    def applied(self) -> Sequence[Perturbation]:
+        """Return the perturbations the last `realise` call applied (an intent the response
+        never met, e.g. a fault for a request refused because the budget is spent, is not)."""
+        ...
+
     def succeeded(self, observation: Observation) -> bool:
         """Return True when the observation is a successful step (faults cancel successes)."""
         ...
@@ -31,19 +36,24 @@ class EnvironmentAdapter(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class TraceEntry:
-    """One step of the adversarial trace: step, intensity and the perturbations applied."""
+    """One step of the adversarial trace: step, intensity, the perturbations applied and the
+    intents the environment could not apply (the step's intents are both, in their order)."""
 
     step: int
     intensity: float
     successes: int
     perturbations: tuple[Perturbation, ...]
     succeeded: bool
+    not_realised: tuple[Perturbation, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
-        """Return the entry as plain data."""
-        return {"step": self.step, "intensity": self.intensity, "successes": self.successes,
-                "perturbations": [p.as_dict() for p in self.perturbations],
-                "succeeded": self.succeeded}
+        """Return the entry as plain data (`not_realised` only when some intent was not)."""
+        out = {"step": self.step, "intensity": self.intensity, "successes": self.successes,
+               "perturbations": [p.as_dict() for p in self.perturbations],
+               "succeeded": self.succeeded}
+        if self.not_realised:
+            out["not_realised"] = [p.as_dict() for p in self.not_realised]
+        return out
 
 
 @dataclass(slots=True)
@@ -73,5 +83,13 @@ class AdversarialWrapper:
             self.successes += 1
         else:
             self.failures += 1
-        trace.append(TraceEntry(step, intensity, self.successes, perts, ok))
+        missed: tuple[Perturbation, ...] = ()
+        if perts:
+            # An intent the response never met (a fault for a request refused because the
+            # budget was spent, duplicates for a refused page) is recorded as not realised.
+            done = adapter.applied()
+            if len(done) != len(perts):
+                missed = tuple(p for p in perts if not any(p is d for d in done))
+                perts = tuple(p for p in perts if any(p is d for d in done))
+        trace.append(TraceEntry(step, intensity, self.successes, perts, ok, missed))
         return obs

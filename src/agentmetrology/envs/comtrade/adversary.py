@@ -64,6 +64,10 @@ class ComtradeAdapter:
         return self.service.fetch(args.get("page"), args.get("page_size", DEFAULT_PAGE_SIZE),
                                   perturbations)
 
+    def applied(self) -> Sequence[Perturbation]:
+        """Return the intents the last fetch applied (the service notes each as it does)."""
+        return self.service.applied
+
     def succeeded(self, observation: Observation) -> bool:
         """A fetch succeeded when it returned rows (an empty page past the end counts)."""
         return "rows" in observation

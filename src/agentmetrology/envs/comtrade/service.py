@@ -70,6 +70,10 @@ class ComtradeService:
         self._rows = row_tuples(task.task_id, None if profile == "legacy" else seed, profile)
         self._templates: list[dict[str, Any]] | None = None  # row dicts, made on first drift
         self._fail_429, self._fail_500 = faults.fail_lists(task, seed, profile)
+        # The adversary intents the last fetch applied (a budget change, a fault, a corruption,
+        # a totals row): an intent the response never met (the budget was spent, the page was
+        # refused, another fault came first) is not among them (stress/wrapper.py).
+        self.applied: list[Perturbation] = []
 
     # -- tools ---------------------------------------------------------------------------------
     def task_info(self) -> Observation:
@@ -92,9 +96,12 @@ class ComtradeService:
     def fetch(self, page: Any, page_size: Any = DEFAULT_PAGE_SIZE,
               perturbations: Sequence[Perturbation] = ()) -> Observation:
         """Serve one page request, applying the task's faults and any adversary intents."""
+        if perturbations or self.applied:
+            self.applied = []
         for p in perturbations:
             if p.kind == "budget":
                 self.budget = max(self.budget + p.budget_delta, 0)
+                self.applied.append(p)
         if self.requests_used >= self.budget:
             return {"error": BUDGET_ERROR}  # not counted
         self.requests_used += 1
@@ -141,6 +148,7 @@ class ComtradeService:
                perturbations: Sequence[Perturbation]) -> Observation | None:
         for p in perturbations:
             if p.kind == "fault":
+                self.applied.append(p)
                 return http_error(p.status or 429)
         # the task's fail lists, 429 first (no tuple of pairs built per request)
         if counter in self._fail_429 and (429, counter) not in self.fired:
@@ -176,6 +184,8 @@ class ComtradeService:
         add_totals = add_totals or (bool(perturbations)  # most calls have none
                                     and "totals" in map(_KIND, perturbations))
         if add_totals and rows:
+            if perturbations:  # the totals intents met a page
+                self.applied.extend(p for p in perturbations if p.kind == "totals")
             # Rows that no fault replaced or removed are the generated slice's plus the copies
             # inserted: its tuples and the copies give the same sums without reading the page.
             sums = None if t.drift or added is None \
@@ -212,14 +222,17 @@ class ComtradeService:
                 rows = faults.inject_duplicates_legacy(t.task_id, counter, rows, prev, p.rate,
                                                        p.rate / 2)
                 added = None
+                self.applied.append(p)
             elif p.kind == "corrupt" and p.corruption == "duplicate" and p.rate > 0:
                 rows, copies = faults.insert_copies(f"{t.task_id}:adv-dup:{self.seed}:{counter}",
                                                     rows, prev, p.rate, p.rate / 2)
                 added = None if added is None else added + copies
+                self.applied.append(p)
             elif p.kind == "corrupt" and p.corruption == "drop" and p.rate > 0:
                 rows = faults.drop_rows(f"{t.task_id}:adv-drop:{self.seed}:{counter}", rows,
                                         p.rate)
                 added = None
+                self.applied.append(p)
         return rows, added
 
 
