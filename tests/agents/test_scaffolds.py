@@ -75,6 +75,11 @@ def test_l1_decisions_are_model_events() -> None:
     ep, _ = run("T4_rate_limit_429", 0, "l1:always-skip", "L1", "legacy")
     lines = ep.submission["data_jsonl"].splitlines()  # type: ignore[index]
     assert len(lines) == 20  # skipping loses page 2
+    # ... and the run log says so: it ended complete=true after "skip status=429 page=2"
+    log = ep.submission["run_log"].splitlines()  # type: ignore[index]
+    assert "skip status=429 page=2" in log and log[-1] == "complete=false"
+    ep, _ = run("T4_rate_limit_429", 0, "l1:always-retry", "L1", "legacy")
+    assert ep.submission["run_log"].splitlines()[-1] == "complete=true"  # type: ignore[index]
 
 
 def test_quota_aware_skips_when_budget_cannot_cover_the_rest() -> None:

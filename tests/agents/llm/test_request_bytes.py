@@ -115,9 +115,11 @@ PINNED: dict[str, tuple[int, str, str]] = {
     "l0_pages": (8,
         "de1578a3b47525ccece96bb610fa6727e7f3994095db4f3a8a353cec35ac73bb",
         "5b72975bfe919b54550a783a37e30dd3e36f9dfa9e5926c259c193bc2c9a6149"),
+    # The model skips page 2: since the L1 harness stopped logging complete=true after a
+    # skipped page, its run log ends complete=false (the only change to this episode).
     "l1_questions": (2,
         "4db266fcfe41ad49ae67e58f691f39ddbaa5600d89a4c68fbc5dac599354237c",
-        "948fc457ab341a413eebdac02121cae27a8ae468eee495ce88918147d3b70a23"),
+        "b2e2157e3bf40d842661856c9de871378598efe06c103f00d04a5ccc98ff6bbe"),
     "l2_careful_decoding": (5,
         "0705c7c9a16b40a389de4a70f3152bf19da162bdf7cbb3a978d974acf278b43e",
         "67e358ebbc474cc07852c65d9949000260ce471adfc95ae87ab7648806886181"),

@@ -132,6 +132,7 @@ async def run_l1(shown: EnvInstance, policy: Policy, rec: ToolRecorder, max_step
     st = _State(RowCollector(), RunLog.start(env.task.task_id))
     started = rec.clock.now()
     page, attempt, total_pages, pages_done = 1, 1, None, 0
+    skipped = False  # a page given up: the rows collected are not the whole answer
     while st.steps < max_steps:
         st.steps += 1
         st.log.step(st.steps, "fetch_page")
@@ -143,7 +144,7 @@ async def run_l1(shown: EnvInstance, policy: Policy, rec: ToolRecorder, max_step
             total_pages = obs.get("total_pages", total_pages)
             pages_done += 1
             if obs.get("has_more") is not True:
-                st.complete = True
+                st.complete = not skipped  # the log said complete=true after a skipped page
                 break
             page, attempt = page + 1, 1
             continue
@@ -165,6 +166,7 @@ async def run_l1(shown: EnvInstance, policy: Policy, rec: ToolRecorder, max_step
             attempt += 1
         else:
             st.log.skip(obs.get("status"), page)
+            skipped = True
             page, attempt = page + 1, 1
     _harness_submit(env, rec, st, started)
     return ""
