@@ -36,7 +36,11 @@ from agentmetrology.records.environment import (
 )
 from agentmetrology.records.episode import Episode
 
-VERSION = "1.1.0"
+# 1.2.0: episodes record what happened where 1.1.0 recorded otherwise: an adversary intent the
+# response never met is `not_realised`; an L1 run log with a skipped page ends complete=false;
+# L0 passes the agent's fetch_page call as sent. A replay of a 1.1.0 episode touched by these
+# differs from its record there (the audit's replay check says where).
+VERSION = "1.2.0"
 DECISIONS: tuple[str, ...] = (
     "retry", "pagination", "dedup", "totals_drop", "reemission", "submission",
 )
