@@ -12,6 +12,7 @@ from typing import Any
 
 from agentmetrology import __version__
 from agentmetrology.audit import episodes as E
+from agentmetrology.audit import replay as R
 from agentmetrology.audit.card import configuration, row
 from agentmetrology.audit.criterion_verdict import criterion_verdict
 from agentmetrology.audit.probes import offending_summary, probe_battery
@@ -207,7 +208,7 @@ def _run_stages(target: EnvTarget, seed: int, report: Progress,
     joint = E.joint_intervention(target, target.seeds)
     joint_store = E.store_joint(store, target.scale, target.scorer_name) if store else None
     report(STAGES[3], 3, len(STAGES))
-    replay = E.replay(target, min(target.seeds, 2))
+    replay = R.replay(target, min(target.seeds, 2))
     report(STAGES[4], 4, len(STAGES))
     spectrum = E.reliability(target, SPECTRUM_SEEDS, seed, store)
     report(STAGES[5], 5, len(STAGES))
@@ -233,7 +234,7 @@ def _configurations(target: EnvTarget, st: _Stages,
                             None)
         for res, kind, role in ((st.shipped, target.scorer_kind, "shipped"),
                                 (st.truth, "outcome", "ground_truth")):
-            replay_row = _replay_row(replay, role)
+            replay_row = R.replay_row(replay, role)
             criterion = criterion_row(res)
             if res is st.truth and target.hooks.degraded:
                 criterion["evidence"]["quality_from"] = (
@@ -248,13 +249,6 @@ def _configurations(target: EnvTarget, st: _Stages,
                     "ownership_completeness": comp, "non_degeneracy": nd, "replay": replay_row}
             configs.append(configuration(level, res["scorer"], kind, rows))
     return configs
-
-
-def _replay_row(replay: dict[str, Any], role: str) -> dict[str, Any]:
-    """Return the replay cell of one card column: episode bytes and that column's scores."""
-    mismatches = replay["mismatches_by_scorer"][role]
-    return row(E.replay_status(replay["episodes"], mismatches),
-               {"episodes": replay["episodes"], "mismatches": mismatches}, replay)
 
 
 def audit_env(target: EnvTarget, *, seed: int = 0, progress: Progress | None = None,
