@@ -91,10 +91,11 @@ def test_census_table_pins_kinds_criteria_and_claims(census):
     # kind, says why with n, and licenses nothing (`agm audit inspect` on all 3: shape and
     # self-report compliance, tests/inspect_ext/audit/test_target.py)
     assert (shape["kind"], shape["criterion"], shape["claim"]) == (
-        "insufficient evidence (n = 2 samples probed, needs 3)", "fail", "no claim licensed")
+        "insufficient evidence (n = 2 samples probed, needs 3)", "insufficient evidence",
+        "no claim licensed")  # its criterion (a fail on 2 samples) is withheld too
     assert (shape["empty_passed"], shape["empty_scored"]) == (2, 2)
     match = rows["gsm8k_style"]["scorers"][0]
-    assert (match["kind"], match["criterion"]) == ("string-match", "pass")
+    assert (match["kind"], match["criterion"]) == ("string-match", "insufficient evidence")
     # a row probed on fewer samples than the minimum never licenses a claim, and says its n
     assert match["claim"] == "no claim licensed"
     assert match["criterion_verdict"]["text"] == (

@@ -84,7 +84,8 @@ def _recipes(res: Results) -> None:
 def _permission_audit(doc: dict[str, Any]) -> None:
     config = doc["card"]["configurations"][0]  # the shipped scorer (then the truth scorer)
     crit = config["rows"]["criterion_sensitivity"]
-    assert crit["status"] == "pass"
+    # two seeds of one task: 2 samples, below the minimum of 3, so the pass is withheld
+    assert (crit["status"], crit["evidence"]["withheld"]) == ("insufficient evidence", "pass")
     # The goal-only scorer, probed with every scripted policy at the default (read-only)
     # authority: only the careless one misses the goal (the profile's failing policies break
     # an invariant, not the goal).
