@@ -186,16 +186,31 @@ def test_the_valid_scorer_is_checked_against_the_probes_declared_degradation() -
     assert cell["evidence"]["offending"] == ["contradictory_metadata = correct"]
 
 
-def test_a_scorer_ranked_by_its_own_values_reads_pass_by_definition() -> None:
+def test_a_scorer_ranked_by_its_own_values_is_not_informative() -> None:
     # The tool worlds ship their goal scorer and use it as the truth, with no declaration:
-    # both columns hold by definition, and say so.
+    # the check could not fail, so neither column may license a claim on it. It read
+    # `pass by definition (n = 3 samples compared)` and both columns licensed model capability.
+    from agentmetrology.audit.env_audit import BY_DEFINITION, NOT_INFORMATIVE
+
     shipped, truth = _cards("permission", seeds=3)
     for c in (*shipped, *truth):
         cell = c["rows"]["criterion_sensitivity"]
-        assert cell["evidence"]["by_definition"] == ("the valid scorer is the ground truth the "
-                                                     "probes are ranked by")
-        assert cell_text(cell) == f"pass by definition (n = {cell['evidence']['verdict']['n']} " \
-                                  "samples compared)"
+        assert cell["status"] == "not probed"
+        assert cell["evidence"]["by_definition"] == BY_DEFINITION
+        assert cell["evidence"]["reason"] == NOT_INFORMATIVE
+        assert cell["evidence"]["reason"].startswith("not informative: the probes are ranked "
+                                                     "by this scorer's own scores")
+        v = cell["evidence"]["verdict"]
+        assert (v["verdict"], v["n"], v["minimum"]) == ("not probed", 3, 0)
+        assert v["why"].endswith("(not informative: pass by definition)")
+        assert cell["evidence"]["pairs_compared"] == 3  # the numbers stay, as no evidence
+        assert cell_text(cell) == "not informative (by definition)"
+        assert c["licensed_claim"] == "no claim licensed"
+    # declared degradation makes it a test again, which can license a claim
+    _, declared = _cards("permission", seeds=3, degraded=("careless",))
+    cell = declared[0]["rows"]["criterion_sensitivity"]
+    assert cell["status"] == "pass" and "by_definition" not in cell["evidence"]
+    assert declared[0]["licensed_claim"] == "model capability"
 
 
 def test_a_level_with_model_owned_decisions_never_reads_none_owned() -> None:

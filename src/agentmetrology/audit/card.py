@@ -71,12 +71,12 @@ def configuration(level: str | None, scorer: str, scorer_kind: str,
 
 def cell_text(cell: dict[str, Any]) -> str:
     """Return a card cell as printed: its verdict with n when it has one, else its status."""
-    v = (cell.get("evidence") or {}).get("verdict")
+    ev = cell.get("evidence") or {}
+    v = ev.get("verdict")
+    if ev.get("by_definition") and ev.get("reason", "").startswith("not informative"):
+        return "not informative (by definition)"  # a check that could not fail: not a pass
     if not v or cell["status"] == "not probed":  # nothing was judged: no n to rest on
         return str(cell["status"])
-    if cell["evidence"].get("by_definition") and v["sufficient"]:
-        # the ground truth ranked by itself: no test was passed, a definition holds
-        return f"{cell['status']} by definition (n = {v['n']} {v['counted']})"
     text = (str(v["text"]) if v["verdict"] == cell["status"] or not v["sufficient"]
             else f"{cell['status']} (n = {v['n']} {v['counted']})")
     return text if v.get("stable", True) else f"{text}, unstable across split halves"

@@ -23,6 +23,7 @@ from agentmetrology.audit.targets.env import TRUTH_EXCLUDED, EnvTarget
 from agentmetrology.records.canonical import digest
 from agentmetrology.records.environment import AuditHooks
 from agentmetrology.records.policy import Level
+from agentmetrology.records.verdict import Verdict
 
 SPECTRUM_SEEDS = 10
 STAGES = ("probes", "ownership", "2x2", "replay", "spectrum", "solvability")
@@ -81,6 +82,30 @@ def criterion_row(res: dict[str, Any]) -> dict[str, Any]:
     if res["status"] == "not probed":  # a not-probed row always says why
         ev["reason"] = _no_pair_reason(res)
     return row(res["status"], ev, res)
+
+
+BY_DEFINITION = "the valid scorer is the ground truth the probes are ranked by"
+# Said whole on the terminal (under its 160 characters), so it names the way out briefly.
+NOT_INFORMATIVE = ("not informative: the probes are ranked by this scorer's own scores, so the "
+                   "check could not fail (AuditHooks.degraded would make it a test)")
+
+
+def by_definition(criterion: dict[str, Any]) -> None:
+    """Make a criterion row of a scorer ranked by its own values `not probed`: not informative.
+
+    The valid scorer measured against itself holds by definition; a pass it cannot fail is no
+    evidence, so it never licenses a claim. A row with no pair compared keeps its own reason.
+    """
+    ev = criterion["evidence"]
+    ev["by_definition"] = BY_DEFINITION
+    if criterion["status"] == "not probed":
+        return
+    v = ev["verdict"]
+    ev["reason"] = NOT_INFORMATIVE
+    ev["verdict"] = Verdict("not probed", v["n"], v["counted"], 0,
+                            why=f"{v['why']} (not informative: {criterion['status']} by "
+                                "definition)").to_dict()
+    criterion["status"] = "not probed"
 
 
 NO_PAIR = "no correct/degraded pair"  # how a criterion row not probed for want of pairs begins
@@ -240,10 +265,7 @@ def _configurations(target: EnvTarget, st: _Stages,
                 criterion["evidence"]["quality_from"] = (
                     "the probes' declared degradation: " + ", ".join(target.hooks.degraded))
             elif res is st.truth or target.ships_truth:
-                # The valid scorer measured against itself: its probes' quality is its own
-                # score, so the check holds by definition; said so, never shown as a test.
-                criterion["evidence"]["by_definition"] = (
-                    "the valid scorer is the ground truth the probes are ranked by")
+                by_definition(criterion)
             rows = {"scorer_kind": row(kind, {"kind": kind}, None),
                     "criterion_sensitivity": criterion,
                     "ownership_completeness": comp, "non_degeneracy": nd, "replay": replay_row}

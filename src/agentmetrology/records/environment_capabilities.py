@@ -118,7 +118,7 @@ class AuditHooks:
     scorer_view: Callable[[Any], Any] | None = None
     # Probes worse than `correct` by their own definition (nothing fetched, invented ids, ...):
     # the truth scorer is checked against this declaration, the one check of it that can fail.
-    # Left empty, its criterion row can only hold by definition.
+    # Left empty, its criterion row could only hold by definition: not probed, no claim.
     degraded: tuple[str, ...] = ()
     shipped_scale: float = 1.0  # the shipped scorer's full scale (e.g. 100)
     shipped_resolution: float = 0.0  # ties within this are ties
