@@ -73,7 +73,7 @@ def cell_text(cell: dict[str, Any]) -> str:
     """Return a card cell as printed: its verdict with n when it has one, else its status."""
     ev = cell.get("evidence") or {}
     v = ev.get("verdict")
-    if ev.get("by_definition") and ev.get("reason", "").startswith("not informative"):
+    if ev.get("by_definition") and str(ev.get("reason") or "").startswith("not informative"):
         return "not informative (by definition)"  # a check that could not fail: not a pass
     if not v or cell["status"] == "not probed":  # nothing was judged: no n to rest on
         return str(cell["status"])
