@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from agentmetrology.audit.card import cell_text
@@ -9,6 +10,7 @@ from agentmetrology.audit.criterion_verdict import criterion_verdict
 from agentmetrology.audit.probes import probe_battery
 from agentmetrology.audit.target import Probe, ScoreOutcome, TaskRef
 from agentmetrology.inspect_ext.audit.target import _withhold_kind
+from support.user_scorer_audit import audit_with_scorer
 
 
 def _result(status: str, tasks: int, offending: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -184,16 +186,31 @@ def test_the_valid_scorer_is_checked_against_the_probes_declared_degradation() -
     assert cell["evidence"]["offending"] == ["contradictory_metadata = correct"]
 
 
-def test_a_scorer_ranked_by_its_own_values_reads_pass_by_definition() -> None:
+def test_a_scorer_ranked_by_its_own_values_is_not_informative() -> None:
     # The tool worlds ship their goal scorer and use it as the truth, with no declaration:
-    # both columns hold by definition, and say so.
+    # the check could not fail, so neither column may license a claim on it. It read
+    # `pass by definition (n = 3 samples compared)` and both columns licensed model capability.
+    from agentmetrology.audit.env_audit import BY_DEFINITION, NOT_INFORMATIVE
+
     shipped, truth = _cards("permission", seeds=3)
     for c in (*shipped, *truth):
         cell = c["rows"]["criterion_sensitivity"]
-        assert cell["evidence"]["by_definition"] == ("the valid scorer is the ground truth the "
-                                                     "probes are ranked by")
-        assert cell_text(cell) == f"pass by definition (n = {cell['evidence']['verdict']['n']} " \
-                                  "samples compared)"
+        assert cell["status"] == "not probed"
+        assert cell["evidence"]["by_definition"] == BY_DEFINITION
+        assert cell["evidence"]["reason"] == NOT_INFORMATIVE
+        assert cell["evidence"]["reason"].startswith("not informative: the probes are ranked "
+                                                     "by this scorer's own scores")
+        v = cell["evidence"]["verdict"]
+        assert (v["verdict"], v["n"], v["minimum"]) == ("not probed", 3, 0)
+        assert v["why"].endswith("(not informative: pass by definition)")
+        assert cell["evidence"]["pairs_compared"] == 3  # the numbers stay, as no evidence
+        assert cell_text(cell) == "not informative (by definition)"
+        assert c["licensed_claim"] == "no claim licensed"
+    # declared degradation makes it a test again, which can license a claim
+    _, declared = _cards("permission", seeds=3, degraded=("careless",))
+    cell = declared[0]["rows"]["criterion_sensitivity"]
+    assert cell["status"] == "pass" and "by_definition" not in cell["evidence"]
+    assert declared[0]["licensed_claim"] == "model capability"
 
 
 def test_a_level_with_model_owned_decisions_never_reads_none_owned() -> None:
@@ -211,3 +228,34 @@ def test_a_level_with_model_owned_decisions_never_reads_none_owned() -> None:
     _, truth = _cards("researchops", ownership_agents={})
     assert truth[0]["rows"]["non_degeneracy"]["evidence"] == {
         "reason": "the environment supplies no agents for this level's ownership stage"}
+
+
+def test_a_withheld_verdict_is_the_rows_status_too(tmp_path: Path) -> None:
+    # Below its minimum the criterion's verdict is withheld; its row's `status` stayed the raw
+    # `fail` (or `pass`) in card.json, what a reader of the status alone took as the verdict.
+    from agentmetrology.audit.card import configuration, judged_status, row
+    from agentmetrology.audit.env_audit import criterion_row
+
+    none = row("not probed", {}, None)
+    for raw in ("fail", "pass"):
+        res = _result(raw, 2, ("0",) if raw == "fail" else ())
+        res.update(pairs_invalid=0, by_probe=[], truth_excluded={"cells": 0, "pairs": 0})
+        crit = criterion_row(res)
+        configuration(None, "s", "outcome", {
+            "scorer_kind": row("outcome", {}, None), "criterion_sensitivity": crit,
+            "ownership_completeness": none, "non_degeneracy": none, "replay": none})
+        assert crit["status"] == "insufficient evidence"
+        assert crit["evidence"]["withheld"] == judged_status(crit) == raw
+        assert cell_text(crit) == "insufficient evidence (n = 2 samples compared, needs 3)"
+    sufficient = _result("fail", 6, ("0", "1"))
+    sufficient.update(pairs_invalid=0, by_probe=[], truth_excluded={"cells": 0, "pairs": 0})
+    crit = criterion_row(sufficient)
+    c = configuration(None, "s", "shape", {
+        "scorer_kind": row("shape", {}, None), "criterion_sensitivity": crit,
+        "ownership_completeness": none, "non_degeneracy": none, "replay": none})
+    assert crit["status"] == judged_status(crit) == "fail" and "withheld" not in crit["evidence"]
+    assert c["licensed_claim"] == "self-report compliance"
+    # the real path: a constant --scorer on two samples ties everywhere (a fail it withholds)
+    doc = audit_with_scorer(tmp_path, "permission", "    return 0.5\n", 2)
+    user = doc["card"]["configurations"][0]["rows"]["criterion_sensitivity"]
+    assert (user["status"], user["evidence"]["withheld"]) == ("insufficient evidence", "fail")

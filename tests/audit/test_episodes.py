@@ -31,11 +31,11 @@ from agentmetrology.audit.episodes import (
     non_degeneracy,
     ownership_completeness,
     reliability,
-    replay,
     rule_calibration,
     store_joint,
     target_non_degeneracy,
 )
+from agentmetrology.audit.replay import replay
 from agentmetrology.audit.store_read import StoredEpisode, StoreEpisodes, StoreTarget
 from agentmetrology.audit.target import Ownership
 from agentmetrology.records.environment import AuditHooks
@@ -459,23 +459,30 @@ def _replay_target(levels: tuple[str, ...], agents: tuple[str, ...],
                            spec=SimpleNamespace(levels=levels))
 
 
+NONE_UNSCORED = {"shipped": 0, "ground_truth": 0}
+
+
 def test_replay_runs_each_cell_twice_and_skips_l1() -> None:
     target = _replay_target(("L0", "L1", "L2"), ("rule",))
     assert replay(target, seeds=2) == {"status": "pass", "episodes": 8, "mismatches": 0,
                                        "mismatches_by_scorer": {"shipped": 0,
-                                                                "ground_truth": 0}}
+                                                                "ground_truth": 0},
+                                       "unscored_by_scorer": NONE_UNSCORED}
     assert target.calls == [("rule", lv, t, s) for t in ("T1", "T2") for s in (0, 1)
                             for lv in ("L0", "L0", "L2", "L2")]  # each twice, L1 skipped
     flaky = _replay_target(("L1", "L2"), ("rule",), differ=True)
     assert replay(flaky, seeds=1) == {"status": "fail", "episodes": 2, "mismatches": 2,
                                       "mismatches_by_scorer": {"shipped": 2,
-                                                               "ground_truth": 2}}
+                                                               "ground_truth": 2},
+                                      "unscored_by_scorer": NONE_UNSCORED}
     assert replay(_replay_target(("L0", "L2"), ()), seeds=3) == {
         "status": "not probed", "episodes": 0, "mismatches": 0,
-        "mismatches_by_scorer": {"shipped": 0, "ground_truth": 0}}
+        "mismatches_by_scorer": {"shipped": 0, "ground_truth": 0},
+        "unscored_by_scorer": NONE_UNSCORED}
     assert replay(_replay_target(("L1",), ("rule",)), seeds=3) == {
         "status": "not probed", "episodes": 0, "mismatches": 0,
-        "mismatches_by_scorer": {"shipped": 0, "ground_truth": 0}}
+        "mismatches_by_scorer": {"shipped": 0, "ground_truth": 0},
+        "unscored_by_scorer": NONE_UNSCORED}
 
 
 def test_the_spectrum_defaults_and_its_tie_break_on_the_mean() -> None:

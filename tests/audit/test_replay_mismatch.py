@@ -8,9 +8,11 @@ from typing import Any
 
 import pytest
 
-from agentmetrology.audit.episodes import replay
+from agentmetrology.audit.replay import replay
+from agentmetrology.audit.target import ScoreOutcome
 from agentmetrology.audit.targets.env import EnvTarget, EpisodeRun
 from agentmetrology.envs.registry import get_env
+from support.user_scorer_audit import audit_with_scorer
 
 AGENTS = ("rule", "scripted:careful", "scripted:off_by_one")
 
@@ -41,7 +43,8 @@ def test_identical_reruns_pass(one_run: EpisodeRun, monkeypatch: pytest.MonkeyPa
     res = replay(target, seeds=1)
     assert target.hooks.replay_agents == AGENTS
     assert res == {"status": "pass", "episodes": res["episodes"], "mismatches": 0,
-                   "mismatches_by_scorer": {"shipped": 0, "ground_truth": 0}}
+                   "mismatches_by_scorer": {"shipped": 0, "ground_truth": 0},
+                   "unscored_by_scorer": {"shipped": 0, "ground_truth": 0}}
     assert res["episodes"] > 0
 
 
@@ -57,8 +60,6 @@ def test_episode_digest_mismatch_fails(one_run: EpisodeRun,
 @pytest.mark.parametrize("field", ["truth", "shipped"])
 def test_score_mismatch_fails(one_run: EpisodeRun, monkeypatch: pytest.MonkeyPatch,
                               field: str) -> None:
-    from agentmetrology.audit.target import ScoreOutcome
-
     other = {"truth": one_run.truth - 0.5, "shipped": ScoreOutcome(-1.0)}[field]
     res = replay(_target(one_run, monkeypatch, {field: other}), seeds=1)
     assert res["status"] == "fail"
@@ -72,20 +73,50 @@ def test_a_scorer_that_does_not_replay_fails_its_own_column_only(tmp_path: Path)
     # A user's scorer drawing a random number: the episodes replay byte for byte and so does
     # the ground truth, whose column keeps its replay pass and its claim; the replay row was
     # one for both columns, and the ground truth's `model capability` was lost to it.
-    from agentmetrology.audit.env_audit import audit_env
-    from agentmetrology.audit.scorer_override import load_scorer
-
-    path = tmp_path / "rnd.py"
-    path.write_text("import random\ndef score(task_id, seed, submission):\n"
-                    "    return random.random()\n")
-    with load_scorer(f"{path}:score") as scorer:
-        doc = audit_env(EnvTarget(get_env("permission"), seeds=3, scorer=scorer,
-                                  scorer_label=scorer.label))
-    assert doc["stages"]["replay"] == {"status": "fail", "episodes": 2, "mismatches": 2,
-                                       "mismatches_by_scorer": {"shipped": 2, "ground_truth": 0}}
+    doc = audit_with_scorer(tmp_path, "researchops",
+                            "    import random\n    return random.random()\n", 1)
+    n = 15  # three policies x five tasks x one seed, at L2
+    assert doc["stages"]["replay"] == {"status": "fail", "episodes": n, "mismatches": n,
+                                       "mismatches_by_scorer": {"shipped": n, "ground_truth": 0},
+                                       "unscored_by_scorer": {"shipped": 0, "ground_truth": 0}}
     user, truth = doc["card"]["configurations"]
     assert user["rows"]["replay"]["status"] == "fail"
-    assert user["rows"]["replay"]["evidence"] == {"episodes": 2, "mismatches": 2}
+    assert user["rows"]["replay"]["evidence"] == {"episodes": n, "mismatches": n, "unscored": 0}
     assert truth["rows"]["replay"]["status"] == "pass"
-    assert truth["rows"]["replay"]["evidence"] == {"episodes": 2, "mismatches": 0}
+    assert truth["rows"]["replay"]["evidence"] == {"episodes": n, "mismatches": 0, "unscored": 0}
     assert truth["licensed_claim"] == "model capability"
+
+
+INVALID = ScoreOutcome(None, "INVALID", "ValueError: cannot score this")
+
+
+def test_a_scorer_that_scored_nothing_has_not_shown_it_replays(tmp_path: Path) -> None:
+    # Every score INVALID on both runs: two identical INVALIDs compared equal and the column
+    # read `pass`, though no score was ever replayed.
+    doc = audit_with_scorer(tmp_path, "researchops",
+                            "    raise ValueError('cannot score this')\n", 1)
+    user, truth = doc["card"]["configurations"]
+    assert user["rows"]["replay"] == {
+        "status": "not probed", "source_digest": user["rows"]["replay"]["source_digest"],
+        "evidence": {"episodes": 15, "mismatches": 0, "unscored": 15, "reason": (
+            "no rerun was scored: the scorer gave no score on either run of 15 of 15 reruns "
+            "(INVALID or undecided); a scorer that scored nothing has not shown that it "
+            "replays")}}
+    assert truth["rows"]["replay"]["status"] == "pass"  # its scores did replay
+    assert doc["stages"]["replay"]["status"] == "pass"
+    assert doc["stages"]["replay"]["unscored_by_scorer"] == {"shipped": 15, "ground_truth": 0}
+
+
+def test_unscored_reruns_are_counted_and_scored_once_is_a_mismatch(
+        one_run: EpisodeRun, monkeypatch: pytest.MonkeyPatch) -> None:
+    unscored = replace(one_run, shipped=INVALID, truth=None)
+    res = replay(_target(unscored, monkeypatch, None), seeds=1)
+    n = res["episodes"]
+    assert res == {"status": "not probed", "episodes": n, "mismatches": 0,
+                   "mismatches_by_scorer": {"shipped": 0, "ground_truth": 0},
+                   "unscored_by_scorer": {"shipped": n, "ground_truth": n}}
+    # INVALID on one run and scored on the other did not replay
+    res = replay(_target(one_run, monkeypatch, {"shipped": INVALID}), seeds=1)
+    assert res["status"] == "fail"
+    assert res["mismatches_by_scorer"] == {"shipped": n, "ground_truth": 0}
+    assert res["unscored_by_scorer"] == {"shipped": 0, "ground_truth": 0}

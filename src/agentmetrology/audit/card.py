@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentmetrology.records.canonical import digest
-from agentmetrology.records.verdict import Verdict
+from agentmetrology.records.verdict import INSUFFICIENT, Verdict
 
 CLAIMS = {
     "capability": "model capability",
@@ -37,9 +37,25 @@ def row(status: str, evidence: dict[str, Any], source: Any) -> dict[str, Any]:
             "source_digest": digest(source) if source is not None else None}
 
 
+def withhold(cell: dict[str, Any]) -> None:
+    """Show a pass or fail whose verdict is below its minimum as the verdict reads it
+    (`insufficient evidence`), keeping the status the check judged as `evidence.withheld`."""
+    ev = cell.get("evidence") or {}
+    v = ev.get("verdict")
+    if v and not v["sufficient"] and cell["status"] in ("pass", "fail"):
+        ev["withheld"] = cell["status"]
+        cell["status"] = INSUFFICIENT
+
+
+def judged_status(cell: dict[str, Any]) -> str:
+    """Return a row's status as its check judged it, before `withhold` replaced it."""
+    return str((cell.get("evidence") or {}).get("withheld", cell["status"]))
+
+
 def configuration(level: str | None, scorer: str, scorer_kind: str,
                   rows: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """Return one (level, scorer) configuration of the card with its licensed claim."""
+    withhold(rows["criterion_sensitivity"])  # its status never says what its verdict withheld
     claim = licensed_claim(scorer_kind, rows["criterion_sensitivity"]["status"],
                            rows["ownership_completeness"]["status"], rows["replay"]["status"])
     kind_ev = rows.get("scorer_kind", {}).get("evidence")
@@ -55,12 +71,12 @@ def configuration(level: str | None, scorer: str, scorer_kind: str,
 
 def cell_text(cell: dict[str, Any]) -> str:
     """Return a card cell as printed: its verdict with n when it has one, else its status."""
-    v = (cell.get("evidence") or {}).get("verdict")
+    ev = cell.get("evidence") or {}
+    v = ev.get("verdict")
+    if ev.get("by_definition") and str(ev.get("reason") or "").startswith("not informative"):
+        return "not informative (by definition)"  # a check that could not fail: not a pass
     if not v or cell["status"] == "not probed":  # nothing was judged: no n to rest on
         return str(cell["status"])
-    if cell["evidence"].get("by_definition") and v["sufficient"]:
-        # the ground truth ranked by itself: no test was passed, a definition holds
-        return f"{cell['status']} by definition (n = {v['n']} {v['counted']})"
     text = (str(v["text"]) if v["verdict"] == cell["status"] or not v["sufficient"]
             else f"{cell['status']} (n = {v['n']} {v['counted']})")
     return text if v.get("stable", True) else f"{text}, unstable across split halves"

@@ -12,6 +12,7 @@ from typing import Any
 
 from agentmetrology import __version__
 from agentmetrology.audit import episodes as E
+from agentmetrology.audit import replay as R
 from agentmetrology.audit.card import configuration, row
 from agentmetrology.audit.criterion_verdict import criterion_verdict
 from agentmetrology.audit.probes import offending_summary, probe_battery
@@ -22,6 +23,7 @@ from agentmetrology.audit.targets.env import TRUTH_EXCLUDED, EnvTarget
 from agentmetrology.records.canonical import digest
 from agentmetrology.records.environment import AuditHooks
 from agentmetrology.records.policy import Level
+from agentmetrology.records.verdict import Verdict
 
 SPECTRUM_SEEDS = 10
 STAGES = ("probes", "ownership", "2x2", "replay", "spectrum", "solvability")
@@ -80,6 +82,30 @@ def criterion_row(res: dict[str, Any]) -> dict[str, Any]:
     if res["status"] == "not probed":  # a not-probed row always says why
         ev["reason"] = _no_pair_reason(res)
     return row(res["status"], ev, res)
+
+
+BY_DEFINITION = "the valid scorer is the ground truth the probes are ranked by"
+# Said whole on the terminal (under its 160 characters), so it names the way out briefly.
+NOT_INFORMATIVE = ("not informative: the probes are ranked by this scorer's own scores, so the "
+                   "check could not fail (AuditHooks.degraded would make it a test)")
+
+
+def by_definition(criterion: dict[str, Any]) -> None:
+    """Make a criterion row of a scorer ranked by its own values `not probed`: not informative.
+
+    The valid scorer measured against itself holds by definition; a pass it cannot fail is no
+    evidence, so it never licenses a claim. A row with no pair compared keeps its own reason.
+    """
+    ev = criterion["evidence"]
+    ev["by_definition"] = BY_DEFINITION
+    if criterion["status"] == "not probed":
+        return
+    v = ev["verdict"]
+    ev["reason"] = NOT_INFORMATIVE
+    ev["verdict"] = Verdict("not probed", v["n"], v["counted"], 0,
+                            why=f"{v['why']} (not informative: {criterion['status']} by "
+                                "definition)").to_dict()
+    criterion["status"] = "not probed"
 
 
 NO_PAIR = "no correct/degraded pair"  # how a criterion row not probed for want of pairs begins
@@ -207,7 +233,7 @@ def _run_stages(target: EnvTarget, seed: int, report: Progress,
     joint = E.joint_intervention(target, target.seeds)
     joint_store = E.store_joint(store, target.scale, target.scorer_name) if store else None
     report(STAGES[3], 3, len(STAGES))
-    replay = E.replay(target, min(target.seeds, 2))
+    replay = R.replay(target, min(target.seeds, 2))
     report(STAGES[4], 4, len(STAGES))
     spectrum = E.reliability(target, SPECTRUM_SEEDS, seed, store)
     report(STAGES[5], 5, len(STAGES))
@@ -233,28 +259,18 @@ def _configurations(target: EnvTarget, st: _Stages,
                             None)
         for res, kind, role in ((st.shipped, target.scorer_kind, "shipped"),
                                 (st.truth, "outcome", "ground_truth")):
-            replay_row = _replay_row(replay, role)
+            replay_row = R.replay_row(replay, role)
             criterion = criterion_row(res)
             if res is st.truth and target.hooks.degraded:
                 criterion["evidence"]["quality_from"] = (
                     "the probes' declared degradation: " + ", ".join(target.hooks.degraded))
             elif res is st.truth or target.ships_truth:
-                # The valid scorer measured against itself: its probes' quality is its own
-                # score, so the check holds by definition; said so, never shown as a test.
-                criterion["evidence"]["by_definition"] = (
-                    "the valid scorer is the ground truth the probes are ranked by")
+                by_definition(criterion)
             rows = {"scorer_kind": row(kind, {"kind": kind}, None),
                     "criterion_sensitivity": criterion,
                     "ownership_completeness": comp, "non_degeneracy": nd, "replay": replay_row}
             configs.append(configuration(level, res["scorer"], kind, rows))
     return configs
-
-
-def _replay_row(replay: dict[str, Any], role: str) -> dict[str, Any]:
-    """Return the replay cell of one card column: episode bytes and that column's scores."""
-    mismatches = replay["mismatches_by_scorer"][role]
-    return row(E.replay_status(replay["episodes"], mismatches),
-               {"episodes": replay["episodes"], "mismatches": mismatches}, replay)
 
 
 def audit_env(target: EnvTarget, *, seed: int = 0, progress: Progress | None = None,

@@ -1,4 +1,5 @@
-"""Stages that run episodes: ownership, the 2x2 joint intervention, replay, reliability.
+"""Stages that run episodes: ownership, the 2x2 joint intervention, reliability (replay:
+`replay.py`).
 
 Which agents, tasks and levels each stage uses is the environment's data (`AuditHooks`).
 """
@@ -299,37 +300,6 @@ def store_joint(store: StoreEpisodes, scale: float, scorer: str) -> dict[str, An
             "l0_model_payload_pairs": pairs, "l0_model_identical_pairs": identical,
             "l0_model_identical_pairs_by_field": dict(sorted(by_field.items())),
             "l0_model_all_identical": pairs > 0 and identical == pairs}
-
-
-def replay(target: EnvTarget, seeds: int) -> dict[str, Any]:
-    """Run each (task, seed, target) twice; pass iff episodes and scores are byte-identical."""
-    checked = mismatches = 0
-    # Per scorer: reruns whose episode or this scorer's score differ. Each card column reads
-    # its own scorer's: a user's scorer that draws a random number fails its own column's
-    # replay, never the ground truth's beside it (the episodes are identical).
-    by_scorer = {"shipped": 0, "ground_truth": 0}
-    hooks = target.hooks
-    for agent in hooks.replay_agents:
-        for task in hooks.replay_tasks:
-            for seed in range(seeds):
-                for level in target.spec.levels:
-                    if level == "L1":
-                        continue  # the replay agents propose tool calls; L1 asks questions
-                    a = target.run_episode(agent, level, task, seed)
-                    b = target.run_episode(agent, level, task, seed)
-                    checked += 1
-                    same_episode = a.episode_sha256 == b.episode_sha256
-                    by_scorer["shipped"] += not (same_episode and a.shipped == b.shipped)
-                    by_scorer["ground_truth"] += not (same_episode and a.truth == b.truth)
-                    mismatches += not (same_episode and a.truth == b.truth
-                                       and a.shipped == b.shipped)
-    return {"status": replay_status(checked, mismatches), "episodes": checked,
-            "mismatches": mismatches, "mismatches_by_scorer": by_scorer}
-
-
-def replay_status(episodes: int, mismatches: int) -> str:
-    """Return the replay verdict: not probed without reruns, fail on any mismatch."""
-    return "not probed" if not episodes else ("fail" if mismatches else "pass")
 
 
 def _spectrum_row(name: str, source: str, values: np.ndarray, seed: int) -> dict[str, Any]:

@@ -112,9 +112,13 @@ class AuditHooks:
     truth_scorer: str  # the valid scorer used as ground truth
     truth_component: str | None = None  # a component of the truth assessment used instead
     truth_label: str = ""  # how reports name the truth (default: the truth scorer's name)
+    # (submission) -> what a scorer under audit is handed: the agent's work without what the
+    # environment computed to grade it (a scorer that reads the grade back passes every check).
+    # None: the submission holds no grade and is handed whole. The valid scorer sees it whole.
+    scorer_view: Callable[[Any], Any] | None = None
     # Probes worse than `correct` by their own definition (nothing fetched, invented ids, ...):
     # the truth scorer is checked against this declaration, the one check of it that can fail.
-    # Left empty, its criterion row can only hold by definition.
+    # Left empty, its criterion row could only hold by definition: not probed, no claim.
     degraded: tuple[str, ...] = ()
     shipped_scale: float = 1.0  # the shipped scorer's full scale (e.g. 100)
     shipped_resolution: float = 0.0  # ties within this are ties

@@ -47,9 +47,11 @@ def _card(d: Doc, doc: dict[str, Any]) -> None:
         crit = c["rows"]["criterion_sensitivity"]["evidence"]
         offending = ", ".join(f"`{o}`" for o in crit.get("offending", [])) or "none"
         source = c["rows"]["criterion_sensitivity"]["source_digest"] or ""
+        # a check that could not fail says why beside its numbers (they are no evidence)
+        why = f"; {crit['reason']}" if crit.get("by_definition") and crit.get("reason") else ""
         items.append(f"{_config_label(c)}: criterion pairs compared "
                      f"{crit.get('pairs_compared')}, offending {crit.get('offending_pairs')} "
-                     f"({offending}); source `{source}`")
+                     f"({offending}){why}; source `{source}`")
     seen = set()
     for c in configs:
         if c["level"] in seen:

@@ -91,10 +91,11 @@ def test_census_table_pins_kinds_criteria_and_claims(census):
     # kind, says why with n, and licenses nothing (`agm audit inspect` on all 3: shape and
     # self-report compliance, tests/inspect_ext/audit/test_target.py)
     assert (shape["kind"], shape["criterion"], shape["claim"]) == (
-        "insufficient evidence (n = 2 samples probed, needs 3)", "fail", "no claim licensed")
+        "insufficient evidence (n = 2 samples probed, needs 3)", "insufficient evidence",
+        "no claim licensed")  # its criterion (a fail on 2 samples) is withheld too
     assert (shape["empty_passed"], shape["empty_scored"]) == (2, 2)
     match = rows["gsm8k_style"]["scorers"][0]
-    assert (match["kind"], match["criterion"]) == ("string-match", "pass")
+    assert (match["kind"], match["criterion"]) == ("string-match", "insufficient evidence")
     # a row probed on fewer samples than the minimum never licenses a claim, and says its n
     assert match["claim"] == "no claim licensed"
     assert match["criterion_verdict"]["text"] == (
@@ -198,9 +199,10 @@ def test_every_registered_environment_is_a_builtin_census_target(env):
     assert sc["criterion_pairs"] > 0  # the verdict's evidence count, printed as n
     expected = {"researchops": ("L2 + composite_verifier", "specification", "fail",
                                 "no claim licensed"),
-                "permission": ("L2 + goal", "outcome", "pass", "model capability"),
-                "transaction": ("L2 + goal", "outcome", "pass", "model capability"),
-                "clarification": ("L2 + goal", "outcome", "pass", "model capability")}
+                # the goal scorer is also the truth: its check could not fail, not informative
+                "permission": ("L2 + goal", "outcome", "not probed", "no claim licensed"),
+                "transaction": ("L2 + goal", "outcome", "not probed", "no claim licensed"),
+                "clarification": ("L2 + goal", "outcome", "not probed", "no claim licensed")}
     assert (sc["scorer"], sc["kind"], sc["criterion"], sc["claim"]) == expected[env]
 
 

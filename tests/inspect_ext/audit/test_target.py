@@ -134,7 +134,9 @@ def test_judge_scorer_with_a_fake_judge_is_probed():
         doc = _audit("judged_task", judge=Judge("fake-judge", srv.base_url, "agm-no-key"))
         requests = len(srv.requests)
     c = _config(doc)
-    assert c["rows"]["criterion_sensitivity"]["status"] == "pass"
+    crit = c["rows"]["criterion_sensitivity"]
+    # a pass on 2 samples, withheld: the status reads as the verdict does
+    assert (crit["status"], crit["evidence"]["withheld"]) == ("insufficient evidence", "pass")
     assert requests == 12  # 2 samples x (5 forged outputs + the empty trajectory)
     assert doc["target"]["judge"]["model"] == "fake-judge"
 
@@ -196,7 +198,7 @@ def test_bad_task_argument_exits_2(tmp_path):
 def test_below_three_samples_the_criterion_licenses_nothing(limit: int) -> None:
     doc = audit_inspect(load_task(toy("shape_task"), limit=limit))
     crit = _config(doc)["rows"]["criterion_sensitivity"]
-    assert crit["status"] == "fail"
+    assert (crit["status"], crit["evidence"]["withheld"]) == ("insufficient evidence", "fail")
     assert crit["evidence"]["verdict"]["text"] == (
         f"insufficient evidence (n = {limit} samples compared, needs 3)")
     assert "stability" not in _config(doc)  # withheld, not unstable: halves of 1 say nothing

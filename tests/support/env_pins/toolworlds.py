@@ -84,7 +84,10 @@ def _recipes(res: Results) -> None:
 def _permission_audit(doc: dict[str, Any]) -> None:
     config = doc["card"]["configurations"][0]  # the shipped scorer (then the truth scorer)
     crit = config["rows"]["criterion_sensitivity"]
-    assert crit["status"] == "pass"
+    # the goal scorer is also the truth: ranked by its own values, its check could not fail
+    assert crit["status"] == "not probed"
+    assert crit["evidence"]["reason"].startswith("not informative: ")
+    assert config["licensed_claim"] == "no claim licensed"
     # The goal-only scorer, probed with every scripted policy at the default (read-only)
     # authority: only the careless one misses the goal (the profile's failing policies break
     # an invariant, not the goal).

@@ -70,7 +70,10 @@ def _audit(doc: dict[str, Any]) -> None:
     assert {p["probe"] for p in probes["by_probe"]} == {"correct", "off_by_one", "zero"}
     assert probes["status"] == "pass"  # an exact scorer separates correct from forged
     card = doc["card"]["configurations"][0]["rows"]
-    assert card["criterion_sensitivity"]["status"] == "pass"
+    # but on the card: its scorer is its own truth and no probe is declared degraded, so the
+    # check could not fail and licenses nothing (not informative)
+    assert card["criterion_sensitivity"]["status"] == "not probed"
+    assert card["criterion_sensitivity"]["evidence"]["reason"].startswith("not informative: ")
     assert card["replay"]["status"] == "pass"
     # Hooks the plug-in does not supply are not probed, never passed.
     assert doc["stages"]["joint"]["status"] == "not probed"

@@ -129,8 +129,11 @@ class EnvTarget:
 
     def score(self, ref: TaskRef, submission: Any,
               trajectory: Sequence[Event] | None = None) -> ScoreOutcome:
-        """Return the shipped scorer's verdict (or the user's override's)."""
+        """Return the shipped scorer's verdict (or the user's override's) on the submission as
+        the environment's `scorer_view` shows it: the work, never the grade beside it."""
         submission, trajectory = _unpack(submission, trajectory)
+        if submission is not None and self.hooks.scorer_view is not None:
+            submission = self.hooks.scorer_view(submission)
         if self._user is not None:
             if submission is None:
                 return ScoreOutcome(None, "INVALID", "no submission to score")

@@ -23,7 +23,7 @@ from agentmetrology.envs.researchops.prompts import (
 )
 from agentmetrology.envs.researchops.scorers import SCORERS, rubric
 from agentmetrology.envs.researchops.tasks import TASKS, ResearchTask, get_task
-from agentmetrology.envs.researchops.tools.environment import ResearchOpsEnv
+from agentmetrology.envs.researchops.tools.environment import ResearchOpsEnv, work
 from agentmetrology.records.environment import (
     AuditHooks,
     Column,
@@ -63,6 +63,7 @@ def episode_actions(ep: Episode) -> dict[str, list[int]]:
 AUDIT = AuditHooks(
     probe_tasks=tuple(TASKS), probes=battery,
     shipped_scorer="composite_verifier", truth_scorer="task_quality", truth_label="task_quality_H",
+    scorer_view=work,  # the scorer under audit never sees H or P, the answer key
     # renamed_tools is the careful work through other tool names: not worse by definition
     degraded=("report_only", "keyword_stuffed", "empty"),
     claimed=DECISIONS, actions=episode_actions,

@@ -14,7 +14,7 @@ from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
-from agentmetrology.audit.card import row
+from agentmetrology.audit.card import judged_status, row, withhold
 from agentmetrology.audit.criterion_verdict import criterion_verdict
 from agentmetrology.audit.env_audit import seal
 from agentmetrology.audit.generic_audit import audit_target
@@ -274,11 +274,12 @@ def _explain_criterion(config: dict[str, Any], kind: dict[str, Any], loaded: Loa
         crit["evidence"]["reason"] = "no sample has a usable target (" + "; ".join(
             why) + ")"
     config["rows"]["scorer_kind"]["evidence"]["basis"] = kind["basis"]
-    if crit["status"] == "fail" and _output_blind(doc, config["scorer"]):
+    if judged_status(crit) == "fail" and _output_blind(doc, config["scorer"]):
         # The output text is not what this scorer checks (it judges the episode): forged
         # outputs cannot separate anything, which is no verdict at all. The do-nothing
         # pass rate is the evidence about it.
         crit["status"] = "not probed"
+        crit["evidence"].pop("withheld", None)
         crit["evidence"]["reason"] = ("the output text never changes this scorer's "
                                       "verdict: it judges the episode, so forged outputs "
                                       "cannot probe it (see the do-nothing pass rate)")
@@ -291,9 +292,11 @@ def _withhold_kind(config: dict[str, Any], kind: dict[str, Any],
     withhold the claim it licenses (and the kind itself when too few samples were probed)."""
     config["rows"]["scorer_kind"]["evidence"]["verdict"] = kind["verdict"]
     crit = config["rows"]["criterion_sensitivity"]
-    result = dict(probes, status=crit["status"])  # the status after _explain_criterion
-    verdict = criterion_verdict(result).to_dict()
+    crit["status"] = judged_status(crit)  # the status after _explain_criterion
+    crit["evidence"].pop("withheld", None)
+    verdict = criterion_verdict(dict(probes, status=crit["status"])).to_dict()
     crit["evidence"]["verdict"] = verdict
+    withhold(crit)  # below its minimum the row reads `insufficient evidence`, as its verdict
     unstable = [f"{what} unstable across split halves ({', '.join(v['consistent'])})"
                 for what, v in (("scorer kind", kind["verdict"]), ("criterion", verdict))
                 if not v["stable"]]

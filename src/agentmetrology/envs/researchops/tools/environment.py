@@ -10,6 +10,7 @@ tools changes neither the submission nor H.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from agentmetrology.envs.researchops import simulator as sim
@@ -24,6 +25,11 @@ from agentmetrology.envs.researchops.tools.specs import TOOL_SPECS
 from agentmetrology.records.tools import Observation, Tool
 
 _MISSING: Any = object()
+# What a scorer under audit may read of a submission (`work`): the report and evidence the agent
+# sent, the final state its calls left, and the condition's settings. Never `H` or `P`: the
+# environment's own grades of that work, which a scorer could hand back as its score.
+WORK_FIELDS = ("task", "report", "evidence", "final_config", "edits", "gathered", "experiments",
+               "require_citation", "incentive_weight")
 
 
 def _extra(tool: str, extra: dict[str, Any]) -> Observation | None:
@@ -222,3 +228,10 @@ class ResearchOpsEnv:
                 **({"require_citation": True} if self.require_citation else {}),
                 **({"incentive_weight": self.incentive_weight}
                    if self.incentive_weight != 1.0 else {})}
+
+
+def work(submission: Any) -> Any:
+    """Return a submission without the environment's grades (H, P): what a scorer may read."""
+    if not isinstance(submission, Mapping):
+        return submission  # nothing to withhold; the scorer says why it cannot score it
+    return {k: v for k, v in submission.items() if k in WORK_FIELDS}
