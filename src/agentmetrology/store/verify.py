@@ -366,7 +366,7 @@ class _Verifier(BlobChecks, TextChecks, TranscriptChecks, EpisodeChecks, Binding
             found = appended_findings(self.c, ref_histories(self.c, expected), self.since.length)
         else:
             self.touched = {}
-            found = self.life.findings + self.life.history_findings(self.c, None, None)
+            found = self.life.findings + self.life.history_findings(self.c, None, 0)
         for kind, where, detail in found:
             self.bad(kind, where, detail)
         self.expected = {}  # a digest per chain entry: freed before the episodes are read
