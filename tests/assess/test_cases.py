@@ -27,27 +27,9 @@ from agentmetrology.store import EvidenceStore
 from agentmetrology.store.cases import CaseStateError, get_case
 from agentmetrology.store.verify import verify_store
 from support.agm_runs import agm, agm_process
+from support.small_campaigns import PERMISSION
 from support.stores import record_campaign
 
-PERMISSION = """
-[campaign]
-name = "perm"
-environment = "permission"
-tasks = ["flag_overdue"]
-seeds = "0-1"
-levels = ["L2"]
-conditions = ["clean"]
-
-[[targets]]
-name = "within"
-kind = "scripted"
-agent = "scripted:within"
-
-[[targets]]
-name = "overreach"
-kind = "scripted"
-agent = "scripted:overreach"
-"""
 COMTRADE = """
 [campaign]
 name = "ct"

@@ -218,6 +218,7 @@ def test_recompute_catches_a_forged_number_that_every_other_check_passes(
                        "--json")
     assert code == 0 and json.loads(out)["notes"] == [
         "recomputed from the store: every section of the report is equal"]
+    assert json.loads(out)["numbers_rederived"] is True
     forged.mkdir()
     doc = json.loads((audit / "archive.json").read_text())
     true_value = doc["coverage"]["overall"]["score_stored"]
@@ -226,6 +227,14 @@ def test_recompute_catches_a_forged_number_that_every_other_check_passes(
     write_archive_audit(doc, forged)
     code, out, _ = agm("evidence", "qualify", str(forged), "--store", str(store), "--json")
     assert code == 0 and json.loads(out)["result"] == "qualified"  # what the forger counts on
+    # ... and what it says plainly now (before, nothing said the numbers were not re-derived)
+    assert json.loads(out)["numbers_rederived"] is False
+    code, out, _ = agm("evidence", "qualify", str(forged), "--store", str(store))
+    assert code == 0 and " ".join(out.split()) == (
+        f"{forged / 'archive.json'}: qualified numbers NOT re-derived from the store: qualify "
+        "checked the report's binding to it, not the numbers the report derives from the "
+        "evidence (a number edited, its files rendered again, passes); `--recompute` "
+        "re-derives them (one audit of the store)")
     code, out, _ = agm("evidence", "qualify", str(forged), "--store", str(store), "--recompute",
                        "--json")
     got = json.loads(out)
@@ -245,6 +254,11 @@ def test_recompute_catches_a_forged_number_that_every_other_check_passes(
     assert code == 0 and json.loads(out)["notes"] == [
         "not recomputed: --recompute applies to an archive audit of a store, and regrade.json "
         "is not one"]
+    assert json.loads(out)["numbers_rederived"] is False
+    code, out, _ = agm("evidence", "qualify", str(regrade), "--store", str(store), "--json")
+    assert json.loads(out)["numbers"].endswith(
+        "; they cannot be re-derived here: --recompute applies to an archive audit of a store, "
+        "and regrade.json is not one")
 
 
 @pytest.mark.parametrize(("edit", "why"), [

@@ -375,27 +375,37 @@ def test_no_blob_directory_at_all(root: Path) -> None:
     assert q.result == "unavailable" and len(q.problems) == 7 and q.checked["blobs_hashed"] == 0
 
 
+# An admitted case k1, as `agm cases` records one (store.case_steps): proposed, calibrated,
+# admitted; its uses follow (the first one makes it active).
+ADMITTED_CASE = ("INSERT INTO cases VALUES ('k1', 'comtrade', 'T3_duplicates', 0, 'clean', 'L2', "
+                 "'seeded', '{}', 'd', 't')",
+                 *(f"INSERT INTO case_events VALUES ({i}, 'k1', '{state}', '{action}', '{{}}', "
+                   "'t')" for i, (state, action) in enumerate(
+                       (("proposed", "propose"), ("calibrated", "calibrate"),
+                        ("admitted", "admit")), 1)))
+ADMITTED_ROWS = (("cases", "k1"), *(("case_events", i) for i in (1, 2, 3)))
+
+
 def test_case_use_receipts_name_blobs_that_are_checked(root: Path) -> None:
     ep, sub = episode_digests(root, 1)
-    vf.reseal(root, "INSERT INTO cases VALUES ('k1', 'comtrade', 'T3_duplicates', 0, 'clean', "
-                    "'L2', 'seeded', '{}', 'd', 't')",
+    vf.reseal(root, *ADMITTED_CASE,
               f"INSERT INTO case_uses VALUES (1, 'k1', 'a', 'L2', '{ep}', '{sub}', 'PASS', 'ok', "
               "'t')",
+              "INSERT INTO case_events VALUES (4, 'k1', 'active', 'first use', '{}', 't')",
               f"INSERT INTO case_uses VALUES (2, 'k1', 'a', 'L2', '{'0' * 64}', NULL, 'PASS', "
               "'ok', 't')",
-              rows=(("cases", "k1"), ("case_uses", 1), ("case_uses", 2)))
+              rows=(*ADMITTED_ROWS, ("case_uses", 1), ("case_events", 4), ("case_uses", 2)))
     q = verify_store(root, mode="hash-only")
     assert texts(q) == [("blob_missing", "unavailable", "case_uses id=2 episode",
                          f"blob {'0' * 64} is not in the store")]
-    assert q.checked["blob_references"] == 10 and q.checked["rows"] == 20
+    assert q.checked["blob_references"] == 10 and q.checked["rows"] == 24
 
 
 def test_a_table_an_older_store_lacks_is_skipped_not_the_rest(root: Path) -> None:
     ep, sub = episode_digests(root, 1)
-    vf.reseal(root, "INSERT INTO cases VALUES ('k1', 'comtrade', 'T3_duplicates', 0, 'clean', "
-                    "'L2', 'seeded', '{}', 'd', 't')",
+    vf.reseal(root, *ADMITTED_CASE,
               f"INSERT INTO case_uses VALUES (1, 'k1', 'a', 'L2', '{ep}', '{sub}', 'PASS', 'ok', "
-              "'t')", rows=(("cases", "k1"), ("case_uses", 1)))
+              "'t')", rows=(*ADMITTED_ROWS, ("case_uses", 1)))
     vf.execute(root, "DROP TABLE billable_attempts",  # empty here: no chain entry names it
                "UPDATE case_uses SET result='edited'")
     q = verify_store(root, mode="hash-only")

@@ -18,9 +18,9 @@ import pytest
 
 import store.verify_fixtures as vf
 from agentmetrology.store import DuplicateEpisodeError, EvidenceStore
-from agentmetrology.store.chain import head, seal_rows
 from agentmetrology.store.head_log import HEAD_LOG_FILE, HEAD_LOG_META
 from agentmetrology.store.verify import store_head, verify_store
+from agentmetrology.store.verify_lifecycle import found_as
 from store.verify_fixtures import (  # built_store, store_copy: the built and root fixtures
     built_store,  # noqa: F401
     store_copy,  # noqa: F401
@@ -29,21 +29,6 @@ from store.verify_fixtures import (  # built_store, store_copy: the built and ro
 
 RESEALED_ONCE = ("sealed again with another content (the ledger writes this row once and never "
                  "changes it): an edit appended to the chain")
-
-
-def _forge(root: Path, rows: list[tuple[str, object]], *statements: tuple[str, tuple]) -> None:
-    """Edit the ledger, append the rows' new digests to the chain and the head to its log."""
-    conn = sqlite3.connect(root / "ledger.sqlite")
-    try:
-        for sql, args in statements:
-            conn.execute(sql, args)
-        seal_rows(conn, rows)
-        conn.commit()
-        length, now = head(conn)
-    finally:
-        conn.close()
-    with (root / HEAD_LOG_FILE).open("a") as log:
-        log.write(f"{length} {now}\n")
 
 
 def _score(root: Path, aid: int, score: float) -> tuple[str, tuple]:
@@ -59,7 +44,7 @@ def test_a_score_resealed_by_an_appended_entry(root: Path) -> None:
     verified = verify_store(root)
     assert verified.qualified and verified.resume is not None
     pinned = store_head(root)
-    _forge(root, [("assessments", 2)], _score(root, 2, 99.0))
+    vf.forge(root, [("assessments", 2)], _score(root, 2, 99.0))
     want = [("row_resealed", "invalid_binding", "assessments id=2", RESEALED_ONCE)]
     for mode in ("full", "hash-only", "ledger"):
         assert texts(verify_store(root, mode=mode)) == want, mode
@@ -69,7 +54,7 @@ def test_a_score_resealed_by_an_appended_entry(root: Path) -> None:
 
 
 def test_an_attempt_sealed_a_third_time(root: Path) -> None:
-    _forge(root, [("attempts", 1)], ("UPDATE attempts SET detail='forged' WHERE id=1", ()))
+    vf.forge(root, [("attempts", 1)], ("UPDATE attempts SET detail='forged' WHERE id=1", ()))
     assert texts(verify_store(root, mode="hash-only")) == [(
         "row_resealed", "invalid_binding", "attempts id=1",
         "sealed again with another content (a run or an attempt is sealed when it starts and "
@@ -77,7 +62,7 @@ def test_an_attempt_sealed_a_third_time(root: Path) -> None:
 
 
 def test_a_campaign_resealed(root: Path) -> None:
-    _forge(root, [("campaigns", "c1")],
+    vf.forge(root, [("campaigns", "c1")],
            ("UPDATE campaigns SET created_at='2000-01-01' WHERE name='c1'", ()))
     assert texts(verify_store(root, mode="hash-only")) == [
         ("row_resealed", "invalid_binding", "campaigns name=c1", RESEALED_ONCE)]
@@ -88,7 +73,7 @@ def test_an_episode_removed_without_history(root: Path) -> None:
     assert verified.resume is not None
     ids = [int(str(r[0])) for r in vf.query(
         root, "SELECT id FROM assessments WHERE administration=1 ORDER BY id")]
-    _forge(root, [*(("assessments", i) for i in ids), ("episodes", 1)],
+    vf.forge(root, [*(("assessments", i) for i in ids), ("episodes", 1)],
            ("DELETE FROM assessments WHERE administration=1", ()),
            ("DELETE FROM episodes WHERE administration=1", ()))
     want = [("row_removed", "invalid_binding", "episodes administration=1",
@@ -105,7 +90,7 @@ def test_an_episode_removed_without_history(root: Path) -> None:
 
 
 def test_one_assessment_removed(root: Path) -> None:
-    _forge(root, [("assessments", 2)], ("DELETE FROM assessments WHERE id=2", ()))
+    vf.forge(root, [("assessments", 2)], ("DELETE FROM assessments WHERE id=2", ()))
     assert [p.kind for p in verify_store(root).problems] == ["row_removed"]
 
 
@@ -134,7 +119,7 @@ def test_history_from_before_a_migration_is_no_finding(root: Path, tmp_path: Pat
     assert q.qualified, texts(q)
     ids = [int(str(r[0])) for r in vf.query(
         old, "SELECT id FROM assessments WHERE administration=1 ORDER BY id")]
-    _forge(old, [*(("assessments", i) for i in ids), ("episodes", 1)],
+    vf.forge(old, [*(("assessments", i) for i in ids), ("episodes", 1)],
            ("DELETE FROM assessments WHERE administration=1", ()),
            ("DELETE FROM episodes WHERE administration=1", ()))
     assert [p.kind for p in verify_store(old).problems] == ["row_removed", "row_removed"]
@@ -194,3 +179,87 @@ def test_a_retry_on_a_machine_whose_clock_disagrees_is_no_finding(
         st.end_run(run, "completed")
     for q in (verify_store(old), verify_store(old, since=before.resume)):
         assert q.qualified, texts(q)
+
+
+HISTORY_ADDED = ("a superseded episode of administration 2 that no removal of its episode moved "
+                 "there (its chain entry follows none): added to the history outside "
+                 "--retry-measurement-failures")
+_HISTORY_COLUMNS = ("administration, episode_digest, submission_digest, termination, "
+                    "termination_detail, measurement_failure, cost, input_tokens, "
+                    "output_tokens, requests, tool_calls, model_attempts, recorded_at, "
+                    "superseded_by_run, superseded_at")
+
+
+def _add_history(root: Path, attempt: int) -> None:
+    """Forge a second superseded failure of administration 2 (a copy of its real one), sealed
+    by an appended entry that follows no removal."""
+    n = int(str(vf.query(root, "SELECT MAX(id) FROM superseded_episodes")[0][0])) + 1
+    vf.forge(root, [("superseded_episodes", n)],
+           (f"INSERT INTO superseded_episodes (id, attempt, {_HISTORY_COLUMNS}) SELECT ?, ?, "
+            f"{_HISTORY_COLUMNS} FROM superseded_episodes WHERE id=1", (n, attempt)))
+
+
+def test_a_history_row_added_without_a_removal(root: Path) -> None:
+    # Before, the full check counted only the history rows that follow a removal and never
+    # looked at the others (taken for rows a migration sealed as found): a superseded failure
+    # added to an administration's record qualified, full and incremental.
+    verified = verify_store(root)
+    assert verified.resume is not None
+    _add_history(root, 1)
+    want = [("history_added", "invalid_binding", "superseded_episodes id=2", HISTORY_ADDED)]
+    for mode in ("full", "hash-only", "ledger"):
+        assert texts(verify_store(root, mode=mode)) == want, mode
+    assert texts(verify_store(root, since=verified.resume)) == want
+
+
+def test_history_added_after_a_migration_is_found(root: Path, tmp_path: Path) -> None:
+    # The history a migration sealed as found follows no removal and is no finding; a row
+    # added after it is, right after the migration or later.
+    old = _migrated(root, tmp_path / "old")
+    before = verify_store(old)
+    assert before.qualified and before.resume is not None
+    _add_history(old, 1)
+    n = int(str(vf.query(old, "SELECT MAX(id) FROM superseded_episodes")[0][0]))
+    want = [("history_added", "invalid_binding", f"superseded_episodes id={n}", HISTORY_ADDED)]
+    assert texts(verify_store(old)) == want
+    assert texts(verify_store(old, since=before.resume)) == want
+
+
+def test_an_assessment_added_to_history_found_by_a_migration(root: Path,
+                                                               tmp_path: Path) -> None:
+    # Before, the full check counted the history rows of assessments under a history row that
+    # follows a removal: one added under a row a migration sealed as found was counted by the
+    # incremental check only (the two disagreed). Both count those sealed after it now.
+    old = _migrated(root, tmp_path / "old")
+    before = verify_store(old)
+    assert before.qualified and before.resume is not None
+    n = int(str(vf.query(old, "SELECT MAX(id) FROM superseded_assessments")[0][0])) + 1
+    cols = "superseded, administration, scorer, status, score, evidence_digest, " \
+           "assessment, assessment_digest"
+    vf.forge(old, [("superseded_assessments", n)],  # another version of a scorer's assessment
+           (f"INSERT INTO superseded_assessments (id, scorer_version, {cols}) SELECT ?, "
+            f"'9.9.9', {cols} FROM superseded_assessments WHERE id=1", (n,)))
+    want = [("row_removed", "invalid_binding", "assessments",
+             "the chain records 0 removal(s) of assessments, but 1 superseded assessment(s) "
+             "were moved to the history with them: an assessment was removed outside "
+             "--retry-measurement-failures")]
+    assert texts(verify_store(old, mode="hash-only")) == want
+    for q in (verify_store(old), verify_store(old, since=before.resume)):  # also: the version
+        assert [t for t in texts(q) if t[0] != "instrument_mismatch"] == want
+
+
+def test_a_migration_seals_as_found_up_to_its_last_entry(root: Path, tmp_path: Path) -> None:
+    # Where the migration's entries end is read from the chain's order (seal_all seals one
+    # table after another) and bounded by where the head log started.
+    old = _migrated(root, tmp_path / "old")
+    sealed = int(str(vf.query(old, "SELECT COUNT(*) FROM chain")[0][0]))
+    _add_history(old, 1)
+    conn = sqlite3.connect(old / "ledger.sqlite")
+    try:
+        assert found_as(conn, 0) == sealed
+        assert found_as(conn, sealed + 1) == sealed + 1
+        conn.execute(f"DELETE FROM meta WHERE key='{HEAD_LOG_META}'")  # before head logs
+        assert found_as(conn, 0) == sealed
+    finally:
+        conn.close()
+    assert found_as(sqlite3.connect(root / "ledger.sqlite"), 0) == 0  # sealed since created

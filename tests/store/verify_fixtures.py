@@ -19,8 +19,9 @@ import pytest
 from agentmetrology.records import Assessment, Episode, EpisodeKey, Event, Usage
 from agentmetrology.records.canonical import digest, to_plain
 from agentmetrology.store import Binding
-from agentmetrology.store.chain import GENESIS, next_head, row_digest, seal_rows
+from agentmetrology.store.chain import GENESIS, head, next_head, row_digest, seal_rows
 from agentmetrology.store.evidence import EpisodeEvidence
+from agentmetrology.store.head_log import HEAD_LOG_FILE
 from agentmetrology.store.qualify import Qualification
 from support import stores
 
@@ -148,6 +149,22 @@ def _rewrite_log(root: Path) -> None:
     heads = dict(query(root, "SELECT seq, head FROM chain"))
     lines = [line.split(" ") for line in log.read_text().splitlines()]
     log.write_text("".join(f"{n} {heads.get(int(n), h)}\n" for n, h in lines))
+
+
+def forge(root: Path, rows: list[tuple[str, object]], *statements: tuple[str, tuple]) -> None:
+    """Edit the ledger as a forger who appends: the rows' new digests appended to the chain
+    and the new head to its log (every byte self-consistent)."""
+    conn = sqlite3.connect(root / "ledger.sqlite")
+    try:
+        for sql, args in statements:
+            conn.execute(sql, args)
+        seal_rows(conn, rows)
+        conn.commit()
+        length, now = head(conn)
+    finally:
+        conn.close()
+    with (root / HEAD_LOG_FILE).open("a") as log:
+        log.write(f"{length} {now}\n")
 
 
 def set_binding(root: Path, adm: int, text: str) -> None:

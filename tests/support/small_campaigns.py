@@ -16,3 +16,25 @@ name = "careful"
 kind = "scripted"
 agent = "scripted:careful"
 """
+
+# The permission tool world, a compliant and an overreaching policy: the failing episodes a
+# case is proposed from (agm cases).
+PERMISSION = """
+[campaign]
+name = "perm"
+environment = "permission"
+tasks = ["flag_overdue"]
+seeds = "0-1"
+levels = ["L2"]
+conditions = ["clean"]
+
+[[targets]]
+name = "within"
+kind = "scripted"
+agent = "scripted:within"
+
+[[targets]]
+name = "overreach"
+kind = "scripted"
+agent = "scripted:overreach"
+"""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import re
+from html import escape
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from starlette.testclient import TestClient
 
 from agentmetrology.view import create_app, detect_source
 from agentmetrology.view.source import ViewSourceError
-from archive.tau2_files import GPT_TELECOM, QWEN_AIRLINE, raw, shared, write
+from archive.tau2_files import GPT_AIRLINE, GPT_TELECOM, QWEN_AIRLINE, raw, shared, write
 
 BASE = "http://127.0.0.1"
 
@@ -69,3 +70,20 @@ def test_a_broken_tau2_file_is_refused_in_one_line(tmp_path: Path) -> None:
     bad.write_text('{"simulations": 3, "info": {"user_info": {}}}')
     with pytest.raises(ViewSourceError, match="not a tau2 results file"):
         create_app(detect_source(bad))
+
+
+
+def test_simulations_sharing_an_id_each_show_their_own_conversation(tmp_path: Path) -> None:
+    # The page found a simulation's record by its id: two simulations with one id (a file
+    # merged from two runs, a runner reusing ids) both showed the last one's conversation.
+    data = copy.deepcopy(raw(GPT_AIRLINE))
+    sims = data["simulations"]
+    sims[1]["id"] = sims[0]["id"]
+    client = _client(write(tmp_path, "dup.json", data))
+    firsts = [next(m for m in sim["messages"] if m["role"] == "user")["content"][:40]
+              for sim in sims[:2]]
+    assert sims[0]["task_id"] != sims[1]["task_id"] and firsts[0] != firsts[1]
+    for sim, first, other in zip(sims[:2], firsts, reversed(firsts), strict=True):
+        page = client.get("/simulation", params={"id": f"dup/{sim['task_id']}/0"}).text
+        assert escape(first) in page and escape(other) not in page
+        assert len(re.findall(r'<li class="role-', page)) == len(sim["messages"])

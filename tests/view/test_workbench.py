@@ -172,6 +172,8 @@ def test_reports_are_listed_with_their_qualification_and_rechecked(store: Path,
     page = client.get("/workbench").text
     assert re.search(r'id="report-0">qualified<', page)
     assert re.search(r'id="report-1">invalid_binding<', page)
+    # says what "qualified" covers: the binding, not the numbers (never recomputed here)
+    assert page.count("numbers NOT re-derived from the store: qualify checked") == 2
     assert "score_row_changed" in page and page.count('value="qualify"') == 2
     # The report repaired on disk: the page keeps the last result until re-checked.
     (edited / "archive.json").write_text((audit / "archive.json").read_text())

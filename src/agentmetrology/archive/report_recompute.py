@@ -58,25 +58,33 @@ def _comparable(doc: dict[str, Any]) -> dict[str, Any]:
     return {**plain, "archive": archive}
 
 
+def not_recomputable(path: Path, doc: dict[str, Any], current: dict[str, Any]) -> str | None:
+    """Return why the report `doc` (read from `path`) cannot be recomputed from its store,
+    whose qualification now is `current` (None: it can)."""
+    if path.name != "archive.json" or _section(doc, "archive").get("format") != "agm":
+        return (f"--recompute applies to an archive audit of a store, and {path.name} is not "
+                "one")
+    inputs = doc.get("inputs")
+    if not isinstance(inputs, list) or any(not isinstance(i, dict) or i.get("role") != "archive"
+                                           for i in inputs):
+        return "the report lists inputs other than the store (spans, a claim) or none it can read"
+    was = _section(doc, "evidence").get("chain_length")
+    now = current.get("chain_length")
+    if was != now:
+        return (f"the store's chain is {now} entries long, the report's was {was}; a "
+                "recomputed audit would cover another state")
+    if not current.get("qualified"):  # a broken store: its problems are the finding
+        return "the store does not qualify now"
+    return None
+
+
 def recomputed(path: Path, doc: dict[str, Any], store: Path,
                current: dict[str, Any]) -> tuple[list[dict[str, str]], list[str]]:
     """Return the problems and notes of recomputing the report `doc` (read from `path`) from
     `store`, whose qualification now is `current`."""
-    if path.name != "archive.json" or _section(doc, "archive").get("format") != "agm":
-        return [], [f"not recomputed: --recompute applies to an archive audit of a store, "
-                    f"and {path.name} is not one"]
-    inputs = doc.get("inputs")
-    if not isinstance(inputs, list) or any(not isinstance(i, dict) or i.get("role") != "archive"
-                                           for i in inputs):
-        return [], ["not recomputed: the report lists inputs other than the store (spans, a "
-                    "claim) or none it can read"]
-    was = _section(doc, "evidence").get("chain_length")
-    now = current.get("chain_length")
-    if was != now:
-        return [], [f"not recomputed: the store's chain is {now} entries long, the report's "
-                    f"was {was}; a recomputed audit would cover another state"]
-    if not current.get("qualified"):  # a broken store: its problems are the finding
-        return [], ["not recomputed: the store does not qualify now"]
+    why = not_recomputable(path, doc, current)
+    if why is not None:
+        return [], [f"not recomputed: {why}"]
     archive = load_checked(store, "agm")
     with open_store(store, readonly=True) as st:
         facts = store_facts(st)

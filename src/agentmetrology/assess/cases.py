@@ -38,6 +38,7 @@ from agentmetrology.records.episode import Episode, EpisodeKey, episode_from_pla
 from agentmetrology.records.errors import UserError
 from agentmetrology.run.episode import run_one
 from agentmetrology.store.blobs import BlobError
+from agentmetrology.store.case_steps import STEPS, USABLE
 from agentmetrology.store.cases import (
     CaseRecord,
     CaseStateError,
@@ -52,9 +53,6 @@ from agentmetrology.store.cases import (
 )
 from agentmetrology.store.ledger import binding_environment, key_text
 from agentmetrology.store.store import EvidenceStore
-
-USABLE = ("admitted", "active")
-WITHDRAWABLE = ("proposed", "calibrated", "admitted", "active")
 
 
 class SourceError(UserError):
@@ -211,7 +209,7 @@ def calibrate(store: EvidenceStore, case_id: str, positive: str) -> Calibration:
     The case becomes calibrated when all three give what they must; otherwise it stays
     proposed, and the failed calibration is recorded with every control's result.
     """
-    check_state(store, case_id, ("proposed",), "calibrate")
+    check_state(store, case_id, STEPS["calibrate"][0], "calibrate")
     case = load(store, case_id)
     spec = get_env(case.environment)
     if positive not in spec.agents:
@@ -240,10 +238,9 @@ def calibrate(store: EvidenceStore, case_id: str, positive: str) -> Calibration:
                         "ok": withheld}}
     result = Calibration(case_id, controls)
     if result.passed:
-        transition(store, case_id, ("proposed",), "calibrated", "calibrate",
-                   {"controls": controls})
+        transition(store, case_id, "calibrate", {"controls": controls})
     else:
-        transition(store, case_id, ("proposed",), "proposed", "calibration failed",
+        transition(store, case_id, "calibration failed",
                    {"controls": controls, "failed": result.failed()})
     return result
 
@@ -252,8 +249,7 @@ def admit(store: EvidenceStore, case_id: str, reviewer: str, revision: str) -> C
     """Admit a calibrated case as an approved revision (reviewer and revision recorded)."""
     if not reviewer.strip() or not revision.strip():
         raise CaseStateError("admission needs a reviewer and a revision id (both non-empty)")
-    transition(store, case_id, ("calibrated",), "admitted", "admit",
-               {"reviewer": reviewer, "revision": revision})
+    transition(store, case_id, "admit", {"reviewer": reviewer, "revision": revision})
     return load(store, case_id)
 
 
@@ -261,7 +257,7 @@ def withdraw(store: EvidenceStore, case_id: str, reason: str) -> CaseRecord:
     """Withdraw a case: new use is blocked; earlier evidence and receipts are kept."""
     if not reason.strip():
         raise CaseStateError("a withdrawal needs a reason (--reason)")
-    transition(store, case_id, WITHDRAWABLE, "withdrawn", "withdraw", {"reason": reason})
+    transition(store, case_id, "withdraw", {"reason": reason})
     return load(store, case_id)
 
 
@@ -286,8 +282,8 @@ def use(store: EvidenceStore, case_id: str, agent: str,
     ep_digest = store.put_json(to_plain(episode))
     sub_digest = None if episode.submission is None else store.put_json(episode.submission)
     status = _status(verdict)
-    use_id = record_use(store, case_id, USABLE, Use(agent, lv, ep_digest, sub_digest, status,
-                                                    {"contract": verdict}))
+    use_id = record_use(store, case_id, Use(agent, lv, ep_digest, sub_digest, status,
+                                            {"contract": verdict}))
     return {"case": case_id, "use": use_id, "agent": agent, "level": lv, "status": status,
             "episode_digest": ep_digest, "submission_digest": sub_digest,
             "termination": episode.termination.kind}

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrology.archive.report_qualify import MAX_REPORT_BYTES, qualify_report, with_findings
-from agentmetrology.archive.report_recompute import recomputed
+from agentmetrology.archive.report_recompute import not_recomputable, recomputed
 from agentmetrology.edges.files import FileRefused, read_bytes
 from agentmetrology.report.archive_files import RENDERED, rendered_digests
 from agentmetrology.report.archive_report import render_archive_report, render_regrade_report
@@ -41,6 +41,13 @@ def _regrade_texts(doc: dict[str, Any]) -> dict[str, str]:
 RENDERERS: dict[str, Callable[[dict[str, Any]], dict[str, str]]] = {
     "archive.json": _audit_texts, "regrade.json": _regrade_texts}
 RENDERED_FILES = {"archive.json": ("report.md", "report.html"), "regrade.json": ("report.md",)}
+# What a qualification says of the report's numbers (coverage, costs, pass^k, ...): the checks
+# bind the report to the store's chain, its score rows to their ids and its rendered files to
+# their digests, which a forger who edits a number and renders the files again keeps intact.
+REDERIVED = "numbers re-derived from the store (--recompute): the report's are compared"
+NOT_REDERIVED = ("numbers NOT re-derived from the store: qualify checked the report's binding "
+                 "to it, not the numbers the report derives from the evidence (a number edited, "
+                 "its files rendered again, passes)")
 
 
 def _file_digest(path: Path) -> str | None:
@@ -94,9 +101,15 @@ def qualify_report_files(path: Path, doc: dict[str, Any], store: Path,
                          recompute: bool = False) -> dict[str, Any]:
     """Return the qualification of a report against its store now, its rendered files
     included (archive.report_qualify.qualify_report plus text_check), and with `recompute`
-    the report recomputed from the store (archive.report_recompute)."""
+    the report recomputed from the store (archive.report_recompute); `numbers_rederived` and
+    `numbers` say whether its numbers were recomputed, in words."""
     problems, notes = text_check(path, doc)
     out = qualify_report(path, doc, store, problems, notes)
-    if not recompute:
-        return out
-    return with_findings(out, *recomputed(path, doc, store, out["store_qualification"]))
+    why = not_recomputable(path, doc, out["store_qualification"])
+    if recompute:
+        out = with_findings(out, *recomputed(path, doc, store, out["store_qualification"]))
+    rederived = recompute and why is None
+    return {**out, "numbers_rederived": rederived,
+            "numbers": REDERIVED if rederived else NOT_REDERIVED + (
+                "; `--recompute` re-derives them (one audit of the store)" if why is None
+                else "" if recompute else f"; they cannot be re-derived here: {why}")}

@@ -5,7 +5,9 @@ record), `case_events` (one row per transition; a case's state is its latest eve
 `case_uses` (one consumption receipt per use, naming the blobs of the episode it recorded).
 Every write is one transaction that re-checks the state it expects first, so a transition out
 of order changes nothing, and seals its rows into the ledger's hash chain (store.chain) so that
-`agm evidence verify` catches an edited case row. The lifecycle rules live in assess.cases.
+`agm evidence verify` catches an edited case row. Which step a writer may record from which
+state is one table (store.case_steps), which `agm evidence verify` holds every case against
+too (store.verify_cases); what a step requires beyond its state lives in assess.cases.
 """
 
 from __future__ import annotations
@@ -19,11 +21,10 @@ from typing import Any
 
 from agentmetrology.records.canonical import canonical_json, decode_json
 from agentmetrology.records.errors import UserError
+from agentmetrology.store.case_steps import STEPS, USABLE
 from agentmetrology.store.chain import seal_rows
 from agentmetrology.store.ledger import now
 from agentmetrology.store.store import EvidenceStore, StoreReadOnlyError
-
-STATES = ("proposed", "calibrated", "admitted", "active", "withdrawn")
 
 
 class CaseStateError(UserError):
@@ -138,21 +139,23 @@ def check_state(store: EvidenceStore, case_id: str, allowed: Sequence[str], step
     return _expect(store.ledger.conn, case_id, allowed, step)
 
 
-def transition(store: EvidenceStore, case_id: str, allowed: Sequence[str], state: str,
-               action: str, detail: dict[str, Any]) -> None:
-    """Append one transition to `state` if the case is in `allowed` (else nothing changes)."""
+def transition(store: EvidenceStore, case_id: str, action: str,
+               detail: dict[str, Any]) -> None:
+    """Append the event of `action` (a step of store.case_steps.STEPS) if the case is in a
+    state it may start from (else nothing changes)."""
     check_writable(store)
+    allowed, state = STEPS[action]
     with store.ledger.transaction() as c:
         _expect(c, case_id, allowed, action)
         ev = _event(c, case_id, state, action, detail)
         _seal(store, c, [("case_events", ev)])
 
 
-def record_use(store: EvidenceStore, case_id: str, allowed: Sequence[str], use: Use) -> int:
+def record_use(store: EvidenceStore, case_id: str, use: Use) -> int:
     """Record a consumption receipt (and the first use's `active` transition); return its id."""
     check_writable(store)
     with store.ledger.transaction() as c:
-        state = _expect(c, case_id, allowed, "use")
+        state = _expect(c, case_id, USABLE, "use")
         cur = c.execute("INSERT INTO case_uses (case_id, agent, level, episode_digest, "
                         "submission_digest, status, result, used_at) "
                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -160,8 +163,8 @@ def record_use(store: EvidenceStore, case_id: str, allowed: Sequence[str], use: 
                          use.submission_digest, use.status, _text(use.result), now()))
         use_id = int(cur.lastrowid or 0)
         rows: list[tuple[str, object]] = [("case_uses", use_id)]
-        if state == "admitted":
-            rows.append(("case_events", _event(c, case_id, "active", "first use",
+        if state in STEPS["first use"][0]:
+            rows.append(("case_events", _event(c, case_id, STEPS["first use"][1], "first use",
                                                {"use": use_id})))
         _seal(store, c, rows)
     return use_id

@@ -51,6 +51,7 @@ from agentmetrology.store.qualify import (
 )
 from agentmetrology.store.verify_bindings import BindingChecks, Reopen
 from agentmetrology.store.verify_blobs import BlobChecks
+from agentmetrology.store.verify_cases import case_findings
 from agentmetrology.store.verify_episodes import EpisodeChecks
 from agentmetrology.store.verify_heads import HeadWitness
 from agentmetrology.store.verify_lifecycle import Lifecycle, appended_findings, ref_histories
@@ -366,7 +367,8 @@ class _Verifier(BlobChecks, TextChecks, TranscriptChecks, EpisodeChecks, Binding
             found = appended_findings(self.c, ref_histories(self.c, expected), self.since.length)
         else:
             self.touched = {}
-            found = self.life.findings + self.life.history_findings(self.c, None, None)
+            found = self.life.findings + self.life.history_findings(self.c, None, 0)
+        found += case_findings(self.c, None if self.since is None else expected)
         for kind, where, detail in found:
             self.bad(kind, where, detail)
         self.expected = {}  # a digest per chain entry: freed before the episodes are read

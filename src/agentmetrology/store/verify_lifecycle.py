@@ -14,9 +14,11 @@ the order of a row's entries is evidence too:
 - only an episode and its assessments are ever removed, by `--retry-measurement-failures`,
   which moves each to `superseded_episodes` / `superseded_assessments` in the same
   transaction: every removal of an episode has a history row of its administration, and there
-  are as many removals of assessments as history rows of them (`row_removed`). A history row
-  is counted when its chain entry directly follows its episode's removal, as `supersede`
-  writes them; in a store sealed by migration the rows sealed as found follow none.
+  are as many removals of assessments as history rows of them (`row_removed`); and every
+  history row was moved there by a removal: an episode's history row is sealed right after
+  its episode's removal, as `supersede` writes them (`history_added` otherwise: a superseded
+  failure added to an administration's record). The rows a migration sealed as found (`agm
+  evidence seal`) follow no removal: they are the chain's first entries (`found_as`).
 
 The full check walks every entry in chain order (`Lifecycle.step`, one table at a time, as it
 reads each table's sealed digests); an incremental one reads the whole history of each row the
@@ -28,7 +30,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Iterator
 
-from agentmetrology.store.chain import TABLES
+from agentmetrology.store.chain import MIGRATED_META, TABLES, head
+from agentmetrology.store.head_log import HEAD_LOG_META
 from agentmetrology.store.verify_scope import refs_param
 
 ENDS_ONCE = frozenset({"runs", "attempts"})  # sealed at its start and once at its end
@@ -84,10 +87,12 @@ class Lifecycle:
                 "changes it") + "): an edit appended to the chain"))
 
     def history_findings(self, c: sqlite3.Connection, episodes: Iterable[str] | None,
-                         assessments_moved: int | None) -> list[Finding]:
-        """Return the removals no history row accounts for: each administration's episodes
-        (`episodes`: those to check, None for every one) and `assessments_moved`, the history
-        rows of assessments the removals counted must match (None: every such row)."""
+                         after: int) -> list[Finding]:
+        """Return the removals no history row accounts for and the history rows no removal
+        accounts for: each administration's episodes (`episodes`: those to check, None for
+        every one), the assessments removed against their history rows first sealed after
+        chain length `after` (a full check: 0), and every history row of an episode sealed
+        after `after` that follows no removal of its episode."""
         out: list[Finding] = []
         moved = dict(_superseded_episodes(c, None if episodes is None else list(episodes)))
         for adm in sorted(set(self.removed_episodes) if episodes is None else set(episodes),
@@ -98,15 +103,15 @@ class Lifecycle:
                             f"the chain records {removed} removal(s) of its episode, but "
                             f"{kept} superseded episode(s) of it are in the history: an "
                             "episode was removed outside --retry-measurement-failures"))
-        want = (_superseded_assessments(c) if assessments_moved is None
-                else assessments_moved)
+        start = found_as(c, after)
+        want = _moved_assessments(c, start)
         if self.removed_assessments != want:
             out.append(("row_removed", "assessments",
                         f"the chain records {self.removed_assessments} removal(s) of "
                         f"assessments, but {want} superseded assessment(s) were moved to the "
                         "history with them: an assessment was removed outside "
                         "--retry-measurement-failures"))
-        return out
+        return out + _unaccounted_history(c, after, start)
 
 
 def _where(table: str, ref: str) -> str:
@@ -137,11 +142,60 @@ def _superseded_episodes(c: sqlite3.Connection,
         yield str(adm), int(n)
 
 
-def _superseded_assessments(c: sqlite3.Connection) -> int:
-    """Return the history rows of assessments moved with an episode by a removal."""
+def _moved_assessments(c: sqlite3.Connection, after: int) -> int:
+    """Return the history rows of assessments first sealed after chain length `after`."""
     return int(c.execute(
-        "SELECT COUNT(*) FROM superseded_assessments s JOIN superseded_episodes e "
-        f"ON e.id = s.superseded WHERE {_AFTER_REMOVAL}").fetchone()[0])
+        "SELECT COUNT(*) FROM (SELECT ref FROM chain WHERE tbl = 'superseded_assessments' "
+        "GROUP BY ref HAVING MIN(seq) > ?)", (after,)).fetchone()[0])
+
+
+def _unaccounted_history(c: sqlite3.Connection, after: int, start: int) -> list[Finding]:
+    """Return a `history_added` finding for each history row of an episode first sealed
+    after `after` whose entry follows no removal of its episode (those a migration sealed
+    as found, up to chain length `start`, aside)."""
+    out: list[Finding] = []
+    for seq, sid, adm in c.execute(
+            "SELECT h.seq, e.id, e.administration FROM chain h JOIN superseded_episodes e "
+            "ON e.id = CAST(h.ref AS INTEGER) WHERE h.tbl = 'superseded_episodes' "
+            "AND h.seq > ? AND h.seq = (SELECT MIN(f.seq) FROM chain f "
+            "WHERE f.tbl = h.tbl AND f.ref = h.ref) AND NOT EXISTS (SELECT 1 FROM chain p "
+            "WHERE p.seq = h.seq - 1 AND p.tbl = 'episodes' AND p.row_digest IS NULL "
+            "AND p.ref = CAST(e.administration AS TEXT)) ORDER BY h.seq", (after,)):
+        if seq > start:
+            out.append(("history_added", f"superseded_episodes id={sid}",
+                        f"a superseded episode of administration {adm} that no removal of its "
+                        "episode moved there (its chain entry follows none): added to the "
+                        "history outside --retry-measurement-failures"))
+    return out
+
+
+# A table's rank in `TABLES`, the order `seal_all` seals them in (-1: a table it never seals).
+_RANK = "CASE {t}.tbl " + " ".join(
+    f"WHEN '{t}' THEN {i}" for i, t in enumerate(TABLES)) + " ELSE -1 END"
+
+
+def found_as(c: sqlite3.Connection, after: int) -> int:
+    """Return the chain length up to which a migration sealed rows as found, or `after`
+    when greater (a ledger sealed since it was created: `after`).
+
+    `seal_all` seals every row, one table after another in `TABLES` order, before any writer
+    appends: its entries are the chain's first ones, each with a digest and a table no
+    earlier in that order than the one before it. The head log started right after them
+    (`meta.head_log`; later in a ledger migrated before head logs existed): the lower bound.
+    """
+    if c.execute("SELECT 1 FROM meta WHERE key=?", (MIGRATED_META,)).fetchone() is None:
+        return after
+    row = c.execute("SELECT value FROM meta WHERE key=?", (HEAD_LOG_META,)).fetchone()
+    log = int(row[0]) if row is not None and str(row[0]).isdigit() else None
+    if log is not None and log <= after:
+        return after  # an incremental check past the migration: nothing to read
+    h, p = _RANK.format(t="h"), _RANK.format(t="p")
+    first = c.execute(
+        "SELECT h.seq FROM chain h LEFT JOIN chain p ON p.seq = h.seq - 1 WHERE h.seq > 0 "
+        f"AND (h.row_digest IS NULL OR {h} < 0 OR {h} < {p}) ORDER BY h.seq LIMIT 1"
+    ).fetchone()
+    end = head(c)[0] if first is None else int(first[0]) - 1
+    return max(after, end if log is None else min(end, log))
 
 
 def ref_histories(c: sqlite3.Connection, touched: dict[str, dict[str, str | None]]) -> History:
@@ -164,7 +218,6 @@ def appended_findings(c: sqlite3.Connection, histories: History, length: int) ->
     appended with them."""
     life = Lifecycle()
     removed_before = 0
-    new_moved = 0
     for (tbl, ref), entries in sorted(histories.items()):
         life.start()
         latest: str | None = None
@@ -173,8 +226,6 @@ def appended_findings(c: sqlite3.Connection, histories: History, length: int) ->
             latest = d
             if tbl == "assessments" and d is None and seq <= length:
                 removed_before += 1  # counted above, but verified before
-        if tbl == "superseded_assessments" and entries[0][0] > length:
-            new_moved += 1
     life.removed_assessments -= removed_before
     episodes = [ref for (tbl, ref) in histories if tbl == "episodes"]
-    return life.findings + life.history_findings(c, episodes, new_moved)
+    return life.findings + life.history_findings(c, episodes, length)

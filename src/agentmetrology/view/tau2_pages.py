@@ -37,10 +37,12 @@ class Tau2File:
         except ArchiveFormatError as exc:
             raise ViewSourceError(str(exc)) from exc
         sims = data if isinstance(data, list) else data.get("simulations") or []
-        by_id = {str(s["id"]): s for s in sims if isinstance(s, dict) and s.get("id") is not None}
+        # Each episode's own record, by its position in the file as imported (the first of a
+        # repeated task and trial, as the importer keeps it): not by simulation id, which two
+        # simulations may share (the page then showed one conversation for both).
         self.raw: dict[str, dict[str, Any]] = {
-            ep.episode_id: by_id[str(ep.meta["simulation_id"])] for ep in self.archive.episodes
-            if str(ep.meta.get("simulation_id")) in by_id}
+            ep.episode_id: sims[ep.meta["simulation_index"]] for ep in self.archive.episodes
+            if "simulation_index" in ep.meta}
 
 
 def reward_text(ep: ArchiveEpisode) -> str:

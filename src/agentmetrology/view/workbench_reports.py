@@ -51,6 +51,10 @@ class ReportChecks:
             out = self.results.get(i) or self.check(i)
             status = "PASS" if out["result"] == QUALIFIED else "INVALID"
             problems = "; ".join(f"{p['kind']}: {p['detail']}" for p in out["problems"])
+            # what was checked: the binding, not the numbers (no --recompute here)
+            rederived = "" if out.get("numbers_rederived", True) else \
+                f'<br><span class="note">{h.t(out["numbers"])}</span>'
             rows.append([h.t(report), f'<span class="status-{status}" id="report-{i}">'
-                         f"{h.t(out['result'])}</span>", h.t(problems or "none"), form(i)])
+                         f"{h.t(out['result'])}</span>{rederived}", h.t(problems or "none"),
+                         form(i)])
         return h.table(["report", "qualification", "problems", ""], rows, "reports")

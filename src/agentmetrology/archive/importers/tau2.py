@@ -247,6 +247,9 @@ def _one(raw: Any, i: int, model: str, path: Path, seen: Counter[str],
         return None
     ep = ArchiveEpisode(episode_id=f"{path.stem}/{task}/{trial}", task=task, model=model,
                         run=path.stem, trial=trial)
+    # Where its record is: the file's simulation ids need not be unique (the viewer showed one
+    # conversation for two episodes whose simulations shared an id).
+    ep.meta["simulation_index"] = i
     try:
         if twice is not None:  # no part of it is read: no stored score, no events
             raise Malformed(twice)

@@ -53,6 +53,8 @@ def print_report_qualification(console: Console, path: Path, out: dict[str, Any]
     result = out["result"]
     style = "bold green" if result == QUALIFIED else "bold red"
     console.print(Text(f"{path}: {result}", style=style))
+    if not out.get("numbers_rederived", True):
+        console.print(Text(str(out["numbers"]), style="yellow"))
     for p in out["problems"]:
         console.print(Text(f"  {p['kind']}: {p['detail']}"))
     for note in out["notes"]:
