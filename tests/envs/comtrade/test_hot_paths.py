@@ -44,8 +44,11 @@ PINNED = [
      "c47daf350aae10248f67393224725cf9d3db1e358131f23d16193f7bff84fff3"),
     ("T8_mixed_faults", "scripted:careful", "L2", 10, "clean",
      "7c868da1bd2778ea14b070049714dad49f2aee6b1dfb88a27de9046d02948ac2"),
+    # Re-pinned when run logs stopped counting calls the service never saw: the rule calls
+    # `fetch_page` by its original name under alias (an unknown tool) and its log, and the
+    # harness's, said request=1 (their only change; scores unchanged: FAIL 0.0, judge 64.5).
     ("T3_duplicates", "rule", "L0", 11, "mut:alias",
-     "5f27bc096202dbaf7d0f3b84118c152484d45fb0b9948ad9013d7d8ef9c93a04"),
+     "9eafd7bab51e36db27a5f5cb845d2ba35d561f0f13bf24616fa191f808d3919c"),
     ("T9_clean_ab", "rule", "L0", 12, "stress:escalating",
      "6356a1bf12c53bc73b58a7c9e173acaff695e8a902342e38c3d45c07e5dd32cd"),
     # Pinned from c717c82, before the scripted policies' plain-function act: the rule's own

@@ -45,8 +45,15 @@ def test_l0_passes_and_records_the_agents_arguments_unchanged() -> None:
     assert ep.usage.requests == 3
     sub = ep.submission
     assert sub is not None
-    assert json.loads(sub["metadata_json"])["row_count"] == 25
-    assert sub["run_log"].splitlines()[-1] == "complete=true"
+    meta = json.loads(sub["metadata_json"])
+    assert meta["row_count"] == 25
+    # The self-report counts what the service counted: the metadata said 5 requests and the
+    # log had request=1..5 (the two refused calls as requests 1 and 2) against 3 counted.
+    assert meta["request_count"] == 3 and meta["request_stats"]["total"] == 3
+    log = sub["run_log"].splitlines()
+    assert [x for x in log if x.startswith("request=")] == [
+        "request=1 page=1 attempt=1", "request=2 page=2 attempt=1", "request=3 page=3 attempt=1"]
+    assert log[-1] == "complete=true"
 
 
 def test_l0_retries_reissue_the_agents_call() -> None:

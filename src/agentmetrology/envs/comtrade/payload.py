@@ -11,7 +11,6 @@ import msgspec
 
 from agentmetrology.envs.comtrade import encoded
 from agentmetrology.envs.comtrade.generator import DEDUP_KEY, ROW_FIELDS
-from agentmetrology.envs.comtrade.service import BUDGET_ERROR
 
 # Below this many rows a page goes through the row loop: the bulk path's fixed cost, and its
 # wasted work when a page has duplicates, outweigh what it saves on a short page.
@@ -211,10 +210,13 @@ class RunLog:
     def request(self, page: Any, attempt: int | None = None, result: Any = None) -> None:
         """Log one request (every attempt counts); the rule baseline omits the attempt.
 
-        A result that is the budget error was not a request (the service did not count it),
-        so it is not logged: the self-report must match what the service counted.
+        Only a call the service counted is a request: its result is a page (`rows`) or an
+        HTTP-style error (`status`). The budget error, and a call refused before it reached
+        the service (an unknown or missing argument, arguments that are not an object), were
+        not counted, so they are not logged: the self-report must match what the service
+        counted (the metadata's request_count is this log's count).
         """
-        if isinstance(result, dict) and result.get("error") == BUDGET_ERROR:
+        if isinstance(result, dict) and "rows" not in result and "status" not in result:
             return
         self.requests += 1
         line = f"request={self.requests} page={page}"
