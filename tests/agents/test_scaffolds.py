@@ -121,6 +121,20 @@ def test_careful_at_l2_collects_every_row_on_every_task() -> None:
             assert sorted(ids) == sorted(ground_truth_ids(task, seed)), task
 
 
+def test_careful_refetches_a_page_it_gave_up_before_rotating() -> None:
+    # T9 seed 19: page 5 fails its 4 attempts at intensity 1 (a 429 half the time). The
+    # careful profile then re-fetched pages 1..5 in turn, page 5 one call in five, and
+    # submitted 60 of 75 rows (F1 0.889) at the step limit; it now asks for the page it knows
+    # is missing until it comes (pages that drift have no such page: it rotates as before).
+    ep, _env = run("T9_adaptive_adversary", 19, "scripted:careful", "L2")
+    ids = [json.loads(x)["record_id"]
+           for x in ep.submission["data_jsonl"].splitlines()]  # type: ignore[index]
+    assert sorted(ids) == sorted(ground_truth_ids("T9_adaptive_adversary", 19))
+    log = ep.submission["run_log"].splitlines()  # type: ignore[index]
+    skip = log.index("skip status=429 page=5")
+    assert log[skip + 2] == "request=10 page=5 attempt=1"  # the missing page first
+
+
 def test_never_submits_and_step_limit_terminations() -> None:
     ep, _ = run("T3_duplicates", 0, "scripted:never_submits", "L2")
     assert ep.submission is None and ep.termination.kind == "agent_error"

@@ -7,7 +7,7 @@ cleaning and the submission, they submit byte-identical payloads; at L2 they sep
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agentmetrology.envs.comtrade.generator import ROW_FIELDS
@@ -47,6 +47,7 @@ class _Walk:
     total_pages: int | None = None
     total_rows: int | None = None
     reached_end: bool = False
+    skipped: list[int] = field(default_factory=list)  # pages given up after their retries
 
 
 def _absorb(w: _Walk, obs: dict[str, Any], page: int) -> None:
@@ -87,6 +88,7 @@ def walk(brief: Brief, traits: Traits, w: _Walk) -> TimedScript:
             attempt += 1
         elif is_fault(obs):
             w.log.skip(obs.get("status"), page)
+            w.skipped.append(page)
             page, attempt = page + 1, 1
         else:
             return  # the budget is spent or the service refuses
@@ -94,14 +96,21 @@ def walk(brief: Brief, traits: Traits, w: _Walk) -> TimedScript:
         return
     cycle = 0
     while len(w.collector.ids) < w.total_rows and _room(w, brief):
-        page = cycle % w.total_pages + 1  # drift or lost rows: re-fetch until every id is seen
-        cycle += 1
+        if w.skipped:  # a page known to be missing first, until it comes
+            page = w.skipped[0]
+        else:  # drift or lost rows: re-fetch every page in turn until every id is seen
+            page = cycle % w.total_pages + 1
+            cycle += 1
         obs = yield _fetch(w, page, 1)
         w.log.request(page, 1, obs)
         if isinstance(obs, dict) and "rows" in obs:
             _absorb(w, obs, page)
+            if w.skipped and w.skipped[0] == page:
+                w.skipped.pop(0)
         elif not is_fault(obs):
             return
+        elif w.skipped and w.skipped[0] == page:
+            w.skipped.append(w.skipped.pop(0))  # the next known-missing page, then this one
 
 
 def _payload(brief: Brief, traits: Traits, w: _Walk,
