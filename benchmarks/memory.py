@@ -67,8 +67,11 @@ class TreePss:
     SAMPLE_S = 0.05
     COST_SHARE = 9  # wait >= 9x a sample's time: the sampler holds at most ~10% of a core
 
-    def __init__(self, pid: int) -> None:
-        self.pid, self.peak_kib, self.seen, self.samples = pid, 0, {pid}, 0
+    def __init__(self, pid: int, root: bool = True) -> None:
+        # root=False: the descendants only (the root is the measuring trampoline, see measure)
+        self.pid, self.peak_kib, self.samples = pid, 0, 0
+        self.root = root
+        self.seen: set[int] = {pid} if root else set()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -95,6 +98,8 @@ class TreePss:
         while not self._stop.wait(wait):
             t0 = time.perf_counter()
             pids = _tree(self.pid)
+            if not self.root:
+                pids = pids[1:]
             self.seen.update(pids)
             self.peak_kib = max(self.peak_kib, sum(map(_pss_kib, pids)))
             self.samples += 1
@@ -125,25 +130,44 @@ def _pss_kib(pid: int) -> int:
     return 0
 
 
+# Linux starts a process's peak RSS (ru_maxrss) at its parent's resident size when it was forked
+# (exec records the copied memory's high-water mark): a command forked straight from this
+# process read as large as this process had grown (236.8 MiB for a 96 MiB audit, the same
+# figure for every command). So a small process is forked first, and it forks the command and
+# reports the command's own usage: the command's peak starts from the trampoline's few MiB.
+_TRAMPOLINE = """import json, os, sys, time
+t0 = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+_, status, u = os.wait4(pid, 0)
+wall = time.perf_counter() - t0
+with open(sys.argv[1], "w") as f:
+    json.dump({"wall_s": wall, "maxrss_kib": u.ru_maxrss, "cpu_s": u.ru_utime + u.ru_stime,
+               "exit_code": os.waitstatus_to_exitcode(status)}, f)
+"""
+
+
 def measure(args: list[str], src: Path, cwd: Path, memo: str = "verify-memo") -> dict[str, Any]:
     """Run `agm ARGS` in a child process; return its wall time, peak RSS and exit code."""
     # The ledger check's memo lives in the scratch folder, so cold and warm runs are controlled.
     env = dict(os.environ, PYTHONPATH=str(src), COLUMNS="160",
                AGM_VERIFY_CACHE=str(cwd / memo))
-    cmd = [sys.executable, "-m", "agentmetrology.cli.main", *args]
+    usage_file = cwd / "usage.json"
+    cmd = [sys.executable, "-c", _TRAMPOLINE, str(usage_file),
+           sys.executable, "-m", "agentmetrology.cli.main", *args]
     load = _loadavg()
-    t0 = time.perf_counter()
     with open(cwd / "stdout.txt", "wb") as out, open(cwd / "stderr.txt", "wb") as err:
         proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=err, cwd=cwd)
-        with TreePss(proc.pid) as tree:
-            _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return {"command": "agm " + " ".join(args), "exit_code": proc.returncode,
-            "wall_s": round(wall, 3), "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
+        with TreePss(proc.pid, root=False) as tree:
+            proc.wait()
+    usage = json.loads(usage_file.read_text())
+    return {"command": "agm " + " ".join(args), "exit_code": usage["exit_code"],
+            "wall_s": round(usage["wall_s"], 3),
+            "peak_rss_mib": round(usage["maxrss_kib"] / 1024, 1),
             "peak_tree_pss_mib": tree.peak_mib, "processes": tree.processes,
             "pss_samples": tree.samples,
-            "cpu_s": round(usage.ru_utime + usage.ru_stime, 3), "load": load,
+            "cpu_s": round(usage["cpu_s"], 3), "load": load,
             "stdout_bytes": (cwd / "stdout.txt").stat().st_size,
             "stderr_tail": (cwd / "stderr.txt").read_text(errors="replace")[-300:]}
 
