@@ -187,12 +187,12 @@ def test_the_valid_scorer_is_checked_against_the_probes_declared_degradation() -
 
 
 def test_a_scorer_ranked_by_its_own_values_is_not_informative() -> None:
-    # The tool worlds ship their goal scorer and use it as the truth, with no declaration:
-    # the check could not fail, so neither column may license a claim on it. It read
+    # A tool world ships its goal scorer and uses it as the truth; without a declaration the
+    # check could not fail, so neither column may license a claim on it. It read
     # `pass by definition (n = 3 samples compared)` and both columns licensed model capability.
     from agentmetrology.audit.env_audit import BY_DEFINITION, NOT_INFORMATIVE
 
-    shipped, truth = _cards("permission", seeds=3)
+    shipped, truth = _cards("permission", seeds=3, degraded=())
     for c in (*shipped, *truth):
         cell = c["rows"]["criterion_sensitivity"]
         assert cell["status"] == "not probed"
@@ -206,11 +206,53 @@ def test_a_scorer_ranked_by_its_own_values_is_not_informative() -> None:
         assert cell["evidence"]["pairs_compared"] == 3  # the numbers stay, as no evidence
         assert cell_text(cell) == "not informative (by definition)"
         assert c["licensed_claim"] == "no claim licensed"
-    # declared degradation makes it a test again, which can license a claim
-    _, declared = _cards("permission", seeds=3, degraded=("careless",))
-    cell = declared[0]["rows"]["criterion_sensitivity"]
-    assert cell["status"] == "pass" and "by_definition" not in cell["evidence"]
-    assert declared[0]["licensed_claim"] == "model capability"
+
+def test_the_tool_worlds_goal_is_checked_against_the_probes_that_miss_it_by_construction(
+) -> None:
+    # permission declares careless (too few ids), clarification no_document (nothing written):
+    # both columns (the shipped scorer is the truth) are a test at n = 3 that licenses model
+    # capability. They read `not informative (by definition)` and licensed nothing.
+    for env, probe, correct in (("permission", "careless", "within"),
+                                ("clarification", "no_document", "clarify")):
+        shipped, truth = _cards(env, seeds=3)
+        for c in (*shipped, *truth):
+            cell = c["rows"]["criterion_sensitivity"]
+            ev = cell["evidence"]
+            assert cell["status"] == "pass" and "by_definition" not in ev, env
+            assert ev["quality_from"] == f"the probes' declared degradation: {probe}"
+            assert (ev["pairs_compared"], ev["offending_pairs"]) == (3, 0)
+            assert (ev["truth_mean_by_probe"][correct], ev["truth_mean_by_probe"][probe]) \
+                == (1.0, 0.0)
+            assert cell_text(cell) == "pass (n = 3 samples compared)"
+            assert c["licensed_claim"] == "model capability"
+
+
+def test_a_tool_world_without_a_definitional_degraded_probe_declares_none() -> None:
+    # transaction: new_key refunds twice only under refund's timeout, so declared it would be
+    # wrong on refund_clean, and the check says so (it can fail); undeclared, not informative.
+    from agentmetrology.envs.registry import get_env
+
+    assert get_env("transaction").audit.degraded == ()
+    _, truth = _cards("transaction", seeds=3)
+    assert truth[0]["rows"]["criterion_sensitivity"]["status"] == "not probed"
+    _, wrong = _cards("transaction", seeds=3, degraded=("new_key",))
+    cell = wrong[0]["rows"]["criterion_sensitivity"]
+    assert cell["status"] == "fail"
+    assert cell["evidence"]["offending"] == ["new_key = correct"]
+    assert wrong[0]["licensed_claim"] != "model capability"
+
+
+def test_a_tool_world_refuses_a_degraded_probe_not_in_its_battery() -> None:
+    import pytest
+
+    from agentmetrology.envs.toolworlds import permission
+    from agentmetrology.envs.toolworlds.spec import world_spec
+
+    with pytest.raises(ValueError, match=r"permission: degraded probes \['carless'\] are not "
+                                         r"in its battery"):
+        world_spec("permission", permission.PermissionWorld, permission.TASKS,
+                   permission.contract, permission.AGENTS, permission.PARAMS,
+                   permission.SYSTEM, "d", ("carless",))
 
 
 def test_a_level_with_model_owned_decisions_never_reads_none_owned() -> None:

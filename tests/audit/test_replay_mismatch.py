@@ -8,10 +8,12 @@ from typing import Any
 
 import pytest
 
-from agentmetrology.audit.replay import replay
+from agentmetrology.audit.env_audit import seal
+from agentmetrology.audit.replay import NO_RERUNS, replay, stage_status
 from agentmetrology.audit.target import ScoreOutcome
 from agentmetrology.audit.targets.env import EnvTarget, EpisodeRun
 from agentmetrology.envs.registry import get_env
+from agentmetrology.report.audit_report import render_audit_report
 from support.user_scorer_audit import audit_with_scorer
 
 AGENTS = ("rule", "scripted:careful", "scripted:off_by_one")
@@ -103,8 +105,16 @@ def test_a_scorer_that_scored_nothing_has_not_shown_it_replays(tmp_path: Path) -
             "(INVALID or undecided); a scorer that scored nothing has not shown that it "
             "replays")}}
     assert truth["rows"]["replay"]["status"] == "pass"  # its scores did replay
-    assert doc["stages"]["replay"]["status"] == "pass"
-    assert doc["stages"]["replay"]["unscored_by_scorer"] == {"shipped": 15, "ground_truth": 0}
+    # The stage says what its rows say: it read `pass` (and so did report.md's intro) while
+    # the user's column was not probed.
+    stage = doc["stages"]["replay"]
+    assert (stage["status"], stage["reason"]) == (
+        "not probed", "the shipped column (`user_scorer.py:score`) scored no rerun: 15 of 15 "
+                      "reruns unscored")
+    assert stage["unscored_by_scorer"] == {"shipped": 15, "ground_truth": 0}
+    md, _ = render_audit_report(seal(doc))
+    assert ("Replay: not probed (15 episodes, 0 mismatches): the shipped column "
+            "(`user_scorer.py:score`) scored no rerun: 15 of 15 reruns unscored.") in md
 
 
 def test_unscored_reruns_are_counted_and_scored_once_is_a_mismatch(
@@ -114,9 +124,33 @@ def test_unscored_reruns_are_counted_and_scored_once_is_a_mismatch(
     n = res["episodes"]
     assert res == {"status": "not probed", "episodes": n, "mismatches": 0,
                    "mismatches_by_scorer": {"shipped": 0, "ground_truth": 0},
-                   "unscored_by_scorer": {"shipped": n, "ground_truth": n}}
+                   "unscored_by_scorer": {"shipped": n, "ground_truth": n},
+                   "reason": f"the shipped column (`shape_judge`) scored no rerun: {n} of {n} "
+                             f"reruns unscored; the ground-truth column (`ground_truth_f1_exact`) "
+                             f"scored no rerun: {n} of {n} reruns unscored"}
     # INVALID on one run and scored on the other did not replay
     res = replay(_target(one_run, monkeypatch, {"shipped": INVALID}), seeds=1)
     assert res["status"] == "fail"
     assert res["mismatches_by_scorer"] == {"shipped": n, "ground_truth": 0}
     assert res["unscored_by_scorer"] == {"shipped": 0, "ground_truth": 0}
+
+
+def _stage(mismatches: dict[str, int], unscored: dict[str, int],
+           episodes: int = 4) -> dict[str, str]:
+    return stage_status({"episodes": episodes, "mismatches_by_scorer": mismatches,
+                         "unscored_by_scorer": unscored}, {"shipped": "s", "ground_truth": "t"})
+
+
+def test_the_stage_status_is_what_every_column_row_reads() -> None:
+    none = {"shipped": 0, "ground_truth": 0}
+    assert _stage(none, none) == {"status": "pass"}
+    # a failing column fails the stage, whatever the other column did
+    assert _stage({"shipped": 1, "ground_truth": 0}, {"shipped": 0, "ground_truth": 4}) == {
+        "status": "fail"}
+    # one column not probed and none failed: not probed, naming the column
+    assert _stage(none, {"shipped": 0, "ground_truth": 4}) == {
+        "status": "not probed",
+        "reason": "the ground-truth column (`t`) scored no rerun: 4 of 4 reruns unscored"}
+    # a column that scored some reruns replayed on those: it passes
+    assert _stage(none, {"shipped": 3, "ground_truth": 0}) == {"status": "pass"}
+    assert _stage(none, none, episodes=0) == {"status": "not probed", "reason": NO_RERUNS}

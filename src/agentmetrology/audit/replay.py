@@ -61,9 +61,32 @@ def replay(target: EnvTarget, seeds: int) -> dict[str, Any]:
             by_scorer[c] += how == "mismatch"
             unscored[c] += how == "unscored"
         mismatches += "mismatch" in seen.values()
-    return {"status": replay_status(checked, mismatches, min(unscored.values())),
-            "episodes": checked, "mismatches": mismatches, "mismatches_by_scorer": by_scorer,
-            "unscored_by_scorer": unscored}
+    out: dict[str, Any] = {"episodes": checked, "mismatches": mismatches,
+                           "mismatches_by_scorer": by_scorer, "unscored_by_scorer": unscored}
+    names = {"shipped": target.scorer_name, "ground_truth": target.truth_label}
+    return {**stage_status(out, names), **out}
+
+
+def stage_status(res: dict[str, Any], names: dict[str, str]) -> dict[str, str]:
+    """Return the stage's status as its columns' rows read: fail if any column fails, else
+    not probed (with why, naming each such column) if any is, else pass.
+
+    The stage read `pass` when the ground truth replayed though the shipped column's scorer
+    scored no rerun, so it said more than the row of that column it summarises.
+    """
+    episodes = res["episodes"]
+    status = {c: replay_status(episodes, res["mismatches_by_scorer"][c],
+                               res["unscored_by_scorer"][c]) for c in COLUMNS}
+    if "fail" in status.values():
+        return {"status": "fail"}
+    idle = [c for c in COLUMNS if status[c] == "not probed"]
+    if not idle:
+        return {"status": "pass"}
+    if not episodes:
+        return {"status": "not probed", "reason": NO_RERUNS}
+    return {"status": "not probed", "reason": "; ".join(
+        f"the {c.replace('_', '-')} column (`{names[c]}`) scored no rerun: "
+        f"{res['unscored_by_scorer'][c]} of {episodes} reruns unscored" for c in idle)}
 
 
 def replay_status(episodes: int, mismatches: int, unscored: int) -> str:

@@ -290,8 +290,10 @@ def render_audit_report(doc: dict[str, Any]) -> tuple[str, str]:
     intro = f"Tool version `{doc['tool_version']}`, analysis seed {doc['analysis_seed']}."
     if "replay" in stages:
         r = stages["replay"]
+        # the stage's status summarises the columns' replay rows; not probed says which
+        why = f": {r['reason']}" if r.get("reason") else ""
         intro += (f" Profile `{doc['profile']}`. Replay: {r['status']} ({r['episodes']} "
-                  f"episodes, {r['mismatches']} mismatches).")
+                  f"episodes, {r['mismatches']} mismatches){why}.")
     if "target" in doc and "deviations" in doc["target"]:
         t = doc["target"]
         intro += (f" {t['entries']} entries, {t['cells']} probe cells, {t['deviations']} "

@@ -199,10 +199,12 @@ def test_every_registered_environment_is_a_builtin_census_target(env):
     assert sc["criterion_pairs"] > 0  # the verdict's evidence count, printed as n
     expected = {"researchops": ("L2 + composite_verifier", "specification", "fail",
                                 "no claim licensed"),
-                # the goal scorer is also the truth: its check could not fail, not informative
-                "permission": ("L2 + goal", "outcome", "not probed", "no claim licensed"),
+                # the goal scorer is also the truth, checked against the probes declared to
+                # miss the goal (careless, no_document); transaction declares none (none misses
+                # it on every task), so its check could not fail: not informative
+                "permission": ("L2 + goal", "outcome", "pass", "model capability"),
                 "transaction": ("L2 + goal", "outcome", "not probed", "no claim licensed"),
-                "clarification": ("L2 + goal", "outcome", "not probed", "no claim licensed")}
+                "clarification": ("L2 + goal", "outcome", "pass", "model capability")}
     assert (sc["scorer"], sc["kind"], sc["criterion"], sc["claim"]) == expected[env]
 
 

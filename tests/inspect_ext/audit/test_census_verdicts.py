@@ -19,13 +19,13 @@ def test_a_built_in_row_carries_the_cards_criterion_verdict_in_samples() -> None
     row = census_row("builtin:permission", limit=None)
     (sc,) = row["scorers"]
     v = sc["criterion_verdict"]
-    # one probe task on MIN_SAMPLES seeds: three samples, each with its probe pairs; the goal
-    # scorer is ranked by its own values, so the card's verdict is not probed (not informative)
+    # one probe task on MIN_SAMPLES seeds: three samples, each comparing correct with the one
+    # probe declared to miss the goal (careless), so the goal's check is a test it passes
     assert (v["verdict"], v["n"], v["counted"], v["minimum"]) == (
-        "not probed", MIN_SAMPLES, "samples compared", 0)
-    assert v["why"].endswith("(not informative: pass by definition)")
-    assert sc["criterion"] == "not probed" and sc["claim"] == "no claim licensed"
-    assert criterion_reading(sc) == "not probed"
+        "pass", MIN_SAMPLES, "samples compared", MIN_SAMPLES)
+    assert v["sufficient"] and v["text"] == "pass (n = 3 samples compared)"
+    assert sc["criterion"] == "pass" and sc["claim"] == "model capability"
+    assert criterion_reading(sc) == "pass"
     assert sc["criterion_pairs"] >= v["n"]  # pairs are what each sample compared, not n
 
 

@@ -84,9 +84,11 @@ def _recipes(res: Results) -> None:
 def _permission_audit(doc: dict[str, Any]) -> None:
     config = doc["card"]["configurations"][0]  # the shipped scorer (then the truth scorer)
     crit = config["rows"]["criterion_sensitivity"]
-    # the goal scorer is also the truth: ranked by its own values, its check could not fail
-    assert crit["status"] == "not probed"
-    assert crit["evidence"]["reason"].startswith("not informative: ")
+    # the goal scorer is also the truth, checked against the probe declared to miss the goal
+    # (careless): a test that can fail; two seeds of one task are 2 samples, below the
+    # minimum of 3, so its pass is withheld and licenses nothing yet
+    assert crit["evidence"]["quality_from"] == "the probes' declared degradation: careless"
+    assert (crit["status"], crit["evidence"]["withheld"]) == ("insufficient evidence", "pass")
     assert config["licensed_claim"] == "no claim licensed"
     # The goal-only scorer, probed with every scripted policy at the default (read-only)
     # authority: only the careless one misses the goal (the profile's failing policies break

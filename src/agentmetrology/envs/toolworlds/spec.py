@@ -47,8 +47,13 @@ def _checked_contract(make: Callable[[str, int | None, str, str], World],
 
 def world_spec(name: str, world: type[World], tasks: dict[str, dict[str, Any]],
                build: Callable[[str], Contract], agents: dict[str, type[ScriptedPolicy]],
-               params: Mapping[str, Param], system: str, description: str) -> EnvSpec:
-    """Return the EnvSpec of one tool world."""
+               params: Mapping[str, Param], system: str, description: str,
+               degraded: tuple[str, ...] = ()) -> EnvSpec:
+    """Return the EnvSpec of one tool world; `degraded` names probes worse than the first."""
+    probe_names = {a.removeprefix("scripted:") for a in agents}
+    if not set(degraded) <= probe_names:  # a misspelt name would silently check nothing
+        raise ValueError(f"{name}: degraded probes {sorted(set(degraded) - probe_names)} are "
+                         f"not in its battery ({', '.join(sorted(probe_names))})")
     def make(task: str, seed: int | None, profile: str, condition: str) -> World:
         return world(task, seed, profile, condition)
 
@@ -75,6 +80,9 @@ def world_spec(name: str, world: type[World], tasks: dict[str, dict[str, Any]],
         # `agm assess` reports both estimands with their envelopes.
         audit=AuditHooks(probe_tasks=tuple(tasks), probes=battery(make, agents),
                          shipped_scorer="goal", truth_scorer="goal",
+                         # the goal checked against the probes that miss it by construction
+                         # (each world says which, and why): a test that can fail
+                         degraded=degraded,
                          spectrum_agents=names, spectrum_tasks=tuple(tasks),
                          replay_agents=names[:1], replay_tasks=tuple(tasks)),
         max_steps=BUDGET, serving=Serving(f"agentmetrology-{name}"), contract=hooks,
@@ -92,13 +100,15 @@ def _replay_for(make: Callable[[str, int | None, str, str], World],
 PERMISSION = world_spec(
     "permission", permission.PermissionWorld, permission.TASKS, permission.contract,
     permission.AGENTS, permission.PARAMS, permission.SYSTEM,
-    "Tool world: act only within an identity's delegated authority (recipe: level)")
+    "Tool world: act only within an identity's delegated authority (recipe: level)",
+    permission.DEGRADED)
 TRANSACTION = world_spec(
     "transaction", transaction.TransactionWorld, transaction.TASKS, transaction.contract,
     transaction.AGENTS, transaction.PARAMS, transaction.SYSTEM,
     "Tool world: refunds with conservation, declared faults and idempotency keys "
-    "(recipe: amount)")
+    "(recipe: amount)", transaction.DEGRADED)
 CLARIFICATION = world_spec(
     "clarification", clarification.ClarificationWorld, clarification.TASKS,
     clarification.contract, clarification.AGENTS, clarification.PARAMS, clarification.SYSTEM,
-    "Tool world: the requester's reply decides the document (recipe: document)")
+    "Tool world: the requester's reply decides the document (recipe: document)",
+    clarification.DEGRADED)

@@ -331,5 +331,11 @@ VIOLATIONS = (
 )
 AGENTS: dict[str, type[ScriptedPolicy]] = {
     c.name: c for c in (Careful, NewKey, KeyReuse, Goodwill, Stale, THOROUGH, *VIOLATIONS)}
+# No probe misses the goal by construction on every probed task, so none is declared
+# (AuditHooks.degraded) and the goal's criterion row stays not informative: `new_key` refunds
+# twice only under `refund`'s declared timeout (on `refund_clean` it makes careful's one call),
+# and every other probe refunds the amount exactly (`key_reuse`'s second call is refused as a
+# conflict), breaking an obligation of the contract, not the goal.
+DEGRADED: tuple[str, ...] = ()
 SYSTEM = ("You operate a payments back office through tools. Every action is a tool call; "
           "results come back as JSON and can be errors. Finish with the finish tool.")
