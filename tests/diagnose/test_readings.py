@@ -21,9 +21,13 @@ from agentmetrology.records.episode import EpisodeKey
 # reading -> what it asserts (predicate: required value); None-valued predicates satisfy nothing
 ASSERTS: dict[str, dict[str, bool]] = {
     "fails regardless": {"fails_both": True},
-    "robust": {"equivalent": True, "behaviour_changed": False, "fails_both": False},
+    "small gap, passes lost": {"equivalent": True, "loses_passes": True, "fails_both": False},
+    # robust never stands beside passing originals that fail under the mutation (MTR 0 read
+    # "robust" on ResearchOpsEnv: overfit under constraint)
+    "robust": {"equivalent": True, "behaviour_changed": False, "fails_both": False,
+               "loses_passes": False},
     "robust score, changed behaviour": {"equivalent": True, "behaviour_changed": True,
-                                        "fails_both": False},
+                                        "fails_both": False, "loses_passes": False},
     "evaluator sensitivity": {"different": True, "equivalent": False, "rescoring_closes": True,
                               "behaviour_changed": False, "fails_both": False},
     "behavioural failure": {"different": True, "equivalent": False, "behaviour_changed": True,
@@ -53,7 +57,8 @@ def test_no_reading_contradicts_its_predicates(values: tuple[bool | None, ...]) 
         assert got != "behavioural failure"
     if p["equivalent"] is True and p["fails_both"] is not True and \
             p["behaviour_changed"] is not None:
-        assert got.startswith("robust")  # an equivalence is never read as a failure
+        # an equivalence is never read as a failure, nor as robust when passes are lost
+        assert got == "small gap, passes lost" if p["loses_passes"] else got.startswith("robust")
 
 
 @pytest.mark.parametrize("values", list(itertools.product((True, False, None),
@@ -123,8 +128,13 @@ def test_the_repeat_control_says_its_gap_and_insufficient_evidence_says_n() -> N
     assert reading(_m(vrg=None), "repeat")[1] == "identical rerun: mean gap n/a"
     m = _m(tasks=1)
     read_group(m, "alias", 0.10)
-    assert m["verdict"]["text"] == "insufficient evidence (n = 1 tasks, needs 3)"
-    assert "withheld: score change without behaviour change" in m["why"]
+    # "1 task", not "1 tasks"; and no test ran on one task, so the why does not say "the gap is
+    # real" (it said so from a bootstrap over one task, beside "different: yes")
+    assert m["verdict"]["text"] == "insufficient evidence (n = 1 task, needs 3)"
+    assert m["why"] == ("insufficient: 1 task, the test needs 3 (outside the Holm family) "
+                        "(withheld: inconclusive)")
+    assert m["predicates"]["different"] is None and m["predicates"]["equivalent"] is None
+    assert m["untested"]["different"].startswith("insufficient: 1 task")
 
 
 def test_a_reading_that_moves_with_the_threshold_says_so() -> None:
@@ -180,12 +190,12 @@ def test_a_withheld_reading_is_withheld_at_every_threshold_and_never_unstable() 
     sweep = {t: {"msr": 1.0, "msr_original": 1.0, "mtr": 1.0} for t in ("0.5", "0.65", "0.8")}
     m = _m(tasks=1, paired={"p_values": {"difference": 0.5, "equivalence": 0.01}}, sweep=sweep)
     read_group(m, "alias", 0.10)
-    assert m["verdict"]["text"] == "insufficient evidence (n = 1 tasks, needs 3)"
+    assert m["verdict"]["text"] == "insufficient evidence (n = 1 task, needs 3)"
     assert [r["reading"] for r in m["sweep"].values()] == ["insufficient evidence"] * 3
     assert m["stability"] == "stable across thresholds"
     assert m["verdict"]["consistent"] == ["insufficient evidence"]
     assert m["verdict"]["stable"] is True
-    assert "withheld: robust" in m["why"]
+    assert "withheld: inconclusive" in m["why"]  # no test ran: nothing reads as robust
     enough = _m(tasks=MIN_TASKS, paired={"p_values": {"difference": 0.5, "equivalence": 0.01}},
                 sweep=sweep)
     read_group(enough, "alias", 0.10)

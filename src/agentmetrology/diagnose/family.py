@@ -3,7 +3,8 @@
 Reading many groups one by one at 0.05 each would find a "real" gap or an "equivalence" by
 chance somewhere in a large grid, so the difference and the equivalence p-values of every
 diagnosed group are adjusted together (Holm step-down, each test kind over the same family).
-The repeat control and evaluator changes are not diagnosed, so they are not in the family.
+The repeat control and evaluator changes are not diagnosed, so they are not in the family; nor
+is a group of fewer than 3 tasks, whose reading is withheld (its bootstrap p is no test).
 """
 
 from __future__ import annotations
@@ -11,17 +12,17 @@ from __future__ import annotations
 from typing import Any
 
 from agentmetrology.diagnose.pairs import GroupKey
-from agentmetrology.diagnose.readings import ALPHA, kind_of
+from agentmetrology.diagnose.readings import ALPHA, kind_of, testable
 from agentmetrology.stats import holm
 
 FAMILY = ("every diagnosed (environment, policy, level, mutation) group: all groups except "
-          "the repeat control and evaluator changes, with a computable paired comparison")
+          "the repeat control and evaluator changes, with at least 3 tasks and a computable "
+          "paired comparison")
 
 
 def adjust_family(groups: dict[GroupKey, dict[str, Any]]) -> None:
     """Holm-adjust the family's difference and equivalence p-values in place."""
-    members = [k for k, m in groups.items() if kind_of(k[3]) == "mutation"
-               and (m.get("paired") or {}).get("p_values")]
+    members = [k for k, m in groups.items() if testable(m, kind_of(k[3]))]
     for test in ("difference", "equivalence"):
         if not members:
             break

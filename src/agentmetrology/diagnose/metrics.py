@@ -11,7 +11,7 @@ docs/stats.md). Readings come from named predicates (`diagnose.readings`).
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from statistics import fmean
 from typing import Any
@@ -20,7 +20,14 @@ import numpy as np
 
 from agentmetrology.diagnose.family import adjust_family
 from agentmetrology.diagnose.pairs import GroupKey, Pair
-from agentmetrology.diagnose.readings import kind_of, predicates, read, verdict_of, withheld
+from agentmetrology.diagnose.readings import (
+    kind_of,
+    predicates,
+    read,
+    untested,
+    verdict_of,
+    withheld,
+)
 from agentmetrology.stats import (
     bootstrap_p_values,
     cluster_bootstrap,
@@ -76,6 +83,12 @@ class _Sides:
                    [x.ptd for x in m if x.ptd is not None])
 
 
+def pooled(done: list[Pair]) -> dict[str, dict[str, int]]:
+    """Return the complete pairs a group pools, per base condition and per campaign."""
+    return {"bases": dict(sorted(Counter(p.base for p in done).items())),
+            "campaigns": dict(sorted(Counter(p.campaign for p in done).items()))}
+
+
 def group_metrics(pairs: list[Pair], seed: int, tau: float = TAU,
                   margin: float = MARGIN) -> dict[str, Any]:
     """Return the metrics of one group's pairs (complete pairs only; the rest counted)."""
@@ -87,6 +100,7 @@ def group_metrics(pairs: list[Pair], seed: int, tau: float = TAU,
     }
     if not done:
         return {**out, "note": "no complete, measured pair"}
+    out["pooled"] = pooled(done)
     x = _Sides.of(done)
     gaps = [o - m for o, m in zip(x.original, x.mutated, strict=True)]
     resc = [(t, o - r) for t, o, r in zip(x.tasks, x.original, x.rescored, strict=True)
@@ -151,10 +165,9 @@ def read_group(m: dict[str, Any], mutation: str, margin: float) -> None:
     """Add to a group its predicates, readings per threshold, reading, verdict and stability."""
     kind = kind_of(mutation)
     for rates in (m.get("sweep") or {}).values():
-        rates["reading"] = withheld(read(predicates(m, margin, (rates["msr"],
-                                                                 rates["msr_original"])), kind),
-                                    m, kind)
-    m["predicates"] = predicates(m, margin)
+        rates["reading"] = withheld(read(predicates(m, margin, rates, kind), kind), m, kind)
+    m["predicates"] = predicates(m, margin, kind=kind)
+    m["untested"] = untested(m, kind)  # why a different/equivalent predicate is None
     m["reading"], m["why"] = reading(m, mutation, margin)
     m["verdict"] = verdict_of(m, mutation, margin, {t: r["reading"] for t, r in
                                                      (m.get("sweep") or {}).items()}).to_dict()

@@ -1,9 +1,11 @@
 """Original/mutated pairs read from an evidence store, each side scored, rescored and traced.
 
-A pair is one administration without a mutation and the same administration (target, task,
-seed, level, repeat, base condition) under a mutation. A side that was never recorded makes the
-pair half-finished; a side that is a measurement failure makes it unmeasured. Both are counted,
-never scored.
+A pair is one administration without a mutation and the same administration (campaign, target,
+task, seed, level, repeat, base condition) under a mutation: each mutated episode is compared
+with its own original only. A group (environment, policy, level, mutation) pools the pairs of
+every base condition and campaign (`pooled` says which; docs/diagnose.md, "What is pooled").
+A side that was never recorded makes the pair half-finished; a side that is a measurement
+failure makes it unmeasured. Both are counted, never scored.
 """
 
 from __future__ import annotations
@@ -72,6 +74,7 @@ class Pair:
     base: str
     original: Side | None = None
     mutated: Side | None = None
+    campaign: str = ""  # the campaign both sides belong to (a pair never spans two)
 
     @property
     def complete(self) -> bool:
@@ -208,7 +211,7 @@ def collect_pairs(store: EvidenceStore) -> tuple[list[Pair], dict[str, Scorers]]
             orig = EpisodeKey(k.campaign, k.target, k.task, k.seed, base, k.level, k.repeat)
             pid = (k.campaign, k.target, k.task, k.seed, k.level, k.repeat, base, mutation)
             pair = pairs[pid] = Pair((env, labels[(campaign, k.target)], k.level, mutation),
-                                     k.task, k.seed, k.repeat, base)
+                                     k.task, k.seed, k.repeat, base, campaign=campaign)
             # Without an inverse map there is nothing to undo: rescoring "as recorded" would
             # print the gap again as a rescored gap (docs/diagnose.md: n/a without one).
             pair.mutated = _side(store, spec, sc, k, rescore=has_inverse(mutation))

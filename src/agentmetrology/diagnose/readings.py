@@ -1,10 +1,11 @@
 """Readings derived from named predicates over a group's printed numbers (docs/diagnose.md).
 
 A reading is a sentence about a policy; it must never contradict the numbers printed beside it.
-So it is not computed from the numbers directly but from five named predicates over them, each
+So it is not computed from the numbers directly but from six named predicates over them, each
 printed with the reading, and the table in `read` is the only place a reading is chosen (a test
 walks every combination of predicate values). A predicate is None when its number does not
-exist (no inverse map, no comparison); None never satisfies a predicate a reading requires.
+exist (no inverse map, no comparison) or its test was not run (`untested` says why: a label by
+construction, fewer than 3 tasks); None never satisfies a predicate a reading requires.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ ALPHA = 0.05  # level of the Holm-adjusted difference and equivalence tests
 # A task-cluster bootstrap over fewer than 3 tasks has at most 3 distinct resamples: an
 # "interval" from it is no interval, so no reading is given below 3 tasks.
 MIN_TASKS = 3
-PREDICATES = ("different", "equivalent", "rescoring_closes", "behaviour_changed", "fails_both")
+PREDICATES = ("different", "equivalent", "rescoring_closes", "behaviour_changed", "fails_both",
+              "loses_passes")
+TESTED = {"difference": "different", "equivalence": "equivalent"}  # Holm test -> its predicate
 Predicates = dict[str, bool | None]
 Kind = Literal["control", "evaluator", "mutation"]
 
@@ -27,7 +30,13 @@ WHY = {
     "evaluator change (by construction)": ("the mutation changes the scorer itself, so its gap "
                                            "measures the new rubric, not the agent"),
     "fails regardless": "fails in both conditions (MSR 0): a small gap here is not robustness",
-    "robust": "equivalent within the margin (Holm-adjusted) and the operations did not change",
+    "small gap, passes lost": ("equivalent within the margin (Holm-adjusted), but more than the "
+                               "margin's share of the passing originals fail under the mutation "
+                               "(MTR below 1 - margin): the small gap sits at the pass threshold, "
+                               "so it is not robustness"),
+    "robust": ("equivalent within the margin (Holm-adjusted), the operations did not change and "
+               "the passing originals keep passing (MTR at least 1 - margin, or no original "
+               "passes)"),
     "robust score, changed behaviour": ("equivalent within the margin (Holm-adjusted), but the "
                                         "operations or outcomes changed"),
     "evaluator sensitivity": ("the gap is real, the operations did not change, and it closes when "
@@ -70,21 +79,62 @@ def adjusted_p(m: dict[str, Any], test: str) -> float | None:
     return holm if holm is not None else (paired.get("p_values") or {}).get(test)
 
 
-def predicates(m: dict[str, Any], margin: float, msr: tuple[float, float] | None = None
-               ) -> Predicates:
-    """Return the named predicates of a group's numbers (at the pass rates `msr`, if given)."""
-    p_diff, p_eq = adjusted_p(m, "difference"), adjusted_p(m, "equivalence")
+def tasks_said(n: int) -> str:
+    """Return a count of tasks in words ("1 task", "3 tasks")."""
+    return f"{n} {tasks_noun(n)}"
+
+
+def tasks_noun(n: int) -> str:
+    """Return the noun a count of n tasks takes."""
+    return "task" if n == 1 else "tasks"
+
+
+def testable(m: dict[str, Any], kind: Kind) -> bool:
+    """Return True when a group's difference and equivalence tests are run (and Holm-adjusted)."""
+    return kind == "mutation" and int(m.get("tasks") or 0) >= MIN_TASKS and bool(
+        (m.get("paired") or {}).get("p_values"))
+
+
+def untested(m: dict[str, Any], kind: Kind) -> dict[str, str]:
+    """Return why a group's different/equivalent predicates were not tested (empty if tested)."""
+    if testable(m, kind):
+        return {}
+    tasks = int(m.get("tasks") or 0)
+    if kind != "mutation":
+        what = "the repeat control" if kind == "control" else "an evaluator change"
+        why = f"not tested: {what} is a label, outside the Holm family"
+    elif tasks < MIN_TASKS:
+        why = (f"insufficient: {tasks_said(tasks)}, the test needs {MIN_TASKS} (outside the "
+               "Holm family)")
+    else:
+        why = f"not tested: {(m.get('paired') or {}).get('note') or 'no paired comparison'}"
+    return dict.fromkeys(TESTED.values(), why)
+
+
+def predicates(m: dict[str, Any], margin: float, rates: dict[str, Any] | None = None,
+               kind: Kind = "mutation") -> Predicates:
+    """Return the named predicates of a group's numbers (at the pass rates `rates`, if given).
+
+    A "different" or "equivalent" rests on its Holm-adjusted test only: where that test is not
+    run (a label by construction, fewer than 3 tasks, no comparison) the predicate is None.
+    """
+    run = testable(m, kind)
+    p_diff = adjusted_p(m, "difference") if run else None
+    p_eq = adjusted_p(m, "equivalence") if run else None
     resc = m.get("rescored_gap")
     changed = m.get("behaviour_changed")
-    rates = msr if msr is not None else (m.get("msr"), m.get("msr_original"))
+    r = rates if rates is not None else m
+    msr, msr_original, mtr = r.get("msr"), r.get("msr_original"), r.get("mtr")
     return {
         "different": None if p_diff is None else p_diff < ALPHA,
         "equivalent": None if p_eq is None else p_eq < ALPHA,
         "rescoring_closes": None if resc is None else bool(
             _covers_zero(resc) and abs(resc["value"]) < margin),
         "behaviour_changed": None if changed is None else changed > 0,
-        "fails_both": None if rates[0] is None or rates[1] is None else (
-            rates[0] == 0 and rates[1] == 0),
+        "fails_both": None if msr is None or msr_original is None else (
+            msr == 0 and msr_original == 0),
+        # MTR is undefined (None) when no original passes: then no pass could be lost
+        "loses_passes": None if mtr is None else mtr < 1.0 - margin,
     }
 
 
@@ -98,6 +148,8 @@ def read(p: Predicates, kind: Kind) -> str:
         return "fails regardless"
     changed = p["behaviour_changed"]
     if p["equivalent"] is True and changed is not None:
+        if p["loses_passes"] is True:  # a small mean gap that fails the passing originals
+            return "small gap, passes lost"
         return "robust score, changed behaviour" if changed else "robust"
     if p["different"] is True:
         closes = p["rescoring_closes"] is True
@@ -122,15 +174,17 @@ def verdict_of(m: dict[str, Any], mutation: str, margin: float,
                sweep: dict[str, str] | None = None) -> Verdict:
     """Return a group's reading as a Verdict: n tasks, the VRG interval, the sweep's readings."""
     kind = kind_of(mutation)
-    p = predicates(m, margin)
+    p = predicates(m, margin, kind=kind)
     chosen = read(p, kind)
     vrg = m.get("vrg") or {}
     iv = vrg.get("interval")
     # The other thresholds' readings are compared with the reading as printed: a withheld
     # reading is withheld at every threshold, so it is never "unstable" (it says nothing).
     return Verdict.judged(
-        chosen, int(m.get("tasks") or 0), "tasks", _minimum(kind),
+        chosen, int(m.get("tasks") or 0), tasks_noun(int(m.get("tasks") or 0)), _minimum(kind),
         interval=None if not iv else (float(iv[0]), float(iv[1])),
         confidence=0.95 if iv else None, interval_of="VRG (task-cluster bootstrap)" if iv else "",
         consistent=tuple(sorted(set((sweep or {}).values()) | {withheld(chosen, m, kind)})),
-        why=why_of(chosen, p))
+        # below the minimum no test was run: the why says so, not what a test would have said
+        why=untested(m, kind)["different"] if withheld(chosen, m, kind) == INSUFFICIENT
+        else why_of(chosen, p))

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentmetrology.diagnose.readings import MIN_TASKS
 from agentmetrology.report.blocks import Doc, code, to_html, to_markdown
 from agentmetrology.report.diagnose_svg import GapRow, gap_chart, msr_vrg_chart
 from agentmetrology.report.numberguard import NumberGuard
-
-PREDICATES = ("different", "equivalent", "rescoring_closes", "behaviour_changed", "fails_both")
 
 
 def said(g: dict[str, Any], with_n: bool = True) -> str:
@@ -37,10 +36,16 @@ def judge_tokens(a: dict[str, Any]) -> str:
     return f"at least {known} ({unknown} attempt(s) with unknown token counts)"
 
 
+def counted(n: int, one: str, many: str) -> str:
+    """Return a count with its noun in the right number ("1 test", "4 tests")."""
+    return f"{n} {one if n == 1 else many}"
+
+
 def _first_screen(d: Doc, doc: dict[str, Any]) -> None:
     d.h(f"Diagnose: {code(doc['store'])}", 1)
     p = doc["pairs"]
-    d.p(f"{p['complete']} complete pairs of {p['total']} (half-finished {p['half_finished']}, "
+    d.p(f"{p['complete']} complete {'pair' if p['complete'] == 1 else 'pairs'} of "
+        f"{p['total']} (half-finished {p['half_finished']}, "
         f"unmeasured {p['unmeasured']}). Each pair is one administration and the same "
         "administration under a mutation; the verifier is the environment's shipped scorer, "
         "ground truth its valid scorer.")
@@ -73,6 +78,8 @@ def _groups(d: Doc, doc: dict[str, Any]) -> None:
     rows = []
     for g in doc["groups"].values():
         eq = ((g.get("paired") or {}).get("equivalence") or {}).get("label", "n/a")
+        if int(g.get("tasks") or 0) < MIN_TASKS:  # a bootstrap over 1-2 tasks is no interval
+            eq = f"insufficient (n = {counted(int(g.get('tasks') or 0), 'task', 'tasks')})"
         n, resc = g["complete"], g.get("rescored_gap")
         rows.append([code(policy(g)), code(g["mutation"]), n, d.estimate(g.get("vrg")),
                      "n/a" if not resc else _of_pairs(
@@ -83,7 +90,8 @@ def _groups(d: Doc, doc: dict[str, Any]) -> None:
                          d.g.fmt(g["ptd"]), g["ptd_pairs"], n, "the others report no P"),
                      d.estimate(g.get("excess_flip_rate")), eq, said(g)])
     d.table(["policy", "mutation", "pairs", "VRG [CI]", "rescored gap [CI]", "MSR", "MTR",
-             "behaviour changed", "PTD", "excess flips [CI]", "equivalence", "reading"], rows,
+             "behaviour changed", "PTD", "excess flips [CI]", "interval label (unadjusted)",
+             "reading"], rows,
             f"tau {d.g.fmt(doc['tau'])}, margin ±{d.g.fmt(doc['margin'])}; MTR is n/a when "
             "no original passes; excess flips: pass/fail flips under the mutation minus flips "
             "between identical reruns (n/a without a repeat control)")
@@ -92,7 +100,43 @@ def _groups(d: Doc, doc: dict[str, Any]) -> None:
     d.bullets(notes)
 
 
-def _mark(value: Any) -> str:
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{code(k) if k else '(unnamed)'} ({v})" for k, v in counts.items())
+
+
+def pooling_lines(doc: dict[str, Any]) -> list[str]:
+    """Return, per group that pools more than one base condition or campaign, what it pools."""
+    out = []
+    for g in doc["groups"].values():
+        pool = g.get("pooled") or {}
+        bases, camps = pool.get("bases") or {}, pool.get("campaigns") or {}
+        if len(bases) > 1 or len(camps) > 1:
+            out.append(f"{code(policy(g))} under {code(g['mutation'])}: base conditions "
+                       f"{_counts(bases)}; campaigns {_counts(camps)}")
+    return out
+
+
+def _pooling(d: Doc, doc: dict[str, Any]) -> None:
+    d.h("What each comparison pools")
+    lines = pooling_lines(doc)
+    d.p("Each pair compares a mutated administration with its own original only: the same "
+        "campaign, target, task, seed, level, repeat and base condition (`clean` or a stress "
+        "condition), so the base condition's own effect cancels within the pair. A row pools "
+        "the complete pairs of every base condition and campaign of its (environment, policy, "
+        "level, mutation); tasks stay the bootstrap's clusters, so a task's pairs under several "
+        "bases or campaigns weigh as one task. "
+        + ("Rows that pool more than one base condition or campaign (complete pairs in "
+           "brackets):" if lines else "Every row here rests on one base condition and one "
+           "campaign."))
+    if lines:
+        d.bullets(lines)
+
+
+def _mark(value: Any, why_not: str | None = None) -> str:
+    # a predicate whose test was not run says so and why, never "n/a" as if a number were
+    # missing, and never "yes" beside a test that was not run
+    if value is None and why_not:
+        return why_not
     return "n/a" if value is None else "yes" if value else "no"
 
 
@@ -101,18 +145,28 @@ def _predicates(d: Doc, doc: dict[str, Any]) -> None:
     rows = []
     for g in doc["groups"].values():
         p, holm = g.get("predicates") or {}, (g.get("paired") or {}).get("holm") or {}
+        why_not = g.get("untested") or {}
         rows.append([code(policy(g)), code(g["mutation"]), g.get("tasks"),
-                     _mark(p.get("different")), holm.get("difference"),
-                     _mark(p.get("equivalent")), holm.get("equivalence"),
+                     _mark(p.get("different"), why_not.get("different")),
+                     holm.get("difference"),
+                     _mark(p.get("equivalent"), why_not.get("equivalent")),
+                     holm.get("equivalence"),
                      _mark(p.get("rescoring_closes")), _mark(p.get("behaviour_changed")),
-                     _mark(p.get("fails_both")), said(g, with_n=False)])
+                     _mark(p.get("fails_both")), _mark(p.get("loses_passes")),
+                     said(g, with_n=False)])
     d.table(["policy", "mutation", "tasks", "different", "Holm p", "equivalent", "Holm p",
-             "rescoring closes", "behaviour changed", "fails both (MSR 0)", "reading"], rows,
+             "rescoring closes", "behaviour changed", "fails both (MSR 0)",
+             f"loses passes (MTR < 1 - {d.g.fmt(doc['margin'])})", "reading"], rows,
             "A reading is chosen from these predicates only (docs/diagnose.md); n/a: the "
-            "number does not exist")
+            "number does not exist; a Holm p of n/a: the group is outside the family")
     h = doc["holm"]
+    if not h["size"]:
+        d.p(f"Multiplicity: no group was tested, so none was Holm-adjusted; the family would be "
+            f"{h['family']}.")
+        return
     d.p(f"Multiplicity: the difference and equivalence p-values are Holm-adjusted over one "
-        f"family of {h['size']} tests each, at {d.g.fmt(h['alpha'])}: {h['family']}.")
+        f"family of {counted(h['size'], 'test', 'tests')} each, at {d.g.fmt(h['alpha'])}: "
+        f"{h['family']}.")
 
 
 def _sweep(d: Doc, doc: dict[str, Any]) -> None:
@@ -200,6 +254,7 @@ def render_diagnose_report(doc: dict[str, Any]) -> tuple[str, str]:
     _first_screen(d, doc)
     if doc["groups"]:
         _groups(d, doc)
+        _pooling(d, doc)
         _predicates(d, doc)
         _sweep(d, doc)
         _figures(d, doc)

@@ -10,7 +10,7 @@ from typing import Any
 
 from rich.console import Console
 
-from agentmetrology.report.diagnose_report import judge_tokens, policy, said
+from agentmetrology.report.diagnose_report import judge_tokens, policy, pooling_lines, said
 from agentmetrology.report.terminal.glossary import glossary_line
 from agentmetrology.report.terminal.table_fit import Col, fit_table
 
@@ -32,6 +32,11 @@ def print_diagnose(console: Console, doc: dict[str, Any], store: Path, out: Path
     console.print(f"pairs: {pairs['complete']} complete of {pairs['total']}; half-finished "
                   f"{pairs['half_finished']}, unmeasured {pairs['unmeasured']} (counted, never "
                   "scored)", markup=False)
+    pools = pooling_lines(doc)
+    if pools:  # a row that pools several base conditions or campaigns says so (docs/diagnose.md)
+        console.print(f"pooled: {len(pools)} of {len(doc['groups'])} rows pool pairs over "
+                      "several base conditions or campaigns, each pair against its own "
+                      "original (report: 'What each comparison pools')", markup=False)
     pc = doc["positive_control"]
     console.print(f"positive control (misleading): {pc['status']}", markup=False)
     ja = doc.get("judge_audit") or {}
