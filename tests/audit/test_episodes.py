@@ -35,7 +35,7 @@ from agentmetrology.audit.episodes import (
     store_joint,
     target_non_degeneracy,
 )
-from agentmetrology.audit.replay import replay
+from agentmetrology.audit.replay import NO_RERUNS, replay
 from agentmetrology.audit.store_read import StoredEpisode, StoreEpisodes, StoreTarget
 from agentmetrology.audit.target import Ownership
 from agentmetrology.records.environment import AuditHooks
@@ -456,7 +456,8 @@ def _replay_target(levels: tuple[str, ...], agents: tuple[str, ...],
                                shipped=SimpleNamespace(value=1.0))
 
     return SimpleNamespace(hooks=hooks, run_episode=run_episode, calls=calls,
-                           spec=SimpleNamespace(levels=levels))
+                           spec=SimpleNamespace(levels=levels), scorer_name="s",
+                           truth_label="t")
 
 
 NONE_UNSCORED = {"shipped": 0, "ground_truth": 0}
@@ -476,11 +477,11 @@ def test_replay_runs_each_cell_twice_and_skips_l1() -> None:
                                                                "ground_truth": 2},
                                       "unscored_by_scorer": NONE_UNSCORED}
     assert replay(_replay_target(("L0", "L2"), ()), seeds=3) == {
-        "status": "not probed", "episodes": 0, "mismatches": 0,
+        "status": "not probed", "reason": NO_RERUNS, "episodes": 0, "mismatches": 0,
         "mismatches_by_scorer": {"shipped": 0, "ground_truth": 0},
         "unscored_by_scorer": NONE_UNSCORED}
     assert replay(_replay_target(("L1",), ("rule",)), seeds=3) == {
-        "status": "not probed", "episodes": 0, "mismatches": 0,
+        "status": "not probed", "reason": NO_RERUNS, "episodes": 0, "mismatches": 0,
         "mismatches_by_scorer": {"shipped": 0, "ground_truth": 0},
         "unscored_by_scorer": NONE_UNSCORED}
 
