@@ -25,7 +25,8 @@ def _result(status: str, tasks: int, offending: tuple[str, ...] = ()) -> dict[st
 def test_a_fail_on_one_or_two_samples_is_insufficient_evidence() -> None:
     for n in (1, 2):
         v = criterion_verdict(_result("fail", n, ("0",)))
-        assert v.text() == f"insufficient evidence (n = {n} samples compared, needs 3)"
+        noun = "sample" if n == 1 else "samples"
+        assert v.text() == f"insufficient evidence (n = {n} {noun} compared, needs 3)"
         assert v.why == f"{n} correct/degraded pairs (withheld: fail)"
 
 
@@ -79,7 +80,7 @@ def test_n_counts_only_samples_a_pair_was_compared_on() -> None:
     v = criterion_verdict(res)
     assert (v.verdict, v.n, v.consistent) == ("insufficient evidence", 1, ())
     assert cell_text(criterion_row(res)) == (
-        "insufficient evidence (n = 1 samples compared, needs 3)")
+        "insufficient evidence (n = 1 sample compared, needs 3)")
     assert res["samples_compared"] == [{"task": "T0", "seed": 0}]
 
 
@@ -134,7 +135,7 @@ def test_a_card_cell_prints_its_verdict_with_n() -> None:
                                            "ownership_completeness": none,
                                            "non_degeneracy": none, "replay": none})
     assert c["licensed_claim"] == "no claim licensed"  # shape + fail, but on 2 samples
-    assert cell_text(kind) == "shape (n = 1 scorer declarations)"
+    assert cell_text(kind) == "shape (n = 1 scorer declaration)"
     assert cell_text(none) == "not probed"
     res = _result("fail", 6, ("0",))
     res.update(pairs_invalid=0, by_probe=[], truth_excluded={"cells": 0, "pairs": 0})

@@ -73,7 +73,7 @@ def test_the_invalid_line_says_the_verdict_the_card_says(tmp_path: Path) -> None
     res = CliRunner().invoke(app, ["audit", "comtrade", "--seeds", "0-0", "--out", str(out),
                                    "--scorer", f"{scorer}:score"], env={"COLUMNS": "200"})
     assert res.exit_code == 0, res.output
-    withheld = "insufficient evidence (n = 1 samples compared, needs 3)"
+    withheld = "insufficient evidence (n = 1 sample compared, needs 3)"
     assert f"│ criterion sensitivity  │ {withheld}" in res.stdout
     assert f"criterion sensitivity {withheld} for t1only.py:score: 72 of 80 probe cells " \
            "INVALID" in res.stdout

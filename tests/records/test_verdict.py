@@ -24,7 +24,7 @@ def test_below_the_minimum_the_verdict_is_withheld() -> None:
     v = Verdict.judged("behavioural failure", 1, "task clusters", 3, why="the gap remains",
                        interval=(0.1, 0.2))
     assert v.verdict == INSUFFICIENT and not v.sufficient
-    assert v.text() == "insufficient evidence (n = 1 task clusters, needs 3)"
+    assert v.text() == "insufficient evidence (n = 1 task cluster, needs 3)"
     assert "withheld: behavioural failure" in v.why
     assert Verdict.judged("x", 3, "samples", 3).sufficient  # the minimum itself suffices
 
@@ -81,4 +81,15 @@ def test_a_withheld_verdict_and_an_empty_half_are_never_unstable():
     assert split_half(anything(one), one, anything).stable
     withheld = _majority([1])  # below its minimum of 2: already says nothing
     v = split_half(withheld, [1], lambda half: Verdict("fails", 5, "samples", 0))
-    assert v.text() == "insufficient evidence (n = 1 samples, needs 2)" and v.stable
+    assert v.text() == "insufficient evidence (n = 1 sample, needs 2)" and v.stable
+
+
+def test_a_count_of_one_reads_its_noun_in_the_singular() -> None:
+    # "n = 1 samples compared" / "(n = 1 scorer declarations)" on every audit card
+    assert Verdict("pass", 1, "samples compared", 0).text() == "pass (n = 1 sample compared)"
+    assert Verdict("fail", 1, "scorer declarations", 0).text() == \
+        "fail (n = 1 scorer declaration)"
+    assert Verdict("pass", 2, "samples compared", 0).text() == "pass (n = 2 samples compared)"
+    assert Verdict("pass", 1, "task", 0).text() == "pass (n = 1 task)"
+    assert Verdict("pass", 1, "tasks compared (gold vs corrupted)", 0).to_dict()["counted"] \
+        == "tasks compared (gold vs corrupted)"  # the data keeps the noun as given

@@ -151,4 +151,4 @@ def test_one_pair_gets_no_equivalence_label_and_says_what_it_lacks(tmp_path: Pat
     code, out = _compare(path, "--value", "v")
     text = " ".join(out.split())
     assert "│ units │ 1 pair │" in text
-    assert "insufficient evidence (n = 1 pairs, needs 6)" in text
+    assert "insufficient evidence (n = 1 pair, needs 6)" in text

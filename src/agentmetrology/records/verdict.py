@@ -63,9 +63,10 @@ class Verdict:
 
     def text(self) -> str:
         """Return the verdict as printed: always with its n (and its minimum when below it)."""
+        counted = counted_as(self.n, self.counted)
         if not self.sufficient:
-            return f"{INSUFFICIENT} (n = {self.n} {self.counted}, needs {self.minimum})"
-        return f"{self.verdict} (n = {self.n} {self.counted})"
+            return f"{INSUFFICIENT} (n = {self.n} {counted}, needs {self.minimum})"
+        return f"{self.verdict} (n = {self.n} {counted})"
 
     def to_dict(self) -> dict[str, Any]:
         """Return the verdict as plain, canonical-JSON-able data (its text included)."""
@@ -75,6 +76,20 @@ class Verdict:
                 "interval": None if self.interval is None else list(self.interval),
                 "confidence": self.confidence, "interval_of": self.interval_of,
                 "consistent": list(self.consistent), "stable": self.stable, "why": self.why}
+
+
+def counted_as(n: int, counted: str) -> str:
+    """Return the plural noun `counted` as n reads it: its first word ending in a single s
+    loses it for n = 1 ("samples compared" -> "sample compared", "scorer declarations" ->
+    "scorer declaration"); "n = 1 samples" stated a count its own noun contradicted."""
+    if n != 1:
+        return counted
+    words = counted.split(" ")
+    for i, w in enumerate(words):
+        if len(w) > 2 and w.endswith("s") and not w.endswith("ss"):
+            words[i] = w[:-1]
+            return " ".join(words)
+    return counted
 
 
 def split_halves(items: Sequence[T]) -> tuple[list[T], list[T]]:

@@ -50,11 +50,11 @@ def test_a_criterion_nothing_judged_is_printed_without_an_n() -> None:
     nothing = {"verdict": "not probed", "n": 3, "sufficient": True, "stable": True,
                "text": "not probed (n = 3 samples compared)"}
     few = {"verdict": "pass", "n": 1, "sufficient": False, "stable": True,
-           "text": "insufficient evidence (n = 1 tasks compared, needs 3)"}
+           "text": "insufficient evidence (n = 1 task compared, needs 3)"}
     rows = [{"benchmark": "b", "status": "probed", "samples": 3, "scorers": [
         {**_scorer("not probed", nothing), "scorer": "s1", "empty_scored": None},
         {**_scorer("not probed", few), "scorer": "s2", "empty_scored": None}]}]
     cells = [r[3] for r in census_rows({"rows": rows})]
-    assert cells == ["not probed", "insufficient evidence (n = 1 tasks compared, needs 3)"]
+    assert cells == ["not probed", "insufficient evidence (n = 1 task compared, needs 3)"]
     assert [criterion_reading(s) for s in rows[0]["scorers"]] == [
         "not probed", "insufficient evidence"]

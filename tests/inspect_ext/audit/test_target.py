@@ -89,7 +89,7 @@ def test_a_scorer_blind_to_content_is_shape_and_licenses_self_report_only():
 def test_below_three_samples_a_kind_read_from_scores_is_withheld(limit: int) -> None:
     doc = audit_inspect(load_task(toy("shape_task"), limit=limit))
     c = _config(doc)
-    text = f"insufficient evidence (n = {limit} samples probed, needs 3)"
+    text = f"insufficient evidence (n = {limit} sample{'s' * (limit != 1)} probed, needs 3)"
     assert c["scorer_kind"] == text and c["rows"]["scorer_kind"]["status"] == text
     assert c["licensed_claim"] == "no claim licensed"  # shape would license self-report
     k = doc["target"]["scorers"][0]
@@ -200,7 +200,7 @@ def test_below_three_samples_the_criterion_licenses_nothing(limit: int) -> None:
     crit = _config(doc)["rows"]["criterion_sensitivity"]
     assert (crit["status"], crit["evidence"]["withheld"]) == ("insufficient evidence", "fail")
     assert crit["evidence"]["verdict"]["text"] == (
-        f"insufficient evidence (n = {limit} samples compared, needs 3)")
+        f"insufficient evidence (n = {limit} sample{'s' * (limit != 1)} compared, needs 3)")
     assert "stability" not in _config(doc)  # withheld, not unstable: halves of 1 say nothing
 
 

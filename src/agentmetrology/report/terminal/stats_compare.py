@@ -12,6 +12,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from agentmetrology.records.verdict import counted_as
 from agentmetrology.report.terminal.stats_format import (
     Column,
     exclusion_lines,
@@ -57,7 +58,8 @@ def _label(eq: Mapping[str, Any], r: Mapping[str, Any]) -> str:
     """Return the equivalence label, with the count it lacks when it is withheld."""
     if eq["label"] != INSUFFICIENT:
         return str(eq["label"])
-    return f"{INSUFFICIENT} (n = {r['n_units']} {r['unit']}s, needs {SIGN_FLIP_MINIMUM})"
+    n = r["n_units"]
+    return f"{INSUFFICIENT} (n = {n} {counted_as(n, r['unit'] + 's')}, needs {SIGN_FLIP_MINIMUM})"
 
 
 def _comparison_rows(doc: Mapping[str, Any], c: Mapping[str, Any]) -> list[tuple[str, str]]:
