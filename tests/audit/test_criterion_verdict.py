@@ -27,7 +27,7 @@ def test_a_fail_on_one_or_two_samples_is_insufficient_evidence() -> None:
         v = criterion_verdict(_result("fail", n, ("0",)))
         noun = "sample" if n == 1 else "samples"
         assert v.text() == f"insufficient evidence (n = {n} {noun} compared, needs 3)"
-        assert v.why == f"{n} correct/degraded pairs (withheld: fail)"
+        assert v.why == f"{n} correct/degraded pair{'s' * (n != 1)} (withheld: fail)"
 
 
 def test_a_fail_both_halves_show_is_stable() -> None:

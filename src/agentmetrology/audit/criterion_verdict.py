@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agentmetrology.records.verdict import Verdict, split_half
+from agentmetrology.records.verdict import Verdict, counted_as, split_half
 
 # The same floor as a scorer kind read from scores (inspect_ext/audit/kind.py: MIN_SAMPLES),
 # for the same reason: at n = 2 a verdict that holds on every sample still has a one-sided 95%
@@ -55,8 +55,9 @@ def criterion_verdict(result: dict[str, Any]) -> Verdict:
     tasks = _compared_tasks(result)
     status = str(result["status"])
     minimum = MIN_SAMPLES if status in ("pass", "fail") else 0
+    pairs = int(result.get("pairs_compared", 0) or 0)
     full = Verdict.judged(status, len(tasks), COUNTED, minimum,
-                          why=f"{result.get('pairs_compared', 0)} correct/degraded pairs")
+                          why=f"{pairs} {counted_as(pairs, 'correct/degraded pairs')}")
     if status not in ("pass", "fail"):
         return full
     return split_half(full, tasks, lambda half: Verdict.judged(
