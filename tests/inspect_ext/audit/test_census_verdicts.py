@@ -7,7 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 from agentmetrology.audit.criterion_verdict import MIN_SAMPLES
-from agentmetrology.inspect_ext.audit.census import census_row, criterion_reading, summarize
+from agentmetrology.inspect_ext.audit.census import (
+    census_row,
+    criterion_reading,
+    shipped_configuration,
+    summarize,
+)
 
 
 def _scorer(criterion: str, verdict: dict[str, Any] | None) -> dict[str, Any]:
@@ -58,3 +63,16 @@ def test_a_criterion_nothing_judged_is_printed_without_an_n() -> None:
     assert cells == ["not probed", "insufficient evidence (n = 1 task compared, needs 3)"]
     assert [criterion_reading(s) for s in rows[0]["scorers"]] == [
         "not probed", "insufficient evidence"]
+
+
+def test_the_shipped_configuration_is_found_on_both_kinds_of_card() -> None:
+    # An environment's card names `LEVEL|scorer`; the census compared that with the scorer's
+    # name, never matched, and fell back to the first configuration whatever it was.
+    env_card = {"shipped_configuration": "L2|judge", "configurations": [
+        {"level": "L0", "scorer": "judge"}, {"level": "L2", "scorer": "truth"},
+        {"level": "L2", "scorer": "judge"}]}
+    assert shipped_configuration(env_card) == {"level": "L2", "scorer": "judge"}
+    target_card = {"shipped_configuration": "match", "configurations": [
+        {"level": None, "scorer": "other"}, {"level": None, "scorer": "match"}]}
+    assert shipped_configuration(target_card) == {"level": None, "scorer": "match"}
+    assert shipped_configuration({"shipped_configuration": "x", "configurations": []}) is None

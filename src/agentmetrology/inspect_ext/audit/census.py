@@ -154,6 +154,18 @@ def _not_probed(spec: str, needs: str, reason: str) -> dict[str, Any]:
             "card_digest": None}
 
 
+def shipped_configuration(card: dict[str, Any]) -> dict[str, Any] | None:
+    """Return the card's shipped configuration: `LEVEL|scorer` on an environment's card, the
+    scorer's name on a target's (no level); the first such column (a benchmark shipping its
+    valid scorer has a truth column of the same name after it)."""
+    want = card["shipped_configuration"]
+    # Compared with the scorer's name alone, an environment's `L2|goal` never matched and
+    # the census took the first configuration whatever it was.
+    return next((c for c in card["configurations"]
+                 if (f"{c['level']}|{c['scorer']}" if c.get("level") else c["scorer"]) == want),
+                None)
+
+
 def _builtin_row(name: str, limit: int | None) -> dict[str, Any]:
     from agentmetrology.audit.env_audit import seal
 
@@ -184,7 +196,7 @@ def _builtin_row(name: str, limit: int | None) -> dict[str, Any]:
         return _not_probed(f"builtin:{name}", "its optional extra", f"{type(exc).__name__}: "
                                                                      f"{exc}")
     configs = doc["card"]["configurations"]
-    shipped = [c for c in configs if c["scorer"] == doc["card"]["shipped_configuration"]]
+    found = shipped_configuration(doc["card"])
     scorers = [{"scorer": (f"{c['level']} + " if c["level"] else "") + c["scorer"],
                 "kind": c["scorer_kind"], "criterion": c["rows"]["criterion_sensitivity"][
                     "status"],
@@ -197,7 +209,7 @@ def _builtin_row(name: str, limit: int | None) -> dict[str, Any]:
                 # an Inspect row's: one rule for both, and the claim the card licenses with it
                 "criterion_verdict": c["rows"]["criterion_sensitivity"]["evidence"].get(
                     "verdict")}
-               for c in (shipped or configs[:1])]
+               for c in ([found] if found is not None else configs[:1])]
     return {"benchmark": f"builtin:{name}", "source": "builtin", "status": "probed",
             "needs": None, "reason": None, "samples": (doc.get("target") or {}).get("entries"),
             "dataset_samples": None, "samples_without_target": (doc.get("target") or {}).get(
