@@ -120,3 +120,9 @@ def test_one_task_two_bases_reads_as_counted(tmp_path: Path) -> None:
     assert "| yes | n/a |" not in md  # no "different: yes" beside an absent Holm p
     assert "insufficient (n = 1 task)" in md  # no interval label from a 1-task bootstrap
     assert "no group was tested, so none was Holm-adjusted" in md
+    # one task on each side: the excess-flip interval collapsed to [1.000, 1.000]
+    flips = alias["excess_flip_rate"]
+    assert flips["interval"] is None and flips["interval_note"] == (
+        "no interval: 1 task mutated, 1 task in the repeat control; a task-cluster bootstrap "
+        "needs at least 2 on each side")
+    assert "[1.000, 1.000]" not in md

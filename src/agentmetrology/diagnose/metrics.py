@@ -24,6 +24,7 @@ from agentmetrology.diagnose.readings import (
     kind_of,
     predicates,
     read,
+    tasks_said,
     untested,
     verdict_of,
     withheld,
@@ -148,6 +149,14 @@ def add_excess_flips(groups: dict[GroupKey, dict[str, Any]],
                                same_units=False, seed=seed,
                                clusters=([p.task for p in mine], [p.task for p in reps])
                                ).to_dict()
+        tasks = (len({p.task for p in mine}), len({p.task for p in reps}))
+        if min(tasks) < 2:
+            # Resampling one task on a side gives back that task every time: the interval
+            # collapsed to the value ([1.000, 1.000]) and read as certainty. There is none.
+            res["interval"] = None
+            res["interval_note"] = (f"no interval: {tasks_said(tasks[0])} mutated, "
+                                    f"{tasks_said(tasks[1])} in the repeat control; a "
+                                    "task-cluster bootstrap needs at least 2 on each side")
         m["excess_flip_rate"] = res
 
 
