@@ -24,11 +24,11 @@ from agentmetrology.diagnose.readings import (
     kind_of,
     predicates,
     read,
-    tasks_said,
     untested,
     verdict_of,
     withheld,
 )
+from agentmetrology.records.verdict import n_counted
 from agentmetrology.stats import (
     bootstrap_p_values,
     cluster_bootstrap,
@@ -154,8 +154,8 @@ def add_excess_flips(groups: dict[GroupKey, dict[str, Any]],
             # Resampling one task on a side gives back that task every time: the interval
             # collapsed to the value ([1.000, 1.000]) and read as certainty. There is none.
             res["interval"] = None
-            res["interval_note"] = (f"no interval: {tasks_said(tasks[0])} mutated, "
-                                    f"{tasks_said(tasks[1])} in the repeat control; a "
+            res["interval_note"] = (f"no interval: {n_counted(tasks[0], 'tasks')} mutated, "
+                                    f"{n_counted(tasks[1], 'tasks')} in the repeat control; a "
                                     "task-cluster bootstrap needs at least 2 on each side")
         m["excess_flip_rate"] = res
 

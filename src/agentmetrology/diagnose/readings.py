@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from agentmetrology.mutations import get_mutation
-from agentmetrology.records.verdict import INSUFFICIENT, Verdict
+from agentmetrology.records.verdict import INSUFFICIENT, Verdict, counted_as, n_counted
 
 ALPHA = 0.05  # level of the Holm-adjusted difference and equivalence tests
 # A task-cluster bootstrap over fewer than 3 tasks has at most 3 distinct resamples: an
@@ -79,16 +79,6 @@ def adjusted_p(m: dict[str, Any], test: str) -> float | None:
     return holm if holm is not None else (paired.get("p_values") or {}).get(test)
 
 
-def tasks_said(n: int) -> str:
-    """Return a count of tasks in words ("1 task", "3 tasks")."""
-    return f"{n} {tasks_noun(n)}"
-
-
-def tasks_noun(n: int) -> str:
-    """Return the noun a count of n tasks takes."""
-    return "task" if n == 1 else "tasks"
-
-
 def testable(m: dict[str, Any], kind: Kind) -> bool:
     """Return True when a group's difference and equivalence tests are run (and Holm-adjusted)."""
     return kind == "mutation" and int(m.get("tasks") or 0) >= MIN_TASKS and bool(
@@ -104,8 +94,8 @@ def untested(m: dict[str, Any], kind: Kind) -> dict[str, str]:
         what = "the repeat control" if kind == "control" else "an evaluator change"
         why = f"not tested: {what} is a label, outside the Holm family"
     elif tasks < MIN_TASKS:
-        why = (f"insufficient: {tasks_said(tasks)}, the test needs {MIN_TASKS} (outside the "
-               "Holm family)")
+        why = (f"insufficient: {n_counted(tasks, 'tasks')}, the test needs {MIN_TASKS} "
+               "(outside the Holm family)")
     else:
         why = f"not tested: {(m.get('paired') or {}).get('note') or 'no paired comparison'}"
     return dict.fromkeys(TESTED.values(), why)
@@ -181,7 +171,8 @@ def verdict_of(m: dict[str, Any], mutation: str, margin: float,
     # The other thresholds' readings are compared with the reading as printed: a withheld
     # reading is withheld at every threshold, so it is never "unstable" (it says nothing).
     return Verdict.judged(
-        chosen, int(m.get("tasks") or 0), tasks_noun(int(m.get("tasks") or 0)), _minimum(kind),
+        chosen, int(m.get("tasks") or 0), counted_as(int(m.get("tasks") or 0), "tasks"),
+        _minimum(kind),
         interval=None if not iv else (float(iv[0]), float(iv[1])),
         confidence=0.95 if iv else None, interval_of="VRG (task-cluster bootstrap)" if iv else "",
         consistent=tuple(sorted(set((sweep or {}).values()) | {withheld(chosen, m, kind)})),

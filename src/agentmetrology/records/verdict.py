@@ -92,6 +92,11 @@ def counted_as(n: int, counted: str) -> str:
     return counted
 
 
+def n_counted(n: int, counted: str) -> str:
+    """Return n with its plural noun as n reads it ("1 task", "3 tasks")."""
+    return f"{n} {counted_as(n, counted)}"
+
+
 def split_halves(items: Sequence[T]) -> tuple[list[T], list[T]]:
     """Return the items at even and at odd positions: a deterministic split by sample index."""
     return list(items[0::2]), list(items[1::2])

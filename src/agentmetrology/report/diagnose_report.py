@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentmetrology.diagnose.readings import MIN_TASKS
+from agentmetrology.records.verdict import n_counted
 from agentmetrology.report.blocks import Doc, code, to_html, to_markdown
 from agentmetrology.report.diagnose_svg import GapRow, gap_chart, msr_vrg_chart
 from agentmetrology.report.numberguard import NumberGuard
@@ -36,15 +37,10 @@ def judge_tokens(a: dict[str, Any]) -> str:
     return f"at least {known} ({unknown} attempt(s) with unknown token counts)"
 
 
-def counted(n: int, one: str, many: str) -> str:
-    """Return a count with its noun in the right number ("1 test", "4 tests")."""
-    return f"{n} {one if n == 1 else many}"
-
-
 def _first_screen(d: Doc, doc: dict[str, Any]) -> None:
     d.h(f"Diagnose: {code(doc['store'])}", 1)
     p = doc["pairs"]
-    d.p(f"{p['complete']} complete {'pair' if p['complete'] == 1 else 'pairs'} of "
+    d.p(f"{n_counted(p['complete'], 'complete pairs')} of "
         f"{p['total']} (half-finished {p['half_finished']}, "
         f"unmeasured {p['unmeasured']}). Each pair is one administration and the same "
         "administration under a mutation; the verifier is the environment's shipped scorer, "
@@ -79,7 +75,7 @@ def _groups(d: Doc, doc: dict[str, Any]) -> None:
     for g in doc["groups"].values():
         eq = ((g.get("paired") or {}).get("equivalence") or {}).get("label", "n/a")
         if int(g.get("tasks") or 0) < MIN_TASKS:  # a bootstrap over 1-2 tasks is no interval
-            eq = f"insufficient (n = {counted(int(g.get('tasks') or 0), 'task', 'tasks')})"
+            eq = f"insufficient (n = {n_counted(int(g.get('tasks') or 0), 'tasks')})"
         n, resc = g["complete"], g.get("rescored_gap")
         rows.append([code(policy(g)), code(g["mutation"]), n, d.estimate(g.get("vrg")),
                      "n/a" if not resc else _of_pairs(
@@ -165,7 +161,7 @@ def _predicates(d: Doc, doc: dict[str, Any]) -> None:
             f"{h['family']}.")
         return
     d.p(f"Multiplicity: the difference and equivalence p-values are Holm-adjusted over one "
-        f"family of {counted(h['size'], 'test', 'tests')} each, at {d.g.fmt(h['alpha'])}: "
+        f"family of {n_counted(h['size'], 'tests')} each, at {d.g.fmt(h['alpha'])}: "
         f"{h['family']}.")
 
 
