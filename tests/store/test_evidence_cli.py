@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 import store.tamper_fixtures as tf
 from agentmetrology.cli.main import app
+from archive.tau2_files import GPT_AIRLINE, shared
 
 runner = CliRunner()
 HERE = Path(__file__).resolve().parent
@@ -209,8 +210,8 @@ def test_recompute_catches_a_forged_number_that_every_other_check_passes(
     # binding, score rows and rendered files all agree, so qualify passes it; recomputing the
     # audit from the store at the report's chain length does not.
     from agentmetrology.archive.report_qualify import read_report
-    from agentmetrology.archive.report_recompute import recomputed
     from agentmetrology.report.archive_files import write_archive_audit
+    from agentmetrology.report.recompute import recomputed
 
     audit, forged, regrade = tmp_path / "audit", tmp_path / "forged", tmp_path / "regrade"
     assert agm("archive", "audit", str(store), "--out", str(audit))[0] == 0
@@ -249,16 +250,16 @@ def test_recompute_catches_a_forged_number_that_every_other_check_passes(
         f"not recomputed: the store's chain is {length + 3} entries long, the report's was "
         f"{length}; a recomputed audit would cover another state"])
     assert agm("archive", "regrade", str(store), "--out", str(regrade))[0] == 0
-    code, out, _ = agm("evidence", "qualify", str(regrade), "--store", str(store), "--recompute",
-                       "--json")
-    assert code == 0 and json.loads(out)["notes"] == [
-        "not recomputed: --recompute applies to an archive audit of a store, and regrade.json "
-        "is not one"]
-    assert json.loads(out)["numbers_rederived"] is False
     code, out, _ = agm("evidence", "qualify", str(regrade), "--store", str(store), "--json")
     assert json.loads(out)["numbers"].endswith(
-        "; they cannot be re-derived here: --recompute applies to an archive audit of a store, "
-        "and regrade.json is not one")
+        "; `--recompute` re-derives them (one regrade of the store)")
+    # an audit of a results file, not of a store: nothing here derives it again
+    tau2 = tmp_path / "tau2"
+    assert agm("archive", "audit", str(shared(GPT_AIRLINE)), "--out", str(tau2))[0] == 0
+    code, out, _ = agm("evidence", "qualify", str(tau2), "--store", str(store), "--json")
+    assert json.loads(out)["numbers"].endswith(
+        "; they cannot be re-derived here: archive.json is not a report of an evidence store "
+        "(schema 'agentmetrology.archive-audit/1')")
 
 
 @pytest.mark.parametrize(("edit", "why"), [

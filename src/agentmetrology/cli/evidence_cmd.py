@@ -133,8 +133,9 @@ def qualify(
     store: Annotated[Path, typer.Option("--store", help="The evidence store it was built "
                                         "from.")],
     recompute: Annotated[bool, typer.Option(
-        "--recompute", help="Also recompute an archive audit from the store and compare every "
-                            "number (as long as one audit of the store).")] = False,
+        "--recompute", help="Also derive the report again from the store and compare every "
+                            "number (as long as the command that wrote it; a diagnose's judge "
+                            "is not run again).")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Qualify a report against its store now: exit 1 unless it still qualifies."""

@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrology.archive.report_qualify import MAX_REPORT_BYTES, qualify_report, with_findings
-from agentmetrology.archive.report_recompute import not_recomputable, recomputed
 from agentmetrology.edges.files import FileRefused, read_bytes
 from agentmetrology.report.archive_files import RENDERED, rendered_digests
 from agentmetrology.report.archive_report import render_archive_report, render_regrade_report
+from agentmetrology.report.recompute import not_recomputable, recompute_cost, recomputed
 from agentmetrology.store.qualify import INVALID
 
 
@@ -101,15 +101,18 @@ def qualify_report_files(path: Path, doc: dict[str, Any], store: Path,
                          recompute: bool = False) -> dict[str, Any]:
     """Return the qualification of a report against its store now, its rendered files
     included (archive.report_qualify.qualify_report plus text_check), and with `recompute`
-    the report recomputed from the store (archive.report_recompute); `numbers_rederived` and
+    the report derived again from the store (report.recompute); `numbers_rederived` and
     `numbers` say whether its numbers were recomputed, in words."""
     problems, notes = text_check(path, doc)
     out = qualify_report(path, doc, store, problems, notes)
     why = not_recomputable(path, doc, out["store_qualification"])
     if recompute:
         out = with_findings(out, *recomputed(path, doc, store, out["store_qualification"]))
-    rederived = recompute and why is None
+    # derived again and compared (an edited report no analysis can derive again is not)
+    rederived = recompute and why is None and all(
+        p["kind"] != "report_not_derivable" for p in out["problems"])
     return {**out, "numbers_rederived": rederived,
             "numbers": REDERIVED if rederived else NOT_REDERIVED + (
-                "; `--recompute` re-derives them (one audit of the store)" if why is None
-                else "" if recompute else f"; they cannot be re-derived here: {why}")}
+                "" if recompute  # the problems or notes say why
+                else f"; `--recompute` re-derives them ({recompute_cost(path)})" if why is None
+                else f"; they cannot be re-derived here: {why}")}

@@ -1,0 +1,40 @@
+"""Where two plain JSON documents differ: the paths and both values, for a recomputed report.
+
+`agm evidence qualify --recompute` derives a report again from its store and compares it with
+the report as found; a difference is named by its path (`groups.a|b.gap`, `cells[3].verdict`)
+with the report's value and the recomputed one, shortened to a line.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentmetrology.records.canonical import canonical_json
+
+SHOWN = 5  # differing values named, at most
+
+
+def differences(old: Any, new: Any, limit: int = SHOWN) -> list[str]:
+    """Return up to `limit` paths where plain JSON values `old` (the report's) and `new` (the
+    recomputed one) differ, each with both values."""
+    out: list[str] = []
+    _walk(old, new, "", out, limit)
+    return out
+
+
+def _walk(old: Any, new: Any, path: str, out: list[str], limit: int) -> None:
+    if len(out) >= limit:
+        return
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in sorted(set(old) | set(new), key=str):
+            _walk(old.get(key), new.get(key), f"{path}.{key}" if path else str(key), out, limit)
+    elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        for i, (a, b) in enumerate(zip(old, new, strict=True)):
+            _walk(a, b, f"{path}[{i}]", out, limit)
+    elif canonical_json(old) != canonical_json(new):
+        out.append(f"{path}: {_short(old)} in the report, {_short(new)} recomputed")
+
+
+def _short(value: Any) -> str:
+    text = canonical_json(value).decode("utf-8")
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,158 @@
+"""`agm evidence qualify --recompute` derives every kind of store report again: a diagnose, an
+experiment report and a regrade, not only an archive audit. Before, a number edited in
+diagnose.json, experiment.json or regrade.json (files rendered again, binding kept) qualified
+with or without --recompute; now the recomputation names it, and a report bound to the store
+that no analysis can derive again (edited parameters, schema or registration) is a problem,
+not a note."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from diagnose.test_judge_audit import CAMPAIGN as JUDGED
+from support.agm_runs import agm
+from support.fake_openai import FakeOpenAI, text
+from support.small_campaigns import RESEARCHOPS_GRID
+from support.stores import record_campaign
+
+SQUEEZE = Path(__file__).parents[2] / "examples" / "experiment_squeeze.toml"
+EQUAL = "recomputed from the store: every section of the report is equal"
+
+
+def _qualify(report: Path, store: Path, *more: str) -> tuple[int, dict[str, Any]]:
+    r = agm("evidence", "qualify", str(report), "--store", str(store), "--json", *more)
+    assert r.returncode in (0, 1), r.stderr
+    return r.returncode, json.loads(r.stdout)
+
+
+def _edit(report: Path, name: str, change: Callable[[dict[str, Any]], None],
+          forged: Path) -> Path:
+    """Return `forged`, a copy of a report directory whose JSON `change` edited (its binding
+    kept)."""
+    forged.mkdir()
+    for f in report.iterdir():
+        (forged / f.name).write_bytes(f.read_bytes())
+    doc = json.loads((forged / name).read_text())
+    change(doc)
+    (forged / name).write_text(json.dumps(doc, indent=2, sort_keys=True))
+    return forged
+
+
+@pytest.fixture(scope="module")
+def diagnosed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A small grid with mutations and its diagnose (report dir, store)."""
+    root = tmp_path_factory.mktemp("recompute-diagnose")
+    store = record_campaign(root, RESEARCHOPS_GRID)
+    assert agm("diagnose", str(store), "--out", str(root / "dg")).returncode == 0
+    return root / "dg", store
+
+
+def test_a_diagnose_is_derived_again_and_an_edited_number_is_named(
+        diagnosed: tuple[Path, Path], tmp_path: Path) -> None:
+    report, store = diagnosed
+    code, got = _qualify(report, store, "--recompute")
+    assert code == 0 and got["notes"] == [EQUAL] and got["numbers_rederived"] is True
+    doc = json.loads((report / "diagnose.json").read_text())
+    group = sorted(doc["groups"])[0]
+    true_msr = doc["groups"][group]["msr"]
+
+    def forge(d: dict[str, Any]) -> None:
+        d["groups"][group]["msr"] = 0.123
+    forged = _edit(report, "diagnose.json", forge, tmp_path / "dg")
+    code, got = _qualify(forged, store)
+    assert code == 0 and got["numbers_rederived"] is False  # what the forger counts on
+    assert got["numbers"].endswith("`--recompute` re-derives them (one diagnose of the store, "
+                                   "without a judge)")
+    code, got = _qualify(forged, store, "--recompute")
+    assert code == 1 and got["problems"] == [{
+        "kind": "report_recomputed_differs", "result": "invalid_binding",
+        "detail": f"recomputed from the store, diagnose.json differs: groups.{group}.msr: "
+                  f"0.123 in the report, {true_msr!r} recomputed"}]
+
+
+@pytest.mark.parametrize(("change", "detail"), [
+    (lambda d: d.__setitem__("analysis_seed", "x"),
+     "diagnose.json cannot be derived again from the store: its analysis_seed is 'x', not a "
+     "non-negative integer"),
+    (lambda d: d.__setitem__("tau", 7.0),
+     "diagnose.json cannot be derived again from the store: --tau 7.0 is not a pass threshold: "
+     "diagnose reads every verifier on a 0-1 scale (a 0-100 judge is divided by 100), so give "
+     "0 < tau <= 1"),
+    (lambda d: d.__setitem__("schema", "agentmetrology.other/1"),
+     "diagnose.json is bound to the store's chain but says it is not a report of a store "
+     "(schema 'agentmetrology.other/1'): edited; its numbers cannot be re-derived"),
+])
+def test_a_bound_report_no_analysis_derives_again_is_a_problem_not_a_note(
+        diagnosed: tuple[Path, Path], change: Callable[[dict[str, Any]], None],
+        detail: str, tmp_path: Path) -> None:
+    # Before, a forger who made the report unrecomputable stepped around the comparison: it
+    # qualified with a note.
+    report, store = diagnosed
+    forged = _edit(report, "diagnose.json", change, tmp_path / "dg")
+    code, got = _qualify(forged, store, "--recompute")
+    assert code == 1 and got["problems"] == [
+        {"kind": "report_not_derivable", "result": "invalid_binding", "detail": detail}]
+    assert got["numbers_rederived"] is False and "--recompute` re-derives" not in got["numbers"]
+
+
+@pytest.mark.parametrize("mutations", [True, False])
+def test_a_judged_diagnose_is_compared_without_its_judge(mutations: bool,
+                                                         tmp_path: Path) -> None:
+    campaign = JUDGED.replace('levels = ["L2"]', 'levels = ["L2"]\nmutations = ["alias"]'
+                              if mutations else 'levels = ["L2"]')
+    store = record_campaign(tmp_path, campaign, "s")
+    with FakeOpenAI(itertools.repeat(lambda body: text("PASS"), 1000)) as srv:
+        assert agm("diagnose", str(store), "--out", str(tmp_path / "dg"), "--judge-model", "j",
+                   "--base-url", srv.base_url, "--judge-calls", "1").returncode == 0
+    code, got = _qualify(tmp_path / "dg", store, "--recompute")
+    assert code == 0 and got["notes"] == ([
+        "recomputed from the store: every compared section of the report is equal",
+        "the judge audit is not derived again (its model calls are not repeated): judge_audit "
+        "and the report digest covering it are not compared"] if mutations else [
+        "not recomputed: the report is a judge audit alone, and its model calls are not "
+        "repeated (no mutated pair to derive again)"])
+    assert got["numbers_rederived"] is mutations
+
+
+def test_an_experiment_report_is_derived_again(tmp_path: Path) -> None:
+    store, out = tmp_path / "exp", tmp_path / "er"
+    assert agm("experiment", "run", str(SQUEEZE), "--store", str(store)).returncode == 0
+    assert agm("experiment", "report", str(SQUEEZE), "--store", str(store), "--out",
+               str(out)).returncode == 0
+    code, got = _qualify(out, store, "--recompute")
+    assert code == 0 and got["notes"] == [EQUAL]
+    doc = json.loads((out / "experiment.json").read_text())
+    verdict = doc["cells"][0]["verdict"]
+    forged = _edit(out, "experiment.json", lambda d: d["cells"][0].__setitem__(
+        "verdict", "confirmed" if verdict != "confirmed" else "not confirmed"), tmp_path / "f1")
+    code, got = _qualify(forged, store, "--recompute")
+    assert code == 1 and [p["kind"] for p in got["problems"]] == ["report_recomputed_differs"]
+    assert got["problems"][0]["detail"].startswith(
+        "recomputed from the store, experiment.json differs: cells[0].verdict: ")
+    other = _edit(out, "experiment.json", lambda d: d.__setitem__("plan_digest", "0" * 64),
+                  tmp_path / "f2")
+    code, got = _qualify(other, store, "--recompute")
+    assert code == 1 and got["problems"] == [{
+        "kind": "report_not_derivable", "result": "invalid_binding",
+        "detail": f"experiment.json cannot be derived again from the store: the store holds no "
+                  f"registration {doc['registration']} of experiment {doc['experiment']!r} "
+                  "with plan 000000000000"}]
+
+
+def test_a_regrade_is_derived_again(diagnosed: tuple[Path, Path], tmp_path: Path) -> None:
+    _, store = diagnosed
+    out = tmp_path / "rg"
+    assert agm("archive", "regrade", str(store), "--out", str(out)).returncode == 0
+    code, got = _qualify(out, store, "--recompute")
+    assert code == 0 and got["notes"] == [EQUAL] and got["numbers_rederived"] is True
+    forged = _edit(out, "regrade.json", lambda d: d["store"].__setitem__("recorded", 1),
+                   tmp_path / "f")
+    code, got = _qualify(forged, store, "--recompute")
+    assert code == 1 and [p["kind"] for p in got["problems"]] == ["report_recomputed_differs"]
+    assert "store.recorded: 1 in the report" in got["problems"][0]["detail"]
