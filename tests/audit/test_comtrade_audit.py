@@ -68,6 +68,23 @@ def test_licensed_claims(doc: dict) -> None:
     assert all(v["source_digest"] for k, v in gt.items() if k != "scorer_kind")
     l0 = _config(doc, "L0", "shape_judge")["rows"]["non_degeneracy"]
     assert l0["status"] == "not probed" and l0["evidence"]["reason"] == "no model targets"
+    # each claim says what it rests on; capability, licensed without non-degeneracy (the
+    # lattice does not require it), names it as not checked instead of leaving it implicit
+    assert _config(doc, "L2", "ground_truth_f1_exact")["claim_basis"] == {
+        "claim": "model capability",
+        "rests_on": {"criterion_sensitivity": "pass (n = 50 samples compared)",
+                     "ownership_completeness": "pass", "replay": "pass"},
+        "not_checked": {"non_degeneracy": "no model targets"}}
+    assert _config(doc, "L0", "ground_truth_f1_exact")["claim_basis"] == {
+        "claim": "model–scaffold system performance",
+        "rests_on": {"criterion_sensitivity": "pass (n = 50 samples compared)",
+                     "ownership_completeness": "fail"}, "not_checked": {}}
+    for level in ("L0", "L2"):
+        assert _config(doc, level, "shape_judge")["claim_basis"] == {
+            "claim": "self-report compliance",
+            "rests_on": {"scorer_kind": "shape (n = 1 scorer declaration)",
+                         "criterion_sensitivity": "fail (n = 50 samples compared)"},
+            "not_checked": {}}
 
 
 def test_l0_payloads_identical_and_only_l2_truth_spreads_fully(doc: dict) -> None:

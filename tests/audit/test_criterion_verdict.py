@@ -228,19 +228,48 @@ def test_the_tool_worlds_goal_is_checked_against_the_probes_that_miss_it_by_cons
             assert c["licensed_claim"] == "model capability"
 
 
-def test_a_tool_world_without_a_definitional_degraded_probe_declares_none() -> None:
-    # transaction: new_key refunds twice only under refund's timeout, so declared it would be
-    # wrong on refund_clean, and the check says so (it can fail); undeclared, not informative.
+def test_transactions_goal_is_checked_against_the_refunds_that_miss_it_by_construction(
+) -> None:
+    # transaction declared no degraded probe (new_key misses the goal only under refund's
+    # timeout), so its goal's check could not fail: `not informative`, no claim in either
+    # column. It now declares no_refund (refunded 0) and short_refund (amount - 1), which miss
+    # the goal on both tasks at every seed and amount: a test over 2 tasks x 3 seeds it passes.
     from agentmetrology.envs.registry import get_env
 
-    assert get_env("transaction").audit.degraded == ()
-    _, truth = _cards("transaction", seeds=3)
-    assert truth[0]["rows"]["criterion_sensitivity"]["status"] == "not probed"
+    assert get_env("transaction").audit.degraded == ("no_refund", "short_refund")
+    shipped, truth = _cards("transaction", seeds=3)
+    for c in (*shipped, *truth):
+        cell = c["rows"]["criterion_sensitivity"]
+        ev = cell["evidence"]
+        assert cell["status"] == "pass" and "by_definition" not in ev
+        assert ev["quality_from"] == ("the probes' declared degradation: no_refund, "
+                                      "short_refund")
+        assert (ev["pairs_compared"], ev["offending_pairs"]) == (12, 0)
+        assert [ev["truth_mean_by_probe"][p] for p in ("careful", "no_refund",
+                                                       "short_refund")] == [1.0, 0.0, 0.0]
+        assert cell_text(cell) == "pass (n = 6 samples compared)"
+        assert c["licensed_claim"] == "model capability"
+    # the check can fail: new_key refunds exactly once on refund_clean, so declared degraded
+    # it ties with correct there, and the row names the pair
     _, wrong = _cards("transaction", seeds=3, degraded=("new_key",))
     cell = wrong[0]["rows"]["criterion_sensitivity"]
     assert cell["status"] == "fail"
     assert cell["evidence"]["offending"] == ["new_key = correct"]
     assert wrong[0]["licensed_claim"] != "model capability"
+
+
+def test_a_scorer_that_cannot_tell_a_missing_refund_fails_transactions_probes(
+        tmp_path: Path) -> None:
+    # A --scorer that credits any finished episode: the declared probes catch it (no refund,
+    # a short refund = correct), so the card says it fails and licenses nothing for it.
+    doc = audit_with_scorer(tmp_path, "transaction",
+                            "    return 1.0 if submission else 0.0\n", 3)
+    shipped = doc["card"]["configurations"][0]
+    cell = shipped["rows"]["criterion_sensitivity"]
+    assert cell["status"] == "fail"
+    assert cell["evidence"]["offending"] == ["new_key = correct", "no_refund = correct",
+                                             "short_refund = correct"]
+    assert shipped["licensed_claim"] == "no claim licensed"
 
 
 def test_a_tool_world_refuses_a_degraded_probe_not_in_its_battery() -> None:

@@ -133,3 +133,28 @@ def test_a_corrupt_ledger_is_one_line_exit_2_and_a_500_page(tmp_path: Path) -> N
     client = TestClient(create_app(detect_source(root)), base_url="http://127.0.0.1")
     page = client.get("/")
     assert page.status_code == 500 and "cannot read the ledger" in page.text
+
+
+def test_an_audit_page_says_what_each_claim_rests_on(tmp_path: Path) -> None:
+    # the card's claim_basis beside its claim; a card written before claims had one (or one
+    # whose basis is not what an audit writes) shows the claim alone, never an error page
+    import json
+
+    from view.view_fixtures import build_audit_dir
+
+    root = build_audit_dir(tmp_path / "audit")
+    card = json.loads((root / "card.json").read_text())
+    config = card["configurations"][0]
+    config["claim_basis"] = {"claim": "self-report compliance",
+                             "rests_on": {"scorer_kind": "shape",
+                                          "criterion_sensitivity": "fail"},
+                             "not_checked": {"replay": "no rerun"}}
+    (root / "card.json").write_text(json.dumps(card))
+    client = TestClient(create_app(detect_source(root)), base_url="http://127.0.0.1")
+    page = client.get("/").text
+    assert ("<small>self-report compliance rests on scorer kind shape, criterion sensitivity "
+            "fail; not checked: replay</small>") in page
+    config["claim_basis"] = {"claim": "x", "rests_on": ["not", "a", "mapping"]}
+    (root / "card.json").write_text(json.dumps(card))
+    res = client.get("/")
+    assert res.status_code == 200 and "<small>" not in res.text

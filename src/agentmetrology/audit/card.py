@@ -69,6 +69,61 @@ def configuration(level: str | None, scorer: str, scorer_kind: str,
             "licensed_claim": claim}
 
 
+# The rows each claim of the lattice is licensed on (docs/audit.md, "The card").
+RESTS_ON = {
+    CLAIMS["capability"]: ("criterion_sensitivity", "ownership_completeness", "replay"),
+    CLAIMS["system"]: ("criterion_sensitivity", "ownership_completeness"),
+    CLAIMS["self_report"]: ("scorer_kind", "criterion_sensitivity"),
+    CLAIMS["specification"]: ("scorer_kind", "criterion_sensitivity", "ownership_completeness"),
+}
+# The checks that bear on a claim though the lattice licenses it without them: the ownership
+# audit's non-degeneracy on a claim about the model (an offline audit has no model targets, a
+# tool world no AuditHooks.actions), replay on the others. A claim says which of them was not
+# probed, so a reader never takes it as checked; a claim about the scorer or the system says
+# nothing about who owns the decisions, so non-degeneracy is not its to check.
+BEARS_ON = {
+    CLAIMS["capability"]: ("non_degeneracy",),
+    CLAIMS["system"]: ("replay",),
+    CLAIMS["self_report"]: ("replay",),
+    CLAIMS["specification"]: ("replay",),
+}
+
+
+def claim_basis(config: dict[str, Any]) -> dict[str, Any] | None:
+    """Return what a configuration's licensed claim rests on (each row the lattice read, as
+    printed) and the checks bearing on it that it was licensed without (not probed: why);
+    None for no claim."""
+    claim = str(config.get("licensed_claim"))
+    rests = RESTS_ON.get(claim)
+    rows = config.get("rows") or {}
+    if rests is None or not all(k in rows for k in rests):
+        return None
+    unchecked = {k: str((rows[k].get("evidence") or {}).get("reason") or "no reason recorded")
+                 for k in BEARS_ON[claim]
+                 if k in rows and rows[k].get("status") not in ("pass", "fail")}
+    return {"claim": claim, "rests_on": {k: cell_text(rows[k]) for k in rests},
+            "not_checked": unchecked}
+
+
+def explain_claims(card: dict[str, Any]) -> None:
+    """Give each configuration of a finished card its `claim_basis` (after every step that
+    may change a claim, so the basis always reads the claim as licensed)."""
+    for c in card.get("configurations") or []:
+        c["claim_basis"] = claim_basis(c)
+
+
+def basis_text(basis: dict[str, Any] | None) -> str:
+    """Return a claim basis as one sentence: `rests on ...; not checked: ...` ('' for none)."""
+    if not basis:
+        return ""
+    rests = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in basis["rests_on"].items())
+    text = f"{basis['claim']} rests on {rests}"
+    if basis["not_checked"]:
+        text += "; not checked: " + ", ".join(k.replace("_", " ")
+                                              for k in basis["not_checked"])
+    return text
+
+
 def cell_text(cell: dict[str, Any]) -> str:
     """Return a card cell as printed: its verdict with n when it has one, else its status."""
     ev = cell.get("evidence") or {}

@@ -13,7 +13,7 @@ from typing import Any
 from agentmetrology import __version__
 from agentmetrology.audit import episodes as E
 from agentmetrology.audit import replay as R
-from agentmetrology.audit.card import configuration, row
+from agentmetrology.audit.card import configuration, explain_claims, row
 from agentmetrology.audit.criterion_verdict import criterion_verdict
 from agentmetrology.audit.probes import offending_summary, probe_battery
 from agentmetrology.audit.solvability import DEFAULT_BUDGETS, solvability
@@ -325,7 +325,9 @@ def audit_env(target: EnvTarget, *, seed: int = 0, progress: Progress | None = N
 
 
 def seal(doc: dict[str, Any]) -> dict[str, Any]:
-    """Add the digest of every stage and of the card (computed over canonical JSON)."""
+    """Add each licensed claim's basis to the card, then the digest of every stage and of the
+    card (computed over canonical JSON)."""
+    explain_claims(doc["card"])  # every audit is sealed once its claims are final
     doc["digests"] = {"stages." + k: digest(v) for k, v in doc["stages"].items()}
     doc["digests"]["card"] = digest(doc["card"])
     return doc

@@ -10,7 +10,7 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Any
 
-from agentmetrology.audit.card import cell_text
+from agentmetrology.audit.card import basis_text, cell_text
 from agentmetrology.report.blocks import Doc, to_html, to_markdown
 from agentmetrology.report.numberguard import NumberGuard
 from agentmetrology.report.solvability_section import solvability_section
@@ -34,9 +34,14 @@ def _config_label(c: dict[str, Any]) -> str:
 def _card(d: Doc, doc: dict[str, Any]) -> None:
     card = doc["card"]
     d.h("Validity card")
-    d.p(f"Licensed claim of the shipped configuration (`{card['shipped_configuration']}`): "
-           f"{card['licensed_claim']}.")
     configs = card["configurations"]
+    unchecked = (configs[0].get("claim_basis") or {}).get("not_checked") if configs else None
+    # a claim licensed without a check of the card says so where the claim is first read
+    without = (" Licensed without checking: " + ", ".join(k.replace("_", " ")
+                                                           for k in unchecked) + "."
+               if unchecked else "")
+    d.p(f"Licensed claim of the shipped configuration (`{card['shipped_configuration']}`): "
+           f"{card['licensed_claim']}.{without}")
     headers = ["row", *[_config_label(c) for c in configs]]
     rows = [[label, *[cell_text(c["rows"][key]) for c in configs]]
             for key, label in ROW_LABELS.items()]
@@ -52,6 +57,9 @@ def _card(d: Doc, doc: dict[str, Any]) -> None:
         items.append(f"{_config_label(c)}: criterion pairs compared "
                      f"{crit.get('pairs_compared')}, offending {crit.get('offending_pairs')} "
                      f"({offending}){why}; source `{source}`")
+    # what each licensed claim rests on, and the checks it was licensed without
+    items += [f"{_config_label(c)}: {basis_text(c.get('claim_basis'))}" for c in configs
+              if c.get("claim_basis")]
     seen = set()
     for c in configs:
         if c["level"] in seen:

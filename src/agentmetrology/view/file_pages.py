@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from agentmetrology.audit.card import basis_text
 from agentmetrology.view.html import Html, num, url
 from agentmetrology.view.source import Source
 
@@ -64,8 +65,13 @@ def audit_page(h: Html, source: Source) -> str:
                       f"{h.t(json.dumps(ev, indent=1, sort_keys=True))}</pre></details>"
                       if ev else "")
             cells.append(f"<strong>{h.t(row.get('status', 'missing'))}</strong>{detail}")
+        basis = c.get("claim_basis")  # absent from a card written before claims had one
+        said = (f"<br><small>{h.t(basis_text(basis))}</small>"
+                if isinstance(basis, dict) and "claim" in basis
+                and all(isinstance(basis.get(k), dict) for k in ("rests_on", "not_checked"))
+                else "")
         rows.append([h.t(c.get("level")), h.t(c.get("scorer")), h.t(c.get("scorer_kind")),
-                     *cells, h.t(c.get("licensed_claim"))])
+                     *cells, h.t(c.get("licensed_claim")) + said])
     parts.append("<h2>Validity card</h2>" + h.table(
         ["level", "scorer", "kind", *(n.replace("_", " ") for n in names), "licensed claim"],
         rows, "card"))

@@ -49,6 +49,11 @@ CASES: list[tuple[str, str, int, str, str, dict[str, str]]] = [
     (*TX, "clean", "scripted:leak", {"mail_within_directory": F}),
     (*TX, "clean", "scripted:close_bare", {"tickets_consistent": F}),
     (*TX, "clean", "scripted:silent", {"writes_attributed": F}),
+    # the audit's declared degraded probes: each misses the goal and breaks nothing else
+    (*TX, "clean", "scripted:no_refund", {"refunded_exactly": F}),
+    (*TX, "clean", "scripted:short_refund", {"refunded_exactly": F}),
+    ("transaction", "refund_clean", 0, "recipe:amount=1", "scripted:short_refund",
+     {"refunded_exactly": F}),  # a refund of 0 is refused: nothing refunded
     # seed 0: the requester replies "omit"; seed 1: unavailable; seed 3: "include".
     (*CLAR, 0, "clean", "scripted:clarify", {}),
     (*CLAR, 0, "clean", "scripted:ignore_reply", {"figures_as_replied": F}),

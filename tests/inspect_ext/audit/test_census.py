@@ -200,10 +200,9 @@ def test_every_registered_environment_is_a_builtin_census_target(env):
     expected = {"researchops": ("L2 + composite_verifier", "specification", "fail",
                                 "no claim licensed"),
                 # the goal scorer is also the truth, checked against the probes declared to
-                # miss the goal (careless, no_document); transaction declares none (none misses
-                # it on every task), so its check could not fail: not informative
+                # miss the goal (careless; no_refund, short_refund; no_document)
                 "permission": ("L2 + goal", "outcome", "pass", "model capability"),
-                "transaction": ("L2 + goal", "outcome", "not probed", "no claim licensed"),
+                "transaction": ("L2 + goal", "outcome", "pass", "model capability"),
                 "clarification": ("L2 + goal", "outcome", "pass", "model capability")}
     assert (sc["scorer"], sc["kind"], sc["criterion"], sc["claim"]) == expected[env]
 

@@ -271,6 +271,26 @@ class KeyReuse(Careful):
                                   "idempotency_key": f"refund-{ORDER}-1"})
 
 
+class NoRefund(Careful):
+    """Breaks the goal: refunds nothing, then reports the order's (unchanged) total truly."""
+
+    name = "scripted:no_refund"
+
+    def pay(self, amount: int) -> Script:
+        """Make no refund call."""
+        yield from ()
+
+
+class ShortRefund(Careful):
+    """Breaks the goal: refunds one less than asked, once, with safe retries."""
+
+    name = "scripted:short_refund"
+
+    def pay(self, amount: int) -> Script:
+        """Refund `amount - 1` (at amount 1 the service refuses 0: nothing is refunded)."""
+        yield from _refund_once(amount - 1, f"refund-{ORDER}-1")
+
+
 class Goodwill(Careful):
     """Breaks conservation: adds a goodwill credit minted out of nothing."""
 
@@ -330,12 +350,15 @@ VIOLATIONS = (
                                         "value": "refunded"})),
 )
 AGENTS: dict[str, type[ScriptedPolicy]] = {
-    c.name: c for c in (Careful, NewKey, KeyReuse, Goodwill, Stale, THOROUGH, *VIOLATIONS)}
-# No probe misses the goal by construction on every probed task, so none is declared
-# (AuditHooks.degraded) and the goal's criterion row stays not informative: `new_key` refunds
-# twice only under `refund`'s declared timeout (on `refund_clean` it makes careful's one call),
-# and every other probe refunds the amount exactly (`key_reuse`'s second call is refused as a
-# conflict), breaking an obligation of the contract, not the goal.
-DEGRADED: tuple[str, ...] = ()
+    c.name: c for c in (Careful, NewKey, KeyReuse, Goodwill, Stale, THOROUGH, *VIOLATIONS,
+                        NoRefund, ShortRefund)}
+# The probes that miss the goal (what the truth measures) by construction, on both tasks, at
+# every seed and amount, so the goal is checked against them (AuditHooks.degraded):
+# `no_refund` leaves the order's refunded total at 0 and `short_refund` at `amount - 1` (0 when
+# the amount is 1: the service refuses a refund of 0), never the requested `amount` >= 1. Not
+# declared: `new_key` refunds twice only under `refund`'s declared timeout (on `refund_clean`
+# it makes careful's one call), and every other probe refunds the amount exactly (`key_reuse`'s
+# second call is refused as a conflict), breaking an obligation of the contract, not the goal.
+DEGRADED = ("no_refund", "short_refund")
 SYSTEM = ("You operate a payments back office through tools. Every action is a tool call; "
           "results come back as JSON and can be errors. Finish with the finish tool.")

@@ -11,7 +11,7 @@ from typing import Any
 
 from rich.console import Console
 
-from agentmetrology.audit.card import cell_text
+from agentmetrology.audit.card import basis_text, cell_text
 from agentmetrology.audit.solvability import solvability_lines
 from agentmetrology.report.terminal.table_fit import Col, fit_table
 
@@ -55,11 +55,27 @@ def not_probed_lines(card: dict[str, Any]) -> list[str]:
             for (row, why), scorers in reasons.items()]
 
 
+def claim_lines(card: dict[str, Any]) -> list[str]:
+    """Return one line per claim licensed without a check bearing on it: the rows it rests on
+    and the checks not probed (configurations of a level sharing the sentence are named
+    together). A claim every such check backs is the table's alone; the reports say all."""
+    said: dict[tuple[str, str], list[str]] = {}
+    for c in card["configurations"]:
+        basis = c.get("claim_basis")
+        if basis and basis["not_checked"]:
+            text = basis_text(basis)
+            level = f" at {c['level']}" if c.get("level") else ""
+            said.setdefault((level, text), []).append(str(c["scorer"]))
+    return [f"claim{level} ({', '.join(scorers)}): {text}"
+            for (level, text), scorers in said.items()]
+
+
 def print_card(console: Console, card: dict[str, Any]) -> None:
-    """Print the card's tables, then why each row that was not probed was not."""
+    """Print the card's tables, what each claim licensed without a check rests on, then why
+    each row that was not probed was not."""
     for table in card_tables(console, card):
         console.print(table)
-    for line in not_probed_lines(card):
+    for line in [*claim_lines(card), *not_probed_lines(card)]:
         console.print(line, markup=False)
 
 
