@@ -229,3 +229,16 @@ def test_user_scorer_rescoring_stored_submissions_never_reruns(store: Path,
     assert cells["L0|shipped"]["target_means"] == {"careful": 0.25, "llm-a": 0.25,
                                                    "llm-b": 0.25}
     assert cells["L2|ground_truth"]["target_means"]["llm-a"] == 1.0
+
+
+def test_a_degenerate_model_decision_licenses_no_capability_claim(doc: dict) -> None:
+    # Before, L2 + ground truth licensed "model capability" beside a non-degeneracy `fail`
+    # (the careful fake models take one action at every fault): the ownership audit is
+    # completeness and non-degeneracy, so a failed one licenses system performance only.
+    (c,) = [c for c in doc["card"]["configurations"]
+            if c["level"] == "L2" and c["scorer"] != "shape_judge"]
+    rows = c["rows"]
+    assert rows["ownership_completeness"]["status"] == "pass"
+    assert rows["non_degeneracy"]["status"] == "fail"
+    assert c["licensed_claim"] == "model–scaffold system performance"
+    assert c["claim_basis"]["rests_on"]["non_degeneracy"] == "fail"

@@ -64,9 +64,16 @@ def test_configuration_reads_each_row_for_its_own_role() -> None:
         "licensed_claim": SYSTEM}
     rows["ownership_completeness"] = row("pass", {}, None)
     rows["replay"] = row("fail", {}, None)
+    # a degenerate decision fails the ownership audit, whatever completeness says: before,
+    # this configuration licensed model capability beside the failed non-degeneracy
+    assert configuration(None, "gt", "outcome", rows)["licensed_claim"] == SYSTEM
+    rows["replay"] = row("pass", {}, None)
+    assert configuration(None, "gt", "outcome", rows)["licensed_claim"] == SYSTEM
+    rows["non_degeneracy"] = row("not probed", {}, None)
+    assert configuration(None, "gt", "outcome", rows)["licensed_claim"] == CAPABILITY
+    rows["replay"] = row("fail", {}, None)
     assert configuration(None, "gt", "outcome", rows)["licensed_claim"] == NONE
     rows["replay"] = row("pass", {}, None)
-    assert configuration(None, "gt", "outcome", rows)["licensed_claim"] == CAPABILITY
     rows["criterion_sensitivity"] = row("fail", {}, None)
     assert configuration(None, "judge", "shape", rows)["licensed_claim"] == SELF_REPORT
 

@@ -31,6 +31,15 @@ def licensed_claim(scorer_kind: str, criterion: str, ownership: str, replay: str
     return CLAIMS["none"]
 
 
+def ownership_status(rows: dict[str, dict[str, Any]]) -> str:
+    """Return the ownership audit's status for the lattice: completeness, failed as well when
+    a probed decision is degenerate (the audit is completeness and non-degeneracy: a model
+    that always takes one action owns the decision in name only)."""
+    if (rows.get("non_degeneracy") or {}).get("status") == "fail":
+        return "fail"
+    return str(rows["ownership_completeness"]["status"])
+
+
 def row(status: str, evidence: dict[str, Any], source: Any) -> dict[str, Any]:
     """Return one card cell: its status, the numbers behind it, and the source digest."""
     return {"status": status, "evidence": evidence,
@@ -57,7 +66,7 @@ def configuration(level: str | None, scorer: str, scorer_kind: str,
     """Return one (level, scorer) configuration of the card with its licensed claim."""
     withhold(rows["criterion_sensitivity"])  # its status never says what its verdict withheld
     claim = licensed_claim(scorer_kind, rows["criterion_sensitivity"]["status"],
-                           rows["ownership_completeness"]["status"], rows["replay"]["status"])
+                           ownership_status(rows), rows["replay"]["status"])
     kind_ev = rows.get("scorer_kind", {}).get("evidence")
     if isinstance(kind_ev, dict):  # a declared kind rests on one declaration, needs no more
         kind_ev.setdefault("verdict", Verdict(scorer_kind, 1, "scorer declarations", 0,
@@ -98,6 +107,8 @@ def claim_basis(config: dict[str, Any]) -> dict[str, Any] | None:
     rows = config.get("rows") or {}
     if rests is None or not all(k in rows for k in rests):
         return None
+    if claim == CLAIMS["system"] and (rows.get("non_degeneracy") or {}).get("status") == "fail":
+        rests = (*rests, "non_degeneracy")  # the failed half of ownership it rests on
     unchecked = {k: str((rows[k].get("evidence") or {}).get("reason") or "no reason recorded")
                  for k in BEARS_ON[claim]
                  if k in rows and rows[k].get("status") not in ("pass", "fail")}

@@ -270,7 +270,7 @@ def apply_outcome_probe(doc: dict[str, Any], loaded: LoadedTask, empty: RunResul
     corrupted and empty replays can. Returns the probe's verdict (also kept in the row's
     evidence), or None for a task this probe does not cover.
     """
-    from agentmetrology.audit.card import licensed_claim
+    from agentmetrology.audit.card import licensed_claim, ownership_status
     from agentmetrology.records.verdict import Verdict
 
     if tau2_probe_domain(loaded.spec) is None or not loaded.samples:
@@ -296,7 +296,6 @@ def apply_outcome_probe(doc: dict[str, Any], loaded: LoadedTask, empty: RunResul
                                                "empty_passed", "scores")}}
     rows = config["rows"]
     config["licensed_claim"] = licensed_claim(config["scorer_kind"], status,
-                                              rows["ownership_completeness"]["status"],
-                                              rows["replay"]["status"])
+                                              ownership_status(rows), rows["replay"]["status"])
     doc["card"]["licensed_claim"] = config["licensed_claim"]
     return got
