@@ -111,6 +111,16 @@ def test_compare_reports_dropped_pairs_and_clusters(runs: Path, tmp_path: Path) 
     assert code == 0
     assert "8 complete, 1 incomplete dropped" in out
     assert "equivalence" in out and "sign-flip p" in out
+    # 2 clusters: no bootstrap interval (3 distinct resamples: "95% CI" was the two cluster
+    # means), and the table says why, once
+    note = ("no interval: 2 clusters; a bootstrap over 2 clusters has 3 distinct resamples, an "
+            "interval needs at least 3 clusters")
+    result = doc["result"]
+    for est in ("difference", "equivalence", "cliffs_delta"):
+        assert result[est]["interval"] is None and result[est]["interval_note"] == note
+    assert f"│ intervals │ {note}" in " ".join(out.split())
+    assert "mean difference" in out and "CI [" not in out and "(no interval)" in out
+    assert "(margin 0.1; no interval)" in out
 
 
 CMP = "compare {runs} --value ground_truth.f1 --group agent --a rule"

@@ -279,8 +279,8 @@ def wide(tmp_path: Path) -> Path:
         LONG: [0.9, 0.95, 0.85, 0.875, 0.99, 0.8],
         "x": [-0.25, 0.125, -0.5, 0.0, 0.33, -0.125],
     }
-    rows = [
-        row(agent, f"task-{s % 2}", s, v)
+    rows = [  # 3 tasks: a task-cluster bootstrap over fewer gives no interval to print
+        row(agent, f"task-{s % 3}", s, v)
         for agent, vals in values.items()
         for s, v in enumerate(vals)
     ]

@@ -155,24 +155,79 @@ def test_every_printed_reading_carries_its_n(diagnosed: tuple[Path, dict]) -> No
     assert "behavioural failure (n = 3 tasks) |" in md  # the metrics table's reading column
 
 
-def test_a_positive_control_read_on_too_few_tasks_is_insufficient_not_missed(
-        tmp_path: Path) -> None:
-    # 2 tasks: the misleading reading is withheld although rule's gap interval excludes 0, so
-    # the control is neither detected nor missed (it said "not detected: no target's gap
-    # interval excludes 0" beside the interval [0.92, 0.97]).
-    toml = CAMPAIGN.replace('"T3_duplicates", "T4_rate_limit_429", "T8_mixed_faults"',
-                            '"T3_duplicates", "T4_rate_limit_429"')
-    store = record_campaign(tmp_path, toml)
-    res = CliRunner().invoke(app, ["diagnose", str(store), "--out", str(tmp_path / "out")])
+def test_three_tasks_keep_every_interval(diagnosed: tuple[Path, dict]) -> None:
+    root, doc = diagnosed
+    md = (root / "out" / "report.md").read_text()
+    assert "no interval" not in md and "no interval" not in (root / "stdout.txt").read_text()
+    g = doc["groups"]["comtrade|rule|L2|alias"]
+    for est in (g["vrg"], g["rescored_gap"], g["excess_flip_rate"], g["paired"]["difference"]):
+        assert est["interval"] is not None and "interval_note" not in est
+
+
+@pytest.fixture(scope="module")
+def two_tasks(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    """The campaign on 2 tasks, diagnosed: (its root, with out/ and stdout.txt; diagnose.json)."""
+    root = tmp_path_factory.mktemp("two")
+    record_campaign(root, CAMPAIGN.replace(
+        '"T3_duplicates", "T4_rate_limit_429", "T8_mixed_faults"',
+        '"T3_duplicates", "T4_rate_limit_429"'))
+    res = CliRunner().invoke(app, ["diagnose", str(root / "store"), "--out", str(root / "out")],
+                             env={"COLUMNS": "80"})
     assert res.exit_code == 0, res.stderr
-    doc = json.loads((tmp_path / "out" / "diagnose.json").read_text())
+    (root / "stdout.txt").write_text(res.stdout)
+    return root, json.loads((root / "out" / "diagnose.json").read_text())
+
+
+def test_a_positive_control_read_on_too_few_tasks_is_insufficient_not_missed(
+        two_tasks: tuple[Path, dict]) -> None:
+    # 2 tasks: the misleading reading is withheld (and rule's gap has no interval: a bootstrap
+    # over 2 tasks gave [0.92, 0.97], the two task means), so the control is neither detected
+    # nor missed (it said "not detected: no target's gap interval excludes 0" beside it).
+    root, doc = two_tasks
     rule = doc["groups"]["comtrade|rule|L2|misleading"]
-    assert rule["vrg"]["interval"][0] > 0 and rule["reading"] == "insufficient evidence"
+    assert rule["vrg"]["interval"] is None and rule["reading"] == "insufficient evidence"
     assert doc["positive_control"] == {
         "status": "insufficient evidence", "targets": [],
         "why": "the misleading reading is withheld for careful (insufficient evidence (n = 2 "
                "tasks, needs 3)), rule (insufficient evidence (n = 2 tasks, needs 3))"}
-    assert "positive control (misleading): insufficient evidence" in res.stdout
+    assert "positive control (misleading): insufficient evidence" in \
+        (root / "stdout.txt").read_text()
+
+
+TWO = ("no interval: 2 clusters; a bootstrap over 2 clusters has 3 distinct resamples, an "
+       "interval needs at least 3 clusters")
+
+
+def test_two_tasks_have_no_interval_and_the_json_says_why(two_tasks: tuple[Path, dict]) -> None:
+    # A bootstrap over 2 tasks has 3 distinct resamples: diagnose.json had the VRG and rescored
+    # gap [0.950, 0.980] (the two task means), the excess flip rate [1.0, 1.0], and labelled the
+    # gap "different" with a bootstrap p of 2/2001.
+    g = two_tasks[1]["groups"]["comtrade|rule|L2|alias"]
+    for est in (g["vrg"], g["rescored_gap"], g["paired"]["difference"],
+                g["paired"]["equivalence"]):
+        assert est["interval"] is None and est["interval_note"] == TWO
+    assert g["paired"]["equivalence"]["label"] == "insufficient evidence"
+    assert g["paired"]["p_values"] == {"difference": None, "equivalence": None}
+    assert g["excess_flip_rate"]["interval"] is None
+    assert g["excess_flip_rate"]["interval_note"].startswith(
+        "no interval: 2 clusters of condition units, 2 clusters of rerun units;")
+    assert (g["verdict"]["interval"], g["verdict"]["confidence"]) == (None, None)
+    assert g["predicates"]["rescoring_closes"] is None
+    assert g["untested"]["rescoring_closes"] == f"not read: the rescored gap has {TWO}"
+
+
+def test_two_tasks_print_no_interval_in_the_reports(two_tasks: tuple[Path, dict]) -> None:
+    md = (two_tasks[0] / "out" / "report.md").read_text()
+    html = (two_tasks[0] / "out" / "report.html").read_text()
+    assert ("| `rule` | `alias` | 4 | 0.965 (no interval) | 0.965 (no interval) | 0.000 | "
+            "0.000 | 1.000 | n/a | 1.000 (no interval) | insufficient (n = 2 tasks) |") in md
+    assert "[0.950, 0.980]" not in md and "[1.000, 1.000]" not in md
+    said = ("no interval: fewer than 3 tasks, whose task-cluster bootstrap has at most 3 "
+            "distinct resamples")
+    assert said in md and said in html
+    assert "A dot without a line has no interval" in html
+    for colour in ("#c0392b", "#2e86c1"):  # the gap figure draws no interval line
+        assert f'stroke="{colour}"' not in html
 
 
 def test_a_missed_positive_control_names_the_readings_not_a_false_interval() -> None:

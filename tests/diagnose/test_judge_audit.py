@@ -21,7 +21,7 @@ from agentmetrology.diagnose.judge_brief import judge_case, judge_prompt
 from agentmetrology.envs.registry import get_env
 from agentmetrology.records import BillableAttempt
 from agentmetrology.records.clock import FakeClock
-from agentmetrology.report.diagnose_report import judge_tokens
+from agentmetrology.report.diagnose_report import agreement_interval, judge_tokens
 from agentmetrology.run.episode import run_one
 from support.fake_openai import FakeOpenAI, text
 from support.stores import record_campaign
@@ -178,8 +178,10 @@ def test_every_request_carries_the_task_and_insufficient_is_counted_apart(
     native = ja["judges"]["llm:j"]["with_native_reward"]
     assert native["n"] == 8 - insufficient  # only PASS/FAIL majorities are compared
     assert native["tasks"] == 1 and "task-cluster bootstrap" in native["interval_method"]
-    lo, hi = native["interval"]
-    assert 0.0 <= lo <= native["raw_agreement"] <= hi <= 1.0
+    # one task: no interval (a bootstrap over it gives it back every time), and why
+    assert native["interval"] is None and native["interval_note"].startswith(
+        "no interval: 1 cluster; a bootstrap over 1 cluster has 1 distinct resample")
+    assert 0.0 <= native["raw_agreement"] <= 1.0
     assert ja["shown"]["parts"][0].startswith("task statement")
     spent = ja["billable_attempts"]["llm:j"]
     assert spent["attempts"] == 32 and spent["failed"] == 0 and len(spent["list"]) == 32
@@ -197,3 +199,14 @@ def test_a_judge_attempt_without_token_counts_makes_the_totals_unknown() -> None
     assert judge_tokens(j) == ("at least 100 input and 10 output tokens (1 attempt(s) with "
                                "unknown token counts)")
     assert judge_tokens(k) == "200 input and 20 output tokens"
+
+
+def test_the_agreement_interval_prints_none_below_3_tasks_and_says_so() -> None:
+    # one task: the interval read [0.750, 0.750] in the report and the terminal (certainty)
+    def fmt(x: float) -> str:
+        return f"{x:.3f}"
+
+    assert agreement_interval({"interval": [0.5, 0.75], "tasks": 4}, fmt) == "[0.500, 0.750]"
+    assert agreement_interval({"interval": None, "interval_note": "no interval: 1 cluster; ...",
+                               "tasks": 1}, fmt) == "no interval (n = 1 task, needs 3)"
+    assert agreement_interval({}, fmt) == "—"  # no episode compared

@@ -115,7 +115,10 @@ def test_one_task_has_no_interval_and_no_rescoring_has_no_rescored_gap() -> None
     pairs = [_pair("only", _side(1.0), _side(0.5)), _pair("only", _side(0.5), _side(0.5))]
     m = group_metrics(pairs, seed=0)
     assert m["vrg"] == {"value": 0.25, "interval": None,
-                        "note": "one task only: no task-cluster interval"}
+                        "method": "task-cluster bootstrap of the mean (1 cluster, 2 values)",
+                        "interval_note": ("no interval: 1 cluster; a bootstrap over 1 cluster "
+                                          "has 1 distinct resample, an interval needs at least "
+                                          "3 clusters")}
     assert m["rescored_gap"] is None
     assert m["ptd"] is None
     assert m["paired"]["unit"] == "cluster"
@@ -206,11 +209,22 @@ def test_diagnose_pairs_groups_sorts_and_reads_every_group() -> None:
     assert alias["complete"] == 3 and "excess_flip_rate" in alias
 
 
-def test_two_tasks_get_an_interval() -> None:
+def test_two_tasks_get_no_interval_and_three_get_one() -> None:
+    # a bootstrap over 2 tasks has 3 distinct resamples: its "95% interval" [0.5, 1.0] was the
+    # two task means; the statistics withhold it and say why, and diagnose passes that on
     pairs = [_pair("a", _side(1.0), _side(0.0)), _pair("b", _side(1.0), _side(0.5))]
     m = group_metrics(pairs, seed=0)
-    est = cluster_bootstrap(np.array([1.0, 0.5]), ["a", "b"], seed=0).to_dict()
-    assert m["vrg"] == {"value": 0.75, "interval": est["interval"], "method": est["method"]}
+    assert m["vrg"] == {"value": 0.75, "interval": None,
+                        "method": "task-cluster bootstrap of the mean (2 clusters, 2 values)",
+                        "interval_note": ("no interval: 2 clusters; a bootstrap over 2 clusters "
+                                          "has 3 distinct resamples, an interval needs at least "
+                                          "3 clusters")}
+    assert m["paired"]["equivalence"]["label"] == "insufficient evidence"
+    assert m["paired"]["p_values"] == {"difference": None, "equivalence": None}
+    pairs.append(_pair("c", _side(1.0), _side(1.0)))
+    m = group_metrics(pairs, seed=0)
+    est = cluster_bootstrap(np.array([1.0, 0.5, 0.0]), ["a", "b", "c"], seed=0).to_dict()
+    assert m["vrg"] == {"value": 0.5, "interval": est["interval"], "method": est["method"]}
     assert m["vrg"]["interval"] is not None
 
 

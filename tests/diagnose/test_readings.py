@@ -87,7 +87,8 @@ CLOSED = {"value": 0.0, "interval": [-0.05, 0.05]}
     (_m(rescored_gap=CLOSED), {"rescoring_closes": True}),
     (_m(rescored_gap={"value": 0.1, "interval": [-0.05, 0.2]}), {"rescoring_closes": False}),
     (_m(rescored_gap={"value": 0.05, "interval": [0.01, 0.09]}), {"rescoring_closes": False}),
-    (_m(rescored_gap={"value": 0.0, "interval": None}), {"rescoring_closes": True}),
+    # no interval (fewer than 3 tasks rescored): whether rescoring closes the gap is not read
+    (_m(rescored_gap={"value": 0.0, "interval": None}), {"rescoring_closes": None}),
     (_m(behaviour_changed=0.25), {"behaviour_changed": True}),
     (_m(msr=0, msr_original=0), {"fails_both": True}),
     (_m(msr=0, msr_original=0.5), {"fails_both": False}),
@@ -216,3 +217,22 @@ def test_a_reading_without_an_inverse_map_never_says_rescoring_was_done() -> Non
     assert reading(_m(behaviour_changed=1.0, rescored_gap=kept), "alias") == (
         "behavioural failure", "the gap is real, the operations or outcomes changed, and "
         "rescoring does not close it")
+
+
+def test_a_rescored_gap_without_an_interval_decides_no_reading() -> None:
+    # 4 tasks, a real gap, but rescoring measurable on 2 tasks only: its gap has no interval
+    # (a bootstrap over 2 tasks has 3 distinct resamples). It read "evaluator sensitivity" off
+    # the value alone (an absent interval counted as covering 0); whether rescoring closes the
+    # gap is not known, so the reading is inconclusive and says why.
+    note = ("no interval: 2 clusters; a bootstrap over 2 clusters has 3 distinct resamples, "
+            "an interval needs at least 3 clusters")
+    m = _m(rescored_gap={"value": 0.01, "interval": None, "interval_note": note})
+    read_group(m, "alias", 0.10)
+    assert m["predicates"]["rescoring_closes"] is None
+    assert m["untested"] == {"rescoring_closes": f"not read: the rescored gap has {note}"}
+    assert m["reading"] == "inconclusive"
+    assert m["why"].endswith(f"; rescoring not read: the rescored gap has {note}")
+    assert read(m["predicates"], "mutation") == "score change without behaviour change"
+    closed = _m(rescored_gap={"value": 0.01, "interval": [-0.02, 0.04]})
+    read_group(closed, "alias", 0.10)
+    assert closed["reading"] == "evaluator sensitivity" and closed["untested"] == {}

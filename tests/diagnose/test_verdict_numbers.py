@@ -123,6 +123,6 @@ def test_one_task_two_bases_reads_as_counted(tmp_path: Path) -> None:
     # one task on each side: the excess-flip interval collapsed to [1.000, 1.000]
     flips = alias["excess_flip_rate"]
     assert flips["interval"] is None and flips["interval_note"] == (
-        "no interval: 1 task mutated, 1 task in the repeat control; a task-cluster bootstrap "
-        "needs at least 2 on each side")
+        "no interval: 1 cluster of condition units, 1 cluster of rerun units; a bootstrap over "
+        "1 cluster has 1 distinct resample, an interval needs at least 3 clusters on each side")
     assert "[1.000, 1.000]" not in md

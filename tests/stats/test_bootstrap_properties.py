@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentmetrology.stats import bootstrap_ci, cluster_bootstrap
+from agentmetrology.stats import MIN_CLUSTERS, bootstrap_ci, cluster_bootstrap
 from support.props import props
 
 RESAMPLES = 200
@@ -38,10 +38,13 @@ def test_cluster_interval_contains_point_and_is_seeded(rows: list[tuple[int, flo
     clusters = [f"task{c}" for c, _ in rows]
     values = [v for _, v in rows]
     est = cluster_bootstrap(values, clusters, resamples=RESAMPLES, seed=seed)
-    assert est.interval is not None
-    lo, hi = est.interval
-    assert lo <= est.value <= hi
     assert cluster_bootstrap(values, clusters, resamples=RESAMPLES, seed=seed) == est
+    if est.n < MIN_CLUSTERS:  # no interval below 3 clusters, and the result says why
+        assert est.interval is None and est.interval_note is not None
+    else:
+        assert est.interval is not None and est.interval_note is None
+        lo, hi = est.interval
+        assert lo <= est.value <= hi
     # Every task weighs the same however many repeats it has.
     by_task: dict[str, list[float]] = {}
     for c, v in zip(clusters, values, strict=True):
@@ -60,5 +63,6 @@ def test_stratified_cluster_interval_contains_point(rows: list[tuple[int, float]
     strata = [f"s{c % 2}" for c, _ in rows]  # constant within each cluster
     est = cluster_bootstrap([v for _, v in rows], clusters, strata=strata,
                             resamples=RESAMPLES, seed=seed)
-    assert est.interval is not None
-    assert est.interval[0] <= est.value <= est.interval[1]
+    assert (est.interval is None) is (est.n < MIN_CLUSTERS)
+    if est.interval is not None:
+        assert est.interval[0] <= est.value <= est.interval[1]

@@ -25,21 +25,22 @@ def test_cluster_means_in_sorted_label_order_with_first_row_strata() -> None:
 
 
 def test_cluster_bootstrap_weighs_tasks_equally_and_names_itself() -> None:
-    # task a has three repeats (mean 1/3), task b one (mean 1): the estimate is 2/3, not 1/2
-    values, clusters = [1.0, 0.0, 0.0, 1.0], ["a", "a", "a", "b"]
+    # task a has three repeats (mean 1/3), b and c one each (1 and 0): the estimate is 4/9,
+    # not the row mean 2/5
+    values, clusters = [1.0, 0.0, 0.0, 1.0, 0.0], ["a", "a", "a", "b", "c"]
     est = cluster_bootstrap(values, clusters, resamples=200, seed=5)
-    assert est.value == pytest.approx(2 / 3, rel=1e-15)
-    assert (est.n, est.seed, est.resamples, est.confidence) == (2, 5, 200, 0.95)
-    assert est.method == "task-cluster bootstrap of the mean (2 clusters, 4 values)"
+    assert est.value == pytest.approx(4 / 9, rel=1e-15)
+    assert (est.n, est.seed, est.resamples, est.confidence) == (3, 5, 200, 0.95)
+    assert est.method == "task-cluster bootstrap of the mean (3 clusters, 5 values)"
     lo, hi = est.interval
-    assert 1 / 3 - 1e-12 <= lo <= est.value <= hi <= 1.0 + 1e-12
+    assert 0.0 <= lo <= est.value <= hi <= 1.0 + 1e-12
     assert cluster_bootstrap(values, clusters, resamples=200, seed=5) == est  # seeded
-    strat = cluster_bootstrap(values, clusters, strata=["s", "s", "s", "t"], resamples=50,
+    strat = cluster_bootstrap(values, clusters, strata=["s", "s", "s", "t", "u"], resamples=50,
                               confidence=0.9, seed=1)
-    assert strat.method == ("stratified task-cluster bootstrap of the mean (2 clusters, "
-                            "4 values)")
+    assert strat.method == ("stratified task-cluster bootstrap of the mean (3 clusters, "
+                            "5 values)")
     # one task per stratum: every resample is the data itself
-    assert strat.interval == (pytest.approx(2 / 3), pytest.approx(2 / 3))
+    assert strat.interval == (pytest.approx(4 / 9), pytest.approx(4 / 9))
     assert strat.confidence == 0.9
     with pytest.raises(ValueError):
         cluster_bootstrap(values, clusters, resamples=0)
@@ -87,8 +88,8 @@ def test_strata_codes_are_integers_and_the_default_seed_is_0() -> None:
 
 
 def test_signed_values_that_cancel_within_a_cluster_average_to_exactly_0() -> None:
-    gaps = [0.3 - 0.2, 0.7 - 0.8, 0.1 - 0.2, 0.9 - 0.8] * 2
-    est = cluster_bootstrap(gaps, ["a"] * 4 + ["b"] * 4, seed=0)
+    gaps = [0.3 - 0.2, 0.7 - 0.8, 0.1 - 0.2, 0.9 - 0.8] * 3
+    est = cluster_bootstrap(gaps, ["a"] * 4 + ["b"] * 4 + ["c"] * 4, seed=0)
     assert est.value == 0.0 and est.interval == (0.0, 0.0)
     kept = cluster_bootstrap([0.1, 0.3, 0.5, 0.7], ["a", "a", "b", "b"], seed=0)
     assert kept.value == pytest.approx(0.4)  # non-negative values are never cancelled

@@ -134,6 +134,8 @@ def _with_native(scored: list[tuple[str, bool, str]], seed: int) -> dict[str, An
         out["interval"] = None if est.interval is None else list(est.interval)
         out["interval_method"] = est.method
         out["tasks"] = est.n
+        if est.interval_note:  # fewer than 3 tasks: no interval, and why
+            out["interval_note"] = est.interval_note
     return out
 
 

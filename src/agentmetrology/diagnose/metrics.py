@@ -24,11 +24,11 @@ from agentmetrology.diagnose.readings import (
     kind_of,
     predicates,
     read,
+    rescoring_unread,
     untested,
     verdict_of,
     withheld,
 )
-from agentmetrology.records.verdict import n_counted
 from agentmetrology.stats import (
     bootstrap_p_values,
     cluster_bootstrap,
@@ -42,13 +42,12 @@ SWEEP = (0.5, 0.65, 0.8)  # thresholds every reading is also given at
 
 
 def _ci(values: list[float], clusters: list[str], seed: int) -> dict[str, Any] | None:
+    """Return the task-cluster mean with its interval, or with `interval_note` saying why there
+    is none (fewer than 3 tasks: the statistics' rule, stats.cluster)."""
     if not values:
         return None
     est = cluster_bootstrap(np.array(values), clusters, seed=seed).to_dict()
-    if len(set(clusters)) < 2:
-        return {"value": est["value"], "interval": None,
-                "note": "one task only: no task-cluster interval"}
-    return {"value": est["value"], "interval": est["interval"], "method": est["method"]}
+    return {k: est[k] for k in ("value", "interval", "method", "interval_note") if k in est}
 
 
 def pass_rates(original: list[float], mutated: list[float], tau: float) -> dict[str, Any]:
@@ -143,21 +142,12 @@ def add_excess_flips(groups: dict[GroupKey, dict[str, Any]],
         def side(ps: list[Pair], which: str) -> np.ndarray:
             return np.array([int((getattr(p, which).shipped or 0.0) >= tau) for p in ps])
 
-        # whole tasks resampled on each side, as every other interval here is task-clustered
-        res = excess_flip_rate(side(mine, "original"), side(mine, "mutated"),
-                               side(reps, "original"), side(reps, "mutated"),
-                               same_units=False, seed=seed,
-                               clusters=([p.task for p in mine], [p.task for p in reps])
-                               ).to_dict()
-        tasks = (len({p.task for p in mine}), len({p.task for p in reps}))
-        if min(tasks) < 2:
-            # Resampling one task on a side gives back that task every time: the interval
-            # collapsed to the value ([1.000, 1.000]) and read as certainty. There is none.
-            res["interval"] = None
-            res["interval_note"] = (f"no interval: {n_counted(tasks[0], 'tasks')} mutated, "
-                                    f"{n_counted(tasks[1], 'tasks')} in the repeat control; a "
-                                    "task-cluster bootstrap needs at least 2 on each side")
-        m["excess_flip_rate"] = res
+        # whole tasks resampled on each side, as every other interval here is task-clustered;
+        # below 3 tasks on a side there is no interval and `interval_note` says why
+        m["excess_flip_rate"] = excess_flip_rate(
+            side(mine, "original"), side(mine, "mutated"), side(reps, "original"),
+            side(reps, "mutated"), same_units=False, seed=seed,
+            clusters=([p.task for p in mine], [p.task for p in reps])).to_dict()
 
 
 def reading(m: dict[str, Any], mutation: str, margin: float = MARGIN) -> tuple[str, str]:
@@ -174,9 +164,10 @@ def read_group(m: dict[str, Any], mutation: str, margin: float) -> None:
     """Add to a group its predicates, readings per threshold, reading, verdict and stability."""
     kind = kind_of(mutation)
     for rates in (m.get("sweep") or {}).values():
-        rates["reading"] = withheld(read(predicates(m, margin, rates, kind), kind), m, kind)
+        rates["reading"] = withheld(read(predicates(m, margin, rates, kind), kind,
+                                         rescoring_unread(m)), m, kind)
     m["predicates"] = predicates(m, margin, kind=kind)
-    m["untested"] = untested(m, kind)  # why a different/equivalent predicate is None
+    m["untested"] = untested(m, kind)  # why a different/equivalent/rescoring predicate is None
     m["reading"], m["why"] = reading(m, mutation, margin)
     m["verdict"] = verdict_of(m, mutation, margin, {t: r["reading"] for t, r in
                                                      (m.get("sweep") or {}).items()}).to_dict()

@@ -5,7 +5,8 @@ So it is not computed from the numbers directly but from six named predicates ov
 printed with the reading, and the table in `read` is the only place a reading is chosen (a test
 walks every combination of predicate values). A predicate is None when its number does not
 exist (no inverse map, no comparison) or its test was not run (`untested` says why: a label by
-construction, fewer than 3 tasks); None never satisfies a predicate a reading requires.
+construction, fewer than 3 tasks, a rescored gap without an interval); None never satisfies a
+predicate a reading requires.
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ from typing import Any, Literal
 
 from agentmetrology.mutations import get_mutation
 from agentmetrology.records.verdict import INSUFFICIENT, Verdict, counted_as, n_counted
+from agentmetrology.stats import MIN_CLUSTERS
 
 ALPHA = 0.05  # level of the Holm-adjusted difference and equivalence tests
-# A task-cluster bootstrap over fewer than 3 tasks has at most 3 distinct resamples: an
-# "interval" from it is no interval, so no reading is given below 3 tasks.
-MIN_TASKS = 3
+# A task-cluster bootstrap over fewer than 3 tasks has at most 3 distinct resamples and gives no
+# interval (stats.cluster), so no reading is given below 3 tasks.
+MIN_TASKS = MIN_CLUSTERS
 PREDICATES = ("different", "equivalent", "rescoring_closes", "behaviour_changed", "fails_both",
               "loses_passes")
 TESTED = {"difference": "different", "equivalence": "equivalent"}  # Holm test -> its predicate
@@ -55,10 +57,27 @@ NOT_RESCORED = ("rescoring does not close it",
                 "there is no inverse map to rescore under (rescored gap n/a)")
 
 
-def why_of(reading: str, p: Predicates) -> str:
-    """Return why a reading holds, said of the rescoring that was (or was not) done."""
+def why_of(reading: str, m: dict[str, Any]) -> str:
+    """Return why a reading holds, said of the rescoring that was (or was not) done and read."""
     why = WHY[reading]
-    return why.replace(*NOT_RESCORED) if p["rescoring_closes"] is None else why
+    if m.get("rescored_gap") is None:
+        return why.replace(*NOT_RESCORED)
+    unread = _unread(m)
+    return f"{why}; rescoring {unread}" if unread and reading == "inconclusive" else why
+
+
+def _unread(m: dict[str, Any]) -> str | None:
+    """Return why a group's rescored gap cannot say whether rescoring closes the gap (it has no
+    interval: fewer than 3 tasks rescored), or None when it can or there is none."""
+    resc = m.get("rescored_gap")
+    if resc is None or resc.get("interval"):
+        return None
+    return f"not read: the rescored gap has {resc.get('interval_note') or 'no interval'}"
+
+
+def rescoring_unread(m: dict[str, Any]) -> bool:
+    """Return True when a group has a rescored gap but no interval to read it by."""
+    return _unread(m) is not None
 
 
 def kind_of(mutation: str) -> Kind:
@@ -68,8 +87,8 @@ def kind_of(mutation: str) -> Kind:
 
 
 def _covers_zero(est: dict[str, Any]) -> bool:
-    iv = est.get("interval")
-    return not iv or (iv[0] <= 0 <= iv[1])
+    iv = est["interval"]
+    return bool(iv[0] <= 0 <= iv[1])
 
 
 def adjusted_p(m: dict[str, Any], test: str) -> float | None:
@@ -86,9 +105,15 @@ def testable(m: dict[str, Any], kind: Kind) -> bool:
 
 
 def untested(m: dict[str, Any], kind: Kind) -> dict[str, str]:
-    """Return why a group's different/equivalent predicates were not tested (empty if tested)."""
-    if testable(m, kind):
-        return {}
+    """Return why a group's different/equivalent/rescoring_closes predicates were not tested
+    or read (empty if all were)."""
+    out = {} if testable(m, kind) else dict.fromkeys(TESTED.values(), _not_tested(m, kind))
+    unread = _unread(m)
+    return out if unread is None else {**out, "rescoring_closes": unread}
+
+
+def _not_tested(m: dict[str, Any], kind: Kind) -> str:
+    """Return why a group's difference and equivalence tests were not run."""
     tasks = int(m.get("tasks") or 0)
     if kind != "mutation":
         what = "the repeat control" if kind == "control" else "an evaluator change"
@@ -98,7 +123,7 @@ def untested(m: dict[str, Any], kind: Kind) -> dict[str, str]:
                "(outside the Holm family)")
     else:
         why = f"not tested: {(m.get('paired') or {}).get('note') or 'no paired comparison'}"
-    return dict.fromkeys(TESTED.values(), why)
+    return why
 
 
 def predicates(m: dict[str, Any], margin: float, rates: dict[str, Any] | None = None,
@@ -118,7 +143,8 @@ def predicates(m: dict[str, Any], margin: float, rates: dict[str, Any] | None = 
     return {
         "different": None if p_diff is None else p_diff < ALPHA,
         "equivalent": None if p_eq is None else p_eq < ALPHA,
-        "rescoring_closes": None if resc is None else bool(
+        # read off the rescored gap's interval only: without one (fewer than 3 tasks) it is n/a
+        "rescoring_closes": None if resc is None or rescoring_unread(m) else bool(
             _covers_zero(resc) and abs(resc["value"]) < margin),
         "behaviour_changed": None if changed is None else changed > 0,
         "fails_both": None if msr is None or msr_original is None else (
@@ -128,8 +154,12 @@ def predicates(m: dict[str, Any], margin: float, rates: dict[str, Any] | None = 
     }
 
 
-def read(p: Predicates, kind: Kind) -> str:
-    """Return the one reading a combination of predicates supports (the only such table)."""
+def read(p: Predicates, kind: Kind, unread: bool = False) -> str:
+    """Return the one reading a combination of predicates supports (the only such table).
+
+    `unread`: a rescored gap exists but has no interval, so its n/a `rescoring_closes` does not
+    mean "does not close" (as it does without an inverse map): a real gap stays inconclusive.
+    """
     if kind == "control":
         return "repeat control"
     if kind == "evaluator":
@@ -141,7 +171,7 @@ def read(p: Predicates, kind: Kind) -> str:
         if p["loses_passes"] is True:  # a small mean gap that fails the passing originals
             return "small gap, passes lost"
         return "robust score, changed behaviour" if changed else "robust"
-    if p["different"] is True:
+    if p["different"] is True and not unread:
         closes = p["rescoring_closes"] is True
         if changed is False:
             return "evaluator sensitivity" if closes else "score change without behaviour change"
@@ -165,7 +195,7 @@ def verdict_of(m: dict[str, Any], mutation: str, margin: float,
     """Return a group's reading as a Verdict: n tasks, the VRG interval, the sweep's readings."""
     kind = kind_of(mutation)
     p = predicates(m, margin, kind=kind)
-    chosen = read(p, kind)
+    chosen = read(p, kind, rescoring_unread(m))
     vrg = m.get("vrg") or {}
     iv = vrg.get("interval")
     # The other thresholds' readings are compared with the reading as printed: a withheld
@@ -178,4 +208,4 @@ def verdict_of(m: dict[str, Any], mutation: str, margin: float,
         consistent=tuple(sorted(set((sweep or {}).values()) | {withheld(chosen, m, kind)})),
         # below the minimum no test was run: the why says so, not what a test would have said
         why=untested(m, kind)["different"] if withheld(chosen, m, kind) == INSUFFICIENT
-        else why_of(chosen, p))
+        else why_of(chosen, m))

@@ -26,17 +26,20 @@ def _mean(values: list[float]) -> float | None:
     return round(sum(values) / len(values), 3) if values else None
 
 
-def _msr_interval(tasks: list[str], passed: list[float], seed: int) -> list[float] | None:
-    """Return MSR's task-cluster bootstrap interval (None with fewer than two tasks)."""
-    if len(set(tasks)) < 2:
-        return None
-    interval = cluster_bootstrap(passed, tasks, resamples=MSR_RESAMPLES, seed=seed).interval
-    return None if interval is None else [round(float(x), 3) for x in interval]
+def _msr_interval(tasks: list[str], passed: list[float], seed: int) -> dict[str, Any]:
+    """Return MSR's task-cluster bootstrap interval, or None and why (`msr_interval_note`:
+    fewer than 3 tasks, the statistics' rule)."""
+    if not tasks:
+        return {"msr_interval": None}
+    est = cluster_bootstrap(passed, tasks, resamples=MSR_RESAMPLES, seed=seed)
+    if est.interval is None:
+        return {"msr_interval": None, "msr_interval_note": est.interval_note}
+    return {"msr_interval": [round(float(x), 3) for x in est.interval]}
 
 
 def policy_row(pairs: list[Pair], tau: float, seed: int = MSR_SEED) -> dict[str, Any]:
-    """Return one policy's pooled row: mean scores, gap, MSR with its task-cluster interval,
-    MTR (None if no original passes)."""
+    """Return one policy's pooled row: mean scores, gap, MSR with its task-cluster interval
+    (or why none), MTR (None if no original passes)."""
     done = [p for p in pairs if p.complete]
     scored = [(p.task, p.original.shipped, p.mutated.shipped) for p in done
               if p.original and p.mutated and p.original.shipped is not None
@@ -50,8 +53,7 @@ def policy_row(pairs: list[Pair], tau: float, seed: int = MSR_SEED) -> dict[str,
             "original": _mean(orig), "mutated": _mean(mut),
             "gap": _mean([a - b for a, b in both]),
             "msr": _mean([float(b >= tau) for b in mut]),
-            "msr_interval": _msr_interval([t for t, _, _ in scored],
-                                          [float(b >= tau) for b in mut], seed),
+            **_msr_interval([t for t, _, _ in scored], [float(b >= tau) for b in mut], seed),
             "passing_originals": len(passing),
             "mtr": _mean([float(b >= tau) for b in passing]),
             "ptd": _mean(ptd)}

@@ -89,12 +89,15 @@ class Doc:
         return self.g.sig(value)
 
     def estimate(self, est: dict[str, Any] | None) -> str:
-        """Return an estimate as `value [lo, hi]` (no interval: the value; none: n/a)."""
+        """Return an estimate as `value [lo, hi]` (no interval: the value, and `(no interval)`
+        where one was withheld, `interval_note` saying why; none: n/a)."""
         if not est:
             return "n/a"
         iv = est.get("interval")
-        return self.g.fmt(est["value"]) + (
-            "" if not iv else f" [{self.g.fmt(iv[0])}, {self.g.fmt(iv[1])}]")
+        if not iv:
+            return self.g.fmt(est["value"]) + (" (no interval)" if est.get("interval_note")
+                                               else "")
+        return f"{self.g.fmt(est['value'])} [{self.g.fmt(iv[0])}, {self.g.fmt(iv[1])}]"
 
     def cell(self, value: Any) -> str:
         if value is None:

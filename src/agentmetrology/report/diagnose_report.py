@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from agentmetrology.diagnose.readings import MIN_TASKS
 from agentmetrology.records.verdict import n_counted
 from agentmetrology.report.blocks import Doc, code, to_html, to_markdown
 from agentmetrology.report.diagnose_svg import GapRow, gap_chart, msr_vrg_chart
 from agentmetrology.report.numberguard import NumberGuard
+from agentmetrology.stats import MIN_CLUSTERS
+from agentmetrology.stats.equivalence import INSUFFICIENT
 
 
 def said(g: dict[str, Any], with_n: bool = True) -> str:
@@ -24,6 +26,18 @@ def policy(g: dict[str, Any]) -> str:
     """Return a group's policy as printed (its target, with environment and level when the
     store has several; a diagnose.json written before the label existed gives the target)."""
     return str(g.get("policy") or g["target"])
+
+
+def agreement_interval(nat: dict[str, Any], fmt: Callable[[float], str]) -> str:
+    """Return a judge's task-cluster interval of agreement with the native reward as printed:
+    `[lo, hi]`, or that there is none and why (fewer than 3 tasks), or a dash."""
+    iv = nat.get("interval")
+    if iv:
+        return f"[{fmt(iv[0])}, {fmt(iv[1])}]"
+    if nat.get("interval_note"):
+        return (f"no interval (n = {n_counted(int(nat.get('tasks') or 0), 'tasks')}, needs "
+                f"{MIN_CLUSTERS})")
+    return "—"
 
 
 def judge_tokens(a: dict[str, Any]) -> str:
@@ -63,6 +77,19 @@ def _first_screen(d: Doc, doc: dict[str, Any]) -> None:
         d.note(f"Warning: {warning}.")
 
 
+# Said under every table or figure where an interval is withheld (stats.cluster says why).
+# No number but the minimum: the number guard takes every other one from diagnose.json.
+NO_INTERVAL = (f"no interval: fewer than {MIN_CLUSTERS} tasks, whose task-cluster bootstrap "
+               f"has at most {MIN_CLUSTERS} distinct resamples; diagnose.json says why "
+               "(`interval_note`)")
+
+
+def withheld_intervals(doc: dict[str, Any]) -> bool:
+    """Return True when some group's interval was withheld for too few tasks."""
+    return any((g.get(k) or {}).get("interval_note") for g in doc["groups"].values()
+               for k in ("vrg", "rescored_gap", "excess_flip_rate"))
+
+
 def _of_pairs(text: str, used: int, complete: int, what: str) -> str:
     """Return a cell's number with the pairs it rests on when it leaves some complete pairs out
     (an aggregate says what it excluded)."""
@@ -74,7 +101,7 @@ def _groups(d: Doc, doc: dict[str, Any]) -> None:
     rows = []
     for g in doc["groups"].values():
         eq = ((g.get("paired") or {}).get("equivalence") or {}).get("label", "n/a")
-        if int(g.get("tasks") or 0) < MIN_TASKS:  # a bootstrap over 1-2 tasks is no interval
+        if eq == INSUFFICIENT:  # the statistics give no interval, so no label, below 3 tasks
             eq = f"insufficient (n = {n_counted(int(g.get('tasks') or 0), 'tasks')})"
         n, resc = g["complete"], g.get("rescored_gap")
         rows.append([code(policy(g)), code(g["mutation"]), n, d.estimate(g.get("vrg")),
@@ -90,7 +117,8 @@ def _groups(d: Doc, doc: dict[str, Any]) -> None:
              "reading"], rows,
             f"tau {d.g.fmt(doc['tau'])}, margin ±{d.g.fmt(doc['margin'])}; MTR is n/a when "
             "no original passes; excess flips: pass/fail flips under the mutation minus flips "
-            "between identical reruns (n/a without a repeat control)")
+            "between identical reruns (n/a without a repeat control)"
+            + (f"; {NO_INTERVAL}" if withheld_intervals(doc) else ""))
     notes = [f"{code(policy(g))} under {code(g['mutation'])}: {said(g)}: {g['why']}"
              for g in doc["groups"].values()]
     d.bullets(notes)
@@ -188,7 +216,8 @@ def _figures(d: Doc, doc: dict[str, Any]) -> None:
                            None if r is None else r["value"],
                            tuple(r["interval"]) if r and r.get("interval") else None))
     d.figure(gap_chart(rows, "Gap before (red) and after (blue) rescoring"),
-             "Dots: mean gap; lines: task-cluster bootstrap intervals.")
+             "Dots: mean gap; lines: task-cluster bootstrap intervals."
+             + (f" A dot without a line has {NO_INTERVAL}." if withheld_intervals(doc) else ""))
     pts = [(f"{policy(g)} / {g['mutation']}", g["vrg"]["value"], g["msr"]) for g in groups]
     d.figure(msr_vrg_chart(pts, "MSR against VRG"),
              "A small gap with MSR 0 is a policy that fails in both conditions, not a robust "
@@ -213,15 +242,12 @@ def _judges(d: Doc, doc: dict[str, Any]) -> None:
     rows = []
     for name, j in ja["judges"].items():
         v, nat = j["views"], j["with_native_reward"]
-        interval = nat.get("interval")
         rows.append([code(name), j["episodes"],
                      (v["original"].get("verdicts") or {}).get("INSUFFICIENT"),
                      v["repeat"]["disagreement"],
                      v["alias"]["disagreement"], v["alias"].get("excess_over_repeat"),
                      v["format"]["disagreement"], v["format"].get("excess_over_repeat"),
-                     nat["raw_agreement"],
-                     "—" if not interval else
-                     f"[{d.g.fmt(interval[0])}, {d.g.fmt(interval[1])}]", nat["kappa"]])
+                     nat["raw_agreement"], agreement_interval(nat, d.g.fmt), nat["kappa"]])
     d.table(["judge", "episodes", "insufficient (original)", "repeat", "alias",
              "alias − repeat", "format", "format − repeat", "agreement with native reward",
              "task-cluster interval", "kappa"], rows)

@@ -9,7 +9,7 @@ bit-identical results. Every result is a frozen record with `to_dict()`.
 from .agreement import agreement
 from .bootstrap import DEFAULT_RESAMPLES, bootstrap_ci, bootstrap_cis, cvar_count
 from .cell import cvar, mean, reliability_at, reliability_gap, worst
-from .cluster import cluster_bootstrap, cluster_means
+from .cluster import MIN_CLUSTERS, cluster_bootstrap, cluster_means
 from .compare import PairedComparison, compare_paired
 from .equivalence import DEFAULT_MARGIN, bootstrap_p_values, equivalence, equivalence_label
 from .flips import excess_flip_rate, flips
@@ -42,6 +42,7 @@ from .variance import eta_squared
 __all__ = [
     "DEFAULT_MARGIN",
     "DEFAULT_RESAMPLES",
+    "MIN_CLUSTERS",
     "AgreementResult",
     "CellSummary",
     "EquivalenceResult",

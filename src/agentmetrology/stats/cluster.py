@@ -3,10 +3,16 @@
 Repeats of a task are averaged first and the estimate is the mean over tasks, so every task
 weighs the same however many repeats it has. Resampling a task brings all its repeats along,
 which is the same as resampling the task means; that is how it is computed.
+
+Below `MIN_CLUSTERS` clusters no interval is given (`interval` None, `interval_note` says why):
+a bootstrap over k clusters has C(2k - 1, k) distinct resamples, one for a single cluster (the
+"interval" is the value, read as certainty) and three for two (a 95% interval is then just the
+two cluster means, each drawn with probability 1/4).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .bootstrap import DEFAULT_RESAMPLES, bootstrap_distributions, percentile_interval, reducer
-from .results import Estimate
+from .results import Estimate, Interval
 from .rounding import cancel_to_zero
 from .validate import (
     FloatArray,
@@ -27,6 +33,31 @@ from .validate import (
 )
 
 Labels = Sequence[Any] | npt.NDArray[Any]
+MIN_CLUSTERS = 3  # the fewest clusters a cluster-bootstrap interval is given from (10 resamples)
+
+
+def _clusters(k: int) -> str:
+    return f"{k} cluster{'' if k == 1 else 's'}"
+
+
+def too_few_clusters(counts: Sequence[int], sides: Sequence[str] = ()) -> str | None:
+    """Return why a bootstrap over these clusters (per side, if named) gives no interval, or
+    None when every side has at least MIN_CLUSTERS."""
+    least = min(counts)
+    if least >= MIN_CLUSTERS:
+        return None
+    said = ", ".join(f"{_clusters(k)} {side}" for k, side in zip(counts, sides, strict=True)
+                     ) if sides else _clusters(least)
+    distinct = math.comb(2 * least - 1, least)
+    return (f"no interval: {said}; a bootstrap over {_clusters(least)} has {distinct} distinct "
+            f"resample{'' if distinct == 1 else 's'}, an interval needs at least "
+            f"{MIN_CLUSTERS} clusters{' on each side' if sides else ''}")
+
+
+def unit_note(clusters: Labels | None, units: int) -> str | None:
+    """Return why a bootstrap over `units` clusters gives no interval (None for pairs, or
+    enough clusters)."""
+    return None if clusters is None else too_few_clusters([units])
 
 
 def cluster_means(
@@ -52,6 +83,18 @@ def cluster_means(
     return means, cluster_stratum
 
 
+def mean_interval(units: FloatArray, strata: IntArray | None, note: str | None,
+                  confidence: float, resamples: int, seed: int) -> Interval | None:
+    """Return the percentile interval of the mean over resampled units (None when `note` says
+    there is none)."""
+    if note:
+        return None
+    (dist,) = bootstrap_distributions(
+        units, [reducer("mean")], resamples=resamples, seed=seed, strata=strata
+    )
+    return percentile_interval(dist, confidence)
+
+
 def cluster_bootstrap(
     values: npt.ArrayLike,
     clusters: Labels,
@@ -61,23 +104,23 @@ def cluster_bootstrap(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
 ) -> Estimate:
-    """Return the mean over clusters of within-cluster means, with a cluster-bootstrap interval."""
+    """Return the mean over clusters of within-cluster means, with a cluster-bootstrap interval
+    (none below MIN_CLUSTERS clusters: `interval_note` says why)."""
     check_confidence(confidence)
     check_count(resamples, "resamples")
     means, cluster_strata = cluster_means(values, clusters, strata)
-    (dist,) = bootstrap_distributions(
-        means, [reducer("mean")], resamples=resamples, seed=seed, strata=cluster_strata
-    )
+    note = too_few_clusters([means.size])
     kind = "stratified task-cluster bootstrap" if strata is not None else "task-cluster bootstrap"
     rows = np.asarray(values).size
     return Estimate(
         value=float(means.mean()),
-        interval=percentile_interval(dist, confidence),
+        interval=mean_interval(means, cluster_strata, note, confidence, resamples, seed),
         n=means.size,
-        method=f"{kind} of the mean ({means.size} clusters, {rows} values)",
+        method=f"{kind} of the mean ({_clusters(means.size)}, {rows} values)",
         seed=seed,
         confidence=confidence,
         resamples=resamples,
+        interval_note=note,
     )
 
 

@@ -68,6 +68,7 @@ def _difference(
         seed=equiv.seed,
         confidence=confidence,
         resamples=equiv.resamples,
+        interval_note=equiv.interval_note,
     )
 
 
@@ -88,7 +89,8 @@ def compare_paired(
     """Return every paired statistic of b vs a; units are clusters when `clusters` is given.
 
     Flips and McNemar count pairs as pass/fail at value >= tau (for 0/1 outcomes, the outcome).
-    Below `minimum` units the equivalence label is `insufficient evidence`.
+    Below `minimum` units the equivalence label is `insufficient evidence`; below
+    MIN_CLUSTERS clusters there are no bootstrap intervals either (`interval_note` says why).
     """
     x, y = as_pair(a, b)
     t = check_fraction(tau, "tau", allow_zero=True)

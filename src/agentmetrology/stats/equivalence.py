@@ -5,7 +5,8 @@ Precedence (documented in docs/stats.md): `equivalent` wins when the 90% interva
 anything the margin says matters, and `excludes_zero` stays True so it remains visible.
 Otherwise `different` when the 95% interval excludes 0, else `inconclusive`. Below `minimum`
 units (pairs, or clusters) the label is `insufficient evidence`: a bootstrap interval of one
-to a few differences collapses to their range, so it "excludes 0" from one pair.
+to a few differences collapses to their range, so it "excludes 0" from one pair. Below
+MIN_CLUSTERS clusters there are no intervals at all (stats.cluster), so no label either.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .bootstrap import DEFAULT_RESAMPLES, bootstrap_distributions, percentile_interval, reducer
-from .cluster import Labels, unit_differences
+from .cluster import Labels, unit_differences, unit_note
 from .results import EquivalenceResult, Interval
 from .rounding import widened
 from .validate import FloatArray, check_count, check_finite
@@ -57,14 +58,18 @@ def _draw(
     strata: Labels | None,
     resamples: int,
     seed: int,
-) -> tuple[FloatArray, FloatArray]:
-    """Return the unit differences and the bootstrap distribution of their mean."""
+) -> tuple[FloatArray, FloatArray | None, str | None]:
+    """Return the unit differences and the bootstrap distribution of their mean, or no
+    distribution and why (too few clusters: stats.cluster)."""
     check_count(resamples, "resamples")
     d, unit_strata = unit_differences(a, b, clusters, strata)
+    note = unit_note(clusters, d.size)
+    if note:
+        return d, None, note
     (dist,) = bootstrap_distributions(
         d, [reducer("mean")], resamples=resamples, seed=seed, strata=unit_strata
     )
-    return d, dist
+    return d, dist, None
 
 
 def equivalence(
@@ -79,26 +84,29 @@ def equivalence(
     minimum: int = 0,
 ) -> EquivalenceResult:
     """Return the equivalence label of mean(b - a), with 90% and 95% intervals from one draw
-    (`insufficient evidence` below `minimum` units)."""
+    (`insufficient evidence` below `minimum` units, and with no intervals below MIN_CLUSTERS
+    clusters)."""
     m = _check_margin(margin)
-    d, dist = _draw(a, b, clusters, strata, resamples, seed)
-    ci90 = percentile_interval(dist, 0.90)
-    ci95 = percentile_interval(dist, 0.95)
+    d, dist, note = _draw(a, b, clusters, strata, resamples, seed)
+    ci90, ci95 = (None, None) if dist is None else (percentile_interval(dist, 0.90),
+                                                    percentile_interval(dist, 0.95))
     unit = "pairs" if clusters is None else "clusters"
-    label = equivalence_label(ci90, ci95, m) if d.size >= minimum else INSUFFICIENT
+    label = INSUFFICIENT if ci90 is None or ci95 is None or d.size < minimum else \
+        equivalence_label(ci90, ci95, m)
     return EquivalenceResult(
         label=label,
         value=float(np.mean(d)),
         interval=ci95,
         interval90=ci90,
         margin=m,
-        excludes_zero=ci95[0] > 0.0 or ci95[1] < 0.0,
-        within_margin=_inside(ci90, m),
+        excludes_zero=None if ci95 is None else ci95[0] > 0.0 or ci95[1] < 0.0,
+        within_margin=None if ci90 is None else _inside(ci90, m),
         n=d.size,
         method=f"bootstrap equivalence over {unit}: 90% in [-m, m] else 95% excludes 0"
                + (f"; {INSUFFICIENT} below {minimum} {unit}" if minimum else ""),
         seed=seed,
         resamples=resamples,
+        interval_note=note,
     )
 
 
@@ -109,7 +117,7 @@ def bootstrap_p_values(
     *,
     clusters: Labels | None = None,
     strata: Labels | None = None,
-) -> tuple[float, float]:
+) -> tuple[float | None, float | None]:
     """Return (difference p, equivalence p) of mean(b - a) from the draw behind `of`.
 
     `of` is `equivalence(a, b, ...)` of the same data and units; its margin, resamples and
@@ -117,9 +125,12 @@ def bootstrap_p_values(
     difference p is twice the smaller tail at 0 (below 0.05 about when the 95% interval
     excludes 0); the equivalence p is the larger tail beyond ±margin (below 0.05 about when
     the 90% interval lies inside it). Tails count (k + 1) / (B + 1) so a p-value is never 0;
-    a family of them can be Holm-adjusted.
+    a family of them can be Holm-adjusted. Below MIN_CLUSTERS clusters both are None: a draw
+    over one cluster gives the smallest p there is (2 / (B + 1)) from a single difference.
     """
-    _, dist = _draw(a, b, clusters, strata, of.resamples, of.seed)
+    _, dist, _ = _draw(a, b, clusters, strata, of.resamples, of.seed)
+    if dist is None:
+        return None, None
     m = of.margin
 
     def tail(hits: int) -> float:

@@ -6,6 +6,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .bootstrap import DEFAULT_RESAMPLES, bootstrap_distributions, percentile_interval, reducer
+from .cluster import too_few_clusters
 from .results import ExcessFlipResult, FlipResult
 from .validate import (
     FloatArray,
@@ -56,7 +57,8 @@ def excess_flip_rate(
     `clusters` (independent units only): the cluster label (e.g. task) of each condition unit
     and of each rerun unit; whole clusters are resampled on each side, so units of one task,
     which share its difficulty, are not counted as independent evidence. The rates stay the
-    share of flipping units.
+    share of flipping units. Below MIN_CLUSTERS clusters on a side there is no interval
+    (`interval_note` says why).
     """
     check_confidence(confidence)
     check_count(resamples, "resamples")
@@ -68,9 +70,13 @@ def excess_flip_rate(
         if same_units:
             raise ValueError("clusters need same_units=False (each side's clusters are "
                              "resampled on their own)")
-        dist = _clustered_excess(cond, rerun, clusters, resamples, seed)
-        return _excess_result(cond, rerun, dist, "independent task-cluster bootstrap",
-                              seed, confidence, resamples)
+        sums, counts = _cluster_sums(cond, rerun, clusters)
+        note = too_few_clusters([c.size for c in counts],
+                                ("of condition units", "of rerun units"))
+        return _excess_result(cond, rerun,
+                              None if note else _clustered_excess(sums, counts, resamples, seed),
+                              "independent task-cluster bootstrap", seed, confidence, resamples,
+                              note)
     if same_units:
         if cond.size != rerun.size:
             raise ValueError(
@@ -88,12 +94,14 @@ def excess_flip_rate(
                           seed, confidence, resamples)
 
 
-def _excess_result(cond: FloatArray, rerun: FloatArray, dist: FloatArray, how: str, seed: int,
-                   confidence: float, resamples: int) -> ExcessFlipResult:
-    """Return the excess flip rate of the per-unit flips with the interval of `dist`."""
+def _excess_result(cond: FloatArray, rerun: FloatArray, dist: FloatArray | None, how: str,
+                   seed: int, confidence: float, resamples: int,
+                   note: str | None = None) -> ExcessFlipResult:
+    """Return the excess flip rate of the per-unit flips with the interval of `dist` (none
+    without a distribution: `note` says why)."""
     return ExcessFlipResult(
         value=float(cond.mean() - rerun.mean()),
-        interval=percentile_interval(dist, confidence),
+        interval=None if dist is None else percentile_interval(dist, confidence),
         n=cond.size,
         condition_rate=float(cond.mean()),
         rerun_rate=float(rerun.mean()),
@@ -101,21 +109,28 @@ def _excess_result(cond: FloatArray, rerun: FloatArray, dist: FloatArray, how: s
         seed=seed,
         confidence=confidence,
         resamples=resamples,
+        interval_note=note,
     )
 
 
-def _clustered_excess(cond: FloatArray, rerun: FloatArray,
-                      clusters: tuple[npt.ArrayLike, npt.ArrayLike], resamples: int,
-                      seed: int) -> FloatArray:
-    """Bootstrap each side's clusters independently (two strata of one array of cluster
-    indices); a resample's rate on a side is its flips over its units (a ratio of sums)."""
+def _cluster_sums(cond: FloatArray, rerun: FloatArray,
+                  clusters: tuple[npt.ArrayLike, npt.ArrayLike]
+                  ) -> tuple[list[FloatArray], list[FloatArray]]:
+    """Return each side's flips and units per cluster (condition side first)."""
     sums, counts = [], []
     for flipped, labels, name in ((cond, clusters[0], "condition clusters"),
                                   (rerun, clusters[1], "rerun clusters")):
         codes = as_labels(np.asarray(labels) if not isinstance(labels, np.ndarray) else labels,
                           name, flipped.size)
         counts.append(np.bincount(codes).astype(np.float64))
-        sums.append(np.bincount(codes, weights=flipped))
+        sums.append(np.bincount(codes, weights=flipped).astype(np.float64))
+    return sums, counts
+
+
+def _clustered_excess(sums: list[FloatArray], counts: list[FloatArray], resamples: int,
+                      seed: int) -> FloatArray:
+    """Bootstrap each side's clusters independently (two strata of one array of cluster
+    indices); a resample's rate on a side is its flips over its units (a ratio of sums)."""
     k = counts[0].size
     flip_sum, unit_sum = np.concatenate(sums), np.concatenate(counts)
     strata = np.repeat(np.array([0, 1], dtype=np.int64), (k, counts[1].size))

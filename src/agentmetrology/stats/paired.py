@@ -10,8 +10,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ._seeding import check_seed, generator
-from .bootstrap import DEFAULT_RESAMPLES, bootstrap_distributions, percentile_interval, reducer
-from .cluster import Labels, resampling_name, unit_differences
+from .bootstrap import DEFAULT_RESAMPLES
+from .cluster import Labels, mean_interval, resampling_name, unit_differences, unit_note
 from .results import Estimate, HolmResult, TestResult
 from .validate import FloatArray, check_confidence, check_count, check_fraction
 
@@ -34,17 +34,16 @@ def paired_bootstrap(
     check_confidence(confidence)
     check_count(resamples, "resamples")
     d, unit_strata = unit_differences(a, b, clusters, strata)
-    (dist,) = bootstrap_distributions(
-        d, [reducer("mean")], resamples=resamples, seed=seed, strata=unit_strata
-    )
+    note = unit_note(clusters, d.size)
     return Estimate(
         value=float(d.mean()),
-        interval=percentile_interval(dist, confidence),
+        interval=mean_interval(d, unit_strata, note, confidence, resamples, seed),
         n=d.size,
         method=f"{resampling_name(clusters, strata)} of mean(b - a)",
         seed=seed,
         confidence=confidence,
         resamples=resamples,
+        interval_note=note,
     )
 
 
@@ -150,17 +149,16 @@ def cliffs_delta_paired(
     check_count(resamples, "resamples")
     d, unit_strata = unit_differences(a, b, clusters, strata)
     signs = np.sign(d)
-    (dist,) = bootstrap_distributions(
-        signs, [reducer("mean")], resamples=resamples, seed=seed, strata=unit_strata
-    )
+    note = unit_note(clusters, signs.size)
     return Estimate(
         value=float(signs.mean()),
-        interval=percentile_interval(dist, confidence),
+        interval=mean_interval(signs, unit_strata, note, confidence, resamples, seed),
         n=signs.size,
         method=f"paired cliff's delta, {resampling_name(clusters, strata)}",
         seed=seed,
         confidence=confidence,
         resamples=resamples,
+        interval_note=note,
     )
 
 

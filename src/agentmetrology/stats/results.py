@@ -1,7 +1,8 @@
 """Typed, frozen result records; each serialises to JSON-able plain data with `to_dict()`.
 
 Every record carries `value`, `interval` ((lo, hi) or None), `n`, `method` and `seed` (None when
-nothing was resampled), plus fields specific to it. Undefined numbers are None, never NaN.
+nothing was resampled), plus fields specific to it. Undefined numbers are None, never NaN. A
+bootstrap record whose interval was withheld says why in `interval_note` (stats.cluster).
 """
 
 from __future__ import annotations
@@ -33,12 +34,21 @@ def plain(obj: Any) -> Any:
     return obj
 
 
+def note_field() -> Any:
+    """Return the `interval_note` field: None by default, and left out of `to_dict()` while None."""
+    # Left out rather than null, so every record with an interval serialises byte for byte as
+    # it did before the note existed (pinned digests of reports do not move).
+    return field(default=None, metadata={"omit_if_none": True})
+
+
 class Record:
     """Mixin giving frozen dataclass records a `to_dict()`."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the record's fields as JSON-able plain data."""
-        return {f.name: plain(getattr(self, f.name)) for f in fields(cast(Any, self))}
+        return {f.name: plain(value) for f in fields(cast(Any, self))
+                if (value := getattr(self, f.name)) is not None
+                or not f.metadata.get("omit_if_none")}
 
 
 def non_finite_fields(obj: Any, path: str = "") -> list[str]:
@@ -78,6 +88,7 @@ class Estimate(Record):
     seed: int | None = None
     confidence: float | None = None
     resamples: int | None = None
+    interval_note: str | None = note_field()
 
 
 @dataclass(frozen=True)
@@ -113,19 +124,21 @@ class HolmResult(Record):
 
 @dataclass(frozen=True)
 class EquivalenceResult(Record):
-    """An equivalence label against a margin, from one bootstrap distribution of the difference."""
+    """An equivalence label against a margin, from one bootstrap distribution of the difference
+    (no intervals, and None for what they would decide, when `interval_note` says why)."""
 
     label: str
     value: float
-    interval: Interval
-    interval90: Interval
+    interval: Interval | None
+    interval90: Interval | None
     margin: float
-    excludes_zero: bool
-    within_margin: bool
+    excludes_zero: bool | None
+    within_margin: bool | None
     n: int
     method: str
     seed: int
     resamples: int
+    interval_note: str | None = note_field()
 
 
 @dataclass(frozen=True)
@@ -147,7 +160,7 @@ class ExcessFlipResult(Record):
     """Flip rate between conditions minus flip rate between identical reruns, with a CI."""
 
     value: float
-    interval: Interval
+    interval: Interval | None
     n: int
     condition_rate: float
     rerun_rate: float
@@ -155,6 +168,7 @@ class ExcessFlipResult(Record):
     seed: int
     confidence: float
     resamples: int
+    interval_note: str | None = note_field()
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,13 @@ from typing import Any
 
 from rich.console import Console
 
-from agentmetrology.report.diagnose_report import judge_tokens, policy, pooling_lines, said
+from agentmetrology.report.diagnose_report import (
+    agreement_interval,
+    judge_tokens,
+    policy,
+    pooling_lines,
+    said,
+)
 from agentmetrology.report.terminal.glossary import glossary_line
 from agentmetrology.report.terminal.table_fit import Col, fit_table
 
@@ -67,10 +73,10 @@ def _judge_lines(console: Console, ja: dict[str, Any]) -> None:
         console.print(f"judge {name}: disagreement with its own original view: repeat "
                       f"{v['repeat']['disagreement']}, alias {v['alias']['disagreement']}, "
                       f"format {v['format']['disagreement']}", markup=False)
-        interval = nat.get("interval")
-        shown = "" if not interval else f" [{interval[0]:.3f}, {interval[1]:.3f}]"
+        shown = agreement_interval(nat, lambda x: f"{x:.3f}")
         agree = "n/a" if nat["raw_agreement"] is None else f"{nat['raw_agreement']:.3f}"
-        console.print(f"judge {name}: agreement with the native reward {agree}{shown} "
+        console.print(f"judge {name}: agreement with the native reward {agree}"
+                      f"{'' if shown == '—' else ' ' + shown} "
                       f"(n = {nat['n']}), kappa {nat['kappa']}", markup=False)
         if name in spent:
             a = spent[name]

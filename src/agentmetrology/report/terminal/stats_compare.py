@@ -62,6 +62,12 @@ def _label(eq: Mapping[str, Any], r: Mapping[str, Any]) -> str:
     return f"{INSUFFICIENT} (n = {n} {counted_as(n, r['unit'] + 's')}, needs {SIGN_FLIP_MINIMUM})"
 
 
+def _ci(est: Mapping[str, Any], pct: str) -> str:
+    """Return an estimate's `95% CI [lo, hi]`, or that it has none (the `intervals` row says
+    why: too few clusters)."""
+    return f"{pct} CI {fmt_ci(est['interval'])}" if est.get("interval") else "(no interval)"
+
+
 def _comparison_rows(doc: Mapping[str, Any], c: Mapping[str, Any]) -> list[tuple[str, str]]:
     """Return the (statistic, value) rows of one comparison."""
     r, p = c["result"], c["pairs"]
@@ -79,11 +85,11 @@ def _comparison_rows(doc: Mapping[str, Any], c: Mapping[str, Any]) -> list[tuple
          f"({p['excluded_a']} in A, {p['excluded_b']} in B)"),
         ("units", f"{r['n_units']} {r['unit']}{'' if r['n_units'] == 1 else 's'}"),
         ("scale", c["scale"]["text"].split(": ", 1)[1]),
-        ("mean difference",
-         f"{fmt(r['difference']['value'])} {pct} CI {fmt_ci(r['difference']['interval'])}"),
+        ("mean difference", f"{fmt(r['difference']['value'])} {_ci(r['difference'], pct)}"),
         ("equivalence",
-         f"{_label(eq, r)} (margin {eq['margin']:g}; 90% CI "
-         f"{fmt_ci(eq['interval90'])}, 95% CI {fmt_ci(eq['interval'])})"),
+         f"{_label(eq, r)} (margin {eq['margin']:g}; "
+         + (f"90% CI {fmt_ci(eq['interval90'])}, 95% CI {fmt_ci(eq['interval'])})"
+            if eq.get("interval") else "no interval)")),
         ("sign-flip p",
          f"{fmt_p(sf['p_value'])} ({kind}, {sf['permutations']} sign vectors"
          f"{', clustered by ' + doc['cluster'] if doc['cluster'] else ''})"),
@@ -91,12 +97,14 @@ def _comparison_rows(doc: Mapping[str, Any], c: Mapping[str, Any]) -> list[tuple
                    f"{'rejects' if c['holm_rejects'] else 'does not reject'} at 0.05)"),
         ("exact sign test p",
          f"{fmt_p(st['p_value'])} ({st['n_up']} up, {st['n_down']} down, {st['ties']} ties)"),
-        ("Cliff's delta", f"{fmt(cd['value'])} {pct} CI {fmt_ci(cd['interval'])}"),
+        ("Cliff's delta", f"{fmt(cd['value'])} {_ci(cd, pct)}"),
         (f"flips @ {r['tau']:g}",
          f"{fl['n01']} fail->pass, {fl['n10']} pass->fail of {fl['n']}; "
          f"net {fmt(fl['net'])}, fraction {fmt(fl['value'])}"),
         ("McNemar p", f"{fmt_p(mc['p_value'])} (pass/fail flips, unclustered)"),
     ]
+    if r["difference"].get("interval_note"):
+        rows.insert(2, ("intervals", r["difference"]["interval_note"]))
     ex = c["excess_flip"]
     if ex is not None:
         rows.append(("excess flip rate",
