@@ -177,3 +177,25 @@ def test_the_rollouts_conversation_is_the_episodes_transcript() -> None:
     (other,), _ = evaluate(env, half_model)
     assert other["agm"]["transcript_sha256"] != sha
     assert len(srv.requests) >= 2
+
+
+def test_arguments_the_adapter_cannot_parse_are_kept_in_the_record() -> None:
+    # The adapter hands arguments it cannot parse to the tools as the model wrote them, so
+    # that "the record keeps them"; the record held {} (the call had no arguments, it said).
+    from agentmetrology.adapters.session import EpisodeSession
+
+    env = load_environment("comtrade", tasks=["T3_duplicates"], seeds=[7], level="L2")
+    session = EpisodeSession(registry.get_env("comtrade"), "T3_duplicates", 7, "L2")
+    written = ['{"page": 1', "[1, 2]", "null", '{"page": 1}']
+    calls = [{"id": f"c{i}", "type": "function",
+              "function": {"name": "fetch_page", "arguments": a}} for i, a in enumerate(written)]
+    replies = asyncio.run(env.env_response(
+        [{"role": "assistant", "content": "", "tool_calls": calls}],
+        {"agm_session": session, "info": {}}))
+    session.stop()
+    assert session.episode is not None
+    fetches = [e for e in session.episode.events if e.name == "fetch_page"]
+    assert [e.args for e in fetches] == [{}, {}, {}, {"page": 1}]
+    assert [e.result.get("arguments_sent") for e in fetches] == [*written[:3], None]
+    assert "rows" in fetches[3].result
+    assert json.loads(replies[1]["content"])["arguments_sent"] == "[1, 2]"  # the model sees it

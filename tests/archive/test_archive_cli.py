@@ -151,3 +151,61 @@ def test_compare(tmp_path: Path) -> None:
     assert json.loads(res.stdout)["crossed"]["invalid_cells"] == ["v0|g1"]
     assert "not found" in _errors(["compare", str(old), str(tmp_path / "no"), "--out",
                                    str(tmp_path)])
+
+
+NOTHING_GRADED = ("error: no episode of {name} was graded ({n} episode(s), none graded or "
+                  "recovered; {why}): the audit measured nothing and no score of it holds "
+                  "(its files are written, coverage.overall says why)\n")
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_an_audit_that_graded_nothing_exits_1_and_says_so(tmp_path: Path,
+                                                          as_json: bool) -> None:
+    # It exited 0, as a fully graded archive does: a CI step auditing an archive whose
+    # grader never ran passed. Its files are still written (they are the finding).
+    path = tmp_path / "ungraded.jsonl"
+    path.write_text('{"task": "t1", "model": "m", "termination": "step_limit"}\n'
+                    '{"task": "t2", "model": "m", "termination": "infra_error", '
+                    '"grade": {"score": 1.0, "passed": true}}\n'
+                    '{"task": "t3", "model": "m", "grade": null}\n')
+    out = tmp_path / "out"
+    res = runner.invoke(archive_app, ["audit", str(path), "--out", str(out)]
+                        + (["--json"] if as_json else []))
+    assert res.exit_code == 1, res.output
+    assert res.stderr == NOTHING_GRADED.format(
+        name="ungraded.jsonl", n=3, why="infra_error: 1, no_grade_recorded: 2")
+    assert "Traceback" not in res.output
+    doc = json.loads((out / "archive.json").read_bytes())
+    assert doc["coverage"]["overall"]["graded"] == 0
+    assert doc["coverage"]["overall"]["planned"] == 3
+    if as_json:
+        assert json.loads(res.stdout)["coverage"] == doc["coverage"]
+    # one graded episode is a measurement: the exit code is 0, as before
+    path.write_text(path.read_text() + '{"task": "t4", "model": "m", "grade": 0.0}\n')
+    res = runner.invoke(archive_app, ["audit", str(path), "--out", str(out)])
+    assert (res.exit_code, res.stderr) == (0, "")
+
+
+def test_a_taubench_file_whose_grader_never_ran_exits_1(tmp_path: Path) -> None:
+    # Every format reads coverage the same way: tau-bench rows whose reward_info is null
+    # (the grader never ran), stored as reward 0.0, are a file of no measurement.
+    rows = [{"task_id": i, "trial": 0, "reward": 0.0, "info": {"reward_info": None},
+             "traj": []} for i in range(2)]
+    path = tmp_path / "tb.json"
+    path.write_text(json.dumps(rows))
+    res = runner.invoke(archive_app, ["audit", str(path), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 1, res.output
+    assert res.stderr.startswith("error: no episode of tb.json was graded (2 episode(s)")
+
+
+def test_the_nothing_graded_line_quotes_an_archives_reasons_redacted_on_one_line(
+        tmp_path: Path) -> None:
+    # A JSONL line's `reason` is the archive's own text: a credential or a line break in it
+    # must neither be printed nor break the one line.
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps({"task": "t", "model": "m",
+                                "reason": "api_key=sk-abcdefghijklmnop1234\nnext"}) + "\n")
+    res = runner.invoke(archive_app, ["audit", str(path), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 1
+    assert res.stderr == NOTHING_GRADED.format(name="r.jsonl", n=1,
+                                               why="api_key=[redacted] next: 1")

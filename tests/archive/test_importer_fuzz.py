@@ -304,12 +304,17 @@ def run_cases(tmp_path: Path, items: list[dict[str, Any]]) -> dict[str, dict[str
     done = json.loads(results.read_text()) if results.exists() else []
     assert proc.returncode == 0, (proc.stderr[-2000:], done[-1:] if done else None)
     assert len(done) == len(items)
-    bad = [r for r in done if r["traceback"] or r["timeout"] or r["exit_code"] not in (0, 2)
+    # 1: the audit was written but graded no episode (a hostile record is kept ungraded)
+    bad = [r for r in done if r["traceback"] or r["timeout"] or r["exit_code"] not in (0, 1, 2)
            or "Traceback" in r["stderr"]]
     assert not bad, json.dumps(bad[:5], indent=1)[:6000]
     refused = [r for r in done if r["exit_code"] == 2]
     assert all(len(r["stderr"].strip().splitlines()) == 1 for r in refused), \
         [r for r in refused if len(r["stderr"].strip().splitlines()) != 1][:3]
+    unmeasured = [r for r in done if r["exit_code"] == 1]
+    assert all(r["stderr"].startswith("error: no episode of ")
+               and len(r["stderr"].strip().splitlines()) == 1 for r in unmeasured), \
+        unmeasured[:3]
     assert max(r["peak_kib"] for r in done) * 1024 < MEMORY
     return {r["name"]: r for r in done}
 

@@ -1,4 +1,5 @@
-"""The recorder's call path: a Tool's own __call__ kept, bad arguments recorded as {}."""
+"""The recorder's call path: a Tool's own __call__ kept, arguments that are not a JSON object
+refused and kept beside the refusal (the event's args stay {})."""
 
 from __future__ import annotations
 
@@ -7,10 +8,15 @@ from typing import Any
 import pytest
 
 from agentmetrology.envs.comtrade import ComtradeEnv
-from agentmetrology.records.canonical import digest
+from agentmetrology.records.canonical import canonical_json, decode_json, digest
 from agentmetrology.records.clock import FakeClock
 from agentmetrology.records.tools import Observation, Tool
-from agentmetrology.runtime.recorder import Recorder, _escaped_surrogates, _surely_unicode
+from agentmetrology.runtime.recorder import (
+    Recorder,
+    _escaped_surrogates,
+    _surely_unicode,
+    kept_arguments,
+)
 
 
 class _Loud(Tool):
@@ -30,9 +36,10 @@ def test_recorder_calls_a_tool_subclass_through_its_call_and_records_bad_argumen
     assert set(rec.call("agent", "get_task_info", {})) == {"wrapped"}
     assert "rows" in rec.call("agent", "fetch_page", {"page": 1})
     bad = rec.call("agent", "fetch_page", [1])
-    assert bad == {"error": "fetch_page: arguments must be a JSON object"}
+    assert bad == {"error": "fetch_page: arguments must be a JSON object", "arguments_sent": [1]}
     unknown = rec.call("agent", "nope", "x")
     assert unknown["error"].startswith("unknown tool 'nope'")
+    assert unknown["arguments_sent"] == "x"
     assert [(e.seq, e.name, e.args) for e in rec.events] == [
         (0, "get_task_info", {}), (1, "fetch_page", {"page": 1}), (2, "fetch_page", {}),
         (3, "nope", {})]
@@ -87,3 +94,51 @@ def test_the_ascii_fast_path_matches_the_walk() -> None:
             assert _escaped_surrogates(args) is None
     assert _surely_unicode({"page": 2, "page_size": 500, "q": "x"})
     assert not _surely_unicode({"a": "é"}) and not _surely_unicode({"a": [1]})
+
+
+@pytest.mark.parametrize(("sent", "kept"), [
+    ([1, 2], [1, 2]),  # what an LLM sends as `"arguments": "[1, 2]"`, parsed
+    ("[1, 2]", "[1, 2]"),  # the raw text of arguments that were not parsed
+    ('{"page": 1', '{"page": 1'),  # not JSON at all
+    (3, 3), (2.5, 2.5), (True, True), (None, None), ([], []), ("", ""), (0, 0),
+    ((1, "a"), [1, "a"]),  # a tuple is written as the list it is in JSON
+    ("a\ud800b", "a\\ud800b"),  # a lone surrogate is kept as its escape
+    ([{"page": 1}], [{"page": 1}]),
+])
+def test_arguments_that_are_not_an_object_are_refused_and_kept(sent: Any, kept: Any) -> None:
+    # They were recorded as {}: the record said the call had no arguments (and a replay of it
+    # would have called the tool without any). The refusal now keeps what was sent.
+    env = ComtradeEnv("T1_single_page", 0)
+    rec = Recorder(env, FakeClock())
+    obs = rec.call("agent", "get_task_info", sent)
+    assert obs["error"] == "get_task_info: arguments must be a JSON object"
+    (ev,) = rec.events
+    assert ev.result is obs  # what the agent saw is what the record holds
+    assert (ev.kind, ev.name, ev.args) == ("tool_call", "get_task_info", {})
+    plain = decode_json(canonical_json(ev))  # what the store and every export hold
+    assert plain["args"] == {} and plain["result"]["arguments_sent"] == kept
+    assert env.requests_used == 0 and rec.tool_calls == 1
+
+
+def test_non_finite_numbers_sent_as_arguments_round_trip() -> None:
+    rec = Recorder(ComtradeEnv("T1_single_page", 0), FakeClock())
+    rec.call("agent", "fetch_page", [float("nan"), float("inf")])
+    text = canonical_json(rec.events[-1])
+    assert b'"arguments_sent":[{"$float":"nan"},{"$float":"inf"}]' in text
+    back = decode_json(text)["result"]["arguments_sent"]
+    assert back[0] != back[0] and back[1] == float("inf")
+
+
+def test_a_value_with_no_json_form_is_kept_as_its_repr() -> None:
+    # An in-process policy may hand over any Python value: the record must still be writable.
+    assert kept_arguments({3}) == {"arguments_sent_repr": "{3}"}
+    assert kept_arguments(b"x\xff") == {"arguments_sent_repr": "b'x\\xff'"}
+    assert kept_arguments([{1: 2}]) == {"arguments_sent_repr": "[{1: 2}]"}
+    deep: list[Any] = []
+    for _ in range(100_000):
+        deep = [deep]
+    (key, text), = kept_arguments(deep).items()
+    assert key == "arguments_sent_repr" and text == "<list nested too deeply to be recorded>"
+    rec = Recorder(ComtradeEnv("T1_single_page", 0), FakeClock())
+    assert rec.call("agent", "fetch_page", {3})["arguments_sent_repr"] == "{3}"
+    assert digest(rec.events[-1])  # the record can be written

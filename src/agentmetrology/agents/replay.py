@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from agentmetrology.records.episode import BillableAttempt
-from agentmetrology.records.events import Event
+from agentmetrology.records.events import Event, sent_arguments
 from agentmetrology.records.policy import Brief, Decision, Level, Move, Question, Stop, ToolCall
 
 
@@ -38,7 +38,11 @@ class ReplayPolicy:
             if ev["actor"] != "agent":
                 continue
             if ev["kind"] in ("tool_call", "intercepted"):
-                self.moves.append(ToolCall(ev["name"], dict(ev["args"] or {})))
+                # A refused call is sent again as it was (a list, a string...), so its replay
+                # is refused the same way, never run without arguments.
+                sent = sent_arguments(ev["args"] or {}, ev.get("result"))
+                self.moves.append(ToolCall(ev["name"],
+                                           dict(sent) if isinstance(sent, dict) else sent))
             elif ev["kind"] == "message" and ev["name"] == "stop":
                 self.moves.append(Stop(str(ev["result"] or "")))
             elif ev["kind"] == "decision":

@@ -1,7 +1,8 @@
 """`agm archive`: audit an archived run (coverage, cost, provenance) and compare two archives.
 
 Thin layer: resolve and check paths, call `archive` and `report`, write files, print a summary.
-Every user error (missing file, unknown or unreadable format) exits with code 2 and one line.
+Every user error (missing file, unknown or unreadable format) exits with code 2 and one line;
+an audit in which no episode was graded is written, and exits with code 1 and one line.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from agentmetrology.archive.regrade import regrade_store
 from agentmetrology.archive.report_qualify import compare_with_evidence, store_evidence
 from agentmetrology.cli import heap_exit
 from agentmetrology.cli.archive_tau2_cmd import leaderboard_cmd, regrade_file
-from agentmetrology.cli.console import make_console
+from agentmetrology.cli.console import err_console, make_console
 from agentmetrology.cli.evidence_banner import print_banner
 from agentmetrology.edges.display import one_line, printable
 from agentmetrology.edges.files import FileRefused, resolved
@@ -46,6 +47,7 @@ from agentmetrology.report.archive_files import write_archive_audit, write_regra
 from agentmetrology.report.archive_report import render_regrade_report
 from agentmetrology.report.numberguard import NumberGuardError
 from agentmetrology.report.terminal.archive_tables import (
+    nothing_graded,
     print_archive_audit,
     print_archive_compare,
     print_store_regrade,
@@ -162,8 +164,10 @@ def audit(
                                     digested=digested.result(), body=body)
             if store:
                 heap.freeze()  # still paused: no collection between the two
-        _write_audit(doc, out_dir, as_json)
+        code = _write_audit(doc, out_dir, as_json)
     heap_exit.keep(archive, body, doc)  # written: the process ends without freeing them
+    if code:
+        raise typer.Exit(code)
 
 
 def _ledger_ahead(src: Path, store: bool) -> AbstractContextManager[LedgerAhead | None]:
@@ -174,8 +178,9 @@ def _ledger_ahead(src: Path, store: bool) -> AbstractContextManager[LedgerAhead 
             else nullcontext())
 
 
-def _write_audit(doc: dict[str, Any], out_dir: Path, as_json: bool) -> None:
-    """Write the audit's files and print its summary (or the JSON)."""
+def _write_audit(doc: dict[str, Any], out_dir: Path, as_json: bool) -> int:
+    """Write the audit's files and print its summary (or the JSON); return the exit code: 1
+    when no episode was graded (the audit measured nothing), else 0."""
     try:
         written = write_archive_audit(doc, out_dir)
     except NumberGuardError as exc:
@@ -185,6 +190,7 @@ def _write_audit(doc: dict[str, Any], out_dir: Path, as_json: bool) -> None:
         typer.echo(json.dumps(written, indent=2, sort_keys=True, ensure_ascii=False))
     else:
         print_archive_audit(make_console(), doc, out_dir)
+    return nothing_graded(err_console, doc)
 
 
 @archive_app.command("compare")

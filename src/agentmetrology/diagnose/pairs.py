@@ -21,6 +21,7 @@ from agentmetrology.mutations import get_mutation, invert_trajectory, split_cond
 from agentmetrology.records.canonical import canonical_json
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.episode import Episode, EpisodeKey, episode_from_plain
+from agentmetrology.records.events import sent_arguments
 from agentmetrology.records.numbers import finite_float
 from agentmetrology.scoring.rescore import original_tool_names, rescore_episode
 from agentmetrology.store import EvidenceStore
@@ -120,7 +121,7 @@ def _operations(ep: Episode, mutation: str | None, names: list[str]) -> bytes:
     events = ep.events
     if mutation is not None and get_mutation(mutation).invertible:
         events = invert_trajectory(events, mutation, names)
-    return canonical_json([(e.name, _normal(e.args)) for e in events
+    return canonical_json([(e.name, _normal(sent_arguments(e.args, e.result))) for e in events
                            if e.actor == "agent" and e.kind in ("tool_call", "intercepted")])
 
 

@@ -4,9 +4,16 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from agentmetrology.records.canonical import CanonicalError, to_plain
 from agentmetrology.records.clock import Clock
 from agentmetrology.records.episode import BillableAttempt
-from agentmetrology.records.events import Actor, Event, EventKind
+from agentmetrology.records.events import (
+    ARGUMENTS_SENT,
+    ARGUMENTS_SENT_REPR,
+    Actor,
+    Event,
+    EventKind,
+)
 from agentmetrology.records.tools import Observation, Tool
 
 
@@ -64,6 +71,31 @@ def _surely_unicode(args: dict[Any, Any]) -> bool:
     return True
 
 
+def kept_arguments(value: Any) -> dict[str, Any]:
+    """Return what the refusal of arguments that are not a JSON object keeps of them: the
+    value (lone surrogates escaped) under ARGUMENTS_SENT, or the repr of a value that has no
+    JSON form under ARGUMENTS_SENT_REPR (records.events says why)."""
+    try:
+        escaped = _escaped_surrogates(value)
+        kept = value if escaped is None else escaped
+        to_plain(kept, tag_non_finite=True)  # what writing the record will do
+    except (CanonicalError, RecursionError):
+        try:
+            text = repr(value)
+        except RecursionError:  # nested deeper than even repr follows
+            text = f"<{type(value).__name__} nested too deeply to be recorded>"
+        return {ARGUMENTS_SENT_REPR: _escaped_surrogates(text) or text}
+    return {ARGUMENTS_SENT: kept}
+
+
+def recorded_arguments(args: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Return (the args an event records, the fields its result adds): a JSON object as it
+    is with nothing added; any other value as {}, with the value kept (`kept_arguments`)."""
+    if isinstance(args, dict):
+        return args, {}
+    return {}, kept_arguments(args)
+
+
 class Recorder:
     """Executes tool calls on behalf of an actor and keeps the event list."""
 
@@ -105,7 +137,12 @@ class Recorder:
             # Tool.__call__ only forwards to fn: calling fn skips one keyword repacking (every
             # tool call of every episode comes through here).
             result = tool.fn(**args) if type(tool) is Tool else tool(**args)
-        self.add(actor, "tool_call", name, args if isinstance(args, dict) else {}, result)
+        if not isinstance(args, dict):
+            # The call was refused; the event's args stay an object, and what was sent is
+            # kept beside the refusal, so the record never says the call had no arguments.
+            args, kept = recorded_arguments(args)
+            result = {**result, **kept}
+        self.add(actor, "tool_call", name, args, result)
         if len(env.trace) > self._trace_seen:
             self._sync_trace()
         return result

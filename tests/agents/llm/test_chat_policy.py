@@ -196,6 +196,27 @@ def test_arguments_no_record_can_hold_are_refused_and_the_episode_goes_on() -> N
     canonical_json(ep)  # the whole record encodes
 
 
+
+def test_what_a_model_sent_as_unusable_arguments_is_kept_as_it_wrote_it() -> None:
+    # Arguments that are not JSON or not an object never reach the tools (no event): the
+    # handling note quotes their text (its first 500 characters) and the transcript keeps the
+    # response as returned, the text whole, so nothing the model sent is lost.
+    long_bad = '{"page": ' + "9" * 800
+    written = {"bad": long_bad, "list": "[1, 2]", "null": "null", "str": '"p"'}
+    ep, _, _ = run_llm([tool_calls(*((("fetch_page", a, c)) for c, a in written.items())),
+                        text("done")])
+    assert not [e for e in ep.events if e.name == "fetch_page"]
+    notes = {h["call_id"]: h for h in ep.meta["llm"]["handling"]
+             if h["event"] == "malformed_tool_arguments"}
+    assert {c: h["arguments"] for c, h in notes.items()} == {
+        **written, "bad": long_bad[:500]}
+    assert notes["list"]["error"] == "arguments must be a JSON object, got list"
+    assert ep.transcript is not None
+    response = ep.transcript.exchanges[0].response
+    assert response is not None
+    assert {c["id"]: c["function"]["arguments"] for c in response["tool_calls"]} == written
+
+
 def test_repeated_malformed_responses_end_the_turn() -> None:
     ep, srv, _ = run_llm([tool_calls(("fetch_page", "{oops"))] * 5)
     assert len(srv.requests) == 3

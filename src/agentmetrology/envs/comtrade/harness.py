@@ -21,6 +21,7 @@ from agentmetrology.records.clock import Clock
 from agentmetrology.records.environment import EnvInstance
 from agentmetrology.records.policy import Policy, Stop, sync_act
 from agentmetrology.records.tools import Observation, ToolRecorder
+from agentmetrology.runtime.recorder import recorded_arguments
 
 MAX_STEPS = 30
 L0_BACKOFF = (2.0, 4.0, 8.0)  # seconds before retries 1, 2 and 3
@@ -101,7 +102,8 @@ async def run_l0(shown: EnvInstance, policy: Policy, rec: ToolRecorder, max_step
         tool = meant.get(move.name, move.name)
         if tool == "submit_results":
             # The harness owns the submission at L0: the model's own payload is not passed on.
-            rec.add("agent", "intercepted", move.name, move.args, {"passed_through": False})
+            args, kept = recorded_arguments(move.args)  # what was sent, as a refused call's
+            rec.add("agent", "intercepted", move.name, args, {"passed_through": False, **kept})
             st.stopped = "agent submitted (intercepted)"
             break
         if tool != "fetch_page":

@@ -14,7 +14,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from agentmetrology.edges.display import printable
+from agentmetrology.archive.redact import redact
+from agentmetrology.edges.display import one_line, printable
 from agentmetrology.report.terminal.table_fit import Col, fit_table
 
 
@@ -64,6 +65,24 @@ def print_archive_audit(console: Console, doc: dict[str, Any], out: Path) -> Non
     console.print(table)
     console.print(f"wrote {out / 'archive.json'}, {out / 'report.md'}, {out / 'report.html'}",
                   markup=False, highlight=False)
+
+
+def nothing_graded(err: Console, doc: dict[str, Any]) -> int:
+    """Say in one line, and return exit code 1, when no episode of the audited archive has a
+    grade (stored, or recovered by replay): the audit measured nothing, which is never a pass;
+    else return 0."""
+    cov = doc["coverage"]["overall"]
+    if cov["valid_recovered"]:
+        return 0
+    # Reason codes may be an archive's own text (a JSONL line's `reason`): redacted, one line.
+    why = redact(", ".join(f"{k}: {v}" for k, v in cov["reasons"].items()), limit=300)
+    err.print(f"error: no episode of {one_line(str(doc['archive']['source']))} was graded "
+              f"({cov['planned']} episode(s), none graded or recovered; "
+              f"{one_line(why) or 'no reason recorded'}): the "
+              "audit measured nothing and no score of it holds (its files are written, "
+              "coverage.overall says why)", markup=False, highlight=False, emoji=False,
+              soft_wrap=True)
+    return 1
 
 
 def shown_k_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
