@@ -156,3 +156,31 @@ def test_a_regrade_is_derived_again(diagnosed: tuple[Path, Path], tmp_path: Path
     code, got = _qualify(forged, store, "--recompute")
     assert code == 1 and [p["kind"] for p in got["problems"]] == ["report_recomputed_differs"]
     assert "store.recorded: 1 in the report" in got["problems"][0]["detail"]
+
+
+def test_a_diagnose_or_experiment_text_edited_after_it_was_written_is_named(
+        diagnosed: tuple[Path, Path], tmp_path: Path) -> None:
+    # Before, report.md / report.html beside diagnose.json or experiment.json were never
+    # checked: a number edited in them qualified. The binding now records their digests.
+    report, store = diagnosed
+    binding = json.loads((report / "evidence.json").read_text())
+    assert set(binding["rendered"]) == {"report.md", "report.html"}
+    code, got = _qualify(report, store)
+    assert code == 0 and got["problems"] == [] and got["notes"] == []
+    edited = _edit(report, "diagnose.json", lambda d: None, tmp_path / "dg")
+    text = (edited / "report.md").read_text(encoding="utf-8")
+    (edited / "report.md").write_text(text.replace("0.", "9.", 1), encoding="utf-8")
+    code, got = _qualify(edited, store)
+    assert code == 1 and got["problems"] == [{
+        "kind": "report_text_changed", "result": "invalid_binding",
+        "detail": "report.md was changed after it was written (it does not hash to the digest "
+                  "evidence.json records): its numbers are not the qualified ones; write the "
+                  "report again"}]
+    # a binding written before the digests were recorded: unchecked, and said so
+    older = _edit(report, "diagnose.json", lambda d: None, tmp_path / "older")
+    del binding["rendered"]
+    (older / "evidence.json").write_text(json.dumps(binding))
+    code, got = _qualify(older, store)
+    assert code == 0 and got["notes"] == [
+        "report.md, report.html not checked: evidence.json records no digest of the files "
+        "rendered from diagnose.json (written before agm recorded them)"]

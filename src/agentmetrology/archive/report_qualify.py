@@ -29,6 +29,7 @@ MAX_REPORT_BYTES = 256 << 20  # as an archive file (archive.importers): a report
 REPORT_FILES = ("archive.json", "regrade.json", "diagnose.json", "experiment.json")
 BINDING_FILE = "evidence.json"  # beside a diagnose or experiment report (write_binding)
 BOUND_FIELDS = ("evidence_digest", "chain_length", "result")
+RENDERED_FIELD = "rendered"  # the binding's {file name: sha256} of the files rendered beside
 
 
 def store_evidence(store: Path, reads: BlobReads | None = None,
@@ -52,14 +53,18 @@ def compare_with_evidence(old: tuple[Path, Archive], new: tuple[Path, Archive],
     return doc, evidence
 
 
-def write_binding(out: Path, evidence: dict[str, Any]) -> None:
-    """Write the evidence digest and chain length `evidence` names into `out`/evidence.json.
+def write_binding(out: Path, evidence: dict[str, Any],
+                  rendered: dict[str, str] | None = None) -> None:
+    """Write the evidence digest and chain length `evidence` names into `out`/evidence.json,
+    with the sha256 of each file rendered beside the report (`rendered`).
 
     A diagnose or experiment analysis file stays byte-identical across stores when the store
     qualifies (it carries no digest then), so the binding `agm evidence qualify` checks is
     written next to it (docs/evidence.md).
     """
     binding = {k: evidence.get(k) for k in BOUND_FIELDS}
+    if rendered is not None:
+        binding[RENDERED_FIELD] = rendered
     (out / BINDING_FILE).write_text(json.dumps(binding, indent=2, sort_keys=True) + "\n",
                                     encoding="utf-8")
 

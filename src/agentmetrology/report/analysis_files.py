@@ -12,6 +12,7 @@ from typing import Any
 
 from agentmetrology.archive.report_qualify import write_binding
 from agentmetrology.records.errors import UserError
+from agentmetrology.report.archive_files import rendered_digests
 from agentmetrology.report.diagnose_report import render_diagnose_report
 from agentmetrology.report.experiment_report import render_experiment_report
 from agentmetrology.report.numberguard import NumberGuardError
@@ -23,14 +24,9 @@ def write_diagnose(out: Path, doc: dict[str, Any], evidence: dict[str, Any]) -> 
         markdown, html = render_diagnose_report(doc)
     except NumberGuardError as exc:
         raise UserError(f"report refused by the number guard: {exc}") from exc
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "diagnose.json").write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
-        (out / "report.md").write_text(markdown)
-        (out / "report.html").write_text(html)
-        write_binding(out, evidence)  # what `agm evidence qualify` checks
-    except OSError as exc:
-        raise UserError(f"cannot write into {out}: {exc.strerror or exc}") from exc
+    _write(out, "diagnose.json", json.dumps(doc, indent=2, sort_keys=True) + "\n",
+           {"report.md": markdown, "report.html": html}, evidence,
+           "cannot write into {out}: {why}")
 
 
 def write_experiment(out: Path, doc: dict[str, Any], evidence: dict[str, Any]) -> None:
@@ -40,12 +36,21 @@ def write_experiment(out: Path, doc: dict[str, Any], evidence: dict[str, Any]) -
         md, html = render_experiment_report(doc)
     except NumberGuardError as exc:
         raise UserError(str(exc)) from exc
+    _write(out, "experiment.json",
+           json.dumps(doc, indent=2, sort_keys=True, allow_nan=False) + "\n",
+           {"report.md": md, "report.html": html}, evidence,
+           "cannot write the report to {out}: {why}")
+
+
+def _write(out: Path, name: str, text: str, rendered: dict[str, str],
+           evidence: dict[str, Any], refusal: str) -> None:
+    """Write the analysis JSON, its rendered files (UTF-8) and the binding beside them, which
+    records each rendered file's sha256 (what `agm evidence qualify` checks)."""
     try:
         out.mkdir(parents=True, exist_ok=True)
-        (out / "experiment.json").write_text(
-            json.dumps(doc, indent=2, sort_keys=True, allow_nan=False) + "\n", encoding="utf-8")
-        (out / "report.md").write_text(md, encoding="utf-8")
-        (out / "report.html").write_text(html, encoding="utf-8")
-        write_binding(out, evidence)  # what `agm evidence qualify` checks
+        (out / name).write_text(text, encoding="utf-8")
+        for file, body in rendered.items():
+            (out / file).write_text(body, encoding="utf-8")
+        write_binding(out, evidence, rendered_digests(rendered))
     except OSError as exc:
-        raise UserError(f"cannot write the report to {out}: {exc}") from exc
+        raise UserError(refusal.format(out=out, why=exc.strerror or exc)) from exc

@@ -21,10 +21,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agentmetrology.archive.report_qualify import MAX_REPORT_BYTES, qualify_report, with_findings
+from agentmetrology.archive.report_qualify import (
+    BINDING_FILE,
+    MAX_REPORT_BYTES,
+    RENDERED_FIELD,
+    qualify_report,
+    read_binding,
+    with_findings,
+)
 from agentmetrology.edges.files import FileRefused, read_bytes
 from agentmetrology.report.archive_files import RENDERED, rendered_digests
 from agentmetrology.report.archive_report import render_archive_report, render_regrade_report
+from agentmetrology.report.diagnose_report import render_diagnose_report
+from agentmetrology.report.experiment_report import render_experiment_report
 from agentmetrology.report.recompute import not_recomputable, recompute_cost, recomputed
 from agentmetrology.store.qualify import INVALID
 
@@ -38,9 +47,25 @@ def _regrade_texts(doc: dict[str, Any]) -> dict[str, str]:
     return {"report.md": render_regrade_report(doc)}
 
 
+def _diagnose_texts(doc: dict[str, Any]) -> dict[str, str]:
+    md, html = render_diagnose_report(doc)
+    return {"report.md": md, "report.html": html}
+
+
+def _experiment_texts(doc: dict[str, Any]) -> dict[str, str]:
+    md, html = render_experiment_report(doc)
+    return {"report.md": md, "report.html": html}
+
+
 RENDERERS: dict[str, Callable[[dict[str, Any]], dict[str, str]]] = {
-    "archive.json": _audit_texts, "regrade.json": _regrade_texts}
-RENDERED_FILES = {"archive.json": ("report.md", "report.html"), "regrade.json": ("report.md",)}
+    "archive.json": _audit_texts, "regrade.json": _regrade_texts,
+    "diagnose.json": _diagnose_texts, "experiment.json": _experiment_texts}
+RENDERED_FILES = {"archive.json": ("report.md", "report.html"), "regrade.json": ("report.md",),
+                  "diagnose.json": ("report.md", "report.html"),
+                  "experiment.json": ("report.md", "report.html")}
+# A diagnose or experiment JSON stays byte-identical across stores: the digests of the files
+# rendered from it are in the binding beside it (evidence.json), not in the JSON.
+IN_BINDING = frozenset({"diagnose.json", "experiment.json"})
 # What a qualification says of the report's numbers (coverage, costs, pass^k, ...): the checks
 # bind the report to the store's chain, its score rows to their ids and its rendered files to
 # their digests, which a forger who edits a number and renders the files again keeps intact.
@@ -67,6 +92,18 @@ def _renders_as_recorded(name: str, doc: dict[str, Any], recorded: dict[str, Any
     return rendered_digests(texts) == {n: recorded.get(n) for n in texts}
 
 
+def _as_written(path: Path, doc: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+    """Return the report JSON as it was rendered and the digests recorded of its files (the
+    binding's, for a kind that keeps them there; qualify folded that binding into `evidence`,
+    which the rendered document did not hold)."""
+    if path.name not in IN_BINDING:
+        return doc, doc.get(RENDERED)
+    binding = read_binding(path.parent) or {}
+    if doc.get("evidence") == binding:
+        doc = {k: v for k, v in doc.items() if k != "evidence"}
+    return doc, binding.get(RENDERED_FIELD)
+
+
 def text_check(path: Path, doc: dict[str, Any]) -> tuple[list[dict[str, str]], list[str]]:
     """Return the problems and notes of the rendered files beside the report JSON at `path`
     (none for a kind whose files are not rendered from its JSON alone)."""
@@ -74,10 +111,12 @@ def text_check(path: Path, doc: dict[str, Any]) -> tuple[list[dict[str, str]], l
     if names is None:
         return [], []
     present = [n for n in names if (path.parent / n).exists()]
-    recorded = doc.get(RENDERED)
+    doc, recorded = _as_written(path, doc)
+    keeper = BINDING_FILE if path.name in IN_BINDING else path.name  # where digests are kept
     if not isinstance(recorded, dict):
-        return [], ([f"{', '.join(present)} not checked: {path.name} records no digest of "
-                     "the files rendered from it (written before agm recorded them)"]
+        source = "it" if keeper == path.name else path.name
+        return [], ([f"{', '.join(present)} not checked: {keeper} records no digest of "
+                     f"the files rendered from {source} (written before agm recorded them)"]
                     if present else [])
     problems, notes = [], []
     for name in names:
@@ -88,7 +127,7 @@ def text_check(path: Path, doc: dict[str, Any]) -> tuple[list[dict[str, str]], l
         if _file_digest(path.parent / name) != recorded.get(name):
             problems.append({"kind": "report_text_changed", "result": INVALID,
                              "detail": f"{name} was changed after it was written (it does not "
-                                       f"hash to the digest {path.name} records): its numbers "
+                                       f"hash to the digest {keeper} records): its numbers "
                                        "are not the qualified ones; write the report again"})
     if not _renders_as_recorded(path.name, doc, recorded):
         notes.append(f"this agm does not render {path.name} into the files it records: it "
