@@ -309,16 +309,25 @@ def test_inspect_scores_of_the_wrong_shape_are_ungraded(
     assert by["b"].outcome == "pass"
 
 
-def test_compare_of_unrelated_archives_warns(tmp_path: Path) -> None:
-    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+def test_compare_of_unrelated_archives_warns_and_fails(tmp_path: Path) -> None:
+    # A comparison with no episode graded in both measured nothing: before it exited 0 (a
+    # warning only), which a script reads as a comparison made; now 1, compare.json written.
+    a, b, c = tmp_path / "a.jsonl", tmp_path / "b.jsonl", tmp_path / "c.jsonl"
     a.write_text('{"task": "t1", "model": "m", "grade": 1}\n')
     b.write_text('{"task": "zz", "model": "other", "grade": 0}\n')
+    c.write_text('{"task": "t1", "model": "m", "grade": null}\n')
     code, _, err = _cli(["compare", str(a), str(b), "--out", str(tmp_path / "o")])
-    assert code == 0 and "warning: the archives share no episode" in err
+    assert code == 1 and "warning: the archives share no episode" in err
+    assert err.splitlines()[-1] == (
+        "error: no episode is graded in both archives (0 in both, 0 compared): the comparison "
+        "measured nothing and none of its fractions holds (compare.json is written; its "
+        "warnings say why)")
     doc = json.loads((tmp_path / "o" / "compare.json").read_text())
     assert doc["episodes_in_both"] == 0 and "share no episode" in doc["warnings"][0]
+    code, _, err = _cli(["compare", str(a), str(c), "--out", str(tmp_path / "o")])
+    assert code == 1 and "none is graded in both" in err and "(1 in both, 0 compared)" in err
     code, _, err = _cli(["compare", str(a), str(a), "--out", str(tmp_path / "o")])
-    assert code == 0 and "warning" not in err
+    assert code == 0 and "warning" not in err and "error" not in err
 
 
 def test_spans_file_that_is_not_json_is_refused(tmp_path: Path) -> None:

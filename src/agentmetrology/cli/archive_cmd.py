@@ -47,6 +47,7 @@ from agentmetrology.report.archive_files import write_archive_audit, write_regra
 from agentmetrology.report.archive_report import render_regrade_report
 from agentmetrology.report.numberguard import NumberGuardError
 from agentmetrology.report.terminal.archive_tables import (
+    nothing_compared,
     nothing_graded,
     print_archive_audit,
     print_archive_compare,
@@ -229,8 +230,10 @@ def compare(
         typer.echo(f"warning: {printable(warning)}", err=True)
     if as_json:
         typer.echo(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
-        return
-    print_archive_compare(make_console(), doc, a_old.source, a_new.source, evidence)
+    else:
+        print_archive_compare(make_console(), doc, a_old.source, a_new.source, evidence)
+    if code := nothing_compared(err_console, doc):
+        raise typer.Exit(code)
 
 
 @archive_app.command("regrade")

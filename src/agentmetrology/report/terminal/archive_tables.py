@@ -85,6 +85,18 @@ def nothing_graded(err: Console, doc: dict[str, Any]) -> int:
     return 1
 
 
+def nothing_compared(err: Console, doc: dict[str, Any]) -> int:
+    """Say in one line, and return exit code 1, when no episode is graded in both archives of
+    a comparison (none shared, or none graded in both): it measured nothing; else return 0."""
+    if doc["transitions"]["n"]:
+        return 0
+    err.print(f"error: no episode is graded in both archives ({doc['episodes_in_both']} in "
+              "both, 0 compared): the comparison measured nothing and none of its fractions "
+              "holds (compare.json is written; its warnings say why)", markup=False,
+              highlight=False, emoji=False, soft_wrap=True)
+    return 1
+
+
 def shown_k_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Return the pass^k rows a summary shows: k = 1, 2, 4, 8, ... and the last one (every
     k is in archive.json and the reports; a hundred values per row filled a terminal)."""
