@@ -303,7 +303,8 @@ def _summary_numbers(group: dict[str, Any]) -> dict[str, list[str]]:
         "rank mean": [str(group["rank_mean"])],
         "rank worst": [str(group["rank_worst"])],
         "mean": [_f3(group["mean"]["value"])],
-        "CI": [_f3(v) for v in group["mean"]["interval"]],
+        # none over 1 or 2 runs (stats.bootstrap): the cell says `no interval`, a line why
+        "CI": [_f3(v) for v in group["mean"]["interval"] or []],
         "worst": [_f3(group["worst"]["value"])],
         "CVaR@0.2": [_f3(group["cvar"]["value"])],
         "Rel@0.9": [_f3(group["reliability"]["value"])],
@@ -355,6 +356,11 @@ def test_summarize_two_groups_at_80_columns_names_the_columns_left_out(wide: Pat
         for column, numbers in _summary_numbers(group).items():
             if column not in left_out:
                 assert set(numbers) <= tokens, (column, numbers, table)
+    # Each group holds 2 runs: no interval (it printed the two runs as one), and why.
+    assert all(g["mean"]["interval"] is None for g in doc["groups"])
+    flat = " ".join(table.split())
+    assert flat.count("a bootstrap over 2 values has 3 distinct resamples, an interval needs "
+                      "at least 3 values") == len(doc["groups"])
 
 
 def test_compare_at_80_columns_shows_every_number_whole(wide: Path) -> None:

@@ -151,3 +151,24 @@ def test_the_2x2_table_says_how_many_episodes_each_cell_leaves_out(doc: dict) ->
     assert "| `L2` | `ground_truth` | 0.523 | 1.000 | 4 | 6 | 5 |" in md
     assert ("| level | scorer | cell mean | spread (max - min) | distinct target means | "
             "submitting targets | unscored |") in md
+
+
+def test_a_spectrum_row_of_two_episodes_has_no_interval_and_says_why(doc: dict) -> None:
+    # A store target with 2 recorded L2 episodes: a bootstrap over 2 values has 3 distinct
+    # resamples, so the summary has no interval (stats.bootstrap) and the report says why; it
+    # raised on the missing interval (and before the rule printed the two values as the CI).
+    import copy
+
+    from agentmetrology.stats import summarize_cell
+
+    two = copy.deepcopy(doc)
+    two["stages"]["reliability"]["rows"].append(
+        {"target": "llm:two", "source": "store", "n": 2, "quartiles": [0.5, 0.625, 0.75, 0.875,
+                                                                        1.0],
+         "summary": summarize_cell([0.5, 1.0], seed=0).to_dict(), "values": [0.5, 1.0]})
+    md, html = render_audit_report(two)
+    row = next(ln for ln in md.splitlines() if ln.startswith("| `llm:two`"))
+    assert row == "| `llm:two` | store | 2 | 0.750 | no interval | 0.500 | 0.500 | 0.500 |"
+    assert ("- `llm:two` (store): no interval: 2 values; a bootstrap over 2 values has 3 "
+            "distinct resamples, an interval needs at least 3 values") in md
+    assert "no interval: 2 values" in html

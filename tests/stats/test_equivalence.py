@@ -107,11 +107,14 @@ def test_below_the_minimum_the_label_is_withheld_whatever_the_interval_says() ->
     from agentmetrology.stats.equivalence import INSUFFICIENT, SIGN_FLIP_MINIMUM
 
     assert SIGN_FLIP_MINIMUM == 6 and 2 / 2**5 > 0.05 > 2 / 2**6
-    for n in (1, 5):
+    for n in (3, 5):
         r = stats.equivalence(np.zeros(n), np.ones(n), minimum=SIGN_FLIP_MINIMUM)
         assert r.label == INSUFFICIENT and r.excludes_zero and r.n == n
         assert r.method.endswith("; insufficient evidence below 6 pairs")
         assert stats.equivalence(np.zeros(n), np.ones(n)).label == "different"  # no minimum
+    # Below 3 pairs there is no interval to read at all, minimum or not (stats.bootstrap).
+    one = stats.equivalence(np.zeros(1), np.ones(1))
+    assert (one.label, one.interval, one.excludes_zero) == (INSUFFICIENT, None, None)
     six = stats.equivalence(np.zeros(6), np.ones(6), minimum=SIGN_FLIP_MINIMUM)
     assert six.label == "different" and stats.sign_flip_test(
         np.zeros(6), np.ones(6)).p_value == pytest.approx(2 / 2**6)

@@ -151,8 +151,9 @@ def _verdicts(family: list[dict[str, Any]]) -> None:
             c["verdict"] = "not evaluable"
         else:
             c["p_holm"] = p
-            lo = c["delta"]["interval"][0]
-            c["verdict"] = "confirmed" if lo > 0 and p < ALPHA else "not confirmed"
+            # No interval below 3 pairs (stats.bootstrap): the rule's CI above 0 is unmet.
+            iv = c["delta"]["interval"]
+            c["verdict"] = "confirmed" if iv and iv[0] > 0 and p < ALPHA else "not confirmed"
         c["rule"] = rule_verdict(c).to_dict()
 
 
@@ -183,7 +184,8 @@ def _curve(vals: Values, arms: list[str], doses: list[float], seed: int) -> dict
     for arm, dose in zip(arms, doses, strict=True):
         per = vals.get(arm, {})
         xs = [per[s] for s in sorted(per)]
-        band = bootstrap_ci(xs, seed=seed).to_dict() if len(xs) >= 2 else None
+        # Below 3 seeds the band has no interval and says why (stats.bootstrap).
+        band = bootstrap_ci(xs, seed=seed).to_dict() if xs else None
         points.append({"dose": dose, "arm": arm, "n": len(xs),
                        "mean": float(np.mean(xs)) if xs else None, "band": band,
                        "points": [{"seed": s, "value": per[s]} for s in sorted(per)]})

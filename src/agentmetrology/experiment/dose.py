@@ -50,6 +50,8 @@ def dose_rows(plan: dict[str, Any], cells: list[dict[str, Any]],
             "interval": None if d is None else d["interval"],
             "sign_flip_p": None if c["sign_flip"] is None else c["sign_flip"]["p_value"],
             "p_holm": c["p_holm"], "family_size": c["family_size"], "verdict": c["verdict"]}
+        if d is not None and d.get("interval_note"):  # fewer than 3 pairs: why no interval
+            row["interval_note"] = d["interval_note"]
         for role, cond in (("baseline", c["baseline"]), ("arm", c["arm"])):
             a = per_arm.get((c["level"], c["target"], cond), {})
             row[role] = {"condition": cond, "coverage": a.get("coverage"),

@@ -154,18 +154,25 @@ def _spectrum(d: Doc, doc: dict[str, Any]) -> None:
            f"{_num(g, s['tau'])}. Sorted by mean.")
     rows, figure_rows = [], []
     conf = s["rows"][0]["summary"]["mean"]["confidence"] if s["rows"] else None
+    withheld = []  # a target of 1 or 2 episodes has no interval (stats.bootstrap): why
     for r in s["rows"]:
         m = r["summary"]
-        lo, hi = m["mean"]["interval"]
+        iv = m["mean"]["interval"]
+        if iv is None:
+            withheld.append(f"`{r['target']}` ({r.get('source', 'scripted')}): "
+                            f"{m['mean'].get('interval_note') or 'no interval'}")
         rows.append([f"`{r['target']}`", r.get("source", "scripted"), str(r["n"]),
                      _num(g, m["mean"]["value"]),
-                     f"[{_num(g, lo)}, {_num(g, hi)}]", _num(g, m["worst"]["value"]),
+                     "no interval" if iv is None else f"[{_num(g, iv[0])}, {_num(g, iv[1])}]",
+                     _num(g, m["worst"]["value"]),
                      _num(g, m["cvar"]["value"]), _num(g, m["reliability"]["value"])])
         figure_rows.append(SpectrumRow(r["target"], tuple(r["quartiles"]),
                                        m["mean"]["value"], m["worst"]["value"],
                                        m["cvar"]["value"]))
     d.table(["target", "source", "n", "mean", f"{g.pct(conf)} CI", "worst", "CVaR",
              "Reliability"], rows)
+    if withheld:
+        d.bullets(withheld)
     d.figure(spectrum_chart(figure_rows, "Ground-truth F1 at L2 by target"),
              "Box: quartiles; dot: mean; cross: worst case; square: CVaR. Sorted by mean.")
     if s["worst_case_reorders"]:

@@ -19,6 +19,26 @@ def signed(fmt: Fmt, x: float | None) -> str:
     return "n/a" if x is None else ("+" if x >= 0 else "") + fmt(x)
 
 
+def delta_text(fmt: Fmt, r: dict[str, Any]) -> str:
+    """Return a dose row's delta with its interval, `(no interval)` where the statistics
+    withheld it (fewer than 3 pairs: `interval_note` says why), or the delta alone."""
+    iv = r["interval"]
+    if iv:
+        return f"{signed(fmt, r['delta'])} [{fmt(iv[0])}, {fmt(iv[1])}]"
+    return signed(fmt, r["delta"]) + (" (no interval)" if r.get("interval_note") else "")
+
+
+def no_interval_notes(rows: list[dict[str, Any] | None]) -> list[str]:
+    """Return each distinct reason a row or estimate has no interval (`interval_note`: fewer
+    than 3 units, stats.bootstrap), once."""
+    return list(dict.fromkeys(r["interval_note"] for r in rows if r and r.get("interval_note")))
+
+
+def said_why(rows: list[dict[str, Any] | None]) -> str:
+    """Return those reasons as sentences for a caption (' No interval: ...'), or ''."""
+    return "".join(f" {note[:1].upper()}{note[1:]}." for note in no_interval_notes(rows))
+
+
 def _list(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
@@ -67,9 +87,7 @@ def dose_section(d: Doc, doc: dict[str, Any]) -> None:
              "verdict", "coverage (baseline / arm)", "quota deaths (baseline / arm)",
              "SKIPs (baseline / arm)"],
             [[code(r["target"]), r["level"], r["slack"],
-              signed(g.fmt, r["delta"]) + ("" if not r["interval"] else
-                                          f" [{g.fmt(r['interval'][0])}, "
-                                          f"{g.fmt(r['interval'][1])}]"),
+              delta_text(g.fmt, r),
               g.p(r["sign_flip_p"]), g.p(r["p_holm"]), r["verdict"],
               f"{g.fmt(r['baseline']['coverage'])} / {g.fmt(r['arm']['coverage'])}",
               f"{g.fmt(r['baseline']['quota_deaths'])} / {g.fmt(r['arm']['quota_deaths'])}",
@@ -77,7 +95,8 @@ def dose_section(d: Doc, doc: dict[str, Any]) -> None:
              for r in dose["rows"]],
             f"Baseline {code(dose['baseline'])}, arm {code(dose['arm'])} (ground truth). A "
             "quota death: an episode that ran into the request quota; a SKIP: a page given up "
-            "at an L1 decision.")
+            "at an L1 decision."
+            + said_why(dose["rows"]))
     rows = []
     for x in dose["invariance"]:
         cells = [("n/a" if v is None else "invariant" if v["invariant"] else

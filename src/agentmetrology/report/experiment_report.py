@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentmetrology.report.blocks import Doc, code, to_html, to_markdown
-from agentmetrology.report.experiment_dose import dose_section
+from agentmetrology.report.experiment_dose import dose_section, said_why
 from agentmetrology.report.experiment_svg import curve_svg
 from agentmetrology.report.numberguard import NumberGuard
 
@@ -179,7 +179,8 @@ def _comparisons(d: Doc, doc: dict[str, Any]) -> None:
              "exact sign test p", "verdict"], rows,
             f"delta = arm − {base}, paired by seed; Holm over the "
             f"{'slacks' if 'dose' in doc else 'arms'} and scorers of one "
-            "target and level; the exact sign test (ties dropped) is reported beside the rule.")
+            "target and level; the exact sign test (ties dropped) is reported beside the rule."
+            + said_why([e for c in doc["cells"] for e in (c["delta"], c["cliffs_delta"])]))
     d.h("Flips of PASS between arms", 3)
     frows = []
     for c in doc["cells"]:
@@ -191,9 +192,19 @@ def _comparisons(d: Doc, doc: dict[str, Any]) -> None:
     d.table(["target", "level", "scorer", "arm", "fail→pass / pass→fail", "flip rate",
              "excess flip rate [CI]", "note"], frows,
             "PASS is the scorer's own status; the excess flip rate subtracts the flip rate "
-            "between identical reruns of the baseline arm.")
+            "between identical reruns of the baseline arm."
+            + said_why([c["flips"]["excess"] for c in doc["cells"]]))
     d.h("Variance shares", 3)
     _variance_table(d, doc["variance"], "target")
+
+
+def _band_text(d: Doc, band: dict[str, Any] | None) -> str:
+    """Return a dose's bootstrap band as printed: `[lo, hi]`, `no interval` (fewer than 3
+    seeds: the table's caption says why), or n/a without values."""
+    if not band:
+        return "n/a"
+    iv = band.get("interval")
+    return "no interval" if not iv else f"[{d.g.fmt(iv[0])}, {d.g.fmt(iv[1])}]"
 
 
 def _curves(d: Doc, doc: dict[str, Any]) -> None:
@@ -202,13 +213,15 @@ def _curves(d: Doc, doc: dict[str, Any]) -> None:
         cv = c["curve"]
         mono = cv["monotone_non_increasing"]
         d.h(f"{code(c['target'])} at {c['level']}, {code(c['scorer'])} ({c['outcome']})", 3)
+        bare = [pt for pt in cv["points"] if pt["band"] and not pt["band"].get("interval")]
         d.figure(curve_svg(c), "Line: mean per dose; band: seeded bootstrap 95% interval; "
-                 "dots: every per-seed value.")
+                 "dots: every per-seed value."
+                 + (" The band leaves out a dose without an interval (see the table)."
+                    if bare else ""))
         d.table(["dose", "n", "mean", "bootstrap band", "per-seed values"],
-                [[pt["dose"], pt["n"], pt["mean"],
-                  "n/a" if not pt["band"] else
-                  f"[{d.g.fmt(pt['band']['interval'][0])}, {d.g.fmt(pt['band']['interval'][1])}]",
-                  ", ".join(d.g.fmt(q["value"]) for q in pt["points"])] for pt in cv["points"]])
+                [[pt["dose"], pt["n"], pt["mean"], _band_text(d, pt["band"]),
+                  ", ".join(d.g.fmt(q["value"]) for q in pt["points"])] for pt in cv["points"]],
+                said_why([pt["band"] for pt in bare]).strip())
         d.p("Means monotone non-increasing in dose: "
             + ("n/a" if mono is None else "yes" if mono else "no") + ".")
 

@@ -6,6 +6,11 @@ size depends only on (n, resamples), so the same inputs and seed give bit-identi
 
 Resamples are laid out one per column, an (n, resamples) matrix: numpy reduces across the rows
 of a short, wide matrix far faster than along many tiny rows, and cells are short (n ~ 10).
+
+Below `MIN_UNITS` resampled units (values, pairs or clusters) no interval is given (`interval`
+None, `interval_note` says why): a bootstrap over k units has C(2k - 1, k) distinct resamples,
+one for a single unit (the "interval" is the value, read as certainty) and three for two (a 95%
+interval is then just the two values, each drawn with probability 1/4).
 """
 
 from __future__ import annotations
@@ -16,15 +21,43 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from ._seeding import generator
+from ._seeding import check_seed, generator
 from .results import Estimate, Interval
 from .validate import FloatArray, IntArray, as_values, check_confidence, check_count, check_fraction
 
 DEFAULT_RESAMPLES = 2000
+MIN_UNITS = 3  # the fewest units a bootstrap interval is given from (10 distinct resamples)
 _BLOCK_ELEMENTS = 1 << 23  # 8M int64 indices = 64 MiB per block
 
 # A reducer maps an (n, resamples) matrix, one resample per column, to one value per column.
 Reducer = Callable[[FloatArray], FloatArray]
+
+
+def _units(k: int, unit: str) -> str:
+    return f"{k} {unit}{'' if k == 1 else 's'}"
+
+
+def too_few_units(counts: Sequence[int], unit: str = "value",
+                  sides: Sequence[str] = ()) -> str | None:
+    """Return why a bootstrap over these units (per side, if named) gives no interval, or None
+    when every side has at least MIN_UNITS."""
+    least = min(counts)
+    if least >= MIN_UNITS:
+        return None
+    said = ", ".join(f"{_units(k, unit)} {side}" for k, side in zip(counts, sides, strict=True)
+                     ) if sides else _units(least, unit)
+    distinct = math.comb(2 * least - 1, least)
+    return (f"no interval: {said}; a bootstrap over {_units(least, unit)} has {distinct} "
+            f"distinct resample{'' if distinct == 1 else 's'}, an interval needs at least "
+            f"{MIN_UNITS} {unit}s{' on each side' if sides else ''}")
+
+
+def check_draw(resamples: int, seed: int) -> None:
+    """Raise ValueError unless `resamples` is a positive count and `seed` a valid seed."""
+    # Checked before any draw: an interval withheld for too few units draws nothing, and a bad
+    # seed must fail the same whatever the data.
+    check_count(resamples, "resamples")
+    check_seed(seed)
 
 
 def cvar_count(alpha: float, n: int) -> int:
@@ -125,24 +158,29 @@ def bootstrap_cis(
     alpha: float = 0.2,
     tau: float = 0.9,
 ) -> tuple[Estimate, ...]:
-    """Return percentile-bootstrap estimates for several named statistics from shared resamples."""
+    """Return percentile-bootstrap estimates for several named statistics from shared resamples
+    (no intervals below MIN_UNITS values: `interval_note` says why)."""
     x = as_values(values)
     check_confidence(confidence)
-    check_count(resamples, "resamples")
+    check_draw(resamples, seed)
     reducers = [reducer(name, alpha=alpha, tau=tau) for name in statistics]
-    dists = bootstrap_distributions(x, reducers, resamples=resamples, seed=seed)
+    note = too_few_units([x.size])
+    dists: list[FloatArray | None] = (
+        [None] * len(reducers) if note else
+        list(bootstrap_distributions(x, reducers, resamples=resamples, seed=seed)))
     out = []
     for name, reduce, dist in zip(statistics, reducers, dists, strict=True):
         point = float(reduce(x[:, np.newaxis])[0])
         out.append(
             Estimate(
                 value=point,
-                interval=percentile_interval(dist, confidence),
+                interval=None if dist is None else percentile_interval(dist, confidence),
                 n=x.size,
                 method=f"percentile bootstrap of {name}",
                 seed=seed,
                 confidence=confidence,
                 resamples=resamples,
+                interval_note=note,
             )
         )
     return tuple(out)
@@ -161,7 +199,8 @@ def bootstrap_ci(
     """Return the statistic with its seeded percentile-bootstrap interval (resampling values).
 
     `statistic` is a name (mean, worst, cvar, reliability) or a callable reducing each row of
-    a (resamples, n) matrix to one number.
+    a (resamples, n) matrix to one number. Below MIN_UNITS values there is no interval
+    (`interval_note` says why).
     """
     if isinstance(statistic, str):
         return bootstrap_cis(
@@ -175,16 +214,22 @@ def bootstrap_ci(
         )[0]
     x = as_values(values)
     check_confidence(confidence)
-    check_count(resamples, "resamples")
-    # The callable works row-wise on (resamples, n), like scipy's vectorised statistics.
-    (dist,) = bootstrap_distributions(x, [lambda m: statistic(m.T)], resamples=resamples, seed=seed)
+    check_draw(resamples, seed)
+    note = too_few_units([x.size])
+    interval = None
+    if not note:
+        # The callable works row-wise on (resamples, n), like scipy's vectorised statistics.
+        (dist,) = bootstrap_distributions(x, [lambda m: statistic(m.T)], resamples=resamples,
+                                          seed=seed)
+        interval = percentile_interval(dist, confidence)
     name = getattr(statistic, "__name__", "statistic")
     return Estimate(
         value=float(statistic(x[np.newaxis, :])[0]),
-        interval=percentile_interval(dist, confidence),
+        interval=interval,
         n=x.size,
         method=f"percentile bootstrap of {name}",
         seed=seed,
         confidence=confidence,
         resamples=resamples,
+        interval_note=note,
     )

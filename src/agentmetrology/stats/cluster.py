@@ -5,21 +5,27 @@ weighs the same however many repeats it has. Resampling a task brings all its re
 which is the same as resampling the task means; that is how it is computed.
 
 Below `MIN_CLUSTERS` clusters no interval is given (`interval` None, `interval_note` says why):
-a bootstrap over k clusters has C(2k - 1, k) distinct resamples, one for a single cluster (the
-"interval" is the value, read as certainty) and three for two (a 95% interval is then just the
-two cluster means, each drawn with probability 1/4).
+the bootstrap's rule over units (stats.bootstrap.MIN_UNITS), with clusters as the units; a 95%
+interval over two clusters would be just the two cluster means.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from .bootstrap import DEFAULT_RESAMPLES, bootstrap_distributions, percentile_interval, reducer
+from .bootstrap import (
+    DEFAULT_RESAMPLES,
+    MIN_UNITS,
+    bootstrap_distributions,
+    check_draw,
+    percentile_interval,
+    reducer,
+    too_few_units,
+)
 from .results import Estimate, Interval
 from .rounding import cancel_to_zero
 from .validate import (
@@ -29,11 +35,10 @@ from .validate import (
     as_pair,
     as_values,
     check_confidence,
-    check_count,
 )
 
 Labels = Sequence[Any] | npt.NDArray[Any]
-MIN_CLUSTERS = 3  # the fewest clusters a cluster-bootstrap interval is given from (10 resamples)
+MIN_CLUSTERS = MIN_UNITS  # the fewest clusters a cluster-bootstrap interval is given from
 
 
 def _clusters(k: int) -> str:
@@ -43,21 +48,13 @@ def _clusters(k: int) -> str:
 def too_few_clusters(counts: Sequence[int], sides: Sequence[str] = ()) -> str | None:
     """Return why a bootstrap over these clusters (per side, if named) gives no interval, or
     None when every side has at least MIN_CLUSTERS."""
-    least = min(counts)
-    if least >= MIN_CLUSTERS:
-        return None
-    said = ", ".join(f"{_clusters(k)} {side}" for k, side in zip(counts, sides, strict=True)
-                     ) if sides else _clusters(least)
-    distinct = math.comb(2 * least - 1, least)
-    return (f"no interval: {said}; a bootstrap over {_clusters(least)} has {distinct} distinct "
-            f"resample{'' if distinct == 1 else 's'}, an interval needs at least "
-            f"{MIN_CLUSTERS} clusters{' on each side' if sides else ''}")
+    return too_few_units(counts, "cluster", sides)
 
 
 def unit_note(clusters: Labels | None, units: int) -> str | None:
-    """Return why a bootstrap over `units` clusters gives no interval (None for pairs, or
-    enough clusters)."""
-    return None if clusters is None else too_few_clusters([units])
+    """Return why a bootstrap over `units` pairs (or clusters, when given) gives no interval,
+    or None when there are enough."""
+    return too_few_units([units], "pair" if clusters is None else "cluster")
 
 
 def cluster_means(
@@ -107,7 +104,7 @@ def cluster_bootstrap(
     """Return the mean over clusters of within-cluster means, with a cluster-bootstrap interval
     (none below MIN_CLUSTERS clusters: `interval_note` says why)."""
     check_confidence(confidence)
-    check_count(resamples, "resamples")
+    check_draw(resamples, seed)
     means, cluster_strata = cluster_means(values, clusters, strata)
     note = too_few_clusters([means.size])
     kind = "stratified task-cluster bootstrap" if strata is not None else "task-cluster bootstrap"

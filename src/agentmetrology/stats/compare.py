@@ -90,7 +90,8 @@ def compare_paired(
 
     Flips and McNemar count pairs as pass/fail at value >= tau (for 0/1 outcomes, the outcome).
     Below `minimum` units the equivalence label is `insufficient evidence`; below
-    MIN_CLUSTERS clusters there are no bootstrap intervals either (`interval_note` says why).
+    MIN_UNITS pairs or clusters there are no bootstrap intervals either (`interval_note` says
+    why).
     """
     x, y = as_pair(a, b)
     t = check_fraction(tau, "tau", allow_zero=True)

@@ -6,7 +6,8 @@ anything the margin says matters, and `excludes_zero` stays True so it remains v
 Otherwise `different` when the 95% interval excludes 0, else `inconclusive`. Below `minimum`
 units (pairs, or clusters) the label is `insufficient evidence`: a bootstrap interval of one
 to a few differences collapses to their range, so it "excludes 0" from one pair. Below
-MIN_CLUSTERS clusters there are no intervals at all (stats.cluster), so no label either.
+MIN_UNITS pairs, or MIN_CLUSTERS clusters, there are no intervals at all (stats.bootstrap),
+so no label either.
 """
 
 from __future__ import annotations
@@ -14,11 +15,17 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from .bootstrap import DEFAULT_RESAMPLES, bootstrap_distributions, percentile_interval, reducer
+from .bootstrap import (
+    DEFAULT_RESAMPLES,
+    bootstrap_distributions,
+    check_draw,
+    percentile_interval,
+    reducer,
+)
 from .cluster import Labels, unit_differences, unit_note
 from .results import EquivalenceResult, Interval
 from .rounding import widened
-from .validate import FloatArray, check_count, check_finite
+from .validate import FloatArray, check_finite
 
 DEFAULT_MARGIN = 0.10
 INSUFFICIENT = "insufficient evidence"
@@ -60,8 +67,8 @@ def _draw(
     seed: int,
 ) -> tuple[FloatArray, FloatArray | None, str | None]:
     """Return the unit differences and the bootstrap distribution of their mean, or no
-    distribution and why (too few clusters: stats.cluster)."""
-    check_count(resamples, "resamples")
+    distribution and why (too few pairs or clusters: stats.bootstrap.too_few_units)."""
+    check_draw(resamples, seed)
     d, unit_strata = unit_differences(a, b, clusters, strata)
     note = unit_note(clusters, d.size)
     if note:
@@ -84,8 +91,8 @@ def equivalence(
     minimum: int = 0,
 ) -> EquivalenceResult:
     """Return the equivalence label of mean(b - a), with 90% and 95% intervals from one draw
-    (`insufficient evidence` below `minimum` units, and with no intervals below MIN_CLUSTERS
-    clusters)."""
+    (`insufficient evidence` below `minimum` units, and with no intervals below MIN_UNITS
+    pairs or MIN_CLUSTERS clusters)."""
     m = _check_margin(margin)
     d, dist, note = _draw(a, b, clusters, strata, resamples, seed)
     ci90, ci95 = (None, None) if dist is None else (percentile_interval(dist, 0.90),
@@ -125,8 +132,9 @@ def bootstrap_p_values(
     difference p is twice the smaller tail at 0 (below 0.05 about when the 95% interval
     excludes 0); the equivalence p is the larger tail beyond ±margin (below 0.05 about when
     the 90% interval lies inside it). Tails count (k + 1) / (B + 1) so a p-value is never 0;
-    a family of them can be Holm-adjusted. Below MIN_CLUSTERS clusters both are None: a draw
-    over one cluster gives the smallest p there is (2 / (B + 1)) from a single difference.
+    a family of them can be Holm-adjusted. Below MIN_UNITS pairs (MIN_CLUSTERS clusters) both
+    are None: a draw over one unit gives the smallest p there is (2 / (B + 1)) from a single
+    difference.
     """
     _, dist, _ = _draw(a, b, clusters, strata, of.resamples, of.seed)
     if dist is None:

@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from .bootstrap import DEFAULT_RESAMPLES, bootstrap_distributions, percentile_interval, reducer
+from .bootstrap import (
+    DEFAULT_RESAMPLES,
+    bootstrap_distributions,
+    check_draw,
+    percentile_interval,
+    reducer,
+    too_few_units,
+)
 from .cluster import too_few_clusters
 from .results import ExcessFlipResult, FlipResult
 from .validate import (
@@ -14,7 +21,6 @@ from .validate import (
     as_binary,
     as_labels,
     check_confidence,
-    check_count,
 )
 
 
@@ -57,11 +63,11 @@ def excess_flip_rate(
     `clusters` (independent units only): the cluster label (e.g. task) of each condition unit
     and of each rerun unit; whole clusters are resampled on each side, so units of one task,
     which share its difficulty, are not counted as independent evidence. The rates stay the
-    share of flipping units. Below MIN_CLUSTERS clusters on a side there is no interval
-    (`interval_note` says why).
+    share of flipping units. Below MIN_CLUSTERS clusters on a side, or MIN_UNITS units
+    without clusters, there is no interval (`interval_note` says why).
     """
     check_confidence(confidence)
-    check_count(resamples, "resamples")
+    check_draw(resamples, seed)
     ca, cb = _matched(condition_a, condition_b, ("condition_a", "condition_b"))
     ra, rb = _matched(rerun_a, rerun_b, ("rerun_a", "rerun_b"))
     cond = (ca != cb).astype(np.float64)
@@ -77,21 +83,24 @@ def excess_flip_rate(
                               None if note else _clustered_excess(sums, counts, resamples, seed),
                               "independent task-cluster bootstrap", seed, confidence, resamples,
                               note)
-    if same_units:
-        if cond.size != rerun.size:
-            raise ValueError(
-                "rerun_a must have the same length as condition_a when same_units=True, "
-                f"got {rerun.size} and {cond.size}"
-            )
+    if same_units and cond.size != rerun.size:
+        raise ValueError(
+            "rerun_a must have the same length as condition_a when same_units=True, "
+            f"got {rerun.size} and {cond.size}"
+        )
+    note = too_few_units([cond.size], "unit") if same_units else too_few_units(
+        [cond.size, rerun.size], "unit", ("on the condition side", "on the rerun side"))
+    dist: FloatArray | None = None  # no draw when the interval is withheld (`note` says why)
+    if note is None and same_units:
         # Joint resampling of units: the excess is the mean of the per-unit difference.
         (dist,) = bootstrap_distributions(
             cond - rerun, [reducer("mean")], resamples=resamples, seed=seed
         )
-    else:
+    elif note is None:
         dist = _independent_excess(cond, rerun, resamples, seed)
     return _excess_result(cond, rerun, dist,
                           f"{'joint' if same_units else 'independent'} unit bootstrap",
-                          seed, confidence, resamples)
+                          seed, confidence, resamples, note)
 
 
 def _excess_result(cond: FloatArray, rerun: FloatArray, dist: FloatArray | None, how: str,

@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._seeding import check_seed, generator
-from .bootstrap import DEFAULT_RESAMPLES
+from .bootstrap import DEFAULT_RESAMPLES, check_draw
 from .cluster import Labels, mean_interval, resampling_name, unit_differences, unit_note
 from .results import Estimate, HolmResult, TestResult
 from .validate import FloatArray, check_confidence, check_count, check_fraction
@@ -30,9 +30,10 @@ def paired_bootstrap(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
 ) -> Estimate:
-    """Return mean(b - a) with a percentile interval from resampling pairs (or clusters)."""
+    """Return mean(b - a) with a percentile interval from resampling pairs (or clusters); none
+    below MIN_UNITS units (`interval_note` says why)."""
     check_confidence(confidence)
-    check_count(resamples, "resamples")
+    check_draw(resamples, seed)
     d, unit_strata = unit_differences(a, b, clusters, strata)
     note = unit_note(clusters, d.size)
     return Estimate(
@@ -144,9 +145,10 @@ def cliffs_delta_paired(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
 ) -> Estimate:
-    """Return [#(d>0) - #(d<0)]/n over units (pairs or clusters), with a bootstrap interval."""
+    """Return [#(d>0) - #(d<0)]/n over units (pairs or clusters), with a bootstrap interval
+    (none below MIN_UNITS units: `interval_note` says why)."""
     check_confidence(confidence)
-    check_count(resamples, "resamples")
+    check_draw(resamples, seed)
     d, unit_strata = unit_differences(a, b, clusters, strata)
     signs = np.sign(d)
     note = unit_note(clusters, signs.size)

@@ -2,7 +2,8 @@
 
 Every record carries `value`, `interval` ((lo, hi) or None), `n`, `method` and `seed` (None when
 nothing was resampled), plus fields specific to it. Undefined numbers are None, never NaN. A
-bootstrap record whose interval was withheld says why in `interval_note` (stats.cluster).
+bootstrap record whose interval was withheld says why in `interval_note` (too few units:
+stats.bootstrap.too_few_units).
 """
 
 from __future__ import annotations

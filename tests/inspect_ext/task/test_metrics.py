@@ -87,3 +87,10 @@ def test_metrics_on_any_inspect_task(tmp_path: Path) -> None:
                        "reliability": 0.5, "reliability_excluded": 0, "ci_mean": 0.5,
                        "ci_low": est.interval[0], "ci_high": est.interval[1], "ci_excluded": 0}
     assert not any(math.isnan(v) for v in metrics.values())
+
+
+def test_two_values_have_no_ci_bounds_never_the_values_themselves() -> None:
+    # A bootstrap over 2 values has 3 distinct resamples (stats.bootstrap): the bounds were
+    # the two values, [0.5, 1.0], as a 95% interval. Inspect leaves None out of the log.
+    assert bootstrap_ci(seed=0)(_scores([0.5, 1.0])) == {
+        "ci_mean": 0.75, "ci_low": None, "ci_high": None, "ci_excluded": 0}

@@ -65,7 +65,9 @@ def reliability(tau: float = 0.9) -> Metric:
 @metric
 def bootstrap_ci(confidence: float = 0.95, resamples: int = stats.DEFAULT_RESAMPLES,
                  seed: int = 0) -> Metric:
-    """Return a metric: the mean with its seeded percentile-bootstrap CI (stats.bootstrap_ci)."""
+    """Return a metric: the mean with its seeded percentile-bootstrap CI (stats.bootstrap_ci);
+    below 3 values `ci_low` and `ci_high` are None (Inspect leaves them out), never the
+    values themselves as bounds, and the task-end hook says why."""
     stats.bootstrap_ci([0.0], confidence=confidence, resamples=1, seed=seed)
 
     def run(scores: list[SampleScore]) -> Value:

@@ -4,7 +4,8 @@ Inspect's metrics can only be numbers, and it drops unscored samples before any 
 a run in which no sample could be measured (an offline model, a provider outage) would show a
 NaN mean or nothing at all. This task-end hook says it plainly on stderr for each scorer of our
 tasks: "no measured samples (k excluded: reason)", or how many of n were excluded and why when
-some were. It reads the finished log only (never changes it).
+some were; and, for a scorer with 1 or 2 measured samples, why its bootstrap CI has no bounds
+(stats.bootstrap). It reads the finished log only (never changes it).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from collections.abc import Iterable
 
 from inspect_ai.hooks import Hooks, TaskEnd, hooks
 from inspect_ai.log import EvalLog, EvalSample
+
+from agentmetrology.stats.bootstrap import too_few_units
 
 PREFIX = "agentmetrology/"
 
@@ -64,12 +67,31 @@ def unmeasured_lines(log: EvalLog) -> list[str]:
     return lines
 
 
+def interval_lines(log: EvalLog) -> list[str]:
+    """Return one line per scorer of an agentmetrology task whose bootstrap CI was withheld
+    (`ci_mean` without `ci_low`/`ci_high`: fewer than 3 measured samples), saying why."""
+    if not log.eval.task.startswith(PREFIX) or log.results is None:
+        return []
+    lines = []
+    for score in log.results.scores:
+        shown = {m.name for m in score.metrics.values()}
+        if "ci_mean" not in shown or "ci_low" in shown:
+            continue
+        ci = {m.name: m.value for m in score.metrics.values()}
+        n = (score.scored_samples or 0) - int(ci.get("ci_excluded") or 0)
+        note = too_few_units([n], "measured sample")
+        if note:  # Inspect's metrics can only be numbers: the why is said here, in words
+            lines.append(f"agentmetrology: {score.name}: ci_mean has no ci_low/ci_high, {note}")
+    return lines
+
+
 @hooks(name="agentmetrology_unmeasured", description="Say which samples of an agentmetrology "
                                                      "task were not measured, and why.")
 class UnmeasuredReport(Hooks):
-    """Prints the unmeasured samples of each agentmetrology task when it ends."""
+    """Prints the unmeasured samples of each agentmetrology task when it ends, and why a
+    scorer's bootstrap CI was withheld."""
 
     async def on_task_end(self, data: TaskEnd) -> None:
         """Write the task's unmeasured-sample lines to stderr."""
-        for line in unmeasured_lines(data.log):
+        for line in unmeasured_lines(data.log) + interval_lines(data.log):
             print(line, file=sys.stderr, flush=True)

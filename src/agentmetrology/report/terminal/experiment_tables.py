@@ -9,7 +9,7 @@ from typing import Any
 from rich import box
 from rich.console import Console
 
-from agentmetrology.report.experiment_dose import shape_sentence, signed
+from agentmetrology.report.experiment_dose import delta_text, no_interval_notes, shape_sentence
 from agentmetrology.report.numberguard import p_text
 from agentmetrology.report.terminal.table_fit import Col, fit_table
 
@@ -67,8 +67,7 @@ def _p(x: float | None) -> str:
 def print_dose(console: Console, dose: dict[str, Any]) -> None:
     """Print the slack dose response: delta per target and slack, then its shape per level."""
     cells = [[r["target"], str(r["slack"]),
-              signed(_f, r["delta"]) + ("" if not r["interval"] else
-                                        f" [{_f(r['interval'][0])}, {_f(r['interval'][1])}]"),
+              delta_text(_f, r),
               _p(r["sign_flip_p"]), _p(r["p_holm"]), r["verdict"],
               f"{_f(r['baseline']['quota_deaths'])}/{_f(r['arm']['quota_deaths'])}",
               f"{_f(r['baseline']['skips'])}/{_f(r['arm']['skips'])}"] for r in dose["rows"]]
@@ -76,6 +75,8 @@ def print_dose(console: Console, dose: dict[str, Any]) -> None:
     table = fit_table(console, title, DOSE_COLS, cells, full="report.md", markup=False)
     table.box = box.SIMPLE
     console.print(table)
+    for note in no_interval_notes(dose["rows"]):
+        console.print(note, markup=False, emoji=False)
     for level in dose["shape"]:
         console.print(shape_sentence(dose, level, _f).replace("`", ""), markup=False,
                       emoji=False)

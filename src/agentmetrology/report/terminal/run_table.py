@@ -105,14 +105,18 @@ def print_run_summary(console: Console, path: tuple[str, str], cells: list[RunCe
     from agentmetrology.stats.bootstrap import DEFAULT_RESAMPLES
 
     rows = []
+    withheld: dict[str, list[str]] = {}  # why an interval was withheld -> the cells it was
     for c in cells:
         s = c.summary
         if s is None:
             rows.append([c.agent, c.level, "0", "—", "—", "—", str(c.excluded)])
             continue
         ci = s.mean.interval
+        if ci is None and s.mean.interval_note:  # 1 or 2 measured episodes (stats.bootstrap)
+            withheld.setdefault(s.mean.interval_note, []).append(f"{c.agent} at {c.level}")
         rows.append([c.agent, c.level, str(s.n), f"{s.mean.value:.3f}",
-                     "—" if ci is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]",
+                     ("no interval" if s.mean.interval_note else "—") if ci is None else
+                     f"[{ci[0]:.3f}, {ci[1]:.3f}]",
                      f"{s.worst.value:.3f}", str(c.excluded)])
     label, field = path
     console.print(fit_table(console, f"summary: {label}.{field} (the outcome scorer)",
@@ -121,6 +125,8 @@ def print_run_summary(console: Console, path: tuple[str, str], cells: list[RunCe
                   f"({DEFAULT_RESAMPLES} resamples, seed 0); worst: the lowest measured "
                   "episode; excluded: measurement failures, never scored", markup=False,
                   emoji=False)
+    for note, where in withheld.items():
+        console.print(f"95% CI of {', '.join(where)}: {note}", markup=False, emoji=False)
 
 
 def print_envs(console: Console, rows: list[dict[str, Any]]) -> None:

@@ -64,7 +64,7 @@ def _label(eq: Mapping[str, Any], r: Mapping[str, Any]) -> str:
 
 def _ci(est: Mapping[str, Any], pct: str) -> str:
     """Return an estimate's `95% CI [lo, hi]`, or that it has none (the `intervals` row says
-    why: too few clusters)."""
+    why: fewer than 3 pairs or clusters)."""
     return f"{pct} CI {fmt_ci(est['interval'])}" if est.get("interval") else "(no interval)"
 
 
@@ -108,9 +108,11 @@ def _comparison_rows(doc: Mapping[str, Any], c: Mapping[str, Any]) -> list[tuple
     ex = c["excess_flip"]
     if ex is not None:
         rows.append(("excess flip rate",
-                     ex["why"] or f"{fmt(ex['value'])} {pct} CI {fmt_ci(ex['interval'])} "
+                     ex["why"] or f"{fmt(ex['value'])} {_ci(ex, pct)} "
                                   f"(conditions {fmt(ex['condition_rate'])}, reruns "
-                                  f"{fmt(ex['rerun_rate'])} via {ex['rerun_group']})"))
+                                  f"{fmt(ex['rerun_rate'])} via {ex['rerun_group']})"
+                                  + (f"; {ex['interval_note']}" if ex.get("interval_note")
+                                     else "")))
     return rows
 
 

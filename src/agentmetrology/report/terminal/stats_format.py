@@ -33,6 +33,14 @@ def fmt_ci(interval: Sequence[float] | None) -> str:
     return "-" if interval is None else f"[{fmt(interval[0])}, {fmt(interval[1])}]"
 
 
+def fmt_estimate_ci(est: Mapping[str, Any]) -> str:
+    """Format an estimate's interval as [lo, hi], or `no interval` where the statistics
+    withheld it (too few units: its `interval_note` says why), else a dash."""
+    if est.get("interval") is None and est.get("interval_note"):
+        return "no interval"
+    return fmt_ci(est.get("interval"))
+
+
 def fmt_p(p: float | None) -> str:
     """Format a p-value to 4 decimals, never as 0.0000: below 1e-4 it prints as '< 1e-4'."""
     if p is None:

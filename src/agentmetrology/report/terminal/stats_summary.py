@@ -18,7 +18,7 @@ from agentmetrology.report.terminal.stats_format import (
     exclusion_lines,
     fitted_table,
     fmt,
-    fmt_ci,
+    fmt_estimate_ci,
     print_lines,
 )
 from agentmetrology.results import describe
@@ -54,7 +54,7 @@ def _summary_table(doc: Mapping[str, Any], console: Console) -> tuple[Table, lis
                 *(Text(g["group"][name]) for name in names),
                 Text(str(g["n"])),
                 Text(fmt(g["mean"]["value"])),
-                Text(fmt_ci(g["mean"]["interval"])),
+                Text(fmt_estimate_ci(g["mean"])),
                 Text(fmt(g["worst"]["value"])),
                 Text(fmt(g["cvar"]["value"])),
                 Text(fmt(g["reliability"]["value"])),
@@ -83,6 +83,9 @@ def print_summary(doc: Mapping[str, Any], console: Console) -> None:
     rows = doc["rows"]
     lines = [f"Rel@tau: {doc['scale']['text']}",
              f"rows read {rows['read']}, used {rows['used']}, {describe(doc['excluded'])}"]
+    # A group of 1 or 2 runs has no interval (stats.bootstrap): say why, never a dash alone.
+    lines += [f"CI of {_group_name(g['group'])}: {g['mean']['interval_note']}"
+              for g in doc["groups"] if g["mean"].get("interval_note")]
     lines += exclusion_lines(doc)
     for g in doc["groups"]:
         if g["excluded"]["count"]:
