@@ -30,7 +30,8 @@ def _invariance_at(items: list[dict[str, Any]], base: str, arm: str) -> dict[str
             "invariant": x["invariant"], "complete": x["complete"],
             "distinct_vectors": x["distinct_vectors"], "indistinguishable": x["indistinguishable"]}
     checks = [v for v in out.values() if v is not None]
-    out["forced"] = bool(checks) and all(v["invariant"] for v in checks)
+    # None: not checked (invariance compares targets: a plan of one target has none to compare)
+    out["forced"] = all(v["invariant"] for v in checks) if checks else None
     return out
 
 
@@ -67,14 +68,17 @@ def shape(rows: list[dict[str, Any]], invariance: list[dict[str, Any]]) -> dict[
     design cannot tell their decisions apart); binds at a slack: some target's delta is
     confirmed there. The inverted U of decision relevance holds iff the lowest slack is forced,
     nothing binds at the highest, and at some slack in between the squeeze binds while the
-    targets' outcomes differ. Per target: whether delta is non-increasing in slack.
+    targets' outcomes differ; forcing is not checked (None) for a plan of one target, and the
+    inverted U is then undetermined (None) unless the highest slack binds. Per target: whether
+    delta is non-increasing in slack.
     """
     slacks = sorted({r["slack"] for r in rows})
     forced = {x["slack"]: x["forced"] for x in invariance}
     binds = {k: any(r["verdict"] == "confirmed" for r in rows if r["slack"] == k)
              for k in slacks}
     lo, hi = slacks[0], slacks[-1]
-    middle = [k for k in slacks[1:-1] if binds[k] and not forced.get(k, False)]
+    # a slack whose forcing was not checked is neither forced nor free here
+    middle = [k for k in slacks[1:-1] if binds[k] and forced.get(k) is False]
     targets: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         targets.setdefault(r["target"], []).append(r)
@@ -82,11 +86,14 @@ def shape(rows: list[dict[str, Any]], invariance: list[dict[str, Any]]) -> dict[
     for t, rs in targets.items():
         ds = [r["delta"] for r in sorted(rs, key=lambda r: r["slack"])]
         falling[t] = None if None in ds else all(b <= a for a, b in itertools.pairwise(ds))
-    return {"slacks": slacks, "forced": [forced.get(k, False) for k in slacks],
+    at_lowest = forced.get(lo)
+    return {"slacks": slacks, "forced": [forced.get(k) for k in slacks],
             "binds": [binds[k] for k in slacks], "lowest": lo, "highest": hi,
-            "forced_at_lowest": forced.get(lo, False), "binds_at_highest": binds[hi],
+            "forced_at_lowest": at_lowest, "binds_at_highest": binds[hi],
             "binding_and_free_between": middle,
-            "inverted_u": forced.get(lo, False) and not binds[hi] and bool(middle),
+            # undetermined (None) when whether the lowest slack forces every choice is unknown
+            "inverted_u": (None if at_lowest is None and not binds[hi]
+                           else bool(at_lowest) and not binds[hi] and bool(middle)),
             "delta_non_increasing": falling}
 
 

@@ -49,7 +49,11 @@ def shape_sentence(dose: dict[str, Any], level: str, fmt: Fmt) -> str:
     rows = [r for r in dose["rows"] if r["level"] == level]
     lo, hi = sh["lowest"], sh["highest"]
     zero = next(x for x in dose["invariance"] if x["level"] == level and x["slack"] == lo)
-    if sh["forced_at_lowest"]:
+    if sh["forced_at_lowest"] is None:
+        first = (f"at slack {lo} whether every choice is forced is not checked (decision "
+                 "invariance compares the targets' per-seed coverage, and this plan has one "
+                 "target)")
+    elif sh["forced_at_lowest"]:
         first = (f"at slack {lo} every choice is forced (every target gives the same per-seed "
                  "coverage in both arms)")
     else:
@@ -71,7 +75,8 @@ def shape_sentence(dose: dict[str, Any], level: str, fmt: Fmt) -> str:
         falling.append(f"{code(target)} {', '.join(ds)}"
                        + ("" if down else " (not non-increasing)" if down is False
                           else " (a slack without delta)"))
-    verdict = "an inverted U" if sh["inverted_u"] else "not an inverted U"
+    verdict = ("undetermined whether an inverted U" if sh["inverted_u"] is None
+               else "an inverted U" if sh["inverted_u"] else "not an inverted U")
     return (f"Shape, by these numbers: {verdict} of decision relevance. {first[0].upper()}"
             f"{first[1:]}; {where}; {last}. Delta by slack: {'; '.join(falling)}.")
 
@@ -103,7 +108,8 @@ def dose_section(d: Doc, doc: dict[str, Any]) -> None:
                   f"{v['distinct_vectors']} distinct"
                   + "".join(f"; {code(a)} = {code(b)}" for a, b in v["indistinguishable"]))
                  for v in (x["baseline"], x["arm"])]
-        rows.append([x["level"], x["slack"], *cells, "yes" if x["forced"] else "no"])
+        rows.append([x["level"], x["slack"], *cells,
+                     "not checked" if x["forced"] is None else "yes" if x["forced"] else "no"])
     d.table(["level", "slack", "targets' per-seed coverage, baseline",
              "targets' per-seed coverage, arm", "forced (decision-invariant)"], rows,
             "Decision invariance per slack: identical per-seed vectors mean the design cannot "
