@@ -68,6 +68,10 @@ def test_stratified_cluster_interval_contains_point(rows: list[tuple[int, float]
     strata = [f"s{c % 2}" for c, _ in rows]  # constant within each cluster
     est = cluster_bootstrap([v for _, v in rows], clusters, strata=strata,
                             resamples=RESAMPLES, seed=seed)
-    assert (est.interval is None) is (est.n < MIN_CLUSTERS)
+    per_stratum: dict[str, set[str]] = {}
+    for c, s in zip(clusters, strata, strict=True):
+        per_stratum.setdefault(s, set()).add(c)
+    smallest = min(len(v) for v in per_stratum.values())
+    assert (est.interval is None) is (est.n < MIN_CLUSTERS or smallest < MIN_CLUSTERS)
     if est.interval is not None:
         assert est.interval[0] <= est.value <= est.interval[1]

@@ -39,8 +39,11 @@ def test_cluster_bootstrap_weighs_tasks_equally_and_names_itself() -> None:
                               confidence=0.9, seed=1)
     assert strat.method == ("stratified task-cluster bootstrap of the mean (3 clusters, "
                             "5 values)")
-    # one task per stratum: every resample is the data itself
-    assert strat.interval == (pytest.approx(4 / 9), pytest.approx(4 / 9))
+    # one task per stratum: every resample is the data itself, so there is no interval (it
+    # was [4/9, 4/9], read as certainty), and the note says why
+    assert strat.interval is None and strat.interval_note == (
+        "no interval: a stratum holds 1 cluster; a bootstrap within it has 1 distinct "
+        "resample, and each stratum needs at least 3 clusters")
     assert strat.confidence == 0.9
     with pytest.raises(ValueError):
         cluster_bootstrap(values, clusters, resamples=0)

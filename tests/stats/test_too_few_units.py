@@ -119,3 +119,22 @@ def test_unclustered_excess_flips_need_3_units_on_each_side() -> None:
 def test_a_bad_seed_fails_even_when_nothing_is_drawn(call: object) -> None:
     with pytest.raises(ValueError, match="seed must be a non-negative integer"):
         call()  # type: ignore[operator]
+
+
+def test_a_stratum_of_fewer_than_3_units_gives_no_interval() -> None:
+    # Three strata of one cluster each: every stratified resample was the data itself, and the
+    # interval read [0.5, 0.5] over three clusters that disagree (0.1, 0.5, 0.9).
+    from agentmetrology.stats import cluster_bootstrap, compare_paired
+
+    est = cluster_bootstrap([0.1, 0.5, 0.9], ["a", "b", "c"], strata=["x", "y", "z"])
+    assert est.interval is None and est.value == pytest.approx(0.5)
+    assert est.interval_note == ("no interval: a stratum holds 1 cluster; a bootstrap within it "
+                                 "has 1 distinct resample, and each stratum needs at least 3 "
+                                 "clusters")
+    three_each = cluster_bootstrap([0.1, 0.5, 0.9, 0.2, 0.4, 0.8], list("abcdef"),
+                                   strata=list("xxxyyy"))
+    assert three_each.interval is not None and three_each.interval_note is None
+    res = compare_paired([0.1, 0.2, 0.3], [0.9, 0.8, 0.9], clusters=["a", "b", "c"],
+                         strata=["x", "y", "z"])
+    assert res.difference.interval is None and res.cliffs_delta.interval is None
+    assert res.difference.interval_note == est.interval_note

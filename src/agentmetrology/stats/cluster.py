@@ -11,6 +11,7 @@ interval over two clusters would be just the two cluster means.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -51,10 +52,29 @@ def too_few_clusters(counts: Sequence[int], sides: Sequence[str] = ()) -> str | 
     return too_few_units(counts, "cluster", sides)
 
 
-def unit_note(clusters: Labels | None, units: int) -> str | None:
-    """Return why a bootstrap over `units` pairs (or clusters, when given) gives no interval,
-    or None when there are enough."""
-    return too_few_units([units], "pair" if clusters is None else "cluster")
+def unit_note(clusters: Labels | None, units: int,
+              unit_strata: IntArray | None = None) -> str | None:
+    """Return why a bootstrap over `units` pairs (or clusters, when given), resampled within
+    `unit_strata` if given, gives no interval, or None when there are enough."""
+    unit = "pair" if clusters is None else "cluster"
+    return too_few_units([units], unit) or stratum_note(unit_strata, unit)
+
+
+def stratum_note(unit_strata: IntArray | None, unit: str) -> str | None:
+    """Return why a bootstrap within strata gives no interval: a stratum holding fewer than
+    MIN_UNITS units is resampled into (nearly) itself every time, so its share of the variance
+    goes missing and the interval narrows to a point (three strata of one cluster each gave
+    [0.5, 0.5]); None when every stratum has enough."""
+    if unit_strata is None:
+        return None
+    least = int(np.unique(unit_strata, return_counts=True)[1].min())
+    if least >= MIN_UNITS:
+        return None
+    distinct = math.comb(2 * least - 1, least)
+    many = f"{least} {unit}{'' if least == 1 else 's'}"
+    return (f"no interval: a stratum holds {many}; a bootstrap within it has {distinct} "
+            f"distinct resample{'' if distinct == 1 else 's'}, and each stratum needs at least "
+            f"{MIN_UNITS} {unit}s")
 
 
 def cluster_means(
@@ -106,7 +126,7 @@ def cluster_bootstrap(
     check_confidence(confidence)
     check_draw(resamples, seed)
     means, cluster_strata = cluster_means(values, clusters, strata)
-    note = too_few_clusters([means.size])
+    note = too_few_clusters([means.size]) or stratum_note(cluster_strata, "cluster")
     kind = "stratified task-cluster bootstrap" if strata is not None else "task-cluster bootstrap"
     rows = np.asarray(values).size
     return Estimate(

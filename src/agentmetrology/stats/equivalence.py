@@ -70,7 +70,7 @@ def _draw(
     distribution and why (too few pairs or clusters: stats.bootstrap.too_few_units)."""
     check_draw(resamples, seed)
     d, unit_strata = unit_differences(a, b, clusters, strata)
-    note = unit_note(clusters, d.size)
+    note = unit_note(clusters, d.size, unit_strata)
     if note:
         return d, None, note
     (dist,) = bootstrap_distributions(

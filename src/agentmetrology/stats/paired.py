@@ -35,7 +35,7 @@ def paired_bootstrap(
     check_confidence(confidence)
     check_draw(resamples, seed)
     d, unit_strata = unit_differences(a, b, clusters, strata)
-    note = unit_note(clusters, d.size)
+    note = unit_note(clusters, d.size, unit_strata)
     return Estimate(
         value=float(d.mean()),
         interval=mean_interval(d, unit_strata, note, confidence, resamples, seed),
@@ -151,7 +151,7 @@ def cliffs_delta_paired(
     check_draw(resamples, seed)
     d, unit_strata = unit_differences(a, b, clusters, strata)
     signs = np.sign(d)
-    note = unit_note(clusters, signs.size)
+    note = unit_note(clusters, signs.size, unit_strata)
     return Estimate(
         value=float(signs.mean()),
         interval=mean_interval(signs, unit_strata, note, confidence, resamples, seed),
