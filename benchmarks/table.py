@@ -427,6 +427,7 @@ SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "export_audit_scale_head16": export_audit_scale,
     "export_audit_scale_read17": export_audit_scale,
     "export_audit_scale_audit23": export_audit_scale,
+    "export_audit_scale_audit24": export_audit_scale,
     "export_audit_scale_audit13_vs_53001a4": export_audit_scale,
     "evidence_verify_memory": evidence_verify_memory,
     "store_scale_small": store_scale, "store_scale_million": store_scale,
