@@ -10,6 +10,7 @@ from agentmetrology.report.blocks import Doc, code, to_html, to_markdown
 from agentmetrology.report.diagnose_svg import GapRow, gap_chart, msr_vrg_chart
 from agentmetrology.report.numberguard import NumberGuard
 from agentmetrology.stats import MIN_CLUSTERS
+from agentmetrology.stats.bootstrap import distinct_resamples
 from agentmetrology.stats.equivalence import INSUFFICIENT
 
 
@@ -80,7 +81,7 @@ def _first_screen(d: Doc, doc: dict[str, Any]) -> None:
 # Said under every table or figure where an interval is withheld (stats.cluster says why).
 # No number but the minimum: the number guard takes every other one from diagnose.json.
 NO_INTERVAL = (f"no interval: fewer than {MIN_CLUSTERS} tasks, whose task-cluster bootstrap "
-               f"has at most {MIN_CLUSTERS} distinct resamples; diagnose.json says why "
+               f"has at most {distinct_resamples(MIN_CLUSTERS - 1)}; diagnose.json says why "
                "(`interval_note`)")
 
 

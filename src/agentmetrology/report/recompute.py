@@ -49,6 +49,10 @@ def _no_notes(doc: Doc) -> list[str]:
     return []
 
 
+def _all_compared(doc: Doc) -> frozenset[str]:
+    return frozenset()
+
+
 @dataclass(frozen=True, slots=True)
 class Recomputer:
     """How one kind of report is derived again from its store and compared."""
@@ -60,7 +64,7 @@ class Recomputer:
     comparable: Callable[[Doc], Doc]  # a document's compared sections
     other_inputs: Callable[[Doc], str | None] = _none  # inputs the store does not hold
     notes: Callable[[Doc], list[str]] = _no_notes  # what the comparison leaves out
-    left_out: Callable[[Doc], frozenset[str]] = lambda d: frozenset()  # ... by section
+    left_out: Callable[[Doc], frozenset[str]] = _all_compared  # sections left out, both sides
 
 
 RECOMPUTERS = {

@@ -33,8 +33,15 @@ _BLOCK_ELEMENTS = 1 << 23  # 8M int64 indices = 64 MiB per block
 Reducer = Callable[[FloatArray], FloatArray]
 
 
-def _units(k: int, unit: str) -> str:
+def units_text(k: int, unit: str) -> str:
+    """Return `k unit(s)`, singular for one."""
     return f"{k} {unit}{'' if k == 1 else 's'}"
+
+
+def distinct_resamples(k: int) -> str:
+    """Return how many distinct resamples a bootstrap over k units has, C(2k - 1, k), in words
+    (`3 distinct resamples` for two units)."""
+    return units_text(math.comb(2 * k - 1, k), "distinct resample")
 
 
 def too_few_units(counts: Sequence[int], unit: str = "value",
@@ -44,11 +51,11 @@ def too_few_units(counts: Sequence[int], unit: str = "value",
     least = min(counts)
     if least >= MIN_UNITS:
         return None
-    said = ", ".join(f"{_units(k, unit)} {side}" for k, side in zip(counts, sides, strict=True)
-                     ) if sides else _units(least, unit)
-    distinct = math.comb(2 * least - 1, least)
-    return (f"no interval: {said}; a bootstrap over {_units(least, unit)} has {distinct} "
-            f"distinct resample{'' if distinct == 1 else 's'}, an interval needs at least "
+    said = ", ".join(f"{units_text(k, unit)} {side}"
+                     for k, side in zip(counts, sides, strict=True)
+                     ) if sides else units_text(least, unit)
+    return (f"no interval: {said}; a bootstrap over {units_text(least, unit)} has "
+            f"{distinct_resamples(least)}, an interval needs at least "
             f"{MIN_UNITS} {unit}s{' on each side' if sides else ''}")
 
 

@@ -11,7 +11,6 @@ interval over two clusters would be just the two cluster means.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,9 +22,11 @@ from .bootstrap import (
     MIN_UNITS,
     bootstrap_distributions,
     check_draw,
+    distinct_resamples,
     percentile_interval,
     reducer,
     too_few_units,
+    units_text,
 )
 from .results import Estimate, Interval
 from .rounding import cancel_to_zero
@@ -40,10 +41,6 @@ from .validate import (
 
 Labels = Sequence[Any] | npt.NDArray[Any]
 MIN_CLUSTERS = MIN_UNITS  # the fewest clusters a cluster-bootstrap interval is given from
-
-
-def _clusters(k: int) -> str:
-    return f"{k} cluster{'' if k == 1 else 's'}"
 
 
 def too_few_clusters(counts: Sequence[int], sides: Sequence[str] = ()) -> str | None:
@@ -70,11 +67,9 @@ def stratum_note(unit_strata: IntArray | None, unit: str) -> str | None:
     least = int(np.unique(unit_strata, return_counts=True)[1].min())
     if least >= MIN_UNITS:
         return None
-    distinct = math.comb(2 * least - 1, least)
-    many = f"{least} {unit}{'' if least == 1 else 's'}"
-    return (f"no interval: a stratum holds {many}; a bootstrap within it has {distinct} "
-            f"distinct resample{'' if distinct == 1 else 's'}, and each stratum needs at least "
-            f"{MIN_UNITS} {unit}s")
+    return (f"no interval: a stratum holds {units_text(least, unit)}; a bootstrap within it "
+            f"has {distinct_resamples(least)}, and each stratum needs at least {MIN_UNITS} "
+            f"{unit}s")
 
 
 def cluster_means(
@@ -133,7 +128,7 @@ def cluster_bootstrap(
         value=float(means.mean()),
         interval=mean_interval(means, cluster_strata, note, confidence, resamples, seed),
         n=means.size,
-        method=f"{kind} of the mean ({_clusters(means.size)}, {rows} values)",
+        method=f"{kind} of the mean ({units_text(means.size, 'cluster')}, {rows} values)",
         seed=seed,
         confidence=confidence,
         resamples=resamples,
