@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -67,8 +68,8 @@ def test_a_diagnose_is_derived_again_and_an_edited_number_is_named(
     forged = _edit(report, "diagnose.json", forge, tmp_path / "dg")
     code, got = _qualify(forged, store)
     assert code == 0 and got["numbers_rederived"] is False  # what the forger counts on
-    assert got["numbers"].endswith("`--recompute` re-derives them (one diagnose of the store, "
-                                   "without a judge)")
+    assert got["numbers"].endswith("`--recompute` re-derives them (one diagnose of the store "
+                                   "(a judge is not asked again))")
     code, got = _qualify(forged, store, "--recompute")
     assert code == 1 and got["problems"] == [{
         "kind": "report_recomputed_differs", "result": "invalid_binding",
@@ -101,23 +102,76 @@ def test_a_bound_report_no_analysis_derives_again_is_a_problem_not_a_note(
     assert got["numbers_rederived"] is False and "--recompute` re-derives" not in got["numbers"]
 
 
-@pytest.mark.parametrize("mutations", [True, False])
-def test_a_judged_diagnose_is_compared_without_its_judge(mutations: bool,
-                                                         tmp_path: Path) -> None:
+def _judged(tmp_path: Path, mutations: bool, answer: str = "PASS") -> Path:
+    """Return a store judged by a fake judge (its report under tmp_path/dg)."""
     campaign = JUDGED.replace('levels = ["L2"]', 'levels = ["L2"]\nmutations = ["alias"]'
                               if mutations else 'levels = ["L2"]')
     store = record_campaign(tmp_path, campaign, "s")
-    with FakeOpenAI(itertools.repeat(lambda body: text("PASS"), 1000)) as srv:
+    with FakeOpenAI(itertools.repeat(lambda body: text(answer), 1000)) as srv:
         assert agm("diagnose", str(store), "--out", str(tmp_path / "dg"), "--judge-model", "j",
                    "--base-url", srv.base_url, "--judge-calls", "1").returncode == 0
+    return store
+
+
+@pytest.mark.parametrize("mutations", [True, False])
+def test_a_judged_diagnose_is_derived_again_from_the_verdicts_the_store_keeps(
+        mutations: bool, tmp_path: Path) -> None:
+    # Before, the judge audit was left out of the comparison (its verdicts were not in the
+    # store), so a forger's judge numbers qualified with a note; a judge audit alone was not
+    # recomputed at all.
+    store = _judged(tmp_path, mutations)
     code, got = _qualify(tmp_path / "dg", store, "--recompute")
+    assert code == 0 and got["notes"] == [
+        "recomputed from the store: every section of the report is equal",
+        "the judge audit is derived again from the verdicts and requests the store keeps (its "
+        "model calls are not repeated)"]
+    assert got["numbers_rederived"] is True
+    doc = json.loads((tmp_path / "dg" / "diagnose.json").read_text())
+    ja = doc["judge_audit"]
+    assert ja["recorded_in_store"]["verdicts"] == ja["cells"] == 32
+    assert ja["judges"]["llm:j"]["views"]["original"]["verdicts"]["PASS"] == 8
+
+    def forge(d: dict[str, Any]) -> None:
+        d["judge_audit"]["judges"]["llm:j"]["views"]["original"]["verdicts"]["PASS"] = 7
+        d["judge_audit"]["judges"]["llm:j"]["views"]["original"]["verdicts"]["FAIL"] = 1
+    forged = _edit(tmp_path / "dg", "diagnose.json", forge, tmp_path / "forged")
+    code, got = _qualify(forged, store, "--recompute")
+    assert code == 1 and [p["kind"] for p in got["problems"]] == ["report_recomputed_differs"]
+    assert ("judge_audit.judges.llm:j.views.original.verdicts.PASS: 7 in the report, 8 "
+            "recomputed") in got["problems"][0]["detail"]
+
+
+@pytest.mark.parametrize("mutations", [True, False])
+def test_a_judge_audit_whose_verdicts_the_store_lacks_is_said_so(mutations: bool,
+                                                                 tmp_path: Path) -> None:
+    # A report from before verdicts were kept (no run named, or none kept under it): its judge
+    # audit is left out and said, as before; a judge audit alone is not recomputed.
+    store = _judged(tmp_path, mutations)
+
+    def older(d: dict[str, Any]) -> None:
+        d["judge_audit"]["recorded_in_store"].pop("run")
+    forged = _edit(tmp_path / "dg", "diagnose.json", older, tmp_path / "older")
+    code, got = _qualify(forged, store, "--recompute")
     assert code == 0 and got["notes"] == ([
         "recomputed from the store: every compared section of the report is equal",
-        "the judge audit is not derived again (its model calls are not repeated): judge_audit "
-        "and the report digest covering it are not compared"] if mutations else [
-        "not recomputed: the report is a judge audit alone, and its model calls are not "
-        "repeated (no mutated pair to derive again)"])
+        "the judge audit is not derived again: the store keeps no verdict of it (an audit run "
+        "before verdicts were kept, or one the store could not be written for), and its model "
+        "calls are not repeated: judge_audit and the report digest covering it are not "
+        "compared"] if mutations else [
+        "not recomputed: the report is a judge audit alone, the store keeps no verdict of it, "
+        "and its model calls are not repeated (no mutated pair to derive again)"])
     assert got["numbers_rederived"] is mutations
+
+
+def test_an_edited_verdict_fails_verification(tmp_path: Path) -> None:
+    store = _judged(tmp_path, False)
+    assert agm("evidence", "verify", str(store)).returncode == 0
+    with sqlite3.connect(store / "ledger.sqlite") as c:
+        (n,) = c.execute("SELECT COUNT(*) FROM grader_verdicts WHERE verdict = 'PASS'").fetchone()
+        assert n == 32
+        c.execute("UPDATE grader_verdicts SET verdict = 'FAIL' WHERE id = 1")
+    res = agm("evidence", "verify", str(store))
+    assert res.returncode != 0 and "grader_verdicts" in res.stdout + res.stderr
 
 
 def test_an_experiment_report_is_derived_again(tmp_path: Path) -> None:

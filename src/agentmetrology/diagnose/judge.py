@@ -57,17 +57,20 @@ class Cell:
     call: int
     verdict: str | None
     reason: str = ""
+    answer: str | None = None  # the judge's text as written (None: the call failed)
 
 
-async def _ask(client: ChatClient, model: str, prompt: str) -> tuple[str | None, str]:
+async def _ask(client: ChatClient, model: str,
+               prompt: str) -> tuple[str | None, str, str | None]:
+    """Return the verdict (None: none read), why there is none, and the answer's text."""
     try:
         completion = await client.complete({"model": model, "messages": [
             {"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}]})
     except InfraError as exc:
-        return None, f"judge call failed: {exc}"
+        return None, f"judge call failed: {exc}", None
     text = completion.message.content or ""
     verdict = parse_verdict(text)
-    return verdict, "" if verdict else f"unparseable verdict: {text[:80]!r}"
+    return verdict, "" if verdict else f"unparseable verdict: {text[:80]!r}", text
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,8 +95,9 @@ async def judge_episodes(cases: Sequence[JudgeCase], target: LLMTarget,
                 prompt = judge_prompt(case, view)
                 for call in range(calls):
                     before = len(client.attempts)
-                    verdict, why = await _ask(client, target.model, prompt)
-                    cells.append(Cell(target.name, case.episode_id, view, call, verdict, why))
+                    verdict, why, answer = await _ask(client, target.model, prompt)
+                    cells.append(Cell(target.name, case.episode_id, view, call, verdict, why,
+                                      answer))
                     subject = f"{case.episode_id} view={view} call={call}"
                     billed += [JudgeCall(target.name, subject, a)
                                for a in client.attempts[before:]]
@@ -215,9 +219,11 @@ def _attempts(by_judge: dict[str, list[BillableAttempt]]) -> dict[str, Any]:
 
 def run_judge_audit(cases: Sequence[JudgeCase], targets: Sequence[LLMTarget], calls: int,
                     native: dict[str, bool], seed: int = 0,
-                    record: Callable[[list[JudgeCall]], None] | None = None) -> dict[str, Any]:
+                    record: Callable[[list[JudgeCall], list[Cell]], None] | None = None
+                    ) -> dict[str, Any]:
     """Return the judge audit of `cases` by every judge target (`calls` per view); `record`
-    receives every billable request the judges made (the store keeps them)."""
+    receives every billable request the judges made and every verdict (the store keeps
+    them)."""
     cells: list[Cell] = []
     attempts: dict[str, list[BillableAttempt]] = {}
     billed: list[JudgeCall] = []
@@ -227,7 +233,15 @@ def run_judge_audit(cases: Sequence[JudgeCase], targets: Sequence[LLMTarget], ca
         billed += calls_made
         attempts[t.name] = [c.attempt for c in calls_made]
     if record is not None:
-        record(billed)
+        record(billed, cells)
+    return judge_document(cases, cells, attempts, calls, native, seed)
+
+
+def judge_document(cases: Sequence[JudgeCase], cells: Sequence[Cell],
+                   attempts: dict[str, list[BillableAttempt]], calls: int,
+                   native: dict[str, bool], seed: int = 0) -> dict[str, Any]:
+    """Return the judge audit's document from its verdicts and billable attempts: asked now,
+    or read back from the store that kept them (diagnose.judge_again)."""
     tasks = {c.episode_id: c.episode.task for c in cases}
     return {"prompt_version": JUDGE_PROMPT_VERSION, "views": list(VIEWS), "calls": calls,
             "episodes": len(cases), "shown": shown(cases),

@@ -11,6 +11,7 @@ from agentmetrology.agents.llm.target import LLMTarget
 from agentmetrology.archive.importers.agm_store import environment_of, open_store, planned_keys
 from agentmetrology.diagnose.family import describe_family
 from agentmetrology.diagnose.judge import run_judge_audit
+from agentmetrology.diagnose.judge_again import StoredJudging, judged_again
 from agentmetrology.diagnose.judge_brief import JudgeCase, judge_case
 from agentmetrology.diagnose.judge_record import store_recorder
 from agentmetrology.diagnose.metrics import MARGIN, SWEEP, TAU, diagnose_pairs
@@ -122,21 +123,26 @@ def check_tau(tau: float) -> float:
 
 def diagnose_store(path: Path, seed: int = 0, judges: Sequence[LLMTarget] = (),
                    judge_calls: int = 3, judge_episodes: int = 20, *,
-                   tau: float = TAU) -> dict[str, Any]:
-    """Return diagnose.json for the store at `path` (with the judge audit when judges given)."""
+                   tau: float = TAU, judged: StoredJudging | None = None) -> dict[str, Any]:
+    """Return diagnose.json for the store at `path` (with the judge audit when judges given,
+    or computed again from the verdicts the store keeps when `judged` is)."""
     check_tau(tau)
     judge_doc: dict[str, Any] | None = None
     with open_store(path) as store:
         pairs, scorers = collect_pairs(store)
-        if judges:
-            episodes, native = _originals(store, judge_episodes)
+        if judges or judged is not None:
+            episodes, native = _originals(
+                store, judge_episodes if judged is None else judged.episodes)
             if not episodes:
                 raise UserError(f"the store at {path} holds no recorded original episode to "
                                 "show a judge")
-            in_store: dict[str, object] = {}
-            judge_doc = run_judge_audit(episodes, judges, judge_calls, native, seed,
-                                        store_recorder(path, in_store))
-            judge_doc["recorded_in_store"] = in_store
+            if judged is not None:
+                judge_doc = judged_again(judged, episodes, native, seed)
+            else:
+                in_store: dict[str, object] = {}
+                judge_doc = run_judge_audit(episodes, judges, judge_calls, native, seed,
+                                            store_recorder(path, in_store))
+                judge_doc["recorded_in_store"] = in_store
     if not pairs and judge_doc is None:
         raise UserError(f"the store at {path} holds no mutated administrations: run a "
                         "campaign with `mutations = [...]` first (or give --judge-model)")

@@ -13,3 +13,8 @@ class UserError(ValueError):
 
 class InfraError(Exception):
     """Raised by a policy when its infrastructure failed (e.g. a provider's retries ran out)."""
+
+
+class NotDerivedAgain(Exception):
+    """A report whose numbers cannot be derived again from its store for a reason that is no
+    edit (an input the store does not keep): said as a note, never as a problem."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from agentmetrology.archive import report_recompute as archived
 from agentmetrology.diagnose.recompute import (
@@ -26,7 +26,6 @@ from agentmetrology.diagnose.recompute import (
     diagnose_comparable,
     diagnose_left_out,
     diagnose_notes,
-    diagnose_other_inputs,
     is_diagnose,
 )
 from agentmetrology.experiment.recompute import (
@@ -34,7 +33,7 @@ from agentmetrology.experiment.recompute import (
     experiment_comparable,
     is_experiment,
 )
-from agentmetrology.records.errors import UserError
+from agentmetrology.records.errors import NotDerivedAgain, UserError
 from agentmetrology.records.json_diff import SHOWN, differences
 from agentmetrology.store.qualify import INVALID
 
@@ -45,11 +44,11 @@ def _none(doc: Doc) -> str | None:
     return None
 
 
-def _no_notes(doc: Doc) -> list[str]:
+def _no_notes(doc: Doc, again: Doc) -> list[str]:
     return []
 
 
-def _all_compared(doc: Doc) -> frozenset[str]:
+def _all_compared(doc: Doc, again: Doc) -> frozenset[str]:
     return frozenset()
 
 
@@ -63,8 +62,9 @@ class Recomputer:
     again: Callable[[Doc, Path, Doc], Doc]  # (report, store, qualification now) -> again
     comparable: Callable[[Doc], Doc]  # a document's compared sections
     other_inputs: Callable[[Doc], str | None] = _none  # inputs the store does not hold
-    notes: Callable[[Doc], list[str]] = _no_notes  # what the comparison leaves out
-    left_out: Callable[[Doc], frozenset[str]] = _all_compared  # sections left out, both sides
+    # (report, again) -> what the comparison left out, in words; the sections it left out
+    notes: Callable[[Doc, Doc], list[str]] = _no_notes
+    left_out: Callable[[Doc, Doc], frozenset[str]] = _all_compared
 
 
 RECOMPUTERS = {
@@ -77,9 +77,9 @@ RECOMPUTERS = {
         archived.regrade_of_store, lambda d, store, now: archived.regrade_again(store, now),
         archived.regrade_comparable),
     "diagnose.json": Recomputer(
-        "diagnose", "one diagnose of the store, without a judge", is_diagnose,
-        lambda d, store, now: diagnose_again(d, store), diagnose_comparable,
-        diagnose_other_inputs, diagnose_notes, diagnose_left_out),
+        "diagnose", "one diagnose of the store (a judge is not asked again)",
+        is_diagnose, lambda d, store, now: diagnose_again(d, store), diagnose_comparable,
+        notes=diagnose_notes, left_out=diagnose_left_out),
     "experiment.json": Recomputer(
         "experiment report", "one experiment report of the store", is_experiment,
         lambda d, store, now: experiment_again(d, store), experiment_comparable),
@@ -118,34 +118,45 @@ def not_recomputable(path: Path, doc: Doc, current: Doc) -> str | None:
     return None
 
 
-def recomputed(path: Path, doc: Doc, store: Path,
-               current: Doc) -> tuple[list[dict[str, str]], list[str]]:
+class Recomputation(NamedTuple):
+    """What deriving a report again found: problems, notes, and whether it was derived."""
+
+    problems: list[dict[str, str]]
+    notes: list[str]
+    derived: bool
+
+
+def recomputed(path: Path, doc: Doc, store: Path, current: Doc) -> Recomputation:
     """Return the problems and notes of deriving the report `doc` (read from `path`) again
-    from `store`, whose qualification now is `current`."""
+    from `store`, whose qualification now is `current`, and whether it was derived."""
     r = RECOMPUTERS.get(path.name)
     why = not_recomputable(path, doc, current)
     if r is not None and not r.of_store(doc) and _bound(doc):
-        return [_problem("report_not_derivable", f"{path.name} is bound to the store's chain "
-                         "but says it is not a report of a store (schema "
-                         f"{doc.get('schema')!r}): edited; its numbers cannot be re-derived")], []
+        return Recomputation([_problem(
+            "report_not_derivable", f"{path.name} is bound to the store's chain but says it "
+            f"is not a report of a store (schema {doc.get('schema')!r}): edited; its numbers "
+            "cannot be re-derived")], [], False)
     if why is not None or r is None:
-        return [], [f"not recomputed: {why}"]
+        return Recomputation([], [f"not recomputed: {why}"], False)
     try:
         again = r.again(doc, store, current)
+    except NotDerivedAgain as exc:  # an input the store does not keep: no edit
+        return Recomputation([], [f"not recomputed: {exc}"], False)
     except UserError as exc:
-        return [_problem("report_not_derivable", f"{path.name} cannot be derived again from "
-                         f"the store: {exc}")], []
+        return Recomputation([_problem("report_not_derivable", f"{path.name} cannot be derived "
+                                       f"again from the store: {exc}")], [], False)
     # the sections this report's comparison leaves out, on both sides
-    skip = r.left_out(doc)
+    skip = r.left_out(doc, again)
     found = differences({k: v for k, v in r.comparable(doc).items() if k not in skip},
                         {k: v for k, v in r.comparable(again).items() if k not in skip})
-    notes = r.notes(doc)
+    notes = r.notes(doc, again)
     if not found:
-        what = "every compared section" if notes else "every section"
-        return [], [f"recomputed from the store: {what} of the report is equal", *notes]
-    return [_problem("report_recomputed_differs", f"recomputed from the store, {path.name} "
-                     "differs: " + "; ".join(found) + ("; ..." if len(found) >= SHOWN else ""))
-            ], notes
+        what = "every compared section" if skip else "every section"
+        return Recomputation(
+            [], [f"recomputed from the store: {what} of the report is equal", *notes], True)
+    return Recomputation([_problem(
+        "report_recomputed_differs", f"recomputed from the store, {path.name} differs: "
+        + "; ".join(found) + ("; ..." if len(found) >= SHOWN else ""))], notes, True)
 
 
 def _problem(kind: str, detail: str) -> dict[str, str]:

@@ -145,11 +145,11 @@ def qualify_report_files(path: Path, doc: dict[str, Any], store: Path,
     problems, notes = text_check(path, doc)
     out = qualify_report(path, doc, store, problems, notes)
     why = not_recomputable(path, doc, out["store_qualification"])
+    rederived = False  # derived again and compared (an edited report no analysis derives is not)
     if recompute:
-        out = with_findings(out, *recomputed(path, doc, store, out["store_qualification"]))
-    # derived again and compared (an edited report no analysis can derive again is not)
-    rederived = recompute and why is None and all(
-        p["kind"] != "report_not_derivable" for p in out["problems"])
+        found = recomputed(path, doc, store, out["store_qualification"])
+        out = with_findings(out, found.problems, found.notes)
+        rederived = found.derived
     return {**out, "numbers_rederived": rederived,
             "numbers": REDERIVED if rederived else NOT_REDERIVED + (
                 "" if recompute  # the problems or notes say why

@@ -39,6 +39,7 @@ TABLES: dict[str, tuple[str, tuple[str, ...]]] = {
     "cases": ("id", ()),
     "case_events": ("id", ()),
     "case_uses": ("id", ()),
+    "grader_verdicts": ("id", ()),
 }
 
 CHAIN_SCHEMA = """

@@ -44,6 +44,11 @@ def served_episode(cost: float | None, model_attempts: int) -> bool:
 #   --judge-model`), keyed by the grader and the client's request id (billed once). A grader is
 #   not an agent: its cost is never an episode's and is summed apart. `subject` names what it
 #   judged (episode, view, call). Created on open, so older stores gain it unchanged.
+# - grader_verdicts: one row per question a grader answered (store.grader_verdicts): the judge
+#   audit's run, the grader, the episode, view and call it judged, the verdict it gave (NULL:
+#   none could be read, `reason` says why) and its answer as written, so the audit's numbers
+#   are derived again from the store (`agm evidence qualify --recompute`) without asking the
+#   judge again. Append-only; created on open, so older stores gain it unchanged.
 # Bindings and assessments are small records kept as canonical JSON in their rows, each with
 # the sha256 of that text; blobs hold the evidence (episodes, submissions), one file each.
 SCHEMA = """
@@ -184,6 +189,19 @@ CREATE TABLE IF NOT EXISTS grader_calls (
     outcome TEXT NOT NULL,
     recorded_at TEXT NOT NULL,
     UNIQUE (grader, billing_id)
+);
+CREATE TABLE IF NOT EXISTS grader_verdicts (
+    id INTEGER PRIMARY KEY,
+    run TEXT NOT NULL,
+    grader TEXT NOT NULL,
+    purpose TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    view TEXT NOT NULL,
+    call INTEGER NOT NULL,
+    verdict TEXT,
+    reason TEXT NOT NULL,
+    answer TEXT,
+    UNIQUE (run, grader, subject, view, call)
 );
 CREATE INDEX IF NOT EXISTS superseded_by_administration ON superseded_episodes(administration);
 CREATE TABLE IF NOT EXISTS superseded_assessments (
