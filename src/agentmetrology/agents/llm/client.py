@@ -142,7 +142,9 @@ class ChatClient:
             # One SSL context per process: building it (loading the CA bundle) costs ~50 ms,
             # which a fresh client per episode would otherwise pay every time.
             http = DefaultAsyncHttpxClient(verify=shared_ssl_context())
-            self._sdk = AsyncOpenAI(base_url=self.target.base_url,
+            # The base URL is always given: the SDK would read OPENAI_BASE_URL otherwise,
+            # an endpoint the recorded target and provider do not name (lean.endpoint_url).
+            self._sdk = AsyncOpenAI(base_url=self.target.base_url or lean.DEFAULT_BASE_URL,
                                     api_key=resolve_api_key(self.target),
                                     timeout=self.target.timeout_s, max_retries=0,
                                     http_client=http)
