@@ -194,10 +194,24 @@ def test_endpoint_url_and_body_follow_the_sdk(monkeypatch: pytest.MonkeyPatch) -
         "http://127.0.0.1:8000/v1/chat/completions"
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     assert endpoint_url(None) == "https://api.openai.com/v1/chat/completions"
+    # OPENAI_BASE_URL is never read: the endpoint is the target's, as recorded (the campaign
+    # refuses to run such a target while the variable is set, see test_campaign_config.py)
     monkeypatch.setenv("OPENAI_BASE_URL", "http://proxy.local/openai/v1")
-    assert endpoint_url(None) == "http://proxy.local/openai/v1/chat/completions"
+    assert endpoint_url(None) == "https://api.openai.com/v1/chat/completions"
     body = encode_body({"model": "m", "messages": [], "extra_body": {"top_k": 5}})
     assert json.loads(body) == {"model": "m", "messages": [], "top_k": 5}
+
+
+def test_the_sdk_path_ignores_openai_base_url_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The SDK would send a target without base_url to $OPENAI_BASE_URL while every attempt
+    # recorded api.openai.com as its provider.
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    target = LLMTarget(name="m", model="m", api_key_env=KEY_ENV)
+    client = ChatPolicy(target, http_client="sdk")._client
+    sdk = client._client()
+    assert client.provider == "api.openai.com"
+    assert str(sdk.base_url) == "https://api.openai.com/v1/"
 
 
 def test_the_proxy_comes_from_the_environment_unless_no_proxy_exempts_the_host(

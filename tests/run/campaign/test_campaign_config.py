@@ -158,6 +158,22 @@ def test_environment_check_names_unset_key_variables() -> None:
                 if "is not set" in p.message]
 
 
+def test_openai_base_url_is_refused_for_a_target_without_base_url() -> None:
+    # Requests of a target without base_url go to api.openai.com, as its records say; a set
+    # OPENAI_BASE_URL (which the SDK would follow, unrecorded) means the user meant another.
+    text = with_llm(model_free(), key_env="K")
+    no_url = parse_campaign("\n".join(line for line in text.splitlines()
+                                      if not line.startswith("base_url")))
+    env = {"K": "v", "OPENAI_BASE_URL": "http://127.0.0.1:8000/v1"}
+    (problem,) = check_environment(no_url, environ=env)
+    assert problem.location == "targets[3]" and problem.severity == "error"
+    assert problem.message.startswith("OPENAI_BASE_URL is set, but an endpoint is never taken "
+                                      "from the environment: this target has no base_url")
+    assert "127.0.0.1:8000" not in problem.message  # its value is never repeated
+    assert check_environment(no_url, environ={"K": "v"}) == []
+    assert check_environment(parse_campaign(text), environ=env) == []  # base_url given
+
+
 @pytest.mark.parametrize(("url", "what"), [
     ("http://alice:secret@host/v1", "holds a password"),
     ("https://h/v1?key=AIzaSyA-1234567890abcdefghijklmnopqrstu",

@@ -91,6 +91,22 @@ def test_rate_limit_back_off_does_not_spend_the_agents_deadline(tmp_path: Path) 
     assert results == {"L0": ("submitted", "PASS", 1.0), "L2": ("submitted", "PASS", 1.0)}
 
 
+def test_a_retry_after_longer_than_the_hard_cut_does_not_cut_the_episode(
+        tmp_path: Path) -> None:
+    # The hard cut (deadline 0.3 s + timeout_s 0.2 s of the agent's time) counted a wait
+    # before a retry as the agent's until the wait ended: a 429 asking for 0.7 s cut the
+    # episode (a failed attempt, EpisodeTimeout) although the wait is the provider's time.
+    limited = http_error(429, "slow down", headers={"retry-after-ms": "700"})
+    text = CAMPAIGN.replace('levels = ["L0", "L2"]', 'levels = ["L2"]').replace(
+        "max_retries = 1", "max_retries = 1\ntimeout_s = 0.2")
+    with FakeOpenAI([limited, *[careful_model] * 20]) as srv, \
+            EvidenceStore.open(tmp_path / "s", scrub_env=False) as st:
+        run_campaign(parse_campaign(text.format(base_url=srv.base_url)), st,
+                     policy_factory=factory)
+    assert query(tmp_path / "s", "SELECT status, detail FROM attempts") == [("finished", None)]
+    assert query(tmp_path / "s", "SELECT termination FROM episodes") == [("submitted",)]
+
+
 class _Waits:
     """A policy that thinks `think_s` per move on the episode's clock and reports `provider_s`
     of provider time per move."""

@@ -216,3 +216,17 @@ def test_deadline_ends_episodes_on_the_episode_clock(tmp_path: Path) -> None:
     assert episode["meta"]["deadline_reached"] is True
     assert fine["termination"]["kind"] == "submitted"
     assert result.status.targets["rule"].failed_agent >= 1
+
+
+def test_progress_counts_every_llm_episode_in_flight(tmp_path: Path) -> None:
+    # A launch was not reported until an episode ended, after the decrement: with two
+    # episodes in flight most of the time, the bar said `running 1`.
+    from run.campaign.test_campaign_faults import llm_only
+
+    text = llm_only("http://127.0.0.1:9/v1").replace("concurrency = 1", "concurrency = 2")
+    snaps: list[execute.Progress] = []
+    with _open(tmp_path / "s") as st:
+        run_campaign(parse_campaign(text), st, policy_factory=_factory(), progress=snaps.append)
+    running = [s.running for s in snaps]
+    assert max(running) == 2 and running[-1] == 0
+    assert running[:3] == [0, 1, 2]  # the start, then each consumer's first launch

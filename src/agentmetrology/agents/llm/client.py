@@ -142,7 +142,9 @@ class ChatClient:
             # One SSL context per process: building it (loading the CA bundle) costs ~50 ms,
             # which a fresh client per episode would otherwise pay every time.
             http = DefaultAsyncHttpxClient(verify=shared_ssl_context())
-            self._sdk = AsyncOpenAI(base_url=self.target.base_url,
+            # The base URL is always given: the SDK would read OPENAI_BASE_URL otherwise,
+            # an endpoint the recorded target and provider do not name (lean.endpoint_url).
+            self._sdk = AsyncOpenAI(base_url=self.target.base_url or lean.DEFAULT_BASE_URL,
                                     api_key=resolve_api_key(self.target),
                                     timeout=self.target.timeout_s, max_retries=0,
                                     http_client=http)
@@ -357,9 +359,15 @@ class ChatClient:
                 wait = self._backoff(try_no, result.wait_hint)
                 self.retries.append({"attempt_id": attempt_id, "outcome": result.outcome,
                                      "wait_s": wait})
+                # The provider's time from the wait's start, corrected to what it took when
+                # it ends (or is cancelled): a campaign's hard cut reads provider_s while the
+                # wait runs, and must not count it as the agent's time.
                 waited_from = self.clock.now()
-                await self.clock.sleep(wait)
-                self.provider_s += self.clock.now() - waited_from
+                self.provider_s += wait
+                try:
+                    await self.clock.sleep(wait)
+                finally:
+                    self.provider_s += self.clock.now() - waited_from - wait
         raise InfraError(
             f"{self.failure['reason'] if self.failure else self.provider}: retry budget "
             f"exhausted for model {self.target.model!r} after {len(failures)} attempts "

@@ -116,9 +116,11 @@ def available() -> str | None:
 def endpoint_url(base_url: str | None) -> str:
     """Return the chat-completions URL of a base URL, without userinfo (the key is the auth).
 
-    Like the SDK: no base URL means OPENAI_BASE_URL, else api.openai.com.
+    No base URL means api.openai.com. Unlike the SDK, OPENAI_BASE_URL is never read: the
+    endpoint is the target's (recorded in its configuration and every attempt's provider), so
+    a variable cannot send a campaign's requests somewhere its records do not name.
     """
-    base = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+    base = base_url or DEFAULT_BASE_URL
     parts = urlsplit(base)
     netloc = parts.netloc.rsplit("@", 1)[-1]
     path = parts.path.rstrip("/") + "/chat/completions"

@@ -27,6 +27,8 @@ NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._:+-]{0,99}"
 # (openrouter's meta-llama/llama-3.1-8b-instruct): a target name is never a path, so `/` is fine.
 TARGET_NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._:+/-]{0,99}"
 MAX_ADMINISTRATIONS = 1_000_000
+# The OpenAI SDK's endpoint variable: never read (see check_environment).
+BASE_URL_ENV = "OPENAI_BASE_URL"
 
 
 def load_campaign(path: str | Path) -> CampaignConfig:
@@ -237,6 +239,16 @@ def check_environment(config: CampaignConfig, environ: dict[str, str] | None = N
             out.append(Problem(loc, f"environment variable {t.api_key_env} is not set; "
                                "export it before running", sev,  # type: ignore[arg-type]
                                _line(config, loc)))
+        if not t.base_url and env.get(BASE_URL_ENV, "").strip():
+            # The endpoint must be the target's, recorded with it: the HTTP clients never
+            # read this variable (agents/llm/lean.py endpoint_url), so a target without a
+            # base_url goes to api.openai.com, which its user probably did not mean.
+            loc = f"targets[{i}]"
+            out.append(Problem(loc, f"{BASE_URL_ENV} is set, but an endpoint is never taken "
+                               "from the environment: this target has no base_url, so its "
+                               "requests would go to api.openai.com; set base_url (agm run: "
+                               f"--base-url) to the endpoint you mean, or unset {BASE_URL_ENV}",
+                               sev, _line(config, loc)))  # type: ignore[arg-type]
     if llm:
         from agentmetrology.run.campaign.llm import llm_policy_problem
 

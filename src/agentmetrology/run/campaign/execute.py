@@ -253,6 +253,7 @@ class _Runner:
             if not items:
                 return
             jobs = self._start(items)
+            self.report()  # a launch changes `running`: shown now, not when a job ends
             worker = None  # where the batch ran, when it differs from the driver
             try:
                 outcomes, worker = await run(jobs)
