@@ -17,6 +17,7 @@ from agentmetrology.edges.http_guard import (
     LOOPBACK_NAMES,
     ASGIApp,
     HttpGuard,
+    Message,
     Receive,
     Scope,
     Send,
@@ -90,7 +91,22 @@ class Guard:
             response.headers.update(SECURITY_HEADERS)
             await response(scope, receive, send)
             return
-        await self.app(scope, receive, send)
+        await self.app(scope, receive, _with_headers(send))
+
+
+def _with_headers(send: Send) -> Send:
+    """Return a send that adds each security header a response lacks (the framework's own
+    answers, a slash redirect or a 405 of a route, set none), keeping those a page set."""
+    async def wrapped(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = list(message.get("headers") or [])
+            have = {k.lower() for k, _ in headers}
+            headers += [(k.lower().encode("latin-1"), v.encode("latin-1"))
+                        for k, v in SECURITY_HEADERS.items()
+                        if k.lower().encode("latin-1") not in have]
+            message = {**message, "headers": headers}
+        await send(message)
+    return wrapped
 
 
 def _html(text: str, status: int = 200) -> HTMLResponse:
