@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import socket
 from pathlib import Path
 from typing import Any
@@ -208,3 +209,23 @@ def test_a_page_s_own_referrer_policy_is_kept(store_dir: Path) -> None:
     r = client.get(f"/workbench/login?token={auth.token}")
     assert r.status_code == 200 and r.headers["referrer-policy"] == "same-origin"
     assert r.headers.get_list("referrer-policy") == ["same-origin"]
+
+
+def test_a_file_swapped_for_a_symlink_after_start_is_not_served(tmp_path: Path) -> None:
+    """Served names were checked for symlinks only at startup: whoever could write the folder
+    could swap report.html for a symlink to one of the operator's files while the viewer ran,
+    and any local user could then read it from 127.0.0.1. Now checked as the file is opened."""
+    from view.view_fixtures import build_audit_dir
+
+    root = build_audit_dir(tmp_path / "audit")
+    client = TestClient(create_app(detect_source(root)), base_url="http://127.0.0.1")
+    assert client.get("/files/report.md").status_code == 200
+    private = tmp_path / "id_private"
+    private.write_text("PRIVATE KEY MATERIAL")
+    (root / "report.md").unlink()
+    (root / "report.md").symlink_to(private)
+    r = client.get("/files/report.md")
+    assert r.status_code == 404 and "PRIVATE" not in r.text
+    (root / "report.md").unlink()
+    os.mkfifo(root / "report.md")  # a pipe would block the request forever
+    assert client.get("/files/report.md").status_code == 404

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import mimetypes
+import os
+import stat
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from urllib.parse import unquote
@@ -180,6 +183,27 @@ def _store_routes(ep: _Endpoints, source: Source) -> list[Route]:
             Route("/regrade", ep.guarded(regrade))]
 
 
+class _NotRegular(OSError):
+    """A served name that is now a symlink or not a regular file."""
+
+
+def _read_regular(path: Path) -> bytes:
+    """Return the bytes of `path`, refusing a symlink or anything but a regular file.
+
+    Checked when the file is opened, not only at startup: whoever can write the folder could
+    swap a served file for a symlink to a file of the operator's while the viewer runs."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _NotRegular(str(path)) from None
+        raise
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise _NotRegular(str(path))
+        return fh.read()
+
+
 def _file_routes(ep: _Endpoints, source: Source) -> list[Route]:
     """Return the routes of an audit or archive directory: its page and its files by name."""
     h = ep.h
@@ -198,7 +222,10 @@ def _file_routes(ep: _Endpoints, source: Source) -> list[Route]:
             log.warning("refused file %s: not one the viewer serves", prefix(name))
             return ep.error(404, "Not found", "not found")
         try:
-            data = (source.root / name).read_bytes()
+            data = _read_regular(source.root / name)
+        except _NotRegular:
+            log.warning("refused file %s: no longer a regular file", prefix(name))
+            return ep.error(404, "Not found", "not found")
         except OSError as exc:
             return ep.error(500, "Cannot read", f"cannot read {name}: {exc}")
         kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
