@@ -9,6 +9,7 @@ from typing import Any
 
 from agentmetrology.envs.registry import get_env
 from agentmetrology.records.errors import UserError
+from agentmetrology.report.html import escape
 from agentmetrology.store import EvidenceStore
 from agentmetrology.store.cases import CaseRecord, list_cases
 from agentmetrology.store.reader import StoreReader
@@ -23,7 +24,9 @@ CONTRACT = "contract"  # the scorer whose FAIL a case is proposed from
 
 def _form(h: Html, action: str, csrf: str, fields: dict[str, Any], inputs: str,
           label: str) -> str:
-    hidden = "".join(f'<input type="hidden" name="{h.t(k)}" value="{h.t(v)}">'
+    # The exact value, escaped only: the step looks the episode up by it, and redacted or made
+    # printable (as shown text is) a key such as target `token:abcdefghijkl` matched nothing.
+    hidden = "".join(f'<input type="hidden" name="{escape(k)}" value="{escape(v)}">'
                      for k, v in {"csrf": csrf, **fields}.items())
     return (f'<form method="post" action="/workbench/{action}" class="filters">{hidden}'
             f'{inputs}<button type="submit" name="do" value="{action}">{h.t(label)}</button>'
