@@ -106,6 +106,15 @@ class Html:
                 "</body>\n</html>\n")
 
 
+def form_value(value: object) -> str:
+    """Return a form field's value attribute text: the exact value, escaped only.
+
+    A form posts it back as a key or a filter, so it is not redacted or made printable as
+    shown text is (a target `token:abcdefghijkl` shown redacted matched nothing); links carry
+    the same values in their query strings."""
+    return escape(str(value))
+
+
 def url(path: str, **params: Any) -> str:
     """Return `path` with the non-empty parameters as a query string (a deep link)."""
     query = urlencode([(k, str(v)) for k, v in params.items() if v is not None and v != ""])
