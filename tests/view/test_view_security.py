@@ -178,6 +178,13 @@ def test_control_characters_in_shown_text_become_visible_escapes() -> None:
     assert Html(()).t("m\x1b[5m<b>\u202e") == "m\\x1b[5m&lt;b&gt;\\u202e"
 
 
+def test_a_form_value_is_exact_but_escaped_and_holds_no_nul() -> None:
+    from agentmetrology.view.html import form_value
+
+    assert form_value('token:abcdefghijkl"><b>\x1b') == "token:abcdefghijkl&quot;&gt;&lt;b&gt;\x1b"
+    assert form_value("a\x00b") == "a\ufffdb"
+
+
 @pytest.mark.parametrize(("method", "path", "status"), [
     ("GET", "/episodes/", 307),  # the framework's slash redirect
     ("GET", "/workbench/propose", 405),  # a POST-only route's 405

@@ -111,8 +111,9 @@ def form_value(value: object) -> str:
 
     A form posts it back as a key or a filter, so it is not redacted or made printable as
     shown text is (a target `token:abcdefghijkl` shown redacted matched nothing); links carry
-    the same values in their query strings."""
-    return escape(str(value))
+    the same values in their query strings. NUL, which no HTML can carry, becomes U+FFFD as a
+    browser's parser would make it, so the page holds none."""
+    return escape(str(value).replace("\x00", "\ufffd"))
 
 
 def url(path: str, **params: Any) -> str:
