@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from html.parser import HTMLParser
+from pathlib import Path
 
 from agentmetrology.report import html as H
 
@@ -68,3 +69,30 @@ def test_figure_with_caption() -> None:
 
 def test_figure_without_caption() -> None:
     assert H.figure("<svg></svg>") == "<figure><svg></svg></figure>"
+
+
+def test_a_report_opened_from_disk_runs_no_script_that_slipped_in(tmp_path: Path) -> None:
+    """A report is opened from disk, where no server sends a policy: markup that reached a
+    page unescaped (an escaping slip in any renderer) ran in the browser. The page's own
+    Content-Security-Policy now forbids every script and every load."""
+    import pytest
+
+    sync_api = pytest.importorskip("playwright.sync_api")
+    from view.test_view_browser import CHROMIUM_ARGS, _chromium
+
+    slipped = ('<script>document.title = "ran"</script><img src=x onerror="document.title = '
+               "'ran'\"><form action=\"https://example.invalid\"></form>")
+    report = tmp_path / "report.html"
+    report.write_text(H.page("Report", slipped), encoding="utf-8")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            loaded: list[str] = []
+            page.on("response", lambda r: loaded.append(r.url))
+            page.goto(report.as_uri())
+            page.wait_for_load_state("load")
+            assert page.title() == "Report"
+            assert loaded == [report.as_uri()]  # not even the image: the policy blocks it
+        finally:
+            browser.close()

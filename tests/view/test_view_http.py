@@ -331,3 +331,38 @@ def test_front_page_totals_are_kept_across_viewer_runs_until_the_ledger_changes(
     assert len(docs) == 1
     doc = json.loads(docs[0].read_text())
     assert set(doc) >= {"campaigns", "summaries"}
+
+
+def test_the_forms_post_back_keys_that_look_like_credentials(tmp_path: Path) -> None:
+    """The filter form's options and the conversation search's hidden key fields held the
+    values as shown text, redacted: filtering by the valid target `token:abcdefghijklmnop`
+    matched nothing and searching its episode was a 404. They hold the exact values now."""
+    import re
+    from dataclasses import asdict
+    from html import unescape
+
+    from agentmetrology.view.html import Html
+    from agentmetrology.view.transcript_search import search_form
+    from support import stores
+
+    target = "token:abcdefghijklmnop"
+    k = stores.episode_key(0, target=target)
+    with stores.open_store(tmp_path) as st:
+        st.register_campaign("c1", "p" * 64, {"name": "c1"}, stores.bindings([k]))
+        run = st.begin_run("c1", "inline")
+        (adm,) = st.pending("c1")
+        st.record_episode(st.start_attempt(adm, run, "inline"), *stores.make_episode(k))
+        st.end_run(run, "done")
+    client = TestClient(create_app(detect_source(tmp_path)), base_url=BASE)
+    page = client.get("/episodes").text
+    options = re.findall(r'<select name="target">(.*?)</select>', page, re.S)[0]
+    value = unescape(re.findall(r'<option value="([^"]+)"', options)[0])
+    assert value == target
+    assert 'id="count">1 administrations match' in client.get(
+        "/episodes?" + urlencode({"target": value})).text
+    assert client.get("/episode?" + urlencode(asdict(k))).status_code == 200
+    form = search_form(Html(()), k, None)  # an LLM episode's conversation search
+    fields = {unescape(n): unescape(v)
+              for n, v in re.findall(r'name="([^"]*)" value="([^"]*)"', form)}
+    assert fields["target"] == target
+    assert client.get("/episode?" + urlencode({**fields, "find": "ok"})).status_code == 200

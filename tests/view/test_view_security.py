@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import socket
 from pathlib import Path
 from typing import Any
@@ -175,3 +176,63 @@ def test_control_characters_in_shown_text_become_visible_escapes() -> None:
     from agentmetrology.view.html import Html
 
     assert Html(()).t("m\x1b[5m<b>\u202e") == "m\\x1b[5m&lt;b&gt;\\u202e"
+
+
+def test_a_form_value_is_exact_but_escaped_and_holds_no_nul() -> None:
+    from agentmetrology.view.html import form_value
+
+    assert form_value('token:abcdefghijkl"><b>\x1b') == "token:abcdefghijkl&quot;&gt;&lt;b&gt;\x1b"
+    assert form_value("a\x00b") == "a\ufffdb"
+
+
+@pytest.mark.parametrize(("method", "path", "status"), [
+    ("GET", "/episodes/", 307),  # the framework's slash redirect
+    ("GET", "/workbench/propose", 405),  # a POST-only route's 405
+    ("POST", "/workbench/", 307),
+    ("GET", "/", 200), ("GET", "/nope", 404), ("OPTIONS", "/", 405)])
+def test_every_response_carries_the_security_headers(store_dir: Path, method: str, path: str,
+                                                     status: int) -> None:
+    """The framework's own answers (a slash redirect, a route's 405) went out without
+    nosniff, the Content-Security-Policy or no-store: every response carries them now."""
+    from agentmetrology.view.html import SECURITY_HEADERS
+    from agentmetrology.view.workbench_auth import WorkbenchAuth
+
+    app = create_app(detect_source(store_dir), workbench=WorkbenchAuth())
+    r = TestClient(app, base_url="http://127.0.0.1", follow_redirects=False).request(method,
+                                                                                      path)
+    assert r.status_code == status
+    for name, value in SECURITY_HEADERS.items():
+        assert r.headers[name] == value, (name, path)
+    if "text" in r.headers.get("content-type", "text"):
+        assert "charset=utf-8" in r.headers.get("content-type", "charset=utf-8")
+
+
+def test_a_page_s_own_referrer_policy_is_kept(store_dir: Path) -> None:
+    from agentmetrology.view.workbench_auth import WorkbenchAuth
+
+    auth = WorkbenchAuth()
+    client = TestClient(create_app(detect_source(store_dir), workbench=auth),
+                        base_url="http://127.0.0.1")
+    r = client.get(f"/workbench/login?token={auth.token}")
+    assert r.status_code == 200 and r.headers["referrer-policy"] == "same-origin"
+    assert r.headers.get_list("referrer-policy") == ["same-origin"]
+
+
+def test_a_file_swapped_for_a_symlink_after_start_is_not_served(tmp_path: Path) -> None:
+    """Served names were checked for symlinks only at startup: whoever could write the folder
+    could swap report.html for a symlink to one of the operator's files while the viewer ran,
+    and any local user could then read it from 127.0.0.1. Now checked as the file is opened."""
+    from view.view_fixtures import build_audit_dir
+
+    root = build_audit_dir(tmp_path / "audit")
+    client = TestClient(create_app(detect_source(root)), base_url="http://127.0.0.1")
+    assert client.get("/files/report.md").status_code == 200
+    private = tmp_path / "id_private"
+    private.write_text("PRIVATE KEY MATERIAL")
+    (root / "report.md").unlink()
+    (root / "report.md").symlink_to(private)
+    r = client.get("/files/report.md")
+    assert r.status_code == 404 and "PRIVATE" not in r.text
+    (root / "report.md").unlink()
+    os.mkfifo(root / "report.md")  # a pipe would block the request forever
+    assert client.get("/files/report.md").status_code == 404

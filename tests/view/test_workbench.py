@@ -12,6 +12,7 @@ import json
 import re
 import sqlite3
 from contextlib import closing
+from html import unescape
 from pathlib import Path
 from typing import Any
 
@@ -145,6 +146,28 @@ def test_without_workbench_the_viewer_stays_read_only(store: Path) -> None:
     client = TestClient(create_app(detect_source(store)), base_url=BASE)
     assert client.post("/workbench/propose", data=SOURCE).status_code == 405
     assert client.get("/workbench").status_code == 404
+
+
+def test_a_key_that_looks_like_a_credential_is_proposed_from_the_page_s_own_form(
+        tmp_path: Path) -> None:
+    """The form's hidden fields carried the key as shown text, redacted: the valid target name
+    `token:abcdefghijklmnop` became `token:[redacted]` and proposing from the page was a 409
+    (no episode recorded for it). The fields now hold the exact values."""
+    target = "token:abcdefghijklmnop"
+    store = record_campaign(tmp_path, PERMISSION.replace('name = "overreach"',
+                                                              f'name = "{target}"'))
+    auth = WorkbenchAuth()
+    client = _client(store, auth)
+    page = client.get("/workbench").text
+    form = re.findall(r'<form method="post" action="/workbench/propose"[^>]*>(.*?)</form>',
+                      page, re.S)[0]
+    fields = {unescape(n): unescape(v)
+              for n, v in re.findall(r'name="([^"]*)" value="([^"]*)"', form)}
+    assert fields["target"] == target
+    r = client.post("/workbench/propose", data=fields)
+    assert r.status_code == 200 and "proposed from perm/" in r.text  # shown redacted
+    (case_id,) = _states(store)
+    assert _states(store) == {case_id: "proposed"}
 
 
 def test_the_cli_refuses_a_workbench_on_a_file_or_off_loopback(tmp_path: Path,

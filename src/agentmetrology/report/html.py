@@ -1,7 +1,8 @@
 """Primitives for self-contained HTML reports: page shell, escaped text and tables, SVG charts.
 
 Everything is inline (CSS in a <style> element, charts as inline <svg>), so a report opens
-offline with no network access, no external fonts and no scripts. Every function returns a
+offline with no network access, no external fonts and no scripts (its own
+Content-Security-Policy forbids them). Every function returns a
 string of HTML; every piece of text passed in is escaped here, so callers pass plain text.
 Inline `code spans` in prose become <code> elements.
 """
@@ -47,9 +48,17 @@ def inline(text: str) -> str:
                    for i, p in enumerate(parts))
 
 
+# A report is opened from disk (file://), where no server sends a policy: the document states
+# its own. It runs no script and loads nothing, so text from an archive that slipped through
+# unescaped still could not run or send anything anywhere.
+CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
+       "form-action 'none'")
+
+
 def page(title: str, body: str, lang: str = "en") -> str:
     """Return a complete self-contained HTML document with the inline stylesheet."""
     return (f'<!DOCTYPE html>\n<html lang="{escape(lang)}">\n<head>\n<meta charset="utf-8">\n'
+            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             f"<title>{escape(title)}</title>\n<style>\n{CSS}\n</style>\n</head>\n"
             f"<body>\n{body}\n</body>\n</html>\n")

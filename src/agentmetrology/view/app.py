@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import mimetypes
+import os
+import stat
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from urllib.parse import unquote
@@ -17,6 +20,7 @@ from agentmetrology.edges.http_guard import (
     LOOPBACK_NAMES,
     ASGIApp,
     HttpGuard,
+    Message,
     Receive,
     Scope,
     Send,
@@ -90,7 +94,22 @@ class Guard:
             response.headers.update(SECURITY_HEADERS)
             await response(scope, receive, send)
             return
-        await self.app(scope, receive, send)
+        await self.app(scope, receive, _with_headers(send))
+
+
+def _with_headers(send: Send) -> Send:
+    """Return a send that adds each security header a response lacks (the framework's own
+    answers, a slash redirect or a 405 of a route, set none), keeping those a page set."""
+    async def wrapped(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = list(message.get("headers") or [])
+            have = {k.lower() for k, _ in headers}
+            headers += [(k.lower().encode("latin-1"), v.encode("latin-1"))
+                        for k, v in SECURITY_HEADERS.items()
+                        if k.lower().encode("latin-1") not in have]
+            message = {**message, "headers": headers}
+        await send(message)
+    return wrapped
 
 
 def _html(text: str, status: int = 200) -> HTMLResponse:
@@ -164,6 +183,27 @@ def _store_routes(ep: _Endpoints, source: Source) -> list[Route]:
             Route("/regrade", ep.guarded(regrade))]
 
 
+class _NotRegular(OSError):
+    """A served name that is now a symlink or not a regular file."""
+
+
+def _read_regular(path: Path) -> bytes:
+    """Return the bytes of `path`, refusing a symlink or anything but a regular file.
+
+    Checked when the file is opened, not only at startup: whoever can write the folder could
+    swap a served file for a symlink to a file of the operator's while the viewer runs."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _NotRegular(str(path)) from None
+        raise
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise _NotRegular(str(path))
+        return fh.read()
+
+
 def _file_routes(ep: _Endpoints, source: Source) -> list[Route]:
     """Return the routes of an audit or archive directory: its page and its files by name."""
     h = ep.h
@@ -182,7 +222,10 @@ def _file_routes(ep: _Endpoints, source: Source) -> list[Route]:
             log.warning("refused file %s: not one the viewer serves", prefix(name))
             return ep.error(404, "Not found", "not found")
         try:
-            data = (source.root / name).read_bytes()
+            data = _read_regular(source.root / name)
+        except _NotRegular:
+            log.warning("refused file %s: no longer a regular file", prefix(name))
+            return ep.error(404, "Not found", "not found")
         except OSError as exc:
             return ep.error(500, "Cannot read", f"cannot read {name}: {exc}")
         kind = mimetypes.guess_type(name)[0] or "application/octet-stream"

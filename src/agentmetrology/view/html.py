@@ -106,6 +106,16 @@ class Html:
                 "</body>\n</html>\n")
 
 
+def form_value(value: object) -> str:
+    """Return a form field's value attribute text: the exact value, escaped only.
+
+    A form posts it back as a key or a filter, so it is not redacted or made printable as
+    shown text is (a target `token:abcdefghijkl` shown redacted matched nothing); links carry
+    the same values in their query strings. NUL, which no HTML can carry, becomes U+FFFD as a
+    browser's parser would make it, so the page holds none."""
+    return escape(str(value).replace("\x00", "\ufffd"))
+
+
 def url(path: str, **params: Any) -> str:
     """Return `path` with the non-empty parameters as a query string (a deep link)."""
     query = urlencode([(k, str(v)) for k, v in params.items() if v is not None and v != ""])

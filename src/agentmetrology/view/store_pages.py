@@ -7,7 +7,7 @@ from typing import Any
 from agentmetrology.store.campaign_overview import CampaignOverview
 from agentmetrology.store.reader import StoreReader
 from agentmetrology.store.reader_queries import STATES, VERDICTS, EpisodeFilter
-from agentmetrology.view.html import Html, cost_text, money, num, score_text, url
+from agentmetrology.view.html import Html, cost_text, form_value, money, num, score_text, url
 from agentmetrology.view.params import PAGE_SIZE
 
 NAV = '<a href="/">campaigns</a><a href="/episodes">episodes</a>'
@@ -171,5 +171,5 @@ def _select(h: Html, name: str, values: list[Any], current: Any) -> str:
     opts = ['<option value="">any</option>']
     for v in values:
         sel = " selected" if current is not None and str(v) == str(current) else ""
-        opts.append(f'<option value="{h.t(v)}"{sel}>{h.t(v)}</option>')
+        opts.append(f'<option value="{form_value(v)}"{sel}>{h.t(v)}</option>')
     return f'<label>{h.t(name)} <select name="{h.t(name)}">{"".join(opts)}</select></label>'

@@ -13,7 +13,7 @@ from html import unescape
 
 from agentmetrology.records.episode import EpisodeKey
 from agentmetrology.store.reader_queries import KEY_FIELDS
-from agentmetrology.view.html import Html
+from agentmetrology.view.html import Html, form_value
 from agentmetrology.view.params import MAX_FIND
 
 STYLE = "<style>.match{outline:2px solid #e6b800;outline-offset:2px}</style>"
@@ -27,7 +27,7 @@ def shown_text(html: str) -> str:
 
 def search_form(h: Html, key: EpisodeKey, find: str | None) -> str:
     """Return the search box: a GET form back to this episode's page with `find`."""
-    hidden = "".join(f'<input type="hidden" name="{f}" value="{h.t(getattr(key, f))}">'
+    hidden = "".join(f'<input type="hidden" name="{f}" value="{form_value(getattr(key, f))}">'
                      for f in KEY_FIELDS)
     return (f'<form class="filters" id="transcript-search" method="get" action="/episode">'
             f'{hidden}<label>find in the conversation <input name="find" size="30" '

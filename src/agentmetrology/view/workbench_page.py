@@ -9,11 +9,12 @@ from typing import Any
 
 from agentmetrology.envs.registry import get_env
 from agentmetrology.records.errors import UserError
+from agentmetrology.report.html import escape
 from agentmetrology.store import EvidenceStore
 from agentmetrology.store.cases import CaseRecord, list_cases
 from agentmetrology.store.reader import StoreReader
 from agentmetrology.store.reader_queries import KEY_FIELDS, EpisodeFilter
-from agentmetrology.view.html import Html, url
+from agentmetrology.view.html import Html, form_value, url
 from agentmetrology.view.store_pages import NAV
 from agentmetrology.view.workbench_reports import ReportChecks
 
@@ -23,7 +24,7 @@ CONTRACT = "contract"  # the scorer whose FAIL a case is proposed from
 
 def _form(h: Html, action: str, csrf: str, fields: dict[str, Any], inputs: str,
           label: str) -> str:
-    hidden = "".join(f'<input type="hidden" name="{h.t(k)}" value="{h.t(v)}">'
+    hidden = "".join(f'<input type="hidden" name="{escape(k)}" value="{form_value(v)}">'
                      for k, v in {"csrf": csrf, **fields}.items())
     return (f'<form method="post" action="/workbench/{action}" class="filters">{hidden}'
             f'{inputs}<button type="submit" name="do" value="{action}">{h.t(label)}</button>'
