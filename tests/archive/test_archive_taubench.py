@@ -134,3 +134,28 @@ def test_a_repeated_task_and_trial_is_listed_and_skipped(taubench_file: Path,
     assert (doc["coverage"]["overall"]["graded"], doc["load"]["problems"]) == (
         195, [f"gpt-4o-airline.json: row 200: task {first['task_id']} trial {first['trial']} "
               "repeated; skipped"])
+
+
+def test_a_row_whose_two_rewards_differ_is_ungraded_not_the_graders_fail(
+        taubench_file: Path, tmp_path: Path) -> None:
+    # Before, a row storing reward 1 beside reward_info.reward 0 was a fail (the grader's
+    # copy won, the row's silently dropped): 83 passes, bounds 0.415..0.440, though
+    # tau-bench's own metrics read `reward` (84 passes). Which one counts is not identified.
+    import json as _json
+
+    rows = _json.loads(taubench_file.read_text())
+    i = next(i for i, r in enumerate(rows) if r["reward"] == 1.0)
+    rows[i]["info"]["reward_info"]["reward"] = 0.0
+    path = tmp_path / "gpt-4o-airline.json"
+    path.write_text(_json.dumps(rows))
+    doc = audit_archive(load_archive(path))
+    overall = doc["coverage"]["overall"]
+    assert overall["counts"] == {"pass": 83, "fail": 111, "ungraded": 6, "invalid_replay": 0}
+    assert overall["reasons"] == {"malformed_record": 1, "step_cap": 5}
+    assert (overall["score_stored"], overall["bounds"]["upper"]) == (0.415, 0.445)
+    task = rows[i]["task_id"]
+    assert doc["load"]["problems"] == [
+        f"gpt-4o-airline.json: row {i} (task {task}): malformed, kept ungraded: reward 1 but "
+        "reward_info.reward 0: which one counts is not identified"]
+    ep = next(e for e in load_archive(path).episodes if e.task == str(task) and e.trial == 0)
+    assert ep.stored_score == 1.0 and ep.events  # the row's reward and its calls are kept

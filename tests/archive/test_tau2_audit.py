@@ -408,3 +408,45 @@ def test_a_user_simulator_the_file_does_not_name_reads_not_recorded(tmp_path: Pa
     md = render_archive_report(doc)[0]
     assert "Agent `gpt-4.1` on the `airline` domain, user simulator not recorded (" in md
     assert "`None`" not in md
+
+
+@pytest.mark.parametrize(("written", "tolerance", "finding"), [
+    (0.3, 0.05, False), (0.4, 0.05, False), (0.29, 0.005, True)])
+def test_a_claim_half_its_last_decimal_away_agrees_compared_as_the_decimal_written(
+        tmp_path: Path, written: float, tolerance: float, finding: bool) -> None:
+    # Before, the claim was read as a binary float: 0.3 is 0.29999999999999998 and 0.4 is
+    # 0.40000000000000002, so 7 passes of 20 (0.35, exactly half of 0.1 from either) were a
+    # finding, though the rule (and docs/archive.md) says only a larger difference is one.
+    data = copy.deepcopy(raw(F.GPT_AIRLINE))
+    for s in [s for s in data["simulations"] if s["reward_info"]["reward"] == 1.0][:3]:
+        s["reward_info"]["reward"] = 0.0
+    rep = _section(write(tmp_path, "seven-airline.json", data),
+                   claim=("--reported c.json", {"pass_rate": written}))["reported"]
+    (row,) = rep["rows"]
+    assert row["recomputed"]["planned"] == 0.35 and row["tolerance"] == tolerance
+    assert row["finding"] is finding and rep["findings"] == int(finding)
+    assert row["agrees_with"] == ([] if finding else ["planned", "simulations_present",
+                                                      "graded"])
+
+
+def test_a_percent_claim_reads_as_written_and_pass_k_compares_exactly(tmp_path: Path) -> None:
+    # Before, 58.75 / 100 left the pass fraction the unresolved episodes would need at
+    # 2.220446049250313e-16 instead of 0, pass_2 written 2 (2% rounded to the unit: 1.5 to
+    # 2.5) was a finding against pass^2 = 1/40 = 2.5% exactly, and 58.2 read 0.5820000000000001.
+    data, second = two_trials(F.GPT_TELECOM, 2)
+    first = data["simulations"][:40]
+    keep = next(i for i, s in enumerate(first) if s["reward_info"]["reward"] == 1.0)
+    for i, s in enumerate(second):
+        s["reward_info"]["reward"] = float(i == keep)
+    second[-1]["reward_info"] = None  # one ungraded episode: 79 graded of 80 planned
+    path = write(tmp_path, "two-telecom.json", data)
+    claim = {"results": {"telecom": {"pass_1": 23.75, "pass_2": 2}}}
+    rows = _section(path, claim=("submission.json", claim))["reported"]["rows"]
+    assert rows[0]["recomputed"]["planned"] == 0.2375 and rows[0]["reported"] == 0.2375
+    assert rows[0]["unresolved_pass_fraction_to_reach"] == 0.0 and not rows[0]["finding"]
+    assert rows[1]["recomputed_planned"] == pytest.approx(0.025) and rows[1]["reported"] == 0.02
+    assert rows[1]["tolerance"] == 0.005 and rows[1]["finding"] is False
+    claim = {"results": {"telecom": {"pass_1": 58.2, "pass_2": 2.4}}}
+    rows = _section(path, claim=("submission.json", claim))["reported"]["rows"]
+    assert rows[0]["reported"] == 0.582 and rows[1]["reported"] == 0.024
+    assert rows[1]["finding"] is True

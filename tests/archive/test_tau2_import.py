@@ -215,6 +215,25 @@ def test_a_reward_outside_0_1_is_no_score(tmp_path: Path, reward: float) -> None
                                                              "ungraded": 1}
 
 
+@pytest.mark.parametrize(("reward", "outcome", "detail"), [
+    (1.0000001, "pass", ""), (1.000001, "pass", ""), (-1e-7, "fail", ""),
+    (1.000002, "ungraded", "reward 1.000002 is outside the declared range [0, 1]")])
+def test_a_reward_within_the_success_tolerance_of_1_is_a_pass(
+        tmp_path: Path, reward: float, outcome: str, detail: str) -> None:
+    # Before, 1.0000001 (a success by tau2's is_successful: within 1e-6 of 1) was ungraded,
+    # score_out_of_range, with the detail "reward 1 is outside the declared range [0, 1]":
+    # 9 passes of 20 and bounds 0.45..0.50 where tau2 gives 10 of 20.
+    data = copy.deepcopy(raw(GPT_AIRLINE))
+    sim = next(s for s in data["simulations"] if s["reward_info"]["reward"] == 1.0)
+    sim["reward_info"]["reward"] = reward
+    archive = load_archive(write(tmp_path, "eps.json", data))
+    ep = next(e for e in archive.episodes if e.task == sim["task_id"])
+    assert (ep.outcome, ep.reason_detail if ep.reason else "") == (outcome, detail)
+    assert ep.stored_score == reward
+    passes = Counter(e.outcome for e in archive.episodes)["pass"]
+    assert passes == (10 if outcome == "pass" else 9)
+
+
 def test_malformed_simulation_is_kept_ungraded_and_listed(tmp_path: Path) -> None:
     data = copy.deepcopy(raw(GPT_AIRLINE))
     data["simulations"][0]["messages"] = "not a list"

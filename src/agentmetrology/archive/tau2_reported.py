@@ -13,6 +13,7 @@ graded ones.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from pathlib import Path
@@ -21,6 +22,7 @@ from typing import Any
 from agentmetrology.archive.coverage import tie_threshold
 from agentmetrology.archive.importers.limits import count, parse_json
 from agentmetrology.archive.model import ArchiveFormatError
+from agentmetrology.archive.passk import pass_hat_k_fraction
 from agentmetrology.records.numbers import finite_float
 
 SUBMISSION = "submission.json"
@@ -41,6 +43,17 @@ def _tolerance(value: float) -> Fraction:
     except InvalidOperation:
         return Fraction(0)
     return Fraction(1, 2) * Fraction(10) ** exp if isinstance(exp, int) else Fraction(0)
+
+
+def _decimal(value: float | int, percent: bool) -> Fraction:
+    """Return a claimed number exactly as its shortest repr writes it (a percentage over 100).
+
+    A claim is a decimal: 0.3 is three tenths, not the binary float 0.29999999999999998, and
+    58.2 / 100 is not 0.5820000000000001. Compared in binary, a recomputed value exactly half a
+    unit of the last decimal away (0.35 from 0.3) fell on the wrong side of the tolerance.
+    """
+    exact = Fraction(Decimal(repr(value)))
+    return exact / 100 if percent else exact
 
 
 def read_claim(path: Path) -> dict[str, Any]:
@@ -83,13 +96,13 @@ def _claimed(claim: dict[str, Any], domain: str | None) -> dict[str, Any]:
         written = {k: _as_written(dom.get(f"pass_{k}"), v) for k in range(1, MAX_K + 1)
                    if (v := finite_float(dom.get(f"pass_{k}"))) is not None}
         keys = [f"pass_{k}" for k in range(1, MAX_K + 1)] + ["cost"]
-        return {"pass_k": {k: float(v) / 100.0 for k, v in written.items()}, "written": written,
+        return {"pass_k": {k: _decimal(v, True) for k, v in written.items()}, "written": written,
                 "percent": True, "cost": finite_float(dom.get("cost")),
                 "unreadable": _unreadable(dom, keys, f"results.{domain}.")}
     rate = finite_float(claim.get("pass_rate"))
     percent = rate is not None and rate > 1.0
-    return {"pass_k": {1: rate / 100.0 if percent else rate} if rate is not None else {},
-            "written": {1: _as_written(claim.get("pass_rate"), rate)} if rate is not None else {},
+    written = {1: _as_written(claim.get("pass_rate"), rate)} if rate is not None else {}
+    return {"pass_k": {k: _decimal(v, percent) for k, v in written.items()}, "written": written,
             "percent": percent, "passed": count(claim.get("passed")),
             "total_tasks": count(claim.get("total_tasks")),
             "unreadable": _unreadable(claim, list(REPORTED_READERS), "")}
@@ -108,16 +121,15 @@ def _unreadable(part: dict[str, Any], keys: list[str], where: str) -> list[str]:
             if part.get(k) is not None and read[k](part[k]) is None]
 
 
-def _pass1_row(claimed: float, percent: bool, raw: float, n: dict[str, int]) -> dict[str, Any]:
+def _pass1_row(got: Fraction, percent: bool, raw: float, n: dict[str, int]) -> dict[str, Any]:
     """Return the pass^1 comparison: recomputed on each denominator, and whether it agrees."""
     tol = _tolerance(raw) / (100 if percent else 1)
-    got = Fraction(claimed)
     bases = {"planned": n["planned"], "simulations_present": n["present"], "graded": n["graded"]}
     recomputed = {k: Fraction(n["passes"], d) if d else None for k, d in bases.items()}
     agree = {k: v is not None and abs(v - got) <= tol for k, v in recomputed.items()}
     tie = tie_threshold(n["planned"], n["passes"], n["planned"] - n["graded"],
                         got.denominator, got.numerator, 0) if n["planned"] else None
-    return {"reported": claimed, "tolerance": float(tol),
+    return {"reported": float(got), "tolerance": float(tol),
             "recomputed": {k: None if v is None else float(v) for k, v in recomputed.items()},
             "agrees_with": [k for k, ok in agree.items() if ok],
             "finding": not agree["planned"], "denominators": bases,
@@ -127,8 +139,10 @@ def _pass1_row(claimed: float, percent: bool, raw: float, n: dict[str, int]) -> 
 
 def reported_section(claim: tuple[str, dict[str, Any]] | None, top_level: dict[str, Any],
                      domain: str | None, n: dict[str, int], pass_k: list[float | None],
-                     cost: dict[str, Any]) -> dict[str, Any]:
-    """Return the recomputed-vs-reported section (n: passes, planned, present, graded)."""
+                     cost: dict[str, Any],
+                     per_task: Sequence[tuple[int, int]]) -> dict[str, Any]:
+    """Return the recomputed-vs-reported section (n: passes, planned, present, graded;
+    per_task: (planned trials, passes) of each task, for the exact pass^k)."""
     if claim is None and top_level:
         claim = ("the file's own top level", top_level)
     if claim is None:
@@ -147,10 +161,13 @@ def reported_section(claim: tuple[str, dict[str, Any]] | None, top_level: dict[s
             rows.append({"k": 1, **_pass1_row(v, c["percent"], raw, n)})
             continue
         mine = pass_k[k - 1] if k <= len(pass_k) else None
-        tol = float(_tolerance(raw) / (100 if c["percent"] else 1))
-        row: dict[str, Any] = {"k": k, "reported": v, "tolerance": tol,
+        tol = _tolerance(raw) / (100 if c["percent"] else 1)
+        # Compared exactly (the float curve is off by ~1e-17, enough to cross a tolerance
+        # that the recomputed value meets exactly, as pass^2 of 2 trials can).
+        exact = pass_hat_k_fraction(per_task, k) if mine is not None else None
+        row: dict[str, Any] = {"k": k, "reported": float(v), "tolerance": float(tol),
                                "recomputed_planned": mine,
-                               "finding": mine is None or abs(mine - v) > tol}
+                               "finding": exact is None or abs(exact - v) > tol}
         if mine is None:  # a finding of another kind than a disagreement: said as such
             row["unsupported"] = (f"the file's simulations give no pass^{k} (no task has {k} "
                                   "trials), so the claim rests on runs the file does not hold")

@@ -35,12 +35,16 @@ def _counts(episodes: list[ArchiveEpisode]) -> dict[str, int]:
             "tasks": len({e.task for e in episodes})}
 
 
-def _pass_k(episodes: list[ArchiveEpisode]) -> list[float | None]:
-    """Return pass^1..pass^K over planned episodes, unresolved counted as failures."""
+def _task_counts(episodes: list[ArchiveEpisode]) -> list[tuple[int, int]]:
+    """Return (planned trials, passes) per task, unresolved episodes counted as failures."""
     per_task: dict[str, list[bool]] = defaultdict(list)
     for ep in episodes:
         per_task[ep.task].append(ep.outcome == "pass")
-    counts = [(len(v), sum(v)) for v in per_task.values()]
+    return [(len(v), sum(v)) for v in per_task.values()]
+
+
+def _pass_k(counts: list[tuple[int, int]]) -> list[float | None]:
+    """Return pass^1..pass^K over planned episodes, unresolved counted as failures."""
     trials = min((n for n, _ in counts), default=0)
     return pass_hat_k_curve(counts, min(trials, MAX_K)) if counts else []
 
@@ -96,7 +100,8 @@ def tau2_section(archive: Archive, claim: tuple[str, dict[str, Any]] | None = No
     eps = archive.episodes
     n = _counts(eps)
     summary = cell_summary(eps)
-    pass_k = _pass_k(eps)
+    per_task = _task_counts(eps)
+    pass_k = _pass_k(per_task)
     defs = {e.task: e.meta["task_definition"] for e in eps if e.meta.get("task_definition")}
     cost = cost_section(eps, str(notes.get("agent_model") or ""))
     doc: dict[str, Any] = {
@@ -117,7 +122,7 @@ def tau2_section(archive: Archive, claim: tuple[str, dict[str, Any]] | None = No
                                                                 evaluator)),
         "cost": cost,
         "reported": reported_section(claim, notes.get("reported_top_level") or {},
-                                     notes.get("domain"), n, pass_k, cost),
+                                     notes.get("domain"), n, pass_k, cost, per_task),
     }
     doc["headlines"] = _headlines(doc)
     return doc

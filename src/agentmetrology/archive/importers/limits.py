@@ -15,6 +15,7 @@ import math
 import re
 from typing import Any, NamedTuple
 
+from agentmetrology.archive.model import SUCCESS_TOLERANCE
 from agentmetrology.edges.json_keys import KeyMarks, RepeatedKeys, first_repeated, names_twice
 
 MAX_DEPTH = 200  # deepest JSON nesting accepted; real archives stay well under 30 levels
@@ -154,11 +155,16 @@ def lone_surrogate(value: Any) -> str | None:
 
 
 def score_outside(score: float, what: str) -> str | None:
-    """Return why `score` is not a score (outside SCORE_RANGE), naming it as `what`; else None."""
+    """Return why `score` is not a score (outside SCORE_RANGE, with the success tolerance at
+    either end), naming it as `what` and the value in full; else None."""
     low, high = SCORE_RANGE
-    if low <= score <= high:
+    # Success is |score - 1| <= 1e-6 (tau2's is_successful, tau-bench's metrics): a reward of
+    # 1.0000001 is a pass there, so it is a score here too, not an ungraded episode.
+    if low - SUCCESS_TOLERANCE <= score <= high + SUCCESS_TOLERANCE:
         return None
-    return f"{what} {score:g} is outside the declared range [{low:g}, {high:g}]"
+    # repr, not :g (which showed 1.000002 as "1", a value inside the range it named)
+    shown = repr(float(score)).removesuffix(".0")
+    return f"{what} {shown} is outside the declared range [{low:g}, {high:g}]"
 
 
 def cost(value: Any) -> float | None:

@@ -200,8 +200,17 @@ def _fill(ep: ArchiveEpisode, row: dict[str, Any]) -> None:
         return
     reward_info = obj(reward_info, "info.reward_info")
     # The grader's own result is reward_info.reward; a missing, null or non-finite value is
-    # no measurement (never a 0), and a disagreement with the row's reward is surfaced.
+    # no measurement (never a 0): the row's copy of it stands in.
     graded = finite_float(reward_info.get("reward"))
+    if graded is not None and reward is not None and graded != reward:
+        # Two records of one grader result that differ: as for a repeated row with another
+        # result, which one counts is not identified (tau-bench's own metrics read `reward`,
+        # so taking reward_info.reward's 0 for a row's 1 no longer reproduced them).
+        ep.reason = "malformed_record"
+        ep.reason_detail = ep.meta["malformed"] = (
+            f"reward {reward:g} but reward_info.reward {graded:g}: which one counts is not "
+            "identified")
+        return
     score = graded if graded is not None else reward
     if score is None:
         ep.reason = "unscored"
@@ -212,8 +221,6 @@ def _fill(ep: ArchiveEpisode, row: dict[str, Any]) -> None:
         return
     checks = obj(reward_info.get("info"), "info.reward_info.info")
     detail_out: dict[str, Any] = {k: checks[k] for k in ("r_actions", "r_outputs") if k in checks}
-    if graded is not None and reward is not None and graded != reward:
-        detail_out["reward_mismatch"] = {"row": reward, "reward_info": graded}
     ep.grade = StoredGrade(score=score, passed=is_success(score), detail=detail_out)
 
 
