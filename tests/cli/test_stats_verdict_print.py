@@ -1,0 +1,75 @@
+"""`agm stats compare` never prints numbers its own label contradicts.
+
+An outside checker reads the printed table: `equivalent` must come with a printed 90% interval
+inside [-m, m], `different` with a printed 95% interval that excludes 0, and `inconclusive`
+with neither. Three decimals can move an interval end across the margin: -0.10008 printed
+as -0.100 beside margin 0.1 reads "inside" next to `inconclusive`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from typer.testing import CliRunner
+
+from agentmetrology import stats
+from agentmetrology.cli.stats_cmd import stats_app
+from agentmetrology.report.terminal.stats_format import fmt_ci, fmt_within
+from support.results_rows import row, write_rows
+
+runner = CliRunner()
+
+
+def _compare(path: Path, *extra: str) -> str:
+    result = runner.invoke(stats_app, ["compare", str(path), "--value", "ground_truth.f1",
+                                       "--group", "agent", "--a", "rule", "--b", "llm",
+                                       "--pair-by", "task,seed", *extra],
+                           env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.stderr
+    return " ".join(result.stdout.replace("│", " ").split())
+
+
+def test_an_interval_end_just_beyond_the_margin_prints_beyond_it(tmp_path: Path) -> None:
+    # 6 pairs; the 90% interval is [-0.10008333333333343, 0.0016666666666666867]: its lower
+    # end lies beyond -0.1, so the label is not `equivalent`. It printed as [-0.100, 0.002].
+    a = [0.49, 0.78, 0.88, 0.7, 0.49, 0.65]
+    b = [0.53, 0.69, 0.75, 0.59, 0.55, 0.57]
+    rows = [row("rule", f"t{i}", 0, x) for i, x in enumerate(a)]
+    rows += [row("llm", f"t{i}", 0, y) for i, y in enumerate(b)]
+    text = _compare(write_rows(tmp_path / "edge.jsonl", rows))
+    assert ("equivalence inconclusive (margin 0.1; 90% CI [-0.1001, 0.002], "
+            "95% CI [-0.107, 0.007])") in text
+
+
+def test_fmt_within_keeps_each_end_on_its_side_of_the_margin() -> None:
+    assert fmt_within(-0.10008333333333343, 0.1) == "-0.1001"
+    assert fmt_within(0.1000000002, 0.1) == "0.1000000002"
+    assert fmt_within(0.10000000000000003, 0.1) == "0.100"  # 0.4 - 0.3: inside (rounding)
+    assert fmt_within(0.0996, 0.1) == "0.100"  # inside, and printed inside
+    assert fmt_within(0.12342, 0.1234) == "0.12342"
+    assert fmt_within(0.0999, 0.0998) == "0.100"  # 0.100 reads outside too: enough
+    assert fmt_within(0.5, 0.1) == "0.500"
+
+
+def test_printed_labels_agree_with_printed_intervals_on_random_tables() -> None:
+    # A seeded sweep over the table's own formatting: label and printed interval never disagree.
+    rng = np.random.default_rng(5)
+    seen = set()
+    for _ in range(400):
+        n = int(rng.integers(6, 13))
+        a = np.round(rng.random(n), 2)
+        b = np.clip(np.round(a + rng.normal(rng.uniform(-0.15, 0.15), 0.1, n), 2), 0, 1)
+        m = float(rng.choice([0.05, 0.1]))
+        eq = stats.equivalence(a, b, margin=m, resamples=500, minimum=6)
+        assert eq.interval90 is not None and eq.interval is not None
+        lo90, hi90 = (float(fmt_within(v, m)) for v in eq.interval90)
+        inside = -m <= lo90 and hi90 <= m
+        lo95, hi95 = (float(v) for v in fmt_ci(eq.interval).strip("[]").split(", "))
+        excludes = lo95 > 0 or hi95 < 0
+        assert (eq.label == "equivalent") == inside
+        assert eq.label != "different" or excludes
+        assert eq.label != "inconclusive" or not excludes
+        seen.add(eq.label)
+    assert seen == {"equivalent", "different", "inconclusive"}
+
