@@ -8,6 +8,7 @@ as -0.100 beside margin 0.1 reads "inside" next to `inconclusive`.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -73,3 +74,24 @@ def test_printed_labels_agree_with_printed_intervals_on_random_tables() -> None:
         seen.add(eq.label)
     assert seen == {"equivalent", "different", "inconclusive"}
 
+
+
+def _range_rows(tmp_path: Path) -> Path:
+    # On 1-10, tau 0.9 is 9.1 points: runs of exactly 9.1 pass.
+    rows = [row("rule", f"t{i}", 0, v) for i, v in enumerate([5.0, 5.0, 9.1, 10.0])]
+    rows += [row("llm", f"t{i}", 0, v) for i, v in enumerate([9.1, 9.1, 9.1, 10.0])]
+    return write_rows(tmp_path / "range.jsonl", rows)
+
+
+def test_a_run_exactly_at_tau_in_points_passes(tmp_path: Path) -> None:
+    path = _range_rows(tmp_path)
+    result = runner.invoke(stats_app, ["summarize", str(path), "--value", "ground_truth.f1",
+                                       "--group", "agent", "--range", "1,10", "--json"])
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    rel = {g["group"]["agent"]: g["reliability"]["value"] for g in doc["groups"]}
+    assert doc["scale"]["text"].endswith("tau 0.9 of the range = 9.1 points")
+    assert rel == {"llm": 1.0, "rule": 0.5}  # were 0.25 and 0.25
+    text = _compare(path, "--range", "1,10", "--rerun-of-a", "rule")
+    assert "2 fail->pass, 0 pass->fail of 4" in text  # was 0 and 0
+    assert "excess flip rate 0.500 95% CI [0.000, 1.000] (conditions 0.500, reruns 0.000" in text
