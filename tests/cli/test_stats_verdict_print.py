@@ -95,3 +95,35 @@ def test_a_run_exactly_at_tau_in_points_passes(tmp_path: Path) -> None:
     text = _compare(path, "--range", "1,10", "--rerun-of-a", "rule")
     assert "2 fail->pass, 0 pass->fail of 4" in text  # was 0 and 0
     assert "excess flip rate 0.500 95% CI [0.000, 1.000] (conditions 0.500, reruns 0.000" in text
+
+
+def test_same_seed_gives_byte_identical_json_across_processes(tmp_path: Path) -> None:
+    # Each subcommand twice, in fresh interpreters with different hash seeds (set and dict
+    # order of labels must not reach the output); this worktree's code, not the venv's agm.
+    import os
+    import subprocess
+    import sys
+
+    import agentmetrology
+
+    rows = [row(agent, f"t{t}", s, round((t * 7 + s * 3 + len(agent)) % 10 / 10, 2))
+            for agent in ("rule", "llm", "again") for t in range(4) for s in range(3)]
+    path = str(write_rows(tmp_path / "runs.jsonl", rows))
+    commands = [["summarize", path, "--value", "ground_truth.f1", "--group", "agent,task"],
+                ["compare", path, "--value", "ground_truth.f1", "--group", "agent", "--a",
+                 "rule", "--b", "llm,again", "--pair-by", "task,seed", "--cluster", "task",
+                 "--rerun-of-a", "again", "--factor", "seed"]]
+    src = str(Path(agentmetrology.__file__).parents[1])
+    for args in commands:
+        outs = set()
+        for hash_seed in ("1", "2"):
+            env = {**os.environ, "PYTHONPATH": src, "PYTHONHASHSEED": hash_seed}
+            done = subprocess.run([sys.executable, "-m", "agentmetrology.cli.main", "stats",
+                                   *args, "--json"], capture_output=True, env=env, check=True)
+            outs.add(done.stdout)
+        assert len(outs) == 1, args
+        env = {**os.environ, "PYTHONPATH": src}
+        other = subprocess.run([sys.executable, "-m", "agentmetrology.cli.main", "stats",
+                                *args, "--json", "--analysis-seed", "1"], capture_output=True,
+                               env=env, check=True).stdout
+        assert other != outs.pop(), args  # the seed does reach the draws
