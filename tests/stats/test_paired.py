@@ -310,3 +310,32 @@ def test_holm_reads_exact_fractions() -> None:
     # e.g. sign-test p-values kept exact: 1/4 * 2 = 1/2, then the running max 1/2.
     result = stats.holm([Fraction(1, 4), Fraction(1, 2)])
     assert (result.adjusted, result.p_values) == ((0.5, 0.5), (0.25, 0.5))
+
+
+def test_monte_carlo_signs_are_drawn_in_bounded_blocks_of_one_stream(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The packed signs were drawn at once, draws * n / 8 bytes: 6.25 GB for 500,000 pairs and
+    # the default 100,000 draws. Drawn a block at a time, the peak stays near one block, and
+    # the p-value is the one the single draw gave (the stream continues across blocks).
+    import tracemalloc
+
+    from agentmetrology.stats import paired
+
+    rng = generator(21)
+    a = rng.random(4000)
+    b = a + rng.normal(0.002, 0.05, size=4000)
+    whole = stats.sign_flip_test(a, b, draws=20_000, seed=3).p_value  # one block: 20000 x 500
+    packed = generator(3).integers(0, 256, size=(20_000, 500), dtype=np.uint8)
+    signs = np.unpackbits(packed, axis=1, bitorder="little")[:, :4000] * 2.0 - 1.0
+    d = b - a
+    threshold = abs(d.sum()) - 1e-9 * np.abs(d).sum()
+    assert whole == (1 + int(np.count_nonzero(np.abs(signs @ d) >= threshold))) / 20_001
+    monkeypatch.setattr(paired, "_CHUNK_ELEMENTS", 1 << 16)  # blocks of 128 rows
+    tracemalloc.start()
+    try:
+        blocked = stats.sign_flip_test(a, b, draws=20_000, seed=3).p_value
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert blocked == whole
+    assert peak < 4_000_000  # the single draw alone was 10,000,000 bytes

@@ -50,7 +50,9 @@ def dose_rows(plan: dict[str, Any], cells: list[dict[str, Any]],
             "delta": None if d is None else d["value"],
             "interval": None if d is None else d["interval"],
             "sign_flip_p": None if c["sign_flip"] is None else c["sign_flip"]["p_value"],
-            "p_holm": c["p_holm"], "family_size": c["family_size"], "verdict": c["verdict"]}
+            "p_holm": c["p_holm"], "family_size": c["family_size"], "verdict": c["verdict"],
+            # below the rule's minimum pairs no data could confirm: "not confirmed" says nothing
+            "sufficient": c["rule"]["sufficient"], "minimum": c["rule"]["minimum"]}
         if d is not None and d.get("interval_note"):  # fewer than 3 pairs: why no interval
             row["interval_note"] = d["interval_note"]
         for role, cond in (("baseline", c["baseline"]), ("arm", c["arm"])):
@@ -66,16 +68,17 @@ def shape(rows: list[dict[str, Any]], invariance: list[dict[str, Any]]) -> dict[
 
     forced at a slack: every target gives the same per-seed outcome in both arms there (the
     design cannot tell their decisions apart); binds at a slack: some target's delta is
-    confirmed there. The inverted U of decision relevance holds iff the lowest slack is forced,
-    nothing binds at the highest, and at some slack in between the squeeze binds while the
-    targets' outcomes differ; forcing is not checked (None) for a plan of one target, and the
-    inverted U is then undetermined (None) unless the highest slack binds. Per target: whether
-    delta is non-increasing in slack.
+    confirmed there; whether a slack binds is undetermined (None) when none of its deltas is
+    confirmed and one of them has fewer pairs than the rule needs to confirm at all. The
+    inverted U of decision relevance holds iff the lowest slack is forced, nothing binds at the
+    highest, and at some slack in between the squeeze binds while the targets' outcomes differ;
+    forcing is not checked (None) for a plan of one target, and the inverted U is then
+    undetermined (None) unless the highest slack binds; it is undetermined too where a binding
+    it needs is. Per target: whether delta is non-increasing in slack.
     """
     slacks = sorted({r["slack"] for r in rows})
     forced = {x["slack"]: x["forced"] for x in invariance}
-    binds = {k: any(r["verdict"] == "confirmed" for r in rows if r["slack"] == k)
-             for k in slacks}
+    binds = {k: _binds([r for r in rows if r["slack"] == k]) for k in slacks}
     lo, hi = slacks[0], slacks[-1]
     # a slack whose forcing was not checked is neither forced nor free here
     middle = [k for k in slacks[1:-1] if binds[k] and forced.get(k) is False]
@@ -87,14 +90,28 @@ def shape(rows: list[dict[str, Any]], invariance: list[dict[str, Any]]) -> dict[
         ds = [r["delta"] for r in sorted(rs, key=lambda r: r["slack"])]
         falling[t] = None if None in ds else all(b <= a for a, b in itertools.pairwise(ds))
     at_lowest = forced.get(lo)
+    open_middle = any(binds[k] is None and forced.get(k) is not True for k in slacks[1:-1])
+    if at_lowest is False or binds[hi] is True:
+        inverted: bool | None = False
+    elif at_lowest is None or binds[hi] is None:
+        inverted = None  # undetermined whether the lowest slack forces, or the highest binds
+    else:
+        inverted = True if middle else None if open_middle else False
     return {"slacks": slacks, "forced": [forced.get(k) for k in slacks],
             "binds": [binds[k] for k in slacks], "lowest": lo, "highest": hi,
             "forced_at_lowest": at_lowest, "binds_at_highest": binds[hi],
             "binding_and_free_between": middle,
-            # undetermined (None) when whether the lowest slack forces every choice is unknown
-            "inverted_u": (None if at_lowest is None and not binds[hi]
-                           else bool(at_lowest) and not binds[hi] and bool(middle)),
+            "inverted_u": inverted,
             "delta_non_increasing": falling}
+
+
+def _binds(rows: list[dict[str, Any]]) -> bool | None:
+    """Return whether some delta at one slack is confirmed: None (undetermined) when none is
+    and one of them has too few pairs for the rule to confirm (n = 4 with a family of 4 needs
+    8: "nothing binds" would flip with the sample size)."""
+    if any(r["verdict"] == "confirmed" for r in rows):
+        return True
+    return None if any(r.get("sufficient") is False for r in rows) else False
 
 
 def dose_response(plan: dict[str, Any], cells: list[dict[str, Any]],

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from agentmetrology.records.verdict import INSUFFICIENT
 from agentmetrology.report.blocks import Doc, code
 
 Fmt = Callable[[Any], str]
@@ -39,6 +40,14 @@ def said_why(rows: list[dict[str, Any] | None]) -> str:
     return "".join(f" {note[:1].upper()}{note[1:]}." for note in no_interval_notes(rows))
 
 
+def row_verdict(r: dict[str, Any]) -> str:
+    """Return a dose row's verdict as printed: withheld below the pairs its rule needs to
+    confirm at all, where "not confirmed" would say nothing."""
+    if r.get("sufficient") is False:
+        return f"{INSUFFICIENT} (n = {r['pairs']}, needs {r['minimum']})"
+    return str(r["verdict"])
+
+
 def _list(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
@@ -57,8 +66,11 @@ def shape_sentence(dose: dict[str, Any], level: str, fmt: Fmt) -> str:
         first = (f"at slack {lo} every choice is forced (every target gives the same per-seed "
                  "coverage in both arms)")
     else:
-        same = sorted({f"{code(a)} = {code(b)}" for v in (zero["baseline"], zero["arm"]) if v
-                       for a, b in v["indistinguishable"]})
+        # equal on every seed in both arms: a pair equal in one arm only is not (a union of
+        # the arms listed all three pairs of 3 targets beside "2 distinct vectors")
+        checked = [v for v in (zero["baseline"], zero["arm"]) if v]
+        pairs = set.intersection(*({tuple(p) for p in v["indistinguishable"]} for v in checked))
+        same = sorted(f"{code(a)} = {code(b)}" for a, b in pairs)
         distinct = max(v["distinct_vectors"] for v in (zero["baseline"], zero["arm"]) if v)
         first = (f"at slack {lo} not every choice is forced ({distinct} distinct per-seed "
                  "coverage vectors among the targets"
@@ -67,7 +79,10 @@ def shape_sentence(dose: dict[str, Any], level: str, fmt: Fmt) -> str:
     where = (f"the squeeze binds (a delta confirmed) at slack {_list([str(k) for k in binding])}"
              if binding else "no delta is confirmed at any slack")
     last = (f"at slack {hi} it still binds" if sh["binds_at_highest"]
-            else f"at slack {hi} nothing binds (no delta confirmed)")
+            else f"at slack {hi} nothing binds (no delta confirmed)"
+            if sh["binds_at_highest"] is False
+            else f"at slack {hi} whether anything binds is undetermined (no delta confirmed, "
+                 "and too few paired seeds to confirm one)")
     falling = []
     for target, down in sh["delta_non_increasing"].items():
         ds = [signed(fmt, r["delta"]) for r in sorted(rows, key=lambda r: r["slack"])
@@ -93,7 +108,7 @@ def dose_section(d: Doc, doc: dict[str, Any]) -> None:
              "SKIPs (baseline / arm)"],
             [[code(r["target"]), r["level"], r["slack"],
               delta_text(g.fmt, r),
-              g.p(r["sign_flip_p"]), g.p(r["p_holm"]), r["verdict"],
+              g.p(r["sign_flip_p"]), g.p(r["p_holm"]), row_verdict(r),
               f"{g.fmt(r['baseline']['coverage'])} / {g.fmt(r['arm']['coverage'])}",
               f"{g.fmt(r['baseline']['quota_deaths'])} / {g.fmt(r['arm']['quota_deaths'])}",
               f"{g.fmt(r['baseline']['skips'])} / {g.fmt(r['arm']['skips'])}"]

@@ -31,6 +31,7 @@ from agentmetrology.results.scales import Scale, scale_of
 from agentmetrology.results.table import ResultsTable
 from agentmetrology.stats import compare_paired, excess_flip_rate, holm, sign_test
 from agentmetrology.stats.equivalence import SIGN_FLIP_MINIMUM
+from agentmetrology.stats.rounding import at_least
 
 ALPHA = 0.05  # the Holm family's level
 
@@ -105,7 +106,8 @@ def _excess(table: ResultsTable, spec: PairSpec, c: _Compared,
     tau = request.tau
 
     def passed(values: Pairing) -> list[int]:  # tau is a fraction of the column's range
-        return [int(v >= tau) for v in c.scale.fraction([values[k][0] for k in keys])]
+        return at_least(np.asarray(c.scale.fraction([values[k][0] for k in keys])),
+                        tau).astype(int).tolist()
 
     a = passed(c.a)
     r = excess_flip_rate(a, passed(c.b), a, passed(side), confidence=request.confidence,

@@ -23,6 +23,7 @@ import numpy.typing as npt
 
 from ._seeding import check_seed, generator
 from .results import Estimate, Interval
+from .rounding import at_least
 from .validate import FloatArray, IntArray, as_values, check_confidence, check_count, check_fraction
 
 DEFAULT_RESAMPLES = 2000
@@ -84,7 +85,7 @@ def reducer(statistic: str, *, alpha: float = 0.2, tau: float = 0.9) -> Reducer:
         return lambda m: _cvar(m, cvar_count(a, m.shape[0]))
     if statistic == "reliability":
         t = check_fraction(tau, "tau", allow_zero=True)
-        return lambda m: np.count_nonzero(m >= t, axis=0) / m.shape[0]
+        return lambda m: np.count_nonzero(at_least(m, t), axis=0) / m.shape[0]
     raise ValueError(
         f"statistic must be one of mean, worst, cvar, reliability or a callable, got {statistic!r}"
     )

@@ -10,6 +10,7 @@ import numpy.typing as npt
 
 from .bootstrap import cvar_count
 from .results import Estimate
+from .rounding import at_least
 from .validate import as_values, check_fraction
 
 
@@ -41,11 +42,11 @@ def cvar(values: npt.ArrayLike, alpha: float = 0.2) -> Estimate:
 
 
 def reliability_at(values: npt.ArrayLike, tau: float = 0.9) -> Estimate:
-    """Return Reliability@tau: the fraction of runs with value >= tau."""
+    """Return Reliability@tau: the fraction of runs with value >= tau (up to float rounding)."""
     x = as_values(values)
     t = check_fraction(tau, "tau", allow_zero=True)
     return Estimate(
-        value=float(np.count_nonzero(x >= t) / x.size),
+        value=float(np.count_nonzero(at_least(x, t)) / x.size),
         interval=None,
         n=x.size,
         method=f"reliability@{t:g}: fraction of runs >= {t:g}",

@@ -20,6 +20,7 @@ from .results import (
     TestResult,
     check_finite_record,
 )
+from .rounding import at_least
 from .validate import FloatArray, as_pair, check_fraction
 
 
@@ -110,7 +111,7 @@ def compare_paired(
         seed=seed,
     )
     test = sign_flip_test(x, y, clusters=clusters, seed=seed, draws=draws)
-    flip = flips((x >= t).astype(np.int64), (y >= t).astype(np.int64))
+    flip = flips(at_least(x, t).astype(np.int64), at_least(y, t).astype(np.int64))
     result = PairedComparison(
         n_pairs=x.size,
         n_units=diff.n,

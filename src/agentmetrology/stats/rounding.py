@@ -10,6 +10,7 @@ The tolerance is relative, as in the sign-flip test's tie rule.
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 from .validate import FloatArray
 
@@ -19,6 +20,13 @@ REL_TOL = 1e-9
 def widened(bound: float) -> float:
     """Return `bound` moved outward by REL_TOL of its size: what `<= bound` compares against."""
     return bound + REL_TOL * abs(bound)
+
+
+def at_least(values: FloatArray, bound: float) -> npt.NDArray[np.bool_]:
+    """Return `values >= bound`, counting a value below it by at most REL_TOL of its size."""
+    # A run exactly at tau passes (Reliability@tau, pass/fail flips). On a declared range the
+    # value becomes a fraction first, and (9.1 - 1) / 9 is 0.8999999999999999, not 0.9.
+    return values >= bound - REL_TOL * abs(bound)
 
 
 def cancel_to_zero(means: FloatArray, magnitudes: FloatArray) -> FloatArray:

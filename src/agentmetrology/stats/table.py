@@ -16,7 +16,7 @@ from .bootstrap import DEFAULT_RESAMPLES, bootstrap_cis
 from .cell import reliability_gap, worst
 from .intervals import wilson
 from .results import Estimate, Record, check_finite_record
-from .rounding import REL_TOL
+from .rounding import REL_TOL, at_least
 from .validate import as_values, check_fraction
 
 
@@ -62,7 +62,7 @@ def summarize_cell(
     mean_ci, cvar_ci = bootstrap_cis(
         x, ["mean", "cvar"], confidence=confidence, resamples=resamples, seed=seed, alpha=a
     )
-    k = int(np.count_nonzero(x >= t))
+    k = int(np.count_nonzero(at_least(x, t)))
     rel = wilson(k, x.size, confidence)
     summary = CellSummary(
         n=x.size,

@@ -9,7 +9,13 @@ from typing import Any
 from rich import box
 from rich.console import Console
 
-from agentmetrology.report.experiment_dose import delta_text, no_interval_notes, shape_sentence
+from agentmetrology.records.verdict import INSUFFICIENT, n_counted
+from agentmetrology.report.experiment_dose import (
+    delta_text,
+    no_interval_notes,
+    row_verdict,
+    shape_sentence,
+)
 from agentmetrology.report.numberguard import p_text
 from agentmetrology.report.terminal.table_fit import Col, fit_table
 
@@ -64,18 +70,33 @@ def _p(x: float | None) -> str:
     return "n/a" if x is None else p_text(x)
 
 
+def _verdict(r: dict[str, Any]) -> str:
+    """Return a dose row's verdict, withheld below the pairs its rule needs to confirm at all
+    (a line under the table gives n and the minimum: the cell stays narrow at 80 columns)."""
+    return INSUFFICIENT if r.get("sufficient") is False else row_verdict(r)
+
+
+def withheld_notes(rows: list[dict[str, Any]]) -> list[str]:
+    """Return one line per distinct (n, minimum) of the rows whose verdict is withheld."""
+    below = dict.fromkeys((r["pairs"], r["minimum"], r["family_size"]) for r in rows
+                          if r.get("sufficient") is False)
+    return [f"{INSUFFICIENT}: n = {n_counted(n, 'paired seeds')}, and with a Holm family of "
+            f"{k} the rule cannot confirm below {m} (an exact sign-flip p is at least 2/2^n); "
+            "'not confirmed' would say nothing" for n, m, k in below]
+
+
 def print_dose(console: Console, dose: dict[str, Any]) -> None:
     """Print the slack dose response: delta per target and slack, then its shape per level."""
     cells = [[r["target"], str(r["slack"]),
               delta_text(_f, r),
-              _p(r["sign_flip_p"]), _p(r["p_holm"]), r["verdict"],
+              _p(r["sign_flip_p"]), _p(r["p_holm"]), _verdict(r),
               f"{_f(r['baseline']['quota_deaths'])}/{_f(r['arm']['quota_deaths'])}",
               f"{_f(r['baseline']['skips'])}/{_f(r['arm']['skips'])}"] for r in dose["rows"]]
     title = f"slack dose response: delta = {dose['arm']} - {dose['baseline']} (b = baseline)"
     table = fit_table(console, title, DOSE_COLS, cells, full="report.md", markup=False)
     table.box = box.SIMPLE
     console.print(table)
-    for note in no_interval_notes(dose["rows"]):
+    for note in withheld_notes(dose["rows"]) + no_interval_notes(dose["rows"]):
         console.print(note, markup=False, emoji=False)
     for level in dose["shape"]:
         console.print(shape_sentence(dose, level, _f).replace("`", ""), markup=False,

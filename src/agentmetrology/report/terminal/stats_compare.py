@@ -19,6 +19,7 @@ from agentmetrology.report.terminal.stats_format import (
     fitted_table,
     fmt,
     fmt_ci,
+    fmt_ci_within,
     fmt_p,
     print_lines,
 )
@@ -88,7 +89,8 @@ def _comparison_rows(doc: Mapping[str, Any], c: Mapping[str, Any]) -> list[tuple
         ("mean difference", f"{fmt(r['difference']['value'])} {_ci(r['difference'], pct)}"),
         ("equivalence",
          f"{_label(eq, r)} (margin {eq['margin']:g}; "
-         + (f"90% CI {fmt_ci(eq['interval90'])}, 95% CI {fmt_ci(eq['interval'])})"
+         + (f"90% CI {fmt_ci_within(eq['interval90'], eq['margin'])}, "
+            f"95% CI {fmt_ci(eq['interval'])})"
             if eq.get("interval") else "no interval)")),
         ("sign-flip p",
          f"{fmt_p(sf['p_value'])} ({kind}, {sf['permutations']} sign vectors"

@@ -12,6 +12,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from agentmetrology.stats.rounding import widened
+
 P_FLOOR = 1e-4  # p-values below this print as "< 1e-4" (JSON keeps the number)
 
 
@@ -31,6 +33,26 @@ def fmt(value: float | None, digits: int = 3) -> str:
 def fmt_ci(interval: Sequence[float] | None) -> str:
     """Format an interval as [lo, hi]."""
     return "-" if interval is None else f"[{fmt(interval[0])}, {fmt(interval[1])}]"
+
+
+def fmt_within(value: float, margin: float) -> str:
+    """Format an interval end beside a margin m: as `fmt` does, with more decimals where that
+    would print it on the other side of +-m than the label reads it (ends inclusive, up to
+    float rounding, as `stats.equivalence`)."""
+    inside = abs(value) <= widened(margin)
+    text = fmt(value)
+    # -0.10004 printed as -0.100 beside margin 0.1 reads "inside" next to a label that is not
+    # "equivalent"; 17 significant digits always recover the float itself.
+    for digits in range(4, 18):
+        if (abs(float(text)) <= margin) == inside:
+            break
+        text = f"{value:.{digits}f}"
+    return text
+
+
+def fmt_ci_within(interval: Sequence[float], margin: float) -> str:
+    """Format an interval as [lo, hi], each end on the side of +-margin it lies (fmt_within)."""
+    return f"[{fmt_within(interval[0], margin)}, {fmt_within(interval[1], margin)}]"
 
 
 def fmt_estimate_ci(est: Mapping[str, Any]) -> str:
