@@ -29,6 +29,11 @@ def policy(g: dict[str, Any]) -> str:
     return str(g.get("policy") or g["target"])
 
 
+def unmeasured_why(pairs: dict[str, Any]) -> str:
+    """Return why the unmeasured pairs were excluded, each reason with its count ("" if none)."""
+    return "; ".join(f"{why} ({n})" for why, n in (pairs.get("unmeasured_reasons") or {}).items())
+
+
 def agreement_interval(nat: dict[str, Any], fmt: Callable[[float], str]) -> str:
     """Return a judge's task-cluster interval of agreement with the native reward as printed:
     `[lo, hi]`, or that there is none and why (fewer than 3 tasks), or a dash."""
@@ -57,7 +62,8 @@ def _first_screen(d: Doc, doc: dict[str, Any]) -> None:
     p = doc["pairs"]
     d.p(f"{n_counted(p['complete'], 'complete pairs')} of "
         f"{p['total']} (half-finished {p['half_finished']}, "
-        f"unmeasured {p['unmeasured']}). Each pair is one administration and the same "
+        f"unmeasured {p['unmeasured']}{', excluded: ' + why if (why := unmeasured_why(p)) else ''}"
+        "). Each pair is one administration and the same "
         "administration under a mutation; the verifier is the environment's shipped scorer, "
         "ground truth its valid scorer.")
     rows = []

@@ -16,6 +16,7 @@ from agentmetrology.report.diagnose_report import (
     policy,
     pooling_lines,
     said,
+    unmeasured_why,
 )
 from agentmetrology.report.terminal.glossary import glossary_line
 from agentmetrology.report.terminal.table_fit import Col, fit_table
@@ -38,6 +39,8 @@ def print_diagnose(console: Console, doc: dict[str, Any], store: Path, out: Path
     console.print(f"pairs: {pairs['complete']} complete of {pairs['total']}; half-finished "
                   f"{pairs['half_finished']}, unmeasured {pairs['unmeasured']} (counted, never "
                   "scored)", markup=False)
+    if unmeasured_why(pairs):
+        console.print(f"unmeasured pairs excluded: {unmeasured_why(pairs)}", markup=False)
     pools = pooling_lines(doc)
     if pools:  # a row that pools several base conditions or campaigns says so (docs/diagnose.md)
         console.print(f"pooled: {len(pools)} of {len(doc['groups'])} rows pool pairs over "
