@@ -22,6 +22,7 @@ from agentmetrology.mutations import MUTATIONS, split_condition
 from agentmetrology.records.canonical import digest, to_plain
 from agentmetrology.records.episode import episode_from_plain
 from agentmetrology.records.errors import UserError
+from agentmetrology.run.llm_options import refuse_endpoint_env
 from agentmetrology.scoring.rescore import not_rescorable
 from agentmetrology.store import EvidenceStore
 from agentmetrology.store.ledger import key_text
@@ -143,6 +144,8 @@ def diagnose_store(path: Path, seed: int = 0, judges: Sequence[LLMTarget] = (),
     """Return diagnose.json for the store at `path` (with the judge audit when judges given,
     or computed again from the verdicts the store keeps when `judged` is)."""
     check_tau(tau)
+    for judge in judges:  # before any model call: never api.openai.com by surprise
+        refuse_endpoint_env(judge.base_url)
     judge_doc: dict[str, Any] | None = None
     with open_store(path) as store:
         pairs, scorers = collect_pairs(store)
