@@ -16,7 +16,7 @@ from agentmetrology.envs.registry import get_env
 from agentmetrology.records.episode import Episode, Termination
 from agentmetrology.run.episode import run_episode
 from agentmetrology.scoring.episode import score_episode, score_submission, unmeasured
-from agentmetrology.scoring.rescore import original_tool_names, rescore_episode
+from agentmetrology.scoring.rescore import not_rescorable, original_tool_names, rescore_episode
 
 RO = get_env("researchops")
 
@@ -90,3 +90,14 @@ def test_a_comtrade_episode_without_a_submission_digest_is_cited_as_empty() -> N
     with_digest, _ = rescore_episode(spec, ep)
     assert {a.evidence_digest for a in with_digest} == {ep.digests["submission"]}
     assert [a.score for a in got] == [a.score for a in with_digest]
+
+
+def test_an_administration_its_environment_lacks_is_not_rescorable() -> None:
+    ep = _episode("mut:alias")
+    assert not_rescorable(RO, ep) == ""
+    why = "not rescorable: its {} is not {} environment 'researchops'"
+    assert not_rescorable(RO, replace(ep, task="lr_0")) == why.format("task", "a task of")
+    assert not_rescorable(RO, replace(ep, meta={"profile": "x"})) == why.format(
+        "data profile", "one of")
+    assert not_rescorable(RO, replace(ep, condition="x+mut:alias")) == why.format(
+        "base condition", "one of")

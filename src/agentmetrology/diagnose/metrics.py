@@ -96,7 +96,7 @@ def group_metrics(pairs: list[Pair], seed: int, tau: float = TAU,
     out: dict[str, Any] = {
         "pairs": len(pairs), "complete": len(done),
         "half_finished": sum(1 for p in pairs if p.original is None or p.mutated is None),
-        "unmeasured": sum(1 for p in pairs if p.original and p.mutated and not p.complete),
+        "unmeasured": sum(p.unmeasured for p in pairs),
     }
     if not done:
         return {**out, "note": "no complete, measured pair"}

@@ -23,7 +23,7 @@ from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.episode import Episode, EpisodeKey, episode_from_plain
 from agentmetrology.records.events import sent_arguments
 from agentmetrology.records.numbers import finite_float
-from agentmetrology.scoring.rescore import original_tool_names, rescore_episode
+from agentmetrology.scoring.rescore import not_rescorable, original_tool_names, rescore_episode
 from agentmetrology.store import EvidenceStore
 
 GroupKey = tuple[str, str, str, str]  # environment, target, level, mutation
@@ -82,6 +82,16 @@ class Pair:
         """Return True when both sides were recorded and measured."""
         return bool(self.original and self.mutated and self.original.measured
                     and self.mutated.measured)
+
+    @property
+    def unmeasured(self) -> bool:
+        """Return True when both sides were recorded and one is a measurement failure."""
+        return bool(self.original and self.mutated and not self.complete)
+
+    def why_unmeasured(self) -> str:
+        """Return why an unmeasured pair is (each unmeasured side's reason, once)."""
+        sides = (self.original, self.mutated)
+        return "; ".join(dict.fromkeys(s.reason for s in sides if s and not s.measured))
 
 
 def _value(doc: dict[str, Any] | None, component: str | None, scale: float) -> float | None:
@@ -148,6 +158,10 @@ def _side(store: EvidenceStore, spec: EnvSpec, sc: Scorers, key: EpisodeKey,
     if truth is not None and isinstance((truth.get("components") or {}).get("ptd"), int | float):
         side.ptd = float(truth["components"]["ptd"])
     ep = episode_from_plain(store.load_episode(key))
+    side.reason = not_rescorable(spec, ep)
+    if side.reason:  # its operations and rescoring need the environment made again
+        side.measured = False
+        return side
     mutation = split_condition(key.condition)[1]
     if rescore:  # only a mutated trajectory has anything to map back
         assessments, side.rescored_how = rescore_episode(spec, ep)

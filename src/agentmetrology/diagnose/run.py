@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -15,12 +16,14 @@ from agentmetrology.diagnose.judge_again import StoredJudging, judged_again
 from agentmetrology.diagnose.judge_brief import JudgeCase, judge_case
 from agentmetrology.diagnose.judge_record import store_recorder
 from agentmetrology.diagnose.metrics import MARGIN, SWEEP, TAU, diagnose_pairs
-from agentmetrology.diagnose.pairs import GroupKey, collect_pairs, scorers_of
+from agentmetrology.diagnose.pairs import GroupKey, Pair, collect_pairs, scorers_of
 from agentmetrology.envs.registry import get_env
 from agentmetrology.mutations import MUTATIONS, split_condition
 from agentmetrology.records.canonical import digest, to_plain
 from agentmetrology.records.episode import episode_from_plain
 from agentmetrology.records.errors import UserError
+from agentmetrology.run.llm_options import refuse_endpoint_env
+from agentmetrology.scoring.rescore import not_rescorable
 from agentmetrology.store import EvidenceStore
 from agentmetrology.store.ledger import key_text
 
@@ -103,6 +106,8 @@ def _originals(store: EvidenceStore, limit: int) -> tuple[list[JudgeCase],
             if row is None or row["termination"] in ("infra_error", "cancelled"):
                 continue
             ep = episode_from_plain(store.load_episode(k))
+            if not_rescorable(spec, ep):  # an administration its environment lacks: no brief
+                continue
             name = key_text(k)
             out.append(judge_case(spec, name, ep))
             status = {a["scorer"]: a["status"] for a in row["assessments"]}.get(truth)
@@ -111,6 +116,18 @@ def _originals(store: EvidenceStore, limit: int) -> tuple[list[JudgeCase],
             if len(out) >= limit:
                 return out, native
     return out, native
+
+
+def pair_counts(pairs: Sequence[Pair]) -> dict[str, Any]:
+    """Return how many pairs are complete, half-finished and unmeasured, and why unmeasured."""
+    out: dict[str, Any] = {
+        "total": len(pairs), "complete": sum(p.complete for p in pairs),
+        "half_finished": sum(1 for p in pairs if p.original is None or p.mutated is None),
+        "unmeasured": sum(p.unmeasured for p in pairs)}
+    why = Counter(p.why_unmeasured() for p in pairs if p.unmeasured)
+    if why:  # only then: a report without unmeasured pairs reads as it always has
+        out["unmeasured_reasons"] = dict(sorted(why.items()))
+    return out
 
 
 def check_tau(tau: float) -> float:
@@ -127,6 +144,8 @@ def diagnose_store(path: Path, seed: int = 0, judges: Sequence[LLMTarget] = (),
     """Return diagnose.json for the store at `path` (with the judge audit when judges given,
     or computed again from the verdicts the store keeps when `judged` is)."""
     check_tau(tau)
+    for judge in judges:  # before any model call: never api.openai.com by surprise
+        refuse_endpoint_env(judge.base_url)
     judge_doc: dict[str, Any] | None = None
     with open_store(path) as store:
         pairs, scorers = collect_pairs(store)
@@ -168,11 +187,7 @@ def diagnose_store(path: Path, seed: int = 0, judges: Sequence[LLMTarget] = (),
                                 "description": m.description}
                          for name, m in MUTATIONS.items()
                          if any(g["mutation"] == name for g in groups.values())},
-           "pairs": {"total": len(pairs), "complete": sum(p.complete for p in pairs),
-                     "half_finished": sum(1 for p in pairs
-                                          if p.original is None or p.mutated is None),
-                     "unmeasured": sum(1 for p in pairs
-                                       if p.original and p.mutated and not p.complete)},
+           "pairs": pair_counts(pairs),
            "groups": groups, "readings": readings,
            "positive_control": positive_control(groups),
            "gap_only_ranking": _gap_only_ranking(groups),

@@ -29,6 +29,19 @@ def policy(g: dict[str, Any]) -> str:
     return str(g.get("policy") or g["target"])
 
 
+def unmeasured_why(pairs: dict[str, Any]) -> str:
+    """Return why the unmeasured pairs were excluded, each reason with its count ("" if none)."""
+    return "; ".join(f"{why} ({n})" for why, n in (pairs.get("unmeasured_reasons") or {}).items())
+
+
+def kappa_text(result: dict[str, Any], fmt: Callable[[float], str]) -> str:
+    """Return Cohen's kappa as printed: the number, or n/a and why (nothing was rated, or both
+    raters gave one and the same label throughout, where kappa is 0/0)."""
+    if result.get("kappa") is not None:
+        return fmt(result["kappa"])
+    return "n/a (n = 0)" if not result.get("n") else "n/a (one label throughout)"
+
+
 def agreement_interval(nat: dict[str, Any], fmt: Callable[[float], str]) -> str:
     """Return a judge's task-cluster interval of agreement with the native reward as printed:
     `[lo, hi]`, or that there is none and why (fewer than 3 tasks), or a dash."""
@@ -57,7 +70,8 @@ def _first_screen(d: Doc, doc: dict[str, Any]) -> None:
     p = doc["pairs"]
     d.p(f"{n_counted(p['complete'], 'complete pairs')} of "
         f"{p['total']} (half-finished {p['half_finished']}, "
-        f"unmeasured {p['unmeasured']}). Each pair is one administration and the same "
+        f"unmeasured {p['unmeasured']}{', excluded: ' + why if (why := unmeasured_why(p)) else ''}"
+        "). Each pair is one administration and the same "
         "administration under a mutation; the verifier is the environment's shipped scorer, "
         "ground truth its valid scorer.")
     rows = []
@@ -248,7 +262,8 @@ def _judges(d: Doc, doc: dict[str, Any]) -> None:
                      v["repeat"]["disagreement"],
                      v["alias"]["disagreement"], v["alias"].get("excess_over_repeat"),
                      v["format"]["disagreement"], v["format"].get("excess_over_repeat"),
-                     nat["raw_agreement"], agreement_interval(nat, d.g.fmt), nat["kappa"]])
+                     nat["raw_agreement"], agreement_interval(nat, d.g.fmt),
+                     kappa_text(nat, d.g.fmt)])
     d.table(["judge", "episodes", "insufficient (original)", "repeat", "alias",
              "alias − repeat", "format", "format − repeat", "agreement with native reward",
              "task-cluster interval", "kappa"], rows)
@@ -266,7 +281,7 @@ def _judges(d: Doc, doc: dict[str, Any]) -> None:
     if ja.get("between_judges"):
         b = ja["between_judges"]
         d.p(f"Between the two judges: raw agreement {d.g.fmt(b['raw_agreement'])}"
-            + ("" if b["kappa"] is None else f", kappa {d.g.fmt(b['kappa'])}") + ".")
+            + f", kappa {kappa_text(b, d.g.fmt)}.")
 
 
 def render_diagnose_report(doc: dict[str, Any]) -> tuple[str, str]:

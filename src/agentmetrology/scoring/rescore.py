@@ -12,7 +12,27 @@ from agentmetrology.mutations import get_mutation, invert_trajectory, split_cond
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.episode import Episode
+from agentmetrology.records.errors import UserError
 from agentmetrology.scoring.episode import episode_context, score_submission, unmeasured
+
+
+def not_rescorable(spec: EnvSpec, episode: Episode) -> str:
+    """Return why the episode's environment cannot be made again to rescore it ("" if it can).
+
+    A hand-edited store can hold an administration (task, data profile, base condition) its
+    environment does not have; rescoring it would fail, so it is a measurement failure.
+    """
+    base, _ = split_condition(episode.condition)
+    _, profile = episode_context(spec, episode)
+    if episode.task not in spec.tasks:
+        return f"not rescorable: its task is not a task of environment {spec.name!r}"
+    if profile not in spec.profiles:
+        return f"not rescorable: its data profile is not one of environment {spec.name!r}"
+    try:
+        spec.canonical_condition(base)
+    except UserError:
+        return f"not rescorable: its base condition is not one of environment {spec.name!r}"
+    return ""
 
 
 def original_tool_names(spec: EnvSpec, episode: Episode) -> list[str]:

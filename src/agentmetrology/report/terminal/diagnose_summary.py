@@ -13,12 +13,19 @@ from rich.console import Console
 from agentmetrology.report.diagnose_report import (
     agreement_interval,
     judge_tokens,
+    kappa_text,
     policy,
     pooling_lines,
     said,
+    unmeasured_why,
 )
 from agentmetrology.report.terminal.glossary import glossary_line
 from agentmetrology.report.terminal.table_fit import Col, fit_table
+
+
+def _three(x: float) -> str:
+    """Return a number as every number on this summary is printed (3 decimals)."""
+    return f"{x:.3f}"
 
 
 def print_diagnose(console: Console, doc: dict[str, Any], store: Path, out: Path) -> None:
@@ -38,6 +45,8 @@ def print_diagnose(console: Console, doc: dict[str, Any], store: Path, out: Path
     console.print(f"pairs: {pairs['complete']} complete of {pairs['total']}; half-finished "
                   f"{pairs['half_finished']}, unmeasured {pairs['unmeasured']} (counted, never "
                   "scored)", markup=False)
+    if unmeasured_why(pairs):
+        console.print(f"unmeasured pairs excluded: {unmeasured_why(pairs)}", markup=False)
     pools = pooling_lines(doc)
     if pools:  # a row that pools several base conditions or campaigns says so (docs/diagnose.md)
         console.print(f"pooled: {len(pools)} of {len(doc['groups'])} rows pool pairs over "
@@ -73,11 +82,11 @@ def _judge_lines(console: Console, ja: dict[str, Any]) -> None:
         console.print(f"judge {name}: disagreement with its own original view: repeat "
                       f"{v['repeat']['disagreement']}, alias {v['alias']['disagreement']}, "
                       f"format {v['format']['disagreement']}", markup=False)
-        shown = agreement_interval(nat, lambda x: f"{x:.3f}")
-        agree = "n/a" if nat["raw_agreement"] is None else f"{nat['raw_agreement']:.3f}"
+        shown = agreement_interval(nat, _three)
+        agree = "n/a" if nat["raw_agreement"] is None else _three(nat["raw_agreement"])
         console.print(f"judge {name}: agreement with the native reward {agree}"
                       f"{'' if shown == '—' else ' ' + shown} "
-                      f"(n = {nat['n']}), kappa {nat['kappa']}", markup=False)
+                      f"(n = {nat['n']}), kappa {kappa_text(nat, _three)}", markup=False)
         if name in spent:
             a = spent[name]
             cost = "unknown" if a["cost"] is None else f"{a['cost']:.4f}"
