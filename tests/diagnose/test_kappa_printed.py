@@ -65,3 +65,32 @@ def test_the_judges_kappa_with_each_other_says_why_it_is_missing(
     doc["judge_audit"]["between_judges"] = {"n": 0, "raw_agreement": None, "kappa": None}
     md, _ = render_diagnose_report(doc)
     assert "Between the two judges: raw agreement n/a, kappa n/a (n = 0)." in md
+
+
+def test_the_summary_prints_a_judge_named_like_an_emoji_code_and_its_shares_as_numbers(
+        tmp_path: Path) -> None:
+    # Before: rich read `:m:` of `llm:m: ...` as an emoji code ('judge llmⓂ ...'), the view
+    # disagreement printed raw ('repeat None, alias None, format None', or 17 decimals), and
+    # the line on what the store kept did not say the answers were kept.
+    with FakeOpenAI(itertools.repeat(lambda body: text("PASS"), 100)) as srv:
+        res = CliRunner().invoke(app, ["diagnose", str(_store(tmp_path / "s")), "--out",
+                                       str(tmp_path / "o"), "--judge-model", "m",
+                                       "--base-url", srv.base_url, "--judge-calls", "1"],
+                                 env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    assert "Ⓜ" not in res.stdout
+    assert any(x.startswith("judge llm:m: original view PASS 1") for x in lines)
+    assert ("judge llm:m: disagreement with its own original view: repeat 0.000, alias 0.000, "
+            "format 0.000") in lines
+    kept = next(x for x in lines if x.startswith("judge requests:"))
+    assert kept.endswith("; 4 answers kept (grader verdicts: agm view STORE, /graders)")
+
+
+def test_a_view_without_an_episode_to_compare_reads_n_a_with_why(
+        judged: dict[str, Any]) -> None:
+    doc = deepcopy(judged)
+    doc["judge_audit"]["judges"]["llm:j"]["views"]["alias"]["disagreement"] = None
+    line = next(x for x in _summary(doc).splitlines() if "disagreement" in x)
+    assert line.endswith("repeat 0.000, alias n/a (n = 0 episodes with a verdict in both "
+                         "views), format 0.000")

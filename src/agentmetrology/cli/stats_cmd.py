@@ -80,7 +80,7 @@ def stats_console() -> Console:
     """Return the stdout console; an explicit COLUMNS sets the width even when piped."""
     columns = os.environ.get("COLUMNS", "").strip()
     if columns.isdigit() and int(columns) >= 20:
-        return Console(highlight=False, width=int(columns))
+        return Console(highlight=False, emoji=False, width=int(columns))
     return make_console()
 
 

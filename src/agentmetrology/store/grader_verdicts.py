@@ -11,10 +11,12 @@ the store alone, without asking the judge again.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agentmetrology.store.campaign_overview import rows_if_any
 from agentmetrology.store.chain import seal_rows
 from agentmetrology.store.ledger_records import row_dicts
 from agentmetrology.store.store import EvidenceStore, StoreReadOnlyError
@@ -71,3 +73,32 @@ def grader_verdicts(store: EvidenceStore, run: str) -> list[GraderVerdict]:
         f"SELECT grader, subject, view, call, verdict, reason, answer FROM {TABLE} "
         "WHERE run = ? ORDER BY id", (run,)))
     return [GraderVerdict(**r) for r in rows]
+
+
+_RUNS = (f"SELECT run, grader, purpose, COUNT(*), SUM(verdict = 'PASS'), SUM(verdict = 'FAIL'), "
+         f"SUM(verdict = 'INSUFFICIENT'), SUM(verdict IS NULL) FROM {TABLE} "
+         "GROUP BY run, grader, purpose ORDER BY MIN(id)")
+_CALLS = ("SELECT COUNT(*), SUM(outcome != 'ok'), COALESCE(SUM(cost), 0), SUM(cost IS NULL) "
+          "FROM grader_calls WHERE grader = ? AND purpose = ? "
+          "AND substr(billing_id, 1, length(?) + 1) = ? || ':'")
+
+
+def verdict_runs(c: sqlite3.Connection) -> list[dict[str, Any]]:
+    """Return every grader run the store keeps verdicts of, in the order they were recorded:
+    its verdict counts and its requests (how many, failed, cost known and unknown)."""
+    out = []
+    for run, grader, purpose, n, passed, failed, insufficient, none in rows_if_any(c, _RUNS):
+        requests, bad, cost, unknown = c.execute(_CALLS, (grader, purpose, run, run)).fetchone()
+        out.append({"run": run, "grader": grader, "purpose": purpose, "verdicts": n,
+                    "PASS": passed, "FAIL": failed, "INSUFFICIENT": insufficient,
+                    "none": none, "requests": requests, "failed_requests": bad or 0,
+                    "cost_known": float(cost), "cost_unknown": unknown or 0})
+    return out
+
+
+def run_verdicts(c: sqlite3.Connection, run: str) -> list[dict[str, Any]]:
+    """Return one grader run's verdicts as recorded (none: no such run, or an older store)."""
+    return [dict(zip(("grader", "subject", "view", "call", "verdict", "reason", "answer"), r,
+                     strict=True))
+            for r in rows_if_any(c, f"SELECT grader, subject, view, call, verdict, reason, "
+                                    f"answer FROM {TABLE} WHERE run = ? ORDER BY id", (run,))]

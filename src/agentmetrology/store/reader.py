@@ -29,6 +29,8 @@ from agentmetrology.store.campaign_overview import (
     rows_if_any,
 )
 from agentmetrology.store.errors import StoreError
+from agentmetrology.store.grader_verdicts import run_verdicts, verdict_runs
+from agentmetrology.store.ledger_records import key_text
 from agentmetrology.store.overview_memo import kept_overview, kept_summaries
 from agentmetrology.store.paths import StorePathError, blob_path
 from agentmetrology.store.reader_choices import distinct_values
@@ -257,6 +259,26 @@ class StoreReader:
                                          for x in s["assessments"])):
             a["record"] = decode_json(a["assessment"])
         return out
+
+    # -- graders ------------------------------------------------------------------------------
+
+    def grader_runs(self) -> list[dict[str, Any]]:
+        """Return every grader run whose verdicts the store keeps (store.grader_verdicts)."""
+        with self.connect() as c:
+            return verdict_runs(c)
+
+    def grader_run(self, run: str) -> tuple[list[dict[str, Any]], dict[str, EpisodeKey]]:
+        """Return one grader run's verdicts and the key of each episode they name (by its
+        text, as the verdicts record it; a text no administration has is left out)."""
+        with self.connect() as c:
+            verdicts = run_verdicts(c, run)
+            keys: dict[str, EpisodeKey] = {}
+            for campaign in {str(v["subject"]).split("/", 1)[0] for v in verdicts}:
+                for row in c.execute(f"SELECT {', '.join(KEY_FIELDS)} FROM administrations "
+                                     "WHERE campaign = ?", (campaign,)):
+                    key = EpisodeKey(**dict(zip(KEY_FIELDS, row, strict=True)))
+                    keys[key_text(key)] = key
+        return verdicts, keys
 
     # -- blobs --------------------------------------------------------------------------------
 

@@ -30,6 +30,7 @@ from agentmetrology.store.errors import StoreError
 from agentmetrology.store.reader import StoreReader
 from agentmetrology.view.episode_page import ACTORS, episode_page
 from agentmetrology.view.file_pages import FileReadError, archive_page, audit_page
+from agentmetrology.view.grader_page import grader_run_page, graders_page
 from agentmetrology.view.html import SECURITY_HEADERS, Html
 from agentmetrology.view.inspect_pages import inspect_routes
 from agentmetrology.view.pair_page import pair_page
@@ -175,12 +176,17 @@ def _store_routes(ep: _Endpoints, source: Source) -> list[Route]:
     def regrade(request: Request) -> str:
         return regrade_page(h, reader, episode_key(request.query_params))
 
+    def graders(request: Request) -> str:
+        run = request.query_params.get("run")
+        return graders_page(h, reader) if run is None else grader_run_page(h, reader, run)
+
     return [Route("/", ep.guarded(lambda r: index_page(h, reader))),
             Route("/campaign", ep.guarded(campaign)),
             Route("/episodes", ep.guarded(episodes)),
             Route("/episode", ep.guarded(episode)),
             Route("/pair", ep.guarded(pair)),
-            Route("/regrade", ep.guarded(regrade))]
+            Route("/regrade", ep.guarded(regrade)),
+            Route("/graders", ep.guarded(graders))]
 
 
 class _NotRegular(OSError):

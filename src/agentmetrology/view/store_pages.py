@@ -32,10 +32,14 @@ def index_page(h: Html, reader: StoreReader) -> str:
             str(s["failed_infra"] + s["errored"]), str(s["remaining"]),
             str(s["not_launched"]), total_cost(h, s["cost"], s["cost_unknown"]),
             h.link(url("/episodes", campaign=s["campaign"]), "episodes")])
+    runs = len(reader.grader_runs())
+    graders = (f'<p>Graders: {h.link("/graders", f"{runs} judge run(s)")} whose answers the '
+               "store keeps.</p>" if runs else "")
     body = (f"<p>Evidence store <code>{h.t(reader.root)}</code>, opened read-only.</p>"
             + (h.table(["campaign", "state", "planned", "done", "submitted", "agent fail",
                         "infra fail", "remaining", "not launched", "cost", ""], rows,
-                       "campaigns") if rows else "<p>No campaigns in this store yet.</p>"))
+                       "campaigns") if rows else "<p>No campaigns in this store yet.</p>")
+            + graders)
     return h.page("Campaigns", body, NAV)
 
 

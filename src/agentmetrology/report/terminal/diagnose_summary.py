@@ -28,6 +28,12 @@ def _three(x: float) -> str:
     return f"{x:.3f}"
 
 
+def _share(view: dict[str, Any]) -> str:
+    """Return a view's disagreement share, or n/a with why (no episode to compare)."""
+    d = view.get("disagreement")
+    return "n/a (n = 0 episodes with a verdict in both views)" if d is None else _three(d)
+
+
 def print_diagnose(console: Console, doc: dict[str, Any], store: Path, out: Path) -> None:
     """Print the groups' table, the pair counts, the controls and the judge audit's lines."""
     rows = [[policy(g), g["mutation"], str(g["complete"]),
@@ -79,9 +85,9 @@ def _judge_lines(console: Console, ja: dict[str, Any]) -> None:
         console.print(f"judge {name}: original view PASS {counts['PASS']}, FAIL "
                       f"{counts['FAIL']}, INSUFFICIENT {counts['INSUFFICIENT']}, UNKNOWN "
                       f"{counts['UNKNOWN']}", markup=False)
-        console.print(f"judge {name}: disagreement with its own original view: repeat "
-                      f"{v['repeat']['disagreement']}, alias {v['alias']['disagreement']}, "
-                      f"format {v['format']['disagreement']}", markup=False)
+        console.print(f"judge {name}: disagreement with its own original view: " + ", ".join(
+            f"{view} {_share(v[view])}" for view in ("repeat", "alias", "format")),
+            markup=False)
         shown = agreement_interval(nat, _three)
         agree = "n/a" if nat["raw_agreement"] is None else _three(nat["raw_agreement"])
         console.print(f"judge {name}: agreement with the native reward {agree}"
@@ -101,5 +107,8 @@ def in_store_line(kept: dict[str, Any]) -> str:
     if kept.get("reason"):
         return (f"judge requests: {kept['recorded']} kept in the store, "
                 f"{kept['not_recorded']} not ({kept['reason']})")
+    verdicts = kept.get("verdicts")
+    answers = "" if verdicts is None else (
+        f"; {verdicts} answers kept (grader verdicts: agm view STORE, /graders)")
     return (f"judge requests: {kept.get('recorded', 0)} kept in the store (grader calls, "
-            "never an agent's cost; agm campaign status sums them apart)")
+            f"never an agent's cost; agm campaign status sums them apart){answers}")
