@@ -26,7 +26,7 @@ def test_audit_taubench_writes_three_files(taubench_file: Path, tmp_path: Path) 
     out = tmp_path / "out"
     res = runner.invoke(archive_app, ["audit", str(taubench_file), "--out", str(out)])
     assert res.exit_code == 0, res.output
-    assert "k1=0.420, k2=0.273, k4=0.200" in res.output  # k=3 is not shown (1, 2, 4 ...)
+    assert "k1=0.420, k2=0.273, k3=0.220, k4=0.200" in res.output  # every k fits: k3 too
     assert "step_cap: 5" in res.output and "0.420 .. 0.445" in res.output
     raw = (out / "archive.json").read_bytes()
     doc = json.loads(raw)

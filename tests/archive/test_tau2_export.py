@@ -42,4 +42,19 @@ def test_unpriced_cost_is_null_and_ungraded_is_never_zero(tmp_path: Path) -> Non
     first = next(r for r in rows if r["task"] == data["simulations"][0]["task_id"])
     assert first["tau2.score"] is None and first["tau2.status"] == "UNKNOWN"
     assert first["measurement_failure"] == "infra_error: infrastructure_error"
-    assert len(rows) == 19 and "1 task(s) of the file's task list have no simulation" in output
+    assert len(rows) == 19
+    assert ("1 of 20 planned (task, trial) pair(s) have no simulation and are not rows (1 of 20 "
+            "task(s) have none at all;") in output
+
+
+def test_absent_note_counts_pairs_apart_from_tasks(tmp_path: Path) -> None:
+    # 20 tasks run as trials 0, 2 and 5 (6 planned trials each), one task with no simulation:
+    # 19 x 3 + 6 = 63 of 120 pairs are absent, and 1 of 20 tasks never ran (once "63 task(s)")
+    data = copy.deepcopy(raw(GPT_AIRLINE))
+    sims = data["simulations"]
+    data["simulations"] = [{**s, "trial": t, "id": f"{s['id']}-{t}"}
+                           for s in sims[1:] for t in (0, 2, 5)]
+    rows, output = _rows(write(tmp_path, "trials025.json", data), tmp_path)
+    assert len(rows) == 57
+    assert ("; 63 of 120 planned (task, trial) pair(s) have no simulation and are not rows "
+            "(1 of 20 task(s) have none at all; agm archive audit trials025.json)") in output

@@ -129,6 +129,24 @@ def test_several_trials_per_task(tmp_path: Path) -> None:
 
 
 
+def test_simulations_sharing_an_id_are_a_load_problem_and_change_no_number(
+        tmp_path: Path) -> None:
+    # Before, two simulations of different tasks with one `id` gave no load problem (a look-up
+    # by id, as the viewer once did, silently picks one of them).
+    data = copy.deepcopy(raw(GPT_AIRLINE))
+    sims = data["simulations"]
+    sims[1]["id"] = sims[0]["id"]
+    plain = load_archive(shared(GPT_AIRLINE))
+    archive = load_archive(write(tmp_path, "shared-id.json", data))
+    assert [str(p) for p in archive.problems] == [
+        f"shared-id.json: simulation id {sims[0]['id']!r} is shared by 2 simulations of "
+        f"different (task, trial): simulation 0 (task {sims[0]['task_id']} trial 0), "
+        f"simulation 1 (task {sims[1]['task_id']} trial 0); each is kept as its own episode"]
+    assert (sims[0]["task_id"], sims[1]["task_id"]) == ("13", "6")  # two tasks, by hand
+    assert ([(e.task, e.trial, e.outcome, e.stored_score) for e in archive.episodes]
+            == [(e.task, e.trial, e.outcome, e.stored_score) for e in plain.episodes])
+
+
 def test_a_simulation_repeated_with_another_reward_is_ungraded_whatever_the_order(
         tmp_path: Path) -> None:
     # Before, the first of two simulations of one (task, trial) was kept: appended, a failing

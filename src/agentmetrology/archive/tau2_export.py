@@ -6,22 +6,36 @@ trials), condition `clean`, repeat 0. The reward is the scorer `tau2` (version: 
 git commit); it is null with status UNKNOWN when the simulation is ungraded (never a 0), and an
 infrastructure failure is a measurement failure. The cost is the agent's cost, null when it is
 unpriced. Planned simulations absent from the file are not rows; they are counted as
-unrecorded, as an evidence store's unrecorded administrations are.
+unrecorded (planned (task, trial) pairs, as an evidence store's unrecorded administrations
+are), and apart the tasks with no simulation at all.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agentmetrology.archive.importers import load_archive
 from agentmetrology.archive.model import Archive, ArchiveEpisode
 from agentmetrology.archive.tau2_cost import cost_section
+from agentmetrology.archive.tau2_terms import never_ran
 from agentmetrology.run.export import BASE_FIELDS, DIGEST_FIELDS, SCORER_PARTS, Export
 from agentmetrology.run.export_write import export_errors, render, write_output
 
 SCORER = "tau2"
 _STATUS = {"pass": "PASS", "fail": "FAIL"}
+
+
+@dataclass(frozen=True, slots=True)
+class Absent:
+    """What a tau2 export leaves out: planned (task, trial) pairs with no simulation, of how
+    many planned, and the tasks with no simulation at all, of how many tasks."""
+
+    pairs: int
+    planned: int
+    tasks_never_run: int
+    tasks: int
 
 
 def _row(ep: ArchiveEpisode, domain: str, version: str | None,
@@ -58,10 +72,14 @@ def tau2_export(archive: Archive) -> Export:
 
 
 def export_tau2_file(path: Path, kind: str, out: Path | None, *,
-                     force: bool) -> tuple[int, int]:
+                     force: bool) -> tuple[int, Absent]:
     """Write the export of the tau2 results file at `path` to `out` (stdout when None); return
-    (rows, planned simulations absent from the file)."""
+    the rows written and what the file lacks of its plan."""
     with export_errors(path):
-        export = tau2_export(load_archive(path, "tau2"))
+        archive = load_archive(path, "tau2")
+        export = tau2_export(archive)
         write_output(render(export, kind), out, force=force)
-    return len(export.rows), export.unrecorded
+    runs = never_ran(archive.episodes)
+    absent = Absent(export.unrecorded, len(archive.episodes), runs["tasks_never_run"],
+                    len({e.task for e in archive.episodes}))
+    return len(export.rows), absent

@@ -17,6 +17,7 @@ from typing import Any
 
 from agentmetrology import __version__
 from agentmetrology.archive.audit import file_digest
+from agentmetrology.archive.importers.limits import file_head
 from agentmetrology.archive.importers.tau2 import load_tau2, looks_like_tau2_head
 from agentmetrology.archive.model import Archive, ArchiveFormatError
 from agentmetrology.archive.tau2_donothing import Evaluator
@@ -114,8 +115,7 @@ def _check_once(found: list[Path]) -> None:
 
 
 def _is_results(path: Path) -> bool:
-    with path.open("rb") as fh:
-        head = fh.read(4096).lstrip()
+    head = file_head(path, 4096)
     return (head[:1] == b"[" and b'"task_id"' in head) or looks_like_tau2_head(head)
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrology.archive.coverage import tie_threshold
-from agentmetrology.archive.importers.limits import count, parse_json
+from agentmetrology.archive.importers.limits import count, parse_json, without_bom
 from agentmetrology.archive.model import ArchiveFormatError
 from agentmetrology.archive.passk import pass_hat_k_fraction
 from agentmetrology.records.numbers import finite_float
@@ -63,7 +63,7 @@ def read_claim(path: Path) -> dict[str, Any]:
         if len(raw) > MAX_CLAIM_BYTES:
             raise ArchiveFormatError(f"{path.name}: larger than {MAX_CLAIM_BYTES >> 20} MiB; "
                                      "a reported-results file is a small JSON object")
-        data = parse_json(raw)
+        data = parse_json(without_bom(raw))
     except OSError as exc:
         raise ArchiveFormatError(f"{path.name}: cannot be read ({exc.strerror})") from exc
     except (UnicodeDecodeError, ValueError) as exc:

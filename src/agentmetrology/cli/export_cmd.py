@@ -46,16 +46,17 @@ def export_cmd(
             # imported here: the archive importers it loads cost a store export ~0.1 s
             from agentmetrology.archive.tau2_export import export_tau2_file
 
-            rows, unrecorded = export_tau2_file(store, kind, out, force=force)
+            rows, absent = export_tau2_file(store, kind, out, force=force)
+            # what is absent, in the file's own terms: (task, trial) pairs, and whole tasks
+            note = (f"; {absent.pairs} of {absent.planned} planned (task, trial) pair(s) have "
+                    f"no simulation and are not rows ({absent.tasks_never_run} of "
+                    f"{absent.tasks} task(s) have none at all; agm archive audit {store.name})"
+                    if absent.pairs else "")
         else:
             rows, unrecorded = export_store(store, names, kind, out, force=force)
+            note = (f"; {unrecorded} planned administration(s) have no recorded episode yet "
+                    "and are not rows (agm campaign status)" if unrecorded else "")
     where = "stdout" if out is None else str(out)
-    # what is absent, said in the source's own terms (a results file has no campaign)
-    absent = (f"task(s) of the file's task list have no simulation and are not rows (agm "
-              f"archive audit {store.name})" if store.is_file() else
-              "planned administration(s) have no recorded episode yet and are not rows "
-              "(agm campaign status)")
-    note = f"; {unrecorded} {absent}" if unrecorded else ""
     err_console.print(f"exported {rows} episode(s) as {kind} to {where}{note}",
                       markup=False, emoji=False)
 

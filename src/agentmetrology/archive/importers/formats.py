@@ -18,6 +18,7 @@ from typing import Any
 
 from agentmetrology.archive.importers.agm_store import load_agm, looks_like_store
 from agentmetrology.archive.importers.jsonl import load_jsonl
+from agentmetrology.archive.importers.limits import file_head
 from agentmetrology.archive.importers.tau2 import (
     load_tau2,
     looks_like_tau2,
@@ -59,8 +60,7 @@ ARCHIVE_FORMATS: Registry[ArchiveFormat] = Registry(
 
 
 def _head(path: Path) -> bytes:
-    with path.open("rb") as fh:
-        return fh.read(_SNIFF_BYTES).lstrip()
+    return file_head(path, _SNIFF_BYTES)
 
 
 def first_char(path: Path) -> str:

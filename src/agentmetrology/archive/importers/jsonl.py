@@ -24,6 +24,7 @@ from agentmetrology.archive.importers.limits import (
     parse_json,
     score_outside,
     twice_text,
+    without_bom,
 )
 from agentmetrology.archive.model import (
     Archive,
@@ -222,7 +223,7 @@ def _lines(path: Path) -> Iterable[tuple[int, str | None]]:
                 yield no, None
                 continue
             try:
-                text = raw.decode("utf-8")
+                text = (without_bom(raw) if no == 1 else raw).decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise ArchiveFormatError(f"{path.name}: not UTF-8 text ({exc.reason})") from exc
             if text.strip():

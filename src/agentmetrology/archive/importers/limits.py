@@ -5,7 +5,9 @@ nesting too deep for Python's parser (RecursionError) or for the recursive code 
 `ValueError` with a plain message, and reads numbers through `count` (here) and
 `records.numbers.finite_float`, which treat non-finite floats and integers too large for a
 float as unreadable rather than raising. Given `KeyMarks`, `parse_json` marks every object that
-names a key twice (edges.json_keys), and `repeated_key` says which record holds one.
+names a key twice (edges.json_keys), and `repeated_key` says which record holds one. A UTF-8
+byte order mark that starts a file is left out (`file_head`, `without_bom`): RFC 8259 lets a
+parser ignore it, and Windows tools write it.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from agentmetrology.archive.model import SUCCESS_TOLERANCE
@@ -30,6 +33,7 @@ SCORE_RANGE = (0.0, 1.0)
 # One span's cost in currency units: far above any real model call, and small enough that sums
 # over 2^53 spans stay finite (ratios of infinities are NaN, which no report can hold).
 MAX_COST = 1e9
+UTF8_BOM = b"\xef\xbb\xbf"
 # `\ud800`-style escapes: only text holding one can decode to a lone surrogate.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
@@ -44,6 +48,18 @@ class TooCostlyError(ValueError):
 
 class LoneSurrogateError(ValueError):
     """JSON text with a `\\ud800`-style escape that is not half of a pair: not Unicode text."""
+
+
+def without_bom(raw: bytes) -> bytes:
+    """Return a file's bytes without the UTF-8 byte order mark that may start them."""
+    return raw.removeprefix(UTF8_BOM)
+
+
+def file_head(path: Path, size: int) -> bytes:
+    """Return a file's first `size` bytes, a UTF-8 byte order mark and leading blanks left out
+    (what format detection looks at)."""
+    with path.open("rb") as fh:
+        return without_bom(fh.read(size)).lstrip()
 
 
 def json_depth_ok(value: Any, limit: int = MAX_DEPTH) -> bool:

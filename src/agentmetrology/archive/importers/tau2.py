@@ -9,13 +9,15 @@ is a visible `never_ran` placeholder. A simulation of the wrong shape is kept un
 `malformed_record` and listed as a load problem; anything else is refused in one line. A JSON
 object naming a key twice (readers differ on which value counts) makes its simulation such a
 record, with no stored score (skipped when it names its own task_id or trial twice); outside
-the simulations (info, tasks, the top level), the file is refused.
+the simulations (info, tasks, the top level), the file is refused. Simulations of different
+(task, trial) that share an `id` each stay their own episode; the shared id is a load problem
+naming them all.
 """
 
 from __future__ import annotations
 
 import json
-from collections import Counter
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +52,7 @@ MAX_FILE_BYTES = 256 << 20
 _HEAD_MARKERS = (b'"simulations"', b'"termination_reason"', b'"reward_info"', b'"user_info"',
                  b'"agent_info"', b'"environment_info"')
 REPORTED_KEYS = ("pass_rate", "passed", "total_tasks")
+MAX_SHARED_LISTED = 10  # simulations named in one shared-id load problem (all are counted)
 KEY_FIELDS = ("task_id", "trial")  # a simulation naming one of them twice names no episode
 
 
@@ -177,6 +180,7 @@ def load_tau2(path: Path, data: Any | None = None) -> Archive:
     archive = Archive(source=path.name, format=FORMAT)
     seen: Counter[str] = Counter()
     keys: dict[tuple[str, int], ArchiveEpisode] = {}
+    by_id: dict[str, list[tuple[int, ArchiveEpisode]]] = defaultdict(list)
     for i, raw in enumerate(sims):
         ep = _one(raw, i, model, path, seen, archive, may_repeat)
         if ep is None:
@@ -187,6 +191,9 @@ def load_tau2(path: Path, data: Any | None = None) -> Archive:
             continue
         keys[ep.task, ep.trial] = ep
         archive.episodes.append(ep)
+        if (sid := ident(raw.get("id"))) is not None:
+            by_id[sid].append((i, ep))
+    _shared_ids(by_id, archive, path.name)
     ran = {e.task for e in archive.episodes}
     domain, domain_from = _domain(info, custom, path.stem, ran)
     total = count(custom.get("total_tasks"))
@@ -205,6 +212,23 @@ def load_tau2(path: Path, data: Any | None = None) -> Archive:
         "reported_top_level": {k: _as_noted(custom[k]) for k in REPORTED_KEYS if k in custom},
         **set_notes}}
     return archive
+
+
+def _shared_ids(by_id: dict[str, list[tuple[int, ArchiveEpisode]]], archive: Archive,
+                name: str) -> None:
+    """Add a load problem for each simulation id that episodes of different (task, trial)
+    share: the id names no one simulation, so a join or a look-up by id picks one of them.
+    Each simulation stays its own episode; no number changes."""
+    for sid, eps in by_id.items():
+        if len(eps) < 2:
+            continue
+        listed = ", ".join(f"simulation {i} (task {e.task} trial {e.trial})"
+                           for i, e in eps[:MAX_SHARED_LISTED])
+        more = (f" and {len(eps) - MAX_SHARED_LISTED} more" if len(eps) > MAX_SHARED_LISTED
+                else "")
+        archive.problems.append(LoadProblem(name, None, (
+            f"simulation id {sid!r} is shared by {len(eps)} simulations of different (task, "
+            f"trial): {listed}{more}; each is kept as its own episode")))
 
 
 def _as_noted(value: Any) -> Any:

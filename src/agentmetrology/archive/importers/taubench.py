@@ -33,6 +33,7 @@ from agentmetrology.archive.importers.limits import (
     seq,
     twice_text,
     unpack,
+    without_bom,
 )
 from agentmetrology.archive.model import (
     Archive,
@@ -236,7 +237,7 @@ def read_json_doc(path: Path) -> JsonDoc:
     The file is parsed whole, so only a regular file of at most MAX_FILE_BYTES is read.
     """
     try:
-        return parse_doc(files.read_text(path, MAX_FILE_BYTES))
+        return parse_doc(without_bom(files.read_bytes(path, MAX_FILE_BYTES)).decode("utf-8"))
     except files.FileRefused as exc:
         raise ArchiveFormatError(f"{path.name}: {str(exc).split(': ', 1)[-1]}") from exc
     except OSError as exc:

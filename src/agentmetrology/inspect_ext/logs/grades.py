@@ -1,8 +1,10 @@
 """An Inspect sample's grade: its headline score read as a number in [0, 1], or why there is none.
 
 The audit reads a score as a success probability: letters map to numbers (`C` 1, `I` 0, `P` 0.5,
-`N` 0), a number must lie in [0, 1] (SCORE_RANGE) and a boolean is not a score (as the JSONL
-importer refuses one); anything else is an ungraded episode with the reason, never a number.
+`N` 0), a number must lie in [0, 1] (SCORE_RANGE) widened by the success tolerance (1e-6) at
+either end, as `limits.score_outside` checks (1.0000001 is a pass, kept as read), and a boolean
+is not a score (as the JSONL importer refuses one); anything else is an ungraded episode with
+the reason, never a number.
 """
 
 from __future__ import annotations

@@ -46,12 +46,10 @@ def print_archive_audit(console: Console, doc: dict[str, Any], out: Path) -> Non
         ("bounds", f"{_f((cov['bounds'] or {}).get('lower'))} .. "
                    f"{_f((cov['bounds'] or {}).get('upper'))}"),
     ]
+    first_k = len(rows)
     for cell in doc["pass_hat_k"]:
-        shown = shown_k_rows(cell["rows"])
-        rows.append((f"pass^k stored ({cell['cell']})",
-                     ", ".join(f"k{r['k']}={_f(r['stored'])}" for r in shown)))
-        rows.append((f"pass^k upper ({cell['cell']})",
-                     ", ".join(f"k{r['k']}={_f(r['upper'])}" for r in shown)))
+        rows.append((f"pass^k stored ({cell['cell']})", _k_text(cell["rows"], "stored")))
+        rows.append((f"pass^k upper ({cell['cell']})", _k_text(cell["rows"], "upper")))
     rows.append(("tasks with mixed outcomes", doc["tasks"]["counts"]["mixed"]))
     cost, prov = doc["cost"], doc["provenance"]
     rows.append(("cost multiplicity", _f(cost.get("multiplicity")) if cost["applicable"]
@@ -60,9 +58,25 @@ def print_archive_audit(console: Console, doc: dict[str, Any], out: Path) -> Non
                  else "n/a"))
     rows.append(("load problems", doc["load"]["problem_count"]))
     rows += [("tau2 finding", h["code"]) for h in doc.get("tau2", {}).get("headlines", [])]
+    # Every k when its values fit on one line beside the widest measure name (borders and
+    # padding take 7 columns); else k = 1, 2, 4, ... and the last, and a line naming the rest.
+    room = console.width - 7 - max(len(printable(str(name))) for name, _ in rows)
+    left_out = []
+    for i, cell in enumerate(doc["pass_hat_k"]):
+        at = first_k + 2 * i
+        if max(len(rows[at][1]), len(rows[at + 1][1])) <= room:
+            continue
+        shown = shown_k_rows(cell["rows"])
+        rows[at] = (rows[at][0], _k_text(shown, "stored"))
+        rows[at + 1] = (rows[at + 1][0], _k_text(shown, "upper"))
+        kept = {r["k"] for r in shown}
+        left_out.append((cell["cell"], [r["k"] for r in cell["rows"] if r["k"] not in kept]))
     for name, value in rows:
         table.add_row(_text(name), _text(value))
     console.print(table)
+    for cell_name, ks in left_out:
+        console.print(Text(printable(f"pass^k ({cell_name}) for k = {_k_ranges(ks)} is in "
+                                     "archive.json and report.md only")), soft_wrap=True)
     console.print(f"wrote {out / 'archive.json'}, {out / 'report.md'}, {out / 'report.html'}",
                   markup=False, highlight=False)
 
@@ -98,10 +112,26 @@ def nothing_compared(err: Console, doc: dict[str, Any]) -> int:
 
 
 def shown_k_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Return the pass^k rows a summary shows: k = 1, 2, 4, 8, ... and the last one (every
-    k is in archive.json and the reports; a hundred values per row filled a terminal)."""
+    """Return the pass^k rows a summary shows when not all fit: k = 1, 2, 4, 8, ... and the
+    last one (every k is in archive.json and the reports; a hundred values filled a terminal)."""
     last = rows[-1]["k"] if rows else 0
     return [r for r in rows if r["k"] == last or r["k"] & (r["k"] - 1) == 0]
+
+
+def _k_text(rows: list[dict[str, Any]], key: str) -> str:
+    """Return pass^k values as `k1=0.500, k2=0.292, ...` for the summary table."""
+    return ", ".join(f"k{r['k']}={_f(r[key])}" for r in rows)
+
+
+def _k_ranges(ks: list[int]) -> str:
+    """Return ascending k values with runs joined: [3, 5, 6, 7] -> `3, 5-7`."""
+    runs: list[list[int]] = []
+    for k in ks:
+        if runs and k == runs[-1][-1] + 1:
+            runs[-1].append(k)
+        else:
+            runs.append([k])
+    return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
 
 
 def _f(value: float | None) -> str:

@@ -49,17 +49,22 @@ def print_status(console: Console, s: CampaignStatus) -> None:
         f" ({state}): planned {t.planned}, done {t.done}, failed {t.failed_agent} agent / "
         f"{t.failed_infra + t.errored} infrastructure, remaining {t.remaining}, cost "
         f"{cost_text(t.cost, t.cost_unknown)}"
-        + (f", superseded {t.superseded} measurement failures (cost "
+        + (f", superseded {t.superseded} measurement failure{_s(t.superseded)} (cost "
            f"{cost_text(t.superseded_cost, t.superseded_cost_unknown)}, included)"
            if t.superseded else "")
-        + (f", {t.unrecorded_requests} requests of interrupted or failed attempts (cost "
-           f"{cost_text(t.unrecorded_cost, t.unrecorded_cost_unknown)}, included)"
-           if t.unrecorded_requests else "")))
+        + (f", {t.unrecorded_requests} request{_s(t.unrecorded_requests)} of interrupted or "
+           f"failed attempts (cost {cost_text(t.unrecorded_cost, t.unrecorded_cost_unknown)}, "
+           "included)" if t.unrecorded_requests else "")))
     console.print(line)
     target_table(console, s, {name: cost_text(c.cost, c.cost_unknown, short=True)
                               for name, c in s.targets.items()})
     for reason, n in s.not_launched_reasons.items():
         console.print(f"not launched ({n}): {reason}", markup=False, emoji=False)
+
+
+def _s(n: int) -> str:
+    """Return the plural ending of a noun counted n times ("1 request", "2 requests")."""
+    return "" if n == 1 else "s"
 
 
 def money(cost: float) -> str:
