@@ -61,8 +61,9 @@ def two_trials(name: str, num_trials: int) -> tuple[dict[str, Any], list[dict[st
     data = copy.deepcopy(raw(name))
     data["info"]["num_trials"] = num_trials
     second = copy.deepcopy(data["simulations"])
-    for s in second:
+    for s in second:  # a simulation of its own: its own id (a shared one is a load problem)
         s["trial"] = 1
+        s["id"] = f"{s['id']}-trial-1"
     data["simulations"] += second
     return data, second
 

@@ -87,3 +87,12 @@ def test_simulations_sharing_an_id_each_show_their_own_conversation(tmp_path: Pa
         page = client.get("/simulation", params={"id": f"dup/{sim['task_id']}/0"}).text
         assert escape(first) in page and escape(other) not in page
         assert len(re.findall(r'<li class="role-', page)) == len(sim["messages"])
+
+
+def test_a_results_file_starting_with_a_byte_order_mark_is_viewed(tmp_path: Path) -> None:
+    # The importers read such a file (RFC 8259 lets a parser ignore the mark); before, the
+    # viewer refused it as 'neither ... nor a tau2 or tau-bench results file'.
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + shared(QWEN_AIRLINE).read_bytes())
+    assert detect_source(path).kind == "tau2"
+    assert _rows(_client(path).get("/").text) == 50

@@ -59,10 +59,12 @@ def _archive_schema(path: Path) -> str | None:
 
 
 def _head(path: Path) -> bytes:
-    """Return a file's first bytes, leading whitespace removed (b"" when unreadable)."""
+    """Return a file's first bytes, a UTF-8 byte order mark and leading whitespace removed
+    (b"" when unreadable), as the importers see them."""
+    from agentmetrology.archive.importers.limits import file_head
+
     try:
-        with path.open("rb") as fh:
-            return fh.read(4096).lstrip()
+        return file_head(path, 4096)
     except OSError:
         return b""
 

@@ -66,10 +66,13 @@ def campaign_page(h: Html, s: CampaignOverview) -> str:
         rows.append(row)
     extra = []
     if t["superseded"]:
-        extra.append(f"{t['superseded']} measurement failures were re-opened and kept as "
-                     f"history (their cost is included)")
+        n = t["superseded"]
+        extra.append(f"{n} measurement failure{'' if n == 1 else 's'} "
+                     f"{'was' if n == 1 else 'were'} re-opened and kept as history (their cost "
+                     "is included)")
     if t["unrecorded_requests"]:
-        extra.append(f"{t['unrecorded_requests']} provider requests of interrupted or failed "
+        k = t["unrecorded_requests"]
+        extra.append(f"{k} provider request{'' if k == 1 else 's'} of interrupted or failed "
                      "attempts (their cost is included)")
     extra.extend(f"not launched ({n}): {reason}" for reason, n in s.not_launched_reasons.items())
     body = (
