@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from agentmetrology.envs.comtrade import ComtradeEnv
+from agentmetrology.records.canonical import canonical_json
 from agentmetrology.records.policy import Brief, ToolCall
 from agentmetrology.runtime.drive import drive
 from agentmetrology.runtime.scripted import ScriptedPolicy, TimedScript
@@ -67,3 +68,36 @@ def test_l0_retries_reissue_the_agents_call() -> None:
                        ("agent", {"page": 3, "page_size": 10}, 429),
                        ("harness", {"page": 3, "page_size": 10}, None)]
     assert env.requests_used == 4
+
+
+class Submits(ScriptedPolicy):
+    """Sends one submit_results call with the given arguments (intercepted at L0)."""
+
+    name = "scripted:submits"
+    levels = ("L0",)
+
+    def __init__(self, args: Any) -> None:
+        super().__init__()
+        self.args = args
+
+    def script(self, brief: Brief) -> TimedScript:
+        yield ToolCall("submit_results", self.args)
+
+
+def test_l0_records_an_intercepted_submission_that_no_tool_would_take() -> None:
+    # The intercepted call was recorded as sent: a lone surrogate (legal JSON, "\ud800") left
+    # an episode no store could write (UnicodeEncodeError), and arguments nested 600 deep one
+    # that canonical JSON could not walk (RecursionError).
+    deep: list[Any] = []
+    for _ in range(599):
+        deep = [deep]
+    for args, recorded, kept in (
+            ({"data_jsonl": "\ud800", "metadata_json": "{}"},
+             {"data_jsonl": "\\ud800", "metadata_json": "{}"}, {}),
+            ({"data_jsonl": deep}, {},
+             {"arguments_sent_repr": "{'data_jsonl': " + "[" * 600 + "]" * 600 + "}"})):
+        ep = drive(run_episode_async(COMTRADE, ComtradeEnv("T1_single_page", 0),
+                                     Submits(args), "L0"))
+        (ev,) = [e for e in ep.events if e.kind == "intercepted"]
+        assert ev.args == recorded and ev.result == {"passed_through": False, **kept}
+        assert canonical_json(ep)  # the episode can be written
