@@ -100,6 +100,9 @@ def registered(store: EvidenceStore, plan: ExperimentPlan, where: Path) -> Regis
     if reg is not None:
         return reg
     existing = registrations(store, plan.name)
+    if existing and plan.new_registration:  # declared new, so "declare it new" would not help
+        raise UserError(f"experiment {plan.name!r}: this plan (registration = \"new\") is not "
+                        f"registered in {where} yet; `agm experiment run` registers it")
     if existing:
         raise UserError(refusal(existing[-1], plan))
     raise UserError(f"experiment {plan.name!r} is not registered in {where}; run "
