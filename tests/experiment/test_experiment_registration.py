@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
 
+from agentmetrology.store import EvidenceStore
 from support.agm_runs import run_main
 
 PLAN = """[experiment]
@@ -45,6 +47,29 @@ def test_a_new_plan_not_yet_run_is_told_to_run_not_to_declare_itself_new(ran: Pa
         assert (f"error: experiment 'reg': this plan (registration = \"new\") is not registered "
                 f"in {ran / 'store'} yet; `agm experiment run` registers it") in out
     assert not (ran / "out").exists()
+
+
+def test_a_frozen_plan_edited_in_the_store_is_never_evaluated(ran: Path) -> None:
+    store = ran / "store"
+    with EvidenceStore.open(store) as st:
+        row = st.ledger.campaign("exp.reg")
+        assert row is not None
+        config = st.get_json(row["config_digest"])
+        config["experiment"]["plan"]["analysis_seed"] = 7  # the digest is left as registered
+        forged = st.put_json(config)
+    with sqlite3.connect(store / "ledger.sqlite") as db:
+        db.execute("UPDATE campaigns SET config_digest = ? WHERE name = 'exp.reg'", (forged,))
+    db.close()
+    # Before: the report evaluated analysis_seed 7 under the registered digest of seed 0.
+    code, out = agm("experiment", "report", str(ran / "plan.toml"), "--store", str(store),
+                    "--out", str(ran / "out"))
+    assert code == 2, out
+    assert ("error: registration exp.reg of experiment 'reg': its frozen plan no longer hashes "
+            "to the digest it was registered with (the store was edited); `agm evidence "
+            "verify` names what changed") in out
+    assert not (ran / "out").exists()
+    code, out = agm("evidence", "verify", str(store))
+    assert code == 1 and "row_changed: campaigns name=exp.reg" in out
 
 
 def test_the_report_evaluates_the_frozen_plan(ran: Path) -> None:

@@ -75,6 +75,12 @@ def registrations(store: EvidenceStore, name: str) -> list[Registration]:
         frozen = (config or {}).get("experiment") if isinstance(config, dict) else None
         if not isinstance(frozen, dict):
             continue  # a campaign of that name that no experiment registered
+        if not isinstance(frozen.get("plan"), dict) or \
+                plan_digest(frozen["plan"]) != frozen.get("digest"):
+            # A report would evaluate a plan other than the digest it names (hand-edited store).
+            raise UserError(f"registration {c} of experiment {name!r}: its frozen plan no "
+                            "longer hashes to the digest it was registered with (the store was "
+                            "edited); `agm evidence verify` names what changed")
         out.append(Registration(c, int(m.group(1) or 1), frozen["plan"], frozen["digest"]))
     return sorted(out, key=lambda r: r.index)
 
