@@ -10,6 +10,7 @@ import pytest
 
 from agentmetrology.store import EvidenceStore
 from support.agm_runs import run_main
+from support.small_campaigns import PERMISSION
 
 PLAN = """[experiment]
 name = "reg"
@@ -78,3 +79,21 @@ def test_the_report_evaluates_the_frozen_plan(ran: Path) -> None:
     assert code == 0, out
     doc = json.loads((ran / "out" / "experiment.json").read_text())
     assert doc["plan"]["analysis_seed"] == 0 and doc["registration"] == "exp.reg"
+
+
+# A plain campaign (`agm campaign run`) that happens to hold the registration's name.
+CAMPAIGN = PERMISSION.replace('name = "perm"', 'name = "exp.reg"')
+
+
+def test_a_campaign_holding_the_registration_name_is_named_with_its_fix(tmp_path: Path) -> None:
+    (tmp_path / "c.toml").write_text(CAMPAIGN)
+    (tmp_path / "plan.toml").write_text(PLAN)
+    code, out = agm("campaign", "run", str(tmp_path / "c.toml"), "--store", str(tmp_path / "s"))
+    assert code == 0, out
+    code, out = agm("experiment", "run", str(tmp_path / "plan.toml"), "--store",
+                    str(tmp_path / "s"))
+    # Before: "campaign 'exp.reg' is already in this store with a different plan (...); use a
+    # new campaign name", a name the experiment's user does not write.
+    assert code == 2 and out.endswith(
+        "error: campaign 'exp.reg' in this store was not registered by an experiment (an `agm "
+        "campaign` of that name); rename experiment 'reg' or use another store")

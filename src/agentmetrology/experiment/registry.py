@@ -130,6 +130,10 @@ def register(store: EvidenceStore, plan: ExperimentPlan) -> tuple[Registration, 
         raise PlanChangedError(refusal(existing[-1], plan))
     index = existing[-1].index + 1 if existing else 1
     config = campaign_config(plan, index)
+    if config.name in store.campaigns():  # its name, not its plan, is what the user can change
+        raise UserError(f"campaign {config.name!r} in this store was not registered by an "
+                        f"experiment (an `agm campaign` of that name); rename experiment "
+                        f"{plan.name!r} or use another store")
     cplan = plan_campaign(config)
     doc = plan.doc()
     stored = {**config.to_json(), "experiment": {"plan": doc, "digest": plan_digest(doc)}}
