@@ -113,6 +113,11 @@ PLAN_HEAD = ("[experiment]\nname = 'd'\nhypothesis = 'h'\nkind = 'dose'\n"
 @pytest.mark.parametrize(("extra", "message"), [
     ("slacks = [0]", "a dose plan needs at least 2 distinct slacks"),
     ("slacks = [0, 1.5]", "expected a list of integers in [0, 64]"),
+    # within 0..64 but beyond the B2 arms' own 0..20: before, "'stress:b2:escalating' takes
+    # no slack", which it does
+    ("slacks = [0, 21]", "experiment.slacks: 'stress:b2:escalating' does not take slack 21: "
+                         "bad condition 'stress:squeeze:slack=21': the slack must be an "
+                         "integer in 0..20"),
     ("doses = [0, 1]", "a dose plan lists `slacks`, not `doses`"),
     ("arms = ['stress:b2:constant']", "a dose plan has 2 arms (baseline first), got 1"),
     ("arms = ['stress:constant', 'stress:escalating']", "'stress:constant' takes no slack"),

@@ -284,13 +284,19 @@ def _dose_arms(ck: Checker, t: dict[str, Any], env: Any) -> tuple[list[str], lis
         ck.error(f"{w}.slacks", "a dose plan needs at least 2 distinct slacks")
         return [], []
     slacks = sorted(raw)
+    for a in base:
+        try:
+            canonical_condition(env, f"{a}:slack=0")
+        except ValueError as exc:
+            ck.error(f"{w}.arms", f"{a!r} takes no slack: {exc}")
+            return [], []
     out: list[str] = []
     for k in slacks:
         for a in base:
             try:
                 out.append(canonical_condition(env, f"{a}:slack={k}"))
-            except ValueError as exc:
-                ck.error(f"{w}.arms", f"{a!r} takes no slack: {exc}")
+            except ValueError as exc:  # the arm takes a slack, not this one (its own range)
+                ck.error(f"{w}.slacks", f"{a!r} does not take slack {k}: {exc}")
                 return [], []
     if out[0] == out[1]:
         ck.error(f"{w}.arms", f"arm {out[0]} is listed twice: the decision rule cannot "

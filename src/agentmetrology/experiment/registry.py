@@ -75,6 +75,12 @@ def registrations(store: EvidenceStore, name: str) -> list[Registration]:
         frozen = (config or {}).get("experiment") if isinstance(config, dict) else None
         if not isinstance(frozen, dict):
             continue  # a campaign of that name that no experiment registered
+        if not isinstance(frozen.get("plan"), dict) or \
+                plan_digest(frozen["plan"]) != frozen.get("digest"):
+            # A report would evaluate a plan other than the digest it names (hand-edited store).
+            raise UserError(f"registration {c} of experiment {name!r}: its frozen plan no "
+                            "longer hashes to the digest it was registered with (the store was "
+                            "edited); `agm evidence verify` names what changed")
         out.append(Registration(c, int(m.group(1) or 1), frozen["plan"], frozen["digest"]))
     return sorted(out, key=lambda r: r.index)
 
@@ -100,6 +106,9 @@ def registered(store: EvidenceStore, plan: ExperimentPlan, where: Path) -> Regis
     if reg is not None:
         return reg
     existing = registrations(store, plan.name)
+    if existing and plan.new_registration:  # declared new, so "declare it new" would not help
+        raise UserError(f"experiment {plan.name!r}: this plan (registration = \"new\") is not "
+                        f"registered in {where} yet; `agm experiment run` registers it")
     if existing:
         raise UserError(refusal(existing[-1], plan))
     raise UserError(f"experiment {plan.name!r} is not registered in {where}; run "
@@ -121,6 +130,10 @@ def register(store: EvidenceStore, plan: ExperimentPlan) -> tuple[Registration, 
         raise PlanChangedError(refusal(existing[-1], plan))
     index = existing[-1].index + 1 if existing else 1
     config = campaign_config(plan, index)
+    if config.name in store.campaigns():  # its name, not its plan, is what the user can change
+        raise UserError(f"campaign {config.name!r} in this store was not registered by an "
+                        f"experiment (an `agm campaign` of that name); rename experiment "
+                        f"{plan.name!r} or use another store")
     cplan = plan_campaign(config)
     doc = plan.doc()
     stored = {**config.to_json(), "experiment": {"plan": doc, "digest": plan_digest(doc)}}
