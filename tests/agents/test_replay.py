@@ -101,3 +101,58 @@ def test_calls_whose_arguments_are_not_an_object_are_kept_and_replay_as_sent(lev
                                        ReplayPolicy(again.events), level, target=ep.target))
     assert canonical_json(_untimed(replayed.events)) == canonical_json(_untimed(ep.events))
     assert replayed.digests == ep.digests and replayed.termination == ep.termination
+
+
+def _deep(levels: int) -> list:
+    value: list = []
+    for _ in range(levels - 1):
+        value = [value]
+    return value
+
+
+REFUSED_AS_SENT = [
+    ToolCall("get_task_info", {"note": "a\ud800"}),  # recorded with the surrogate escaped
+    ToolCall("fetch_page", {"page": 1, "x": _deep(201)}),  # kept only as its repr
+    ToolCall("get_task_info", {1, 2}),  # type: ignore[arg-type]  # no JSON form: its repr
+    ToolCall("no_such_tool", {"x": _deep(201)}),
+]
+
+
+@pytest.mark.parametrize("level", ["L0", "L2"])
+def test_a_refusal_that_cannot_be_sent_again_is_replayed_as_that_refusal(level: str) -> None:
+    # Before, the replay sent what the record holds of such a call: the escaped text (which
+    # the tool accepts) or {} in place of arguments kept only as their repr (which fetch_page
+    # then ran), so grade recovery and a case's replay control ran another episode.
+    moves = [*REFUSED_AS_SENT, ToolCall("submit_results", {"x": _deep(201)}),
+             ToolCall("fetch_page", {"page": 1})]
+    ep = drive(run_episode_async(COMTRADE, ComtradeEnv("T1_single_page", 0), _Sends(moves),
+                                 level))
+    plain = decode_json(canonical_json(ep))
+    agent = [e for e in plain["events"] if e["actor"] == "agent" and e["name"] != "stop"]
+    assert all("error" in e["result"] for e in agent[:4])
+    assert "arguments_sent_repr" in agent[1]["result"] and agent[1]["args"] == {}
+    again = episode_from_plain(plain)  # as the store gives it back
+    replayed = drive(run_episode_async(COMTRADE, ComtradeEnv("T1_single_page", 0),
+                                       ReplayPolicy(again.events), level, target=ep.target))
+    assert canonical_json(_untimed(replayed.events)) == canonical_json(_untimed(ep.events))
+    assert replayed.digests == ep.digests and replayed.termination == ep.termination
+
+
+def test_a_refused_submission_replays_to_the_same_score_in_another_environment() -> None:
+    # researchops: a report with a lone surrogate is refused (agent_error, composite 0); its
+    # replay sent the escaped text, which was accepted (submitted, composite 0.345).
+    from agentmetrology.envs.registry import get_env
+    from agentmetrology.run.episode import run_one
+
+    spec = get_env("researchops")
+    task = sorted(spec.tasks)[0]
+    for calls in ([ToolCall("submit_report", {"report": "done \ud800"})],
+                  [ToolCall("run_experiment", {"x": _deep(201)}),
+                   ToolCall("submit_report", {"report": "r"})]):
+        first = run_one(spec, task, 0, _Sends(calls), "L2", max_steps=5)
+        plain = decode_json(canonical_json(first.episode))
+        again = run_one(spec, task, 0, ReplayPolicy(episode_from_plain(plain).events), "L2",
+                        max_steps=5)
+        assert again.episode.termination == first.episode.termination
+        assert [(a.status, a.score) for a in again.assessments] == \
+            [(a.status, a.score) for a in first.assessments]

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from agentmetrology.records.episode import BillableAttempt
-from agentmetrology.records.events import Event, sent_arguments
+from agentmetrology.records.events import Event, RefusedArguments, replayed_arguments
 from agentmetrology.records.policy import Brief, Decision, Level, Move, Question, Stop, ToolCall
 
 
@@ -39,10 +39,11 @@ class ReplayPolicy:
                 continue
             if ev["kind"] in ("tool_call", "intercepted"):
                 # A refused call is sent again as it was (a list, a string...), so its replay
-                # is refused the same way, never run without arguments.
-                sent = sent_arguments(ev["args"] or {}, ev.get("result"))
-                self.moves.append(ToolCall(ev["name"],
-                                           dict(sent) if isinstance(sent, dict) else sent))
+                # is refused the same way, never run without arguments; one that cannot be
+                # sent again as it was is sent as its refusal, which is recorded again.
+                sent = replayed_arguments(ev["name"], ev["args"] or {}, ev.get("result"))
+                self.moves.append(ToolCall(ev["name"], sent if isinstance(
+                    sent, RefusedArguments) or not isinstance(sent, dict) else dict(sent)))
             elif ev["kind"] == "message" and ev["name"] == "stop":
                 self.moves.append(Stop(str(ev["result"] or "")))
             elif ev["kind"] == "decision":

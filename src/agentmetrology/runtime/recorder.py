@@ -10,9 +10,11 @@ from agentmetrology.records.episode import BillableAttempt
 from agentmetrology.records.events import (
     ARGUMENTS_SENT,
     ARGUMENTS_SENT_REPR,
+    SURROGATE_REFUSAL,
     Actor,
     Event,
     EventKind,
+    RefusedArguments,
 )
 from agentmetrology.records.tools import Observation, Tool
 
@@ -152,7 +154,9 @@ def screened_arguments(args: Any) -> tuple[dict[str, Any], dict[str, Any], str]:
     """Return (the args an event records, the fields its result adds, why the call must be
     refused or ''): a JSON object as it is; one holding a lone surrogate with each escaped;
     one nested deeper than MAX_ARGUMENT_DEPTH, or any other value, as {} with what was sent
-    kept (`kept_arguments`)."""
+    kept (`kept_arguments`); a replayed refusal (`RefusedArguments`) as it was recorded."""
+    if type(args) is RefusedArguments:  # refused again exactly as the original was
+        return dict(args), dict(args.kept), args.reason or "the recorded call was refused"
     if not isinstance(args, dict):
         return {}, kept_arguments(args), "arguments must be a JSON object"
     if _surely_unicode(args):
@@ -165,9 +169,7 @@ def screened_arguments(args: Any) -> tuple[dict[str, Any], dict[str, Any], str]:
     if escaped is not None:
         # No record can hold a lone surrogate (canonical JSON is UTF-8): recorded with each
         # one written as its escape, so nothing is lost.
-        return escaped, {}, ("the arguments hold a lone surrogate (a \\ud800-style code "
-                             "point, written here as its escape), which is not Unicode text; "
-                             "the call was not executed: send the text as UTF-8")
+        return escaped, {}, SURROGATE_REFUSAL
     return args, {}, ""
 
 
