@@ -27,6 +27,10 @@ from typing import Any
 
 from agentmetrology.audit.target import ScoreOutcome
 
+# The largest score a user's scorer may return: half the float range, so that the difference of
+# two scores (a 2x2 spread, a tie test) is a finite number too; a larger one is INVALID.
+MAX_SCORE = sys.float_info.max / 2
+
 
 class ScorerLoadError(ValueError):
     """Raised when `FILE.py:function` cannot be loaded; the message says how to fix it."""
@@ -52,6 +56,10 @@ def coerce_score(raw: Any) -> ScoreOutcome:
         shown = ("an integer too large for a float" if isinstance(raw, numbers.Integral)
                  else str(value))
         return ScoreOutcome(None, "INVALID", f"scorer returned {shown}: not a finite number")
+    if abs(value) > MAX_SCORE:
+        return ScoreOutcome(None, "INVALID", f"scorer returned {value:g}: beyond ±{MAX_SCORE:.3g}"
+                                             f" (half the float range, so differences of scores"
+                                             f" stay finite)")
     return ScoreOutcome(value)
 
 
