@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import inspect
 import math
 import numbers
 import os
@@ -89,6 +90,15 @@ def import_scorer(path: Path, function: str) -> Any:
     fn = getattr(module, function, None)
     if not callable(fn):
         raise ScorerLoadError(f"{path.name} has no callable named {function!r}")
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):  # a builtin without one: its calls will say
+        return fn
+    try:  # a wrong signature fails every call alike: said once, before the audit runs
+        signature.bind("task", 0, {})
+    except TypeError:
+        raise ScorerLoadError(f"{path.name}:{function}{signature} cannot be called as "
+                              f"{function}(task_id, seed, submission)") from None
     return fn
 
 
