@@ -152,3 +152,29 @@ def test_ground_truth_only_stages_do_not_call_the_user_scorer(tmp_path: Path) ->
         assert target.run_episode("scripted:careful", "L2", "T1_single_page", 0).shipped.value \
             == 1.0
         assert scorer.calls == 1
+
+
+@pytest.mark.parametrize(("defn", "shown"), [
+    ("def score(task_id, submission):\n    return 1.0\n", "score(task_id, submission)"),
+    ("def score():\n    return 1.0\n", "score()"),
+    ("def score(task_id, seed, submission, extra):\n    return 1.0\n",
+     "score(task_id, seed, submission, extra)"),
+])
+def test_a_scorer_with_the_wrong_signature_is_refused_when_loaded(tmp_path: Path, defn: str,
+                                                                  shown: str) -> None:
+    # Before: loaded, then every cell INVALID "TypeError: score() takes 2 positional arguments
+    # but 3 were given" after a whole audit; now one line before any work is done.
+    with pytest.raises(ScorerLoadError) as err:
+        load_scorer(_scorer(tmp_path, defn))
+    assert str(err.value) == (f"faulty.py:{shown} cannot be called as "
+                              f"score(task_id, seed, submission)")
+
+
+def test_a_scorer_taking_any_arguments_or_a_callable_object_loads(tmp_path: Path) -> None:
+    spec = _scorer(tmp_path, "def score(*args, **kw):\n    return 0.5\n"
+                             "class C:\n    def __call__(self, t, s, x):\n        return 0.25\n"
+                             "c = C()\n")
+    with load_scorer(spec) as scorer:
+        assert scorer("T1_single_page", 0, SUB).value == 0.5
+    with load_scorer(spec.replace(":score", ":c")) as scorer:
+        assert scorer("T1_single_page", 0, SUB).value == 0.25

@@ -78,3 +78,33 @@ def test_the_invalid_line_says_the_verdict_the_card_says(tmp_path: Path) -> None
     assert f"criterion sensitivity {withheld} for t1only.py:score: 72 of 80 probe cells " \
            "INVALID" in res.stdout
     assert "criterion sensitivity fail" not in res.stdout
+
+
+def test_same_seeds_give_byte_identical_files_and_json_with_a_user_scorer(
+        tmp_path: Path) -> None:
+    # The scorer prints (to stdout, as user code does): --json stays the card alone.
+    scorer = tmp_path / "noisy.py"
+    scorer.write_text("def score(task_id, seed, submission):\n"
+                      "    print('scoring', task_id)\n"
+                      "    return float(len(str(submission)) % 7)\n")
+    runs = []
+    for name in ("a", "b"):
+        res = CliRunner().invoke(app, ["audit", "permission", "--seeds", "0-2", "--json",
+                                       "--out", str(tmp_path / name),
+                                       "--scorer", f"{scorer}:score"])
+        assert res.exit_code == 0, res.output
+        runs.append(res.stdout)
+    assert runs[0] == runs[1] and json.loads(runs[0])["benchmark"] == "permission"
+    for f in ("audit.json", "card.json", "report.md", "report.html"):
+        assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes(), f
+
+
+def test_a_scorer_returning_1e308_gives_a_card_not_a_traceback(tmp_path: Path) -> None:
+    scorer = tmp_path / "huge.py"
+    scorer.write_text("def score(task_id, seed, submission):\n    return 1e308\n")
+    res = CliRunner().invoke(app, ["audit", "permission", "--seeds", "0-2", "--json",
+                                   "--out", str(tmp_path / "out"), "--scorer", f"{scorer}:score"])
+    assert res.exit_code == 0, res.output
+    card = json.loads(res.stdout)
+    assert card["configurations"][0]["licensed_claim"] == "no claim licensed"
+    assert card["configurations"][0]["rows"]["criterion_sensitivity"]["status"] == "not probed"

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from agentmetrology.audit.score_mean import finite_mean
 from agentmetrology.audit.store_read import StoreEpisodes
 from agentmetrology.audit.target import Ownership
 from agentmetrology.audit.targets.env import EnvTarget, EpisodeRun
@@ -216,13 +217,13 @@ def _cell(runs: list[Scored], scale: float, use_truth: bool) -> dict[str, Any]:
             invalid += 1  # the shipped scorer could not score it: excluded, never a 0
         else:
             per_target[r.agent].append(r.shipped / scale)
-    means = {a: fmean(v) for a, v in per_target.items()}
+    means = {a: finite_mean(v) for a, v in per_target.items()}
     sub_means = [m for a, m in means.items() if a in submitting]
     # No scored submitting target: nothing spread, and a 0.0 would read as a scorer that
     # gives every target the same score (a NaN-returning scorer's 2x2 printed 0.000).
     spread = (max(sub_means) - min(sub_means)) if sub_means else None
     distinct = len({round(m, 9) for a, m in means.items() if a in submitting})
-    return {"mean": fmean(means.values()) if means else None, "target_means": means,
+    return {"mean": finite_mean(list(means.values())) if means else None, "target_means": means,
             "spread": spread, "distinct_target_means": distinct,
             "submitting_targets": len(submitting), "invalid_scores": invalid,
             **({"truth_excluded": excluded} if use_truth else {})}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
+from agentmetrology.audit.score_mean import plain_mean
 from agentmetrology.audit.target import AuditTarget, ScoreOutcome, TaskRef
 
 TRUTH_EPS = 1e-9  # "strictly lower ground-truth quality"
@@ -99,7 +100,7 @@ def summarize_probes(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
         truths = [c["truth"] for c in cs if c["truth"] is not None]
         out.append({
             "probe": name, "n": len(cs),
-            "score_mean": sum(vals) / len(vals) if vals else None,
+            "score_mean": plain_mean(vals) if vals else None,
             "score_min": min(vals) if vals else None,
             "truth_mean": sum(truths) / len(truths) if truths else None,
             "truth_excluded": len(cs) - len(truths),

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import inspect
 import math
 import numbers
 import os
@@ -26,6 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrology.audit.target import ScoreOutcome
+
+# The largest score a user's scorer may return: half the float range, so that the difference of
+# two scores (a 2x2 spread, a tie test) is a finite number too; a larger one is INVALID.
+MAX_SCORE = sys.float_info.max / 2
 
 
 class ScorerLoadError(ValueError):
@@ -52,6 +57,10 @@ def coerce_score(raw: Any) -> ScoreOutcome:
         shown = ("an integer too large for a float" if isinstance(raw, numbers.Integral)
                  else str(value))
         return ScoreOutcome(None, "INVALID", f"scorer returned {shown}: not a finite number")
+    if abs(value) > MAX_SCORE:
+        return ScoreOutcome(None, "INVALID", f"scorer returned {value:g}: beyond ±{MAX_SCORE:.3g}"
+                                             f" (half the float range, so differences of scores"
+                                             f" stay finite)")
     return ScoreOutcome(value)
 
 
@@ -81,6 +90,15 @@ def import_scorer(path: Path, function: str) -> Any:
     fn = getattr(module, function, None)
     if not callable(fn):
         raise ScorerLoadError(f"{path.name} has no callable named {function!r}")
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):  # a builtin without one: its calls will say
+        return fn
+    try:  # a wrong signature fails every call alike: said once, before the audit runs
+        signature.bind("task", 0, {})
+    except TypeError:
+        raise ScorerLoadError(f"{path.name}:{function}{signature} cannot be called as "
+                              f"{function}(task_id, seed, submission)") from None
     return fn
 
 

@@ -41,6 +41,16 @@ def test_rows_without_a_recorded_reason_say_so() -> None:
     assert not_probed_lines(card) == ["not probed: replay (s): no reason recorded"]
 
 
+def test_a_long_reason_is_cut_with_an_ellipsis_never_silently() -> None:
+    # Before: cut at 160 characters without a mark, `... has not shown that it replay`.
+    why = ("no rerun was scored: the scorer gave no score on either run of 36 of 36 reruns "
+           "(INVALID or undecided); a scorer that scored nothing has not shown that it replays")
+    card = {"configurations": [{"scorer": "s", "level": "L2", "rows": {
+        "replay": {"status": "not probed", "evidence": {"reason": why}}}}]}
+    assert len(why) == 161
+    assert not_probed_lines(card) == [f"not probed: replay at L2 (s): {why[:160]}…"]
+
+
 def _printed(tables: list[Any], width: int = 200) -> str:
     con = Console(file=io.StringIO(), width=width, highlight=False)
     for table in tables:

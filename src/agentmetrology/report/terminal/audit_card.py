@@ -20,6 +20,12 @@ CARD_ROWS = ("scorer_kind", "criterion_sensitivity", "ownership_completeness",
 REASON_CHARS = 160  # a reason line on the terminal (audit.json has the whole text)
 
 
+def cut_reason(text: str) -> str:
+    """Return a reason on one line, cut to REASON_CHARS with `…` saying that it was cut."""
+    text = " ".join(text.split())
+    return text if len(text) <= REASON_CHARS else text[:REASON_CHARS] + "…"
+
+
 def card_tables(con: Console, card: dict[str, Any]) -> list[Any]:
     """Return the card as one fitted table per level: row names and scorer names never cut."""
     configs: list[dict[str, Any]] = card["configurations"]
@@ -47,11 +53,11 @@ def not_probed_lines(card: dict[str, Any]) -> list[str]:
             row = c["rows"].get(key) or {}
             if row.get("status") != "not probed":
                 continue
-            why = " ".join(str((row.get("evidence") or {}).get("reason")
-                               or "no reason recorded").split())
+            why = cut_reason(str((row.get("evidence") or {}).get("reason")
+                                 or "no reason recorded"))
             level = f" at {c['level']}" if c.get("level") else ""
             reasons.setdefault((key.replace("_", " ") + level, why), []).append(str(c["scorer"]))
-    return [f"not probed: {row} ({', '.join(scorers)}): {why[:REASON_CHARS]}"
+    return [f"not probed: {row} ({', '.join(scorers)}): {why}"
             for (row, why), scorers in reasons.items()]
 
 
@@ -102,10 +108,7 @@ def invalid_lines(doc: dict[str, Any]) -> list[str]:
         lines.append(f"criterion sensitivity {_criterion_said(doc, res)} for {res['scorer']}: "
                      f"{bad} of {total} probe cells INVALID")
         for r in res.get("invalid_reasons", []):
-            text = " ".join(str(r["reason"]).split())
-            if len(text) > REASON_CHARS:
-                text = text[:REASON_CHARS] + "…"
-            lines.append(f"  {r['cells']} × {text}")
+            lines.append(f"  {r['cells']} × {cut_reason(str(r['reason']))}")
     return lines
 
 
