@@ -11,9 +11,12 @@ import math
 import random
 from fractions import Fraction
 
+import numpy as np
+import numpy.typing as npt
 import pytest
 
 from agentmetrology import stats
+from agentmetrology.stats._seeding import generator
 
 
 def _binomial_reference(k_low: int, n: int) -> float:
@@ -49,3 +52,33 @@ def test_sign_test_sums_terms_without_one_comb_each(monkeypatch: pytest.MonkeyPa
     monkeypatch.undo()
     assert p == _binomial_reference(4592, 9954)
     assert len(calls) <= 1
+
+
+def _sign_flip_reference(d: npt.NDArray[np.float64], draws: int, seed: int) -> float:
+    """The Monte-Carlo p as first written: each row of draws looked up across all its bytes."""
+    nbytes = (d.size + 7) // 8
+    padded = np.zeros(nbytes * 8)
+    padded[: d.size] = d
+    bits = (np.arange(256)[:, np.newaxis] >> np.arange(8)) & 1
+    tables = (bits @ padded.reshape(nbytes, 8).T).T
+    threshold = abs(float(d.sum())) - 1e-9 * float(np.abs(d).sum())
+    packed = generator(seed).integers(0, 256, size=(draws, nbytes), dtype=np.uint8)
+    positive = tables[np.arange(nbytes), packed].sum(axis=1)
+    extreme = int(np.count_nonzero(np.abs(2.0 * positive - float(d.sum())) >= threshold))
+    return (1 + extreme) / (1 + draws)
+
+
+@pytest.mark.parametrize(("n", "draws", "seed"), [
+    (21, 3000, 0), (300, 2000, 5), (1025, 1500, 2), (5000, 400, 9), (20_003, 120, 1)])
+def test_monte_carlo_sign_flip_equals_the_row_by_row_lookup(n: int, draws: int,
+                                                            seed: int) -> None:
+    rng = generator(n)
+    real = rng.normal(0.01, 0.3, size=n)
+    # Differences of 0/1 outcomes: sums tie the observed one often, so a last-bit change in a
+    # row sum would change the count.
+    binary = (rng.random(n) < 0.55).astype(float) - (rng.random(n) < 0.5).astype(float)
+    for d in (real, binary):
+        result = stats.sign_flip_test(np.zeros(n), d, draws=draws, seed=seed)
+        assert result.p_value == _sign_flip_reference(d, draws, seed)
+        assert (result.method, result.permutations) == (
+            "sign-flip permutation (Monte-Carlo)", draws)

@@ -17,6 +17,7 @@ from .validate import FloatArray, check_confidence, check_count, check_fraction
 EXACT_LIMIT = 20  # enumerate all 2^n sign vectors up to n = 20 pairs (2^20 sums)
 DEFAULT_DRAWS = 100_000
 _CHUNK_ELEMENTS = 1 << 22
+_TABLE_BYTES = 128  # bytes of signs looked up at a time: 128 x 256 doubles, 256 KiB
 
 
 def paired_bootstrap(
@@ -76,7 +77,8 @@ def _monte_carlo_extreme(d: FloatArray, threshold: float, draws: int, seed: int)
     """Count random sign vectors with |sum| >= threshold; the signs are one packed-bit stream."""
     nbytes = (d.size + 7) // 8
     rng = generator(seed)
-    tables = _byte_tables(d)
+    flat = _byte_tables(d).ravel()  # T[j, v] is flat[256 j + v]
+    offsets = np.arange(nbytes) * 256
     total = float(d.sum())
     # Bit b of byte j is the sign of d[8j + b]. The bytes are drawn a block of rows at a time:
     # drawn at once they took draws * n / 8 bytes (6.25 GB for 500,000 pairs). numpy draws
@@ -87,7 +89,14 @@ def _monte_carlo_extreme(d: FloatArray, threshold: float, draws: int, seed: int)
     for start in range(0, draws, rows):
         packed = rng.integers(0, 256, size=(min(rows, draws - start), nbytes), dtype=np.uint8)
         # Byte lookups replace 8 multiply-adds each: sum over +1 signs, then signed = 2*pos - total.
-        positive = tables[np.arange(nbytes), packed].sum(axis=1)
+        looked_up = np.empty(packed.shape)
+        for first in range(0, nbytes, _TABLE_BYTES):
+            # A few bytes' tables at a time stay in cache; every row swept all of them (25 MB
+            # at 100,000 pairs) and missed it at nearly every lookup, 6x slower. The same
+            # values land in the same places, so the row sums are the same to the last bit.
+            cols = slice(first, first + _TABLE_BYTES)
+            looked_up[:, cols] = flat[packed[:, cols] + offsets[cols]]
+        positive = looked_up.sum(axis=1)
         extreme += int(np.count_nonzero(np.abs(2.0 * positive - total) >= threshold))
     return extreme
 
