@@ -82,3 +82,43 @@ def test_monte_carlo_sign_flip_equals_the_row_by_row_lookup(n: int, draws: int,
         assert result.p_value == _sign_flip_reference(d, draws, seed)
         assert (result.method, result.permutations) == (
             "sign-flip permutation (Monte-Carlo)", draws)
+
+
+def _bootstrap_reference(values: npt.NDArray[np.float64], k: int, resamples: int,
+                         seed: int) -> tuple[npt.NDArray[np.float64], ...]:
+    """Mean and CVaR bootstrap distributions as first written: int64 indices, and CVaR by
+    partitioning each (strided) column of the (n, resamples) matrix."""
+    rng = generator(seed)
+    n = values.size
+    block = max(1, (1 << 23) // n)
+    means, cvars = np.empty(resamples), np.empty(resamples)
+    for start in range(0, resamples, block):
+        stop = min(resamples, start + block)
+        m = values[rng.integers(0, n, size=(n, stop - start))]
+        means[start:stop] = m.sum(axis=0) / n
+        cvars[start:stop] = (m.min(axis=0) if k == 1 else
+                             np.partition(m, k - 1, axis=0)[:k].sum(axis=0) / k)
+    return means, cvars
+
+
+@pytest.mark.parametrize(("n", "resamples", "seed"), [
+    (3, 2000, 0), (10, 2000, 4), (97, 500, 1), (2047, 300, 2), (2048, 300, 3),
+    (6000, 200, 0), (60_000, 150, 5)])
+def test_bootstrap_intervals_equal_the_first_computation(n: int, resamples: int,
+                                                         seed: int) -> None:
+    rng = generator(1000 + n)
+    for values in (np.round(rng.random(n), 3), (rng.random(n) < 0.6).astype(float),
+                   rng.normal(0.0, 1e-3, n)):
+        k = stats.bootstrap.cvar_count(0.2, n)
+        means, cvars = _bootstrap_reference(values, k, resamples, seed)
+        given = values.copy()
+        mean, cvar = stats.bootstrap_cis(values, ["mean", "cvar"], resamples=resamples,
+                                         seed=seed)
+        # The point CVaR partitions the values too: a copy of them, never the caller's array.
+        assert np.array_equal(values, given)
+        assert cvar.value == float(np.partition(given, k - 1)[:k].sum() / k)
+        assert mean.interval == stats.bootstrap.percentile_interval(means, 0.95)
+        assert cvar.interval == stats.bootstrap.percentile_interval(cvars, 0.95)
+        # Differences are resampled the same way: the paired interval is the mean's.
+        paired = stats.paired_bootstrap(np.zeros(n), values, resamples=resamples, seed=seed)
+        assert paired.interval == mean.interval
