@@ -167,6 +167,17 @@ def test_defaults_spelled_out_give_the_same_frozen_plan(tmp_path: Path) -> None:
     assert load_plan(a).digest == load_plan(b).digest
 
 
+def test_report_out_that_is_a_file_says_give_a_directory(ran: Path) -> None:
+    # Before: "cannot write the report to afile: File exists", with no fix.
+    afile = ran / "afile"
+    afile.write_text("keep\n")
+    code, out = agm("experiment", "report", str(ran / "ab.toml"), "--store", str(ran / "store"),
+                    "--out", str(afile))
+    assert code == 2  # after the plan's own warning (n = 4 can never confirm), one line
+    assert out.splitlines()[-1] == f"error: --out {afile} is a file: give a directory"
+    assert afile.read_text() == "keep\n"
+
+
 def test_report_needs_a_registration(tmp_path: Path) -> None:
     p = tmp_path / "c.toml"
     p.write_text(CURVE)

@@ -147,7 +147,8 @@ def _read(ck: Checker, data: dict[str, Any], file: str) -> ExperimentPlan | None
     targets = ck.strings(t, "targets", w, required=True)
     for agent in targets:
         kind_of = "scripted" if agent.startswith("scripted:") else "rule"
-        check_agent(ck, f"{w}.targets", TargetSpec(agent, kind_of, agent), tuple(levels), env)
+        check_agent(ck, f"{w}.targets", TargetSpec(agent, kind_of, agent), tuple(levels), env,
+                    in_plan=True)
     calibration = _calibration(ck, t, targets, levels, env)
     metrics = _metrics(ck, t, levels)
     scorers = [s.name for s in env.scorers if s.name != GROUND_TRUTH]

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrology.archive.report_qualify import write_binding
+from agentmetrology.edges.files import path_kind
 from agentmetrology.records.errors import UserError
 from agentmetrology.report.archive_files import rendered_digests
 from agentmetrology.report.diagnose_report import render_diagnose_report
@@ -20,6 +21,7 @@ from agentmetrology.report.numberguard import NumberGuardError
 
 def write_diagnose(out: Path, doc: dict[str, Any], evidence: dict[str, Any]) -> None:
     """Render the diagnose report; write diagnose.json, report.md, report.html, evidence.json."""
+    _refuse_non_directory(out)
     try:
         markdown, html = render_diagnose_report(doc)
     except NumberGuardError as exc:
@@ -32,6 +34,7 @@ def write_diagnose(out: Path, doc: dict[str, Any], evidence: dict[str, Any]) -> 
 def write_experiment(out: Path, doc: dict[str, Any], evidence: dict[str, Any]) -> None:
     """Render the experiment report; write experiment.json, report.md, report.html and
     evidence.json."""
+    _refuse_non_directory(out)
     try:
         md, html = render_experiment_report(doc)
     except NumberGuardError as exc:
@@ -54,3 +57,19 @@ def _write(out: Path, name: str, text: str, rendered: dict[str, str],
         write_binding(out, evidence, rendered_digests(rendered))
     except OSError as exc:
         raise UserError(refusal.format(out=out, why=exc.strerror or exc)) from exc
+
+
+def _refuse_non_directory(out: Path) -> None:
+    """Raise UserError, before anything is rendered or written, when `out` (or a folder above
+    it) exists and is not a directory: mkdir would say only "File exists" (or "Not a
+    directory")."""
+    for p in (*reversed(out.parents), out):  # from the top: below a file, stat fails
+        try:
+            kind = path_kind(p)
+        except OSError:
+            return  # e.g. no permission to look: mkdir says why
+        if kind == "missing":
+            return
+        if kind != "a directory":
+            where = f"--out {out}" if p == out else f"--out {out}: {p}"
+            raise UserError(f"{where} is {kind}: give a directory")

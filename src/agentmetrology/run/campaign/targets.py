@@ -135,25 +135,42 @@ def _price(ck: Checker, t: dict[str, Any], where: str) -> dict[str, float] | Non
 
 
 def check_agent(ck: Checker, where: str, t: TargetSpec, levels: tuple[str, ...],
-                env: EnvSpec) -> None:
-    """Record a problem if a model-free target's agent is unknown or cannot act at its levels."""
+                env: EnvSpec, *, in_plan: bool = False) -> None:
+    """Record a problem if a model-free target's agent is unknown or cannot act at its levels.
+
+    `where` is a campaign target (`targets[0]`, whose `agent` key is checked) or, `in_plan`, an
+    experiment plan's `experiment.targets` list of agent names.
+    """
     agent = t.agent or ""
+    field = where if in_plan else f"{where}.agent"
     # kind "scripted" names a scripted:BEHAVIOUR agent; kind "rule" any other model-free one.
     if agent.startswith("scripted:") != (t.kind == "scripted"):
         expected = "scripted:BEHAVIOUR" if t.kind == "scripted" else "a rule agent"
-        ck.error(f"{where}.agent", f"agent {agent!r} does not fit kind {t.kind!r} "
-                                   f"(expected {expected})")
+        ck.error(field, f"agent {agent!r} does not fit kind {t.kind!r} (expected {expected})")
         return
     if agent not in env.agents:
-        names = [n for n in env.agents if n.startswith("scripted:") == (t.kind == "scripted")]
-        ck.error(f"{where}.agent", f"unknown agent {agent!r} (known: {', '.join(names)})")
+        ck.error(field, f"unknown agent {agent!r}; {_known_agents(env, in_plan)}")
         return
     policy = env.agents[agent]()
     unsupported = [lv for lv in levels if lv in LEVELS and lv not in policy.levels]
     if unsupported:
-        ck.error(f"{where}.agent", f"agent {agent!r} acts only at {', '.join(policy.levels)} "
-                                   f"but would run at {', '.join(unsupported)}; set levels = "
-                                   f"{list(policy.levels)!r} on this target")
+        ck.error(field, f"agent {agent!r} acts only at {', '.join(policy.levels)} "
+                        f"but would run at {', '.join(unsupported)}; set levels = "
+                        f"{list(policy.levels)!r} on this target")
+
+
+def _known_agents(env: EnvSpec, in_plan: bool) -> str:
+    """Return every agent form a campaign target (or a plan's target list) accepts."""
+    rules = [n for n in env.agents if not n.startswith("scripted:")]
+    scripted = [n for n in env.agents if n.startswith("scripted:")]
+    if in_plan:  # a plan names model-free agents only (experiment.registry runs them as such)
+        return (f"environment {env.name!r} has {', '.join(rules + scripted)}; a plan's targets "
+                "are model-free (a model runs as `agm run --agent llm:MODEL` or in a campaign "
+                "target of kind = \"llm\")")
+    groups = [f"kind = \"{kind}\" agents {', '.join(names)}"
+              for kind, names in (("rule", rules), ("scripted", scripted)) if names]
+    return (f"environment {env.name!r} has {' and '.join(groups)}; a model is a target of "
+            "kind = \"llm\" with model = \"MODEL\"")
 
 
 def check_decoding(ck: Checker, where: str, t: TargetSpec, limits: Limits) -> None:

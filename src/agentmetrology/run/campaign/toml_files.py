@@ -20,17 +20,38 @@ MAX_TOML_BYTES = 1024 * 1024
 
 
 def read_text(path: str | Path) -> tuple[str, str]:
-    """Return (text, file name) of a UTF-8 file, or raise CampaignConfigError saying why not.
+    """Return (text, file name) of a UTF-8 file, or raise CampaignConfigError saying why not
+    and what to do (give the .toml file, not a directory; save the file as UTF-8).
 
     Only a regular file of at most MAX_TOML_BYTES is read (a named pipe is refused at once).
     """
     p = Path(path)
     try:
-        return files.read_text(p, MAX_TOML_BYTES), p.name
+        return files.read_bytes(p, MAX_TOML_BYTES).decode("utf-8"), p.name
     except files.FileRefused as exc:
-        raise CampaignConfigError(str(p), [Problem("", str(exc))]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CampaignConfigError(str(p), [Problem("", f"cannot read the file: {exc}")]) from None
+        # its message starts with the path, which the problem's rendering puts first already
+        why = str(exc).removeprefix(f"{p}: ")
+        raise CampaignConfigError(str(p), [Problem("", why)]) from None
+    except IsADirectoryError:
+        raise CampaignConfigError(str(p), [Problem(
+            "", "is a directory: give the path of the .toml file")]) from None
+    except FileNotFoundError:
+        raise CampaignConfigError(str(p), [Problem("", "no such file: check the path")]) from None
+    except OSError as exc:  # the path is the problem's prefix: only the reason, not `[Errno]`
+        raise CampaignConfigError(str(p), [Problem(
+            "", f"cannot read the file ({exc.strerror or exc}): check the path and its "
+                "permissions")]) from None
+    except UnicodeDecodeError as exc:
+        raise CampaignConfigError(str(p), [_encoding_problem(exc)]) from None
+
+
+def _encoding_problem(exc: UnicodeDecodeError) -> Problem:
+    """Return the problem of a file that is not UTF-8, at the line and column of the bad byte."""
+    before = exc.object[:exc.start]
+    line = before.count(b"\n") + 1
+    column = exc.start - (before.rfind(b"\n") + 1) + 1
+    return Problem("", f"byte 0x{exc.object[exc.start]:02x} is not UTF-8 text: save the file "
+                       "as UTF-8", "error", line, column)
 
 
 def parse_toml(text: str, file: str) -> dict[str, Any]:
