@@ -39,3 +39,28 @@ def test_an_out_that_is_a_named_pipe_is_refused(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     with pytest.raises(UserError, match=r" is a named pipe: give a directory$"):
         write_experiment(fifo, {}, {})
+
+
+def test_diagnose_refuses_a_file_out_before_its_judge_is_called(tmp_path: Path) -> None:
+    # Before, `agm diagnose STORE --out afile --judge-model M` ran the whole analysis, the
+    # judge's paid calls included, and only then failed to write.
+    import itertools
+
+    from typer.testing import CliRunner
+
+    from agentmetrology.cli.main import app
+    from diagnose.test_judge_audit import CAMPAIGN
+    from support.fake_openai import FakeOpenAI, text
+    from support.stores import record_campaign
+
+    store = record_campaign(tmp_path, CAMPAIGN, "s")
+    afile = tmp_path / "afile"
+    afile.write_text("keep\n")
+    with FakeOpenAI(itertools.repeat(lambda body: text("PASS"), 100)) as srv:
+        res = CliRunner().invoke(app, ["diagnose", str(store), "--out", str(afile),
+                                       "--judge-model", "j", "--base-url", srv.base_url,
+                                       "--judge-calls", "1"])
+        asked = len(srv.requests)
+    assert res.exit_code == 2 and asked == 0
+    assert f"--out {afile} is a file: give a directory" in res.stderr
+    assert afile.read_text() == "keep\n"

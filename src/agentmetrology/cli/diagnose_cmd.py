@@ -17,7 +17,7 @@ from agentmetrology.cli.errors import fail, user_errors
 from agentmetrology.cli.evidence_banner import print_banner
 from agentmetrology.diagnose.run import diagnose_store
 from agentmetrology.records.errors import UserError
-from agentmetrology.report.analysis_files import write_diagnose
+from agentmetrology.report.analysis_files import refuse_non_directory, write_diagnose
 from agentmetrology.report.terminal.diagnose_summary import print_diagnose
 from agentmetrology.store import LedgerError
 from agentmetrology.store.enclosing import refuse_inside_store
@@ -52,6 +52,7 @@ def diagnose_cmd(
     """Tell agent, environment and scorer apart: gaps, rescored gaps, MSR/MTR, readings."""
     with user_errors():  # before any work (a judge's calls are paid for)
         refuse_inside_store(out, "report")
+        refuse_non_directory(out)
     judges = [target_from_spec(f"{AGENT_PREFIX}{m}", base_url=base_url, api_key_env=api_key_env,
                                max_retries=1) for m in judge_model or []]
     try:

@@ -21,7 +21,7 @@ from agentmetrology.report.numberguard import NumberGuardError
 
 def write_diagnose(out: Path, doc: dict[str, Any], evidence: dict[str, Any]) -> None:
     """Render the diagnose report; write diagnose.json, report.md, report.html, evidence.json."""
-    _refuse_non_directory(out)
+    refuse_non_directory(out)
     try:
         markdown, html = render_diagnose_report(doc)
     except NumberGuardError as exc:
@@ -34,7 +34,7 @@ def write_diagnose(out: Path, doc: dict[str, Any], evidence: dict[str, Any]) -> 
 def write_experiment(out: Path, doc: dict[str, Any], evidence: dict[str, Any]) -> None:
     """Render the experiment report; write experiment.json, report.md, report.html and
     evidence.json."""
-    _refuse_non_directory(out)
+    refuse_non_directory(out)
     try:
         md, html = render_experiment_report(doc)
     except NumberGuardError as exc:
@@ -59,10 +59,10 @@ def _write(out: Path, name: str, text: str, rendered: dict[str, str],
         raise UserError(refusal.format(out=out, why=exc.strerror or exc)) from exc
 
 
-def _refuse_non_directory(out: Path) -> None:
-    """Raise UserError, before anything is rendered or written, when `out` (or a folder above
-    it) exists and is not a directory: mkdir would say only "File exists" (or "Not a
-    directory")."""
+def refuse_non_directory(out: Path) -> None:
+    """Raise UserError, before anything is rendered or written (`agm diagnose` asks before
+    its judge's paid calls), when `out` (or a folder above it) exists and is not a directory:
+    mkdir would say only "File exists" (or "Not a directory")."""
     for p in (*reversed(out.parents), out):  # from the top: below a file, stat fails
         try:
             kind = path_kind(p)
