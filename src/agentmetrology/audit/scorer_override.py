@@ -93,6 +93,12 @@ class UserScorer:
         """Return `file.py:function` for reports."""
         return f"{self.path.name}:{self.function}"
 
+    def identity(self) -> dict[str, str | float]:
+        """Return what names the code under audit: the file's name, the function, the sha256
+        of the file's bytes and the seconds one call may take (the card binds all four)."""
+        return {"file": self.path.name, "function": self.function, "sha256": self.sha256,
+                "timeout_s": self.timeout}
+
     def start(self) -> None:
         """Start the worker process and import the scorer in it (raises ScorerLoadError)."""
         self.close()
