@@ -124,7 +124,7 @@ class UserScorer:
         self.starts += 1
         wait = max(LOAD_TIMEOUT_MIN, self.timeout)
         try:
-            send.send((sys.path, str(self.path), self.function))
+            send.send((sys.path, str(self.path), self.function, self.sha256))
             ready = recv.recv() if recv.poll(wait) else None
         except (EOFError, OSError):
             ready = ("error", f"the scorer's process exited while importing {self.path.name}"
