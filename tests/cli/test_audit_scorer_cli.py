@@ -142,3 +142,16 @@ def test_the_card_binds_the_scorer_code_it_audited(tmp_path: Path) -> None:
     assert edited["scorer_code"]["sha256"] == sha2 != sha
     assert edited["audit_digest"] != card["audit_digest"]
     assert line not in stdout2 and f"sha256 {sha2}" in stdout2
+
+
+def test_a_scorer_given_to_a_registered_target_is_refused(tmp_path: Path) -> None:
+    # `agm audit bfcl --scorer` ignored the scorer and wrote a card for bfcl's own checker.
+    scorer = tmp_path / "ok.py"
+    scorer.write_text("def score(task_id, seed, submission):\n    return 1.0\n")
+    out = tmp_path / "o"
+    res = CliRunner().invoke(app, ["audit", "bfcl", "--limit", "1", "--out", str(out),
+                                   "--scorer", f"{scorer}:score"])
+    assert res.exit_code == 2, res.output
+    assert res.stderr.strip() == ("error: --scorer replaces the shipped scorer of a registered "
+                                  "environment; bfcl audits its own checker: drop --scorer")
+    assert not out.exists()

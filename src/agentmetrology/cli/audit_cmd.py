@@ -102,6 +102,9 @@ def audit_cmd(
             if store is not None:
                 fail(f"--store audits recorded episodes of a registered environment, not "
                      f"{target}")
+            if scorer:  # ignored, the card would license the shipped checker as if yours
+                fail(f"--scorer replaces the shipped scorer of a registered environment; "
+                     f"{target} audits its own checker: drop --scorer")
             _audit_named(target, category, limit, out, json_out)
             return
         spec = env_arg(target)
