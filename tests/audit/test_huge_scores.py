@@ -5,6 +5,7 @@ every mean of scores within it finite, so audit.json can be written (it ended in
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from statistics import fmean
@@ -20,6 +21,7 @@ from agentmetrology.audit.scorer_worker import MAX_SCORE
 from agentmetrology.audit.targets.env import EnvTarget
 from agentmetrology.envs.registry import get_env
 from agentmetrology.records.canonical import canonical_json
+from agentmetrology.report.audit_report import render_audit_report
 
 BIG = 8e307  # below MAX_SCORE: a score the audit keeps
 
@@ -58,7 +60,8 @@ def test_probe_means_and_the_2x2_cell_of_huge_scores_are_finite() -> None:
     assert cell["spread"] == 2 * BIG and cell["mean"] == 0.0
 
 
-def test_an_audit_with_a_huge_scorer_writes_its_json(tmp_path: Path) -> None:
+def test_an_audit_with_a_huge_scorer_writes_its_json_and_readable_reports(
+        tmp_path: Path) -> None:
     path = tmp_path / "huge.py"
     path.write_text("def score(task_id, seed, submission):\n    return 8e307\n")
     with load_scorer(f"{path}:score") as scorer:
@@ -69,3 +72,8 @@ def test_an_audit_with_a_huge_scorer_writes_its_json(tmp_path: Path) -> None:
     means = json.loads(text)["card"]["configurations"][0]["rows"]["criterion_sensitivity"][
         "evidence"]["score_mean_by_probe"]
     assert set(means.values()) == {BIG}
+    # report.md printed 8e307 as 80000000...0000.000 (309 characters) in every mean cell
+    markdown, html = render_audit_report(json.loads(text))
+    assert "| `careless` | 3 | 8e+307 | 8e+307 | 0 | 0.000 |" in markdown
+    for report in (markdown, html):
+        assert re.search(r"\d{20}", report) is None

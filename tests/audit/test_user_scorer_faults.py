@@ -178,3 +178,19 @@ def test_a_scorer_taking_any_arguments_or_a_callable_object_loads(tmp_path: Path
         assert scorer("T1_single_page", 0, SUB).value == 0.5
     with load_scorer(spec.replace(":score", ":c")) as scorer:
         assert scorer("T1_single_page", 0, SUB).value == 0.25
+
+
+def test_a_restarted_worker_runs_only_the_code_the_card_names(tmp_path: Path) -> None:
+    # The worker re-read the file at every (re)start: a file edited during an audit was
+    # scored with the new code while the card named the old code's sha256.
+    spec = _scorer(tmp_path, "def score(task_id, seed, submission):\n    return 0.25\n")
+    path = tmp_path / "faulty.py"
+    with load_scorer(spec) as scorer:
+        assert scorer("T1", 0, SUB).value == 0.25
+        path.write_text("def score(task_id, seed, submission):\n    return 0.75\n")
+        scorer.close()  # as after a timeout or a crash: the next call starts a new worker
+        out = scorer("T1", 0, SUB)
+        assert out.value is None and out.status == "INVALID"
+        assert out.message is not None and "faulty.py changed during the audit" in out.message
+    with pytest.raises(ScorerLoadError, match="SyntaxError"):  # compiled from the bytes read
+        load_scorer(_scorer(tmp_path, "def score(:\n"))

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 from typer.testing import CliRunner
 
 from agentmetrology.cli.main import app
+from agentmetrology.records.canonical import digest
 
 SECRET_ENV = "zq7Value-Of-The-Secret-4411"
 KEY = "sk-ant-api03-abcdefghijklmnop"
@@ -108,3 +111,47 @@ def test_a_scorer_returning_1e308_gives_a_card_not_a_traceback(tmp_path: Path) -
     card = json.loads(res.stdout)
     assert card["configurations"][0]["licensed_claim"] == "no claim licensed"
     assert card["configurations"][0]["rows"]["criterion_sensitivity"]["status"] == "not probed"
+
+
+def _audit_card(scorer: Path, out: Path) -> tuple[dict[str, Any], str, str]:
+    res = CliRunner().invoke(app, ["audit", "permission", "--seeds", "0-0", "--out", str(out),
+                                   "--scorer", f"{scorer}:score", "--scorer-timeout", "2.5"],
+                             env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    return (json.loads((out / "card.json").read_text()), res.stdout,
+            (out / "report.md").read_text())
+
+
+def test_the_card_binds_the_scorer_code_it_audited(tmp_path: Path) -> None:
+    # The scorer's sha256 and timeout were added to audit.json after the seal: no digest
+    # covered them and card.json named only `file.py:function`, so one card fitted any code.
+    scorer = tmp_path / "mine.py"
+    scorer.write_text("def score(task_id, seed, submission):\n    return 1.0\n")
+    card, stdout, report = _audit_card(scorer, tmp_path / "a")
+    sha = hashlib.sha256(scorer.read_bytes()).hexdigest()
+    assert card["scorer_code"] == {"file": "mine.py", "function": "score", "sha256": sha,
+                                   "timeout_s": 2.5}
+    body = {k: v for k, v in card.items() if k != "audit_digest"}
+    assert card["audit_digest"] == digest(body)  # the digest covers the code's identity
+    line = f"scorer code: mine.py:score (timeout 2.5 s), sha256 {sha}"
+    assert line in stdout
+    assert f"Scorer code: `mine.py:score` (timeout 2.5 s), sha256 `{sha}`." in report
+    scorer.write_bytes(scorer.read_bytes() + b"# edited\n")  # same behaviour, other code
+    edited, stdout2, _ = _audit_card(scorer, tmp_path / "b")
+    sha2 = hashlib.sha256(scorer.read_bytes()).hexdigest()
+    assert edited["scorer_code"]["sha256"] == sha2 != sha
+    assert edited["audit_digest"] != card["audit_digest"]
+    assert line not in stdout2 and f"sha256 {sha2}" in stdout2
+
+
+def test_a_scorer_given_to_a_registered_target_is_refused(tmp_path: Path) -> None:
+    # `agm audit bfcl --scorer` ignored the scorer and wrote a card for bfcl's own checker.
+    scorer = tmp_path / "ok.py"
+    scorer.write_text("def score(task_id, seed, submission):\n    return 1.0\n")
+    out = tmp_path / "o"
+    res = CliRunner().invoke(app, ["audit", "bfcl", "--limit", "1", "--out", str(out),
+                                   "--scorer", f"{scorer}:score"])
+    assert res.exit_code == 2, res.output
+    assert res.stderr.strip() == ("error: --scorer replaces the shipped scorer of a registered "
+                                  "environment; bfcl audits its own checker: drop --scorer")
+    assert not out.exists()

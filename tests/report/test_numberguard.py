@@ -128,3 +128,17 @@ def test_a_nonzero_p_value_never_prints_as_zero(p: float, text: str) -> None:
     g = NumberGuard({"p": p})
     assert g.p(p) == text and g.p(None) == "n/a"
     g.check(f"sign-flip p {text}")
+
+
+def test_a_huge_float_prints_in_scientific_notation_and_is_checked_whole() -> None:
+    # fmt printed 8e307 with `:.3f`: a 308-digit number in report.md
+    g = NumberGuard({"score": 8e307, "low": -1.23456e20, "edge": 999999999999999.9,
+                     "plain": 123456.789})
+    assert g.fmt(8e307) == "8e+307" and g.fmt(-1.23456e20) == "-1.23e+20"
+    assert g.fmt(1e15) == "1e+15"
+    assert g.fmt(999999999999999.9) == "999999999999999.875"  # below 1e15: as before
+    assert g.fmt(123456.789) == "123456.789" and g.fmt(10**20) == str(10**20)
+    g.check("scores 8e+307 and -1.23e+20, edge 999999999999999.875")
+    with pytest.raises(NumberGuardError) as err:
+        g.check("a score of 9e+307")
+    assert [t for t, _ in err.value.offending] == ["9e+307"]  # never a bare 307

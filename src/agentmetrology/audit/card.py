@@ -146,3 +146,15 @@ def cell_text(cell: dict[str, Any]) -> str:
     text = (str(v["text"]) if v["verdict"] == cell["status"] or not v["sufficient"]
             else f"{cell['status']} (n = {v['n']} {v['counted']})")
     return text if v.get("stable", True) else f"{text}, unstable across split halves"
+
+
+def scorer_code_text(card: dict[str, Any], quote: str = "") -> str | None:
+    """Return the card's line naming the user's scorer code it audited (file:function, sha256
+    of the file's bytes, timeout), identifiers wrapped in `quote`; None without a user scorer."""
+    code = card.get("scorer_code")
+    if not code:
+        return None
+    timeout = code["timeout_s"]  # as audit.json holds it: 10.0 prints 10, 2.5 prints 2.5
+    seconds = str(int(timeout)) if float(timeout).is_integer() else str(timeout)
+    return (f"scorer code: {quote}{code['file']}:{code['function']}{quote} (timeout {seconds}"
+            f" s), sha256 {quote}{code['sha256']}{quote}")

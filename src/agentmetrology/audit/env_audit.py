@@ -6,7 +6,7 @@ A stage whose hook the environment does not supply is `not probed` on the card, 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -322,6 +322,15 @@ def audit_env(target: EnvTarget, *, seed: int = 0, progress: Progress | None = N
         "truth_excluded": excluded,
         "digests": {},
     }
+
+
+def bind_scorer(doc: dict[str, Any], identity: Mapping[str, Any]) -> dict[str, Any]:
+    """Name a user's scorer code (file, function, sha256 of its bytes, timeout) in the card and
+    in `scorers.shipped`; before `seal`, so the card's digest covers the code it audited."""
+    doc["card"]["scorer_code"] = dict(identity)
+    doc["scorers"]["shipped"].update(sha256=identity["sha256"],
+                                     timeout_s=identity["timeout_s"])
+    return doc
 
 
 def seal(doc: dict[str, Any]) -> dict[str, Any]:

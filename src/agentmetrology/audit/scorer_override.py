@@ -93,6 +93,12 @@ class UserScorer:
         """Return `file.py:function` for reports."""
         return f"{self.path.name}:{self.function}"
 
+    def identity(self) -> dict[str, str | float]:
+        """Return what names the code under audit: the file's name, the function, the sha256
+        of the file's bytes and the seconds one call may take (the card binds all four)."""
+        return {"file": self.path.name, "function": self.function, "sha256": self.sha256,
+                "timeout_s": self.timeout}
+
     def start(self) -> None:
         """Start the worker process and import the scorer in it (raises ScorerLoadError)."""
         self.close()
@@ -118,7 +124,7 @@ class UserScorer:
         self.starts += 1
         wait = max(LOAD_TIMEOUT_MIN, self.timeout)
         try:
-            send.send((sys.path, str(self.path), self.function))
+            send.send((sys.path, str(self.path), self.function, self.sha256))
             ready = recv.recv() if recv.poll(wait) else None
         except (EOFError, OSError):
             ready = ("error", f"the scorer's process exited while importing {self.path.name}"

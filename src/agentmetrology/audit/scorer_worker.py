@@ -1,10 +1,11 @@
 """The process a user's scorer runs in: `python -m agentmetrology.audit.scorer_worker IN OUT`.
 
 IN and OUT are pipe file descriptors carrying `multiprocessing.connection` messages. The first
-message is `(sys_path, file, function)`; the worker imports the scorer and answers `("ready",
-"")` or `("error", why)`. Then each `(task_id, seed, submission)` is answered with `(value,
-status, message)`, and `None` ends the process. Any exception the user's code raises (even
-`SystemExit` or `KeyboardInterrupt`) is an INVALID answer, never the end of this loop.
+message is `(sys_path, file, function, sha256)`; the worker imports the scorer if the file's
+bytes still have that sha256 and answers `("ready", "")` or `("error", why)`. Then each
+`(task_id, seed, submission)` is answered with `(value, status, message)`, and `None` ends the
+process. Any exception the user's code raises (even `SystemExit` or `KeyboardInterrupt`) is
+an INVALID answer, never the end of this loop.
 
 A plain subprocess (not multiprocessing's spawn or forkserver) because those re-import the
 parent's `__main__`, which breaks any program that calls the auditor without a main guard.
@@ -74,17 +75,24 @@ def describe(exc: BaseException) -> str:
     return f"{name}: {text}" if text else name
 
 
-def import_scorer(path: Path, function: str) -> Any:
-    """Import `path` and return its callable `function` (raises ScorerLoadError)."""
+def import_scorer(path: Path, function: str, sha256: str | None = None) -> Any:
+    """Import `path` and return its callable `function` (raises ScorerLoadError); with
+    `sha256`, only if the file's bytes still have that digest (the one the card names)."""
     data = path.read_bytes()
-    module_name = "agm_user_scorer_" + hashlib.sha256(data).hexdigest()[:12]
+    found = hashlib.sha256(data).hexdigest()
+    if sha256 is not None and found != sha256:  # edited since the audit began: not its code
+        raise ScorerLoadError(f"{path.name} changed during the audit (sha256 {found[:12]}…, "
+                              f"the card names {sha256[:12]}…); rerun the audit")
+    module_name = "agm_user_scorer_" + found[:12]
     spec_obj = importlib.util.spec_from_file_location(module_name, path)
     if spec_obj is None or spec_obj.loader is None:
         raise ScorerLoadError(f"cannot import {str(path)!r} as a Python module")
     module = importlib.util.module_from_spec(spec_obj)
     sys.modules[module_name] = module
     try:
-        spec_obj.loader.exec_module(module)
+        # the bytes hashed are the bytes run: the loader would read the file (or a cached
+        # .pyc) again, after the check
+        exec(compile(data, str(path), "exec"), module.__dict__)
     except BaseException as exc:  # SystemExit at import time is a load failure too
         raise ScorerLoadError(f"importing {path.name} failed: {describe(exc)}") from None
     fn = getattr(module, function, None)
@@ -111,10 +119,10 @@ def _orphan_watch(parent: int) -> None:
 
 def serve(inbox: Connection, outbox: Connection) -> None:
     """Import the scorer named by the first message, then answer scoring requests."""
-    sys_path, file, function = inbox.recv()
+    sys_path, file, function, sha256 = inbox.recv()
     sys.path[:] = list(dict.fromkeys([*sys_path, *sys.path]))
     try:
-        fn = import_scorer(Path(file), function)
+        fn = import_scorer(Path(file), function, sha256)
     except ScorerLoadError as exc:
         outbox.send(("error", str(exc)))
         return

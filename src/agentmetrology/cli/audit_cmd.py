@@ -12,7 +12,7 @@ from typing import Any
 
 import typer
 
-from agentmetrology.audit.env_audit import audit_env, seal
+from agentmetrology.audit.env_audit import audit_env, bind_scorer, seal
 from agentmetrology.audit.options import (
     check_writable,
     parse_budgets,
@@ -102,6 +102,9 @@ def audit_cmd(
             if store is not None:
                 fail(f"--store audits recorded episodes of a registered environment, not "
                      f"{target}")
+            if scorer:  # ignored, the card would license the shipped checker as if yours
+                fail(f"--scorer replaces the shipped scorer of a registered environment; "
+                     f"{target} audits its own checker: drop --scorer")
             _audit_named(target, category, limit, out, json_out)
             return
         spec = env_arg(target)
@@ -117,14 +120,14 @@ def audit_cmd(
             recorded = None if store is None else read_recorded(store, env_target, levels,
                                                                 campaign or None)
             with stage_progress(err_console) as progress:
-                doc = seal(audit_env(env_target, seed=analysis_seed, progress=progress,
-                                     store=recorded, budgets=budgets))
+                doc = audit_env(env_target, seed=analysis_seed, progress=progress,
+                                store=recorded, budgets=budgets)
         finally:
             if user is not None:
                 user.close()
-    if user is not None:
-        doc["scorers"]["shipped"]["sha256"] = user.sha256
-        doc["scorers"]["shipped"]["timeout_s"] = user.timeout
+    if user is not None:  # before the seal: the card's digest covers the code it audited
+        bind_scorer(doc, user.identity())
+    doc = seal(doc)
     _emit(doc, out, json_out)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Any
 
-from agentmetrology.audit.card import basis_text, cell_text
+from agentmetrology.audit.card import basis_text, cell_text, scorer_code_text
 from agentmetrology.report.blocks import Doc, to_html, to_markdown
 from agentmetrology.report.numberguard import NumberGuard
 from agentmetrology.report.solvability_section import solvability_section
@@ -42,6 +42,9 @@ def _card(d: Doc, doc: dict[str, Any]) -> None:
                if unchecked else "")
     d.p(f"Licensed claim of the shipped configuration (`{card['shipped_configuration']}`): "
            f"{card['licensed_claim']}.{without}")
+    code = scorer_code_text(card, "`")
+    if code:
+        d.p(code[0].upper() + code[1:] + ".")
     headers = ["row", *[_config_label(c) for c in configs]]
     rows = [[label, *[cell_text(c["rows"][key]) for c in configs]]
             for key, label in ROW_LABELS.items()]

@@ -17,8 +17,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-# a minus sign belongs to the number only when it does not join two words ("30-80%" is a range)
-NUMBER = re.compile(r"(?:(?<![^\s(\[{=:;,])-)?(?<![\w.])\d+(?:\.\d+)?%?(?!\w)(?!\.\d)")
+# a minus sign belongs to the number only when it does not join two words ("30-80%" is a range);
+# an exponent as Python prints one (a sign and two or more digits: 8e+307, 1e-06) belongs to
+# its number, so the guard checks `8e+307` whole, never a bare 307
+NUMBER = re.compile(
+    r"(?:(?<![^\s(\[{=:;,])-)?(?<![\w.])\d+(?:\.\d+)?(?:e[+-]\d{2,})?%?(?!\w)(?!\.\d)")
+# a float this large prints in scientific notation (8e+307, not a 308-digit number)
+SCIENTIFIC_FROM = 1e15
 CODE_SPAN = re.compile(r"`[^`]*`")
 
 
@@ -97,11 +102,14 @@ class NumberGuard:
                 allowed.update(self.forms(num))
 
     def fmt(self, value: float | int | None, missing: str = "n/a") -> str:
-        """Return a number as the report prints it: ints as is, floats at the precision."""
+        """Return a number as the report prints it: ints as is, floats at the precision (from
+        SCIENTIFIC_FROM on, in scientific notation with the precision's significant digits)."""
         if value is None:
             return missing
         if isinstance(value, int) and not isinstance(value, bool):
             return str(value)
+        if abs(value) >= SCIENTIFIC_FROM:  # the precision's digits, significant
+            return f"{value:.{self.precision}g}"
         return _clean(f"{value:.{self.precision}f}")
 
     def p(self, value: float | None, missing: str = "n/a") -> str:

@@ -11,7 +11,7 @@ from typing import Any
 
 from rich.console import Console
 
-from agentmetrology.audit.card import basis_text, cell_text
+from agentmetrology.audit.card import basis_text, cell_text, scorer_code_text
 from agentmetrology.audit.solvability import solvability_lines
 from agentmetrology.report.terminal.table_fit import Col, fit_table
 
@@ -81,6 +81,9 @@ def print_card(console: Console, card: dict[str, Any]) -> None:
     each row that was not probed was not."""
     for table in card_tables(console, card):
         console.print(table)
+    code = scorer_code_text(card)
+    if code:
+        console.print(code, markup=False)
     for line in [*claim_lines(card), *not_probed_lines(card)]:
         console.print(line, markup=False)
 
