@@ -16,15 +16,14 @@ from agentmetrology.agents.llm.endpoint import key_env_of, provider_of
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.errors import UserError
 from agentmetrology.run.campaign.config import (
-    BASE_URL_ENV,
     KINDS,
     MAX_ADMINISTRATIONS,
     TARGET_NAME_PATTERN,
-    check_environment,
+    endpoint_env_problem,
 )
 from agentmetrology.run.campaign.llm import llm_policy_problem
 from agentmetrology.run.campaign.problems import Checker
-from agentmetrology.run.campaign.spec import CampaignConfig, TargetSpec
+from agentmetrology.run.campaign.spec import TargetSpec
 from agentmetrology.run.campaign.targets import check_targets
 
 PRICE_FORMAT = "INPUT_PER_M,OUTPUT_PER_M[,CACHED_PER_M]"
@@ -105,13 +104,12 @@ def refuse_endpoint_env(base_url: str | None) -> None:
     """Raise UserError (under --base-url) when OPENAI_BASE_URL is set and no endpoint is given.
 
     The campaign rule (run.campaign.config.check_environment) refuses it, but a run checks it
-    only after opening its store; this checks a one-target campaign of the endpoint first,
-    before a store is created or a model called (the variable's value is never printed).
+    only after opening its store; this checks it first, before a store is created or a model
+    called (the variable's value is never printed).
     """
-    probe = TargetSpec("llm:endpoint", "llm", model="endpoint", base_url=base_url)
-    for problem in check_environment(CampaignConfig("endpoint", (probe,), (), (), ())):
-        if BASE_URL_ENV in problem.message:
-            raise UserError(f"{OPTIONS['base_url']}: {problem.message}")
+    problem = endpoint_env_problem(base_url, os.environ)
+    if problem:
+        raise UserError(f"{OPTIONS['base_url']}: {problem}")
 
 
 def _table(agent: str, base_url: str | None, api_key_env: str | None, max_retries: int,

@@ -7,6 +7,7 @@ location. The format is documented in docs/campaigns.md.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -239,16 +240,10 @@ def check_environment(config: CampaignConfig, environ: dict[str, str] | None = N
             out.append(Problem(loc, f"environment variable {t.api_key_env} is not set; "
                                "export it before running", sev,  # type: ignore[arg-type]
                                _line(config, loc)))
-        if not t.base_url and env.get(BASE_URL_ENV, "").strip():
-            # The endpoint must be the target's, recorded with it: the HTTP clients never
-            # read this variable (agents/llm/lean.py endpoint_url), so a target without a
-            # base_url goes to api.openai.com, which its user probably did not mean.
+        endpoint = endpoint_env_problem(t.base_url, env)
+        if endpoint:
             loc = f"targets[{i}]"
-            out.append(Problem(loc, f"{BASE_URL_ENV} is set, but an endpoint is never taken "
-                               "from the environment: this target has no base_url, so its "
-                               "requests would go to api.openai.com; set base_url (agm run: "
-                               f"--base-url) to the endpoint you mean, or unset {BASE_URL_ENV}",
-                               sev, _line(config, loc)))  # type: ignore[arg-type]
+            out.append(Problem(loc, endpoint, sev, _line(config, loc)))  # type: ignore[arg-type]
     if llm:
         from agentmetrology.run.campaign.llm import llm_policy_problem
 
@@ -257,6 +252,19 @@ def check_environment(config: CampaignConfig, environ: dict[str, str] | None = N
             out.append(Problem(f"targets[{llm[0][0]}]", problem, sev,  # type: ignore[arg-type]
                                _line(config, f"targets[{llm[0][0]}]")))
     return out
+
+
+def endpoint_env_problem(base_url: str | None, environ: Mapping[str, str]) -> str:
+    """Return why a target without base_url is refused while OPENAI_BASE_URL is set ('' when it
+    is not); the variable's value is never repeated."""
+    if base_url or not environ.get(BASE_URL_ENV, "").strip():
+        return ""
+    # The endpoint must be the target's, recorded with it: the HTTP clients never read this
+    # variable (agents/llm/lean.py endpoint_url), so a target without a base_url goes to
+    # api.openai.com, which its user probably did not mean.
+    return (f"{BASE_URL_ENV} is set, but an endpoint is never taken from the environment: this "
+            "target has no base_url, so its requests would go to api.openai.com; set base_url "
+            f"(agm run: --base-url) to the endpoint you mean, or unset {BASE_URL_ENV}")
 
 
 def _line(config: CampaignConfig, location: str) -> int | None:
