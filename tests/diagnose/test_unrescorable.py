@@ -8,6 +8,8 @@ out of every number, never a traceback.
 
 from __future__ import annotations
 
+import html
+
 import itertools
 import json
 from pathlib import Path
@@ -63,3 +65,22 @@ def test_a_judge_is_shown_only_originals_its_environment_has(tmp_path: Path) -> 
     assert res.exit_code == 0 and res.exception is None, res.output
     ja = json.loads(res.stdout)["judge_audit"]
     assert (ja["episodes"], ja["cells"]) == (1, 4)  # T1_single_page's original, four views
+
+
+def test_the_viewer_s_pair_page_says_why_such_a_pair_is_not_rescored(tmp_path: Path) -> None:
+    # Before, /pair of this pair ended in a 404 carrying a raw KeyError (an unknown profile or
+    # condition: a server traceback); now a 404 saying why.
+    from starlette.testclient import TestClient
+
+    from agentmetrology.view import create_app, detect_source
+
+    client = TestClient(create_app(detect_source(_store(tmp_path / "s"))),
+                        base_url="http://127.0.0.1")
+    page = client.get("/pair", params={"campaign": "c", "target": "t", "task": "T0_not_a_task",
+                                       "seed": 0, "condition": "mut:alias", "level": "L2",
+                                       "repeat": 0})
+    assert page.status_code == 404 and html.escape(WHY) in page.text
+    ok = client.get("/pair", params={"campaign": "c", "target": "t", "task": "T1_single_page",
+                                     "seed": 0, "condition": "mut:alias", "level": "L2",
+                                     "repeat": 0})
+    assert ok.status_code == 200

@@ -20,7 +20,7 @@ from agentmetrology.mutations import get_mutation, split_condition
 from agentmetrology.mutations.apply import invert_trajectory
 from agentmetrology.records.episode import Episode, EpisodeKey, episode_from_plain
 from agentmetrology.records.errors import UserError
-from agentmetrology.scoring.rescore import original_tool_names, rescore_episode
+from agentmetrology.scoring.rescore import not_rescorable, original_tool_names, rescore_episode
 from agentmetrology.store.reader import StoreReader
 from agentmetrology.store.reader_queries import KEY_FIELDS
 from agentmetrology.view.html import Html, score_text, url
@@ -151,6 +151,9 @@ def pair_page(h: Html, reader: StoreReader, key: EpisodeKey) -> str:
         spec = get_env(name)
     except UserError as exc:  # a plug-in no longer installed: say so, as a missing page
         raise LookupError(f"environment {name!r} cannot be loaded to rescore: {exc}") from None
+    why = not_rescorable(spec, mutated) or not_rescorable(spec, original)
+    if why:  # a hand-edited store: an administration its environment does not have
+        raise LookupError(why)
     rescored_list, how = rescore_episode(spec, mutated)
     rescored: dict[str, tuple[str, Any]] = {a.scorer: (a.status, a.score)
                                              for a in rescored_list}
