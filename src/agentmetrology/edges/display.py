@@ -30,8 +30,3 @@ def one_line(text: str) -> str:
     For error lines: a path the user gave may hold a newline (`$'a\\nb'`), and printed as is
     it made the message two lines, the second read as something else."""
     return printable(text.strip("\n")).replace("\n", "\\n")
-
-
-def counted(n: int, noun: str) -> str:
-    """Return `n noun`, the noun plural unless n is 1 ("1 request", "2 requests")."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -18,7 +18,6 @@ from typing import Any
 
 from agentmetrology.store.campaign_overview import rows_if_any
 from agentmetrology.store.chain import seal_rows
-from agentmetrology.store.ledger_records import row_dicts
 from agentmetrology.store.store import EvidenceStore, StoreReadOnlyError
 
 TABLE = "grader_verdicts"
@@ -65,14 +64,7 @@ def record_grader_verdicts(store: EvidenceStore, run: str, purpose: str,
 def grader_verdicts(store: EvidenceStore, run: str) -> list[GraderVerdict]:
     """Return the verdicts a grader run recorded, in the order they were recorded (none: an
     older store, or a run whose verdicts were not kept)."""
-    c = store.ledger.conn
-    if c.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
-                 (TABLE,)).fetchone() is None:
-        return []  # a store only read since before verdicts were kept
-    rows: list[dict[str, Any]] = row_dicts(c.execute(
-        f"SELECT grader, subject, view, call, verdict, reason, answer FROM {TABLE} "
-        "WHERE run = ? ORDER BY id", (run,)))
-    return [GraderVerdict(**r) for r in rows]
+    return [GraderVerdict(**r) for r in run_verdicts(store.ledger.conn, run)]
 
 
 _RUNS = (f"SELECT run, grader, purpose, COUNT(*), SUM(verdict = 'PASS'), SUM(verdict = 'FAIL'), "

@@ -30,6 +30,7 @@ from agentmetrology.store.campaign_overview import (
 )
 from agentmetrology.store.errors import StoreError
 from agentmetrology.store.grader_verdicts import run_verdicts, verdict_runs
+from agentmetrology.store.ledger_reader import LedgerReader
 from agentmetrology.store.ledger_records import key_text
 from agentmetrology.store.overview_memo import kept_overview, kept_summaries
 from agentmetrology.store.paths import StorePathError, blob_path
@@ -273,11 +274,9 @@ class StoreReader:
         with self.connect() as c:
             verdicts = run_verdicts(c, run)
             keys: dict[str, EpisodeKey] = {}
+            ledger = LedgerReader(c, self.root)
             for campaign in {str(v["subject"]).split("/", 1)[0] for v in verdicts}:
-                for row in c.execute(f"SELECT {', '.join(KEY_FIELDS)} FROM administrations "
-                                     "WHERE campaign = ?", (campaign,)):
-                    key = EpisodeKey(**dict(zip(KEY_FIELDS, row, strict=True)))
-                    keys[key_text(key)] = key
+                keys.update((key_text(k), k) for k in ledger.administration_keys(campaign))
         return verdicts, keys
 
     # -- blobs --------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentmetrology.edges.display import counted
+from agentmetrology.records.verdict import n_counted
 from agentmetrology.store.campaign_overview import CampaignOverview
 from agentmetrology.store.reader import StoreReader
 from agentmetrology.store.reader_queries import STATES, VERDICTS, EpisodeFilter
@@ -68,12 +68,12 @@ def campaign_page(h: Html, s: CampaignOverview) -> str:
     extra = []
     if t["superseded"]:
         n = t["superseded"]
-        extra.append(f"{counted(n, 'measurement failure')} "
+        extra.append(f"{n_counted(n, 'measurement failures')} "
                      f"{'was' if n == 1 else 'were'} re-opened and kept as history (their cost "
                      "is included)")
     if t["unrecorded_requests"]:
         k = t["unrecorded_requests"]
-        extra.append(f"{counted(k, 'provider request')} of interrupted or failed "
+        extra.append(f"{n_counted(k, 'provider requests')} of interrupted or failed "
                      "attempts (their cost is included)")
     extra.extend(f"not launched ({n}): {reason}" for reason, n in s.not_launched_reasons.items())
     body = (

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.text import Text
 
-from agentmetrology.edges.display import counted
+from agentmetrology.records.verdict import n_counted
 from agentmetrology.report.terminal.campaign_tables import target_table
 from agentmetrology.store import CampaignStatus
 
@@ -31,7 +31,7 @@ RETRY_HINT = "fix the cause and run again with --retry-measurement-failures"
 def unmeasured_notice(target: str, done: int, reasons: list[tuple[str, int]],
                       hint: str = RETRY_HINT) -> str:
     """Return the line saying that none of a target's recorded episodes could be measured."""
-    why = "; ".join(f"{counted(n, 'episode')}: {reason}" for reason, n in reasons)
+    why = "; ".join(f"{n_counted(n, 'episodes')}: {reason}" for reason, n in reasons)
     return (f"error: target {target}: none of its {done} recorded episode(s) could be measured "
             f"(measurement failures: {why}); {hint}")
 
@@ -50,10 +50,10 @@ def print_status(console: Console, s: CampaignStatus) -> None:
         f" ({state}): planned {t.planned}, done {t.done}, failed {t.failed_agent} agent / "
         f"{t.failed_infra + t.errored} infrastructure, remaining {t.remaining}, cost "
         f"{cost_text(t.cost, t.cost_unknown)}"
-        + (f", superseded {counted(t.superseded, 'measurement failure')} (cost "
+        + (f", superseded {n_counted(t.superseded, 'measurement failures')} (cost "
            f"{cost_text(t.superseded_cost, t.superseded_cost_unknown)}, included)"
            if t.superseded else "")
-        + (f", {counted(t.unrecorded_requests, 'request')} of interrupted or "
+        + (f", {n_counted(t.unrecorded_requests, 'requests')} of interrupted or "
            f"failed attempts (cost {cost_text(t.unrecorded_cost, t.unrecorded_cost_unknown)}, "
            "included)" if t.unrecorded_requests else "")))
     console.print(line)

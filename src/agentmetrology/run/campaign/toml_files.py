@@ -27,7 +27,7 @@ def read_text(path: str | Path) -> tuple[str, str]:
     """
     p = Path(path)
     try:
-        return files.read_bytes(p, MAX_TOML_BYTES).decode("utf-8"), p.name
+        return files.read_text(p, MAX_TOML_BYTES), p.name
     except files.FileRefused as exc:
         # its message starts with the path, which the problem's rendering puts first already
         why = str(exc).removeprefix(f"{p}: ")
