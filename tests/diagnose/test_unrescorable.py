@@ -9,7 +9,6 @@ out of every number, never a traceback.
 from __future__ import annotations
 
 import html
-
 import itertools
 import json
 from pathlib import Path
