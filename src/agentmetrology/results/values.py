@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from agentmetrology.results.errors import TableError
@@ -59,13 +60,23 @@ def _failure_text(value: Any) -> str | None:
     return None
 
 
+@lru_cache(maxsize=256)
+def _failure_columns(value: str) -> tuple[tuple[str, ...], str]:
+    """Return the failure-marker columns and the status column read beside column `value`
+    (the same for every row: named once, not once a row)."""
+    markers = tuple(dict.fromkeys(["measurement_failure",
+                                   _sibling(value, "measurement_failure")]))
+    return markers, _sibling(value, "status")
+
+
 def measurement_failure(table: ResultsTable, row: Mapping[str, Any], value: str) -> str | None:
     """Return why the row's `value` was not measured (failure marker or status), else None."""
-    for name in dict.fromkeys(["measurement_failure", _sibling(value, "measurement_failure")]):
+    markers, status_column = _failure_columns(value)
+    for name in markers:
         text = _failure_text(table.get(row, name))
         if text is not None:
             return text
-    status = table.get(row, _sibling(value, "status"))
+    status = table.get(row, status_column)
     if isinstance(status, str) and status.strip().upper() in _FAILED_STATUSES:
         return f"status {status.strip().upper()}"
     termination = table.get(row, "termination")
