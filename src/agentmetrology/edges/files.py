@@ -56,6 +56,22 @@ def path_kind(path: Path) -> str:
     return "a file" if stat.S_ISREG(mode) else file_kind(mode)
 
 
+def blocking_path(out: Path) -> tuple[Path, str] | None:
+    """Return the first of `out`'s folders (from the top), or `out` itself, that exists and is
+    not a directory, with what it is (`path_kind`); None when nothing in the way is seen (a
+    name that cannot be looked at is left to mkdir, which says why)."""
+    for p in (*reversed(out.parents), out):  # from the top: below a file, stat fails
+        try:
+            kind = path_kind(p)
+        except OSError:
+            return None
+        if kind == "missing":
+            return None
+        if kind != "a directory":
+            return p, kind
+    return None
+
+
 def open_regular(path: str | Path, max_bytes: int | None = None, *,
                  follow: bool = True) -> BinaryIO:
     """Open `path` for binary reading; FileRefused unless a regular file of at most max_bytes.
