@@ -283,7 +283,8 @@ def audit_env(target: EnvTarget, *, seed: int = 0, progress: Progress | None = N
 
     With `store`, the store's targets join non-degeneracy, the 2x2 and the spectrum from their
     recorded episodes (never rerun). `budgets`: output tokens of one model response, against
-    which the solvability stage sizes each task's answer.
+    which the solvability stage sizes each task's answer. A target scored by a user's scorer
+    file names its code in the card (`scorer_code`), so `seal` covers the code audited.
     """
     st = _run_stages(target, seed, progress or _no_progress, store, budgets)
     hooks = target.hooks
@@ -291,7 +292,7 @@ def audit_env(target: EnvTarget, *, seed: int = 0, progress: Progress | None = N
     shipped_config = configs[0]
     excluded = truth_exclusions(st.shipped, st.nondeg.values(), st.calibration, st.joint,
                                 st.spectrum)
-    return {
+    doc: dict[str, Any] = {
         "audit": target.name, "tool_version": __version__, "analysis_seed": seed,
         "environment": {"name": target.spec.name, "version": target.spec.version},
         "profile": target.profile, "seeds": target.seeds,
@@ -322,15 +323,18 @@ def audit_env(target: EnvTarget, *, seed: int = 0, progress: Progress | None = N
         "truth_excluded": excluded,
         "digests": {},
     }
+    code = target.scorer_code()
+    if code is not None:  # here, not by each caller: every sealed card names the code audited
+        _bind_scorer(doc, code)
+    return doc
 
 
-def bind_scorer(doc: dict[str, Any], identity: Mapping[str, Any]) -> dict[str, Any]:
+def _bind_scorer(doc: dict[str, Any], identity: Mapping[str, Any]) -> None:
     """Name a user's scorer code (file, function, sha256 of its bytes, timeout) in the card and
     in `scorers.shipped`; before `seal`, so the card's digest covers the code it audited."""
     doc["card"]["scorer_code"] = dict(identity)
     doc["scorers"]["shipped"].update(sha256=identity["sha256"],
                                      timeout_s=identity["timeout_s"])
-    return doc
 
 
 def seal(doc: dict[str, Any]) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from typing import Any
 
 import typer
 
-from agentmetrology.audit.env_audit import audit_env, bind_scorer, seal
+from agentmetrology.audit.env_audit import audit_env, seal
 from agentmetrology.audit.options import (
     check_writable,
     parse_budgets,
@@ -125,10 +125,7 @@ def audit_cmd(
         finally:
             if user is not None:
                 user.close()
-    if user is not None:  # before the seal: the card's digest covers the code it audited
-        bind_scorer(doc, user.identity())
-    doc = seal(doc)
-    _emit(doc, out, json_out)
+    _emit(seal(doc), out, json_out)
 
 
 def _audit_named(name: str, category: str, limit: int | None, out: Path,

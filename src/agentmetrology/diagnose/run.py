@@ -90,32 +90,55 @@ def _gap_only_ranking(groups: dict[str, Any]) -> dict[str, Any]:
             "warning": warning}
 
 
-def _originals(store: EvidenceStore, limit: int) -> tuple[list[JudgeCase],
-                                                          dict[str, bool]]:
-    """Return up to `limit` recorded original episodes (with tool names) and their truth."""
+def _originals(store: EvidenceStore, limit: int) -> tuple[list[JudgeCase], dict[str, bool],
+                                                          dict[str, Any]]:
+    """Return up to `limit` recorded original episodes (with tool names), their truth, and how
+    many originals were planned, judged, skipped (and why) and left beyond the limit."""
     out: list[JudgeCase] = []
     native: dict[str, bool] = {}
+    skipped: Counter[str] = Counter()
+    planned = 0
     for campaign in store.campaigns():
         keys = [k for k in planned_keys(store, campaign) if split_condition(k.condition)[1] is None]
-        if not keys:
+        planned += len(keys)
+        if not keys or len(out) >= limit:  # past the limit only counted, never loaded
             continue
         spec = get_env(environment_of(store, keys[0]))
         truth = scorers_of(spec).truth
         for k in keys:
+            if len(out) >= limit:
+                break
             row = store.episode(k)
-            if row is None or row["termination"] in ("infra_error", "cancelled"):
+            if row is None:
+                skipped["no episode recorded"] += 1
+                continue
+            if row["termination"] in ("infra_error", "cancelled"):
+                skipped[f"a measurement failure ({row['termination']})"] += 1
                 continue
             ep = episode_from_plain(store.load_episode(k))
-            if not_rescorable(spec, ep):  # an administration its environment lacks: no brief
+            why = not_rescorable(spec, ep)
+            if why:  # an administration its environment lacks: no brief
+                skipped[why] += 1
                 continue
             name = key_text(k)
             out.append(judge_case(spec, name, ep))
             status = {a["scorer"]: a["status"] for a in row["assessments"]}.get(truth)
             if status in ("PASS", "FAIL", "PARTIAL"):
                 native[name] = status == "PASS"
-            if len(out) >= limit:
-                return out, native
-    return out, native
+    count = sum(skipped.values())
+    # planned = judged + skipped + beyond_limit: every original is accounted for
+    return out, native, {"planned": planned, "judged": len(out), "skipped": count,
+                         "skipped_reasons": dict(sorted(skipped.items())),
+                         "beyond_limit": planned - len(out) - count}
+
+
+def _skipped_text(originals: dict[str, Any]) -> str:
+    """Return `` (N planned originals skipped: reason (n); ...)`` when any was, else ""."""
+    reasons = originals["skipped_reasons"]
+    if not reasons:
+        return ""
+    return (f" ({originals['skipped']} of {originals['planned']} planned originals skipped: "
+            + "; ".join(f"{why} ({n})" for why, n in reasons.items()) + ")")
 
 
 def pair_counts(pairs: Sequence[Pair]) -> dict[str, Any]:
@@ -150,11 +173,11 @@ def diagnose_store(path: Path, seed: int = 0, judges: Sequence[LLMTarget] = (),
     with open_store(path) as store:
         pairs, scorers = collect_pairs(store)
         if judges or judged is not None:
-            episodes, native = _originals(
+            episodes, native, originals = _originals(
                 store, judge_episodes if judged is None else judged.episodes)
             if not episodes:
                 raise UserError(f"the store at {path} holds no recorded original episode to "
-                                "show a judge")
+                                "show a judge" + _skipped_text(originals))
             if judged is not None:
                 judge_doc = judged_again(judged, episodes, native, seed)
             else:
@@ -162,6 +185,7 @@ def diagnose_store(path: Path, seed: int = 0, judges: Sequence[LLMTarget] = (),
                 judge_doc = run_judge_audit(episodes, judges, judge_calls, native, seed,
                                             store_recorder(path, in_store))
                 judge_doc["recorded_in_store"] = in_store
+            judge_doc["originals"] = originals
     if not pairs and judge_doc is None:
         raise UserError(f"the store at {path} holds no mutated administrations: run a "
                         "campaign with `mutations = [...]` first (or give --judge-model)")

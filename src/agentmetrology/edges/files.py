@@ -56,13 +56,38 @@ def path_kind(path: Path) -> str:
     return "a file" if stat.S_ISREG(mode) else file_kind(mode)
 
 
-def open_regular(path: str | Path, max_bytes: int | None = None) -> BinaryIO:
+def blocking_path(out: Path) -> tuple[Path, str] | None:
+    """Return the first of `out`'s folders (from the top), or `out` itself, that exists and is
+    not a directory, with what it is (`path_kind`); None when nothing in the way is seen (a
+    name that cannot be looked at is left to mkdir, which says why)."""
+    for p in (*reversed(out.parents), out):  # from the top: below a file, stat fails
+        try:
+            kind = path_kind(p)
+        except OSError:
+            return None
+        if kind == "missing":
+            return None
+        if kind != "a directory":
+            return p, kind
+    return None
+
+
+def open_regular(path: str | Path, max_bytes: int | None = None, *,
+                 follow: bool = True) -> BinaryIO:
     """Open `path` for binary reading; FileRefused unless a regular file of at most max_bytes.
 
-    A path that cannot be opened, and a directory, raise the OSError `open` would raise.
+    With `follow=False` a symbolic link at `path` is refused too (on the open itself, so a link
+    swapped in after a check is caught). A path that cannot be opened, and a directory, raise
+    the OSError `open` would raise.
     """
     p = Path(path)
-    fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK)
+    nofollow = 0 if follow else getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | nofollow)
+    except OSError as exc:
+        if nofollow and exc.errno == errno.ELOOP:  # what O_NOFOLLOW says of a link
+            raise FileRefused(f"{p}: is a symbolic link, not a regular file") from None
+        raise
     info = os.fstat(fd)
     if stat.S_ISDIR(info.st_mode):  # before fdopen, which refuses a directory by its fd number
         os.close(fd)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrology.archive.report_qualify import write_binding
-from agentmetrology.edges.files import path_kind
+from agentmetrology.edges.files import blocking_path
 from agentmetrology.records.errors import UserError
 from agentmetrology.report.archive_files import rendered_digests
 from agentmetrology.report.diagnose_report import render_diagnose_report
@@ -63,13 +63,8 @@ def refuse_non_directory(out: Path) -> None:
     """Raise UserError, before anything is rendered or written (`agm diagnose` asks before
     its judge's paid calls), when `out` (or a folder above it) exists and is not a directory:
     mkdir would say only "File exists" (or "Not a directory")."""
-    for p in (*reversed(out.parents), out):  # from the top: below a file, stat fails
-        try:
-            kind = path_kind(p)
-        except OSError:
-            return  # e.g. no permission to look: mkdir says why
-        if kind == "missing":
-            return
-        if kind != "a directory":
-            where = f"--out {out}" if p == out else f"--out {out}: {p}"
-            raise UserError(f"{where} is {kind}: give a directory")
+    found = blocking_path(out)
+    if found is not None:
+        p, kind = found
+        where = f"--out {out}" if p == out else f"--out {out}: {p}"
+        raise UserError(f"{where} is {kind}: give a directory")

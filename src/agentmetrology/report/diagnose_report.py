@@ -65,6 +65,18 @@ def judge_tokens(a: dict[str, Any]) -> str:
     return f"at least {known} ({unknown} attempt(s) with unknown token counts)"
 
 
+def judge_originals(ja: dict[str, Any]) -> str | None:
+    """Return how many planned original episodes the judges saw, were skipped (and why) and
+    lay beyond --judge-episodes; None for a diagnose.json written before they were counted."""
+    o = ja.get("originals")
+    if not isinstance(o, dict):
+        return None
+    why = "; ".join(f"{r} ({n})" for r, n in (o.get("skipped_reasons") or {}).items())
+    return (f"{o['judged']} of {o['planned']} planned original episodes judged, "
+            f"{o['skipped']} skipped{f' ({why})' if why else ''}, {o['beyond_limit']} beyond "
+            "--judge-episodes (not looked at)")
+
+
 def _first_screen(d: Doc, doc: dict[str, Any]) -> None:
     d.h(f"Diagnose: {code(doc['store'])}", 1)
     p = doc["pairs"]
@@ -249,6 +261,9 @@ def _judges(d: Doc, doc: dict[str, Any]) -> None:
         f"{ja['unknown_cells']} of {ja['cells']} calls gave no usable verdict (UNKNOWN, "
         "excluded). Disagreement is the share of episodes whose majority verdict in a view "
         "differs from the original view's; the identical repeat is the baseline.")
+    counted = judge_originals(ja)
+    if counted:  # a skipped original (no episode, a measurement failure) is said, never hidden
+        d.p(f"Originals: {counted}.")
     shown = ja.get("shown")
     if shown:
         d.p("What the judge was shown, in every view: " + "; ".join(shown["parts"]) + ". "

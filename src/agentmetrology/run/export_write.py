@@ -21,7 +21,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
-from agentmetrology.edges.files import file_kind, resolved
+from agentmetrology.edges.files import blocking_path, file_kind, resolved
 from agentmetrology.records.errors import UserError
 from agentmetrology.run.export import Export, jsonl_text, stream_rows
 from agentmetrology.run.export_csv import spreadsheet_safe
@@ -191,12 +191,14 @@ def check_inspect_destination(store: Path, out: Path | None) -> Path:
     or when `store` is a file (only an evidence store exports as Inspect logs)."""
     if out is None:
         raise ExportError("--format inspect writes a directory of .eval logs: give --out DIR")
-    if out.exists() and not out.is_dir():
-        raise ExportError(f"{out} is a file; --format inspect writes .eval logs into a "
+    found = blocking_path(out)
+    if found is not None:
+        above, kind = found
+        if above == out:
+            raise ExportError(f"{out} is {kind}; --format inspect writes .eval logs into a "
+                              "directory")
+        raise ExportError(f"{above} is {kind}, so --out {out} cannot be made; give a "
                           "directory")
-    above = next((p for p in out.parents if p.exists()), None)
-    if above is not None and not above.is_dir():
-        raise ExportError(f"{above} is a file, so --out {out} cannot be made; give a directory")
     if store.is_file():
         raise ExportError(f"{store} is a file: --format inspect exports an evidence store "
                           "(a directory)")

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import errno
 import logging
 import mimetypes
-import os
-import stat
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from urllib.parse import unquote
@@ -16,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from agentmetrology.edges.files import FileRefused, open_regular
 from agentmetrology.edges.http_guard import (
     LOOPBACK_NAMES,
     ASGIApp,
@@ -199,14 +197,10 @@ def _read_regular(path: Path) -> bytes:
     Checked when the file is opened, not only at startup: whoever can write the folder could
     swap a served file for a symlink to a file of the operator's while the viewer runs."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise _NotRegular(str(path)) from None
-        raise
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise _NotRegular(str(path))
+        fh = open_regular(path, follow=False)
+    except (FileRefused, IsADirectoryError):
+        raise _NotRegular(str(path)) from None
+    with fh:
         return fh.read()
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agentmetrology.audit.scorer_override import UserScorer
 from agentmetrology.audit.target import (
     Ownership,
     Probe,
@@ -84,6 +85,11 @@ class EnvTarget:
         # column is then ranked by its own values too.
         self.ships_truth = scorer is None and shipped is self._truth \
             and self.hooks.truth_component is None
+
+    def scorer_code(self) -> dict[str, str | float] | None:
+        """Return what names the user's scorer code (file, function, sha256, timeout), or None
+        for the shipped scorer or a user callable loaded from no file."""
+        return self._user.identity() if isinstance(self._user, UserScorer) else None
 
     def ownership_map(self) -> Ownership | None:
         """Return the per-level map and the decisions the benchmark claims to test."""

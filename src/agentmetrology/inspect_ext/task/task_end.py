@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from inspect_ai.hooks import Hooks, TaskEnd, hooks
 from inspect_ai.log import EvalLog, EvalSample
 
-from agentmetrology.stats.bootstrap import too_few_units
+from agentmetrology.stats.bootstrap import MIN_UNITS, too_few_units
 
 PREFIX = "agentmetrology/"
 
@@ -67,6 +67,18 @@ def unmeasured_lines(log: EvalLog) -> list[str]:
     return lines
 
 
+def _too_few(scored: int, excluded: int) -> str | None:
+    """Return why no interval was given over `scored` samples less `excluded`, or None when
+    there are enough; total: no sample left (or a log excluding more than it scored) is too few
+    too, where the count of distinct resamples has no meaning (math.comb refuses it)."""
+    n = scored - excluded
+    if n <= 0:
+        return (f"no interval: no measured sample to resample ({scored} scored, {excluded} "
+                f"excluded from the interval), an interval needs at least {MIN_UNITS} "
+                "measured samples")
+    return too_few_units([n], "measured sample")
+
+
 def interval_lines(log: EvalLog) -> list[str]:
     """Return one line per scorer of an agentmetrology task whose bootstrap CI was withheld
     (`ci_mean` without `ci_low`/`ci_high`: fewer than 3 measured samples), saying why."""
@@ -78,8 +90,7 @@ def interval_lines(log: EvalLog) -> list[str]:
         if "ci_mean" not in shown or "ci_low" in shown:
             continue
         ci = {m.name: m.value for m in score.metrics.values()}
-        n = (score.scored_samples or 0) - int(ci.get("ci_excluded") or 0)
-        note = too_few_units([n], "measured sample")
+        note = _too_few(score.scored_samples or 0, int(ci.get("ci_excluded") or 0))
         if note:  # Inspect's metrics can only be numbers: the why is said here, in words
             lines.append(f"agentmetrology: {score.name}: ci_mean has no ci_low/ci_high, {note}")
     return lines

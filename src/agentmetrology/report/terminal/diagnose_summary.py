@@ -12,6 +12,7 @@ from rich.console import Console
 
 from agentmetrology.report.diagnose_report import (
     agreement_interval,
+    judge_originals,
     judge_tokens,
     kappa_text,
     policy,
@@ -78,6 +79,9 @@ def _judge_lines(console: Console, ja: dict[str, Any]) -> None:
     console.print("judge shown: task statement, success criteria, tools, trajectory as "
                   "recorded; INSUFFICIENT allowed (counted apart, never a verdict)",
                   markup=False)
+    counted = judge_originals(ja)
+    if counted:
+        console.print(f"judge originals: {counted}", markup=False)
     spent = ja.get("billable_attempts") or {}
     for name, j in (ja.get("judges") or {}).items():
         v, nat = j["views"], j["with_native_reward"]
