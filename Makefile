@@ -81,6 +81,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/llm_campaign_ray.py
 	$(BIN)/python benchmarks/ray_nodes.py
 	$(BIN)/python benchmarks/suite_time.py
+	$(BIN)/python benchmarks/table_read.py
 	$(BIN)/python benchmarks/table.py
 
 # Mutation testing of the measurement core (slow; not part of `make test`). One module at a

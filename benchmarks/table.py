@@ -18,7 +18,7 @@ from typing import Any
 
 from table_export_audit import evidence_verify_memory, export_audit_scale
 from table_json_keys import json_keys
-from table_stats_scale import stats_scale
+from table_stats_scale import stats_scale, table_read
 from table_store_scale import check_split, store_scale
 from table_transcripts import transcript_bytes
 from table_view_scale import view_scale
@@ -438,6 +438,7 @@ SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "suite_time": suite_time, "transcript_bytes": transcript_bytes,
     "json_keys": json_keys,
     "stats_scale": stats_scale,
+    "table_read": table_read,
 }
 COLUMNS = ("benchmark", "measure", "ours", "peer", "ratio", "goal", "machine", "command")
 

@@ -41,3 +41,21 @@ def stats_scale(doc: dict[str, Any]) -> Iterator[dict[str, str]]:
                "peer": f"{base} {_cpu(before)}",
                "ratio": f"{'> ' if at_least else ''}{ratio:,.1f}x less", "goal": "",
                "machine": mach, "command": "`python benchmarks/stats_scale.py`"}
+
+
+def table_read(doc: dict[str, Any]) -> Iterator[dict[str, str]]:
+    """Row of benchmarks/table_read.py: reading and grouping a large results table."""
+    load = str(doc["uptime"]).split("load average:")[-1].strip()
+    mach = f"{doc.get('machine', '?')}, {doc.get('cpus', '?')} cpus, py {doc.get('python')}, " \
+           f"load {load}"
+    before, after = doc["before"], doc["after"]
+    what = (f"reading a {doc['rows']:,}-row JSON Lines results table ({doc['file_mib']:,.1f} "
+            f"MiB) and grouping it, as `agm stats` does before its statistics (CPU s: read "
+            f"{after['read_cpu_s']:,.2f} + group {after['group_cpu_s']:,.2f}; before "
+            f"{before['read_cpu_s']:,.2f} + {before['group_cpu_s']:,.2f}; peak RSS "
+            f"{after['peak_rss_mib']:,.0f} MiB, before {before['peak_rss_mib']:,.0f}; same "
+            f"values: {'yes' if doc['same_values'] else 'NO'})")
+    yield {"benchmark": "table_read", "measure": what, "ours": f"{after['cpu_s']:,.2f}",
+           "peer": f"{doc['base'][:7]} {before['cpu_s']:,.2f}",
+           "ratio": f"{before['cpu_s'] / after['cpu_s']:,.1f}x less", "goal": "",
+           "machine": mach, "command": "`python benchmarks/table_read.py`"}

@@ -68,3 +68,11 @@ def test_a_bom_on_a_later_line_is_refused_as_a_parse_per_line_refuses_it(tmp_pat
     message = _refusal(tmp_path, '{"v": 0}\n\ufeff{"v": 1}\n')
     assert message.endswith("line 2: not valid JSON (Unexpected UTF-8 BOM (decode using "
                             "utf-8-sig))")
+
+
+def test_a_column_name_is_one_string_for_every_row(tmp_path: Path) -> None:
+    # Held once, not once a row: a million rows kept a million copies of each name before.
+    rows, _ = _read(tmp_path, '{"agent": "a", "gt": {"f1": 1}}\n{"gt": {"f1": 0}, "agent": "b"}\n')
+    first, second = (list(r) for r in rows)  # type: ignore[call-overload]
+    assert first[0] is second[1] and first[1] is second[0]
+    assert next(iter(rows[0]["gt"])) is next(iter(rows[1]["gt"]))  # type: ignore[index]

@@ -40,6 +40,24 @@ class KeyMarks:
         return marked
 
 
+class SharedKeyMarks(KeyMarks):
+    """`KeyMarks` for many documents parsed one by one (JSON Lines): every object's keys are
+    one string per name across them all. The parser shares a name's string only within one
+    document, so a million rows held a million copies of each column name: about 40% of a
+    results table's memory, for about 15% more parse time."""
+
+    __slots__ = ("names",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: dict[str, str] = {}
+
+    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        """Return the parsed object as `KeyMarks` does, its keys the shared strings."""
+        names = self.names
+        return super().__call__([(names.setdefault(k, k), v) for k, v in pairs])
+
+
 def first_repeated(value: Any) -> list[str] | None:
     """Return the repeated keys of the first marked object found in `value`, else None."""
     stack = [value] if isinstance(value, dict | list) else []

@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-from agentmetrology.edges.json_keys import KeyMarks, RepeatedKeys, names_twice
+from agentmetrology.edges.json_keys import KeyMarks, RepeatedKeys, SharedKeyMarks, names_twice
 from agentmetrology.records.names import repeated
 from agentmetrology.results.errors import TableError
 from agentmetrology.results.limits import MAX_DEPTH
@@ -152,7 +152,7 @@ def parse_jsonl(stream: TextIO, source: str, max_line_chars: int) -> Rows:
     """Parse JSON Lines: one object per non-blank line, read one line at a time."""
     rows: list[dict[str, Any]] = []
     lines: list[int] = []
-    marks = KeyMarks()
+    marks = SharedKeyMarks()  # a column's name held once, not once a row
     decoder = json.JSONDecoder(object_pairs_hook=marks)
     for number, line in enumerate(physical_lines(stream, source, max_line_chars), start=1):
         if not line.strip():
