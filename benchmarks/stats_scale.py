@@ -68,17 +68,20 @@ print(json.dumps({"cpu_s": cpu, "peak_rss_mib": rss_mib(), "baseline_rss_mib": b
 """
 
 
-def _base_tree(rev: str, into: Path) -> str:
-    """Extract the base commit's statistics package under `into`; return its commit."""
+def base_tree(rev: str, into: Path, part: str = "src/agentmetrology/stats") -> str:
+    """Extract `part` of the base commit under `into` (the statistics package by default, made
+    importable alone); return its commit."""
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", rev], check=True,
                             capture_output=True, text=True).stdout.strip()
-    tar = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "src/agentmetrology/stats"],
+    tar = subprocess.run(["git", "-C", str(ROOT), "archive", commit, part],
                          check=True, capture_output=True).stdout
     with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
         # Our own commit's files; the "data" filter where this Python has it (3.11.4+).
         safe: dict[str, Any] = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
         archive.extractall(into, **safe)
-    (into / "src" / "agentmetrology" / "__init__.py").write_text("", encoding="utf-8")
+    package = into / "src" / "agentmetrology" / "__init__.py"
+    if not package.exists():  # the statistics alone: their parent package, empty
+        package.write_text("", encoding="utf-8")
     return commit
 
 
@@ -121,7 +124,7 @@ def main() -> None:
                     help="CPU seconds after which a base child is stopped")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="agm-stats-scale-") as tmp:
-        commit = _base_tree(args.base, Path(tmp))
+        commit = base_tree(args.base, Path(tmp))
         cases = []
         for kind, n in CASES:
             before = _side(Path(tmp) / "src", kind, n, args.cap)

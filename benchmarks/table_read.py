@@ -18,16 +18,16 @@ counts): `same_values`. Writes benchmarks/results/table_read.json.
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import platform
 import random
 import subprocess
 import sys
-import tarfile
 from pathlib import Path
 from typing import Any
+
+from stats_scale import base_tree
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "results" / "table_read.json"
@@ -69,18 +69,6 @@ def write_table(path: Path, rows: int) -> None:
             }) + "\n")
 
 
-def _base_tree(rev: str, into: Path) -> str:
-    """Extract the base commit's package under `into`; return its commit."""
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", rev], check=True,
-                            capture_output=True, text=True).stdout.strip()
-    tar = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "src/agentmetrology"],
-                         check=True, capture_output=True).stdout
-    with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
-        safe: dict[str, Any] = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
-        archive.extractall(into, **safe)
-    return commit
-
-
 def _measure(src: Path, table: Path) -> dict[str, Any]:
     """Read and group `table` in a child on the package under `src`."""
     env = {**os.environ, "PYTHONPATH": str(src)}
@@ -118,7 +106,7 @@ def main() -> None:
     if not table.exists():
         write_table(table, args.rows)
     base_src = args.work / "base"
-    commit = _base_tree(args.base, base_src)
+    commit = base_tree(args.base, base_src, "src/agentmetrology")
     trees = {"before": base_src / "src", "after": ROOT / "src"}
     runs: dict[str, list[dict[str, Any]]] = {"before": [], "after": []}
     for _ in range(args.repeats):
