@@ -52,6 +52,19 @@ def _list(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
+def _too_few(rows: list[dict[str, Any]]) -> str:
+    """Return the pairs the rows below the rule's minimum have and need, as the rows say them
+    (`n = 4 paired seeds where the rule needs 8 to confirm one`, or per target)."""
+    few = [r for r in rows if r.get("sufficient") is False]
+    counts = {(r["pairs"], r["minimum"]) for r in few}
+    if len(counts) == 1:
+        n, need = counts.pop()
+        return f"n = {n} paired seeds where the rule needs {need} to confirm one"
+    return ("too few paired seeds to confirm one: "
+            + "; ".join(f"{code(r['target'])} n = {r['pairs']}, needs {r['minimum']}"
+                        for r in few))
+
+
 def shape_sentence(dose: dict[str, Any], level: str, fmt: Fmt) -> str:
     """Return one paragraph on the dose response's shape at a level, read off its predicates."""
     sh = dose["shape"][level]
@@ -82,7 +95,7 @@ def shape_sentence(dose: dict[str, Any], level: str, fmt: Fmt) -> str:
             else f"at slack {hi} nothing binds (no delta confirmed)"
             if sh["binds_at_highest"] is False
             else f"at slack {hi} whether anything binds is undetermined (no delta confirmed, "
-                 "and too few paired seeds to confirm one)")
+                 f"and {_too_few([r for r in rows if r['slack'] == hi])})")
     falling = []
     for target, down in sh["delta_non_increasing"].items():
         ds = [signed(fmt, r["delta"]) for r in sorted(rows, key=lambda r: r["slack"])
