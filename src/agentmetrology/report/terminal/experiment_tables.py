@@ -4,6 +4,7 @@ slack dose response. The documents are built by `experiment`.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from rich import box
@@ -18,6 +19,15 @@ from agentmetrology.report.experiment_dose import (
 )
 from agentmetrology.report.numberguard import p_text
 from agentmetrology.report.terminal.table_fit import Col, fit_table
+
+
+def verdict_counts(cells: list[dict[str, Any]]) -> str:
+    """Return the verdicts counted, each said with the pairs it rests on (`6 verdicts: 2
+    confirmed (n = 20 paired seeds), 4 not confirmed (n = 20 paired seeds)`); the distinct
+    verdicts alone did not say how many comparisons each one was."""
+    said = Counter(str((c.get("rule") or {}).get("text", c["verdict"])) for c in cells)
+    return (f"{len(cells)} verdicts: "
+            + ", ".join(f"{k} {v}" for v, k in sorted(said.items())))
 
 
 def print_power(console: Console, pw: dict[str, Any]) -> None:

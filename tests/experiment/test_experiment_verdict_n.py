@@ -1,0 +1,56 @@
+"""Every verdict sentence of an experiment report names the n it rests on.
+
+Before: the terminal's last line listed the distinct verdicts without how many comparisons
+each was (`6 verdicts: confirmed (n = 20 paired seeds), not confirmed (...)`); the first
+screen's "Decision-invariant design" note and "Confirmed under the designated scorer but not
+under ground truth" named no n, nor did a curve's "Means monotone non-increasing in dose: yes",
+which held over 3 seeds as it would over 20 and read `yes` past a dose without values.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agentmetrology.report.experiment_report import render_experiment_report
+from support.experiment_runs import run_and_report_text
+
+EXAMPLES = Path(__file__).parents[2] / "examples"
+
+
+def _run(plan: Path, tmp_path: Path) -> tuple[str, dict[str, Any], str]:
+    """Return the report's terminal output, experiment.json and report.md, spaces joined."""
+    said, doc, md = run_and_report_text(plan, tmp_path)
+    return " ".join(said.split()), doc, " ".join(md.split())
+
+
+def test_the_terminal_counts_each_verdict(tmp_path: Path) -> None:
+    said, doc, _ = _run(EXAMPLES / "experiment_b2.toml", tmp_path)
+    assert doc["summary"]["verdicts"] == {"confirmed": 2, "not confirmed": 4}
+    assert ("(6 verdicts: 2 confirmed (n = 20 paired seeds), 4 not confirmed (n = 20 paired "
+            "seeds); 0 deviations)") in said
+    # a split between the designated scorer and ground truth names its n
+    for c in doc["cells"]:
+        if c["target"] == "l1:always-retry":
+            c["verdict"] = "confirmed" if c["scorer"] == "shape_judge" else "not confirmed"
+    md = " ".join(render_experiment_report(doc)[0].split())
+    assert ("Confirmed under the designated scorer but not under ground truth: "
+            "`l1:always-retry` at L1 (n = 20 paired seeds).") in md
+
+
+def test_a_small_curve_names_its_seeds(tmp_path: Path) -> None:
+    plan = tmp_path / "curve.toml"
+    plan.write_text((EXAMPLES / "experiment_curve.toml").read_text()
+                    .replace("n = 20", "n = 3").replace('"dose-curve"', '"curve-3"'))
+    said, doc, md = _run(plan, tmp_path)
+    assert "(8 verdicts: 8 insufficient evidence (n = 3 paired seeds, needs 7); " in said
+    assert any(x["invariant"] for x in doc["decision_invariance"])
+    assert ("(L2), on each of the n = 3 seeds planned. There the design cannot tell the "
+            "targets' decisions apart") in md
+    assert "Means monotone non-increasing in dose: yes (n = 3 seeds at every dose)." in md
+    # a dose without values is named, never passed over silently
+    for c in doc["cells"]:
+        c["curve"]["points"][2].update(n=0, mean=None, band=None, points=[])
+    md = " ".join(render_experiment_report(doc)[0].split())
+    assert ("Means monotone non-increasing in dose: yes (n = 3, 3, 0, 3, 3 seeds by dose; "
+            "dose 0.5 without values left out).") in md
