@@ -54,3 +54,15 @@ def test_a_small_curve_names_its_seeds(tmp_path: Path) -> None:
     md = " ".join(render_experiment_report(doc)[0].split())
     assert ("Means monotone non-increasing in dose: yes (n = 3, 3, 0, 3, 3 seeds by dose; "
             "dose 0.5 without values left out).") in md
+
+
+def test_the_dose_table_shows_what_its_verdicts_rest_on(tmp_path: Path) -> None:
+    """At 80 columns the dose table dropped the Holm p, so `+0.055 [0.009, 0.103] not
+    confirmed` stood without the number that decides it; no row said its n."""
+    said, _, md = _run(EXAMPLES / "experiment_b2_dose.toml", tmp_path)
+    assert "l1:always-retry 1 +0.055 [0.009, 0.103] 0.188 not confirmed" in said
+    assert "not shown at this width: p, deaths b/a, SKIPs b/a" in said
+    assert ("rule: confirmed iff the paired bootstrap 95% CI of delta lies above 0 and the "
+            "Holm-adjusted sign-flip p < 0.05 verdicts over n = 20 paired seeds each") in said
+    assert ("| `l1:always-retry` | L1 | 1 | +0.055 [0.009, 0.103] | 0.047 | 0.188 | "
+            "not confirmed (n = 20 paired seeds) |") in md

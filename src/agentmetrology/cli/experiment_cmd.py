@@ -125,7 +125,7 @@ def report(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML).")
         write_experiment(out, doc, evidence)
     print_banner(evidence)
     if "dose" in doc:
-        print_dose(make_console(), doc["dose"])
+        print_dose(make_console(), doc["dose"], doc["decision_rule"])
     make_console().print(f"wrote {out}/experiment.json, report.md, report.html ("
                          f"{verdict_counts(doc['cells'])}; "
                          f"{len(doc['deviations'])} deviations)", markup=False, emoji=False)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agentmetrology.records.verdict import INSUFFICIENT
+from agentmetrology.records.verdict import INSUFFICIENT, n_counted
 from agentmetrology.report.blocks import Doc, code
 
 Fmt = Callable[[Any], str]
@@ -41,11 +41,11 @@ def said_why(rows: list[dict[str, Any] | None]) -> str:
 
 
 def row_verdict(r: dict[str, Any]) -> str:
-    """Return a dose row's verdict as printed: withheld below the pairs its rule needs to
-    confirm at all, where "not confirmed" would say nothing."""
+    """Return a dose row's verdict as printed, with the pairs it rests on: withheld below the
+    pairs its rule needs to confirm at all, where "not confirmed" would say nothing."""
     if r.get("sufficient") is False:
         return f"{INSUFFICIENT} (n = {r['pairs']}, needs {r['minimum']})"
-    return str(r["verdict"])
+    return f"{r['verdict']} (n = {n_counted(r['pairs'], 'paired seeds')})"
 
 
 def _list(items: list[str]) -> str:
