@@ -122,6 +122,14 @@ def _overhead(console: Console, style: Mapping[str, Any], k: int) -> int:
     return console.measure(probe).maximum - k
 
 
+def fits_whole(console: Console, columns: Sequence[Column], rows: Sequence[Sequence[Text]]) -> bool:
+    """Return whether the columns that cannot be left out fit the console with every number
+    and name whole (else rich folds them: `0.250` read as `0.2` over `50`)."""
+    keep = [i for i, col in enumerate(columns) if not col.droppable]
+    least = sum(_needs(columns[i], [row[i] for row in rows])[0] for i in keep)
+    return least + _overhead(console, _STYLES[-1], len(keep)) <= console.width
+
+
 def fitted_table(
     console: Console,
     columns: Sequence[Column],
