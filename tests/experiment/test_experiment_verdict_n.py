@@ -64,5 +64,7 @@ def test_the_dose_table_shows_what_its_verdicts_rest_on(tmp_path: Path) -> None:
     assert "not shown at this width: p, deaths b/a, SKIPs b/a" in said
     assert ("rule: confirmed iff the paired bootstrap 95% CI of delta lies above 0 and the "
             "Holm-adjusted sign-flip p < 0.05 verdicts over n = 20 paired seeds each") in said
+    assert ("Shape, by these numbers (n = 20 paired seeds per delta): not an inverted U of "
+            "decision relevance.") in said
     assert ("| `l1:always-retry` | L1 | 1 | +0.055 [0.009, 0.103] | 0.047 | 0.188 | "
             "not confirmed (n = 20 paired seeds) |") in md

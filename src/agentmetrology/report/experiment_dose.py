@@ -105,7 +105,11 @@ def shape_sentence(dose: dict[str, Any], level: str, fmt: Fmt) -> str:
                           else " (a slack without delta)"))
     verdict = ("undetermined whether an inverted U" if sh["inverted_u"] is None
                else "an inverted U" if sh["inverted_u"] else "not an inverted U")
-    return (f"Shape, by these numbers: {verdict} of decision relevance. {first[0].upper()}"
+    ns = sorted({r["pairs"] for r in rows})
+    n = (f"n = {n_counted(ns[0], 'paired seeds')}" if len(ns) == 1
+         else f"n = {ns[0]} to {ns[-1]} paired seeds")
+    return (f"Shape, by these numbers ({n} per delta): {verdict} of decision relevance. "
+            f"{first[0].upper()}"
             f"{first[1:]}; {where}; {last}. Delta by slack: {'; '.join(falling)}.")
 
 
