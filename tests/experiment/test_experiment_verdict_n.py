@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from agentmetrology.report.experiment_dose import ci_end
 from agentmetrology.report.experiment_report import render_experiment_report
 from support.experiment_runs import run_and_report_text
 
@@ -68,3 +69,31 @@ def test_the_dose_table_shows_what_its_verdicts_rest_on(tmp_path: Path) -> None:
             "decision relevance.") in said
     assert ("| `l1:always-retry` | L1 | 1 | +0.055 [0.009, 0.103] | 0.047 | 0.188 | "
             "not confirmed (n = 20 paired seeds) |") in md
+
+
+def test_a_ci_end_that_rounds_to_zero_keeps_its_sign() -> None:
+    f = _fmt
+    assert [ci_end(f, x) for x in (0.0004123, -0.0004123, 0.00001234, -0.00001234, 0.0,
+                                   0.037, -0.5)] == [
+        "0.0004123", "-0.0004123", "0.0000123", "-0.000", "0.000", "0.037", "-0.500"]
+
+
+def test_confirmed_and_not_confirmed_never_print_the_same_interval(tmp_path: Path) -> None:
+    """A CI of [0.0004, 0.145] (confirmed: above 0) and one of [-0.0004, 0.145] (not
+    confirmed) both printed `[0.000, 0.145]`."""
+    plan = tmp_path / "b2.toml"
+    plan.write_text((EXAMPLES / "experiment_b2.toml").read_text().replace("n = 20", "n = 8")
+                    .replace('"b2-quota-ab"', '"b2-8"'))
+    _, doc, _ = _run(plan, tmp_path)
+    gt = [c for c in doc["cells"] if c["scorer"] == "ground_truth_f1"]
+    gt[0]["delta"]["interval"] = [0.0004123, 0.145]
+    gt[0]["verdict"] = "confirmed"
+    gt[1]["delta"]["interval"] = [-0.0004123, 0.145]
+    gt[1]["verdict"] = "not confirmed"
+    md = render_experiment_report(doc)[0]
+    assert "[0.0004123, 0.145] | " in md and "[-0.0004123, 0.145] | " in md
+    assert "[0.000, 0.145]" not in md
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.3f}"

@@ -6,6 +6,7 @@ states what the section's predicates found (docs/experiments.md, "The slack dose
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -20,12 +21,31 @@ def signed(fmt: Fmt, x: float | None) -> str:
     return "n/a" if x is None else ("+" if x >= 0 else "") + fmt(x)
 
 
+def ci_end(fmt: Fmt, x: float) -> str:
+    """Return an interval end as `fmt` prints it, or, where that prints a nonzero end as 0.000,
+    with the digits that keep its sign: the rule confirms only a CI above 0, and `[0.000, ...]`
+    read the same beside "confirmed" (0.0004) as beside "not confirmed" (-0.0004)."""
+    text = fmt(x)
+    if x == 0 or text.strip("-0.") != "":
+        return text
+    sig = f"{x:.4g}"  # 0.0004123, -0.0004123: plain down to 1e-4
+    if "e" not in sig:
+        return sig
+    # below 1e-4: three significant digits (as a tiny p prints), or the sign at least
+    return f"{x:.{2 - math.floor(math.log10(x))}f}" if x > 0 else "-" + text.lstrip("-")
+
+
+def interval_text(fmt: Fmt, iv: list[float]) -> str:
+    """Return `[lo, hi]`, each end on the side of 0 it lies (`ci_end`)."""
+    return f"[{ci_end(fmt, iv[0])}, {ci_end(fmt, iv[1])}]"
+
+
 def delta_text(fmt: Fmt, r: dict[str, Any]) -> str:
     """Return a dose row's delta with its interval, `(no interval)` where the statistics
     withheld it (fewer than 3 pairs: `interval_note` says why), or the delta alone."""
     iv = r["interval"]
     if iv:
-        return f"{signed(fmt, r['delta'])} [{fmt(iv[0])}, {fmt(iv[1])}]"
+        return f"{signed(fmt, r['delta'])} {interval_text(fmt, iv)}"
     return signed(fmt, r["delta"]) + (" (no interval)" if r.get("interval_note") else "")
 
 

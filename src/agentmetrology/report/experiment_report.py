@@ -6,7 +6,7 @@ from typing import Any
 
 from agentmetrology.records.verdict import n_counted
 from agentmetrology.report.blocks import Doc, code, to_html, to_markdown
-from agentmetrology.report.experiment_dose import dose_section, said_why
+from agentmetrology.report.experiment_dose import dose_section, interval_text, said_why
 from agentmetrology.report.experiment_svg import curve_svg
 from agentmetrology.report.numberguard import NumberGuard
 
@@ -167,10 +167,17 @@ def _power(d: Doc, doc: dict[str, Any]) -> None:
               pw["can_confirm"]]])
 
 
+def _delta(d: Doc, est: dict[str, Any] | None) -> str:
+    """Return delta with its CI, each end on the side of 0 it lies (the rule reads its sign)."""
+    if not est or not est.get("interval"):
+        return d.estimate(est)
+    return f"{d.g.fmt(est['value'])} {interval_text(d.g.fmt, est['interval'])}"
+
+
 def _comparisons(d: Doc, doc: dict[str, Any]) -> None:
     d.h("Paired comparisons")
     rows = [[code(c["target"]), c["level"], code(c["scorer"]), c["outcome"], code(c["arm"]),
-             c["pairs"], d.estimate(c["delta"]), d.estimate(c["cliffs_delta"]),
+             c["pairs"], _delta(d, c["delta"]), d.estimate(c["cliffs_delta"]),
              d.g.p(None if c["sign_flip"] is None else c["sign_flip"]["p_value"]),
              d.g.p(c["p_holm"]), c["family_size"],
              d.g.p(None if c["sign_test"] is None else c["sign_test"]["p_value"]),
