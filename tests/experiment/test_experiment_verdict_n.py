@@ -12,8 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agentmetrology.report.experiment_dose import ci_end
+from agentmetrology.report.experiment_dose import ci_end, p_side
 from agentmetrology.report.experiment_report import render_experiment_report
+from agentmetrology.report.numberguard import p_text
 from support.experiment_runs import run_and_report_text
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
@@ -90,10 +91,18 @@ def test_confirmed_and_not_confirmed_never_print_the_same_interval(tmp_path: Pat
     gt[0]["verdict"] = "confirmed"
     gt[1]["delta"]["interval"] = [-0.0004123, 0.145]
     gt[1]["verdict"] = "not confirmed"
+    gt[0]["p_holm"] = 0.04999996  # 0.050 at 3 decimals, beside "confirmed"
     md = render_experiment_report(doc)[0]
+    assert "| 0.04999996 |" in md
     assert "[0.0004123, 0.145] | " in md and "[-0.0004123, 0.145] | " in md
     assert "[0.000, 0.145]" not in md
 
 
 def _fmt(x: float) -> str:
     return f"{x:.3f}"
+
+
+def test_a_p_below_alpha_never_prints_as_alpha() -> None:
+    """A Holm p of 0.0499 printed `0.050` beside "confirmed" (3 decimals)."""
+    assert [p_side(p_text, p) for p in (0.0499, 0.04999996, 0.05, 0.031, None)] == [
+        "0.0499", "0.04999996", "0.050", "0.031", "n/a"]

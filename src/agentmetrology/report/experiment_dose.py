@@ -10,6 +10,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from agentmetrology.experiment.plan import ALPHA
 from agentmetrology.records.verdict import INSUFFICIENT, n_counted
 from agentmetrology.report.blocks import Doc, code
 
@@ -33,6 +34,18 @@ def ci_end(fmt: Fmt, x: float) -> str:
         return sig
     # below 1e-4: three significant digits (as a tiny p prints), or the sign at least
     return f"{x:.{2 - math.floor(math.log10(x))}f}" if x > 0 else "-" + text.lstrip("-")
+
+
+def p_side(text: Callable[[float], str], p: float | None) -> str:
+    """Return a p-value as `text` prints it, or, where that prints a p below alpha as alpha
+    (0.0499 as 0.050 beside "confirmed"), with the digits that keep it below."""
+    if p is None:
+        return "n/a"
+    said = text(p)
+    if not p < ALPHA <= float(said):
+        return said
+    sig = f"{p:.4g}"  # the report's significant digits (the number guard accepts them)
+    return sig if float(sig) < ALPHA else repr(p)
 
 
 def interval_text(fmt: Fmt, iv: list[float]) -> str:
@@ -145,7 +158,7 @@ def dose_section(d: Doc, doc: dict[str, Any]) -> None:
              "SKIPs (baseline / arm)"],
             [[code(r["target"]), r["level"], r["slack"],
               delta_text(g.fmt, r),
-              g.p(r["sign_flip_p"]), g.p(r["p_holm"]), row_verdict(r),
+              p_side(g.p, r["sign_flip_p"]), p_side(g.p, r["p_holm"]), row_verdict(r),
               f"{g.fmt(r['baseline']['coverage'])} / {g.fmt(r['arm']['coverage'])}",
               f"{g.fmt(r['baseline']['quota_deaths'])} / {g.fmt(r['arm']['quota_deaths'])}",
               f"{g.fmt(r['baseline']['skips'])} / {g.fmt(r['arm']['skips'])}"]

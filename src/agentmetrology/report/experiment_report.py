@@ -6,7 +6,12 @@ from typing import Any
 
 from agentmetrology.records.verdict import n_counted
 from agentmetrology.report.blocks import Doc, code, to_html, to_markdown
-from agentmetrology.report.experiment_dose import dose_section, interval_text, said_why
+from agentmetrology.report.experiment_dose import (
+    dose_section,
+    interval_text,
+    p_side,
+    said_why,
+)
 from agentmetrology.report.experiment_svg import curve_svg
 from agentmetrology.report.numberguard import NumberGuard
 
@@ -178,8 +183,8 @@ def _comparisons(d: Doc, doc: dict[str, Any]) -> None:
     d.h("Paired comparisons")
     rows = [[code(c["target"]), c["level"], code(c["scorer"]), c["outcome"], code(c["arm"]),
              c["pairs"], _delta(d, c["delta"]), d.estimate(c["cliffs_delta"]),
-             d.g.p(None if c["sign_flip"] is None else c["sign_flip"]["p_value"]),
-             d.g.p(c["p_holm"]), c["family_size"],
+             p_side(d.g.p, None if c["sign_flip"] is None else c["sign_flip"]["p_value"]),
+             p_side(d.g.p, c["p_holm"]), c["family_size"],
              d.g.p(None if c["sign_test"] is None else c["sign_test"]["p_value"]),
              _said(c)] for c in doc["cells"]]
     a = doc["cells"][0]["baseline"]

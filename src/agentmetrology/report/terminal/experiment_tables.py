@@ -14,6 +14,7 @@ from agentmetrology.records.verdict import INSUFFICIENT, n_counted
 from agentmetrology.report.experiment_dose import (
     delta_text,
     no_interval_notes,
+    p_side,
     shape_sentence,
 )
 from agentmetrology.report.numberguard import p_text
@@ -78,7 +79,7 @@ def _f(x: Any) -> str:
 
 
 def _p(x: float | None) -> str:
-    return "n/a" if x is None else p_text(x)
+    return p_side(p_text, x)
 
 
 def _verdict(r: dict[str, Any]) -> str:

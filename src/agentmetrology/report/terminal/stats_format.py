@@ -63,11 +63,20 @@ def fmt_estimate_ci(est: Mapping[str, Any]) -> str:
     return fmt_ci(est.get("interval"))
 
 
-def fmt_p(p: float | None) -> str:
-    """Format a p-value to 4 decimals, never as 0.0000: below 1e-4 it prints as '< 1e-4'."""
+def fmt_p(p: float | None, alpha: float = 0.05) -> str:
+    """Format a p-value to 4 decimals, never as 0.0000: below 1e-4 it prints as '< 1e-4'; a
+    p just below alpha gets the decimals that keep it below (0.049975, not 0.0500)."""
     if p is None:
         return "-"
-    return "< 1e-4" if p < P_FLOOR else f"{p:.4f}"
+    if p < P_FLOOR:
+        return "< 1e-4"
+    text = f"{p:.4f}"
+    # 0.0500 beside "rejects at 0.05" reads as a contradiction; 17 digits recover the float
+    for digits in range(5, 18):
+        if not p < alpha <= float(text):
+            break
+        text = f"{p:.{digits}f}"
+    return text
 
 
 @dataclass(frozen=True)
