@@ -200,7 +200,7 @@ def test_judge_confirms_careful_degradation_that_ground_truth_does_not(tmp_path:
     assert verdicts == {"ground_truth_f1": "not confirmed", "shape_judge": "confirmed"}
     first = (tmp_path / "o" / "report.md").read_text().split("## ")[0]
     assert "Confirmed under the designated scorer but not under ground truth: " \
-           "`scripted:careful` at L1." in first
+           "`scripted:careful` at L1 (n = 20 paired seeds)." in first
     # every judge delta of one sign on 20 seeds: exact p 2/2^20, Holm p (of 2) twice that;
     # printed as they are, never as 0.000 beside "confirmed"
     judge = next(c for c in doc["cells"] if c["scorer"] == "shape_judge")

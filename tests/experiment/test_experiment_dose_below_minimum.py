@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from agentmetrology.cli.main import app
 from agentmetrology.experiment.dose import shape
+from agentmetrology.report.experiment_dose import shape_sentence
 
 DOSE = Path(__file__).parents[2] / "examples" / "experiment_b2_dose.toml"
 
@@ -42,16 +43,20 @@ def test_a_dose_plan_below_its_minimum_withholds_its_verdicts(tmp_path: Path) ->
             "cannot confirm below 8") in said
     assert ("2 distinct per-seed coverage vectors among the targets; l1:always-retry = "
             "l1:quota-aware on every seed)") in said
-    assert ("at slack 4 whether anything binds is undetermined (no delta confirmed, and too "
-            "few paired seeds to confirm one)") in said
+    # the sentence names n and the n the rule needs, as the rows beside it do (it said only
+    # "too few paired seeds to confirm one")
+    assert ("at slack 4 whether anything binds is undetermined (no delta confirmed, and n = 4 "
+            "paired seeds where the rule needs 8 to confirm one)") in said
     md = (out / "report.md").read_text()
     assert ("| `l1:always-retry` | L1 | 0 | +0.037 [-0.033, 0.107] | 0.500 | 1.000 | "
             "insufficient evidence (n = 4, needs 8) |") in md
+    assert ("whether anything binds is undetermined (no delta confirmed, and n = 4 paired "
+            "seeds where the rule needs 8 to confirm one)") in " ".join(md.split())
 
 
 def _row(k: int, verdict: str, sufficient: bool) -> dict[str, Any]:
     return {"target": "t", "level": "L1", "slack": k, "delta": 0.1 / (k + 1),
-            "verdict": verdict, "sufficient": sufficient}
+            "verdict": verdict, "sufficient": sufficient, "pairs": 4, "minimum": 8}
 
 
 def test_binding_below_the_minimum_is_undetermined() -> None:
@@ -71,3 +76,14 @@ def test_binding_below_the_minimum_is_undetermined() -> None:
     mixed = [_row(0, "confirmed", True), _row(1, "not confirmed", False),
              _row(4, "not confirmed", True)]
     assert shape(mixed, inv)["inverted_u"] is None
+
+
+def test_the_undetermined_sentence_names_each_targets_n() -> None:
+    rows = [_row(0, "not confirmed", True), {**_row(4, "not confirmed", False), "pairs": 2},
+            {**_row(4, "not confirmed", False), "target": "u", "pairs": 3, "minimum": 6}]
+    inv = [{"level": "L1", "slack": k, "forced": True, "baseline": None, "arm": None}
+           for k in (0, 4)]
+    dose = {"rows": rows, "invariance": inv, "shape": {"L1": shape(rows, inv)}}
+    said = shape_sentence(dose, "L1", lambda x: f"{x:.3f}")
+    assert ("whether anything binds is undetermined (no delta confirmed, and too few paired "
+            "seeds to confirm one: `t` n = 2, needs 8; `u` n = 3, needs 6)") in said

@@ -29,8 +29,9 @@ def test_a_one_target_dose_plan_reports_forcing_as_not_checked(tmp_path: Path) -
     assert shape["inverted_u"] is None and shape["binding_and_free_between"] == []
     assert [x["forced"] for x in doc["dose"]["invariance"]] == [None, None]
     md = (tmp_path / "o" / "report.md").read_text()
-    assert ("Shape, by these numbers: undetermined whether an inverted U of decision "
-            "relevance. At slack 0 whether every choice is forced is not checked (decision "
-            "invariance compares the targets' per-seed coverage, and this plan has one "
-            "target); ") in md
+    # the shape names the n its deltas rest on (it named none)
+    assert ("Shape, by these numbers (n = 2 paired seeds per delta): undetermined whether an "
+            "inverted U of decision relevance. At slack 0 whether every choice is forced is "
+            "not checked (decision invariance compares the targets' per-seed coverage, and "
+            "this plan has one target); ") in md
     assert "| L1 | 0 | n/a | n/a | not checked |" in md

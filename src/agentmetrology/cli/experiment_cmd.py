@@ -26,7 +26,12 @@ from agentmetrology.report.terminal.campaign_text import (
     say,
     unmeasured_notice,
 )
-from agentmetrology.report.terminal.experiment_tables import print_arms, print_dose, print_power
+from agentmetrology.report.terminal.experiment_tables import (
+    print_arms,
+    print_dose,
+    print_power,
+    verdict_counts,
+)
 from agentmetrology.run.campaign import CampaignConfigError
 from agentmetrology.run.campaign.backends import BACKENDS
 from agentmetrology.store.enclosing import refuse_inside_store
@@ -120,9 +125,7 @@ def report(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML).")
         write_experiment(out, doc, evidence)
     print_banner(evidence)
     if "dose" in doc:
-        print_dose(make_console(), doc["dose"])
-    # each verdict is said with the pairs it rests on (or as insufficient evidence)
-    verdicts = sorted({(c.get("rule") or {}).get("text", c["verdict"]) for c in doc["cells"]})
+        print_dose(make_console(), doc["dose"], doc["decision_rule"])
     make_console().print(f"wrote {out}/experiment.json, report.md, report.html ("
-                         f"{len(doc['cells'])} verdicts: {', '.join(verdicts)}; "
+                         f"{verdict_counts(doc['cells'])}; "
                          f"{len(doc['deviations'])} deviations)", markup=False, emoji=False)

@@ -6,10 +6,12 @@ states what the section's predicates found (docs/experiments.md, "The slack dose
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
-from agentmetrology.records.verdict import INSUFFICIENT
+from agentmetrology.experiment.plan import ALPHA
+from agentmetrology.records.verdict import INSUFFICIENT, n_counted
 from agentmetrology.report.blocks import Doc, code
 
 Fmt = Callable[[Any], str]
@@ -20,12 +22,43 @@ def signed(fmt: Fmt, x: float | None) -> str:
     return "n/a" if x is None else ("+" if x >= 0 else "") + fmt(x)
 
 
+def ci_end(fmt: Fmt, x: float) -> str:
+    """Return an interval end as `fmt` prints it, or, where that prints a nonzero end as 0.000,
+    with the digits that keep its sign: the rule confirms only a CI above 0, and `[0.000, ...]`
+    read the same beside "confirmed" (0.0004) as beside "not confirmed" (-0.0004)."""
+    text = fmt(x)
+    if x == 0 or text.strip("-0.") != "":
+        return text
+    sig = f"{x:.4g}"  # 0.0004123, -0.0004123: plain down to 1e-4
+    if "e" not in sig:
+        return sig
+    # below 1e-4: three significant digits (as a tiny p prints), or the sign at least
+    return f"{x:.{2 - math.floor(math.log10(x))}f}" if x > 0 else "-" + text.lstrip("-")
+
+
+def p_side(text: Callable[[float], str], p: float | None) -> str:
+    """Return a p-value as `text` prints it, or, where that prints a p below alpha as alpha
+    (0.0499 as 0.050 beside "confirmed"), with the digits that keep it below."""
+    if p is None:
+        return "n/a"
+    said = text(p)
+    if not p < ALPHA <= float(said):
+        return said
+    sig = f"{p:.4g}"  # the report's significant digits (the number guard accepts them)
+    return sig if float(sig) < ALPHA else repr(p)
+
+
+def interval_text(fmt: Fmt, iv: list[float]) -> str:
+    """Return `[lo, hi]`, each end on the side of 0 it lies (`ci_end`)."""
+    return f"[{ci_end(fmt, iv[0])}, {ci_end(fmt, iv[1])}]"
+
+
 def delta_text(fmt: Fmt, r: dict[str, Any]) -> str:
     """Return a dose row's delta with its interval, `(no interval)` where the statistics
     withheld it (fewer than 3 pairs: `interval_note` says why), or the delta alone."""
     iv = r["interval"]
     if iv:
-        return f"{signed(fmt, r['delta'])} [{fmt(iv[0])}, {fmt(iv[1])}]"
+        return f"{signed(fmt, r['delta'])} {interval_text(fmt, iv)}"
     return signed(fmt, r["delta"]) + (" (no interval)" if r.get("interval_note") else "")
 
 
@@ -41,15 +74,28 @@ def said_why(rows: list[dict[str, Any] | None]) -> str:
 
 
 def row_verdict(r: dict[str, Any]) -> str:
-    """Return a dose row's verdict as printed: withheld below the pairs its rule needs to
-    confirm at all, where "not confirmed" would say nothing."""
+    """Return a dose row's verdict as printed, with the pairs it rests on: withheld below the
+    pairs its rule needs to confirm at all, where "not confirmed" would say nothing."""
     if r.get("sufficient") is False:
         return f"{INSUFFICIENT} (n = {r['pairs']}, needs {r['minimum']})"
-    return str(r["verdict"])
+    return f"{r['verdict']} (n = {n_counted(r['pairs'], 'paired seeds')})"
 
 
 def _list(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _too_few(rows: list[dict[str, Any]]) -> str:
+    """Return the pairs the rows below the rule's minimum have and need, as the rows say them
+    (`n = 4 paired seeds where the rule needs 8 to confirm one`, or per target)."""
+    few = [r for r in rows if r.get("sufficient") is False]
+    counts = {(r["pairs"], r["minimum"]) for r in few}
+    if len(counts) == 1:
+        n, need = counts.pop()
+        return f"n = {n} paired seeds where the rule needs {need} to confirm one"
+    return ("too few paired seeds to confirm one: "
+            + "; ".join(f"{code(r['target'])} n = {r['pairs']}, needs {r['minimum']}"
+                        for r in few))
 
 
 def shape_sentence(dose: dict[str, Any], level: str, fmt: Fmt) -> str:
@@ -82,7 +128,7 @@ def shape_sentence(dose: dict[str, Any], level: str, fmt: Fmt) -> str:
             else f"at slack {hi} nothing binds (no delta confirmed)"
             if sh["binds_at_highest"] is False
             else f"at slack {hi} whether anything binds is undetermined (no delta confirmed, "
-                 "and too few paired seeds to confirm one)")
+                 f"and {_too_few([r for r in rows if r['slack'] == hi])})")
     falling = []
     for target, down in sh["delta_non_increasing"].items():
         ds = [signed(fmt, r["delta"]) for r in sorted(rows, key=lambda r: r["slack"])
@@ -92,7 +138,11 @@ def shape_sentence(dose: dict[str, Any], level: str, fmt: Fmt) -> str:
                           else " (a slack without delta)"))
     verdict = ("undetermined whether an inverted U" if sh["inverted_u"] is None
                else "an inverted U" if sh["inverted_u"] else "not an inverted U")
-    return (f"Shape, by these numbers: {verdict} of decision relevance. {first[0].upper()}"
+    ns = sorted({r["pairs"] for r in rows})
+    n = (f"n = {n_counted(ns[0], 'paired seeds')}" if len(ns) == 1
+         else f"n = {ns[0]} to {ns[-1]} paired seeds")
+    return (f"Shape, by these numbers ({n} per delta): {verdict} of decision relevance. "
+            f"{first[0].upper()}"
             f"{first[1:]}; {where}; {last}. Delta by slack: {'; '.join(falling)}.")
 
 
@@ -108,7 +158,7 @@ def dose_section(d: Doc, doc: dict[str, Any]) -> None:
              "SKIPs (baseline / arm)"],
             [[code(r["target"]), r["level"], r["slack"],
               delta_text(g.fmt, r),
-              g.p(r["sign_flip_p"]), g.p(r["p_holm"]), row_verdict(r),
+              p_side(g.p, r["sign_flip_p"]), p_side(g.p, r["p_holm"]), row_verdict(r),
               f"{g.fmt(r['baseline']['coverage'])} / {g.fmt(r['arm']['coverage'])}",
               f"{g.fmt(r['baseline']['quota_deaths'])} / {g.fmt(r['arm']['quota_deaths'])}",
               f"{g.fmt(r['baseline']['skips'])} / {g.fmt(r['arm']['skips'])}"]

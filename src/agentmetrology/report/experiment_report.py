@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentmetrology.records.verdict import n_counted
 from agentmetrology.report.blocks import Doc, code, to_html, to_markdown
-from agentmetrology.report.experiment_dose import dose_section, said_why
+from agentmetrology.report.experiment_dose import (
+    dose_section,
+    interval_text,
+    p_side,
+    said_why,
+)
 from agentmetrology.report.experiment_svg import curve_svg
 from agentmetrology.report.numberguard import NumberGuard
 
@@ -66,7 +72,8 @@ def _first_screen(d: Doc, doc: dict[str, Any]) -> None:
     truth = {(c["target"], c["level"], c["arm"]): c["verdict"] for c in doc["cells"]
              if c["scorer"] == "ground_truth_f1"}
     split = list(dict.fromkeys(
-        f"{code(c['target'])} at {c['level']}" for c in doc["cells"]
+        f"{code(c['target'])} at {c['level']} (n = {n_counted(c['pairs'], 'paired seeds')})"
+        for c in doc["cells"]
         if c["scorer"] == scorer and c["verdict"] == "confirmed"
         and truth.get((c["target"], c["level"], c["arm"])) != "confirmed"))
     if split:
@@ -90,9 +97,11 @@ def _invariance(d: Doc, doc: dict[str, Any]) -> None:
                          ("calibration rule", doc["calibration"]["invariance"])):
         same = [x for x in items if x["invariant"]]
         if same:
+            # invariant means complete: every planned seed of every target has a value
             d.note(f"Decision-invariant design: every {group} gives the same per-seed ground "
                    "truth at " + "; ".join(f"{code(x['arm'])} ({x['level']})" for x in same)
-                   + f". There the design cannot tell the {group}s' decisions apart, whatever "
+                   + f", on each of the n = {n_counted(doc['plan']['n'], 'seeds')} planned. "
+                   f"There the design cannot tell the {group}s' decisions apart, whatever "
                    "they decide.")
 
 
@@ -163,12 +172,19 @@ def _power(d: Doc, doc: dict[str, Any]) -> None:
               pw["can_confirm"]]])
 
 
+def _delta(d: Doc, est: dict[str, Any] | None) -> str:
+    """Return delta with its CI, each end on the side of 0 it lies (the rule reads its sign)."""
+    if not est or not est.get("interval"):
+        return d.estimate(est)
+    return f"{d.g.fmt(est['value'])} {interval_text(d.g.fmt, est['interval'])}"
+
+
 def _comparisons(d: Doc, doc: dict[str, Any]) -> None:
     d.h("Paired comparisons")
     rows = [[code(c["target"]), c["level"], code(c["scorer"]), c["outcome"], code(c["arm"]),
-             c["pairs"], d.estimate(c["delta"]), d.estimate(c["cliffs_delta"]),
-             d.g.p(None if c["sign_flip"] is None else c["sign_flip"]["p_value"]),
-             d.g.p(c["p_holm"]), c["family_size"],
+             c["pairs"], _delta(d, c["delta"]), d.estimate(c["cliffs_delta"]),
+             p_side(d.g.p, None if c["sign_flip"] is None else c["sign_flip"]["p_value"]),
+             p_side(d.g.p, c["p_holm"]), c["family_size"],
              d.g.p(None if c["sign_test"] is None else c["sign_test"]["p_value"]),
              _said(c)] for c in doc["cells"]]
     a = doc["cells"][0]["baseline"]
@@ -207,6 +223,19 @@ def _band_text(d: Doc, band: dict[str, Any] | None) -> str:
     return "no interval" if not iv else f"[{d.g.fmt(iv[0])}, {d.g.fmt(iv[1])}]"
 
 
+def _curve_n(cv: dict[str, Any]) -> str:
+    """Return the seeds the monotone reading rests on (` (n = 3 seeds at every dose)`), naming
+    the doses without a mean, which the reading leaves out."""
+    ns = [pt["n"] for pt in cv["points"]]
+    if not any(ns):
+        return ""
+    each = (f"n = {n_counted(ns[0], 'seeds')} at every dose" if len(set(ns)) == 1
+            else "n = " + ", ".join(str(n) for n in ns) + " seeds by dose")
+    empty = [str(pt["dose"]) for pt in cv["points"] if not pt["n"]]
+    return f" ({each}" + (f"; dose {', '.join(empty)} without values left out" if empty
+                          else "") + ")"
+
+
 def _curves(d: Doc, doc: dict[str, Any]) -> None:
     d.h("Degradation curves")
     for c in doc["cells"]:
@@ -223,7 +252,7 @@ def _curves(d: Doc, doc: dict[str, Any]) -> None:
                   ", ".join(d.g.fmt(q["value"]) for q in pt["points"])] for pt in cv["points"]],
                 said_why([pt["band"] for pt in bare]).strip())
         d.p("Means monotone non-increasing in dose: "
-            + ("n/a" if mono is None else "yes" if mono else "no") + ".")
+            + ("n/a" if mono is None else "yes" if mono else "no") + _curve_n(cv) + ".")
 
 
 def _deviations(d: Doc, doc: dict[str, Any]) -> None:

@@ -4,6 +4,7 @@ slack dose response. The documents are built by `experiment`.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from rich import box
@@ -13,11 +14,20 @@ from agentmetrology.records.verdict import INSUFFICIENT, n_counted
 from agentmetrology.report.experiment_dose import (
     delta_text,
     no_interval_notes,
-    row_verdict,
+    p_side,
     shape_sentence,
 )
 from agentmetrology.report.numberguard import p_text
 from agentmetrology.report.terminal.table_fit import Col, fit_table
+
+
+def verdict_counts(cells: list[dict[str, Any]]) -> str:
+    """Return the verdicts counted, each said with the pairs it rests on (`6 verdicts: 2
+    confirmed (n = 20 paired seeds), 4 not confirmed (n = 20 paired seeds)`); the distinct
+    verdicts alone did not say how many comparisons each one was."""
+    said = Counter(str((c.get("rule") or {}).get("text", c["verdict"])) for c in cells)
+    return (f"{len(cells)} verdicts: "
+            + ", ".join(f"{k} {v}" for v, k in sorted(said.items())))
 
 
 def print_power(console: Console, pw: dict[str, Any]) -> None:
@@ -55,10 +65,12 @@ def print_arms(console: Console, rows: list[dict[str, Any]]) -> None:
                           markup=False, emoji=False)
 
 
-# Target and slack name a row (never cut); delta and its verdict are the measure; deaths and
-# SKIPs tell the rules apart where delta cannot, so they outlast the p-values.
+# Target and slack name a row (never cut); delta and its verdict are the measure; the Holm p
+# is what the verdict rests on beside the CI (without it, `+0.055 [0.009, 0.103] not
+# confirmed` read as a contradiction at 80 columns), so it outlasts the rest; deaths and SKIPs
+# tell the rules apart where delta cannot, so they outlast the unadjusted p.
 DOSE_COLS = [Col("target", 10), Col("slack", 10, True), Col("delta [95% CI]", 9),
-             Col("p", 3, True), Col("Holm p", 5, True), Col("verdict", 8),
+             Col("p", 3, True), Col("Holm p", 7, True), Col("verdict", 8),
              Col("deaths b/a", 6, True), Col("SKIPs b/a", 6, True)]
 
 
@@ -67,13 +79,13 @@ def _f(x: Any) -> str:
 
 
 def _p(x: float | None) -> str:
-    return "n/a" if x is None else p_text(x)
+    return p_side(p_text, x)
 
 
 def _verdict(r: dict[str, Any]) -> str:
     """Return a dose row's verdict, withheld below the pairs its rule needs to confirm at all
-    (a line under the table gives n and the minimum: the cell stays narrow at 80 columns)."""
-    return INSUFFICIENT if r.get("sufficient") is False else row_verdict(r)
+    (a line under the table gives n, and the minimum: the cell stays narrow at 80 columns)."""
+    return INSUFFICIENT if r.get("sufficient") is False else str(r["verdict"])
 
 
 def withheld_notes(rows: list[dict[str, Any]]) -> list[str]:
@@ -85,8 +97,20 @@ def withheld_notes(rows: list[dict[str, Any]]) -> list[str]:
             "'not confirmed' would say nothing" for n, m, k in below]
 
 
-def print_dose(console: Console, dose: dict[str, Any]) -> None:
-    """Print the slack dose response: delta per target and slack, then its shape per level."""
+def judged_notes(rows: list[dict[str, Any]]) -> list[str]:
+    """Return one line per distinct n of the rows whose verdict stands: the narrow verdict
+    cell does not say the pairs it rests on."""
+    ns = dict.fromkeys(r["pairs"] for r in rows if r.get("sufficient") is not False)
+    return [f"verdicts over n = {n_counted(n, 'paired seeds')}"
+            + (" each" if len(ns) == 1 else ": " + ", ".join(
+                f"{r['target']} at slack {r['slack']}" for r in rows
+                if r.get("sufficient") is not False and r["pairs"] == n))
+            for n in ns]
+
+
+def print_dose(console: Console, dose: dict[str, Any], rule: str = "") -> None:
+    """Print the slack dose response: delta per target and slack, the frozen rule's first
+    clause (why a CI below 0 with Holm p < 0.05 is not confirmed), then its shape per level."""
     cells = [[r["target"], str(r["slack"]),
               delta_text(_f, r),
               _p(r["sign_flip_p"]), _p(r["p_holm"]), _verdict(r),
@@ -96,7 +120,10 @@ def print_dose(console: Console, dose: dict[str, Any]) -> None:
     table = fit_table(console, title, DOSE_COLS, cells, full="report.md", markup=False)
     table.box = box.SIMPLE
     console.print(table)
-    for note in withheld_notes(dose["rows"]) + no_interval_notes(dose["rows"]):
+    if rule:
+        console.print(f"rule: {rule.split(';')[0]}", markup=False, emoji=False)
+    for note in (judged_notes(dose["rows"]) + withheld_notes(dose["rows"])
+                 + no_interval_notes(dose["rows"])):
         console.print(note, markup=False, emoji=False)
     for level in dose["shape"]:
         console.print(shape_sentence(dose, level, _f).replace("`", ""), markup=False,

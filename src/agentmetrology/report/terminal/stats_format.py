@@ -63,11 +63,20 @@ def fmt_estimate_ci(est: Mapping[str, Any]) -> str:
     return fmt_ci(est.get("interval"))
 
 
-def fmt_p(p: float | None) -> str:
-    """Format a p-value to 4 decimals, never as 0.0000: below 1e-4 it prints as '< 1e-4'."""
+def fmt_p(p: float | None, alpha: float = 0.05) -> str:
+    """Format a p-value to 4 decimals, never as 0.0000: below 1e-4 it prints as '< 1e-4'; a
+    p just below alpha gets the decimals that keep it below (0.049975, not 0.0500)."""
     if p is None:
         return "-"
-    return "< 1e-4" if p < P_FLOOR else f"{p:.4f}"
+    if p < P_FLOOR:
+        return "< 1e-4"
+    text = f"{p:.4f}"
+    # 0.0500 beside "rejects at 0.05" reads as a contradiction; 17 digits recover the float
+    for digits in range(5, 18):
+        if not p < alpha <= float(text):
+            break
+        text = f"{p:.{digits}f}"
+    return text
 
 
 @dataclass(frozen=True)
@@ -120,6 +129,14 @@ def _overhead(console: Console, style: Mapping[str, Any], k: int) -> int:
     for _ in range(k):
         probe.add_column(width=1)
     return console.measure(probe).maximum - k
+
+
+def fits_whole(console: Console, columns: Sequence[Column], rows: Sequence[Sequence[Text]]) -> bool:
+    """Return whether the columns that cannot be left out fit the console with every number
+    and name whole (else rich folds them: `0.250` read as `0.2` over `50`)."""
+    keep = [i for i, col in enumerate(columns) if not col.droppable]
+    least = sum(_needs(columns[i], [row[i] for row in rows])[0] for i in keep)
+    return least + _overhead(console, _STYLES[-1], len(keep)) <= console.width
 
 
 def fitted_table(

@@ -16,6 +16,7 @@ from agentmetrology.report.terminal.glossary import glossary_line
 from agentmetrology.report.terminal.stats_format import (
     Column,
     exclusion_lines,
+    fits_whole,
     fitted_table,
     fmt,
     fmt_estimate_ci,
@@ -29,10 +30,10 @@ def _group_name(group: Mapping[str, str]) -> str:
     return ", ".join(f"{k}={v}" for k, v in group.items())
 
 
-def _summary_table(doc: Mapping[str, Any], console: Console) -> tuple[Table, list[str]]:
-    """Return the summarize table fitted to the console, and the columns left out."""
+def _columns(doc: Mapping[str, Any]) -> list[Column]:
+    """Return the summarize table's columns, highest priority kept longest."""
     params, names = doc["parameters"], doc["group_by"]
-    columns = [
+    return [
         Column("rank mean", priority=8, droppable=True),
         Column("rank worst", priority=12),
         *(Column(name, kind="name", justify="left", priority=11) for name in names),
@@ -44,6 +45,11 @@ def _summary_table(doc: Mapping[str, Any], console: Console) -> tuple[Table, lis
         Column(f"Rel@{params['tau']:g}", priority=5, droppable=True),
         Column("gap", priority=4, droppable=True),
     ]
+
+
+def _rows(doc: Mapping[str, Any]) -> list[list[Text]]:
+    """Return one row of cells per group, in the columns' order."""
+    names = doc["group_by"]
     rows = []
     for g in doc["groups"]:
         moved = g["rank_mean"] != g["rank_worst"]
@@ -61,24 +67,58 @@ def _summary_table(doc: Mapping[str, Any], console: Console) -> tuple[Table, lis
                 Text(fmt(g["gap"]["value"])),
             ]
         )
-    conf = f"{params['confidence'] * 100:g}%"
+    return rows
+
+
+def _caption(doc: Mapping[str, Any]) -> str:
+    """Return what the intervals are: confidence, resamples and seed."""
+    params = doc["parameters"]
+    return (f"{params['confidence'] * 100:g}% percentile bootstrap, {params['resamples']} "
+            f"resamples, analysis seed {params['analysis_seed']}")
+
+
+def _summary_table(doc: Mapping[str, Any], console: Console) -> tuple[Table, list[str]]:
+    """Return the summarize table fitted to the console, and the columns left out."""
+    names = doc["group_by"]
     return fitted_table(
         console,
-        columns,
-        rows,
+        _columns(doc),
+        _rows(doc),
         title=Text(f"{doc['value']} by {', '.join(names)} (sorted by mean)"),
-        caption=Text(
-            f"{conf} percentile bootstrap, {params['resamples']} resamples, "
-            f"analysis seed {params['analysis_seed']}"
-        ),
+        caption=Text(_caption(doc)),
     )
 
 
+def _group_lines(doc: Mapping[str, Any], console: Console) -> list[str]:
+    """Return each group as one line of `header value` pairs: the layout when the table could
+    not keep its names and numbers whole at this width (rich folded `0.250` into `0.2` over
+    `50`, and cut names mid-word)."""
+    columns, rows = _columns(doc), _rows(doc)
+    names = set(doc["group_by"])
+    lines = [f"{doc['value']} by {', '.join(doc['group_by'])} (sorted by mean): the table does "
+             f"not fit width {console.width} with its names and numbers whole, so one line per "
+             f"group; {_caption(doc)}"]
+    for row in rows:
+        key = ", ".join(f"{c.header}={t.plain}" for c, t in zip(columns, row, strict=True)
+                        if c.header in names)
+        lines.append(f"{key}: " + ", ".join(f"{c.header} {t.plain}" for c, t in
+                                             zip(columns, row, strict=True)
+                                             if c.header not in names))
+    return lines
+
+
 def print_summary(doc: Mapping[str, Any], console: Console) -> None:
-    """Render the summarize document: the table, then every exclusion per group and reason."""
-    table, dropped = _summary_table(doc, console)
-    console.print(table)
-    print_lines(console, [glossary_line(h for h in (str(c.header) for c in table.columns)
+    """Render the summarize document: the table (or one line per group where the table cannot
+    keep its names and numbers whole), then every exclusion per group and reason."""
+    dropped: list[str] = []
+    if fits_whole(console, _columns(doc), _rows(doc)):
+        table, dropped = _summary_table(doc, console)
+        console.print(table)
+        shown = [str(c.header) for c in table.columns]
+    else:
+        print_lines(console, _group_lines(doc, console))
+        shown = [c.header for c in _columns(doc)]
+    print_lines(console, [glossary_line(h for h in shown
                                         if h.startswith(("CVaR", "Rel", "gap")))])
     rows = doc["rows"]
     lines = [f"Rel@tau: {doc['scale']['text']}",
