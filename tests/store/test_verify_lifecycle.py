@@ -18,6 +18,7 @@ import pytest
 
 import store.verify_fixtures as vf
 from agentmetrology.store import DuplicateEpisodeError, EvidenceStore
+from agentmetrology.store.blobs import BlobStore
 from agentmetrology.store.head_log import HEAD_LOG_FILE, HEAD_LOG_META
 from agentmetrology.store.verify import store_head, verify_store
 from agentmetrology.store.verify_lifecycle import found_as
@@ -263,3 +264,54 @@ def test_a_migration_seals_as_found_up_to_its_last_entry(root: Path, tmp_path: P
     finally:
         conn.close()
     assert found_as(sqlite3.connect(root / "ledger.sqlite"), 0) == 0  # sealed since created
+
+
+HISTORY_CHANGED = ("a superseded episode of administration 1 that is not the episode its removal "
+                   "removed (its columns do not hash to that episode's sealed digest): an "
+                   "episode that was no measurement failure moved to history outside "
+                   "--retry-measurement-failures")
+_EPISODE_COLUMNS = _HISTORY_COLUMNS.removesuffix(", superseded_by_run, superseded_at")
+
+
+def _relabelled(root: Path, adm: int) -> str:
+    """Store a copy of an episode's blob relabelled as an infrastructure error; its digest."""
+    blobs = BlobStore(root)
+    digest = str(vf.query(root, "SELECT episode_digest FROM episodes WHERE administration=?",
+                          adm)[0][0])
+    doc = json.loads(blobs.get(digest))
+    doc["termination"] = {**doc["termination"], "kind": "infra_error"}
+    return blobs.put(json.dumps(doc, sort_keys=True).encode())
+
+
+def test_an_episode_that_was_no_failure_moved_to_history(root: Path) -> None:
+    # A forger "retries" an agent's recorded failure: its episode and assessments moved to
+    # history as `--retry-measurement-failures` moves them (the same rows, removals and seal
+    # order, one appended head-log line), the history row relabelled as an infrastructure
+    # error and pointed at a relabelled copy of its blob (so it agrees with its blob). Before,
+    # every check qualified it, against a head pinned before too: a failure left the scores.
+    verified = verify_store(root)
+    assert verified.qualified and verified.resume is not None
+    pinned = store_head(root)
+    blob = _relabelled(root, 1)
+    ids = [int(str(r[0])) for r in vf.query(
+        root, "SELECT id FROM assessments WHERE administration=1 ORDER BY id")]
+    cols = _EPISODE_COLUMNS.replace("episode_digest", "?").replace("termination,", "?,", 1)
+    cols = cols.replace("measurement_failure", "1")
+    vf.forge(root, [*(("assessments", i) for i in ids), ("episodes", 1),
+                    ("superseded_episodes", 2), ("superseded_assessments", 3),
+                    ("superseded_assessments", 4)],
+             (f"INSERT INTO superseded_episodes (id, attempt, {_HISTORY_COLUMNS}) SELECT 2, "
+              f"attempt, {cols}, NULL, 'x' FROM episodes WHERE administration=1",
+              (blob, "infra_error")),
+             ("INSERT INTO superseded_assessments (superseded, administration, scorer, "
+              "scorer_version, status, score, evidence_digest, assessment, assessment_digest) "
+              "SELECT 2, administration, scorer, scorer_version, status, score, "
+              "evidence_digest, assessment, assessment_digest FROM assessments "
+              "WHERE administration=1 ORDER BY id", ()),
+             ("DELETE FROM assessments WHERE administration=1", ()),
+             ("DELETE FROM episodes WHERE administration=1", ()))
+    want = [("history_changed", "invalid_binding", "superseded_episodes id=2", HISTORY_CHANGED)]
+    for mode in ("full", "hash-only", "ledger"):
+        assert texts(verify_store(root, mode=mode)) == want, mode
+    assert texts(verify_store(root, since=verified.resume)) == want
+    assert texts(verify_store(root, expect=pinned)) == want  # only grew since: still caught

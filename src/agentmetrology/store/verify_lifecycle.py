@@ -19,6 +19,10 @@ the order of a row's entries is evidence too:
   its episode's removal, as `supersede` writes them (`history_added` otherwise: a superseded
   failure added to an administration's record). The rows a migration sealed as found (`agm
   evidence seal`) follow no removal: they are the chain's first entries (`found_as`).
+- a history row moved there by a removal is the episode removed: its episode columns hash to
+  the digest the chain sealed for that episode before its removal (`history_changed`
+  otherwise: an agent's recorded failure, no measurement failure, moved to history as one, its
+  history row relabelled and pointed at a relabelled copy of its blob, left the scores).
 
 The full check walks every entry in chain order (`Lifecycle.step`, one table at a time, as it
 reads each table's sealed digests); an incremental one reads the whole history of each row the
@@ -30,7 +34,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Iterator
 
-from agentmetrology.store.chain import MIGRATED_META, TABLES, head
+from agentmetrology.store.chain import MIGRATED_META, TABLES, columns, content_digest, head
 from agentmetrology.store.head_log import HEAD_LOG_META
 from agentmetrology.store.verify_scope import refs_param
 
@@ -111,7 +115,7 @@ class Lifecycle:
                         f"assessments, but {want} superseded assessment(s) were moved to the "
                         "history with them: an assessment was removed outside "
                         "--retry-measurement-failures"))
-        return out + _unaccounted_history(c, after, start)
+        return out + _unaccounted_history(c, after, start) + _changed_history(c, after)
 
 
 def _where(table: str, ref: str) -> str:
@@ -166,6 +170,32 @@ def _unaccounted_history(c: sqlite3.Connection, after: int, start: int) -> list[
                         f"a superseded episode of administration {adm} that no removal of its "
                         "episode moved there (its chain entry follows none): added to the "
                         "history outside --retry-measurement-failures"))
+    return out
+
+
+def _changed_history(c: sqlite3.Connection, after: int) -> list[Finding]:
+    """Return a `history_changed` finding for each history row of an episode first sealed
+    after `after`, right after its episode's removal, whose episode columns do not hash to the
+    digest the chain sealed for that episode before the removal."""
+    cols = columns(c, "episodes")
+    out: list[Finding] = []
+    # `cols` are the schema's own column names (PRAGMA table_info), never user input
+    for row in c.execute(
+            f"SELECT e.id, {', '.join('e.' + k for k in cols)}, (SELECT b.row_digest FROM chain "
+            "b WHERE b.tbl = 'episodes' AND b.ref = p.ref AND b.seq < p.seq ORDER BY b.seq DESC "
+            "LIMIT 1) FROM chain h JOIN superseded_episodes e ON e.id = CAST(h.ref AS INTEGER) "
+            "JOIN chain p ON p.seq = h.seq - 1 AND p.tbl = 'episodes' AND p.row_digest IS NULL "
+            "AND p.ref = CAST(e.administration AS TEXT) WHERE h.tbl = 'superseded_episodes' "
+            "AND h.seq > ? AND h.seq = (SELECT MIN(f.seq) FROM chain f WHERE f.tbl = h.tbl "
+            "AND f.ref = h.ref) ORDER BY h.seq", (after,)):
+        sid, values, sealed = row[0], dict(zip(cols, row[1:-1], strict=True)), row[-1]
+        adm = values["administration"]
+        if sealed is not None and content_digest("episodes", str(adm), values) != sealed:
+            out.append(("history_changed", f"superseded_episodes id={sid}",
+                        f"a superseded episode of administration {adm} that is not the "
+                        "episode its removal removed (its columns do not hash to that "
+                        "episode's sealed digest): an episode that was no measurement failure "
+                        "moved to history outside --retry-measurement-failures"))
     return out
 
 
