@@ -72,6 +72,10 @@ def test_the_issue_relabel_is_caught_everywhere(store: Path, tmp_path: Path) -> 
     code, out, err = agm("archive", "regrade", str(store), "--out", str(tmp_path / "r"))
     assert code == 0 and "UNQUALIFIED EVIDENCE" in err
     assert (tmp_path / "r" / "report.md").read_text().startswith("> **UNQUALIFIED EVIDENCE")
+    # `agm export` wrote every relabelled row with nothing on stderr but its count
+    code, out, err = agm("export", str(store))
+    assert code == 0 and '"termination": "infra_error"' in out
+    assert "UNQUALIFIED EVIDENCE (invalid_binding)" in err
 
 
 def test_verify_and_hash_only_on_a_resealed_edit(store: Path) -> None:
