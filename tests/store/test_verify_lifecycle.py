@@ -315,3 +315,52 @@ def test_an_episode_that_was_no_failure_moved_to_history(root: Path) -> None:
         assert texts(verify_store(root, mode=mode)) == want, mode
     assert texts(verify_store(root, since=verified.resume)) == want
     assert texts(verify_store(root, expect=pinned)) == want  # only grew since: still caught
+
+
+def test_a_measurement_failure_moved_to_history_with_other_assessments(root: Path) -> None:
+    # A genuine measurement failure retried as `--retry-measurement-failures` retries it, but
+    # its history assessments written otherwise than the assessments removed (a status and
+    # score changed in the column and the sealed text, its digest recomputed). Before, every
+    # check qualified it: the history no longer told what the failure had been assessed.
+    with vf.stores.open_store(root) as st:
+        run = st.begin_run("c1", "inline")
+        a = st.ledger.administration(vf.key(2))
+        assert a is not None
+        st.record_episode(st.start_attempt(a, run, "inline"),
+                          *vf.episode(vf.key(2), "infra_error", (0.1,)))
+        st.end_run(run, "completed")
+    adm = a.id
+    verified = verify_store(root)
+    assert verified.qualified and verified.resume is not None
+    ids = [int(str(r[0])) for r in vf.query(
+        root, "SELECT id FROM assessments WHERE administration=? ORDER BY id", adm)]
+    sid = int(str(vf.query(root, "SELECT MAX(id) FROM superseded_episodes")[0][0])) + 1
+    first = int(str(vf.query(root, "SELECT MAX(id) FROM superseded_assessments")[0][0])) + 1
+    doc = json.loads(str(vf.query(root, "SELECT assessment FROM assessments WHERE id=?",
+                                  ids[0])[0][0]))
+    text = json.dumps({**doc, "status": "FAIL", "score": 0.0}, sort_keys=True,
+                      separators=(",", ":"))
+    vf.forge(root, [*(("assessments", i) for i in ids), ("episodes", adm),
+                    ("superseded_episodes", sid),
+                    *(("superseded_assessments", first + k) for k in range(len(ids)))],
+             (f"INSERT INTO superseded_episodes (id, attempt, {_HISTORY_COLUMNS}) SELECT ?, "
+              f"attempt, {_EPISODE_COLUMNS}, NULL, 'x' FROM episodes WHERE administration=?",
+              (sid, adm)),
+             ("INSERT INTO superseded_assessments (superseded, administration, scorer, "
+              "scorer_version, status, score, evidence_digest, assessment, assessment_digest) "
+              "SELECT ?, administration, scorer, scorer_version, status, score, "
+              "evidence_digest, assessment, assessment_digest FROM assessments "
+              "WHERE administration=? ORDER BY id", (sid, adm)),
+             ("UPDATE superseded_assessments SET status='FAIL', score=0.0, assessment=?, "
+              "assessment_digest=? WHERE id=?",
+              (text, hashlib.sha256(text.encode()).hexdigest(), first)),
+             ("DELETE FROM assessments WHERE administration=?", (adm,)),
+             ("DELETE FROM episodes WHERE administration=?", (adm,)))
+    want = [("history_changed", "invalid_binding", f"superseded_assessments id={first}",
+             f"an assessment of the superseded episode id={sid} (administration {adm}) that "
+             "is none of the assessments its removal removed (its columns do not hash to any "
+             "of their sealed digests): the history changed outside "
+             "--retry-measurement-failures")]
+    for mode in ("full", "hash-only"):
+        assert texts(verify_store(root, mode=mode)) == want, mode
+    assert texts(verify_store(root, since=verified.resume)) == want
