@@ -221,3 +221,26 @@ def test_a_consistent_rewrite_after_a_verified_head_is_said(store: Path,
     assert doc["result"] == "qualified"
     assert [n for n in doc["notes"] if n.startswith(ROLLED.format(length, old[:12]))]
     assert qualify_store(store, "full")["notes"] == []  # said once: the new head is kept
+
+
+def test_campaign_status_says_a_moved_verified_head(store: Path) -> None:
+    # The status shows the numbers a rewrite left; its check noted the moved head only in
+    # --json (evidence.notes), the text said nothing.
+    from agentmetrology.store.chain import GENESIS, head, seal_all
+
+    res = CliRunner().invoke(app, ["campaign", "status", "--store", str(store)])
+    assert res.exit_code == 0 and "no longer has that head" not in res.stderr
+    length, old = store_head(store)
+    c = sqlite3.connect(store / "ledger.sqlite", isolation_level=None)
+    try:
+        c.execute("BEGIN")
+        c.execute("DELETE FROM chain")
+        seal_all(c)
+        c.execute("COMMIT")
+        now = head(c)
+    finally:
+        c.close()
+    (store / "ledger.heads").write_text(f"0 {GENESIS}\n{now[0]} {now[1]}\n")
+    res = CliRunner().invoke(app, ["campaign", "status", "--store", str(store)])
+    assert res.exit_code == 0
+    assert ("evidence: " + ROLLED.format(length, old[:12])) in " ".join(res.stderr.split())

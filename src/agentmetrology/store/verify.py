@@ -174,9 +174,12 @@ def verify_store(root: str | Path, *, mode: str = "full", reopen: Reopen | None 
         return v.run()
 
 
+MOVED = "this machine verified the store at head "  # how moved_note begins
+
+
 def moved_note(last: Checkpoint) -> str:
     """Return what a chain that no longer has the head this machine verified last means."""
-    return (f"this machine verified the store at head {last.length}:{last.head[:12]} and its "
+    return (f"{MOVED}{last.length}:{last.head[:12]} and its "
             "chain no longer has that head there: the ledger was rewritten or rolled back "
             "since, or another store was put at this path; the store alone cannot tell which "
             "(a head kept outside it can: --expect-head)")
