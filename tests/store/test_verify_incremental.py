@@ -194,6 +194,23 @@ ROLLED = ("this machine verified the store at head {}:{} and its chain no longer
           "--expect-head)")
 
 
+def _rewrite_chain(store: Path) -> None:
+    """Rewrite the whole chain and the head log consistently, as a forger without an outside
+    pin does after an edit (here: every row sealed again as it is)."""
+    from agentmetrology.store.chain import GENESIS, head, seal_all
+
+    c = sqlite3.connect(store / "ledger.sqlite", isolation_level=None)
+    try:
+        c.execute("BEGIN")
+        c.execute("DELETE FROM chain")
+        seal_all(c)
+        c.execute("COMMIT")
+        now = head(c)
+    finally:
+        c.close()
+    (store / "ledger.heads").write_text(f"0 {GENESIS}\n{now[0]} {now[1]}\n")
+
+
 @pytest.mark.parametrize("incremental", [False, True])
 def test_a_consistent_rewrite_after_a_verified_head_is_said(store: Path,
                                                             incremental: bool) -> None:
@@ -202,21 +219,9 @@ def test_a_consistent_rewrite_after_a_verified_head_is_said(store: Path,
     # kept outside it. The head this machine verified last is such a head: before, a full
     # check did not look at it and said nothing, an incremental one only that it checked in
     # full; both now say what a moved head means.
-    from agentmetrology.store.chain import GENESIS, head, seal_all
-
     assert qualify_store(store, "full")["result"] == "qualified"
     length, old = store_head(store)
-    c = sqlite3.connect(store / "ledger.sqlite", isolation_level=None)
-    try:
-        c.execute("BEGIN")
-        c.execute("UPDATE grader_calls SET cost = 0")  # any consistent edit: rows resealed
-        c.execute("DELETE FROM chain")
-        seal_all(c)
-        c.execute("COMMIT")
-        now = head(c)
-    finally:
-        c.close()
-    (store / "ledger.heads").write_text(f"0 {GENESIS}\n{now[0]} {now[1]}\n")
+    _rewrite_chain(store)
     doc = qualify_store(store, "full", incremental=incremental)
     assert doc["result"] == "qualified"
     assert [n for n in doc["notes"] if n.startswith(ROLLED.format(length, old[:12]))]
@@ -226,21 +231,10 @@ def test_a_consistent_rewrite_after_a_verified_head_is_said(store: Path,
 def test_campaign_status_says_a_moved_verified_head(store: Path) -> None:
     # The status shows the numbers a rewrite left; its check noted the moved head only in
     # --json (evidence.notes), the text said nothing.
-    from agentmetrology.store.chain import GENESIS, head, seal_all
-
     res = CliRunner().invoke(app, ["campaign", "status", "--store", str(store)])
     assert res.exit_code == 0 and "no longer has that head" not in res.stderr
     length, old = store_head(store)
-    c = sqlite3.connect(store / "ledger.sqlite", isolation_level=None)
-    try:
-        c.execute("BEGIN")
-        c.execute("DELETE FROM chain")
-        seal_all(c)
-        c.execute("COMMIT")
-        now = head(c)
-    finally:
-        c.close()
-    (store / "ledger.heads").write_text(f"0 {GENESIS}\n{now[0]} {now[1]}\n")
+    _rewrite_chain(store)
     res = CliRunner().invoke(app, ["campaign", "status", "--store", str(store)])
     assert res.exit_code == 0
     assert ("evidence: " + ROLLED.format(length, old[:12])) in " ".join(res.stderr.split())
