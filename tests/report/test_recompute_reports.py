@@ -102,13 +102,13 @@ def test_a_bound_report_no_analysis_derives_again_is_a_problem_not_a_note(
     assert got["numbers_rederived"] is False and "--recompute` re-derives" not in got["numbers"]
 
 
-def _judged(tmp_path: Path, mutations: bool, answer: str = "PASS") -> Path:
+def _judged(tmp_path: Path, mutations: bool, answer: str = "PASS", model: str = "j") -> Path:
     """Return a store judged by a fake judge (its report under tmp_path/dg)."""
     campaign = JUDGED.replace('levels = ["L2"]', 'levels = ["L2"]\nmutations = ["alias"]'
                               if mutations else 'levels = ["L2"]')
     store = record_campaign(tmp_path, campaign, "s")
     with FakeOpenAI(itertools.repeat(lambda body: text(answer), 1000)) as srv:
-        assert agm("diagnose", str(store), "--out", str(tmp_path / "dg"), "--judge-model", "j",
+        assert agm("diagnose", str(store), "--out", str(tmp_path / "dg"), "--judge-model", model,
                    "--base-url", srv.base_url, "--judge-calls", "1").returncode == 0
     return store
 
@@ -238,3 +238,30 @@ def test_a_diagnose_or_experiment_text_edited_after_it_was_written_is_named(
     assert code == 0 and got["notes"] == [
         "report.md, report.html not checked: evidence.json records no digest of the files "
         "rendered from diagnose.json (written before agm recorded them)"]
+
+
+KEY = "sk-" + "abcdefghij" * 4
+
+
+@pytest.mark.parametrize(("mutations", "where"), [(True, "answer"), (False, "answer"),
+                                                   (False, "judge")])
+def test_a_judge_audit_holding_a_credential_pattern_is_derived_again(
+        mutations: bool, where: str, tmp_path: Path) -> None:
+    # The verdict rows keep the judge's name, reason and answer redacted; the report's judge
+    # audit was computed from the cells before redaction, so it named the key and
+    # `--recompute` (from the rows as stored) reported report_recomputed_differs: a false alarm.
+    # The document is now computed from the verdicts as the store keeps them.
+    store = _judged(tmp_path, mutations, answer=f"cannot tell, {KEY}" if where == "answer"
+                    else "PASS", model=KEY if where == "judge" else "j")
+    code, got = _qualify(tmp_path / "dg", store, "--recompute")
+    assert code == 0, got["problems"]
+    assert got["numbers_rederived"] is True
+    ja = json.loads((tmp_path / "dg" / "diagnose.json").read_text())["judge_audit"]
+    # (the attempts list names the model as sent, which the store keeps as sent too)
+    assert KEY not in json.dumps({k: v for k, v in ja.items() if k != "billable_attempts"})
+    if where == "answer":
+        assert ja["unknown_cells"] == 32
+        assert ja["unknown_reasons"] == {"unparseable verdict: 'cannot tell, [redacted]'": 32}
+    else:
+        assert list(ja["judges"]) == list(ja["billable_attempts"]) == ["llm:[redacted]"]
+        assert ja["judges"]["llm:[redacted]"]["views"]["original"]["verdicts"]["PASS"] == 8

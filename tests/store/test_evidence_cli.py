@@ -72,6 +72,10 @@ def test_the_issue_relabel_is_caught_everywhere(store: Path, tmp_path: Path) -> 
     code, out, err = agm("archive", "regrade", str(store), "--out", str(tmp_path / "r"))
     assert code == 0 and "UNQUALIFIED EVIDENCE" in err
     assert (tmp_path / "r" / "report.md").read_text().startswith("> **UNQUALIFIED EVIDENCE")
+    # `agm export` wrote every relabelled row with nothing on stderr but its count
+    code, out, err = agm("export", str(store))
+    assert code == 0 and '"termination": "infra_error"' in out
+    assert "UNQUALIFIED EVIDENCE (invalid_binding)" in err
 
 
 def test_verify_and_hash_only_on_a_resealed_edit(store: Path) -> None:
@@ -339,3 +343,35 @@ def test_verify_changes_nothing(store: Path) -> None:
     conn = sqlite3.connect(store / "ledger.sqlite")
     assert conn.execute("SELECT COUNT(*) FROM chain").fetchone()[0] > 0
     conn.close()
+
+
+def test_recompute_names_a_rendered_file_edited_with_its_digest_recorded(
+        store: Path, tmp_path: Path) -> None:
+    # A number edited in report.md and the file's new digest written into archive.json: the
+    # JSON recomputes equal, so `--recompute` said "every section of the report is equal" and
+    # qualified it (exit 0) with a note that this agm does not render the JSON into its files,
+    # while report.md showed a score no evidence gives. The recomputation pins the report to
+    # this agm (its package version is compared), so files it does not render from the JSON
+    # were edited: a problem there; a plain qualify still notes it (another agm's renderer).
+    audit, forged = tmp_path / "audit", tmp_path / "forged"
+    assert agm("archive", "audit", str(store), "--out", str(audit))[0] == 0
+    shutil.copytree(audit, forged)
+    text = (forged / "report.md").read_text(encoding="utf-8")
+    assert "0.0" in text
+    text = text.replace("0.0", "0.9", 1)
+    (forged / "report.md").write_text(text, encoding="utf-8")
+    doc = json.loads((forged / "archive.json").read_text())
+    doc["rendered"]["report.md"] = hashlib.sha256(text.encode()).hexdigest()
+    (forged / "archive.json").write_text(json.dumps(doc))
+    code, out, _ = agm("evidence", "qualify", str(forged), "--store", str(store), "--json")
+    assert code == 0 and json.loads(out)["numbers_rederived"] is False
+    code, out, _ = agm("evidence", "qualify", str(forged), "--store", str(store), "--recompute",
+                       "--json")
+    got = json.loads(out)
+    assert code == 1 and got["problems"] == [{
+        "kind": "report_text_not_derived", "result": "invalid_binding",
+        "detail": "the files rendered from archive.json (report.md, report.html) are not what "
+                  "this agm renders from it, while its recomputed sections are equal: they "
+                  "were edited after the report was written and their numbers are not the "
+                  "recomputed ones; write the report again"}]
+    assert got["numbers_rederived"] is False

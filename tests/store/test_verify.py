@@ -259,6 +259,12 @@ def test_binding_and_assessment_texts_against_their_digests(root: Path) -> None:
               f"UPDATE superseded_assessments SET assessment_digest='{zeros}' WHERE id=1",
               rows=(("administrations", 2), ("assessments", 3), ("superseded_assessments", 1)))
     expected = [
+        # the history row is no longer the assessment its removal removed (a rewrite of its own
+        # chain entry, not an appended one: the lifecycle holds it against what was removed)
+        ("history_changed", "invalid_binding", "superseded_assessments id=1",
+         "an assessment of the superseded episode id=1 (administration 2) that is none of the "
+         "assessments its removal removed (its columns do not hash to any of their sealed "
+         "digests): the history changed outside --retry-measurement-failures"),
         ("binding_text_changed", "invalid_binding", "administration 2",
          "the sealed binding no longer hashes to binding_digest"),
         ("assessment_text_changed", "invalid_binding", "assessments id=3",

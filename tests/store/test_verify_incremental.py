@@ -95,7 +95,8 @@ def test_a_rewritten_chain_is_checked_in_full(store: Path) -> None:
     _sql(store, f"UPDATE chain SET head = '{'1' * 64}' WHERE seq = {length}")
     doc = qualify_store(store, "full", incremental=True)
     assert "incremental_since" not in doc and "chain_broken" in doc["problem_kinds"]
-    assert any("no longer has the head verified last" in n for n in doc["notes"])
+    assert any("chain no longer has that head there" in n and n.endswith(
+        "checked in full, not incrementally") for n in doc["notes"])
 
 
 def test_an_unqualified_check_leaves_no_head_to_start_from(store: Path) -> None:
@@ -185,3 +186,55 @@ def test_the_chain_index_changes_no_answer(store: Path, tmp_path: Path,
     assert with_index["qualified"] is (statement is None)
     if statement is not None:
         assert "row_count_mismatch" in with_index["problem_kinds"]
+
+
+ROLLED = ("this machine verified the store at head {}:{} and its chain no longer has that head "
+          "there: the ledger was rewritten or rolled back since, or another store was put at "
+          "this path; the store alone cannot tell which (a head kept outside it can: "
+          "--expect-head)")
+
+
+def _rewrite_chain(store: Path) -> None:
+    """Rewrite the whole chain and the head log consistently, as a forger without an outside
+    pin does after an edit (here: every row sealed again as it is)."""
+    from agentmetrology.store.chain import GENESIS, head, seal_all
+
+    c = sqlite3.connect(store / "ledger.sqlite", isolation_level=None)
+    try:
+        c.execute("BEGIN")
+        c.execute("DELETE FROM chain")
+        seal_all(c)
+        c.execute("COMMIT")
+        now = head(c)
+    finally:
+        c.close()
+    (store / "ledger.heads").write_text(f"0 {GENESIS}\n{now[0]} {now[1]}\n")
+
+
+@pytest.mark.parametrize("incremental", [False, True])
+def test_a_consistent_rewrite_after_a_verified_head_is_said(store: Path,
+                                                            incremental: bool) -> None:
+    # A forger who rewrites the whole chain and head log consistently (a score changed in its
+    # column and its sealed text) leaves a store that qualifies: by design, without a head
+    # kept outside it. The head this machine verified last is such a head: before, a full
+    # check did not look at it and said nothing, an incremental one only that it checked in
+    # full; both now say what a moved head means.
+    assert qualify_store(store, "full")["result"] == "qualified"
+    length, old = store_head(store)
+    _rewrite_chain(store)
+    doc = qualify_store(store, "full", incremental=incremental)
+    assert doc["result"] == "qualified"
+    assert [n for n in doc["notes"] if n.startswith(ROLLED.format(length, old[:12]))]
+    assert qualify_store(store, "full")["notes"] == []  # said once: the new head is kept
+
+
+def test_campaign_status_says_a_moved_verified_head(store: Path) -> None:
+    # The status shows the numbers a rewrite left; its check noted the moved head only in
+    # --json (evidence.notes), the text said nothing.
+    res = CliRunner().invoke(app, ["campaign", "status", "--store", str(store)])
+    assert res.exit_code == 0 and "no longer has that head" not in res.stderr
+    length, old = store_head(store)
+    _rewrite_chain(store)
+    res = CliRunner().invoke(app, ["campaign", "status", "--store", str(store)])
+    assert res.exit_code == 0
+    assert ("evidence: " + ROLLED.format(length, old[:12])) in " ".join(res.stderr.split())

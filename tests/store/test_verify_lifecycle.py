@@ -18,6 +18,7 @@ import pytest
 
 import store.verify_fixtures as vf
 from agentmetrology.store import DuplicateEpisodeError, EvidenceStore
+from agentmetrology.store.blobs import BlobStore
 from agentmetrology.store.head_log import HEAD_LOG_FILE, HEAD_LOG_META
 from agentmetrology.store.verify import store_head, verify_store
 from agentmetrology.store.verify_lifecycle import found_as
@@ -263,3 +264,103 @@ def test_a_migration_seals_as_found_up_to_its_last_entry(root: Path, tmp_path: P
     finally:
         conn.close()
     assert found_as(sqlite3.connect(root / "ledger.sqlite"), 0) == 0  # sealed since created
+
+
+HISTORY_CHANGED = ("a superseded episode of administration 1 that is not the episode its removal "
+                   "removed (its columns do not hash to that episode's sealed digest): an "
+                   "episode that was no measurement failure moved to history outside "
+                   "--retry-measurement-failures")
+_EPISODE_COLUMNS = _HISTORY_COLUMNS.removesuffix(", superseded_by_run, superseded_at")
+
+
+def _relabelled(root: Path, adm: int) -> str:
+    """Store a copy of an episode's blob relabelled as an infrastructure error; its digest."""
+    blobs = BlobStore(root)
+    digest = str(vf.query(root, "SELECT episode_digest FROM episodes WHERE administration=?",
+                          adm)[0][0])
+    doc = json.loads(blobs.get(digest))
+    doc["termination"] = {**doc["termination"], "kind": "infra_error"}
+    return blobs.put(json.dumps(doc, sort_keys=True).encode())
+
+
+def test_an_episode_that_was_no_failure_moved_to_history(root: Path) -> None:
+    # A forger "retries" an agent's recorded failure: its episode and assessments moved to
+    # history as `--retry-measurement-failures` moves them (the same rows, removals and seal
+    # order, one appended head-log line), the history row relabelled as an infrastructure
+    # error and pointed at a relabelled copy of its blob (so it agrees with its blob). Before,
+    # every check qualified it, against a head pinned before too: a failure left the scores.
+    verified = verify_store(root)
+    assert verified.qualified and verified.resume is not None
+    pinned = store_head(root)
+    blob = _relabelled(root, 1)
+    ids = [int(str(r[0])) for r in vf.query(
+        root, "SELECT id FROM assessments WHERE administration=1 ORDER BY id")]
+    cols = _EPISODE_COLUMNS.replace("episode_digest", "?").replace("termination,", "?,", 1)
+    cols = cols.replace("measurement_failure", "1")
+    vf.forge(root, [*(("assessments", i) for i in ids), ("episodes", 1),
+                    ("superseded_episodes", 2), ("superseded_assessments", 3),
+                    ("superseded_assessments", 4)],
+             (f"INSERT INTO superseded_episodes (id, attempt, {_HISTORY_COLUMNS}) SELECT 2, "
+              f"attempt, {cols}, NULL, 'x' FROM episodes WHERE administration=1",
+              (blob, "infra_error")),
+             ("INSERT INTO superseded_assessments (superseded, administration, scorer, "
+              "scorer_version, status, score, evidence_digest, assessment, assessment_digest) "
+              "SELECT 2, administration, scorer, scorer_version, status, score, "
+              "evidence_digest, assessment, assessment_digest FROM assessments "
+              "WHERE administration=1 ORDER BY id", ()),
+             ("DELETE FROM assessments WHERE administration=1", ()),
+             ("DELETE FROM episodes WHERE administration=1", ()))
+    want = [("history_changed", "invalid_binding", "superseded_episodes id=2", HISTORY_CHANGED)]
+    for mode in ("full", "hash-only", "ledger"):
+        assert texts(verify_store(root, mode=mode)) == want, mode
+    assert texts(verify_store(root, since=verified.resume)) == want
+    assert texts(verify_store(root, expect=pinned)) == want  # only grew since: still caught
+
+
+def test_a_measurement_failure_moved_to_history_with_other_assessments(root: Path) -> None:
+    # A genuine measurement failure retried as `--retry-measurement-failures` retries it, but
+    # its history assessments written otherwise than the assessments removed (a status and
+    # score changed in the column and the sealed text, its digest recomputed). Before, every
+    # check qualified it: the history no longer told what the failure had been assessed.
+    with vf.stores.open_store(root) as st:
+        run = st.begin_run("c1", "inline")
+        a = st.ledger.administration(vf.key(2))
+        assert a is not None
+        st.record_episode(st.start_attempt(a, run, "inline"),
+                          *vf.episode(vf.key(2), "infra_error", (0.1,)))
+        st.end_run(run, "completed")
+    adm = a.id
+    verified = verify_store(root)
+    assert verified.qualified and verified.resume is not None
+    ids = [int(str(r[0])) for r in vf.query(
+        root, "SELECT id FROM assessments WHERE administration=? ORDER BY id", adm)]
+    sid = int(str(vf.query(root, "SELECT MAX(id) FROM superseded_episodes")[0][0])) + 1
+    first = int(str(vf.query(root, "SELECT MAX(id) FROM superseded_assessments")[0][0])) + 1
+    doc = json.loads(str(vf.query(root, "SELECT assessment FROM assessments WHERE id=?",
+                                  ids[0])[0][0]))
+    text = json.dumps({**doc, "status": "FAIL", "score": 0.0}, sort_keys=True,
+                      separators=(",", ":"))
+    vf.forge(root, [*(("assessments", i) for i in ids), ("episodes", adm),
+                    ("superseded_episodes", sid),
+                    *(("superseded_assessments", first + k) for k in range(len(ids)))],
+             (f"INSERT INTO superseded_episodes (id, attempt, {_HISTORY_COLUMNS}) SELECT ?, "
+              f"attempt, {_EPISODE_COLUMNS}, NULL, 'x' FROM episodes WHERE administration=?",
+              (sid, adm)),
+             ("INSERT INTO superseded_assessments (superseded, administration, scorer, "
+              "scorer_version, status, score, evidence_digest, assessment, assessment_digest) "
+              "SELECT ?, administration, scorer, scorer_version, status, score, "
+              "evidence_digest, assessment, assessment_digest FROM assessments "
+              "WHERE administration=? ORDER BY id", (sid, adm)),
+             ("UPDATE superseded_assessments SET status='FAIL', score=0.0, assessment=?, "
+              "assessment_digest=? WHERE id=?",
+              (text, hashlib.sha256(text.encode()).hexdigest(), first)),
+             ("DELETE FROM assessments WHERE administration=?", (adm,)),
+             ("DELETE FROM episodes WHERE administration=?", (adm,)))
+    want = [("history_changed", "invalid_binding", f"superseded_assessments id={first}",
+             f"an assessment of the superseded episode id={sid} (administration {adm}) that "
+             "is none of the assessments its removal removed (its columns do not hash to any "
+             "of their sealed digests): the history changed outside "
+             "--retry-measurement-failures")]
+    for mode in ("full", "hash-only"):
+        assert texts(verify_store(root, mode=mode)) == want, mode
+    assert texts(verify_store(root, since=verified.resume)) == want

@@ -73,7 +73,8 @@ def _checked(root: Path, mode: str, expect: tuple[int, str] | None, incremental:
              notice: Notice | None = None) -> tuple[dict[str, Any], Reopened]:
     """Run a `full` or `ledger` check (from the verified head if `incremental`), keep its head
     when it qualifies; return its JSON and the specifications it re-opened."""
-    start = verify_checkpoint.load(root, mode, reopened_spec_digest) if incremental else None
+    found = verify_checkpoint.load(root, mode, reopened_spec_digest)
+    start = found if incremental else None
     if start is not None and grown_only and store_head(root)[0] <= start[0].length:
         start = None  # changed without growing: only an edit does that; check in full
     reopened: Reopened = dict(start[1]) if start is not None else {}
@@ -95,7 +96,7 @@ def _checked(root: Path, mode: str, expect: tuple[int, str] | None, incremental:
     with LedgerAhead(root, reopen, mode, episodes=False) if split else nullcontext() as ahead:
         q = verify_store(root, mode=mode, reopen=reopen, expect=expect,
                          since=None if start is None else start[0], reads=reads,
-                         ledger=ledger, ahead=ahead)
+                         ledger=ledger, ahead=ahead, verified=None if found is None else found[0])
     for half in (ledger, None if ahead is None else ahead.taken):
         if half is not None:  # the specifications its binding checks re-opened, as asked
             reopened.update(half.bindings.reopened)

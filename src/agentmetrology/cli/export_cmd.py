@@ -10,12 +10,14 @@ import typer
 from agentmetrology.cli.args import some_names, split_nonempty_names
 from agentmetrology.cli.console import err_console
 from agentmetrology.cli.errors import fail, user_errors
+from agentmetrology.report.terminal.campaign_text import say
 from agentmetrology.run.export_write import (
     check_destination,
     check_inspect_destination,
     export_store,
     format_for,
 )
+from agentmetrology.store.qualify import banner
 
 
 def export_cmd(
@@ -56,9 +58,24 @@ def export_cmd(
             rows, unrecorded = export_store(store, names, kind, out, force=force)
             note = (f"; {unrecorded} planned administration(s) have no recorded episode yet "
                     "and are not rows (agm campaign status)" if unrecorded else "")
+            _print_banner(store)
     where = "stdout" if out is None else str(out)
     err_console.print(f"exported {rows} episode(s) as {kind} to {where}{note}",
                       markup=False, emoji=False)
+
+
+def _print_banner(store: Path) -> None:
+    """Check the store as `agm campaign status` does (the ledger check, memoised, from the
+    head checked last) and print the banner of an unqualified one on stderr: the rows are its
+    numbers, and a forged store's rows must not leave without saying so."""
+    from agentmetrology.archive.evidence_check import qualify_store
+    from agentmetrology.report.terminal.evidence_text import whole_check_notice
+
+    text = banner(qualify_store(store, "ledger", incremental=True, notice=whole_check_notice(
+        err_console, "no verified head here to start from; later checks re-read only what was "
+                     "appended")))
+    if text is not None:
+        say(err_console, text, "bold red")
 
 
 def _export_inspect(store: Path, out: Path | None, campaign: str | None, force: bool) -> None:

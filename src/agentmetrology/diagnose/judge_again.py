@@ -7,12 +7,19 @@ computed again (judge.judge_document) and compared with the report: a number edi
 report's judge audit does not survive `agm evidence qualify --recompute`. The episodes shown
 are found again as the audit found them (the first recorded originals, as many as it judged);
 a store whose verdicts name other episodes cannot be the report's.
+
+The store keeps every name and text of a verdict redacted (a judge, an episode key or a reason
+can match a credential pattern), so the audit's own document is computed from the verdicts as
+the store keeps them too (`judged_as_kept`), never from the cells before redaction: the report
+then holds no credential, and `--recompute` derives the same document from the same rows.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from agentmetrology.diagnose.judge import Cell, judge_document
@@ -34,6 +41,7 @@ class StoredJudging:
     calls: int
     episodes: int
     recorded: dict[str, Any]
+    named: Callable[[str], str]  # an episode key as the store names it in a verdict (redacted)
 
 
 def report_run(judge_audit: Any) -> str | None:
@@ -64,13 +72,16 @@ def stored_judging(store: EvidenceStore, run: str) -> StoredJudging | None:
     recorded = {"recorded": len(rows), "not_recorded": 0, "run": run, "table": "grader_calls",
                 "verdicts": len(verdicts), "verdict_table": "grader_verdicts"}
     return StoredJudging(run, cells, attempts, max(c.call for c in cells) + 1,
-                         len({c.episode for c in cells}), recorded)
+                         len({c.episode for c in cells}), recorded, store.redactor.text)
 
 
 def judged_again(stored: StoredJudging, cases: Sequence[JudgeCase],
                  native: dict[str, bool], seed: int) -> dict[str, Any]:
     """Return the judge audit's document computed again from its stored verdicts; UserError
     when they name episodes other than the ones the audit finds to show."""
+    named = {c.episode_id: stored.named(c.episode_id) for c in cases}
+    cases = [dataclasses.replace(c, episode_id=named[c.episode_id]) for c in cases]
+    native = {named.get(k, k): v for k, v in native.items()}
     shown = {c.episode_id for c in cases}
     judged = {c.episode for c in stored.cells}
     if judged != shown:
@@ -80,3 +91,12 @@ def judged_again(stored: StoredJudging, cases: Sequence[JudgeCase],
     doc = judge_document(cases, stored.cells, stored.attempts, stored.calls, native, seed)
     doc["recorded_in_store"] = stored.recorded
     return doc
+
+
+def judged_as_kept(path: Path, run: str, cases: Sequence[JudgeCase],
+                   native: dict[str, bool], seed: int) -> dict[str, Any] | None:
+    """Return the document of a judge audit just recorded under `run` in the store at `path`,
+    computed from its verdicts and requests as the store keeps them (None: it keeps none)."""
+    with EvidenceStore.open_readonly(path) as store:
+        stored = stored_judging(store, run)
+    return None if stored is None else judged_again(stored, cases, native, seed)

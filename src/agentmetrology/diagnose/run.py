@@ -12,7 +12,7 @@ from agentmetrology.agents.llm.target import LLMTarget
 from agentmetrology.archive.importers.agm_store import environment_of, open_store, planned_keys
 from agentmetrology.diagnose.family import describe_family
 from agentmetrology.diagnose.judge import run_judge_audit
-from agentmetrology.diagnose.judge_again import StoredJudging, judged_again
+from agentmetrology.diagnose.judge_again import StoredJudging, judged_again, judged_as_kept
 from agentmetrology.diagnose.judge_brief import JudgeCase, judge_case
 from agentmetrology.diagnose.judge_record import store_recorder
 from agentmetrology.diagnose.metrics import MARGIN, SWEEP, TAU, diagnose_pairs
@@ -184,6 +184,9 @@ def diagnose_store(path: Path, seed: int = 0, judges: Sequence[LLMTarget] = (),
                 in_store: dict[str, object] = {}
                 judge_doc = run_judge_audit(episodes, judges, judge_calls, native, seed,
                                             store_recorder(path, in_store))
+                run = in_store.get("run")
+                if isinstance(run, str):  # the verdicts as kept (redacted), as --recompute
+                    judge_doc = judged_as_kept(path, run, episodes, native, seed) or judge_doc
                 judge_doc["recorded_in_store"] = in_store
             judge_doc["originals"] = originals
     if not pairs and judge_doc is None:

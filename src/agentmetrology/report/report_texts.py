@@ -104,12 +104,14 @@ def _as_written(path: Path, doc: dict[str, Any]) -> tuple[dict[str, Any], Any]:
     return doc, binding.get(RENDERED_FIELD)
 
 
-def text_check(path: Path, doc: dict[str, Any]) -> tuple[list[dict[str, str]], list[str]]:
+def text_check(path: Path,
+               doc: dict[str, Any]) -> tuple[list[dict[str, str]], list[str], bool]:
     """Return the problems and notes of the rendered files beside the report JSON at `path`
-    (none for a kind whose files are not rendered from its JSON alone)."""
+    (none for a kind whose files are not rendered from its JSON alone), and whether this agm
+    renders the JSON into the files it records (True when there is nothing to render)."""
     names = RENDERED_FILES.get(path.name)
     if names is None:
-        return [], []
+        return [], [], True
     present = [n for n in names if (path.parent / n).exists()]
     doc, recorded = _as_written(path, doc)
     keeper = BINDING_FILE if path.name in IN_BINDING else path.name  # where digests are kept
@@ -117,7 +119,7 @@ def text_check(path: Path, doc: dict[str, Any]) -> tuple[list[dict[str, str]], l
         source = "it" if keeper == path.name else path.name
         return [], ([f"{', '.join(present)} not checked: {keeper} records no digest of "
                      f"the files rendered from {source} (written before agm recorded them)"]
-                    if present else [])
+                    if present else []), True
     problems, notes = [], []
     for name in names:
         if name not in present:
@@ -129,11 +131,24 @@ def text_check(path: Path, doc: dict[str, Any]) -> tuple[list[dict[str, str]], l
                              "detail": f"{name} was changed after it was written (it does not "
                                        f"hash to the digest {keeper} records): its numbers "
                                        "are not the qualified ones; write the report again"})
-    if not _renders_as_recorded(path.name, doc, recorded):
+    renders = _renders_as_recorded(path.name, doc, recorded)
+    if not renders:
         notes.append(f"this agm does not render {path.name} into the files it records: it "
                      "was rendered by another agm, or edited after it was written (only its "
                      "binding and score rows are checked against the store)")
-    return problems, notes
+    return problems, notes, renders
+
+
+def _not_rendered(path: Path) -> dict[str, str]:
+    """Return the problem of a report whose recomputed sections are equal but whose files are
+    not what this agm renders from it: the recomputation compared its package version, so no
+    other agm rendered them."""
+    names = ", ".join(RENDERED_FILES[path.name])
+    return {"kind": "report_text_not_derived", "result": INVALID,
+            "detail": f"the files rendered from {path.name} ({names}) are not what this agm "
+                      "renders from it, while its recomputed sections are equal: they were "
+                      "edited after the report was written and their numbers are not the "
+                      "recomputed ones; write the report again"}
 
 
 def qualify_report_files(path: Path, doc: dict[str, Any], store: Path,
@@ -142,14 +157,17 @@ def qualify_report_files(path: Path, doc: dict[str, Any], store: Path,
     included (archive.report_qualify.qualify_report plus text_check), and with `recompute`
     the report derived again from the store (report.recompute); `numbers_rederived` and
     `numbers` say whether its numbers were recomputed, in words."""
-    problems, notes = text_check(path, doc)
+    problems, notes, renders = text_check(path, doc)
     out = qualify_report(path, doc, store, problems, notes)
     why = not_recomputable(path, doc, out["store_qualification"])
     rederived = False  # derived again and compared (an edited report no analysis derives is not)
     if recompute:
         found = recomputed(path, doc, store, out["store_qualification"])
-        out = with_findings(out, found.problems, found.notes)
-        rederived = found.derived
+        # equal sections, its version among them, pin the report to this agm's renderer
+        edited = [_not_rendered(path)] if found.derived and not found.problems and not renders \
+            else []
+        out = with_findings(out, [*found.problems, *edited], found.notes)
+        rederived = found.derived and not edited
     return {**out, "numbers_rederived": rederived,
             "numbers": REDERIVED if rederived else NOT_REDERIVED + (
                 "" if recompute  # the problems or notes say why

@@ -131,12 +131,15 @@ def verify_store(root: str | Path, *, mode: str = "full", reopen: Reopen | None 
                  since: Checkpoint | None = None,
                  reads: BlobReads | None = None,
                  ledger: LedgerHalf | None = None,
-                 ahead: PendingHalf | None = None) -> Qualification:
+                 ahead: PendingHalf | None = None,
+                 verified: Checkpoint | None = None) -> Qualification:
     """Return the qualification of the store at `root` (mode: full | hash-only | ledger).
 
     `expect` is a pinned (length, head): the chain must still have that head at that length.
     `since` makes the check incremental from that verified head (store.verify_scope); when the
-    chain no longer has it there, the check is full and says why. `reads`: what a reader found
+    chain no longer has it there, the check is full and says why. `verified`: the head this
+    machine verified last, for a whole check to say when the chain no longer has it (a note:
+    the store was rewritten, rolled back or replaced since). `reads`: what a reader found
     in the blobs it read in this process (store.blob_reads), used instead of reading them again.
     `ledger`: what the ledger steps (head log included), the binding checks and the episode
     checks' walk of the ledger found in a full check run meanwhile in another process
@@ -151,13 +154,14 @@ def verify_store(root: str | Path, *, mode: str = "full", reopen: Reopen | None 
                 "older layout: the ledger has no hash chain; `agm evidence seal STORE` seals "
                 "it as it is now",))
         notes = []
+        last = since if since is not None else verified
         try:
-            moved = since is not None and stored_head(c, since.length) != since.head
+            moved = last is not None and stored_head(c, last.length) != last.head
         except sqlite3.DatabaseError:
             moved = True
-        if since is not None and moved:
-            notes.append(f"the chain no longer has the head verified last ({since.length}:"
-                         f"{since.head[:12]}): checked in full, not incrementally")
+        if last is not None and moved:
+            notes.append(moved_note(last) + ("; checked in full, not incrementally"
+                                             if since is not None else ""))
             since = None
         whole = since is None and expect is None
         ledger = ledger if whole and mode == "full" else None
@@ -168,6 +172,17 @@ def verify_store(root: str | Path, *, mode: str = "full", reopen: Reopen | None 
         v.notes.extend(notes)
         v.ahead = ahead
         return v.run()
+
+
+MOVED = "this machine verified the store at head "  # how moved_note begins
+
+
+def moved_note(last: Checkpoint) -> str:
+    """Return what a chain that no longer has the head this machine verified last means."""
+    return (f"{MOVED}{last.length}:{last.head[:12]} and its "
+            "chain no longer has that head there: the ledger was rewritten or rolled back "
+            "since, or another store was put at this path; the store alone cannot tell which "
+            "(a head kept outside it can: --expect-head)")
 
 
 class _Verifier(BlobChecks, TextChecks, TranscriptChecks, EpisodeChecks, BindingChecks,

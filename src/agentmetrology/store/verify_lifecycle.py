@@ -19,6 +19,10 @@ the order of a row's entries is evidence too:
   its episode's removal, as `supersede` writes them (`history_added` otherwise: a superseded
   failure added to an administration's record). The rows a migration sealed as found (`agm
   evidence seal`) follow no removal: they are the chain's first entries (`found_as`).
+- a history row moved there by a removal is the episode removed: its episode columns hash to
+  the digest the chain sealed for that episode before its removal (`history_changed`
+  otherwise: an agent's recorded failure, no measurement failure, moved to history as one, its
+  history row relabelled and pointed at a relabelled copy of its blob, left the scores).
 
 The full check walks every entry in chain order (`Lifecycle.step`, one table at a time, as it
 reads each table's sealed digests); an incremental one reads the whole history of each row the
@@ -30,7 +34,14 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Iterator
 
-from agentmetrology.store.chain import MIGRATED_META, TABLES, head
+from agentmetrology.store.chain import (
+    MIGRATED_META,
+    TABLES,
+    columns,
+    content_digest,
+    head,
+    row_digest,
+)
 from agentmetrology.store.head_log import HEAD_LOG_META
 from agentmetrology.store.verify_scope import refs_param
 
@@ -111,7 +122,7 @@ class Lifecycle:
                         f"assessments, but {want} superseded assessment(s) were moved to the "
                         "history with them: an assessment was removed outside "
                         "--retry-measurement-failures"))
-        return out + _unaccounted_history(c, after, start)
+        return out + _unaccounted_history(c, after, start) + _changed_history(c, after)
 
 
 def _where(table: str, ref: str) -> str:
@@ -166,6 +177,101 @@ def _unaccounted_history(c: sqlite3.Connection, after: int, start: int) -> list[
                         f"a superseded episode of administration {adm} that no removal of its "
                         "episode moved there (its chain entry follows none): added to the "
                         "history outside --retry-measurement-failures"))
+    return out
+
+
+def _changed_history(c: sqlite3.Connection, after: int) -> list[Finding]:
+    """Return a `history_changed` finding for each history row of an episode first sealed
+    after `after`, right after its episode's removal, whose episode columns do not hash to the
+    digest the chain sealed for that episode before the removal, and for each of its history
+    assessments that hashes to none of the assessments removed with it."""
+    cols = columns(c, "episodes")
+    out: list[Finding] = []
+    # `cols` are the schema's own column names (PRAGMA table_info), never user input
+    for row in list(c.execute(
+            f"SELECT e.id, p.seq, {', '.join('e.' + k for k in cols)}, (SELECT b.row_digest "
+            "FROM chain b WHERE b.tbl = 'episodes' AND b.ref = p.ref AND b.seq < p.seq ORDER BY "
+            "b.seq DESC LIMIT 1) FROM chain h JOIN superseded_episodes e "
+            "ON e.id = CAST(h.ref AS INTEGER) JOIN chain p ON p.seq = h.seq - 1 "
+            "AND p.tbl = 'episodes' AND p.row_digest IS NULL "
+            "AND p.ref = CAST(e.administration AS TEXT) WHERE h.tbl = 'superseded_episodes' "
+            "AND h.seq > ? AND h.seq = (SELECT MIN(f.seq) FROM chain f WHERE f.tbl = h.tbl "
+            "AND f.ref = h.ref) ORDER BY h.seq", (after,))):
+        sid, removal, values, sealed = row[0], row[1], dict(zip(cols, row[2:-1],
+                                                                 strict=True)), row[-1]
+        adm = values["administration"]
+        if not _as_sealed(c, "superseded_episodes", sid):
+            continue  # edited in place since it was sealed: row_changed names it
+        if sealed is not None and _digest("episodes", str(adm), values) != sealed:
+            out.append(("history_changed", f"superseded_episodes id={sid}",
+                        f"a superseded episode of administration {adm} that is not the "
+                        "episode its removal removed (its columns do not hash to that "
+                        "episode's sealed digest): an episode that was no measurement failure "
+                        "moved to history outside --retry-measurement-failures"))
+        out += _changed_assessments(c, sid, adm, removal)
+    return out
+
+
+def _digest(table: str, ref: str, values: dict[str, object]) -> str | None:
+    """Return a row's content digest; None for a value no writer stores (a raw BLOB)."""
+    try:
+        return content_digest(table, ref, values)
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def _as_sealed(c: sqlite3.Connection, table: str, ref: object) -> bool:
+    """Return True when a row hashes to its latest chain entry (else it was edited in place)."""
+    try:
+        now = row_digest(c, table, ref)
+    except (TypeError, ValueError, RecursionError):
+        return False
+    last = c.execute("SELECT row_digest FROM chain WHERE tbl = ? AND ref = ? ORDER BY seq DESC "
+                     "LIMIT 1", (table, str(ref))).fetchone()
+    return last is not None and now is not None and last[0] == now
+
+
+def _removed_assessments(c: sqlite3.Connection, removal: int) -> list[tuple[str, str | None]]:
+    """Return (id, digest sealed before its removal) of each assessment whose removal entry
+    directly precedes an episode's removal at chain position `removal` (supersede seals the
+    assessments' removals, then the episode's)."""
+    out = []
+    # walked back from the removal, a row at a time (the cursor stops at the first other entry)
+    for seq, tbl, ref, d in c.execute("SELECT seq, tbl, ref, row_digest FROM chain "
+                                      "WHERE seq < ? ORDER BY seq DESC", (removal,)):
+        if tbl != "assessments" or d is not None:
+            break
+        last = c.execute("SELECT row_digest FROM chain WHERE tbl = 'assessments' AND ref = ? "
+                         "AND seq < ? AND row_digest IS NOT NULL ORDER BY seq DESC LIMIT 1",
+                         (ref, seq)).fetchone()
+        out.append((str(ref), None if last is None else last[0]))
+    return out
+
+
+def _changed_assessments(c: sqlite3.Connection, sid: int, adm: object,
+                         removal: int) -> list[Finding]:
+    """Return a `history_changed` finding for each history assessment of superseded episode
+    `sid` whose columns, under the id of an assessment removed with its episode, hash to none
+    of those assessments' sealed digests (each removed assessment accounts for one)."""
+    cols = columns(c, "assessments")
+    removed = _removed_assessments(c, removal)
+    left = [(ref, d) for ref, d in removed if d is not None]
+    out: list[Finding] = []
+    for row in c.execute(f"SELECT id, {', '.join(k for k in cols if k != 'id')} FROM "
+                         "superseded_assessments WHERE superseded = ? ORDER BY id", (sid,)):
+        if not _as_sealed(c, "superseded_assessments", row[0]):
+            continue  # edited in place since it was sealed: row_changed names it
+        kept = dict(zip([k for k in cols if k != "id"], row[1:], strict=True))
+        match = next((i for i, (ref, d) in enumerate(left) if ref.isdigit() and _digest(
+            "assessments", ref, {**kept, "id": int(ref)}) == d), None)
+        if match is not None:
+            del left[match]
+        elif removed:  # none removed: the count of removals against history says so
+            out.append(("history_changed", f"superseded_assessments id={row[0]}",
+                        f"an assessment of the superseded episode id={sid} (administration "
+                        f"{adm}) that is none of the assessments its removal removed (its "
+                        "columns do not hash to any of their sealed digests): the history "
+                        "changed outside --retry-measurement-failures"))
     return out
 
 

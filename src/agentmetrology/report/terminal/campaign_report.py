@@ -18,6 +18,7 @@ from agentmetrology.report.terminal.campaign_text import (
 )
 from agentmetrology.store import CampaignStatus
 from agentmetrology.store.status_memo import StatusView
+from agentmetrology.store.verify import MOVED
 from agentmetrology.store.verify_checkpoint import describe
 
 
@@ -62,6 +63,9 @@ def print_store_status(console: Console, err: Console, store: Path, view: Status
         console.print(f"grader {name}: {g['requests']} requests ({g['failed']} failed), cost "
                       f"{cost_text(g['cost_known'], g['cost_unknown'])} (not in any "
                       "campaign's cost)", markup=False)
+    for note in evidence.get("notes") or ():  # a rewrite or rollback since, in the text too
+        if str(note).startswith(MOVED):
+            say(err, f"evidence: {note}", "yellow")
     if evidence.get("incremental_since"):  # a full check is what status always did: unsaid
         console.print(f"evidence: {describe(evidence)}; --full-check re-checks everything",
                       markup=False, emoji=False)
