@@ -34,6 +34,8 @@ def print_inspect(con: Console, doc: dict[str, Any], paths: dict[str, Path]) -> 
             line += f"; do-nothing passes {e['passed']} of {e['scored']} scored"
             if e["invalid"]:
                 line += f", {e['invalid']} INVALID"
+            if e.get("unreliable"):  # single draws of a scorer that changes its verdict
+                line += " (unreliable: non-deterministic scorer)"
         con.print(line, markup=False)
         for r in (e or {}).get("invalid_reasons", []):
             con.print(f"  empty trajectory: {r['cells']} × {_cut(r['reason'])}", markup=False)
