@@ -121,3 +121,26 @@ def test_no_number_twice_is_not_probed_and_a_raise_against_a_number_disagrees() 
     # scored once (a timeout, no judge): not compared, never counted as agreeing
     row = determinism_row({("a", "correct"): ScoreOutcome(1.0)}, {})
     assert (row["status"], row["evidence"]["not_compared"]) == ("not probed", 1)
+
+
+def test_the_census_row_of_a_non_deterministic_scorer_licenses_nothing() -> None:
+    from agentmetrology.inspect_ext.audit.census import census_row, summarize
+    from agentmetrology.report.census_report import render_census_report
+    from agentmetrology.report.terminal.inspect_audit import census_reasons, census_rows
+
+    row = census_row(f"{TASKS}@coin_task", None)
+    coin, exact = row["scorers"]
+    assert (coin["criterion"], coin["claim"]) == ("insufficient evidence", "no claim licensed")
+    assert coin["criterion_reason"].startswith("the scorer is non-deterministic: ")
+    assert coin["empty_unreliable"] == coin["criterion_reason"]
+    assert "empty_unreliable" not in exact  # a deterministic scorer's row is as it was
+    doc = {"rows": [row]}
+    assert [r[3:5] for r in census_rows(doc)] == [
+        ["insufficient evidence (n = 3 samples compared)", "-"],
+        ["pass (n = 3 samples compared)", "0/3"]]
+    assert any("non-deterministic" in line for line in census_reasons(doc))
+    assert summarize([row])["by_criterion"] == {"insufficient evidence": 1, "pass": 1}
+    full = {"census": "scorer census", "tool_version": "t", "limit": None,
+            "scorer_timeout_s": 10.0, "rows": [row], "summary": summarize([row]), "tau2": []}
+    markdown, *_ = render_census_report(full)
+    assert "(unreliable: non-deterministic scorer)" in markdown

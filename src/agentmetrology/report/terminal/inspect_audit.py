@@ -75,7 +75,10 @@ def census_rows(doc: dict[str, Any]) -> list[list[str]]:
             if s.get("stability", "").find("unstable") >= 0:
                 crit += ", unstable"
             out.append([r["benchmark"], _scorer_name(r["benchmark"], s["scorer"]), s["kind"],
-                        crit, f"{s['empty_passed']}/{scored}" if scored else "-",
+                        # a non-deterministic scorer's count is single draws: its reason
+                        # line says why there is none
+                        crit, f"{s['empty_passed']}/{scored}" if scored and not s.get(
+                            "empty_unreliable") else "-",
                         s["claim"] or "none"])
     return out
 
