@@ -51,18 +51,23 @@ def test_calls_the_protocol_would_refuse_are_recorded_and_answered(tmp_path: Pat
         {"name": "fetch_page", "arguments": "page=1"},
         {"name": 5, "arguments": {}},
         {"arguments": {"page": 1}},
+        {"name": 7},
         {"name": "fetch_page", "arguments": {"page": 1}},
     ])
     results = [a["result"] for a in answers]  # a tool result each, never a JSON-RPC error
-    assert [r["isError"] for r in results] == [True, True, True, True, False]
+    assert [r["isError"] for r in results] == [True, True, True, True, True, False]
+    # no arguments are no arguments, not arguments sent as null
+    assert results[4]["structuredContent"] == {
+        "error": "unknown tool '7'; available: get_task_info, fetch_page, submit_results"}
     first = results[0]["structuredContent"]
     assert first["error"] == "fetch_page: arguments must be a JSON object"
     events = record["episode"]["events"]
-    assert [e["name"] for e in events] == ["fetch_page", "fetch_page", "5", "None", "fetch_page"]
+    assert [e["name"] for e in events] == ["fetch_page", "fetch_page", "5", "None", "7",
+                                           "fetch_page"]
     # what was sent is kept beside each refusal; the good call after them still works
     for event, answer in zip(events, results, strict=True):
         assert event["result"] == answer["structuredContent"]
     assert json.dumps(events[0]["result"]).count("[1, 2]") == 1
     assert "page=1" in json.dumps(events[1]["result"])
-    assert events[4]["args"] == {"page": 1} and "rows" in events[4]["result"]
+    assert events[5]["args"] == {"page": 1} and "rows" in events[5]["result"]
     assert record["episode"]["termination"]["kind"] == "agent_error"  # left without submitting

@@ -255,7 +255,8 @@ async def keep_malformed_calls(ctx: Any, call_next: Any) -> Any:
     params = ctx.params
     if ctx.method != "tools/call" or not isinstance(params, Mapping) or not _malformed(params):
         return await call_next(ctx)
-    token = _RAW_CALL.set((params.get("name"), params.get("arguments")))
+    args = params.get("arguments")  # absent: no arguments, as the SDK reads it
+    token = _RAW_CALL.set((params.get("name"), {} if args is None else args))
     try:
         return await call_next(replace(ctx, params={**params, "name": MALFORMED_NAME,
                                                     "arguments": {}}))
