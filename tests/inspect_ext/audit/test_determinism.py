@@ -110,16 +110,16 @@ def test_the_second_call_sees_the_state_the_first_one_saw() -> None:
 
 def test_no_number_twice_is_not_probed_and_a_raise_against_a_number_disagrees() -> None:
     bad = ScoreOutcome(None, "INVALID", "scorer raised RuntimeError: boom")
-    row = determinism_row({("a", "correct"): bad}, {("a", "correct"): bad})
+    row = determinism_row({("a", "correct"): bad}, {("a", "correct"): bad}, 1e-6)
     assert (row["status"], row["evidence"]["not_compared"]) == ("not probed", 1)
     row = determinism_row({("a", "correct"): ScoreOutcome(1.0), ("a", "empty"): bad},
-                          {("a", "correct"): bad, ("a", "empty"): bad})
+                          {("a", "correct"): bad, ("a", "empty"): bad}, 1e-6)
     assert (row["status"], row["evidence"]["disagreeing"]) == ("fail", 1)
     assert row["evidence"]["disagreements"] == [{
         "task": "a", "probe": "correct", "first": 1.0,
         "second": "INVALID: scorer raised RuntimeError: boom"}]
     # scored once (a timeout, no judge): not compared, never counted as agreeing
-    row = determinism_row({("a", "correct"): ScoreOutcome(1.0)}, {})
+    row = determinism_row({("a", "correct"): ScoreOutcome(1.0)}, {}, 1e-6)
     assert (row["status"], row["evidence"]["not_compared"]) == ("not probed", 1)
 
 
@@ -144,3 +144,13 @@ def test_the_census_row_of_a_non_deterministic_scorer_licenses_nothing() -> None
             "scorer_timeout_s": 10.0, "rows": [row], "summary": summarize([row]), "tau2": []}
     markdown, *_ = render_census_report(full)
     assert "(unreliable: non-deterministic scorer)" in markdown
+
+
+def test_a_change_below_the_audit_s_resolution_is_no_change_of_verdict() -> None:
+    # float noise the criterion reads as a tie (eps = 1e-6) is the same verdict
+    first = {("a", "correct"): ScoreOutcome(0.3), ("b", "correct"): ScoreOutcome(0.5)}
+    second = {("a", "correct"): ScoreOutcome(0.1 + 0.2), ("b", "correct"): ScoreOutcome(0.5001)}
+    row = determinism_row(first, second, 1e-6)
+    assert (row["status"], row["evidence"]["disagreeing"]) == ("fail", 1)
+    assert row["evidence"]["disagreements"] == [
+        {"task": "b", "probe": "correct", "first": 0.5, "second": 0.5001}]

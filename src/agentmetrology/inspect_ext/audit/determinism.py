@@ -27,20 +27,25 @@ MAX_LISTED = 10  # disagreements listed in the evidence (all are counted)
 Cells = dict[tuple[str, str], ScoreOutcome]
 
 
-def _same(a: ScoreOutcome, b: ScoreOutcome) -> bool:
-    return (a.value is None) == (b.value is None) and (a.value is None or a.value == b.value)
+def _same(a: ScoreOutcome, b: ScoreOutcome, resolution: float) -> bool:
+    """Return whether two calls gave the same verdict: both no number, or two numbers within
+    the audit's resolution (a gap the criterion reads as a tie is no change of verdict)."""
+    if a.value is None or b.value is None:
+        return a.value is None and b.value is None
+    return abs(a.value - b.value) <= resolution
 
 
 def _said(c: ScoreOutcome) -> float | str:
     return c.value if c.value is not None else f"INVALID: {c.message}"[:120]
 
 
-def determinism_row(first: Cells, second: Cells) -> dict[str, Any]:
+def determinism_row(first: Cells, second: Cells, resolution: float) -> dict[str, Any]:
     """Return the card row comparing each output's two verdicts: pass when every compared pair
-    agreed, fail when any disagreed, not probed when no output was scored twice with a number."""
+    agreed (within `resolution`), fail when any disagreed, not probed when no output was scored
+    twice with a number."""
     pairs = sorted((k, first[k], second[k]) for k in second if k in first)
     compared = [(k, a, b) for k, a, b in pairs if a.value is not None or b.value is not None]
-    differ = [(k, a, b) for k, a, b in compared if not _same(a, b)]
+    differ = [(k, a, b) for k, a, b in compared if not _same(a, b, resolution)]
     n, k = len(compared), len(differ)
     evidence: dict[str, Any] = {
         "outputs_scored_twice": n, "disagreeing": k,

@@ -221,7 +221,7 @@ def audit_inspect(loaded: LoadedTask, *, task_args: dict[str, Any] | None = None
         fn = loaded.task.scorer[i]
         calls = res.judge_calls.get(i, 0) + empty.judge_calls.get(i, 0)
         for label, cells, second in _scorer_cells(res, i, name):
-            dets.append(determinism_row(cells, second))
+            dets.append(determinism_row(cells, second, RESOLUTION))
             every = list(dict.fromkeys([*battery, *(sid for sid, _ in cells)]))
             kind, basis, probed = _kind_on(name, fn, calls, battery, cells, every)
             verdict = split_half(kind_verdict(kind, basis, probed), every, partial(
