@@ -279,3 +279,51 @@ def test_a_lone_surrogate_in_an_action_is_an_error_observation_and_the_episode_g
         True, 0.0, "FAIL", "submitted")
     assert env.session is not None and env.session.episode is not None
     assert [e.args["run_log"] for e in env.session.episode.events] == ["\\ud800", ""]
+
+
+def test_a_call_with_arguments_of_the_wrong_type_is_recorded_and_answered() -> None:
+    # OpenEnv validated the action before the episode saw it: `args: [1, 2]` or `tool: 5`
+    # came back as a validation error frame and nothing was recorded (DESIGN.md: anything a
+    # client sends is recorded; the tool answers with an error observation).
+    import json
+
+    from websockets.sync.client import connect
+
+    sent = [{"tool": "fetch_page", "args": [1, 2]}, {"tool": 5, "args": {}},
+            {"tool": "fetch_page", "args": "page=1"}, {"tool": "fetch_page", "args": {"page": 1}}]
+    with running("comtrade", task="T1_single_page", level="L2") as url, \
+            connect(url.replace("http://", "ws://") + "/ws", open_timeout=30) as ws:
+        ws.send(json.dumps({"type": "reset", "data": {"seed": 0}}))
+        assert json.loads(ws.recv(timeout=30))["type"] == "observation"
+        frames = []
+        for data in sent:
+            ws.send(json.dumps({"type": "step", "data": data}))
+            frames.append(json.loads(ws.recv(timeout=30)))
+    assert [f["type"] for f in frames] == ["observation"] * 4, frames
+    results = [f["data"]["observation"]["tool_result"] for f in frames]
+    assert results[0]["error"] == "fetch_page: arguments must be a JSON object"
+    assert results[1]["error"].startswith("unknown tool '5'")
+    assert "rows" in results[3]  # the episode goes on
+    # in process: the episode's events keep what was sent beside each refusal
+    spec = registry.get_env("comtrade")
+    env = AgmEnvironment(spec, defaults_for(spec, "T1_single_page", "L2"))
+    env.reset(seed=0)
+    for data in sent:
+        env.step(AgmAction.model_validate(data))
+    assert env.step(AgmAction(kind="stop")).reward == 0.0
+    assert env.session is not None and env.session.episode is not None
+    events = [e for e in env.session.episode.events if e.kind == "tool_call"]
+    assert [e.name for e in events] == ["fetch_page", "5", "fetch_page", "fetch_page"]
+    assert "[1, 2]" in json.dumps(events[0].result) and "page=1" in json.dumps(events[2].result)
+
+
+@pytest.mark.parametrize("level", ["L0", "L2"])  # at L1 the model is asked only to decide
+def test_a_tool_name_of_any_json_type_is_an_error_observation_at_every_level(level: str) -> None:
+    # a harness program looks the model's tool name up: a list there would raise TypeError
+    spec = registry.get_env("comtrade")
+    env = AgmEnvironment(spec, defaults_for(spec, "T1_single_page", level))
+    env.reset(seed=0)
+    for tool in ([1], {"a": 1}, None, 2.5):
+        obs = env.step(AgmAction.model_validate({"tool": tool, "args": {"page": 1}}))
+        assert obs.pending == "act" and obs.tool_result is not None, (tool, obs)
+        assert obs.tool_result["error"].startswith("unknown tool")

@@ -199,3 +199,50 @@ def test_arguments_the_adapter_cannot_parse_are_kept_in_the_record() -> None:
     assert [e.result.get("arguments_sent") for e in fetches] == [*written[:3], None]
     assert "rows" in fetches[3].result
     assert json.loads(replies[1]["content"])["arguments_sent"] == "[1, 2]"  # the model sees it
+
+
+def test_tool_calls_of_any_shape_are_answered_and_recorded_never_raised() -> None:
+    # A turn's tool calls came in shapes the adapter read as dicts of JSON strings: arguments
+    # already an object (some providers parse them) raised AttributeError ('dict' object has
+    # no attribute 'strip'), as did a call that is no object or has no function object; the
+    # rollout failed and nothing of the turn was recorded.
+    from agentmetrology.adapters.session import EpisodeSession
+
+    env = load_environment("comtrade", tasks=["T3_duplicates"], seeds=[7], level="L2")
+    session = EpisodeSession(registry.get_env("comtrade"), "T3_duplicates", 7, "L2")
+    calls = [{"id": "a", "function": {"name": "fetch_page", "arguments": {"page": 1}}},
+             {"id": "b", "function": {"name": "fetch_page", "arguments": [1, 2]}},
+             {"id": "c", "type": "function", "function": None},
+             "fetch_page",
+             {"id": "e", "function": {"name": "fetch_page", "arguments": 7}}]
+    replies = asyncio.run(env.env_response(
+        [{"role": "assistant", "content": "", "tool_calls": calls}],
+        {"agm_session": session, "info": {}}))
+    assert [r["tool_call_id"] for r in replies] == ["a", "b", "c", "", "e"]
+    seen = [json.loads(r["content"]) for r in replies]
+    assert "rows" in seen[0]
+    assert seen[1]["error"] == "fetch_page: arguments must be a JSON object"
+    assert seen[2]["error"].startswith("unknown tool ''")
+    assert seen[3]["error"].startswith("unknown tool ''")
+    assert seen[4]["error"] == "fetch_page: arguments must be a JSON object"
+    session.stop()
+    assert session.episode is not None
+    events = [e for e in session.episode.events if e.kind == "tool_call"]
+    assert [e.name for e in events] == ["fetch_page", "fetch_page", "", "", "fetch_page"]
+    assert events[0].args == {"page": 1}
+    # what was sent is kept beside each refusal
+    assert [json.loads(r["content"]) for r in replies] == [
+        json.loads(json.dumps(e.result)) for e in events]
+    assert "fetch_page" in json.dumps(events[3].result) and "7" in json.dumps(events[4].result)
+
+
+def test_tool_calls_that_are_not_a_list_are_one_malformed_call() -> None:
+    from agentmetrology.adapters.session import EpisodeSession
+
+    env = load_environment("comtrade", tasks=["T3_duplicates"], seeds=[7], level="L2")
+    session = EpisodeSession(registry.get_env("comtrade"), "T3_duplicates", 7, "L2")
+    replies = asyncio.run(env.env_response(
+        [{"role": "assistant", "content": "", "tool_calls": "fetch_page"}],
+        {"agm_session": session, "info": {}}))
+    assert len(replies) == 1 and json.loads(replies[0]["content"])["error"].startswith(
+        "unknown tool ''")

@@ -31,6 +31,7 @@ from agentmetrology.envs.registry import get_env
 from agentmetrology.records.canonical import to_plain
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.policy import ToolCall
+from agentmetrology.runtime.recorder import recorded_name
 from agentmetrology.view.server import DEFAULT_HOST, bind
 
 require("openenv", "openenv", "the OpenEnv adapter")
@@ -54,8 +55,11 @@ class AgmAction(Action):
     """One move: a tool call, an answer to the harness's question, or a stop."""
 
     kind: Literal["call", "decide", "stop"] = Field("call", description="what the move is")
-    tool: str = Field("", description="the tool to call (kind=call)")
-    args: dict[str, Any] = Field(default_factory=dict, description="its arguments (kind=call)")
+    # Any JSON value, though a tool takes a name and an object: a call of another shape reaches
+    # the episode, which records what was sent and answers with an error observation (a
+    # validation error here would leave the attempt out of the record).
+    tool: Any = Field("", description="the tool to call (kind=call): a name")
+    args: Any = Field(default_factory=dict, description="its arguments (kind=call): an object")
     decision: str = Field("", description="one of the question's options (kind=decide)")
     text: str = Field("", description="final text (kind=stop)")
 
@@ -169,7 +173,11 @@ class AgmEnvironment(Environment[AgmAction, AgmObservation, State]):
         elif action.kind == "stop":
             pending = s.stop(action.text)
         else:
-            pending = s.act(ToolCall(action.tool, dict(action.args)))
+            # A name that is not text is recorded as its repr (as the recorder records one):
+            # a harness program at L0/L1 looks names up, and a list is no key.
+            name = action.tool if isinstance(action.tool, str) else recorded_name(action.tool)
+            args = action.args
+            pending = s.act(ToolCall(name, dict(args) if isinstance(args, dict) else args))
         self._state.step_count = s.steps
         self._state.done = pending.kind == "done"
         return self._observe(pending)

@@ -78,6 +78,25 @@ def _tools(state: Any) -> list[dict[str, Any]]:
     return list((info or {}).get("oai_tools") or [])
 
 
+def _call_id(call: Any) -> str:
+    """Return a tool call's id ('' for a call that is no object or has none)."""
+    return str(call.get("id") or "") if isinstance(call, dict) else ""
+
+
+def _tool_call(call: Any) -> ToolCall:
+    """Return the move a chat tool call makes, whatever its shape: its arguments parsed from
+    their JSON text, taken as they are when already parsed, and a call with no function object
+    (or no call object at all) a call of no tool carrying what was sent."""
+    fn: Any = call.get("function") if isinstance(call, dict) else call
+    if not isinstance(fn, dict):
+        return ToolCall("", fn)  # refused as no tool, what was sent kept by the recorder
+    raw: Any = fn.get("arguments")
+    if raw is None or isinstance(raw, str):
+        args, _ = parse_arguments(raw)
+        raw = args if args is not None else raw
+    return ToolCall(str(fn.get("name", "")), raw)
+
+
 def _tool_reply(call_id: str, content: Any) -> dict[str, Any]:
     return {"role": "tool", "tool_call_id": call_id,
             "content": json.dumps(to_plain(content, tag_non_finite=True), ensure_ascii=False)}
@@ -119,29 +138,28 @@ class AgmVerifiersEnv(vf.MultiTurnEnv):
         if isinstance(messages, list):  # the whole chat so far: the episode's transcript
             session.see(messages, _tools(state), SOURCE)
         last = messages[-1] if isinstance(messages, list) and messages else {}
-        calls = list(last.get("tool_calls") or []) if isinstance(last, dict) else []
+        sent = last.get("tool_calls") if isinstance(last, dict) else None
+        # tool calls that are not a list are one malformed call, recorded as it came
+        calls = list(sent) if isinstance(sent, list) else [sent] if sent else []
         text = str(last.get("content") or "") if isinstance(last, dict) else ""
         out: list[dict[str, Any]] = []
         if session.pending.kind == "decide":
             q = session.pending.question
             assert q is not None
             session.decide(parse_decision(text, q.options, q.fallback)[0])
-            out = [_tool_reply(c.get("id", ""), {"error": "answer in text, not a tool call"})
+            out = [_tool_reply(_call_id(c), {"error": "answer in text, not a tool call"})
                    for c in calls]
         elif not calls:
             session.stop(text)
         for call in calls if not out else ():
-            fn = call.get("function", {})
             if session.pending.kind != "act":
-                out.append(_tool_reply(call.get("id", ""), {"error": "the episode is over"}))
+                out.append(_tool_reply(_call_id(call), {"error": "the episode is over"}))
                 continue
-            args, _ = parse_arguments(fn.get("arguments"))
             # Malformed arguments reach the tools as they came: the record keeps them and the
             # tool answers with an error observation (as for every other agent).
-            pending = session.act(ToolCall(str(fn.get("name", "")),
-                                           args if args is not None else fn.get("arguments")))
+            pending = session.act(_tool_call(call))
             seen = pending.observation if pending.kind == "act" else {"episode": "over"}
-            out.append(_tool_reply(call.get("id", ""), seen))
+            out.append(_tool_reply(_call_id(call), seen))
         if session.pending.kind == "done":
             state["final_env_response"] = out
         return [*out, *_question_message(session.pending)]

@@ -40,6 +40,21 @@ def ownership_status(rows: dict[str, dict[str, Any]]) -> str:
     return str(rows["ownership_completeness"]["status"])
 
 
+# Rows a card holds only when its audit probes them (an Inspect scorer's determinism, which
+# `agm audit inspect` checks by scoring every output twice); a card without them prints as before.
+OPTIONAL_ROWS = {"scorer_determinism": "scorer determinism"}
+
+
+def optional_rows(configs: list[dict[str, Any]]) -> list[str]:
+    """Return the optional rows some configuration holds (printed after the fixed rows)."""
+    return [k for k in OPTIONAL_ROWS if any(k in (c.get("rows") or {}) for c in configs)]
+
+
+def row_cell(config: dict[str, Any], key: str) -> dict[str, Any]:
+    """Return a configuration's row `key` (an optional row it lacks reads `not probed`)."""
+    return (config.get("rows") or {}).get(key) or {"status": "not probed", "evidence": {}}
+
+
 def row(status: str, evidence: dict[str, Any], source: Any) -> dict[str, Any]:
     """Return one card cell: its status, the numbers behind it, and the source digest."""
     return {"status": status, "evidence": evidence,

@@ -10,7 +10,14 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Any
 
-from agentmetrology.audit.card import basis_text, cell_text, scorer_code_text
+from agentmetrology.audit.card import (
+    OPTIONAL_ROWS,
+    basis_text,
+    cell_text,
+    optional_rows,
+    row_cell,
+    scorer_code_text,
+)
 from agentmetrology.report.blocks import Doc, to_html, to_markdown
 from agentmetrology.report.numberguard import NumberGuard
 from agentmetrology.report.solvability_section import solvability_section
@@ -46,8 +53,9 @@ def _card(d: Doc, doc: dict[str, Any]) -> None:
     if code:
         d.p(code[0].upper() + code[1:] + ".")
     headers = ["row", *[_config_label(c) for c in configs]]
-    rows = [[label, *[cell_text(c["rows"][key]) for c in configs]]
-            for key, label in ROW_LABELS.items()]
+    labels = {**ROW_LABELS, **{k: OPTIONAL_ROWS[k] for k in optional_rows(configs)}}
+    rows = [[label, *[cell_text(row_cell(c, key)) for c in configs]]
+            for key, label in labels.items()]
     rows.append(["licensed claim", *[c["licensed_claim"] for c in configs]])
     d.table(headers, rows)
     items = []

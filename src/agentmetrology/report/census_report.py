@@ -20,6 +20,8 @@ COLORS = {"pass": "#54a24b", "fail": "#e45756", "not probed": "#9d9d9d"}
 
 def _rate(s: dict[str, Any]) -> float | None:
     n = s.get("empty_scored")
+    if s.get("empty_unreliable"):  # a non-deterministic scorer's count is no rate
+        return None
     return s["empty_passed"] / n if n else None
 
 
@@ -102,6 +104,8 @@ def render_census_report(doc: dict[str, Any]) -> tuple[str, str, str]:
                      if sc.get("empty_scored") else "n/a")
             if sc.get("empty_reason") and not sc.get("empty_scored"):
                 empty += f" ({sc['empty_reason']})"
+            if sc.get("empty_unreliable"):
+                empty += " (unreliable: non-deterministic scorer)"
             rows.append([f"`{r['benchmark']}`", f"`{sc['scorer']}`", sc["kind"], crit, empty,
                          sc["claim"]])
     d.table(["benchmark", "scorer", "scorer kind", "criterion sensitivity",

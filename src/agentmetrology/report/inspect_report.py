@@ -40,9 +40,12 @@ def _kinds(d: Doc, t: dict[str, Any]) -> None:
     rows = []
     for k in t["scorers"]:
         e = k.get("empty_trajectory") or {}
+        # a non-deterministic scorer's do-nothing verdicts are single draws: never a rate
+        unreliable = " (unreliable: non-deterministic scorer)" if e.get("unreliable") else ""
         rows.append([f"`{k['scorer']}`", k["kind"], k["basis"],
-                     f"{e.get('passed', 'n/a')} of {e.get('scored', 'n/a')}" if e else "n/a",
-                     _num(g, e.get("pass_rate")) if e else "n/a",
+                     f"{e.get('passed', 'n/a')} of {e.get('scored', 'n/a')}{unreliable}"
+                     if e else "n/a",
+                     "n/a" if unreliable or not e else _num(g, e.get("pass_rate")),
                      str(e.get("invalid", "n/a")) if e else "n/a"])
     d.table(["scorer", "kind", "evidence", "do-nothing passes", "do-nothing pass rate",
              "do-nothing INVALID"], rows)

@@ -23,7 +23,9 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -134,8 +136,9 @@ class McpEpisode:
         # Opened last: the bindings are sealed only for an episode that can actually be served.
         self.session = None if store is None else StoreSession.open(store, self.adm)
 
-    def call(self, name: str, args: dict[str, Any]) -> Observation:
-        """Execute one tool call for the client; record and score the episode on submission."""
+    def call(self, name: Any, args: Any) -> Observation:
+        """Execute one tool call for the client (a name or arguments of the wrong type are
+        recorded and refused by the recorder); record and score the episode on submission."""
         if self.recorded is not None:
             return {"error": RECORDED_ERROR.format(where=self.recorded)}
         if self.session is not None:
@@ -233,6 +236,34 @@ def _client_info(ctx: Any) -> dict[str, Any] | None:
     return {"name": str(getattr(info, "name", "")), "version": str(getattr(info, "version", ""))}
 
 
+# A tools/call the protocol layer would refuse before our handler (arguments that are not an
+# object, a name that is not text or none at all): its raw name and arguments, for the handler.
+_RAW_CALL: ContextVar[tuple[Any, Any] | None] = ContextVar("agm_mcp_raw_call", default=None)
+MALFORMED_NAME = "agm-malformed-call"  # the name the rewritten request carries past validation
+
+
+def _malformed(params: Mapping[str, Any]) -> bool:
+    """Return True for tools/call params the SDK's validation would refuse as a whole."""
+    args = params.get("arguments")
+    return type(params.get("name")) is not str or not (args is None or isinstance(args, dict))
+
+
+async def keep_malformed_calls(ctx: Any, call_next: Any) -> Any:
+    """Server middleware: pass a malformed tools/call on as a valid one carrying nothing, its
+    raw name and arguments beside it, so the episode records what was sent and the client gets
+    the error observation (the SDK would answer -32602 and nothing would be recorded)."""
+    params = ctx.params
+    if ctx.method != "tools/call" or not isinstance(params, Mapping) or not _malformed(params):
+        return await call_next(ctx)
+    args = params.get("arguments")  # absent: no arguments, as the SDK reads it
+    token = _RAW_CALL.set((params.get("name"), {} if args is None else args))
+    try:
+        return await call_next(replace(ctx, params={**params, "name": MALFORMED_NAME,
+                                                    "arguments": {}}))
+    finally:
+        _RAW_CALL.reset(token)
+
+
 def build_server(episode: McpEpisode) -> Server[Any]:
     """Return a low-level MCP server exposing the episode's tools with their exact schemas."""
     from mcp import types
@@ -247,7 +278,10 @@ def build_server(episode: McpEpisode) -> Server[Any]:
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         episode.seen_client(_client_info(ctx))  # before the call: it may record the episode
-        obs = episode.call(params.name, dict(params.arguments or {}))
+        raw = _RAW_CALL.get()
+        # A malformed call goes to the recorder as sent: it records it and refuses it.
+        obs = episode.call(params.name, dict(params.arguments or {})) if raw is None else \
+            episode.call(raw[0], raw[1])
         # Tool errors are observations the agent must see (is_error marks them for clients).
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=json.dumps(obs, ensure_ascii=False))],
@@ -257,8 +291,10 @@ def build_server(episode: McpEpisode) -> Server[Any]:
 
     serving = episode.spec.serving
     name = (serving.name if serving else "") or f"agentmetrology-{episode.spec.name}"
-    return Server(name, version=__version__, instructions=episode.instructions(),
-                  on_list_tools=list_tools, on_call_tool=call_tool)
+    server: Server[Any] = Server(name, version=__version__, instructions=episode.instructions(),
+                                 on_list_tools=list_tools, on_call_tool=call_tool)
+    server.middleware.append(keep_malformed_calls)  # innermost: after the SDK's own tracing
+    return server
 
 
 async def serve_stdio(episode: McpEpisode) -> None:

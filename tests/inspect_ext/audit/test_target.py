@@ -137,7 +137,10 @@ def test_judge_scorer_with_a_fake_judge_is_probed():
     crit = c["rows"]["criterion_sensitivity"]
     # a pass on 2 samples, withheld: the status reads as the verdict does
     assert (crit["status"], crit["evidence"]["withheld"]) == ("insufficient evidence", "pass")
-    assert requests == 12  # 2 samples x (5 forged outputs + the empty trajectory)
+    # 2 samples x (5 forged outputs + the empty trajectory), each scored twice (determinism)
+    assert requests == 24
+    assert c["rows"]["scorer_determinism"]["evidence"]["verdict"]["text"] == \
+        "deterministic on 12 of 12 outputs scored twice"
     assert doc["target"]["judge"]["model"] == "fake-judge"
 
 

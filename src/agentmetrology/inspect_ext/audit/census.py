@@ -129,7 +129,11 @@ def _probed_row(spec: str, doc: dict[str, Any],
                         # the verdicts with their n, minimum and split halves (issue 37)
                         "kind_verdict": kind.get("verdict"),
                         "criterion_verdict": crit["evidence"].get("verdict"),
-                        "stability": config.get("stability", "stable across split halves")})
+                        "stability": config.get("stability", "stable across split halves"),
+                        # only for a non-deterministic scorer: its do-nothing count is single
+                        # draws (a deterministic scorer's row is as it always was)
+                        **({"empty_unreliable": e["unreliable"]} if e.get("unreliable")
+                           else {})})
     t = doc["target"]
     return {"benchmark": spec, "source": "inspect", "status": "probed", "needs": None,
             "reason": None, "samples": t["samples_audited"],

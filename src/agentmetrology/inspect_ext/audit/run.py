@@ -5,7 +5,9 @@ sample's metadata and store, model roles, the task's solver for the empty trajec
 is Inspect's mock model answering nothing; a scorer that calls a model while scoring is a judge,
 and without `--judge-model` its cells are `not probed: needs a judge model`, never a number.
 Each scorer call has a timeout; a raise, a timeout, NaN or a non-number is an INVALID cell that
-carries its reason.
+carries its reason. Every output is scored twice on the same state (`RunResult.second`): a
+scorer whose verdict on one output changes between calls (random, time-dependent, a judge at
+temperature > 0) makes every verdict it gave unreliable, and the audit says so (determinism).
 """
 
 from __future__ import annotations
@@ -94,6 +96,11 @@ class RunResult:
     # A scorer returning a dict of numbers (e.g. utility, security): each key's outcome.
     parts: dict[tuple[str, str, int], dict[str, ScoreOutcome]] = field(default_factory=dict)
     timeouts: dict[int, int] = field(default_factory=dict)  # consecutive, per scorer
+    # The second call's outcome (and dict parts) on the same state; absent where the first
+    # gave no verdict to repeat (a timeout, a scorer not called, a judge without a model).
+    second: dict[tuple[str, str, int], ScoreOutcome] = field(default_factory=dict)
+    second_parts: dict[tuple[str, str, int], dict[str, ScoreOutcome]] = field(
+        default_factory=dict)
     # Called once per sample scored (progress on a terminal); never changes a result.
     on_sample: Callable[[], None] | None = field(default=None, compare=False)
 
@@ -228,21 +235,44 @@ async def _score_sample(scorers: Sequence[Any], state: Any, cell: tuple[str, str
             result.cells[(*cell, i)] = ScoreOutcome(
                 None, "INVALID", f"not called: timed out {MAX_CONSECUTIVE_TIMEOUTS} times in a row")
             continue
-        counter = [0]
-        token = _SCORING.set(counter)
-        try:
-            out, parts = await call_scorer(sc, state, timeout)
-        finally:
-            _SCORING.reset(token)
-        timed_out = out.status == "INVALID" and out.message.startswith("timeout")
-        result.timeouts[i] = result.timeouts.get(i, 0) + 1 if timed_out else 0
-        if counter[0]:
-            result.judge_calls[i] = result.judge_calls.get(i, 0) + counter[0]
+        out, parts, calls = await _scored(sc, state, timeout, i, result)
+        if calls:
+            result.judge_calls[i] = result.judge_calls.get(i, 0) + calls
             if not has_judge:  # the mock answered: that verdict means nothing
                 out, parts = ScoreOutcome(None, "INVALID", NEEDS_JUDGE), None
         if parts is not None:
             result.parts[(*cell, i)] = parts
         result.cells[(*cell, i)] = out
+        if (out.message.startswith("timeout") and out.status == "INVALID") or (
+                calls and not has_judge):
+            continue  # no verdict to repeat: a second hang, or a second mock answer
+        _drop_scratch(state, kept)  # the second call sees the state the first one saw
+        again, again_parts, again_calls = await _scored(sc, state, timeout, i, result)
+        if again_calls and not has_judge:
+            again, again_parts = ScoreOutcome(None, "INVALID", NEEDS_JUDGE), None
+        if again_parts is not None:
+            result.second_parts[(*cell, i)] = again_parts
+        result.second[(*cell, i)] = again
+    _drop_scratch(state, kept)
+
+
+async def _scored(scorer: Any, state: Any, timeout: float, index: int,
+                  result: RunResult) -> tuple[ScoreOutcome, Parts, int]:
+    """Call one scorer once; return its outcome, parts and the model calls it made, counting
+    a timeout towards the scorer's consecutive ones."""
+    counter = [0]
+    token = _SCORING.set(counter)
+    try:
+        out, parts = await call_scorer(scorer, state, timeout)
+    finally:
+        _SCORING.reset(token)
+    timed_out = out.status == "INVALID" and out.message.startswith("timeout")
+    result.timeouts[index] = result.timeouts.get(index, 0) + 1 if timed_out else 0
+    return out, parts, counter[0]
+
+
+def _drop_scratch(state: Any, kept: set[str]) -> None:
+    """Delete what scorers added to the sample's store since `kept` was taken."""
     for k in set(state.store.keys()) - kept:
         state.store.delete(k)
 

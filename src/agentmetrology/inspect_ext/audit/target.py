@@ -19,6 +19,7 @@ from agentmetrology.audit.criterion_verdict import criterion_verdict
 from agentmetrology.audit.env_audit import seal
 from agentmetrology.audit.generic_audit import audit_target
 from agentmetrology.audit.target import Ownership, Probe, ScoreOutcome, ScorerKind, TaskRef
+from agentmetrology.inspect_ext.audit.determinism import apply_determinism, determinism_row
 from agentmetrology.inspect_ext.audit.forge import PROBE_NAMES, Forged, forge
 from agentmetrology.inspect_ext.audit.kind import classify, kind_verdict
 from agentmetrology.inspect_ext.audit.load import LoadedTask
@@ -131,21 +132,30 @@ def _half_kind(name: str, fn: Any, calls: int, battery: dict[str, list[Probe]], 
     return kind_verdict(*_kind_on(name, fn, calls, battery, cells, sids))
 
 
-def _scorer_cells(res: RunResult, index: int, name: str) -> list[tuple[str, Cells]]:
-    """Return (scorer label, its cells): one scorer, or one per key of a dict-valued scorer."""
-    mine = {(sid, p): c for (sid, p, i), c in res.cells.items() if i == index}
+def _scorer_cells(res: RunResult, index: int, name: str) -> list[tuple[str, Cells, Cells]]:
+    """Return (scorer label, its cells, its second calls' cells): one scorer, or one per key
+    of a dict-valued scorer (the second calls read by the first calls' keys)."""
     parts = {(sid, p): d for (sid, p, i), d in res.parts.items() if i == index}
     if not parts:
-        return [(name, mine)]
+        return [(name, _key_cells(res.cells, res.parts, index, None),
+                 _key_cells(res.second, res.second_parts, index, None))]
     keys = sorted({k for d in parts.values() for k in d})
-    out = []
-    for k in keys:
-        cells: Cells = {}
-        for cell, whole in mine.items():
-            d = parts.get(cell)
-            cells[cell] = whole if d is None else d.get(k) or ScoreOutcome(
-                None, "INVALID", f"scorer returned no key {k!r}")
-        out.append((f"{name}[{k}]", cells))
+    return [(f"{name}[{k}]", _key_cells(res.cells, res.parts, index, k),
+             _key_cells(res.second, res.second_parts, index, k)) for k in keys]
+
+
+def _key_cells(cells: dict[tuple[str, str, int], ScoreOutcome],
+               parts: dict[tuple[str, str, int], dict[str, ScoreOutcome]], index: int,
+               key: str | None) -> Cells:
+    """Return one scorer's cells, or of a dict-valued one its key `key`'s (a cell without
+    parts is the whole verdict: INVALID as one number, or the failure it carries)."""
+    out: Cells = {}
+    for (sid, p, i), whole in cells.items():
+        if i != index:
+            continue
+        d = parts.get((sid, p, i))
+        out[(sid, p)] = whole if key is None or d is None else d.get(key) or ScoreOutcome(
+            None, "INVALID", f"scorer returned no key {key!r}")
     return out
 
 
@@ -192,9 +202,13 @@ def audit_inspect(loaded: LoadedTask, *, task_args: dict[str, Any] | None = None
         n = len(loaded.scorer_names)
         empty = RunResult({k: v for k, v in empty_run.cells.items() if k[2] < n},
                           {i: c for i, c in empty_run.judge_calls.items() if i < n},
-                          {k: v for k, v in empty_run.parts.items() if k[2] < n})
-    for (sid, probe, i), out in empty.cells.items():  # the do-nothing probe joins the battery
-        res.cells[(sid, probe, i)] = out
+                          {k: v for k, v in empty_run.parts.items() if k[2] < n},
+                          second={k: v for k, v in empty_run.second.items() if k[2] < n},
+                          second_parts={k: v for k, v in empty_run.second_parts.items()
+                                        if k[2] < n})
+    res.cells.update(empty.cells)  # the do-nothing probe joins the battery
+    res.second.update(empty.second)
+    res.second_parts.update(empty.second_parts)
     for sid, probes in battery.items():
         if any((sid, "empty_trajectory", i) in empty.cells
                for i in range(len(loaded.scorer_names))):
@@ -202,11 +216,12 @@ def audit_inspect(loaded: LoadedTask, *, task_args: dict[str, Any] | None = None
                                 {"degraded": True, "reason": "a model that answers nothing"}))
     for (sid, probe, i), d in empty.parts.items():
         res.parts[(sid, probe, i)] = d
-    docs, kinds = [], []
+    docs, kinds, dets = [], [], []
     for i, name in enumerate(loaded.scorer_names):
         fn = loaded.task.scorer[i]
         calls = res.judge_calls.get(i, 0) + empty.judge_calls.get(i, 0)
-        for label, cells in _scorer_cells(res, i, name):
+        for label, cells, second in _scorer_cells(res, i, name):
+            dets.append(determinism_row(cells, second, RESOLUTION))
             every = list(dict.fromkeys([*battery, *(sid for sid, _ in cells)]))
             kind, basis, probed = _kind_on(name, fn, calls, battery, cells, every)
             verdict = split_half(kind_verdict(kind, basis, probed), every, partial(
@@ -225,6 +240,10 @@ def audit_inspect(loaded: LoadedTask, *, task_args: dict[str, Any] | None = None
         from agentmetrology.inspect_ext.audit.tau2_outcome import apply_outcome_probe
 
         apply_outcome_probe(merged, loaded, empty, timeout)
+    # last: a non-deterministic scorer withholds whatever the steps above judged from it
+    for config, k, det in zip(merged["card"]["configurations"], kinds, dets, strict=False):
+        apply_determinism(config, k, det)
+    merged["card"]["licensed_claim"] = merged["card"]["configurations"][0]["licensed_claim"]
     return seal(merged)
 
 

@@ -11,7 +11,13 @@ from typing import Any
 
 from rich.console import Console
 
-from agentmetrology.audit.card import basis_text, cell_text, scorer_code_text
+from agentmetrology.audit.card import (
+    basis_text,
+    cell_text,
+    optional_rows,
+    row_cell,
+    scorer_code_text,
+)
 from agentmetrology.audit.solvability import solvability_lines
 from agentmetrology.report.terminal.table_fit import Col, fit_table
 
@@ -37,8 +43,8 @@ def card_tables(con: Console, card: dict[str, Any]) -> list[Any]:
         # The row names and the scorer names stay whole; verdicts and claims fold at spaces.
         cols = [Col("row", priority=9)] + [
             Col(str(c["scorer"]), priority=8 - i, wrap=True) for i, c in enumerate(group)]
-        rows = [[key.replace("_", " "), *(cell_text(c["rows"][key]) for c in group)]
-                for key in CARD_ROWS]
+        rows = [[key.replace("_", " "), *(cell_text(row_cell(c, key)) for c in group)]
+                for key in (*CARD_ROWS, *optional_rows(group))]
         rows.append(["licensed claim", *(str(c["licensed_claim"]) for c in group)])
         tables.append(fit_table(con, title, cols, rows, markup=False))  # names, not markup
     return tables
@@ -49,7 +55,7 @@ def not_probed_lines(card: dict[str, Any]) -> list[str]:
     reason on a row are named together)."""
     reasons: dict[tuple[str, str], list[str]] = {}
     for c in card["configurations"]:
-        for key in CARD_ROWS:
+        for key in (*CARD_ROWS, *optional_rows([c])):
             row = c["rows"].get(key) or {}
             if row.get("status") != "not probed":
                 continue

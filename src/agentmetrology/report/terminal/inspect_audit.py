@@ -34,6 +34,8 @@ def print_inspect(con: Console, doc: dict[str, Any], paths: dict[str, Path]) -> 
             line += f"; do-nothing passes {e['passed']} of {e['scored']} scored"
             if e["invalid"]:
                 line += f", {e['invalid']} INVALID"
+            if e.get("unreliable"):  # single draws of a scorer that changes its verdict
+                line += " (unreliable: non-deterministic scorer)"
         con.print(line, markup=False)
         for r in (e or {}).get("invalid_reasons", []):
             con.print(f"  empty trajectory: {r['cells']} × {_cut(r['reason'])}", markup=False)
@@ -73,7 +75,10 @@ def census_rows(doc: dict[str, Any]) -> list[list[str]]:
             if s.get("stability", "").find("unstable") >= 0:
                 crit += ", unstable"
             out.append([r["benchmark"], _scorer_name(r["benchmark"], s["scorer"]), s["kind"],
-                        crit, f"{s['empty_passed']}/{scored}" if scored else "-",
+                        # a non-deterministic scorer's count is single draws: its reason
+                        # line says why there is none
+                        crit, f"{s['empty_passed']}/{scored}" if scored and not s.get(
+                            "empty_unreliable") else "-",
                         s["claim"] or "none"])
     return out
 

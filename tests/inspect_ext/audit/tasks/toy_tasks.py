@@ -1,6 +1,7 @@
 """Small Inspect tasks written for these tests: known scorers with known verdicts."""
 
 import asyncio
+import random
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import Sample
@@ -177,3 +178,55 @@ def exits():
 def exiting_solver_task() -> Task:
     """The task's own solver raises SystemExit in the do-nothing run."""
     return Task(dataset=MATH[:3], solver=exits(), scorer=exact())
+
+
+_CALLS = [0]  # every call of flips_once, across samples and runs
+
+
+@scorer(metrics=[accuracy()])
+def flips_once():
+    """Exact match, except that its fourth call ever returns the opposite verdict: one output
+    scored twice gets two different verdicts, whichever output that call lands on."""
+    async def score(state: TaskState, target: Target) -> Score:
+        _CALLS[0] += 1
+        right = state.output.completion.strip() == target.text
+        return Score(value=float(right != (_CALLS[0] == 4)))
+    return score
+
+
+@task
+def flips_once_task() -> Task:
+    _CALLS[0] = 0
+    return Task(dataset=MATH[:3], solver=generate(), scorer=flips_once())
+
+
+_COIN = random.Random(7)
+
+
+@scorer(metrics=[accuracy()])
+def coin():
+    """A verdict drawn at random on every call: no verdict of it is a measurement."""
+    async def score(state: TaskState, target: Target) -> Score:
+        return Score(value=float(_COIN.random() < 0.5))
+    return score
+
+
+@task
+def coin_task() -> Task:
+    return Task(dataset=MATH[:3], solver=generate(), scorer=[coin(), exact()])
+
+
+@scorer(metrics=[accuracy()])
+def notes_in_store():
+    """Exact match that leaves a note in the sample's store and credits only a state without
+    one: deterministic on the state it is given, so scoring twice must not see its own note."""
+    async def score(state: TaskState, target: Target) -> Score:
+        seen = state.store.get("toy_scored", False)
+        state.store.set("toy_scored", True)
+        return Score(value=float(not seen and state.output.completion.strip() == target.text))
+    return score
+
+
+@task
+def store_note_task() -> Task:
+    return Task(dataset=MATH[:3], solver=generate(), scorer=notes_in_store())
