@@ -13,10 +13,13 @@ from agentmetrology.records.episode import EpisodeKey
 from support.agm_runs import agm
 from support.stores import record_campaign
 
-CAMPAIGN = """
+# Six tasks: the fewest a reading is given from (diagnose.readings.MIN_TASKS)
+TASKS = """["T3_duplicates", "T4_rate_limit_429", "T5_server_error_500", "T6_page_drift",
+         "T8_mixed_faults", "T10_constrained_budget"]"""
+CAMPAIGN = f"""
 [campaign]
 name = "diag"
-tasks = ["T3_duplicates", "T4_rate_limit_429", "T8_mixed_faults"]
+tasks = {TASKS}
 seeds = "0-1"
 levels = ["L2"]
 mutations = ["alias", "misleading", "repeat"]
@@ -46,8 +49,8 @@ def diagnosed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
 
 def test_pairs_are_complete_and_counted(diagnosed: tuple[Path, dict]) -> None:
     _, doc = diagnosed
-    # 2 targets x 3 tasks x 2 seeds x 3 mutations, every original recorded once
-    assert doc["pairs"] == {"total": 36, "complete": 36, "half_finished": 0, "unmeasured": 0}
+    # 2 targets x 6 tasks x 2 seeds x 3 mutations, every original recorded once
+    assert doc["pairs"] == {"total": 72, "complete": 72, "half_finished": 0, "unmeasured": 0}
 
 
 def test_readings(diagnosed: tuple[Path, dict]) -> None:
@@ -128,34 +131,34 @@ def test_the_report_gives_every_reading_its_n_and_its_stability(
 
     _, doc = diagnosed
     md, _ = render_diagnose_report(doc)
-    assert "| `careful` | `comtrade` | L2 | 3 | alias: robust;" in md  # n once per policy
+    assert "| `careful` | `comtrade` | L2 | 6 | alias: robust;" in md  # n once per policy
     assert "Holm-adjusted over one family of 4 tests each" in md
     assert "Readings across pass thresholds" in md
     doc = deepcopy(doc)
     g = doc["groups"]["comtrade|rule|L2|alias"]
     g["tasks"], g["stability"] = 2, "unstable across thresholds"
     g["verdict"].update(verdict="insufficient evidence", sufficient=False,
-                        text="insufficient evidence (n = 2 tasks, needs 3)")
+                        text="insufficient evidence (n = 2 tasks, needs 6)")
     md, _ = render_diagnose_report(doc)
     assert ("| `rule` | `comtrade` | L2 | varies | alias: insufficient evidence (n = 2 tasks, "
-            "needs 3), unstable across thresholds;") in md
+            "needs 6), unstable across thresholds;") in md
 
 
 def test_every_printed_reading_carries_its_n(diagnosed: tuple[Path, dict]) -> None:
     root, doc = diagnosed
     for g in doc["groups"].values():  # diagnose.json: every reading is a verdict with its n
         v = g["verdict"]
-        assert (v["n"], v["counted"]) == (g["tasks"], "tasks") and v["minimum"] in (0, 3)
+        assert (v["n"], v["counted"]) == (g["tasks"], "tasks") and v["minimum"] in (0, 6)
         assert v["text"] == f"{g['reading']} (n = {g['tasks']} tasks)"
     out = " ".join((root / "stdout.txt").read_text().split())  # the terminal table
     assert "reading (n)" in out
-    assert out.count("(n = 3 tasks)") == len(doc["groups"]) == 6
+    assert out.count("(n = 6 tasks)") == len(doc["groups"]) == 6
     md = (root / "out" / "report.md").read_text()
-    assert "| `rule` | `alias` | 3 | behavioural failure (MSR" in md  # the sweep says its n
-    assert "behavioural failure (n = 3 tasks) |" in md  # the metrics table's reading column
+    assert "| `rule` | `alias` | 6 | behavioural failure (MSR" in md  # the sweep says its n
+    assert "behavioural failure (n = 6 tasks) |" in md  # the metrics table's reading column
 
 
-def test_three_tasks_keep_every_interval(diagnosed: tuple[Path, dict]) -> None:
+def test_six_tasks_keep_every_interval(diagnosed: tuple[Path, dict]) -> None:
     root, doc = diagnosed
     md = (root / "out" / "report.md").read_text()
     assert "no interval" not in md and "no interval" not in (root / "stdout.txt").read_text()
@@ -168,9 +171,7 @@ def test_three_tasks_keep_every_interval(diagnosed: tuple[Path, dict]) -> None:
 def two_tasks(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     """The campaign on 2 tasks, diagnosed: (its root, with out/ and stdout.txt; diagnose.json)."""
     root = tmp_path_factory.mktemp("two")
-    record_campaign(root, CAMPAIGN.replace(
-        '"T3_duplicates", "T4_rate_limit_429", "T8_mixed_faults"',
-        '"T3_duplicates", "T4_rate_limit_429"'))
+    record_campaign(root, CAMPAIGN.replace(TASKS, '["T3_duplicates", "T4_rate_limit_429"]'))
     res = CliRunner().invoke(app, ["diagnose", str(root / "store"), "--out", str(root / "out")],
                              env={"COLUMNS": "80"})
     assert res.exit_code == 0, res.stderr
@@ -189,7 +190,7 @@ def test_a_positive_control_read_on_too_few_tasks_is_insufficient_not_missed(
     assert doc["positive_control"] == {
         "status": "insufficient evidence", "targets": [],
         "why": "the misleading reading is withheld for careful (insufficient evidence (n = 2 "
-               "tasks, needs 3)), rule (insufficient evidence (n = 2 tasks, needs 3))"}
+               "tasks, needs 6)), rule (insufficient evidence (n = 2 tasks, needs 6))"}
     assert "positive control (misleading): insufficient evidence" in \
         (root / "stdout.txt").read_text()
 
@@ -275,7 +276,7 @@ def test_a_policy_at_two_levels_is_two_rows_that_say_their_level(tmp_path: Path)
     assert [line.split("│")[1].strip() for line in rows] == ["rule (L1)", "rule (L2)"]
     md = (tmp_path / "out" / "report.md").read_text()
     assert md.count("| `rule (L2)` | `alias` |") == 3  # metrics, predicates, sweep
-    assert "- `rule (L1)` under `alias`: robust (n = 3 tasks)" in md
+    assert "- `rule (L1)` under `alias`: robust (n = 6 tasks)" in md
 
 
 def test_policy_labels_add_environment_and_level_only_when_the_store_has_several() -> None:
@@ -293,9 +294,8 @@ def test_the_report_says_what_ptd_rests_on_and_prints_the_excess_flip_rate(
     # PTD averages only the pairs that report a proxy reward (1 of 3 here: hack_1) and was
     # printed as a bare number beside "pairs 3"; the excess flip rate was in diagnose.json only.
     toml = CAMPAIGN.replace('name = "diag"', 'name = "ptd"\nenvironment = "researchops"').replace(
-        '"T3_duplicates", "T4_rate_limit_429", "T8_mixed_faults"', '"lr_1", "lr_2", "hack_1"'
-    ).replace('seeds = "0-1"', "seeds = [0]").replace('"alias", "misleading", "repeat"',
-                                                        '"alias", "repeat"')
+        TASKS, '["lr_1", "lr_2", "hack_1"]').replace('seeds = "0-1"', "seeds = [0]").replace(
+        '"alias", "misleading", "repeat"', '"alias", "repeat"')
     careful = toml.index('[[targets]]\nname = "careful"')
     store = record_campaign(tmp_path, toml[:toml.index("[[targets]]")] + toml[careful:])
     res = CliRunner().invoke(app, ["diagnose", str(store), "--out", str(tmp_path / "out")])

@@ -71,7 +71,7 @@ def test_controls_and_evaluator_changes_are_never_diagnosed(values: tuple[bool |
 
 
 def _m(**over: Any) -> dict[str, Any]:
-    base = {"complete": 4, "tasks": 4, "msr": 0.5, "msr_original": 0.5,
+    base = {"complete": 6, "tasks": 6, "msr": 0.5, "msr_original": 0.5,
             "behaviour_changed": 0.0, "vrg": {"value": 0.3, "interval": [0.1, 0.5]},
             "rescored_gap": None,
             "paired": {"p_values": {"difference": 0.001, "equivalence": 0.9}}}
@@ -131,8 +131,8 @@ def test_the_repeat_control_says_its_gap_and_insufficient_evidence_says_n() -> N
     read_group(m, "alias", 0.10)
     # "1 task", not "1 tasks"; and no test ran on one task, so the why does not say "the gap is
     # real" (it said so from a bootstrap over one task, beside "different: yes")
-    assert m["verdict"]["text"] == "insufficient evidence (n = 1 task, needs 3)"
-    assert m["why"] == ("insufficient: 1 task, the test needs 3 (outside the Holm family) "
+    assert m["verdict"]["text"] == "insufficient evidence (n = 1 task, needs 6)"
+    assert m["why"] == ("insufficient: 1 task, the test needs 6 (outside the Holm family) "
                         "(withheld: inconclusive)")
     assert m["predicates"]["different"] is None and m["predicates"]["equivalent"] is None
     assert m["untested"]["different"].startswith("insufficient: 1 task")
@@ -155,7 +155,7 @@ def test_a_reading_that_moves_with_the_threshold_says_so() -> None:
 KEY = EpisodeKey("c", "t", "task", 0, "clean", "L2", 0)
 
 
-def _pairs(mutation: str, target: str, gap: float, n: int = 5) -> list[Pair]:
+def _pairs(mutation: str, target: str, gap: float, n: int = 6) -> list[Pair]:
     return [Pair(("e", target, "L2", mutation), f"task{i}", 0, 0, "clean",
                  Side(KEY, True, 1.0, 1.0, True, None, "", None, b"x"),
                  Side(KEY, True, 1.0 - gap, 1.0, True, 1.0, "", None, b"x"))
@@ -185,13 +185,13 @@ def test_a_family_without_a_comparison_adjusts_nothing() -> None:
 
 
 def test_a_withheld_reading_is_withheld_at_every_threshold_and_never_unstable() -> None:
-    # Below 3 tasks the reading is withheld; the sweep must not print the reading it withheld
+    # Below 6 tasks the reading is withheld; the sweep must not print the reading it withheld
     # (robust at 1 task) at each threshold, nor call the same reading at every threshold
     # "unstable across thresholds" (found: insufficient evidence ..., unstable across thresholds).
     sweep = {t: {"msr": 1.0, "msr_original": 1.0, "mtr": 1.0} for t in ("0.5", "0.65", "0.8")}
     m = _m(tasks=1, paired={"p_values": {"difference": 0.5, "equivalence": 0.01}}, sweep=sweep)
     read_group(m, "alias", 0.10)
-    assert m["verdict"]["text"] == "insufficient evidence (n = 1 task, needs 3)"
+    assert m["verdict"]["text"] == "insufficient evidence (n = 1 task, needs 6)"
     assert [r["reading"] for r in m["sweep"].values()] == ["insufficient evidence"] * 3
     assert m["stability"] == "stable across thresholds"
     assert m["verdict"]["consistent"] == ["insufficient evidence"]

@@ -25,7 +25,7 @@ KEY = EpisodeKey("c", "t", "task", 0, "clean", "L2", 0)
 
 
 def _m(**over: Any) -> dict[str, Any]:
-    base = {"complete": 9, "tasks": 3, "msr": 0.5, "msr_original": 0.5, "mtr": 1.0,
+    base = {"complete": 18, "tasks": 6, "msr": 0.5, "msr_original": 0.5, "mtr": 1.0,
             "behaviour_changed": 0.0, "vrg": {"value": 0.3, "interval": [0.1, 0.5]},
             "rescored_gap": {"value": 0.0, "interval": [0.0, 0.0]},
             "paired": {"p_values": {"difference": 0.001, "equivalence": 0.001}}}
@@ -52,12 +52,12 @@ def _pairs(mutation: str, gap: float, tasks: int) -> list[Pair]:
             for i in range(tasks) for s in range(2)]
 
 
-def test_fewer_than_3_tasks_is_no_test_and_not_in_the_family() -> None:
-    groups = diagnose_pairs(_pairs("alias", 0.3, 2) + _pairs("format", 0.3, 5), seed=0)
+def test_fewer_than_6_tasks_is_no_test_and_not_in_the_family() -> None:
+    groups = diagnose_pairs(_pairs("alias", 0.3, 2) + _pairs("format", 0.3, 6), seed=0)
     few, enough = groups[("e", "a", "L2", "alias")], groups[("e", "a", "L2", "format")]
     # a bootstrap over 2 tasks gave a difference p of 0.001 and "different: yes"
     assert few["predicates"]["different"] is None and "holm" not in few["paired"]
-    assert few["untested"]["different"] == ("insufficient: 2 tasks, the test needs 3 (outside "
+    assert few["untested"]["different"] == ("insufficient: 2 tasks, the test needs 6 (outside "
                                             "the Holm family)")
     assert enough["paired"]["holm"]["family_size"] == 1 and enough["untested"] == {}
     assert enough["predicates"]["different"] is True
@@ -107,7 +107,7 @@ def test_one_task_two_bases_reads_as_counted(tmp_path: Path) -> None:
     doc = json.loads((tmp_path / "out" / "diagnose.json").read_text())
     md = (tmp_path / "out" / "report.md").read_text()
     alias = doc["groups"]["comtrade|rule|L2|alias"]
-    assert alias["verdict"]["text"] == "insufficient evidence (n = 1 task, needs 3)"
+    assert alias["verdict"]["text"] == "insufficient evidence (n = 1 task, needs 6)"
     assert alias["pooled"] == {"bases": {"clean": 2, "stress:escalating": 2},
                                "campaigns": {"one-task": 4}}
     assert "n = 1 tasks" not in md and "n = 1 tasks" not in res.output

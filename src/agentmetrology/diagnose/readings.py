@@ -5,8 +5,8 @@ So it is not computed from the numbers directly but from six named predicates ov
 printed with the reading, and the table in `read` is the only place a reading is chosen (a test
 walks every combination of predicate values). A predicate is None when its number does not
 exist (no inverse map, no comparison) or its test was not run (`untested` says why: a label by
-construction, fewer than 3 tasks, a rescored gap without an interval); None never satisfies a
-predicate a reading requires.
+construction, fewer than MIN_TASKS tasks, a rescored gap without an interval); None never
+satisfies a predicate a reading requires.
 """
 
 from __future__ import annotations
@@ -15,12 +15,16 @@ from typing import Any, Literal
 
 from agentmetrology.mutations import get_mutation
 from agentmetrology.records.verdict import INSUFFICIENT, Verdict, counted_as, n_counted
-from agentmetrology.stats import MIN_CLUSTERS
+from agentmetrology.stats.equivalence import SIGN_FLIP_MINIMUM
 
 ALPHA = 0.05  # level of the Holm-adjusted difference and equivalence tests
-# A task-cluster bootstrap over fewer than 3 tasks has at most 3 distinct resamples and gives no
-# interval (stats.cluster), so no reading is given below 3 tasks.
-MIN_TASKS = MIN_CLUSTERS
+# The fewest tasks a reading is given from, as `agm stats compare` labels a comparison: with
+# fewer than 6 clusters no exact test can reach p < 0.05 (the sign-flip test's least p is
+# 2 / 2**n: 0.25 at 3 tasks), while the task-cluster bootstrap's p reaches its floor, 2 / (B +
+# 1), whenever every task's gap has one sign. Read at 3 tasks, that p made a "behavioural
+# failure" (Holm p 0.008) beside a sign-flip p of 0.25, where `stats compare` on the same rows
+# said insufficient evidence.
+MIN_TASKS = SIGN_FLIP_MINIMUM
 PREDICATES = ("different", "equivalent", "rescoring_closes", "behaviour_changed", "fails_both",
               "loses_passes")
 TESTED = {"difference": "different", "equivalence": "equivalent"}  # Holm test -> its predicate
@@ -131,7 +135,7 @@ def predicates(m: dict[str, Any], margin: float, rates: dict[str, Any] | None = 
     """Return the named predicates of a group's numbers (at the pass rates `rates`, if given).
 
     A "different" or "equivalent" rests on its Holm-adjusted test only: where that test is not
-    run (a label by construction, fewer than 3 tasks, no comparison) the predicate is None.
+    run (a label by construction, fewer than MIN_TASKS tasks, no comparison) the predicate is None.
     """
     run = testable(m, kind)
     p_diff = adjusted_p(m, "difference") if run else None
