@@ -215,3 +215,14 @@ def test_compare_names_the_exclusions_of_every_b_group(tmp_path: Path) -> None:
     footer = out.splitlines()[-3:]
     assert footer == ["A (a): excluded 0 rows", "B (b1): excluded 0 rows",
                       "B (b2): excluded 1 row: 1 value null"]
+
+
+def test_summarize_prints_no_blank_glossary_line_when_its_columns_are_dropped(
+        runs: Path) -> None:
+    """When CVaR, Rel and gap are all dropped (README example at 80 columns) the glossary line
+    was printed empty."""
+    result = runner.invoke(stats_app, ["summarize", str(runs), "--value", "ground_truth.f1",
+                                       "--group", "agent,task"], env={"COLUMNS": "64"})
+    assert result.exit_code == 0
+    assert "not shown at width 64: CVaR@0.2, Rel@0.9, gap" in result.stdout
+    assert "" not in result.stdout.splitlines()

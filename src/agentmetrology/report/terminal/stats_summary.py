@@ -78,10 +78,12 @@ def print_summary(doc: Mapping[str, Any], console: Console) -> None:
     """Render the summarize document: the table, then every exclusion per group and reason."""
     table, dropped = _summary_table(doc, console)
     console.print(table)
-    print_lines(console, [glossary_line(h for h in (str(c.header) for c in table.columns)
-                                        if h.startswith(("CVaR", "Rel", "gap")))])
+    glossary = glossary_line(h for h in (str(c.header) for c in table.columns)
+                             if h.startswith(("CVaR", "Rel", "gap")))
     rows = doc["rows"]
-    lines = [f"Rel@tau: {doc['scale']['text']}",
+    # At 80 columns every glossary term can be dropped: then no line, never a blank one.
+    lines = [glossary] if glossary else []
+    lines += [f"Rel@tau: {doc['scale']['text']}",
              f"rows read {rows['read']}, used {rows['used']}, {describe(doc['excluded'])}"]
     # A group of 1 or 2 runs has no interval (stats.bootstrap): say why, never a dash alone.
     lines += [f"CI of {_group_name(g['group'])}: {g['mean']['interval_note']}"
