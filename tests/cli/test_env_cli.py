@@ -239,3 +239,10 @@ def test_run_refuses_llm_only_options_for_a_model_free_agent(tmp_path: Path,
     assert err.startswith(f"error: {flag[0]} applies to llm: agents only")
     assert "agm campaign run FILE --store DIR" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "st").exists()
+
+
+def test_a_reversed_seed_range_says_how_to_write_it() -> None:
+    """`--seeds 5-1` said 'seeds are non-negative and lo <= hi', not what to type instead."""
+    code, out, err = invoke("run", "comtrade", "--task", "T3_duplicates", "--seeds", "5-1")
+    assert (code, out) == (2, "")
+    assert err == "error: --seeds: bad seed range '5-1': write the low seed first (1-5)\n"
