@@ -48,3 +48,18 @@ def test_pass_k_left_out_of_every_cell_alike_is_named_once(tmp_path: Path) -> No
     text = _summary(tmp_path, rows)
     assert "pass^k of all 3 cells for k = 3, 5 is in archive.json and report.md only" in text
     assert "pass^k (model-0)" not in text
+
+
+def test_the_leaderboard_cost_column_says_it_is_per_simulation() -> None:
+    """Its header read `cost` over 0.039, gpt-4.1 airline's agent cost per simulation (0.78 in
+    all): a reader took it for the submission's cost."""
+    from agentmetrology.report.terminal.archive_tables import print_leaderboard
+
+    row = {"submission": "s", "reported": None, "recomputed": 0.5,
+           "where_doing_nothing_fails": 0.429, "cost_unpriced": False,
+           "agent_cost_per_simulation": 0.0392}
+    out = io.StringIO()
+    print_leaderboard(Console(file=out, width=80, color_system=None),
+                      {"submissions": 1, "domains": {"airline": {"rows": [row]}}}, False)
+    header = next(line for line in out.getvalue().splitlines() if "domain" in line)
+    assert header.split("┃")[-2].strip() == "cost/sim"

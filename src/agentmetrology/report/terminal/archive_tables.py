@@ -207,7 +207,8 @@ LEADERBOARD_COLS = {"domain": Col("domain", 9), "submission": Col("submission", 
                     "reported": Col("reported", 6, True), "recomputed": Col("recomputed", 8, True),
                     "re-graded": Col("re-graded", 7, True),  # asked for: kept over reported
                     "nothing": Col("where doing nothing fails", 4, True),
-                    "cost": Col("cost", 5, True)}
+                    # the agent's cost per simulation, not the file's total: the header says so
+                    "cost": Col("cost/sim", 5, True)}
 
 
 def print_leaderboard(console: Console, doc: dict[str, Any], regrade: bool) -> None:
