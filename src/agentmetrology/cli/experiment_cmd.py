@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import typer
@@ -19,6 +20,7 @@ from agentmetrology.experiment import (
 )
 from agentmetrology.experiment.arms import arm_table
 from agentmetrology.experiment.power import plan_power
+from agentmetrology.records.verdict import n_counted
 from agentmetrology.report.analysis_files import write_experiment
 from agentmetrology.report.terminal.campaign_text import (
     print_problems,
@@ -122,7 +124,10 @@ def report(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML).")
     if "dose" in doc:
         print_dose(make_console(), doc["dose"])
     # each verdict is said with the pairs it rests on (or as insufficient evidence)
-    verdicts = sorted({(c.get("rule") or {}).get("text", c["verdict"]) for c in doc["cells"]})
+    # with how many cells say it: '6 confirmed, 2 not confirmed', never a bare list of kinds
+    said = Counter((c.get("rule") or {}).get("text", c["verdict"]) for c in doc["cells"])
+    verdicts = ", ".join(f"{n} {text}" for text, n in sorted(said.items()))
     make_console().print(f"wrote {out}/experiment.json, report.md, report.html ("
-                         f"{len(doc['cells'])} verdicts: {', '.join(verdicts)}; "
-                         f"{len(doc['deviations'])} deviations)", markup=False, emoji=False)
+                         f"{n_counted(len(doc['cells']), 'verdicts')}: {verdicts}; "
+                         f"{n_counted(len(doc['deviations']), 'deviations')})",
+                         markup=False, emoji=False)
