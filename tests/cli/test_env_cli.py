@@ -223,3 +223,26 @@ def test_an_unwritable_audit_folder_is_refused_before_the_audit_runs(
     target = tmp_path / "a" / "b"
     code, _, _ = invoke("audit", "comtrade", "--seeds", "0-0", "--out", str(target))
     assert code != 0 and not (tmp_path / "a").exists()
+
+
+@pytest.mark.parametrize("flag", [("--store", "st"), ("--base-url", "http://127.0.0.1:9/v1"),
+                                  ("--api-key-env", "KEY"), ("--price", "1,2"),
+                                  ("--max-retries", "2"), ("--retry-measurement-failures",)])
+def test_run_refuses_llm_only_options_for_a_model_free_agent(tmp_path: Path,
+                                                              flag: tuple[str, ...]) -> None:
+    """README's first run gave --store to `--agent rule`: ignored, nothing was recorded and the
+    `agm view` after it failed. An llm-only option with a model-free agent is a usage error."""
+    args = [a if a != "st" else str(tmp_path / "st") for a in flag]
+    code, out, err = invoke("run", "comtrade", "--task", "T3_duplicates", "--seeds", "0",
+                            "--agent", "rule", *args)
+    assert code == 2 and out == ""
+    assert err.startswith(f"error: {flag[0]} applies to llm: agents only")
+    assert "agm campaign run FILE --store DIR" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "st").exists()
+
+
+def test_a_reversed_seed_range_says_how_to_write_it() -> None:
+    """`--seeds 5-1` said 'seeds are non-negative and lo <= hi', not what to type instead."""
+    code, out, err = invoke("run", "comtrade", "--task", "T3_duplicates", "--seeds", "5-1")
+    assert (code, out) == (2, "")
+    assert err == "error: --seeds: bad seed range '5-1': write the low seed first (1-5)\n"

@@ -200,3 +200,29 @@ def test_compare_does_not_depend_on_the_order_of_the_pair_by_columns(tmp_path: P
     assert doc["result"]["equivalence"]["label"] == "equivalent"
     assert doc["result"]["equivalence"]["interval"] == pytest.approx([-2.08333e-05, 0.1075208],
                                                                       rel=1e-5)
+
+
+def test_compare_names_the_exclusions_of_every_b_group(tmp_path: Path) -> None:
+    """With --b B1,B2 the footer named only B1's excluded rows: B2's null was said nowhere."""
+    rows = [{"agent": agent, "task": "t", "seed": seed, "v": value}
+            for seed in range(6)
+            for agent, value in (("a", 0.5), ("b1", 0.6), ("b2", None if seed == 0 else 0.7))]
+    path = tmp_path / "runs.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    code, out, _ = _invoke("compare", str(path), "--value", "v", "--group", "agent", "--a", "a",
+                           "--b", "b1,b2", "--pair-by", "task,seed")
+    assert code == 0
+    footer = out.splitlines()[-3:]
+    assert footer == ["A (a): excluded 0 rows", "B (b1): excluded 0 rows",
+                      "B (b2): excluded 1 row: 1 value null"]
+
+
+def test_summarize_prints_no_blank_glossary_line_when_its_columns_are_dropped(
+        runs: Path) -> None:
+    """When CVaR, Rel and gap are all dropped (README example at 80 columns) the glossary line
+    was printed empty."""
+    result = runner.invoke(stats_app, ["summarize", str(runs), "--value", "ground_truth.f1",
+                                       "--group", "agent,task"], env={"COLUMNS": "64"})
+    assert result.exit_code == 0
+    assert "not shown at width 64: CVaR@0.2, Rel@0.9, gap" in result.stdout
+    assert "" not in result.stdout.splitlines()

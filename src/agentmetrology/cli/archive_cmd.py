@@ -153,6 +153,10 @@ def audit(
         with gc_paused() if store else nullcontext(), _ledger_ahead(src, store) as ledger:
             with _refused(path, spans, reported):
                 archive = load_checked(src, fmt, span_file, max_member_mb)
+                if reported is not None and archive.format != "tau2":
+                    # it would be ignored, unread: the user asked for a check never made
+                    raise _fail(f"--reported applies to tau2-bench results files only, and "
+                                f"{path} is not one (format {archive.format}): drop --reported")
                 inputs = read_from(src) + ([("spans", span_file)] if span_file else [])
                 claim = tau2_claim(src, reported, inputs) if archive.format == "tau2" else None
             with ThreadPoolExecutor(1) as hashing:  # the inputs hashed meanwhile (see above)

@@ -117,6 +117,12 @@ def run_cmd(env: str = ENV, task: str = TASK, seeds: str = SEEDS, agent: str = A
             price=price, retry_measurement_failures=retry_failures)
     except ValueError as exc:  # a UserError, or a bad -T / --model spelling
         fail(as_typed(str(exc), model))
+    if not request.is_llm and (given := _llm_only_given(
+            store=store, base_url=base_url, api_key_env=api_key_env, price=price,
+            retry_failures=retry_failures, max_retries=max_retries)) is not None:
+        fail(f"{given} applies to llm: agents only, and {request.agent!r} is model-free: drop "
+             f"{given} (a model-free run is not recorded; to keep its episodes in a store, "
+             "run a campaign: `agm campaign run FILE --store DIR`, e.g. examples/campaign.toml)")
     view = RunView(request, json_out, make_console, err_console)
     try:
         with view.progress:
@@ -129,6 +135,17 @@ def run_cmd(env: str = ENV, task: str = TASK, seeds: str = SEEDS, agent: str = A
     code = view.finish(outcome)
     if code:
         raise typer.Exit(code)
+
+
+def _llm_only_given(*, store: Path | None, base_url: str | None, api_key_env: str | None,
+                    price: str | None, retry_failures: bool, max_retries: int) -> str | None:
+    """Return the first llm-only option given (None if none): a model-free run would ignore it,
+    and a user who gave --store expects the run recorded there (issue: README's first run)."""
+    given = {"--store": store is not None, "--base-url": base_url is not None,
+             "--api-key-env": api_key_env is not None, "--price": price is not None,
+             "--retry-measurement-failures": retry_failures,
+             "--max-retries": max_retries != MAX_RETRIES.default}
+    return next((flag for flag, on in given.items() if on), None)
 
 
 def score_cmd(

@@ -19,6 +19,7 @@ from agentmetrology.experiment import (
 )
 from agentmetrology.experiment.arms import arm_table
 from agentmetrology.experiment.power import plan_power
+from agentmetrology.records.verdict import n_counted
 from agentmetrology.report.analysis_files import write_experiment
 from agentmetrology.report.terminal.campaign_text import (
     print_problems,
@@ -126,6 +127,8 @@ def report(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML).")
     print_banner(evidence)
     if "dose" in doc:
         print_dose(make_console(), doc["dose"], doc["decision_rule"])
+    # each verdict counted and said with the pairs it rests on (or as insufficient evidence)
     make_console().print(f"wrote {out}/experiment.json, report.md, report.html ("
                          f"{verdict_counts(doc['cells'])}; "
-                         f"{len(doc['deviations'])} deviations)", markup=False, emoji=False)
+                         f"{n_counted(len(doc['deviations']), 'deviations')})",
+                         markup=False, emoji=False)

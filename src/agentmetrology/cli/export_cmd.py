@@ -12,6 +12,7 @@ from agentmetrology.cli.console import err_console
 from agentmetrology.cli.errors import fail, user_errors
 from agentmetrology.report.terminal.campaign_text import say
 from agentmetrology.run.export_write import (
+    FORMATS,
     check_destination,
     check_inspect_destination,
     export_store,
@@ -40,6 +41,8 @@ def export_cmd(
     if fmt == "inspect":
         _export_inspect(store, out, campaign, force)
         return
+    if fmt is not None and fmt not in FORMATS:  # the library's list lacks inspect, written here
+        fail(f"unknown format {fmt!r}; use one of: {', '.join((*FORMATS, 'inspect'))}")
     names = split_nonempty_names(campaign) if campaign is not None else None
     with user_errors():
         kind = format_for(fmt, out)

@@ -25,8 +25,10 @@ def parse_seeds(text: str) -> list[int]:
         except ValueError:
             raise UserError(f"bad seed list {text!r}: use forms like \"0-9\", \"3\", "
                             "\"1,4,7\" or \"0-4,10\"") from None
-        if lo < 0 or hi < lo:
-            raise UserError(f"bad seed range {part!r}: seeds are non-negative and lo <= hi")
+        if lo < 0:
+            raise UserError(f"bad seed range {part!r}: seeds are non-negative")
+        if hi < lo:  # say the fix: the user meant the same seeds, low first
+            raise UserError(f"bad seed range {part!r}: write the low seed first ({hi}-{lo})")
         if hi > MAX_SEED:
             raise UserError(f"seed {hi} is too large (at most 2**63-1)")
         if len(seeds) + hi - lo + 1 > MAX_SEEDS:

@@ -26,6 +26,14 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def banner(source: Source, base: str, mode: str) -> str:
+    """Return the line announcing the viewer: its URL and what it shows, the file itself when
+    one file was given (a tau2 results file was announced as its folder, as if all were read)."""
+    shown = source.archive_file if source.archive_file is not None and not source.files \
+        else source.root
+    return f"agm view: {base} ({source.kind} {shown}; {mode}; Ctrl-C to stop)"
+
+
 def serve(source: Source, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
           announce: Callable[[str], None] = print,
           workbench: WorkbenchAuth | None = None, reports: Sequence[Path] = ()) -> None:
@@ -43,7 +51,7 @@ def serve(source: Source, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
     shown = f"[{host}]" if ":" in host else host
     base = f"http://{shown}:{bound_port}/"
     mode = "read-only" if workbench is None else "workbench: writes need the login URL below"
-    announce(f"agm view: {base} ({source.kind} {source.root}; {mode}; Ctrl-C to stop)")
+    announce(banner(source, base, mode))
     if workbench is not None:
         announce(f"agm view: workbench login (keep it private): {workbench.login_url(base)}")
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",

@@ -166,7 +166,9 @@ def test_an_existing_file_is_refused_without_force(store: Path, tmp_path: Path) 
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--format", "xml"], "error: unknown format 'xml'; use one of: jsonl, csv, parquet\n"),
+    # was: "... use one of: jsonl, csv, parquet", without the inspect format --help lists
+    (["--format", "xml"],
+     "error: unknown format 'xml'; use one of: jsonl, csv, parquet, inspect\n"),
     (["--format", "csv", "--out", "{tmp}/x.jsonl"],
      "error: --format csv but {tmp}/x.jsonl has the suffix of jsonl; make them agree "
      "(readers pick the format by suffix)\n"),

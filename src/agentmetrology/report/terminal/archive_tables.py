@@ -43,6 +43,9 @@ def print_archive_audit(console: Console, doc: dict[str, Any], out: Path) -> Non
         ("recovered by replay", cov["recovered"]),
         ("ungraded reasons", ", ".join(f"{k}: {v}" for k, v in cov["reasons"].items()) or "-"),
         ("stored score", _f(cov["score_stored"])),
+        # The stored score counts ungraded episodes as failures; the score over graded ones is
+        # what a tool that drops them reports: both, so neither is read as the other.
+        ("score over graded", _f(cov["score_graded_only"])),
         ("bounds", f"{_f((cov['bounds'] or {}).get('lower'))} .. "
                    f"{_f((cov['bounds'] or {}).get('upper'))}"),
     ]
@@ -74,9 +77,8 @@ def print_archive_audit(console: Console, doc: dict[str, Any], out: Path) -> Non
     for name, value in rows:
         table.add_row(_text(name), _text(value))
     console.print(table)
-    for cell_name, ks in left_out:
-        console.print(Text(printable(f"pass^k ({cell_name}) for k = {_k_ranges(ks)} is in "
-                                     "archive.json and report.md only")), soft_wrap=True)
+    for line in _left_out_lines(left_out, len(doc["pass_hat_k"])):
+        console.print(Text(printable(line)))
     console.print(f"wrote {out / 'archive.json'}, {out / 'report.md'}, {out / 'report.html'}",
                   markup=False, highlight=False)
 
@@ -116,6 +118,16 @@ def shown_k_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     last one (every k is in archive.json and the reports; a hundred values filled a terminal)."""
     last = rows[-1]["k"] if rows else 0
     return [r for r in rows if r["k"] == last or r["k"] & (r["k"] - 1) == 0]
+
+
+def _left_out_lines(left_out: list[tuple[str, list[int]]], cells: int) -> list[str]:
+    """Return the lines naming the pass^k left out of the table: one per cell, or one for all
+    when every cell (of several) leaves out the same k (a store gave six identical lines)."""
+    if cells > 1 and len(left_out) == cells and len({tuple(ks) for _, ks in left_out}) == 1:
+        return [f"pass^k of all {cells} cells for k = {_k_ranges(left_out[0][1])} is in "
+                "archive.json and report.md only"]
+    return [f"pass^k ({name}) for k = {_k_ranges(ks)} is in archive.json and report.md only"
+            for name, ks in left_out]
 
 
 def _k_text(rows: list[dict[str, Any]], key: str) -> str:
@@ -195,7 +207,8 @@ LEADERBOARD_COLS = {"domain": Col("domain", 9), "submission": Col("submission", 
                     "reported": Col("reported", 6, True), "recomputed": Col("recomputed", 8, True),
                     "re-graded": Col("re-graded", 7, True),  # asked for: kept over reported
                     "nothing": Col("where doing nothing fails", 4, True),
-                    "cost": Col("cost", 5, True)}
+                    # the agent's cost per simulation, not the file's total: the header says so
+                    "cost": Col("cost/sim", 5, True)}
 
 
 def print_leaderboard(console: Console, doc: dict[str, Any], regrade: bool) -> None:

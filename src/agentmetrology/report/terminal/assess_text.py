@@ -78,4 +78,9 @@ def render_sweep(doc: dict[str, Any]) -> str:
         out.append(f"{c['mechanism']:<14} {c['proportion'] * 100:>4.1f}% {c['masked']:>3} "
                    f"{c['masked_passing']:>4}  {c['raw']['pass']:>4} {_band(c['raw']):<16} "
                    f"{c['gate']['pass']:>4} {_band(c['gate'])}".rstrip())
+    # The column names are abbreviations: say what each counts, as every table here does.
+    out += textwrap.wrap("k: trajectories masked; kpas: of them, passing originally; raw, "
+                         "gate: established passes under the raw checker (a masked copy "
+                         "fails) and the completeness-aware gate (a masked copy is UNKNOWN), "
+                         "each with its envelope [pass/N, (pass + unknown)/N]", 80)
     return "\n".join(out)

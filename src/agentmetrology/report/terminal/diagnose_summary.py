@@ -48,6 +48,8 @@ def print_diagnose(console: Console, doc: dict[str, Any], store: Path, out: Path
     table = fit_table(console, f"Diagnose {store}", cols, rows)
     console.print(table)
     console.print(glossary_line(str(c.header) for c in table.columns), markup=False)
+    if doc.get("scorers"):
+        console.print(scorer_line(doc), markup=False)
     pairs = doc["pairs"]
     console.print(f"pairs: {pairs['complete']} complete of {pairs['total']}; half-finished "
                   f"{pairs['half_finished']}, unmeasured {pairs['unmeasured']} (counted, never "
@@ -71,6 +73,19 @@ def print_diagnose(console: Console, doc: dict[str, Any], store: Path, out: Path
     if doc["gap_only_ranking"]["warning"]:
         console.print(f"warning: {doc['gap_only_ranking']['warning']}", markup=False)
     console.print(f"report: {(out / 'report.html').resolve()}", markup=False)
+
+
+def scorer_line(doc: dict[str, Any]) -> str:
+    """Return which scorer S is per environment: the table's gaps and MSR are the shipped
+    scorer's, not ground truth's, which a reader comparing them with `campaign status` (ground
+    truth first) could not tell from the screen."""
+    parts = []
+    for env, sc in doc["scorers"].items():
+        scale = sc.get("shipped_scale") or 1.0
+        shipped = sc["shipped"] if scale == 1.0 else f"{sc['shipped']} / {scale:g}"
+        parts.append(f"{env}: {shipped}" + (f", ground truth {sc['truth']} in diagnose.json"
+                                            if sc.get("truth") else ""))
+    return "S: the shipped scorer on a 0-1 scale (" + "; ".join(parts) + ")"
 
 
 def _judge_lines(console: Console, ja: dict[str, Any]) -> None:

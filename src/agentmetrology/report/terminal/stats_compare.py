@@ -140,7 +140,18 @@ def print_comparison(doc: Mapping[str, Any], console: Console) -> None:
             f"eta squared of {v['value']} ({v['factors']['a']} x {v['factors']['b']}, "
             f"{v['blocks']} blocks): " + (v["why"] if sh is None else
                                           ", ".join(f"{k} {fmt(x)}" for k, x in sh.items())))
-    lines += exclusion_lines(doc)
-    for side in ("a", "b"):
-        lines.append(f"{side.upper()} ({doc[side]}): {describe(doc['excluded_by_group'][side])}")
+    lines += exclusion_lines(doc) + _group_exclusions(doc)
     print_lines(console, lines)
+
+
+def _group_exclusions(doc: Mapping[str, Any]) -> list[str]:
+    """Return the rows excluded per group, for A and every B of every value (each once)."""
+    several = len({c["value"] for c in doc["comparisons"]}) > 1
+    lines: list[str] = []
+    for c in doc["comparisons"]:
+        prefix = f"{c['value']}: " if several else ""
+        for side in ("a", "b"):
+            line = f"{prefix}{side.upper()} ({c[side]}): {describe(c['excluded_by_group'][side])}"
+            if line not in lines:
+                lines.append(line)
+    return lines

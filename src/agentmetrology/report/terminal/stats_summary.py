@@ -118,10 +118,11 @@ def print_summary(doc: Mapping[str, Any], console: Console) -> None:
     else:
         print_lines(console, _group_lines(doc, console))
         shown = [c.header for c in _columns(doc)]
-    print_lines(console, [glossary_line(h for h in shown
-                                        if h.startswith(("CVaR", "Rel", "gap")))])
+    glossary = glossary_line(h for h in shown if h.startswith(("CVaR", "Rel", "gap")))
     rows = doc["rows"]
-    lines = [f"Rel@tau: {doc['scale']['text']}",
+    # At 80 columns every glossary term can be dropped: then no line, never a blank one.
+    lines = [glossary] if glossary else []
+    lines += [f"Rel@tau: {doc['scale']['text']}",
              f"rows read {rows['read']}, used {rows['used']}, {describe(doc['excluded'])}"]
     # A group of 1 or 2 runs has no interval (stats.bootstrap): say why, never a dash alone.
     lines += [f"CI of {_group_name(g['group'])}: {g['mean']['interval_note']}"
