@@ -138,3 +138,13 @@ def test_a_stratum_of_fewer_than_3_units_gives_no_interval() -> None:
                          strata=["x", "y", "z"])
     assert res.difference.interval is None and res.cliffs_delta.interval is None
     assert res.difference.interval_note == est.interval_note
+
+
+def test_no_unit_at_all_is_too_few_and_says_so() -> None:
+    # math.comb(-1, 0) raised ValueError: a caller with an empty side crashed instead of
+    # printing why there is no interval
+    assert too_few_units([0]) == ("no interval: 0 values; there is nothing to resample, an "
+                                  "interval needs at least 3 values")
+    assert too_few_units([0, 4], "cluster", ("before", "after")) == (
+        "no interval: 0 clusters before, 4 clusters after; there is nothing to resample, an "
+        "interval needs at least 3 clusters on each side")

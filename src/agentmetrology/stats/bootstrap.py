@@ -59,8 +59,10 @@ def too_few_units(counts: Sequence[int], unit: str = "value",
     said = ", ".join(f"{units_text(k, unit)} {side}"
                      for k, side in zip(counts, sides, strict=True)
                      ) if sides else units_text(least, unit)
-    return (f"no interval: {said}; a bootstrap over {units_text(least, unit)} has "
-            f"{distinct_resamples(least)}, an interval needs at least "
+    # no unit at all has nothing to resample (C(-1, 0) has no meaning: math.comb refused it)
+    drawn = (f"a bootstrap over {units_text(least, unit)} has {distinct_resamples(least)}"
+             if least > 0 else "there is nothing to resample")
+    return (f"no interval: {said}; {drawn}, an interval needs at least "
             f"{MIN_UNITS} {unit}s{' on each side' if sides else ''}")
 
 
