@@ -50,5 +50,7 @@ def test_an_unwritable_folder_is_refused_and_nothing_is_left(tmp_path: Path) -> 
     check_writable(tmp_path / "a" / "b")
     assert not (tmp_path / "a").exists()  # the probe removed what it created
     (tmp_path / "file").write_text("x")
-    with pytest.raises(UserError, match="cannot write the audit into"):
+    with pytest.raises(UserError, match=r": give a directory$") as info:
         check_writable(tmp_path / "file" / "out")
+    assert str(info.value) == (f"--out {tmp_path / 'file' / 'out'}: {tmp_path / 'file'} is a "
+                               "file: give a directory")

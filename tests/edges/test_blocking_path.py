@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentmetrology.edges.files import blocking_path
-from agentmetrology.report.analysis_files import refuse_non_directory
+from agentmetrology.edges.files import blocking_path, refuse_non_directory
 from agentmetrology.run.export_write import ExportError, check_inspect_destination
 
 

@@ -11,6 +11,7 @@ from agentmetrology.audit.scorer_override import ScorerLoadError, UserScorer, lo
 from agentmetrology.audit.store_read import StoreAuditError, StoreEpisodes, read_store
 from agentmetrology.audit.target import TaskRef
 from agentmetrology.audit.targets.env import EnvTarget
+from agentmetrology.edges.files import refuse_non_directory
 from agentmetrology.records.environment import EnvSpec
 from agentmetrology.records.episode import Episode
 from agentmetrology.records.errors import UserError
@@ -28,6 +29,7 @@ def check_writable(out: Path) -> None:
     refused or failed audit leaves nothing behind.
     """
     refuse_inside_store(out, "audit")
+    refuse_non_directory(out)  # mkdir said only "cannot write ...: File exists"
     created = [p for p in (out, *out.parents) if not p.exists()]
     try:
         out.mkdir(parents=True, exist_ok=True)

@@ -76,8 +76,8 @@ def audit_cmd(
                                                      "the 2x2: a range from 0, e.g. 0-4."),
     analysis_seed: int = typer.Option(0, "--analysis-seed", min=0, callback=seed_value,
                                       help="Seed of the bootstrap intervals."),
-    category: str = typer.Option("simple_python", "--category",
-                                 help="bfcl: category (current or older name, e.g. simple)."),
+    category: str = typer.Option(None, "--category", help="bfcl: category (current or older "
+                                 "name, e.g. simple; default simple_python)."),
     limit: int = typer.Option(None, "--limit", min=1, help="bfcl: audit the first N entries."),
     scorer_timeout: float = SCORER_TIMEOUT,
     json_out: bool = typer.Option(False, "--json", help="Print the card as JSON."),
@@ -105,9 +105,13 @@ def audit_cmd(
             if scorer:  # ignored, the card would license the shipped checker as if yours
                 fail(f"--scorer replaces the shipped scorer of a registered environment; "
                      f"{target} audits its own checker: drop --scorer")
-            _audit_named(target, category, limit, out, json_out)
+            _audit_named(target, category or "simple_python", limit, out, json_out)
             return
         spec = env_arg(target)
+        bfcl_only = [o for o, v in (("--category", category), ("--limit", limit)) if v is not None]
+        if bfcl_only:  # silently ignored before: the audit ran as if they were not given
+            fail(f"{' and '.join(bfcl_only)} apply to `agm audit bfcl` only; an environment's "
+                 "audit takes --seeds: drop them")
         count, budgets = seed_count(seeds), parse_budgets(output_budget)
         levels = store_levels(spec, store, level or [], campaign or [])
         user = user_scorer(scorer, scorer_timeout)

@@ -16,8 +16,9 @@ from agentmetrology.cli.console import make_console
 from agentmetrology.cli.errors import fail, user_errors
 from agentmetrology.cli.evidence_banner import print_banner
 from agentmetrology.diagnose.run import diagnose_store
+from agentmetrology.edges.files import refuse_non_directory
 from agentmetrology.records.errors import UserError
-from agentmetrology.report.analysis_files import refuse_non_directory, write_diagnose
+from agentmetrology.report.analysis_files import write_diagnose
 from agentmetrology.report.terminal.diagnose_summary import print_diagnose
 from agentmetrology.store import LedgerError
 from agentmetrology.store.enclosing import refuse_inside_store

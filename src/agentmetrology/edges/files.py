@@ -72,6 +72,17 @@ def blocking_path(out: Path) -> tuple[Path, str] | None:
     return None
 
 
+def refuse_non_directory(out: Path) -> None:
+    """Raise UserError, before anything is rendered or written (`agm diagnose` asks before
+    its judge's paid calls), when `out` (or a folder above it) exists and is not a directory:
+    mkdir would say only "File exists" (or "Not a directory")."""
+    found = blocking_path(out)
+    if found is not None:
+        p, kind = found
+        where = f"--out {out}" if p == out else f"--out {out}: {p}"
+        raise UserError(f"{where} is {kind}: give a directory")
+
+
 def open_regular(path: str | Path, max_bytes: int | None = None, *,
                  follow: bool = True) -> BinaryIO:
     """Open `path` for binary reading; FileRefused unless a regular file of at most max_bytes.

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrology.archive.report_qualify import write_binding
-from agentmetrology.edges.files import blocking_path
+from agentmetrology.edges.files import refuse_non_directory
 from agentmetrology.records.errors import UserError
 from agentmetrology.report.archive_files import rendered_digests
 from agentmetrology.report.diagnose_report import render_diagnose_report
@@ -57,14 +57,3 @@ def _write(out: Path, name: str, text: str, rendered: dict[str, str],
         write_binding(out, evidence, rendered_digests(rendered))
     except OSError as exc:
         raise UserError(refusal.format(out=out, why=exc.strerror or exc)) from exc
-
-
-def refuse_non_directory(out: Path) -> None:
-    """Raise UserError, before anything is rendered or written (`agm diagnose` asks before
-    its judge's paid calls), when `out` (or a folder above it) exists and is not a directory:
-    mkdir would say only "File exists" (or "Not a directory")."""
-    found = blocking_path(out)
-    if found is not None:
-        p, kind = found
-        where = f"--out {out}" if p == out else f"--out {out}: {p}"
-        raise UserError(f"{where} is {kind}: give a directory")
