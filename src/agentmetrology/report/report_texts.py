@@ -139,16 +139,17 @@ def text_check(path: Path,
     return problems, notes, renders
 
 
-def _not_rendered(path: Path) -> dict[str, str]:
-    """Return the problem of a report whose recomputed sections are equal but whose files are
-    not what this agm renders from it: the recomputation compared its package version, so no
-    other agm rendered them."""
+def _not_rendered(path: Path) -> str:
+    """Return the note of a report whose recomputed sections are equal but whose files are not
+    what this agm renders from it. Not an accusation: the package version (0.1.0 throughout)
+    does not pin the renderer, so an honest report rendered by an earlier build reads the same
+    as one whose report.md was edited and its digest recorded again; the numbers a reader sees
+    in those files were not re-derived, and that is what is said."""
     names = ", ".join(RENDERED_FILES[path.name])
-    return {"kind": "report_text_not_derived", "result": INVALID,
-            "detail": f"the files rendered from {path.name} ({names}) are not what this agm "
-                      "renders from it, while its recomputed sections are equal: they were "
-                      "edited after the report was written and their numbers are not the "
-                      "recomputed ones; write the report again"}
+    return (f"the files rendered from {path.name} ({names}) were not re-derived: this agm "
+            "renders the recomputed sections differently (another build's renderer, or the "
+            "files were edited and their digests recorded again); read the numbers from "
+            f"{path.name}, or write the report again to check its files")
 
 
 def qualify_report_files(path: Path, doc: dict[str, Any], store: Path,
@@ -163,11 +164,12 @@ def qualify_report_files(path: Path, doc: dict[str, Any], store: Path,
     rederived = False  # derived again and compared (an edited report no analysis derives is not)
     if recompute:
         found = recomputed(path, doc, store, out["store_qualification"])
-        # equal sections, its version among them, pin the report to this agm's renderer
-        edited = [_not_rendered(path)] if found.derived and not found.problems and not renders \
-            else []
-        out = with_findings(out, [*found.problems, *edited], found.notes)
-        rederived = found.derived and not edited
+        # equal sections do not cover files this agm does not render from them (said, and
+        # the numbers are not called re-derived; never called edited: see _not_rendered)
+        unrendered = found.derived and not found.problems and not renders
+        out = with_findings(out, found.problems,
+                            [*found.notes, *([_not_rendered(path)] if unrendered else [])])
+        rederived = found.derived and not unrendered
     return {**out, "numbers_rederived": rederived,
             "numbers": REDERIVED if rederived else NOT_REDERIVED + (
                 "" if recompute  # the problems or notes say why
