@@ -108,16 +108,28 @@ def test_the_second_call_sees_the_state_the_first_one_saw() -> None:
     assert config["rows"]["criterion_sensitivity"]["status"] == "pass"
 
 
-def test_no_number_twice_is_not_probed_and_a_raise_against_a_number_disagrees() -> None:
+def test_no_number_twice_is_not_probed_and_a_failed_call_is_not_compared() -> None:
     bad = ScoreOutcome(None, "INVALID", "scorer raised RuntimeError: boom")
     row = determinism_row({("a", "correct"): bad}, {("a", "correct"): bad}, 1e-6)
     assert (row["status"], row["evidence"]["not_compared"]) == ("not probed", 1)
-    row = determinism_row({("a", "correct"): ScoreOutcome(1.0), ("a", "empty"): bad},
-                          {("a", "correct"): bad, ("a", "empty"): bad}, 1e-6)
+    # A raise or timeout on one call is a measurement failure (a judge's 429, a slow call),
+    # not a verdict: it called a deterministic scorer non-deterministic and withheld its card.
+    slow = ScoreOutcome(None, "INVALID", "timeout after 30 s")
+    row = determinism_row({("a", "correct"): ScoreOutcome(1.0), ("a", "empty"): bad,
+                           ("b", "correct"): ScoreOutcome(0.0)},
+                          {("a", "correct"): slow, ("a", "empty"): bad,
+                           ("b", "correct"): ScoreOutcome(0.0)}, 1e-6)
+    assert (row["status"], row["evidence"]["disagreeing"]) == ("pass", 0)
+    assert row["evidence"]["not_compared_failed_call"] == 1
+    assert row["evidence"]["verdict"]["text"] == (
+        "deterministic on 1 of 1 outputs scored twice (1 more not compared: a call timed out "
+        "or raised)")
+    row = determinism_row({("a", "correct"): ScoreOutcome(1.0)}, {("a", "correct"): bad}, 1e-6)
+    assert row["status"] == "not probed" and "timed out or raised" in row["evidence"]["reason"]
+    # a number against an INVALID verdict (not a failed call) is still a disagreement
+    nan = ScoreOutcome(None, "INVALID", "scorer returned nan")
+    row = determinism_row({("a", "correct"): ScoreOutcome(1.0)}, {("a", "correct"): nan}, 1e-6)
     assert (row["status"], row["evidence"]["disagreeing"]) == ("fail", 1)
-    assert row["evidence"]["disagreements"] == [{
-        "task": "a", "probe": "correct", "first": 1.0,
-        "second": "INVALID: scorer raised RuntimeError: boom"}]
     # scored once (a timeout, no judge): not compared, never counted as agreeing
     row = determinism_row({("a", "correct"): ScoreOutcome(1.0)}, {}, 1e-6)
     assert (row["status"], row["evidence"]["not_compared"]) == ("not probed", 1)

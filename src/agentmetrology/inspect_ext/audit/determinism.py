@@ -6,7 +6,9 @@ row, a kind read from its scores and the do-nothing pass rate rest on single dra
 `scorer_determinism` row says on how many outputs scored twice the two verdicts agreed; when any
 disagree, the rows resting on those verdicts read `insufficient evidence` and no claim is
 licensed. An output is compared when at least one of its two calls returned a number (two
-INVALID calls are no verdict to compare); a number against an INVALID call is a disagreement.
+INVALID calls are no verdict to compare); a number against an INVALID verdict is a
+disagreement, but not against a call that timed out or raised: that is a measurement failure
+(a slow call, a judge's 429), not a verdict, so the output is not compared and counted apart.
 """
 
 from __future__ import annotations
@@ -35,6 +37,14 @@ def _same(a: ScoreOutcome, b: ScoreOutcome, resolution: float) -> bool:
     return abs(a.value - b.value) <= resolution
 
 
+FAILED_CALL = ("timeout after ", "scorer raised ")  # run.call_scorer's messages of no verdict
+
+
+def _failed(c: ScoreOutcome) -> bool:
+    """Return whether a call gave no verdict at all (timed out or raised)."""
+    return c.value is None and c.message.startswith(FAILED_CALL)
+
+
 def _said(c: ScoreOutcome) -> float | str:
     return c.value if c.value is not None else f"INVALID: {c.message}"[:120]
 
@@ -44,16 +54,22 @@ def determinism_row(first: Cells, second: Cells, resolution: float) -> dict[str,
     agreed (within `resolution`), fail when any disagreed, not probed when no output was scored
     twice with a number."""
     pairs = sorted((k, first[k], second[k]) for k in second if k in first)
-    compared = [(k, a, b) for k, a, b in pairs if a.value is not None or b.value is not None]
+    scored = [(k, a, b) for k, a, b in pairs if a.value is not None or b.value is not None]
+    compared = [(k, a, b) for k, a, b in scored if not (_failed(a) or _failed(b))]
     differ = [(k, a, b) for k, a, b in compared if not _same(a, b, resolution)]
     n, k = len(compared), len(differ)
     evidence: dict[str, Any] = {
         "outputs_scored_twice": n, "disagreeing": k,
-        "not_compared": len(first) - n,  # scored once (a timeout, no judge) or INVALID twice
+        # scored once (a timeout, no judge), INVALID twice, or a number beside a call that
+        # timed out or raised (a measurement failure, no verdict)
+        "not_compared": len(first) - n,
+        "not_compared_failed_call": len(scored) - n,
         "disagreements": [{"task": sid, "probe": probe, "first": _said(a), "second": _said(b)}
                           for (sid, probe), a, b in differ[:MAX_LISTED]]}
     if not n:
-        evidence["reason"] = "no output was scored twice with a number"
+        evidence["reason"] = ("no output was scored twice with a number" if not scored else
+                              "every output scored with a number had a call that timed out or "
+                              "raised (a measurement failure, no verdict to compare)")
         return row("not probed", evidence, None)
     est = wilson(k, n)
     verdict = Verdict("non-deterministic" if k else "deterministic", n, COUNTED, 1,
@@ -62,8 +78,10 @@ def determinism_row(first: Cells, second: Cells, resolution: float) -> dict[str,
                       why="the same output scored twice on the same state").to_dict()
     status = "fail" if k else "pass"
     verdict["verdict"] = status  # the row prints its sentence, never `pass (n = ...)`
+    failed = len(scored) - n  # said beside the verdict: those outputs were not compared
     verdict["text"] = (f"non-deterministic: {k} of {n} {COUNTED} disagreed" if k
-                       else f"deterministic on {n} of {n} {COUNTED}")
+                       else f"deterministic on {n} of {n} {COUNTED}") + (
+        f" ({failed} more not compared: a call timed out or raised)" if failed else "")
     evidence["verdict"] = verdict
     return row(status, evidence, [[sid, probe, _said(a), _said(b)]
                                   for (sid, probe), a, b in compared])

@@ -248,6 +248,8 @@ async def _score_sample(scorers: Sequence[Any], state: Any, cell: tuple[str, str
             continue  # no verdict to repeat: a second hang, or a second mock answer
         _drop_scratch(state, kept)  # the second call sees the state the first one saw
         again, again_parts, again_calls = await _scored(sc, state, timeout, i, result)
+        # every model call made is counted (and billed): the second call's too
+        result.judge_calls[i] = result.judge_calls.get(i, 0) + again_calls
         if again_calls and not has_judge:
             again, again_parts = ScoreOutcome(None, "INVALID", NEEDS_JUDGE), None
         if again_parts is not None:
