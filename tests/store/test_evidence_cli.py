@@ -76,6 +76,9 @@ def test_the_issue_relabel_is_caught_everywhere(store: Path, tmp_path: Path) -> 
     code, out, err = agm("export", str(store))
     assert code == 0 and '"termination": "infra_error"' in out
     assert "UNQUALIFIED EVIDENCE (invalid_binding)" in err
+    # printed after the rows, which went elsewhere: never "Numbers below"
+    flat = " ".join(err.split())
+    assert "The rows exported are not qualified" in flat and "Numbers below" not in flat
 
 
 def test_verify_and_hash_only_on_a_resealed_edit(store: Path) -> None:

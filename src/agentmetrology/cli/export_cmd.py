@@ -76,7 +76,7 @@ def _print_banner(store: Path) -> None:
 
     text = banner(qualify_store(store, "ledger", incremental=True, notice=whole_check_notice(
         err_console, "no verified head here to start from; later checks re-read only what was "
-                     "appended")))
+                     "appended")), numbers="The rows exported are")
     if text is not None:
         say(err_console, text, "bold red")
 

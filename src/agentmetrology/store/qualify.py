@@ -85,8 +85,12 @@ def worst(problems: tuple[Problem, ...] | list[Problem]) -> str:
     return QUALIFIED
 
 
-def banner(q: dict[str, Any] | Qualification | None) -> str | None:
+def banner(q: dict[str, Any] | Qualification | None,
+           numbers: str = "Numbers below are") -> str | None:
     """Return the loud one-paragraph banner of a store, None when it qualifies unreservedly.
+
+    `numbers` names what is not qualified (`agm export` prints it after the rows it wrote:
+    "The rows exported are").
 
     A store sealed by migration gets a banner even when it qualifies: what it holds from
     before its seal point is unchained.
@@ -102,13 +106,13 @@ def banner(q: dict[str, Any] | Qualification | None) -> str | None:
         return unchained or None  # a migrated store says so even when it qualifies
     if result == UNSEALED:
         return ("UNQUALIFIED EVIDENCE: the store is unsealed (older layout): its ledger has no "
-                "hash chain, so edits to it cannot be detected. Numbers below are not "
+                f"hash chain, so edits to it cannot be detected. {numbers} not "
                 "qualified; run `agm evidence seal STORE` to seal it as it is now.")
     kinds = doc.get("problem_kinds") or {}
     listed = ", ".join(f"{k} ({n})" for k, n in kinds.items())
     what = "evidence is missing" if result == UNAVAILABLE else "bindings or bytes no longer match"
     return (f"UNQUALIFIED EVIDENCE ({result}): {what}: {doc.get('problem_count', 0)} "
-            f"problem(s): {listed}. Numbers below are not qualified; run `agm evidence verify "
+            f"problem(s): {listed}. {numbers} not qualified; run `agm evidence verify "
             "STORE` for the list." + (f" {unchained}" if unchained else ""))
 
 
