@@ -3,6 +3,7 @@ pipe (which would block), an over-long line, and a lone surrogate in a JSON stri
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -117,3 +118,22 @@ def test_a_csv_row_with_more_or_fewer_cells_than_the_header_is_refused(
     assert err == f"agm stats: error: {table} line 3: {cells}, but the header names 2 " \
                   "columns; give each row one cell per column (quote a cell that holds the " \
                   "delimiter)\n"
+
+
+def test_a_family_member_without_pairs_names_its_group_and_what_to_leave_out(
+        tmp_path: Path) -> None:
+    # The message said "0 only in B" of group C, and not why A vs B was not given either.
+    rows = [{"agent": g, "seed": s, "score": None if g == "c" else 0.1 * s}
+            for g in "abc" for s in range(8)]
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    err = _one_line_error("compare", str(path), "--value", "score", "--group", "agent", "--a",
+                          "a", "--b", "b,c", "--pair-by", "seed")
+    assert err.strip() == (
+        "agm stats: error: no complete pairs of 'a' and 'c' by seed (0 only in 'a', 0 only in "
+        "'c', 8 dropped because a row was excluded: excluded 8 rows: 8 value null); the family "
+        "of 2 comparisons (every --value x --b) is Holm-adjusted together, so none is given: "
+        "leave --b 'c' out")
+    err = _one_line_error("compare", str(path), "--value", "score", "--group", "agent", "--a",
+                          "a", "--b", "c", "--pair-by", "seed")
+    assert err.strip().endswith("8 value null)")  # one comparison: no family

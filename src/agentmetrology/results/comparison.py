@@ -51,7 +51,7 @@ def _no_pairs(spec: PairSpec, counts: dict[str, Any], excluded: dict[str, Any]) 
     """Return the error for a comparison without a single complete pair."""
     return TableError(
         f"no complete pairs of {spec.a!r} and {spec.b!r} by {','.join(spec.pair_by)} "
-        f"({counts['only_a']} only in A, {counts['only_b']} only in B, "
+        f"({counts['only_a']} only in {spec.a!r}, {counts['only_b']} only in {spec.b!r}, "
         f"{counts['dropped_excluded']} dropped because a row was excluded: "
         f"{describe(excluded)})"
     )
@@ -117,8 +117,21 @@ def _excess(table: ResultsTable, spec: PairSpec, c: _Compared,
 
 def _family(table: ResultsTable, request: ComparisonRequest) -> list[dict[str, Any]]:
     """Return every comparison of the family, with its Holm p and excess flips."""
-    compared = [_one(table, request.spec(v, b), request)
-                for v in request.values for b in request.bs]
+    members = [(v, b) for v in request.values for b in request.bs]
+    compared = []
+    for v, b in members:
+        try:
+            compared.append(_one(table, request.spec(v, b), request))
+        except TableError as exc:
+            if len(members) == 1:
+                raise
+            # one member without pairs stops the family (its Holm adjustment needs every
+            # member): say which to leave out, never print the others unadjusted
+            drop = " or ".join([f"--b {b!r}"] * (len(request.bs) > 1)
+                               + [f"--value {v!r}"] * (len(request.values) > 1))
+            raise TableError(f"{exc}; the family of {len(members)} comparisons (every --value "
+                             f"x --b) is Holm-adjusted together, so none is given: leave "
+                             f"{drop} out") from None
     adjusted = holm([c.doc["result"]["sign_flip"]["p_value"] for c in compared], ALPHA)
     for c, p, rej in zip(compared, adjusted.adjusted, adjusted.rejected, strict=True):
         c.doc["p_holm"], c.doc["holm_rejects"] = p, rej
