@@ -98,6 +98,8 @@ def test_bad_arguments_exit_2_with_one_line(args: tuple[str, ...], needle: str) 
 def test_demo_runs() -> None:
     code, out, _ = invoke("demo", "--seeds", "2")
     assert code == 0 and "scripted:fabricator" in out
+    code, out, _ = invoke("demo", "--seeds", "1")  # its title said "x 1 seeds"
+    assert code == 0 and "on 5 tasks x 1 seed: ground truth" in " ".join(out.split())
 
 
 def test_score_an_empty_directory_is_a_user_error(tmp_path: Path) -> None:

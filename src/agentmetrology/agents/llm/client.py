@@ -72,6 +72,7 @@ from agentmetrology.agents.llm.usage import (
 from agentmetrology.records.clock import Clock
 from agentmetrology.records.episode import BillableAttempt
 from agentmetrology.records.errors import InfraError
+from agentmetrology.records.verdict import n_counted
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -370,5 +371,6 @@ class ChatClient:
                     self.provider_s += self.clock.now() - waited_from - wait
         raise InfraError(
             f"{self.failure['reason'] if self.failure else self.provider}: retry budget "
-            f"exhausted for model {self.target.model!r} after {len(failures)} attempts "
+            f"exhausted for model {self.target.model!r} after "
+            f"{n_counted(len(failures), 'attempts')} "
             f"({', '.join(failures)}); last error: {detail}")

@@ -9,6 +9,7 @@ import textwrap
 from typing import Any
 
 from agentmetrology.assess.executions import ESTIMANDS
+from agentmetrology.records.verdict import n_counted
 
 WIDTH = 80
 VIEW_LABEL = {"original": "original", "masked_raw": "masked/raw",
@@ -35,8 +36,9 @@ def render_assessment(doc: dict[str, Any]) -> str:
     missing = doc.get("not_recorded") or 0  # planned in a store, never recorded
     of = (f" of {doc['planned']} planned ({missing} not recorded: not launched or pending)"
           if missing else "")
+    runs = n_counted(doc["executions"], "executions")
     out = textwrap.wrap(f"{doc['environment']}: {where}{doc['agent']} at {doc['level']}, "
-                        f"{doc['executions']} executions{of} ({', '.join(doc['tasks'])}; "
+                        f"{runs}{of} ({', '.join(doc['tasks'])}; "
                         f"condition {doc['condition']})", WIDTH, subsequent_indent="  ")
     if doc["masked"]:
         held = ", ".join(f"{p} ({n} of {doc['executions']})"
@@ -70,7 +72,8 @@ def render_sweep(doc: dict[str, Any]) -> str:
     """Return the sweep as text that fits 80 columns (one row per configuration): k masked,
     kpas of them passing originally, raw and gate established passes and envelopes."""
     out = textwrap.wrap(f"masking sweep: {doc['environment']} {doc['agent']}, "
-                        f"{doc['executions']} trajectories, withheld {', '.join(doc['masked'])} "
+                        f"{doc['executions']} trajector{'y' if doc['executions'] == 1 else 'ies'}, "
+                        f"withheld {', '.join(doc['masked'])} "
                         f"(sweep seed {doc['sweep_seed']})", 80, subsequent_indent="  ")
     out += [f"{'mechanism':<14} {'prop':>5} {'k':>3} {'kpas':>4}  {'raw':>4} "
             f"{'raw envelope':<16} {'gate':>4} gate envelope"]

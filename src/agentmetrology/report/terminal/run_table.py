@@ -14,6 +14,7 @@ from rich.console import Console
 
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.environment import Column, EnvSpec
+from agentmetrology.records.verdict import n_counted
 from agentmetrology.report.terminal.table_fit import Col, fit_table
 
 if TYPE_CHECKING:  # the summary's numbers (numpy) are imported only when a run has many rows
@@ -170,6 +171,6 @@ def print_demo(console: Console, rows: list[DemoRow], tasks: int, seeds: int) ->
     """Print the demonstration: per scripted behaviour, ground-truth F1 beside the judge."""
     cells = [[r.agent, f"{r.f1_mean:.3f}", f"{r.f1_worst:.3f}", f"{r.judge_mean:.1f}",
               f"{r.judge_worst:.1f}"] for r in rows]
-    console.print(fit_table(console, f"Scripted behaviours at L2 on {tasks} tasks x "
-                                     f"{seeds} seeds: ground truth vs the shape judge (0-100)",
-                            DEMO_COLS, cells))
+    title = (f"Scripted behaviours at L2 on {n_counted(tasks, 'tasks')} x "
+             f"{n_counted(seeds, 'seeds')}: ground truth vs the shape judge (0-100)")
+    console.print(fit_table(console, title, DEMO_COLS, cells))
