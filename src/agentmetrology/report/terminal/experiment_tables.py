@@ -41,7 +41,8 @@ def print_power(console: Console, pw: dict[str, Any]) -> None:
 
 
 # Arm, level and agent name a row (never cut, the last to go); coverage is the measure.
-# Quota deaths and skips tell the rules apart where coverage cannot, so they outlast `recorded`.
+# Quota deaths and skips tell the rules apart where coverage cannot, so they outlast `recorded`
+# (whose n is then said under the table: a coverage mean is never printed without its n).
 ARM_COLS = [Col("level", 9), Col("agent", 9), Col("arm", 10), Col("recorded", 2, True),
             Col("coverage", 8, True), Col("quota deaths", 6, True), Col("skips", 5, True),
             Col("eps w/ skip", 3, True)]
@@ -57,6 +58,14 @@ def print_arms(console: Console, rows: list[dict[str, Any]]) -> None:
                       markup=False)  # arm names like stress:squeeze:... are not emoji codes
     table.box = box.SIMPLE
     console.print(table)
+    if "recorded" not in {str(c.header) for c in table.columns}:
+        counts = {(r["recorded"], r["planned"]) for r in rows}
+        said = ([f"coverage over n = {n_counted(counts.pop()[0], 'recorded episodes')} per arm "
+                 f"(of {rows[0]['planned']} planned)"] if len(counts) == 1 else
+                [f"coverage of {r['agent']} at {r['level']} in {r['arm']}: n = {r['recorded']} "
+                 f"recorded of {r['planned']} planned" for r in rows])
+        for line in said:
+            console.print(line, markup=False, emoji=False)
     for r in rows:  # a mean over fewer episodes than were recorded says so
         if r["coverage_n"] < r["recorded"]:
             console.print(f"coverage of {r['agent']} at {r['level']} in {r['arm']}: over "
