@@ -8,9 +8,10 @@ import hashlib
 import json
 import os
 import sqlite3
+import tempfile
 import zlib
 from collections.abc import Callable, Iterator
-from contextlib import closing
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from agentmetrology.store.blob_reads import BlobReads
 from agentmetrology.store.blobs import MAGIC, MAX_INFLATED, contents, pack
 from agentmetrology.store.evidence import EpisodeEvidence
 from agentmetrology.store.verify_blobs import BlobChecks
+from agentmetrology.store.verify_memo import MEMO_ENV
 
 Edit = Callable[[sqlite3.Connection, Path], None]
 
@@ -35,11 +37,32 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, d
     yield store, tf.snapshot(store)
 
 
+@contextmanager
+def _fresh_memo() -> Iterator[None]:
+    """Point the verified-head memo at an empty folder for one check: each compared check then
+    starts from the same knowledge of the store (a head the first one saves, or one an earlier
+    test saved before the store was edited, was noted as moved by the next one alone)."""
+    before = os.environ.get(MEMO_ENV)
+    with tempfile.TemporaryDirectory(prefix="agm-verify-memo-") as folder:
+        os.environ[MEMO_ENV] = folder
+        try:
+            yield
+        finally:
+            if before is None:
+                del os.environ[MEMO_ENV]
+            else:
+                os.environ[MEMO_ENV] = before
+
+
 def _both(store: Path) -> tuple[dict[str, Any], dict[str, Any], BlobReads]:
     """Return the full check with the import's reads, the full check alone, and the reads."""
     reads = load_agm(store).blob_reads
     assert reads is not None
-    return qualify_store(store, "full", reads=reads), qualify_store(store, "full"), reads
+    with _fresh_memo():
+        shared = qualify_store(store, "full", reads=reads)
+    with _fresh_memo():
+        alone = qualify_store(store, "full")
+    return shared, alone, reads
 
 
 def _first(c: sqlite3.Connection, column: str = "episode_digest") -> str:
@@ -222,8 +245,9 @@ def _alone_and_reading_twice(store: Path, monkeypatch: pytest.MonkeyPatch
                              ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Return the full check alone (each episode blob read once: its blob check keeps the
     token) and the same check made to read each episode blob again, as it did before."""
-    alone = qualify_store(store, "full")
-    with monkeypatch.context() as m:
+    with _fresh_memo():
+        alone = qualify_store(store, "full")
+    with monkeypatch.context() as m, _fresh_memo():
         m.setattr(BlobChecks, "_keep_token", lambda self, d, stored: None)
         twice = qualify_store(store, "full")
     return alone, twice
