@@ -144,8 +144,11 @@ class Ledger:
             # the last connection's close, and a reader open elsewhere (a viewer) leaves the log
             # full. A full log is in the stat-keyed memos (store.verify_memo), and SQLite run
             # as root re-owns it at every open, which moves its ctime: every status would miss
-            # and check the whole ledger again. Busy (a reader mid-read): left as it is.
+            # and check the whole ledger again. Busy (a reader mid-read): left as it is, at
+            # once: a check reads one snapshot for as long as it runs (store.verify), and the
+            # 30 s busy wait made every writer that closed meanwhile stall.
             with contextlib.suppress(sqlite3.Error):
+                self.conn.execute("PRAGMA busy_timeout=100")
                 self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         self.conn.close()
 

@@ -89,6 +89,12 @@ def open_ledger_readonly(root: Path) -> sqlite3.Connection:
     why = "an empty file: 0 bytes" if path.stat().st_size == 0 else None
     try:
         conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=30.0)
+        # One read transaction for the connection's life: every query sees the snapshot of
+        # the first (WAL: a writer goes on meanwhile). Each statement on its own saw the
+        # ledger as it was then, so a check during a campaign walked the chain at one length
+        # and counted rows later, and the verified head it kept made every later check of
+        # the finished store say row_count_mismatch.
+        conn.execute("BEGIN")
         conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
     except sqlite3.DatabaseError as exc:
         raise NotAStoreError(f"{root}: {LEDGER_FILE} is not a readable ledger ({why or exc}); "
