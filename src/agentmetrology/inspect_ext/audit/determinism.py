@@ -18,6 +18,7 @@ from typing import Any
 from agentmetrology.audit.card import CLAIMS, judged_status, row
 from agentmetrology.audit.target import ScoreOutcome
 from agentmetrology.inspect_ext.audit.kind import FROM_SCORES
+from agentmetrology.inspect_ext.audit.run import RAISED, TIMED_OUT
 from agentmetrology.records.verdict import INSUFFICIENT, Verdict
 from agentmetrology.stats.intervals import wilson
 
@@ -37,7 +38,7 @@ def _same(a: ScoreOutcome, b: ScoreOutcome, resolution: float) -> bool:
     return abs(a.value - b.value) <= resolution
 
 
-FAILED_CALL = ("timeout after ", "scorer raised ")  # run.call_scorer's messages of no verdict
+FAILED_CALL = (TIMED_OUT, RAISED)  # run.call_scorer's messages of no verdict
 
 
 def _failed(c: ScoreOutcome) -> bool:

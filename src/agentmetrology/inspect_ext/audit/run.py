@@ -157,6 +157,11 @@ async def _guarded(call: Any, *args: Any) -> tuple[Any, BaseException | None]:
         return None, exc
 
 
+# How a call that gave no verdict at all begins its message (determinism leaves such calls out)
+TIMED_OUT = "timeout after "
+RAISED = "scorer raised "
+
+
 async def call_scorer(scorer: Any, state: Any, timeout: float) -> tuple[ScoreOutcome, Parts]:
     """Call one scorer on a state: a number, or INVALID with why (raise, timeout, non-number).
 
@@ -168,9 +173,9 @@ async def call_scorer(scorer: Any, state: Any, timeout: float) -> tuple[ScoreOut
         score, raised = await asyncio.wait_for(_guarded(scorer, state, state.target),
                                                timeout)
     except TimeoutError:
-        return ScoreOutcome(None, "INVALID", f"timeout after {timeout:g} s"), None
+        return ScoreOutcome(None, "INVALID", f"{TIMED_OUT}{timeout:g} s"), None
     if raised is not None:  # a scorer crash is a missing measurement, not a zero
-        return ScoreOutcome(None, "INVALID", f"scorer raised {_reason(raised)}"), None
+        return ScoreOutcome(None, "INVALID", f"{RAISED}{_reason(raised)}"), None
     if score is None:
         return ScoreOutcome(None, "INVALID", "scorer returned None"), None
     raw = getattr(score, "value", score)
@@ -243,7 +248,7 @@ async def _score_sample(scorers: Sequence[Any], state: Any, cell: tuple[str, str
         if parts is not None:
             result.parts[(*cell, i)] = parts
         result.cells[(*cell, i)] = out
-        if (out.message.startswith("timeout") and out.status == "INVALID") or (
+        if (out.message.startswith(TIMED_OUT) and out.status == "INVALID") or (
                 calls and not has_judge):
             continue  # no verdict to repeat: a second hang, or a second mock answer
         _drop_scratch(state, kept)  # the second call sees the state the first one saw
@@ -268,7 +273,7 @@ async def _scored(scorer: Any, state: Any, timeout: float, index: int,
         out, parts = await call_scorer(scorer, state, timeout)
     finally:
         _SCORING.reset(token)
-    timed_out = out.status == "INVALID" and out.message.startswith("timeout")
+    timed_out = out.status == "INVALID" and out.message.startswith(TIMED_OUT)
     result.timeouts[index] = result.timeouts.get(index, 0) + 1 if timed_out else 0
     return out, parts, counter[0]
 
