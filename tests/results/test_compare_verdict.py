@@ -90,3 +90,20 @@ def test_a_minimum_is_a_count() -> None:
     for bad in (-1, 1.5, True):
         with pytest.raises(ValueError, match="minimum must be an integer >= 0"):
             equivalence([0.5] * 8, [0.6] * 8, minimum=bad)  # type: ignore[arg-type]
+
+
+def test_the_verdict_carries_the_interval_its_label_read(tmp_path: Path) -> None:
+    # --confidence 0.99: the label reads the 95% interval (the spec's rule), which excludes 0;
+    # the verdict carried the 99% interval of the mean difference, which covers it: "different"
+    # beside [-0.000015, 0.127] in one record
+    ups = [0.06, 0.08, 0.07, 0.17, -0.04, 0.1, -0.01, -0.07, 0.18, 0.11]
+    rows = [row("rule", f"t{i}", 0, 0.5) for i in range(len(ups))]
+    rows += [row("llm", f"t{i}", 0, 0.5 + d) for i, d in enumerate(ups)]
+    doc = build_comparison(ComparisonRequest(
+        source=str(write_rows(tmp_path / "rows.jsonl", rows)), group="agent", a="rule",
+        bs=("llm",), values=("ground_truth.f1",), pair_by=("task", "seed"), confidence=0.99))
+    c = doc["comparisons"][0]
+    lo99 = c["result"]["difference"]["interval"][0]
+    assert lo99 <= 0 and c["verdict"]["verdict"] == "different"
+    assert c["verdict"]["interval"] == c["result"]["equivalence"]["interval"]
+    assert c["verdict"]["interval"][0] > 0 and c["verdict"]["confidence"] == 0.95

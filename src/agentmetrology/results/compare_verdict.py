@@ -42,7 +42,9 @@ def comparison_verdict(result: Mapping[str, Any], holm_rejects: bool) -> dict[st
     n = int(result["n_units"])
     counted = f"{result['unit']}s"
     minimum = int(eq.get("minimum", 0))
-    iv = result["difference"].get("interval")
+    # the 95% interval the label read, whatever --confidence the mean difference is printed at:
+    # at 0.99 that one can cover 0 beside a `different` label
+    iv = eq.get("interval")
     if label == INSUFFICIENT:
         # below the minimum; or at it, without intervals (a stratum of fewer than 3 clusters)
         why = (f"the label needs {minimum} {counted}, the fewest with which an exact sign-flip "
@@ -53,7 +55,7 @@ def comparison_verdict(result: Mapping[str, Any], holm_rejects: bool) -> dict[st
         v = Verdict.judged(
             verdict, n, counted, minimum, why=_why(label, holm_rejects, eq),
             interval=None if not iv else (float(iv[0]), float(iv[1])),
-            confidence=result["difference"].get("confidence") if iv else None,
-            interval_of="mean difference b - a" if iv else "")
+            confidence=0.95 if iv else None,
+            interval_of="mean difference b - a (the interval the label reads)" if iv else "")
     # confirmed: whether the exact test backs a `different` label (None for any other verdict)
     return {**v.to_dict(), "confirmed": holm_rejects if label == "different" else None}
