@@ -13,9 +13,12 @@ from agentmetrology.records.episode import EpisodeKey
 from support.agm_runs import agm
 from support.stores import record_campaign
 
-# Six tasks: the fewest a reading is given from (diagnose.readings.MIN_TASKS)
-TASKS = """["T3_duplicates", "T4_rate_limit_429", "T5_server_error_500", "T6_page_drift",
-         "T8_mixed_faults", "T10_constrained_budget"]"""
+# Eight tasks. Six are the fewest a reading is given from (diagnose.readings.MIN_TASKS), but the
+# diagnosed family here is 4 groups, and Holm lets the exact sign-flip test over task gaps
+# reject only when 4 x 2 / 2**n < 0.05: from 7 tasks (at 6, 4 x 2/64 = 0.125, and rule's gap
+# was read "behavioural failure" off the bootstrap p alone).
+TASKS = """["T2_multi_page", "T3_duplicates", "T4_rate_limit_429", "T5_server_error_500",
+         "T6_page_drift", "T7_totals_trap", "T8_mixed_faults", "T10_constrained_budget"]"""
 CAMPAIGN = f"""
 [campaign]
 name = "diag"
@@ -49,8 +52,8 @@ def diagnosed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
 
 def test_pairs_are_complete_and_counted(diagnosed: tuple[Path, dict]) -> None:
     _, doc = diagnosed
-    # 2 targets x 6 tasks x 2 seeds x 3 mutations, every original recorded once
-    assert doc["pairs"] == {"total": 72, "complete": 72, "half_finished": 0, "unmeasured": 0}
+    # 2 targets x 8 tasks x 2 seeds x 3 mutations, every original recorded once
+    assert doc["pairs"] == {"total": 96, "complete": 96, "half_finished": 0, "unmeasured": 0}
 
 
 def test_readings(diagnosed: tuple[Path, dict]) -> None:
@@ -131,7 +134,7 @@ def test_the_report_gives_every_reading_its_n_and_its_stability(
 
     _, doc = diagnosed
     md, _ = render_diagnose_report(doc)
-    assert "| `careful` | `comtrade` | L2 | 6 | alias: robust;" in md  # n once per policy
+    assert "| `careful` | `comtrade` | L2 | 8 | alias: robust;" in md  # n once per policy
     assert "Holm-adjusted over one family of 4 tests each" in md
     assert "Readings across pass thresholds" in md
     doc = deepcopy(doc)
@@ -152,13 +155,13 @@ def test_every_printed_reading_carries_its_n(diagnosed: tuple[Path, dict]) -> No
         assert v["text"] == f"{g['reading']} (n = {g['tasks']} tasks)"
     out = " ".join((root / "stdout.txt").read_text().split())  # the terminal table
     assert "reading (n)" in out
-    assert out.count("(n = 6 tasks)") == len(doc["groups"]) == 6
+    assert out.count("(n = 8 tasks)") == len(doc["groups"]) == 6
     md = (root / "out" / "report.md").read_text()
-    assert "| `rule` | `alias` | 6 | behavioural failure (MSR" in md  # the sweep says its n
-    assert "behavioural failure (n = 6 tasks) |" in md  # the metrics table's reading column
+    assert "| `rule` | `alias` | 8 | behavioural failure (MSR" in md  # the sweep says its n
+    assert "behavioural failure (n = 8 tasks) |" in md  # the metrics table's reading column
 
 
-def test_six_tasks_keep_every_interval(diagnosed: tuple[Path, dict]) -> None:
+def test_eight_tasks_keep_every_interval(diagnosed: tuple[Path, dict]) -> None:
     root, doc = diagnosed
     md = (root / "out" / "report.md").read_text()
     assert "no interval" not in md and "no interval" not in (root / "stdout.txt").read_text()
@@ -276,7 +279,7 @@ def test_a_policy_at_two_levels_is_two_rows_that_say_their_level(tmp_path: Path)
     assert [line.split("│")[1].strip() for line in rows] == ["rule (L1)", "rule (L2)"]
     md = (tmp_path / "out" / "report.md").read_text()
     assert md.count("| `rule (L2)` | `alias` |") == 3  # metrics, predicates, sweep
-    assert "- `rule (L1)` under `alias`: robust (n = 6 tasks)" in md
+    assert "- `rule (L1)` under `alias`: robust (n = 8 tasks)" in md
 
 
 def test_policy_labels_add_environment_and_level_only_when_the_store_has_several() -> None:

@@ -23,7 +23,10 @@ ALPHA = 0.05  # level of the Holm-adjusted difference and equivalence tests
 # 2 / 2**n: 0.25 at 3 tasks), while the task-cluster bootstrap's p reaches its floor, 2 / (B +
 # 1), whenever every task's gap has one sign. Read at 3 tasks, that p made a "behavioural
 # failure" (Holm p 0.008) beside a sign-flip p of 0.25, where `stats compare` on the same rows
-# said insufficient evidence.
+# said insufficient evidence. From 6 tasks on a reading is given, but inside a Holm family of k
+# the exact test needs 2 / 2**n * k < 0.05 (9 tasks for a family of 8), so a group's difference
+# p is never below its sign-flip p (metrics.difference_p): the bootstrap p at its floor read
+# "behavioural failure" at 6 tasks in a family of 8 (Holm 0.008, the sign-flip p 0.25 after Holm).
 MIN_TASKS = SIGN_FLIP_MINIMUM
 PREDICATES = ("different", "equivalent", "rescoring_closes", "behaviour_changed", "fails_both",
               "loses_passes")

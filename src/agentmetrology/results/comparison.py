@@ -3,9 +3,9 @@ across them.
 
 A family is every value column (e.g. scorers) times every B group, each against A on the same
 pairs. Beside the paired statistics of `compare_paired` each comparison carries the exact sign
-test; the family carries Holm-adjusted sign-flip p-values; a group that reran A identically
-gives the excess flip rate; a factor among the pair-by columns gives eta squared
-(factor_variance.py).
+test and its verdict (compare_verdict.py); the family carries Holm-adjusted sign-flip
+p-values; a group that reran A identically gives the excess flip rate; a factor among the
+pair-by columns gives eta squared (factor_variance.py).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from agentmetrology.results.compare_verdict import comparison_verdict
 from agentmetrology.results.errors import TableError, statistics_refusals
 from agentmetrology.results.exclusions import describe
 from agentmetrology.results.factor_variance import eta_by_factor
@@ -135,6 +136,7 @@ def _family(table: ResultsTable, request: ComparisonRequest) -> list[dict[str, A
     adjusted = holm([c.doc["result"]["sign_flip"]["p_value"] for c in compared], ALPHA)
     for c, p, rej in zip(compared, adjusted.adjusted, adjusted.rejected, strict=True):
         c.doc["p_holm"], c.doc["holm_rejects"] = p, rej
+        c.doc["verdict"] = comparison_verdict(c.doc["result"], rej)
         rerun = request.rerun_of_a
         c.doc["excess_flip"] = None if rerun is None else _excess(
             table, request.spec(c.doc["value"], c.doc["b"]), c, request, rerun)
@@ -172,7 +174,7 @@ def build_comparison(request: ComparisonRequest) -> dict[str, Any]:
         "rows": {"read": len(table.rows)},
         "excluded": first["excluded"], "excluded_by_group": first["excluded_by_group"],
         "coerced": first["coerced"], "pairs": first["pairs"], "result": first["result"],
-        "sign_test": first["sign_test"],
+        "sign_test": first["sign_test"], "verdict": first["verdict"],
         "scale": first["scale"], "scales": _scales_note(family),
         "holm": {"family": len(family), "alpha": ALPHA,
                  "method": "Holm step-down over the sign-flip p of every --value x --b"},

@@ -55,8 +55,16 @@ class ResultsTable:
         """Raise TableError naming the first of `names` that no row has."""
         for name in names:
             if not any(self.get(row, name) is not ABSENT for row in self.rows):
-                known = ", ".join(self.columns()[:30])
-                raise TableError(f"unknown column {name!r} in {self.source} (columns: {known})")
+                raise TableError(f"unknown column {name!r} in {self.source} "
+                                 f"({_listed(self.columns())})")
+
+
+def _listed(columns: list[str], most: int = 30) -> str:
+    """Return the columns an error lists: at most `most`, saying how many more (or none)."""
+    if not columns:
+        return "its rows have no columns"  # '{}' rows: "(columns: )" read as a blank
+    more = f", and {len(columns) - most} more" if len(columns) > most else ""
+    return f"columns: {', '.join(columns[:most])}{more}"
 
 
 def _paths(row: Mapping[str, Any], prefix: str) -> Iterator[str]:

@@ -94,6 +94,8 @@ def equivalence(
     (`insufficient evidence` below `minimum` units, and with no intervals below MIN_UNITS
     pairs or MIN_CLUSTERS clusters)."""
     m = _check_margin(margin)
+    if isinstance(minimum, bool) or not isinstance(minimum, int | np.integer) or minimum < 0:
+        raise ValueError(f"minimum must be an integer >= 0, got {minimum!r}")
     d, dist, note = _draw(a, b, clusters, strata, resamples, seed)
     ci90, ci95 = (None, None) if dist is None else (percentile_interval(dist, 0.90),
                                                     percentile_interval(dist, 0.95))
@@ -113,6 +115,7 @@ def equivalence(
                + (f"; {INSUFFICIENT} below {minimum} {unit}" if minimum else ""),
         seed=seed,
         resamples=resamples,
+        minimum=minimum,
         interval_note=note,
     )
 

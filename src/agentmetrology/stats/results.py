@@ -139,6 +139,7 @@ class EquivalenceResult(Record):
     method: str
     seed: int
     resamples: int
+    minimum: int = 0  # units a label needs: below it the label is `insufficient evidence`
     interval_note: str | None = note_field()
 
 

@@ -24,6 +24,7 @@ from agentmetrology.report.terminal.stats_format import (
     print_lines,
 )
 from agentmetrology.results import describe
+from agentmetrology.results.compare_verdict import UNCONFIRMED
 from agentmetrology.stats.equivalence import INSUFFICIENT, SIGN_FLIP_MINIMUM
 
 
@@ -42,13 +43,13 @@ def _tests_note(doc: Mapping[str, Any]) -> str:
 
 
 def _unconfirmed(c: Mapping[str, Any]) -> str | None:
-    """Return the note for a `different` label its own test does not confirm, else None.
+    """Return the note for a comparison whose verdict is "different, but not confirmed".
 
-    The label reads the bootstrap's 95% interval (the spec's rule), which is liberal with few
-    units: 8 pairs can exclude 0 where the exact sign-flip test gives 0.0625. Both are printed;
-    the note says which one a decision should wait for.
+    The verdict is the document's (results.compare_verdict): the label reads the bootstrap's
+    95% interval (the spec's rule), which is liberal with few units (8 pairs can exclude 0
+    where the exact sign-flip test gives 0.0625); the note says which a decision should wait for.
     """
-    if c["result"]["equivalence"]["label"] != "different" or c["holm_rejects"]:
+    if c["verdict"]["verdict"] != UNCONFIRMED:
         return None
     return (f"{c['value']}: {c['b']} - {c['a']} reads 'different' from the bootstrap interval, "
             f"but the sign-flip test does not reject (Holm p {fmt_p(c['p_holm'])}): the "
@@ -60,7 +61,8 @@ def _label(eq: Mapping[str, Any], r: Mapping[str, Any]) -> str:
     if eq["label"] != INSUFFICIENT:
         return str(eq["label"])
     n = r["n_units"]
-    return f"{INSUFFICIENT} (n = {n} {counted_as(n, r['unit'] + 's')}, needs {SIGN_FLIP_MINIMUM})"
+    return (f"{INSUFFICIENT} (n = {n} {counted_as(n, r['unit'] + 's')}, needs "
+            f"{eq.get('minimum', SIGN_FLIP_MINIMUM)})")
 
 
 def _ci(est: Mapping[str, Any], pct: str) -> str:
@@ -79,6 +81,7 @@ def _comparison_rows(doc: Mapping[str, Any], c: Mapping[str, Any]) -> list[tuple
     pct = f"{doc['parameters']['confidence'] * 100:g}%"
     kind = "exact" if sf["exact"] else "Monte-Carlo"
     rows = [
+        ("verdict", str(c["verdict"]["text"])),  # the document's, decided in results
         ("pairs",
          f"{p['complete']} complete, {p['incomplete']} incomplete dropped "
          f"({p['only_a']} only in A, {p['only_b']} only in B), "
@@ -106,7 +109,7 @@ def _comparison_rows(doc: Mapping[str, Any], c: Mapping[str, Any]) -> list[tuple
         ("McNemar p", f"{fmt_p(mc['p_value'])} (pass/fail flips, unclustered)"),
     ]
     if r["difference"].get("interval_note"):
-        rows.insert(2, ("intervals", r["difference"]["interval_note"]))
+        rows.insert(3, ("intervals", r["difference"]["interval_note"]))
     ex = c["excess_flip"]
     if ex is not None:
         rows.append(("excess flip rate",
