@@ -14,7 +14,8 @@ from typer.testing import CliRunner
 
 from agentmetrology.cli.audit_inspect_cmd import inspect_app
 from agentmetrology.inspect_ext.audit.load import load_task
-from agentmetrology.inspect_ext.audit.run import NEEDS_JUDGE, Judge, call_scorer, to_number
+from agentmetrology.inspect_ext.audit.run import NEEDS_JUDGE, Judge
+from agentmetrology.inspect_ext.audit.scorer_call import call_scorer, to_number
 from agentmetrology.inspect_ext.audit.target import audit_inspect
 from support.fake_openai import FakeOpenAI, text
 

@@ -18,7 +18,7 @@ from typing import Any
 from agentmetrology.audit.card import CLAIMS, judged_status, row
 from agentmetrology.audit.target import ScoreOutcome
 from agentmetrology.inspect_ext.audit.kind import FROM_SCORES
-from agentmetrology.inspect_ext.audit.run import RAISED, TIMED_OUT
+from agentmetrology.inspect_ext.audit.scorer_call import RAISED, TIMED_OUT
 from agentmetrology.records.verdict import INSUFFICIENT, Verdict
 from agentmetrology.stats.intervals import wilson
 

@@ -12,11 +12,9 @@ temperature > 0) makes every verdict it gave unreliable, and the audit says so (
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import copy
 import io
-import math
 import os
 import tempfile
 from collections.abc import Callable, Sequence
@@ -28,6 +26,16 @@ from agentmetrology.audit.target import ScoreOutcome
 from agentmetrology.edges.scratch import scratch_tempdir
 from agentmetrology.inspect_ext.audit.forge import Forged
 from agentmetrology.inspect_ext.audit.load import LoadedTask
+from agentmetrology.inspect_ext.audit.loop_watch import in_flight, watched
+from agentmetrology.inspect_ext.audit.scorer_call import (
+    MAX_REASON,
+    TIMED_OUT,
+    Parts,
+    _guarded,
+    _reason,
+    call_scorer,
+    to_number,
+)
 from agentmetrology.records.errors import UserError
 
 __all__ = [
@@ -41,13 +49,11 @@ __all__ = [
 
 NEEDS_JUDGE = "not probed: needs a judge model (--judge-model, --base-url)"
 SEP = "\x1f"  # joins sample id and probe name in a derived sample id
-LETTER_VALUES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}  # Inspect's CORRECT/INCORRECT/...
 EMPTY_RUN_TIME_LIMIT = 300  # seconds one do-nothing episode may take
 MAX_CONSECUTIVE_TIMEOUTS = 3  # then the scorer is not called again: a hang costs seconds
 # What a simulated user (model role `user`) says in the empty trajectory: the stop token of
 # tau-bench-style user simulators, so the episode ends at once instead of at its turn limit.
 USER_STOPS = "###STOP###"
-MAX_REASON = 500
 
 # The judge-call counter of the scorer call running in this context (None: not scoring).
 _SCORING: ContextVar[list[int] | None] = ContextVar("agm_inspect_scoring", default=None)
@@ -103,94 +109,6 @@ class RunResult:
         default_factory=dict)
     # Called once per sample scored (progress on a terminal); never changes a result.
     on_sample: Callable[[], None] | None = field(default=None, compare=False)
-
-
-def to_number(value: Any) -> tuple[float | None, str]:
-    """Return (number, '') for a scalar score value, or (None, why it is not one)."""
-    if isinstance(value, bool):
-        return float(value), ""
-    if isinstance(value, int | float):
-        try:
-            v = float(value)
-        except OverflowError:  # an int beyond the float range (10**400)
-            return None, "returned an int too large for a float, not a number"
-        return (v, "") if math.isfinite(v) else (None, f"returned {value!r}, not a number")
-    if isinstance(value, str):
-        if value.strip().upper() in LETTER_VALUES:
-            return LETTER_VALUES[value.strip().upper()], ""
-        try:
-            v = float(value)
-        except ValueError:
-            return None, f"returned the string {value[:60]!r}, not a number"
-        return (v, "") if math.isfinite(v) else (None, f"returned {value!r}, not a number")
-    if isinstance(value, dict):
-        return None, f"returned a dict of values ({', '.join(map(str, list(value)[:6]))}), " \
-                     "not one number"
-    return None, f"returned {type(value).__name__} {str(value)[:60]!r}, not a number"
-
-
-def _reason(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    text = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-    return text[:MAX_REASON]
-
-
-Parts = dict[str, ScoreOutcome] | None
-
-
-async def _guarded(call: Any, *args: Any) -> tuple[Any, BaseException | None]:
-    """Await `call(*args)` (a scorer, the task's solver); return (its result, None) or (None,
-    what it raised).
-
-    Caught inside the task `wait_for` runs it in: a SystemExit or KeyboardInterrupt that leaves
-    a task is re-raised out of the event loop itself (asyncio), which hung the whole audit; a
-    cancellation from outside (the timeout, the run's own limit) still goes through.
-    """
-    try:
-        return await call(*args), None
-    except asyncio.CancelledError as exc:
-        running = asyncio.current_task()
-        if running is not None and running.cancelling():
-            raise  # cancelled from outside: not a verdict
-        return None, exc
-    except BaseException as exc:  # whatever it raised is its own failure
-        return None, exc
-
-
-# How a call that gave no verdict at all begins its message (determinism leaves such calls out)
-TIMED_OUT = "timeout after "
-RAISED = "scorer raised "
-
-
-async def call_scorer(scorer: Any, state: Any, timeout: float) -> tuple[ScoreOutcome, Parts]:
-    """Call one scorer on a state: a number, or INVALID with why (raise, timeout, non-number).
-
-    A dict value is INVALID as one number; its keys' values come back as parts, each a number
-    or INVALID on its own. Anything the scorer raises (SystemExit, KeyboardInterrupt and a
-    CancelledError of its own included) is its INVALID cell alone, never the sample's end.
-    """
-    try:
-        score, raised = await asyncio.wait_for(_guarded(scorer, state, state.target),
-                                               timeout)
-    except TimeoutError:
-        return ScoreOutcome(None, "INVALID", f"{TIMED_OUT}{timeout:g} s"), None
-    if raised is not None:  # a scorer crash is a missing measurement, not a zero
-        return ScoreOutcome(None, "INVALID", f"{RAISED}{_reason(raised)}"), None
-    if score is None:
-        return ScoreOutcome(None, "INVALID", "scorer returned None"), None
-    raw = getattr(score, "value", score)
-    value, why = to_number(raw)
-    if value is None:
-        parts = None
-        if isinstance(raw, dict):
-            parts = {}
-            for k, v in raw.items():
-                num, bad = to_number(v)
-                parts[str(k)] = ScoreOutcome(num) if num is not None else ScoreOutcome(
-                    None, "INVALID", f"scorer key {k!r} {bad}")
-        return ScoreOutcome(None, "INVALID", f"scorer {why}"), parts
-    return ScoreOutcome(value, "ok",
-                        str(getattr(score, "explanation", "") or "")[:MAX_REASON]), None
 
 
 def _mock_model(text: str = "") -> Any:
@@ -301,7 +219,8 @@ def _scoring_solver(scorers: Sequence[Any], inner: Any, forged: dict[str, Forged
             probe_name = probe or "empty_trajectory"
             failed: str | None = None
             if inner is not None:
-                ran, raised = await _guarded(inner, state, generate)
+                with in_flight(EMPTY_RUN_TIME_LIMIT):
+                    ran, raised = await _guarded(inner, state, generate)
                 if raised is not None:  # the episode did not finish: nothing to score
                     failed = f"the task's solver failed with a model that answers nothing: " \
                              f"{_reason(raised)}"
@@ -347,7 +266,7 @@ def _eval(task: Any, model: Any, roles: dict[str, Any] | None, **kw: Any) -> str
     # sample and keep it (edges.scratch); the folder holding them goes when the run ends.
     with tempfile.TemporaryDirectory(prefix="agm-inspect-") as logs, \
             contextlib.redirect_stdout(io.StringIO()), _no_store_events(), \
-            scratch_tempdir("agm-inspect-tmp-"):
+            scratch_tempdir("agm-inspect-tmp-"), watched():
         done = list(inspect_eval(task, model=model, model_roles=roles, display="none",
                                  log_dir=logs, fail_on_error=False, log_samples=False,
                                  log_realtime=False, score=False, **kw))

@@ -2,6 +2,7 @@
 
 import asyncio
 import random
+import time
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import Sample
@@ -230,3 +231,17 @@ def notes_in_store():
 @task
 def store_note_task() -> Task:
     return Task(dataset=MATH[:3], solver=generate(), scorer=notes_in_store())
+
+
+@scorer(metrics=[accuracy()])
+def sleeps_in_sync():
+    """A scorer that makes a synchronous call (3 s) and so never yields to the event loop."""
+    async def score(state: TaskState, target: Target) -> Score:
+        time.sleep(3)
+        return Score(value=1.0)
+    return score
+
+
+@task
+def blocking_scorer_task() -> Task:
+    return Task(dataset=MATH[:1], solver=generate(), scorer=sleeps_in_sync())
