@@ -22,7 +22,7 @@ listing of the blob directories instead of one stat per reference.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -229,13 +229,18 @@ class _Verifier(BlobChecks, TextChecks, TranscriptChecks, EpisodeChecks, Binding
     def bad(self, kind: str, where: str, detail: str, result: str = INVALID) -> None:
         self.problems.append(Problem(kind, result, where, detail))
 
-    def only(self, table: str, column: str, join: str = "WHERE") -> tuple[str, tuple[str, ...]]:
+    def billed_since(self) -> dict[str, set[str]]:
+        return EpisodeChecks.billed_since(self)  # BlobChecks declares it, abstract
+
+    def only(self, table: str, column: str, join: str = "WHERE",
+             extra: Iterable[str] = ()) -> tuple[str, tuple[str, ...]]:
         """Return the SQL condition (and its parameter) keeping the rows an incremental check
-        re-checks: `column` names a row of `table` the appended entries touched ("" if full)."""
+        re-checks: `column` names a row of `table` the appended entries touched, or one of
+        `extra` ("" if full)."""
         if self.since is None:
             return "", ()
         return (f" {join} {column} IN (SELECT value FROM json_each(?))",
-                (refs_param(self.touched.get(table, {})),))
+                (refs_param({*self.touched.get(table, {}), *extra}),))
 
     def run(self) -> Qualification:
         # the ledger half elsewhere meanwhile and the blob half here, or every step here
