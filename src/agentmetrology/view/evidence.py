@@ -11,20 +11,24 @@ up front would add the cost of reading the whole store to the start and nothing 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from agentmetrology.records.errors import UserError
+from agentmetrology.store.ledger_open import leaving_no_trace
 from agentmetrology.store.qualify import banner
 
 NUMBERS = "The numbers on these pages are"
 
 
-def store_banner(root: Path) -> str | None:
-    """Return the banner every page of the store at `root` shows, None when it qualifies."""
+def store_banner(root: Path, notice: Callable[[int], None] | None = None) -> str | None:
+    """Return the banner every page of the store at `root` shows, None when it qualifies
+    (`notice(chain length)`: told before a whole check of the store runs)."""
     from agentmetrology.archive.evidence_check import qualify_store  # imports environments
 
     try:
-        doc = qualify_store(root, "ledger", incremental=True)
+        with leaving_no_trace():  # browsing never writes the store, its check included
+            doc = qualify_store(root, "ledger", incremental=True, notice=notice)
     except UserError as exc:  # no readable chain: its numbers cannot be qualified either
         return (f"UNQUALIFIED EVIDENCE: the store could not be checked ({exc}). {NUMBERS} not "
                 "qualified; run `agm evidence verify STORE` for why.")
