@@ -133,3 +133,29 @@ def test_a_key_in_any_reversible_encoding_never_reaches_the_store() -> None:
     out = Redactor([KEY]).bytes(canonical_json({"args": encodings(KEY)})).decode()
     assert out.count("[redacted]") == len(encodings(KEY))
     assert not [w for w in out.replace('"', " ").split() if holds_secret(w, KEY)]
+
+
+def test_a_billed_requests_model_and_provider_are_redacted(tmp_path: Path) -> None:
+    # A judge's or an agent's model name is the target's configuration as typed: a key pasted
+    # into it (or an endpoint's URL with a password) was written to grader_calls and
+    # billable_attempts as given, while the episode blob holding the same request was redacted.
+    from agentmetrology.records import BillableAttempt
+    from agentmetrology.store import EvidenceStore
+    from support.stores import register
+
+    model = f"gpt-x?api_key={KEY}"
+    provider = f"https://user:{KEY}@llm.example/v1"
+    billed = BillableAttempt("a0", provider, model, "req-0", 10, 2, 0, 0.01, 0.5, "ok")
+    with EvidenceStore.open(tmp_path / "s", scrub_env=False) as st:
+        register(st, 1)
+        adm = st.ledger.administration(st.pending("c1")[0].key)
+        assert adm is not None
+        assert st.record_billable(st.start_attempt(adm, None, "inline"), billed)
+        assert st.record_grader_call("judge", "audit", "episode 0", billed)
+        rows = [*st.grader_calls(), *st.billable_attempts(1)]
+    assert len(rows) == 2
+    for row in rows:
+        assert KEY not in row["model"] and KEY not in row["provider"], row
+        assert "[redacted]" in row["model"] and row["cost"] == 0.01
+    assert not any(KEY.encode() in contents(p.read_bytes())
+                   for p in (tmp_path / "s").rglob("*") if p.is_file())

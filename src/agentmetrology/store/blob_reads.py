@@ -27,11 +27,13 @@ from agentmetrology.store.verify_episodes import episode_token
 
 class BlobRead(NamedTuple):
     """One blob as a reader found it: why it is not the blob (None: it is), and for an episode
-    blob the token of its checked fields and the transcript it binds (None when none)."""
+    blob the token of its checked fields, the transcript it binds and the digest of its
+    provider requests (store.verify_billing; None when none)."""
 
     why: str | None
     token: bytes | None = None
     transcript: str | None = None
+    billed: str | None = None
 
 
 class BlobReads:

@@ -22,6 +22,9 @@ UNSEALED = "unsealed"
 MODES = ("full", "hash-only", "ledger")
 MAX_LISTED = 200
 
+NOTICE_FROM = 20_000  # chain entries (about 3,000 episodes) from which a whole check is announced:
+# it takes a few seconds there
+
 
 @dataclass(frozen=True, slots=True)
 class Problem:

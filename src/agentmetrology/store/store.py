@@ -292,10 +292,7 @@ class EvidenceStore:
         same request twice is a no-op (returns False).
         """
         self._check_writable()
-        rid = attempt.request_id
-        if rid is not None:
-            attempt = dataclasses.replace(attempt, request_id=self.redactor.text(rid))
-        return self.ledger.record_billable(attempt_id, attempt)
+        return self.ledger.record_billable(attempt_id, self._redacted(attempt))
 
     def billable_attempts(self, attempt_id: int) -> list[dict[str, Any]]:
         """Return the provider requests recorded for a store attempt, in order."""
@@ -307,10 +304,20 @@ class EvidenceStore:
         agent's. Recording the same request twice is a no-op (returns False)."""
         self._check_writable()
         red = self.redactor.text
+        return self.ledger.record_grader_call(red(grader), purpose, red(subject),
+                                              self._redacted(attempt))
+
+    def _redacted(self, attempt: BillableAttempt) -> BillableAttempt:
+        """Return a billed request with its texts redacted: the request id (a provider's may
+        echo a key), the provider and the model (a target's configuration as typed, where a
+        key or an endpoint's password can be pasted). Rows written before the model and the
+        provider were redacted keep them as written: their sealed digests, the check and
+        `--recompute` read them as stored."""
+        red = self.redactor.text
         rid = attempt.request_id
-        if rid is not None:
-            attempt = dataclasses.replace(attempt, request_id=red(rid))
-        return self.ledger.record_grader_call(red(grader), purpose, red(subject), attempt)
+        return dataclasses.replace(attempt, provider=red(attempt.provider),
+                                   model=red(attempt.model),
+                                   request_id=None if rid is None else red(rid))
 
     def grader_calls(self) -> list[dict[str, Any]]:
         """Return every recorded grader request, in order."""

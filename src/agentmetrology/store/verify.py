@@ -22,12 +22,11 @@ listing of the blob directories instead of one stat per reference.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentmetrology.records.errors import UserError
 from agentmetrology.store.blob_reads import BlobReads
 from agentmetrology.store.chain import (
     CHAIN_META,
@@ -41,6 +40,11 @@ from agentmetrology.store.chain import (
     next_head,
 )
 from agentmetrology.store.head_log import was_chained
+from agentmetrology.store.ledger_open import (
+    LEDGER_FILE,
+    NotAStoreError,
+    open_ledger_readonly,
+)
 from agentmetrology.store.qualify import (
     INVALID,
     UNAVAILABLE,
@@ -72,35 +76,6 @@ from agentmetrology.store.verify_values import undigestable
 
 if TYPE_CHECKING:
     from agentmetrology.store.verify_ahead import LedgerHalf
-
-LEDGER_FILE = "ledger.sqlite"
-
-
-class NotAStoreError(UserError):
-    """Raised when a path is not an evidence store (no readable ledger)."""
-
-
-def open_ledger_readonly(root: Path) -> sqlite3.Connection:
-    """Return a read-only connection to a store's ledger (NotAStoreError when there is none)."""
-    path = root / LEDGER_FILE
-    if not path.is_file():
-        raise NotAStoreError(f"{root} is not an evidence store (no {LEDGER_FILE})")
-    # SQLite reads an empty file as an empty database ("no such table: meta"): say what it is
-    why = "an empty file: 0 bytes" if path.stat().st_size == 0 else None
-    try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=30.0)
-        # One read transaction for the connection's life: every query sees the snapshot of
-        # the first (WAL: a writer goes on meanwhile). Each statement on its own saw the
-        # ledger as it was then, so a check during a campaign walked the chain at one length
-        # and counted rows later, and the verified head it kept made every later check of
-        # the finished store say row_count_mismatch.
-        conn.execute("BEGIN")
-        conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-    except sqlite3.DatabaseError as exc:
-        raise NotAStoreError(f"{root}: {LEDGER_FILE} is not a readable ledger ({why or exc}); "
-                             "give another store, or restore this one from a copy") from exc
-    return conn
-
 
 def store_is_sealed(root: Path) -> bool:
     """Return True when the store's ledger keeps a hash chain, or shows it kept one.
@@ -229,13 +204,18 @@ class _Verifier(BlobChecks, TextChecks, TranscriptChecks, EpisodeChecks, Binding
     def bad(self, kind: str, where: str, detail: str, result: str = INVALID) -> None:
         self.problems.append(Problem(kind, result, where, detail))
 
-    def only(self, table: str, column: str, join: str = "WHERE") -> tuple[str, tuple[str, ...]]:
+    def billed_since(self) -> dict[str, set[str]]:
+        return EpisodeChecks.billed_since(self)  # BlobChecks declares it, abstract
+
+    def only(self, table: str, column: str, join: str = "WHERE",
+             extra: Iterable[str] = ()) -> tuple[str, tuple[str, ...]]:
         """Return the SQL condition (and its parameter) keeping the rows an incremental check
-        re-checks: `column` names a row of `table` the appended entries touched ("" if full)."""
+        re-checks: `column` names a row of `table` the appended entries touched, or one of
+        `extra` ("" if full)."""
         if self.since is None:
             return "", ()
         return (f" {join} {column} IN (SELECT value FROM json_each(?))",
-                (refs_param(self.touched.get(table, {})),))
+                (refs_param({*self.touched.get(table, {}), *extra}),))
 
     def run(self) -> Qualification:
         # the ledger half elsewhere meanwhile and the blob half here, or every step here

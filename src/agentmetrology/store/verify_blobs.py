@@ -13,7 +13,7 @@ import re
 import sqlite3
 import stat
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -42,12 +42,17 @@ class BlobChecks(ABC):
     reads: BlobReads | None  # verdicts of the blobs the import read (store.blob_reads)
 
     @abstractmethod
-    def only(self, table: str, column: str, join: str = "WHERE") -> tuple[str, tuple[str, ...]]:
+    def only(self, table: str, column: str, join: str = "WHERE",
+             extra: Iterable[str] = ()) -> tuple[str, tuple[str, ...]]:
         """Return the SQL condition keeping the rows an incremental check re-checks."""
 
     @abstractmethod
     def bad(self, kind: str, where: str, detail: str, result: str = INVALID) -> None:
         """Record a problem (the verifier's own)."""
+
+    @abstractmethod
+    def billed_since(self) -> dict[str, set[str]]:
+        """Return the episodes (by table) an incremental check re-reads for their billing."""
 
     @abstractmethod
     def has_table(self, table: str) -> bool:
@@ -62,7 +67,7 @@ class BlobChecks(ABC):
             if src is not None:
                 yield src, f"campaign {name} source"
         for table, ident in (("episodes", "administration"), ("superseded_episodes", "id")):
-            where, params = self.only(table, ident)
+            where, params = self.only(table, ident, extra=self.billed_since().get(table, ()))
             for ref, ep, sub in self.c.execute(
                     f"SELECT {ident}, episode_digest, submission_digest FROM {table}{where}",
                     params):

@@ -22,6 +22,13 @@ from agentmetrology.records.episode import MEASUREMENT_FAILURES
 from agentmetrology.store.evidence import recorded_cost
 from agentmetrology.store.ledger import KEY_COLUMNS
 from agentmetrology.store.qualify import INVALID, Problem
+from agentmetrology.store.verify_billing import (
+    BILLED_SQL,
+    billed_rows,
+    billing_findings,
+    blob_billing,
+    rows_billing,
+)
 from agentmetrology.store.verify_json import loads
 from agentmetrology.store.verify_scope import Checkpoint, refs_param
 
@@ -29,8 +36,9 @@ if TYPE_CHECKING:
     from agentmetrology.store.blob_reads import BlobReads
 
 
-# An episode to check against its blob: where, its key's values (KEY_COLUMNS order), its row,
-# and the row's token (`row_token`).
+# An episode to check against its blob: where, its key's values (KEY_COLUMNS order), its row
+# (ROW_COLUMNS, then its billing rows as BILLED_SQL gives them), and the row's token
+# (`row_token`).
 EpisodeItem = tuple[str, tuple[Any, ...], tuple[Any, ...], bytes | None]
 
 
@@ -55,6 +63,7 @@ class EpisodeChecks(ABC):
     since: Checkpoint | None  # incremental: from this verified head
     touched: dict[str, dict[str, str | None]]  # incremental: the rows appended entries name
     episodes_found: EpisodesPart | None = None  # what `episodes` found elsewhere, to take
+    _billed_since: dict[str, set[str]] | None = None  # incremental: see `billed_since`
 
     @abstractmethod
     def bad(self, kind: str, where: str, detail: str, result: str = INVALID) -> None:
@@ -80,6 +89,9 @@ class EpisodeChecks(ABC):
         superseded = set(t.get("superseded_episodes", {})) | {str(s) for (s,) in self.c.execute(
             "SELECT superseded FROM superseded_assessments WHERE id IN (SELECT value FROM "
             "json_each(?))", (refs_param(t.get("superseded_assessments", {})),))}
+        billed = self.billed_since()
+        recorded |= billed.get("episodes", set())
+        superseded |= billed.get("superseded_episodes", set())
         return refs_param(recorded), refs_param(superseded)
 
     def episodes(self) -> None:
@@ -98,12 +110,12 @@ class EpisodeChecks(ABC):
                 f"SELECT e.id, a.id, a.scorer_versions, {cols}, e.episode_digest, "
                 "e.submission_digest, e.termination, e.measurement_failure, e.cost, "
                 "e.input_tokens, e.output_tokens, e.requests, e.tool_calls, "
-                "e.model_attempts FROM superseded_episodes e "
+                f"e.model_attempts, {self.billed_sql()} FROM superseded_episodes e "
                 "JOIN administrations a ON a.id = e.administration" + where, params):
             n += 1
             ref, adm, versions_text = row[0], row[1], row[2]
             key = dict(zip(KEY_COLUMNS, row[3:10], strict=True))
-            self.episode(f"superseded_episodes id={ref}", key, row[10:])
+            self.episode(f"superseded_episodes id={ref}", key, row[10:21])
             self.superseded_assessments(ref, adm, sealed_versions(versions_text), row[11])
         self.checked["episodes"] = n
 
@@ -120,6 +132,29 @@ class EpisodeChecks(ABC):
         if part.failed is not None:
             raise sqlite3.DatabaseError(part.failed)
 
+    def billed_since(self) -> dict[str, set[str]]:
+        """Return the recorded and superseded episodes (by table) whose attempt a request was
+        billed to since the verified head (incremental; read once): each is held to its blob
+        again, although its own row was not appended."""
+        if self.since is None:
+            return {}
+        if self._billed_since is None:
+            self._billed_since = {}
+            billed = self.touched.get("billable_attempts", {})
+            for table, ident in (("episodes", "administration"), ("superseded_episodes", "id")):
+                self._billed_since[table] = {str(r) for (r,) in self.c.execute(
+                    f"SELECT e.{ident} FROM {table} e JOIN billable_attempts b ON b.attempt = "
+                    "e.attempt WHERE b.id IN (SELECT value FROM json_each(?))",
+                    (refs_param(billed),))} if billed else set()
+        return self._billed_since
+
+    def billed_sql(self) -> str:
+        """Return BILLED_SQL, or NULL for a ledger without `billable_attempts` (an older
+        store no writer opened since the table was added: it bills nothing)."""
+        found = self.c.execute("SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') "
+                               "AND name='billable_attempts'").fetchone()
+        return BILLED_SQL if found is not None else "NULL"
+
     def episode(self, where: str, key: dict[str, Any], row: tuple[Any, ...],
                 token: bytes | EllipsisType | None = ...) -> None:
         """Check one episode blob against its administration (key) and its ledger row
@@ -132,11 +167,16 @@ class EpisodeChecks(ABC):
 
     def _episode(self, where: str, key: dict[str, Any], row: tuple[Any, ...],
                  token: bytes | EllipsisType | None = ...) -> None:
-        ep_digest, sub_digest, term, mfail, cost, tin, tout, requests, tools, attempts = row
+        ep_digest, sub_digest, term, mfail, cost, tin, tout, requests, tools, attempts = row[:10]
         ledgers = (term, mfail, cost, tin, tout, requests, tools, attempts)
+        try:
+            billed = billed_rows(row[10] if len(row) > 10 else None)
+        except (ValueError, TypeError, IndexError):  # no writer's rows: BILLED_SQL gave them
+            billed = None
         seen = None if self.reads is None else self.reads.seen(ep_digest)
         if (seen is not None and seen.token is not None and self.blob_ok.get(ep_digest)
-                and seen.token == (row_token(key, row) if token is ... else token)):
+                and seen.token == (row_token(key, row) if token is ... else token)
+                and (billed is None or seen.billed == rows_billing(billed))):
             # The blob, read once by the import, agrees with the row: what the checks below
             # find of it is nothing but its transcript's checks.
             if seen.transcript is not None:
@@ -168,6 +208,8 @@ class EpisodeChecks(ABC):
             if evidence != ledger:
                 self.bad("row_disagrees_with_evidence", where, f"{name} is {ledger!r} in the "
                          f"ledger but {evidence!r} in the episode blob")
+        if billed:
+            billing_findings(where, billed, plain, bool(mfail), self.bad)
 
     def recorded_episodes(self, cols: str, scope: str | None = None) -> int:
         """Check every recorded episode (or those in `scope`, a JSON array of administration
@@ -178,7 +220,8 @@ class EpisodeChecks(ABC):
                 f"SELECT e.administration, a.scorer_versions, {cols}, e.episode_digest, "
                 "e.submission_digest, e.termination, e.measurement_failure, e.cost, "
                 "e.input_tokens, e.output_tokens, e.requests, e.tool_calls, e.model_attempts, "
-                "s.id, s.scorer, s.scorer_version, s.status, s.score, s.evidence_digest, "
+                f"{self.billed_sql()}, s.id, s.scorer, s.scorer_version, s.status, s.score, "
+                "s.evidence_digest, "
                 "s.assessment FROM episodes e JOIN administrations a ON a.id = e.administration "
                 "LEFT JOIN assessments s ON s.administration = e.administration "
                 + ("" if scope is None else
@@ -189,12 +232,12 @@ class EpisodeChecks(ABC):
             if adm != last:
                 n, last = n + 1, adm
                 self.episode(f"episodes administration={adm}",
-                             dict(zip(KEY_COLUMNS, row[2:9], strict=True)), row[9:19])
-            if row[19] is None:
+                             dict(zip(KEY_COLUMNS, row[2:9], strict=True)), row[9:20])
+            if row[20] is None:
                 continue  # an episode without assessments
             if versions_text not in versions:
                 versions[versions_text] = sealed_versions(versions_text)
-            self.assessment("assessments", adm, versions[versions_text], row[10], *row[19:])
+            self.assessment("assessments", adm, versions[versions_text], row[10], *row[20:])
         return n
 
     def superseded_assessments(self, ref: Any, adm: int, versions: dict[str, str],
@@ -257,10 +300,11 @@ def _evidence_facts(plain: dict[str, Any]) -> tuple[Any, tuple[Any, ...]]:
                       len(atts))
 
 
-def episode_token(plain: Any) -> tuple[bytes, str | None] | None:
+def episode_token(plain: Any) -> tuple[bytes, str | None, str | None] | None:
     """Return the token of what `EpisodeChecks.episode` compares of an episode blob (decoded
-    as `plain`) with its ledger row, and the transcript it binds; None when the check must read
-    the blob itself (not an object, unreadable facts, a value the token cannot hold)."""
+    as `plain`) with its ledger row, the transcript it binds and the digest of its requests
+    (store.verify_billing.blob_billing); None when the check must read the blob itself (not an
+    object, unreadable facts, a value the token cannot hold)."""
     if not isinstance(plain, dict):
         return None
     try:
@@ -269,7 +313,8 @@ def episode_token(plain: Any) -> tuple[bytes, str | None] | None:
     except (AttributeError, TypeError, ValueError):
         return None
     token = _token(plain.get("key"), recorded, evidences)
-    return None if token is None else (token, None if transcript is None else str(transcript))
+    return None if token is None else (token, None if transcript is None else str(transcript),
+                                       blob_billing(plain))
 
 
 def row_token(key: dict[str, Any], row: tuple[Any, ...]) -> bytes | None:

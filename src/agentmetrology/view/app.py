@@ -6,6 +6,7 @@ import logging
 import mimetypes
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from types import EllipsisType
 from urllib.parse import unquote
 
 from starlette.applications import Starlette
@@ -27,6 +28,7 @@ from agentmetrology.edges.http_guard import (
 from agentmetrology.store.errors import StoreError
 from agentmetrology.store.reader import StoreReader
 from agentmetrology.view.episode_page import ACTORS, episode_page
+from agentmetrology.view.evidence import store_banner
 from agentmetrology.view.file_pages import FileReadError, archive_page, audit_page
 from agentmetrology.view.grader_page import grader_run_page, graders_page
 from agentmetrology.view.html import SECURITY_HEADERS, Html
@@ -239,14 +241,19 @@ def _file_routes(ep: _Endpoints, source: Source) -> list[Route]:
 def create_app(source: Source, *, hosts: Iterable[str] = LOOPBACK_NAMES,
                secrets: Iterable[str] = (), port: int | None = None,
                workbench: WorkbenchAuth | None = None,
-               reports: Sequence[Path] = ()) -> ASGIApp:
+               reports: Sequence[Path] = (),
+               banner: str | EllipsisType | None = ...) -> ASGIApp:
     """Return the viewer of `source` as an ASGI app (GET only; Host names in `hosts`).
 
     Origin must be the viewer's own (`port`, or the port a request arrived on when None).
     With `workbench` (a store only) the operator workbench's POSTs are served too, and it
     lists `reports` (report directories) with their qualification against the store.
+    `banner`: shown above every page of a store (view.evidence.store_banner, None: it
+    qualifies); by default the store is checked here, once.
     """
-    ep = _Endpoints(Html(secrets))
+    if banner is ... and source.kind == "store":
+        banner = store_banner(source.root)
+    ep = _Endpoints(Html(secrets, None if banner is ... else banner))
     if workbench is not None and source.kind != "store":
         raise ValueError("the workbench needs an evidence store")
     if source.kind == "store":

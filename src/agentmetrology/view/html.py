@@ -47,6 +47,8 @@ tr.ev-adversary td:first-child{border-left:4px solid #e45756}
 pre{white-space:pre-wrap;word-break:break-all;margin:0;font-size:.8rem;max-width:50rem}
 form.filters label{margin-right:.6rem;font-size:.9rem}
 .retry{color:#a40e26;font-weight:600}
+.evidence-banner{border:2px solid #a40e26;background:#fdecea;color:#a40e26;font-weight:700;
+padding:.6rem .8rem;margin:0 0 1rem}
 """.strip()
 SECURITY_HEADERS = {
     # No script, no frame, no remote anything: only the inline stylesheet.
@@ -61,7 +63,9 @@ SECURITY_HEADERS = {
 class Html:
     """Renders text for pages: redacted (as the store redacts) and escaped."""
 
-    def __init__(self, secrets: Iterable[str] = ()) -> None:
+    def __init__(self, secrets: Iterable[str] = (), banner: str | None = None) -> None:
+        # Shown above every page (view.evidence: the store's check did not qualify it).
+        self.banner = banner
         # The values of credential-named environment variables, as the store scrubs them.
         self.redactor = Redactor([*secrets, *env_secrets()])
         # Pages repeat the same names and statuses many times: each is redacted once.
@@ -102,8 +106,15 @@ class Html:
                 # An inline empty icon: the browser asks for no /favicon.ico (a 404).
                 '<link rel="icon" href="data:,">\n'
                 f"<title>{self.t(title)} · agm view</title>\n<style>\n{CSS}\n</style>\n"
-                f"</head>\n<body>\n<nav>{nav}</nav>\n<h1>{self.t(title)}</h1>\n{body}\n"
-                "</body>\n</html>\n")
+                f"</head>\n<body>\n<nav>{nav}</nav>\n{self._banner()}<h1>{self.t(title)}</h1>"
+                f"\n{body}\n</body>\n</html>\n")
+
+    def _banner(self) -> str:
+        """Return the evidence banner's paragraph, "" when there is none."""
+        if self.banner is None:
+            return ""
+        return (f'<p class="evidence-banner" id="evidence-banner" role="alert">'
+                f"{self.t(self.banner)}</p>\n")
 
 
 def form_value(value: object) -> str:

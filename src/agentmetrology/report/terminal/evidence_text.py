@@ -10,10 +10,8 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from agentmetrology.store.qualify import QUALIFIED, banner
+from agentmetrology.store.qualify import NOTICE_FROM, QUALIFIED, banner
 from agentmetrology.store.verify_checkpoint import describe
-
-NOTICE_FROM = 20_000  # chain entries (about 3,000 episodes): a whole check of a few seconds
 
 
 def whole_check_notice(console: Console, why: str) -> Callable[[int], None]:
