@@ -34,7 +34,7 @@ _CODE = ("blob_reads.py", "blobs.py", "campaign_overview.py", "chain.py", "episo
          "verify_plan.py", "verify_schema.py", "verify_scope.py", "verify_split.py",
          "verify_texts.py", "verify_transcripts.py", "verify_values.py", "verify_cases.py",
          "case_steps.py", "grader_verdicts.py", "verify_billing.py",
-         "ledger_open.py")
+         "ledger_open.py", "verify_attempts.py")
 
 
 def _key(root: Path) -> str:

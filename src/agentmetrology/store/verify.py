@@ -53,6 +53,7 @@ from agentmetrology.store.qualify import (
     Qualification,
     worst,
 )
+from agentmetrology.store.verify_attempts import attempt_findings
 from agentmetrology.store.verify_bindings import BindingChecks, Reopen
 from agentmetrology.store.verify_blobs import BlobChecks
 from agentmetrology.store.verify_cases import case_findings
@@ -370,6 +371,7 @@ class _Verifier(BlobChecks, TextChecks, TranscriptChecks, EpisodeChecks, Binding
             self.touched = {}
             found = self.life.findings + self.life.history_findings(self.c, None, 0)
         found += case_findings(self.c, None if self.since is None else expected)
+        found += attempt_findings(self.c, None if self.since is None else expected)
         for kind, where, detail in found:
             self.bad(kind, where, detail)
         self.expected = {}  # a digest per chain entry: freed before the episodes are read

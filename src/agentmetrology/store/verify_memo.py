@@ -54,7 +54,7 @@ _CODE = ("verify.py", "verify_episodes.py", "episode_head.py", "chain.py", "qual
          "verify_plan.py", "blob_reads.py", "blobs.py", "forked.py", "ledger.py",
          "ledger_records.py", "paths.py", "redact.py", "supersede.py", "transcripts.py",
          "errors.py", "verify_cases.py", "case_steps.py", "verify_billing.py",
-         "ledger_open.py")
+         "ledger_open.py", "verify_attempts.py")
 CODE = _CODE  # the checking code, which a verified head (store.verify_checkpoint) is bound to
 Reopen = Callable[[str, str, str], str | None]
 
