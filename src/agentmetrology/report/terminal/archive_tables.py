@@ -73,7 +73,10 @@ def print_archive_audit(console: Console, doc: dict[str, Any], out: Path) -> Non
         rows[at] = (rows[at][0], _k_text(shown, "stored"))
         rows[at + 1] = (rows[at + 1][0], _k_text(shown, "upper"))
         kept = {r["k"] for r in shown}
-        left_out.append((cell["cell"], [r["k"] for r in cell["rows"] if r["k"] not in kept]))
+        # A name too wide for any k still shows k = 1, 2, 4, ... and the last: with none left
+        # out (one trial), there is nothing to name (the line read "for k =  is in ...").
+        if omitted := [r["k"] for r in cell["rows"] if r["k"] not in kept]:
+            left_out.append((cell["cell"], omitted))
     for name, value in rows:
         table.add_row(_text(name), _text(value))
     console.print(table)
