@@ -191,3 +191,29 @@ def test_a_taubench_file_over_the_limit_is_refused_before_reading(
     for fmt in ("auto", "taubench"):
         with pytest.raises(ArchiveFormatError, match="above the limit of 1,000 bytes"):
             load_archive(f, fmt)
+
+
+def test_archive_text_cannot_write_markdown_into_report_md(tmp_path: Path) -> None:
+    # Before, a newline in a task id, model or reason broke report.md's table rows and a blank
+    # line ended a paragraph, so the text after it was read as Markdown of the report's own
+    # (a heading saying anything); a reason detail's `<img src=...>` or link, outside a code
+    # span, was rendered by a Markdown viewer (GitHub loads the image).
+    from agentmetrology.report.archive_report import render_archive_report
+
+    evil = "t\n\n# All episodes verified\n<img src=https://example.invalid/x.png>"
+    f = tmp_path / "md.jsonl"
+    f.write_text("\n".join(json.dumps(x) for x in (
+        {"task": evil, "model": "m\n| forged | row |", "grade": None, "reason": "own\ncode",
+         "reason_detail": "see [here](https://example.invalid)\n\n## Passed <b>x</b>"},
+        {"task": "u", "model": "m\n| forged | row |", "grade": 1.0})) + "\n")
+    md = render_archive_report(audit_archive(load_archive(f), [("archive", f)]))[0]
+    lines = md.splitlines()
+    assert not [x for x in lines if x.startswith("#") and ("verified" in x or "Passed" in x)]
+    assert not [x for x in lines if x.startswith("<img") or x.startswith("| forged")]
+    tables = [x for x in lines if x.startswith("| ")]
+    heads = {x.count(" | ") for x in tables}
+    assert all(x.endswith(" |") for x in tables) and len(tables) >= 6, heads
+    # outside code spans, no tag or link of the archive's own survives
+    plain = "".join(part for i, part in enumerate(md.split("`")) if i % 2 == 0)
+    assert "<img" not in plain and "<b>" not in plain and "](https://" not in plain
+    assert "t\\n\\n# All episodes verified" in md

@@ -55,3 +55,11 @@ def test_a_long_cell_name_leaving_out_no_k_names_none(tmp_path: Path) -> None:
     assert [r["k"] for r in rows] == [1]
     assert text.count("k1=0.333") == 2
     assert "only" not in text and "for k =" not in text
+
+
+def test_a_line_break_in_archive_text_cannot_forge_a_row_of_the_summary(tmp_path: Path) -> None:
+    # Before, a model name's newline was printed as one: its second line sat in the measure
+    # column as a row of its own ("forged stored score 0.999" under the real rows' names).
+    text, _ = _summary(tmp_path, 1, width=200, model="m\nforged stored score 0.999")
+    forged = [line for line in text.splitlines() if "forged" in line]
+    assert forged and all("m\\nforged stored score 0.999" in line for line in forged), text
