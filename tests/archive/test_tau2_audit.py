@@ -287,7 +287,8 @@ def test_a_malformed_simulation_is_a_cost_unknown_not_a_smaller_run(tmp_path: Pa
     for key in ("agent_per_simulation", "total_per_simulation", "agent_per_pass",
                 "total_per_pass", "user_share"):
         assert c[key] is None, key
-    assert "of the 20 simulations in the file" in render_archive_report(doc)[0]
+    md = render_archive_report(doc)[0]
+    assert "of the 20 simulations audited" in md and "(over" not in md
 
 
 def test_cost_averages_name_their_denominators() -> None:
@@ -295,8 +296,8 @@ def test_cost_averages_name_their_denominators() -> None:
 
     doc = audit_archive(load_archive(shared(F.GPT_AIRLINE)), evaluator=_no_verdicts)
     md = render_archive_report(doc)[0]
-    assert ("agent and simulator per pass 0.1011 (over 10 passes); agent cost per simulation "
-            "0.03916 (over 20 simulations)") in md
+    assert ("Agent cost per pass 0.07833 (over 10 passes); agent and simulator per pass "
+            "0.1011; agent cost per simulation 0.03916 (over 20 simulations)") in md
 
 
 def test_submission_claim_percentages_cost_and_the_denominator_that_explains_it(

@@ -181,7 +181,7 @@ def _cost(d: Doc, t: dict[str, Any]) -> None:
               d.money(c[key]["messages_total"]), c[key]["disagreeing_simulations"]]
              for side, key in (("agent", "agent"), ("user simulator", "user_simulator"))],
             f"Per-message costs checked against each simulation's totals, of the "
-            f"{c['simulations']} simulations in the file")
+            f"{c['simulations']} simulations audited (one per task and trial)")
     missing = (c["agent"]["missing"], c["user_simulator"]["missing"])
     if any(missing):
         d.p(f"Simulations with no usable cost recorded: {missing[0]} agent, {missing[1]} user "
@@ -196,11 +196,13 @@ def _cost(d: Doc, t: dict[str, Any]) -> None:
         d.p(f"Agent cost unpriced for {c['unpriced_simulations']} simulation(s): "
             f"{c['unpriced_reason']}. Cost per pass is undefined.")
         return
+    passes = f" (over {c['passes']} passes)" if c["agent_per_pass"] is not None else ""
+    sims = (f" (over {c['simulations']} simulations)" if c["agent_per_simulation"] is not None
+            else "")
     d.p(f"User-simulator share of the total: {d.g.fmt(c['user_share'])}. Agent cost per pass "
-        f"{d.money(c['agent_per_pass'])}; agent and simulator per pass "
-        f"{d.money(c['total_per_pass'])} (over {c['passes']} passes); agent cost per "
-        f"simulation {d.money(c['agent_per_simulation'])} (over {c['simulations']} "
-        "simulations).")
+        f"{d.money(c['agent_per_pass'])}{passes}; agent and simulator per pass "
+        f"{d.money(c['total_per_pass'])}; agent cost per simulation "
+        f"{d.money(c['agent_per_simulation'])}{sims}.")
 
 
 def _reported(d: Doc, t: dict[str, Any]) -> None:
