@@ -217,3 +217,14 @@ def test_archive_text_cannot_write_markdown_into_report_md(tmp_path: Path) -> No
     plain = "".join(part for i, part in enumerate(md.split("`")) if i % 2 == 0)
     assert "<img" not in plain and "<b>" not in plain and "](https://" not in plain
     assert "t\\n\\n# All episodes verified" in md
+
+
+def test_an_empty_file_is_named_empty(tmp_path: Path) -> None:
+    # Before: "unrecognised archive format (expected a tau-bench or tau2 JSON file, ...)", as
+    # if it held something of another kind.
+    f = tmp_path / "run.json"
+    f.write_bytes(b"")
+    with pytest.raises(ArchiveFormatError, match=r"^run.json: an empty file: no episode to "):
+        load_archive(f)
+    res = CliRunner().invoke(app, ["archive", "audit", str(f), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 2 and res.stderr.count("\n") == 1 and "an empty file" in res.stderr

@@ -42,6 +42,8 @@ def _detect(path: Path) -> tuple[ArchiveFormat, Any]:
             return fmt, claim.data
     if not path.is_file():
         raise ArchiveFormatError(f"{path.name}: not a file")
+    if path.stat().st_size == 0:
+        raise ArchiveFormatError(f"{path.name}: an empty file: no episode to audit")
     raise ArchiveFormatError(f"{path.name}: unrecognised archive format (expected a "
                              "tau-bench or tau2 JSON file, an Inspect .eval log or JSONL)")
 
@@ -68,7 +70,8 @@ def load_archive(path: Path, fmt: str = AUTO, spans: Path | None = None,
             raise ArchiveFormatError(f"{spans.name}: spans file not found")
         load_jsonl(spans, archive, spans_only=True)
     if not archive.episodes and not archive.spans:
-        first = f"; first: {archive.problems[0]}" if archive.problems else ""
+        why = (f"{len(archive.problems)} problem(s); first: {archive.problems[0]}"
+               if archive.problems else "the file holds none")
         raise ArchiveFormatError(f"{path.name}: no episode could be read as {chosen.name} "
-                                 f"({len(archive.problems)} problem(s){first})")
+                                 f"({why})")
     return archive
