@@ -416,6 +416,21 @@ def test_a_claimed_number_that_is_no_number_is_said_never_agreed_with(tmp_path: 
             '`pass_rate: "55"`, `passed: 10.5`.') in render_archive_report(doc)[0]
 
 
+@pytest.mark.parametrize(("pass_1", "cost"), [(-5, -1), (250.0, 1e300), (101, -0.0001)])
+def test_a_rate_or_cost_out_of_its_range_is_unreadable_not_a_disagreement(
+        pass_1: float, cost: float) -> None:
+    # Before, a claimed pass^1 of -5 (%) was compared as -0.05 and a cost of -1 as a cost:
+    # two "findings" of disagreement with a claim that is no rate and no cost at all.
+    claim = {"results": {"airline": {"pass_1": pass_1, "cost": cost}}}
+    rep = _section(shared(F.GPT_AIRLINE), claim=("submission.json", claim))["reported"]
+    assert not rep["applicable"] and rep["reason"] == (
+        f"no reported number could be read (results.airline.pass_1: {json.dumps(pass_1)}; "
+        f"results.airline.cost: {json.dumps(cost)})")
+    top = {"pass_rate": -0.5, "passed": 10, "total_tasks": 20}
+    rep = _section(shared(F.GPT_AIRLINE), claim=("--reported x.json", top))["reported"]
+    assert rep["unreadable"] == ["pass_rate: -0.5"] and rep["rows"] == []
+
+
 def test_submission_without_the_domain_is_not_applicable(tmp_path: Path) -> None:
     claim = ("submission.json", {"results": {"retail": {"pass_1": 50.0}}})
     rep = _section(shared(F.GPT_AIRLINE), claim=claim)["reported"]
