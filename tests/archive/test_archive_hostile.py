@@ -228,3 +228,27 @@ def test_an_empty_file_is_named_empty(tmp_path: Path) -> None:
         load_archive(f)
     res = CliRunner().invoke(app, ["archive", "audit", str(f), "--out", str(tmp_path / "o")])
     assert res.exit_code == 2 and res.stderr.count("\n") == 1 and "an empty file" in res.stderr
+
+
+def test_a_log_copied_twice_into_a_directory_is_not_counted_twice(
+        tmp_path: Path, zip_writer: Callable) -> None:
+    # Before, two copies of one log (a re-download beside the first) made every sample two
+    # episodes of one run: 4 passes of 6, and a pass^2 of 0.667 for tasks that ran once.
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    samples = {"a": _sample("a", 1.0), "b": _sample("b", 0.0), "c": _sample("c", 1.0)}
+    _eval(logs / "run.eval", zip_writer, samples)
+    _eval(logs / "run-copy.eval", zip_writer, samples)
+    doc = audit_archive(load_archive(logs))
+    cov = doc["coverage"]["overall"]
+    assert (doc["archive"]["episodes"], cov["counts"]["pass"], cov["counts"]["fail"]) == (3, 2, 1)
+    assert [r["k"] for r in doc["pass_hat_k"][0]["rows"]] == [1]
+    assert doc["load"]["problem_count"] == 3
+    assert doc["load"]["problems"][0] == "logs: episode R1/a/1: task a trial 1 repeated; skipped"
+    # a second log of the same run that disagrees: which result counts is not identified
+    _eval(logs / "run-other.eval", zip_writer, {"a": _sample("a", 0.0)})
+    doc = audit_archive(load_archive(logs))
+    cov = doc["coverage"]["overall"]
+    # (its samples b and c, planned but absent there, leave the other logs' records as they are)
+    assert (cov["counts"]["pass"], cov["counts"]["fail"]) == (1, 1)
+    assert cov["reasons"] == {"malformed_record": 1}
