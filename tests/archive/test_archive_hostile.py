@@ -191,3 +191,64 @@ def test_a_taubench_file_over_the_limit_is_refused_before_reading(
     for fmt in ("auto", "taubench"):
         with pytest.raises(ArchiveFormatError, match="above the limit of 1,000 bytes"):
             load_archive(f, fmt)
+
+
+def test_archive_text_cannot_write_markdown_into_report_md(tmp_path: Path) -> None:
+    # Before, a newline in a task id, model or reason broke report.md's table rows and a blank
+    # line ended a paragraph, so the text after it was read as Markdown of the report's own
+    # (a heading saying anything); a reason detail's `<img src=...>` or link, outside a code
+    # span, was rendered by a Markdown viewer (GitHub loads the image).
+    from agentmetrology.report.archive_report import render_archive_report
+
+    evil = "t\n\n# All episodes verified\n<img src=https://example.invalid/x.png>"
+    f = tmp_path / "md.jsonl"
+    f.write_text("\n".join(json.dumps(x) for x in (
+        {"task": evil, "model": "m\n| forged | row |", "grade": None, "reason": "own\ncode",
+         "reason_detail": "see [here](https://example.invalid)\n\n## Passed <b>x</b>"},
+        {"task": "u", "model": "m\n| forged | row |", "grade": 1.0})) + "\n")
+    md = render_archive_report(audit_archive(load_archive(f), [("archive", f)]))[0]
+    lines = md.splitlines()
+    assert not [x for x in lines if x.startswith("#") and ("verified" in x or "Passed" in x)]
+    assert not [x for x in lines if x.startswith("<img") or x.startswith("| forged")]
+    tables = [x for x in lines if x.startswith("| ")]
+    heads = {x.count(" | ") for x in tables}
+    assert all(x.endswith(" |") for x in tables) and len(tables) >= 6, heads
+    # outside code spans, no tag or link of the archive's own survives
+    plain = "".join(part for i, part in enumerate(md.split("`")) if i % 2 == 0)
+    assert "<img" not in plain and "<b>" not in plain and "](https://" not in plain
+    assert "t\\n\\n# All episodes verified" in md
+
+
+def test_an_empty_file_is_named_empty(tmp_path: Path) -> None:
+    # Before: "unrecognised archive format (expected a tau-bench or tau2 JSON file, ...)", as
+    # if it held something of another kind.
+    f = tmp_path / "run.json"
+    f.write_bytes(b"")
+    with pytest.raises(ArchiveFormatError, match=r"^run.json: an empty file: no episode to "):
+        load_archive(f)
+    res = CliRunner().invoke(app, ["archive", "audit", str(f), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 2 and res.stderr.count("\n") == 1 and "an empty file" in res.stderr
+
+
+def test_a_log_copied_twice_into_a_directory_is_not_counted_twice(
+        tmp_path: Path, zip_writer: Callable) -> None:
+    # Before, two copies of one log (a re-download beside the first) made every sample two
+    # episodes of one run: 4 passes of 6, and a pass^2 of 0.667 for tasks that ran once.
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    samples = {"a": _sample("a", 1.0), "b": _sample("b", 0.0), "c": _sample("c", 1.0)}
+    _eval(logs / "run.eval", zip_writer, samples)
+    _eval(logs / "run-copy.eval", zip_writer, samples)
+    doc = audit_archive(load_archive(logs))
+    cov = doc["coverage"]["overall"]
+    assert (doc["archive"]["episodes"], cov["counts"]["pass"], cov["counts"]["fail"]) == (3, 2, 1)
+    assert [r["k"] for r in doc["pass_hat_k"][0]["rows"]] == [1]
+    assert doc["load"]["problem_count"] == 3
+    assert doc["load"]["problems"][0] == "logs: episode R1/a/1: task a trial 1 repeated; skipped"
+    # a second log of the same run that disagrees: which result counts is not identified
+    _eval(logs / "run-other.eval", zip_writer, {"a": _sample("a", 0.0)})
+    doc = audit_archive(load_archive(logs))
+    cov = doc["coverage"]["overall"]
+    # (its samples b and c, planned but absent there, leave the other logs' records as they are)
+    assert (cov["counts"]["pass"], cov["counts"]["fail"]) == (1, 1)
+    assert cov["reasons"] == {"malformed_record": 1}

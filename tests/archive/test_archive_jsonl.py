@@ -126,6 +126,9 @@ def test_detect_formats(tmp_path: Path) -> None:
         detect_format(broken)
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
+    with pytest.raises(ArchiveFormatError, match="an empty file"):
+        detect_format(empty)
+    empty.write_text("\n \n")
     with pytest.raises(ArchiveFormatError, match="unrecognised"):
         detect_format(empty)
 

@@ -16,11 +16,12 @@ from agentmetrology.archive import audit_archive, load_archive
 from agentmetrology.report.terminal.archive_tables import print_archive_audit
 
 
-def _summary(tmp: Path, trials: int, width: int = 80) -> tuple[str, list[dict]]:
+def _summary(tmp: Path, trials: int, width: int = 80,
+             model: str = "m") -> tuple[str, list[dict]]:
     """Return the summary of a JSONL archive of 3 tasks x `trials`, and its pass^k rows."""
     path = tmp / f"k{trials}.jsonl"
     path.write_text("".join(
-        json.dumps({"task": f"t{t}", "model": "m", "trial": k,
+        json.dumps({"task": f"t{t}", "model": model, "trial": k,
                     "grade": {"score": 1.0 if k < trials - t else 0.0}}) + "\n"
         for t in range(3) for k in range(trials)), encoding="utf-8")
     doc = audit_archive(load_archive(path), [("archive", path)])
@@ -45,3 +46,20 @@ def test_k_left_out_at_a_narrow_width_are_named_with_where_they_are(tmp_path: Pa
     assert "pass^k (m) for k = 3, 5-7, 9-11 is in archive.json and report.md only" in text
     wide, _ = _summary(tmp_path, 12, width=200)
     assert "k3=" in wide and "only" not in wide
+
+
+def test_a_long_cell_name_leaving_out_no_k_names_none(tmp_path: Path) -> None:
+    # A model name wider than the terminal left no room for any k: the row kept its only k
+    # (pass^1 is never left out) and a line still said "for k =  is in archive.json ... only".
+    text, rows = _summary(tmp_path, 1, model="m" * 90)
+    assert [r["k"] for r in rows] == [1]
+    assert text.count("k1=0.333") == 2
+    assert "only" not in text and "for k =" not in text
+
+
+def test_a_line_break_in_archive_text_cannot_forge_a_row_of_the_summary(tmp_path: Path) -> None:
+    # Before, a model name's newline was printed as one: its second line sat in the measure
+    # column as a row of its own ("forged stored score 0.999" under the real rows' names).
+    text, _ = _summary(tmp_path, 1, width=200, model="m\nforged stored score 0.999")
+    forged = [line for line in text.splitlines() if "forged" in line]
+    assert forged and all("m\\nforged stored score 0.999" in line for line in forged), text

@@ -7,6 +7,7 @@ in test_tau2_do_nothing.py); everything else is the audit as `agm archive audit`
 from __future__ import annotations
 
 import copy
+import json
 import math
 from collections import Counter
 from pathlib import Path
@@ -243,6 +244,62 @@ def test_a_simulation_without_a_usable_cost_is_unknown_not_free(tmp_path: Path,
         render_archive_report(doc)[0])
 
 
+def test_a_missing_cost_leaves_its_messages_out_of_the_sum_it_is_checked_against(
+        tmp_path: Path) -> None:
+    # Before, the recorded total left simulation 0 out (agent_cost -5) and the message sum
+    # kept it: 0.7558 against 0.7833 with 0 simulations disagreeing, and the first screen said
+    # "the cost is priced".
+    from agentmetrology.report.archive_report import render_archive_report
+
+    data = copy.deepcopy(raw(F.GPT_AIRLINE))
+    data["simulations"][0]["agent_cost"] = -5.0
+    rest = data["simulations"][1:]
+    doc = audit_archive(load_archive(write(tmp_path, "neg-airline.json", data)),
+                        evaluator=_no_verdicts)
+    agent = doc["tau2"]["cost"]["agent"]
+    msgs = math.fsum(m["cost"] for s in rest for m in s["messages"] if m["role"] == "assistant")
+    assert agent["summed"] == 19 and agent["missing"] == 1
+    assert agent["total"] == pytest.approx(math.fsum(s["agent_cost"] for s in rest), abs=1e-12)
+    assert agent["messages_total"] == pytest.approx(msgs, abs=1e-12)
+    assert agent["disagreeing_simulations"] == 0
+    md = render_archive_report(doc)[0]
+    assert "| agent | 19 | 0.7558 | 0.7558 | 0 |" in md
+    assert "the cost is priced" not in md
+    assert "some simulations record no usable cost" in md
+
+
+def test_a_malformed_simulation_is_a_cost_unknown_not_a_smaller_run(tmp_path: Path) -> None:
+    # Before, a simulation kept ungraded as malformed (a key named twice) was left out of the
+    # cost section altogether: 19 costs over 19 simulations, 0.03978 a simulation, read as the
+    # 20-simulation run's average with nothing said.
+    from agentmetrology.report.archive_report import render_archive_report
+
+    text = json.dumps(raw(F.GPT_AIRLINE)).replace('"reward": 1.0,',
+                                                  '"reward": 1.0, "reward": 0.0,', 1)
+    path = tmp_path / "dup-airline.json"
+    path.write_text(text, encoding="utf-8")
+    doc = audit_archive(load_archive(path), evaluator=_no_verdicts)
+    assert doc["coverage"]["overall"]["reasons"] == {"malformed_record": 1}
+    c = doc["tau2"]["cost"]
+    assert c["simulations"] == 20
+    for side in ("agent", "user_simulator"):
+        assert c[side]["missing"] == 1 and c[side]["summed"] == 19
+    for key in ("agent_per_simulation", "total_per_simulation", "agent_per_pass",
+                "total_per_pass", "user_share"):
+        assert c[key] is None, key
+    md = render_archive_report(doc)[0]
+    assert "of the 20 simulations audited" in md and "(over" not in md
+
+
+def test_cost_averages_name_their_denominators() -> None:
+    from agentmetrology.report.archive_report import render_archive_report
+
+    doc = audit_archive(load_archive(shared(F.GPT_AIRLINE)), evaluator=_no_verdicts)
+    md = render_archive_report(doc)[0]
+    assert ("Agent cost per pass 0.07833 (over 10 passes); agent and simulator per pass "
+            "0.1011; agent cost per simulation 0.03916 (over 20 simulations)") in md
+
+
 def test_submission_claim_percentages_cost_and_the_denominator_that_explains_it(
         tmp_path: Path) -> None:
     data = copy.deepcopy(raw(F.GPT_AIRLINE))
@@ -357,6 +414,21 @@ def test_a_claimed_number_that_is_no_number_is_said_never_agreed_with(tmp_path: 
     assert rep["unreadable"] == ['pass_rate: "55"', "passed: 10.5"]
     assert ("Claimed but not readable as numbers of their kind, so not compared: "
             '`pass_rate: "55"`, `passed: 10.5`.') in render_archive_report(doc)[0]
+
+
+@pytest.mark.parametrize(("pass_1", "cost"), [(-5, -1), (250.0, 1e300), (101, -0.0001)])
+def test_a_rate_or_cost_out_of_its_range_is_unreadable_not_a_disagreement(
+        pass_1: float, cost: float) -> None:
+    # Before, a claimed pass^1 of -5 (%) was compared as -0.05 and a cost of -1 as a cost:
+    # two "findings" of disagreement with a claim that is no rate and no cost at all.
+    claim = {"results": {"airline": {"pass_1": pass_1, "cost": cost}}}
+    rep = _section(shared(F.GPT_AIRLINE), claim=("submission.json", claim))["reported"]
+    assert not rep["applicable"] and rep["reason"] == (
+        f"no reported number could be read (results.airline.pass_1: {json.dumps(pass_1)}; "
+        f"results.airline.cost: {json.dumps(cost)})")
+    top = {"pass_rate": -0.5, "passed": 10, "total_tasks": 20}
+    rep = _section(shared(F.GPT_AIRLINE), claim=("--reported x.json", top))["reported"]
+    assert rep["unreadable"] == ["pass_rate: -0.5"] and rep["rows"] == []
 
 
 def test_submission_without_the_domain_is_not_applicable(tmp_path: Path) -> None:

@@ -51,8 +51,8 @@ def test_gpt_airline_auto_detected_with_cost_apart(tmp_path: Path) -> None:
     out = tmp_path / "out"
     _audit([str(shared(GPT_AIRLINE)), "--out", str(out)])
     md = (out / "report.md").read_text()
-    assert "| agent | 0.7833 | 0.7833 | 0 |" in md
-    assert "| user simulator | 0.2279 | 0.2279 | 0 |" in md
+    assert "| agent | 20 | 0.7833 | 0.7833 | 0 |" in md
+    assert "| user simulator | 20 | 0.2279 | 0.2279 | 0 |" in md
     assert "10 of 20 planned episodes pass" in md
 
 

@@ -301,3 +301,19 @@ def test_definitions_that_differ_from_the_shipped_ones_are_named() -> None:
     assert by_hand == ["1"]
     notes = load_archive(shared(QWEN_AIRLINE)).notes["tau2"]
     assert notes["versus_shipped"]["differ"] == 1 and notes["versus_shipped"]["tasks"] == by_hand
+
+
+@pytest.mark.parametrize("fmt", ["auto", "tau2"])
+def test_an_empty_results_file_is_named_as_such(tmp_path: Path, fmt: str) -> None:
+    # Before, `{"simulations": []}` was read as JSONL ("task and model are required") and with
+    # --format tau2 was "not a tau2 results file (expected ... an object with a `simulations`
+    # list)", which it is; `[]` was "a JSON list, but not tau-bench result rows".
+    f = tmp_path / "empty.json"
+    f.write_text('{"simulations": []}', encoding="utf-8")
+    with pytest.raises(ArchiveFormatError) as exc:
+        load_archive(f, fmt)
+    assert str(exc.value) == "empty.json: no episode could be read as tau2 (the file holds none)"
+    if fmt == "auto":
+        f.write_text("[]", encoding="utf-8")
+        with pytest.raises(ArchiveFormatError, match=r"^empty.json: an empty JSON list: no "):
+            load_archive(f, fmt)

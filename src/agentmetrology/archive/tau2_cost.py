@@ -28,20 +28,28 @@ def _close(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=REL_TOL, abs_tol=ABS_TOL)
 
 
+def _read(ep: ArchiveEpisode) -> bool:
+    """Return whether a simulation's costs were read: a malformed record's were not, or not
+    from a record that says what it is (a key named twice, a repeat with another result)."""
+    return "message_costs" in ep.meta and ep.reason != "malformed_record"
+
+
 def _side(sims: list[ArchiveEpisode], field: str, role: str) -> dict[str, Any]:
-    """Return the recorded total, the message sum, the simulations where they disagree, and
-    those recording cost 0 for tokens their messages used (`unpriced`: no price was applied,
-    which is not free)."""
-    recorded = [ep.meta.get(field) for ep in sims]
-    known = [c for c in recorded if c is not None]
-    msg = [ep.meta["message_costs"][role] for ep in sims]
+    """Return the recorded total, the message sum of the same simulations, the simulations
+    where they disagree, those with no usable cost (`missing`: unknown, not free) and those
+    recording cost 0 for tokens their messages used (`unpriced`: no price was applied)."""
+    recorded = [(ep, ep.meta.get(field)) for ep in sims if _read(ep)]
+    known = [(ep, r, ep.meta["message_costs"][role]) for ep, r in recorded if r is not None]
     bad = [{"episode_id": ep.episode_id, "recorded": r, "messages": m}
-           for ep, r, m in zip(sims, recorded, msg, strict=True)
-           if r is not None and not _close(r, m)]
+           for ep, r, m in known if not _close(r, m)]
     unpriced = sum(r == 0 and ep.meta["message_costs"][f"{role}_tokens"] > 0
-                   for ep, r in zip(sims, recorded, strict=True))
-    return {"total": math.fsum(known) if known else None, "missing": len(recorded) - len(known),
-            "unpriced": unpriced, "messages_total": math.fsum(msg),
+                   for ep, r in recorded)
+    # The message sum is of the simulations the total sums: beside a total that leaves an
+    # unknown cost out, a sum holding that simulation's messages read as a disagreement
+    # (0.7558 against 0.7833) that its count of disagreeing simulations (0) denied.
+    return {"total": math.fsum(r for _, r, _ in known) if known else None,
+            "summed": len(known), "missing": len(sims) - len(known), "unpriced": unpriced,
+            "messages_total": math.fsum(m for _, _, m in known),
             "disagreeing_simulations": len(bad), "disagreements": bad[:MAX_LISTED]}
 
 
@@ -64,13 +72,15 @@ def _unpriced(model: str, agent: dict[str, Any], tokens: int, sims: int) -> str 
 
 
 def _tokens(sims: list[ArchiveEpisode]) -> int:
-    return sum(int(ep.meta["message_costs"]["assistant_tokens"]) for ep in sims)
+    return sum(int(ep.meta["message_costs"]["assistant_tokens"]) for ep in sims if _read(ep))
 
 
 def cost_section(episodes: list[ArchiveEpisode], model: str) -> dict[str, Any]:
     """Return agent and simulator cost apart, message checks, unpriced status, cost per pass."""
-    sims = [ep for ep in episodes if "message_costs" in ep.meta]
-    if not sims:
+    # Every simulation the file holds, read or not: a malformed one left out made the others'
+    # average read as the run's (19 costs over 19 simulations of a 20-simulation run).
+    sims = [ep for ep in episodes if "simulation_index" in ep.meta]
+    if not any(_read(ep) for ep in sims):
         return {"applicable": False, "reason": "no simulation recorded a cost"}
     agent, user = _side(sims, "agent_cost", "assistant"), _side(sims, "user_cost", "user")
     unpriced = _unpriced(model, agent, _tokens(sims), len(sims))
@@ -85,7 +95,7 @@ def cost_section(episodes: list[ArchiveEpisode], model: str) -> dict[str, Any]:
         "applicable": True, "simulations": len(sims), "agent": agent, "user_simulator": user,
         "unpriced": unpriced is not None, "unpriced_reason": unpriced,
         "unpriced_simulations": 0 if unpriced is None else agent["unpriced"] if agent["total"]
-        else len(sims),
+        else agent["summed"],
         "user_share": float(Fraction(user["total"]) / Fraction(both))
         if both_known and both else None,
         "agent_per_simulation": agent["total"] / len(sims) if priced else None,

@@ -21,6 +21,7 @@ from typing import Any
 
 from agentmetrology.archive.coverage import tie_threshold
 from agentmetrology.archive.importers.limits import count, parse_json, without_bom
+from agentmetrology.archive.importers.tau2_sim import a_cost
 from agentmetrology.archive.model import ArchiveFormatError
 from agentmetrology.archive.passk import pass_hat_k_fraction
 from agentmetrology.records.numbers import finite_float
@@ -94,12 +95,12 @@ def _claimed(claim: dict[str, Any], domain: str | None) -> dict[str, Any]:
         if not isinstance(dom, dict):
             return {"error": f"results has no entry for domain {domain!r}"}
         written = {k: _as_written(dom.get(f"pass_{k}"), v) for k in range(1, MAX_K + 1)
-                   if (v := finite_float(dom.get(f"pass_{k}"))) is not None}
+                   if (v := a_rate(dom.get(f"pass_{k}"))) is not None}
         keys = [f"pass_{k}" for k in range(1, MAX_K + 1)] + ["cost"]
         return {"pass_k": {k: _decimal(v, True) for k, v in written.items()}, "written": written,
-                "percent": True, "cost": finite_float(dom.get("cost")),
+                "percent": True, "cost": a_cost(dom.get("cost")),
                 "unreadable": _unreadable(dom, keys, f"results.{domain}.")}
-    rate = finite_float(claim.get("pass_rate"))
+    rate = a_rate(claim.get("pass_rate"))
     percent = rate is not None and rate > 1.0
     written = {1: _as_written(claim.get("pass_rate"), rate)} if rate is not None else {}
     return {"pass_k": {k: _decimal(v, percent) for k, v in written.items()}, "written": written,
@@ -108,15 +109,23 @@ def _claimed(claim: dict[str, Any], domain: str | None) -> dict[str, Any]:
             "unreadable": _unreadable(claim, list(REPORTED_READERS), "")}
 
 
-# How a custom top level's claimed numbers are read: a rate or cost is any finite number, a
-# count a whole number >= 0.
-REPORTED_READERS = {"pass_rate": finite_float, "passed": count, "total_tasks": count}
+def a_rate(value: Any) -> float | None:
+    """Return a claimed pass rate (a fraction, or percent above 1), or None when it is no rate:
+    not a finite number, or outside [0, 100] (-5 was compared as -0.05, a "disagreement")."""
+    rate = finite_float(value)
+    return rate if rate is not None and 0 <= rate <= 100 else None
+
+
+# How claimed numbers are read: a rate in [0, 100] (a fraction when at most 1), a cost as a
+# simulation's (finite, from 0 to MAX_COST), a count a whole number >= 0.
+REPORTED_READERS = {"pass_rate": a_rate, "passed": count, "total_tasks": count, "cost": a_cost}
 
 
 def _unreadable(part: dict[str, Any], keys: list[str], where: str) -> list[str]:
     """Return `where+key: value` for each claimed number present but not readable as one (a
-    string "55.0", NaN, a fraction of a task): said, never read as no claim at all."""
-    read = {k: REPORTED_READERS.get(k, finite_float) for k in keys}
+    string "55.0", NaN, a fraction of a task, a rate of -5 or a negative cost): said, never
+    read as no claim at all."""
+    read = {k: REPORTED_READERS.get(k, a_rate) for k in keys}
     return [f"{where}{k}: {json.dumps(part[k])[:40]}" for k in keys
             if part.get(k) is not None and read[k](part[k]) is None]
 

@@ -7,6 +7,7 @@ Identifiers (cells, tasks, episode ids, digests) are printed as `code spans`.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from agentmetrology.report import html as H
@@ -71,10 +72,14 @@ def _unresolved(d: Doc, cov: dict[str, Any]) -> None:
     if not cov["unresolved_episodes"]:
         return
     d.h("Episodes without a usable grade", 3)
-    d.table(["reason", "meaning"], [[code(k), v] for k, v in cov["reason_codes"].items()])
+    # A code of the archive's own (a JSONL `reason`) is its own meaning, and a detail is the
+    # archive's text (a line's reason_detail, a log's error): code spans, where a Markdown
+    # viewer renders no tag or link of theirs.
+    d.table(["reason", "meaning"], [[code(k), code(v) if v == k else v]
+                                    for k, v in cov["reason_codes"].items()])
     d.table(["episode", "task", "trial", "outcome", "reason", "stored score", "detail"],
             [[code(e["episode_id"]), code(e["task"]), e["trial"], e["outcome"],
-              code(e["reason"]), e["stored_score"], e["detail"]]
+              code(e["reason"]), e["stored_score"], code(e["detail"]) if e["detail"] else ""]
              for e in cov["unresolved_episodes"]])
 
 
@@ -226,7 +231,7 @@ def _replay(d: Doc, doc: dict[str, Any]) -> None:
     d.h("Replay gate")
     d.p(f"{r['declared']} episodes declare a replay; {r['invalid']} fail the gate and count as "
         "invalid replay, not as failures.")
-    d.table(["reason", "episodes"], [[k, v] for k, v in r["reasons"].items()])
+    d.table(["reason", "episodes"], [[code(k), v] for k, v in r["reasons"].items()])
 
 
 def build_blocks(doc: dict[str, Any], guard: NumberGuard) -> list[Block]:
@@ -245,7 +250,22 @@ def render_archive_report(doc: dict[str, Any], precision: int = 3) -> tuple[str,
     blocks = build_blocks(doc, guard)
     guard.check(*(t for b in blocks for t in b.texts()))
     title = f"Archive audit: {doc['archive']['source']}"
-    return to_markdown(blocks), to_html(blocks, title)
+    return to_markdown(one_line_blocks(blocks)), to_html(blocks, title)
+
+
+def _one_line(text: str) -> str:
+    return text.replace("\n", "\\n")
+
+
+def one_line_blocks(blocks: list[Block]) -> list[Block]:
+    """Return the blocks with each line break shown as `\\n`, for Markdown: every text of a
+    block is one line there (a table row, a paragraph), and only an archive's text (a task id, a
+    model, a reason) holds one. Kept, it broke the table's row and a blank line ended the
+    paragraph, so what followed was read as the report's own Markdown (a heading of its
+    choosing); HTML shows a line break inside a text as a space."""
+    return [replace(b, text=_one_line(b.text), items=[_one_line(i) for i in b.items],
+                    headers=[_one_line(h) for h in b.headers],
+                    rows=[[_one_line(c) for c in r] for r in b.rows]) for b in blocks]
 
 
 def _regrade_blocks(d: Doc, doc: dict[str, Any]) -> None:
@@ -276,4 +296,4 @@ def render_regrade_report(doc: dict[str, Any], precision: int = 3) -> str:
     d.evidence_banner(doc.get("evidence"))
     _regrade_blocks(d, doc)
     guard.check(*(t for b in d.blocks for t in b.texts()))
-    return to_markdown(d.blocks)
+    return to_markdown(one_line_blocks(d.blocks))

@@ -46,9 +46,18 @@ def first_screen(d: Doc, doc: dict[str, Any]) -> None:
         f"{g.fmt(bounds.get('upper'))} if every ungraded episode could go either way.")
     if t["headlines"]:
         d.bullets([_headline(h) for h in t["headlines"]])
+    elif _cost_unknown(t["cost"]):
+        # "the cost is priced" beside a negative or absent agent_cost said what was not read
+        d.p("No first-screen finding: every planned episode ran and was graded and no reported "
+            "number disagrees; some simulations record no usable cost (see *tau2 cost*).")
     else:
         d.p("No first-screen finding: every planned episode ran and was graded, the cost is "
             "priced, and no reported number disagrees.")
+
+
+def _cost_unknown(c: dict[str, Any]) -> bool:
+    """Return whether some simulation's agent or simulator cost could not be read."""
+    return bool(c["applicable"] and (c["agent"]["missing"] or c["user_simulator"]["missing"]))
 
 
 def details(d: Doc, doc: dict[str, Any]) -> None:
@@ -166,16 +175,19 @@ def _cost(d: Doc, t: dict[str, Any]) -> None:
     c = t["cost"]
     if not _opened(d, "tau2 cost: agent and user simulator apart", c):
         return
-    d.table(["side", "recorded total", "message sum", "simulations disagreeing"],
-            [[side, d.money(c[key]["total"]), d.money(c[key]["messages_total"]),
-              c[key]["disagreeing_simulations"]]
+    d.table(["side", "simulations summed", "recorded total", "message sum",
+             "simulations disagreeing"],
+            [[side, c[key]["summed"], d.money(c[key]["total"]),
+              d.money(c[key]["messages_total"]), c[key]["disagreeing_simulations"]]
              for side, key in (("agent", "agent"), ("user simulator", "user_simulator"))],
-            "Per-message costs checked against each simulation's totals")
+            f"Per-message costs checked against each simulation's totals, of the "
+            f"{c['simulations']} simulations audited (one per task and trial)")
     missing = (c["agent"]["missing"], c["user_simulator"]["missing"])
     if any(missing):
         d.p(f"Simulations with no usable cost recorded: {missing[0]} agent, {missing[1]} user "
-            "simulator. The totals above leave them out; an average they would enter (per "
-            "simulation, per pass, the simulator's share) is not computed.")
+            "simulator (none, not a number, negative, or in a record kept ungraded as "
+            "malformed). The totals and message sums above leave them out; an average they "
+            "would enter (per simulation, per pass, the simulator's share) is not computed.")
     if c["user_simulator"].get("unpriced"):
         d.p(f"User-simulator cost 0 for the tokens used in {c['user_simulator']['unpriced']} "
             "simulation(s): unpriced, not free; the simulator's share and the totals per pass "
@@ -184,10 +196,13 @@ def _cost(d: Doc, t: dict[str, Any]) -> None:
         d.p(f"Agent cost unpriced for {c['unpriced_simulations']} simulation(s): "
             f"{c['unpriced_reason']}. Cost per pass is undefined.")
         return
+    passes = f" (over {c['passes']} passes)" if c["agent_per_pass"] is not None else ""
+    sims = (f" (over {c['simulations']} simulations)" if c["agent_per_simulation"] is not None
+            else "")
     d.p(f"User-simulator share of the total: {d.g.fmt(c['user_share'])}. Agent cost per pass "
-        f"{d.money(c['agent_per_pass'])}; agent and simulator per pass "
+        f"{d.money(c['agent_per_pass'])}{passes}; agent and simulator per pass "
         f"{d.money(c['total_per_pass'])}; agent cost per simulation "
-        f"{d.money(c['agent_per_simulation'])}.")
+        f"{d.money(c['agent_per_simulation'])}{sims}.")
 
 
 def _reported(d: Doc, t: dict[str, Any]) -> None:

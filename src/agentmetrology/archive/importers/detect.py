@@ -14,9 +14,17 @@ from typing import Any
 from agentmetrology.archive.importers.formats import ARCHIVE_FORMATS, ArchiveFormat
 from agentmetrology.archive.importers.jsonl import load_jsonl
 from agentmetrology.archive.importers.limits import MAX_MEMBER_BYTES
-from agentmetrology.archive.model import Archive, ArchiveFormatError
+from agentmetrology.archive.model import (
+    Archive,
+    ArchiveEpisode,
+    ArchiveFormatError,
+    LoadProblem,
+    merge_repeat,
+    repeat_text,
+)
 
 AUTO = "auto"
+ABSENT = ("not_in_archive", "never_ran")  # planned placeholders: no record of the episode
 # The built-in choices of --format; `format_names()` adds the plug-ins' formats.
 FORMATS: tuple[str, ...] = (AUTO, *ARCHIVE_FORMATS.names(plugins=False))
 
@@ -42,8 +50,33 @@ def _detect(path: Path) -> tuple[ArchiveFormat, Any]:
             return fmt, claim.data
     if not path.is_file():
         raise ArchiveFormatError(f"{path.name}: not a file")
+    if path.stat().st_size == 0:
+        raise ArchiveFormatError(f"{path.name}: an empty file: no episode to audit")
     raise ArchiveFormatError(f"{path.name}: unrecognised archive format (expected a "
                              "tau-bench or tau2 JSON file, an Inspect .eval log or JSONL)")
+
+
+def _fold_repeats(archive: Archive) -> None:
+    """Keep one episode per (run, model, scaffold, task, trial), as each importer does within
+    its file: a directory of Inspect logs holding one log twice (a copy, a re-download) counted
+    every sample twice, with a pass^2 for tasks that ran once. A repeat with the same result is
+    dropped, one with another leaves the episode ungraded (`merge_repeat`); each is listed."""
+    kept: dict[tuple[str, str, str, str, int], int] = {}
+    out: list[ArchiveEpisode] = []
+    for ep in archive.episodes:
+        key = (ep.run, ep.model, ep.scaffold, ep.task, ep.trial)
+        at = kept.setdefault(key, len(out))
+        if at == len(out):
+            out.append(ep)
+        elif ep.reason in ABSENT:
+            continue  # a log that lacks the sample says nothing of it
+        elif out[at].reason in ABSENT:
+            out[at] = ep
+        else:
+            archive.problems.append(LoadProblem(archive.source, None, repeat_text(
+                f"episode {ep.episode_id}", ep, merge_repeat(out[at], ep))))
+    if len(out) != len(archive.episodes):
+        archive.episodes = out
 
 
 def detect_format(path: Path) -> str:
@@ -63,12 +96,15 @@ def load_archive(path: Path, fmt: str = AUTO, spans: Path | None = None,
                                  f"{', '.join(format_names())}")
     chosen, data = _detect(path) if fmt == AUTO else (ARCHIVE_FORMATS.get(fmt), None)
     archive = chosen.load(path, data, max_member_bytes)
+    if chosen.name != "agm":  # a store keys one episode per planned administration
+        _fold_repeats(archive)
     if spans is not None:
         if not spans.is_file():
             raise ArchiveFormatError(f"{spans.name}: spans file not found")
         load_jsonl(spans, archive, spans_only=True)
     if not archive.episodes and not archive.spans:
-        first = f"; first: {archive.problems[0]}" if archive.problems else ""
+        why = (f"{len(archive.problems)} problem(s); first: {archive.problems[0]}"
+               if archive.problems else "the file holds none")
         raise ArchiveFormatError(f"{path.name}: no episode could be read as {chosen.name} "
-                                 f"({len(archive.problems)} problem(s){first})")
+                                 f"({why})")
     return archive

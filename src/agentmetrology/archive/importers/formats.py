@@ -98,6 +98,8 @@ def _sniff_taubench(path: Path) -> Claim | None:
     if not path.is_file() or zipfile.is_zipfile(path) or first_char(path) != "[":
         return None
     doc = read_json_doc(path)
+    if doc.value == []:
+        raise ArchiveFormatError(f"{path.name}: an empty JSON list: no episode to audit")
     if looks_like_taubench(doc.value):
         return Claim(doc)
     if looks_like_tau2(doc.value):

@@ -68,8 +68,10 @@ def looks_like_tau2(data: Any) -> bool:
     if isinstance(data, dict) and isinstance(data.get("simulations"), list):
         # Any simulation, not the first: a first one of the wrong shape is that simulation's
         # problem (listed), not a reason to read the whole file as JSONL and refuse it.
+        # An empty list is a results file with nothing in it (read as JSONL, it was said to
+        # lack task and model), refused as holding no episode.
         sims = data["simulations"]
-        return any(map(_is_sim, sims)) if sims else isinstance(data.get("tasks"), list)
+        return any(map(_is_sim, sims)) if sims else True
     return False
 
 

@@ -19,9 +19,17 @@ from agentmetrology.edges.display import one_line, printable
 from agentmetrology.report.terminal.table_fit import Col, fit_table
 
 
+def _line(value: object) -> str:
+    """Return archive text as one line: control characters and line breaks shown as escapes.
+
+    A cell's line break printed as one put its second line in the column as a row of its
+    own (a model named `m\\nstored score 0.999` forged a row under the real rows' names)."""
+    return printable(str(value)).replace("\n", "\\n")
+
+
 def _text(value: object) -> Text:
-    """Return archive text for a table: control characters shown as escapes, no markup."""
-    return Text(printable(str(value)))
+    """Return archive text for a table: one line, control characters escaped, no markup."""
+    return Text(_line(value))
 
 
 def print_archive_audit(console: Console, doc: dict[str, Any], out: Path) -> None:
@@ -63,7 +71,7 @@ def print_archive_audit(console: Console, doc: dict[str, Any], out: Path) -> Non
     rows += [("tau2 finding", h["code"]) for h in doc.get("tau2", {}).get("headlines", [])]
     # Every k when its values fit on one line beside the widest measure name (borders and
     # padding take 7 columns); else k = 1, 2, 4, ... and the last, and a line naming the rest.
-    room = console.width - 7 - max(len(printable(str(name))) for name, _ in rows)
+    room = console.width - 7 - max(len(_line(name)) for name, _ in rows)
     left_out = []
     for i, cell in enumerate(doc["pass_hat_k"]):
         at = first_k + 2 * i
@@ -73,12 +81,15 @@ def print_archive_audit(console: Console, doc: dict[str, Any], out: Path) -> Non
         rows[at] = (rows[at][0], _k_text(shown, "stored"))
         rows[at + 1] = (rows[at + 1][0], _k_text(shown, "upper"))
         kept = {r["k"] for r in shown}
-        left_out.append((cell["cell"], [r["k"] for r in cell["rows"] if r["k"] not in kept]))
+        # A name too wide for any k still shows k = 1, 2, 4, ... and the last: with none left
+        # out (one trial), there is nothing to name (the line read "for k =  is in ...").
+        if omitted := [r["k"] for r in cell["rows"] if r["k"] not in kept]:
+            left_out.append((cell["cell"], omitted))
     for name, value in rows:
         table.add_row(_text(name), _text(value))
     console.print(table)
     for line in _left_out_lines(left_out, len(doc["pass_hat_k"])):
-        console.print(Text(printable(line)))
+        console.print(Text(_line(line)))
     console.print(f"wrote {out / 'archive.json'}, {out / 'report.md'}, {out / 'report.html'}",
                   markup=False, highlight=False)
 
@@ -161,7 +172,7 @@ def _regrade_rows(doc: dict[str, Any]) -> list[list[str]]:
     rows = []
     for name, sc in doc["scorers"].items():
         t = sc["transitions"]
-        rows.append([printable(str(name)), str(sc["compared"]), str(sc["score_changed"]),
+        rows.append([_line(name), str(sc["compared"]), str(sc["score_changed"]),
                      str(sc["status_changed"]), str(t["n01"]), str(t["n10"]),
                      _f(t["flip_fraction"]), str(sc["rank"]["strict_reversals"])])
     return rows
@@ -221,8 +232,8 @@ def print_leaderboard(console: Console, doc: dict[str, Any], regrade: bool) -> N
     rows = []
     for domain, view in doc["domains"].items():
         for r in view["rows"]:
-            name = printable(str(r["submission"]))
-            cells = {"domain": printable(str(domain)), "submission": name,
+            name = _line(r["submission"])
+            cells = {"domain": _line(domain), "submission": name,
                      "reported": _f(r["reported"]), "recomputed": _f(r["recomputed"]),
                      "re-graded": _f(r.get("regraded")),
                      "nothing": _f(r["where_doing_nothing_fails"]),
