@@ -154,3 +154,28 @@ def test_a_request_appended_to_an_old_episode_is_found_incrementally(root: Path)
     vf.forge(root, [("billable_attempts", ref)])  # appended, as a run appends a request
     q = verify_store(root, since=first.resume)
     assert q.since is not None and [p.kind for p in q.problems] == [KIND]
+
+
+def test_floats_sqlite_prints_with_15_digits_compare_exactly(tmp_path: Path) -> None:
+    # An honest store failed its check: quote() keeps 15 significant digits, and these two
+    # (a timer's latency, tokens x prices) came back one digit off the blob's 17.
+    import dataclasses
+
+    root = tmp_path / "store"
+    bs = vf.bindings()
+    with stores.open_store(root) as st:
+        st.register_campaign("c1", vf.plan_digest(bs), {"name": "c1"}, bs,
+                             source_text="[campaign]\nname = 'c1'\n")
+        run = st.begin_run("c1", "inline")
+        adm = st.ledger.administration(vf.key(0))
+        assert adm is not None
+        ep, scored = vf.episode(vf.key(0), "submitted", (0.5,))
+        ep.usage.attempts[0] = dataclasses.replace(
+            ep.usage.attempts[0], latency_s=0.6589542533528709, cost=7.253606900465661e-07)
+        attempt = st.start_attempt(adm, run, "inline")
+        for ba in ep.usage.attempts:
+            assert st.record_billable(attempt, ba)
+        st.record_episode(attempt, ep, scored)
+        st.end_run(run, "finished")
+    for mode in ("full", "ledger"):
+        assert _findings(root, mode) == []

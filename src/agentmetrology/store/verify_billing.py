@@ -36,10 +36,13 @@ _REDACTED_TEXTS = frozenset({"provider", "model", "request_id"})
 _MARK = REDACTED.decode()
 
 # The billing rows of an episode's attempt (as `e`) in one JSON text, NULL when it has none.
-# Each value is quote()d: a REAL comes back exactly (json_array keeps 15 digits), and a BLOB a
-# forger wrote is shown as X'..', never an error that stops the check.
+# Each value is quote()d, a REAL printed with 17 significant digits (which read back as the
+# same double: quote() and json_array keep 15, and about 1 cost in 10,000 came back one digit
+# off, so an honest store failed its check); a BLOB a forger wrote is shown as X'..', never an
+# error that stops the check.
 BILLED_SQL = ("(SELECT CASE WHEN COUNT(*) THEN json_group_array(json_array(b.id, "
-              + ", ".join(f"quote(b.{c})" for c in _COLUMNS)
+              + ", ".join(f"CASE typeof(b.{c}) WHEN 'real' THEN printf('%!.17g', b.{c}) "
+                          f"ELSE quote(b.{c}) END" for c in _COLUMNS)
               + ")) END FROM billable_attempts b WHERE b.attempt = e.attempt)")
 
 Row = tuple[Any, list[Any]]  # a billing row's id and its values (FIELDS order)
