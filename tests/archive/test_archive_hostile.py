@@ -252,3 +252,21 @@ def test_a_log_copied_twice_into_a_directory_is_not_counted_twice(
     # (its samples b and c, planned but absent there, leave the other logs' records as they are)
     assert (cov["counts"]["pass"], cov["counts"]["fail"]) == (1, 1)
     assert cov["reasons"] == {"malformed_record": 1}
+
+
+def test_two_tasks_of_one_run_are_not_folded_into_one(tmp_path: Path,
+                                                      zip_writer: Callable) -> None:
+    # An Inspect run of two tasks gives both one run id and sample ids 1..N each; the fold of
+    # copied logs took task B's samples for repeats of task A's (ungraded, or dropped).
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for name, value in (("task_a", 1.0), ("task_b", 0.0)):
+        header = {**HEADER, "eval": {**HEADER["eval"], "task": name, "dataset": {
+            "samples": 2, "sample_ids": [1, 2]}}}
+        _eval(logs / f"{name}.eval", zip_writer,
+              {"1": _sample(1, value), "2": _sample(2, value)}, header)
+    archive = load_archive(logs)
+    assert sorted((e.meta["inspect_task"], e.task, e.outcome) for e in archive.episodes) == [
+        ("task_a", "1", "pass"), ("task_a", "2", "pass"),
+        ("task_b", "1", "fail"), ("task_b", "2", "fail")]
+    assert archive.problems == []

@@ -57,14 +57,16 @@ def _detect(path: Path) -> tuple[ArchiveFormat, Any]:
 
 
 def _fold_repeats(archive: Archive) -> None:
-    """Keep one episode per (run, model, scaffold, task, trial), as each importer does within
-    its file: a directory of Inspect logs holding one log twice (a copy, a re-download) counted
-    every sample twice, with a pass^2 for tasks that ran once. A repeat with the same result is
+    """Keep one episode per (run, model, scaffold, task, trial, Inspect task), as each importer
+    does within its file: a directory of Inspect logs holding one log twice (a copy, a
+    re-download) counted every sample twice, with a pass^2 for tasks that ran once. A repeat with the same result is
     dropped, one with another leaves the episode ungraded (`merge_repeat`); each is listed."""
-    kept: dict[tuple[str, str, str, str, int], int] = {}
+    kept: dict[tuple[str, str, str, str, int, object], int] = {}
     out: list[ArchiveEpisode] = []
     for ep in archive.episodes:
-        key = (ep.run, ep.model, ep.scaffold, ep.task, ep.trial)
+        # an Inspect run of several tasks gives them one run id and sample ids 1..N each:
+        # the task's name tells their samples apart (a copied log repeats it too)
+        key = (ep.run, ep.model, ep.scaffold, ep.task, ep.trial, ep.meta.get("inspect_task"))
         at = kept.setdefault(key, len(out))
         if at == len(out):
             out.append(ep)

@@ -397,4 +397,5 @@ def _add_missing(archive: Archive, log: _Log) -> None:
             archive.episodes.append(ArchiveEpisode(
                 episode_id=f"{log.run}/{sid}/{epoch}", task=sid, model=log.model,
                 scaffold=log.scaffold, run=log.run, trial=epoch, reason="not_in_archive",
-                reason_detail=f"planned sample absent from the log (log status {log.status})"))
+                reason_detail=f"planned sample absent from the log (log status {log.status})",
+                meta={"inspect_task": log.task}))  # whose sample it is (detect's fold reads it)
