@@ -59,8 +59,9 @@ def _detect(path: Path) -> tuple[ArchiveFormat, Any]:
 def _fold_repeats(archive: Archive) -> None:
     """Keep one episode per (run, model, scaffold, task, trial, Inspect task), as each importer
     does within its file: a directory of Inspect logs holding one log twice (a copy, a
-    re-download) counted every sample twice, with a pass^2 for tasks that ran once. A repeat with the same result is
-    dropped, one with another leaves the episode ungraded (`merge_repeat`); each is listed."""
+    re-download) counted every sample twice, with a pass^2 for tasks that ran once. A repeat
+    with the same result is dropped, one with another leaves the episode ungraded
+    (`merge_repeat`); each is listed."""
     kept: dict[tuple[str, str, str, str, int, object], int] = {}
     out: list[ArchiveEpisode] = []
     for ep in archive.episodes:
