@@ -8,25 +8,28 @@ from pathlib import Path
 from typing import Any
 
 from agentmetrology.inspect_ext.audit.load import load_task
-from agentmetrology.inspect_ext.audit.loop_watch import LoopBlocked, in_flight, watched
+from agentmetrology.inspect_ext.audit.loop_watch import LoopBlocked, stepped, watched
 from agentmetrology.inspect_ext.audit.scorer_call import TIMED_OUT
 from agentmetrology.inspect_ext.audit.target import audit_inspect
 
 TASKS = Path(__file__).resolve().parent / "tasks" / "toy_tasks.py"
 
 
+async def _sleeps(seconds: float) -> str:
+    time.sleep(seconds)  # never yields
+    return "finished"
+
+
 def _blocks(seconds: float, limit: float) -> Any:
     async def main() -> str:
         try:
-            with in_flight(limit):
-                time.sleep(seconds)  # never yields
+            return await stepped(_sleeps(seconds), limit)
         except LoopBlocked as exc:
             return str(exc)
-        return "finished"
     return main
 
 
-def test_code_holding_the_loop_past_its_limit_is_interrupted() -> None:
+def test_a_step_holding_the_loop_past_its_limit_is_interrupted() -> None:
     t0 = time.monotonic()
     with watched():
         said = asyncio.run(_blocks(30, 0.3)())
@@ -35,17 +38,57 @@ def test_code_holding_the_loop_past_its_limit_is_interrupted() -> None:
     assert signal.getsignal(signal.SIGUSR2) is signal.SIG_DFL  # restored
 
 
-def test_code_that_yields_or_ends_in_time_is_left_alone() -> None:
+def test_steps_that_yield_or_end_in_time_are_left_alone() -> None:
     async def yields() -> str:
-        with in_flight(0.3):
-            for _ in range(8):  # 0.8 s in all, never 0.3 s at once
-                time.sleep(0.1)
-                await asyncio.sleep(0)
+        for _ in range(8):  # 0.8 s in all, never 0.3 s at once
+            time.sleep(0.1)
+            await asyncio.sleep(0)
         return "finished"
 
     with watched():
-        assert asyncio.run(yields()) == "finished"
         assert asyncio.run(_blocks(0.1, 0.3)()) == "finished"
+
+        async def main() -> str:
+            return await stepped(yields(), 0.3)
+        assert asyncio.run(main()) == "finished"
+
+
+def test_each_step_is_timed_on_its_own() -> None:
+    # Before (the loop's beats timed), three concurrent calls each blocking 0.7 s against a
+    # limit of 1 s held the loop 2.1 s together, and the second was called a timeout.
+    async def main() -> list[str]:
+        return list(await asyncio.gather(*(_blocks(0.7, 1.0)() for _ in range(3))))
+
+    with watched():
+        assert asyncio.run(main()) == ["finished"] * 3
+
+
+def test_code_outside_a_watched_call_is_never_interrupted() -> None:
+    # Before, a scorer step of 0.95 s (limit 1 s) followed by 0.4 s of the harness's own
+    # synchronous work raised LoopBlocked in the harness.
+    async def harness() -> str:
+        said = await _blocks(0.95, 1.0)()
+        time.sleep(0.4)  # not a watched call's step
+        await asyncio.sleep(0.2)
+        return said
+
+    with watched():
+        assert asyncio.run(harness()) == "finished"
+
+
+def test_a_cancellation_reaches_the_stepped_call() -> None:
+    async def slow() -> str:
+        await asyncio.sleep(60)
+        return "finished"
+
+    async def main() -> str:
+        try:
+            return await asyncio.wait_for(stepped(slow(), 1.0), 0.2)
+        except TimeoutError:
+            return "timed out"
+
+    with watched():
+        assert asyncio.run(main()) == "timed out"
 
 
 def test_unwatched_off_the_main_thread() -> None:

@@ -1,97 +1,83 @@
-"""A scorer that blocks the event loop, stopped when it has blocked for longer than its limit.
+"""A scorer that blocks the event loop, stopped when one of its steps outlasts its limit.
 
 `asyncio.wait_for` cancels a scorer only where it yields to the event loop: one that makes a
 synchronous call (time.sleep, a blocking HTTP request, a long loop in Python) held the whole
 audit for as long as it blocked, for ever on a socket that never answers (a SIGTERM did not end
-it either). While a run is `watched`, the event loop beats every BEAT_S seconds as long as it is
-free. Each scorer call (and the task's own solver in the do-nothing run) is `in_flight` with its
-limit; a watchdog thread that sees no beat for longer than the largest limit in flight knows
-that one piece of synchronous code has held the loop that long, and interrupts the loop's
-thread with a signal whose handler raises `LoopBlocked` in whatever runs there: the code that
-blocks it. The scorer's call then ends INVALID as a timeout, and its sample goes on.
+it either). While a run is `watched`, a scorer call (and the task's own solver in the do-nothing
+run) is awaited through `stepped(coroutine, limit)`, which notes when each of its steps (the
+code run between two yields to the loop) starts and clears the note when the step yields or
+ends. A watchdog thread that sees one step running longer than its limit interrupts the loop's
+thread with a signal whose handler raises `LoopBlocked` there, and only while that step's note
+is still set: so the exception can only land in the step that outlasted its limit (the
+scorer's own frames, or what they called), never in another sample's scorer or in Inspect.
+The scorer's call then ends INVALID as a timeout, and its sample goes on. Each step is timed
+on its own: many short synchronous steps of concurrent samples never add up to a timeout.
 
-The handler raises only while the loop is still blocked (a beat since the watchdog looked: it
-ignores the signal), so what it interrupts is the blocking code, not the run's own. Python runs
-signal handlers in the main thread only: a run in another thread, or where the signal already
-has a handler of its own, is not watched (as before: such a scorer still holds the run).
+The handler takes no lock (it runs in the main thread, between any two bytecodes of it). Python
+runs signal handlers in the main thread only: a run in another thread, or where the signal
+already has a handler of its own, is not watched (as before: such a scorer holds the run).
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import itertools
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Generator, Iterator
 from types import FrameType
+from typing import Any, TypeVar
 
-BEAT_S = 0.1  # how often a free event loop beats
+POLL_S = 0.1  # how often the watchdog looks at the step running
 _SIGNAL = signal.SIGUSR2  # unused by Inspect, asyncio and agm; its default would end the process
+
+T = TypeVar("T")
 
 
 class LoopBlocked(BaseException):
-    """Raised in code that held the event loop longer than the limit of what was in flight.
+    """Raised in a step that held the event loop longer than its limit.
 
     A BaseException, as KeyboardInterrupt is: a scorer's `except Exception` does not swallow it.
     """
 
 
 class _Watch:
-    """The beats of one run's event loop and the limits of the calls in flight on it."""
+    """The watched step running on the loop's thread now: (its start, its limit), or None."""
 
     def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.limits: dict[int, float] = {}  # id of a call in flight -> its limit in seconds
-        self.last_beat = time.monotonic()
-        self.loop: asyncio.AbstractEventLoop | None = None
+        self.step: tuple[float, float] | None = None
         self.stop = threading.Event()
-        self.fired_limit = 0.0
-
-    def beat(self) -> None:
-        """Note that the loop is free, and beat again in BEAT_S (on the loop, while watched)."""
-        self.last_beat = time.monotonic()
-        if not self.stop.is_set() and self.loop is not None and not self.loop.is_closed():
-            self.loop.call_later(BEAT_S, self.beat)
-
-    def blocked_beyond(self) -> float | None:
-        """Return the limit the loop has been held beyond (None: it is not)."""
-        with self.lock:
-            limit = max(self.limits.values(), default=None)
-        if limit is None or time.monotonic() - self.last_beat <= limit:
-            return None
-        return limit
 
 
 _WATCH: _Watch | None = None  # the run being watched (one at a time: the main thread's)
-_KEYS = itertools.count()  # one key per call in flight
+
+
+def _overdue(step: tuple[float, float] | None) -> bool:
+    return step is not None and time.monotonic() - step[0] > step[1]
 
 
 def _handler(signum: int, frame: FrameType | None) -> None:
     watch = _WATCH
-    if watch is None:
-        return
-    limit = watch.blocked_beyond()
-    if limit is None:  # the loop beat since the watchdog looked: nothing to interrupt
-        return
-    watch.last_beat = time.monotonic()  # once per limit: a second block is timed afresh
-    raise LoopBlocked(f"held the event loop for more than {limit:g} s without yielding")
+    step = None if watch is None else watch.step
+    if watch is None or step is None or not _overdue(step):
+        return  # the step yielded or ended since the watchdog looked: nothing to interrupt
+    watch.step = (time.monotonic(), step[1])  # once per limit: the step is timed afresh
+    raise LoopBlocked(f"held the event loop for more than {step[1]:g} s without yielding")
 
 
 def _watchdog(watch: _Watch, target: int) -> None:
-    while not watch.stop.wait(BEAT_S):
-        if watch.blocked_beyond() is not None:
+    while not watch.stop.wait(POLL_S):
+        if _overdue(watch.step):
             try:
                 signal.pthread_kill(target, _SIGNAL)
             except (OSError, ProcessLookupError):  # the thread is gone: nothing to interrupt
                 return
-            watch.stop.wait(BEAT_S)  # let the handler run before looking again
+            watch.stop.wait(POLL_S)  # let the handler run before looking again
 
 
 @contextlib.contextmanager
 def watched() -> Iterator[None]:
-    """Watch the event loop of the run made inside (see the module docstring)."""
+    """Watch the steps of the calls made through `stepped` inside (see the module docstring)."""
     global _WATCH
     if (threading.current_thread() is not threading.main_thread() or _WATCH is not None
             or signal.getsignal(_SIGNAL) is not signal.SIG_DFL):
@@ -112,23 +98,37 @@ def watched() -> Iterator[None]:
         signal.signal(_SIGNAL, previous)
 
 
-@contextlib.contextmanager
-def in_flight(limit: float) -> Iterator[None]:
-    """Count a call (a scorer's, a solver's) as in flight on the running loop, with its limit
-    in seconds; a no-op where the run is not watched."""
-    watch = _WATCH
-    if watch is None:
-        yield
-        return
-    loop = asyncio.get_running_loop()
-    if watch.loop is not loop:  # the run's loop, met for the first time: it starts beating
-        watch.loop = loop
-        watch.beat()
-    key = next(_KEYS)
-    with watch.lock:
-        watch.limits[key] = limit
-    try:
-        yield
-    finally:
-        with watch.lock:
-            watch.limits.pop(key, None)
+class _Stepped(Awaitable[T]):
+    """A coroutine awaited with each of its steps timed against `limit` (`stepped`)."""
+
+    __slots__ = ("_coro", "_limit")
+
+    def __init__(self, coro: Awaitable[T], limit: float) -> None:
+        self._coro, self._limit = coro, limit
+
+    def __await__(self) -> Generator[Any, Any, T]:
+        inner = self._coro.__await__()
+        watch = _WATCH
+        if watch is None:  # not watched: awaited as it is
+            return (yield from inner)
+        sent: Any = None
+        thrown: BaseException | None = None
+        while True:
+            outer = watch.step  # (a step of an enclosing watched call: restored after)
+            watch.step = (time.monotonic(), self._limit)
+            try:
+                got = inner.send(sent) if thrown is None else inner.throw(thrown)
+            except StopIteration as done:
+                return done.value
+            finally:
+                watch.step = outer
+            try:
+                sent, thrown = (yield got), None
+            except BaseException as exc:  # thrown in (a cancellation): passed on to the step
+                sent, thrown = None, exc
+
+
+def stepped(coro: Awaitable[T], limit: float) -> Awaitable[T]:
+    """Return `coro` to await with each of its steps timed against `limit` seconds while the
+    run is `watched` (a step past it ends in LoopBlocked); as it is otherwise."""
+    return _Stepped(coro, limit)

@@ -26,7 +26,7 @@ from agentmetrology.audit.target import ScoreOutcome
 from agentmetrology.edges.scratch import scratch_tempdir
 from agentmetrology.inspect_ext.audit.forge import Forged
 from agentmetrology.inspect_ext.audit.load import LoadedTask
-from agentmetrology.inspect_ext.audit.loop_watch import in_flight, watched
+from agentmetrology.inspect_ext.audit.loop_watch import watched
 from agentmetrology.inspect_ext.audit.scorer_call import (
     MAX_REASON,
     TIMED_OUT,
@@ -219,8 +219,7 @@ def _scoring_solver(scorers: Sequence[Any], inner: Any, forged: dict[str, Forged
             probe_name = probe or "empty_trajectory"
             failed: str | None = None
             if inner is not None:
-                with in_flight(EMPTY_RUN_TIME_LIMIT):
-                    ran, raised = await _guarded(inner, state, generate)
+                ran, raised = await _guarded(inner, state, generate, limit=EMPTY_RUN_TIME_LIMIT)
                 if raised is not None:  # the episode did not finish: nothing to score
                     failed = f"the task's solver failed with a model that answers nothing: " \
                              f"{_reason(raised)}"

@@ -13,7 +13,7 @@ import math
 from typing import Any
 
 from agentmetrology.audit.target import ScoreOutcome
-from agentmetrology.inspect_ext.audit.loop_watch import LoopBlocked, in_flight
+from agentmetrology.inspect_ext.audit.loop_watch import LoopBlocked, stepped
 
 LETTER_VALUES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}  # Inspect's CORRECT/INCORRECT/...
 MAX_REASON = 500
@@ -52,16 +52,16 @@ def _reason(exc: BaseException) -> str:
 Parts = dict[str, ScoreOutcome] | None
 
 
-async def _guarded(call: Any, *args: Any) -> tuple[Any, BaseException | None]:
-    """Await `call(*args)` (a scorer, the task's solver); return (its result, None) or (None,
-    what it raised).
+async def _guarded(call: Any, *args: Any, limit: float) -> tuple[Any, BaseException | None]:
+    """Await `call(*args)` (a scorer, the task's solver), each of its steps held to `limit`
+    seconds (loop_watch); return (its result, None) or (None, what it raised).
 
     Caught inside the task `wait_for` runs it in: a SystemExit or KeyboardInterrupt that leaves
     a task is re-raised out of the event loop itself (asyncio), which hung the whole audit; a
     cancellation from outside (the timeout, the run's own limit) still goes through.
     """
     try:
-        return await call(*args), None
+        return await stepped(call(*args), limit), None
     except asyncio.CancelledError as exc:
         running = asyncio.current_task()
         if running is not None and running.cancelling():
@@ -84,9 +84,9 @@ async def call_scorer(scorer: Any, state: Any, timeout: float) -> tuple[ScoreOut
     CancelledError of its own included) is its INVALID cell alone, never the sample's end.
     """
     try:
-        with in_flight(timeout):  # one that never yields is stopped too (loop_watch)
-            score, raised = await asyncio.wait_for(_guarded(scorer, state, state.target),
-                                                   timeout)
+        # each step held to the timeout too: one that never yields is stopped (loop_watch)
+        score, raised = await asyncio.wait_for(
+            _guarded(scorer, state, state.target, limit=timeout), timeout)
     except TimeoutError:
         return ScoreOutcome(None, "INVALID", f"{TIMED_OUT}{timeout:g} s"), None
     if isinstance(raised, LoopBlocked):  # a timeout wait_for could not see
