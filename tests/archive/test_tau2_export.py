@@ -58,3 +58,17 @@ def test_absent_note_counts_pairs_apart_from_tasks(tmp_path: Path) -> None:
     assert len(rows) == 57
     assert ("; 63 of 120 planned (task, trial) pair(s) have no simulation and are not rows "
             "(1 of 20 task(s) have none at all; agm archive audit trials025.json)") in output
+
+
+def test_a_malformed_simulation_has_no_cost_and_no_counts(tmp_path: Path) -> None:
+    # Its agent_cost is read before its reward_info fails; the audit counts the cost missing
+    # (tau2_cost._read), so a row giving it would be summed by `agm stats` as a known cost.
+    data = copy.deepcopy(raw(GPT_AIRLINE))
+    data["simulations"][0]["reward_info"] = "broken"
+    rows, _ = _rows(write(tmp_path, "malformed.json", data), tmp_path)
+    by_task = {r["task"]: r for r in rows}
+    first = by_task[data["simulations"][0]["task_id"]]
+    assert first["cost"] is None and first["tau2.status"] == "UNKNOWN"
+    assert first["tool_calls"] is None and first["requests"] is None
+    assert by_task[data["simulations"][1]["task_id"]]["cost"] == data["simulations"][1][
+        "agent_cost"]

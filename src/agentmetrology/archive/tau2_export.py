@@ -4,10 +4,11 @@ So `agm stats` runs on real runs. The key fields map as: campaign = the file's r
 = the agent model, task = the task id, seed = the trial (tau2 files share one seed across
 trials), condition `clean`, repeat 0. The reward is the scorer `tau2` (version: the runner's
 git commit); it is null with status UNKNOWN when the simulation is ungraded (never a 0), and an
-infrastructure failure is a measurement failure. The cost is the agent's cost, null when it is
-unpriced. Planned simulations absent from the file are not rows; they are counted as
-unrecorded (planned (task, trial) pairs, as an evidence store's unrecorded administrations
-are), and apart the tasks with no simulation at all.
+infrastructure failure is a measurement failure. The cost is the agent's cost, null when it
+is unpriced or the simulation a malformed record (unknown, as the audit counts it; so are its
+request and tool-call counts). Planned simulations absent from the file are not rows; they
+are counted as unrecorded (planned (task, trial) pairs, as an evidence store's unrecorded
+administrations are), and apart the tasks with no simulation at all.
 """
 
 from __future__ import annotations
@@ -41,6 +42,11 @@ class Absent:
 def _row(ep: ArchiveEpisode, domain: str, version: str | None,
          unpriced: bool) -> dict[str, Any]:
     graded = ep.outcome in ("pass", "fail")
+    # A malformed record is kept ungraded, but what the importer read of it before it failed
+    # (its agent_cost, its message counts) is no reading: the audit counts its cost missing
+    # (tau2_cost), and a row giving it had `agm stats` sum it as a known cost; its events were
+    # dropped, so a count of 0 tool calls would read as none made.
+    malformed = ep.reason == "malformed_record"
     failure = (f"infra_error: {ep.termination_detail}" if ep.termination == "infra_error"
                else None)
     return {
@@ -48,9 +54,10 @@ def _row(ep: ArchiveEpisode, domain: str, version: str | None,
         "condition": "clean", "level": None, "repeat": 0, "environment": f"tau2-{domain}",
         "profile": None, "termination": ep.termination or "not recorded",
         "termination_detail": ep.termination_detail, "measurement_failure": failure,
-        "requests": (ep.meta.get("roles") or {}).get("assistant"), "tool_calls": len(ep.events),
+        "requests": None if malformed else (ep.meta.get("roles") or {}).get("assistant"),
+        "tool_calls": None if malformed else len(ep.events),
         "model_attempts": None, "input_tokens": None, "output_tokens": None,
-        "cost": None if unpriced else ep.meta.get("agent_cost"),
+        "cost": None if unpriced or malformed else ep.meta.get("agent_cost"),
         f"{SCORER}.score": ep.stored_score if graded else None,
         f"{SCORER}.status": _STATUS.get(ep.outcome, "UNKNOWN"),
         f"{SCORER}.version": version, f"{SCORER}.digest": None,

@@ -7,7 +7,6 @@ Identifiers (cells, tasks, episode ids, digests) are printed as `code spans`.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from agentmetrology.report import html as H
@@ -250,22 +249,7 @@ def render_archive_report(doc: dict[str, Any], precision: int = 3) -> tuple[str,
     blocks = build_blocks(doc, guard)
     guard.check(*(t for b in blocks for t in b.texts()))
     title = f"Archive audit: {doc['archive']['source']}"
-    return to_markdown(one_line_blocks(blocks)), to_html(blocks, title)
-
-
-def _one_line(text: str) -> str:
-    return text.replace("\n", "\\n")
-
-
-def one_line_blocks(blocks: list[Block]) -> list[Block]:
-    """Return the blocks with each line break shown as `\\n`, for Markdown: every text of a
-    block is one line there (a table row, a paragraph), and only an archive's text (a task id, a
-    model, a reason) holds one. Kept, it broke the table's row and a blank line ended the
-    paragraph, so what followed was read as the report's own Markdown (a heading of its
-    choosing); HTML shows a line break inside a text as a space."""
-    return [replace(b, text=_one_line(b.text), items=[_one_line(i) for i in b.items],
-                    headers=[_one_line(h) for h in b.headers],
-                    rows=[[_one_line(c) for c in r] for r in b.rows]) for b in blocks]
+    return to_markdown(blocks), to_html(blocks, title)
 
 
 def _regrade_blocks(d: Doc, doc: dict[str, Any]) -> None:
@@ -296,4 +280,4 @@ def render_regrade_report(doc: dict[str, Any], precision: int = 3) -> str:
     d.evidence_banner(doc.get("evidence"))
     _regrade_blocks(d, doc)
     guard.check(*(t for b in d.blocks for t in b.texts()))
-    return to_markdown(one_line_blocks(d.blocks))
+    return to_markdown(d.blocks)

@@ -18,7 +18,7 @@ from agentmetrology.audit.card import (
     row_cell,
     scorer_code_text,
 )
-from agentmetrology.report.blocks import Doc, to_html, to_markdown
+from agentmetrology.report.blocks import Doc, code, prose, to_html, to_markdown
 from agentmetrology.report.numberguard import NumberGuard
 from agentmetrology.report.solvability_section import solvability_section
 from agentmetrology.report.spectrum_svg import SpectrumRow, spectrum_chart
@@ -35,7 +35,7 @@ def _num(g: NumberGuard, v: Any) -> str:
 
 
 def _config_label(c: dict[str, Any]) -> str:
-    return f"`{c['level']}` + `{c['scorer']}`" if c["level"] else f"`{c['scorer']}`"
+    return f"{code(c['level'])} + {code(c['scorer'])}" if c["level"] else code(c['scorer'])
 
 
 def _card(d: Doc, doc: dict[str, Any]) -> None:
@@ -47,11 +47,11 @@ def _card(d: Doc, doc: dict[str, Any]) -> None:
     without = (" Licensed without checking: " + ", ".join(k.replace("_", " ")
                                                            for k in unchecked) + "."
                if unchecked else "")
-    d.p(f"Licensed claim of the shipped configuration (`{card['shipped_configuration']}`): "
+    d.p(f"Licensed claim of the shipped configuration ({code(card['shipped_configuration'])}): "
            f"{card['licensed_claim']}.{without}")
-    code = scorer_code_text(card, "`")
-    if code:
-        d.p(code[0].upper() + code[1:] + ".")
+    scorer_code = scorer_code_text(card, "`")
+    if scorer_code:
+        d.p(scorer_code[0].upper() + scorer_code[1:] + ".")
     headers = ["row", *[_config_label(c) for c in configs]]
     labels = {**ROW_LABELS, **{k: OPTIONAL_ROWS[k] for k in optional_rows(configs)}}
     rows = [[label, *[cell_text(row_cell(c, key)) for c in configs]]
@@ -61,13 +61,13 @@ def _card(d: Doc, doc: dict[str, Any]) -> None:
     items = []
     for c in configs:
         crit = c["rows"]["criterion_sensitivity"]["evidence"]
-        offending = ", ".join(f"`{o}`" for o in crit.get("offending", [])) or "none"
+        offending = ", ".join(code(o) for o in crit.get("offending", [])) or "none"
         source = c["rows"]["criterion_sensitivity"]["source_digest"] or ""
         # a check that could not fail says why beside its numbers (they are no evidence)
         why = f"; {crit['reason']}" if crit.get("by_definition") and crit.get("reason") else ""
         items.append(f"{_config_label(c)}: criterion pairs compared "
                      f"{crit.get('pairs_compared')}, offending {crit.get('offending_pairs')} "
-                     f"({offending}){why}; source `{source}`")
+                     f"({offending}){why}; source {code(source)}")
     # what each licensed claim rests on, and the checks it was licensed without
     items += [f"{_config_label(c)}: {basis_text(c.get('claim_basis'))}" for c in configs
               if c.get("claim_basis")]
@@ -84,7 +84,7 @@ def _card(d: Doc, doc: dict[str, Any]) -> None:
 
 def _nondeg_evidence(ev: dict[str, Any]) -> str:
     """Return the evidence of a non-degeneracy cell as prose (only values it holds)."""
-    parts = [f"`{k}` {v}" for k, v in ev.items()
+    parts = [f"{code(k)} {v}" for k, v in ev.items()
              if k not in ("reason", "note", "fixed_rules", "model_payload_pairs",
                           "byte_identical_pairs", "identical_pairs_by_field", "model_targets")]
     if "model_payload_pairs" in ev:
@@ -104,14 +104,14 @@ def _probes(d: Doc, doc: dict[str, Any]) -> None:
     d.h("Forged-submission probes")
     if "ground_truth" in probes:
         truth = {p["probe"]: p["score_mean"] for p in probes["ground_truth"]["by_probe"]}
-        d.p(f"Each probe is scored by the shipped scorer `{probes['shipped']['scorer']}` and "
-               f"by ground truth `{probes['ground_truth']['scorer']}` on every audited task "
+        d.p(f"Each probe is scored by the shipped scorer {code(probes['shipped']['scorer'])} and "
+               f"by ground truth {code(probes['ground_truth']['scorer'])} on every audited task "
                "and seed; means over tasks and seeds.")
     else:
         truth = {p["probe"]: p["truth_mean"] for p in probes["shipped"]["by_probe"]}
-        d.p(f"Each probe is scored by the shipped scorer `{probes['shipped']['scorer']}`; "
+        d.p(f"Each probe is scored by the shipped scorer {code(probes['shipped']['scorer'])}; "
                "ground truth is the probe's quality by construction from the oracle.")
-    rows = [[f"`{name}`", str(p["n"]), _num(g, p["score_mean"]), _num(g, p["score_min"]),
+    rows = [[code(name), str(p["n"]), _num(g, p["score_mean"]), _num(g, p["score_min"]),
              str(p["invalid"]), _num(g, truth.get(name))]
             for name, p in shipped.items()]
     d.table(["probe", "n", "shipped mean", "shipped min", "INVALID", "ground truth mean"], rows)
@@ -119,7 +119,7 @@ def _probes(d: Doc, doc: dict[str, Any]) -> None:
     if off:
         d.p("First offending pairs (a tie or inversion against `correct`):")
         d.table(["task", "seed", "probe", "shipped(correct)", "shipped(probe)", "truth(probe)"],
-                [[f"`{o['task']}`", str(o["seed"]), f"`{o['probe']}`",
+                [[code(o['task']), str(o["seed"]), code(o['probe']),
                   _num(g, o["score_correct"]), _num(g, o["score_probe"]),
                   _num(g, o["truth_probe"])] for o in off])
 
@@ -128,7 +128,7 @@ def _joint(d: Doc, doc: dict[str, Any]) -> None:
     g = d.g
     j = doc["stages"]["joint"]
     d.h("Joint intervention (2x2)")
-    d.p("The same scripted targets (" + ", ".join(f"`{t}`" for t in j["targets"])
+    d.p("The same scripted targets (" + ", ".join(code(t) for t in j["targets"])
            + ") on the same seeds at `L0` and "
            f"`L2`, each episode scored by the shipped scorer (divided by its scale "
            f"{_num(g, j['scale'])}) and by ground truth. At `L0`, "
@@ -150,7 +150,7 @@ def _joint_row(g: NumberGuard, lv: str, sc: str, c: dict[str, Any]) -> list[str]
     """Return one 2x2 cell as a table row; `unscored`: the episodes its mean leaves out (the
     shipped scorer's INVALID scores, or ground truth the valid scorer could not decide)."""
     unscored = c.get("truth_excluded", 0) if sc == "ground_truth" else c["invalid_scores"]
-    return [f"`{lv}`", f"`{sc}`", _num(g, c["mean"]), _num(g, c["spread"]),
+    return [code(lv), code(sc), _num(g, c["mean"]), _num(g, c["spread"]),
             str(c["distinct_target_means"]), str(c["submitting_targets"]), str(unscored)]
 
 
@@ -159,7 +159,7 @@ def _spectrum(d: Doc, doc: dict[str, Any]) -> None:
     s = doc["stages"]["reliability"]
     d.h("Reliability spectrum (L2, ground truth)")
     d.p(f"{s['seeds']} seeds on each of the tasks "
-           + ", ".join(f"`{t}`" for t in s["tasks"]) + " per scripted target (a store "
+           + ", ".join(code(t) for t in s["tasks"]) + " per scripted target (a store "
            "target: its recorded `L2` episodes); mean with "
            f"bootstrap CI, worst case, CVaR at alpha {_num(g, s['alpha'])}, Reliability at tau "
            f"{_num(g, s['tau'])}. Sorted by mean.")
@@ -170,9 +170,9 @@ def _spectrum(d: Doc, doc: dict[str, Any]) -> None:
         m = r["summary"]
         iv = m["mean"]["interval"]
         if iv is None:
-            withheld.append(f"`{r['target']}` ({r.get('source', 'scripted')}): "
+            withheld.append(f"{code(r['target'])} ({r.get('source', 'scripted')}): "
                             f"{m['mean'].get('interval_note') or 'no interval'}")
-        rows.append([f"`{r['target']}`", r.get("source", "scripted"), str(r["n"]),
+        rows.append([code(r['target']), r.get("source", "scripted"), str(r["n"]),
                      _num(g, m["mean"]["value"]),
                      "no interval" if iv is None else f"[{_num(g, iv[0])}, {_num(g, iv[1])}]",
                      _num(g, m["worst"]["value"]),
@@ -195,8 +195,8 @@ def _worst_chain(s: dict[str, Any]) -> str:
     worst = {r["target"]: r["summary"]["worst"]["value"] for r in s["rows"]}
     order = s["order_by_worst"]
     # Targets with the same worst case are tied on it (listed by mean): never 'better'.
-    return f"`{order[0]}`" + "".join(
-        f" {'=' if worst[b] == worst[a] else '>'} `{b}`"
+    return code(order[0]) + "".join(
+        f" {'=' if worst[b] == worst[a] else '>'} {code(b)}"
         for a, b in pairwise(order))
 
 
@@ -205,8 +205,8 @@ def _ownership(d: Doc, doc: dict[str, Any]) -> None:
     o = doc["stages"]["ownership"]
     d.h("Ownership")
     d.table(["level", "completeness", "model-owned decisions", "claimed but harness-owned"],
-            [[f"`{lv}`", c["status"], ", ".join(f"`{x}`" for x in c["model_owned"]) or "none",
-              ", ".join(f"`{x}`" for x in c["harness_owned_claims"]) or "none"]
+            [[code(lv), c["status"], ", ".join(code(x) for x in c["model_owned"]) or "none",
+              ", ".join(code(x) for x in c["harness_owned_claims"]) or "none"]
              for lv, c in o["completeness"].items()])
     for lv, nd in o["non_degeneracy"].items():
         _non_degeneracy(d, lv, nd)
@@ -214,8 +214,8 @@ def _ownership(d: Doc, doc: dict[str, Any]) -> None:
     if cal.get("status") == "not probed":
         d.p(f"Rule calibration: not probed ({cal['reason']}).")
         return
-    d.p(f"Rule calibration at `{cal['level']}` (fixed decision rules): " + "; ".join(
-        f"`{r['rule']}` mean {_num(g, r['truth_mean'])}, worst {_num(g, r['truth_worst'])}"
+    d.p(f"Rule calibration at {code(cal['level'])} (fixed decision rules): " + "; ".join(
+        f"{code(r['rule'])} mean {_num(g, r['truth_mean'])}, worst {_num(g, r['truth_worst'])}"
         for r in cal["rules"]) + f". {cal['note'].capitalize()}.")
 
 
@@ -223,14 +223,14 @@ def _non_degeneracy(d: Doc, lv: str, nd: dict[str, Any]) -> None:
     g = d.g
     models = nd.get("model_targets", [])
     why = f" ({nd['reason']})" if nd.get("reason") else ""
-    d.p(f"Non-degeneracy at `{lv}`, per target (never pooled across targets): "
+    d.p(f"Non-degeneracy at {code(lv)}, per target (never pooled across targets): "
         f"{nd['status']}{why}.")
     if models:
         rows = []
         for t in models:
             for dec in t["decisions"]:
                 means = dec["outcome_mean_by_action"]
-                rows.append([f"`{t['target']}`", f"`{dec['decision']}`", str(dec["observations"]),
+                rows.append([code(t['target']), code(dec['decision']), str(dec["observations"]),
                              ", ".join(f"{k}: {v}" for k, v in dec["action_counts"].items())
                              or "none", ", ".join(f"{k}: {_num(g, v)}" for k, v in means.items())
                              or "n/a", dec["status"]])
@@ -238,12 +238,12 @@ def _non_degeneracy(d: Doc, lv: str, nd: dict[str, Any]) -> None:
                  "mean truth by action", "non-degenerate"], rows)
     fixed = nd.get("fixed_rules", [])
     if fixed:
-        d.p(f"Fixed rules at `{lv}`: {nd['note']}.")
+        d.p(f"Fixed rules at {code(lv)}: {nd['note']}.")
         d.table(["fixed rule", "source", "episodes", "action varies on", "action constant on"],
-                [[f"`{t['target']}`", t["source"], str(t["episodes"]),
-                  ", ".join(f"`{x['decision']}`" for x in t["decisions"] if x["action_varies"])
+                [[code(t['target']), t["source"], str(t["episodes"]),
+                  ", ".join(code(x['decision']) for x in t["decisions"] if x["action_varies"])
                   or "none",
-                  ", ".join(f"`{x['decision']}`" for x in t["decisions"]
+                  ", ".join(code(x['decision']) for x in t["decisions"]
                             if x["observations"] and not x["action_varies"]) or "none"]
                  for t in fixed])
 
@@ -251,18 +251,18 @@ def _non_degeneracy(d: Doc, lv: str, nd: dict[str, Any]) -> None:
 def _store(d: Doc, doc: dict[str, Any]) -> None:
     s = doc["card"]["store"]
     d.h("Store targets")
-    conditions = ", ".join(f"`{c}`" for c in s["conditions"])
-    d.p(f"Recorded episodes of `{s['environment']}` under {conditions} read from the evidence "
-        "store (campaigns " + ", ".join(f"`{c}`" for c in s["campaigns"]) + "), never rerun: "
+    conditions = ", ".join(code(c) for c in s["conditions"])
+    d.p(f"Recorded episodes of {code(s['environment'])} under {conditions} read from the evidence "
+        "store (campaigns " + ", ".join(code(c) for c in s["campaigns"]) + "), never rerun: "
         f"{s['episodes']} used, {s['excluded']} excluded (measurement failures and episodes "
         "without a ground-truth score are never scores). Model targets are the LLM targets; "
         "rule and scripted targets are fixed rules. A target recorded under several conditions "
         "is one row per condition, never pooled.")
     d.table(["store target", "campaign", "condition", "kind", "model", "episodes", "by level",
              "excluded"],
-            [[f"`{t['target']}`", f"`{t['campaign']}`", f"`{t['condition']}`", t["kind"],
-              f"`{t['model']}`" if t["model"] else "-", str(t["episodes"]),
-              ", ".join(f"`{lv}` {n}" for lv, n in t["episodes_by_level"].items()) or "none",
+            [[code(t['target']), code(t['campaign']), code(t['condition']), t["kind"],
+              code(t['model']) if t["model"] else "-", str(t["episodes"]),
+              ", ".join(f"{code(lv)} {n}" for lv, n in t["episodes_by_level"].items()) or "none",
               ", ".join(f"{why}: {n}" for why, n in t["excluded"].items()) or "0"]
              for t in s["targets"]])
 
@@ -277,8 +277,8 @@ def _store_calibration(d: Doc, doc: dict[str, Any]) -> None:
         "(it cannot tell the rules' decisions apart).")
     d.table(["campaign", "condition", "level", "shared units", "rule", "truth mean",
              "truth worst", "decision-invariant"],
-            [[f"`{g['campaign']}`", f"`{g['condition']}`", f"`{g['level']}`",
-              str(g["units"]), f"`{r['rule']}`", _num(d.g, r["truth_mean"]),
+            [[code(g['campaign']), code(g['condition']), code(g['level']),
+              str(g["units"]), code(r['rule']), _num(d.g, r["truth_mean"]),
               _num(d.g, r["truth_worst"]), "yes" if g["decision_invariant"] else "no"]
              for g in groups for r in g["rules"]])
 
@@ -290,7 +290,7 @@ def _store_joint(d: Doc, doc: dict[str, Any]) -> None:
     if j.get("status") == "not probed":
         d.p(f"Not probed: {j['reason']}.")
         return
-    by_field = ", ".join(f"`{k}` {v} of {j['l0_model_payload_pairs']}"
+    by_field = ", ".join(f"{code(k)} {v} of {j['l0_model_payload_pairs']}"
                          for k, v in j["l0_model_identical_pairs_by_field"].items())
     d.p("Recorded episodes at `L0` and `L2` on the same tasks and seeds, scored by the "
         "recorded shipped scorer (divided by its scale "
@@ -300,7 +300,7 @@ def _store_joint(d: Doc, doc: dict[str, Any]) -> None:
                                           else "") + ".")
     if not j["cells"]:
         return
-    d.p("Targets: " + ", ".join(f"`{t['target']}` ({t['units']} task-seed units)"
+    d.p("Targets: " + ", ".join(f"{code(t['target'])} ({t['units']} task-seed units)"
                                for t in j["targets"]) + ".")
     d.table(JOINT_HEADERS, [_joint_row(g, key.split("|")[0], key.split("|")[1], c)
                             for key, c in j["cells"].items()])
@@ -311,14 +311,14 @@ def render_audit_report(doc: dict[str, Any]) -> tuple[str, str]:
     g = NumberGuard(doc)
     d = Doc(g)
     title = f"Audit of {doc['audit']}"
-    d.h(title, 1)
+    d.h(f"Audit of {prose(doc['audit'])}", 1)
     stages = doc["stages"]
-    intro = f"Tool version `{doc['tool_version']}`, analysis seed {doc['analysis_seed']}."
+    intro = f"Tool version {code(doc['tool_version'])}, analysis seed {doc['analysis_seed']}."
     if "replay" in stages:
         r = stages["replay"]
         # the stage's status summarises the columns' replay rows; not probed says which
         why = f": {r['reason']}" if r.get("reason") else ""
-        intro += (f" Profile `{doc['profile']}`. Replay: {r['status']} ({r['episodes']} "
+        intro += (f" Profile {code(doc['profile'])}. Replay: {r['status']} ({r['episodes']} "
                   f"episodes, {r['mismatches']} mismatches){why}.")
     if "target" in doc and "deviations" in doc["target"]:
         t = doc["target"]
@@ -347,7 +347,7 @@ def render_audit_report(doc: dict[str, Any]) -> tuple[str, str]:
     if "solvability" in stages:
         solvability_section(d, g, stages["solvability"])
     d.h("Digests")
-    d.bullets([f"`{k}`: `{v}`" for k, v in doc["digests"].items()])
+    d.bullets([f"{code(k)}: {code(v)}" for k, v in doc["digests"].items()])
     g.check(*(t for b in d.blocks for t in b.texts()))
     return to_markdown(d.blocks), to_html(d.blocks, title)
 
@@ -368,10 +368,11 @@ def invalid_section(d: Doc, doc: dict[str, Any]) -> None:
     items = []
     for key, res in ((doc.get("stages") or {}).get("probes") or {}).items():
         for r in res.get("invalid_reasons", []):
-            items.append(f"`{res['scorer']}` ({key}): {r['cells']} × {r['reason']}")
+            items.append(f"{code(res['scorer'])} ({key}): {r['cells']} × {prose(r['reason'])}")
     for k in (doc.get("target") or {}).get("scorers", []):
         for r in (k.get("empty_trajectory") or {}).get("invalid_reasons", []):
-            items.append(f"`{k['scorer']}` (empty trajectory): {r['cells']} × {r['reason']}")
+            items.append(f"{code(k['scorer'])} (empty trajectory): {r['cells']} × "
+                         f"{prose(r['reason'])}")
     if items:
         d.h("INVALID cells and why")
         d.p("A cell the scorer could not score is INVALID: it is excluded from every mean and "

@@ -9,6 +9,7 @@ sequences, bidi overrides) appear as visible escapes, never as terminal commands
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -38,9 +39,31 @@ class Block:
         return out + [b.text for b in self.bars] + [b.label for b in self.bars]
 
 
+_BACKTICKS = re.compile("`+")
+# What makes text from elsewhere read as Markdown in prose: a line break (a new block: a
+# heading, a forged row), a code span, raw HTML or an autolink, a link, emphasis, an escape.
+_ACTIVE = re.compile(r"[\n\r`<\[*\\]")
+
+
 def code(text: Any) -> str:
-    """Return `text` as a Markdown code span (identifiers: tasks, targets, digests)."""
-    return "`" + str(text).replace("`", "'") + "`"
+    """Return `text` as a Markdown code span (identifiers: tasks, targets, digests).
+
+    The fence is one backtick longer than the longest run inside (CommonMark), so a backtick in
+    a name cannot close the span early and let the rest of it be read as Markdown; a space pads
+    a text that starts or ends with a backtick (or with spaces at both ends, which CommonMark
+    strips), so the span holds the text as it is.
+    """
+    s = str(text)
+    fence = "`" * (max(map(len, _BACKTICKS.findall(s)), default=0) + 1)
+    pad = " " if s[:1] == "`" or s[-1:] == "`" or (s[:1] == s[-1:] == " " and s.strip()) else ""
+    return f"{fence}{pad}{s}{pad}{fence}"
+
+
+def prose(text: Any) -> str:
+    """Return text from elsewhere (a reason, an exception's message) for a sentence: as it is
+    when nothing in it is Markdown, else as a code span, so it is read, never rendered."""
+    s = str(text)
+    return code(s) if _ACTIVE.search(s) else s
 
 
 class Doc:
@@ -118,10 +141,28 @@ def _printable(b: Block) -> Block:
                          for x in b.bars])
 
 
+def _one_line(text: str) -> str:
+    return text.replace("\n", "\\n")
+
+
+def _one_line_block(b: Block) -> Block:
+    """Return the block with each line break shown as `\\n`: in Markdown every text of a block
+    is one line (a table row, a paragraph, a list item), and only text from elsewhere (a task
+    id, a model, a reason) holds one. Kept, it broke the table's row and a blank line ended the
+    paragraph, so what followed was read as the report's own Markdown (a heading of its
+    choosing). HTML shows a line break inside a text as a space, so it keeps it."""
+    return replace(b, text=_one_line(b.text), items=[_one_line(i) for i in b.items],
+                   headers=[_one_line(h) for h in b.headers],
+                   rows=[[_one_line(c) for c in r] for r in b.rows])
+
+
 def to_markdown(blocks: list[Block]) -> str:
-    """Return Markdown for the blocks (charts are HTML-only; a figure leaves its caption)."""
+    """Return Markdown for the blocks (charts are HTML-only; a figure leaves its caption).
+
+    A cell's `|` is escaped (GFM reads `\\|` as a pipe inside a code span too), so no text
+    adds a column."""
     out: list[str] = []
-    for b in map(_printable, blocks):
+    for b in (_one_line_block(_printable(x)) for x in blocks):
         if b.kind == "h":
             out.append("#" * b.level + " " + b.text)
         elif b.kind in ("p", "note"):

@@ -12,7 +12,7 @@ from typing import Any
 
 from agentmetrology.inspect_ext.audit.census import criterion_reading, judged
 from agentmetrology.report import html as H
-from agentmetrology.report.blocks import Doc, to_html, to_markdown
+from agentmetrology.report.blocks import Doc, code, prose, to_html, to_markdown
 from agentmetrology.report.numberguard import NumberGuard
 
 COLORS = {"pass": "#54a24b", "fail": "#e45756", "not probed": "#9d9d9d"}
@@ -52,7 +52,7 @@ def _tau2(d: Doc, doc: dict[str, Any]) -> None:
     table = []
     for t in rows:
         db, out = t.get("database_unchanged"), t.get("required_outputs")
-        table.append([f"`{t['spec']}`", str(t["tasks"]),
+        table.append([code(t['spec']), str(t["tasks"]),
                       f"{t['shipped']['passed']} of {t['shipped']['scored']}",
                       f"{db['passed']} of {db['scored']}" if db else "not split",
                       f"{out['passed']} of {out['scored']}" if out else "not split",
@@ -63,7 +63,7 @@ def _tau2(d: Doc, doc: dict[str, Any]) -> None:
                  "required outputs met", "both", "INVALID"], table)
     if archive:
         a = archive
-        d.p(f"tau-bench archive `{a['archive']}` ({a['tasks']} tasks): database unchanged by "
+        d.p(f"tau-bench archive {code(a['archive'])} ({a['tasks']} tasks): database unchanged by "
             f"the gold hash {a['database_unchanged_by_gold_hash']['passed']} of "
             f"{a['database_unchanged_by_gold_hash']['of']} tasks whose hash is recorded; by the "
             f"gold actions (no write) {a['database_unchanged_by_gold_actions']['passed']} of "
@@ -79,7 +79,7 @@ def render_census_report(doc: dict[str, Any]) -> tuple[str, str, str]:
     title = "Scorer census"
     d.h(title, 1)
     s = doc["summary"]
-    d.p(f"Tool version `{doc['tool_version']}`. {s['benchmarks']} benchmarks: {s['probed']} "
+    d.p(f"Tool version {code(doc['tool_version'])}. {s['benchmarks']} benchmarks: {s['probed']} "
         f"probed, {s['not_probed']} not probed; {s['scorers']} scorers probed. Samples per "
         f"task: {doc['limit'] if doc['limit'] is not None else 'all'}.")
     rows = []
@@ -93,7 +93,7 @@ def render_census_report(doc: dict[str, Any]) -> tuple[str, str, str]:
                 f" ({', '.join(sc['offending'])})"
                 if sc["offending"] and sc["criterion"] == "fail" else "")
             if sc.get("criterion_reason"):
-                crit += f" ({sc['criterion_reason']})"
+                crit += f" ({prose(sc['criterion_reason'])})"
             if v is None and judged(sc) and r.get("samples"):  # never a verdict without its n
                 crit += f"; n = {r['samples']} samples"
             elif v is None and judged(sc) and sc.get("criterion_pairs"):
@@ -103,16 +103,16 @@ def render_census_report(doc: dict[str, Any]) -> tuple[str, str, str]:
             empty = (f"{sc['empty_passed']} of {sc['empty_scored']}"
                      if sc.get("empty_scored") else "n/a")
             if sc.get("empty_reason") and not sc.get("empty_scored"):
-                empty += f" ({sc['empty_reason']})"
+                empty += f" ({prose(sc['empty_reason'])})"
             if sc.get("empty_unreliable"):
                 empty += " (unreliable: non-deterministic scorer)"
-            rows.append([f"`{r['benchmark']}`", f"`{sc['scorer']}`", sc["kind"], crit, empty,
+            rows.append([code(r['benchmark']), code(sc['scorer']), sc["kind"], crit, empty,
                          sc["claim"]])
     d.table(["benchmark", "scorer", "scorer kind", "criterion sensitivity",
              "do-nothing passes", "licensed claim"], rows)
     d.figure(census_figure(doc), "Do-nothing pass rate per probed scorer; green: criterion "
                                  "pass, red: fail, grey: not probed.")
-    missing = [f"`{r['benchmark']}`: not probed: needs {r['needs']} ({r['reason']})"
+    missing = [f"{code(r['benchmark'])}: not probed: needs {r['needs']} ({prose(r['reason'])})"
                for r in doc["rows"] if r["status"] != "probed"]
     if missing:
         d.h("Not probed")

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agentmetrology.records.verdict import n_counted
-from agentmetrology.report.blocks import Doc, code, to_html, to_markdown
+from agentmetrology.report.blocks import Doc, code, prose, to_html, to_markdown
 from agentmetrology.report.diagnose_svg import GapRow, gap_chart, msr_vrg_chart
 from agentmetrology.report.numberguard import NumberGuard
 from agentmetrology.stats import MIN_CLUSTERS
@@ -88,13 +88,15 @@ def _first_screen(d: Doc, doc: dict[str, Any]) -> None:
         "ground truth its valid scorer.")
     rows = []
     for key, by_mut in doc["readings"].items():
-        env, target, level = key.split("|")
+        # env|target|level: a target named with a `|` must not split into a fourth field
+        env, rest = key.split("|", 1)
+        target, level = rest.rsplit("|", 1)
         groups = {m: doc["groups"][f"{key}|{m}"] for m in by_mut}
         ns = {g.get("tasks") for g in groups.values()}
         one = len(ns) == 1  # one n for the row: said once, in its own column
         readings = {m: said(g, with_n=not one) for m, g in groups.items()}
-        rows.append([code(target), code(env), level, next(iter(ns)) if one else "varies",
-                     "; ".join(f"{m}: {r}" for m, r in sorted(readings.items()))])
+        rows.append([code(target), code(env), prose(level), next(iter(ns)) if one else "varies",
+                     "; ".join(f"{prose(m)}: {r}" for m, r in sorted(readings.items()))])
     d.table(["policy", "environment", "level", "n (tasks)", "reading per mutation"], rows,
             "Which reading holds, per policy")
     pc = doc["positive_control"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentmetrology.records.verdict import n_counted
-from agentmetrology.report.blocks import Doc, code, to_html, to_markdown
+from agentmetrology.report.blocks import Doc, code, prose, to_html, to_markdown
 from agentmetrology.report.experiment_dose import (
     dose_section,
     interval_text,
@@ -262,7 +262,7 @@ def _deviations(d: Doc, doc: dict[str, Any]) -> None:
         return
     d.table(["kind", "target", "level", "arm", "scorer", "why", "planned n", "analysed n"],
             [[x["kind"], code(x["target"]), x["level"], code(x["arm"]), code(x["scorer"]),
-              x["why"], x["planned_n"], x["analysed_n"]] for x in doc["deviations"]])
+              prose(x["why"]), x["planned_n"], x["analysed_n"]] for x in doc["deviations"]])
 
 
 def render_experiment_report(doc: dict[str, Any]) -> tuple[str, str]:

@@ -32,7 +32,9 @@ figure{margin:1rem 0}
 figcaption{font-size:.85rem;color:#57606a}
 """.strip()
 
-_CODE = re.compile(r"`([^`]*)`")
+# A code span as `blocks.code` writes it (CommonMark): a run of backticks, the text, the same
+# run again; a run of another length inside is text. `` alone is the empty span.
+_CODE = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)|(?<!`)``(?!`)", re.S)
 _NUMERIC = re.compile(r"^-?\d+(?:\.\d+)?%?$")
 
 
@@ -43,9 +45,14 @@ def escape(text: object) -> str:
 
 def inline(text: str) -> str:
     """Return escaped text with `code spans` turned into <code> elements."""
-    parts = _CODE.split(text)
-    return "".join(f"<code>{escape(p)}</code>" if i % 2 else escape(p)
-                   for i, p in enumerate(parts))
+    out, at = [], 0
+    for m in _CODE.finditer(text):
+        body = m.group(2) or ""
+        if body[:1] == body[-1:] == " " and body.strip():  # the padding `code` added
+            body = body[1:-1]
+        out += [escape(text[at:m.start()]), f"<code>{escape(body)}</code>"]
+        at = m.end()
+    return "".join(out) + escape(text[at:])
 
 
 # A report is opened from disk (file://), where no server sends a policy: the document states

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentmetrology.report.audit_report import _card, _probes, invalid_section
-from agentmetrology.report.blocks import Doc, to_html, to_markdown
+from agentmetrology.report.blocks import Doc, code, prose, to_html, to_markdown
 from agentmetrology.report.numberguard import NumberGuard
 
 
@@ -31,7 +31,7 @@ def _samples(d: Doc, t: dict[str, Any]) -> None:
     d.p(text)
     reasons = t.get("samples_without_target_by_reason") or {}
     if reasons:
-        d.bullets([f"{n} × {r}" for r, n in reasons.items()])
+        d.bullets([f"{n} × {prose(r)}" for r, n in reasons.items()])
 
 
 def _kinds(d: Doc, t: dict[str, Any]) -> None:
@@ -42,7 +42,7 @@ def _kinds(d: Doc, t: dict[str, Any]) -> None:
         e = k.get("empty_trajectory") or {}
         # a non-deterministic scorer's do-nothing verdicts are single draws: never a rate
         unreliable = " (unreliable: non-deterministic scorer)" if e.get("unreliable") else ""
-        rows.append([f"`{k['scorer']}`", k["kind"], k["basis"],
+        rows.append([code(k['scorer']), k["kind"], k["basis"],
                      f"{e.get('passed', 'n/a')} of {e.get('scored', 'n/a')}{unreliable}"
                      if e else "n/a",
                      "n/a" if unreliable or not e else _num(g, e.get("pass_rate")),
@@ -50,7 +50,7 @@ def _kinds(d: Doc, t: dict[str, Any]) -> None:
     d.table(["scorer", "kind", "evidence", "do-nothing passes", "do-nothing pass rate",
              "do-nothing INVALID"], rows)
     judge = t.get("judge")
-    d.p("Judge: " + (f"`{judge['model']}` at `{judge['endpoint']}`." if judge else
+    d.p("Judge: " + (f"{code(judge['model'])} at {code(judge['endpoint'])}." if judge else
                      "none given: a scorer that calls a model is not probed."))
 
 
@@ -59,9 +59,9 @@ def _more_probes(d: Doc, doc: dict[str, Any]) -> None:
     for key, res in doc["stages"]["probes"].items():
         if key == "shipped":
             continue
-        d.h(f"Probes of `{res['scorer']}`")
+        d.h(f"Probes of {code(res['scorer'])}")
         d.table(["probe", "n", "mean", "min", "INVALID", "ground truth mean"],
-                [[f"`{p['probe']}`", str(p["n"]), _num(g, p["score_mean"]),
+                [[code(p['probe']), str(p["n"]), _num(g, p["score_mean"]),
                   _num(g, p["score_min"]), str(p["invalid"]), _num(g, p["truth_mean"])]
                  for p in res["by_probe"]])
 
@@ -71,10 +71,10 @@ def render_inspect_report(doc: dict[str, Any]) -> tuple[str, str]:
     g = NumberGuard(doc)
     d = Doc(g)
     title = f"Audit of {doc['audit']}"
-    d.h(title, 1)
-    d.p(f"Tool version `{doc['tool_version']}`. Inspect task `{doc['target']['spec']}`, probed "
-        "in-process with forged outputs and a do-nothing trajectory; zero real model calls "
-        "unless a judge was given.")
+    d.h(f"Audit of {prose(doc['audit'])}", 1)  # the task's spec, as the user wrote it
+    d.p(f"Tool version {code(doc['tool_version'])}. Inspect task {code(doc['target']['spec'])}, "
+        "probed in-process with forged outputs and a do-nothing trajectory; zero real model "
+        "calls unless a judge was given.")
     _samples(d, doc["target"])
     _card(d, doc)
     _kinds(d, doc["target"])
@@ -82,6 +82,6 @@ def render_inspect_report(doc: dict[str, Any]) -> tuple[str, str]:
     _more_probes(d, doc)
     invalid_section(d, doc)
     d.h("Digests")
-    d.bullets([f"`{k}`: `{v}`" for k, v in doc["digests"].items()])
+    d.bullets([f"{code(k)}: {code(v)}" for k, v in doc["digests"].items()])
     g.check(*(t for b in d.blocks for t in b.texts()))
     return to_markdown(d.blocks), to_html(d.blocks, title)

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 from agentmetrology.report import html as H
-from agentmetrology.report.archive_report import one_line_blocks
 from agentmetrology.report.blocks import Doc, code, to_html, to_markdown
 from agentmetrology.report.numberguard import NumberGuard
 
@@ -107,5 +106,5 @@ def render_leaderboard(doc: dict[str, Any], precision: int = 3) -> tuple[str, st
     for name, view in doc["domains"].items():
         _domain(d, name, view)
     guard.check(*(t for b in d.blocks for t in b.texts()))
-    return to_markdown(one_line_blocks(d.blocks)), to_html(d.blocks, "tau2 leaderboard audit")
+    return to_markdown(d.blocks), to_html(d.blocks, "tau2 leaderboard audit")
 

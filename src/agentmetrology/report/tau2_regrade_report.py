@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentmetrology.report.archive_report import one_line_blocks
 from agentmetrology.report.blocks import Doc, code, to_markdown
 from agentmetrology.report.numberguard import NumberGuard
 
@@ -49,4 +48,4 @@ def render_tau2_regrade(doc: dict[str, Any], precision: int = 3) -> str:
                 "Every simulation: stored vs recomputed reward")
     d.note(f"Produced by {code('agentmetrology ' + doc['package']['version'])}.")
     guard.check(*(t for b in d.blocks for t in b.texts()))
-    return to_markdown(one_line_blocks(d.blocks))
+    return to_markdown(d.blocks)
