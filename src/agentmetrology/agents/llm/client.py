@@ -298,7 +298,10 @@ class ChatClient:
             headers = exc.response.headers
             self._record(attempt_id, request_id_of(headers, exc.request_id), (0, 0, None),
                          self.timer() - started, outcome)
-            return Failure(outcome, retryable, f"HTTP {exc.status_code}: {exc.message}",
+            # The provider's message read from the body as the lean path reads it: the SDK's
+            # own (`Error code: 500 - ...`) would repeat the status and differ between paths.
+            message = lean.error_message(exc.response.content)
+            return Failure(outcome, retryable, f"HTTP {exc.status_code}: {message}",
                             retry_after_s(headers),
                             f"{self.provider} answered HTTP {exc.status_code} ({outcome})")
         except openai.APIConnectionError as exc:  # APITimeoutError is one too
@@ -369,8 +372,10 @@ class ChatClient:
                     await self.clock.sleep(wait)
                 finally:
                     self.provider_s += self.clock.now() - waited_from - wait
+        reason = self.failure["reason"] if self.failure else self.provider
+        # The last error follows only when it adds to the reason: for a refused connection
+        # or a timeout the two are the same words, which every output would print twice.
+        last = "" if detail in reason else f"; last error: {detail}"
         raise InfraError(
-            f"{self.failure['reason'] if self.failure else self.provider}: retry budget "
-            f"exhausted for model {self.target.model!r} after "
-            f"{n_counted(len(failures), 'attempts')} "
-            f"({', '.join(failures)}); last error: {detail}")
+            f"{reason}: retry budget exhausted for model {self.target.model!r} after "
+            f"{n_counted(len(failures), 'attempts')} ({', '.join(failures)}){last}")
