@@ -252,11 +252,13 @@ class LeanTransport:
         """Send one body; return (status, headers, raw body) or raise a transport error."""
         import aiohttp
 
+        from agentmetrology.agents.llm.body_cap import read_capped
+
         try:
             async with self.session.post(self.url, data=body, headers=self.headers,
                                          proxy=self.proxy, timeout=self.timeout,
                                          ssl=self.ssl) as resp:
-                return resp.status, resp.headers, await resp.read()
+                return resp.status, resp.headers, await read_capped(resp)
         except aiohttp.InvalidURL as exc:
             raise Unsendable(f"invalid endpoint URL: {exc}") from exc
         except aiohttp.ClientConnectorError as exc:  # refused, DNS, TLS handshake, proxy
