@@ -195,3 +195,33 @@ def test_a_failure_names_its_reason_once(refusing_port: int) -> None:
     with FakeOpenAI([http_error(500, "boom")] * 2) as srv:
         server = _episode(srv.base_url).termination.detail
     assert server.endswith("; last error: HTTP 500: boom")  # a detail the reason lacks stays
+
+
+def test_a_body_cut_short_says_how_far_it_got() -> None:
+    # A 200 whose connection closes 40 bytes into a 238-byte body. Before: the lean path said
+    # "ClientPayloadError: ... <ContentLengthError: 400, message=...>" (a 400 no server sent),
+    # the SDK path only "APIConnectionError: Connection error.".
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen()
+    port = srv.getsockname()[1]
+
+    def serve() -> None:
+        for _ in range(2):
+            conn, _ = srv.accept()
+            conn.recv(1 << 20)
+            conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+                         b"content-length: 238\r\n\r\n" + b'{"id": "x", "choices": [' + b" " * 16)
+            conn.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        ep = _episode(f"http://127.0.0.1:{port}/v1")
+    finally:
+        srv.close()
+    detail = ep.termination.detail
+    assert [a.outcome for a in ep.usage.attempts] == ["connection_lost"] * 2
+    last = detail.split("; last error: ", 1)[1]
+    assert "40" in last and "238" in last, last
+    assert "400" not in last and "Connection error." not in last, last

@@ -337,7 +337,9 @@ class ChatClient:
                 return Failure("timeout", True, why, reason=why)
             self._record(attempt_id, None, (None, None, None), self.timer() - started,
                          "connection_lost")
-            return Failure("connection_lost", True, f"{type(exc).__name__}: {exc}",
+            # The SDK's own text is only "Connection error."; its cause (httpx's) says what.
+            cause = exc.__cause__ or exc
+            return Failure("connection_lost", True, f"{type(cause).__name__}: {cause}",
                             reason=f"{self.provider} dropped the connection before answering")
         except openai.OpenAIError as exc:  # raised before a request was sent: nothing billable
             raise InfraError(redact(f"openai client error: {exc}", self.secrets)) from None

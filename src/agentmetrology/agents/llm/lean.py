@@ -174,6 +174,19 @@ def never_connected_reason(exc: BaseException, endpoint: str) -> str:
     return f"cannot connect to {endpoint}"
 
 
+def payload_error_text(exc: BaseException) -> str:
+    """Return what went wrong with a response body that ended early, in aiohttp's words.
+
+    aiohttp's own text quotes its parser error's repr (`<ContentLengthError: 400, ...>`), whose
+    400 is a code of the parser, not a status the server sent: the parser's message alone.
+    """
+    cause = exc.__cause__
+    message = getattr(cause, "message", None)
+    if isinstance(message, str) and message:
+        return f"the response body ended early: {message}"
+    return f"the response body ended early: {type(exc).__name__}: {exc}"
+
+
 def env_proxy(url: str) -> str | None:
     """Return the proxy for `url` from HTTP(S)_PROXY / ALL_PROXY unless NO_PROXY exempts it."""
     parts = urlsplit(url)
@@ -267,7 +280,9 @@ class LeanTransport:
             raise NeverConnected(never_connected_reason(exc, self.endpoint)) from exc
         except (TimeoutError, aiohttp.ServerTimeoutError) as exc:
             raise NoAnswerInTime(str(exc)) from exc
-        except (aiohttp.ClientError, OSError) as exc:  # disconnected, reset, bad HTTP, payload
+        except aiohttp.ClientPayloadError as exc:
+            raise ConnectionLost(payload_error_text(exc)) from exc
+        except (aiohttp.ClientError, OSError) as exc:  # disconnected, reset, bad HTTP
             raise ConnectionLost(f"{type(exc).__name__}: {exc}") from exc
 
     async def aclose(self) -> None:
