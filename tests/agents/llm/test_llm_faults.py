@@ -225,3 +225,4 @@ def test_a_body_cut_short_says_how_far_it_got() -> None:
     last = detail.split("; last error: ", 1)[1]
     assert "40" in last and "238" in last, last
     assert "400" not in last and "Connection error." not in last, last
+    assert not last.endswith("."), last  # it ends a sentence of ours: "…bytes).)" read badly

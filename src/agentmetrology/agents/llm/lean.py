@@ -183,7 +183,7 @@ def payload_error_text(exc: BaseException) -> str:
     cause = exc.__cause__
     message = getattr(cause, "message", None)
     if isinstance(message, str) and message:
-        return f"the response body ended early: {message}"
+        return f"the response body ended early: {message.rstrip('.')}"
     return f"the response body ended early: {type(exc).__name__}: {exc}"
 
 
