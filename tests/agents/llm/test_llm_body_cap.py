@@ -19,7 +19,7 @@ from agentmetrology.envs.comtrade import ComtradeEnv
 from agentmetrology.records import Episode
 from agentmetrology.records.clock import FakeClock
 from support.comtrade_runs import COMTRADE
-from support.fake_openai import FakeOpenAI, text
+from support.fake_openai import FakeOpenAI, read_request, text
 
 pytestmark = pytest.mark.usefixtures("both_http_clients")
 
@@ -62,7 +62,7 @@ def test_a_body_without_end_is_cut_at_the_cap(monkeypatch: pytest.MonkeyPatch) -
     def serve() -> None:  # chunked, no content-length: 64 KiB chunks until the client leaves
         for _ in range(2):
             conn, _ = srv.accept()
-            conn.recv(1 << 20)
+            read_request(conn)
             conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
                          b"transfer-encoding: chunked\r\n\r\n")
             chunk = b"%x\r\n%s\r\n" % (1 << 16, b" " * (1 << 16))

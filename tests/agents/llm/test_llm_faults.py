@@ -16,7 +16,7 @@ from agentmetrology.envs.comtrade import ComtradeEnv
 from agentmetrology.records import BillableAttempt, Episode, canonical_json
 from agentmetrology.records.clock import FakeClock
 from support.comtrade_runs import COMTRADE
-from support.fake_openai import FakeOpenAI, http_error, text, tool_calls
+from support.fake_openai import FakeOpenAI, http_error, read_request, text, tool_calls
 
 # Every test here runs on both HTTP paths (lean and sdk): same behaviour, asserted on both.
 pytestmark = pytest.mark.usefixtures("both_http_clients")
@@ -209,9 +209,10 @@ def test_a_body_cut_short_says_how_far_it_got() -> None:
     def serve() -> None:
         for _ in range(2):
             conn, _ = srv.accept()
-            conn.recv(1 << 20)
+            read_request(conn)
             conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
                          b"content-length: 238\r\n\r\n" + b'{"id": "x", "choices": [' + b" " * 16)
+            conn.shutdown(socket.SHUT_WR)  # an orderly close mid-body, not a reset
             conn.close()
 
     thread = threading.Thread(target=serve, daemon=True)
