@@ -32,7 +32,10 @@ def check_length(announced: int | None) -> None:
 
 async def read_capped(resp: Any) -> bytes:
     """Return an aiohttp response's body, raising ResponseTooLarge once it passes the cap."""
-    check_length(resp.content_length)
+    announced = resp.content_length
+    check_length(announced)
+    if announced is not None:  # aiohttp reads no further than the length announced
+        return bytes(await resp.read())
     parts: list[bytes] = []
     size = 0
     async for chunk in resp.content.iter_any():

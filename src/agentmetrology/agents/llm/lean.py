@@ -20,6 +20,8 @@ from urllib.request import proxy_bypass_environment  # type: ignore[attr-defined
 
 import msgspec
 
+from agentmetrology.agents.llm.body_cap import read_capped
+
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 USER_AGENT = "agentmetrology-lean/1"
 
@@ -264,8 +266,6 @@ class LeanTransport:
     async def post(self, body: bytes) -> tuple[int, Mapping[str, str], bytes]:
         """Send one body; return (status, headers, raw body) or raise a transport error."""
         import aiohttp
-
-        from agentmetrology.agents.llm.body_cap import read_capped
 
         try:
             async with self.session.post(self.url, data=body, headers=self.headers,
