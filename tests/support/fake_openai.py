@@ -10,6 +10,7 @@ context exit; nothing leaves the loopback interface.
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -66,6 +67,32 @@ def http_error(status: int, message: str = "error", *,
     """Return an OpenAI-style error reply with `status`."""
     return {"status": status, "headers": headers or {},
             "body": {"error": {"message": message, "type": "fake_error", "code": None}}}
+
+
+def read_request(conn: socket.socket) -> bytes:
+    """Read one whole HTTP request (headers and content-length body) from a raw connection.
+
+    A raw-socket server that answers after one recv() may close with request bytes unread,
+    which resets the connection (the client sees a reset, not the answer under test).
+    """
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value.strip())
+    while len(body) < length:
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return data
 
 
 class FakeOpenAI:

@@ -16,7 +16,7 @@ from agentmetrology.envs.comtrade import ComtradeEnv
 from agentmetrology.records import BillableAttempt, Episode, canonical_json
 from agentmetrology.records.clock import FakeClock
 from support.comtrade_runs import COMTRADE
-from support.fake_openai import FakeOpenAI, text, tool_calls
+from support.fake_openai import FakeOpenAI, http_error, read_request, text, tool_calls
 
 # Every test here runs on both HTTP paths (lean and sdk): same behaviour, asserted on both.
 pytestmark = pytest.mark.usefixtures("both_http_clients")
@@ -170,3 +170,60 @@ def test_a_null_message_is_an_unusable_response_never_the_agents_text_turn() -> 
     assert ep.termination.detail.endswith(
         "last error: unusable response body: Expected `object`, got `null` - at "
         "`$.choices[0].message`")
+
+
+def test_a_failure_names_its_reason_once(refusing_port: int) -> None:
+    # The reason leads the detail; "last error" follows only when it says something more.
+    # Before: "connection refused by 127.0.0.1:P: retry budget exhausted ... ; last error:
+    # connection refused by 127.0.0.1:P" (the same words twice, in every output).
+    refused = _episode(f"http://127.0.0.1:{refusing_port}/v1").termination.detail
+    assert refused.count(f"connection refused by 127.0.0.1:{refusing_port}") == 1
+    assert refused == (f"connection refused by 127.0.0.1:{refusing_port}: retry budget "
+                       "exhausted for model 'm' after 2 attempts (connection_error, "
+                       "connection_error)")
+    with FakeOpenAI([{"status": 200, "body": {}, "delay": 0.5}] * 2) as srv:
+        async def go() -> Episode:
+            target = LLMTarget("llm:m", "m", srv.base_url, None, {}, PRICED, 1, 0.2)
+            policy = ChatPolicy(target, clock=FakeClock())
+            ep = await run_episode_async(COMTRADE, ComtradeEnv("T1_single_page", 0), policy,
+                                         "L2")
+            await policy.aclose()
+            return ep
+
+        timed_out = asyncio.run(go()).termination.detail
+    assert timed_out.count("no response from") == 1, timed_out
+    with FakeOpenAI([http_error(500, "boom")] * 2) as srv:
+        server = _episode(srv.base_url).termination.detail
+    assert server.endswith("; last error: HTTP 500: boom")  # a detail the reason lacks stays
+
+
+def test_a_body_cut_short_says_how_far_it_got() -> None:
+    # A 200 whose connection closes 40 bytes into a 238-byte body. Before: the lean path said
+    # "ClientPayloadError: ... <ContentLengthError: 400, message=...>" (a 400 no server sent),
+    # the SDK path only "APIConnectionError: Connection error.".
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen()
+    port = srv.getsockname()[1]
+
+    def serve() -> None:
+        for _ in range(2):
+            conn, _ = srv.accept()
+            read_request(conn)
+            conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+                         b"content-length: 238\r\n\r\n" + b'{"id": "x", "choices": [' + b" " * 16)
+            conn.shutdown(socket.SHUT_WR)  # an orderly close mid-body, not a reset
+            conn.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        ep = _episode(f"http://127.0.0.1:{port}/v1")
+    finally:
+        srv.close()
+    detail = ep.termination.detail
+    assert [a.outcome for a in ep.usage.attempts] == ["connection_lost"] * 2
+    last = detail.split("; last error: ", 1)[1]
+    assert "40" in last and "238" in last, last
+    assert "400" not in last and "Connection error." not in last, last
+    assert not last.endswith("."), last  # it ends a sentence of ours: "…bytes).)" read badly

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agentmetrology.agents.llm import lean
+from agentmetrology.agents.llm.body_cap import ResponseTooLarge
 from agentmetrology.agents.llm.endpoint import (
     HTTP_CLIENT_ENV,
     HTTP_CLIENTS,
@@ -54,6 +55,7 @@ from agentmetrology.agents.llm.endpoint import (
 )
 from agentmetrology.agents.llm.failures import (
     Failure,
+    chain_of,
     classify_status,
     connect_failure,
     request_id_of,
@@ -142,7 +144,10 @@ class ChatClient:
 
             # One SSL context per process: building it (loading the CA bundle) costs ~50 ms,
             # which a fresh client per episode would otherwise pay every time.
-            http = DefaultAsyncHttpxClient(verify=shared_ssl_context())
+            from agentmetrology.agents.llm.body_cap import cap_httpx_response
+
+            http = DefaultAsyncHttpxClient(verify=shared_ssl_context(),
+                                           event_hooks={"response": [cap_httpx_response]})
             # The base URL is always given: the SDK would read OPENAI_BASE_URL otherwise,
             # an endpoint the recorded target and provider do not name (lean.endpoint_url).
             self._sdk = AsyncOpenAI(base_url=self.target.base_url or lean.DEFAULT_BASE_URL,
@@ -247,6 +252,8 @@ class ChatClient:
                          "connection_lost")
             return Failure("connection_lost", True, str(exc),
                             reason=f"{self.provider} dropped the connection before answering")
+        except ResponseTooLarge as exc:
+            return self._too_large(attempt_id, exc, self.timer() - started)
         except lean.Unsendable as exc:  # nothing was sent: nothing billable
             raise InfraError(redact(f"lean client error: {exc}", self.secrets)) from None
         latency = self.timer() - started
@@ -257,6 +264,13 @@ class ChatClient:
                             retry_after_s(headers),
                             f"{self.provider} answered HTTP {status} ({outcome})")
         return self._answered(attempt_id, headers, data, latency)
+
+    def _too_large(self, attempt_id: str, exc: ResponseTooLarge,
+                   latency: float) -> Failure:
+        """Return the invalid_response of a body past the cap (its cost unknown: produced)."""
+        self._record(attempt_id, None, (None, None, None), latency, "invalid_response")
+        return Failure("invalid_response", True, str(exc),
+                       reason=f"unusable responses from {self.provider}")
 
     def _answered(self, attempt_id: str, headers: Mapping[str, str], data: bytes,
                   latency: float) -> Completion | Failure:
@@ -293,15 +307,24 @@ class ChatClient:
             # path's is, never by the SDK's unchecked models.
             raw = await sdk.chat.completions.with_raw_response.create(**kwargs)
             data = raw.content
+        except ResponseTooLarge as exc:  # raised by the response hook (body_cap)
+            return self._too_large(attempt_id, exc, self.timer() - started)
         except openai.APIStatusError as exc:
             outcome, retryable = classify_status(exc.status_code)
             headers = exc.response.headers
             self._record(attempt_id, request_id_of(headers, exc.request_id), (0, 0, None),
                          self.timer() - started, outcome)
-            return Failure(outcome, retryable, f"HTTP {exc.status_code}: {exc.message}",
+            # The provider's message read from the body as the lean path reads it: the SDK's
+            # own (`Error code: 500 - ...`) would repeat the status and differ between paths.
+            message = lean.error_message(exc.response.content)
+            return Failure(outcome, retryable, f"HTTP {exc.status_code}: {message}",
                             retry_after_s(headers),
                             f"{self.provider} answered HTTP {exc.status_code} ({outcome})")
         except openai.APIConnectionError as exc:  # APITimeoutError is one too
+            # SDK versions that wrap every transport error wrap the hook's too
+            too_large = next((e for e in chain_of(exc) if isinstance(e, ResponseTooLarge)), None)
+            if too_large is not None:
+                return self._too_large(attempt_id, too_large, self.timer() - started)
             never_sent = connect_failure(exc, self.provider)
             if never_sent is not None:
                 self._record(attempt_id, None, (0, 0, None), self.timer() - started,
@@ -314,7 +337,9 @@ class ChatClient:
                 return Failure("timeout", True, why, reason=why)
             self._record(attempt_id, None, (None, None, None), self.timer() - started,
                          "connection_lost")
-            return Failure("connection_lost", True, f"{type(exc).__name__}: {exc}",
+            # The SDK's own text is only "Connection error."; its cause (httpx's) says what.
+            cause = exc.__cause__ or exc
+            return Failure("connection_lost", True, f"{type(cause).__name__}: {cause}",
                             reason=f"{self.provider} dropped the connection before answering")
         except openai.OpenAIError as exc:  # raised before a request was sent: nothing billable
             raise InfraError(redact(f"openai client error: {exc}", self.secrets)) from None
@@ -369,8 +394,10 @@ class ChatClient:
                     await self.clock.sleep(wait)
                 finally:
                     self.provider_s += self.clock.now() - waited_from - wait
+        reason = self.failure["reason"] if self.failure else self.provider
+        # The last error follows only when it adds to the reason: for a refused connection
+        # or a timeout the two are the same words, which every output would print twice.
+        last = "" if detail in reason else f"; last error: {detail}"
         raise InfraError(
-            f"{self.failure['reason'] if self.failure else self.provider}: retry budget "
-            f"exhausted for model {self.target.model!r} after "
-            f"{n_counted(len(failures), 'attempts')} "
-            f"({', '.join(failures)}); last error: {detail}")
+            f"{reason}: retry budget exhausted for model {self.target.model!r} after "
+            f"{n_counted(len(failures), 'attempts')} ({', '.join(failures)}){last}")

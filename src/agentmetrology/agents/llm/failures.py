@@ -63,7 +63,7 @@ def request_id_of(headers: Mapping[str, str] | None, fallback: str | None = None
     return fallback
 
 
-def _chain(exc: BaseException) -> list[BaseException]:
+def chain_of(exc: BaseException) -> list[BaseException]:
     """Return an exception and its causes/contexts, outermost first (cycles cut)."""
     out: list[BaseException] = []
     cur: BaseException | None = exc
@@ -80,7 +80,7 @@ def connect_failure(exc: BaseException, endpoint: str) -> str | None:
     byte of the request is sent; every later failure (read, write, protocol) may follow a request
     the provider received and billed.
     """
-    chain = _chain(exc)
+    chain = chain_of(exc)
     if not any(type(e).__name__ in ("ConnectError", "ConnectTimeout") for e in chain):
         return None
     if any(isinstance(e, ConnectionRefusedError) for e in chain):

@@ -20,6 +20,8 @@ from urllib.request import proxy_bypass_environment  # type: ignore[attr-defined
 
 import msgspec
 
+from agentmetrology.agents.llm.body_cap import read_capped
+
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 USER_AGENT = "agentmetrology-lean/1"
 
@@ -174,6 +176,19 @@ def never_connected_reason(exc: BaseException, endpoint: str) -> str:
     return f"cannot connect to {endpoint}"
 
 
+def payload_error_text(exc: BaseException) -> str:
+    """Return what went wrong with a response body that ended early, in aiohttp's words.
+
+    aiohttp's own text quotes its parser error's repr (`<ContentLengthError: 400, ...>`), whose
+    400 is a code of the parser, not a status the server sent: the parser's message alone.
+    """
+    cause = exc.__cause__
+    message = getattr(cause, "message", None)
+    if isinstance(message, str) and message:
+        return f"the response body ended early: {message.rstrip('.')}"
+    return f"the response body ended early: {type(exc).__name__}: {exc}"
+
+
 def env_proxy(url: str) -> str | None:
     """Return the proxy for `url` from HTTP(S)_PROXY / ALL_PROXY unless NO_PROXY exempts it."""
     parts = urlsplit(url)
@@ -256,7 +271,7 @@ class LeanTransport:
             async with self.session.post(self.url, data=body, headers=self.headers,
                                          proxy=self.proxy, timeout=self.timeout,
                                          ssl=self.ssl) as resp:
-                return resp.status, resp.headers, await resp.read()
+                return resp.status, resp.headers, await read_capped(resp)
         except aiohttp.InvalidURL as exc:
             raise Unsendable(f"invalid endpoint URL: {exc}") from exc
         except aiohttp.ClientConnectorError as exc:  # refused, DNS, TLS handshake, proxy
@@ -265,7 +280,9 @@ class LeanTransport:
             raise NeverConnected(never_connected_reason(exc, self.endpoint)) from exc
         except (TimeoutError, aiohttp.ServerTimeoutError) as exc:
             raise NoAnswerInTime(str(exc)) from exc
-        except (aiohttp.ClientError, OSError) as exc:  # disconnected, reset, bad HTTP, payload
+        except aiohttp.ClientPayloadError as exc:
+            raise ConnectionLost(payload_error_text(exc)) from exc
+        except (aiohttp.ClientError, OSError) as exc:  # disconnected, reset, bad HTTP
             raise ConnectionLost(f"{type(exc).__name__}: {exc}") from exc
 
     async def aclose(self) -> None:
