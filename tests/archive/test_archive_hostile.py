@@ -266,7 +266,18 @@ def test_two_tasks_of_one_run_are_not_folded_into_one(tmp_path: Path,
         _eval(logs / f"{name}.eval", zip_writer,
               {"1": _sample(1, value), "2": _sample(2, value)}, header)
     archive = load_archive(logs)
+    # (each task named by its Inspect task too: both number their samples 1 and 2)
     assert sorted((e.meta["inspect_task"], e.task, e.outcome) for e in archive.episodes) == [
-        ("task_a", "1", "pass"), ("task_a", "2", "pass"),
-        ("task_b", "1", "fail"), ("task_b", "2", "fail")]
+        ("task_a", "task_a/1", "pass"), ("task_a", "task_a/2", "pass"),
+        ("task_b", "task_b/1", "fail"), ("task_b", "task_b/2", "fail")]
     assert archive.problems == []
+    # Before, coverage read 2 tasks, each with 2 trials of mixed outcomes, and a pass^2 of 0
+    # for samples that ran once.
+    doc = audit_archive(archive)
+    assert (doc["archive"]["tasks"], doc["tasks"]["counts"]["mixed"]) == (4, 0)
+    assert [r["k"] for r in doc["pass_hat_k"][0]["rows"]] == [1]
+
+
+def test_one_task_keeps_its_sample_ids(tmp_path: Path, zip_writer: Callable) -> None:
+    path = _eval(tmp_path / "s.eval", zip_writer, {"a": _sample("a", 1.0)})
+    assert sorted(e.task for e in load_archive(path).episodes) == ["a", "b", "c"]

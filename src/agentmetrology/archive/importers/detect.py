@@ -56,6 +56,22 @@ def _detect(path: Path) -> tuple[ArchiveFormat, Any]:
                              "tau-bench or tau2 JSON file, an Inspect .eval log or JSONL)")
 
 
+def _name_inspect_tasks(archive: Archive) -> None:
+    """Name each episode's task by its Inspect task too, where the archive holds more than
+    one: an Inspect task's samples are numbered 1..N by default, so the logs of two tasks
+    (one `eval([...])` run, or a folder of several) read as the same tasks, and coverage and
+    pass^k took task B's sample 1 for another trial of task A's (`tasks 2` for 4 samples, a
+    pass^2 for samples run once, `mixed outcomes` across tasks). One task's logs keep their
+    sample ids as they are."""
+    named = {ep.meta.get("inspect_task") for ep in archive.episodes} - {None}
+    if len(named) < 2:
+        return
+    for ep in archive.episodes:
+        inspect_task = ep.meta.get("inspect_task")
+        if inspect_task is not None:
+            ep.task = f"{inspect_task}/{ep.task}"
+
+
 def _fold_repeats(archive: Archive) -> None:
     """Keep one episode per (run, model, scaffold, task, trial, Inspect task), as each importer
     does within its file: a directory of Inspect logs holding one log twice (a copy, a
@@ -100,6 +116,7 @@ def load_archive(path: Path, fmt: str = AUTO, spans: Path | None = None,
     chosen, data = _detect(path) if fmt == AUTO else (ARCHIVE_FORMATS.get(fmt), None)
     archive = chosen.load(path, data, max_member_bytes)
     if chosen.name != "agm":  # a store keys one episode per planned administration
+        _name_inspect_tasks(archive)
         _fold_repeats(archive)
     if spans is not None:
         if not spans.is_file():
