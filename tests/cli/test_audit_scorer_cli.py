@@ -45,7 +45,8 @@ def test_exiting_and_raising_scorer_gives_a_card_reasons_and_no_secret(tmp_path:
     assert f"{empty} × SystemExit: 0" in res.stdout
     report = (out / "report.md").read_text()  # the reasons are where the user reads, too
     assert "INVALID cells and why" in report
-    assert f"{len(cells) - empty} × ValueError: rejected [redacted] [redacted]" in report
+    # (a reason holding `[` is shown as code: report.md reads it, never renders it)
+    assert f"{len(cells) - empty} × `ValueError: rejected [redacted] [redacted]`" in report
     for name in ("audit.json", "card.json", "report.md", "report.html"):
         text = (out / name).read_text()
         assert SECRET_ENV not in text and KEY not in text
