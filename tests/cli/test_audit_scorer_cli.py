@@ -156,3 +156,24 @@ def test_a_scorer_given_to_a_registered_target_is_refused(tmp_path: Path) -> Non
     assert res.stderr.strip() == ("error: --scorer replaces the shipped scorer of a registered "
                                   "environment; bfcl audits its own checker: drop --scorer")
     assert not out.exists()
+
+
+def test_a_scorer_file_name_holding_a_backtick_stays_one_code_span(tmp_path: Path) -> None:
+    # Before, report.md wrapped the file name in single backticks by hand: a backtick in it
+    # ended the span, and what followed was read as Markdown.
+    from markdown_it import MarkdownIt
+
+    scorer = tmp_path / "odd`name.py"
+    scorer.write_text("def score(task_id, seed, submission):\n    return 1.0\n")
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["audit", "comtrade", "--seeds", "0-0", "--out", str(out),
+                                   "--scorer", f"{scorer}:score"], env={"COLUMNS": "100"})
+    assert res.exit_code == 0, res.output
+    doc = json.loads((out / "audit.json").read_text())
+    named = f"{doc['card']['scorer_code']['file']}:score"
+    assert "`" in named
+    line = next(ln for ln in (out / "report.md").read_text().splitlines()
+                if ln.startswith("Scorer code:"))
+    spans = [t.content for t in MarkdownIt().parseInline(line)[0].children or []
+             if t.type == "code_inline"]
+    assert spans[0] == named

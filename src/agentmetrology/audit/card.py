@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from agentmetrology.records.canonical import digest
@@ -163,13 +164,14 @@ def cell_text(cell: dict[str, Any]) -> str:
     return text if v.get("stable", True) else f"{text}, unstable across split halves"
 
 
-def scorer_code_text(card: dict[str, Any], quote: str = "") -> str | None:
+def scorer_code_text(card: dict[str, Any], wrap: Callable[[str], str] = str) -> str | None:
     """Return the card's line naming the user's scorer code it audited (file:function, sha256
-    of the file's bytes, timeout), identifiers wrapped in `quote`; None without a user scorer."""
+    of the file's bytes, timeout), identifiers passed through `wrap` (report.md: a code span
+    that holds any file name whole); None without a user scorer."""
     code = card.get("scorer_code")
     if not code:
         return None
     timeout = code["timeout_s"]  # as audit.json holds it: 10.0 prints 10, 2.5 prints 2.5
     seconds = str(int(timeout)) if float(timeout).is_integer() else str(timeout)
-    return (f"scorer code: {quote}{code['file']}:{code['function']}{quote} (timeout {seconds}"
-            f" s), sha256 {quote}{code['sha256']}{quote}")
+    return (f"scorer code: {wrap(str(code['file']) + ':' + str(code['function']))} (timeout "
+            f"{seconds} s), sha256 {wrap(str(code['sha256']))}")

@@ -49,7 +49,7 @@ def _card(d: Doc, doc: dict[str, Any]) -> None:
                if unchecked else "")
     d.p(f"Licensed claim of the shipped configuration ({code(card['shipped_configuration'])}): "
            f"{card['licensed_claim']}.{without}")
-    scorer_code = scorer_code_text(card, "`")
+    scorer_code = scorer_code_text(card, code)
     if scorer_code:
         d.p(scorer_code[0].upper() + scorer_code[1:] + ".")
     headers = ["row", *[_config_label(c) for c in configs]]
