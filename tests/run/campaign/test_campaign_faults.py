@@ -251,7 +251,8 @@ def test_a_non_empty_directory_is_not_adopted_as_a_store(tmp_path: Path) -> None
 
 def test_the_unknown_cost_notice_names_cancelled_requests() -> None:
     # After Ctrl-C, the unknown costs are the requests the interrupted run cancelled: the note
-    # named only timeouts, dropped connections and answers without usage.
+    # named only timeouts, dropped connections and answers without usage. A server reporting
+    # negative or huge counts was said to have reported none (llm47).
     from agentmetrology.agents.llm.target import Prices
     from agentmetrology.report.terminal.campaign_text import unknown_cost_notice
 
@@ -259,4 +260,5 @@ def test_the_unknown_cost_notice_names_cancelled_requests() -> None:
     assert note == ("note: target m: cost unknown for 3 episode(s) or unfinished attempt(s): "
                     "the server reported no token counts for some requests (timeouts, dropped "
                     "connections, requests cancelled when a run was interrupted, or answers "
-                    "without a usage block), which may have been billed")
+                    "without a usage block), or counts no bill can have (negative, past a billion, "
+                    "or not integers), and they may have been billed")

@@ -86,6 +86,7 @@ def unknown_cost_notice(target: str, n: int, prices: Prices, how: str) -> str:
     else:
         why = ("the server reported no token counts for some requests (timeouts, dropped "
                "connections, requests cancelled when a run was interrupted, or answers "
-               "without a usage block), which may have been billed")
+               "without a usage block), or counts no bill can have (negative, past a billion, "
+               "or not integers), and they may have been billed")
     return (f"note: target {target}: cost unknown for {n} episode(s) or unfinished "
             f"attempt(s): {why}")
