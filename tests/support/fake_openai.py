@@ -13,7 +13,8 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -169,3 +170,34 @@ class FakeOpenAI:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)
+
+
+@contextmanager
+def raw_server(answer: Callable[[socket.socket], None], connections: int = 2
+               ) -> Iterator[str]:
+    """Accept `connections` raw connections on 127.0.0.1, hand each to `answer` and close it;
+    yield the base URL (`http://127.0.0.1:PORT/v1`). For answers no HTTP server would give
+    (a connection dropped, a body cut short or without end)."""
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen()
+    port = srv.getsockname()[1]
+
+    def serve() -> None:
+        for _ in range(connections):
+            try:
+                conn, _ = srv.accept()
+            except OSError:  # closed: the client stopped early
+                return
+            try:
+                answer(conn)
+            finally:
+                conn.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        srv.close()
+        thread.join(timeout=30)

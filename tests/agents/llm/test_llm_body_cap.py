@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import threading
 
 import pytest
 
@@ -19,7 +18,7 @@ from agentmetrology.envs.comtrade import ComtradeEnv
 from agentmetrology.records import Episode
 from agentmetrology.records.clock import FakeClock
 from support.comtrade_runs import COMTRADE
-from support.fake_openai import FakeOpenAI, read_request, text
+from support.fake_openai import FakeOpenAI, raw_server, read_request, text
 
 pytestmark = pytest.mark.usefixtures("both_http_clients")
 
@@ -53,36 +52,24 @@ def test_a_body_announced_past_the_cap_is_an_unusable_answer(
 
 def test_a_body_without_end_is_cut_at_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(body_cap, "MAX_RESPONSE_BYTES", CAP)
-    srv = socket.socket()
-    srv.bind(("127.0.0.1", 0))
-    srv.listen()
-    port = srv.getsockname()[1]
     sent: list[int] = []
 
-    def serve() -> None:  # chunked, no content-length: 64 KiB chunks until the client leaves
-        for _ in range(2):
-            conn, _ = srv.accept()
-            read_request(conn)
-            conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
-                         b"transfer-encoding: chunked\r\n\r\n")
-            chunk = b"%x\r\n%s\r\n" % (1 << 16, b" " * (1 << 16))
-            n = 0
-            try:
-                while n < 4000:  # 256 MiB at most: a client that reads it all fails the test
-                    conn.sendall(chunk)
-                    n += 1
-            except OSError:
-                pass
-            sent.append(n)
-            conn.close()
+    def answer(conn: socket.socket) -> None:  # chunked, no length: 64 KiB until the client goes
+        read_request(conn)
+        conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+                     b"transfer-encoding: chunked\r\n\r\n")
+        chunk = b"%x\r\n%s\r\n" % (1 << 16, b" " * (1 << 16))
+        n = 0
+        try:
+            while n < 4000:  # 256 MiB at most: a client that reads it all fails the test
+                conn.sendall(chunk)
+                n += 1
+        except OSError:
+            pass
+        sent.append(n)
 
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    try:
-        ep = _episode(f"http://127.0.0.1:{port}/v1")
-    finally:
-        srv.close()
-    thread.join(timeout=30)
+    with raw_server(answer) as url:
+        ep = _episode(url)
     assert ep.termination.kind == "infra_error", ep.termination.detail
     assert "response body larger than 20000 bytes" in ep.termination.detail
     assert [a.outcome for a in ep.usage.attempts] == ["invalid_response"] * 2

@@ -16,7 +16,14 @@ from agentmetrology.envs.comtrade import ComtradeEnv
 from agentmetrology.records import BillableAttempt, Episode, canonical_json
 from agentmetrology.records.clock import FakeClock
 from support.comtrade_runs import COMTRADE
-from support.fake_openai import FakeOpenAI, http_error, read_request, text, tool_calls
+from support.fake_openai import (
+    FakeOpenAI,
+    http_error,
+    raw_server,
+    read_request,
+    text,
+    tool_calls,
+)
 
 # Every test here runs on both HTTP paths (lean and sdk): same behaviour, asserted on both.
 pytestmark = pytest.mark.usefixtures("both_http_clients")
@@ -66,23 +73,9 @@ def test_connection_refused_costs_zero_and_names_the_endpoint(refusing_port: int
 
 def test_a_dropped_connection_may_have_been_billed_so_its_cost_is_unknown() -> None:
     # A server that reads the request and closes the connection without answering.
-    srv = socket.socket()
-    srv.bind(("127.0.0.1", 0))
-    srv.listen()
-    port = srv.getsockname()[1]
-
-    def serve() -> None:
-        for _ in range(2):
-            conn, _ = srv.accept()
-            conn.recv(65536)
-            conn.close()
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    try:
-        ep = _episode(f"http://127.0.0.1:{port}/v1")
-    finally:
-        srv.close()
+    with raw_server(lambda conn: conn.recv(65536)) as url:
+        ep = _episode(url)
+    port = url.split(":")[2].split("/")[0]
     assert [a.outcome for a in ep.usage.attempts] == ["connection_lost"] * 2
     assert all(a.cost is None and a.input_tokens is None for a in ep.usage.attempts)
     assert ep.usage.cost is None
@@ -201,26 +194,14 @@ def test_a_body_cut_short_says_how_far_it_got() -> None:
     # A 200 whose connection closes 40 bytes into a 238-byte body. Before: the lean path said
     # "ClientPayloadError: ... <ContentLengthError: 400, message=...>" (a 400 no server sent),
     # the SDK path only "APIConnectionError: Connection error.".
-    srv = socket.socket()
-    srv.bind(("127.0.0.1", 0))
-    srv.listen()
-    port = srv.getsockname()[1]
+    def answer(conn: socket.socket) -> None:
+        read_request(conn)
+        conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+                     b"content-length: 238\r\n\r\n" + b'{"id": "x", "choices": [' + b" " * 16)
+        conn.shutdown(socket.SHUT_WR)  # an orderly close mid-body, not a reset
 
-    def serve() -> None:
-        for _ in range(2):
-            conn, _ = srv.accept()
-            read_request(conn)
-            conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
-                         b"content-length: 238\r\n\r\n" + b'{"id": "x", "choices": [' + b" " * 16)
-            conn.shutdown(socket.SHUT_WR)  # an orderly close mid-body, not a reset
-            conn.close()
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    try:
-        ep = _episode(f"http://127.0.0.1:{port}/v1")
-    finally:
-        srv.close()
+    with raw_server(answer) as url:
+        ep = _episode(url)
     detail = ep.termination.detail
     assert [a.outcome for a in ep.usage.attempts] == ["connection_lost"] * 2
     last = detail.split("; last error: ", 1)[1]

@@ -70,7 +70,7 @@ def _watchdog(watch: _Watch, target: int) -> None:
         if _overdue(watch.step):
             try:
                 signal.pthread_kill(target, _SIGNAL)
-            except (OSError, ProcessLookupError):  # the thread is gone: nothing to interrupt
+            except OSError:  # the thread is gone (ProcessLookupError): nothing to interrupt
                 return
             watch.stop.wait(POLL_S)  # let the handler run before looking again
 
