@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 import msgspec
 
 from agentmetrology.archive.importers.agm_summary import summarise
+from agentmetrology.archive.importers.limits import kind_name
 from agentmetrology.archive.model import ArchiveEvent, count_actors
 from agentmetrology.records.canonical import decode_json, may_hold_tag, sha256_hex
 from agentmetrology.store.blob_reads import BlobRead, BlobReads
@@ -50,6 +51,8 @@ def read_episode(blobs: BlobStore, digest: str) -> Found:
         if summary is None:
             plain = decode_blob(data)
             reads.episode(digest, plain)
+            if not isinstance(plain, dict):
+                raise ValueError(f"it is {kind_name(plain)}, not an episode (an object)")
             events = _events(plain.get("events") or [])  # unreadable events are a problem
             found = Found(None, None, len(events), dict(count_actors(events)),
                           events_fingerprint(events, data), _kept(plain))
@@ -111,9 +114,26 @@ def events_fingerprint(events: list[ArchiveEvent], blob: bytes) -> str | None:
 _ENCODE = msgspec.json.encode
 
 
-def _events(raw: list[dict[str, Any]]) -> list[ArchiveEvent]:
-    return [ArchiveEvent(seq=int(e.get("seq", i)), kind=str(e.get("kind", "")),
-                         name=str(e.get("name", "")), args=e.get("args"), result=e.get("result"),
-                         actor=e.get("actor"))
-            for i, e in enumerate(raw)]
+def _events(raw: Any) -> list[ArchiveEvent]:
+    """Return a blob's events; ValueError naming what is not an event list of objects."""
+    if not isinstance(raw, list):
+        raise ValueError(f"its events are {kind_name(raw)}, not a list")
+    out = []
+    for i, e in enumerate(raw):
+        if not isinstance(e, dict):
+            raise ValueError(f"its event {i} is {kind_name(e)}, not an object")
+        seq = e.get("seq", i)
+        try:
+            number = int(seq)
+        except (TypeError, ValueError, OverflowError):
+            raise ValueError(f"its event {i} has a seq that is not a whole number: "
+                             f"{repr(seq)[:40]}") from None
+        actor = e.get("actor")
+        if isinstance(actor, list | dict):  # (events are counted by actor)
+            raise ValueError(f"its event {i} has an actor that is {kind_name(actor)}, not a "
+                             "string")
+        out.append(ArchiveEvent(seq=number, kind=str(e.get("kind", "")),
+                                name=str(e.get("name", "")), args=e.get("args"),
+                                result=e.get("result"), actor=actor))
+    return out
 

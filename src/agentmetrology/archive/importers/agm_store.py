@@ -31,6 +31,8 @@ from agentmetrology.archive.importers.agm_blob import (  # noqa: F401  (kept imp
     decode_blob,
     events_fingerprint,
 )
+from agentmetrology.archive.importers.agm_spans import episode_spans
+from agentmetrology.archive.importers.limits import kind_name
 from agentmetrology.archive.model import (
     Archive,
     ArchiveEpisode,
@@ -38,7 +40,6 @@ from agentmetrology.archive.model import (
     ArchiveFormatError,
     LoadProblem,
     StoredGrade,
-    TraceSpan,
     count_actors,
 )
 from agentmetrology.archive.recovery import Replayed, replay_episode, replay_inputs
@@ -188,21 +189,6 @@ class StoredEvents(MutableSequence[ArchiveEvent]):
     __hash__ = None  # type: ignore[assignment]
 
 
-def _spans(ep: ArchiveEpisode, usage: dict[str, Any]) -> list[TraceSpan]:
-    out = []
-    for i, a in enumerate(usage.get("attempts") or []):
-        attempt = str(a.get("attempt_id") or i)
-        out.append(TraceSpan(
-            span_id=f"{ep.episode_id}#{attempt}", parent_id=None, kind="model",
-            model=a.get("model"), response_id=a.get("request_id"), attempt_id=attempt,
-            input_tokens=int(a.get("input_tokens") or 0),
-            output_tokens=int(a.get("output_tokens") or 0),
-            cached_tokens=int(a.get("cached_tokens") or 0), cost=a.get("cost"), run=ep.run,
-            episode_id=ep.episode_id, usage_known=a.get("input_tokens") is not None
-            and a.get("output_tokens") is not None))
-    return out
-
-
 def _grade(ep: ArchiveEpisode, row: dict[str, Any], scorer: str = "ground_truth_f1") -> None:
     """Set the episode's grade (or its reason for having none) from the ledger row."""
     term = str(row.get("termination") or "")
@@ -276,7 +262,8 @@ def _episode(store: EvidenceStore, item: Item, found: Found | None, archive: Arc
             reads.keep(digest, found.verdict)  # for the store check that follows
         if found.error is not None:
             raise found.error  # where reading it here would have raised it
-    except (BlobError, KeyError, ValueError) as exc:
+    except (BlobError, KeyError, ValueError, TypeError, AttributeError) as exc:
+        # (any way the blob is not an episode: the read names it; the store check too)
         archive.problems.append(LoadProblem(archive.source, None,
                                             redact(f"{ep.episode_id}: episode blob: {exc}")))
         return
@@ -284,10 +271,26 @@ def _episode(store: EvidenceStore, item: Item, found: Found | None, archive: Arc
     ep.events = StoredEvents(store.blobs, digest, [], found.fingerprint,
                              summary=(found.event_count, found.actors))
     plain = found.plain
-    meta = plain.get("meta") or {}
+    meta, digests = _object(plain, "meta", ep, archive), _object(plain, "digests", ep, archive)
     ep.meta.update(profile=meta.get("profile", "seeded"), max_steps=meta.get("max_steps"),
-                   submission_digest=(plain.get("digests") or {}).get("submission"))
-    archive.spans.extend(_spans(ep, plain.get("usage") or {}))
+                   submission_digest=digests.get("submission"))
+    spans, problems = episode_spans(ep, plain.get("usage"))
+    archive.spans.extend(spans)
+    archive.problems.extend(LoadProblem(archive.source, None, redact(
+        f"{ep.episode_id}: episode blob: {p}")) for p in problems)
+
+
+def _object(plain: dict[str, Any], name: str, ep: ArchiveEpisode, archive: Archive
+            ) -> dict[str, Any]:
+    """Return the blob's object `name` ({} when absent); a value of another type is a load
+    problem naming it, and reads as absent."""
+    value = plain.get(name)
+    if value is None or isinstance(value, dict):
+        return value or {}
+    archive.problems.append(LoadProblem(archive.source, None, redact(
+        f"{ep.episode_id}: episode blob: its {name} is {kind_name(value)}, not an object: "
+        "not read")))
+    return {}
 
 
 class _Bound(msgspec.Struct):

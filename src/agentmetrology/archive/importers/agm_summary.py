@@ -13,8 +13,8 @@ fingerprint: that replay is run, not shared).
 `summarise` answers only where it reads what `agm_store.decode_blob` reads, else None (the
 caller then takes the full decode): a text holding a tag or an escape that could spell one (as
 decode_blob), text that is not UTF-8 (msgspec does not check the UTF-8 of text it keeps raw;
-json refuses it), and anything msgspec refuses here. Each event's seq, kind and name go
-through the same conversions, in the same order, as `agm_store._events` (the same errors).
+json refuses it), anything msgspec refuses here, and an event whose seq is not a whole number
+or whose actor is a list or an object (the full decode, `agm_blob._events`, names it).
 """
 
 from __future__ import annotations
@@ -65,8 +65,7 @@ class Summary(msgspec.Struct, frozen=True):
 
 def summarise(data: bytes) -> Summary | None:
     """Return the summary of an episode blob's contents, None when the full decode must read it
-    (ValueError or TypeError as `agm_store._events` raises them for an event's seq, kind or
-    name)."""
+    (see the module docstring)."""
     if may_hold_tag(data) or not _utf8(data):
         return None
     try:
@@ -74,10 +73,13 @@ def summarise(data: bytes) -> Summary | None:
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
     events = doc.events or []
-    texts = [(int(i if e.seq is _UNSET else e.seq), "" if e.kind is _UNSET else str(e.kind),
-              "" if e.name is _UNSET else str(e.name)) for i, e in enumerate(events)]
+    try:
+        texts = [(int(i if e.seq is _UNSET else e.seq), "" if e.kind is _UNSET else str(e.kind),
+                  "" if e.name is _UNSET else str(e.name)) for i, e in enumerate(events)]
+        actors = Counter(e.actor or "(unlabelled)" for e in events)
+    except (TypeError, ValueError, OverflowError):  # the full decode names the event
+        return None
     fingerprint = _fingerprint(events, texts)
-    actors = Counter(e.actor or "(unlabelled)" for e in events)
     plain = {f: getattr(doc, f) for f in PLAIN_FIELDS}
     return Summary(plain, len(events), dict(actors), fingerprint)
 
