@@ -244,3 +244,45 @@ def test_the_kept_fields_read_as_the_whole_fields_do(value: Any) -> None:
                   {"digests": value, "events": []}, {"usage": value, "key": {}}):
         assert _reads(_kept(plain)) == _reads(plain)
         assert set(_kept(plain)) == {"meta", "digests", "usage"}
+
+
+@pytest.mark.parametrize("label, edit, reseal", [
+    ("intact", None, False),
+    ("episode blob bytes changed", tf.blob_changed("episode_digest"), False),
+    *[e for e in EXTRA if e[0] in ("not an episode", "a NaN cost")]],
+    ids=lambda v: v if isinstance(v, str) else "")
+def test_the_audit_writes_the_same_files_with_its_checks_forked(
+        recorded: tuple[Path, dict[str, bytes]], monkeypatch: pytest.MonkeyPatch,
+        tmp_path: Path, label: str, edit: Any, reseal: bool) -> None:
+    # With a reader, the audit's checks run in a forked copy of the process while it checks
+    # the store (cli.archive_cmd._body_ahead); with none, all of it runs in one process.
+    from typer.testing import CliRunner
+
+    from agentmetrology.cli.archive_cmd import archive_app
+    from agentmetrology.store import forked
+
+    store, files = recorded
+    if edit is not None:
+        tf.apply(store, edit, reseal)
+    calls: list[int] = []
+    real = forked.ForkedCall.__enter__
+
+    def counted(self: Any) -> Any:
+        calls.append(1)
+        return real(self)
+
+    monkeypatch.setattr(forked.ForkedCall, "__enter__", counted)
+    try:
+        written = {}
+        for readers in (0, 1):
+            monkeypatch.setenv(agm_ahead.READERS_ENV, str(readers))
+            out = tmp_path / f"readers-{readers}"
+            res = CliRunner().invoke(archive_app, ["audit", str(store), "--format", "agm",
+                                                   "--out", str(out)])
+            assert res.exit_code in (0, 1), res.output
+            written[readers] = {f: (out / f).read_bytes()
+                                for f in ("archive.json", "report.md", "report.html")}
+        assert written[0] == written[1], label
+        assert calls == [1]  # forked with the reader only
+    finally:
+        tf.restore(store, files)

@@ -62,3 +62,74 @@ def test_an_unguarded_worker_outlives_it() -> None:  # the control: the guard is
         assert alive
     finally:
         os.kill(worker, signal.SIGKILL)
+
+
+# ForkedCall: a function computed in a forked copy of this process, its result pickled back;
+# computed here instead whenever the copy cannot give it (so nothing is lost, nothing differs).
+def _where(parent: int, value: dict[str, object]) -> tuple[bool, dict[str, object]]:
+    return os.getpid() != parent, value
+
+
+def _raises_there(parent: int) -> int:
+    raise ValueError(f"raised {'there' if os.getpid() != parent else 'here'}")
+
+
+def _unpicklable(parent: int) -> tuple[bool, object]:
+    return os.getpid() != parent, lambda: None
+
+
+def _dies_there(parent: int) -> bool:
+    if os.getpid() != parent:
+        os._exit(3)  # the copy ends without a result
+    return False
+
+
+def _sleeps(parent: int) -> int:
+    time.sleep(60 if os.getpid() != parent else 0)
+    return os.getpid()
+
+
+def test_a_forked_call_is_computed_in_the_copy_and_read_back() -> None:
+    from agentmetrology.store.forked import ForkedCall
+
+    value = {"rows": [1, 2.5, None, "x"], "nested": {"b": (1, 2), "a": 0.1 + 0.2}}
+    with ForkedCall(_where, os.getpid(), value) as call:
+        there, got = call.result()
+    assert there is True and got == value and list(got) == ["rows", "nested"]
+    assert got["nested"]["b"] == (1, 2)  # type: ignore[index]
+
+
+@pytest.mark.parametrize("fn", [_raises_there, _unpicklable, _dies_there])
+def test_a_forked_call_that_cannot_come_back_is_computed_here(fn: object) -> None:
+    from agentmetrology.store.forked import ForkedCall
+
+    with ForkedCall(fn, os.getpid()) as call:  # type: ignore[arg-type]
+        if fn is _raises_there:
+            with pytest.raises(ValueError, match="raised here"):  # as in one process
+                call.result()
+            return
+        got = call.result()
+    assert got is False or got[0] is False  # computed in this process
+
+
+def test_a_forked_call_that_cannot_fork_is_computed_here(monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    import multiprocessing.process
+
+    from agentmetrology.store.forked import ForkedCall
+
+    def refuse(self: object) -> None:
+        raise OSError("no process to be had")
+
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", refuse)
+    with ForkedCall(_where, os.getpid(), {"a": 1}) as call:
+        assert call.result() == (False, {"a": 1})
+
+
+def test_a_forked_call_left_early_leaves_no_copy() -> None:
+    from agentmetrology.store.forked import ForkedCall
+
+    with ForkedCall(_sleeps, os.getpid()) as call:
+        copy = call._proc.pid
+        assert _alive(copy)
+    assert not _alive(copy)

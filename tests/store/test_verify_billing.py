@@ -179,3 +179,33 @@ def test_floats_sqlite_prints_with_15_digits_compare_exactly(tmp_path: Path) -> 
         st.end_run(run, "finished")
     for mode in ("full", "ledger"):
         assert _findings(root, mode) == []
+
+
+def test_every_stored_type_reads_back_as_python_values() -> None:
+    # The billing rows come out of SQLite as one JSON text, read with one json.loads: a REAL as
+    # the double it is (17 digits; subnormals too), an infinite one, a BLOB and a quote-holding
+    # TEXT as the texts the earlier quote()-based reading gave, so a forger's odd value still
+    # compares unequal to the blob's and never stops the check.
+    import sqlite3
+
+    from agentmetrology.store.verify_billing import _COLUMNS, BILLED_SQL, billed_rows
+
+    conn = sqlite3.connect(":memory:")
+    conn.execute(f"CREATE TABLE billable_attempts (id, attempt, {', '.join(_COLUMNS)})")
+    stored = ["b-1", "openai", "it's", b"\x01\xab", 12, None, 2**62,
+              7.253606900465661e-07, 5e-324, "NULL"]
+    odd = ["b-2", float("inf"), float("-inf"), 0.6589542533528709, "X'01'", "5", 5.0,
+           1e300, -2.5, "ok"]
+    for i, values in enumerate((stored, odd)):
+        conn.execute(f"INSERT INTO billable_attempts VALUES ({', '.join('?' * 12)})",
+                     (i + 1, 7, *values))
+    (text,) = conn.execute(f"SELECT {BILLED_SQL} FROM (SELECT 7 AS attempt) e").fetchone()
+    rows = billed_rows(text)
+    assert rows == [(1, ["b-1", "openai", "it's", "X'01AB'", 12, None, 2**62,
+                         7.253606900465661e-07, 5e-324, "NULL"]),
+                    (2, ["b-2", "Inf", "-Inf", 0.6589542533528709, "X'01'", "5", 5.0,
+                         1e300, -2.5, "ok"])]
+    assert [type(v) for v in rows[1][1]] == [str, str, str, float, str, str, float, float,
+                                             float, str]
+    (none,) = conn.execute(f"SELECT {BILLED_SQL} FROM (SELECT 8 AS attempt) e").fetchone()
+    assert billed_rows(none) is None

@@ -54,6 +54,7 @@ from agentmetrology.report.terminal.archive_tables import (
     print_store_regrade,
 )
 from agentmetrology.runtime.gc_pause import gc_frozen, gc_paused
+from agentmetrology.store.forked import ForkedCall
 from agentmetrology.store.qualify import banner
 from agentmetrology.store.store import LEDGER_FILE
 from agentmetrology.store.verify_ahead import LedgerAhead
@@ -159,12 +160,15 @@ def audit(
                                 f"{path} is not one (format {archive.format}): drop --reported")
                 inputs = read_from(src) + ([("spans", span_file)] if span_file else [])
                 claim = tau2_claim(src, reported, inputs) if archive.format == "tau2" else None
-            with ThreadPoolExecutor(1) as hashing:  # the inputs hashed meanwhile (see above)
+            # The checks read the archive alone: a store's are computed in a forked copy of
+            # this process (its heap shared copy-on-write) while this one checks the store,
+            # forked before the hashing thread starts (a fork copies the calling thread only).
+            with _body_ahead(archive, claim, store) as body_call, \
+                    ThreadPoolExecutor(1) as hashing:  # the inputs hashed meanwhile (above)
                 digested = hashing.submit(input_digests, inputs)
-                # the checks read the archive alone: done while the ledger half may still run
-                body = audit_body(archive, claim)
                 qualification, facts = store_binding(
                     archive, src, ledger.result() if ledger is not None else None)
+                body = body_call.result()
                 doc = audit_archive(archive, inputs, qualification, facts, claim,
                                     digested=digested.result(), body=body)
             if store:
@@ -173,6 +177,26 @@ def audit(
     heap_exit.keep(archive, body, doc)  # written: the process ends without freeing them
     if code:
         raise typer.Exit(code)
+
+
+def _body_ahead(archive: Archive, claim: tuple[str, dict[str, Any]] | None,
+                store: bool) -> AbstractContextManager[ForkedCall[dict[str, Any]] | _Here]:
+    """Return the audit's checks of `archive` computed in a forked copy of this process
+    (store.forked.ForkedCall) where its store is checked meanwhile, else computed here."""
+    if store and reader_count() > 0:
+        return ForkedCall(audit_body, archive, claim)
+    return nullcontext(_Here(archive, claim))
+
+
+class _Here:
+    """The audit's checks computed in this process when asked for (`result`)."""
+
+    def __init__(self, archive: Archive, claim: tuple[str, dict[str, Any]] | None) -> None:
+        self.archive, self.claim = archive, claim
+
+    def result(self) -> dict[str, Any]:
+        """Return `audit_body` of the archive."""
+        return audit_body(self.archive, self.claim)
 
 
 def _ledger_ahead(src: Path, store: bool) -> AbstractContextManager[LedgerAhead | None]:

@@ -17,7 +17,6 @@ check runs every step here.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sqlite3
 import threading
@@ -32,7 +31,13 @@ from typing import Any
 
 from agentmetrology.records.errors import UserError
 from agentmetrology.store.chain import is_sealed
-from agentmetrology.store.forked import can_fork, usable_cpus, worker_start
+from agentmetrology.store.forked import (
+    can_fork,
+    start_forked,
+    stop_forked,
+    usable_cpus,
+    worker_start,
+)
 from agentmetrology.store.head_log import was_chained
 from agentmetrology.store.ledger import KEY_COLUMNS
 from agentmetrology.store.qualify import INVALID, Problem
@@ -185,30 +190,13 @@ class LedgerAhead:
         self.taken: LedgerHalf | None = None  # what `result` returned
 
     def __enter__(self) -> LedgerAhead:
-        ctx = multiprocessing.get_context("fork")
-        recv, send = ctx.Pipe(duplex=False)
-        try:
-            self._proc = ctx.Process(target=_run, args=(self.root, self.reopen, self.mode,
-                                                        self.episodes, send, recv,
-                                                        os.getpid()),
-                                     daemon=True)  # handed over by the fork, never pickled
-            self._proc.start()
-            self._recv = recv
-        except OSError:  # no process to be had: the check runs every step here
-            self._proc = None
-            recv.close()
-        send.close()  # the child holds its own end: EOF here when it ends without a result
+        self._proc, self._recv = start_forked(_run, (self.root, self.reopen, self.mode,
+                                                     self.episodes))
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._proc is not None:
-            if self._proc.is_alive():  # the audit ended early (an error, Ctrl-C): not needed
-                self._proc.terminate()
-            self._proc.join()
-            self._proc = None
-        if self._recv is not None:
-            self._recv.close()
-            self._recv = None
+        stop_forked(self._proc, self._recv)  # the audit ended early (an error, Ctrl-C)
+        self._proc = self._recv = None
 
     def walked(self) -> bool:
         """Wait until the half has walked the chain (or found it cannot: damaged pages);
