@@ -67,7 +67,7 @@ def diagnose_cmd(
         doc["evidence"] = evidence
     print_banner(evidence)
     with user_errors():
-        write_diagnose(out, doc, evidence)
+        doc = write_diagnose(out, doc, evidence)
     if json_out:
         print(json.dumps(doc, indent=2, sort_keys=True))
         return

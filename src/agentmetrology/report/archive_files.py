@@ -2,7 +2,8 @@
 
 The JSON written records the sha256 of each file rendered from it (`RENDERED`): `agm evidence
 qualify` then knows a rendered file that was changed after it was written, whichever agm
-rendered it (report.report_texts).
+rendered it (report.report_texts). It also records the build of agm that wrote it (`build`,
+report.build_id), which `--recompute` compares first (report.recompute).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from agentmetrology.records.canonical import canonical_json
 from agentmetrology.report.archive_report import render_archive_report
+from agentmetrology.report.build_id import with_build
 
 RENDERED = "rendered"  # the JSON's field: {file name: sha256 of the file as written}
 
@@ -25,7 +27,7 @@ def rendered_digests(texts: dict[str, str]) -> dict[str, str]:
 
 def _write(out_dir: Path, json_name: str, doc: dict[str, Any],
            texts: dict[str, str]) -> dict[str, Any]:
-    bound = {**doc, RENDERED: rendered_digests(texts)}
+    bound = {**with_build(doc), RENDERED: rendered_digests(texts)}
     (out_dir / json_name).write_bytes(canonical_json(bound))
     for name, text in texts.items():
         (out_dir / name).write_text(text, encoding="utf-8")
@@ -36,7 +38,7 @@ def write_archive_audit(doc: dict[str, Any], out_dir: Path) -> dict[str, Any]:
     """Render an archive audit and write archive.json, report.md and report.html; return what
     archive.json holds (a report the number guard refuses raises NumberGuardError before
     anything is written)."""
-    md, page = render_archive_report(doc)
+    md, page = render_archive_report(with_build(doc))  # rendered from what is written
     return _write(out_dir, "archive.json", doc, {"report.md": md, "report.html": page})
 
 

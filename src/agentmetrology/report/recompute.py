@@ -11,6 +11,12 @@ report (another state: a note), a store that does not qualify (its problems are 
 inputs the store does not hold (an audit's spans or claim: a note). A report bound to this
 store's chain that says it is not a report of a store, or whose parameters no analysis takes,
 was edited: that is a problem, not a note, so a forger cannot step around the comparison.
+
+The builds are compared first (report.build_id): a report this build wrote is compared section
+by section as above; one another build wrote (or one that names no build: written before
+builds were recorded) is compared on the values both builds write (report.build_compare), so an
+honest report of an earlier build is not called edited, and a number both write that differs is
+still named.
 """
 
 from __future__ import annotations
@@ -35,9 +41,12 @@ from agentmetrology.experiment.recompute import (
 )
 from agentmetrology.records.errors import NotDerivedAgain, UserError
 from agentmetrology.records.json_diff import SHOWN, differences
+from agentmetrology.report.build_compare import other_build
+from agentmetrology.report.build_id import BUILD, build_of, this_build
 from agentmetrology.store.qualify import INVALID
 
 Doc = dict[str, Any]
+ROW_IDS = "score_rows[].row_id"  # each score row's digest of its other fields
 
 
 def _none(doc: Doc) -> str | None:
@@ -65,21 +74,23 @@ class Recomputer:
     # (report, again) -> what the comparison left out, in words; the sections it left out
     notes: Callable[[Doc, Doc], list[str]] = _no_notes
     left_out: Callable[[Doc, Doc], frozenset[str]] = _all_compared
+    # digests over the report's other values, left out across builds (report.build_compare)
+    digests: tuple[str, ...] = ()
 
 
 RECOMPUTERS = {
     "archive.json": Recomputer(
         "audit", "one audit of the store",
         archived.audit_of_store, lambda d, store, now: archived.audit_again(store, now),
-        archived.audit_comparable, archived.audit_other_inputs),
+        archived.audit_comparable, archived.audit_other_inputs, digests=(ROW_IDS,)),
     "regrade.json": Recomputer(
         "regrade", "one regrade of the store",
         archived.regrade_of_store, lambda d, store, now: archived.regrade_again(store, now),
-        archived.regrade_comparable),
+        archived.regrade_comparable, digests=(ROW_IDS,)),
     "diagnose.json": Recomputer(
         "diagnose", "one diagnose of the store (a judge is not asked again)",
         is_diagnose, lambda d, store, now: diagnose_again(d, store), diagnose_comparable,
-        notes=diagnose_notes, left_out=diagnose_left_out),
+        notes=diagnose_notes, left_out=diagnose_left_out, digests=("digest",)),
     "experiment.json": Recomputer(
         "experiment report", "one experiment report of the store", is_experiment,
         lambda d, store, now: experiment_again(d, store), experiment_comparable),
@@ -119,11 +130,15 @@ def not_recomputable(path: Path, doc: Doc, current: Doc) -> str | None:
 
 
 class Recomputation(NamedTuple):
-    """What deriving a report again found: problems, notes, and whether it was derived."""
+    """What deriving a report again found: problems, notes, whether it was derived, the
+    qualification's `recomputed` section (None: not derived) and how many of the report's values
+    were not compared (another build's fields)."""
 
     problems: list[dict[str, str]]
     notes: list[str]
     derived: bool
+    block: dict[str, Any] | None = None
+    uncompared: int = 0
 
 
 def recomputed(path: Path, doc: Doc, store: Path, current: Doc) -> Recomputation:
@@ -145,18 +160,27 @@ def recomputed(path: Path, doc: Doc, store: Path, current: Doc) -> Recomputation
     except UserError as exc:
         return Recomputation([_problem("report_not_derivable", f"{path.name} cannot be derived "
                                        f"again from the store: {exc}")], [], False)
-    # the sections this report's comparison leaves out, on both sides
-    skip = r.left_out(doc, again)
-    found = differences({k: v for k, v in r.comparable(doc).items() if k not in skip},
-                        {k: v for k, v in r.comparable(again).items() if k not in skip})
+    # the sections this report's comparison leaves out, on both sides; the build apart
+    skip = r.left_out(doc, again) | {BUILD}
+    mine = {k: v for k, v in r.comparable(doc).items() if k not in skip}
+    theirs = {k: v for k, v in r.comparable(again).items() if k not in skip}
     notes = r.notes(doc, again)
+    written = build_of(doc)
+    if written != this_build():
+        other = other_build(path.name, written, mine, theirs, r.digests)
+        return Recomputation(other.problems, [*other.notes, *notes], True, other.block,
+                             other.uncompared)
+    found = differences(mine, theirs)
+    block = {"status": "report_recomputed_differs" if found else "equal", "same_build": True,
+             "report_build": written, "this_build": written}
     if not found:
-        what = "every compared section" if skip else "every section"
+        what = "every compared section" if skip - {BUILD} else "every section"
         return Recomputation(
-            [], [f"recomputed from the store: {what} of the report is equal", *notes], True)
+            [], [f"recomputed from the store: {what} of the report is equal", *notes], True,
+            block)
     return Recomputation([_problem(
         "report_recomputed_differs", f"recomputed from the store, {path.name} differs: "
-        + "; ".join(found) + ("; ..." if len(found) >= SHOWN else ""))], notes, True)
+        + "; ".join(found) + ("; ..." if len(found) >= SHOWN else ""))], notes, True, block)
 
 
 def _problem(kind: str, detail: str) -> dict[str, str]:

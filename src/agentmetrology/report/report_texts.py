@@ -70,6 +70,8 @@ IN_BINDING = frozenset({"diagnose.json", "experiment.json"})
 # bind the report to the store's chain, its score rows to their ids and its rendered files to
 # their digests, which a forger who edits a number and renders the files again keeps intact.
 REDERIVED = "numbers re-derived from the store (--recompute): the report's are compared"
+PARTLY_REDERIVED = ("numbers re-derived from the store (--recompute) by another build than the "
+                    "report's: {n} value(s) the report alone holds were not derived again")
 NOT_REDERIVED = ("numbers NOT re-derived from the store: qualify checked the report's binding "
                  "to it, not the numbers the report derives from the evidence (a number edited, "
                  "its files rendered again, passes)")
@@ -156,8 +158,9 @@ def qualify_report_files(path: Path, doc: dict[str, Any], store: Path,
                          recompute: bool = False) -> dict[str, Any]:
     """Return the qualification of a report against its store now, its rendered files
     included (archive.report_qualify.qualify_report plus text_check), and with `recompute`
-    the report derived again from the store (report.recompute); `numbers_rederived` and
-    `numbers` say whether its numbers were recomputed, in words."""
+    the report derived again from the store (report.recompute), its `recomputed` section saying
+    how (same build or another); `numbers_rederived` and `numbers` say whether its numbers were
+    recomputed, in words."""
     problems, notes, renders = text_check(path, doc)
     out = qualify_report(path, doc, store, problems, notes)
     why = not_recomputable(path, doc, out["store_qualification"])
@@ -169,7 +172,12 @@ def qualify_report_files(path: Path, doc: dict[str, Any], store: Path,
         unrendered = found.derived and not found.problems and not renders
         out = with_findings(out, found.problems,
                             [*found.notes, *([_not_rendered(path)] if unrendered else [])])
-        rederived = found.derived and not unrendered
+        rederived = found.derived and not unrendered and not found.uncompared
+        if found.block is not None:
+            out = {**out, "recomputed": found.block}
+        if found.derived and found.uncompared:
+            return {**out, "numbers_rederived": False,
+                    "numbers": PARTLY_REDERIVED.format(n=found.uncompared)}
     return {**out, "numbers_rederived": rederived,
             "numbers": REDERIVED if rederived else NOT_REDERIVED + (
                 "" if recompute  # the problems or notes say why
