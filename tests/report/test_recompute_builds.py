@@ -3,8 +3,9 @@ wrote it, and the recomputation compares builds first. Before, a report carried 
 honest report written by an earlier build whose format had changed since (a diagnose.json
 without `paired.bootstrap_difference_p`) read `report_recomputed_differs`, exactly as a forged
 one does. Now another build's report is `report_from_other_build`, compared on the values both
-builds write: it qualifies when every value it holds is derived again and agrees, and a number
-it holds that differs is named, never called agreeing."""
+builds write and saying whether they agree: it qualifies only when it holds exactly what this
+build derives again, each value the same, and a number it holds that differs is named, never
+called agreeing."""
 
 from __future__ import annotations
 
@@ -109,25 +110,48 @@ def test_a_same_build_report_is_compared_as_before(diagnosed: tuple[Path, Path],
 
 def test_an_honest_report_of_another_build_is_not_called_edited(
         diagnosed: tuple[Path, Path], tmp_path: Path) -> None:
+    # Its values agree, and it lacks the fields this build added: named as another build's
+    # report whose numbers agree, not as an edit; but not qualified, since a section deleted
+    # from it would read the same (see the next test).
     report, store = diagnosed
     older = _edit(report, "diagnose.json", _older, tmp_path / "older")
     groups = sorted(json.loads((older / "diagnose.json").read_text())["groups"])
     code, got = _qualify(older, store, "--recompute")
     n = _compared(older)
     paths = [f"groups.{g}.paired.bootstrap_difference_p" for g in groups]
-    assert code == 0 and got["problems"] == [], got["problems"]
-    assert got["notes"][0] == (
-        f"report_from_other_build: diagnose.json was written by another build: {OTHER_NAME} "
-        f"wrote it, {_this_name()} recomputed it; the {n} value(s) both builds write agree "
-        f"(numbers and texts); {len(groups)} value(s) only this build writes, not asked of the "
-        f"report ({'; '.join(paths)})")
+    assert code == 1 and got["result"] == "unavailable" and got["problems"] == [{
+        "kind": "report_from_other_build", "result": "unavailable",
+        "detail": f"diagnose.json was written by another build: {OTHER_NAME} wrote it, "
+                  f"{_this_name()} recomputed it; of the {n} value(s) both builds write, the "
+                  f"numbers agree and the texts agree; {len(groups)} value(s) this build writes "
+                  f"are missing from the report ({'; '.join(paths)}); a change between builds "
+                  "and an edit of the report read alike here: write the report again with "
+                  "this build to compare like with like"}], got["problems"]
     assert got["recomputed"] == {
         "status": "report_from_other_build", "same_build": False, "report_build": OTHER,
         "this_build": this_build(), "digests_not_compared": ["digest"], "compared": n,
         "numbers_agree": True, "numbers_differing": 0, "texts_agree": True,
         "texts_differing": 0, "only_in_report": 0, "only_in_report_paths": [],
         "only_recomputed": len(groups), "only_recomputed_paths": paths}
-    assert got["numbers_rederived"] is True
+
+
+def test_a_section_deleted_from_another_builds_report_does_not_qualify(
+        diagnosed: tuple[Path, Path], tmp_path: Path) -> None:
+    # A group whose diagnosis was unwelcome, deleted, the report marked as another build's:
+    # every value left agrees, and it still does not qualify.
+    report, store = diagnosed
+    doc = json.loads((report / "diagnose.json").read_text())
+    group = sorted(doc["groups"])[0]
+
+    def delete(d: dict[str, Any]) -> None:
+        d["build"] = dict(OTHER)
+        del d["groups"][group]
+    cut = _edit(report, "diagnose.json", delete, tmp_path / "cut")
+    code, got = _qualify(cut, store, "--recompute")
+    assert code == 1 and [p["kind"] for p in got["problems"]] == ["report_from_other_build"]
+    block = got["recomputed"]
+    assert f"groups.{group}" in block["only_recomputed_paths"]
+    assert block["only_in_report"] == 0
 
 
 def test_a_report_without_a_build_is_another_unknown_build(diagnosed: tuple[Path, Path],
@@ -163,10 +187,10 @@ def test_a_forged_number_in_another_builds_report_is_still_named(
         "detail": f"diagnose.json was written by another build: {OTHER_NAME} wrote it, "
                   f"{_this_name()} recomputed it; of the {n} value(s) both builds write, 1 "
                   f"number(s) differ (groups.{group}.msr: 0.123 in the report, {true_msr!r} "
-                  "recomputed) and the texts agree; 1 value(s) only this build writes, not "
-                  f"asked of the report (groups.{group}.paired.bootstrap_difference_p); a "
-                  "method changed between builds and an edited report read alike here: write "
-                  "the report again with this build to compare like with like"}]
+                  "recomputed) and the texts agree; 1 value(s) this build writes are missing "
+                  f"from the report (groups.{group}.paired.bootstrap_difference_p); a change "
+                  "between builds and an edit of the report read alike here: write the report "
+                  "again with this build to compare like with like"}]
     assert got["recomputed"]["numbers_agree"] is False
     assert got["recomputed"]["numbers_differing"] == 1
 
@@ -221,7 +245,8 @@ def test_a_regrade_of_another_build_leaves_its_row_ids_out(diagnosed: tuple[Path
             row["row_id"] = digest({k: v for k, v in row.items() if k != "row_id"})
     honest = _edit(out, "regrade.json", older, tmp_path / "honest")
     code, got = _qualify(honest, store, "--recompute")
-    assert code == 0 and got["problems"] == [], got["problems"]
+    assert code == 1 and [p["kind"] for p in got["problems"]] == ["report_from_other_build"]
+    assert (got["recomputed"]["numbers_agree"], got["recomputed"]["texts_agree"]) == (True, True)
     assert got["recomputed"]["digests_not_compared"] == ["score_rows[].row_id"]
     assert got["recomputed"]["only_recomputed"] == len(doc["score_rows"])
 

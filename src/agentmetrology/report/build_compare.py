@@ -13,12 +13,14 @@ A digest the report holds over its other values (diagnose.json's `digest`, a sco
 `row_id`) changes with any field another build adds, so across builds it is left out and the
 values it covers are compared one by one.
 
-Such a report qualifies only when every value it holds is one this build derives again and each
-is the same (numbers and texts); what this build writes and the report lacks is not asked of
-it. A value the report alone holds is not agreement either: it may be a field this build no
-longer writes, or a group renamed by an edit, and nothing here derives it again. Anything else
-is `report_from_other_build` with result `unavailable`: what would tell an upgrade from an edit
-(the build that wrote the report) is not here.
+Such a report qualifies only when it holds exactly the values this build derives again and each
+is the same (numbers and texts). A value the report alone holds is not agreement: it may be a
+field this build no longer writes, or a group renamed by an edit, and nothing here derives it
+again. Nor is a value this build writes that the report lacks: a field added since that build
+and a section deleted from the report (a group whose diagnosis was unwelcome) read alike. Anything
+else is `report_from_other_build` with result `unavailable`, saying whether the values both
+write agree: what would tell an upgrade from an edit (the build that wrote the report) is not
+here.
 """
 
 from __future__ import annotations
@@ -122,7 +124,7 @@ def _not_compared(found: Shared) -> str:
         parts.append(f"{len(found.only_report)} value(s) only the report holds, not derived "
                      f"again ({listed(found.only_report)})")
     if found.only_again:
-        parts.append(f"{len(found.only_again)} value(s) only this build writes, not asked of "
+        parts.append(f"{len(found.only_again)} value(s) this build writes are missing from "
                      f"the report ({listed(found.only_again)})")
     return "; " + "; ".join(parts) if parts else ""
 
@@ -150,7 +152,7 @@ def other_build(name: str, written: dict[str, str] | None, report: dict[str, Any
              **found.to_json()}
     head = (f"{name} was written by another build: {build_name(written)} wrote it, "
             f"{build_name(this_build())} recomputed it")
-    if found.agree and not found.only_report:
+    if found.agree and not found.only_report and not found.only_again:
         return OtherBuild([], [f"{OTHER_BUILD}: {head}; the {found.compared} value(s) both "
                                f"builds write agree (numbers and texts){_not_compared(found)}"],
                           block, 0)
@@ -159,8 +161,8 @@ def other_build(name: str, written: dict[str, str] | None, report: dict[str, Any
               f"{len(found.texts)} text(s) differ ({listed(found.texts)})"
               if found.texts else "the texts agree"]
     detail = (f"{head}; of the {found.compared} value(s) both builds write, "
-              f"{' and '.join(differ)}{_not_compared(found)}; a method changed between builds "
-              "and an edited report read alike here: write the report again with this build "
-              "to compare like with like")
+              f"{' and '.join(differ)}{_not_compared(found)}; a change between builds and an "
+              "edit of the report read alike here: write the report again with this build to "
+              "compare like with like")
     return OtherBuild([{"kind": OTHER_BUILD, "result": UNAVAILABLE, "detail": detail}], [],
                       block, len(found.only_report))
