@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -36,12 +37,20 @@ _BYTECODE = (".pyc", ".pyo")
 def code_digest(root: Path) -> str:
     """Return the sha256 over every file below `root` (relative path, size and bytes, in path
     order), compiled bytecode left out."""
-    files = sorted((p.relative_to(root).as_posix(), p) for p in root.rglob("*")
-                   if p.is_file() and "__pycache__" not in p.parts
-                   and p.suffix not in _BYTECODE)
+    files = []
+    for top, dirs, names in os.walk(root):  # (not Path.rglob: 4x the time on the package)
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        rel = os.path.relpath(top, root).replace(os.sep, "/")
+        prefix = "" if rel == "." else rel + "/"
+        for n in names:
+            path = os.path.join(top, n)
+            if not n.endswith(_BYTECODE) and os.path.isfile(path):
+                files.append((prefix + n, path))
+    files.sort()
     h = hashlib.sha256()
     for name, path in files:
-        data = path.read_bytes()
+        with open(path, "rb") as fh:
+            data = fh.read()
         h.update(f"{name}\0{len(data)}\0".encode())
         h.update(data)
     return h.hexdigest()
