@@ -66,7 +66,9 @@ __all__ = [
     "FORMAT",
     "MAX_MEMBER_BYTES",
     "MemberReader",
+    "PlannedKey",
     "load_inspect",
+    "load_inspect_planned",
     "loads_tolerant",
     "looks_like_inspect",
     "resolved",
@@ -312,8 +314,19 @@ def _header(reader: MemberReader, names: list[str], path: Path) -> _Log:
         raise ArchiveFormatError(f"{where}: {exc}") from exc
 
 
+# A planned episode of a log: run, model, solver, Inspect task, sample id, epoch.
+PlannedKey = tuple[str, str, str, str, str, int]
+
+
 def load_inspect(path: Path, max_member_bytes: int = MAX_MEMBER_BYTES) -> Archive:
     """Return an Archive read from an Inspect `.eval` log; errored and unscored samples stay."""
+    return load_inspect_planned(path, max_member_bytes)[0]
+
+
+def load_inspect_planned(path: Path, max_member_bytes: int = MAX_MEMBER_BYTES
+                         ) -> tuple[Archive, set[PlannedKey]]:
+    """Return `load_inspect(path)` and the episodes the log's header plans (a directory's
+    copies of one log plan the same episodes, counted once)."""
     if not zipfile.is_zipfile(path):
         raise ArchiveFormatError(f"{path.name}: not a zip file, so not an Inspect .eval log")
     archive = Archive(source=path.name, format=FORMAT)
@@ -336,7 +349,8 @@ def load_inspect(path: Path, max_member_bytes: int = MAX_MEMBER_BYTES) -> Archiv
     _add_missing(archive, log)
     archive.notes.update({"log_status": log.status, "headline_scorer": log.scorer,
                           "inspect_task": log.task, "planned": log.planned_count})
-    return archive
+    return archive, {(log.run, log.model, log.scaffold, log.task, sid, epoch)
+                     for sid, epoch in log.planned()}
 
 
 def _read_record(reader: MemberReader, name: str, archive: Archive,
