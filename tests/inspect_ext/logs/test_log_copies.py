@@ -146,3 +146,23 @@ def test_a_span_a_log_repeats_within_itself_stays_the_cost_check_s(tmp_path: Pat
     assert (two["archive"]["spans"], two["cost"]["alignment"]["duplicate_span_ids"]) == (2, 1)
     assert two["cost"]["all_spans"]["cost"] == 0.25
     assert two["load"]["problems"][0] == f"b.eval: 2 {FOLDED}"
+
+
+def test_model_events_without_uuid_of_two_tasks_of_one_run_are_two_spans(tmp_path: Path) -> None:
+    # Before, an event without uuid was named by its episode id (run/sample/epoch) alone, which
+    # the samples 1 of two tasks of one run share: the cost check kept one span of that id,
+    # and the total read 0.5 (task_b's call uncounted).
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    _log(logs / "task_a.eval", {"1": [_model(None, 0.5)]}, task="task_a")
+    _log(logs / "task_b.eval", {"1": [_model(None, 0.25)]}, task="task_b")
+    doc = _audit(logs)
+    cost = doc["cost"]
+    assert (cost["all_spans"]["spans"], cost["all_spans"]["cost"]) == (2, 0.75)
+    assert cost["alignment"]["duplicate_span_ids"] == 0
+    # and a copy of one of them is folded by that id as it would be by a uuid
+    _log(logs / "task_b (copy).eval", {"1": [_model(None, 0.25)]}, task="task_b")
+    again = _audit(logs)
+    for section in SECTIONS:
+        assert again[section] == doc[section], section
+    assert again["load"]["problems"][0] == f"task_b.eval: 1 {FOLDED}"
