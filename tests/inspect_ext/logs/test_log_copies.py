@@ -166,3 +166,40 @@ def test_model_events_without_uuid_of_two_tasks_of_one_run_are_two_spans(tmp_pat
     for section in SECTIONS:
         assert again[section] == doc[section], section
     assert again["load"]["problems"][0] == f"task_b.eval: 1 {FOLDED}"
+
+
+JSON_NOT_READ = ("not read: an Inspect log in JSON format, and only .eval logs are read "
+                 "(`inspect log convert PATH --to eval --output-dir DIR` writes a log as .eval; "
+                 "leave it out if it is a .eval log of this folder saved again)")
+
+
+def test_the_log_saved_again_as_json_is_named_not_read(demo: Path, tmp_path: Path) -> None:
+    # Inspect writes a log as .eval or as .json (inspect_log_writer.py writes both); only .eval
+    # logs are read, so the .json copy adds nothing, but before it was passed over in silence
+    # (and so were the samples of a run saved as .json alone).
+    one = _audit(_folder(tmp_path / "one", {"run.eval": demo}))
+    logs = _folder(tmp_path / "two", {"run.eval": demo, "run.json": demo.with_suffix(".json")})
+    (logs / "notes.json").write_text('{"version": "of my notes"}')  # not an Inspect log
+    two = _audit(logs)
+    for section in SECTIONS:
+        assert two[section] == one[section], section
+    assert two["load"]["problems"] == [f"run.json: {JSON_NOT_READ}"]
+    assert two["load"]["notes"]["json_logs_not_read"] == ["run.json"]
+
+
+def test_a_folder_of_json_logs_only_says_so(demo: Path, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from agentmetrology.archive import ArchiveFormatError
+    from agentmetrology.cli.main import app
+
+    logs = _folder(tmp_path, {"run.json": demo.with_suffix(".json")})
+    why = ("(it holds 1 Inspect log(s) in JSON format, e.g. run.json, which are not read: "
+           "`inspect log convert PATH --to eval --output-dir DIR` writes a log as .eval)")
+    with pytest.raises(ArchiveFormatError) as err:
+        load_archive(logs)
+    assert str(err.value) == ("logs: a directory that is neither an agm evidence store nor "
+                              f"holds Inspect .eval logs {why}")
+    res = CliRunner().invoke(app, ["archive", "audit", str(logs), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 2 and res.stderr.count("\n") == 1
+    assert res.stderr.rstrip().endswith(f"nor holds Inspect .eval logs: {logs} {why}")

@@ -11,7 +11,14 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from agentmetrology.archive.importers.formats import ArchiveFormat, Claim, log_files
+from agentmetrology.archive.importers.formats import (
+    CONVERT_JSON_LOG,
+    ArchiveFormat,
+    Claim,
+    json_log_files,
+    json_logs_only,
+    log_files,
+)
 from agentmetrology.archive.importers.span_repeats import SpanRepeats
 from agentmetrology.archive.model import Archive, ArchiveFormatError, LoadProblem
 from agentmetrology.inspect_ext.logs.importer import (
@@ -24,7 +31,7 @@ from agentmetrology.inspect_ext.logs.importer import (
 
 def _no_logs(path: Path) -> ArchiveFormatError:
     return ArchiveFormatError(f"{path.name}: a directory that is neither an agm evidence "
-                              "store nor holds Inspect .eval logs")
+                              f"store nor holds Inspect .eval logs{json_logs_only(path)}")
 
 
 def load_log_dir(path: Path, max_member_bytes: int) -> Archive:
@@ -56,8 +63,15 @@ def load_log_dir(path: Path, max_member_bytes: int) -> Archive:
     if not imported:
         raise ArchiveFormatError(f"{path.name}: none of its {len(files)} .eval log(s) could be "
                                  f"read; first: {archive.problems[0]}")
+    unread = json_log_files(path)
+    for f in unread:  # its samples would be missing from every count without a word
+        archive.problems.append(LoadProblem(f.name, None, (
+            "not read: an Inspect log in JSON format, and only .eval logs are read "
+            f"({CONVERT_JSON_LOG}; leave it out if it is a .eval log of this folder saved "
+            "again)")))
     archive.notes.update({"log_directory": True, "logs_found": len(files),
                           "logs_imported": imported, "logs": logs, "planned": len(planned),
+                          "json_logs_not_read": [f.name for f in unread],
                           "spans_repeated": sum(v.get("spans_repeated", 0)
                                                 for v in logs.values())})
     return archive
