@@ -13,7 +13,7 @@ from typing import Any
 from agentmetrology.archive.importers import load_archive
 from agentmetrology.archive.importers.agm_store import looks_like_store, open_store
 from agentmetrology.archive.importers.detect import format_names, known_format
-from agentmetrology.archive.importers.formats import log_files
+from agentmetrology.archive.importers.formats import json_logs_only, log_files
 from agentmetrology.archive.importers.limits import MAX_MEMBER_BYTES
 from agentmetrology.archive.model import Archive, ArchiveFormatError
 from agentmetrology.archive.recovery import recover_grades
@@ -42,7 +42,8 @@ def input_file(path: Path, what: str, dir_ok: bool = False) -> Path:
         if looks_like_store(resolved) or log_files(resolved):
             return resolved
         raise InputRefused(f"{what} is a directory that is neither an evidence store (holding "
-                           f"{LEDGER_FILE}) nor holds Inspect .eval logs: {path}")
+                           f"{LEDGER_FILE}) nor holds Inspect .eval logs: {path}"
+                           f"{json_logs_only(resolved)}")
     if not resolved.is_file():
         raise InputRefused(f"{what} is not a regular file" + (
             ", an evidence store or a directory of .eval logs" if dir_ok else "") + f": {path}")

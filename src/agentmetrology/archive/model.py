@@ -128,6 +128,16 @@ class ArchiveEpisode:
         return "pass" if self.grade.passed else "fail"
 
 
+RepeatKey = tuple[str, str, str, str, int, object]
+
+
+def repeat_key(ep: ArchiveEpisode) -> RepeatKey:
+    """Return what makes two records one episode when several sources hold it: run, model,
+    scaffold, task, trial and Inspect task (an Inspect run of several tasks gives them one run
+    id and sample ids 1..N each: the task's name tells their samples apart)."""
+    return (ep.run, ep.model, ep.scaffold, ep.task, ep.trial, ep.meta.get("inspect_task"))
+
+
 def _result(ep: ArchiveEpisode) -> tuple[str, float | None, float | None]:
     return ep.outcome, ep.stored_score, ep.grade.score if ep.grade else None
 

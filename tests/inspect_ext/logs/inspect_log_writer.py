@@ -5,16 +5,20 @@ The suite writes it in the one process that writes every Inspect log it reads
 
 Six samples x two epochs: s1 raises in the solver (errored, fail_on_error=False), s2's scorer
 returns NaN (unscored), s4's scorer returns None (no score); s0 and s3 are correct, s5 incorrect.
-The mock model's outputs carry usage so no tokenizer download is attempted (offline).
+The mock model's outputs carry usage so no tokenizer download is attempted (offline), and a cost
+(0.0125 for the call of lookup, 0.0075 for the final answer) so the cost check has money to add.
+The same log is written once more as Inspect's JSON log format, beside it (`<name>.json`).
 """
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
+from inspect_ai.log import read_eval_log, write_eval_log
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 from inspect_ai.scorer import CORRECT, INCORRECT, Score, accuracy, scorer
 from inspect_ai.solver import generate, solver, use_tools
@@ -37,9 +41,11 @@ def lookup():  # type: ignore[no-untyped-def]
 def outputs(messages, tools, tool_choice, config):  # type: ignore[no-untyped-def]
     if tools and not any(m.role == "tool" for m in messages):
         out = ModelOutput.for_tool_call("mockllm/model", "lookup", {"key": "k1"})
+        cost = 0.0125
     else:
         out = ModelOutput.from_content("mockllm/model", "final answer")
-    out.usage = ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15)
+        cost = 0.0075
+    out.usage = ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15, total_cost=cost)
     return out
 
 
@@ -75,7 +81,10 @@ def write_log(log_dir: str) -> str:
     model = get_model("mockllm/model", custom_outputs=outputs)
     (log,) = inspect_eval(task, model=model, log_dir=log_dir, fail_on_error=False,
                           display="none")
-    return str(log.location)
+    location = Path(log.location)
+    write_eval_log(read_eval_log(str(location)), str(location.with_suffix(".json")),
+                   format="json")
+    return str(location)
 
 
 if __name__ == "__main__":

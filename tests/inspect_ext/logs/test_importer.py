@@ -67,7 +67,9 @@ def test_real_inspect_log_provenance_and_spans(real_log: Path) -> None:
     assert prov["candidates"] == 0 and prov["unmatched_executed"] == 0
     cost = doc["cost"]
     assert cost["applicable"] and cost["model_spans"] == 20
-    assert cost["weight"] == "tokens" and cost["multiplicity"] == 1.0
+    # every model event has a cost (inspect_log_writer.py: 10 calls of 0.0125, 10 of 0.0075)
+    assert cost["weight"] == "cost" and cost["multiplicity"] == 1.0
+    assert cost["all_spans"]["cost"] == 0.20000000000000007  # the float sum, in span order
 
 
 def _sample(sid: str, value: object, error: str | None = None) -> bytes:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agentmetrology.archive.model import ArchiveEpisode
-from agentmetrology.inspect_ext.logs.importer import _span
+from agentmetrology.inspect_ext.logs.spans import model_span as _span
 
 
 def _event(usage: dict[str, object]) -> dict[str, object]:

@@ -19,7 +19,9 @@ from agentmetrology.archive.model import (
     ArchiveEpisode,
     ArchiveFormatError,
     LoadProblem,
+    RepeatKey,
     merge_repeat,
+    repeat_key,
     repeat_text,
 )
 
@@ -78,13 +80,10 @@ def _fold_repeats(archive: Archive) -> None:
     re-download) counted every sample twice, with a pass^2 for tasks that ran once. A repeat
     with the same result is dropped, one with another leaves the episode ungraded
     (`merge_repeat`); each is listed."""
-    kept: dict[tuple[str, str, str, str, int, object], int] = {}
+    kept: dict[RepeatKey, int] = {}
     out: list[ArchiveEpisode] = []
     for ep in archive.episodes:
-        # an Inspect run of several tasks gives them one run id and sample ids 1..N each:
-        # the task's name tells their samples apart (a copied log repeats it too)
-        key = (ep.run, ep.model, ep.scaffold, ep.task, ep.trial, ep.meta.get("inspect_task"))
-        at = kept.setdefault(key, len(out))
+        at = kept.setdefault(repeat_key(ep), len(out))
         if at == len(out):
             out.append(ep)
         elif ep.reason in ABSENT:

@@ -74,6 +74,32 @@ def log_files(path: Path) -> list[Path]:
     return sorted(p for p in path.glob("*.eval") if p.is_file())
 
 
+# How to make an Inspect log in JSON format readable: Inspect's converter writes it as `.eval`.
+CONVERT_JSON_LOG = "`inspect log convert PATH --to eval --output-dir DIR` writes a log as .eval"
+
+
+def json_log_files(path: Path) -> list[Path]:
+    """Return the Inspect logs in JSON format directly inside a directory, sorted by name: they
+    are not read (only `.eval` logs are), so each is named rather than passed over in silence."""
+    return sorted(p for p in path.glob("*.json") if p.is_file() and _json_log_head(p))
+
+
+def _json_log_head(path: Path) -> bool:
+    try:
+        head = _head(path)
+    except OSError:
+        return False
+    # Inspect writes a JSON log's keys in the order version, status, eval, ...
+    return head.startswith(b"{") and b'"version"' in head and b'"eval"' in head
+
+
+def json_logs_only(path: Path) -> str:
+    """Return what a directory without `.eval` logs says of its JSON logs ("" when none)."""
+    found = json_log_files(path)
+    return (f" (it holds {len(found)} Inspect log(s) in JSON format, e.g. {found[0].name}, "
+            f"which are not read: {CONVERT_JSON_LOG})" if found else "")
+
+
 def reads_file(name: str, load: Callable[[Path, Any, int], Archive]
                ) -> Callable[[Path, Any, int], Archive]:
     """Return `load` refusing a directory or a missing file first (a format of one file)."""

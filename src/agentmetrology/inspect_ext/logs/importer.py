@@ -25,7 +25,6 @@ from typing import Any
 from agentmetrology.archive.importers.limits import (
     MAX_PLANNED_ABSENT,
     Malformed,
-    cost,
     count,
     repeated_key,
     twice_text,
@@ -47,6 +46,7 @@ from agentmetrology.archive.redact import redact
 from agentmetrology.edges.json_keys import KeyMarks, first_repeated
 from agentmetrology.inspect_ext.logs.grades import error_text, score_value
 from agentmetrology.inspect_ext.logs.grades import grade_sample as _grade
+from agentmetrology.inspect_ext.logs.spans import model_span
 from agentmetrology.inspect_ext.logs.zip_members import (
     MAX_MEMBER_BYTES,
     InflateLimitError,
@@ -56,7 +56,6 @@ from agentmetrology.inspect_ext.logs.zip_members import (
     member_names,
 )
 from agentmetrology.records.events import ACTORS
-from agentmetrology.records.numbers import finite_float
 
 FORMAT = "inspect"
 _ATTACHMENT = "attachment://"
@@ -66,7 +65,9 @@ __all__ = [
     "FORMAT",
     "MAX_MEMBER_BYTES",
     "MemberReader",
+    "PlannedKey",
     "load_inspect",
+    "load_inspect_planned",
     "loads_tolerant",
     "looks_like_inspect",
     "resolved",
@@ -124,49 +125,9 @@ def _walk_events(ep: ArchiveEpisode, events: list[Any],
                                               resolved(args, attachments)
                                               if isinstance(args, dict) else None,
                                               _text(tc.get("id"))))
-            spans.append(_span(ev, ep, i))
+            spans.append(model_span(ev, ep, i))
     ep.executed_calls = calls
     return spans
-
-
-def _span(ev: dict[str, Any], ep: ArchiveEpisode, index: int) -> TraceSpan:
-    """Return a model-call TraceSpan for one Inspect model event."""
-    usage = _obj(_obj(ev.get("output"), "output").get("usage"), f"events[{index}].output.usage")
-    response = _obj(_obj(ev.get("call"), f"events[{index}].call").get("response"),
-                    f"events[{index}].call.response")
-    uuid = _text(ev.get("uuid"))
-    model = ev.get("model")
-    return TraceSpan(
-        span_id=uuid or f"{ep.episode_id}/model/{index}", parent_id=None,
-        kind="model", model=model if isinstance(model, str) else None,
-        response_id=response.get("id") if isinstance(response.get("id"), str) else None,
-        # Inspect's input_tokens leave out the cache's reads and writes; a span's input tokens
-        # include them (the cached ones are a part of the input, as in BillableAttempt).
-        attempt_id=uuid, input_tokens=(_tokens(usage, "input_tokens", index)
-                                       + _tokens(usage, "input_tokens_cache_read", index)
-                                       + _tokens(usage, "input_tokens_cache_write", index)),
-        output_tokens=_tokens(usage, "output_tokens", index),
-        cached_tokens=_tokens(usage, "input_tokens_cache_read", index),
-        cost=_cost(usage.get("total_cost")), run=ep.run, episode_id=ep.episode_id,
-        usage_known=usage.get("input_tokens") is not None
-        and usage.get("output_tokens") is not None)
-
-
-def _cost(raw: Any) -> float | None:
-    """Return a model event's cost: None when absent or NaN (unknown), Malformed when negative."""
-    # Inspect writes NaN for what it could not compute; a finite cost outside [0, MAX_COST]
-    # would make totals infinite and their ratios NaN, so the sample cannot be trusted.
-    return None if finite_float(raw) is None and not isinstance(raw, int) else cost(raw)
-
-
-def _tokens(usage: dict[str, Any], key: str, index: int) -> int:
-    raw = usage.get(key)
-    if raw is None:
-        return 0
-    value = count(raw)
-    if value is None:
-        raise Malformed(f"events[{index}].output.usage.{key} is not a token count")
-    return value
 
 
 def _termination(ep: ArchiveEpisode, sample: dict[str, Any]) -> None:
@@ -312,8 +273,19 @@ def _header(reader: MemberReader, names: list[str], path: Path) -> _Log:
         raise ArchiveFormatError(f"{where}: {exc}") from exc
 
 
+# A planned episode of a log: run, model, solver, Inspect task, sample id, epoch.
+PlannedKey = tuple[str, str, str, str, str, int]
+
+
 def load_inspect(path: Path, max_member_bytes: int = MAX_MEMBER_BYTES) -> Archive:
     """Return an Archive read from an Inspect `.eval` log; errored and unscored samples stay."""
+    return load_inspect_planned(path, max_member_bytes)[0]
+
+
+def load_inspect_planned(path: Path, max_member_bytes: int = MAX_MEMBER_BYTES
+                         ) -> tuple[Archive, set[PlannedKey]]:
+    """Return `load_inspect(path)` and the episodes the log's header plans (a directory's
+    copies of one log plan the same episodes, counted once)."""
     if not zipfile.is_zipfile(path):
         raise ArchiveFormatError(f"{path.name}: not a zip file, so not an Inspect .eval log")
     archive = Archive(source=path.name, format=FORMAT)
@@ -336,7 +308,8 @@ def load_inspect(path: Path, max_member_bytes: int = MAX_MEMBER_BYTES) -> Archiv
     _add_missing(archive, log)
     archive.notes.update({"log_status": log.status, "headline_scorer": log.scorer,
                           "inspect_task": log.task, "planned": log.planned_count})
-    return archive
+    return archive, {(log.run, log.model, log.scaffold, log.task, sid, epoch)
+                     for sid, epoch in log.planned()}
 
 
 def _read_record(reader: MemberReader, name: str, archive: Archive,
