@@ -13,7 +13,9 @@ code. The process is restarted for the next call. After MAX_CONSECUTIVE_FAILURES
 in a row the scorer is not called again (each later cell is INVALID "not called: ..."), so a
 scorer that hangs on everything costs seconds, not hours. Every message is redacted (credential
 patterns and the values of credential-named environment variables) before it can reach
-audit.json or the terminal.
+audit.json or the terminal. The user's Ctrl-C is never a cell: the worker runs in a session of
+its own and ignores SIGINT, so the KeyboardInterrupt is raised here, in the audit, which stops
+(`agm audit` exits 130) and kills the worker on its way out.
 """
 
 from __future__ import annotations

@@ -5,8 +5,9 @@ TARGET is any registered environment (`agm envs`) or `bfcl`.
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,17 +31,30 @@ from agentmetrology.cli.console import err_console, make_console
 from agentmetrology.cli.env_cmd import env_arg
 from agentmetrology.cli.errors import fail, user_errors
 from agentmetrology.records.canonical import to_plain
+from agentmetrology.records.environment import EnvSpec
 from agentmetrology.report.audit_files import write_files
 from agentmetrology.report.audit_report import render_audit_report
 from agentmetrology.report.terminal.audit_card import print_audit
 from agentmetrology.report.terminal.progress import stage_progress
 
 
+@contextlib.contextmanager
+def unless_interrupted(out: Path, what: str = "audit") -> Iterator[None]:
+    """End the user's Ctrl-C (KeyboardInterrupt) inside in one line and exit code 130, as
+    `agm campaign run` does: no cell it cut short reaches a report, and none is written (an
+    audit's files are written all at once or not at all: audit.output)."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        fail(f"interrupted: no {what} was written to {out}; run the same command to start "
+             "again", code=130)
+
+
 def write_rendered(doc: Any, out: Path, json_out: bool,
                    render: Callable[[Any], tuple[str, str]]) -> dict[str, Path] | None:
     """Render and write an audit's artifacts; return their paths, or None after printing the
     card as JSON (`--json`). A refused report or an unwritable folder ends in one line."""
-    with user_errors():
+    with user_errors(), unless_interrupted(out):
         paths = write_files(doc, out, render)
     if json_out:
         print(json.dumps(to_plain(doc["card"]), indent=2, sort_keys=True))
@@ -96,8 +110,8 @@ def audit_cmd(
     (each has its own --help; docs/inspect.md).
     """
     out = out or Path(f"out/audit-{target}")
-    with user_errors():  # the options are checked before any work is done
-        check_writable(out)
+    with user_errors(), unless_interrupted(out):
+        check_writable(out)  # the options are checked before any work is done
         if target in AUDIT_TARGETS:  # a registered audit target (bfcl), else an environment
             if store is not None:
                 fail(f"--store audits recorded episodes of a registered environment, not "
@@ -105,35 +119,45 @@ def audit_cmd(
             if scorer:  # ignored, the card would license the shipped checker as if yours
                 fail(f"--scorer replaces the shipped scorer of a registered environment; "
                      f"{target} audits its own checker: drop --scorer")
-            _audit_named(target, category or "simple_python", limit, out, json_out)
-            return
-        spec = env_arg(target)
-        bfcl_only = [o for o, v in (("--category", category), ("--limit", limit)) if v is not None]
-        if bfcl_only:  # silently ignored before: the audit ran as if they were not given
-            fail(f"{' and '.join(bfcl_only)} apply to `agm audit bfcl` only; an environment's "
-                 "audit takes --seeds: drop them")
-        count, budgets = seed_count(seeds), parse_budgets(output_budget)
-        levels = store_levels(spec, store, level or [], campaign or [])
-        user = user_scorer(scorer, scorer_timeout)
+            doc = _audit_named(target, category or "simple_python", limit)
+        else:
+            spec = env_arg(target)
+            bfcl_only = [o for o, v in (("--category", category), ("--limit", limit))
+                         if v is not None]
+            if bfcl_only:  # silently ignored before: the audit ran as if they were not given
+                fail(f"{' and '.join(bfcl_only)} apply to `agm audit bfcl` only; an "
+                     "environment's audit takes --seeds: drop them")
+            doc = _audit_env(spec, seeds, analysis_seed, scorer, scorer_timeout, store,
+                             level or [], campaign or [], output_budget)
+    _emit(doc, out, json_out)
+
+
+def _audit_env(spec: EnvSpec, seeds: str, analysis_seed: int, scorer: str | None,
+               scorer_timeout: float, store: Path | None, level: list[str],
+               campaign: list[str], output_budget: str) -> dict[str, Any]:
+    """Audit a registered environment (with the user's --scorer, if given); return the sealed
+    document."""
+    count, budgets = seed_count(seeds), parse_budgets(output_budget)
+    levels = store_levels(spec, store, level, campaign)
+    user = user_scorer(scorer, scorer_timeout)
+    try:
         try:
-            try:
-                env_target = EnvTarget(spec, seeds=count, scorer=user,
-                                       scorer_label=user.label if user else None)
-            except ValueError as exc:
-                fail(str(exc))
-            recorded = None if store is None else read_recorded(store, env_target, levels,
-                                                                campaign or None)
-            with stage_progress(err_console) as progress:
-                doc = audit_env(env_target, seed=analysis_seed, progress=progress,
-                                store=recorded, budgets=budgets)
-        finally:
-            if user is not None:
-                user.close()
-    _emit(seal(doc), out, json_out)
+            env_target = EnvTarget(spec, seeds=count, scorer=user,
+                                   scorer_label=user.label if user else None)
+        except ValueError as exc:
+            fail(str(exc))
+        recorded = None if store is None else read_recorded(store, env_target, levels,
+                                                            campaign or None)
+        with stage_progress(err_console) as progress:
+            doc = audit_env(env_target, seed=analysis_seed, progress=progress,
+                            store=recorded, budgets=budgets)
+    finally:
+        if user is not None:
+            user.close()
+    return seal(doc)
 
 
-def _audit_named(name: str, category: str, limit: int | None, out: Path,
-                 json_out: bool) -> None:
+def _audit_named(name: str, category: str, limit: int | None) -> dict[str, Any]:
     """Audit a registered audit target, e.g. bfcl: the Berkeley Function Calling Leaderboard's
     AST checker (optional extra `bfcl`, whose absence is an ImportError said in one line)."""
     from agentmetrology.audit.generic_audit import audit_target
@@ -142,4 +166,4 @@ def _audit_named(name: str, category: str, limit: int | None, out: Path,
         named = AUDIT_TARGETS.create(name, category=category, limit=limit)
     except (ImportError, ValueError) as exc:
         fail(str(exc))
-    _emit(seal(audit_target(named.target, extra=named.extra)), out, json_out)
+    return seal(audit_target(named.target, extra=named.extra))

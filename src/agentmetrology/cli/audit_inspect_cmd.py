@@ -16,7 +16,7 @@ import typer
 
 from agentmetrology.audit.options import check_writable
 from agentmetrology.cli.args import finite
-from agentmetrology.cli.audit_cmd import write_rendered
+from agentmetrology.cli.audit_cmd import unless_interrupted, write_rendered
 from agentmetrology.cli.console import err_console, make_console
 from agentmetrology.cli.errors import fail, user_errors
 from agentmetrology.records.names import compact_slug
@@ -90,7 +90,8 @@ def inspect_cmd(
         judge = judge_from_options(judge_model, base_url, api_key_env)
     # Inspect prints on stdout (its "hooks enabled" banner the first time a model is made, a
     # task's own prints): stdout is the card's (--json), so all of that goes to stderr.
-    with stage_progress(err_console) as progress, contextlib.redirect_stdout(sys.stderr):
+    with unless_interrupted(out), stage_progress(err_console) as progress, \
+            contextlib.redirect_stdout(sys.stderr):
         if progress is not None:
             err_console.print(f"auditing {task}", markup=False, soft_wrap=True)
             progress("loading the task", 0, 0)
@@ -136,7 +137,7 @@ def census_cmd(
         except (ValueError, KeyError, TypeError) as exc:
             fail(str(exc))
     con = make_console()
-    with stage_progress(err_console) as bar:
+    with unless_interrupted(out, "census"), stage_progress(err_console) as bar:
 
         def progress(spec: str, done: int, total: int) -> None:
             if bar is not None:  # a terminal: one bar, benchmarks done of total, elapsed
@@ -168,7 +169,7 @@ def propose_cmd(
     from agentmetrology.inspect_ext.audit.run import judge_from_options
     from agentmetrology.report.proposal_guard import passes
 
-    with user_errors():
+    with user_errors(), unless_interrupted(out, "proposal"):
         refuse_inside_store(out, "proposals")  # before the model is asked
         judge = judge_from_options(model, base_url, api_key_env)
         assert judge is not None  # --model is required

@@ -20,9 +20,11 @@ import tempfile
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from inspect import signature
 from typing import Any
 
 from agentmetrology.audit.target import ScoreOutcome
+from agentmetrology.audit.user_interrupt import noting_interrupts
 from agentmetrology.edges.scratch import scratch_tempdir
 from agentmetrology.inspect_ext.audit.forge import Forged
 from agentmetrology.inspect_ext.audit.load import LoadedTask
@@ -257,18 +259,31 @@ def _no_store_events() -> contextlib.AbstractContextManager[Any]:
     return suspend_store_events()
 
 
+def _without_control_server(inspect_eval: Any) -> dict[str, Any]:
+    """Return the option that keeps Inspect's control server off (where Inspect has one).
+
+    Recent Inspect releases serve every eval on a local socket by default, and that server
+    takes SIGINT while it runs: a Ctrl-C shut the server down and the run went on scoring
+    until it ended. Nobody controls these runs from outside.
+    """
+    return {"ctl_server": False} if "ctl_server" in signature(inspect_eval).parameters else {}
+
+
 def _eval(task: Any, model: Any, roles: dict[str, Any] | None, **kw: Any) -> str | None:
     """Run the task (no sample logs: they cost more than the run) and return its error."""
     from inspect_ai import eval as inspect_eval
 
     # scratch_tempdir: a tau2 task's tools inflate their database into a temporary file each
     # sample and keep it (edges.scratch); the folder holding them goes when the run ends.
-    with tempfile.TemporaryDirectory(prefix="agm-inspect-") as logs, \
+    # noting_interrupts: a Ctrl-C ends the run in KeyboardInterrupt, never in cells (Inspect
+    # would log the run cancelled and its samples would read "ended before scoring").
+    with noting_interrupts(), tempfile.TemporaryDirectory(prefix="agm-inspect-") as logs, \
             contextlib.redirect_stdout(io.StringIO()), _no_store_events(), \
             scratch_tempdir("agm-inspect-tmp-"), watched():
         done = list(inspect_eval(task, model=model, model_roles=roles, display="none",
                                  log_dir=logs, fail_on_error=False, log_samples=False,
-                                 log_realtime=False, score=False, **kw))
+                                 log_realtime=False, score=False,
+                                 **_without_control_server(inspect_eval), **kw))
     for log in done:
         if log.status == "error" and log.error is not None:
             return " ".join(str(log.error.message).split())[:MAX_REASON]

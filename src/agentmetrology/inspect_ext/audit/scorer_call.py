@@ -3,7 +3,8 @@
 Every way a scorer can fail to give one number is its own INVALID cell, never the sample's end
 and never a zero: a raise (SystemExit, KeyboardInterrupt and a CancelledError of its own
 included), a timeout (one that never yields to the event loop too: loop_watch), None, NaN, a
-dict of values (each key's value kept as a part), a string that is not a number.
+dict of values (each key's value kept as a part), a string that is not a number. The user's
+Ctrl-C is none of these: it stops the audit (audit.user_interrupt).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import math
 from typing import Any
 
 from agentmetrology.audit.target import ScoreOutcome
+from agentmetrology.audit.user_interrupt import user_interrupted
 from agentmetrology.inspect_ext.audit.loop_watch import LoopBlocked, stepped
 
 LETTER_VALUES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}  # Inspect's CORRECT/INCORRECT/...
@@ -52,23 +54,40 @@ def _reason(exc: BaseException) -> str:
 Parts = dict[str, ScoreOutcome] | None
 
 
+def _stop_if_interrupted() -> None:
+    """Unwind the run as a cancellation once the user pressed Ctrl-C.
+
+    A cancellation, not the KeyboardInterrupt: one leaving a task leaves the event loop too, and
+    again from each task awaiting that one while the loop is being shut down, which left the
+    loop closed on tasks never finished and a worker thread the process waited on for ever.
+    The run's `noting_interrupts` block ends in the KeyboardInterrupt itself.
+    """
+    if user_interrupted():
+        raise asyncio.CancelledError("interrupted by the user (Ctrl-C)")
+
+
 async def _guarded(call: Any, *args: Any, limit: float) -> tuple[Any, BaseException | None]:
     """Await `call(*args)` (a scorer, the task's solver), each of its steps held to `limit`
     seconds (loop_watch); return (its result, None) or (None, what it raised).
 
     Caught inside the task `wait_for` runs it in: a SystemExit or KeyboardInterrupt that leaves
     a task is re-raised out of the event loop itself (asyncio), which hung the whole audit; a
-    cancellation from outside (the timeout, the run's own limit) still goes through.
+    cancellation from outside (the timeout, the run's own limit) still goes through. So does
+    the user's Ctrl-C (audit.user_interrupt), whatever the call made of it: it is not the
+    call's verdict, and no call starts after it.
     """
+    _stop_if_interrupted()
     try:
-        return await stepped(call(*args), limit), None
+        done: tuple[Any, BaseException | None] = (await stepped(call(*args), limit), None)
     except asyncio.CancelledError as exc:
         running = asyncio.current_task()
         if running is not None and running.cancelling():
             raise  # cancelled from outside: not a verdict
-        return None, exc
+        done = (None, exc)
     except BaseException as exc:  # whatever it raised is its own failure
-        return None, exc
+        done = (None, exc)
+    _stop_if_interrupted()  # raised in it, swallowed by it or turned into another error
+    return done
 
 
 # How a call that gave no verdict at all begins its message (determinism leaves such calls out)

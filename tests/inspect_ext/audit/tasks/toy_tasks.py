@@ -1,6 +1,7 @@
 """Small Inspect tasks written for these tests: known scorers with known verdicts."""
 
 import asyncio
+import os
 import random
 import time
 
@@ -245,3 +246,77 @@ def sleeps_in_sync():
 @task
 def blocking_scorer_task() -> Task:
     return Task(dataset=MATH[:1], solver=generate(), scorer=sleeps_in_sync())
+
+
+# The Ctrl-C tests (test_user_interrupt.py): each call says it began in the file named by
+# AGM_TEST_STARTED, then takes NAP_S seconds, long enough to be interrupted in the middle.
+NAP_S = 20
+
+
+def _began() -> None:
+    mark = os.environ.get("AGM_TEST_STARTED")
+    if mark:
+        with open(mark, "a", encoding="utf-8") as f:
+            f.write("began\n")
+
+
+@scorer(metrics=[accuracy()])
+def naps_blocking():
+    """Holds the event loop for NAP_S seconds (a synchronous call), then says 1.0."""
+    async def score(state: TaskState, target: Target) -> Score:
+        _began()
+        time.sleep(NAP_S)
+        return Score(value=1.0)
+    return score
+
+
+@scorer(metrics=[accuracy()])
+def naps_swallowing():
+    """Awaits NAP_S seconds; whatever stops it (KeyboardInterrupt, a cancellation), it says 0.0."""
+    async def score(state: TaskState, target: Target) -> Score:
+        _began()
+        try:
+            await asyncio.sleep(NAP_S)
+        except BaseException:
+            return Score(value=0.0)
+        return Score(value=1.0)
+    return score
+
+
+@solver
+def naps_solver():
+    """The task's own solver holds the event loop for NAP_S seconds (the do-nothing run)."""
+    async def solve(state: TaskState, generate_) -> TaskState:
+        _began()
+        time.sleep(NAP_S)
+        return state
+    return solve
+
+
+@task
+def napping_scorer_task() -> Task:
+    return Task(dataset=MATH[:1], solver=generate(), scorer=naps_blocking())
+
+
+@task
+def swallowing_scorer_task() -> Task:
+    return Task(dataset=MATH[:1], solver=generate(), scorer=naps_swallowing())
+
+
+@task
+def napping_solver_task() -> Task:
+    return Task(dataset=MATH[:1], solver=naps_solver(), scorer=exact())
+
+
+@scorer(metrics=[accuracy()])
+def raises_keyboard_interrupt():
+    """Raises KeyboardInterrupt itself: its own failure, an INVALID cell, never a Ctrl-C."""
+    async def score(state: TaskState, target: Target) -> Score:
+        raise KeyboardInterrupt("raised by the scorer")
+    return score
+
+
+@task
+def keyboard_interrupt_scorer_task() -> Task:
+    return Task(dataset=MATH[:3], solver=generate(), scorer=[raises_keyboard_interrupt(),
+                                                             exact()])
