@@ -1,7 +1,8 @@
 """The text lines of `agm campaign` and `agm experiment`: status, costs and config problems.
 
-A cost that is not fully known never prints as a number ("unknown (N without a cost)"); a
-config problem prints literally (config text like `[[targets]]` is not rich markup).
+A cost that is not fully known never prints as a number ("unknown (N without a cost)"), a known
+one always in one format (report/terminal/money.py); a config problem prints literally (config
+text like `[[targets]]` is not rich markup).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from rich.text import Text
 
 from agentmetrology.records.verdict import n_counted
 from agentmetrology.report.terminal.campaign_tables import target_table
+from agentmetrology.report.terminal.money import money
 from agentmetrology.store import CampaignStatus
 
 if TYPE_CHECKING:
@@ -93,12 +95,6 @@ def _reasons(excluded: dict[str, Any]) -> str:
                  if reason == "measurement failure" else f"{info['count']} {reason}")
         parts.append(named + (f" ({said})" if said else ""))
     return ", ".join(parts) or "no reason recorded"
-
-
-def money(cost: float) -> str:
-    """Return a known cost: 4 decimals, or 2 significant digits below 0.0001 (never 0.0000
-    for a cost that is not 0)."""
-    return f"{cost:.4f}" if cost == 0 or abs(cost) >= 0.0001 else f"{cost:.2g}"
 
 
 def cost_text(cost: float, unknown: int, short: bool = False) -> str:
