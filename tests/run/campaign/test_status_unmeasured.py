@@ -7,8 +7,6 @@ in the table, as a target measured in part has. Before, it had neither: `--json`
 from __future__ import annotations
 
 import json
-import socket
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -43,15 +41,6 @@ max_retries = 0
 price = {{ input_per_m = 1.0, output_per_m = 2.0 }}
 """
 SCORERS = ("ground_truth_f1", "shape_judge")
-
-
-@pytest.fixture
-def refusing_port() -> Iterator[int]:
-    """A loopback port that refuses connections: bound, never listening."""
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    yield s.getsockname()[1]
-    s.close()
 
 
 @pytest.fixture

@@ -61,8 +61,8 @@ def print_status(console: Console, s: CampaignStatus) -> None:
     console.print(line)
     target_table(console, s, {name: cost_text(c.cost, c.cost_unknown, short=True)
                               for name, c in s.targets.items()})
-    for line in unscored_lines(s):
-        console.print(line, markup=False, emoji=False)
+    for why in unscored_lines(s):
+        console.print(why, markup=False, emoji=False)
     for reason, n in s.not_launched_reasons.items():
         console.print(f"not launched ({n}): {reason}", markup=False, emoji=False)
 
