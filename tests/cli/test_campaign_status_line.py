@@ -26,5 +26,5 @@ def _line(superseded: int, requests: int) -> str:
 def test_counts_agree_with_their_nouns(n: int, requests: str, failures: str) -> None:
     # Before, one request read "1 requests of interrupted or failed attempts".
     line = _line(n, n)
-    assert f", {requests} interrupted or failed attempts (cost 0.2500, included)" in line
+    assert f", {requests} interrupted or failed attempts (cost 0.250000, included)" in line
     assert failures in line

@@ -125,5 +125,5 @@ def test_campaign_progress_bar_keeps_its_words_whole_at_80_columns(tmp_path: Pat
     assert bars, out
     for bar in bars:  # was `c… 12… done 1216`: every column cut
         assert "…" not in bar and len(bar) <= 80, bar
-        assert re.search(r" \d+/50 failed \d+ agent / \d+ infra · cost 0\.0000 \d:\d\d:\d\d$",
+        assert re.search(r" \d+/50 failed \d+ agent / \d+ infra · cost 0\.000000 \d:\d\d:\d\d$",
                          bar), bar

@@ -11,6 +11,7 @@ import typer
 
 from agentmetrology.cli.console import err_console, make_console
 from agentmetrology.cli.errors import fail, user_errors
+from agentmetrology.cli.run_again import Stop, same_command, stop_on_sigterm
 from agentmetrology.report.terminal.campaign_report import print_run_summary, print_store_status
 from agentmetrology.report.terminal.campaign_text import print_problems, say
 from agentmetrology.report.terminal.evidence_text import whole_check_notice
@@ -64,6 +65,7 @@ def validate(file: Path = typer.Argument(..., help="Campaign TOML file.")) -> No
 
 @campaign_app.command("run")
 def run(
+    ctx: typer.Context,
     file: Path = typer.Argument(..., help="Campaign TOML file."),
     store: Path = typer.Option(..., "--store", help="Evidence store directory (created if new)."),
     backend: str = typer.Option("inline", "--backend", help="inline | process | ray"),
@@ -103,7 +105,8 @@ def run(
     # anything) only if something is left to run.
     owns_ray = backend == "ray" and not store.exists() and connect(options)
     try:
-        result = _run(config, store, backend, workers, options, quiet, retry)
+        result = _run(config, store, backend, workers, options, quiet, retry,
+                      same_command("agm campaign run", ctx))
     finally:
         if owns_ray:
             import_ray().shutdown()
@@ -111,16 +114,18 @@ def run(
 
 
 def _run(config: Any, store: Path, backend: str, workers: int | None, options: RayOptions,
-         quiet: bool, retry: bool) -> Any:
-    """Run the campaign into the store; print one error line (exit 2) for what the user can fix."""
+         quiet: bool, retry: bool, again: str) -> Any:
+    """Run the campaign into the store; print one error line (exit 2) for what the user can fix,
+    and, when Ctrl-C or SIGTERM stops it, one line saying that `again` resumes it."""
     from agentmetrology.report.terminal.campaign_progress import CampaignBar
     from agentmetrology.run.campaign import CampaignConfigError, run_campaign
 
     bar = CampaignBar(err_console)
     with user_errors():
         st = open_store(store, create=True)
+    stop = Stop()
     try:
-        with st:
+        with stop_on_sigterm() as stop, st:
             if quiet:
                 return run_campaign(config, st, backend=backend, workers=workers, ray=options,
                                     retry_measurement_failures=retry)
@@ -131,8 +136,9 @@ def _run(config: Any, store: Path, backend: str, workers: int | None, options: R
         print_problems(err_console, exc)
         fail(f"{config.file}: the environment is not ready; nothing was run")
     except KeyboardInterrupt:
-        fail("interrupted: attempts in flight stay recorded as interrupted; run the same "
-             "command to resume", code=130)
+        fail(f"{stop.said()}: the episodes recorded so far are kept and are not run again "
+             "(attempts in flight are recorded as interrupted); to resume, run the same "
+             f"command: {again}", code=stop.code)
 
 
 def _summary(config: Any, store: Path, result: Any, backend: str, retry: bool) -> None:

@@ -11,6 +11,7 @@ import typer
 from agentmetrology.cli.args import seed_value
 from agentmetrology.cli.console import err_console, make_console
 from agentmetrology.cli.errors import fail, user_errors
+from agentmetrology.cli.run_again import Stop, same_command, stop_on_sigterm
 from agentmetrology.cli.run_args import (
     AGENT,
     API_KEY_ENV,
@@ -96,8 +97,8 @@ def truth_cmd(
         out.write(json.dumps(row, separators=(",", ":")) + "\n")
 
 
-def run_cmd(env: str = ENV, task: str = TASK, seeds: str = SEEDS, agent: str = AGENT,
-            model: str = MODEL, level: str = LEVEL, profile: str = PROFILE,
+def run_cmd(ctx: typer.Context, env: str = ENV, task: str = TASK, seeds: str = SEEDS,
+            agent: str = AGENT, model: str = MODEL, level: str = LEVEL, profile: str = PROFILE,
             condition: str = CONDITION, task_args: list[str] = TASK_ARG, limit: int = LIMIT,
             epochs: int = EPOCHS, json_out: bool = JSON_OUT, base_url: str = BASE_URL,
             api_key_env: str = API_KEY_ENV, max_retries: int = MAX_RETRIES,
@@ -124,12 +125,13 @@ def run_cmd(env: str = ENV, task: str = TASK, seeds: str = SEEDS, agent: str = A
              f"{given} (a model-free run is not recorded; to keep its episodes in a store, "
              "run a campaign: `agm campaign run FILE --store DIR`, e.g. examples/campaign.toml)")
     view = RunView(request, json_out, make_console, err_console)
+    stop = Stop()
     try:
-        with view.progress:
+        with stop_on_sigterm() as stop, view.progress:
             outcome = run_request(request, view.row)
     except KeyboardInterrupt:
-        view.interrupted()
-        raise typer.Exit(130) from None
+        view.interrupted(stop.said(), same_command("agm run", ctx))
+        raise typer.Exit(stop.code) from None
     except UserError as exc:
         fail(str(exc))
     code = view.finish(outcome)

@@ -20,8 +20,7 @@ from typing import Any
 from agentmetrology.records.episode import MEASUREMENT_FAILURES, EpisodeKey
 from agentmetrology.store.blobs import BlobCorruptError
 from agentmetrology.store.schema import SERVED_EPISODE_SQL, TOKENS_UNKNOWN_SQL
-
-UNMEASURED = frozenset({"UNKNOWN", "INVALID"})  # a missing measurement: never a zero
+from agentmetrology.store.status_scores import UNMEASURED, campaign_scores
 
 # Read through the key index alone (campaign, target, ...: it covers every column used here),
 # never the administrations' rows, whose sealed bindings make them large: on a big store that
@@ -91,14 +90,6 @@ SELECT a.target, COUNT(*), TOTAL(s.cost), COALESCE(SUM(s.cost IS NULL), 0),
        TOTAL(s.input_tokens), TOTAL(s.output_tokens)
 FROM superseded_episodes s JOIN administrations a ON a.id = s.administration
 WHERE a.campaign = ? GROUP BY a.target
-"""
-# Measurement failures are excluded from agent scores (they say nothing about the agent).
-_SCORES = """
-SELECT a.target, s.scorer, s.status, COUNT(*), TOTAL(s.score), COUNT(s.score)
-FROM assessments s JOIN administrations a ON a.id = s.administration
-JOIN episodes e ON e.administration = s.administration
-WHERE a.campaign = ? AND e.measurement_failure = 0
-GROUP BY a.target, s.scorer, s.status
 """
 
 
@@ -235,7 +226,9 @@ def campaign_status(conn: sqlite3.Connection, campaign: dict[str, Any]) -> Campa
     for c in per.values():
         total = total.plus(c)
     return CampaignStatus(name, campaign["registration_id"], campaign["plan_digest"], total,
-                          dict(sorted(per.items())), _scores(conn, name), reasons)
+                          dict(sorted(per.items())),
+                          campaign_scores(conn, name, {t: c.done for t, c in per.items()}),
+                          reasons)
 
 
 _FAILURE_REASONS = """
@@ -252,27 +245,6 @@ def failure_reasons(conn: sqlite3.Connection, campaign: str, target: str,
     how many episodes gave each (most frequent first)."""
     return [(str(r), int(n)) for r, n in conn.execute(_FAILURE_REASONS,
                                                       (campaign, target, limit))]
-
-
-def _scores(conn: sqlite3.Connection, name: str) -> dict[str, dict[str, dict[str, Any]]]:
-    acc: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
-    for target, scorer, status, n, total, scored in conn.execute(_SCORES, (name,)):
-        s = acc[target].setdefault(scorer, {"n": 0, "statuses": {}, "_sum": 0.0, "_scored": 0})
-        s["n"] += n
-        s["statuses"][status] = n
-        if status not in UNMEASURED:  # a missing measurement is never a zero
-            s["_sum"] += total
-            s["_scored"] += scored
-    out: dict[str, dict[str, dict[str, Any]]] = {}
-    for target, scorers in sorted(acc.items()):
-        out[target] = {}
-        for scorer, s in sorted(scorers.items()):
-            scored = s.pop("_scored")
-            total = s.pop("_sum")
-            s["mean_score"] = round(total / scored, 6) if scored else None
-            s["scored"] = scored
-            out[target][scorer] = s
-    return out
 
 
 # One row per assessment of each recorded episode (a row with null scorer when it has none), in

@@ -37,8 +37,8 @@ from agentmetrology.store.store import EvidenceStore
 
 # status.py and every store module it imports (a test holds them to its imports), the ledger's
 # layout (ledger.py, schema.py) and this memo's own code
-_CODE = ("status.py", "blobs.py", "paths.py", "status_memo.py", "ledger.py", "schema.py",
-         "verify_memo.py")
+_CODE = ("status.py", "status_scores.py", "blobs.py", "paths.py", "status_memo.py", "ledger.py",
+         "schema.py", "verify_memo.py")
 KIND = "status"
 T = TypeVar("T")
 

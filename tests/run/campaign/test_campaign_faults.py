@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import itertools
 import json
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import ClassVar
 
-import pytest
 from typer.testing import CliRunner
 
 from agentmetrology.agents.llm.target import LLMTarget
@@ -55,15 +53,6 @@ PRICE = "price = { input_per_m = 1.0, output_per_m = 2.0, cached_per_m = 0.5 }"
 def llm_only(base_url: str, *, name: str = "llm", price: str = PRICE) -> str:
     """Return a campaign of ten L2 episodes of one llm target at `base_url`."""
     return LLM_ONLY.format(name=name, base_url=base_url, price=price)
-
-
-@pytest.fixture
-def refusing_port() -> Iterator[int]:
-    """A loopback port that refuses connections: bound, never listening."""
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    yield s.getsockname()[1]
-    s.close()
 
 
 def test_a_refusing_endpoint_stops_the_run_with_that_reason(tmp_path: Path,

@@ -344,8 +344,10 @@ def test_ctrl_c_on_a_local_instance_ends_cleanly_with_attempts_interrupted(
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
         assert proc.returncode == 130
-        assert err.splitlines()[-1] == ("error: interrupted: attempts in flight stay recorded "
-                                        "as interrupted; run the same command to resume")
+        assert err.splitlines()[-1] == (
+            "error: interrupted: the episodes recorded so far are kept and are not run again "
+            "(attempts in flight are recorded as interrupted); to resume, run the same command: "
+            f"agm campaign run {file} --store {store} --backend ray --quiet")
         assert "Traceback" not in err
     # The attempts in flight ended interrupted (none left started), each answered request once;
     # resuming from here is what the kill -9 test checks.

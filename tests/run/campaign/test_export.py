@@ -250,7 +250,7 @@ def test_status_shows_scores_per_level_and_condition_in_80_columns(store: Path) 
         in res.stdout
     assert " fake-llm │       4 │    4 │          2 │ unknown (2) │           1.000 \n" \
         in res.stdout
-    assert " no_dedup │       4 │    4 │          0 │      0.0000 │           0.955 \n" \
+    assert " no_dedup │       4 │    4 │          0 │    0.000000 │           0.955 \n" \
         in res.stdout
     assert "interrupted, shape_judge (see --json)" in res.stdout
     assert "…" not in res.stdout  # no name or number was cut

@@ -1,18 +1,20 @@
 """The text lines of `agm campaign` and `agm experiment`: status, costs and config problems.
 
-A cost that is not fully known never prints as a number ("unknown (N without a cost)"); a
-config problem prints literally (config text like `[[targets]]` is not rich markup).
+A cost that is not fully known never prints as a number ("unknown (N without a cost)"), a known
+one always in one format (report/terminal/money.py); a config problem prints literally (config
+text like `[[targets]]` is not rich markup).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.text import Text
 
 from agentmetrology.records.verdict import n_counted
 from agentmetrology.report.terminal.campaign_tables import target_table
+from agentmetrology.report.terminal.money import money
 from agentmetrology.store import CampaignStatus
 
 if TYPE_CHECKING:
@@ -59,14 +61,40 @@ def print_status(console: Console, s: CampaignStatus) -> None:
     console.print(line)
     target_table(console, s, {name: cost_text(c.cost, c.cost_unknown, short=True)
                               for name, c in s.targets.items()})
+    for why in unscored_lines(s):
+        console.print(why, markup=False, emoji=False)
     for reason, n in s.not_launched_reasons.items():
         console.print(f"not launched ({n}): {reason}", markup=False, emoji=False)
 
 
-def money(cost: float) -> str:
-    """Return a known cost: 4 decimals, or 2 significant digits below 0.0001 (never 0.0000
-    for a cost that is not 0)."""
-    return f"{cost:.4f}" if cost == 0 or abs(cost) >= 0.0001 else f"{cost:.2g}"
+def unscored_lines(s: CampaignStatus) -> list[str]:
+    """Return a line per target with recorded episodes and no measured score (its columns show
+    '-'), saying that every episode was excluded and why, as `--json`'s `excluded` does; the
+    scorers are named when only some of the target's have no score."""
+    out = []
+    for target, per in s.scores.items():
+        done = s.targets[target].done if target in s.targets else 0
+        groups: dict[str, list[str]] = {}
+        for scorer, sc in per.items():
+            if done and sc.get("mean_score") is None:
+                groups.setdefault(_reasons(sc.get("excluded") or {}), []).append(scorer)
+        for why, scorers in groups.items():
+            which = "" if len(scorers) == len(per) else f" ({', '.join(scorers)})"
+            every = "its 1 recorded episode" if done == 1 else f"all {done} recorded episodes"
+            out.append(f"{target}{which}: no measured score: {every} excluded: {why}")
+    return out
+
+
+def _reasons(excluded: dict[str, Any]) -> str:
+    """Return 'n reason (details)' per exclusion reason, the 3 most frequent details each."""
+    parts = []
+    for reason, info in (excluded.get("by_reason") or {}).items():
+        details = list((info.get("details") or {}).items())[:3]
+        said = "; ".join(d if len(details) == 1 else f"{n} {d}" for d, n in details)
+        named = (n_counted(info["count"], "measurement failures")
+                 if reason == "measurement failure" else f"{info['count']} {reason}")
+        parts.append(named + (f" ({said})" if said else ""))
+    return ", ".join(parts) or "no reason recorded"
 
 
 def cost_text(cost: float, unknown: int, short: bool = False) -> str:

@@ -15,6 +15,7 @@ from rich.console import Console
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.environment import Column, EnvSpec
 from agentmetrology.records.verdict import n_counted
+from agentmetrology.report.terminal.money import money
 from agentmetrology.report.terminal.table_fit import Col, fit_table
 
 if TYPE_CHECKING:  # the summary's numbers (numpy) are imported only when a run has many rows
@@ -42,7 +43,7 @@ def cost_text(row: dict[str, Any]) -> str:
     """Return a row's cost: a number, 'unknown' (a price is missing) or 'none' (no request)."""
     if not row.get("model_attempts"):
         return "none"
-    return "unknown" if row.get("cost") is None else f"{row['cost']:.4f}"
+    return "unknown" if row.get("cost") is None else money(row["cost"])
 
 
 def failure_line(row: dict[str, Any]) -> str:

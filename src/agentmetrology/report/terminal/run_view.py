@@ -18,7 +18,7 @@ from agentmetrology.report.terminal.run_table import (
     print_rows,
     print_run_summary,
 )
-from agentmetrology.run.adhoc import RunOutcome
+from agentmetrology.run.adhoc import DEFAULT_STORE, RunOutcome
 from agentmetrology.run.request import RunRequest
 
 PROGRESS_AFTER = 20  # episodes: below this a run takes well under a second
@@ -51,12 +51,25 @@ class RunView:
         self.rows.append(row)
         self.progress.advance(self.bar)
 
-    def interrupted(self) -> None:
-        """Print what ran before Ctrl-C (the command then exits 130)."""
+    def interrupted(self, said: str, again: str) -> None:
+        """Print what a stopped run did and whether `again`, the same command, resumes it.
+
+        An LLM run records into a store as it goes (its rows are read back at the end, so
+        none is here yet): the same command resumes. A model-free run is not recorded: it
+        printed its rows as they came, and the same command runs every episode again.
+        """
         r = self.request
+        if r.is_llm:
+            self.err.print(f"error: {said}: the episodes recorded so far are kept in the store "
+                           f"{r.store or DEFAULT_STORE} and are not run again; to resume, run "
+                           f"the same command: {again}", markup=False, emoji=False,
+                           soft_wrap=True)
+            return
         if not self.json_out:
             self._table(f"{self.spec.name}: {r.agent} at {r.level} (interrupted)")
-        self.err.print(f"interrupted after {len(self.rows)} of {self.total} episodes")
+        self.err.print(f"{said} after {len(self.rows)} of {self.total} episodes (a model-free "
+                       "run is not recorded: the same command runs every episode again)",
+                       markup=False, emoji=False, soft_wrap=True)
 
     def finish(self, outcome: RunOutcome) -> int:
         """Print the table (or, for LLM runs, the notices too); return the exit code: 1 when
