@@ -54,6 +54,8 @@ SLOW_MODULES = (
     "tests/envs/conformance/test_run.py",
     "tests/records/test_canonical_properties.py",
     "tests/run/campaign/test_campaign_kill.py",
+    "tests/inspect_ext/audit/test_user_interrupt.py",
+    "tests/run/campaign/test_interrupt_says_resume.py",
 )
 
 
