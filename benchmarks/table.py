@@ -416,6 +416,7 @@ SOURCES: dict[str, Callable[[dict[str, Any]], Iterator[Row]]] = {
     "export_audit_scale": export_audit_scale,
     "export_audit_scale_export50": export_audit_scale, "export_scale_million": export_audit_scale,
     "export_audit_scale_audit10": export_audit_scale,
+    "export_audit_scale_fork48": export_audit_scale,
     "export_audit_scale_audit12": export_audit_scale,
     "export_audit_scale_audit12_loaded": export_audit_scale,
     "export_audit_scale_audit12_vs_c717c82": export_audit_scale,
