@@ -10,6 +10,7 @@ from agentmetrology.archive.report_qualify import store_evidence
 from agentmetrology.cli.console import err_console, make_console
 from agentmetrology.cli.errors import fail, user_errors
 from agentmetrology.cli.evidence_banner import print_banner
+from agentmetrology.cli.run_again import Stop, same_command, stop_on_sigterm
 from agentmetrology.experiment import (
     ExperimentPlan,
     analyse,
@@ -56,7 +57,8 @@ def _plan(file: Path) -> ExperimentPlan:
 
 
 @experiment_app.command("run")
-def run(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML)."),
+def run(ctx: typer.Context,
+        plan_file: Path = typer.Argument(..., help="Experiment plan (TOML)."),
         store: Path = typer.Option(..., "--store", help="Evidence store (created if new)."),
         backend: str = typer.Option("inline", "--backend", help="inline | process | ray"),
         workers: int | None = typer.Option(None, "--workers", min=1)) -> None:
@@ -66,11 +68,14 @@ def run(plan_file: Path = typer.Argument(..., help="Experiment plan (TOML)."),
     plan = _plan(plan_file)
     with user_errors():
         st = open_store(store, create=True)
+    stop = Stop()
     try:  # a changed plan, a busy store or a backend that cannot start: UserErrors
-        with st:
+        with stop_on_sigterm() as stop, st:
             reg, new, result = run_experiment(st, plan, backend=backend, workers=workers)
-    except KeyboardInterrupt:
-        fail("interrupted: run the same command to resume", code=130)
+    except KeyboardInterrupt:  # as `agm campaign run` says it (cli.run_again)
+        fail(f"{stop.said()}: the episodes recorded so far are kept and are not run again "
+             "(attempts in flight are recorded as interrupted); to resume, run the same "
+             f"command: {same_command('agm experiment run', ctx)}", code=stop.code)
     console = make_console()
     console.print(f"experiment {plan.name}: {'registered' if new else 'resumed'} "
                   f"{reg.campaign} (plan {reg.digest[:12]}); {result.recorded} episodes "
