@@ -87,7 +87,7 @@ def test_index_shows_null_scores_with_status_and_unknown_cost(client: TestClient
     assert rows["1"][8] == "infra_error (measurement failure)"
     assert rows["1"][11] == "null (UNKNOWN)"  # never 0
     assert rows["0"][10] == "unknown"  # a request of unknown cost: the total is unknown
-    assert rows["2"][10] == "0.0000"  # no billable request: a known zero
+    assert rows["2"][10] == "0.000000"  # no billable request: a known zero (six decimals)
     assert rows["3"][8] == "pending" and rows["3"][10] == "-" and rows["3"][11] == "not assessed"
 
 
@@ -108,7 +108,7 @@ def test_episode_page_timeline_and_everything_else(client: TestClient) -> None:
     assert assessments[1][:4] == ["shape_judge", "1.0.0", "80 PARTIAL",
                                   "run log lacks retry lines"]
     usage = table_cells(r.text, "usage")
-    assert [u[7] for u in usage] == ["0.0020", "unknown"]
+    assert [u[7] for u in usage] == ["0.002000", "unknown"]
     assert "Cost <span class=\"null\">unknown</span>" in r.text
     assert 'id="submission"' in r.text and "record_id" in r.text
 

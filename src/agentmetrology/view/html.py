@@ -15,6 +15,7 @@ from agentmetrology.edges.display import printable
 from agentmetrology.edges.redaction import PATTERNS
 from agentmetrology.report.html import CSS as REPORT_CSS
 from agentmetrology.report.html import escape
+from agentmetrology.report.money import money
 from agentmetrology.store.reader_queries import UNSCORED
 from agentmetrology.store.redact import MIN_SECRET_LEN, Redactor, env_secrets
 
@@ -155,11 +156,6 @@ def cost_text(cost: float | None, recorded: bool = True) -> str:
     if cost is None:
         return '<span class="null">unknown</span>'
     return escape(money(cost))
-
-
-def money(cost: float) -> str:
-    """Return a known cost with 4 decimals (2 significant digits below 0.0001)."""
-    return f"{cost:.4f}" if cost == 0 or abs(cost) >= 0.0001 else f"{cost:.2g}"
 
 
 def _num(x: float) -> str:

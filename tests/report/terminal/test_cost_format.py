@@ -1,4 +1,4 @@
-"""Costs in terminal tables and lines print in one format, six decimals (report/terminal/money.py).
+"""Costs in terminal tables and lines print in one format, six decimals (report/money.py).
 
 Before, `agm campaign status` printed "4e-05" in the cost column beside "0.0001" (4 decimals, or
 2 significant digits below 0.0001), and `agm run`'s table printed a known 0.000015 as "0.0000".
@@ -12,8 +12,8 @@ import io
 import pytest
 from rich.console import Console
 
+from agentmetrology.report.money import money
 from agentmetrology.report.terminal.campaign_text import cost_text, print_status
-from agentmetrology.report.terminal.money import money
 from agentmetrology.report.terminal.run_table import cost_text as row_cost
 from agentmetrology.store.status import CampaignStatus, Counts
 
@@ -49,3 +49,16 @@ def test_run_rows_and_totals_share_the_format() -> None:
     assert cost_text(4e-05, 0) == "0.000040"  # was 4e-05
     assert cost_text(4e-05, 2) == "unknown (2 without a cost, 0.000040 known)"
     assert cost_text(4e-05, 2, short=True) == "unknown (2)"
+
+
+def test_the_viewer_and_the_judge_line_print_costs_as_the_tables_do() -> None:
+    # The viewer printed 4 decimals, and 2 significant digits below 0.0001 ("4e-05", beside a
+    # table's "0.000040"); the diagnose judge line 4 decimals ("0.0000" for a known 4e-05).
+    from agentmetrology.report.terminal.diagnose_summary import money as judge_money
+    from agentmetrology.view.html import cost_text
+
+    for cost, text in ((4e-05, "0.000040"), (0.0001, "0.000100"), (0.0, "0.000000"),
+                       (1.5e-07, "<0.000001"), (12.3456789, "12.345679")):
+        assert cost_text(cost) == text.replace("<", "&lt;")
+        assert judge_money(cost) == text
+    assert cost_text(None) == '<span class="null">unknown</span>'

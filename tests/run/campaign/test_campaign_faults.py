@@ -191,7 +191,9 @@ def test_the_budget_counts_requests_as_they_arrive_and_episodes_once() -> None:
     budget.add(7, ev)  # the recorded episode replaces what its requests added
     assert (budget.cost, budget.cost_unknown, budget.tokens) == (0.75, 0, 120)
     budget.bill(8, request)
-    assert budget.exceeded() == "budget: max_cost 1 reached (spent 1.25)"
+    # six decimals, as every cost prints (before: "spent 1.25", and "spent 5e-05" beside
+    # tables printing "0.000050")
+    assert budget.exceeded() == "budget: max_cost 1 reached (spent 1.250000)"
 
 
 def test_unknown_cost_prints_as_unknown_with_one_notice(tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """The text lines of `agm campaign` and `agm experiment`: status, costs and config problems.
 
 A cost that is not fully known never prints as a number ("unknown (N without a cost)"), a known
-one always in one format (report/terminal/money.py); a config problem prints literally (config
+one always in one format (report/money.py); a config problem prints literally (config
 text like `[[targets]]` is not rich markup).
 """
 
@@ -13,8 +13,8 @@ from rich.console import Console
 from rich.text import Text
 
 from agentmetrology.records.verdict import n_counted
+from agentmetrology.report.money import money
 from agentmetrology.report.terminal.campaign_tables import target_table
-from agentmetrology.report.terminal.money import money
 from agentmetrology.store import CampaignStatus
 
 if TYPE_CHECKING:

@@ -20,6 +20,7 @@ from agentmetrology.report.diagnose_report import (
     said,
     unmeasured_why,
 )
+from agentmetrology.report.money import money
 from agentmetrology.report.terminal.glossary import glossary_line
 from agentmetrology.report.terminal.table_fit import Col, fit_table
 
@@ -114,7 +115,7 @@ def _judge_lines(console: Console, ja: dict[str, Any]) -> None:
                       f"(n = {nat['n']}), kappa {kappa_text(nat, _three)}", markup=False)
         if name in spent:
             a = spent[name]
-            cost = "unknown" if a["cost"] is None else f"{a['cost']:.4f}"
+            cost = "unknown" if a["cost"] is None else money(a["cost"])
             console.print(f"judge {name}: {a['attempts']} billable attempt(s), {a['failed']} "
                           f"failed, {judge_tokens(a)}, cost "
                           f"{cost}", markup=False)

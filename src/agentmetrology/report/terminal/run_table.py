@@ -15,7 +15,7 @@ from rich.console import Console
 from agentmetrology.records.assessment import Assessment
 from agentmetrology.records.environment import Column, EnvSpec
 from agentmetrology.records.verdict import n_counted
-from agentmetrology.report.terminal.money import money
+from agentmetrology.report.money import money
 from agentmetrology.report.terminal.table_fit import Col, fit_table
 
 if TYPE_CHECKING:  # the summary's numbers (numpy) are imported only when a run has many rows

@@ -67,7 +67,10 @@ class Budget:
                         "missing, or the server reported no token counts or counts no bill "
                         "can have)")
             if self.cost >= lim.max_cost:
-                return f"budget: max_cost {lim.max_cost:g} reached (spent {self.cost:.6g})"
+                # six decimals, as every cost prints (report.money), never "5e-05"; a spend
+                # below a millionth (a max_cost that small) keeps its digits
+                spent = f"{self.cost:.6f}" if self.cost >= 5e-7 else f"{self.cost:.6g}"
+                return f"budget: max_cost {lim.max_cost:g} reached (spent {spent})"
         if lim.max_tokens is not None:
             if self.tokens_unknown:
                 return (f"budget: max_tokens {lim.max_tokens} cannot be checked, "

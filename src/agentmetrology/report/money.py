@@ -1,4 +1,4 @@
-"""How terminal tables and lines print a known cost: one fixed format everywhere.
+"""How reports, terminal tables and the viewer print a known cost: one fixed format everywhere.
 
 Six decimals, the precision `--json` rounds costs to (a millionth: one token at a price of 1 per
 million tokens), so a table and its JSON show the same number and costs of every size line up
