@@ -171,3 +171,14 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Any:
     outcome = yield
     _fail_skip(outcome.get_result())
 
+
+
+@pytest.fixture
+def refusing_port() -> Any:
+    """A loopback port that refuses connections: bound, never listening (RST on connect)."""
+    import socket
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    yield s.getsockname()[1]
+    s.close()

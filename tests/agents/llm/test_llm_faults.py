@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import socket
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -29,15 +28,6 @@ from support.fake_openai import (
 pytestmark = pytest.mark.usefixtures("both_http_clients")
 
 PRICED = Prices(input_per_m=1.0, output_per_m=2.0)
-
-
-@pytest.fixture
-def refusing_port() -> Iterator[int]:
-    """A loopback port that refuses connections: bound, never listening (RST on connect)."""
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    yield s.getsockname()[1]
-    s.close()
 
 
 def _episode(base_url: str, *, prices: Prices = PRICED, max_retries: int = 1,
