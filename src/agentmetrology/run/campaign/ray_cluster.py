@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -84,12 +88,27 @@ def connect(options: RayOptions) -> bool:
     else:
         kwargs["address"] = address
         _reachable(address)
-    try:
-        ray.init(**kwargs)
-    except (ConnectionError, ValueError, RuntimeError, TimeoutError) as exc:
-        raise BackendError(f"cannot connect to the Ray cluster at {kwargs['address']}: "
-                           f"{first_line(exc)}") from None
+    with _sigterm_kept():
+        try:
+            ray.init(**kwargs)
+        except (ConnectionError, ValueError, RuntimeError, TimeoutError) as exc:
+            raise BackendError(f"cannot connect to the Ray cluster at {kwargs['address']}: "
+                               f"{first_line(exc)}") from None
     return True
+
+
+@contextmanager
+def _sigterm_kept() -> Iterator[None]:
+    """Put back a SIGTERM handler the caller installed, which `ray.init` replaces with its own
+    (`sys.exit(15)`): a campaign run's, which ends the run as Ctrl-C does (cli.run_again), must
+    survive Ray starting inside it; where none was installed, Ray's stays."""
+    main = threading.current_thread() is threading.main_thread()
+    before = signal.getsignal(signal.SIGTERM) if main else None
+    try:
+        yield
+    finally:
+        if main and callable(before) and signal.getsignal(signal.SIGTERM) is not before:
+            signal.signal(signal.SIGTERM, before)
 
 
 # Ray itself waits a minute or more on an address nobody listens on; a plain TCP connect answers
