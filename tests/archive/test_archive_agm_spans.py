@@ -123,17 +123,23 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, 
     (_edited(lambda p: p.update(events=["x"])), "its event 0 is a string, not an object"),
     (_edited(lambda p: p.update(events=[{"actor": [1]}])),
      "its event 0 has an actor that is a list, not a string"),
+    (_edited(lambda p: p.update(events=[{"actor": 5}])),
+     "its event 0 has an actor that is a number, not a string"),
+    (_edited(lambda p: p.update(events=[{"actor": "agent"}, {"actor": True}])),
+     "its event 1 has an actor that is a boolean, not a string"),
     (_edited(lambda p: p.update(events=[{"seq": "abc"}])),
      "its event 0 has a seq that is not a whole number: 'abc'"),
     (_edited(lambda p: p.update(usage=[1])), "usage is a list: no request read from it"),
     (_top([1, 2]), "it is a list, not an episode (an object)"),
     (_top(None), "it is null, not an episode (an object)"),
-], ids=["meta", "digests", "events", "event", "actor", "seq", "usage", "list", "null"])
+], ids=["meta", "digests", "events", "event", "actor", "actor-int", "actor-bool", "seq",
+        "usage", "list", "null"])
 def test_a_blob_of_the_wrong_shape_is_a_load_problem_not_a_traceback(
         recorded: tuple[Path, dict[str, bytes]], tmp_path: Path, edit: Any,
         problem: str) -> None:
-    # Before: AttributeError tracebacks (meta, digests, events, event) out of `agm archive
-    # audit`; the others were read as an episode blob load problem already.
+    # Before: AttributeError tracebacks (meta, digests, events, event) and a TypeError in the
+    # provenance check (an actor 5 or true beside "agent") out of `agm archive audit`; the
+    # others were read as an episode blob load problem already.
     import json
 
     store, files = recorded

@@ -65,7 +65,8 @@ EVENTS = [
     b'{"events":[{"actor":"a","args":"\\x"}]}', b'{"events":[{"actor":"a","args":01}]}',
     b'{"events":[{"actor":"a","args":[1,]}]}', b'{"events":[{"actor":"a","args":"\\ud800"}]}',
     b'{"events":[{"actor":"a","actor":"b","args":1,"args":2}]}',  # duplicates: the last wins
-    b'{"events":[{"actor":{"x":1}}]}',  # an unhashable actor: TypeError, as before
+    b'{"events":[{"actor":{"x":1}}]}',  # an actor not a string: named by the full read
+    b'{"events":[{"actor":5},{"actor":true},{"actor":1.5}]}',
     b'{"events":[{"seq":null}]}',  # int(None): TypeError, as before
 ]
 

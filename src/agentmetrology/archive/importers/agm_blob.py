@@ -129,7 +129,7 @@ def _events(raw: Any) -> list[ArchiveEvent]:
             raise ValueError(f"its event {i} has a seq that is not a whole number: "
                              f"{repr(seq)[:40]}") from None
         actor = e.get("actor")
-        if isinstance(actor, list | dict):  # (events are counted by actor)
+        if actor is not None and not isinstance(actor, str):  # (events are counted by actor)
             raise ValueError(f"its event {i} has an actor that is {kind_name(actor)}, not a "
                              "string")
         out.append(ArchiveEvent(seq=number, kind=str(e.get("kind", "")),

@@ -14,7 +14,7 @@ fingerprint: that replay is run, not shared).
 caller then takes the full decode): a text holding a tag or an escape that could spell one (as
 decode_blob), text that is not UTF-8 (msgspec does not check the UTF-8 of text it keeps raw;
 json refuses it), anything msgspec refuses here, and an event whose seq is not a whole number
-or whose actor is a list or an object (the full decode, `agm_blob._events`, names it).
+or whose actor is neither a string nor null (the full decode, `agm_blob._events`, names it).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class _Event(msgspec.Struct):
     name: Any = _UNSET
     args: msgspec.Raw = _NULL
     result: msgspec.Raw = _NULL
-    actor: Any = None
+    actor: str | None = None  # anything else: the full decode names it (ValidationError)
 
 
 class _Episode(msgspec.Struct):
