@@ -22,19 +22,28 @@ def differences(old: Any, new: Any, limit: int = SHOWN) -> list[str]:
     return out
 
 
+# A key one side lacks: never equal to a null the other side holds (a field deleted from a
+# report read as its null, and the report as equal to its recomputation).
+_ABSENT = object()
+
+
 def _walk(old: Any, new: Any, path: str, out: list[str], limit: int) -> None:
     if len(out) >= limit:
         return
     if isinstance(old, dict) and isinstance(new, dict):
         for key in sorted(set(old) | set(new), key=str):
-            _walk(old.get(key), new.get(key), f"{path}.{key}" if path else str(key), out, limit)
+            _walk(old.get(key, _ABSENT), new.get(key, _ABSENT),
+                  f"{path}.{key}" if path else str(key), out, limit)
     elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
         for i, (a, b) in enumerate(zip(old, new, strict=True)):
             _walk(a, b, f"{path}[{i}]", out, limit)
-    elif canonical_json(old) != canonical_json(new):
+    elif (old is _ABSENT or new is _ABSENT
+          or canonical_json(old) != canonical_json(new)):
         out.append(f"{path}: {_short(old)} in the report, {_short(new)} recomputed")
 
 
 def _short(value: Any) -> str:
+    if value is _ABSENT:
+        return "absent"
     text = canonical_json(value).decode("utf-8")
     return text if len(text) <= 60 else text[:57] + "..."
