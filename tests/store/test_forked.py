@@ -133,3 +133,28 @@ def test_a_forked_call_left_early_leaves_no_copy() -> None:
         copy = call._proc.pid
         assert _alive(copy)
     assert not _alive(copy)
+
+
+def _ignores_sigterm_then_sends(parent: int) -> bytes:
+    # the copy of a process whose SIGTERM handler does nothing the copy can act on
+    if os.getpid() != parent:
+        time.sleep(60)
+    return b"x" * (1 << 20)  # more than a pipe holds: a send that would block
+
+
+def test_a_copy_that_would_outlive_sigterm_is_still_stopped(monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    # A handler the parent installed for SIGTERM (a run's, turning it into an ignored Ctrl-C)
+    # is not the copy's: `terminate` ends it, and leaving never waits on it.
+    from agentmetrology.store.forked import ForkedCall
+
+    before = signal.signal(signal.SIGTERM, lambda s, f: None)
+    try:
+        start = time.monotonic()
+        with ForkedCall(_ignores_sigterm_then_sends, os.getpid()) as call:
+            copy = call._proc.pid
+            time.sleep(0.2)
+        assert time.monotonic() - start < 4  # ended by SIGTERM, not by the kill after 5 s
+        assert not _alive(copy)
+    finally:
+        signal.signal(signal.SIGTERM, before)

@@ -8,6 +8,7 @@ an audit in which no episode was graded is written, and exits with code 1 and on
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -183,7 +184,9 @@ def _body_ahead(archive: Archive, claim: tuple[str, dict[str, Any]] | None,
                 store: bool) -> AbstractContextManager[ForkedCall[dict[str, Any]] | _Here]:
     """Return the audit's checks of `archive` computed in a forked copy of this process
     (store.forked.ForkedCall) where its store is checked meanwhile, else computed here."""
-    if store and reader_count() > 0:
+    # (a thread left running, e.g. by a reader pool that broke, rules out a fork: the copy
+    # would hold whatever lock that thread held, for ever)
+    if store and reader_count() > 0 and threading.active_count() == 1:
         return ForkedCall(audit_body, archive, claim)
     return nullcontext(_Here(archive, claim))
 

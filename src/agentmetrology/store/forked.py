@@ -63,9 +63,11 @@ def die_with_parent(parent: int) -> None:
 
 
 def worker_start(parent: int) -> None:
-    """Begin a forked worker's life: ignore Ctrl-C (the parent stops us, module docstring) and
-    end with the process `parent`."""
+    """Begin a forked worker's life: ignore Ctrl-C (the parent stops us, module docstring), end
+    on SIGTERM whatever handler the parent had (a run's turns it into a Ctrl-C, ignored here:
+    the parent's `terminate` would not end us), and end with the process `parent`."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     die_with_parent(parent)
 
 
@@ -97,14 +99,20 @@ def start_forked(target: Callable[..., None], args: tuple[Any, ...]
 
 def stop_forked(proc: BaseProcess | None, recv: Connection | None) -> None:
     """Stop a process `start_forked` started if it still runs (the work it does is no longer
-    wanted: an error, Ctrl-C) and wait for it; close this process's end of its pipe."""
-    if proc is not None:
-        if proc.is_alive():
-            proc.terminate()
-        proc.join()
+    wanted: an error, Ctrl-C), close this process's end of its pipe (a process blocked sending
+    on it then ends) and wait for it; one that outlives SIGTERM by STOP_WAIT_S is killed:
+    leaving never hangs on it."""
+    if proc is not None and proc.is_alive():
+        proc.terminate()
     if recv is not None:
         recv.close()
+    if proc is not None:
+        proc.join(STOP_WAIT_S)
+        if proc.is_alive():
+            proc.kill()
+            proc.join()
 
+STOP_WAIT_S = 5.0
 
 _NO_RESULT = b""  # what a forked call sends when its result cannot come back (computed here)
 
@@ -161,5 +169,8 @@ def _forked_call(fn: Callable[..., Any], args: tuple[Any, ...], send: Connection
         data = pickle.dumps(fn(*args), protocol=pickle.HIGHEST_PROTOCOL)
     except BaseException:  # the parent runs it again and raises it there
         data = _NO_RESULT
-    send.send_bytes(data)
-    send.close()
+    try:
+        send.send_bytes(data)
+        send.close()
+    except OSError:  # the parent no longer reads (it left early): nothing to tell
+        pass
