@@ -182,3 +182,15 @@ def refusing_port() -> Any:
     s.bind(("127.0.0.1", 0))
     yield s.getsockname()[1]
     s.close()
+
+
+@pytest.fixture(autouse=True)
+def _signal_handlers_kept() -> Any:
+    """Put back SIGINT and SIGTERM as they were before each test: a library a test builds
+    (verifiers' Environment installs both handlers when constructed) must not change how the
+    next test on the same worker sees Ctrl-C."""
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    yield
+    for sig, handler in before.items():
+        if handler is not None and signal.getsignal(sig) is not handler:
+            signal.signal(sig, handler)

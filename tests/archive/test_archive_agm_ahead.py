@@ -258,6 +258,7 @@ def test_the_audit_writes_the_same_files_with_its_checks_forked(
     # the store (cli.archive_cmd._body_ahead); with none, all of it runs in one process.
     from typer.testing import CliRunner
 
+    from agentmetrology.cli import archive_cmd
     from agentmetrology.cli.archive_cmd import archive_app
     from agentmetrology.store import forked
 
@@ -272,6 +273,9 @@ def test_the_audit_writes_the_same_files_with_its_checks_forked(
         return real(self)
 
     monkeypatch.setattr(forked.ForkedCall, "__enter__", counted)
+    # an `agm` process runs no other thread here; a test worker (xdist) runs its own, which
+    # rules the fork out (the guard has its own test below)
+    monkeypatch.setattr(archive_cmd.threading, "active_count", lambda: 1)
     try:
         written = {}
         for readers in (0, 1):
@@ -286,3 +290,20 @@ def test_the_audit_writes_the_same_files_with_its_checks_forked(
         assert calls == [1]  # forked with the reader only
     finally:
         tf.restore(store, files)
+
+
+def test_the_checks_are_not_forked_while_another_thread_runs(
+        recorded: tuple[Path, dict[str, bytes]], monkeypatch: pytest.MonkeyPatch) -> None:
+    # A fork copies the calling thread alone: a lock another thread held stays held in the copy
+    import threading
+
+    from agentmetrology.cli import archive_cmd
+    from agentmetrology.cli.archive_cmd import _body_ahead, _Here
+
+    monkeypatch.setenv(agm_ahead.READERS_ENV, "1")
+    archive = load_agm(recorded[0])
+    monkeypatch.setattr(archive_cmd.threading, "active_count", lambda: 1)
+    assert type(_body_ahead(archive, None, True)).__name__ == "ForkedCall"
+    monkeypatch.setattr(archive_cmd.threading, "active_count", lambda: 2)
+    assert isinstance(_body_ahead(archive, None, True).__enter__(), _Here)
+    assert threading.active_count() >= 1

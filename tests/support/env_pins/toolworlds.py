@@ -59,7 +59,9 @@ def _unknown_out_of_the_mean(res: Results) -> None:
     doc = json.loads(res["status"].stdout)
     scores = doc["campaigns"][0]["scores"]["clarify"]
     assert scores["contract"] == {"mean_score": 1.0, "n": 10, "scored": 6,
-                                  "statuses": {"PASS": 6, "UNKNOWN": 4}}
+                                  "statuses": {"PASS": 6, "UNKNOWN": 4},
+                                  "excluded": {"count": 4,
+                                               "by_reason": {"status UNKNOWN": {"count": 4}}}}
     assert scores["goal"]["statuses"] == {"PASS": 10}
 
 
