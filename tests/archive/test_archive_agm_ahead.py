@@ -298,12 +298,16 @@ def test_the_checks_are_not_forked_while_another_thread_runs(
     import threading
 
     from agentmetrology.cli import archive_cmd
-    from agentmetrology.cli.archive_cmd import _body_ahead, _Here
+    from agentmetrology.cli.archive_cmd import _body_ahead
 
     monkeypatch.setenv(agm_ahead.READERS_ENV, "1")
     archive = load_agm(recorded[0])
     monkeypatch.setattr(archive_cmd.threading, "active_count", lambda: 1)
-    assert type(_body_ahead(archive, None, True)).__name__ == "ForkedCall"
+    with _body_ahead(archive, None, True) as call:
+        assert call._proc is not None  # forked
+        forked = call.result()
     monkeypatch.setattr(archive_cmd.threading, "active_count", lambda: 2)
-    assert isinstance(_body_ahead(archive, None, True).__enter__(), _Here)
+    with _body_ahead(archive, None, True) as call:
+        assert call._proc is None  # not forked: computed here when asked for
+        assert call.result() == forked
     assert threading.active_count() >= 1

@@ -181,25 +181,16 @@ def audit(
 
 
 def _body_ahead(archive: Archive, claim: tuple[str, dict[str, Any]] | None,
-                store: bool) -> AbstractContextManager[ForkedCall[dict[str, Any]] | _Here]:
+                store: bool) -> AbstractContextManager[ForkedCall[dict[str, Any]]]:
     """Return the audit's checks of `archive` computed in a forked copy of this process
-    (store.forked.ForkedCall) where its store is checked meanwhile, else computed here."""
+    (store.forked.ForkedCall) where its store is checked meanwhile, else computed here when
+    asked for (a ForkedCall never entered forks nothing)."""
+    call = ForkedCall(audit_body, archive, claim)
     # (a thread left running, e.g. by a reader pool that broke, rules out a fork: the copy
     # would hold whatever lock that thread held, for ever)
     if store and reader_count() > 0 and threading.active_count() == 1:
-        return ForkedCall(audit_body, archive, claim)
-    return nullcontext(_Here(archive, claim))
-
-
-class _Here:
-    """The audit's checks computed in this process when asked for (`result`)."""
-
-    def __init__(self, archive: Archive, claim: tuple[str, dict[str, Any]] | None) -> None:
-        self.archive, self.claim = archive, claim
-
-    def result(self) -> dict[str, Any]:
-        """Return `audit_body` of the archive."""
-        return audit_body(self.archive, self.claim)
+        return call
+    return nullcontext(call)
 
 
 def _ledger_ahead(src: Path, store: bool) -> AbstractContextManager[LedgerAhead | None]:

@@ -11,7 +11,7 @@ import typer
 
 from agentmetrology.cli.console import err_console, make_console
 from agentmetrology.cli.errors import fail, user_errors
-from agentmetrology.cli.run_again import Stop, same_command, stop_on_sigterm
+from agentmetrology.cli.run_again import Stop, resumes, same_command, stop_on_sigterm
 from agentmetrology.report.terminal.campaign_report import print_run_summary, print_store_status
 from agentmetrology.report.terminal.campaign_text import print_problems, say
 from agentmetrology.report.terminal.evidence_text import whole_check_notice
@@ -136,9 +136,7 @@ def _run(config: Any, store: Path, backend: str, workers: int | None, options: R
         print_problems(err_console, exc)
         fail(f"{config.file}: the environment is not ready; nothing was run")
     except KeyboardInterrupt:
-        fail(f"{stop.said()}: the episodes recorded so far are kept and are not run again "
-             "(attempts in flight are recorded as interrupted); to resume, run the same "
-             f"command: {again}", code=stop.code)
+        fail(resumes(stop, again), code=stop.code)
 
 
 def _summary(config: Any, store: Path, result: Any, backend: str, retry: bool) -> None:

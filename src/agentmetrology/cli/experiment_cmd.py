@@ -10,7 +10,7 @@ from agentmetrology.archive.report_qualify import store_evidence
 from agentmetrology.cli.console import err_console, make_console
 from agentmetrology.cli.errors import fail, user_errors
 from agentmetrology.cli.evidence_banner import print_banner
-from agentmetrology.cli.run_again import Stop, same_command, stop_on_sigterm
+from agentmetrology.cli.run_again import Stop, resumes, same_command, stop_on_sigterm
 from agentmetrology.experiment import (
     ExperimentPlan,
     analyse,
@@ -73,9 +73,7 @@ def run(ctx: typer.Context,
         with stop_on_sigterm() as stop, st:
             reg, new, result = run_experiment(st, plan, backend=backend, workers=workers)
     except KeyboardInterrupt:  # as `agm campaign run` says it (cli.run_again)
-        fail(f"{stop.said()}: the episodes recorded so far are kept and are not run again "
-             "(attempts in flight are recorded as interrupted); to resume, run the same "
-             f"command: {same_command('agm experiment run', ctx)}", code=stop.code)
+        fail(resumes(stop, same_command("agm experiment run", ctx)), code=stop.code)
     console = make_console()
     console.print(f"experiment {plan.name}: {'registered' if new else 'resumed'} "
                   f"{reg.campaign} (plan {reg.digest[:12]}); {result.recorded} episodes "

@@ -64,6 +64,14 @@ class Stop:
         return "interrupted (SIGTERM)" if self.terminated else "interrupted"
 
 
+def resumes(stop: Stop, again: str) -> str:
+    """Return the line of a stopped campaign or experiment run: what is kept, and `again`, the
+    command that resumes it."""
+    return (f"{stop.said()}: the episodes recorded so far are kept and are not run again "
+            "(attempts in flight are recorded as interrupted); to resume, run the same "
+            f"command: {again}")
+
+
 @contextmanager
 def stop_on_sigterm() -> Iterator[Stop]:
     """Within the block, SIGTERM stops the run as Ctrl-C does (it raises SIGINT, so asyncio's

@@ -10,6 +10,7 @@ character, DEL and the bidi embedding/override/isolate characters become `\\xNN`
 from __future__ import annotations
 
 import re
+from typing import Any
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
@@ -30,3 +31,15 @@ def one_line(text: str) -> str:
     For error lines: a path the user gave may hold a newline (`$'a\\nb'`), and printed as is
     it made the message two lines, the second read as something else."""
     return printable(text.strip("\n")).replace("\n", "\\n")
+
+
+def short_repr(value: Any, limit: int = 40) -> str:
+    """Return a value's repr for a message, cut to `limit` characters ("..." ending one that
+    was cut); an integer too long for str() and a value nested too deep are named instead."""
+    try:
+        text = repr(value)
+    except ValueError:  # an integer beyond Python's digit limit for str()
+        return "an integer too long to print"
+    except RecursionError:
+        return f"a {type(value).__name__} nested too deep to show"
+    return text if len(text) <= limit else text[:limit - 3] + "..."

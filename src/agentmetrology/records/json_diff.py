@@ -39,10 +39,11 @@ def _walk(old: Any, new: Any, path: str, out: list[str], limit: int) -> None:
             _walk(a, b, f"{path}[{i}]", out, limit)
     elif (old is _ABSENT or new is _ABSENT
           or canonical_json(old) != canonical_json(new)):
-        out.append(f"{path}: {_short(old)} in the report, {_short(new)} recomputed")
+        out.append(f"{path}: {shown(old)} in the report, {shown(new)} recomputed")
 
 
-def _short(value: Any) -> str:
+def shown(value: Any) -> str:
+    """Return a value as a difference names it: its canonical JSON, cut to 60 characters."""
     if value is _ABSENT:
         return "absent"
     text = canonical_json(value).decode("utf-8")

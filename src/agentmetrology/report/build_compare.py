@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentmetrology.records.canonical import canonical_json
-from agentmetrology.records.json_diff import SHOWN
+from agentmetrology.records.json_diff import SHOWN, shown
 from agentmetrology.report.build_id import build_name, this_build
 from agentmetrology.store.qualify import UNAVAILABLE
 
@@ -89,12 +89,7 @@ def _walk(old: Any, new: Any, path: str, out: Shared) -> None:
         if a != b:
             texts = isinstance(old, str) and isinstance(new, str)
             (out.texts if texts else out.numbers).append(
-                f"{path}: {_short(a)} in the report, {_short(b)} recomputed")
-
-
-def _short(value: bytes) -> str:
-    text = value.decode("utf-8")
-    return text if len(text) <= 60 else text[:57] + "..."
+                f"{path}: {shown(old)} in the report, {shown(new)} recomputed")
 
 
 def listed(items: list[str]) -> str:

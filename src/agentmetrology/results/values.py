@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from agentmetrology.edges.display import short_repr
 from agentmetrology.results.errors import TableError
 from agentmetrology.results.exclusions import Coercions
 from agentmetrology.results.table import ABSENT, ResultsTable
@@ -93,11 +94,7 @@ def _refuse(table: ResultsTable, line: int, column: str, problem: str) -> TableE
 
 def _shown(value: Any) -> str:
     """Return a short printable form of a refused value."""
-    try:
-        text = repr(value)
-    except ValueError:  # an integer beyond Python's digit limit for str()
-        return "an integer too long to print"
-    return text if len(text) <= 40 else text[:37] + "..."
+    return short_repr(value, 40)
 
 
 def _from_text(table: ResultsTable, raw: str, line: int, column: str) -> float | Excluded:

@@ -31,9 +31,9 @@ PRICED = Prices(input_per_m=1.0, output_per_m=2.0)
 
 
 def _episode(base_url: str, *, prices: Prices = PRICED, max_retries: int = 1,
-             sink: Any = None) -> Episode:
+             sink: Any = None, timeout: float = 5.0) -> Episode:
     async def go() -> Episode:
-        target = LLMTarget("llm:m", "m", base_url, None, {}, prices, max_retries, 5.0)
+        target = LLMTarget("llm:m", "m", base_url, None, {}, prices, max_retries, timeout)
         policy = ChatPolicy(target, clock=FakeClock())
         if sink is not None:
             policy.set_attempt_sink(sink)
@@ -165,15 +165,7 @@ def test_a_failure_names_its_reason_once(refusing_port: int) -> None:
                        "exhausted for model 'm' after 2 attempts (connection_error, "
                        "connection_error)")
     with FakeOpenAI([{"status": 200, "body": {}, "delay": 0.5}] * 2) as srv:
-        async def go() -> Episode:
-            target = LLMTarget("llm:m", "m", srv.base_url, None, {}, PRICED, 1, 0.2)
-            policy = ChatPolicy(target, clock=FakeClock())
-            ep = await run_episode_async(COMTRADE, ComtradeEnv("T1_single_page", 0), policy,
-                                         "L2")
-            await policy.aclose()
-            return ep
-
-        timed_out = asyncio.run(go()).termination.detail
+        timed_out = _episode(srv.base_url, timeout=0.2).termination.detail
     assert timed_out.count("no response from") == 1, timed_out
     with FakeOpenAI([http_error(500, "boom")] * 2) as srv:
         server = _episode(srv.base_url).termination.detail

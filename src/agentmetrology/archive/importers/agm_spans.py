@@ -16,6 +16,7 @@ from typing import Any
 from agentmetrology.archive.importers.limits import Malformed, count, kind_name
 from agentmetrology.archive.importers.limits import cost as span_cost
 from agentmetrology.archive.model import ArchiveEpisode, TraceSpan
+from agentmetrology.edges.display import short_repr
 
 _COUNTS = ("input_tokens", "output_tokens", "cached_tokens")
 
@@ -41,7 +42,7 @@ def episode_spans(ep: ArchiveEpisode, usage: Any) -> tuple[list[TraceSpan], list
             cost = span_cost(a.get("cost"))
         except Malformed as exc:
             cost = None
-            problems.append(f"request {attempt}: {exc}, not {_shown(a.get('cost'))}: its "
+            problems.append(f"request {attempt}: {exc}, not {short_repr(a.get('cost'), 60)}: its "
                             "cost is unknown")
         counts = {}
         for name in _COUNTS:
@@ -49,7 +50,7 @@ def episode_spans(ep: ArchiveEpisode, usage: Any) -> tuple[list[TraceSpan], list
             counts[name] = 0 if raw is None else count(raw)
             if counts[name] is None:
                 problems.append(f"request {attempt}: {name} must be a non-negative integer "
-                                f"or null, not {_shown(raw)}: its usage is unknown")
+                                f"or null, not {short_repr(raw, 60)}: its usage is unknown")
         known = (a.get("input_tokens") is not None and a.get("output_tokens") is not None
                  and None not in counts.values())
         out.append(TraceSpan(
@@ -59,9 +60,3 @@ def episode_spans(ep: ArchiveEpisode, usage: Any) -> tuple[list[TraceSpan], list
             cached_tokens=counts["cached_tokens"] or 0, cost=cost, run=ep.run,
             episode_id=ep.episode_id, usage_known=known))
     return out, problems
-
-
-def _shown(value: Any) -> str:
-    """Return a value as a message shows it: short, on one line."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
